@@ -1,0 +1,32 @@
+//! One function per subcommand; each returns how the run ended.
+
+mod schema;
+mod validate;
+
+use std::io::Write as _;
+
+use crate::cli::{Cli, Command};
+use crate::exit::Exit;
+
+/// Runs the command the user asked for.
+pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.command {
+        Command::Validate(args) => validate::run(&args),
+        Command::Schema => schema::run(),
+    }
+}
+
+/// Writes command output to stdout. A closed pipe (`chartgen schema | head`)
+/// is not an error: the reader has what it wanted.
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(e).context("cannot write to standard output"))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,56 @@
+//! The errors chartgen reports to its user.
+//!
+//! Each variant names what the user gave (a file, an argument) in its
+//! message; causes stay in `#[source]`, and [`Error::hint`] says what to do.
+
+use std::path::PathBuf;
+
+use crate::diagnostic::Problem;
+
+/// An error caused by the user's input or environment.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A values file could not be read.
+    #[error("cannot read values file `{}`", path.display())]
+    ReadValues {
+        /// The file as the user named it.
+        path: PathBuf,
+        /// Why reading failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `--set` argument is not `KEY.PATH=VALUE`.
+    #[error("invalid argument `--set {arg}`: {reason}")]
+    SetSyntax {
+        /// The argument as given.
+        arg: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The values break the schema or a rule; every problem found is listed.
+    #[error("{}", count_problems(problems))]
+    InvalidValues {
+        /// Every problem, in the order of the input.
+        problems: Vec<Problem>,
+    },
+}
+
+impl Error {
+    /// What the user can do about this error, where that is not obvious.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            Error::SetSyntax { .. } => Some(
+                "write --set KEY.PATH=VALUE, e.g. --set buildd.replicas=3 or --set 'projects[0].trusted=true'",
+            ),
+            _ => None,
+        }
+    }
+}
+
+fn count_problems(problems: &[Problem]) -> String {
+    match problems.len() {
+        1 => "1 problem in the values".to_owned(),
+        n => format!("{n} problems in the values"),
+    }
+}

@@ -1,0 +1,18 @@
+//! chartgen: the buildkit-operator's Kubernetes manifests from typed values.
+//!
+//! The pipeline, one module per stage (see ARCHITECTURE.md):
+//! [`values`] reads and merges YAML with positions ([`yaml`]), [`schema`]
+//! validates it against the schema generated from [`model`], and the model's
+//! [`model::rules`] check what a schema cannot say. [`commands`] holds one
+//! function per subcommand; `main.rs` only dispatches and reports.
+
+pub mod cli;
+pub mod commands;
+pub mod diagnostic;
+pub mod error;
+pub mod exit;
+pub mod model;
+pub mod report;
+pub mod schema;
+pub mod values;
+pub mod yaml;

@@ -1,0 +1,594 @@
+//! The typed values of the chart.
+//!
+//! These structs are the single source of truth for what a values file may
+//! say: the JSON Schema in `schema/values.schema.json` is generated from them
+//! (doc comments become descriptions, `Default` impls become defaults), and
+//! merged values are deserialized into them after that schema passed.
+//! Every struct denies unknown fields; every field has a default, so an empty
+//! values file renders the chart as the ADRs describe it.
+//!
+//! Rules that a JSON Schema cannot state (distinct namespaces, unique project
+//! names) live in [`rules`].
+
+pub mod rules;
+pub mod types;
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use types::{DnsLabel, Quantity};
+
+/// Everything a values file can set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(title = "chartgen values")]
+pub struct Values {
+    /// Release name, at most 40 characters: the prefix of object names such
+    /// as `<releaseName>-operator-events`.
+    pub release_name: DnsLabel,
+    /// Labels added to every rendered object.
+    pub common_labels: BTreeMap<String, String>,
+    /// Annotations added to every rendered object.
+    pub common_annotations: BTreeMap<String, String>,
+    /// The three namespaces, one per trust class (ADR-0006).
+    pub namespaces: Namespaces,
+    /// Container images.
+    pub images: Images,
+    /// The buildd controller (control plane, operator namespace).
+    pub buildd: Buildd,
+    /// The gateway in front of the build daemons (control plane, operator namespace).
+    pub gateway: Gateway,
+    /// The builds namespace: rootless buildkitd daemons, their config, certificates and limits.
+    pub builds: Builds,
+    /// BuildProjects: one per source repository that may run builds.
+    pub projects: Vec<Project>,
+    /// The Kata node plumbing in the system namespace (applied with the Kata install).
+    pub kata: Kata,
+    /// Names of the Kyverno policies whose exemptions the chart states (ADR-0006).
+    pub policies: Policies,
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        Values {
+            release_name: DnsLabel::from_static("buildkit"),
+            common_labels: BTreeMap::new(),
+            common_annotations: BTreeMap::new(),
+            namespaces: Namespaces::default(),
+            images: Images::default(),
+            buildd: Buildd::default(),
+            gateway: Gateway::default(),
+            builds: Builds::default(),
+            projects: Vec::new(),
+            kata: Kata::default(),
+            policies: Policies::default(),
+        }
+    }
+}
+
+/// The namespace of each trust class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Namespaces {
+    /// Hardened control plane (buildd, gateway); carries no policy exemption.
+    pub operator: DnsLabel,
+    /// Rootless build daemons, their certificates, config and the BuildProjects;
+    /// exempt from the security-context policy.
+    pub builds: DnsLabel,
+    /// Privileged Kata node plumbing; exempt from the security-context and
+    /// host-path policies; applied with the Kata install.
+    pub system: DnsLabel,
+    /// Whether the chart renders the operator and builds Namespace objects.
+    pub create: bool,
+}
+
+impl Default for Namespaces {
+    fn default() -> Self {
+        Namespaces {
+            operator: DnsLabel::from_static("buildkit-operator"),
+            builds: DnsLabel::from_static("buildkit-builds"),
+            system: DnsLabel::from_static("buildkit-system"),
+            create: true,
+        }
+    }
+}
+
+/// One container image.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Image {
+    /// Registry and repository, such as `ghcr.io/acme/buildd`.
+    #[schemars(length(min = 1))]
+    pub repository: String,
+    /// Tag. Quote tags that look like numbers (`"1.10"`).
+    #[schemars(length(min = 1, max = 128))]
+    pub tag: String,
+    /// Digest (`sha256:<64 hex>`); when set, the image is pulled by digest.
+    #[serde(default)]
+    #[schemars(pattern(types::DIGEST_PATTERN))]
+    pub digest: Option<String>,
+    /// When the kubelet pulls the image.
+    #[serde(default)]
+    pub pull_policy: PullPolicy,
+}
+
+impl Image {
+    fn new(repository: &str, tag: &str) -> Self {
+        Image {
+            repository: repository.to_owned(),
+            tag: tag.to_owned(),
+            digest: None,
+            pull_policy: PullPolicy::IfNotPresent,
+        }
+    }
+}
+
+/// Kubernetes image pull policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum PullPolicy {
+    /// Pull on every start.
+    Always,
+    /// Pull when the node lacks the image.
+    #[default]
+    IfNotPresent,
+    /// Never pull.
+    Never,
+}
+
+/// The images of every component.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Images {
+    /// The buildd controller.
+    pub buildd: Image,
+    /// The gateway.
+    pub gateway: Image,
+    /// Rootless buildkitd, run by buildd in the builds namespace.
+    pub buildkitd: Image,
+    /// The kata-deploy installer DaemonSet.
+    pub kata_deploy: Image,
+    /// The vCPU-tuning DaemonSet for Kata Cloud Hypervisor guests.
+    pub vcpu_tune: Image,
+}
+
+impl Default for Images {
+    fn default() -> Self {
+        Images {
+            buildd: Image::new("ghcr.io/buildkit-operator/buildd", "0.4.0"),
+            gateway: Image::new("ghcr.io/buildkit-operator/gateway", "0.4.0"),
+            buildkitd: Image::new("docker.io/moby/buildkit", "v0.26.2-rootless"),
+            kata_deploy: Image::new("quay.io/kata-containers/kata-deploy", "3.23.0"),
+            vcpu_tune: Image::new("ghcr.io/buildkit-operator/kata-clh-vcpu-tune", "0.4.0"),
+        }
+    }
+}
+
+/// CPU and memory of one container.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Resources {
+    /// What the scheduler reserves.
+    pub requests: ResourceList,
+    /// The most the container may use.
+    pub limits: ResourceList,
+}
+
+impl Resources {
+    fn new(cpu: &'static str, memory: &'static str, memory_limit: &'static str) -> Self {
+        Resources {
+            requests: ResourceList {
+                cpu: Some(Quantity::from_static(cpu)),
+                memory: Some(Quantity::from_static(memory)),
+            },
+            limits: ResourceList {
+                cpu: None,
+                memory: Some(Quantity::from_static(memory_limit)),
+            },
+        }
+    }
+}
+
+/// Amounts of CPU and memory; an absent one is not set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ResourceList {
+    /// CPU, in cores or millicores (`500m`).
+    pub cpu: Option<Quantity>,
+    /// Memory, such as `256Mi`.
+    pub memory: Option<Quantity>,
+}
+
+/// buildd's log verbosity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Everything, for debugging.
+    Debug,
+    /// Normal operation.
+    #[default]
+    Info,
+    /// Only what needs attention.
+    Warn,
+    /// Only failures.
+    Error,
+}
+
+/// The buildd controller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Buildd {
+    /// Number of replicas; more than one needs leader election.
+    #[schemars(range(min = 1, max = 10))]
+    pub replicas: u32,
+    /// CPU and memory of the buildd container.
+    pub resources: Resources,
+    /// Whether replicas elect a leader through a Lease in the operator namespace.
+    pub leader_election: bool,
+    /// Log verbosity.
+    pub log_level: LogLevel,
+}
+
+impl Default for Buildd {
+    fn default() -> Self {
+        Buildd {
+            replicas: 2,
+            resources: Resources::new("100m", "128Mi", "256Mi"),
+            leader_election: true,
+            log_level: LogLevel::Info,
+        }
+    }
+}
+
+/// The gateway.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Gateway {
+    /// Number of replicas.
+    #[schemars(range(min = 1, max = 20))]
+    pub replicas: u32,
+    /// CPU and memory of the gateway container.
+    pub resources: Resources,
+    /// The Service in front of the gateway.
+    pub service: GatewayService,
+}
+
+impl Default for Gateway {
+    fn default() -> Self {
+        Gateway {
+            replicas: 2,
+            resources: Resources::new("100m", "64Mi", "128Mi"),
+            service: GatewayService::default(),
+        }
+    }
+}
+
+/// The gateway's Service.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct GatewayService {
+    /// Kubernetes Service type.
+    #[serde(rename = "type")]
+    pub kind: ServiceType,
+    /// The port the Service listens on.
+    #[schemars(range(min = 1, max = 65535))]
+    pub port: u16,
+}
+
+impl Default for GatewayService {
+    fn default() -> Self {
+        GatewayService {
+            kind: ServiceType::ClusterIP,
+            port: 8080,
+        }
+    }
+}
+
+/// Kubernetes Service type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ServiceType {
+    /// Reachable inside the cluster only.
+    #[default]
+    ClusterIP,
+    /// Also on a port of every node.
+    NodePort,
+    /// Also through a cloud load balancer.
+    LoadBalancer,
+}
+
+/// The builds namespace.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Builds {
+    /// Settings written into the daemons' buildkitd.toml.
+    pub buildkitd: Buildkitd,
+    /// mTLS between the gateway and the daemons, issued by cert-manager.
+    pub tls: Tls,
+    /// Default CPU and memory of each build daemon.
+    pub daemon_resources: Resources,
+    /// A ResourceQuota capping the whole namespace.
+    pub resource_quota: ResourceQuota,
+    /// A LimitRange giving containers defaults and ceilings.
+    pub limit_range: LimitRange,
+    /// The NetworkPolicy isolating the daemons.
+    pub network_policy: NetworkPolicy,
+}
+
+impl Default for Builds {
+    fn default() -> Self {
+        Builds {
+            buildkitd: Buildkitd::default(),
+            tls: Tls::default(),
+            daemon_resources: Resources::new("500m", "1Gi", "4Gi"),
+            resource_quota: ResourceQuota::default(),
+            limit_range: LimitRange::default(),
+            network_policy: NetworkPolicy::default(),
+        }
+    }
+}
+
+/// buildkitd.toml settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Buildkitd {
+    /// Registry settings by registry host (`docker.io`, `ghcr.io`, ...).
+    pub registries: BTreeMap<String, Registry>,
+    /// Build cache kept by garbage collection, in bytes-style units (`20GB`).
+    #[schemars(length(min = 1))]
+    pub gc_keep_storage: String,
+}
+
+impl Default for Buildkitd {
+    fn default() -> Self {
+        Buildkitd {
+            registries: BTreeMap::new(),
+            gc_keep_storage: "20GB".to_owned(),
+        }
+    }
+}
+
+/// How buildkitd reaches one registry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Registry {
+    /// Mirrors tried before the registry itself (`host[:port]`).
+    pub mirrors: Vec<String>,
+    /// Speak plain HTTP to this registry.
+    pub http: bool,
+    /// Accept an untrusted TLS certificate from this registry.
+    pub insecure: bool,
+    /// Paths of CA certificates (inside the daemon) that this registry's certificate chains to.
+    pub ca: Vec<String>,
+}
+
+/// cert-manager issuance of the daemon and client certificates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Tls {
+    /// The issuer that signs the certificates.
+    pub issuer_ref: IssuerRef,
+    /// Certificate lifetime, as a Go duration (`2160h`).
+    #[schemars(pattern(r"^([0-9]+(\.[0-9]+)?(h|m|s))+$"))]
+    pub duration: String,
+    /// How long before expiry cert-manager renews, as a Go duration.
+    #[schemars(pattern(r"^([0-9]+(\.[0-9]+)?(h|m|s))+$"))]
+    pub renew_before: String,
+}
+
+impl Default for Tls {
+    fn default() -> Self {
+        Tls {
+            issuer_ref: IssuerRef::default(),
+            duration: "2160h".to_owned(),
+            renew_before: "360h".to_owned(),
+        }
+    }
+}
+
+/// A reference to a cert-manager issuer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct IssuerRef {
+    /// Name of the issuer. A namespaced Issuer must live in the builds namespace.
+    pub name: DnsLabel,
+    /// `Issuer` (in the builds namespace) or `ClusterIssuer`.
+    pub kind: IssuerKind,
+}
+
+impl Default for IssuerRef {
+    fn default() -> Self {
+        IssuerRef {
+            name: DnsLabel::from_static("buildkit-ca"),
+            kind: IssuerKind::Issuer,
+        }
+    }
+}
+
+/// The kind of a cert-manager issuer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum IssuerKind {
+    /// Namespaced; the chart renders a CA Issuer of this name in the builds namespace.
+    #[default]
+    Issuer,
+    /// Cluster-wide; managed outside the chart.
+    ClusterIssuer,
+}
+
+/// The builds namespace's ResourceQuota.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResourceQuota {
+    /// Whether to render the ResourceQuota.
+    pub enabled: bool,
+    /// Total CPU and memory the namespace may request.
+    pub requests: ResourceList,
+    /// Total CPU and memory limits in the namespace.
+    pub limits: ResourceList,
+    /// Most pods at once.
+    #[schemars(range(min = 1))]
+    pub pods: u32,
+}
+
+impl Default for ResourceQuota {
+    fn default() -> Self {
+        ResourceQuota {
+            enabled: true,
+            requests: ResourceList {
+                cpu: Some(Quantity::from_static("16")),
+                memory: Some(Quantity::from_static("32Gi")),
+            },
+            limits: ResourceList {
+                cpu: None,
+                memory: Some(Quantity::from_static("64Gi")),
+            },
+            pods: 50,
+        }
+    }
+}
+
+/// The builds namespace's LimitRange for containers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct LimitRange {
+    /// Whether to render the LimitRange.
+    pub enabled: bool,
+    /// Requests of a container that sets none.
+    pub default_request: ResourceList,
+    /// Limits of a container that sets none.
+    pub default: ResourceList,
+    /// The largest limits a container may set.
+    pub max: ResourceList,
+}
+
+impl Default for LimitRange {
+    fn default() -> Self {
+        LimitRange {
+            enabled: true,
+            default_request: ResourceList {
+                cpu: Some(Quantity::from_static("250m")),
+                memory: Some(Quantity::from_static("512Mi")),
+            },
+            default: ResourceList {
+                cpu: None,
+                memory: Some(Quantity::from_static("2Gi")),
+            },
+            max: ResourceList {
+                cpu: Some(Quantity::from_static("8")),
+                memory: Some(Quantity::from_static("16Gi")),
+            },
+        }
+    }
+}
+
+/// The builds namespace's NetworkPolicy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct NetworkPolicy {
+    /// Whether to render NetworkPolicies for the operator and builds namespaces.
+    pub enabled: bool,
+    /// CIDRs the daemons may reach (registries, mirrors, source hosts);
+    /// empty allows all egress except to the cluster's pod network.
+    pub egress_cidrs: Vec<String>,
+}
+
+impl Default for NetworkPolicy {
+    fn default() -> Self {
+        NetworkPolicy {
+            enabled: true,
+            egress_cidrs: Vec::new(),
+        }
+    }
+}
+
+/// A BuildProject: one source repository allowed to run builds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Project {
+    /// Project name, unique among projects.
+    pub name: DnsLabel,
+    /// Source repository URL, such as `https://github.com/acme/app.git`.
+    #[schemars(length(min = 1))]
+    pub repository: String,
+    /// Whether builds of this project are trusted (its own branches); untrusted
+    /// projects (forks) run in Kata VMs when Kata is enabled.
+    #[serde(default)]
+    pub trusted: bool,
+    /// CPU and memory of this project's build daemon; unset fields take
+    /// `builds.daemonResources`.
+    #[serde(default)]
+    pub resources: Resources,
+}
+
+/// The Kata node plumbing (ADR-0006: applied with the Kata install).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Kata {
+    /// Whether to render the system-namespace bundle.
+    pub enabled: bool,
+    /// The RuntimeClass untrusted builds run with.
+    pub runtime_class: RuntimeClass,
+    /// The DaemonSet that tunes vCPUs of Cloud Hypervisor guests.
+    pub vcpu_tuning: VcpuTuning,
+}
+
+/// A Kata RuntimeClass.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct RuntimeClass {
+    /// Name of the RuntimeClass, and its CRI handler.
+    pub name: DnsLabel,
+    /// Per-pod overhead the scheduler adds for the VM.
+    pub overhead: ResourceList,
+}
+
+impl Default for RuntimeClass {
+    fn default() -> Self {
+        RuntimeClass {
+            name: DnsLabel::from_static("kata-clh"),
+            overhead: ResourceList {
+                cpu: Some(Quantity::from_static("250m")),
+                memory: Some(Quantity::from_static("130Mi")),
+            },
+        }
+    }
+}
+
+/// The vCPU-tuning DaemonSet.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct VcpuTuning {
+    /// Whether to render it.
+    pub enabled: bool,
+    /// Default vCPUs of a guest VM.
+    #[schemars(range(min = 1, max = 64))]
+    pub default_vcpus: u32,
+}
+
+impl Default for VcpuTuning {
+    fn default() -> Self {
+        VcpuTuning {
+            enabled: true,
+            default_vcpus: 2,
+        }
+    }
+}
+
+/// Kyverno policy names whose namespace exclusions the chart states.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Policies {
+    /// The security-context policy; the builds and system namespaces need its exemption.
+    pub security_context: DnsLabel,
+    /// The host-path policy; the system namespace needs its exemption.
+    pub disallow_host_path: DnsLabel,
+}
+
+impl Default for Policies {
+    fn default() -> Self {
+        Policies {
+            security_context: DnsLabel::from_static("add-custom-mas-securitycontext"),
+            disallow_host_path: DnsLabel::from_static("disallow-host-path"),
+        }
+    }
+}

@@ -1,0 +1,787 @@
+//! Position-aware YAML reading with budgets.
+//!
+//! Every node keeps the place it came from ([`Origin`]), so that a schema
+//! violation found later can be reported as `file:line:col`. The reader is
+//! built on `saphyr-parser`'s event stream rather than a serde deserializer
+//! because it must see what serde hides: duplicate keys, the original text of
+//! a plain scalar (for "quote it" hints), and every alias expansion (so an
+//! alias bomb runs into [`Limits::max_nodes`] instead of memory).
+//!
+//! Scalars resolve with the YAML 1.2 core schema, plus the YAML 1.1 booleans
+//! `yes`/`no`/`on`/`off` that Helm (go-yaml) reads as booleans: a values file
+//! moved over from Helm means the same thing here, and where a string was
+//! meant the schema check says so with a hint to quote it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
+
+/// A text that YAML was read from: a values file, or a `--set` argument.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Source {
+    /// How the source is named in messages: the path as the user gave it,
+    /// or `--set KEY=VALUE`.
+    pub name: String,
+    /// The full text, kept to quote the offending line in messages.
+    pub text: String,
+    /// Whether this is a `--set` argument rather than a file.
+    pub is_set_argument: bool,
+}
+
+impl Source {
+    /// A source read from a file named `name`.
+    pub fn file(name: impl Into<String>, text: impl Into<String>) -> Arc<Self> {
+        Arc::new(Self {
+            name: name.into(),
+            text: text.into(),
+            is_set_argument: false,
+        })
+    }
+
+    /// A source given on the command line as `--set ARG`.
+    pub fn set_argument(arg: &str) -> Arc<Self> {
+        Arc::new(Self {
+            name: format!("--set {arg}"),
+            text: arg.to_owned(),
+            is_set_argument: true,
+        })
+    }
+
+    /// The text of line `line` (1-based), without its line break.
+    pub fn line(&self, line: usize) -> Option<&str> {
+        self.text.lines().nth(line.checked_sub(1)?)
+    }
+}
+
+/// Where a node came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A place in a source: 1-based line and column (in characters), and the
+    /// number of characters the node spans on that line (at least 1).
+    At {
+        /// The file or `--set` argument.
+        source: Arc<Source>,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, counted in characters.
+        col: usize,
+        /// Characters the node covers on its first line.
+        width: usize,
+    },
+    /// The built-in default: no file or argument set this value.
+    Default,
+}
+
+impl Origin {
+    fn from_span(source: &Arc<Source>, span: Span) -> Self {
+        let width = if span.end.line() == span.start.line() {
+            span.end.col().saturating_sub(span.start.col()).max(1)
+        } else {
+            1
+        };
+        Origin::At {
+            source: Arc::clone(source),
+            line: span.start.line(),
+            col: span.start.col() + 1,
+            width,
+        }
+    }
+
+    fn at_marker(source: &Arc<Source>, line: usize, col0: usize) -> Self {
+        Origin::At {
+            source: Arc::clone(source),
+            line,
+            col: col0 + 1,
+            width: 1,
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    /// `file:line:col` for a file, `--set KEY=VALUE` for an argument,
+    /// `(default)` for a built-in default.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::At { source, .. } if source.is_set_argument => f.write_str(&source.name),
+            Origin::At {
+                source, line, col, ..
+            } => write!(f, "{}:{line}:{col}", source.name),
+            Origin::Default => f.write_str("(default)"),
+        }
+    }
+}
+
+/// A YAML node with the place it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub value: Value,
+    /// Where the value came from.
+    pub origin: Origin,
+    /// The source text of a plain (unquoted) scalar that did not resolve to a
+    /// string, such as `yes` or `0123`: what the user wrote, for hints.
+    pub plain: Option<String>,
+}
+
+/// A YAML value: the JSON data model, with mapping keys that keep their origin.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `null`, `~` or nothing.
+    Null,
+    /// `true`/`false` (and the YAML 1.1 `yes`/`no`/`on`/`off`).
+    Bool(bool),
+    /// An integer that fits in 64 bits.
+    Int(i64),
+    /// A finite floating-point number.
+    Float(f64),
+    /// A string.
+    String(String),
+    /// A sequence.
+    Sequence(Vec<Node>),
+    /// A mapping, in source order, keys unique.
+    Mapping(Vec<(Key, Node)>),
+}
+
+/// A mapping key: always a string, with the place it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    /// The key's text.
+    pub name: String,
+    /// Where the key was written.
+    pub origin: Origin,
+}
+
+impl Value {
+    /// The name of the value's type, as a JSON Schema would say it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "number",
+            Value::String(_) => "string",
+            Value::Sequence(_) => "array",
+            Value::Mapping(_) => "object",
+        }
+    }
+}
+
+impl Node {
+    /// A node with no source position (a built-in value).
+    pub fn new(value: Value, origin: Origin) -> Self {
+        Node {
+            value,
+            origin,
+            plain: None,
+        }
+    }
+
+    /// An empty mapping: what an empty values file means.
+    pub fn empty_mapping(origin: Origin) -> Self {
+        Node::new(Value::Mapping(Vec::new()), origin)
+    }
+
+    /// The entry `name` of a mapping node.
+    pub fn get(&self, name: &str) -> Option<&Node> {
+        self.entry(name).map(|(_, node)| node)
+    }
+
+    /// The key and value of entry `name` of a mapping node.
+    pub fn entry(&self, name: &str) -> Option<(&Key, &Node)> {
+        match &self.value {
+            Value::Mapping(entries) => entries
+                .iter()
+                .find(|(key, _)| key.name == name)
+                .map(|(key, node)| (key, node)),
+            _ => None,
+        }
+    }
+
+    /// A tree from JSON, every node and key with the same origin.
+    pub fn from_json(json: &serde_json::Value, origin: &Origin) -> Self {
+        let value = match json {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            serde_json::Value::String(s) => Value::String(s.clone()),
+            serde_json::Value::Array(items) => {
+                Value::Sequence(items.iter().map(|i| Node::from_json(i, origin)).collect())
+            }
+            serde_json::Value::Object(entries) => Value::Mapping(
+                entries
+                    .iter()
+                    .map(|(name, value)| {
+                        let key = Key {
+                            name: name.clone(),
+                            origin: origin.clone(),
+                        };
+                        (key, Node::from_json(value, origin))
+                    })
+                    .collect(),
+            ),
+        };
+        Node::new(value, origin.clone())
+    }
+
+    /// Converts to JSON, dropping positions.
+    pub fn to_json(&self) -> serde_json::Value {
+        match &self.value {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => (*b).into(),
+            Value::Int(i) => (*i).into(),
+            // Non-finite floats are refused when reading, so this always holds a number.
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map_or(serde_json::Value::Null, serde_json::Value::Number),
+            Value::String(s) => s.clone().into(),
+            Value::Sequence(items) => items.iter().map(Node::to_json).collect(),
+            Value::Mapping(entries) => entries
+                .iter()
+                .map(|(key, node)| (key.name.clone(), node.to_json()))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+}
+
+/// Budgets that make hostile input fail fast instead of exhausting the machine.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest accepted input, in bytes.
+    pub max_bytes: usize,
+    /// Deepest nesting of sequences and mappings.
+    pub max_depth: usize,
+    /// Most nodes, counting every node an alias expands to.
+    pub max_nodes: usize,
+}
+
+impl Limits {
+    /// Budgets for values files: generous for any real environment.
+    pub const VALUES: Limits = Limits {
+        max_bytes: 4 << 20,
+        max_depth: 64,
+        max_nodes: 200_000,
+    };
+}
+
+/// Why a YAML text could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct YamlError {
+    /// Where reading stopped.
+    pub origin: Origin,
+    /// What is wrong, in one line.
+    pub message: String,
+    /// What to do about it, when that is not obvious.
+    pub hint: Option<String>,
+}
+
+impl YamlError {
+    fn new(origin: Origin, message: impl Into<String>) -> Self {
+        YamlError {
+            origin,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// Reads a source that must hold at most one YAML document. An empty source
+/// yields `None`.
+pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, YamlError> {
+    let mut documents = parse_stream(source, limits)?;
+    if documents.len() > 1 {
+        let second = documents.swap_remove(1);
+        return Err(YamlError::new(
+            second.origin,
+            "a second YAML document; a values file holds exactly one",
+        )
+        .with_hint("split the documents into separate files and pass each with -f"));
+    }
+    Ok(documents.pop())
+}
+
+/// Reads every document of a YAML stream.
+pub fn parse_stream(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
+    if source.text.len() > limits.max_bytes {
+        return Err(YamlError::new(
+            Origin::at_marker(source, 1, 0),
+            format!("larger than the limit of {} bytes", limits.max_bytes),
+        ));
+    }
+    Reader {
+        source,
+        limits,
+        anchors: Vec::new(),
+        nodes: 0,
+    }
+    .read()
+}
+
+/// An open collection while its events are being read.
+enum Open {
+    Sequence {
+        items: Vec<Node>,
+        origin: Origin,
+        anchor: usize,
+    },
+    Mapping {
+        entries: Vec<(Key, Node)>,
+        pending_key: Option<Key>,
+        origin: Origin,
+        anchor: usize,
+    },
+}
+
+struct Reader<'a> {
+    source: &'a Arc<Source>,
+    limits: Limits,
+    /// Anchored nodes by anchor id, for aliases.
+    anchors: Vec<(usize, Node)>,
+    /// Nodes made so far, alias expansions included.
+    nodes: usize,
+}
+
+impl Reader<'_> {
+    fn read(mut self) -> Result<Vec<Node>, YamlError> {
+        let mut documents = Vec::new();
+        let mut stack: Vec<Open> = Vec::new();
+        let mut parser = Parser::new_from_str(&self.source.text);
+        let mut current: Option<Node> = None;
+        for event in &mut parser {
+            let (event, span) = event.map_err(|e| self.scan_error(&e))?;
+            let origin = Origin::from_span(self.source, span);
+            let finished = match event {
+                Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
+                Event::DocumentStart(_) => {
+                    self.anchors.clear();
+                    None
+                }
+                Event::DocumentEnd => {
+                    documents.push(
+                        current
+                            .take()
+                            .unwrap_or_else(|| Node::new(Value::Null, origin.clone())),
+                    );
+                    None
+                }
+                Event::Alias(id) => Some(self.alias(id, origin)?),
+                Event::Scalar(text, style, anchor, tag) => {
+                    if let Some(Open::Mapping {
+                        pending_key: pending_key @ None,
+                        ..
+                    }) = stack.last_mut()
+                    {
+                        if style == ScalarStyle::Plain && text == "<<" {
+                            return Err(merge_key_error(origin));
+                        }
+                        *pending_key = Some(Key {
+                            name: text.into_owned(),
+                            origin,
+                        });
+                        continue;
+                    }
+                    let node = self.scalar(&text, style, tag.as_deref(), origin)?;
+                    Some(self.remember(anchor, node)?)
+                }
+                Event::SequenceStart(anchor, tag) => {
+                    self.refuse_tag(tag.as_deref(), "seq", &origin)?;
+                    self.refuse_complex_key(&stack, &origin)?;
+                    self.open(&stack, &origin)?;
+                    stack.push(Open::Sequence {
+                        items: Vec::new(),
+                        origin,
+                        anchor,
+                    });
+                    None
+                }
+                Event::MappingStart(anchor, tag) => {
+                    self.refuse_tag(tag.as_deref(), "map", &origin)?;
+                    self.refuse_complex_key(&stack, &origin)?;
+                    self.open(&stack, &origin)?;
+                    stack.push(Open::Mapping {
+                        entries: Vec::new(),
+                        pending_key: None,
+                        origin,
+                        anchor,
+                    });
+                    None
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    let (value, origin, anchor) = match stack.pop() {
+                        Some(Open::Sequence {
+                            items,
+                            origin,
+                            anchor,
+                        }) => (Value::Sequence(items), origin, anchor),
+                        Some(Open::Mapping {
+                            entries,
+                            origin,
+                            anchor,
+                            ..
+                        }) => (Value::Mapping(entries), origin, anchor),
+                        None => continue,
+                    };
+                    Some(self.remember(anchor, Node::new(value, origin))?)
+                }
+            };
+            if let Some(node) = finished {
+                match stack.last_mut() {
+                    Some(Open::Sequence { items, .. }) => items.push(node),
+                    Some(Open::Mapping {
+                        entries,
+                        pending_key,
+                        ..
+                    }) => {
+                        let Some(key) = pending_key.take() else {
+                            return Err(YamlError::new(
+                                node.origin,
+                                "a mapping key must be a scalar, not an alias",
+                            ));
+                        };
+                        if let Some((first, _)) = entries.iter().find(|(k, _)| k.name == key.name) {
+                            return Err(YamlError::new(
+                                key.origin.clone(),
+                                format!("duplicate key `{}`", key.name),
+                            )
+                            .with_hint(format!(
+                                "`{}` is already set at {}; keep one of them",
+                                key.name, first.origin
+                            )));
+                        }
+                        entries.push((key, node));
+                    }
+                    None => current = Some(node),
+                }
+            }
+        }
+        Ok(documents)
+    }
+
+    /// Counts a new collection against the depth and node budgets.
+    fn open(&mut self, stack: &[Open], origin: &Origin) -> Result<(), YamlError> {
+        if stack.len() >= self.limits.max_depth {
+            return Err(YamlError::new(
+                origin.clone(),
+                format!(
+                    "nesting deeper than the limit of {} levels",
+                    self.limits.max_depth
+                ),
+            ));
+        }
+        self.count(1, origin)
+    }
+
+    fn count(&mut self, nodes: usize, origin: &Origin) -> Result<(), YamlError> {
+        self.nodes = self.nodes.saturating_add(nodes);
+        if self.nodes > self.limits.max_nodes {
+            return Err(YamlError::new(
+                origin.clone(),
+                format!(
+                    "more than the limit of {} YAML nodes (aliases count every node they repeat)",
+                    self.limits.max_nodes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn remember(&mut self, anchor: usize, node: Node) -> Result<Node, YamlError> {
+        if anchor != 0 {
+            self.anchors.push((anchor, node.clone()));
+        }
+        Ok(node)
+    }
+
+    fn alias(&mut self, id: usize, origin: Origin) -> Result<Node, YamlError> {
+        let Some((_, anchored)) = self.anchors.iter().rev().find(|(a, _)| *a == id) else {
+            return Err(YamlError::new(origin, "alias to an unknown anchor"));
+        };
+        let mut node = anchored.clone();
+        self.count(node_count(&node), &origin)?;
+        node.origin = origin;
+        Ok(node)
+    }
+
+    fn refuse_complex_key(&self, stack: &[Open], origin: &Origin) -> Result<(), YamlError> {
+        if let Some(Open::Mapping {
+            pending_key: None, ..
+        }) = stack.last()
+        {
+            return Err(YamlError::new(
+                origin.clone(),
+                "a mapping key must be a scalar, not a sequence or mapping",
+            ));
+        }
+        Ok(())
+    }
+
+    fn refuse_tag(
+        &self,
+        tag: Option<&Tag>,
+        allowed: &str,
+        origin: &Origin,
+    ) -> Result<(), YamlError> {
+        match tag {
+            None => Ok(()),
+            Some(tag) if tag.is_yaml_core_schema() && tag.suffix == allowed => Ok(()),
+            Some(tag) => Err(YamlError::new(
+                origin.clone(),
+                format!("unsupported YAML tag `{tag}`"),
+            )),
+        }
+    }
+
+    fn scalar(
+        &mut self,
+        text: &str,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        origin: Origin,
+    ) -> Result<Node, YamlError> {
+        self.count(1, &origin)?;
+        if let Some(tag) = tag {
+            return self.tagged_scalar(text, tag, origin);
+        }
+        if style != ScalarStyle::Plain {
+            return Ok(Node::new(Value::String(text.to_owned()), origin));
+        }
+        let value = resolve_plain(text).map_err(|message| {
+            YamlError::new(origin.clone(), message)
+                .with_hint(format!("quote it (\"{text}\") if you mean the text"))
+        })?;
+        let plain = (!matches!(value, Value::String(_))).then(|| text.to_owned());
+        Ok(Node {
+            value,
+            origin,
+            plain,
+        })
+    }
+
+    fn tagged_scalar(&self, text: &str, tag: &Tag, origin: Origin) -> Result<Node, YamlError> {
+        let wrong = |what: &str| {
+            YamlError::new(
+                origin.clone(),
+                format!("`{text}` is not {what}, as its tag `{tag}` says"),
+            )
+        };
+        let value = match (tag.is_yaml_core_schema(), tag.suffix.as_str()) {
+            (true, "str") => Value::String(text.to_owned()),
+            (true, "null") => match resolve_plain(text) {
+                Ok(Value::Null) => Value::Null,
+                _ => return Err(wrong("null")),
+            },
+            (true, "bool") => match resolve_plain(text) {
+                Ok(v @ Value::Bool(_)) => v,
+                _ => return Err(wrong("a boolean")),
+            },
+            (true, "int") => match resolve_plain(text) {
+                Ok(v @ Value::Int(_)) => v,
+                _ => return Err(wrong("an integer")),
+            },
+            (true, "float") => match resolve_plain(text) {
+                Ok(Value::Int(i)) => Value::Float(i as f64),
+                Ok(v @ Value::Float(_)) => v,
+                _ => return Err(wrong("a number")),
+            },
+            _ => {
+                return Err(YamlError::new(
+                    origin,
+                    format!("unsupported YAML tag `{tag}`"),
+                ));
+            }
+        };
+        Ok(Node::new(value, origin))
+    }
+
+    fn scan_error(&self, error: &ScanError) -> YamlError {
+        let marker = error.marker();
+        YamlError::new(
+            Origin::at_marker(self.source, marker.line(), marker.col()),
+            format!("invalid YAML: {}", error.info()),
+        )
+    }
+}
+
+fn merge_key_error(origin: Origin) -> YamlError {
+    YamlError::new(origin, "YAML merge keys (`<<`) are not supported")
+        .with_hint("write the keys out, or put shared settings in an earlier -f file")
+}
+
+fn node_count(node: &Node) -> usize {
+    1 + match &node.value {
+        Value::Sequence(items) => items.iter().map(node_count).sum(),
+        Value::Mapping(entries) => entries.iter().map(|(_, n)| node_count(n)).sum(),
+        _ => 0,
+    }
+}
+
+/// Resolves a plain scalar: null, boolean, integer, float or string. An error
+/// names a number that cannot be represented.
+pub fn resolve_plain(text: &str) -> Result<Value, String> {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Ok(Value::Null),
+        "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
+            return Ok(Value::Bool(true));
+        }
+        "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
+            return Ok(Value::Bool(false));
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => {
+            return Err(format!("`{text}` is not a finite number"));
+        }
+        _ => {}
+    }
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let negative = text.starts_with('-');
+    let radix = |digits: &str, radix: u32| {
+        i64::from_str_radix(digits, radix)
+            .ok()
+            .map(|v| if negative { -v } else { v })
+    };
+    let int = if let Some(hex) = unsigned.strip_prefix("0x") {
+        radix(hex, 16).filter(|_| !hex.is_empty())
+    } else if let Some(oct) = unsigned.strip_prefix("0o") {
+        radix(oct, 8).filter(|_| !oct.is_empty())
+    } else if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        match text.parse::<i64>() {
+            Ok(v) => Some(v),
+            Err(_) => return Err(format!("`{text}` does not fit in a 64-bit integer")),
+        }
+    } else {
+        None
+    };
+    if let Some(int) = int {
+        return Ok(Value::Int(int));
+    }
+    if is_float(unsigned) {
+        if let Ok(f) = text.parse::<f64>()
+            && f.is_finite()
+        {
+            return Ok(Value::Float(f));
+        }
+        return Err(format!("`{text}` is not a finite number"));
+    }
+    Ok(Value::String(text.to_owned()))
+}
+
+/// The YAML 1.2 core schema's float pattern, without sign and specials:
+/// `( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?`
+fn is_float(text: &str) -> bool {
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], Some(&text[at + 1..])),
+        None => (text, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some(("", frac)) => digits(frac),
+        Some((int, frac)) => digits(int) && (frac.is_empty() || digits(frac)),
+        None => digits(mantissa),
+    };
+    let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)));
+    mantissa_ok && exponent_ok && (mantissa.contains('.') || exponent.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Option<Node>, YamlError> {
+        parse_document(&Source::file("t.yaml", text), Limits::VALUES)
+    }
+
+    #[test]
+    fn plain_scalars_resolve_like_the_core_schema_plus_yaml_1_1_booleans() {
+        let cases = [
+            ("", Value::Null),
+            ("~", Value::Null),
+            ("yes", Value::Bool(true)),
+            ("Off", Value::Bool(false)),
+            ("0123", Value::Int(123)),
+            ("-0x1F", Value::Int(-31)),
+            ("0o17", Value::Int(15)),
+            ("1.10", Value::Float(1.1)),
+            ("1e3", Value::Float(1000.0)),
+            (".5", Value::Float(0.5)),
+            ("1.2.3", Value::String("1.2.3".into())),
+            ("0x", Value::String("0x".into())),
+            ("y", Value::String("y".into())),
+            ("e3", Value::String("e3".into())),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(resolve_plain(text), Ok(expected), "{text:?}");
+        }
+        assert!(resolve_plain(".nan").is_err());
+        assert!(resolve_plain("99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn nodes_keep_their_position_and_plain_text() {
+        let doc = read("a:\n  b: 0123\n  c: \"x\"\n").unwrap().unwrap();
+        let b = doc.get("a").unwrap().get("b").unwrap();
+        assert_eq!(b.value, Value::Int(123));
+        assert_eq!(b.plain.as_deref(), Some("0123"));
+        assert_eq!(b.origin.to_string(), "t.yaml:2:6");
+        assert_eq!(doc.get("a").unwrap().get("c").unwrap().plain, None);
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_naming_both_places() {
+        let error = read("a: 1\nb: 2\na: 3\n").unwrap_err();
+        assert_eq!(error.origin.to_string(), "t.yaml:3:1");
+        assert_eq!(error.message, "duplicate key `a`");
+        assert_eq!(
+            error.hint.as_deref(),
+            Some("`a` is already set at t.yaml:1:1; keep one of them")
+        );
+    }
+
+    #[test]
+    fn an_alias_bomb_runs_into_the_node_budget() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let p = i - 1;
+            text += &format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            );
+        }
+        let error = read(&text).unwrap_err();
+        assert!(
+            error
+                .message
+                .starts_with("more than the limit of 200000 YAML nodes")
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let text = "[".repeat(100) + &"]".repeat(100);
+        let error = read(&text).unwrap_err();
+        assert_eq!(error.message, "nesting deeper than the limit of 64 levels");
+    }
+
+    #[test]
+    fn aliases_expand_to_a_copy_of_the_anchored_node() {
+        let doc = read("a: &r {x: 1}\nb: *r\n").unwrap().unwrap();
+        assert_eq!(doc.get("b").unwrap().get("x").unwrap().value, Value::Int(1));
+        assert_eq!(doc.get("b").unwrap().origin.to_string(), "t.yaml:2:4");
+    }
+
+    #[test]
+    fn core_tags_force_a_type() {
+        let doc = read("a: !!str 0123\nb: !!float 1\n").unwrap().unwrap();
+        assert_eq!(doc.get("a").unwrap().value, Value::String("0123".into()));
+        assert_eq!(doc.get("b").unwrap().value, Value::Float(1.0));
+        assert!(read("a: !custom x\n").is_err());
+        assert!(read("a: !!int x\n").is_err());
+    }
+}

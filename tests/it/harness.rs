@@ -1,0 +1,57 @@
+//! Running the `chartgen` binary the way a user does, from the repository
+//! root, and showing a run as one text for snapshots.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// What one run of `chartgen` did.
+pub struct Run {
+    pub args: Vec<String>,
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The run as a snapshot: command line, exit code, stdout, stderr.
+    pub fn transcript(&self) -> String {
+        format!(
+            "$ chartgen {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+            self.args.join(" "),
+            self.code,
+            self.stdout,
+            self.stderr
+        )
+    }
+}
+
+/// The repository root, where every run starts.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `chartgen ARGS` in the repository root.
+pub fn chartgen<S: AsRef<str>>(args: &[S]) -> Run {
+    let args: Vec<String> = args.iter().map(|a| a.as_ref().to_owned()).collect();
+    let output = Command::new(env!("CARGO_BIN_EXE_chartgen"))
+        .args(&args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the chartgen binary runs");
+    Run {
+        args,
+        code: output.status.code().expect("chartgen exits, not killed"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// `path` relative to the repository root, with forward slashes.
+pub fn relative(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
