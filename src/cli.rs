@@ -19,6 +19,11 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Render the chart: every object as one YAML stream on stdout, in install order.
+    ///
+    /// Without -f, renders the built-in defaults. Prints nothing unless the
+    /// whole render succeeds.
+    Render(ValuesArgs),
     /// Check values files and --set overrides without rendering anything.
     ///
     /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
@@ -28,6 +33,11 @@ pub enum Command {
     /// The same text is committed as schema/values.schema.json; point editors
     /// at it with a `# yaml-language-server: $schema=...` line.
     Schema,
+    /// Print the Kyverno policy exclusions the namespaces need (ADR-0006).
+    ///
+    /// YAML to paste into the platform's Kyverno values: the builds namespace
+    /// in the security-context policy, the system namespace in both.
+    Exemptions(ValuesArgs),
 }
 
 /// Where the values come from.

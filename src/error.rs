@@ -28,6 +28,24 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A template failed to render: an undefined value, a bad filter call.
+    #[error("templates/{template}{}: {message}", line.map_or(String::new(), |l| format!(":{l}")))]
+    Template {
+        /// The template's name, relative to `templates/`.
+        template: String,
+        /// The template line, when known.
+        line: Option<usize>,
+        /// What went wrong.
+        message: String,
+    },
+    /// A template rendered something that is not a valid object.
+    #[error("templates/{template} rendered {problem}")]
+    Rendered {
+        /// The template's name, relative to `templates/`.
+        template: String,
+        /// What is wrong with its output, naming the output line.
+        problem: String,
+    },
     /// The values break the schema or a rule; every problem found is listed.
     #[error("{}", count_problems(problems))]
     InvalidValues {

@@ -9,9 +9,14 @@
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
+pub mod emit;
 pub mod error;
 pub mod exit;
+pub mod manifest;
 pub mod model;
+pub mod pipeline;
+pub mod plan;
+pub mod render;
 pub mod report;
 pub mod schema;
 pub mod values;

@@ -1,5 +1,7 @@
 //! One function per subcommand; each returns how the run ended.
 
+mod exemptions;
+mod render;
 mod schema;
 mod validate;
 
@@ -11,7 +13,9 @@ use crate::exit::Exit;
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
+        Command::Render(args) => render::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Exemptions(args) => exemptions::run(&args),
         Command::Schema => schema::run(),
     }
 }

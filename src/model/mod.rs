@@ -195,8 +195,10 @@ impl Resources {
 #[serde(default, deny_unknown_fields)]
 pub struct ResourceList {
     /// CPU, in cores or millicores (`500m`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu: Option<Quantity>,
     /// Memory, such as `256Mi`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<Quantity>,
 }
 
@@ -303,7 +305,9 @@ pub enum ServiceType {
 pub struct Builds {
     /// Settings written into the daemons' buildkitd.toml.
     pub buildkitd: Buildkitd,
-    /// mTLS between the gateway and the daemons, issued by cert-manager.
+    /// mTLS between the gateway and the daemons: cert-manager Certificates
+    /// (the daemons' in the builds namespace, the gateway's client certificate
+    /// in the operator namespace).
     pub tls: Tls,
     /// Default CPU and memory of each build daemon.
     pub daemon_resources: Resources,
@@ -390,9 +394,10 @@ impl Default for Tls {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct IssuerRef {
-    /// Name of the issuer. A namespaced Issuer must live in the builds namespace.
+    /// Name of the issuer; the chart references it and never creates it.
     pub name: DnsLabel,
-    /// `Issuer` (in the builds namespace) or `ClusterIssuer`.
+    /// `ClusterIssuer`, or `Issuer` when one of this name exists in both the
+    /// operator and builds namespaces (an Issuer cannot issue across namespaces).
     pub kind: IssuerKind,
 }
 
@@ -400,7 +405,7 @@ impl Default for IssuerRef {
     fn default() -> Self {
         IssuerRef {
             name: DnsLabel::from_static("buildkit-ca"),
-            kind: IssuerKind::Issuer,
+            kind: IssuerKind::ClusterIssuer,
         }
     }
 }
@@ -408,10 +413,10 @@ impl Default for IssuerRef {
 /// The kind of a cert-manager issuer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum IssuerKind {
-    /// Namespaced; the chart renders a CA Issuer of this name in the builds namespace.
-    #[default]
+    /// Namespaced: one of this name must exist in the operator and the builds namespace.
     Issuer,
-    /// Cluster-wide; managed outside the chart.
+    /// Cluster-wide.
+    #[default]
     ClusterIssuer,
 }
 
@@ -487,8 +492,8 @@ impl Default for LimitRange {
 pub struct NetworkPolicy {
     /// Whether to render NetworkPolicies for the operator and builds namespaces.
     pub enabled: bool,
-    /// CIDRs the daemons may reach (registries, mirrors, source hosts);
-    /// empty allows all egress except to the cluster's pod network.
+    /// CIDRs the daemons may reach (registries, mirrors, source hosts) besides
+    /// cluster DNS; empty allows all egress.
     pub egress_cidrs: Vec<String>,
 }
 

@@ -1,0 +1,360 @@
+//! YAML writing: scalars that cannot change the structure they land in, and
+//! the canonical block layout of rendered objects.
+//!
+//! Two writers share one quoting rule. [`flow`] is what a template's
+//! `{{ value }}` becomes: always a double-quoted string, or a number, a
+//! boolean, `null`, or a flow collection of those, so no value can open a
+//! new key, list item or document. [`block`] writes parsed objects back out
+//! as the canonical output: plain scalars where they cannot be misread by a
+//! YAML 1.1 or 1.2 reader, literal blocks for multi-line text, quotes
+//! otherwise.
+
+use std::fmt::Write as _;
+
+use crate::yaml::{self, Node, Value};
+
+/// `text` as a double-quoted YAML scalar. Escapes everything a YAML reader
+/// could take as a line break or that is not printable.
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Characters a double-quoted scalar must escape: controls, DEL, the C1
+/// range (NEL among them), line and paragraph separators, the byte-order
+/// mark, and the non-characters YAML does not allow.
+fn needs_escape(c: char) -> bool {
+    matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}')
+        || matches!(c as u32, 0xfdd0..=0xfdef)
+        || (c as u32 & 0xfffe) == 0xfffe
+}
+
+/// `text` as a scalar for block output: plain when that is safe, quoted otherwise.
+pub fn scalar(text: &str) -> String {
+    if plain_is_safe(text) {
+        text.to_owned()
+    } else {
+        quote(text)
+    }
+}
+
+/// Whether `text` can be written unquoted in block or flow context and read
+/// back as the same string by any YAML reader, 1.1 (Kubernetes' go-yaml) or
+/// 1.2: it starts with a letter, `/`, or `-`/`--` and a letter, or is a
+/// quantity such as `100m` or `128Mi`; it uses no indicator that could start
+/// a comment, a mapping or a flow collection; and it resolves to no other type.
+fn plain_is_safe(text: &str) -> bool {
+    let Some(first) = text.chars().next() else {
+        return false;
+    };
+    let start_ok = first.is_ascii_alphabetic()
+        || first == '/'
+        || (first == '-'
+            && text
+                .trim_start_matches('-')
+                .starts_with(|c: char| c.is_ascii_alphabetic())
+            && !text.starts_with("---"))
+        || is_unit_quantity(text);
+    start_ok
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " -_./:@+=()".contains(c))
+        && !text.ends_with([' ', ':'])
+        && !text.contains(": ")
+        && !text.contains(" #")
+        && yaml::resolve_plain(text) == Ok(Value::String(text.to_owned()))
+        && !matches!(text, "y" | "Y" | "n" | "N")
+}
+
+/// `100m`, `128Mi`, `20GB`: digits then a unit, which no YAML reader takes
+/// for a number.
+fn is_unit_quantity(text: &str) -> bool {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let unit = &text[digits..];
+    digits > 0
+        && !text.starts_with('0')
+        && matches!(
+            unit,
+            "m" | "k"
+                | "M"
+                | "G"
+                | "T"
+                | "P"
+                | "Ki"
+                | "Mi"
+                | "Gi"
+                | "Ti"
+                | "Pi"
+                | "Ei"
+                | "KB"
+                | "MB"
+                | "GB"
+                | "TB"
+        )
+}
+
+/// A value as a template interpolation writes it: JSON-shaped flow YAML
+/// whose strings are always double-quoted.
+pub fn flow(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_flow(value, &mut out);
+    out
+}
+
+fn write_flow(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::Null => out.push_str("null"),
+        serde_json::Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        serde_json::Value::Number(n) => out.push_str(&number(n)),
+        serde_json::Value::String(s) => out.push_str(&quote(s)),
+        serde_json::Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_flow(item, out);
+            }
+            out.push(']');
+        }
+        serde_json::Value::Object(entries) => {
+            out.push('{');
+            for (i, (key, item)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&quote(key));
+                out.push_str(": ");
+                write_flow(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn number(n: &serde_json::Number) -> String {
+    match n.as_f64() {
+        Some(f) if !n.is_i64() && !n.is_u64() => float(f),
+        _ => n.to_string(),
+    }
+}
+
+/// A float that reads back as a float (`1.0`, not `1`).
+fn float(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}
+
+/// Writes `node` as a block-style YAML document body.
+pub fn block(node: &Node) -> String {
+    let mut out = String::new();
+    match &node.value {
+        Value::Mapping(entries) if !entries.is_empty() => write_mapping(entries, 0, &mut out),
+        Value::Sequence(items) if !items.is_empty() => write_sequence(items, 0, &mut out),
+        _ => {
+            write_inline(node, 0, &mut out);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn write_mapping(entries: &[(yaml::Key, Node)], indent: usize, out: &mut String) {
+    for (i, (key, value)) in entries.iter().enumerate() {
+        if i > 0 {
+            push_indent(indent, out);
+        }
+        out.push_str(&scalar(&key.name));
+        out.push(':');
+        write_value(value, indent, out);
+    }
+}
+
+fn write_sequence(items: &[Node], indent: usize, out: &mut String) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            push_indent(indent, out);
+        }
+        out.push('-');
+        match &item.value {
+            Value::Mapping(entries) if !entries.is_empty() => {
+                out.push(' ');
+                write_mapping(entries, indent + 2, out);
+            }
+            Value::Sequence(inner) if !inner.is_empty() => {
+                out.push(' ');
+                write_sequence(inner, indent + 2, out);
+            }
+            _ => {
+                out.push(' ');
+                write_inline(item, indent, out);
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// Writes what follows `key:`, ending with a newline.
+fn write_value(value: &Node, indent: usize, out: &mut String) {
+    match &value.value {
+        Value::Mapping(entries) if !entries.is_empty() => {
+            out.push('\n');
+            push_indent(indent + 2, out);
+            write_mapping(entries, indent + 2, out);
+        }
+        Value::Sequence(items) if !items.is_empty() => match short_flow(items) {
+            Some(flow) => {
+                out.push(' ');
+                out.push_str(&flow);
+                out.push('\n');
+            }
+            None => {
+                out.push('\n');
+                push_indent(indent + 2, out);
+                write_sequence(items, indent + 2, out);
+            }
+        },
+        _ => {
+            out.push(' ');
+            write_inline(value, indent, out);
+            out.push('\n');
+        }
+    }
+}
+
+/// A list of a few one-line scalars as `[a, b, c]`, the way people write
+/// verbs and API groups; `None` when the list is long or holds anything else.
+fn short_flow(items: &[Node]) -> Option<String> {
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        parts.push(match &item.value {
+            Value::String(s) if !s.contains('\n') => scalar(s),
+            Value::Int(i) => i.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => return None,
+        });
+    }
+    let flow = format!("[{}]", parts.join(", "));
+    (flow.len() <= 60).then_some(flow)
+}
+
+/// A scalar or empty collection on the current line; multi-line text as a
+/// literal block indented under `indent`.
+fn write_inline(node: &Node, indent: usize, out: &mut String) {
+    match &node.value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Float(f) => out.push_str(&float(*f)),
+        Value::String(s) if literal_is_safe(s) => {
+            let body = s.strip_suffix('\n');
+            out.push_str(if body.is_some() { "|" } else { "|-" });
+            for line in body.unwrap_or(s).split('\n') {
+                out.push('\n');
+                if !line.is_empty() {
+                    push_indent(indent + 2, out);
+                    out.push_str(line);
+                }
+            }
+        }
+        Value::String(s) => out.push_str(&scalar(s)),
+        Value::Sequence(_) => out.push_str("[]"),
+        Value::Mapping(_) => out.push_str("{}"),
+    }
+}
+
+/// Whether multi-line `text` survives a literal block unchanged: printable,
+/// no leading space or blank first line (that would need an indentation
+/// indicator), no trailing spaces, at most one final newline.
+fn literal_is_safe(text: &str) -> bool {
+    text.contains('\n')
+        && !text.starts_with([' ', '\n'])
+        && !text.ends_with("\n\n")
+        && !text.contains(" \n")
+        && !text.ends_with(' ')
+        && !text.contains('\t')
+        && text.chars().all(|c| c == '\n' || !needs_escape(c))
+}
+
+fn push_indent(indent: usize, out: &mut String) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{Limits, Source};
+
+    fn reread(text: &str) -> serde_json::Value {
+        yaml::parse_document(&Source::file("t", text), Limits::VALUES)
+            .unwrap()
+            .unwrap()
+            .to_json()
+    }
+
+    #[test]
+    fn ambiguous_strings_are_quoted() {
+        for text in [
+            "yes", "no", "on", "y", "N", "1.10", "0123", "null", "~", "", "- a", "a: b", "a #b",
+            "@x", "1:20", "true", "---", "-1", "0x1F", "0b1", "1e3", "1.5Gi", "0.4.0", "a,b",
+            "[a]",
+        ] {
+            assert!(scalar(text).starts_with('"'), "{text:?} must be quoted");
+        }
+        for text in [
+            "buildkit-builds",
+            "app.kubernetes.io/name",
+            "IfNotPresent",
+            "/etc/x",
+            "a b",
+            "--namespace=x",
+            "-c",
+            "100m",
+            "128Mi",
+            "20GB",
+        ] {
+            assert_eq!(scalar(text), text, "{text:?} can stay plain");
+        }
+    }
+
+    #[test]
+    fn block_output_reads_back_the_same() {
+        let json = serde_json::json!({
+            "a": {"b": [1, 2.0, "x", {"c": "d", "e": []}], "f": {}},
+            "text": "line one\nline two\n",
+            "strip": "no newline\nat end",
+            "tricky": " leading\n",
+            "list": [[1, 2], []],
+        });
+        let node = Node::from_json(&json, &yaml::Origin::Default);
+        assert_eq!(reread(&block(&node)), json);
+    }
+
+    #[test]
+    fn flow_output_is_one_line_and_reads_back_the_same() {
+        let json = serde_json::json!({"k\n": ["---", "a: b", "\u{2028}", 1.5, null, true]});
+        let text = flow(&json);
+        assert!(!text.contains('\n'));
+        assert_eq!(reread(&format!("x: {text}\n"))["x"], json);
+    }
+}

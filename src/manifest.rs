@@ -1,0 +1,216 @@
+//! Rendered objects: parsed back from the templates' output, identified,
+//! ordered for installation and written out canonically.
+//!
+//! Parsing the output back is what makes the render trustworthy: a template
+//! that emits broken YAML, a document without kind or name, or two objects
+//! with one identity is caught here, and the canonical writer ([`emit::block`])
+//! decides the final formatting, not the template.
+
+use std::fmt;
+
+use crate::emit;
+use crate::error::Error;
+use crate::render::Rendered;
+use crate::yaml::{self, Limits, Node, Source, Value};
+
+/// Budgets for rendered output and manifests read from disk.
+pub const LIMITS: Limits = Limits {
+    max_bytes: 64 << 20,
+    max_depth: 64,
+    max_nodes: 2_000_000,
+};
+
+/// What identifies an object in a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId {
+    /// API group; empty for the core group.
+    pub group: String,
+    /// API version, such as `v1`.
+    pub version: String,
+    /// Kind, such as `Deployment`.
+    pub kind: String,
+    /// Namespace; `None` for cluster-scoped objects.
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+}
+
+impl fmt::Display for ObjectId {
+    /// `Kind namespace/name`, or `Kind name` for cluster-scoped objects.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(namespace) => write!(f, "{} {namespace}/{}", self.kind, self.name),
+            None => write!(f, "{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// One object and the template that rendered it.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    /// Its identity.
+    pub id: ObjectId,
+    /// The template that rendered it, relative to `templates/`.
+    pub template: String,
+    /// The object.
+    pub node: Node,
+}
+
+/// Helm's install order (pkg/releaseutil/kind_sorter.go); unknown kinds go
+/// last, alphabetically.
+const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+];
+
+/// The position of `kind` in the install order.
+pub fn install_rank(kind: &str) -> usize {
+    INSTALL_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(INSTALL_ORDER.len())
+}
+
+/// Parses every template's output into objects, in install order: by kind,
+/// then kind name (for unknown kinds), namespace and name.
+pub fn collect(rendered: &[Rendered]) -> Result<Vec<Manifest>, Error> {
+    let mut manifests = Vec::new();
+    for output in rendered {
+        let source = Source::file(
+            format!("templates/{}", output.template),
+            output.text.clone(),
+        );
+        let invalid = |problem: String| Error::Rendered {
+            template: output.template.to_owned(),
+            problem,
+        };
+        let documents = yaml::parse_stream(&source, LIMITS).map_err(|e| {
+            invalid(format!(
+                "invalid YAML at output line {}: {}",
+                line_of(&e.origin),
+                e.message
+            ))
+        })?;
+        for node in documents {
+            if matches!(node.value, Value::Null) {
+                continue;
+            }
+            let id = identify(&node).map_err(|why| {
+                invalid(format!(
+                    "an object {why} at output line {}",
+                    line_of(&node.origin)
+                ))
+            })?;
+            manifests.push(Manifest {
+                id,
+                template: output.template.to_owned(),
+                node,
+            });
+        }
+    }
+    manifests.sort_by(|a, b| {
+        (
+            install_rank(&a.id.kind),
+            &a.id.kind,
+            &a.id.namespace,
+            &a.id.name,
+        )
+            .cmp(&(
+                install_rank(&b.id.kind),
+                &b.id.kind,
+                &b.id.namespace,
+                &b.id.name,
+            ))
+    });
+    if let Some(pair) = manifests.windows(2).find(|w| w[0].id == w[1].id) {
+        return Err(Error::Rendered {
+            template: pair[1].template.clone(),
+            problem: format!(
+                "{} twice (also from templates/{})",
+                pair[1].id, pair[0].template
+            ),
+        });
+    }
+    Ok(manifests)
+}
+
+fn line_of(origin: &yaml::Origin) -> usize {
+    match origin {
+        yaml::Origin::At { line, .. } => *line,
+        yaml::Origin::Default => 0,
+    }
+}
+
+/// Reads the identity of an object; the error says what is missing.
+pub fn identify(node: &Node) -> Result<ObjectId, String> {
+    let text = |node: Option<&Node>| match node.map(|n| &n.value) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    if !matches!(node.value, Value::Mapping(_)) {
+        return Err(format!("that is {}, not a mapping", node.value.type_name()));
+    }
+    let api_version = text(node.get("apiVersion")).ok_or("without apiVersion")?;
+    let kind = text(node.get("kind")).ok_or("without kind")?;
+    let metadata = node.get("metadata");
+    let name = text(metadata.and_then(|m| m.get("name"))).ok_or("without metadata.name")?;
+    let namespace = text(metadata.and_then(|m| m.get("namespace")));
+    let (group, version) = match api_version.split_once('/') {
+        Some((group, version)) => (group.to_owned(), version.to_owned()),
+        None => (String::new(), api_version),
+    };
+    Ok(ObjectId {
+        group,
+        version,
+        kind,
+        namespace,
+        name,
+    })
+}
+
+/// The objects as one multi-document YAML stream, each preceded by the
+/// template that rendered it.
+pub fn to_stream(manifests: &[Manifest]) -> String {
+    let mut out = String::new();
+    for manifest in manifests {
+        out.push_str("---\n# Source: templates/");
+        out.push_str(&manifest.template);
+        out.push('\n');
+        out.push_str(&emit::block(&manifest.node));
+    }
+    out
+}

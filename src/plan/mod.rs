@@ -1,0 +1,475 @@
+//! The deployment plan: what gets deployed where, decided in types.
+//!
+//! The stage between [`Values`] and the templates. Values decide how many
+//! and what names; the plan's types decide what is allowed where:
+//! namespaces carry their trust class ([`trust`]), RBAC grants are checked
+//! against it ([`rbac`]), and so are pod security and volumes ([`security`]).
+//! Templates receive the plan serialized and only lay it out as YAML.
+
+pub mod rbac;
+pub mod security;
+pub mod trust;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::{Image, Project, Resources, Values};
+use rbac::RbacPlan;
+use security::{PodPlan, PodSecurity, Volume};
+use trust::{Builds, Namespace, Operator, System, TrustClass};
+
+/// The `app.kubernetes.io/part-of` of every object.
+pub const PART_OF: &str = "buildkit-operator";
+
+/// The label naming a namespace's trust class.
+pub const TRUST_CLASS_LABEL: &str = "buildkit-operator.dev/trust-class";
+
+/// The annotation listing the policies a namespace must be excluded from.
+pub const EXEMPTIONS_ANNOTATION: &str = "buildkit-operator.dev/policy-exemptions";
+
+/// The uid the control plane runs as.
+const CONTROL_PLANE_UID: u32 = 65532;
+
+/// Everything the templates render, derived from validated values.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan<'v> {
+    /// The release name, prefix of object names.
+    pub release: &'v str,
+    /// The validated values, for settings the plan passes through unchanged.
+    pub values: &'v Values,
+    /// The three namespaces.
+    pub namespaces: Namespaces,
+    /// Names, labels and annotations per component.
+    pub meta: BTreeMap<&'static str, Meta>,
+    /// Every RBAC grant.
+    pub rbac: RbacPlan,
+    /// The buildd controller.
+    pub buildd: Workload<Operator>,
+    /// The gateway.
+    pub gateway: Workload<Operator>,
+    /// kata-deploy, when Kata is enabled.
+    pub kata_deploy: Option<Workload<System>>,
+    /// The vCPU tuner, when Kata and tuning are enabled.
+    pub vcpu_tune: Option<Workload<System>>,
+    /// The BuildProjects.
+    pub projects: Vec<ProjectPlan<'v>>,
+    /// The image buildd runs the daemons with.
+    pub daemon_image: String,
+    /// The buildkitd.toml the daemons read.
+    pub buildkitd_toml: String,
+    /// The policy exemptions each namespace needs (ADR-0006, T4).
+    pub exemptions: Vec<PolicyExemption>,
+    /// Names of objects that other objects refer to.
+    pub names: Names,
+}
+
+/// Names of objects that other objects refer to, so both ends agree.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Names {
+    /// buildd's leader-election Lease, in the operator namespace.
+    pub lease: String,
+    /// The ConfigMap holding buildkitd.toml, in the builds namespace.
+    pub buildkitd_config: String,
+    /// The daemons' server certificate Secret, in the builds namespace.
+    pub daemon_tls: String,
+    /// The gateway's client certificate Secret, in the operator namespace.
+    pub gateway_client_tls: String,
+    /// The BuildProject CRD.
+    pub crd: String,
+}
+
+/// The namespaces, each with its class, its Pod Security level and the
+/// policy exemptions it carries.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Namespaces {
+    /// The control plane's.
+    pub operator: NamespacePlan<Operator>,
+    /// The build daemons'.
+    pub builds: NamespacePlan<Builds>,
+    /// The Kata plumbing's.
+    pub system: NamespacePlan<System>,
+    /// Whether the chart renders the operator and builds Namespace objects.
+    pub create: bool,
+}
+
+/// One namespace as the templates see it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespacePlan<C: TrustClass> {
+    /// Its name.
+    pub name: String,
+    /// Its labels: the common ones, the trust class and Pod Security Admission.
+    pub labels: BTreeMap<String, String>,
+    /// Its annotations: the common ones and the exemptions it needs.
+    pub annotations: BTreeMap<String, String>,
+    /// Its trust class.
+    pub class: &'static str,
+    /// The Pod Security Admission level it enforces.
+    pub pod_security: &'static str,
+    /// The Kyverno policies that must exclude it.
+    pub exemptions: Vec<String>,
+    #[serde(skip)]
+    namespace: Namespace<C>,
+}
+
+impl<C: TrustClass> NamespacePlan<C> {
+    fn new(name: &str, values: &Values) -> Self {
+        let exemptions: Vec<String> = C::EXEMPTIONS
+            .iter()
+            .map(|e| e.policy(values).to_owned())
+            .collect();
+        let mut labels = values.common_labels.clone();
+        labels.insert("app.kubernetes.io/part-of".to_owned(), PART_OF.to_owned());
+        labels.insert(
+            "app.kubernetes.io/managed-by".to_owned(),
+            "chartgen".to_owned(),
+        );
+        labels.insert(TRUST_CLASS_LABEL.to_owned(), C::NAME.to_owned());
+        for mode in ["enforce", "audit", "warn"] {
+            labels.insert(
+                format!("pod-security.kubernetes.io/{mode}"),
+                C::POD_SECURITY.to_owned(),
+            );
+        }
+        let mut annotations = values.common_annotations.clone();
+        if !exemptions.is_empty() {
+            annotations.insert(EXEMPTIONS_ANNOTATION.to_owned(), exemptions.join(","));
+        }
+        NamespacePlan {
+            name: name.to_owned(),
+            labels,
+            annotations,
+            class: C::NAME,
+            pod_security: C::POD_SECURITY,
+            exemptions,
+            namespace: Namespace::new(name),
+        }
+    }
+}
+
+/// A Kyverno policy and the namespaces its exclusions must list.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyExemption {
+    /// The policy's name.
+    pub policy: String,
+    /// What the policy is for.
+    pub purpose: &'static str,
+    /// Namespaces to exclude, in class order.
+    pub namespaces: Vec<String>,
+}
+
+/// A policy a namespace may need an exemption from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exemption {
+    /// The security-context policy (restricted profile mutations and checks).
+    SecurityContext,
+    /// The policy that rejects hostPath volumes.
+    HostPath,
+}
+
+impl Exemption {
+    /// The policy's name in this cluster.
+    pub fn policy(self, values: &Values) -> &str {
+        match self {
+            Exemption::SecurityContext => values.policies.security_context.as_str(),
+            Exemption::HostPath => values.policies.disallow_host_path.as_str(),
+        }
+    }
+}
+
+/// Name, namespace, labels and annotations of one component's objects.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    /// The object name.
+    pub name: String,
+    /// Every label: the common ones and the recommended `app.kubernetes.io/*`.
+    pub labels: BTreeMap<String, String>,
+    /// The selector labels: name and instance only, as they are immutable.
+    pub selector: BTreeMap<String, String>,
+    /// The common annotations.
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// A workload of class `C`: its image and its pod, whose security and
+/// volumes the class decides.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Workload<C: TrustClass> {
+    /// The full image reference.
+    pub image: String,
+    /// The pull policy.
+    pub pull_policy: crate::model::PullPolicy,
+    /// The pod.
+    pub pod: PodPlan<C>,
+}
+
+/// One BuildProject as rendered.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectPlan<'v> {
+    /// The project.
+    pub project: &'v Project,
+    /// The RuntimeClass its builds run with: Kata for untrusted projects
+    /// when Kata is enabled.
+    pub runtime_class_name: Option<&'v str>,
+    /// Its daemon's resources: the project's, else `builds.daemonResources`.
+    pub resources: Resources,
+}
+
+impl<'v> Plan<'v> {
+    /// Plans the chart for `values`.
+    pub fn new(values: &'v Values) -> Self {
+        let release = values.release_name.as_str();
+        let ns = &values.namespaces;
+        let namespaces = Namespaces {
+            operator: NamespacePlan::new(ns.operator.as_str(), values),
+            builds: NamespacePlan::new(ns.builds.as_str(), values),
+            system: NamespacePlan::new(ns.system.as_str(), values),
+            create: ns.create,
+        };
+        let mut meta: BTreeMap<&'static str, Meta> = [
+            ("chart", release.to_owned()),
+            ("tenantReader", format!("{release}-buildprojects-reader")),
+            ("buildd", format!("{release}-buildd")),
+            ("gateway", format!("{release}-gateway")),
+            ("daemons", format!("{release}-daemons")),
+            ("kataDeploy", format!("{release}-kata-deploy")),
+            ("vcpuTune", format!("{release}-kata-clh-vcpu-tune")),
+        ]
+        .into_iter()
+        .map(|(component, name)| (component, meta(values, component, name)))
+        .collect();
+        let lease_name = format!("{release}-buildd-leader");
+        let rbac = RbacPlan::new(
+            release,
+            &namespaces.operator.namespace,
+            &namespaces.builds.namespace,
+            &namespaces.system.namespace,
+            &lease_name,
+        );
+        if let Some(reader) = meta.get_mut("tenantReader") {
+            for role in rbac.tenant_reader.aggregate_to() {
+                reader.labels.insert(
+                    format!("rbac.authorization.k8s.io/aggregate-to-{role}"),
+                    "true".to_owned(),
+                );
+            }
+        }
+        let images = &values.images;
+        let names = Names {
+            lease: lease_name,
+            buildkitd_config: format!("{release}-buildkitd-config"),
+            daemon_tls: format!("{release}-daemon-tls"),
+            gateway_client_tls: format!("{release}-gateway-client-tls"),
+            crd: format!("buildprojects.{}", rbac::CRD_GROUP),
+        };
+        let kata = values.kata.enabled;
+        Plan {
+            release,
+            values,
+            meta,
+            rbac,
+            buildd: Workload {
+                image: image_ref(&images.buildd),
+                pull_policy: images.buildd.pull_policy,
+                pod: PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
+                    .with_volume(Volume::empty_dir("tmp")),
+            },
+            gateway: Workload {
+                image: image_ref(&images.gateway),
+                pull_policy: images.gateway.pull_policy,
+                pod: PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
+                    .with_volume(Volume::empty_dir("tmp"))
+                    .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
+            },
+            kata_deploy: kata.then(|| Workload {
+                image: image_ref(&images.kata_deploy),
+                pull_policy: images.kata_deploy.pull_policy,
+                pod: PodPlan::new(PodSecurity::privileged())
+                    .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
+                    .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
+                    .with_volume(Volume::host_path("host", "/")),
+            }),
+            vcpu_tune: (kata && values.kata.vcpu_tuning.enabled).then(|| Workload {
+                image: image_ref(&images.vcpu_tune),
+                pull_policy: images.vcpu_tune.pull_policy,
+                pod: PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
+                    "kata-config",
+                    "/opt/kata/share/defaults/kata-containers",
+                )),
+            }),
+            projects: values
+                .projects
+                .iter()
+                .map(|project| ProjectPlan {
+                    project,
+                    runtime_class_name: (kata && !project.trusted)
+                        .then(|| values.kata.runtime_class.name.as_str()),
+                    resources: layered(&project.resources, &values.builds.daemon_resources),
+                })
+                .collect(),
+            daemon_image: image_ref(&images.buildkitd),
+            buildkitd_toml: buildkitd_toml(values),
+            exemptions: exemptions(&namespaces, values),
+            namespaces,
+            names,
+        }
+    }
+}
+
+fn meta(values: &Values, component: &str, name: String) -> Meta {
+    let release = values.release_name.as_str();
+    let mut selector = BTreeMap::new();
+    selector.insert("app.kubernetes.io/name".to_owned(), component.to_owned());
+    selector.insert("app.kubernetes.io/instance".to_owned(), release.to_owned());
+    let mut labels = values.common_labels.clone();
+    labels.extend(selector.clone());
+    for (key, value) in [
+        ("app.kubernetes.io/component", component),
+        ("app.kubernetes.io/part-of", PART_OF),
+        ("app.kubernetes.io/version", env!("CARGO_PKG_VERSION")),
+        ("app.kubernetes.io/managed-by", "chartgen"),
+    ] {
+        labels.insert(key.to_owned(), value.to_owned());
+    }
+    Meta {
+        name,
+        labels,
+        selector,
+        annotations: values.common_annotations.clone(),
+    }
+}
+
+/// `repository:tag`, or `repository:tag@digest` when a digest pins it.
+fn image_ref(image: &Image) -> String {
+    match &image.digest {
+        Some(digest) => format!("{}:{}@{digest}", image.repository, image.tag),
+        None => format!("{}:{}", image.repository, image.tag),
+    }
+}
+
+/// `own` with every unset amount taken from `base`.
+fn layered(own: &Resources, base: &Resources) -> Resources {
+    let mut merged = own.clone();
+    for (mine, theirs) in [
+        (&mut merged.requests, &base.requests),
+        (&mut merged.limits, &base.limits),
+    ] {
+        mine.cpu = mine.cpu.take().or_else(|| theirs.cpu.clone());
+        mine.memory = mine.memory.take().or_else(|| theirs.memory.clone());
+    }
+    merged
+}
+
+fn exemptions(namespaces: &Namespaces, values: &Values) -> Vec<PolicyExemption> {
+    let mut classes: Vec<(&str, &[String])> = vec![
+        (&namespaces.operator.name, &namespaces.operator.exemptions),
+        (&namespaces.builds.name, &namespaces.builds.exemptions),
+    ];
+    if values.kata.enabled {
+        classes.push((&namespaces.system.name, &namespaces.system.exemptions));
+    }
+    [
+        (Exemption::SecurityContext, "security-context policy"),
+        (Exemption::HostPath, "host-path policy"),
+    ]
+    .into_iter()
+    .map(|(exemption, purpose)| {
+        let policy = exemption.policy(values).to_owned();
+        PolicyExemption {
+            namespaces: classes
+                .iter()
+                .filter(|(_, needs)| needs.contains(&policy))
+                .map(|(name, _)| (*name).to_owned())
+                .collect(),
+            policy,
+            purpose,
+        }
+    })
+    .collect()
+}
+
+/// buildkitd.toml for the rootless daemons. Strings are TOML basic strings
+/// (JSON string syntax is a subset), so no value can add a key or a table.
+fn buildkitd_toml(values: &Values) -> String {
+    let config = &values.builds.buildkitd;
+    let quote = |s: &str| serde_json::to_string(s).expect("a string always serializes");
+    let list = |items: &[String]| {
+        let quoted: Vec<String> = items.iter().map(|i| quote(i)).collect();
+        format!("[{}]", quoted.join(", "))
+    };
+    let mut toml = String::from("# Written by chartgen from builds.buildkitd.\n");
+    toml += "[worker.oci]\n  enabled = true\n  rootless = true\n  gc = true\n";
+    toml += &format!("  gckeepstorage = {}\n", quote(&config.gc_keep_storage));
+    for (host, registry) in &config.registries {
+        toml += &format!("\n[registry.{}]\n", quote(host));
+        if !registry.mirrors.is_empty() {
+            toml += &format!("  mirrors = {}\n", list(&registry.mirrors));
+        }
+        if registry.http {
+            toml += "  http = true\n";
+        }
+        if registry.insecure {
+            toml += "  insecure = true\n";
+        }
+        if !registry.ca.is_empty() {
+            toml += &format!("  ca = {}\n", list(&registry.ca));
+        }
+    }
+    toml
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exemptions_follow_the_trust_classes() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        let plan = Plan::new(&values);
+        let stated: Vec<(&str, Vec<&str>)> = plan
+            .exemptions
+            .iter()
+            .map(|e| {
+                (
+                    e.policy.as_str(),
+                    e.namespaces.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            stated,
+            [
+                (
+                    "add-custom-mas-securitycontext",
+                    vec!["buildkit-builds", "buildkit-system"]
+                ),
+                ("disallow-host-path", vec!["buildkit-system"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn buildkitd_toml_quotes_every_value() {
+        let mut values = Values::default();
+        values.builds.buildkitd.registries.insert(
+            "evil\"]\n[x".to_owned(),
+            crate::model::Registry {
+                mirrors: vec!["m\"\n".to_owned()],
+                ..Default::default()
+            },
+        );
+        let toml = buildkitd_toml(&values);
+        assert!(
+            toml.contains("[registry.\"evil\\\"]\\n[x\"]\n  mirrors = [\"m\\\"\\n\"]\n"),
+            "{toml}"
+        );
+    }
+}

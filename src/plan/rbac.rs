@@ -1,0 +1,419 @@
+//! RBAC grants whose shape the compiler checks (ADR-2647, invariants R1-R6).
+//!
+//! Resources are types. Which of them a role may name is a trait bound:
+//! [`Role<C>::grant`] needs `NamespacedGrant<C>`, [`ClusterRole<P>::grant`]
+//! needs `ClusterGrant<P>`. Events implement neither: the only way to grant
+//! them is [`EventsClusterRole`], whose one constructor writes create and
+//! patch. [`Verb`] has no wildcard. So these do not compile:
+//!
+//! - events in a namespaced Role (`Role<Operator>::grant::<Events>`), R1;
+//! - any verb on events but create/patch (no API takes verbs for events), R2;
+//! - pods or leases in a ClusterRole (`ClusterRole<_>::grant::<Pods>`), R3;
+//! - core resources in the custom-resource ClusterRole, R4;
+//! - a wildcard (`Verb` has no `*`, resources are named types), R5;
+//! - secrets anywhere but a `Role<Builds>`, R6.
+
+use serde::Serialize;
+
+use super::trust::{Builds, Namespace, Operator, System, TrustClass};
+
+/// The API group of the chart's custom resources.
+pub const CRD_GROUP: &str = "buildkit-operator.dev";
+
+/// A Kubernetes API verb. There is deliberately no `*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verb {
+    /// Read one object.
+    Get,
+    /// Read all objects.
+    List,
+    /// Stream changes.
+    Watch,
+    /// Create an object.
+    Create,
+    /// Replace an object.
+    Update,
+    /// Patch an object.
+    Patch,
+    /// Delete an object.
+    Delete,
+    /// Delete many objects at once.
+    #[serde(rename = "deletecollection")]
+    DeleteCollection,
+}
+
+/// The verbs controllers use on objects they own.
+pub const MANAGE: &[Verb] = &[
+    Verb::Get,
+    Verb::List,
+    Verb::Watch,
+    Verb::Create,
+    Verb::Update,
+    Verb::Patch,
+    Verb::Delete,
+];
+
+/// The verbs that read.
+pub const READ: &[Verb] = &[Verb::Get, Verb::List, Verb::Watch];
+
+/// A Kubernetes resource (or subresource) that a rule can name.
+pub trait ApiResource {
+    /// Its API group (`""` for the core group).
+    const GROUP: &'static str;
+    /// Its plural name, with `/subresource` where it is one.
+    const RESOURCE: &'static str;
+}
+
+/// `R` may be granted by a Role in a namespace of class `C`.
+pub trait NamespacedGrant<C: TrustClass>: ApiResource {}
+
+/// What a ClusterRole is for; decides which resources it may name.
+pub trait ClusterPurpose {}
+
+/// `R` may be granted by a ClusterRole whose purpose is `P`.
+pub trait ClusterGrant<P: ClusterPurpose>: ApiResource {}
+
+macro_rules! resources {
+    ($($(#[$doc:meta])* $name:ident = $group:expr, $resource:literal;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name;
+        impl ApiResource for $name {
+            const GROUP: &'static str = $group;
+            const RESOURCE: &'static str = $resource;
+        }
+    )*};
+}
+
+resources! {
+    /// Pods.
+    Pods = "", "pods";
+    /// Pod logs.
+    PodLogs = "", "pods/log";
+    /// Leader-election Leases.
+    Leases = "coordination.k8s.io", "leases";
+    /// Events; grantable only through [`EventsClusterRole`].
+    Events = "", "events";
+    /// Services.
+    Services = "", "services";
+    /// ConfigMaps.
+    ConfigMaps = "", "configmaps";
+    /// Secrets.
+    Secrets = "", "secrets";
+    /// PersistentVolumeClaims (build cache).
+    PersistentVolumeClaims = "", "persistentvolumeclaims";
+    /// StatefulSets.
+    StatefulSets = "apps", "statefulsets";
+    /// cert-manager Certificates.
+    Certificates = "cert-manager.io", "certificates";
+    /// Nodes.
+    Nodes = "", "nodes";
+    /// The nodes/proxy subresource.
+    NodesProxy = "", "nodes/proxy";
+    /// DaemonSets.
+    DaemonSets = "apps", "daemonsets";
+    /// RuntimeClasses.
+    RuntimeClasses = "node.k8s.io", "runtimeclasses";
+    /// The chart's BuildProjects.
+    BuildProjects = CRD_GROUP, "buildprojects";
+    /// Their status subresource.
+    BuildProjectsStatus = CRD_GROUP, "buildprojects/status";
+    /// Their finalizers subresource.
+    BuildProjectsFinalizers = CRD_GROUP, "buildprojects/finalizers";
+}
+
+// R3: buildd's own pods and its leader-election Lease, in its namespace.
+impl NamespacedGrant<Operator> for Pods {}
+impl NamespacedGrant<Operator> for Leases {}
+
+// R6: what buildd needs to run daemons, only in the builds namespace.
+impl NamespacedGrant<Builds> for Pods {}
+impl NamespacedGrant<Builds> for PodLogs {}
+impl NamespacedGrant<Builds> for Services {}
+impl NamespacedGrant<Builds> for ConfigMaps {}
+impl NamespacedGrant<Builds> for Secrets {}
+impl NamespacedGrant<Builds> for PersistentVolumeClaims {}
+impl NamespacedGrant<Builds> for StatefulSets {}
+impl NamespacedGrant<Builds> for Certificates {}
+
+/// The ClusterRole of the chart's custom resources (R4).
+#[derive(Debug, Serialize)]
+pub struct CustomResources;
+/// The read-only tenant ClusterRole, aggregated to `view`.
+#[derive(Debug, Serialize)]
+pub struct TenantReader;
+/// The kata-deploy installer's ClusterRole.
+#[derive(Debug, Serialize)]
+pub struct KataNodePlumbing;
+
+impl ClusterPurpose for CustomResources {}
+impl ClusterPurpose for TenantReader {}
+impl ClusterPurpose for KataNodePlumbing {}
+
+impl ClusterGrant<CustomResources> for BuildProjects {}
+impl ClusterGrant<CustomResources> for BuildProjectsStatus {}
+impl ClusterGrant<CustomResources> for BuildProjectsFinalizers {}
+impl ClusterGrant<TenantReader> for BuildProjects {}
+impl ClusterGrant<KataNodePlumbing> for Nodes {}
+impl ClusterGrant<KataNodePlumbing> for NodesProxy {}
+impl ClusterGrant<KataNodePlumbing> for DaemonSets {}
+impl ClusterGrant<KataNodePlumbing> for RuntimeClasses {}
+
+/// One rule, in the shape of a Kubernetes PolicyRule.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    api_groups: Vec<&'static str>,
+    resources: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    resource_names: Vec<String>,
+    verbs: Vec<Verb>,
+}
+
+impl Rule {
+    fn new<R: ApiResource>(verbs: &[Verb], names: &[&str]) -> Self {
+        let mut verbs = verbs.to_vec();
+        verbs.sort();
+        verbs.dedup();
+        Rule {
+            api_groups: vec![R::GROUP],
+            resources: vec![R::RESOURCE],
+            resource_names: names.iter().map(|n| (*n).to_owned()).collect(),
+            verbs,
+        }
+    }
+}
+
+/// A Role in a namespace of class `C`.
+#[derive(Debug, Serialize)]
+pub struct Role<C: TrustClass> {
+    name: String,
+    namespace: Namespace<C>,
+    rules: Vec<Rule>,
+}
+
+impl<C: TrustClass> Role<C> {
+    /// An empty Role named `name` in `namespace`.
+    pub fn new(name: impl Into<String>, namespace: &Namespace<C>) -> Self {
+        Role {
+            name: name.into(),
+            namespace: namespace.clone(),
+            rules: Vec::new(),
+        }
+    }
+
+    /// Grants `verbs` on every `R` in the namespace.
+    pub fn grant<R: NamespacedGrant<C>>(mut self, verbs: &[Verb]) -> Self {
+        self.rules.push(Rule::new::<R>(verbs, &[]));
+        self
+    }
+
+    /// Grants `verbs` on the `R`s named `names` only.
+    pub fn grant_named<R: NamespacedGrant<C>>(mut self, names: &[&str], verbs: &[Verb]) -> Self {
+        self.rules.push(Rule::new::<R>(verbs, names));
+        self
+    }
+
+    /// The rules, in grant order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+}
+
+/// A ClusterRole for purpose `P`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterRole<P: ClusterPurpose> {
+    name: String,
+    rules: Vec<Rule>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    aggregate_to: Vec<&'static str>,
+    #[serde(skip)]
+    purpose: std::marker::PhantomData<P>,
+}
+
+impl<P: ClusterPurpose> ClusterRole<P> {
+    /// An empty ClusterRole named `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        ClusterRole {
+            name: name.into(),
+            rules: Vec::new(),
+            aggregate_to: Vec::new(),
+            purpose: std::marker::PhantomData,
+        }
+    }
+
+    /// The built-in roles this role is aggregated into.
+    pub fn aggregate_to(&self) -> &[&'static str] {
+        &self.aggregate_to
+    }
+
+    /// Grants `verbs` on every `R` in the cluster.
+    pub fn grant<R: ClusterGrant<P>>(mut self, verbs: &[Verb]) -> Self {
+        self.rules.push(Rule::new::<R>(verbs, &[]));
+        self
+    }
+}
+
+impl ClusterRole<TenantReader> {
+    /// Aggregates this role into the built-in `view` role (and so `edit`, `admin`).
+    pub fn aggregated_to_view(mut self) -> Self {
+        self.aggregate_to = vec!["view"];
+        self
+    }
+}
+
+/// The write-only events ClusterRole of ADR-2647: create and patch on core
+/// and `events.k8s.io` events, nothing else, bound cluster-wide because the
+/// event recorder writes where the object it describes lives.
+#[derive(Debug, Serialize)]
+pub struct EventsClusterRole {
+    name: String,
+    rules: Vec<Rule>,
+}
+
+impl EventsClusterRole {
+    /// The role named `name`; its rules are fixed.
+    pub fn new(name: impl Into<String>) -> Self {
+        let verbs = vec![Verb::Create, Verb::Patch];
+        EventsClusterRole {
+            name: name.into(),
+            rules: vec![Rule {
+                api_groups: vec!["", "events.k8s.io"],
+                resources: vec![Events::RESOURCE],
+                resource_names: Vec::new(),
+                verbs,
+            }],
+        }
+    }
+}
+
+/// A ServiceAccount a binding names, in a namespace of any class.
+#[derive(Clone, Debug, Serialize)]
+pub struct Subject {
+    kind: &'static str,
+    name: String,
+    namespace: String,
+}
+
+impl Subject {
+    /// The ServiceAccount `name` in `namespace`.
+    pub fn service_account<C: TrustClass>(
+        name: impl Into<String>,
+        namespace: &Namespace<C>,
+    ) -> Self {
+        Subject {
+            kind: "ServiceAccount",
+            name: name.into(),
+            namespace: namespace.name().to_owned(),
+        }
+    }
+}
+
+/// Every RBAC object the chart renders.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RbacPlan {
+    /// The custom resources, cluster-wide (ADR-1058).
+    pub custom_resources: ClusterRole<CustomResources>,
+    /// Write-only events, cluster-wide (ADR-2647).
+    pub events: EventsClusterRole,
+    /// Pods and leases in the operator namespace (ADR-2647).
+    pub operator: Role<Operator>,
+    /// Daemon objects in the builds namespace, for buildd.
+    pub builds: Role<Builds>,
+    /// Read-only BuildProjects for tenants, aggregated to `view`.
+    pub tenant_reader: ClusterRole<TenantReader>,
+    /// The kata-deploy installer's node access; rendered with the system bundle.
+    pub kata_deploy: ClusterRole<KataNodePlumbing>,
+    /// buildd's ServiceAccount, the subject of every operator binding.
+    pub buildd_subject: Subject,
+    /// The kata-deploy ServiceAccount in the system namespace.
+    pub kata_deploy_subject: Subject,
+}
+
+impl RbacPlan {
+    /// The grants of ADR-2647 for a release named `fullname`.
+    pub fn new(
+        fullname: &str,
+        operator: &Namespace<Operator>,
+        builds: &Namespace<Builds>,
+        system: &Namespace<System>,
+        lease_name: &str,
+    ) -> Self {
+        use Verb::*;
+        RbacPlan {
+            custom_resources: ClusterRole::new(format!("{fullname}-operator"))
+                .grant::<BuildProjects>(MANAGE)
+                .grant::<BuildProjectsStatus>(&[Get, Update, Patch])
+                .grant::<BuildProjectsFinalizers>(&[Update]),
+            events: EventsClusterRole::new(format!("{fullname}-operator-events")),
+            // The Lease lock calls get, create and update; resourceNames
+            // cannot restrict create, so it gets a rule of its own.
+            operator: Role::new(format!("{fullname}-operator"), operator)
+                .grant::<Pods>(READ)
+                .grant_named::<Leases>(&[lease_name], &[Get, Update])
+                .grant::<Leases>(&[Create]),
+            builds: Role::new(format!("{fullname}-daemons"), builds)
+                .grant::<StatefulSets>(MANAGE)
+                .grant::<Services>(MANAGE)
+                .grant::<ConfigMaps>(READ)
+                .grant::<Secrets>(READ)
+                .grant::<Certificates>(MANAGE)
+                .grant::<PersistentVolumeClaims>(&[Get, List, Watch, Delete])
+                .grant::<Pods>(&[Get, List, Watch, Delete])
+                .grant::<PodLogs>(&[Get]),
+            tenant_reader: ClusterRole::new(format!("{fullname}-buildprojects-reader"))
+                .grant::<BuildProjects>(READ)
+                .aggregated_to_view(),
+            kata_deploy: ClusterRole::new(format!("{fullname}-kata-deploy"))
+                .grant::<Nodes>(&[Get, Patch])
+                .grant::<NodesProxy>(&[Get])
+                .grant::<DaemonSets>(READ)
+                .grant::<RuntimeClasses>(&[Get, List, Patch]),
+            buildd_subject: Subject::service_account(format!("{fullname}-buildd"), operator),
+            kata_deploy_subject: Subject::service_account(
+                format!("{fullname}-kata-deploy"),
+                system,
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_events_role_writes_and_never_reads() {
+        let role = serde_json::to_value(EventsClusterRole::new("x-operator-events")).unwrap();
+        assert_eq!(
+            role["rules"],
+            serde_json::json!([{
+                "apiGroups": ["", "events.k8s.io"],
+                "resources": ["events"],
+                "verbs": ["create", "patch"],
+            }])
+        );
+    }
+
+    #[test]
+    fn the_operator_role_keeps_pods_and_leases() {
+        let ns = Namespace::<Operator>::new("op");
+        let plan = RbacPlan::new(
+            "x",
+            &ns,
+            &Namespace::new("b"),
+            &Namespace::new("s"),
+            "x-buildd-leader",
+        );
+        let resources: Vec<&str> = plan
+            .operator
+            .rules()
+            .iter()
+            .flat_map(|r| r.resources.iter().copied())
+            .collect();
+        assert_eq!(resources, ["pods", "leases", "leases"]);
+    }
+}

@@ -1,0 +1,167 @@
+//! Pod security by trust class (invariant T3), checked by the compiler.
+//!
+//! A workload of class `C` carries a [`PodSecurity<C>`] and [`Volume<C>`]s.
+//! The constructors decide what each class may have: only `System` has
+//! [`PodSecurity::privileged`] and [`Volume::host_path`], so a privileged
+//! container or a hostPath volume outside the system namespace does not
+//! compile; `Operator` has only [`PodSecurity::hardened`].
+
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::trust::{Builds, Operator, System, TrustClass};
+
+/// The pod- and container-level security contexts of a workload of class `C`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSecurity<C: TrustClass> {
+    /// The pod's `securityContext`.
+    pod: Value,
+    /// Every container's `securityContext`.
+    container: Value,
+    /// Whether the pod shares the host's PID namespace.
+    host_pid: bool,
+    #[serde(skip)]
+    class: PhantomData<C>,
+}
+
+impl<C: TrustClass> PodSecurity<C> {
+    fn new(pod: Value, container: Value, host_pid: bool) -> Self {
+        PodSecurity {
+            pod,
+            container,
+            host_pid,
+            class: PhantomData,
+        }
+    }
+}
+
+impl PodSecurity<Operator> {
+    /// The restricted profile: non-root `uid`, read-only root filesystem, all
+    /// capabilities dropped, no privilege escalation, seccomp RuntimeDefault.
+    pub fn hardened(uid: u32) -> Self {
+        PodSecurity::new(
+            json!({
+                "runAsNonRoot": true,
+                "runAsUser": uid,
+                "runAsGroup": uid,
+                "fsGroup": uid,
+                "seccompProfile": {"type": "RuntimeDefault"},
+            }),
+            json!({
+                "allowPrivilegeEscalation": false,
+                "readOnlyRootFilesystem": true,
+                "runAsNonRoot": true,
+                "capabilities": {"drop": ["ALL"]},
+                "seccompProfile": {"type": "RuntimeDefault"},
+            }),
+            false,
+        )
+    }
+}
+
+impl PodSecurity<Builds> {
+    /// Rootless buildkitd: uid 1000, unconfined seccomp and AppArmor, and
+    /// privilege escalation allowed for the setuid `newuidmap`; never privileged.
+    pub fn rootless() -> Self {
+        PodSecurity::new(
+            json!({
+                "runAsNonRoot": true,
+                "runAsUser": 1000,
+                "runAsGroup": 1000,
+                "fsGroup": 1000,
+            }),
+            json!({
+                "allowPrivilegeEscalation": true,
+                "privileged": false,
+                "seccompProfile": {"type": "Unconfined"},
+                "appArmorProfile": {"type": "Unconfined"},
+            }),
+            false,
+        )
+    }
+}
+
+impl PodSecurity<System> {
+    /// A privileged root container on the host's PID namespace: kata-deploy.
+    pub fn privileged() -> Self {
+        PodSecurity::new(json!({}), json!({"privileged": true, "runAsUser": 0}), true)
+    }
+
+    /// Root without privileges or host PID: host-path access only.
+    pub fn root() -> Self {
+        PodSecurity::new(
+            json!({}),
+            json!({"privileged": false, "runAsUser": 0, "allowPrivilegeEscalation": false}),
+            false,
+        )
+    }
+}
+
+/// A pod volume allowed in class `C`.
+#[derive(Debug, Serialize)]
+pub struct Volume<C: TrustClass> {
+    #[serde(flatten)]
+    spec: Value,
+    #[serde(skip)]
+    class: PhantomData<C>,
+}
+
+impl<C: TrustClass> Volume<C> {
+    fn new(spec: Value) -> Self {
+        Volume {
+            spec,
+            class: PhantomData,
+        }
+    }
+
+    /// A scratch directory.
+    pub fn empty_dir(name: &str) -> Self {
+        Volume::new(json!({"name": name, "emptyDir": {}}))
+    }
+
+    /// A Secret's keys as files.
+    pub fn secret(name: &str, secret: &str) -> Self {
+        Volume::new(json!({"name": name, "secret": {"secretName": secret}}))
+    }
+
+    /// A ConfigMap's keys as files.
+    pub fn config_map(name: &str, config_map: &str) -> Self {
+        Volume::new(json!({"name": name, "configMap": {"name": config_map}}))
+    }
+}
+
+impl Volume<System> {
+    /// A directory of the node. Only node plumbing may have one.
+    pub fn host_path(name: &str, path: &str) -> Self {
+        Volume::new(json!({"name": name, "hostPath": {"path": path}}))
+    }
+}
+
+/// A workload's pod: its security and its volumes, all of one class.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodPlan<C: TrustClass> {
+    /// Security contexts.
+    pub security: PodSecurity<C>,
+    /// Volumes.
+    pub volumes: Vec<Volume<C>>,
+}
+
+impl<C: TrustClass> PodPlan<C> {
+    /// A pod with `security` and no volumes.
+    pub fn new(security: PodSecurity<C>) -> Self {
+        PodPlan {
+            security,
+            volumes: Vec::new(),
+        }
+    }
+
+    /// This pod with one more volume of the same class.
+    pub fn with_volume(mut self, volume: Volume<C>) -> Self {
+        self.volumes.push(volume);
+        self
+    }
+}

@@ -1,0 +1,147 @@
+//! Rendering the plan through the minijinja templates in `templates/`.
+//!
+//! Templates are compiled into the binary (see `build.rs`; a syntax error
+//! fails the build). Rendering is strict: an undefined variable or attribute
+//! is an error naming the template and line, never an empty field. Every
+//! `{{ value }}` goes through [`emit::flow`], so it lands as one YAML scalar
+//! or flow collection whatever it holds; only macro output (already laid out
+//! by a template) is written as it is, and the `safe` and `tojson` filters,
+//! which would bypass that, are removed.
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Serde, Value as TemplateValue};
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+
+use crate::emit;
+use crate::error::Error;
+use crate::plan::Plan;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/templates.rs"));
+}
+
+/// The templates, by name relative to `templates/`.
+pub use embedded::TEMPLATES;
+
+/// The YAML output of one object template.
+#[derive(Debug)]
+pub struct Rendered {
+    /// The template's name, relative to `templates/`.
+    pub template: &'static str,
+    /// What it rendered: zero or more YAML documents.
+    pub text: String,
+}
+
+/// Object templates: every top-level file not starting with `_`.
+pub fn object_templates() -> impl Iterator<Item = &'static str> {
+    TEMPLATES
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| !name.contains('/') && !name.starts_with('_'))
+}
+
+/// The environment with every template, strict and YAML-escaping.
+pub fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_syntax(
+        SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build()
+            .expect("the default delimiters are valid"),
+    );
+    env.set_auto_escape_callback(|_| AutoEscape::Custom("yaml".into()));
+    env.set_formatter(|out, _state, value| {
+        if value.is_safe() {
+            return out
+                .write_str(value.as_str().unwrap_or_default())
+                .map_err(minijinja::Error::from);
+        }
+        let json = serde_json::to_value(value).map_err(|e| {
+            minijinja::Error::new(
+                minijinja::ErrorKind::BadSerialization,
+                format!("cannot write {} as YAML: {e}", value.kind()),
+            )
+        })?;
+        out.write_str(&emit::flow(&json))
+            .map_err(minijinja::Error::from)
+    });
+    env.remove_filter("safe");
+    env.remove_filter("tojson");
+    for (name, source) in TEMPLATES {
+        env.add_template(name, source)
+            .expect("templates are compiled by build.rs");
+    }
+    env
+}
+
+/// Renders every object template with `plan`.
+pub fn render_objects(env: &Environment<'static>, plan: &Plan<'_>) -> Result<Vec<Rendered>, Error> {
+    let context = TemplateValue::from(Serde(plan));
+    object_templates()
+        .map(|template| {
+            let text = render_one(env, template, &context)?;
+            Ok(Rendered { template, text })
+        })
+        .collect()
+}
+
+/// Renders one template (such as `artifacts/kyverno-exemptions.yaml`) with `plan`.
+pub fn render_template(
+    env: &Environment<'static>,
+    template: &str,
+    plan: &Plan<'_>,
+) -> Result<String, Error> {
+    render_one(env, template, &TemplateValue::from(Serde(plan)))
+}
+
+fn render_one(
+    env: &Environment<'static>,
+    template: &str,
+    plan: &TemplateValue,
+) -> Result<String, Error> {
+    let fault = |error: minijinja::Error| Error::Template {
+        template: error.name().unwrap_or(template).to_owned(),
+        line: error.line(),
+        message: match error.detail() {
+            Some(detail) => format!("{}: {detail}", error.kind()),
+            None => error.kind().to_string(),
+        },
+    };
+    env.get_template(template)
+        .and_then(|t| t.render(minijinja::context! { plan => plan }))
+        .map_err(fault)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render_str(source: &str, plan: serde_json::Value) -> Result<String, minijinja::Error> {
+        let env = environment();
+        env.render_str(source, minijinja::context! { plan => Serde(plan) })
+    }
+
+    #[test]
+    fn interpolations_are_yaml_scalars() {
+        let out = render_str(
+            "a: {{ plan.x }}\n",
+            serde_json::json!({"x": "b\n---\nc: d"}),
+        )
+        .unwrap();
+        assert_eq!(out, "a: \"b\\n---\\nc: d\"\n");
+    }
+
+    #[test]
+    fn undefined_values_are_errors() {
+        let error = render_str("a: {{ plan.missing }}\n", serde_json::json!({})).unwrap_err();
+        assert_eq!(error.kind(), minijinja::ErrorKind::UndefinedError);
+    }
+
+    #[test]
+    fn the_safe_filter_is_gone() {
+        let error =
+            render_str("a: {{ plan.x | safe }}\n", serde_json::json!({"x": "y"})).unwrap_err();
+        assert_eq!(error.kind(), minijinja::ErrorKind::UnknownFilter);
+    }
+}
