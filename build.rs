@@ -45,6 +45,35 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("templates.rs"), code).expect("OUT_DIR is writable");
+    embed_schemas(&out);
+}
+
+/// Embeds the vendored Kubernetes schemas and the cert-manager schema as
+/// `SCHEMA_FILES: &[(path below schema/, contents)]`.
+fn embed_schemas(out: &Path) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    let mut files = Vec::new();
+    for dir in ["kubernetes", "cert-manager"] {
+        println!("cargo:rerun-if-changed={}", root.join(dir).display());
+        collect(&root.join(dir), &mut files);
+    }
+    files.sort();
+    let mut code = String::from(
+        "/// Vendored schemas by path below `schema/`.\npub const SCHEMA_FILES: &[(&str, &str)] = &[\n",
+    );
+    for path in &files {
+        let name = path
+            .strip_prefix(&root)
+            .expect("collected below the root")
+            .to_string_lossy()
+            .replace('\\', "/");
+        code += &format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        );
+    }
+    code += "];\n";
+    std::fs::write(out.join("schemas.rs"), code).expect("OUT_DIR is writable");
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

@@ -12,6 +12,7 @@ pub mod diagnostic;
 pub mod emit;
 pub mod error;
 pub mod exit;
+pub mod kube;
 pub mod manifest;
 pub mod model;
 pub mod pipeline;

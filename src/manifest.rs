@@ -97,12 +97,13 @@ const INSTALL_ORDER: &[&str] = &[
     "APIService",
 ];
 
-/// The position of `kind` in the install order.
+/// The position of `kind` in the install order; `usize::MAX` for a kind
+/// Helm does not know (those sort last, by kind name).
 pub fn install_rank(kind: &str) -> usize {
     INSTALL_ORDER
         .iter()
         .position(|k| *k == kind)
-        .unwrap_or(INSTALL_ORDER.len())
+        .unwrap_or(usize::MAX)
 }
 
 /// Parses every template's output into objects, in install order: by kind,

@@ -139,6 +139,19 @@ mod tests {
     }
 
     #[test]
+    fn a_render_error_names_the_template_and_line() {
+        let mut env = environment();
+        env.add_template("broken.yaml", "a: 1\nb: {{ plan.nope }}\n")
+            .unwrap();
+        let plan = TemplateValue::from(Serde(serde_json::json!({})));
+        let error = render_one(&env, "broken.yaml", &plan).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "templates/broken.yaml:2: undefined value: `plan.nope` is undefined"
+        );
+    }
+
+    #[test]
     fn the_safe_filter_is_gone() {
         let error =
             render_str("a: {{ plan.x | safe }}\n", serde_json::json!({"x": "y"})).unwrap_err();

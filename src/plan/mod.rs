@@ -233,17 +233,30 @@ impl<'v> Plan<'v> {
             system: NamespacePlan::new(ns.system.as_str(), values),
             create: ns.create,
         };
+        // (key in plan.meta, app.kubernetes.io/name and component, object name)
         let mut meta: BTreeMap<&'static str, Meta> = [
-            ("chart", release.to_owned()),
-            ("tenantReader", format!("{release}-buildprojects-reader")),
-            ("buildd", format!("{release}-buildd")),
-            ("gateway", format!("{release}-gateway")),
-            ("daemons", format!("{release}-daemons")),
-            ("kataDeploy", format!("{release}-kata-deploy")),
-            ("vcpuTune", format!("{release}-kata-clh-vcpu-tune")),
+            ("chart", "buildkit-operator", release.to_owned()),
+            (
+                "tenantReader",
+                "tenant-reader",
+                format!("{release}-buildprojects-reader"),
+            ),
+            ("buildd", "buildd", format!("{release}-buildd")),
+            ("gateway", "gateway", format!("{release}-gateway")),
+            ("daemons", "daemons", format!("{release}-daemons")),
+            (
+                "kataDeploy",
+                "kata-deploy",
+                format!("{release}-kata-deploy"),
+            ),
+            (
+                "vcpuTune",
+                "kata-clh-vcpu-tune",
+                format!("{release}-kata-clh-vcpu-tune"),
+            ),
         ]
         .into_iter()
-        .map(|(component, name)| (component, meta(values, component, name)))
+        .map(|(key, component, name)| (key, meta(values, component, name)))
         .collect();
         let lease_name = format!("{release}-buildd-leader");
         let rbac = RbacPlan::new(

@@ -66,12 +66,22 @@ pub trait ApiResource {
 }
 
 /// `R` may be granted by a Role in a namespace of class `C`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be granted by a Role in a `{C}` namespace",
+    label = "not grantable in this trust class",
+    note = "ADR-2647: events only through EventsClusterRole, leases only in the operator namespace, daemon objects and secrets only in the builds namespace"
+)]
 pub trait NamespacedGrant<C: TrustClass>: ApiResource {}
 
 /// What a ClusterRole is for; decides which resources it may name.
 pub trait ClusterPurpose {}
 
 /// `R` may be granted by a ClusterRole whose purpose is `P`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be granted by a `{P}` ClusterRole",
+    label = "not grantable cluster-wide for this purpose",
+    note = "ADR-2647: pods and leases are never cluster-wide; events only through EventsClusterRole; the custom-resource role holds only the chart's custom resources"
+)]
 pub trait ClusterGrant<P: ClusterPurpose>: ApiResource {}
 
 macro_rules! resources {

@@ -1,0 +1,82 @@
+//! No value can change the structure of the output (issue 3, requirement 3):
+//! arbitrary strings go through `commonAnnotations` (key and value), and the
+//! render must parse back to the same objects with the string intact.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use chartgen::model::Values;
+use chartgen::{manifest, pipeline, yaml};
+
+/// Strings that break naive templating, mixed with arbitrary unicode.
+fn hostile() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[-:#'\"|>&*!%@`{}\\[\\],?\n\r\t \u{85}\u{2028}\u{2029}\u{feff}\u{0}a-z0-9]{0,24}",
+        prop::sample::select(vec![
+            "yes",
+            "no",
+            "on",
+            "off",
+            "~",
+            "null",
+            "0123",
+            "1.10",
+            "1e3",
+            "-",
+            "---",
+            "...",
+            "- a",
+            "a: b",
+            "#c",
+            "|",
+            ">-",
+            "*x",
+            "&y",
+            "!!str",
+            "\"",
+            "'",
+            "\\",
+            " ",
+            "\n",
+            "a\n---\nkind: Secret",
+            "{a: b}",
+            "[1, 2]",
+            "%YAML 1.2",
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
+fn annotations_of(stream: &str) -> Vec<Option<BTreeMap<String, String>>> {
+    let source = yaml::Source::file("render", stream);
+    yaml::parse_stream(&source, manifest::LIMITS)
+        .expect("the render reads back")
+        .iter()
+        .map(|node| {
+            let json = node.to_json();
+            serde_json::from_value(json["metadata"]["annotations"].clone()).ok()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_annotation_survives_the_render_unchanged(key in hostile(), value in hostile()) {
+        let baseline = pipeline::render(&Values::default()).unwrap();
+        let mut values = Values::default();
+        values.common_annotations.insert(key.clone(), value.clone());
+        let bundle = pipeline::render(&values).unwrap();
+        prop_assert_eq!(bundle.manifests.len(), baseline.manifests.len());
+        let ids = |b: &pipeline::Bundle| b.manifests.iter().map(|m| m.id.clone()).collect::<Vec<_>>();
+        prop_assert_eq!(ids(&bundle), ids(&baseline));
+        let stream = manifest::to_stream(&bundle.manifests);
+        for annotations in annotations_of(&stream) {
+            let annotations = annotations.expect("every object carries the common annotations");
+            prop_assert_eq!(annotations.get(&key), Some(&value));
+        }
+    }
+}

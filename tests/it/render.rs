@@ -1,0 +1,376 @@
+//! `chartgen render` (issue 3): the rendered chart of every environment is
+//! pinned, deterministic, valid against the strict Kubernetes schemas of
+//! every vendored version, and keeps the ADRs' topology and RBAC split.
+
+use serde_json::Value as Json;
+
+use chartgen::kube::{KubeSchemas, VERSIONS};
+use chartgen::yaml::{self, Source};
+
+use crate::harness::{chartgen, relative, root};
+
+/// Every environment: the built-in defaults, then each file in `values/`.
+fn environments() -> Vec<(String, Vec<String>)> {
+    let mut envs = vec![("default".to_owned(), vec![])];
+    let mut files: Vec<_> = std::fs::read_dir(root().join("values"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for path in files {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        envs.push((name, vec!["-f".to_owned(), relative(&path)]));
+    }
+    envs
+}
+
+/// Renders with the CLI; panics unless it succeeds cleanly.
+fn render(args: &[String]) -> String {
+    let mut full = vec!["render".to_owned()];
+    full.extend_from_slice(args);
+    let run = chartgen(&full);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "render {args:?}");
+    run.stdout
+}
+
+/// The objects of a rendered stream, as JSON.
+fn objects(stream: &str) -> Vec<Json> {
+    yaml::parse_stream(&Source::file("render", stream), chartgen::manifest::LIMITS)
+        .expect("the render reads back as YAML")
+        .iter()
+        .map(yaml::Node::to_json)
+        .collect()
+}
+
+fn find<'a>(objects: &'a [Json], kind: &str, name: &str) -> &'a Json {
+    objects
+        .iter()
+        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name}"))
+}
+
+#[test]
+fn renders_are_pinned() {
+    for (env, args) in environments() {
+        insta::assert_snapshot!(format!("render-{env}"), render(&args));
+    }
+}
+
+#[test]
+fn renders_are_deterministic() {
+    let args = vec!["-f".to_owned(), "values/ovh-prod.yaml".to_owned()];
+    assert_eq!(render(&args), render(&args));
+}
+
+#[test]
+fn every_document_names_its_template() {
+    let stream = render(&[]);
+    let documents = stream.split("---\n").skip(1);
+    for document in documents {
+        let source = document.lines().next().unwrap();
+        let template = source.strip_prefix("# Source: templates/").expect(source);
+        assert!(
+            root().join("templates").join(template).is_file(),
+            "{template}"
+        );
+    }
+}
+
+#[test]
+fn objects_come_in_helm_install_order() {
+    let kinds: Vec<String> = objects(&render(&[
+        "-f".to_owned(),
+        "values/ovh-prod.yaml".to_owned(),
+    ]))
+    .iter()
+    .map(|o| o["kind"].as_str().unwrap().to_owned())
+    .collect();
+    let ranks: Vec<usize> = kinds
+        .iter()
+        .map(|k| chartgen::manifest::install_rank(k))
+        .collect();
+    assert!(ranks.is_sorted(), "{kinds:?}");
+    assert_eq!(kinds.first().map(String::as_str), Some("Namespace"));
+    // Kinds unknown to Helm's order come last, alphabetically.
+    let unknown: Vec<&str> = kinds
+        .iter()
+        .filter(|k| chartgen::manifest::install_rank(k) == usize::MAX)
+        .map(String::as_str)
+        .collect();
+    assert!(unknown.is_sorted());
+    assert_eq!(kinds.last().map(String::as_str), Some("RuntimeClass"));
+}
+
+#[test]
+fn every_object_is_valid_against_every_vendored_kubernetes_version() {
+    for version in VERSIONS {
+        let schemas = KubeSchemas::load(version).unwrap();
+        for (env, args) in environments() {
+            let errors = violations(&schemas, &objects(&render(&args)));
+            assert!(
+                errors.is_empty(),
+                "Kubernetes {version}, {env}: {errors:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_schema_check_catches_unknown_fields() {
+    let schemas = KubeSchemas::load(chartgen::kube::DEFAULT_VERSION).unwrap();
+    let mut objects = objects(&render(&["-f".to_owned(), "values/dev.yaml".to_owned()]));
+    for object in &mut objects {
+        if let Some("Deployment" | "BuildProject" | "Certificate") = object["kind"].as_str() {
+            object["spec"]["replicaz"] = Json::from(1);
+        }
+    }
+    let errors = violations(&schemas, &objects);
+    assert_eq!(errors.len(), 5, "{errors:#?}");
+    assert!(errors.iter().all(|e| e.contains("replicaz")), "{errors:#?}");
+}
+
+/// Every schema violation of `objects`: built-in kinds and cert-manager
+/// against the vendored schemas, BuildProjects against the rendered CRD.
+fn violations(schemas: &KubeSchemas, objects: &[Json]) -> Vec<String> {
+    let crd = find(
+        objects,
+        "CustomResourceDefinition",
+        "buildprojects.buildkit-operator.dev",
+    );
+    let projects = strict(&crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]);
+    let projects = jsonschema::validator_for(&projects).unwrap();
+    let mut all = Vec::new();
+    for object in objects {
+        let id = format!("{} {}", object["kind"], object["metadata"]["name"]);
+        let errors: Vec<String> = match schemas.validate(object) {
+            Some(errors) => errors,
+            None if object["kind"] == "BuildProject" => projects
+                .iter_errors(object)
+                .map(|e| e.to_string())
+                .collect(),
+            None => vec!["no schema for this kind".to_owned()],
+        };
+        all.extend(errors.into_iter().map(|e| format!("{id}: {e}")));
+    }
+    all
+}
+
+/// A CRD's structural schema with unknown fields made errors: the API
+/// server would prune them silently, which for a rendered object means a typo.
+fn strict(schema: &Json) -> Json {
+    let mut schema = schema.clone();
+    fn walk(node: &mut Json) {
+        if let Some(object) = node.as_object_mut() {
+            if object.contains_key("properties") && !object.contains_key("additionalProperties") {
+                object.insert("additionalProperties".into(), Json::Bool(false));
+            }
+            let metadata = object
+                .get_mut("properties")
+                .and_then(|p| p.get_mut("metadata"));
+            if let Some(metadata) = metadata {
+                // Validated by the API server as ObjectMeta, not by the CRD.
+                *metadata = serde_json::json!({"type": "object"});
+            }
+            object.values_mut().for_each(walk);
+        } else if let Some(items) = node.as_array_mut() {
+            items.iter_mut().for_each(walk);
+        }
+    }
+    walk(&mut schema);
+    schema
+}
+
+#[test]
+fn committed_out_matches_a_fresh_render() {
+    for (env, args) in environments().into_iter().skip(1) {
+        let committed = std::fs::read_to_string(root().join(format!("out/{env}/manifests.yaml")))
+            .unwrap_or_else(|_| {
+                panic!("out/{env}/manifests.yaml is missing: run scripts/render-out")
+            });
+        assert!(
+            committed == render(&args),
+            "out/{env}/manifests.yaml is stale: run scripts/render-out"
+        );
+        let mut exemptions = vec!["exemptions".to_owned()];
+        exemptions.extend(args);
+        let committed =
+            std::fs::read_to_string(root().join(format!("out/{env}/kyverno-exemptions.yaml")))
+                .unwrap();
+        assert!(
+            committed == chartgen(&exemptions).stdout,
+            "out/{env}/kyverno-exemptions.yaml is stale: run scripts/render-out"
+        );
+    }
+}
+
+/// ADR-2647: events through a write-only ClusterRole bound cluster-wide;
+/// pods and leases in a Role in the operator namespace; the custom-resource
+/// ClusterRole holds only custom resources.
+#[test]
+fn rbac_is_split_as_adr_2647_says() {
+    let objects = objects(&render(&[]));
+    let events = find(&objects, "ClusterRole", "buildkit-operator-events");
+    assert_eq!(
+        events["rules"],
+        serde_json::json!([{"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}])
+    );
+    let binding = find(&objects, "ClusterRoleBinding", "buildkit-operator-events");
+    assert_eq!(binding["roleRef"]["name"], "buildkit-operator-events");
+    assert_eq!(
+        binding["subjects"],
+        serde_json::json!([{"kind": "ServiceAccount", "name": "buildkit-buildd", "namespace": "buildkit-operator"}])
+    );
+    let role = find(&objects, "Role", "buildkit-operator");
+    assert_eq!(role["metadata"]["namespace"], "buildkit-operator");
+    let resources: Vec<&Json> = role["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["resources"].as_array().unwrap())
+        .collect();
+    assert_eq!(resources, ["pods", "leases", "leases"]);
+    let crs = find(&objects, "ClusterRole", "buildkit-operator");
+    for rule in crs["rules"].as_array().unwrap() {
+        assert_eq!(
+            rule["apiGroups"],
+            serde_json::json!(["buildkit-operator.dev"])
+        );
+    }
+    let daemons = find(&objects, "RoleBinding", "buildkit-daemons");
+    assert_eq!(daemons["metadata"]["namespace"], "buildkit-builds");
+    assert_eq!(daemons["subjects"][0]["namespace"], "buildkit-operator");
+    for object in &objects {
+        for rule in object["rules"].as_array().into_iter().flatten() {
+            let events = rule["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r == "events");
+            if events {
+                assert_eq!(
+                    object["kind"], "ClusterRole",
+                    "events only in a ClusterRole"
+                );
+            }
+        }
+    }
+}
+
+/// ADR-0006 and T5: buildd takes its Lease where it runs and creates daemons
+/// in the builds namespace; the control plane is hardened.
+#[test]
+fn buildd_is_hardened_and_knows_both_namespaces() {
+    let objects = objects(&render(&[]));
+    let buildd = find(&objects, "Deployment", "buildkit-buildd");
+    let pod = &buildd["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
+    assert_eq!(
+        container["env"][0],
+        serde_json::json!({"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}})
+    );
+    assert!(
+        container["args"]
+            .as_array()
+            .unwrap()
+            .contains(&"--namespace=buildkit-builds".into())
+    );
+    for deployment in ["buildkit-buildd", "buildkit-gateway"] {
+        let pod = &find(&objects, "Deployment", deployment)["spec"]["template"]["spec"];
+        let security = &pod["containers"][0]["securityContext"];
+        assert_eq!(security["runAsNonRoot"], true, "{deployment}");
+        assert_eq!(security["readOnlyRootFilesystem"], true, "{deployment}");
+        assert_eq!(security["allowPrivilegeEscalation"], false, "{deployment}");
+        assert_eq!(
+            security["capabilities"]["drop"],
+            serde_json::json!(["ALL"]),
+            "{deployment}"
+        );
+        assert_eq!(
+            security["seccompProfile"]["type"], "RuntimeDefault",
+            "{deployment}"
+        );
+        assert!(
+            pod["volumes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|v| v.get("hostPath").is_none())
+        );
+    }
+}
+
+/// Pod Security Admission labels follow the trust class; the system bundle
+/// appears only with Kata; no object carries key material.
+#[test]
+fn namespaces_and_bundles_follow_adr_0006() {
+    let default = objects(&render(&[]));
+    let level = |objects: &[Json], ns: &str| {
+        find(objects, "Namespace", ns)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
+            .clone()
+    };
+    assert_eq!(level(&default, "buildkit-operator"), "restricted");
+    assert_eq!(level(&default, "buildkit-builds"), "privileged");
+    assert!(
+        !default
+            .iter()
+            .any(|o| o["metadata"]["namespace"] == "buildkit-system")
+    );
+    let prod = objects(&render(&[
+        "-f".to_owned(),
+        "values/ovh-prod.yaml".to_owned(),
+    ]));
+    assert_eq!(level(&prod, "buildkit-system"), "privileged");
+    assert!(prod.iter().any(|o| o["kind"] == "RuntimeClass"));
+    for object in default.iter().chain(&prod) {
+        assert_ne!(
+            object["kind"], "Secret",
+            "the chart never renders key material"
+        );
+        let is_workload = matches!(object["kind"].as_str(), Some("Deployment" | "DaemonSet"));
+        let host_path = object.to_string().contains("hostPath");
+        if is_workload && host_path {
+            assert_eq!(
+                object["metadata"]["namespace"], "buildkit-system",
+                "{}",
+                object["metadata"]["name"]
+            );
+        }
+    }
+    let untrusted = find(&prod, "BuildProject", "community-plugins");
+    assert_eq!(untrusted["spec"]["runtimeClassName"], "kata-clh");
+    assert!(
+        find(&prod, "BuildProject", "platform-api")["spec"]
+            .get("runtimeClassName")
+            .is_none()
+    );
+}
+
+#[test]
+fn kyverno_exemptions_name_builds_and_system_never_operator() {
+    let run = chartgen(&["exemptions", "-f", "values/ovh-prod.yaml"]);
+    assert_eq!(run.code, 0);
+    let artifact = yaml::parse_document(
+        &Source::file("x", run.stdout.as_str()),
+        yaml::Limits::VALUES,
+    )
+    .unwrap()
+    .unwrap()
+    .to_json();
+    assert_eq!(
+        artifact,
+        serde_json::json!({
+            "add-custom-mas-securitycontext": {"excludedNamespaces": ["buildkit-builds", "buildkit-system"]},
+            "disallow-host-path": {"excludedNamespaces": ["buildkit-system"]},
+        })
+    );
+}
+
+#[test]
+fn bad_values_render_nothing_and_exit_2() {
+    let run = chartgen(&["render", "--set", "buildd.replicas=many"]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert_eq!(
+        run.stderr,
+        "error: --set buildd.replicas=many: buildd.replicas: expected integer, found string \"many\"\n"
+    );
+}

@@ -1,0 +1,8 @@
+//! R1: events are granted only by the write-only events ClusterRole.
+use chartgen::plan::rbac::{Events, Role, Verb};
+use chartgen::plan::trust::{Namespace, Operator};
+
+fn main() {
+    let operator = Namespace::<Operator>::new("buildkit-operator");
+    let _ = Role::new("x", &operator).grant::<Events>(&[Verb::Create, Verb::Patch]);
+}

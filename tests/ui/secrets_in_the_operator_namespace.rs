@@ -1,0 +1,8 @@
+//! R6: secrets are granted only in the builds namespace.
+use chartgen::plan::rbac::{READ, Role, Secrets};
+use chartgen::plan::trust::{Namespace, Operator};
+
+fn main() {
+    let operator = Namespace::<Operator>::new("buildkit-operator");
+    let _ = Role::new("x", &operator).grant::<Secrets>(READ);
+}
