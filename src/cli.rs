@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::kube;
 
 use crate::values::Inputs;
 
@@ -38,6 +40,55 @@ pub enum Command {
     /// YAML to paste into the platform's Kyverno values: the builds namespace
     /// in the security-context policy, the system namespace in both.
     Exemptions(ValuesArgs),
+    /// Check rendered manifests: Kubernetes schema, effective RBAC, namespace posture.
+    ///
+    /// Takes directories, multi-document files, or - for stdin. Exits 0 when
+    /// every invariant holds, 1 with every finding listed otherwise.
+    Check(CheckArgs),
+    /// Print what each ServiceAccount may do and where, from the manifests' RBAC.
+    ///
+    /// Resolves Roles, ClusterRoles and their bindings like
+    /// `kubectl auth can-i --list`, without a cluster.
+    Rbac(InputArgs),
+}
+
+/// How a command prints its result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people.
+    #[default]
+    Text,
+    /// For machines.
+    Json,
+}
+
+/// Manifests to read.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// A directory, a multi-document YAML file, or - for stdin.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+}
+
+/// What `check` reads and checks against.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// A directory, a multi-document YAML file, or - for stdin.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+    /// The Kubernetes version whose schemas to check against.
+    #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
+          value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
+    pub kube_version: String,
+    /// A file or directory of CustomResourceDefinitions for custom kinds not in the input.
+    #[arg(long = "crd", value_name = "PATH")]
+    pub crds: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
 }
 
 /// Where the values come from.

@@ -20,6 +20,21 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A manifest file, directory or stdin could not be read.
+    #[error("cannot read manifests from `{path}`")]
+    ReadManifests {
+        /// The path as the user gave it (`-` for stdin).
+        path: String,
+        /// Why reading failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Manifests that are not valid YAML or not Kubernetes objects.
+    #[error("{}", count(problems, "in the manifests"))]
+    InvalidManifests {
+        /// Every problem found.
+        problems: Vec<Problem>,
+    },
     /// A `--set` argument is not `KEY.PATH=VALUE`.
     #[error("invalid argument `--set {arg}`: {reason}")]
     SetSyntax {
@@ -47,7 +62,7 @@ pub enum Error {
         problem: String,
     },
     /// The values break the schema or a rule; every problem found is listed.
-    #[error("{}", count_problems(problems))]
+    #[error("{}", count(problems, "in the values"))]
     InvalidValues {
         /// Every problem, in the order of the input.
         problems: Vec<Problem>,
@@ -66,9 +81,9 @@ impl Error {
     }
 }
 
-fn count_problems(problems: &[Problem]) -> String {
+fn count(problems: &[Problem], place: &str) -> String {
     match problems.len() {
-        1 => "1 problem in the values".to_owned(),
-        n => format!("{n} problems in the values"),
+        1 => format!("1 problem {place}"),
+        n => format!("{n} problems {place}"),
     }
 }

@@ -75,6 +75,27 @@ impl KubeSchemas {
     }
 
     /// Validates `object`; `None` when its kind has no schema here, else
+    /// every violation with the path of the offending node.
+    pub fn validate_located(&self, object: &Json) -> Option<Vec<(crate::diagnostic::KeyPath, String)>> {
+        let api_version = object.get("apiVersion")?.as_str()?;
+        let kind = object.get("kind")?.as_str()?;
+        let validator = self
+            .validators
+            .get(&(api_version.to_owned(), kind.to_owned()))?;
+        Some(
+            validator
+                .iter_errors(object)
+                .map(|e| {
+                    (
+                        crate::check::schema::pointer_path(e.instance_path().as_str()),
+                        e.to_string(),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// Validates `object`; `None` when its kind has no schema here, else
     /// every violation as `path: message`.
     pub fn validate(&self, object: &Json) -> Option<Vec<String>> {
         let api_version = object.get("apiVersion")?.as_str()?;

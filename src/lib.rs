@@ -6,12 +6,14 @@
 //! [`model::rules`] check what a schema cannot say. [`commands`] holds one
 //! function per subcommand; `main.rs` only dispatches and reports.
 
+pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
 pub mod emit;
 pub mod error;
 pub mod exit;
+pub mod input;
 pub mod kube;
 pub mod manifest;
 pub mod model;

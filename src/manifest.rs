@@ -7,10 +7,11 @@
 //! decides the final formatting, not the template.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::emit;
 use crate::error::Error;
-use crate::render::Rendered;
+use crate::render::{Rendered, Trace};
 use crate::yaml::{self, Limits, Node, Source, Value};
 
 /// Budgets for rendered output and manifests read from disk.
@@ -50,10 +51,41 @@ impl fmt::Display for ObjectId {
 pub struct Manifest {
     /// Its identity.
     pub id: ObjectId,
-    /// The template that rendered it, relative to `templates/`.
-    pub template: String,
+    /// The template that rendered it, relative to `templates/`, when known.
+    pub template: Option<String>,
+    /// The file it was read from, when it was read rather than rendered.
+    pub file: Option<String>,
+    /// For a rendered object: the template lines that wrote it.
+    pub trace: Option<Arc<Rendering>>,
     /// The object.
     pub node: Node,
+}
+
+/// A template's rendered text and the trace of which line wrote what.
+#[derive(Debug)]
+pub struct Rendering {
+    text: String,
+    trace: Trace,
+}
+
+impl Rendering {
+    /// The template and line that wrote the node at `line`:`col` of the
+    /// rendered text.
+    pub fn source_of(&self, line: usize, col: usize) -> Option<(&str, usize)> {
+        let start = self
+            .text
+            .split_inclusive('\n')
+            .take(line.saturating_sub(1))
+            .map(str::len)
+            .sum::<usize>();
+        let offset = start
+            + self.text[start..]
+                .chars()
+                .take(col.saturating_sub(1))
+                .map(char::len_utf8)
+                .sum::<usize>();
+        self.trace.source_of(&self.text, offset)
+    }
 }
 
 /// Helm's install order (pkg/releaseutil/kind_sorter.go); unknown kinds go
@@ -108,9 +140,13 @@ pub fn install_rank(kind: &str) -> usize {
 
 /// Parses every template's output into objects, in install order: by kind,
 /// then kind name (for unknown kinds), namespace and name.
-pub fn collect(rendered: &[Rendered]) -> Result<Vec<Manifest>, Error> {
+pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
     let mut manifests = Vec::new();
     for output in rendered {
+        let rendering = Arc::new(Rendering {
+            text: output.text.clone(),
+            trace: output.trace,
+        });
         let source = Source::file(
             format!("templates/{}", output.template),
             output.text.clone(),
@@ -138,38 +174,44 @@ pub fn collect(rendered: &[Rendered]) -> Result<Vec<Manifest>, Error> {
             })?;
             manifests.push(Manifest {
                 id,
-                template: output.template.to_owned(),
+                template: Some(output.template.to_owned()),
+                file: None,
+                trace: Some(Arc::clone(&rendering)),
                 node,
             });
         }
     }
-    manifests.sort_by(|a, b| {
-        (
-            install_rank(&a.id.kind),
-            &a.id.kind,
-            &a.id.namespace,
-            &a.id.name,
-        )
-            .cmp(&(
-                install_rank(&b.id.kind),
-                &b.id.kind,
-                &b.id.namespace,
-                &b.id.name,
-            ))
-    });
+    sort(&mut manifests);
     if let Some(pair) = manifests.windows(2).find(|w| w[0].id == w[1].id) {
         return Err(Error::Rendered {
-            template: pair[1].template.clone(),
+            template: pair[1].template.clone().unwrap_or_default(),
             problem: format!(
                 "{} twice (also from templates/{})",
-                pair[1].id, pair[0].template
+                pair[1].id,
+                pair[0].template.as_deref().unwrap_or_default()
             ),
         });
     }
     Ok(manifests)
 }
 
-fn line_of(origin: &yaml::Origin) -> usize {
+/// Sorts objects into install order: by kind rank, kind, namespace, name.
+pub fn sort(manifests: &mut [Manifest]) {
+    manifests.sort_by(|a, b| {
+        let key = |m: &Manifest| {
+            (
+                install_rank(&m.id.kind),
+                m.id.kind.clone(),
+                m.id.namespace.clone(),
+                m.id.name.clone(),
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+}
+
+/// The 1-based line an origin points at (0 for a default).
+pub fn line_of(origin: &yaml::Origin) -> usize {
     match origin {
         yaml::Origin::At { line, .. } => *line,
         yaml::Origin::Default => 0,
@@ -208,9 +250,12 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
 pub fn to_stream(manifests: &[Manifest]) -> String {
     let mut out = String::new();
     for manifest in manifests {
-        out.push_str("---\n# Source: templates/");
-        out.push_str(&manifest.template);
-        out.push('\n');
+        out.push_str("---\n");
+        if let Some(template) = &manifest.template {
+            out.push_str("# Source: templates/");
+            out.push_str(template);
+            out.push('\n');
+        }
         out.push_str(&emit::block(&manifest.node));
     }
     out

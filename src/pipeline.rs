@@ -1,6 +1,9 @@
 //! The whole render, stage after stage: plan, templates, parse back.
 
+use crate::check::{self, Finding};
 use crate::emit;
+use crate::input::ManifestSet;
+use crate::kube::{self, KubeSchemas};
 use crate::error::Error;
 use crate::manifest::{self, Manifest};
 use crate::model::Values;
@@ -26,7 +29,7 @@ pub fn render(values: &Values) -> Result<Bundle, Error> {
     let plan = Plan::new(values);
     let env = render::environment();
     let rendered = render::render_objects(&env, &plan)?;
-    let manifests = manifest::collect(&rendered)?;
+    let manifests = manifest::collect(rendered)?;
     let exemptions = canonical(
         EXEMPTIONS_TEMPLATE,
         &render::render_template(&env, EXEMPTIONS_TEMPLATE, &plan)?,
@@ -35,6 +38,28 @@ pub fn render(values: &Values) -> Result<Bundle, Error> {
         manifests,
         exemptions,
     })
+}
+
+/// Runs every check of `chartgen check` on a fresh render, against the
+/// default Kubernetes version.
+pub fn check(bundle: &Bundle) -> Result<Vec<Finding>, Error> {
+    let source = Source::file("exemptions", bundle.exemptions.as_str());
+    let exemptions = yaml::parse_document(&source, manifest::LIMITS).map_err(|e| Error::Rendered {
+        template: EXEMPTIONS_TEMPLATE.to_owned(),
+        problem: e.message,
+    })?;
+    let set = ManifestSet {
+        manifests: bundle.manifests.clone(),
+        exemptions,
+    };
+    let schemas = KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored");
+    Ok(check::run(
+        &set,
+        &check::Options {
+            schemas: &schemas,
+            extra_crds: &[],
+        },
+    ))
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then
@@ -56,4 +81,42 @@ fn canonical(template: &str, text: &str) -> Result<String, Error> {
             problem: "nothing".to_owned(),
         })?;
     Ok(header + &emit::block(&document))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::Value;
+
+    #[test]
+    fn a_fresh_render_passes_every_check() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        let bundle = render(&values).unwrap();
+        assert_eq!(check(&bundle).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn findings_on_a_render_name_the_template_line() {
+        let mut bundle = render(&Values::default()).unwrap();
+        let role = bundle
+            .manifests
+            .iter_mut()
+            .find(|m| m.id.kind == "ClusterRole" && m.id.name == "buildkit-operator-events")
+            .unwrap();
+        let Value::Mapping(entries) = &mut role.node.value else { unreachable!() };
+        let rules = &mut entries.iter_mut().find(|(k, _)| k.name == "rules").unwrap().1;
+        let Value::Sequence(rules) = &mut rules.value else { unreachable!() };
+        let Value::Mapping(rule) = &mut rules[0].value else { unreachable!() };
+        let verbs = &mut rule.iter_mut().find(|(k, _)| k.name == "verbs").unwrap().1;
+        let Value::Sequence(verbs) = &mut verbs.value else { unreachable!() };
+        verbs[0].value = Value::String("get".to_owned());
+        let findings = check(&bundle).unwrap();
+        let r2: Vec<_> = findings.iter().filter(|f| f.invariant == check::Invariant::R2).collect();
+        assert_eq!(r2.len(), 1, "{findings:#?}");
+        assert_eq!(r2[0].path, "rules[0].verbs");
+        // The rules come from the `rules` macro in _helpers.yaml, called by rbac.yaml.
+        let location = r2[0].location.as_deref().unwrap();
+        assert!(location.starts_with("templates/rbac.yaml:"), "{location}");
+    }
 }

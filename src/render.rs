@@ -30,6 +30,32 @@ pub struct Rendered {
     pub template: &'static str,
     /// What it rendered: zero or more YAML documents.
     pub text: String,
+    /// Which template line wrote which part of `text`.
+    pub trace: Trace,
+}
+
+/// Which template line wrote each part of a rendered text.
+#[derive(Debug, Default)]
+pub struct Trace {
+    /// `(output byte range, template, template line, written verbatim)`.
+    spans: Vec<(std::ops::Range<usize>, String, usize, bool)>,
+}
+
+impl Trace {
+    /// The template and line that wrote byte `offset` of the output.
+    pub fn source_of(&self, text: &str, offset: usize) -> Option<(&str, usize)> {
+        let (range, template, line, raw) = self
+            .spans
+            .iter()
+            .rev()
+            .find(|(range, ..)| range.start <= offset && offset < range.end.max(range.start + 1))?;
+        let line = if *raw {
+            line + text.get(range.start..offset)?.matches('\n').count()
+        } else {
+            *line
+        };
+        Some((template, line))
+    }
 }
 
 /// Object templates: every top-level file not starting with `_`.
@@ -80,8 +106,12 @@ pub fn render_objects(env: &Environment<'static>, plan: &Plan<'_>) -> Result<Vec
     let context = TemplateValue::from(Serde(plan));
     object_templates()
         .map(|template| {
-            let text = render_one(env, template, &context)?;
-            Ok(Rendered { template, text })
+            let (text, trace) = render_traced(env, template, &context)?;
+            Ok(Rendered {
+                template,
+                text,
+                trace,
+            })
         })
         .collect()
 }
@@ -95,22 +125,48 @@ pub fn render_template(
     render_one(env, template, &TemplateValue::from(Serde(plan)))
 }
 
-fn render_one(
+fn render_traced(
     env: &Environment<'static>,
     template: &str,
     plan: &TemplateValue,
-) -> Result<String, Error> {
-    let fault = |error: minijinja::Error| Error::Template {
+) -> Result<(String, Trace), Error> {
+    let (text, spans) = env
+        .get_template(template)
+        .and_then(|t| t.render_with_spans(minijinja::context! { plan => plan }))
+        .map_err(|e| template_fault(template, e))?;
+    let spans = spans
+        .iter()
+        .map(|span| {
+            (
+                span.output_range(),
+                span.name().to_owned(),
+                span.line(),
+                span.kind() == minijinja::OutputSpanKind::Raw,
+            )
+        })
+        .collect();
+    Ok((text, Trace { spans }))
+}
+
+fn template_fault(template: &str, error: minijinja::Error) -> Error {
+    Error::Template {
         template: error.name().unwrap_or(template).to_owned(),
         line: error.line(),
         message: match error.detail() {
             Some(detail) => format!("{}: {detail}", error.kind()),
             None => error.kind().to_string(),
         },
-    };
+    }
+}
+
+fn render_one(
+    env: &Environment<'static>,
+    template: &str,
+    plan: &TemplateValue,
+) -> Result<String, Error> {
     env.get_template(template)
         .and_then(|t| t.render(minijinja::context! { plan => plan }))
-        .map_err(fault)
+        .map_err(|e| template_fault(template, e))
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ use crate::error::Error;
 /// The full text shown for `error`, ending in a newline.
 pub fn render(error: &anyhow::Error) -> String {
     let mut out = String::new();
-    if let Some(Error::InvalidValues { problems }) = error.downcast_ref::<Error>() {
+    if let Some(Error::InvalidValues { problems } | Error::InvalidManifests { problems }) =
+        error.downcast_ref::<Error>()
+    {
         for problem in problems {
             let _ = writeln!(out, "error: {}", problem.render());
         }

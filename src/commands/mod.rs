@@ -1,6 +1,8 @@
 //! One function per subcommand; each returns how the run ended.
 
+mod check;
 mod exemptions;
+mod rbac;
 mod render;
 mod schema;
 mod validate;
@@ -16,6 +18,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Render(args) => render::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Exemptions(args) => exemptions::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Rbac(args) => rbac::run(&args),
         Command::Schema => schema::run(),
     }
 }

@@ -25,7 +25,8 @@ pub const PART_OF: &str = "buildkit-operator";
 /// The label naming a namespace's trust class.
 pub const TRUST_CLASS_LABEL: &str = "buildkit-operator.dev/trust-class";
 
-/// The annotation listing the policies a namespace must be excluded from.
+/// The annotation listing the policies a namespace must be excluded from,
+/// as `key=policy` pairs (`security-context=<name>,host-path=<name>`).
 pub const EXEMPTIONS_ANNOTATION: &str = "buildkit-operator.dev/policy-exemptions";
 
 /// The uid the control plane runs as.
@@ -137,7 +138,11 @@ impl<C: TrustClass> NamespacePlan<C> {
         }
         let mut annotations = values.common_annotations.clone();
         if !exemptions.is_empty() {
-            annotations.insert(EXEMPTIONS_ANNOTATION.to_owned(), exemptions.join(","));
+            let stated: Vec<String> = C::EXEMPTIONS
+                .iter()
+                .map(|e| format!("{}={}", e.key(), e.policy(values)))
+                .collect();
+            annotations.insert(EXEMPTIONS_ANNOTATION.to_owned(), stated.join(","));
         }
         NamespacePlan {
             name: name.to_owned(),
@@ -173,6 +178,18 @@ pub enum Exemption {
 }
 
 impl Exemption {
+    /// Every exemption, in policy order.
+    pub const ALL: [Exemption; 2] = [Exemption::SecurityContext, Exemption::HostPath];
+
+    /// The exemption's key in the namespace annotation: `security-context`
+    /// or `host-path`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Exemption::SecurityContext => "security-context",
+            Exemption::HostPath => "host-path",
+        }
+    }
+
     /// The policy's name in this cluster.
     pub fn policy(self, values: &Values) -> &str {
         match self {

@@ -32,14 +32,27 @@ pub fn root() -> &'static Path {
 
 /// Runs `chartgen ARGS` in the repository root.
 pub fn chartgen<S: AsRef<str>>(args: &[S]) -> Run {
+    chartgen_with_stdin(args, None)
+}
+
+/// Runs `chartgen ARGS` in the repository root with `input` on stdin.
+pub fn chartgen_with_stdin<S: AsRef<str>>(args: &[S], input: Option<&str>) -> Run {
+    use std::io::Write as _;
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_owned()).collect();
-    let output = Command::new(env!("CARGO_BIN_EXE_chartgen"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chartgen"))
         .args(&args)
         .current_dir(root())
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .env("NO_COLOR", "1")
-        .output()
+        .spawn()
         .expect("the chartgen binary runs");
+    if let Some(input) = input {
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        stdin.write_all(input.as_bytes()).expect("chartgen reads stdin");
+    }
+    let output = child.wait_with_output().expect("chartgen finishes");
     Run {
         args,
         code: output.status.code().expect("chartgen exits, not killed"),

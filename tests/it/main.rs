@@ -1,5 +1,6 @@
 //! The integration tests: one binary, a module per area.
 
+mod check;
 mod compile_fail;
 mod harness;
 mod hostile_values;

@@ -1,0 +1,45 @@
+//! How long `chartgen check` takes on the largest environment (issue 4:
+//! "well under a second"). Run with `cargo bench --bench check`; the
+//! figures are recorded in ARCHITECTURE.md.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+use chartgen::check::{self, Options};
+use chartgen::input;
+use chartgen::kube::{DEFAULT_VERSION, KubeSchemas};
+
+fn check_largest_environment(c: &mut Criterion) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let paths = vec![format!("{root}/out/ovh-prod")];
+    c.bench_function("read out/ovh-prod", |b| {
+        b.iter(|| input::read(black_box(&paths)).unwrap())
+    });
+    c.bench_function("load Kubernetes schemas", |b| {
+        b.iter(|| KubeSchemas::load(black_box(DEFAULT_VERSION)).unwrap())
+    });
+    let set = input::read(&paths).unwrap();
+    let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+    let options = Options {
+        schemas: &schemas,
+        extra_crds: &[],
+    };
+    c.bench_function("check out/ovh-prod", |b| {
+        b.iter(|| check::run(black_box(&set), &options))
+    });
+    c.bench_function("read, load and check out/ovh-prod", |b| {
+        b.iter(|| {
+            let set = input::read(black_box(&paths)).unwrap();
+            let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+            let options = Options {
+                schemas: &schemas,
+                extra_crds: &[],
+            };
+            check::run(&set, &options)
+        })
+    });
+}
+
+criterion_group!(benches, check_largest_environment);
+criterion_main!(benches);

@@ -1,0 +1,259 @@
+//! Re-verifying any rendered output, independently of how it was produced.
+//!
+//! The plan's types keep a values file or a template edit from breaking the
+//! invariants; these checks read the objects themselves (a hand-edited
+//! template, a patch in the GitOps repository, an older render) and report
+//! every break: the Kubernetes schema ([`schema`]), effective RBAC per
+//! subject ([`rbac`], R1-R6), and topology and pod security ([`topology`],
+//! T1-T5). Every finding is collected before any is reported.
+
+pub mod rbac;
+pub mod schema;
+pub mod topology;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::diagnostic::KeyPath;
+use crate::input::{self, ManifestSet};
+use crate::kube::KubeSchemas;
+use crate::manifest::{Manifest, line_of};
+use crate::plan::TRUST_CLASS_LABEL;
+use crate::yaml::Origin;
+
+/// The invariant a finding breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Invariant {
+    /// The object does not match its Kubernetes schema.
+    #[serde(rename = "K8S")]
+    Schema,
+    /// The object's kind has no schema to check it against.
+    #[serde(rename = "KIND")]
+    UnknownKind,
+    /// Events only through a cluster-wide, write-only ClusterRole.
+    R1,
+    /// No read, update or delete on events.
+    R2,
+    /// Pods and leases in the operator namespace's Role.
+    R3,
+    /// The custom-resource ClusterRole holds only custom resources.
+    R4,
+    /// No wildcards.
+    R5,
+    /// Daemon objects and secrets only in the builds namespace.
+    R6,
+    /// Three distinct namespaces, none reserved.
+    T1,
+    /// Every object in its trust class's namespace.
+    T2,
+    /// Pod security by trust class.
+    T3,
+    /// Policy exemptions by trust class.
+    T4,
+    /// buildd's POD_NAMESPACE and --namespace.
+    T5,
+}
+
+impl Invariant {
+    /// The short id: `R1`, `T3`, `K8S`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Invariant::Schema => "K8S",
+            Invariant::UnknownKind => "KIND",
+            Invariant::R1 => "R1",
+            Invariant::R2 => "R2",
+            Invariant::R3 => "R3",
+            Invariant::R4 => "R4",
+            Invariant::R5 => "R5",
+            Invariant::R6 => "R6",
+            Invariant::T1 => "T1",
+            Invariant::T2 => "T2",
+            Invariant::T3 => "T3",
+            Invariant::T4 => "T4",
+            Invariant::T5 => "T5",
+        }
+    }
+}
+
+/// One broken invariant in one object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// The invariant's id.
+    pub invariant: Invariant,
+    /// The object, as `Kind namespace/name`.
+    pub object: String,
+    /// The path within the object, such as `rules[0].verbs`.
+    pub path: String,
+    /// What is wrong, in one line.
+    pub message: String,
+    /// Where the object (or the offending field) was read: `file:line`.
+    pub location: Option<String>,
+    /// The template that rendered the object, when known.
+    pub template: Option<String>,
+}
+
+/// The trust class of a namespace, as the checks see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// The hardened control plane.
+    Operator,
+    /// The build daemons.
+    Builds,
+    /// The Kata node plumbing.
+    System,
+}
+
+impl Class {
+    fn parse(name: &str) -> Option<Class> {
+        match name {
+            "operator" => Some(Class::Operator),
+            "builds" => Some(Class::Builds),
+            "system" => Some(Class::System),
+            _ => None,
+        }
+    }
+
+    /// The class an object belongs to by its component label.
+    fn of_component(component: &str) -> Option<Class> {
+        match component {
+            "buildd" | "gateway" => Some(Class::Operator),
+            "daemons" => Some(Class::Builds),
+            "kata-deploy" | "kata-clh-vcpu-tune" => Some(Class::System),
+            _ => None,
+        }
+    }
+}
+
+/// What the checks share: the objects and where each class lives.
+pub struct Context<'a> {
+    /// The objects.
+    pub manifests: &'a [Manifest],
+    /// The objects as JSON, index for index.
+    pub objects: Vec<Json>,
+    /// The namespace of each trust class.
+    pub namespaces: BTreeMap<Class, String>,
+    findings: Vec<Finding>,
+}
+
+impl<'a> Context<'a> {
+    fn new(manifests: &'a [Manifest]) -> Self {
+        let objects: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+        let mut namespaces = BTreeMap::new();
+        // Namespaces say their class; without Namespace objects (createNamespaces
+        // off), the components' labels tell where each class lives.
+        for object in &objects {
+            if object["kind"] == "Namespace"
+                && let (Some(class), Some(name)) = (
+                    object["metadata"]["labels"][TRUST_CLASS_LABEL]
+                        .as_str()
+                        .and_then(Class::parse),
+                    object["metadata"]["name"].as_str(),
+                )
+            {
+                namespaces.entry(class).or_insert_with(|| name.to_owned());
+            }
+        }
+        for object in &objects {
+            let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
+            let class = component.and_then(Class::of_component);
+            if let (Some(class), Some(namespace)) = (class, object["metadata"]["namespace"].as_str()) {
+                namespaces.entry(class).or_insert_with(|| namespace.to_owned());
+            }
+        }
+        Context {
+            manifests,
+            objects,
+            namespaces,
+            findings: Vec::new(),
+        }
+    }
+
+    /// The namespace of `class`, if the input shows one.
+    pub fn namespace(&self, class: Class) -> Option<&str> {
+        self.namespaces.get(&class).map(String::as_str)
+    }
+
+    /// The class of namespace `name`, if it is one of the three.
+    pub fn class_of(&self, name: &str) -> Option<Class> {
+        self.namespaces
+            .iter()
+            .find(|(_, ns)| *ns == name)
+            .map(|(class, _)| *class)
+    }
+
+    /// Records a finding about object `index` at `path`.
+    pub fn report(&mut self, invariant: Invariant, index: usize, path: &KeyPath, message: impl Into<String>) {
+        let manifest = &self.manifests[index];
+        let origin = input::locate(manifest, path);
+        let location = match (&origin, &manifest.trace) {
+            (Origin::At { line, col, .. }, Some(trace)) => trace
+                .source_of(*line, *col)
+                .map(|(template, line)| format!("templates/{template}:{line}")),
+            (Origin::At { source, .. }, None) => Some(format!("{}:{}", source.name, line_of(&origin))),
+            (Origin::Default, _) => None,
+        };
+        self.findings.push(Finding {
+            invariant,
+            object: manifest.id.to_string(),
+            path: if path.is_root() { String::new() } else { path.to_string() },
+            message: message.into(),
+            location,
+            template: manifest.template.clone(),
+        });
+    }
+}
+
+/// Options of a check run.
+pub struct Options<'a> {
+    /// The Kubernetes schemas to check against.
+    pub schemas: &'a KubeSchemas,
+    /// CustomResourceDefinitions given besides the input (`--crd`).
+    pub extra_crds: &'a [Manifest],
+}
+
+/// Runs every check on `set`; returns all findings, ordered by object
+/// install order, then invariant.
+pub fn run(set: &ManifestSet, options: &Options<'_>) -> Vec<Finding> {
+    let mut context = Context::new(&set.manifests);
+    schema::check(&mut context, options);
+    rbac::check(&mut context);
+    topology::check(&mut context, set.exemptions.as_ref().map(crate::yaml::Node::to_json).as_ref());
+    let order: BTreeMap<String, usize> = set
+        .manifests
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.id.to_string(), i))
+        .collect();
+    let mut findings = context.findings;
+    findings.sort_by_key(|f| (order.get(&f.object).copied().unwrap_or(usize::MAX), f.invariant));
+    findings.dedup();
+    findings
+}
+
+/// Findings as text for a person.
+pub fn render_text(findings: &[Finding], objects: usize) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let path = if f.path.is_empty() { String::new() } else { format!(" {}", f.path) };
+        let _ = writeln!(out, "{} {}{path}: {}", f.invariant.id(), f.object, f.message);
+        match (&f.location, &f.template) {
+            (Some(location), Some(template)) if !location.starts_with("templates/") => {
+                let _ = writeln!(out, "  at {location} (rendered by templates/{template})");
+            }
+            (Some(location), _) => {
+                let _ = writeln!(out, "  at {location}");
+            }
+            (None, _) => {}
+        }
+    }
+    let _ = match findings.len() {
+        0 => writeln!(out, "ok: {objects} objects, no findings"),
+        1 => writeln!(out, "1 finding in {objects} objects"),
+        n => writeln!(out, "{n} findings in {objects} objects"),
+    };
+    out
+}

@@ -1,0 +1,527 @@
+//! Effective RBAC: bindings resolved to what each subject may do, where,
+//! and invariants R1-R6 checked on that view and on the roles themselves.
+//!
+//! A RoleBinding grants its role's rules in the binding's namespace only,
+//! even when it binds a ClusterRole; a ClusterRoleBinding grants them
+//! everywhere. This is the counterpart of ADR-2647's
+//! `test_helm_service_accounts.py`, built into the tool.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::{Class, Context, Invariant};
+use crate::diagnostic::KeyPath;
+
+/// Where a grant applies.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Every namespace (and cluster-scoped resources).
+    Cluster,
+    /// One namespace.
+    Namespace(String),
+}
+
+impl Scope {
+    fn describe(&self) -> String {
+        match self {
+            Scope::Cluster => "cluster-wide".to_owned(),
+            Scope::Namespace(ns) => format!("in {ns}"),
+        }
+    }
+}
+
+/// Who a binding names.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Subject {
+    /// `ServiceAccount`, `User` or `Group`.
+    pub kind: String,
+    /// Its namespace, for a ServiceAccount.
+    pub namespace: Option<String>,
+    /// Its name.
+    pub name: String,
+}
+
+impl Subject {
+    /// `namespace/name` for a ServiceAccount, `Kind name` otherwise.
+    pub fn describe(&self) -> String {
+        match (&self.namespace, self.kind.as_str()) {
+            (Some(ns), "ServiceAccount") => format!("{ns}/{}", self.name),
+            _ => format!("{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// One resource a subject may act on, through one rule of one binding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Grant {
+    /// Who.
+    pub subject: Subject,
+    /// Where.
+    pub scope: Scope,
+    /// The API group (`""` for core).
+    pub api_group: String,
+    /// The resource (with `/subresource`).
+    pub resource: String,
+    /// Restricted to these names, when not empty.
+    pub resource_names: Vec<String>,
+    /// The verbs.
+    pub verbs: Vec<String>,
+    /// Index of the binding object.
+    #[serde(skip)]
+    pub binding: usize,
+    /// Index of the role object and of the rule within it.
+    #[serde(skip)]
+    pub rule: (usize, usize),
+    /// Whether the role is a ClusterRole.
+    #[serde(skip)]
+    pub cluster_role: bool,
+}
+
+fn strings(value: &Json) -> Vec<String> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Resolves every binding in `objects` into grants.
+pub fn resolve(objects: &[Json]) -> Vec<Grant> {
+    let find_role = |kind: &str, namespace: Option<&str>, name: &str| {
+        objects.iter().enumerate().find(|(_, o)| {
+            o["kind"] == kind
+                && o["metadata"]["name"] == name
+                && (kind == "ClusterRole" || o["metadata"]["namespace"].as_str() == namespace)
+        })
+    };
+    let mut grants = Vec::new();
+    for (binding, object) in objects.iter().enumerate() {
+        let namespace = object["metadata"]["namespace"].as_str();
+        let scope = match object["kind"].as_str() {
+            Some("ClusterRoleBinding") => Scope::Cluster,
+            Some("RoleBinding") => Scope::Namespace(namespace.unwrap_or("default").to_owned()),
+            _ => continue,
+        };
+        let role_ref = &object["roleRef"];
+        let Some((role_index, role)) = find_role(
+            role_ref["kind"].as_str().unwrap_or_default(),
+            namespace,
+            role_ref["name"].as_str().unwrap_or_default(),
+        ) else {
+            continue;
+        };
+        for subject in object["subjects"].as_array().into_iter().flatten() {
+            let kind = subject["kind"].as_str().unwrap_or_default().to_owned();
+            let subject = Subject {
+                namespace: (kind == "ServiceAccount").then(|| {
+                    subject["namespace"]
+                        .as_str()
+                        .or(namespace)
+                        .unwrap_or("default")
+                        .to_owned()
+                }),
+                name: subject["name"].as_str().unwrap_or_default().to_owned(),
+                kind,
+            };
+            for (rule_index, rule) in role["rules"].as_array().into_iter().flatten().enumerate() {
+                for api_group in strings(&rule["apiGroups"]) {
+                    for resource in strings(&rule["resources"]) {
+                        grants.push(Grant {
+                            subject: subject.clone(),
+                            scope: scope.clone(),
+                            api_group: api_group.clone(),
+                            resource,
+                            resource_names: strings(&rule["resourceNames"]),
+                            verbs: strings(&rule["verbs"]),
+                            binding,
+                            rule: (role_index, rule_index),
+                            cluster_role: role["kind"] == "ClusterRole",
+                        });
+                    }
+                }
+            }
+        }
+    }
+    grants
+}
+
+const EVENT_WRITES: [&str; 2] = ["create", "patch"];
+
+fn is_events(group: &str, resource: &str) -> bool {
+    resource == "events" && (group.is_empty() || group == "events.k8s.io" || group == "*")
+}
+
+/// Checks R1-R6.
+pub fn check(context: &mut Context<'_>) {
+    check_roles(context);
+    check_grants(context);
+}
+
+/// What a role's rules say, whoever it is bound to.
+fn check_roles(context: &mut Context<'_>) {
+    let operator = context.namespace(Class::Operator).map(str::to_owned);
+    let builds = context.namespace(Class::Builds).map(str::to_owned);
+    for index in 0..context.objects.len() {
+        let object = context.objects[index].clone();
+        let kind = object["kind"].as_str().unwrap_or_default();
+        if kind != "Role" && kind != "ClusterRole" {
+            continue;
+        }
+        let namespace = object["metadata"]["namespace"].as_str();
+        for (r, rule) in object["rules"].as_array().into_iter().flatten().enumerate() {
+            let at = |field: &str| KeyPath::root().key("rules").index(r).key(field);
+            for field in ["apiGroups", "resources", "verbs"] {
+                if strings(&rule[field]).iter().any(|v| v == "*") {
+                    context.report(Invariant::R5, index, &at(field), format!("a wildcard in {field}; name what is granted"));
+                }
+            }
+            let groups = strings(&rule["apiGroups"]);
+            let resources = strings(&rule["resources"]);
+            let verbs = strings(&rule["verbs"]);
+            let names = |wanted: &str| {
+                resources.iter().any(|r| r == wanted || r == "*")
+            };
+            if groups.iter().any(|g| is_events(g, "events")) && names("events") {
+                if kind == "Role" {
+                    context.report(
+                        Invariant::R1,
+                        index,
+                        &at("resources"),
+                        "events in a namespaced Role; the recorder writes events where the object lives, so they are granted by the write-only events ClusterRole (ADR-2647)",
+                    );
+                }
+                let extra: Vec<&String> = verbs.iter().filter(|v| !EVENT_WRITES.contains(&v.as_str())).collect();
+                if !extra.is_empty() {
+                    let extra: Vec<&str> = extra.iter().map(|v| v.as_str()).collect();
+                    context.report(
+                        Invariant::R2,
+                        index,
+                        &at("verbs"),
+                        format!("grants {} on events; events are write-only: create and patch (ADR-2647)", extra.join(", ")),
+                    );
+                }
+            }
+            let coordination = groups.iter().any(|g| g == "coordination.k8s.io" || g == "*");
+            if coordination && names("leases") {
+                let allowed = kind == "Role" && namespace.is_some() && namespace == operator.as_deref();
+                if !allowed {
+                    let place = if kind == "ClusterRole" {
+                        "a ClusterRole".to_owned()
+                    } else {
+                        format!("namespace {}", namespace.unwrap_or("default"))
+                    };
+                    context.report(
+                        Invariant::R3,
+                        index,
+                        &at("resources"),
+                        format!("leases granted in {place}; leader election takes its Lease only in the operator namespace"),
+                    );
+                }
+            }
+            let core = groups.iter().any(|g| g.is_empty() || g == "*");
+            if core && names("pods") {
+                let allowed = kind == "Role"
+                    && namespace.is_some()
+                    && (namespace == operator.as_deref() || namespace == builds.as_deref());
+                if !allowed {
+                    let place = if kind == "ClusterRole" {
+                        "a ClusterRole (cluster-wide)".to_owned()
+                    } else {
+                        format!("namespace {}", namespace.unwrap_or("default"))
+                    };
+                    context.report(
+                        Invariant::R3,
+                        index,
+                        &at("resources"),
+                        format!("pods granted in {place}; only the operator and builds namespaces' Roles may grant pods"),
+                    );
+                }
+            }
+            if core && names("secrets") {
+                let allowed = kind == "Role" && namespace.is_some() && namespace == builds.as_deref();
+                if !allowed {
+                    let place = if kind == "ClusterRole" {
+                        "a ClusterRole".to_owned()
+                    } else {
+                        format!("namespace {}", namespace.unwrap_or("default"))
+                    };
+                    context.report(
+                        Invariant::R6,
+                        index,
+                        &at("resources"),
+                        format!("secrets granted in {place}; secrets are granted only in the builds namespace"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// What the resolved grants say about the operator's ServiceAccount.
+fn check_grants(context: &mut Context<'_>) {
+    let grants = resolve(&context.objects);
+    let Some(operator) = context.namespace(Class::Operator).map(str::to_owned) else {
+        return;
+    };
+    let builds = context.namespace(Class::Builds).map(str::to_owned);
+    let crd_groups: BTreeSet<String> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .filter_map(|o| o["spec"]["group"].as_str().map(str::to_owned))
+        .collect();
+    let crd_plurals: BTreeSet<String> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .filter_map(|o| o["spec"]["names"]["plural"].as_str().map(str::to_owned))
+        .collect();
+
+    // A RoleBinding to the events ClusterRole grants events in one namespace
+    // only (a Role naming events is reported with the role itself).
+    for grant in &grants {
+        let (role, rule) = grant.rule;
+        let rule_path = KeyPath::root().key("rules").index(rule).key("resources");
+        if is_events(&grant.api_group, &grant.resource)
+            && grant.cluster_role
+            && let Scope::Namespace(ns) = &grant.scope
+        {
+            context.report(
+                Invariant::R1,
+                grant.binding,
+                &KeyPath::dotted("roleRef"),
+                format!(
+                    "events granted to {} only in {ns}; events of objects in other namespaces are lost (ADR-2647)",
+                    grant.subject.describe()
+                ),
+            );
+        }
+        // R6: what buildd needs to run daemons stays in the builds namespace
+        // (secrets anywhere are reported with the role itself).
+        let daemon_objects = ["statefulsets", "services", "configmaps", "persistentvolumeclaims"];
+        let in_builds = matches!(&grant.scope, Scope::Namespace(ns) if Some(ns) == builds.as_ref());
+        let operator_subject = grant.subject.namespace.as_deref() == Some(operator.as_str());
+        if operator_subject && !in_builds && daemon_objects.contains(&grant.resource.as_str()) {
+            context.report(
+                Invariant::R6,
+                role,
+                &rule_path,
+                format!(
+                    "{} may use {} {}; daemon objects are granted only in the builds namespace",
+                    grant.subject.describe(),
+                    grant.resource,
+                    grant.scope.describe()
+                ),
+            );
+        }
+        // R4: the operator's ClusterRoles hold custom resources or write events, nothing else.
+        if operator_subject && grant.scope == Scope::Cluster && !is_events(&grant.api_group, &grant.resource) {
+            let plural = grant.resource.split('/').next().unwrap_or_default();
+            let custom = crd_groups.contains(&grant.api_group) && crd_plurals.contains(plural);
+            if !custom {
+                context.report(
+                    Invariant::R4,
+                    role,
+                    &rule_path,
+                    format!(
+                        "{} gets {} cluster-wide; the operator's ClusterRoles hold only the chart's custom resources and event writes",
+                        grant.subject.describe(),
+                        resource_name(&grant.api_group, &grant.resource)
+                    ),
+                );
+            }
+        }
+    }
+
+    // The operator's own ServiceAccount: events cluster-wide in both groups;
+    // pods and leases in its namespace.
+    let Some((deployment, account)) = builder_account(context, &operator) else {
+        return;
+    };
+    let subject = Subject {
+        kind: "ServiceAccount".to_owned(),
+        namespace: Some(operator.clone()),
+        name: account,
+    };
+    let mine: Vec<&Grant> = grants.iter().filter(|g| g.subject == subject).collect();
+    let sa_path = KeyPath::dotted("spec.template.spec.serviceAccountName");
+    let mut missing = Vec::new();
+    for group in ["", "events.k8s.io"] {
+        let verbs: BTreeSet<&str> = mine
+            .iter()
+            .filter(|g| g.scope == Scope::Cluster && g.api_group == group && g.resource == "events")
+            .flat_map(|g| g.verbs.iter().map(String::as_str))
+            .collect();
+        for verb in EVENT_WRITES.iter().filter(|v| !verbs.contains(*v)) {
+            missing.push(format!("{verb} {}", resource_name(group, "events")));
+        }
+    }
+    if !missing.is_empty() {
+        context.report(
+            Invariant::R1,
+            deployment,
+            &sa_path,
+            format!(
+                "{} cannot {} cluster-wide; the event recorder writes where each object lives (ADR-2647)",
+                subject.describe(),
+                missing.join(", ")
+            ),
+        );
+    }
+    let here = Scope::Namespace(operator.clone());
+    let may = |resource: &str, verb: &str| {
+        mine.iter().any(|g| {
+            g.scope == here && g.resource == resource && g.verbs.iter().any(|v| v == verb || v == "*")
+        })
+    };
+    let mut lost = Vec::new();
+    for (resource, verbs) in [("pods", &["get"][..]), ("leases", &["get", "create", "update"][..])] {
+        let missing: Vec<&str> = verbs.iter().copied().filter(|v| !may(resource, v)).collect();
+        if !missing.is_empty() {
+            lost.push(format!("{} on {resource}", missing.join(", ")));
+        }
+    }
+    if !lost.is_empty() {
+        context.report(
+            Invariant::R3,
+            deployment,
+            &sa_path,
+            format!(
+                "{} lacks {} in {operator}; the operator namespace's Role keeps pods and leases (ADR-2647)",
+                subject.describe(),
+                lost.join(", ")
+            ),
+        );
+    }
+}
+
+/// The buildd Deployment in the operator namespace and its ServiceAccount.
+fn builder_account(context: &Context<'_>, operator: &str) -> Option<(usize, String)> {
+    context.objects.iter().enumerate().find_map(|(i, o)| {
+        let is_buildd = o["kind"] == "Deployment"
+            && o["metadata"]["namespace"] == operator
+            && o["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd";
+        is_buildd.then(|| {
+            let account = o["spec"]["template"]["spec"]["serviceAccountName"]
+                .as_str()
+                .unwrap_or("default");
+            (i, account.to_owned())
+        })
+    })
+}
+
+/// `resource.group`, as kubectl writes it; the core group adds nothing.
+pub fn resource_name(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_owned()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+/// Effective permissions per subject, merged: for each scope and resource,
+/// the union of verbs. The JSON shape of `chartgen rbac --output json`.
+#[derive(Debug, Serialize)]
+pub struct Permissions {
+    /// The subject.
+    pub subject: Subject,
+    /// What it may do.
+    pub permissions: Vec<Permission>,
+}
+
+/// What one subject may do to one resource in one scope.
+#[derive(Debug, Serialize)]
+pub struct Permission {
+    /// Where.
+    pub scope: Scope,
+    /// `resource.group`.
+    pub resource: String,
+    /// Only these names, when not empty.
+    pub resource_names: Vec<String>,
+    /// The verbs, sorted.
+    pub verbs: Vec<String>,
+}
+
+/// Merges grants into permissions per subject, sorted.
+pub fn permissions(grants: &[Grant]) -> Vec<Permissions> {
+    type Key = (Scope, String, Vec<String>);
+    let mut by_subject: BTreeMap<Subject, BTreeMap<Key, BTreeSet<String>>> = BTreeMap::new();
+    for grant in grants {
+        let key = (
+            grant.scope.clone(),
+            resource_name(&grant.api_group, &grant.resource),
+            grant.resource_names.clone(),
+        );
+        by_subject
+            .entry(grant.subject.clone())
+            .or_default()
+            .entry(key)
+            .or_default()
+            .extend(grant.verbs.iter().cloned());
+    }
+    by_subject
+        .into_iter()
+        .map(|(subject, entries)| Permissions {
+            subject,
+            permissions: entries
+                .into_iter()
+                .map(|((scope, resource, resource_names), verbs)| Permission {
+                    scope,
+                    resource,
+                    resource_names,
+                    verbs: verbs.into_iter().collect(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Permissions as aligned text: a block per subject, a row per resource.
+pub fn render_text(all: &[Permissions]) -> String {
+    let mut out = String::new();
+    for (i, entry) in all.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{} {}", entry.subject.kind, entry.subject.describe());
+        let rows: Vec<[String; 4]> = entry
+            .permissions
+            .iter()
+            .map(|p| {
+                [
+                    match &p.scope {
+                        Scope::Cluster => "cluster-wide".to_owned(),
+                        Scope::Namespace(ns) => ns.clone(),
+                    },
+                    p.resource.clone(),
+                    p.resource_names.join(","),
+                    p.verbs.join(", "),
+                ]
+            })
+            .collect();
+        let header = ["SCOPE", "RESOURCE", "NAMES", "VERBS"].map(str::to_owned);
+        let widths: Vec<usize> = (0..3)
+            .map(|c| rows.iter().chain([&header]).map(|r| r[c].len()).max().unwrap_or(0))
+            .collect();
+        for row in std::iter::once(&header).chain(&rows) {
+            let line = format!(
+                "  {:w0$}  {:w1$}  {:w2$}  {}",
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2]
+            );
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+    }
+    out
+}

@@ -1,0 +1,310 @@
+//! Topology and posture (ADR-0006, invariants T1-T5): every object in the
+//! namespace of its trust class, pod security of every workload matching
+//! its namespace's class, Pod Security Admission labels and policy
+//! exemptions as the class needs them, and buildd wired to both namespaces.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value as Json;
+
+use super::{Class, Context, Invariant};
+use crate::diagnostic::KeyPath;
+use crate::plan::EXEMPTIONS_ANNOTATION;
+
+/// Namespaces no class may use.
+const RESERVED: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+impl Class {
+    fn pod_security(self) -> &'static str {
+        match self {
+            Class::Operator => "restricted",
+            Class::Builds | Class::System => "privileged",
+        }
+    }
+
+    fn exemptions(self) -> &'static [&'static str] {
+        match self {
+            Class::Operator => &[],
+            Class::Builds => &["security-context"],
+            Class::System => &["security-context", "host-path"],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Class::Operator => "operator",
+            Class::Builds => "builds",
+            Class::System => "system",
+        }
+    }
+}
+
+/// Checks T1-T5; `exemptions` is the Kyverno artifact, when the input has one.
+pub fn check(context: &mut Context<'_>, exemptions: Option<&Json>) {
+    distinct_namespaces(context);
+    placement(context);
+    for index in 0..context.objects.len() {
+        let object = context.objects[index].clone();
+        if object["kind"] == "Namespace" {
+            namespace_posture(context, index, &object, exemptions);
+        } else if let Some(pod) = pod_spec(&object) {
+            pod_security(context, index, &object, pod);
+        }
+    }
+    buildd_wiring(context);
+}
+
+fn distinct_namespaces(context: &mut Context<'_>) {
+    let classes: Vec<(Class, String)> = context
+        .namespaces
+        .iter()
+        .map(|(c, n)| (*c, n.clone()))
+        .collect();
+    for (i, (class, name)) in classes.iter().enumerate() {
+        let Some(index) = namespace_object(context, name) else {
+            continue;
+        };
+        if RESERVED.contains(&name.as_str()) {
+            context.report(
+                Invariant::T1,
+                index,
+                &KeyPath::dotted("metadata.name"),
+                format!("the {} class lives in the reserved namespace {name}", class.name()),
+            );
+        }
+        if let Some((other, _)) = classes[..i].iter().find(|(_, n)| n == name) {
+            context.report(
+                Invariant::T1,
+                index,
+                &KeyPath::dotted("metadata.name"),
+                format!("the {} and {} classes share namespace {name}", other.name(), class.name()),
+            );
+        }
+    }
+}
+
+fn namespace_object(context: &Context<'_>, name: &str) -> Option<usize> {
+    context
+        .objects
+        .iter()
+        .position(|o| o["kind"] == "Namespace" && o["metadata"]["name"] == name)
+        .or_else(|| context.objects.iter().position(|o| o["metadata"]["namespace"] == name))
+}
+
+/// T2: an object of a class's component lives in that class's namespace,
+/// and no namespaced object lives outside the three.
+fn placement(context: &mut Context<'_>) {
+    for index in 0..context.objects.len() {
+        let object = &context.objects[index];
+        let Some(namespace) = object["metadata"]["namespace"].as_str().map(str::to_owned) else {
+            continue;
+        };
+        let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
+        let expected = if object["kind"] == "BuildProject" {
+            Some(Class::Builds)
+        } else {
+            component.and_then(Class::of_component)
+        };
+        let path = KeyPath::dotted("metadata.namespace");
+        match (expected, context.class_of(&namespace)) {
+            (Some(class), found) if found != Some(class) => {
+                let want = context.namespace(class).unwrap_or("?").to_owned();
+                context.report(
+                    Invariant::T2,
+                    index,
+                    &path,
+                    format!("belongs to the {} class, in {want}, not {namespace}", class.name()),
+                );
+            }
+            (_, None) => context.report(
+                Invariant::T2,
+                index,
+                &path,
+                format!("namespace {namespace} is none of the operator, builds and system namespaces"),
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn namespace_posture(context: &mut Context<'_>, index: usize, object: &Json, artifact: Option<&Json>) {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+    let Some(class) = context.class_of(&name) else {
+        return;
+    };
+    let labels = &object["metadata"]["labels"];
+    for mode in ["enforce", "audit", "warn"] {
+        let key = format!("pod-security.kubernetes.io/{mode}");
+        let level = labels[&key].as_str().unwrap_or("(unset)");
+        if level != class.pod_security() {
+            context.report(
+                Invariant::T3,
+                index,
+                &KeyPath::dotted("metadata.labels").key(key),
+                format!(
+                    "Pod Security {mode} level is {level}; the {} class needs {}",
+                    class.name(),
+                    class.pod_security()
+                ),
+            );
+        }
+    }
+    let stated = object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION].as_str().unwrap_or_default();
+    let pairs: Vec<(&str, &str)> = stated
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .collect();
+    let keys: BTreeSet<&str> = pairs.iter().map(|(k, _)| *k).collect();
+    let wanted: BTreeSet<&str> = class.exemptions().iter().copied().collect();
+    if keys != wanted {
+        let show = |set: &BTreeSet<&str>| {
+            if set.is_empty() { "none".to_owned() } else { set.iter().copied().collect::<Vec<_>>().join(", ") }
+        };
+        context.report(
+            Invariant::T4,
+            index,
+            &KeyPath::dotted("metadata.annotations").key(EXEMPTIONS_ANNOTATION),
+            format!(
+                "states exemptions {}; the {} class needs {} (ADR-0006)",
+                show(&keys),
+                class.name(),
+                show(&wanted)
+            ),
+        );
+    }
+    let Some(artifact) = artifact.and_then(Json::as_object) else {
+        return;
+    };
+    for (policy, entry) in artifact {
+        let listed = entry["excludedNamespaces"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|n| n == name.as_str()));
+        let needed = pairs.iter().any(|(_, p)| p == policy);
+        if listed != needed {
+            context.report(
+                Invariant::T4,
+                index,
+                &KeyPath::dotted("metadata.name"),
+                format!(
+                    "the exemptions artifact {} {name} for {policy}, but the namespace {} it",
+                    if listed { "excludes" } else { "does not exclude" },
+                    if needed { "needs" } else { "does not need" }
+                ),
+            );
+        }
+    }
+}
+
+/// The pod spec of a workload, and where it sits in the object.
+fn pod_spec(object: &Json) -> Option<(KeyPath, &Json)> {
+    let path = match object["kind"].as_str()? {
+        "Deployment" | "DaemonSet" | "StatefulSet" | "Job" | "ReplicaSet" => "spec.template.spec",
+        "CronJob" => "spec.jobTemplate.spec.template.spec",
+        "Pod" => "spec",
+        _ => return None,
+    };
+    let mut node = object;
+    for key in path.split('.') {
+        node = node.get(key)?;
+    }
+    Some((KeyPath::dotted(path), node))
+}
+
+fn pod_security(context: &mut Context<'_>, index: usize, object: &Json, (at, pod): (KeyPath, &Json)) {
+    let namespace = object["metadata"]["namespace"].as_str().unwrap_or("default");
+    let class = context.class_of(namespace).unwrap_or(Class::Operator);
+    if class == Class::System {
+        return;
+    }
+    let mut broken: Vec<(KeyPath, String)> = Vec::new();
+    for host in ["hostPID", "hostNetwork", "hostIPC"] {
+        if pod[host] == true {
+            broken.push((at.key(host), format!("{host} is set")));
+        }
+    }
+    for (v, volume) in pod["volumes"].as_array().into_iter().flatten().enumerate() {
+        if volume.get("hostPath").is_some() {
+            broken.push((at.key("volumes").index(v).key("hostPath"), "a hostPath volume".to_owned()));
+        }
+    }
+    let pod_context = &pod["securityContext"];
+    for list in ["initContainers", "containers"] {
+        for (c, container) in pod[list].as_array().into_iter().flatten().enumerate() {
+            let sc = &container["securityContext"];
+            let here = at.key(list).index(c).key("securityContext");
+            if sc["privileged"] == true {
+                broken.push((here.key("privileged"), "a privileged container".to_owned()));
+            }
+            let non_root = sc["runAsNonRoot"].as_bool().or(pod_context["runAsNonRoot"].as_bool());
+            if non_root != Some(true) {
+                broken.push((here.key("runAsNonRoot"), "runAsNonRoot is not true".to_owned()));
+            }
+            if class != Class::Operator {
+                continue;
+            }
+            if sc["allowPrivilegeEscalation"] != false {
+                broken.push((here.key("allowPrivilegeEscalation"), "allowPrivilegeEscalation is not false".to_owned()));
+            }
+            if sc["readOnlyRootFilesystem"] != true {
+                broken.push((here.key("readOnlyRootFilesystem"), "readOnlyRootFilesystem is not true".to_owned()));
+            }
+            let drops_all = sc["capabilities"]["drop"].as_array().is_some_and(|d| d.iter().any(|c| c == "ALL"));
+            if !drops_all {
+                broken.push((here.key("capabilities"), "capabilities do not drop ALL".to_owned()));
+            }
+            let seccomp = sc["seccompProfile"]["type"].as_str().or(pod_context["seccompProfile"]["type"].as_str());
+            if !matches!(seccomp, Some("RuntimeDefault" | "Localhost")) {
+                broken.push((here.key("seccompProfile"), format!("seccomp profile is {}", seccomp.unwrap_or("unset"))));
+            }
+        }
+    }
+    for (path, what) in broken {
+        context.report(
+            Invariant::T3,
+            index,
+            &path,
+            format!("{what}; the {} class in {namespace} does not allow it", class.name()),
+        );
+    }
+}
+
+/// T5: buildd reads POD_NAMESPACE from the downward API and creates daemons
+/// in the builds namespace.
+fn buildd_wiring(context: &mut Context<'_>) {
+    let builds = context.namespace(Class::Builds).map(str::to_owned);
+    for index in 0..context.objects.len() {
+        let object = context.objects[index].clone();
+        let is_buildd = object["kind"] == "Deployment"
+            && object["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd";
+        if !is_buildd {
+            continue;
+        }
+        let containers = &object["spec"]["template"]["spec"]["containers"];
+        let at = KeyPath::dotted("spec.template.spec.containers").index(0);
+        let container = &containers[0];
+        let downward = container["env"].as_array().into_iter().flatten().any(|e| {
+            e["name"] == "POD_NAMESPACE" && e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace"
+        });
+        if !downward {
+            context.report(
+                Invariant::T5,
+                index,
+                &at.key("env"),
+                "POD_NAMESPACE does not come from the downward API (fieldRef metadata.namespace); buildd's Lease lives in its own namespace",
+            );
+        }
+        if let Some(builds) = &builds {
+            let wanted = format!("--namespace={builds}");
+            let has = container["args"].as_array().into_iter().flatten().any(|a| a == wanted.as_str());
+            if !has {
+                context.report(
+                    Invariant::T5,
+                    index,
+                    &at.key("args"),
+                    format!("buildd is not told {wanted}; it creates the daemons in the builds namespace"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! `chartgen check`: prove a set of rendered manifests.
+
+use crate::check::{self, Options};
+use crate::cli::{CheckArgs, Format};
+use crate::exit::Exit;
+use crate::input;
+use crate::kube::KubeSchemas;
+
+/// Reads the manifests, runs every check, prints the findings; exits 1 when
+/// there are any.
+pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
+    let set = input::read(&args.paths)?;
+    let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
+    let crds = input::read(&args.crds)?.manifests;
+    let findings = check::run(
+        &set,
+        &Options {
+            schemas: &schemas,
+            extra_crds: &crds,
+        },
+    );
+    let text = match args.output {
+        Format::Text => check::render_text(&findings, set.manifests.len()),
+        Format::Json => serde_json::to_string_pretty(&findings)? + "\n",
+    };
+    super::print_stdout(&text)?;
+    Ok(if findings.is_empty() {
+        Exit::Success
+    } else {
+        Exit::Findings
+    })
+}

@@ -1,0 +1,204 @@
+//! Reading manifest sets that chartgen did not just render: directories,
+//! multi-document files, or stdin, as `check`, `rbac` and `diff` take them.
+//!
+//! A `# Source: templates/<file>` comment before a document (as `render`
+//! and Helm write them) is kept as the object's template, so findings can
+//! name where an object came from.
+
+use std::io::Read as _;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::diagnostic::{KeyPath, Problem};
+use crate::error::Error;
+use crate::manifest::{self, LIMITS, Manifest};
+use crate::yaml::{self, Node, Origin, Source, Value};
+
+/// The file name of the Kyverno exemptions artifact in an output directory.
+pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
+
+/// What a set of paths holds.
+#[derive(Debug, Default)]
+pub struct ManifestSet {
+    /// The Kubernetes objects, in install order.
+    pub manifests: Vec<Manifest>,
+    /// The Kyverno exemptions artifact, when the input holds one.
+    pub exemptions: Option<Node>,
+}
+
+/// Reads every path: a directory (its `.yaml`/`.yml` files, recursively, in
+/// name order), a file, or `-` for stdin. Every problem is collected.
+pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
+    let mut set = ManifestSet::default();
+    let mut problems = Vec::new();
+    for path in paths {
+        if path == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .lock()
+                .take(LIMITS.max_bytes as u64 + 1)
+                .read_to_string(&mut text)
+                .map_err(|source| Error::ReadManifests {
+                    path: "-".to_owned(),
+                    source,
+                })?;
+            read_text(Source::file("<stdin>", text), &mut set, &mut problems);
+            continue;
+        }
+        let mut files = Vec::new();
+        collect_files(Path::new(path), &mut files).map_err(|source| Error::ReadManifests {
+            path: path.clone(),
+            source,
+        })?;
+        for file in files {
+            let text = std::fs::read_to_string(&file).map_err(|source| Error::ReadManifests {
+                path: file.display().to_string(),
+                source,
+            })?;
+            read_text(Source::file(file.display().to_string(), text), &mut set, &mut problems);
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::InvalidManifests { problems });
+    }
+    manifest::sort(&mut set.manifests);
+    Ok(set)
+}
+
+fn collect_files(path: &Path, files: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    if !path.is_dir() {
+        std::fs::metadata(path)?;
+        files.push(path.to_owned());
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(path)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for entry in entries {
+        let is_yaml = entry
+            .extension()
+            .is_some_and(|ext| ext == "yaml" || ext == "yml");
+        if entry.is_dir() {
+            collect_files(&entry, files)?;
+        } else if is_yaml {
+            files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+/// Reads one text's documents into `set`.
+fn read_text(source: Arc<Source>, set: &mut ManifestSet, problems: &mut Vec<Problem>) {
+    let documents = match yaml::parse_stream(&source, LIMITS) {
+        Ok(documents) => documents,
+        Err(e) => {
+            problems.push(Problem {
+                origin: e.origin,
+                path: KeyPath::root(),
+                message: e.message,
+                hint: e.hint,
+            });
+            return;
+        }
+    };
+    let templates = source_comments(&source.text);
+    let is_exemptions = source.name.ends_with(EXEMPTIONS_FILE);
+    for node in documents {
+        if matches!(node.value, Value::Null) {
+            continue;
+        }
+        if is_exemptions && node.get("kind").is_none() {
+            set.exemptions = Some(node);
+            continue;
+        }
+        match manifest::identify(&node) {
+            // Kustomize's file sits beside the objects of an output directory.
+            Ok(id) if id.kind == "Kustomization" => {}
+            Ok(id) => {
+                let line = manifest::line_of(&node.origin);
+                let template = templates
+                    .iter()
+                    .rev()
+                    .find(|(start, _)| *start <= line)
+                    .and_then(|(_, template)| template.clone());
+                set.manifests.push(Manifest {
+                    id,
+                    template,
+                    file: Some(source.name.clone()),
+                    trace: None,
+                    node,
+                });
+            }
+            Err(why) => problems.push(
+                Problem::new(
+                    node.origin.clone(),
+                    KeyPath::root(),
+                    format!("not a Kubernetes object: a document {why}"),
+                )
+                .with_hint("every document needs apiVersion, kind and metadata.name"),
+            ),
+        }
+    }
+}
+
+/// For each document start (`---` line, and line 1), the template named by
+/// a `# Source:` comment within that document's leading comment lines.
+fn source_comments(text: &str) -> Vec<(usize, Option<String>)> {
+    let mut starts = vec![(1, None)];
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        if line == "---" || line.starts_with("--- ") {
+            starts.push((number, None));
+        } else if let Some(template) = line.strip_prefix("# Source: ") {
+            if let Some(last) = starts.last_mut() {
+                let template = template.strip_prefix("templates/").unwrap_or(template);
+                // Helm writes `# Source: <chart>/templates/<file>`.
+                let template = template
+                    .split_once("/templates/")
+                    .map_or(template, |(_, t)| t);
+                last.1 = Some(template.to_owned());
+            }
+        }
+    }
+    starts
+}
+
+/// Where a finding about `manifest` at `path` points: the file and line of
+/// the node (or the nearest enclosing one the input wrote).
+pub fn locate(manifest: &Manifest, path: &KeyPath) -> Origin {
+    let mut node = &manifest.node;
+    for segment in &path.0 {
+        let next = match segment {
+            crate::diagnostic::Segment::Key(key) => node.get(key),
+            crate::diagnostic::Segment::Index(index) => match &node.value {
+                Value::Sequence(items) => items.get(*index),
+                _ => None,
+            },
+        };
+        match next {
+            Some(next) => node = next,
+            None => break,
+        }
+    }
+    node.origin.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_comments_follow_document_starts() {
+        let text = "---\n# Source: templates/a.yaml\nkind: A\n---\n# Source: chart/templates/b.yaml\nkind: B\n---\nkind: C\n";
+        assert_eq!(
+            source_comments(text),
+            [
+                (1, None),
+                (1, Some("a.yaml".to_owned())),
+                (4, Some("b.yaml".to_owned())),
+                (7, None)
+            ]
+        );
+    }
+}

@@ -1,0 +1,230 @@
+//! `chartgen check` and `chartgen rbac` (issue 4): every committed render
+//! passes; each mutation below breaks exactly one invariant of a valid
+//! render, the way a hand edit in a GitOps repository would, and `check`
+//! must report exactly that finding.
+
+use crate::harness::{chartgen, chartgen_with_stdin, root};
+
+fn prod() -> String {
+    std::fs::read_to_string(root().join("out/ovh-prod/manifests.yaml")).unwrap()
+}
+
+/// `text` with each `(from, to)` replaced once (everywhere when `from`
+/// starts with `*`); panics when `from` is absent, so a mutation cannot
+/// silently stop applying.
+fn mutate(text: &str, edits: &[(&str, &str)]) -> String {
+    let mut text = text.to_owned();
+    for (from, to) in edits {
+        let (from, all) = from.strip_prefix('*').map_or((*from, false), |f| (f, true));
+        assert!(text.contains(from), "the mutation's anchor is gone: {from:?}");
+        text = if all { text.replace(from, to) } else { text.replacen(from, to, 1) };
+    }
+    text
+}
+
+const OPERATOR_ROLE_RULES: &str = "rules:\n  - apiGroups: [\"\"]\n    resources: [pods]\n    verbs: [get, list, watch]\n  - apiGroups: [coordination.k8s.io]";
+const KATA_ROLE_RULES: &str = "rules:\n  - apiGroups: [\"\"]\n    resources: [nodes]\n";
+const CR_ROLE_RULES: &str = "rules:\n  - apiGroups: [buildkit-operator.dev]\n    resources: [buildprojects]\n    verbs: [get, list, watch, create, update, patch, delete]\n";
+
+/// Each case: a name, the invariant it breaks, and the edits.
+fn mutations() -> Vec<(&'static str, &'static str, Vec<(&'static str, String)>)> {
+    vec![
+        ("r1-events-in-a-role", "R1", vec![(
+            OPERATOR_ROLE_RULES,
+            format!("rules:\n  - apiGroups: [\"\"]\n    resources: [events]\n    verbs: [create, patch]\n{}", &OPERATOR_ROLE_RULES[7..]),
+        )]),
+        ("r1-events-bound-in-one-namespace", "R1", vec![(
+            "kind: ClusterRoleBinding\nmetadata:\n  name: buildkit-operator-events\n",
+            "kind: RoleBinding\nmetadata:\n  name: buildkit-operator-events\n  namespace: buildkit-operator\n".to_owned(),
+        )]),
+        ("r2-read-verb-on-events", "R2", vec![(
+            "resources: [events]\n    verbs: [create, patch]",
+            "resources: [events]\n    verbs: [create, patch, get, watch]".to_owned(),
+        )]),
+        ("r3-leases-in-a-cluster-role", "R3", vec![(
+            KATA_ROLE_RULES,
+            format!("rules:\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [get]\n{}", &KATA_ROLE_RULES[7..]),
+        )]),
+        ("r3-pods-cluster-wide", "R3", vec![(
+            KATA_ROLE_RULES,
+            format!("rules:\n  - apiGroups: [\"\"]\n    resources: [pods]\n    verbs: [list]\n{}", &KATA_ROLE_RULES[7..]),
+        )]),
+        ("r3-operator-role-loses-leases", "R3", vec![(
+            "  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    resourceNames: [buildkit-buildd-leader]\n    verbs: [get, update]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [create]\n",
+            String::new(),
+        )]),
+        ("r4-core-resource-in-the-custom-resource-role", "R4", vec![(
+            CR_ROLE_RULES,
+            format!("rules:\n  - apiGroups: [\"\"]\n    resources: [nodes]\n    verbs: [get]\n{}", &CR_ROLE_RULES[7..]),
+        )]),
+        ("r5-wildcard-verb", "R5", vec![(
+            "resources: [configmaps]\n    verbs: [get, list, watch]",
+            "resources: [configmaps]\n    verbs: [\"*\"]".to_owned(),
+        )]),
+        ("r6-secrets-in-the-operator-namespace", "R6", vec![(
+            OPERATOR_ROLE_RULES,
+            format!("rules:\n  - apiGroups: [\"\"]\n    resources: [secrets]\n    verbs: [get]\n{}", &OPERATOR_ROLE_RULES[7..]),
+        )]),
+        ("t1-system-in-kube-system", "T1", vec![("*buildkit-system", "kube-system".to_owned())]),
+        ("t2-gateway-service-in-the-builds-namespace", "T2", vec![(
+            "kind: Service\nmetadata:\n  name: buildkit-gateway\n  namespace: buildkit-operator",
+            "kind: Service\nmetadata:\n  name: buildkit-gateway\n  namespace: buildkit-builds".to_owned(),
+        )]),
+        ("t3-writable-root-on-buildd", "T3", vec![(
+            "readOnlyRootFilesystem: true",
+            "readOnlyRootFilesystem: false".to_owned(),
+        )]),
+        ("t3-host-path-on-the-gateway", "T3", vec![(
+            "      volumes:\n        - name: tmp\n          emptyDir: {}\n        - name: client-tls",
+            "      volumes:\n        - name: tmp\n          hostPath: {path: /tmp}\n        - name: client-tls".to_owned(),
+        )]),
+        ("t3-operator-namespace-not-restricted", "T3", vec![(
+            "pod-security.kubernetes.io/enforce: restricted",
+            "pod-security.kubernetes.io/enforce: baseline".to_owned(),
+        )]),
+        ("t4-builds-namespace-loses-its-exemption", "T4", vec![(
+            "    buildkit-operator.dev/policy-exemptions: security-context=add-custom-mas-securitycontext\n",
+            String::new(),
+        )]),
+        ("t5-pod-namespace-from-the-node", "T5", vec![(
+            "fieldPath: metadata.namespace",
+            "fieldPath: spec.nodeName".to_owned(),
+        )]),
+        ("k8s-unknown-field", "K8S", vec![(
+            "  revisionHistoryLimit: 5\n",
+            "  revisionHistoryLimt: 5\n".to_owned(),
+        )]),
+        ("kind-without-schema", "KIND", vec![(
+            "---\n# Source: templates/namespaces.yaml\n",
+            "---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: buildkit-builds\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
+        )]),
+    ]
+}
+
+#[test]
+fn every_committed_render_passes() {
+    for env in ["dev", "ovh-prod"] {
+        let run = chartgen(&["check", &format!("out/{env}")]);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
+        assert!(run.stdout.starts_with("ok: "), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn each_mutation_is_reported_as_exactly_its_invariant() {
+    let valid = prod();
+    for (name, invariant, edits) in mutations() {
+        let edits: Vec<(&str, &str)> = edits.iter().map(|(f, t)| (*f, t.as_str())).collect();
+        let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
+        assert_eq!(run.code, 1, "{name}: {}{}", run.stdout, run.stderr);
+        let findings: Vec<&str> = run
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("  at ") && !l.contains(" in 39 objects") && !l.contains(" in 40 objects"))
+            .collect();
+        assert!(!findings.is_empty(), "{name}");
+        for finding in &findings {
+            assert!(finding.starts_with(&format!("{invariant} ")), "{name}: {finding}");
+        }
+        insta::assert_snapshot!(format!("check-{name}"), run.transcript());
+    }
+}
+
+#[test]
+fn findings_point_at_the_line_and_template() {
+    let text = mutate(&prod(), &[("readOnlyRootFilesystem: true", "readOnlyRootFilesystem: false")]);
+    let dir = std::env::temp_dir().join(format!("chartgen-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("prod.yaml");
+    std::fs::write(&file, &text).unwrap();
+    let line = 1 + text[..text.find("readOnlyRootFilesystem: false").unwrap()].matches('\n').count();
+    let run = chartgen(&["check", "--output", "json", file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 1);
+    let findings: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(findings.as_array().unwrap().len(), 1, "{findings:#}");
+    let finding = &findings[0];
+    assert_eq!(finding["invariant"], "T3");
+    assert_eq!(finding["object"], "Deployment buildkit-operator/buildkit-buildd");
+    assert_eq!(finding["path"], "spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem");
+    assert_eq!(finding["location"], format!("{}:{line}", file.display()));
+    assert_eq!(finding["template"], "buildd.yaml");
+}
+
+#[test]
+fn the_exemptions_artifact_must_match_the_namespaces() {
+    let dir = std::env::temp_dir().join(format!("chartgen-artifact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("manifests.yaml"), prod()).unwrap();
+    let artifact = std::fs::read_to_string(root().join("out/ovh-prod/kyverno-exemptions.yaml")).unwrap();
+    let artifact = mutate(&artifact, &[("[buildkit-system]", "[]")]);
+    std::fs::write(dir.join("kyverno-exemptions.yaml"), artifact).unwrap();
+    let run = chartgen(&["check", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.starts_with("T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallow-host-path, but the namespace needs it\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_custom_kind_is_checked_against_a_crd_given_with_crd() {
+    let widget_crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            apiVersion: {type: string}\n            kind: {type: string}\n            metadata: {type: object}\n            spec: {type: object, properties: {size: {type: integer}}}\n";
+    let dir = std::env::temp_dir().join(format!("chartgen-crd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("crd.yaml"), widget_crd).unwrap();
+    let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: buildkit-builds, labels: {app.kubernetes.io/component: daemons}}\nspec: {size: big}\n";
+    let run = chartgen_with_stdin(
+        &["check", "--crd", dir.join("crd.yaml").to_str().unwrap(), "-"],
+        Some(&format!("{}---\n{widget}", prod())),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("K8S Widget buildkit-builds/w spec.size: \"big\" is not of type \"integer\"\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn malformed_input_is_bad_input_not_a_finding() {
+    let run = chartgen_with_stdin(&["check", "-"], Some("kind: [\n"));
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert!(run.stderr.starts_with("error: <stdin>:2:1: "), "{}", run.stderr);
+    let run = chartgen_with_stdin(&["check", "-"], Some("just: a mapping\n"));
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("not a Kubernetes object: a document without apiVersion"), "{}", run.stderr);
+    let run = chartgen(&["check", "out/nope"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: cannot read manifests from `out/nope`\n  caused by: "), "{}", run.stderr);
+}
+
+#[test]
+fn rbac_lists_effective_permissions_per_service_account() {
+    let run = chartgen(&["rbac", "out/ovh-prod"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    insta::assert_snapshot!("rbac-ovh-prod", run.stdout);
+    let run = chartgen(&["rbac", "--output", "json", "out/ovh-prod"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json[0]["subject"]["name"], "buildkit-buildd");
+}
+
+#[test]
+fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
+    let text = mutate(&prod(), &[(
+        "kind: ClusterRoleBinding\nmetadata:\n  name: buildkit-operator-events\n",
+        "kind: RoleBinding\nmetadata:\n  name: buildkit-operator-events\n  namespace: buildkit-operator\n",
+    )]);
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(&text));
+    let events: Vec<&str> = run.stdout.lines().filter(|l| l.contains(" events")).collect();
+    assert_eq!(
+        events,
+        [
+            "  buildkit-operator  events                                                                  create, patch",
+            "  buildkit-operator  events.events.k8s.io                                                    create, patch",
+        ]
+    );
+}
