@@ -130,6 +130,10 @@ impl Problem {
         } = &self.origin
             && let Some(text) = source.line(*line).filter(|_| !source.is_set_argument)
         {
+            // Long lines (minified or binary input) are clipped around the column.
+            let skip = col.saturating_sub(60);
+            let text: String = text.chars().skip(skip).take(120).collect();
+            let col = col - skip;
             let number = line.to_string();
             let gutter = " ".repeat(number.len());
             let pad: String = text
@@ -137,10 +141,11 @@ impl Problem {
                 .take(col.saturating_sub(1))
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
+            let width = (*width).min(120 - pad.chars().count().min(119));
             let _ = write!(
                 out,
                 "\n {gutter} |\n {number} | {text}\n {gutter} | {pad}{}",
-                "^".repeat(*width)
+                "^".repeat(width.max(1))
             );
         }
         if let Some(hint) = &self.hint {

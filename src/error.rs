@@ -43,6 +43,15 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// Templates could not be read from `$CHARTGEN_TEMPLATES`.
+    #[error("cannot read templates from `{path}`")]
+    ReadTemplates {
+        /// The directory or file.
+        path: String,
+        /// Why reading failed.
+        #[source]
+        source: std::io::Error,
+    },
     /// A template failed to render: an undefined value, a bad filter call.
     #[error("templates/{template}{}: {message}", line.map_or(String::new(), |l| format!(":{l}")))]
     Template {

@@ -55,7 +55,11 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
                 path: file.display().to_string(),
                 source,
             })?;
-            read_text(Source::file(file.display().to_string(), text), &mut set, &mut problems);
+            read_text(
+                Source::file(file.display().to_string(), text),
+                &mut set,
+                &mut problems,
+            );
         }
     }
     if !problems.is_empty() {
@@ -150,15 +154,15 @@ fn source_comments(text: &str) -> Vec<(usize, Option<String>)> {
         let number = index + 1;
         if line == "---" || line.starts_with("--- ") {
             starts.push((number, None));
-        } else if let Some(template) = line.strip_prefix("# Source: ") {
-            if let Some(last) = starts.last_mut() {
-                let template = template.strip_prefix("templates/").unwrap_or(template);
-                // Helm writes `# Source: <chart>/templates/<file>`.
-                let template = template
-                    .split_once("/templates/")
-                    .map_or(template, |(_, t)| t);
-                last.1 = Some(template.to_owned());
-            }
+        } else if let Some(template) = line.strip_prefix("# Source: ")
+            && let Some(last) = starts.last_mut()
+        {
+            let template = template.strip_prefix("templates/").unwrap_or(template);
+            // Helm writes `# Source: <chart>/templates/<file>`.
+            let template = template
+                .split_once("/templates/")
+                .map_or(template, |(_, t)| t);
+            last.1 = Some(template.to_owned());
         }
     }
     starts

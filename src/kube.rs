@@ -76,7 +76,10 @@ impl KubeSchemas {
 
     /// Validates `object`; `None` when its kind has no schema here, else
     /// every violation with the path of the offending node.
-    pub fn validate_located(&self, object: &Json) -> Option<Vec<(crate::diagnostic::KeyPath, String)>> {
+    pub fn validate_located(
+        &self,
+        object: &Json,
+    ) -> Option<Vec<(crate::diagnostic::KeyPath, String)>> {
         let api_version = object.get("apiVersion")?.as_str()?;
         let kind = object.get("kind")?.as_str()?;
         let validator = self

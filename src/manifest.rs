@@ -152,29 +152,33 @@ pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
             output.text.clone(),
         );
         let invalid = |problem: String| Error::Rendered {
-            template: output.template.to_owned(),
+            template: output.template.clone(),
             problem,
         };
+        // Where in the template: the line that wrote the offending output.
+        let place = |origin: &yaml::Origin| match origin {
+            yaml::Origin::At { line, col, .. } => match rendering.source_of(*line, *col) {
+                Some((template, at)) => format!("templates/{template}:{at} (output line {line})"),
+                None => format!("output line {line}"),
+            },
+            yaml::Origin::Default => "the end of the output".to_owned(),
+        };
         let documents = yaml::parse_stream(&source, LIMITS).map_err(|e| {
-            invalid(format!(
-                "invalid YAML at output line {}: {}",
-                line_of(&e.origin),
-                e.message
-            ))
+            let message = e
+                .message
+                .strip_prefix("invalid YAML: ")
+                .unwrap_or(&e.message);
+            invalid(format!("invalid YAML at {}: {message}", place(&e.origin)))
         })?;
         for node in documents {
             if matches!(node.value, Value::Null) {
                 continue;
             }
-            let id = identify(&node).map_err(|why| {
-                invalid(format!(
-                    "an object {why} at output line {}",
-                    line_of(&node.origin)
-                ))
-            })?;
+            let id = identify(&node)
+                .map_err(|why| invalid(format!("an object {why} at {}", place(&node.origin))))?;
             manifests.push(Manifest {
                 id,
-                template: Some(output.template.to_owned()),
+                template: Some(output.template.clone()),
                 file: None,
                 trace: Some(Arc::clone(&rendering)),
                 node,

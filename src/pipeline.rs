@@ -2,9 +2,9 @@
 
 use crate::check::{self, Finding};
 use crate::emit;
+use crate::error::Error;
 use crate::input::ManifestSet;
 use crate::kube::{self, KubeSchemas};
-use crate::error::Error;
 use crate::manifest::{self, Manifest};
 use crate::model::Values;
 use crate::plan::Plan;
@@ -27,12 +27,12 @@ pub struct Bundle {
 /// Renders the chart for validated `values`.
 pub fn render(values: &Values) -> Result<Bundle, Error> {
     let plan = Plan::new(values);
-    let env = render::environment();
-    let rendered = render::render_objects(&env, &plan)?;
+    let templates = render::templates()?;
+    let rendered = render::render_objects(&templates, &plan)?;
     let manifests = manifest::collect(rendered)?;
     let exemptions = canonical(
         EXEMPTIONS_TEMPLATE,
-        &render::render_template(&env, EXEMPTIONS_TEMPLATE, &plan)?,
+        &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &plan)?,
     )?;
     Ok(Bundle {
         manifests,
@@ -44,15 +44,17 @@ pub fn render(values: &Values) -> Result<Bundle, Error> {
 /// default Kubernetes version.
 pub fn check(bundle: &Bundle) -> Result<Vec<Finding>, Error> {
     let source = Source::file("exemptions", bundle.exemptions.as_str());
-    let exemptions = yaml::parse_document(&source, manifest::LIMITS).map_err(|e| Error::Rendered {
-        template: EXEMPTIONS_TEMPLATE.to_owned(),
-        problem: e.message,
-    })?;
+    let exemptions =
+        yaml::parse_document(&source, manifest::LIMITS).map_err(|e| Error::Rendered {
+            template: EXEMPTIONS_TEMPLATE.to_owned(),
+            problem: e.message,
+        })?;
     let set = ManifestSet {
         manifests: bundle.manifests.clone(),
         exemptions,
     };
-    let schemas = KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored");
+    let schemas =
+        KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored");
     Ok(check::run(
         &set,
         &check::Options {
@@ -104,15 +106,30 @@ mod tests {
             .iter_mut()
             .find(|m| m.id.kind == "ClusterRole" && m.id.name == "buildkit-operator-events")
             .unwrap();
-        let Value::Mapping(entries) = &mut role.node.value else { unreachable!() };
-        let rules = &mut entries.iter_mut().find(|(k, _)| k.name == "rules").unwrap().1;
-        let Value::Sequence(rules) = &mut rules.value else { unreachable!() };
-        let Value::Mapping(rule) = &mut rules[0].value else { unreachable!() };
+        let Value::Mapping(entries) = &mut role.node.value else {
+            unreachable!()
+        };
+        let rules = &mut entries
+            .iter_mut()
+            .find(|(k, _)| k.name == "rules")
+            .unwrap()
+            .1;
+        let Value::Sequence(rules) = &mut rules.value else {
+            unreachable!()
+        };
+        let Value::Mapping(rule) = &mut rules[0].value else {
+            unreachable!()
+        };
         let verbs = &mut rule.iter_mut().find(|(k, _)| k.name == "verbs").unwrap().1;
-        let Value::Sequence(verbs) = &mut verbs.value else { unreachable!() };
+        let Value::Sequence(verbs) = &mut verbs.value else {
+            unreachable!()
+        };
         verbs[0].value = Value::String("get".to_owned());
         let findings = check(&bundle).unwrap();
-        let r2: Vec<_> = findings.iter().filter(|f| f.invariant == check::Invariant::R2).collect();
+        let r2: Vec<_> = findings
+            .iter()
+            .filter(|f| f.invariant == check::Invariant::R2)
+            .collect();
         assert_eq!(r2.len(), 1, "{findings:#?}");
         assert_eq!(r2[0].path, "rules[0].verbs");
         // The rules come from the `rules` macro in _helpers.yaml, called by rbac.yaml.

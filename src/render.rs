@@ -27,7 +27,7 @@ pub use embedded::TEMPLATES;
 #[derive(Debug)]
 pub struct Rendered {
     /// The template's name, relative to `templates/`.
-    pub template: &'static str,
+    pub template: String,
     /// What it rendered: zero or more YAML documents.
     pub text: String,
     /// Which template line wrote which part of `text`.
@@ -44,11 +44,10 @@ pub struct Trace {
 impl Trace {
     /// The template and line that wrote byte `offset` of the output.
     pub fn source_of(&self, text: &str, offset: usize) -> Option<(&str, usize)> {
-        let (range, template, line, raw) = self
-            .spans
-            .iter()
-            .rev()
-            .find(|(range, ..)| range.start <= offset && offset < range.end.max(range.start + 1))?;
+        let (range, template, line, raw) =
+            self.spans.iter().rev().find(|(range, ..)| {
+                range.start <= offset && offset < range.end.max(range.start + 1)
+            })?;
         let line = if *raw {
             line + text.get(range.start..offset)?.matches('\n').count()
         } else {
@@ -58,16 +57,76 @@ impl Trace {
     }
 }
 
-/// Object templates: every top-level file not starting with `_`.
-pub fn object_templates() -> impl Iterator<Item = &'static str> {
-    TEMPLATES
-        .iter()
-        .map(|(name, _)| *name)
-        .filter(|name| !name.contains('/') && !name.starts_with('_'))
+/// The environment variable naming a directory to read templates from at
+/// run time instead of the embedded ones: for template authors, who can
+/// iterate without rebuilding. Syntax errors are then reported at run time.
+pub const TEMPLATES_DIR_VAR: &str = "CHARTGEN_TEMPLATES";
+
+/// The templates and which of them render objects.
+pub struct Templates {
+    /// The environment holding every template.
+    pub env: Environment<'static>,
+    /// Object templates: every top-level file not starting with `_`, sorted.
+    pub objects: Vec<String>,
 }
 
-/// The environment with every template, strict and YAML-escaping.
-pub fn environment() -> Environment<'static> {
+/// The templates: embedded, or read from `$CHARTGEN_TEMPLATES` when set.
+pub fn templates() -> Result<Templates, Error> {
+    let mut env = environment();
+    let mut names: Vec<String> = Vec::new();
+    match std::env::var_os(TEMPLATES_DIR_VAR) {
+        None => {
+            for (name, source) in TEMPLATES {
+                env.add_template(name, source)
+                    .expect("templates are compiled by build.rs");
+                names.push((*name).to_owned());
+            }
+        }
+        Some(dir) => {
+            let dir = std::path::PathBuf::from(dir);
+            for (name, source) in read_dir_templates(&dir, &dir)? {
+                env.add_template_owned(name.clone(), source)
+                    .map_err(|e| template_fault(&name, e))?;
+                names.push(name);
+            }
+        }
+    }
+    let mut objects: Vec<String> = names
+        .into_iter()
+        .filter(|name| !name.contains('/') && !name.starts_with('_'))
+        .collect();
+    objects.sort();
+    Ok(Templates { env, objects })
+}
+
+fn read_dir_templates(
+    root: &std::path::Path,
+    dir: &std::path::Path,
+) -> Result<Vec<(String, String)>, Error> {
+    let io = |source| Error::ReadTemplates {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            found.extend(read_dir_templates(root, &path)?);
+        } else {
+            let name = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let source = std::fs::read_to_string(&path).map_err(io)?;
+            found.push((name, source));
+        }
+    }
+    Ok(found)
+}
+
+/// The environment, strict and YAML-escaping, without templates.
+fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_syntax(
@@ -94,21 +153,19 @@ pub fn environment() -> Environment<'static> {
     });
     env.remove_filter("safe");
     env.remove_filter("tojson");
-    for (name, source) in TEMPLATES {
-        env.add_template(name, source)
-            .expect("templates are compiled by build.rs");
-    }
     env
 }
 
 /// Renders every object template with `plan`.
-pub fn render_objects(env: &Environment<'static>, plan: &Plan<'_>) -> Result<Vec<Rendered>, Error> {
+pub fn render_objects(templates: &Templates, plan: &Plan<'_>) -> Result<Vec<Rendered>, Error> {
     let context = TemplateValue::from(Serde(plan));
-    object_templates()
+    templates
+        .objects
+        .iter()
         .map(|template| {
-            let (text, trace) = render_traced(env, template, &context)?;
+            let (text, trace) = render_traced(&templates.env, template, &context)?;
             Ok(Rendered {
-                template,
+                template: template.clone(),
                 text,
                 trace,
             })
@@ -174,7 +231,7 @@ mod tests {
     use super::*;
 
     fn render_str(source: &str, plan: serde_json::Value) -> Result<String, minijinja::Error> {
-        let env = environment();
+        let env = templates().unwrap().env;
         env.render_str(source, minijinja::context! { plan => Serde(plan) })
     }
 
@@ -196,7 +253,7 @@ mod tests {
 
     #[test]
     fn a_render_error_names_the_template_and_line() {
-        let mut env = environment();
+        let mut env = templates().unwrap().env;
         env.add_template("broken.yaml", "a: 1\nb: {{ plan.nope }}\n")
             .unwrap();
         let plan = TemplateValue::from(Serde(serde_json::json!({})));

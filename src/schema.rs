@@ -45,8 +45,58 @@ pub fn validate(document: &Node) -> Vec<Problem> {
     for error in validator.iter_errors(&instance) {
         explain(schema, document, &error, &mut problems);
     }
+    floats_for_integers(schema, schema, document, &KeyPath::root(), &mut problems);
     problems.dedup();
     problems
+}
+
+/// JSON Schema counts `3.0` as an integer; serde does not. Report a number
+/// with a fraction part where the schema wants an integer, at its node.
+fn floats_for_integers(
+    root: &Json,
+    schema: &Json,
+    node: &Node,
+    path: &KeyPath,
+    out: &mut Vec<Problem>,
+) {
+    let schema = deref(root, schema);
+    match &node.value {
+        Value::Float(_) => {
+            let integer = match &schema["type"] {
+                Json::String(t) => t == "integer",
+                Json::Array(types) => {
+                    types.contains(&Json::from("integer")) && !types.contains(&Json::from("number"))
+                }
+                _ => false,
+            };
+            if integer && !out.iter().any(|p| p.path == *path) {
+                out.push(Problem::new(
+                    node.origin.clone(),
+                    path.clone(),
+                    format!("expected integer, found {}", describe(node)),
+                ));
+            }
+        }
+        Value::Mapping(entries) => {
+            for (key, child) in entries {
+                let sub = schema
+                    .get("properties")
+                    .and_then(|p| p.get(&key.name))
+                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+                if let Some(sub) = sub {
+                    floats_for_integers(root, sub, child, &path.key(key.name.clone()), out);
+                }
+            }
+        }
+        Value::Sequence(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    floats_for_integers(root, sub, item, &path.index(i), out);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Turns one jsonschema error into problems located in the YAML tree.

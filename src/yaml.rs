@@ -335,6 +335,8 @@ enum Open {
     },
     Mapping {
         entries: Vec<(Key, Node)>,
+        /// The keys so far, so a duplicate is found in constant time.
+        names: std::collections::HashSet<String>,
         pending_key: Option<Key>,
         origin: Origin,
         anchor: usize,
@@ -409,6 +411,7 @@ impl Reader<'_> {
                     self.open(&stack, &origin)?;
                     stack.push(Open::Mapping {
                         entries: Vec::new(),
+                        names: std::collections::HashSet::new(),
                         pending_key: None,
                         origin,
                         anchor,
@@ -438,6 +441,7 @@ impl Reader<'_> {
                     Some(Open::Sequence { items, .. }) => items.push(node),
                     Some(Open::Mapping {
                         entries,
+                        names,
                         pending_key,
                         ..
                     }) => {
@@ -447,7 +451,10 @@ impl Reader<'_> {
                                 "a mapping key must be a scalar, not an alias",
                             ));
                         };
-                        if let Some((first, _)) = entries.iter().find(|(k, _)| k.name == key.name) {
+                        let first = (!names.insert(key.name.clone()))
+                            .then(|| entries.iter().find(|(k, _)| k.name == key.name))
+                            .flatten();
+                        if let Some((first, _)) = first {
                             return Err(YamlError::new(
                                 key.origin.clone(),
                                 format!("duplicate key `{}`", key.name),

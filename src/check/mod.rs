@@ -160,8 +160,12 @@ impl<'a> Context<'a> {
         for object in &objects {
             let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
             let class = component.and_then(Class::of_component);
-            if let (Some(class), Some(namespace)) = (class, object["metadata"]["namespace"].as_str()) {
-                namespaces.entry(class).or_insert_with(|| namespace.to_owned());
+            if let (Some(class), Some(namespace)) =
+                (class, object["metadata"]["namespace"].as_str())
+            {
+                namespaces
+                    .entry(class)
+                    .or_insert_with(|| namespace.to_owned());
             }
         }
         Context {
@@ -186,20 +190,32 @@ impl<'a> Context<'a> {
     }
 
     /// Records a finding about object `index` at `path`.
-    pub fn report(&mut self, invariant: Invariant, index: usize, path: &KeyPath, message: impl Into<String>) {
+    pub fn report(
+        &mut self,
+        invariant: Invariant,
+        index: usize,
+        path: &KeyPath,
+        message: impl Into<String>,
+    ) {
         let manifest = &self.manifests[index];
         let origin = input::locate(manifest, path);
         let location = match (&origin, &manifest.trace) {
             (Origin::At { line, col, .. }, Some(trace)) => trace
                 .source_of(*line, *col)
                 .map(|(template, line)| format!("templates/{template}:{line}")),
-            (Origin::At { source, .. }, None) => Some(format!("{}:{}", source.name, line_of(&origin))),
+            (Origin::At { source, .. }, None) => {
+                Some(format!("{}:{}", source.name, line_of(&origin)))
+            }
             (Origin::Default, _) => None,
         };
         self.findings.push(Finding {
             invariant,
             object: manifest.id.to_string(),
-            path: if path.is_root() { String::new() } else { path.to_string() },
+            path: if path.is_root() {
+                String::new()
+            } else {
+                path.to_string()
+            },
             message: message.into(),
             location,
             template: manifest.template.clone(),
@@ -221,7 +237,13 @@ pub fn run(set: &ManifestSet, options: &Options<'_>) -> Vec<Finding> {
     let mut context = Context::new(&set.manifests);
     schema::check(&mut context, options);
     rbac::check(&mut context);
-    topology::check(&mut context, set.exemptions.as_ref().map(crate::yaml::Node::to_json).as_ref());
+    topology::check(
+        &mut context,
+        set.exemptions
+            .as_ref()
+            .map(crate::yaml::Node::to_json)
+            .as_ref(),
+    );
     let order: BTreeMap<String, usize> = set
         .manifests
         .iter()
@@ -229,7 +251,12 @@ pub fn run(set: &ManifestSet, options: &Options<'_>) -> Vec<Finding> {
         .map(|(i, m)| (m.id.to_string(), i))
         .collect();
     let mut findings = context.findings;
-    findings.sort_by_key(|f| (order.get(&f.object).copied().unwrap_or(usize::MAX), f.invariant));
+    findings.sort_by_key(|f| {
+        (
+            order.get(&f.object).copied().unwrap_or(usize::MAX),
+            f.invariant,
+        )
+    });
     findings.dedup();
     findings
 }
@@ -238,8 +265,18 @@ pub fn run(set: &ManifestSet, options: &Options<'_>) -> Vec<Finding> {
 pub fn render_text(findings: &[Finding], objects: usize) -> String {
     let mut out = String::new();
     for f in findings {
-        let path = if f.path.is_empty() { String::new() } else { format!(" {}", f.path) };
-        let _ = writeln!(out, "{} {}{path}: {}", f.invariant.id(), f.object, f.message);
+        let path = if f.path.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", f.path)
+        };
+        let _ = writeln!(
+            out,
+            "{} {}{path}: {}",
+            f.invariant.id(),
+            f.object,
+            f.message
+        );
         match (&f.location, &f.template) {
             (Some(location), Some(template)) if !location.starts_with("templates/") => {
                 let _ = writeln!(out, "  at {location} (rendered by templates/{template})");

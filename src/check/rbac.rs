@@ -178,15 +178,18 @@ fn check_roles(context: &mut Context<'_>) {
             let at = |field: &str| KeyPath::root().key("rules").index(r).key(field);
             for field in ["apiGroups", "resources", "verbs"] {
                 if strings(&rule[field]).iter().any(|v| v == "*") {
-                    context.report(Invariant::R5, index, &at(field), format!("a wildcard in {field}; name what is granted"));
+                    context.report(
+                        Invariant::R5,
+                        index,
+                        &at(field),
+                        format!("a wildcard in {field}; name what is granted"),
+                    );
                 }
             }
             let groups = strings(&rule["apiGroups"]);
             let resources = strings(&rule["resources"]);
             let verbs = strings(&rule["verbs"]);
-            let names = |wanted: &str| {
-                resources.iter().any(|r| r == wanted || r == "*")
-            };
+            let names = |wanted: &str| resources.iter().any(|r| r == wanted || r == "*");
             if groups.iter().any(|g| is_events(g, "events")) && names("events") {
                 if kind == "Role" {
                     context.report(
@@ -196,7 +199,10 @@ fn check_roles(context: &mut Context<'_>) {
                         "events in a namespaced Role; the recorder writes events where the object lives, so they are granted by the write-only events ClusterRole (ADR-2647)",
                     );
                 }
-                let extra: Vec<&String> = verbs.iter().filter(|v| !EVENT_WRITES.contains(&v.as_str())).collect();
+                let extra: Vec<&String> = verbs
+                    .iter()
+                    .filter(|v| !EVENT_WRITES.contains(&v.as_str()))
+                    .collect();
                 if !extra.is_empty() {
                     let extra: Vec<&str> = extra.iter().map(|v| v.as_str()).collect();
                     context.report(
@@ -207,9 +213,12 @@ fn check_roles(context: &mut Context<'_>) {
                     );
                 }
             }
-            let coordination = groups.iter().any(|g| g == "coordination.k8s.io" || g == "*");
+            let coordination = groups
+                .iter()
+                .any(|g| g == "coordination.k8s.io" || g == "*");
             if coordination && names("leases") {
-                let allowed = kind == "Role" && namespace.is_some() && namespace == operator.as_deref();
+                let allowed =
+                    kind == "Role" && namespace.is_some() && namespace == operator.as_deref();
                 if !allowed {
                     let place = if kind == "ClusterRole" {
                         "a ClusterRole".to_owned()
@@ -244,7 +253,8 @@ fn check_roles(context: &mut Context<'_>) {
                 }
             }
             if core && names("secrets") {
-                let allowed = kind == "Role" && namespace.is_some() && namespace == builds.as_deref();
+                let allowed =
+                    kind == "Role" && namespace.is_some() && namespace == builds.as_deref();
                 if !allowed {
                     let place = if kind == "ClusterRole" {
                         "a ClusterRole".to_owned()
@@ -304,7 +314,12 @@ fn check_grants(context: &mut Context<'_>) {
         }
         // R6: what buildd needs to run daemons stays in the builds namespace
         // (secrets anywhere are reported with the role itself).
-        let daemon_objects = ["statefulsets", "services", "configmaps", "persistentvolumeclaims"];
+        let daemon_objects = [
+            "statefulsets",
+            "services",
+            "configmaps",
+            "persistentvolumeclaims",
+        ];
         let in_builds = matches!(&grant.scope, Scope::Namespace(ns) if Some(ns) == builds.as_ref());
         let operator_subject = grant.subject.namespace.as_deref() == Some(operator.as_str());
         if operator_subject && !in_builds && daemon_objects.contains(&grant.resource.as_str()) {
@@ -321,7 +336,10 @@ fn check_grants(context: &mut Context<'_>) {
             );
         }
         // R4: the operator's ClusterRoles hold custom resources or write events, nothing else.
-        if operator_subject && grant.scope == Scope::Cluster && !is_events(&grant.api_group, &grant.resource) {
+        if operator_subject
+            && grant.scope == Scope::Cluster
+            && !is_events(&grant.api_group, &grant.resource)
+        {
             let plural = grant.resource.split('/').next().unwrap_or_default();
             let custom = crd_groups.contains(&grant.api_group) && crd_plurals.contains(plural);
             if !custom {
@@ -377,12 +395,21 @@ fn check_grants(context: &mut Context<'_>) {
     let here = Scope::Namespace(operator.clone());
     let may = |resource: &str, verb: &str| {
         mine.iter().any(|g| {
-            g.scope == here && g.resource == resource && g.verbs.iter().any(|v| v == verb || v == "*")
+            g.scope == here
+                && g.resource == resource
+                && g.verbs.iter().any(|v| v == verb || v == "*")
         })
     };
     let mut lost = Vec::new();
-    for (resource, verbs) in [("pods", &["get"][..]), ("leases", &["get", "create", "update"][..])] {
-        let missing: Vec<&str> = verbs.iter().copied().filter(|v| !may(resource, v)).collect();
+    for (resource, verbs) in [
+        ("pods", &["get"][..]),
+        ("leases", &["get", "create", "update"][..]),
+    ] {
+        let missing: Vec<&str> = verbs
+            .iter()
+            .copied()
+            .filter(|v| !may(resource, v))
+            .collect();
         if !missing.is_empty() {
             lost.push(format!("{} on {resource}", missing.join(", ")));
         }
@@ -507,7 +534,13 @@ pub fn render_text(all: &[Permissions]) -> String {
             .collect();
         let header = ["SCOPE", "RESOURCE", "NAMES", "VERBS"].map(str::to_owned);
         let widths: Vec<usize> = (0..3)
-            .map(|c| rows.iter().chain([&header]).map(|r| r[c].len()).max().unwrap_or(0))
+            .map(|c| {
+                rows.iter()
+                    .chain([&header])
+                    .map(|r| r[c].len())
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         for row in std::iter::once(&header).chain(&rows) {
             let line = format!(

@@ -17,7 +17,14 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
     let crds = context
         .objects
         .iter()
-        .chain(options.extra_crds.iter().map(|m| m.node.to_json()).collect::<Vec<_>>().iter())
+        .chain(
+            options
+                .extra_crds
+                .iter()
+                .map(|m| m.node.to_json())
+                .collect::<Vec<_>>()
+                .iter(),
+        )
         .filter(|o| o["kind"] == "CustomResourceDefinition")
         .cloned()
         .collect::<Vec<_>>();
@@ -26,7 +33,9 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
         let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
         for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
             let name = version["name"].as_str().unwrap_or_default();
-            if let Ok(validator) = jsonschema::validator_for(&strict(&version["schema"]["openAPIV3Schema"])) {
+            if let Ok(validator) =
+                jsonschema::validator_for(&strict(&version["schema"]["openAPIV3Schema"]))
+            {
                 custom.insert((format!("{group}/{name}"), kind.to_owned()), validator);
             }
         }
@@ -50,10 +59,7 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
                             Invariant::UnknownKind,
                             index,
                             &KeyPath::root(),
-                            format!(
-                                "no schema for {} {}; give its CRD with --crd",
-                                key.0, key.1
-                            ),
+                            format!("no schema for {} {}; give its CRD with --crd", key.0, key.1),
                         );
                         continue;
                     }
@@ -89,7 +95,10 @@ pub fn strict(schema: &Json) -> Json {
             if object.contains_key("properties") && !object.contains_key("additionalProperties") {
                 object.insert("additionalProperties".into(), Json::Bool(false));
             }
-            if let Some(metadata) = object.get_mut("properties").and_then(|p| p.get_mut("metadata")) {
+            if let Some(metadata) = object
+                .get_mut("properties")
+                .and_then(|p| p.get_mut("metadata"))
+            {
                 // The API server checks metadata as ObjectMeta, not the CRD.
                 *metadata = serde_json::json!({"type": "object"});
             }

@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 
 use super::{Class, Context, Invariant};
 use crate::diagnostic::KeyPath;
-use crate::plan::EXEMPTIONS_ANNOTATION;
+use crate::plan::{EXEMPTIONS_ANNOTATION, Exemption};
 
 /// Namespaces no class may use.
 const RESERVED: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -69,7 +69,10 @@ fn distinct_namespaces(context: &mut Context<'_>) {
                 Invariant::T1,
                 index,
                 &KeyPath::dotted("metadata.name"),
-                format!("the {} class lives in the reserved namespace {name}", class.name()),
+                format!(
+                    "the {} class lives in the reserved namespace {name}",
+                    class.name()
+                ),
             );
         }
         if let Some((other, _)) = classes[..i].iter().find(|(_, n)| n == name) {
@@ -77,7 +80,11 @@ fn distinct_namespaces(context: &mut Context<'_>) {
                 Invariant::T1,
                 index,
                 &KeyPath::dotted("metadata.name"),
-                format!("the {} and {} classes share namespace {name}", other.name(), class.name()),
+                format!(
+                    "the {} and {} classes share namespace {name}",
+                    other.name(),
+                    class.name()
+                ),
             );
         }
     }
@@ -88,7 +95,12 @@ fn namespace_object(context: &Context<'_>, name: &str) -> Option<usize> {
         .objects
         .iter()
         .position(|o| o["kind"] == "Namespace" && o["metadata"]["name"] == name)
-        .or_else(|| context.objects.iter().position(|o| o["metadata"]["namespace"] == name))
+        .or_else(|| {
+            context
+                .objects
+                .iter()
+                .position(|o| o["metadata"]["namespace"] == name)
+        })
 }
 
 /// T2: an object of a class's component lives in that class's namespace,
@@ -113,22 +125,35 @@ fn placement(context: &mut Context<'_>) {
                     Invariant::T2,
                     index,
                     &path,
-                    format!("belongs to the {} class, in {want}, not {namespace}", class.name()),
+                    format!(
+                        "belongs to the {} class, in {want}, not {namespace}",
+                        class.name()
+                    ),
                 );
             }
             (_, None) => context.report(
                 Invariant::T2,
                 index,
                 &path,
-                format!("namespace {namespace} is none of the operator, builds and system namespaces"),
+                format!(
+                    "namespace {namespace} is none of the operator, builds and system namespaces"
+                ),
             ),
             _ => {}
         }
     }
 }
 
-fn namespace_posture(context: &mut Context<'_>, index: usize, object: &Json, artifact: Option<&Json>) {
-    let name = object["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+fn namespace_posture(
+    context: &mut Context<'_>,
+    index: usize,
+    object: &Json,
+    artifact: Option<&Json>,
+) {
+    let name = object["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     let Some(class) = context.class_of(&name) else {
         return;
     };
@@ -149,7 +174,9 @@ fn namespace_posture(context: &mut Context<'_>, index: usize, object: &Json, art
             );
         }
     }
-    let stated = object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION].as_str().unwrap_or_default();
+    let stated = object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION]
+        .as_str()
+        .unwrap_or_default();
     let pairs: Vec<(&str, &str)> = stated
         .split(',')
         .filter(|p| !p.is_empty())
@@ -159,7 +186,11 @@ fn namespace_posture(context: &mut Context<'_>, index: usize, object: &Json, art
     let wanted: BTreeSet<&str> = class.exemptions().iter().copied().collect();
     if keys != wanted {
         let show = |set: &BTreeSet<&str>| {
-            if set.is_empty() { "none".to_owned() } else { set.iter().copied().collect::<Vec<_>>().join(", ") }
+            if set.is_empty() {
+                "none".to_owned()
+            } else {
+                set.iter().copied().collect::<Vec<_>>().join(", ")
+            }
         };
         context.report(
             Invariant::T4,
@@ -176,11 +207,14 @@ fn namespace_posture(context: &mut Context<'_>, index: usize, object: &Json, art
     let Some(artifact) = artifact.and_then(Json::as_object) else {
         return;
     };
-    for (policy, entry) in artifact {
-        let listed = entry["excludedNamespaces"]
-            .as_array()
+    for exemption in Exemption::ALL {
+        let key = exemption.values_key();
+        let listed = artifact
+            .get(key)
+            .and_then(|entry| entry["excludedNamespaces"].as_array())
             .is_some_and(|l| l.iter().any(|n| n == name.as_str()));
-        let needed = pairs.iter().any(|(_, p)| p == policy);
+        let needed = keys.contains(exemption.key());
+        let policy = key;
         if listed != needed {
             context.report(
                 Invariant::T4,
@@ -188,7 +222,11 @@ fn namespace_posture(context: &mut Context<'_>, index: usize, object: &Json, art
                 &KeyPath::dotted("metadata.name"),
                 format!(
                     "the exemptions artifact {} {name} for {policy}, but the namespace {} it",
-                    if listed { "excludes" } else { "does not exclude" },
+                    if listed {
+                        "excludes"
+                    } else {
+                        "does not exclude"
+                    },
                     if needed { "needs" } else { "does not need" }
                 ),
             );
@@ -211,8 +249,15 @@ fn pod_spec(object: &Json) -> Option<(KeyPath, &Json)> {
     Some((KeyPath::dotted(path), node))
 }
 
-fn pod_security(context: &mut Context<'_>, index: usize, object: &Json, (at, pod): (KeyPath, &Json)) {
-    let namespace = object["metadata"]["namespace"].as_str().unwrap_or("default");
+fn pod_security(
+    context: &mut Context<'_>,
+    index: usize,
+    object: &Json,
+    (at, pod): (KeyPath, &Json),
+) {
+    let namespace = object["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("default");
     let class = context.class_of(namespace).unwrap_or(Class::Operator);
     if class == Class::System {
         return;
@@ -225,7 +270,10 @@ fn pod_security(context: &mut Context<'_>, index: usize, object: &Json, (at, pod
     }
     for (v, volume) in pod["volumes"].as_array().into_iter().flatten().enumerate() {
         if volume.get("hostPath").is_some() {
-            broken.push((at.key("volumes").index(v).key("hostPath"), "a hostPath volume".to_owned()));
+            broken.push((
+                at.key("volumes").index(v).key("hostPath"),
+                "a hostPath volume".to_owned(),
+            ));
         }
     }
     let pod_context = &pod["securityContext"];
@@ -236,26 +284,47 @@ fn pod_security(context: &mut Context<'_>, index: usize, object: &Json, (at, pod
             if sc["privileged"] == true {
                 broken.push((here.key("privileged"), "a privileged container".to_owned()));
             }
-            let non_root = sc["runAsNonRoot"].as_bool().or(pod_context["runAsNonRoot"].as_bool());
+            let non_root = sc["runAsNonRoot"]
+                .as_bool()
+                .or(pod_context["runAsNonRoot"].as_bool());
             if non_root != Some(true) {
-                broken.push((here.key("runAsNonRoot"), "runAsNonRoot is not true".to_owned()));
+                broken.push((
+                    here.key("runAsNonRoot"),
+                    "runAsNonRoot is not true".to_owned(),
+                ));
             }
             if class != Class::Operator {
                 continue;
             }
             if sc["allowPrivilegeEscalation"] != false {
-                broken.push((here.key("allowPrivilegeEscalation"), "allowPrivilegeEscalation is not false".to_owned()));
+                broken.push((
+                    here.key("allowPrivilegeEscalation"),
+                    "allowPrivilegeEscalation is not false".to_owned(),
+                ));
             }
             if sc["readOnlyRootFilesystem"] != true {
-                broken.push((here.key("readOnlyRootFilesystem"), "readOnlyRootFilesystem is not true".to_owned()));
+                broken.push((
+                    here.key("readOnlyRootFilesystem"),
+                    "readOnlyRootFilesystem is not true".to_owned(),
+                ));
             }
-            let drops_all = sc["capabilities"]["drop"].as_array().is_some_and(|d| d.iter().any(|c| c == "ALL"));
+            let drops_all = sc["capabilities"]["drop"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|c| c == "ALL"));
             if !drops_all {
-                broken.push((here.key("capabilities"), "capabilities do not drop ALL".to_owned()));
+                broken.push((
+                    here.key("capabilities"),
+                    "capabilities do not drop ALL".to_owned(),
+                ));
             }
-            let seccomp = sc["seccompProfile"]["type"].as_str().or(pod_context["seccompProfile"]["type"].as_str());
+            let seccomp = sc["seccompProfile"]["type"]
+                .as_str()
+                .or(pod_context["seccompProfile"]["type"].as_str());
             if !matches!(seccomp, Some("RuntimeDefault" | "Localhost")) {
-                broken.push((here.key("seccompProfile"), format!("seccomp profile is {}", seccomp.unwrap_or("unset"))));
+                broken.push((
+                    here.key("seccompProfile"),
+                    format!("seccomp profile is {}", seccomp.unwrap_or("unset")),
+                ));
             }
         }
     }
@@ -264,7 +333,10 @@ fn pod_security(context: &mut Context<'_>, index: usize, object: &Json, (at, pod
             Invariant::T3,
             index,
             &path,
-            format!("{what}; the {} class in {namespace} does not allow it", class.name()),
+            format!(
+                "{what}; the {} class in {namespace} does not allow it",
+                class.name()
+            ),
         );
     }
 }
@@ -284,7 +356,8 @@ fn buildd_wiring(context: &mut Context<'_>) {
         let at = KeyPath::dotted("spec.template.spec.containers").index(0);
         let container = &containers[0];
         let downward = container["env"].as_array().into_iter().flatten().any(|e| {
-            e["name"] == "POD_NAMESPACE" && e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace"
+            e["name"] == "POD_NAMESPACE"
+                && e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace"
         });
         if !downward {
             context.report(
@@ -296,7 +369,11 @@ fn buildd_wiring(context: &mut Context<'_>) {
         }
         if let Some(builds) = &builds {
             let wanted = format!("--namespace={builds}");
-            let has = container["args"].as_array().into_iter().flatten().any(|a| a == wanted.as_str());
+            let has = container["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|a| a == wanted.as_str());
             if !has {
                 context.report(
                     Invariant::T5,

@@ -474,8 +474,10 @@ impl Default for LimitRange {
                 cpu: Some(Quantity::from_static("250m")),
                 memory: Some(Quantity::from_static("512Mi")),
             },
+            // A default CPU limit below max: without one, the API server
+            // gives every container `max` as its limit.
             default: ResourceList {
-                cpu: None,
+                cpu: Some(Quantity::from_static("2")),
                 memory: Some(Quantity::from_static("2Gi")),
             },
             max: ResourceList {

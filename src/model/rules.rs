@@ -33,8 +33,170 @@ pub fn check(values: &Values) -> Vec<Violation> {
     let mut violations = Vec::new();
     check_release_name(values, &mut violations);
     check_namespaces(values, &mut violations);
+    check_metadata(values, &mut violations);
+    check_buildd(values, &mut violations);
+    check_network(values, &mut violations);
+    check_policies(values, &mut violations);
     check_projects(values, &mut violations);
     violations
+}
+
+/// Prefixes of labels and annotations the chart sets itself; a common
+/// label or annotation there would contradict what the chart states.
+const RESERVED_PREFIXES: [&str; 3] = [
+    "app.kubernetes.io/",
+    "buildkit-operator.dev/",
+    "pod-security.kubernetes.io/",
+];
+
+fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
+    for (field, map, labels) in [
+        ("commonLabels", &values.common_labels, true),
+        ("commonAnnotations", &values.common_annotations, false),
+    ] {
+        for (key, value) in map {
+            let path = KeyPath::dotted(field).key(key.clone());
+            let mut report = |message: String, hint: &str| {
+                violations.push(Violation {
+                    path: path.clone(),
+                    also: Vec::new(),
+                    message,
+                    hint: Some(hint.to_owned()),
+                });
+            };
+            if let Some(prefix) = RESERVED_PREFIXES.iter().find(|p| key.starts_with(*p)) {
+                report(
+                    format!("`{key}` is under `{prefix}`, which the chart sets itself"),
+                    "choose a key under your own prefix, such as example.com/team",
+                );
+            } else if let Err(why) = qualified_name(key) {
+                report(
+                    format!(
+                        "`{key}` is not a valid {} key: {why}",
+                        if labels { "label" } else { "annotation" }
+                    ),
+                    "keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`",
+                );
+            }
+            if labels && let Err(why) = label_value(value) {
+                report(
+                    format!("label value {value:?} is not valid: {why}"),
+                    "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
+                );
+            }
+        }
+    }
+}
+
+/// A Kubernetes qualified name: `[prefix/]name`.
+fn qualified_name(key: &str) -> Result<(), String> {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        let ok = !prefix.is_empty()
+            && prefix.len() <= 253
+            && prefix.split('.').all(super::types::is_dns_label);
+        if !ok {
+            return Err(format!("the prefix `{prefix}` is not a DNS subdomain"));
+        }
+    }
+    if name.is_empty() {
+        return Err("the name is empty".to_owned());
+    }
+    label_value(name)
+}
+
+/// A label value: empty, or at most 63 of `[A-Za-z0-9_.-]` with
+/// alphanumeric ends.
+fn label_value(value: &str) -> Result<(), String> {
+    if value.is_empty() {
+        return Ok(());
+    }
+    if value.len() > 63 {
+        return Err(format!("{} characters, more than 63", value.len()));
+    }
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    if !value.starts_with(alnum) || !value.ends_with(alnum) {
+        return Err("it must start and end with a letter or digit".to_owned());
+    }
+    match value.chars().find(|c| !(alnum(*c) || "-_.".contains(*c))) {
+        Some(c) => Err(format!("{c:?} is not allowed")),
+        None => Ok(()),
+    }
+}
+
+fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
+    let tag = &values.images.buildd.tag;
+    if let Err(why) = label_value(tag) {
+        violations.push(Violation {
+            path: KeyPath::dotted("images.buildd.tag"),
+            also: Vec::new(),
+            message: format!("`{tag}` cannot be the app.kubernetes.io/version label: {why}"),
+            hint: Some("buildd's tag labels every object with the operator's version".to_owned()),
+        });
+    }
+    let buildd = &values.buildd;
+    if buildd.replicas > 1 && !buildd.leader_election {
+        violations.push(Violation {
+            path: KeyPath::dotted("buildd.leaderElection"),
+            also: vec![KeyPath::dotted("buildd.replicas")],
+            message: format!(
+                "{} buildd replicas without leader election would all reconcile at once",
+                buildd.replicas
+            ),
+            hint: Some("set buildd.leaderElection to true, or buildd.replicas to 1".to_owned()),
+        });
+    }
+}
+
+fn check_network(values: &Values, violations: &mut Vec<Violation>) {
+    for (i, cidr) in values.builds.network_policy.egress_cidrs.iter().enumerate() {
+        if let Err(why) = parse_cidr(cidr) {
+            violations.push(Violation {
+                path: KeyPath::dotted("builds.networkPolicy.egressCidrs").index(i),
+                also: Vec::new(),
+                message: format!("`{cidr}` is not a CIDR: {why}"),
+                hint: Some(
+                    "write an address and a prefix length, such as 10.0.0.0/8 or 2001:db8::/32"
+                        .to_owned(),
+                ),
+            });
+        }
+    }
+}
+
+/// Checks `address/prefix` for IPv4 or IPv6.
+fn parse_cidr(cidr: &str) -> Result<(), String> {
+    let (address, prefix) = cidr.split_once('/').ok_or("no `/prefix`")?;
+    let address: std::net::IpAddr = address
+        .parse()
+        .map_err(|_| format!("`{address}` is not an IP address"))?;
+    let most = if address.is_ipv4() { 32 } else { 128 };
+    match prefix.parse::<u8>() {
+        Ok(bits) if bits <= most => Ok(()),
+        _ => Err(format!(
+            "`{prefix}` is not a prefix length from 0 to {most}"
+        )),
+    }
+}
+
+fn check_policies(values: &Values, violations: &mut Vec<Violation>) {
+    let policies = &values.policies;
+    if policies.security_context == policies.disallow_host_path {
+        violations.push(Violation {
+            path: KeyPath::dotted("policies.disallowHostPath"),
+            also: vec![KeyPath::dotted("policies.securityContext")],
+            message: format!(
+                "policies.securityContext and policies.disallowHostPath are both `{}`",
+                policies.security_context
+            ),
+            hint: Some(
+                "name the two Kyverno policies whose exclusions differ (ADR-0006)".to_owned(),
+            ),
+        });
+    }
 }
 
 /// Longest release name: object names add suffixes such as
@@ -133,6 +295,50 @@ mod tests {
         values.namespaces.system = DnsLabel::from_static("kube-system");
         let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
         assert_eq!(paths, ["namespaces.system", "namespaces.builds"]);
+    }
+
+    #[test]
+    fn labels_annotations_and_cidrs_follow_kubernetes_syntax() {
+        let mut values = Values::default();
+        values.common_labels.insert("team".into(), "builds".into());
+        values
+            .common_labels
+            .insert("example.com/owner".into(), "a b".into());
+        values
+            .common_labels
+            .insert("app.kubernetes.io/part-of".into(), "x".into());
+        values
+            .common_annotations
+            .insert("Bad Key".into(), "anything goes\n".into());
+        values.builds.network_policy.egress_cidrs = vec![
+            "10.0.0.0/8".into(),
+            "10.0.0.0/33".into(),
+            "::/0".into(),
+            "x".into(),
+        ];
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                r#"commonLabels."app.kubernetes.io/part-of""#,
+                r#"commonLabels."example.com/owner""#,
+                r#"commonAnnotations."Bad Key""#,
+                "builds.networkPolicy.egressCidrs[1]",
+                "builds.networkPolicy.egressCidrs[3]",
+            ]
+        );
+    }
+
+    #[test]
+    fn replicas_need_leader_election_and_policies_differ() {
+        let mut values = Values::default();
+        values.buildd.leader_election = false;
+        values.policies.disallow_host_path = values.policies.security_context.clone();
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            ["buildd.leaderElection", "policies.disallowHostPath"]
+        );
     }
 
     #[test]

@@ -160,11 +160,12 @@ impl<C: TrustClass> NamespacePlan<C> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyExemption {
+    /// The key of the policy in the platform's Kyverno values
+    /// (`securityContextPolicy`, `disallowHostPath`; ADR-0006).
+    pub values_key: &'static str,
     /// The policy's name.
     pub policy: String,
-    /// What the policy is for.
-    pub purpose: &'static str,
-    /// Namespaces to exclude, in class order.
+    /// Namespaces to exclude, in class order; never empty.
     pub namespaces: Vec<String>,
 }
 
@@ -188,6 +189,19 @@ impl Exemption {
             Exemption::SecurityContext => "security-context",
             Exemption::HostPath => "host-path",
         }
+    }
+
+    /// The key of the policy in the platform's Kyverno values (ADR-0006).
+    pub fn values_key(self) -> &'static str {
+        match self {
+            Exemption::SecurityContext => "securityContextPolicy",
+            Exemption::HostPath => "disallowHostPath",
+        }
+    }
+
+    /// The exemption whose Kyverno values key is `key`.
+    pub fn from_values_key(key: &str) -> Option<Exemption> {
+        Exemption::ALL.into_iter().find(|e| e.values_key() == key)
     }
 
     /// The policy's name in this cluster.
@@ -363,7 +377,10 @@ fn meta(values: &Values, component: &str, name: String) -> Meta {
     for (key, value) in [
         ("app.kubernetes.io/component", component),
         ("app.kubernetes.io/part-of", PART_OF),
-        ("app.kubernetes.io/version", env!("CARGO_PKG_VERSION")),
+        (
+            "app.kubernetes.io/version",
+            values.images.buildd.tag.as_str(),
+        ),
         ("app.kubernetes.io/managed-by", "chartgen"),
     ] {
         labels.insert(key.to_owned(), value.to_owned());
@@ -405,24 +422,24 @@ fn exemptions(namespaces: &Namespaces, values: &Values) -> Vec<PolicyExemption> 
     if values.kata.enabled {
         classes.push((&namespaces.system.name, &namespaces.system.exemptions));
     }
-    [
-        (Exemption::SecurityContext, "security-context policy"),
-        (Exemption::HostPath, "host-path policy"),
-    ]
-    .into_iter()
-    .map(|(exemption, purpose)| {
-        let policy = exemption.policy(values).to_owned();
-        PolicyExemption {
-            namespaces: classes
-                .iter()
-                .filter(|(_, needs)| needs.contains(&policy))
-                .map(|(name, _)| (*name).to_owned())
-                .collect(),
-            policy,
-            purpose,
-        }
-    })
-    .collect()
+    // An empty list is left out: Kyverno values lists replace rather than
+    // merge, so pasting an empty one would drop the platform's exclusions.
+    Exemption::ALL
+        .into_iter()
+        .map(|exemption| {
+            let policy = exemption.policy(values).to_owned();
+            PolicyExemption {
+                values_key: exemption.values_key(),
+                namespaces: classes
+                    .iter()
+                    .filter(|(_, needs)| needs.contains(&policy))
+                    .map(|(name, _)| (*name).to_owned())
+                    .collect(),
+                policy,
+            }
+        })
+        .filter(|e| !e.namespaces.is_empty())
+        .collect()
 }
 
 /// buildkitd.toml for the rootless daemons. Strings are TOML basic strings

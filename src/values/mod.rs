@@ -195,13 +195,22 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
 pub fn merge(base: &mut Node, layer: Node) {
     match (&mut base.value, layer.value) {
         (Value::Mapping(entries), Value::Mapping(layer_entries)) => {
+            let mut index: std::collections::HashMap<String, usize> = entries
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.name.clone(), i))
+                .collect();
             for (key, value) in layer_entries {
-                match entries.iter_mut().find(|(k, _)| k.name == key.name) {
-                    Some((existing_key, existing)) => {
+                match index.get(&key.name) {
+                    Some(&at) => {
+                        let (existing_key, existing) = &mut entries[at];
                         *existing_key = key;
                         merge(existing, value);
                     }
-                    None => entries.push((key, value)),
+                    None => {
+                        index.insert(key.name.clone(), entries.len());
+                        entries.push((key, value));
+                    }
                 }
             }
             base.origin = layer.origin;

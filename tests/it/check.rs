@@ -16,8 +16,15 @@ fn mutate(text: &str, edits: &[(&str, &str)]) -> String {
     let mut text = text.to_owned();
     for (from, to) in edits {
         let (from, all) = from.strip_prefix('*').map_or((*from, false), |f| (f, true));
-        assert!(text.contains(from), "the mutation's anchor is gone: {from:?}");
-        text = if all { text.replace(from, to) } else { text.replacen(from, to, 1) };
+        assert!(
+            text.contains(from),
+            "the mutation's anchor is gone: {from:?}"
+        );
+        text = if all {
+            text.replace(from, to)
+        } else {
+            text.replacen(from, to, 1)
+        };
     }
     text
 }
@@ -26,8 +33,11 @@ const OPERATOR_ROLE_RULES: &str = "rules:\n  - apiGroups: [\"\"]\n    resources:
 const KATA_ROLE_RULES: &str = "rules:\n  - apiGroups: [\"\"]\n    resources: [nodes]\n";
 const CR_ROLE_RULES: &str = "rules:\n  - apiGroups: [buildkit-operator.dev]\n    resources: [buildprojects]\n    verbs: [get, list, watch, create, update, patch, delete]\n";
 
-/// Each case: a name, the invariant it breaks, and the edits.
-fn mutations() -> Vec<(&'static str, &'static str, Vec<(&'static str, String)>)> {
+/// One mutation: its name, the invariant it breaks, and its edits.
+type Mutation = (&'static str, &'static str, Vec<(&'static str, String)>);
+
+/// Each case breaks exactly one invariant.
+fn mutations() -> Vec<Mutation> {
     vec![
         ("r1-events-in-a-role", "R1", vec![(
             OPERATOR_ROLE_RULES,
@@ -120,11 +130,18 @@ fn each_mutation_is_reported_as_exactly_its_invariant() {
         let findings: Vec<&str> = run
             .stdout
             .lines()
-            .filter(|l| !l.starts_with("  at ") && !l.contains(" in 39 objects") && !l.contains(" in 40 objects"))
+            .filter(|l| {
+                !l.starts_with("  at ")
+                    && !l.contains(" in 39 objects")
+                    && !l.contains(" in 40 objects")
+            })
             .collect();
         assert!(!findings.is_empty(), "{name}");
         for finding in &findings {
-            assert!(finding.starts_with(&format!("{invariant} ")), "{name}: {finding}");
+            assert!(
+                finding.starts_with(&format!("{invariant} ")),
+                "{name}: {finding}"
+            );
         }
         insta::assert_snapshot!(format!("check-{name}"), run.transcript());
     }
@@ -132,12 +149,20 @@ fn each_mutation_is_reported_as_exactly_its_invariant() {
 
 #[test]
 fn findings_point_at_the_line_and_template() {
-    let text = mutate(&prod(), &[("readOnlyRootFilesystem: true", "readOnlyRootFilesystem: false")]);
+    let text = mutate(
+        &prod(),
+        &[(
+            "readOnlyRootFilesystem: true",
+            "readOnlyRootFilesystem: false",
+        )],
+    );
     let dir = std::env::temp_dir().join(format!("chartgen-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("prod.yaml");
     std::fs::write(&file, &text).unwrap();
-    let line = 1 + text[..text.find("readOnlyRootFilesystem: false").unwrap()].matches('\n').count();
+    let line = 1 + text[..text.find("readOnlyRootFilesystem: false").unwrap()]
+        .matches('\n')
+        .count();
     let run = chartgen(&["check", "--output", "json", file.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1);
@@ -145,8 +170,14 @@ fn findings_point_at_the_line_and_template() {
     assert_eq!(findings.as_array().unwrap().len(), 1, "{findings:#}");
     let finding = &findings[0];
     assert_eq!(finding["invariant"], "T3");
-    assert_eq!(finding["object"], "Deployment buildkit-operator/buildkit-buildd");
-    assert_eq!(finding["path"], "spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem");
+    assert_eq!(
+        finding["object"],
+        "Deployment buildkit-operator/buildkit-buildd"
+    );
+    assert_eq!(
+        finding["path"],
+        "spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem"
+    );
     assert_eq!(finding["location"], format!("{}:{line}", file.display()));
     assert_eq!(finding["template"], "buildd.yaml");
 }
@@ -156,14 +187,21 @@ fn the_exemptions_artifact_must_match_the_namespaces() {
     let dir = std::env::temp_dir().join(format!("chartgen-artifact-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("manifests.yaml"), prod()).unwrap();
-    let artifact = std::fs::read_to_string(root().join("out/ovh-prod/kyverno-exemptions.yaml")).unwrap();
-    let artifact = mutate(&artifact, &[("[buildkit-system]", "[]")]);
+    let artifact =
+        std::fs::read_to_string(root().join("out/ovh-prod/kyverno-exemptions.yaml")).unwrap();
+    let artifact = mutate(
+        &artifact,
+        &[(
+            "disallowHostPath:\n  excludedNamespaces: [buildkit-system]\n",
+            "",
+        )],
+    );
     std::fs::write(dir.join("kyverno-exemptions.yaml"), artifact).unwrap();
     let run = chartgen(&["check", dir.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1);
     assert!(
-        run.stdout.starts_with("T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallow-host-path, but the namespace needs it\n"),
+        run.stdout.starts_with("T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the namespace needs it\n"),
         "{}",
         run.stdout
     );
@@ -177,13 +215,20 @@ fn a_custom_kind_is_checked_against_a_crd_given_with_crd() {
     std::fs::write(dir.join("crd.yaml"), widget_crd).unwrap();
     let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: buildkit-builds, labels: {app.kubernetes.io/component: daemons}}\nspec: {size: big}\n";
     let run = chartgen_with_stdin(
-        &["check", "--crd", dir.join("crd.yaml").to_str().unwrap(), "-"],
+        &[
+            "check",
+            "--crd",
+            dir.join("crd.yaml").to_str().unwrap(),
+            "-",
+        ],
         Some(&format!("{}---\n{widget}", prod())),
     );
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
-        run.stdout.starts_with("K8S Widget buildkit-builds/w spec.size: \"big\" is not of type \"integer\"\n"),
+        run.stdout.starts_with(
+            "K8S Widget buildkit-builds/w spec.size: \"big\" is not of type \"integer\"\n"
+        ),
         "{}",
         run.stdout
     );
@@ -193,13 +238,27 @@ fn a_custom_kind_is_checked_against_a_crd_given_with_crd() {
 fn malformed_input_is_bad_input_not_a_finding() {
     let run = chartgen_with_stdin(&["check", "-"], Some("kind: [\n"));
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
-    assert!(run.stderr.starts_with("error: <stdin>:2:1: "), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("error: <stdin>:2:1: "),
+        "{}",
+        run.stderr
+    );
     let run = chartgen_with_stdin(&["check", "-"], Some("just: a mapping\n"));
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("not a Kubernetes object: a document without apiVersion"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("not a Kubernetes object: a document without apiVersion"),
+        "{}",
+        run.stderr
+    );
     let run = chartgen(&["check", "out/nope"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("error: cannot read manifests from `out/nope`\n  caused by: "), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: cannot read manifests from `out/nope`\n  caused by: "),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -214,12 +273,19 @@ fn rbac_lists_effective_permissions_per_service_account() {
 
 #[test]
 fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
-    let text = mutate(&prod(), &[(
-        "kind: ClusterRoleBinding\nmetadata:\n  name: buildkit-operator-events\n",
-        "kind: RoleBinding\nmetadata:\n  name: buildkit-operator-events\n  namespace: buildkit-operator\n",
-    )]);
+    let text = mutate(
+        &prod(),
+        &[(
+            "kind: ClusterRoleBinding\nmetadata:\n  name: buildkit-operator-events\n",
+            "kind: RoleBinding\nmetadata:\n  name: buildkit-operator-events\n  namespace: buildkit-operator\n",
+        )],
+    );
     let run = chartgen_with_stdin(&["rbac", "-"], Some(&text));
-    let events: Vec<&str> = run.stdout.lines().filter(|l| l.contains(" events")).collect();
+    let events: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" events"))
+        .collect();
     assert_eq!(
         events,
         [

@@ -37,20 +37,34 @@ pub fn chartgen<S: AsRef<str>>(args: &[S]) -> Run {
 
 /// Runs `chartgen ARGS` in the repository root with `input` on stdin.
 pub fn chartgen_with_stdin<S: AsRef<str>>(args: &[S], input: Option<&str>) -> Run {
+    chartgen_with(args, input, &[])
+}
+
+/// Runs `chartgen ARGS` in the repository root with `input` on stdin and
+/// `env` added to the environment.
+pub fn chartgen_with<S: AsRef<str>>(args: &[S], input: Option<&str>, env: &[(&str, &str)]) -> Run {
     use std::io::Write as _;
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_owned()).collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_chartgen"))
         .args(&args)
         .current_dir(root())
-        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env("NO_COLOR", "1")
+        .env_remove("CHARTGEN_TEMPLATES")
+        .envs(env.iter().copied())
         .spawn()
         .expect("the chartgen binary runs");
     if let Some(input) = input {
         let mut stdin = child.stdin.take().expect("stdin is piped");
-        stdin.write_all(input.as_bytes()).expect("chartgen reads stdin");
+        stdin
+            .write_all(input.as_bytes())
+            .expect("chartgen reads stdin");
     }
     let output = child.wait_with_output().expect("chartgen finishes");
     Run {

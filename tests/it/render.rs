@@ -7,7 +7,7 @@ use serde_json::Value as Json;
 use chartgen::kube::{KubeSchemas, VERSIONS};
 use chartgen::yaml::{self, Source};
 
-use crate::harness::{chartgen, relative, root};
+use crate::harness::{chartgen, chartgen_with, relative, root};
 
 /// Every environment: the built-in defaults, then each file in `values/`.
 fn environments() -> Vec<(String, Vec<String>)> {
@@ -359,8 +359,8 @@ fn kyverno_exemptions_name_builds_and_system_never_operator() {
     assert_eq!(
         artifact,
         serde_json::json!({
-            "add-custom-mas-securitycontext": {"excludedNamespaces": ["buildkit-builds", "buildkit-system"]},
-            "disallow-host-path": {"excludedNamespaces": ["buildkit-system"]},
+            "securityContextPolicy": {"excludedNamespaces": ["buildkit-builds", "buildkit-system"]},
+            "disallowHostPath": {"excludedNamespaces": ["buildkit-system"]},
         })
     );
 }
@@ -372,5 +372,85 @@ fn bad_values_render_nothing_and_exit_2() {
     assert_eq!(
         run.stderr,
         "error: --set buildd.replicas=many: buildd.replicas: expected integer, found string \"many\"\n"
+    );
+}
+
+/// Templates from `$CHARTGEN_TEMPLATES`, as a template author edits them.
+fn with_edited_template(
+    template: &str,
+    from: &str,
+    to: &str,
+    args: &[&str],
+) -> crate::harness::Run {
+    let dir = std::env::temp_dir().join(format!(
+        "chartgen-templates-{}-{template}",
+        std::process::id()
+    ));
+    let copy = |from: &std::path::Path, to: &std::path::Path| {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    };
+    copy(&root().join("templates"), &dir);
+    copy(&root().join("templates/artifacts"), &dir.join("artifacts"));
+    let path = dir.join(template);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{from:?} is not in {template}");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    let run = chartgen_with(args, None, &[("CHARTGEN_TEMPLATES", dir.to_str().unwrap())]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    run
+}
+
+#[test]
+fn a_misspelt_variable_names_the_template_and_line_and_prints_nothing() {
+    let run = with_edited_template("gateway.yaml", "v.replicas", "v.replicaz", &["render"]);
+    insta::assert_snapshot!(run.transcript(), @r"
+    $ chartgen render
+    exit: 2
+    --- stdout
+    --- stderr
+    error: templates/gateway.yaml:12: undefined value: `v.replicaz` is undefined
+    ");
+}
+
+#[test]
+fn a_template_that_breaks_the_yaml_names_its_line() {
+    let run = with_edited_template(
+        "gateway.yaml",
+        "  revisionHistoryLimit: 5\n",
+        "  revisionHistoryLimit: 5\n bad: [\n",
+        &["render"],
+    );
+    insta::assert_snapshot!(run.transcript(), @r"
+    $ chartgen render
+    exit: 2
+    --- stdout
+    --- stderr
+    error: templates/gateway.yaml rendered invalid YAML at templates/gateway.yaml:14 (output line 12): while parsing a block mapping, did not find expected key
+    ");
+}
+
+#[test]
+fn a_template_that_breaks_an_invariant_is_refused() {
+    let run = with_edited_template(
+        "rbac.yaml",
+        "{{ h.rules(rbac.events) }}",
+        "{{ h.rules(rbac.events) }}\n  - {apiGroups: [\"\"], resources: [events], verbs: [get]}",
+        &["render"],
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert!(
+        run.stderr.starts_with("R2 ClusterRole buildkit-operator-events rules[1].verbs: grants get on events; events are write-only: create and patch (ADR-2647)\n  at templates/rbac.yaml:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .ends_with("error: the render breaks the invariants above; nothing was printed\n")
     );
 }
