@@ -25,7 +25,7 @@ pub enum Command {
     ///
     /// Without -f, renders the built-in defaults. Prints nothing unless the
     /// whole render succeeds.
-    Render(ValuesArgs),
+    Render(RenderArgs),
     /// Check values files and --set overrides without rendering anything.
     ///
     /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
@@ -50,6 +50,52 @@ pub enum Command {
     /// Resolves Roles, ClusterRoles and their bindings like
     /// `kubectl auth can-i --list`, without a cluster.
     Rbac(InputArgs),
+    /// Show what changes between two sets of manifests, object by object and field by field.
+    ///
+    /// Each side is a directory, a multi-document file, or - for stdin.
+    /// Objects match by group, kind, namespace and name; named list items
+    /// by name. Secret values are shown only as hashes.
+    Diff(DiffArgs),
+}
+
+/// What `render` renders and where it goes.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Where the values come from.
+    #[command(flatten)]
+    pub values: ValuesArgs,
+    /// Write one file per object, a kustomization.yaml and the Kyverno
+    /// exemptions into DIR instead of printing the stream.
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// With --output-dir: write nothing; exit 1 and show the differences
+    /// when DIR is not what a render would write (the CI drift check).
+    #[arg(long, requires = "output_dir")]
+    pub check: bool,
+    /// Render every file in values/ into DIR/<name>/ (with --output-dir).
+    #[arg(long, requires = "output_dir", conflicts_with = "files")]
+    pub all: bool,
+}
+
+/// The two sides of `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The old manifests: a directory, a file, or -.
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// The new manifests: a directory, a file, or -.
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// Leave a field out of the comparison, such as
+    /// 'metadata.labels."app.kubernetes.io/version"'; `*` matches any one key or item.
+    #[arg(long, value_name = "PATH")]
+    pub ignore: Vec<String>,
+    /// Exit 1 when the sets differ.
+    #[arg(long)]
+    pub exit_code: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
 }
 
 /// How a command prints its result.

@@ -35,6 +35,29 @@ pub enum Error {
         /// Every problem found.
         problems: Vec<Problem>,
     },
+    /// An option's value is malformed.
+    #[error("{reason}")]
+    Usage {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The output directory cannot take the render.
+    #[error("cannot write `{path}`: {reason}")]
+    Output {
+        /// The file or directory.
+        path: String,
+        /// Why not.
+        reason: String,
+    },
+    /// Writing the output failed.
+    #[error("cannot write `{path}`")]
+    WriteOutput {
+        /// The file or directory.
+        path: String,
+        /// Why writing failed.
+        #[source]
+        source: std::io::Error,
+    },
     /// A `--set` argument is not `KEY.PATH=VALUE`.
     #[error("invalid argument `--set {arg}`: {reason}")]
     SetSyntax {

@@ -116,9 +116,12 @@ fn read_text(source: Arc<Source>, set: &mut ManifestSet, problems: &mut Vec<Prob
             set.exemptions = Some(node);
             continue;
         }
+        // Kustomize's file sits beside the objects of an output directory.
+        let kind = node.get("kind").map(|k| &k.value);
+        if matches!(kind, Some(Value::String(k)) if k == "Kustomization") {
+            continue;
+        }
         match manifest::identify(&node) {
-            // Kustomize's file sits beside the objects of an output directory.
-            Ok(id) if id.kind == "Kustomization" => {}
             Ok(id) => {
                 let line = manifest::line_of(&node.origin);
                 let template = templates

@@ -1,6 +1,7 @@
 //! One function per subcommand; each returns how the run ended.
 
 mod check;
+mod diff;
 mod exemptions;
 mod rbac;
 mod render;
@@ -20,8 +21,15 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Exemptions(args) => exemptions::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Rbac(args) => rbac::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Schema => schema::run(),
     }
+}
+
+/// Whether to colour what goes to stdout: a terminal, and NO_COLOR unset.
+fn colour() -> bool {
+    use std::io::IsTerminal as _;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Writes command output to stdout. A closed pipe (`chartgen schema | head`)

@@ -5,8 +5,11 @@
 
 use crate::harness::{chartgen, chartgen_with_stdin, root};
 
+/// The production render as one stream, as `render` prints it.
 fn prod() -> String {
-    std::fs::read_to_string(root().join("out/ovh-prod/manifests.yaml")).unwrap()
+    let run = chartgen(&["render", "-f", "values/ovh-prod.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
 }
 
 /// `text` with each `(from, to)` replaced once (everywhere when `from`
@@ -186,7 +189,7 @@ fn findings_point_at_the_line_and_template() {
 fn the_exemptions_artifact_must_match_the_namespaces() {
     let dir = std::env::temp_dir().join(format!("chartgen-artifact-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("manifests.yaml"), prod()).unwrap();
+    std::fs::write(dir.join("stream.yaml"), prod()).unwrap();
     let artifact =
         std::fs::read_to_string(root().join("out/ovh-prod/kyverno-exemptions.yaml")).unwrap();
     let artifact = mutate(

@@ -1,0 +1,40 @@
+//! `chartgen diff`: what changes between two sets of manifests.
+
+use crate::cli::{DiffArgs, Format};
+use crate::diff::{self, Ignore, Style};
+use crate::error::Error;
+use crate::exit::Exit;
+use crate::input;
+
+/// Reads both sides, compares them, prints the differences.
+pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
+    if args.old == "-" && args.new == "-" {
+        anyhow::bail!("only one side of a diff can be read from stdin");
+    }
+    let ignore = args
+        .ignore
+        .iter()
+        .map(|text| Ignore::parse(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|reason| Error::Usage { reason })?;
+    let old = input::read(std::slice::from_ref(&args.old))?;
+    let new = input::read(std::slice::from_ref(&args.new))?;
+    let difference = diff::diff(&old.manifests, &new.manifests, &ignore);
+    let text = match args.output {
+        Format::Text => {
+            let style = if super::colour() {
+                Style::colour()
+            } else {
+                Style::default()
+            };
+            diff::render_text(&difference, style)
+        }
+        Format::Json => serde_json::to_string_pretty(&difference)? + "\n",
+    };
+    super::print_stdout(&text)?;
+    Ok(if args.exit_code && !difference.is_empty() {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}

@@ -1,0 +1,433 @@
+//! What changes between two sets of manifests, object by object and field
+//! by field.
+//!
+//! Objects match by group, kind, namespace and name (not version, so an API
+//! version bump is a field change, not a remove and an add). Lists whose
+//! items all have a unique `name` (containers, env, ports, volumes, mounts)
+//! match by name, so reordering them is no difference; other lists compare
+//! by position. Multi-line strings get a line diff. Secret values are never
+//! shown, only a hash. When effective permissions change, a plain summary
+//! says who gains or loses what, where.
+
+pub mod lines;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+use sha2::{Digest, Sha256};
+
+use crate::check::rbac::{self, Scope};
+use crate::manifest::{Manifest, ObjectId};
+
+/// A path pattern to leave out of the comparison: keys (quoted when they
+/// hold dots), `*` matching any one key or list item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ignore(Vec<String>);
+
+impl Ignore {
+    /// Parses `metadata.labels."app.kubernetes.io/version"`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut segments = Vec::new();
+        let mut current = String::new();
+        let mut quoted = false;
+        for c in text.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                '.' if !quoted => segments.push(std::mem::take(&mut current)),
+                c => current.push(c),
+            }
+        }
+        if quoted {
+            return Err(format!("`{text}` has an unclosed quote"));
+        }
+        segments.push(current);
+        if segments.iter().any(String::is_empty) {
+            return Err(format!("`{text}` has an empty segment"));
+        }
+        Ok(Ignore(segments))
+    }
+
+    fn matches(&self, path: &[String]) -> bool {
+        self.0.len() == path.len() && self.0.iter().zip(path).all(|(p, s)| p == "*" || p == s)
+    }
+}
+
+/// How one field changed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FieldChange {
+    /// Where, such as `spec.template.spec.containers[buildd].image`.
+    pub path: String,
+    /// The old value; absent when the field was added.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<Json>,
+    /// The new value; absent when the field was removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<Json>,
+}
+
+/// One object's change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ObjectChange {
+    /// The object, as `Kind namespace/name`.
+    pub object: String,
+    /// Its field changes, in document order.
+    pub fields: Vec<FieldChange>,
+}
+
+/// Everything that differs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Diff {
+    /// Objects only in the new set.
+    pub added: Vec<String>,
+    /// Objects only in the old set.
+    pub removed: Vec<String>,
+    /// Objects in both that differ.
+    pub changed: Vec<ObjectChange>,
+    /// Changes of effective permissions, in words.
+    pub rbac: Vec<String>,
+}
+
+impl Diff {
+    /// Whether the two sets are the same.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
+/// The identity objects are matched by: everything but the version.
+fn key(id: &ObjectId) -> (String, String, Option<String>, String) {
+    (
+        id.group.clone(),
+        id.kind.clone(),
+        id.namespace.clone(),
+        id.name.clone(),
+    )
+}
+
+/// Compares two manifest sets.
+pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
+    let index = |set: &[Manifest]| -> BTreeMap<_, (ObjectId, Json)> {
+        set.iter()
+            .map(|m| (key(&m.id), (m.id.clone(), m.node.to_json())))
+            .collect()
+    };
+    let (old_objects, new_objects) = (index(old), index(new));
+    let mut result = Diff::default();
+    for (k, (id, object)) in &new_objects {
+        match old_objects.get(k) {
+            None => result.added.push(id.to_string()),
+            Some((_, before)) => {
+                let secret = id.kind == "Secret" && id.group.is_empty();
+                let mut fields = Vec::new();
+                compare(
+                    &mut Vec::new(),
+                    &prepare(before, secret),
+                    &prepare(object, secret),
+                    ignore,
+                    &mut fields,
+                );
+                if !fields.is_empty() {
+                    result.changed.push(ObjectChange {
+                        object: id.to_string(),
+                        fields,
+                    });
+                }
+            }
+        }
+    }
+    for (k, (id, _)) in &old_objects {
+        if !new_objects.contains_key(k) {
+            result.removed.push(id.to_string());
+        }
+    }
+    let objects = |set: &BTreeMap<_, (ObjectId, Json)>| {
+        set.values().map(|(_, o)| o.clone()).collect::<Vec<_>>()
+    };
+    result.rbac = rbac_changes(&objects(&old_objects), &objects(&new_objects));
+    result
+}
+
+/// A Secret's values replaced by a hash, so the diff says whether they
+/// changed without showing them.
+fn prepare(object: &Json, secret: bool) -> Json {
+    let mut object = object.clone();
+    if secret {
+        for field in ["data", "stringData"] {
+            if let Some(values) = object.get_mut(field).and_then(Json::as_object_mut) {
+                for value in values.values_mut() {
+                    let text = value.as_str().unwrap_or_default();
+                    let digest = Sha256::digest(text.as_bytes());
+                    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+                    *value = Json::from(format!("(secret, sha256 {hex}…)"));
+                }
+            }
+        }
+    }
+    object
+}
+
+fn show_path(path: &[String]) -> String {
+    let mut out = String::new();
+    for segment in path {
+        if segment.starts_with('[') {
+            out += segment;
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            if segment
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                out += segment;
+            } else {
+                out += &format!("{segment:?}");
+            }
+        }
+    }
+    out
+}
+
+fn compare(
+    path: &mut Vec<String>,
+    old: &Json,
+    new: &Json,
+    ignore: &[Ignore],
+    out: &mut Vec<FieldChange>,
+) {
+    if ignored(path, ignore) {
+        return;
+    }
+    match (old, new) {
+        (Json::Object(a), Json::Object(b)) => {
+            let keys: Vec<&String> = a
+                .keys()
+                .chain(b.keys().filter(|k| !a.contains_key(*k)))
+                .collect();
+            for k in keys {
+                path.push(k.clone());
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => compare(path, x, y, ignore, out),
+                    (x, y) if !ignored(path, ignore) => out.push(FieldChange {
+                        path: show_path(path),
+                        old: x.cloned(),
+                        new: y.cloned(),
+                    }),
+                    _ => {}
+                }
+                path.pop();
+            }
+        }
+        (Json::Array(a), Json::Array(b)) => match (named(a), named(b)) {
+            (Some(by_name_a), Some(by_name_b)) => {
+                let names: Vec<&String> = by_name_a
+                    .keys()
+                    .chain(by_name_b.keys().filter(|n| !by_name_a.contains_key(*n)))
+                    .collect();
+                for name in names {
+                    path.push(format!("[{name}]"));
+                    match (by_name_a.get(name), by_name_b.get(name)) {
+                        (Some(x), Some(y)) => compare(path, x, y, ignore, out),
+                        (x, y) if !ignored(path, ignore) => out.push(FieldChange {
+                            path: show_path(path),
+                            old: x.map(|v| (*v).clone()),
+                            new: y.map(|v| (*v).clone()),
+                        }),
+                        _ => {}
+                    }
+                    path.pop();
+                }
+            }
+            _ if a.len() == b.len() => {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    path.push(format!("[{i}]"));
+                    compare(path, x, y, ignore, out);
+                    path.pop();
+                }
+            }
+            _ => out.push(FieldChange {
+                path: show_path(path),
+                old: Some(old.clone()),
+                new: Some(new.clone()),
+            }),
+        },
+        (a, b) if a != b => out.push(FieldChange {
+            path: show_path(path),
+            old: Some(a.clone()),
+            new: Some(b.clone()),
+        }),
+        _ => {}
+    }
+}
+
+/// Whether `path` (segments, list items as `[name]` or `[index]`) is ignored.
+fn ignored(path: &[String], ignore: &[Ignore]) -> bool {
+    let plain: Vec<String> = path
+        .iter()
+        .map(|s| s.trim_start_matches('[').trim_end_matches(']').to_owned())
+        .collect();
+    ignore.iter().any(|i| i.matches(&plain))
+}
+
+/// The items of a list by their `name`, when every item is an object with a
+/// unique string `name`.
+fn named(items: &[Json]) -> Option<BTreeMap<String, &Json>> {
+    if items.is_empty() {
+        return None;
+    }
+    let mut by_name = BTreeMap::new();
+    for item in items {
+        let name = item.get("name")?.as_str()?;
+        if by_name.insert(name.to_owned(), item).is_some() {
+            return None;
+        }
+    }
+    Some(by_name)
+}
+
+/// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
+fn rbac_changes(old: &[Json], new: &[Json]) -> Vec<String> {
+    type Entry = (rbac::Subject, Scope, String, Vec<String>);
+    let flatten = |objects: &[Json]| -> BTreeMap<Entry, BTreeSet<String>> {
+        let mut map = BTreeMap::new();
+        for permissions in rbac::permissions(&rbac::resolve(objects)) {
+            for p in permissions.permissions {
+                let entry = (
+                    permissions.subject.clone(),
+                    p.scope,
+                    p.resource,
+                    p.resource_names,
+                );
+                map.insert(entry, p.verbs.into_iter().collect());
+            }
+        }
+        map
+    };
+    let (before, after) = (flatten(old), flatten(new));
+    let empty = BTreeSet::new();
+    let keys: BTreeSet<&Entry> = before.keys().chain(after.keys()).collect();
+    let mut lines = Vec::new();
+    for entry @ (subject, scope, resource, names) in keys {
+        let was = before.get(entry).unwrap_or(&empty);
+        let is = after.get(entry).unwrap_or(&empty);
+        let place = match scope {
+            Scope::Cluster => "cluster-wide".to_owned(),
+            Scope::Namespace(ns) => format!("in {ns}"),
+        };
+        let named = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names.join(", "))
+        };
+        for (verb, set) in [("gains", is.difference(was)), ("loses", was.difference(is))] {
+            let verbs: Vec<&str> = set.map(String::as_str).collect();
+            if !verbs.is_empty() {
+                lines.push(format!(
+                    "{} {verb} {} on {resource}{named} {place}",
+                    subject.describe(),
+                    verbs.join(", ")
+                ));
+            }
+        }
+    }
+    lines
+}
+
+/// Colours for a terminal; empty strings otherwise.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    added: &'static str,
+    removed: &'static str,
+    changed: &'static str,
+    reset: &'static str,
+}
+
+impl Style {
+    /// ANSI colours.
+    pub fn colour() -> Self {
+        Style {
+            added: "\x1b[32m",
+            removed: "\x1b[31m",
+            changed: "\x1b[33m",
+            reset: "\x1b[0m",
+        }
+    }
+}
+
+fn value(json: &Json) -> String {
+    match json {
+        Json::String(s) => crate::emit::quote(s),
+        other => crate::emit::flow(other),
+    }
+}
+
+/// The diff for a person.
+pub fn render_text(diff: &Diff, style: Style) -> String {
+    let Style {
+        added,
+        removed,
+        changed,
+        reset,
+    } = style;
+    let mut out = String::new();
+    for id in &diff.added {
+        let _ = writeln!(out, "{added}+ {id}{reset}");
+    }
+    for id in &diff.removed {
+        let _ = writeln!(out, "{removed}- {id}{reset}");
+    }
+    for object in &diff.changed {
+        let _ = writeln!(out, "{changed}~ {}{reset}", object.object);
+        for field in &object.fields {
+            match (&field.old, &field.new) {
+                (Some(Json::String(a)), Some(Json::String(b)))
+                    if a.contains('\n') || b.contains('\n') =>
+                {
+                    let _ = writeln!(out, "    {}:", field.path);
+                    for line in lines::render(&lines::diff(a, b), 2, "      ").lines() {
+                        let colour = match line.trim_start().chars().next() {
+                            Some('+') => added,
+                            Some('-') => removed,
+                            _ => "",
+                        };
+                        let end = if colour.is_empty() { "" } else { reset };
+                        let _ = writeln!(out, "{colour}{line}{end}");
+                    }
+                }
+                (Some(a), Some(b)) => {
+                    let _ = writeln!(out, "    {}: {} → {}", field.path, value(a), value(b));
+                }
+                (None, Some(b)) => {
+                    let _ = writeln!(out, "    {added}+ {}: {}{reset}", field.path, value(b));
+                }
+                (Some(a), None) => {
+                    let _ = writeln!(out, "    {removed}- {}: {}{reset}", field.path, value(a));
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    if !diff.rbac.is_empty() {
+        let _ = writeln!(out, "Effective permissions:");
+        for line in &diff.rbac {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    let total = diff.added.len() + diff.removed.len() + diff.changed.len();
+    let _ = if total == 0 {
+        writeln!(out, "no differences")
+    } else {
+        writeln!(
+            out,
+            "{total} {} differ{}: {} added, {} removed, {} changed",
+            if total == 1 { "object" } else { "objects" },
+            if total == 1 { "s" } else { "" },
+            diff.added.len(),
+            diff.removed.len(),
+            diff.changed.len()
+        )
+    };
+    out
+}
