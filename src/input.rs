@@ -69,6 +69,18 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     Ok(set)
 }
 
+/// Reads manifests from `text`, named `name` in messages.
+pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
+    let mut set = ManifestSet::default();
+    let mut problems = Vec::new();
+    read_text(Source::file(name, text), &mut set, &mut problems);
+    if !problems.is_empty() {
+        return Err(Error::InvalidManifests { problems });
+    }
+    manifest::sort(&mut set.manifests);
+    Ok(set)
+}
+
 fn collect_files(path: &Path, files: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
     if !path.is_dir() {
         std::fs::metadata(path)?;

@@ -2,8 +2,10 @@
 
 mod check;
 mod compile_fail;
+mod diff;
 mod harness;
 mod hostile_values;
+mod output;
 mod render;
 mod schema_file;
 mod validate;

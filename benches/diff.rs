@@ -1,0 +1,64 @@
+//! How long `chartgen diff` takes on two sets of 1,000 objects (issue 5:
+//! "well under a second"). Run with `cargo bench --bench diff`; the figures
+//! are recorded in ARCHITECTURE.md.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+use chartgen::{diff, input};
+
+/// 500 Deployments and 500 ConfigMaps; `version` changes every tenth
+/// object's image and TOML, and the order of containers and env.
+fn objects(version: u32) -> String {
+    let mut text = String::new();
+    for i in 0..500_u32 {
+        let tag = if i.is_multiple_of(10) { version } else { 1 };
+        let app = format!(
+            "        - name: app\n          image: registry.example.com/app:{tag}\n          env: [{{name: A, value: \"1\"}}, {{name: B, value: \"2\"}}]\n"
+        );
+        let sidecar = format!(
+            "        - name: sidecar\n          image: registry.example.com/sidecar:{tag}\n          ports: [{{name: http, containerPort: 8080}}]\n"
+        );
+        // The second version lists the containers the other way round: no difference.
+        let containers = if version.is_multiple_of(2) {
+            app + &sidecar
+        } else {
+            sidecar + &app
+        };
+        let _ = write!(
+            text,
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-{i}, namespace: ns-{}, labels: {{app: web-{i}}}}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: web-{i}}}}}\n  template:\n    metadata: {{labels: {{app: web-{i}}}}}\n    spec:\n      containers:\n{containers}",
+            i % 7
+        );
+        let _ = write!(
+            text,
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: config-{i}, namespace: ns-{}}}\ndata:\n  config.toml: |\n    [server]\n      port = 8080\n      workers = {tag}\n    [cache]\n      size = \"1Gi\"\n",
+            i % 7
+        );
+    }
+    text
+}
+
+fn diff_thousand_objects(c: &mut Criterion) {
+    let old = input::parse("old", &objects(1)).unwrap().manifests;
+    let new = input::parse("new", &objects(2)).unwrap().manifests;
+    assert_eq!((old.len(), new.len()), (1000, 1000));
+    let result = diff::diff(&old, &new, &[]);
+    assert_eq!(result.changed.len(), 100);
+    c.bench_function("diff 1000 objects", |b| {
+        b.iter(|| diff::diff(black_box(&old), black_box(&new), &[]))
+    });
+    let (old_text, new_text) = (objects(1), objects(2));
+    c.bench_function("parse and diff 1000 objects", |b| {
+        b.iter(|| {
+            let old = input::parse("old", black_box(&old_text)).unwrap().manifests;
+            let new = input::parse("new", black_box(&new_text)).unwrap().manifests;
+            diff::render_text(&diff::diff(&old, &new, &[]), diff::Style::default())
+        })
+    });
+}
+
+criterion_group!(benches, diff_thousand_objects);
+criterion_main!(benches);

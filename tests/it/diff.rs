@@ -1,0 +1,88 @@
+//! `chartgen diff` on fixture pairs (issue 5, requirements 2-5). Each folder
+//! in `tests/fixtures/diff/` holds `old.yaml`, `new.yaml` (or a `new/`
+//! directory) and optionally `args`, extra arguments on one line.
+
+use crate::harness::{chartgen, chartgen_with_stdin, relative};
+
+#[test]
+fn fixtures() {
+    insta::glob!("../fixtures/diff", "*/old.yaml", |old| {
+        let dir = old.parent().unwrap();
+        let new = if dir.join("new").is_dir() {
+            dir.join("new")
+        } else {
+            dir.join("new.yaml")
+        };
+        let mut args = vec!["diff".to_owned()];
+        if let Ok(extra) = std::fs::read_to_string(dir.join("args")) {
+            args.extend(extra.split_whitespace().map(str::to_owned));
+        }
+        args.push(relative(old));
+        args.push(relative(&new));
+        let run = chartgen(&args);
+        assert_eq!(run.stderr, "", "{args:?}");
+        insta::assert_snapshot!(run.transcript());
+    });
+}
+
+#[test]
+fn a_set_against_itself_or_a_reordered_copy_has_no_difference() {
+    let render = chartgen(&["render", "-f", "values/ovh-prod.yaml"]).stdout;
+    let run = chartgen_with_stdin(&["diff", "--exit-code", "out/ovh-prod", "-"], Some(&render));
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "no differences\n"),
+        "{}",
+        run.stderr
+    );
+    let mut documents: Vec<&str> = render.split("---\n").filter(|d| !d.is_empty()).collect();
+    documents.reverse();
+    let reversed = format!("---\n{}", documents.join("---\n"));
+    let run = chartgen_with_stdin(
+        &["diff", "--exit-code", "-", "out/ovh-prod"],
+        Some(&reversed),
+    );
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "no differences\n"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_values_change_shows_as_fields_and_permissions() {
+    let old = chartgen(&["render", "-f", "values/dev.yaml"]).stdout;
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old_file = dir.join("old.yaml");
+    std::fs::write(&old_file, old).unwrap();
+    let new = chartgen(&[
+        "render",
+        "-f",
+        "values/dev.yaml",
+        "--set",
+        "gateway.replicas=2",
+    ])
+    .stdout;
+    let run = chartgen_with_stdin(&["diff", old_file.to_str().unwrap(), "-"], Some(&new));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        run.stdout,
+        "~ Deployment buildkit-operator/buildkit-gateway\n    spec.replicas: 1 → 2\n1 object differs: 0 added, 0 removed, 1 changed\n"
+    );
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let run = chartgen(&["diff", "-", "-"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: only one side of a diff can be read from stdin\n")
+    );
+    let run = chartgen(&["diff", "--ignore", "metadata..name", "out/dev", "out/dev"]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: `metadata..name` has an empty segment\n")
+    );
+}
