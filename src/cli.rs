@@ -35,6 +35,8 @@ pub enum Command {
     /// The same text is committed as schema/values.schema.json; point editors
     /// at it with a `# yaml-language-server: $schema=...` line.
     Schema,
+    /// Print the values reference (Markdown), as committed in docs/values.md.
+    Docs,
     /// Print the Kyverno policy exclusions the namespaces need (ADR-0006).
     ///
     /// YAML to paste into the platform's Kyverno values: the builds namespace

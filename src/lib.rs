@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod diagnostic;
 pub mod diff;
+pub mod docs;
 pub mod emit;
 pub mod error;
 pub mod exit;

@@ -23,6 +23,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Rbac(args) => rbac::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Schema => schema::run(),
+        Command::Docs => print_stdout(&crate::docs::values_reference()).map(|()| Exit::Success),
     }
 }
 

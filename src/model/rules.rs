@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Values;
+use super::{ResourceList, Resources, Values};
 use crate::diagnostic::KeyPath;
 
 /// One broken rule: the key it is reported at, the message and a hint.
@@ -38,7 +38,126 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_network(values, &mut violations);
     check_policies(values, &mut violations);
     check_projects(values, &mut violations);
+    check_amounts(values, &mut violations);
     violations
+}
+
+/// Requests within limits, LimitRange defaults within its maximum, and
+/// certificates renewed before they expire: the API server or cert-manager
+/// would refuse the rendered objects otherwise.
+fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
+    let mut containers: Vec<(KeyPath, Resources)> = vec![
+        (
+            KeyPath::dotted("buildd.resources"),
+            values.buildd.resources.clone(),
+        ),
+        (
+            KeyPath::dotted("gateway.resources"),
+            values.gateway.resources.clone(),
+        ),
+        (
+            KeyPath::dotted("builds.daemonResources"),
+            values.builds.daemon_resources.clone(),
+        ),
+    ];
+    for (i, project) in values.projects.iter().enumerate() {
+        containers.push((
+            KeyPath::root().key("projects").index(i).key("resources"),
+            crate::plan::layered(&project.resources, &values.builds.daemon_resources),
+        ));
+    }
+    for (path, resources) in &containers {
+        at_most(
+            violations,
+            path,
+            ("requests", &resources.requests),
+            ("limits", &resources.limits),
+        );
+    }
+    let range = &values.builds.limit_range;
+    let path = KeyPath::dotted("builds.limitRange");
+    at_most(
+        violations,
+        &path,
+        ("defaultRequest", &range.default_request),
+        ("default", &range.default),
+    );
+    at_most(
+        violations,
+        &path,
+        ("default", &range.default),
+        ("max", &range.max),
+    );
+    at_most(
+        violations,
+        &path,
+        ("defaultRequest", &range.default_request),
+        ("max", &range.max),
+    );
+    let tls = &values.builds.tls;
+    if let (Some(duration), Some(renew)) =
+        (go_duration(&tls.duration), go_duration(&tls.renew_before))
+        && renew >= duration
+    {
+        violations.push(Violation {
+            path: KeyPath::dotted("builds.tls.renewBefore"),
+            also: vec![KeyPath::dotted("builds.tls.duration")],
+            message: format!(
+                "renewBefore {} is not shorter than duration {}",
+                tls.renew_before, tls.duration
+            ),
+            hint: Some("cert-manager renews renewBefore ahead of expiry; it must be less than the lifetime".to_owned()),
+        });
+    }
+}
+
+/// Reports every amount of `low` that exceeds the same amount of `high`.
+fn at_most(
+    violations: &mut Vec<Violation>,
+    path: &KeyPath,
+    (low_name, low): (&str, &ResourceList),
+    (high_name, high): (&str, &ResourceList),
+) {
+    for (resource, small, large) in [
+        ("cpu", &low.cpu, &high.cpu),
+        ("memory", &low.memory, &high.memory),
+    ] {
+        if let (Some(small), Some(large)) = (small, large)
+            && small.value() > large.value()
+        {
+            violations.push(Violation {
+                path: path.key(low_name).key(resource),
+                also: vec![path.key(high_name).key(resource)],
+                message: format!(
+                    "{low_name}.{resource} {small} is more than {high_name}.{resource} {large}"
+                ),
+                hint: Some(format!(
+                    "the API server refuses {low_name} above {high_name}"
+                )),
+            });
+        }
+    }
+}
+
+/// A Go duration (`2160h`, `1h30m`, `90.5s`) in seconds.
+fn go_duration(text: &str) -> Option<f64> {
+    let mut total = 0.0;
+    let mut number = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() || c == '.' {
+            number.push(c);
+            continue;
+        }
+        let unit = match c {
+            'h' => 3600.0,
+            'm' => 60.0,
+            's' => 1.0,
+            _ => return None,
+        };
+        total += number.parse::<f64>().ok()? * unit;
+        number.clear();
+    }
+    number.is_empty().then_some(total)
 }
 
 /// Prefixes of labels and annotations the chart sets itself; a common
@@ -338,6 +457,25 @@ mod tests {
         assert_eq!(
             paths,
             ["buildd.leaderElection", "policies.disallowHostPath"]
+        );
+    }
+
+    #[test]
+    fn amounts_stay_within_their_limits() {
+        let mut values = Values::default();
+        values.builds.limit_range.default.memory =
+            Some(crate::model::Quantity::from_static("32Gi"));
+        values.buildd.resources.requests.cpu = Some(crate::model::Quantity::from_static("2"));
+        values.buildd.resources.limits.cpu = Some(crate::model::Quantity::from_static("1500m"));
+        values.builds.tls.renew_before = "2160h".to_owned();
+        let messages: Vec<String> = check(&values).into_iter().map(|v| v.message).collect();
+        assert_eq!(
+            messages,
+            [
+                "requests.cpu 2 is more than limits.cpu 1500m",
+                "default.memory 32Gi is more than max.memory 16Gi",
+                "renewBefore 2160h is not shorter than duration 2160h",
+            ]
         );
     }
 

@@ -124,6 +124,42 @@ fn is_quantity(text: &str) -> bool {
     number_ok && suffix_ok
 }
 
+impl Quantity {
+    /// The amount as a number of base units (cores, bytes).
+    pub fn value(&self) -> f64 {
+        let text = self.0.strip_prefix('+').unwrap_or(&self.0);
+        let split = text
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(text.len());
+        let (number, suffix) = text.split_at(split);
+        let number: f64 = number.parse().unwrap_or(0.0);
+        let scale = match suffix {
+            "" => 1.0,
+            "m" => 1e-3,
+            "k" => 1e3,
+            "M" => 1e6,
+            "G" => 1e9,
+            "T" => 1e12,
+            "P" => 1e15,
+            "E" => 1e18,
+            "Ki" => 1024f64,
+            "Mi" => 1024f64.powi(2),
+            "Gi" => 1024f64.powi(3),
+            "Ti" => 1024f64.powi(4),
+            "Pi" => 1024f64.powi(5),
+            "Ei" => 1024f64.powi(6),
+            exponent => 10f64.powi(exponent[1..].parse().unwrap_or(0)),
+        };
+        number * scale
+    }
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 impl<'de> Deserialize<'de> for Quantity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -175,6 +211,16 @@ mod tests {
         for bad in ["", "-a", "a-", "A", "a_b", "a.b", &"a".repeat(64)] {
             assert!(!is_dns_label(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn quantities_compare_by_value() {
+        let q = |t: &'static str| Quantity::from_static(t).value();
+        assert_eq!(q("250m"), 0.25);
+        assert_eq!(q("1Gi"), 1024.0 * 1024.0 * 1024.0);
+        assert_eq!(q("1e3"), 1000.0);
+        assert!(q("1Gi") > q("1G"));
+        assert!(q("2") > q("1500m"));
     }
 
     #[test]

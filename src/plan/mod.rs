@@ -402,7 +402,7 @@ fn image_ref(image: &Image) -> String {
 }
 
 /// `own` with every unset amount taken from `base`.
-fn layered(own: &Resources, base: &Resources) -> Resources {
+pub fn layered(own: &Resources, base: &Resources) -> Resources {
     let mut merged = own.clone();
     for (mine, theirs) in [
         (&mut merged.requests, &base.requests),

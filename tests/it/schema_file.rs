@@ -32,3 +32,27 @@ fn every_values_file_points_editors_at_the_schema() {
         );
     }
 }
+
+#[test]
+fn committed_values_reference_is_fresh() {
+    let committed =
+        std::fs::read_to_string(root().join("docs/values.md")).expect("docs/values.md exists");
+    let run = chartgen(&["docs"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        committed == run.stdout,
+        "docs/values.md is stale; regenerate it with\n  cargo run -q -- docs > docs/values.md"
+    );
+    // Every leaf key of the defaults is documented.
+    for key in [
+        "buildd.replicas",
+        "builds.tls.issuerRef.kind",
+        "kata.vcpuTuning.defaultVcpus",
+        "projects[].trusted",
+    ] {
+        assert!(
+            committed.contains(&format!("| `{key}` |")),
+            "{key} is missing"
+        );
+    }
+}
