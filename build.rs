@@ -1,27 +1,19 @@
 //! Compiles every template in `templates/` once at build time, so that a
 //! syntax error fails `cargo build` with the template's name and line, and
-//! embeds them all in the binary (`$OUT_DIR/templates.rs`).
+//! embeds the templates (`$OUT_DIR/templates.rs`) and the vendored schemas
+//! (`$OUT_DIR/schemas.rs`) in the binary.
 
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
-    println!("cargo:rerun-if-changed={}", root.display());
-    let mut files = Vec::new();
-    collect(&root, &mut files);
-    files.sort();
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
 
+    let templates = manifest.join("templates");
+    let files = files_below(&templates, &[""]);
     let mut env = minijinja::Environment::new();
     let mut failed = false;
-    let mut code = String::from(
-        "/// Every template by name, as compiled into the binary.\npub const TEMPLATES: &[(&str, &str)] = &[\n",
-    );
-    for path in &files {
-        let name = path
-            .strip_prefix(&root)
-            .expect("collected below the root")
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (name, path) in &files {
         let source = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         if let Err(error) = env.add_template_owned(name.clone(), source) {
@@ -33,47 +25,63 @@ fn main() {
             );
             failed = true;
         }
-        code += &format!(
-            "    ({name:?}, include_str!({:?})),\n",
-            path.display().to_string()
-        );
     }
-    code += "];\n";
     if failed {
         eprintln!("error: a template does not compile; see above");
         std::process::exit(1);
     }
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    std::fs::write(out.join("templates.rs"), code).expect("OUT_DIR is writable");
-    embed_schemas(&out);
+    write_list(
+        &out.join("templates.rs"),
+        "TEMPLATES",
+        "Every template by name, as compiled into the binary.",
+        &files,
+    );
+
+    let schemas = files_below(&manifest.join("schema"), &["kubernetes", "cert-manager"]);
+    write_list(
+        &out.join("schemas.rs"),
+        "SCHEMA_FILES",
+        "Vendored schemas by path below `schema/`.",
+        &schemas,
+    );
 }
 
-/// Embeds the vendored Kubernetes schemas and the cert-manager schema as
-/// `SCHEMA_FILES: &[(path below schema/, contents)]`.
-fn embed_schemas(out: &Path) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+/// Every file in the folders `subdirs` of `root` (`""` for `root` itself),
+/// as (path relative to `root` with `/`, full path), sorted; each folder is
+/// watched for changes.
+fn files_below(root: &Path, subdirs: &[&str]) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for dir in ["kubernetes", "cert-manager"] {
-        println!("cargo:rerun-if-changed={}", root.join(dir).display());
-        collect(&root.join(dir), &mut files);
+    for subdir in subdirs {
+        let dir = root.join(subdir);
+        println!("cargo:rerun-if-changed={}", dir.display());
+        collect(&dir, &mut files);
     }
-    files.sort();
-    let mut code = String::from(
-        "/// Vendored schemas by path below `schema/`.\npub const SCHEMA_FILES: &[(&str, &str)] = &[\n",
-    );
-    for path in &files {
-        let name = path
-            .strip_prefix(&root)
-            .expect("collected below the root")
-            .to_string_lossy()
-            .replace('\\', "/");
+    let mut named: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .map(|path| {
+            let name = path
+                .strip_prefix(root)
+                .expect("collected below the root")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (name, path)
+        })
+        .collect();
+    named.sort();
+    named
+}
+
+/// Writes `pub const NAME: &[(&str, &str)]` of names and `include_str!`s.
+fn write_list(target: &Path, name: &str, doc: &str, files: &[(String, PathBuf)]) {
+    let mut code = format!("/// {doc}\npub const {name}: &[(&str, &str)] = &[\n");
+    for (file, path) in files {
         code += &format!(
-            "    ({name:?}, include_str!({:?})),\n",
+            "    ({file:?}, include_str!({:?})),\n",
             path.display().to_string()
         );
     }
     code += "];\n";
-    std::fs::write(out.join("schemas.rs"), code).expect("OUT_DIR is writable");
+    std::fs::write(target, code).expect("OUT_DIR is writable");
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

@@ -101,15 +101,18 @@ impl KubeSchemas {
     /// Validates `object`; `None` when its kind has no schema here, else
     /// every violation as `path: message`.
     pub fn validate(&self, object: &Json) -> Option<Vec<String>> {
-        let api_version = object.get("apiVersion")?.as_str()?;
-        let kind = object.get("kind")?.as_str()?;
-        let validator = self
-            .validators
-            .get(&(api_version.to_owned(), kind.to_owned()))?;
+        let errors = self.validate_located(object)?;
         Some(
-            validator
-                .iter_errors(object)
-                .map(|e| format!("{}: {e}", display_path(e.instance_path().as_str())))
+            errors
+                .into_iter()
+                .map(|(path, message)| {
+                    let path = if path.is_root() {
+                        "(root)".to_owned()
+                    } else {
+                        path.to_string()
+                    };
+                    format!("{path}: {message}")
+                })
                 .collect(),
         )
     }
@@ -124,27 +127,6 @@ fn kind_of(schema: &Json) -> Option<Kind> {
             .map(str::to_owned)
     };
     Some((first("apiVersion")?, first("kind")?))
-}
-
-/// A JSON pointer as a dotted path: `/spec/template/0` as `spec.template[0]`.
-pub fn display_path(pointer: &str) -> String {
-    let mut out = String::new();
-    for segment in pointer.split('/').skip(1) {
-        let segment = segment.replace("~1", "/").replace("~0", "~");
-        if segment.bytes().all(|b| b.is_ascii_digit()) && !segment.is_empty() {
-            out += &format!("[{segment}]");
-        } else {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out += &segment;
-        }
-    }
-    if out.is_empty() {
-        "(root)".to_owned()
-    } else {
-        out
-    }
 }
 
 #[cfg(test)]

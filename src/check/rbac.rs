@@ -216,56 +216,42 @@ fn check_roles(context: &mut Context<'_>) {
             let coordination = groups
                 .iter()
                 .any(|g| g == "coordination.k8s.io" || g == "*");
-            if coordination && names("leases") {
-                let allowed =
-                    kind == "Role" && namespace.is_some() && namespace == operator.as_deref();
-                if !allowed {
-                    let place = if kind == "ClusterRole" {
-                        "a ClusterRole".to_owned()
-                    } else {
-                        format!("namespace {}", namespace.unwrap_or("default"))
-                    };
-                    context.report(
-                        Invariant::R3,
-                        index,
-                        &at("resources"),
-                        format!("leases granted in {place}; leader election takes its Lease only in the operator namespace"),
-                    );
-                }
-            }
             let core = groups.iter().any(|g| g.is_empty() || g == "*");
-            if core && names("pods") {
-                let allowed = kind == "Role"
-                    && namespace.is_some()
-                    && (namespace == operator.as_deref() || namespace == builds.as_deref());
-                if !allowed {
-                    let place = if kind == "ClusterRole" {
-                        "a ClusterRole (cluster-wide)".to_owned()
-                    } else {
-                        format!("namespace {}", namespace.unwrap_or("default"))
-                    };
+            let in_namespace = |allowed: &[Option<&str>]| {
+                kind == "Role" && namespace.is_some() && allowed.contains(&namespace)
+            };
+            let place = match kind {
+                "ClusterRole" => "a ClusterRole (cluster-wide)".to_owned(),
+                _ => format!("namespace {}", namespace.unwrap_or("default")),
+            };
+            let rules = [
+                (
+                    coordination && names("leases") && !in_namespace(&[operator.as_deref()]),
+                    Invariant::R3,
+                    "leases",
+                    "leader election takes its Lease only in the operator namespace",
+                ),
+                (
+                    core && names("pods")
+                        && !in_namespace(&[operator.as_deref(), builds.as_deref()]),
+                    Invariant::R3,
+                    "pods",
+                    "only the operator and builds namespaces' Roles may grant pods",
+                ),
+                (
+                    core && names("secrets") && !in_namespace(&[builds.as_deref()]),
+                    Invariant::R6,
+                    "secrets",
+                    "secrets are granted only in the builds namespace",
+                ),
+            ];
+            for (broken, invariant, resource, why) in rules {
+                if broken {
                     context.report(
-                        Invariant::R3,
+                        invariant,
                         index,
                         &at("resources"),
-                        format!("pods granted in {place}; only the operator and builds namespaces' Roles may grant pods"),
-                    );
-                }
-            }
-            if core && names("secrets") {
-                let allowed =
-                    kind == "Role" && namespace.is_some() && namespace == builds.as_deref();
-                if !allowed {
-                    let place = if kind == "ClusterRole" {
-                        "a ClusterRole".to_owned()
-                    } else {
-                        format!("namespace {}", namespace.unwrap_or("default"))
-                    };
-                    context.report(
-                        Invariant::R6,
-                        index,
-                        &at("resources"),
-                        format!("secrets granted in {place}; secrets are granted only in the builds namespace"),
+                        format!("{resource} granted in {place}; {why}"),
                     );
                 }
             }
