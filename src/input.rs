@@ -29,6 +29,11 @@ pub struct ManifestSet {
 /// Reads every path: a directory (its `.yaml`/`.yml` files, recursively, in
 /// name order), a file, or `-` for stdin. Every problem is collected.
 pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
+    if paths.iter().filter(|p| *p == "-").count() > 1 {
+        return Err(Error::Usage {
+            reason: "standard input (-) can be read only once".to_owned(),
+        });
+    }
     let mut set = ManifestSet::default();
     let mut problems = Vec::new();
     for path in paths {
@@ -51,10 +56,17 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
             source,
         })?;
         for file in files {
-            let text = std::fs::read_to_string(&file).map_err(|source| Error::ReadManifests {
+            let read_error = |source| Error::ReadManifests {
                 path: file.display().to_string(),
                 source,
-            })?;
+            };
+            let mut text = String::new();
+            std::fs::File::open(&file)
+                .and_then(|f| {
+                    f.take(LIMITS.max_bytes as u64 + 1)
+                        .read_to_string(&mut text)
+                })
+                .map_err(read_error)?;
             read_text(
                 Source::file(file.display().to_string(), text),
                 &mut set,
@@ -62,11 +74,32 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
             );
         }
     }
+    duplicates(&set, &mut problems);
     if !problems.is_empty() {
         return Err(Error::InvalidManifests { problems });
     }
+    if set.manifests.is_empty() {
+        return Err(Error::Usage {
+            reason: format!("no Kubernetes objects in {}", paths.join(", ")),
+        });
+    }
     manifest::sort(&mut set.manifests);
     Ok(set)
+}
+
+/// Two objects with one identity: one would silently hide the other.
+fn duplicates(set: &ManifestSet, problems: &mut Vec<Problem>) {
+    let mut seen: std::collections::HashMap<&crate::manifest::ObjectId, &Manifest> =
+        std::collections::HashMap::new();
+    for manifest in &set.manifests {
+        if let Some(first) = seen.insert(&manifest.id, manifest) {
+            problems.push(Problem::new(
+                manifest.node.origin.clone(),
+                KeyPath::root(),
+                format!("{} again; it is also at {}", manifest.id, first.node.origin),
+            ));
+        }
+    }
 }
 
 /// Reads manifests from `text`, named `name` in messages.
@@ -83,7 +116,9 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
 
 fn collect_files(path: &Path, files: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
     if !path.is_dir() {
-        std::fs::metadata(path)?;
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(std::io::Error::other("not a regular file or directory"));
+        }
         files.push(path.to_owned());
         return Ok(());
     }
@@ -95,9 +130,12 @@ fn collect_files(path: &Path, files: &mut Vec<std::path::PathBuf>) -> std::io::R
         let is_yaml = entry
             .extension()
             .is_some_and(|ext| ext == "yaml" || ext == "yml");
-        if entry.is_dir() {
+        // Links to folders are not followed (a loop would repeat every
+        // object); FIFOs and devices are not read.
+        let kind = std::fs::symlink_metadata(&entry)?.file_type();
+        if kind.is_dir() {
             collect_files(&entry, files)?;
-        } else if is_yaml {
+        } else if is_yaml && std::fs::metadata(&entry).is_ok_and(|m| m.is_file()) {
             files.push(entry);
         }
     }

@@ -110,77 +110,167 @@ impl Report {
 }
 
 /// Compares `dir` with `files`; with `write`, makes it match.
+///
+/// chartgen removes only files its previous `kustomization.yaml` in `dir`
+/// lists (and that still carry the marker); it never follows or writes
+/// through a symbolic link, and never replaces a file without the marker.
 pub fn sync(dir: &Path, files: &BTreeMap<String, String>, write: bool) -> Result<Report, Error> {
     let fail = |path: &Path, source: std::io::Error| Error::WriteOutput {
         path: path.display().to_string(),
         source,
     };
-    let mut existing = BTreeSet::new();
+    let refuse = |path: &Path, reason: &str| Error::Output {
+        path: path.display().to_string(),
+        reason: reason.to_owned(),
+    };
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refuse(
+            dir,
+            "it is a symbolic link; give the real directory",
+        ));
+    }
+    let owned = previously_written(dir);
     let mut report = Report::default();
+    let mut leftovers = Vec::new();
     if dir.exists() {
-        for path in walk(dir).map_err(|e| fail(dir, e))? {
-            let relative = path
-                .strip_prefix(dir)
-                .expect("walked below dir")
-                .to_string_lossy()
-                .replace('\\', "/");
-            if is_ours(&path) {
-                existing.insert(relative);
-            } else if !files.contains_key(&relative) {
-                report.foreign.push(relative);
-            } else {
-                return Err(Error::Output {
-                    path: path.display().to_string(),
-                    reason: "a file chartgen did not write is where it would write an object; move it away".to_owned(),
-                });
+        for (path, kind) in walk(dir).map_err(|e| fail(dir, e))? {
+            let relative = relative_to(dir, &path);
+            match kind {
+                Entry::Leftover => leftovers.push(path),
+                Entry::Link => report.foreign.push(relative),
+                Entry::File if !files.contains_key(&relative) && !owned.contains(&relative) => {
+                    report.foreign.push(relative);
+                }
+                Entry::File => {}
             }
         }
     }
     for (relative, text) in files {
         let path = dir.join(relative);
-        if existing.contains(relative) {
-            let current = std::fs::read_to_string(&path).map_err(|e| fail(&path, e))?;
-            if current == *text {
+        refuse_links(dir, &path).map_err(|reason| refuse(&path, &reason))?;
+        match std::fs::read_to_string(&path) {
+            Ok(current) if current == *text => {
                 report.unchanged += 1;
                 continue;
             }
-            report.changed.push(relative.clone());
-        } else {
-            report.added.push(relative.clone());
+            Ok(_) if !is_ours(&path) => {
+                return Err(refuse(
+                    &path,
+                    "a file chartgen did not write is where it would write an object; move it away",
+                ));
+            }
+            Ok(_) => report.changed.push(relative.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                report.added.push(relative.clone())
+            }
+            Err(e) => return Err(fail(&path, e)),
         }
         if write {
             write_atomically(&path, text).map_err(|e| fail(&path, e))?;
         }
     }
-    for relative in existing.iter().filter(|r| !files.contains_key(*r)) {
+    for relative in owned.iter().filter(|r| !files.contains_key(*r)) {
+        let path = dir.join(relative);
+        if refuse_links(dir, &path).is_err() || !path.is_file() || !is_ours(&path) {
+            continue;
+        }
         report.removed.push(relative.clone());
         if write {
-            let path = dir.join(relative);
             std::fs::remove_file(&path).map_err(|e| fail(&path, e))?;
             remove_empty_parents(dir, &path);
+        }
+    }
+    if write {
+        for leftover in leftovers {
+            let _ = std::fs::remove_file(leftover);
         }
     }
     Ok(report)
 }
 
-/// Every file below `dir`, sorted; hidden files and folders are skipped.
-fn walk(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+fn relative_to(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The files the previous render of `dir` wrote: those its kustomization
+/// lists, the kustomization itself and the exemptions artifact.
+fn previously_written(dir: &Path) -> BTreeSet<String> {
+    let kustomization = dir.join(KUSTOMIZATION);
+    let mut owned = BTreeSet::new();
+    if !is_ours(&kustomization) {
+        return owned;
+    }
+    let Ok(text) = std::fs::read_to_string(&kustomization) else {
+        return owned;
+    };
+    owned.insert(KUSTOMIZATION.to_owned());
+    owned.insert(EXEMPTIONS_FILE.to_owned());
+    for line in text.lines() {
+        if let Some(path) = line.strip_prefix("  - ") {
+            let path = path.trim_matches('"');
+            let safe =
+                !path.starts_with('/') && !path.split('/').any(|p| p == ".." || p.is_empty());
+            if safe {
+                owned.insert(path.to_owned());
+            }
+        }
+    }
+    owned
+}
+
+/// An error unless every component from `dir` down to `path` is a real
+/// directory or file (or does not exist yet).
+fn refuse_links(dir: &Path, path: &Path) -> Result<(), String> {
+    let mut current = dir.to_path_buf();
+    for part in path.strip_prefix(dir).unwrap_or(path).components() {
+        current.push(part);
+        if std::fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(format!(
+                "{} is a symbolic link; chartgen does not write through links",
+                current.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What the walk found.
+enum Entry {
+    /// A regular file.
+    File,
+    /// A symbolic link (never followed).
+    Link,
+    /// A temporary file an interrupted write left behind.
+    Leftover,
+}
+
+/// Every file below `dir`, sorted; hidden files and folders are skipped,
+/// links are reported but not followed.
+fn walk(dir: &Path) -> std::io::Result<Vec<(PathBuf, Entry)>> {
     let mut found = Vec::new();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
     entries.sort();
     for path in entries {
-        let hidden = path
+        let name = path
             .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-        if hidden {
-            continue;
-        }
-        if path.is_dir() {
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let kind = std::fs::symlink_metadata(&path)?.file_type();
+        if name.starts_with('.') {
+            if kind.is_file() && name.contains(".chartgen-") && name.ends_with(".tmp") {
+                found.push((path, Entry::Leftover));
+            }
+        } else if kind.is_symlink() {
+            found.push((path, Entry::Link));
+        } else if kind.is_dir() {
             found.extend(walk(&path)?);
-        } else {
-            found.push(path);
+        } else if kind.is_file() {
+            found.push((path, Entry::File));
         }
     }
     Ok(found)
@@ -244,11 +334,18 @@ mod tests {
         dir
     }
 
+    /// The files, and a kustomization listing them as a render writes it.
     fn files_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
+        let mut files: BTreeMap<String, String> = pairs
             .iter()
             .map(|(p, t)| ((*p).to_owned(), format!("{MARKER}\n{t}")))
-            .collect()
+            .collect();
+        let listed: String = pairs.iter().map(|(p, _)| format!("  - {p}\n")).collect();
+        files.insert(
+            KUSTOMIZATION.to_owned(),
+            format!("{MARKER}\nresources:\n{listed}"),
+        );
+        files
     }
 
     #[test]
@@ -256,17 +353,15 @@ mod tests {
         let dir = temp("sync");
         let first = files_of(&[("a/x.yaml", "x: 1\n"), ("b/y.yaml", "y: 1\n")]);
         let report = sync(&dir, &first, true).unwrap();
-        assert_eq!(report.added, ["a/x.yaml", "b/y.yaml"]);
+        assert_eq!(report.added, ["a/x.yaml", "b/y.yaml", KUSTOMIZATION]);
         std::fs::write(dir.join("README.md"), "mine\n").unwrap();
         let again = sync(&dir, &first, true).unwrap();
-        assert_eq!((again.unchanged, again.drifted()), (2, false));
+        assert_eq!((again.unchanged, again.drifted()), (3, false));
         assert_eq!(again.foreign, ["README.md"]);
         let second = files_of(&[("a/x.yaml", "x: 2\n")]);
         let check = sync(&dir, &second, false).unwrap();
-        assert_eq!(
-            (check.changed.as_slice(), check.removed.as_slice()),
-            (&["a/x.yaml".to_owned()][..], &["b/y.yaml".to_owned()][..])
-        );
+        assert_eq!(check.changed, ["a/x.yaml", KUSTOMIZATION]);
+        assert_eq!(check.removed, ["b/y.yaml"]);
         assert!(dir.join("b/y.yaml").exists(), "a check writes nothing");
         sync(&dir, &second, true).unwrap();
         assert!(!dir.join("b").exists(), "the emptied folder goes too");
@@ -275,6 +370,24 @@ mod tests {
             "mine\n"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn links_are_never_followed_nor_written_through() {
+        let dir = temp("links");
+        let elsewhere = temp("links-elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("keep.yaml"), format!("{MARKER}\nkeep: me\n")).unwrap();
+        sync(&dir, &files_of(&[("a/x.yaml", "x: 1\n")]), true).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.join("shared")).unwrap();
+        let report = sync(&dir, &files_of(&[("a/x.yaml", "x: 1\n")]), true).unwrap();
+        assert_eq!(report.foreign, ["shared"]);
+        assert!(elsewhere.join("keep.yaml").exists());
+        let error = sync(&dir, &files_of(&[("shared/y.yaml", "y: 1\n")]), true).unwrap_err();
+        assert!(error.to_string().contains("is a symbolic link"), "{error}");
+        assert!(!elsewhere.join("y.yaml").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&elsewhere).unwrap();
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub enum Invariant {
     /// The object's kind has no schema to check it against.
     #[serde(rename = "KIND")]
     UnknownKind,
+    /// A binding names a role that is not in the input.
+    #[serde(rename = "ROLE")]
+    UnknownRole,
     /// Events only through a cluster-wide, write-only ClusterRole.
     R1,
     /// No read, update or delete on events.
@@ -63,6 +66,7 @@ impl Invariant {
         match self {
             Invariant::Schema => "K8S",
             Invariant::UnknownKind => "KIND",
+            Invariant::UnknownRole => "ROLE",
             Invariant::R1 => "R1",
             Invariant::R2 => "R2",
             Invariant::R3 => "R3",

@@ -6,7 +6,7 @@
 //! everywhere. This is the counterpart of ADR-2647's
 //! `test_helm_service_accounts.py`, built into the tool.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -91,16 +91,31 @@ fn strings(value: &Json) -> Vec<String> {
         .collect()
 }
 
-/// Resolves every binding in `objects` into grants.
+/// Resolves every binding in `objects` into grants. A `User`
+/// `system:serviceaccount:<ns>:<name>` is that ServiceAccount.
 pub fn resolve(objects: &[Json]) -> Vec<Grant> {
-    let find_role = |kind: &str, namespace: Option<&str>, name: &str| {
-        objects.iter().enumerate().find(|(_, o)| {
-            o["kind"] == kind
-                && o["metadata"]["name"] == name
-                && (kind == "ClusterRole" || o["metadata"]["namespace"].as_str() == namespace)
-        })
-    };
+    resolve_with_unbound(objects).0
+}
+
+/// The grants, and the indexes of bindings whose role is not in `objects`
+/// (whose permissions therefore cannot be known).
+pub fn resolve_with_unbound(objects: &[Json]) -> (Vec<Grant>, Vec<usize>) {
+    let mut roles: HashMap<(&str, Option<&str>, &str), usize> = HashMap::new();
+    for (index, object) in objects.iter().enumerate() {
+        let name = object["metadata"]["name"].as_str().unwrap_or_default();
+        match object["kind"].as_str() {
+            Some("ClusterRole") => {
+                roles.insert(("ClusterRole", None, name), index);
+            }
+            Some("Role") => {
+                let namespace = object["metadata"]["namespace"].as_str().or(Some("default"));
+                roles.insert(("Role", namespace, name), index);
+            }
+            _ => {}
+        }
+    }
     let mut grants = Vec::new();
+    let mut unbound = Vec::new();
     for (binding, object) in objects.iter().enumerate() {
         let namespace = object["metadata"]["namespace"].as_str();
         let scope = match object["kind"].as_str() {
@@ -109,26 +124,22 @@ pub fn resolve(objects: &[Json]) -> Vec<Grant> {
             _ => continue,
         };
         let role_ref = &object["roleRef"];
-        let Some((role_index, role)) = find_role(
-            role_ref["kind"].as_str().unwrap_or_default(),
-            namespace,
+        let kind = role_ref["kind"].as_str().unwrap_or_default();
+        let role_namespace = (kind == "Role")
+            .then_some(namespace.or(Some("default")))
+            .flatten();
+        let key = (
+            kind,
+            role_namespace,
             role_ref["name"].as_str().unwrap_or_default(),
-        ) else {
+        );
+        let Some(&role_index) = roles.get(&key) else {
+            unbound.push(binding);
             continue;
         };
+        let role = &objects[role_index];
         for subject in object["subjects"].as_array().into_iter().flatten() {
-            let kind = subject["kind"].as_str().unwrap_or_default().to_owned();
-            let subject = Subject {
-                namespace: (kind == "ServiceAccount").then(|| {
-                    subject["namespace"]
-                        .as_str()
-                        .or(namespace)
-                        .unwrap_or("default")
-                        .to_owned()
-                }),
-                name: subject["name"].as_str().unwrap_or_default().to_owned(),
-                kind,
-            };
+            let subject = subject_of(subject, namespace);
             for (rule_index, rule) in role["rules"].as_array().into_iter().flatten().enumerate() {
                 for api_group in strings(&rule["apiGroups"]) {
                     for resource in strings(&rule["resources"]) {
@@ -148,7 +159,57 @@ pub fn resolve(objects: &[Json]) -> Vec<Grant> {
             }
         }
     }
-    grants
+    (grants, unbound)
+}
+
+fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
+    let kind = subject["kind"].as_str().unwrap_or_default();
+    let name = subject["name"].as_str().unwrap_or_default();
+    if kind == "User"
+        && let Some(rest) = name.strip_prefix("system:serviceaccount:")
+        && let Some((namespace, account)) = rest.split_once(':')
+    {
+        return Subject {
+            kind: "ServiceAccount".to_owned(),
+            namespace: Some(namespace.to_owned()),
+            name: account.to_owned(),
+        };
+    }
+    Subject {
+        namespace: (kind == "ServiceAccount").then(|| {
+            subject["namespace"]
+                .as_str()
+                .or(binding_namespace)
+                .unwrap_or("default")
+                .to_owned()
+        }),
+        name: name.to_owned(),
+        kind: kind.to_owned(),
+    }
+}
+
+impl Subject {
+    /// Whether this subject includes every ServiceAccount of `namespace`:
+    /// the account itself, its namespace's group, or all accounts.
+    pub fn covers_accounts_of(&self, namespace: &str) -> bool {
+        match self.kind.as_str() {
+            "ServiceAccount" => self.namespace.as_deref() == Some(namespace),
+            "Group" => {
+                self.name == format!("system:serviceaccounts:{namespace}")
+                    || self.name == "system:serviceaccounts"
+                    || self.name == "system:authenticated"
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether this subject includes the ServiceAccount `namespace/name`.
+    pub fn covers(&self, namespace: &str, name: &str) -> bool {
+        match self.kind.as_str() {
+            "ServiceAccount" => self.namespace.as_deref() == Some(namespace) && self.name == name,
+            _ => self.covers_accounts_of(namespace),
+        }
+    }
 }
 
 const EVENT_WRITES: [&str; 2] = ["create", "patch"];
@@ -176,8 +237,8 @@ fn check_roles(context: &mut Context<'_>) {
         let namespace = object["metadata"]["namespace"].as_str();
         for (r, rule) in object["rules"].as_array().into_iter().flatten().enumerate() {
             let at = |field: &str| KeyPath::root().key("rules").index(r).key(field);
-            for field in ["apiGroups", "resources", "verbs"] {
-                if strings(&rule[field]).iter().any(|v| v == "*") {
+            for field in ["apiGroups", "resources", "verbs", "nonResourceURLs"] {
+                if strings(&rule[field]).iter().any(|v| v.contains('*')) {
                     context.report(
                         Invariant::R5,
                         index,
@@ -189,7 +250,12 @@ fn check_roles(context: &mut Context<'_>) {
             let groups = strings(&rule["apiGroups"]);
             let resources = strings(&rule["resources"]);
             let verbs = strings(&rule["verbs"]);
-            let names = |wanted: &str| resources.iter().any(|r| r == wanted || r == "*");
+            let names = |wanted: &str| {
+                resources.iter().any(|r| {
+                    let base = r.split('/').next().unwrap_or_default();
+                    base == wanted || base == "*"
+                })
+            };
             if groups.iter().any(|g| is_events(g, "events")) && names("events") {
                 if kind == "Role" {
                     context.report(
@@ -261,7 +327,21 @@ fn check_roles(context: &mut Context<'_>) {
 
 /// What the resolved grants say about the operator's ServiceAccount.
 fn check_grants(context: &mut Context<'_>) {
-    let grants = resolve(&context.objects);
+    let (grants, unbound) = resolve_with_unbound(&context.objects);
+    for binding in unbound {
+        let role_ref = &context.objects[binding]["roleRef"];
+        let message = format!(
+            "binds {} {}, which is not in the input; its permissions cannot be checked",
+            role_ref["kind"].as_str().unwrap_or("(no kind)"),
+            role_ref["name"].as_str().unwrap_or("(no name)")
+        );
+        context.report(
+            Invariant::UnknownRole,
+            binding,
+            &KeyPath::dotted("roleRef"),
+            message,
+        );
+    }
     let Some(operator) = context.namespace(Class::Operator).map(str::to_owned) else {
         return;
     };
@@ -307,7 +387,7 @@ fn check_grants(context: &mut Context<'_>) {
             "persistentvolumeclaims",
         ];
         let in_builds = matches!(&grant.scope, Scope::Namespace(ns) if Some(ns) == builds.as_ref());
-        let operator_subject = grant.subject.namespace.as_deref() == Some(operator.as_str());
+        let operator_subject = grant.subject.covers_accounts_of(&operator);
         if operator_subject && !in_builds && daemon_objects.contains(&grant.resource.as_str()) {
             context.report(
                 Invariant::R6,
@@ -345,7 +425,7 @@ fn check_grants(context: &mut Context<'_>) {
 
     // The operator's own ServiceAccount: events cluster-wide in both groups;
     // pods and leases in its namespace.
-    let Some((deployment, account)) = builder_account(context, &operator) else {
+    let Some((deployment, account)) = builder_account(context) else {
         return;
     };
     let subject = Subject {
@@ -353,7 +433,10 @@ fn check_grants(context: &mut Context<'_>) {
         namespace: Some(operator.clone()),
         name: account,
     };
-    let mine: Vec<&Grant> = grants.iter().filter(|g| g.subject == subject).collect();
+    let mine: Vec<&Grant> = grants
+        .iter()
+        .filter(|g| g.subject.covers(&operator, &subject.name))
+        .collect();
     let sa_path = KeyPath::dotted("spec.template.spec.serviceAccountName");
     let mut missing = Vec::new();
     for group in ["", "events.k8s.io"] {
@@ -379,22 +462,29 @@ fn check_grants(context: &mut Context<'_>) {
         );
     }
     let here = Scope::Namespace(operator.clone());
-    let may = |resource: &str, verb: &str| {
+    // resourceNames cannot restrict create, so a named rule grants no create.
+    let may = |group: &str, resource: &str, verb: &str| {
         mine.iter().any(|g| {
             g.scope == here
-                && g.resource == resource
+                && (g.api_group == group || g.api_group == "*")
+                && (g.resource == resource || g.resource == "*")
                 && g.verbs.iter().any(|v| v == verb || v == "*")
+                && !(verb == "create" && !g.resource_names.is_empty())
         })
     };
     let mut lost = Vec::new();
-    for (resource, verbs) in [
-        ("pods", &["get"][..]),
-        ("leases", &["get", "create", "update"][..]),
+    for (group, resource, verbs) in [
+        ("", "pods", &["get"][..]),
+        (
+            "coordination.k8s.io",
+            "leases",
+            &["get", "create", "update"][..],
+        ),
     ] {
         let missing: Vec<&str> = verbs
             .iter()
             .copied()
-            .filter(|v| !may(resource, v))
+            .filter(|v| !may(group, resource, v))
             .collect();
         if !missing.is_empty() {
             lost.push(format!("{} on {resource}", missing.join(", ")));
@@ -414,19 +504,26 @@ fn check_grants(context: &mut Context<'_>) {
     }
 }
 
-/// The buildd Deployment in the operator namespace and its ServiceAccount.
-fn builder_account(context: &Context<'_>, operator: &str) -> Option<(usize, String)> {
+/// The buildd Deployment (by its component label or its container's name)
+/// and its ServiceAccount.
+pub fn builder_account(context: &Context<'_>) -> Option<(usize, String)> {
     context.objects.iter().enumerate().find_map(|(i, o)| {
-        let is_buildd = o["kind"] == "Deployment"
-            && o["metadata"]["namespace"] == operator
-            && o["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd";
-        is_buildd.then(|| {
+        is_buildd(o).then(|| {
             let account = o["spec"]["template"]["spec"]["serviceAccountName"]
                 .as_str()
                 .unwrap_or("default");
             (i, account.to_owned())
         })
     })
+}
+
+/// Whether `object` is buildd's Deployment.
+pub fn is_buildd(object: &Json) -> bool {
+    object["kind"] == "Deployment"
+        && (object["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd"
+            || object["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c["name"] == "buildd")))
 }
 
 /// `resource.group`, as kubectl writes it; the core group adds nothing.

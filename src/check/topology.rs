@@ -103,17 +103,48 @@ fn namespace_object(context: &Context<'_>, name: &str) -> Option<usize> {
         })
 }
 
+/// Kinds that live outside namespaces.
+fn is_cluster_scoped(object: &Json) -> bool {
+    matches!(
+        object["kind"].as_str(),
+        Some(
+            "Namespace"
+                | "ClusterRole"
+                | "ClusterRoleBinding"
+                | "CustomResourceDefinition"
+                | "RuntimeClass"
+                | "PriorityClass"
+                | "StorageClass"
+                | "PersistentVolume"
+                | "Node"
+                | "APIService"
+                | "IngressClass"
+                | "ValidatingWebhookConfiguration"
+                | "MutatingWebhookConfiguration"
+                | "ClusterIssuer"
+        )
+    )
+}
+
 /// T2: an object of a class's component lives in that class's namespace,
 /// and no namespaced object lives outside the three.
 fn placement(context: &mut Context<'_>) {
     for index in 0..context.objects.len() {
         let object = &context.objects[index];
-        let Some(namespace) = object["metadata"]["namespace"].as_str().map(str::to_owned) else {
+        let namespaced = object["metadata"]["namespace"].is_string() || !is_cluster_scoped(object);
+        if !namespaced {
             continue;
-        };
+        }
+        // An object without a namespace lands in the one kubectl applies it to: say default.
+        let namespace = object["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_owned();
         let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
         let expected = if object["kind"] == "BuildProject" {
             Some(Class::Builds)
+        } else if super::rbac::is_buildd(object) {
+            Some(Class::Operator)
         } else {
             component.and_then(Class::of_component)
         };
@@ -308,6 +339,19 @@ fn pod_security(
                     "readOnlyRootFilesystem is not true".to_owned(),
                 ));
             }
+            let added: Vec<&str> = sc["capabilities"]["add"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Json::as_str)
+                .filter(|c| *c != "NET_BIND_SERVICE")
+                .collect();
+            if !added.is_empty() {
+                broken.push((
+                    here.key("capabilities").key("add"),
+                    format!("capabilities {} are added", added.join(", ")),
+                ));
+            }
             let drops_all = sc["capabilities"]["drop"]
                 .as_array()
                 .is_some_and(|d| d.iter().any(|c| c == "ALL"));
@@ -345,20 +389,28 @@ fn pod_security(
 /// in the builds namespace.
 fn buildd_wiring(context: &mut Context<'_>) {
     let builds = context.namespace(Class::Builds).map(str::to_owned);
+    let mut found = false;
     for index in 0..context.objects.len() {
         let object = context.objects[index].clone();
-        let is_buildd = object["kind"] == "Deployment"
-            && object["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd";
-        if !is_buildd {
+        if !super::rbac::is_buildd(&object) {
             continue;
         }
+        found = true;
         let containers = &object["spec"]["template"]["spec"]["containers"];
-        let at = KeyPath::dotted("spec.template.spec.containers").index(0);
-        let container = &containers[0];
-        let downward = container["env"].as_array().into_iter().flatten().any(|e| {
-            e["name"] == "POD_NAMESPACE"
-                && e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace"
-        });
+        let position = containers
+            .as_array()
+            .and_then(|c| c.iter().position(|c| c["name"] == "buildd"))
+            .unwrap_or(0);
+        let at = KeyPath::dotted("spec.template.spec.containers").index(position);
+        let container = &containers[position];
+        // The last entry of a name wins, as in the kubelet.
+        let pod_namespace = container["env"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .rfind(|e| e["name"] == "POD_NAMESPACE");
+        let downward = pod_namespace
+            .is_some_and(|e| e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace");
         if !downward {
             context.report(
                 Invariant::T5,
@@ -368,20 +420,48 @@ fn buildd_wiring(context: &mut Context<'_>) {
             );
         }
         if let Some(builds) = &builds {
-            let wanted = format!("--namespace={builds}");
-            let has = container["args"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|a| a == wanted.as_str());
-            if !has {
+            let given = last_flag(
+                container["args"].as_array().map_or(&[][..], Vec::as_slice),
+                "--namespace",
+            );
+            if given.as_deref() != Some(builds.as_str()) {
                 context.report(
                     Invariant::T5,
                     index,
                     &at.key("args"),
-                    format!("buildd is not told {wanted}; it creates the daemons in the builds namespace"),
+                    format!(
+                        "buildd is told --namespace={}; it creates the daemons in the builds namespace, {builds}",
+                        given.as_deref().unwrap_or("(nothing)")
+                    ),
                 );
             }
         }
     }
+    let operator_namespace = context.namespace(Class::Operator).and_then(|ns| {
+        namespace_object(context, ns).filter(|i| context.objects[*i]["kind"] == "Namespace")
+    });
+    if !found && let Some(index) = operator_namespace {
+        context.report(
+            Invariant::T5,
+            index,
+            &KeyPath::root(),
+            "the operator namespace has no buildd Deployment (component label or container named buildd)",
+        );
+    }
+}
+
+/// The value of the last `--flag=value` or `--flag value` in `args`.
+fn last_flag(args: &[Json], flag: &str) -> Option<String> {
+    let args: Vec<&str> = args.iter().filter_map(Json::as_str).collect();
+    let mut value = None;
+    for (i, arg) in args.iter().enumerate() {
+        if let Some(rest) = arg.strip_prefix(flag) {
+            if let Some(v) = rest.strip_prefix('=') {
+                value = Some(v.to_owned());
+            } else if rest.is_empty() {
+                value = args.get(i + 1).map(|v| (*v).to_owned());
+            }
+        }
+    }
+    value
 }

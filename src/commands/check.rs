@@ -11,7 +11,14 @@ use crate::kube::KubeSchemas;
 pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let set = input::read(&args.paths)?;
     let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
-    let crds = input::read(&args.crds)?.manifests;
+    if args.crds.iter().any(|c| c == "-") && args.paths.iter().any(|p| p == "-") {
+        anyhow::bail!("standard input (-) can be read only once; give the CRDs as a file");
+    }
+    let crds = if args.crds.is_empty() {
+        Vec::new()
+    } else {
+        input::read(&args.crds)?.manifests
+    };
     let findings = check::run(
         &set,
         &Options {

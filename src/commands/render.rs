@@ -44,7 +44,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         let report = output::sync(target, &files, !args.check)?;
         for foreign in &report.foreign {
             eprintln!(
-                "note: {} was not written by chartgen; left alone",
+                "note: {} is not part of this render; left alone",
                 target.join(foreign).display()
             );
         }

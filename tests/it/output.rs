@@ -95,7 +95,7 @@ fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
     );
     assert_eq!(
         run.stderr,
-        format!("note: {target}/README.md was not written by chartgen; left alone\n")
+        format!("note: {target}/README.md is not part of this render; left alone\n")
     );
     for (file, bytes, modified) in before {
         let path = dir.join(&file);
