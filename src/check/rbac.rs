@@ -469,7 +469,7 @@ fn check_grants(context: &mut Context<'_>) {
                 && (g.api_group == group || g.api_group == "*")
                 && (g.resource == resource || g.resource == "*")
                 && g.verbs.iter().any(|v| v == verb || v == "*")
-                && !(verb == "create" && !g.resource_names.is_empty())
+                && (verb != "create" || g.resource_names.is_empty())
         })
     };
     let mut lost = Vec::new();
