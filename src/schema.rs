@@ -303,8 +303,8 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
     }
     let reading = match &node.value {
         Value::Bool(b) => format!("YAML reads `{text}` as the boolean {b}"),
-        Value::Int(_) if text.len() > 1 && text.starts_with('0') => {
-            format!("YAML reads `{text}` as a number and drops the leading zero")
+        Value::Int(i) if text.len() > 1 && text.starts_with('0') => {
+            format!("YAML reads `{text}` as the number {i}")
         }
         Value::Float(f) => format!("YAML reads `{text}` as the number {f}"),
         _ => format!("YAML reads `{text}` as a {}", node.value.type_name()),

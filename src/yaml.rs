@@ -7,10 +7,11 @@
 //! a plain scalar (for "quote it" hints), and every alias expansion (so an
 //! alias bomb runs into [`Limits::max_nodes`] instead of memory).
 //!
-//! Scalars resolve with the YAML 1.2 core schema, plus the YAML 1.1 booleans
-//! `yes`/`no`/`on`/`off` that Helm (go-yaml) reads as booleans: a values file
-//! moved over from Helm means the same thing here, and where a string was
-//! meant the schema check says so with a hint to quote it.
+//! Scalars resolve with the YAML 1.2 core schema, plus what Kubernetes and
+//! Helm (go-yaml, YAML 1.1) read differently: the booleans
+//! `yes`/`no`/`on`/`off` and octal `0644`. A values file or manifest moved
+//! over from Helm means the same thing here, and where a string was meant
+//! the schema check says so with a hint to quote it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -659,6 +660,12 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         radix(hex, 16).filter(|_| !hex.is_empty())
     } else if let Some(oct) = unsigned.strip_prefix("0o") {
         radix(oct, 8).filter(|_| !oct.is_empty())
+    } else if unsigned.len() > 1
+        && unsigned.starts_with('0')
+        && unsigned.bytes().all(|b| (b'0'..=b'7').contains(&b))
+    {
+        // YAML 1.1 octal, as Kubernetes (go-yaml) reads `defaultMode: 0644`.
+        radix(&unsigned[1..], 8)
     } else if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
         match text.parse::<i64>() {
             Ok(v) => Some(v),
@@ -713,7 +720,9 @@ mod tests {
             ("~", Value::Null),
             ("yes", Value::Bool(true)),
             ("Off", Value::Bool(false)),
-            ("0123", Value::Int(123)),
+            ("0123", Value::Int(83)),
+            ("0644", Value::Int(420)),
+            ("089", Value::Int(89)),
             ("-0x1F", Value::Int(-31)),
             ("0o17", Value::Int(15)),
             ("1.10", Value::Float(1.1)),
@@ -735,7 +744,7 @@ mod tests {
     fn nodes_keep_their_position_and_plain_text() {
         let doc = read("a:\n  b: 0123\n  c: \"x\"\n").unwrap().unwrap();
         let b = doc.get("a").unwrap().get("b").unwrap();
-        assert_eq!(b.value, Value::Int(123));
+        assert_eq!(b.value, Value::Int(83));
         assert_eq!(b.plain.as_deref(), Some("0123"));
         assert_eq!(b.origin.to_string(), "t.yaml:2:6");
         assert_eq!(doc.get("a").unwrap().get("c").unwrap().plain, None);

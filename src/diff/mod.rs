@@ -35,7 +35,13 @@ impl Ignore {
         for c in text.chars() {
             match c {
                 '"' => quoted = !quoted,
-                '.' if !quoted => segments.push(std::mem::take(&mut current)),
+                // `containers[buildd].image`, as the diff prints paths.
+                '.' | '[' if !quoted => {
+                    if !(c == '[' && current.is_empty() && !segments.is_empty()) {
+                        segments.push(std::mem::take(&mut current));
+                    }
+                }
+                ']' if !quoted => {}
                 c => current.push(c),
             }
         }
@@ -92,7 +98,10 @@ pub struct Diff {
 impl Diff {
     /// Whether the two sets are the same.
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+            && self.rbac.is_empty()
     }
 }
 
@@ -119,12 +128,11 @@ pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
         match old_objects.get(k) {
             None => result.added.push(id.to_string()),
             Some((_, before)) => {
-                let secret = id.kind == "Secret" && id.group.is_empty();
                 let mut fields = Vec::new();
                 compare(
                     &mut Vec::new(),
-                    &prepare(before, secret),
-                    &prepare(object, secret),
+                    &redacted(before),
+                    &redacted(object),
                     ignore,
                     &mut fields,
                 );
@@ -149,23 +157,85 @@ pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
     result
 }
 
-/// A Secret's values replaced by a hash, so the diff says whether they
-/// changed without showing them.
-fn prepare(object: &Json, secret: bool) -> Json {
+/// Compares two manifest sets, and their Kyverno exemptions artifacts when
+/// both have one.
+pub fn diff_sets(
+    old: &crate::input::ManifestSet,
+    new: &crate::input::ManifestSet,
+    ignore: &[Ignore],
+) -> Diff {
+    let mut result = diff(&old.manifests, &new.manifests, ignore);
+    let artifact =
+        |set: &crate::input::ManifestSet| set.exemptions.as_ref().map(crate::yaml::Node::to_json);
+    // A stream never carries the artifact: compare it only when both sides do.
+    let (before, after) = (artifact(old), artifact(new));
+    if before.is_some() && after.is_some() && before != after {
+        let mut fields = Vec::new();
+        compare(
+            &mut Vec::new(),
+            before.as_ref().unwrap_or(&Json::Null),
+            after.as_ref().unwrap_or(&Json::Null),
+            ignore,
+            &mut fields,
+        );
+        if !fields.is_empty() {
+            result.changed.push(ObjectChange {
+                object: crate::input::EXEMPTIONS_FILE.to_owned(),
+                fields,
+            });
+        }
+    }
+    result
+}
+
+/// Secret values replaced by a hash, so the diff says whether they changed
+/// without showing them: `data`, `stringData`, and the last-applied
+/// annotation (which holds them too), also for Secrets inside a `List`.
+/// The hash is salted with the object and key, so equal values of two
+/// secrets do not look equal and no precomputed table applies.
+fn redacted(object: &Json) -> Json {
     let mut object = object.clone();
-    if secret {
-        for field in ["data", "stringData"] {
-            if let Some(values) = object.get_mut(field).and_then(Json::as_object_mut) {
-                for value in values.values_mut() {
-                    let text = value.as_str().unwrap_or_default();
-                    let digest = Sha256::digest(text.as_bytes());
-                    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-                    *value = Json::from(format!("(secret, sha256 {hex}…)"));
-                }
+    redact(&mut object);
+    object
+}
+
+fn redact(object: &mut Json) {
+    if let Some(items) = object.get_mut("items").and_then(Json::as_array_mut) {
+        items.iter_mut().for_each(redact);
+    }
+    let is_secret =
+        object["kind"] == "Secret" && object["apiVersion"].as_str().is_none_or(|v| v == "v1");
+    if !is_secret {
+        return;
+    }
+    let salt = format!(
+        "{}/{}",
+        object["metadata"]["namespace"].as_str().unwrap_or_default(),
+        object["metadata"]["name"].as_str().unwrap_or_default()
+    );
+    let hash = |key: &str, value: &Json| {
+        let text = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_owned);
+        let digest = Sha256::digest(format!("{salt}\0{key}\0{text}").as_bytes());
+        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        Json::from(format!("(secret, hash {hex})"))
+    };
+    for field in ["data", "stringData"] {
+        if let Some(values) = object.get_mut(field).and_then(Json::as_object_mut) {
+            for (key, value) in values.iter_mut() {
+                *value = hash(key, value);
             }
         }
     }
-    object
+    let annotation = "kubectl.kubernetes.io/last-applied-configuration";
+    if let Some(value) = object
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("annotations"))
+        .and_then(|a| a.get_mut(annotation))
+    {
+        *value = hash(annotation, value);
+    }
 }
 
 fn show_path(path: &[String]) -> String {
@@ -210,6 +280,8 @@ fn compare(
                 path.push(k.clone());
                 match (a.get(k), b.get(k)) {
                     (Some(x), Some(y)) => compare(path, x, y, ignore, out),
+                    // `labels: {}` and `annotations:` say what an absent field says.
+                    (Some(x), None) | (None, Some(x)) if is_empty(x) => {}
                     (x, y) if !ignored(path, ignore) => out.push(FieldChange {
                         path: show_path(path),
                         old: x.cloned(),
@@ -221,7 +293,7 @@ fn compare(
             }
         }
         (Json::Array(a), Json::Array(b)) => match (named(a), named(b)) {
-            (Some(by_name_a), Some(by_name_b)) => {
+            (Some(by_name_a), Some(by_name_b)) if !order_matters(path, a) || same_order(a, b) => {
                 let names: Vec<&String> = by_name_a
                     .keys()
                     .chain(by_name_b.keys().filter(|n| !by_name_a.contains_key(*n)))
@@ -269,6 +341,33 @@ fn ignored(path: &[String], ignore: &[Ignore]) -> bool {
         .map(|s| s.trim_start_matches('[').trim_end_matches(']').to_owned())
         .collect();
     ignore.iter().any(|i| i.matches(&plain))
+}
+
+/// Lists whose order changes behaviour although their items have names:
+/// init containers run in order, and an env entry can refer only to the
+/// ones before it (`$(NAME)`).
+fn order_matters(path: &[String], items: &[Json]) -> bool {
+    match path.last().map(String::as_str) {
+        Some("initContainers") => true,
+        Some("env") => items
+            .iter()
+            .any(|i| i["value"].as_str().is_some_and(|v| v.contains("$("))),
+        _ => false,
+    }
+}
+
+fn same_order(a: &[Json], b: &[Json]) -> bool {
+    let names = |items: &[Json]| items.iter().map(|i| i["name"].clone()).collect::<Vec<_>>();
+    names(a) == names(b)
+}
+
+fn is_empty(value: &Json) -> bool {
+    match value {
+        Json::Null => true,
+        Json::Object(o) => o.is_empty(),
+        Json::Array(a) => a.is_empty(),
+        _ => false,
+    }
 }
 
 /// The items of a list by their `name`, when every item is an object with a
@@ -386,7 +485,14 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
                     if a.contains('\n') || b.contains('\n') =>
                 {
                     let _ = writeln!(out, "    {}:", field.path);
-                    for line in lines::render(&lines::diff(a, b), 2, "      ").lines() {
+                    let shown = lines::render(&lines::diff(a, b), 2, "      ");
+                    if shown.is_empty() {
+                        let _ = writeln!(
+                            out,
+                            "      (the same lines; only line endings or the final newline differ)"
+                        );
+                    }
+                    for line in shown.lines() {
                         let colour = match line.trim_start().chars().next() {
                             Some('+') => added,
                             Some('-') => removed,
