@@ -13,7 +13,7 @@ use crate::diagnostic::{KeyPath, Segment};
 
 /// Checks every object of `context`.
 pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
-    let mut custom: BTreeMap<(String, String), Validator> = BTreeMap::new();
+    let mut custom: BTreeMap<(String, String), Result<Validator, String>> = BTreeMap::new();
     let crds = context
         .objects
         .iter()
@@ -33,11 +33,16 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
         let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
         for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
             let name = version["name"].as_str().unwrap_or_default();
-            if let Ok(validator) =
-                jsonschema::validator_for(&strict(&version["schema"]["openAPIV3Schema"]))
-            {
-                custom.insert((format!("{group}/{name}"), kind.to_owned()), validator);
-            }
+            let validator = jsonschema::validator_for(&strict(
+                &version["schema"]["openAPIV3Schema"],
+            ))
+            .map_err(|e| {
+                format!(
+                    "the schema of CRD {} does not compile: {e}",
+                    crd["metadata"]["name"]
+                )
+            });
+            custom.insert((format!("{group}/{name}"), kind.to_owned()), validator);
         }
     }
     for index in 0..context.objects.len() {
@@ -50,16 +55,33 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
                     object["kind"].as_str().unwrap_or_default().to_owned(),
                 );
                 match custom.get(&key) {
-                    Some(validator) => validator
+                    Some(Ok(validator)) => validator
                         .iter_errors(&object)
                         .map(|e| (pointer_path(e.instance_path().as_str()), e.to_string()))
                         .collect(),
-                    None => {
+                    Some(Err(why)) => {
                         context.report(
                             Invariant::UnknownKind,
                             index,
                             &KeyPath::root(),
-                            format!("no schema for {} {}; give its CRD with --crd", key.0, key.1),
+                            why.clone(),
+                        );
+                        continue;
+                    }
+                    None => {
+                        // Built-in groups have no dot (core, apps) or end in k8s.io.
+                        let group = key.0.rsplit_once('/').map_or("", |(g, _)| g);
+                        let builtin = !group.contains('.') || group.ends_with(".k8s.io");
+                        let hint = if builtin {
+                            "only the kinds the chart emits are vendored (schema/kubernetes/)"
+                        } else {
+                            "give its CRD with --crd"
+                        };
+                        context.report(
+                            Invariant::UnknownKind,
+                            index,
+                            &KeyPath::root(),
+                            format!("no schema for {} {}; {hint}", key.0, key.1),
                         );
                         continue;
                     }

@@ -162,7 +162,7 @@ fn placement(context: &mut Context<'_>) {
                     ),
                 );
             }
-            (_, None) => context.report(
+            (_, None) if !context.namespaces.is_empty() => context.report(
                 Invariant::T2,
                 index,
                 &path,
