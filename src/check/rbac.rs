@@ -138,9 +138,10 @@ pub fn resolve_with_unbound(objects: &[Json]) -> (Vec<Grant>, Vec<usize>) {
             continue;
         };
         let role = &objects[role_index];
+        let rules = rules_of(objects, role_index);
         for subject in object["subjects"].as_array().into_iter().flatten() {
             let subject = subject_of(subject, namespace);
-            for (rule_index, rule) in role["rules"].as_array().into_iter().flatten().enumerate() {
+            for &(source, rule_index, rule) in &rules {
                 for api_group in strings(&rule["apiGroups"]) {
                     for resource in strings(&rule["resources"]) {
                         grants.push(Grant {
@@ -151,7 +152,7 @@ pub fn resolve_with_unbound(objects: &[Json]) -> (Vec<Grant>, Vec<usize>) {
                             resource_names: strings(&rule["resourceNames"]),
                             verbs: strings(&rule["verbs"]),
                             binding,
-                            rule: (role_index, rule_index),
+                            rule: (source, rule_index),
                             cluster_role: role["kind"] == "ClusterRole",
                         });
                     }
@@ -160,6 +161,39 @@ pub fn resolve_with_unbound(objects: &[Json]) -> (Vec<Grant>, Vec<usize>) {
         }
     }
     (grants, unbound)
+}
+
+/// The rules of role `index` as (role holding the rule, its index, rule):
+/// its own, or for a ClusterRole with an `aggregationRule`, those of every
+/// ClusterRole its selectors match.
+fn rules_of(objects: &[Json], index: usize) -> Vec<(usize, usize, &Json)> {
+    let own = |i: usize| {
+        objects[i]["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(move |(r, rule)| (i, r, rule))
+    };
+    let selectors = objects[index]["aggregationRule"]["clusterRoleSelectors"].as_array();
+    let Some(selectors) = selectors else {
+        return own(index).collect();
+    };
+    let matches = |labels: &Json| {
+        selectors.iter().any(|selector| {
+            selector["matchLabels"]
+                .as_object()
+                .is_some_and(|wanted| wanted.iter().all(|(k, v)| labels[k] == *v))
+        })
+    };
+    (0..objects.len())
+        .filter(|&i| {
+            i != index
+                && objects[i]["kind"] == "ClusterRole"
+                && matches(&objects[i]["metadata"]["labels"])
+        })
+        .flat_map(own)
+        .collect()
 }
 
 fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
@@ -221,6 +255,7 @@ fn is_events(group: &str, resource: &str) -> bool {
 /// Checks R1-R6.
 pub fn check(context: &mut Context<'_>) {
     check_roles(context);
+    check_aggregated(context);
     check_grants(context);
 }
 
@@ -320,6 +355,61 @@ fn check_roles(context: &mut Context<'_>) {
                         format!("{resource} granted in {place}; {why}"),
                     );
                 }
+            }
+        }
+    }
+}
+
+/// A ClusterRole labelled `aggregate-to-view|edit|admin` extends the
+/// built-in roles every tenant has: it may only read the chart's custom
+/// resources (ADR-1592's tenant reader).
+fn check_aggregated(context: &mut Context<'_>) {
+    let crd_groups: BTreeSet<String> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .filter_map(|o| o["spec"]["group"].as_str().map(str::to_owned))
+        .collect();
+    for index in 0..context.objects.len() {
+        let object = context.objects[index].clone();
+        let aggregated: Vec<&str> = object["metadata"]["labels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, v)| {
+                k.starts_with("rbac.authorization.k8s.io/aggregate-to-") && *v == "true"
+            })
+            .map(|(k, _)| k.rsplit('-').next().unwrap_or_default())
+            .collect();
+        if object["kind"] != "ClusterRole" || aggregated.is_empty() {
+            continue;
+        }
+        for (r, rule) in object["rules"].as_array().into_iter().flatten().enumerate() {
+            let custom = strings(&rule["apiGroups"])
+                .iter()
+                .all(|g| crd_groups.contains(g));
+            let writes: Vec<String> = strings(&rule["verbs"])
+                .into_iter()
+                .filter(|v| !matches!(v.as_str(), "get" | "list" | "watch"))
+                .collect();
+            if !custom || !writes.is_empty() {
+                let what = if custom {
+                    format!("{} on the custom resources", writes.join(", "))
+                } else {
+                    format!(
+                        "{} beyond the custom resources",
+                        strings(&rule["resources"]).join(", ")
+                    )
+                };
+                context.report(
+                    Invariant::R4,
+                    index,
+                    &KeyPath::root().key("rules").index(r),
+                    format!(
+                        "aggregated into {}, it gives every tenant {what}; a tenant role only reads the chart's custom resources",
+                        aggregated.join(", ")
+                    ),
+                );
             }
         }
     }

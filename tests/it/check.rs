@@ -119,6 +119,10 @@ fn mutations() -> Vec<Mutation> {
             "---\n# Source: templates/namespaces.yaml\n",
             "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: extra}\nrules: [{apiGroups: [\"\"], resources: [nodes], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: extra}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: extra}\nsubjects: [{kind: Group, apiGroup: rbac.authorization.k8s.io, name: \"system:serviceaccounts:buildkit-operator\"}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
         )]),
+        ("r4-tenant-role-that-writes", "R4", vec![(
+            "  - apiGroups: [buildkit-operator.dev]\n    resources: [buildprojects]\n    verbs: [get, list, watch]\n",
+            "  - apiGroups: [buildkit-operator.dev]\n    resources: [buildprojects]\n    verbs: [get, list, watch, delete]\n".to_owned(),
+        )]),
         ("role-bound-but-not-in-the-input", "ROLE", vec![(
             "---\n# Source: templates/namespaces.yaml\n",
             "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: admin}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
@@ -322,6 +326,18 @@ fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
             "  buildkit-operator  events                                                                  create, patch",
             "  buildkit-operator  events.events.k8s.io                                                    create, patch",
         ]
+    );
+}
+
+#[test]
+fn aggregated_cluster_roles_resolve_to_the_roles_they_select() {
+    let extra = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: umbrella}\naggregationRule:\n  clusterRoleSelectors: [{matchLabels: {umbrella: \"yes\"}}]\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: part, labels: {umbrella: \"yes\"}}\nrules: [{apiGroups: [\"\"], resources: [configmaps], verbs: [list]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: umbrella}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: umbrella}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n";
+    let run = chartgen_with_stdin(&["check", "-"], Some(&format!("{}{extra}", prod())));
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.starts_with("R4 ClusterRole part rules[0].resources: buildkit-operator/buildkit-buildd gets configmaps cluster-wide;"),
+        "{}",
+        run.stdout
     );
 }
 
