@@ -291,10 +291,14 @@ pub fn render_text(findings: &[Finding], objects: usize) -> String {
             (None, _) => {}
         }
     }
+    let objects = match objects {
+        1 => "1 object".to_owned(),
+        n => format!("{n} objects"),
+    };
     let _ = match findings.len() {
-        0 => writeln!(out, "ok: {objects} objects, no findings"),
-        1 => writeln!(out, "1 finding in {objects} objects"),
-        n => writeln!(out, "{n} findings in {objects} objects"),
+        0 => writeln!(out, "ok: {objects}, no findings"),
+        1 => writeln!(out, "1 finding in {objects}"),
+        n => writeln!(out, "{n} findings in {objects}"),
     };
     out
 }

@@ -167,7 +167,7 @@ fn each_mutation_is_reported_as_exactly_its_invariant() {
             .lines()
             // Finding lines only: not their locations, not the closing count.
             .filter(|l| {
-                !(l.starts_with("  at ") || (l.contains(" finding") && l.ends_with(" objects")))
+                !(l.starts_with("  at ") || (l.contains(" finding") && l.contains(" object")))
             })
             .collect();
         assert!(!findings.is_empty(), "{name}");
@@ -357,5 +357,50 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
         run.stderr.contains("possible values: 1.33, 1.35"),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn hostile_inputs_are_refused_or_skipped_not_followed() {
+    let dir = std::env::temp_dir().join(format!("chartgen-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("objects")).unwrap();
+    let target = dir.to_str().unwrap().to_owned();
+    // An empty directory holds no objects: that is bad input, not "ok".
+    let run = chartgen(&["check", &target]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert_eq!(
+        run.stderr,
+        format!("error: no Kubernetes objects in {target}\n")
+    );
+    // A link back to the folder would repeat every object; it is not followed.
+    std::fs::write(
+        dir.join("objects/sa.yaml"),
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a, namespace: x}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&dir, dir.join("objects/loop")).unwrap();
+    let run = chartgen(&["check", &target]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "ok: 1 object, no findings\n");
+    // The same object twice is an error naming both places.
+    std::fs::write(
+        dir.join("objects/again.yaml"),
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a, namespace: x}\n",
+    )
+    .unwrap();
+    let run = chartgen(&["check", &target]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("ServiceAccount x/a again; it is also at "),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let run = chartgen_with_stdin(&["check", "-", "-"], Some(""));
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (2, "error: standard input (-) can be read only once\n")
     );
 }
