@@ -360,16 +360,21 @@ fn check_roles(context: &mut Context<'_>) {
     }
 }
 
+/// One field (a JSON pointer) of every CustomResourceDefinition in the input.
+fn crd_field(context: &Context<'_>, pointer: &str) -> BTreeSet<String> {
+    context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .filter_map(|o| o.pointer(pointer).and_then(Json::as_str).map(str::to_owned))
+        .collect()
+}
+
 /// A ClusterRole labelled `aggregate-to-view|edit|admin` extends the
 /// built-in roles every tenant has: it may only read the chart's custom
 /// resources (ADR-1592's tenant reader).
 fn check_aggregated(context: &mut Context<'_>) {
-    let crd_groups: BTreeSet<String> = context
-        .objects
-        .iter()
-        .filter(|o| o["kind"] == "CustomResourceDefinition")
-        .filter_map(|o| o["spec"]["group"].as_str().map(str::to_owned))
-        .collect();
+    let crd_groups = crd_field(context, "/spec/group");
     for index in 0..context.objects.len() {
         let object = context.objects[index].clone();
         let aggregated: Vec<&str> = object["metadata"]["labels"]
@@ -436,18 +441,8 @@ fn check_grants(context: &mut Context<'_>) {
         return;
     };
     let builds = context.namespace(Class::Builds).map(str::to_owned);
-    let crd_groups: BTreeSet<String> = context
-        .objects
-        .iter()
-        .filter(|o| o["kind"] == "CustomResourceDefinition")
-        .filter_map(|o| o["spec"]["group"].as_str().map(str::to_owned))
-        .collect();
-    let crd_plurals: BTreeSet<String> = context
-        .objects
-        .iter()
-        .filter(|o| o["kind"] == "CustomResourceDefinition")
-        .filter_map(|o| o["spec"]["names"]["plural"].as_str().map(str::to_owned))
-        .collect();
+    let crd_groups = crd_field(context, "/spec/group");
+    let crd_plurals = crd_field(context, "/spec/names/plural");
 
     // A RoleBinding to the events ClusterRole grants events in one namespace
     // only (a Role naming events is reported with the role itself).
