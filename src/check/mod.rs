@@ -21,7 +21,8 @@ use crate::diagnostic::KeyPath;
 use crate::input::{self, ManifestSet};
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
-use crate::plan::TRUST_CLASS_LABEL;
+use crate::plan::trust::{self, TrustClass};
+use crate::plan::{Exemption, TRUST_CLASS_LABEL};
 use crate::yaml::Origin;
 
 /// The invariant a finding breaks.
@@ -112,13 +113,38 @@ pub enum Class {
 }
 
 impl Class {
-    fn parse(name: &str) -> Option<Class> {
-        match name {
-            "operator" => Some(Class::Operator),
-            "builds" => Some(Class::Builds),
-            "system" => Some(Class::System),
-            _ => None,
+    const ALL: [Class; 3] = [Class::Operator, Class::Builds, Class::System];
+
+    /// What the plan's trust class says: name, Pod Security level, exemptions.
+    /// The checks read the same facts the types enforce, never a copy.
+    fn facts(self) -> (&'static str, &'static str, &'static [Exemption]) {
+        fn of<C: TrustClass>() -> (&'static str, &'static str, &'static [Exemption]) {
+            (C::NAME, C::POD_SECURITY, C::EXEMPTIONS)
         }
+        match self {
+            Class::Operator => of::<trust::Operator>(),
+            Class::Builds => of::<trust::Builds>(),
+            Class::System => of::<trust::System>(),
+        }
+    }
+
+    /// The class's name: `operator`, `builds`, `system`.
+    pub fn name(self) -> &'static str {
+        self.facts().0
+    }
+
+    /// The Pod Security Admission level its namespace enforces.
+    pub fn pod_security(self) -> &'static str {
+        self.facts().1
+    }
+
+    /// The keys of the policy exemptions its namespace needs.
+    pub fn exemptions(self) -> impl Iterator<Item = &'static str> {
+        self.facts().2.iter().map(|e| e.key())
+    }
+
+    fn parse(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
     }
 
     /// The class an object belongs to by its component label.

@@ -9,35 +9,8 @@ use serde_json::Value as Json;
 
 use super::{Class, Context, Invariant};
 use crate::diagnostic::KeyPath;
+use crate::model::rules::RESERVED_NAMESPACES;
 use crate::plan::{EXEMPTIONS_ANNOTATION, Exemption};
-
-/// Namespaces no class may use.
-const RESERVED: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
-
-impl Class {
-    fn pod_security(self) -> &'static str {
-        match self {
-            Class::Operator => "restricted",
-            Class::Builds | Class::System => "privileged",
-        }
-    }
-
-    fn exemptions(self) -> &'static [&'static str] {
-        match self {
-            Class::Operator => &[],
-            Class::Builds => &["security-context"],
-            Class::System => &["security-context", "host-path"],
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Class::Operator => "operator",
-            Class::Builds => "builds",
-            Class::System => "system",
-        }
-    }
-}
 
 /// Checks T1-T5; `exemptions` is the Kyverno artifact, when the input has one.
 pub fn check(context: &mut Context<'_>, exemptions: Option<&Json>) {
@@ -64,7 +37,7 @@ fn distinct_namespaces(context: &mut Context<'_>) {
         let Some(index) = namespace_object(context, name) else {
             continue;
         };
-        if RESERVED.contains(&name.as_str()) {
+        if RESERVED_NAMESPACES.contains(&name.as_str()) {
             context.report(
                 Invariant::T1,
                 index,
@@ -214,7 +187,7 @@ fn namespace_posture(
         .map(|p| p.split_once('=').unwrap_or((p, "")))
         .collect();
     let keys: BTreeSet<&str> = pairs.iter().map(|(k, _)| *k).collect();
-    let wanted: BTreeSet<&str> = class.exemptions().iter().copied().collect();
+    let wanted: BTreeSet<&str> = class.exemptions().collect();
     if keys != wanted {
         let show = |set: &BTreeSet<&str>| {
             if set.is_empty() {

@@ -26,7 +26,8 @@ pub struct Violation {
 /// Namespaces that no class of this chart may use: `default` holds whatever
 /// lands without a namespace; `kube-system` is the platform's most trusted
 /// namespace (ADR-0006 rejects putting Kata there).
-const RESERVED_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+pub const RESERVED_NAMESPACES: [&str; 4] =
+    ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 /// Checks every rule and returns all violations, in a stable order.
 pub fn check(values: &Values) -> Vec<Violation> {
