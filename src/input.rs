@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::diagnostic::{KeyPath, Problem};
 use crate::error::Error;
 use crate::manifest::{self, LIMITS, Manifest};
-use crate::yaml::{self, Node, Origin, Source, Value};
+use crate::yaml::{self, Node, Source, Value};
 
 /// The file name of the Kyverno exemptions artifact in an output directory.
 pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
@@ -219,26 +219,6 @@ fn source_comments(text: &str) -> Vec<(usize, Option<String>)> {
         }
     }
     starts
-}
-
-/// Where a finding about `manifest` at `path` points: the file and line of
-/// the node (or the nearest enclosing one the input wrote).
-pub fn locate(manifest: &Manifest, path: &KeyPath) -> Origin {
-    let mut node = &manifest.node;
-    for segment in &path.0 {
-        let next = match segment {
-            crate::diagnostic::Segment::Key(key) => node.get(key),
-            crate::diagnostic::Segment::Index(index) => match &node.value {
-                Value::Sequence(items) => items.get(*index),
-                _ => None,
-            },
-        };
-        match next {
-            Some(next) => node = next,
-            None => break,
-        }
-    }
-    node.origin.clone()
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 
+use crate::diagnostic::{KeyPath, Segment};
+
 /// A text that YAML was read from: a values file, or a `--set` argument.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Source {
@@ -226,6 +228,35 @@ impl Node {
             ),
         };
         Node::new(value, origin.clone())
+    }
+
+    /// The child a path segment names: a mapping entry or a list item.
+    pub fn child(&self, segment: &Segment) -> Option<&Node> {
+        match (segment, &self.value) {
+            (Segment::Key(key), _) => self.get(key),
+            (Segment::Index(index), Value::Sequence(items)) => items.get(*index),
+            (Segment::Index(_), _) => None,
+        }
+    }
+
+    /// The node at `path`, if the document has one.
+    pub fn at(&self, path: &KeyPath) -> Option<&Node> {
+        path.0
+            .iter()
+            .try_fold(self, |node, segment| node.child(segment))
+    }
+
+    /// The node at `path`, or the deepest one on the way that exists: where
+    /// to point when the path names something missing.
+    pub fn nearest(&self, path: &KeyPath) -> &Node {
+        let mut node = self;
+        for segment in &path.0 {
+            match node.child(segment) {
+                Some(next) => node = next,
+                None => break,
+            }
+        }
+        node
     }
 
     /// Converts to JSON, dropping positions.

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use crate::diagnostic::KeyPath;
-use crate::input::{self, ManifestSet};
+use crate::input::ManifestSet;
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
 use crate::plan::trust::{self, TrustClass};
@@ -228,7 +228,7 @@ impl<'a> Context<'a> {
         message: impl Into<String>,
     ) {
         let manifest = &self.manifests[index];
-        let origin = input::locate(manifest, path);
+        let origin = manifest.node.nearest(path).origin.clone();
         let location = match (&origin, &manifest.trace) {
             (Origin::At { line, col, .. }, Some(trace)) => trace
                 .source_of(*line, *col)

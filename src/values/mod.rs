@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 pub use set::Override;
 
-use crate::diagnostic::{KeyPath, Problem, Segment};
+use crate::diagnostic::{KeyPath, Problem};
 use crate::error::Error;
 use crate::model::{Values, rules};
 use crate::schema;
@@ -75,7 +75,8 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
             let written = std::iter::once(&violation.path)
                 .chain(&violation.also)
                 .find_map(|path| {
-                    locate(&document, path)
+                    document
+                        .at(path)
                         .filter(|node| node.origin != Origin::Default)
                         .map(|node| (path.clone(), node.origin.clone()))
                 });
@@ -225,19 +226,6 @@ pub fn merge(base: &mut Node, layer: Node) {
     }
 }
 
-/// The node at `path`, if the input wrote one.
-pub fn locate<'a>(document: &'a Node, path: &KeyPath) -> Option<&'a Node> {
-    path.0
-        .iter()
-        .try_fold(document, |node, segment| match segment {
-            Segment::Key(key) => node.get(key),
-            Segment::Index(index) => match &node.value {
-                Value::Sequence(items) => items.get(*index),
-                _ => None,
-            },
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,9 +245,9 @@ mod tests {
             base.to_json(),
             json!({"x": {"p": 2, "q": [3]}, "y": "keep", "z": "new"})
         );
-        let p = locate(&base, &KeyPath::dotted("x.p")).unwrap();
+        let p = base.at(&KeyPath::dotted("x.p")).unwrap();
         assert_eq!(p.origin.to_string(), "b.yaml:1:8");
-        let y = locate(&base, &KeyPath::dotted("y")).unwrap();
+        let y = base.at(&KeyPath::dotted("y")).unwrap();
         assert_eq!(y.origin.to_string(), "a.yaml:2:4");
     }
 }
