@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value as Json;
 
 use crate::emit;
-use crate::schema::values_schema;
+use crate::schema::{deref, values_schema};
 
 /// The Markdown reference of every values key: path, type, default, and
 /// the doc comment of its field.
@@ -43,13 +43,13 @@ fn rows(
     required: bool,
     out: &mut String,
 ) {
-    let target = resolve(root, property);
+    let target = deref(root, property);
     let children = target["properties"].as_object();
     let default = property
         .get("default")
         .or_else(|| target.get("default"))
         .or(inherited);
-    let items = resolve(root, &target["items"]);
+    let items = deref(root, &target["items"]);
     match children {
         Some(children) if !children.is_empty() => {
             let needed = |key: &str| {
@@ -114,35 +114,15 @@ fn rows(
     }
 }
 
-/// Follows `$ref`s and the non-null branch of an `anyOf`.
-fn resolve<'a>(root: &'a Json, mut schema: &'a Json) -> &'a Json {
-    for _ in 0..8 {
-        if let Some(reference) = schema.get("$ref").and_then(Json::as_str) {
-            match root.pointer(reference.trim_start_matches('#')) {
-                Some(next) => schema = next,
-                None => break,
-            }
-        } else if let Some(branch) = schema["anyOf"]
-            .as_array()
-            .and_then(|b| b.iter().find(|s| s["type"] != "null"))
-        {
-            schema = branch;
-        } else {
-            break;
-        }
-    }
-    schema
-}
-
 fn description(root: &Json, property: &Json) -> Option<String> {
     property["description"]
         .as_str()
-        .or_else(|| resolve(root, property)["description"].as_str())
+        .or_else(|| deref(root, property)["description"].as_str())
         .map(str::to_owned)
 }
 
 fn type_name(root: &Json, property: &Json) -> String {
-    let target = resolve(root, property);
+    let target = deref(root, property);
     if let Some(options) = target["enum"].as_array() {
         return options
             .iter()

@@ -356,7 +356,7 @@ fn known_keys(schema: &Json, path: &KeyPath) -> Vec<String> {
 }
 
 /// Follows local `$ref`s (and the non-null branch of an `anyOf`).
-fn deref<'a>(root: &'a Json, mut schema: &'a Json) -> &'a Json {
+pub(crate) fn deref<'a>(root: &'a Json, mut schema: &'a Json) -> &'a Json {
     for _ in 0..16 {
         if let Some(target) = schema.get("$ref").and_then(Json::as_str) {
             let pointer = target.trim_start_matches('#');
