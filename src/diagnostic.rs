@@ -51,6 +51,22 @@ impl KeyPath {
         )
     }
 
+    /// A path from a JSON pointer (`/spec/containers/0`); numeric segments
+    /// are list indexes.
+    pub fn from_pointer(pointer: &str) -> Self {
+        KeyPath(
+            pointer
+                .split('/')
+                .skip(1)
+                .map(|s| s.replace("~1", "/").replace("~0", "~"))
+                .map(|s| match s.parse::<usize>() {
+                    Ok(index) => Segment::Index(index),
+                    Err(_) => Segment::Key(s),
+                })
+                .collect(),
+        )
+    }
+
     /// Whether this is the root path.
     pub fn is_root(&self) -> bool {
         self.0.is_empty()

@@ -76,10 +76,7 @@ impl KubeSchemas {
 
     /// Validates `object`; `None` when its kind has no schema here, else
     /// every violation with the path of the offending node.
-    pub fn validate_located(
-        &self,
-        object: &Json,
-    ) -> Option<Vec<(crate::diagnostic::KeyPath, String)>> {
+    pub fn validate(&self, object: &Json) -> Option<Vec<(crate::diagnostic::KeyPath, String)>> {
         let api_version = object.get("apiVersion")?.as_str()?;
         let kind = object.get("kind")?.as_str()?;
         let validator = self
@@ -90,28 +87,9 @@ impl KubeSchemas {
                 .iter_errors(object)
                 .map(|e| {
                     (
-                        crate::check::schema::pointer_path(e.instance_path().as_str()),
+                        crate::diagnostic::KeyPath::from_pointer(e.instance_path().as_str()),
                         e.to_string(),
                     )
-                })
-                .collect(),
-        )
-    }
-
-    /// Validates `object`; `None` when its kind has no schema here, else
-    /// every violation as `path: message`.
-    pub fn validate(&self, object: &Json) -> Option<Vec<String>> {
-        let errors = self.validate_located(object)?;
-        Some(
-            errors
-                .into_iter()
-                .map(|(path, message)| {
-                    let path = if path.is_root() {
-                        "(root)".to_owned()
-                    } else {
-                        path.to_string()
-                    };
-                    format!("{path}: {message}")
                 })
                 .collect(),
         )
@@ -151,7 +129,7 @@ mod tests {
         });
         let errors = schemas.validate(&object).unwrap();
         assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(errors[0].starts_with("metadata: "), "{errors:?}");
+        assert_eq!(errors[0].0.to_string(), "metadata", "{errors:?}");
         assert!(
             schemas
                 .validate(&serde_json::json!({"apiVersion": "x/v1", "kind": "Y"}))

@@ -9,7 +9,7 @@ use jsonschema::Validator;
 use serde_json::Value as Json;
 
 use super::{Context, Invariant, Options};
-use crate::diagnostic::{KeyPath, Segment};
+use crate::diagnostic::KeyPath;
 
 /// Checks every object of `context`.
 pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
@@ -47,7 +47,7 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
     }
     for index in 0..context.objects.len() {
         let object = context.objects[index].clone();
-        let errors: Vec<(KeyPath, String)> = match options.schemas.validate_located(&object) {
+        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(&object) {
             Some(errors) => errors,
             None => {
                 let key = (
@@ -57,7 +57,12 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
                 match custom.get(&key) {
                     Some(Ok(validator)) => validator
                         .iter_errors(&object)
-                        .map(|e| (pointer_path(e.instance_path().as_str()), e.to_string()))
+                        .map(|e| {
+                            (
+                                KeyPath::from_pointer(e.instance_path().as_str()),
+                                e.to_string(),
+                            )
+                        })
                         .collect(),
                     Some(Err(why)) => {
                         context.report(
@@ -92,21 +97,6 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
             context.report(Invariant::Schema, index, &path, message);
         }
     }
-}
-
-/// A JSON pointer as a key path (numeric segments as indexes).
-pub fn pointer_path(pointer: &str) -> KeyPath {
-    KeyPath(
-        pointer
-            .split('/')
-            .skip(1)
-            .map(|s| s.replace("~1", "/").replace("~0", "~"))
-            .map(|s| match s.parse::<usize>() {
-                Ok(index) if !s.is_empty() => Segment::Index(index),
-                _ => Segment::Key(s),
-            })
-            .collect(),
-    )
 }
 
 /// A CRD's structural schema with unknown fields made errors: the API server

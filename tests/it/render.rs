@@ -106,10 +106,10 @@ fn every_object_is_valid_against_every_vendored_kubernetes_version() {
     for version in VERSIONS {
         let schemas = KubeSchemas::load(version).unwrap();
         for (env, args) in environments() {
-            let errors = violations(&schemas, &objects(&render(&args)));
+            let findings = check(&schemas, &render(&args));
             assert!(
-                errors.is_empty(),
-                "Kubernetes {version}, {env}: {errors:#?}"
+                findings.is_empty(),
+                "Kubernetes {version}, {env}: {findings:#?}"
             );
         }
     }
@@ -118,66 +118,47 @@ fn every_object_is_valid_against_every_vendored_kubernetes_version() {
 #[test]
 fn the_schema_check_catches_unknown_fields() {
     let schemas = KubeSchemas::load(chartgen::kube::DEFAULT_VERSION).unwrap();
-    let mut objects = objects(&render(&["-f".to_owned(), "values/dev.yaml".to_owned()]));
-    for object in &mut objects {
+    let mut stream = String::new();
+    for mut object in objects(&render(&["-f".to_owned(), "values/dev.yaml".to_owned()])) {
         if let Some("Deployment" | "BuildProject" | "Certificate") = object["kind"].as_str() {
             object["spec"]["replicaz"] = Json::from(1);
         }
+        stream += "---\n";
+        stream += &chartgen::emit::block(&yaml::Node::from_json(&object, &yaml::Origin::Default));
     }
-    let errors = violations(&schemas, &objects);
-    assert_eq!(errors.len(), 5, "{errors:#?}");
-    assert!(errors.iter().all(|e| e.contains("replicaz")), "{errors:#?}");
-}
-
-/// Every schema violation of `objects`: built-in kinds and cert-manager
-/// against the vendored schemas, BuildProjects against the rendered CRD.
-fn violations(schemas: &KubeSchemas, objects: &[Json]) -> Vec<String> {
-    let crd = find(
-        objects,
-        "CustomResourceDefinition",
-        "buildprojects.buildkit-operator.dev",
+    let findings = check(&schemas, &stream);
+    let found: Vec<(&str, &str)> = findings
+        .iter()
+        .map(|f| (f.invariant.id(), f.object.split(' ').next().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("K8S", "Deployment"),
+            ("K8S", "Deployment"),
+            ("K8S", "BuildProject"),
+            ("K8S", "Certificate"),
+            ("K8S", "Certificate")
+        ],
+        "{findings:#?}"
     );
-    let projects = strict(&crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]);
-    let projects = jsonschema::validator_for(&projects).unwrap();
-    let mut all = Vec::new();
-    for object in objects {
-        let id = format!("{} {}", object["kind"], object["metadata"]["name"]);
-        let errors: Vec<String> = match schemas.validate(object) {
-            Some(errors) => errors,
-            None if object["kind"] == "BuildProject" => projects
-                .iter_errors(object)
-                .map(|e| e.to_string())
-                .collect(),
-            None => vec!["no schema for this kind".to_owned()],
-        };
-        all.extend(errors.into_iter().map(|e| format!("{id}: {e}")));
-    }
-    all
+    assert!(
+        findings.iter().all(|f| f.message.contains("replicaz")),
+        "{findings:#?}"
+    );
 }
 
-/// A CRD's structural schema with unknown fields made errors: the API
-/// server would prune them silently, which for a rendered object means a typo.
-fn strict(schema: &Json) -> Json {
-    let mut schema = schema.clone();
-    fn walk(node: &mut Json) {
-        if let Some(object) = node.as_object_mut() {
-            if object.contains_key("properties") && !object.contains_key("additionalProperties") {
-                object.insert("additionalProperties".into(), Json::Bool(false));
-            }
-            let metadata = object
-                .get_mut("properties")
-                .and_then(|p| p.get_mut("metadata"));
-            if let Some(metadata) = metadata {
-                // Validated by the API server as ObjectMeta, not by the CRD.
-                *metadata = serde_json::json!({"type": "object"});
-            }
-            object.values_mut().for_each(walk);
-        } else if let Some(items) = node.as_array_mut() {
-            items.iter_mut().for_each(walk);
-        }
-    }
-    walk(&mut schema);
-    schema
+/// Every finding of `chartgen check` on a rendered stream: the vendored
+/// schemas, BuildProjects against the rendered CRD, RBAC and topology.
+fn check(schemas: &KubeSchemas, stream: &str) -> Vec<chartgen::check::Finding> {
+    let set = chartgen::input::parse("render", stream).unwrap();
+    chartgen::check::run(
+        &set,
+        &chartgen::check::Options {
+            schemas,
+            extra_crds: &[],
+        },
+    )
 }
 
 #[test]
