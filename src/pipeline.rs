@@ -3,13 +3,12 @@
 use crate::check::{self, Finding};
 use crate::emit;
 use crate::error::Error;
-use crate::input::ManifestSet;
 use crate::kube::{self, KubeSchemas};
 use crate::manifest::{self, Manifest};
 use crate::model::Values;
 use crate::plan::Plan;
 use crate::render;
-use crate::yaml::{self, Source};
+use crate::yaml::{self, Node, Source};
 
 /// The template of the Kyverno exemptions artifact.
 pub const EXEMPTIONS_TEMPLATE: &str = "artifacts/kyverno-exemptions.yaml";
@@ -22,6 +21,8 @@ pub struct Bundle {
     /// The Kyverno exemptions the namespaces need, as YAML to paste into
     /// the platform's Kyverno values.
     pub exemptions: String,
+    /// The same artifact as a document, for the checks.
+    pub exemptions_document: Node,
 }
 
 /// Renders the chart for validated `values`.
@@ -30,43 +31,35 @@ pub fn render(values: &Values) -> Result<Bundle, Error> {
     let templates = render::templates()?;
     let rendered = render::render_objects(&templates, &plan)?;
     let manifests = manifest::collect(rendered)?;
-    let exemptions = canonical(
+    let (exemptions, exemptions_document) = canonical(
         EXEMPTIONS_TEMPLATE,
         &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &plan)?,
     )?;
     Ok(Bundle {
         manifests,
         exemptions,
+        exemptions_document,
     })
 }
 
 /// Runs every check of `chartgen check` on a fresh render, against the
 /// default Kubernetes version.
-pub fn check(bundle: &Bundle) -> Result<Vec<Finding>, Error> {
-    let source = Source::file("exemptions", bundle.exemptions.as_str());
-    let exemptions =
-        yaml::parse_document(&source, manifest::LIMITS).map_err(|e| Error::Rendered {
-            template: EXEMPTIONS_TEMPLATE.to_owned(),
-            problem: e.message,
-        })?;
-    let set = ManifestSet {
-        manifests: bundle.manifests.clone(),
-        exemptions,
-    };
+pub fn check(bundle: &Bundle) -> Vec<Finding> {
     let schemas =
         KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored");
-    Ok(check::run(
-        &set,
+    check::run(
+        &bundle.manifests,
+        Some(&bundle.exemptions_document),
         &check::Options {
             schemas: &schemas,
             extra_crds: &[],
         },
-    ))
+    )
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then
-/// its one document as [`emit::block`] writes it.
-fn canonical(template: &str, text: &str) -> Result<String, Error> {
+/// its one document as [`emit::block`] writes it; and that document.
+fn canonical(template: &str, text: &str) -> Result<(String, Node), Error> {
     let header: String = text
         .lines()
         .take_while(|line| line.starts_with('#'))
@@ -82,7 +75,7 @@ fn canonical(template: &str, text: &str) -> Result<String, Error> {
             template: template.to_owned(),
             problem: "nothing".to_owned(),
         })?;
-    Ok(header + &emit::block(&document))
+    Ok((header + &emit::block(&document), document))
 }
 
 #[cfg(test)]
@@ -95,7 +88,7 @@ mod tests {
         let mut values = Values::default();
         values.kata.enabled = true;
         let bundle = render(&values).unwrap();
-        assert_eq!(check(&bundle).unwrap(), vec![]);
+        assert_eq!(check(&bundle), vec![]);
     }
 
     #[test]
@@ -125,7 +118,7 @@ mod tests {
             unreachable!()
         };
         verbs[0].value = Value::String("get".to_owned());
-        let findings = check(&bundle).unwrap();
+        let findings = check(&bundle);
         let r2: Vec<_> = findings
             .iter()
             .filter(|f| f.invariant == check::Invariant::R2)

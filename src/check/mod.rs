@@ -18,12 +18,11 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use crate::diagnostic::KeyPath;
-use crate::input::ManifestSet;
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
 use crate::plan::trust::{self, TrustClass};
 use crate::plan::{Exemption, TRUST_CLASS_LABEL};
-use crate::yaml::Origin;
+use crate::yaml::{Node, Origin};
 
 /// The invariant a finding breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -261,21 +260,19 @@ pub struct Options<'a> {
     pub extra_crds: &'a [Manifest],
 }
 
-/// Runs every check on `set`; returns all findings, ordered by object
-/// install order, then invariant.
-pub fn run(set: &ManifestSet, options: &Options<'_>) -> Vec<Finding> {
-    let mut context = Context::new(&set.manifests);
+/// Runs every check on `manifests` (and the Kyverno exemptions artifact,
+/// when there is one); returns all findings, ordered by object install
+/// order, then invariant.
+pub fn run(
+    manifests: &[Manifest],
+    exemptions: Option<&Node>,
+    options: &Options<'_>,
+) -> Vec<Finding> {
+    let mut context = Context::new(manifests);
     schema::check(&mut context, options);
     rbac::check(&mut context);
-    topology::check(
-        &mut context,
-        set.exemptions
-            .as_ref()
-            .map(crate::yaml::Node::to_json)
-            .as_ref(),
-    );
-    let order: BTreeMap<String, usize> = set
-        .manifests
+    topology::check(&mut context, exemptions.map(Node::to_json).as_ref());
+    let order: BTreeMap<String, usize> = manifests
         .iter()
         .enumerate()
         .map(|(i, m)| (m.id.to_string(), i))

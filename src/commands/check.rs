@@ -20,7 +20,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         input::read(&args.crds)?.manifests
     };
     let findings = check::run(
-        &set,
+        &set.manifests,
+        set.exemptions.as_ref(),
         &Options {
             schemas: &schemas,
             extra_crds: &crds,

@@ -153,7 +153,8 @@ fn the_schema_check_catches_unknown_fields() {
 fn check(schemas: &KubeSchemas, stream: &str) -> Vec<chartgen::check::Finding> {
     let set = chartgen::input::parse("render", stream).unwrap();
     chartgen::check::run(
-        &set,
+        &set.manifests,
+        set.exemptions.as_ref(),
         &chartgen::check::Options {
             schemas,
             extra_crds: &[],
