@@ -55,8 +55,13 @@ impl Ignore {
         Ok(Ignore(segments))
     }
 
-    fn matches(&self, path: &[String]) -> bool {
-        self.0.len() == path.len() && self.0.iter().zip(path).all(|(p, s)| p == "*" || p == s)
+    fn matches(&self, path: &[Step]) -> bool {
+        self.0.len() == path.len()
+            && self
+                .0
+                .iter()
+                .zip(path)
+                .all(|(p, s)| p == "*" || *p == s.name)
     }
 }
 
@@ -238,22 +243,46 @@ fn redact(object: &mut Json) {
     }
 }
 
-fn show_path(path: &[String]) -> String {
+/// One step of the path being compared: a key, or a list item by name or
+/// index (shown in brackets).
+struct Step {
+    name: String,
+    item: bool,
+}
+
+impl Step {
+    fn key(name: &str) -> Self {
+        Step {
+            name: name.to_owned(),
+            item: false,
+        }
+    }
+
+    fn item(name: impl ToString) -> Self {
+        Step {
+            name: name.to_string(),
+            item: true,
+        }
+    }
+}
+
+fn show_path(path: &[Step]) -> String {
     let mut out = String::new();
-    for segment in path {
-        if segment.starts_with('[') {
-            out += segment;
+    for step in path {
+        if step.item {
+            out += &format!("[{}]", step.name);
         } else {
             if !out.is_empty() {
                 out.push('.');
             }
-            if segment
+            if step
+                .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
             {
-                out += segment;
+                out += &step.name;
             } else {
-                out += &format!("{segment:?}");
+                out += &format!("{:?}", step.name);
             }
         }
     }
@@ -261,7 +290,7 @@ fn show_path(path: &[String]) -> String {
 }
 
 fn compare(
-    path: &mut Vec<String>,
+    path: &mut Vec<Step>,
     old: &Json,
     new: &Json,
     ignore: &[Ignore],
@@ -277,7 +306,7 @@ fn compare(
                 .chain(b.keys().filter(|k| !a.contains_key(*k)))
                 .collect();
             for k in keys {
-                path.push(k.clone());
+                path.push(Step::key(k));
                 match (a.get(k), b.get(k)) {
                     (Some(x), Some(y)) => compare(path, x, y, ignore, out),
                     // `labels: {}` and `annotations:` say what an absent field says.
@@ -299,7 +328,7 @@ fn compare(
                     .chain(by_name_b.keys().filter(|n| !by_name_a.contains_key(*n)))
                     .collect();
                 for name in names {
-                    path.push(format!("[{name}]"));
+                    path.push(Step::item(name));
                     match (by_name_a.get(name), by_name_b.get(name)) {
                         (Some(x), Some(y)) => compare(path, x, y, ignore, out),
                         (x, y) if !ignored(path, ignore) => out.push(FieldChange {
@@ -314,7 +343,7 @@ fn compare(
             }
             _ if a.len() == b.len() => {
                 for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                    path.push(format!("[{i}]"));
+                    path.push(Step::item(i));
                     compare(path, x, y, ignore, out);
                     path.pop();
                 }
@@ -334,20 +363,16 @@ fn compare(
     }
 }
 
-/// Whether `path` (segments, list items as `[name]` or `[index]`) is ignored.
-fn ignored(path: &[String], ignore: &[Ignore]) -> bool {
-    let plain: Vec<String> = path
-        .iter()
-        .map(|s| s.trim_start_matches('[').trim_end_matches(']').to_owned())
-        .collect();
-    ignore.iter().any(|i| i.matches(&plain))
+/// Whether `path` is left out by an `--ignore` pattern.
+fn ignored(path: &[Step], ignore: &[Ignore]) -> bool {
+    ignore.iter().any(|i| i.matches(path))
 }
 
 /// Lists whose order changes behaviour although their items have names:
 /// init containers run in order, and an env entry can refer only to the
 /// ones before it (`$(NAME)`).
-fn order_matters(path: &[String], items: &[Json]) -> bool {
-    match path.last().map(String::as_str) {
+fn order_matters(path: &[Step], items: &[Json]) -> bool {
+    match path.last().map(|s| s.name.as_str()) {
         Some("initContainers") => true,
         Some("env") => items
             .iter()
