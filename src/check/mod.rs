@@ -25,16 +25,13 @@ use crate::plan::{Exemption, TRUST_CLASS_LABEL};
 use crate::yaml::{Node, Origin};
 
 /// The invariant a finding breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Invariant {
     /// The object does not match its Kubernetes schema.
-    #[serde(rename = "K8S")]
     Schema,
     /// The object's kind has no schema to check it against.
-    #[serde(rename = "KIND")]
     UnknownKind,
     /// A binding names a role that is not in the input.
-    #[serde(rename = "ROLE")]
     UnknownRole,
     /// Events only through a cluster-wide, write-only ClusterRole.
     R1,
@@ -58,6 +55,13 @@ pub enum Invariant {
     T4,
     /// buildd's POD_NAMESPACE and --namespace.
     T5,
+}
+
+impl Serialize for Invariant {
+    /// As its id, the way findings print it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
 }
 
 impl Invariant {
