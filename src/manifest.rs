@@ -64,7 +64,7 @@ pub struct Manifest {
 /// A template's rendered text and the trace of which line wrote what.
 #[derive(Debug)]
 pub struct Rendering {
-    text: String,
+    source: Arc<Source>,
     trace: Trace,
 }
 
@@ -72,19 +72,19 @@ impl Rendering {
     /// The template and line that wrote the node at `line`:`col` of the
     /// rendered text.
     pub fn source_of(&self, line: usize, col: usize) -> Option<(&str, usize)> {
-        let start = self
-            .text
+        let text = &self.source.text;
+        let start = text
             .split_inclusive('\n')
             .take(line.saturating_sub(1))
             .map(str::len)
             .sum::<usize>();
         let offset = start
-            + self.text[start..]
+            + text[start..]
                 .chars()
                 .take(col.saturating_sub(1))
                 .map(char::len_utf8)
                 .sum::<usize>();
-        self.trace.source_of(&self.text, offset)
+        self.trace.source_of(text, offset)
     }
 }
 
@@ -143,14 +143,11 @@ pub fn install_rank(kind: &str) -> usize {
 pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
     let mut manifests = Vec::new();
     for output in rendered {
+        let source = Source::file(format!("templates/{}", output.template), output.text);
         let rendering = Arc::new(Rendering {
-            text: output.text.clone(),
+            source: Arc::clone(&source),
             trace: output.trace,
         });
-        let source = Source::file(
-            format!("templates/{}", output.template),
-            output.text.clone(),
-        );
         let invalid = |problem: String| Error::Rendered {
             template: output.template.clone(),
             problem,
@@ -201,17 +198,15 @@ pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
 
 /// Sorts objects into install order: by kind rank, kind, namespace, name.
 pub fn sort(manifests: &mut [Manifest]) {
-    manifests.sort_by(|a, b| {
-        let key = |m: &Manifest| {
-            (
-                install_rank(&m.id.kind),
-                m.id.kind.clone(),
-                m.id.namespace.clone(),
-                m.id.name.clone(),
-            )
-        };
-        key(a).cmp(&key(b))
-    });
+    fn key(m: &Manifest) -> (usize, &String, &Option<String>, &String) {
+        (
+            install_rank(&m.id.kind),
+            &m.id.kind,
+            &m.id.namespace,
+            &m.id.name,
+        )
+    }
+    manifests.sort_by(|a, b| key(a).cmp(&key(b)));
 }
 
 /// The 1-based line an origin points at (0 for a default).
