@@ -37,12 +37,12 @@ static SCHEMA: LazyLock<(Json, Validator)> = LazyLock::new(|| {
     (schema, validator)
 });
 
-/// Checks a merged values document against the schema; returns every violation.
-pub fn validate(document: &Node) -> Vec<Problem> {
+/// Checks a merged values document (`instance` is its JSON) against the
+/// schema; returns every violation, located in `document`.
+pub fn validate(document: &Node, instance: &Json) -> Vec<Problem> {
     let (schema, validator) = &*SCHEMA;
-    let instance = document.to_json();
     let mut problems = Vec::new();
-    for error in validator.iter_errors(&instance) {
+    for error in validator.iter_errors(instance) {
         explain(schema, document, &error, &mut problems);
     }
     floats_for_integers(schema, schema, document, &KeyPath::root(), &mut problems);

@@ -54,12 +54,13 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
     for arg in &inputs.sets {
         Override::parse(arg)?.apply(&mut document)?;
     }
-    let mut problems = schema::validate(&document);
+    let json = document.to_json();
+    let mut problems = schema::validate(&document, &json);
     in_input_order(&mut problems, inputs);
     if !problems.is_empty() {
         return Err(Error::InvalidValues { problems });
     }
-    let values: Values = serde_json::from_value(document.to_json()).map_err(|e| {
+    let values: Values = serde_json::from_value(json).map_err(|e| {
         // The schema is generated from these types, so this means the two disagree.
         Error::InvalidValues {
             problems: vec![Problem::new(
