@@ -307,17 +307,7 @@ fn compare(
                 .collect();
             for k in keys {
                 path.push(Step::key(k));
-                match (a.get(k), b.get(k)) {
-                    (Some(x), Some(y)) => compare(path, x, y, ignore, out),
-                    // `labels: {}` and `annotations:` say what an absent field says.
-                    (Some(x), None) | (None, Some(x)) if is_empty(x) => {}
-                    (x, y) if !ignored(path, ignore) => out.push(FieldChange {
-                        path: show_path(path),
-                        old: x.cloned(),
-                        new: y.cloned(),
-                    }),
-                    _ => {}
-                }
+                compare_entry(path, a.get(k), b.get(k), ignore, out);
                 path.pop();
             }
         }
@@ -329,15 +319,8 @@ fn compare(
                     .collect();
                 for name in names {
                     path.push(Step::item(name));
-                    match (by_name_a.get(name), by_name_b.get(name)) {
-                        (Some(x), Some(y)) => compare(path, x, y, ignore, out),
-                        (x, y) if !ignored(path, ignore) => out.push(FieldChange {
-                            path: show_path(path),
-                            old: x.map(|v| (*v).clone()),
-                            new: y.map(|v| (*v).clone()),
-                        }),
-                        _ => {}
-                    }
+                    let (x, y) = (by_name_a.get(name).copied(), by_name_b.get(name).copied());
+                    compare_entry(path, x, y, ignore, out);
                     path.pop();
                 }
             }
@@ -348,18 +331,35 @@ fn compare(
                     path.pop();
                 }
             }
-            _ => out.push(FieldChange {
-                path: show_path(path),
-                old: Some(old.clone()),
-                new: Some(new.clone()),
-            }),
+            _ => out.push(change(path, Some(old), Some(new))),
         },
-        (a, b) if a != b => out.push(FieldChange {
-            path: show_path(path),
-            old: Some(a.clone()),
-            new: Some(b.clone()),
-        }),
+        (a, b) if a != b => out.push(change(path, Some(a), Some(b))),
         _ => {}
+    }
+}
+
+/// A field or named item that may be on either side.
+fn compare_entry(
+    path: &mut Vec<Step>,
+    old: Option<&Json>,
+    new: Option<&Json>,
+    ignore: &[Ignore],
+    out: &mut Vec<FieldChange>,
+) {
+    match (old, new) {
+        (Some(x), Some(y)) => compare(path, x, y, ignore, out),
+        // `labels: {}` and `annotations:` say what an absent field says.
+        (Some(x), None) | (None, Some(x)) if is_empty(x) => {}
+        _ if ignored(path, ignore) => {}
+        _ => out.push(change(path, old, new)),
+    }
+}
+
+fn change(path: &[Step], old: Option<&Json>, new: Option<&Json>) -> FieldChange {
+    FieldChange {
+        path: show_path(path),
+        old: old.cloned(),
+        new: new.cloned(),
     }
 }
 
