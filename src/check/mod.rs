@@ -21,7 +21,7 @@ use crate::diagnostic::KeyPath;
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
 use crate::plan::trust::{self, TrustClass};
-use crate::plan::{Exemption, TRUST_CLASS_LABEL};
+use crate::plan::{COMPONENT_CLASSES, Exemption, TRUST_CLASS_LABEL};
 use crate::yaml::{Node, Origin};
 
 /// The invariant a finding breaks.
@@ -152,12 +152,10 @@ impl Class {
 
     /// The class an object belongs to by its component label.
     fn of_component(component: &str) -> Option<Class> {
-        match component {
-            "buildd" | "gateway" => Some(Class::Operator),
-            "daemons" => Some(Class::Builds),
-            "kata-deploy" | "kata-clh-vcpu-tune" => Some(Class::System),
-            _ => None,
-        }
+        COMPONENT_CLASSES
+            .iter()
+            .find(|(c, _)| *c == component)
+            .and_then(|(_, class)| Class::parse(class))
     }
 }
 

@@ -22,6 +22,16 @@ use trust::{Builds, Namespace, Operator, System, TrustClass};
 /// The `app.kubernetes.io/part-of` of every object.
 pub const PART_OF: &str = "buildkit-operator";
 
+/// The trust class of each component's objects, by their
+/// `app.kubernetes.io/component` label: where `check` expects them.
+pub const COMPONENT_CLASSES: [(&str, &str); 5] = [
+    ("buildd", Operator::NAME),
+    ("gateway", Operator::NAME),
+    ("daemons", Builds::NAME),
+    ("kata-deploy", System::NAME),
+    ("kata-clh-vcpu-tune", System::NAME),
+];
+
 /// The label naming a namespace's trust class.
 pub const TRUST_CLASS_LABEL: &str = "buildkit-operator.dev/trust-class";
 
@@ -197,11 +207,6 @@ impl Exemption {
             Exemption::SecurityContext => "securityContextPolicy",
             Exemption::HostPath => "disallowHostPath",
         }
-    }
-
-    /// The exemption whose Kyverno values key is `key`.
-    pub fn from_values_key(key: &str) -> Option<Exemption> {
-        Exemption::ALL.into_iter().find(|e| e.values_key() == key)
     }
 
     /// The policy's name in this cluster.
@@ -501,6 +506,20 @@ mod tests {
                 ("disallow-host-path", vec!["buildkit-system"]),
             ]
         );
+    }
+
+    #[test]
+    fn every_classed_component_is_a_planned_component() {
+        let values = Values::default();
+        let plan = Plan::new(&values);
+        let planned: Vec<&str> = plan
+            .meta
+            .values()
+            .map(|m| m.labels["app.kubernetes.io/component"].as_str())
+            .collect();
+        for (component, _) in COMPONENT_CLASSES {
+            assert!(planned.contains(&component), "{component}");
+        }
     }
 
     #[test]
