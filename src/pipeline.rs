@@ -1,5 +1,7 @@
 //! The whole render, stage after stage: plan, templates, parse back.
 
+use std::sync::LazyLock;
+
 use crate::check::{self, Finding};
 use crate::emit;
 use crate::error::Error;
@@ -45,13 +47,15 @@ pub fn render(values: &Values) -> Result<Bundle, Error> {
 /// Runs every check of `chartgen check` on a fresh render, against the
 /// default Kubernetes version.
 pub fn check(bundle: &Bundle) -> Vec<Finding> {
-    let schemas =
-        KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored");
+    // Compiled once per process: `render --all` checks every environment.
+    static SCHEMAS: LazyLock<KubeSchemas> = LazyLock::new(|| {
+        KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored")
+    });
     check::run(
         &bundle.manifests,
         Some(&bundle.exemptions_document),
         &check::Options {
-            schemas: &schemas,
+            schemas: &SCHEMAS,
             extra_crds: &[],
         },
     )
