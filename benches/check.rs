@@ -26,7 +26,7 @@ fn check_largest_environment(c: &mut Criterion) {
         extra_crds: &[],
     };
     c.bench_function("check out/ovh-prod", |b| {
-        b.iter(|| check::run(black_box(&set.manifests), set.exemptions.as_ref(), &options))
+        b.iter(|| check::run(black_box(&set.manifests), &set.exemptions, &options))
     });
     c.bench_function("read, load and check out/ovh-prod", |b| {
         b.iter(|| {
@@ -36,7 +36,7 @@ fn check_largest_environment(c: &mut Criterion) {
                 schemas: &schemas,
                 extra_crds: &[],
             };
-            check::run(&set.manifests, set.exemptions.as_ref(), &options)
+            check::run(&set.manifests, &set.exemptions, &options)
         })
     });
 }

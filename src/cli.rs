@@ -23,8 +23,10 @@ pub struct Cli {
 pub enum Command {
     /// Render the chart: every object as one YAML stream on stdout, in install order.
     ///
-    /// Without -f, renders the built-in defaults. Prints nothing unless the
-    /// whole render succeeds.
+    /// Without -f, renders the built-in defaults. Prints the release (the
+    /// operator and builds namespaces); `--bundle kata` prints the Kata node
+    /// plumbing, applied separately with the Kata install (ADR-0006).
+    /// Prints nothing unless the whole render succeeds.
     Render(RenderArgs),
     /// Check values files and --set overrides without rendering anything.
     ///
@@ -35,8 +37,9 @@ pub enum Command {
     /// The same text is committed as schema/values.schema.json; point editors
     /// at it with a `# yaml-language-server: $schema=...` line.
     Schema,
-    /// Print the values reference (Markdown), as committed in docs/values.md.
-    Docs,
+    /// Print a reference (Markdown): the values (docs/values.md) or the
+    /// rules of `check` (docs/checks.md), as committed.
+    Docs(DocsArgs),
     /// Print the Kyverno policy exclusions the namespaces need (ADR-0006).
     ///
     /// YAML to paste into the platform's Kyverno values: the builds namespace
@@ -74,9 +77,45 @@ pub struct RenderArgs {
     /// when DIR is not what a render would write (the CI drift check).
     #[arg(long, requires = "output_dir")]
     pub check: bool,
-    /// Render every file in values/ into DIR/<name>/ (with --output-dir).
-    #[arg(long, requires = "output_dir", conflicts_with = "files")]
+    /// Render every file in values/ into DIR/<name>/ (with --output-dir), each
+    /// as DIR/<name>/release/ and DIR/<name>/kata/.
+    #[arg(long, requires = "output_dir", conflicts_with_all = ["files", "bundle"])]
     pub all: bool,
+    /// Which bundle: `release` (the operator and builds namespaces, the
+    /// cluster objects), `kata` (the system namespace's node plumbing and the
+    /// RuntimeClass, applied with the Kata install) or `all`. Default:
+    /// `release` on stdout; `all` with --output-dir, each bundle in its own
+    /// directory (DIR/release, DIR/kata) with its own kustomization.
+    #[arg(long, value_enum, value_name = "BUNDLE")]
+    pub bundle: Option<BundleChoice>,
+}
+
+/// What `--bundle` selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BundleChoice {
+    /// The release: operator and builds namespaces, CRD, RBAC.
+    Release,
+    /// The Kata node plumbing: system namespace, kata-deploy, vCPU tuning, RuntimeClass.
+    Kata,
+    /// Both: on stdout one stream; with --output-dir one directory each.
+    All,
+}
+
+/// Which reference `docs` prints.
+#[derive(Debug, Args)]
+pub struct DocsArgs {
+    /// `values` (docs/values.md) or `checks` (docs/checks.md).
+    #[arg(value_enum, default_value_t = DocsTopic::Values)]
+    pub topic: DocsTopic,
+}
+
+/// A reference `docs` can print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DocsTopic {
+    /// Every values key with its type, default and description.
+    Values,
+    /// Every rule of `check` with what it protects and an example finding.
+    Checks,
 }
 
 /// The two sides of `diff`.

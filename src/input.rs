@@ -22,8 +22,8 @@ pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
 pub struct ManifestSet {
     /// The Kubernetes objects, in install order.
     pub manifests: Vec<Manifest>,
-    /// The Kyverno exemptions artifact, when the input holds one.
-    pub exemptions: Option<Node>,
+    /// The Kyverno exemptions artifacts the input holds (one per release).
+    pub exemptions: Vec<Node>,
 }
 
 /// Reads every path: a directory (its `.yaml`/`.yml` files, recursively, in
@@ -74,7 +74,7 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
             );
         }
     }
-    duplicates(&set, &mut problems);
+    duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
         return Err(Error::InvalidManifests { problems });
     }
@@ -87,18 +87,33 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     Ok(set)
 }
 
-/// Two objects with one identity: one would silently hide the other.
-fn duplicates(set: &ManifestSet, problems: &mut Vec<Problem>) {
-    let mut seen: std::collections::HashMap<&crate::manifest::ObjectId, &Manifest> =
+/// Two objects with one identity: one would silently hide the other. The
+/// exception is a CustomResourceDefinition that two releases both hold,
+/// identical (it carries nothing of one instance): it is one object.
+fn duplicates(set: &mut ManifestSet, problems: &mut Vec<Problem>) {
+    let mut seen: std::collections::HashMap<crate::manifest::ObjectId, usize> =
         std::collections::HashMap::new();
-    for manifest in &set.manifests {
-        if let Some(first) = seen.insert(&manifest.id, manifest) {
-            problems.push(Problem::new(
-                manifest.node.origin.clone(),
-                KeyPath::root(),
-                format!("{} again; it is also at {}", manifest.id, first.node.origin),
-            ));
+    let mut shared = Vec::new();
+    for (index, manifest) in set.manifests.iter().enumerate() {
+        let Some(&first) = seen.get(&manifest.id) else {
+            seen.insert(manifest.id.clone(), index);
+            continue;
+        };
+        let first = &set.manifests[first];
+        if manifest.id.kind == "CustomResourceDefinition"
+            && manifest.node.to_json() == first.node.to_json()
+        {
+            shared.push(index);
+            continue;
         }
+        problems.push(Problem::new(
+            manifest.node.origin.clone(),
+            KeyPath::root(),
+            format!("{} again; it is also at {}", manifest.id, first.node.origin),
+        ));
+    }
+    for index in shared.into_iter().rev() {
+        set.manifests.remove(index);
     }
 }
 
@@ -163,7 +178,7 @@ fn read_text(source: Arc<Source>, set: &mut ManifestSet, problems: &mut Vec<Prob
             continue;
         }
         if is_exemptions && node.get("kind").is_none() {
-            set.exemptions = Some(node);
+            set.exemptions.push(node);
             continue;
         }
         // Kustomize's file sits beside the objects of an output directory.

@@ -24,8 +24,12 @@ pub const MARKER: &str =
 /// The kustomization file's name.
 pub const KUSTOMIZATION: &str = "kustomization.yaml";
 
-/// The files of a render, by path relative to the output directory.
-pub fn files(manifests: &[Manifest], exemptions: &str) -> Result<BTreeMap<String, String>, Error> {
+/// The files of a render, by path relative to the output directory: one per
+/// object, the kustomization, and the exemptions artifact when given.
+pub fn files(
+    manifests: &[Manifest],
+    exemptions: Option<&str>,
+) -> Result<BTreeMap<String, String>, Error> {
     let mut files = BTreeMap::new();
     let mut resources = Vec::new();
     for manifest in manifests {
@@ -53,10 +57,12 @@ pub fn files(manifests: &[Manifest], exemptions: &str) -> Result<BTreeMap<String
         kustomization += &format!("  - {}\n", emit::scalar(path));
     }
     files.insert(KUSTOMIZATION.to_owned(), kustomization);
-    files.insert(
-        EXEMPTIONS_FILE.to_owned(),
-        format!("{MARKER}\n{exemptions}"),
-    );
+    if let Some(exemptions) = exemptions {
+        files.insert(
+            EXEMPTIONS_FILE.to_owned(),
+            format!("{MARKER}\n{exemptions}"),
+        );
+    }
     Ok(files)
 }
 

@@ -15,50 +15,125 @@ use crate::yaml::{self, Node, Source};
 /// The template of the Kyverno exemptions artifact.
 pub const EXEMPTIONS_TEMPLATE: &str = "artifacts/kyverno-exemptions.yaml";
 
-/// Everything one render produces.
+/// The separately applied parts of an environment (ADR-0006): the release
+/// targets the operator and builds namespaces; the Kata node plumbing
+/// (system namespace, kata-deploy, vCPU tuning, RuntimeClass) is applied
+/// with the Kata install, out-of-band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Bundle {
+    /// The release: the operator and builds namespaces and cluster objects.
+    Release,
+    /// The Kata node plumbing.
+    Kata,
+}
+
+impl Bundle {
+    /// Both bundles, in apply order.
+    pub const ALL: [Bundle; 2] = [Bundle::Release, Bundle::Kata];
+
+    /// Its name, as `--bundle` takes it and as its GitOps directory is called.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bundle::Release => "release",
+            Bundle::Kata => "kata",
+        }
+    }
+}
+
+/// Everything one render of an environment produces.
 #[derive(Debug)]
-pub struct Bundle {
-    /// The objects, in install order.
-    pub manifests: Vec<Manifest>,
-    /// The Kyverno exemptions the namespaces need, as YAML to paste into
-    /// the platform's Kyverno values.
+pub struct Output {
+    /// The release's objects, in install order.
+    pub release: Vec<Manifest>,
+    /// The Kata bundle's objects, in install order; empty when the
+    /// environment does not run Kata.
+    pub kata: Vec<Manifest>,
+    /// The Kyverno exemptions the environment's namespaces need (the system
+    /// namespace's whenever it runs Kata), as YAML for the platform's
+    /// Kyverno values.
     pub exemptions: String,
     /// The same artifact as a document, for the checks.
     pub exemptions_document: Node,
 }
 
-/// Renders the chart for validated `values`.
-pub fn render(values: &Values) -> Result<Bundle, Error> {
+impl Output {
+    /// The objects of `bundle`.
+    pub fn bundle(&self, bundle: Bundle) -> &[Manifest] {
+        match bundle {
+            Bundle::Release => &self.release,
+            Bundle::Kata => &self.kata,
+        }
+    }
+
+    /// The bundles this environment has: the release, and Kata when it runs Kata.
+    pub fn bundles(&self) -> Vec<Bundle> {
+        Bundle::ALL
+            .into_iter()
+            .filter(|b| !self.bundle(*b).is_empty())
+            .collect()
+    }
+
+    /// The objects of `bundles` together, in install order.
+    pub fn manifests(&self, bundles: &[Bundle]) -> Vec<Manifest> {
+        let mut all: Vec<Manifest> = bundles
+            .iter()
+            .flat_map(|b| self.bundle(*b).iter().cloned())
+            .collect();
+        manifest::sort(&mut all);
+        all
+    }
+}
+
+/// Renders the chart for validated `values`: both bundles and the exemptions.
+pub fn render(values: &Values) -> Result<Output, Error> {
     let plan = Plan::new(values);
     let templates = render::templates()?;
-    let rendered = render::render_objects(&templates, &plan)?;
-    let manifests = manifest::collect(rendered)?;
+    let release = manifest::collect(render::render_objects(
+        &templates,
+        &templates.objects,
+        &plan,
+    )?)?;
+    let kata = manifest::collect(render::render_objects(&templates, &templates.kata, &plan)?)?;
     let (exemptions, exemptions_document) = canonical(
         EXEMPTIONS_TEMPLATE,
         &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &plan)?,
     )?;
-    Ok(Bundle {
-        manifests,
+    Ok(Output {
+        release,
+        kata,
         exemptions,
         exemptions_document,
     })
 }
 
 /// Runs every check of `chartgen check` on a fresh render, against the
-/// default Kubernetes version.
-pub fn check(bundle: &Bundle) -> Vec<Finding> {
+/// default Kubernetes version: on the release alone, on the Kata bundle
+/// alone and on both together, as each may be applied.
+pub fn check(output: &Output) -> Vec<Finding> {
     // Compiled once per process: `render --all` checks every environment.
     static SCHEMAS: LazyLock<KubeSchemas> = LazyLock::new(|| {
         KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored")
     });
-    check::run(
-        &bundle.manifests,
-        Some(&bundle.exemptions_document),
-        &check::Options {
-            schemas: &SCHEMAS,
-            extra_crds: &[],
-        },
-    )
+    let options = check::Options {
+        schemas: &SCHEMAS,
+        extra_crds: &[],
+    };
+    let artifact = std::slice::from_ref(&output.exemptions_document);
+    let mut findings = check::run(&output.release, artifact, &options).findings;
+    if !output.kata.is_empty() {
+        let together = output.manifests(&Bundle::ALL);
+        for more in [
+            check::run(&output.kata, artifact, &options).findings,
+            check::run(&together, artifact, &options).findings,
+        ] {
+            for finding in more {
+                if !findings.contains(&finding) {
+                    findings.push(finding);
+                }
+            }
+        }
+    }
+    findings
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then
@@ -91,15 +166,16 @@ mod tests {
     fn a_fresh_render_passes_every_check() {
         let mut values = Values::default();
         values.kata.enabled = true;
-        let bundle = render(&values).unwrap();
-        assert_eq!(check(&bundle), vec![]);
+        let output = render(&values).unwrap();
+        assert!(!output.kata.is_empty());
+        assert_eq!(check(&output), vec![]);
     }
 
     #[test]
     fn findings_on_a_render_name_the_template_line() {
-        let mut bundle = render(&Values::default()).unwrap();
-        let role = bundle
-            .manifests
+        let mut output = render(&Values::default()).unwrap();
+        let role = output
+            .release
             .iter_mut()
             .find(|m| m.id.kind == "ClusterRole" && m.id.name == "buildkit-operator-events")
             .unwrap();
@@ -122,7 +198,7 @@ mod tests {
             unreachable!()
         };
         verbs[0].value = Value::String("get".to_owned());
-        let findings = check(&bundle);
+        let findings = check(&output);
         let r2: Vec<_> = findings
             .iter()
             .filter(|f| f.invariant == check::Invariant::R2)

@@ -62,12 +62,18 @@ impl Trace {
 /// iterate without rebuilding. Syntax errors are then reported at run time.
 pub const TEMPLATES_DIR_VAR: &str = "CHARTGEN_TEMPLATES";
 
+/// The folder of the templates of the Kata bundle.
+pub const KATA_DIR: &str = "kata/";
+
 /// The templates and which of them render objects.
 pub struct Templates {
     /// The environment holding every template.
     pub env: Environment<'static>,
-    /// Object templates: every top-level file not starting with `_`, sorted.
+    /// The release's object templates: every top-level file not starting
+    /// with `_`, sorted.
     pub objects: Vec<String>,
+    /// The Kata bundle's object templates: the files in `kata/`, sorted.
+    pub kata: Vec<String>,
 }
 
 /// The templates: embedded, or read from `$CHARTGEN_TEMPLATES` when set.
@@ -91,12 +97,16 @@ pub fn templates() -> Result<Templates, Error> {
             }
         }
     }
-    let mut objects: Vec<String> = names
-        .into_iter()
-        .filter(|name| !name.contains('/') && !name.starts_with('_'))
-        .collect();
+    let object = |name: &str| !name.contains('/') && !name.starts_with('_');
+    let mut objects: Vec<String> = names.iter().filter(|n| object(n)).cloned().collect();
     objects.sort();
-    Ok(Templates { env, objects })
+    let mut kata: Vec<String> = names
+        .iter()
+        .filter(|n| n.strip_prefix(KATA_DIR).is_some_and(object))
+        .cloned()
+        .collect();
+    kata.sort();
+    Ok(Templates { env, objects, kata })
 }
 
 fn read_dir_templates(
@@ -156,11 +166,14 @@ fn environment() -> Environment<'static> {
     env
 }
 
-/// Renders every object template with `plan`.
-pub fn render_objects(templates: &Templates, plan: &Plan<'_>) -> Result<Vec<Rendered>, Error> {
+/// Renders each of the object templates `names` with `plan`.
+pub fn render_objects(
+    templates: &Templates,
+    names: &[String],
+    plan: &Plan<'_>,
+) -> Result<Vec<Rendered>, Error> {
     let context = TemplateValue::from(Serde(plan));
-    templates
-        .objects
+    names
         .iter()
         .map(|template| {
             let (text, trace) = render_traced(&templates.env, template, &context)?;

@@ -7,7 +7,9 @@
 //! subject ([`rbac`], R1-R6), and topology and pod security ([`topology`],
 //! T1-T5). Every finding is collected before any is reported.
 
+pub mod facts;
 pub mod rbac;
+pub mod rules;
 pub mod schema;
 pub mod topology;
 
@@ -20,9 +22,10 @@ use serde_json::Value as Json;
 use crate::diagnostic::KeyPath;
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
+use crate::plan::Exemption;
 use crate::plan::trust::{self, TrustClass};
-use crate::plan::{COMPONENT_CLASSES, Exemption, TRUST_CLASS_LABEL};
 use crate::yaml::{Node, Origin};
+use facts::Facts;
 
 /// The invariant a finding breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -53,8 +56,11 @@ pub enum Invariant {
     T3,
     /// Policy exemptions by trust class.
     T4,
-    /// buildd's POD_NAMESPACE and --namespace.
+    /// The control plane wired to its namespaces: POD_NAMESPACE, --namespace,
+    /// the gateway's daemon namespace.
     T5,
+    /// The input does not show a fact a check needs.
+    MissingFact,
 }
 
 impl Serialize for Invariant {
@@ -82,7 +88,13 @@ impl Invariant {
             Invariant::T3 => "T3",
             Invariant::T4 => "T4",
             Invariant::T5 => "T5",
+            Invariant::MissingFact => "FACT",
         }
+    }
+
+    /// Where the rule is explained: its section of `docs/checks.md`.
+    pub fn doc(self) -> String {
+        format!("docs/checks.md#{}", self.id().to_lowercase())
     }
 }
 
@@ -101,6 +113,27 @@ pub struct Finding {
     pub location: Option<String>,
     /// The template that rendered the object, when known.
     pub template: Option<String>,
+    /// Where the rule is explained (`docs/checks.md#r1`).
+    pub doc: String,
+}
+
+/// Something `check` could not verify because the input does not show it;
+/// not a finding (the exit code stays 0), but never silent.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Info {
+    /// What it is about, such as `Namespace buildkit-builds`.
+    pub subject: String,
+    /// What was not verified, and why.
+    pub message: String,
+}
+
+/// Everything a check run found.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    /// The broken invariants, in object install order.
+    pub findings: Vec<Finding>,
+    /// What could not be verified.
+    pub info: Vec<Info>,
 }
 
 /// The trust class of a namespace, as the checks see it.
@@ -149,75 +182,46 @@ impl Class {
     fn parse(name: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.name() == name)
     }
-
-    /// The class an object belongs to by its component label.
-    fn of_component(component: &str) -> Option<Class> {
-        COMPONENT_CLASSES
-            .iter()
-            .find(|(c, _)| *c == component)
-            .and_then(|(_, class)| Class::parse(class))
-    }
 }
 
-/// What the checks share: the objects and where each class lives.
+/// What the checks share: the objects and what they show.
 pub struct Context<'a> {
     /// The objects.
     pub manifests: &'a [Manifest],
     /// The objects as JSON, index for index.
     pub objects: Vec<Json>,
-    /// The namespace of each trust class.
-    pub namespaces: BTreeMap<Class, String>,
+    /// The operator instances and the class of each namespace.
+    pub facts: Facts,
     findings: Vec<Finding>,
+    info: Vec<Info>,
 }
 
 impl<'a> Context<'a> {
     fn new(manifests: &'a [Manifest]) -> Self {
         let objects: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
-        let mut namespaces = BTreeMap::new();
-        // Namespaces say their class; without Namespace objects (createNamespaces
-        // off), the components' labels tell where each class lives.
-        for object in &objects {
-            if object["kind"] == "Namespace"
-                && let (Some(class), Some(name)) = (
-                    object["metadata"]["labels"][TRUST_CLASS_LABEL]
-                        .as_str()
-                        .and_then(Class::parse),
-                    object["metadata"]["name"].as_str(),
-                )
-            {
-                namespaces.entry(class).or_insert_with(|| name.to_owned());
-            }
-        }
-        for object in &objects {
-            let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
-            let class = component.and_then(Class::of_component);
-            if let (Some(class), Some(namespace)) =
-                (class, object["metadata"]["namespace"].as_str())
-            {
-                namespaces
-                    .entry(class)
-                    .or_insert_with(|| namespace.to_owned());
-            }
-        }
         Context {
             manifests,
+            facts: Facts::of(&objects),
             objects,
-            namespaces,
             findings: Vec::new(),
+            info: Vec::new(),
         }
     }
 
-    /// The namespace of `class`, if the input shows one.
-    pub fn namespace(&self, class: Class) -> Option<&str> {
-        self.namespaces.get(&class).map(String::as_str)
+    /// The class of namespace `name`, if the input shows it.
+    pub fn class_of(&self, name: &str) -> Option<Class> {
+        self.facts.classes.get(name).copied()
     }
 
-    /// The class of namespace `name`, if it is one of the three.
-    pub fn class_of(&self, name: &str) -> Option<Class> {
-        self.namespaces
-            .iter()
-            .find(|(_, ns)| *ns == name)
-            .map(|(class, _)| *class)
+    /// Records what could not be verified about `subject`.
+    pub fn note(&mut self, subject: impl Into<String>, message: impl Into<String>) {
+        let info = Info {
+            subject: subject.into(),
+            message: message.into(),
+        };
+        if !self.info.contains(&info) {
+            self.info.push(info);
+        }
     }
 
     /// Records a finding about object `index` at `path`.
@@ -250,6 +254,7 @@ impl<'a> Context<'a> {
             message: message.into(),
             location,
             template: manifest.template.clone(),
+            doc: invariant.doc(),
         });
     }
 }
@@ -262,18 +267,16 @@ pub struct Options<'a> {
     pub extra_crds: &'a [Manifest],
 }
 
-/// Runs every check on `manifests` (and the Kyverno exemptions artifact,
-/// when there is one); returns all findings, ordered by object install
-/// order, then invariant.
-pub fn run(
-    manifests: &[Manifest],
-    exemptions: Option<&Node>,
-    options: &Options<'_>,
-) -> Vec<Finding> {
+/// Runs every check on `manifests` (and the Kyverno exemptions artifacts,
+/// when there are any); returns all findings, ordered by object install
+/// order, then invariant, and what could not be verified.
+pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -> Report {
     let mut context = Context::new(manifests);
     schema::check(&mut context, options);
     rbac::check(&mut context);
-    topology::check(&mut context, exemptions.map(Node::to_json).as_ref());
+    topology::check(&mut context, merged_exemptions(exemptions).as_ref());
+    let mut info = context.info;
+    info.sort();
     let order: BTreeMap<String, usize> = manifests
         .iter()
         .enumerate()
@@ -287,11 +290,32 @@ pub fn run(
         )
     });
     findings.dedup();
-    findings
+    Report { findings, info }
 }
 
-/// Findings as text for a person.
-pub fn render_text(findings: &[Finding], objects: usize) -> String {
+/// Several releases' exemptions artifacts as one: the namespaces each
+/// policy excludes, all of them.
+pub fn merged_exemptions(artifacts: &[Node]) -> Option<Json> {
+    let mut merged = serde_json::Map::new();
+    for artifact in artifacts.iter().map(Node::to_json) {
+        for (key, entry) in artifact.as_object().into_iter().flatten() {
+            let list = merged
+                .entry(key.clone())
+                .or_insert_with(|| serde_json::json!({"excludedNamespaces": []}));
+            let namespaces = entry["excludedNamespaces"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if let Some(all) = list["excludedNamespaces"].as_array_mut() {
+                all.extend(namespaces);
+            }
+        }
+    }
+    (!artifacts.is_empty()).then_some(Json::Object(merged))
+}
+
+/// Findings, then what was not verified, as text for a person.
+pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> String {
     let mut out = String::new();
     for f in findings {
         let path = if f.path.is_empty() {
@@ -315,6 +339,9 @@ pub fn render_text(findings: &[Finding], objects: usize) -> String {
             }
             (None, _) => {}
         }
+    }
+    for i in info {
+        let _ = writeln!(out, "info: {}: {}", i.subject, i.message);
     }
     let objects = match objects {
         1 => "1 object".to_owned(),

@@ -12,8 +12,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::facts::Instance;
 use super::{Class, Context, Invariant};
 use crate::diagnostic::KeyPath;
+use crate::plan::rbac::{CRD_GROUP, EVENT_VERBS, Verb};
 
 /// Where a grant applies.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -246,7 +248,10 @@ impl Subject {
     }
 }
 
-const EVENT_WRITES: [&str; 2] = ["create", "patch"];
+/// The verbs the event recorder uses, as the plan grants them.
+fn event_writes() -> [&'static str; 2] {
+    EVENT_VERBS.map(Verb::name)
+}
 
 fn is_events(group: &str, resource: &str) -> bool {
     resource == "events" && (group.is_empty() || group == "events.k8s.io" || group == "*")
@@ -259,10 +264,18 @@ pub fn check(context: &mut Context<'_>) {
     check_grants(context);
 }
 
+/// The API groups of the chart's custom resources: those of the CRDs in the
+/// input, and the chart's own.
+fn custom_groups(context: &Context<'_>) -> BTreeSet<String> {
+    let mut groups = crd_field(context, "/spec/group");
+    groups.insert(CRD_GROUP.to_owned());
+    groups
+}
+
 /// What a role's rules say, whoever it is bound to.
 fn check_roles(context: &mut Context<'_>) {
-    let operator = context.namespace(Class::Operator).map(str::to_owned);
-    let builds = context.namespace(Class::Builds).map(str::to_owned);
+    let custom = custom_groups(context);
+    let known = context.facts.release_known();
     for index in 0..context.objects.len() {
         let object = context.objects[index].clone();
         let kind = object["kind"].as_str().unwrap_or_default();
@@ -270,7 +283,15 @@ fn check_roles(context: &mut Context<'_>) {
             continue;
         }
         let namespace = object["metadata"]["namespace"].as_str();
-        for (r, rule) in object["rules"].as_array().into_iter().flatten().enumerate() {
+        let class = context.class_of(namespace.unwrap_or("default"));
+        let rules = object["rules"].as_array().map_or(&[][..], Vec::as_slice);
+        // ADR-2647 rejected events in the custom-resource ClusterRole.
+        let grants_custom = rules.iter().any(|rule| {
+            strings(&rule["apiGroups"])
+                .iter()
+                .any(|g| custom.contains(g))
+        });
+        for (r, rule) in rules.iter().enumerate() {
             let at = |field: &str| KeyPath::root().key("rules").index(r).key(field);
             for field in ["apiGroups", "resources", "verbs", "nonResourceURLs"] {
                 if strings(&rule[field]).iter().any(|v| v.contains('*')) {
@@ -284,7 +305,6 @@ fn check_roles(context: &mut Context<'_>) {
             }
             let groups = strings(&rule["apiGroups"]);
             let resources = strings(&rule["resources"]);
-            let verbs = strings(&rule["verbs"]);
             let names = |wanted: &str| {
                 resources.iter().any(|r| {
                     let base = r.split('/').next().unwrap_or_default();
@@ -292,34 +312,17 @@ fn check_roles(context: &mut Context<'_>) {
                 })
             };
             if groups.iter().any(|g| is_events(g, "events")) && names("events") {
-                if kind == "Role" {
-                    context.report(
-                        Invariant::R1,
-                        index,
-                        &at("resources"),
-                        "events in a namespaced Role; the recorder writes events where the object lives, so they are granted by the write-only events ClusterRole (ADR-2647)",
-                    );
-                }
-                let extra: Vec<&String> = verbs
-                    .iter()
-                    .filter(|v| !EVENT_WRITES.contains(&v.as_str()))
-                    .collect();
-                if !extra.is_empty() {
-                    let extra: Vec<&str> = extra.iter().map(|v| v.as_str()).collect();
-                    context.report(
-                        Invariant::R2,
-                        index,
-                        &at("verbs"),
-                        format!("grants {} on events; events are write-only: create and patch (ADR-2647)", extra.join(", ")),
-                    );
-                }
+                events_rule(context, index, r, rule, kind, grants_custom);
             }
             let coordination = groups
                 .iter()
                 .any(|g| g == "coordination.k8s.io" || g == "*");
             let core = groups.iter().any(|g| g.is_empty() || g == "*");
-            let in_namespace = |allowed: &[Option<&str>]| {
-                kind == "Role" && namespace.is_some() && allowed.contains(&namespace)
+            // A Role in a namespace whose class the input does not show is
+            // judged only when it shows every class (else FACT says so).
+            let in_class = |allowed: &[Class]| {
+                kind == "Role"
+                    && (class.is_some_and(|c| allowed.contains(&c)) || (class.is_none() && !known))
             };
             let place = match kind {
                 "ClusterRole" => "a ClusterRole (cluster-wide)".to_owned(),
@@ -327,20 +330,19 @@ fn check_roles(context: &mut Context<'_>) {
             };
             let rules = [
                 (
-                    coordination && names("leases") && !in_namespace(&[operator.as_deref()]),
+                    coordination && names("leases") && !in_class(&[Class::Operator]),
                     Invariant::R3,
                     "leases",
                     "leader election takes its Lease only in the operator namespace",
                 ),
                 (
-                    core && names("pods")
-                        && !in_namespace(&[operator.as_deref(), builds.as_deref()]),
+                    core && names("pods") && !in_class(&[Class::Operator, Class::Builds]),
                     Invariant::R3,
                     "pods",
                     "only the operator and builds namespaces' Roles may grant pods",
                 ),
                 (
-                    core && names("secrets") && !in_namespace(&[builds.as_deref()]),
+                    core && names("secrets") && !in_class(&[Class::Builds]),
                     Invariant::R6,
                     "secrets",
                     "secrets are granted only in the builds namespace",
@@ -357,6 +359,58 @@ fn check_roles(context: &mut Context<'_>) {
                 }
             }
         }
+    }
+}
+
+/// R1, R2 and R4 on one rule that names events.
+fn events_rule(
+    context: &mut Context<'_>,
+    index: usize,
+    r: usize,
+    rule: &Json,
+    kind: &str,
+    in_custom_resource_role: bool,
+) {
+    let at = |field: &str| KeyPath::root().key("rules").index(r).key(field);
+    if kind == "Role" {
+        context.report(
+            Invariant::R1,
+            index,
+            &at("resources"),
+            "events in a namespaced Role; the recorder writes events where the object lives, so they are granted by the write-only events ClusterRole (ADR-2647)",
+        );
+    }
+    if !strings(&rule["resourceNames"]).is_empty() {
+        context.report(
+            Invariant::R1,
+            index,
+            &at("resourceNames"),
+            "events restricted by resourceNames; create cannot be restricted by name and the recorder names each event anew, so its writes would be refused (ADR-2647)",
+        );
+    }
+    let writes = event_writes();
+    let extra: Vec<String> = strings(&rule["verbs"])
+        .into_iter()
+        .filter(|v| !writes.contains(&v.as_str()))
+        .collect();
+    if !extra.is_empty() {
+        context.report(
+            Invariant::R2,
+            index,
+            &at("verbs"),
+            format!(
+                "grants {} on events; events are write-only: create and patch (ADR-2647)",
+                extra.join(", ")
+            ),
+        );
+    }
+    if kind == "ClusterRole" && in_custom_resource_role {
+        context.report(
+            Invariant::R4,
+            index,
+            &at("resources"),
+            "events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
+        );
     }
 }
 
@@ -420,7 +474,7 @@ fn check_aggregated(context: &mut Context<'_>) {
     }
 }
 
-/// What the resolved grants say about the operator's ServiceAccount.
+/// What the resolved grants say about each buildd's ServiceAccount.
 fn check_grants(context: &mut Context<'_>) {
     let (grants, unbound) = resolve_with_unbound(&context.objects);
     for binding in unbound {
@@ -437,18 +491,9 @@ fn check_grants(context: &mut Context<'_>) {
             message,
         );
     }
-    let Some(operator) = context.namespace(Class::Operator).map(str::to_owned) else {
-        return;
-    };
-    let builds = context.namespace(Class::Builds).map(str::to_owned);
-    let crd_groups = crd_field(context, "/spec/group");
-    let crd_plurals = crd_field(context, "/spec/names/plural");
-
-    // A RoleBinding to the events ClusterRole grants events in one namespace
+    // A RoleBinding to an events ClusterRole grants events in one namespace
     // only (a Role naming events is reported with the role itself).
     for grant in &grants {
-        let (role, rule) = grant.rule;
-        let rule_path = KeyPath::root().key("rules").index(rule).key("resources");
         if is_events(&grant.api_group, &grant.resource)
             && grant.cluster_role
             && let Scope::Namespace(ns) = &grant.scope
@@ -463,17 +508,43 @@ fn check_grants(context: &mut Context<'_>) {
                 ),
             );
         }
-        // R6: what buildd needs to run daemons stays in the builds namespace
-        // (secrets anywhere are reported with the role itself).
-        let daemon_objects = [
-            "statefulsets",
-            "services",
-            "configmaps",
-            "persistentvolumeclaims",
-        ];
-        let in_builds = matches!(&grant.scope, Scope::Namespace(ns) if Some(ns) == builds.as_ref());
-        let operator_subject = grant.subject.covers_accounts_of(&operator);
-        if operator_subject && !in_builds && daemon_objects.contains(&grant.resource.as_str()) {
+    }
+    let custom = custom_groups(context);
+    let crd_plurals = crd_field(context, "/spec/names/plural");
+    for instance in context.facts.instances.clone() {
+        operator_grants(context, &grants, &instance, &custom, &crd_plurals);
+        buildd_needs(context, &grants, &instance);
+    }
+}
+
+/// R4, R6: what any ServiceAccount of an operator namespace is granted
+/// beyond its place.
+fn operator_grants(
+    context: &mut Context<'_>,
+    grants: &[Grant],
+    instance: &Instance,
+    custom: &BTreeSet<String>,
+    crd_plurals: &BTreeSet<String>,
+) {
+    let daemon_objects = [
+        "statefulsets",
+        "services",
+        "configmaps",
+        "persistentvolumeclaims",
+    ];
+    for grant in grants
+        .iter()
+        .filter(|g| g.subject.covers_accounts_of(&instance.operator))
+    {
+        let (role, rule) = grant.rule;
+        let rule_path = KeyPath::root().key("rules").index(rule).key("resources");
+        let in_builds =
+            matches!(&grant.scope, Scope::Namespace(ns) if Some(ns) == instance.builds.as_ref());
+        // R6 (secrets anywhere are reported with the role itself).
+        if !in_builds
+            && daemon_objects.contains(&grant.resource.as_str())
+            && (instance.builds.is_some() || grant.scope == Scope::Cluster)
+        {
             context.report(
                 Invariant::R6,
                 role,
@@ -486,14 +557,10 @@ fn check_grants(context: &mut Context<'_>) {
                 ),
             );
         }
-        // R4: the operator's ClusterRoles hold custom resources or write events, nothing else.
-        if operator_subject
-            && grant.scope == Scope::Cluster
-            && !is_events(&grant.api_group, &grant.resource)
-        {
+        // R4: cluster-wide, the operator has its custom resources and event writes, nothing else.
+        if grant.scope == Scope::Cluster && !is_events(&grant.api_group, &grant.resource) {
             let plural = grant.resource.split('/').next().unwrap_or_default();
-            let custom = crd_groups.contains(&grant.api_group) && crd_plurals.contains(plural);
-            if !custom {
+            if !(custom.contains(&grant.api_group) && crd_plurals.contains(plural)) {
                 context.report(
                     Invariant::R4,
                     role,
@@ -507,78 +574,96 @@ fn check_grants(context: &mut Context<'_>) {
             }
         }
     }
+}
 
-    // The operator's own ServiceAccount: events cluster-wide in both groups;
-    // pods and leases in its namespace.
-    let Some((deployment, account)) = builder_account(context) else {
-        return;
-    };
+/// R1, R3: buildd can write core events everywhere, and read pods and take
+/// its Lease in its own namespace.
+fn buildd_needs(context: &mut Context<'_>, grants: &[Grant], instance: &Instance) {
+    let operator = &instance.operator;
     let subject = Subject {
         kind: "ServiceAccount".to_owned(),
         namespace: Some(operator.clone()),
-        name: account,
+        name: instance.account.clone(),
     };
     let mine: Vec<&Grant> = grants
         .iter()
-        .filter(|g| g.subject.covers(&operator, &subject.name))
+        .filter(|g| g.subject.covers(operator, &subject.name))
         .collect();
     let sa_path = KeyPath::dotted("spec.template.spec.serviceAccountName");
-    let mut missing = Vec::new();
-    for group in ["", "events.k8s.io"] {
-        let verbs: BTreeSet<&str> = mine
-            .iter()
-            .filter(|g| g.scope == Scope::Cluster && g.api_group == group && g.resource == "events")
-            .flat_map(|g| g.verbs.iter().map(String::as_str))
-            .collect();
-        for verb in EVENT_WRITES.iter().filter(|v| !verbs.contains(*v)) {
-            missing.push(format!("{verb} {}", resource_name(group, "events")));
-        }
-    }
+    // Core events, as client-go's tools/record recorder writes them; a rule
+    // restricted by name does not count (create cannot be restricted).
+    let verbs: BTreeSet<&str> = mine
+        .iter()
+        .filter(|g| {
+            g.scope == Scope::Cluster
+                && (g.api_group.is_empty() || g.api_group == "*")
+                && (g.resource == "events" || g.resource == "*")
+                && g.resource_names.is_empty()
+        })
+        .flat_map(|g| g.verbs.iter().map(String::as_str))
+        .collect();
+    let missing: Vec<&str> = event_writes()
+        .into_iter()
+        .filter(|v| !verbs.contains(v) && !verbs.contains("*"))
+        .collect();
     if !missing.is_empty() {
         context.report(
             Invariant::R1,
-            deployment,
+            instance.buildd,
             &sa_path,
             format!(
-                "{} cannot {} cluster-wide; the event recorder writes where each object lives (ADR-2647)",
+                "{} cannot {} events (core group) cluster-wide; the event recorder writes where each object lives (ADR-2647)",
                 subject.describe(),
                 missing.join(", ")
             ),
         );
     }
     let here = Scope::Namespace(operator.clone());
-    // resourceNames cannot restrict create, so a named rule grants no create.
-    let may = |group: &str, resource: &str, verb: &str| {
+    // resourceNames cannot restrict create, so a named rule grants no create;
+    // get and update must reach the Lease buildd's --leader-election-id names.
+    let may = |group: &str, resource: &str, verb: &str, name: Option<&str>| {
         mine.iter().any(|g| {
             g.scope == here
                 && (g.api_group == group || g.api_group == "*")
                 && (g.resource == resource || g.resource == "*")
                 && g.verbs.iter().any(|v| v == verb || v == "*")
-                && (verb != "create" || g.resource_names.is_empty())
+                && (g.resource_names.is_empty()
+                    || (verb != "create"
+                        && name.is_none_or(|n| g.resource_names.iter().any(|r| r == n))))
         })
     };
+    let lease = instance.lease.as_deref();
     let mut lost = Vec::new();
-    for (group, resource, verbs) in [
-        ("", "pods", &["get"][..]),
+    for (group, resource, verbs, name) in [
+        ("", "pods", &["get"][..], None),
+        ("coordination.k8s.io", "leases", &["create"][..], None),
         (
             "coordination.k8s.io",
             "leases",
-            &["get", "create", "update"][..],
+            &["get", "update"][..],
+            lease,
         ),
     ] {
         let missing: Vec<&str> = verbs
             .iter()
             .copied()
-            .filter(|v| !may(group, resource, v))
+            .filter(|v| !may(group, resource, v, name))
             .collect();
         if !missing.is_empty() {
-            lost.push(format!("{} on {resource}", missing.join(", ")));
+            let what = match name {
+                Some(name) => format!(
+                    "{} on lease {name} (its --leader-election-id)",
+                    missing.join(", ")
+                ),
+                None => format!("{} on {resource}", missing.join(", ")),
+            };
+            lost.push(what);
         }
     }
     if !lost.is_empty() {
         context.report(
             Invariant::R3,
-            deployment,
+            instance.buildd,
             &sa_path,
             format!(
                 "{} lacks {} in {operator}; the operator namespace's Role keeps pods and leases (ADR-2647)",
@@ -587,28 +672,6 @@ fn check_grants(context: &mut Context<'_>) {
             ),
         );
     }
-}
-
-/// The buildd Deployment (by its component label or its container's name)
-/// and its ServiceAccount.
-pub fn builder_account(context: &Context<'_>) -> Option<(usize, String)> {
-    context.objects.iter().enumerate().find_map(|(i, o)| {
-        is_buildd(o).then(|| {
-            let account = o["spec"]["template"]["spec"]["serviceAccountName"]
-                .as_str()
-                .unwrap_or("default");
-            (i, account.to_owned())
-        })
-    })
-}
-
-/// Whether `object` is buildd's Deployment.
-pub fn is_buildd(object: &Json) -> bool {
-    object["kind"] == "Deployment"
-        && (object["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd"
-            || object["spec"]["template"]["spec"]["containers"]
-                .as_array()
-                .is_some_and(|c| c.iter().any(|c| c["name"] == "buildd")))
 }
 
 /// `resource.group`, as kubectl writes it; the core group adds nothing.

@@ -121,5 +121,18 @@ pub fn strict(schema: &Json) -> Json {
     }
     let mut schema = schema.clone();
     walk(&mut schema);
+    // The API server accepts these on every custom resource, whether the
+    // CRD's schema declares them or not.
+    if let Some(properties) = schema.get_mut("properties").and_then(Json::as_object_mut) {
+        for (field, kind) in [
+            ("apiVersion", "string"),
+            ("kind", "string"),
+            ("metadata", "object"),
+        ] {
+            properties
+                .entry(field)
+                .or_insert_with(|| serde_json::json!({ "type": kind }));
+        }
+    }
     schema
 }

@@ -1,12 +1,16 @@
 //! Topology and posture (ADR-0006, invariants T1-T5): every object in the
 //! namespace of its trust class, pod security of every workload matching
 //! its namespace's class, Pod Security Admission labels and policy
-//! exemptions as the class needs them, and buildd wired to both namespaces.
+//! exemptions as the class needs them, and the control plane wired to the
+//! builds namespace. Classes come from what the workloads show
+//! ([`super::facts`]); where the input does not show a class, one FACT
+//! finding says which fact is missing.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
+use super::facts::{Instance, last_flag, namespace_of, pod_spec};
 use super::{Class, Context, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::model::rules::RESERVED_NAMESPACES;
@@ -24,20 +28,26 @@ pub fn check(context: &mut Context<'_>, exemptions: Option<&Json>) {
             pod_security(context, index, &object, pod);
         }
     }
-    buildd_wiring(context);
+    unseen_namespaces(context);
+    for instance in context.facts.instances.clone() {
+        buildd_wiring(context, &instance);
+    }
+    gateway_wiring(context);
+    operator_without_buildd(context);
+    runtime_classes(context);
 }
 
 fn distinct_namespaces(context: &mut Context<'_>) {
-    let classes: Vec<(Class, String)> = context
-        .namespaces
+    let classes: Vec<(String, Class)> = context
+        .facts
+        .classes
         .iter()
-        .map(|(c, n)| (*c, n.clone()))
+        .map(|(n, c)| (n.clone(), *c))
         .collect();
-    for (i, (class, name)) in classes.iter().enumerate() {
-        let Some(index) = namespace_object(context, name) else {
-            continue;
-        };
-        if RESERVED_NAMESPACES.contains(&name.as_str()) {
+    for (name, class) in &classes {
+        if RESERVED_NAMESPACES.contains(&name.as_str())
+            && let Some(index) = namespace_object(context, name)
+        {
             context.report(
                 Invariant::T1,
                 index,
@@ -48,21 +58,24 @@ fn distinct_namespaces(context: &mut Context<'_>) {
                 ),
             );
         }
-        if let Some((other, _)) = classes[..i].iter().find(|(_, n)| n == name) {
+    }
+    for (name, first, second) in context.facts.conflicts.clone() {
+        if let Some(index) = namespace_object(context, &name) {
             context.report(
                 Invariant::T1,
                 index,
                 &KeyPath::dotted("metadata.name"),
                 format!(
                     "the {} and {} classes share namespace {name}",
-                    other.name(),
-                    class.name()
+                    first.name(),
+                    second.name()
                 ),
             );
         }
     }
 }
 
+/// The Namespace object named `name`, else the first object living in it.
 fn namespace_object(context: &Context<'_>, name: &str) -> Option<usize> {
     context
         .objects
@@ -99,53 +112,85 @@ fn is_cluster_scoped(object: &Json) -> bool {
     )
 }
 
-/// T2: an object of a class's component lives in that class's namespace,
-/// and no namespaced object lives outside the three.
+/// The class an object belongs to by what it is: BuildProjects to the
+/// builds class, buildd and node plumbing by the facts; chartgen's component
+/// label as a hint.
+fn expected_class(context: &Context<'_>, index: usize, object: &Json) -> Option<Class> {
+    if object["kind"] == "BuildProject" {
+        Some(Class::Builds)
+    } else if context.facts.instances.iter().any(|i| i.buildd == index) {
+        Some(Class::Operator)
+    } else {
+        super::facts::component_class(object)
+    }
+}
+
+/// T2: an object of a class lives in that class's namespace, and no
+/// namespaced object lives outside the namespaces the input shows. Where
+/// the input does not show a namespace's class, FACT says which fact is
+/// missing, once per namespace.
 fn placement(context: &mut Context<'_>) {
+    let mut unknown: BTreeSet<String> = BTreeSet::new();
     for index in 0..context.objects.len() {
-        let object = &context.objects[index];
-        let namespaced = object["metadata"]["namespace"].is_string() || !is_cluster_scoped(object);
-        if !namespaced {
+        let object = context.objects[index].clone();
+        if !object["metadata"]["namespace"].is_string() && is_cluster_scoped(&object) {
             continue;
         }
         // An object without a namespace lands in the one kubectl applies it to: say default.
-        let namespace = object["metadata"]["namespace"]
-            .as_str()
-            .unwrap_or("default")
-            .to_owned();
-        let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
-        let expected = if object["kind"] == "BuildProject" {
-            Some(Class::Builds)
-        } else if super::rbac::is_buildd(object) {
-            Some(Class::Operator)
-        } else {
-            component.and_then(Class::of_component)
-        };
+        let namespace = namespace_of(&object).to_owned();
         let path = KeyPath::dotted("metadata.namespace");
-        match (expected, context.class_of(&namespace)) {
-            (Some(class), found) if found != Some(class) => {
-                let want = context.namespace(class).unwrap_or("?").to_owned();
-                context.report(
-                    Invariant::T2,
-                    index,
-                    &path,
-                    format!(
-                        "belongs to the {} class, in {want}, not {namespace}",
-                        class.name()
-                    ),
-                );
-            }
-            (_, None) if !context.namespaces.is_empty() => context.report(
+        let found = context.class_of(&namespace);
+        if let Some(class) = expected_class(context, index, &object)
+            && found != Some(class)
+            && let Some(want) = context.facts.names_of(class)
+        {
+            context.report(
+                Invariant::T2,
+                index,
+                &path,
+                format!(
+                    "belongs to the {} class, in {want}, not {namespace}",
+                    class.name()
+                ),
+            );
+            continue;
+        }
+        if found.is_some() {
+            continue;
+        }
+        if context.facts.release_known() {
+            context.report(
                 Invariant::T2,
                 index,
                 &path,
                 format!(
                     "namespace {namespace} is none of the operator, builds and system namespaces"
                 ),
-            ),
-            _ => {}
+            );
+        } else if unknown.insert(namespace.clone()) {
+            let message = missing_fact(context, &namespace);
+            context.report(Invariant::MissingFact, index, &path, message);
         }
     }
+}
+
+/// Why the class of `namespace` cannot be told.
+fn missing_fact(context: &Context<'_>, namespace: &str) -> String {
+    let lacking = match context.facts.instances.iter().find(|i| i.builds.is_none()) {
+        None => "the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown".to_owned(),
+        Some(instance) => format!(
+            "buildd in {} names no builds namespace (--namespace) and no BuildProject shows one",
+            instance.operator
+        ),
+    };
+    format!(
+        "the trust class of namespace {namespace} cannot be told: {lacking}; its objects' placement is not verified"
+    )
+}
+
+/// Whether chartgen wrote `object`: it states what chartgen always writes.
+fn written_by_chartgen(object: &Json) -> bool {
+    object["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "chartgen"
 }
 
 fn namespace_posture(
@@ -161,54 +206,76 @@ fn namespace_posture(
     let Some(class) = context.class_of(&name) else {
         return;
     };
+    let ours = written_by_chartgen(object);
     let labels = &object["metadata"]["labels"];
-    for mode in ["enforce", "audit", "warn"] {
-        let key = format!("pod-security.kubernetes.io/{mode}");
-        let level = labels[&key].as_str().unwrap_or("(unset)");
-        if level != class.pod_security() {
+    let modes = ["enforce", "audit", "warn"];
+    let stated_any = modes
+        .iter()
+        .any(|m| labels[format!("pod-security.kubernetes.io/{m}")].is_string());
+    if !ours && !stated_any {
+        context.note(
+            format!("Namespace {name}"),
+            format!(
+                "states no Pod Security level (the {} class needs {}); the cluster's default applies, not verified",
+                class.name(),
+                class.pod_security()
+            ),
+        );
+    } else {
+        for mode in modes {
+            let key = format!("pod-security.kubernetes.io/{mode}");
+            let level = labels[&key].as_str().unwrap_or("(unset)");
+            if level != class.pod_security() {
+                context.report(
+                    Invariant::T3,
+                    index,
+                    &KeyPath::dotted("metadata.labels").key(key),
+                    format!(
+                        "Pod Security {mode} level is {level}; the {} class needs {}",
+                        class.name(),
+                        class.pod_security()
+                    ),
+                );
+            }
+        }
+    }
+    let wanted: BTreeSet<&str> = class.exemptions().collect();
+    let annotation = object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION].as_str();
+    if annotation.is_some() || ours {
+        let keys: BTreeSet<&str> = annotation
+            .unwrap_or_default()
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(|p| p.split_once('=').map_or(p, |(k, _)| k))
+            .collect();
+        if keys != wanted {
+            let show = |set: &BTreeSet<&str>| {
+                if set.is_empty() {
+                    "none".to_owned()
+                } else {
+                    set.iter().copied().collect::<Vec<_>>().join(", ")
+                }
+            };
             context.report(
-                Invariant::T3,
+                Invariant::T4,
                 index,
-                &KeyPath::dotted("metadata.labels").key(key),
+                &KeyPath::dotted("metadata.annotations").key(EXEMPTIONS_ANNOTATION),
                 format!(
-                    "Pod Security {mode} level is {level}; the {} class needs {}",
+                    "states exemptions {}; the {} class needs {} (ADR-0006)",
+                    show(&keys),
                     class.name(),
-                    class.pod_security()
+                    show(&wanted)
                 ),
             );
         }
     }
-    let stated = object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION]
-        .as_str()
-        .unwrap_or_default();
-    let pairs: Vec<(&str, &str)> = stated
-        .split(',')
-        .filter(|p| !p.is_empty())
-        .map(|p| p.split_once('=').unwrap_or((p, "")))
-        .collect();
-    let keys: BTreeSet<&str> = pairs.iter().map(|(k, _)| *k).collect();
-    let wanted: BTreeSet<&str> = class.exemptions().collect();
-    if keys != wanted {
-        let show = |set: &BTreeSet<&str>| {
-            if set.is_empty() {
-                "none".to_owned()
-            } else {
-                set.iter().copied().collect::<Vec<_>>().join(", ")
-            }
-        };
-        context.report(
-            Invariant::T4,
-            index,
-            &KeyPath::dotted("metadata.annotations").key(EXEMPTIONS_ANNOTATION),
-            format!(
-                "states exemptions {}; the {} class needs {} (ADR-0006)",
-                show(&keys),
-                class.name(),
-                show(&wanted)
-            ),
-        );
-    }
     let Some(artifact) = artifact.and_then(Json::as_object) else {
+        if !wanted.is_empty() && annotation.is_none() && !ours {
+            context.note(
+                format!("Namespace {name}"),
+                "its Kyverno exemptions were not verified: the input has no kyverno-exemptions.yaml",
+            );
+        }
         return;
     };
     for exemption in Exemption::ALL {
@@ -217,20 +284,20 @@ fn namespace_posture(
             .get(key)
             .and_then(|entry| entry["excludedNamespaces"].as_array())
             .is_some_and(|l| l.iter().any(|n| n == name.as_str()));
-        let needed = keys.contains(exemption.key());
-        let policy = key;
+        let needed = wanted.contains(exemption.key());
         if listed != needed {
             context.report(
                 Invariant::T4,
                 index,
                 &KeyPath::dotted("metadata.name"),
                 format!(
-                    "the exemptions artifact {} {name} for {policy}, but the namespace {} it",
+                    "the exemptions artifact {} {name} for {key}, but the {} class {} it",
                     if listed {
                         "excludes"
                     } else {
                         "does not exclude"
                     },
+                    class.name(),
                     if needed { "needs" } else { "does not need" }
                 ),
             );
@@ -238,30 +305,43 @@ fn namespace_posture(
     }
 }
 
-/// The pod spec of a workload, and where it sits in the object.
-fn pod_spec(object: &Json) -> Option<(KeyPath, &Json)> {
-    let path = match object["kind"].as_str()? {
-        "Deployment" | "DaemonSet" | "StatefulSet" | "Job" | "ReplicaSet" => "spec.template.spec",
-        "CronJob" => "spec.jobTemplate.spec.template.spec",
-        "Pod" => "spec",
-        _ => return None,
-    };
-    let mut node = object;
-    for key in path.split('.') {
-        node = node.get(key)?;
+/// Namespaces the objects live in but the input has no Namespace object
+/// for: their Pod Security and exemptions are not verified; said, not passed.
+fn unseen_namespaces(context: &mut Context<'_>) {
+    let declared: BTreeSet<String> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "Namespace")
+        .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_owned))
+        .collect();
+    let used: BTreeSet<(String, Class)> = context
+        .objects
+        .iter()
+        .filter(|o| o["metadata"]["namespace"].is_string())
+        .filter_map(|o| {
+            let namespace = namespace_of(o);
+            context
+                .class_of(namespace)
+                .map(|c| (namespace.to_owned(), c))
+        })
+        .collect();
+    for (namespace, class) in used {
+        if !declared.contains(&namespace) {
+            context.note(
+                format!("Namespace {namespace}"),
+                format!(
+                    "not in the input (the {} class's namespace): its Pod Security level and policy exemptions were not verified",
+                    class.name()
+                ),
+            );
+        }
     }
-    Some((KeyPath::dotted(path), node))
 }
 
-fn pod_security(
-    context: &mut Context<'_>,
-    index: usize,
-    object: &Json,
-    (at, pod): (KeyPath, &Json),
-) {
-    let namespace = object["metadata"]["namespace"]
-        .as_str()
-        .unwrap_or("default");
+fn pod_security(context: &mut Context<'_>, index: usize, object: &Json, (at, pod): (&str, &Json)) {
+    let at = KeyPath::dotted(at);
+    let namespace = namespace_of(object);
+    // A namespace of no known class is held to the strictest class.
     let class = context.class_of(namespace).unwrap_or(Class::Operator);
     if class == Class::System {
         return;
@@ -359,82 +439,155 @@ fn pod_security(
 }
 
 /// T5: buildd reads POD_NAMESPACE from the downward API and creates daemons
-/// in the builds namespace.
-fn buildd_wiring(context: &mut Context<'_>) {
-    let builds = context.namespace(Class::Builds).map(str::to_owned);
-    let mut found = false;
+/// in a builds namespace of their own.
+fn buildd_wiring(context: &mut Context<'_>, instance: &Instance) {
+    let index = instance.buildd;
+    let object = context.objects[index].clone();
+    let at = KeyPath::dotted("spec.template.spec.containers").index(instance.container);
+    let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
+    // The last entry of a name wins, as in the kubelet.
+    let pod_namespace = container["env"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rfind(|e| e["name"] == "POD_NAMESPACE");
+    let downward = pod_namespace
+        .is_some_and(|e| e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace");
+    if !downward {
+        context.report(
+            Invariant::T5,
+            index,
+            &at.key("env"),
+            "POD_NAMESPACE does not come from the downward API (fieldRef metadata.namespace); buildd's Lease lives in its own namespace",
+        );
+    }
+    let told = instance.namespace_flag.as_deref();
+    let wrong = match told {
+        None => Some(
+            "buildd is given no --namespace; it creates the daemons in the builds namespace"
+                .to_owned(),
+        ),
+        Some(ns) if ns == instance.operator => Some(format!(
+            "buildd is told --namespace={ns}, its own namespace; it creates the daemons in the builds namespace, never the operator's (ADR-0006)"
+        )),
+        Some(_) => None,
+    };
+    if let Some(message) = wrong {
+        context.report(Invariant::T5, index, &at.key("args"), message);
+    }
+}
+
+/// T5: a control-plane workload that names the daemons' namespace
+/// (`--daemon-namespace`, the gateway) names its buildd's builds namespace.
+fn gateway_wiring(context: &mut Context<'_>) {
     for index in 0..context.objects.len() {
         let object = context.objects[index].clone();
-        if !super::rbac::is_buildd(&object) {
+        let namespace = namespace_of(&object);
+        let Some(builds) = context
+            .facts
+            .instances
+            .iter()
+            .find(|i| i.operator == namespace)
+            .and_then(|i| i.builds.clone())
+        else {
             continue;
-        }
-        found = true;
-        let containers = &object["spec"]["template"]["spec"]["containers"];
-        let position = containers
-            .as_array()
-            .and_then(|c| c.iter().position(|c| c["name"] == "buildd"))
-            .unwrap_or(0);
-        let at = KeyPath::dotted("spec.template.spec.containers").index(position);
-        let container = &containers[position];
-        // The last entry of a name wins, as in the kubelet.
-        let pod_namespace = container["env"]
+        };
+        let Some((pod_path, pod)) = pod_spec(&object) else {
+            continue;
+        };
+        for (c, container) in pod["containers"]
             .as_array()
             .into_iter()
             .flatten()
-            .rfind(|e| e["name"] == "POD_NAMESPACE");
-        let downward = pod_namespace
-            .is_some_and(|e| e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace");
-        if !downward {
-            context.report(
-                Invariant::T5,
-                index,
-                &at.key("env"),
-                "POD_NAMESPACE does not come from the downward API (fieldRef metadata.namespace); buildd's Lease lives in its own namespace",
-            );
-        }
-        if let Some(builds) = &builds {
-            let given = last_flag(
-                container["args"].as_array().map_or(&[][..], Vec::as_slice),
-                "--namespace",
-            );
-            if given.as_deref() != Some(builds.as_str()) {
+            .enumerate()
+        {
+            let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+            if let Some(told) = last_flag(args, "--daemon-namespace")
+                && told != builds
+            {
                 context.report(
                     Invariant::T5,
                     index,
-                    &at.key("args"),
+                    &KeyPath::dotted(pod_path).key("containers").index(c).key("args"),
                     format!(
-                        "buildd is told --namespace={}; it creates the daemons in the builds namespace, {builds}",
-                        given.as_deref().unwrap_or("(nothing)")
+                        "told --daemon-namespace={told}; the daemons run in the builds namespace, {builds}"
                     ),
                 );
             }
         }
     }
-    let operator_namespace = context.namespace(Class::Operator).and_then(|ns| {
-        namespace_object(context, ns).filter(|i| context.objects[*i]["kind"] == "Namespace")
-    });
-    if !found && let Some(index) = operator_namespace {
-        context.report(
-            Invariant::T5,
-            index,
-            &KeyPath::root(),
-            "the operator namespace has no buildd Deployment (component label or container named buildd)",
-        );
+}
+
+/// A Namespace the input marks as the operator's with no buildd in it.
+fn operator_without_buildd(context: &mut Context<'_>) {
+    let operators: Vec<String> = context
+        .facts
+        .classes
+        .iter()
+        .filter(|(_, c)| **c == Class::Operator)
+        .map(|(n, _)| n.clone())
+        .filter(|n| !context.facts.instances.iter().any(|i| i.operator == *n))
+        .collect();
+    for namespace in operators {
+        let index = context
+            .objects
+            .iter()
+            .position(|o| o["kind"] == "Namespace" && o["metadata"]["name"] == namespace.as_str());
+        if let Some(index) = index {
+            context.report(
+                Invariant::T5,
+                index,
+                &KeyPath::root(),
+                "the operator namespace has no buildd Deployment (a container named buildd or running a buildd image)",
+            );
+        }
     }
 }
 
-/// The value of the last `--flag=value` or `--flag value` in `args`.
-fn last_flag(args: &[Json], flag: &str) -> Option<String> {
-    let args: Vec<&str> = args.iter().filter_map(Json::as_str).collect();
-    let mut value = None;
-    for (i, arg) in args.iter().enumerate() {
-        if let Some(rest) = arg.strip_prefix(flag) {
-            if let Some(v) = rest.strip_prefix('=') {
-                value = Some(v.to_owned());
-            } else if rest.is_empty() {
-                value = args.get(i + 1).map(|v| (*v).to_owned());
+/// RuntimeClasses the objects name but the input does not hold: with the
+/// Kata bundle applied out-of-band that is expected, so it is said, not
+/// reported as a finding.
+fn runtime_classes(context: &mut Context<'_>) {
+    let present: BTreeSet<&str> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "RuntimeClass")
+        .filter_map(|o| o["metadata"]["name"].as_str())
+        .collect();
+    let mut wanted: BTreeSet<(String, String)> = BTreeSet::new();
+    for (index, object) in context.objects.iter().enumerate() {
+        let user = context.manifests[index].id.to_string();
+        let named = match object["kind"].as_str() {
+            Some("BuildProject") => object["spec"]["runtimeClassName"]
+                .as_str()
+                .map(str::to_owned),
+            _ => pod_spec(object)
+                .and_then(|(_, pod)| pod["runtimeClassName"].as_str().map(str::to_owned)),
+        };
+        if let Some(name) = named {
+            wanted.insert((name, user.clone()));
+        }
+        if let Some(instance) = context.facts.instances.iter().find(|i| i.buildd == index) {
+            let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
+            let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+            if let Some(name) = last_flag(args, "--untrusted-runtime-class") {
+                wanted.insert((name, user));
             }
         }
     }
-    value
+    let mut by_class: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (name, user) in wanted {
+        if !present.contains(name.as_str()) {
+            by_class.entry(name).or_default().push(user);
+        }
+    }
+    for (name, users) in by_class {
+        context.note(
+            format!("RuntimeClass {name}"),
+            format!(
+                "used by {} but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it",
+                users.join(", ")
+            ),
+        );
+    }
 }

@@ -19,20 +19,20 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     } else {
         input::read(&args.crds)?.manifests
     };
-    let findings = check::run(
+    let report = check::run(
         &set.manifests,
-        set.exemptions.as_ref(),
+        &set.exemptions,
         &Options {
             schemas: &schemas,
             extra_crds: &crds,
         },
     );
     let text = match args.output {
-        Format::Text => check::render_text(&findings, set.manifests.len()),
-        Format::Json => serde_json::to_string_pretty(&findings)? + "\n",
+        Format::Text => check::render_text(&report.findings, &report.info, set.manifests.len()),
+        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
     super::print_stdout(&text)?;
-    Ok(if findings.is_empty() {
+    Ok(if report.findings.is_empty() {
         Exit::Success
     } else {
         Exit::Findings

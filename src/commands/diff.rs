@@ -19,7 +19,17 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         .map_err(|reason| Error::Usage { reason })?;
     let old = input::read(std::slice::from_ref(&args.old))?;
     let new = input::read(std::slice::from_ref(&args.new))?;
-    let difference = diff::diff_sets(&old, &new, &ignore);
+    let difference = diff::diff_sets(
+        diff::Side {
+            path: &args.old,
+            set: &old,
+        },
+        diff::Side {
+            path: &args.new,
+            set: &new,
+        },
+        &ignore,
+    );
     let text = match args.output {
         Format::Text => {
             let style = if super::colour() {

@@ -7,7 +7,7 @@ use crate::{pipeline, values};
 /// Prints the exemptions artifact for the values.
 pub fn run(args: &ValuesArgs) -> anyhow::Result<Exit> {
     let loaded = values::load(&args.inputs())?;
-    let bundle = pipeline::render(&loaded.values)?;
-    super::print_stdout(&bundle.exemptions)?;
+    let output = pipeline::render(&loaded.values)?;
+    super::print_stdout(&output.exemptions)?;
     Ok(Exit::Success)
 }

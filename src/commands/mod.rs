@@ -10,7 +10,7 @@ mod validate;
 
 use std::io::Write as _;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, DocsTopic};
 use crate::exit::Exit;
 
 /// Runs the command the user asked for.
@@ -23,7 +23,13 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Rbac(args) => rbac::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Schema => schema::run(),
-        Command::Docs => print_stdout(&crate::docs::values_reference()).map(|()| Exit::Success),
+        Command::Docs(args) => {
+            let text = match args.topic {
+                DocsTopic::Values => crate::docs::values_reference(),
+                DocsTopic::Checks => crate::check::rules::reference(),
+            };
+            print_stdout(&text).map(|()| Exit::Success)
+        }
     }
 }
 

@@ -7,18 +7,24 @@
 //! match by name, so reordering them is no difference; other lists compare
 //! by position. Multi-line strings get a line diff. Secret values are never
 //! shown, only a hash. When effective permissions change, a plain summary
-//! says who gains or loses what, where.
+//! says who gains or loses what, where. For a side read from a directory,
+//! each object belongs to the GitOps application of the nearest folder with
+//! a kustomization; an object whose application changes is a move, shown on
+//! its own: a GitOps tool that prunes may delete it before the new
+//! application creates it.
 
 pub mod lines;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
 use crate::check::rbac::{self, Scope};
+use crate::input::ManifestSet;
 use crate::manifest::{Manifest, ObjectId};
 
 /// A path pattern to leave out of the comparison: keys (quoted when they
@@ -87,6 +93,29 @@ pub struct ObjectChange {
     pub fields: Vec<FieldChange>,
 }
 
+/// An object that changes GitOps application.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Move {
+    /// The object, as `Kind namespace/name`.
+    pub object: String,
+    /// Its application in the old set: its folder, `.` for the root.
+    pub from: String,
+    /// Its application in the new set.
+    pub to: String,
+    /// For a Namespace or a CRD: what deleting it deletes besides, in words.
+    #[serde(skip)]
+    takes_others: Option<&'static str>,
+}
+
+/// An application whose objects continue, most of them, in another folder.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Renamed {
+    /// Its folder in the old set.
+    pub from: String,
+    /// The folder in the new set that receives most of its objects.
+    pub to: String,
+}
+
 /// Everything that differs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Diff {
@@ -94,6 +123,12 @@ pub struct Diff {
     pub added: Vec<String>,
     /// Objects only in the old set.
     pub removed: Vec<String>,
+    /// Old GitOps applications that continue under another folder: the new
+    /// application that receives most of their objects (re-point the GitOps
+    /// tool's application there).
+    pub renamed: Vec<Renamed>,
+    /// Objects in both that leave their application for another one.
+    pub moves: Vec<Move>,
     /// Objects in both that differ.
     pub changed: Vec<ObjectChange>,
     /// Changes of effective permissions, in words.
@@ -105,13 +140,18 @@ impl Diff {
     pub fn is_empty(&self) -> bool {
         self.added.is_empty()
             && self.removed.is_empty()
+            && self.moves.is_empty()
+            && self.renamed.is_empty()
             && self.changed.is_empty()
             && self.rbac.is_empty()
     }
 }
 
+/// Group, kind, namespace and name.
+type Key = (String, String, Option<String>, String);
+
 /// The identity objects are matched by: everything but the version.
-fn key(id: &ObjectId) -> (String, String, Option<String>, String) {
+fn key(id: &ObjectId) -> Key {
     (
         id.group.clone(),
         id.kind.clone(),
@@ -162,16 +202,22 @@ pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
     result
 }
 
-/// Compares two manifest sets, and their Kyverno exemptions artifacts when
-/// both have one.
-pub fn diff_sets(
-    old: &crate::input::ManifestSet,
-    new: &crate::input::ManifestSet,
-    ignore: &[Ignore],
-) -> Diff {
-    let mut result = diff(&old.manifests, &new.manifests, ignore);
-    let artifact =
-        |set: &crate::input::ManifestSet| set.exemptions.as_ref().map(crate::yaml::Node::to_json);
+/// One side of a diff: the argument and the set read from it.
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    /// The argument: a directory, a file, or `-`.
+    pub path: &'a str,
+    /// What was read from it.
+    pub set: &'a ManifestSet,
+}
+
+/// Compares two manifest sets, the applications of their objects, and
+/// their Kyverno exemptions artifacts when both have one.
+pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
+    let mut result = diff(&old.set.manifests, &new.set.manifests, ignore);
+    (result.renamed, result.moves) = moves(old, new);
+    let (old, new) = (old.set, new.set);
+    let artifact = |set: &ManifestSet| crate::check::merged_exemptions(&set.exemptions);
     // A stream never carries the artifact: compare it only when both sides do.
     let (before, after) = (artifact(old), artifact(new));
     if before.is_some() && after.is_some() && before != after {
@@ -191,6 +237,109 @@ pub fn diff_sets(
         }
     }
     result
+}
+
+/// The files that make a folder a Kustomize application.
+const KUSTOMIZATIONS: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// Objects on both sides whose applications are known and differ. An old
+/// application continues as the new one that receives most of its objects
+/// (the same folder on a tie): the GitOps tool's application is re-pointed
+/// there, so only the objects that go elsewhere move.
+fn moves(old: Side<'_>, new: Side<'_>) -> (Vec<Renamed>, Vec<Move>) {
+    let (before, after) = (applications(old), applications(new));
+    let mut flows: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (k, (_, to)) in &after {
+        if let Some((_, from)) = before.get(k) {
+            *flows.entry((from.as_str(), to.as_str())).or_default() += 1;
+        }
+    }
+    let mut continues: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
+    for ((from, to), count) in &flows {
+        let best = continues.entry(from).or_insert((to, *count));
+        if *count > best.1 || (*count == best.1 && to == from) {
+            *best = (to, *count);
+        }
+    }
+    let renamed = continues
+        .iter()
+        .filter(|(from, (to, _))| **from != *to)
+        .map(|(from, (to, _))| Renamed {
+            from: (*from).to_owned(),
+            to: (*to).to_owned(),
+        })
+        .collect();
+    let mut moves = Vec::new();
+    for (k, (id, to)) in &after {
+        if let Some((_, from)) = before.get(k)
+            && continues.get(from.as_str()).map(|(c, _)| *c) != Some(to.as_str())
+        {
+            let takes_others = match (id.group.as_str(), id.kind.as_str()) {
+                ("", "Namespace") => Some("deleting a Namespace deletes everything in it"),
+                ("apiextensions.k8s.io", "CustomResourceDefinition") => Some(
+                    "deleting a CustomResourceDefinition deletes every custom resource of its kind",
+                ),
+                _ => None,
+            };
+            moves.push(Move {
+                object: id.to_string(),
+                from: from.clone(),
+                to: to.clone(),
+                takes_others,
+            });
+        }
+    }
+    (renamed, moves)
+}
+
+/// Each object's application, for a side read from a directory: the folder
+/// (relative to that directory, `.` for itself) of the nearest ancestor of
+/// its file that holds a kustomization. Objects outside any have none.
+fn applications(side: Side<'_>) -> BTreeMap<Key, (ObjectId, String)> {
+    let root = Path::new(side.path);
+    if side.path == "-" || !root.is_dir() {
+        return BTreeMap::new();
+    }
+    let mut known = HashMap::new();
+    side.set
+        .manifests
+        .iter()
+        .filter_map(|m| {
+            let file = Path::new(m.file.as_deref()?);
+            let folder = file.strip_prefix(root).ok()?.parent()?;
+            let application = nearest_application(root, folder, &mut known)?;
+            Some((key(&m.id), (m.id.clone(), application)))
+        })
+        .collect()
+}
+
+/// The application of `folder` (relative to `root`), remembered in `known`.
+fn nearest_application(
+    root: &Path,
+    folder: &Path,
+    known: &mut HashMap<PathBuf, Option<String>>,
+) -> Option<String> {
+    if let Some(application) = known.get(folder) {
+        return application.clone();
+    }
+    let here = root.join(folder);
+    let application = if KUSTOMIZATIONS.iter().any(|name| here.join(name).is_file()) {
+        let parts: Vec<_> = folder
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect();
+        Some(if parts.is_empty() {
+            ".".to_owned()
+        } else {
+            parts.join("/")
+        })
+    } else {
+        folder
+            .parent()
+            .and_then(|up| nearest_application(root, up, known))
+    };
+    known.insert(folder.to_owned(), application.clone());
+    application
 }
 
 /// Secret values replaced by a hash, so the diff says whether they changed
@@ -502,6 +651,36 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
     for id in &diff.removed {
         let _ = writeln!(out, "{removed}- {id}{reset}");
     }
+    for r in &diff.renamed {
+        let _ = writeln!(
+            out,
+            "{changed}application {} continues as {}{reset} (most of its objects go there; point the GitOps application at it)",
+            r.from, r.to
+        );
+    }
+    if !diff.moves.is_empty() {
+        let _ = writeln!(out, "moved between GitOps applications:");
+        for m in &diff.moves {
+            let _ = writeln!(out, "  {changed}{}: {} → {}{reset}", m.object, m.from, m.to);
+        }
+        let mut others: Vec<&str> = Vec::new();
+        for other in diff.moves.iter().filter_map(|m| m.takes_others) {
+            if !others.contains(&other) {
+                others.push(other);
+            }
+        }
+        if !others.is_empty() {
+            let _ = writeln!(
+                out,
+                "{removed}warning: a GitOps tool that prunes can delete a moved object from its old application before the new one creates it; {}.{reset}",
+                others.join("; ")
+            );
+            let _ = writeln!(
+                out,
+                "  The README section \"Handing over objects between applications\" says how to move it safely."
+            );
+        }
+    }
     for object in &diff.changed {
         let _ = writeln!(out, "{changed}~ {}{reset}", object.object);
         for field in &object.fields {
@@ -546,18 +725,30 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
             let _ = writeln!(out, "  {line}");
         }
     }
-    let total = diff.added.len() + diff.removed.len() + diff.changed.len();
+    // A moved object may also have changed: count it once.
+    let changed_or_moved: BTreeSet<&str> = diff
+        .changed
+        .iter()
+        .map(|c| c.object.as_str())
+        .chain(diff.moves.iter().map(|m| m.object.as_str()))
+        .collect();
+    let total = diff.added.len() + diff.removed.len() + changed_or_moved.len();
     let _ = if total == 0 {
         writeln!(out, "no differences")
     } else {
         writeln!(
             out,
-            "{total} {} differ{}: {} added, {} removed, {} changed",
+            "{total} {} differ{}: {} added, {} removed, {} changed{}",
             if total == 1 { "object" } else { "objects" },
             if total == 1 { "s" } else { "" },
             diff.added.len(),
             diff.removed.len(),
-            diff.changed.len()
+            diff.changed.len(),
+            if diff.moves.is_empty() {
+                String::new()
+            } else {
+                format!("; {} moved between applications", diff.moves.len())
+            }
         )
     };
     out

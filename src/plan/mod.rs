@@ -177,6 +177,8 @@ pub struct PolicyExemption {
     pub policy: String,
     /// Namespaces to exclude, in class order; never empty.
     pub namespaces: Vec<String>,
+    /// Which of the platform's Kyverno values files the entry belongs in.
+    pub file: &'static str,
 }
 
 /// A policy a namespace may need an exemption from.
@@ -206,6 +208,16 @@ impl Exemption {
         match self {
             Exemption::SecurityContext => "securityContextPolicy",
             Exemption::HostPath => "disallowHostPath",
+        }
+    }
+
+    /// Which of the platform's Kyverno values files lists this policy's
+    /// exclusions (ADR-0006): the security-context policy per environment,
+    /// the host-path policy in the common file shared by every environment.
+    pub fn platform_file(self) -> &'static str {
+        match self {
+            Exemption::SecurityContext => "kyverno/<environment>.values.yaml",
+            Exemption::HostPath => "kyverno/common.values.yaml",
         }
     }
 
@@ -271,7 +283,6 @@ impl<'v> Plan<'v> {
         };
         // (key in plan.meta, app.kubernetes.io/name and component, object name)
         let mut meta: BTreeMap<&'static str, Meta> = [
-            ("chart", "buildkit-operator", release.to_owned()),
             (
                 "tenantReader",
                 "tenant-reader",
@@ -294,6 +305,10 @@ impl<'v> Plan<'v> {
         .into_iter()
         .map(|(key, component, name)| (key, meta(values, component, name)))
         .collect();
+        meta.insert(
+            "crd",
+            shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP)),
+        );
         let lease_name = format!("{release}-buildd-leader");
         let rbac = RbacPlan::new(
             release,
@@ -316,7 +331,7 @@ impl<'v> Plan<'v> {
             buildkitd_config: format!("{release}-buildkitd-config"),
             daemon_tls: format!("{release}-daemon-tls"),
             gateway_client_tls: format!("{release}-gateway-client-tls"),
-            crd: format!("buildprojects.{}", rbac::CRD_GROUP),
+            crd: meta["crd"].name.clone(),
         };
         let kata = values.kata.enabled;
         Plan {
@@ -398,6 +413,27 @@ fn meta(values: &Values, component: &str, name: String) -> Meta {
     }
 }
 
+/// The metadata of an object every instance of the operator in a cluster
+/// shares (the CRD): nothing of one release or environment, no instance,
+/// version or common labels, so two releases (two GitOps applications)
+/// render it identically and never fight over it.
+fn shared_meta(name: String) -> Meta {
+    let labels: BTreeMap<String, String> = [
+        ("app.kubernetes.io/name", PART_OF),
+        ("app.kubernetes.io/part-of", PART_OF),
+        ("app.kubernetes.io/managed-by", "chartgen"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    Meta {
+        name,
+        labels,
+        selector: BTreeMap::new(),
+        annotations: BTreeMap::new(),
+    }
+}
+
 /// `repository:tag`, or `repository:tag@digest` when a digest pins it.
 fn image_ref(image: &Image) -> String {
     match &image.digest {
@@ -441,6 +477,7 @@ fn exemptions(namespaces: &Namespaces, values: &Values) -> Vec<PolicyExemption> 
                     .map(|(name, _)| (*name).to_owned())
                     .collect(),
                 policy,
+                file: exemption.platform_file(),
             }
         })
         .filter(|e| !e.namespaces.is_empty())
@@ -515,7 +552,8 @@ mod tests {
         let planned: Vec<&str> = plan
             .meta
             .values()
-            .map(|m| m.labels["app.kubernetes.io/component"].as_str())
+            .filter_map(|m| m.labels.get("app.kubernetes.io/component"))
+            .map(String::as_str)
             .collect();
         for (component, _) in COMPONENT_CLASSES {
             assert!(planned.contains(&component), "{component}");

@@ -43,6 +43,22 @@ pub enum Verb {
     DeleteCollection,
 }
 
+impl Verb {
+    /// The verb as the API writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+            Verb::DeleteCollection => "deletecollection",
+        }
+    }
+}
+
 /// The verbs controllers use on objects they own.
 pub const MANAGE: &[Verb] = &[
     Verb::Get,
@@ -53,6 +69,10 @@ pub const MANAGE: &[Verb] = &[
     Verb::Patch,
     Verb::Delete,
 ];
+
+/// The verbs of the events grant (ADR-2647): the recorder creates and
+/// patches events, nothing else.
+pub const EVENT_VERBS: [Verb; 2] = [Verb::Create, Verb::Patch];
 
 /// The verbs that read.
 pub const READ: &[Verb] = &[Verb::Get, Verb::List, Verb::Watch];
@@ -275,8 +295,8 @@ impl ClusterRole<TenantReader> {
 }
 
 /// The write-only events ClusterRole of ADR-2647: create and patch on core
-/// and `events.k8s.io` events, nothing else, bound cluster-wide because the
-/// event recorder writes where the object it describes lives.
+/// (`""`) events, nothing else, bound cluster-wide because client-go's
+/// `tools/record` recorder writes where the object it describes lives.
 #[derive(Debug, Serialize)]
 pub struct EventsClusterRole {
     name: String,
@@ -286,11 +306,11 @@ pub struct EventsClusterRole {
 impl EventsClusterRole {
     /// The role named `name`; its rules are fixed.
     pub fn new(name: impl Into<String>) -> Self {
-        let verbs = vec![Verb::Create, Verb::Patch];
+        let verbs = EVENT_VERBS.to_vec();
         EventsClusterRole {
             name: name.into(),
             rules: vec![Rule {
-                api_groups: vec!["", "events.k8s.io"],
+                api_groups: vec![Events::GROUP],
                 resources: vec![Events::RESOURCE],
                 resource_names: Vec::new(),
                 verbs,
@@ -401,7 +421,7 @@ mod tests {
         assert_eq!(
             role["rules"],
             serde_json::json!([{
-                "apiGroups": ["", "events.k8s.io"],
+                "apiGroups": [""],
                 "resources": ["events"],
                 "verbs": ["create", "patch"],
             }])

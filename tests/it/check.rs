@@ -5,9 +5,9 @@
 
 use crate::harness::{chartgen, chartgen_with_stdin, root};
 
-/// The production render as one stream, as `render` prints it.
+/// The production render, both bundles, as one stream.
 fn prod() -> String {
-    let run = chartgen(&["render", "-f", "values/ovh-prod.yaml"]);
+    let run = chartgen(&["render", "-f", "values/ovh-prod.yaml", "--bundle", "all"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.stdout
 }
@@ -34,6 +34,8 @@ fn mutate(text: &str, edits: &[(&str, &str)]) -> String {
 
 const OPERATOR_ROLE_RULES: &str = "rules:\n  - apiGroups: [\"\"]\n    resources: [pods]\n    verbs: [get, list, watch]\n  - apiGroups: [coordination.k8s.io]";
 const KATA_ROLE_RULES: &str = "rules:\n  - apiGroups: [\"\"]\n    resources: [nodes]\n";
+const EVENTS_ROLE_RULES: &str =
+    "rules:\n  - apiGroups: [\"\"]\n    resources: [events]\n    verbs: [create, patch]\n";
 const CR_ROLE_RULES: &str = "rules:\n  - apiGroups: [buildkit-operator.dev]\n    resources: [buildprojects]\n    verbs: [get, list, watch, create, update, patch, delete]\n";
 
 /// One mutation: its name, the invariant it breaks, and its edits.
@@ -139,6 +141,31 @@ fn mutations() -> Vec<Mutation> {
             "- --namespace=buildkit-builds\n",
             "- --namespace=buildkit-builds\n            - --namespace\n            - buildkit-operator\n".to_owned(),
         )]),
+        // Issue 8: what ADR-2647 rejected, and wiring between objects.
+        ("r4-events-in-the-custom-resource-role", "R4", vec![(
+            CR_ROLE_RULES,
+            format!("rules:\n  - apiGroups: [\"\"]\n    resources: [events]\n    verbs: [create, patch]\n{}", &CR_ROLE_RULES[7..]),
+        )]),
+        ("r4-events-only-in-the-custom-resource-role", "R4", vec![
+            (EVENTS_ROLE_RULES, "rules: []\n".to_owned()),
+            (CR_ROLE_RULES, format!("rules:\n  - apiGroups: [\"\"]\n    resources: [events]\n    verbs: [create, patch]\n{}", &CR_ROLE_RULES[7..])),
+        ]),
+        ("r1-events-restricted-by-name", "R1", vec![(
+            EVENTS_ROLE_RULES,
+            "rules:\n  - apiGroups: [\"\"]\n    resources: [events]\n    resourceNames: [buildkit-events]\n    verbs: [create, patch]\n".to_owned(),
+        )]),
+        ("r1-events-only-in-events-k8s-io", "R1", vec![(
+            EVENTS_ROLE_RULES,
+            "rules:\n  - apiGroups: [events.k8s.io]\n    resources: [events]\n    verbs: [create, patch]\n".to_owned(),
+        )]),
+        ("r3-leader-election-id-names-another-lease", "R3", vec![(
+            "--leader-election-id=buildkit-buildd-leader",
+            "--leader-election-id=buildkit-buildd-lock".to_owned(),
+        )]),
+        ("t5-gateway-points-at-the-operator-namespace", "T5", vec![(
+            "--daemon-namespace=buildkit-builds",
+            "--daemon-namespace=buildkit-operator".to_owned(),
+        )]),
         ("kind-without-schema", "KIND", vec![(
             "---\n# Source: templates/namespaces.yaml\n",
             "---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: buildkit-builds\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
@@ -181,6 +208,158 @@ fn each_mutation_is_reported_as_exactly_its_invariant() {
     }
 }
 
+/// What ADR-2647 decides or tolerates passes: core events only (the
+/// render), an extra write-only grant in events.k8s.io, and buildd told its
+/// builds namespace in the two-argument form.
+#[test]
+fn equivalent_forms_pass() {
+    let valid = prod();
+    for (name, edits) in [
+        (
+            "an extra write-only events.k8s.io grant",
+            vec![(
+                EVENTS_ROLE_RULES,
+                "rules:\n  - apiGroups: [\"\"]\n    resources: [events]\n    verbs: [create, patch]\n  - apiGroups: [events.k8s.io]\n    resources: [events]\n    verbs: [create, patch]\n",
+            )],
+        ),
+        (
+            "--namespace X",
+            vec![(
+                "- --namespace=buildkit-builds\n",
+                "- --namespace\n            - buildkit-builds\n",
+            )],
+        ),
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, "ok: 39 objects, no findings\n"),
+            "{name}"
+        );
+    }
+}
+
+/// Manifests chartgen did not write (a Helm-style render with other names
+/// and no chartgen labels): the classes come from what the workloads show;
+/// the valid one passes, the broken one gives exactly its findings, none
+/// contradicting another.
+#[test]
+fn label_free_renders_give_exactly_their_findings() {
+    let valid = chartgen(&["check", "tests/fixtures/check/helm-style"]);
+    assert_eq!(valid.code, 0, "{}", valid.stdout);
+    insta::assert_snapshot!("check-helm-style", valid.transcript());
+    let broken = chartgen(&["check", "tests/fixtures/check/helm-violations"]);
+    assert_eq!(broken.code, 1);
+    let ids: Vec<&str> = broken
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with("info:") && !l.contains(" finding"))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["R4", "R2", "R1", "R3", "T3", "T5", "R3", "T2"],
+        "{}",
+        broken.stdout
+    );
+    assert!(!broken.stdout.contains(" ?"), "{}", broken.stdout);
+    insta::assert_snapshot!("check-helm-violations", broken.transcript());
+}
+
+/// Without buildd, the classes cannot be told: one finding per namespace
+/// says which fact is missing, instead of findings that contradict.
+#[test]
+fn a_missing_fact_is_one_clear_finding() {
+    let valid =
+        std::fs::read_to_string(root().join("tests/fixtures/check/helm-style/manifests.yaml"))
+            .unwrap();
+    let without_buildd: Vec<&str> = valid
+        .split("\n---\n")
+        .filter(|d| !d.contains("ghcr.io/buildkit-operator/buildd:"))
+        .collect();
+    let run = chartgen_with_stdin(&["check", "-"], Some(&without_buildd.join("\n---\n")));
+    assert_eq!(run.code, 1);
+    let findings: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with("info:"))
+        .collect();
+    let lacking = "cannot be told: the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown; its objects' placement is not verified";
+    assert_eq!(
+        findings,
+        [
+            format!(
+                "FACT NetworkPolicy ci-builds/bk-daemon metadata.namespace: the trust class of namespace ci-builds {lacking}"
+            ),
+            format!(
+                "FACT ServiceAccount ci-operator/bk-api metadata.namespace: the trust class of namespace ci-operator {lacking}"
+            ),
+            "2 findings in 22 objects".to_owned(),
+        ],
+        "{}",
+        run.stdout
+    );
+}
+
+/// Two releases checked together: their shared CRD is one object, and each
+/// buildd is judged in its own namespaces.
+#[test]
+fn two_releases_check_together() {
+    let dir = std::env::temp_dir().join(format!("chartgen-two-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let other = dir.join("other");
+    let run = chartgen(&[
+        "render",
+        "-f",
+        "values/ovh-prod.yaml",
+        "--set",
+        "releaseName=other",
+        "--set",
+        "namespaces.operator=other-operator",
+        "--set",
+        "namespaces.builds=other-builds",
+        "--set",
+        "commonLabels.environment=staging",
+        "--output-dir",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = chartgen(&[
+        "check",
+        "out/ovh-prod",
+        other.join("release").to_str().unwrap(),
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "ok: 70 objects, no findings\n", "")
+    );
+}
+
+/// A release without Namespace objects (createNamespaces off): their Pod
+/// Security and exemptions are said to be unverified, not passed silently.
+#[test]
+fn namespaces_not_in_the_input_are_said_unverified() {
+    let stream = chartgen(&[
+        "render",
+        "-f",
+        "values/dev.yaml",
+        "--set",
+        "namespaces.create=false",
+    ])
+    .stdout;
+    let run = chartgen_with_stdin(&["check", "-"], Some(&stream));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.stdout,
+        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 27 objects, no findings\n"
+    );
+    let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&stream));
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+    assert_eq!(report["info"][0]["subject"], "Namespace buildkit-builds");
+}
+
 #[test]
 fn findings_point_at_the_line_and_template() {
     let text = mutate(
@@ -200,9 +379,12 @@ fn findings_point_at_the_line_and_template() {
     let run = chartgen(&["check", "--output", "json", file.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1);
-    let findings: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["info"], serde_json::json!([]));
+    let findings = &report["findings"];
     assert_eq!(findings.as_array().unwrap().len(), 1, "{findings:#}");
     let finding = &findings[0];
+    assert_eq!(finding["doc"], "docs/checks.md#t3");
     assert_eq!(finding["invariant"], "T3");
     assert_eq!(
         finding["object"],
@@ -222,7 +404,8 @@ fn the_exemptions_artifact_must_match_the_namespaces() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("stream.yaml"), prod()).unwrap();
     let artifact =
-        std::fs::read_to_string(root().join("out/ovh-prod/kyverno-exemptions.yaml")).unwrap();
+        std::fs::read_to_string(root().join("out/ovh-prod/release/kyverno-exemptions.yaml"))
+            .unwrap();
     let artifact = mutate(
         &artifact,
         &[(
@@ -235,7 +418,7 @@ fn the_exemptions_artifact_must_match_the_namespaces() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1);
     assert!(
-        run.stdout.starts_with("T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the namespace needs it\n"),
+        run.stdout.starts_with("T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it\n"),
         "{}",
         run.stdout
     );
@@ -324,7 +507,6 @@ fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
         events,
         [
             "  buildkit-operator  events                                                                  create, patch",
-            "  buildkit-operator  events.events.k8s.io                                                    create, patch",
         ]
     );
 }
@@ -380,9 +562,15 @@ fn hostile_inputs_are_refused_or_skipped_not_followed() {
     )
     .unwrap();
     std::os::unix::fs::symlink(&dir, dir.join("objects/loop")).unwrap();
+    // The one object counts once; its namespace's class is not shown.
     let run = chartgen(&["check", &target]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stdout, "ok: 1 object, no findings\n");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.starts_with("FACT ServiceAccount x/a metadata.namespace: the trust class of namespace x cannot be told"), "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with("1 finding in 1 object\n"),
+        "{}",
+        run.stdout
+    );
     // The same object twice is an error naming both places.
     std::fs::write(
         dir.join("objects/again.yaml"),

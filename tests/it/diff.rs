@@ -1,33 +1,37 @@
 //! `chartgen diff` on fixture pairs (issue 5, requirements 2-5). Each folder
-//! in `tests/fixtures/diff/` holds `old.yaml`, `new.yaml` (or a `new/`
-//! directory) and optionally `args`, extra arguments on one line.
+//! in `tests/fixtures/diff/` holds `old.yaml` (or an `old/` directory),
+//! `new.yaml` (or a `new/` directory) and optionally `args`: extra
+//! arguments, one run per line.
 
 use crate::harness::{chartgen, chartgen_with_stdin, relative};
 
 #[test]
 fn fixtures() {
-    insta::glob!("../fixtures/diff", "*/old.yaml", |old| {
+    insta::glob!("../fixtures/diff", "*/{old.yaml,old}", |old| {
         let dir = old.parent().unwrap();
         let new = if dir.join("new").is_dir() {
             dir.join("new")
         } else {
             dir.join("new.yaml")
         };
-        let mut args = vec!["diff".to_owned()];
-        if let Ok(extra) = std::fs::read_to_string(dir.join("args")) {
+        let runs = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
+        let mut transcripts = Vec::new();
+        for extra in runs.lines().chain(runs.is_empty().then_some("")) {
+            let mut args = vec!["diff".to_owned()];
             args.extend(extra.split_whitespace().map(str::to_owned));
+            args.push(relative(old));
+            args.push(relative(&new));
+            let run = chartgen(&args);
+            assert_eq!(run.stderr, "", "{args:?}");
+            transcripts.push(run.transcript());
         }
-        args.push(relative(old));
-        args.push(relative(&new));
-        let run = chartgen(&args);
-        assert_eq!(run.stderr, "", "{args:?}");
-        insta::assert_snapshot!(run.transcript());
+        insta::assert_snapshot!(transcripts.join("\n"));
     });
 }
 
 #[test]
 fn a_set_against_itself_or_a_reordered_copy_has_no_difference() {
-    let render = chartgen(&["render", "-f", "values/ovh-prod.yaml"]).stdout;
+    let render = chartgen(&["render", "-f", "values/ovh-prod.yaml", "--bundle", "all"]).stdout;
     let run = chartgen_with_stdin(&["diff", "--exit-code", "out/ovh-prod", "-"], Some(&render));
     assert_eq!(
         (run.code, run.stdout.as_str()),

@@ -42,13 +42,25 @@ fn the_directory_holds_the_same_objects_as_the_stream() {
         target,
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Two GitOps applications: the release, and the Kata bundle.
     assert_eq!(
         run.stdout,
-        format!("{target}: 41 added, 0 changed, 0 removed, 0 unchanged\n")
+        format!(
+            "{target}/release: 34 added, 0 changed, 0 removed, 0 unchanged\n{target}/kata: 8 added, 0 changed, 0 removed, 0 unchanged\n"
+        )
     );
-    let stream = chartgen(&["render", "-f", "values/ovh-prod.yaml"]).stdout;
-    let diff = chartgen_with_stdin(&["diff", "--exit-code", "-", target], Some(&stream));
-    assert_eq!((diff.code, diff.stdout.as_str()), (0, "no differences\n"));
+    for (bundle, objects) in [("release", 32), ("kata", 7)] {
+        let stream = chartgen(&["render", "-f", "values/ovh-prod.yaml", "--bundle", bundle]).stdout;
+        let side = format!("{target}/{bundle}");
+        let diff = chartgen_with_stdin(&["diff", "--exit-code", "-", &side], Some(&stream));
+        assert_eq!(
+            (diff.code, diff.stdout.as_str()),
+            (0, "no differences\n"),
+            "{bundle}"
+        );
+        assert_eq!(stream.matches("\n---\n").count() + 1, objects, "{bundle}");
+    }
+    let dir = dir.join("release");
     // The kustomization lists every object file, in install order.
     let kustomization = std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap();
     let mut listed: Vec<String> = kustomization
@@ -68,7 +80,7 @@ fn the_directory_holds_the_same_objects_as_the_stream() {
             .is_file()
     );
     assert!(dir.join("kyverno-exemptions.yaml").is_file());
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
 
 #[test]
@@ -91,7 +103,7 @@ fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
     let run = chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
     assert_eq!(
         run.stdout,
-        format!("{target}: 0 added, 0 changed, 0 removed, 31 unchanged\n")
+        format!("{target}/release: 0 added, 0 changed, 0 removed, 31 unchanged\n")
     );
     assert_eq!(
         run.stderr,
@@ -124,7 +136,7 @@ fn objects_that_go_away_take_their_files_with_them() {
         "--output-dir",
         target,
     ]);
-    assert!(dir.join("buildkit-system").is_dir());
+    assert!(dir.join("kata/buildkit-system").is_dir());
     let run = chartgen(&[
         "render",
         "-f",
@@ -135,17 +147,17 @@ fn objects_that_go_away_take_their_files_with_them() {
         target,
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout
-            .ends_with(": 0 added, 5 changed, 7 removed, 29 unchanged\n"),
-        "{}",
-        run.stdout
+    // buildd loses --untrusted-runtime-class, the untrusted projects their
+    // runtimeClassName, the exemptions the system namespace: the Kata
+    // application empties, and its folders go too.
+    assert_eq!(
+        run.stdout,
+        format!(
+            "{target}/release: 0 added, 4 changed, 0 removed, 30 unchanged\n{target}/kata: 0 added, 0 changed, 8 removed, 0 unchanged\n"
+        )
     );
-    assert!(
-        !dir.join("buildkit-system").exists(),
-        "the emptied folder goes too"
-    );
-    assert!(!dir.join("cluster/runtimeclass-kata-clh.yaml").exists());
+    assert!(!dir.join("kata/buildkit-system").exists());
+    assert!(!dir.join("kata/cluster/runtimeclass-kata-clh.yaml").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -164,9 +176,12 @@ fn check_reports_drift_and_writes_nothing() {
     ]);
     assert_eq!(
         (run.code, run.stdout.clone()),
-        (0, format!("ok: {target} is up to date (31 files)\n"))
+        (
+            0,
+            format!("ok: {target}/release is up to date (31 files)\n")
+        )
     );
-    let deployment = dir.join("buildkit-operator/deployment-buildkit-gateway.yaml");
+    let deployment = dir.join("release/buildkit-operator/deployment-buildkit-gateway.yaml");
     let edited = std::fs::read_to_string(&deployment)
         .unwrap()
         .replace("replicas: 1", "replicas: 5");
@@ -183,7 +198,7 @@ fn check_reports_drift_and_writes_nothing() {
     assert_eq!(
         run.stdout,
         format!(
-            "drift: {target} is not what a render would write\n  ~ buildkit-operator/deployment-buildkit-gateway.yaml\n  ~ Deployment buildkit-operator/buildkit-gateway\n      spec.replicas: 5 → 1\n  1 object differs: 0 added, 0 removed, 1 changed\n"
+            "drift: {target}/release is not what a render would write\n  ~ buildkit-operator/deployment-buildkit-gateway.yaml\n  ~ Deployment buildkit-operator/buildkit-gateway\n      spec.replicas: 5 → 1\n  1 object differs: 0 added, 0 removed, 1 changed\n"
         )
     );
     assert_eq!(

@@ -9,9 +9,11 @@ use chartgen::yaml::{self, Source};
 
 use crate::harness::{chartgen, chartgen_with, relative, root};
 
-/// Every environment: the built-in defaults, then each file in `values/`.
+/// Every environment: the built-in defaults, then each file in `values/`;
+/// both bundles of each.
 fn environments() -> Vec<(String, Vec<String>)> {
-    let mut envs = vec![("default".to_owned(), vec![])];
+    let all = || vec!["--bundle".to_owned(), "all".to_owned()];
+    let mut envs = vec![("default".to_owned(), all())];
     let mut files: Vec<_> = std::fs::read_dir(root().join("values"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -19,7 +21,9 @@ fn environments() -> Vec<(String, Vec<String>)> {
     files.sort();
     for path in files {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        envs.push((name, vec!["-f".to_owned(), relative(&path)]));
+        let mut args = vec!["-f".to_owned(), relative(&path)];
+        args.extend(all());
+        envs.push((name, args));
     }
     envs
 }
@@ -81,6 +85,8 @@ fn objects_come_in_helm_install_order() {
     let kinds: Vec<String> = objects(&render(&[
         "-f".to_owned(),
         "values/ovh-prod.yaml".to_owned(),
+        "--bundle".to_owned(),
+        "all".to_owned(),
     ]))
     .iter()
     .map(|o| o["kind"].as_str().unwrap().to_owned())
@@ -154,12 +160,13 @@ fn check(schemas: &KubeSchemas, stream: &str) -> Vec<chartgen::check::Finding> {
     let set = chartgen::input::parse("render", stream).unwrap();
     chartgen::check::run(
         &set.manifests,
-        set.exemptions.as_ref(),
+        &set.exemptions,
         &chartgen::check::Options {
             schemas,
             extra_crds: &[],
         },
     )
+    .findings
 }
 
 #[test]
@@ -173,7 +180,7 @@ fn committed_out_matches_a_fresh_render() {
     );
     assert_eq!(
         run.stdout,
-        "ok: out/dev is up to date (31 files)\nok: out/ovh-prod is up to date (41 files)\n"
+        "ok: out/dev/release is up to date (31 files)\nok: out/ovh-prod/release is up to date (34 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
     );
 }
 
@@ -186,7 +193,7 @@ fn rbac_is_split_as_adr_2647_says() {
     let events = find(&objects, "ClusterRole", "buildkit-operator-events");
     assert_eq!(
         events["rules"],
-        serde_json::json!([{"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}])
+        serde_json::json!([{"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]}])
     );
     let binding = find(&objects, "ClusterRoleBinding", "buildkit-operator-events");
     assert_eq!(binding["roleRef"]["name"], "buildkit-operator-events");
@@ -273,8 +280,9 @@ fn buildd_is_hardened_and_knows_both_namespaces() {
     }
 }
 
-/// Pod Security Admission labels follow the trust class; the system bundle
-/// appears only with Kata; no object carries key material.
+/// Pod Security Admission labels follow the trust class; the release
+/// targets two namespaces and the Kata node plumbing is its own bundle;
+/// no object carries key material.
 #[test]
 fn namespaces_and_bundles_follow_adr_0006() {
     let default = objects(&render(&[]));
@@ -284,18 +292,59 @@ fn namespaces_and_bundles_follow_adr_0006() {
     };
     assert_eq!(level(&default, "buildkit-operator"), "restricted");
     assert_eq!(level(&default, "buildkit-builds"), "privileged");
-    assert!(
-        !default
+    let prod_args =
+        |bundle: &str| ["-f", "values/ovh-prod.yaml", "--bundle", bundle].map(str::to_owned);
+    let release = objects(&render(&prod_args("release")));
+    let kata = objects(&render(&prod_args("kata")));
+    // The release: two namespaces, nothing of the Kata plumbing.
+    let namespaces = |objects: &[Json]| -> Vec<String> {
+        let mut found: Vec<String> = objects
             .iter()
-            .any(|o| o["metadata"]["namespace"] == "buildkit-system")
+            .map(|o| {
+                o["metadata"]["namespace"]
+                    .as_str()
+                    .or((o["kind"] == "Namespace")
+                        .then(|| o["metadata"]["name"].as_str())
+                        .flatten())
+                    .unwrap_or("(cluster)")
+                    .to_owned()
+            })
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    };
+    assert_eq!(
+        namespaces(&release),
+        ["(cluster)", "buildkit-builds", "buildkit-operator"]
     );
-    let prod = objects(&render(&[
-        "-f".to_owned(),
-        "values/ovh-prod.yaml".to_owned(),
-    ]));
-    assert_eq!(level(&prod, "buildkit-system"), "privileged");
-    assert!(prod.iter().any(|o| o["kind"] == "RuntimeClass"));
-    for object in default.iter().chain(&prod) {
+    assert_eq!(namespaces(&kata), ["(cluster)", "buildkit-system"]);
+    let kinds = |objects: &[Json]| -> Vec<String> {
+        objects
+            .iter()
+            .map(|o| {
+                format!(
+                    "{} {}",
+                    o["kind"].as_str().unwrap(),
+                    o["metadata"]["name"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        kinds(&kata),
+        [
+            "Namespace buildkit-system",
+            "ServiceAccount buildkit-kata-deploy",
+            "ClusterRole buildkit-kata-deploy",
+            "ClusterRoleBinding buildkit-kata-deploy",
+            "DaemonSet buildkit-kata-clh-vcpu-tune",
+            "DaemonSet buildkit-kata-deploy",
+            "RuntimeClass kata-clh",
+        ]
+    );
+    assert_eq!(level(&kata, "buildkit-system"), "privileged");
+    for object in default.iter().chain(&release).chain(&kata) {
         assert_ne!(
             object["kind"], "Secret",
             "the chart never renders key material"
@@ -310,13 +359,66 @@ fn namespaces_and_bundles_follow_adr_0006() {
             );
         }
     }
-    let untrusted = find(&prod, "BuildProject", "community-plugins");
+    // The untrusted projects keep their RuntimeClass, which the Kata bundle provides.
+    let untrusted = find(&release, "BuildProject", "community-plugins");
     assert_eq!(untrusted["spec"]["runtimeClassName"], "kata-clh");
     assert!(
-        find(&prod, "BuildProject", "platform-api")["spec"]
+        find(&release, "BuildProject", "platform-api")["spec"]
             .get("runtimeClassName")
             .is_none()
     );
+    // An environment without Kata has no Kata bundle to ask for.
+    let run = chartgen(&["render", "-f", "values/dev.yaml", "--bundle", "kata"]);
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert_eq!(
+        run.stderr,
+        "error: this environment does not run Kata (kata.enabled is false), so it has no Kata bundle\n"
+    );
+}
+
+/// Checked alone, the release passes and says where its RuntimeClass comes
+/// from; checked together with the Kata bundle, it passes with nothing to say.
+#[test]
+fn each_bundle_and_both_together_pass_check() {
+    let release = chartgen(&["check", "out/ovh-prod/release"]);
+    assert_eq!(
+        (release.code, release.stdout.as_str()),
+        (
+            0,
+            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 32 objects, no findings\n"
+        )
+    );
+    let kata = chartgen(&["check", "out/ovh-prod/kata"]);
+    assert_eq!(
+        (kata.code, kata.stdout.as_str()),
+        (0, "ok: 7 objects, no findings\n")
+    );
+    let both = chartgen(&["check", "out/ovh-prod/release", "out/ovh-prod/kata"]);
+    assert_eq!(
+        (both.code, both.stdout.as_str()),
+        (0, "ok: 39 objects, no findings\n")
+    );
+}
+
+/// ADR-0006: the security-context entries go in the environment's Kyverno
+/// values, the host-path entry in the common file; the system namespace is
+/// listed whenever the environment runs Kata, whichever bundle is rendered.
+#[test]
+fn exemptions_name_the_platform_file_of_each_entry() {
+    let run = chartgen(&["exemptions", "-f", "values/ovh-prod.yaml"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains(
+            "#   \"securityContextPolicy\" (policy \"add-custom-mas-securitycontext\"): in \"kyverno/<environment>.values.yaml\"\n#   \"disallowHostPath\" (policy \"disallow-host-path\"): in \"kyverno/common.values.yaml\"\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    let written =
+        std::fs::read_to_string(root().join("out/ovh-prod/release/kyverno-exemptions.yaml"))
+            .unwrap();
+    assert!(written.ends_with(&run.stdout), "{written}");
+    assert!(written.contains("disallowHostPath:\n  excludedNamespaces: [buildkit-system]\n"));
 }
 
 #[test]

@@ -1,0 +1,299 @@
+//! What the manifests show about the operator, whoever wrote them: where
+//! buildd runs (the operator namespace), where it creates the daemons (its
+//! `--namespace`: the builds namespace), where privileged node plumbing runs
+//! (the system namespace). Labels are a hint at most: they fill a gap the
+//! workloads leave, and never override them.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use super::Class;
+use crate::plan::{COMPONENT_CLASSES, TRUST_CLASS_LABEL};
+
+/// One operator instance the input shows: a buildd Deployment and the
+/// namespaces it ties together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// Index of buildd's Deployment.
+    pub buildd: usize,
+    /// Index of buildd's container in the pod template.
+    pub container: usize,
+    /// Where buildd runs: the operator namespace.
+    pub operator: String,
+    /// Where buildd creates the daemons: its `--namespace`, when it names a
+    /// namespace of its own; else where the daemons' objects are.
+    pub builds: Option<String>,
+    /// buildd's `--namespace`, as given (the last one wins).
+    pub namespace_flag: Option<String>,
+    /// buildd's ServiceAccount.
+    pub account: String,
+    /// buildd's `--leader-election-id`, when given.
+    pub lease: Option<String>,
+}
+
+/// Everything the checks know about trust classes.
+#[derive(Debug, Default)]
+pub struct Facts {
+    /// Every buildd in the input.
+    pub instances: Vec<Instance>,
+    /// The class of each namespace the input shows.
+    pub classes: BTreeMap<String, Class>,
+    /// Namespaces the input puts in two classes: (namespace, first, second).
+    pub conflicts: Vec<(String, Class, Class)>,
+}
+
+impl Facts {
+    /// Reads the facts off `objects`.
+    pub fn of(objects: &[Json]) -> Self {
+        let mut facts = Facts::default();
+        for (index, object) in objects.iter().enumerate() {
+            if let Some(container) = buildd_container(object) {
+                facts.instances.push(instance(objects, index, container));
+            }
+        }
+        let instances = facts.instances.clone();
+        for instance in &instances {
+            facts.assign(&instance.operator, Class::Operator);
+            if let Some(builds) = &instance.builds {
+                facts.assign(builds, Class::Builds);
+            }
+        }
+        // Node plumbing: host access outside the namespaces buildd shows.
+        for object in objects {
+            if has_host_access(object) {
+                let namespace = namespace_of(object);
+                if !facts.classes.contains_key(namespace) {
+                    facts.classes.insert(namespace.to_owned(), Class::System);
+                }
+            }
+        }
+        // Hints, for what no workload shows: a Namespace's trust-class label,
+        // then the component labels of chartgen's objects.
+        for object in objects {
+            let hint = if object["kind"] == "Namespace" {
+                object["metadata"]["labels"][TRUST_CLASS_LABEL]
+                    .as_str()
+                    .and_then(Class::parse)
+                    .zip(object["metadata"]["name"].as_str())
+            } else {
+                component_class(object).zip(object["metadata"]["namespace"].as_str())
+            };
+            if let Some((class, namespace)) = hint
+                && !facts.classes.contains_key(namespace)
+                && !facts.classes.values().any(|c| *c == class)
+            {
+                facts.classes.insert(namespace.to_owned(), class);
+            }
+        }
+        facts
+    }
+
+    fn assign(&mut self, namespace: &str, class: Class) {
+        match self.classes.get(namespace) {
+            Some(first) if *first != class => {
+                self.conflicts.push((namespace.to_owned(), *first, class));
+            }
+            Some(_) => {}
+            None => {
+                self.classes.insert(namespace.to_owned(), class);
+            }
+        }
+    }
+
+    /// Whether every class the release needs is known: a buildd, and each
+    /// buildd's builds namespace.
+    pub fn release_known(&self) -> bool {
+        !self.instances.is_empty() && self.instances.iter().all(|i| i.builds.is_some())
+    }
+
+    /// The namespaces of `class`, joined with " or " for messages.
+    pub fn names_of(&self, class: Class) -> Option<String> {
+        let names: Vec<&str> = self
+            .classes
+            .iter()
+            .filter(|(_, c)| **c == class)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        (!names.is_empty()).then(|| names.join(" or "))
+    }
+}
+
+fn instance(objects: &[Json], index: usize, container: usize) -> Instance {
+    let object = &objects[index];
+    let operator = namespace_of(object).to_owned();
+    let args = object["spec"]["template"]["spec"]["containers"][container]["args"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let namespace_flag = last_flag(args, "--namespace");
+    // A --namespace naming buildd's own namespace (or none) shows no builds
+    // namespace: the daemons' objects do (T5 reports the flag).
+    let builds = match &namespace_flag {
+        Some(ns) if *ns != operator => Some(ns.clone()),
+        _ => daemons_namespace(objects, &operator),
+    };
+    Instance {
+        buildd: index,
+        container,
+        operator,
+        builds,
+        namespace_flag,
+        account: object["spec"]["template"]["spec"]["serviceAccountName"]
+            .as_str()
+            .unwrap_or("default")
+            .to_owned(),
+        lease: last_flag(args, "--leader-election-id"),
+    }
+}
+
+/// Where the daemons' objects are, when buildd does not say: the namespace
+/// of the BuildProjects, outside `operator`.
+fn daemons_namespace(objects: &[Json], operator: &str) -> Option<String> {
+    objects
+        .iter()
+        .filter(|o| o["kind"] == "BuildProject")
+        .map(namespace_of)
+        .find(|ns| *ns != operator)
+        .map(str::to_owned)
+}
+
+/// The namespace an object lives in; `default` when it names none.
+pub fn namespace_of(object: &Json) -> &str {
+    object["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("default")
+}
+
+/// The class chartgen's component label gives an object.
+pub fn component_class(object: &Json) -> Option<Class> {
+    let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str()?;
+    COMPONENT_CLASSES
+        .iter()
+        .find(|(c, _)| *c == component)
+        .and_then(|(_, class)| Class::parse(class))
+}
+
+/// buildd's container, when `object` is buildd's Deployment: one named
+/// `buildd` or running a `…/buildd` image, or any container of a Deployment
+/// labelled with the buildd component.
+pub fn buildd_container(object: &Json) -> Option<usize> {
+    if object["kind"] != "Deployment" {
+        return None;
+    }
+    let containers = object["spec"]["template"]["spec"]["containers"].as_array()?;
+    containers
+        .iter()
+        .position(|c| c["name"] == "buildd" || c["image"].as_str().is_some_and(is_buildd_image))
+        .or_else(|| {
+            (object["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd"
+                && !containers.is_empty())
+            .then_some(0)
+        })
+}
+
+/// Whether `image` is a buildd image: its last path segment, without tag
+/// or digest, is `buildd`.
+fn is_buildd_image(image: &str) -> bool {
+    let image = image.split('@').next().unwrap_or_default();
+    let name = image.rsplit('/').next().unwrap_or_default();
+    name.split(':').next() == Some("buildd")
+}
+
+/// The pod spec of a workload, and the path to it in the object.
+pub fn pod_spec(object: &Json) -> Option<(&'static str, &Json)> {
+    let path = match object["kind"].as_str()? {
+        "Deployment" | "DaemonSet" | "StatefulSet" | "Job" | "ReplicaSet" => "spec.template.spec",
+        "CronJob" => "spec.jobTemplate.spec.template.spec",
+        "Pod" => "spec",
+        _ => return None,
+    };
+    let mut node = object;
+    for key in path.split('.') {
+        node = node.get(key)?;
+    }
+    Some((path, node))
+}
+
+/// Whether a workload reaches into its node: a hostPath volume, a
+/// privileged container, or the host's PID, network or IPC namespace.
+pub fn has_host_access(object: &Json) -> bool {
+    let Some((_, pod)) = pod_spec(object) else {
+        return false;
+    };
+    let host = ["hostPID", "hostNetwork", "hostIPC"]
+        .iter()
+        .any(|k| pod[*k] == true);
+    let host_path = pod["volumes"]
+        .as_array()
+        .is_some_and(|v| v.iter().any(|v| v.get("hostPath").is_some()));
+    let privileged = ["initContainers", "containers"].iter().any(|list| {
+        pod[*list]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["securityContext"]["privileged"] == true))
+    });
+    host || host_path || privileged
+}
+
+/// The value of the last `--flag=value` or `--flag value` in `args`.
+pub fn last_flag(args: &[Json], flag: &str) -> Option<String> {
+    let args: Vec<&str> = args.iter().filter_map(Json::as_str).collect();
+    let mut value = None;
+    for (i, arg) in args.iter().enumerate() {
+        if let Some(rest) = arg.strip_prefix(flag) {
+            if let Some(v) = rest.strip_prefix('=') {
+                value = Some(v.to_owned());
+            } else if rest.is_empty() {
+                value = args.get(i + 1).map(|v| (*v).to_owned());
+            }
+        }
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn buildd_images_are_told_by_their_last_segment() {
+        for (image, is) in [
+            ("ghcr.io/buildkit-operator/buildd:0.4.0", true),
+            ("registry.example.com:5000/x/buildd@sha256:00", true),
+            ("buildd", true),
+            ("ghcr.io/buildkit-operator/buildd-gateway:0.4.0", false),
+            ("ghcr.io/buildd/gateway:0.4.0", false),
+        ] {
+            assert_eq!(is_buildd_image(image), is, "{image}");
+        }
+    }
+
+    #[test]
+    fn both_flag_forms_are_read_and_the_last_wins() {
+        let args = [json!("--namespace=a"), json!("--namespace"), json!("b")];
+        assert_eq!(last_flag(&args, "--namespace").as_deref(), Some("b"));
+        assert_eq!(last_flag(&args[..1], "--namespace").as_deref(), Some("a"));
+        assert_eq!(last_flag(&[json!("--namespaces=x")], "--namespace"), None);
+    }
+
+    #[test]
+    fn classes_come_from_the_workloads_not_the_labels() {
+        let objects = [
+            json!({"kind": "Namespace", "metadata": {"name": "x", "labels": {TRUST_CLASS_LABEL: "system"}}}),
+            json!({"kind": "Deployment", "metadata": {"name": "c", "namespace": "x"},
+                   "spec": {"template": {"spec": {"containers": [
+                       {"name": "manager", "image": "r/buildd:1", "args": ["--namespace", "y"]}]}}}}),
+            json!({"kind": "DaemonSet", "metadata": {"name": "k", "namespace": "z"},
+                   "spec": {"template": {"spec": {"hostPID": true, "containers": []}}}}),
+        ];
+        let facts = Facts::of(&objects);
+        assert_eq!(
+            facts.classes.into_iter().collect::<Vec<_>>(),
+            [
+                ("x".to_owned(), Class::Operator),
+                ("y".to_owned(), Class::Builds),
+                ("z".to_owned(), Class::System)
+            ]
+        );
+    }
+}

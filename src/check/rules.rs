@@ -1,0 +1,164 @@
+//! What each rule of `check` protects, with an example finding: the one
+//! source of `docs/checks.md` (`chartgen docs checks`), which every
+//! finding's `doc` field links to.
+
+use std::fmt::Write as _;
+
+use super::Invariant;
+
+/// One rule as the reference explains it.
+pub struct Rule {
+    /// The rule.
+    pub invariant: Invariant,
+    /// What it requires, in one line.
+    pub title: &'static str,
+    /// What it protects, and where it comes from.
+    pub protects: &'static str,
+    /// A finding it reports, as `check` prints it.
+    pub example: &'static str,
+}
+
+/// Every rule, in the order the reference lists them.
+pub const RULES: &[Rule] = &[
+    Rule {
+        invariant: Invariant::R1,
+        title: "Events only through a write-only ClusterRole bound cluster-wide, with create and patch on core events",
+        protects: "ADR-2647: client-go's event recorder writes an event into the namespace of the object it describes, so a grant limited to one namespace loses the events of objects elsewhere, silently. buildd's ServiceAccount must be able to create and patch core (`\"\"`) events in every namespace, through a ClusterRoleBinding. A Role that names events, a RoleBinding to the events ClusterRole, and an events rule restricted by `resourceNames` (create cannot be restricted by name, and the recorder names every event anew) are findings. A further write-only grant in `events.k8s.io` is tolerated, never required.",
+        example: "R1 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd cannot create, patch events (core group) cluster-wide; the event recorder writes where each object lives (ADR-2647)",
+    },
+    Rule {
+        invariant: Invariant::R2,
+        title: "No role reads, updates or deletes events",
+        protects: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding.",
+        example: "R2 ClusterRole buildkit-operator-events rules[0].verbs: grants get, watch on events; events are write-only: create and patch (ADR-2647)",
+    },
+    Rule {
+        invariant: Invariant::R3,
+        title: "Pods and leader-election leases in the operator namespace's Role",
+        protects: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names.",
+        example: "R3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd lacks get, update on lease buildkit-buildd-leader (its --leader-election-id) in buildkit-operator; the operator namespace's Role keeps pods and leases (ADR-2647)",
+    },
+    Rule {
+        invariant: Invariant::R4,
+        title: "The custom-resource ClusterRole holds only the chart's custom resources",
+        protects: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources.",
+        example: "R4 ClusterRole buildkit-operator rules[3].resources: events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
+    },
+    Rule {
+        invariant: Invariant::R5,
+        title: "No wildcards",
+        protects: "Every grant names its API groups, resources and verbs; `*` would grant what no review saw, including resources added to the cluster later.",
+        example: "R5 Role buildkit-builds/buildkit-daemons rules[2].verbs: a wildcard in verbs; name what is granted",
+    },
+    Rule {
+        invariant: Invariant::R6,
+        title: "Daemon objects and secrets only in the builds namespace",
+        protects: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else.",
+        example: "R6 Role buildkit-operator/buildkit-operator rules[0].resources: secrets granted in namespace buildkit-operator; secrets are granted only in the builds namespace",
+    },
+    Rule {
+        invariant: Invariant::T1,
+        title: "Distinct namespaces, none reserved",
+        protects: "ADR-0006: each trust class has a namespace of its own, and none is `default`, `kube-system`, `kube-public` or `kube-node-lease` (ADR-0006 rejected Kata in kube-system). A namespace that the manifests put in two classes (buildd's own namespace as its builds namespace, say) is a finding.",
+        example: "T1 Namespace kube-system metadata.name: the system class lives in the reserved namespace kube-system",
+    },
+    Rule {
+        invariant: Invariant::T2,
+        title: "Every object in its trust class's namespace",
+        protects: "ADR-0006: the control plane (buildd, gateway) in the operator namespace; the build daemons' objects and the BuildProjects in the builds namespace; the Kata node plumbing in the system namespace; nothing namespaced outside them.",
+        example: "T2 BuildProject buildkit-operator/web-frontend metadata.namespace: belongs to the builds class, in buildkit-builds, not buildkit-operator",
+    },
+    Rule {
+        invariant: Invariant::T3,
+        title: "Pod security by trust class",
+        protects: "ADR-0006: the control plane is hardened (runAsNonRoot, readOnlyRootFilesystem, capabilities drop ALL, allowPrivilegeEscalation false, seccomp RuntimeDefault, no host access); the build daemons are rootless and may relax privilege escalation and seccomp, never privileged or on host paths; only the system namespace runs privileged node plumbing. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+        example: "T3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: readOnlyRootFilesystem is not true; the operator class in buildkit-operator does not allow it",
+    },
+    Rule {
+        invariant: Invariant::T4,
+        title: "Policy exemptions by trust class",
+        protects: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation and on `kyverno-exemptions.yaml` when the input has it.",
+        example: "T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it",
+    },
+    Rule {
+        invariant: Invariant::T5,
+        title: "The control plane wired to its namespaces",
+        protects: "ADR-0006: buildd reads POD_NAMESPACE from the downward API (its Lease lives where it runs) and is told the builds namespace with `--namespace` (either `--namespace=X` or `--namespace X`), never its own; the gateway's `--daemon-namespace` names the same builds namespace; an operator namespace holds a buildd.",
+        example: "T5 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].args: told --daemon-namespace=buildkit-operator; the daemons run in the builds namespace, buildkit-builds",
+    },
+    Rule {
+        invariant: Invariant::MissingFact,
+        title: "The input shows what the checks need",
+        protects: "The trust classes come from what the manifests show, not from labels: the operator namespace is where buildd runs, the builds namespace is buildd's `--namespace` (else where the BuildProjects are), the system namespace is where privileged or host-path node plumbing runs. When objects live in a namespace whose class the input does not show, `check` says which fact is missing, once per namespace, instead of passing or guessing.",
+        example: "FACT BuildProject ci-builds/pr-forks metadata.namespace: the trust class of namespace ci-builds cannot be told: the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown; its objects' placement is not verified",
+    },
+    Rule {
+        invariant: Invariant::Schema,
+        title: "Every object matches its Kubernetes schema, strictly",
+        protects: "Built-in kinds against the vendored strict schemas of `--kube-version`, cert-manager Certificates against the project's schema, custom resources against the CRDs in the input or given with `--crd`. Unknown fields are errors: the API server would drop them silently.",
+        example: "K8S Deployment buildkit-operator/buildkit-buildd spec: Additional properties are not allowed ('revisionHistoryLimt' was unexpected)",
+    },
+    Rule {
+        invariant: Invariant::UnknownKind,
+        title: "Every kind has a schema",
+        protects: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass.",
+        example: "KIND Widget buildkit-builds/w: no schema for example.com/v1 Widget; give its CRD with --crd",
+    },
+    Rule {
+        invariant: Invariant::UnknownRole,
+        title: "Every bound role is in the input",
+        protects: "A binding to a role the input does not hold grants permissions nobody can review here; it is a finding.",
+        example: "ROLE ClusterRoleBinding admin roleRef: binds ClusterRole cluster-admin, which is not in the input; its permissions cannot be checked",
+    },
+];
+
+/// `docs/checks.md`: every rule with what it protects and an example.
+pub fn reference() -> String {
+    let mut out = String::from(
+        "# Checks\n\n\
+         <!-- Generated by `chartgen docs checks` from src/check/rules.rs; do not edit. -->\n\n\
+         `chartgen check` (and `chartgen render`, before it prints or writes anything) \
+         reports each broken rule as a finding: the rule's id, the object, the path in \
+         it, a message, and where it was read. `--output json` gives the same with a \
+         `doc` link to the rule's section here. Exit code 1 when there is any finding.\n\n\
+         The trust classes come from what the manifests show: the operator namespace is \
+         where buildd runs, the builds namespace is buildd's `--namespace`, the system \
+         namespace is where privileged or host-path node plumbing runs. Labels only fill \
+         gaps. What the input does not show is said on an `info:` line (in JSON, `info`), \
+         which does not change the exit code: a namespace with no Namespace object, a \
+         RuntimeClass from the Kata bundle applied out-of-band, a Namespace of another \
+         tool that states no Pod Security level.\n\n",
+    );
+    for rule in RULES {
+        let id = rule.invariant.id();
+        let _ = write!(
+            out,
+            "## {id}\n\n**{}.** {}\n\nExample:\n\n```\n{}\n```\n\n",
+            rule.title, rule.protects, rule.example
+        );
+    }
+    out.pop();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_explained_once_and_its_example_carries_its_id() {
+        let mut ids: Vec<&str> = RULES.iter().map(|r| r.invariant.id()).collect();
+        for rule in RULES {
+            assert!(
+                rule.example
+                    .starts_with(&format!("{} ", rule.invariant.id())),
+                "{}",
+                rule.example
+            );
+        }
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), RULES.len());
+        assert_eq!(ids.len(), 15, "a new invariant needs its entry in RULES");
+    }
+}
