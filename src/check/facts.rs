@@ -59,14 +59,30 @@ impl Facts {
                 facts.assign(builds, Class::Builds);
             }
         }
-        // Node plumbing: host access outside the namespaces buildd shows.
-        for object in objects {
-            if has_host_access(object) {
-                let namespace = namespace_of(object);
-                if !facts.classes.contains_key(namespace) {
-                    facts.classes.insert(namespace.to_owned(), Class::System);
+        // Node plumbing: host access outside the namespaces buildd shows,
+        // in one namespace: the one labelled as the system class, else the
+        // one with the most such workloads (the first on a tie). Host access
+        // elsewhere is then out of place (T2, T3), not a second system.
+        let mut candidates: Vec<(bool, usize, std::cmp::Reverse<usize>, &str)> = Vec::new();
+        for (index, object) in objects.iter().enumerate() {
+            let namespace = namespace_of(object);
+            if !has_host_access(object) || facts.classes.contains_key(namespace) {
+                continue;
+            }
+            match candidates.iter_mut().find(|c| c.3 == namespace) {
+                Some(candidate) => candidate.1 += 1,
+                None => {
+                    let labelled = objects.iter().any(|o| {
+                        o["kind"] == "Namespace"
+                            && o["metadata"]["name"] == namespace
+                            && o["metadata"]["labels"][TRUST_CLASS_LABEL] == Class::System.name()
+                    });
+                    candidates.push((labelled, 1, std::cmp::Reverse(index), namespace));
                 }
             }
+        }
+        if let Some(system) = candidates.iter().max() {
+            facts.classes.insert(system.3.to_owned(), Class::System);
         }
         // Hints, for what no workload shows: a Namespace's trust-class label,
         // then the component labels of chartgen's objects.

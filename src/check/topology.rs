@@ -425,15 +425,17 @@ fn pod_security(context: &mut Context<'_>, index: usize, object: &Json, (at, pod
             }
         }
     }
+    let whose = if context.class_of(namespace).is_some() {
+        format!("the {} class in {namespace}", class.name())
+    } else {
+        format!("{namespace}, of no trust class, is held to the operator class's posture and")
+    };
     for (path, what) in broken {
         context.report(
             Invariant::T3,
             index,
             &path,
-            format!(
-                "{what}; the {} class in {namespace} does not allow it",
-                class.name()
-            ),
+            format!("{what}; {whose} does not allow it"),
         );
     }
 }
@@ -474,6 +476,22 @@ fn buildd_wiring(context: &mut Context<'_>, instance: &Instance) {
     };
     if let Some(message) = wrong {
         context.report(Invariant::T5, index, &at.key("args"), message);
+    }
+    // controller-runtime takes the Lease where --leader-election-namespace
+    // says, if it says: that must be buildd's own namespace.
+    let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+    if let Some(elsewhere) = last_flag(args, "--leader-election-namespace")
+        && elsewhere != instance.operator
+    {
+        context.report(
+            Invariant::T5,
+            index,
+            &at.key("args"),
+            format!(
+                "buildd is told --leader-election-namespace={elsewhere}; it takes its Lease in its own namespace, {} (ADR-0006)",
+                instance.operator
+            ),
+        );
     }
 }
 

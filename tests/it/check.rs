@@ -166,6 +166,10 @@ fn mutations() -> Vec<Mutation> {
             "--daemon-namespace=buildkit-builds",
             "--daemon-namespace=buildkit-operator".to_owned(),
         )]),
+        ("t5-lease-in-another-namespace", "T5", vec![(
+            "- --leader-elect=true\n",
+            "- --leader-elect=true\n            - --leader-election-namespace\n            - buildkit-builds\n".to_owned(),
+        )]),
         ("kind-without-schema", "KIND", vec![(
             "---\n# Source: templates/namespaces.yaml\n",
             "---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: buildkit-builds\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
@@ -296,6 +300,31 @@ fn a_missing_fact_is_one_clear_finding() {
             ),
             "2 findings in 22 objects".to_owned(),
         ],
+        "{}",
+        run.stdout
+    );
+}
+
+/// Host access outside the system namespace does not make a second system
+/// namespace: it is out of place and held to the strictest posture.
+#[test]
+fn node_plumbing_elsewhere_is_no_second_system_namespace() {
+    let miner = "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: miner, namespace: sneaky}\nspec:\n  selector: {matchLabels: {app: m}}\n  template:\n    metadata: {labels: {app: m}}\n    spec:\n      hostPID: true\n      containers: [{name: m, image: busybox, securityContext: {privileged: true}}]\n";
+    let run = chartgen_with_stdin(&["check", "-"], Some(&format!("{}{miner}", prod())));
+    assert_eq!(run.code, 1);
+    let lines: Vec<&str> = run.stdout.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(
+        lines[0],
+        "T2 DaemonSet sneaky/miner metadata.namespace: namespace sneaky is none of the operator, builds and system namespaces"
+    );
+    assert_eq!(
+        lines[1],
+        "T3 DaemonSet sneaky/miner spec.template.spec.hostPID: hostPID is set; sneaky, of no trust class, is held to the operator class's posture and does not allow it"
+    );
+    assert!(
+        lines[2..lines.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("T3 DaemonSet sneaky/miner ")),
         "{}",
         run.stdout
     );
