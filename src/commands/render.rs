@@ -72,9 +72,15 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
                     directory.join(foreign).display()
                 );
             }
-            // A bundle directory with nothing in it, before and after, is not reported.
-            if files.is_empty() && !report.drifted() {
-                continue;
+            // A bundle directory with nothing in it, before and after, is not
+            // reported; one emptied by this render goes (only if empty).
+            if files.is_empty() {
+                if !args.check {
+                    let _ = std::fs::remove_dir(directory);
+                }
+                if !report.drifted() {
+                    continue;
+                }
             }
             if args.check {
                 drifted |= report.drifted();
@@ -103,6 +109,16 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
                     }
                 } else if report.drifted() {
                     out += &write_report(&directory, &report);
+                }
+            }
+            if !args.check {
+                // Emptied folders go; anything left in them keeps them.
+                for directory in Bundle::ALL
+                    .iter()
+                    .map(|b| stale.join(b.name()))
+                    .chain([stale.clone()])
+                {
+                    let _ = std::fs::remove_dir(directory);
                 }
             }
         }
