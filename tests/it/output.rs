@@ -156,7 +156,10 @@ fn objects_that_go_away_take_their_files_with_them() {
             "{target}/release: 0 added, 4 changed, 0 removed, 30 unchanged\n{target}/kata: 0 added, 0 changed, 8 removed, 0 unchanged\n"
         )
     );
-    assert!(!dir.join("kata").exists(), "the emptied application goes too");
+    assert!(
+        !dir.join("kata").exists(),
+        "the emptied application goes too"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
