@@ -96,6 +96,34 @@ impl fmt::Display for KeyPath {
     }
 }
 
+/// `text` safe to print on a terminal as one line: control characters
+/// (line breaks, escape sequences, C1 controls), Unicode line and paragraph
+/// separators and bidirectional overrides written as `\u{..}` escapes, so
+/// a value from a manifest can neither break a line nor rewrite the screen.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+            )
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut safe = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let _ = write!(safe, "\\u{{{:04x}}}", c as u32);
+        } else {
+            safe.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(safe)
+}
+
 fn is_simple_key(key: &str) -> bool {
     !key.is_empty()
         && key
@@ -221,6 +249,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_escapes_what_could_break_a_line_or_the_screen() {
+        assert_eq!(printable("ns-1"), "ns-1");
+        assert_eq!(
+            printable("a\nb\u{1b}[2Jc\u{2028}d\u{202e}e\u{85}"),
+            "a\\u{000a}b\\u{001b}[2Jc\\u{2028}d\\u{202e}e\\u{0085}"
+        );
+    }
 
     #[test]
     fn key_paths_read_like_the_yaml() {

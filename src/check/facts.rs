@@ -4,7 +4,8 @@
 //! (the system namespace). Labels are a hint at most: they fill a gap the
 //! workloads leave, and never override them.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value as Json;
 
@@ -41,51 +42,73 @@ pub struct Facts {
     pub classes: BTreeMap<String, Class>,
     /// Namespaces the input puts in two classes: (namespace, first, second).
     pub conflicts: Vec<(String, Class, Class)>,
+    /// The instance of each buildd Deployment, by object index.
+    by_object: HashMap<usize, usize>,
+    /// The instances running in each operator namespace.
+    by_operator: HashMap<String, Vec<usize>>,
 }
 
 impl Facts {
-    /// Reads the facts off `objects`.
+    /// Reads the facts off `objects`, in a few passes over them.
     pub fn of(objects: &[Json]) -> Self {
         let mut facts = Facts::default();
-        for (index, object) in objects.iter().enumerate() {
-            if let Some(container) = buildd_container(object) {
-                facts.instances.push(instance(objects, index, container));
+        // The first two namespaces holding BuildProjects, for a buildd that
+        // does not name its builds namespace.
+        let mut projects: Vec<&str> = Vec::with_capacity(2);
+        for object in objects.iter().filter(|o| o["kind"] == "BuildProject") {
+            let namespace = namespace_of(object);
+            if projects.len() < 2 && !projects.contains(&namespace) {
+                projects.push(namespace);
             }
         }
-        let instances = facts.instances.clone();
-        for instance in &instances {
-            facts.assign(&instance.operator, Class::Operator);
-            if let Some(builds) = &instance.builds {
-                facts.assign(builds, Class::Builds);
+        for (index, object) in objects.iter().enumerate() {
+            if let Some(container) = buildd_container(object) {
+                let instance = instance(object, index, container, &projects);
+                facts.by_object.insert(index, facts.instances.len());
+                facts
+                    .by_operator
+                    .entry(instance.operator.clone())
+                    .or_default()
+                    .push(facts.instances.len());
+                facts.instances.push(instance);
+            }
+        }
+        for i in 0..facts.instances.len() {
+            let operator = facts.instances[i].operator.clone();
+            facts.assign(&operator, Class::Operator);
+            if let Some(builds) = facts.instances[i].builds.clone() {
+                facts.assign(&builds, Class::Builds);
             }
         }
         // Node plumbing: host access outside the namespaces buildd shows,
         // in one namespace: the one labelled as the system class, else the
         // one with the most such workloads (the first on a tie). Host access
         // elsewhere is then out of place (T2, T3), not a second system.
-        let mut candidates: Vec<(bool, usize, std::cmp::Reverse<usize>, &str)> = Vec::new();
+        let labelled: HashSet<&str> = objects
+            .iter()
+            .filter(|o| {
+                o["kind"] == "Namespace"
+                    && o["metadata"]["labels"][TRUST_CLASS_LABEL] == Class::System.name()
+            })
+            .filter_map(|o| o["metadata"]["name"].as_str())
+            .collect();
+        let mut candidates: HashMap<&str, (bool, usize, Reverse<usize>)> = HashMap::new();
         for (index, object) in objects.iter().enumerate() {
             let namespace = namespace_of(object);
-            if !has_host_access(object) || facts.classes.contains_key(namespace) {
-                continue;
-            }
-            match candidates.iter_mut().find(|c| c.3 == namespace) {
-                Some(candidate) => candidate.1 += 1,
-                None => {
-                    let labelled = objects.iter().any(|o| {
-                        o["kind"] == "Namespace"
-                            && o["metadata"]["name"] == namespace
-                            && o["metadata"]["labels"][TRUST_CLASS_LABEL] == Class::System.name()
-                    });
-                    candidates.push((labelled, 1, std::cmp::Reverse(index), namespace));
-                }
+            if has_host_access(object) && !facts.classes.contains_key(namespace) {
+                candidates
+                    .entry(namespace)
+                    .or_insert((labelled.contains(namespace), 0, Reverse(index)))
+                    .1 += 1;
             }
         }
-        if let Some(system) = candidates.iter().max() {
-            facts.classes.insert(system.3.to_owned(), Class::System);
+        if let Some((system, _)) = candidates.into_iter().max_by_key(|(_, rank)| *rank) {
+            facts.classes.insert(system.to_owned(), Class::System);
         }
         // Hints, for what no workload shows: a Namespace's trust-class label,
-        // then the component labels of chartgen's objects.
+        // then the component labels of chartgen's objects; never a second
+        // namespace for a class the input already shows.
+        let mut shown: HashSet<Class> = facts.classes.values().copied().collect();
         for object in objects {
             let hint = if object["kind"] == "Namespace" {
                 object["metadata"]["labels"][TRUST_CLASS_LABEL]
@@ -97,12 +120,26 @@ impl Facts {
             };
             if let Some((class, namespace)) = hint
                 && !facts.classes.contains_key(namespace)
-                && !facts.classes.values().any(|c| *c == class)
+                && shown.insert(class)
             {
                 facts.classes.insert(namespace.to_owned(), class);
             }
         }
         facts
+    }
+
+    /// The instance whose buildd Deployment is object `index`.
+    pub fn instance_at(&self, index: usize) -> Option<&Instance> {
+        self.by_object.get(&index).map(|i| &self.instances[*i])
+    }
+
+    /// The instances whose buildd runs in `namespace`.
+    pub fn instances_in(&self, namespace: &str) -> impl Iterator<Item = &Instance> {
+        self.by_operator
+            .get(namespace)
+            .into_iter()
+            .flatten()
+            .map(|i| &self.instances[*i])
     }
 
     fn assign(&mut self, namespace: &str, class: Class) {
@@ -135,18 +172,22 @@ impl Facts {
     }
 }
 
-fn instance(objects: &[Json], index: usize, container: usize) -> Instance {
-    let object = &objects[index];
+/// The instance of buildd's Deployment `object`; `projects` are the first
+/// namespaces holding BuildProjects.
+fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) -> Instance {
     let operator = namespace_of(object).to_owned();
     let args = object["spec"]["template"]["spec"]["containers"][container]["args"]
         .as_array()
         .map_or(&[][..], Vec::as_slice);
     let namespace_flag = last_flag(args, "--namespace");
     // A --namespace naming buildd's own namespace (or none) shows no builds
-    // namespace: the daemons' objects do (T5 reports the flag).
+    // namespace: the BuildProjects outside it do (T5 reports the flag).
     let builds = match &namespace_flag {
         Some(ns) if *ns != operator => Some(ns.clone()),
-        _ => daemons_namespace(objects, &operator),
+        _ => projects
+            .iter()
+            .find(|ns| **ns != operator)
+            .map(|ns| (*ns).to_owned()),
     };
     Instance {
         buildd: index,
@@ -160,17 +201,6 @@ fn instance(objects: &[Json], index: usize, container: usize) -> Instance {
             .to_owned(),
         lease: last_flag(args, "--leader-election-id"),
     }
-}
-
-/// Where the daemons' objects are, when buildd does not say: the namespace
-/// of the BuildProjects, outside `operator`.
-fn daemons_namespace(objects: &[Json], operator: &str) -> Option<String> {
-    objects
-        .iter()
-        .filter(|o| o["kind"] == "BuildProject")
-        .map(namespace_of)
-        .find(|ns| *ns != operator)
-        .map(str::to_owned)
 }
 
 /// The namespace an object lives in; `default` when it names none.

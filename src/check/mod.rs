@@ -13,13 +13,13 @@ pub mod rules;
 pub mod schema;
 pub mod topology;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::diagnostic::KeyPath;
+use crate::diagnostic::{KeyPath, printable};
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
 use crate::plan::Exemption;
@@ -137,7 +137,7 @@ pub struct Report {
 }
 
 /// The trust class of a namespace, as the checks see it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
     /// The hardened control plane.
@@ -193,7 +193,7 @@ pub struct Context<'a> {
     /// The operator instances and the class of each namespace.
     pub facts: Facts,
     findings: Vec<Finding>,
-    info: Vec<Info>,
+    info: BTreeSet<Info>,
 }
 
 impl<'a> Context<'a> {
@@ -204,7 +204,7 @@ impl<'a> Context<'a> {
             facts: Facts::of(&objects),
             objects,
             findings: Vec::new(),
-            info: Vec::new(),
+            info: BTreeSet::new(),
         }
     }
 
@@ -215,13 +215,10 @@ impl<'a> Context<'a> {
 
     /// Records what could not be verified about `subject`.
     pub fn note(&mut self, subject: impl Into<String>, message: impl Into<String>) {
-        let info = Info {
+        self.info.insert(Info {
             subject: subject.into(),
             message: message.into(),
-        };
-        if !self.info.contains(&info) {
-            self.info.push(info);
-        }
+        });
     }
 
     /// Records a finding about object `index` at `path`.
@@ -275,8 +272,7 @@ pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -
     schema::check(&mut context, options);
     rbac::check(&mut context);
     topology::check(&mut context, merged_exemptions(exemptions).as_ref());
-    let mut info = context.info;
-    info.sort();
+    let info = context.info.into_iter().collect();
     let order: BTreeMap<String, usize> = manifests
         .iter()
         .enumerate()
@@ -314,34 +310,38 @@ pub fn merged_exemptions(artifacts: &[Node]) -> Option<Json> {
     (!artifacts.is_empty()).then_some(Json::Object(merged))
 }
 
-/// Findings, then what was not verified, as text for a person.
+/// Findings, then what was not verified, as text for a person. Every line
+/// goes through [`printable`]: names, flags and paths come from the input.
 pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> String {
     let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&printable(&text));
+        out.push('\n');
+    };
     for f in findings {
         let path = if f.path.is_empty() {
             String::new()
         } else {
             format!(" {}", f.path)
         };
-        let _ = writeln!(
-            out,
+        line(format!(
             "{} {}{path}: {}",
             f.invariant.id(),
             f.object,
             f.message
-        );
+        ));
         match (&f.location, &f.template) {
             (Some(location), Some(template)) if !location.starts_with("templates/") => {
-                let _ = writeln!(out, "  at {location} (rendered by templates/{template})");
+                line(format!(
+                    "  at {location} (rendered by templates/{template})"
+                ));
             }
-            (Some(location), _) => {
-                let _ = writeln!(out, "  at {location}");
-            }
+            (Some(location), _) => line(format!("  at {location}")),
             (None, _) => {}
         }
     }
     for i in info {
-        let _ = writeln!(out, "info: {}: {}", i.subject, i.message);
+        line(format!("info: {}: {}", i.subject, i.message));
     }
     let objects = match objects {
         1 => "1 object".to_owned(),

@@ -224,18 +224,41 @@ fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
     }
 }
 
+/// Whose ServiceAccounts a subject includes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach<'a> {
+    /// Those of one namespace (one account, or the namespace's group).
+    Namespace(&'a str),
+    /// Those of every namespace (`system:serviceaccounts`, `system:authenticated`).
+    Everywhere,
+    /// None (a user or another group).
+    Nobody,
+}
+
 impl Subject {
+    fn reach(&self) -> Reach<'_> {
+        match self.kind.as_str() {
+            "ServiceAccount" => self
+                .namespace
+                .as_deref()
+                .map_or(Reach::Nobody, Reach::Namespace),
+            "Group" => match self.name.as_str() {
+                "system:serviceaccounts" | "system:authenticated" => Reach::Everywhere,
+                name => name
+                    .strip_prefix("system:serviceaccounts:")
+                    .map_or(Reach::Nobody, Reach::Namespace),
+            },
+            _ => Reach::Nobody,
+        }
+    }
+
     /// Whether this subject includes every ServiceAccount of `namespace`:
     /// the account itself, its namespace's group, or all accounts.
     pub fn covers_accounts_of(&self, namespace: &str) -> bool {
-        match self.kind.as_str() {
-            "ServiceAccount" => self.namespace.as_deref() == Some(namespace),
-            "Group" => {
-                self.name == format!("system:serviceaccounts:{namespace}")
-                    || self.name == "system:serviceaccounts"
-                    || self.name == "system:authenticated"
-            }
-            _ => false,
+        match self.reach() {
+            Reach::Namespace(ns) => ns == namespace,
+            Reach::Everywhere => true,
+            Reach::Nobody => false,
         }
     }
 
@@ -245,6 +268,41 @@ impl Subject {
             "ServiceAccount" => self.namespace.as_deref() == Some(namespace) && self.name == name,
             _ => self.covers_accounts_of(namespace),
         }
+    }
+}
+
+/// Grants by the namespace whose ServiceAccounts they reach, so each
+/// operator namespace looks only at its own and at those reaching every
+/// namespace, not at every grant.
+struct GrantsByNamespace<'g> {
+    namespaced: HashMap<&'g str, Vec<&'g Grant>>,
+    everywhere: Vec<&'g Grant>,
+}
+
+impl<'g> GrantsByNamespace<'g> {
+    fn new(grants: &'g [Grant]) -> Self {
+        let mut index = GrantsByNamespace {
+            namespaced: HashMap::new(),
+            everywhere: Vec::new(),
+        };
+        for grant in grants {
+            match grant.subject.reach() {
+                Reach::Namespace(ns) => index.namespaced.entry(ns).or_default().push(grant),
+                Reach::Everywhere => index.everywhere.push(grant),
+                Reach::Nobody => {}
+            }
+        }
+        index
+    }
+
+    /// The grants that reach ServiceAccounts of `namespace`.
+    fn reaching(&self, namespace: &str) -> impl Iterator<Item = &'g Grant> + '_ {
+        self.namespaced
+            .get(namespace)
+            .into_iter()
+            .flatten()
+            .chain(&self.everywhere)
+            .copied()
     }
 }
 
@@ -511,9 +569,10 @@ fn check_grants(context: &mut Context<'_>) {
     }
     let custom = custom_groups(context);
     let crd_plurals = crd_field(context, "/spec/names/plural");
+    let index = GrantsByNamespace::new(&grants);
     for instance in context.facts.instances.clone() {
-        operator_grants(context, &grants, &instance, &custom, &crd_plurals);
-        buildd_needs(context, &grants, &instance);
+        operator_grants(context, &index, &instance, &custom, &crd_plurals);
+        buildd_needs(context, &index, &instance);
     }
 }
 
@@ -521,7 +580,7 @@ fn check_grants(context: &mut Context<'_>) {
 /// beyond its place.
 fn operator_grants(
     context: &mut Context<'_>,
-    grants: &[Grant],
+    grants: &GrantsByNamespace<'_>,
     instance: &Instance,
     custom: &BTreeSet<String>,
     crd_plurals: &BTreeSet<String>,
@@ -532,10 +591,7 @@ fn operator_grants(
         "configmaps",
         "persistentvolumeclaims",
     ];
-    for grant in grants
-        .iter()
-        .filter(|g| g.subject.covers_accounts_of(&instance.operator))
-    {
+    for grant in grants.reaching(&instance.operator) {
         let (role, rule) = grant.rule;
         let rule_path = KeyPath::root().key("rules").index(rule).key("resources");
         let in_builds =
@@ -578,7 +634,7 @@ fn operator_grants(
 
 /// R1, R3: buildd can write core events everywhere, and read pods and take
 /// its Lease in its own namespace.
-fn buildd_needs(context: &mut Context<'_>, grants: &[Grant], instance: &Instance) {
+fn buildd_needs(context: &mut Context<'_>, grants: &GrantsByNamespace<'_>, instance: &Instance) {
     let operator = &instance.operator;
     let subject = Subject {
         kind: "ServiceAccount".to_owned(),
@@ -586,7 +642,7 @@ fn buildd_needs(context: &mut Context<'_>, grants: &[Grant], instance: &Instance
         name: instance.account.clone(),
     };
     let mine: Vec<&Grant> = grants
-        .iter()
+        .reaching(operator)
         .filter(|g| g.subject.covers(operator, &subject.name))
         .collect();
     let sa_path = KeyPath::dotted("spec.template.spec.serviceAccountName");

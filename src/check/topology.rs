@@ -6,7 +6,7 @@
 //! ([`super::facts`]); where the input does not show a class, one FACT
 //! finding says which fact is missing.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value as Json;
 
@@ -38,55 +38,60 @@ pub fn check(context: &mut Context<'_>, exemptions: Option<&Json>) {
 }
 
 fn distinct_namespaces(context: &mut Context<'_>) {
-    let classes: Vec<(String, Class)> = context
+    let mut broken: Vec<(String, String)> = context
         .facts
         .classes
         .iter()
-        .map(|(n, c)| (n.clone(), *c))
-        .collect();
-    for (name, class) in &classes {
-        if RESERVED_NAMESPACES.contains(&name.as_str())
-            && let Some(index) = namespace_object(context, name)
-        {
-            context.report(
-                Invariant::T1,
-                index,
-                &KeyPath::dotted("metadata.name"),
-                format!(
-                    "the {} class lives in the reserved namespace {name}",
-                    class.name()
-                ),
+        .filter(|(name, _)| RESERVED_NAMESPACES.contains(&name.as_str()))
+        .map(|(name, class)| {
+            let message = format!(
+                "the {} class lives in the reserved namespace {name}",
+                class.name()
             );
-        }
+            (name.clone(), message)
+        })
+        .collect();
+    broken.extend(context.facts.conflicts.iter().map(|(name, first, second)| {
+        let message = format!(
+            "the {} and {} classes share namespace {name}",
+            first.name(),
+            second.name()
+        );
+        (name.clone(), message)
+    }));
+    if broken.is_empty() {
+        return;
     }
-    for (name, first, second) in context.facts.conflicts.clone() {
-        if let Some(index) = namespace_object(context, &name) {
+    let objects = namespace_objects(context);
+    for (name, message) in broken {
+        if let Some(&index) = objects.get(name.as_str()) {
             context.report(
                 Invariant::T1,
                 index,
                 &KeyPath::dotted("metadata.name"),
-                format!(
-                    "the {} and {} classes share namespace {name}",
-                    first.name(),
-                    second.name()
-                ),
+                message,
             );
         }
     }
 }
 
-/// The Namespace object named `name`, else the first object living in it.
-fn namespace_object(context: &Context<'_>, name: &str) -> Option<usize> {
-    context
-        .objects
-        .iter()
-        .position(|o| o["kind"] == "Namespace" && o["metadata"]["name"] == name)
-        .or_else(|| {
-            context
-                .objects
-                .iter()
-                .position(|o| o["metadata"]["namespace"] == name)
-        })
+/// For each namespace, its Namespace object, else the first object living
+/// in it: where a finding about the namespace is reported.
+fn namespace_objects(context: &Context<'_>) -> HashMap<String, usize> {
+    let mut found: HashMap<String, usize> = HashMap::new();
+    for (index, object) in context.objects.iter().enumerate() {
+        if object["kind"] == "Namespace"
+            && let Some(name) = object["metadata"]["name"].as_str()
+        {
+            found.insert(name.to_owned(), index);
+        }
+    }
+    for (index, object) in context.objects.iter().enumerate() {
+        if let Some(namespace) = object["metadata"]["namespace"].as_str() {
+            found.entry(namespace.to_owned()).or_insert(index);
+        }
+    }
+    found
 }
 
 /// Kinds that live outside namespaces.
@@ -118,7 +123,7 @@ fn is_cluster_scoped(object: &Json) -> bool {
 fn expected_class(context: &Context<'_>, index: usize, object: &Json) -> Option<Class> {
     if object["kind"] == "BuildProject" {
         Some(Class::Builds)
-    } else if context.facts.instances.iter().any(|i| i.buildd == index) {
+    } else if context.facts.instance_at(index).is_some() {
         Some(Class::Operator)
     } else {
         super::facts::component_class(object)
@@ -130,62 +135,64 @@ fn expected_class(context: &Context<'_>, index: usize, object: &Json) -> Option<
 /// the input does not show a namespace's class, FACT says which fact is
 /// missing, once per namespace.
 fn placement(context: &mut Context<'_>) {
-    let mut unknown: BTreeSet<String> = BTreeSet::new();
-    for index in 0..context.objects.len() {
-        let object = context.objects[index].clone();
-        if !object["metadata"]["namespace"].is_string() && is_cluster_scoped(&object) {
+    // Decided once: what the input shows does not change per object.
+    let homes: HashMap<Class, String> = [Class::Operator, Class::Builds, Class::System]
+        .into_iter()
+        .filter_map(|c| context.facts.names_of(c).map(|names| (c, names)))
+        .collect();
+    let lacking = (!context.facts.release_known()).then(|| missing_fact(context));
+    let mut unknown: BTreeSet<&str> = BTreeSet::new();
+    let mut broken: Vec<(Invariant, usize, String)> = Vec::new();
+    for (index, object) in context.objects.iter().enumerate() {
+        if !object["metadata"]["namespace"].is_string() && is_cluster_scoped(object) {
             continue;
         }
         // An object without a namespace lands in the one kubectl applies it to: say default.
-        let namespace = namespace_of(&object).to_owned();
-        let path = KeyPath::dotted("metadata.namespace");
-        let found = context.class_of(&namespace);
-        if let Some(class) = expected_class(context, index, &object)
+        let namespace = namespace_of(object);
+        let found = context.class_of(namespace);
+        if let Some(class) = expected_class(context, index, object)
             && found != Some(class)
-            && let Some(want) = context.facts.names_of(class)
+            && let Some(want) = homes.get(&class)
         {
-            context.report(
-                Invariant::T2,
-                index,
-                &path,
-                format!(
-                    "belongs to the {} class, in {want}, not {namespace}",
-                    class.name()
-                ),
+            let message = format!(
+                "belongs to the {} class, in {want}, not {namespace}",
+                class.name()
             );
+            broken.push((Invariant::T2, index, message));
             continue;
         }
         if found.is_some() {
             continue;
         }
-        if context.facts.release_known() {
-            context.report(
+        match &lacking {
+            None => broken.push((
                 Invariant::T2,
                 index,
-                &path,
-                format!(
-                    "namespace {namespace} is none of the operator, builds and system namespaces"
-                ),
-            );
-        } else if unknown.insert(namespace.clone()) {
-            let message = missing_fact(context, &namespace);
-            context.report(Invariant::MissingFact, index, &path, message);
+                format!("namespace {namespace} is none of the operator, builds and system namespaces"),
+            )),
+            Some(lacking) if unknown.insert(namespace) => broken.push((
+                Invariant::MissingFact,
+                index,
+                format!("the trust class of namespace {namespace} cannot be told: {lacking}; its objects' placement is not verified"),
+            )),
+            Some(_) => {}
         }
+    }
+    let path = KeyPath::dotted("metadata.namespace");
+    for (invariant, index, message) in broken {
+        context.report(invariant, index, &path, message);
     }
 }
 
-/// Why the class of `namespace` cannot be told.
-fn missing_fact(context: &Context<'_>, namespace: &str) -> String {
-    let lacking = match context.facts.instances.iter().find(|i| i.builds.is_none()) {
+/// Which fact the input lacks to tell the classes.
+fn missing_fact(context: &Context<'_>) -> String {
+    match context.facts.instances.iter().find(|i| i.builds.is_none()) {
         None => "the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown".to_owned(),
         Some(instance) => format!(
             "buildd in {} names no builds namespace (--namespace) and no BuildProject shows one",
             instance.operator
         ),
-    };
-    format!(
-        "the trust class of namespace {namespace} cannot be told: {lacking}; its objects' placement is not verified"
-    )
+    }
 }
 
 /// Whether chartgen wrote `object`: it states what chartgen always writes.
@@ -498,19 +505,17 @@ fn buildd_wiring(context: &mut Context<'_>, instance: &Instance) {
 /// T5: a control-plane workload that names the daemons' namespace
 /// (`--daemon-namespace`, the gateway) names its buildd's builds namespace.
 fn gateway_wiring(context: &mut Context<'_>) {
-    for index in 0..context.objects.len() {
-        let object = context.objects[index].clone();
-        let namespace = namespace_of(&object);
-        let Some(builds) = context
-            .facts
-            .instances
-            .iter()
-            .find(|i| i.operator == namespace)
-            .and_then(|i| i.builds.clone())
-        else {
+    let mut broken = Vec::new();
+    for (index, object) in context.objects.iter().enumerate() {
+        let Some((pod_path, pod)) = pod_spec(object) else {
             continue;
         };
-        let Some((pod_path, pod)) = pod_spec(&object) else {
+        let namespace = namespace_of(object);
+        let Some(builds) = context
+            .facts
+            .instances_in(namespace)
+            .find_map(|i| i.builds.as_deref())
+        else {
             continue;
         };
         for (c, container) in pod["containers"]
@@ -523,16 +528,19 @@ fn gateway_wiring(context: &mut Context<'_>) {
             if let Some(told) = last_flag(args, "--daemon-namespace")
                 && told != builds
             {
-                context.report(
-                    Invariant::T5,
-                    index,
-                    &KeyPath::dotted(pod_path).key("containers").index(c).key("args"),
-                    format!(
-                        "told --daemon-namespace={told}; the daemons run in the builds namespace, {builds}"
-                    ),
+                let at = KeyPath::dotted(pod_path)
+                    .key("containers")
+                    .index(c)
+                    .key("args");
+                let message = format!(
+                    "told --daemon-namespace={told}; the daemons run in the builds namespace, {builds}"
                 );
+                broken.push((index, at, message));
             }
         }
+    }
+    for (index, at, message) in broken {
+        context.report(Invariant::T5, index, &at, message);
     }
 }
 
@@ -544,14 +552,17 @@ fn operator_without_buildd(context: &mut Context<'_>) {
         .iter()
         .filter(|(_, c)| **c == Class::Operator)
         .map(|(n, _)| n.clone())
-        .filter(|n| !context.facts.instances.iter().any(|i| i.operator == *n))
+        .filter(|n| context.facts.instances_in(n).next().is_none())
         .collect();
+    if operators.is_empty() {
+        return;
+    }
+    let objects = namespace_objects(context);
     for namespace in operators {
-        let index = context
-            .objects
-            .iter()
-            .position(|o| o["kind"] == "Namespace" && o["metadata"]["name"] == namespace.as_str());
-        if let Some(index) = index {
+        let index = objects
+            .get(&namespace)
+            .filter(|i| context.objects[**i]["kind"] == "Namespace");
+        if let Some(&index) = index {
             context.report(
                 Invariant::T5,
                 index,
@@ -585,7 +596,7 @@ fn runtime_classes(context: &mut Context<'_>) {
         if let Some(name) = named {
             wanted.insert((name, user.clone()));
         }
-        if let Some(instance) = context.facts.instances.iter().find(|i| i.buildd == index) {
+        if let Some(instance) = context.facts.instance_at(index) {
             let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
             let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
             if let Some(name) = last_flag(args, "--untrusted-runtime-class") {
@@ -600,11 +611,16 @@ fn runtime_classes(context: &mut Context<'_>) {
         }
     }
     for (name, users) in by_class {
+        // A few users name it; thousands would make a line no one reads.
+        const SHOWN: usize = 5;
+        let mut used_by = users[..users.len().min(SHOWN)].join(", ");
+        if users.len() > SHOWN {
+            used_by += &format!(" and {} more", users.len() - SHOWN);
+        }
         context.note(
             format!("RuntimeClass {name}"),
             format!(
-                "used by {} but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it",
-                users.join(", ")
+                "used by {used_by} but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it"
             ),
         );
     }

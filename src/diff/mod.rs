@@ -24,6 +24,7 @@ use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
 use crate::check::rbac::{self, Scope};
+use crate::diagnostic::printable;
 use crate::input::ManifestSet;
 use crate::manifest::{Manifest, ObjectId};
 
@@ -654,14 +655,15 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
     for r in &diff.renamed {
         let _ = writeln!(
             out,
-            "{changed}application {} continues as {}{reset} (most of its objects go there; point the GitOps application at it)",
-            r.from, r.to
+            "{changed}{}{reset} (most of its objects go there; point the GitOps application at it)",
+            printable(&format!("application {} continues as {}", r.from, r.to))
         );
     }
     if !diff.moves.is_empty() {
         let _ = writeln!(out, "moved between GitOps applications:");
         for m in &diff.moves {
-            let _ = writeln!(out, "  {changed}{}: {} → {}{reset}", m.object, m.from, m.to);
+            let moved = format!("{}: {} → {}", m.object, m.from, m.to);
+            let _ = writeln!(out, "  {changed}{}{reset}", printable(&moved));
         }
         let mut others: Vec<&str> = Vec::new();
         for other in diff.moves.iter().filter_map(|m| m.takes_others) {

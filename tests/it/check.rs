@@ -330,6 +330,28 @@ fn node_plumbing_elsewhere_is_no_second_system_namespace() {
     );
 }
 
+/// Values from the manifests (flags, names) cannot break a line of the
+/// report or send escape sequences to the terminal.
+#[test]
+fn values_from_the_input_are_printed_escaped() {
+    let text = mutate(
+        &prod(),
+        &[(
+            "--daemon-namespace=buildkit-builds",
+            "\"--daemon-namespace=x\\e[2J\\nT9 forged\"",
+        )],
+    );
+    let run = chartgen_with_stdin(&["check", "-"], Some(&text));
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("told --daemon-namespace=x\\u{001b}[2J\\u{000a}T9 forged; the daemons"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains('\u{1b}') && !run.stdout.contains("\nT9"));
+}
+
 /// Two releases checked together: their shared CRD is one object, and each
 /// buildd is judged in its own namespaces.
 #[test]
