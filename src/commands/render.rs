@@ -32,7 +32,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         super::print_stdout(&manifest::to_stream(&output.manifests(&bundles)))?;
         return Ok(Exit::Success);
     };
-    let targets: Vec<(Inputs, PathBuf)> = if args.all {
+    let environments: Vec<(Inputs, PathBuf)> = if args.all {
         environments(&inputs, dir)?
     } else {
         vec![(inputs, dir.clone())]
@@ -40,87 +40,68 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     let choice = args.bundle.unwrap_or(BundleChoice::All);
     let mut drifted = false;
     let mut out = String::new();
-    for (inputs, target) in &targets {
-        let Some(output) = checked_render(inputs)? else {
-            return Ok(Exit::Findings);
-        };
-        // Every directory and its files are decided before anything is written.
-        let plan = match choice {
-            BundleChoice::All => layout(&output, target)?,
-            BundleChoice::Release => {
-                vec![(target.clone(), bundle_files(&output, Bundle::Release)?)]
-            }
-            BundleChoice::Kata => {
-                selected(&output, choice)?;
-                vec![(target.clone(), bundle_files(&output, Bundle::Kata)?)]
-            }
-        };
-        for (directory, files) in &plan {
-            let report = output::sync(directory, files, !args.check)?;
-            let nested = directory == target && choice == BundleChoice::All;
+    let mut sync = |output: Option<&Output>, targets: Vec<Target>| -> anyhow::Result<()> {
+        for target in targets {
+            let report = output::sync(&target.dir, &target.files, !args.check)?;
             for foreign in &report.foreign {
-                // The layout's own bundle directories are not foreign to its root.
-                if nested
-                    && Bundle::ALL
-                        .iter()
-                        .any(|b| foreign.starts_with(&format!("{}/", b.name())))
-                {
-                    continue;
+                // An environment folder's own bundle folders are not foreign to it.
+                let in_bundle = Bundle::ALL
+                    .iter()
+                    .any(|b| foreign.starts_with(&format!("{}/", b.name())));
+                if !(target.holds_bundles && in_bundle) {
+                    eprintln!(
+                        "note: {} is not part of this render; left alone",
+                        target.dir.join(foreign).display()
+                    );
                 }
-                eprintln!(
-                    "note: {} is not part of this render; left alone",
-                    directory.join(foreign).display()
-                );
             }
-            // A bundle directory with nothing in it, before and after, is not
-            // reported; one emptied by this render goes (only if empty).
-            if files.is_empty() {
+            // A folder left with nothing of chartgen's goes, only if empty;
+            // one that had nothing before either is not reported.
+            if target.files.is_empty() {
                 if !args.check {
-                    let _ = std::fs::remove_dir(directory);
+                    let _ = std::fs::remove_dir(&target.dir);
                 }
                 if !report.drifted() {
                     continue;
                 }
             }
-            if args.check {
-                drifted |= report.drifted();
-                out += &if nested {
-                    file_changes(directory, &report)
-                } else {
-                    let bundles = bundles_in(&output, directory, target, choice);
-                    check_report(directory, &report, output.manifests(&bundles))?
-                };
-            } else {
-                out += &write_report(directory, &report);
+            if !args.check {
+                out += &write_report(&target.dir, &report);
+                continue;
             }
+            drifted |= report.drifted();
+            out += &match output.filter(|_| !target.bundles.is_empty()) {
+                Some(output) => {
+                    check_report(&target.dir, &report, output.manifests(&target.bundles))?
+                }
+                None => file_changes(&target.dir, &report),
+            };
         }
+        Ok(())
+    };
+    for (inputs, dir) in &environments {
+        let Some(output) = checked_render(inputs)? else {
+            return Ok(Exit::Findings);
+        };
+        // Every directory and its files are decided before anything is written.
+        let targets = match choice {
+            BundleChoice::All => layout(Some(&output), dir)?,
+            single => {
+                let bundles = selected(&output, single)?;
+                vec![Target {
+                    dir: dir.clone(),
+                    files: bundle_files(&output, bundles[0])?,
+                    bundles,
+                    holds_bundles: false,
+                }]
+            }
+        };
+        sync(Some(&output), targets)?;
     }
     if args.all {
-        // Environments whose values file is gone: their files go too.
-        for stale in stale_environments(dir, &targets)? {
-            for directory in std::iter::once(stale.clone())
-                .chain(Bundle::ALL.iter().map(|b| stale.join(b.name())))
-            {
-                let report = output::sync(&directory, &BTreeMap::new(), !args.check)?;
-                if args.check {
-                    drifted |= report.drifted();
-                    if report.drifted() {
-                        out += &file_changes(&directory, &report);
-                    }
-                } else if report.drifted() {
-                    out += &write_report(&directory, &report);
-                }
-            }
-            if !args.check {
-                // Emptied folders go; anything left in them keeps them.
-                for directory in Bundle::ALL
-                    .iter()
-                    .map(|b| stale.join(b.name()))
-                    .chain([stale.clone()])
-                {
-                    let _ = std::fs::remove_dir(directory);
-                }
-            }
+        // Environments whose values file is gone: chartgen's files go too.
+        for stale in stale_environments(dir, &environments)? {
+            sync(None, layout(None, &stale)?)?;
         }
     }
     super::print_stdout(&out)?;
@@ -151,42 +132,49 @@ fn bundle_files(output: &Output, bundle: Bundle) -> Result<BTreeMap<String, Stri
     output::files(output.bundle(bundle), exemptions)
 }
 
-/// Directories and the files each gets, decided before anything is written.
-type Plan = Vec<(PathBuf, BTreeMap<String, String>)>;
-
-/// The GitOps layout of an environment: `DIR/release/` and `DIR/kata/`, each
-/// an application of its own (no files for Kata when the environment does
-/// not run it, so an earlier render's are removed), and `DIR` itself with no
-/// files, so a render in the earlier one-directory layout is removed.
-fn layout(output: &Output, dir: &Path) -> Result<Plan, Error> {
-    let mut plan = vec![(dir.to_path_buf(), BTreeMap::new())];
-    for bundle in Bundle::ALL {
-        let files = if output.bundle(bundle).is_empty() {
-            BTreeMap::new()
-        } else {
-            bundle_files(output, bundle)?
-        };
-        plan.push((dir.join(bundle.name()), files));
-    }
-    Ok(plan)
+/// One directory a render writes (or checks), and what goes in it.
+struct Target {
+    dir: PathBuf,
+    /// The files; none for a folder whose files of chartgen's are to go.
+    files: BTreeMap<String, String>,
+    /// The bundles whose objects it holds.
+    bundles: Vec<Bundle>,
+    /// Whether it is an environment's folder, holding the bundle folders.
+    holds_bundles: bool,
 }
 
-/// The bundles whose objects belong in `directory` of the render into `target`.
-fn bundles_in(
-    output: &Output,
-    directory: &Path,
-    target: &Path,
-    choice: BundleChoice,
-) -> Vec<Bundle> {
-    match choice {
-        BundleChoice::Release => vec![Bundle::Release],
-        BundleChoice::Kata => vec![Bundle::Kata],
-        BundleChoice::All => output
-            .bundles()
-            .into_iter()
-            .filter(|b| target.join(b.name()) == directory)
-            .collect(),
+/// The GitOps layout of an environment (`None`: one whose values are gone):
+/// `DIR/release/` and `DIR/kata/`, each an application of its own, with no
+/// files for a bundle the environment does not have (so an earlier render's
+/// go); then `DIR` itself with no files, so what an earlier render in the
+/// one-directory layout wrote there (its kustomization lists it) goes.
+fn layout(output: Option<&Output>, dir: &Path) -> Result<Vec<Target>, Error> {
+    let mut targets = Vec::new();
+    for bundle in Bundle::ALL {
+        let present = output.filter(|o| !o.bundle(bundle).is_empty());
+        targets.push(Target {
+            dir: dir.join(bundle.name()),
+            files: match present {
+                Some(output) => bundle_files(output, bundle)?,
+                None => BTreeMap::new(),
+            },
+            bundles: present.map(|_| vec![bundle]).unwrap_or_default(),
+            holds_bundles: false,
+        });
     }
+    // Last, so that it goes when the bundle folders went and left it empty.
+    targets.push(Target {
+        dir: dir.to_path_buf(),
+        files: BTreeMap::new(),
+        bundles: Vec::new(),
+        holds_bundles: true,
+    });
+    Ok(targets)
+}
+
+/// Whether `dir` holds a kustomization as a regular file (links are not followed).
+fn holds_kustomization(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join(output::KUSTOMIZATION)).is_ok_and(|m| m.is_file())
 }
 
 /// Renders and checks; `None` (with the findings on stderr) when the render
@@ -234,19 +222,21 @@ fn environments(inputs: &Inputs, dir: &Path) -> Result<Vec<(Inputs, PathBuf)>, E
         .collect())
 }
 
-/// Folders of `dir` that hold chartgen's files but no longer have a values file.
+/// Folders of `dir` (not links) that hold chartgen's files, at the top or in
+/// a bundle folder, but no longer have a values file.
 fn stale_environments(dir: &Path, targets: &[(Inputs, PathBuf)]) -> Result<Vec<PathBuf>, Error> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(Vec::new());
     };
     let mut stale: Vec<PathBuf> = entries
         .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
         .filter(|p| {
-            p.is_dir()
-                && std::iter::once(p.clone())
-                    .chain(Bundle::ALL.iter().map(|b| p.join(b.name())))
-                    .any(|d| d.join(output::KUSTOMIZATION).is_file())
+            holds_kustomization(p)
+                || Bundle::ALL
+                    .iter()
+                    .any(|b| holds_kustomization(&p.join(b.name())))
         })
         .filter(|p| !targets.iter().any(|(_, t)| t == p))
         .collect();
