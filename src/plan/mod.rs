@@ -88,8 +88,6 @@ pub struct Names {
     pub daemon_tls: String,
     /// The gateway's client certificate Secret, in the operator namespace.
     pub gateway_client_tls: String,
-    /// The BuildProject CRD.
-    pub crd: String,
 }
 
 /// The namespaces, each with its class, its Pod Security level and the
@@ -331,7 +329,6 @@ impl<'v> Plan<'v> {
             buildkitd_config: format!("{release}-buildkitd-config"),
             daemon_tls: format!("{release}-daemon-tls"),
             gateway_client_tls: format!("{release}-gateway-client-tls"),
-            crd: meta["crd"].name.clone(),
         };
         let kata = values.kata.enabled;
         Plan {

@@ -20,9 +20,9 @@ use super::trust::{Builds, Namespace, Operator, System, TrustClass};
 /// The API group of the chart's custom resources.
 pub const CRD_GROUP: &str = "buildkit-operator.dev";
 
-/// A Kubernetes API verb. There is deliberately no `*`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// A Kubernetes API verb. There is deliberately no `*`. Written as
+/// [`Verb::name`] says, in the rendered rules and in `check` alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verb {
     /// Read one object.
     Get,
@@ -39,7 +39,6 @@ pub enum Verb {
     /// Delete an object.
     Delete,
     /// Delete many objects at once.
-    #[serde(rename = "deletecollection")]
     DeleteCollection,
 }
 
@@ -56,6 +55,12 @@ impl Verb {
             Verb::Delete => "delete",
             Verb::DeleteCollection => "deletecollection",
         }
+    }
+}
+
+impl Serialize for Verb {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
     }
 }
 
