@@ -119,17 +119,17 @@ pub fn check(output: &Output) -> Vec<Finding> {
         extra_crds: &[],
     };
     let artifact = std::slice::from_ref(&output.exemptions_document);
-    let mut findings = check::run(&output.release, artifact, &options).findings;
-    if !output.kata.is_empty() {
-        let together = output.manifests(&Bundle::ALL);
-        for more in [
-            check::run(&output.kata, artifact, &options).findings,
-            check::run(&together, artifact, &options).findings,
-        ] {
-            for finding in more {
-                if !findings.contains(&finding) {
-                    findings.push(finding);
-                }
+    if output.kata.is_empty() {
+        return check::run(&output.release, artifact, &options).findings;
+    }
+    // Every object's schema once, with both bundles; how the objects relate
+    // for each bundle as it may be applied: alone, and both together.
+    let together = output.manifests(&Bundle::ALL);
+    let mut findings = check::run(&together, artifact, &options).findings;
+    for bundle in [&output.release, &output.kata] {
+        for finding in check::relations(bundle, artifact).findings {
+            if !findings.contains(&finding) {
+                findings.push(finding);
             }
         }
     }

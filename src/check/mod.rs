@@ -268,8 +268,22 @@ pub struct Options<'a> {
 /// when there are any); returns all findings, ordered by object install
 /// order, then invariant, and what could not be verified.
 pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -> Report {
+    checks(manifests, exemptions, Some(options))
+}
+
+/// The checks that relate objects to each other (RBAC, topology), without
+/// the schema check: for a subset of objects whose schemas were checked
+/// with the whole set (each object's schema does not depend on the others
+/// but for custom resources, whose CRD the whole set holds too).
+pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> Report {
+    checks(manifests, exemptions, None)
+}
+
+fn checks(manifests: &[Manifest], exemptions: &[Node], schema: Option<&Options<'_>>) -> Report {
     let mut context = Context::new(manifests);
-    schema::check(&mut context, options);
+    if let Some(options) = schema {
+        schema::check(&mut context, options);
+    }
     rbac::check(&mut context);
     topology::check(&mut context, merged_exemptions(exemptions).as_ref());
     let info = context.info.into_iter().collect();
