@@ -1,6 +1,6 @@
 //! How long `chartgen check` takes on the largest environment (issue 4:
 //! "well under a second"). Run with `cargo bench --bench check`; the
-//! figures are recorded in ARCHITECTURE.md.
+//! figures are recorded in BENCHMARKS.md.
 
 use std::hint::black_box;
 

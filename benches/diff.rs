@@ -1,6 +1,6 @@
 //! How long `chartgen diff` takes on two sets of 1,000 objects (issue 5:
 //! "well under a second"). Run with `cargo bench --bench diff`; the figures
-//! are recorded in ARCHITECTURE.md.
+//! are recorded in BENCHMARKS.md.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
