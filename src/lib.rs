@@ -19,6 +19,7 @@ pub mod input;
 pub mod kube;
 pub mod manifest;
 pub mod model;
+pub mod names;
 pub mod output;
 pub mod pipeline;
 pub mod plan;

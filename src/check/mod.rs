@@ -7,6 +7,7 @@
 //! subject ([`rbac`], R1-R6), and topology and pod security ([`topology`],
 //! T1-T5). Every finding is collected before any is reported.
 
+pub mod api;
 pub mod facts;
 pub mod rbac;
 pub mod rules;
@@ -61,6 +62,9 @@ pub enum Invariant {
     T5,
     /// The input does not show a fact a check needs.
     MissingFact,
+    /// Refused by the API server although the schema allows it: names,
+    /// labels, image references, a second claim of a custom kind.
+    Api,
 }
 
 impl Serialize for Invariant {
@@ -89,6 +93,7 @@ impl Invariant {
             Invariant::T4 => "T4",
             Invariant::T5 => "T5",
             Invariant::MissingFact => "FACT",
+            Invariant::Api => "API",
         }
     }
 
@@ -283,6 +288,7 @@ fn checks(manifests: &[Manifest], exemptions: &[Node], schema: Option<&Options<'
     let mut context = Context::new(manifests);
     if let Some(options) = schema {
         schema::check(&mut context, options);
+        api::check(&mut context);
     }
     rbac::check(&mut context);
     topology::check(&mut context, merged_exemptions(exemptions).as_ref());

@@ -99,6 +99,12 @@ pub const RULES: &[Rule] = &[
         example: "K8S Deployment buildkit-operator/buildkit-buildd spec: Additional properties are not allowed ('revisionHistoryLimt' was unexpected)",
     },
     Rule {
+        invariant: Invariant::Api,
+        title: "Every object is one the API server accepts",
+        protects: "The OpenAPI schemas leave out rules the API server and the kubelet enforce: the name rule of each kind (a Service's name is a DNS-1035 label, starting with a letter; a Namespace's a DNS-1123 label; most kinds' a DNS-1123 subdomain; a CRD's `<plural>.<group>`), namespace names, label keys and values and annotation keys (at most 256 KiB of annotations), unique DNS-1123 container names, IANA port names, volume mounts of declared volumes, image references in the distribution grammar, and a single CustomResourceDefinition per group and kind (the API server does not accept a second claim). A render that breaks one of them would be refused on apply, or pull nothing.",
+        example: "API Service buildkit-operator/1-gateway metadata.name: `1-gateway` is not a valid Service name: a DNS-1035 label starts with a letter",
+    },
+    Rule {
         invariant: Invariant::UnknownKind,
         title: "Every kind has a schema",
         protects: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass.",
@@ -159,6 +165,6 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), RULES.len());
-        assert_eq!(ids.len(), 15, "a new invariant needs its entry in RULES");
+        assert_eq!(ids.len(), 16, "a new invariant needs its entry in RULES");
     }
 }

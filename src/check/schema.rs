@@ -14,36 +14,64 @@ use crate::diagnostic::KeyPath;
 /// Checks every object of `context`.
 pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
     let mut custom: BTreeMap<(String, String), Result<Validator, String>> = BTreeMap::new();
-    let crds = context
-        .objects
+    let extra: Vec<Json> = options
+        .extra_crds
         .iter()
+        .map(|m| m.node.to_json())
+        .collect();
+    // `--crd` files first: a CRD in the input that claims their kind is the second claim.
+    let crds: Vec<(Option<usize>, &Json)> = extra
+        .iter()
+        .map(|crd| (None, crd))
         .chain(
-            options
-                .extra_crds
+            context
+                .objects
                 .iter()
-                .map(|m| m.node.to_json())
-                .collect::<Vec<_>>()
-                .iter(),
+                .enumerate()
+                .map(|(i, o)| (Some(i), o)),
         )
-        .filter(|o| o["kind"] == "CustomResourceDefinition")
-        .cloned()
-        .collect::<Vec<_>>();
-    for crd in &crds {
+        .filter(|(_, o)| o["kind"] == "CustomResourceDefinition")
+        .collect();
+    let mut claims: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut conflicts = Vec::new();
+    for (index, crd) in crds {
         let group = crd["spec"]["group"].as_str().unwrap_or_default();
         let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
-        for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
-            let name = version["name"].as_str().unwrap_or_default();
-            let validator = jsonschema::validator_for(&strict(
-                &version["schema"]["openAPIV3Schema"],
-            ))
-            .map_err(|e| {
-                format!(
-                    "the schema of CRD {} does not compile: {e}",
-                    crd["metadata"]["name"]
-                )
-            });
-            custom.insert((format!("{group}/{name}"), kind.to_owned()), validator);
+        let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+        match claims.get(&(group.to_owned(), kind.to_owned())) {
+            Some(first) if first != name => {
+                // The API server refuses the second claim (NamesAccepted false):
+                // its resources are served by the first CRD, or not at all.
+                if let Some(index) = index {
+                    conflicts.push((index, format!(
+                        "claims kind {kind} of group {group}, which CustomResourceDefinition {first} already claims; the API server does not accept the second (NamesAccepted: False)"
+                    )));
+                }
+                continue;
+            }
+            Some(_) => continue,
+            None => {
+                claims.insert((group.to_owned(), kind.to_owned()), name.to_owned());
+            }
         }
+        for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
+            let version_name = version["name"].as_str().unwrap_or_default();
+            let validator =
+                jsonschema::validator_for(&strict(&version["schema"]["openAPIV3Schema"]))
+                    .map_err(|e| format!("the schema of CRD {name} does not compile: {e}"));
+            custom.insert(
+                (format!("{group}/{version_name}"), kind.to_owned()),
+                validator,
+            );
+        }
+    }
+    for (index, message) in conflicts {
+        context.report(
+            Invariant::Api,
+            index,
+            &KeyPath::dotted("spec.names.kind"),
+            message,
+        );
     }
     for index in 0..context.objects.len() {
         let object = context.objects[index].clone();
@@ -101,38 +129,67 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
 
 /// A CRD's structural schema with unknown fields made errors: the API server
 /// prunes them silently, which for a rendered object means a typo.
+///
+/// The walk follows the schema's own structure (`properties`, `items`,
+/// `additionalProperties`), never data such
+/// as `default`, `enum` or `example`, and honours what the API server does:
+/// `x-kubernetes-preserve-unknown-fields: true` keeps unknown fields at that
+/// node, `x-kubernetes-embedded-resource: true` accepts `apiVersion`, `kind`
+/// and `metadata` there, and the root's `metadata` is checked as ObjectMeta.
 pub fn strict(schema: &Json) -> Json {
-    fn walk(node: &mut Json) {
-        if let Some(object) = node.as_object_mut() {
-            if object.contains_key("properties") && !object.contains_key("additionalProperties") {
-                object.insert("additionalProperties".into(), Json::Bool(false));
-            }
-            if let Some(metadata) = object
-                .get_mut("properties")
-                .and_then(|p| p.get_mut("metadata"))
-            {
-                // The API server checks metadata as ObjectMeta, not the CRD.
-                *metadata = serde_json::json!({"type": "object"});
-            }
-            object.values_mut().for_each(walk);
-        } else if let Some(items) = node.as_array_mut() {
-            items.iter_mut().for_each(walk);
-        }
-    }
     let mut schema = schema.clone();
-    walk(&mut schema);
-    // The API server accepts these on every custom resource, whether the
-    // CRD's schema declares them or not.
-    if let Some(properties) = schema.get_mut("properties").and_then(Json::as_object_mut) {
-        for (field, kind) in [
-            ("apiVersion", "string"),
-            ("kind", "string"),
-            ("metadata", "object"),
-        ] {
-            properties
-                .entry(field)
-                .or_insert_with(|| serde_json::json!({ "type": kind }));
+    tighten(&mut schema, true);
+    schema
+}
+
+/// Makes one schema node (and the schemas below it) strict; `resource`
+/// when the node is a whole object of the API (the root, or embedded).
+fn tighten(node: &mut Json, resource: bool) {
+    let Some(object) = node.as_object_mut() else {
+        return;
+    };
+    let flag = |object: &serde_json::Map<String, Json>, key: &str| {
+        object.get(key) == Some(&Json::Bool(true))
+    };
+    let resource = resource || flag(object, "x-kubernetes-embedded-resource");
+    let preserve = flag(object, "x-kubernetes-preserve-unknown-fields");
+    if let Some(properties) = object.get_mut("properties").and_then(Json::as_object_mut) {
+        for (name, property) in properties.iter_mut() {
+            if resource && name == "metadata" {
+                // The API server checks metadata as ObjectMeta, not the CRD.
+                *property = serde_json::json!({"type": "object"});
+            } else {
+                tighten(property, false);
+            }
+        }
+        if resource {
+            // Accepted on every resource, declared or not.
+            for (field, kind) in [
+                ("apiVersion", "string"),
+                ("kind", "string"),
+                ("metadata", "object"),
+            ] {
+                properties
+                    .entry(field)
+                    .or_insert_with(|| serde_json::json!({ "type": kind }));
+            }
         }
     }
-    schema
+    if object.contains_key("properties")
+        && !preserve
+        && !object.contains_key("additionalProperties")
+    {
+        object.insert("additionalProperties".into(), Json::Bool(false));
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(child) = object.get_mut(key) {
+            match child {
+                Json::Array(schemas) => schemas.iter_mut().for_each(|s| tighten(s, false)),
+                child => tighten(child, false),
+            }
+        }
+    }
+    // `allOf`, `anyOf`, `oneOf` and `not` only add value checks to fields the
+    // node declares (a structural schema's rule): left as they are, since
+    // closing one of them would refuse the node's other fields.
 }

@@ -123,6 +123,15 @@ impl Image {
             pull_policy: PullPolicy::IfNotPresent,
         }
     }
+
+    /// `repository:tag`, or `repository:tag@digest` when a digest pins it:
+    /// the reference the kubelet pulls.
+    pub fn reference(&self) -> String {
+        match &self.digest {
+            Some(digest) => format!("{}:{}@{digest}", self.repository, self.tag),
+            None => format!("{}:{}", self.repository, self.tag),
+        }
+    }
 }
 
 /// Kubernetes image pull policy.

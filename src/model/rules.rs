@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use super::{ResourceList, Resources, Values};
 use crate::diagnostic::KeyPath;
+use crate::names;
 
 /// One broken rule: the key it is reported at, the message and a hint.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +34,7 @@ pub const RESERVED_NAMESPACES: [&str; 4] =
 pub fn check(values: &Values) -> Vec<Violation> {
     let mut violations = Vec::new();
     check_release_name(values, &mut violations);
+    check_images(values, &mut violations);
     check_namespaces(values, &mut violations);
     check_metadata(values, &mut violations);
     check_buildd(values, &mut violations);
@@ -189,7 +191,7 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
                     format!("`{key}` is under `{prefix}`, which the chart sets itself"),
                     "choose a key under your own prefix, such as example.com/team",
                 );
-            } else if let Err(why) = qualified_name(key) {
+            } else if let Err(why) = names::qualified_name(key) {
                 report(
                     format!(
                         "`{key}` is not a valid {} key: {why}",
@@ -198,7 +200,7 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
                     "keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`",
                 );
             }
-            if labels && let Err(why) = label_value(value) {
+            if labels && let Err(why) = names::label_value(value) {
                 report(
                     format!("label value {value:?} is not valid: {why}"),
                     "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
@@ -208,48 +210,9 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
     }
 }
 
-/// A Kubernetes qualified name: `[prefix/]name`.
-fn qualified_name(key: &str) -> Result<(), String> {
-    let (prefix, name) = match key.rsplit_once('/') {
-        Some((prefix, name)) => (Some(prefix), name),
-        None => (None, key),
-    };
-    if let Some(prefix) = prefix {
-        let ok = !prefix.is_empty()
-            && prefix.len() <= 253
-            && prefix.split('.').all(super::types::is_dns_label);
-        if !ok {
-            return Err(format!("the prefix `{prefix}` is not a DNS subdomain"));
-        }
-    }
-    if name.is_empty() {
-        return Err("the name is empty".to_owned());
-    }
-    label_value(name)
-}
-
-/// A label value: empty, or at most 63 of `[A-Za-z0-9_.-]` with
-/// alphanumeric ends.
-fn label_value(value: &str) -> Result<(), String> {
-    if value.is_empty() {
-        return Ok(());
-    }
-    if value.len() > 63 {
-        return Err(format!("{} characters, more than 63", value.len()));
-    }
-    let alnum = |c: char| c.is_ascii_alphanumeric();
-    if !value.starts_with(alnum) || !value.ends_with(alnum) {
-        return Err("it must start and end with a letter or digit".to_owned());
-    }
-    match value.chars().find(|c| !(alnum(*c) || "-_.".contains(*c))) {
-        Some(c) => Err(format!("{c:?} is not allowed")),
-        None => Ok(()),
-    }
-}
-
 fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
     let tag = &values.images.buildd.tag;
-    if let Err(why) = label_value(tag) {
+    if let Err(why) = names::label_value(tag) {
         violations.push(Violation {
             path: KeyPath::dotted("images.buildd.tag"),
             also: Vec::new(),
@@ -325,6 +288,17 @@ pub const MAX_RELEASE_NAME: usize = 40;
 
 fn check_release_name(values: &Values, violations: &mut Vec<Violation>) {
     let name = values.release_name.as_str();
+    if let Err(why) = names::dns1035_label(name) {
+        violations.push(Violation {
+            path: KeyPath::dotted("releaseName"),
+            also: Vec::new(),
+            message: format!("`{name}` cannot begin a Service name: {why}"),
+            hint: Some(
+                "the gateway's Service is `<releaseName>-gateway`, and the API server requires Service names to start with a letter"
+                    .to_owned(),
+            ),
+        });
+    }
     if name.len() > MAX_RELEASE_NAME {
         violations.push(Violation {
             path: KeyPath::dotted("releaseName"),
@@ -338,6 +312,30 @@ fn check_release_name(values: &Values, violations: &mut Vec<Violation>) {
                     .to_owned(),
             ),
         });
+    }
+}
+
+/// Every image is a reference the kubelet can pull: the repository, tag and
+/// digest together follow the distribution reference grammar.
+fn check_images(values: &Values, violations: &mut Vec<Violation>) {
+    let images = &values.images;
+    for (key, image) in [
+        ("buildd", &images.buildd),
+        ("gateway", &images.gateway),
+        ("buildkitd", &images.buildkitd),
+        ("kataDeploy", &images.kata_deploy),
+        ("vcpuTune", &images.vcpu_tune),
+    ] {
+        let reference = image.reference();
+        if let Err(why) = names::image_reference(&reference) {
+            let path = KeyPath::dotted("images").key(key);
+            violations.push(Violation {
+                path: path.clone().key("repository"),
+                also: vec![path.clone().key("tag"), path.key("digest")],
+                message: format!("images.{key} gives `{reference}`, which is {why}"),
+                hint: Some("a repository is lowercase `[registry[:port]/]path/name`; a tag is up to 128 letters, digits, `_`, `.` or `-`, not starting with `.` or `-`".to_owned()),
+            });
+        }
     }
 }
 

@@ -22,13 +22,7 @@ pub const DIGEST_PATTERN: &str = "^sha256:[a-f0-9]{64}$";
 /// Whether `name` is a DNS-1123 label: at most 63 lowercase letters, digits
 /// and `-`, starting and ending with a letter or digit.
 pub fn is_dns_label(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    !bytes.is_empty()
-        && bytes.len() <= 63
-        && bytes.first().is_some_and(edge)
-        && bytes.last().is_some_and(edge)
-        && bytes.iter().all(|b| edge(b) || *b == b'-')
+    crate::names::is_dns1123_label(name)
 }
 
 /// A DNS-1123 label: the name of a namespace, a project, a runtime class.

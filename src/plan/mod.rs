@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{Image, Project, Resources, Values};
+use crate::model::{Project, Resources, Values};
 use rbac::RbacPlan;
 use security::{PodPlan, PodSecurity, Volume};
 use trust::{Builds, Namespace, Operator, System, TrustClass};
@@ -337,20 +337,20 @@ impl<'v> Plan<'v> {
             meta,
             rbac,
             buildd: Workload {
-                image: image_ref(&images.buildd),
+                image: images.buildd.reference(),
                 pull_policy: images.buildd.pull_policy,
                 pod: PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
                     .with_volume(Volume::empty_dir("tmp")),
             },
             gateway: Workload {
-                image: image_ref(&images.gateway),
+                image: images.gateway.reference(),
                 pull_policy: images.gateway.pull_policy,
                 pod: PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
                     .with_volume(Volume::empty_dir("tmp"))
                     .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
             },
             kata_deploy: kata.then(|| Workload {
-                image: image_ref(&images.kata_deploy),
+                image: images.kata_deploy.reference(),
                 pull_policy: images.kata_deploy.pull_policy,
                 pod: PodPlan::new(PodSecurity::privileged())
                     .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
@@ -358,7 +358,7 @@ impl<'v> Plan<'v> {
                     .with_volume(Volume::host_path("host", "/")),
             }),
             vcpu_tune: (kata && values.kata.vcpu_tuning.enabled).then(|| Workload {
-                image: image_ref(&images.vcpu_tune),
+                image: images.vcpu_tune.reference(),
                 pull_policy: images.vcpu_tune.pull_policy,
                 pod: PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
                     "kata-config",
@@ -375,7 +375,7 @@ impl<'v> Plan<'v> {
                     resources: layered(&project.resources, &values.builds.daemon_resources),
                 })
                 .collect(),
-            daemon_image: image_ref(&images.buildkitd),
+            daemon_image: images.buildkitd.reference(),
             buildkitd_toml: buildkitd_toml(values),
             exemptions: exemptions(&namespaces, values),
             namespaces,
@@ -431,14 +431,6 @@ fn shared_meta(name: String) -> Meta {
     }
 }
 
-/// `repository:tag`, or `repository:tag@digest` when a digest pins it.
-fn image_ref(image: &Image) -> String {
-    match &image.digest {
-        Some(digest) => format!("{}:{}@{digest}", image.repository, image.tag),
-        None => format!("{}:{}", image.repository, image.tag),
-    }
-}
-
 /// `own` with every unset amount taken from `base`.
 pub fn layered(own: &Resources, base: &Resources) -> Resources {
     let mut merged = own.clone();
@@ -481,34 +473,64 @@ fn exemptions(namespaces: &Namespaces, values: &Values) -> Vec<PolicyExemption> 
         .collect()
 }
 
-/// buildkitd.toml for the rootless daemons. Strings are TOML basic strings
-/// (JSON string syntax is a subset), so no value can add a key or a table.
+/// buildkitd.toml for the rootless daemons, written by the `toml` crate from
+/// typed tables: whatever a value holds (quotes, newlines, control
+/// characters), it stays one string and cannot add a key or a table.
 fn buildkitd_toml(values: &Values) -> String {
-    let config = &values.builds.buildkitd;
-    let quote = |s: &str| serde_json::to_string(s).expect("a string always serializes");
-    let list = |items: &[String]| {
-        let quoted: Vec<String> = items.iter().map(|i| quote(i)).collect();
-        format!("[{}]", quoted.join(", "))
-    };
-    let mut toml = String::from("# Written by chartgen from builds.buildkitd.\n");
-    toml += "[worker.oci]\n  enabled = true\n  rootless = true\n  gc = true\n";
-    toml += &format!("  gckeepstorage = {}\n", quote(&config.gc_keep_storage));
-    for (host, registry) in &config.registries {
-        toml += &format!("\n[registry.{}]\n", quote(host));
-        if !registry.mirrors.is_empty() {
-            toml += &format!("  mirrors = {}\n", list(&registry.mirrors));
-        }
-        if registry.http {
-            toml += "  http = true\n";
-        }
-        if registry.insecure {
-            toml += "  insecure = true\n";
-        }
-        if !registry.ca.is_empty() {
-            toml += &format!("  ca = {}\n", list(&registry.ca));
-        }
+    #[derive(serde::Serialize)]
+    struct Config<'a> {
+        worker: Worker<'a>,
+        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+        registry: BTreeMap<&'a str, Registry<'a>>,
     }
-    toml
+    #[derive(serde::Serialize)]
+    struct Worker<'a> {
+        oci: Oci<'a>,
+    }
+    #[derive(serde::Serialize)]
+    struct Oci<'a> {
+        enabled: bool,
+        rootless: bool,
+        gc: bool,
+        gckeepstorage: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct Registry<'a> {
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        mirrors: &'a [String],
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        http: bool,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        insecure: bool,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        ca: &'a [String],
+    }
+    let config = &values.builds.buildkitd;
+    let file = Config {
+        worker: Worker {
+            oci: Oci {
+                enabled: true,
+                rootless: true,
+                gc: true,
+                gckeepstorage: &config.gc_keep_storage,
+            },
+        },
+        registry: config
+            .registries
+            .iter()
+            .map(|(host, r)| {
+                let registry = Registry {
+                    mirrors: &r.mirrors,
+                    http: r.http,
+                    insecure: r.insecure,
+                    ca: &r.ca,
+                };
+                (host.as_str(), registry)
+            })
+            .collect(),
+    };
+    let body = toml::to_string(&file).expect("strings, booleans and tables always serialize");
+    format!("# Written by chartgen from builds.buildkitd.\n{body}")
 }
 
 #[cfg(test)]
@@ -557,20 +579,44 @@ mod tests {
         }
     }
 
-    #[test]
-    fn buildkitd_toml_quotes_every_value() {
-        let mut values = Values::default();
-        values.builds.buildkitd.registries.insert(
-            "evil\"]\n[x".to_owned(),
-            crate::model::Registry {
-                mirrors: vec!["m\"\n".to_owned()],
-                ..Default::default()
-            },
-        );
-        let toml = buildkitd_toml(&values);
-        assert!(
-            toml.contains("[registry.\"evil\\\"]\\n[x\"]\n  mirrors = [\"m\\\"\\n\"]\n"),
-            "{toml}"
-        );
+    proptest::proptest! {
+        /// Whatever the values hold, buildkitd.toml parses back with exactly
+        /// those values and no other key or table.
+        #[test]
+        fn buildkitd_toml_keeps_every_value_a_string(
+            host in "\\PC*|[\\x00-\\x7f\\u{85}\\u{2028}]{0,12}",
+            mirror in "\\PC*|[\\x00-\\x7f]{0,12}",
+            keep in "[\\x00-\\x7f]{0,8}",
+        ) {
+            let mut values = Values::default();
+            values.builds.buildkitd.gc_keep_storage = keep.clone();
+            values.builds.buildkitd.registries.insert(
+                host.clone(),
+                crate::model::Registry {
+                    mirrors: vec![mirror.clone()],
+                    ca: vec![mirror.clone(), host.clone()],
+                    insecure: true,
+                    ..Default::default()
+                },
+            );
+            let text = buildkitd_toml(&values);
+            let parsed: toml::Table = toml::from_str(&text).unwrap();
+            let strings = |items: &[&String]| -> toml::Value {
+                items.iter().map(|s| toml::Value::from(s.as_str())).collect::<Vec<_>>().into()
+            };
+            let mut oci = toml::Table::new();
+            for flag in ["enabled", "rootless", "gc"] {
+                oci.insert(flag.into(), true.into());
+            }
+            oci.insert("gckeepstorage".into(), keep.as_str().into());
+            let mut registry = toml::Table::new();
+            registry.insert("mirrors".into(), strings(&[&mirror]));
+            registry.insert("insecure".into(), true.into());
+            registry.insert("ca".into(), strings(&[&mirror, &host]));
+            let mut expected = toml::Table::new();
+            expected.insert("worker".into(), toml::Table::from_iter([("oci".to_owned(), oci.into())]).into());
+            expected.insert("registry".into(), toml::Table::from_iter([(host.clone(), registry.into())]).into());
+            proptest::prop_assert_eq!(parsed, expected);
+        }
     }
 }

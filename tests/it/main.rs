@@ -1,5 +1,6 @@
 //! The integration tests: one binary, a module per area.
 
+mod accepted;
 mod check;
 mod compile_fail;
 mod diff;

@@ -1,0 +1,272 @@
+//! The name rules the API server (and the kubelet) apply beyond the OpenAPI
+//! schemas: DNS-1123 labels and subdomains, DNS-1035 labels, qualified
+//! names and label values, IANA service names, path segments, and image
+//! references. One home, used by the values rules and by `check`.
+//!
+//! Each function returns `Err(reason)` in words a user can act on; the
+//! caller names the field.
+
+/// At most 63 lowercase letters, digits and `-`, starting and ending with a
+/// letter or digit: namespaces, container, volume and Service port names.
+pub fn dns1123_label(name: &str) -> Result<(), String> {
+    label(name, "DNS-1123 label", |b| b.is_ascii_digit())
+}
+
+/// Whether `name` is a DNS-1123 label.
+pub fn is_dns1123_label(name: &str) -> bool {
+    dns1123_label(name).is_ok()
+}
+
+/// A DNS-1123 label that starts with a letter: Service names (the name
+/// becomes a DNS record and an environment variable prefix).
+pub fn dns1035_label(name: &str) -> Result<(), String> {
+    label(name, "DNS-1035 label", |_| false)
+}
+
+/// The rule both labels share; `first_digit` says whether the first
+/// character may be a digit.
+fn label(name: &str, rule: &str, first_digit: impl Fn(&u8) -> bool) -> Result<(), String> {
+    let bytes = name.as_bytes();
+    let inner = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    if bytes.is_empty() {
+        return Err(format!(
+            "the name is empty; a {rule} has 1 to 63 characters"
+        ));
+    }
+    if bytes.len() > 63 {
+        return Err(format!(
+            "{} characters; a {rule} has at most 63",
+            bytes.len()
+        ));
+    }
+    if !bytes.iter().all(|b| inner(b) || *b == b'-') {
+        return Err(format!(
+            "a {rule} holds only lowercase letters, digits and `-`"
+        ));
+    }
+    if !bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_lowercase() || first_digit(b))
+    {
+        return Err(if first_digit(&b'0') {
+            format!("a {rule} starts with a letter or digit")
+        } else {
+            format!("a {rule} starts with a letter")
+        });
+    }
+    if !bytes.last().is_some_and(inner) {
+        return Err(format!("a {rule} ends with a letter or digit"));
+    }
+    Ok(())
+}
+
+/// DNS-1123 labels joined by `.`, at most 253 characters: the names of most
+/// kinds (Deployments, ConfigMaps, ServiceAccounts, ...).
+pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
+    if name.len() > 253 {
+        return Err(format!(
+            "{} characters; a DNS-1123 subdomain has at most 253",
+            name.len()
+        ));
+    }
+    for part in name.split('.') {
+        dns1123_label(part).map_err(|why| {
+            format!("a DNS-1123 subdomain is DNS-1123 labels joined by `.`: {why}")
+        })?;
+    }
+    Ok(())
+}
+
+/// A name that can be one segment of a URL path: RBAC roles and bindings.
+pub fn path_segment(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the name is empty".to_owned());
+    }
+    if name == "." || name == ".." {
+        return Err(format!("`{name}` cannot be a name"));
+    }
+    match name.chars().find(|c| *c == '/' || *c == '%') {
+        Some(c) => Err(format!("{c:?} is not allowed in a name")),
+        None => Ok(()),
+    }
+}
+
+/// A label or annotation key: an optional DNS subdomain prefix and `/`,
+/// then a name of at most 63 letters, digits, `-`, `_` or `.`.
+pub fn qualified_name(key: &str) -> Result<(), String> {
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix
+        && dns1123_subdomain(prefix).is_err()
+    {
+        return Err(format!("the prefix `{prefix}` is not a DNS subdomain"));
+    }
+    if name.is_empty() {
+        return Err("the name is empty".to_owned());
+    }
+    label_value(name)
+}
+
+/// A label value: empty, or at most 63 of `[A-Za-z0-9_.-]` with
+/// alphanumeric ends.
+pub fn label_value(value: &str) -> Result<(), String> {
+    if value.is_empty() {
+        return Ok(());
+    }
+    if value.len() > 63 {
+        return Err(format!("{} characters, more than 63", value.len()));
+    }
+    let alnum = |c: char| c.is_ascii_alphanumeric();
+    if !value.starts_with(alnum) || !value.ends_with(alnum) {
+        return Err("it must start and end with a letter or digit".to_owned());
+    }
+    match value.chars().find(|c| !(alnum(*c) || "-_.".contains(*c))) {
+        Some(c) => Err(format!("{c:?} is not allowed")),
+        None => Ok(()),
+    }
+}
+
+/// An IANA service name, as container port names must be: at most 15
+/// lowercase letters, digits and `-`, at least one letter, no `-` at either
+/// end and no `--`.
+pub fn iana_service_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 15
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && name.bytes().any(|b| b.is_ascii_lowercase())
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--");
+    if ok {
+        Ok(())
+    } else {
+        Err("a port name is an IANA service name: at most 15 lowercase letters, digits and `-`, with a letter, no `-` at either end and no `--`".to_owned())
+    }
+}
+
+/// An image reference as the kubelet parses it: `[registry/]repository`,
+/// then `:tag` and/or `@digest` (the distribution reference grammar).
+pub fn image_reference(reference: &str) -> Result<(), String> {
+    use std::str::FromStr as _;
+    oci_spec::distribution::Reference::from_str(reference)
+        .map(|_| ())
+        .map_err(|e| format!("not an image reference ({e})"))
+}
+
+/// The rule for the name of an object of `kind`, where the API server has
+/// one; `None` for a kind whose rule this module does not know (custom
+/// resources: their names only need to be path segments, checked too).
+pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
+    match kind {
+        "Service" => dns1035_label(name),
+        "Namespace" => dns1123_label(name),
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" => path_segment(name),
+        "ConfigMap"
+        | "Secret"
+        | "ServiceAccount"
+        | "Deployment"
+        | "DaemonSet"
+        | "StatefulSet"
+        | "ReplicaSet"
+        | "Job"
+        | "CronJob"
+        | "Pod"
+        | "PersistentVolumeClaim"
+        | "RuntimeClass"
+        | "NetworkPolicy"
+        | "PodDisruptionBudget"
+        | "Lease"
+        | "PriorityClass"
+        | "CustomResourceDefinition"
+        | "Certificate"
+        | "Issuer"
+        | "ClusterIssuer"
+        | "ValidatingWebhookConfiguration"
+        | "MutatingWebhookConfiguration"
+        | "Ingress" => dns1123_subdomain(name),
+        _ => path_segment(name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn services_start_with_a_letter_other_names_may_not() {
+        assert!(dns1035_label("gateway").is_ok());
+        let why = dns1035_label("1gateway").unwrap_err();
+        assert!(why.contains("starts with a letter"), "{why}");
+        assert!(object_name("Service", "1gateway").is_err());
+        assert!(object_name("Deployment", "1gateway").is_ok());
+        assert!(object_name("Namespace", "a.b").is_err());
+        assert!(object_name("ConfigMap", "a.b").is_ok());
+        assert!(object_name("ClusterRole", "system:aggregate-to-view").is_ok());
+        assert!(object_name("ClusterRole", "a/b").is_err());
+        assert!(object_name("Widget", "..").is_err());
+    }
+
+    #[test]
+    fn labels_have_their_bounds() {
+        assert!(dns1123_label(&"a".repeat(63)).is_ok());
+        assert!(dns1123_label(&"a".repeat(64)).is_err());
+        assert!(dns1123_label("-a").is_err());
+        assert!(dns1123_label("a-").is_err());
+        assert!(dns1123_label("A").is_err());
+        assert!(dns1123_label("").is_err());
+        assert!(dns1123_subdomain(&format!("{}.b", "a".repeat(63))).is_ok());
+        assert!(dns1123_subdomain("a..b").is_err());
+        assert!(dns1123_subdomain(&"a.".repeat(127)).is_err());
+    }
+
+    #[test]
+    fn keys_and_values() {
+        assert!(qualified_name("example.com/team").is_ok());
+        assert!(qualified_name("team").is_ok());
+        assert!(qualified_name("Example.com/team").is_err());
+        assert!(qualified_name("example.com/").is_err());
+        assert!(label_value("").is_ok());
+        assert!(label_value("v1.2_x-Y").is_ok());
+        assert!(label_value("v1 ").is_err());
+        assert!(label_value(&"a".repeat(64)).is_err());
+    }
+
+    #[test]
+    fn port_names() {
+        assert!(iana_service_name("https").is_ok());
+        assert!(iana_service_name("metrics-1").is_ok());
+        for bad in ["", "1234", "a--b", "-a", "a-", "UPPER", "abcdefghijklmnop"] {
+            assert!(iana_service_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn image_references_follow_the_grammar() {
+        for good in [
+            "ghcr.io/buildkit-operator/buildd:0.4.0",
+            "docker.io/moby/buildkit:v0.26.2-rootless",
+            "busybox",
+            "localhost:5000/a/b:tag",
+            "ghcr.io/a/b@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "ghcr.io/a/b:1.0@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        ] {
+            assert!(image_reference(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "ghcr.io/A/b:1",
+            "ghcr.io/a/b:",
+            "ghcr.io/a/b:-tag",
+            "ghcr.io/a b:1",
+            "ghcr.io/a/b:1\n",
+            "ghcr.io/a/b@sha256:beef",
+            "ghcr.io//b:1",
+        ] {
+            assert!(image_reference(bad).is_err(), "{bad:?}");
+        }
+    }
+}

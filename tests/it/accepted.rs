@@ -1,0 +1,109 @@
+//! Exit 0 means it will work (issue 9, section 5): what the OpenAPI schemas
+//! allow but the API server or the kubelet refuse is a finding of `check`,
+//! and a values error before `render` writes anything.
+
+use serde_json::Value;
+
+use crate::harness::chartgen;
+
+/// `(id, object, path)` of every finding of `check FILE` with one of `ids`.
+fn findings(file: &str, ids: &[&str]) -> Vec<(String, String, String)> {
+    let run = chartgen(&["check", file, "--output", "json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let report: Value = serde_json::from_str(&run.stdout).expect("check prints JSON");
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| ids.contains(&f["invariant"].as_str().unwrap()))
+        .map(|f| {
+            let field = |k: &str| f[k].as_str().unwrap().to_owned();
+            (field("invariant"), field("object"), field("path"))
+        })
+        .collect()
+}
+
+#[test]
+fn names_and_images_the_api_server_refuses_are_findings() {
+    let found = findings("tests/fixtures/hostile/accepted/names.yaml", &["API"]);
+    let expected = [
+        ("Service apps/1-gateway", "metadata.name"),
+        ("Service apps/1-gateway", "spec.ports[0]"),
+        ("Service apps/1-gateway", "spec.ports[1].targetPort"),
+        (
+            "Deployment apps/web",
+            "metadata.labels.\"example.com/team\"",
+        ),
+        (
+            "Deployment apps/web",
+            "spec.template.spec.containers[0].name",
+        ),
+        (
+            "Deployment apps/web",
+            "spec.template.spec.containers[0].image",
+        ),
+        (
+            "Deployment apps/web",
+            "spec.template.spec.containers[0].ports[0].name",
+        ),
+        (
+            "Deployment apps/web",
+            "spec.template.spec.containers[0].volumeMounts[0].name",
+        ),
+    ];
+    let mut found: Vec<(String, String)> = found.into_iter().map(|(_, o, p)| (o, p)).collect();
+    found.sort();
+    let mut expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(o, p)| ((*o).to_owned(), (*p).to_owned()))
+        .collect();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn crds_are_read_as_the_api_server_reads_them() {
+    let found = findings(
+        "tests/fixtures/hostile/accepted/crd-claims.yaml",
+        &["API", "K8S", "KIND"],
+    );
+    let mut found: Vec<(&str, &str, &str)> = found
+        .iter()
+        .map(|(i, o, p)| (i.as_str(), o.as_str(), p.as_str()))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (
+                "API",
+                "CustomResourceDefinition things.example.com",
+                "metadata.name"
+            ),
+            (
+                "API",
+                "CustomResourceDefinition zwidgets.example.com",
+                "spec.names.kind"
+            ),
+            ("K8S", "Widget apps/closed", "spec"),
+            ("K8S", "Widget apps/closed", "spec.properties.metadata"),
+        ]
+    );
+}
+
+#[test]
+fn values_that_would_render_refused_objects_are_values_errors() {
+    for (set, key) in [
+        ("releaseName=1chart", "releaseName"),
+        (
+            "images.gateway.repository=ghcr.io/Acme/gateway",
+            "images.gateway.repository",
+        ),
+        ("images.buildkitd.tag=-rootless", "images.buildkitd.tag"),
+    ] {
+        let run = chartgen(&["render", "--set", set]);
+        assert_eq!(run.code, 2, "{}", run.transcript());
+        assert!(run.stdout.is_empty(), "{}", run.transcript());
+        assert!(run.stderr.contains(key), "{set}: {}", run.transcript());
+    }
+}
