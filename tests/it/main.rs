@@ -4,6 +4,7 @@ mod accepted;
 mod check;
 mod compile_fail;
 mod diff;
+mod fuzz;
 mod harness;
 mod hostile_values;
 mod output;
