@@ -354,9 +354,19 @@ fn check_report(
     rendered: Vec<Manifest>,
 ) -> anyhow::Result<String> {
     let mut out = file_changes(shown, report);
-    if report.drifted() && std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-        let current = input::read(&[dir.display().to_string()])?;
-        let difference = diff::diff(&current.manifests, &rendered, &[]);
+    // A folder with no YAML file yet (a render stopped right after creating
+    // it) holds no objects: every rendered one is added.
+    let is_yaml = |f: &String| f.ends_with(".yaml") || f.ends_with(".yml");
+    let holds_yaml = report.unchanged > 0
+        || !report.changed.is_empty()
+        || report.removed.iter().chain(&report.foreign).any(is_yaml);
+    if report.drifted() {
+        let current = if holds_yaml {
+            input::read(&[dir.display().to_string()])?.manifests
+        } else {
+            Vec::new()
+        };
+        let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {
             let style = if super::colour() {
                 Style::colour()

@@ -154,9 +154,15 @@ pub fn sync(
     if !write {
         return Ok(plan.reports(groups));
     }
+    // A lock file that is there before this render takes the lock is one a
+    // killed render left: it goes with this render's, and is counted.
+    let stale_lock = plan.stale_lock;
     let lock = write::Lock::acquire(root.real())?;
     // Under the lock: what a render that just finished wrote counts too.
-    let plan = Plan::new(root, files, write)?;
+    let mut plan = Plan::new(root, files, write)?;
+    if stale_lock {
+        plan.actions.push((LOCK.to_owned(), Action::Removed));
+    }
     write::apply(root.real(), &plan.steps())?;
     lock.release()?;
     Ok(plan.reports(groups))
@@ -180,6 +186,8 @@ struct Plan<'a> {
     dirs: BTreeSet<String>,
     /// The files to write.
     files: &'a BTreeMap<String, String>,
+    /// Whether a lock file is there (in check mode, counted as removed).
+    stale_lock: bool,
 }
 
 impl<'a> Plan<'a> {
@@ -287,6 +295,7 @@ impl<'a> Plan<'a> {
             actions,
             dirs,
             files,
+            stale_lock: tree.get(LOCK) == Some(&Kind::Lock),
         })
     }
 
