@@ -24,6 +24,7 @@ pub use tree::{LOCK, TEMP_PREFIX, TEMP_SUFFIX};
 #[doc(hidden)]
 pub use write::{STOP_AT_STEP, STOPPED};
 
+use crate::diagnostic::printable;
 use tree::{Kind, join};
 use write::refuse;
 
@@ -157,7 +158,7 @@ pub fn sync(
     // A lock file that is there before this render takes the lock is one a
     // killed render left: it goes with this render's, and is counted.
     let stale_lock = plan.stale_lock;
-    let lock = write::Lock::acquire(root.real())?;
+    let lock = write::Lock::acquire(root.real(), root.shown())?;
     // Under the lock: what a render that just finished wrote counts too.
     let mut plan = Plan::new(root, files, write)?;
     if stale_lock {
@@ -197,7 +198,8 @@ impl<'a> Plan<'a> {
         write: bool,
     ) -> Result<Plan<'a>, Error> {
         let real = root.real();
-        let tree = tree::scan(real)?;
+        let shown = root.shown();
+        let tree = tree::scan(real, shown)?;
         let mut actions = Vec::new();
         let mut dirs = BTreeSet::new();
         match tree.get(LOCK) {
@@ -209,7 +211,7 @@ impl<'a> Plan<'a> {
             }
             Some(Kind::Foreign) => {
                 return Err(refuse(
-                    &real.join(LOCK),
+                    &shown.join(LOCK),
                     "it is not a regular file (chartgen's lock file has this name); remove it",
                 ));
             }
@@ -222,7 +224,7 @@ impl<'a> Plan<'a> {
                 .any(|p| p.is_empty() || p.starts_with('.') || p.contains('\\'))
             {
                 return Err(refuse(
-                    &join(real, relative),
+                    &join(shown, relative),
                     "chartgen writes no such path (a bug)",
                 ));
             }
@@ -235,23 +237,23 @@ impl<'a> Plan<'a> {
                     Some(Kind::Dir) => {}
                     Some(Kind::Foreign) => {
                         return Err(refuse(
-                            &join(real, &folder),
+                            &join(shown, &folder),
                             "it is a symbolic link; chartgen does not write through links: remove it or make it a real folder",
                         ));
                     }
                     Some(_) => {
                         return Err(refuse(
-                            &join(real, &folder),
+                            &join(shown, &folder),
                             "it is a file where chartgen needs a folder; move it away",
                         ));
                     }
                 }
             }
-            let path = join(real, relative);
+            let path = join(shown, relative);
             let action = match tree.get(relative) {
                 None => Action::Added,
                 Some(Kind::File { ours: true }) => {
-                    if tree::holds(&path, text)? {
+                    if tree::holds(&join(real, relative), &path, text)? {
                         Action::Unchanged
                     } else {
                         Action::Changed
@@ -277,6 +279,32 @@ impl<'a> Plan<'a> {
                 }
             };
             actions.push((relative.clone(), action));
+        }
+        // On a case-insensitive file system `Dev/x.yaml` is `dev/x.yaml`:
+        // writing one and removing the other would remove what was written.
+        let mut folded: BTreeMap<String, &str> = BTreeMap::new();
+        for relative in files.keys() {
+            let mut end = relative.len();
+            loop {
+                folded.insert(relative[..end].to_lowercase(), &relative[..end]);
+                match relative[..end].rfind('/') {
+                    Some(slash) => end = slash,
+                    None => break,
+                }
+            }
+        }
+        for relative in tree.keys() {
+            if let Some(ours) = folded.get(&relative.to_lowercase())
+                && *ours != relative
+            {
+                return Err(refuse(
+                    &join(shown, relative),
+                    &format!(
+                        "its name differs only in case from `{}`, which this render writes (one name on a case-insensitive file system); rename it",
+                        printable(&join(shown, ours).display().to_string())
+                    ),
+                ));
+            }
         }
         for (relative, kind) in &tree {
             if files.contains_key(relative) {
@@ -494,5 +522,22 @@ mod tests {
         drop(held);
         sync1(&out, &files, true).unwrap();
         assert!(!dir.join(LOCK).exists());
+    }
+
+    #[test]
+    fn a_name_that_differs_only_in_case_is_refused_before_any_write() {
+        let (_keep, out) = temp();
+        let dir = out.real();
+        std::fs::create_dir_all(dir.join("Dev/release")).unwrap();
+        std::fs::write(dir.join("Dev/release/x.yaml"), format!("{MARKER}\nx: 0\n")).unwrap();
+        let mut files = BTreeMap::new();
+        files.insert("dev/release/x.yaml".to_owned(), format!("{MARKER}\nx: 1\n"));
+        let error = sync1(&out, &files, true).unwrap_err();
+        assert!(
+            error.to_string().contains("differs only in case from"),
+            "{error}"
+        );
+        assert!(!dir.join("dev").exists());
+        assert!(dir.join("Dev/release/x.yaml").exists());
     }
 }

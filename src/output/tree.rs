@@ -47,21 +47,25 @@ pub type Tree = BTreeMap<String, Kind>;
 
 /// Reads the tree below `root` (nothing when it does not exist yet). A
 /// FIFO, device or socket anywhere in it is refused at once.
-pub fn scan(root: &Path) -> Result<Tree, Error> {
+/// Errors name paths below `shown`, the directory as the user gave it.
+pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
     let mut tree = Tree::new();
     match std::fs::symlink_metadata(root) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(tree),
-        Err(source) => return Err(fail(root, source)),
+        Err(source) => return Err(fail(shown, source)),
         Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(refuse(root, "it is not a directory")),
+        Ok(_) => return Err(refuse(shown, "it is not a directory")),
     }
     let mut pending = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, prefix)) = pending.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| fail(&dir, e))?;
+        let dir_shown = join(shown, prefix.trim_end_matches('/'));
+        let entries = std::fs::read_dir(&dir).map_err(|e| fail(&dir_shown, e))?;
         for entry in entries {
-            let entry = entry.map_err(|e| fail(&dir, e))?;
+            let entry = entry.map_err(|e| fail(&dir_shown, e))?;
             let path = entry.path();
-            let kind = entry.file_type().map_err(|e| fail(&path, e))?;
+            let kind = entry
+                .file_type()
+                .map_err(|e| fail(&dir_shown.join(entry.file_name()), e))?;
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                 // chartgen writes UTF-8 names only; anything else is not its.
                 let shown = entry.file_name().to_string_lossy().into_owned();
@@ -69,13 +73,14 @@ pub fn scan(root: &Path) -> Result<Tree, Error> {
                 continue;
             };
             let relative = format!("{prefix}{name}");
+            let path_shown = join(shown, &relative);
             let special = !(kind.is_dir() || kind.is_file() || kind.is_symlink());
             let hidden = name.starts_with('.');
             let temporary = name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
             let lock = prefix.is_empty() && name == LOCK;
             if special && (!hidden || temporary || lock) {
                 return Err(refuse(
-                    &path,
+                    &path_shown,
                     "it is a FIFO, device or socket; chartgen neither opens nor replaces one: remove it",
                 ));
             }
@@ -94,13 +99,13 @@ pub fn scan(root: &Path) -> Result<Tree, Error> {
             } else if lock {
                 Kind::Lock
             } else if temporary {
-                let start = read_start(&path, MARKER.len() + 1)?;
+                let start = read_start(&path, &path_shown, MARKER.len() + 1)?;
                 let line = format!("{MARKER}\n");
                 Kind::Temporary {
                     ours: line.as_bytes().starts_with(&start),
                 }
             } else {
-                let start = read_start(&path, MARKER.len() + 2)?;
+                let start = read_start(&path, &path_shown, MARKER.len() + 2)?;
                 Kind::File {
                     ours: starts_with_marker(&start),
                 }
@@ -128,19 +133,20 @@ pub fn open(path: &Path) -> std::io::Result<std::fs::File> {
         .open(path)
 }
 
-/// At most `limit` bytes from the start of the file at `path`.
-pub fn read_start(path: &Path, limit: usize) -> Result<Vec<u8>, Error> {
+/// At most `limit` bytes from the start of the file at `path` (`shown` in
+/// an error).
+pub fn read_start(path: &Path, shown: &Path, limit: usize) -> Result<Vec<u8>, Error> {
     let mut bytes = Vec::with_capacity(limit);
     open(path)
         .and_then(|file| file.take(limit as u64).read_to_end(&mut bytes))
-        .map_err(|e| fail(path, e))?;
+        .map_err(|e| fail(shown, e))?;
     Ok(bytes)
 }
 
 /// Whether the file at `path` holds exactly `text` (reading at most one
 /// byte more than `text`).
-pub fn holds(path: &Path, text: &str) -> Result<bool, Error> {
-    Ok(read_start(path, text.len() + 1)? == text.as_bytes())
+pub fn holds(path: &Path, shown: &Path, text: &str) -> Result<bool, Error> {
+    Ok(read_start(path, shown, text.len() + 1)? == text.as_bytes())
 }
 
 fn fail(path: &Path, source: std::io::Error) -> Error {

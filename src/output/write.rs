@@ -72,7 +72,8 @@ pub(super) struct Lock {
 impl Lock {
     /// Creates the missing folders down to `root` (each checked not to be a
     /// link when [`super::OutputDir::new`] ran), then takes the lock.
-    pub(super) fn acquire(root: &Path) -> Result<Lock, Error> {
+    /// `shown` is the directory as the user gave it, for the error.
+    pub(super) fn acquire(root: &Path, shown: &Path) -> Result<Lock, Error> {
         create_dirs(root)?;
         let path = root.join(LOCK);
         // The path must still name the file locked: a render that ends
@@ -106,7 +107,7 @@ impl Lock {
             };
             match file.try_lock() {
                 Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Err(busy(root)),
+                Err(std::fs::TryLockError::WouldBlock) => return Err(busy(shown)),
                 Err(std::fs::TryLockError::Error(e)) => return Err(fail(&path, e)),
             }
             let held = file.metadata().map_err(|e| fail(&path, e))?;
@@ -119,7 +120,7 @@ impl Lock {
                 });
             }
         }
-        Err(busy(root))
+        Err(busy(shown))
     }
 
     /// Removes the lock file, then unlocks.

@@ -510,9 +510,7 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stderr, "", "chartgen's own files are never foreign");
     assert!(
-        stdout.starts_with(&format!(
-            "drift: out/release is not what a render would write\n  - .chartgen-Q1w2E3.tmp\n  - other-ns/.chartgen-abcdef.tmp\n  - other-ns/configmap-x.yaml\n"
-        )),
+        stdout.starts_with("drift: out/release is not what a render would write\n  - .chartgen-Q1w2E3.tmp\n  - other-ns/.chartgen-abcdef.tmp\n  - other-ns/configmap-x.yaml\n"),
         "{stdout}"
     );
     assert!(
