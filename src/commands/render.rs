@@ -123,7 +123,8 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         out += &match target.output.filter(|_| !target.bundles.is_empty()) {
             Some(output) => check_report(
                 &shown,
-                &join_path(root.real(), &target.dir),
+                target,
+                &root,
                 report,
                 output.manifests(&target.bundles),
             )?,
@@ -347,24 +348,36 @@ fn file_changes(dir: &str, report: &Report) -> String {
 }
 
 /// The drift of one directory: which files, then what changes in the objects.
+/// The objects on disk are read from chartgen's own files only (regular
+/// files with the marker, found without following a link): foreign files
+/// are noted, never read.
 fn check_report(
     shown: &str,
-    dir: &Path,
+    target: &Target<'_>,
+    root: &OutputDir,
     report: &Report,
     rendered: Vec<Manifest>,
 ) -> anyhow::Result<String> {
     let mut out = file_changes(shown, report);
-    // A folder with no YAML file yet (a render stopped right after creating
-    // it) holds no objects: every rendered one is added.
-    let is_yaml = |f: &String| f.ends_with(".yaml") || f.ends_with(".yml");
-    let holds_yaml = report.unchanged > 0
-        || !report.changed.is_empty()
-        || report.removed.iter().chain(&report.foreign).any(is_yaml);
     if report.drifted() {
-        let current = if holds_yaml {
-            input::read(&[dir.display().to_string()])?.manifests
-        } else {
+        let is_yaml = |f: &&String| f.ends_with(".yaml") || f.ends_with(".yml");
+        let ours: Vec<String> = target
+            .files
+            .keys()
+            .filter(|f| !report.added.contains(f))
+            .chain(report.removed.iter().filter(is_yaml))
+            .map(|f| {
+                join_path(root.real(), &join(&target.dir, f))
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        // None yet (a render stopped right after creating the folder): every
+        // rendered object is added.
+        let current = if ours.is_empty() {
             Vec::new()
+        } else {
+            input::read(&ours)?.manifests
         };
         let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {

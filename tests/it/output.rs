@@ -860,3 +860,41 @@ fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges()
     // (3 added, 2 changed), a removal and its folder, the lock again.
     assert_eq!(step, 25, "write steps");
 }
+
+/// `--check` shows what differs in the objects of chartgen's own files; a
+/// link in the directory (to a secret, say) is noted, never read.
+#[test]
+fn check_reads_no_file_through_a_link() {
+    let base = tempfile::tempdir().unwrap();
+    let out = base.path().join("out");
+    let dev = values("dev.yaml");
+    assert_eq!(
+        chartgen_in(
+            base.path(),
+            &["render", "-f", &dev, "--output-dir", "out"],
+            &[]
+        )
+        .0,
+        0
+    );
+    let secret = base.path().join("secret.yaml");
+    std::fs::write(&secret, "password: hunter2\n").unwrap();
+    std::os::unix::fs::symlink(&secret, out.join("release/leak.yaml")).unwrap();
+    let deployment = out.join("release/buildkit-operator/deployment-buildkit-gateway.yaml");
+    let edited = std::fs::read_to_string(&deployment)
+        .unwrap()
+        .replace("replicas: 1", "replicas: 5");
+    std::fs::write(&deployment, edited).unwrap();
+    let (code, stdout, stderr) = chartgen_in(
+        base.path(),
+        &["render", "-f", &dev, "--output-dir", "out", "--check"],
+        &[],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        stderr,
+        "note: out/release/leak.yaml is not part of this render; left alone\n"
+    );
+    assert!(stdout.contains("spec.replicas: 5 → 1"), "{stdout}");
+    assert!(!stdout.contains("hunter2") && !stderr.contains("hunter2"));
+}
