@@ -294,6 +294,14 @@ fn environments(inputs: &Inputs) -> Result<Vec<(Inputs, String)>, Error> {
         };
         environments.push((inputs, name.to_owned()));
     }
+    if environments.is_empty() {
+        // Rendering nothing would remove every file of chartgen's in DIR.
+        return Err(Error::Usage {
+            reason: format!(
+                "{VALUES_DIR}/ holds no environment (no .yaml or .yml file); run --all from the folder that holds values/"
+            ),
+        });
+    }
     Ok(environments)
 }
 

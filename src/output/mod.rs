@@ -151,7 +151,7 @@ pub fn sync(
     groups: &[String],
     write: bool,
 ) -> Result<Vec<Report>, Error> {
-    let plan = Plan::new(root, files, write)?;
+    let plan = Plan::new(root, files, write, false)?;
     if !write {
         return Ok(plan.reports(groups));
     }
@@ -160,7 +160,7 @@ pub fn sync(
     let stale_lock = plan.stale_lock;
     let lock = write::Lock::acquire(root.real(), root.shown())?;
     // Under the lock: what a render that just finished wrote counts too.
-    let mut plan = Plan::new(root, files, write)?;
+    let mut plan = Plan::new(root, files, write, true)?;
     if stale_lock {
         plan.actions.push((LOCK.to_owned(), Action::Removed));
     }
@@ -192,10 +192,12 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
+    /// `holding`: this process holds the lock.
     fn new(
         root: &OutputDir,
         files: &'a BTreeMap<String, String>,
         write: bool,
+        holding: bool,
     ) -> Result<Plan<'a>, Error> {
         let real = root.real();
         let shown = root.shown();
@@ -203,11 +205,15 @@ impl<'a> Plan<'a> {
         let mut actions = Vec::new();
         let mut dirs = BTreeSet::new();
         match tree.get(LOCK) {
-            Some(Kind::Lock) if !write => {
+            Some(Kind::Lock) if !holding => {
+                // Another render is writing: say so, rather than whatever its
+                // half-done state would make this plan say.
                 if write::lock_held(&real.join(LOCK))? {
                     return Err(write::busy(root.shown()));
                 }
-                actions.push((LOCK.to_owned(), Action::Removed));
+                if !write {
+                    actions.push((LOCK.to_owned(), Action::Removed));
+                }
             }
             Some(Kind::Foreign) => {
                 return Err(refuse(

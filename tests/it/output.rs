@@ -612,6 +612,22 @@ fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
             "{files:?}: nothing written"
         );
     }
+    // No environment at all: refused, rather than every file removed.
+    let base = repository(&[]);
+    std::fs::create_dir_all(base.path().join("out/dev/release")).unwrap();
+    let kustomization = base.path().join("out/dev/release/kustomization.yaml");
+    std::fs::write(&kustomization, format!("{}\n", chartgen::output::MARKER)).unwrap();
+    let (code, _, stderr) = chartgen_in(
+        base.path(),
+        &["render", "--all", "--output-dir", "out"],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: values/ holds no environment"),
+        "{stderr}"
+    );
+    assert!(kustomization.exists());
     // Hidden files (editors' locks and backups) are no environments.
     let base = repository(&["dev.yaml"]);
     std::os::unix::fs::symlink("nowhere", base.path().join("values/.#dev.yaml")).unwrap();
