@@ -914,3 +914,24 @@ fn check_reads_no_file_through_a_link() {
     assert!(stdout.contains("spec.replicas: 5 → 1"), "{stdout}");
     assert!(!stdout.contains("hunter2") && !stderr.contains("hunter2"));
 }
+
+#[test]
+fn paths_are_printed_with_control_characters_escaped() {
+    let base = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = chartgen_in(
+        base.path(),
+        &[
+            "render",
+            "-f",
+            &values("dev.yaml"),
+            "--output-dir",
+            "a\u{1b}[2J\u{85}b",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "a\\u{001b}[2J\\u{0085}b/release: 31 added, 0 changed, 0 removed, 0 unchanged\n"
+    );
+}
