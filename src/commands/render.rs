@@ -380,13 +380,12 @@ fn check_report(
                     .to_string()
             })
             .collect();
-        // None yet (a render stopped right after creating the folder): every
-        // rendered object is added.
-        let current = if ours.is_empty() {
-            Vec::new()
-        } else {
-            input::read(&ours)?.manifests
-        };
+        // None yet (no render, or one stopped right after creating the
+        // folder): the file list says it all.
+        if ours.is_empty() {
+            return Ok(out);
+        }
+        let current = input::read(&ours)?.manifests;
         let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {
             let style = if super::colour() {

@@ -496,11 +496,25 @@ mod tests {
         std::fs::write(dir.join("c/z.yaml"), format!("{MARKER}\nz: 1\n")).unwrap();
         std::fs::write(dir.join("a/.chartgen-Ab12Cd.tmp"), &MARKER[..10]).unwrap();
         std::fs::write(dir.join(LOCK), "").unwrap();
+        // As earlier builds named their temporary files.
+        std::fs::write(
+            dir.join("a/.x.yaml.chartgen-4242.tmp"),
+            format!("{MARKER}\nx: 0\n"),
+        )
+        .unwrap();
         // And a hostile temporary-looking file that is not ours.
         std::fs::write(dir.join("a/.chartgen-zzzzzz.tmp"), "secret\n").unwrap();
         let files = files_of(&[("a/x.yaml", "x: 1\n")]);
         let check = sync1(&out, &files, false).unwrap();
-        assert_eq!(check.removed, [LOCK, "a/.chartgen-Ab12Cd.tmp", "c/z.yaml"]);
+        assert_eq!(
+            check.removed,
+            [
+                LOCK,
+                "a/.chartgen-Ab12Cd.tmp",
+                "a/.x.yaml.chartgen-4242.tmp",
+                "c/z.yaml"
+            ]
+        );
         assert_eq!(check.foreign, ["a/.chartgen-zzzzzz.tmp"]);
         sync1(&out, &files, true).unwrap();
         let check = sync1(&out, &files, false).unwrap();

@@ -76,7 +76,9 @@ pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
             let path_shown = join(shown, &relative);
             let special = !(kind.is_dir() || kind.is_file() || kind.is_symlink());
             let hidden = name.starts_with('.');
-            let temporary = name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
+            // `.chartgen-XXXXXX.tmp`, and `.NAME.chartgen-PID.tmp` as
+            // earlier builds named them; what they hold decides.
+            let temporary = hidden && name.contains(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
             let lock = prefix.is_empty() && name == LOCK;
             if special && (!hidden || temporary || lock) {
                 return Err(refuse(
