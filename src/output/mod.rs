@@ -152,7 +152,10 @@ pub fn sync(
     write: bool,
 ) -> Result<Vec<Report>, Error> {
     let plan = Plan::new(root, files, write, false)?;
-    if !write {
+    // Nothing to write: no lock taken either, so an up-to-date directory
+    // is not touched at all (a render that is writing would have been seen
+    // holding the lock).
+    if !write || (plan.steps().is_empty() && !plan.stale_lock) {
         return Ok(plan.reports(groups));
     }
     // A lock file that is there before this render takes the lock is one a

@@ -198,6 +198,13 @@ pub(super) struct Steps<'a> {
     pub removes: Vec<&'a str>,
 }
 
+impl Steps<'_> {
+    /// Whether there is nothing to do.
+    pub(super) fn is_empty(&self) -> bool {
+        self.dirs.is_empty() && self.writes.is_empty() && self.removes.is_empty()
+    }
+}
+
 /// Carries out `steps` below `root` (the lock held).
 pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
     for dir in &steps.dirs {

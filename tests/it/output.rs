@@ -122,6 +122,14 @@ fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
         std::fs::read_to_string(dir.join("README.md")).unwrap(),
         "our notes\n"
     );
+    // Nothing to write: the directory is not touched at all, not even by
+    // the lock (so a read-only checkout that is up to date renders fine).
+    let modified = std::fs::metadata(&dir).unwrap().modified().unwrap();
+    chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
+    assert_eq!(
+        std::fs::metadata(&dir).unwrap().modified().unwrap(),
+        modified
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
