@@ -70,15 +70,20 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub values: ValuesArgs,
     /// Write one file per object, a kustomization.yaml and the Kyverno
-    /// exemptions into DIR instead of printing the stream.
+    /// exemptions into DIR instead of printing the stream. DIR is
+    /// chartgen's: every file beneath it whose first line is chartgen's
+    /// marker and that this render does not produce is removed; others are
+    /// left alone. No symbolic link is followed, in DIR or beneath it.
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// With --output-dir: write nothing; exit 1 and show the differences
-    /// when DIR is not what a render would write (the CI drift check).
+    /// when DIR is not what a render would write (the CI drift check),
+    /// including what an interrupted render left.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
     /// Render every file in values/ into DIR/<name>/ (with --output-dir), each
-    /// as DIR/<name>/release/ and DIR/<name>/kata/.
+    /// as DIR/<name>/release/ and DIR/<name>/kata/. Names must be plain
+    /// folder names, distinct even ignoring case and extension.
     #[arg(long, requires = "output_dir", conflicts_with_all = ["files", "bundle"])]
     pub all: bool,
     /// Which bundle: `release` (the operator and builds namespaces, the

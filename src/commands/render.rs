@@ -7,11 +7,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{BundleChoice, RenderArgs};
+use crate::diagnostic::printable;
 use crate::diff::{self, Style};
 use crate::error::Error;
 use crate::exit::Exit;
 use crate::manifest::Manifest;
-use crate::output::{self, Report};
+use crate::output::{self, OutputDir, Report};
 use crate::pipeline::{self, Bundle, Output};
 use crate::values::{self, Inputs};
 use crate::{check, input, manifest};
@@ -22,6 +23,11 @@ const VALUES_DIR: &str = "values";
 /// Renders as the arguments ask. Prints nothing to stdout on an error
 /// (exit 2) or when the render breaks an invariant (exit 1, findings on
 /// stderr); with `--check`, exits 1 when a directory has drifted.
+///
+/// With `--output-dir`, every environment is rendered and checked, and
+/// every file of every directory decided, before the first write: a
+/// refusal anywhere (a bad environment name, a foreign file in the way, a
+/// link) leaves every directory as it was.
 pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     let inputs = args.values.inputs();
     let Some(dir) = &args.output_dir else {
@@ -32,77 +38,98 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         super::print_stdout(&manifest::to_stream(&output.manifests(&bundles)))?;
         return Ok(Exit::Success);
     };
-    let environments: Vec<(Inputs, PathBuf)> = if args.all {
-        environments(&inputs, dir)?
+    let root = OutputDir::new(dir)?;
+    if root.resolved_parent() {
+        eprintln!(
+            "note: --output-dir is taken as {}: `..` is resolved by name, never through a link",
+            root.show("")
+        );
+    }
+    let environments: Vec<(Inputs, String)> = if args.all {
+        environments(&inputs)?
     } else {
-        vec![(inputs, dir.clone())]
+        vec![(inputs, String::new())]
     };
-    let choice = args.bundle.unwrap_or(BundleChoice::All);
-    let mut drifted = false;
-    let mut out = String::new();
-    let mut sync = |output: Option<&Output>, targets: Vec<Target>| -> anyhow::Result<()> {
-        for target in targets {
-            let report = output::sync(&target.dir, &target.files, !args.check)?;
-            for foreign in &report.foreign {
-                // An environment folder's own bundle folders are not foreign to it.
-                let in_bundle = Bundle::ALL
-                    .iter()
-                    .any(|b| foreign.starts_with(&format!("{}/", b.name())));
-                if !(target.holds_bundles && in_bundle) {
-                    eprintln!(
-                        "note: {} is not part of this render; left alone",
-                        target.dir.join(foreign).display()
-                    );
-                }
-            }
-            // A folder left with nothing of chartgen's goes, only if empty;
-            // one that had nothing before either is not reported.
-            if target.files.is_empty() {
-                if !args.check {
-                    let _ = std::fs::remove_dir(&target.dir);
-                }
-                if !report.drifted() {
-                    continue;
-                }
-            }
-            if !args.check {
-                out += &write_report(&target.dir, &report);
-                continue;
-            }
-            drifted |= report.drifted();
-            out += &match output.filter(|_| !target.bundles.is_empty()) {
-                Some(output) => {
-                    check_report(&target.dir, &report, output.manifests(&target.bundles))?
-                }
-                None => file_changes(&target.dir, &report),
-            };
-        }
-        Ok(())
-    };
-    for (inputs, dir) in &environments {
-        let Some(output) = checked_render(inputs)? else {
+    // Every environment is rendered and checked before anything is written.
+    let mut rendered = Vec::new();
+    for (inputs, name) in environments {
+        let Some(output) = checked_render(&inputs)? else {
             return Ok(Exit::Findings);
         };
-        // Every directory and its files are decided before anything is written.
-        let targets = match choice {
-            BundleChoice::All => layout(Some(&output), dir)?,
+        rendered.push((name, output));
+    }
+    let choice = args.bundle.unwrap_or(BundleChoice::All);
+    let mut targets = Vec::new();
+    for (name, output) in &rendered {
+        match choice {
+            BundleChoice::All => targets.extend(layout(Some(output), name)?),
             single => {
-                let bundles = selected(&output, single)?;
-                vec![Target {
-                    dir: dir.clone(),
-                    files: bundle_files(&output, bundles[0])?,
+                let bundles = selected(output, single)?;
+                targets.push(Target {
+                    dir: name.clone(),
+                    files: bundle_files(output, bundles[0])?,
                     bundles,
-                    holds_bundles: false,
-                }]
+                    output: Some(output),
+                });
             }
-        };
-        sync(Some(&output), targets)?;
+        }
     }
     if args.all {
-        // Environments whose values file is gone: chartgen's files go too.
-        for stale in stale_environments(dir, &environments)? {
-            sync(None, layout(None, &stale)?)?;
+        // Folders no values file produced: chartgen's files in them go
+        // (each is reported in its layout); foreign files stay.
+        for stale in other_folders(&root, &rendered) {
+            targets.extend(layout(None, &stale)?);
         }
+        targets.push(Target {
+            dir: String::new(),
+            files: BTreeMap::new(),
+            bundles: Vec::new(),
+            output: None,
+        });
+    }
+    let mut files = BTreeMap::new();
+    for target in &targets {
+        for (path, text) in &target.files {
+            let path = if target.dir.is_empty() {
+                path.clone()
+            } else {
+                format!("{}/{path}", target.dir)
+            };
+            files.insert(path, text.clone());
+        }
+    }
+    let groups: Vec<String> = targets.iter().map(|t| t.dir.clone()).collect();
+    let reports = output::sync(&root, &files, &groups, !args.check)?;
+    let mut drifted = false;
+    let mut out = String::new();
+    for (target, report) in targets.iter().zip(&reports) {
+        for foreign in &report.foreign {
+            eprintln!(
+                "note: {} is not part of this render; left alone",
+                root.show(&join(&target.dir, foreign))
+            );
+        }
+        // A folder with nothing of chartgen's to hold is reported only
+        // when something of chartgen's went from it.
+        if target.files.is_empty() && !report.drifted() {
+            continue;
+        }
+        let shown = root.show(&target.dir);
+        if !args.check {
+            out += &write_report(&shown, report);
+            continue;
+        }
+        drifted |= report.drifted();
+        out += &match target.output.filter(|_| !target.bundles.is_empty()) {
+            Some(output) => check_report(
+                &shown,
+                target,
+                &root,
+                report,
+                output.manifests(&target.bundles),
+            )?,
+            None => file_changes(&shown, report),
+        };
     }
     super::print_stdout(&out)?;
     Ok(if drifted {
@@ -110,6 +137,22 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+fn join(dir: &str, path: &str) -> String {
+    match (dir.is_empty(), path.is_empty()) {
+        (true, _) => path.to_owned(),
+        (_, true) => dir.to_owned(),
+        _ => format!("{dir}/{path}"),
+    }
+}
+
+fn join_path(root: &Path, dir: &str) -> PathBuf {
+    if dir.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(dir)
+    }
 }
 
 /// The bundles `choice` names; an error when it names the Kata bundle of an
@@ -133,48 +176,43 @@ fn bundle_files(output: &Output, bundle: Bundle) -> Result<BTreeMap<String, Stri
 }
 
 /// One directory a render writes (or checks), and what goes in it.
-struct Target {
-    dir: PathBuf,
+struct Target<'a> {
+    /// Relative to the output directory; `""` for itself.
+    dir: String,
     /// The files; none for a folder whose files of chartgen's are to go.
     files: BTreeMap<String, String>,
     /// The bundles whose objects it holds.
     bundles: Vec<Bundle>,
-    /// Whether it is an environment's folder, holding the bundle folders.
-    holds_bundles: bool,
+    /// The render of its environment (none for a folder no values file produced).
+    output: Option<&'a Output>,
 }
 
-/// The GitOps layout of an environment (`None`: one whose values are gone):
-/// `DIR/release/` and `DIR/kata/`, each an application of its own, with no
-/// files for a bundle the environment does not have (so an earlier render's
-/// go); then `DIR` itself with no files, so what an earlier render in the
-/// one-directory layout wrote there (its kustomization lists it) goes.
-fn layout(output: Option<&Output>, dir: &Path) -> Result<Vec<Target>, Error> {
+/// The GitOps layout of an environment (`None`: a folder no values file
+/// produced): `DIR/release/` and `DIR/kata/`, each an application of its
+/// own, with no files for a bundle the environment does not have (so an
+/// earlier render's go); then `DIR` itself with no files, where what an
+/// earlier render in the one-directory layout wrote is counted as it goes.
+fn layout<'a>(output: Option<&'a Output>, dir: &str) -> Result<Vec<Target<'a>>, Error> {
     let mut targets = Vec::new();
     for bundle in Bundle::ALL {
         let present = output.filter(|o| !o.bundle(bundle).is_empty());
         targets.push(Target {
-            dir: dir.join(bundle.name()),
+            dir: join(dir, bundle.name()),
             files: match present {
                 Some(output) => bundle_files(output, bundle)?,
                 None => BTreeMap::new(),
             },
             bundles: present.map(|_| vec![bundle]).unwrap_or_default(),
-            holds_bundles: false,
+            output,
         });
     }
-    // Last, so that it goes when the bundle folders went and left it empty.
     targets.push(Target {
-        dir: dir.to_path_buf(),
+        dir: dir.to_owned(),
         files: BTreeMap::new(),
         bundles: Vec::new(),
-        holds_bundles: true,
+        output,
     });
     Ok(targets)
-}
-
-/// Whether `dir` holds a kustomization as a regular file (links are not followed).
-fn holds_kustomization(dir: &Path) -> bool {
-    std::fs::symlink_metadata(dir.join(output::KUSTOMIZATION)).is_ok_and(|m| m.is_file())
 }
 
 /// Renders and checks; `None` (with the findings on stderr) when the render
@@ -192,8 +230,14 @@ fn checked_render(inputs: &Inputs) -> anyhow::Result<Option<Output>> {
     Ok(None)
 }
 
-/// `values/<env>.yaml` → `DIR/<env>`, each with the `--set` overrides.
-fn environments(inputs: &Inputs, dir: &Path) -> Result<Vec<(Inputs, PathBuf)>, Error> {
+/// `values/<env>.yaml` (or `.yml`) → the folder `<env>`, each with the
+/// `--set` overrides. Files whose name starts with `.` are not
+/// environments (editors leave such files). A name that is not a plain
+/// folder name (letters, digits, `-`, `_`, `.`, starting with a letter or
+/// digit), an entry that is not a regular file, and two files that would
+/// share a folder (`dev.yaml` and `dev.yml`, or `Dev.yaml` and `dev.yaml`,
+/// one folder on a case-insensitive file system) are refused.
+fn environments(inputs: &Inputs) -> Result<Vec<(Inputs, String)>, Error> {
     let read = |source| Error::ReadValues {
         path: PathBuf::from(VALUES_DIR),
         source,
@@ -203,51 +247,84 @@ fn environments(inputs: &Inputs, dir: &Path) -> Result<Vec<(Inputs, PathBuf)>, E
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()
         .map_err(read)?;
-    files.retain(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"));
+    files.retain(|p| {
+        let hidden = p
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."));
+        !hidden && p.extension().is_some_and(|e| e == "yaml" || e == "yml")
+    });
     files.sort();
-    Ok(files
-        .into_iter()
-        .map(|file| {
-            let name = file
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            let inputs = Inputs {
-                files: vec![file],
-                sets: inputs.sets.clone(),
-            };
-            (inputs, dir.join(name))
-        })
-        .collect())
+    let shown = |p: &Path| printable(&p.display().to_string()).into_owned();
+    let mut folders: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut environments = Vec::new();
+    for file in files {
+        let name = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let plain = name.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !plain {
+            return Err(Error::Usage {
+                reason: format!(
+                    "{}: an environment's name (the file name without .yaml) must be a plain folder name: letters, digits, `-`, `_` or `.`, starting with a letter or digit; rename the file",
+                    shown(&file)
+                ),
+            });
+        }
+        if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            return Err(Error::Usage {
+                reason: format!(
+                    "{}: not a regular file; every values/*.yaml is an environment",
+                    shown(&file)
+                ),
+            });
+        }
+        if let Some(other) = folders.insert(name.to_ascii_lowercase(), file.clone()) {
+            return Err(Error::Usage {
+                reason: format!(
+                    "{} and {} would render into one folder (names that differ only in extension or case); rename one",
+                    shown(&other),
+                    shown(&file)
+                ),
+            });
+        }
+        let inputs = Inputs {
+            files: vec![file.clone()],
+            sets: inputs.sets.clone(),
+        };
+        environments.push((inputs, name.to_owned()));
+    }
+    if environments.is_empty() {
+        // Rendering nothing would remove every file of chartgen's in DIR.
+        return Err(Error::Usage {
+            reason: format!(
+                "{VALUES_DIR}/ holds no environment (no .yaml or .yml file); run --all from the folder that holds values/"
+            ),
+        });
+    }
+    Ok(environments)
 }
 
-/// Folders of `dir` (not links) that hold chartgen's files, at the top or in
-/// a bundle folder, but no longer have a values file.
-fn stale_environments(dir: &Path, targets: &[(Inputs, PathBuf)]) -> Result<Vec<PathBuf>, Error> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(Vec::new());
+/// Folders at the top of the output directory (real folders, not links nor
+/// hidden) that no environment renders into.
+fn other_folders(root: &OutputDir, rendered: &[(String, Output)]) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root.real()) else {
+        return Vec::new();
     };
-    let mut stale: Vec<PathBuf> = entries
+    let mut other: Vec<String> = entries
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| e.path())
-        .filter(|p| {
-            holds_kustomization(p)
-                || Bundle::ALL
-                    .iter()
-                    .any(|b| holds_kustomization(&p.join(b.name())))
-        })
-        .filter(|p| !targets.iter().any(|(_, t)| t == p))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| !name.starts_with('.') && !rendered.iter().any(|(n, _)| n == name))
         .collect();
-    stale.sort();
-    Ok(stale)
+    other.sort();
+    other
 }
 
-fn write_report(dir: &Path, report: &Report) -> String {
+fn write_report(dir: &str, report: &Report) -> String {
     format!(
         "{}: {} added, {} changed, {} removed, {} unchanged\n",
-        dir.display(),
+        dir,
         report.added.len(),
         report.changed.len(),
         report.removed.len(),
@@ -255,40 +332,61 @@ fn write_report(dir: &Path, report: &Report) -> String {
     )
 }
 
-fn file_changes(dir: &Path, report: &Report) -> String {
+fn file_changes(dir: &str, report: &Report) -> String {
     let mut out = String::new();
     if !report.drifted() {
         let _ = writeln!(
             out,
             "ok: {} is up to date ({} files)",
-            dir.display(),
-            report.unchanged
+            dir, report.unchanged
         );
         return out;
     }
-    let _ = writeln!(
-        out,
-        "drift: {} is not what a render would write",
-        dir.display()
-    );
+    let _ = writeln!(out, "drift: {} is not what a render would write", dir);
     for (sign, files) in [
         ('+', &report.added),
         ('~', &report.changed),
         ('-', &report.removed),
     ] {
         for file in files {
-            let _ = writeln!(out, "  {sign} {file}");
+            let _ = writeln!(out, "  {sign} {}", printable(file));
         }
     }
     out
 }
 
 /// The drift of one directory: which files, then what changes in the objects.
-fn check_report(dir: &Path, report: &Report, rendered: Vec<Manifest>) -> anyhow::Result<String> {
-    let mut out = file_changes(dir, report);
-    if report.drifted() && dir.exists() {
-        let current = input::read(&[dir.display().to_string()])?;
-        let difference = diff::diff(&current.manifests, &rendered, &[]);
+/// The objects on disk are read from chartgen's own files only (regular
+/// files with the marker, found without following a link): foreign files
+/// are noted, never read.
+fn check_report(
+    shown: &str,
+    target: &Target<'_>,
+    root: &OutputDir,
+    report: &Report,
+    rendered: Vec<Manifest>,
+) -> anyhow::Result<String> {
+    let mut out = file_changes(shown, report);
+    if report.drifted() {
+        let is_yaml = |f: &&String| f.ends_with(".yaml") || f.ends_with(".yml");
+        let ours: Vec<String> = target
+            .files
+            .keys()
+            .filter(|f| !report.added.contains(f))
+            .chain(report.removed.iter().filter(is_yaml))
+            .map(|f| {
+                join_path(root.real(), &join(&target.dir, f))
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        // None yet (no render, or one stopped right after creating the
+        // folder): the file list says it all.
+        if ours.is_empty() {
+            return Ok(out);
+        }
+        let current = input::read(&ours)?.manifests;
+        let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {
             let style = if super::colour() {
                 Style::colour()

@@ -1,0 +1,175 @@
+//! What the output directory holds, read without following a link or
+//! opening anything but a regular file.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+
+use super::MARKER;
+use crate::diagnostic::printable;
+use crate::error::Error;
+
+/// The lock file at the top of the output directory (see [`super::sync`]).
+pub const LOCK: &str = ".chartgen.lock";
+
+/// How the temporary files chartgen writes are named: `.chartgen-XXXXXX.tmp`.
+pub const TEMP_PREFIX: &str = ".chartgen-";
+/// See [`TEMP_PREFIX`].
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// One entry of the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A real directory (walked).
+    Dir,
+    /// A regular file; `ours` when its first line is the marker.
+    File {
+        /// Whether its first line is [`MARKER`].
+        ours: bool,
+    },
+    /// A temporary file of an interrupted write; `ours` when what it holds
+    /// starts like every file chartgen writes (the marker, or a part of it).
+    Temporary {
+        /// Whether its content is a prefix of, or starts with, the marker line.
+        ours: bool,
+    },
+    /// The lock file a killed render left (or the one being held).
+    Lock,
+    /// A symbolic link (never followed) or a name chartgen never writes.
+    Foreign,
+}
+
+/// Every entry below the output directory, by slash-separated relative
+/// path; hidden folders are not walked, hidden files other than chartgen's
+/// temporaries and lock are not listed.
+pub type Tree = BTreeMap<String, Kind>;
+
+/// Reads the tree below `root` (nothing when it does not exist yet). A
+/// FIFO, device or socket anywhere in it is refused at once.
+/// Errors name paths below `shown`, the directory as the user gave it.
+pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
+    let mut tree = Tree::new();
+    match std::fs::symlink_metadata(root) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(tree),
+        Err(source) => return Err(fail(shown, source)),
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(refuse(shown, "it is not a directory")),
+    }
+    let mut pending = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = pending.pop() {
+        let dir_shown = join(shown, prefix.trim_end_matches('/'));
+        let entries = std::fs::read_dir(&dir).map_err(|e| fail(&dir_shown, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| fail(&dir_shown, e))?;
+            let path = entry.path();
+            let kind = entry
+                .file_type()
+                .map_err(|e| fail(&dir_shown.join(entry.file_name()), e))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                // chartgen writes UTF-8 names only; anything else is not its.
+                let shown = entry.file_name().to_string_lossy().into_owned();
+                tree.insert(format!("{prefix}{shown}"), Kind::Foreign);
+                continue;
+            };
+            let relative = format!("{prefix}{name}");
+            let path_shown = join(shown, &relative);
+            let special = !(kind.is_dir() || kind.is_file() || kind.is_symlink());
+            let hidden = name.starts_with('.');
+            // `.chartgen-XXXXXX.tmp`, and `.NAME.chartgen-PID.tmp` as
+            // earlier builds named them; what they hold decides.
+            let temporary = hidden && name.contains(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
+            let lock = prefix.is_empty() && name == LOCK;
+            if special && (!hidden || temporary || lock) {
+                return Err(refuse(
+                    &path_shown,
+                    "it is a FIFO, device or socket; chartgen neither opens nor replaces one: remove it",
+                ));
+            }
+            if hidden && !temporary && !lock {
+                continue;
+            }
+            let found = if kind.is_symlink() {
+                Kind::Foreign
+            } else if kind.is_dir() {
+                if hidden {
+                    Kind::Foreign
+                } else {
+                    pending.push((path, format!("{relative}/")));
+                    Kind::Dir
+                }
+            } else if lock {
+                Kind::Lock
+            } else if temporary {
+                let start = read_start(&path, &path_shown, MARKER.len() + 1)?;
+                let line = format!("{MARKER}\n");
+                Kind::Temporary {
+                    ours: line.as_bytes().starts_with(&start),
+                }
+            } else {
+                let start = read_start(&path, &path_shown, MARKER.len() + 2)?;
+                Kind::File {
+                    ours: starts_with_marker(&start),
+                }
+            };
+            tree.insert(relative, found);
+        }
+    }
+    Ok(tree)
+}
+
+/// Whether `text` starts with the marker line.
+fn starts_with_marker(text: &[u8]) -> bool {
+    let Some(rest) = text.strip_prefix(MARKER.as_bytes()) else {
+        return false;
+    };
+    matches!(rest, [] | [b'\n', ..] | [b'\r', b'\n', ..] | [b'\r'])
+}
+
+/// Opens a regular file for reading: no link followed, no FIFO waited on
+/// (should it have been swapped in since it was looked at).
+pub fn open(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+}
+
+/// At most `limit` bytes from the start of the file at `path` (`shown` in
+/// an error).
+pub fn read_start(path: &Path, shown: &Path, limit: usize) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::with_capacity(limit);
+    open(path)
+        .and_then(|file| file.take(limit as u64).read_to_end(&mut bytes))
+        .map_err(|e| fail(shown, e))?;
+    Ok(bytes)
+}
+
+/// Whether the file at `path` holds exactly `text` (reading at most one
+/// byte more than `text`).
+pub fn holds(path: &Path, shown: &Path, text: &str) -> Result<bool, Error> {
+    Ok(read_start(path, shown, text.len() + 1)? == text.as_bytes())
+}
+
+fn fail(path: &Path, source: std::io::Error) -> Error {
+    Error::WriteOutput {
+        path: printable(&path.display().to_string()).into_owned(),
+        source,
+    }
+}
+
+fn refuse(path: &Path, reason: &str) -> Error {
+    Error::Output {
+        path: printable(&path.display().to_string()).into_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+/// `relative` below `root`.
+pub fn join(root: &Path, relative: &str) -> PathBuf {
+    if relative.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(relative)
+    }
+}
