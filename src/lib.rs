@@ -25,5 +25,6 @@ pub mod plan;
 pub mod render;
 pub mod report;
 pub mod schema;
+pub mod secret;
 pub mod values;
 pub mod yaml;
