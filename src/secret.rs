@@ -85,11 +85,31 @@ impl Hidden {
         self.texts.is_empty()
     }
 
-    /// Whether `message` quotes a hidden value, raw or as JSON.
+    /// Whether `message` quotes a hidden value, raw or as JSON. A text
+    /// shorter than four characters counts only where it stands alone (not
+    /// inside a word or number), so that a value `a` does not hide every
+    /// message.
     pub fn revealed_by(&self, message: &str) -> bool {
-        self.texts
+        self.texts.iter().any(|text| quotes(message, text))
+    }
+
+    /// `message` with every hidden value it quotes as JSON (as jsonschema
+    /// quotes an instance) replaced by `(hidden)`; `None` when it would
+    /// still quote one.
+    pub fn masked(&self, message: &str) -> Option<String> {
+        let mut forms: Vec<&String> = self
+            .texts
             .iter()
-            .any(|text| message.contains(text.as_str()))
+            .filter(|t| t.starts_with('"') || t.chars().count() >= SHORT)
+            .collect();
+        forms.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        let mut masked = message.to_owned();
+        for form in forms {
+            if masked.contains(form.as_str()) {
+                masked = masked.replace(form.as_str(), "(hidden)");
+            }
+        }
+        (!self.revealed_by(&masked)).then_some(masked)
     }
 
     fn add(&mut self, value: &Json) {
@@ -112,6 +132,21 @@ impl Hidden {
         }
         self.texts.push(Json::from(text).to_string());
     }
+}
+
+/// Texts shorter than this count as quoted only where they stand alone.
+const SHORT: usize = 4;
+
+/// Whether `message` holds `text`: anywhere for a long text, only between
+/// characters that are not letters or digits for a short one.
+fn quotes(message: &str, text: &str) -> bool {
+    if text.chars().count() >= SHORT {
+        return message.contains(text);
+    }
+    let alone = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+    message.match_indices(text).any(|(at, _)| {
+        alone(message[..at].chars().next_back()) && alone(message[at + text.len()..].chars().next())
+    })
 }
 
 /// `value` redacted as [`redacted`] does, and what was hidden.
@@ -285,6 +320,28 @@ mod tests {
             assert!(hidden.revealed_by(&shape.to_string()), "{shape}");
             assert!(!hidden.revealed_by(&masked.to_string()), "{masked}");
         }
+    }
+
+    #[test]
+    fn messages_lose_what_they_quote() {
+        let secret =
+            json!({"kind": "Secret", "data": {"a": "TOPSECRET", "b": {"c": 7}, "d": ["x"]}});
+        let (_, hidden) = redact(&secret);
+        assert_eq!(
+            hidden
+                .masked(r#""TOPSECRET" does not match "^[a-z]+$""#)
+                .as_deref(),
+            Some(r#"(hidden) does not match "^[a-z]+$""#)
+        );
+        assert_eq!(
+            hidden.masked(r#"["x"] is not of type "string""#).as_deref(),
+            Some(r#"[(hidden)] is not of type "string""#)
+        );
+        // Short values count where they stand alone, not inside words.
+        assert!(!hidden.revealed_by("no schema for v1 Secret; a cat"));
+        assert!(hidden.revealed_by("{c: 7} is not of type"));
+        assert_eq!(hidden.masked("7 is not of type \"string\""), None);
+        assert!(hidden.revealed_by("xTOPSECRETx"));
     }
 
     #[test]

@@ -247,9 +247,11 @@ impl<'a> Context<'a> {
         let path = &match secrets {
             Some((masked, hidden)) => {
                 if hidden.revealed_by(&message) {
-                    message = "(the message is not shown: it would quote a value that could \
-                        be a Secret's)"
-                        .to_owned();
+                    message = hidden.masked(&message).unwrap_or_else(|| {
+                        "(the message is not shown: it would quote a value that could be \
+                            a Secret's)"
+                            .to_owned()
+                    });
                 }
                 visible(masked, path)
             }

@@ -8,4 +8,5 @@ mod hostile_values;
 mod output;
 mod render;
 mod schema_file;
+mod secrets;
 mod validate;
