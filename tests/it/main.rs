@@ -9,4 +9,5 @@ mod output;
 mod render;
 mod schema_file;
 mod secrets;
+mod terminal;
 mod validate;
