@@ -9,11 +9,13 @@
 //! through a symbolic link, quotes none of its input (see
 //! [`crate::secret`]).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use crate::diagnostic::{MESSAGE, Problem, clip, printable};
 use crate::error::Error;
-use crate::yaml::Origin;
+use crate::yaml::{Origin, Source};
 
 /// The full text shown for `error`, ending in a newline.
 pub fn render(error: &anyhow::Error) -> String {
@@ -21,13 +23,15 @@ pub fn render(error: &anyhow::Error) -> String {
     let shown = |text: &str| printable(&clip(text, MESSAGE)).into_owned();
     match error.downcast_ref::<Error>() {
         Some(Error::InvalidValues { problems }) => {
-            for problem in problems {
+            for problem in problems.iter().take(MAX_PROBLEMS) {
                 let _ = writeln!(out, "error: {}", problem.render());
             }
         }
         Some(Error::InvalidManifests { problems }) => {
-            for problem in problems {
-                let text = if may_quote(problem) {
+            // Many problems can share one large source: judge each once.
+            let mut judged = HashMap::new();
+            for problem in problems.iter().take(MAX_PROBLEMS) {
+                let text = if may_quote(problem, &mut judged) {
                     problem.render()
                 } else {
                     problem.render_unquoted()
@@ -50,22 +54,33 @@ pub fn render(error: &anyhow::Error) -> String {
         error.downcast_ref::<Error>()
         && problems.len() > 1
     {
+        if problems.len() > MAX_PROBLEMS {
+            let _ = writeln!(
+                out,
+                "error: … and {} more (only the first {MAX_PROBLEMS} are shown)",
+                problems.len() - MAX_PROBLEMS
+            );
+        }
         let _ = writeln!(out, "error: {error}");
     }
     out
 }
 
+/// The most problems shown: past that, the input is not what the user
+/// thought it was, and the rest would bury the first.
+const MAX_PROBLEMS: usize = 100;
+
 /// Whether a problem in manifests may quote its input: not when the text
 /// could hold a Secret (the parse failed, so which object is one is not
 /// known), nor when the file was reached through a symbolic link (it could
 /// be any file: a key, a password store).
-fn may_quote(problem: &Problem) -> bool {
+fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
     match &problem.origin {
-        Origin::At { source, .. } => {
+        Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
             let linked =
                 std::fs::symlink_metadata(&source.name).is_ok_and(|m| m.file_type().is_symlink());
             !linked && !crate::secret::text_could_hold_secret(&source.text)
-        }
+        }),
         Origin::Default => true,
     }
 }

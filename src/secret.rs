@@ -2,7 +2,7 @@
 //!
 //! Anything that could be a Secret is treated as one: an object whose
 //! `kind` mentions "secret" in any case or spelling (`Secret`, `SECRET`,
-//! `SecretList`, `Se-cret`), whose `kind` is not a string, or an item
+//! `SecretList`, `Se-cret`, fullwidth `ＳＥＣＲＥＴ`), whose `kind` is not a string, or an item
 //! without a kind in a `List`, at any depth, whatever its `apiVersion`.
 //! Of such an object only `apiVersion`, `kind`, `metadata.name`,
 //! `metadata.namespace`, `metadata.generateName` and string labels stay
@@ -18,6 +18,7 @@
 
 use std::sync::OnceLock;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use hmac::{KeyInit as _, Mac as _};
 use serde_json::Value as Json;
 
@@ -33,6 +34,11 @@ pub const TOKEN_PREFIX: &str = "<secret #";
 fn folded(text: &str) -> String {
     text.chars()
         .filter(|c| c.is_alphanumeric())
+        // Fullwidth forms: `ＳＥＣＲＥＴ`.
+        .map(|c| match c {
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            c => c,
+        })
         .flat_map(char::to_uppercase)
         .flat_map(char::to_lowercase)
         .collect()
@@ -72,11 +78,19 @@ pub fn redacted(value: &Json) -> Json {
     value
 }
 
-/// What [`redact`] hid, to keep it out of messages.
+/// What [`redact`] hid, to keep it out of messages: searched in one pass
+/// over a message however many values were hidden.
 #[derive(Clone, Debug, Default)]
 pub struct Hidden {
     /// Each hidden scalar and key, as written and as JSON.
     texts: Vec<String>,
+    /// Finds every text, overlapping matches included.
+    every: Option<AhoCorasick>,
+    /// Finds the JSON forms and the long texts, longest first: what
+    /// [`Hidden::masked`] replaces.
+    replace: Option<AhoCorasick>,
+    /// Whether the texts were too many to search.
+    unsearchable: bool,
 }
 
 impl Hidden {
@@ -90,25 +104,33 @@ impl Hidden {
     /// inside a word or number), so that a value `a` does not hide every
     /// message.
     pub fn revealed_by(&self, message: &str) -> bool {
-        self.texts.iter().any(|text| quotes(message, text))
+        let Some(every) = &self.every else {
+            return self.unsearchable;
+        };
+        let alone = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+        every.find_overlapping_iter(message).any(|found| {
+            let text = &self.texts[found.pattern().as_usize()];
+            text.chars().count() >= SHORT
+                || (alone(message[..found.start()].chars().next_back())
+                    && alone(message[found.end()..].chars().next()))
+        })
     }
 
     /// `message` with every hidden value it quotes as JSON (as jsonschema
     /// quotes an instance) replaced by `(hidden)`; `None` when it would
     /// still quote one.
     pub fn masked(&self, message: &str) -> Option<String> {
-        let mut forms: Vec<&String> = self
-            .texts
-            .iter()
-            .filter(|t| t.starts_with('"') || t.chars().count() >= SHORT)
-            .collect();
-        forms.sort_by_key(|t| std::cmp::Reverse(t.len()));
-        let mut masked = message.to_owned();
-        for form in forms {
-            if masked.contains(form.as_str()) {
-                masked = masked.replace(form.as_str(), "(hidden)");
+        let masked = match &self.replace {
+            Some(replace) => {
+                let mut masked = String::with_capacity(message.len());
+                replace.replace_all_with(message, &mut masked, |_, _, out| {
+                    out.push_str("(hidden)");
+                    true
+                });
+                masked
             }
-        }
+            None => message.to_owned(),
+        };
         (!self.revealed_by(&masked)).then_some(masked)
     }
 
@@ -132,29 +154,40 @@ impl Hidden {
         }
         self.texts.push(Json::from(text).to_string());
     }
+
+    /// Builds the searches once every hidden text is known.
+    fn seal(mut self) -> Self {
+        self.texts.sort_unstable();
+        self.texts.dedup();
+        if self.texts.is_empty() {
+            return self;
+        }
+        self.every = AhoCorasick::new(&self.texts).ok();
+        let replaced = self
+            .texts
+            .iter()
+            .filter(|t| t.starts_with('"') || t.chars().count() >= SHORT);
+        self.replace = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(replaced)
+            .ok();
+        if self.every.is_none() || self.replace.is_none() {
+            // Too large to search: every message counts as revealing.
+            (self.every, self.replace, self.unsearchable) = (None, None, true);
+        }
+        self
+    }
 }
 
 /// Texts shorter than this count as quoted only where they stand alone.
 const SHORT: usize = 4;
-
-/// Whether `message` holds `text`: anywhere for a long text, only between
-/// characters that are not letters or digits for a short one.
-fn quotes(message: &str, text: &str) -> bool {
-    if text.chars().count() >= SHORT {
-        return message.contains(text);
-    }
-    let alone = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
-    message.match_indices(text).any(|(at, _)| {
-        alone(message[..at].chars().next_back()) && alone(message[at + text.len()..].chars().next())
-    })
-}
 
 /// `value` redacted as [`redacted`] does, and what was hidden.
 pub fn redact(value: &Json) -> (Json, Hidden) {
     let mut value = value.clone();
     let mut hidden = Some(Hidden::default());
     walk(&mut value, &mut hidden);
-    (value, hidden.unwrap_or_default())
+    (value, hidden.unwrap_or_default().seal())
 }
 
 fn walk(value: &mut Json, hidden: &mut Option<Hidden>) {
@@ -305,6 +338,7 @@ mod tests {
             json!({"apiVersion": "foo/v1", "kind": "SECRET", "data": "TOPSECRET"}),
             json!({"kind": "Se-cret", "stringData": {"a": {"b_key": ["TOPSECRET"]}}}),
             json!({"kind": "ſecret", "type": "TOPSECRET", "immutable": "TOPSECRET"}),
+            json!({"kind": "ＳＥＣＲＥＴ", "data": {"a": "TOPSECRET"}}),
             json!({"kind": ["Secret"], "data": {"a": "TOPSECRET"}}),
             json!({"kind": "Secret", "metadata": {"name": "n", "annotations": {"x": "TOPSECRET"}, "labels": {"a": ["TOPSECRET"]}}}),
             json!({"kind": "SecretList", "items": [{"metadata": {"name": "x"}, "data": {"a": "TOPSECRET"}}]}),

@@ -229,3 +229,24 @@ fn long_lines_are_quoted_as_a_short_window() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Thousands of problems: the first hundred are shown, then how many more.
+#[test]
+fn many_problems_are_cut_short() {
+    let object = "---\n{apiVersion: v1, kind: ServiceAccount, metadata: {name: a, namespace: n}}\n";
+    let run = chartgen_with_stdin(&["check", "-"], Some(&object.repeat(5_000)));
+    assert_eq!(run.code, 2);
+    let errors = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .count();
+    assert_eq!(errors, 102, "{}", run.stderr);
+    assert!(
+        run.stderr.ends_with(
+            "error: … and 4899 more (only the first 100 are shown)\nerror: 4999 problems in the manifests\n"
+        ),
+        "{}",
+        run.stderr
+    );
+}
