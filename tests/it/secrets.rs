@@ -94,6 +94,8 @@ fn schema_messages_about_a_secret_lose_the_instance() {
         "K8S VaultSecret ns/wrong-types data.other: [(hidden)] is not of type \"string\"\n",
         "K8S VaultSecret ns/wrong-types pin: (hidden) is not of type \"string\"\n",
         "K8S VaultSecret ns/wrong-types spec: (hidden) is not of type \"object\"\n",
+        // The path stops at the hidden value: below it, keys are the value's.
+        "K8S VaultSecret ns/wrong-types config: [(hidden)] is not of type \"string\"\n",
     ] {
         assert!(run.stdout.contains(line), "{line}{}", run.stdout);
     }
