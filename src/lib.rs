@@ -26,5 +26,6 @@ pub mod plan;
 pub mod render;
 pub mod report;
 pub mod schema;
+pub mod secret;
 pub mod values;
 pub mod yaml;

@@ -20,11 +20,12 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::diagnostic::{KeyPath, printable};
+use crate::diagnostic::{KeyPath, MESSAGE, Segment, clip, printable};
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
 use crate::plan::Exemption;
 use crate::plan::trust::{self, TrustClass};
+use crate::secret::{self, Hidden};
 use crate::yaml::{Node, Origin};
 use facts::Facts;
 
@@ -199,6 +200,9 @@ pub struct Context<'a> {
     pub facts: Facts,
     findings: Vec<Finding>,
     info: BTreeSet<Info>,
+    /// Per object that holds something that could be a Secret: the object
+    /// redacted, and what that hid (filled when a finding is reported).
+    secrets: BTreeMap<usize, Option<(Json, Hidden)>>,
 }
 
 impl<'a> Context<'a> {
@@ -210,6 +214,7 @@ impl<'a> Context<'a> {
             objects,
             findings: Vec::new(),
             info: BTreeSet::new(),
+            secrets: BTreeMap::new(),
         }
     }
 
@@ -226,7 +231,11 @@ impl<'a> Context<'a> {
         });
     }
 
-    /// Records a finding about object `index` at `path`.
+    /// Records a finding about object `index` at `path`. When the object
+    /// holds something that could be a Secret, the path stops at the masked
+    /// value (as `diff` shows it) and a message that quotes a hidden value
+    /// (a schema error quotes the instance) is replaced; a long message is
+    /// clipped.
     pub fn report(
         &mut self,
         invariant: Invariant,
@@ -234,6 +243,26 @@ impl<'a> Context<'a> {
         path: &KeyPath,
         message: impl Into<String>,
     ) {
+        let mut message = message.into();
+        let object = &self.objects[index];
+        let secrets = self.secrets.entry(index).or_insert_with(|| {
+            let (masked, hidden) = secret::redact(object);
+            (!hidden.is_empty()).then_some((masked, hidden))
+        });
+        let path = &match secrets {
+            Some((masked, hidden)) => {
+                if hidden.revealed_by(&message) {
+                    message = hidden.masked(&message).unwrap_or_else(|| {
+                        "(the message is not shown: it would quote a value that could be \
+                            a Secret's)"
+                            .to_owned()
+                    });
+                }
+                visible(masked, path)
+            }
+            None => path.clone(),
+        };
+        let message = clip(&message, MESSAGE).into_owned();
         let manifest = &self.manifests[index];
         let origin = manifest.node.nearest(path).origin.clone();
         let location = match (&origin, &manifest.trace) {
@@ -253,12 +282,33 @@ impl<'a> Context<'a> {
             } else {
                 path.to_string()
             },
-            message: message.into(),
+            message,
             location,
             template: manifest.template.clone(),
             doc: invariant.doc(),
         });
     }
+}
+
+/// `path` cut where `masked` holds a token: below it, keys are the hidden
+/// value's.
+fn visible(masked: &Json, path: &KeyPath) -> KeyPath {
+    let mut node = masked;
+    let mut shown = KeyPath::root();
+    for segment in &path.0 {
+        if node
+            .as_str()
+            .is_some_and(|s| s.starts_with(secret::TOKEN_PREFIX))
+        {
+            break;
+        }
+        node = match segment {
+            Segment::Key(key) => &node[key.as_str()],
+            Segment::Index(index) => &node[*index],
+        };
+        shown.0.push(segment.clone());
+    }
+    shown
 }
 
 /// Options of a check run.

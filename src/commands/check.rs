@@ -29,7 +29,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     );
     let text = match args.output {
         Format::Text => check::render_text(&report.findings, &report.info, set.manifests.len()),
-        Format::Json => serde_json::to_string_pretty(&report)? + "\n",
+        Format::Json => crate::diagnostic::json_pretty(&report)?,
     };
     super::print_stdout(&text)?;
     Ok(if report.findings.is_empty() {

@@ -39,7 +39,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
             };
             diff::render_text(&difference, style)
         }
-        Format::Json => serde_json::to_string_pretty(&difference)? + "\n",
+        Format::Json => crate::diagnostic::json_pretty(&difference)?,
     };
     super::print_stdout(&text)?;
     Ok(if args.exit_code && !difference.is_empty() {

@@ -1,7 +1,8 @@
 //! `chartgen rbac`: effective permissions per subject, without a cluster.
 
-use crate::check::rbac;
+use crate::check::rbac::{self, Permissions, Scope};
 use crate::cli::{Format, InputArgs};
+use crate::diagnostic::printable;
 use crate::exit::Exit;
 use crate::input;
 
@@ -11,9 +12,30 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.node.to_json()).collect();
     let permissions = rbac::permissions(&rbac::resolve(&objects));
     let text = match args.output {
-        Format::Text => rbac::render_text(&permissions),
-        Format::Json => serde_json::to_string_pretty(&permissions)? + "\n",
+        Format::Text => rbac::render_text(&printable_names(permissions)),
+        Format::Json => crate::diagnostic::json_pretty(&permissions)?,
     };
     super::print_stdout(&text)?;
     Ok(Exit::Success)
+}
+
+/// The permissions with every name from the input escaped ([`printable`]),
+/// so that a subject, namespace or resource name can neither break the
+/// table's lines nor reach the terminal as a control sequence.
+fn printable_names(mut all: Vec<Permissions>) -> Vec<Permissions> {
+    let escape = |text: &mut String| *text = printable(text).into_owned();
+    for entry in &mut all {
+        escape(&mut entry.subject.kind);
+        escape(&mut entry.subject.name);
+        entry.subject.namespace.iter_mut().for_each(escape);
+        for permission in &mut entry.permissions {
+            if let Scope::Namespace(namespace) = &mut permission.scope {
+                escape(namespace);
+            }
+            escape(&mut permission.resource);
+            permission.resource_names.iter_mut().for_each(escape);
+            permission.verbs.iter_mut().for_each(escape);
+        }
+    }
+    all
 }

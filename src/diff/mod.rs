@@ -6,7 +6,7 @@
 //! items all have a unique `name` (containers, env, ports, volumes, mounts)
 //! match by name, so reordering them is no difference; other lists compare
 //! by position. Multi-line strings get a line diff. Secret values are never
-//! shown, only a hash. When effective permissions change, a plain summary
+//! shown, only a token keyed for this run ([`crate::secret`]). When effective permissions change, a plain summary
 //! says who gains or loses what, where. For a side read from a directory,
 //! each object belongs to the GitOps application of the nearest folder with
 //! a kustomization; an object whose application changes is a move, shown on
@@ -21,12 +21,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value as Json;
-use sha2::{Digest, Sha256};
 
 use crate::check::rbac::{self, Scope};
 use crate::diagnostic::printable;
 use crate::input::ManifestSet;
 use crate::manifest::{Manifest, ObjectId};
+use crate::secret;
 
 /// A path pattern to leave out of the comparison: keys (quoted when they
 /// hold dots), `*` matching any one key or list item.
@@ -177,8 +177,8 @@ pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
                 let mut fields = Vec::new();
                 compare(
                     &mut Vec::new(),
-                    &redacted(before),
-                    &redacted(object),
+                    &secret::redacted(before),
+                    &secret::redacted(object),
                     ignore,
                     &mut fields,
                 );
@@ -341,56 +341,6 @@ fn nearest_application(
     };
     known.insert(folder.to_owned(), application.clone());
     application
-}
-
-/// Secret values replaced by a hash, so the diff says whether they changed
-/// without showing them: `data`, `stringData`, and the last-applied
-/// annotation (which holds them too), also for Secrets inside a `List`.
-/// The hash is salted with the object and key, so equal values of two
-/// secrets do not look equal and no precomputed table applies.
-fn redacted(object: &Json) -> Json {
-    let mut object = object.clone();
-    redact(&mut object);
-    object
-}
-
-fn redact(object: &mut Json) {
-    if let Some(items) = object.get_mut("items").and_then(Json::as_array_mut) {
-        items.iter_mut().for_each(redact);
-    }
-    let is_secret =
-        object["kind"] == "Secret" && object["apiVersion"].as_str().is_none_or(|v| v == "v1");
-    if !is_secret {
-        return;
-    }
-    let salt = format!(
-        "{}/{}",
-        object["metadata"]["namespace"].as_str().unwrap_or_default(),
-        object["metadata"]["name"].as_str().unwrap_or_default()
-    );
-    let hash = |key: &str, value: &Json| {
-        let text = value
-            .as_str()
-            .map_or_else(|| value.to_string(), str::to_owned);
-        let digest = Sha256::digest(format!("{salt}\0{key}\0{text}").as_bytes());
-        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-        Json::from(format!("(secret, hash {hex})"))
-    };
-    for field in ["data", "stringData"] {
-        if let Some(values) = object.get_mut(field).and_then(Json::as_object_mut) {
-            for (key, value) in values.iter_mut() {
-                *value = hash(key, value);
-            }
-        }
-    }
-    let annotation = "kubectl.kubernetes.io/last-applied-configuration";
-    if let Some(value) = object
-        .get_mut("metadata")
-        .and_then(|m| m.get_mut("annotations"))
-        .and_then(|a| a.get_mut(annotation))
-    {
-        *value = hash(annotation, value);
-    }
 }
 
 /// One step of the path being compared: a key, or a list item by name or
@@ -637,7 +587,9 @@ fn value(json: &Json) -> String {
     }
 }
 
-/// The diff for a person.
+/// The diff for a person. Every line goes through [`printable`]: names,
+/// keys and values come from the input, and none may break a line or reach
+/// the terminal as a control sequence.
 pub fn render_text(diff: &Diff, style: Style) -> String {
     let Style {
         added,
@@ -647,10 +599,10 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
     } = style;
     let mut out = String::new();
     for id in &diff.added {
-        let _ = writeln!(out, "{added}+ {id}{reset}");
+        let _ = writeln!(out, "{added}+ {}{reset}", printable(id));
     }
     for id in &diff.removed {
-        let _ = writeln!(out, "{removed}- {id}{reset}");
+        let _ = writeln!(out, "{removed}- {}{reset}", printable(id));
     }
     for r in &diff.renamed {
         let _ = writeln!(
@@ -684,13 +636,13 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
         }
     }
     for object in &diff.changed {
-        let _ = writeln!(out, "{changed}~ {}{reset}", object.object);
+        let _ = writeln!(out, "{changed}~ {}{reset}", printable(&object.object));
         for field in &object.fields {
             match (&field.old, &field.new) {
                 (Some(Json::String(a)), Some(Json::String(b)))
                     if a.contains('\n') || b.contains('\n') =>
                 {
-                    let _ = writeln!(out, "    {}:", field.path);
+                    let _ = writeln!(out, "    {}:", printable(&field.path));
                     let shown = lines::render(&lines::diff(a, b), 2, "      ");
                     if shown.is_empty() {
                         let _ = writeln!(
@@ -705,17 +657,20 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
                             _ => "",
                         };
                         let end = if colour.is_empty() { "" } else { reset };
-                        let _ = writeln!(out, "{colour}{line}{end}");
+                        let _ = writeln!(out, "{colour}{}{end}", printable(line));
                     }
                 }
                 (Some(a), Some(b)) => {
-                    let _ = writeln!(out, "    {}: {} → {}", field.path, value(a), value(b));
+                    let shown = format!("{}: {} → {}", field.path, value(a), value(b));
+                    let _ = writeln!(out, "    {}", printable(&shown));
                 }
                 (None, Some(b)) => {
-                    let _ = writeln!(out, "    {added}+ {}: {}{reset}", field.path, value(b));
+                    let shown = format!("{}: {}", field.path, value(b));
+                    let _ = writeln!(out, "    {added}+ {}{reset}", printable(&shown));
                 }
                 (Some(a), None) => {
-                    let _ = writeln!(out, "    {removed}- {}: {}{reset}", field.path, value(a));
+                    let shown = format!("{}: {}", field.path, value(a));
+                    let _ = writeln!(out, "    {removed}- {}{reset}", printable(&shown));
                 }
                 (None, None) => {}
             }
@@ -724,7 +679,7 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
     if !diff.rbac.is_empty() {
         let _ = writeln!(out, "Effective permissions:");
         for line in &diff.rbac {
-            let _ = writeln!(out, "  {line}");
+            let _ = writeln!(out, "  {}", printable(line));
         }
     }
     // A moved object may also have changed: count it once.

@@ -10,4 +10,6 @@ mod hostile_values;
 mod output;
 mod render;
 mod schema_file;
+mod secrets;
+mod terminal;
 mod validate;

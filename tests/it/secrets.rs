@@ -1,0 +1,220 @@
+//! No Secret value reaches any output (issue 9, section 3). The corpus in
+//! `tests/fixtures/hostile/secrets/` holds objects that could be Secrets in
+//! every shape we could think of (`shapes/`), and malformed documents that
+//! hold one (`malformed/`); every value that must stay hidden carries the
+//! marker `TOPSECRET` (or is its base64, or a number written down here).
+
+use std::path::Path;
+
+use crate::diff::numbered_tokens;
+use crate::harness::{Run, chartgen, chartgen_with_stdin};
+
+const DIR: &str = "tests/fixtures/hostile/secrets";
+
+/// What no output may hold: the marker, its base64, the numbers.
+const MARKERS: [&str; 5] = [
+    "TOPSECRET",
+    "VE9QU0VDUkVU",
+    "12345678",
+    "87654321",
+    "\\u0053ecret",
+];
+
+fn assert_hidden(run: &Run) {
+    for marker in MARKERS {
+        assert!(
+            !run.stdout.contains(marker) && !run.stderr.contains(marker),
+            "`{marker}` shown by `chartgen {}`:\n{}",
+            run.args.join(" "),
+            run.transcript()
+        );
+    }
+}
+
+fn shapes(side: &str) -> String {
+    format!("{DIR}/shapes/{side}.yaml")
+}
+
+#[test]
+fn diff_shows_that_secrets_changed_never_their_values() {
+    for output in ["text", "json"] {
+        let run = chartgen(&["diff", "--output", output, &shapes("old"), &shapes("new")]);
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        assert_hidden(&run);
+        // Every object differs, and the change is shown as tokens.
+        for object in [
+            "Secret ns/plain",
+            "secret ns/lowercase",
+            "SECRET ns/shouting",
+            "Secret ns/odd-fields",
+            "Secret ns/escaped-kind",
+            "List ns/a-list",
+            "SecretList ns/secret-list",
+            "ConfigMap ns/applied",
+        ] {
+            assert!(run.stdout.contains(object), "{object}:\n{}", run.stdout);
+        }
+        assert!(run.stdout.contains("<secret #"), "{}", run.stdout);
+        // What is not a Secret's stays readable.
+        assert!(run.stdout.contains("not-a-secret-new"), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn diff_text_of_the_shapes() {
+    let run = chartgen(&["diff", &shapes("old"), &shapes("new")]);
+    insta::assert_snapshot!(numbered_tokens(&run.transcript()));
+}
+
+#[test]
+fn check_findings_never_quote_a_secret() {
+    for output in ["text", "json"] {
+        for side in ["old", "new"] {
+            let run = chartgen(&["check", "--output", output, &shapes(side)]);
+            assert_eq!(run.code, 1, "{}", run.transcript());
+            assert_hidden(&run);
+        }
+    }
+}
+
+/// jsonschema quotes the instance (`"…" is not of type "object"`): for an
+/// object that could be a Secret, the message keeps its words only.
+#[test]
+fn schema_messages_about_a_secret_lose_the_instance() {
+    let crd = format!("{DIR}/crd.yaml");
+    let custom = format!("{DIR}/custom.yaml");
+    for output in ["text", "json"] {
+        let run = chartgen(&["check", "--output", output, "--crd", &crd, &custom]);
+        assert_eq!(run.code, 1, "{}", run.transcript());
+        assert_hidden(&run);
+    }
+    let run = chartgen(&["check", "--crd", &crd, &custom]);
+    for line in [
+        "K8S VaultSecret ns/wrong-types data.password: (hidden) does not match \"^[a-z]+$\"\n",
+        "K8S VaultSecret ns/wrong-types data.other: [(hidden)] is not of type \"string\"\n",
+        "K8S VaultSecret ns/wrong-types pin: (hidden) is not of type \"string\"\n",
+        "K8S VaultSecret ns/wrong-types spec: (hidden) is not of type \"object\"\n",
+        // The path stops at the hidden value: below it, keys are the value's.
+        "K8S VaultSecret ns/wrong-types config: [(hidden)] is not of type \"string\"\n",
+    ] {
+        assert!(run.stdout.contains(line), "{line}{}", run.stdout);
+    }
+}
+
+#[test]
+fn rbac_never_shows_a_secret() {
+    for output in ["text", "json"] {
+        let run = chartgen(&["rbac", "--output", output, &shapes("old")]);
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        assert_hidden(&run);
+    }
+}
+
+/// Input that does not parse, or is no object, holds a Secret: the error
+/// names the file, line and column, and quotes none of it.
+#[test]
+fn errors_about_malformed_secrets_quote_nothing() {
+    let mut files: Vec<_> = std::fs::read_dir(Path::new(DIR).join("malformed"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 5);
+    for file in files {
+        let file = crate::harness::relative(&file);
+        let stdin = std::fs::read_to_string(&file).unwrap();
+        for args in [
+            vec!["check", file.as_str()],
+            vec!["check", "--output", "json", file.as_str()],
+            vec!["rbac", file.as_str()],
+            vec!["diff", file.as_str(), &shapes("new")],
+            vec!["diff", "--output", "json", &shapes("old"), file.as_str()],
+        ] {
+            let run = chartgen(&args);
+            assert_eq!(
+                (run.code, run.stdout.as_str()),
+                (2, ""),
+                "{}",
+                run.transcript()
+            );
+            assert!(
+                run.stderr.starts_with(&format!("error: {file}:")),
+                "{}",
+                run.stderr
+            );
+            assert_hidden(&run);
+        }
+        let run = chartgen_with_stdin(&["check", "-"], Some(&stdin));
+        assert!(run.stderr.starts_with("error: <stdin>:"), "{}", run.stderr);
+        assert_hidden(&run);
+    }
+}
+
+/// The same errors for input with no Secret in it still quote the line: a
+/// reviewer sees what is wrong.
+#[test]
+fn errors_about_other_input_still_quote_the_line() {
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: !!int seven}\n"),
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(" 4 | data: {a: !!int seven}\n"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A file reached through a symbolic link could be any file (a key, a
+/// password store): an error about it quotes none of it.
+#[test]
+fn errors_about_a_linked_file_quote_nothing() {
+    let dir = std::env::temp_dir().join(format!("chartgen-linked-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("set")).unwrap();
+    let target = dir.join("id_rsa");
+    std::fs::write(
+        &target,
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA: [PRIVATE-MATERIAL\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&target, dir.join("set/key.yaml")).unwrap();
+    let run = chartgen(&["check", dir.join("set").to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stderr.contains("/set/key.yaml:2:"), "{}", run.stderr);
+    for quoted in ["b3BlbnNzaC1rZXk", "PRIVATE"] {
+        assert!(!run.stderr.contains(quoted), "{}", run.stderr);
+    }
+}
+
+/// Tokens are keyed per run: equal values show equal tokens within a run,
+/// and nothing matches between two runs (no offline guessing, no
+/// comparing outputs).
+#[test]
+fn tokens_are_equal_within_a_run_and_differ_between_runs() {
+    let old = "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\nstringData: {a: one, b: two}\n";
+    let new = "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\nstringData: {a: two, b: one}\n";
+    let dir = std::env::temp_dir().join(format!("chartgen-tokens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("old.yaml"), old).unwrap();
+    let old_file = dir.join("old.yaml");
+    let tokens = |run: &Run| -> Vec<String> {
+        run.stdout
+            .split("<secret #")
+            .skip(1)
+            .map(|rest| rest[..16].to_owned())
+            .collect()
+    };
+    let first = chartgen_with_stdin(&["diff", old_file.to_str().unwrap(), "-"], Some(new));
+    let second = chartgen_with_stdin(&["diff", old_file.to_str().unwrap(), "-"], Some(new));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (a, b) = (tokens(&first), tokens(&second));
+    // stringData.a: one → two, stringData.b: two → one.
+    assert_eq!(a.len(), 4, "{}", first.stdout);
+    assert_eq!((&a[0], &a[1]), (&a[3], &a[2]), "{}", first.stdout);
+    assert_ne!(a[0], a[1]);
+    assert!(a.iter().all(|t| !b.contains(t)), "{a:?} {b:?}");
+    assert!(!first.stdout.contains("one") && !first.stdout.contains("two"));
+}
