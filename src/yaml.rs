@@ -7,18 +7,42 @@
 //! a plain scalar (for "quote it" hints), and every alias expansion (so an
 //! alias bomb runs into [`Limits::max_nodes`] instead of memory).
 //!
-//! Scalars resolve with the YAML 1.2 core schema, plus what Kubernetes and
-//! Helm (go-yaml, YAML 1.1) read differently: the booleans
-//! `yes`/`no`/`on`/`off` and octal `0644`. A values file or manifest moved
-//! over from Helm means the same thing here, and where a string was meant
-//! the schema check says so with a hint to quote it.
+//! Values files ([`parse_document`], [`parse_stream`]): scalars resolve with
+//! the YAML 1.2 core schema, plus what Kubernetes and Helm (go-yaml, YAML
+//! 1.1) read differently: the booleans `yes`/`no`/`on`/`off` and octal
+//! `0644`. A values file moved over from Helm means the same thing here, and
+//! where a string was meant the schema check says so with a hint to quote it.
+//!
+//! Manifests ([`parse_manifests`]) are read as Kubernetes reads them or not
+//! at all: a plain scalar or key that YAML 1.2, go-yaml v2 and YAML 1.1 read
+//! differently ([`dialects`]), a YAML 1.1 line break (U+0085, U+2028,
+//! U+2029) or a byte-order mark inside the text, and a tag other than
+//! `!!str` on a key are refused, located.
 
+pub mod dialects;
+
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 
-use crate::diagnostic::{KeyPath, Segment};
+use crate::diagnostic::{KeyPath, Segment, printable};
+
+/// Most documents one text may hold: each costs memory even when empty.
+pub const MAX_DOCUMENTS: usize = 200_000;
+
+/// How much of a value from the input a message quotes, in characters.
+const QUOTE_CHARS: usize = 60;
+
+/// Text from the input as a message may quote it: control and
+/// line-breaking characters escaped, at most [`QUOTE_CHARS`] characters.
+pub fn quote(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_CHARS) {
+        Some((end, _)) => format!("{}…", printable(&text[..end])),
+        None => printable(text).into_owned(),
+    }
+}
 
 /// A text that YAML was read from: a values file, or a `--set` argument.
 #[derive(Debug, PartialEq, Eq)]
@@ -343,19 +367,63 @@ pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Nod
 
 /// Reads every document of a YAML stream.
 pub fn parse_stream(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
+    read(source, limits, false)
+}
+
+/// Reads every document of a stream of Kubernetes manifests, as Kubernetes
+/// would read it or not at all: whatever YAML 1.2 and YAML 1.1 (go-yaml,
+/// which `kubectl` and the API server use) read differently is refused.
+pub fn parse_manifests(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
+    read(source, limits, true)
+}
+
+fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<Node>, YamlError> {
     if source.text.len() > limits.max_bytes {
         return Err(YamlError::new(
             Origin::at_marker(source, 1, 0),
             format!("larger than the limit of {} bytes", limits.max_bytes),
         ));
     }
+    if kubernetes {
+        refuse_yaml_1_1_breaks(source)?;
+    }
     Reader {
         source,
         limits,
-        anchors: Vec::new(),
+        anchors: HashMap::new(),
         nodes: 0,
+        kubernetes,
     }
     .read()
+}
+
+/// YAML 1.1 reads U+0085, U+2028 and U+2029 as line breaks, YAML 1.2 as
+/// ordinary characters: in a comment, the rest of the line is a comment to
+/// one and content to the other. A byte-order mark past the start is no
+/// character at all to some readers.
+fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), YamlError> {
+    let text = &source.text;
+    let found = text.char_indices().find(|&(at, c)| {
+        matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}') || (c == '\u{feff}' && at > 0)
+    });
+    let Some((at, c)) = found else {
+        return Ok(());
+    };
+    let before = &text[..at];
+    let line = 1 + before.matches('\n').count() + before.matches('\r').count()
+        - before.matches("\r\n").count();
+    let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let col0 = before[line_start..].chars().count();
+    let what = if c == '\u{feff}' {
+        "a byte-order mark (U+FEFF) inside the text".to_owned()
+    } else {
+        format!(
+            "U+{:04X}, a line break to YAML 1.1 (Kubernetes) but not to YAML 1.2",
+            c as u32
+        )
+    };
+    Err(YamlError::new(Origin::at_marker(source, line, col0), what)
+        .with_hint("remove it, or write it as an escape (\\u2028) in a double-quoted string"))
 }
 
 /// An open collection while its events are being read.
@@ -379,9 +447,11 @@ struct Reader<'a> {
     source: &'a Arc<Source>,
     limits: Limits,
     /// Anchored nodes by anchor id, for aliases.
-    anchors: Vec<(usize, Node)>,
+    anchors: HashMap<usize, Node>,
     /// Nodes made so far, alias expansions included.
     nodes: usize,
+    /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
+    kubernetes: bool,
 }
 
 impl Reader<'_> {
@@ -400,6 +470,13 @@ impl Reader<'_> {
                     None
                 }
                 Event::DocumentEnd => {
+                    if documents.len() >= MAX_DOCUMENTS {
+                        return Err(YamlError::new(
+                            origin,
+                            format!("more than the limit of {MAX_DOCUMENTS} YAML documents"),
+                        )
+                        .with_hint("split the input into several files"));
+                    }
                     documents.push(
                         current
                             .take()
@@ -416,6 +493,9 @@ impl Reader<'_> {
                     {
                         if style == ScalarStyle::Plain && text == "<<" {
                             return Err(merge_key_error(origin));
+                        }
+                        if self.kubernetes {
+                            self.check_key(&text, style, tag.as_deref(), &origin)?;
                         }
                         *pending_key = Some(Key {
                             name: text.into_owned(),
@@ -489,11 +569,12 @@ impl Reader<'_> {
                         if let Some((first, _)) = first {
                             return Err(YamlError::new(
                                 key.origin.clone(),
-                                format!("duplicate key `{}`", key.name),
+                                format!("duplicate key `{}`", quote(&key.name)),
                             )
                             .with_hint(format!(
                                 "`{}` is already set at {}; keep one of them",
-                                key.name, first.origin
+                                quote(&key.name),
+                                first.origin
                             )));
                         }
                         entries.push((key, node));
@@ -535,13 +616,13 @@ impl Reader<'_> {
 
     fn remember(&mut self, anchor: usize, node: Node) -> Result<Node, YamlError> {
         if anchor != 0 {
-            self.anchors.push((anchor, node.clone()));
+            self.anchors.insert(anchor, node.clone());
         }
         Ok(node)
     }
 
     fn alias(&mut self, id: usize, origin: Origin) -> Result<Node, YamlError> {
-        let Some((_, anchored)) = self.anchors.iter().rev().find(|(a, _)| *a == id) else {
+        let Some(anchored) = self.anchors.get(&id) else {
             return Err(YamlError::new(origin, "alias to an unknown anchor"));
         };
         let mut node = anchored.clone();
@@ -574,7 +655,7 @@ impl Reader<'_> {
             Some(tag) if tag.is_yaml_core_schema() && tag.suffix == allowed => Ok(()),
             Some(tag) => Err(YamlError::new(
                 origin.clone(),
-                format!("unsupported YAML tag `{tag}`"),
+                format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
             )),
         }
     }
@@ -593,10 +674,16 @@ impl Reader<'_> {
         if style != ScalarStyle::Plain {
             return Ok(Node::new(Value::String(text.to_owned()), origin));
         }
-        let value = resolve_plain(text).map_err(|message| {
-            YamlError::new(origin.clone(), message)
-                .with_hint(format!("quote it (\"{text}\") if you mean the text"))
-        })?;
+        let value = if self.kubernetes {
+            self.resolve_manifest(text, &origin)?
+        } else {
+            resolve_plain(text).map_err(|message| {
+                YamlError::new(origin.clone(), message).with_hint(format!(
+                    "quote it (\"{}\") if you mean the text",
+                    quote(text)
+                ))
+            })?
+        };
         let plain = (!matches!(value, Value::String(_))).then(|| text.to_owned());
         Ok(Node {
             value,
@@ -605,13 +692,81 @@ impl Reader<'_> {
         })
     }
 
+    /// A plain scalar of a manifest: what YAML 1.2, go-yaml and YAML 1.1
+    /// all read, or a located refusal.
+    fn resolve_manifest(&self, text: &str, origin: &Origin) -> Result<Value, YamlError> {
+        let refuse =
+            |e: dialects::Ambiguous| YamlError::new(origin.clone(), e.message).with_hint(e.hint);
+        Ok(match dialects::resolve(text).map_err(refuse)? {
+            dialects::Reading::Null => Value::Null,
+            dialects::Reading::Bool(b) => Value::Bool(b),
+            dialects::Reading::Int(i) => match i64::try_from(i) {
+                Ok(i) => Value::Int(i),
+                Err(_) => {
+                    return Err(YamlError::new(
+                        origin.clone(),
+                        format!("`{}` does not fit in a 64-bit integer", quote(text)),
+                    ));
+                }
+            },
+            dialects::Reading::Float(f) => Value::Float(f),
+            dialects::Reading::Str => Value::String(text.to_owned()),
+            other => {
+                return Err(YamlError::new(
+                    origin.clone(),
+                    format!("plain `{}` is {}", quote(text), other.describe(text)),
+                )
+                .with_hint(format!(
+                    "quote it (\"{}\") if you mean the text",
+                    quote(text)
+                )));
+            }
+        })
+    }
+
+    /// A mapping key of a manifest: every reader must make the same key.
+    fn check_key(
+        &self,
+        text: &str,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        origin: &Origin,
+    ) -> Result<(), YamlError> {
+        if let Some(tag) = tag
+            && !(tag.is_yaml_core_schema() && tag.suffix == "str")
+        {
+            return Err(YamlError::new(
+                origin.clone(),
+                format!(
+                    "the tag `{}` on a key; readers of YAML 1.1 and 1.2 take it differently",
+                    quote(&tag.to_string())
+                ),
+            )
+            .with_hint("remove the tag and quote the key"));
+        }
+        if style != ScalarStyle::Plain || tag.is_some() {
+            return Ok(());
+        }
+        dialects::check_key(text)
+            .map_err(|e| YamlError::new(origin.clone(), e.message).with_hint(e.hint))
+    }
+
     fn tagged_scalar(&self, text: &str, tag: &Tag, origin: Origin) -> Result<Node, YamlError> {
         let wrong = |what: &str| {
             YamlError::new(
                 origin.clone(),
-                format!("`{text}` is not {what}, as its tag `{tag}` says"),
+                format!(
+                    "`{}` is not {what}, as its tag `{}` says",
+                    quote(text),
+                    quote(&tag.to_string())
+                ),
             )
         };
+        if self.kubernetes && !(tag.is_yaml_core_schema() && tag.suffix == "str") {
+            // The tag only checks the type; the value is the plain reading,
+            // which must be the same to every reader.
+            self.resolve_manifest(text, &origin)?;
+        }
         let value = match (tag.is_yaml_core_schema(), tag.suffix.as_str()) {
             (true, "str") => Value::String(text.to_owned()),
             (true, "null") => match resolve_plain(text) {
@@ -634,7 +789,7 @@ impl Reader<'_> {
             _ => {
                 return Err(YamlError::new(
                     origin,
-                    format!("unsupported YAML tag `{tag}`"),
+                    format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
                 ));
             }
         };
@@ -676,7 +831,7 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         }
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
         | ".nan" | ".NaN" | ".NAN" => {
-            return Err(format!("`{text}` is not a finite number"));
+            return Err(format!("`{}` is not a finite number", quote(text)));
         }
         _ => {}
     }
@@ -700,7 +855,12 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
     } else if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
         match text.parse::<i64>() {
             Ok(v) => Some(v),
-            Err(_) => return Err(format!("`{text}` does not fit in a 64-bit integer")),
+            Err(_) => {
+                return Err(format!(
+                    "`{}` does not fit in a 64-bit integer",
+                    quote(text)
+                ));
+            }
         }
     } else {
         None
@@ -714,7 +874,7 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         {
             return Ok(Value::Float(f));
         }
-        return Err(format!("`{text}` is not a finite number"));
+        return Err(format!("`{}` is not a finite number", quote(text)));
     }
     Ok(Value::String(text.to_owned()))
 }
