@@ -393,8 +393,63 @@ fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<No
         anchors: HashMap::new(),
         nodes: 0,
         kubernetes,
+        quoted: Vec::new(),
+        flow: Vec::new(),
+        cursor: (0, 0),
     }
     .read()
+}
+
+/// A tab is text inside a quoted or block scalar and a comment; elsewhere
+/// YAML 1.2 may take it as a separator where YAML 1.1 readers (PyYAML)
+/// refuse it, and go-yaml's rules differ again. `quoted` holds the spans of
+/// the quoted and block scalars, in order.
+fn refuse_stray_tabs(source: &Arc<Source>, quoted: &[(usize, usize)]) -> Result<(), YamlError> {
+    let text = &source.text;
+    if !text.contains('\t') {
+        return Ok(());
+    }
+    let mut spans = quoted.iter().peekable();
+    let (mut line, mut col0) = (1, 0);
+    let (mut comment, mut after_blank) = (false, true);
+    let mut previous = '\0';
+    for (index, c) in text.chars().enumerate() {
+        while spans.next_if(|(_, end)| *end <= index).is_some() {}
+        let inside = spans.peek().is_some_and(|(start, _)| *start <= index);
+        match c {
+            '\n' | '\r' => {
+                if !(c == '\n' && previous == '\r') {
+                    line += 1;
+                }
+                col0 = 0;
+                comment = false;
+                after_blank = true;
+                previous = c;
+                continue;
+            }
+            '#' if after_blank && !inside => comment = true,
+            '\t' if !inside && !comment => {
+                return Err(YamlError::new(
+                    Origin::at_marker(source, line, col0),
+                    "a tab outside a quoted or block scalar and a comment: YAML 1.1 readers refuse it, YAML 1.2 takes it as a space",
+                )
+                .with_hint("use spaces"));
+            }
+            _ => {}
+        }
+        after_blank = c == ' ' || c == '\t';
+        col0 += 1;
+        previous = c;
+    }
+    Ok(())
+}
+
+/// YAML's printable characters (the same set in 1.1 and 1.2): what a
+/// stream may hold unescaped.
+fn printable_in_yaml(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}'
+        | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 /// YAML 1.1 reads U+0085, U+2028 and U+2029 as line breaks, YAML 1.2 as
@@ -404,7 +459,9 @@ fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<No
 fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), YamlError> {
     let text = &source.text;
     let found = text.char_indices().find(|&(at, c)| {
-        matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}') || (c == '\u{feff}' && at > 0)
+        matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
+            || (c == '\u{feff}' && at > 0)
+            || !printable_in_yaml(c)
     });
     let Some((at, c)) = found else {
         return Ok(());
@@ -416,6 +473,11 @@ fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), YamlError> {
     let col0 = before[line_start..].chars().count();
     let what = if c == '\u{feff}' {
         "a byte-order mark (U+FEFF) inside the text".to_owned()
+    } else if !printable_in_yaml(c) {
+        format!(
+            "U+{:04X}, a character YAML does not allow unescaped (go-yaml refuses it)",
+            c as u32
+        )
     } else {
         format!(
             "U+{:04X}, a line break to YAML 1.1 (Kubernetes) but not to YAML 1.2",
@@ -452,6 +514,14 @@ struct Reader<'a> {
     nodes: usize,
     /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
     kubernetes: bool,
+    /// Where the quoted and block scalars are (character offsets), for
+    /// the tabs allowed there.
+    quoted: Vec<(usize, usize)>,
+    /// For each open collection (manifests only): whether it is a flow one.
+    flow: Vec<bool>,
+    /// A character offset and its byte offset, to find the character at a
+    /// span's start without rescanning the text.
+    cursor: (usize, usize),
 }
 
 impl Reader<'_> {
@@ -463,6 +533,34 @@ impl Reader<'_> {
         for event in &mut parser {
             let (event, span) = event.map_err(|e| self.scan_error(&e))?;
             let origin = Origin::from_span(self.source, span);
+            if self.kubernetes {
+                match &event {
+                    Event::Scalar(_, style, ..)
+                        if matches!(
+                            style,
+                            ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted
+                        ) =>
+                    {
+                        let start = span.start.index();
+                        let end = self.quoted_end(start).unwrap_or(span.end.index());
+                        self.quoted.push((start, end));
+                    }
+                    Event::Scalar(_, style, ..) if *style != ScalarStyle::Plain => {
+                        self.quoted.push((span.start.index(), span.end.index()));
+                    }
+                    Event::Scalar(text, ..) if self.flow.last() == Some(&true) => {
+                        refuse_flow_indicator(text, &origin)?;
+                    }
+                    Event::SequenceStart(..) | Event::MappingStart(..) => {
+                        let flow = self.starts_flow(span.start.index());
+                        self.flow.push(flow);
+                    }
+                    Event::SequenceEnd | Event::MappingEnd => {
+                        self.flow.pop();
+                    }
+                    _ => {}
+                }
+            }
             let finished = match event {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
                 Event::DocumentStart(_) => {
@@ -583,7 +681,73 @@ impl Reader<'_> {
                 }
             }
         }
+        if self.kubernetes {
+            refuse_stray_tabs(self.source, &self.quoted)?;
+        }
         Ok(documents)
+    }
+
+    /// The character at a character offset of the text; offsets mostly
+    /// grow from one call to the next, so the cursor makes this linear.
+    fn char_at(&mut self, index: usize) -> Option<char> {
+        let text = &self.source.text;
+        if index < self.cursor.0 {
+            self.cursor = (0, 0);
+        }
+        let (mut at, mut byte) = self.cursor;
+        let mut chars = text[byte..].chars();
+        while at < index {
+            byte += chars.next()?.len_utf8();
+            at += 1;
+        }
+        self.cursor = (at, byte);
+        text[byte..].chars().next()
+    }
+
+    /// The character offset just past the quoted scalar that starts at
+    /// `index` (its span may reach past the closing quote).
+    fn quoted_end(&mut self, index: usize) -> Option<usize> {
+        let quote = self.char_at(index)?;
+        let mut chars = self.source.text[self.cursor.1..].chars().skip(1).peekable();
+        let mut at = index + 1;
+        while let Some(c) = chars.next() {
+            at += 1;
+            match c {
+                '\\' if quote == '"' => {
+                    chars.next();
+                    at += 1;
+                }
+                '\'' if quote == '\'' && chars.peek() == Some(&'\'') => {
+                    chars.next();
+                    at += 1;
+                }
+                c if c == quote => return Some(at),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether the collection whose span starts at `index` is a flow one:
+    /// its first character past anchors, tags, blanks and comments.
+    fn starts_flow(&mut self, index: usize) -> bool {
+        if self.char_at(index).is_none() {
+            return false;
+        }
+        let mut chars = self.source.text[self.cursor.1..].chars().peekable();
+        loop {
+            match chars.next() {
+                Some(' ' | '\t' | '\n' | '\r') => {}
+                Some('#') => while chars.next_if(|c| *c != '\n').is_some() {},
+                Some('&' | '!') => {
+                    while chars
+                        .next_if(|c| !matches!(c, ' ' | '\t' | '\n' | '\r'))
+                        .is_some()
+                    {}
+                }
+                c => return matches!(c, Some('[' | '{')),
+            }
+        }
     }
 
     /// Counts a new collection against the depth and node budgets.
@@ -803,6 +967,23 @@ impl Reader<'_> {
             format!("invalid YAML: {}", error.info()),
         )
     }
+}
+
+/// In a flow collection, YAML 1.1 readers (PyYAML, libyaml) cannot start a
+/// plain scalar with `?` or `:`; YAML 1.2 can.
+fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), YamlError> {
+    if text.starts_with(['?', ':']) {
+        return Err(YamlError::new(
+            origin.clone(),
+            format!(
+                "plain `{}` in a flow collection: YAML 1.1 readers do not read a plain scalar that starts with `{}` there",
+                quote(text),
+                &text[..1]
+            ),
+        )
+        .with_hint(format!("quote it (\"{}\")", quote(text))));
+    }
+    Ok(())
 }
 
 fn merge_key_error(origin: Origin) -> YamlError {

@@ -6,6 +6,7 @@ mod diff;
 mod harness;
 mod hostile_values;
 mod output;
+mod reading;
 mod render;
 mod schema_file;
 mod validate;
