@@ -117,7 +117,9 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     }
     duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
-        return Err(Error::InvalidManifests { problems });
+        return Err(Error::InvalidManifests {
+            problems: at_most(problems),
+        });
     }
     if set.manifests.is_empty() {
         return Err(Error::Usage {
@@ -504,6 +506,7 @@ fn unlisted(
                 .file_name()
                 .is_some_and(|n| KUSTOMIZATION_FILES.iter().any(|k| n == *k))
         {
+            // The kustomization being evaluated.
         } else if entry.file_name().is_some_and(|n| n == EXEMPTIONS_FILE) {
             files.push(Input {
                 path: entry,
@@ -535,6 +538,24 @@ fn yaml_problem(e: yaml::YamlError) -> Problem {
         message: e.message,
         hint: e.hint,
     }
+}
+
+/// Most problems reported for one input: past that, one line says how many
+/// more there are (each shown problem quotes a line of its file).
+pub const MAX_PROBLEMS: usize = 100;
+
+fn at_most(mut problems: Vec<Problem>) -> Vec<Problem> {
+    if problems.len() > MAX_PROBLEMS {
+        let more = problems.len() - MAX_PROBLEMS;
+        let next = problems.swap_remove(MAX_PROBLEMS);
+        problems.truncate(MAX_PROBLEMS);
+        problems.push(Problem::new(
+            next.origin,
+            KeyPath::root(),
+            format!("and {more} more problems, not shown"),
+        ));
+    }
+    problems
 }
 
 /// Two objects with one identity: one would silently hide the other. The
@@ -579,7 +600,9 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
         &mut problems,
     );
     if !problems.is_empty() {
-        return Err(Error::InvalidManifests { problems });
+        return Err(Error::InvalidManifests {
+            problems: at_most(problems),
+        });
     }
     manifest::sort(&mut set.manifests);
     Ok(set)

@@ -535,12 +535,7 @@ impl Reader<'_> {
             let origin = Origin::from_span(self.source, span);
             if self.kubernetes {
                 match &event {
-                    Event::Scalar(_, style, ..)
-                        if matches!(
-                            style,
-                            ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted
-                        ) =>
-                    {
+                    Event::Scalar(_, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted, ..) => {
                         let start = span.start.index();
                         let end = self.quoted_end(start).unwrap_or(span.end.index());
                         self.quoted.push((start, end));

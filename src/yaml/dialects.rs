@@ -241,7 +241,7 @@ pub fn yaml_1_1(text: &str) -> Reading {
             // its value does not matter: it never agrees.
             return Reading::Invalid;
         }
-        if plain.to_ascii_lowercase().ends_with("inf") || plain.to_ascii_lowercase() == ".nan" {
+        if plain.to_ascii_lowercase().ends_with("inf") || plain.eq_ignore_ascii_case(".nan") {
             return Reading::NonFinite;
         }
         return match plain.parse::<f64>() {

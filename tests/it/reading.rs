@@ -719,3 +719,20 @@ fn an_alias_bomb_in_a_manifest_runs_into_the_node_budget() {
         error.message
     );
 }
+
+/// Thousands of bad documents show the first hundred problems and a count,
+/// not a report that grows with the square of the input.
+#[test]
+fn problems_are_capped() {
+    let text = "---\nkind: ConfigMap\n".repeat(150);
+    let Err(chartgen::error::Error::InvalidManifests { problems }) =
+        chartgen::input::parse("bad", &text)
+    else {
+        panic!("bad input read");
+    };
+    assert_eq!(problems.len(), chartgen::input::MAX_PROBLEMS + 1);
+    assert_eq!(
+        problems.last().unwrap().message,
+        "and 50 more problems, not shown"
+    );
+}
