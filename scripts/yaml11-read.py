@@ -61,7 +61,7 @@ def read(text):
         return {"ok": [convert(doc) for doc in yaml.safe_load_all(text)]}
     except yaml.YAMLError as error:
         return {"error": str(error).splitlines()[0] if str(error) else "error"}
-    except (ValueError, TypeError, OverflowError, RecursionError) as error:
+    except Exception as error:  # PyYAML's constructors raise KeyError and others
         return {"error": type(error).__name__}
 
 

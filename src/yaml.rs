@@ -393,7 +393,7 @@ fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<No
         anchors: HashMap::new(),
         nodes: 0,
         kubernetes,
-        quoted: Vec::new(),
+        scalars: Vec::new(),
         flow: Vec::new(),
         cursor: (0, 0),
     }
@@ -402,20 +402,29 @@ fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<No
 
 /// A tab is text inside a quoted or block scalar and a comment; elsewhere
 /// YAML 1.2 may take it as a separator where YAML 1.1 readers (PyYAML)
-/// refuse it, and go-yaml's rules differ again. `quoted` holds the spans of
-/// the quoted and block scalars, in order.
-fn refuse_stray_tabs(source: &Arc<Source>, quoted: &[(usize, usize)]) -> Result<(), YamlError> {
+/// refuse it, and go-yaml's rules differ again. A directive (`%YAML 1.2`,
+/// `%TAG`) is refused too: go-yaml accepts only `%YAML 1.1`, and tags are
+/// named differently under `%TAG`. An anchor or alias name is limited to
+/// letters, digits, `-` and `_`: YAML 1.1 readers end or refuse it at any
+/// other character, YAML 1.2 takes it into the name. `scalars` holds the
+/// spans of the scalars, in order, and whether each is plain.
+fn refuse_stray_syntax(
+    source: &Arc<Source>,
+    scalars: &[(usize, usize, bool)],
+) -> Result<(), YamlError> {
     let text = &source.text;
-    if !text.contains('\t') {
+    if !text.contains(['\t', '%', '&', '*']) {
         return Ok(());
     }
-    let mut spans = quoted.iter().peekable();
+    let mut spans = scalars.iter().peekable();
     let (mut line, mut col0) = (1, 0);
     let (mut comment, mut after_blank) = (false, true);
     let mut previous = '\0';
-    for (index, c) in text.chars().enumerate() {
-        while spans.next_if(|(_, end)| *end <= index).is_some() {}
-        let inside = spans.peek().is_some_and(|(start, _)| *start <= index);
+    for (index, (byte, c)) in text.char_indices().enumerate() {
+        while spans.next_if(|(_, end, _)| *end <= index).is_some() {}
+        let span = spans.peek().filter(|(start, ..)| *start <= index);
+        let inside = span.is_some_and(|(.., plain)| !plain);
+        let in_scalar = span.is_some();
         match c {
             '\n' | '\r' => {
                 if !(c == '\n' && previous == '\r') {
@@ -428,6 +437,35 @@ fn refuse_stray_tabs(source: &Arc<Source>, quoted: &[(usize, usize)]) -> Result<
                 continue;
             }
             '#' if after_blank && !inside => comment = true,
+            '&' | '*' if !in_scalar && !comment => {
+                let name: String = text[byte + 1..]
+                    .chars()
+                    .take_while(|c| {
+                        !matches!(c, ' ' | '\t' | '\n' | '\r' | ',' | '[' | ']' | '{' | '}')
+                    })
+                    .collect();
+                if name.is_empty()
+                    || !name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                {
+                    return Err(YamlError::new(
+                        Origin::at_marker(source, line, col0),
+                        format!(
+                            "the anchor or alias name `{}`: YAML 1.1 readers (go-yaml) allow only letters, digits, `-` and `_`",
+                            quote(&name)
+                        ),
+                    )
+                    .with_hint("rename the anchor"));
+                }
+            }
+            '%' if col0 == 0 && !inside => {
+                return Err(YamlError::new(
+                    Origin::at_marker(source, line, col0),
+                    "a YAML directive: go-yaml (Kubernetes) reads only `%YAML 1.1`, YAML 1.2 readers more",
+                )
+                .with_hint("remove the directive"));
+            }
             '\t' if !inside && !comment => {
                 return Err(YamlError::new(
                     Origin::at_marker(source, line, col0),
@@ -514,9 +552,9 @@ struct Reader<'a> {
     nodes: usize,
     /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
     kubernetes: bool,
-    /// Where the quoted and block scalars are (character offsets), for
-    /// the tabs allowed there.
-    quoted: Vec<(usize, usize)>,
+    /// Where the scalars are (character offsets) and whether each is
+    /// plain: tabs are allowed in the others, anchors in none.
+    scalars: Vec<(usize, usize, bool)>,
     /// For each open collection (manifests only): whether it is a flow one.
     flow: Vec<bool>,
     /// A character offset and its byte offset, to find the character at a
@@ -530,21 +568,25 @@ impl Reader<'_> {
         let mut stack: Vec<Open> = Vec::new();
         let mut parser = Parser::new_from_str(&self.source.text);
         let mut current: Option<Node> = None;
+        let mut started = false;
         for event in &mut parser {
             let (event, span) = event.map_err(|e| self.scan_error(&e))?;
             let origin = Origin::from_span(self.source, span);
             if self.kubernetes {
                 match &event {
-                    Event::Scalar(_, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted, ..) => {
-                        let start = span.start.index();
-                        let end = self.quoted_end(start).unwrap_or(span.end.index());
-                        self.quoted.push((start, end));
-                    }
-                    Event::Scalar(_, style, ..) if *style != ScalarStyle::Plain => {
-                        self.quoted.push((span.start.index(), span.end.index()));
-                    }
-                    Event::Scalar(text, ..) if self.flow.last() == Some(&true) => {
-                        refuse_flow_indicator(text, &origin)?;
+                    Event::Scalar(text, style, ..) => {
+                        let start = self.content_start(span.start.index());
+                        let end = match style {
+                            ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                                self.quoted_end(start).unwrap_or(span.end.index())
+                            }
+                            _ => span.end.index(),
+                        };
+                        let plain = *style == ScalarStyle::Plain;
+                        self.scalars.push((start, end, plain));
+                        if plain && self.flow.last() == Some(&true) {
+                            refuse_flow_indicator(text, &origin)?;
+                        }
                     }
                     Event::SequenceStart(..) | Event::MappingStart(..) => {
                         let flow = self.starts_flow(span.start.index());
@@ -558,7 +600,15 @@ impl Reader<'_> {
             }
             let finished = match event {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
-                Event::DocumentStart(_) => {
+                Event::DocumentStart(explicit) => {
+                    if self.kubernetes && !explicit && started {
+                        return Err(YamlError::new(
+                            origin,
+                            "a document after the first without `---`: YAML 1.1 readers (go-yaml, Kubernetes) need `---` to start it",
+                        )
+                        .with_hint("start the document with a `---` line"));
+                    }
+                    started = true;
                     self.anchors.clear();
                     None
                 }
@@ -672,12 +722,23 @@ impl Reader<'_> {
                         }
                         entries.push((key, node));
                     }
+                    None if self.kubernetes
+                        && !matches!(
+                            node.value,
+                            Value::Null | Value::Mapping(_) | Value::Sequence(_)
+                        ) =>
+                    {
+                        return Err(YamlError::new(
+                            node.origin,
+                            "a document that is a single value; a manifest holds objects",
+                        ));
+                    }
                     None => current = Some(node),
                 }
             }
         }
         if self.kubernetes {
-            refuse_stray_tabs(self.source, &self.quoted)?;
+            refuse_stray_syntax(self.source, &self.scalars)?;
         }
         Ok(documents)
     }
@@ -697,6 +758,26 @@ impl Reader<'_> {
         }
         self.cursor = (at, byte);
         text[byte..].chars().next()
+    }
+
+    /// Where a node's content starts when its span starts at its anchor or
+    /// tag: past them and the blanks after them.
+    fn content_start(&mut self, index: usize) -> usize {
+        if !matches!(self.char_at(index), Some('&' | '!')) {
+            return index;
+        }
+        let mut at = index;
+        let mut in_property = false;
+        for c in self.source.text[self.cursor.1..].chars() {
+            match c {
+                '&' | '!' if !in_property => in_property = true,
+                ' ' | '\t' | '\n' | '\r' => in_property = false,
+                _ if in_property => {}
+                _ => break,
+            }
+            at += 1;
+        }
+        at
     }
 
     /// The character offset just past the quoted scalar that starts at
@@ -940,6 +1021,10 @@ impl Reader<'_> {
                 Ok(v @ Value::Int(_)) => v,
                 _ => return Err(wrong("an integer")),
             },
+            (true, "float") if self.kubernetes && !is_decimal_or_float(text) => {
+                // PyYAML's float constructor takes no hex or octal.
+                return Err(wrong("a decimal number"));
+            }
             (true, "float") => match resolve_plain(text) {
                 Ok(Value::Int(i)) => Value::Float(i as f64),
                 Ok(v @ Value::Float(_)) => v,
@@ -965,15 +1050,15 @@ impl Reader<'_> {
 }
 
 /// In a flow collection, YAML 1.1 readers (PyYAML, libyaml) cannot start a
-/// plain scalar with `?` or `:`; YAML 1.2 can.
+/// plain scalar with `?` or `:`, and PyYAML ends one at `?`; YAML 1.2 reads
+/// both as text.
 fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), YamlError> {
-    if text.starts_with(['?', ':']) {
+    if text.starts_with(':') || text.contains('?') {
         return Err(YamlError::new(
             origin.clone(),
             format!(
-                "plain `{}` in a flow collection: YAML 1.1 readers do not read a plain scalar that starts with `{}` there",
+                "plain `{}` in a flow collection: YAML 1.1 readers do not read a plain scalar with `?`, or starting with `:`, there",
                 quote(text),
-                &text[..1]
             ),
         )
         .with_hint(format!("quote it (\"{}\")", quote(text))));
@@ -1053,6 +1138,12 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         return Err(format!("`{}` is not a finite number", quote(text)));
     }
     Ok(Value::String(text.to_owned()))
+}
+
+/// Whether `text` is written as a decimal integer or a float.
+fn is_decimal_or_float(text: &str) -> bool {
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    is_float(unsigned) || (!unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The YAML 1.2 core schema's float pattern, without sign and specials:

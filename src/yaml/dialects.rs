@@ -117,7 +117,9 @@ pub fn go_yaml_v2(text: &str) -> Reading {
         }
         ".nan" | ".NaN" | ".NAN" | ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF"
         | "-.inf" | "-.Inf" | "-.INF" => return Reading::NonFinite,
-        "<<" => return Reading::Merge,
+        // `<<` is in go-yaml's table, but no first character leads there:
+        // a plain `<<` value is the string; as a key it merges (refused
+        // before this, for every reader).
         _ => {}
     }
     static FLOAT: LazyLock<Regex> = LazyLock::new(|| {
@@ -132,10 +134,10 @@ pub fn go_yaml_v2(text: &str) -> Reading {
                 Reading::Str
             }
         }
+        // A timestamp resolves as such, but decoding into `interface{}`
+        // keeps its text (go-yaml v2's decode.go, for compatibility): the
+        // string, as below.
         b'0'..=b'9' | b'+' | b'-' => {
-            if go_timestamp(text) {
-                return Reading::Timestamp;
-            }
             let plain = text.replace('_', "");
             if let Some(i) = go_parse_int(&plain) {
                 return Reading::Int(i);
@@ -188,17 +190,6 @@ fn go_parse_int(text: &str) -> Option<i128> {
     // ParseInt's range, then ParseUint's (which takes no sign).
     let fits = i64::try_from(value).is_ok() || (!negative && !text.starts_with('+'));
     fits.then_some(value)
-}
-
-/// go-yaml v2's timestamp formats: `2006-1-2T15:4:5.999999999Z07:00`,
-/// `2006-1-2t15:4:5.999999999Z07:00`, `2006-1-2 15:4:5.999999999` and
-/// `2006-1-2`, after a quick check for four digits and a dash. Read loosely:
-/// anything of that shape counts, which can only refuse more.
-fn go_timestamp(text: &str) -> bool {
-    static SHAPE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?(Z|[-+][0-9]{2}:[0-9]{2})?)?$").unwrap()
-    });
-    SHAPE.is_match(text)
 }
 
 /// The YAML 1.1 types (yaml.org/type/: bool, int, float, null, timestamp,
@@ -389,7 +380,6 @@ mod tests {
             "1:20",
             "1:20.5",
             "2001-12-14",
-            "2001-1-2",
             "<<",
             "=",
             "0o17",
@@ -422,6 +412,7 @@ mod tests {
             ("v1", Reading::Str),
             ("1.2.3", Reading::Str),
             ("Yesterday", Reading::Str),
+            ("2001-1-2", Reading::Str),
         ];
         for (text, expected) in cases {
             assert_eq!(resolve(text), Ok(expected), "{text}");

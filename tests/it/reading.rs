@@ -156,8 +156,53 @@ const ODD: &[&str] = &[
     "\u{85}", "\u{2028}", "\u{2029}", "\u{feff}", "\u{7}", "\u{a0}", "\t", "\u{7f}", "\u{9b}",
 ];
 
+/// Syntax whose reading differs between YAML versions or parsers; `{v}` is
+/// a scalar as written, `{w}` a plain one.
+const SYNTAX: &[&str] = &[
+    "a:\n- {v}\n- {w}\n",
+    "- - {v}\n  - {w}\n",
+    "? a\n: {v}\n",
+    "? {w}\n",
+    "a: |2-\n   {w}\n",
+    "a: >+\n  {w}\n\n",
+    "a: | # note\n  {w}\n",
+    "a: \"x\\\n  y {w}\"\n",
+    "a: {v}\r\nb: {w}\r\n",
+    "a: {w}\rb: 1\r",
+    "a:    # comment\n  {v}\n",
+    "a: &x {v}\nb: *x\n",
+    "[*x]\n",
+    "&k a: {v}\n",
+    "a: [\n  {v},\n  {w}\n]\n",
+    "{a: [b, {c: {v}}]}\n",
+    "a: b: {w}\n",
+    "a: - {w}\n",
+    "a: {w}   \n",
+    "a: '{w}'  # c\n",
+    "- {w}: {v}\n  c: 1\n",
+    "a: !!int {w}\n",
+    "a: !!float {w}\n",
+    "a: !!bool {w}\n",
+    "a: !!null {w}\n",
+    "{w}\n",
+    "--- {v}\n",
+    "--- |\n{w}\n",
+    "a: {w}\n--- \nb: {w}\n",
+    "a: \"\\N\\_\\L\\P\\e\\a\\v\\0 {w}\"\n",
+    "a: \"\\x7f\\u00e9\\U0001F600\"\n",
+    "a: {w}\n...\n---\nb: 1\n",
+    "a: {w}\n#\u{2028}b: 2\n",
+];
+
 fn document(rng: &mut Rng) -> String {
     let mut out = String::new();
+    if rng.below(40) == 0 {
+        out += rng.pick(&[
+            "%YAML 1.1\n---\n",
+            "%YAML 1.2\n---\n",
+            "%TAG !e! tag:example.com,2000:\n---\n",
+        ]);
+    }
     match rng.below(8) {
         // A flow mapping.
         0 => {
@@ -215,6 +260,12 @@ fn document(rng: &mut Rng) -> String {
         }
         // A plain scalar over several lines.
         6 => out += &format!("a: {}\n  {}\n", rng.pick(SCALARS), rng.pick(WORDS)),
+        // Less common syntax: indicators, chomping, explicit keys, line ends.
+        7 if rng.below(2) == 0 => {
+            let v = scalar(rng);
+            let w = rng.pick(SCALARS);
+            out += &rng.pick(SYNTAX).replace("{v}", &v).replace("{w}", w);
+        }
         // A nested manifest-like object.
         _ => {
             out += &format!(
@@ -355,7 +406,7 @@ fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
         ),
         (
             "timestamp.yaml",
-            ":6:12: plain `2001-12-14` is a timestamp to Kubernetes (go-yaml, YAML 1.1)",
+            ":6:12: plain `2001-12-14` is a timestamp to a YAML 1.1 reader but the string \"2001-12-14\" in YAML 1.2",
             "quote it (\"2001-12-14\")",
         ),
         (
