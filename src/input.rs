@@ -534,7 +534,7 @@ fn unlisted(
 fn yaml_problem(e: yaml::YamlError) -> Problem {
     Problem {
         origin: e.origin,
-        path: KeyPath::root(),
+        path: e.path,
         message: e.message,
         hint: e.hint,
     }

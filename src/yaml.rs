@@ -333,6 +333,9 @@ pub struct YamlError {
     pub message: String,
     /// What to do about it, when that is not obvious.
     pub hint: Option<String>,
+    /// The key path of the offending node, when reading got that far (the
+    /// root otherwise).
+    pub path: KeyPath,
 }
 
 impl YamlError {
@@ -341,7 +344,13 @@ impl YamlError {
             origin,
             message: message.into(),
             hint: None,
+            path: KeyPath::root(),
         }
+    }
+
+    fn at(mut self, path: KeyPath) -> Self {
+        self.path = path;
+        self
     }
 
     fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -585,7 +594,8 @@ impl Reader<'_> {
                         let plain = *style == ScalarStyle::Plain;
                         self.scalars.push((start, end, plain));
                         if plain && self.flow.last() == Some(&true) {
-                            refuse_flow_indicator(text, &origin)?;
+                            refuse_flow_indicator(text, &origin)
+                                .map_err(|e| e.at(path_of(&stack, text)))?;
                         }
                     }
                     Event::SequenceStart(..) | Event::MappingStart(..) => {
@@ -629,24 +639,36 @@ impl Reader<'_> {
                 }
                 Event::Alias(id) => Some(self.alias(id, origin)?),
                 Event::Scalar(text, style, anchor, tag) => {
+                    let is_key = matches!(
+                        stack.last(),
+                        Some(Open::Mapping {
+                            pending_key: None,
+                            ..
+                        })
+                    );
+                    if is_key {
+                        if style == ScalarStyle::Plain && text == "<<" {
+                            return Err(merge_key_error(origin).at(path_of(&stack, &text)));
+                        }
+                        if self.kubernetes {
+                            self.check_key(&text, style, tag.as_deref(), &origin)
+                                .map_err(|e| e.at(path_of(&stack, &text)))?;
+                        }
+                    }
                     if let Some(Open::Mapping {
                         pending_key: pending_key @ None,
                         ..
                     }) = stack.last_mut()
                     {
-                        if style == ScalarStyle::Plain && text == "<<" {
-                            return Err(merge_key_error(origin));
-                        }
-                        if self.kubernetes {
-                            self.check_key(&text, style, tag.as_deref(), &origin)?;
-                        }
                         *pending_key = Some(Key {
                             name: text.into_owned(),
                             origin,
                         });
                         continue;
                     }
-                    let node = self.scalar(&text, style, tag.as_deref(), origin)?;
+                    let node = self
+                        .scalar(&text, style, tag.as_deref(), origin)
+                        .map_err(|e| e.at(path_of(&stack, &text)))?;
                     Some(self.remember(anchor, node)?)
                 }
                 Event::SequenceStart(anchor, tag) => {
@@ -1047,6 +1069,23 @@ impl Reader<'_> {
             format!("invalid YAML: {}", error.info()),
         )
     }
+}
+
+/// The key path of a scalar `text` read with `stack` open: the pending keys
+/// and item indexes, and `text` itself when it is a key.
+fn path_of(stack: &[Open], text: &str) -> KeyPath {
+    let segments = stack
+        .iter()
+        .map(|open| match open {
+            Open::Sequence { items, .. } => Segment::Index(items.len()),
+            Open::Mapping {
+                pending_key: Some(key),
+                ..
+            } => Segment::Key(key.name.clone()),
+            Open::Mapping { .. } => Segment::Key(text.to_owned()),
+        })
+        .collect();
+    KeyPath(segments)
 }
 
 /// In a flow collection, YAML 1.1 readers (PyYAML, libyaml) cannot start a

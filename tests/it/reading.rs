@@ -386,32 +386,32 @@ fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
     let cases = [
         (
             "octal-mode.yaml",
-            ":16:26: plain `0644` is the integer 420 to Kubernetes (go-yaml, YAML 1.1) but the integer 644 in YAML 1.2",
+            ":16:26: spec.template.spec.volumes[0].configMap.defaultMode: plain `0644` is the integer 420 to Kubernetes (go-yaml, YAML 1.1) but the integer 644 in YAML 1.2",
             "hint: write 420 if you mean the number Kubernetes reads, or quote it (\"0644\") for the text",
         ),
         (
             "norway.yaml",
-            ":6:11: plain `NO` is the boolean false to Kubernetes (go-yaml, YAML 1.1) but the string \"NO\" in YAML 1.2",
+            ":6:11: data.norway: plain `NO` is the boolean false to Kubernetes (go-yaml, YAML 1.1) but the string \"NO\" in YAML 1.2",
             "hint: write false if you mean the boolean, or quote it (\"NO\") for the text",
         ),
         (
             "boolean-key.yaml",
-            ":7:3: plain key `on` is the boolean true to Kubernetes (go-yaml, YAML 1.1), not the text",
+            ":7:3: data.on: plain key `on` is the boolean true to Kubernetes (go-yaml, YAML 1.1), not the text",
             "hint: quote the key (\"on\")",
         ),
         (
             "sexagesimal.yaml",
-            ":6:8: plain `1:20` is the integer 80 to a YAML 1.1 reader but the string \"1:20\" in YAML 1.2",
+            ":6:8: data.lap: plain `1:20` is the integer 80 to a YAML 1.1 reader but the string \"1:20\" in YAML 1.2",
             "quote it (\"1:20\")",
         ),
         (
             "timestamp.yaml",
-            ":6:12: plain `2001-12-14` is a timestamp to a YAML 1.1 reader but the string \"2001-12-14\" in YAML 1.2",
+            ":6:12: data.release: plain `2001-12-14` is a timestamp to a YAML 1.1 reader but the string \"2001-12-14\" in YAML 1.2",
             "quote it (\"2001-12-14\")",
         ),
         (
             "merge-key.yaml",
-            ":9:5: YAML merge keys (`<<`) are not supported",
+            ":9:5: metadata.annotations.\"<<\": YAML merge keys (`<<`) are not supported",
             "hint: write the keys out",
         ),
     ];
