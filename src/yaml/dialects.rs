@@ -305,18 +305,18 @@ pub struct Ambiguous {
 
 /// The reading of a plain scalar that all three readers share, or why not.
 pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
-    let quoted = super::quote(text);
     let core = core(text);
     let go = go_yaml_v2(text);
     let old = yaml_1_1(text);
+    if core == go && core == old && core != Reading::NonFinite {
+        return Ok(core);
+    }
+    let quoted = super::quote(text);
     if [&core, &go, &old].contains(&&Reading::NonFinite) {
         return Err(Ambiguous {
             message: format!("`{quoted}` is not a finite number"),
             hint: format!("quote it (\"{quoted}\") if you mean the text"),
         });
-    }
-    if core == go && core == old {
-        return Ok(core);
     }
     let (other, reader) = if go != core {
         (&go, "Kubernetes (go-yaml, YAML 1.1)")
@@ -343,12 +343,12 @@ pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
 /// Checks a plain mapping key: Kubernetes and YAML 1.1 readers must make
 /// the same key of it as chartgen, which takes the text.
 pub fn check_key(text: &str) -> Result<(), Ambiguous> {
-    let quoted = super::quote(text);
     for (reading, reader) in [
         (go_yaml_v2(text), "Kubernetes (go-yaml, YAML 1.1)"),
         (yaml_1_1(text), "a YAML 1.1 reader"),
     ] {
         if reading.key_text(text).as_deref() != Some(text) {
+            let quoted = super::quote(text);
             return Err(Ambiguous {
                 message: format!(
                     "plain key `{quoted}` is {} to {reader}, not the text",
