@@ -813,3 +813,56 @@ fn problems_are_capped() {
         "and 50 more problems, not shown"
     );
 }
+
+/// Each syntax the corpus found read differently by YAML 1.1 and 1.2 is
+/// refused, with a message that says why.
+#[test]
+fn syntax_read_differently_is_refused() {
+    let cases = [
+        ("a: b\tc\n", "a tab outside a quoted or block scalar"),
+        ("[a,\tb]\n", "a tab outside a quoted or block scalar"),
+        ("%YAML 1.2\n---\na: 1\n", "a YAML directive"),
+        (
+            "a: 1\n...\nb: 2\n",
+            "a document after the first without `---`",
+        ),
+        ("--- |\ntext\n", "a document that is a single value"),
+        ("a: [x?y]\n", "plain `x?y` in a flow collection"),
+        ("a: {b: :c}\n", "plain `:c` in a flow collection"),
+        ("a: &k\u{a0} 1\n", "the anchor or alias name `k\u{a0}`"),
+        ("a: !!float 0x1F\n", "is not a decimal number"),
+        ("a: !!bool yes\n", "plain `yes` is the boolean true"),
+        (
+            "!!int 1: a\n",
+            "on a key; readers of YAML 1.1 and 1.2 take it differently",
+        ),
+        (
+            "a: \u{1}\n",
+            "U+0001, a character YAML does not allow unescaped",
+        ),
+        (
+            "a: x\u{feff}\n",
+            "a byte-order mark (U+FEFF) inside the text",
+        ),
+        ("a: <<\n", "plain `<<` is a merge key to a YAML 1.1 reader"),
+        (
+            "a: =\n",
+            "plain `=` is the value key `=` to a YAML 1.1 reader",
+        ),
+        ("1_0: a\n", "plain key `1_0` is the integer 10"),
+    ];
+    for (text, message) in cases {
+        match yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS) {
+            Ok(nodes) => panic!("{text:?} read as {nodes:?}"),
+            Err(e) => assert!(e.message.contains(message), "{text:?}: {}", e.message),
+        }
+    }
+    // Where the readers agree, chartgen reads: tabs in quoted and block
+    // scalars and comments, `:` inside a flow scalar, a quoted `<<`.
+    let text = "a: 'x\ty'\nb: |\n  x\ty\n# c\td\nc: [m:1]\n\"<<\": 1\nd: 0x1F\n";
+    let doc = yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS).unwrap();
+    assert_eq!(
+        doc[0].to_json(),
+        serde_json::json!({"a": "x\ty", "b": "x\ty\n", "c": ["m:1"], "<<": 1, "d": 31})
+    );
+}
