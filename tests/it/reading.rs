@@ -336,7 +336,8 @@ fn python_with_pyyaml() -> Command {
     };
     if !importable() {
         let status = python()
-            .args(["-m", "pip", "install", "--quiet", "--target"])
+            .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
+            .env("PIP_ROOT_USER_ACTION", "ignore")
             .arg(&tools)
             .arg("PyYAML")
             .status()
