@@ -6,10 +6,10 @@
 //! name where an object came from.
 
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::diagnostic::{KeyPath, Problem};
+use crate::diagnostic::{KeyPath, Problem, printable};
 use crate::error::Error;
 use crate::manifest::{self, LIMITS, Manifest};
 use crate::yaml::{self, Node, Source, Value};
@@ -26,8 +26,44 @@ pub struct ManifestSet {
     pub exemptions: Vec<Node>,
 }
 
+/// The names under which kustomize reads a directory's kustomization.
+pub const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The hint for any kustomization that does more than list resources.
+fn kustomize_hint(dir: &Path) -> String {
+    format!(
+        "chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {} | chartgen check -",
+        printable(&dir.display().to_string())
+    )
+}
+
+/// How a file found in the input is read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    /// Its objects are applied.
+    Objects,
+    /// An exemptions artifact beside a kustomization that does not list it:
+    /// read for the exemptions only; an object in it is refused.
+    ExemptionsOnly,
+}
+
+/// A file to read.
+struct Input {
+    path: PathBuf,
+    role: Role,
+    /// Named on the command line (a link to it is followed).
+    named: bool,
+}
+
 /// Reads every path: a directory (its `.yaml`/`.yml` files, recursively, in
-/// name order), a file, or `-` for stdin. Every problem is collected.
+/// name order; or, where it holds a kustomization, the `resources` it
+/// lists), a file, or `-` for stdin. Every problem is collected.
+///
+/// Nothing is opened that is not a regular file: a FIFO, socket or device,
+/// named or found, is refused from its metadata. A symbolic link inside a
+/// directory is not followed (a note on stderr says so); one named on the
+/// command line is.
 pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     if paths.iter().filter(|p| *p == "-").count() > 1 {
         return Err(Error::Usage {
@@ -47,28 +83,33 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
                     path: "-".to_owned(),
                     source,
                 })?;
-            read_text(Source::file("<stdin>", text), &mut set, &mut problems);
+            read_text(
+                Source::file("<stdin>", text),
+                None,
+                Role::Objects,
+                &mut set,
+                &mut problems,
+            );
             continue;
         }
         let mut files = Vec::new();
-        collect_files(Path::new(path), &mut files).map_err(|source| Error::ReadManifests {
-            path: path.clone(),
-            source,
+        collect(Path::new(path), &mut files, &mut problems).map_err(|source| {
+            Error::ReadManifests {
+                path: printable(path).into_owned(),
+                source,
+            }
         })?;
         for file in files {
-            let read_error = |source| Error::ReadManifests {
-                path: file.display().to_string(),
-                source,
-            };
-            let mut text = String::new();
-            std::fs::File::open(&file)
-                .and_then(|f| {
-                    f.take(LIMITS.max_bytes as u64 + 1)
-                        .read_to_string(&mut text)
-                })
-                .map_err(read_error)?;
+            let shown = printable(&file.path.display().to_string()).into_owned();
+            let text =
+                read_file(&file.path, file.named).map_err(|source| Error::ReadManifests {
+                    path: shown.clone(),
+                    source,
+                })?;
             read_text(
-                Source::file(file.display().to_string(), text),
+                Source::file(shown, text),
+                Some(file.path.display().to_string()),
+                file.role,
                 &mut set,
                 &mut problems,
             );
@@ -76,15 +117,445 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     }
     duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
-        return Err(Error::InvalidManifests { problems });
+        return Err(Error::InvalidManifests {
+            problems: at_most(problems),
+        });
     }
     if set.manifests.is_empty() {
         return Err(Error::Usage {
-            reason: format!("no Kubernetes objects in {}", paths.join(", ")),
+            reason: format!("no Kubernetes objects in {}", printable(&paths.join(", "))),
         });
     }
     manifest::sort(&mut set.manifests);
     Ok(set)
+}
+
+/// Opens a file that its metadata said is regular, without waiting on it
+/// should it have become a FIFO since (non-blocking open, then the open
+/// file's own metadata); a file found in a directory is not opened through
+/// a link.
+fn read_file(path: &Path, named: bool) -> std::io::Result<String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let nofollow = if named { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | nofollow);
+    }
+    let file = options.open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{}, not a regular file; chartgen reads only files, directories and - (stdin)",
+            describe(kind)
+        )));
+    }
+    let mut text = String::new();
+    file.take(LIMITS.max_bytes as u64 + 1)
+        .read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// What a file that is neither a regular file nor a directory is.
+fn describe(kind: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    "not a regular file"
+}
+
+fn special(path: &Path, kind: std::fs::FileType) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{} is {}; chartgen reads only regular files, directories and - (stdin), and opens nothing else",
+        printable(&path.display().to_string()),
+        describe(kind)
+    ))
+}
+
+/// The files a path given on the command line stands for.
+fn collect(
+    path: &Path,
+    files: &mut Vec<Input>,
+    problems: &mut Vec<Problem>,
+) -> std::io::Result<()> {
+    // Named on the command line: a link is followed, as the user asked.
+    let kind = std::fs::metadata(path)?.file_type();
+    if kind.is_dir() {
+        return walk(path, files, problems);
+    }
+    if !kind.is_file() {
+        return Err(special(path, kind));
+    }
+    files.push(Input {
+        path: path.to_owned(),
+        role: Role::Objects,
+        named: true,
+    });
+    Ok(())
+}
+
+/// A directory's entries in name order, each with its own (not followed)
+/// metadata.
+fn entries(dir: &Path) -> std::io::Result<Vec<(PathBuf, std::fs::FileType)>> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    entries
+        .into_iter()
+        .map(|entry| {
+            let kind = std::fs::symlink_metadata(&entry)?.file_type();
+            Ok((entry, kind))
+        })
+        .collect()
+}
+
+fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|ext| ext == "yaml" || ext == "yml")
+}
+
+fn skip_link(path: &Path) {
+    eprintln!(
+        "note: not reading {}: a symbolic link inside an input directory is not followed",
+        printable(&path.display().to_string())
+    );
+}
+
+/// Every YAML file under `dir`; a folder with a kustomization is read as
+/// kustomize reads it.
+fn walk(dir: &Path, files: &mut Vec<Input>, problems: &mut Vec<Problem>) -> std::io::Result<()> {
+    if let Some(kustomization) = kustomization_of(dir)? {
+        return kustomize(dir, &kustomization, files, problems);
+    }
+    for (entry, kind) in entries(dir)? {
+        if kind.is_symlink() {
+            // A link to a folder could loop and repeat every object; a link
+            // to a file could reach outside the input.
+            skip_link(&entry);
+        } else if kind.is_dir() {
+            walk(&entry, files, problems)?;
+        } else if !kind.is_file() {
+            return Err(special(&entry, kind));
+        } else if is_yaml(&entry) {
+            files.push(Input {
+                path: entry,
+                role: Role::Objects,
+                named: false,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The kustomization file of `dir`, if it has one (two is an error, as in
+/// kustomize).
+fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
+    let mut found = None;
+    for name in KUSTOMIZATION_FILES {
+        let path = dir.join(name);
+        let kind = match std::fs::symlink_metadata(&path) {
+            Ok(meta) => meta.file_type(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        if !kind.is_file() {
+            return Err(special(&path, kind));
+        }
+        if let Some(first) = found.replace(path) {
+            return Err(std::io::Error::other(format!(
+                "{} has both {} and {name}; kustomize refuses that",
+                printable(&dir.display().to_string()),
+                printable(&Path::new(&first).display().to_string()),
+            )));
+        }
+    }
+    Ok(found)
+}
+
+/// Reads a kustomization and adds the files its `resources` list (folders
+/// with a kustomization of their own, recursively). Any other field is
+/// refused: chartgen does not evaluate it, and ignoring it would check
+/// something other than what gets applied. A YAML file in the folder that
+/// nothing lists is refused too: kustomize would not apply it.
+fn kustomize(
+    dir: &Path,
+    kustomization: &Path,
+    files: &mut Vec<Input>,
+    problems: &mut Vec<Problem>,
+) -> std::io::Result<()> {
+    let shown = printable(&kustomization.display().to_string()).into_owned();
+    let source = Source::file(shown, read_file(kustomization, false)?);
+    let before = problems.len();
+    let mut listed: Vec<PathBuf> = Vec::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
+    let document = match yaml::parse_manifests(&source, LIMITS) {
+        Ok(mut documents) if documents.len() == 1 => documents.pop(),
+        Ok(documents) if documents.is_empty() => None,
+        Ok(documents) => {
+            problems.push(Problem::new(
+                documents[1].origin.clone(),
+                KeyPath::root(),
+                "a second document in a kustomization".to_owned(),
+            ));
+            return Ok(());
+        }
+        Err(e) => {
+            problems.push(yaml_problem(e));
+            return Ok(());
+        }
+    };
+    let entries = match document.as_ref().map(|d| &d.value) {
+        None | Some(Value::Null) => &Vec::new(),
+        Some(Value::Mapping(entries)) => entries,
+        Some(other) => {
+            problems.push(Problem::new(
+                source_origin(&source),
+                KeyPath::root(),
+                format!(
+                    "a kustomization must be a mapping, not {}",
+                    other.type_name()
+                ),
+            ));
+            return Ok(());
+        }
+    };
+    for (key, node) in entries {
+        let path = KeyPath(vec![crate::diagnostic::Segment::Key(key.name.clone())]);
+        let text = match &node.value {
+            Value::String(s) => Some(s.as_str()),
+            _ => None,
+        };
+        match key.name.as_str() {
+            "apiVersion" if text == Some("kustomize.config.k8s.io/v1beta1") => {}
+            "kind" if text == Some("Kustomization") => {}
+            "apiVersion" | "kind" => problems.push(
+                Problem::new(
+                    node.origin.clone(),
+                    path,
+                    "not a kustomization chartgen can read (apiVersion kustomize.config.k8s.io/v1beta1, kind Kustomization)".to_owned(),
+                )
+                .with_hint(kustomize_hint(dir)),
+            ),
+            "resources" => {
+                let items: &[yaml::Node] = match &node.value {
+                    Value::Sequence(items) => items,
+                    Value::Null => &[],
+                    _ => {
+                        problems.push(Problem::new(
+                            node.origin.clone(),
+                            path,
+                            "resources must be a list of paths".to_owned(),
+                        ));
+                        continue;
+                    }
+                };
+                for (index, item) in items.iter().enumerate() {
+                    let mut at = path.clone();
+                    at.0.push(crate::diagnostic::Segment::Index(index));
+                    match resource(dir, item) {
+                        Ok((path, true)) => folders.push(path),
+                        Ok((path, false)) => listed.push(path),
+                        Err(why) => problems.push(
+                            Problem::new(item.origin.clone(), at, why)
+                                .with_hint(kustomize_hint(dir)),
+                        ),
+                    }
+                }
+            }
+            other => problems.push(
+                Problem::new(
+                    key.origin.clone(),
+                    path,
+                    format!(
+                        "`{}` changes what kustomize applies, and chartgen does not evaluate it",
+                        yaml::quote(other)
+                    ),
+                )
+                .with_hint(kustomize_hint(dir)),
+            ),
+        }
+    }
+    if problems.len() > before {
+        return Ok(());
+    }
+    for file in &listed {
+        files.push(Input {
+            path: file.clone(),
+            role: Role::Objects,
+            named: false,
+        });
+    }
+    for folder in &folders {
+        // `resource` checked that it has a kustomization.
+        if let Some(inner) = kustomization_of(folder)? {
+            kustomize(folder, &inner, files, problems)?;
+        }
+    }
+    unlisted(dir, dir, &listed, &folders, files, problems)
+}
+
+/// The origin of a whole source: its first line.
+fn source_origin(source: &Arc<Source>) -> yaml::Origin {
+    yaml::Origin::At {
+        source: Arc::clone(source),
+        line: 1,
+        col: 1,
+        width: 1,
+    }
+}
+
+/// Checks one `resources` entry: a relative path inside the folder, no
+/// `..`, no URL, no link on the way, naming a file or a folder with a
+/// kustomization. Returns the path and whether it is a folder.
+fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
+    let Value::String(entry) = &item.value else {
+        return Err("a resource must be a path".to_owned());
+    };
+    let quoted = yaml::quote(entry);
+    if entry.contains("://") || entry.starts_with("git@") || entry.contains('?') {
+        return Err(format!(
+            "`{quoted}` is a URL; chartgen reads only files inside the directory"
+        ));
+    }
+    let mut path = dir.to_owned();
+    for component in Path::new(entry).components() {
+        match component {
+            std::path::Component::Normal(part) => {
+                path.push(part);
+                let kind = std::fs::symlink_metadata(&path)
+                    .map_err(|_| {
+                        format!(
+                            "`{quoted}` is not in the directory (kustomize would try it as a remote URL)"
+                        )
+                    })?
+                    .file_type();
+                if kind.is_symlink() {
+                    return Err(format!(
+                        "`{quoted}` goes through the symbolic link {}, which chartgen does not follow",
+                        printable(&path.display().to_string())
+                    ));
+                }
+            }
+            std::path::Component::CurDir => {}
+            _ => {
+                return Err(format!(
+                    "`{quoted}` leaves the directory (absolute or `..`); chartgen reads only files inside it"
+                ));
+            }
+        }
+    }
+    let kind = std::fs::symlink_metadata(&path)
+        .map_err(|e| format!("`{quoted}`: {e}"))?
+        .file_type();
+    if path == dir {
+        return Err(format!("`{quoted}` is the directory itself"));
+    }
+    if kind.is_dir() {
+        return match kustomization_of(&path) {
+            Ok(Some(_)) => Ok((path, true)),
+            Ok(None) => Err(format!(
+                "`{quoted}` is a folder without a kustomization; kustomize refuses it"
+            )),
+            Err(e) => Err(e.to_string()),
+        };
+    }
+    if !kind.is_file() {
+        return Err(special(&path, kind).to_string());
+    }
+    Ok((path, false))
+}
+
+/// Refuses the YAML files under `dir` that the kustomization does not list
+/// (they are not applied), except the exemptions artifact, read for its
+/// exemptions only.
+fn unlisted(
+    root: &Path,
+    dir: &Path,
+    listed: &[PathBuf],
+    folders: &[PathBuf],
+    files: &mut Vec<Input>,
+    problems: &mut Vec<Problem>,
+) -> std::io::Result<()> {
+    for (entry, kind) in entries(dir)? {
+        if folders.contains(&entry) || listed.contains(&entry) {
+            continue;
+        }
+        if kind.is_symlink() {
+            skip_link(&entry);
+        } else if kind.is_dir() {
+            unlisted(root, &entry, listed, folders, files, problems)?;
+        } else if !kind.is_file() {
+            return Err(special(&entry, kind));
+        } else if dir == root
+            && entry
+                .file_name()
+                .is_some_and(|n| KUSTOMIZATION_FILES.iter().any(|k| n == *k))
+        {
+            // The kustomization being evaluated.
+        } else if entry.file_name().is_some_and(|n| n == EXEMPTIONS_FILE) {
+            files.push(Input {
+                path: entry,
+                role: Role::ExemptionsOnly,
+                named: false,
+            });
+        } else if is_yaml(&entry) {
+            let shown = printable(&entry.display().to_string()).into_owned();
+            problems.push(
+                Problem::new(
+                    source_origin(&Source::file(shown.clone(), String::new())),
+                    KeyPath::root(),
+                    format!(
+                        "{shown} is not listed in the resources of {}'s kustomization, so `kubectl apply -k` does not apply it",
+                        printable(&root.display().to_string())
+                    ),
+                )
+                .with_hint("list it in resources, or move it out of the directory"),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn yaml_problem(e: yaml::YamlError) -> Problem {
+    Problem {
+        origin: e.origin,
+        path: e.path,
+        message: e.message,
+        hint: e.hint,
+    }
+}
+
+/// Most problems reported for one input: past that, one line says how many
+/// more there are (each shown problem quotes a line of its file).
+pub const MAX_PROBLEMS: usize = 100;
+
+fn at_most(mut problems: Vec<Problem>) -> Vec<Problem> {
+    if problems.len() > MAX_PROBLEMS {
+        let more = problems.len() - MAX_PROBLEMS;
+        let next = problems.swap_remove(MAX_PROBLEMS);
+        problems.truncate(MAX_PROBLEMS);
+        problems.push(Problem::new(
+            next.origin,
+            KeyPath::root(),
+            format!("and {more} more problems, not shown"),
+        ));
+    }
+    problems
 }
 
 /// Two objects with one identity: one would silently hide the other. The
@@ -121,53 +592,35 @@ fn duplicates(set: &mut ManifestSet, problems: &mut Vec<Problem>) {
 pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
     let mut set = ManifestSet::default();
     let mut problems = Vec::new();
-    read_text(Source::file(name, text), &mut set, &mut problems);
+    read_text(
+        Source::file(name, text),
+        None,
+        Role::Objects,
+        &mut set,
+        &mut problems,
+    );
     if !problems.is_empty() {
-        return Err(Error::InvalidManifests { problems });
+        return Err(Error::InvalidManifests {
+            problems: at_most(problems),
+        });
     }
     manifest::sort(&mut set.manifests);
     Ok(set)
 }
 
-fn collect_files(path: &Path, files: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
-    if !path.is_dir() {
-        if !std::fs::metadata(path)?.is_file() {
-            return Err(std::io::Error::other("not a regular file or directory"));
-        }
-        files.push(path.to_owned());
-        return Ok(());
-    }
-    let mut entries: Vec<_> = std::fs::read_dir(path)?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for entry in entries {
-        let is_yaml = entry
-            .extension()
-            .is_some_and(|ext| ext == "yaml" || ext == "yml");
-        // Links to folders are not followed (a loop would repeat every
-        // object); FIFOs and devices are not read.
-        let kind = std::fs::symlink_metadata(&entry)?.file_type();
-        if kind.is_dir() {
-            collect_files(&entry, files)?;
-        } else if is_yaml && std::fs::metadata(&entry).is_ok_and(|m| m.is_file()) {
-            files.push(entry);
-        }
-    }
-    Ok(())
-}
-
-/// Reads one text's documents into `set`.
-fn read_text(source: Arc<Source>, set: &mut ManifestSet, problems: &mut Vec<Problem>) {
-    let documents = match yaml::parse_stream(&source, LIMITS) {
+/// Reads one text's documents into `set`. `file` is the path it was read
+/// from, when it was a file.
+fn read_text(
+    source: Arc<Source>,
+    file: Option<String>,
+    role: Role,
+    set: &mut ManifestSet,
+    problems: &mut Vec<Problem>,
+) {
+    let documents = match yaml::parse_manifests(&source, LIMITS) {
         Ok(documents) => documents,
         Err(e) => {
-            problems.push(Problem {
-                origin: e.origin,
-                path: KeyPath::root(),
-                message: e.message,
-                hint: e.hint,
-            });
+            problems.push(yaml_problem(e));
             return;
         }
     };
@@ -181,23 +634,34 @@ fn read_text(source: Arc<Source>, set: &mut ManifestSet, problems: &mut Vec<Prob
             set.exemptions.push(node);
             continue;
         }
-        // Kustomize's file sits beside the objects of an output directory.
-        let kind = node.get("kind").map(|k| &k.value);
-        if matches!(kind, Some(Value::String(k)) if k == "Kustomization") {
+        if role == Role::ExemptionsOnly {
+            problems.push(
+                Problem::new(
+                    node.origin.clone(),
+                    KeyPath::root(),
+                    "an object in a file the kustomization does not list: `kubectl apply -k` does not apply it".to_owned(),
+                )
+                .with_hint("list the file in resources, or move the object"),
+            );
+            continue;
+        }
+        if let Some(why) = kustomize_document(&node) {
+            problems.push(
+                Problem::new(node.origin.clone(), KeyPath::root(), why).with_hint(
+                    "give chartgen the directory, whose kustomization.yaml lists only resources, or check what kustomize builds: kubectl kustomize DIR | chartgen check -",
+                ),
+            );
             continue;
         }
         match manifest::identify(&node) {
             Ok(id) => {
                 let line = manifest::line_of(&node.origin);
-                let template = templates
-                    .iter()
-                    .rev()
-                    .find(|(start, _)| *start <= line)
-                    .and_then(|(_, template)| template.clone());
+                let after = templates.partition_point(|(start, _)| *start <= line);
+                let template = after.checked_sub(1).and_then(|i| templates[i].1.clone());
                 set.manifests.push(Manifest {
                     id,
                     template,
-                    file: Some(source.name.clone()),
+                    file: file.clone(),
                     trace: None,
                     node,
                 });
@@ -212,6 +676,28 @@ fn read_text(source: Arc<Source>, set: &mut ManifestSet, problems: &mut Vec<Prob
             ),
         }
     }
+}
+
+/// Why a document is kustomize's, not the cluster's: a `Kustomization` or
+/// `Component` of `kustomize.config.k8s.io` changes what gets applied and
+/// is no object. (Flux's `kustomize.toolkit.fluxcd.io` Kustomization is a
+/// cluster object, read like any other.)
+fn kustomize_document(node: &Node) -> Option<String> {
+    let text = |key: &str| match node.get(key).map(|n| &n.value) {
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let kind = text("kind")?;
+    if kind != "Kustomization" && kind != "Component" {
+        return None;
+    }
+    let api_version = text("apiVersion").unwrap_or("");
+    (api_version.is_empty() || api_version.starts_with("kustomize.config.k8s.io/")).then(|| {
+        format!(
+            "a kustomize {kind} ({}) changes what gets applied; chartgen evaluates only the `resources` of a directory's kustomization file",
+            if api_version.is_empty() { "no apiVersion" } else { api_version }
+        )
+    })
 }
 
 /// For each document start (`---` line, and line 1), the template named by

@@ -7,18 +7,42 @@
 //! a plain scalar (for "quote it" hints), and every alias expansion (so an
 //! alias bomb runs into [`Limits::max_nodes`] instead of memory).
 //!
-//! Scalars resolve with the YAML 1.2 core schema, plus what Kubernetes and
-//! Helm (go-yaml, YAML 1.1) read differently: the booleans
-//! `yes`/`no`/`on`/`off` and octal `0644`. A values file or manifest moved
-//! over from Helm means the same thing here, and where a string was meant
-//! the schema check says so with a hint to quote it.
+//! Values files ([`parse_document`], [`parse_stream`]): scalars resolve with
+//! the YAML 1.2 core schema, plus what Kubernetes and Helm (go-yaml, YAML
+//! 1.1) read differently: the booleans `yes`/`no`/`on`/`off` and octal
+//! `0644`. A values file moved over from Helm means the same thing here, and
+//! where a string was meant the schema check says so with a hint to quote it.
+//!
+//! Manifests ([`parse_manifests`]) are read as Kubernetes reads them or not
+//! at all: a plain scalar or key that YAML 1.2, go-yaml v2 and YAML 1.1 read
+//! differently ([`dialects`]), a YAML 1.1 line break (U+0085, U+2028,
+//! U+2029) or a byte-order mark inside the text, and a tag other than
+//! `!!str` on a key are refused, located.
 
+pub mod dialects;
+
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 
-use crate::diagnostic::{KeyPath, Segment};
+use crate::diagnostic::{KeyPath, Segment, printable};
+
+/// Most documents one text may hold: each costs memory even when empty.
+pub const MAX_DOCUMENTS: usize = 200_000;
+
+/// How much of a value from the input a message quotes, in characters.
+const QUOTE_CHARS: usize = 60;
+
+/// Text from the input as a message may quote it: control and
+/// line-breaking characters escaped, at most [`QUOTE_CHARS`] characters.
+pub fn quote(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_CHARS) {
+        Some((end, _)) => format!("{}…", printable(&text[..end])),
+        None => printable(text).into_owned(),
+    }
+}
 
 /// A text that YAML was read from: a values file, or a `--set` argument.
 #[derive(Debug, PartialEq, Eq)]
@@ -309,6 +333,9 @@ pub struct YamlError {
     pub message: String,
     /// What to do about it, when that is not obvious.
     pub hint: Option<String>,
+    /// The key path of the offending node, when reading got that far (the
+    /// root otherwise).
+    pub path: KeyPath,
 }
 
 impl YamlError {
@@ -317,7 +344,13 @@ impl YamlError {
             origin,
             message: message.into(),
             hint: None,
+            path: KeyPath::root(),
         }
+    }
+
+    fn at(mut self, path: KeyPath) -> Self {
+        self.path = path;
+        self
     }
 
     fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -343,19 +376,163 @@ pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Nod
 
 /// Reads every document of a YAML stream.
 pub fn parse_stream(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
+    read(source, limits, false)
+}
+
+/// Reads every document of a stream of Kubernetes manifests, as Kubernetes
+/// would read it or not at all: whatever YAML 1.2 and YAML 1.1 (go-yaml,
+/// which `kubectl` and the API server use) read differently is refused.
+pub fn parse_manifests(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
+    read(source, limits, true)
+}
+
+fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<Node>, YamlError> {
     if source.text.len() > limits.max_bytes {
         return Err(YamlError::new(
             Origin::at_marker(source, 1, 0),
             format!("larger than the limit of {} bytes", limits.max_bytes),
         ));
     }
+    if kubernetes {
+        refuse_yaml_1_1_breaks(source)?;
+    }
     Reader {
         source,
         limits,
-        anchors: Vec::new(),
+        anchors: HashMap::new(),
         nodes: 0,
+        kubernetes,
+        scalars: Vec::new(),
+        flow: Vec::new(),
+        cursor: (0, 0),
     }
     .read()
+}
+
+/// A tab is text inside a quoted or block scalar and a comment; elsewhere
+/// YAML 1.2 may take it as a separator where YAML 1.1 readers (PyYAML)
+/// refuse it, and go-yaml's rules differ again. A directive (`%YAML 1.2`,
+/// `%TAG`) is refused too: go-yaml accepts only `%YAML 1.1`, and tags are
+/// named differently under `%TAG`. An anchor or alias name is limited to
+/// letters, digits, `-` and `_`: YAML 1.1 readers end or refuse it at any
+/// other character, YAML 1.2 takes it into the name. `scalars` holds the
+/// spans of the scalars, in order, and whether each is plain.
+fn refuse_stray_syntax(
+    source: &Arc<Source>,
+    scalars: &[(usize, usize, bool)],
+) -> Result<(), YamlError> {
+    let text = &source.text;
+    if !text.contains(['\t', '%', '&', '*']) {
+        return Ok(());
+    }
+    let mut spans = scalars.iter().peekable();
+    let (mut line, mut col0) = (1, 0);
+    let (mut comment, mut after_blank) = (false, true);
+    let mut previous = '\0';
+    for (index, (byte, c)) in text.char_indices().enumerate() {
+        while spans.next_if(|(_, end, _)| *end <= index).is_some() {}
+        let span = spans.peek().filter(|(start, ..)| *start <= index);
+        let inside = span.is_some_and(|(.., plain)| !plain);
+        let in_scalar = span.is_some();
+        match c {
+            '\n' | '\r' => {
+                if !(c == '\n' && previous == '\r') {
+                    line += 1;
+                }
+                col0 = 0;
+                comment = false;
+                after_blank = true;
+                previous = c;
+                continue;
+            }
+            '#' if after_blank && !inside => comment = true,
+            '&' | '*' if !in_scalar && !comment => {
+                let name: String = text[byte + 1..]
+                    .chars()
+                    .take_while(|c| {
+                        !matches!(c, ' ' | '\t' | '\n' | '\r' | ',' | '[' | ']' | '{' | '}')
+                    })
+                    .collect();
+                if name.is_empty()
+                    || !name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                {
+                    return Err(YamlError::new(
+                        Origin::at_marker(source, line, col0),
+                        format!(
+                            "the anchor or alias name `{}`: YAML 1.1 readers (go-yaml) allow only letters, digits, `-` and `_`",
+                            quote(&name)
+                        ),
+                    )
+                    .with_hint("rename the anchor"));
+                }
+            }
+            '%' if col0 == 0 && !inside => {
+                return Err(YamlError::new(
+                    Origin::at_marker(source, line, col0),
+                    "a YAML directive: go-yaml (Kubernetes) reads only `%YAML 1.1`, YAML 1.2 readers more",
+                )
+                .with_hint("remove the directive"));
+            }
+            '\t' if !inside && !comment => {
+                return Err(YamlError::new(
+                    Origin::at_marker(source, line, col0),
+                    "a tab outside a quoted or block scalar and a comment: YAML 1.1 readers refuse it, YAML 1.2 takes it as a space",
+                )
+                .with_hint("use spaces"));
+            }
+            _ => {}
+        }
+        after_blank = c == ' ' || c == '\t';
+        col0 += 1;
+        previous = c;
+    }
+    Ok(())
+}
+
+/// YAML's printable characters (the same set in 1.1 and 1.2): what a
+/// stream may hold unescaped.
+fn printable_in_yaml(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}'
+        | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+}
+
+/// YAML 1.1 reads U+0085, U+2028 and U+2029 as line breaks, YAML 1.2 as
+/// ordinary characters: in a comment, the rest of the line is a comment to
+/// one and content to the other. A byte-order mark past the start is no
+/// character at all to some readers.
+fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), YamlError> {
+    let text = &source.text;
+    let found = text.char_indices().find(|&(at, c)| {
+        matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
+            || (c == '\u{feff}' && at > 0)
+            || !printable_in_yaml(c)
+    });
+    let Some((at, c)) = found else {
+        return Ok(());
+    };
+    let before = &text[..at];
+    let line = 1 + before.matches('\n').count() + before.matches('\r').count()
+        - before.matches("\r\n").count();
+    let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let col0 = before[line_start..].chars().count();
+    let what = if c == '\u{feff}' {
+        "a byte-order mark (U+FEFF) inside the text".to_owned()
+    } else if !printable_in_yaml(c) {
+        format!(
+            "U+{:04X}, a character YAML does not allow unescaped (go-yaml refuses it)",
+            c as u32
+        )
+    } else {
+        format!(
+            "U+{:04X}, a line break to YAML 1.1 (Kubernetes) but not to YAML 1.2",
+            c as u32
+        )
+    };
+    Err(YamlError::new(Origin::at_marker(source, line, col0), what)
+        .with_hint("remove it, or write it as an escape (\\u2028) in a double-quoted string"))
 }
 
 /// An open collection while its events are being read.
@@ -379,9 +556,19 @@ struct Reader<'a> {
     source: &'a Arc<Source>,
     limits: Limits,
     /// Anchored nodes by anchor id, for aliases.
-    anchors: Vec<(usize, Node)>,
+    anchors: HashMap<usize, Node>,
     /// Nodes made so far, alias expansions included.
     nodes: usize,
+    /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
+    kubernetes: bool,
+    /// Where the scalars are (character offsets) and whether each is
+    /// plain: tabs are allowed in the others, anchors in none.
+    scalars: Vec<(usize, usize, bool)>,
+    /// For each open collection (manifests only): whether it is a flow one.
+    flow: Vec<bool>,
+    /// A character offset and its byte offset, to find the character at a
+    /// span's start without rescanning the text.
+    cursor: (usize, usize),
 }
 
 impl Reader<'_> {
@@ -390,16 +577,59 @@ impl Reader<'_> {
         let mut stack: Vec<Open> = Vec::new();
         let mut parser = Parser::new_from_str(&self.source.text);
         let mut current: Option<Node> = None;
+        let mut started = false;
         for event in &mut parser {
             let (event, span) = event.map_err(|e| self.scan_error(&e))?;
             let origin = Origin::from_span(self.source, span);
+            if self.kubernetes {
+                match &event {
+                    Event::Scalar(text, style, ..) => {
+                        let start = self.content_start(span.start.index());
+                        let end = match style {
+                            ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                                self.quoted_end(start).unwrap_or(span.end.index())
+                            }
+                            _ => span.end.index(),
+                        };
+                        let plain = *style == ScalarStyle::Plain;
+                        self.scalars.push((start, end, plain));
+                        if plain && self.flow.last() == Some(&true) {
+                            refuse_flow_indicator(text, &origin)
+                                .map_err(|e| e.at(path_of(&stack, text)))?;
+                        }
+                    }
+                    Event::SequenceStart(..) | Event::MappingStart(..) => {
+                        let flow = self.starts_flow(span.start.index());
+                        self.flow.push(flow);
+                    }
+                    Event::SequenceEnd | Event::MappingEnd => {
+                        self.flow.pop();
+                    }
+                    _ => {}
+                }
+            }
             let finished = match event {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
-                Event::DocumentStart(_) => {
+                Event::DocumentStart(explicit) => {
+                    if self.kubernetes && !explicit && started {
+                        return Err(YamlError::new(
+                            origin,
+                            "a document after the first without `---`: YAML 1.1 readers (go-yaml, Kubernetes) need `---` to start it",
+                        )
+                        .with_hint("start the document with a `---` line"));
+                    }
+                    started = true;
                     self.anchors.clear();
                     None
                 }
                 Event::DocumentEnd => {
+                    if documents.len() >= MAX_DOCUMENTS {
+                        return Err(YamlError::new(
+                            origin,
+                            format!("more than the limit of {MAX_DOCUMENTS} YAML documents"),
+                        )
+                        .with_hint("split the input into several files"));
+                    }
                     documents.push(
                         current
                             .take()
@@ -409,21 +639,36 @@ impl Reader<'_> {
                 }
                 Event::Alias(id) => Some(self.alias(id, origin)?),
                 Event::Scalar(text, style, anchor, tag) => {
+                    let is_key = matches!(
+                        stack.last(),
+                        Some(Open::Mapping {
+                            pending_key: None,
+                            ..
+                        })
+                    );
+                    if is_key {
+                        if style == ScalarStyle::Plain && text == "<<" {
+                            return Err(merge_key_error(origin).at(path_of(&stack, &text)));
+                        }
+                        if self.kubernetes {
+                            self.check_key(&text, style, tag.as_deref(), &origin)
+                                .map_err(|e| e.at(path_of(&stack, &text)))?;
+                        }
+                    }
                     if let Some(Open::Mapping {
                         pending_key: pending_key @ None,
                         ..
                     }) = stack.last_mut()
                     {
-                        if style == ScalarStyle::Plain && text == "<<" {
-                            return Err(merge_key_error(origin));
-                        }
                         *pending_key = Some(Key {
                             name: text.into_owned(),
                             origin,
                         });
                         continue;
                     }
-                    let node = self.scalar(&text, style, tag.as_deref(), origin)?;
+                    let node = self
+                        .scalar(&text, style, tag.as_deref(), origin)
+                        .map_err(|e| e.at(path_of(&stack, &text)))?;
                     Some(self.remember(anchor, node)?)
                 }
                 Event::SequenceStart(anchor, tag) => {
@@ -489,20 +734,118 @@ impl Reader<'_> {
                         if let Some((first, _)) = first {
                             return Err(YamlError::new(
                                 key.origin.clone(),
-                                format!("duplicate key `{}`", key.name),
+                                format!("duplicate key `{}`", quote(&key.name)),
                             )
                             .with_hint(format!(
                                 "`{}` is already set at {}; keep one of them",
-                                key.name, first.origin
+                                quote(&key.name),
+                                first.origin
                             )));
                         }
                         entries.push((key, node));
+                    }
+                    None if self.kubernetes
+                        && !matches!(
+                            node.value,
+                            Value::Null | Value::Mapping(_) | Value::Sequence(_)
+                        ) =>
+                    {
+                        return Err(YamlError::new(
+                            node.origin,
+                            "a document that is a single value; a manifest holds objects",
+                        ));
                     }
                     None => current = Some(node),
                 }
             }
         }
+        if self.kubernetes {
+            refuse_stray_syntax(self.source, &self.scalars)?;
+        }
         Ok(documents)
+    }
+
+    /// The character at a character offset of the text; offsets mostly
+    /// grow from one call to the next, so the cursor makes this linear.
+    fn char_at(&mut self, index: usize) -> Option<char> {
+        let text = &self.source.text;
+        if index < self.cursor.0 {
+            self.cursor = (0, 0);
+        }
+        let (mut at, mut byte) = self.cursor;
+        let mut chars = text[byte..].chars();
+        while at < index {
+            byte += chars.next()?.len_utf8();
+            at += 1;
+        }
+        self.cursor = (at, byte);
+        text[byte..].chars().next()
+    }
+
+    /// Where a node's content starts when its span starts at its anchor or
+    /// tag: past them and the blanks after them.
+    fn content_start(&mut self, index: usize) -> usize {
+        if !matches!(self.char_at(index), Some('&' | '!')) {
+            return index;
+        }
+        let mut at = index;
+        let mut in_property = false;
+        for c in self.source.text[self.cursor.1..].chars() {
+            match c {
+                '&' | '!' if !in_property => in_property = true,
+                ' ' | '\t' | '\n' | '\r' => in_property = false,
+                _ if in_property => {}
+                _ => break,
+            }
+            at += 1;
+        }
+        at
+    }
+
+    /// The character offset just past the quoted scalar that starts at
+    /// `index` (its span may reach past the closing quote).
+    fn quoted_end(&mut self, index: usize) -> Option<usize> {
+        let quote = self.char_at(index)?;
+        let mut chars = self.source.text[self.cursor.1..].chars().skip(1).peekable();
+        let mut at = index + 1;
+        while let Some(c) = chars.next() {
+            at += 1;
+            match c {
+                '\\' if quote == '"' => {
+                    chars.next();
+                    at += 1;
+                }
+                '\'' if quote == '\'' && chars.peek() == Some(&'\'') => {
+                    chars.next();
+                    at += 1;
+                }
+                c if c == quote => return Some(at),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether the collection whose span starts at `index` is a flow one:
+    /// its first character past anchors, tags, blanks and comments.
+    fn starts_flow(&mut self, index: usize) -> bool {
+        if self.char_at(index).is_none() {
+            return false;
+        }
+        let mut chars = self.source.text[self.cursor.1..].chars().peekable();
+        loop {
+            match chars.next() {
+                Some(' ' | '\t' | '\n' | '\r') => {}
+                Some('#') => while chars.next_if(|c| *c != '\n').is_some() {},
+                Some('&' | '!') => {
+                    while chars
+                        .next_if(|c| !matches!(c, ' ' | '\t' | '\n' | '\r'))
+                        .is_some()
+                    {}
+                }
+                c => return matches!(c, Some('[' | '{')),
+            }
+        }
     }
 
     /// Counts a new collection against the depth and node budgets.
@@ -535,13 +878,13 @@ impl Reader<'_> {
 
     fn remember(&mut self, anchor: usize, node: Node) -> Result<Node, YamlError> {
         if anchor != 0 {
-            self.anchors.push((anchor, node.clone()));
+            self.anchors.insert(anchor, node.clone());
         }
         Ok(node)
     }
 
     fn alias(&mut self, id: usize, origin: Origin) -> Result<Node, YamlError> {
-        let Some((_, anchored)) = self.anchors.iter().rev().find(|(a, _)| *a == id) else {
+        let Some(anchored) = self.anchors.get(&id) else {
             return Err(YamlError::new(origin, "alias to an unknown anchor"));
         };
         let mut node = anchored.clone();
@@ -574,7 +917,7 @@ impl Reader<'_> {
             Some(tag) if tag.is_yaml_core_schema() && tag.suffix == allowed => Ok(()),
             Some(tag) => Err(YamlError::new(
                 origin.clone(),
-                format!("unsupported YAML tag `{tag}`"),
+                format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
             )),
         }
     }
@@ -593,10 +936,16 @@ impl Reader<'_> {
         if style != ScalarStyle::Plain {
             return Ok(Node::new(Value::String(text.to_owned()), origin));
         }
-        let value = resolve_plain(text).map_err(|message| {
-            YamlError::new(origin.clone(), message)
-                .with_hint(format!("quote it (\"{text}\") if you mean the text"))
-        })?;
+        let value = if self.kubernetes {
+            self.resolve_manifest(text, &origin)?
+        } else {
+            resolve_plain(text).map_err(|message| {
+                YamlError::new(origin.clone(), message).with_hint(format!(
+                    "quote it (\"{}\") if you mean the text",
+                    quote(text)
+                ))
+            })?
+        };
         let plain = (!matches!(value, Value::String(_))).then(|| text.to_owned());
         Ok(Node {
             value,
@@ -605,13 +954,81 @@ impl Reader<'_> {
         })
     }
 
+    /// A plain scalar of a manifest: what YAML 1.2, go-yaml and YAML 1.1
+    /// all read, or a located refusal.
+    fn resolve_manifest(&self, text: &str, origin: &Origin) -> Result<Value, YamlError> {
+        let refuse =
+            |e: dialects::Ambiguous| YamlError::new(origin.clone(), e.message).with_hint(e.hint);
+        Ok(match dialects::resolve(text).map_err(refuse)? {
+            dialects::Reading::Null => Value::Null,
+            dialects::Reading::Bool(b) => Value::Bool(b),
+            dialects::Reading::Int(i) => match i64::try_from(i) {
+                Ok(i) => Value::Int(i),
+                Err(_) => {
+                    return Err(YamlError::new(
+                        origin.clone(),
+                        format!("`{}` does not fit in a 64-bit integer", quote(text)),
+                    ));
+                }
+            },
+            dialects::Reading::Float(f) => Value::Float(f),
+            dialects::Reading::Str => Value::String(text.to_owned()),
+            other => {
+                return Err(YamlError::new(
+                    origin.clone(),
+                    format!("plain `{}` is {}", quote(text), other.describe(text)),
+                )
+                .with_hint(format!(
+                    "quote it (\"{}\") if you mean the text",
+                    quote(text)
+                )));
+            }
+        })
+    }
+
+    /// A mapping key of a manifest: every reader must make the same key.
+    fn check_key(
+        &self,
+        text: &str,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        origin: &Origin,
+    ) -> Result<(), YamlError> {
+        if let Some(tag) = tag
+            && !(tag.is_yaml_core_schema() && tag.suffix == "str")
+        {
+            return Err(YamlError::new(
+                origin.clone(),
+                format!(
+                    "the tag `{}` on a key; readers of YAML 1.1 and 1.2 take it differently",
+                    quote(&tag.to_string())
+                ),
+            )
+            .with_hint("remove the tag and quote the key"));
+        }
+        if style != ScalarStyle::Plain || tag.is_some() {
+            return Ok(());
+        }
+        dialects::check_key(text)
+            .map_err(|e| YamlError::new(origin.clone(), e.message).with_hint(e.hint))
+    }
+
     fn tagged_scalar(&self, text: &str, tag: &Tag, origin: Origin) -> Result<Node, YamlError> {
         let wrong = |what: &str| {
             YamlError::new(
                 origin.clone(),
-                format!("`{text}` is not {what}, as its tag `{tag}` says"),
+                format!(
+                    "`{}` is not {what}, as its tag `{}` says",
+                    quote(text),
+                    quote(&tag.to_string())
+                ),
             )
         };
+        if self.kubernetes && !(tag.is_yaml_core_schema() && tag.suffix == "str") {
+            // The tag only checks the type; the value is the plain reading,
+            // which must be the same to every reader.
+            self.resolve_manifest(text, &origin)?;
+        }
         let value = match (tag.is_yaml_core_schema(), tag.suffix.as_str()) {
             (true, "str") => Value::String(text.to_owned()),
             (true, "null") => match resolve_plain(text) {
@@ -626,6 +1043,10 @@ impl Reader<'_> {
                 Ok(v @ Value::Int(_)) => v,
                 _ => return Err(wrong("an integer")),
             },
+            (true, "float") if self.kubernetes && !is_decimal_or_float(text) => {
+                // PyYAML's float constructor takes no hex or octal.
+                return Err(wrong("a decimal number"));
+            }
             (true, "float") => match resolve_plain(text) {
                 Ok(Value::Int(i)) => Value::Float(i as f64),
                 Ok(v @ Value::Float(_)) => v,
@@ -634,7 +1055,7 @@ impl Reader<'_> {
             _ => {
                 return Err(YamlError::new(
                     origin,
-                    format!("unsupported YAML tag `{tag}`"),
+                    format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
                 ));
             }
         };
@@ -648,6 +1069,40 @@ impl Reader<'_> {
             format!("invalid YAML: {}", error.info()),
         )
     }
+}
+
+/// The key path of a scalar `text` read with `stack` open: the pending keys
+/// and item indexes, and `text` itself when it is a key.
+fn path_of(stack: &[Open], text: &str) -> KeyPath {
+    let segments = stack
+        .iter()
+        .map(|open| match open {
+            Open::Sequence { items, .. } => Segment::Index(items.len()),
+            Open::Mapping {
+                pending_key: Some(key),
+                ..
+            } => Segment::Key(key.name.clone()),
+            Open::Mapping { .. } => Segment::Key(text.to_owned()),
+        })
+        .collect();
+    KeyPath(segments)
+}
+
+/// In a flow collection, YAML 1.1 readers (PyYAML, libyaml) cannot start a
+/// plain scalar with `?` or `:`, and PyYAML ends one at `?`; YAML 1.2 reads
+/// both as text.
+fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), YamlError> {
+    if text.starts_with(':') || text.contains('?') {
+        return Err(YamlError::new(
+            origin.clone(),
+            format!(
+                "plain `{}` in a flow collection: YAML 1.1 readers do not read a plain scalar with `?`, or starting with `:`, there",
+                quote(text),
+            ),
+        )
+        .with_hint(format!("quote it (\"{}\")", quote(text))));
+    }
+    Ok(())
 }
 
 fn merge_key_error(origin: Origin) -> YamlError {
@@ -676,7 +1131,7 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         }
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
         | ".nan" | ".NaN" | ".NAN" => {
-            return Err(format!("`{text}` is not a finite number"));
+            return Err(format!("`{}` is not a finite number", quote(text)));
         }
         _ => {}
     }
@@ -700,7 +1155,12 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
     } else if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
         match text.parse::<i64>() {
             Ok(v) => Some(v),
-            Err(_) => return Err(format!("`{text}` does not fit in a 64-bit integer")),
+            Err(_) => {
+                return Err(format!(
+                    "`{}` does not fit in a 64-bit integer",
+                    quote(text)
+                ));
+            }
         }
     } else {
         None
@@ -714,9 +1174,15 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         {
             return Ok(Value::Float(f));
         }
-        return Err(format!("`{text}` is not a finite number"));
+        return Err(format!("`{}` is not a finite number", quote(text)));
     }
     Ok(Value::String(text.to_owned()))
+}
+
+/// Whether `text` is written as a decimal integer or a float.
+fn is_decimal_or_float(text: &str) -> bool {
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    is_float(unsigned) || (!unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The YAML 1.2 core schema's float pattern, without sign and specials:

@@ -8,6 +8,7 @@ mod fuzz;
 mod harness;
 mod hostile_values;
 mod output;
+mod reading;
 mod render;
 mod schema_file;
 mod secrets;

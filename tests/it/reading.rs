@@ -1,0 +1,869 @@
+//! Issue 9, section 2: `check` and `diff` read what Kubernetes reads, or
+//! refuse. The differential test reads a generated corpus with chartgen and
+//! with an independent YAML 1.1 reader (PyYAML); the other tests pin the
+//! refusals (located, escaped), kustomizations, special files, links and
+//! the budgets that keep reading linear.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use chartgen::manifest::LIMITS;
+use chartgen::yaml::{self, Source};
+
+use crate::harness::{chartgen, chartgen_with_stdin, root};
+
+/// A small deterministic generator (xorshift), so the corpus is the same on
+/// every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+/// Plain scalars that YAML 1.1, go-yaml and YAML 1.2 read alike or not.
+const SCALARS: &[&str] = &[
+    "yes",
+    "Yes",
+    "YES",
+    "no",
+    "No",
+    "NO",
+    "on",
+    "On",
+    "ON",
+    "off",
+    "Off",
+    "OFF",
+    "y",
+    "Y",
+    "n",
+    "N",
+    "true",
+    "True",
+    "TRUE",
+    "false",
+    "False",
+    "FALSE",
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "0777",
+    "0644",
+    "0o17",
+    "0x1F",
+    "0x_1F",
+    "0b101",
+    "0b_",
+    "1_000",
+    "1__0",
+    "1:20",
+    "1:20.5",
+    "190:20:30",
+    "2001-12-14",
+    "2001-12-14t21:59:43.10-05:00",
+    "2001-1-2",
+    "2002-12-14 21:59:43",
+    "1e3",
+    "1E3",
+    "1.0e+3",
+    "1.0e3",
+    "1.5",
+    ".5",
+    "+.5",
+    "-1",
+    "+1",
+    "-0",
+    "00",
+    "08",
+    "09.5",
+    "1.",
+    "1._",
+    ".inf",
+    "-.Inf",
+    ".NaN",
+    "<<",
+    "=",
+    "v1",
+    "app",
+    "0.1.2",
+    "12:30:45",
+    "1e999",
+    "99999999999999999999",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551615",
+    "-9223372036854775808",
+    "a b",
+    "http://x",
+    "x:y",
+    "-x",
+    "?x",
+    ":x",
+    "0",
+    "1",
+    "42",
+    "3.14",
+    "-2.5e-3",
+    "Yesterday",
+    "nO",
+    "oN",
+    "TRUE1",
+    "0x",
+    "0o",
+    "1_",
+    "_1",
+    "1.2.3",
+    "a#b",
+];
+
+const WORDS: &[&str] = &[
+    "name", "value", "kind", "port", "mode", "x", "data", "enabled",
+];
+
+fn scalar(rng: &mut Rng) -> String {
+    let text = rng.pick(SCALARS);
+    match rng.below(10) {
+        0 => format!("'{}'", text.replace('\'', "''")),
+        1 => format!("\"{text}\""),
+        2 => format!("!!str {text}"),
+        _ => text.to_owned(),
+    }
+}
+
+fn key(rng: &mut Rng) -> String {
+    match rng.below(6) {
+        0 => rng.pick(SCALARS).to_owned(),
+        1 => format!("\"{}\"", rng.pick(SCALARS)),
+        _ => rng.pick(WORDS).to_owned(),
+    }
+}
+
+/// A YAML 1.1 line break or other character that a reader may see
+/// differently, spliced in somewhere.
+const ODD: &[&str] = &[
+    "\u{85}", "\u{2028}", "\u{2029}", "\u{feff}", "\u{7}", "\u{a0}", "\t", "\u{7f}", "\u{9b}",
+];
+
+/// Syntax whose reading differs between YAML versions or parsers; `{v}` is
+/// a scalar as written, `{w}` a plain one.
+const SYNTAX: &[&str] = &[
+    "a:\n- {v}\n- {w}\n",
+    "- - {v}\n  - {w}\n",
+    "? a\n: {v}\n",
+    "? {w}\n",
+    "a: |2-\n   {w}\n",
+    "a: >+\n  {w}\n\n",
+    "a: | # note\n  {w}\n",
+    "a: \"x\\\n  y {w}\"\n",
+    "a: {v}\r\nb: {w}\r\n",
+    "a: {w}\rb: 1\r",
+    "a:    # comment\n  {v}\n",
+    "a: &x {v}\nb: *x\n",
+    "[*x]\n",
+    "&k a: {v}\n",
+    "a: [\n  {v},\n  {w}\n]\n",
+    "{a: [b, {c: {v}}]}\n",
+    "a: b: {w}\n",
+    "a: - {w}\n",
+    "a: {w}   \n",
+    "a: '{w}'  # c\n",
+    "- {w}: {v}\n  c: 1\n",
+    "a: !!int {w}\n",
+    "a: !!float {w}\n",
+    "a: !!bool {w}\n",
+    "a: !!null {w}\n",
+    "{w}\n",
+    "--- {v}\n",
+    "--- |\n{w}\n",
+    "a: {w}\n--- \nb: {w}\n",
+    "a: \"\\N\\_\\L\\P\\e\\a\\v\\0 {w}\"\n",
+    "a: \"\\x7f\\u00e9\\U0001F600\"\n",
+    "a: {w}\n...\n---\nb: 1\n",
+    "a: {w}\n#\u{2028}b: 2\n",
+    "{? a : {v}}\n",
+    "{a: 1, ? {w}}\n",
+    "[a: {v}, {w}]\n",
+    "a: \"line one\n  line two\\\n  {w}\"\n",
+    "a: 'x\n\n  y {w}'\n",
+    "a: |\r\n  {w}\r\n",
+    "a: |\n  x\n--- {w}\n",
+    "a: |\n  x\n...\n",
+    "a:\n  - b\n  c: {v}\n",
+    "a:\n  b: {v}\n c: 1\n",
+    "a: |\n\t{w}\n",
+    "a: >\n  {w}\n   more\n  {w}\n",
+    "{w} {w}: {v}\n",
+    "a: {w}\n  b: 1\n",
+    "a: [{w}, [{v}, {{w}: {v}}]]\n",
+    "a: {{w}}\n",
+    "- &a {v}\n- *a\n- &b [*a]\n- *b\n",
+    "a: &a {x: {v}}\nb:\n  <<: [*a]\n",
+    "a: {v}\nb: !!str\nc: !!null\n",
+    "'a': {v}\n\"a\": 1\n",
+    "a: \"\\t\\ \\\"\\/{w}\"\n",
+    "a: ''\nb: \"\"\nc:\nd: ~\n",
+    "? |\n  block key\n: {v}\n",
+    "a: b #{w}\n",
+    "a: b#{w}\n",
+    "a: 'it''s {w}'\n",
+];
+
+fn document(rng: &mut Rng) -> String {
+    let mut out = String::new();
+    if rng.below(40) == 0 {
+        out += rng.pick(&[
+            "%YAML 1.1\n---\n",
+            "%YAML 1.2\n---\n",
+            "%TAG !e! tag:example.com,2000:\n---\n",
+        ]);
+    }
+    match rng.below(8) {
+        // A flow mapping.
+        0 => {
+            let n = 1 + rng.below(3);
+            let entries: Vec<String> = (0..n)
+                .map(|i| format!("{}{i}: {}", key(rng), scalar(rng)))
+                .collect();
+            out += &format!("{{{}}}\n", entries.join(", "));
+        }
+        // Anchors, aliases and merge keys.
+        1 => {
+            out += &format!("base: &b {{{}: {}}}\n", rng.pick(WORDS), scalar(rng));
+            match rng.below(3) {
+                0 => out += "other:\n  <<: *b\n  extra: 1\n",
+                1 => out += "other: *b\n",
+                _ => out += "list: [*b, *b]\n",
+            }
+        }
+        // Block and quoted scalar styles.
+        2 => {
+            let text = rng.pick(SCALARS);
+            match rng.below(4) {
+                0 => out += &format!("a: |\n  {text}\n  {text}\n"),
+                1 => out += &format!("a: >-\n  {text}\n\n  {text}\n"),
+                2 => out += &format!("a: \"{text}\\n\\u2028\\x41\\/\"\n"),
+                _ => out += &format!("a: '{text}\n\n  {text}'\n"),
+            }
+        }
+        // Sequences, block and flow.
+        3 => {
+            out += "items:\n";
+            for _ in 0..1 + rng.below(3) {
+                out += &format!("  - {}\n", scalar(rng));
+            }
+            out += &format!("flow: [{}, {}]\n", scalar(rng), scalar(rng));
+        }
+        // Several documents.
+        4 => {
+            for _ in 0..1 + rng.below(3) {
+                out += &format!("---\n{}: {}\n", key(rng), scalar(rng));
+            }
+            if rng.below(2) == 0 {
+                out += "...\n";
+            }
+        }
+        // Comments.
+        5 => {
+            out += &format!(
+                "# {}\n{}: {} # {}\n",
+                rng.pick(SCALARS),
+                key(rng),
+                scalar(rng),
+                rng.pick(WORDS)
+            )
+        }
+        // A plain scalar over several lines.
+        6 => out += &format!("a: {}\n  {}\n", rng.pick(SCALARS), rng.pick(WORDS)),
+        // Less common syntax: indicators, chomping, explicit keys, line ends.
+        7 if rng.below(2) == 0 => {
+            let v = scalar(rng);
+            let w = rng.pick(SCALARS);
+            out += &rng.pick(SYNTAX).replace("{v}", &v).replace("{w}", w);
+        }
+        // A nested manifest-like object.
+        _ => {
+            out += &format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\n  labels: {{{}: {}}}\ndata:\n  {}: {}\n",
+                rng.pick(WORDS),
+                key(rng),
+                scalar(rng),
+                key(rng),
+                scalar(rng)
+            );
+        }
+    }
+    // One in four documents gets an odd character somewhere.
+    if rng.below(4) == 0 {
+        let odd = rng.pick(ODD);
+        let places: Vec<usize> = out
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([out.len()])
+            .collect();
+        let at = places[rng.below(places.len())];
+        out.insert_str(at, odd);
+    }
+    out
+}
+
+/// python3 with PyYAML importable: from the system, or installed into
+/// `target/tools/pyyaml` (once, as `.ci/run` does).
+fn python_with_pyyaml() -> Command {
+    let tools = root().join("target/tools/pyyaml");
+    let python = || {
+        let mut command = Command::new("python3");
+        command.env("PYTHONPATH", &tools);
+        command
+    };
+    let importable = || {
+        python()
+            .args(["-c", "import yaml"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !importable() {
+        let status = python()
+            .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
+            .env("PIP_ROOT_USER_ACTION", "ignore")
+            .arg(&tools)
+            .arg("PyYAML")
+            .status()
+            .expect("python3 is needed for the differential test");
+        assert!(status.success(), "installing PyYAML failed");
+        assert!(importable(), "PyYAML installed but not importable");
+    }
+    python()
+}
+
+/// Every document of the corpus is refused by chartgen, or read by chartgen
+/// and by PyYAML (YAML 1.1) into the same JSON.
+#[test]
+fn chartgen_refuses_or_reads_what_a_yaml_1_1_reader_reads() {
+    // CHARTGEN_CORPUS_SEED explores other corpora; the default is fixed.
+    let seed = std::env::var("CHARTGEN_CORPUS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x9e37_79b9_7f4a_7c15_u64);
+    let mut rng = Rng(seed | 1);
+    let corpus: Vec<String> = (0..4000).map(|_| document(&mut rng)).collect();
+    let mut child = python_with_pyyaml()
+        .arg(root().join("scripts/yaml11-read.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let input = serde_json::to_vec(&corpus).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(output.status.success(), "the YAML 1.1 reader failed");
+    let readings: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(readings.len(), corpus.len());
+    let (mut refused, mut agreed) = (0, 0);
+    let non_null = |docs: Vec<serde_json::Value>| -> Vec<serde_json::Value> {
+        docs.into_iter().filter(|d| !d.is_null()).collect()
+    };
+    for (text, reading) in corpus.iter().zip(readings) {
+        let Ok(documents) = yaml::parse_manifests(&Source::file("corpus", text.as_str()), LIMITS)
+        else {
+            refused += 1;
+            continue;
+        };
+        let ours = non_null(documents.iter().map(|d| d.to_json()).collect());
+        let Some(theirs) = reading.get("ok").and_then(|ok| ok.as_array()) else {
+            panic!("chartgen read {text:?} as {ours:?}; PyYAML refused it: {reading}");
+        };
+        assert_eq!(
+            ours,
+            non_null(theirs.clone()),
+            "chartgen and PyYAML read {text:?} differently"
+        );
+        agreed += 1;
+    }
+    // The corpus exercises both sides: neither all refused nor all read.
+    eprintln!("{refused} refused, {agreed} read alike");
+    assert!(
+        refused > 500 && agreed > 500,
+        "{refused} refused, {agreed} agreed"
+    );
+}
+
+fn hostile(name: &str) -> String {
+    format!("tests/fixtures/hostile/reading/{name}")
+}
+
+/// The YAML 1.1 scalars of a manifest are refused where they are, with the
+/// value Kubernetes would read and a hint.
+#[test]
+fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
+    let cases = [
+        (
+            "octal-mode.yaml",
+            ":16:26: spec.template.spec.volumes[0].configMap.defaultMode: plain `0644` is the integer 420 to Kubernetes (go-yaml, YAML 1.1) but the integer 644 in YAML 1.2",
+            "hint: write 420 if you mean the number Kubernetes reads, or quote it (\"0644\") for the text",
+        ),
+        (
+            "norway.yaml",
+            ":6:11: data.norway: plain `NO` is the boolean false to Kubernetes (go-yaml, YAML 1.1) but the string \"NO\" in YAML 1.2",
+            "hint: write false if you mean the boolean, or quote it (\"NO\") for the text",
+        ),
+        (
+            "boolean-key.yaml",
+            ":7:3: data.on: plain key `on` is the boolean true to Kubernetes (go-yaml, YAML 1.1), not the text",
+            "hint: quote the key (\"on\")",
+        ),
+        (
+            "sexagesimal.yaml",
+            ":6:8: data.lap: plain `1:20` is the integer 80 to a YAML 1.1 reader but the string \"1:20\" in YAML 1.2",
+            "quote it (\"1:20\")",
+        ),
+        (
+            "timestamp.yaml",
+            ":6:12: data.release: plain `2001-12-14` is a timestamp to a YAML 1.1 reader but the string \"2001-12-14\" in YAML 1.2",
+            "quote it (\"2001-12-14\")",
+        ),
+        (
+            "merge-key.yaml",
+            ":9:5: metadata.annotations.\"<<\": YAML merge keys (`<<`) are not supported",
+            "hint: write the keys out",
+        ),
+    ];
+    for (file, message, hint) in cases {
+        let path = hostile(file);
+        let run = chartgen(&["check", &path]);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (2, ""),
+            "{file}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&format!("error: {path}{message}")),
+            "{file}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains(hint), "{file}: {}", run.stderr);
+    }
+}
+
+/// U+2028 ends a comment for YAML 1.1: what follows is content to
+/// Kubernetes and a comment to YAML 1.2. Refused wherever it is.
+#[test]
+fn yaml_1_1_line_breaks_are_refused_anywhere() {
+    let run = chartgen(&["check", &hostile("line-separator-in-comment.yaml")]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "line-separator-in-comment.yaml:4:24: U+2028, a line break to YAML 1.1 (Kubernetes) but not to YAML 1.2"
+        ),
+        "{}",
+        run.stderr
+    );
+    for (place, text) in [
+        ("a key", "a\u{85}b: 1\n"),
+        ("a plain scalar", "a: b\u{2029}c\n"),
+        ("a quoted scalar", "a: \"b\u{2028}\"\n"),
+        ("a block scalar", "a: |\n  b\u{85}\n"),
+        ("a comment", "# x\u{2029}\na: 1\n"),
+    ] {
+        let error = yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS).unwrap_err();
+        assert!(
+            error.message.contains("a line break to YAML 1.1"),
+            "{place}"
+        );
+    }
+}
+
+/// A quote from the input in a message is escaped and clipped.
+#[test]
+fn quotes_from_the_input_are_escaped_and_short() {
+    let text = "\"a\\u001b[2Jb\": 1\n\"a\\u001b[2Jb\": 2\n";
+    let error = yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS).unwrap_err();
+    assert_eq!(error.message, "duplicate key `a\\u{001b}[2Jb`");
+    let long = format!("a: 1_{}\n", "0".repeat(10_000));
+    let error = yaml::parse_manifests(&Source::file("t.yaml", long), LIMITS).unwrap_err();
+    assert!(
+        error.message.starts_with("plain `1_000"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.chars().count() < 200, "{}", error.message);
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chartgen-reading-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SA: &str = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a, namespace: x}\n";
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The objects a `check` run read, from its summary line.
+fn objects_read(run: &crate::harness::Run) -> &str {
+    run.stdout.lines().last().unwrap_or_default()
+}
+
+/// A kustomization that lists resources is evaluated (files and folders
+/// with their own kustomization); everything else it could do is refused
+/// with the `kubectl kustomize` hint.
+#[test]
+fn kustomizations_are_evaluated_or_refused() {
+    let dir = temp("kustomize");
+    let app = dir.join("app");
+    write(
+        &app.join("kustomization.yaml"),
+        "# a comment\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - sa.yaml\n  - ./sub\n",
+    );
+    write(&app.join("sa.yaml"), SA);
+    write(&app.join("sub/kustomization.yml"), "resources: [cm.yaml]\n");
+    write(
+        &app.join("sub/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\n",
+    );
+    let target = app.to_str().unwrap();
+    let run = chartgen(&["check", target]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        objects_read(&run).ends_with("in 2 objects"),
+        "{}",
+        run.stdout
+    );
+
+    // A file nothing lists is not applied by kustomize: refused.
+    write(
+        &app.join("stray.yaml"),
+        SA.replace("name: a", "name: b").as_str(),
+    );
+    let run = chartgen(&["check", target]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("stray.yaml is not listed in the resources of"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(app.join("stray.yaml")).unwrap();
+
+    std::fs::create_dir_all(app.join("plain")).unwrap();
+    for (kustomization, message) in [
+        (
+            "resources: [sa.yaml]\nnamePrefix: p-\n",
+            "`namePrefix` changes what kustomize applies",
+        ),
+        (
+            "resources: [sa.yaml]\npatches: []\n",
+            "`patches` changes what kustomize applies",
+        ),
+        (
+            "namespace: other\nresources: [sa.yaml]\n",
+            "`namespace` changes what kustomize applies",
+        ),
+        (
+            "resources: [sa.yaml]\nimages: []\n",
+            "`images` changes what kustomize applies",
+        ),
+        (
+            "kind: Component\nresources: [sa.yaml]\n",
+            "not a kustomization chartgen can read",
+        ),
+        ("resources: [../elsewhere.yaml]\n", "leaves the directory"),
+        ("resources: [/etc/passwd]\n", "leaves the directory"),
+        (
+            "resources: [\"https://github.com/x/y//base?ref=v1\"]\n",
+            "is a URL",
+        ),
+        ("resources: [missing.yaml]\n", "is not in the directory"),
+        (
+            "resources: [sa.yaml, plain]\n",
+            "a folder without a kustomization",
+        ),
+    ] {
+        write(&app.join("kustomization.yaml"), kustomization);
+        let run = chartgen(&["check", target]);
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{kustomization}");
+        assert!(
+            run.stderr.contains(message),
+            "{kustomization}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&format!(
+                "hint: chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {target} | chartgen check -"
+            )),
+            "{kustomization}: {}",
+            run.stderr
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A kustomize Kustomization in a stream is no object and changes what
+/// gets applied: refused. Flux's Kustomization is a cluster object: read.
+#[test]
+fn a_kustomization_document_is_never_skipped_silently() {
+    let stream = format!(
+        "{SA}---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata: {{name: k}}\nnamePrefix: p-\n"
+    );
+    let run = chartgen_with_stdin(&["check", "-"], Some(&stream));
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("<stdin>:5:1: a kustomize Kustomization (kustomize.config.k8s.io/v1beta1) changes what gets applied"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("kubectl kustomize DIR | chartgen check -")
+    );
+
+    let flux = format!(
+        "{SA}---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec: {{path: ./apps}}\n"
+    );
+    let run = chartgen_with_stdin(&["check", "-"], Some(&flux));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("Kustomization flux-system/apps"),
+        "{}",
+        run.stdout
+    );
+    // A kustomization named on the command line is no object either.
+    let run = chartgen(&["check", "out/ovh-prod/release/kustomization.yaml"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("a kustomize Kustomization"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// chartgen's own output directories keep working: the kustomization lists
+/// every object, and the exemptions artifact beside it is read as one.
+#[test]
+fn chartgen_output_directories_still_check() {
+    let run = chartgen(&["check", "out/ovh-prod/release"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+}
+
+/// A FIFO, socket or device is refused from its metadata, never opened:
+/// a FIFO nobody writes would block the reader forever.
+#[test]
+fn special_files_are_refused_not_opened() {
+    let dir = temp("special");
+    write(&dir.join("sa.yaml"), SA);
+    let fifo = dir.join("pipe.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for target in [&dir, &fifo] {
+        let run = chartgen(&["check", target.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("pipe.yaml is a FIFO (named pipe); chartgen reads only regular files, directories and - (stdin)"),
+            "{}",
+            run.stderr
+        );
+    }
+    std::fs::remove_file(&fifo).unwrap();
+    let socket = dir.join("socket");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let run = chartgen(&["check", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("socket is a socket"), "{}", run.stderr);
+    let run = chartgen(&["check", "/dev/zero"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("/dev/zero is a device"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A link inside an input directory is not read, and a note says so; a link
+/// named on the command line is read (the user named it).
+#[test]
+fn links_inside_a_directory_are_not_read_and_say_so() {
+    let dir = temp("links");
+    let elsewhere = temp("links-elsewhere");
+    write(&dir.join("sa.yaml"), SA);
+    write(
+        &elsewhere.join("other.yaml"),
+        &SA.replace("name: a", "name: other"),
+    );
+    std::os::unix::fs::symlink(elsewhere.join("other.yaml"), dir.join("other.yaml")).unwrap();
+    let run = chartgen(&["check", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        objects_read(&run).ends_with("in 1 object"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr
+            .contains("other.yaml: a symbolic link inside an input directory is not followed"),
+        "{}",
+        run.stderr
+    );
+    let run = chartgen(&["check", dir.join("other.yaml").to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("ServiceAccount x/other"),
+        "{}",
+        run.stdout
+    );
+    // A kustomization that lists a link is refused: kustomize would follow it.
+    write(
+        &dir.join("kustomization.yaml"),
+        "resources: [sa.yaml, other.yaml]\n",
+    );
+    let run = chartgen(&["check", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("goes through the symbolic link"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+}
+
+/// 100,000 documents in one text are read (each with its `# Source:`
+/// template); past the document budget, the error names it.
+#[test]
+fn many_documents_are_read_and_the_budget_is_named() {
+    let mut text = String::new();
+    for i in 0..100_000 {
+        text += &format!(
+            "---\n# Source: templates/t{i}.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: x}}\n"
+        );
+    }
+    let set = chartgen::input::parse("many", &text).unwrap();
+    assert_eq!(set.manifests.len(), 100_000);
+    let last = set
+        .manifests
+        .iter()
+        .find(|m| m.id.name == "c99999")
+        .unwrap();
+    assert_eq!(last.template.as_deref(), Some("t99999.yaml"));
+
+    let empty = "---\n".repeat(yaml::MAX_DOCUMENTS + 1);
+    let error = yaml::parse_manifests(&Source::file("t.yaml", empty), LIMITS).unwrap_err();
+    assert_eq!(
+        error.message,
+        format!(
+            "more than the limit of {} YAML documents",
+            yaml::MAX_DOCUMENTS
+        )
+    );
+}
+
+/// Aliases still count every node they repeat in manifests.
+#[test]
+fn an_alias_bomb_in_a_manifest_runs_into_the_node_budget() {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..9 {
+        let p = i - 1;
+        text += &format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        );
+    }
+    let error = yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS).unwrap_err();
+    assert!(
+        error.message.starts_with(&format!(
+            "more than the limit of {} YAML nodes",
+            LIMITS.max_nodes
+        )),
+        "{}",
+        error.message
+    );
+}
+
+/// Thousands of bad documents show the first hundred problems and a count,
+/// not a report that grows with the square of the input.
+#[test]
+fn problems_are_capped() {
+    let text = "---\nkind: ConfigMap\n".repeat(150);
+    let Err(chartgen::error::Error::InvalidManifests { problems }) =
+        chartgen::input::parse("bad", &text)
+    else {
+        panic!("bad input read");
+    };
+    assert_eq!(problems.len(), chartgen::input::MAX_PROBLEMS + 1);
+    assert_eq!(
+        problems.last().unwrap().message,
+        "and 50 more problems, not shown"
+    );
+}
+
+/// Each syntax the corpus found read differently by YAML 1.1 and 1.2 is
+/// refused, with a message that says why.
+#[test]
+fn syntax_read_differently_is_refused() {
+    let cases = [
+        ("a: b\tc\n", "a tab outside a quoted or block scalar"),
+        ("[a,\tb]\n", "a tab outside a quoted or block scalar"),
+        ("%YAML 1.2\n---\na: 1\n", "a YAML directive"),
+        (
+            "a: 1\n...\nb: 2\n",
+            "a document after the first without `---`",
+        ),
+        ("--- |\ntext\n", "a document that is a single value"),
+        ("a: [x?y]\n", "plain `x?y` in a flow collection"),
+        ("a: {b: :c}\n", "plain `:c` in a flow collection"),
+        ("a: &k\u{a0} 1\n", "the anchor or alias name `k\u{a0}`"),
+        ("a: !!float 0x1F\n", "is not a decimal number"),
+        ("a: !!bool yes\n", "plain `yes` is the boolean true"),
+        (
+            "!!int 1: a\n",
+            "on a key; readers of YAML 1.1 and 1.2 take it differently",
+        ),
+        (
+            "a: \u{1}\n",
+            "U+0001, a character YAML does not allow unescaped",
+        ),
+        (
+            "a: x\u{feff}\n",
+            "a byte-order mark (U+FEFF) inside the text",
+        ),
+        ("a: <<\n", "plain `<<` is a merge key to a YAML 1.1 reader"),
+        (
+            "a: =\n",
+            "plain `=` is the value key `=` to a YAML 1.1 reader",
+        ),
+        ("1_0: a\n", "plain key `1_0` is the integer 10"),
+    ];
+    for (text, message) in cases {
+        match yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS) {
+            Ok(nodes) => panic!("{text:?} read as {nodes:?}"),
+            Err(e) => assert!(e.message.contains(message), "{text:?}: {}", e.message),
+        }
+    }
+    // Where the readers agree, chartgen reads: tabs in quoted and block
+    // scalars and comments, `:` inside a flow scalar, a quoted `<<`.
+    let text = "a: 'x\ty'\nb: |\n  x\ty\n# c\td\nc: [m:1]\n\"<<\": 1\nd: 0x1F\n";
+    let doc = yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS).unwrap();
+    assert_eq!(
+        doc[0].to_json(),
+        serde_json::json!({"a": "x\ty", "b": "x\ty\n", "c": ["m:1"], "<<": 1, "d": 31})
+    );
+}
