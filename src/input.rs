@@ -117,9 +117,7 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     }
     duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
-        return Err(Error::InvalidManifests {
-            problems: at_most(problems),
-        });
+        return Err(Error::InvalidManifests { problems });
     }
     if set.manifests.is_empty() {
         return Err(Error::Usage {
@@ -540,24 +538,6 @@ fn yaml_problem(e: yaml::YamlError) -> Problem {
     }
 }
 
-/// Most problems reported for one input: past that, one line says how many
-/// more there are (each shown problem quotes a line of its file).
-pub const MAX_PROBLEMS: usize = 100;
-
-fn at_most(mut problems: Vec<Problem>) -> Vec<Problem> {
-    if problems.len() > MAX_PROBLEMS {
-        let more = problems.len() - MAX_PROBLEMS;
-        let next = problems.swap_remove(MAX_PROBLEMS);
-        problems.truncate(MAX_PROBLEMS);
-        problems.push(Problem::new(
-            next.origin,
-            KeyPath::root(),
-            format!("and {more} more problems, not shown"),
-        ));
-    }
-    problems
-}
-
 /// Two objects with one identity: one would silently hide the other. The
 /// exception is a CustomResourceDefinition that two releases both hold,
 /// identical (it carries nothing of one instance): it is one object.
@@ -600,9 +580,7 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
         &mut problems,
     );
     if !problems.is_empty() {
-        return Err(Error::InvalidManifests {
-            problems: at_most(problems),
-        });
+        return Err(Error::InvalidManifests { problems });
     }
     manifest::sort(&mut set.manifests);
     Ok(set)

@@ -369,11 +369,14 @@ fn check_report(
     let mut out = file_changes(shown, report);
     if report.drifted() {
         let is_yaml = |f: &&String| f.ends_with(".yaml") || f.ends_with(".yml");
+        // The kustomization lists the objects; it is none of them.
+        let is_object = |f: &&String| is_yaml(f) && !f.ends_with(output::KUSTOMIZATION);
         let ours: Vec<String> = target
             .files
             .keys()
             .filter(|f| !report.added.contains(f))
-            .chain(report.removed.iter().filter(is_yaml))
+            .chain(report.removed.iter())
+            .filter(is_object)
             .map(|f| {
                 join_path(root.real(), &join(&target.dir, f))
                     .display()
