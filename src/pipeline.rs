@@ -89,6 +89,15 @@ impl Output {
 /// Each render stops at [`render::OUTPUT_BUDGET`]; the error then names
 /// the values that multiply.
 pub fn render(values: &Values) -> Result<Output, Error> {
+    // Every BuildProject carries the common labels and annotations: when
+    // that alone passes the budget, say so before rendering anything.
+    let carried = carried_by_every_object(values);
+    if carried.saturating_mul(values.projects.len()) > render::OUTPUT_BUDGET {
+        return Err(budget_error(
+            "the BuildProjects alone would pass it",
+            values,
+        ));
+    }
     let plan = Plan::new(values);
     let templates = render::templates()?;
     let budget = |error| over_budget(error, values);
@@ -114,9 +123,26 @@ pub fn render(values: &Values) -> Result<Output, Error> {
 /// that multiply: the labels and annotations every object carries, and the
 /// projects that each add objects.
 fn over_budget(error: Error, values: &Values) -> Error {
-    if !render::output_budget_spent() {
-        return error;
+    match &error {
+        Error::Template { template, line, .. } if render::output_budget_spent() => {
+            let at = line.map_or(String::new(), |l| format!(":{l}"));
+            budget_error(&format!("stopped at templates/{template}{at}"), values)
+        }
+        _ => error,
     }
+}
+
+/// Bytes of the common labels and annotations, about as the output writes
+/// them (key, value, quotes and separators).
+fn carried_by_every_object(values: &Values) -> usize {
+    [&values.common_labels, &values.common_annotations]
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| k.len() + v.len() + 6)
+        .sum()
+}
+
+fn budget_error(what: &str, values: &Values) -> Error {
     let size = |map: &std::collections::BTreeMap<String, String>| {
         map.iter()
             .map(|(k, v)| k.len() + v.len() + 6)
@@ -130,7 +156,7 @@ fn over_budget(error: Error, values: &Values) -> Error {
     let [(key, bytes), (other, other_bytes)] = keys;
     Error::Usage {
         reason: format!(
-            "{error}; the values would render more than {} MiB (the output budget): `{key}` ({bytes} bytes) and `{other}` ({other_bytes} bytes) are written into every object, {} of them BuildProjects (`projects`); keep what every object carries small",
+            "the values would render more than {} MiB, the output budget ({what}): `{key}` ({bytes} bytes) and `{other}` ({other_bytes} bytes) are written into every object, and `projects` adds {} objects; keep what every object carries small",
             render::OUTPUT_BUDGET >> 20,
             values.projects.len()
         ),

@@ -320,6 +320,19 @@ mod tests {
     }
 
     #[test]
+    fn a_render_stops_at_the_output_budget() {
+        WRITTEN.set(OUTPUT_BUDGET - 4);
+        let error = render_str("a: {{ plan.x }}\n", serde_json::json!({"x": "12345"})).unwrap_err();
+        assert!(output_budget_spent());
+        assert_eq!(
+            error.detail(),
+            Some("the render wrote more than 64 MiB, the output budget")
+        );
+        WRITTEN.set(0);
+        assert!(render_str("a: {{ plan.x }}\n", serde_json::json!({"x": "12345"})).is_ok());
+    }
+
+    #[test]
     fn the_safe_filter_is_gone() {
         let error =
             render_str("a: {{ plan.x | safe }}\n", serde_json::json!({"x": "y"})).unwrap_err();
