@@ -99,7 +99,7 @@ fn strings(value: &Json) -> Vec<String> {
 /// so an input past it (a few hundred thousand bindings' worth, far beyond
 /// any cluster's RBAC) stops with an error naming it instead of taking
 /// gigabytes. `check` never lists grants and has no such budget.
-pub const GRANT_BUDGET: usize = 1_000_000;
+pub const GRANT_BUDGET: usize = 500_000;
 
 /// One rule of a role, its lists read once.
 #[derive(Debug, Default)]

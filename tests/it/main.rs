@@ -2,6 +2,7 @@
 
 mod check;
 mod compile_fail;
+mod cost;
 mod diff;
 mod harness;
 mod hostile_values;
