@@ -71,18 +71,24 @@ pub fn render(lines: &[Line<'_>], context: usize, indent: &str) -> String {
             continue;
         }
         if skipped {
-            out += &format!("{indent}...\n");
+            out += indent;
+            out += "...\n";
             skipped = false;
         }
         let (sign, text) = match line {
-            Line::Same(t) => (' ', t),
-            Line::Removed(t) => ('-', t),
-            Line::Added(t) => ('+', t),
+            Line::Same(t) => ("  ", t),
+            Line::Removed(t) => ("- ", t),
+            Line::Added(t) => ("+ ", t),
         };
-        out += &format!("{indent}{sign} {text}\n");
+        // Pieces, not a format!: a long line is copied once.
+        out += indent;
+        out += sign;
+        out += text;
+        out.push('\n');
     }
     if skipped && !out.is_empty() {
-        out += &format!("{indent}...\n");
+        out += indent;
+        out += "...\n";
     }
     out
 }
