@@ -169,3 +169,37 @@ fn long_texts_and_long_lines_diff_in_full() {
         [Line::Removed(&one), Line::Added(&longer)]
     );
 }
+
+#[test]
+fn a_grant_held_by_several_subjects_is_one_finding_naming_them() {
+    let role = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: svc}\nrules: [{apiGroups: [\"\"], resources: [services], verbs: [get]}]\n";
+    let binding = |name: &str, account: &str| {
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: {name}, namespace: elsewhere}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: svc}}\nsubjects: [{{kind: ServiceAccount, name: {account}, namespace: buildkit-operator}}]\n"
+        )
+    };
+    let r6 = |text: String| {
+        let run = chartgen_with_stdin(&["check", "out/ovh-prod", "-"], Some(&text));
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        run.stdout
+            .lines()
+            .filter(|l| l.starts_with("R6 "))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        r6(format!("{role}{}", binding("one", "a"))),
+        [
+            "R6 ClusterRole svc rules[0].resources: buildkit-operator/a may use services in elsewhere; daemon objects are granted only in the builds namespace"
+        ]
+    );
+    let many: String = (0..5)
+        .map(|i| binding(&format!("b{i}"), &format!("a{i}")))
+        .collect();
+    assert_eq!(
+        r6(format!("{role}{many}")),
+        [
+            "R6 ClusterRole svc rules[0].resources: buildkit-operator/a0 (in elsewhere), buildkit-operator/a1 (in elsewhere), buildkit-operator/a2 (in elsewhere) and others may use services; daemon objects are granted only in the builds namespace"
+        ]
+    );
+}
