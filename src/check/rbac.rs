@@ -420,15 +420,23 @@ impl Rbac {
         holders
     }
 
-    /// Every grant, materialised, or `None` past `budget` grants (the
-    /// aggregation walk counts against it too).
-    fn grants(&self, budget: usize) -> Option<Vec<Grant>> {
+    /// Calls `visit` with every grant (binding, subject, role holding the
+    /// rule, rule index, rule, group, resource), or returns `false` without
+    /// calling it when there are more than `budget` (the aggregation walk
+    /// counts against it too).
+    fn each_grant(
+        &self,
+        budget: usize,
+        mut visit: impl FnMut(&Binding, &Subject, usize, usize, &Rule, &str, &str),
+    ) -> bool {
         let mut work = budget;
         let mut sources: HashMap<usize, (Vec<usize>, usize)> = HashMap::new();
         let mut total: usize = 0;
         for binding in &self.bindings {
             if let Entry::Vacant(entry) = sources.entry(binding.role) {
-                let found = self.sources(binding.role, &mut work)?;
+                let Some(found) = self.sources(binding.role, &mut work) else {
+                    return false;
+                };
                 let width = found
                     .iter()
                     .flat_map(|&s| &self.own[s])
@@ -442,35 +450,31 @@ impl Rbac {
                     .saturating_mul(sources[&binding.role].1),
             );
             if total > budget {
-                return None;
+                return false;
             }
         }
-        let mut grants = Vec::with_capacity(total);
         for binding in &self.bindings {
-            let cluster_role = self.cluster_role[binding.role];
             for subject in &binding.subjects {
                 for &source in &sources[&binding.role].0 {
                     for (r, rule) in self.own[source].iter().enumerate() {
-                        for api_group in &rule.groups {
+                        for group in &rule.groups {
                             for resource in &rule.resources {
-                                grants.push(Grant {
-                                    subject: subject.clone(),
-                                    scope: binding.scope.clone(),
-                                    api_group: api_group.clone(),
-                                    resource: resource.clone(),
-                                    resource_names: rule.names.clone(),
-                                    verbs: rule.verbs.clone(),
-                                    binding: binding.index,
-                                    rule: (self.roles[source], r),
-                                    cluster_role,
-                                });
+                                visit(
+                                    binding,
+                                    subject,
+                                    self.roles[source],
+                                    r,
+                                    rule,
+                                    group,
+                                    resource,
+                                );
                             }
                         }
                     }
                 }
             }
         }
-        Some(grants)
+        true
     }
 }
 
@@ -537,20 +541,51 @@ impl Sample {
 /// `system:serviceaccount:<ns>:<name>` is that ServiceAccount. Prefer
 /// [`effective_permissions`], which stops at [`GRANT_BUDGET`].
 pub fn resolve(objects: &[Json]) -> Vec<Grant> {
-    Rbac::new(objects).grants(usize::MAX).unwrap_or_default()
+    let rbac = Rbac::new(objects);
+    let mut grants = Vec::new();
+    rbac.each_grant(
+        usize::MAX,
+        |binding, subject, role, r, rule, group, resource| {
+            grants.push(Grant {
+                subject: subject.clone(),
+                scope: binding.scope.clone(),
+                api_group: group.to_owned(),
+                resource: resource.to_owned(),
+                resource_names: rule.names.clone(),
+                verbs: rule.verbs.clone(),
+                binding: binding.index,
+                rule: (role, r),
+                cluster_role: rbac.cluster_role[binding.role],
+            });
+        },
+    );
+    grants
 }
 
-/// The effective permissions of `objects` per subject, or an error naming
-/// [`GRANT_BUDGET`] when listing them would take more grants than that.
+/// The effective permissions of `objects` per subject, merged as they are
+/// found (no list of grants), or an error naming [`GRANT_BUDGET`] when
+/// there are more grants than that.
 pub fn effective_permissions(objects: &[Json]) -> Result<Vec<Permissions>, String> {
-    let grants = Rbac::new(objects)
-        .grants(GRANT_BUDGET)
-        .ok_or_else(|| {
-            format!(
-                "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input. `chartgen check` still checks it"
-            )
-        })?;
-    Ok(permissions(&grants))
+    let mut merged = Merged::default();
+    let within = Rbac::new(objects).each_grant(
+        GRANT_BUDGET,
+        |binding, subject, _, _, rule, group, resource| {
+            merged.add(
+                subject,
+                &binding.scope,
+                group,
+                resource,
+                &rule.names,
+                &rule.verbs,
+            );
+        },
+    );
+    if !within {
+        return Err(format!(
+            "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input. `chartgen check` still checks it"
+        ));
+    }
+    Ok(merged.finish())
 }
 
 fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
@@ -1323,36 +1358,71 @@ pub struct Permission {
 
 /// Merges grants into permissions per subject, sorted.
 pub fn permissions(grants: &[Grant]) -> Vec<Permissions> {
-    type Key = (Scope, String, Vec<String>);
-    let mut by_subject: BTreeMap<Subject, BTreeMap<Key, BTreeSet<String>>> = BTreeMap::new();
+    let mut merged = Merged::default();
     for grant in grants {
-        let key = (
-            grant.scope.clone(),
-            resource_name(&grant.api_group, &grant.resource),
-            grant.resource_names.clone(),
+        merged.add(
+            &grant.subject,
+            &grant.scope,
+            &grant.api_group,
+            &grant.resource,
+            &grant.resource_names,
+            &grant.verbs,
         );
-        by_subject
-            .entry(grant.subject.clone())
-            .or_default()
-            .entry(key)
-            .or_default()
-            .extend(grant.verbs.iter().cloned());
     }
-    by_subject
-        .into_iter()
-        .map(|(subject, entries)| Permissions {
-            subject,
-            permissions: entries
-                .into_iter()
-                .map(|((scope, resource, resource_names), verbs)| Permission {
-                    scope,
-                    resource,
-                    resource_names,
-                    verbs: verbs.into_iter().collect(),
-                })
-                .collect(),
-        })
-        .collect()
+    merged.finish()
+}
+
+/// Permissions being merged: per subject, per (scope, resource, names),
+/// the union of verbs.
+#[derive(Default)]
+struct Merged {
+    by_subject: BTreeMap<Subject, BTreeMap<PermissionKey, BTreeSet<String>>>,
+}
+
+/// Where, which resource (`resource.group`), which names.
+type PermissionKey = (Scope, String, Vec<String>);
+
+impl Merged {
+    fn add(
+        &mut self,
+        subject: &Subject,
+        scope: &Scope,
+        group: &str,
+        resource: &str,
+        names: &[String],
+        verbs: &[String],
+    ) {
+        let entries = match self.by_subject.get_mut(subject) {
+            Some(entries) => entries,
+            None => self.by_subject.entry(subject.clone()).or_default(),
+        };
+        entries
+            .entry((
+                scope.clone(),
+                resource_name(group, resource),
+                names.to_vec(),
+            ))
+            .or_default()
+            .extend(verbs.iter().cloned());
+    }
+
+    fn finish(self) -> Vec<Permissions> {
+        self.by_subject
+            .into_iter()
+            .map(|(subject, entries)| Permissions {
+                subject,
+                permissions: entries
+                    .into_iter()
+                    .map(|((scope, resource, resource_names), verbs)| Permission {
+                        scope,
+                        resource,
+                        resource_names,
+                        verbs: verbs.into_iter().collect(),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
 }
 
 /// Permissions as aligned text: a block per subject, a row per resource.
