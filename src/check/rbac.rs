@@ -95,10 +95,11 @@ fn strings(value: &Json) -> Vec<String> {
 }
 
 /// Most grants (one subject, one resource of one rule) that
-/// [`effective_permissions`] lists: `chartgen rbac` prints a row for each,
-/// so an input past it (a few hundred thousand bindings' worth, far beyond
-/// any cluster's RBAC) stops with an error naming it instead of taking
-/// gigabytes. `check` never lists grants and has no such budget.
+/// [`effective_permissions`] merges: `chartgen rbac`'s table grows with
+/// them (subjects × resources, not the input), so past this it stops with
+/// an error naming the budget instead of taking gigabytes. A whole
+/// cluster's RBAC (a few hundred roles and bindings) is some tens of
+/// thousands. `check` never lists grants and has no such budget.
 pub const GRANT_BUDGET: usize = 500_000;
 
 /// One rule of a role, its lists read once.
