@@ -85,18 +85,31 @@ impl Output {
 }
 
 /// Renders the chart for validated `values`: both bundles and the exemptions.
+///
+/// Each render stops at [`render::OUTPUT_BUDGET`]; the error then names
+/// the values that multiply.
 pub fn render(values: &Values) -> Result<Output, Error> {
+    // Every BuildProject carries the common labels and annotations: when
+    // that alone passes the budget, say so before rendering anything.
+    let carried = carried_by_every_object(values);
+    if carried.saturating_mul(values.projects.len()) > render::OUTPUT_BUDGET {
+        return Err(budget_error(
+            "the BuildProjects alone would pass it",
+            values,
+        ));
+    }
     let plan = Plan::new(values);
     let templates = render::templates()?;
-    let release = manifest::collect(render::render_objects(
-        &templates,
-        &templates.objects,
-        &plan,
-    )?)?;
-    let kata = manifest::collect(render::render_objects(&templates, &templates.kata, &plan)?)?;
+    let budget = |error| over_budget(error, values);
+    let release = manifest::collect(
+        render::render_objects(&templates, &templates.objects, &plan).map_err(budget)?,
+    )?;
+    let kata = manifest::collect(
+        render::render_objects(&templates, &templates.kata, &plan).map_err(budget)?,
+    )?;
     let (exemptions, exemptions_document) = canonical(
         EXEMPTIONS_TEMPLATE,
-        &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &plan)?,
+        &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &plan).map_err(budget)?,
     )?;
     Ok(Output {
         release,
@@ -104,6 +117,50 @@ pub fn render(values: &Values) -> Result<Output, Error> {
         exemptions,
         exemptions_document,
     })
+}
+
+/// A render that stopped at the output budget, said in terms of the values
+/// that multiply: the labels and annotations every object carries, and the
+/// projects that each add objects.
+fn over_budget(error: Error, values: &Values) -> Error {
+    match &error {
+        Error::Template { template, line, .. } if render::output_budget_spent() => {
+            let at = line.map_or(String::new(), |l| format!(":{l}"));
+            budget_error(&format!("stopped at templates/{template}{at}"), values)
+        }
+        _ => error,
+    }
+}
+
+/// Bytes of the common labels and annotations, about as the output writes
+/// them (key, value, quotes and separators).
+fn carried_by_every_object(values: &Values) -> usize {
+    [&values.common_labels, &values.common_annotations]
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| k.len() + v.len() + 6)
+        .sum()
+}
+
+fn budget_error(what: &str, values: &Values) -> Error {
+    let size = |map: &std::collections::BTreeMap<String, String>| {
+        map.iter()
+            .map(|(k, v)| k.len() + v.len() + 6)
+            .sum::<usize>()
+    };
+    let mut keys = [
+        ("commonLabels", size(&values.common_labels)),
+        ("commonAnnotations", size(&values.common_annotations)),
+    ];
+    keys.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
+    let [(key, bytes), (other, other_bytes)] = keys;
+    Error::Usage {
+        reason: format!(
+            "the values would render more than {} MiB, the output budget ({what}): `{key}` ({bytes} bytes) and `{other}` ({other_bytes} bytes) are written into every object, and `projects` adds {} objects; keep what every object carries small",
+            render::OUTPUT_BUDGET >> 20,
+            values.projects.len()
+        ),
+    }
 }
 
 /// Runs every check of `chartgen check` on a fresh render, against the

@@ -6,7 +6,9 @@
 //! `{{ value }}` goes through [`emit::flow`], so it lands as one YAML scalar
 //! or flow collection whatever it holds; only macro output (already laid out
 //! by a template) is written as it is, and the `safe` and `tojson` filters,
-//! which would bypass that, are removed.
+//! which would bypass that, are removed. What the interpolations write is
+//! counted against [`OUTPUT_BUDGET`], so values that multiply (labels in
+//! every object) stop the render before it takes gigabytes.
 
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Serde, Value as TemplateValue};
@@ -61,6 +63,43 @@ impl Trace {
 /// run time instead of the embedded ones: for template authors, who can
 /// iterate without rebuilding. Syntax errors are then reported at run time.
 pub const TEMPLATES_DIR_VAR: &str = "CHARTGEN_TEMPLATES";
+
+/// Most bytes the interpolations of one render may write (each bundle and
+/// the exemptions artifact are one render each): 64 MiB. The largest
+/// environment renders about 35 KB, so this is some two thousand times
+/// any real output, yet a render this size is still parsed back, checked
+/// and written in well under the memory of a small CI runner. Values within
+/// their own budgets can multiply (labels and annotations written into
+/// every object, once per project): past this the render stops, before the
+/// output exists in full. Interpolations inside macros count again when the
+/// macro's output is written, so the budget is conservative.
+pub const OUTPUT_BUDGET: usize = 64 << 20;
+
+thread_local! {
+    /// What the current render's interpolations wrote so far.
+    static WRITTEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether the last render on this thread stopped at [`OUTPUT_BUDGET`].
+pub fn output_budget_spent() -> bool {
+    WRITTEN.get() > OUTPUT_BUDGET
+}
+
+/// Counts `text` against [`OUTPUT_BUDGET`], failing the render past it.
+fn spend(text: &str) -> Result<(), minijinja::Error> {
+    let written = WRITTEN.get().saturating_add(text.len());
+    WRITTEN.set(written);
+    if written > OUTPUT_BUDGET {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!(
+                "the render wrote more than {} MiB, the output budget",
+                OUTPUT_BUDGET >> 20
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// The folder of the templates of the Kata bundle.
 pub const KATA_DIR: &str = "kata/";
@@ -148,9 +187,9 @@ fn environment() -> Environment<'static> {
     env.set_auto_escape_callback(|_| AutoEscape::Custom("yaml".into()));
     env.set_formatter(|out, _state, value| {
         if value.is_safe() {
-            return out
-                .write_str(value.as_str().unwrap_or_default())
-                .map_err(minijinja::Error::from);
+            let text = value.as_str().unwrap_or_default();
+            spend(text)?;
+            return out.write_str(text).map_err(minijinja::Error::from);
         }
         let json = serde_json::to_value(value).map_err(|e| {
             minijinja::Error::new(
@@ -158,8 +197,9 @@ fn environment() -> Environment<'static> {
                 format!("cannot write {} as YAML: {e}", value.kind()),
             )
         })?;
-        out.write_str(&emit::flow(&json))
-            .map_err(minijinja::Error::from)
+        let text = emit::flow(&json);
+        spend(&text)?;
+        out.write_str(&text).map_err(minijinja::Error::from)
     });
     env.remove_filter("safe");
     env.remove_filter("tojson");
@@ -173,6 +213,7 @@ pub fn render_objects(
     plan: &Plan<'_>,
 ) -> Result<Vec<Rendered>, Error> {
     let context = TemplateValue::from(Serde(plan));
+    WRITTEN.set(0);
     names
         .iter()
         .map(|template| {
@@ -192,6 +233,7 @@ pub fn render_template(
     template: &str,
     plan: &Plan<'_>,
 ) -> Result<String, Error> {
+    WRITTEN.set(0);
     render_one(env, template, &TemplateValue::from(Serde(plan)))
 }
 
@@ -275,6 +317,19 @@ mod tests {
             error.to_string(),
             "templates/broken.yaml:2: undefined value: `plan.nope` is undefined"
         );
+    }
+
+    #[test]
+    fn a_render_stops_at_the_output_budget() {
+        WRITTEN.set(OUTPUT_BUDGET - 4);
+        let error = render_str("a: {{ plan.x }}\n", serde_json::json!({"x": "12345"})).unwrap_err();
+        assert!(output_budget_spent());
+        assert_eq!(
+            error.detail(),
+            Some("the render wrote more than 64 MiB, the output budget")
+        );
+        WRITTEN.set(0);
+        assert!(render_str("a: {{ plan.x }}\n", serde_json::json!({"x": "12345"})).is_ok());
     }
 
     #[test]

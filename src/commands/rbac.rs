@@ -10,7 +10,7 @@ use crate::input;
 pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let set = input::read(&args.paths)?;
     let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.node.to_json()).collect();
-    let permissions = rbac::permissions(&rbac::resolve(&objects));
+    let permissions = rbac::effective_permissions(&objects).map_err(anyhow::Error::msg)?;
     let text = match args.output {
         Format::Text => rbac::render_text(&printable_names(permissions)),
         Format::Json => crate::diagnostic::json_pretty(&permissions)?,

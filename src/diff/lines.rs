@@ -1,6 +1,6 @@
 //! A line diff for multi-line strings (a ConfigMap's TOML, a script) and
-//! for files: the longest common subsequence, shown as `-`/`+`/` ` lines
-//! with a little context.
+//! for files: Myers' algorithm from the `similar` crate (linear space, a
+//! bounded search), shown as `-`/`+`/` ` lines with a little context.
 
 /// One line of a diff.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,79 +13,82 @@ pub enum Line<'a> {
     Added(&'a str),
 }
 
-/// The lines of `old` and `new`, aligned. Quadratic in the line counts,
-/// which is fine for the strings and files of a chart; past 2,000 lines a
-/// side it falls back to "all removed, all added".
+/// How long one diff may search for a shorter edit script before it
+/// settles for the one it has (still a correct diff, maybe not the
+/// shortest). Similar's Myers already bounds its search by the input's
+/// size; this is the last safeguard, far above what any chart needs.
+const DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The lines of `old` and `new`, aligned by Myers' algorithm (the `similar`
+/// crate): space linear in the line counts, time `O((N+M)·D)` with a
+/// bounded search, so long texts and long single lines stay cheap.
+/// Removals come before additions, as people read a change.
 pub fn diff<'a>(old: &'a str, new: &'a str) -> Vec<Line<'a>> {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
-    if a.len() > 2000 || b.len() > 2000 {
-        return a
-            .into_iter()
-            .map(Line::Removed)
-            .chain(b.into_iter().map(Line::Added))
-            .collect();
-    }
-    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
-    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let ops =
+        similar::capture_diff_slices_deadline(similar::Algorithm::Myers, &a, &b, Some(deadline));
     let mut out = Vec::with_capacity(a.len().max(b.len()));
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push(Line::Same(a[i]));
-            i += 1;
-            j += 1;
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            // Removals before additions, as people read a change.
-            out.push(Line::Removed(a[i]));
-            i += 1;
-        } else {
-            out.push(Line::Added(b[j]));
-            j += 1;
+    for op in ops {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        match tag {
+            similar::DiffTag::Equal => out.extend(a[old_range].iter().copied().map(Line::Same)),
+            _ => {
+                out.extend(a[old_range].iter().copied().map(Line::Removed));
+                out.extend(b[new_range].iter().copied().map(Line::Added));
+            }
         }
     }
     out
 }
 
 /// The changed lines with `context` unchanged lines around each change;
-/// `...` stands for the lines left out.
+/// `...` stands for the lines left out. Linear in the lines.
 pub fn render(lines: &[Line<'_>], context: usize, indent: &str) -> String {
-    let changed: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| !matches!(l, Line::Same(_)))
-        .map(|(i, _)| i)
-        .collect();
-    let near = |i: usize| changed.iter().any(|c| c.abs_diff(i) <= context);
+    // Distance of each line to the nearest change, both ways, in two passes.
+    let changed = |l: &Line<'_>| !matches!(l, Line::Same(_));
+    let mut distance = vec![usize::MAX; lines.len()];
+    let mut last = None;
+    for (i, line) in lines.iter().enumerate() {
+        if changed(line) {
+            last = Some(i);
+        }
+        distance[i] = last.map_or(usize::MAX, |c| i - c);
+    }
+    last = None;
+    for (i, line) in lines.iter().enumerate().rev() {
+        if changed(line) {
+            last = Some(i);
+        }
+        distance[i] = distance[i].min(last.map_or(usize::MAX, |c| c - i));
+    }
     let mut out = String::new();
     let mut skipped = false;
     for (i, line) in lines.iter().enumerate() {
-        if !near(i) {
+        if distance[i] > context {
             skipped = true;
             continue;
         }
         if skipped {
-            out += &format!("{indent}...\n");
+            out += indent;
+            out += "...\n";
             skipped = false;
         }
         let (sign, text) = match line {
-            Line::Same(t) => (' ', t),
-            Line::Removed(t) => ('-', t),
-            Line::Added(t) => ('+', t),
+            Line::Same(t) => ("  ", t),
+            Line::Removed(t) => ("- ", t),
+            Line::Added(t) => ("+ ", t),
         };
-        out += &format!("{indent}{sign} {text}\n");
+        // Pieces, not a format!: a long line is copied once.
+        out += indent;
+        out += sign;
+        out += text;
+        out.push('\n');
     }
     if skipped && !out.is_empty() {
-        out += &format!("{indent}...\n");
+        out += indent;
+        out += "...\n";
     }
     out
 }
@@ -103,6 +106,30 @@ mod tests {
             render(&lines, 1, "  "),
             "  ...\n    b\n  - c\n  + C\n    d\n  ...\n    f\n  + g\n"
         );
+    }
+
+    #[test]
+    fn long_texts_and_lines_are_diffed_in_full() {
+        // Past the old 2,000-line cut-off, and one line of a megabyte: the
+        // one change is found, not "everything removed, everything added".
+        let old: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        let new = old.replacen("line 10000\n", "line ten thousand\n", 1);
+        let changes: Vec<Line<'_>> = diff(&old, &new)
+            .into_iter()
+            .filter(|l| !matches!(l, Line::Same(_)))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                Line::Removed("line 10000"),
+                Line::Added("line ten thousand")
+            ]
+        );
+        let long = "x".repeat(1 << 20);
+        let longer = format!("{long}y");
+        let lines = diff(&long, &longer);
+        assert_eq!(lines.len(), 2);
+        assert!(render(&lines, 3, "").len() > 2 << 20);
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! list's length, to append); `\.` keeps a dot inside a key, as in
 //! `commonLabels.team\.example\.com/owner=builds`. The value is read as one
 //! YAML scalar, so `3` is a number, `true` a boolean and `'"1.10"'` a string.
+//!
+//! An argument obeys the budgets of a values file ([`Limits::VALUES`]): its
+//! size, and the depth its key reaches; an index may only name an item or
+//! append one, so `a[99999999]=1` is refused, never a giant list.
 
 use std::sync::Arc;
 
@@ -28,9 +32,27 @@ impl Override {
             arg: arg.to_owned(),
             reason: reason.to_owned(),
         };
+        let limits = Limits::VALUES;
+        if arg.len() > limits.max_bytes {
+            let start: String = arg.chars().take(40).collect();
+            return Err(Error::SetSyntax {
+                arg: format!("{start}…"),
+                reason: format!(
+                    "the argument is larger than the limit of {} bytes that values files have too",
+                    limits.max_bytes
+                ),
+            });
+        }
         let (key, value) =
             split_unescaped(arg, '=').ok_or_else(|| syntax("no `=` after the key"))?;
         let path = parse_path(key).map_err(|reason| syntax(&reason))?;
+        if path.0.len() > limits.max_depth {
+            return Err(syntax(&format!(
+                "the key is {} levels deep, past the limit of {} levels that values files have too",
+                path.0.len(),
+                limits.max_depth
+            )));
+        }
         let source = Source::set_argument(arg);
         let origin = Origin::At {
             source: Arc::clone(&source),
@@ -38,7 +60,7 @@ impl Override {
             col: 1,
             width: arg.chars().count().max(1),
         };
-        let parsed = yaml::parse_document(&Source::file("--set", value), Limits::VALUES)
+        let parsed = yaml::parse_document(&Source::file("--set", value), limits)
             .map_err(|e| syntax(&format!("the value is not valid YAML: {}", e.message)))?;
         let mut value = parsed.unwrap_or_else(|| Node::new(Value::Null, origin.clone()));
         if matches!(value.value, Value::Sequence(_) | Value::Mapping(_)) {
@@ -226,6 +248,40 @@ mod tests {
         assert_eq!(value("a="), Value::Null);
         assert!(Override::parse("a=[1, 2]").is_err());
         assert!(Override::parse("a").is_err());
+    }
+
+    #[test]
+    fn arguments_obey_the_budgets_of_values_files() {
+        let message = |arg: &str| Override::parse(arg).unwrap_err().to_string();
+        let deep = format!("{}=1", vec!["a"; 65].join("."));
+        assert_eq!(
+            message(&deep),
+            format!(
+                "invalid argument `--set {deep}`: the key is 65 levels deep, past the limit of 64 levels that values files have too"
+            )
+        );
+        let indexes = format!("a{}=1", "[0]".repeat(64));
+        assert!(message(&indexes).contains("the key is 65 levels deep"));
+        assert!(Override::parse(&format!("{}=1", vec!["a"; 64].join("."))).is_ok());
+        let big = format!("a={}", "x".repeat(Limits::VALUES.max_bytes));
+        assert_eq!(
+            message(&big),
+            format!(
+                "invalid argument `--set a={}…`: the argument is larger than the limit of 4194304 bytes that values files have too",
+                "x".repeat(38)
+            )
+        );
+        // A huge index is refused before anything is allocated.
+        let mut document = Node::empty_mapping(Origin::Default);
+        let error = Override::parse("a[99999999]=1")
+            .unwrap()
+            .apply(&mut document)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid argument `--set a[99999999]=1`: `a` has 0 items; [99999999] is past the end (use [0] to append)"
+        );
+        assert!(message("a[99999999999999999999999]=1").contains("is not a list index"));
     }
 
     #[test]

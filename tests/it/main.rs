@@ -3,6 +3,7 @@
 mod accepted;
 mod check;
 mod compile_fail;
+mod cost;
 mod diff;
 mod fuzz;
 mod harness;

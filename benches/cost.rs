@@ -1,0 +1,93 @@
+//! Growth with the input (issue 9, section 4): each hostile shape at 1×,
+//! 10× and 100× its size, so a cost that grows faster than the input shows
+//! as a ratio above 10. Run with `cargo bench --bench cost` (or
+//! `-- --quick`); the figures are recorded in BENCHMARKS.md.
+
+include!("../tests/fixtures/hostile/cost/shapes.rs");
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+use chartgen::check::{self, rbac};
+use chartgen::diff::lines;
+use chartgen::{input, pipeline, values};
+
+/// `check`'s relational checks (RBAC, topology) on out/ovh-prod plus the
+/// multiplying RBAC of `hostile_rbac(n)`: 1.6 KB per n.
+fn rbac_check(c: &mut Criterion) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let prod = input::read(&[format!("{root}/out/ovh-prod")]).unwrap();
+    let mut group = c.benchmark_group("check RBAC, hostile");
+    for n in [6, 60, 600] {
+        let mut manifests = prod.manifests.clone();
+        manifests.extend(input::parse("hostile", &hostile_rbac(n)).unwrap().manifests);
+        group.bench_with_input(BenchmarkId::from_parameter(n), &manifests, |b, m| {
+            b.iter(|| check::relations(black_box(m), &prod.exemptions))
+        });
+    }
+    group.finish();
+    // Listing is the output's size: under the grant budget it is listed,
+    // past it refused at once.
+    let mut group = c.benchmark_group("rbac listing, hostile");
+    for n in [3, 30, 300] {
+        let objects: Vec<serde_json::Value> = input::parse("hostile", &hostile_rbac(n))
+            .unwrap()
+            .manifests
+            .iter()
+            .map(|m| m.node.to_json())
+            .collect();
+        group.bench_with_input(BenchmarkId::from_parameter(n), &objects, |b, o| {
+            b.iter(|| rbac::effective_permissions(black_box(o)).map(|p| p.len()))
+        });
+    }
+    group.finish();
+}
+
+/// The line diff of long texts (one changed line) and of long single lines.
+fn line_diff(c: &mut Criterion) {
+    let mut group = c.benchmark_group("line diff");
+    for size in [1_000, 10_000, 100_000] {
+        let [(old, new), (one, longer)] = long_texts(size);
+        group.bench_with_input(BenchmarkId::new("lines", size), &(old, new), |b, (o, n)| {
+            b.iter(|| lines::render(&lines::diff(black_box(o), black_box(n)), 3, "  "))
+        });
+        group.bench_with_input(
+            BenchmarkId::new("one line of 64 bytes ×", size),
+            &(one, longer),
+            |b, (o, n)| b.iter(|| lines::render(&lines::diff(black_box(o), black_box(n)), 3, "  ")),
+        );
+    }
+    group.finish();
+}
+
+/// Rendering with 50, 500 and 5,000 common labels (the whole pipeline:
+/// plan, templates, parse-back).
+fn render_labels(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("chartgen-bench-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut group = c.benchmark_group("render with many labels");
+    for labels in [50, 500, 5_000] {
+        let file = dir.join(format!("labels-{labels}.yaml"));
+        std::fs::write(
+            &file,
+            amplifying_values(labels, 0).replace("projects:\n", ""),
+        )
+        .unwrap();
+        let loaded = values::load(&values::Inputs {
+            files: vec![file],
+            sets: Vec::new(),
+        })
+        .unwrap();
+        group.bench_with_input(
+            BenchmarkId::from_parameter(labels),
+            &loaded.values,
+            |b, v| b.iter(|| pipeline::render(black_box(v)).unwrap()),
+        );
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, rbac_check, line_diff, render_labels);
+criterion_main!(benches);

@@ -1,0 +1,205 @@
+//! Cost bounded and linear (issue 9, section 4): hostile inputs that made
+//! time or memory grow much faster than the input finish, and budgets stop
+//! with an error that names them. No timing here: before the fixes these
+//! inputs ran out of memory or time; growth is measured in
+//! `benches/cost.rs` and recorded in BENCHMARKS.md.
+
+include!("../fixtures/hostile/cost/shapes.rs");
+
+use crate::harness::{chartgen, chartgen_with_stdin};
+
+fn check_with_hostile_rbac(n: usize) -> crate::harness::Run {
+    chartgen_with_stdin(&["check", "out/ovh-prod", "-"], Some(&hostile_rbac(n)))
+}
+
+fn findings(run: &crate::harness::Run) -> Vec<&str> {
+    run.stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with("info:"))
+        .filter(|l| {
+            l.split_once(' ').is_some_and(|(id, _)| {
+                id.len() <= 7
+                    && id
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn effective_rbac_of_a_multiplying_input_is_checked_whole() {
+    // 60 bindings × 10 subjects × 60 aggregated rules × 60 resources: two
+    // million grants, gigabytes once materialised.
+    let run = check_with_hostile_rbac(60);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let found = findings(&run);
+    // Per role rule and resource, naming a sample of who holds it.
+    let secrets: Vec<&&str> = found
+        .iter()
+        .filter(|f| {
+            f.starts_with("R4 ClusterRole hostile-0 rules[0].resources: ")
+                && f.contains(" get secrets cluster-wide;")
+        })
+        .collect();
+    assert_eq!(secrets.len(), 1, "{}", run.stdout);
+    assert!(
+        secrets[0].contains("buildkit-operator/sa-")
+            && secrets[0].contains(" and others get secrets"),
+        "{}",
+        secrets[0]
+    );
+    // A RoleBinding to an events ClusterRole: one finding per subject.
+    assert!(
+        found.contains(&"R1 RoleBinding buildkit-operator/hostile-0 roleRef: events granted to Group system:serviceaccounts only in buildkit-operator; events of objects in other namespaces are lost (ADR-2647)"),
+        "{}",
+        run.stdout
+    );
+    // buildd holds everything through the wildcard roles: it lacks nothing.
+    assert!(!run.stdout.contains("lacks"), "{}", run.stdout);
+    // The findings grow with the input, not with its square.
+    let small = check_with_hostile_rbac(6);
+    assert_eq!(small.code, 1, "{}", small.stderr);
+    let (many, few) = (found.len(), findings(&small).len());
+    assert!(
+        many <= 11 * few,
+        "10× the input gave {many} findings against {few}"
+    );
+}
+
+#[test]
+fn aggregation_follows_chains_and_cycles_once() {
+    // `top` aggregates `middle`, which aggregates `bottom` and `leaf`;
+    // `bottom` aggregates `top`: a cycle. Only `leaf` has rules.
+    let role = |name: &str, label: &str, selects: &str| {
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: {name}, labels: {{{label}: \"x\"}}}}\naggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{{selects}: \"x\"}}}}]}}\nrules: []\n"
+        )
+    };
+    let text = [
+        role("top", "a", "b"),
+        role("middle", "b", "c"),
+        role("bottom", "c", "a"),
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: leaf, labels: {c: \"x\"}}\nrules: [{apiGroups: [\"\"], resources: [configmaps], verbs: [list]}]\n".to_owned(),
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: top}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: top}\nsubjects: [{kind: ServiceAccount, name: reader, namespace: apps}]\n".to_owned(),
+    ]
+    .concat();
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(&text));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "ServiceAccount apps/reader\n  SCOPE         RESOURCE    NAMES  VERBS\n  cluster-wide  configmaps         list\n"
+    );
+}
+
+#[test]
+fn listing_effective_permissions_stops_at_the_grant_budget() {
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(&hostile_rbac(60)));
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("error: the effective permissions of this input are more than 500000 grants (the grant budget:"),
+        "{}",
+        run.stderr
+    );
+    // Below the budget the same shape is listed.
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(&hostile_rbac(4)));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("Group system:serviceaccounts\n"));
+}
+
+#[test]
+fn set_paths_obey_the_budgets_of_values_files() {
+    let deep = format!("{}=1", vec!["k"; 1000].join("."));
+    let run = chartgen(&["validate", "--set", &deep]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "the key is 1000 levels deep, past the limit of 64 levels that values files have too"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = chartgen(&["validate", "--set", "projects[99999999].name=x"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("`projects` has 0 items; [99999999] is past the end"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn values_that_multiply_stop_at_the_output_budget() {
+    // 0.9 MB of labels (within a values file's 4 MB) on each of 100
+    // BuildProjects: 90 MB of YAML before anything else.
+    let dir = std::env::temp_dir().join(format!("chartgen-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("amplifying.yaml");
+    std::fs::write(&file, amplifying_values(10_000, 100)).unwrap();
+    let run = chartgen(&["render", "-f", file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("error: the values would render more than 64 MiB, the output budget (the BuildProjects alone would pass it): `commonLabels` (880000 bytes) and `commonAnnotations` (0 bytes) are written into every object, and `projects` adds 100 objects"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn long_texts_and_long_lines_diff_in_full() {
+    use chartgen::diff::lines::{Line, diff};
+    let [(old, new), (one, longer)] = long_texts(20_000);
+    let changed: Vec<Line<'_>> = diff(&old, &new)
+        .into_iter()
+        .filter(|l| !matches!(l, Line::Same(_)))
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            Line::Removed("line 10000 of a long text"),
+            Line::Added("a changed line of a long text")
+        ]
+    );
+    assert_eq!(
+        diff(&one, &longer),
+        [Line::Removed(&one), Line::Added(&longer)]
+    );
+}
+
+#[test]
+fn a_grant_held_by_several_subjects_is_one_finding_naming_them() {
+    let role = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: svc}\nrules: [{apiGroups: [\"\"], resources: [services], verbs: [get]}]\n";
+    let binding = |name: &str, account: &str| {
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: {name}, namespace: elsewhere}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: svc}}\nsubjects: [{{kind: ServiceAccount, name: {account}, namespace: buildkit-operator}}]\n"
+        )
+    };
+    let r6 = |text: String| {
+        let run = chartgen_with_stdin(&["check", "out/ovh-prod", "-"], Some(&text));
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        run.stdout
+            .lines()
+            .filter(|l| l.starts_with("R6 "))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        r6(format!("{role}{}", binding("one", "a"))),
+        [
+            "R6 ClusterRole svc rules[0].resources: buildkit-operator/a may use services in elsewhere; daemon objects are granted only in the builds namespace"
+        ]
+    );
+    let many: String = (0..5)
+        .map(|i| binding(&format!("b{i}"), &format!("a{i}")))
+        .collect();
+    assert_eq!(
+        r6(format!("{role}{many}")),
+        [
+            "R6 ClusterRole svc rules[0].resources: buildkit-operator/a0 (in elsewhere), buildkit-operator/a1 (in elsewhere), buildkit-operator/a2 (in elsewhere) and others may use services; daemon objects are granted only in the builds namespace"
+        ]
+    );
+}
