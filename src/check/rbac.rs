@@ -58,32 +58,6 @@ impl Subject {
     }
 }
 
-/// One resource a subject may act on, through one rule of one binding.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Grant {
-    /// Who.
-    pub subject: Subject,
-    /// Where.
-    pub scope: Scope,
-    /// The API group (`""` for core).
-    pub api_group: String,
-    /// The resource (with `/subresource`).
-    pub resource: String,
-    /// Restricted to these names, when not empty.
-    pub resource_names: Vec<String>,
-    /// The verbs.
-    pub verbs: Vec<String>,
-    /// Index of the binding object.
-    #[serde(skip)]
-    pub binding: usize,
-    /// Index of the role object and of the rule within it.
-    #[serde(skip)]
-    pub rule: (usize, usize),
-    /// Whether the role is a ClusterRole.
-    #[serde(skip)]
-    pub cluster_role: bool,
-}
-
 fn strings(value: &Json) -> Vec<String> {
     value
         .as_array()
@@ -535,32 +509,6 @@ impl Sample {
             _ => None,
         }
     }
-}
-
-/// Resolves every binding in `objects` into grants, with no budget: every
-/// subject × rule × resource, materialised. A `User`
-/// `system:serviceaccount:<ns>:<name>` is that ServiceAccount. Prefer
-/// [`effective_permissions`], which stops at [`GRANT_BUDGET`].
-pub fn resolve(objects: &[Json]) -> Vec<Grant> {
-    let rbac = Rbac::new(objects);
-    let mut grants = Vec::new();
-    rbac.each_grant(
-        usize::MAX,
-        |binding, subject, role, r, rule, group, resource| {
-            grants.push(Grant {
-                subject: subject.clone(),
-                scope: binding.scope.clone(),
-                api_group: group.to_owned(),
-                resource: resource.to_owned(),
-                resource_names: rule.names.clone(),
-                verbs: rule.verbs.clone(),
-                binding: binding.index,
-                rule: (role, r),
-                cluster_role: rbac.cluster_role[binding.role],
-            });
-        },
-    );
-    grants
 }
 
 /// The effective permissions of `objects` per subject, merged as they are
@@ -1355,22 +1303,6 @@ pub struct Permission {
     pub resource_names: Vec<String>,
     /// The verbs, sorted.
     pub verbs: Vec<String>,
-}
-
-/// Merges grants into permissions per subject, sorted.
-pub fn permissions(grants: &[Grant]) -> Vec<Permissions> {
-    let mut merged = Merged::default();
-    for grant in grants {
-        merged.add(
-            &grant.subject,
-            &grant.scope,
-            &grant.api_group,
-            &grant.resource,
-            &grant.resource_names,
-            &grant.verbs,
-        );
-    }
-    merged.finish()
 }
 
 /// Permissions being merged: per subject, per (scope, resource, names),

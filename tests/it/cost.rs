@@ -108,6 +108,29 @@ fn listing_effective_permissions_stops_at_the_grant_budget() {
     assert!(run.stdout.contains("Group system:serviceaccounts\n"));
 }
 
+/// `diff` compares effective permissions under the same grant budget:
+/// past it, the objects are still compared and the permissions section
+/// says it did not compare them.
+#[test]
+fn diff_compares_permissions_under_the_grant_budget() {
+    let dir = std::env::temp_dir().join(format!("chartgen-cost-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (old, new) = (dir.join("old.yaml"), dir.join("new.yaml"));
+    std::fs::write(&old, hostile_rbac(60)).unwrap();
+    std::fs::write(&new, hostile_rbac(61)).unwrap();
+    let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("+ ClusterRole "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "not compared: the effective permissions of this input are more than 500000 grants"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn set_paths_obey_the_budgets_of_values_files() {
     let deep = format!("{}=1", vec!["k"; 1000].join("."));
