@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::{KeyPath, Problem, printable};
 use crate::error::Error;
+use crate::files;
 use crate::manifest::{self, LIMITS, Manifest};
 use crate::yaml::{self, Node, Source, Value};
 
@@ -128,60 +129,14 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     Ok(set)
 }
 
-/// Opens a file that its metadata said is regular, without waiting on it
-/// should it have become a FIFO since (non-blocking open, then the open
-/// file's own metadata); a file found in a directory is not opened through
-/// a link.
+/// Reads a regular file (see [`files::open_regular`]) up to the size budget;
+/// a file found in a directory is not opened through a link.
 fn read_file(path: &Path, named: bool) -> std::io::Result<String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        let nofollow = if named { 0 } else { libc::O_NOFOLLOW };
-        options.custom_flags(libc::O_NONBLOCK | nofollow);
-    }
-    let file = options.open(path)?;
-    let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
-        return Err(std::io::Error::other(format!(
-            "{}, not a regular file; chartgen reads only files, directories and - (stdin)",
-            describe(kind)
-        )));
-    }
     let mut text = String::new();
-    file.take(LIMITS.max_bytes as u64 + 1)
+    files::open_regular(path, named)?
+        .take(LIMITS.max_bytes as u64 + 1)
         .read_to_string(&mut text)?;
     Ok(text)
-}
-
-/// What a file that is neither a regular file nor a directory is.
-fn describe(kind: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if kind.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_block_device() || kind.is_char_device() {
-            return "a device";
-        }
-    }
-    if kind.is_symlink() {
-        return "a symbolic link";
-    }
-    "not a regular file"
-}
-
-fn special(path: &Path, kind: std::fs::FileType) -> std::io::Error {
-    std::io::Error::other(format!(
-        "{} is {}; chartgen reads only regular files, directories and - (stdin), and opens nothing else",
-        printable(&path.display().to_string()),
-        describe(kind)
-    ))
 }
 
 /// The files a path given on the command line stands for.
@@ -196,7 +151,7 @@ fn collect(
         return walk(path, files, problems);
     }
     if !kind.is_file() {
-        return Err(special(path, kind));
+        return Err(files::refused(path, kind));
     }
     files.push(Input {
         path: path.to_owned(),
@@ -248,7 +203,7 @@ fn walk(dir: &Path, files: &mut Vec<Input>, problems: &mut Vec<Problem>) -> std:
         } else if kind.is_dir() {
             walk(&entry, files, problems)?;
         } else if !kind.is_file() {
-            return Err(special(&entry, kind));
+            return Err(files::refused(&entry, kind));
         } else if is_yaml(&entry) {
             files.push(Input {
                 path: entry,
@@ -272,7 +227,7 @@ fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
             Err(e) => return Err(e),
         };
         if !kind.is_file() {
-            return Err(special(&path, kind));
+            return Err(files::refused(&path, kind));
         }
         if let Some(first) = found.replace(path) {
             return Err(std::io::Error::other(format!(
@@ -473,7 +428,7 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
         };
     }
     if !kind.is_file() {
-        return Err(special(&path, kind).to_string());
+        return Err(files::refused(&path, kind).to_string());
     }
     Ok((path, false))
 }
@@ -498,7 +453,7 @@ fn unlisted(
         } else if kind.is_dir() {
             unlisted(root, &entry, listed, folders, files, problems)?;
         } else if !kind.is_file() {
-            return Err(special(&entry, kind));
+            return Err(files::refused(&entry, kind));
         } else if dir == root
             && entry
                 .file_name()

@@ -15,6 +15,7 @@ pub mod docs;
 pub mod emit;
 pub mod error;
 pub mod exit;
+pub mod files;
 pub mod input;
 pub mod kube;
 pub mod manifest;

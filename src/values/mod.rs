@@ -136,7 +136,9 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
         path: path.to_owned(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(read_error)?;
+    // Named by the user: a link is followed; a FIFO, socket or device is
+    // refused, never waited on.
+    let file = crate::files::open_regular(path, true).map_err(read_error)?;
     let limit = Limits::VALUES.max_bytes;
     let mut bytes = Vec::new();
     file.take(limit as u64 + 1)
