@@ -38,6 +38,11 @@ pub struct Loaded {
     pub document: Node,
 }
 
+/// Most `--set` arguments in one run: each one walks the document, so their
+/// cost would grow with their number squared; a values file has no such
+/// limit (its keys are merged through an index).
+pub const MAX_SET_ARGUMENTS: usize = 1_000;
+
 /// Reads, merges, validates and checks the values.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
     let mut document = defaults();
@@ -50,6 +55,15 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
     }
     if !problems.is_empty() {
         return Err(Error::InvalidValues { problems });
+    }
+    if let Some(arg) = inputs.sets.get(MAX_SET_ARGUMENTS) {
+        return Err(Error::SetSyntax {
+            arg: arg.clone(),
+            reason: format!(
+                "{} --set arguments, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
+                inputs.sets.len()
+            ),
+        });
     }
     for arg in &inputs.sets {
         Override::parse(arg)?.apply(&mut document)?;

@@ -131,6 +131,29 @@ fn diff_compares_permissions_under_the_grant_budget() {
     );
 }
 
+/// Thousands of `--set` arguments would each walk the document: past the
+/// budget, the run stops and says to use a file.
+#[test]
+fn set_arguments_have_a_budget() {
+    let mut args = vec!["validate".to_owned()];
+    for i in 0..=chartgen::values::MAX_SET_ARGUMENTS {
+        args.push("--set".to_owned());
+        args.push(format!("commonLabels.k{i}=v"));
+    }
+    let run = chartgen(&args);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "1001 --set arguments, past the budget of 1000; put the values in a file (-f) instead"
+        ),
+        "{}",
+        run.stderr
+    );
+    args.truncate(args.len() - 2);
+    let run = chartgen(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
 #[test]
 fn set_paths_obey_the_budgets_of_values_files() {
     let deep = format!("{}=1", vec!["k"; 1000].join("."));
