@@ -249,7 +249,7 @@ impl Rbac {
                     .push(id);
             }
         }
-        let mut selectors: HashMap<Vec<(&str, String)>, usize> = HashMap::new();
+        let mut selectors: HashMap<SelectorKey, usize> = HashMap::new();
         for id in 0..count {
             let object = &objects[self.roles[id]];
             let Some(list) = object["aggregationRule"]["clusterRoleSelectors"].as_array() else {
@@ -257,27 +257,50 @@ impl Rbac {
             };
             self.aggregated[id] = true;
             for selector in list {
-                let Some(wanted) = selector["matchLabels"].as_object() else {
-                    continue;
-                };
-                let mut key: Vec<(&str, String)> = wanted
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.to_string()))
-                    .collect();
-                key.sort();
-                key.dedup();
+                // As the aggregation controller reads a LabelSelector:
+                // matchLabels and matchExpressions together; an empty
+                // selector matches every ClusterRole.
+                let wanted = selector["matchLabels"].as_object();
+                let expressions = selector["matchExpressions"]
+                    .as_array()
+                    .map_or(&[][..], Vec::as_slice);
+                let mut key: SelectorKey = (
+                    wanted
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), v.to_string()))
+                        .collect(),
+                    expressions.iter().map(Json::to_string).collect(),
+                );
+                key.0.sort();
+                key.0.dedup();
+                key.1.sort();
+                key.1.dedup();
                 let node = match selectors.get(&key) {
                     Some(&node) => node,
                     None => {
                         let rarest = key
+                            .0
                             .iter()
-                            .map(|l| by_label.get(l).map_or(&[][..], Vec::as_slice))
+                            .map(|(k, v)| {
+                                by_label
+                                    .get(&(k.as_str(), v.clone()))
+                                    .map_or(&[][..], Vec::as_slice)
+                            })
                             .min_by_key(|ids| ids.len())
                             .unwrap_or(&every);
                         let matched = rarest
                             .iter()
                             .copied()
-                            .filter(|&c| wanted.iter().all(|(k, v)| label(c, k) == Some(v)))
+                            .filter(|&c| {
+                                wanted
+                                    .into_iter()
+                                    .flatten()
+                                    .all(|(k, v)| label(c, k) == Some(v))
+                                    && expressions
+                                        .iter()
+                                        .all(|e| matches_expression(e, |k| label(c, k)))
+                            })
                             .collect();
                         self.next.push(matched);
                         selectors.insert(key, self.next.len() - 1);
@@ -1406,4 +1429,30 @@ pub fn render_text(all: &[Permissions]) -> String {
         }
     }
     out
+}
+
+/// A label selector as compared for sharing: its `matchLabels` (key, JSON
+/// value) sorted, and its `matchExpressions` as JSON text, sorted.
+type SelectorKey = (Vec<(String, String)>, Vec<String>);
+
+/// Whether a role's labels (looked up by `label`) satisfy one
+/// `matchExpressions` requirement: `In`, `NotIn`, `Exists`,
+/// `DoesNotExist`. An operator the API server would refuse matches nothing.
+fn matches_expression<'a>(expression: &Json, label: impl Fn(&str) -> Option<&'a Json>) -> bool {
+    let Some(key) = expression["key"].as_str() else {
+        return false;
+    };
+    let value = label(key);
+    let listed = |v: &Json| {
+        expression["values"]
+            .as_array()
+            .is_some_and(|values| values.contains(v))
+    };
+    match expression["operator"].as_str() {
+        Some("In") => value.is_some_and(listed),
+        Some("NotIn") => !value.is_some_and(listed),
+        Some("Exists") => value.is_some(),
+        Some("DoesNotExist") => value.is_none(),
+        _ => false,
+    }
 }

@@ -643,3 +643,49 @@ fn hostile_inputs_are_refused_or_skipped_not_followed() {
         (2, "error: standard input (-) can be read only once\n")
     );
 }
+
+/// An aggregated ClusterRole holds what its selectors reach as the
+/// aggregation controller reads them: `matchExpressions` (`In`, `NotIn`,
+/// `Exists`, `DoesNotExist`) as well as `matchLabels`, and an empty
+/// selector reaches every ClusterRole. A rule hidden behind one of them is
+/// still seen by `rbac` (and so by `check` and `diff`).
+#[test]
+fn aggregation_selectors_are_read_as_the_controller_reads_them() {
+    let source = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: source, labels: {tier: gold}}\nrules: [{apiGroups: [\"\"], resources: [secrets], verbs: [get]}]\n";
+    for (selector, reaches) in [
+        (
+            "{matchExpressions: [{key: tier, operator: In, values: [gold]}]}",
+            true,
+        ),
+        (
+            "{matchExpressions: [{key: tier, operator: NotIn, values: [gold]}]}",
+            false,
+        ),
+        (
+            "{matchExpressions: [{key: other, operator: NotIn, values: [gold]}]}",
+            true,
+        ),
+        ("{matchExpressions: [{key: tier, operator: Exists}]}", true),
+        (
+            "{matchExpressions: [{key: tier, operator: DoesNotExist}]}",
+            false,
+        ),
+        (
+            "{matchLabels: {tier: gold}, matchExpressions: [{key: tier, operator: DoesNotExist}]}",
+            false,
+        ),
+        ("{}", true),
+    ] {
+        let text = format!(
+            "{source}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: top}}\naggregationRule: {{clusterRoleSelectors: [{selector}]}}\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {{name: top}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: top}}\nsubjects: [{{kind: ServiceAccount, name: reader, namespace: apps}}]\n"
+        );
+        let run = chartgen_with_stdin(&["rbac", "-"], Some(&text));
+        assert_eq!(run.code, 0, "{selector}: {}", run.stderr);
+        assert_eq!(
+            run.stdout.contains("secrets"),
+            reaches,
+            "{selector}: {}",
+            run.stdout
+        );
+    }
+}
