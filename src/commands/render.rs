@@ -271,7 +271,18 @@ fn environments(inputs: &Inputs) -> Result<Vec<(Inputs, String)>, Error> {
                 ),
             });
         }
-        if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+        // Found, not named: a link could point at any file (a key, a
+        // password store), whose first line an error would quote.
+        let kind = std::fs::symlink_metadata(&file).map(|m| m.file_type());
+        if kind.as_ref().is_ok_and(|k| k.is_symlink()) {
+            return Err(Error::Usage {
+                reason: format!(
+                    "{}: a symbolic link; --all reads only the regular files of values/ (render a linked file with -f FILE --output-dir DIR)",
+                    shown(&file)
+                ),
+            });
+        }
+        if !kind.is_ok_and(|k| k.is_file()) {
             return Err(Error::Usage {
                 reason: format!(
                     "{}: not a regular file; every values/*.yaml is an environment",

@@ -636,6 +636,26 @@ fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
         "{stderr}"
     );
     assert!(kustomization.exists());
+    // A link in values/ is not read: it could point at any file, whose first
+    // line an error would quote.
+    let base = repository(&["dev.yaml"]);
+    let secret = base.path().join("id_rsa");
+    std::fs::write(&secret, "PRIVATE-KEY-MATERIAL\n").unwrap();
+    std::os::unix::fs::symlink(&secret, base.path().join("values/leak.yaml")).unwrap();
+    let (code, stdout, stderr) = chartgen_in(
+        base.path(),
+        &["render", "--all", "--output-dir", "out"],
+        &[],
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "error: values/leak.yaml: a symbolic link; --all reads only the regular files"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("PRIVATE"), "{stderr}");
+    assert!(!base.path().join("out").exists(), "nothing written");
     // Hidden files (editors' locks and backups) are no environments.
     let base = repository(&["dev.yaml"]);
     std::os::unix::fs::symlink("nowhere", base.path().join("values/.#dev.yaml")).unwrap();
