@@ -575,8 +575,10 @@ fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
     }
     Subject {
         namespace: (kind == "ServiceAccount").then(|| {
+            // An empty namespace is the binding's own, as the API server reads it.
             subject["namespace"]
                 .as_str()
+                .filter(|ns| !ns.is_empty())
                 .or(binding_namespace)
                 .unwrap_or("default")
                 .to_owned()
@@ -828,6 +830,22 @@ fn check_aggregated(context: &mut Context<'_>) {
         if object["kind"] != "ClusterRole" || aggregated.is_empty() {
             continue;
         }
+        if object
+            .get("aggregationRule")
+            .is_some_and(|rule| !rule.is_null())
+        {
+            // Its rules are whatever its own selectors gather, in the input
+            // or in the cluster: no review can bound what tenants get.
+            context.report(
+                Invariant::R4,
+                index,
+                &KeyPath::dotted("aggregationRule"),
+                format!(
+                    "aggregated into {}, it aggregates other ClusterRoles itself: every tenant gets whatever its selectors match in the cluster; a tenant role lists its read rules itself",
+                    aggregated.join(", ")
+                ),
+            );
+        }
         for (r, rule) in object["rules"].as_array().into_iter().flatten().enumerate() {
             let custom = strings(&rule["apiGroups"])
                 .iter()
@@ -936,6 +954,27 @@ fn check_grants(context: &mut Context<'_>) {
         context.report(
             Invariant::UnknownRole,
             binding,
+            &KeyPath::dotted("roleRef"),
+            message,
+        );
+    }
+    // The aggregation controller fills an aggregated ClusterRole from every
+    // ClusterRole of the cluster its selectors match, the built-in ones
+    // included (each carries kubernetes.io/bootstrapping: rbac-defaults):
+    // what a binding to it grants cannot be read from the input.
+    for binding in &rbac.bindings {
+        let role = &context.objects[rbac.roles[binding.role]];
+        let selectors = role["aggregationRule"]["clusterRoleSelectors"].as_array();
+        if !rbac.aggregated[binding.role] || selectors.is_none_or(Vec::is_empty) {
+            continue;
+        }
+        let message = format!(
+            "binds ClusterRole {}, which aggregates every ClusterRole of the cluster its selectors match, not only those in the input (the built-in roles, cluster-admin's rules among them, carry labels a selector can match); its permissions cannot be checked",
+            role["metadata"]["name"].as_str().unwrap_or("(no name)")
+        );
+        context.report(
+            Invariant::UnknownRole,
+            binding.index,
             &KeyPath::dotted("roleRef"),
             message,
         );

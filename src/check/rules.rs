@@ -41,7 +41,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         invariant: Invariant::R4,
         title: "The custom-resource ClusterRole holds only the chart's custom resources",
-        protects: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources.",
+        protects: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources, and it may not aggregate other ClusterRoles itself (what its selectors gather in the cluster would reach every tenant unreviewed).",
         example: "R4 ClusterRole buildkit-operator rules[3].resources: events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
     },
     Rule {
@@ -113,7 +113,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         invariant: Invariant::UnknownRole,
         title: "Every bound role is in the input",
-        protects: "A binding to a role the input does not hold grants permissions nobody can review here; it is a finding.",
+        protects: "A binding to a role the input does not hold grants permissions nobody can review here; it is a finding. So is a binding to an aggregated ClusterRole (a non-empty `aggregationRule`): the aggregation controller fills it from every ClusterRole of the cluster its selectors match, the built-in ones included, not only from those in the input.",
         example: "ROLE ClusterRoleBinding admin roleRef: binds ClusterRole cluster-admin, which is not in the input; its permissions cannot be checked",
     },
 ];

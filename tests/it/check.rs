@@ -689,3 +689,93 @@ fn aggregation_selectors_are_read_as_the_controller_reads_them() {
         );
     }
 }
+
+/// `(invariant, object, path)` of the findings of `check -` on `text`.
+fn findings_of(text: &str) -> Vec<(String, String, String)> {
+    let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(text));
+    assert_ne!(run.code, 2, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let field = |k: &str| f[k].as_str().unwrap().to_owned();
+            (field("invariant"), field("object"), field("path"))
+        })
+        .collect()
+}
+
+/// A binding to an aggregated ClusterRole grants whatever its selectors
+/// match in the cluster (the built-in roles carry labels a selector can
+/// match): like a binding to a role not in the input, it is a finding. A
+/// tenant role (aggregated into view, edit or admin) that aggregates others
+/// itself is an R4 finding, whatever it gathers.
+#[test]
+fn aggregation_that_reaches_beyond_the_input_is_a_finding() {
+    let text = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: helper}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {kubernetes.io/bootstrapping: rbac-defaults}}]
+rules: []
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: helper}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: helper}
+subjects: [{kind: ServiceAccount, name: gateway, namespace: ops}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: tenant-extra
+  labels: {rbac.authorization.k8s.io/aggregate-to-edit: "true"}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {pick: me}}]
+rules: []
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: innocuous, labels: {pick: me}}
+rules: [{apiGroups: [networking.k8s.io], resources: [networkpolicies], verbs: [delete]}]
+"#;
+    let found = findings_of(text);
+    for expected in [
+        ("ROLE", "ClusterRoleBinding helper", "roleRef"),
+        ("R4", "ClusterRole tenant-extra", "aggregationRule"),
+    ] {
+        assert!(
+            found
+                .iter()
+                .any(|(i, o, p)| (i.as_str(), o.as_str(), p.as_str()) == expected),
+            "{expected:?} in {found:#?}"
+        );
+    }
+}
+
+/// A ServiceAccount subject with an empty namespace is the binding's own
+/// namespace's account, as the API server reads it.
+#[test]
+fn an_empty_subject_namespace_is_the_bindings() {
+    let text = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: r, namespace: team}
+rules: [{apiGroups: [""], resources: [configmaps], verbs: [get]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rb, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}
+subjects: [{kind: ServiceAccount, name: a, namespace: ""}]
+"#;
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(text));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("ServiceAccount team/a\n"),
+        "{}",
+        run.stdout
+    );
+}
