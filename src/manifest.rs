@@ -230,7 +230,11 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
     let kind = text(node.get("kind")).ok_or("without kind")?;
     let metadata = node.get("metadata");
     let name = text(metadata.and_then(|m| m.get("name"))).ok_or("without metadata.name")?;
-    let namespace = text(metadata.and_then(|m| m.get("namespace")));
+    // The API server ignores a namespace on a cluster-scoped object, so it
+    // is no part of the identity: two such objects differing only there are
+    // one object, applied twice.
+    let namespace =
+        text(metadata.and_then(|m| m.get("namespace"))).filter(|_| !is_cluster_scoped(&kind));
     let (group, version) = match api_version.split_once('/') {
         Some((group, version)) => (group.to_owned(), version.to_owned()),
         None => (String::new(), api_version),
@@ -242,6 +246,27 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
         namespace,
         name,
     })
+}
+
+/// Kinds that live outside namespaces (built-in and cert-manager's).
+pub fn is_cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Namespace"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "CustomResourceDefinition"
+            | "RuntimeClass"
+            | "PriorityClass"
+            | "StorageClass"
+            | "PersistentVolume"
+            | "Node"
+            | "APIService"
+            | "IngressClass"
+            | "ValidatingWebhookConfiguration"
+            | "MutatingWebhookConfiguration"
+            | "ClusterIssuer"
+    )
 }
 
 /// The objects as one multi-document YAML stream, each preceded by the

@@ -13,6 +13,7 @@ use serde_json::Value as Json;
 use super::facts::{Instance, last_flag, namespace_of, pod_spec};
 use super::{Class, Context, Invariant};
 use crate::diagnostic::KeyPath;
+use crate::manifest;
 use crate::model::rules::RESERVED_NAMESPACES;
 use crate::plan::{EXEMPTIONS_ANNOTATION, Exemption};
 
@@ -94,29 +95,6 @@ fn namespace_objects(context: &Context<'_>) -> HashMap<String, usize> {
     found
 }
 
-/// Kinds that live outside namespaces.
-fn is_cluster_scoped(object: &Json) -> bool {
-    matches!(
-        object["kind"].as_str(),
-        Some(
-            "Namespace"
-                | "ClusterRole"
-                | "ClusterRoleBinding"
-                | "CustomResourceDefinition"
-                | "RuntimeClass"
-                | "PriorityClass"
-                | "StorageClass"
-                | "PersistentVolume"
-                | "Node"
-                | "APIService"
-                | "IngressClass"
-                | "ValidatingWebhookConfiguration"
-                | "MutatingWebhookConfiguration"
-                | "ClusterIssuer"
-        )
-    )
-}
-
 /// The class an object belongs to by what it is: BuildProjects to the
 /// builds class, buildd and node plumbing by the facts; chartgen's component
 /// label as a hint.
@@ -144,7 +122,8 @@ fn placement(context: &mut Context<'_>) {
     let mut unknown: BTreeSet<&str> = BTreeSet::new();
     let mut broken: Vec<(Invariant, usize, String)> = Vec::new();
     for (index, object) in context.objects.iter().enumerate() {
-        if !object["metadata"]["namespace"].is_string() && is_cluster_scoped(object) {
+        // The API server ignores a namespace on a cluster-scoped object.
+        if manifest::is_cluster_scoped(object["kind"].as_str().unwrap_or_default()) {
             continue;
         }
         // An object without a namespace lands in the one kubectl applies it to: say default.

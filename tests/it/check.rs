@@ -779,3 +779,19 @@ subjects: [{kind: ServiceAccount, name: a, namespace: ""}]
         run.stdout
     );
 }
+
+/// The API server ignores a namespace on a cluster-scoped object: two
+/// ClusterRoles differing only there are one object applied twice, and a
+/// duplicate, not two roles of which check would read one.
+#[test]
+fn a_namespace_on_a_cluster_scoped_object_is_no_part_of_its_identity() {
+    let text = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cr, namespace: x}\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cr}\nrules: [{apiGroups: [\"\"], resources: [nodes], verbs: [delete]}]\n";
+    let run = chartgen_with_stdin(&["check", "-"], Some(text));
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error: <stdin>:6:1: ClusterRole cr again; it is also at <stdin>:1:1"),
+        "{}",
+        run.stderr
+    );
+}
