@@ -61,6 +61,7 @@ impl KubeSchemas {
             let schema = parse(text);
             let key = kind_of(&schema).ok_or_else(|| format!("schema/{path} names no kind"))?;
             let validator = jsonschema::options()
+                .with_pattern_options(pattern_engine())
                 .with_registry(&registry)
                 .build(&schema)
                 .map_err(|e| format!("schema/{path} does not compile: {e}"))?;
@@ -136,4 +137,16 @@ mod tests {
                 .is_none()
         );
     }
+}
+
+/// The regular expression engine of every Kubernetes and CRD schema: the
+/// linear-time `regex` crate, as the API server's Go RE2 is, so a pattern
+/// with backreferences or look-around does not compile (the API server
+/// refuses it too) and no pattern can backtrack for seconds per value. The
+/// size limit keeps a pattern such as `(a{1000}){1000}` from compiling into
+/// megabytes.
+pub fn pattern_engine() -> jsonschema::PatternOptions<jsonschema::Regex> {
+    jsonschema::PatternOptions::regex()
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
 }

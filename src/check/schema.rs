@@ -56,9 +56,10 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
         }
         for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
             let version_name = version["name"].as_str().unwrap_or_default();
-            let validator =
-                jsonschema::validator_for(&strict(&version["schema"]["openAPIV3Schema"]))
-                    .map_err(|e| format!("the schema of CRD {name} does not compile: {e}"));
+            let validator = jsonschema::options()
+                .with_pattern_options(crate::kube::pattern_engine())
+                .build(&strict(&version["schema"]["openAPIV3Schema"]))
+                .map_err(|e| format!("the schema of CRD {name} does not compile: {e}"));
             custom.insert(
                 (format!("{group}/{version_name}"), kind.to_owned()),
                 validator,

@@ -249,3 +249,42 @@ fn a_grant_held_by_several_subjects_is_one_finding_naming_them() {
         ]
     );
 }
+
+/// CRD patterns run on a linear-time engine, as the API server's RE2 does:
+/// a backreference does not compile (a finding, as the API server refuses
+/// the CRD), and a pattern that would backtrack costs what its input weighs.
+#[test]
+fn crd_patterns_cannot_backtrack() {
+    let crd = |pattern: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {{plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              items: {{type: array, items: {{type: string, pattern: '{pattern}'}}}}\n"
+        )
+    };
+    let widgets: String = (0..300)
+        .map(|i| {
+            format!(
+                "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w{i}, namespace: apps}}\nspec: {{items: [\"{}b\"]}}\n",
+                "a".repeat(60)
+            )
+        })
+        .collect();
+    let run = chartgen_with_stdin(
+        &["check", "--output", "json", "-"],
+        Some(&format!("{}{widgets}", crd(r"^(a|aa)+\1c$"))),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("the schema of CRD widgets.example.com does not compile"),
+        "{}",
+        &run.stdout[..run.stdout.len().min(2000)]
+    );
+    // Without the backreference the pattern compiles, and each value is
+    // matched in linear time: 300 of them, each refused.
+    let run = chartgen_with_stdin(
+        &["check", "--output", "json", "-"],
+        Some(&format!("{}{widgets}", crd(r"^(a|aa)+c$"))),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("does not match").count(), 300);
+}
