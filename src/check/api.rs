@@ -67,7 +67,12 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
             );
         }
         if let Some(pod) = object.pointer(spec) {
-            pod_spec(pod, &KeyPath::from_pointer(spec), &mut found);
+            // A StatefulSet's claim templates are volumes its pods mount.
+            let claims = each(&object["spec"]["volumeClaimTemplates"])
+                .filter(|_| kind == "StatefulSet")
+                .filter_map(|(_, claim)| claim["metadata"]["name"].as_str())
+                .collect();
+            pod_spec(pod, &KeyPath::from_pointer(spec), claims, &mut found);
         }
     }
     if kind == "Service" {
@@ -92,7 +97,12 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         "StatefulSet" => &["replicas", "revisionHistoryLimit", "minReadySeconds"],
         "DaemonSet" => &["revisionHistoryLimit", "minReadySeconds"],
         "ReplicaSet" => &["replicas", "minReadySeconds"],
-        "Job" => &["parallelism", "completions", "backoffLimit"],
+        "Job" => &[
+            "parallelism",
+            "completions",
+            "backoffLimit",
+            "ttlSecondsAfterFinished",
+        ],
         "CronJob" => &[
             "successfulJobsHistoryLimit",
             "failedJobsHistoryLimit",
@@ -101,16 +111,40 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         _ => &[],
     };
     non_negative(spec, &at, counts, found);
+    if kind == "StatefulSet" {
+        for (i, claim) in each(&spec["volumeClaimTemplates"]) {
+            let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
+            resources(
+                &claim["spec"]["resources"],
+                &claim_at.key("resources"),
+                found,
+            );
+        }
+    }
     match kind {
         "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job"
             if spec["selector"].is_object() =>
         {
             let path = at.clone().key("selector");
+            let selects = |field: &str| match &spec["selector"][field] {
+                Json::Object(map) => !map.is_empty(),
+                Json::Array(list) => !list.is_empty(),
+                _ => false,
+            };
+            if kind != "Job" && !selects("matchLabels") && !selects("matchExpressions") {
+                found.push((
+                    path.clone(),
+                    format!("an empty selector; the API server refuses it for a {kind}"),
+                ));
+            }
             label_selector(&spec["selector"], &path, found);
             selects_template(&spec["selector"], &spec["template"], &path, kind, found);
         }
         "PodDisruptionBudget" if spec["selector"].is_object() => {
             label_selector(&spec["selector"], &at.clone().key("selector"), found);
+        }
+        "PersistentVolumeClaim" => {
+            resources(&spec["resources"], &at.clone().key("resources"), found)
         }
         "NetworkPolicy" if spec["podSelector"].is_object() => {
             label_selector(&spec["podSelector"], &at.clone().key("podSelector"), found);
@@ -359,8 +393,13 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
 
 /// Containers (unique DNS-1123 names, pullable images, IANA port names,
 /// mounts of declared volumes) and volume names of one pod spec.
-fn pod_spec(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    let mut volumes = std::collections::BTreeSet::new();
+fn pod_spec<'a>(
+    pod: &'a Json,
+    at: &KeyPath,
+    claims: std::collections::BTreeSet<&'a str>,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    let mut volumes = claims;
     for (i, volume) in each(&pod["volumes"]) {
         if let Some(name) = volume["name"].as_str() {
             let path = at.clone().key("volumes").index(i).key("name");
@@ -459,7 +498,7 @@ fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
         &["runAsUser", "runAsGroup", "fsGroup"],
         found,
     );
-    seccomp(&context["seccompProfile"], &context_at, found);
+    profiles(context, &context_at, found);
     let sysctls = context_at.clone().key("sysctls");
     repeated(&context["sysctls"], "name", &sysctls, found, |name| {
         format!("sysctl `{name}` is set twice")
@@ -487,28 +526,31 @@ fn container_level(container: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, Str
     let context = &container["securityContext"];
     let context_at = at.clone().key("securityContext");
     non_negative(context, &context_at, &["runAsUser", "runAsGroup"], found);
-    seccomp(&context["seccompProfile"], &context_at, found);
+    profiles(context, &context_at, found);
     resources(&container["resources"], &at.clone().key("resources"), found);
 }
 
-/// A seccomp profile: `localhostProfile` exactly when the type is
-/// `Localhost`.
-fn seccomp(profile: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    let at = context_at.clone().key("seccompProfile");
-    let local = profile["localhostProfile"]
-        .as_str()
-        .is_some_and(|p| !p.is_empty());
-    match profile["type"].as_str() {
-        Some("Localhost") if !local => {
-            found.push((at, "type Localhost needs a localhostProfile".to_owned()))
+/// The seccomp and AppArmor profiles of a security context:
+/// `localhostProfile` exactly when the type is `Localhost`.
+fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    for field in ["seccompProfile", "appArmorProfile"] {
+        let profile = &context[field];
+        let at = context_at.clone().key(field);
+        let local = profile["localhostProfile"]
+            .as_str()
+            .is_some_and(|p| !p.is_empty());
+        match profile["type"].as_str() {
+            Some("Localhost") if !local => {
+                found.push((at, "type Localhost needs a localhostProfile".to_owned()))
+            }
+            Some(other) if other != "Localhost" && !profile["localhostProfile"].is_null() => {
+                found.push((
+                    at.key("localhostProfile"),
+                    format!("a localhostProfile is only allowed with type Localhost, not {other}"),
+                ));
+            }
+            _ => {}
         }
-        Some(other) if other != "Localhost" && !profile["localhostProfile"].is_null() => {
-            found.push((
-                at.key("localhostProfile"),
-                format!("a localhostProfile is only allowed with type Localhost, not {other}"),
-            ));
-        }
-        _ => {}
     }
 }
 
@@ -569,6 +611,7 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
         .as_array()
         .map_or(&[][..], Vec::as_slice);
     let mut seen = std::collections::BTreeSet::new();
+    let mut numbers = std::collections::BTreeSet::new();
     for (i, port) in ports.iter().enumerate() {
         let path = KeyPath::dotted("spec.ports").index(i);
         match port["name"].as_str() {
@@ -591,6 +634,15 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
             None => {}
         }
         port_number(&port["port"], path.clone().key("port"), false, found);
+        let protocol = port["protocol"].as_str().unwrap_or("TCP");
+        if let Some(number) = port["port"].as_u64()
+            && !numbers.insert((number, protocol))
+        {
+            found.push((
+                path.clone().key("port"),
+                format!("port {number}/{protocol} a second time; a Service's ports are unique by number and protocol"),
+            ));
+        }
         port_number(&port["nodePort"], path.clone().key("nodePort"), true, found);
         if port["targetPort"].is_number() {
             port_number(
@@ -793,7 +845,9 @@ mod tests {
         );
         let found = at(serde_json::json!({
             "apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
-            "spec": {"ports": [{"port": 0}, {"name": "b", "port": 70000, "targetPort": -1, "nodePort": 0}]},
+            "spec": {"ports": [{"port": 0}, {"name": "b", "port": 70000, "targetPort": -1, "nodePort": 0},
+                               {"name": "c", "port": 53, "protocol": "UDP"}, {"name": "d", "port": 53},
+                               {"name": "e", "port": 53}]},
         }));
         assert_eq!(
             found,
@@ -801,7 +855,8 @@ mod tests {
                 "spec.ports[0]",
                 "spec.ports[0].port",
                 "spec.ports[1].port",
-                "spec.ports[1].targetPort"
+                "spec.ports[1].targetPort",
+                "spec.ports[4].port",
             ]
         );
     }
@@ -814,7 +869,9 @@ mod tests {
                 "sysctls": [{"name": "net.core.somaxconn", "value": "1"}, {"name": "net.core.somaxconn", "value": "2"}],
             },
             "containers": [
-                {"name": "a", "image": "a:1", "securityContext": {"seccompProfile": {"type": "RuntimeDefault", "localhostProfile": "p.json"}}},
+                {"name": "a", "image": "a:1", "securityContext": {
+                    "seccompProfile": {"type": "RuntimeDefault", "localhostProfile": "p.json"},
+                    "appArmorProfile": {"type": "Localhost", "localhostProfile": ""}}},
                 {"name": "b", "image": "b:1", "securityContext": {"seccompProfile": {"type": "Localhost", "localhostProfile": "p.json"}}},
             ],
         })));
@@ -824,6 +881,7 @@ mod tests {
                 "spec.template.spec.securityContext.seccompProfile",
                 "spec.template.spec.securityContext.sysctls[1].name",
                 "spec.template.spec.containers[0].securityContext.seccompProfile.localhostProfile",
+                "spec.template.spec.containers[0].securityContext.appArmorProfile",
             ]
         );
     }
@@ -893,5 +951,44 @@ mod tests {
             "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "NotIn"}]}},
         }));
         assert_eq!(found, ["spec.selector.matchExpressions[0].values"]);
+    }
+
+    #[test]
+    fn a_workload_selector_is_never_empty_and_claims_are_volumes() {
+        let mut object = deployment(serde_json::json!({"containers": [
+            {"name": "a", "image": "a:1", "volumeMounts": [{"name": "data", "mountPath": "/d"}]},
+        ]}));
+        object["kind"] = "StatefulSet".into();
+        object["spec"]["selector"] = serde_json::json!({"matchLabels": {}});
+        object["spec"]["volumeClaimTemplates"] = serde_json::json!([{
+            "metadata": {"name": "data"},
+            "spec": {"resources": {"requests": {"storage": "10Gi"}, "limits": {"storage": "1Gi"}}},
+        }]);
+        assert_eq!(
+            at(object.clone()),
+            [
+                "spec.volumeClaimTemplates[0].spec.resources.requests.storage",
+                "spec.selector",
+            ]
+        );
+        // The same claim name in a Deployment declares nothing.
+        object["kind"] = "Deployment".into();
+        assert_eq!(
+            at(object),
+            [
+                "spec.template.spec.containers[0].volumeMounts[0].name",
+                "spec.selector",
+            ]
+        );
+        let found = at(serde_json::json!({
+            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": []}}},
+        }));
+        assert_eq!(found, ["spec.ttlSecondsAfterFinished"]);
+        let found = at(serde_json::json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+            "spec": {"resources": {"requests": {"storage": "ten"}}},
+        }));
+        assert_eq!(found, ["spec.resources.requests.storage"]);
     }
 }

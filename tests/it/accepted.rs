@@ -137,6 +137,7 @@ fn fields_the_api_server_refuses_are_findings() {
             format!("{pod}.containers[1].ports[0].name"),
         ),
         ("Service apps/api", "spec.ports[0].port".to_owned()),
+        ("StatefulSet apps/db", "spec.selector".to_owned()),
         (
             "PodDisruptionBudget apps/api",
             "spec.selector.matchExpressions[0].values".to_owned(),
