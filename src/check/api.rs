@@ -1,8 +1,12 @@
 //! What the API server (and the kubelet) refuse although the OpenAPI schema
 //! allows it: the name rule of each kind, namespace names, label and
-//! annotation keys and values, container, port and volume names, mounts of
-//! volumes that do not exist, and image references. A render that exits 0
-//! is accepted; `check` says so of any input.
+//! annotation keys and values, container, port and volume names (unique
+//! where the API server wants them unique), mounts of volumes that do not
+//! exist and repeated mount paths, image references, resource quantities
+//! and requests above limits, negative counts and ids, port numbers,
+//! seccomp profiles, sysctls, and label selectors (well-formed, and
+//! matching the template they select). Only these: admission and any rule
+//! not listed is not checked.
 
 use serde_json::Value as Json;
 
@@ -63,13 +67,235 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
             );
         }
         if let Some(pod) = object.pointer(spec) {
-            pod_spec(pod, &KeyPath::from_pointer(spec), &mut found);
+            // A StatefulSet's claim templates are volumes its pods mount.
+            let claims = each(&object["spec"]["volumeClaimTemplates"])
+                .filter(|_| kind == "StatefulSet")
+                .filter_map(|(_, claim)| claim["metadata"]["name"].as_str())
+                .collect();
+            pod_spec(pod, &KeyPath::from_pointer(spec), claims, &mut found);
         }
     }
     if kind == "Service" {
         service(object, &mut found);
     }
+    workload(kind, object, &mut found);
     found
+}
+
+/// The counts of a workload's spec the API server wants non-negative, and
+/// its selector: well-formed, and selecting its own pod template.
+fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let spec = &object["spec"];
+    let at = KeyPath::root().key("spec");
+    let counts: &[&str] = match kind {
+        "Deployment" => &[
+            "replicas",
+            "revisionHistoryLimit",
+            "minReadySeconds",
+            "progressDeadlineSeconds",
+        ],
+        "StatefulSet" => &["replicas", "revisionHistoryLimit", "minReadySeconds"],
+        "DaemonSet" => &["revisionHistoryLimit", "minReadySeconds"],
+        "ReplicaSet" => &["replicas", "minReadySeconds"],
+        "Job" => &[
+            "parallelism",
+            "completions",
+            "backoffLimit",
+            "ttlSecondsAfterFinished",
+        ],
+        "CronJob" => &[
+            "successfulJobsHistoryLimit",
+            "failedJobsHistoryLimit",
+            "startingDeadlineSeconds",
+        ],
+        _ => &[],
+    };
+    non_negative(spec, &at, counts, found);
+    if kind == "StatefulSet" {
+        for (i, claim) in each(&spec["volumeClaimTemplates"]) {
+            let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
+            resources(
+                &claim["spec"]["resources"],
+                &claim_at.key("resources"),
+                found,
+            );
+        }
+    }
+    match kind {
+        "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job"
+            if spec["selector"].is_object() =>
+        {
+            let path = at.clone().key("selector");
+            let selects = |field: &str| match &spec["selector"][field] {
+                Json::Object(map) => !map.is_empty(),
+                Json::Array(list) => !list.is_empty(),
+                _ => false,
+            };
+            if kind != "Job" && !selects("matchLabels") && !selects("matchExpressions") {
+                found.push((
+                    path.clone(),
+                    format!("an empty selector; the API server refuses it for a {kind}"),
+                ));
+            }
+            label_selector(&spec["selector"], &path, found);
+            selects_template(&spec["selector"], &spec["template"], &path, kind, found);
+        }
+        "PodDisruptionBudget" if spec["selector"].is_object() => {
+            label_selector(&spec["selector"], &at.clone().key("selector"), found);
+        }
+        "PersistentVolumeClaim" => {
+            resources(&spec["resources"], &at.clone().key("resources"), found)
+        }
+        "NetworkPolicy" if spec["podSelector"].is_object() => {
+            label_selector(&spec["podSelector"], &at.clone().key("podSelector"), found);
+        }
+        _ => {}
+    }
+}
+
+/// A finding for each of `fields` (dotted, under `value`) that is a number
+/// below zero; the API server refuses them all.
+fn non_negative(value: &Json, at: &KeyPath, fields: &[&str], found: &mut Vec<(KeyPath, String)>) {
+    for field in fields {
+        let mut node = value;
+        let mut path = at.clone();
+        for key in field.split('.') {
+            node = &node[key];
+            path = path.key(key);
+        }
+        if let Some(number) = node.as_f64()
+            && number < 0.0
+        {
+            found.push((
+                path,
+                format!("{node} is negative; the API server requires {field} >= 0"),
+            ));
+        }
+    }
+}
+
+/// A finding unless `value` is a port number in 1..65535 (`zero_unset`:
+/// 0 means "not set" and passes).
+fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(KeyPath, String)>) {
+    let Some(number) = value.as_f64() else {
+        return;
+    };
+    if (zero_unset && number == 0.0) || (1.0..=65535.0).contains(&number) {
+        return;
+    }
+    found.push((
+        path,
+        format!("{value} is not a port number; ports are 1 to 65535"),
+    ));
+}
+
+/// A LabelSelector the API server accepts: valid label keys and values in
+/// `matchLabels` and `matchExpressions`, operators `In`/`NotIn` with values,
+/// `Exists`/`DoesNotExist` without.
+fn label_selector(selector: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    for (key, value) in selector["matchLabels"].as_object().into_iter().flatten() {
+        let path = at.clone().key("matchLabels").key(key.clone());
+        if let Err(why) = names::qualified_name(key) {
+            found.push((
+                path.clone(),
+                format!("`{key}` is not a valid label key: {why}"),
+            ));
+        }
+        if let Some(value) = value.as_str()
+            && let Err(why) = names::label_value(value)
+        {
+            found.push((path, format!("label value {value:?} is not valid: {why}")));
+        }
+    }
+    for (i, expression) in each(&selector["matchExpressions"]) {
+        let path = at.clone().key("matchExpressions").index(i);
+        if let Some(key) = expression["key"].as_str()
+            && let Err(why) = names::qualified_name(key)
+        {
+            found.push((
+                path.clone().key("key"),
+                format!("`{key}` is not a valid label key: {why}"),
+            ));
+        }
+        let values = expression["values"].as_array().map_or(0, Vec::len);
+        match expression["operator"].as_str() {
+            Some(op @ ("In" | "NotIn")) if values == 0 => found.push((
+                path.clone().key("values"),
+                format!("operator {op} needs at least one value"),
+            )),
+            Some(op @ ("Exists" | "DoesNotExist")) if values > 0 => found.push((
+                path.clone().key("values"),
+                format!("operator {op} takes no values"),
+            )),
+            Some("In" | "NotIn" | "Exists" | "DoesNotExist") | None => {}
+            Some(op) => found.push((
+                path.clone().key("operator"),
+                format!("`{op}` is not a selector operator (In, NotIn, Exists, DoesNotExist)"),
+            )),
+        }
+        for (v, value) in each(&expression["values"]) {
+            if let Some(value) = value.as_str()
+                && let Err(why) = names::label_value(value)
+            {
+                found.push((
+                    path.clone().key("values").index(v),
+                    format!("label value {value:?} is not valid: {why}"),
+                ));
+            }
+        }
+    }
+}
+
+/// Whether `labels` satisfy `selector` (`matchLabels` and every
+/// `matchExpressions` term), as the API server evaluates it.
+fn selector_matches(selector: &Json, labels: &serde_json::Map<String, Json>) -> bool {
+    let label = |key: &str| labels.get(key).and_then(Json::as_str);
+    let match_labels = selector["matchLabels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .all(|(key, value)| label(key).is_some() && label(key) == value.as_str());
+    let expressions = selector["matchExpressions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .all(|expression| {
+            let key = expression["key"].as_str().unwrap_or_default();
+            let within = || {
+                expression["values"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|v| v.as_str().is_some() && v.as_str() == label(key))
+            };
+            match expression["operator"].as_str() {
+                Some("In") => within(),
+                Some("NotIn") => !within(),
+                Some("Exists") => label(key).is_some(),
+                Some("DoesNotExist") => label(key).is_none(),
+                _ => true,
+            }
+        });
+    match_labels && expressions
+}
+
+/// A finding when a workload's selector does not select its own template's
+/// labels: the API server refuses it ("selector does not match template").
+fn selects_template(
+    selector: &Json,
+    template: &Json,
+    at: &KeyPath,
+    kind: &str,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    let empty = serde_json::Map::new();
+    let labels = template["metadata"]["labels"].as_object().unwrap_or(&empty);
+    if !selector_matches(selector, labels) {
+        found.push((
+            at.clone(),
+            format!("the {kind}'s selector does not match its template's labels (spec.template.metadata.labels); the API server refuses it"),
+        ));
+    }
 }
 
 /// Where the pod template (if any) and the pod spec of a workload are.
@@ -85,6 +311,50 @@ fn pod_template(kind: &str) -> Option<(&'static str, &'static str)> {
         )),
         _ => None,
     }
+}
+
+/// A finding if `name` is not `valid`, or else if `seen` holds it already:
+/// `what` is the thing named and the scope its names are unique in.
+fn unique_name<'a>(
+    name: &'a str,
+    valid: Result<(), String>,
+    (what, scope): (&str, &str),
+    seen: &mut std::collections::BTreeSet<&'a str>,
+    path: KeyPath,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    if let Err(why) = valid {
+        found.push((path, format!("`{name}` is not a valid {what} name: {why}")));
+    } else if !seen.insert(name) {
+        found.push((
+            path,
+            format!("a second {what} named `{name}`; {what} names are unique {scope}"),
+        ));
+    }
+}
+
+/// A finding for each item of the array `list` (at `at`) whose string
+/// `field` an earlier item has already.
+fn repeated(
+    list: &Json,
+    field: &str,
+    at: &KeyPath,
+    found: &mut Vec<(KeyPath, String)>,
+    message: impl Fn(&str) -> String,
+) {
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, item) in each(list) {
+        if let Some(value) = item[field].as_str()
+            && !seen.insert(value)
+        {
+            found.push((at.clone().index(i).key(field), message(value)));
+        }
+    }
+}
+
+/// The items of a JSON array with their indexes; none if it is no array.
+fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
+    list.as_array().into_iter().flatten().enumerate()
 }
 
 /// Label keys and values, annotation keys, and the annotations' total size.
@@ -123,20 +393,32 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
 
 /// Containers (unique DNS-1123 names, pullable images, IANA port names,
 /// mounts of declared volumes) and volume names of one pod spec.
-fn pod_spec(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    let mut volumes = std::collections::BTreeSet::new();
-    for (i, volume) in pod["volumes"].as_array().into_iter().flatten().enumerate() {
+fn pod_spec<'a>(
+    pod: &'a Json,
+    at: &KeyPath,
+    claims: std::collections::BTreeSet<&'a str>,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    let mut volumes = claims;
+    for (i, volume) in each(&pod["volumes"]) {
         if let Some(name) = volume["name"].as_str() {
-            if let Err(why) = names::dns1123_label(name) {
-                let path = at.clone().key("volumes").index(i).key("name");
-                found.push((path, format!("`{name}` is not a valid volume name: {why}")));
-            }
-            volumes.insert(name);
+            let path = at.clone().key("volumes").index(i).key("name");
+            let valid = names::dns1123_label(name);
+            unique_name(
+                name,
+                valid,
+                ("volume", "in a pod"),
+                &mut volumes,
+                path,
+                found,
+            );
         }
     }
+    pod_level(pod, at, found);
     let mut containers = std::collections::BTreeSet::new();
+    let mut port_names = std::collections::BTreeSet::new();
     for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for (i, container) in pod[list].as_array().into_iter().flatten().enumerate() {
+        for (i, container) in each(&pod[list]) {
             let path = at.clone().key(list).index(i);
             if let Some(name) = container["name"].as_str() {
                 if let Err(why) = names::dns1123_label(name) {
@@ -159,27 +441,29 @@ fn pod_spec(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
             {
                 found.push((path.clone().key("image"), format!("`{image}` is {why}")));
             }
-            for (p, port) in container["ports"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                if let Some(name) = port["name"].as_str()
-                    && let Err(why) = names::iana_service_name(name)
-                {
-                    found.push((
-                        path.clone().key("ports").index(p).key("name"),
-                        format!("`{name}` is not a valid port name: {why}"),
-                    ));
+            for (p, port) in each(&container["ports"]) {
+                let port_path = path.clone().key("ports").index(p);
+                if let Some(name) = port["name"].as_str() {
+                    let valid = names::iana_service_name(name);
+                    let path = port_path.clone().key("name");
+                    unique_name(
+                        name,
+                        valid,
+                        ("port", "in a pod"),
+                        &mut port_names,
+                        path,
+                        found,
+                    );
                 }
+                port_number(
+                    &port["containerPort"],
+                    port_path.clone().key("containerPort"),
+                    false,
+                    found,
+                );
+                port_number(&port["hostPort"], port_path.key("hostPort"), true, found);
             }
-            for (m, mount) in container["volumeMounts"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            for (m, mount) in each(&container["volumeMounts"]) {
                 if let Some(name) = mount["name"].as_str()
                     && !volumes.contains(name)
                 {
@@ -189,8 +473,135 @@ fn pod_spec(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
                     ));
                 }
             }
+            let mounts = path.clone().key("volumeMounts");
+            repeated(
+                &container["volumeMounts"],
+                "mountPath",
+                &mounts,
+                found,
+                |mount_path| format!("`{mount_path}` is mounted twice in this container"),
+            );
+            container_level(container, &path, found);
         }
     }
+}
+
+/// The pod spec's own fields: a non-negative grace period, and its security
+/// context (ids, seccomp profile, unique sysctls).
+fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    non_negative(pod, at, &["terminationGracePeriodSeconds"], found);
+    let context = &pod["securityContext"];
+    let context_at = at.clone().key("securityContext");
+    non_negative(
+        context,
+        &context_at,
+        &["runAsUser", "runAsGroup", "fsGroup"],
+        found,
+    );
+    profiles(context, &context_at, found);
+    let sysctls = context_at.clone().key("sysctls");
+    repeated(&context["sysctls"], "name", &sysctls, found, |name| {
+        format!("sysctl `{name}` is set twice")
+    });
+}
+
+/// A container's probes (non-negative timings), security context (ids,
+/// seccomp profile) and resources (quantities, requests at most limits).
+fn container_level(container: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+        non_negative(
+            &container[probe],
+            &at.clone().key(probe),
+            &[
+                "initialDelaySeconds",
+                "timeoutSeconds",
+                "periodSeconds",
+                "successThreshold",
+                "failureThreshold",
+                "terminationGracePeriodSeconds",
+            ],
+            found,
+        );
+    }
+    let context = &container["securityContext"];
+    let context_at = at.clone().key("securityContext");
+    non_negative(context, &context_at, &["runAsUser", "runAsGroup"], found);
+    profiles(context, &context_at, found);
+    resources(&container["resources"], &at.clone().key("resources"), found);
+}
+
+/// The seccomp and AppArmor profiles of a security context:
+/// `localhostProfile` exactly when the type is `Localhost`.
+fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    for field in ["seccompProfile", "appArmorProfile"] {
+        let profile = &context[field];
+        let at = context_at.clone().key(field);
+        let local = profile["localhostProfile"]
+            .as_str()
+            .is_some_and(|p| !p.is_empty());
+        match profile["type"].as_str() {
+            Some("Localhost") if !local => {
+                found.push((at, "type Localhost needs a localhostProfile".to_owned()))
+            }
+            Some(other) if other != "Localhost" && !profile["localhostProfile"].is_null() => {
+                found.push((
+                    at.key("localhostProfile"),
+                    format!("a localhostProfile is only allowed with type Localhost, not {other}"),
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Requests and limits: each a non-negative quantity, and no request above
+/// the limit of the same resource (compared by value, `1Gi` > `1G`).
+fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    let mut amounts = [
+        std::collections::BTreeMap::new(),
+        std::collections::BTreeMap::new(),
+    ];
+    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
+        for (resource, amount) in resources[field].as_object().into_iter().flatten() {
+            let path = at.clone().key(field).key(resource.clone());
+            let value = match amount {
+                Json::String(text) => names::quantity(text)
+                    .map_err(|why| format!("`{text}` is not a quantity: {why}")),
+                Json::Number(number) => number.as_f64().filter(|n| *n >= 0.0).ok_or_else(|| {
+                    format!("{number} is not a quantity: a quantity is non-negative")
+                }),
+                _ => continue,
+            };
+            match value {
+                Ok(value) => {
+                    amounts[side].insert(resource.as_str(), (value, amount));
+                }
+                Err(why) => found.push((path, why)),
+            }
+        }
+    }
+    let [requests, limits] = &amounts;
+    for (resource, (request, shown)) in requests {
+        if let Some((limit, limit_shown)) = limits.get(resource)
+            && request > limit
+        {
+            found.push((
+                at.clone().key("requests").key((*resource).to_owned()),
+                format!(
+                    "requests {} of {resource}, more than its limit {}; a request is at most its limit",
+                    plain(shown),
+                    plain(limit_shown)
+                ),
+            ));
+        }
+    }
+}
+
+/// A JSON scalar as written, strings without quotes.
+fn plain(value: &Json) -> String {
+    value
+        .as_str()
+        .map_or_else(|| value.to_string(), str::to_owned)
 }
 
 /// A Service's port names (DNS-1123 labels, required and unique when there
@@ -200,27 +611,46 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
         .as_array()
         .map_or(&[][..], Vec::as_slice);
     let mut seen = std::collections::BTreeSet::new();
+    let mut numbers = std::collections::BTreeSet::new();
     for (i, port) in ports.iter().enumerate() {
         let path = KeyPath::dotted("spec.ports").index(i);
         match port["name"].as_str() {
             Some(name) => {
-                if let Err(why) = names::dns1123_label(name) {
-                    found.push((
-                        path.clone().key("name"),
-                        format!("`{name}` is not a valid Service port name: {why}"),
-                    ));
-                } else if !seen.insert(name) {
-                    found.push((
-                        path.clone().key("name"),
-                        format!("a second port named `{name}`; Service port names are unique"),
-                    ));
-                }
+                let valid = names::dns1123_label(name);
+                let at = path.clone().key("name");
+                unique_name(
+                    name,
+                    valid,
+                    ("Service port", "in a Service"),
+                    &mut seen,
+                    at,
+                    found,
+                );
             }
             None if ports.len() > 1 => found.push((
                 path.clone(),
                 "a Service with more than one port names each of them".to_owned(),
             )),
             None => {}
+        }
+        port_number(&port["port"], path.clone().key("port"), false, found);
+        let protocol = port["protocol"].as_str().unwrap_or("TCP");
+        if let Some(number) = port["port"].as_u64()
+            && !numbers.insert((number, protocol))
+        {
+            found.push((
+                path.clone().key("port"),
+                format!("port {number}/{protocol} a second time; a Service's ports are unique by number and protocol"),
+            ));
+        }
+        port_number(&port["nodePort"], path.clone().key("nodePort"), true, found);
+        if port["targetPort"].is_number() {
+            port_number(
+                &port["targetPort"],
+                path.clone().key("targetPort"),
+                true,
+                found,
+            );
         }
         if let Some(target) = port["targetPort"].as_str()
             && let Err(why) = names::iana_service_name(target)
@@ -304,5 +734,261 @@ mod tests {
             found[0].contains("here `widgets.example.org`"),
             "{found:#?}"
         );
+    }
+
+    /// The paths of the findings for `object`, in order.
+    fn at(object: Json) -> Vec<String> {
+        problems(&object)
+            .into_iter()
+            .map(|(path, _)| path.to_string())
+            .collect()
+    }
+
+    /// A Deployment whose pod spec is `pod`, selecting `app: web`.
+    fn deployment(pod: Json) -> Json {
+        serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "apps"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": pod},
+            },
+        })
+    }
+
+    #[test]
+    fn volume_names_mount_paths_and_port_names_are_unique() {
+        let found = at(deployment(serde_json::json!({
+            "volumes": [{"name": "data"}, {"name": "data"}],
+            "containers": [
+                {"name": "a", "image": "a:1",
+                 "ports": [{"name": "http", "containerPort": 80}],
+                 "volumeMounts": [{"name": "data", "mountPath": "/d"}, {"name": "data", "mountPath": "/d"}]},
+                {"name": "b", "image": "b:1", "ports": [{"name": "http", "containerPort": 81}],
+                 "volumeMounts": [{"name": "data", "mountPath": "/d"}]},
+            ],
+        })));
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.volumes[1].name",
+                "spec.template.spec.containers[0].volumeMounts[1].mountPath",
+                "spec.template.spec.containers[1].ports[0].name",
+            ]
+        );
+    }
+
+    #[test]
+    fn resources_are_quantities_and_requests_stay_within_limits() {
+        let found = paths(deployment(serde_json::json!({
+            "containers": [{"name": "a", "image": "a:1", "resources": {
+                "requests": {"cpu": "100q", "memory": "1Gi", "ephemeral-storage": "1G", "nvidia.com/gpu": 1},
+                "limits": {"cpu": "1", "memory": "1G", "ephemeral-storage": "1Gi", "nvidia.com/gpu": -1},
+            }}],
+        })));
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(
+            found[0].starts_with(
+                "spec.template.spec.containers[0].resources.requests.cpu: `100q` is not a quantity"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].starts_with(
+                "spec.template.spec.containers[0].resources.limits.\"nvidia.com/gpu\": -1"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[2].starts_with("spec.template.spec.containers[0].resources.requests.memory: requests 1Gi of memory, more than its limit 1G"),
+            "{found:#?}"
+        );
+        // The same amount written two ways is not above itself.
+        let found = at(deployment(serde_json::json!({
+            "containers": [{"name": "a", "image": "a:1", "resources": {
+                "requests": {"cpu": "500m", "memory": "1024Mi"},
+                "limits": {"cpu": 0.5, "memory": "1Gi"},
+            }}],
+        })));
+        assert!(found.is_empty(), "{found:#?}");
+    }
+
+    #[test]
+    fn counts_ids_and_ports_are_never_negative() {
+        let mut object = deployment(serde_json::json!({
+            "terminationGracePeriodSeconds": -1,
+            "securityContext": {"runAsUser": -1, "runAsGroup": 0, "fsGroup": -2},
+            "containers": [{"name": "a", "image": "a:1",
+                "ports": [{"containerPort": 0}, {"containerPort": 65536, "hostPort": 0}, {"containerPort": 1, "hostPort": -1}],
+                "livenessProbe": {"initialDelaySeconds": -5, "periodSeconds": 0},
+                "startupProbe": {"failureThreshold": -1},
+                "securityContext": {"runAsGroup": -1}}],
+        }));
+        object["spec"]["replicas"] = (-1).into();
+        object["spec"]["revisionHistoryLimit"] = (-3).into();
+        let found = at(object);
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.terminationGracePeriodSeconds",
+                "spec.template.spec.securityContext.runAsUser",
+                "spec.template.spec.securityContext.fsGroup",
+                "spec.template.spec.containers[0].ports[0].containerPort",
+                "spec.template.spec.containers[0].ports[1].containerPort",
+                "spec.template.spec.containers[0].ports[2].hostPort",
+                "spec.template.spec.containers[0].livenessProbe.initialDelaySeconds",
+                "spec.template.spec.containers[0].startupProbe.failureThreshold",
+                "spec.template.spec.containers[0].securityContext.runAsGroup",
+                "spec.replicas",
+                "spec.revisionHistoryLimit",
+            ]
+        );
+        let found = at(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+            "spec": {"ports": [{"port": 0}, {"name": "b", "port": 70000, "targetPort": -1, "nodePort": 0},
+                               {"name": "c", "port": 53, "protocol": "UDP"}, {"name": "d", "port": 53},
+                               {"name": "e", "port": 53}]},
+        }));
+        assert_eq!(
+            found,
+            [
+                "spec.ports[0]",
+                "spec.ports[0].port",
+                "spec.ports[1].port",
+                "spec.ports[1].targetPort",
+                "spec.ports[4].port",
+            ]
+        );
+    }
+
+    #[test]
+    fn seccomp_localhost_needs_its_profile_and_sysctls_are_set_once() {
+        let found = at(deployment(serde_json::json!({
+            "securityContext": {
+                "seccompProfile": {"type": "Localhost"},
+                "sysctls": [{"name": "net.core.somaxconn", "value": "1"}, {"name": "net.core.somaxconn", "value": "2"}],
+            },
+            "containers": [
+                {"name": "a", "image": "a:1", "securityContext": {
+                    "seccompProfile": {"type": "RuntimeDefault", "localhostProfile": "p.json"},
+                    "appArmorProfile": {"type": "Localhost", "localhostProfile": ""}}},
+                {"name": "b", "image": "b:1", "securityContext": {"seccompProfile": {"type": "Localhost", "localhostProfile": "p.json"}}},
+            ],
+        })));
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.securityContext.seccompProfile",
+                "spec.template.spec.securityContext.sysctls[1].name",
+                "spec.template.spec.containers[0].securityContext.seccompProfile.localhostProfile",
+                "spec.template.spec.containers[0].securityContext.appArmorProfile",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_selector_is_well_formed_and_selects_its_template() {
+        let workload = |kind: &str, selector: Json| {
+            let mut object = deployment(serde_json::json!({"containers": []}));
+            object["kind"] = kind.into();
+            object["spec"]["template"]["metadata"]["labels"] =
+                serde_json::json!({"app": "web", "tier": "front"});
+            object["spec"]["selector"] = selector;
+            at(object)
+        };
+        for kind in [
+            "Deployment",
+            "DaemonSet",
+            "StatefulSet",
+            "ReplicaSet",
+            "Job",
+        ] {
+            assert_eq!(
+                workload(kind, serde_json::json!({"matchLabels": {"app": "api"}})),
+                ["spec.selector"],
+                "{kind}"
+            );
+        }
+        for selects in [
+            serde_json::json!({"matchLabels": {"app": "web"}}),
+            serde_json::json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["front", "back"]}]}),
+            serde_json::json!({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["back"]},
+                                                    {"key": "app", "operator": "Exists"},
+                                                    {"key": "x", "operator": "DoesNotExist"}]}),
+        ] {
+            assert_eq!(
+                workload("Deployment", selects.clone()),
+                Vec::<String>::new(),
+                "{selects}"
+            );
+        }
+        assert_eq!(
+            workload(
+                "Deployment",
+                serde_json::json!({"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]})
+            ),
+            ["spec.selector"]
+        );
+        assert_eq!(
+            workload(
+                "Deployment",
+                serde_json::json!({"matchLabels": {"app": "web"}, "matchExpressions": [
+                    {"key": "tier", "operator": "In", "values": []},
+                    {"key": "app", "operator": "Exists", "values": ["web"]},
+                    {"key": "app", "operator": "Equals"},
+                ]})
+            ),
+            [
+                "spec.selector.matchExpressions[0].values",
+                "spec.selector.matchExpressions[1].values",
+                "spec.selector.matchExpressions[2].operator",
+                "spec.selector",
+            ]
+        );
+        // Any LabelSelector is read the same way, e.g. a PodDisruptionBudget's.
+        let found = at(serde_json::json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+            "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "NotIn"}]}},
+        }));
+        assert_eq!(found, ["spec.selector.matchExpressions[0].values"]);
+    }
+
+    #[test]
+    fn a_workload_selector_is_never_empty_and_claims_are_volumes() {
+        let mut object = deployment(serde_json::json!({"containers": [
+            {"name": "a", "image": "a:1", "volumeMounts": [{"name": "data", "mountPath": "/d"}]},
+        ]}));
+        object["kind"] = "StatefulSet".into();
+        object["spec"]["selector"] = serde_json::json!({"matchLabels": {}});
+        object["spec"]["volumeClaimTemplates"] = serde_json::json!([{
+            "metadata": {"name": "data"},
+            "spec": {"resources": {"requests": {"storage": "10Gi"}, "limits": {"storage": "1Gi"}}},
+        }]);
+        assert_eq!(
+            at(object.clone()),
+            [
+                "spec.volumeClaimTemplates[0].spec.resources.requests.storage",
+                "spec.selector",
+            ]
+        );
+        // The same claim name in a Deployment declares nothing.
+        object["kind"] = "Deployment".into();
+        assert_eq!(
+            at(object),
+            [
+                "spec.template.spec.containers[0].volumeMounts[0].name",
+                "spec.selector",
+            ]
+        );
+        let found = at(serde_json::json!({
+            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": []}}},
+        }));
+        assert_eq!(found, ["spec.ttlSecondsAfterFinished"]);
+        let found = at(serde_json::json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+            "spec": {"resources": {"requests": {"storage": "ten"}}},
+        }));
+        assert_eq!(found, ["spec.resources.requests.storage"]);
     }
 }

@@ -93,58 +93,13 @@ impl Quantity {
 }
 
 fn is_quantity(text: &str) -> bool {
-    let unsigned = text.strip_prefix('+').unwrap_or(text);
-    let number_end = unsigned
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(unsigned.len());
-    let (number, suffix) = unsigned.split_at(number_end);
-    let number_ok = match number.split_once('.') {
-        Some((int, frac)) => {
-            !(int.is_empty() && frac.is_empty())
-                && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
-                && !frac.contains('.')
-        }
-        None => !number.is_empty(),
-    };
-    let suffix_ok = match suffix {
-        "" | "m" | "k" | "M" | "G" | "T" | "P" | "E" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" => {
-            true
-        }
-        exp => exp
-            .strip_prefix(['e', 'E'])
-            .map(|e| e.strip_prefix(['-', '+']).unwrap_or(e))
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())),
-    };
-    number_ok && suffix_ok
+    crate::names::quantity(text).is_ok()
 }
 
 impl Quantity {
     /// The amount as a number of base units (cores, bytes).
     pub fn value(&self) -> f64 {
-        let text = self.0.strip_prefix('+').unwrap_or(&self.0);
-        let split = text
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(text.len());
-        let (number, suffix) = text.split_at(split);
-        let number: f64 = number.parse().unwrap_or(0.0);
-        let scale = match suffix {
-            "" => 1.0,
-            "m" => 1e-3,
-            "k" => 1e3,
-            "M" => 1e6,
-            "G" => 1e9,
-            "T" => 1e12,
-            "P" => 1e15,
-            "E" => 1e18,
-            "Ki" => 1024f64,
-            "Mi" => 1024f64.powi(2),
-            "Gi" => 1024f64.powi(3),
-            "Ti" => 1024f64.powi(4),
-            "Pi" => 1024f64.powi(5),
-            "Ei" => 1024f64.powi(6),
-            exponent => 10f64.powi(exponent[1..].parse().unwrap_or(0)),
-        };
-        number * scale
+        crate::names::quantity(&self.0).unwrap_or(0.0)
     }
 }
 

@@ -62,6 +62,95 @@ fn names_and_images_the_api_server_refuses_are_findings() {
 }
 
 #[test]
+fn fields_the_api_server_refuses_are_findings() {
+    let found = findings("tests/fixtures/hostile/accepted/pod-fields.yaml", &["API"]);
+    let mut found: Vec<(String, String)> = found.into_iter().map(|(_, o, p)| (o, p)).collect();
+    found.sort();
+    let pod = "spec.template.spec";
+    let container = format!("{pod}.containers[0]");
+    let mut expected: Vec<(String, String)> = [
+        ("Deployment apps/api", "spec.replicas".to_owned()),
+        (
+            "Deployment apps/api",
+            "spec.revisionHistoryLimit".to_owned(),
+        ),
+        ("Deployment apps/api", "spec.selector".to_owned()),
+        (
+            "Deployment apps/api",
+            "spec.selector.matchExpressions[0].values".to_owned(),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{pod}.terminationGracePeriodSeconds"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{pod}.securityContext.runAsUser"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{pod}.securityContext.fsGroup"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{pod}.securityContext.seccompProfile"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{pod}.securityContext.sysctls[1].name"),
+        ),
+        ("Deployment apps/api", format!("{pod}.volumes[1].name")),
+        (
+            "Deployment apps/api",
+            format!("{container}.ports[1].containerPort"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{container}.volumeMounts[1].mountPath"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{container}.livenessProbe.initialDelaySeconds"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{container}.livenessProbe.periodSeconds"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{container}.resources.requests.cpu"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{container}.resources.requests.memory"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{container}.securityContext.runAsGroup"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{container}.securityContext.seccompProfile.localhostProfile"),
+        ),
+        (
+            "Deployment apps/api",
+            format!("{pod}.containers[1].ports[0].name"),
+        ),
+        ("Service apps/api", "spec.ports[0].port".to_owned()),
+        ("StatefulSet apps/db", "spec.selector".to_owned()),
+        (
+            "PodDisruptionBudget apps/api",
+            "spec.selector.matchExpressions[0].values".to_owned(),
+        ),
+    ]
+    .into_iter()
+    .map(|(o, p)| (o.to_owned(), p))
+    .collect();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+#[test]
 fn crds_are_read_as_the_api_server_reads_them() {
     let found = findings(
         "tests/fixtures/hostile/accepted/crd-claims.yaml",
