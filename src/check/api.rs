@@ -416,10 +416,12 @@ fn pod_spec<'a>(
     }
     pod_level(pod, at, found);
     let mut containers = std::collections::BTreeSet::new();
-    let mut port_names = std::collections::BTreeSet::new();
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
             let path = at.clone().key(list).index(i);
+            // Unique within a container: the API server only warns about a
+            // name repeated across containers.
+            let mut port_names = std::collections::BTreeSet::new();
             if let Some(name) = container["name"].as_str() {
                 if let Err(why) = names::dns1123_label(name) {
                     found.push((
@@ -449,7 +451,7 @@ fn pod_spec<'a>(
                     unique_name(
                         name,
                         valid,
-                        ("port", "in a pod"),
+                        ("port", "in a container"),
                         &mut port_names,
                         path,
                         found,
@@ -762,7 +764,7 @@ mod tests {
             "volumes": [{"name": "data"}, {"name": "data"}],
             "containers": [
                 {"name": "a", "image": "a:1",
-                 "ports": [{"name": "http", "containerPort": 80}],
+                 "ports": [{"name": "http", "containerPort": 80}, {"name": "http", "containerPort": 82}],
                  "volumeMounts": [{"name": "data", "mountPath": "/d"}, {"name": "data", "mountPath": "/d"}]},
                 {"name": "b", "image": "b:1", "ports": [{"name": "http", "containerPort": 81}],
                  "volumeMounts": [{"name": "data", "mountPath": "/d"}]},
@@ -772,8 +774,8 @@ mod tests {
             found,
             [
                 "spec.template.spec.volumes[1].name",
+                "spec.template.spec.containers[0].ports[1].name",
                 "spec.template.spec.containers[0].volumeMounts[1].mountPath",
-                "spec.template.spec.containers[1].ports[0].name",
             ]
         );
     }
