@@ -49,6 +49,52 @@ enum Role {
     ExemptionsOnly,
 }
 
+/// What one `read` has spent of [`LIMITS`]: the byte and node budgets
+/// bound the whole input (every file and stdin together), not each file, so
+/// many small files cannot add up to more than one budget's memory.
+#[derive(Debug, Default)]
+struct Budget {
+    bytes: usize,
+    nodes: usize,
+}
+
+impl Budget {
+    /// The bytes a next file may still hold, plus one to tell when it
+    /// holds more.
+    fn bytes_to_read(&self) -> u64 {
+        LIMITS.max_bytes.saturating_sub(self.bytes) as u64 + 1
+    }
+
+    fn exhausted(&self) -> bool {
+        self.bytes > LIMITS.max_bytes || self.nodes > LIMITS.max_nodes
+    }
+
+    /// Charges a source's bytes and reads its documents against what is
+    /// left of the budgets.
+    fn parse(&mut self, source: &Arc<Source>) -> Result<Vec<Node>, yaml::YamlError> {
+        self.bytes = self.bytes.saturating_add(source.text.len());
+        if self.bytes > LIMITS.max_bytes {
+            return Err(yaml::YamlError {
+                origin: source_origin(source),
+                message: format!(
+                    "more than the limit of {} bytes in the whole input, this file and those read before it together",
+                    LIMITS.max_bytes
+                ),
+                hint: Some(WHOLE_INPUT_HINT.to_owned()),
+                path: KeyPath::root(),
+            });
+        }
+        yaml::parse_manifests_sharing(source, LIMITS, &mut self.nodes).map_err(|mut e| {
+            if self.nodes > LIMITS.max_nodes {
+                e.hint = Some(WHOLE_INPUT_HINT.to_owned());
+            }
+            e
+        })
+    }
+}
+
+const WHOLE_INPUT_HINT: &str = "the budget is the total of everything one command reads; split the input into several runs if it is legitimate";
+
 /// A file to read.
 struct Input {
     path: PathBuf,
@@ -73,12 +119,16 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     }
     let mut set = ManifestSet::default();
     let mut problems = Vec::new();
+    let mut budget = Budget::default();
     for path in paths {
+        if budget.exhausted() {
+            break;
+        }
         if path == "-" {
             let mut text = String::new();
             std::io::stdin()
                 .lock()
-                .take(LIMITS.max_bytes as u64 + 1)
+                .take(budget.bytes_to_read())
                 .read_to_string(&mut text)
                 .map_err(|source| Error::ReadManifests {
                     path: "-".to_owned(),
@@ -88,33 +138,43 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
                 Source::file("<stdin>", text),
                 None,
                 Role::Objects,
+                &mut budget,
                 &mut set,
                 &mut problems,
             );
             continue;
         }
         let mut files = Vec::new();
-        collect(Path::new(path), &mut files, &mut problems).map_err(|source| {
+        collect(Path::new(path), &mut files, &mut budget, &mut problems).map_err(|source| {
             Error::ReadManifests {
                 path: printable(path).into_owned(),
                 source,
             }
         })?;
         for file in files {
+            if budget.exhausted() {
+                // The rest would only fail the same way.
+                break;
+            }
             let shown = printable(&file.path.display().to_string()).into_owned();
-            let text =
-                read_file(&file.path, file.named).map_err(|source| Error::ReadManifests {
+            let text = read_file(&file.path, file.named, &budget).map_err(|source| {
+                Error::ReadManifests {
                     path: shown.clone(),
                     source,
-                })?;
+                }
+            })?;
             read_text(
                 Source::file(shown, text),
                 Some(file.path.display().to_string()),
                 file.role,
+                &mut budget,
                 &mut set,
                 &mut problems,
             );
         }
+    }
+    if budget.exhausted() {
+        return Err(Error::InvalidManifests { problems });
     }
     duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
@@ -129,12 +189,13 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     Ok(set)
 }
 
-/// Reads a regular file (see [`files::open_regular`]) up to the size budget;
-/// a file found in a directory is not opened through a link.
-fn read_file(path: &Path, named: bool) -> std::io::Result<String> {
+/// Reads a regular file (see [`files::open_regular`]) up to what is left of
+/// the byte budget (and one more byte, to tell); a file found in a
+/// directory is not opened through a link.
+fn read_file(path: &Path, named: bool, budget: &Budget) -> std::io::Result<String> {
     let mut text = String::new();
     files::open_regular(path, named)?
-        .take(LIMITS.max_bytes as u64 + 1)
+        .take(budget.bytes_to_read())
         .read_to_string(&mut text)?;
     Ok(text)
 }
@@ -143,12 +204,13 @@ fn read_file(path: &Path, named: bool) -> std::io::Result<String> {
 fn collect(
     path: &Path,
     files: &mut Vec<Input>,
+    budget: &mut Budget,
     problems: &mut Vec<Problem>,
 ) -> std::io::Result<()> {
     // Named on the command line: a link is followed, as the user asked.
     let kind = std::fs::metadata(path)?.file_type();
     if kind.is_dir() {
-        return walk(path, files, problems);
+        return walk(path, files, budget, problems);
     }
     if !kind.is_file() {
         return Err(files::refused(path, kind));
@@ -191,9 +253,14 @@ fn skip_link(path: &Path) {
 
 /// Every YAML file under `dir`; a folder with a kustomization is read as
 /// kustomize reads it.
-fn walk(dir: &Path, files: &mut Vec<Input>, problems: &mut Vec<Problem>) -> std::io::Result<()> {
+fn walk(
+    dir: &Path,
+    files: &mut Vec<Input>,
+    budget: &mut Budget,
+    problems: &mut Vec<Problem>,
+) -> std::io::Result<()> {
     if let Some(kustomization) = kustomization_of(dir)? {
-        return kustomize(dir, &kustomization, files, problems);
+        return kustomize(dir, &kustomization, files, budget, problems);
     }
     for (entry, kind) in entries(dir)? {
         if kind.is_symlink() {
@@ -201,7 +268,7 @@ fn walk(dir: &Path, files: &mut Vec<Input>, problems: &mut Vec<Problem>) -> std:
             // to a file could reach outside the input.
             skip_link(&entry);
         } else if kind.is_dir() {
-            walk(&entry, files, problems)?;
+            walk(&entry, files, budget, problems)?;
         } else if !kind.is_file() {
             return Err(files::refused(&entry, kind));
         } else if is_yaml(&entry) {
@@ -249,14 +316,18 @@ fn kustomize(
     dir: &Path,
     kustomization: &Path,
     files: &mut Vec<Input>,
+    budget: &mut Budget,
     problems: &mut Vec<Problem>,
 ) -> std::io::Result<()> {
+    if budget.exhausted() {
+        return Ok(());
+    }
     let shown = printable(&kustomization.display().to_string()).into_owned();
-    let source = Source::file(shown, read_file(kustomization, false)?);
+    let source = Source::file(shown, read_file(kustomization, false, budget)?);
     let before = problems.len();
     let mut listed: Vec<PathBuf> = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();
-    let document = match yaml::parse_manifests(&source, LIMITS) {
+    let document = match budget.parse(&source) {
         Ok(mut documents) if documents.len() == 1 => documents.pop(),
         Ok(documents) if documents.is_empty() => None,
         Ok(documents) => {
@@ -356,7 +427,7 @@ fn kustomize(
     for folder in &folders {
         // `resource` checked that it has a kustomization.
         if let Some(inner) = kustomization_of(folder)? {
-            kustomize(folder, &inner, files, problems)?;
+            kustomize(folder, &inner, files, budget, problems)?;
         }
     }
     unlisted(dir, dir, &listed, &folders, files, problems)
@@ -531,6 +602,7 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
         Source::file(name, text),
         None,
         Role::Objects,
+        &mut Budget::default(),
         &mut set,
         &mut problems,
     );
@@ -547,10 +619,11 @@ fn read_text(
     source: Arc<Source>,
     file: Option<String>,
     role: Role,
+    budget: &mut Budget,
     set: &mut ManifestSet,
     problems: &mut Vec<Problem>,
 ) {
-    let documents = match yaml::parse_manifests(&source, LIMITS) {
+    let documents = match budget.parse(&source) {
         Ok(documents) => documents,
         Err(e) => {
             problems.push(yaml_problem(e));

@@ -376,17 +376,40 @@ pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Nod
 
 /// Reads every document of a YAML stream.
 pub fn parse_stream(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
-    read(source, limits, false)
+    read(source, limits, false, &mut None)
 }
 
 /// Reads every document of a stream of Kubernetes manifests, as Kubernetes
 /// would read it or not at all: whatever YAML 1.2 and YAML 1.1 (go-yaml,
 /// which `kubectl` and the API server use) read differently is refused.
 pub fn parse_manifests(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
-    read(source, limits, true)
+    read(source, limits, true, &mut None)
 }
 
-fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<Node>, YamlError> {
+/// Reads manifests as [`parse_manifests`] does, as one of several sources
+/// that share `limits.max_nodes`: counting starts at `*spent` (what the
+/// sources read before used) and `*spent` is left at the new total, so the
+/// budget bounds them all together. Its error says the budget is the
+/// input's total.
+pub fn parse_manifests_sharing(
+    source: &Arc<Source>,
+    limits: Limits,
+    spent: &mut usize,
+) -> Result<Vec<Node>, YamlError> {
+    let mut shared = Some(*spent);
+    let result = read(source, limits, true, &mut shared);
+    *spent = shared.unwrap_or(*spent);
+    result
+}
+
+/// `shared`: the nodes sources read before used, when they share the
+/// budget; left at the new total.
+fn read(
+    source: &Arc<Source>,
+    limits: Limits,
+    kubernetes: bool,
+    shared: &mut Option<usize>,
+) -> Result<Vec<Node>, YamlError> {
     if source.text.len() > limits.max_bytes {
         return Err(YamlError::new(
             Origin::at_marker(source, 1, 0),
@@ -396,17 +419,22 @@ fn read(source: &Arc<Source>, limits: Limits, kubernetes: bool) -> Result<Vec<No
     if kubernetes {
         refuse_yaml_1_1_breaks(source)?;
     }
-    Reader {
+    let mut reader = Reader {
         source,
         limits,
         anchors: HashMap::new(),
-        nodes: 0,
+        nodes: shared.unwrap_or(0),
+        shared: shared.is_some(),
         kubernetes,
         scalars: Vec::new(),
         flow: Vec::new(),
         cursor: (0, 0),
+    };
+    let result = reader.read();
+    if let Some(spent) = shared {
+        *spent = reader.nodes;
     }
-    .read()
+    result
 }
 
 /// A tab is text inside a quoted or block scalar and a comment; elsewhere
@@ -557,8 +585,11 @@ struct Reader<'a> {
     limits: Limits,
     /// Anchored nodes by anchor id, for aliases.
     anchors: HashMap<usize, Node>,
-    /// Nodes made so far, alias expansions included.
+    /// Nodes made so far, alias expansions included (and those of the
+    /// sources read before, when they share the budget).
     nodes: usize,
+    /// The node budget is shared with other sources of one input.
+    shared: bool,
     /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
     kubernetes: bool,
     /// Where the scalars are (character offsets) and whether each is
@@ -572,7 +603,7 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn read(mut self) -> Result<Vec<Node>, YamlError> {
+    fn read(&mut self) -> Result<Vec<Node>, YamlError> {
         let mut documents = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
         let mut parser = Parser::new_from_str(&self.source.text);
@@ -865,10 +896,15 @@ impl Reader<'_> {
     fn count(&mut self, nodes: usize, origin: &Origin) -> Result<(), YamlError> {
         self.nodes = self.nodes.saturating_add(nodes);
         if self.nodes > self.limits.max_nodes {
+            let whole = if self.shared {
+                " in the whole input, this file and those read before it together"
+            } else {
+                ""
+            };
             return Err(YamlError::new(
                 origin.clone(),
                 format!(
-                    "more than the limit of {} YAML nodes (aliases count every node they repeat)",
+                    "more than the limit of {} YAML nodes{whole} (aliases count every node they repeat)",
                     self.limits.max_nodes
                 ),
             ));

@@ -881,3 +881,108 @@ fn syntax_read_differently_is_refused() {
         serde_json::json!({"a": "x\ty", "b": "x\ty\n", "c": ["m:1"], "<<": 1, "d": 31})
     );
 }
+
+/// A ConfigMap whose alias chain expands to about `nodes` nodes.
+fn alias_bomb(name: &str, nodes: usize) -> String {
+    let mut text = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: x}}\nbomb:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+    );
+    let (mut level, mut size) = (0, 11);
+    while size * 10 < nodes {
+        let p = level;
+        level += 1;
+        text += &format!(
+            "  a{level}: &a{level} [{}]\n",
+            vec![format!("*a{p}"); 10].join(", ")
+        );
+        size = size * 10 + 1;
+    }
+    text += &format!(
+        "  top: [{}]\n",
+        vec![format!("*a{level}"); nodes / size].join(", ")
+    );
+    text
+}
+
+/// The node budget bounds the whole input, not each file: small files,
+/// each well under it, cannot add up to more memory than one budget. The
+/// error names the budget, says it is the input's total, and names the
+/// file where it ran out.
+#[test]
+fn small_alias_bombs_in_many_files_share_one_node_budget() {
+    let dir = temp("bombs");
+    let per_file = LIMITS.max_nodes / 4;
+    for i in 0..8 {
+        write(
+            &dir.join(format!("b{i}.yaml")),
+            &alias_bomb(&format!("b{i}"), per_file),
+        );
+    }
+    // Each file alone is read: the budget is not spent by one of them.
+    let one = dir.join("b0.yaml").display().to_string();
+    assert_eq!(chartgen::input::read(&[one]).unwrap().manifests.len(), 1);
+
+    let Err(chartgen::error::Error::InvalidManifests { problems }) =
+        chartgen::input::read(&[dir.display().to_string()])
+    else {
+        panic!("eight bombs of a quarter of the budget each were read");
+    };
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    let problem = &problems[0];
+    assert!(
+        problem.message.starts_with(&format!(
+            "more than the limit of {} YAML nodes in the whole input, this file and those read before it together",
+            LIMITS.max_nodes
+        )),
+        "{}",
+        problem.message
+    );
+    // Each file holds over a quarter of the budget (its anchors count as
+    // well as the expansions): a later file than the first, and one before
+    // the last, runs it out.
+    let at = problem.origin.to_string();
+    assert!((1..7).any(|i| at.contains(&format!("/b{i}.yaml:"))), "{at}");
+    assert!(
+        problem
+            .hint
+            .as_deref()
+            .unwrap_or_default()
+            .contains("total")
+    );
+
+    // Through the command line: exit 2, the same message.
+    let run = chartgen(&["check", &dir.display().to_string()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("YAML nodes in the whole input"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The byte budget bounds the whole input too: two files, each under it,
+/// together over it, stop at the second.
+#[test]
+fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
+    let dir = temp("bytes");
+    let half = "# padding\n".repeat(LIMITS.max_bytes / 2 / 10 + 1);
+    write(&dir.join("a.yaml"), &format!("{SA}{half}"));
+    write(&dir.join("b.yaml"), &half);
+    write(&dir.join("c.yaml"), SA);
+    let Err(chartgen::error::Error::InvalidManifests { problems }) =
+        chartgen::input::read(&[dir.display().to_string()])
+    else {
+        panic!("files over the byte budget together were read");
+    };
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(
+        problems[0].message,
+        format!(
+            "more than the limit of {} bytes in the whole input, this file and those read before it together",
+            LIMITS.max_bytes
+        )
+    );
+    assert!(problems[0].origin.to_string().contains("b.yaml"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
