@@ -108,6 +108,18 @@ fn kind_of(schema: &Json) -> Option<Kind> {
     Some((first("apiVersion")?, first("kind")?))
 }
 
+/// The regular expression engine of every Kubernetes and CRD schema: the
+/// linear-time `regex` crate, as the API server's Go RE2 is, so a pattern
+/// with backreferences or look-around does not compile (the API server
+/// refuses it too) and no pattern can backtrack for seconds per value. The
+/// size limit keeps a pattern such as `(a{1000}){1000}` from compiling into
+/// megabytes.
+pub fn pattern_engine() -> jsonschema::PatternOptions<jsonschema::Regex> {
+    jsonschema::PatternOptions::regex()
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,16 +149,4 @@ mod tests {
                 .is_none()
         );
     }
-}
-
-/// The regular expression engine of every Kubernetes and CRD schema: the
-/// linear-time `regex` crate, as the API server's Go RE2 is, so a pattern
-/// with backreferences or look-around does not compile (the API server
-/// refuses it too) and no pattern can backtrack for seconds per value. The
-/// size limit keeps a pattern such as `(a{1000}){1000}` from compiling into
-/// megabytes.
-pub fn pattern_engine() -> jsonschema::PatternOptions<jsonschema::Regex> {
-    jsonschema::PatternOptions::regex()
-        .size_limit(1 << 20)
-        .dfa_size_limit(1 << 20)
 }

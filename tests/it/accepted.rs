@@ -132,7 +132,6 @@ fn fields_the_api_server_refuses_are_findings() {
             "Deployment apps/api",
             format!("{container}.securityContext.seccompProfile.localhostProfile"),
         ),
-        ("Deployment apps/api",),
         ("Service apps/api", "spec.ports[0].port".to_owned()),
         ("StatefulSet apps/db", "spec.selector".to_owned()),
         (
