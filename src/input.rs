@@ -49,11 +49,12 @@ enum Role {
     ExemptionsOnly,
 }
 
-/// What one `read` has spent of [`LIMITS`]: the byte and node budgets
-/// bound the whole input (every file and stdin together), not each file, so
-/// many small files cannot add up to more than one budget's memory.
+/// What a command has spent of [`LIMITS`]: the byte and node budgets
+/// bound the whole input (every file and stdin together, both sides of a
+/// `diff`), not each file, so many small files cannot add up to more than
+/// one budget's memory.
 #[derive(Debug, Default)]
-struct Budget {
+pub struct Budget {
     bytes: usize,
     nodes: usize,
 }
@@ -112,6 +113,12 @@ struct Input {
 /// directory is not followed (a note on stderr says so); one named on the
 /// command line is.
 pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
+    read_within(paths, &mut Budget::default())
+}
+
+/// [`read`], spending from `budget`, which a command shares between the
+/// sets it reads (`diff`'s two sides).
+pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet, Error> {
     if paths.iter().filter(|p| *p == "-").count() > 1 {
         return Err(Error::Usage {
             reason: "standard input (-) can be read only once".to_owned(),
@@ -119,7 +126,6 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
     }
     let mut set = ManifestSet::default();
     let mut problems = Vec::new();
-    let mut budget = Budget::default();
     for path in paths {
         if budget.exhausted() {
             break;
@@ -138,14 +144,14 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
                 Source::file("<stdin>", text),
                 None,
                 Role::Objects,
-                &mut budget,
+                budget,
                 &mut set,
                 &mut problems,
             );
             continue;
         }
         let mut files = Vec::new();
-        collect(Path::new(path), &mut files, &mut budget, &mut problems).map_err(|source| {
+        collect(Path::new(path), &mut files, budget, &mut problems).map_err(|source| {
             Error::ReadManifests {
                 path: printable(path).into_owned(),
                 source,
@@ -167,7 +173,7 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
                 Source::file(shown, text),
                 Some(file.path.display().to_string()),
                 file.role,
-                &mut budget,
+                budget,
                 &mut set,
                 &mut problems,
             );

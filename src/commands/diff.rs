@@ -17,8 +17,10 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         .map(|text| Ignore::parse(text))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|reason| Error::Usage { reason })?;
-    let old = input::read(std::slice::from_ref(&args.old))?;
-    let new = input::read(std::slice::from_ref(&args.new))?;
+    // One budget for both sides: together they are this command's input.
+    let mut budget = input::Budget::default();
+    let old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
+    let new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
     let difference = diff::diff_sets(
         diff::Side {
             path: &args.old,

@@ -958,6 +958,31 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
         "{}",
         run.stderr
     );
+    // diff's two sides are one input: two folders of three bombs each (each
+    // side under the budget) are over it together.
+    let (old, new) = (dir.join("old"), dir.join("new"));
+    for (side, from) in [(&old, 0), (&new, 3)] {
+        std::fs::create_dir_all(side).unwrap();
+        for i in from..from + 3 {
+            std::fs::rename(
+                dir.join(format!("b{i}.yaml")),
+                side.join(format!("b{i}.yaml")),
+            )
+            .unwrap();
+        }
+    }
+    let old_side = old.display().to_string();
+    assert!(
+        chartgen::input::read(&[old_side.clone()]).is_ok(),
+        "one side alone is read"
+    );
+    let run = chartgen(&["diff", &old_side, &new.display().to_string()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("YAML nodes in the whole input"),
+        "{}",
+        run.stderr
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
