@@ -163,7 +163,7 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
                 break;
             }
             let shown = printable(&file.path.display().to_string()).into_owned();
-            let text = read_file(&file.path, file.named, &budget).map_err(|source| {
+            let text = read_file(&file.path, file.named, budget).map_err(|source| {
                 Error::ReadManifests {
                     path: shown.clone(),
                     source,
