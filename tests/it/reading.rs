@@ -973,7 +973,7 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
     }
     let old_side = old.display().to_string();
     assert!(
-        chartgen::input::read(&[old_side.clone()]).is_ok(),
+        chartgen::input::read(std::slice::from_ref(&old_side)).is_ok(),
         "one side alone is read"
     );
     let run = chartgen(&["diff", &old_side, &new.display().to_string()]);
