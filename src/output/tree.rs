@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::io::Read as _;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use super::MARKER;
@@ -126,20 +125,12 @@ fn starts_with_marker(text: &[u8]) -> bool {
     matches!(rest, [] | [b'\n', ..] | [b'\r', b'\n', ..] | [b'\r'])
 }
 
-/// Opens a regular file for reading: no link followed, no FIFO waited on
-/// (should it have been swapped in since it was looked at).
-pub fn open(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-}
-
 /// At most `limit` bytes from the start of the file at `path` (`shown` in
 /// an error).
 pub fn read_start(path: &Path, shown: &Path, limit: usize) -> Result<Vec<u8>, Error> {
     let mut bytes = Vec::with_capacity(limit);
-    open(path)
+    // Found in the tree, not named: no link followed, no FIFO waited on.
+    crate::files::open_regular(path, false)
         .and_then(|file| file.take(limit as u64).read_to_end(&mut bytes))
         .map_err(|e| fail(shown, e))?;
     Ok(bytes)

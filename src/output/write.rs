@@ -150,7 +150,7 @@ pub(super) fn busy(root: &Path) -> Error {
 /// Whether another process holds the lock on the lock file at `path`
 /// (opened for reading only, so `--check` writes nothing).
 pub(super) fn lock_held(path: &Path) -> Result<bool, Error> {
-    let file = super::tree::open(path).map_err(|e| fail(path, e))?;
+    let file = crate::files::open_regular(path, false).map_err(|e| fail(path, e))?;
     match file.try_lock_shared() {
         Ok(()) => Ok(false),
         Err(std::fs::TryLockError::WouldBlock) => Ok(true),
