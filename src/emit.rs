@@ -17,22 +17,36 @@ use crate::yaml::{self, Node, Value};
 /// could take as a line break or that is not printable.
 pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if needs_escape(c) => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    push_quoted(text, &mut out);
     out
+}
+
+/// Appends `text` to `out` as [`quote`] writes it.
+fn push_quoted(text: &str, out: &mut String) {
+    out.reserve(text.len() + 2);
+    out.push('"');
+    // Runs of characters that need no escape are copied at once.
+    let mut start = 0;
+    for (at, c) in text.char_indices() {
+        let escape = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\t' => "\\t",
+            '\r' => "\\r",
+            c if needs_escape(c) => "",
+            _ => continue,
+        };
+        out.push_str(&text[start..at]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{:04X}", c as u32);
+        } else {
+            out.push_str(escape);
+        }
+        start = at + c.len_utf8();
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
 }
 
 /// Characters a double-quoted scalar must escape: controls, DEL, the C1
@@ -46,10 +60,17 @@ fn needs_escape(c: char) -> bool {
 
 /// `text` as a scalar for block output: plain when that is safe, quoted otherwise.
 pub fn scalar(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_scalar(text, &mut out);
+    out
+}
+
+/// Appends `text` to `out` as [`scalar`] writes it, without allocating.
+fn push_scalar(text: &str, out: &mut String) {
     if plain_is_safe(text) {
-        text.to_owned()
+        out.push_str(text);
     } else {
-        quote(text)
+        push_quoted(text, out);
     }
 }
 
@@ -77,7 +98,7 @@ fn plain_is_safe(text: &str) -> bool {
         && !text.ends_with([' ', ':'])
         && !text.contains(": ")
         && !text.contains(" #")
-        && yaml::resolve_plain(text) == Ok(Value::String(text.to_owned()))
+        && yaml::plain_is_string(text)
         && !matches!(text, "y" | "Y" | "n" | "N")
 }
 
@@ -121,7 +142,7 @@ fn write_flow(value: &serde_json::Value, out: &mut String) {
         serde_json::Value::Null => out.push_str("null"),
         serde_json::Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         serde_json::Value::Number(n) => out.push_str(&number(n)),
-        serde_json::Value::String(s) => out.push_str(&quote(s)),
+        serde_json::Value::String(s) => push_quoted(s, out),
         serde_json::Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -138,7 +159,7 @@ fn write_flow(value: &serde_json::Value, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(&quote(key));
+                push_quoted(key, out);
                 out.push_str(": ");
                 write_flow(item, out);
             }
@@ -182,7 +203,7 @@ fn write_mapping(entries: &[(yaml::Key, Node)], indent: usize, out: &mut String)
         if i > 0 {
             push_indent(indent, out);
         }
-        out.push_str(&scalar(&key.name));
+        push_scalar(&key.name, out);
         out.push(':');
         write_value(value, indent, out);
     }
@@ -243,17 +264,27 @@ fn write_value(value: &Node, indent: usize, out: &mut String) {
 /// A list of a few one-line scalars as `[a, b, c]`, the way people write
 /// verbs and API groups; `None` when the list is long or holds anything else.
 fn short_flow(items: &[Node]) -> Option<String> {
-    let mut parts = Vec::with_capacity(items.len());
-    for item in items {
-        parts.push(match &item.value {
-            Value::String(s) if !s.contains('\n') => scalar(s),
-            Value::Int(i) => i.to_string(),
-            Value::Bool(b) => b.to_string(),
+    const WIDTH: usize = 60;
+    let mut flow = String::with_capacity(WIDTH + 8);
+    flow.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            flow.push_str(", ");
+        }
+        match &item.value {
+            Value::String(s) if !s.contains('\n') => push_scalar(s, &mut flow),
+            Value::Int(n) => {
+                let _ = write!(flow, "{n}");
+            }
+            Value::Bool(b) => flow.push_str(if *b { "true" } else { "false" }),
             _ => return None,
-        });
+        }
+        if flow.len() > WIDTH {
+            return None;
+        }
     }
-    let flow = format!("[{}]", parts.join(", "));
-    (flow.len() <= 60).then_some(flow)
+    flow.push(']');
+    (flow.len() <= WIDTH).then_some(flow)
 }
 
 /// A scalar or empty collection on the current line; multi-line text as a
@@ -277,7 +308,7 @@ fn write_inline(node: &Node, indent: usize, out: &mut String) {
                 }
             }
         }
-        Value::String(s) => out.push_str(&scalar(s)),
+        Value::String(s) => push_scalar(s, out),
         Value::Sequence(_) => out.push_str("[]"),
         Value::Mapping(_) => out.push_str("{}"),
     }

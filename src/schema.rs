@@ -45,9 +45,22 @@ pub fn validate(document: &Node, instance: &Json) -> Vec<Problem> {
     for error in validator.iter_errors(instance) {
         explain(schema, document, &error, &mut problems);
     }
-    floats_for_integers(schema, schema, document, &KeyPath::root(), &mut problems);
+    if has_float(document) {
+        floats_for_integers(schema, schema, document, &KeyPath::root(), &mut problems);
+    }
     problems.dedup();
     problems
+}
+
+/// Whether a float is anywhere in `node`: most values files hold none, and
+/// then the walk through the schema below is not needed.
+fn has_float(node: &Node) -> bool {
+    match &node.value {
+        Value::Float(_) => true,
+        Value::Mapping(entries) => entries.iter().any(|(_, child)| has_float(child)),
+        Value::Sequence(items) => items.iter().any(has_float),
+        _ => false,
+    }
 }
 
 /// JSON Schema counts `3.0` as an integer; serde does not. Report a number
@@ -390,5 +403,28 @@ mod tests {
         );
         let keys = known_keys(&schema, &KeyPath::root().key("projects").index(0));
         assert_eq!(keys, ["name", "repository", "trusted", "resources"]);
+    }
+
+    #[test]
+    fn a_fraction_where_an_integer_belongs_is_located() {
+        let source = crate::yaml::Source::file("v.yaml", "buildd:\n  replicas: 3.0\n");
+        let document = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+            .unwrap()
+            .unwrap();
+        let problems = validate(&document, &document.to_json());
+        let shown: Vec<String> = problems
+            .iter()
+            .map(|p| format!("{} {}: {}", p.origin, p.path, p.message))
+            .collect();
+        assert_eq!(
+            shown,
+            ["v.yaml:2:13 buildd.replicas: expected integer, found number `3.0`"]
+        );
+        // jsonschema counts 3.0 as an integer: only the walk reports it, and it
+        // runs only when a float is there.
+        assert!(!has_float(&crate::yaml::Node::from_json(
+            &serde_json::json!({"buildd": {"replicas": 2}}),
+            &Origin::Default
+        )));
     }
 }

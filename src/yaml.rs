@@ -572,8 +572,9 @@ enum Open {
     },
     Mapping {
         entries: Vec<(Key, Node)>,
-        /// The keys so far, so a duplicate is found in constant time.
-        names: std::collections::HashSet<String>,
+        /// The keys so far, once the mapping is too large for a scan to
+        /// find a duplicate cheaply ([`DUPLICATE_SCAN`]).
+        names: Option<std::collections::HashSet<String>>,
         pending_key: Option<Key>,
         origin: Origin,
         anchor: usize,
@@ -719,7 +720,7 @@ impl Reader<'_> {
                     self.open(&stack, &origin)?;
                     stack.push(Open::Mapping {
                         entries: Vec::new(),
-                        names: std::collections::HashSet::new(),
+                        names: None,
                         pending_key: None,
                         origin,
                         anchor,
@@ -759,9 +760,7 @@ impl Reader<'_> {
                                 "a mapping key must be a scalar, not an alias",
                             ));
                         };
-                        let first = (!names.insert(key.name.clone()))
-                            .then(|| entries.iter().find(|(k, _)| k.name == key.name))
-                            .flatten();
+                        let first = duplicate_of(entries, names, &key.name);
                         if let Some((first, _)) = first {
                             return Err(YamlError::new(
                                 key.origin.clone(),
@@ -1109,6 +1108,28 @@ impl Reader<'_> {
 
 /// The key path of a scalar `text` read with `stack` open: the pending keys
 /// and item indexes, and `text` itself when it is a key.
+/// Mappings up to this size find a duplicate key by scanning their entries;
+/// larger ones keep an index, so the check stays linear for any size.
+const DUPLICATE_SCAN: usize = 16;
+
+/// The entry of `entries` already named `name`, if any; keeps `names`, the
+/// index of a large mapping, up to date.
+fn duplicate_of<'e>(
+    entries: &'e [(Key, Node)],
+    names: &mut Option<std::collections::HashSet<String>>,
+    name: &str,
+) -> Option<&'e (Key, Node)> {
+    if entries.len() < DUPLICATE_SCAN {
+        return entries.iter().find(|(k, _)| k.name == name);
+    }
+    let index = names.get_or_insert_with(|| entries.iter().map(|(k, _)| k.name.clone()).collect());
+    if index.insert(name.to_owned()) {
+        None
+    } else {
+        entries.iter().find(|(k, _)| k.name == name)
+    }
+}
+
 fn path_of(stack: &[Open], text: &str) -> KeyPath {
     let segments = stack
         .iter()
@@ -1157,20 +1178,34 @@ fn node_count(node: &Node) -> usize {
 /// Resolves a plain scalar: null, boolean, integer, float or string. An error
 /// names a number that cannot be represented.
 pub fn resolve_plain(text: &str) -> Result<Value, String> {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Ok(Value::Null),
+    resolve_other_than_string(text).unwrap_or_else(|| Ok(Value::String(text.to_owned())))
+}
+
+/// Whether the plain scalar `text` reads as the string it spells (not a
+/// null, boolean or number); decided without allocating.
+pub fn plain_is_string(text: &str) -> bool {
+    resolve_other_than_string(text).is_none()
+}
+
+/// [`resolve_plain`] for a scalar that is not a string; `None` for a string.
+fn resolve_other_than_string(text: &str) -> Option<Result<Value, String>> {
+    Some(match text {
+        "" | "~" | "null" | "Null" | "NULL" => Ok(Value::Null),
         "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
-            return Ok(Value::Bool(true));
+            Ok(Value::Bool(true))
         }
         "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
-            return Ok(Value::Bool(false));
+            Ok(Value::Bool(false))
         }
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => {
-            return Err(format!("`{}` is not a finite number", quote(text)));
-        }
-        _ => {}
-    }
+        | ".nan" | ".NaN" | ".NAN" => Err(format!("`{}` is not a finite number", quote(text))),
+        _ => return resolve_number(text),
+    })
+}
+
+/// A plain scalar that is no null or boolean, as a number; `None` when it is
+/// a string.
+fn resolve_number(text: &str) -> Option<Result<Value, String>> {
     let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
     let negative = text.starts_with('-');
     let radix = |digits: &str, radix: u32| {
@@ -1192,27 +1227,27 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         match text.parse::<i64>() {
             Ok(v) => Some(v),
             Err(_) => {
-                return Err(format!(
+                return Some(Err(format!(
                     "`{}` does not fit in a 64-bit integer",
                     quote(text)
-                ));
+                )));
             }
         }
     } else {
         None
     };
     if let Some(int) = int {
-        return Ok(Value::Int(int));
+        return Some(Ok(Value::Int(int)));
     }
     if is_float(unsigned) {
         if let Ok(f) = text.parse::<f64>()
             && f.is_finite()
         {
-            return Ok(Value::Float(f));
+            return Some(Ok(Value::Float(f)));
         }
-        return Err(format!("`{}` is not a finite number", quote(text)));
+        return Some(Err(format!("`{}` is not a finite number", quote(text))));
     }
-    Ok(Value::String(text.to_owned()))
+    None
 }
 
 /// Whether `text` is written as a decimal integer or a float.
@@ -1292,6 +1327,20 @@ mod tests {
             error.hint.as_deref(),
             Some("`a` is already set at t.yaml:1:1; keep one of them")
         );
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_in_mappings_of_any_size() {
+        // Small mappings scan, large ones index their keys: both find it.
+        for (size, again) in [(3, 1), (DUPLICATE_SCAN, 2), (40, 5), (40, 30)] {
+            let mut text: String = (0..size).map(|i| format!("k{i}: {i}\n")).collect();
+            text += &format!("k{again}: x\n");
+            let error = read(&text).unwrap_err();
+            assert_eq!(error.message, format!("duplicate key `k{again}`"), "{size}");
+            assert_eq!(error.origin.to_string(), format!("t.yaml:{}:1", size + 1));
+        }
+        let distinct: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+        assert!(read(&distinct).is_ok());
     }
 
     #[test]
