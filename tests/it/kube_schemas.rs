@@ -284,6 +284,7 @@ fn mutations_of_rendered_objects_get_the_errors_jsonschema_gives() {
     let odd = odd_values();
     let mut rng = Rng(0x6b75_6265);
     let mut all = Vec::new();
+    let mut cases = 0;
     for version in versions() {
         for object in &objects {
             let (api_version, kind) = kind_of(object);
@@ -296,9 +297,11 @@ fn mutations_of_rendered_objects_get_the_errors_jsonschema_gives() {
                 let pointer = rng.pick(&paths).clone();
                 let (mutated, case) = mutate(&mut rng, object, &pointer, &odd);
                 all.extend(version.agree(api_version, kind, &mutated, &case));
+                cases += 1;
             }
         }
     }
+    assert!(cases >= 3000, "{cases} cases");
     assert_covers(&all, "mutations");
 }
 
@@ -556,5 +559,28 @@ fn the_bake_refuses_what_its_validator_does_not_implement() {
     ] {
         let error = bake_error(&spec, draft).unwrap_err();
         assert!(error.contains(needle), "{spec}: {error}");
+    }
+}
+
+#[test]
+fn formats_are_annotations_under_draft_2020_12_as_jsonschema_reads_them() {
+    for version in versions() {
+        let namespace = json!({
+            "apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "n", "creationTimestamp": "yesterday"},
+        });
+        let errors = version.agree("v1", "Namespace", &namespace, "date-time");
+        assert!(errors.is_empty(), "{errors:?}");
+        let deployment = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d"},
+            "spec": {
+                "replicas": 10_000_000_000_i64,
+                "selector": {},
+                "template": {"spec": {"containers": []}},
+            },
+        });
+        let errors = version.agree("apps/v1", "Deployment", &deployment, "int32");
+        assert!(errors.is_empty(), "{errors:?}");
     }
 }
