@@ -1,9 +1,13 @@
 //! Compiles every template in `templates/` once at build time, so that a
 //! syntax error fails `cargo build` with the template's name and line, and
-//! embeds the templates (`$OUT_DIR/templates.rs`) and the vendored schemas
-//! (`$OUT_DIR/schemas.rs`) in the binary.
+//! embeds the templates (`$OUT_DIR/templates.rs`) in the binary; bakes the
+//! vendored Kubernetes and cert-manager schemas into static tables
+//! (`$OUT_DIR/kube_schemas.rs`, see `build/kube_schemas.rs`).
 
 use std::path::{Path, PathBuf};
+
+#[path = "build/kube_schemas.rs"]
+mod kube_schemas;
 
 fn main() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -37,13 +41,13 @@ fn main() {
         &files,
     );
 
-    let schemas = files_below(&manifest.join("schema"), &["kubernetes", "cert-manager"]);
-    write_list(
-        &out.join("schemas.rs"),
-        "SCHEMA_FILES",
-        "Vendored schemas by path below `schema/`.",
-        &schemas,
-    );
+    let schema_dir = manifest.join("schema");
+    files_below(&schema_dir, &["kubernetes", "cert-manager"]);
+    println!("cargo:rerun-if-changed=build/kube_schemas.rs");
+    if let Err(error) = kube_schemas::bake(&schema_dir, &out.join("kube_schemas.rs")) {
+        eprintln!("error: the vendored schemas cannot be baked: {error}");
+        std::process::exit(1);
+    }
 }
 
 /// Every file in the folders `subdirs` of `root` (`""` for `root` itself),

@@ -8,6 +8,7 @@ mod diff;
 mod fuzz;
 mod harness;
 mod hostile_values;
+mod kube_schemas;
 mod output;
 mod reading;
 mod render;

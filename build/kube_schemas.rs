@@ -1,0 +1,635 @@
+//! Bakes the vendored Kubernetes and cert-manager schemas into static tables
+//! (`$OUT_DIR/kube_schemas.rs`) for `src/kube/validator.rs`: no JSON parse and
+//! no schema compile at run time.
+//!
+//! Only what validation reads is kept (descriptions and `x-kubernetes-*`
+//! annotations go); each version's shared definitions become nodes once,
+//! however many kinds reach them; identical nodes are stored once. The baked
+//! validator implements exactly the keywords listed in `compile_keyword`,
+//! under JSON Schema draft 2020-12: any other keyword, draft, `$ref` form or
+//! keyword combination fails the build here, so a newly vendored schema can
+//! never be half-checked in silence.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+/// The one draft the baked validator implements (`format` is an annotation).
+const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
+/// Where the per-kind files `$ref` their shared definitions.
+const DEFINITIONS_URI: &str = "https://kubernetes.io/api/_definitions.json";
+/// Type bits, as `src/kube/validator.rs` reads them (jsonschema's order).
+const TYPES: [(&str, u8); 7] = [
+    ("null", 1),
+    ("boolean", 2),
+    ("integer", 4),
+    ("number", 8),
+    ("string", 16),
+    ("array", 32),
+    ("object", 64),
+];
+/// Largest limit compared exactly with a float instance.
+const EXACT_LIMIT: i64 = 1 << 53;
+
+/// Reads `schema/kubernetes/v*/` and `schema/cert-manager/` below
+/// `schema_dir` and writes the tables to `target`.
+pub fn bake(schema_dir: &Path, target: &Path) -> Result<(), String> {
+    let mut baker = Baker::default();
+    let cert_manager = read_dir_json(&schema_dir.join("cert-manager"))?;
+    let mut shared = Vec::new();
+    for (name, schema) in &cert_manager {
+        let where_ = format!("schema/cert-manager/{name}");
+        shared.push(baker.kind_root(schema, &where_)?);
+    }
+    let mut versions = Vec::new();
+    for (dir, files) in kubernetes_versions(&schema_dir.join("kubernetes"))? {
+        let version = dir
+            .strip_prefix('v')
+            .and_then(|v| v.strip_suffix(".0"))
+            .ok_or_else(|| format!("schema/kubernetes/{dir}: expected a folder named vX.Y.0"))?;
+        baker.start_version(&files, &dir)?;
+        let mut kinds = shared.clone();
+        for (name, schema) in files.iter().filter(|(n, _)| n != "_definitions.json") {
+            let where_ = format!("schema/kubernetes/{dir}/{name}");
+            kinds.push(baker.kind_root(schema, &where_)?);
+        }
+        kinds.sort();
+        if let Some(pair) = kinds
+            .windows(2)
+            .find(|p| (&p[0].0, &p[0].1) == (&p[1].0, &p[1].1))
+        {
+            return Err(format!(
+                "{dir}: two schemas for {} {}",
+                pair[0].0, pair[0].1
+            ));
+        }
+        versions.push((version.to_owned(), kinds));
+    }
+    std::fs::write(target, baker.render(&versions)).map_err(|e| format!("{e}"))
+}
+
+type KindRoot = (String, String, u32);
+
+/// Every `*.json` in `dir`, parsed, by file name, sorted.
+fn read_dir_json(dir: &Path) -> Result<Files, String> {
+    let mut files = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{e}"))?.path();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{name}: {e}"))?;
+        let json = serde_json::from_str(&text).map_err(|e| format!("{name}: {e}"))?;
+        files.push((name, json));
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
+
+/// Each `v*` folder of `dir` with its parsed files, sorted by name.
+/// Parsed files by name.
+type Files = Vec<(String, Value)>;
+
+fn kubernetes_versions(dir: &Path) -> Result<Vec<(String, Files)>, String> {
+    let mut versions = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{e}"))?.path();
+        if path.is_dir() {
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            versions.push((name, read_dir_json(&path)?));
+        }
+    }
+    versions.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(versions)
+}
+
+/// Which document a schema sits in, for resolving its `$ref`s.
+#[derive(Clone, Copy)]
+enum Doc<'a> {
+    /// The current version's `_definitions.json`.
+    Definitions,
+    /// A per-kind file, with its `$id`.
+    Kind(Option<&'a str>),
+}
+
+/// One node being baked, in the fields of `src/kube/validator.rs`'s `Node`.
+#[derive(Default)]
+struct Node {
+    types: Option<(u8, bool)>,
+    enumeration: Vec<String>,
+    minimum: Option<i64>,
+    maximum: Option<i64>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    required: Vec<String>,
+    pattern: Option<usize>,
+    format: Option<String>,
+    properties: BTreeMap<String, u32>,
+    additional: Option<Additional>,
+    items: Option<u32>,
+    one_of: Vec<u32>,
+}
+
+/// What `schema` bakes into.
+enum Built {
+    /// A `$ref`: the definition's node.
+    Alias(u32),
+    Node(Box<Node>),
+}
+
+enum Additional {
+    Forbid,
+    Node(u32),
+}
+
+#[derive(Default)]
+struct Baker {
+    /// Rendered nodes; `None` while a definition is being baked.
+    nodes: Vec<Option<String>>,
+    /// Rendered node to its index, so identical nodes are stored once.
+    interned: HashMap<String, u32>,
+    patterns: Vec<String>,
+    /// The current version's definitions, and their node indices.
+    definitions: Map<String, Value>,
+    definition_nodes: HashMap<String, u32>,
+    /// The current version's folder, for messages.
+    dir: String,
+}
+
+impl Baker {
+    fn start_version(&mut self, files: &[(String, Value)], dir: &str) -> Result<(), String> {
+        let (_, definitions) = files
+            .iter()
+            .find(|(name, _)| name == "_definitions.json")
+            .ok_or_else(|| format!("schema/kubernetes/{dir}/_definitions.json is missing"))?;
+        let where_ = format!("schema/kubernetes/{dir}/_definitions.json");
+        let root = definitions
+            .as_object()
+            .ok_or(format!("{where_}: not an object"))?;
+        for (keyword, value) in root {
+            match keyword.as_str() {
+                "$defs" => {}
+                "$schema" if value == DRAFT => {}
+                _ => {
+                    return Err(format!(
+                        "{where_}: unsupported top-level keyword `{keyword}`"
+                    ));
+                }
+            }
+        }
+        self.definitions = match root.get("$defs") {
+            Some(Value::Object(defs)) => defs.clone(),
+            _ => return Err(format!("{where_}: no `$defs` object")),
+        };
+        self.definition_nodes.clear();
+        self.dir = format!("schema/kubernetes/{dir}");
+        Ok(())
+    }
+
+    /// Bakes a per-kind file and names its kind.
+    fn kind_root(&mut self, schema: &Value, where_: &str) -> Result<KindRoot, String> {
+        let draft = schema.get("$schema").and_then(Value::as_str);
+        if draft != Some(DRAFT) {
+            return Err(format!(
+                "{where_}: declares draft {draft:?}; the baked validator implements {DRAFT} only"
+            ));
+        }
+        let id = schema.get("$id").and_then(Value::as_str);
+        let first = |field: &str| {
+            schema
+                .pointer(&format!("/properties/{field}/enum/0"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{where_}: names no {field}"))
+        };
+        let (api_version, kind) = (first("apiVersion")?, first("kind")?);
+        let root = self.schema(schema, Doc::Kind(id), where_, true)?;
+        Ok((api_version, kind, root))
+    }
+
+    /// Bakes `schema`, returning its node index.
+    fn schema(
+        &mut self,
+        schema: &Value,
+        doc: Doc,
+        where_: &str,
+        root: bool,
+    ) -> Result<u32, String> {
+        match self.build(schema, doc, where_, root)? {
+            Built::Alias(index) => Ok(index),
+            Built::Node(node) => Ok(self.intern(&node)),
+        }
+    }
+
+    /// `schema` as a new node, or the definition it is a `$ref` to.
+    fn build(
+        &mut self,
+        schema: &Value,
+        doc: Doc,
+        where_: &str,
+        root: bool,
+    ) -> Result<Built, String> {
+        let object = match schema {
+            Value::Bool(true) => return Ok(Built::Node(Box::default())),
+            Value::Object(object) => object,
+            _ => return Err(format!("{where_}: a schema must be an object or `true`")),
+        };
+        if let Some(reference) = object.get("$ref") {
+            if let Some(other) = object.keys().find(|k| *k != "$ref" && !is_annotation(k)) {
+                return Err(format!(
+                    "{where_}: `$ref` next to `{other}` is not supported"
+                ));
+            }
+            let name = resolve(reference, doc, where_)?;
+            return Ok(Built::Alias(self.definition(&name, where_)?));
+        }
+        let mut node = Box::<Node>::default();
+        for (keyword, value) in object {
+            if root && matches!(keyword.as_str(), "$schema" | "$id") {
+                continue;
+            }
+            self.compile_keyword(
+                &mut node,
+                keyword,
+                value,
+                doc,
+                &format!("{where_}/{keyword}"),
+            )?;
+        }
+        check_combination(&node, where_)?;
+        Ok(Built::Node(node))
+    }
+
+    /// The node of definition `name` of the current version, baked once.
+    fn definition(&mut self, name: &str, where_: &str) -> Result<u32, String> {
+        let mut chain = vec![name.to_owned()];
+        loop {
+            let current = chain.last().expect("never empty").clone();
+            if let Some(&index) = self.definition_nodes.get(&current) {
+                return Ok(self.remember(&chain, index));
+            }
+            let schema = self
+                .definitions
+                .get(&current)
+                .cloned()
+                .ok_or_else(|| format!("{where_}: `$ref` to missing definition {current}"))?;
+            let def_where = format!("{}/_definitions.json#/$defs/{current}", self.dir);
+            // A definition that is only a `$ref` is its target.
+            let only_ref = schema
+                .as_object()
+                .is_some_and(|o| o.keys().all(|k| k == "$ref" || is_annotation(k)));
+            if let (Some(reference), true) = (schema.get("$ref"), only_ref) {
+                let next = resolve(reference, Doc::Definitions, &def_where)?;
+                if chain.contains(&next) {
+                    return Err(format!("{def_where}: a `$ref` cycle through no keyword"));
+                }
+                chain.push(next);
+                continue;
+            }
+            let index = u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
+            self.nodes.push(None);
+            self.remember(&chain, index);
+            // Referred to before it is done (recursion): its index is
+            // reserved, so it is not interned.
+            let text = match self.build(&schema, Doc::Definitions, &def_where, false)? {
+                Built::Node(node) => render_node(&node),
+                Built::Alias(_) => unreachable!("a `$ref` definition is followed above"),
+            };
+            self.interned.entry(text.clone()).or_insert(index);
+            self.nodes[index as usize] = Some(text);
+            return Ok(index);
+        }
+    }
+
+    fn remember(&mut self, chain: &[String], index: u32) -> u32 {
+        for name in chain {
+            self.definition_nodes.insert(name.clone(), index);
+        }
+        index
+    }
+
+    fn compile_keyword(
+        &mut self,
+        node: &mut Node,
+        keyword: &str,
+        value: &Value,
+        doc: Doc,
+        at: &str,
+    ) -> Result<(), String> {
+        match keyword {
+            "type" => node.types = Some(types(value, at)?),
+            "enum" => node.enumeration = strings(value, at, "enum")?,
+            "minimum" => node.minimum = Some(limit(value, at)?),
+            "maximum" => node.maximum = Some(limit(value, at)?),
+            "minLength" => node.min_length = Some(length(value, at)?),
+            "maxLength" => node.max_length = Some(length(value, at)?),
+            "required" => node.required = strings(value, at, "required")?,
+            "format" => {
+                node.format = Some(value.as_str().ok_or(format!("{at}: not a string"))?.into())
+            }
+            "pattern" => node.pattern = Some(self.pattern(value, at)?),
+            "properties" => {
+                let properties = value.as_object().ok_or(format!("{at}: not an object"))?;
+                for (name, schema) in properties {
+                    let index = self.schema(schema, doc, &format!("{at}/{name}"), false)?;
+                    node.properties.insert(name.clone(), index);
+                }
+            }
+            "additionalProperties" => {
+                node.additional = match value {
+                    Value::Bool(false) => Some(Additional::Forbid),
+                    Value::Bool(true) => None,
+                    schema => Some(Additional::Node(self.schema(schema, doc, at, false)?)),
+                }
+            }
+            "items" => node.items = Some(self.schema(value, doc, at, false)?),
+            "oneOf" => {
+                let branches = value.as_array().filter(|b| b.len() >= 2);
+                let branches = branches.ok_or(format!("{at}: expected two branches or more"))?;
+                for (i, branch) in branches.iter().enumerate() {
+                    node.one_of
+                        .push(self.schema(branch, doc, &format!("{at}/{i}"), false)?);
+                }
+            }
+            _ if is_annotation(keyword) => {}
+            _ => {
+                return Err(format!(
+                    "{at}: keyword `{keyword}` is not supported by the baked validator \
+                     (src/kube/validator.rs); implement it there and in build/kube_schemas.rs, \
+                     or the schema would be half-checked"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A `pattern`, refused unless ECMA-262 (the schema's dialect, which
+    /// jsonschema translates) and the `regex` crate read it alike.
+    fn pattern(&mut self, value: &Value, at: &str) -> Result<usize, String> {
+        let pattern = value.as_str().ok_or(format!("{at}: not a string"))?;
+        if let Some(c) = unportable(pattern) {
+            return Err(format!(
+                "{at}: pattern {pattern:?} uses `{c}`, which ECMA-262 and the regex crate may \
+                 read differently; the baked validator takes literals, groups, `|`, \
+                 quantifiers, anchors, simple classes and escaped punctuation only"
+            ));
+        }
+        regex::Regex::new(pattern).map_err(|e| format!("{at}: {e}"))?;
+        if let Some(i) = self.patterns.iter().position(|p| p == pattern) {
+            return Ok(i);
+        }
+        self.patterns.push(pattern.to_owned());
+        Ok(self.patterns.len() - 1)
+    }
+
+    fn intern(&mut self, node: &Node) -> u32 {
+        let text = render_node(node);
+        if let Some(&index) = self.interned.get(&text) {
+            return index;
+        }
+        let index = u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
+        self.nodes.push(Some(text.clone()));
+        self.interned.insert(text, index);
+        index
+    }
+
+    fn render(&self, versions: &[(String, Vec<KindRoot>)]) -> String {
+        let mut code =
+            String::from("// Generated by build/kube_schemas.rs from schema/; do not edit.\n\n");
+        let _ = writeln!(
+            code,
+            "/// Every baked schema node.\npub static NODES: &[Node] = &["
+        );
+        for node in &self.nodes {
+            let _ = writeln!(
+                code,
+                "    {},",
+                node.as_deref().expect("every definition is baked")
+            );
+        }
+        code += "];\n\n/// The `pattern`s nodes refer to by index.\npub static PATTERNS: &[&str] = &[\n";
+        for pattern in &self.patterns {
+            let _ = writeln!(code, "    {pattern:?},");
+        }
+        code += "];\n\n/// Per Kubernetes version, `(apiVersion, kind, root node)` sorted.\n";
+        code += "pub static VERSIONS: &[(&str, &[KindRoot])] = &[\n";
+        for (version, kinds) in versions {
+            let _ = writeln!(code, "    ({version:?}, &[");
+            for (api_version, kind, root) in kinds {
+                let _ = writeln!(code, "        ({api_version:?}, {kind:?}, {root}),");
+            }
+            code += "    ]),\n";
+        }
+        code + "];\n"
+    }
+}
+
+/// The first construct of `pattern` whose meaning may differ between
+/// ECMA-262 and the `regex` crate: escapes of letters (`\\d`, `\\w`, ...),
+/// `.`, nested classes and class set operations.
+fn unportable(pattern: &str) -> Option<String> {
+    let mut in_class = false;
+    let mut previous = '\0';
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(e) if e.is_ascii_punctuation() => {}
+                other => return Some(format!("\\{}", other.unwrap_or_default())),
+            },
+            '[' if in_class => return Some("[".into()),
+            '[' => in_class = true,
+            ']' if in_class => in_class = false,
+            '.' if !in_class => return Some(".".into()),
+            '&' | '-' | '~' if in_class && previous == c => return Some(format!("{c}{c}")),
+            _ => {}
+        }
+        previous = c;
+    }
+    None
+}
+
+/// Keywords that only annotate: validation never reads them.
+fn is_annotation(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "description" | "$comment" | "title" | "default" | "examples"
+    ) || keyword.starts_with("x-kubernetes-")
+}
+
+/// The definition a `$ref` names: `#/$defs/NAME` inside the definitions, or
+/// the definitions' URI (absolute, or a path against the file's `$id`).
+fn resolve(reference: &Value, doc: Doc, at: &str) -> Result<String, String> {
+    let reference = reference
+        .as_str()
+        .ok_or(format!("{at}: `$ref` is not a string"))?;
+    let (uri, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+    let document = match (uri, doc) {
+        ("", Doc::Definitions) => DEFINITIONS_URI.to_owned(),
+        (path, Doc::Kind(Some(id))) if path.starts_with('/') => {
+            let host_end = id
+                .find("://")
+                .and_then(|s| id[s + 3..].find('/').map(|e| s + 3 + e));
+            format!("{}{path}", &id[..host_end.unwrap_or(id.len())])
+        }
+        (absolute, _) => absolute.to_owned(),
+    };
+    let name = fragment
+        .strip_prefix("/$defs/")
+        .filter(|n| !n.contains(['/', '~', '%']));
+    match name {
+        Some(name) if document == DEFINITIONS_URI => Ok(name.to_owned()),
+        _ => Err(format!(
+            "{at}: `$ref` {reference:?} is not a definition of {DEFINITIONS_URI} (#/$defs/NAME)"
+        )),
+    }
+}
+
+/// `type` as bits, and whether jsonschema reports it as one type.
+fn types(value: &Value, at: &str) -> Result<(u8, bool), String> {
+    let names: Vec<&Value> = match value {
+        Value::String(_) => vec![value],
+        Value::Array(items) if !items.is_empty() => items.iter().collect(),
+        _ => return Err(format!("{at}: expected a type name or a list of them")),
+    };
+    let mut bits = 0;
+    for name in &names {
+        let name = name.as_str().unwrap_or_default();
+        let bit = TYPES.iter().find(|(n, _)| *n == name).map(|(_, b)| *b);
+        bits |= bit.ok_or(format!("{at}: unknown type {name:?}"))?;
+    }
+    Ok((bits, names.len() == 1))
+}
+
+/// A non-empty list of distinct strings (`enum`, `required`).
+fn strings(value: &Value, at: &str, keyword: &str) -> Result<Vec<String>, String> {
+    let items = value.as_array().filter(|i| !i.is_empty());
+    let items = items.ok_or(format!("{at}: expected a non-empty list"))?;
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let item = item.as_str().ok_or(format!(
+            "{at}: the baked validator supports `{keyword}` of strings only"
+        ))?;
+        if out.iter().any(|o| o == item) {
+            return Err(format!("{at}: {item:?} is listed twice"));
+        }
+        out.push(item.to_owned());
+    }
+    Ok(out)
+}
+
+fn limit(value: &Value, at: &str) -> Result<i64, String> {
+    value
+        .as_i64()
+        .filter(|l| l.abs() <= EXACT_LIMIT)
+        .ok_or(format!(
+            "{at}: the baked validator supports integer limits up to 2^53 only"
+        ))
+}
+
+fn length(value: &Value, at: &str) -> Result<u64, String> {
+    value
+        .as_u64()
+        .ok_or(format!("{at}: expected a non-negative integer"))
+}
+
+/// Refuses what jsonschema 0.61 checks in a way the baked validator does not
+/// reproduce (see its fused `additionalProperties` validators).
+fn check_combination(node: &Node, where_: &str) -> Result<(), String> {
+    let closed = matches!(node.additional, Some(Additional::Forbid));
+    if !node.properties.is_empty() && !closed {
+        return Err(format!(
+            "{where_}: `properties` without `additionalProperties: false` is not supported"
+        ));
+    }
+    if closed && node.properties.is_empty() {
+        return Err(format!(
+            "{where_}: `additionalProperties: false` without `properties` is not supported"
+        ));
+    }
+    if let Some(name) = node
+        .required
+        .iter()
+        .find(|r| closed && !node.properties.contains_key(*r))
+    {
+        return Err(format!(
+            "{where_}: `required` names {name:?}, which `properties` lacks"
+        ));
+    }
+    Ok(())
+}
+
+/// The node as a Rust expression over `Node::ANY`.
+fn render_node(node: &Node) -> String {
+    let mut fields = String::new();
+    let mut field = |name: &str, value: String| {
+        let _ = write!(fields, "{name}: {value}, ");
+    };
+    if let Some((bits, single)) = node.types {
+        field("types", bits.to_string());
+        field("single_type", single.to_string());
+    }
+    let list = |items: &[String]| {
+        let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
+        format!("&[{}]", quoted.join(", "))
+    };
+    if !node.enumeration.is_empty() {
+        field("enumeration", list(&node.enumeration));
+    }
+    let some = |v: Option<String>| v.map(|v| format!("Some({v})"));
+    let numbers = [
+        ("minimum", some(node.minimum.map(|v| v.to_string()))),
+        ("maximum", some(node.maximum.map(|v| v.to_string()))),
+        ("min_length", some(node.min_length.map(|v| v.to_string()))),
+        ("max_length", some(node.max_length.map(|v| v.to_string()))),
+        ("pattern", some(node.pattern.map(|v| v.to_string()))),
+        (
+            "format",
+            some(node.format.as_ref().map(|v| format!("{v:?}"))),
+        ),
+        ("items", some(node.items.map(|v| v.to_string()))),
+    ];
+    for (name, value) in numbers {
+        if let Some(value) = value {
+            field(name, value);
+        }
+    }
+    if !node.required.is_empty() {
+        field("required", list(&node.required));
+        // jsonschema fuses a single `required` into the closed-object walk,
+        // which reports it after that walk.
+        let late = node.required.len() == 1 && !node.properties.is_empty();
+        field("required_late", late.to_string());
+    }
+    if !node.properties.is_empty() {
+        let entries: Vec<String> = node
+            .properties
+            .iter()
+            .map(|(name, i)| format!("({name:?}, {i})"))
+            .collect();
+        field("properties", format!("&[{}]", entries.join(", ")));
+    }
+    match node.additional {
+        Some(Additional::Forbid) => field("additional", "Additional::Forbid".into()),
+        Some(Additional::Node(i)) => field("additional", format!("Additional::Node({i})")),
+        None => {}
+    }
+    if !node.one_of.is_empty() {
+        let branches: Vec<String> = node.one_of.iter().map(u32::to_string).collect();
+        field("one_of", format!("&[{}]", branches.join(", ")));
+    }
+    format!("Node {{ {fields}..Node::ANY }}")
+}

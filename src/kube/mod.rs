@@ -1,0 +1,168 @@
+//! Kubernetes object schemas: the vendored, strict JSON schemas of the kinds
+//! the chart emits, per pinned Kubernetes version, plus cert-manager's
+//! Certificate, baked into static tables at build time
+//! (`build/kube_schemas.rs`) and checked by [`validator`], which reports what
+//! jsonschema would: loading them costs nothing at run time.
+//!
+//! Strict means unknown fields are errors: a misspelt field in a template is
+//! caught here, not silently dropped by the API server.
+
+pub mod validator;
+
+use serde_json::Value as Json;
+
+use crate::diagnostic::KeyPath;
+
+/// The Kubernetes versions whose schemas are vendored, oldest first.
+pub const VERSIONS: &[&str] = &["1.33", "1.35"];
+
+/// The version checked when none is asked for.
+pub const DEFAULT_VERSION: &str = "1.35";
+
+/// `(apiVersion, kind)`, the key of a schema.
+pub type Kind = (&'static str, &'static str);
+
+/// The baked schemas of every vendored kind for one Kubernetes version.
+#[derive(Debug, Clone, Copy)]
+pub struct KubeSchemas {
+    /// `(apiVersion, kind, root node)`, sorted.
+    kinds: &'static [validator::KindRoot],
+}
+
+impl KubeSchemas {
+    /// The schemas of Kubernetes `version` (one of [`VERSIONS`]).
+    pub fn load(version: &str) -> Result<Self, String> {
+        let baked = validator::VERSIONS
+            .iter()
+            .find(|(v, _)| VERSIONS.contains(&version) && *v == version);
+        match baked {
+            Some((_, kinds)) => Ok(KubeSchemas { kinds }),
+            None => Err(format!(
+                "no schemas for Kubernetes {version}; vendored: {}",
+                VERSIONS.join(", ")
+            )),
+        }
+    }
+
+    /// The kinds these schemas cover.
+    pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
+        self.kinds
+            .iter()
+            .map(|&(api_version, kind, _)| (api_version, kind))
+    }
+
+    /// The root node of `(api_version, kind)`'s schema.
+    pub fn root(&self, api_version: &str, kind: &str) -> Option<u32> {
+        self.kinds
+            .binary_search_by(|&(a, k, _)| (a, k).cmp(&(api_version, kind)))
+            .ok()
+            .map(|i| self.kinds[i].2)
+    }
+
+    /// Every violation of `object`, structured; `None` when its kind has no
+    /// schema here.
+    pub fn errors<'i>(&self, object: &'i Json) -> Option<Vec<validator::SchemaError<'i>>> {
+        let api_version = object.get("apiVersion")?.as_str()?;
+        let kind = object.get("kind")?.as_str()?;
+        let root = self.root(api_version, kind)?;
+        Some(validator::validate(root, object))
+    }
+
+    /// Validates `object`; `None` when its kind has no schema here, else
+    /// every violation with the path of the offending node.
+    pub fn validate(&self, object: &Json) -> Option<Vec<(KeyPath, String)>> {
+        let errors = self.errors(object)?;
+        Some(
+            errors
+                .into_iter()
+                .map(|e| {
+                    let message = e.to_string();
+                    (e.path, message)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The regular expression engine of every Kubernetes and CRD schema: the
+/// linear-time `regex` crate, as the API server's Go RE2 is, so a pattern
+/// with backreferences or look-around does not compile (the API server
+/// refuses it too) and no pattern can backtrack for seconds per value. The
+/// size limit keeps a pattern such as `(a{1000}){1000}` from compiling into
+/// megabytes. The baked validator compiles its patterns with the same limits.
+pub fn pattern_engine() -> jsonschema::PatternOptions<jsonschema::Regex> {
+    jsonschema::PatternOptions::regex()
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_vendored_version_loads_every_kind() {
+        for version in VERSIONS {
+            let schemas = KubeSchemas::load(version).unwrap();
+            assert_eq!(schemas.kinds().count(), 17, "{version}");
+        }
+        assert_eq!(validator::VERSIONS.len(), VERSIONS.len(), "baked versions");
+        assert!(KubeSchemas::load("1.20").is_err());
+    }
+
+    #[test]
+    fn unknown_fields_are_errors() {
+        let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+        let object = serde_json::json!({
+            "apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": "x", "labelz": {}},
+        });
+        let errors = schemas.validate(&object).unwrap();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].0.to_string(), "metadata", "{errors:?}");
+        assert_eq!(
+            errors[0].1,
+            "Additional properties are not allowed ('labelz' was unexpected)"
+        );
+        assert!(
+            schemas
+                .validate(&serde_json::json!({"apiVersion": "x/v1", "kind": "Y"}))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn errors_are_structured_and_worded_as_jsonschema_words_them() {
+        let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+        let object = serde_json::json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": 5},
+            "spec": {"ports": [{"port": "x"}], "type": "Nope"},
+        });
+        let errors = schemas.errors(&object).unwrap();
+        let rendered: Vec<(String, String)> = errors
+            .iter()
+            .map(|e| (e.path.to_string(), e.to_string()))
+            .collect();
+        assert!(
+            rendered.contains(&(
+                "metadata.name".into(),
+                r#"5 is not of types "null", "string""#.into()
+            )),
+            "{rendered:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| matches!(e.kind, validator::ErrorKind::Type { single: false, .. })),
+            "{errors:?}"
+        );
+        assert!(
+            rendered
+                .iter()
+                .any(|(path, message)| path == "spec.ports[0].port"
+                    && message == r#""x" is not of type "integer""#),
+            "{rendered:?}"
+        );
+    }
+}

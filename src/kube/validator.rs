@@ -1,0 +1,524 @@
+//! The validator of the baked schemas (`build/kube_schemas.rs`): exactly the
+//! keywords they use, under JSON Schema draft 2020-12, reporting what
+//! jsonschema 0.61 reports for them: the same errors, at the same instance
+//! paths, with the same messages, in the same order (its keyword priority:
+//! `type`, `enum`, `minimum`, `maximum`, `minLength`, `maxLength`, `required`,
+//! `pattern`, then the members of a closed object in the instance's order,
+//! its unexpected members, a single `required` name it fuses into that walk,
+//! then `items` and `oneOf`). `format` is an annotation in 2020-12: kept in
+//! the tables, never asserted.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde_json::Value as Json;
+
+use crate::diagnostic::{KeyPath, Segment};
+
+/// One schema node. Indices refer to [`NODES`]; empty lists and `None` mean
+/// the keyword is absent.
+#[derive(Debug)]
+pub struct Node {
+    /// `type` as bits of [`Types`]; 0 when absent.
+    pub types: u8,
+    /// Whether `type` named one type (jsonschema words its error apart).
+    pub single_type: bool,
+    /// `enum`, of strings only.
+    pub enumeration: &'static [&'static str],
+    /// `minimum`, an integer.
+    pub minimum: Option<i64>,
+    /// `maximum`, an integer.
+    pub maximum: Option<i64>,
+    /// `minLength`, in characters.
+    pub min_length: Option<u64>,
+    /// `maxLength`, in characters.
+    pub max_length: Option<u64>,
+    /// `required`, in the schema's order.
+    pub required: &'static [&'static str],
+    /// Whether the one `required` name is reported after the closed-object
+    /// walk (jsonschema fuses it there).
+    pub required_late: bool,
+    /// `pattern`, an index into [`PATTERNS`].
+    pub pattern: Option<usize>,
+    /// `format`: an annotation under draft 2020-12.
+    pub format: Option<&'static str>,
+    /// `properties`, sorted by name.
+    pub properties: &'static [(&'static str, u32)],
+    /// `additionalProperties`.
+    pub additional: Additional,
+    /// `items`.
+    pub items: Option<u32>,
+    /// `oneOf`.
+    pub one_of: &'static [u32],
+}
+
+/// `additionalProperties`.
+#[derive(Debug, Clone, Copy)]
+pub enum Additional {
+    /// Absent or `true`.
+    Any,
+    /// `false`: only `properties` may appear.
+    Forbid,
+    /// A schema every member is checked against.
+    Node(u32),
+}
+
+impl Node {
+    /// The node with no keyword: everything is valid.
+    pub const ANY: Node = Node {
+        types: 0,
+        single_type: false,
+        enumeration: &[],
+        minimum: None,
+        maximum: None,
+        min_length: None,
+        max_length: None,
+        required: &[],
+        required_late: false,
+        pattern: None,
+        format: None,
+        properties: &[],
+        additional: Additional::Any,
+        items: None,
+        one_of: &[],
+    };
+}
+
+/// `(apiVersion, kind, root node)` of a baked schema.
+pub type KindRoot = (&'static str, &'static str, u32);
+
+mod baked {
+    use super::{Additional, KindRoot, Node};
+    include!(concat!(env!("OUT_DIR"), "/kube_schemas.rs"));
+}
+
+pub use baked::{NODES, PATTERNS, VERSIONS};
+
+/// A set of JSON types, as jsonschema orders and names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Types(pub u8);
+
+impl Types {
+    const NAMES: [&'static str; 7] = [
+        "null", "boolean", "integer", "number", "string", "array", "object",
+    ];
+
+    /// Whether `value` is of one of these types (an integral number is an
+    /// integer, whatever its spelling).
+    pub fn accept(self, value: &Json) -> bool {
+        let bits = match value {
+            Json::Null => 1,
+            Json::Bool(_) => 2,
+            Json::Number(n) if is_integer(n) => 4 | 8,
+            Json::Number(_) => 8,
+            Json::String(_) => 16,
+            Json::Array(_) => 32,
+            Json::Object(_) => 64,
+        };
+        self.0 & bits != 0
+    }
+
+    /// The names of these types, in jsonschema's order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        (0..7)
+            .filter(move |bit| self.0 & (1 << bit) != 0)
+            .map(|bit| Self::NAMES[bit])
+    }
+}
+
+fn is_integer(n: &serde_json::Number) -> bool {
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+}
+
+/// What a violation is, with what its message needs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ErrorKind {
+    /// `type`; `single` when the schema named one type.
+    Type {
+        /// The accepted types.
+        expected: Types,
+        /// Whether `type` named one type.
+        single: bool,
+    },
+    /// `enum`.
+    Enum {
+        /// The allowed values.
+        options: &'static [&'static str],
+    },
+    /// `minimum`.
+    Minimum {
+        /// The limit.
+        limit: i64,
+    },
+    /// `maximum`.
+    Maximum {
+        /// The limit.
+        limit: i64,
+    },
+    /// `minLength`.
+    MinLength {
+        /// The limit.
+        limit: u64,
+    },
+    /// `maxLength`.
+    MaxLength {
+        /// The limit.
+        limit: u64,
+    },
+    /// `required`.
+    Required {
+        /// The missing member.
+        property: &'static str,
+    },
+    /// `pattern`.
+    Pattern {
+        /// The pattern.
+        pattern: &'static str,
+    },
+    /// `additionalProperties: false`.
+    AdditionalProperties {
+        /// The undeclared members, in the instance's order.
+        unexpected: Vec<String>,
+    },
+    /// `oneOf`, no branch valid.
+    OneOfNotValid,
+    /// `oneOf`, several branches valid.
+    OneOfMultipleValid,
+}
+
+/// One violation: where, of what value, and what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaError<'i> {
+    /// The offending node's path, as jsonschema's instance path reads.
+    pub path: KeyPath,
+    /// The offending value.
+    pub instance: &'i Json,
+    /// The violation.
+    pub kind: ErrorKind,
+}
+
+impl fmt::Display for SchemaError<'_> {
+    /// jsonschema 0.61's message for the same error.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let instance = self.instance;
+        match &self.kind {
+            ErrorKind::Type {
+                expected,
+                single: true,
+            } => {
+                let name = expected.names().next().unwrap_or_default();
+                write!(f, r#"{instance} is not of type "{name}""#)
+            }
+            ErrorKind::Type { expected, .. } => {
+                write!(f, "{instance} is not of types ")?;
+                for (i, name) in expected.names().enumerate() {
+                    let comma = if i == 0 { "" } else { ", " };
+                    write!(f, r#"{comma}"{name}""#)?;
+                }
+                Ok(())
+            }
+            ErrorKind::Enum { options } => write_enum(f, instance, options),
+            ErrorKind::Minimum { limit } => {
+                write!(f, "{instance} is less than the minimum of {limit}")
+            }
+            ErrorKind::Maximum { limit } => {
+                write!(f, "{instance} is greater than the maximum of {limit}")
+            }
+            ErrorKind::MinLength { limit } => {
+                let s = if *limit == 1 { "" } else { "s" };
+                write!(f, "{instance} is shorter than {limit} character{s}")
+            }
+            ErrorKind::MaxLength { limit } => {
+                let s = if *limit == 1 { "" } else { "s" };
+                write!(f, "{instance} is longer than {limit} character{s}")
+            }
+            ErrorKind::Required { property } => {
+                write!(f, "{} is a required property", Quoted(property))
+            }
+            ErrorKind::Pattern { pattern } => write!(f, r#"{instance} does not match "{pattern}""#),
+            ErrorKind::AdditionalProperties { unexpected } => {
+                f.write_str("Additional properties are not allowed (")?;
+                for (i, name) in unexpected.iter().enumerate() {
+                    let comma = if i == 0 { "" } else { ", " };
+                    write!(f, "{comma}'{name}'")?;
+                }
+                let verb = if unexpected.len() == 1 { "was" } else { "were" };
+                write!(f, " {verb} unexpected)")
+            }
+            ErrorKind::OneOfNotValid => write!(
+                f,
+                "{instance} is not valid under any of the schemas listed in the 'oneOf' keyword"
+            ),
+            ErrorKind::OneOfMultipleValid => write!(
+                f,
+                "{instance} is valid under more than one of the schemas listed in the 'oneOf' keyword"
+            ),
+        }
+    }
+}
+
+/// A string as JSON writes it.
+struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = serde_json::to_string(self.0).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+/// jsonschema's enum message: up to three options, else two and a count.
+fn write_enum(f: &mut fmt::Formatter<'_>, instance: &Json, options: &[&str]) -> fmt::Result {
+    write!(f, "{instance} is not one of ")?;
+    if options.len() <= 3 {
+        for (i, option) in options.iter().enumerate() {
+            let sep = match i {
+                0 => "",
+                _ if i == options.len() - 1 => " or ",
+                _ => ", ",
+            };
+            write!(f, "{sep}{}", Quoted(option))?;
+        }
+        Ok(())
+    } else {
+        write!(f, "{}, {}", Quoted(options[0]), Quoted(options[1]))?;
+        write!(f, " or {} other candidates", options.len() - 2)
+    }
+}
+
+/// Where the walk is, kept on the stack; made a [`KeyPath`] only for an error.
+#[derive(Clone, Copy)]
+enum Location<'a> {
+    Root,
+    Key(&'a Location<'a>, &'a str),
+    Index(&'a Location<'a>, usize),
+}
+
+impl Location<'_> {
+    fn to_key_path(self) -> KeyPath {
+        let mut segments = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                Location::Root => break,
+                // As `KeyPath::from_pointer` reads jsonschema's instance path.
+                Location::Key(parent, key) => {
+                    segments.push(match key.parse::<usize>() {
+                        Ok(index) => Segment::Index(index),
+                        Err(_) => Segment::Key(key.to_owned()),
+                    });
+                    at = *parent;
+                }
+                Location::Index(parent, index) => {
+                    segments.push(Segment::Index(index));
+                    at = *parent;
+                }
+            }
+        }
+        segments.reverse();
+        KeyPath(segments)
+    }
+}
+
+/// Every violation of `instance` against node `root`, in jsonschema's order.
+pub fn validate(root: u32, instance: &Json) -> Vec<SchemaError<'_>> {
+    let mut errors = Vec::new();
+    walk(root, instance, Location::Root, &mut errors);
+    errors
+}
+
+fn push<'i>(out: &mut Vec<SchemaError<'i>>, at: Location<'_>, instance: &'i Json, kind: ErrorKind) {
+    out.push(SchemaError {
+        path: at.to_key_path(),
+        instance,
+        kind,
+    });
+}
+
+fn walk<'i>(index: u32, instance: &'i Json, at: Location<'_>, out: &mut Vec<SchemaError<'i>>) {
+    let node = &NODES[index as usize];
+    if node.types != 0 && !Types(node.types).accept(instance) {
+        let (expected, single) = (Types(node.types), node.single_type);
+        push(out, at, instance, ErrorKind::Type { expected, single });
+    }
+    let options = node.enumeration;
+    if !options.is_empty() && !instance.as_str().is_some_and(|s| options.contains(&s)) {
+        push(out, at, instance, ErrorKind::Enum { options });
+    }
+    match instance {
+        Json::Number(number) => check_number(node, number, instance, at, out),
+        Json::String(text) => check_length(node, text, instance, at, out),
+        Json::Object(object) if !node.required_late => {
+            for &property in node.required {
+                if !object.contains_key(property) {
+                    push(out, at, instance, ErrorKind::Required { property });
+                }
+            }
+        }
+        _ => {}
+    }
+    if let (Some(pattern), Json::String(text)) = (node.pattern, instance)
+        && !regex(pattern).is_match(text)
+    {
+        let pattern = PATTERNS[pattern];
+        push(out, at, instance, ErrorKind::Pattern { pattern });
+    }
+    match instance {
+        Json::Object(object) => walk_members(node, object, instance, at, out),
+        Json::Array(items) => {
+            if let Some(item_node) = node.items {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item_node, item, Location::Index(&at, i), out);
+                }
+            }
+        }
+        _ => {}
+    }
+    if !node.one_of.is_empty() {
+        check_one_of(node.one_of, instance, at, out);
+    }
+}
+
+fn check_number<'i>(
+    node: &Node,
+    number: &serde_json::Number,
+    instance: &'i Json,
+    at: Location<'_>,
+    out: &mut Vec<SchemaError<'i>>,
+) {
+    use std::cmp::Ordering::{Greater, Less};
+    if let Some(limit) = node.minimum
+        && compare(number, limit) == Less
+    {
+        push(out, at, instance, ErrorKind::Minimum { limit });
+    }
+    if let Some(limit) = node.maximum
+        && compare(number, limit) == Greater
+    {
+        push(out, at, instance, ErrorKind::Maximum { limit });
+    }
+}
+
+/// `number` against an integer limit, exactly (limits are within 2^53).
+fn compare(number: &serde_json::Number, limit: i64) -> std::cmp::Ordering {
+    if let Some(n) = number.as_i64() {
+        n.cmp(&limit)
+    } else if let Some(n) = number.as_u64() {
+        i128::from(n).cmp(&i128::from(limit))
+    } else {
+        let n = number.as_f64().unwrap_or(f64::NAN);
+        #[allow(clippy::cast_precision_loss)] // |limit| <= 2^53: exact
+        n.partial_cmp(&(limit as f64))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
+fn check_length<'i>(
+    node: &Node,
+    text: &str,
+    instance: &'i Json,
+    at: Location<'_>,
+    out: &mut Vec<SchemaError<'i>>,
+) {
+    if node.min_length.is_none() && node.max_length.is_none() {
+        return;
+    }
+    let length = text.chars().count() as u64;
+    if let Some(limit) = node.min_length.filter(|&l| length < l) {
+        push(out, at, instance, ErrorKind::MinLength { limit });
+    }
+    if let Some(limit) = node.max_length.filter(|&l| length > l) {
+        push(out, at, instance, ErrorKind::MaxLength { limit });
+    }
+}
+
+/// A closed object's members in the instance's order, then its undeclared
+/// members and a fused `required`; or each member against a schema.
+fn walk_members<'i>(
+    node: &Node,
+    object: &'i serde_json::Map<String, Json>,
+    instance: &'i Json,
+    at: Location<'_>,
+    out: &mut Vec<SchemaError<'i>>,
+) {
+    match node.additional {
+        Additional::Any => {}
+        Additional::Node(member_node) => {
+            for (key, value) in object {
+                walk(member_node, value, Location::Key(&at, key), out);
+            }
+        }
+        Additional::Forbid => {
+            let mut unexpected = Vec::new();
+            for (key, value) in object {
+                match declared(node, key) {
+                    Some(member_node) => walk(member_node, value, Location::Key(&at, key), out),
+                    None => unexpected.push(key.clone()),
+                }
+            }
+            if !unexpected.is_empty() {
+                push(
+                    out,
+                    at,
+                    instance,
+                    ErrorKind::AdditionalProperties { unexpected },
+                );
+            }
+            if node.required_late {
+                for &property in node.required {
+                    if !object.contains_key(property) {
+                        push(out, at, instance, ErrorKind::Required { property });
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn declared(node: &Node, key: &str) -> Option<u32> {
+    let properties = node.properties;
+    properties
+        .binary_search_by(|(name, _)| (*name).cmp(key))
+        .ok()
+        .map(|i| properties[i].1)
+}
+
+fn check_one_of<'i>(
+    branches: &[u32],
+    instance: &'i Json,
+    at: Location<'_>,
+    out: &mut Vec<SchemaError<'i>>,
+) {
+    let mut valid = branches.iter().filter(|&&b| is_valid(b, instance));
+    let kind = match (valid.next(), valid.next()) {
+        (None, _) => ErrorKind::OneOfNotValid,
+        (Some(_), Some(_)) => ErrorKind::OneOfMultipleValid,
+        (Some(_), None) => return,
+    };
+    push(out, at, instance, kind);
+}
+
+fn is_valid(index: u32, instance: &Json) -> bool {
+    let mut errors = Vec::new();
+    walk(index, instance, Location::Root, &mut errors);
+    errors.is_empty()
+}
+
+/// The compiled `PATTERNS[index]`, compiled once, with the limits of
+/// [`super::pattern_engine`].
+fn regex(index: usize) -> &'static regex::Regex {
+    static COMPILED: OnceLock<Vec<regex::Regex>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(|| {
+        PATTERNS
+            .iter()
+            .map(|pattern| {
+                regex::RegexBuilder::new(pattern)
+                    .size_limit(1 << 20)
+                    .dfa_size_limit(1 << 20)
+                    .build()
+                    .expect("build.rs compiled every pattern")
+            })
+            .collect()
+    });
+    &compiled[index]
+}
