@@ -6,6 +6,7 @@
 //! against it ([`rbac`]), and so are pod security and volumes ([`security`]).
 //! Templates receive the plan serialized and only lay it out as YAML.
 
+pub mod adr;
 pub mod rbac;
 pub mod security;
 pub mod trust;
@@ -22,15 +23,7 @@ use trust::{Builds, Namespace, Operator, System, TrustClass};
 /// The `app.kubernetes.io/part-of` of every object.
 pub const PART_OF: &str = "buildkit-operator";
 
-/// The trust class of each component's objects, by their
-/// `app.kubernetes.io/component` label: where `check` expects them.
-pub const COMPONENT_CLASSES: [(&str, &str); 5] = [
-    ("buildd", Operator::NAME),
-    ("gateway", Operator::NAME),
-    ("daemons", Builds::NAME),
-    ("kata-deploy", System::NAME),
-    ("kata-clh-vcpu-tune", System::NAME),
-];
+pub use adr::COMPONENT_CLASSES;
 
 /// The label naming a namespace's trust class.
 pub const TRUST_CLASS_LABEL: &str = "buildkit-operator.dev/trust-class";
@@ -74,6 +67,21 @@ pub struct Plan<'v> {
     pub exemptions: Vec<PolicyExemption>,
     /// Names of objects that other objects refer to.
     pub names: Names,
+    /// The custom resources' API group and version (ADR-1058).
+    pub crd: CrdPlan,
+}
+
+/// The API of the chart's custom resources, as the CRD and the
+/// BuildProjects write it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrdPlan {
+    /// The API group.
+    pub group: &'static str,
+    /// The served and stored version.
+    pub version: &'static str,
+    /// `group/version`, a BuildProject's `apiVersion`.
+    pub api_version: String,
 }
 
 /// Names of objects that other objects refer to, so both ends agree.
@@ -138,11 +146,8 @@ impl<C: TrustClass> NamespacePlan<C> {
             "chartgen".to_owned(),
         );
         labels.insert(TRUST_CLASS_LABEL.to_owned(), C::NAME.to_owned());
-        for mode in ["enforce", "audit", "warn"] {
-            labels.insert(
-                format!("pod-security.kubernetes.io/{mode}"),
-                C::POD_SECURITY.to_owned(),
-            );
+        for mode in adr::POD_SECURITY_MODES {
+            labels.insert(adr::pod_security_label(mode), C::POD_SECURITY.to_owned());
         }
         let mut annotations = values.common_annotations.clone();
         if !exemptions.is_empty() {
@@ -317,10 +322,9 @@ impl<'v> Plan<'v> {
         );
         if let Some(reader) = meta.get_mut("tenantReader") {
             for role in rbac.tenant_reader.aggregate_to() {
-                reader.labels.insert(
-                    format!("rbac.authorization.k8s.io/aggregate-to-{role}"),
-                    "true".to_owned(),
-                );
+                reader
+                    .labels
+                    .insert(format!("{}{role}", rbac::AGGREGATE_TO), "true".to_owned());
             }
         }
         let images = &values.images;
@@ -380,6 +384,11 @@ impl<'v> Plan<'v> {
             exemptions: exemptions(&namespaces, values),
             namespaces,
             names,
+            crd: CrdPlan {
+                group: adr::CRD_GROUP,
+                version: adr::CRD_VERSION,
+                api_version: format!("{}/{}", adr::CRD_GROUP, adr::CRD_VERSION),
+            },
         }
     }
 }
