@@ -10,15 +10,15 @@
 
 use serde_json::Value as Json;
 
-use super::{Context, Invariant};
+use super::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::names;
 
 /// Checks every object of `context`.
-pub fn check(context: &mut Context<'_>) {
+pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     for index in 0..context.objects.len() {
         for (path, message) in problems(&context.objects[index]) {
-            context.report(Invariant::Api, index, &path, message);
+            findings.report(Invariant::Api, index, &path, message);
         }
     }
 }

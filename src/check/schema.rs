@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use jsonschema::Validator;
 use serde_json::Value as Json;
 
-use super::{Context, Invariant, Options};
+use super::{Context, Findings, Invariant, Options};
 use crate::diagnostic::KeyPath;
 
 /// Checks every object of `context`.
-pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
+pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Options<'_>) {
     let mut custom: BTreeMap<(String, String), Result<Validator, String>> = BTreeMap::new();
     let extra: Vec<Json> = options
         .extra_crds
@@ -67,7 +67,7 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
         }
     }
     for (index, message) in conflicts {
-        context.report(
+        findings.report(
             Invariant::Api,
             index,
             &KeyPath::dotted("spec.names.kind"),
@@ -75,8 +75,8 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
         );
     }
     for index in 0..context.objects.len() {
-        let object = context.objects[index].clone();
-        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(&object) {
+        let object = &context.objects[index];
+        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(object) {
             Some(errors) => errors,
             None => {
                 let key = (
@@ -85,7 +85,7 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
                 );
                 match custom.get(&key) {
                     Some(Ok(validator)) => validator
-                        .iter_errors(&object)
+                        .iter_errors(object)
                         .map(|e| {
                             (
                                 KeyPath::from_pointer(e.instance_path().as_str()),
@@ -94,7 +94,7 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
                         })
                         .collect(),
                     Some(Err(why)) => {
-                        context.report(
+                        findings.report(
                             Invariant::UnknownKind,
                             index,
                             &KeyPath::root(),
@@ -111,7 +111,7 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
                         } else {
                             "give its CRD with --crd"
                         };
-                        context.report(
+                        findings.report(
                             Invariant::UnknownKind,
                             index,
                             &KeyPath::root(),
@@ -123,7 +123,7 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
             }
         };
         for (path, message) in errors {
-            context.report(Invariant::Schema, index, &path, message);
+            findings.report(Invariant::Schema, index, &path, message);
         }
     }
 }
