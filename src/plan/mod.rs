@@ -284,34 +284,7 @@ impl<'v> Plan<'v> {
             system: NamespacePlan::new(ns.system.as_str(), values),
             create: ns.create,
         };
-        // (key in plan.meta, app.kubernetes.io/name and component, object name)
-        let mut meta: BTreeMap<&'static str, Meta> = [
-            (
-                "tenantReader",
-                "tenant-reader",
-                format!("{release}-buildprojects-reader"),
-            ),
-            ("buildd", "buildd", format!("{release}-buildd")),
-            ("gateway", "gateway", format!("{release}-gateway")),
-            ("daemons", "daemons", format!("{release}-daemons")),
-            (
-                "kataDeploy",
-                "kata-deploy",
-                format!("{release}-kata-deploy"),
-            ),
-            (
-                "vcpuTune",
-                "kata-clh-vcpu-tune",
-                format!("{release}-kata-clh-vcpu-tune"),
-            ),
-        ]
-        .into_iter()
-        .map(|(key, component, name)| (key, meta(values, component, name)))
-        .collect();
-        meta.insert(
-            "crd",
-            shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP)),
-        );
+        let mut meta = metas(values);
         let lease_name = format!("{release}-buildd-leader");
         let rbac = RbacPlan::new(
             release,
@@ -353,22 +326,8 @@ impl<'v> Plan<'v> {
                     .with_volume(Volume::empty_dir("tmp"))
                     .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
             },
-            kata_deploy: kata.then(|| Workload {
-                image: images.kata_deploy.reference(),
-                pull_policy: images.kata_deploy.pull_policy,
-                pod: PodPlan::new(PodSecurity::privileged())
-                    .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
-                    .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
-                    .with_volume(Volume::host_path("host", "/")),
-            }),
-            vcpu_tune: (kata && values.kata.vcpu_tuning.enabled).then(|| Workload {
-                image: images.vcpu_tune.reference(),
-                pull_policy: images.vcpu_tune.pull_policy,
-                pod: PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
-                    "kata-config",
-                    "/opt/kata/share/defaults/kata-containers",
-                )),
-            }),
+            kata_deploy: kata.then(|| kata_deploy(values)),
+            vcpu_tune: (kata && values.kata.vcpu_tuning.enabled).then(|| vcpu_tune(values)),
             projects: values
                 .projects
                 .iter()
@@ -390,6 +349,66 @@ impl<'v> Plan<'v> {
                 api_version: format!("{}/{}", adr::CRD_GROUP, adr::CRD_VERSION),
             },
         }
+    }
+}
+
+/// Each component's metadata, by its key in `plan.meta`.
+fn metas(values: &Values) -> BTreeMap<&'static str, Meta> {
+    let release = values.release_name.as_str();
+    // (key in plan.meta, app.kubernetes.io/name and component, object name)
+    let mut meta: BTreeMap<&'static str, Meta> = [
+        (
+            "tenantReader",
+            "tenant-reader",
+            format!("{release}-buildprojects-reader"),
+        ),
+        ("buildd", "buildd", format!("{release}-buildd")),
+        ("gateway", "gateway", format!("{release}-gateway")),
+        ("daemons", "daemons", format!("{release}-daemons")),
+        (
+            "kataDeploy",
+            "kata-deploy",
+            format!("{release}-kata-deploy"),
+        ),
+        (
+            "vcpuTune",
+            "kata-clh-vcpu-tune",
+            format!("{release}-kata-clh-vcpu-tune"),
+        ),
+    ]
+    .into_iter()
+    .map(|(key, component, name)| (key, meta(values, component, name)))
+    .collect();
+    meta.insert(
+        "crd",
+        shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP)),
+    );
+    meta
+}
+
+/// kata-deploy: privileged, with the host's runtime configuration mounted.
+fn kata_deploy(values: &Values) -> Workload<System> {
+    let image = &values.images.kata_deploy;
+    Workload {
+        image: image.reference(),
+        pull_policy: image.pull_policy,
+        pod: PodPlan::new(PodSecurity::privileged())
+            .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
+            .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
+            .with_volume(Volume::host_path("host", "/")),
+    }
+}
+
+/// The vCPU tuner: root, with Kata's default configuration mounted.
+fn vcpu_tune(values: &Values) -> Workload<System> {
+    let image = &values.images.vcpu_tune;
+    Workload {
+        image: image.reference(),
+        pull_policy: image.pull_policy,
+        pod: PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
+            "kata-config",
+            "/opt/kata/share/defaults/kata-containers",
+        )),
     }
 }
 
