@@ -4,8 +4,8 @@
 //! any manifests against the same constants. A fact changed here changes
 //! what is rendered and what is checked together.
 
-use super::Exemption;
 use super::rbac::Verb;
+use crate::model::Values;
 
 /// A resource as RBAC names it: API group (`""` for core) and plural.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +88,63 @@ pub const DAEMON_OBJECTS: [GroupResource; 4] = [
 pub const SECRETS: GroupResource = core("secrets");
 
 // ---- Trust classes (ADR-0006) -------------------------------------------
+
+/// The label naming a namespace's trust class.
+pub const TRUST_CLASS_LABEL: &str = "buildkit-operator.dev/trust-class";
+
+/// ADR-0006: each namespace carries "only the exemption its workloads
+/// need": the annotation listing the policies a namespace must be excluded
+/// from, as `key=policy` pairs (`security-context=<name>,host-path=<name>`).
+pub const EXEMPTIONS_ANNOTATION: &str = "buildkit-operator.dev/policy-exemptions";
+
+/// A policy a namespace may need an exemption from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exemption {
+    /// The security-context policy (restricted profile mutations and checks).
+    SecurityContext,
+    /// The policy that rejects hostPath volumes.
+    HostPath,
+}
+
+impl Exemption {
+    /// Every exemption, in policy order.
+    pub const ALL: [Exemption; 2] = [Exemption::SecurityContext, Exemption::HostPath];
+
+    /// The exemption's key in the namespace annotation: `security-context`
+    /// or `host-path`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Exemption::SecurityContext => "security-context",
+            Exemption::HostPath => "host-path",
+        }
+    }
+
+    /// The key of the policy in the platform's Kyverno values (ADR-0006).
+    pub fn values_key(self) -> &'static str {
+        match self {
+            Exemption::SecurityContext => "securityContextPolicy",
+            Exemption::HostPath => "disallowHostPath",
+        }
+    }
+
+    /// Which of the platform's Kyverno values files lists this policy's
+    /// exclusions (ADR-0006): the security-context policy per environment,
+    /// the host-path policy in the common file shared by every environment.
+    pub fn platform_file(self) -> &'static str {
+        match self {
+            Exemption::SecurityContext => "kyverno/<environment>.values.yaml",
+            Exemption::HostPath => "kyverno/common.values.yaml",
+        }
+    }
+
+    /// The policy's name in this cluster.
+    pub fn policy(self, values: &Values) -> &str {
+        match self {
+            Exemption::SecurityContext => values.policies.security_context.as_str(),
+            Exemption::HostPath => values.policies.disallow_host_path.as_str(),
+        }
+    }
+}
 
 /// What ADR-0006 says of one trust class.
 #[derive(Clone, Copy, Debug)]

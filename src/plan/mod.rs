@@ -25,12 +25,7 @@ pub const PART_OF: &str = "buildkit-operator";
 
 pub use adr::COMPONENT_CLASSES;
 
-/// The label naming a namespace's trust class.
-pub const TRUST_CLASS_LABEL: &str = "buildkit-operator.dev/trust-class";
-
-/// The annotation listing the policies a namespace must be excluded from,
-/// as `key=policy` pairs (`security-context=<name>,host-path=<name>`).
-pub const EXEMPTIONS_ANNOTATION: &str = "buildkit-operator.dev/policy-exemptions";
+pub use adr::{EXEMPTIONS_ANNOTATION, Exemption, TRUST_CLASS_LABEL};
 
 /// The uid the control plane runs as.
 const CONTROL_PLANE_UID: u32 = 65532;
@@ -182,55 +177,6 @@ pub struct PolicyExemption {
     pub namespaces: Vec<String>,
     /// Which of the platform's Kyverno values files the entry belongs in.
     pub file: &'static str,
-}
-
-/// A policy a namespace may need an exemption from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exemption {
-    /// The security-context policy (restricted profile mutations and checks).
-    SecurityContext,
-    /// The policy that rejects hostPath volumes.
-    HostPath,
-}
-
-impl Exemption {
-    /// Every exemption, in policy order.
-    pub const ALL: [Exemption; 2] = [Exemption::SecurityContext, Exemption::HostPath];
-
-    /// The exemption's key in the namespace annotation: `security-context`
-    /// or `host-path`.
-    pub fn key(self) -> &'static str {
-        match self {
-            Exemption::SecurityContext => "security-context",
-            Exemption::HostPath => "host-path",
-        }
-    }
-
-    /// The key of the policy in the platform's Kyverno values (ADR-0006).
-    pub fn values_key(self) -> &'static str {
-        match self {
-            Exemption::SecurityContext => "securityContextPolicy",
-            Exemption::HostPath => "disallowHostPath",
-        }
-    }
-
-    /// Which of the platform's Kyverno values files lists this policy's
-    /// exclusions (ADR-0006): the security-context policy per environment,
-    /// the host-path policy in the common file shared by every environment.
-    pub fn platform_file(self) -> &'static str {
-        match self {
-            Exemption::SecurityContext => "kyverno/<environment>.values.yaml",
-            Exemption::HostPath => "kyverno/common.values.yaml",
-        }
-    }
-
-    /// The policy's name in this cluster.
-    pub fn policy(self, values: &Values) -> &str {
-        match self {
-            Exemption::SecurityContext => values.policies.security_context.as_str(),
-            Exemption::HostPath => values.policies.disallow_host_path.as_str(),
-        }
-    }
 }
 
 /// Name, namespace, labels and annotations of one component's objects.
