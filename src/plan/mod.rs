@@ -23,6 +23,14 @@ use trust::{Builds, Namespace, Operator, System, TrustClass};
 /// The `app.kubernetes.io/part-of` of every object.
 pub const PART_OF: &str = "buildkit-operator";
 
+/// The label naming an object's component (`buildd`, `daemons`, …): the
+/// key of [`COMPONENT_CLASSES`].
+pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
+
+/// The label naming the tool that manages an object, and chartgen's value:
+/// an object carrying both states what chartgen always writes.
+pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "chartgen");
+
 pub use adr::COMPONENT_CLASSES;
 
 pub use adr::{EXEMPTIONS_ANNOTATION, Exemption, TRUST_CLASS_LABEL};
@@ -136,10 +144,7 @@ impl<C: TrustClass> NamespacePlan<C> {
             .collect();
         let mut labels = values.common_labels.clone();
         labels.insert("app.kubernetes.io/part-of".to_owned(), PART_OF.to_owned());
-        labels.insert(
-            "app.kubernetes.io/managed-by".to_owned(),
-            "chartgen".to_owned(),
-        );
+        labels.insert(MANAGED_BY.0.to_owned(), MANAGED_BY.1.to_owned());
         labels.insert(TRUST_CLASS_LABEL.to_owned(), C::NAME.to_owned());
         for mode in adr::POD_SECURITY_MODES {
             labels.insert(adr::pod_security_label(mode), C::POD_SECURITY.to_owned());
@@ -366,13 +371,13 @@ fn meta(values: &Values, component: &str, name: String) -> Meta {
     let mut labels = values.common_labels.clone();
     labels.extend(selector.clone());
     for (key, value) in [
-        ("app.kubernetes.io/component", component),
+        (COMPONENT_LABEL, component),
         ("app.kubernetes.io/part-of", PART_OF),
         (
             "app.kubernetes.io/version",
             values.images.buildd.tag.as_str(),
         ),
-        ("app.kubernetes.io/managed-by", "chartgen"),
+        MANAGED_BY,
     ] {
         labels.insert(key.to_owned(), value.to_owned());
     }
@@ -392,7 +397,7 @@ fn shared_meta(name: String) -> Meta {
     let labels: BTreeMap<String, String> = [
         ("app.kubernetes.io/name", PART_OF),
         ("app.kubernetes.io/part-of", PART_OF),
-        ("app.kubernetes.io/managed-by", "chartgen"),
+        MANAGED_BY,
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -545,7 +550,7 @@ mod tests {
         let planned: Vec<&str> = plan
             .meta
             .values()
-            .filter_map(|m| m.labels.get("app.kubernetes.io/component"))
+            .filter_map(|m| m.labels.get(COMPONENT_LABEL))
             .map(String::as_str)
             .collect();
         for (component, _) in COMPONENT_CLASSES {

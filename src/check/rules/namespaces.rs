@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use crate::check::{Class, Context};
+use crate::plan::MANAGED_BY;
 
 /// For each namespace, its Namespace object, else the first object living
 /// in it: where a finding about the namespace is reported.
@@ -55,7 +56,7 @@ pub(super) fn classed<'a>(
                 object,
                 name,
                 class: context.class_of(name)?,
-                ours: object["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "chartgen",
+                ours: object["metadata"]["labels"][MANAGED_BY.0] == MANAGED_BY.1,
             })
         })
 }
