@@ -80,22 +80,19 @@ fn runtime_classes(context: &Context<'_>, findings: &mut Findings<'_>) {
 fn wanted(context: &Context<'_>) -> BTreeSet<(String, String)> {
     let mut wanted = BTreeSet::new();
     for (index, object) in context.objects.iter().enumerate() {
-        let user = context.manifests[index].id.to_string();
+        let user = || context.manifests[index].id.to_string();
         let named = match object["kind"].as_str() {
-            Some("BuildProject") => object["spec"]["runtimeClassName"]
-                .as_str()
-                .map(str::to_owned),
-            _ => pod_spec(object)
-                .and_then(|(_, pod)| pod["runtimeClassName"].as_str().map(str::to_owned)),
+            Some("BuildProject") => object["spec"]["runtimeClassName"].as_str(),
+            _ => pod_spec(object).and_then(|(_, pod)| pod["runtimeClassName"].as_str()),
         };
         if let Some(name) = named {
-            wanted.insert((name, user.clone()));
+            wanted.insert((name.to_owned(), user()));
         }
         if let Some(instance) = context.facts.instance_at(index) {
             let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
             let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
             if let Some(name) = last_flag(args, "--untrusted-runtime-class") {
-                wanted.insert((name, user));
+                wanted.insert((name, user()));
             }
         }
     }
