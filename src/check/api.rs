@@ -10,15 +10,15 @@
 
 use serde_json::Value as Json;
 
-use super::{Context, Invariant};
+use super::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::names;
 
 /// Checks every object of `context`.
-pub fn check(context: &mut Context<'_>) {
+pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     for index in 0..context.objects.len() {
         for (path, message) in problems(&context.objects[index]) {
-            context.report(Invariant::Api, index, &path, message);
+            findings.report(Invariant::Api, index, &path, message);
         }
     }
 }
@@ -419,9 +419,6 @@ fn pod_spec<'a>(
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
             let path = at.clone().key(list).index(i);
-            // Unique within a container: the API server only warns about a
-            // name repeated across containers.
-            let mut port_names = std::collections::BTreeSet::new();
             if let Some(name) = container["name"].as_str() {
                 if let Err(why) = names::dns1123_label(name) {
                     found.push((
@@ -438,54 +435,69 @@ fn pod_spec<'a>(
                     ));
                 }
             }
-            if let Some(image) = container["image"].as_str()
-                && let Err(why) = names::image_reference(image)
-            {
-                found.push((path.clone().key("image"), format!("`{image}` is {why}")));
-            }
-            for (p, port) in each(&container["ports"]) {
-                let port_path = path.clone().key("ports").index(p);
-                if let Some(name) = port["name"].as_str() {
-                    let valid = names::iana_service_name(name);
-                    let path = port_path.clone().key("name");
-                    unique_name(
-                        name,
-                        valid,
-                        ("port", "in a container"),
-                        &mut port_names,
-                        path,
-                        found,
-                    );
-                }
-                port_number(
-                    &port["containerPort"],
-                    port_path.clone().key("containerPort"),
-                    false,
-                    found,
-                );
-                port_number(&port["hostPort"], port_path.key("hostPort"), true, found);
-            }
-            for (m, mount) in each(&container["volumeMounts"]) {
-                if let Some(name) = mount["name"].as_str()
-                    && !volumes.contains(name)
-                {
-                    found.push((
-                        path.clone().key("volumeMounts").index(m).key("name"),
-                        format!("mounts volume `{name}`, which the pod does not declare"),
-                    ));
-                }
-            }
-            let mounts = path.clone().key("volumeMounts");
-            repeated(
-                &container["volumeMounts"],
-                "mountPath",
-                &mounts,
-                found,
-                |mount_path| format!("`{mount_path}` is mounted twice in this container"),
-            );
-            container_level(container, &path, found);
+            one_container(container, &path, &volumes, found);
         }
     }
+}
+
+/// One container of a pod whose volumes are `volumes`: a pullable image,
+/// unique IANA port names and valid port numbers, mounts of declared
+/// volumes at distinct paths, and its own fields.
+fn one_container(
+    container: &Json,
+    path: &KeyPath,
+    volumes: &std::collections::BTreeSet<&str>,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    if let Some(image) = container["image"].as_str()
+        && let Err(why) = names::image_reference(image)
+    {
+        found.push((path.clone().key("image"), format!("`{image}` is {why}")));
+    }
+    // Unique within a container: the API server only warns about a
+    // name repeated across containers.
+    let mut port_names = std::collections::BTreeSet::new();
+    for (p, port) in each(&container["ports"]) {
+        let port_path = path.clone().key("ports").index(p);
+        if let Some(name) = port["name"].as_str() {
+            let valid = names::iana_service_name(name);
+            let path = port_path.clone().key("name");
+            unique_name(
+                name,
+                valid,
+                ("port", "in a container"),
+                &mut port_names,
+                path,
+                found,
+            );
+        }
+        port_number(
+            &port["containerPort"],
+            port_path.clone().key("containerPort"),
+            false,
+            found,
+        );
+        port_number(&port["hostPort"], port_path.key("hostPort"), true, found);
+    }
+    for (m, mount) in each(&container["volumeMounts"]) {
+        if let Some(name) = mount["name"].as_str()
+            && !volumes.contains(name)
+        {
+            found.push((
+                path.clone().key("volumeMounts").index(m).key("name"),
+                format!("mounts volume `{name}`, which the pod does not declare"),
+            ));
+        }
+    }
+    let mounts = path.clone().key("volumeMounts");
+    repeated(
+        &container["volumeMounts"],
+        "mountPath",
+        &mounts,
+        found,
+        |mount_path| format!("`{mount_path}` is mounted twice in this container"),
+    );
+    container_level(container, path, found);
 }
 
 /// The pod spec's own fields: a non-negative grace period, and its security

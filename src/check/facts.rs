@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde_json::Value as Json;
 
 use super::Class;
-use crate::plan::{COMPONENT_CLASSES, TRUST_CLASS_LABEL};
+use crate::plan::{COMPONENT_CLASSES, COMPONENT_LABEL, TRUST_CLASS_LABEL};
 
 /// One operator instance the input shows: a buildd Deployment and the
 /// namespaces it ties together.
@@ -212,7 +212,7 @@ pub fn namespace_of(object: &Json) -> &str {
 
 /// The class chartgen's component label gives an object.
 pub fn component_class(object: &Json) -> Option<Class> {
-    let component = object["metadata"]["labels"]["app.kubernetes.io/component"].as_str()?;
+    let component = object["metadata"]["labels"][COMPONENT_LABEL].as_str()?;
     COMPONENT_CLASSES
         .iter()
         .find(|(c, _)| *c == component)
@@ -231,9 +231,8 @@ pub fn buildd_container(object: &Json) -> Option<usize> {
         .iter()
         .position(|c| c["name"] == "buildd" || c["image"].as_str().is_some_and(is_buildd_image))
         .or_else(|| {
-            (object["metadata"]["labels"]["app.kubernetes.io/component"] == "buildd"
-                && !containers.is_empty())
-            .then_some(0)
+            (object["metadata"]["labels"][COMPONENT_LABEL] == "buildd" && !containers.is_empty())
+                .then_some(0)
         })
 }
 

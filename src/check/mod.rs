@@ -3,16 +3,17 @@
 //! The plan's types keep a values file or a template edit from breaking the
 //! invariants; these checks read the objects themselves (a hand-edited
 //! template, a patch in the GitOps repository, an older render) and report
-//! every break: the Kubernetes schema ([`schema`]), effective RBAC per
-//! subject ([`rbac`], R1-R6), and topology and pod security ([`topology`],
-//! T1-T5). Every finding is collected before any is reported.
+//! every break: the Kubernetes schema ([`schema`]), what the API server
+//! refuses ([`api`]), and the chart's rules ([`rules`]: R1-R6 on effective
+//! RBAC resolved by [`rbac`], T1-T5 on topology and pod security). Checks
+//! read a [`Context`] and report into [`Findings`]; every finding is
+//! collected before any is reported.
 
 pub mod api;
 pub mod facts;
 pub mod rbac;
 pub mod rules;
 pub mod schema;
-pub mod topology;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -23,8 +24,7 @@ use serde_json::Value as Json;
 use crate::diagnostic::{KeyPath, MESSAGE, Segment, clip, printable};
 use crate::kube::KubeSchemas;
 use crate::manifest::{Manifest, line_of};
-use crate::plan::Exemption;
-use crate::plan::trust::{self, TrustClass};
+use crate::plan::adr;
 use crate::secret::{self, Hidden};
 use crate::yaml::{Node, Origin};
 use facts::Facts;
@@ -157,32 +157,30 @@ pub enum Class {
 impl Class {
     const ALL: [Class; 3] = [Class::Operator, Class::Builds, Class::System];
 
-    /// What the plan's trust class says: name, Pod Security level, exemptions.
-    /// The checks read the same facts the types enforce, never a copy.
-    fn facts(self) -> (&'static str, &'static str, &'static [Exemption]) {
-        fn of<C: TrustClass>() -> (&'static str, &'static str, &'static [Exemption]) {
-            (C::NAME, C::POD_SECURITY, C::EXEMPTIONS)
-        }
+    /// What ADR-0006 says of the class: name, Pod Security level,
+    /// exemptions. The checks read the facts the plan's types are built
+    /// from (`plan::adr`), never a copy.
+    fn facts(self) -> adr::ClassFacts {
         match self {
-            Class::Operator => of::<trust::Operator>(),
-            Class::Builds => of::<trust::Builds>(),
-            Class::System => of::<trust::System>(),
+            Class::Operator => adr::OPERATOR,
+            Class::Builds => adr::BUILDS,
+            Class::System => adr::SYSTEM,
         }
     }
 
     /// The class's name: `operator`, `builds`, `system`.
     pub fn name(self) -> &'static str {
-        self.facts().0
+        self.facts().name
     }
 
     /// The Pod Security Admission level its namespace enforces.
     pub fn pod_security(self) -> &'static str {
-        self.facts().1
+        self.facts().pod_security
     }
 
     /// The keys of the policy exemptions its namespace needs.
     pub fn exemptions(self) -> impl Iterator<Item = &'static str> {
-        self.facts().2.iter().map(|e| e.key())
+        self.facts().exemptions.iter().map(|e| e.key())
     }
 
     fn parse(name: &str) -> Option<Class> {
@@ -190,7 +188,8 @@ impl Class {
     }
 }
 
-/// What the checks share: the objects and what they show.
+/// What the checks read: the objects and what they show. Read-only: the
+/// checks borrow it while they report into [`Findings`].
 pub struct Context<'a> {
     /// The objects.
     pub manifests: &'a [Manifest],
@@ -198,11 +197,6 @@ pub struct Context<'a> {
     pub objects: Vec<Json>,
     /// The operator instances and the class of each namespace.
     pub facts: Facts,
-    findings: Vec<Finding>,
-    info: BTreeSet<Info>,
-    /// Per object that holds something that could be a Secret: the object
-    /// redacted, and what that hid (filled when a finding is reported).
-    secrets: BTreeMap<usize, Option<(Json, Hidden)>>,
 }
 
 impl<'a> Context<'a> {
@@ -212,15 +206,35 @@ impl<'a> Context<'a> {
             manifests,
             facts: Facts::of(&objects),
             objects,
-            findings: Vec::new(),
-            info: BTreeSet::new(),
-            secrets: BTreeMap::new(),
         }
     }
 
     /// The class of namespace `name`, if the input shows it.
     pub fn class_of(&self, name: &str) -> Option<Class> {
         self.facts.classes.get(name).copied()
+    }
+}
+
+/// Where the checks report: findings about the objects of one
+/// [`Context`], and what could not be verified.
+pub struct Findings<'c> {
+    context: &'c Context<'c>,
+    found: Vec<Finding>,
+    info: BTreeSet<Info>,
+    /// Per object that holds something that could be a Secret: the object
+    /// redacted, and what that hid (filled when a finding is reported).
+    secrets: BTreeMap<usize, Option<(Json, Hidden)>>,
+}
+
+impl<'c> Findings<'c> {
+    /// An empty sink for findings about `context`'s objects.
+    pub fn new(context: &'c Context<'c>) -> Self {
+        Findings {
+            context,
+            found: Vec::new(),
+            info: BTreeSet::new(),
+            secrets: BTreeMap::new(),
+        }
     }
 
     /// Records what could not be verified about `subject`.
@@ -244,7 +258,7 @@ impl<'a> Context<'a> {
         message: impl Into<String>,
     ) {
         let mut message = message.into();
-        let object = &self.objects[index];
+        let object = &self.context.objects[index];
         let secrets = self.secrets.entry(index).or_insert_with(|| {
             let (masked, hidden) = secret::redact(object);
             (!hidden.is_empty()).then_some((masked, hidden))
@@ -263,18 +277,8 @@ impl<'a> Context<'a> {
             None => path.clone(),
         };
         let message = clip(&message, MESSAGE).into_owned();
-        let manifest = &self.manifests[index];
-        let origin = manifest.node.nearest(path).origin.clone();
-        let location = match (&origin, &manifest.trace) {
-            (Origin::At { line, col, .. }, Some(trace)) => trace
-                .source_of(*line, *col)
-                .map(|(template, line)| format!("templates/{template}:{line}")),
-            (Origin::At { source, .. }, None) => {
-                Some(format!("{}:{}", source.name, line_of(&origin)))
-            }
-            (Origin::Default, _) => None,
-        };
-        self.findings.push(Finding {
+        let manifest = &self.context.manifests[index];
+        self.found.push(Finding {
             invariant,
             object: manifest.id.to_string(),
             path: if path.is_root() {
@@ -283,10 +287,23 @@ impl<'a> Context<'a> {
                 path.to_string()
             },
             message,
-            location,
+            location: location(manifest, path),
             template: manifest.template.clone(),
             doc: invariant.doc(),
         });
+    }
+}
+
+/// Where the node at `path` of `manifest` was written: the template line
+/// that rendered it, else the file and line it was read from.
+fn location(manifest: &Manifest, path: &KeyPath) -> Option<String> {
+    let origin = &manifest.node.nearest(path).origin;
+    match (origin, &manifest.trace) {
+        (Origin::At { line, col, .. }, Some(trace)) => trace
+            .source_of(*line, *col)
+            .map(|(template, line)| format!("templates/{template}:{line}")),
+        (Origin::At { source, .. }, None) => Some(format!("{}:{}", source.name, line_of(origin))),
+        (Origin::Default, _) => None,
     }
 }
 
@@ -335,20 +352,26 @@ pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> Report {
 }
 
 fn checks(manifests: &[Manifest], exemptions: &[Node], schema: Option<&Options<'_>>) -> Report {
-    let mut context = Context::new(manifests);
+    let context = Context::new(manifests);
+    let mut findings = Findings::new(&context);
     if let Some(options) = schema {
-        schema::check(&mut context, options);
-        api::check(&mut context);
+        schema::check(&context, &mut findings, options);
+        api::check(&context, &mut findings);
     }
-    rbac::check(&mut context);
-    topology::check(&mut context, merged_exemptions(exemptions).as_ref());
-    let info = context.info.into_iter().collect();
+    rules::rbac(&context, &mut findings);
+    rules::topology(
+        &context,
+        &mut findings,
+        merged_exemptions(exemptions).as_ref(),
+    );
+    let Findings { found, info, .. } = findings;
+    let info = info.into_iter().collect();
     let order: BTreeMap<String, usize> = manifests
         .iter()
         .enumerate()
         .map(|(i, m)| (m.id.to_string(), i))
         .collect();
-    let mut findings = context.findings;
+    let mut findings = found;
     findings.sort_by_key(|f| {
         (
             order.get(&f.object).copied().unwrap_or(usize::MAX),

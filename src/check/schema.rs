@@ -8,11 +8,74 @@ use std::collections::BTreeMap;
 use jsonschema::Validator;
 use serde_json::Value as Json;
 
-use super::{Context, Invariant, Options};
+use super::{Context, Findings, Invariant, Options};
 use crate::diagnostic::KeyPath;
 
 /// Checks every object of `context`.
-pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
+pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Options<'_>) {
+    let custom = custom_validators(context, findings, options);
+    for index in 0..context.objects.len() {
+        let object = &context.objects[index];
+        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(object) {
+            Some(errors) => errors,
+            None => {
+                let key = (
+                    object["apiVersion"].as_str().unwrap_or_default().to_owned(),
+                    object["kind"].as_str().unwrap_or_default().to_owned(),
+                );
+                match custom.get(&key) {
+                    Some(Ok(validator)) => validator
+                        .iter_errors(object)
+                        .map(|e| {
+                            (
+                                KeyPath::from_pointer(e.instance_path().as_str()),
+                                e.to_string(),
+                            )
+                        })
+                        .collect(),
+                    Some(Err(why)) => {
+                        findings.report(
+                            Invariant::UnknownKind,
+                            index,
+                            &KeyPath::root(),
+                            why.clone(),
+                        );
+                        continue;
+                    }
+                    None => {
+                        // Built-in groups have no dot (core, apps) or end in k8s.io.
+                        let group = key.0.rsplit_once('/').map_or("", |(g, _)| g);
+                        let builtin = !group.contains('.') || group.ends_with(".k8s.io");
+                        let hint = if builtin {
+                            "only the kinds the chart emits are vendored (schema/kubernetes/)"
+                        } else {
+                            "give its CRD with --crd"
+                        };
+                        findings.report(
+                            Invariant::UnknownKind,
+                            index,
+                            &KeyPath::root(),
+                            format!("no schema for {} {}; {hint}", key.0, key.1),
+                        );
+                        continue;
+                    }
+                }
+            }
+        };
+        for (path, message) in errors {
+            findings.report(Invariant::Schema, index, &path, message);
+        }
+    }
+}
+
+/// The validators of the custom kinds: one per (group/version, kind) of
+/// the first CRD that claims it, `--crd` files first; a second claim is
+/// reported (the API server refuses it).
+fn custom_validators(
+    context: &Context<'_>,
+    findings: &mut Findings<'_>,
+    options: &Options<'_>,
+) -> BTreeMap<(String, String), Result<Validator, String>> {
     let mut custom: BTreeMap<(String, String), Result<Validator, String>> = BTreeMap::new();
     let extra: Vec<Json> = options
         .extra_crds
@@ -67,65 +130,14 @@ pub fn check(context: &mut Context<'_>, options: &Options<'_>) {
         }
     }
     for (index, message) in conflicts {
-        context.report(
+        findings.report(
             Invariant::Api,
             index,
             &KeyPath::dotted("spec.names.kind"),
             message,
         );
     }
-    for index in 0..context.objects.len() {
-        let object = context.objects[index].clone();
-        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(&object) {
-            Some(errors) => errors,
-            None => {
-                let key = (
-                    object["apiVersion"].as_str().unwrap_or_default().to_owned(),
-                    object["kind"].as_str().unwrap_or_default().to_owned(),
-                );
-                match custom.get(&key) {
-                    Some(Ok(validator)) => validator
-                        .iter_errors(&object)
-                        .map(|e| {
-                            (
-                                KeyPath::from_pointer(e.instance_path().as_str()),
-                                e.to_string(),
-                            )
-                        })
-                        .collect(),
-                    Some(Err(why)) => {
-                        context.report(
-                            Invariant::UnknownKind,
-                            index,
-                            &KeyPath::root(),
-                            why.clone(),
-                        );
-                        continue;
-                    }
-                    None => {
-                        // Built-in groups have no dot (core, apps) or end in k8s.io.
-                        let group = key.0.rsplit_once('/').map_or("", |(g, _)| g);
-                        let builtin = !group.contains('.') || group.ends_with(".k8s.io");
-                        let hint = if builtin {
-                            "only the kinds the chart emits are vendored (schema/kubernetes/)"
-                        } else {
-                            "give its CRD with --crd"
-                        };
-                        context.report(
-                            Invariant::UnknownKind,
-                            index,
-                            &KeyPath::root(),
-                            format!("no schema for {} {}; {hint}", key.0, key.1),
-                        );
-                        continue;
-                    }
-                }
-            }
-        };
-        for (path, message) in errors {
-            context.report(Invariant::Schema, index, &path, message);
-        }
-    }
+    custom
 }
 
 /// A CRD's structural schema with unknown fields made errors: the API server

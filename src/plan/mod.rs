@@ -6,6 +6,7 @@
 //! against it ([`rbac`]), and so are pod security and volumes ([`security`]).
 //! Templates receive the plan serialized and only lay it out as YAML.
 
+pub mod adr;
 pub mod rbac;
 pub mod security;
 pub mod trust;
@@ -22,22 +23,17 @@ use trust::{Builds, Namespace, Operator, System, TrustClass};
 /// The `app.kubernetes.io/part-of` of every object.
 pub const PART_OF: &str = "buildkit-operator";
 
-/// The trust class of each component's objects, by their
-/// `app.kubernetes.io/component` label: where `check` expects them.
-pub const COMPONENT_CLASSES: [(&str, &str); 5] = [
-    ("buildd", Operator::NAME),
-    ("gateway", Operator::NAME),
-    ("daemons", Builds::NAME),
-    ("kata-deploy", System::NAME),
-    ("kata-clh-vcpu-tune", System::NAME),
-];
+/// The label naming an object's component (`buildd`, `daemons`, …): the
+/// key of [`COMPONENT_CLASSES`].
+pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
 
-/// The label naming a namespace's trust class.
-pub const TRUST_CLASS_LABEL: &str = "buildkit-operator.dev/trust-class";
+/// The label naming the tool that manages an object, and chartgen's value:
+/// an object carrying both states what chartgen always writes.
+pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "chartgen");
 
-/// The annotation listing the policies a namespace must be excluded from,
-/// as `key=policy` pairs (`security-context=<name>,host-path=<name>`).
-pub const EXEMPTIONS_ANNOTATION: &str = "buildkit-operator.dev/policy-exemptions";
+pub use adr::COMPONENT_CLASSES;
+
+pub use adr::{EXEMPTIONS_ANNOTATION, Exemption, TRUST_CLASS_LABEL};
 
 /// The uid the control plane runs as.
 const CONTROL_PLANE_UID: u32 = 65532;
@@ -74,6 +70,21 @@ pub struct Plan<'v> {
     pub exemptions: Vec<PolicyExemption>,
     /// Names of objects that other objects refer to.
     pub names: Names,
+    /// The custom resources' API group and version (ADR-1058).
+    pub crd: CrdPlan,
+}
+
+/// The API of the chart's custom resources, as the CRD and the
+/// BuildProjects write it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrdPlan {
+    /// The API group.
+    pub group: &'static str,
+    /// The served and stored version.
+    pub version: &'static str,
+    /// `group/version`, a BuildProject's `apiVersion`.
+    pub api_version: String,
 }
 
 /// Names of objects that other objects refer to, so both ends agree.
@@ -133,16 +144,10 @@ impl<C: TrustClass> NamespacePlan<C> {
             .collect();
         let mut labels = values.common_labels.clone();
         labels.insert("app.kubernetes.io/part-of".to_owned(), PART_OF.to_owned());
-        labels.insert(
-            "app.kubernetes.io/managed-by".to_owned(),
-            "chartgen".to_owned(),
-        );
+        labels.insert(MANAGED_BY.0.to_owned(), MANAGED_BY.1.to_owned());
         labels.insert(TRUST_CLASS_LABEL.to_owned(), C::NAME.to_owned());
-        for mode in ["enforce", "audit", "warn"] {
-            labels.insert(
-                format!("pod-security.kubernetes.io/{mode}"),
-                C::POD_SECURITY.to_owned(),
-            );
+        for mode in adr::POD_SECURITY_MODES {
+            labels.insert(adr::pod_security_label(mode), C::POD_SECURITY.to_owned());
         }
         let mut annotations = values.common_annotations.clone();
         if !exemptions.is_empty() {
@@ -177,55 +182,6 @@ pub struct PolicyExemption {
     pub namespaces: Vec<String>,
     /// Which of the platform's Kyverno values files the entry belongs in.
     pub file: &'static str,
-}
-
-/// A policy a namespace may need an exemption from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exemption {
-    /// The security-context policy (restricted profile mutations and checks).
-    SecurityContext,
-    /// The policy that rejects hostPath volumes.
-    HostPath,
-}
-
-impl Exemption {
-    /// Every exemption, in policy order.
-    pub const ALL: [Exemption; 2] = [Exemption::SecurityContext, Exemption::HostPath];
-
-    /// The exemption's key in the namespace annotation: `security-context`
-    /// or `host-path`.
-    pub fn key(self) -> &'static str {
-        match self {
-            Exemption::SecurityContext => "security-context",
-            Exemption::HostPath => "host-path",
-        }
-    }
-
-    /// The key of the policy in the platform's Kyverno values (ADR-0006).
-    pub fn values_key(self) -> &'static str {
-        match self {
-            Exemption::SecurityContext => "securityContextPolicy",
-            Exemption::HostPath => "disallowHostPath",
-        }
-    }
-
-    /// Which of the platform's Kyverno values files lists this policy's
-    /// exclusions (ADR-0006): the security-context policy per environment,
-    /// the host-path policy in the common file shared by every environment.
-    pub fn platform_file(self) -> &'static str {
-        match self {
-            Exemption::SecurityContext => "kyverno/<environment>.values.yaml",
-            Exemption::HostPath => "kyverno/common.values.yaml",
-        }
-    }
-
-    /// The policy's name in this cluster.
-    pub fn policy(self, values: &Values) -> &str {
-        match self {
-            Exemption::SecurityContext => values.policies.security_context.as_str(),
-            Exemption::HostPath => values.policies.disallow_host_path.as_str(),
-        }
-    }
 }
 
 /// Name, namespace, labels and annotations of one component's objects.
@@ -279,34 +235,7 @@ impl<'v> Plan<'v> {
             system: NamespacePlan::new(ns.system.as_str(), values),
             create: ns.create,
         };
-        // (key in plan.meta, app.kubernetes.io/name and component, object name)
-        let mut meta: BTreeMap<&'static str, Meta> = [
-            (
-                "tenantReader",
-                "tenant-reader",
-                format!("{release}-buildprojects-reader"),
-            ),
-            ("buildd", "buildd", format!("{release}-buildd")),
-            ("gateway", "gateway", format!("{release}-gateway")),
-            ("daemons", "daemons", format!("{release}-daemons")),
-            (
-                "kataDeploy",
-                "kata-deploy",
-                format!("{release}-kata-deploy"),
-            ),
-            (
-                "vcpuTune",
-                "kata-clh-vcpu-tune",
-                format!("{release}-kata-clh-vcpu-tune"),
-            ),
-        ]
-        .into_iter()
-        .map(|(key, component, name)| (key, meta(values, component, name)))
-        .collect();
-        meta.insert(
-            "crd",
-            shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP)),
-        );
+        let mut meta = metas(values);
         let lease_name = format!("{release}-buildd-leader");
         let rbac = RbacPlan::new(
             release,
@@ -317,10 +246,9 @@ impl<'v> Plan<'v> {
         );
         if let Some(reader) = meta.get_mut("tenantReader") {
             for role in rbac.tenant_reader.aggregate_to() {
-                reader.labels.insert(
-                    format!("rbac.authorization.k8s.io/aggregate-to-{role}"),
-                    "true".to_owned(),
-                );
+                reader
+                    .labels
+                    .insert(format!("{}{role}", rbac::AGGREGATE_TO), "true".to_owned());
             }
         }
         let images = &values.images;
@@ -349,22 +277,8 @@ impl<'v> Plan<'v> {
                     .with_volume(Volume::empty_dir("tmp"))
                     .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
             },
-            kata_deploy: kata.then(|| Workload {
-                image: images.kata_deploy.reference(),
-                pull_policy: images.kata_deploy.pull_policy,
-                pod: PodPlan::new(PodSecurity::privileged())
-                    .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
-                    .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
-                    .with_volume(Volume::host_path("host", "/")),
-            }),
-            vcpu_tune: (kata && values.kata.vcpu_tuning.enabled).then(|| Workload {
-                image: images.vcpu_tune.reference(),
-                pull_policy: images.vcpu_tune.pull_policy,
-                pod: PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
-                    "kata-config",
-                    "/opt/kata/share/defaults/kata-containers",
-                )),
-            }),
+            kata_deploy: kata.then(|| kata_deploy(values)),
+            vcpu_tune: (kata && values.kata.vcpu_tuning.enabled).then(|| vcpu_tune(values)),
             projects: values
                 .projects
                 .iter()
@@ -380,7 +294,72 @@ impl<'v> Plan<'v> {
             exemptions: exemptions(&namespaces, values),
             namespaces,
             names,
+            crd: CrdPlan {
+                group: adr::CRD_GROUP,
+                version: adr::CRD_VERSION,
+                api_version: format!("{}/{}", adr::CRD_GROUP, adr::CRD_VERSION),
+            },
         }
+    }
+}
+
+/// Each component's metadata, by its key in `plan.meta`.
+fn metas(values: &Values) -> BTreeMap<&'static str, Meta> {
+    let release = values.release_name.as_str();
+    // (key in plan.meta, app.kubernetes.io/name and component, object name)
+    let mut meta: BTreeMap<&'static str, Meta> = [
+        (
+            "tenantReader",
+            "tenant-reader",
+            format!("{release}-buildprojects-reader"),
+        ),
+        ("buildd", "buildd", format!("{release}-buildd")),
+        ("gateway", "gateway", format!("{release}-gateway")),
+        ("daemons", "daemons", format!("{release}-daemons")),
+        (
+            "kataDeploy",
+            "kata-deploy",
+            format!("{release}-kata-deploy"),
+        ),
+        (
+            "vcpuTune",
+            "kata-clh-vcpu-tune",
+            format!("{release}-kata-clh-vcpu-tune"),
+        ),
+    ]
+    .into_iter()
+    .map(|(key, component, name)| (key, meta(values, component, name)))
+    .collect();
+    meta.insert(
+        "crd",
+        shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP)),
+    );
+    meta
+}
+
+/// kata-deploy: privileged, with the host's runtime configuration mounted.
+fn kata_deploy(values: &Values) -> Workload<System> {
+    let image = &values.images.kata_deploy;
+    Workload {
+        image: image.reference(),
+        pull_policy: image.pull_policy,
+        pod: PodPlan::new(PodSecurity::privileged())
+            .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
+            .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
+            .with_volume(Volume::host_path("host", "/")),
+    }
+}
+
+/// The vCPU tuner: root, with Kata's default configuration mounted.
+fn vcpu_tune(values: &Values) -> Workload<System> {
+    let image = &values.images.vcpu_tune;
+    Workload {
+        image: image.reference(),
+        pull_policy: image.pull_policy,
+        pod: PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
+            "kata-config",
+            "/opt/kata/share/defaults/kata-containers",
+        )),
     }
 }
 
@@ -392,13 +371,13 @@ fn meta(values: &Values, component: &str, name: String) -> Meta {
     let mut labels = values.common_labels.clone();
     labels.extend(selector.clone());
     for (key, value) in [
-        ("app.kubernetes.io/component", component),
+        (COMPONENT_LABEL, component),
         ("app.kubernetes.io/part-of", PART_OF),
         (
             "app.kubernetes.io/version",
             values.images.buildd.tag.as_str(),
         ),
-        ("app.kubernetes.io/managed-by", "chartgen"),
+        MANAGED_BY,
     ] {
         labels.insert(key.to_owned(), value.to_owned());
     }
@@ -418,7 +397,7 @@ fn shared_meta(name: String) -> Meta {
     let labels: BTreeMap<String, String> = [
         ("app.kubernetes.io/name", PART_OF),
         ("app.kubernetes.io/part-of", PART_OF),
-        ("app.kubernetes.io/managed-by", "chartgen"),
+        MANAGED_BY,
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -571,7 +550,7 @@ mod tests {
         let planned: Vec<&str> = plan
             .meta
             .values()
-            .filter_map(|m| m.labels.get("app.kubernetes.io/component"))
+            .filter_map(|m| m.labels.get(COMPONENT_LABEL))
             .map(String::as_str)
             .collect();
         for (component, _) in COMPONENT_CLASSES {

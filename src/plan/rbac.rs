@@ -15,10 +15,9 @@
 
 use serde::Serialize;
 
+use super::adr;
+pub use super::adr::{CRD_GROUP, EVENT_VERBS};
 use super::trust::{Builds, Namespace, Operator, System, TrustClass};
-
-/// The API group of the chart's custom resources.
-pub const CRD_GROUP: &str = "buildkit-operator.dev";
 
 /// A Kubernetes API verb. There is deliberately no `*`. Written as
 /// [`Verb::name`] says, in the rendered rules and in `check` alike.
@@ -75,9 +74,9 @@ pub const MANAGE: &[Verb] = &[
     Verb::Delete,
 ];
 
-/// The verbs of the events grant (ADR-2647): the recorder creates and
-/// patches events, nothing else.
-pub const EVENT_VERBS: [Verb; 2] = [Verb::Create, Verb::Patch];
+/// The label prefix that aggregates a ClusterRole into a built-in role
+/// (`view`, `edit`, `admin`).
+pub const AGGREGATE_TO: &str = "rbac.authorization.k8s.io/aggregate-to-";
 
 /// The verbs that read.
 pub const READ: &[Verb] = &[Verb::Get, Verb::List, Verb::Watch];
@@ -110,7 +109,7 @@ pub trait ClusterPurpose {}
 pub trait ClusterGrant<P: ClusterPurpose>: ApiResource {}
 
 macro_rules! resources {
-    ($($(#[$doc:meta])* $name:ident = $group:expr, $resource:literal;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident = $group:expr, $resource:expr;)*) => {$(
         $(#[$doc])*
         #[derive(Debug)]
         pub struct $name;
@@ -123,23 +122,23 @@ macro_rules! resources {
 
 resources! {
     /// Pods.
-    Pods = "", "pods";
+    Pods = adr::PODS.group, adr::PODS.resource;
     /// Pod logs.
     PodLogs = "", "pods/log";
     /// Leader-election Leases.
-    Leases = "coordination.k8s.io", "leases";
+    Leases = adr::LEASES.group, adr::LEASES.resource;
     /// Events; grantable only through [`EventsClusterRole`].
-    Events = "", "events";
+    Events = adr::EVENTS.group, adr::EVENTS.resource;
     /// Services.
-    Services = "", "services";
+    Services = adr::DAEMON_OBJECTS[1].group, adr::DAEMON_OBJECTS[1].resource;
     /// ConfigMaps.
-    ConfigMaps = "", "configmaps";
+    ConfigMaps = adr::DAEMON_OBJECTS[2].group, adr::DAEMON_OBJECTS[2].resource;
     /// Secrets.
-    Secrets = "", "secrets";
+    Secrets = adr::SECRETS.group, adr::SECRETS.resource;
     /// PersistentVolumeClaims (build cache).
-    PersistentVolumeClaims = "", "persistentvolumeclaims";
+    PersistentVolumeClaims = adr::DAEMON_OBJECTS[3].group, adr::DAEMON_OBJECTS[3].resource;
     /// StatefulSets.
-    StatefulSets = "apps", "statefulsets";
+    StatefulSets = adr::DAEMON_OBJECTS[0].group, adr::DAEMON_OBJECTS[0].resource;
     /// cert-manager Certificates.
     Certificates = "cert-manager.io", "certificates";
     /// Nodes.
@@ -388,8 +387,8 @@ impl RbacPlan {
             // cannot restrict create, so it gets a rule of its own.
             operator: Role::new(format!("{fullname}-operator"), operator)
                 .grant::<Pods>(READ)
-                .grant_named::<Leases>(&[lease_name], &[Get, Update])
-                .grant::<Leases>(&[Create]),
+                .grant_named::<Leases>(&[lease_name], &adr::LEASE_NAMED_VERBS)
+                .grant::<Leases>(&[adr::LEASE_CREATE]),
             builds: Role::new(format!("{fullname}-daemons"), builds)
                 .grant::<StatefulSets>(MANAGE)
                 .grant::<Services>(MANAGE)

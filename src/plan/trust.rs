@@ -12,6 +12,7 @@ use std::marker::PhantomData;
 use serde::Serialize;
 
 use super::Exemption;
+use super::adr;
 
 mod sealed {
     pub trait Sealed {}
@@ -45,24 +46,23 @@ impl sealed::Sealed for Operator {}
 impl sealed::Sealed for Builds {}
 impl sealed::Sealed for System {}
 
+// Each class's facts are ADR-0006's, written once in `adr`.
 impl TrustClass for Operator {
-    const NAME: &'static str = "operator";
-    const POD_SECURITY: &'static str = "restricted";
-    const EXEMPTIONS: &'static [Exemption] = &[];
+    const NAME: &'static str = adr::OPERATOR.name;
+    const POD_SECURITY: &'static str = adr::OPERATOR.pod_security;
+    const EXEMPTIONS: &'static [Exemption] = adr::OPERATOR.exemptions;
 }
 
 impl TrustClass for Builds {
-    const NAME: &'static str = "builds";
-    // Rootless buildkitd needs unconfined seccomp/AppArmor and privilege
-    // escalation for newuidmap, which fails even "baseline".
-    const POD_SECURITY: &'static str = "privileged";
-    const EXEMPTIONS: &'static [Exemption] = &[Exemption::SecurityContext];
+    const NAME: &'static str = adr::BUILDS.name;
+    const POD_SECURITY: &'static str = adr::BUILDS.pod_security;
+    const EXEMPTIONS: &'static [Exemption] = adr::BUILDS.exemptions;
 }
 
 impl TrustClass for System {
-    const NAME: &'static str = "system";
-    const POD_SECURITY: &'static str = "privileged";
-    const EXEMPTIONS: &'static [Exemption] = &[Exemption::SecurityContext, Exemption::HostPath];
+    const NAME: &'static str = adr::SYSTEM.name;
+    const POD_SECURITY: &'static str = adr::SYSTEM.pod_security;
+    const EXEMPTIONS: &'static [Exemption] = adr::SYSTEM.exemptions;
 }
 
 /// A namespace of trust class `C`.

@@ -530,3 +530,28 @@ fn a_template_that_breaks_an_invariant_is_refused() {
             .ends_with("error: the render breaks the invariants above; nothing was written\n")
     );
 }
+
+/// The templates write the CRD group and version through the plan
+/// (`plan.crd`), from `plan::adr`: the CRD and every BuildProject agree
+/// with the constant `check` reads, and it is ADR-1058's group.
+#[test]
+fn the_crd_group_reaches_the_crd_and_every_buildproject_from_the_plan() {
+    use chartgen::plan::adr::{CRD_GROUP, CRD_VERSION};
+    assert_eq!(CRD_GROUP, "buildkit-operator.dev");
+    let objects = objects(&render(&["-f", "values/ovh-prod.yaml"].map(str::to_owned)));
+    let crd = find(
+        &objects,
+        "CustomResourceDefinition",
+        &format!("buildprojects.{CRD_GROUP}"),
+    );
+    assert_eq!(crd["spec"]["group"], CRD_GROUP);
+    assert_eq!(crd["spec"]["versions"][0]["name"], CRD_VERSION);
+    let projects: Vec<&Json> = objects
+        .iter()
+        .filter(|o| o["kind"] == "BuildProject")
+        .collect();
+    assert!(!projects.is_empty());
+    for project in projects {
+        assert_eq!(project["apiVersion"], format!("{CRD_GROUP}/{CRD_VERSION}"));
+    }
+}

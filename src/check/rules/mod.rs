@@ -1,10 +1,58 @@
-//! What each rule of `check` protects, with an example finding: the one
-//! source of `docs/checks.md` (`chartgen docs checks`), which every
-//! finding's `doc` field links to.
+//! The chart's rules (ADR-0006, ADR-2647), one file each, and what each
+//! protects, with an example finding ([`RULES`]): the one source of
+//! `docs/checks.md` (`chartgen docs checks`), which every finding's `doc`
+//! field links to.
+//!
+//! The RBAC rules read one [`grants::Grants`], built once per run: the
+//! resolved roles and bindings ([`crate::check::rbac`]), and what the
+//! bindings give each ServiceAccount. The topology rules read the
+//! [`crate::check::facts`] of the context.
+
+mod grants;
+mod info;
+mod namespaces;
+mod r1_events;
+mod r2_event_verbs;
+mod r3_pods_leases;
+mod r4_custom_resources;
+mod r5_wildcards;
+mod r6_daemon_objects;
+mod role;
+mod t1_namespaces;
+mod t2_placement;
+mod t3_pod_security;
+mod t4_exemptions;
+mod t5_wiring;
 
 use std::fmt::Write as _;
 
-use super::Invariant;
+use serde_json::Value as Json;
+
+use super::{Context, Findings, Invariant};
+
+/// Checks ROLE and R1-R6: effective RBAC per subject, and the roles
+/// themselves.
+pub fn rbac(context: &Context<'_>, findings: &mut Findings<'_>) {
+    let grants = grants::Grants::of(context);
+    r1_events::check(context, &grants, findings);
+    r2_event_verbs::check(&grants, findings);
+    r3_pods_leases::check(context, &grants, findings);
+    r4_custom_resources::check(context, &grants, findings);
+    r5_wildcards::check(&grants, findings);
+    r6_daemon_objects::check(&grants, findings);
+    role::check(context, &grants, findings);
+}
+
+/// Checks T1-T5 and FACT, and notes what the input does not show;
+/// `exemptions` is the Kyverno artifact, when the input has one.
+pub fn topology(context: &Context<'_>, findings: &mut Findings<'_>, exemptions: Option<&Json>) {
+    t1_namespaces::check(context, findings);
+    t2_placement::check(context, findings);
+    t3_pod_security::check(context, findings);
+    t4_exemptions::check(context, findings, exemptions);
+    t5_wiring::check(context, findings);
+    info::check(context, findings);
+}
 
 /// One rule as the reference explains it.
 pub struct Rule {

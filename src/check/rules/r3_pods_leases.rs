@@ -1,0 +1,125 @@
+//! R3: pods and leader-election leases in the operator namespace's Role
+//! (ADR-2647, ADR-0006).
+
+use std::collections::HashSet;
+
+use super::grants::{Grants, buildd_subject, flag, names, rule_path, service_account_path};
+use crate::check::facts::Instance;
+use crate::check::{Class, Context, Findings, Invariant};
+use crate::plan::adr;
+
+/// Checks R3 on the roles and on each buildd.
+pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    roles(grants, findings);
+    for instance in &context.facts.instances {
+        buildd(grants, instance, findings);
+    }
+}
+
+/// Leases granted only in the operator namespace; pods only there and in
+/// the builds namespace.
+fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    let (leases, pods) = (adr::LEASES, adr::PODS);
+    for (role, r, rule) in grants.role_rules() {
+        let placed = [
+            (
+                rule.any_group(&[leases.group])
+                    && names(rule, leases.resource)
+                    && !role.in_class(&[Class::Operator], grants.known),
+                leases.resource,
+                "leader election takes its Lease only in the operator namespace",
+            ),
+            (
+                rule.any_group(&[pods.group])
+                    && names(rule, pods.resource)
+                    && !role.in_class(&[Class::Operator, Class::Builds], grants.known),
+                pods.resource,
+                "only the operator and builds namespaces' Roles may grant pods",
+            ),
+        ];
+        for (broken, resource, why) in placed {
+            if broken {
+                findings.report(
+                    Invariant::R3,
+                    role.index,
+                    &rule_path(r, "resources"),
+                    format!("{resource} granted in {}; {why}", role.place()),
+                );
+            }
+        }
+    }
+}
+
+/// buildd reads its pods and takes its Lease in its own namespace: the
+/// verbs the Lease lock calls must reach the Lease its
+/// `--leader-election-id` names (a rule for every lease does, a named one
+/// only if it names it).
+fn buildd(grants: &Grants<'_>, instance: &Instance, findings: &mut Findings<'_>) {
+    let held = grants.held.buildd(instance);
+    let here = held.here;
+    let lease = instance.lease.as_deref();
+    let named = |verb: &str| {
+        let Some(name) = lease else {
+            return true;
+        };
+        let rbac = &grants.rbac;
+        let mut work = usize::MAX;
+        let roles = held.holdings.iter().flatten().flat_map(|h| &h.roles);
+        let mut seen = HashSet::new();
+        roles
+            .filter_map(|&role| rbac.sources(role, &mut work))
+            .flatten()
+            .filter(|source| seen.insert(*source))
+            .flat_map(|source| &rbac.own[source])
+            .any(|rule| {
+                rule.any_group(&[adr::LEASES.group])
+                    && rule.any_resource(adr::LEASES.resource)
+                    && rule.any_verb(&[verb])
+                    && rule.names.iter().any(|n| n == name)
+            })
+    };
+    let mut lost = Vec::new();
+    if here & flag::PODS == 0 {
+        lost.push(format!(
+            "{} on {}",
+            adr::POD_VERB.name(),
+            adr::PODS.resource
+        ));
+    }
+    if here & flag::LEASE_CREATE == 0 {
+        let create = adr::LEASE_CREATE.name();
+        lost.push(format!("{create} on {}", adr::LEASES.resource));
+    }
+    let missing: Vec<&str> = adr::LEASE_NAMED_VERBS
+        .iter()
+        .enumerate()
+        .map(|(i, verb)| (i, verb.name()))
+        .filter(|&(i, verb)| {
+            let all = here & flag::lease(i, false) != 0;
+            !(all || (here & flag::lease(i, true) != 0 && named(verb)))
+        })
+        .map(|(_, verb)| verb)
+        .collect();
+    if !missing.is_empty() {
+        lost.push(match lease {
+            Some(name) => format!(
+                "{} on lease {name} (its --leader-election-id)",
+                missing.join(", ")
+            ),
+            None => format!("{} on {}", missing.join(", "), adr::LEASES.resource),
+        });
+    }
+    if !lost.is_empty() {
+        findings.report(
+            Invariant::R3,
+            instance.buildd,
+            &service_account_path(),
+            format!(
+                "{} lacks {} in {}; the operator namespace's Role keeps pods and leases (ADR-2647)",
+                buildd_subject(instance).describe(),
+                lost.join(", "),
+                instance.operator
+            ),
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! R4: the custom-resource ClusterRole holds only the chart's custom
+//! resources (ADR-1058, ADR-2647), and a ClusterRole aggregated into the
+//! tenants' built-in roles only reads them (ADR-1592).
+
+use super::grants::{Grants, is_events_group, names_events, rule_path};
+use crate::check::rbac::resolve::Sample;
+use crate::check::rbac::{Scope, resource_name};
+use crate::check::{Context, Findings, Invariant};
+use crate::diagnostic::KeyPath;
+use crate::plan::adr;
+use crate::plan::rbac::{AGGREGATE_TO, READ};
+
+/// Checks R4 on the roles, the tenant roles and the operator's grants.
+pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    events_in_custom_resource_role(grants, findings);
+    tenant_roles(context, grants, findings);
+    operator_grants(grants, findings);
+}
+
+/// ADR-2647 rejected events in the custom-resource ClusterRole.
+fn events_in_custom_resource_role(grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    for (role, r, rule) in grants.role_rules() {
+        if role.cluster && role.grants_custom && names_events(rule) {
+            findings.report(
+                Invariant::R4,
+                role.index,
+                &rule_path(r, "resources"),
+                "events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
+            );
+        }
+    }
+}
+
+/// A ClusterRole labelled `aggregate-to-view|edit|admin` extends the
+/// built-in roles every tenant has: it may only read the chart's custom
+/// resources (ADR-1592's tenant reader).
+fn tenant_roles(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    for (id, role) in grants.roles.iter().enumerate() {
+        let object = &context.objects[role.index];
+        let aggregated: Vec<&str> = object["metadata"]["labels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, v)| k.starts_with(AGGREGATE_TO) && *v == "true")
+            .map(|(k, _)| k.rsplit('-').next().unwrap_or_default())
+            .collect();
+        if !role.cluster || aggregated.is_empty() {
+            continue;
+        }
+        let into = aggregated.join(", ");
+        if object
+            .get("aggregationRule")
+            .is_some_and(|rule| !rule.is_null())
+        {
+            // Its rules are whatever its own selectors gather, in the input
+            // or in the cluster: no review can bound what tenants get.
+            findings.report(
+                Invariant::R4,
+                role.index,
+                &KeyPath::dotted("aggregationRule"),
+                format!(
+                    "aggregated into {into}, it aggregates other ClusterRoles itself: every tenant gets whatever its selectors match in the cluster; a tenant role lists its read rules itself"
+                ),
+            );
+        }
+        for (r, rule) in grants.rbac.own[id].iter().enumerate() {
+            let custom = rule.groups.iter().all(|g| grants.crd_groups.contains(g));
+            let writes: Vec<&str> = rule
+                .verbs
+                .iter()
+                .map(String::as_str)
+                .filter(|v| !READ.iter().any(|read| read.name() == *v))
+                .collect();
+            if custom && writes.is_empty() {
+                continue;
+            }
+            let what = if custom {
+                format!("{} on the custom resources", writes.join(", "))
+            } else {
+                format!("{} beyond the custom resources", rule.resources.join(", "))
+            };
+            findings.report(
+                Invariant::R4,
+                role.index,
+                &KeyPath::root().key("rules").index(r),
+                format!(
+                    "aggregated into {into}, it gives every tenant {what}; a tenant role only reads the chart's custom resources"
+                ),
+            );
+        }
+    }
+}
+
+/// Cluster-wide, any ServiceAccount of an operator namespace has the
+/// custom resources and event writes, nothing else. Findings are per role
+/// rule and resource, naming a bounded sample of who holds it, so their
+/// number and size are linear in the roles whatever the number of
+/// subjects, bindings and instances.
+fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    let rbac = &grants.rbac;
+    let cluster_wide = rbac.holders(|binding| {
+        let mut sample = Sample::default();
+        if binding.scope == Scope::Cluster {
+            for subject in &binding.subjects {
+                if grants.daemons.by(subject).is_some_and(|d| d.instances > 0) {
+                    sample.add(subject.describe());
+                }
+            }
+        }
+        sample
+    });
+    for (id, holders) in cluster_wide.iter().enumerate() {
+        if holders.is_empty() {
+            continue;
+        }
+        let verb = if holders.single().is_some() {
+            "gets"
+        } else {
+            "get"
+        };
+        for (r, rule) in rbac.own[id].iter().enumerate() {
+            for group in &rule.groups {
+                for resource in &rule.resources {
+                    let plural = resource.split('/').next().unwrap_or_default();
+                    let allowed = (resource == adr::EVENTS.resource && is_events_group(group))
+                        || (grants.custom.contains(group) && grants.crd_plurals.contains(plural));
+                    if !allowed {
+                        findings.report(
+                            Invariant::R4,
+                            rbac.roles[id],
+                            &rule_path(r, "resources"),
+                            format!(
+                                "{} {verb} {} cluster-wide; the operator's ClusterRoles hold only the chart's custom resources and event writes",
+                                holders.describe(),
+                                resource_name(group, resource)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
