@@ -252,23 +252,25 @@ fn plain_kind(kind: &Node) -> bool {
 /// Mappings with more entries than this are looked up through a hash map.
 const LINEAR_LOOKUP: usize = 16;
 
-/// The entries of a mapping, found by key in time independent of its size.
-struct Fields<'a, T> {
-    list: Vec<(&'a str, &'a T)>,
-    index: Option<HashMap<&'a str, &'a T>>,
+/// A mapping's entries found by key: by [`Tree::get`] in a small one, by a
+/// hash map in a large one, so that comparing stays linear in its size.
+enum Fields<'a, T> {
+    Small(&'a T),
+    Large(HashMap<&'a str, &'a T>),
 }
 
-impl<'a, T> Fields<'a, T> {
-    fn new(entries: impl ExactSizeIterator<Item = (&'a str, &'a T)>) -> Self {
-        let list: Vec<_> = entries.collect();
-        let index = (list.len() > LINEAR_LOOKUP).then(|| list.iter().copied().collect());
-        Fields { list, index }
+impl<'a, T: Tree> Fields<'a, T> {
+    fn new(mapping: &'a T) -> Self {
+        match mapping.fields() {
+            Some(entries) if entries.len() > LINEAR_LOOKUP => Fields::Large(entries.collect()),
+            _ => Fields::Small(mapping),
+        }
     }
 
     fn get(&self, key: &str) -> Option<&'a T> {
-        match &self.index {
-            Some(index) => index.get(key).copied(),
-            None => self.list.iter().find(|(k, _)| *k == key).map(|(_, v)| *v),
+        match self {
+            Fields::Small(mapping) => mapping.get(key),
+            Fields::Large(index) => index.get(key).copied(),
         }
     }
 }
@@ -287,13 +289,13 @@ pub(super) fn compare<'a, T: Tree>(
         return;
     }
     if let (Some(a), Some(b)) = (old.fields(), new.fields()) {
-        let (a, b) = (Fields::new(a), Fields::new(b));
-        for &(k, x) in &a.list {
+        let (in_a, in_b) = (Fields::new(old), Fields::new(new));
+        for (k, x) in a {
             path.push(Step::key(k));
-            compare_entry(path, Some(x), b.get(k), ignore, out);
+            compare_entry(path, Some(x), in_b.get(k), ignore, out);
             path.pop();
         }
-        for &(k, y) in b.list.iter().filter(|(k, _)| a.get(k).is_none()) {
+        for (k, y) in b.filter(|(k, _)| in_a.get(k).is_none()) {
             path.push(Step::key(k));
             compare_entry(path, None, Some(y), ignore, out);
             path.pop();
