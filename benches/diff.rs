@@ -41,6 +41,13 @@ fn objects(version: u32) -> String {
     text
 }
 
+/// A Role and its binding; `verbs` is what the role grants.
+fn rbac(verbs: &str) -> String {
+    format!(
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: reader, namespace: ns-0}}\nrules: [{{apiGroups: [\"\"], resources: [configmaps], verbs: [{verbs}]}}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: reader, namespace: ns-0}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}}\nsubjects: [{{kind: ServiceAccount, name: app}}]\n"
+    )
+}
+
 fn diff_thousand_objects(c: &mut Criterion) {
     let old = input::parse("old", &objects(1)).unwrap().manifests;
     let new = input::parse("new", &objects(2)).unwrap().manifests;
@@ -49,6 +56,20 @@ fn diff_thousand_objects(c: &mut Criterion) {
     assert_eq!(result.changed.len(), 100);
     c.bench_function("diff 1000 objects", |b| {
         b.iter(|| diff::diff(black_box(&old), black_box(&new), &[]))
+    });
+    let same = input::parse("same", &objects(1)).unwrap().manifests;
+    assert!(diff::diff(&old, &same, &[]).is_empty());
+    c.bench_function("diff 1000 identical objects", |b| {
+        b.iter(|| diff::diff(black_box(&old), black_box(&same), &[]))
+    });
+    let with_rbac = |version, verbs| {
+        let text = objects(version) + &rbac(verbs);
+        input::parse("rbac", &text).unwrap().manifests
+    };
+    let (old_rbac, new_rbac) = (with_rbac(1, "get"), with_rbac(2, "get, list"));
+    assert_eq!(diff::diff(&old_rbac, &new_rbac, &[]).rbac.len(), 1);
+    c.bench_function("diff 1000 objects, one role changed", |b| {
+        b.iter(|| diff::diff(black_box(&old_rbac), black_box(&new_rbac), &[]))
     });
     let (old_text, new_text) = (objects(1), objects(2));
     c.bench_function("parse and diff 1000 objects", |b| {

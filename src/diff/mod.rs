@@ -13,20 +13,24 @@
 //! its own: a GitOps tool that prunes may delete it before the new
 //! application creates it.
 
+mod compare;
 pub mod lines;
+mod moves;
+mod text;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value as Json;
 
+pub use text::{Style, render_text};
+
 use crate::check::rbac::{self, Scope};
-use crate::diagnostic::printable;
 use crate::input::ManifestSet;
 use crate::manifest::{Manifest, ObjectId};
 use crate::secret;
+use crate::yaml::{Node, Value};
+use compare::Step;
 
 /// A path pattern to leave out of the comparison: keys (quoted when they
 /// hold dots), `*` matching any one key or list item.
@@ -62,7 +66,7 @@ impl Ignore {
         Ok(Ignore(segments))
     }
 
-    fn matches(&self, path: &[Step]) -> bool {
+    fn matches(&self, path: &[Step<'_>]) -> bool {
         self.0.len() == path.len()
             && self
                 .0
@@ -152,7 +156,7 @@ impl Diff {
 type Key = (String, String, Option<String>, String);
 
 /// The identity objects are matched by: everything but the version.
-fn key(id: &ObjectId) -> Key {
+pub(super) fn key(id: &ObjectId) -> Key {
     (
         id.group.clone(),
         id.kind.clone(),
@@ -161,46 +165,117 @@ fn key(id: &ObjectId) -> Key {
     )
 }
 
-/// Compares two manifest sets.
+/// Group, kind, namespace and name, borrowed from the object's id.
+type KeyRef<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
+
+/// The objects of a set by [`KeyRef`]; of two with one key, the last.
+fn index(set: &[Manifest]) -> BTreeMap<KeyRef<'_>, &Manifest> {
+    set.iter()
+        .map(|m| {
+            let id = &m.id;
+            let key = (
+                id.group.as_str(),
+                id.kind.as_str(),
+                id.namespace.as_deref(),
+                id.name.as_str(),
+            );
+            (key, m)
+        })
+        .collect()
+}
+
+/// Compares two manifest sets. Objects compare on their parsed trees,
+/// borrowed: identical ones are skipped, and only objects that could hold
+/// a Secret (see [`compare::may_need_redaction`]) become JSON, redacted.
 pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
-    let index = |set: &[Manifest]| -> BTreeMap<_, (ObjectId, Json)> {
-        set.iter()
-            .map(|m| (key(&m.id), (m.id.clone(), m.node.to_json())))
-            .collect()
-    };
     let (old_objects, new_objects) = (index(old), index(new));
     let mut result = Diff::default();
-    for (k, (id, object)) in &new_objects {
-        match old_objects.get(k) {
-            None => result.added.push(id.to_string()),
+    // Both indexes are sorted: walk them side by side.
+    let mut olds = old_objects.iter().peekable();
+    for (k, object) in &new_objects {
+        while let Some((_, gone)) = olds.next_if(|(o, _)| *o < k) {
+            result.removed.push(gone.id.to_string());
+        }
+        match olds.next_if(|(o, _)| *o == k) {
+            None => result.added.push(object.id.to_string()),
             Some((_, before)) => {
-                let mut fields = Vec::new();
-                compare(
-                    &mut Vec::new(),
-                    &secret::redacted(before),
-                    &secret::redacted(object),
-                    ignore,
-                    &mut fields,
-                );
+                let fields = object_changes(&before.node, &object.node, ignore);
                 if !fields.is_empty() {
                     result.changed.push(ObjectChange {
-                        object: id.to_string(),
+                        object: object.id.to_string(),
                         fields,
                     });
                 }
             }
         }
     }
-    for (k, (id, _)) in &old_objects {
-        if !new_objects.contains_key(k) {
-            result.removed.push(id.to_string());
-        }
-    }
-    let objects = |set: &BTreeMap<_, (ObjectId, Json)>| {
-        set.values().map(|(_, o)| o.clone()).collect::<Vec<_>>()
-    };
-    result.rbac = rbac_changes(&objects(&old_objects), &objects(&new_objects));
     result
+        .removed
+        .extend(olds.map(|(_, gone)| gone.id.to_string()));
+    result.rbac = rbac_of_sets(&old_objects, &new_objects);
+    result
+}
+
+/// The field changes of one object.
+fn object_changes(old: &Node, new: &Node, ignore: &[Ignore]) -> Vec<FieldChange> {
+    let mut fields = Vec::new();
+    if compare::identical(old, new) {
+        // Same JSON, written the same way, so the same redaction: nothing.
+    } else if compare::may_need_redaction(old) || compare::may_need_redaction(new) {
+        let (old, new) = (
+            secret::redacted(&old.to_json()),
+            secret::redacted(&new.to_json()),
+        );
+        compare::compare(&mut Vec::new(), &old, &new, ignore, &mut fields);
+    } else {
+        compare::compare(&mut Vec::new(), old, new, ignore, &mut fields);
+    }
+    fields
+}
+
+/// The kinds [`rbac::effective_permissions`] reads; it passes over every
+/// other object.
+const RBAC_KINDS: [&str; 4] = ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"];
+
+/// The changes of effective permissions between two indexed sets. Only
+/// the RBAC objects count; when they are the same on both sides, the
+/// permissions are computed once, to say whether they are past the budget.
+fn rbac_of_sets(
+    old: &BTreeMap<KeyRef<'_>, &Manifest>,
+    new: &BTreeMap<KeyRef<'_>, &Manifest>,
+) -> Vec<String> {
+    let (before, after) = (rbac_objects(old), rbac_objects(new));
+    let json = |nodes: &[&Node]| nodes.iter().map(|n| n.to_json()).collect::<Vec<_>>();
+    let unchanged = before.len() == after.len()
+        && before
+            .iter()
+            .zip(&after)
+            .all(|(a, b)| compare::identical(a, b));
+    if unchanged {
+        match rbac::effective_permissions(&json(&before)) {
+            Ok(_) => Vec::new(),
+            Err(why) => vec![not_compared(&why)],
+        }
+    } else {
+        rbac_changes(&json(&before), &json(&after))
+    }
+}
+
+/// The RBAC objects of an indexed set, in its order.
+fn rbac_objects<'a>(set: &BTreeMap<KeyRef<'_>, &'a Manifest>) -> Vec<&'a Node> {
+    set.values()
+        .map(|m| &m.node)
+        .filter(|node| {
+            node.get("kind").is_some_and(
+                |kind| matches!(&kind.value, Value::String(k) if RBAC_KINDS.contains(&k.as_str())),
+            )
+        })
+        .collect()
+}
+
+/// What the diff says of permissions past the grant budget.
+fn not_compared(why: &str) -> String {
+    format!("not compared: {why}")
 }
 
 /// One side of a diff: the argument and the set read from it.
@@ -216,14 +291,14 @@ pub struct Side<'a> {
 /// their Kyverno exemptions artifacts when both have one.
 pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
     let mut result = diff(&old.set.manifests, &new.set.manifests, ignore);
-    (result.renamed, result.moves) = moves(old, new);
+    (result.renamed, result.moves) = moves::moves(old, new);
     let (old, new) = (old.set, new.set);
     let artifact = |set: &ManifestSet| crate::check::merged_exemptions(&set.exemptions);
     // A stream never carries the artifact: compare it only when both sides do.
     let (before, after) = (artifact(old), artifact(new));
     if before.is_some() && after.is_some() && before != after {
         let mut fields = Vec::new();
-        compare(
+        compare::compare(
             &mut Vec::new(),
             before.as_ref().unwrap_or(&Json::Null),
             after.as_ref().unwrap_or(&Json::Null),
@@ -239,278 +314,6 @@ pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
     }
     result
 }
-
-/// The files that make a folder a Kustomize application.
-const KUSTOMIZATIONS: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
-
-/// Objects on both sides whose applications are known and differ. An old
-/// application continues as the new one that receives most of its objects
-/// (the same folder on a tie): the GitOps tool's application is re-pointed
-/// there, so only the objects that go elsewhere move.
-fn moves(old: Side<'_>, new: Side<'_>) -> (Vec<Renamed>, Vec<Move>) {
-    let (before, after) = (applications(old), applications(new));
-    let mut flows: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for (k, (_, to)) in &after {
-        if let Some((_, from)) = before.get(k) {
-            *flows.entry((from.as_str(), to.as_str())).or_default() += 1;
-        }
-    }
-    let mut continues: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
-    for ((from, to), count) in &flows {
-        let best = continues.entry(from).or_insert((to, *count));
-        if *count > best.1 || (*count == best.1 && to == from) {
-            *best = (to, *count);
-        }
-    }
-    let renamed = continues
-        .iter()
-        .filter(|(from, (to, _))| **from != *to)
-        .map(|(from, (to, _))| Renamed {
-            from: (*from).to_owned(),
-            to: (*to).to_owned(),
-        })
-        .collect();
-    let mut moves = Vec::new();
-    for (k, (id, to)) in &after {
-        if let Some((_, from)) = before.get(k)
-            && continues.get(from.as_str()).map(|(c, _)| *c) != Some(to.as_str())
-        {
-            let takes_others = match (id.group.as_str(), id.kind.as_str()) {
-                ("", "Namespace") => Some("deleting a Namespace deletes everything in it"),
-                ("apiextensions.k8s.io", "CustomResourceDefinition") => Some(
-                    "deleting a CustomResourceDefinition deletes every custom resource of its kind",
-                ),
-                _ => None,
-            };
-            moves.push(Move {
-                object: id.to_string(),
-                from: from.clone(),
-                to: to.clone(),
-                takes_others,
-            });
-        }
-    }
-    (renamed, moves)
-}
-
-/// Each object's application, for a side read from a directory: the folder
-/// (relative to that directory, `.` for itself) of the nearest ancestor of
-/// its file that holds a kustomization. Objects outside any have none.
-fn applications(side: Side<'_>) -> BTreeMap<Key, (ObjectId, String)> {
-    let root = Path::new(side.path);
-    if side.path == "-" || !root.is_dir() {
-        return BTreeMap::new();
-    }
-    let mut known = HashMap::new();
-    side.set
-        .manifests
-        .iter()
-        .filter_map(|m| {
-            let file = Path::new(m.file.as_deref()?);
-            let folder = file.strip_prefix(root).ok()?.parent()?;
-            let application = nearest_application(root, folder, &mut known)?;
-            Some((key(&m.id), (m.id.clone(), application)))
-        })
-        .collect()
-}
-
-/// The application of `folder` (relative to `root`), remembered in `known`.
-fn nearest_application(
-    root: &Path,
-    folder: &Path,
-    known: &mut HashMap<PathBuf, Option<String>>,
-) -> Option<String> {
-    if let Some(application) = known.get(folder) {
-        return application.clone();
-    }
-    let here = root.join(folder);
-    let application = if KUSTOMIZATIONS.iter().any(|name| here.join(name).is_file()) {
-        let parts: Vec<_> = folder
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect();
-        Some(if parts.is_empty() {
-            ".".to_owned()
-        } else {
-            parts.join("/")
-        })
-    } else {
-        folder
-            .parent()
-            .and_then(|up| nearest_application(root, up, known))
-    };
-    known.insert(folder.to_owned(), application.clone());
-    application
-}
-
-/// One step of the path being compared: a key, or a list item by name or
-/// index (shown in brackets).
-struct Step {
-    name: String,
-    item: bool,
-}
-
-impl Step {
-    fn key(name: &str) -> Self {
-        Step {
-            name: name.to_owned(),
-            item: false,
-        }
-    }
-
-    fn item(name: impl ToString) -> Self {
-        Step {
-            name: name.to_string(),
-            item: true,
-        }
-    }
-}
-
-fn show_path(path: &[Step]) -> String {
-    let mut out = String::new();
-    for step in path {
-        if step.item {
-            out += &format!("[{}]", step.name);
-        } else {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            if step
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            {
-                out += &step.name;
-            } else {
-                out += &format!("{:?}", step.name);
-            }
-        }
-    }
-    out
-}
-
-fn compare(
-    path: &mut Vec<Step>,
-    old: &Json,
-    new: &Json,
-    ignore: &[Ignore],
-    out: &mut Vec<FieldChange>,
-) {
-    if ignored(path, ignore) {
-        return;
-    }
-    match (old, new) {
-        (Json::Object(a), Json::Object(b)) => {
-            let keys: Vec<&String> = a
-                .keys()
-                .chain(b.keys().filter(|k| !a.contains_key(*k)))
-                .collect();
-            for k in keys {
-                path.push(Step::key(k));
-                compare_entry(path, a.get(k), b.get(k), ignore, out);
-                path.pop();
-            }
-        }
-        (Json::Array(a), Json::Array(b)) => match (named(a), named(b)) {
-            (Some(by_name_a), Some(by_name_b)) if !order_matters(path, a) || same_order(a, b) => {
-                let names: Vec<&String> = by_name_a
-                    .keys()
-                    .chain(by_name_b.keys().filter(|n| !by_name_a.contains_key(*n)))
-                    .collect();
-                for name in names {
-                    path.push(Step::item(name));
-                    let (x, y) = (by_name_a.get(name).copied(), by_name_b.get(name).copied());
-                    compare_entry(path, x, y, ignore, out);
-                    path.pop();
-                }
-            }
-            _ if a.len() == b.len() => {
-                for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                    path.push(Step::item(i));
-                    compare(path, x, y, ignore, out);
-                    path.pop();
-                }
-            }
-            _ => out.push(change(path, Some(old), Some(new))),
-        },
-        (a, b) if a != b => out.push(change(path, Some(a), Some(b))),
-        _ => {}
-    }
-}
-
-/// A field or named item that may be on either side.
-fn compare_entry(
-    path: &mut Vec<Step>,
-    old: Option<&Json>,
-    new: Option<&Json>,
-    ignore: &[Ignore],
-    out: &mut Vec<FieldChange>,
-) {
-    match (old, new) {
-        (Some(x), Some(y)) => compare(path, x, y, ignore, out),
-        // `labels: {}` and `annotations:` say what an absent field says.
-        (Some(x), None) | (None, Some(x)) if is_empty(x) => {}
-        _ if ignored(path, ignore) => {}
-        _ => out.push(change(path, old, new)),
-    }
-}
-
-fn change(path: &[Step], old: Option<&Json>, new: Option<&Json>) -> FieldChange {
-    FieldChange {
-        path: show_path(path),
-        old: old.cloned(),
-        new: new.cloned(),
-    }
-}
-
-/// Whether `path` is left out by an `--ignore` pattern.
-fn ignored(path: &[Step], ignore: &[Ignore]) -> bool {
-    ignore.iter().any(|i| i.matches(path))
-}
-
-/// Lists whose order changes behaviour although their items have names:
-/// init containers run in order, and an env entry can refer only to the
-/// ones before it (`$(NAME)`).
-fn order_matters(path: &[Step], items: &[Json]) -> bool {
-    match path.last().map(|s| s.name.as_str()) {
-        Some("initContainers") => true,
-        Some("env") => items
-            .iter()
-            .any(|i| i["value"].as_str().is_some_and(|v| v.contains("$("))),
-        _ => false,
-    }
-}
-
-fn same_order(a: &[Json], b: &[Json]) -> bool {
-    let names = |items: &[Json]| items.iter().map(|i| i["name"].clone()).collect::<Vec<_>>();
-    names(a) == names(b)
-}
-
-fn is_empty(value: &Json) -> bool {
-    match value {
-        Json::Null => true,
-        Json::Object(o) => o.is_empty(),
-        Json::Array(a) => a.is_empty(),
-        _ => false,
-    }
-}
-
-/// The items of a list by their `name`, when every item is an object with a
-/// unique string `name`.
-fn named(items: &[Json]) -> Option<BTreeMap<String, &Json>> {
-    if items.is_empty() {
-        return None;
-    }
-    let mut by_name = BTreeMap::new();
-    for item in items {
-        let name = item.get("name")?.as_str()?;
-        if by_name.insert(name.to_owned(), item).is_some() {
-            return None;
-        }
-    }
-    Some(by_name)
-}
-
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
 fn rbac_changes(old: &[Json], new: &[Json]) -> Vec<String> {
     type Entry = (rbac::Subject, Scope, String, Vec<String>);
@@ -533,7 +336,7 @@ fn rbac_changes(old: &[Json], new: &[Json]) -> Vec<String> {
     // says so instead of growing with subjects × rules × resources.
     let (before, after) = match (flatten(old), flatten(new)) {
         (Ok(before), Ok(after)) => (before, after),
-        (Err(why), _) | (_, Err(why)) => return vec![format!("not compared: {why}")],
+        (Err(why), _) | (_, Err(why)) => return vec![not_compared(&why)],
     };
     let empty = BTreeSet::new();
     let keys: BTreeSet<&Entry> = before.keys().chain(after.keys()).collect();
@@ -564,154 +367,55 @@ fn rbac_changes(old: &[Json], new: &[Json]) -> Vec<String> {
     lines
 }
 
-/// Colours for a terminal; empty strings otherwise.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Style {
-    added: &'static str,
-    removed: &'static str,
-    changed: &'static str,
-    reset: &'static str,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input;
 
-impl Style {
-    /// ANSI colours.
-    pub fn colour() -> Self {
-        Style {
-            added: "\x1b[32m",
-            removed: "\x1b[31m",
-            changed: "\x1b[33m",
-            reset: "\x1b[0m",
-        }
-    }
-}
-
-fn value(json: &Json) -> String {
-    match json {
-        Json::String(s) => crate::emit::quote(s),
-        other => crate::emit::flow(other),
-    }
-}
-
-/// The diff for a person. Every line goes through [`printable`]: names,
-/// keys and values come from the input, and none may break a line or reach
-/// the terminal as a control sequence.
-pub fn render_text(diff: &Diff, style: Style) -> String {
-    let Style {
-        added,
-        removed,
-        changed,
-        reset,
-    } = style;
-    let mut out = String::new();
-    for id in &diff.added {
-        let _ = writeln!(out, "{added}+ {}{reset}", printable(id));
-    }
-    for id in &diff.removed {
-        let _ = writeln!(out, "{removed}- {}{reset}", printable(id));
-    }
-    for r in &diff.renamed {
-        let _ = writeln!(
-            out,
-            "{changed}{}{reset} (most of its objects go there; point the GitOps application at it)",
-            printable(&format!("application {} continues as {}", r.from, r.to))
+    /// What diff did before it compared trees: every object as JSON,
+    /// redacted, compared whole.
+    fn by_json(old: &Node, new: &Node) -> Vec<FieldChange> {
+        let mut fields = Vec::new();
+        let (old, new) = (
+            secret::redacted(&old.to_json()),
+            secret::redacted(&new.to_json()),
         );
+        compare::compare(&mut Vec::new(), &old, &new, &[], &mut fields);
+        fields
     }
-    if !diff.moves.is_empty() {
-        let _ = writeln!(out, "moved between GitOps applications:");
-        for m in &diff.moves {
-            let moved = format!("{}: {} → {}", m.object, m.from, m.to);
-            let _ = writeln!(out, "  {changed}{}{reset}", printable(&moved));
-        }
-        let mut others: Vec<&str> = Vec::new();
-        for other in diff.moves.iter().filter_map(|m| m.takes_others) {
-            if !others.contains(&other) {
-                others.push(other);
-            }
-        }
-        if !others.is_empty() {
-            let _ = writeln!(
-                out,
-                "{removed}warning: a GitOps tool that prunes can delete a moved object from its old application before the new one creates it; {}.{reset}",
-                others.join("; ")
-            );
-            let _ = writeln!(
-                out,
-                "  The README section \"Handing over objects between applications\" says how to move it safely."
-            );
-        }
+
+    fn read(path: &str) -> Vec<Manifest> {
+        let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+        input::read(&[full]).unwrap().manifests
     }
-    for object in &diff.changed {
-        let _ = writeln!(out, "{changed}~ {}{reset}", printable(&object.object));
-        for field in &object.fields {
-            match (&field.old, &field.new) {
-                (Some(Json::String(a)), Some(Json::String(b)))
-                    if a.contains('\n') || b.contains('\n') =>
-                {
-                    let _ = writeln!(out, "    {}:", printable(&field.path));
-                    let shown = lines::render(&lines::diff(a, b), 2, "      ");
-                    if shown.is_empty() {
-                        let _ = writeln!(
-                            out,
-                            "      (the same lines; only line endings or the final newline differ)"
+
+    /// Every rendered environment against every other, and the Secret
+    /// shapes: the same changes, object by object, as through JSON.
+    #[test]
+    fn object_changes_are_those_of_the_redacted_json() {
+        let sides = [
+            read("out/dev"),
+            read("out/ovh-prod"),
+            read("tests/fixtures/hostile/secrets/shapes/old.yaml"),
+            read("tests/fixtures/hostile/secrets/shapes/new.yaml"),
+        ];
+        let mut compared = 0;
+        for old in &sides {
+            for new in &sides {
+                let (old, new) = (index(old), index(new));
+                for (k, after) in &new {
+                    if let Some(before) = old.get(k) {
+                        assert_eq!(
+                            object_changes(&before.node, &after.node, &[]),
+                            by_json(&before.node, &after.node),
+                            "{}",
+                            after.id
                         );
-                    }
-                    for line in shown.lines() {
-                        let colour = match line.trim_start().chars().next() {
-                            Some('+') => added,
-                            Some('-') => removed,
-                            _ => "",
-                        };
-                        let end = if colour.is_empty() { "" } else { reset };
-                        let _ = writeln!(out, "{colour}{}{end}", printable(line));
+                        compared += 1;
                     }
                 }
-                (Some(a), Some(b)) => {
-                    let shown = format!("{}: {} → {}", field.path, value(a), value(b));
-                    let _ = writeln!(out, "    {}", printable(&shown));
-                }
-                (None, Some(b)) => {
-                    let shown = format!("{}: {}", field.path, value(b));
-                    let _ = writeln!(out, "    {added}+ {}{reset}", printable(&shown));
-                }
-                (Some(a), None) => {
-                    let shown = format!("{}: {}", field.path, value(a));
-                    let _ = writeln!(out, "    {removed}- {}{reset}", printable(&shown));
-                }
-                (None, None) => {}
             }
         }
+        assert!(compared > 100, "{compared}");
     }
-    if !diff.rbac.is_empty() {
-        let _ = writeln!(out, "Effective permissions:");
-        for line in &diff.rbac {
-            let _ = writeln!(out, "  {}", printable(line));
-        }
-    }
-    // A moved object may also have changed: count it once.
-    let changed_or_moved: BTreeSet<&str> = diff
-        .changed
-        .iter()
-        .map(|c| c.object.as_str())
-        .chain(diff.moves.iter().map(|m| m.object.as_str()))
-        .collect();
-    let total = diff.added.len() + diff.removed.len() + changed_or_moved.len();
-    let _ = if total == 0 {
-        writeln!(out, "no differences")
-    } else {
-        writeln!(
-            out,
-            "{total} {} differ{}: {} added, {} removed, {} changed{}",
-            if total == 1 { "object" } else { "objects" },
-            if total == 1 { "s" } else { "" },
-            diff.added.len(),
-            diff.removed.len(),
-            diff.changed.len(),
-            if diff.moves.is_empty() {
-                String::new()
-            } else {
-                format!("; {} moved between applications", diff.moves.len())
-            }
-        )
-    };
-    out
 }

@@ -123,3 +123,57 @@ fn bad_arguments_are_usage_errors() {
         (2, "error: `metadata..name` has an empty segment\n")
     );
 }
+
+/// Permissions are compared on the RBAC objects alone, and computed once
+/// when those are the same on both sides: past the grant budget the diff
+/// still says they were not compared, whatever else changed.
+#[test]
+fn permissions_past_the_budget_are_not_compared_even_when_unchanged() {
+    let rbac = crate::cost::hostile_rbac(61);
+    let config = |value: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: ns}}\ndata: {{a: {value}}}\n"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-rbac-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (old, new) = (dir.join("old.yaml"), dir.join("new.yaml"));
+    std::fs::write(&old, format!("{rbac}{}", config("one"))).unwrap();
+    std::fs::write(&new, format!("{rbac}{}", config("two"))).unwrap();
+    let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("~ ConfigMap ns/c\n    data.a: \"one\" → \"two\"\nEffective permissions:\n  not compared: the effective permissions of this input are more than 500000 grants"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A role that changes among objects that do not: its permissions show.
+#[test]
+fn a_role_change_among_unchanged_objects_shows_in_permissions() {
+    let role = |verbs: &str| {
+        let configs: String = (0..50)
+            .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: ns}}\ndata: {{a: b}}\n"))
+            .collect();
+        format!(
+            "{configs}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: r, namespace: ns}}\nrules: [{{apiGroups: [\"\"], resources: [pods], verbs: [{verbs}]}}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: r, namespace: ns}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}}\nsubjects: [{{kind: ServiceAccount, name: app}}]\n"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-role-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, role("get")).unwrap();
+    let run = chartgen_with_stdin(
+        &["diff", old.to_str().unwrap(), "-"],
+        Some(&role("get, delete")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        run.stdout,
+        "~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "{}",
+        run.stderr
+    );
+}

@@ -1,0 +1,188 @@
+//! The diff for a person: coloured when the output is a terminal.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde_json::Value as Json;
+
+use super::{Diff, FieldChange, lines};
+use crate::diagnostic::printable;
+
+/// Colours for a terminal; empty strings otherwise.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    added: &'static str,
+    removed: &'static str,
+    changed: &'static str,
+    reset: &'static str,
+}
+
+impl Style {
+    /// ANSI colours.
+    pub fn colour() -> Self {
+        Style {
+            added: "\x1b[32m",
+            removed: "\x1b[31m",
+            changed: "\x1b[33m",
+            reset: "\x1b[0m",
+        }
+    }
+}
+
+fn value(json: &Json) -> String {
+    match json {
+        Json::String(s) => crate::emit::quote(s),
+        other => crate::emit::flow(other),
+    }
+}
+
+/// The diff for a person. Every line goes through [`printable`]: names,
+/// keys and values come from the input, and none may break a line or reach
+/// the terminal as a control sequence.
+pub fn render_text(diff: &Diff, style: Style) -> String {
+    let Style {
+        added,
+        removed,
+        changed,
+        reset,
+    } = style;
+    let mut out = String::new();
+    for id in &diff.added {
+        let _ = writeln!(out, "{added}+ {}{reset}", printable(id));
+    }
+    for id in &diff.removed {
+        let _ = writeln!(out, "{removed}- {}{reset}", printable(id));
+    }
+    for r in &diff.renamed {
+        let _ = writeln!(
+            out,
+            "{changed}{}{reset} (most of its objects go there; point the GitOps application at it)",
+            printable(&format!("application {} continues as {}", r.from, r.to))
+        );
+    }
+    moves(&mut out, diff, style);
+    for object in &diff.changed {
+        let _ = writeln!(out, "{changed}~ {}{reset}", printable(&object.object));
+        for field in &object.fields {
+            field_change(&mut out, field, style);
+        }
+    }
+    if !diff.rbac.is_empty() {
+        let _ = writeln!(out, "Effective permissions:");
+        for line in &diff.rbac {
+            let _ = writeln!(out, "  {}", printable(line));
+        }
+    }
+    summary(&mut out, diff);
+    out
+}
+
+/// The objects that move between GitOps applications, and a warning when
+/// deleting one deletes others.
+fn moves(out: &mut String, diff: &Diff, style: Style) {
+    let Style {
+        removed,
+        changed,
+        reset,
+        ..
+    } = style;
+    if diff.moves.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "moved between GitOps applications:");
+    for m in &diff.moves {
+        let moved = format!("{}: {} → {}", m.object, m.from, m.to);
+        let _ = writeln!(out, "  {changed}{}{reset}", printable(&moved));
+    }
+    let mut others: Vec<&str> = Vec::new();
+    for other in diff.moves.iter().filter_map(|m| m.takes_others) {
+        if !others.contains(&other) {
+            others.push(other);
+        }
+    }
+    if !others.is_empty() {
+        let _ = writeln!(
+            out,
+            "{removed}warning: a GitOps tool that prunes can delete a moved object from its old application before the new one creates it; {}.{reset}",
+            others.join("; ")
+        );
+        let _ = writeln!(
+            out,
+            "  The README section \"Handing over objects between applications\" says how to move it safely."
+        );
+    }
+}
+
+/// One field's change: a line diff for multi-line strings, else one line.
+fn field_change(out: &mut String, field: &FieldChange, style: Style) {
+    let Style {
+        added,
+        removed,
+        reset,
+        ..
+    } = style;
+    match (&field.old, &field.new) {
+        (Some(Json::String(a)), Some(Json::String(b))) if a.contains('\n') || b.contains('\n') => {
+            let _ = writeln!(out, "    {}:", printable(&field.path));
+            let shown = lines::render(&lines::diff(a, b), 2, "      ");
+            if shown.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "      (the same lines; only line endings or the final newline differ)"
+                );
+            }
+            for line in shown.lines() {
+                let colour = match line.trim_start().chars().next() {
+                    Some('+') => added,
+                    Some('-') => removed,
+                    _ => "",
+                };
+                let end = if colour.is_empty() { "" } else { reset };
+                let _ = writeln!(out, "{colour}{}{end}", printable(line));
+            }
+        }
+        (Some(a), Some(b)) => {
+            let shown = format!("{}: {} → {}", field.path, value(a), value(b));
+            let _ = writeln!(out, "    {}", printable(&shown));
+        }
+        (None, Some(b)) => {
+            let shown = format!("{}: {}", field.path, value(b));
+            let _ = writeln!(out, "    {added}+ {}{reset}", printable(&shown));
+        }
+        (Some(a), None) => {
+            let shown = format!("{}: {}", field.path, value(a));
+            let _ = writeln!(out, "    {removed}- {}{reset}", printable(&shown));
+        }
+        (None, None) => {}
+    }
+}
+
+/// The last line: how many objects differ, and how.
+fn summary(out: &mut String, diff: &Diff) {
+    // A moved object may also have changed: count it once.
+    let changed_or_moved: BTreeSet<&str> = diff
+        .changed
+        .iter()
+        .map(|c| c.object.as_str())
+        .chain(diff.moves.iter().map(|m| m.object.as_str()))
+        .collect();
+    let total = diff.added.len() + diff.removed.len() + changed_or_moved.len();
+    let _ = if total == 0 {
+        writeln!(out, "no differences")
+    } else {
+        writeln!(
+            out,
+            "{total} {} differ{}: {} added, {} removed, {} changed{}",
+            if total == 1 { "object" } else { "objects" },
+            if total == 1 { "s" } else { "" },
+            diff.added.len(),
+            diff.removed.len(),
+            diff.changed.len(),
+            if diff.moves.is_empty() {
+                String::new()
+            } else {
+                format!("; {} moved between applications", diff.moves.len())
+            }
+        )
+    };
+}
