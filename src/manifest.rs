@@ -204,6 +204,11 @@ pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
 
 /// Sorts objects into install order: by kind rank, kind, namespace, name.
 pub fn sort(manifests: &mut [Manifest]) {
+    manifests.sort_by(install_order);
+}
+
+/// How [`sort`] orders two objects: install rank, kind, namespace, name.
+pub fn install_order(a: &Manifest, b: &Manifest) -> std::cmp::Ordering {
     fn key(m: &Manifest) -> (usize, &String, &Option<String>, &String) {
         (
             install_rank(&m.id.kind),
@@ -212,7 +217,7 @@ pub fn sort(manifests: &mut [Manifest]) {
             &m.id.name,
         )
     }
-    manifests.sort_by(|a, b| key(a).cmp(&key(b)));
+    key(a).cmp(&key(b))
 }
 
 /// The 1-based line an origin points at (0 for a default).

@@ -1,7 +1,5 @@
 //! The whole render, stage after stage: plan, templates, parse back.
 
-use std::sync::LazyLock;
-
 use crate::check::{self, Finding};
 use crate::emit;
 use crate::error::Error;
@@ -167,24 +165,40 @@ fn budget_error(what: &str, values: &Values) -> Error {
 /// default Kubernetes version: on the release alone, on the Kata bundle
 /// alone and on both together, as each may be applied.
 pub fn check(output: &Output) -> Vec<Finding> {
-    // Compiled once per process: `render --all` checks every environment.
-    static SCHEMAS: LazyLock<KubeSchemas> = LazyLock::new(|| {
-        KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored")
-    });
+    // Baked into the binary: loading is a lookup.
+    let schemas =
+        KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored");
     let options = check::Options {
-        schemas: &SCHEMAS,
+        schemas: &schemas,
         extra_crds: &[],
     };
     let artifact = std::slice::from_ref(&output.exemptions_document);
+    // Each object converted once; the runs below borrow it.
+    let json: Vec<(Bundle, &Manifest, serde_json::Value)> = Bundle::ALL
+        .iter()
+        .flat_map(|b| output.bundle(*b).iter().map(move |m| (*b, m)))
+        .map(|(b, m)| (b, m, m.node.to_json()))
+        .collect();
+    let run = |bundles: &[Bundle], schema: Option<&check::Options<'_>>| {
+        let mut chosen: Vec<(&Manifest, &serde_json::Value)> = json
+            .iter()
+            .filter(|(b, _, _)| bundles.contains(b))
+            .map(|(_, m, j)| (*m, j))
+            .collect();
+        // In install order, as `Output::manifests` gives them.
+        chosen.sort_by(|(a, _), (b, _)| manifest::install_order(a, b));
+        let (manifests, objects): (Vec<&Manifest>, Vec<&serde_json::Value>) =
+            chosen.into_iter().unzip();
+        check::run_borrowed(&manifests, &objects, artifact, schema).findings
+    };
     if output.kata.is_empty() {
-        return check::run(&output.release, artifact, &options).findings;
+        return run(&[Bundle::Release], Some(&options));
     }
     // Every object's schema once, with both bundles; how the objects relate
     // for each bundle as it may be applied: alone, and both together.
-    let together = output.manifests(&Bundle::ALL);
-    let mut findings = check::run(&together, artifact, &options).findings;
-    for bundle in [&output.release, &output.kata] {
-        for finding in check::relations(bundle, artifact).findings {
+    let mut findings = run(&Bundle::ALL, Some(&options));
+    for bundle in Bundle::ALL {
+        for finding in run(&[bundle], None) {
             if !findings.contains(&finding) {
                 findings.push(finding);
             }

@@ -50,7 +50,7 @@ pub struct Facts {
 
 impl Facts {
     /// Reads the facts off `objects`, in a few passes over them.
-    pub fn of(objects: &[Json]) -> Self {
+    pub fn of(objects: &[&Json]) -> Self {
         let mut facts = Facts::default();
         // The first two namespaces holding BuildProjects, for a buildd that
         // does not name its builds namespace.
@@ -331,7 +331,7 @@ mod tests {
             json!({"kind": "DaemonSet", "metadata": {"name": "k", "namespace": "z"},
                    "spec": {"template": {"spec": {"hostPID": true, "containers": []}}}}),
         ];
-        let facts = Facts::of(&objects);
+        let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
         assert_eq!(
             facts.classes.into_iter().collect::<Vec<_>>(),
             [

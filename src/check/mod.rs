@@ -192,19 +192,19 @@ impl Class {
 /// checks borrow it while they report into [`Findings`].
 pub struct Context<'a> {
     /// The objects.
-    pub manifests: &'a [Manifest],
-    /// The objects as JSON, index for index.
-    pub objects: Vec<Json>,
+    pub manifests: &'a [&'a Manifest],
+    /// The objects as JSON, index for index (converted once per object,
+    /// however many runs read it: see [`run_borrowed`]).
+    pub objects: &'a [&'a Json],
     /// The operator instances and the class of each namespace.
     pub facts: Facts,
 }
 
 impl<'a> Context<'a> {
-    fn new(manifests: &'a [Manifest]) -> Self {
-        let objects: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+    fn new(manifests: &'a [&'a Manifest], objects: &'a [&'a Json]) -> Self {
         Context {
             manifests,
-            facts: Facts::of(&objects),
+            facts: Facts::of(objects),
             objects,
         }
     }
@@ -340,7 +340,12 @@ pub struct Options<'a> {
 /// when there are any); returns all findings, ordered by object install
 /// order, then invariant, and what could not be verified.
 pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -> Report {
-    checks(manifests, exemptions, Some(options))
+    let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+    let (manifests, objects) = (
+        manifests.iter().collect::<Vec<_>>(),
+        json.iter().collect::<Vec<_>>(),
+    );
+    run_borrowed(&manifests, &objects, exemptions, Some(options))
 }
 
 /// The checks that relate objects to each other (RBAC, topology), without
@@ -348,11 +353,24 @@ pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -
 /// with the whole set (each object's schema does not depend on the others
 /// but for custom resources, whose CRD the whole set holds too).
 pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> Report {
-    checks(manifests, exemptions, None)
+    let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+    let (manifests, objects) = (
+        manifests.iter().collect::<Vec<_>>(),
+        json.iter().collect::<Vec<_>>(),
+    );
+    run_borrowed(&manifests, &objects, exemptions, None)
 }
 
-fn checks(manifests: &[Manifest], exemptions: &[Node], schema: Option<&Options<'_>>) -> Report {
-    let context = Context::new(manifests);
+/// [`run`] (with `schema`) or [`relations`] (without) on borrowed
+/// objects and their JSON, index for index: a caller that checks several
+/// subsets of one set converts each object once and copies none.
+pub fn run_borrowed(
+    manifests: &[&Manifest],
+    objects: &[&Json],
+    exemptions: &[Node],
+    schema: Option<&Options<'_>>,
+) -> Report {
+    let context = Context::new(manifests, objects);
     let mut findings = Findings::new(&context);
     if let Some(options) = schema {
         schema::check(&context, &mut findings, options);

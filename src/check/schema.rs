@@ -91,7 +91,7 @@ fn custom_validators(
                 .objects
                 .iter()
                 .enumerate()
-                .map(|(i, o)| (Some(i), o)),
+                .map(|(i, o)| (Some(i), *o)),
         )
         .filter(|(_, o)| o["kind"] == "CustomResourceDefinition")
         .collect();

@@ -157,7 +157,7 @@ pub struct Rbac {
 
 impl Rbac {
     /// Reads the roles and bindings of `objects`.
-    pub fn new(objects: &[Json]) -> Self {
+    pub fn new(objects: &[&Json]) -> Self {
         let mut rbac = Rbac {
             roles: Vec::new(),
             cluster_role: Vec::new(),
@@ -233,7 +233,7 @@ impl Rbac {
     /// Builds the aggregation graph: each distinct selector (its labels
     /// sorted) is matched once, against the ClusterRoles holding its
     /// rarest label, not against every role.
-    fn aggregation(&mut self, objects: &[Json]) {
+    fn aggregation(&mut self, objects: &[&Json]) {
         let count = self.roles.len();
         self.next = vec![Vec::new(); count];
         let index = LabelIndex::of(self, objects);
@@ -487,7 +487,8 @@ impl Sample {
 /// there are more grants than that.
 pub fn effective_permissions(objects: &[Json]) -> Result<Vec<Permissions>, String> {
     let mut merged = Merged::default();
-    let within = Rbac::new(objects).each_grant(
+    let objects: Vec<&Json> = objects.iter().collect();
+    let within = Rbac::new(&objects).each_grant(
         GRANT_BUDGET,
         |binding, subject, _, _, rule, group, resource| {
             merged.add(
@@ -676,7 +677,7 @@ struct LabelIndex<'a> {
 }
 
 impl<'a> LabelIndex<'a> {
-    fn of(rbac: &Rbac, objects: &'a [Json]) -> Self {
+    fn of(rbac: &Rbac, objects: &[&'a Json]) -> Self {
         let mut index = LabelIndex {
             by_label: HashMap::new(),
             every: Vec::new(),
@@ -702,7 +703,7 @@ impl<'a> LabelIndex<'a> {
     fn matching(
         &self,
         rbac: &Rbac,
-        objects: &[Json],
+        objects: &[&Json],
         key: &SelectorKey,
         selector: &Json,
     ) -> Vec<usize> {

@@ -75,8 +75,8 @@ pub(super) struct Grants<'a> {
 impl<'a> Grants<'a> {
     /// Reads the RBAC of `context` once.
     pub fn of(context: &'a Context<'_>) -> Self {
-        let rbac = Rbac::new(&context.objects);
-        let crd_groups = crd_field(&context.objects, "/spec/group");
+        let rbac = Rbac::new(context.objects);
+        let crd_groups = crd_field(context.objects, "/spec/group");
         let mut custom = crd_groups.clone();
         custom.insert(adr::CRD_GROUP.to_owned());
         let roles = (0..rbac.roles.len())
@@ -87,7 +87,7 @@ impl<'a> Grants<'a> {
         Grants {
             roles,
             crd_groups,
-            crd_plurals: crd_field(&context.objects, "/spec/names/plural"),
+            crd_plurals: crd_field(context.objects, "/spec/names/plural"),
             custom,
             flags,
             held,
@@ -152,7 +152,7 @@ pub(super) fn names_events(rule: &Rule) -> bool {
 }
 
 /// One field (a JSON pointer) of every CustomResourceDefinition in the input.
-fn crd_field(objects: &[Json], pointer: &str) -> BTreeSet<String> {
+fn crd_field(objects: &[&Json], pointer: &str) -> BTreeSet<String> {
     objects
         .iter()
         .filter(|o| o["kind"] == "CustomResourceDefinition")
