@@ -187,15 +187,20 @@ fn float(f: f64) -> String {
 /// Writes `node` as a block-style YAML document body.
 pub fn block(node: &Node) -> String {
     let mut out = String::new();
+    push_block(node, &mut out);
+    out
+}
+
+/// Appends `node` to `out` as [`block`] writes it.
+pub fn push_block(node: &Node, out: &mut String) {
     match &node.value {
-        Value::Mapping(entries) if !entries.is_empty() => write_mapping(entries, 0, &mut out),
-        Value::Sequence(items) if !items.is_empty() => write_sequence(items, 0, &mut out),
+        Value::Mapping(entries) if !entries.is_empty() => write_mapping(entries, 0, out),
+        Value::Sequence(items) if !items.is_empty() => write_sequence(items, 0, out),
         _ => {
-            write_inline(node, 0, &mut out);
+            write_inline(node, 0, out);
             out.push('\n');
         }
     }
-    out
 }
 
 fn write_mapping(entries: &[(yaml::Key, Node)], indent: usize, out: &mut String) {

@@ -282,7 +282,7 @@ pub fn is_cluster_scoped(kind: &str) -> bool {
 
 /// The objects as one multi-document YAML stream, each preceded by the
 /// template that rendered it.
-pub fn to_stream(manifests: &[Manifest]) -> String {
+pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> String {
     let mut out = String::new();
     for manifest in manifests {
         out.push_str("---\n");
@@ -291,7 +291,7 @@ pub fn to_stream(manifests: &[Manifest]) -> String {
             out.push_str(template);
             out.push('\n');
         }
-        out.push_str(&emit::block(&manifest.node));
+        emit::push_block(&manifest.node, &mut out);
     }
     out
 }

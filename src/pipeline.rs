@@ -73,11 +73,13 @@ impl Output {
 
     /// The objects of `bundles` together, in install order.
     pub fn manifests(&self, bundles: &[Bundle]) -> Vec<Manifest> {
-        let mut all: Vec<Manifest> = bundles
-            .iter()
-            .flat_map(|b| self.bundle(*b).iter().cloned())
-            .collect();
-        manifest::sort(&mut all);
+        self.in_order(bundles).into_iter().cloned().collect()
+    }
+
+    /// The objects of `bundles` together, in install order, borrowed.
+    pub fn in_order(&self, bundles: &[Bundle]) -> Vec<&Manifest> {
+        let mut all: Vec<&Manifest> = bundles.iter().flat_map(|b| self.bundle(*b)).collect();
+        all.sort_by(|a, b| manifest::install_order(a, b));
         all
     }
 }

@@ -32,9 +32,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         Format::Json => crate::diagnostic::json_pretty(&report)?,
     };
     super::print_stdout(&text)?;
-    Ok(if report.findings.is_empty() {
+    let exit = if report.findings.is_empty() {
         Exit::Success
     } else {
         Exit::Findings
-    })
+    };
+    super::leave_to_exit((set, crds, report, text));
+    Ok(exit)
 }

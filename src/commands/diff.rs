@@ -44,9 +44,11 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         Format::Json => crate::diagnostic::json_pretty(&difference)?,
     };
     super::print_stdout(&text)?;
-    Ok(if args.exit_code && !difference.is_empty() {
+    let exit = if args.exit_code && !difference.is_empty() {
         Exit::Findings
     } else {
         Exit::Success
-    })
+    };
+    super::leave_to_exit((old, new, difference, text));
+    Ok(exit)
 }

@@ -33,6 +33,14 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
+/// Leaves `value` to the end of the process instead of freeing it: `main`
+/// exits as soon as the command returns, and freeing a render's trees node
+/// by node is work nobody waits for (BENCHMARKS.md: 4 % of a diff, more of
+/// a large render). Only for what a command holds when it is done.
+fn leave_to_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// Whether to colour what goes to stdout: a terminal, and NO_COLOR unset.
 fn colour() -> bool {
     use std::io::IsTerminal as _;

@@ -35,7 +35,9 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::Findings);
         };
         let bundles = selected(&output, args.bundle.unwrap_or(BundleChoice::Release))?;
-        super::print_stdout(&manifest::to_stream(&output.manifests(&bundles)))?;
+        let stream = manifest::to_stream(output.in_order(&bundles));
+        super::print_stdout(&stream)?;
+        super::leave_to_exit((output, stream));
         return Ok(Exit::Success);
     };
     let root = OutputDir::new(dir)?;

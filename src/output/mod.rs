@@ -54,7 +54,7 @@ pub fn files(
         if let Some(template) = &manifest.template {
             text += &format!("# Source: templates/{template}\n");
         }
-        text += &emit::block(&manifest.node);
+        emit::push_block(&manifest.node, &mut text);
         if files.insert(path.clone(), text).is_some() {
             return Err(Error::Output {
                 path,

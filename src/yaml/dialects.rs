@@ -305,6 +305,9 @@ pub struct Ambiguous {
 
 /// The reading of a plain scalar that all three readers share, or why not.
 pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
+    if surely_text(text) {
+        return Ok(Reading::Str);
+    }
     let core = core(text);
     let go = go_yaml_v2(text);
     let old = yaml_1_1(text);
@@ -343,6 +346,9 @@ pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
 /// Checks a plain mapping key: Kubernetes and YAML 1.1 readers must make
 /// the same key of it as chartgen, which takes the text.
 pub fn check_key(text: &str) -> Result<(), Ambiguous> {
+    if surely_text(text) {
+        return Ok(());
+    }
     for (reading, reader) in [
         (go_yaml_v2(text), "Kubernetes (go-yaml, YAML 1.1)"),
         (yaml_1_1(text), "a YAML 1.1 reader"),
@@ -361,9 +367,84 @@ pub fn check_key(text: &str) -> Result<(), Ambiguous> {
     Ok(())
 }
 
+/// Whether all three readers surely read `text` as the string it spells,
+/// decided without the readers: it starts with an ASCII letter, holds only
+/// letters, digits, `-`, `_` and `/`, and is none of the words YAML 1.1 and
+/// 1.2 give a type (booleans and null). Every other typed plain scalar
+/// starts with a digit, a sign, `.`, `~`, `<` or `=`. Most keys and values
+/// of a manifest take this path (`apiVersion`, `metadata`, `buildkit-builds`).
+fn surely_text(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'/'))
+        && !matches!(
+            text,
+            "y" | "Y"
+                | "yes"
+                | "Yes"
+                | "YES"
+                | "n"
+                | "N"
+                | "no"
+                | "No"
+                | "NO"
+                | "on"
+                | "On"
+                | "ON"
+                | "off"
+                | "Off"
+                | "OFF"
+                | "true"
+                | "True"
+                | "TRUE"
+                | "false"
+                | "False"
+                | "FALSE"
+                | "null"
+                | "Null"
+                | "NULL"
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The shortcut says "text" only where the three readers do.
+        #[test]
+        fn the_shortcut_agrees_with_the_readers(
+            text in "[a-zA-Z][a-zA-Z0-9_/-]{0,6}|(y|Y|n|N|yes|no|on|off|ON|OFF|true|False|null|NULL)[a-z0-9]?",
+        ) {
+            if surely_text(&text) {
+                for reading in [core(&text), go_yaml_v2(&text), yaml_1_1(&text)] {
+                    proptest::prop_assert_eq!(reading, Reading::Str, "{}", text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_shortcut_leaves_every_typed_word_to_the_readers() {
+        for word in [
+            "y", "N", "yes", "Off", "TRUE", "false", "Null", "0x1f", "1:20", ".inf", "~", "<<", "=",
+        ] {
+            assert!(!surely_text(word), "{word}");
+        }
+        for word in [
+            "apiVersion",
+            "metadata",
+            "buildkit-builds",
+            "app/v1",
+            "yess",
+            "Nope",
+            "x1",
+        ] {
+            assert!(surely_text(word), "{word}");
+        }
+    }
 
     #[test]
     fn the_readers_disagree_where_yaml_1_1_and_1_2_differ() {
