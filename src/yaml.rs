@@ -22,12 +22,12 @@
 pub mod dialects;
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 
-use crate::diagnostic::{KeyPath, Segment, printable};
+pub use crate::location::{KeyPath, Origin, Segment, Source};
+use crate::text::printable;
 
 /// Most documents one text may hold: each costs memory even when empty.
 pub const MAX_DOCUMENTS: usize = 200_000;
@@ -42,62 +42,6 @@ pub fn quote(text: &str) -> String {
         Some((end, _)) => format!("{}…", printable(&text[..end])),
         None => printable(text).into_owned(),
     }
-}
-
-/// A text that YAML was read from: a values file, or a `--set` argument.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Source {
-    /// How the source is named in messages: the path as the user gave it,
-    /// or `--set KEY=VALUE`.
-    pub name: String,
-    /// The full text, kept to quote the offending line in messages.
-    pub text: String,
-    /// Whether this is a `--set` argument rather than a file.
-    pub is_set_argument: bool,
-}
-
-impl Source {
-    /// A source read from a file named `name`.
-    pub fn file(name: impl Into<String>, text: impl Into<String>) -> Arc<Self> {
-        Arc::new(Self {
-            name: name.into(),
-            text: text.into(),
-            is_set_argument: false,
-        })
-    }
-
-    /// A source given on the command line as `--set ARG`.
-    pub fn set_argument(arg: &str) -> Arc<Self> {
-        Arc::new(Self {
-            name: format!("--set {arg}"),
-            text: arg.to_owned(),
-            is_set_argument: true,
-        })
-    }
-
-    /// The text of line `line` (1-based), without its line break.
-    pub fn line(&self, line: usize) -> Option<&str> {
-        self.text.lines().nth(line.checked_sub(1)?)
-    }
-}
-
-/// Where a node came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// A place in a source: 1-based line and column (in characters), and the
-    /// number of characters the node spans on that line (at least 1).
-    At {
-        /// The file or `--set` argument.
-        source: Arc<Source>,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column, counted in characters.
-        col: usize,
-        /// Characters the node covers on its first line.
-        width: usize,
-    },
-    /// The built-in default: no file or argument set this value.
-    Default,
 }
 
 impl Origin {
@@ -121,20 +65,6 @@ impl Origin {
             line,
             col: col0 + 1,
             width: 1,
-        }
-    }
-}
-
-impl fmt::Display for Origin {
-    /// `file:line:col` for a file, `--set KEY=VALUE` for an argument,
-    /// `(default)` for a built-in default.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::At { source, .. } if source.is_set_argument => f.write_str(&source.name),
-            Origin::At {
-                source, line, col, ..
-            } => write!(f, "{}:{line}:{col}", source.name),
-            Origin::Default => f.write_str("(default)"),
         }
     }
 }
