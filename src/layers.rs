@@ -22,12 +22,18 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
 ];
 
-/// Every `crate::NAME` a Rust text refers to, `use crate::{a, b}` included.
+/// Every `crate::NAME` a Rust text refers to, `use crate::{a, b}` included;
+/// comments (a doc link is no dependency) left out.
 fn uses(text: &str) -> Vec<String> {
+    let code: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect();
+    let text = code.join("\n");
     let regex = regex::Regex::new(r"crate::(\{[^}]*\}|[a-z_]+)").expect("a valid regex");
     let word = regex::Regex::new(r"(?:^|[{,\s])([a-z_]+)(?:::|[,}\s]|$)").expect("a valid regex");
     let mut names = Vec::new();
-    for found in regex.captures_iter(text) {
+    for found in regex.captures_iter(&text) {
         let target = &found[1];
         if target.starts_with('{') {
             // Only the first name of each item: `{a::X, b}` uses a and b.

@@ -142,6 +142,13 @@ impl KeyPath {
     }
 }
 
+/// A path equals the text it prints as (`rules[0].verbs`).
+impl PartialEq<&str> for KeyPath {
+    fn eq(&self, text: &&str) -> bool {
+        *text == self.to_string().as_str()
+    }
+}
+
 impl fmt::Display for KeyPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
