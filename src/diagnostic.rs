@@ -1,359 +1,30 @@
-//! Problems found in the input, and how they are shown.
+//! Diagnostics: what is wrong with the input, where, and how it is shown.
 //!
-//! A [`Problem`] is one thing wrong with the user's input: where it is (an
-//! [`Origin`]), which key (a [`KeyPath`]), what is wrong, and what to do.
-//! Stages collect every problem before they report, so one run shows them all.
+//! A [`Diagnostic`] is one thing wrong with the user's input: where it is
+//! (an [`Origin`]), which key (a [`KeyPath`]), what is wrong, and what to
+//! do. It is the one shape of every such report: the reader's errors
+//! ([`crate::yaml::YamlError`]), the values' and the manifests' problems
+//! ([`Problem`]), each with one text renderer ([`Diagnostic::render`]) and
+//! one JSON shape ([`Diagnostic::to_json`], with a rule id and a severity,
+//! the fields SARIF asks for). Stages collect every diagnostic before they
+//! report, so one run shows them all.
+//!
+//! The location types and the text-safety functions live below this module
+//! ([`crate::location`], [`crate::text`]) and are re-exported here.
 
 use std::fmt::{self, Write as _};
 
-use crate::yaml::Origin;
-
-/// One step of a path into a document: a mapping key or a sequence index.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Segment {
-    /// A mapping key.
-    Key(String),
-    /// A sequence index.
-    Index(usize),
-}
-
-/// A path to a node, shown as `builds.tls.duration` or `projects[2].name`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KeyPath(pub Vec<Segment>);
-
-impl KeyPath {
-    /// The empty path: the document's root.
-    pub fn root() -> Self {
-        KeyPath(Vec::new())
-    }
-
-    /// This path with a key appended.
-    pub fn key(&self, key: impl Into<String>) -> Self {
-        let mut path = self.clone();
-        path.0.push(Segment::Key(key.into()));
-        path
-    }
-
-    /// This path with an index appended.
-    pub fn index(&self, index: usize) -> Self {
-        let mut path = self.clone();
-        path.0.push(Segment::Index(index));
-        path
-    }
-
-    /// A path from its dotted form; every segment is a key. For paths written
-    /// in the code, such as `"namespaces.builds"`.
-    pub fn dotted(path: &str) -> Self {
-        KeyPath(
-            path.split('.')
-                .map(|k| Segment::Key(k.to_owned()))
-                .collect(),
-        )
-    }
-
-    /// A path from a JSON pointer (`/spec/containers/0`); numeric segments
-    /// are list indexes.
-    pub fn from_pointer(pointer: &str) -> Self {
-        KeyPath(
-            pointer
-                .split('/')
-                .skip(1)
-                .map(|s| s.replace("~1", "/").replace("~0", "~"))
-                .map(|s| match s.parse::<usize>() {
-                    Ok(index) => Segment::Index(index),
-                    Err(_) => Segment::Key(s),
-                })
-                .collect(),
-        )
-    }
-
-    /// Whether this is the root path.
-    pub fn is_root(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl fmt::Display for KeyPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.0.iter().enumerate() {
-            match segment {
-                Segment::Key(key) if is_simple_key(key) => {
-                    if i > 0 {
-                        f.write_char('.')?;
-                    }
-                    f.write_str(key)?;
-                }
-                Segment::Key(key) => {
-                    if i > 0 {
-                        f.write_char('.')?;
-                    }
-                    write!(f, "{key:?}")?;
-                }
-                Segment::Index(index) => write!(f, "[{index}]")?,
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `text` safe to print on a terminal as one line: control characters
-/// (C0 such as line breaks, tab and ESC, DEL, C1 such as NEL and CSI), Unicode
-/// line and paragraph separators, bidirectional marks, embeddings, overrides
-/// and isolates, and invisible characters (zero-width spaces and joiners,
-/// the byte-order mark, Unicode tags, interlinear annotations) written as
-/// `\u{..}` escapes, so a value from the input can neither break a line,
-/// reorder or hide what is shown, nor send a sequence to the terminal.
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut safe = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        push_printable(&mut safe, c);
-    }
-    std::borrow::Cow::Owned(safe)
-}
-
-/// Whether [`printable`] escapes `c`.
-fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{00ad}'
-                | '\u{034f}'
-                | '\u{061c}'
-                | '\u{115f}'
-                | '\u{1160}'
-                | '\u{17b4}'
-                | '\u{17b5}'
-                | '\u{180b}'..='\u{180f}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{206f}'
-                | '\u{3164}'
-                | '\u{fe00}'..='\u{fe0f}'
-                | '\u{feff}'
-                | '\u{ffa0}'
-                | '\u{fff9}'..='\u{fffb}'
-                | '\u{1d173}'..='\u{1d17a}'
-                | '\u{e0000}'..='\u{e0fff}'
-        )
-}
-
-fn push_printable(out: &mut String, c: char) {
-    if needs_escape(c) {
-        let _ = write!(out, "\\u{{{:04x}}}", c as u32);
-    } else {
-        out.push(c);
-    }
-}
-
-/// `value` as pretty JSON in which every character [`printable`] escapes
-/// is a `\\uXXXX` escape too (JSON leaves C1 controls, line separators and
-/// bidirectional overrides raw): the JSON reads the same, and printing it
-/// on a terminal is as safe as printing the text output.
-pub fn json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
-    let mut out = Vec::new();
-    let mut serializer =
-        serde_json::Serializer::with_formatter(&mut out, EscapingFormatter::default());
-    value.serialize(&mut serializer)?;
-    out.push(b'\n');
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
-}
-
-/// serde_json's pretty formatter, escaping what [`printable`] escapes.
-#[derive(Default)]
-struct EscapingFormatter(serde_json::ser::PrettyFormatter<'static>);
-
-impl serde_json::ser::Formatter for EscapingFormatter {
-    fn write_string_fragment<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        fragment: &str,
-    ) -> std::io::Result<()> {
-        let mut start = 0;
-        for (at, c) in fragment.char_indices() {
-            if needs_escape(c) {
-                writer.write_all(&fragment.as_bytes()[start..at])?;
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    write!(writer, "\\u{:04x}", unit)?;
-                }
-                start = at + c.len_utf8();
-            }
-        }
-        writer.write_all(&fragment.as_bytes()[start..])
-    }
-
-    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.begin_array(w)
-    }
-    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_array(w)
-    }
-    fn begin_array_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        self.0.begin_array_value(w, first)
-    }
-    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_array_value(w)
-    }
-    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.begin_object(w)
-    }
-    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_object(w)
-    }
-    fn begin_object_key<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        self.0.begin_object_key(w, first)
-    }
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.begin_object_value(w)
-    }
-    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_object_value(w)
-    }
-}
-
-/// `text` cut to about `max` characters when longer: its start and its
-/// end, and in between how much was left out. For messages that quote
-/// input, which can be a megabyte on one line.
-pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    let count = text.chars().count();
-    if count <= max {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let keep = max / 2;
-    let head: String = text.chars().take(keep).collect();
-    let tail: String = text.chars().skip(count - keep).collect();
-    std::borrow::Cow::Owned(format!(
-        "{head}…({} characters left out)…{tail}",
-        count - 2 * keep
-    ))
-}
-
-/// A short stretch of one input line around a column, safe to print.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Window {
-    /// The stretch, escaped as [`printable`] does (a tab shown as `\t`),
-    /// `…` where the line goes on.
-    pub text: String,
-    /// Characters of `text` before the column.
-    pub caret: usize,
-    /// Characters of `text` the node covers, at least 1.
-    pub width: usize,
-}
-
-/// At most about [`WINDOW`] characters of `line` around `col` (1-based,
-/// in characters), covering `width` characters from there when they fit.
-pub fn window(line: &str, col: usize, width: usize) -> Window {
-    const BEFORE: usize = 30;
-    let shown = |c: char| {
-        let mut piece = String::new();
-        match c {
-            '\t' => piece.push_str("\\t"),
-            c => push_printable(&mut piece, c),
-        }
-        piece
-    };
-    let col = col.max(1) - 1;
-    // A line that fits is shown whole.
-    let start = if line.chars().nth(WINDOW).is_none() {
-        0
-    } else {
-        col.saturating_sub(BEFORE)
-    };
-    let mut before: String = line
-        .chars()
-        .skip(start)
-        .take(col - start)
-        .map(shown)
-        .collect();
-    let mut clipped = start > 0;
-    let length = before.chars().count();
-    if start > 0 && length > BEFORE {
-        before = before.chars().skip(length - BEFORE).collect();
-        clipped = true;
-    }
-    let mut text = if clipped {
-        format!("…{before}")
-    } else {
-        before
-    };
-    let caret = text.chars().count();
-    let mut covered = None;
-    let mut rest = line.chars().skip(col).enumerate().peekable();
-    while let Some((i, c)) = rest.next() {
-        if i == width {
-            covered = Some(text.chars().count() - caret);
-        }
-        if text.chars().count() >= WINDOW.max(caret + WINDOW - BEFORE) {
-            text.push('…');
-            break;
-        }
-        text.push_str(&shown(c));
-        if rest.peek().is_none() && i + 1 == width {
-            covered = Some(text.chars().count() - caret);
-        }
-    }
-    let width = covered
-        .unwrap_or_else(|| {
-            text.chars()
-                .count()
-                .saturating_sub(caret + usize::from(text.ends_with('…')))
-        })
-        .max(1);
-    Window { text, caret, width }
-}
-
-/// The most characters of an input line an error quotes.
-pub const WINDOW: usize = 80;
-
-/// `text` with every stretch in backticks or double quotes replaced by `…`:
-/// a message about input that must not be quoted (it could hold a Secret's
-/// value) keeps its words but loses what it quotes.
-pub fn mask_quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut open: Option<char> = None;
-    for c in text.chars() {
-        match open {
-            Some(quote) if c == quote => {
-                out.push('…');
-                out.push(c);
-                open = None;
-            }
-            Some(_) => {}
-            None => {
-                out.push(c);
-                if c == '`' || c == '"' {
-                    open = Some(c);
-                }
-            }
-        }
-    }
-    if open.is_some() {
-        out.push('…');
-    }
-    out
-}
-
-fn is_simple_key(key: &str) -> bool {
-    !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
+pub use crate::location::{KeyPath, Origin, Segment, Syntax};
+pub use crate::text::{MESSAGE, WINDOW, Window, clip, json_pretty, mask_quoted, printable, window};
 
 /// One thing wrong with the input.
+///
+/// The four fields are the whole type, so that every stage builds one the
+/// same way; the rule id and severity are given where a diagnostic leaves
+/// the program as data ([`Diagnostic::to_json`]): today every diagnostic of
+/// the input is an error and only `check`'s findings carry a rule id.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Problem {
+pub struct Diagnostic {
     /// Where the offending node was written.
     pub origin: Origin,
     /// The key path of the offending node; empty for problems with no key.
@@ -364,10 +35,34 @@ pub struct Problem {
     pub hint: Option<String>,
 }
 
-impl Problem {
-    /// A problem without a hint.
+/// The name the values and manifests stages use for a [`Diagnostic`].
+pub type Problem = Diagnostic;
+
+/// How serious a diagnostic is, as SARIF's `level` says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The input is refused, or a check fails.
+    Error,
+    /// Worth knowing; the exit code stays 0.
+    Note,
+}
+
+/// Whether the text renderer may quote the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quoting {
+    /// Quote it: the source line with a caret, the message as it is.
+    Quote,
+    /// Quote nothing: no source line, and what the message and hint quote
+    /// (in backticks or double quotes) masked. For input that could hold a
+    /// Secret, or a file reached through a symbolic link.
+    Mask,
+}
+
+impl Diagnostic {
+    /// A diagnostic without a hint.
     pub fn new(origin: Origin, path: KeyPath, message: impl Into<String>) -> Self {
-        Problem {
+        Diagnostic {
             origin,
             path,
             message: message.into(),
@@ -375,18 +70,55 @@ impl Problem {
         }
     }
 
-    /// This problem with a hint.
+    /// This diagnostic with a hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 
-    /// The problem as the lines shown to a user: the headline
+    /// This diagnostic at key path `path`.
+    pub fn at(mut self, path: KeyPath) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// The diagnostic as the lines shown to a user: the headline
     /// `ORIGIN: key.path: message`, a short window of the source line with a
     /// caret under the node, and the hint. Everything from the input is
     /// escaped ([`printable`]) and long texts are clipped.
     pub fn render(&self) -> String {
-        let mut out = self.headline(&self.message);
+        self.render_as(Quoting::Quote)
+    }
+
+    /// The diagnostic without quoting its input ([`Quoting::Mask`]).
+    pub fn render_unquoted(&self) -> String {
+        self.render_as(Quoting::Mask)
+    }
+
+    /// The one text renderer: [`Diagnostic::render`] or, masked,
+    /// [`Diagnostic::render_unquoted`].
+    pub fn render_as(&self, quoting: Quoting) -> String {
+        let masked = |text: &str| match quoting {
+            Quoting::Quote => text.to_owned(),
+            Quoting::Mask => mask_quoted(text),
+        };
+        let mut out = self.headline(&masked(&self.message));
+        if quoting == Quoting::Quote {
+            self.source_window(&mut out);
+        }
+        if let Some(hint) = &self.hint {
+            let _ = write!(
+                out,
+                "\n  hint: {}",
+                printable(&clip(&masked(hint), MESSAGE))
+            );
+        }
+        out
+    }
+
+    /// The source line under the headline, with a caret under the node
+    /// (not for a `--set` argument: the headline names it whole).
+    fn source_window(&self, out: &mut String) {
         if let Origin::At {
             source,
             line,
@@ -406,25 +138,6 @@ impl Problem {
                 "^".repeat(window.width)
             );
         }
-        if let Some(hint) = &self.hint {
-            let _ = write!(out, "\n  hint: {}", printable(&clip(hint, MESSAGE)));
-        }
-        out
-    }
-
-    /// The problem without quoting its input: no source line, and whatever
-    /// the message and hint quote (in backticks or double quotes) masked.
-    /// For input that could hold a Secret.
-    pub fn render_unquoted(&self) -> String {
-        let mut out = self.headline(&mask_quoted(&self.message));
-        if let Some(hint) = &self.hint {
-            let _ = write!(
-                out,
-                "\n  hint: {}",
-                printable(&clip(&mask_quoted(hint), MESSAGE))
-            );
-        }
-        out
     }
 
     fn headline(&self, message: &str) -> String {
@@ -435,12 +148,38 @@ impl Problem {
         out.push_str(message);
         printable(&clip(&out, MESSAGE)).into_owned()
     }
+
+    /// The one JSON shape of a diagnostic: `id` (when a rule has one),
+    /// `severity`, `message`, `location` (`file`, `line`, `column`; null for
+    /// a built-in default; a `--set` argument as its `file`), `path` (the
+    /// key path, empty at the root) and `hint` (when there is one). SARIF's
+    /// `ruleId`, `level`, `message`, physical and logical locations.
+    pub fn to_json(&self, id: Option<&str>, severity: Severity) -> serde_json::Value {
+        let mut json = serde_json::Map::new();
+        if let Some(id) = id {
+            json.insert("id".into(), id.into());
+        }
+        json.insert("severity".into(), serde_json::json!(severity));
+        json.insert("message".into(), self.message.clone().into());
+        let location = match &self.origin {
+            Origin::At { source, .. } if source.is_set_argument => {
+                serde_json::json!({ "file": source.name })
+            }
+            Origin::At {
+                source, line, col, ..
+            } => serde_json::json!({ "file": source.name, "line": line, "column": col }),
+            Origin::Default => serde_json::Value::Null,
+        };
+        json.insert("location".into(), location);
+        json.insert("path".into(), self.path.to_string().into());
+        if let Some(hint) = &self.hint {
+            json.insert("hint".into(), hint.clone().into());
+        }
+        json.into()
+    }
 }
 
-/// The most characters of a message shown: longer ones are clipped.
-pub const MESSAGE: usize = 400;
-
-impl fmt::Display for Problem {
+impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.origin)?;
         if !self.path.is_root() {
@@ -449,6 +188,8 @@ impl fmt::Display for Problem {
         f.write_str(&self.message)
     }
 }
+
+impl std::error::Error for Diagnostic {}
 
 /// The closest of `candidates` to `word`, if any is close enough to be a
 /// likely typo: same letters in another case, or a small edit distance.
@@ -492,121 +233,62 @@ mod tests {
     use super::*;
 
     #[test]
-    fn printable_escapes_what_could_break_a_line_or_the_screen() {
-        assert_eq!(printable("ns-1"), "ns-1");
-        assert_eq!(
-            printable("a\nb\u{1b}[2Jc\u{2028}d\u{202e}e\u{85}"),
-            "a\\u{000a}b\\u{001b}[2Jc\\u{2028}d\\u{202e}e\\u{0085}"
-        );
-    }
-
-    #[test]
-    fn printable_escapes_invisible_and_reordering_characters() {
-        for c in [
-            '\u{200b}',
-            '\u{200d}',
-            '\u{2066}',
-            '\u{feff}',
-            '\u{e0041}',
-            '\u{7f}',
-            '\u{9b}',
-        ] {
-            assert_eq!(
-                printable(&c.to_string()),
-                format!("\\u{{{:04x}}}", c as u32)
-            );
-        }
-        assert_eq!(printable("naïve ünïcode, 日本"), "naïve ünïcode, 日本");
-    }
-
-    #[test]
-    fn a_window_shows_a_short_escaped_stretch_around_the_column() {
-        let line = format!(
-            "{}key: \u{1b}[2Jvalue{}",
-            "a".repeat(1000),
-            "b".repeat(1_000_000)
-        );
-        let shown = window(&line, 1001, 3);
-        assert!(shown.text.chars().count() <= WINDOW + 12, "{}", shown.text);
-        assert!(shown.text.starts_with('…') && shown.text.ends_with('…'));
-        assert!(!shown.text.contains('\u{1b}'));
-        assert_eq!(
-            shown
-                .text
-                .chars()
-                .skip(shown.caret)
-                .take(3)
-                .collect::<String>(),
-            "key"
-        );
-        assert_eq!(shown.width, 3);
-        // Short lines are shown whole; the caret may sit past an escape.
-        let shown = window("a\tb: \u{202e}x", 6, 1);
-        assert_eq!(shown.text, "a\\tb: \\u{202e}x");
-        assert_eq!((shown.caret, shown.width), (6, 8));
-        let shown = window("ab", 9, 4);
-        assert_eq!(
-            (shown.text.as_str(), shown.caret, shown.width),
-            ("ab", 2, 1)
-        );
-    }
-
-    #[test]
-    fn json_output_escapes_what_the_text_output_escapes() {
-        let value = serde_json::json!({"a\u{202e}": ["x\u{1b}[2J\u{85}\u{2028}\u{e0041}é"]});
-        let text = json_pretty(&value).unwrap();
-        assert_eq!(
-            text,
-            "{\n  \"a\\u202e\": [\n    \"x\\u001b[2J\\u0085\\u2028\\udb40\\udc41é\"\n  ]\n}\n"
-        );
-        assert_eq!(
-            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
-            value
-        );
-    }
-
-    #[test]
-    fn clip_keeps_both_ends_of_a_long_text() {
-        assert_eq!(clip("short", 10), "short");
-        let long = format!("start{}end", "x".repeat(1000));
-        let clipped = clip(&long, 20);
-        assert!(clipped.starts_with("start") && clipped.ends_with("end"));
-        assert!(clipped.contains("(988 characters left out)"), "{clipped}");
-    }
-
-    #[test]
-    fn mask_quoted_hides_what_a_message_quotes() {
-        assert_eq!(
-            mask_quoted("`hunter2` is not a finite number"),
-            "`…` is not a finite number"
-        );
-        assert_eq!(
-            mask_quoted(r#"quote it ("x y") if"#),
-            r#"quote it ("…") if"#
-        );
-        assert_eq!(mask_quoted("open `abc"), "open `…");
-        assert_eq!(mask_quoted("no quotes"), "no quotes");
-    }
-
-    #[test]
-    fn key_paths_read_like_the_yaml() {
-        let path = KeyPath::root()
-            .key("projects")
-            .index(2)
-            .key("name")
-            .key("app.kubernetes.io/name");
-        assert_eq!(
-            path.to_string(),
-            r#"projects[2].name."app.kubernetes.io/name""#
-        );
-    }
-
-    #[test]
     fn closest_finds_typos_and_case_slips_only() {
         let keys = ["replicas", "resources", "leaderElection", "logLevel"];
         assert_eq!(closest("replicaz", keys), Some("replicas"));
         assert_eq!(closest("Replicas", keys), Some("replicas"));
         assert_eq!(closest("leaderelection", keys), Some("leaderElection"));
         assert_eq!(closest("image", keys), None);
+    }
+
+    fn at_line_two() -> Diagnostic {
+        let source = crate::location::Source::file("v.yaml", "a: 1\nb: \"hunter2\"\n");
+        let origin = Origin::At {
+            source,
+            line: 2,
+            col: 4,
+            width: 9,
+        };
+        Diagnostic::new(
+            origin,
+            KeyPath::root().key("b"),
+            "`hunter2` is not a number",
+        )
+        .with_hint("write \"3\"")
+    }
+
+    #[test]
+    fn one_renderer_quotes_the_line_or_masks_what_it_quotes() {
+        let diagnostic = at_line_two();
+        assert_eq!(
+            diagnostic.render_as(Quoting::Quote),
+            "v.yaml:2:4: b: `hunter2` is not a number\n   |\n 2 | b: \"hunter2\"\n   |    ^^^^^^^^^\n  hint: write \"3\""
+        );
+        assert_eq!(
+            diagnostic.render_as(Quoting::Mask),
+            "v.yaml:2:4: b: `…` is not a number\n  hint: write \"…\""
+        );
+        assert_eq!(diagnostic.render(), diagnostic.render_as(Quoting::Quote));
+    }
+
+    #[test]
+    fn the_json_shape_has_what_sarif_asks_for() {
+        let diagnostic = at_line_two();
+        assert_eq!(
+            diagnostic.to_json(Some("K8S"), Severity::Error),
+            serde_json::json!({
+                "id": "K8S",
+                "severity": "error",
+                "message": "`hunter2` is not a number",
+                "location": {"file": "v.yaml", "line": 2, "column": 4},
+                "path": "b",
+                "hint": "write \"3\"",
+            })
+        );
+        let default = Diagnostic::new(Origin::Default, KeyPath::root(), "no");
+        assert_eq!(
+            default.to_json(None, Severity::Note),
+            serde_json::json!({"severity": "note", "message": "no", "location": null, "path": ""})
+        );
     }
 }

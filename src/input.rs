@@ -75,15 +75,15 @@ impl Budget {
     fn parse(&mut self, source: &Arc<Source>) -> Result<Vec<Node>, yaml::YamlError> {
         self.bytes = self.bytes.saturating_add(source.text.len());
         if self.bytes > LIMITS.max_bytes {
-            return Err(yaml::YamlError {
-                origin: source_origin(source),
-                message: format!(
+            return Err(Problem::new(
+                source_origin(source),
+                KeyPath::root(),
+                format!(
                     "more than the limit of {} bytes in the whole input, this file and those read before it together",
                     LIMITS.max_bytes
                 ),
-                hint: Some(WHOLE_INPUT_HINT.to_owned()),
-                path: KeyPath::root(),
-            });
+            )
+            .with_hint(WHOLE_INPUT_HINT));
         }
         yaml::parse_manifests_sharing(source, LIMITS, &mut self.nodes).map_err(|mut e| {
             if self.nodes > LIMITS.max_nodes {
@@ -345,7 +345,7 @@ fn kustomize(
             return Ok(());
         }
         Err(e) => {
-            problems.push(yaml_problem(e));
+            problems.push(e);
             return Ok(());
         }
     };
@@ -561,15 +561,6 @@ fn unlisted(
     Ok(())
 }
 
-fn yaml_problem(e: yaml::YamlError) -> Problem {
-    Problem {
-        origin: e.origin,
-        path: e.path,
-        message: e.message,
-        hint: e.hint,
-    }
-}
-
 /// Two objects with one identity: one would silently hide the other. The
 /// exception is a CustomResourceDefinition that two releases both hold,
 /// identical (it carries nothing of one instance): it is one object.
@@ -632,7 +623,7 @@ fn read_text(
     let documents = match budget.parse(&source) {
         Ok(documents) => documents,
         Err(e) => {
-            problems.push(yaml_problem(e));
+            problems.push(e);
             return;
         }
     };

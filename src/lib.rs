@@ -18,6 +18,9 @@ pub mod exit;
 pub mod files;
 pub mod input;
 pub mod kube;
+#[cfg(test)]
+mod layers;
+pub mod location;
 pub mod manifest;
 pub mod model;
 pub mod names;
@@ -28,5 +31,6 @@ pub mod render;
 pub mod report;
 pub mod schema;
 pub mod secret;
+pub mod text;
 pub mod values;
 pub mod yaml;

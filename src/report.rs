@@ -13,9 +13,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::diagnostic::{MESSAGE, Problem, clip, printable};
+use crate::diagnostic::{Diagnostic, Quoting};
 use crate::error::Error;
-use crate::yaml::{Origin, Source};
+use crate::location::{Origin, Source};
+use crate::text::{MESSAGE, clip, printable};
 
 /// The full text shown for `error`, ending in a newline.
 pub fn render(error: &anyhow::Error) -> String {
@@ -24,19 +25,19 @@ pub fn render(error: &anyhow::Error) -> String {
     match error.downcast_ref::<Error>() {
         Some(Error::InvalidValues { problems }) => {
             for problem in problems.iter().take(MAX_PROBLEMS) {
-                let _ = writeln!(out, "error: {}", problem.render());
+                let _ = writeln!(out, "error: {}", problem.render_as(Quoting::Quote));
             }
         }
         Some(Error::InvalidManifests { problems }) => {
             // Many problems can share one large source: judge each once.
             let mut judged = HashMap::new();
             for problem in problems.iter().take(MAX_PROBLEMS) {
-                let text = if may_quote(problem, &mut judged) {
-                    problem.render()
+                let quoting = if may_quote(problem, &mut judged) {
+                    Quoting::Quote
                 } else {
-                    problem.render_unquoted()
+                    Quoting::Mask
                 };
-                let _ = writeln!(out, "error: {text}");
+                let _ = writeln!(out, "error: {}", problem.render_as(quoting));
             }
         }
         _ => {
@@ -74,7 +75,7 @@ const MAX_PROBLEMS: usize = 100;
 /// could hold a Secret (the parse failed, so which object is one is not
 /// known), nor when the file was reached through a symbolic link (it could
 /// be any file: a key, a password store).
-fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
+fn may_quote(problem: &Diagnostic, judged: &mut HashMap<*const Source, bool>) -> bool {
     match &problem.origin {
         Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
             let linked =

@@ -22,12 +22,12 @@
 pub mod dialects;
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 
-use crate::diagnostic::{KeyPath, Segment, printable};
+pub use crate::location::{KeyPath, Origin, Segment, Source};
+use crate::text::printable;
 
 /// Most documents one text may hold: each costs memory even when empty.
 pub const MAX_DOCUMENTS: usize = 200_000;
@@ -42,62 +42,6 @@ pub fn quote(text: &str) -> String {
         Some((end, _)) => format!("{}…", printable(&text[..end])),
         None => printable(text).into_owned(),
     }
-}
-
-/// A text that YAML was read from: a values file, or a `--set` argument.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Source {
-    /// How the source is named in messages: the path as the user gave it,
-    /// or `--set KEY=VALUE`.
-    pub name: String,
-    /// The full text, kept to quote the offending line in messages.
-    pub text: String,
-    /// Whether this is a `--set` argument rather than a file.
-    pub is_set_argument: bool,
-}
-
-impl Source {
-    /// A source read from a file named `name`.
-    pub fn file(name: impl Into<String>, text: impl Into<String>) -> Arc<Self> {
-        Arc::new(Self {
-            name: name.into(),
-            text: text.into(),
-            is_set_argument: false,
-        })
-    }
-
-    /// A source given on the command line as `--set ARG`.
-    pub fn set_argument(arg: &str) -> Arc<Self> {
-        Arc::new(Self {
-            name: format!("--set {arg}"),
-            text: arg.to_owned(),
-            is_set_argument: true,
-        })
-    }
-
-    /// The text of line `line` (1-based), without its line break.
-    pub fn line(&self, line: usize) -> Option<&str> {
-        self.text.lines().nth(line.checked_sub(1)?)
-    }
-}
-
-/// Where a node came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// A place in a source: 1-based line and column (in characters), and the
-    /// number of characters the node spans on that line (at least 1).
-    At {
-        /// The file or `--set` argument.
-        source: Arc<Source>,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column, counted in characters.
-        col: usize,
-        /// Characters the node covers on its first line.
-        width: usize,
-    },
-    /// The built-in default: no file or argument set this value.
-    Default,
 }
 
 impl Origin {
@@ -121,20 +65,6 @@ impl Origin {
             line,
             col: col0 + 1,
             width: 1,
-        }
-    }
-}
-
-impl fmt::Display for Origin {
-    /// `file:line:col` for a file, `--set KEY=VALUE` for an argument,
-    /// `(default)` for a built-in default.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::At { source, .. } if source.is_set_argument => f.write_str(&source.name),
-            Origin::At {
-                source, line, col, ..
-            } => write!(f, "{}:{line}:{col}", source.name),
-            Origin::Default => f.write_str("(default)"),
         }
     }
 }
@@ -323,40 +253,14 @@ impl Limits {
     };
 }
 
-/// Why a YAML text could not be read.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct YamlError {
-    /// Where reading stopped.
-    pub origin: Origin,
-    /// What is wrong, in one line.
-    pub message: String,
-    /// What to do about it, when that is not obvious.
-    pub hint: Option<String>,
-    /// The key path of the offending node, when reading got that far (the
-    /// root otherwise).
-    pub path: KeyPath,
-}
+/// Why a YAML text could not be read: a [`crate::diagnostic::Diagnostic`]
+/// at the place reading stopped, with the key path when reading got that
+/// far (the root otherwise).
+pub type YamlError = crate::diagnostic::Diagnostic;
 
-impl YamlError {
-    fn new(origin: Origin, message: impl Into<String>) -> Self {
-        YamlError {
-            origin,
-            message: message.into(),
-            hint: None,
-            path: KeyPath::root(),
-        }
-    }
-
-    fn at(mut self, path: KeyPath) -> Self {
-        self.path = path;
-        self
-    }
-
-    fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
+/// A reader error at `origin`, at the root path.
+fn read_error(origin: Origin, message: impl Into<String>) -> YamlError {
+    YamlError::new(origin, KeyPath::root(), message)
 }
 
 /// Reads a source that must hold at most one YAML document. An empty source
@@ -365,7 +269,7 @@ pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Nod
     let mut documents = parse_stream(source, limits)?;
     if documents.len() > 1 {
         let second = documents.swap_remove(1);
-        return Err(YamlError::new(
+        return Err(read_error(
             second.origin,
             "a second YAML document; a values file holds exactly one",
         )
@@ -411,7 +315,7 @@ fn read(
     shared: &mut Option<usize>,
 ) -> Result<Vec<Node>, YamlError> {
     if source.text.len() > limits.max_bytes {
-        return Err(YamlError::new(
+        return Err(read_error(
             Origin::at_marker(source, 1, 0),
             format!("larger than the limit of {} bytes", limits.max_bytes),
         ));
@@ -486,7 +390,7 @@ fn refuse_stray_syntax(
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
                 {
-                    return Err(YamlError::new(
+                    return Err(read_error(
                         Origin::at_marker(source, line, col0),
                         format!(
                             "the anchor or alias name `{}`: YAML 1.1 readers (go-yaml) allow only letters, digits, `-` and `_`",
@@ -497,14 +401,14 @@ fn refuse_stray_syntax(
                 }
             }
             '%' if col0 == 0 && !inside => {
-                return Err(YamlError::new(
+                return Err(read_error(
                     Origin::at_marker(source, line, col0),
                     "a YAML directive: go-yaml (Kubernetes) reads only `%YAML 1.1`, YAML 1.2 readers more",
                 )
                 .with_hint("remove the directive"));
             }
             '\t' if !inside && !comment => {
-                return Err(YamlError::new(
+                return Err(read_error(
                     Origin::at_marker(source, line, col0),
                     "a tab outside a quoted or block scalar and a comment: YAML 1.1 readers refuse it, YAML 1.2 takes it as a space",
                 )
@@ -559,7 +463,7 @@ fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), YamlError> {
             c as u32
         )
     };
-    Err(YamlError::new(Origin::at_marker(source, line, col0), what)
+    Err(read_error(Origin::at_marker(source, line, col0), what)
         .with_hint("remove it, or write it as an escape (\\u2028) in a double-quoted string"))
 }
 
@@ -644,7 +548,7 @@ impl Reader<'_> {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
                 Event::DocumentStart(explicit) => {
                     if self.kubernetes && !explicit && started {
-                        return Err(YamlError::new(
+                        return Err(read_error(
                             origin,
                             "a document after the first without `---`: YAML 1.1 readers (go-yaml, Kubernetes) need `---` to start it",
                         )
@@ -656,7 +560,7 @@ impl Reader<'_> {
                 }
                 Event::DocumentEnd => {
                     if documents.len() >= MAX_DOCUMENTS {
-                        return Err(YamlError::new(
+                        return Err(read_error(
                             origin,
                             format!("more than the limit of {MAX_DOCUMENTS} YAML documents"),
                         )
@@ -755,14 +659,14 @@ impl Reader<'_> {
                         ..
                     }) => {
                         let Some(key) = pending_key.take() else {
-                            return Err(YamlError::new(
+                            return Err(read_error(
                                 node.origin,
                                 "a mapping key must be a scalar, not an alias",
                             ));
                         };
                         let first = duplicate_of(entries, names, &key.name);
                         if let Some((first, _)) = first {
-                            return Err(YamlError::new(
+                            return Err(read_error(
                                 key.origin.clone(),
                                 format!("duplicate key `{}`", quote(&key.name)),
                             )
@@ -780,7 +684,7 @@ impl Reader<'_> {
                             Value::Null | Value::Mapping(_) | Value::Sequence(_)
                         ) =>
                     {
-                        return Err(YamlError::new(
+                        return Err(read_error(
                             node.origin,
                             "a document that is a single value; a manifest holds objects",
                         ));
@@ -881,7 +785,7 @@ impl Reader<'_> {
     /// Counts a new collection against the depth and node budgets.
     fn open(&mut self, stack: &[Open], origin: &Origin) -> Result<(), YamlError> {
         if stack.len() >= self.limits.max_depth {
-            return Err(YamlError::new(
+            return Err(read_error(
                 origin.clone(),
                 format!(
                     "nesting deeper than the limit of {} levels",
@@ -900,7 +804,7 @@ impl Reader<'_> {
             } else {
                 ""
             };
-            return Err(YamlError::new(
+            return Err(read_error(
                 origin.clone(),
                 format!(
                     "more than the limit of {} YAML nodes{whole} (aliases count every node they repeat)",
@@ -920,7 +824,7 @@ impl Reader<'_> {
 
     fn alias(&mut self, id: usize, origin: Origin) -> Result<Node, YamlError> {
         let Some(anchored) = self.anchors.get(&id) else {
-            return Err(YamlError::new(origin, "alias to an unknown anchor"));
+            return Err(read_error(origin, "alias to an unknown anchor"));
         };
         let mut node = anchored.clone();
         self.count(node_count(&node), &origin)?;
@@ -933,7 +837,7 @@ impl Reader<'_> {
             pending_key: None, ..
         }) = stack.last()
         {
-            return Err(YamlError::new(
+            return Err(read_error(
                 origin.clone(),
                 "a mapping key must be a scalar, not a sequence or mapping",
             ));
@@ -950,7 +854,7 @@ impl Reader<'_> {
         match tag {
             None => Ok(()),
             Some(tag) if tag.is_yaml_core_schema() && tag.suffix == allowed => Ok(()),
-            Some(tag) => Err(YamlError::new(
+            Some(tag) => Err(read_error(
                 origin.clone(),
                 format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
             )),
@@ -975,7 +879,7 @@ impl Reader<'_> {
             self.resolve_manifest(text, &origin)?
         } else {
             resolve_plain(text).map_err(|message| {
-                YamlError::new(origin.clone(), message).with_hint(format!(
+                read_error(origin.clone(), message).with_hint(format!(
                     "quote it (\"{}\") if you mean the text",
                     quote(text)
                 ))
@@ -993,14 +897,14 @@ impl Reader<'_> {
     /// all read, or a located refusal.
     fn resolve_manifest(&self, text: &str, origin: &Origin) -> Result<Value, YamlError> {
         let refuse =
-            |e: dialects::Ambiguous| YamlError::new(origin.clone(), e.message).with_hint(e.hint);
+            |e: dialects::Ambiguous| read_error(origin.clone(), e.message).with_hint(e.hint);
         Ok(match dialects::resolve(text).map_err(refuse)? {
             dialects::Reading::Null => Value::Null,
             dialects::Reading::Bool(b) => Value::Bool(b),
             dialects::Reading::Int(i) => match i64::try_from(i) {
                 Ok(i) => Value::Int(i),
                 Err(_) => {
-                    return Err(YamlError::new(
+                    return Err(read_error(
                         origin.clone(),
                         format!("`{}` does not fit in a 64-bit integer", quote(text)),
                     ));
@@ -1009,7 +913,7 @@ impl Reader<'_> {
             dialects::Reading::Float(f) => Value::Float(f),
             dialects::Reading::Str => Value::String(text.to_owned()),
             other => {
-                return Err(YamlError::new(
+                return Err(read_error(
                     origin.clone(),
                     format!("plain `{}` is {}", quote(text), other.describe(text)),
                 )
@@ -1032,7 +936,7 @@ impl Reader<'_> {
         if let Some(tag) = tag
             && !(tag.is_yaml_core_schema() && tag.suffix == "str")
         {
-            return Err(YamlError::new(
+            return Err(read_error(
                 origin.clone(),
                 format!(
                     "the tag `{}` on a key; readers of YAML 1.1 and 1.2 take it differently",
@@ -1045,12 +949,12 @@ impl Reader<'_> {
             return Ok(());
         }
         dialects::check_key(text)
-            .map_err(|e| YamlError::new(origin.clone(), e.message).with_hint(e.hint))
+            .map_err(|e| read_error(origin.clone(), e.message).with_hint(e.hint))
     }
 
     fn tagged_scalar(&self, text: &str, tag: &Tag, origin: Origin) -> Result<Node, YamlError> {
         let wrong = |what: &str| {
-            YamlError::new(
+            read_error(
                 origin.clone(),
                 format!(
                     "`{}` is not {what}, as its tag `{}` says",
@@ -1088,7 +992,7 @@ impl Reader<'_> {
                 _ => return Err(wrong("a number")),
             },
             _ => {
-                return Err(YamlError::new(
+                return Err(read_error(
                     origin,
                     format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
                 ));
@@ -1099,7 +1003,7 @@ impl Reader<'_> {
 
     fn scan_error(&self, error: &ScanError) -> YamlError {
         let marker = error.marker();
-        YamlError::new(
+        read_error(
             Origin::at_marker(self.source, marker.line(), marker.col()),
             format!("invalid YAML: {}", error.info()),
         )
@@ -1150,7 +1054,7 @@ fn path_of(stack: &[Open], text: &str) -> KeyPath {
 /// both as text.
 fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), YamlError> {
     if text.starts_with(':') || text.contains('?') {
-        return Err(YamlError::new(
+        return Err(read_error(
             origin.clone(),
             format!(
                 "plain `{}` in a flow collection: YAML 1.1 readers do not read a plain scalar with `?`, or starting with `:`, there",
@@ -1163,7 +1067,7 @@ fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), YamlError> {
 }
 
 fn merge_key_error(origin: Origin) -> YamlError {
-    YamlError::new(origin, "YAML merge keys (`<<`) are not supported")
+    read_error(origin, "YAML merge keys (`<<`) are not supported")
         .with_hint("write the keys out, or put shared settings in an earlier -f file")
 }
 

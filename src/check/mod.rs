@@ -111,8 +111,10 @@ pub struct Finding {
     pub invariant: Invariant,
     /// The object, as `Kind namespace/name`.
     pub object: String,
-    /// The path within the object, such as `rules[0].verbs`.
-    pub path: String,
+    /// The path within the object, such as `rules[0].verbs`; written as
+    /// text (empty at the object's root), as `KeyPath` prints.
+    #[serde(serialize_with = "as_text")]
+    pub path: KeyPath,
     /// What is wrong, in one line.
     pub message: String,
     /// Where the object (or the offending field) was read: `file:line`.
@@ -121,6 +123,11 @@ pub struct Finding {
     pub template: Option<String>,
     /// Where the rule is explained (`docs/checks.md#r1`).
     pub doc: String,
+}
+
+/// `path` as its text: the JSON of a finding is a user contract.
+fn as_text<S: serde::Serializer>(path: &KeyPath, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(path)
 }
 
 /// Something `check` could not verify because the input does not show it;
@@ -281,11 +288,7 @@ impl<'c> Findings<'c> {
         self.found.push(Finding {
             invariant,
             object: manifest.id.to_string(),
-            path: if path.is_root() {
-                String::new()
-            } else {
-                path.to_string()
-            },
+            path: path.clone(),
             message,
             location: location(manifest, path),
             template: manifest.template.clone(),
@@ -430,7 +433,7 @@ pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> Strin
         out.push('\n');
     };
     for f in findings {
-        let path = if f.path.is_empty() {
+        let path = if f.path.is_root() {
             String::new()
         } else {
             format!(" {}", f.path)

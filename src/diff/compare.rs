@@ -13,6 +13,13 @@ use crate::yaml::{Node, Value};
 
 /// One step of the path being compared: a key, or a list item by name or
 /// index (shown in brackets). Keys and names borrow from the trees.
+///
+/// Not a [`crate::diagnostic::KeyPath`] on purpose: the walk pushes and pops
+/// a step per field of every object compared, so steps borrow their names
+/// (a `KeyPath` owns them: one allocation per field), and a list item
+/// matched by name (`containers[buildd]`) is neither a key nor an index.
+/// Only a changed field's path is ever shown ([`show_path`]); `--ignore`
+/// patterns are `KeyPath`s ([`super::Ignore`]), matched step by step.
 pub(super) struct Step<'a> {
     pub(super) name: Cow<'a, str>,
     item: bool,

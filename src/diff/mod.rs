@@ -26,6 +26,7 @@ use serde_json::Value as Json;
 pub use text::{Style, render_text};
 
 use crate::check::rbac::{self, Scope};
+use crate::diagnostic::{KeyPath, Segment, Syntax};
 use crate::input::ManifestSet;
 use crate::manifest::{Manifest, ObjectId};
 use crate::secret;
@@ -35,44 +36,20 @@ use compare::Step;
 /// A path pattern to leave out of the comparison: keys (quoted when they
 /// hold dots), `*` matching any one key or list item.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ignore(Vec<String>);
+pub struct Ignore(KeyPath);
 
 impl Ignore {
     /// Parses `metadata.labels."app.kubernetes.io/version"`.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let mut segments = Vec::new();
-        let mut current = String::new();
-        let mut quoted = false;
-        for c in text.chars() {
-            match c {
-                '"' => quoted = !quoted,
-                // `containers[buildd].image`, as the diff prints paths.
-                '.' | '[' if !quoted => {
-                    if !(c == '[' && current.is_empty() && !segments.is_empty()) {
-                        segments.push(std::mem::take(&mut current));
-                    }
-                }
-                ']' if !quoted => {}
-                c => current.push(c),
-            }
-        }
-        if quoted {
-            return Err(format!("`{text}` has an unclosed quote"));
-        }
-        segments.push(current);
-        if segments.iter().any(String::is_empty) {
-            return Err(format!("`{text}` has an empty segment"));
-        }
-        Ok(Ignore(segments))
+        KeyPath::parse(text, Syntax::Pattern).map(Ignore)
     }
 
     fn matches(&self, path: &[Step<'_>]) -> bool {
-        self.0.len() == path.len()
-            && self
-                .0
-                .iter()
-                .zip(path)
-                .all(|(p, s)| p == "*" || *p == s.name)
+        self.0.0.len() == path.len()
+            && self.0.0.iter().zip(path).all(|(p, s)| match p {
+                Segment::Key(p) => p == "*" || *p == s.name,
+                Segment::Index(i) => *s.name == i.to_string(),
+            })
     }
 }
 

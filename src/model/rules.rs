@@ -11,6 +11,11 @@ use crate::diagnostic::KeyPath;
 use crate::names;
 
 /// One broken rule: the key it is reported at, the message and a hint.
+///
+/// A [`crate::diagnostic::Diagnostic`] before it has a place: the rules run
+/// on typed values, which keep no origins, so the values stage locates each
+/// violation at the first of `path` and `also` the user wrote and makes it
+/// a `Diagnostic` there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
     /// The key the violation is reported at.

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use crate::diagnostic::{KeyPath, Segment};
+use crate::diagnostic::{KeyPath, Segment, Syntax};
 use crate::error::Error;
 use crate::yaml::{self, Key, Limits, Node, Origin, Source, Value};
 
@@ -169,52 +169,7 @@ fn split_unescaped(text: &str, separator: char) -> Option<(&str, &str)> {
 
 /// Parses `a.b[2].c\.d` into keys and indexes.
 fn parse_path(key: &str) -> Result<KeyPath, String> {
-    let mut segments = Vec::new();
-    let mut current = String::new();
-    let mut has_key = false;
-    let mut chars = key.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                current.push(chars.next().ok_or("the key ends in a lone `\\`")?);
-                has_key = true;
-            }
-            '.' => {
-                if has_key {
-                    segments.push(Segment::Key(std::mem::take(&mut current)));
-                } else if !matches!(segments.last(), Some(Segment::Index(_))) {
-                    return Err("the key has an empty part".to_owned());
-                }
-                has_key = false;
-            }
-            '[' => {
-                if has_key {
-                    segments.push(Segment::Key(std::mem::take(&mut current)));
-                    has_key = false;
-                } else if segments.is_empty() {
-                    return Err("the key starts with `[`; name the list first".to_owned());
-                }
-                let digits: String = chars.by_ref().take_while(|c| *c != ']').collect();
-                let index = digits
-                    .parse()
-                    .map_err(|_| format!("`[{digits}]` is not a list index"))?;
-                segments.push(Segment::Index(index));
-                if let Some(next) = chars.peek().filter(|c| **c != '.' && **c != '[') {
-                    return Err(format!("expected `.` or `[` after `]`, found `{next}`"));
-                }
-            }
-            c => {
-                current.push(c);
-                has_key = true;
-            }
-        }
-    }
-    if has_key {
-        segments.push(Segment::Key(current));
-    } else if !matches!(segments.last(), Some(Segment::Index(_))) {
-        return Err("the key is empty or ends with `.`".to_owned());
-    }
-    Ok(KeyPath(segments))
+    KeyPath::parse(key, Syntax::Set)
 }
 
 #[cfg(test)]

@@ -1,0 +1,368 @@
+//! Where something is in the input: the text it was read from
+//! ([`Source`]), the place in it ([`Origin`]), and the key path to a node
+//! ([`KeyPath`]), with the one parser of written paths ([`KeyPath::parse`]).
+//! Below `yaml` and `diagnostic`, which both use it; it imports nothing of
+//! the crate.
+
+use std::fmt::{self, Write as _};
+use std::sync::Arc;
+
+/// A text that YAML was read from: a values file, or a `--set` argument.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Source {
+    /// How the source is named in messages: the path as the user gave it,
+    /// or `--set KEY=VALUE`.
+    pub name: String,
+    /// The full text, kept to quote the offending line in messages.
+    pub text: String,
+    /// Whether this is a `--set` argument rather than a file.
+    pub is_set_argument: bool,
+}
+
+impl Source {
+    /// A source read from a file named `name`.
+    pub fn file(name: impl Into<String>, text: impl Into<String>) -> Arc<Self> {
+        Arc::new(Self {
+            name: name.into(),
+            text: text.into(),
+            is_set_argument: false,
+        })
+    }
+
+    /// A source given on the command line as `--set ARG`.
+    pub fn set_argument(arg: &str) -> Arc<Self> {
+        Arc::new(Self {
+            name: format!("--set {arg}"),
+            text: arg.to_owned(),
+            is_set_argument: true,
+        })
+    }
+
+    /// The text of line `line` (1-based), without its line break.
+    pub fn line(&self, line: usize) -> Option<&str> {
+        self.text.lines().nth(line.checked_sub(1)?)
+    }
+}
+
+/// Where a node came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A place in a source: 1-based line and column (in characters), and the
+    /// number of characters the node spans on that line (at least 1).
+    At {
+        /// The file or `--set` argument.
+        source: Arc<Source>,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, counted in characters.
+        col: usize,
+        /// Characters the node covers on its first line.
+        width: usize,
+    },
+    /// The built-in default: no file or argument set this value.
+    Default,
+}
+
+impl fmt::Display for Origin {
+    /// `file:line:col` for a file, `--set KEY=VALUE` for an argument,
+    /// `(default)` for a built-in default.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::At { source, .. } if source.is_set_argument => f.write_str(&source.name),
+            Origin::At {
+                source, line, col, ..
+            } => write!(f, "{}:{line}:{col}", source.name),
+            Origin::Default => f.write_str("(default)"),
+        }
+    }
+}
+
+/// One step of a path into a document: a mapping key or a sequence index.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Segment {
+    /// A mapping key.
+    Key(String),
+    /// A sequence index.
+    Index(usize),
+}
+
+/// A path to a node, shown as `builds.tls.duration` or `projects[2].name`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyPath(pub Vec<Segment>);
+
+impl KeyPath {
+    /// The empty path: the document's root.
+    pub fn root() -> Self {
+        KeyPath(Vec::new())
+    }
+
+    /// This path with a key appended.
+    pub fn key(&self, key: impl Into<String>) -> Self {
+        let mut path = self.clone();
+        path.0.push(Segment::Key(key.into()));
+        path
+    }
+
+    /// This path with an index appended.
+    pub fn index(&self, index: usize) -> Self {
+        let mut path = self.clone();
+        path.0.push(Segment::Index(index));
+        path
+    }
+
+    /// A path from its dotted form; every segment is a key. For paths written
+    /// in the code, such as `"namespaces.builds"`.
+    pub fn dotted(path: &str) -> Self {
+        KeyPath(
+            path.split('.')
+                .map(|k| Segment::Key(k.to_owned()))
+                .collect(),
+        )
+    }
+
+    /// A path from a JSON pointer (`/spec/containers/0`); numeric segments
+    /// are list indexes.
+    pub fn from_pointer(pointer: &str) -> Self {
+        KeyPath(
+            pointer
+                .split('/')
+                .skip(1)
+                .map(|s| s.replace("~1", "/").replace("~0", "~"))
+                .map(|s| match s.parse::<usize>() {
+                    Ok(index) => Segment::Index(index),
+                    Err(_) => Segment::Key(s),
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether this is the root path.
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A path equals the text it prints as (`rules[0].verbs`).
+impl PartialEq<&str> for KeyPath {
+    fn eq(&self, text: &&str) -> bool {
+        *text == self.to_string().as_str()
+    }
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                Segment::Key(key) if is_simple_key(key) => {
+                    if i > 0 {
+                        f.write_char('.')?;
+                    }
+                    f.write_str(key)?;
+                }
+                Segment::Key(key) => {
+                    if i > 0 {
+                        f.write_char('.')?;
+                    }
+                    write!(f, "{key:?}")?;
+                }
+                Segment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_simple_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// How a path is written on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// A `--set` key: keys split at `.`, `\` makes the next character part
+    /// of the key (`team\.example\.com`), `[N]` is a list index.
+    Set,
+    /// An `--ignore` pattern, written as `diff` prints paths: keys split at
+    /// `.`, `"…"` quotes dots and brackets, `[name]` is a list item by name
+    /// (or index); every step is kept as a key, `*` included, for
+    /// matching by text.
+    Pattern,
+}
+
+impl KeyPath {
+    /// Parses a path written by the user, in `syntax`; the error says what
+    /// is wrong in words (each caller adds the argument it came from).
+    pub fn parse(text: &str, syntax: Syntax) -> Result<Self, String> {
+        match syntax {
+            Syntax::Set => parse_set(text),
+            Syntax::Pattern => parse_pattern(text),
+        }
+    }
+}
+
+fn parse_set(key: &str) -> Result<KeyPath, String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    let mut has_key = false;
+    let mut chars = key.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                current.push(chars.next().ok_or("the key ends in a lone `\\`")?);
+                has_key = true;
+            }
+            '.' => {
+                if has_key {
+                    segments.push(Segment::Key(std::mem::take(&mut current)));
+                } else if !matches!(segments.last(), Some(Segment::Index(_))) {
+                    return Err("the key has an empty part".to_owned());
+                }
+                has_key = false;
+            }
+            '[' => {
+                if has_key {
+                    segments.push(Segment::Key(std::mem::take(&mut current)));
+                    has_key = false;
+                } else if segments.is_empty() {
+                    return Err("the key starts with `[`; name the list first".to_owned());
+                }
+                let digits: String = chars.by_ref().take_while(|c| *c != ']').collect();
+                let index = digits
+                    .parse()
+                    .map_err(|_| format!("`[{digits}]` is not a list index"))?;
+                segments.push(Segment::Index(index));
+                if let Some(next) = chars.peek().filter(|c| **c != '.' && **c != '[') {
+                    return Err(format!("expected `.` or `[` after `]`, found `{next}`"));
+                }
+            }
+            c => {
+                current.push(c);
+                has_key = true;
+            }
+        }
+    }
+    if has_key {
+        segments.push(Segment::Key(current));
+    } else if !matches!(segments.last(), Some(Segment::Index(_))) {
+        return Err("the key is empty or ends with `.`".to_owned());
+    }
+    Ok(KeyPath(segments))
+}
+
+fn parse_pattern(text: &str) -> Result<KeyPath, String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            // `containers[buildd].image`, as the diff prints paths.
+            '.' | '[' if !quoted => {
+                if !(c == '[' && current.is_empty() && !segments.is_empty()) {
+                    segments.push(Segment::Key(std::mem::take(&mut current)));
+                }
+            }
+            ']' if !quoted => {}
+            c => current.push(c),
+        }
+    }
+    if quoted {
+        return Err(format!("`{text}` has an unclosed quote"));
+    }
+    segments.push(Segment::Key(current));
+    if segments
+        .iter()
+        .any(|s| matches!(s, Segment::Key(k) if k.is_empty()))
+    {
+        return Err(format!("`{text}` has an empty segment"));
+    }
+    Ok(KeyPath(segments))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_paths_read_like_the_yaml() {
+        let path = KeyPath::root()
+            .key("projects")
+            .index(2)
+            .key("name")
+            .key("app.kubernetes.io/name");
+        assert_eq!(
+            path.to_string(),
+            r#"projects[2].name."app.kubernetes.io/name""#
+        );
+    }
+
+    #[test]
+    fn set_keys_parse_indexes_and_escaped_dots() {
+        let path = KeyPath::parse(r"projects[1].resources.limits", Syntax::Set).unwrap();
+        assert_eq!(
+            path,
+            KeyPath::root()
+                .key("projects")
+                .index(1)
+                .key("resources")
+                .key("limits")
+        );
+        let path = KeyPath::parse(r"commonLabels.team\.example\.com/owner", Syntax::Set).unwrap();
+        assert_eq!(
+            path,
+            KeyPath::root()
+                .key("commonLabels")
+                .key("team.example.com/owner")
+        );
+        // After an index, a `.` may lead or end: both read as before.
+        for same in ["a[0]", "a.[0]", "a[0]."] {
+            assert_eq!(
+                KeyPath::parse(same, Syntax::Set).unwrap(),
+                KeyPath::root().key("a").index(0)
+            );
+        }
+        let error = |text| KeyPath::parse(text, Syntax::Set).unwrap_err();
+        assert_eq!(error(""), "the key is empty or ends with `.`");
+        assert_eq!(error("a."), "the key is empty or ends with `.`");
+        assert_eq!(error("a..b"), "the key has an empty part");
+        assert_eq!(error(".a"), "the key has an empty part");
+        assert_eq!(error("[0]"), "the key starts with `[`; name the list first");
+        assert_eq!(error("a[x]"), "`[x]` is not a list index");
+        assert_eq!(error("a[0]b"), "expected `.` or `[` after `]`, found `b`");
+        assert_eq!(error("a\\"), "the key ends in a lone `\\`");
+    }
+
+    #[test]
+    fn patterns_parse_quotes_named_items_and_wildcards() {
+        let keys = |text| match KeyPath::parse(text, Syntax::Pattern) {
+            Ok(path) => path
+                .0
+                .iter()
+                .map(|s| match s {
+                    Segment::Key(k) => k.clone(),
+                    Segment::Index(i) => i.to_string(),
+                })
+                .collect::<Vec<_>>(),
+            Err(e) => vec![format!("error: {e}")],
+        };
+        assert_eq!(
+            keys(r#"metadata.labels."app.kubernetes.io/version""#),
+            ["metadata", "labels", "app.kubernetes.io/version"]
+        );
+        assert_eq!(
+            keys("spec.containers[buildd].image"),
+            ["spec", "containers", "buildd", "image"]
+        );
+        assert_eq!(
+            keys("spec.containers.*.image"),
+            ["spec", "containers", "*", "image"]
+        );
+        assert_eq!(keys("a[0]"), ["a", "0"]);
+        assert_eq!(keys(r#"a."b"#), ["error: `a.\"b` has an unclosed quote"]);
+        assert_eq!(keys("a..b"), ["error: `a..b` has an empty segment"]);
+        assert_eq!(keys(""), ["error: `` has an empty segment"]);
+    }
+}
