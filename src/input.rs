@@ -333,38 +333,10 @@ fn kustomize(
     let before = problems.len();
     let mut listed: Vec<PathBuf> = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();
-    let document = match budget.parse(&source) {
-        Ok(mut documents) if documents.len() == 1 => documents.pop(),
-        Ok(documents) if documents.is_empty() => None,
-        Ok(documents) => {
-            problems.push(Problem::new(
-                documents[1].origin.clone(),
-                KeyPath::root(),
-                "a second document in a kustomization".to_owned(),
-            ));
-            return Ok(());
-        }
-        Err(e) => {
-            problems.push(e);
-            return Ok(());
-        }
+    let Some(entries) = kustomization_fields(&source, budget, problems) else {
+        return Ok(());
     };
-    let entries = match document.as_ref().map(|d| &d.value) {
-        None | Some(Value::Null) => &Vec::new(),
-        Some(Value::Mapping(entries)) => entries,
-        Some(other) => {
-            problems.push(Problem::new(
-                source_origin(&source),
-                KeyPath::root(),
-                format!(
-                    "a kustomization must be a mapping, not {}",
-                    other.type_name()
-                ),
-            ));
-            return Ok(());
-        }
-    };
-    for (key, node) in entries {
+    for (key, node) in &entries {
         let path = KeyPath(vec![crate::diagnostic::Segment::Key(key.name.clone())]);
         let text = match &node.value {
             Value::String(s) => Some(s.as_str()),
@@ -382,30 +354,7 @@ fn kustomize(
                 .with_hint(kustomize_hint(dir)),
             ),
             "resources" => {
-                let items: &[yaml::Node] = match &node.value {
-                    Value::Sequence(items) => items,
-                    Value::Null => &[],
-                    _ => {
-                        problems.push(Problem::new(
-                            node.origin.clone(),
-                            path,
-                            "resources must be a list of paths".to_owned(),
-                        ));
-                        continue;
-                    }
-                };
-                for (index, item) in items.iter().enumerate() {
-                    let mut at = path.clone();
-                    at.0.push(crate::diagnostic::Segment::Index(index));
-                    match resource(dir, item) {
-                        Ok((path, true)) => folders.push(path),
-                        Ok((path, false)) => listed.push(path),
-                        Err(why) => problems.push(
-                            Problem::new(item.origin.clone(), at, why)
-                                .with_hint(kustomize_hint(dir)),
-                        ),
-                    }
-                }
+                list_resources(dir, node, path, (&mut listed, &mut folders), problems);
             }
             other => problems.push(
                 Problem::new(
@@ -437,6 +386,79 @@ fn kustomize(
         }
     }
     unlisted(dir, dir, &listed, &folders, files, problems)
+}
+
+/// The fields of a kustomization, or `None` once it says why it has none
+/// it can read (a second document, invalid YAML, not a mapping).
+fn kustomization_fields(
+    source: &Arc<Source>,
+    budget: &mut Budget,
+    problems: &mut Vec<Problem>,
+) -> Option<Vec<(yaml::Key, yaml::Node)>> {
+    let document = match budget.parse(source) {
+        Ok(mut documents) if documents.len() == 1 => documents.pop(),
+        Ok(documents) if documents.is_empty() => None,
+        Ok(documents) => {
+            problems.push(Problem::new(
+                documents[1].origin.clone(),
+                KeyPath::root(),
+                "a second document in a kustomization".to_owned(),
+            ));
+            return None;
+        }
+        Err(e) => {
+            problems.push(e);
+            return None;
+        }
+    };
+    match document.map(|d| d.value) {
+        None | Some(Value::Null) => Some(Vec::new()),
+        Some(Value::Mapping(entries)) => Some(entries),
+        Some(other) => {
+            problems.push(Problem::new(
+                source_origin(source),
+                KeyPath::root(),
+                format!(
+                    "a kustomization must be a mapping, not {}",
+                    other.type_name()
+                ),
+            ));
+            None
+        }
+    }
+}
+
+/// The paths a kustomization's `resources` (at `path`) lists: files into
+/// `listed`, folders (with a kustomization of their own) into `folders`.
+fn list_resources(
+    dir: &Path,
+    node: &yaml::Node,
+    path: KeyPath,
+    (listed, folders): (&mut Vec<PathBuf>, &mut Vec<PathBuf>),
+    problems: &mut Vec<Problem>,
+) {
+    let items: &[yaml::Node] = match &node.value {
+        Value::Sequence(items) => items,
+        Value::Null => &[],
+        _ => {
+            problems.push(Problem::new(
+                node.origin.clone(),
+                path,
+                "resources must be a list of paths".to_owned(),
+            ));
+            return;
+        }
+    };
+    for (index, item) in items.iter().enumerate() {
+        let mut at = path.clone();
+        at.0.push(crate::diagnostic::Segment::Index(index));
+        match resource(dir, item) {
+            Ok((path, true)) => folders.push(path),
+            Ok((path, false)) => listed.push(path),
+            Err(why) => problems
+                .push(Problem::new(item.origin.clone(), at, why).with_hint(kustomize_hint(dir))),
+        }
+    }
 }
 
 /// The origin of a whole source: its first line.

@@ -518,44 +518,13 @@ impl Reader<'_> {
             let (event, span) = event.map_err(|e| self.scan_error(&e))?;
             let origin = Origin::from_span(self.source, span);
             if self.kubernetes {
-                match &event {
-                    Event::Scalar(text, style, ..) => {
-                        let start = self.content_start(span.start.index());
-                        let end = match style {
-                            ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
-                                self.quoted_end(start).unwrap_or(span.end.index())
-                            }
-                            _ => span.end.index(),
-                        };
-                        let plain = *style == ScalarStyle::Plain;
-                        self.scalars.push((start, end, plain));
-                        if plain && self.flow.last() == Some(&true) {
-                            refuse_flow_indicator(text, &origin)
-                                .map_err(|e| e.at(path_of(&stack, text)))?;
-                        }
-                    }
-                    Event::SequenceStart(..) | Event::MappingStart(..) => {
-                        let flow = self.starts_flow(span.start.index());
-                        self.flow.push(flow);
-                    }
-                    Event::SequenceEnd | Event::MappingEnd => {
-                        self.flow.pop();
-                    }
-                    _ => {}
-                }
+                self.track_spans(&event, span, &origin, &stack)?;
             }
             let finished = match event {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
                 Event::DocumentStart(explicit) => {
-                    if self.kubernetes && !explicit && started {
-                        return Err(read_error(
-                            origin,
-                            "a document after the first without `---`: YAML 1.1 readers (go-yaml, Kubernetes) need `---` to start it",
-                        )
-                        .with_hint("start the document with a `---` line"));
-                    }
+                    self.start_document(explicit, started, origin)?;
                     started = true;
-                    self.anchors.clear();
                     None
                 }
                 Event::DocumentEnd => {
@@ -569,43 +538,16 @@ impl Reader<'_> {
                     documents.push(
                         current
                             .take()
-                            .unwrap_or_else(|| Node::new(Value::Null, origin.clone())),
+                            .unwrap_or_else(|| Node::new(Value::Null, origin)),
                     );
                     None
                 }
                 Event::Alias(id) => Some(self.alias(id, origin)?),
                 Event::Scalar(text, style, anchor, tag) => {
-                    let is_key = matches!(
-                        stack.last(),
-                        Some(Open::Mapping {
-                            pending_key: None,
-                            ..
-                        })
-                    );
-                    if is_key {
-                        if style == ScalarStyle::Plain && text == "<<" {
-                            return Err(merge_key_error(origin).at(path_of(&stack, &text)));
-                        }
-                        if self.kubernetes {
-                            self.check_key(&text, style, tag.as_deref(), &origin)
-                                .map_err(|e| e.at(path_of(&stack, &text)))?;
-                        }
+                    match self.on_scalar(&mut stack, text, style, tag, origin)? {
+                        Some(node) => Some(self.remember(anchor, node)?),
+                        None => continue,
                     }
-                    if let Some(Open::Mapping {
-                        pending_key: pending_key @ None,
-                        ..
-                    }) = stack.last_mut()
-                    {
-                        *pending_key = Some(Key {
-                            name: text.into_owned(),
-                            origin,
-                        });
-                        continue;
-                    }
-                    let node = self
-                        .scalar(&text, style, tag.as_deref(), origin)
-                        .map_err(|e| e.at(path_of(&stack, &text)))?;
-                    Some(self.remember(anchor, node)?)
                 }
                 Event::SequenceStart(anchor, tag) => {
                     self.refuse_tag(tag.as_deref(), "seq", &origin)?;
@@ -631,72 +573,186 @@ impl Reader<'_> {
                     });
                     None
                 }
-                Event::SequenceEnd | Event::MappingEnd => {
-                    let (value, origin, anchor) = match stack.pop() {
-                        Some(Open::Sequence {
-                            items,
-                            origin,
-                            anchor,
-                        }) => (Value::Sequence(items), origin, anchor),
-                        Some(Open::Mapping {
-                            entries,
-                            origin,
-                            anchor,
-                            ..
-                        }) => (Value::Mapping(entries), origin, anchor),
-                        None => continue,
-                    };
-                    Some(self.remember(anchor, Node::new(value, origin))?)
-                }
+                Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
+                    Some(open) => Some(self.close(open)?),
+                    None => continue,
+                },
             };
             if let Some(node) = finished {
-                match stack.last_mut() {
-                    Some(Open::Sequence { items, .. }) => items.push(node),
-                    Some(Open::Mapping {
-                        entries,
-                        names,
-                        pending_key,
-                        ..
-                    }) => {
-                        let Some(key) = pending_key.take() else {
-                            return Err(read_error(
-                                node.origin,
-                                "a mapping key must be a scalar, not an alias",
-                            ));
-                        };
-                        let first = duplicate_of(entries, names, &key.name);
-                        if let Some((first, _)) = first {
-                            return Err(read_error(
-                                key.origin.clone(),
-                                format!("duplicate key `{}`", quote(&key.name)),
-                            )
-                            .with_hint(format!(
-                                "`{}` is already set at {}; keep one of them",
-                                quote(&key.name),
-                                first.origin
-                            )));
-                        }
-                        entries.push((key, node));
-                    }
-                    None if self.kubernetes
-                        && !matches!(
-                            node.value,
-                            Value::Null | Value::Mapping(_) | Value::Sequence(_)
-                        ) =>
-                    {
-                        return Err(read_error(
-                            node.origin,
-                            "a document that is a single value; a manifest holds objects",
-                        ));
-                    }
-                    None => current = Some(node),
-                }
+                self.attach(&mut stack, node, &mut current)?;
             }
         }
         if self.kubernetes {
             refuse_stray_syntax(self.source, &self.scalars)?;
         }
         Ok(documents)
+    }
+
+    /// A document starts: after the first, a manifest needs its `---`;
+    /// anchors do not reach across documents.
+    fn start_document(
+        &mut self,
+        explicit: bool,
+        started: bool,
+        origin: Origin,
+    ) -> Result<(), YamlError> {
+        if self.kubernetes && !explicit && started {
+            return Err(read_error(
+                origin,
+                "a document after the first without `---`: YAML 1.1 readers (go-yaml, Kubernetes) need `---` to start it",
+            )
+            .with_hint("start the document with a `---` line"));
+        }
+        self.anchors.clear();
+        Ok(())
+    }
+
+    /// A sequence or mapping ends: its node (remembered under its anchor).
+    fn close(&mut self, open: Open) -> Result<Node, YamlError> {
+        let (value, origin, anchor) = match open {
+            Open::Sequence {
+                items,
+                origin,
+                anchor,
+            } => (Value::Sequence(items), origin, anchor),
+            Open::Mapping {
+                entries,
+                origin,
+                anchor,
+                ..
+            } => (Value::Mapping(entries), origin, anchor),
+        };
+        self.remember(anchor, Node::new(value, origin))
+    }
+
+    /// Where each scalar of a manifest starts and ends, and whether each
+    /// collection is in flow style: what `refuse_stray_syntax` and the flow
+    /// indicator check read.
+    fn track_spans(
+        &mut self,
+        event: &Event<'_>,
+        span: Span,
+        origin: &Origin,
+        stack: &[Open],
+    ) -> Result<(), YamlError> {
+        match &event {
+            Event::Scalar(text, style, ..) => {
+                let start = self.content_start(span.start.index());
+                let end = match style {
+                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                        self.quoted_end(start).unwrap_or(span.end.index())
+                    }
+                    _ => span.end.index(),
+                };
+                let plain = *style == ScalarStyle::Plain;
+                self.scalars.push((start, end, plain));
+                if plain && self.flow.last() == Some(&true) {
+                    refuse_flow_indicator(text, origin).map_err(|e| e.at(path_of(stack, text)))?;
+                }
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                let flow = self.starts_flow(span.start.index());
+                self.flow.push(flow);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                self.flow.pop();
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A scalar: a pending mapping key (checked, `None`) or a value node.
+    fn on_scalar(
+        &mut self,
+        stack: &mut [Open],
+        text: std::borrow::Cow<'_, str>,
+        style: ScalarStyle,
+        tag: Option<std::borrow::Cow<'_, Tag>>,
+        origin: Origin,
+    ) -> Result<Option<Node>, YamlError> {
+        let is_key = matches!(
+            stack.last(),
+            Some(Open::Mapping {
+                pending_key: None,
+                ..
+            })
+        );
+        if is_key {
+            if style == ScalarStyle::Plain && text == "<<" {
+                return Err(merge_key_error(origin).at(path_of(stack, &text)));
+            }
+            if self.kubernetes {
+                self.check_key(&text, style, tag.as_deref(), &origin)
+                    .map_err(|e| e.at(path_of(stack, &text)))?;
+            }
+        }
+        if let Some(Open::Mapping {
+            pending_key: pending_key @ None,
+            ..
+        }) = stack.last_mut()
+        {
+            *pending_key = Some(Key {
+                name: text.into_owned(),
+                origin,
+            });
+            return Ok(None);
+        }
+        self.scalar(&text, style, tag.as_deref(), origin)
+            .map(Some)
+            .map_err(|e| e.at(path_of(stack, &text)))
+    }
+
+    /// Puts a finished node where it belongs: into the open sequence or
+    /// mapping (refusing a duplicate key), or as the document.
+    fn attach(
+        &self,
+        stack: &mut [Open],
+        node: Node,
+        current: &mut Option<Node>,
+    ) -> Result<(), YamlError> {
+        match stack.last_mut() {
+            Some(Open::Sequence { items, .. }) => items.push(node),
+            Some(Open::Mapping {
+                entries,
+                names,
+                pending_key,
+                ..
+            }) => {
+                let Some(key) = pending_key.take() else {
+                    return Err(read_error(
+                        node.origin,
+                        "a mapping key must be a scalar, not an alias",
+                    ));
+                };
+                let first = duplicate_of(entries, names, &key.name);
+                if let Some((first, _)) = first {
+                    return Err(read_error(
+                        key.origin.clone(),
+                        format!("duplicate key `{}`", quote(&key.name)),
+                    )
+                    .with_hint(format!(
+                        "`{}` is already set at {}; keep one of them",
+                        quote(&key.name),
+                        first.origin
+                    )));
+                }
+                entries.push((key, node));
+            }
+            None if self.kubernetes
+                && !matches!(
+                    node.value,
+                    Value::Null | Value::Mapping(_) | Value::Sequence(_)
+                ) =>
+            {
+                return Err(read_error(
+                    node.origin,
+                    "a document that is a single value; a manifest holds objects",
+                ));
+            }
+            None => *current = Some(node),
+        }
+        Ok(())
     }
 
     /// The character at a character offset of the text; offsets mostly

@@ -60,9 +60,36 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         };
         rendered.push((name, output));
     }
+    let targets = targets(args, &root, &rendered)?;
+    let mut files = BTreeMap::new();
+    for target in &targets {
+        for (path, text) in &target.files {
+            files.insert(join(&target.dir, path), text.clone());
+        }
+    }
+    let groups: Vec<String> = targets.iter().map(|t| t.dir.clone()).collect();
+    let reports = output::sync(&root, &files, &groups, !args.check)?;
+    let (out, drifted) = sync_report(args, &root, &targets, &reports)?;
+    super::print_stdout(&out)?;
+    Ok(if drifted {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+/// The folders of the output directory and what each holds: every
+/// environment's bundles (or the one asked for), and with `--all` the
+/// folders no values file produces (emptied of chartgen's files) and the
+/// top folder.
+fn targets<'o>(
+    args: &RenderArgs,
+    root: &OutputDir,
+    rendered: &'o [(String, Output)],
+) -> anyhow::Result<Vec<Target<'o>>> {
     let choice = args.bundle.unwrap_or(BundleChoice::All);
     let mut targets = Vec::new();
-    for (name, output) in &rendered {
+    for (name, output) in rendered {
         match choice {
             BundleChoice::All => targets.extend(layout(Some(output), name)?),
             single => {
@@ -79,7 +106,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     if args.all {
         // Folders no values file produced: chartgen's files in them go
         // (each is reported in its layout); foreign files stay.
-        for stale in other_folders(&root, &rendered) {
+        for stale in other_folders(root, rendered) {
             targets.extend(layout(None, &stale)?);
         }
         targets.push(Target {
@@ -89,22 +116,20 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
             output: None,
         });
     }
-    let mut files = BTreeMap::new();
-    for target in &targets {
-        for (path, text) in &target.files {
-            let path = if target.dir.is_empty() {
-                path.clone()
-            } else {
-                format!("{}/{path}", target.dir)
-            };
-            files.insert(path, text.clone());
-        }
-    }
-    let groups: Vec<String> = targets.iter().map(|t| t.dir.clone()).collect();
-    let reports = output::sync(&root, &files, &groups, !args.check)?;
+    Ok(targets)
+}
+
+/// What the sync did (or, with `--check`, would do) per folder, as text for
+/// stdout, and whether any folder drifted.
+fn sync_report(
+    args: &RenderArgs,
+    root: &OutputDir,
+    targets: &[Target<'_>],
+    reports: &[Report],
+) -> anyhow::Result<(String, bool)> {
     let mut drifted = false;
     let mut out = String::new();
-    for (target, report) in targets.iter().zip(&reports) {
+    for (target, report) in targets.iter().zip(reports) {
         for foreign in &report.foreign {
             eprintln!(
                 "note: {} is not part of this render; left alone",
@@ -126,19 +151,14 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
             Some(output) => check_report(
                 &shown,
                 target,
-                &root,
+                root,
                 report,
                 output.manifests(&target.bundles),
             )?,
             None => file_changes(&shown, report),
         };
     }
-    super::print_stdout(&out)?;
-    Ok(if drifted {
-        Exit::Findings
-    } else {
-        Exit::Success
-    })
+    Ok((out, drifted))
 }
 
 fn join(dir: &str, path: &str) -> String {

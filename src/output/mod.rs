@@ -18,6 +18,7 @@ mod tree;
 mod write;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 pub use path::OutputDir;
 pub use tree::{LOCK, TEMP_PREFIX, TEMP_SUFFIX};
@@ -194,6 +195,133 @@ struct Plan<'a> {
     stale_lock: bool,
 }
 
+/// What the plan does about a lock file left in the directory: a lock
+/// another render holds is an error; a stale one is removed (and counted
+/// as a change in check mode).
+fn lock_action(
+    root: &OutputDir,
+    tree: &tree::Tree,
+    write: bool,
+    holding: bool,
+) -> Result<Option<Action>, Error> {
+    match tree.get(LOCK) {
+        Some(Kind::Lock) if !holding => {
+            // Another render is writing: say so, rather than whatever its
+            // half-done state would make this plan say.
+            if write::lock_held(&root.real().join(LOCK))? {
+                return Err(write::busy(root.shown()));
+            }
+            Ok((!write).then_some(Action::Removed))
+        }
+        Some(Kind::Foreign) => Err(refuse(
+            &root.shown().join(LOCK),
+            "it is not a regular file (chartgen's lock file has this name); remove it",
+        )),
+        _ => Ok(None),
+    }
+}
+
+/// What the plan does with the file `relative` it writes: its folders
+/// (added to `dirs` when missing) must be real folders, and what is there
+/// now must be chartgen's file or nothing.
+fn file_action(
+    tree: &tree::Tree,
+    (real, shown): (&Path, &Path),
+    relative: &str,
+    text: &str,
+    dirs: &mut BTreeSet<String>,
+) -> Result<Action, Error> {
+    let parts: Vec<&str> = relative.split('/').collect();
+    if parts
+        .iter()
+        .any(|p| p.is_empty() || p.starts_with('.') || p.contains('\\'))
+    {
+        return Err(refuse(
+            &join(shown, relative),
+            "chartgen writes no such path (a bug)",
+        ));
+    }
+    for end in 1..parts.len() {
+        let folder = parts[..end].join("/");
+        match tree.get(&folder) {
+            None => {
+                dirs.insert(folder);
+            }
+            Some(Kind::Dir) => {}
+            Some(Kind::Foreign) => {
+                return Err(refuse(
+                    &join(shown, &folder),
+                    "it is a symbolic link; chartgen does not write through links: remove it or make it a real folder",
+                ));
+            }
+            Some(_) => {
+                return Err(refuse(
+                    &join(shown, &folder),
+                    "it is a file where chartgen needs a folder; move it away",
+                ));
+            }
+        }
+    }
+    let path = join(shown, relative);
+    match tree.get(relative) {
+        None => Ok(Action::Added),
+        Some(Kind::File { ours: true }) => {
+            Ok(if tree::holds(&join(real, relative), &path, text)? {
+                Action::Unchanged
+            } else {
+                Action::Changed
+            })
+        }
+        Some(Kind::File { ours: false }) => Err(refuse(
+            &path,
+            "a file chartgen did not write (its first line is not chartgen's marker) is where it would write an object; move it away",
+        )),
+        Some(Kind::Dir) => Err(refuse(
+            &path,
+            "a folder is where chartgen would write a file; move it away",
+        )),
+        Some(_) => Err(refuse(
+            &path,
+            "it is a symbolic link; chartgen does not write through links: remove it",
+        )),
+    }
+}
+
+/// On a case-insensitive file system `Dev/x.yaml` is `dev/x.yaml`: writing
+/// one and removing the other would remove what was written. Refuses a
+/// name in the tree that differs only in case from one the render writes.
+fn refuse_names_differing_in_case(
+    tree: &tree::Tree,
+    files: &BTreeMap<String, String>,
+    shown: &Path,
+) -> Result<(), Error> {
+    let mut folded: BTreeMap<String, &str> = BTreeMap::new();
+    for relative in files.keys() {
+        let mut end = relative.len();
+        loop {
+            folded.insert(relative[..end].to_lowercase(), &relative[..end]);
+            match relative[..end].rfind('/') {
+                Some(slash) => end = slash,
+                None => break,
+            }
+        }
+    }
+    for relative in tree.keys() {
+        if let Some(ours) = folded.get(&relative.to_lowercase())
+            && *ours != relative
+        {
+            return Err(refuse(
+                &join(shown, relative),
+                &format!(
+                    "its name differs only in case from `{}`, which this render writes (one name on a case-insensitive file system); rename it",
+                    printable(&join(shown, ours).display().to_string())
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl<'a> Plan<'a> {
     /// `holding`: this process holds the lock.
     fn new(
@@ -202,119 +330,18 @@ impl<'a> Plan<'a> {
         write: bool,
         holding: bool,
     ) -> Result<Plan<'a>, Error> {
-        let real = root.real();
-        let shown = root.shown();
+        let (real, shown) = (root.real(), root.shown());
         let tree = tree::scan(real, shown)?;
         let mut actions = Vec::new();
-        let mut dirs = BTreeSet::new();
-        match tree.get(LOCK) {
-            Some(Kind::Lock) if !holding => {
-                // Another render is writing: say so, rather than whatever its
-                // half-done state would make this plan say.
-                if write::lock_held(&real.join(LOCK))? {
-                    return Err(write::busy(root.shown()));
-                }
-                if !write {
-                    actions.push((LOCK.to_owned(), Action::Removed));
-                }
-            }
-            Some(Kind::Foreign) => {
-                return Err(refuse(
-                    &shown.join(LOCK),
-                    "it is not a regular file (chartgen's lock file has this name); remove it",
-                ));
-            }
-            _ => {}
+        if let Some(action) = lock_action(root, &tree, write, holding)? {
+            actions.push((LOCK.to_owned(), action));
         }
+        let mut dirs = BTreeSet::new();
         for (relative, text) in files {
-            let parts: Vec<&str> = relative.split('/').collect();
-            if parts
-                .iter()
-                .any(|p| p.is_empty() || p.starts_with('.') || p.contains('\\'))
-            {
-                return Err(refuse(
-                    &join(shown, relative),
-                    "chartgen writes no such path (a bug)",
-                ));
-            }
-            for end in 1..parts.len() {
-                let folder = parts[..end].join("/");
-                match tree.get(&folder) {
-                    None => {
-                        dirs.insert(folder);
-                    }
-                    Some(Kind::Dir) => {}
-                    Some(Kind::Foreign) => {
-                        return Err(refuse(
-                            &join(shown, &folder),
-                            "it is a symbolic link; chartgen does not write through links: remove it or make it a real folder",
-                        ));
-                    }
-                    Some(_) => {
-                        return Err(refuse(
-                            &join(shown, &folder),
-                            "it is a file where chartgen needs a folder; move it away",
-                        ));
-                    }
-                }
-            }
-            let path = join(shown, relative);
-            let action = match tree.get(relative) {
-                None => Action::Added,
-                Some(Kind::File { ours: true }) => {
-                    if tree::holds(&join(real, relative), &path, text)? {
-                        Action::Unchanged
-                    } else {
-                        Action::Changed
-                    }
-                }
-                Some(Kind::File { ours: false }) => {
-                    return Err(refuse(
-                        &path,
-                        "a file chartgen did not write (its first line is not chartgen's marker) is where it would write an object; move it away",
-                    ));
-                }
-                Some(Kind::Dir) => {
-                    return Err(refuse(
-                        &path,
-                        "a folder is where chartgen would write a file; move it away",
-                    ));
-                }
-                Some(_) => {
-                    return Err(refuse(
-                        &path,
-                        "it is a symbolic link; chartgen does not write through links: remove it",
-                    ));
-                }
-            };
+            let action = file_action(&tree, (real, shown), relative, text, &mut dirs)?;
             actions.push((relative.clone(), action));
         }
-        // On a case-insensitive file system `Dev/x.yaml` is `dev/x.yaml`:
-        // writing one and removing the other would remove what was written.
-        let mut folded: BTreeMap<String, &str> = BTreeMap::new();
-        for relative in files.keys() {
-            let mut end = relative.len();
-            loop {
-                folded.insert(relative[..end].to_lowercase(), &relative[..end]);
-                match relative[..end].rfind('/') {
-                    Some(slash) => end = slash,
-                    None => break,
-                }
-            }
-        }
-        for relative in tree.keys() {
-            if let Some(ours) = folded.get(&relative.to_lowercase())
-                && *ours != relative
-            {
-                return Err(refuse(
-                    &join(shown, relative),
-                    &format!(
-                        "its name differs only in case from `{}`, which this render writes (one name on a case-insensitive file system); rename it",
-                        printable(&join(shown, ours).display().to_string())
-                    ),
-                ));
-            }
-        }
+        refuse_names_differing_in_case(&tree, files, shown)?;
         for (relative, kind) in &tree {
             if files.contains_key(relative) {
                 continue;
