@@ -424,4 +424,32 @@ mod tests {
             &Origin::Default
         )));
     }
+
+    #[test]
+    fn an_error_below_a_member_named_empty_or_like_a_number_is_located_there() {
+        let text = "builds:\n  buildkitd:\n    registries:\n      \"\": {cpu: 1}\n      \"0\": {http: 2}\n";
+        let source = crate::yaml::Source::file("v.yaml", text);
+        let document = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+            .unwrap()
+            .unwrap();
+        let problems = validate(&document, &document.to_json());
+        let registries = KeyPath::dotted("builds.buildkitd.registries");
+        let shown: Vec<(KeyPath, String)> = problems
+            .iter()
+            .map(|p| (p.path.clone(), format!("{} {}", p.origin, p.message)))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    registries.key(String::new()).key("cpu".to_owned()),
+                    "v.yaml:4:12 unknown key `cpu`".to_owned()
+                ),
+                (
+                    registries.key("0".to_owned()).key("http".to_owned()),
+                    "v.yaml:5:19 expected boolean, found integer `2`".to_owned()
+                ),
+            ]
+        );
+    }
 }
