@@ -67,7 +67,13 @@ pub fn bake(schema_dir: &Path, target: &Path) -> Result<(), String> {
         }
         versions.push((version.to_owned(), kinds));
     }
-    std::fs::write(target, baker.render(&versions)).map_err(|e| format!("{e}"))
+    // Absent only in the bake's own tests; the crate does not compile without.
+    let values = schema_dir.join("values.schema.json");
+    let values = match values.exists() {
+        true => Some(baker.values_root(&values)?),
+        false => None,
+    };
+    std::fs::write(target, baker.render(&versions, values)).map_err(|e| format!("{e}"))
 }
 
 type KindRoot = (String, String, u32);
@@ -129,6 +135,7 @@ enum Doc<'a> {
 #[derive(Default)]
 struct Node {
     types: Option<(u8, bool)>,
+    constant: Option<String>,
     enumeration: Vec<String>,
     minimum: Option<i64>,
     maximum: Option<i64>,
@@ -140,6 +147,7 @@ struct Node {
     properties: BTreeMap<String, u32>,
     additional: Option<Additional>,
     items: Option<u32>,
+    any_of: Vec<u32>,
     one_of: Vec<u32>,
 }
 
@@ -195,8 +203,32 @@ impl Baker {
             _ => return Err(format!("{where_}: no `$defs` object")),
         };
         self.definition_nodes.clear();
-        self.dir = format!("schema/kubernetes/{dir}");
+        self.dir = where_;
         Ok(())
+    }
+
+    /// Bakes the values schema (`schema/values.schema.json`, generated from
+    /// the `Values` types and kept fresh by a test): its local `#/$defs/NAME`
+    /// refs resolve into its own `$defs`.
+    fn values_root(&mut self, path: &Path) -> Result<u32, String> {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let where_ = "schema/values.schema.json".to_owned();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{where_}: {e}"))?;
+        let schema: Value = serde_json::from_str(&text).map_err(|e| format!("{where_}: {e}"))?;
+        let draft = schema.get("$schema").and_then(Value::as_str);
+        if draft != Some(DRAFT) || schema.get("$id").is_some() {
+            return Err(format!(
+                "{where_}: declares draft {draft:?} or an `$id`; the baked validator implements \
+                 {DRAFT} with local refs only"
+            ));
+        }
+        self.definitions = match schema.get("$defs") {
+            Some(Value::Object(defs)) => defs.clone(),
+            _ => return Err(format!("{where_}: no `$defs` object")),
+        };
+        self.definition_nodes.clear();
+        self.dir = where_.clone();
+        self.schema(&schema, Doc::Definitions, &where_, true)
     }
 
     /// Bakes a per-kind file and names its kind.
@@ -258,7 +290,7 @@ impl Baker {
         }
         let mut node = Box::<Node>::default();
         for (keyword, value) in object {
-            if root && matches!(keyword.as_str(), "$schema" | "$id") {
+            if root && matches!(keyword.as_str(), "$schema" | "$id" | "$defs") {
                 continue;
             }
             self.compile_keyword(
@@ -286,7 +318,7 @@ impl Baker {
                 .get(&current)
                 .cloned()
                 .ok_or_else(|| format!("{where_}: `$ref` to missing definition {current}"))?;
-            let def_where = format!("{}/_definitions.json#/$defs/{current}", self.dir);
+            let def_where = format!("{}#/$defs/{current}", self.dir);
             // A definition that is only a `$ref` is its target.
             let only_ref = schema
                 .as_object()
@@ -331,6 +363,12 @@ impl Baker {
     ) -> Result<(), String> {
         match keyword {
             "type" => node.types = Some(types(value, at)?),
+            "const" => {
+                let text = value.as_str().ok_or(format!(
+                    "{at}: the baked validator supports `const` of strings only"
+                ))?;
+                node.constant = Some(text.to_owned());
+            }
             "enum" => node.enumeration = strings(value, at, "enum")?,
             "minimum" => node.minimum = Some(limit(value, at)?),
             "maximum" => node.maximum = Some(limit(value, at)?),
@@ -356,14 +394,8 @@ impl Baker {
                 }
             }
             "items" => node.items = Some(self.schema(value, doc, at, false)?),
-            "oneOf" => {
-                let branches = value.as_array().filter(|b| b.len() >= 2);
-                let branches = branches.ok_or(format!("{at}: expected two branches or more"))?;
-                for (i, branch) in branches.iter().enumerate() {
-                    node.one_of
-                        .push(self.schema(branch, doc, &format!("{at}/{i}"), false)?);
-                }
-            }
+            "anyOf" => node.any_of = self.branches(value, doc, at)?,
+            "oneOf" => node.one_of = self.branches(value, doc, at)?,
             _ if is_annotation(keyword) => {}
             _ => {
                 return Err(format!(
@@ -374,6 +406,18 @@ impl Baker {
             }
         }
         Ok(())
+    }
+
+    /// The branches of an `anyOf` or `oneOf` (jsonschema words a single
+    /// branch apart: refused).
+    fn branches(&mut self, value: &Value, doc: Doc, at: &str) -> Result<Vec<u32>, String> {
+        let branches = value.as_array().filter(|b| b.len() >= 2);
+        let branches = branches.ok_or(format!("{at}: expected two branches or more"))?;
+        let mut nodes = Vec::new();
+        for (i, branch) in branches.iter().enumerate() {
+            nodes.push(self.schema(branch, doc, &format!("{at}/{i}"), false)?);
+        }
+        Ok(nodes)
     }
 
     /// A `pattern`, refused unless ECMA-262 (the schema's dialect, which
@@ -406,7 +450,7 @@ impl Baker {
         index
     }
 
-    fn render(&self, versions: &[(String, Vec<KindRoot>)]) -> String {
+    fn render(&self, versions: &[(String, Vec<KindRoot>)], values: Option<u32>) -> String {
         let mut code =
             String::from("// Generated by build/kube_schemas.rs from schema/; do not edit.\n\n");
         let _ = writeln!(
@@ -433,7 +477,12 @@ impl Baker {
             }
             code += "    ]),\n";
         }
-        code + "];\n"
+        code += "];\n";
+        if let Some(values) = values {
+            code += "\n/// The root node of `schema/values.schema.json`.\n";
+            let _ = writeln!(code, "pub static VALUES_ROOT: u32 = {values};");
+        }
+        code
     }
 }
 
@@ -582,6 +631,9 @@ fn render_node(node: &Node) -> String {
         field("types", bits.to_string());
         field("single_type", single.to_string());
     }
+    if let Some(constant) = &node.constant {
+        field("constant", format!("Some({constant:?})"));
+    }
     let list = |items: &[String]| {
         let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
         format!("&[{}]", quoted.join(", "))
@@ -627,9 +679,11 @@ fn render_node(node: &Node) -> String {
         Some(Additional::Node(i)) => field("additional", format!("Additional::Node({i})")),
         None => {}
     }
-    if !node.one_of.is_empty() {
-        let branches: Vec<String> = node.one_of.iter().map(u32::to_string).collect();
-        field("one_of", format!("&[{}]", branches.join(", ")));
+    for (name, branches) in [("any_of", &node.any_of), ("one_of", &node.one_of)] {
+        if !branches.is_empty() {
+            let branches: Vec<String> = branches.iter().map(u32::to_string).collect();
+            field(name, format!("&[{}]", branches.join(", ")));
+        }
     }
     format!("Node {{ {fields}..Node::ANY }}")
 }

@@ -1,5 +1,8 @@
 //! The JSON Schema of the values: generated from [`Values`] by schemars,
-//! enforced with the jsonschema crate.
+//! committed as `schema/values.schema.json` (a test keeps it fresh), baked
+//! into the validator's tables at build time (`build/kube_schemas.rs`) and
+//! enforced by [`crate::kube::validator`], which reports what jsonschema
+//! would (`tests/it/values_schema.rs`): no schema compile at run time.
 //!
 //! Validation runs on the merged YAML tree before serde sees it, so that every
 //! violation is collected (serde stops at the first) and each is reported at
@@ -7,12 +10,10 @@
 
 use std::sync::LazyLock;
 
-use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::paths::LocationSegment;
-use jsonschema::{ValidationError, Validator};
 use serde_json::Value as Json;
 
 use crate::diagnostic::{KeyPath, Problem, Segment, closest};
+use crate::kube::validator::{self, ErrorKind, SchemaError, Types, VALUES_ROOT};
 use crate::model::Values;
 use crate::model::types::{DIGEST_PATTERN, DNS_LABEL_PATTERN, QUANTITY_PATTERN};
 use crate::yaml::{Node, Origin, Value};
@@ -30,22 +31,20 @@ pub fn values_schema_text() -> String {
     text
 }
 
-static SCHEMA: LazyLock<(Json, Validator)> = LazyLock::new(|| {
-    let schema = values_schema();
-    let validator = jsonschema::validator_for(&schema)
-        .expect("the schema generated from the Values types is a valid JSON Schema");
-    (schema, validator)
-});
+/// The schema as JSON, for what only a problem or a float needs (known keys
+/// in declaration order, integer types): generated on first use.
+static SCHEMA: LazyLock<Json> = LazyLock::new(values_schema);
 
 /// Checks a merged values document (`instance` is its JSON) against the
-/// schema; returns every violation, located in `document`.
+/// schema, baked from `schema/values.schema.json` at build time; returns
+/// every violation, located in `document`.
 pub fn validate(document: &Node, instance: &Json) -> Vec<Problem> {
-    let (schema, validator) = &*SCHEMA;
     let mut problems = Vec::new();
-    for error in validator.iter_errors(instance) {
-        explain(schema, document, &error, &mut problems);
+    for error in validator::validate(VALUES_ROOT, instance) {
+        explain(document, &error, &mut problems);
     }
     if has_float(document) {
+        let schema = &*SCHEMA;
         floats_for_integers(schema, schema, document, &KeyPath::root(), &mut problems);
     }
     problems.dedup();
@@ -112,51 +111,18 @@ fn floats_for_integers(
     }
 }
 
-/// Turns one jsonschema error into problems located in the YAML tree.
-fn explain(schema: &Json, document: &Node, error: &ValidationError<'_>, out: &mut Vec<Problem>) {
-    let path = KeyPath(
-        error
-            .instance_path()
-            .iter()
-            .map(|segment| match segment {
-                LocationSegment::Property(key) => Segment::Key(key.into_owned()),
-                LocationSegment::Index(index) => Segment::Key(index.to_string()),
-            })
-            .collect(),
-    );
+/// Turns one schema error into problems located in the YAML tree.
+fn explain(document: &Node, error: &SchemaError<'_>, out: &mut Vec<Problem>) {
     // JSON pointers cannot tell a key "0" from an index 0; the tree can.
-    let (path, node) = resolve(document, &path);
+    let (path, node) = resolve(document, &error.path);
     let origin = node.map_or(Origin::Default, |n| n.origin.clone());
     let shown = |n: Option<&Node>| n.map_or_else(String::new, describe);
-    match error.kind() {
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let known = known_keys(schema, &path);
-            for key in unexpected {
-                let origin = node
-                    .and_then(|n| n.entry(key))
-                    .map_or_else(|| origin.clone(), |(k, _)| k.origin.clone());
-                let mut problem = Problem::new(
-                    origin,
-                    path.key(key.clone()),
-                    format!("unknown key `{key}`"),
-                );
-                problem.hint = match closest(key, known.iter().map(String::as_str)) {
-                    Some(near) => Some(format!("did you mean `{near}`?")),
-                    None if known.is_empty() => None,
-                    None => Some(format!("known keys here: {}", known.join(", "))),
-                };
-                out.push(problem);
-            }
+    match &error.kind {
+        ErrorKind::AdditionalProperties { unexpected } => {
+            unknown_keys(node, &path, &origin, unexpected, out);
         }
-        ValidationErrorKind::Type { kind } => {
-            let expected = match kind {
-                TypeKind::Single(t) => t.to_string(),
-                TypeKind::Multiple(set) => set
-                    .iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-            };
+        ErrorKind::Type { expected, .. } => {
+            let expected = expected.names().collect::<Vec<_>>().join(" or ");
             let mut problem = Problem::new(
                 origin,
                 path,
@@ -165,86 +131,124 @@ fn explain(schema: &Json, document: &Node, error: &ValidationError<'_>, out: &mu
             problem.hint = type_hint(&expected, node);
             out.push(problem);
         }
-        ValidationErrorKind::Enum { options } => {
-            let options: Vec<&str> = options
-                .as_array()
-                .map(|o| o.iter().filter_map(Json::as_str).collect())
-                .unwrap_or_default();
-            out.push(not_one_of(origin, path, node, error.instance(), &options));
+        ErrorKind::Enum { options } => {
+            out.push(not_one_of(origin, path, node, error.instance, options));
         }
-        ValidationErrorKind::Required { property } => out.push(Problem::new(
-            origin,
-            path,
-            format!("missing key `{}`", property.as_str().unwrap_or_default()),
-        )),
-        ValidationErrorKind::Pattern { pattern } => {
-            let what = match pattern.as_str() {
-                DNS_LABEL_PATTERN => {
-                    "is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)"
-                }
-                QUANTITY_PATTERN => "is not a Kubernetes quantity (such as 250m, 2, 1.5, 512Mi)",
-                DIGEST_PATTERN => "is not an image digest (`sha256:` and 64 lowercase hex digits)",
-                _ if pattern.contains("(h|m|s)") => {
-                    "is not a duration (such as 2160h, 90m or 1h30m)"
-                }
-                _ => "does not match the expected form",
-            };
-            let mut problem = Problem::new(origin, path, format!("{} {what}", shown(node)));
-            if what.starts_with("does not match") {
-                problem.hint = Some(format!("the value must match `{pattern}`"));
-            }
-            out.push(problem);
+        ErrorKind::Required { property } => {
+            out.push(Problem::new(
+                origin,
+                path,
+                format!("missing key `{property}`"),
+            ));
         }
-        ValidationErrorKind::MaxLength { limit } => out.push(Problem::new(
+        ErrorKind::Pattern { pattern } => out.push(mismatch(origin, path, shown(node), pattern)),
+        ErrorKind::MaxLength { limit } => out.push(Problem::new(
             origin,
             path,
             format!("{} is longer than {limit} characters", shown(node)),
         )),
-        ValidationErrorKind::MinLength { limit: 1 } => {
+        ErrorKind::MinLength { limit: 1 } => {
             out.push(Problem::new(origin, path, "must not be empty"));
         }
-        ValidationErrorKind::Minimum { limit } => out.push(Problem::new(
+        ErrorKind::Minimum { limit } => out.push(Problem::new(
             origin,
             path,
             format!("{} is less than the minimum of {limit}", shown(node)),
         )),
-        ValidationErrorKind::Maximum { limit } => out.push(Problem::new(
+        ErrorKind::Maximum { limit } => out.push(Problem::new(
             origin,
             path,
             format!("{} is more than the maximum of {limit}", shown(node)),
         )),
-        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context }
-            if context
-                .iter()
-                .all(|errors| errors.len() == 1 && constant(&errors[0]).is_some()) =>
-        {
-            // schemars writes an enum with documented variants as oneOf consts.
-            let options: Vec<&str> = context.iter().filter_map(|e| constant(&e[0])).collect();
-            out.push(not_one_of(origin, path, node, error.instance(), &options));
+        ErrorKind::AnyOf { context } | ErrorKind::OneOfNotValid { context } => {
+            explain_branches(document, error, context, (origin, path, node), out);
         }
-        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
-            // schemars writes `Option<T>` as anyOf [T, null]: explain the branch
-            // that is not the null one, so the user hears about T's rules.
-            let branch = context
-                .iter()
-                .find(|errors| !errors.iter().all(|e| expects_only_null(e)))
-                .or(context.first());
-            match branch {
-                Some(errors) if !errors.is_empty() => {
-                    for e in errors {
-                        explain(schema, document, e, out);
-                    }
-                }
-                _ => out.push(Problem::new(origin, path, error.to_string())),
+        _ => out.push(Problem::new(origin, path, error.to_string())),
+    }
+}
+
+/// `unknown key` problems, each with a "did you mean" or the known keys.
+fn unknown_keys(
+    node: Option<&Node>,
+    path: &KeyPath,
+    origin: &Origin,
+    unexpected: &[String],
+    out: &mut Vec<Problem>,
+) {
+    let known = known_keys(&SCHEMA, path);
+    for key in unexpected {
+        let origin = node
+            .and_then(|n| n.entry(key))
+            .map_or_else(|| origin.clone(), |(k, _)| k.origin.clone());
+        let mut problem = Problem::new(
+            origin,
+            path.key(key.clone()),
+            format!("unknown key `{key}`"),
+        );
+        problem.hint = match closest(key, known.iter().map(String::as_str)) {
+            Some(near) => Some(format!("did you mean `{near}`?")),
+            None if known.is_empty() => None,
+            None => Some(format!("known keys here: {}", known.join(", "))),
+        };
+        out.push(problem);
+    }
+}
+
+/// A string that does not match its `pattern`, in words where the pattern
+/// is one of the model's.
+fn mismatch(origin: Origin, path: KeyPath, shown: String, pattern: &str) -> Problem {
+    let what = match pattern {
+        DNS_LABEL_PATTERN => {
+            "is not a DNS-1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit)"
+        }
+        QUANTITY_PATTERN => "is not a Kubernetes quantity (such as 250m, 2, 1.5, 512Mi)",
+        DIGEST_PATTERN => "is not an image digest (`sha256:` and 64 lowercase hex digits)",
+        _ if pattern.contains("(h|m|s)") => "is not a duration (such as 2160h, 90m or 1h30m)",
+        _ => "does not match the expected form",
+    };
+    let mut problem = Problem::new(origin, path, format!("{shown} {what}"));
+    if what.starts_with("does not match") {
+        problem.hint = Some(format!("the value must match `{pattern}`"));
+    }
+    problem
+}
+
+/// An `anyOf` or `oneOf` no branch of which holds.
+fn explain_branches(
+    document: &Node,
+    error: &SchemaError<'_>,
+    context: &[Vec<SchemaError<'_>>],
+    (origin, path, node): (Origin, KeyPath, Option<&Node>),
+    out: &mut Vec<Problem>,
+) {
+    if context
+        .iter()
+        .all(|errors| errors.len() == 1 && constant(&errors[0]).is_some())
+    {
+        // schemars writes an enum with documented variants as oneOf consts.
+        let options: Vec<&str> = context.iter().filter_map(|e| constant(&e[0])).collect();
+        out.push(not_one_of(origin, path, node, error.instance, &options));
+        return;
+    }
+    // schemars writes `Option<T>` as anyOf [T, null]: explain the branch
+    // that is not the null one, so the user hears about T's rules.
+    let branch = context
+        .iter()
+        .find(|errors| !errors.iter().all(expects_only_null))
+        .or(context.first());
+    match branch {
+        Some(errors) if !errors.is_empty() => {
+            for e in errors {
+                explain(document, e, out);
             }
         }
         _ => out.push(Problem::new(origin, path, error.to_string())),
     }
 }
 
-fn constant<'e>(error: &'e ValidationError<'_>) -> Option<&'e str> {
-    match error.kind() {
-        ValidationErrorKind::Constant { expected_value } => expected_value.as_str(),
+fn constant<'e>(error: &'e SchemaError<'_>) -> Option<&'e str> {
+    match &error.kind {
+        ErrorKind::Constant { expected } => Some(expected),
         _ => None,
     }
 }
@@ -269,10 +273,13 @@ fn not_one_of(
     problem
 }
 
-fn expects_only_null(error: &ValidationError<'_>) -> bool {
+fn expects_only_null(error: &SchemaError<'_>) -> bool {
     matches!(
-        error.kind(),
-        ValidationErrorKind::Type { kind: TypeKind::Single(t) } if *t == jsonschema::JsonType::Null
+        error.kind,
+        ErrorKind::Type {
+            expected: Types(1),
+            single: true
+        }
     )
 }
 
@@ -325,28 +332,18 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
     Some(format!("{reading}; quote it (\"{text}\") to keep the text"))
 }
 
-/// Follows a path from the schema's instance location into the tree. Pointer
-/// segments that are numbers become indexes where the tree holds a sequence.
+/// Follows the validator's path (a member's name, an item's index) into
+/// the tree.
 fn resolve<'a>(document: &'a Node, path: &KeyPath) -> (KeyPath, Option<&'a Node>) {
-    let mut resolved = KeyPath::root();
     let mut node = Some(document);
     for segment in &path.0 {
-        let Segment::Key(key) = segment else {
-            unreachable!("schema paths arrive as keys")
+        node = match (segment, node.map(|n| &n.value)) {
+            (Segment::Index(index), Some(Value::Sequence(items))) => items.get(*index),
+            (Segment::Key(key), _) => node.and_then(|n| n.get(key)),
+            _ => None,
         };
-        match node.map(|n| &n.value) {
-            Some(Value::Sequence(items)) => {
-                let index: usize = key.parse().unwrap_or(usize::MAX);
-                resolved = resolved.index(index);
-                node = items.get(index);
-            }
-            _ => {
-                resolved = resolved.key(key.clone());
-                node = node.and_then(|n| n.get(key));
-            }
-        }
     }
-    (resolved, node)
+    (path.clone(), node)
 }
 
 /// The property names the schema allows at `path`, for "did you mean".
@@ -426,5 +423,33 @@ mod tests {
             &serde_json::json!({"buildd": {"replicas": 2}}),
             &Origin::Default
         )));
+    }
+
+    #[test]
+    fn an_error_below_a_member_named_empty_or_like_a_number_is_located_there() {
+        let text = "builds:\n  buildkitd:\n    registries:\n      \"\": {cpu: 1}\n      \"0\": {http: 2}\n";
+        let source = crate::yaml::Source::file("v.yaml", text);
+        let document = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+            .unwrap()
+            .unwrap();
+        let problems = validate(&document, &document.to_json());
+        let registries = KeyPath::dotted("builds.buildkitd.registries");
+        let shown: Vec<(KeyPath, String)> = problems
+            .iter()
+            .map(|p| (p.path.clone(), format!("{} {}", p.origin, p.message)))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    registries.key(String::new()).key("cpu".to_owned()),
+                    "v.yaml:4:12 unknown key `cpu`".to_owned()
+                ),
+                (
+                    registries.key("0".to_owned()).key("http".to_owned()),
+                    "v.yaml:5:19 expected boolean, found integer `2`".to_owned()
+                ),
+            ]
+        );
     }
 }

@@ -77,7 +77,7 @@ impl KubeSchemas {
                 .into_iter()
                 .map(|e| {
                     let message = e.to_string();
-                    (e.path, message)
+                    (validator::as_pointer_reads(e.path), message)
                 })
                 .collect(),
         )

@@ -1,12 +1,14 @@
-//! The validator of the baked schemas (`build/kube_schemas.rs`): exactly the
+//! The validator of the baked schemas (`build/kube_schemas.rs`: the
+//! Kubernetes and cert-manager schemas, and the values schema): exactly the
 //! keywords they use, under JSON Schema draft 2020-12, reporting what
 //! jsonschema 0.61 reports for them: the same errors, at the same instance
 //! paths, with the same messages, in the same order (its keyword priority:
-//! `type`, `enum`, `minimum`, `maximum`, `minLength`, `maxLength`, `required`,
-//! `pattern`, then the members of a closed object in the instance's order,
-//! its unexpected members, a single `required` name it fuses into that walk,
-//! then `items` and `oneOf`). `format` is an annotation in 2020-12: kept in
-//! the tables, never asserted.
+//! `type`, `const`, `enum`, `minimum`, `maximum`, `minLength`, `maxLength`,
+//! `required`, `pattern`, then the members of a closed object in the
+//! instance's order, its unexpected members, a single `required` name it
+//! fuses into that walk, then `items`, `anyOf` and `oneOf`, these two with
+//! every branch's errors when they fail). `format` is an annotation in
+//! 2020-12: kept in the tables, never asserted.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -23,6 +25,8 @@ pub struct Node {
     pub types: u8,
     /// Whether `type` named one type (jsonschema words its error apart).
     pub single_type: bool,
+    /// `const`, a string.
+    pub constant: Option<&'static str>,
     /// `enum`, of strings only.
     pub enumeration: &'static [&'static str],
     /// `minimum`, an integer.
@@ -48,6 +52,8 @@ pub struct Node {
     pub additional: Additional,
     /// `items`.
     pub items: Option<u32>,
+    /// `anyOf`.
+    pub any_of: &'static [u32],
     /// `oneOf`.
     pub one_of: &'static [u32],
 }
@@ -68,6 +74,7 @@ impl Node {
     pub const ANY: Node = Node {
         types: 0,
         single_type: false,
+        constant: None,
         enumeration: &[],
         minimum: None,
         maximum: None,
@@ -80,6 +87,7 @@ impl Node {
         properties: &[],
         additional: Additional::Any,
         items: None,
+        any_of: &[],
         one_of: &[],
     };
 }
@@ -92,7 +100,7 @@ mod baked {
     include!(concat!(env!("OUT_DIR"), "/kube_schemas.rs"));
 }
 
-pub use baked::{NODES, PATTERNS, VERSIONS};
+pub use baked::{NODES, PATTERNS, VALUES_ROOT, VERSIONS};
 
 /// A set of JSON types, as jsonschema orders and names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,13 +140,18 @@ fn is_integer(n: &serde_json::Number) -> bool {
 
 /// What a violation is, with what its message needs.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ErrorKind {
+pub enum ErrorKind<'i> {
     /// `type`; `single` when the schema named one type.
     Type {
         /// The accepted types.
         expected: Types,
         /// Whether `type` named one type.
         single: bool,
+    },
+    /// `const`.
+    Constant {
+        /// The one allowed value.
+        expected: &'static str,
     },
     /// `enum`.
     Enum {
@@ -180,21 +193,33 @@ pub enum ErrorKind {
         /// The undeclared members, in the instance's order.
         unexpected: Vec<String>,
     },
+    /// `anyOf`, no branch valid.
+    AnyOf {
+        /// Each branch's errors, in the schema's order.
+        context: Vec<Vec<SchemaError<'i>>>,
+    },
     /// `oneOf`, no branch valid.
-    OneOfNotValid,
+    OneOfNotValid {
+        /// Each branch's errors, in the schema's order.
+        context: Vec<Vec<SchemaError<'i>>>,
+    },
     /// `oneOf`, several branches valid.
-    OneOfMultipleValid,
+    OneOfMultipleValid {
+        /// Each branch's errors (the valid ones' empty), in the schema's order.
+        context: Vec<Vec<SchemaError<'i>>>,
+    },
 }
 
 /// One violation: where, of what value, and what.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchemaError<'i> {
-    /// The offending node's path, as jsonschema's instance path reads.
+    /// The offending node's path: a member's name as written, an item's
+    /// index (see [`as_pointer_reads`]).
     pub path: KeyPath,
     /// The offending value.
     pub instance: &'i Json,
     /// The violation.
-    pub kind: ErrorKind,
+    pub kind: ErrorKind<'i>,
 }
 
 impl fmt::Display for SchemaError<'_> {
@@ -217,6 +242,7 @@ impl fmt::Display for SchemaError<'_> {
                 }
                 Ok(())
             }
+            ErrorKind::Constant { expected } => write!(f, "{} was expected", Quoted(expected)),
             ErrorKind::Enum { options } => write_enum(f, instance, options),
             ErrorKind::Minimum { limit } => {
                 write!(f, "{instance} is less than the minimum of {limit}")
@@ -245,11 +271,15 @@ impl fmt::Display for SchemaError<'_> {
                 let verb = if unexpected.len() == 1 { "was" } else { "were" };
                 write!(f, " {verb} unexpected)")
             }
-            ErrorKind::OneOfNotValid => write!(
+            ErrorKind::AnyOf { .. } => write!(
+                f,
+                "{instance} is not valid under any of the schemas listed in the 'anyOf' keyword"
+            ),
+            ErrorKind::OneOfNotValid { .. } => write!(
                 f,
                 "{instance} is not valid under any of the schemas listed in the 'oneOf' keyword"
             ),
-            ErrorKind::OneOfMultipleValid => write!(
+            ErrorKind::OneOfMultipleValid { .. } => write!(
                 f,
                 "{instance} is valid under more than one of the schemas listed in the 'oneOf' keyword"
             ),
@@ -301,12 +331,8 @@ impl Location<'_> {
         loop {
             match at {
                 Location::Root => break,
-                // As `KeyPath::from_pointer` reads jsonschema's instance path.
                 Location::Key(parent, key) => {
-                    segments.push(match key.parse::<usize>() {
-                        Ok(index) => Segment::Index(index),
-                        Err(_) => Segment::Key(key.to_owned()),
-                    });
+                    segments.push(Segment::Key(key.to_owned()));
                     at = *parent;
                 }
                 Location::Index(parent, index) => {
@@ -320,6 +346,19 @@ impl Location<'_> {
     }
 }
 
+/// `path` as [`KeyPath::from_pointer`] reads jsonschema's instance path: a
+/// member named like a number becomes an index.
+pub fn as_pointer_reads(path: KeyPath) -> KeyPath {
+    let segments = path.0.into_iter().map(|segment| match segment {
+        Segment::Key(key) => match key.parse::<usize>() {
+            Ok(index) => Segment::Index(index),
+            Err(_) => Segment::Key(key),
+        },
+        index => index,
+    });
+    KeyPath(segments.collect())
+}
+
 /// Every violation of `instance` against node `root`, in jsonschema's order.
 pub fn validate(root: u32, instance: &Json) -> Vec<SchemaError<'_>> {
     let mut errors = Vec::new();
@@ -327,7 +366,12 @@ pub fn validate(root: u32, instance: &Json) -> Vec<SchemaError<'_>> {
     errors
 }
 
-fn push<'i>(out: &mut Vec<SchemaError<'i>>, at: Location<'_>, instance: &'i Json, kind: ErrorKind) {
+fn push<'i>(
+    out: &mut Vec<SchemaError<'i>>,
+    at: Location<'_>,
+    instance: &'i Json,
+    kind: ErrorKind<'i>,
+) {
     out.push(SchemaError {
         path: at.to_key_path(),
         instance,
@@ -340,6 +384,11 @@ fn walk<'i>(index: u32, instance: &'i Json, at: Location<'_>, out: &mut Vec<Sche
     if node.types != 0 && !Types(node.types).accept(instance) {
         let (expected, single) = (Types(node.types), node.single_type);
         push(out, at, instance, ErrorKind::Type { expected, single });
+    }
+    if let Some(expected) = node.constant
+        && instance.as_str() != Some(expected)
+    {
+        push(out, at, instance, ErrorKind::Constant { expected });
     }
     let options = node.enumeration;
     if !options.is_empty() && !instance.as_str().is_some_and(|s| options.contains(&s)) {
@@ -373,6 +422,9 @@ fn walk<'i>(index: u32, instance: &'i Json, at: Location<'_>, out: &mut Vec<Sche
             }
         }
         _ => {}
+    }
+    if !node.any_of.is_empty() {
+        check_any_of(node.any_of, instance, at, out);
     }
     if !node.one_of.is_empty() {
         check_one_of(node.one_of, instance, at, out);
@@ -483,6 +535,19 @@ fn declared(node: &Node, key: &str) -> Option<u32> {
         .map(|i| properties[i].1)
 }
 
+fn check_any_of<'i>(
+    branches: &[u32],
+    instance: &'i Json,
+    at: Location<'_>,
+    out: &mut Vec<SchemaError<'i>>,
+) {
+    if branches.iter().any(|&b| is_valid(b, instance)) {
+        return;
+    }
+    let context = branch_errors(branches, instance, at);
+    push(out, at, instance, ErrorKind::AnyOf { context });
+}
+
 fn check_one_of<'i>(
     branches: &[u32],
     instance: &'i Json,
@@ -490,12 +555,35 @@ fn check_one_of<'i>(
     out: &mut Vec<SchemaError<'i>>,
 ) {
     let mut valid = branches.iter().filter(|&&b| is_valid(b, instance));
-    let kind = match (valid.next(), valid.next()) {
-        (None, _) => ErrorKind::OneOfNotValid,
-        (Some(_), Some(_)) => ErrorKind::OneOfMultipleValid,
+    let multiple = match (valid.next(), valid.next()) {
+        (None, _) => false,
+        (Some(_), Some(_)) => true,
         (Some(_), None) => return,
     };
+    let context = branch_errors(branches, instance, at);
+    let kind = if multiple {
+        ErrorKind::OneOfMultipleValid { context }
+    } else {
+        ErrorKind::OneOfNotValid { context }
+    };
     push(out, at, instance, kind);
+}
+
+/// Each branch's errors at the instance's own location, as jsonschema
+/// collects them for an `anyOf` or `oneOf` that fails.
+fn branch_errors<'i>(
+    branches: &[u32],
+    instance: &'i Json,
+    at: Location<'_>,
+) -> Vec<Vec<SchemaError<'i>>> {
+    branches
+        .iter()
+        .map(|&branch| {
+            let mut errors = Vec::new();
+            walk(branch, instance, at, &mut errors);
+            errors
+        })
+        .collect()
 }
 
 fn is_valid(index: u32, instance: &Json) -> bool {
@@ -504,21 +592,17 @@ fn is_valid(index: u32, instance: &Json) -> bool {
     errors.is_empty()
 }
 
-/// The compiled `PATTERNS[index]`, compiled once, with the limits of
+/// The compiled `PATTERNS[index]`, each compiled on first use (the values
+/// need three of them, not every Kubernetes one), with the limits of
 /// [`super::pattern_engine`].
 fn regex(index: usize) -> &'static regex::Regex {
-    static COMPILED: OnceLock<Vec<regex::Regex>> = OnceLock::new();
-    let compiled = COMPILED.get_or_init(|| {
-        PATTERNS
-            .iter()
-            .map(|pattern| {
-                regex::RegexBuilder::new(pattern)
-                    .size_limit(1 << 20)
-                    .dfa_size_limit(1 << 20)
-                    .build()
-                    .expect("build.rs compiled every pattern")
-            })
-            .collect()
-    });
-    &compiled[index]
+    static COMPILED: OnceLock<Vec<OnceLock<regex::Regex>>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(|| PATTERNS.iter().map(|_| OnceLock::new()).collect());
+    compiled[index].get_or_init(|| {
+        regex::RegexBuilder::new(PATTERNS[index])
+            .size_limit(1 << 20)
+            .dfa_size_limit(1 << 20)
+            .build()
+            .expect("build.rs compiled every pattern")
+    })
 }

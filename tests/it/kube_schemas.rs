@@ -97,7 +97,7 @@ impl Version {
             .into_iter()
             .map(|e| {
                 let message = e.to_string();
-                (e.path, message)
+                (validator::as_pointer_reads(e.path), message)
             })
             .collect();
         assert_eq!(

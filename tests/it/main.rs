@@ -16,3 +16,4 @@ mod schema_file;
 mod secrets;
 mod terminal;
 mod validate;
+mod values_schema;
