@@ -93,8 +93,8 @@ fn plain_is_safe(text: &str) -> bool {
         || is_unit_quantity(text);
     start_ok
         && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || " -_./:@+=()".contains(c))
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b" -_./:@+=()".contains(&b))
         && !text.ends_with([' ', ':'])
         && !text.contains(": ")
         && !text.contains(" #")

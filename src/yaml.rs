@@ -1159,6 +1159,9 @@ fn resolve_other_than_string(text: &str) -> Option<Result<Value, String>> {
         }
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
         | ".nan" | ".NaN" | ".NAN" => Err(format!("`{}` is not a finite number", quote(text))),
+        // Numbers start with a digit, a sign or a dot: past the words
+        // above, text that starts with a letter is a string.
+        _ if text.starts_with(|c: char| c.is_ascii_alphabetic()) => return None,
         _ => return resolve_number(text),
     })
 }
