@@ -11,7 +11,8 @@
 
 pub mod api;
 pub mod facts;
-pub mod rbac;
+// Effective RBAC is generic (`kubernetes::rbac`); its old path stays.
+pub use crate::kubernetes::rbac;
 pub mod rules;
 pub mod schema;
 
