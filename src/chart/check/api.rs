@@ -17,7 +17,7 @@ use crate::names;
 /// Checks every object of `context`.
 pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     for index in 0..context.objects.len() {
-        for (path, message) in problems(&context.objects[index]) {
+        for (path, message) in problems(context.objects[index]) {
             findings.report(Invariant::Api, index, &path, message);
         }
     }
