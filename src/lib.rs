@@ -1,36 +1,32 @@
 //! chartgen: the buildkit-operator's Kubernetes manifests from typed values.
 //!
-//! The pipeline, one module per stage (see ARCHITECTURE.md):
-//! [`values`] reads and merges YAML with positions ([`yaml`]), [`schema`]
-//! validates it against the schema generated from [`model`], and the model's
-//! [`model::rules`] check what a schema cannot say. [`commands`] holds one
-//! function per subcommand; `main.rs` only dispatches and reports.
+//! The tree shows the plan (ARCHITECTURE.md, "Layout"): the base
+//! ([`text`], [`location`], [`diagnostic`], [`error`], [`exit`]) under
+//! [`kubernetes`], the generic layer usable on any manifests, under
+//! [`chart`], the buildkit operator's values, plan, templates and ADR
+//! policy, under [`cli`], the command line; `src/layers.rs` checks that
+//! no folder uses one above it.
+//!
+//! The pipeline, one module per stage: [`values`] reads and merges YAML
+//! with positions ([`yaml`]), [`schema`] validates it against the schema
+//! generated from [`model`], and the model's [`model::rules`] check what a
+//! schema cannot say. [`commands`] holds one function per subcommand;
+//! `main.rs` only dispatches and reports.
 
-pub mod check;
+pub mod chart;
 pub mod cli;
-pub mod commands;
 pub mod diagnostic;
-pub mod diff;
-pub mod docs;
-pub mod emit;
 pub mod error;
 pub mod exit;
-pub mod files;
-pub mod input;
-pub mod kube;
+pub mod kubernetes;
 #[cfg(test)]
 mod layers;
 pub mod location;
-pub mod manifest;
-pub mod model;
-pub mod names;
-pub mod output;
-pub mod pipeline;
-pub mod plan;
-pub mod render;
-pub mod report;
-pub mod schema;
-pub mod secret;
 pub mod text;
-pub mod values;
-pub mod yaml;
+
+// Every module keeps its short path (`crate::yaml`, `chartgen::plan`):
+// tests, benches and users of the library name modules, not folders, so a
+// module can change folder without a change to any of them.
+pub use chart::{check, docs, model, pipeline, plan, render, schema, values};
+pub use cli::{commands, report};
+pub use kubernetes::{diff, emit, files, input, kube, manifest, names, output, rbac, secret, yaml};

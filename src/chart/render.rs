@@ -17,6 +17,8 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use crate::emit;
 use crate::error::Error;
 use crate::plan::Plan;
+// A template's output and its trace are what `manifest` parses back.
+pub use crate::manifest::{Rendered, Trace};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -24,40 +26,6 @@ mod embedded {
 
 /// The templates, by name relative to `templates/`.
 pub use embedded::TEMPLATES;
-
-/// The YAML output of one object template.
-#[derive(Debug)]
-pub struct Rendered {
-    /// The template's name, relative to `templates/`.
-    pub template: String,
-    /// What it rendered: zero or more YAML documents.
-    pub text: String,
-    /// Which template line wrote which part of `text`.
-    pub trace: Trace,
-}
-
-/// Which template line wrote each part of a rendered text.
-#[derive(Debug, Default)]
-pub struct Trace {
-    /// `(output byte range, template, template line, written verbatim)`.
-    spans: Vec<(std::ops::Range<usize>, String, usize, bool)>,
-}
-
-impl Trace {
-    /// The template and line that wrote byte `offset` of the output.
-    pub fn source_of(&self, text: &str, offset: usize) -> Option<(&str, usize)> {
-        let (range, template, line, raw) =
-            self.spans.iter().rev().find(|(range, ..)| {
-                range.start <= offset && offset < range.end.max(range.start + 1)
-            })?;
-        let line = if *raw {
-            line + text.get(range.start..offset)?.matches('\n').count()
-        } else {
-            *line
-        };
-        Some((template, line))
-    }
-}
 
 /// The environment variable naming a directory to read templates from at
 /// run time instead of the embedded ones: for template authors, who can

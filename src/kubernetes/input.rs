@@ -9,6 +9,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde_json::Value as Json;
+
 use crate::diagnostic::{KeyPath, Problem, printable};
 use crate::error::Error;
 use crate::files;
@@ -25,6 +27,27 @@ pub struct ManifestSet {
     pub manifests: Vec<Manifest>,
     /// The Kyverno exemptions artifacts the input holds (one per release).
     pub exemptions: Vec<Node>,
+}
+
+/// Several releases' exemptions artifacts as one: the namespaces each
+/// policy excludes, all of them.
+pub fn merged_exemptions(artifacts: &[Node]) -> Option<Json> {
+    let mut merged = serde_json::Map::new();
+    for artifact in artifacts.iter().map(Node::to_json) {
+        for (key, entry) in artifact.as_object().into_iter().flatten() {
+            let list = merged
+                .entry(key.clone())
+                .or_insert_with(|| serde_json::json!({"excludedNamespaces": []}));
+            let namespaces = entry["excludedNamespaces"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if let Some(all) = list["excludedNamespaces"].as_array_mut() {
+                all.extend(namespaces);
+            }
+        }
+    }
+    (!artifacts.is_empty()).then_some(Json::Object(merged))
 }
 
 /// The names under which kustomize reads a directory's kustomization.

@@ -1,7 +1,7 @@
 //! Effective RBAC on any manifests ([`resolve`]: roles, bindings,
 //! aggregation, `GRANT_BUDGET`) and `chartgen rbac`'s table ([`table`]).
 //! The chart's RBAC invariants (R1-R6) are rules of their own in
-//! [`super::rules`]; they ask [`Rbac`] their questions.
+//! the chart's `check::rules`; they ask [`Rbac`] their questions.
 
 pub mod resolve;
 pub mod table;

@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use crate::emit;
 use crate::error::Error;
-use crate::render::{Rendered, Trace};
 use crate::yaml::{self, Limits, Node, Source, Value};
 
 /// Budgets for rendered output and manifests read from disk. `input::read`
@@ -26,6 +25,40 @@ pub const LIMITS: Limits = Limits {
     max_depth: 64,
     max_nodes: 1_200_000,
 };
+
+/// The YAML output of one object template.
+#[derive(Debug)]
+pub struct Rendered {
+    /// The template's name, relative to `templates/`.
+    pub template: String,
+    /// What it rendered: zero or more YAML documents.
+    pub text: String,
+    /// Which template line wrote which part of `text`.
+    pub trace: Trace,
+}
+
+/// Which template line wrote each part of a rendered text.
+#[derive(Debug, Default)]
+pub struct Trace {
+    /// `(output byte range, template, template line, written verbatim)`.
+    pub(crate) spans: Vec<(std::ops::Range<usize>, String, usize, bool)>,
+}
+
+impl Trace {
+    /// The template and line that wrote byte `offset` of the output.
+    pub fn source_of(&self, text: &str, offset: usize) -> Option<(&str, usize)> {
+        let (range, template, line, raw) =
+            self.spans.iter().rev().find(|(range, ..)| {
+                range.start <= offset && offset < range.end.max(range.start + 1)
+            })?;
+        let line = if *raw {
+            line + text.get(range.start..offset)?.matches('\n').count()
+        } else {
+            *line
+        };
+        Some((template, line))
+    }
+}
 
 /// What identifies an object in a cluster.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

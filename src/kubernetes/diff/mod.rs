@@ -25,10 +25,10 @@ use serde_json::Value as Json;
 
 pub use text::{Style, render_text};
 
-use crate::check::rbac::{self, Scope};
 use crate::diagnostic::{KeyPath, Segment, Syntax};
 use crate::input::ManifestSet;
 use crate::manifest::{Manifest, ObjectId};
+use crate::rbac::{self, Scope};
 use crate::secret;
 use crate::yaml::{Node, Value};
 use compare::Step;
@@ -270,7 +270,7 @@ pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
     let mut result = diff(&old.set.manifests, &new.set.manifests, ignore);
     (result.renamed, result.moves) = moves::moves(old, new);
     let (old, new) = (old.set, new.set);
-    let artifact = |set: &ManifestSet| crate::check::merged_exemptions(&set.exemptions);
+    let artifact = |set: &ManifestSet| crate::input::merged_exemptions(&set.exemptions);
     // A stream never carries the artifact: compare it only when both sides do.
     let (before, after) = (artifact(old), artifact(new));
     if before.is_some() && after.is_some() && before != after {

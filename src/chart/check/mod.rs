@@ -11,7 +11,10 @@
 
 pub mod api;
 pub mod facts;
-pub mod rbac;
+// Effective RBAC is generic (`kubernetes::rbac`); its old path stays.
+pub use crate::kubernetes::rbac;
+// Merging exemptions artifacts is generic (`input`); its old path stays.
+pub use crate::input::merged_exemptions;
 pub mod rules;
 pub mod schema;
 
@@ -401,27 +404,6 @@ pub fn run_borrowed(
     });
     findings.dedup();
     Report { findings, info }
-}
-
-/// Several releases' exemptions artifacts as one: the namespaces each
-/// policy excludes, all of them.
-pub fn merged_exemptions(artifacts: &[Node]) -> Option<Json> {
-    let mut merged = serde_json::Map::new();
-    for artifact in artifacts.iter().map(Node::to_json) {
-        for (key, entry) in artifact.as_object().into_iter().flatten() {
-            let list = merged
-                .entry(key.clone())
-                .or_insert_with(|| serde_json::json!({"excludedNamespaces": []}));
-            let namespaces = entry["excludedNamespaces"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            if let Some(all) = list["excludedNamespaces"].as_array_mut() {
-                all.extend(namespaces);
-            }
-        }
-    }
-    (!artifacts.is_empty()).then_some(Json::Object(merged))
 }
 
 /// Findings, then what was not verified, as text for a person. Every line
