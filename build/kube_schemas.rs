@@ -1,5 +1,5 @@
 //! Bakes the vendored Kubernetes and cert-manager schemas into static tables
-//! (`$OUT_DIR/kube_schemas.rs`) for `src/kube/validator.rs`: no JSON parse and
+//! (`$OUT_DIR/kube_schemas.rs`) for `src/kubernetes/kube/validator.rs`: no JSON parse and
 //! no schema compile at run time.
 //!
 //! Only what validation reads is kept (descriptions and `x-kubernetes-*`
@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// Where the per-kind files `$ref` their shared definitions.
 const DEFINITIONS_URI: &str = "https://kubernetes.io/api/_definitions.json";
-/// Type bits, as `src/kube/validator.rs` reads them (jsonschema's order).
+/// Type bits, as `src/kubernetes/kube/validator.rs` reads them (jsonschema's order).
 const TYPES: [(&str, u8); 7] = [
     ("null", 1),
     ("boolean", 2),
@@ -131,7 +131,7 @@ enum Doc<'a> {
     Kind(Option<&'a str>),
 }
 
-/// One node being baked, in the fields of `src/kube/validator.rs`'s `Node`.
+/// One node being baked, in the fields of `src/kubernetes/kube/validator.rs`'s `Node`.
 #[derive(Default)]
 struct Node {
     types: Option<(u8, bool)>,
@@ -400,7 +400,7 @@ impl Baker {
             _ => {
                 return Err(format!(
                     "{at}: keyword `{keyword}` is not supported by the baked validator \
-                     (src/kube/validator.rs); implement it there and in build/kube_schemas.rs, \
+                     (src/kubernetes/kube/validator.rs); implement it there and in build/kube_schemas.rs, \
                      or the schema would be half-checked"
                 ));
             }

@@ -106,8 +106,7 @@ fn folders(lib: &str) -> BTreeMap<String, &'static str> {
     folder
 }
 
-/// The folder a file of `src/` is in: the folder it sits in, or, for a
-/// module still at the top (`src/kube/`), the folder that mounts it.
+/// The folder a file of `src/` is in (a module at the top is the base).
 fn folder_of(relative: &Path, folder: &BTreeMap<String, &'static str>) -> &'static str {
     let first = relative.components().next().expect("a path under src/");
     let first = first.as_os_str().to_string_lossy();

@@ -11,9 +11,5 @@ pub mod model;
 pub mod pipeline;
 pub mod plan;
 pub mod render;
-// Still at `src/schema.rs` and `src/values/` while another branch edits
-// them; moving each here is a `git mv` and deleting its `path` line.
-#[path = "../schema.rs"]
 pub mod schema;
-#[path = "../values/mod.rs"]
 pub mod values;

@@ -10,9 +10,6 @@ pub mod diff;
 pub mod emit;
 pub mod files;
 pub mod input;
-// Still at `src/kube/` while another branch edits it; moving it here is
-// `git mv src/kube src/kubernetes/kube` and deleting this `path` line.
-#[path = "../kube/mod.rs"]
 pub mod kube;
 pub mod manifest;
 pub mod names;

@@ -17,7 +17,7 @@ use serde_json::{Value as Json, json};
 mod bake;
 
 /// One vendored version: the baked schemas and jsonschema's validators of
-/// the same files, compiled as `src/kube.rs` did before the schemas were baked.
+/// the same files, compiled as the old `src/kube.rs` did before the schemas were baked.
 struct Version {
     name: &'static str,
     baked: KubeSchemas,

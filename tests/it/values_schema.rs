@@ -1,6 +1,6 @@
 //! The values schema baked at build time and its validator against
 //! jsonschema compiling `schema/values.schema.json` at run time, as
-//! `src/schema.rs` did before: the same errors (instance path, message,
+//! `src/chart/schema.rs` did before: the same errors (instance path, message,
 //! order) with the same per-branch errors of every `anyOf`/`oneOf`, which is
 //! all `schema::validate` reads to make its problems, on every fixture, every
 //! environment and a seeded corpus of mutations.
