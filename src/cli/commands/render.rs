@@ -31,14 +31,7 @@ const VALUES_DIR: &str = "values";
 pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     let inputs = args.values.inputs();
     let Some(dir) = &args.output_dir else {
-        let Some(output) = checked_render(&inputs)? else {
-            return Ok(Exit::Findings);
-        };
-        let bundles = selected(&output, args.bundle.unwrap_or(BundleChoice::Release))?;
-        let stream = manifest::to_stream(output.in_order(&bundles));
-        super::print_stdout(&stream)?;
-        super::leave_to_exit((output, stream));
-        return Ok(Exit::Success);
+        return to_stdout(&inputs, args.bundle.unwrap_or(BundleChoice::Release));
     };
     let root = OutputDir::new(dir)?;
     if root.resolved_parent() {
@@ -243,13 +236,45 @@ fn checked_render(inputs: &Inputs) -> anyhow::Result<Option<Output>> {
     let loaded = values::load(inputs)?;
     let output = pipeline::render(&loaded.values)?;
     let findings = pipeline::check(&output);
+    Ok(refuse_findings(&output, &findings).then_some(output))
+}
+
+/// Whether the render passed its checks; if not, prints the findings.
+fn refuse_findings(output: &Output, findings: &[check::Finding]) -> bool {
     if findings.is_empty() {
-        return Ok(Some(output));
+        return true;
     }
     let objects = output.release.len() + output.kata.len();
-    eprint!("{}", check::render_text(&findings, &[], objects));
+    eprint!("{}", check::render_text(findings, &[], objects));
     eprintln!("error: the render breaks the invariants above; nothing was written");
-    Ok(None)
+    false
+}
+
+/// One environment as a YAML stream on stdout. The stream is written while
+/// the checks run, on a second core when there is one (each only reads the
+/// objects), and printed only if they pass.
+fn to_stdout(inputs: &Inputs, choice: BundleChoice) -> anyhow::Result<Exit> {
+    let loaded = values::load(inputs)?;
+    let output = pipeline::render(&loaded.values)?;
+    let bundles = selected(&output, choice)?;
+    let stream = || manifest::to_stream(output.in_order(&bundles));
+    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    let (findings, stream) = if parallel {
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(stream);
+            let findings = pipeline::check(&output);
+            (findings, writer.join())
+        })
+    } else {
+        (pipeline::check(&output), Ok(stream()))
+    };
+    let stream = stream.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    if !refuse_findings(&output, &findings) {
+        return Ok(Exit::Findings);
+    }
+    super::print_stdout(&stream)?;
+    super::leave_to_exit((loaded, output, stream));
+    Ok(Exit::Success)
 }
 
 /// `values/<env>.yaml` (or `.yml`) → the folder `<env>`, each with the
