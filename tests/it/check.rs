@@ -42,6 +42,7 @@ const CR_ROLE_RULES: &str = "rules:\n  - apiGroups: [buildkit-operator.dev]\n   
 type Mutation = (&'static str, &'static str, Vec<(&'static str, String)>);
 
 /// Each case breaks exactly one invariant.
+// Over 80 lines: one table of every mutation and the exact finding it must give, read top to bottom.
 fn mutations() -> Vec<Mutation> {
     vec![
         ("r1-events-in-a-role", "R1", vec![(

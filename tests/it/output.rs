@@ -579,6 +579,7 @@ fn repository(files: &[&str]) -> tempfile::TempDir {
     base
 }
 
+// Over 80 lines: a table of environment names and the refusal each must give.
 #[test]
 fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
     for (files, message) in [
@@ -785,6 +786,7 @@ fn only_files(
 /// (a temporary file is a beginning of a new one), `--check` failing, the
 /// next render converging to exactly what an uninterrupted one writes, and
 /// `--check` passing then.
+// Over 80 lines: one scenario (stop, inspect, converge) whose steps share the same scratch directories.
 #[test]
 fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges() {
     let prod = values("ovh-prod.yaml");

@@ -220,6 +220,7 @@ const SYNTAX: &[&str] = &[
     "a: 'it''s {w}'\n",
 ];
 
+// Over 80 lines: a generator: one match arm per shape of YAML it writes.
 fn document(rng: &mut Rng) -> String {
     let mut out = String::new();
     if rng.below(40) == 0 {
@@ -526,6 +527,7 @@ fn objects_read(run: &crate::harness::Run) -> &str {
 /// A kustomization that lists resources is evaluated (files and folders
 /// with their own kustomization); everything else it could do is refused
 /// with the `kubectl kustomize` hint.
+// Over 80 lines: a table of kustomizations and the outcome each must give.
 #[test]
 fn kustomizations_are_evaluated_or_refused() {
     let dir = temp("kustomize");
