@@ -437,6 +437,14 @@ fn printable_in_yaml(c: char) -> bool {
 /// character at all to some readers.
 fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), YamlError> {
     let text = &source.text;
+    // Printable ASCII, tabs and line breaks, the common case, need no
+    // decoding: every character this looks for is outside it.
+    if text
+        .bytes()
+        .all(|b| matches!(b, b'\t' | b'\n' | b'\r' | b' '..=b'~'))
+    {
+        return Ok(());
+    }
     let found = text.char_indices().find(|&(at, c)| {
         matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
             || (c == '\u{feff}' && at > 0)
