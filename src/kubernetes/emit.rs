@@ -39,7 +39,13 @@ fn push_quoted(text: &str, out: &mut String) {
         };
         out.push_str(&text[start..at]);
         if escape.is_empty() {
-            let _ = write!(out, "\\u{:04X}", c as u32);
+            // `\u` takes exactly four hex digits: a character past the
+            // BMP (the non-characters U+1FFFE...) needs `\U` and eight.
+            let _ = if (c as u32) > 0xFFFF {
+                write!(out, "\\U{:08X}", c as u32)
+            } else {
+                write!(out, "\\u{:04X}", c as u32)
+            };
         } else {
             out.push_str(escape);
         }
@@ -384,6 +390,17 @@ mod tests {
         });
         let node = Node::from_json(&json, &yaml::Origin::Default);
         assert_eq!(reread(&block(&node)), json);
+    }
+
+    #[test]
+    fn characters_escaped_past_the_bmp_read_back_the_same() {
+        // Non-characters are escaped; those past U+FFFF need eight hex digits.
+        for c in ['\u{fffe}', '\u{1fffe}', '\u{10ffff}', '\u{85}', '\u{2029}'] {
+            let text = format!("a{c}b");
+            let quoted = quote(&text);
+            assert!(quoted.is_ascii(), "{quoted}");
+            assert_eq!(reread(&format!("x: {quoted}\n"))["x"], text.as_str(), "{quoted}");
+        }
     }
 
     #[test]
