@@ -399,7 +399,11 @@ mod tests {
             let text = format!("a{c}b");
             let quoted = quote(&text);
             assert!(quoted.is_ascii(), "{quoted}");
-            assert_eq!(reread(&format!("x: {quoted}\n"))["x"], text.as_str(), "{quoted}");
+            assert_eq!(
+                reread(&format!("x: {quoted}\n"))["x"],
+                text.as_str(),
+                "{quoted}"
+            );
         }
     }
 
