@@ -12,6 +12,8 @@ use chartgen::kube::validator::{self, Additional, NODES};
 use chartgen::kube::{KubeSchemas, VERSIONS};
 use serde_json::{Value as Json, json};
 
+use crate::corpus::{Rng, pointers};
+
 #[path = "../../build/kube_schemas.rs"]
 #[allow(dead_code)]
 mod bake;
@@ -155,31 +157,6 @@ fn every_rendered_object_gets_the_errors_jsonschema_gives() {
     }
 }
 
-/// SplitMix64: a small seeded generator, so every run sees the same corpus.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
-
 /// Values of every JSON type, flat and nested, to put where they do not belong.
 fn odd_values() -> Vec<Json> {
     vec![
@@ -207,27 +184,6 @@ fn odd_values() -> Vec<Json> {
 /// Unknown member names, among them ones a JSON pointer escapes or a
 /// `KeyPath` reads as an index.
 const ODD_KEYS: &[&str] = &["zz", "0", "+7", "a/b", "~1", "x~0y", "", "é"];
-
-/// Pointers to every node below `value`, with the parent's pointer.
-fn pointers(value: &Json, at: &str, out: &mut Vec<String>) {
-    let children: Vec<(String, &Json)> = match value {
-        Json::Object(map) => map
-            .iter()
-            .map(|(k, v)| (k.replace('~', "~0").replace('/', "~1"), v))
-            .collect(),
-        Json::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i.to_string(), v))
-            .collect(),
-        _ => return,
-    };
-    for (segment, child) in children {
-        let pointer = format!("{at}/{segment}");
-        pointers(child, &pointer, out);
-        out.push(pointer);
-    }
-}
 
 /// `object` with one mutation at `pointer`.
 fn mutate(rng: &mut Rng, object: &Json, pointer: &str, odd: &[Json]) -> (Json, String) {

@@ -3,6 +3,7 @@
 mod accepted;
 mod check;
 mod compile_fail;
+mod corpus;
 mod cost;
 mod diff;
 mod fuzz;

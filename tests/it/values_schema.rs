@@ -15,6 +15,8 @@ use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Value as Json, json};
 
+use crate::corpus::{Rng, pointers};
+
 /// One error as `schema::validate` reads it: where, the message (which
 /// carries the kind and every field of it), and each branch's errors.
 #[derive(Debug, PartialEq)]
@@ -136,26 +138,6 @@ fn every_fixture_and_environment_gets_the_errors_jsonschema_gives() {
     assert!(errors >= 10, "the fixtures hold only {errors} errors");
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
-
 /// Values to put where they do not belong: every JSON type, numbers out of
 /// every range the schema sets, strings breaking every pattern and length,
 /// near misses of every const.
@@ -207,27 +189,6 @@ fn odd_values() -> Vec<Json> {
 }
 
 const ODD_KEYS: &[&str] = &["zz", "0", "+7", "a/b", "~1", "", "é", "replica", "Name"];
-
-/// Pointers to every node below `value`.
-fn pointers(value: &Json, at: &str, out: &mut Vec<String>) {
-    let children: Vec<(String, &Json)> = match value {
-        Json::Object(map) => map
-            .iter()
-            .map(|(k, v)| (k.replace('~', "~0").replace('/', "~1"), v))
-            .collect(),
-        Json::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i.to_string(), v))
-            .collect(),
-        _ => return,
-    };
-    for (segment, child) in children {
-        let pointer = format!("{at}/{segment}");
-        pointers(child, &pointer, out);
-        out.push(pointer);
-    }
-}
 
 /// `instance` with one to three mutations: a node replaced, removed, or an
 /// unknown member added next to it.
