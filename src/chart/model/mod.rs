@@ -102,10 +102,20 @@ pub struct Image {
     /// Registry and repository, such as `ghcr.io/acme/buildd`.
     #[schemars(length(min = 1))]
     pub repository: String,
-    /// Tag. Quote tags that look like numbers (`"1.10"`).
+    /// Tag. Quote tags that look like numbers (`"1.10"`). The tag of the
+    /// image a workload runs (buildd, gateway, kataDeploy, vcpuTune) is also
+    /// the `app.kubernetes.io/version` label of that Deployment or DaemonSet
+    /// and its pods, so it must be a label value too (at most 63 letters,
+    /// digits, `-`, `_` or `.`, starting and ending with a letter or digit).
+    /// No other object carries a version label: changing a tag changes only
+    /// the workloads that run the image.
     #[schemars(length(min = 1, max = 128))]
     pub tag: String,
     /// Digest (`sha256:<64 hex>`); when set, the image is pulled by digest.
+    /// Set it in the same layer as the tag (one values file, or the `--set`
+    /// arguments): a later layer that changes the tag but not the digest is
+    /// refused, as the digest would keep the old image. Drop a digest with
+    /// `--set images.<name>.digest=null`.
     #[serde(default)]
     #[schemars(pattern(types::DIGEST_PATTERN))]
     pub digest: Option<String>,

@@ -42,6 +42,7 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_images(values, &mut violations);
     check_namespaces(values, &mut violations);
     check_metadata(values, &mut violations);
+    check_versions(values, &mut violations);
     check_buildd(values, &mut violations);
     check_network(values, &mut violations);
     check_policies(values, &mut violations);
@@ -215,16 +216,27 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
     }
 }
 
-fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
-    let tag = &values.images.buildd.tag;
-    if let Err(why) = names::label_value(tag) {
-        violations.push(Violation {
-            path: KeyPath::dotted("images.buildd.tag"),
-            also: Vec::new(),
-            message: format!("`{tag}` cannot be the app.kubernetes.io/version label: {why}"),
-            hint: Some("buildd's tag labels every object with the operator's version".to_owned()),
-        });
+/// Each tag that becomes a workload's version label is a label value.
+fn check_versions(values: &Values, violations: &mut Vec<Violation>) {
+    for (key, image, workload) in crate::plan::versioned_images(values) {
+        let tag = &image.tag;
+        if let Err(why) = names::label_value(tag) {
+            let label = crate::plan::VERSION_LABEL;
+            violations.push(Violation {
+                path: KeyPath::dotted("images").key(key).key("tag"),
+                also: Vec::new(),
+                message: format!(
+                    "`{tag}` cannot be the {label} label of {workload}: {why}"
+                ),
+                hint: Some(format!(
+                    "images.{key}.tag becomes the {label} label of {workload} and its pods; label values are at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
+                )),
+            });
+        }
     }
+}
+
+fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
     let buildd = &values.buildd;
     if buildd.replicas > 1 && !buildd.leader_election {
         violations.push(Violation {
@@ -462,6 +474,43 @@ mod tests {
             paths,
             ["buildd.leaderElection", "policies.disallowHostPath"]
         );
+    }
+
+    #[test]
+    fn every_tag_that_becomes_a_version_label_is_a_label_value() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        values.kata.vcpu_tuning.enabled = true;
+        values.images.buildd.tag = "0.5.0-".into();
+        values.images.gateway.tag = "g".repeat(64);
+        values.images.buildkitd.tag = "_not-a-label".into();
+        values.images.kata_deploy.tag = "_3.23".into();
+        values.images.vcpu_tune.tag = "0.5.0".into();
+        let found: Vec<(String, String)> = check(&values)
+            .into_iter()
+            .map(|v| (v.path.to_string(), v.message))
+            .collect();
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        // buildkitd's tag labels nothing: buildd runs the daemons.
+        assert_eq!(
+            paths,
+            [
+                "images.buildd.tag",
+                "images.gateway.tag",
+                "images.kataDeploy.tag"
+            ]
+        );
+        assert!(
+            found[0].1.starts_with(
+                "`0.5.0-` cannot be the app.kubernetes.io/version label of the buildd Deployment: "
+            ),
+            "{}",
+            found[0].1
+        );
+        assert!(found[2].1.contains("of the kata-deploy DaemonSet: "));
+        values.kata.enabled = false;
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(paths, ["images.buildd.tag", "images.gateway.tag"]);
     }
 
     #[test]

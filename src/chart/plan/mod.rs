@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{Project, Resources, Values};
+use crate::model::{Image, Project, Resources, Values};
 use rbac::RbacPlan;
 use security::{PodPlan, PodSecurity, Volume};
 use trust::{Builds, Namespace, Operator, System, TrustClass};
@@ -30,6 +30,13 @@ pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
 /// The label naming the tool that manages an object, and chartgen's value:
 /// an object carrying both states what chartgen always writes.
 pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "chartgen");
+
+/// The label stating a workload's version: the tag of the image its main
+/// container runs. Only a workload (Deployment, DaemonSet) and its pod
+/// template carry it; every other object follows no one image, so it
+/// carries none, and bumping one image changes only the workloads that run
+/// it ([`versioned_images`]).
+pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 
 pub use adr::COMPONENT_CLASSES;
 
@@ -190,7 +197,8 @@ pub struct PolicyExemption {
 pub struct Meta {
     /// The object name.
     pub name: String,
-    /// Every label: the common ones and the recommended `app.kubernetes.io/*`.
+    /// Every label: the common ones and the recommended `app.kubernetes.io/*`
+    /// but the version, which only a workload carries ([`Workload::labels`]).
     pub labels: BTreeMap<String, String>,
     /// The selector labels: name and instance only, as they are immutable.
     pub selector: BTreeMap<String, String>,
@@ -203,6 +211,9 @@ pub struct Meta {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Workload<C: TrustClass> {
+    /// The labels of the workload and of its pod template: its component's,
+    /// and [`VERSION_LABEL`] with its image's tag.
+    pub labels: BTreeMap<String, String>,
     /// The full image reference.
     pub image: String,
     /// The pull policy.
@@ -262,23 +273,23 @@ impl<'v> Plan<'v> {
         Plan {
             release,
             values,
-            meta,
             rbac,
-            buildd: Workload {
-                image: images.buildd.reference(),
-                pull_policy: images.buildd.pull_policy,
-                pod: PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
+            buildd: Workload::new(
+                &meta["buildd"],
+                &images.buildd,
+                PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
                     .with_volume(Volume::empty_dir("tmp")),
-            },
-            gateway: Workload {
-                image: images.gateway.reference(),
-                pull_policy: images.gateway.pull_policy,
-                pod: PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
+            ),
+            gateway: Workload::new(
+                &meta["gateway"],
+                &images.gateway,
+                PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
                     .with_volume(Volume::empty_dir("tmp"))
                     .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
-            },
-            kata_deploy: kata.then(|| kata_deploy(values)),
-            vcpu_tune: (kata && values.kata.vcpu_tuning.enabled).then(|| vcpu_tune(values)),
+            ),
+            kata_deploy: kata.then(|| kata_deploy(values, &meta["kataDeploy"])),
+            vcpu_tune: (kata && values.kata.vcpu_tuning.enabled)
+                .then(|| vcpu_tune(values, &meta["vcpuTune"])),
             projects: values
                 .projects
                 .iter()
@@ -294,6 +305,7 @@ impl<'v> Plan<'v> {
             exemptions: exemptions(&namespaces, values),
             namespaces,
             names,
+            meta,
             crd: CrdPlan {
                 group: adr::CRD_GROUP,
                 version: adr::CRD_VERSION,
@@ -337,30 +349,65 @@ fn metas(values: &Values) -> BTreeMap<&'static str, Meta> {
     meta
 }
 
-/// kata-deploy: privileged, with the host's runtime configuration mounted.
-fn kata_deploy(values: &Values) -> Workload<System> {
-    let image = &values.images.kata_deploy;
-    Workload {
-        image: image.reference(),
-        pull_policy: image.pull_policy,
-        pod: PodPlan::new(PodSecurity::privileged())
-            .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
-            .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
-            .with_volume(Volume::host_path("host", "/")),
+impl<C: TrustClass> Workload<C> {
+    /// The workload of component `meta` running `image` in `pod`.
+    fn new(meta: &Meta, image: &Image, pod: PodPlan<C>) -> Self {
+        let mut labels = meta.labels.clone();
+        labels.insert(VERSION_LABEL.to_owned(), image.tag.clone());
+        Workload {
+            labels,
+            image: image.reference(),
+            pull_policy: image.pull_policy,
+            pod,
+        }
     }
 }
 
+/// The images whose tag becomes a workload's [`VERSION_LABEL`] in the
+/// render of `values`: the key under `images` and the workload it labels.
+/// The rules check each of these tags is a label value.
+pub fn versioned_images(values: &Values) -> Vec<(&'static str, &Image, &'static str)> {
+    let images = &values.images;
+    let kata = values.kata.enabled;
+    let mut versioned = vec![
+        ("buildd", &images.buildd, "the buildd Deployment"),
+        ("gateway", &images.gateway, "the gateway Deployment"),
+    ];
+    if kata {
+        versioned.push((
+            "kataDeploy",
+            &images.kata_deploy,
+            "the kata-deploy DaemonSet",
+        ));
+    }
+    if kata && values.kata.vcpu_tuning.enabled {
+        versioned.push(("vcpuTune", &images.vcpu_tune, "the vCPU-tuning DaemonSet"));
+    }
+    versioned
+}
+
+/// kata-deploy: privileged, with the host's runtime configuration mounted.
+fn kata_deploy(values: &Values, meta: &Meta) -> Workload<System> {
+    Workload::new(
+        meta,
+        &values.images.kata_deploy,
+        PodPlan::new(PodSecurity::privileged())
+            .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
+            .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
+            .with_volume(Volume::host_path("host", "/")),
+    )
+}
+
 /// The vCPU tuner: root, with Kata's default configuration mounted.
-fn vcpu_tune(values: &Values) -> Workload<System> {
-    let image = &values.images.vcpu_tune;
-    Workload {
-        image: image.reference(),
-        pull_policy: image.pull_policy,
-        pod: PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
+fn vcpu_tune(values: &Values, meta: &Meta) -> Workload<System> {
+    Workload::new(
+        meta,
+        &values.images.vcpu_tune,
+        PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
             "kata-config",
             "/opt/kata/share/defaults/kata-containers",
         )),
-    }
+    )
 }
 
 fn meta(values: &Values, component: &str, name: String) -> Meta {
@@ -373,10 +420,6 @@ fn meta(values: &Values, component: &str, name: String) -> Meta {
     for (key, value) in [
         (COMPONENT_LABEL, component),
         ("app.kubernetes.io/part-of", PART_OF),
-        (
-            "app.kubernetes.io/version",
-            values.images.buildd.tag.as_str(),
-        ),
         MANAGED_BY,
     ] {
         labels.insert(key.to_owned(), value.to_owned());
@@ -556,6 +599,55 @@ mod tests {
         for (component, _) in COMPONENT_CLASSES {
             assert!(planned.contains(&component), "{component}");
         }
+    }
+
+    #[test]
+    fn only_workloads_carry_a_version_and_it_is_their_own_images_tag() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        values.kata.vcpu_tuning.enabled = true;
+        values.images.buildd.tag = "1.0.0".into();
+        values.images.gateway.tag = "2.0.0".into();
+        values.images.kata_deploy.tag = "3.0.0".into();
+        values.images.vcpu_tune.tag = "4.0.0".into();
+        let plan = Plan::new(&values);
+        for meta in plan.meta.values() {
+            assert_eq!(meta.labels.get(VERSION_LABEL), None, "{}", meta.name);
+        }
+        let workloads = [
+            &plan.buildd.labels,
+            &plan.gateway.labels,
+            &plan.kata_deploy.as_ref().unwrap().labels,
+            &plan.vcpu_tune.as_ref().unwrap().labels,
+        ];
+        let versions: Vec<&str> = workloads
+            .iter()
+            .map(|labels| labels[VERSION_LABEL].as_str())
+            .collect();
+        assert_eq!(versions, ["1.0.0", "2.0.0", "3.0.0", "4.0.0"]);
+        let versioned: Vec<&str> = versioned_images(&values)
+            .into_iter()
+            .map(|(_, image, _)| image.tag.as_str())
+            .collect();
+        assert_eq!(versioned, versions, "the rules check every label value");
+        let mut without = plan.buildd.labels.clone();
+        without.remove(VERSION_LABEL);
+        assert_eq!(without, plan.meta["buildd"].labels);
+    }
+
+    #[test]
+    fn only_rendered_workloads_have_their_tag_as_a_label() {
+        let mut values = Values::default();
+        let keys = |values: &Values| -> Vec<&str> {
+            versioned_images(values)
+                .into_iter()
+                .map(|(key, ..)| key)
+                .collect()
+        };
+        assert_eq!(keys(&values), ["buildd", "gateway"]);
+        values.kata.enabled = true;
+        values.kata.vcpu_tuning.enabled = false;
+        assert_eq!(keys(&values), ["buildd", "gateway", "kataDeploy"]);
     }
 
     proptest::proptest! {
