@@ -16,5 +16,6 @@ mod render;
 mod schema_file;
 mod secrets;
 mod terminal;
+mod upgrade;
 mod validate;
 mod values_schema;

@@ -7,6 +7,7 @@
 //! included) is replaced, and later input wins. Every node keeps the origin of
 //! the input that last wrote it, so a problem points at the file that caused it.
 
+mod pins;
 mod set;
 
 use std::io::Read as _;
@@ -46,10 +47,15 @@ pub const MAX_SET_ARGUMENTS: usize = 1_000;
 /// Reads, merges, validates and checks the values.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
     let mut document = defaults();
+    let mut pins = pins::Pins::default();
+    pins.observe(&document);
     let mut problems = Vec::new();
     for path in &inputs.files {
         match read_file(path)? {
-            Ok(layer) => merge(&mut document, layer),
+            Ok(layer) => {
+                merge(&mut document, layer);
+                pins.observe(&document);
+            }
             Err(problem) => problems.push(problem),
         }
     }
@@ -68,6 +74,9 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
     for arg in &inputs.sets {
         Override::parse(arg)?.apply(&mut document)?;
     }
+    // The --set arguments are one layer: a tag and digest set together
+    // there are one choice.
+    pins.observe(&document);
     let json = document.to_json();
     let mut problems = schema::validate(&document, &json);
     in_input_order(&mut problems, inputs);
@@ -104,6 +113,7 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
             }
         })
         .collect();
+    problems.extend(pins.problems(&document));
     in_input_order(&mut problems, inputs);
     if !problems.is_empty() {
         return Err(Error::InvalidValues { problems });
