@@ -259,3 +259,22 @@ fn a_tag_over_a_pinned_digest_renders_nothing() {
          set again: the kubelet would pull the pinned image, not `0.5.0`"
     );
 }
+
+/// The refusal quotes the tag the user wrote; a terminal escape in it is
+/// shown escaped, never sent to the terminal.
+#[test]
+fn a_hostile_tag_over_a_pinned_digest_is_quoted_escaped() {
+    let run = chartgen(&[
+        "validate",
+        "-f",
+        PROD,
+        "--set",
+        "images.gateway.tag=x\u{1b}[2Jy",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(!run.stderr.contains('\u{1b}'), "{}", run.stderr);
+    assert!(run.stderr.contains(
+        "images.gateway.tag: the tag becomes `x\\u{001b}[2Jy` here, but images.gateway.digest, \
+         pinned at values/ovh-prod.yaml:25:13 with tag `0.4.0`"
+    ));
+}
