@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Quoting};
+use crate::diagnostic::{Diagnostic, Problem, Quoting};
 use crate::error::Error;
 use crate::location::{Origin, Source};
 use crate::text::{MESSAGE, clip, printable};
@@ -25,7 +25,7 @@ pub fn render(error: &anyhow::Error) -> String {
     match error.downcast_ref::<Error>() {
         Some(Error::InvalidValues { problems }) => {
             for problem in problems.iter().take(MAX_PROBLEMS) {
-                let _ = writeln!(out, "error: {}", problem.render_as(Quoting::Quote));
+                let _ = writeln!(out, "error: {}", shown_as(problem, Quoting::Quote));
             }
         }
         Some(Error::InvalidManifests { problems }) => {
@@ -37,7 +37,7 @@ pub fn render(error: &anyhow::Error) -> String {
                 } else {
                     Quoting::Mask
                 };
-                let _ = writeln!(out, "error: {}", problem.render_as(quoting));
+                let _ = writeln!(out, "error: {}", shown_as(problem, quoting));
             }
         }
         _ => {
@@ -71,11 +71,16 @@ pub fn render(error: &anyhow::Error) -> String {
 /// thought it was, and the rest would bury the first.
 const MAX_PROBLEMS: usize = 100;
 
+/// `problem` through the one text renderer ([`Diagnostic::render_as`]).
+fn shown_as(problem: &Problem, quoting: Quoting) -> String {
+    Diagnostic::from(problem.clone()).render_as(quoting)
+}
+
 /// Whether a problem in manifests may quote its input: not when the text
 /// could hold a Secret (the parse failed, so which object is one is not
 /// known), nor when the file was reached through a symbolic link (it could
 /// be any file: a key, a password store).
-fn may_quote(problem: &Diagnostic, judged: &mut HashMap<*const Source, bool>) -> bool {
+fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
     match &problem.origin {
         Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
             let linked =
