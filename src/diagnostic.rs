@@ -457,16 +457,20 @@ mod tests {
         assert_eq!(closest("image", keys), None);
     }
 
-    fn at_line_two() -> Diagnostic {
-        let source = crate::location::Source::file("v.yaml", "a: 1\nb: \"hunter2\"\n");
-        let origin = Origin::At {
+    /// `line`:`col` of a file `name` holding `text`, `width` wide.
+    fn at(name: &str, text: &str, (line, col, width): (usize, usize, usize)) -> Origin {
+        let source = crate::location::Source::file(name, text);
+        Origin::At {
             source,
-            line: 2,
-            col: 4,
-            width: 9,
-        };
+            line,
+            col,
+            width,
+        }
+    }
+
+    fn at_line_two() -> Diagnostic {
         Problem::new(
-            origin,
+            at("v.yaml", "a: 1\nb: \"hunter2\"\n", (2, 4, 9)),
             KeyPath::root().key("b"),
             "`hunter2` is not a number",
         )
@@ -484,13 +488,7 @@ mod tests {
 
     /// A finding in a file that a template rendered, at line 7 column 3.
     fn finding(rendered_at: Option<Location>) -> Diagnostic {
-        let source = crate::location::Source::file("m.yaml", "");
-        let origin = Origin::At {
-            source,
-            line: 7,
-            col: 3,
-            width: 1,
-        };
+        let origin = at("m.yaml", "", (7, 3, 1));
         let subject = Subject {
             object: "Role a/b".to_owned(),
             template: Some("rbac.yaml".to_owned()),

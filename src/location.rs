@@ -105,6 +105,7 @@ impl Origin {
 /// location holds (artifact, start line, start column); an [`Origin`]
 /// gives one ([`Origin::location`]), and so does a template line that
 /// wrote a rendered object, which has no column.
+///
 /// As JSON: `file`, then `line` and `column` when known.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Location {

@@ -72,6 +72,26 @@ pub enum Invariant {
 }
 
 impl Invariant {
+    /// Every invariant, in the order findings are sorted by.
+    pub const ALL: [Invariant; 16] = [
+        Invariant::Schema,
+        Invariant::UnknownKind,
+        Invariant::UnknownRole,
+        Invariant::R1,
+        Invariant::R2,
+        Invariant::R3,
+        Invariant::R4,
+        Invariant::R5,
+        Invariant::R6,
+        Invariant::T1,
+        Invariant::T2,
+        Invariant::T3,
+        Invariant::T4,
+        Invariant::T5,
+        Invariant::MissingFact,
+        Invariant::Api,
+    ];
+
     /// The short id: `R1`, `T3`, `K8S`.
     pub const fn id(self) -> &'static str {
         match self {
