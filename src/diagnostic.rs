@@ -306,17 +306,17 @@ impl Diagnostic {
     /// The first line, with `message`, unescaped: `ORIGIN: key.path: `,
     /// `ID Kind ns/name key.path: ` or `info: SUBJECT: `, then the message.
     fn first_line(&self, message: &str) -> String {
-        let path = (!self.path.is_root()).then_some(&self.path);
-        let mut out = match (self.subject.as_deref(), path) {
-            (None, _) => return place_line(&self.origin, &self.path, message),
-            (Some(subject), _) if self.severity == Severity::Note => {
-                format!("info: {}", subject.object)
-            }
-            (Some(subject), Some(path)) => {
-                format!("{} {} {path}", self.id().unwrap_or("?"), subject.object)
-            }
-            (Some(subject), None) => format!("{} {}", self.id().unwrap_or("?"), subject.object),
+        let Some(subject) = self.subject.as_deref() else {
+            return place_line(&self.origin, &self.path, message);
         };
+        let mut out = match (self.severity, self.id()) {
+            (Severity::Note, _) => format!("info: {}", subject.object),
+            (Severity::Error, Some(id)) => format!("{id} {}", subject.object),
+            (Severity::Error, None) => subject.object.clone(),
+        };
+        if !self.path.is_root() && self.severity != Severity::Note {
+            let _ = write!(out, " {}", self.path);
+        }
         out.push_str(": ");
         out.push_str(message);
         out
@@ -529,7 +529,11 @@ mod tests {
         );
         let mut untraced = finding(None);
         untraced.origin = Origin::Default;
-        assert_eq!(untraced.render().lines().count(), 1);
+        untraced.rule = None;
+        assert_eq!(
+            untraced.render(),
+            "Role a/b rules[0].verbs: a wildcard\\u{001b}[2J in verbs"
+        );
         let note = Diagnostic::note("Namespace x\ny", "not verified");
         assert_eq!(note.render(), "info: Namespace x\\u{000a}y: not verified");
         assert_eq!(note.severity, Severity::Note);
