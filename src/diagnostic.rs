@@ -1,30 +1,37 @@
-//! Diagnostics: what is wrong with the input, where, and how it is shown.
+//! Diagnostics: what is wrong, where, and how it is shown.
 //!
-//! A [`Diagnostic`] is one thing wrong with the user's input: where it is
-//! (an [`Origin`]), which key (a [`KeyPath`]), what is wrong, and what to
-//! do. It is the one shape of every such report: the reader's errors
-//! ([`crate::yaml::YamlError`]), the values' and the manifests' problems
-//! ([`Problem`]), each with one text renderer ([`Diagnostic::render`]) and
-//! one JSON shape ([`Diagnostic::to_json`], with a rule id and a severity,
-//! the fields SARIF asks for). Stages collect every diagnostic before they
-//! report, so one run shows them all.
+//! A [`Diagnostic`] is the one type every report about the user's input
+//! and manifests leaves the program as: a rule id (when a rule was
+//! broken), a [`Severity`], the message, where ([`Origin`], and
+//! [`Diagnostic::location`], a file and line), the key path, a hint, and,
+//! for one about an object of a manifest set, its [`Subject`] (the
+//! object, the template that rendered it, the template line). It has one
+//! text renderer ([`Diagnostic::render_as`]) and one JSON renderer
+//! ([`Diagnostic::to_json`], also its `Serialize`); a [`Rule`] carries
+//! the help text per rule, so SARIF is one more renderer over the same
+//! values. Stages collect every diagnostic before they report, so one run
+//! shows them all.
+//!
+//! The reader and the values stage build a [`Problem`] (origin, path,
+//! message, hint: always an error, no rule, no subject) and hand it on as
+//! it is; it becomes a `Diagnostic` unchanged ([`From`]) where it is shown.
 //!
 //! The location types and the text-safety functions live below this module
 //! ([`crate::location`], [`crate::text`]) and are re-exported here.
 
 use std::fmt::{self, Write as _};
 
-pub use crate::location::{KeyPath, Origin, Segment, Syntax};
+pub use crate::location::{KeyPath, Location, Origin, Segment, Syntax};
 pub use crate::text::{MESSAGE, WINDOW, Window, clip, json_pretty, mask_quoted, printable, window};
 
-/// One thing wrong with the input.
+/// A problem in the input text, as the reader and the values stage find
+/// it: where, which key, what is wrong, what to do. Always an error, with
+/// no rule id and no subject: shown as a [`Diagnostic`] ([`From`]).
 ///
-/// The four fields are the whole type, so that every stage builds one the
-/// same way; the rule id and severity are given where a diagnostic leaves
-/// the program as data ([`Diagnostic::to_json`]): today every diagnostic of
-/// the input is an error and only `check`'s findings carry a rule id.
+/// Its four fields are the whole type, so that every input stage builds
+/// one the same way, and a reader error cannot pass for a finding.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Diagnostic {
+pub struct Problem {
     /// Where the offending node was written.
     pub origin: Origin,
     /// The key path of the offending node; empty for problems with no key.
@@ -35,17 +42,118 @@ pub struct Diagnostic {
     pub hint: Option<String>,
 }
 
-/// The name the values and manifests stages use for a [`Diagnostic`].
-pub type Problem = Diagnostic;
+impl Problem {
+    /// A problem without a hint.
+    pub fn new(origin: Origin, path: KeyPath, message: impl Into<String>) -> Self {
+        Problem {
+            origin,
+            path,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// This problem with a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// This problem at key path `path`.
+    pub fn at(mut self, path: KeyPath) -> Self {
+        self.path = path;
+        self
+    }
+}
+
+impl fmt::Display for Problem {
+    /// `ORIGIN: key.path: message`, unescaped: the renderers escape.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&place_line(&self.origin, &self.path, &self.message))
+    }
+}
+
+impl std::error::Error for Problem {}
+
+/// `ORIGIN: key.path: message` (no path at the root), unescaped.
+fn place_line(origin: &Origin, path: &KeyPath, message: &str) -> String {
+    if path.is_root() {
+        format!("{origin}: {message}")
+    } else {
+        format!("{origin}: {path}: {message}")
+    }
+}
+
+/// A rule a diagnostic reports a break of, with what a reader (or SARIF's
+/// `tool.driver.rules`) needs to understand it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The short id: `R1`, `K8S`.
+    pub id: &'static str,
+    /// What it requires, in one line (SARIF's short description).
+    pub title: &'static str,
+    /// What it protects, and where it comes from (SARIF's help text).
+    pub help: &'static str,
+    /// A diagnostic it reports, as the text renderer prints it.
+    pub example: &'static str,
+    /// The document that explains it, one section per id: the rule's link
+    /// is [`Rule::link`].
+    pub doc: &'static str,
+}
+
+impl Rule {
+    /// Where the rule is explained: its section of [`Rule::doc`]
+    /// (`docs/checks.md#r1`).
+    pub fn link(&self) -> String {
+        format!("{}#{}", self.doc, self.id.to_lowercase())
+    }
+}
 
 /// How serious a diagnostic is, as SARIF's `level` says it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The input is refused, or a check fails.
     Error,
-    /// Worth knowing; the exit code stays 0.
+    /// Worth knowing (what could not be verified); the exit code stays 0.
     Note,
+}
+
+/// What a diagnostic about one object of a manifest set is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subject {
+    /// The object, as `Kind namespace/name`, or what a note is about
+    /// (`Namespace buildkit-builds`, perhaps not in the input).
+    pub object: String,
+    /// The template that rendered the object (relative to `templates/`),
+    /// when known: its `# Source:` comment, or this run's render.
+    pub template: Option<String>,
+    /// For an object rendered by this run: the template line that wrote
+    /// the offending node (`templates/<name>`, line), when the trace shows
+    /// it. The rendered text is no file of the user's, so the diagnostic's
+    /// [`Origin`] is then [`Origin::Default`].
+    pub rendered_at: Option<Location>,
+}
+
+/// One thing wrong with the input or the manifests, or, as a
+/// [`Severity::Note`], one thing that could not be verified.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// The rule broken; `None` for input that cannot be read or used.
+    pub rule: Option<&'static Rule>,
+    /// How serious it is.
+    pub severity: Severity,
+    /// Where the offending node was read; [`Origin::Default`] when that is
+    /// no place of the user's (a built-in default, this run's render).
+    pub origin: Origin,
+    /// The key path of the offending node; empty for none, or the root.
+    pub path: KeyPath,
+    /// What is wrong, in one line.
+    pub message: String,
+    /// What to do about it, where that helps.
+    pub hint: Option<String>,
+    /// The object it is about, for a diagnostic about a manifest set.
+    pub subject: Option<Box<Subject>>,
 }
 
 /// Whether the text renderer may quote the input.
@@ -59,33 +167,90 @@ pub enum Quoting {
     Mask,
 }
 
-impl Diagnostic {
-    /// A diagnostic without a hint.
-    pub fn new(origin: Origin, path: KeyPath, message: impl Into<String>) -> Self {
+impl From<Problem> for Diagnostic {
+    /// The problem as an error with no rule and no subject.
+    fn from(problem: Problem) -> Self {
+        let Problem {
+            origin,
+            path,
+            message,
+            hint,
+        } = problem;
         Diagnostic {
+            rule: None,
+            severity: Severity::Error,
+            origin,
+            path,
+            message,
+            hint,
+            subject: None,
+        }
+    }
+}
+
+impl Diagnostic {
+    /// A break of `rule` in `subject`'s object, at `path`, read at
+    /// `origin`.
+    pub fn finding(
+        rule: &'static Rule,
+        subject: Subject,
+        origin: Origin,
+        path: KeyPath,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            rule: Some(rule),
+            severity: Severity::Error,
             origin,
             path,
             message: message.into(),
             hint: None,
+            subject: Some(Box::new(subject)),
         }
     }
 
-    /// This diagnostic with a hint.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
+    /// A note: what could not be verified about `about`, and why.
+    pub fn note(about: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            rule: None,
+            severity: Severity::Note,
+            origin: Origin::Default,
+            path: KeyPath::root(),
+            message: message.into(),
+            hint: None,
+            subject: Some(Box::new(Subject {
+                object: about.into(),
+                template: None,
+                rendered_at: None,
+            })),
+        }
     }
 
-    /// This diagnostic at key path `path`.
-    pub fn at(mut self, path: KeyPath) -> Self {
-        self.path = path;
-        self
+    /// The rule's id, when a rule was broken.
+    pub fn id(&self) -> Option<&'static str> {
+        self.rule.map(|rule| rule.id)
     }
 
-    /// The diagnostic as the lines shown to a user: the headline
-    /// `ORIGIN: key.path: message`, a short window of the source line with a
-    /// caret under the node, and the hint. Everything from the input is
-    /// escaped ([`printable`]) and long texts are clipped.
+    /// The object it is about, for a diagnostic about a manifest set.
+    pub fn object(&self) -> Option<&str> {
+        self.subject.as_deref().map(|s| s.object.as_str())
+    }
+
+    /// Where to look: the template line that wrote the node, for an object
+    /// rendered by this run, else the file, line and column it was read
+    /// at; `None` for a built-in default or an untraced render.
+    pub fn location(&self) -> Option<Location> {
+        match self.subject.as_deref() {
+            Some(Subject {
+                rendered_at: Some(at),
+                ..
+            }) => Some(at.clone()),
+            _ => self.origin.location(),
+        }
+    }
+
+    /// The diagnostic as the lines shown to a user, quoting its input
+    /// ([`Quoting::Quote`]).
     pub fn render(&self) -> String {
         self.render_as(Quoting::Quote)
     }
@@ -95,17 +260,39 @@ impl Diagnostic {
         self.render_as(Quoting::Mask)
     }
 
-    /// The one text renderer: [`Diagnostic::render`] or, masked,
-    /// [`Diagnostic::render_unquoted`].
+    /// The one text renderer, with no trailing newline. Everything from
+    /// the input is escaped ([`printable`]). Three layouts, by what the
+    /// diagnostic is about:
+    ///
+    /// - a place in the input text: `ORIGIN: key.path: message`, a short
+    ///   window of the source line with a caret under the node (unless
+    ///   masked), and `  hint: …`; long texts clipped;
+    /// - an object of a manifest set: `ID Kind ns/name key.path: message`,
+    ///   then `  at FILE:LINE` (with `(rendered by templates/T)` when the
+    ///   object was read from a file but rendered by a template);
+    /// - a note: `info: SUBJECT: message`.
     pub fn render_as(&self, quoting: Quoting) -> String {
         let masked = |text: &str| match quoting {
             Quoting::Quote => text.to_owned(),
             Quoting::Mask => mask_quoted(text),
         };
-        let mut out = self.headline(&masked(&self.message));
-        if quoting == Quoting::Quote {
-            self.source_window(&mut out);
-        }
+        let first = self.first_line(&masked(&self.message));
+        let mut out = match self.subject.as_deref() {
+            None => {
+                let mut out = printable(&clip(&first, MESSAGE)).into_owned();
+                if quoting == Quoting::Quote {
+                    self.source_window(&mut out);
+                }
+                out
+            }
+            Some(subject) => {
+                let mut out = printable(&first).into_owned();
+                if self.severity != Severity::Note {
+                    self.where_rendered(subject, &mut out);
+                }
+                out
+            }
+        };
         if let Some(hint) = &self.hint {
             let _ = write!(
                 out,
@@ -114,6 +301,39 @@ impl Diagnostic {
             );
         }
         out
+    }
+
+    /// The first line, with `message`, unescaped: `ORIGIN: key.path: `,
+    /// `ID Kind ns/name key.path: ` or `info: SUBJECT: `, then the message.
+    fn first_line(&self, message: &str) -> String {
+        let Some(subject) = self.subject.as_deref() else {
+            return place_line(&self.origin, &self.path, message);
+        };
+        let mut out = match (self.severity, self.id()) {
+            (Severity::Note, _) => format!("info: {}", subject.object),
+            (Severity::Error, Some(id)) => format!("{id} {}", subject.object),
+            (Severity::Error, None) => subject.object.clone(),
+        };
+        if !self.path.is_root() && self.severity != Severity::Note {
+            let _ = write!(out, " {}", self.path);
+        }
+        out.push_str(": ");
+        out.push_str(message);
+        out
+    }
+
+    /// Under a finding's first line: `  at FILE:LINE`, with `(rendered by
+    /// templates/T)` when the object was read from a file but a template
+    /// rendered it.
+    fn where_rendered(&self, subject: &Subject, out: &mut String) {
+        if let Some(location) = self.location() {
+            let mut at = format!("  at {location}");
+            if let (None, Some(template)) = (&subject.rendered_at, &subject.template) {
+                let _ = write!(at, " (rendered by templates/{template})");
+            }
+            out.push('\n');
+            out.push_str(&printable(&at));
+        }
     }
 
     /// The source line under the headline, with a caret under the node
@@ -140,52 +360,66 @@ impl Diagnostic {
         }
     }
 
-    fn headline(&self, message: &str) -> String {
-        let mut out = format!("{}: ", self.origin);
-        if !self.path.is_root() {
-            let _ = write!(out, "{}: ", self.path);
-        }
-        out.push_str(message);
-        printable(&clip(&out, MESSAGE)).into_owned()
-    }
-
-    /// The one JSON shape of a diagnostic: `id` (when a rule has one),
-    /// `severity`, `message`, `location` (`file`, `line`, `column`; null for
-    /// a built-in default; a `--set` argument as its `file`), `path` (the
-    /// key path, empty at the root) and `hint` (when there is one). SARIF's
-    /// `ruleId`, `level`, `message`, physical and logical locations.
-    pub fn to_json(&self, id: Option<&str>, severity: Severity) -> serde_json::Value {
+    /// The one JSON renderer (keys in this order; `hint` only when there
+    /// is one). Three shapes, by what the diagnostic is about, the first two
+    /// the contract of `check --output json`:
+    ///
+    /// - an object: `invariant` (the rule id), `object`, `path` (the key
+    ///   path as text, empty at the root), `message`, `location`
+    ///   (`FILE:LINE`, or null), `template` (or null), `doc` (the rule's
+    ///   link);
+    /// - a note: `subject`, `message`;
+    /// - a place in the input text: `id` (when a rule has one), `severity`,
+    ///   `message`, `location` (`file`, `line`, `column`; only `file` for a
+    ///   `--set` argument; null for a built-in default), `path`.
+    ///
+    /// SARIF reads the same fields from the value itself: `id`, `severity`,
+    /// `message`, [`Diagnostic::location`], `path`, and the rule's help.
+    pub fn to_json(&self) -> serde_json::Value {
         let mut json = serde_json::Map::new();
-        if let Some(id) = id {
-            json.insert("id".into(), id.into());
-        }
-        json.insert("severity".into(), serde_json::json!(severity));
-        json.insert("message".into(), self.message.clone().into());
-        let location = match &self.origin {
-            Origin::At { source, .. } if source.is_set_argument => {
-                serde_json::json!({ "file": source.name })
+        let mut put = |key: &str, value: serde_json::Value| json.insert(key.to_owned(), value);
+        match self.subject.as_deref() {
+            Some(subject) if self.severity == Severity::Note => {
+                put("subject", subject.object.clone().into());
+                put("message", self.message.clone().into());
             }
-            Origin::At {
-                source, line, col, ..
-            } => serde_json::json!({ "file": source.name, "line": line, "column": col }),
-            Origin::Default => serde_json::Value::Null,
-        };
-        json.insert("location".into(), location);
-        json.insert("path".into(), self.path.to_string().into());
+            Some(subject) => {
+                put("invariant", self.id().into());
+                put("object", subject.object.clone().into());
+                put("path", self.path.to_string().into());
+                put("message", self.message.clone().into());
+                put("location", self.location().map(|l| l.to_string()).into());
+                put("template", subject.template.clone().into());
+                put("doc", self.rule.map(Rule::link).into());
+            }
+            None => {
+                if let Some(id) = self.id() {
+                    put("id", id.into());
+                }
+                put("severity", serde_json::json!(self.severity));
+                put("message", self.message.clone().into());
+                put("location", serde_json::json!(self.origin.location()));
+                put("path", self.path.to_string().into());
+            }
+        }
         if let Some(hint) = &self.hint {
-            json.insert("hint".into(), hint.clone().into());
+            put("hint", hint.clone().into());
         }
         json.into()
     }
 }
 
+impl serde::Serialize for Diagnostic {
+    /// As [`Diagnostic::to_json`].
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
 impl fmt::Display for Diagnostic {
+    /// The text renderer's first line, unescaped and unclipped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.origin)?;
-        if !self.path.is_root() {
-            write!(f, "{}: ", self.path)?;
-        }
-        f.write_str(&self.message)
+        f.write_str(&self.first_line(&self.message))
     }
 }
 
@@ -201,31 +435,13 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             let distance = if candidate.to_lowercase() == lower {
                 0
             } else {
-                edit_distance(&lower, &candidate.to_lowercase())
+                strsim::levenshtein(&lower, &candidate.to_lowercase())
             };
             (distance, candidate)
         })
         .filter(|(distance, candidate)| *distance <= (candidate.chars().count() / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance, counting characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -241,20 +457,45 @@ mod tests {
         assert_eq!(closest("image", keys), None);
     }
 
-    fn at_line_two() -> Diagnostic {
-        let source = crate::location::Source::file("v.yaml", "a: 1\nb: \"hunter2\"\n");
-        let origin = Origin::At {
+    /// `line`:`col` of a file `name` holding `text`, `width` wide.
+    fn at(name: &str, text: &str, (line, col, width): (usize, usize, usize)) -> Origin {
+        let source = crate::location::Source::file(name, text);
+        Origin::At {
             source,
-            line: 2,
-            col: 4,
-            width: 9,
-        };
-        Diagnostic::new(
-            origin,
+            line,
+            col,
+            width,
+        }
+    }
+
+    fn at_line_two() -> Diagnostic {
+        Problem::new(
+            at("v.yaml", "a: 1\nb: \"hunter2\"\n", (2, 4, 9)),
             KeyPath::root().key("b"),
             "`hunter2` is not a number",
         )
         .with_hint("write \"3\"")
+        .into()
+    }
+
+    const RULE: Rule = Rule {
+        id: "R5",
+        title: "No wildcards",
+        help: "Every grant names what it grants.",
+        example: "R5 Role a/b rules[0].verbs: a wildcard in verbs",
+        doc: "docs/checks.md",
+    };
+
+    /// A finding in a file that a template rendered, at line 7 column 3.
+    fn finding(rendered_at: Option<Location>) -> Diagnostic {
+        let origin = at("m.yaml", "", (7, 3, 1));
+        let subject = Subject {
+            object: "Role a/b".to_owned(),
+            template: Some("rbac.yaml".to_owned()),
+            rendered_at,
+        };
+        let path = KeyPath::root().key("rules").index(0).key("verbs");
+        Diagnostic::finding(&RULE, subject, origin, path, "a wildcard\u{1b}[2J in verbs")
     }
 
     #[test]
@@ -269,15 +510,41 @@ mod tests {
             "v.yaml:2:4: b: `…` is not a number\n  hint: write \"…\""
         );
         assert_eq!(diagnostic.render(), diagnostic.render_as(Quoting::Quote));
+        assert_eq!(
+            diagnostic.to_string(),
+            "v.yaml:2:4: b: `hunter2` is not a number"
+        );
+    }
+
+    #[test]
+    fn the_same_renderer_shows_findings_and_notes() {
+        assert_eq!(
+            finding(None).render(),
+            "R5 Role a/b rules[0].verbs: a wildcard\\u{001b}[2J in verbs\n  at m.yaml:7 (rendered by templates/rbac.yaml)"
+        );
+        let rendered = finding(Some(Location::line("templates/_helpers.yaml", 12)));
+        assert_eq!(
+            rendered.render().lines().nth(1),
+            Some("  at templates/_helpers.yaml:12")
+        );
+        let mut untraced = finding(None);
+        untraced.origin = Origin::Default;
+        untraced.rule = None;
+        assert_eq!(
+            untraced.render(),
+            "Role a/b rules[0].verbs: a wildcard\\u{001b}[2J in verbs"
+        );
+        let note = Diagnostic::note("Namespace x\ny", "not verified");
+        assert_eq!(note.render(), "info: Namespace x\\u{000a}y: not verified");
+        assert_eq!(note.severity, Severity::Note);
     }
 
     #[test]
     fn the_json_shape_has_what_sarif_asks_for() {
-        let diagnostic = at_line_two();
+        let mut diagnostic = at_line_two();
         assert_eq!(
-            diagnostic.to_json(Some("K8S"), Severity::Error),
+            diagnostic.to_json(),
             serde_json::json!({
-                "id": "K8S",
                 "severity": "error",
                 "message": "`hunter2` is not a number",
                 "location": {"file": "v.yaml", "line": 2, "column": 4},
@@ -285,10 +552,43 @@ mod tests {
                 "hint": "write \"3\"",
             })
         );
-        let default = Diagnostic::new(Origin::Default, KeyPath::root(), "no");
+        diagnostic.rule = Some(&RULE);
+        assert_eq!(diagnostic.to_json()["id"], "R5");
+        let default = Diagnostic::from(Problem::new(Origin::Default, KeyPath::root(), "no"));
         assert_eq!(
-            default.to_json(None, Severity::Note),
-            serde_json::json!({"severity": "note", "message": "no", "location": null, "path": ""})
+            default.to_json(),
+            serde_json::json!({"severity": "error", "message": "no", "location": null, "path": ""})
+        );
+    }
+
+    #[test]
+    fn a_finding_keeps_the_json_of_check_and_what_sarif_needs() {
+        let finding = finding(None);
+        let json = crate::text::json_pretty(&finding).unwrap();
+        assert_eq!(
+            json,
+            "{\n  \"invariant\": \"R5\",\n  \"object\": \"Role a/b\",\n  \"path\": \"rules[0].verbs\",\n  \"message\": \"a wildcard\\u001b[2J in verbs\",\n  \"location\": \"m.yaml:7\",\n  \"template\": \"rbac.yaml\",\n  \"doc\": \"docs/checks.md#r5\"\n}\n"
+        );
+        // SARIF: rule id, level, message, file, line, column, help per rule.
+        let rule = finding.rule.unwrap();
+        let location = finding.location().unwrap();
+        assert_eq!(
+            (rule.id, finding.severity, rule.help, rule.link()),
+            (
+                "R5",
+                Severity::Error,
+                "Every grant names what it grants.",
+                "docs/checks.md#r5".to_owned()
+            )
+        );
+        assert_eq!(
+            (location.file.as_str(), location.line, location.column),
+            ("m.yaml", Some(7), Some(3))
+        );
+        let note = Diagnostic::note("Namespace x", "not verified");
+        assert_eq!(
+            note.to_json(),
+            serde_json::json!({"subject": "Namespace x", "message": "not verified"})
         );
     }
 }

@@ -2,6 +2,16 @@
 //!
 //! Each variant names what the user gave (a file, an argument) in its
 //! message; causes stay in `#[source]`, and [`Error::hint`] says what to do.
+//!
+//! Invalid values and manifests carry their [`Problem`]s, which
+//! `cli::report` shows through the one diagnostic renderer
+//! ([`crate::diagnostic::Diagnostic::render_as`]). The other variants keep
+//! their reasons as text, on purpose: they are about the run, not a place
+//! in an input text (a file that cannot be read, an option, the output
+//! directory), and carry a chain of causes; as a diagnostic they would have
+//! no origin, no key path and no rule, nothing for its renderers to use,
+//! and no field for the causes. `cli::report` prints them with the same
+//! escaping and clipping, as `error:`, `caused by:` and `hint:` lines.
 
 use std::path::PathBuf;
 

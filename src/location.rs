@@ -77,6 +77,72 @@ impl fmt::Display for Origin {
     }
 }
 
+impl Origin {
+    /// The file, line and column of this origin, as a [`Location`]; `None`
+    /// for a built-in default. A `--set` argument is its own `file`, with
+    /// no line: it is one line of the command, not of a file.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Origin::At { source, .. } if source.is_set_argument => Some(Location {
+                file: source.name.clone(),
+                line: None,
+                column: None,
+            }),
+            Origin::At {
+                source, line, col, ..
+            } => Some(Location {
+                file: source.name.clone(),
+                line: Some(*line),
+                column: Some(*col),
+            }),
+            Origin::Default => None,
+        }
+    }
+}
+
+/// Where a diagnostic points a reader: a file (or `--set` argument) and,
+/// when known, the 1-based line and column. The fields SARIF's physical
+/// location holds (artifact, start line, start column); an [`Origin`]
+/// gives one ([`Origin::location`]), and so does a template line that
+/// wrote a rendered object, which has no column.
+///
+/// As JSON: `file`, then `line` and `column` when known.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct Location {
+    /// The file as the user named it, `templates/<name>` for a template,
+    /// or `--set KEY=VALUE`.
+    pub file: String,
+    /// 1-based line, when the place is in a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column in characters, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+impl Location {
+    /// Line `line` of `file`, column unknown.
+    pub fn line(file: impl Into<String>, line: usize) -> Self {
+        Location {
+            file: file.into(),
+            line: Some(line),
+            column: None,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    /// `file:line` (the column is not shown: a reader looks for the line),
+    /// or the file alone when there is no line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        match self.line {
+            Some(line) => write!(f, ":{line}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// One step of a path into a document: a mapping key or a sequence index.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Segment {

@@ -274,12 +274,12 @@ mod tests {
         let findings = check(&output);
         let r2: Vec<_> = findings
             .iter()
-            .filter(|f| f.invariant == check::Invariant::R2)
+            .filter(|f| f.id() == Some(check::Invariant::R2.id()))
             .collect();
         assert_eq!(r2.len(), 1, "{findings:#?}");
         assert_eq!(r2[0].path, "rules[0].verbs");
         // The rules come from the `rules` macro in _helpers.yaml, called by rbac.yaml.
-        let location = r2[0].location.as_deref().unwrap();
+        let location = r2[0].location().unwrap().to_string();
         assert!(location.starts_with("templates/rbac.yaml:"), "{location}");
     }
 }

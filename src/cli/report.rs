@@ -13,56 +13,70 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Quoting};
+use crate::diagnostic::{Diagnostic, Problem, Quoting};
 use crate::error::Error;
 use crate::location::{Origin, Source};
 use crate::text::{MESSAGE, clip, printable};
 
-/// The full text shown for `error`, ending in a newline.
+/// The full text shown for `error`, ending in a newline: the problems of
+/// invalid values or manifests each through the one diagnostic renderer
+/// ([`Diagnostic::render_as`]), any other error as its message, causes and
+/// hint.
 pub fn render(error: &anyhow::Error) -> String {
-    let mut out = String::new();
-    let shown = |text: &str| printable(&clip(text, MESSAGE)).into_owned();
     match error.downcast_ref::<Error>() {
-        Some(Error::InvalidValues { problems }) => {
-            for problem in problems.iter().take(MAX_PROBLEMS) {
-                let _ = writeln!(out, "error: {}", problem.render_as(Quoting::Quote));
-            }
-        }
+        Some(Error::InvalidValues { problems }) => problems_text(error, problems, |_| true),
         Some(Error::InvalidManifests { problems }) => {
             // Many problems can share one large source: judge each once.
             let mut judged = HashMap::new();
-            for problem in problems.iter().take(MAX_PROBLEMS) {
-                let quoting = if may_quote(problem, &mut judged) {
-                    Quoting::Quote
-                } else {
-                    Quoting::Mask
-                };
-                let _ = writeln!(out, "error: {}", problem.render_as(quoting));
-            }
+            problems_text(error, problems, |problem| may_quote(problem, &mut judged))
         }
-        _ => {
-            let _ = writeln!(out, "error: {}", shown(&error.to_string()));
-            for cause in error.chain().skip(1) {
-                let _ = writeln!(out, "  caused by: {}", shown(&cause.to_string()));
-            }
-            if let Some(hint) = error.downcast_ref::<Error>().and_then(Error::hint) {
-                let _ = writeln!(out, "  hint: {}", shown(hint));
-            }
-            return out;
-        }
+        _ => chain_text(error),
     }
-    if let Some(Error::InvalidValues { problems } | Error::InvalidManifests { problems }) =
-        error.downcast_ref::<Error>()
-        && problems.len() > 1
-    {
-        if problems.len() > MAX_PROBLEMS {
-            let _ = writeln!(
-                out,
-                "error: … and {} more (only the first {MAX_PROBLEMS} are shown)",
-                problems.len() - MAX_PROBLEMS
-            );
-        }
+}
+
+/// `error: ` and each problem (the first [`MAX_PROBLEMS`]), quoting its
+/// input where `may_quote` allows; then, for more than one, how many were
+/// not shown and the count.
+fn problems_text(
+    error: &anyhow::Error,
+    problems: &[Problem],
+    mut may_quote: impl FnMut(&Problem) -> bool,
+) -> String {
+    let mut out = String::new();
+    for problem in problems.iter().take(MAX_PROBLEMS) {
+        let quoting = if may_quote(problem) {
+            Quoting::Quote
+        } else {
+            Quoting::Mask
+        };
+        let shown = Diagnostic::from(problem.clone()).render_as(quoting);
+        let _ = writeln!(out, "error: {shown}");
+    }
+    if problems.len() > MAX_PROBLEMS {
+        let _ = writeln!(
+            out,
+            "error: … and {} more (only the first {MAX_PROBLEMS} are shown)",
+            problems.len() - MAX_PROBLEMS
+        );
+    }
+    if problems.len() > 1 {
         let _ = writeln!(out, "error: {error}");
+    }
+    out
+}
+
+/// An error that names no place in an input text (a file that cannot be
+/// read, an option, the output directory): its message, each cause and
+/// its hint, each escaped and clipped as a diagnostic's lines are.
+fn chain_text(error: &anyhow::Error) -> String {
+    let shown = |text: &str| printable(&clip(text, MESSAGE)).into_owned();
+    let mut out = String::new();
+    let _ = writeln!(out, "error: {}", shown(&error.to_string()));
+    for cause in error.chain().skip(1) {
+        let _ = writeln!(out, "  caused by: {}", shown(&cause.to_string()));
+    }
+    if let Some(hint) = error.downcast_ref::<Error>().and_then(Error::hint) {
+        let _ = writeln!(out, "  hint: {}", shown(hint));
     }
     out
 }
@@ -75,7 +89,7 @@ const MAX_PROBLEMS: usize = 100;
 /// could hold a Secret (the parse failed, so which object is one is not
 /// known), nor when the file was reached through a symbolic link (it could
 /// be any file: a key, a password store).
-fn may_quote(problem: &Diagnostic, judged: &mut HashMap<*const Source, bool>) -> bool {
+fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
     match &problem.origin {
         Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
             let linked =

@@ -253,10 +253,10 @@ impl Limits {
     };
 }
 
-/// Why a YAML text could not be read: a [`crate::diagnostic::Diagnostic`]
+/// Why a YAML text could not be read: a [`crate::diagnostic::Problem`]
 /// at the place reading stopped, with the key path when reading got that
 /// far (the root otherwise).
-pub type YamlError = crate::diagnostic::Diagnostic;
+pub type YamlError = crate::diagnostic::Problem;
 
 /// A reader error at `origin`, at the root path.
 fn read_error(origin: Origin, message: impl Into<String>) -> YamlError {

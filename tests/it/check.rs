@@ -271,6 +271,47 @@ fn label_free_renders_give_exactly_their_findings() {
     insta::assert_snapshot!("check-helm-violations", broken.transcript());
 }
 
+/// `--output json` is the text output as data, field for field, and its
+/// bytes are a contract (the snapshot): the same diagnostics through the
+/// other renderer.
+#[test]
+fn the_json_output_says_what_the_text_says() {
+    let dir = "tests/fixtures/check/helm-violations";
+    let json = chartgen(&["check", "--output", "json", dir]);
+    assert_eq!(json.code, 1);
+    insta::assert_snapshot!("check-helm-violations-json", json.stdout);
+    let text = chartgen(&["check", dir]).stdout;
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let mut expected = String::new();
+    for f in report["findings"].as_array().unwrap() {
+        let field = |key: &str| f[key].as_str().unwrap().to_owned();
+        let path = Some(field("path"))
+            .filter(|p| !p.is_empty())
+            .map_or(String::new(), |p| format!(" {p}"));
+        expected += &format!(
+            "{} {}{path}: {}\n  at {} (rendered by templates/{})\n",
+            field("invariant"),
+            field("object"),
+            field("message"),
+            field("location"),
+            field("template"),
+        );
+        assert_eq!(
+            field("doc"),
+            format!("docs/checks.md#{}", field("invariant").to_lowercase())
+        );
+    }
+    for i in report["info"].as_array().unwrap() {
+        expected += &format!(
+            "info: {}: {}\n",
+            i["subject"].as_str().unwrap(),
+            i["message"].as_str().unwrap()
+        );
+    }
+    assert!(!report["info"].as_array().unwrap().is_empty());
+    assert_eq!(text, format!("{expected}8 findings in 25 objects\n"));
+}
+
 /// Without buildd, the classes cannot be told: one finding per namespace
 /// says which fact is missing, instead of findings that contradict.
 #[test]
@@ -429,7 +470,23 @@ fn findings_point_at_the_line_and_template() {
         .matches('\n')
         .count();
     let run = chartgen(&["check", "--output", "json", file.to_str().unwrap()]);
+    // The file named through a folder called `templates/` (a chart's own
+    // folder, say): still a file the user has, so the template that
+    // rendered the object is named besides it.
+    // `templates/` and one `..` per component of the absolute root reach `/`.
+    let through = format!(
+        "templates/{}{}",
+        "../".repeat(root().components().count()),
+        file.strip_prefix("/").unwrap().display()
+    );
+    let text = chartgen(&["check", &through]);
     std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        text.stdout.lines().nth(1),
+        Some(format!("  at {through}:{line} (rendered by templates/buildd.yaml)").as_str()),
+        "{}",
+        text.stdout
+    );
     assert_eq!(run.code, 1);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["info"], serde_json::json!([]));

@@ -135,7 +135,12 @@ fn the_schema_check_catches_unknown_fields() {
     let findings = check(&schemas, &stream);
     let found: Vec<(&str, &str)> = findings
         .iter()
-        .map(|f| (f.invariant.id(), f.object.split(' ').next().unwrap()))
+        .map(|f| {
+            (
+                f.id().unwrap(),
+                f.object().unwrap().split(' ').next().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         found,

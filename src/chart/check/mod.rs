@@ -24,9 +24,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value as Json;
 
-use crate::diagnostic::{KeyPath, MESSAGE, Segment, clip, printable};
+use crate::diagnostic::{Diagnostic, KeyPath, Location, MESSAGE, Rule, Segment, Subject, clip};
 use crate::kube::KubeSchemas;
-use crate::manifest::{Manifest, line_of};
+use crate::manifest::Manifest;
 use crate::plan::adr;
 use crate::secret::{self, Hidden};
 use crate::yaml::{Node, Origin};
@@ -71,16 +71,29 @@ pub enum Invariant {
     Api,
 }
 
-impl Serialize for Invariant {
-    /// As its id, the way findings print it.
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.id())
-    }
-}
-
 impl Invariant {
+    /// Every invariant, in the order findings are sorted by.
+    pub const ALL: [Invariant; 16] = [
+        Invariant::Schema,
+        Invariant::UnknownKind,
+        Invariant::UnknownRole,
+        Invariant::R1,
+        Invariant::R2,
+        Invariant::R3,
+        Invariant::R4,
+        Invariant::R5,
+        Invariant::R6,
+        Invariant::T1,
+        Invariant::T2,
+        Invariant::T3,
+        Invariant::T4,
+        Invariant::T5,
+        Invariant::MissingFact,
+        Invariant::Api,
+    ];
+
     /// The short id: `R1`, `T3`, `K8S`.
-    pub fn id(self) -> &'static str {
+    pub const fn id(self) -> &'static str {
         match self {
             Invariant::Schema => "K8S",
             Invariant::UnknownKind => "KIND",
@@ -101,57 +114,40 @@ impl Invariant {
         }
     }
 
+    /// The rule, with its help text: its entry in [`rules::RULES`].
+    pub fn rule(self) -> &'static Rule {
+        rules::RULES
+            .iter()
+            .find(|rule| rule.id == self.id())
+            .expect("every invariant has its entry in RULES (a test checks it)")
+    }
+
     /// Where the rule is explained: its section of `docs/checks.md`.
     pub fn doc(self) -> String {
-        format!("docs/checks.md#{}", self.id().to_lowercase())
+        self.rule().link()
     }
 }
 
-/// One broken invariant in one object.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Finding {
-    /// The invariant's id.
-    pub invariant: Invariant,
-    /// The object, as `Kind namespace/name`.
-    pub object: String,
-    /// The path within the object, such as `rules[0].verbs`; written as
-    /// text (empty at the object's root), as `KeyPath` prints.
-    #[serde(serialize_with = "as_text")]
-    pub path: KeyPath,
-    /// What is wrong, in one line.
-    pub message: String,
-    /// Where the object (or the offending field) was read: `file:line`.
-    pub location: Option<String>,
-    /// The template that rendered the object, when known.
-    pub template: Option<String>,
-    /// Where the rule is explained (`docs/checks.md#r1`).
-    pub doc: String,
-}
+/// One broken invariant in one object: a [`Diagnostic`] with the
+/// invariant's [`Rule`] and a [`Subject`] (the object, its template, the
+/// template line for a render of this run).
+pub type Finding = Diagnostic;
 
-/// `path` as its text: the JSON of a finding is a user contract.
-fn as_text<S: serde::Serializer>(path: &KeyPath, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.collect_str(path)
-}
+/// Something `check` could not verify because the input does not show it:
+/// a [`Diagnostic`] of severity [`Note`](crate::diagnostic::Severity::Note)
+/// about a subject (`Namespace buildkit-builds`), not a finding (the exit
+/// code stays 0), but never silent.
+pub type Info = Diagnostic;
 
-/// Something `check` could not verify because the input does not show it;
-/// not a finding (the exit code stays 0), but never silent.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Info {
-    /// What it is about, such as `Namespace buildkit-builds`.
-    pub subject: String,
-    /// What was not verified, and why.
-    pub message: String,
-}
-
-/// Everything a check run found.
+/// Everything a check run found; as JSON, `findings` and `info`, each as
+/// [`Diagnostic::to_json`] writes it.
 #[derive(Debug, Default, Serialize)]
 pub struct Report {
-    /// The broken invariants, in object install order.
+    /// The broken invariants, in object install order, then invariant.
     pub findings: Vec<Finding>,
-    /// What could not be verified.
+    /// What could not be verified, by subject, then message.
     pub info: Vec<Info>,
 }
-
 /// The trust class of a namespace, as the checks see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -229,8 +225,10 @@ impl<'a> Context<'a> {
 /// [`Context`], and what could not be verified.
 pub struct Findings<'c> {
     context: &'c Context<'c>,
-    found: Vec<Finding>,
-    info: BTreeSet<Info>,
+    /// Each finding with its invariant, which orders them.
+    found: Vec<(Invariant, Finding)>,
+    /// What was not verified: subject, message; sorted, once each.
+    info: BTreeSet<(String, String)>,
     /// Per object that holds something that could be a Secret: the object
     /// redacted, and what that hid (filled when a finding is reported).
     secrets: BTreeMap<usize, Option<(Json, Hidden)>>,
@@ -249,10 +247,7 @@ impl<'c> Findings<'c> {
 
     /// Records what could not be verified about `subject`.
     pub fn note(&mut self, subject: impl Into<String>, message: impl Into<String>) {
-        self.info.insert(Info {
-            subject: subject.into(),
-            message: message.into(),
-        });
+        self.info.insert((subject.into(), message.into()));
     }
 
     /// Records a finding about object `index` at `path`. When the object
@@ -288,28 +283,32 @@ impl<'c> Findings<'c> {
         };
         let message = clip(&message, MESSAGE).into_owned();
         let manifest = &self.context.manifests[index];
-        self.found.push(Finding {
-            invariant,
+        let (origin, rendered_at) = place(manifest, path);
+        let subject = Subject {
             object: manifest.id.to_string(),
-            path: path.clone(),
-            message,
-            location: location(manifest, path),
             template: manifest.template.clone(),
-            doc: invariant.doc(),
-        });
+            rendered_at,
+        };
+        let finding = Diagnostic::finding(invariant.rule(), subject, origin, path.clone(), message);
+        self.found.push((invariant, finding));
     }
 }
 
-/// Where the node at `path` of `manifest` was written: the template line
-/// that rendered it, else the file and line it was read from.
-fn location(manifest: &Manifest, path: &KeyPath) -> Option<String> {
+/// Where the node at `path` of `manifest` was written: for an object this
+/// run rendered, the template line that wrote it (the rendered text is no
+/// file of the user's: the origin is then [`Origin::Default`]); for one
+/// read from a file, its origin there.
+fn place(manifest: &Manifest, path: &KeyPath) -> (Origin, Option<Location>) {
     let origin = &manifest.node.nearest(path).origin;
     match (origin, &manifest.trace) {
-        (Origin::At { line, col, .. }, Some(trace)) => trace
-            .source_of(*line, *col)
-            .map(|(template, line)| format!("templates/{template}:{line}")),
-        (Origin::At { source, .. }, None) => Some(format!("{}:{}", source.name, line_of(origin))),
-        (Origin::Default, _) => None,
+        (Origin::At { line, col, .. }, Some(trace)) => (
+            Origin::Default,
+            trace
+                .source_of(*line, *col)
+                .map(|(template, line)| Location::line(format!("templates/{template}"), line)),
+        ),
+        (_, Some(_)) => (Origin::Default, None),
+        (_, None) => (origin.clone(), None),
     }
 }
 
@@ -389,55 +388,33 @@ pub fn run_borrowed(
         merged_exemptions(exemptions).as_ref(),
     );
     let Findings { found, info, .. } = findings;
-    let info = info.into_iter().collect();
+    let info = info
+        .into_iter()
+        .map(|(subject, message)| Diagnostic::note(subject, message))
+        .collect();
     let order: BTreeMap<String, usize> = manifests
         .iter()
         .enumerate()
         .map(|(i, m)| (m.id.to_string(), i))
         .collect();
-    let mut findings = found;
-    findings.sort_by_key(|f| {
-        (
-            order.get(&f.object).copied().unwrap_or(usize::MAX),
-            f.invariant,
-        )
+    let mut found = found;
+    found.sort_by_key(|(invariant, f)| {
+        let object = f.object().unwrap_or_default();
+        (order.get(object).copied().unwrap_or(usize::MAX), *invariant)
     });
-    findings.dedup();
+    found.dedup();
+    let findings = found.into_iter().map(|(_, finding)| finding).collect();
     Report { findings, info }
 }
 
-/// Findings, then what was not verified, as text for a person. Every line
-/// goes through [`printable`]: names, flags and paths come from the input.
+/// Findings, then what was not verified, as text for a person, each
+/// through the one text renderer ([`Diagnostic::render`], which escapes
+/// what comes from the input), then the count.
 pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> String {
     let mut out = String::new();
-    let mut line = |text: String| {
-        out.push_str(&printable(&text));
+    for diagnostic in findings.iter().chain(info) {
+        out.push_str(&diagnostic.render());
         out.push('\n');
-    };
-    for f in findings {
-        let path = if f.path.is_root() {
-            String::new()
-        } else {
-            format!(" {}", f.path)
-        };
-        line(format!(
-            "{} {}{path}: {}",
-            f.invariant.id(),
-            f.object,
-            f.message
-        ));
-        match (&f.location, &f.template) {
-            (Some(location), Some(template)) if !location.starts_with("templates/") => {
-                line(format!(
-                    "  at {location} (rendered by templates/{template})"
-                ));
-            }
-            (Some(location), _) => line(format!("  at {location}")),
-            (None, _) => {}
-        }
-    }
-    for i in info {
-        line(format!("info: {}: {}", i.subject, i.message));
     }
     let objects = match objects {
         1 => "1 object".to_owned(),

@@ -29,6 +29,7 @@ use std::fmt::Write as _;
 use serde_json::Value as Json;
 
 use super::{Context, Findings, Invariant};
+use crate::diagnostic::Rule;
 
 /// Checks ROLE and R1-R6: effective RBAC per subject, and the roles
 /// themselves.
@@ -54,115 +55,123 @@ pub fn topology(context: &Context<'_>, findings: &mut Findings<'_>, exemptions: 
     info::check(context, findings);
 }
 
-/// One rule as the reference explains it.
-pub struct Rule {
-    /// The rule.
-    pub invariant: Invariant,
-    /// What it requires, in one line.
-    pub title: &'static str,
-    /// What it protects, and where it comes from.
-    pub protects: &'static str,
-    /// A finding it reports, as `check` prints it.
-    pub example: &'static str,
-}
+/// The document that explains every rule, a section per id: each
+/// finding's `doc` link.
+const DOC: &str = "docs/checks.md";
 
 /// Every rule, in the order the reference lists them.
 pub const RULES: &[Rule] = &[
     Rule {
-        invariant: Invariant::R1,
+        id: Invariant::R1.id(),
         title: "Events only through a write-only ClusterRole bound cluster-wide, with create and patch on core events",
-        protects: "ADR-2647: client-go's event recorder writes an event into the namespace of the object it describes, so a grant limited to one namespace loses the events of objects elsewhere, silently. buildd's ServiceAccount must be able to create and patch core (`\"\"`) events in every namespace, through a ClusterRoleBinding. A Role that names events, a RoleBinding to the events ClusterRole, and an events rule restricted by `resourceNames` (create cannot be restricted by name, and the recorder names every event anew) are findings. A further write-only grant in `events.k8s.io` is tolerated, never required.",
+        help: "ADR-2647: client-go's event recorder writes an event into the namespace of the object it describes, so a grant limited to one namespace loses the events of objects elsewhere, silently. buildd's ServiceAccount must be able to create and patch core (`\"\"`) events in every namespace, through a ClusterRoleBinding. A Role that names events, a RoleBinding to the events ClusterRole, and an events rule restricted by `resourceNames` (create cannot be restricted by name, and the recorder names every event anew) are findings. A further write-only grant in `events.k8s.io` is tolerated, never required.",
         example: "R1 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd cannot create, patch events (core group) cluster-wide; the event recorder writes where each object lives (ADR-2647)",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::R2,
+        id: Invariant::R2.id(),
         title: "No role reads, updates or deletes events",
-        protects: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding.",
+        help: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding.",
         example: "R2 ClusterRole buildkit-operator-events rules[0].verbs: grants get, watch on events; events are write-only: create and patch (ADR-2647)",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::R3,
+        id: Invariant::R3.id(),
         title: "Pods and leader-election leases in the operator namespace's Role",
-        protects: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names.",
+        help: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names.",
         example: "R3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd lacks get, update on lease buildkit-buildd-leader (its --leader-election-id) in buildkit-operator; the operator namespace's Role keeps pods and leases (ADR-2647)",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::R4,
+        id: Invariant::R4.id(),
         title: "The custom-resource ClusterRole holds only the chart's custom resources",
-        protects: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources, and it may not aggregate other ClusterRoles itself (what its selectors gather in the cluster would reach every tenant unreviewed).",
+        help: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources, and it may not aggregate other ClusterRoles itself (what its selectors gather in the cluster would reach every tenant unreviewed).",
         example: "R4 ClusterRole buildkit-operator rules[3].resources: events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::R5,
+        id: Invariant::R5.id(),
         title: "No wildcards",
-        protects: "Every grant names its API groups, resources and verbs; `*` would grant what no review saw, including resources added to the cluster later.",
+        help: "Every grant names its API groups, resources and verbs; `*` would grant what no review saw, including resources added to the cluster later.",
         example: "R5 Role buildkit-builds/buildkit-daemons rules[2].verbs: a wildcard in verbs; name what is granted",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::R6,
+        id: Invariant::R6.id(),
         title: "Daemon objects and secrets only in the builds namespace",
-        protects: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else.",
+        help: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else.",
         example: "R6 Role buildkit-operator/buildkit-operator rules[0].resources: secrets granted in namespace buildkit-operator; secrets are granted only in the builds namespace",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::T1,
+        id: Invariant::T1.id(),
         title: "Distinct namespaces, none reserved",
-        protects: "ADR-0006: each trust class has a namespace of its own, and none is `default`, `kube-system`, `kube-public` or `kube-node-lease` (ADR-0006 rejected Kata in kube-system). A namespace that the manifests put in two classes (buildd's own namespace as its builds namespace, say) is a finding.",
+        help: "ADR-0006: each trust class has a namespace of its own, and none is `default`, `kube-system`, `kube-public` or `kube-node-lease` (ADR-0006 rejected Kata in kube-system). A namespace that the manifests put in two classes (buildd's own namespace as its builds namespace, say) is a finding.",
         example: "T1 Namespace kube-system metadata.name: the system class lives in the reserved namespace kube-system",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::T2,
+        id: Invariant::T2.id(),
         title: "Every object in its trust class's namespace",
-        protects: "ADR-0006: the control plane (buildd, gateway) in the operator namespace; the build daemons' objects and the BuildProjects in the builds namespace; the Kata node plumbing in the system namespace; nothing namespaced outside them.",
+        help: "ADR-0006: the control plane (buildd, gateway) in the operator namespace; the build daemons' objects and the BuildProjects in the builds namespace; the Kata node plumbing in the system namespace; nothing namespaced outside them.",
         example: "T2 BuildProject buildkit-operator/web-frontend metadata.namespace: belongs to the builds class, in buildkit-builds, not buildkit-operator",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::T3,
+        id: Invariant::T3.id(),
         title: "Pod security by trust class",
-        protects: "ADR-0006: the control plane is hardened (runAsNonRoot, readOnlyRootFilesystem, capabilities drop ALL, allowPrivilegeEscalation false, seccomp RuntimeDefault, no host access); the build daemons are rootless and may relax privilege escalation and seccomp, never privileged or on host paths; only the system namespace runs privileged node plumbing. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+        help: "ADR-0006: the control plane is hardened (runAsNonRoot, readOnlyRootFilesystem, capabilities drop ALL, allowPrivilegeEscalation false, seccomp RuntimeDefault, no host access); the build daemons are rootless and may relax privilege escalation and seccomp, never privileged or on host paths; only the system namespace runs privileged node plumbing. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
         example: "T3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: readOnlyRootFilesystem is not true; the operator class in buildkit-operator does not allow it",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::T4,
+        id: Invariant::T4.id(),
         title: "Policy exemptions by trust class",
-        protects: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation and on `kyverno-exemptions.yaml` when the input has it.",
+        help: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation and on `kyverno-exemptions.yaml` when the input has it.",
         example: "T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::T5,
+        id: Invariant::T5.id(),
         title: "The control plane wired to its namespaces",
-        protects: "ADR-0006: buildd reads POD_NAMESPACE from the downward API (its Lease lives where it runs) and, when told one, takes it in its own namespace (`--leader-election-namespace`); it is told the builds namespace with `--namespace` (either `--namespace=X` or `--namespace X`), never its own; the gateway's `--daemon-namespace` names the same builds namespace; an operator namespace holds a buildd.",
+        help: "ADR-0006: buildd reads POD_NAMESPACE from the downward API (its Lease lives where it runs) and, when told one, takes it in its own namespace (`--leader-election-namespace`); it is told the builds namespace with `--namespace` (either `--namespace=X` or `--namespace X`), never its own; the gateway's `--daemon-namespace` names the same builds namespace; an operator namespace holds a buildd.",
         example: "T5 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].args: told --daemon-namespace=buildkit-operator; the daemons run in the builds namespace, buildkit-builds",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::MissingFact,
+        id: Invariant::MissingFact.id(),
         title: "The input shows what the checks need",
-        protects: "The trust classes come from what the manifests show, not from labels: the operator namespace is where buildd runs, the builds namespace is buildd's `--namespace` (else where the BuildProjects are), the system namespace is where privileged or host-path node plumbing runs. When objects live in a namespace whose class the input does not show, `check` says which fact is missing, once per namespace, instead of passing or guessing.",
+        help: "The trust classes come from what the manifests show, not from labels: the operator namespace is where buildd runs, the builds namespace is buildd's `--namespace` (else where the BuildProjects are), the system namespace is where privileged or host-path node plumbing runs. When objects live in a namespace whose class the input does not show, `check` says which fact is missing, once per namespace, instead of passing or guessing.",
         example: "FACT BuildProject ci-builds/pr-forks metadata.namespace: the trust class of namespace ci-builds cannot be told: the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown; its objects' placement is not verified",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::Schema,
+        id: Invariant::Schema.id(),
         title: "Every object matches its Kubernetes schema, strictly",
-        protects: "Built-in kinds against the vendored strict schemas of `--kube-version`, cert-manager Certificates against the project's schema, custom resources against the CRDs in the input or given with `--crd`. Unknown fields are errors: the API server would drop them silently.",
+        help: "Built-in kinds against the vendored strict schemas of `--kube-version`, cert-manager Certificates against the project's schema, custom resources against the CRDs in the input or given with `--crd`. Unknown fields are errors: the API server would drop them silently.",
         example: "K8S Deployment buildkit-operator/buildkit-buildd spec: Additional properties are not allowed ('revisionHistoryLimt' was unexpected)",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::Api,
+        id: Invariant::Api.id(),
         title: "Objects keep the API server's listed field rules",
-        protects: "The OpenAPI schemas leave out rules the API server and the kubelet enforce. Checked: the name rule of each kind (a Service's name is a DNS-1035 label, starting with a letter; a Namespace's a DNS-1123 label; most kinds' a DNS-1123 subdomain; a CRD's `<plural>.<group>`), namespace names, label keys and values and annotation keys (at most 256 KiB of annotations), unique DNS-1123 container and volume names, IANA port names unique in a container (the API server only warns across containers), volume mounts of declared volumes (a StatefulSet's claim templates count) and no mount path twice in a container, image references in the distribution grammar, resource requests and limits (of containers, PersistentVolumeClaims and claim templates) that are non-negative quantities with no request above its limit (compared by value: `1Gi` is more than `1G`), non-negative probe timings, replicas, history limits, grace periods and user, group and fsGroup ids, container, host and Service port numbers in 1..65535 and no Service port number and protocol twice, a seccomp or AppArmor `localhostProfile` exactly when the type is `Localhost`, each pod sysctl set once, label selectors with `In`/`NotIn` given values and `Exists`/`DoesNotExist` given none, a Deployment's, DaemonSet's, StatefulSet's, ReplicaSet's or Job's selector that selects its own pod template (and is not empty, but for a Job), and a single CustomResourceDefinition per group and kind (the API server does not accept a second claim). A render that breaks one of them would be refused on apply, or pull nothing. Not promised: rules not listed here (the API server has many more), admission (webhooks, quotas, LimitRanges, Pod Security, policy engines) and anything that depends on the cluster's state.",
+        help: "The OpenAPI schemas leave out rules the API server and the kubelet enforce. Checked: the name rule of each kind (a Service's name is a DNS-1035 label, starting with a letter; a Namespace's a DNS-1123 label; most kinds' a DNS-1123 subdomain; a CRD's `<plural>.<group>`), namespace names, label keys and values and annotation keys (at most 256 KiB of annotations), unique DNS-1123 container and volume names, IANA port names unique in a container (the API server only warns across containers), volume mounts of declared volumes (a StatefulSet's claim templates count) and no mount path twice in a container, image references in the distribution grammar, resource requests and limits (of containers, PersistentVolumeClaims and claim templates) that are non-negative quantities with no request above its limit (compared by value: `1Gi` is more than `1G`), non-negative probe timings, replicas, history limits, grace periods and user, group and fsGroup ids, container, host and Service port numbers in 1..65535 and no Service port number and protocol twice, a seccomp or AppArmor `localhostProfile` exactly when the type is `Localhost`, each pod sysctl set once, label selectors with `In`/`NotIn` given values and `Exists`/`DoesNotExist` given none, a Deployment's, DaemonSet's, StatefulSet's, ReplicaSet's or Job's selector that selects its own pod template (and is not empty, but for a Job), and a single CustomResourceDefinition per group and kind (the API server does not accept a second claim). A render that breaks one of them would be refused on apply, or pull nothing. Not promised: rules not listed here (the API server has many more), admission (webhooks, quotas, LimitRanges, Pod Security, policy engines) and anything that depends on the cluster's state.",
         example: "API Service buildkit-operator/1-gateway metadata.name: `1-gateway` is not a valid Service name: a DNS-1035 label starts with a letter",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::UnknownKind,
+        id: Invariant::UnknownKind.id(),
         title: "Every kind has a schema",
-        protects: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass.",
+        help: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass.",
         example: "KIND Widget buildkit-builds/w: no schema for example.com/v1 Widget; give its CRD with --crd",
+        doc: DOC,
     },
     Rule {
-        invariant: Invariant::UnknownRole,
+        id: Invariant::UnknownRole.id(),
         title: "Every bound role is in the input",
-        protects: "A binding to a role the input does not hold grants permissions nobody can review here; it is a finding. So is a binding to an aggregated ClusterRole (a non-empty `aggregationRule`): the aggregation controller fills it from every ClusterRole of the cluster its selectors match, the built-in ones included, not only from those in the input.",
+        help: "A binding to a role the input does not hold grants permissions nobody can review here; it is a finding. So is a binding to an aggregated ClusterRole (a non-empty `aggregationRule`): the aggregation controller fills it from every ClusterRole of the cluster its selectors match, the built-in ones included, not only from those in the input.",
         example: "ROLE ClusterRoleBinding admin roleRef: binds ClusterRole cluster-admin, which is not in the input; its permissions cannot be checked",
+        doc: DOC,
     },
 ];
 
@@ -170,7 +179,7 @@ pub const RULES: &[Rule] = &[
 pub fn reference() -> String {
     let mut out = String::from(
         "# Checks\n\n\
-         <!-- Generated by `chartgen docs checks` from src/check/rules.rs; do not edit. -->\n\n\
+         <!-- Generated by `chartgen docs checks` from src/chart/check/rules/mod.rs; do not edit. -->\n\n\
          `chartgen check` (and `chartgen render`, before it prints or writes anything) \
          reports each broken rule as a finding: the rule's id, the object, the path in \
          it, a message, and where it was read. `--output json` gives the same with a \
@@ -184,11 +193,10 @@ pub fn reference() -> String {
          tool that states no Pod Security level.\n\n",
     );
     for rule in RULES {
-        let id = rule.invariant.id();
         let _ = write!(
             out,
-            "## {id}\n\n**{}.** {}\n\nExample:\n\n```\n{}\n```\n\n",
-            rule.title, rule.protects, rule.example
+            "## {}\n\n**{}.** {}\n\nExample:\n\n```\n{}\n```\n\n",
+            rule.id, rule.title, rule.help, rule.example
         );
     }
     out.pop();
@@ -201,18 +209,32 @@ mod tests {
 
     #[test]
     fn every_rule_is_explained_once_and_its_example_carries_its_id() {
-        let mut ids: Vec<&str> = RULES.iter().map(|r| r.invariant.id()).collect();
-        for rule in RULES {
+        let all = Invariant::ALL;
+        assert!(
+            all.windows(2).all(|w| w[0] < w[1]),
+            "ALL in sort order, once each"
+        );
+        for invariant in all {
+            let rule = invariant.rule();
+            assert_eq!(rule.id, invariant.id());
             assert!(
-                rule.example
-                    .starts_with(&format!("{} ", rule.invariant.id())),
+                rule.example.starts_with(&format!("{} ", rule.id)),
                 "{}",
                 rule.example
             );
+            assert_eq!(
+                invariant.doc(),
+                format!("docs/checks.md#{}", rule.id.to_lowercase())
+            );
         }
+        let mut ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), RULES.len());
-        assert_eq!(ids.len(), 16, "a new invariant needs its entry in RULES");
+        assert_eq!(
+            ids.len(),
+            all.len(),
+            "a new invariant needs its entry in RULES"
+        );
     }
 }
