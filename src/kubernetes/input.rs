@@ -125,14 +125,20 @@ struct Input {
     role: Role,
     /// Named on the command line (a link to it is followed).
     named: bool,
+    /// Named on the command line and a FIFO or character device (a pipe,
+    /// process substitution's `/dev/fd/N`): read as it streams, blocking.
+    stream: bool,
 }
 
 /// Reads every path: a directory (its `.yaml`/`.yml` files, recursively, in
 /// name order; or, where it holds a kustomization, the `resources` it
 /// lists), a file, or `-` for stdin. Every problem is collected.
 ///
-/// Nothing is opened that is not a regular file: a FIFO, socket or device,
-/// named or found, is refused from its metadata. A symbolic link inside a
+/// A path named here may be a regular file, a FIFO or a character device
+/// (`<(chartgen render …)`, a pipe, `/dev/stdin`), each read under the same
+/// byte budget; a socket or block device is refused. Inside a directory
+/// nothing is opened that is not a regular file: a FIFO, socket or device
+/// found there is refused from its metadata. A symbolic link inside a
 /// directory is not followed (a note on stderr says so); one named on the
 /// command line is.
 pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
@@ -186,11 +192,14 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
                 break;
             }
             let shown = printable(&file.path.display().to_string()).into_owned();
-            let text = read_file(&file.path, file.named, budget).map_err(|source| {
-                Error::ReadManifests {
-                    path: shown.clone(),
-                    source,
-                }
+            let read = if file.stream {
+                read_stream(&file.path, budget)
+            } else {
+                read_file(&file.path, file.named, budget)
+            };
+            let text = read.map_err(|source| Error::ReadManifests {
+                path: shown.clone(),
+                source,
             })?;
             read_text(
                 Source::file(shown, text),
@@ -241,15 +250,59 @@ fn collect(
     if kind.is_dir() {
         return walk(path, files, budget, problems);
     }
-    if !kind.is_file() {
+    let stream = is_stream(kind);
+    if !kind.is_file() && !stream {
         return Err(files::refused(path, kind));
     }
     files.push(Input {
         path: path.to_owned(),
         role: Role::Objects,
         named: true,
+        stream,
     });
     Ok(())
+}
+
+/// Whether a path named on the command line is a pipe or character device
+/// the user means chartgen to read (`<(chartgen render …)`, `/dev/stdin`):
+/// read once, as it streams, under the same byte budget as a file. Inside
+/// a directory these stay refused: nobody asked for them there, and a FIFO
+/// planted in an output directory must not hang a reader.
+fn is_stream(kind: std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        kind.is_fifo() || kind.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
+    }
+}
+
+/// Reads a FIFO or character device named on the command line, blocking
+/// until its writer closes it, up to what is left of the byte budget (and
+/// one more byte, to tell): `/dev/zero` stops at the budget. What is opened
+/// is checked again, so a path that changed into something else in between
+/// is refused.
+fn read_stream(path: &Path, budget: &Budget) -> std::io::Result<String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() && !is_stream(kind) {
+        return Err(files::refused(path, kind));
+    }
+    let mut text = String::new();
+    file.take(budget.bytes_to_read())
+        .read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// A directory's entries in name order, each with its own (not followed)
@@ -305,6 +358,7 @@ fn walk(
                 path: entry,
                 role: Role::Objects,
                 named: false,
+                stream: false,
             });
         }
     }
@@ -400,6 +454,7 @@ fn kustomize(
             path: file.clone(),
             role: Role::Objects,
             named: false,
+            stream: false,
         });
     }
     for folder in &folders {
@@ -587,6 +642,7 @@ fn unlisted(
                 path: entry,
                 role: Role::ExemptionsOnly,
                 named: false,
+                stream: false,
             });
         } else if is_yaml(&entry) {
             let shown = printable(&entry.display().to_string()).into_owned();
