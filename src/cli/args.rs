@@ -57,9 +57,17 @@ pub enum Command {
     Rbac(InputArgs),
     /// Show what changes between two sets of manifests, object by object and field by field.
     ///
-    /// Each side is a directory, a multi-document file, or - for stdin.
-    /// Objects match by group, kind, namespace and name; named list items
-    /// by name. Secret values are shown only as hashes.
+    /// Each side is a directory, a multi-document file, a pipe
+    /// (`<(chartgen render …)`), - for stdin, or REV:PATH: a file or folder
+    /// of a git revision, read without a checkout (`HEAD~1:out/prod`,
+    /// `origin/main:out/prod`; PATH from the top of the repository of the
+    /// current directory, as in `git show REV:PATH`). A local path wins:
+    /// an argument is REV:PATH only when no file or folder of that name
+    /// exists, it does not start with `/`, `./` or `../`, and it has a `:`
+    /// after the revision; write `./NAME` for a local file whose name holds
+    /// a colon. Objects match by group, kind, namespace and name (or as
+    /// --map says); named list items by name. Secret values are shown only
+    /// as hashes.
     Diff(DiffArgs),
 }
 
@@ -126,10 +134,10 @@ pub enum DocsTopic {
 /// The two sides of `diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The old manifests: a directory, a file, or -.
+    /// The old manifests: a directory, a file, a pipe, -, or REV:PATH.
     #[arg(value_name = "OLD")]
     pub old: String,
-    /// The new manifests: a directory, a file, or -.
+    /// The new manifests: a directory, a file, a pipe, -, or REV:PATH.
     #[arg(value_name = "NEW")]
     pub new: String,
     /// Leave a field out of the comparison, such as
@@ -157,7 +165,8 @@ pub enum Format {
 /// Manifests to read.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// A directory, a multi-document YAML file, or - for stdin.
+    /// A directory, a multi-document YAML file, a pipe, - for stdin, or
+    /// REV:PATH for a file or folder of a git revision (see `diff --help`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
     /// Output format.
@@ -168,7 +177,8 @@ pub struct InputArgs {
 /// What `check` reads and checks against.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// A directory, a multi-document YAML file, or - for stdin.
+    /// A directory, a multi-document YAML file, a pipe, - for stdin, or
+    /// REV:PATH for a file or folder of a git revision (see `diff --help`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
     /// The Kubernetes version whose schemas to check against.

@@ -17,6 +17,8 @@ use crate::files;
 use crate::manifest::{self, LIMITS, Manifest};
 use crate::yaml::{self, Node, Source, Value};
 
+mod git;
+
 /// The file name of the Kyverno exemptions artifact in an output directory.
 pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
 
@@ -27,6 +29,22 @@ pub struct ManifestSet {
     pub manifests: Vec<Manifest>,
     /// The Kyverno exemptions artifacts the input holds (one per release).
     pub exemptions: Vec<Node>,
+    /// The `REV:PATH` arguments read from git, each with its copy.
+    trees: Vec<(String, git::Tree)>,
+}
+
+impl ManifestSet {
+    /// Where the files of the argument `arg` were read: `arg` itself, or
+    /// for a `REV:PATH` argument the temporary copy of that file or folder
+    /// (which lives as long as this set), so that the folders of a
+    /// revision can be compared like the folders of a checkout.
+    pub fn read_at<'a>(&'a self, arg: &'a str) -> &'a str {
+        self.trees
+            .iter()
+            .find(|(given, _)| given == arg)
+            .and_then(|(_, tree)| tree.root().to_str())
+            .unwrap_or(arg)
+    }
 }
 
 /// Several releases' exemptions artifacts as one: the namespaces each
@@ -55,11 +73,42 @@ pub const KUSTOMIZATION_FILES: [&str; 3] =
     ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// The hint for any kustomization that does more than list resources.
-fn kustomize_hint(dir: &Path) -> String {
+fn kustomize_hint(dir: &Path, show: Show<'_>) -> String {
     format!(
         "chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {} | chartgen check -",
-        printable(&dir.display().to_string())
+        show.path(dir)
     )
+}
+
+/// How paths are named in messages: as they are, or, for a revision's
+/// folder copied out of git, as `REV:PATH/…` instead of the copy's path.
+#[derive(Clone, Copy, Debug, Default)]
+struct Show<'a> {
+    /// The copy, and the argument it stands for.
+    copy: Option<(&'a Path, &'a str)>,
+}
+
+impl Show<'_> {
+    /// `path` as the user knows it, escaped for a message.
+    fn path(self, path: &Path) -> String {
+        if let Some((copy, shown)) = self.copy
+            && let Ok(rest) = path.strip_prefix(copy)
+        {
+            let rest = rest.to_string_lossy();
+            let named = if rest.is_empty() {
+                shown.to_owned()
+            } else {
+                format!("{shown}/{rest}")
+            };
+            return printable(&named).into_owned();
+        }
+        printable(&path.display().to_string()).into_owned()
+    }
+
+    /// [`files::refused`], naming the path as the user knows it.
+    fn refused(self, path: &Path, kind: std::fs::FileType) -> std::io::Error {
+        files::refused(Path::new(&self.path(path)), kind)
+    }
 }
 
 /// How a file found in the input is read.
@@ -179,37 +228,21 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
             );
             continue;
         }
-        let mut files = Vec::new();
-        collect(Path::new(path), &mut files, budget, &mut problems).map_err(|source| {
-            Error::ReadManifests {
-                path: printable(path).into_owned(),
-                source,
-            }
-        })?;
-        for file in files {
-            if budget.exhausted() {
-                // The rest would only fail the same way.
-                break;
-            }
-            let shown = printable(&file.path.display().to_string()).into_owned();
-            let read = if file.stream {
-                read_stream(&file.path, budget)
-            } else {
-                read_file(&file.path, file.named, budget)
-            };
-            let text = read.map_err(|source| Error::ReadManifests {
-                path: shown.clone(),
-                source,
-            })?;
-            read_text(
-                Source::file(shown, text),
-                Some(file.path.display().to_string()),
-                file.role,
-                budget,
-                &mut set,
-                &mut problems,
-            );
-        }
+        let cannot = |source| Error::ReadManifests {
+            path: printable(path).into_owned(),
+            source,
+        };
+        let Some(spec) = git::parse(path) else {
+            let local = (Path::new(path.as_str()), Show::default());
+            read_path(path, local, budget, &mut set, &mut problems)?;
+            continue;
+        };
+        let tree = git::materialise(&spec, budget.bytes_to_read()).map_err(cannot)?;
+        let show = Show {
+            copy: Some((tree.root(), &tree.shown)),
+        };
+        read_path(path, (tree.root(), show), budget, &mut set, &mut problems)?;
+        set.trees.push((path.clone(), tree));
     }
     if budget.exhausted() {
         return Err(Error::InvalidManifests { problems });
@@ -225,6 +258,47 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
     }
     manifest::sort(&mut set.manifests);
     Ok(set)
+}
+
+/// Reads the files the argument `arg` stands for, at `path` (a directory,
+/// a file, a FIFO), into `set`, naming them in messages as `show` says.
+fn read_path(
+    arg: &str,
+    (path, show): (&Path, Show<'_>),
+    budget: &mut Budget,
+    set: &mut ManifestSet,
+    problems: &mut Vec<Problem>,
+) -> Result<(), Error> {
+    let mut files = Vec::new();
+    collect(path, &mut files, budget, problems, show).map_err(|source| Error::ReadManifests {
+        path: printable(arg).into_owned(),
+        source,
+    })?;
+    for file in files {
+        if budget.exhausted() {
+            // The rest would only fail the same way.
+            break;
+        }
+        let shown = show.path(&file.path);
+        let read = if file.stream {
+            read_stream(&file.path, budget)
+        } else {
+            read_file(&file.path, file.named, budget)
+        };
+        let text = read.map_err(|source| Error::ReadManifests {
+            path: shown.clone(),
+            source,
+        })?;
+        read_text(
+            Source::file(shown, text),
+            Some(file.path.display().to_string()),
+            file.role,
+            budget,
+            set,
+            problems,
+        );
+    }
+    Ok(())
 }
 
 /// Reads a regular file (see [`files::open_regular`]) up to what is left of
@@ -244,15 +318,16 @@ fn collect(
     files: &mut Vec<Input>,
     budget: &mut Budget,
     problems: &mut Vec<Problem>,
+    show: Show<'_>,
 ) -> std::io::Result<()> {
     // Named on the command line: a link is followed, as the user asked.
     let kind = std::fs::metadata(path)?.file_type();
     if kind.is_dir() {
-        return walk(path, files, budget, problems);
+        return walk(path, files, budget, problems, show);
     }
     let stream = is_stream(kind);
     if !kind.is_file() && !stream {
-        return Err(files::refused(path, kind));
+        return Err(show.refused(path, kind));
     }
     files.push(Input {
         path: path.to_owned(),
@@ -326,10 +401,10 @@ fn is_yaml(path: &Path) -> bool {
         .is_some_and(|ext| ext == "yaml" || ext == "yml")
 }
 
-fn skip_link(path: &Path) {
+fn skip_link(path: &Path, show: Show<'_>) {
     eprintln!(
         "note: not reading {}: a symbolic link inside an input directory is not followed",
-        printable(&path.display().to_string())
+        show.path(path)
     );
 }
 
@@ -340,19 +415,20 @@ fn walk(
     files: &mut Vec<Input>,
     budget: &mut Budget,
     problems: &mut Vec<Problem>,
+    show: Show<'_>,
 ) -> std::io::Result<()> {
-    if let Some(kustomization) = kustomization_of(dir)? {
-        return kustomize(dir, &kustomization, files, budget, problems);
+    if let Some(kustomization) = kustomization_of(dir, show)? {
+        return kustomize(dir, &kustomization, (files, budget, problems), show);
     }
     for (entry, kind) in entries(dir)? {
         if kind.is_symlink() {
             // A link to a folder could loop and repeat every object; a link
             // to a file could reach outside the input.
-            skip_link(&entry);
+            skip_link(&entry, show);
         } else if kind.is_dir() {
-            walk(&entry, files, budget, problems)?;
+            walk(&entry, files, budget, problems, show)?;
         } else if !kind.is_file() {
-            return Err(files::refused(&entry, kind));
+            return Err(show.refused(&entry, kind));
         } else if is_yaml(&entry) {
             files.push(Input {
                 path: entry,
@@ -367,7 +443,7 @@ fn walk(
 
 /// The kustomization file of `dir`, if it has one (two is an error, as in
 /// kustomize).
-fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
+fn kustomization_of(dir: &Path, show: Show<'_>) -> std::io::Result<Option<PathBuf>> {
     let mut found = None;
     for name in KUSTOMIZATION_FILES {
         let path = dir.join(name);
@@ -377,13 +453,13 @@ fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
             Err(e) => return Err(e),
         };
         if !kind.is_file() {
-            return Err(files::refused(&path, kind));
+            return Err(show.refused(&path, kind));
         }
         if let Some(first) = found.replace(path) {
             return Err(std::io::Error::other(format!(
                 "{} has both {} and {name}; kustomize refuses that",
-                printable(&dir.display().to_string()),
-                printable(&Path::new(&first).display().to_string()),
+                show.path(dir),
+                show.path(&first),
             )));
         }
     }
@@ -398,14 +474,13 @@ fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
 fn kustomize(
     dir: &Path,
     kustomization: &Path,
-    files: &mut Vec<Input>,
-    budget: &mut Budget,
-    problems: &mut Vec<Problem>,
+    (files, budget, problems): (&mut Vec<Input>, &mut Budget, &mut Vec<Problem>),
+    show: Show<'_>,
 ) -> std::io::Result<()> {
     if budget.exhausted() {
         return Ok(());
     }
-    let shown = printable(&kustomization.display().to_string()).into_owned();
+    let shown = show.path(kustomization);
     let source = Source::file(shown, read_file(kustomization, false, budget)?);
     let before = problems.len();
     let mut listed: Vec<PathBuf> = Vec::new();
@@ -428,10 +503,10 @@ fn kustomize(
                     path,
                     "not a kustomization chartgen can read (apiVersion kustomize.config.k8s.io/v1beta1, kind Kustomization)".to_owned(),
                 )
-                .with_hint(kustomize_hint(dir)),
+                .with_hint(kustomize_hint(dir, show)),
             ),
             "resources" => {
-                list_resources(dir, node, path, (&mut listed, &mut folders), problems);
+                list_resources(dir, node, path, (&mut listed, &mut folders), problems, show);
             }
             other => problems.push(
                 Problem::new(
@@ -442,7 +517,7 @@ fn kustomize(
                         yaml::quote(other)
                     ),
                 )
-                .with_hint(kustomize_hint(dir)),
+                .with_hint(kustomize_hint(dir, show)),
             ),
         }
     }
@@ -459,11 +534,11 @@ fn kustomize(
     }
     for folder in &folders {
         // `resource` checked that it has a kustomization.
-        if let Some(inner) = kustomization_of(folder)? {
-            kustomize(folder, &inner, files, budget, problems)?;
+        if let Some(inner) = kustomization_of(folder, show)? {
+            kustomize(folder, &inner, (files, budget, problems), show)?;
         }
     }
-    unlisted(dir, dir, &listed, &folders, files, problems)
+    unlisted(dir, dir, (&listed, &folders), (files, problems), show)
 }
 
 /// The fields of a kustomization, or `None` once it says why it has none
@@ -514,6 +589,7 @@ fn list_resources(
     path: KeyPath,
     (listed, folders): (&mut Vec<PathBuf>, &mut Vec<PathBuf>),
     problems: &mut Vec<Problem>,
+    show: Show<'_>,
 ) {
     let items: &[yaml::Node] = match &node.value {
         Value::Sequence(items) => items,
@@ -530,11 +606,12 @@ fn list_resources(
     for (index, item) in items.iter().enumerate() {
         let mut at = path.clone();
         at.0.push(crate::diagnostic::Segment::Index(index));
-        match resource(dir, item) {
+        match resource(dir, item, show) {
             Ok((path, true)) => folders.push(path),
             Ok((path, false)) => listed.push(path),
-            Err(why) => problems
-                .push(Problem::new(item.origin.clone(), at, why).with_hint(kustomize_hint(dir))),
+            Err(why) => problems.push(
+                Problem::new(item.origin.clone(), at, why).with_hint(kustomize_hint(dir, show)),
+            ),
         }
     }
 }
@@ -552,7 +629,7 @@ fn source_origin(source: &Arc<Source>) -> yaml::Origin {
 /// Checks one `resources` entry: a relative path inside the folder, no
 /// `..`, no URL, no link on the way, naming a file or a folder with a
 /// kustomization. Returns the path and whether it is a folder.
-fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
+fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, bool), String> {
     let Value::String(entry) = &item.value else {
         return Err("a resource must be a path".to_owned());
     };
@@ -577,7 +654,7 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
                 if kind.is_symlink() {
                     return Err(format!(
                         "`{quoted}` goes through the symbolic link {}, which chartgen does not follow",
-                        printable(&path.display().to_string())
+                        show.path(&path)
                     ));
                 }
             }
@@ -596,7 +673,7 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
         return Err(format!("`{quoted}` is the directory itself"));
     }
     if kind.is_dir() {
-        return match kustomization_of(&path) {
+        return match kustomization_of(&path, show) {
             Ok(Some(_)) => Ok((path, true)),
             Ok(None) => Err(format!(
                 "`{quoted}` is a folder without a kustomization; kustomize refuses it"
@@ -605,7 +682,7 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
         };
     }
     if !kind.is_file() {
-        return Err(files::refused(&path, kind).to_string());
+        return Err(show.refused(&path, kind).to_string());
     }
     Ok((path, false))
 }
@@ -616,21 +693,20 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
 fn unlisted(
     root: &Path,
     dir: &Path,
-    listed: &[PathBuf],
-    folders: &[PathBuf],
-    files: &mut Vec<Input>,
-    problems: &mut Vec<Problem>,
+    (listed, folders): (&[PathBuf], &[PathBuf]),
+    (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
+    show: Show<'_>,
 ) -> std::io::Result<()> {
     for (entry, kind) in entries(dir)? {
         if folders.contains(&entry) || listed.contains(&entry) {
             continue;
         }
         if kind.is_symlink() {
-            skip_link(&entry);
+            skip_link(&entry, show);
         } else if kind.is_dir() {
-            unlisted(root, &entry, listed, folders, files, problems)?;
+            unlisted(root, &entry, (listed, folders), (files, problems), show)?;
         } else if !kind.is_file() {
-            return Err(files::refused(&entry, kind));
+            return Err(show.refused(&entry, kind));
         } else if dir == root
             && entry
                 .file_name()
@@ -645,14 +721,14 @@ fn unlisted(
                 stream: false,
             });
         } else if is_yaml(&entry) {
-            let shown = printable(&entry.display().to_string()).into_owned();
+            let shown = show.path(&entry);
             problems.push(
                 Problem::new(
                     source_origin(&Source::file(shown.clone(), String::new())),
                     KeyPath::root(),
                     format!(
                         "{shown} is not listed in the resources of {}'s kustomization, so `kubectl apply -k` does not apply it",
-                        printable(&root.display().to_string())
+                        show.path(root)
                     ),
                 )
                 .with_hint("list it in resources, or move it out of the directory"),

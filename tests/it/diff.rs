@@ -177,3 +177,232 @@ fn a_role_change_among_unchanged_objects_shows_in_permissions() {
         run.stderr
     );
 }
+
+/// A scratch git repository for the `REV:PATH` tests, removed on drop.
+struct Repo(std::path::PathBuf);
+
+impl Repo {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("chartgen-git-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let repo = Repo(dir);
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+            .args(args)
+            .current_dir(&self.0)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        let path = self.0.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn commit(&self) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", "c"]);
+    }
+
+    /// Runs chartgen in the repository.
+    fn chartgen(&self, args: &[&str]) -> crate::harness::Run {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
+            .args(args)
+            .current_dir(&self.0)
+            .stdin(std::process::Stdio::null())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        crate::harness::Run {
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            code: output.status.code().unwrap(),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn config_map(name: &str, value: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: ns}}\ndata: {{a: {value}}}\n"
+    )
+}
+
+const KUSTOMIZATION: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml, b.yaml]\n";
+
+/// `diff REV:PATH PATH` reads a rendered folder (or file) from a revision
+/// without a checkout, as a checkout would read it (kustomization
+/// included), beside the working tree, another revision, and for `check`.
+#[test]
+fn a_folder_of_a_git_revision_is_read_without_a_checkout() {
+    let repo = Repo::new("revision");
+    repo.write("out/prod/kustomization.yaml", KUSTOMIZATION);
+    repo.write("out/prod/a.yaml", &config_map("a", "one"));
+    repo.write("out/prod/b.yaml", &config_map("b", "one"));
+    repo.commit();
+    repo.write("out/prod/a.yaml", &config_map("a", "two"));
+    let changed = "~ ConfigMap ns/a\n    data.a: \"one\" → \"two\"\n1 object differs: 0 added, 0 removed, 1 changed\n";
+    for (old, new) in [
+        ("HEAD:out/prod", "out/prod"),
+        ("main:out/prod/", "out/prod"),
+        ("HEAD:out/prod/a.yaml", "out/prod/a.yaml"),
+    ] {
+        let run = repo.chartgen(&["diff", old, new]);
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (0, changed, ""),
+            "{old}"
+        );
+    }
+    repo.commit();
+    let run = repo.chartgen(&["diff", "HEAD~1:out/prod", "HEAD:out/prod"]);
+    assert_eq!(run.stdout, changed, "{}", run.stderr);
+    // The copy is read like a checkout: an unlisted file is refused, named
+    // by its place in the revision.
+    repo.write("out/prod/c.yaml", &config_map("c", "one"));
+    repo.commit();
+    let run = repo.chartgen(&["check", "HEAD:out/prod"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "HEAD:out/prod/c.yaml is not listed in the resources of HEAD:out/prod's kustomization"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("chartgen-git-"), "{}", run.stderr);
+}
+
+/// Links and submodules in a revision's tree are skipped with a note, as
+/// the directory reader skips links; one named is refused.
+#[test]
+fn links_and_submodules_in_a_revision_are_not_read() {
+    let repo = Repo::new("links");
+    repo.write("out/a.yaml", &config_map("a", "one"));
+    std::os::unix::fs::symlink("/etc/passwd", repo.0.join("out/link.yaml")).unwrap();
+    repo.commit();
+    let commit = repo.git(&["rev-parse", "HEAD"]);
+    let cacheinfo = format!("160000,{},out/sub", commit.trim());
+    repo.git(&["update-index", "--add", "--cacheinfo", &cacheinfo]);
+    repo.git(&["commit", "-q", "-m", "submodule"]);
+    let run = repo.chartgen(&["diff", "HEAD:out", "HEAD:out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "no differences\n");
+    assert_eq!(
+        run.stderr,
+        "note: not reading HEAD:out/link.yaml: a symbolic link in the revision; chartgen does not follow links\n\
+         note: not reading HEAD:out/sub: a submodule; chartgen reads no other repository (name a path inside the submodule's own repository)\n"
+            .repeat(2)
+    );
+    for (named, why) in [
+        ("HEAD:out/link.yaml", "a symbolic link in the revision"),
+        ("HEAD:out/sub", "a submodule"),
+    ] {
+        let run = repo.chartgen(&["check", named]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("`{named}` is {why}")),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// What cannot be read from git says why and exits 2; a local path wins
+/// over `REV:PATH`, and a revision is never taken as an option.
+#[test]
+fn git_revisions_that_cannot_be_read_are_usage_errors() {
+    let repo = Repo::new("errors");
+    repo.write("out/a.yaml", &config_map("a", "one"));
+    repo.commit();
+    for (arg, message) in [
+        (
+            "nope:out",
+            "caused by: unknown revision `nope` in `nope:out`",
+        ),
+        (
+            "HEAD:out/none",
+            "caused by: `out/none` is not in revision `HEAD`",
+        ),
+        ("HEAD:../out", "without `.`, `..` or a leading `/`"),
+        (
+            "-c:out",
+            "`-c` is no revision: a revision never starts with `-`",
+        ),
+        ("--output=x:out", "a revision never starts with `-`"),
+    ] {
+        let run = repo.chartgen(&["diff", "--", arg, "out"]);
+        assert_eq!(run.code, 2, "{arg}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{arg}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+    }
+    // A local file whose name holds a colon is read as a file.
+    repo.write("HEAD:out", &config_map("a", "two"));
+    let run = repo.chartgen(&["diff", "HEAD:out", "out"]);
+    assert_eq!(
+        run.stdout,
+        "~ ConfigMap ns/a\n    data.a: \"two\" → \"one\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "{}",
+        run.stderr
+    );
+    // Outside a repository.
+    let elsewhere = std::env::temp_dir().join(format!("chartgen-git-none-{}", std::process::id()));
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
+        .args(["diff", "HEAD:out", "HEAD:out"])
+        .current_dir(&elsewhere)
+        .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not a git repository here, so `HEAD:out` cannot be read as REV:PATH"),
+        "{stderr}"
+    );
+}
+
+/// A revision's folder past the byte budget is refused from the sizes git
+/// lists, before any of it is read or copied.
+#[test]
+fn a_revision_past_the_budget_is_refused_before_reading() {
+    let repo = Repo::new("budget");
+    let big = format!(
+        "{}#{}\n",
+        config_map("a", "one"),
+        "x".repeat(chartgen::manifest::LIMITS.max_bytes)
+    );
+    repo.write("out/a.yaml", &big);
+    repo.commit();
+    std::fs::remove_file(repo.0.join("out/a.yaml")).unwrap();
+    let run = repo.chartgen(&["check", "HEAD:out"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "`HEAD:out` holds {} bytes, more than is left of the limit of",
+            big.len()
+        )),
+        "{}",
+        run.stderr
+    );
+}

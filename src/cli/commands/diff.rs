@@ -23,11 +23,11 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     let new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
     let difference = diff::diff_sets(
         diff::Side {
-            path: &args.old,
+            path: old.read_at(&args.old),
             set: &old,
         },
         diff::Side {
-            path: &args.new,
+            path: new.read_at(&args.new),
             set: &new,
         },
         &ignore,
