@@ -144,6 +144,24 @@ pub struct DiffArgs {
     /// 'metadata.labels."app.kubernetes.io/version"'; `*` matches any one key or item.
     #[arg(long, value_name = "PATH")]
     pub ignore: Vec<String>,
+    /// Compare old objects with new ones of another name: OLD=NEW, each
+    /// side NAME, KIND/NAME or KIND/NAMESPACE/NAME (the same form on both
+    /// sides, kinds written out and equal); a part may hold one `*`, which
+    /// on the new side stands for what it matched on the old side. Helm's
+    /// release prefix: --map 'RELEASE-*=*'. The first map that applies to
+    /// an old object wins; every match it makes is listed (`= OLD as NEW`).
+    /// Two old objects mapped to one identity is an error.
+    #[arg(long = "map", value_name = "OLD=NEW")]
+    pub maps: Vec<String>,
+    /// Remove Helm's own labels and annotations from both sides before
+    /// comparing: the labels helm.sh/chart, app.kubernetes.io/managed-by,
+    /// heritage, chart and release, from an object's metadata and its pod
+    /// template's (spec.template, a CronJob's spec.jobTemplate and its
+    /// template); the annotations meta.helm.sh/release-name and
+    /// meta.helm.sh/release-namespace. Selectors, app.kubernetes.io/instance
+    /// and Helm's hook annotations stay compared: they change what happens.
+    #[arg(long)]
+    pub ignore_helm: bool,
     /// Exit 1 when the sets differ.
     #[arg(long)]
     pub exit_code: bool,

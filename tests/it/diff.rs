@@ -406,3 +406,97 @@ fn a_revision_past_the_budget_is_refused_before_reading() {
         run.stderr
     );
 }
+
+const HELM_OLD: &str = "tests/fixtures/diff/helm-release-prefix/old.yaml";
+const HELM_NEW: &str = "tests/fixtures/diff/helm-release-prefix/new.yaml";
+
+/// `--ignore-helm` removes Helm's labels and annotations, and nothing else:
+/// without it they show on every matched object; a selector stays compared.
+#[test]
+fn helm_labels_and_annotations_vanish_only_with_ignore_helm() {
+    let helm_keys = [
+        "helm.sh/chart",
+        "managed-by",
+        "heritage",
+        "labels.release",
+        "labels.chart",
+        "meta.helm.sh",
+    ];
+    let run = chartgen(&["diff", "--map", "buildkit-*=*", HELM_OLD, HELM_NEW]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for key in helm_keys {
+        assert!(run.stdout.contains(key), "{key}: {}", run.stdout);
+    }
+    let run = chartgen(&[
+        "diff",
+        "--map",
+        "buildkit-*=*",
+        "--ignore-helm",
+        HELM_OLD,
+        HELM_NEW,
+    ]);
+    for key in helm_keys {
+        assert!(!run.stdout.contains(key), "{key}: {}", run.stdout);
+    }
+    // A selector is immutable: a Helm label there is a change to know of.
+    let deployment = |selector: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: ns, labels: {{release: r, heritage: Helm}}}}\nspec: {{selector: {{matchLabels: {{{selector}}}}}}}\n"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-helm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, deployment("app: d, release: r")).unwrap();
+    let run = chartgen_with_stdin(
+        &["diff", "--ignore-helm", old.to_str().unwrap(), "-"],
+        Some(&deployment("app: d").replace(", labels: {release: r, heritage: Helm}", "")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        run.stdout,
+        "~ Deployment ns/d\n    - spec.selector.matchLabels.release: \"r\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "{}",
+        run.stderr
+    );
+}
+
+/// A malformed `--map`, or maps that give two old objects one identity, are
+/// usage errors: one object would silently hide the other.
+#[test]
+fn maps_that_would_hide_an_object_are_refused() {
+    let config = |name: &str| {
+        format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: ns}}\n")
+    };
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, format!("{}{}", config("a-x"), config("b-x"))).unwrap();
+    let old = old.to_str().unwrap();
+    let run = chartgen_with_stdin(&["diff", "--map", "*-x=x", old, "-"], Some(&config("x")));
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            2,
+            "",
+            "error: --map gives ConfigMap ns/a-x and ConfigMap ns/b-x one identity, ConfigMap ns/x: one would hide the other; make the maps more specific\n"
+        )
+    );
+    // Mapped onto an old object that keeps its name: refused too.
+    let run = chartgen_with_stdin(&["diff", "--map", "a-x=b-x", old, "-"], Some(&config("x")));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("one identity, ConfigMap ns/b-x"),
+        "{}",
+        run.stderr
+    );
+    let run = chartgen(&["diff", "--map", "a=*", HELM_OLD, HELM_NEW]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "error: invalid --map `a=*`: `*` has a `*` that `a` does not (the form is OLD=NEW, each side NAME, KIND/NAME or KIND/NAMESPACE/NAME, a part holding at most one `*`)\n"
+        )
+    );
+}

@@ -1,6 +1,7 @@
 //! `chartgen diff`: what changes between two sets of manifests.
 
 use crate::cli::{DiffArgs, Format};
+use crate::diff::matching::{self, Map};
 use crate::diff::{self, Ignore, Style};
 use crate::error::Error;
 use crate::exit::Exit;
@@ -17,11 +18,23 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         .map(|text| Ignore::parse(text))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|reason| Error::Usage { reason })?;
+    let maps = args
+        .maps
+        .iter()
+        .map(|text| Map::parse(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|reason| Error::Usage { reason })?;
     // One budget for both sides: together they are this command's input.
     let mut budget = input::Budget::default();
-    let old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
-    let new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
-    let difference = diff::diff_sets(
+    let mut old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
+    let mut new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
+    if args.ignore_helm {
+        matching::strip_helm(&mut old.manifests);
+        matching::strip_helm(&mut new.manifests);
+    }
+    let renames =
+        matching::rename(&mut old.manifests, &maps).map_err(|reason| Error::Usage { reason })?;
+    let mut difference = diff::diff_sets(
         diff::Side {
             path: old.read_at(&args.old),
             set: &old,
@@ -32,6 +45,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         },
         &ignore,
     );
+    matching::finish(&mut difference, &renames);
     let text = match args.output {
         Format::Text => {
             let style = if super::colour() {
