@@ -500,3 +500,45 @@ fn maps_that_would_hide_an_object_are_refused() {
         )
     );
 }
+
+/// Names in a revision reach the terminal escaped; a tree of more files
+/// than a rendered folder could hold is refused before any is copied.
+#[test]
+fn hostile_trees_in_a_revision_are_escaped_or_refused() {
+    let repo = Repo::new("hostile");
+    repo.write("out/evil\u{1b}[2J.yaml", "a: [\n");
+    repo.commit();
+    let run = repo.chartgen(&["check", "HEAD:out"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(
+        run.stderr.contains("HEAD:out/evil\\u{001b}[2J.yaml"),
+        "{}",
+        run.stderr
+    );
+    let empty = repo.git(&["hash-object", "-w", "--stdin"]);
+    let listing: String = (0..=100_000)
+        .map(|i| format!("100644 blob {}\tf{i}.yaml\n", empty.trim()))
+        .collect();
+    let mut mktree = std::process::Command::new("git")
+        .arg("mktree")
+        .current_dir(&repo.0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = mktree.stdin.take().unwrap();
+        stdin.write_all(listing.as_bytes()).unwrap();
+    }
+    let tree = String::from_utf8(mktree.wait_with_output().unwrap().stdout).unwrap();
+    let spec = format!("{}:", tree.trim());
+    let run = repo.chartgen(&["check", &spec]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("holds more than 100000 files"),
+        "{}",
+        run.stderr
+    );
+}

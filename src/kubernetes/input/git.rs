@@ -113,7 +113,7 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
     ])
     .map_err(|_| {
         error(format!(
-            "unknown revision `{}` in `{shown}`",
+            "unknown revision `{}` in `{shown}`, and no local file or folder has that name",
             printable(&spec.rev)
         ))
     })?;
