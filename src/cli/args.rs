@@ -150,7 +150,9 @@ pub struct DiffArgs {
     /// on the new side stands for what it matched on the old side. Helm's
     /// release prefix: --map 'RELEASE-*=*'. The first map that applies to
     /// an old object wins; every match it makes is listed (`= OLD as NEW`).
-    /// Two old objects mapped to one identity is an error.
+    /// Two old objects mapped to one identity is an error; a map that
+    /// applies to nothing is noted. Without it, removed objects that are
+    /// added ones under a common prefix get a hint naming the --map.
     #[arg(long = "map", value_name = "OLD=NEW")]
     pub maps: Vec<String>,
     /// Remove Helm's own labels and annotations from both sides before

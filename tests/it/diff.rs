@@ -542,3 +542,35 @@ fn hostile_trees_in_a_revision_are_escaped_or_refused() {
         run.stderr
     );
 }
+
+/// Without a map, removed objects that are added ones under a prefix get a
+/// hint naming the `--map` (the heuristic suggests, never applies); a map
+/// that applies to nothing says so.
+#[test]
+fn a_release_prefix_is_suggested_and_an_unused_map_noted() {
+    let run = chartgen(&["diff", HELM_OLD, HELM_NEW]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stderr,
+        "hint: 3 removed objects are added ones with the prefix `buildkit-` (as Helm names objects after the release); --map 'buildkit-*=*' compares them field by field\n"
+    );
+    assert_eq!(
+        run.stdout.lines().filter(|l| l.starts_with("- ")).count(),
+        4,
+        "{}",
+        run.stdout
+    );
+    let run = chartgen(&[
+        "diff",
+        "--map",
+        "buildkit-*=*",
+        "--map",
+        "relase-*=*",
+        HELM_OLD,
+        HELM_NEW,
+    ]);
+    assert_eq!(
+        run.stderr,
+        "note: --map relase-*=* applies to no object of the old side\n"
+    );
+}

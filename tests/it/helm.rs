@@ -146,6 +146,13 @@ fn helm_template_of_the_old_chart_matches_chartgen_with_map_and_ignore_helm() {
     // would show once matched: the flags are what makes the diff readable.
     let plain = chartgen_with_stdin(&["diff", "-", new], Some(&old));
     std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        plain
+            .stderr
+            .contains("--map 'buildkit-*=*' compares them field by field"),
+        "{}",
+        plain.stderr
+    );
     assert_eq!(
         plain.stdout.lines().filter(|l| l.starts_with("- ")).count(),
         3,

@@ -46,6 +46,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         &ignore,
     );
     matching::finish(&mut difference, &renames);
+    notes(&renames, &difference);
     let text = match args.output {
         Format::Text => {
             let style = if super::colour() {
@@ -65,4 +66,27 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     };
     super::leave_to_exit((old, new, difference, text));
     Ok(exit)
+}
+
+/// On stderr: the maps that renamed nothing, and the heuristic's
+/// suggestion when removed objects look like added ones under a prefix.
+fn notes(renames: &matching::Renames, difference: &diff::Diff) {
+    for map in &renames.unused {
+        eprintln!(
+            "note: --map {} applies to no object of the old side",
+            crate::diagnostic::printable(map)
+        );
+    }
+    if let Some((prefix, count)) = matching::suggest(difference) {
+        let (objects, are) = if count == 1 {
+            ("object is", "an added one")
+        } else {
+            ("objects are", "added ones")
+        };
+        eprintln!(
+            "hint: {count} removed {objects} {are} with the prefix `{}` (as Helm names objects after the release); --map '{}*=*' compares them field by field",
+            crate::diagnostic::printable(&prefix),
+            crate::diagnostic::printable(&prefix)
+        );
+    }
 }

@@ -156,9 +156,14 @@ pub struct Matched {
 }
 
 /// What [`rename`] did: each renamed old object's new identity, with its
-/// old one and the map.
+/// old one and the map; and the maps that renamed nothing.
 #[derive(Debug, Default)]
-pub struct Renames(BTreeMap<String, (String, String)>);
+pub struct Renames {
+    renamed: BTreeMap<String, (String, String)>,
+    /// The maps, as written, that applied to no old object (a typo in a
+    /// release name would otherwise go unnoticed).
+    pub unused: Vec<String>,
+}
 
 /// Gives the old objects the identities the first map that applies to each
 /// says. Two old objects given one identity is an error: one would hide
@@ -169,14 +174,20 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
         return Ok(renames);
     }
     let mut taken: BTreeMap<ObjectId, String> = BTreeMap::new();
+    let mut used = vec![false; maps.len()];
     for manifest in old.iter_mut() {
         let before = manifest.id.to_string();
-        if let Some((map, id)) = maps.iter().find_map(|m| Some((m, m.apply(&manifest.id)?)))
+        let applies = maps
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| Some((i, m.apply(&manifest.id)?)));
+        if let Some((i, id)) = applies
             && id != manifest.id
         {
+            used[i] = true;
             renames
-                .0
-                .insert(id.to_string(), (before.clone(), map.text.clone()));
+                .renamed
+                .insert(id.to_string(), (before.clone(), maps[i].text.clone()));
             manifest.id = id;
         }
         let key = ObjectId {
@@ -190,6 +201,12 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
             ));
         }
     }
+    renames.unused = maps
+        .iter()
+        .zip(used)
+        .filter(|(_, used)| !used)
+        .map(|(map, _)| map.text.clone())
+        .collect();
     Ok(renames)
 }
 
@@ -199,12 +216,12 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
 pub fn finish(diff: &mut Diff, renames: &Renames) {
     let removed: BTreeSet<String> = diff.removed.iter().cloned().collect();
     for id in &mut diff.removed {
-        if let Some((old, _)) = renames.0.get(id.as_str()) {
+        if let Some((old, _)) = renames.renamed.get(id.as_str()) {
             id.clone_from(old);
         }
     }
     for change in &mut diff.changed {
-        if renames.0.contains_key(&change.object) {
+        if renames.renamed.contains_key(&change.object) {
             change
                 .fields
                 .retain(|f| f.path != "metadata.name" && f.path != "metadata.namespace");
@@ -212,7 +229,7 @@ pub fn finish(diff: &mut Diff, renames: &Renames) {
     }
     diff.changed.retain(|change| !change.fields.is_empty());
     diff.matched = renames
-        .0
+        .renamed
         .iter()
         .filter(|(new, _)| !removed.contains(*new))
         .map(|(new, (old, map))| Matched {
@@ -221,6 +238,41 @@ pub fn finish(diff: &mut Diff, renames: &Renames) {
             map: map.clone(),
         })
         .collect();
+}
+
+/// The heuristic, which only suggests: when removed objects are added
+/// ones with a prefix (`buildkit-buildkit-gateway` removed, the Deployment
+/// `buildkit-gateway` added in the same namespace), the most common such
+/// prefix and how many objects it would match. Never applied by itself: the
+/// user decides, with the `--map` it names.
+pub fn suggest(diff: &Diff) -> Option<(String, usize)> {
+    // `Kind namespace/name` or `Kind name`: the kind, and the rest.
+    let split = |id: &str| {
+        id.split_once(' ')
+            .map(|(kind, rest)| (kind.to_owned(), rest.to_owned()))
+    };
+    let added: BTreeSet<(String, String)> = diff.added.iter().filter_map(|id| split(id)).collect();
+    let mut prefixes: BTreeMap<String, usize> = BTreeMap::new();
+    for (kind, rest) in diff.removed.iter().filter_map(|id| split(id)) {
+        let (namespace, name) = rest.rsplit_once('/').unwrap_or(("", &rest));
+        let at = |i: usize| {
+            if namespace.is_empty() {
+                name[i..].to_owned()
+            } else {
+                format!("{namespace}/{}", &name[i..])
+            }
+        };
+        // Each suffix after a `-`, longest first: `a-b-c` tries `b-c`, `c`.
+        for (i, _) in name.match_indices('-') {
+            if added.contains(&(kind.clone(), at(i + 1))) {
+                *prefixes.entry(name[..=i].to_owned()).or_default() += 1;
+                break;
+            }
+        }
+    }
+    prefixes
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
 }
 
 /// The labels Helm writes itself (`helm create`'s helpers and the older
