@@ -355,12 +355,14 @@ impl Batch {
 }
 
 /// `git` in the current directory: no pager, no prompt, no optional locks,
-/// nothing read from stdin unless asked.
+/// no fetch of a partial clone's missing objects (reading a revision never
+/// reaches the network), nothing read from stdin unless asked.
 fn git() -> Command {
     let mut command = Command::new("git");
     command
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_NO_LAZY_FETCH", "1")
         .env_remove("GIT_PAGER")
         .stdin(Stdio::null());
     command
