@@ -197,6 +197,28 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
 /// [`read`], spending from `budget`, which a command shares between the
 /// sets it reads (`diff`'s two sides).
 pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet, Error> {
+    read_all(paths, budget, Named::ByTheUser)
+}
+
+/// Reads files chartgen found itself (such as those of an output
+/// directory), not named by the user: regular files or directories only,
+/// never a FIFO or device (one swapped in after chartgen listed the folder
+/// must not hang it), never a git revision.
+pub fn read_found(paths: &[String]) -> Result<ManifestSet, Error> {
+    read_all(paths, &mut Budget::default(), Named::ByChartgen)
+}
+
+/// Who named the paths read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Named {
+    /// The user, on the command line: a FIFO or device is read as it
+    /// streams, and `REV:PATH` names a git revision's file or folder.
+    ByTheUser,
+    /// chartgen: regular files and directories only.
+    ByChartgen,
+}
+
+fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<ManifestSet, Error> {
     if paths.iter().filter(|p| *p == "-").count() > 1 {
         return Err(Error::Usage {
             reason: "standard input (-) can be read only once".to_owned(),
@@ -232,8 +254,12 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
             path: printable(path).into_owned(),
             source,
         };
-        let Some(spec) = git::parse(path) else {
-            let local = (Path::new(path.as_str()), Show::default());
+        let spec = match named {
+            Named::ByTheUser => git::parse(path),
+            Named::ByChartgen => None,
+        };
+        let Some(spec) = spec else {
+            let local = (Path::new(path.as_str()), Show::default(), named);
             read_path(path, local, budget, &mut set, &mut problems)?;
             continue;
         };
@@ -241,7 +267,8 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
         let show = Show {
             copy: Some((tree.root(), &tree.shown)),
         };
-        read_path(path, (tree.root(), show), budget, &mut set, &mut problems)?;
+        let copy = (tree.root(), show, named);
+        read_path(path, copy, budget, &mut set, &mut problems)?;
         set.trees.push((path.clone(), tree));
     }
     if budget.exhausted() {
@@ -264,15 +291,18 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
 /// a file, a FIFO), into `set`, naming them in messages as `show` says.
 fn read_path(
     arg: &str,
-    (path, show): (&Path, Show<'_>),
+    (path, show, named): (&Path, Show<'_>, Named),
     budget: &mut Budget,
     set: &mut ManifestSet,
     problems: &mut Vec<Problem>,
 ) -> Result<(), Error> {
     let mut files = Vec::new();
-    collect(path, &mut files, budget, problems, show).map_err(|source| Error::ReadManifests {
-        path: printable(arg).into_owned(),
-        source,
+    let streams = named == Named::ByTheUser;
+    collect(path, (&mut files, problems), budget, show, streams).map_err(|source| {
+        Error::ReadManifests {
+            path: printable(arg).into_owned(),
+            source,
+        }
     })?;
     for file in files {
         if budget.exhausted() {
@@ -312,20 +342,21 @@ fn read_file(path: &Path, named: bool, budget: &Budget) -> std::io::Result<Strin
     Ok(text)
 }
 
-/// The files a path given on the command line stands for.
+/// The files a path given on the command line stands for; `streams`: a
+/// FIFO or device is read.
 fn collect(
     path: &Path,
-    files: &mut Vec<Input>,
+    (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
     budget: &mut Budget,
-    problems: &mut Vec<Problem>,
     show: Show<'_>,
+    streams: bool,
 ) -> std::io::Result<()> {
     // Named on the command line: a link is followed, as the user asked.
     let kind = std::fs::metadata(path)?.file_type();
     if kind.is_dir() {
         return walk(path, files, budget, problems, show);
     }
-    let stream = is_stream(kind);
+    let stream = streams && is_stream(kind);
     if !kind.is_file() && !stream {
         return Err(show.refused(path, kind));
     }

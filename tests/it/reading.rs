@@ -1081,3 +1081,29 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
     assert!(problems[0].origin.to_string().contains("b.yaml"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Files chartgen found itself (`render --check` reads those of its output
+/// directory) are never read as a stream nor as a git revision: a FIFO
+/// swapped in after the folder was listed is refused, not waited on.
+#[test]
+fn files_chartgen_found_are_never_streams_or_revisions() {
+    let dir = temp("found");
+    let fifo = dir.join("object.yaml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let error = chartgen::input::read_found(&[fifo.display().to_string()]).unwrap_err();
+    let cause = std::error::Error::source(&error).unwrap().to_string();
+    assert!(
+        cause.contains("object.yaml is a FIFO (named pipe), not a regular file"),
+        "{cause}"
+    );
+    let error = chartgen::input::read_found(&["HEAD:out/dev".to_owned()]).unwrap_err();
+    let cause = std::error::Error::source(&error).unwrap().to_string();
+    assert!(cause.contains("No such file"), "{cause}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
