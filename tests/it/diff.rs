@@ -574,3 +574,34 @@ fn a_release_prefix_is_suggested_and_an_unused_map_noted() {
         "note: --map relase-*=* applies to no object of the old side\n"
     );
 }
+
+/// A revision's folder has GitOps applications as a checkout has: an object
+/// that changes application between the revision and the working tree is
+/// a move.
+#[test]
+fn moves_between_applications_are_seen_in_a_revision() {
+    let repo = Repo::new("moves");
+    let kustomization = |files: &str| {
+        format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{files}]\n"
+        )
+    };
+    repo.write("out/a/kustomization.yaml", &kustomization("x.yaml, z.yaml"));
+    repo.write("out/a/x.yaml", &config_map("x", "one"));
+    repo.write("out/a/z.yaml", &config_map("z", "one"));
+    repo.write("out/b/kustomization.yaml", &kustomization("w.yaml"));
+    repo.write("out/b/w.yaml", &config_map("w", "one"));
+    repo.commit();
+    std::fs::rename(repo.0.join("out/a/x.yaml"), repo.0.join("out/b/x.yaml")).unwrap();
+    repo.write("out/a/kustomization.yaml", &kustomization("z.yaml"));
+    repo.write("out/b/kustomization.yaml", &kustomization("w.yaml, x.yaml"));
+    let run = repo.chartgen(&["diff", "HEAD:out", "out"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "moved between GitOps applications:\n  ConfigMap ns/x: a → b\n1 object differs: 0 added, 0 removed, 0 changed; 1 moved between applications\n",
+            ""
+        )
+    );
+}
