@@ -57,9 +57,17 @@ pub enum Command {
     Rbac(InputArgs),
     /// Show what changes between two sets of manifests, object by object and field by field.
     ///
-    /// Each side is a directory, a multi-document file, or - for stdin.
-    /// Objects match by group, kind, namespace and name; named list items
-    /// by name. Secret values are shown only as hashes.
+    /// Each side is a directory, a multi-document file, a pipe
+    /// (`<(chartgen render …)`), - for stdin, or REV:PATH: a file or folder
+    /// of a git revision, read without a checkout (`HEAD~1:out/prod`,
+    /// `origin/main:out/prod`; PATH from the top of the repository of the
+    /// current directory, as in `git show REV:PATH`). A local path wins:
+    /// an argument is REV:PATH only when no file or folder of that name
+    /// exists, it does not start with `/`, `./` or `../`, and it has a `:`
+    /// after the revision; write `./NAME` for a local file whose name holds
+    /// a colon. Objects match by group, kind, namespace and name (or as
+    /// --map says); named list items by name. Secret values are shown only
+    /// as hashes.
     Diff(DiffArgs),
 }
 
@@ -126,16 +134,36 @@ pub enum DocsTopic {
 /// The two sides of `diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The old manifests: a directory, a file, or -.
+    /// The old manifests: a directory, a file, a pipe, -, or REV:PATH.
     #[arg(value_name = "OLD")]
     pub old: String,
-    /// The new manifests: a directory, a file, or -.
+    /// The new manifests: a directory, a file, a pipe, -, or REV:PATH.
     #[arg(value_name = "NEW")]
     pub new: String,
     /// Leave a field out of the comparison, such as
     /// 'metadata.labels."app.kubernetes.io/version"'; `*` matches any one key or item.
     #[arg(long, value_name = "PATH")]
     pub ignore: Vec<String>,
+    /// Compare old objects with new ones of another name: OLD=NEW, each
+    /// side NAME, KIND/NAME or KIND/NAMESPACE/NAME (the same form on both
+    /// sides, kinds written out and equal); a part may hold one `*`, which
+    /// on the new side stands for what it matched on the old side. Helm's
+    /// release prefix: --map 'RELEASE-*=*'. The first map that applies to
+    /// an old object wins; every match it makes is listed (`= OLD as NEW`).
+    /// Two old objects mapped to one identity is an error; a map that
+    /// applies to nothing is noted. Without it, removed objects that are
+    /// added ones under a common prefix get a hint naming the --map.
+    #[arg(long = "map", value_name = "OLD=NEW")]
+    pub maps: Vec<String>,
+    /// Remove Helm's own labels and annotations from both sides before
+    /// comparing: the labels helm.sh/chart, app.kubernetes.io/managed-by,
+    /// heritage, chart and release, from an object's metadata and its pod
+    /// template's (spec.template, a CronJob's spec.jobTemplate and its
+    /// template); the annotations meta.helm.sh/release-name and
+    /// meta.helm.sh/release-namespace. Selectors, app.kubernetes.io/instance
+    /// and Helm's hook annotations stay compared: they change what happens.
+    #[arg(long)]
+    pub ignore_helm: bool,
     /// Exit 1 when the sets differ.
     #[arg(long)]
     pub exit_code: bool,
@@ -157,7 +185,8 @@ pub enum Format {
 /// Manifests to read.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// A directory, a multi-document YAML file, or - for stdin.
+    /// A directory, a multi-document YAML file, a pipe, - for stdin, or
+    /// REV:PATH for a file or folder of a git revision (see `diff --help`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
     /// Output format.
@@ -168,7 +197,8 @@ pub struct InputArgs {
 /// What `check` reads and checks against.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// A directory, a multi-document YAML file, or - for stdin.
+    /// A directory, a multi-document YAML file, a pipe, - for stdin, or
+    /// REV:PATH for a file or folder of a git revision (see `diff --help`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
     /// The Kubernetes version whose schemas to check against.

@@ -17,6 +17,8 @@ use crate::files;
 use crate::manifest::{self, LIMITS, Manifest};
 use crate::yaml::{self, Node, Source, Value};
 
+mod git;
+
 /// The file name of the Kyverno exemptions artifact in an output directory.
 pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
 
@@ -27,6 +29,22 @@ pub struct ManifestSet {
     pub manifests: Vec<Manifest>,
     /// The Kyverno exemptions artifacts the input holds (one per release).
     pub exemptions: Vec<Node>,
+    /// The `REV:PATH` arguments read from git, each with its copy.
+    trees: Vec<(String, git::Tree)>,
+}
+
+impl ManifestSet {
+    /// Where the files of the argument `arg` were read: `arg` itself, or
+    /// for a `REV:PATH` argument the temporary copy of that file or folder
+    /// (which lives as long as this set), so that the folders of a
+    /// revision can be compared like the folders of a checkout.
+    pub fn read_at<'a>(&'a self, arg: &'a str) -> &'a str {
+        self.trees
+            .iter()
+            .find(|(given, _)| given == arg)
+            .and_then(|(_, tree)| tree.root().to_str())
+            .unwrap_or(arg)
+    }
 }
 
 /// Several releases' exemptions artifacts as one: the namespaces each
@@ -55,11 +73,42 @@ pub const KUSTOMIZATION_FILES: [&str; 3] =
     ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// The hint for any kustomization that does more than list resources.
-fn kustomize_hint(dir: &Path) -> String {
+fn kustomize_hint(dir: &Path, show: Show<'_>) -> String {
     format!(
         "chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {} | chartgen check -",
-        printable(&dir.display().to_string())
+        show.path(dir)
     )
+}
+
+/// How paths are named in messages: as they are, or, for a revision's
+/// folder copied out of git, as `REV:PATH/…` instead of the copy's path.
+#[derive(Clone, Copy, Debug, Default)]
+struct Show<'a> {
+    /// The copy, and the argument it stands for.
+    copy: Option<(&'a Path, &'a str)>,
+}
+
+impl Show<'_> {
+    /// `path` as the user knows it, escaped for a message.
+    fn path(self, path: &Path) -> String {
+        if let Some((copy, shown)) = self.copy
+            && let Ok(rest) = path.strip_prefix(copy)
+        {
+            let rest = rest.to_string_lossy();
+            let named = if rest.is_empty() {
+                shown.to_owned()
+            } else {
+                format!("{shown}/{rest}")
+            };
+            return printable(&named).into_owned();
+        }
+        printable(&path.display().to_string()).into_owned()
+    }
+
+    /// [`files::refused`], naming the path as the user knows it.
+    fn refused(self, path: &Path, kind: std::fs::FileType) -> std::io::Error {
+        files::refused(Path::new(&self.path(path)), kind)
+    }
 }
 
 /// How a file found in the input is read.
@@ -125,14 +174,20 @@ struct Input {
     role: Role,
     /// Named on the command line (a link to it is followed).
     named: bool,
+    /// Named on the command line and a FIFO or character device (a pipe,
+    /// process substitution's `/dev/fd/N`): read as it streams, blocking.
+    stream: bool,
 }
 
 /// Reads every path: a directory (its `.yaml`/`.yml` files, recursively, in
 /// name order; or, where it holds a kustomization, the `resources` it
 /// lists), a file, or `-` for stdin. Every problem is collected.
 ///
-/// Nothing is opened that is not a regular file: a FIFO, socket or device,
-/// named or found, is refused from its metadata. A symbolic link inside a
+/// A path named here may be a regular file, a FIFO or a character device
+/// (`<(chartgen render …)`, a pipe, `/dev/stdin`), each read under the same
+/// byte budget; a socket or block device is refused. Inside a directory
+/// nothing is opened that is not a regular file: a FIFO, socket or device
+/// found there is refused from its metadata. A symbolic link inside a
 /// directory is not followed (a note on stderr says so); one named on the
 /// command line is.
 pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
@@ -142,6 +197,28 @@ pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
 /// [`read`], spending from `budget`, which a command shares between the
 /// sets it reads (`diff`'s two sides).
 pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet, Error> {
+    read_all(paths, budget, Named::ByTheUser)
+}
+
+/// Reads files chartgen found itself (such as those of an output
+/// directory), not named by the user: regular files or directories only,
+/// never a FIFO or device (one swapped in after chartgen listed the folder
+/// must not hang it), never a git revision.
+pub fn read_found(paths: &[String]) -> Result<ManifestSet, Error> {
+    read_all(paths, &mut Budget::default(), Named::ByChartgen)
+}
+
+/// Who named the paths read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Named {
+    /// The user, on the command line: a FIFO or device is read as it
+    /// streams, and `REV:PATH` names a git revision's file or folder.
+    ByTheUser,
+    /// chartgen: regular files and directories only.
+    ByChartgen,
+}
+
+fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<ManifestSet, Error> {
     if paths.iter().filter(|p| *p == "-").count() > 1 {
         return Err(Error::Usage {
             reason: "standard input (-) can be read only once".to_owned(),
@@ -173,34 +250,26 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
             );
             continue;
         }
-        let mut files = Vec::new();
-        collect(Path::new(path), &mut files, budget, &mut problems).map_err(|source| {
-            Error::ReadManifests {
-                path: printable(path).into_owned(),
-                source,
-            }
-        })?;
-        for file in files {
-            if budget.exhausted() {
-                // The rest would only fail the same way.
-                break;
-            }
-            let shown = printable(&file.path.display().to_string()).into_owned();
-            let text = read_file(&file.path, file.named, budget).map_err(|source| {
-                Error::ReadManifests {
-                    path: shown.clone(),
-                    source,
-                }
-            })?;
-            read_text(
-                Source::file(shown, text),
-                Some(file.path.display().to_string()),
-                file.role,
-                budget,
-                &mut set,
-                &mut problems,
-            );
-        }
+        let cannot = |source| Error::ReadManifests {
+            path: printable(path).into_owned(),
+            source,
+        };
+        let spec = match named {
+            Named::ByTheUser => git::parse(path),
+            Named::ByChartgen => None,
+        };
+        let Some(spec) = spec else {
+            let local = (Path::new(path.as_str()), Show::default(), named);
+            read_path(path, local, budget, &mut set, &mut problems)?;
+            continue;
+        };
+        let tree = git::materialise(&spec, budget.bytes_to_read()).map_err(cannot)?;
+        let show = Show {
+            copy: Some((tree.root(), &tree.shown)),
+        };
+        let copy = (tree.root(), show, named);
+        read_path(path, copy, budget, &mut set, &mut problems)?;
+        set.trees.push((path.clone(), tree));
     }
     if budget.exhausted() {
         return Err(Error::InvalidManifests { problems });
@@ -218,6 +287,50 @@ pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet,
     Ok(set)
 }
 
+/// Reads the files the argument `arg` stands for, at `path` (a directory,
+/// a file, a FIFO), into `set`, naming them in messages as `show` says.
+fn read_path(
+    arg: &str,
+    (path, show, named): (&Path, Show<'_>, Named),
+    budget: &mut Budget,
+    set: &mut ManifestSet,
+    problems: &mut Vec<Problem>,
+) -> Result<(), Error> {
+    let mut files = Vec::new();
+    let streams = named == Named::ByTheUser;
+    collect(path, (&mut files, problems), budget, show, streams).map_err(|source| {
+        Error::ReadManifests {
+            path: printable(arg).into_owned(),
+            source,
+        }
+    })?;
+    for file in files {
+        if budget.exhausted() {
+            // The rest would only fail the same way.
+            break;
+        }
+        let shown = show.path(&file.path);
+        let read = if file.stream {
+            read_stream(&file.path, budget)
+        } else {
+            read_file(&file.path, file.named, budget)
+        };
+        let text = read.map_err(|source| Error::ReadManifests {
+            path: shown.clone(),
+            source,
+        })?;
+        read_text(
+            Source::file(shown, text),
+            Some(file.path.display().to_string()),
+            file.role,
+            budget,
+            set,
+            problems,
+        );
+    }
+    Ok(())
+}
+
 /// Reads a regular file (see [`files::open_regular`]) up to what is left of
 /// the byte budget (and one more byte, to tell); a file found in a
 /// directory is not opened through a link.
@@ -229,27 +342,73 @@ fn read_file(path: &Path, named: bool, budget: &Budget) -> std::io::Result<Strin
     Ok(text)
 }
 
-/// The files a path given on the command line stands for.
+/// The files a path given on the command line stands for; `streams`: a
+/// FIFO or device is read.
 fn collect(
     path: &Path,
-    files: &mut Vec<Input>,
+    (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
     budget: &mut Budget,
-    problems: &mut Vec<Problem>,
+    show: Show<'_>,
+    streams: bool,
 ) -> std::io::Result<()> {
     // Named on the command line: a link is followed, as the user asked.
     let kind = std::fs::metadata(path)?.file_type();
     if kind.is_dir() {
-        return walk(path, files, budget, problems);
+        return walk(path, files, budget, problems, show);
     }
-    if !kind.is_file() {
-        return Err(files::refused(path, kind));
+    let stream = streams && is_stream(kind);
+    if !kind.is_file() && !stream {
+        return Err(show.refused(path, kind));
     }
     files.push(Input {
         path: path.to_owned(),
         role: Role::Objects,
         named: true,
+        stream,
     });
     Ok(())
+}
+
+/// Whether a path named on the command line is a pipe or character device
+/// the user means chartgen to read (`<(chartgen render …)`, `/dev/stdin`):
+/// read once, as it streams, under the same byte budget as a file. Inside
+/// a directory these stay refused: nobody asked for them there, and a FIFO
+/// planted in an output directory must not hang a reader.
+fn is_stream(kind: std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        kind.is_fifo() || kind.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
+    }
+}
+
+/// Reads a FIFO or character device named on the command line, blocking
+/// until its writer closes it, up to what is left of the byte budget (and
+/// one more byte, to tell): `/dev/zero` stops at the budget. What is opened
+/// is checked again, so a path that changed into something else in between
+/// is refused.
+fn read_stream(path: &Path, budget: &Budget) -> std::io::Result<String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() && !is_stream(kind) {
+        return Err(files::refused(path, kind));
+    }
+    let mut text = String::new();
+    file.take(budget.bytes_to_read())
+        .read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// A directory's entries in name order, each with its own (not followed)
@@ -273,10 +432,10 @@ fn is_yaml(path: &Path) -> bool {
         .is_some_and(|ext| ext == "yaml" || ext == "yml")
 }
 
-fn skip_link(path: &Path) {
+fn skip_link(path: &Path, show: Show<'_>) {
     eprintln!(
         "note: not reading {}: a symbolic link inside an input directory is not followed",
-        printable(&path.display().to_string())
+        show.path(path)
     );
 }
 
@@ -287,24 +446,26 @@ fn walk(
     files: &mut Vec<Input>,
     budget: &mut Budget,
     problems: &mut Vec<Problem>,
+    show: Show<'_>,
 ) -> std::io::Result<()> {
-    if let Some(kustomization) = kustomization_of(dir)? {
-        return kustomize(dir, &kustomization, files, budget, problems);
+    if let Some(kustomization) = kustomization_of(dir, show)? {
+        return kustomize(dir, &kustomization, (files, budget, problems), show);
     }
     for (entry, kind) in entries(dir)? {
         if kind.is_symlink() {
             // A link to a folder could loop and repeat every object; a link
             // to a file could reach outside the input.
-            skip_link(&entry);
+            skip_link(&entry, show);
         } else if kind.is_dir() {
-            walk(&entry, files, budget, problems)?;
+            walk(&entry, files, budget, problems, show)?;
         } else if !kind.is_file() {
-            return Err(files::refused(&entry, kind));
+            return Err(show.refused(&entry, kind));
         } else if is_yaml(&entry) {
             files.push(Input {
                 path: entry,
                 role: Role::Objects,
                 named: false,
+                stream: false,
             });
         }
     }
@@ -313,7 +474,7 @@ fn walk(
 
 /// The kustomization file of `dir`, if it has one (two is an error, as in
 /// kustomize).
-fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
+fn kustomization_of(dir: &Path, show: Show<'_>) -> std::io::Result<Option<PathBuf>> {
     let mut found = None;
     for name in KUSTOMIZATION_FILES {
         let path = dir.join(name);
@@ -323,13 +484,13 @@ fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
             Err(e) => return Err(e),
         };
         if !kind.is_file() {
-            return Err(files::refused(&path, kind));
+            return Err(show.refused(&path, kind));
         }
         if let Some(first) = found.replace(path) {
             return Err(std::io::Error::other(format!(
                 "{} has both {} and {name}; kustomize refuses that",
-                printable(&dir.display().to_string()),
-                printable(&Path::new(&first).display().to_string()),
+                show.path(dir),
+                show.path(&first),
             )));
         }
     }
@@ -344,14 +505,13 @@ fn kustomization_of(dir: &Path) -> std::io::Result<Option<PathBuf>> {
 fn kustomize(
     dir: &Path,
     kustomization: &Path,
-    files: &mut Vec<Input>,
-    budget: &mut Budget,
-    problems: &mut Vec<Problem>,
+    (files, budget, problems): (&mut Vec<Input>, &mut Budget, &mut Vec<Problem>),
+    show: Show<'_>,
 ) -> std::io::Result<()> {
     if budget.exhausted() {
         return Ok(());
     }
-    let shown = printable(&kustomization.display().to_string()).into_owned();
+    let shown = show.path(kustomization);
     let source = Source::file(shown, read_file(kustomization, false, budget)?);
     let before = problems.len();
     let mut listed: Vec<PathBuf> = Vec::new();
@@ -374,10 +534,10 @@ fn kustomize(
                     path,
                     "not a kustomization chartgen can read (apiVersion kustomize.config.k8s.io/v1beta1, kind Kustomization)".to_owned(),
                 )
-                .with_hint(kustomize_hint(dir)),
+                .with_hint(kustomize_hint(dir, show)),
             ),
             "resources" => {
-                list_resources(dir, node, path, (&mut listed, &mut folders), problems);
+                list_resources(dir, node, path, (&mut listed, &mut folders), problems, show);
             }
             other => problems.push(
                 Problem::new(
@@ -388,7 +548,7 @@ fn kustomize(
                         yaml::quote(other)
                     ),
                 )
-                .with_hint(kustomize_hint(dir)),
+                .with_hint(kustomize_hint(dir, show)),
             ),
         }
     }
@@ -400,15 +560,16 @@ fn kustomize(
             path: file.clone(),
             role: Role::Objects,
             named: false,
+            stream: false,
         });
     }
     for folder in &folders {
         // `resource` checked that it has a kustomization.
-        if let Some(inner) = kustomization_of(folder)? {
-            kustomize(folder, &inner, files, budget, problems)?;
+        if let Some(inner) = kustomization_of(folder, show)? {
+            kustomize(folder, &inner, (files, budget, problems), show)?;
         }
     }
-    unlisted(dir, dir, &listed, &folders, files, problems)
+    unlisted(dir, dir, (&listed, &folders), (files, problems), show)
 }
 
 /// The fields of a kustomization, or `None` once it says why it has none
@@ -459,6 +620,7 @@ fn list_resources(
     path: KeyPath,
     (listed, folders): (&mut Vec<PathBuf>, &mut Vec<PathBuf>),
     problems: &mut Vec<Problem>,
+    show: Show<'_>,
 ) {
     let items: &[yaml::Node] = match &node.value {
         Value::Sequence(items) => items,
@@ -475,11 +637,12 @@ fn list_resources(
     for (index, item) in items.iter().enumerate() {
         let mut at = path.clone();
         at.0.push(crate::diagnostic::Segment::Index(index));
-        match resource(dir, item) {
+        match resource(dir, item, show) {
             Ok((path, true)) => folders.push(path),
             Ok((path, false)) => listed.push(path),
-            Err(why) => problems
-                .push(Problem::new(item.origin.clone(), at, why).with_hint(kustomize_hint(dir))),
+            Err(why) => problems.push(
+                Problem::new(item.origin.clone(), at, why).with_hint(kustomize_hint(dir, show)),
+            ),
         }
     }
 }
@@ -497,7 +660,7 @@ fn source_origin(source: &Arc<Source>) -> yaml::Origin {
 /// Checks one `resources` entry: a relative path inside the folder, no
 /// `..`, no URL, no link on the way, naming a file or a folder with a
 /// kustomization. Returns the path and whether it is a folder.
-fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
+fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, bool), String> {
     let Value::String(entry) = &item.value else {
         return Err("a resource must be a path".to_owned());
     };
@@ -522,7 +685,7 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
                 if kind.is_symlink() {
                     return Err(format!(
                         "`{quoted}` goes through the symbolic link {}, which chartgen does not follow",
-                        printable(&path.display().to_string())
+                        show.path(&path)
                     ));
                 }
             }
@@ -541,7 +704,7 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
         return Err(format!("`{quoted}` is the directory itself"));
     }
     if kind.is_dir() {
-        return match kustomization_of(&path) {
+        return match kustomization_of(&path, show) {
             Ok(Some(_)) => Ok((path, true)),
             Ok(None) => Err(format!(
                 "`{quoted}` is a folder without a kustomization; kustomize refuses it"
@@ -550,7 +713,7 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
         };
     }
     if !kind.is_file() {
-        return Err(files::refused(&path, kind).to_string());
+        return Err(show.refused(&path, kind).to_string());
     }
     Ok((path, false))
 }
@@ -561,21 +724,20 @@ fn resource(dir: &Path, item: &yaml::Node) -> Result<(PathBuf, bool), String> {
 fn unlisted(
     root: &Path,
     dir: &Path,
-    listed: &[PathBuf],
-    folders: &[PathBuf],
-    files: &mut Vec<Input>,
-    problems: &mut Vec<Problem>,
+    (listed, folders): (&[PathBuf], &[PathBuf]),
+    (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
+    show: Show<'_>,
 ) -> std::io::Result<()> {
     for (entry, kind) in entries(dir)? {
         if folders.contains(&entry) || listed.contains(&entry) {
             continue;
         }
         if kind.is_symlink() {
-            skip_link(&entry);
+            skip_link(&entry, show);
         } else if kind.is_dir() {
-            unlisted(root, &entry, listed, folders, files, problems)?;
+            unlisted(root, &entry, (listed, folders), (files, problems), show)?;
         } else if !kind.is_file() {
-            return Err(files::refused(&entry, kind));
+            return Err(show.refused(&entry, kind));
         } else if dir == root
             && entry
                 .file_name()
@@ -587,16 +749,17 @@ fn unlisted(
                 path: entry,
                 role: Role::ExemptionsOnly,
                 named: false,
+                stream: false,
             });
         } else if is_yaml(&entry) {
-            let shown = printable(&entry.display().to_string()).into_owned();
+            let shown = show.path(&entry);
             problems.push(
                 Problem::new(
                     source_origin(&Source::file(shown.clone(), String::new())),
                     KeyPath::root(),
                     format!(
                         "{shown} is not listed in the resources of {}'s kustomization, so `kubectl apply -k` does not apply it",
-                        printable(&root.display().to_string())
+                        show.path(root)
                     ),
                 )
                 .with_hint("list it in resources, or move it out of the directory"),

@@ -177,3 +177,431 @@ fn a_role_change_among_unchanged_objects_shows_in_permissions() {
         run.stderr
     );
 }
+
+/// A scratch git repository for the `REV:PATH` tests, removed on drop.
+struct Repo(std::path::PathBuf);
+
+impl Repo {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("chartgen-git-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let repo = Repo(dir);
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+            .args(args)
+            .current_dir(&self.0)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        let path = self.0.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn commit(&self) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", "c"]);
+    }
+
+    /// Runs chartgen in the repository.
+    fn chartgen(&self, args: &[&str]) -> crate::harness::Run {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
+            .args(args)
+            .current_dir(&self.0)
+            .stdin(std::process::Stdio::null())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        crate::harness::Run {
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            code: output.status.code().unwrap(),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn config_map(name: &str, value: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: ns}}\ndata: {{a: {value}}}\n"
+    )
+}
+
+const KUSTOMIZATION: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml, b.yaml]\n";
+
+/// `diff REV:PATH PATH` reads a rendered folder (or file) from a revision
+/// without a checkout, as a checkout would read it (kustomization
+/// included), beside the working tree, another revision, and for `check`.
+#[test]
+fn a_folder_of_a_git_revision_is_read_without_a_checkout() {
+    let repo = Repo::new("revision");
+    repo.write("out/prod/kustomization.yaml", KUSTOMIZATION);
+    repo.write("out/prod/a.yaml", &config_map("a", "one"));
+    repo.write("out/prod/b.yaml", &config_map("b", "one"));
+    repo.commit();
+    repo.write("out/prod/a.yaml", &config_map("a", "two"));
+    let changed = "~ ConfigMap ns/a\n    data.a: \"one\" → \"two\"\n1 object differs: 0 added, 0 removed, 1 changed\n";
+    for (old, new) in [
+        ("HEAD:out/prod", "out/prod"),
+        ("main:out/prod/", "out/prod"),
+        ("HEAD:out/prod/a.yaml", "out/prod/a.yaml"),
+    ] {
+        let run = repo.chartgen(&["diff", old, new]);
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (0, changed, ""),
+            "{old}"
+        );
+    }
+    repo.commit();
+    let run = repo.chartgen(&["diff", "HEAD~1:out/prod", "HEAD:out/prod"]);
+    assert_eq!(run.stdout, changed, "{}", run.stderr);
+    // The copy is read like a checkout: an unlisted file is refused, named
+    // by its place in the revision.
+    repo.write("out/prod/c.yaml", &config_map("c", "one"));
+    repo.commit();
+    let run = repo.chartgen(&["check", "HEAD:out/prod"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "HEAD:out/prod/c.yaml is not listed in the resources of HEAD:out/prod's kustomization"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("chartgen-git-"), "{}", run.stderr);
+}
+
+/// Links and submodules in a revision's tree are skipped with a note, as
+/// the directory reader skips links; one named is refused.
+#[test]
+fn links_and_submodules_in_a_revision_are_not_read() {
+    let repo = Repo::new("links");
+    repo.write("out/a.yaml", &config_map("a", "one"));
+    std::os::unix::fs::symlink("/etc/passwd", repo.0.join("out/link.yaml")).unwrap();
+    repo.commit();
+    let commit = repo.git(&["rev-parse", "HEAD"]);
+    let cacheinfo = format!("160000,{},out/sub", commit.trim());
+    repo.git(&["update-index", "--add", "--cacheinfo", &cacheinfo]);
+    repo.git(&["commit", "-q", "-m", "submodule"]);
+    let run = repo.chartgen(&["diff", "HEAD:out", "HEAD:out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "no differences\n");
+    assert_eq!(
+        run.stderr,
+        "note: not reading HEAD:out/link.yaml: a symbolic link in the revision; chartgen does not follow links\n\
+         note: not reading HEAD:out/sub: a submodule; chartgen reads no other repository (name a path inside the submodule's own repository)\n"
+            .repeat(2)
+    );
+    for (named, why) in [
+        ("HEAD:out/link.yaml", "a symbolic link in the revision"),
+        ("HEAD:out/sub", "a submodule"),
+    ] {
+        let run = repo.chartgen(&["check", named]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("`{named}` is {why}")),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// What cannot be read from git says why and exits 2; a local path wins
+/// over `REV:PATH`, and a revision is never taken as an option.
+#[test]
+fn git_revisions_that_cannot_be_read_are_usage_errors() {
+    let repo = Repo::new("errors");
+    repo.write("out/a.yaml", &config_map("a", "one"));
+    repo.commit();
+    for (arg, message) in [
+        (
+            "nope:out",
+            "caused by: unknown revision `nope` in `nope:out`",
+        ),
+        (
+            "HEAD:out/none",
+            "caused by: `out/none` is not in revision `HEAD`",
+        ),
+        ("HEAD:../out", "without `.`, `..` or a leading `/`"),
+        (
+            "-c:out",
+            "`-c` is no revision: a revision never starts with `-`",
+        ),
+        ("--output=x:out", "a revision never starts with `-`"),
+    ] {
+        let run = repo.chartgen(&["diff", "--", arg, "out"]);
+        assert_eq!(run.code, 2, "{arg}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{arg}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+    }
+    // A local file whose name holds a colon is read as a file.
+    repo.write("HEAD:out", &config_map("a", "two"));
+    let run = repo.chartgen(&["diff", "HEAD:out", "out"]);
+    assert_eq!(
+        run.stdout,
+        "~ ConfigMap ns/a\n    data.a: \"two\" → \"one\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "{}",
+        run.stderr
+    );
+    // Outside a repository.
+    let elsewhere = std::env::temp_dir().join(format!("chartgen-git-none-{}", std::process::id()));
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
+        .args(["diff", "HEAD:out", "HEAD:out"])
+        .current_dir(&elsewhere)
+        .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not a git repository here, so `HEAD:out` cannot be read as REV:PATH"),
+        "{stderr}"
+    );
+}
+
+/// A revision's folder past the byte budget is refused from the sizes git
+/// lists, before any of it is read or copied.
+#[test]
+fn a_revision_past_the_budget_is_refused_before_reading() {
+    let repo = Repo::new("budget");
+    let big = format!(
+        "{}#{}\n",
+        config_map("a", "one"),
+        "x".repeat(chartgen::manifest::LIMITS.max_bytes)
+    );
+    repo.write("out/a.yaml", &big);
+    repo.commit();
+    std::fs::remove_file(repo.0.join("out/a.yaml")).unwrap();
+    let run = repo.chartgen(&["check", "HEAD:out"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "`HEAD:out` holds {} bytes, more than is left of the limit of",
+            big.len()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+const HELM_OLD: &str = "tests/fixtures/diff/helm-release-prefix/old.yaml";
+const HELM_NEW: &str = "tests/fixtures/diff/helm-release-prefix/new.yaml";
+
+/// `--ignore-helm` removes Helm's labels and annotations, and nothing else:
+/// without it they show on every matched object; a selector stays compared.
+#[test]
+fn helm_labels_and_annotations_vanish_only_with_ignore_helm() {
+    let helm_keys = [
+        "helm.sh/chart",
+        "managed-by",
+        "heritage",
+        "labels.release",
+        "labels.chart",
+        "meta.helm.sh",
+    ];
+    let run = chartgen(&["diff", "--map", "buildkit-*=*", HELM_OLD, HELM_NEW]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for key in helm_keys {
+        assert!(run.stdout.contains(key), "{key}: {}", run.stdout);
+    }
+    let run = chartgen(&[
+        "diff",
+        "--map",
+        "buildkit-*=*",
+        "--ignore-helm",
+        HELM_OLD,
+        HELM_NEW,
+    ]);
+    for key in helm_keys {
+        assert!(!run.stdout.contains(key), "{key}: {}", run.stdout);
+    }
+    // A selector is immutable: a Helm label there is a change to know of.
+    let deployment = |selector: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: ns, labels: {{release: r, heritage: Helm}}}}\nspec: {{selector: {{matchLabels: {{{selector}}}}}}}\n"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-helm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, deployment("app: d, release: r")).unwrap();
+    let run = chartgen_with_stdin(
+        &["diff", "--ignore-helm", old.to_str().unwrap(), "-"],
+        Some(&deployment("app: d").replace(", labels: {release: r, heritage: Helm}", "")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        run.stdout,
+        "~ Deployment ns/d\n    - spec.selector.matchLabels.release: \"r\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "{}",
+        run.stderr
+    );
+}
+
+/// A malformed `--map`, or maps that give two old objects one identity, are
+/// usage errors: one object would silently hide the other.
+#[test]
+fn maps_that_would_hide_an_object_are_refused() {
+    let config = |name: &str| {
+        format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: ns}}\n")
+    };
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, format!("{}{}", config("a-x"), config("b-x"))).unwrap();
+    let old = old.to_str().unwrap();
+    let run = chartgen_with_stdin(&["diff", "--map", "*-x=x", old, "-"], Some(&config("x")));
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            2,
+            "",
+            "error: --map gives ConfigMap ns/a-x and ConfigMap ns/b-x one identity, ConfigMap ns/x: one would hide the other; make the maps more specific\n"
+        )
+    );
+    // Mapped onto an old object that keeps its name: refused too.
+    let run = chartgen_with_stdin(&["diff", "--map", "a-x=b-x", old, "-"], Some(&config("x")));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("one identity, ConfigMap ns/b-x"),
+        "{}",
+        run.stderr
+    );
+    let run = chartgen(&["diff", "--map", "a=*", HELM_OLD, HELM_NEW]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "error: invalid --map `a=*`: `*` has a `*` that `a` does not (the form is OLD=NEW, each side NAME, KIND/NAME or KIND/NAMESPACE/NAME, a part holding at most one `*`)\n"
+        )
+    );
+}
+
+/// Names in a revision reach the terminal escaped; a tree of more files
+/// than a rendered folder could hold is refused before any is copied.
+#[test]
+fn hostile_trees_in_a_revision_are_escaped_or_refused() {
+    let repo = Repo::new("hostile");
+    repo.write("out/evil\u{1b}[2J.yaml", "a: [\n");
+    repo.commit();
+    let run = repo.chartgen(&["check", "HEAD:out"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(
+        run.stderr.contains("HEAD:out/evil\\u{001b}[2J.yaml"),
+        "{}",
+        run.stderr
+    );
+    let empty = repo.git(&["hash-object", "-w", "--stdin"]);
+    let listing: String = (0..=100_000)
+        .map(|i| format!("100644 blob {}\tf{i}.yaml\n", empty.trim()))
+        .collect();
+    let mut mktree = std::process::Command::new("git")
+        .arg("mktree")
+        .current_dir(&repo.0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = mktree.stdin.take().unwrap();
+        stdin.write_all(listing.as_bytes()).unwrap();
+    }
+    let tree = String::from_utf8(mktree.wait_with_output().unwrap().stdout).unwrap();
+    let spec = format!("{}:", tree.trim());
+    let run = repo.chartgen(&["check", &spec]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("holds more than 100000 files"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Without a map, removed objects that are added ones under a prefix get a
+/// hint naming the `--map` (the heuristic suggests, never applies); a map
+/// that applies to nothing says so.
+#[test]
+fn a_release_prefix_is_suggested_and_an_unused_map_noted() {
+    let run = chartgen(&["diff", HELM_OLD, HELM_NEW]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stderr,
+        "hint: 3 removed objects are added ones with the prefix `buildkit-` (as Helm names objects after the release); --map 'buildkit-*=*' compares them field by field\n"
+    );
+    assert_eq!(
+        run.stdout.lines().filter(|l| l.starts_with("- ")).count(),
+        4,
+        "{}",
+        run.stdout
+    );
+    let run = chartgen(&[
+        "diff",
+        "--map",
+        "buildkit-*=*",
+        "--map",
+        "relase-*=*",
+        HELM_OLD,
+        HELM_NEW,
+    ]);
+    assert_eq!(
+        run.stderr,
+        "note: --map relase-*=* applies to no object of the old side\n"
+    );
+}
+
+/// A revision's folder has GitOps applications as a checkout has: an object
+/// that changes application between the revision and the working tree is
+/// a move.
+#[test]
+fn moves_between_applications_are_seen_in_a_revision() {
+    let repo = Repo::new("moves");
+    let kustomization = |files: &str| {
+        format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{files}]\n"
+        )
+    };
+    repo.write("out/a/kustomization.yaml", &kustomization("x.yaml, z.yaml"));
+    repo.write("out/a/x.yaml", &config_map("x", "one"));
+    repo.write("out/a/z.yaml", &config_map("z", "one"));
+    repo.write("out/b/kustomization.yaml", &kustomization("w.yaml"));
+    repo.write("out/b/w.yaml", &config_map("w", "one"));
+    repo.commit();
+    std::fs::rename(repo.0.join("out/a/x.yaml"), repo.0.join("out/b/x.yaml")).unwrap();
+    repo.write("out/a/kustomization.yaml", &kustomization("z.yaml"));
+    repo.write("out/b/kustomization.yaml", &kustomization("w.yaml, x.yaml"));
+    let run = repo.chartgen(&["diff", "HEAD:out", "out"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "moved between GitOps applications:\n  ConfigMap ns/x: a → b\n1 object differs: 0 added, 0 removed, 0 changed; 1 moved between applications\n",
+            ""
+        )
+    );
+}

@@ -8,6 +8,7 @@ mod cost;
 mod diff;
 mod fuzz;
 mod harness;
+mod helm;
 mod hostile_values;
 mod kube_schemas;
 mod output;

@@ -667,8 +667,10 @@ fn chartgen_output_directories_still_check() {
     assert_eq!(run.stderr, "");
 }
 
-/// A FIFO, socket or device is refused from its metadata, never opened:
-/// a FIFO nobody writes would block the reader forever.
+/// A FIFO, socket or device inside a directory is refused from its
+/// metadata, never opened: a FIFO nobody writes would block the reader
+/// forever (the FIFO named on the command line is read: see
+/// `a_fifo_named_on_the_command_line_is_read_as_it_streams`).
 #[test]
 fn special_files_are_refused_not_opened() {
     let dir = temp("special");
@@ -676,8 +678,9 @@ fn special_files_are_refused_not_opened() {
     let fifo = dir.join("pipe.yaml");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
-    for target in [&dir, &fifo] {
-        let run = chartgen(&["check", target.to_str().unwrap()]);
+    // Nobody writes the FIFO: a reader that opened it would hang here.
+    for command in ["check", "rbac"] {
+        let run = chartgen(&[command, dir.to_str().unwrap()]);
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(
             run.stderr.contains(
@@ -687,6 +690,9 @@ fn special_files_are_refused_not_opened() {
             run.stderr
         );
     }
+    let run = chartgen(&["diff", dir.to_str().unwrap(), "out/dev"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("is a FIFO"), "{}", run.stderr);
     std::fs::remove_file(&fifo).unwrap();
     let socket = dir.join("socket");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
@@ -707,13 +713,75 @@ fn special_files_are_refused_not_opened() {
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
     }
+    // A device named on the command line is read, but only up to the
+    // budget: /dev/zero stops there, it does not fill the memory.
     let run = chartgen(&["check", "/dev/zero"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("/dev/zero is a device"),
+        run.stderr.contains(&format!(
+            "error: /dev/zero:1:1: more than the limit of {} bytes in the whole input",
+            LIMITS.max_bytes
+        )),
         "{}",
         run.stderr
     );
+    // A socket named on the command line stays refused: it cannot be read
+    // as a file.
+    let run = chartgen(&["check", socket.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("socket is a socket"), "{}", run.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Makes a FIFO at `path` and writes `text` into it from a thread, as a
+/// shell's process substitution does; the thread ends when a reader took
+/// all of it.
+fn fifo_writing(path: &Path, text: String) -> std::thread::JoinHandle<()> {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success());
+    let path = path.to_owned();
+    std::thread::spawn(move || {
+        // Opening for writing waits for the reader, as a shell's would.
+        std::fs::write(&path, text).unwrap();
+    })
+}
+
+/// `diff <(chartgen render …) <(chartgen render …)`, `check` and `rbac` of
+/// a pipe: a FIFO named on the command line is read as it streams, under
+/// the same budget as a file.
+#[test]
+fn a_fifo_named_on_the_command_line_is_read_as_it_streams() {
+    let dir = temp("named-fifo");
+    let (old, new) = (dir.join("old"), dir.join("new"));
+    let writers = [
+        fifo_writing(&old, SA.to_owned()),
+        fifo_writing(&new, SA.replace("name: a", "name: b")),
+    ];
+    let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "+ ServiceAccount x/b\n- ServiceAccount x/a\n2 objects differ: 1 added, 1 removed, 0 changed\n",
+            ""
+        )
+    );
+    let bound = format!(
+        "{SA}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: r, namespace: x}}\nrules: [{{apiGroups: [\"\"], resources: [pods], verbs: [get]}}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: r, namespace: x}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}}\nsubjects: [{{kind: ServiceAccount, name: a, namespace: x}}]\n"
+    );
+    for command in ["check", "rbac"] {
+        let fifo = dir.join(command);
+        let writer = fifo_writing(&fifo, bound.clone());
+        let run = chartgen(&[command, fifo.to_str().unwrap()]);
+        writer.join().unwrap();
+        assert_ne!(run.code, 2, "{command}: {}", run.stderr);
+        assert!(run.stdout.contains("x/a"), "{command}: {}", run.stdout);
+    }
+    // Past the budget, a stream is refused like a file: /dev/zero in
+    // `special_files_are_refused_not_opened` (the same reader).
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -1011,5 +1079,31 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
         )
     );
     assert!(problems[0].origin.to_string().contains("b.yaml"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Files chartgen found itself (`render --check` reads those of its output
+/// directory) are never read as a stream nor as a git revision: a FIFO
+/// swapped in after the folder was listed is refused, not waited on.
+#[test]
+fn files_chartgen_found_are_never_streams_or_revisions() {
+    let dir = temp("found");
+    let fifo = dir.join("object.yaml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let error = chartgen::input::read_found(&[fifo.display().to_string()]).unwrap_err();
+    let cause = std::error::Error::source(&error).unwrap().to_string();
+    assert!(
+        cause.contains("object.yaml is a FIFO (named pipe), not a regular file"),
+        "{cause}"
+    );
+    let error = chartgen::input::read_found(&["HEAD:out/dev".to_owned()]).unwrap_err();
+    let cause = std::error::Error::source(&error).unwrap().to_string();
+    assert!(cause.contains("No such file"), "{cause}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,7 @@
 //! `chartgen diff`: what changes between two sets of manifests.
 
 use crate::cli::{DiffArgs, Format};
+use crate::diff::matching::{self, Map};
 use crate::diff::{self, Ignore, Style};
 use crate::error::Error;
 use crate::exit::Exit;
@@ -17,21 +18,35 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         .map(|text| Ignore::parse(text))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|reason| Error::Usage { reason })?;
+    let maps = args
+        .maps
+        .iter()
+        .map(|text| Map::parse(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|reason| Error::Usage { reason })?;
     // One budget for both sides: together they are this command's input.
     let mut budget = input::Budget::default();
-    let old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
-    let new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
-    let difference = diff::diff_sets(
+    let mut old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
+    let mut new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
+    if args.ignore_helm {
+        matching::strip_helm(&mut old.manifests);
+        matching::strip_helm(&mut new.manifests);
+    }
+    let renames =
+        matching::rename(&mut old.manifests, &maps).map_err(|reason| Error::Usage { reason })?;
+    let mut difference = diff::diff_sets(
         diff::Side {
-            path: &args.old,
+            path: old.read_at(&args.old),
             set: &old,
         },
         diff::Side {
-            path: &args.new,
+            path: new.read_at(&args.new),
             set: &new,
         },
         &ignore,
     );
+    matching::finish(&mut difference, &renames);
+    notes(&renames, &difference);
     let text = match args.output {
         Format::Text => {
             let style = if super::colour() {
@@ -51,4 +66,27 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     };
     super::leave_to_exit((old, new, difference, text));
     Ok(exit)
+}
+
+/// On stderr: the maps that renamed nothing, and the heuristic's
+/// suggestion when removed objects look like added ones under a prefix.
+fn notes(renames: &matching::Renames, difference: &diff::Diff) {
+    for map in &renames.unused {
+        eprintln!(
+            "note: --map {} applies to no object of the old side",
+            crate::diagnostic::printable(map)
+        );
+    }
+    if let Some((prefix, count)) = matching::suggest(difference) {
+        let (objects, are) = if count == 1 {
+            ("object is", "an added one")
+        } else {
+            ("objects are", "added ones")
+        };
+        eprintln!(
+            "hint: {count} removed {objects} {are} with the prefix `{}` (as Helm names objects after the release); --map '{}*=*' compares them field by field",
+            crate::diagnostic::printable(&prefix),
+            crate::diagnostic::printable(&prefix)
+        );
+    }
 }

@@ -452,7 +452,7 @@ fn check_report(
         if ours.is_empty() {
             return Ok(out);
         }
-        let current = input::read(&ours)?.manifests;
+        let current = input::read_found(&ours)?.manifests;
         let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {
             let style = if super::colour() {

@@ -15,6 +15,7 @@
 
 mod compare;
 pub mod lines;
+pub mod matching;
 mod moves;
 mod text;
 
@@ -101,6 +102,10 @@ pub struct Renamed {
 /// Everything that differs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Diff {
+    /// Old objects compared with new ones of another name or namespace,
+    /// as `--map` said ([`matching`]); shown, never silent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matched: Vec<matching::Matched>,
     /// Objects only in the new set.
     pub added: Vec<String>,
     /// Objects only in the old set.

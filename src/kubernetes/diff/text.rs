@@ -47,6 +47,10 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
         reset,
     } = style;
     let mut out = String::new();
+    for m in &diff.matched {
+        let shown = format!("{} as {} (--map {})", m.old, m.new, m.map);
+        let _ = writeln!(out, "{changed}= {}{reset}", printable(&shown));
+    }
     for id in &diff.added {
         let _ = writeln!(out, "{added}+ {}{reset}", printable(id));
     }

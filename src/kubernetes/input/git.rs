@@ -1,0 +1,403 @@
+//! Manifests from a git revision, without a checkout: `REV:PATH`.
+//!
+//! The `git` binary answers (`rev-parse`, `ls-tree`, `cat-file --batch`),
+//! never through a shell, every argument passed as one `argv` entry after
+//! `--end-of-options` or `--`, a revision starting with `-` refused before.
+//! The file or folder is copied into a private temporary directory (regular
+//! files only: a symbolic link or submodule in the tree is skipped with a
+//! note, as the directory reader skips links), bounded by the byte budget
+//! before anything is read, and then read by the directory reader, so a
+//! revision's folder is read exactly as a checkout of it would be
+//! (kustomization, unlisted files, GitOps applications).
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use crate::diagnostic::printable;
+
+/// The most entries a revision's folder may hold: bounds what a hostile
+/// tree of empty files costs.
+const MAX_ENTRIES: usize = 100_000;
+
+/// The most bytes `git ls-tree` may print (names, ids, sizes).
+const MAX_LISTING: u64 = 64 << 20;
+
+/// A `REV:PATH` argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// The revision: anything `git rev-parse` takes (a branch, tag, commit,
+    /// `HEAD~1`, `origin/main`).
+    pub rev: String,
+    /// The path from the top of the repository, `/`-separated; empty for
+    /// the whole tree.
+    pub path: String,
+}
+
+impl Spec {
+    /// The argument as given, for messages.
+    pub fn shown(&self) -> String {
+        format!("{}:{}", self.rev, self.path)
+    }
+}
+
+/// Whether `arg` names a file or folder in a git revision rather than a
+/// local path. A local path wins: `-`, an existing file or folder, and
+/// anything starting with `/`, `./` or `../` is local; otherwise an
+/// argument with a `:` after a non-empty revision is `REV:PATH` (a git
+/// revision never holds a `:`).
+pub fn parse(arg: &str) -> Option<Spec> {
+    if arg == "-"
+        || arg.starts_with('/')
+        || arg.starts_with("./")
+        || arg.starts_with("../")
+        || std::fs::symlink_metadata(arg).is_ok()
+    {
+        return None;
+    }
+    let (rev, path) = arg.split_once(':')?;
+    (!rev.is_empty()).then(|| Spec {
+        rev: rev.to_owned(),
+        path: path.trim_end_matches('/').to_owned(),
+    })
+}
+
+/// A revision's file or folder, copied into a private temporary directory
+/// that lives as long as this value.
+#[derive(Debug)]
+pub struct Tree {
+    /// Removed when the tree is dropped.
+    _dir: tempfile::TempDir,
+    /// The copy of the named file or folder.
+    root: PathBuf,
+    /// The argument, `REV:PATH`, that names it in messages.
+    pub shown: String,
+}
+
+impl Tree {
+    /// The copy of the named file or folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+fn error(message: String) -> std::io::Error {
+    std::io::Error::other(message)
+}
+
+/// One entry of `git ls-tree -z -l`.
+struct Entry {
+    mode: String,
+    oid: String,
+    size: u64,
+    path: String,
+}
+
+/// Copies `spec`'s file or folder out of the repository of the current
+/// directory, refusing more than `budget` bytes before reading any.
+pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
+    let shown = printable(&spec.shown()).into_owned();
+    check_spec(spec)?;
+    let git_dir = run(&["rev-parse", "--git-dir"]);
+    if let Err(why) = git_dir {
+        return Err(error(format!(
+            "not a git repository here, so `{shown}` cannot be read as REV:PATH ({why}); run chartgen inside the repository, or write ./{shown} for a local file whose name holds a colon"
+        )));
+    }
+    let tree = run(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        "--end-of-options",
+        &format!("{}^{{tree}}", spec.rev),
+    ])
+    .map_err(|_| {
+        error(format!(
+            "unknown revision `{}` in `{shown}`, and no local file or folder has that name",
+            printable(&spec.rev)
+        ))
+    })?;
+    let tree = tree.trim().to_owned();
+    let dir = tempfile::Builder::new().prefix("chartgen-git-").tempdir()?;
+    let (entries, base, root) = if spec.path.is_empty() {
+        (
+            list(&tree, &shown)?,
+            dir.path().to_owned(),
+            dir.path().to_owned(),
+        )
+    } else {
+        let name = spec.path.rsplit('/').next().unwrap_or_default();
+        let root = dir.path().join(name);
+        let entry = named_entry(&tree, spec, &shown)?;
+        match entry.mode.as_str() {
+            "040000" => (list(&entry.oid, &shown)?, root.clone(), root),
+            "100644" | "100755" => {
+                let file = Entry {
+                    path: name.to_owned(),
+                    ..entry
+                };
+                (vec![file], dir.path().to_owned(), root)
+            }
+            mode => return Err(error(format!("`{shown}` is {}", unreadable(mode)))),
+        }
+    };
+    copy(&entries, &base, budget, &shown)?;
+    Ok(Tree {
+        _dir: dir,
+        root,
+        shown,
+    })
+}
+
+/// Refuses a revision that `git` could take as an option, and a path that
+/// leaves the tree or names it twice.
+fn check_spec(spec: &Spec) -> std::io::Result<()> {
+    if spec.rev.starts_with('-') {
+        return Err(error(format!(
+            "`{}` is no revision: a revision never starts with `-`",
+            printable(&spec.rev)
+        )));
+    }
+    if spec.path.contains('\0')
+        || Path::new(&spec.path)
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_)))
+    {
+        return Err(error(format!(
+            "`{}`: the path of REV:PATH goes from the top of the repository, without `.`, `..` or a leading `/`",
+            printable(&spec.shown())
+        )));
+    }
+    Ok(())
+}
+
+/// What a tree entry of `mode` is, when chartgen does not read it.
+fn unreadable(mode: &str) -> String {
+    match mode {
+        "120000" => "a symbolic link in the revision; chartgen does not follow links".to_owned(),
+        "160000" => {
+            "a submodule; chartgen reads no other repository (name a path inside the submodule's own repository)".to_owned()
+        }
+        other => format!("a tree entry of mode {other}, which chartgen does not read"),
+    }
+}
+
+/// The entry `spec.path` names in `tree`, or why there is none.
+fn named_entry(tree: &str, spec: &Spec, shown: &str) -> std::io::Result<Entry> {
+    let listing = run(&[
+        "--literal-pathspecs",
+        "ls-tree",
+        "-z",
+        "-l",
+        "--full-tree",
+        tree,
+        "--",
+        &spec.path,
+    ])
+    .map_err(error)?;
+    let mut entries = parse_listing(&listing, shown)?;
+    entries.retain(|e| e.path == spec.path);
+    entries.pop().ok_or_else(|| {
+        error(format!(
+            "`{}` is not in revision `{}` (the path goes from the top of the repository)",
+            printable(&spec.path),
+            printable(&spec.rev)
+        ))
+    })
+}
+
+/// Every file under the tree `oid`, recursively; links and submodules
+/// skipped with a note.
+fn list(oid: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
+    let listing = run(&["ls-tree", "-r", "-z", "-l", "--end-of-options", oid]).map_err(error)?;
+    let entries = parse_listing(&listing, shown)?;
+    if entries.len() > MAX_ENTRIES {
+        return Err(error(format!(
+            "`{shown}` holds more than {MAX_ENTRIES} files; chartgen reads rendered folders, not whole repositories"
+        )));
+    }
+    Ok(entries
+        .into_iter()
+        .filter(|entry| {
+            let regular = matches!(entry.mode.as_str(), "100644" | "100755");
+            if !regular {
+                eprintln!(
+                    "note: not reading {}: {}",
+                    printable(&format!("{shown}/{}", entry.path)),
+                    unreadable(&entry.mode)
+                );
+            }
+            regular
+        })
+        .collect())
+}
+
+/// Reads `git ls-tree -z -l` output: `MODE TYPE OID SIZE\tPATH\0`.
+fn parse_listing(listing: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
+    let malformed = || {
+        error(format!(
+            "git listed `{shown}` in a form chartgen does not know"
+        ))
+    };
+    listing
+        .split('\0')
+        .filter(|record| !record.is_empty())
+        .map(|record| {
+            let (meta, path) = record.split_once('\t').ok_or_else(malformed)?;
+            let mut fields = meta.split_whitespace();
+            let (Some(mode), Some(_kind), Some(oid), Some(size)) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                return Err(malformed());
+            };
+            let safe = Path::new(path)
+                .components()
+                .all(|c| matches!(c, Component::Normal(_)));
+            if !safe || path.is_empty() {
+                return Err(error(format!(
+                    "`{shown}` holds the path `{}`, which leaves the folder; chartgen refuses it",
+                    printable(path)
+                )));
+            }
+            Ok(Entry {
+                mode: mode.to_owned(),
+                oid: oid.to_owned(),
+                // A submodule has no size (`-`).
+                size: size.parse().unwrap_or(0),
+                path: path.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Writes every entry's blob under `base`, after checking that together
+/// they fit in `budget`.
+fn copy(entries: &[Entry], base: &Path, budget: u64, shown: &str) -> std::io::Result<()> {
+    let total = entries
+        .iter()
+        .fold(0u64, |sum, entry| sum.saturating_add(entry.size));
+    if total >= budget {
+        return Err(error(format!(
+            "`{shown}` holds {total} bytes, more than is left of the limit of {} bytes for the whole input; nothing of it was read",
+            crate::manifest::LIMITS.max_bytes
+        )));
+    }
+    if entries.is_empty() {
+        std::fs::create_dir_all(base)?;
+        return Ok(());
+    }
+    let mut batch = Batch::start()?;
+    for entry in entries {
+        let target = base.join(&entry.path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let blob = batch.blob(&entry.oid, entry.size)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&target)?
+            .write_all(&blob)?;
+    }
+    batch.finish()
+}
+
+/// `git cat-file --batch`, asked for one blob at a time (so neither side
+/// waits on a full pipe).
+struct Batch {
+    child: Child,
+    output: BufReader<std::process::ChildStdout>,
+}
+
+impl Batch {
+    fn start() -> std::io::Result<Self> {
+        let mut child = git()
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let output = BufReader::new(child.stdout.take().ok_or_else(|| error("no pipe".into()))?);
+        Ok(Batch { child, output })
+    }
+
+    /// The blob `oid`, which `ls-tree` said holds `size` bytes; anything
+    /// else git answers is refused.
+    fn blob(&mut self, oid: &str, size: u64) -> std::io::Result<Vec<u8>> {
+        let input = self
+            .child
+            .stdin
+            .as_mut()
+            .ok_or_else(|| error("no pipe".into()))?;
+        writeln!(input, "{oid}")?;
+        input.flush()?;
+        let mut header = String::new();
+        (&mut self.output).take(512).read_line(&mut header)?;
+        if header.trim_end() != format!("{oid} blob {size}") {
+            return Err(error(format!(
+                "git answered `{}` for blob {oid}",
+                printable(header.trim_end())
+            )));
+        }
+        let mut blob = Vec::new();
+        (&mut self.output).take(size + 1).read_to_end(&mut blob)?;
+        if blob.pop() != Some(b'\n') || blob.len() as u64 != size {
+            return Err(error(format!("git's answer for blob {oid} was cut short")));
+        }
+        Ok(blob)
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        drop(self.child.stdin.take());
+        self.child.wait()?;
+        Ok(())
+    }
+}
+
+/// `git` in the current directory: no pager, no prompt, no optional locks,
+/// no fetch of a partial clone's missing objects (reading a revision never
+/// reaches the network), nothing read from stdin unless asked.
+fn git() -> Command {
+    let mut command = Command::new("git");
+    command
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env_remove("GIT_PAGER")
+        .stdin(Stdio::null());
+    command
+}
+
+/// Runs `git ARGS` and returns its stdout (at most [`MAX_LISTING`] bytes),
+/// or its first stderr line as the reason it failed.
+fn run(args: &[&str]) -> Result<String, String> {
+    let mut child = git()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    let mut out = Vec::new();
+    if let Some(stdout) = child.stdout.take() {
+        stdout
+            .take(MAX_LISTING + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| e.to_string())?;
+    }
+    if out.len() as u64 > MAX_LISTING {
+        // git waits to write the rest: stop it rather than read on.
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!("git printed more than {MAX_LISTING} bytes"));
+    }
+    let mut err = String::new();
+    if let Some(stderr) = child.stderr.take() {
+        let _ = stderr.take(4096).read_to_string(&mut err);
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if !status.success() {
+        let first = err.lines().next().unwrap_or("git failed").trim();
+        return Err(printable(first).into_owned());
+    }
+    String::from_utf8(out).map_err(|_| "git printed a name that is not UTF-8".to_owned())
+}
