@@ -93,6 +93,15 @@ pub struct RenderArgs {
     /// directory (DIR/release, DIR/kata) with its own kustomization.
     #[arg(long, value_enum, value_name = "BUNDLE")]
     pub bundle: Option<BundleChoice>,
+    /// Print only the objects SELECTOR names; repeat for more. KIND/NAME (in
+    /// any namespace), NAMESPACE/KIND/NAME, or templates/FILE (every object
+    /// that template rendered, as its `# Source:` line says). Kinds match
+    /// ignoring case; names exactly. Searches both bundles unless --bundle
+    /// says otherwise. The checks still run on the whole render: a subset
+    /// is printed only when every invariant holds for all of it. A selector
+    /// that selects nothing is an error listing what exists.
+    #[arg(long = "show-only", value_name = "SELECTOR", conflicts_with = "output_dir")]
+    pub show_only: Vec<String>,
 }
 
 /// What `--bundle` selects.
