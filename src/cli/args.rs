@@ -7,11 +7,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::kube;
 
+use super::examples;
+
 use crate::values::Inputs;
 
 /// Renders the buildkit-operator's Kubernetes manifests from typed, validated values.
 #[derive(Debug, Parser)]
-#[command(name = "chartgen", version, max_term_width = 100)]
+#[command(name = "chartgen", version, max_term_width = 100, after_help = examples::TOP)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -27,39 +29,47 @@ pub enum Command {
     /// operator and builds namespaces); `--bundle kata` prints the Kata node
     /// plumbing, applied separately with the Kata install (ADR-0006).
     /// Prints nothing unless the whole render succeeds.
+    #[command(after_help = examples::RENDER)]
     Render(RenderArgs),
     /// Check values files and --set overrides without rendering anything.
     ///
     /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
+    #[command(after_help = examples::VALIDATE)]
     Validate(ValuesArgs),
     /// Print the JSON Schema of the values files.
     ///
     /// The same text is committed as schema/values.schema.json; point editors
     /// at it with a `# yaml-language-server: $schema=...` line.
+    #[command(after_help = examples::SCHEMA)]
     Schema,
     /// Print a reference (Markdown): the values (docs/values.md) or the
     /// rules of `check` (docs/checks.md), as committed.
+    #[command(after_help = examples::DOCS)]
     Docs(DocsArgs),
     /// Print the Kyverno policy exclusions the namespaces need (ADR-0006).
     ///
     /// YAML to paste into the platform's Kyverno values: the builds namespace
     /// in the security-context policy, the system namespace in both.
+    #[command(after_help = examples::EXEMPTIONS)]
     Exemptions(ValuesArgs),
     /// Check rendered manifests: Kubernetes schema, effective RBAC, namespace posture.
     ///
     /// Takes directories, multi-document files, or - for stdin. Exits 0 when
     /// every invariant holds, 1 with every finding listed otherwise.
+    #[command(after_help = examples::CHECK)]
     Check(CheckArgs),
     /// Print what each ServiceAccount may do and where, from the manifests' RBAC.
     ///
     /// Resolves Roles, ClusterRoles and their bindings like
     /// `kubectl auth can-i --list`, without a cluster.
+    #[command(after_help = examples::RBAC)]
     Rbac(InputArgs),
     /// Show what changes between two sets of manifests, object by object and field by field.
     ///
     /// Each side is a directory, a multi-document file, or - for stdin.
     /// Objects match by group, kind, namespace and name; named list items
     /// by name. Secret values are shown only as hashes.
+    #[command(after_help = examples::DIFF)]
     Diff(DiffArgs),
 }
 
