@@ -110,7 +110,11 @@ pub struct RenderArgs {
     /// says otherwise. The checks still run on the whole render: a subset
     /// is printed only when every invariant holds for all of it. A selector
     /// that selects nothing is an error listing what exists.
-    #[arg(long = "show-only", value_name = "SELECTOR", conflicts_with = "output_dir")]
+    #[arg(
+        long = "show-only",
+        value_name = "SELECTOR",
+        conflicts_with = "output_dir"
+    )]
     pub show_only: Vec<String>,
 }
 

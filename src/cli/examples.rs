@@ -23,7 +23,7 @@ Examples:
 pub const VALIDATE: &str = "\
 Examples:
   chartgen validate -f values/ovh-prod.yaml
-  chartgen validate -f values/dev.yaml --set buildd.replicas=2";
+  chartgen validate -f values/dev.yaml --set gateway.replicas=2";
 
 /// `chartgen schema --help`.
 pub const SCHEMA: &str = "\
@@ -57,4 +57,4 @@ Examples:
 pub const DIFF: &str = "\
 Examples:
   chartgen diff out/dev/release out/ovh-prod/release
-  chartgen diff --ignore 'metadata.labels.\"app.kubernetes.io/version\"' out/dev/release out/ovh-prod/release";
+  chartgen diff --ignore 'metadata.labels.*' out/dev/release out/ovh-prod/release";

@@ -13,7 +13,7 @@ use crate::manifest::Manifest;
 use crate::text::printable;
 
 /// How many of the existing choices an error lists.
-const CHOICES_SHOWN: usize = 5;
+const CHOICES_SHOWN: usize = 3;
 
 /// One `--show-only` argument, parsed.
 #[derive(Debug, PartialEq, Eq)]
@@ -36,7 +36,10 @@ impl Selector {
     pub fn parse(arg: &str) -> Result<Selector, Error> {
         if let Some(template) = arg.strip_prefix("templates/") {
             if template.is_empty() || template.split('/').any(str::is_empty) {
-                return Err(malformed(arg, "a template path names a file under templates/"));
+                return Err(malformed(
+                    arg,
+                    "a template path names a file under templates/",
+                ));
             }
             return Ok(Selector::Template(template.to_owned()));
         }
@@ -181,4 +184,44 @@ fn nothing_selected(arg: &str, manifests: &[&Manifest]) -> Error {
 /// Edit distance ignoring case.
 fn distance(a: &str, b: &str) -> usize {
     strsim::levenshtein(&a.to_lowercase(), &b.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(namespace: Option<&str>, kind: &str, name: &str) -> Selector {
+        Selector::Object {
+            namespace: namespace.map(str::to_owned),
+            kind: kind.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+
+    #[test]
+    fn selectors_take_three_forms() {
+        assert_eq!(
+            Selector::parse("Deployment/x").unwrap(),
+            object(None, "Deployment", "x")
+        );
+        assert_eq!(
+            Selector::parse("ns/Deployment/x").unwrap(),
+            object(Some("ns"), "Deployment", "x")
+        );
+        assert_eq!(
+            Selector::parse("templates/kata/node-plumbing.yaml").unwrap(),
+            Selector::Template("kata/node-plumbing.yaml".to_owned())
+        );
+        for bad in [
+            "",
+            "x",
+            "/x",
+            "a//b",
+            "a/b/c/d",
+            "templates/",
+            "templates/a//b.yaml",
+        ] {
+            assert!(Selector::parse(bad).is_err(), "{bad:?}");
+        }
+    }
 }
