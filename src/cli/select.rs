@@ -97,17 +97,31 @@ fn malformed(arg: &str, why: &str) -> Error {
 
 /// The objects of `manifests` (kept in their order) that any of `args`
 /// selects. Every selector must select something: one that selects nothing
-/// is an error naming the choices that exist, closest first.
-pub fn select<'m>(manifests: &[&'m Manifest], args: &[String]) -> Result<Vec<&'m Manifest>, Error> {
+/// is an error naming the choices that exist, closest first, or, when it
+/// selects only objects `left_out` (the bundles `--bundle` left out), saying
+/// so.
+pub fn select<'m>(
+    manifests: &[&'m Manifest],
+    args: &[String],
+    left_out: &[&Manifest],
+) -> Result<Vec<&'m Manifest>, Error> {
     let selectors = args
         .iter()
         .map(|arg| Selector::parse(arg))
         .collect::<Result<Vec<_>, _>>()?;
-    if let Some((arg, _)) = args
+    if let Some((arg, selector)) = args
         .iter()
         .zip(&selectors)
         .find(|(_, s)| !manifests.iter().any(|m| s.matches(m)))
     {
+        if left_out.iter().any(|m| selector.matches(m)) {
+            return Err(Error::Usage {
+                reason: format!(
+                    "--show-only `{}` selects only objects of a bundle --bundle leaves out; add --bundle all (or name that bundle)",
+                    printable(arg)
+                ),
+            });
+        }
         return Err(nothing_selected(arg, manifests));
     }
     Ok(manifests

@@ -120,6 +120,15 @@ fn show_only_looks_in_every_bundle_unless_told() {
     );
     let run = chartgen(&[&args[..], &[selector, "--bundle", "release"]].concat());
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: --show-only `{selector}` selects only objects of a bundle --bundle leaves out; add --bundle all (or name that bundle)\n"
+        )
+    );
+    // In no bundle at all: the choices.
+    let run = chartgen(&[&args[..], &["DaemonSet/nothing", "--bundle", "release"]].concat());
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     assert!(run.stderr.contains("selects no object of this render"));
 }
 

@@ -277,7 +277,11 @@ fn to_stdout(inputs: &Inputs, choice: BundleChoice, show_only: &[String]) -> any
     let bundles = selected(&output, choice)?;
     let mut objects = output.in_order(&bundles);
     if !show_only.is_empty() {
-        objects = select::select(&objects, show_only)?;
+        let others: Vec<Bundle> = Bundle::ALL
+            .into_iter()
+            .filter(|b| !bundles.contains(b))
+            .collect();
+        objects = select::select(&objects, show_only, &output.in_order(&others))?;
     }
     let stream = || manifest::to_stream(objects.iter().copied());
     // A thread (and its allocator heap) pays only past a few hundred objects.
