@@ -4,8 +4,8 @@
 //! template path as Helm writes it (`templates/rbac.yaml`, every object that
 //! template rendered, as its `# Source:` line names it). Kinds match
 //! ignoring case, as `kubectl get deployment/x` does; namespaces, names and
-//! template paths match exactly. Selection happens after the whole render
-//! passed its checks: a subset never skips an invariant.
+//! template paths match exactly. The checks run on the whole render
+//! whatever is selected, and the subset is printed only when they pass.
 
 use crate::diagnostic::closest;
 use crate::error::Error;
@@ -14,6 +14,10 @@ use crate::text::printable;
 
 /// How many of the existing choices an error lists.
 const CHOICES_SHOWN: usize = 3;
+
+/// The longest selector: a namespace (63), a kind (63) and a name (253)
+/// take 381 bytes; templates' paths are shorter.
+const MAX_SELECTOR: usize = 512;
 
 /// One `--show-only` argument, parsed.
 #[derive(Debug, PartialEq, Eq)]
@@ -34,6 +38,13 @@ pub enum Selector {
 impl Selector {
     /// Parses `arg`; an error names it and the forms a selector takes.
     pub fn parse(arg: &str) -> Result<Selector, Error> {
+        if arg.len() > MAX_SELECTOR {
+            // Also bounds the edit distances an unmatched one costs.
+            return Err(malformed(
+                arg,
+                &format!("longer than {MAX_SELECTOR} bytes, more than any object's"),
+            ));
+        }
         if let Some(template) = arg.strip_prefix("templates/") {
             if template.is_empty() || template.split('/').any(str::is_empty) {
                 return Err(malformed(
