@@ -7,11 +7,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::kube;
 
+use super::examples;
+
 use crate::values::Inputs;
 
 /// Renders the buildkit-operator's Kubernetes manifests from typed, validated values.
 #[derive(Debug, Parser)]
-#[command(name = "chartgen", version, max_term_width = 100)]
+#[command(name = "chartgen", version, max_term_width = 100, after_help = examples::TOP)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -27,33 +29,40 @@ pub enum Command {
     /// operator and builds namespaces); `--bundle kata` prints the Kata node
     /// plumbing, applied separately with the Kata install (ADR-0006).
     /// Prints nothing unless the whole render succeeds.
+    #[command(after_help = examples::RENDER)]
     Render(RenderArgs),
     /// Check values files and --set overrides without rendering anything.
     ///
     /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
+    #[command(after_help = examples::VALIDATE)]
     Validate(ValuesArgs),
     /// Print the JSON Schema of the values files.
     ///
     /// The same text is committed as schema/values.schema.json; point editors
     /// at it with a `# yaml-language-server: $schema=...` line.
+    #[command(after_help = examples::SCHEMA)]
     Schema,
     /// Print a reference (Markdown): the values (docs/values.md) or the
     /// rules of `check` (docs/checks.md), as committed.
+    #[command(after_help = examples::DOCS)]
     Docs(DocsArgs),
     /// Print the Kyverno policy exclusions the namespaces need (ADR-0006).
     ///
     /// YAML to paste into the platform's Kyverno values: the builds namespace
     /// in the security-context policy, the system namespace in both.
+    #[command(after_help = examples::EXEMPTIONS)]
     Exemptions(ValuesArgs),
     /// Check rendered manifests: Kubernetes schema, effective RBAC, namespace posture.
     ///
     /// Takes directories, multi-document files, or - for stdin. Exits 0 when
     /// every invariant holds, 1 with every finding listed otherwise.
+    #[command(after_help = examples::CHECK)]
     Check(CheckArgs),
     /// Print what each ServiceAccount may do and where, from the manifests' RBAC.
     ///
     /// Resolves Roles, ClusterRoles and their bindings like
     /// `kubectl auth can-i --list`, without a cluster.
+    #[command(after_help = examples::RBAC)]
     Rbac(InputArgs),
     /// Show what changes between two sets of manifests, object by object and field by field.
     ///
@@ -68,6 +77,7 @@ pub enum Command {
     /// a colon. Objects match by group, kind, namespace and name (or as
     /// --map says); named list items by name. Secret values are shown only
     /// as hashes.
+    #[command(after_help = examples::DIFF)]
     Diff(DiffArgs),
 }
 
@@ -101,6 +111,19 @@ pub struct RenderArgs {
     /// directory (DIR/release, DIR/kata) with its own kustomization.
     #[arg(long, value_enum, value_name = "BUNDLE")]
     pub bundle: Option<BundleChoice>,
+    /// Print only the objects SELECTOR names; repeat for more. KIND/NAME (in
+    /// any namespace), NAMESPACE/KIND/NAME, or templates/FILE (every object
+    /// that template rendered, as its `# Source:` line says). Kinds match
+    /// ignoring case; names exactly. Searches both bundles unless --bundle
+    /// says otherwise. The checks still run on the whole render: a subset
+    /// is printed only when every invariant holds for all of it. A selector
+    /// that selects nothing is an error listing what exists.
+    #[arg(
+        long = "show-only",
+        value_name = "SELECTOR",
+        conflicts_with = "output_dir"
+    )]
+    pub show_only: Vec<String>,
 }
 
 /// What `--bundle` selects.

@@ -1,9 +1,13 @@
 //! The command line: the clap definitions ([`args`], re-exported here so
-//! `cli::Cli` names them), one function per subcommand ([`commands`]), and
-//! how errors are printed ([`report`]). `main.rs` only dispatches.
+//! `cli::Cli` names them) and the examples their help ends with
+//! ([`examples`]), one function per subcommand ([`commands`]), and
+//! how errors are printed ([`report`]), which objects `render --show-only`
+//! prints ([`select`]). `main.rs` only dispatches.
 
 pub mod args;
 pub mod commands;
+pub mod examples;
 pub mod report;
+pub mod select;
 
 pub use args::*;

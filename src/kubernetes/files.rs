@@ -1,22 +1,42 @@
-//! Opening what chartgen reads: regular files only, decided from metadata
-//! before anything is opened, and opened non-blocking so that a file that
-//! became a FIFO in between is refused, never waited on.
+//! Opening what chartgen reads. A file chartgen found itself (in a
+//! directory) must be a regular file, decided from metadata before anything
+//! is opened, and is opened non-blocking so that a file that became a FIFO
+//! in between is refused, never waited on. A path the user named may also
+//! be a stream: a FIFO or character device (`<(…)`, a pipe, `/dev/stdin`),
+//! read blocking as `cat` would, under the caller's size limit.
 
 use std::fs::{File, FileType};
 use std::path::Path;
 
 use crate::diagnostic::printable;
 
-/// Opens `path` for reading if it is a regular file. `follow_links`: a
-/// link named by the user is followed; one found in a directory is not.
+/// Opens `path` for reading. `follow_links`: the user named it, so a link
+/// is followed and a stream is opened too ([`open_named`]); otherwise
+/// chartgen found it in a directory, and it must be a regular file reached
+/// without a link.
 pub fn open_regular(path: &Path, follow_links: bool) -> std::io::Result<File> {
-    let kind = if follow_links {
-        std::fs::metadata(path)?
-    } else {
-        std::fs::symlink_metadata(path)?
+    if follow_links {
+        return open_named(path);
     }
-    .file_type();
+    let kind = std::fs::symlink_metadata(path)?.file_type();
     if !kind.is_file() {
+        return Err(refused(path, kind));
+    }
+    open_checked(path, true)
+}
+
+/// Opens `path`, named by the user, for reading: a regular file (through a
+/// link if it is one), or a stream (a FIFO or character device: process
+/// substitution's `/dev/fd/N`, `/dev/stdin`, a named pipe), opened
+/// blocking, so that a FIFO waits for its writer as every reader does.
+/// Sockets, block devices and directories are refused. The caller bounds
+/// what it reads (`Read::take`): `/dev/zero` stops at its limit.
+pub fn open_named(path: &Path) -> std::io::Result<File> {
+    let kind = std::fs::metadata(path)?.file_type();
+    if kind.is_file() {
+        return open_checked(path, false);
+    }
+    if !is_stream(kind) {
         return Err(refused(path, kind));
     }
     let mut options = std::fs::OpenOptions::new();
@@ -24,7 +44,42 @@ pub fn open_regular(path: &Path, follow_links: bool) -> std::io::Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
-        let nofollow = if follow_links { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NOCTTY);
+    }
+    let file = options.open(path)?;
+    // What was opened is checked again: a path swapped in between for a
+    // socket or a device of another kind is refused.
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() && !is_stream(kind) {
+        return Err(refused(path, kind));
+    }
+    Ok(file)
+}
+
+/// Whether `kind` is a stream a user may name: a FIFO or a character device.
+pub fn is_stream(kind: FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        kind.is_fifo() || kind.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
+    }
+}
+
+/// Opens what metadata said is a regular file, non-blocking (and, when
+/// `nofollow`, not through a link), and refuses it if what was opened is
+/// not one after all.
+fn open_checked(path: &Path, nofollow: bool) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let nofollow = if nofollow { libc::O_NOFOLLOW } else { 0 };
         options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow);
     }
     let file = options.open(path)?;

@@ -356,7 +356,7 @@ fn collect(
     if kind.is_dir() {
         return walk(path, files, budget, problems, show);
     }
-    let stream = streams && is_stream(kind);
+    let stream = streams && files::is_stream(kind);
     if !kind.is_file() && !stream {
         return Err(show.refused(path, kind));
     }
@@ -369,44 +369,16 @@ fn collect(
     Ok(())
 }
 
-/// Whether a path named on the command line is a pipe or character device
-/// the user means chartgen to read (`<(chartgen render …)`, `/dev/stdin`):
-/// read once, as it streams, under the same byte budget as a file. Inside
-/// a directory these stay refused: nobody asked for them there, and a FIFO
-/// planted in an output directory must not hang a reader.
-fn is_stream(kind: std::fs::FileType) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        kind.is_fifo() || kind.is_char_device()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = kind;
-        false
-    }
-}
-
-/// Reads a FIFO or character device named on the command line, blocking
-/// until its writer closes it, up to what is left of the byte budget (and
-/// one more byte, to tell): `/dev/zero` stops at the budget. What is opened
-/// is checked again, so a path that changed into something else in between
-/// is refused.
+/// Reads a FIFO or character device named on the command line (see
+/// [`files::open_named`]: blocking until its writer closes it; what is
+/// opened is checked again), up to what is left of the byte budget (and
+/// one more byte, to tell): `/dev/zero` stops at the budget. Inside a
+/// directory streams stay refused ([`collect`]): nobody asked for them
+/// there, and a FIFO planted in an output directory must not hang a reader.
 fn read_stream(path: &Path, budget: &Budget) -> std::io::Result<String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NOCTTY);
-    }
-    let file = options.open(path)?;
-    let kind = file.metadata()?.file_type();
-    if !kind.is_file() && !is_stream(kind) {
-        return Err(files::refused(path, kind));
-    }
     let mut text = String::new();
-    file.take(budget.bytes_to_read())
+    files::open_named(path)?
+        .take(budget.bytes_to_read())
         .read_to_string(&mut text)?;
     Ok(text)
 }

@@ -2,6 +2,7 @@
 
 mod accepted;
 mod check;
+mod cli;
 mod compile_fail;
 mod corpus;
 mod cost;

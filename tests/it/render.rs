@@ -561,3 +561,23 @@ fn the_crd_group_reaches_the_crd_and_every_buildproject_from_the_plan() {
         assert_eq!(project["apiVersion"], format!("{CRD_GROUP}/{CRD_VERSION}"));
     }
 }
+
+/// `--show-only` prints a subset, yet the checks run on the whole render:
+/// a template breaking an invariant elsewhere still stops the run, and the
+/// selected object is not printed either.
+#[test]
+fn show_only_still_checks_the_whole_render() {
+    let run = with_edited_template(
+        "rbac.yaml",
+        "{{ h.rules(rbac.events) }}",
+        "{{ h.rules(rbac.events) }}\n  - {apiGroups: [\"\"], resources: [events], verbs: [get]}",
+        &["render", "--show-only", "Deployment/buildkit-gateway"],
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert!(
+        run.stderr
+            .starts_with("R2 ClusterRole buildkit-operator-events rules[1].verbs:"),
+        "{}",
+        run.stderr
+    );
+}

@@ -266,3 +266,15 @@ fn many_problems_are_cut_short() {
         run.stderr
     );
 }
+
+/// A `--show-only` selector is shown escaped in its errors, malformed or
+/// selecting nothing.
+#[test]
+fn a_hostile_selector_is_shown_escaped() {
+    for selector in [format!("Deployment/{HOSTILE}"), format!("x{HOSTILE}")] {
+        let run = chartgen(&["render", "--show-only", &selector]);
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+        assert!(run.stderr.contains("\\u{001b}[2J"), "{}", run.stderr);
+        assert_clean(&run);
+    }
+}

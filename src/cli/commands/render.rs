@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::cli::select::{self, Selector};
 use crate::cli::{BundleChoice, RenderArgs};
 use crate::diagnostic::printable;
 use crate::diff::{self, Style};
@@ -31,7 +32,13 @@ const VALUES_DIR: &str = "values";
 pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     let inputs = args.values.inputs();
     let Some(dir) = &args.output_dir else {
-        return to_stdout(&inputs, args.bundle.unwrap_or(BundleChoice::Release));
+        // Named objects are looked for in every bundle unless told.
+        let default = if args.show_only.is_empty() {
+            BundleChoice::Release
+        } else {
+            BundleChoice::All
+        };
+        return to_stdout(&inputs, args.bundle.unwrap_or(default), &args.show_only);
     };
     let root = OutputDir::new(dir)?;
     if root.resolved_parent() {
@@ -257,11 +264,26 @@ const PARALLEL_FROM: usize = 200;
 /// One environment as a YAML stream on stdout. The stream is written while
 /// the checks run, on a second core when there is one (each only reads the
 /// objects), and printed only if they pass.
-fn to_stdout(inputs: &Inputs, choice: BundleChoice) -> anyhow::Result<Exit> {
+///
+/// `show_only`: the `--show-only` selectors; the stream holds only what
+/// they select, while the checks still run on the whole render.
+fn to_stdout(inputs: &Inputs, choice: BundleChoice, show_only: &[String]) -> anyhow::Result<Exit> {
+    // A malformed selector is refused before any work.
+    for arg in show_only {
+        Selector::parse(arg)?;
+    }
     let loaded = values::load(inputs)?;
     let output = pipeline::render(&loaded.values)?;
     let bundles = selected(&output, choice)?;
-    let stream = || manifest::to_stream(output.in_order(&bundles));
+    let mut objects = output.in_order(&bundles);
+    if !show_only.is_empty() {
+        let others: Vec<Bundle> = Bundle::ALL
+            .into_iter()
+            .filter(|b| !bundles.contains(b))
+            .collect();
+        objects = select::select(&objects, show_only, &output.in_order(&others))?;
+    }
+    let stream = || manifest::to_stream(objects.iter().copied());
     // A thread (and its allocator heap) pays only past a few hundred objects.
     let parallel = output.release.len() + output.kata.len() >= PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
