@@ -172,7 +172,7 @@ fn a_role_change_among_unchanged_objects_shows_in_permissions() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
-        "~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "Impact, most severe first:\n  security    ServiceAccount ns/app: gains delete on pods in ns\n~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
         "{}",
         run.stderr
     );

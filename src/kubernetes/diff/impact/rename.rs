@@ -1,0 +1,188 @@
+//! Renames: an object removed and one added of the same group and kind
+//! whose content, but for `metadata.name` and `metadata.namespace` (and the
+//! `--ignore`d fields), is the same. Kubernetes has no rename: the apply
+//! deletes the old object and creates the new one.
+//!
+//! Cheap whatever the input: each removed and added object is hashed once
+//! (a hash that agrees with the field comparison: mappings and named lists
+//! hashed as unordered, empty values as absent, keyed per run so no input
+//! can aim at collisions); only objects with equal hashes are compared, at
+//! most [`TRIES`] candidates per added object.
+
+use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+
+use super::super::Ignore;
+use super::super::compare::{self, Step, Tree, ignored as ignored_by};
+use super::workload::template;
+use super::{Class, Impact, Level};
+use crate::manifest::Manifest;
+use crate::yaml::{Node, Value};
+
+/// How many objects with the same hash an added object is compared with.
+const TRIES: usize = 4;
+
+/// Pairs (index in `removed`, index in `added`) that are renames.
+pub(super) fn renames(
+    removed: &[&Manifest],
+    added: &[&Manifest],
+    ignore: &[Ignore],
+) -> Vec<(usize, usize)> {
+    if removed.is_empty() || added.is_empty() {
+        return Vec::new();
+    }
+    let kinds: std::collections::HashSet<(&str, &str)> = removed
+        .iter()
+        .map(|m| (m.id.group.as_str(), m.id.kind.as_str()))
+        .collect();
+    let state = RandomState::new();
+    let mut candidates: HashMap<(&str, &str, u64), Vec<usize>> = HashMap::new();
+    for (i, m) in removed.iter().enumerate() {
+        let key = (
+            m.id.group.as_str(),
+            m.id.kind.as_str(),
+            content_hash(m, ignore, &state),
+        );
+        candidates.entry(key).or_default().push(i);
+    }
+    let mut without_names = ignore.to_vec();
+    without_names.extend(
+        ["metadata.name", "metadata.namespace"]
+            .iter()
+            .filter_map(|p| Ignore::parse(p).ok()),
+    );
+    let mut pairs = Vec::new();
+    for (a, m) in added.iter().enumerate() {
+        let (group, kind) = (m.id.group.as_str(), m.id.kind.as_str());
+        if !kinds.contains(&(group, kind)) {
+            continue;
+        }
+        let key = (group, kind, content_hash(m, ignore, &state));
+        let Some(list) = candidates.get_mut(&key) else {
+            continue;
+        };
+        let found = list.iter().take(TRIES).position(|&r| {
+            let mut fields = Vec::new();
+            compare::compare(
+                &mut Vec::new(),
+                &removed[r].node,
+                &m.node,
+                &without_names,
+                &mut fields,
+            );
+            fields.is_empty()
+        });
+        if let Some(at) = found {
+            pairs.push((list.remove(at), a));
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
+/// The impact of one rename.
+pub(super) fn impact(old: &Manifest, new: &Manifest) -> Impact {
+    let (level, why) = if template(new).is_some() {
+        (
+            Level::Restart,
+            "renamed, same content: applied as a delete and a create, so its pods are replaced",
+        )
+    } else {
+        (
+            Level::Change,
+            "renamed, same content: applied as a delete and a create",
+        )
+    };
+    Impact {
+        level,
+        class: Class::Rename,
+        object: new.id.to_string(),
+        from: Some(old.id.to_string()),
+        why: why.to_owned(),
+    }
+}
+
+/// The hash of an object's content without its name and namespace.
+fn content_hash(object: &Manifest, ignore: &[Ignore], state: &RandomState) -> u64 {
+    hash(&mut Vec::new(), &object.node, ignore, state)
+}
+
+fn hash<'a>(
+    path: &mut Vec<Step<'a>>,
+    node: &'a Node,
+    ignore: &[Ignore],
+    state: &RandomState,
+) -> u64 {
+    match &node.value {
+        Value::Mapping(entries) => {
+            let mut sum: u64 = 1;
+            for (key, value) in entries {
+                let name = key.name.as_str();
+                let identity = path.len() == 1
+                    && &*path[0].name == "metadata"
+                    && matches!(name, "name" | "namespace");
+                if identity || Tree::is_empty(value) {
+                    continue;
+                }
+                path.push(Step::key(name));
+                if !ignored_by(path, ignore) {
+                    let child = hash(path, value, ignore, state);
+                    sum = sum.wrapping_add(state.hash_one((0u8, name, child)));
+                }
+                path.pop();
+            }
+            sum
+        }
+        Value::Sequence(items) => match named(items) {
+            Some(names) => {
+                let mut sum: u64 = 2;
+                for (name, item) in names.into_iter().zip(items) {
+                    path.push(Step::named(name));
+                    if !ignored_by(path, ignore) {
+                        let child = hash(path, item, ignore, state);
+                        sum = sum.wrapping_add(state.hash_one((1u8, name, child)));
+                    }
+                    path.pop();
+                }
+                sum
+            }
+            None => {
+                let mut children = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    path.push(Step::index(i));
+                    if !ignored_by(path, ignore) {
+                        children.push(hash(path, item, ignore, state));
+                    }
+                    path.pop();
+                }
+                state.hash_one((2u8, children))
+            }
+        },
+        Value::Null => state.hash_one(3u8),
+        Value::Bool(b) => state.hash_one((4u8, b)),
+        Value::Int(i) => state.hash_one((5u8, i)),
+        Value::Float(f) => state.hash_one((6u8, f.to_bits())),
+        Value::String(s) => state.hash_one((7u8, s)),
+    }
+}
+
+/// The names of a list's items, when each is a mapping with a unique
+/// string `name` (as the comparison matches lists by name).
+fn named(items: &[Node]) -> Option<Vec<&str>> {
+    if items.is_empty() {
+        return None;
+    }
+    let mut names = Vec::with_capacity(items.len());
+    let mut seen = std::collections::HashSet::new();
+    for item in items {
+        let Value::String(name) = &item.get("name")?.value else {
+            return None;
+        };
+        if !seen.insert(name.as_str()) {
+            return None;
+        }
+        names.push(name.as_str());
+    }
+    Some(names)
+}
