@@ -28,8 +28,8 @@
 //! - StorageClass: `provisioner`, `parameters`, `reclaimPolicy`,
 //!   `volumeBindingMode` (`ValidateStorageClassUpdate`).
 //! - CustomResourceDefinition: `spec.scope` once established.
-//! - ConfigMap, Secret marked `immutable: true`: `data`, `binaryData` and
-//!   `immutable` itself (<https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-immutable>).
+//! - ConfigMap, Secret marked `immutable: true`: `data`, `binaryData`
+//!   (and a Secret's `stringData`, written into `data`) and `immutable` itself (<https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-immutable>).
 //! - Pod: its `spec` but containers' images, `activeDeadlineSeconds` and
 //!   `tolerations` (`ValidatePodUpdate`: "pod updates may not change fields
 //!   other than …").
@@ -129,7 +129,7 @@ fn refuses(before: &Manifest, steps: &[String]) -> bool {
     let (group, kind) = (before.id.group.as_str(), before.id.kind.as_str());
     if matches!((group, kind), ("", "ConfigMap" | "Secret")) {
         return is_true(before.node.get("immutable"))
-            && ["data", "binaryData", "immutable"]
+            && ["data", "binaryData", "stringData", "immutable"]
                 .iter()
                 .any(|key| overlaps(steps, &[key]));
     }
