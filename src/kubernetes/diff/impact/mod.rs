@@ -208,3 +208,32 @@ fn listed<S: AsRef<str>>(items: &[S]) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The levels order as documented, and each is named in the JSON as on
+    /// the command line.
+    #[test]
+    fn levels_order_and_names() {
+        let all = [
+            Level::Change,
+            Level::Restart,
+            Level::Security,
+            Level::Destructive,
+            Level::Refused,
+        ];
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        for level in all {
+            assert_eq!(serde_json::to_value(level).unwrap(), level.name());
+        }
+    }
+
+    #[test]
+    fn lists_in_a_why_are_clipped() {
+        let many: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+        assert_eq!(listed(&many), "0, 1, 2, 3, 4, 5 and 94 more");
+        assert_eq!(listed(&["a", "b"]), "a, b");
+    }
+}

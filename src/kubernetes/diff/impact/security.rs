@@ -436,3 +436,40 @@ pub(crate) fn exemptions(before: &Json, after: &Json) -> Vec<Impact> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(text: &str) -> Node {
+        let source = crate::yaml::Source::file("t", text);
+        crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+            .unwrap()
+            .unwrap()
+    }
+
+    /// A rule of many groups and resources is named in a short line, not
+    /// groups × resources of them.
+    #[test]
+    fn a_rule_is_named_in_a_bounded_line() {
+        let list = |prefix: &str| {
+            (0..2000)
+                .map(|i| format!("{prefix}{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let big = rule(&format!(
+            "{{apiGroups: [{}], resources: [{}], verbs: [{}]}}",
+            list("g"),
+            list("r"),
+            list("v")
+        ));
+        let words = rule_in_words(&big);
+        assert!(words.len() < 200, "{words}");
+        assert!(words.ends_with(" and 3999994 more"), "{words}");
+        let small = rule("{apiGroups: [''], resources: [secrets], verbs: [get]}");
+        assert_eq!(rule_in_words(&small), "get on secrets");
+        let urls = rule("{nonResourceURLs: [/metrics], verbs: [get]}");
+        assert_eq!(rule_in_words(&urls), "get on /metrics");
+    }
+}

@@ -1,11 +1,14 @@
 //! Workloads whose pod template changes: their pods are replaced.
 //!
-//! A Deployment, DaemonSet, StatefulSet, ReplicaSet or ReplicationController
-//! rolls out a new revision when anything under `spec.template` changes
+//! A Deployment, DaemonSet or StatefulSet rolls out a new revision when
+//! anything under `spec.template` changes
 //! (<https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#updating-a-deployment>:
 //! "A Deployment's rollout is triggered if and only if the Deployment's Pod
-//! template (that is, `.spec.template`) is changed"); a DaemonSet does so
-//! on every node it runs on. A CronJob's template only shapes the Jobs it
+//! template (that is, `.spec.template`) is changed"; DaemonSets and
+//! StatefulSets likewise, unless their `updateStrategy` is `OnDelete`); a
+//! DaemonSet does so on every node it runs on. A bare ReplicaSet or
+//! ReplicationController replaces no pod: only the pods it creates next use
+//! the new template. A CronJob's template only shapes the Jobs it
 //! creates next. A Job's and a Pod's are immutable ([`super::immutable`]).
 
 use std::collections::BTreeSet;
@@ -21,6 +24,8 @@ use crate::yaml::Node;
 pub(super) enum Runs {
     /// Replaces its pods when the template changes.
     Rolls,
+    /// Creates its next pods from it; replaces none.
+    NextPods,
     /// Creates Jobs from it on a schedule.
     Schedules,
     /// Creates pods once (a Job); its template is immutable.
@@ -33,8 +38,8 @@ pub(super) enum Runs {
 pub(super) fn template(object: &Manifest) -> Option<(&'static [&'static str], Runs)> {
     const TEMPLATE: &[&str] = &["spec", "template"];
     match (object.id.group.as_str(), object.id.kind.as_str()) {
-        ("apps", "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet")
-        | ("", "ReplicationController") => Some((TEMPLATE, Runs::Rolls)),
+        ("apps", "Deployment" | "DaemonSet" | "StatefulSet") => Some((TEMPLATE, Runs::Rolls)),
+        ("apps", "ReplicaSet") | ("", "ReplicationController") => Some((TEMPLATE, Runs::NextPods)),
         ("batch", "Job") => Some((TEMPLATE, Runs::Once)),
         ("batch", "CronJob") => Some((
             &["spec", "jobTemplate", "spec", "template"],
@@ -73,6 +78,18 @@ pub(super) fn restart(after: &Manifest, fields: &[FieldChange], out: &mut Vec<Im
             Level::Change,
             format!(
                 "new pod template ({what}): the Jobs it creates next use it; running ones go on"
+            ),
+        ),
+        Runs::NextPods => (
+            Level::Change,
+            format!(
+                "new pod template ({what}): only the pods it creates next use it; running ones are not replaced"
+            ),
+        ),
+        _ if text(at(&after.node, &["spec", "updateStrategy", "type"])) == Some("OnDelete") => (
+            Level::Change,
+            format!(
+                "new pod template ({what}): its pods take it only when deleted (updateStrategy OnDelete)"
             ),
         ),
         _ if after.id.kind == "DaemonSet" => {
