@@ -127,7 +127,7 @@ fn reason(steps: &[String]) -> &'static str {
             field,
             ..,
         ] => match *field {
-            "image" => "image",
+            "image" | "imagePullPolicy" => "image",
             "args" => "args",
             "command" => "command",
             "env" | "envFrom" => "env",
