@@ -11,10 +11,12 @@
 //! each object belongs to the GitOps application of the nearest folder with
 //! a kustomization; an object whose application changes is a move, shown on
 //! its own: a GitOps tool that prunes may delete it before the new
-//! application creates it.
+//! application creates it. Beside the changes, the impact summary says what
+//! applying them does (refused, destructive, security, restart, renames),
+//! most severe first; `--fail-on` gates on it ([`Diff::worst`]).
 
 mod compare;
-pub mod impact;
+mod impact;
 pub mod lines;
 mod moves;
 mod text;
@@ -66,7 +68,7 @@ pub struct FieldChange {
     /// The new value; absent when the field was removed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new: Option<Json>,
-    /// The path's keys and item names, unquoted: what [`impact`] reads.
+    /// The path's keys and item names, unquoted: what the impact reads.
     #[serde(skip)]
     pub(crate) steps: Vec<String>,
 }
@@ -120,7 +122,7 @@ pub struct Diff {
     pub changed: Vec<ObjectChange>,
     /// Changes of effective permissions, in words.
     pub rbac: Vec<String>,
-    /// What applying the new set does, most severe first ([`impact`]).
+    /// What applying the new set does, most severe first (see `docs/diff.md`).
     pub impact: Vec<Impact>,
 }
 
@@ -278,7 +280,7 @@ fn rbac_objects<'a>(set: &BTreeMap<KeyRef<'_>, &'a Manifest>) -> Vec<&'a Node> {
 }
 
 /// The changes of effective permissions: the lines of [`Diff::rbac`], and
-/// the same in parts for [`impact`].
+/// the same in parts for the impact summary.
 #[derive(Default)]
 struct PermissionChanges {
     lines: Vec<String>,

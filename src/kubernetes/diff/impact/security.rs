@@ -1,6 +1,6 @@
-//! What may do more than before: effective permissions (computed by the
-//! diff's RBAC summary, [`super::super::rbac_changes`], reused here per
-//! subject), rules reaching the built-in user-facing roles through
+//! What may do more than before: effective permissions (computed once, by
+//! the diff's RBAC summary, `rbac_changes` in `diff/mod.rs`, and grouped
+//! here per subject), rules reaching the built-in user-facing roles through
 //! aggregation, Pod Security and Kyverno relaxed, workloads gaining
 //! privileges or losing their hardening.
 //!
