@@ -1,5 +1,6 @@
 //! How long `chartgen diff` takes on two sets of 1,000 objects (issue 5:
-//! "well under a second"). Run with `cargo bench --bench diff`; the figures
+//! "well under a second"), its impact summary included (issue 11: under
+//! 50 ms). Run with `cargo bench --bench diff`; the figures
 //! are recorded in BENCHMARKS.md.
 
 use std::fmt::Write as _;
@@ -48,6 +49,48 @@ fn rbac(verbs: &str) -> String {
     )
 }
 
+/// 1,000 objects whose second version has an impact of every class:
+/// `objects` (every tenth Deployment's image: restarts) with 100
+/// ConfigMaps renamed, 10 selectors changed (refused), a Namespace and a
+/// bound ServiceAccount removed, a ClusterRole aggregated into `edit`
+/// gaining a rule, and a workload gaining privileges.
+fn impactful(version: u32) -> String {
+    let mut text = objects(version);
+    let renamed = if version == 1 { "old" } else { "new" };
+    // Replace 100 ConfigMaps by renamed copies and 10 selectors by others:
+    // the set stays at 1,000 objects.
+    for i in 0..100_u32 {
+        text = text.replacen(
+            &format!("name: config-{i}, namespace"),
+            &format!("name: config-{i}-{renamed}, namespace"),
+            1,
+        );
+    }
+    if version != 1 {
+        for i in 490..500_u32 {
+            text = text.replacen(
+                &format!("selector: {{matchLabels: {{app: web-{i}}}}}"),
+                &format!("selector: {{matchLabels: {{app: web-{i}, tier: front}}}}"),
+                1,
+            );
+        }
+        text = text.replacen(
+            "      containers:\n",
+            "      hostNetwork: true\n      containers:\n",
+            1,
+        );
+    }
+    let verbs = if version == 1 { "get" } else { "get, list" };
+    let _ = write!(
+        text,
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: aggregated, labels: {{rbac.authorization.k8s.io/aggregate-to-edit: \"true\"}}}}\nrules: [{{apiGroups: [\"\"], resources: [configmaps], verbs: [{verbs}]}}]\n"
+    );
+    if version == 1 {
+        text += "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns-0}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: app, namespace: ns-0}\n";
+    }
+    text + &rbac(verbs)
+}
+
 fn diff_thousand_objects(c: &mut Criterion) {
     let old = input::parse("old", &objects(1)).unwrap().manifests;
     let new = input::parse("new", &objects(2)).unwrap().manifests;
@@ -70,6 +113,17 @@ fn diff_thousand_objects(c: &mut Criterion) {
     assert_eq!(diff::diff(&old_rbac, &new_rbac, &[]).rbac.len(), 1);
     c.bench_function("diff 1000 objects, one role changed", |b| {
         b.iter(|| diff::diff(black_box(&old_rbac), black_box(&new_rbac), &[]))
+    });
+    let (old_impact, new_impact) = (
+        input::parse("old", &impactful(1)).unwrap().manifests,
+        input::parse("new", &impactful(2)).unwrap().manifests,
+    );
+    let result = diff::diff(&old_impact, &new_impact, &[]);
+    let classes: std::collections::BTreeSet<_> = result.impact.iter().map(|i| i.class).collect();
+    assert_eq!(classes.len(), 5, "{:?}", result.impact);
+    assert!(result.impact.len() > 150, "{}", result.impact.len());
+    c.bench_function("diff 1000 objects, every impact class", |b| {
+        b.iter(|| diff::diff(black_box(&old_impact), black_box(&new_impact), &[]))
     });
     let (old_text, new_text) = (objects(1), objects(2));
     c.bench_function("parse and diff 1000 objects", |b| {

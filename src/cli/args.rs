@@ -190,9 +190,32 @@ pub struct DiffArgs {
     /// Exit 1 when the sets differ.
     #[arg(long)]
     pub exit_code: bool,
+    /// Exit 1 when the impact summary has an item at LEVEL or above
+    /// (change < restart < security < destructive < refused); exit 0
+    /// otherwise, unless --exit-code.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOn>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+}
+
+/// The impact level `diff --fail-on` gates on, least severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Any difference at all (as --exit-code).
+    Change,
+    /// A workload's pods are replaced (a new pod template), or worse.
+    Restart,
+    /// Permissions gained, Pod Security or Kyverno relaxed, a workload
+    /// gaining privileges or losing its hardening, or worse.
+    Security,
+    /// A deletion that deletes or breaks other objects (a Namespace, a CRD
+    /// or a served version, a bound ServiceAccount, a volume claim), or
+    /// worse.
+    Destructive,
+    /// A change the API server refuses (an immutable field).
+    Refused,
 }
 
 /// How a command prints its result.

@@ -172,7 +172,7 @@ fn a_role_change_among_unchanged_objects_shows_in_permissions() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
-        "~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "Impact, most severe first:\n  security    ServiceAccount ns/app: gains delete on pods in ns\n~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
         "{}",
         run.stderr
     );
@@ -438,7 +438,8 @@ fn helm_labels_and_annotations_vanish_only_with_ignore_helm() {
     for key in helm_keys {
         assert!(!run.stdout.contains(key), "{key}: {}", run.stdout);
     }
-    // A selector is immutable: a Helm label there is a change to know of.
+    // A selector is immutable: a Helm label there is a change to know of,
+    // and the impact says the apply is refused.
     let deployment = |selector: &str| {
         format!(
             "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: ns, labels: {{release: r, heritage: Helm}}}}\nspec: {{selector: {{matchLabels: {{{selector}}}}}}}\n"
@@ -455,7 +456,7 @@ fn helm_labels_and_annotations_vanish_only_with_ignore_helm() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
-        "~ Deployment ns/d\n    - spec.selector.matchLabels.release: \"r\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "Impact, most severe first:\n  refused     Deployment ns/d: cannot change spec.selector.matchLabels.release: the API server refuses the apply; delete the object and create it again (its pods go with it)\n~ Deployment ns/d\n    - spec.selector.matchLabels.release: \"r\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
         "{}",
         run.stderr
     );
@@ -604,4 +605,108 @@ fn moves_between_applications_are_seen_in_a_revision() {
             ""
         )
     );
+}
+
+/// The exit-code table of `diff` (the README's): 0 unless asked; with
+/// `--exit-code`, 1 on any difference; with `--fail-on LEVEL`, 1 when the
+/// impact reaches LEVEL (`change`: any difference); 2 on bad input,
+/// whatever the flags.
+#[test]
+fn exit_codes_follow_the_table() {
+    let fixture = |name: &str| format!("tests/fixtures/diff/{name}");
+    let inputs = [
+        // (old, new): no difference; differences without impact; a
+        // restart; a refused change.
+        (
+            fixture("impact-restart/old.yaml"),
+            fixture("impact-restart/old.yaml"),
+        ),
+        (
+            fixture("json-output/old.yaml"),
+            fixture("json-output/new.yaml"),
+        ),
+        (
+            fixture("impact-restart/old.yaml"),
+            fixture("impact-restart/new.yaml"),
+        ),
+        (
+            fixture("impact-immutable/old.yaml"),
+            fixture("impact-immutable/new.yaml"),
+        ),
+    ];
+    let table: [(&[&str], [i32; 4]); 8] = [
+        (&[], [0, 0, 0, 0]),
+        (&["--exit-code"], [0, 1, 1, 1]),
+        (&["--fail-on", "change"], [0, 1, 1, 1]),
+        (&["--fail-on", "restart"], [0, 0, 1, 1]),
+        (&["--fail-on", "security"], [0, 0, 0, 1]),
+        (&["--fail-on", "refused"], [0, 0, 0, 1]),
+        (&["--exit-code", "--fail-on", "refused"], [0, 1, 1, 1]),
+        (&["--output", "json", "--fail-on", "restart"], [0, 0, 1, 1]),
+    ];
+    for (flags, codes) in table {
+        for ((old, new), code) in inputs.iter().zip(codes) {
+            let mut args = vec!["diff"];
+            args.extend(flags);
+            args.extend([old.as_str(), new.as_str()]);
+            let run = chartgen(&args);
+            assert_eq!((run.code, run.stderr.as_str()), (code, ""), "{args:?}");
+        }
+        let mut args = vec!["diff"];
+        args.extend(flags);
+        args.extend(["tests/fixtures/diff/no-such-file.yaml", "out/dev"]);
+        assert_eq!(chartgen(&args).code, 2, "{args:?}");
+    }
+    let run = chartgen(&["diff", "--fail-on", "severe", "out/dev", "out/dev"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("possible values: change, restart, security, destructive, refused"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Names in the impact summary come from the input: escaped in the text,
+/// in the JSON too, and a Secret's values never appear, not even when an
+/// immutable Secret's data changes.
+#[test]
+fn impact_lines_escape_names_and_hide_secret_values() {
+    let hostile = "x\u{1b}[2J\u{9b}\u{202e}y";
+    let objects = |image: &str, password: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: agent, namespace: ns}}\nspec:\n  selector: {{matchLabels: {{app: a}}}}\n  template:\n    metadata: {{labels: {{app: a}}}}\n    spec:\n      containers: [{{name: \"{hostile}\", image: \"{image}\", securityContext: {{privileged: true}}}}]\n      volumes: [{{name: h, hostPath: {{path: \"/{hostile}\"}}}}]\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: token, namespace: ns}}\nimmutable: true\nstringData: {{password: \"{password}\"}}\n"
+        )
+        .replace("\u{1b}", "\\e")
+        .replace("\u{9b}", "\\x9b")
+        .replace("\u{202e}", "\\u202e")
+    };
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-impact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (old, new) = (dir.join("old.yaml"), dir.join("new.yaml"));
+    std::fs::write(&old, objects("agent:1", "hunter2-old-value")).unwrap();
+    std::fs::write(&new, objects("agent:2", "hunter2-new-value")).unwrap();
+    for output in ["text", "json"] {
+        let run = chartgen(&[
+            "diff",
+            "--output",
+            output,
+            old.to_str().unwrap(),
+            new.to_str().unwrap(),
+        ]);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
+        for raw in ['\u{1b}', '\u{9b}', '\u{202e}'] {
+            assert!(!run.stdout.contains(raw), "{}", run.stdout.escape_debug());
+        }
+        assert!(!run.stdout.contains("hunter2"), "{}", run.stdout);
+        assert!(run.stdout.contains("refused"), "{}", run.stdout);
+        assert!(run.stdout.contains("stringData.password"), "{}", run.stdout);
+        assert!(
+            run.stdout
+                .contains("its pods restart on every node, with host access (hostPath /x"),
+            "{}",
+            run.stdout
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

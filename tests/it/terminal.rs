@@ -114,10 +114,11 @@ fn diff_escapes_every_line() {
         assert!(run.stdout.contains("\\u{1b}[2J") || run.stdout.contains("\\u001b[2J"));
     }
     let run = chartgen(&["diff", &old, &new]);
-    // Added, removed, changed, the line diff, permissions: all there.
+    // Renamed (the added and removed accounts differ only by name), changed,
+    // the line diff, permissions: all there.
     for shown in [
-        "+ ServiceAccount ns/only-new",
-        "- ServiceAccount ns/only-old",
+        "  change      ServiceAccount ns/only-old",
+        " → ServiceAccount ns/only-new",
         "~ ConfigMap x\\u{001b}",
         "      - line \\u{001b}[2J",
         "Effective permissions:",

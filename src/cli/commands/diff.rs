@@ -1,8 +1,8 @@
 //! `chartgen diff`: what changes between two sets of manifests.
 
-use crate::cli::{DiffArgs, Format};
+use crate::cli::{DiffArgs, FailOn, Format};
 use crate::diff::matching::{self, Map};
-use crate::diff::{self, Ignore, Style};
+use crate::diff::{self, Ignore, Level, Style};
 use crate::error::Error;
 use crate::exit::Exit;
 use crate::input;
@@ -59,7 +59,10 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         Format::Json => crate::diagnostic::json_pretty(&difference)?,
     };
     super::print_stdout(&text)?;
-    let exit = if args.exit_code && !difference.is_empty() {
+    let gated = args
+        .fail_on
+        .is_some_and(|level| difference.worst() >= Some(level_of(level)));
+    let exit = if (args.exit_code && !difference.is_empty()) || gated {
         Exit::Findings
     } else {
         Exit::Success
@@ -88,5 +91,16 @@ fn notes(renames: &matching::Renames, difference: &diff::Diff) {
             crate::diagnostic::printable(&prefix),
             crate::diagnostic::printable(&prefix)
         );
+    }
+}
+
+/// The impact level a `--fail-on` value names.
+fn level_of(fail_on: FailOn) -> Level {
+    match fail_on {
+        FailOn::Change => Level::Change,
+        FailOn::Restart => Level::Restart,
+        FailOn::Security => Level::Security,
+        FailOn::Destructive => Level::Destructive,
+        FailOn::Refused => Level::Refused,
     }
 }

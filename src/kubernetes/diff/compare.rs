@@ -26,21 +26,21 @@ pub(super) struct Step<'a> {
 }
 
 impl<'a> Step<'a> {
-    fn key(name: &'a str) -> Self {
+    pub(super) fn key(name: &'a str) -> Self {
         Step {
             name: Cow::Borrowed(name),
             item: false,
         }
     }
 
-    fn named(name: &'a str) -> Self {
+    pub(super) fn named(name: &'a str) -> Self {
         Step {
             name: Cow::Borrowed(name),
             item: true,
         }
     }
 
-    fn index(index: usize) -> Self {
+    pub(super) fn index(index: usize) -> Self {
         Step {
             name: Cow::Owned(index.to_string()),
             item: true,
@@ -372,11 +372,12 @@ fn change<T: Tree>(path: &[Step<'_>], old: Option<&T>, new: Option<&T>) -> Field
         path: show_path(path),
         old: old.map(Tree::json),
         new: new.map(Tree::json),
+        steps: path.iter().map(|s| s.name.to_string()).collect(),
     }
 }
 
 /// Whether `path` is left out by an `--ignore` pattern.
-fn ignored(path: &[Step<'_>], ignore: &[Ignore]) -> bool {
+pub(super) fn ignored(path: &[Step<'_>], ignore: &[Ignore]) -> bool {
     ignore.iter().any(|i| i.matches(path))
 }
 

@@ -11,9 +11,12 @@
 //! each object belongs to the GitOps application of the nearest folder with
 //! a kustomization; an object whose application changes is a move, shown on
 //! its own: a GitOps tool that prunes may delete it before the new
-//! application creates it.
+//! application creates it. Beside the changes, the impact summary says what
+//! applying them does (refused, destructive, security, restart, renames),
+//! most severe first; `--fail-on` gates on it ([`Diff::worst`]).
 
 mod compare;
+mod impact;
 pub mod lines;
 pub mod matching;
 mod moves;
@@ -24,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value as Json;
 
+pub use impact::{Class, Impact, Level};
 pub use text::{Style, render_text};
 
 use crate::diagnostic::{KeyPath, Segment, Syntax};
@@ -65,6 +69,9 @@ pub struct FieldChange {
     /// The new value; absent when the field was removed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new: Option<Json>,
+    /// The path's keys and item names, unquoted: what the impact reads.
+    #[serde(skip)]
+    pub(crate) steps: Vec<String>,
 }
 
 /// One object's change.
@@ -120,6 +127,8 @@ pub struct Diff {
     pub changed: Vec<ObjectChange>,
     /// Changes of effective permissions, in words.
     pub rbac: Vec<String>,
+    /// What applying the new set does, most severe first (see `docs/diff.md`).
+    pub impact: Vec<Impact>,
 }
 
 impl Diff {
@@ -131,6 +140,16 @@ impl Diff {
             && self.renamed.is_empty()
             && self.changed.is_empty()
             && self.rbac.is_empty()
+            && self.impact.is_empty()
+    }
+
+    /// The most severe level of the differences: that of the most severe
+    /// impact, at least [`Level::Change`] when anything differs; `None`
+    /// when nothing does. `--fail-on LEVEL` fails when this is `LEVEL` or
+    /// above.
+    pub fn worst(&self) -> Option<Level> {
+        let worst = self.impact.iter().map(|i| i.level).max();
+        worst.or((!self.is_empty()).then_some(Level::Change))
     }
 }
 
@@ -172,14 +191,19 @@ fn index(set: &[Manifest]) -> BTreeMap<KeyRef<'_>, &Manifest> {
 pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
     let (old_objects, new_objects) = (index(old), index(new));
     let mut result = Diff::default();
+    let mut matched = impact::Matched::default();
     // Both indexes are sorted: walk them side by side.
     let mut olds = old_objects.iter().peekable();
     for (k, object) in &new_objects {
         while let Some((_, gone)) = olds.next_if(|(o, _)| *o < k) {
             result.removed.push(gone.id.to_string());
+            matched.removed.push(*gone);
         }
         match olds.next_if(|(o, _)| *o == k) {
-            None => result.added.push(object.id.to_string()),
+            None => {
+                result.added.push(object.id.to_string());
+                matched.added.push(*object);
+            }
             Some((_, before)) => {
                 let fields = object_changes(&before.node, &object.node, ignore);
                 if !fields.is_empty() {
@@ -187,14 +211,19 @@ pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
                         object: object.id.to_string(),
                         fields,
                     });
+                    matched.changed.push((*before, *object));
                 }
             }
         }
     }
-    result
-        .removed
-        .extend(olds.map(|(_, gone)| gone.id.to_string()));
-    result.rbac = rbac_of_sets(&old_objects, &new_objects);
+    for (_, gone) in olds {
+        result.removed.push(gone.id.to_string());
+        matched.removed.push(*gone);
+    }
+    let permissions = rbac_of_sets(&old_objects, &new_objects);
+    result.rbac = permissions.lines;
+    let sets = impact::Sets { old, new };
+    impact::assess(&mut result, &matched, sets, &permissions.changes, ignore);
     result
 }
 
@@ -225,7 +254,7 @@ const RBAC_KINDS: [&str; 4] = ["Role", "ClusterRole", "RoleBinding", "ClusterRol
 fn rbac_of_sets(
     old: &BTreeMap<KeyRef<'_>, &Manifest>,
     new: &BTreeMap<KeyRef<'_>, &Manifest>,
-) -> Vec<String> {
+) -> PermissionChanges {
     let (before, after) = (rbac_objects(old), rbac_objects(new));
     let json = |nodes: &[&Node]| nodes.iter().map(|n| n.to_json()).collect::<Vec<_>>();
     let unchanged = before.len() == after.len()
@@ -235,8 +264,8 @@ fn rbac_of_sets(
             .all(|(a, b)| compare::identical(a, b));
     if unchanged {
         match rbac::effective_permissions(&json(&before)) {
-            Ok(_) => Vec::new(),
-            Err(why) => vec![not_compared(&why)],
+            Ok(_) => PermissionChanges::default(),
+            Err(why) => PermissionChanges::not_compared(&why),
         }
     } else {
         rbac_changes(&json(&before), &json(&after))
@@ -255,9 +284,22 @@ fn rbac_objects<'a>(set: &BTreeMap<KeyRef<'_>, &'a Manifest>) -> Vec<&'a Node> {
         .collect()
 }
 
-/// What the diff says of permissions past the grant budget.
-fn not_compared(why: &str) -> String {
-    format!("not compared: {why}")
+/// The changes of effective permissions: the lines of [`Diff::rbac`], and
+/// the same in parts for the impact summary.
+#[derive(Default)]
+struct PermissionChanges {
+    lines: Vec<String>,
+    changes: Vec<impact::PermissionChange>,
+}
+
+impl PermissionChanges {
+    /// What the diff says of permissions past the grant budget.
+    fn not_compared(why: &str) -> Self {
+        PermissionChanges {
+            lines: vec![format!("not compared: {why}")],
+            changes: Vec::new(),
+        }
+    }
 }
 
 /// One side of a diff: the argument and the set read from it.
@@ -293,11 +335,15 @@ pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
                 fields,
             });
         }
+        if let (Some(before), Some(after)) = (&before, &after) {
+            result.impact.extend(impact::exemptions(before, after));
+            impact::sort(&mut result.impact);
+        }
     }
     result
 }
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
-fn rbac_changes(old: &[Json], new: &[Json]) -> Vec<String> {
+fn rbac_changes(old: &[Json], new: &[Json]) -> PermissionChanges {
     type Entry = (rbac::Subject, Scope, String, Vec<String>);
     let flatten = |objects: &[Json]| -> Result<BTreeMap<Entry, BTreeSet<String>>, String> {
         let mut map = BTreeMap::new();
@@ -318,11 +364,11 @@ fn rbac_changes(old: &[Json], new: &[Json]) -> Vec<String> {
     // says so instead of growing with subjects × rules × resources.
     let (before, after) = match (flatten(old), flatten(new)) {
         (Ok(before), Ok(after)) => (before, after),
-        (Err(why), _) | (_, Err(why)) => return vec![not_compared(&why)],
+        (Err(why), _) | (_, Err(why)) => return PermissionChanges::not_compared(&why),
     };
     let empty = BTreeSet::new();
     let keys: BTreeSet<&Entry> = before.keys().chain(after.keys()).collect();
-    let mut lines = Vec::new();
+    let mut lines = PermissionChanges::default();
     for entry @ (subject, scope, resource, names) in keys {
         let was = before.get(entry).unwrap_or(&empty);
         let is = after.get(entry).unwrap_or(&empty);
@@ -338,11 +384,19 @@ fn rbac_changes(old: &[Json], new: &[Json]) -> Vec<String> {
         for (verb, set) in [("gains", is.difference(was)), ("loses", was.difference(is))] {
             let verbs: Vec<&str> = set.map(String::as_str).collect();
             if !verbs.is_empty() {
-                lines.push(format!(
-                    "{} {verb} {} on {resource}{named} {place}",
-                    subject.describe(),
-                    verbs.join(", ")
-                ));
+                let what = format!("{} on {resource}{named} {place}", verbs.join(", "));
+                lines
+                    .lines
+                    .push(format!("{} {verb} {what}", subject.describe()));
+                let object = match subject.kind.as_str() {
+                    "ServiceAccount" => format!("ServiceAccount {}", subject.describe()),
+                    _ => subject.describe(),
+                };
+                lines.changes.push(impact::PermissionChange {
+                    subject: object,
+                    gains: verb == "gains",
+                    what,
+                });
             }
         }
     }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value as Json;
 
-use super::{Diff, FieldChange, lines};
+use super::{Diff, FieldChange, Level, lines};
 use crate::diagnostic::printable;
 
 /// Colours for a terminal; empty strings otherwise.
@@ -47,6 +47,7 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
         reset,
     } = style;
     let mut out = String::new();
+    impact(&mut out, diff, style);
     for m in &diff.matched {
         let shown = format!("{} as {} (--map {})", m.old, m.new, m.map);
         let _ = writeln!(out, "{changed}= {}{reset}", printable(&shown));
@@ -79,6 +80,28 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
     }
     summary(&mut out, diff);
     out
+}
+
+/// The impact summary, first: what a reviewer needs before the details.
+fn impact(out: &mut String, diff: &Diff, style: Style) {
+    if diff.impact.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Impact, most severe first:");
+    for item in &diff.impact {
+        let colour = match item.level {
+            Level::Refused | Level::Destructive => style.removed,
+            Level::Security => style.changed,
+            Level::Restart | Level::Change => "",
+        };
+        let end = if colour.is_empty() { "" } else { style.reset };
+        let object = match &item.from {
+            Some(from) => format!("{from} → {}", item.object),
+            None => item.object.clone(),
+        };
+        let line = format!("{:<11} {object}: {}", item.level.name(), item.why);
+        let _ = writeln!(out, "  {colour}{}{end}", printable(&line));
+    }
 }
 
 /// The objects that move between GitOps applications, and a warning when
@@ -170,18 +193,24 @@ fn summary(out: &mut String, diff: &Diff) {
         .map(|c| c.object.as_str())
         .chain(diff.moves.iter().map(|m| m.object.as_str()))
         .collect();
-    let total = diff.added.len() + diff.removed.len() + changed_or_moved.len();
+    let renames = diff.impact.iter().filter(|i| i.from.is_some()).count();
+    let total = diff.added.len() + diff.removed.len() + changed_or_moved.len() + renames;
     let _ = if total == 0 {
         writeln!(out, "no differences")
     } else {
         writeln!(
             out,
-            "{total} {} differ{}: {} added, {} removed, {} changed{}",
+            "{total} {} differ{}: {} added, {} removed, {} changed{}{}",
             if total == 1 { "object" } else { "objects" },
             if total == 1 { "s" } else { "" },
             diff.added.len(),
             diff.removed.len(),
             diff.changed.len(),
+            if renames == 0 {
+                String::new()
+            } else {
+                format!(", {renames} renamed")
+            },
             if diff.moves.is_empty() {
                 String::new()
             } else {

@@ -1,0 +1,239 @@
+//! What a change will do once applied: the impact summary beside the field
+//! changes. Generic: it knows Kubernetes (and Kyverno's and cert-manager's
+//! public shapes), never one chart.
+//!
+//! Each [`Impact`] has a [`Class`] (what kind of consequence), a [`Level`]
+//! (how much it matters, what `--fail-on` gates), the object and one line
+//! saying why. The classes, each in a file of its own:
+//!
+//! - [`immutable`]: a field the API server refuses to change: the apply
+//!   fails, the object must be deleted and created again (`refused`);
+//! - [`deletion`]: an object whose deletion deletes or breaks others (a
+//!   Namespace, a CRD or one of its served versions, a bound
+//!   ServiceAccount, a PersistentVolumeClaim) (`destructive`);
+//! - [`security`]: effective permissions gained (`security`) or lost
+//!   (`change`), rules reaching the built-in `view`/`edit`/`admin` roles
+//!   through aggregation, Pod Security or Kyverno relaxed, a workload gaining
+//!   privileges or losing its hardening (`security`);
+//! - [`workload`]: a new pod template, so the pods are replaced, and why
+//!   (`restart`; DaemonSets with host access called out);
+//! - [`rename`]: an object removed and one added with the same content
+//!   under another name or namespace, shown as one rename (delete + create).
+//!
+//! Every pass is linear in the two sets: objects are looked up by key or
+//! hash, never compared pairwise.
+
+mod deletion;
+mod immutable;
+mod rename;
+mod security;
+mod tree;
+mod workload;
+
+use serde::Serialize;
+
+use super::{Diff, Ignore, ObjectChange};
+use crate::manifest::Manifest;
+
+pub(crate) use security::{PermissionChange, exemptions};
+
+/// How much an impact matters, from least to most. `--fail-on LEVEL` fails
+/// on an impact at `LEVEL` or above; any difference at all is at least
+/// `change`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// A difference with no consequence listed here beyond itself
+    /// (renames, permissions lost, a CronJob's next runs).
+    Change,
+    /// Pods are replaced: a rollout.
+    Restart,
+    /// Someone or something may do more than before.
+    Security,
+    /// Deleting an object deletes or breaks others.
+    Destructive,
+    /// The API server refuses the apply: the object must be recreated.
+    Refused,
+}
+
+impl Level {
+    /// Its name, as in the JSON and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Change => "change",
+            Level::Restart => "restart",
+            Level::Security => "security",
+            Level::Destructive => "destructive",
+            Level::Refused => "refused",
+        }
+    }
+}
+
+/// What kind of consequence an impact is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// An immutable field changes.
+    Immutable,
+    /// A deletion that takes or breaks other objects.
+    Deletion,
+    /// Permissions, admission policy or a workload's privileges.
+    Security,
+    /// A new pod template.
+    Restart,
+    /// The same object under another name or namespace.
+    Rename,
+}
+
+/// One consequence of applying the new set over the old one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Impact {
+    /// How much it matters.
+    pub level: Level,
+    /// What kind of consequence.
+    pub class: Class,
+    /// The object, as `Kind namespace/name` (for a rename: the new one).
+    pub object: String,
+    /// For a rename: the old object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Why, in one line.
+    pub why: String,
+}
+
+impl Impact {
+    fn new(level: Level, class: Class, object: &Manifest, why: String) -> Self {
+        Impact {
+            level,
+            class,
+            object: object.id.to_string(),
+            from: None,
+            why,
+        }
+    }
+}
+
+/// The objects the diff matched, borrowed from both sets.
+#[derive(Default)]
+pub(crate) struct Matched<'a> {
+    /// Only in the old set, in the order of [`Diff::removed`].
+    pub(crate) removed: Vec<&'a Manifest>,
+    /// Only in the new set, in the order of [`Diff::added`].
+    pub(crate) added: Vec<&'a Manifest>,
+    /// In both and different (old, new), in the order of [`Diff::changed`].
+    pub(crate) changed: Vec<(&'a Manifest, &'a Manifest)>,
+}
+
+/// The two whole sets.
+#[derive(Clone, Copy)]
+pub(crate) struct Sets<'a> {
+    pub(crate) old: &'a [Manifest],
+    pub(crate) new: &'a [Manifest],
+}
+
+/// Fills `diff.impact`, and takes the renamed objects out of
+/// `diff.added`/`diff.removed` (a rename is shown once, as a rename).
+pub(crate) fn assess(
+    diff: &mut Diff,
+    matched: &Matched<'_>,
+    sets: Sets<'_>,
+    permissions: &[PermissionChange],
+    ignore: &[Ignore],
+) {
+    let mut out = Vec::new();
+    for ((before, after), change) in matched.changed.iter().zip(&diff.changed) {
+        changed_object(before, after, change, &mut out);
+    }
+    deletion::removed(&matched.removed, sets, &mut out);
+    security::added(&matched.added, &mut out);
+    security::permissions(permissions, &mut out);
+    let renames = rename::renames(&matched.removed, &matched.added, ignore);
+    if !renames.is_empty() {
+        let (gone, came): (Vec<usize>, Vec<usize>) = renames.iter().copied().unzip();
+        for &(r, a) in &renames {
+            out.push(rename::impact(matched.removed[r], matched.added[a]));
+        }
+        retain_others(&mut diff.removed, &gone);
+        retain_others(&mut diff.added, &came);
+    }
+    diff.impact = out;
+    sort(&mut diff.impact);
+}
+
+/// What one changed object's field changes do.
+fn changed_object(
+    before: &Manifest,
+    after: &Manifest,
+    change: &ObjectChange,
+    out: &mut Vec<Impact>,
+) {
+    immutable::refused(before, after, &change.fields, out);
+    workload::restart(after, &change.fields, out);
+    security::changed(before, after, &change.fields, out);
+    deletion::changed(before, after, out);
+}
+
+/// `list` without the items at `indexes`.
+fn retain_others(list: &mut Vec<String>, indexes: &[usize]) {
+    let drop: std::collections::HashSet<usize> = indexes.iter().copied().collect();
+    let mut i = 0;
+    list.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
+}
+
+/// Most severe first; then by class, object and why, so the order is
+/// stable whatever the input order.
+pub(crate) fn sort(impact: &mut [Impact]) {
+    impact.sort_by(|a, b| {
+        b.level
+            .cmp(&a.level)
+            .then(a.class.cmp(&b.class))
+            .then_with(|| a.object.cmp(&b.object))
+            .then_with(|| a.why.cmp(&b.why))
+    });
+}
+
+/// At most this many items of a list are named in a why.
+const NAMED: usize = 6;
+
+/// `a, b, c` or `a, b, c, … and 4 more`: a why stays one short line
+/// whatever the input.
+fn listed<S: AsRef<str>>(items: &[S]) -> String {
+    let shown: Vec<&str> = items.iter().take(NAMED).map(AsRef::as_ref).collect();
+    let mut text = shown.join(", ");
+    if items.len() > NAMED {
+        text += &format!(" and {} more", items.len() - NAMED);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The levels order as documented, and each is named in the JSON as on
+    /// the command line.
+    #[test]
+    fn levels_order_and_names() {
+        let all = [
+            Level::Change,
+            Level::Restart,
+            Level::Security,
+            Level::Destructive,
+            Level::Refused,
+        ];
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        for level in all {
+            assert_eq!(serde_json::to_value(level).unwrap(), level.name());
+        }
+    }
+
+    #[test]
+    fn lists_in_a_why_are_clipped() {
+        let many: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+        assert_eq!(listed(&many), "0, 1, 2, 3, 4, 5 and 94 more");
+        assert_eq!(listed(&["a", "b"]), "a, b");
+    }
+}
