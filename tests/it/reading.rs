@@ -752,7 +752,7 @@ fn a_fifo_named_on_the_command_line_is_read_as_it_streams() {
         (run.code, run.stdout.as_str(), run.stderr.as_str()),
         (
             0,
-            "+ ServiceAccount x/b\n- ServiceAccount x/a\n2 objects differ: 1 added, 1 removed, 0 changed\n",
+            "Impact, most severe first:\n  change      ServiceAccount x/a → ServiceAccount x/b: renamed, same content: applied as a delete and a create\n1 object differs: 0 added, 0 removed, 0 changed, 1 renamed\n",
             ""
         )
     );

@@ -363,7 +363,51 @@ fn compare_entry<'a, T: Tree>(
         // `labels: {}` and `annotations:` say what an absent field says.
         (Some(x), None) | (None, Some(x)) if x.is_empty() => {}
         _ if ignored(path, ignore) => {}
+        (Some(x), None) | (None, Some(x)) if ignore.iter().any(|i| i.reaches_below(path)) => {
+            one_sided(path, x, old.is_some(), ignore, out);
+        }
         _ => out.push(change(path, old, new)),
+    }
+}
+
+/// A subtree on one side only (`was_old`: the old side), with an `--ignore`
+/// pattern below it: each of its fields or items is an added or removed
+/// change of its own, so that the pattern leaves out what it names (the
+/// annotations of Helm's but one, say) rather than the whole subtree
+/// showing.
+fn one_sided<'a, T: Tree>(
+    path: &mut Vec<Step<'a>>,
+    x: &'a T,
+    was_old: bool,
+    ignore: &[Ignore],
+    out: &mut Vec<FieldChange>,
+) {
+    let sides = |child: &'a T| {
+        if was_old {
+            (Some(child), None)
+        } else {
+            (None, Some(child))
+        }
+    };
+    if let Some(fields) = x.fields() {
+        for (k, child) in fields {
+            let (old, new) = sides(child);
+            path.push(Step::key(k));
+            compare_entry(path, old, new, ignore, out);
+            path.pop();
+        }
+    } else if let Some(items) = x.items() {
+        let names = named(items);
+        for (i, child) in items.iter().enumerate() {
+            let (old, new) = sides(child);
+            let name = names.as_ref().and_then(|_| child.get("name")?.text());
+            path.push(name.map_or_else(|| Step::index(i), Step::named));
+            compare_entry(path, old, new, ignore, out);
+            path.pop();
+        }
+    } else {
+        let (old, new) = sides(x);
+        out.push(change(path, old, new));
     }
 }
 
@@ -562,5 +606,33 @@ mod tests {
         assert!(identical(&a, &c));
         // Equal as JSON, but a Secret's token of each would differ.
         assert!(!identical(&a, &b));
+    }
+
+    /// An `--ignore` pattern below a subtree that one side lacks leaves out
+    /// what it names, not less: the rest of the subtree shows, field by
+    /// field or item by item.
+    #[test]
+    fn ignore_below_a_one_sided_subtree_leaves_out_only_what_it_names() {
+        let old = manifests_of(
+            "apiVersion: v1\nkind: A\nmetadata: {name: a, annotations: {one: '1', two: '2'}}\nspec: {list: [{name: p, v: 1}, {name: q}]}\n",
+        );
+        let new = manifests_of("apiVersion: v1\nkind: A\nmetadata: {name: a}\n");
+        let shown = |patterns: &[&str]| {
+            let ignore: Vec<Ignore> = patterns.iter().map(|p| Ignore::parse(p).unwrap()).collect();
+            let (a, b) = &pairs(&old, &new)[0];
+            changes(a, b, &ignore)
+                .into_iter()
+                .map(|c| c.path)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shown(&[]), ["metadata.annotations", "spec"]);
+        assert_eq!(
+            shown(&["metadata.annotations.one"]),
+            ["metadata.annotations.two", "spec"]
+        );
+        assert_eq!(
+            shown(&["metadata.annotations.*", "spec.list.*.v"]),
+            ["spec.list[p].name", "spec.list[q].name"]
+        );
     }
 }

@@ -50,11 +50,21 @@ impl Ignore {
     }
 
     fn matches(&self, path: &[Step<'_>]) -> bool {
-        self.0.0.len() == path.len()
-            && self.0.0.iter().zip(path).all(|(p, s)| match p {
-                Segment::Key(p) => p == "*" || *p == s.name,
-                Segment::Index(i) => *s.name == i.to_string(),
-            })
+        self.0.0.len() == path.len() && self.starts_with(path)
+    }
+
+    /// Whether the pattern names something strictly below `path`: then a
+    /// subtree on one side only is compared field by field, so that what
+    /// the pattern leaves out stays out.
+    fn reaches_below(&self, path: &[Step<'_>]) -> bool {
+        self.0.0.len() > path.len() && self.starts_with(path)
+    }
+
+    fn starts_with(&self, path: &[Step<'_>]) -> bool {
+        self.0.0.iter().zip(path).all(|(p, s)| match p {
+            Segment::Key(p) => p == "*" || *p == s.name,
+            Segment::Index(i) => *s.name == i.to_string(),
+        })
     }
 }
 
