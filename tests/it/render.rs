@@ -561,3 +561,90 @@ fn the_crd_group_reaches_the_crd_and_every_buildproject_from_the_plan() {
         assert_eq!(project["apiVersion"], format!("{CRD_GROUP}/{CRD_VERSION}"));
     }
 }
+
+fn set(pairs: &[&str]) -> Vec<String> {
+    pairs
+        .iter()
+        .flat_map(|p| ["--set".to_owned(), (*p).to_owned()])
+        .collect()
+}
+
+fn buildd_args(objects: &[Json]) -> Vec<String> {
+    let buildd = find(objects, "Deployment", "buildkit-buildd");
+    buildd["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Issue 12: without leader election buildd takes no Lease, so the operator
+/// Role grants nothing on leases and buildd is told no Lease name; the
+/// render (which runs `check`) passes, and `check` on the result too.
+#[test]
+fn leader_election_off_renders_no_lease_grant() {
+    let args = set(&["buildd.leaderElection=false", "buildd.replicas=1"]);
+    let stream = render(&args);
+    let objects = objects(&stream);
+    let role = find(&objects, "Role", "buildkit-operator");
+    let resources: Vec<&Json> = role["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["resources"].as_array().unwrap())
+        .collect();
+    assert_eq!(resources, ["pods"]);
+    let args = buildd_args(&objects);
+    assert!(
+        args.contains(&"--leader-elect=false".to_owned()),
+        "{args:?}"
+    );
+    assert!(
+        !args.iter().any(|a| a.starts_with("--leader-election-id")),
+        "{args:?}"
+    );
+    let run = crate::harness::chartgen_with_stdin(&["check", "-"], Some(&stream));
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
+}
+
+/// The same manifests with leader election switched back on in buildd's
+/// arguments lack the Lease grants: R3 reports them.
+#[test]
+fn check_asks_for_the_lease_grants_when_buildd_elects_a_leader() {
+    let stream = render(&set(&["buildd.leaderElection=false", "buildd.replicas=1"]));
+    let elected = stream.replace("--leader-elect=false", "--leader-elect=true");
+    assert_ne!(elected, stream);
+    let run = crate::harness::chartgen_with_stdin(&["check", "-"], Some(&elected));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("lacks create on leases, get, update on leases in buildkit-operator"),
+        "{}",
+        run.stdout
+    );
+}
+
+fn pdbs(objects: &[Json]) -> Vec<&str> {
+    objects
+        .iter()
+        .filter(|o| o["kind"] == "PodDisruptionBudget")
+        .map(|o| o["metadata"]["name"].as_str().unwrap())
+        .collect()
+}
+
+/// Issue 12: `replicas: 0` scales a component down; a PodDisruptionBudget
+/// guards running pods, so a component scaled to 0 has none.
+#[test]
+fn replicas_zero_scales_down_and_renders_no_pdb() {
+    let full = objects(&render(&[]));
+    assert_eq!(pdbs(&full), ["buildkit-buildd", "buildkit-gateway"]);
+    let no_buildd = objects(&render(&set(&["buildd.replicas=0"])));
+    assert_eq!(pdbs(&no_buildd), ["buildkit-gateway"]);
+    let buildd = find(&no_buildd, "Deployment", "buildkit-buildd");
+    assert_eq!(buildd["spec"]["replicas"], 0);
+    let none = objects(&render(&set(&["buildd.replicas=0", "gateway.replicas=0"])));
+    assert!(pdbs(&none).is_empty());
+    let gateway = find(&none, "Deployment", "buildkit-gateway");
+    assert_eq!(gateway["spec"]["replicas"], 0);
+}
