@@ -81,11 +81,26 @@ pub struct RenderArgs {
     /// including what an interrupted render left.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
-    /// Render every file in values/ into DIR/<name>/ (with --output-dir), each
-    /// as DIR/<name>/release/ and DIR/<name>/kata/. Names must be plain
-    /// folder names, distinct even ignoring case and extension.
-    #[arg(long, requires = "output_dir", conflicts_with_all = ["files", "bundle"])]
-    pub all: bool,
+    /// Render every environment of the folder ENVS (default: values) into
+    /// DIR/<env>/ (with --output-dir), each as DIR/<env>/release/ and
+    /// DIR/<env>/kata/.
+    ///
+    /// An environment is a list of layers: ENVS/common.yaml (or .yml), when
+    /// present, is the shared base of every environment and no environment
+    /// itself; each other ENVS/<env>.yaml is layered over it (maps merge,
+    /// lists replace), then the --set overrides. Names must be plain folder
+    /// names, distinct even ignoring case and extension; links, hidden files
+    /// and other entries are not read.
+    /// Example: `chartgen render --all values --output-dir out`
+    #[arg(
+        long,
+        value_name = "ENVS",
+        num_args = 0..=1,
+        default_missing_value = "values",
+        requires = "output_dir",
+        conflicts_with_all = ["files", "bundle"]
+    )]
+    pub all: Option<PathBuf>,
     /// Which bundle: `release` (the operator and builds namespaces, the
     /// cluster objects), `kata` (the system namespace's node plumbing and the
     /// RuntimeClass, applied with the Kata install) or `all`. Default:
