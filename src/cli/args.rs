@@ -32,11 +32,17 @@ pub enum Command {
     ///
     /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
     Validate(ValuesArgs),
-    /// Print the JSON Schema of the values files.
+    /// Print a JSON Schema of the values: of the merged result, or of one values file.
     ///
-    /// The same text is committed as schema/values.schema.json; point editors
-    /// at it with a `# yaml-language-server: $schema=...` line.
-    Schema,
+    /// `merged` (the default), committed as schema/values.schema.json: the
+    /// strict schema of the values after every layer is merged over the
+    /// defaults, what `validate` and `render` check. `overlay`, committed as
+    /// schema/values.overlay.schema.json: one values file, a layer in which
+    /// every key is optional (a list item is written whole), with the same
+    /// types, patterns and no unknown keys; point editors at it with
+    /// `# yaml-language-server: $schema=../schema/values.overlay.schema.json`.
+    /// Example: `chartgen schema overlay > schema/values.overlay.schema.json`
+    Schema(SchemaArgs),
     /// Print a reference (Markdown): the values (docs/values.md) or the
     /// rules of `check` (docs/checks.md), as committed.
     Docs(DocsArgs),
@@ -119,6 +125,25 @@ pub enum BundleChoice {
     Kata,
     /// Both: on stdout one stream; with --output-dir one directory each.
     All,
+}
+
+/// Which schema `schema` prints.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// `merged` (schema/values.schema.json) or `overlay`
+    /// (schema/values.overlay.schema.json).
+    #[arg(value_enum, default_value_t = SchemaKind::Merged)]
+    pub kind: SchemaKind,
+}
+
+/// A schema `schema` can print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// The strict schema of the merged values: every required key, what
+    /// `validate` and `render` check.
+    Merged,
+    /// The schema of one values file, for editors: every key optional.
+    Overlay,
 }
 
 /// Which reference `docs` prints.

@@ -20,7 +20,11 @@ use serde::{Deserialize, Serialize};
 
 pub use types::{DnsLabel, Quantity};
 
-/// Everything a values file can set.
+/// Everything the values can set, merged: this strict schema
+/// (schema/values.schema.json, `chartgen schema merged`) is what the values
+/// must satisfy after every file and --set is layered over the defaults.
+/// A single values file is a layer: editors use
+/// schema/values.overlay.schema.json (`chartgen schema overlay`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "chartgen values")]
