@@ -799,3 +799,25 @@ fn environments_folders_that_cannot_be_rendered_are_refused() {
 fn base_of(envs: &str) -> String {
     envs.strip_suffix("/envs").unwrap().to_owned()
 }
+
+/// The shared base found in the folder is read only as a regular file: a
+/// link could point at any file (a key), whose first line an error would
+/// quote.
+#[test]
+fn a_linked_shared_base_is_refused_unread() {
+    let base = environments_folder(&[("a.yaml", "{}\n")]);
+    let secret = base.path().join("id_rsa");
+    std::fs::write(&secret, "PRIVATE-KEY-MATERIAL\n").unwrap();
+    let common = base.path().join("envs/common.yaml");
+    std::os::unix::fs::symlink(&secret, &common).unwrap();
+    let run = render_all(base.path());
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: {}: a symbolic link; --all reads only the regular files of its folder (render a linked file with -f FILE --output-dir DIR)\n",
+            common.display()
+        )
+    );
+    assert!(!base.path().join("out").exists(), "nothing written");
+}
