@@ -12,4 +12,5 @@ pub mod pipeline;
 pub mod plan;
 pub mod render;
 pub mod schema;
+pub mod schema_overlay;
 pub mod values;

@@ -36,12 +36,17 @@ pub enum Command {
     /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
     #[command(after_help = examples::VALIDATE)]
     Validate(ValuesArgs),
-    /// Print the JSON Schema of the values files.
+    /// Print a JSON Schema of the values: of the merged result, or of one values file.
     ///
-    /// The same text is committed as schema/values.schema.json; point editors
-    /// at it with a `# yaml-language-server: $schema=...` line.
+    /// `merged` (the default), committed as schema/values.schema.json: the
+    /// strict schema of the values after every layer is merged over the
+    /// defaults, what `validate` and `render` check. `overlay`, committed as
+    /// schema/values.overlay.schema.json: one values file, a layer in which
+    /// every key is optional (a list item is written whole), with the same
+    /// types, patterns and no unknown keys; point editors at it with
+    /// `# yaml-language-server: $schema=../schema/values.overlay.schema.json`.
     #[command(after_help = examples::SCHEMA)]
-    Schema,
+    Schema(SchemaArgs),
     /// Print a reference (Markdown): the values (docs/values.md) or the
     /// rules of `check` (docs/checks.md), as committed.
     #[command(after_help = examples::DOCS)]
@@ -99,11 +104,26 @@ pub struct RenderArgs {
     /// including what an interrupted render left.
     #[arg(long, requires = "output_dir")]
     pub check: bool,
-    /// Render every file in values/ into DIR/<name>/ (with --output-dir), each
-    /// as DIR/<name>/release/ and DIR/<name>/kata/. Names must be plain
-    /// folder names, distinct even ignoring case and extension.
-    #[arg(long, requires = "output_dir", conflicts_with_all = ["files", "bundle"])]
-    pub all: bool,
+    /// Render every environment of the folder ENVS (default: values) into
+    /// DIR/<env>/ (with --output-dir), each as DIR/<env>/release/ and
+    /// DIR/<env>/kata/.
+    ///
+    /// An environment is a list of layers: ENVS/common.yaml (or .yml), when
+    /// present, is the shared base of every environment and no environment
+    /// itself; each other ENVS/<env>.yaml is layered over it (maps merge,
+    /// lists replace), then the --set overrides. Names must be plain folder
+    /// names, distinct even ignoring case and extension; links, hidden files
+    /// and other entries are not read.
+    /// Example: `chartgen render --all values --output-dir out`
+    #[arg(
+        long,
+        value_name = "ENVS",
+        num_args = 0..=1,
+        default_missing_value = "values",
+        requires = "output_dir",
+        conflicts_with_all = ["files", "bundle"]
+    )]
+    pub all: Option<PathBuf>,
     /// Which bundle: `release` (the operator and builds namespaces, the
     /// cluster objects), `kata` (the system namespace's node plumbing and the
     /// RuntimeClass, applied with the Kata install) or `all`. Default:
@@ -135,6 +155,25 @@ pub enum BundleChoice {
     Kata,
     /// Both: on stdout one stream; with --output-dir one directory each.
     All,
+}
+
+/// Which schema `schema` prints.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// `merged` (schema/values.schema.json) or `overlay`
+    /// (schema/values.overlay.schema.json).
+    #[arg(value_enum, default_value_t = SchemaKind::Merged)]
+    pub kind: SchemaKind,
+}
+
+/// A schema `schema` can print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// The strict schema of the merged values: every required key, what
+    /// `validate` and `render` check.
+    Merged,
+    /// The schema of one values file, for editors: every key optional.
+    Overlay,
 }
 
 /// Which reference `docs` prints.

@@ -28,7 +28,8 @@ Examples:
 /// `chartgen schema --help`.
 pub const SCHEMA: &str = "\
 Examples:
-  chartgen schema | cmp - schema/values.schema.json";
+  chartgen schema | cmp - schema/values.schema.json
+  chartgen schema overlay | cmp - schema/values.overlay.schema.json";
 
 /// `chartgen docs --help`.
 pub const DOCS: &str = "\

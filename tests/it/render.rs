@@ -9,8 +9,9 @@ use chartgen::yaml::{self, Source};
 
 use crate::harness::{chartgen, chartgen_with, relative, root};
 
-/// Every environment: the built-in defaults, then each file in `values/`;
-/// both bundles of each.
+/// Every environment: the built-in defaults, then each file in `values/`
+/// over `values/common.yaml` (as `render --all` layers them); both bundles
+/// of each.
 fn environments() -> Vec<(String, Vec<String>)> {
     let all = || vec!["--bundle".to_owned(), "all".to_owned()];
     let mut envs = vec![("default".to_owned(), all())];
@@ -19,9 +20,11 @@ fn environments() -> Vec<(String, Vec<String>)> {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    for path in files {
+    let common = root().join("values/common.yaml");
+    for path in files.into_iter().filter(|p| *p != common) {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let mut args = vec!["-f".to_owned(), relative(&path)];
+        let mut args = vec!["-f".to_owned(), relative(&common)];
+        args.extend(["-f".to_owned(), relative(&path)]);
         args.extend(all());
         envs.push((name, args));
     }
@@ -580,4 +583,261 @@ fn show_only_still_checks_the_whole_render() {
         "{}",
         run.stderr
     );
+}
+
+fn set(pairs: &[&str]) -> Vec<String> {
+    pairs
+        .iter()
+        .flat_map(|p| ["--set".to_owned(), (*p).to_owned()])
+        .collect()
+}
+
+fn buildd_args(objects: &[Json]) -> Vec<String> {
+    let buildd = find(objects, "Deployment", "buildkit-buildd");
+    buildd["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Issue 12: without leader election buildd takes no Lease, so the operator
+/// Role grants nothing on leases and buildd is told no Lease name; the
+/// render (which runs `check`) passes, and `check` on the result too.
+#[test]
+fn leader_election_off_renders_no_lease_grant() {
+    let args = set(&["buildd.leaderElection=false", "buildd.replicas=1"]);
+    let stream = render(&args);
+    let objects = objects(&stream);
+    let role = find(&objects, "Role", "buildkit-operator");
+    let resources: Vec<&Json> = role["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["resources"].as_array().unwrap())
+        .collect();
+    assert_eq!(resources, ["pods"]);
+    let args = buildd_args(&objects);
+    assert!(
+        args.contains(&"--leader-elect=false".to_owned()),
+        "{args:?}"
+    );
+    assert!(
+        !args.iter().any(|a| a.starts_with("--leader-election-id")),
+        "{args:?}"
+    );
+    let run = crate::harness::chartgen_with_stdin(&["check", "-"], Some(&stream));
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
+}
+
+/// The same manifests with leader election switched back on in buildd's
+/// arguments lack the Lease grants: R3 reports them.
+#[test]
+fn check_asks_for_the_lease_grants_when_buildd_elects_a_leader() {
+    let stream = render(&set(&["buildd.leaderElection=false", "buildd.replicas=1"]));
+    let elected = stream.replace("--leader-elect=false", "--leader-elect=true");
+    assert_ne!(elected, stream);
+    let run = crate::harness::chartgen_with_stdin(&["check", "-"], Some(&elected));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("lacks create on leases, get, update on leases in buildkit-operator"),
+        "{}",
+        run.stdout
+    );
+}
+
+fn pdbs(objects: &[Json]) -> Vec<&str> {
+    objects
+        .iter()
+        .filter(|o| o["kind"] == "PodDisruptionBudget")
+        .map(|o| o["metadata"]["name"].as_str().unwrap())
+        .collect()
+}
+
+/// Issue 12: `replicas: 0` scales a component down; a PodDisruptionBudget
+/// guards running pods, so a component scaled to 0 has none.
+#[test]
+fn replicas_zero_scales_down_and_renders_no_pdb() {
+    let full = objects(&render(&[]));
+    assert_eq!(pdbs(&full), ["buildkit-buildd", "buildkit-gateway"]);
+    let no_buildd = objects(&render(&set(&["buildd.replicas=0"])));
+    assert_eq!(pdbs(&no_buildd), ["buildkit-gateway"]);
+    let buildd = find(&no_buildd, "Deployment", "buildkit-buildd");
+    assert_eq!(buildd["spec"]["replicas"], 0);
+    let none = objects(&render(&set(&["buildd.replicas=0", "gateway.replicas=0"])));
+    assert!(pdbs(&none).is_empty());
+    let gateway = find(&none, "Deployment", "buildkit-gateway");
+    assert_eq!(gateway["spec"]["replicas"], 0);
+}
+
+/// A folder of environments in a fresh temporary directory: `(name, text)`
+/// files in `envs/`, the output directory `out/` beside it.
+fn environments_folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let base = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(base.path().join("envs")).unwrap();
+    for (name, text) in files {
+        std::fs::write(base.path().join("envs").join(name), text).unwrap();
+    }
+    base
+}
+
+fn render_all(base: &std::path::Path) -> crate::harness::Run {
+    let envs = base.join("envs");
+    let out = base.join("out");
+    chartgen(&[
+        "render",
+        "--all",
+        envs.to_str().unwrap(),
+        "--output-dir",
+        out.to_str().unwrap(),
+    ])
+}
+
+/// Issue 12: `render --all DIR` renders each environment of DIR over the
+/// shared `common.yaml`, which is no environment itself.
+#[test]
+fn environments_are_layered_over_common() {
+    let base = environments_folder(&[
+        (
+            "common.yaml",
+            "releaseName: shared\ncommonLabels: {team: platform}\n",
+        ),
+        ("a.yaml", "commonLabels: {env: a}\n"),
+        ("b.yml", "releaseName: bee\n"),
+    ]);
+    let run = render_all(base.path());
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
+    let out = base.path().join("out");
+    assert!(
+        !out.join("common").exists(),
+        "common.yaml is no environment"
+    );
+    let a = std::fs::read_to_string(
+        out.join("a/release/buildkit-operator/deployment-shared-buildd.yaml"),
+    )
+    .unwrap();
+    assert!(a.contains("team: platform") && a.contains("env: a"), "{a}");
+    let b = out.join("b/release/buildkit-operator/deployment-bee-buildd.yaml");
+    let b = std::fs::read_to_string(b).unwrap();
+    assert!(b.contains("team: platform") && !b.contains("env: a"), "{b}");
+}
+
+/// A layer that fails names its file and line, and the environment with its
+/// layers; nothing is written.
+#[test]
+fn a_failing_layer_names_the_file_and_the_environment() {
+    let base = environments_folder(&[
+        ("common.yaml", "buildd:\n  replicas: many\n"),
+        ("a.yaml", "commonLabels: {env: a}\n"),
+    ]);
+    let run = render_all(base.path());
+    let envs = base.path().join("envs");
+    let common = envs.join("common.yaml").display().to_string();
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert!(
+        run.stderr
+            .contains(&format!("{common}:2:13: buildd.replicas")),
+        "{}",
+        run.stderr
+    );
+    let note = format!(
+        "note: in environment `a`, from {common} then {}\n",
+        envs.join("a.yaml").display()
+    );
+    assert!(run.stderr.starts_with(&note), "{}", run.stderr);
+    assert!(!base.path().join("out").exists(), "nothing written");
+}
+
+/// A missing folder, a folder with only the shared base, two shared bases,
+/// a FIFO as the folder: each refused, naming the path, nothing written.
+#[test]
+fn environments_folders_that_cannot_be_rendered_are_refused() {
+    let base = environments_folder(&[]);
+    let envs = base.path().join("envs");
+    let shown = envs.display().to_string();
+    let cases: [(&[(&str, &str)], String); 3] = [
+        (&[], format!("error: {shown}/ holds no environment")),
+        (
+            &[("common.yaml", "{}\n")],
+            format!("error: {shown}/ holds no environment"),
+        ),
+        (
+            &[
+                ("common.yaml", "{}\n"),
+                ("common.yml", "{}\n"),
+                ("a.yaml", "{}\n"),
+            ],
+            format!("error: {shown}/common.yaml and {shown}/common.yml are both the shared base"),
+        ),
+    ];
+    for (files, message) in cases {
+        let base = environments_folder(files);
+        let run = render_all(base.path());
+        let stderr = run
+            .stderr
+            .replace(&base.path().display().to_string(), &base_of(&shown));
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{files:?}");
+        assert!(stderr.starts_with(&message), "{files:?}: {stderr}");
+        assert!(!base.path().join("out").exists(), "nothing written");
+    }
+    let missing = base.path().join("nope");
+    let run = chartgen(&[
+        "render",
+        "--all",
+        missing.to_str().unwrap(),
+        "--output-dir",
+        base.path().join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: {}: cannot read the folder of environments: No such file or directory (os error 2)\n",
+            missing.display()
+        )
+    );
+    // A FIFO in place of the folder: refused at once, never opened.
+    std::fs::remove_dir(&envs).unwrap();
+    let fifo = std::process::Command::new("mkfifo").arg(&envs).status();
+    assert!(fifo.unwrap().success());
+    let run = render_all(base.path());
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "error: {shown}: cannot read the folder of environments: Not a directory"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!base.path().join("out").exists(), "nothing written");
+}
+
+/// The base directory of an `envs` path, to compare messages across
+/// temporary directories.
+fn base_of(envs: &str) -> String {
+    envs.strip_suffix("/envs").unwrap().to_owned()
+}
+
+/// The shared base found in the folder is read only as a regular file: a
+/// link could point at any file (a key), whose first line an error would
+/// quote.
+#[test]
+fn a_linked_shared_base_is_refused_unread() {
+    let base = environments_folder(&[("a.yaml", "{}\n")]);
+    let secret = base.path().join("id_rsa");
+    std::fs::write(&secret, "PRIVATE-KEY-MATERIAL\n").unwrap();
+    let common = base.path().join("envs/common.yaml");
+    std::os::unix::fs::symlink(&secret, &common).unwrap();
+    let run = render_all(base.path());
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: {}: a symbolic link; --all reads only the regular files of its folder (render a linked file with -f FILE --output-dir DIR)\n",
+            common.display()
+        )
+    );
+    assert!(!base.path().join("out").exists(), "nothing written");
 }

@@ -92,9 +92,13 @@ fn agree(instance: &Json, case: &str) -> usize {
     // The problems are made from these errors: they must not fail to be.
     let document = Node::from_json(instance, &Origin::Default);
     let problems = chartgen::schema::validate(&document, instance);
-    assert_eq!(
-        problems.is_empty(),
-        actual.is_empty(),
+    // One problem comes on top of the schema's errors by design: JSON Schema
+    // counts `3.0` as an integer, serde does not (`floats_for_integers`).
+    let beyond_schema =
+        |p: &chartgen::diagnostic::Problem| p.message.starts_with("expected integer, found number");
+    let only_floats = actual.is_empty() && problems.iter().all(beyond_schema);
+    assert!(
+        problems.is_empty() == actual.is_empty() || only_floats,
         "{case}: {problems:?}"
     );
     actual.len()

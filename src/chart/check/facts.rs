@@ -31,6 +31,11 @@ pub struct Instance {
     pub account: String,
     /// buildd's `--leader-election-id`, when given.
     pub lease: Option<String>,
+    /// Whether buildd elects a leader: false only when its last
+    /// `--leader-elect` says false (`--leader-elect=false`), as Go's flag
+    /// package reads a boolean; absent, it is taken as on, the stricter
+    /// reading (R3 then asks for the Lease grants).
+    pub leader_election: bool,
 }
 
 /// Everything the checks know about trust classes.
@@ -200,7 +205,29 @@ fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) ->
             .unwrap_or("default")
             .to_owned(),
         lease: last_flag(args, "--leader-election-id"),
+        leader_election: leader_election(args),
     }
+}
+
+/// Whether the arguments leave leader election on: the last
+/// `--leader-elect` (or `-leader-elect`) decides; a bare one, or a value Go's
+/// `strconv.ParseBool` does not read as false, means on.
+fn leader_election(args: &[Json]) -> bool {
+    let mut on = true;
+    for arg in args.iter().filter_map(Json::as_str) {
+        let Some(rest) = arg
+            .strip_prefix("--leader-elect")
+            .or_else(|| arg.strip_prefix("-leader-elect"))
+        else {
+            continue;
+        };
+        match rest.strip_prefix('=') {
+            Some(value) => on = !matches!(value, "0" | "f" | "F" | "false" | "FALSE" | "False"),
+            None if rest.is_empty() => on = true,
+            None => {}
+        }
+    }
+    on
 }
 
 /// The namespace an object lives in; `default` when it names none.
@@ -299,6 +326,23 @@ pub fn last_flag(args: &[Json], flag: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn leader_election_is_off_only_when_the_last_flag_says_false() {
+        for (args, on) in [
+            (json!([]), true),
+            (json!(["--leader-elect=false"]), false),
+            (json!(["-leader-elect=0"]), false),
+            (json!(["--leader-elect=false", "--leader-elect"]), true),
+            (json!(["--leader-elect=true", "--leader-elect=F"]), false),
+            // A Go bool flag takes no separate value: `false` is an argument.
+            (json!(["--leader-elect", "false"]), true),
+            (json!(["--leader-election-id=false"]), true),
+        ] {
+            let args = args.as_array().unwrap().clone();
+            assert_eq!(leader_election(&args), on, "{args:?}");
+        }
+    }
 
     #[test]
     fn buildd_images_are_told_by_their_last_segment() {

@@ -20,7 +20,11 @@ use serde::{Deserialize, Serialize};
 
 pub use types::{DnsLabel, Quantity};
 
-/// Everything a values file can set.
+/// Everything the values can set, merged: this strict schema
+/// (schema/values.schema.json, `chartgen schema merged`) is what the values
+/// must satisfy after every file and --set is layered over the defaults.
+/// A single values file is a layer: editors use
+/// schema/values.overlay.schema.json (`chartgen schema overlay`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "chartgen values")]
@@ -240,12 +244,16 @@ pub enum LogLevel {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct Buildd {
-    /// Number of replicas; more than one needs leader election.
-    #[schemars(range(min = 1, max = 10))]
+    /// Number of replicas; more than one needs leader election. `0` scales
+    /// buildd down (nothing reconciles BuildProjects; the running daemons
+    /// stay) and renders no PodDisruptionBudget.
+    #[schemars(range(min = 0, max = 10))]
     pub replicas: u32,
     /// CPU and memory of the buildd container.
     pub resources: Resources,
-    /// Whether replicas elect a leader through a Lease in the operator namespace.
+    /// Whether replicas elect a leader through a Lease in the operator
+    /// namespace. When off, buildd runs with `--leader-elect=false` and the
+    /// operator Role grants nothing on leases.
     pub leader_election: bool,
     /// Log verbosity.
     pub log_level: LogLevel,
@@ -266,8 +274,10 @@ impl Default for Buildd {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct Gateway {
-    /// Number of replicas.
-    #[schemars(range(min = 1, max = 20))]
+    /// Number of replicas. `0` scales the gateway down (no PodDisruptionBudget
+    /// is rendered) and needs `buildd.replicas: 0` too: the daemons buildd
+    /// starts take connections only from the gateway.
+    #[schemars(range(min = 0, max = 20))]
     pub replicas: u32,
     /// CPU and memory of the gateway container.
     pub resources: Resources,

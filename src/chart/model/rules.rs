@@ -44,6 +44,7 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_metadata(values, &mut violations);
     check_versions(values, &mut violations);
     check_buildd(values, &mut violations);
+    check_replicas(values, &mut violations);
     check_network(values, &mut violations);
     check_policies(values, &mut violations);
     check_projects(values, &mut violations);
@@ -247,6 +248,27 @@ fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
                 buildd.replicas
             ),
             hint: Some("set buildd.leaderElection to true, or buildd.replicas to 1".to_owned()),
+        });
+    }
+}
+
+/// Scaling down: buildd alone, or buildd and the gateway together. The
+/// gateway alone cannot go: the daemons buildd starts admit connections
+/// only from the gateway (their NetworkPolicy), so they would hold the
+/// builds quota and serve no build.
+fn check_replicas(values: &Values, violations: &mut Vec<Violation>) {
+    let (buildd, gateway) = (values.buildd.replicas, values.gateway.replicas);
+    if gateway == 0 && buildd > 0 {
+        violations.push(Violation {
+            path: KeyPath::dotted("gateway.replicas"),
+            also: vec![KeyPath::dotted("buildd.replicas")],
+            message: format!(
+                "no gateway replica while buildd runs {buildd}: the build daemons buildd starts admit connections only from the gateway, so no build could reach them"
+            ),
+            hint: Some(
+                "scale buildd down too (buildd.replicas: 0), or keep at least one gateway replica"
+                    .to_owned(),
+            ),
         });
     }
 }

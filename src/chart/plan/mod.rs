@@ -98,8 +98,10 @@ pub struct CrdPlan {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Names {
-    /// buildd's leader-election Lease, in the operator namespace.
-    pub lease: String,
+    /// buildd's leader-election Lease, in the operator namespace; none when
+    /// `buildd.leaderElection` is off (no Lease grant, no
+    /// `--leader-election-id`).
+    pub lease: Option<String>,
     /// The ConfigMap holding buildkitd.toml, in the builds namespace.
     pub buildkitd_config: String,
     /// The daemons' server certificate Secret, in the builds namespace.
@@ -247,13 +249,16 @@ impl<'v> Plan<'v> {
             create: ns.create,
         };
         let mut meta = metas(values);
-        let lease_name = format!("{release}-buildd-leader");
+        let lease_name = values
+            .buildd
+            .leader_election
+            .then(|| format!("{release}-buildd-leader"));
         let rbac = RbacPlan::new(
             release,
             &namespaces.operator.namespace,
             &namespaces.builds.namespace,
             &namespaces.system.namespace,
-            &lease_name,
+            lease_name.as_deref(),
         );
         if let Some(reader) = meta.get_mut("tenantReader") {
             for role in rbac.tenant_reader.aggregate_to() {

@@ -368,27 +368,33 @@ pub struct RbacPlan {
 }
 
 impl RbacPlan {
-    /// The grants of ADR-2647 for a release named `fullname`.
+    /// The grants of ADR-2647 for a release named `fullname`; the Lease
+    /// grants only with a `lease_name` (leader election on).
     pub fn new(
         fullname: &str,
         operator: &Namespace<Operator>,
         builds: &Namespace<Builds>,
         system: &Namespace<System>,
-        lease_name: &str,
+        lease_name: Option<&str>,
     ) -> Self {
         use Verb::*;
+        let mut operator_role =
+            Role::new(format!("{fullname}-operator"), operator).grant::<Pods>(READ);
+        // The Lease lock calls get, create and update; resourceNames
+        // cannot restrict create, so it gets a rule of its own. Without
+        // leader election buildd takes no Lease, and holds no grant on one.
+        if let Some(lease_name) = lease_name {
+            operator_role = operator_role
+                .grant_named::<Leases>(&[lease_name], &adr::LEASE_NAMED_VERBS)
+                .grant::<Leases>(&[adr::LEASE_CREATE]);
+        }
         RbacPlan {
             custom_resources: ClusterRole::new(format!("{fullname}-operator"))
                 .grant::<BuildProjects>(MANAGE)
                 .grant::<BuildProjectsStatus>(&[Get, Update, Patch])
                 .grant::<BuildProjectsFinalizers>(&[Update]),
             events: EventsClusterRole::new(format!("{fullname}-operator-events")),
-            // The Lease lock calls get, create and update; resourceNames
-            // cannot restrict create, so it gets a rule of its own.
-            operator: Role::new(format!("{fullname}-operator"), operator)
-                .grant::<Pods>(READ)
-                .grant_named::<Leases>(&[lease_name], &adr::LEASE_NAMED_VERBS)
-                .grant::<Leases>(&[adr::LEASE_CREATE]),
+            operator: operator_role,
             builds: Role::new(format!("{fullname}-daemons"), builds)
                 .grant::<StatefulSets>(MANAGE)
                 .grant::<Services>(MANAGE)
@@ -440,7 +446,7 @@ mod tests {
             &ns,
             &Namespace::new("b"),
             &Namespace::new("s"),
-            "x-buildd-leader",
+            Some("x-buildd-leader"),
         );
         let resources: Vec<&str> = plan
             .operator
@@ -449,5 +455,18 @@ mod tests {
             .flat_map(|r| r.resources.iter().copied())
             .collect();
         assert_eq!(resources, ["pods", "leases", "leases"]);
+    }
+
+    #[test]
+    fn without_leader_election_the_operator_role_grants_no_lease() {
+        let ns = Namespace::<Operator>::new("op");
+        let plan = RbacPlan::new("x", &ns, &Namespace::new("b"), &Namespace::new("s"), None);
+        let resources: Vec<&str> = plan
+            .operator
+            .rules()
+            .iter()
+            .flat_map(|r| r.resources.iter().copied())
+            .collect();
+        assert_eq!(resources, ["pods"]);
     }
 }

@@ -22,7 +22,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Check(args) => check::run(&args),
         Command::Rbac(args) => rbac::run(&args),
         Command::Diff(args) => diff::run(&args),
-        Command::Schema => schema::run(),
+        Command::Schema(args) => schema::run(&args),
         Command::Docs(args) => {
             let text = match args.topic {
                 DocsTopic::Values => crate::docs::values_reference(),

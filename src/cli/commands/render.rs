@@ -1,6 +1,8 @@
 //! `chartgen render`: the chart as one YAML stream on stdout, or as files
 //! in a GitOps directory (`--output-dir`), for one environment or every
-//! file in `values/` (`--all`), written or only compared (`--check`).
+//! environment of a folder (`--all [DIR]`, default `values/`: the shared
+//! `common.yaml`, then each `<env>.yaml`), written or only compared
+//! (`--check`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -17,9 +19,6 @@ use crate::output::{self, OutputDir, Report};
 use crate::pipeline::{self, Bundle, Output};
 use crate::values::{self, Inputs};
 use crate::{check, input, manifest};
-
-/// Where `--all` finds the environments.
-const VALUES_DIR: &str = "values";
 
 /// Renders as the arguments ask. Prints nothing to stdout on an error
 /// (exit 2) or when the render breaks an invariant (exit 1, findings on
@@ -47,15 +46,15 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
             root.show("")
         );
     }
-    let environments: Vec<(Inputs, String)> = if args.all {
-        environments(&inputs)?
+    let environments: Vec<(Inputs, String)> = if let Some(dir) = &args.all {
+        environments(dir, &inputs)?
     } else {
         vec![(inputs, String::new())]
     };
     // Every environment is rendered and checked before anything is written.
     let mut rendered = Vec::new();
     for (inputs, name) in environments {
-        let Some(output) = checked_render(&inputs)? else {
+        let Some(output) = in_environment(&name, &inputs, checked_render(&inputs))? else {
             return Ok(Exit::Findings);
         };
         rendered.push((name, output));
@@ -103,7 +102,7 @@ fn targets<'o>(
             }
         }
     }
-    if args.all {
+    if args.all.is_some() {
         // Folders no values file produced: chartgen's files in them go
         // (each is reported in its layout); foreign files stay.
         for stale in other_folders(root, rendered) {
@@ -237,6 +236,27 @@ fn layout<'a>(output: Option<&'a Output>, dir: &str) -> Result<Vec<Target<'a>>, 
     Ok(targets)
 }
 
+/// With `--all`, an environment that fails is named, with its layers, after
+/// the error itself (which names the file and line).
+fn in_environment<T>(
+    name: &str,
+    inputs: &Inputs,
+    result: anyhow::Result<Option<T>>,
+) -> anyhow::Result<Option<T>> {
+    if !name.is_empty() && !matches!(result, Ok(Some(_))) {
+        let layers: Vec<String> = inputs
+            .files
+            .iter()
+            .map(|f| printable(&f.display().to_string()).into_owned())
+            .collect();
+        eprintln!(
+            "note: in environment `{name}`, from {}",
+            layers.join(" then ")
+        );
+    }
+    result
+}
+
 /// Renders and checks; `None` (with the findings on stderr) when the render
 /// breaks an invariant.
 fn checked_render(inputs: &Inputs) -> anyhow::Result<Option<Output>> {
@@ -305,19 +325,76 @@ fn to_stdout(inputs: &Inputs, choice: BundleChoice, show_only: &[String]) -> any
     Ok(Exit::Success)
 }
 
-/// `values/<env>.yaml` (or `.yml`) → the folder `<env>`, each with the
-/// `--set` overrides. Files whose name starts with `.` are not
-/// environments (editors leave such files). A name that is not a plain
-/// folder name (letters, digits, `-`, `_`, `.`, starting with a letter or
-/// digit), an entry that is not a regular file, and two files that would
-/// share a folder (`dev.yaml` and `dev.yml`, or `Dev.yaml` and `dev.yaml`,
-/// one folder on a case-insensitive file system) are refused.
-fn environments(inputs: &Inputs) -> Result<Vec<(Inputs, String)>, Error> {
-    let read = |source| Error::ReadValues {
-        path: PathBuf::from(VALUES_DIR),
-        source,
+/// The shared base of an environments folder: `DIR/common.yaml` (or
+/// `.yml`) is the first layer of every environment, and none itself.
+const COMMON: &str = "common";
+
+/// The environments of `dir`: each `DIR/<env>.yaml` (or `.yml`) → the
+/// folder `<env>`, rendered from its layers: `DIR/common.yaml` when there is
+/// one, then `DIR/<env>.yaml`, then the `--set` overrides. Files whose name
+/// starts with `.` are not environments (editors leave such files). A name
+/// that is not a plain folder name (letters, digits, `-`, `_`, `.`,
+/// starting with a letter or digit), an entry that is not a regular file,
+/// two files that would share a folder (`dev.yaml` and `dev.yml`, or
+/// `Dev.yaml` and `dev.yaml`, one folder on a case-insensitive file system),
+/// and a folder with no environment are refused.
+fn environments(dir: &Path, inputs: &Inputs) -> Result<Vec<(Inputs, String)>, Error> {
+    let shown = |p: &Path| printable(&p.display().to_string()).into_owned();
+    let mut common: Option<PathBuf> = None;
+    let mut folders: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut found = Vec::new();
+    for file in yaml_files(dir)? {
+        let name = environment_name(&file)?;
+        if name.eq_ignore_ascii_case(COMMON) {
+            if let Some(other) = common.replace(file.clone()) {
+                return Err(usage(format!(
+                    "{} and {} are both the shared base of {}; keep one",
+                    shown(&other),
+                    shown(&file),
+                    shown(dir)
+                )));
+            }
+            continue;
+        }
+        if let Some(other) = folders.insert(name.to_ascii_lowercase(), file.clone()) {
+            return Err(usage(format!(
+                "{} and {} would render into one folder (names that differ only in extension or case); rename one",
+                shown(&other),
+                shown(&file)
+            )));
+        }
+        found.push((file, name));
+    }
+    if found.is_empty() {
+        // Rendering nothing would remove every file of chartgen's in DIR.
+        return Err(usage(format!(
+            "{}/ holds no environment (no .yaml or .yml file besides {COMMON}.yaml); name the folder of environments: render --all DIR",
+            shown(dir).trim_end_matches('/')
+        )));
+    }
+    Ok(found
+        .into_iter()
+        .map(|(file, name)| {
+            let mut layers = inputs.clone();
+            layers.files = common.iter().cloned().chain([file]).collect();
+            (layers, name)
+        })
+        .collect())
+}
+
+fn usage(reason: String) -> Error {
+    Error::Usage { reason }
+}
+
+/// The `.yaml` and `.yml` entries of `dir` that are not hidden, sorted.
+fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let read = |e: std::io::Error| {
+        usage(format!(
+            "{}: cannot read the folder of environments: {e}",
+            printable(&dir.display().to_string())
+        ))
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(VALUES_DIR)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(read)?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()
@@ -329,66 +406,40 @@ fn environments(inputs: &Inputs) -> Result<Vec<(Inputs, String)>, Error> {
         !hidden && p.extension().is_some_and(|e| e == "yaml" || e == "yml")
     });
     files.sort();
-    let shown = |p: &Path| printable(&p.display().to_string()).into_owned();
-    let mut folders: BTreeMap<String, PathBuf> = BTreeMap::new();
-    let mut environments = Vec::new();
-    for file in files {
-        let name = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let plain = name.starts_with(|c: char| c.is_ascii_alphanumeric())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !plain {
-            return Err(Error::Usage {
-                reason: format!(
-                    "{}: an environment's name (the file name without .yaml) must be a plain folder name: letters, digits, `-`, `_` or `.`, starting with a letter or digit; rename the file",
-                    shown(&file)
-                ),
-            });
-        }
-        // Found, not named: a link could point at any file (a key, a
-        // password store), whose first line an error would quote.
-        let kind = std::fs::symlink_metadata(&file).map(|m| m.file_type());
-        if kind.as_ref().is_ok_and(|k| k.is_symlink()) {
-            return Err(Error::Usage {
-                reason: format!(
-                    "{}: a symbolic link; --all reads only the regular files of values/ (render a linked file with -f FILE --output-dir DIR)",
-                    shown(&file)
-                ),
-            });
-        }
-        if !kind.is_ok_and(|k| k.is_file()) {
-            return Err(Error::Usage {
-                reason: format!(
-                    "{}: not a regular file; every values/*.yaml is an environment",
-                    shown(&file)
-                ),
-            });
-        }
-        if let Some(other) = folders.insert(name.to_ascii_lowercase(), file.clone()) {
-            return Err(Error::Usage {
-                reason: format!(
-                    "{} and {} would render into one folder (names that differ only in extension or case); rename one",
-                    shown(&other),
-                    shown(&file)
-                ),
-            });
-        }
-        let inputs = Inputs {
-            files: vec![file.clone()],
-            sets: inputs.sets.clone(),
-        };
-        environments.push((inputs, name.to_owned()));
+    Ok(files)
+}
+
+/// The environment name of `file` (its stem), once it is known to be a
+/// plain folder name and a regular file, not a link.
+fn environment_name(file: &Path) -> Result<String, Error> {
+    let shown = || printable(&file.display().to_string()).into_owned();
+    let name = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let plain = name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !plain {
+        return Err(usage(format!(
+            "{}: an environment's name (the file name without .yaml) must be a plain folder name: letters, digits, `-`, `_` or `.`, starting with a letter or digit; rename the file",
+            shown()
+        )));
     }
-    if environments.is_empty() {
-        // Rendering nothing would remove every file of chartgen's in DIR.
-        return Err(Error::Usage {
-            reason: format!(
-                "{VALUES_DIR}/ holds no environment (no .yaml or .yml file); run --all from the folder that holds values/"
-            ),
-        });
+    // Found, not named: a link could point at any file (a key, a password
+    // store), whose first line an error would quote.
+    let kind = std::fs::symlink_metadata(file).map(|m| m.file_type());
+    if kind.as_ref().is_ok_and(|k| k.is_symlink()) {
+        return Err(usage(format!(
+            "{}: a symbolic link; --all reads only the regular files of its folder (render a linked file with -f FILE --output-dir DIR)",
+            shown()
+        )));
     }
-    Ok(environments)
+    if !kind.is_ok_and(|k| k.is_file()) {
+        return Err(usage(format!(
+            "{}: not a regular file; every .yaml file of the folder is an environment or the shared {COMMON}.yaml",
+            shown()
+        )));
+    }
+    Ok(name.to_owned())
 }
 
 /// Folders at the top of the output directory (real folders, not links nor

@@ -53,7 +53,8 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
 /// buildd reads its pods and takes its Lease in its own namespace: the
 /// verbs the Lease lock calls must reach the Lease its
 /// `--leader-election-id` names (a rule for every lease does, a named one
-/// only if it names it).
+/// only if it names it). A buildd run with `--leader-elect=false` takes no
+/// Lease, and needs no grant on one.
 fn buildd(grants: &Grants<'_>, instance: &Instance, findings: &mut Findings<'_>) {
     let held = grants.held.buildd(instance);
     let here = held.here;
@@ -86,6 +87,33 @@ fn buildd(grants: &Grants<'_>, instance: &Instance, findings: &mut Findings<'_>)
             adr::PODS.resource
         ));
     }
+    if instance.leader_election {
+        lease_verbs(here, lease, named, &mut lost);
+    }
+    if !lost.is_empty() {
+        findings.report(
+            Invariant::R3,
+            instance.buildd,
+            &service_account_path(),
+            format!(
+                "{} lacks {} in {}; the operator namespace's Role keeps pods and leases (ADR-2647)",
+                buildd_subject(instance).describe(),
+                lost.join(", "),
+                instance.operator
+            ),
+        );
+    }
+}
+
+/// What buildd lacks of the Lease lock's verbs: create on leases, and the
+/// named verbs on every lease or on the one `lease` names (`named`: whether
+/// a rule naming it grants the verb).
+fn lease_verbs(
+    here: u32,
+    lease: Option<&str>,
+    named: impl Fn(&str) -> bool,
+    lost: &mut Vec<String>,
+) {
     if here & flag::LEASE_CREATE == 0 {
         let create = adr::LEASE_CREATE.name();
         lost.push(format!("{create} on {}", adr::LEASES.resource));
@@ -108,18 +136,5 @@ fn buildd(grants: &Grants<'_>, instance: &Instance, findings: &mut Findings<'_>)
             ),
             None => format!("{} on {}", missing.join(", "), adr::LEASES.resource),
         });
-    }
-    if !lost.is_empty() {
-        findings.report(
-            Invariant::R3,
-            instance.buildd,
-            &service_account_path(),
-            format!(
-                "{} lacks {} in {}; the operator namespace's Role keeps pods and leases (ADR-2647)",
-                buildd_subject(instance).describe(),
-                lost.join(", "),
-                instance.operator
-            ),
-        );
     }
 }
