@@ -51,6 +51,60 @@ pub fn validate(document: &Node, instance: &Json) -> Vec<Problem> {
     problems
 }
 
+/// Where the schema wants a string and only a string, a plain scalar that
+/// YAML read as a number becomes the text as written: `tag: 1.10` is the
+/// tag `1.10`, never `1.1`. Booleans and null stay what they are (`tag:
+/// yes` is surely a mistake, and the schema says so with a hint); a quoted
+/// scalar is a string already, and a `--set-json` number has no source text.
+/// Run on each layer before it is merged (a layer is rooted where the
+/// document is).
+pub fn strings_as_written(layer: &mut Node) {
+    let schema = &*SCHEMA;
+    as_written(schema, schema, layer);
+}
+
+fn as_written(root: &Json, schema: &Json, node: &mut Node) {
+    let schema = deref(root, schema);
+    match &mut node.value {
+        Value::Int(_) | Value::Float(_) if wants_only_string(schema) => {
+            if let Some(text) = node.plain.take() {
+                node.value = Value::String(text);
+            }
+        }
+        Value::Mapping(entries) => {
+            for (key, child) in entries {
+                let sub = schema
+                    .get("properties")
+                    .and_then(|p| p.get(&key.name))
+                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+                if let Some(sub) = sub {
+                    as_written(root, sub, child);
+                }
+            }
+        }
+        Value::Sequence(items) => {
+            if let Some(sub) = schema.get("items") {
+                for item in items {
+                    as_written(root, sub, item);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `type: string`, or `type: [string, null]` (an optional string).
+fn wants_only_string(schema: &Json) -> bool {
+    match &schema["type"] {
+        Json::String(t) => t == "string",
+        Json::Array(types) => {
+            types.contains(&Json::from("string"))
+                && types.iter().all(|t| t == "string" || t == "null")
+        }
+        _ => false,
+    }
+}
+
 /// Whether a float is anywhere in `node`: most values files hold none, and
 /// then the walk through the schema below is not needed.
 fn has_float(node: &Node) -> bool {
