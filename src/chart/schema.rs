@@ -369,7 +369,15 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
             Value::Bool(_) => expected.contains("boolean"),
             _ => false,
         };
-        return fits.then(|| format!("remove the quotes to write the {expected} {text}"));
+        let from_set_string = matches!(&node.origin, Origin::At { source, .. }
+            if source.is_set_argument && source.name.starts_with("--set-string "));
+        return fits.then(|| {
+            if from_set_string {
+                format!("--set-string always writes text; use --set to write the {expected} {text}")
+            } else {
+                format!("remove the quotes to write the {expected} {text}")
+            }
+        });
     }
     let text = node.plain.as_deref()?;
     if !expected.contains("string") {
@@ -505,5 +513,28 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn plain_numbers_become_their_text_only_where_a_string_is_wanted() {
+        let text = "images:\n  buildd: {tag: 1.10, digest: 0x1F}\n  gateway: {tag: true}\n\
+                    buildd: {replicas: 3}\ncommonLabels: {a: 0644, b: 1e3, c: ~, d: '2'}\nunknown: 1.5\n";
+        let source = crate::yaml::Source::file("v.yaml", text);
+        let mut document = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+            .unwrap()
+            .unwrap();
+        strings_as_written(&mut document);
+        assert_eq!(
+            document.to_json(),
+            serde_json::json!({
+                "images": {"buildd": {"tag": "1.10", "digest": "0x1F"}, "gateway": {"tag": true}},
+                "buildd": {"replicas": 3},
+                "commonLabels": {"a": "0644", "b": "1e3", "c": null, "d": "2"},
+                "unknown": 1.5,
+            })
+        );
+        // The node keeps its place: a problem with the text is still located.
+        let tag = document.at(&KeyPath::dotted("images.buildd.tag")).unwrap();
+        assert_eq!(tag.origin.to_string(), "v.yaml:2:17");
     }
 }

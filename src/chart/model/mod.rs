@@ -102,7 +102,7 @@ pub struct Image {
     /// Registry and repository, such as `ghcr.io/acme/buildd`.
     #[schemars(length(min = 1))]
     pub repository: String,
-    /// Tag, as written (`1.10` is the tag `1.10`). The tag of the
+    /// Tag. The tag of the
     /// image a workload runs (buildd, gateway, kataDeploy, vcpuTune) is also
     /// the `app.kubernetes.io/version` label of that Deployment or DaemonSet
     /// and its pods, so it must be a label value too (at most 63 letters,

@@ -473,4 +473,52 @@ mod tests {
             "invalid argument `--set projects[0].name.x=1`: `projects[0].name` holds a string, not a mapping"
         );
     }
+
+    #[test]
+    fn each_flag_reads_its_value_its_way() {
+        let read = |kind, arg: &str| {
+            Override::read(&SetArg {
+                kind,
+                arg: arg.to_owned(),
+            })
+        };
+        let value = |kind, arg| read(kind, arg).unwrap().value;
+        assert_eq!(
+            value(SetKind::String, "a=true").value,
+            Value::String("true".into())
+        );
+        assert_eq!(
+            value(SetKind::String, "a=").value,
+            Value::String(String::new())
+        );
+        let json = value(SetKind::Json, r#"a={"b":[1,"1.10"]}"#);
+        assert_eq!(json.to_json(), serde_json::json!({"b": [1, "1.10"]}));
+        // Every node at the argument; a JSON number keeps no source text.
+        let Value::Mapping(entries) = &json.value else {
+            panic!("a mapping")
+        };
+        assert_eq!(
+            entries[0].0.origin.to_string(),
+            r#"--set-json a={"b":[1,"1.10"]}"#
+        );
+        let Value::Sequence(items) = &entries[0].1.value else {
+            panic!("a list")
+        };
+        assert_eq!(items[0].plain, None);
+        let message = |kind, arg| read(kind, arg).unwrap_err().to_string();
+        assert_eq!(
+            message(SetKind::Json, "a.b=[1,"),
+            "invalid argument `--set-json a.b=[1,`: the value is not valid JSON at column 7: EOF while parsing a value"
+        );
+        let deep = format!(
+            "{}={}1{}",
+            vec!["a"; 60].join("."),
+            "[".repeat(5),
+            "]".repeat(5)
+        );
+        assert!(message(SetKind::Json, &deep).contains("65 levels deep, past the limit of 64"));
+        assert!(message(SetKind::File, "a=/nonexistent/x").starts_with(
+            "invalid argument `--set-file a=/nonexistent/x`: cannot read `/nonexistent/x`: "
+        ));
+    }
 }
