@@ -230,10 +230,16 @@ fn unknown_keys(
     out: &mut Vec<Problem>,
 ) {
     let known = known_keys(&SCHEMA, path);
+    // One lookup per key: a file can hold a hundred thousand unknown ones.
+    let written: std::collections::HashMap<&str, &Origin> = match node.map(|n| &n.value) {
+        Some(Value::Mapping(entries)) => entries
+            .iter()
+            .map(|(key, _)| (key.name.as_str(), &key.origin))
+            .collect(),
+        _ => std::collections::HashMap::new(),
+    };
     for key in unexpected {
-        let origin = node
-            .and_then(|n| n.entry(key))
-            .map_or_else(|| origin.clone(), |(k, _)| k.origin.clone());
+        let origin = written.get(key.as_str()).map_or(origin, |o| *o).clone();
         let mut problem = Problem::new(
             origin,
             path.key(key.clone()),

@@ -203,7 +203,8 @@ struct ValuesFlags {
     files: Vec<PathBuf>,
     /// Override one value after the files: KEY.PATH=VALUE, [N] for list
     /// items, VALUE read as YAML (a number where the key is a string is the
-    /// text as written: images.buildd.tag=1.10).
+    /// text as written: images.buildd.tag=1.10). All set flags apply in the
+    /// order given, later ones winning.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
     /// Like --set, but VALUE is always a string, whatever it looks like

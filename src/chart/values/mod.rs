@@ -66,7 +66,7 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
                 )],
             }
         })?;
-        (Some(values), Vec::new())
+        (Some(values), std::collections::HashSet::new())
     } else {
         // The rules run on the parts that passed, the others at their
         // defaults; nothing is said twice about one key.
@@ -118,11 +118,17 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
         return Err(Error::InvalidValues { problems });
     }
     if let Some(set) = inputs.sets.get(MAX_SET_ARGUMENTS) {
+        // The budget counts the arguments of every set flag together.
+        let which = if inputs.sets.iter().all(|s| s.kind == SetKind::Yaml) {
+            "--set"
+        } else {
+            "set flag"
+        };
         return Err(Error::SetSyntax {
             flag: set.kind.flag(),
             arg: set.arg.clone(),
             reason: format!(
-                "{} set arguments, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
+                "{} {which} arguments, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
                 inputs.sets.len()
             ),
         });
@@ -144,7 +150,11 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
 /// The rules' violations, each at the first of its keys the user wrote;
 /// none that involves a key `reset` after a schema problem (its default
 /// stood in for what the user wrote).
-fn rule_problems(values: &Values, document: &Node, reset: &[KeyPath]) -> Vec<Problem> {
+fn rule_problems(
+    values: &Values,
+    document: &Node,
+    reset: &std::collections::HashSet<KeyPath>,
+) -> Vec<Problem> {
     rules::check(values)
         .into_iter()
         .filter(|violation| {

@@ -9,22 +9,28 @@
 //! same way; a rule's problem at or below a reset key is not reported:
 //! the schema's problem there says what is wrong.
 
+use std::collections::HashSet;
+
 use serde_json::Value as Json;
 
 use crate::diagnostic::{KeyPath, Problem, Segment};
 use crate::model::Values;
 use crate::schema;
-use crate::yaml::{Limits, Node, Origin};
+use crate::yaml::{Node, Origin};
+
+/// Most rounds of reset and validation: a real file needs one to three
+/// (a key, then the object that now misses it); past that the rules are
+/// left for the next run rather than spend a validation per level of a
+/// hostile document.
+const MAX_ROUNDS: usize = 8;
 
 /// The values with every failing part reset, when they then fit the
 /// model, and the keys reset.
-pub fn repaired(mut json: Json, problems: &[Problem]) -> (Option<Values>, Vec<KeyPath>) {
+pub fn repaired(mut json: Json, problems: &[Problem]) -> (Option<Values>, HashSet<KeyPath>) {
     let defaults = serde_json::to_value(Values::default()).expect("the values always serialize");
-    let mut reset: Vec<KeyPath> = Vec::new();
+    let mut reset: HashSet<KeyPath> = HashSet::new();
     let mut failing: Vec<KeyPath> = problems.iter().map(|p| p.path.clone()).collect();
-    // Each round resets a key of the last or a parent of one reset before:
-    // the depth bounds how often a key can move up.
-    for _ in 0..=2 * Limits::VALUES.max_depth {
+    for _ in 0..MAX_ROUNDS {
         for path in failing {
             // A key that fails again after its reset: its parent next.
             let path = if reset.contains(&path) {
@@ -32,10 +38,7 @@ pub fn repaired(mut json: Json, problems: &[Problem]) -> (Option<Values>, Vec<Ke
             } else {
                 path
             };
-            let done = reset_at(&mut json, &defaults, path);
-            if !reset.contains(&done) {
-                reset.push(done);
-            }
+            reset.insert(reset_at(&mut json, &defaults, path));
         }
         let node = Node::from_json(&json, &Origin::Default);
         let left = schema::validate(&node, &json);
@@ -47,9 +50,9 @@ pub fn repaired(mut json: Json, problems: &[Problem]) -> (Option<Values>, Vec<Ke
     (None, reset)
 }
 
-/// Whether `path` is at or below a reset key.
-pub fn covered(path: &KeyPath, reset: &[KeyPath]) -> bool {
-    reset.iter().any(|r| path.0.starts_with(&r.0))
+/// Whether `path` is at or below a reset key (a lookup per level).
+pub fn covered(path: &KeyPath, reset: &HashSet<KeyPath>) -> bool {
+    !reset.is_empty() && (0..=path.0.len()).any(|n| reset.contains(&KeyPath(path.0[..n].to_vec())))
 }
 
 fn parent(path: &KeyPath) -> KeyPath {
@@ -69,7 +72,8 @@ fn reset_at(json: &mut Json, defaults: &Json, mut path: KeyPath) -> KeyPath {
         if let Some(Segment::Key(key)) = path.0.last()
             && let Some(Json::Object(entries)) = at_mut(json, &parent(&path))
         {
-            entries.remove(key);
+            // O(1): the order of keys means nothing to serde.
+            entries.swap_remove(key);
             return path;
         }
         path = parent(&path);
@@ -114,14 +118,9 @@ mod tests {
         let reset = reset_at(&mut value, &defaults, KeyPath::root().key("list").index(0));
         assert_eq!(reset, KeyPath::dotted("list"));
         assert_eq!(value, json!({"a": {"b": 1}, "list": []}));
-        assert!(covered(
-            &KeyPath::dotted("list"),
-            &[KeyPath::dotted("list")]
-        ));
-        assert!(covered(
-            &KeyPath::dotted("a.b.c"),
-            &[KeyPath::dotted("a.b")]
-        ));
-        assert!(!covered(&KeyPath::dotted("a"), &[KeyPath::dotted("a.b")]));
+        let reset = |path| HashSet::from([KeyPath::dotted(path)]);
+        assert!(covered(&KeyPath::dotted("list"), &reset("list")));
+        assert!(covered(&KeyPath::dotted("a.b.c"), &reset("a.b")));
+        assert!(!covered(&KeyPath::dotted("a"), &reset("a.b")));
     }
 }
