@@ -68,9 +68,11 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// A `--set` argument is not `KEY.PATH=VALUE`.
-    #[error("invalid argument `--set {arg}`: {reason}")]
+    /// A set flag's argument is not `KEY.PATH=VALUE`, or its value cannot be read.
+    #[error("invalid argument `{flag} {arg}`: {reason}")]
     SetSyntax {
+        /// The flag: `--set`, `--set-string`, `--set-file` or `--set-json`.
+        flag: &'static str,
         /// The argument as given.
         arg: String,
         /// What is wrong with it.
@@ -115,7 +117,7 @@ impl Error {
     /// What the user can do about this error, where that is not obvious.
     pub fn hint(&self) -> Option<&str> {
         match self {
-            Error::SetSyntax { .. } => Some(
+            Error::SetSyntax { flag: "--set", .. } => Some(
                 "write --set KEY.PATH=VALUE, e.g. --set buildd.replicas=3 or --set 'projects[0].trusted=true'",
             ),
             _ => None,

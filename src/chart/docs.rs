@@ -8,6 +8,30 @@ use serde_json::Value as Json;
 use crate::emit;
 use crate::schema::{deref, values_schema};
 
+/// How text becomes values: the one place the reading rules are written.
+const READING: &str = "
+## How values are read
+
+Values files are YAML. Where a key's type is `string`, a plain scalar
+is the text as written, even where YAML would read a number: `tag:
+1.10` is the tag `1.10` (never `1.1`), and so are `20240101`, `1e3`,
+`0x1F` and `0644` as written. The same holds for `--set KEY=VALUE`.
+Booleans and null are not taken as text (`tag: true`, `tag: yes`,
+`tag: ~` are errors: quote them if you mean the word). Elsewhere YAML's
+reading applies, with YAML 1.1's `yes`/`no`/`on`/`off` booleans and
+`0644` octal as Helm reads them.
+
+Layers, later ones winning (mappings merge key by key, anything else is
+replaced): the defaults below, each `-f FILE` in order (`-f -` reads
+standard input, once), then the set flags in command-line order:
+`--set KEY=VALUE` (the value read as one YAML scalar),
+`--set-string KEY=VALUE` (always the text), `--set-file KEY=PATH` (the
+file's text, at most 4 MiB; a named pipe is read up to that) and
+`--set-json KEY=JSON` (a JSON value; a mapping merges over the key).
+Unlike Helm, which applies its set flags kind by kind, the order is
+the order you wrote them in.
+";
+
 /// The Markdown reference of every values key: path, type, default, and
 /// the doc comment of its field.
 pub fn values_reference() -> String {
@@ -18,6 +42,7 @@ pub fn values_reference() -> String {
          `schema/values.schema.json`); do not edit. Every key is optional:\n\
          the default applies when a values file leaves it out.\n",
     );
+    out += READING;
     let properties = schema["properties"]
         .as_object()
         .cloned()

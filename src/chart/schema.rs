@@ -51,6 +51,60 @@ pub fn validate(document: &Node, instance: &Json) -> Vec<Problem> {
     problems
 }
 
+/// Where the schema wants a string and only a string, a plain scalar that
+/// YAML read as a number becomes the text as written: `tag: 1.10` is the
+/// tag `1.10`, never `1.1`. Booleans and null stay what they are (`tag:
+/// yes` is surely a mistake, and the schema says so with a hint); a quoted
+/// scalar is a string already, and a `--set-json` number has no source text.
+/// Run on each layer before it is merged (a layer is rooted where the
+/// document is).
+pub fn strings_as_written(layer: &mut Node) {
+    let schema = &*SCHEMA;
+    as_written(schema, schema, layer);
+}
+
+fn as_written(root: &Json, schema: &Json, node: &mut Node) {
+    let schema = deref(root, schema);
+    match &mut node.value {
+        Value::Int(_) | Value::Float(_) if wants_only_string(schema) => {
+            if let Some(text) = node.plain.take() {
+                node.value = Value::String(text);
+            }
+        }
+        Value::Mapping(entries) => {
+            for (key, child) in entries {
+                let sub = schema
+                    .get("properties")
+                    .and_then(|p| p.get(&key.name))
+                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+                if let Some(sub) = sub {
+                    as_written(root, sub, child);
+                }
+            }
+        }
+        Value::Sequence(items) => {
+            if let Some(sub) = schema.get("items") {
+                for item in items {
+                    as_written(root, sub, item);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `type: string`, or `type: [string, null]` (an optional string).
+fn wants_only_string(schema: &Json) -> bool {
+    match &schema["type"] {
+        Json::String(t) => t == "string",
+        Json::Array(types) => {
+            types.contains(&Json::from("string"))
+                && types.iter().all(|t| t == "string" || t == "null")
+        }
+        _ => false,
+    }
+}
+
 /// Whether a float is anywhere in `node`: most values files hold none, and
 /// then the walk through the schema below is not needed.
 fn has_float(node: &Node) -> bool {
@@ -176,10 +230,16 @@ fn unknown_keys(
     out: &mut Vec<Problem>,
 ) {
     let known = known_keys(&SCHEMA, path);
+    // One lookup per key: a file can hold a hundred thousand unknown ones.
+    let written: std::collections::HashMap<&str, &Origin> = match node.map(|n| &n.value) {
+        Some(Value::Mapping(entries)) => entries
+            .iter()
+            .map(|(key, _)| (key.name.as_str(), &key.origin))
+            .collect(),
+        _ => std::collections::HashMap::new(),
+    };
     for key in unexpected {
-        let origin = node
-            .and_then(|n| n.entry(key))
-            .map_or_else(|| origin.clone(), |(k, _)| k.origin.clone());
+        let origin = written.get(key.as_str()).map_or(origin, |o| *o).clone();
         let mut problem = Problem::new(
             origin,
             path.key(key.clone()),
@@ -315,7 +375,15 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
             Value::Bool(_) => expected.contains("boolean"),
             _ => false,
         };
-        return fits.then(|| format!("remove the quotes to write the {expected} {text}"));
+        let from_set_string = matches!(&node.origin, Origin::At { source, .. }
+            if source.is_set_argument && source.name.starts_with("--set-string "));
+        return fits.then(|| {
+            if from_set_string {
+                format!("--set-string always writes text; use --set to write the {expected} {text}")
+            } else {
+                format!("remove the quotes to write the {expected} {text}")
+            }
+        });
     }
     let text = node.plain.as_deref()?;
     if !expected.contains("string") {
@@ -451,5 +519,28 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn plain_numbers_become_their_text_only_where_a_string_is_wanted() {
+        let text = "images:\n  buildd: {tag: 1.10, digest: 0x1F}\n  gateway: {tag: true}\n\
+                    buildd: {replicas: 3}\ncommonLabels: {a: 0644, b: 1e3, c: ~, d: '2'}\nunknown: 1.5\n";
+        let source = crate::yaml::Source::file("v.yaml", text);
+        let mut document = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+            .unwrap()
+            .unwrap();
+        strings_as_written(&mut document);
+        assert_eq!(
+            document.to_json(),
+            serde_json::json!({
+                "images": {"buildd": {"tag": "1.10", "digest": "0x1F"}, "gateway": {"tag": true}},
+                "buildd": {"replicas": 3},
+                "commonLabels": {"a": "0644", "b": "1e3", "c": null, "d": "2"},
+                "unknown": 1.5,
+            })
+        );
+        // The node keeps its place: a problem with the text is still located.
+        let tag = document.at(&KeyPath::dotted("images.buildd.tag")).unwrap();
+        assert_eq!(tag.origin.to_string(), "v.yaml:2:17");
     }
 }

@@ -9,7 +9,7 @@ use crate::kube;
 
 use super::examples;
 
-use crate::values::Inputs;
+use crate::values::{Inputs, SetArg, SetKind};
 
 /// Renders the buildkit-operator's Kubernetes manifests from typed, validated values.
 #[derive(Debug, Parser)]
@@ -298,15 +298,82 @@ pub struct CheckArgs {
     pub output: Format,
 }
 
-/// Where the values come from.
-#[derive(Debug, Args)]
+/// Where the values come from: the files, then the set flags in
+/// command-line order (clap keeps each flag's values apart, so the order
+/// across flags is read from the argument indices).
+#[derive(Clone, Debug)]
 pub struct ValuesArgs {
-    /// A values file; repeat to layer several, later files winning (maps merge, lists replace).
-    #[arg(short = 'f', long = "values", value_name = "FILE")]
+    /// The `-f` files in order.
     pub files: Vec<PathBuf>,
-    /// Override one value after the files: KEY.PATH=VALUE, [N] for list items, VALUE read as YAML.
+    /// Every set flag's argument, in command-line order.
+    pub sets: Vec<SetArg>,
+}
+
+/// The values flags as clap declares them.
+#[derive(Debug, Args)]
+struct ValuesFlags {
+    /// A values file, or - for standard input (once); repeat to layer
+    /// several, later files winning (maps merge, lists replace).
+    #[arg(short = 'f', long = "values", value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Override one value after the files: KEY.PATH=VALUE, [N] for list
+    /// items, VALUE read as YAML (a number where the key is a string is the
+    /// text as written: images.buildd.tag=1.10). All set flags apply in the
+    /// order given, later ones winning.
     #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub sets: Vec<String>,
+    sets: Vec<String>,
+    /// Like --set, but VALUE is always a string, whatever it looks like
+    /// (true, 0644, null).
+    #[arg(long = "set-string", value_name = "KEY=VALUE")]
+    set_strings: Vec<String>,
+    /// Like --set, the value being the text of the file PATH (UTF-8, at
+    /// most 4 MiB; a named pipe such as <(command) is read up to that).
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    set_files: Vec<String>,
+    /// Like --set, VALUE being JSON: any value, a mapping merging over the
+    /// key ('projects=[{"name":"app","repository":"https://example.com/a.git"}]').
+    #[arg(long = "set-json", value_name = "KEY=JSON")]
+    set_jsons: Vec<String>,
+}
+
+impl clap::FromArgMatches for ValuesArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let flags = ValuesFlags::from_arg_matches(matches)?;
+        let mut sets: Vec<(usize, SetArg)> = Vec::new();
+        for (id, kind, values) in [
+            ("sets", SetKind::Yaml, flags.sets),
+            ("set_strings", SetKind::String, flags.set_strings),
+            ("set_files", SetKind::File, flags.set_files),
+            ("set_jsons", SetKind::Json, flags.set_jsons),
+        ] {
+            let indices = matches.indices_of(id).into_iter().flatten();
+            sets.extend(
+                indices
+                    .zip(values)
+                    .map(|(at, arg)| (at, SetArg { kind, arg })),
+            );
+        }
+        sets.sort_by_key(|(at, _)| *at);
+        Ok(ValuesArgs {
+            files: flags.files,
+            sets: sets.into_iter().map(|(_, set)| set).collect(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for ValuesArgs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        ValuesFlags::augment_args(command)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        ValuesFlags::augment_args_for_update(command)
+    }
 }
 
 impl ValuesArgs {

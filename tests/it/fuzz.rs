@@ -112,7 +112,7 @@ proptest! {
 
     #[test]
     fn set_ends_in_values_or_an_error(key in "[a-zA-Z.\\[\\]0-9\\\\=]{0,24}", value in text()) {
-        let inputs = Inputs { files: Vec::new(), sets: vec![format!("{key}={value}")] };
+        let inputs = Inputs { files: Vec::new(), sets: vec![values::SetArg::yaml(format!("{key}={value}"))] };
         let _ = values::load(&inputs);
     }
 }

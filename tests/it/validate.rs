@@ -5,7 +5,7 @@
 //! path; without it the case runs `validate -f <fixture>`. The transcript
 //! (command, exit code, stdout, stderr) is pinned by a snapshot.
 
-use crate::harness::{chartgen, relative, root};
+use crate::harness::{chartgen, chartgen_with_stdin, relative, root};
 
 #[test]
 fn fixtures() {
@@ -90,4 +90,285 @@ fn a_huge_file_fails_fast_with_the_limit() {
         "{}",
         run.stderr
     );
+}
+
+/// A rendered release as one text, the run asserted successful.
+fn rendered(args: &[&str]) -> String {
+    let mut all = vec!["render"];
+    all.extend_from_slice(args);
+    let run = chartgen(&all);
+    assert_eq!(run.code, 0, "{all:?}\n{}", run.stderr);
+    run.stdout
+}
+
+#[test]
+fn string_fields_keep_plain_numbers_as_written() {
+    let out = rendered(&["-f", "tests/fixtures/validate/strings-as-written.yaml"]);
+    for image in [
+        "image: ghcr.io/buildkit-operator/buildd:1.10",
+        "image: ghcr.io/buildkit-operator/gateway:20240101",
+        "app.kubernetes.io/version: \"1.10\"",
+        "release: \"1.10\"",
+        "build: \"007\"",
+    ] {
+        assert!(out.contains(image), "{image} missing");
+    }
+    let out = rendered(&[
+        "-f",
+        "tests/fixtures/validate/strings-as-written.yaml",
+        "--bundle",
+        "kata",
+    ]);
+    assert!(out.contains("kata-deploy:0x1F"), "{out}");
+    assert!(out.contains(":0644"));
+    // --set reads the same way; a quoted value was a string already.
+    for set in ["images.buildd.tag=1.10", "images.buildd.tag=\"1.10\""] {
+        let out = rendered(&["--set", set]);
+        assert!(out.contains("buildd:1.10\n"), "{set}");
+    }
+}
+
+#[test]
+fn set_flags_apply_in_command_line_order() {
+    let replicas = |args: &[&str]| {
+        let out = rendered(args);
+        let at = out.find("name: buildkit-buildd\n").unwrap();
+        let tail = &out[at..];
+        let line = tail
+            .lines()
+            .find(|l| l.trim_start().starts_with("replicas:"))
+            .unwrap();
+        line.trim().to_owned()
+    };
+    assert_eq!(
+        replicas(&[
+            "--set",
+            "buildd.replicas=2",
+            "--set-json",
+            "buildd.replicas=3"
+        ]),
+        "replicas: 3"
+    );
+    assert_eq!(
+        replicas(&[
+            "--set-json",
+            "buildd.replicas=3",
+            "--set",
+            "buildd.replicas=2"
+        ]),
+        "replicas: 2"
+    );
+    let out = rendered(&["--set-string", "commonLabels.feature=true"]);
+    assert!(out.contains("feature: \"true\""));
+    // A JSON mapping merges over the key: the repository stays.
+    let out = rendered(&["--set-json", r#"images.buildd={"tag":"9.9"}"#]);
+    assert!(out.contains("image: ghcr.io/buildkit-operator/buildd:9.9\n"));
+    // Every command that takes values takes the flags.
+    for command in ["validate", "exemptions"] {
+        let run = chartgen(&[
+            command,
+            "--set-string",
+            "commonLabels.a=b",
+            "--set-json",
+            "buildd.replicas=2",
+        ]);
+        assert_eq!(run.code, 0, "{command}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn set_json_errors_name_the_argument_and_the_column() {
+    let run = chartgen(&["validate", "--set-json", r#"commonLabels={"a": "b",}"#]);
+    insta::assert_snapshot!(run.transcript(), @r#"
+    $ chartgen validate --set-json commonLabels={"a": "b",}
+    exit: 2
+    --- stdout
+    --- stderr
+    error: invalid argument `--set-json commonLabels={"a": "b",}`: the value is not valid JSON at column 24: key must be a string
+    "#);
+    let run = chartgen(&[
+        "validate",
+        "--set-json",
+        r#"commonLabels={"a":"b","a":"c"}"#,
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("duplicate key"), "{}", run.stderr);
+    // Deep JSON: refused by its depth, never a stack overflow.
+    for depth in [70, 60_000] {
+        let deep = format!("commonLabels={}1{}", "[".repeat(depth), "]".repeat(depth));
+        let run = chartgen(&["validate", "--set-json", &deep]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("deeper than the limit of 64 levels")
+                || run.stderr.contains("recursion limit exceeded"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.len() < 1_000, "the argument is clipped");
+    }
+}
+
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(name).tempdir().unwrap()
+}
+
+#[test]
+fn set_file_reads_a_file_or_a_pipe_within_the_limit() {
+    let dir = temp_dir("chartgen-set-file");
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(path("tag"), "1.2.3").unwrap();
+    let out = rendered(&["--set-file", &format!("images.buildd.tag={}", path("tag"))]);
+    assert!(out.contains("buildd:1.2.3\n"));
+    // Too large: refused with the limit, naming the argument.
+    std::fs::write(path("huge"), "x".repeat(4 * 1024 * 1024 + 1)).unwrap();
+    let arg = format!("commonLabels.a={}", path("huge"));
+    let run = chartgen(&["validate", "--set-file", &arg]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: invalid argument `--set-file {arg}`: `{}` is larger than the limit of 4194304 bytes\n",
+            path("huge")
+        )
+    );
+    // A directory, a missing file and a device are refused.
+    for (target, reason) in [
+        (path(""), "is a directory, not a file"),
+        (path("missing"), "No such file or directory"),
+        (
+            "/dev/zero".to_owned(),
+            "is a device; only a file or a named pipe is read",
+        ),
+    ] {
+        let arg = format!("commonLabels.a={target}");
+        let run = chartgen(&["validate", "--set-file", &arg]);
+        assert_eq!(run.code, 2, "{target}");
+        assert!(
+            run.stderr
+                .starts_with(&format!("error: invalid argument `--set-file {arg}`: "))
+        );
+        assert!(run.stderr.contains(reason), "{}", run.stderr);
+    }
+    // A named pipe is read, up to the limit, even from an endless writer.
+    let fifo = path("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let mut pipe = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            let chunk = vec![b'y'; 64 * 1024];
+            while pipe.write_all(&chunk).is_ok() {}
+        })
+    };
+    let arg = format!("commonLabels.a={fifo}");
+    let run = chartgen(&["validate", "--set-file", &arg]);
+    writer.join().unwrap();
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("is larger than the limit of 4194304 bytes"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn set_file_text_is_never_quoted_back() {
+    let dir = temp_dir("chartgen-set-file-secret");
+    let key = dir.path().join("key.pem");
+    let secret = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n";
+    std::fs::write(&key, secret).unwrap();
+    for flag_path in [
+        "commonLabels.a",
+        "buildd.replicas",
+        "images.buildd.tag",
+        "releaseName",
+    ] {
+        let arg = format!("{flag_path}={}", key.display());
+        let run = chartgen(&["validate", "--set-file", &arg]);
+        assert_eq!(run.code, 2, "{flag_path}");
+        assert!(
+            !run.stderr.contains("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("BEGIN PRIVATE"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("--set-file {arg}")),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn set_flag_keys_with_escapes_are_shown_escaped() {
+    let run = chartgen(&[
+        "validate",
+        "--set-string",
+        "common\u{1b}[31mLabels\u{202e}.a=b",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        !run.stderr.contains('\u{1b}') && !run.stderr.contains('\u{202e}'),
+        "{:?}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("common\\u{001b}[31mLabels\\u{202e}"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn values_from_stdin_once() {
+    let run = chartgen_with_stdin(
+        &["validate", "-f", "-", "--set", "buildd.replicas=2"],
+        Some("buildd:\n  replicaz: 2\n"),
+    );
+    insta::assert_snapshot!(run.transcript(), @r"
+    $ chartgen validate -f - --set buildd.replicas=2
+    exit: 2
+    --- stdout
+    --- stderr
+    error: <stdin>:2:3: buildd.replicaz: unknown key `replicaz`
+       |
+     2 |   replicaz: 2
+       |   ^^^^^^^^
+      hint: did you mean `replicas`?
+    ");
+    let run = chartgen_with_stdin(&["validate", "-f", "-"], Some("releaseName: b\n"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = chartgen_with_stdin(&["validate", "-f", "-", "-f", "-"], Some("a: 1\n"));
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: cannot read values file `-`\n  caused by: standard input is read once: give `-f -` at most once\n"
+    );
+}
+
+#[test]
+fn many_unknown_keys_are_reported_in_linear_time() {
+    // Each unknown key once located (no search of its mapping per key) and
+    // the rules run on the rest: 50,000 keys take seconds, not minutes.
+    let dir = temp_dir("chartgen-many-keys");
+    let path = dir.path().join("many.yaml");
+    let mut text = String::from("buildd:\n");
+    for i in 0..50_000 {
+        text.push_str(&format!("  k{i}: 1\n"));
+    }
+    std::fs::write(&path, text).unwrap();
+    let started = std::time::Instant::now();
+    let run = chartgen(&["validate", "-f", path.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("… and 49900 more"), "{}", run.stderr);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }

@@ -106,10 +106,10 @@ pub struct Image {
     /// Registry and repository, such as `ghcr.io/acme/buildd`.
     #[schemars(length(min = 1))]
     pub repository: String,
-    /// Tag. Quote tags that look like numbers (`"1.10"`). The tag of the
-    /// image a workload runs (buildd, gateway, kataDeploy, vcpuTune) is also
-    /// the `app.kubernetes.io/version` label of that Deployment or DaemonSet
-    /// and its pods, so it must be a label value too (at most 63 letters,
+    /// Tag, the text as written (`1.10` stays `1.10`). The tag of the image
+    /// a workload runs (buildd, gateway, kataDeploy, vcpuTune) is also the
+    /// `app.kubernetes.io/version` label of that Deployment or DaemonSet and
+    /// its pods, so it must be a label value too (at most 63 letters,
     /// digits, `-`, `_` or `.`, starting and ending with a letter or digit).
     /// No other object carries a version label: changing a tag changes only
     /// the workloads that run the image.

@@ -8,12 +8,13 @@
 //! the input that last wrote it, so a problem points at the file that caused it.
 
 mod pins;
+mod repair;
 mod set;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-pub use set::Override;
+pub use set::{MAX_SET_FILE_BYTES, Override, SetArg, SetKind};
 
 use crate::diagnostic::{KeyPath, Problem};
 use crate::error::Error;
@@ -21,14 +22,18 @@ use crate::model::{Values, rules};
 use crate::schema;
 use crate::yaml::{self, Limits, Node, Origin, Source, Value};
 
-/// Where values come from: files in order, then `--set` arguments in order.
+/// Where values come from: files in order, then the set flags in
+/// command-line order.
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
-    /// Values files, later ones winning.
+    /// Values files, later ones winning; `-` is standard input (once).
     pub files: Vec<PathBuf>,
-    /// `KEY.PATH=VALUE` overrides, applied after the files.
-    pub sets: Vec<String>,
+    /// `KEY.PATH=VALUE` overrides of every set flag, applied after the files.
+    pub sets: Vec<SetArg>,
 }
+
+/// How a message names values read from standard input (`-f -`).
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// Values that passed every check, with the merged document they came from.
 #[derive(Debug)]
@@ -44,15 +49,65 @@ pub struct Loaded {
 /// limit (its keys are merged through an index).
 pub const MAX_SET_ARGUMENTS: usize = 1_000;
 
-/// Reads, merges, validates and checks the values.
+/// Reads, merges, validates and checks the values: every problem of the
+/// schema and of the rules in one run.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
+    let (document, pins) = merged(inputs)?;
+    let json = document.to_json();
+    let schema_problems = schema::validate(&document, &json);
+    let (values, reset) = if schema_problems.is_empty() {
+        let values: Values = serde_json::from_value(json).map_err(|e| {
+            // The schema is generated from these types, so this means the two disagree.
+            Error::InvalidValues {
+                problems: vec![Problem::new(
+                    document.origin.clone(),
+                    KeyPath::root(),
+                    format!("the values passed the schema but do not fit the model: {e}"),
+                )],
+            }
+        })?;
+        (Some(values), std::collections::HashSet::new())
+    } else {
+        // The rules run on the parts that passed, the others at their
+        // defaults; nothing is said twice about one key.
+        repair::repaired(json, &schema_problems)
+    };
+    let mut problems = schema_problems;
+    let rule_problems = values
+        .as_ref()
+        .map(|values| rule_problems(values, &document, &reset))
+        .unwrap_or_default();
+    problems.extend(
+        rule_problems
+            .into_iter()
+            .chain(pins.problems(&document))
+            .filter(|problem| !repair::covered(&problem.path, &reset)),
+    );
+    in_input_order(&mut problems, inputs);
+    unquote_set_files(&mut problems, &document);
+    match values {
+        Some(values) if problems.is_empty() => Ok(Loaded { values, document }),
+        _ => Err(Error::InvalidValues { problems }),
+    }
+}
+
+/// The defaults, the files and the set flags merged into one document,
+/// with the pins each layer made.
+fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
     let mut document = defaults();
     let mut pins = pins::Pins::default();
     pins.observe(&document);
     let mut problems = Vec::new();
+    if let Some(second) = inputs.files.iter().filter(|p| is_stdin(p)).nth(1) {
+        return Err(Error::ReadValues {
+            path: second.clone(),
+            source: std::io::Error::other("standard input is read once: give `-f -` at most once"),
+        });
+    }
     for path in &inputs.files {
         match read_file(path)? {
-            Ok(layer) => {
+            Ok(mut layer) => {
+                schema::strings_as_written(&mut layer);
                 merge(&mut document, layer);
                 pins.observe(&document);
             }
@@ -62,39 +117,51 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
     if !problems.is_empty() {
         return Err(Error::InvalidValues { problems });
     }
-    if let Some(arg) = inputs.sets.get(MAX_SET_ARGUMENTS) {
+    if let Some(set) = inputs.sets.get(MAX_SET_ARGUMENTS) {
+        // The budget counts the arguments of every set flag together.
+        let which = if inputs.sets.iter().all(|s| s.kind == SetKind::Yaml) {
+            "--set"
+        } else {
+            "set flag"
+        };
         return Err(Error::SetSyntax {
-            arg: arg.clone(),
+            flag: set.kind.flag(),
+            arg: set.arg.clone(),
             reason: format!(
-                "{} --set arguments, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
+                "{} {which} arguments, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
                 inputs.sets.len()
             ),
         });
     }
-    for arg in &inputs.sets {
-        Override::parse(arg)?.apply(&mut document)?;
+    for set in &inputs.sets {
+        Override::read(set)?.apply(&mut document)?;
     }
-    // The --set arguments are one layer: a tag and digest set together
-    // there are one choice.
+    if !inputs.sets.is_empty() {
+        // The nodes of the files and defaults have no source text left to
+        // keep: only those the arguments wrote change.
+        schema::strings_as_written(&mut document);
+    }
+    // The set flags are one layer: a tag and digest set together there
+    // are one choice.
     pins.observe(&document);
-    let json = document.to_json();
-    let mut problems = schema::validate(&document, &json);
-    in_input_order(&mut problems, inputs);
-    if !problems.is_empty() {
-        return Err(Error::InvalidValues { problems });
-    }
-    let values: Values = serde_json::from_value(json).map_err(|e| {
-        // The schema is generated from these types, so this means the two disagree.
-        Error::InvalidValues {
-            problems: vec![Problem::new(
-                document.origin.clone(),
-                KeyPath::root(),
-                format!("the values passed the schema but do not fit the model: {e}"),
-            )],
-        }
-    })?;
-    let mut problems: Vec<Problem> = rules::check(&values)
+    Ok((document, pins))
+}
+
+/// The rules' violations, each at the first of its keys the user wrote;
+/// none that involves a key `reset` after a schema problem (its default
+/// stood in for what the user wrote).
+fn rule_problems(
+    values: &Values,
+    document: &Node,
+    reset: &std::collections::HashSet<KeyPath>,
+) -> Vec<Problem> {
+    rules::check(values)
         .into_iter()
+        .filter(|violation| {
+            !std::iter::once(&violation.path)
+                .chain(&violation.also)
+                .any(|path| repair::covered(path, reset))
+        })
         .map(|violation| {
             let written = std::iter::once(&violation.path)
                 .chain(&violation.also)
@@ -112,13 +179,7 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
                 hint: violation.hint,
             }
         })
-        .collect();
-    problems.extend(pins.problems(&document));
-    in_input_order(&mut problems, inputs);
-    if !problems.is_empty() {
-        return Err(Error::InvalidValues { problems });
-    }
-    Ok(Loaded { values, document })
+        .collect()
 }
 
 /// The built-in defaults as the bottom layer, so that a file or `--set` may
@@ -128,14 +189,49 @@ pub fn defaults() -> Node {
     Node::from_json(&json, &Origin::Default)
 }
 
+/// The shortest `--set-file` text hidden also where a message embeds it
+/// in a longer quote.
+const MIN_HIDDEN_CHARS: usize = 6;
+
+/// A `--set-file` file's text is never quoted back: it could be any file
+/// (a key, a token). A problem at such a value names the file instead.
+fn unquote_set_files(problems: &mut [Problem], document: &Node) {
+    for problem in problems {
+        let Origin::At { source, .. } = &problem.origin else {
+            continue;
+        };
+        let Some(path) = source.name.strip_prefix(SetKind::File.flag()) else {
+            continue;
+        };
+        let Some(Value::String(text)) = document.at(&problem.path).map(|n| &n.value) else {
+            continue;
+        };
+        if text.is_empty() {
+            continue;
+        }
+        let path = path.trim_start().split_once('=').map_or(path, |(_, p)| p);
+        let shown = format!("<the text of {path}>");
+        let json = serde_json::Value::from(text.as_str()).to_string();
+        let quoted = format!("`{text}`");
+        for line in std::iter::once(&mut problem.message).chain(problem.hint.as_mut()) {
+            *line = line.replace(&json, &shown).replace(&quoted, &shown);
+            // Inside a longer quote (an image reference); a short text
+            // could be any word of the message, and hides little.
+            if text.chars().count() >= MIN_HIDDEN_CHARS {
+                *line = line.replace(text.as_str(), &shown);
+            }
+        }
+    }
+}
+
 /// Sorts problems as the user wrote the input: file by file in `-f` order,
 /// line by line, then the `--set` arguments, then built-in defaults.
 fn in_input_order(problems: &mut [Problem], inputs: &Inputs) {
     let names: Vec<String> = inputs
         .files
         .iter()
-        .map(|path| path.display().to_string())
-        .chain(inputs.sets.iter().map(|arg| format!("--set {arg}")))
+        .map(|path| source_name(path))
+        .chain(inputs.sets.iter().map(SetArg::name))
         .collect();
     problems.sort_by_key(|problem| match &problem.origin {
         Origin::At {
@@ -152,22 +248,44 @@ fn in_input_order(problems: &mut [Problem], inputs: &Inputs) {
     });
 }
 
-/// Reads one values file: `Err` for a file that cannot be read at all, an
-/// inner `Err` for a file whose content is not a values mapping.
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How messages name a values file: as given, or `<stdin>` for `-`.
+fn source_name(path: &Path) -> String {
+    if is_stdin(path) {
+        STDIN_NAME.to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads one values file (`-`: standard input): `Err` for a file that
+/// cannot be read at all, an inner `Err` for a file whose content is not a
+/// values mapping.
 fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
-    let name = path.display().to_string();
+    let name = source_name(path);
     let read_error = |source| Error::ReadValues {
         path: path.to_owned(),
         source,
     };
-    // Named by the user: a link is followed; a FIFO, socket or device is
-    // refused, never waited on.
-    let file = crate::files::open_regular(path, true).map_err(read_error)?;
-    let limit = Limits::VALUES.max_bytes;
+    let limit = Limits::VALUES.max_bytes as u64 + 1;
     let mut bytes = Vec::new();
-    file.take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
+    if is_stdin(path) {
+        std::io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(read_error)?;
+    } else {
+        // Named by the user: a link is followed; a FIFO, socket or device
+        // is refused, never waited on.
+        let file = crate::files::open_regular(path, true).map_err(read_error)?;
+        file.take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(read_error)?;
+    }
     let at_start = |source| Origin::At {
         source,
         line: 1,

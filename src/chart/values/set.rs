@@ -1,34 +1,97 @@
-//! `--set KEY.PATH=VALUE` overrides.
+//! The set flags: `--set`, `--set-string`, `--set-file` and `--set-json`,
+//! each `KEY.PATH=VALUE`.
 //!
 //! The key is a dotted path; `[N]` picks item N of a list (N may be the
-//! list's length, to append); `\.` keeps a dot inside a key, as in
-//! `commonLabels.team\.example\.com/owner=builds`. The value is read as one
-//! YAML scalar, so `3` is a number, `true` a boolean and `'"1.10"'` a string.
+//! list's length, to append); `\\.` keeps a dot inside a key, as in
+//! `commonLabels.team\\.example\\.com/owner=builds`. What the value is
+//! depends on the flag ([`SetKind`]): one YAML scalar for `--set` (`3` is a
+//! number, `true` a boolean; where the schema wants a string, a number is
+//! the text as written), the text for `--set-string`, a file's text for
+//! `--set-file`, a JSON value for `--set-json`.
 //!
 //! An argument obeys the budgets of a values file ([`Limits::VALUES`]): its
-//! size, and the depth its key reaches; an index may only name an item or
-//! append one, so `a[99999999]=1` is refused, never a giant list.
+//! size, and the depth its key (and a JSON value below it) reaches; an
+//! index may only name an item or append one, so `a[99999999]=1` is
+//! refused, never a giant list. A `--set-file` file is read up to the same
+//! size (a named pipe too); its text is never quoted back in a message.
 
+use std::io::Read as _;
 use std::sync::Arc;
 
 use crate::diagnostic::{KeyPath, Segment, Syntax};
 use crate::error::Error;
 use crate::yaml::{self, Key, Limits, Node, Origin, Source, Value};
 
-/// One parsed `--set` argument.
+/// Which set flag an argument came with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetKind {
+    /// `--set`: the value is one YAML scalar.
+    Yaml,
+    /// `--set-string`: the value is the text, always a string.
+    String,
+    /// `--set-file`: the value names a file whose text is the string.
+    File,
+    /// `--set-json`: the value is JSON, any value.
+    Json,
+}
+
+impl SetKind {
+    /// The flag as the user typed it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            SetKind::Yaml => "--set",
+            SetKind::String => "--set-string",
+            SetKind::File => "--set-file",
+            SetKind::Json => "--set-json",
+        }
+    }
+}
+
+/// One set flag's argument, as given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetArg {
+    /// The flag.
+    pub kind: SetKind,
+    /// `KEY.PATH=VALUE`.
+    pub arg: String,
+}
+
+impl SetArg {
+    /// A `--set` argument.
+    pub fn yaml(arg: impl Into<String>) -> Self {
+        SetArg {
+            kind: SetKind::Yaml,
+            arg: arg.into(),
+        }
+    }
+
+    /// How a message names it: `--set-file KEY=PATH`.
+    pub fn name(&self) -> String {
+        format!("{} {}", self.kind.flag(), self.arg)
+    }
+}
+
+/// One parsed set argument.
 #[derive(Debug)]
 pub struct Override {
     /// Where the key leads.
     pub path: KeyPath,
     /// The value, located at the argument.
     pub value: Node,
-    source: Arc<Source>,
+    set: SetArg,
 }
 
 impl Override {
-    /// Parses `KEY.PATH=VALUE`.
+    /// Parses a `--set` argument, `KEY.PATH=VALUE`.
     pub fn parse(arg: &str) -> Result<Self, Error> {
+        Self::read(&SetArg::yaml(arg))
+    }
+
+    /// Parses any set flag's argument, reading a `--set-file` file.
+    pub fn read(set: &SetArg) -> Result<Self, Error> {
+        let (arg, flag) = (set.arg.as_str(), set.kind.flag());
         let syntax = |reason: &str| Error::SetSyntax {
+            flag,
             arg: arg.to_owned(),
             reason: reason.to_owned(),
         };
@@ -36,6 +99,7 @@ impl Override {
         if arg.len() > limits.max_bytes {
             let start: String = arg.chars().take(40).collect();
             return Err(Error::SetSyntax {
+                flag,
                 arg: format!("{start}…"),
                 reason: format!(
                     "the argument is larger than the limit of {} bytes that values files have too",
@@ -53,26 +117,32 @@ impl Override {
                 limits.max_depth
             )));
         }
-        let source = Source::set_argument(arg);
+        let source = Arc::new(Source {
+            name: set.name(),
+            text: arg.to_owned(),
+            is_set_argument: true,
+        });
         let origin = Origin::At {
-            source: Arc::clone(&source),
+            source,
             line: 1,
             col: 1,
             width: arg.chars().count().max(1),
         };
-        let parsed = yaml::parse_document(&Source::file("--set", value), limits)
-            .map_err(|e| syntax(&format!("the value is not valid YAML: {}", e.message)))?;
-        let mut value = parsed.unwrap_or_else(|| Node::new(Value::Null, origin.clone()));
-        if matches!(value.value, Value::Sequence(_) | Value::Mapping(_)) {
-            return Err(syntax(
-                "the value must be a single scalar; set list items with [N] or use a values file",
-            ));
+        let offset = key.chars().count() + 1;
+        let mut value = match set.kind {
+            SetKind::Yaml => yaml_scalar(value, &origin),
+            SetKind::String => Ok(Node::new(Value::String(value.to_owned()), origin.clone())),
+            SetKind::File => {
+                read_file(value).map(|text| Node::new(Value::String(text), origin.clone()))
+            }
+            SetKind::Json => json_value(value, offset, path.0.len()),
         }
-        value.origin = origin;
+        .map_err(|reason| syntax(&reason))?;
+        relocate(&mut value, &origin, set.kind != SetKind::Json);
         Ok(Override {
             path,
             value,
-            source,
+            set: set.clone(),
         })
     }
 
@@ -80,7 +150,7 @@ impl Override {
     /// the way that do not exist yet.
     pub fn apply(self, document: &mut Node) -> Result<(), Error> {
         let origin = self.value.origin.clone();
-        let arg = self.source.text.clone();
+        let (arg, flag) = (self.set.arg.clone(), self.set.kind.flag());
         let mut node = document;
         let mut walked = KeyPath::root();
         for segment in &self.path.0 {
@@ -93,6 +163,7 @@ impl Override {
                 };
             }
             let blocked = |wanted: &str| Error::SetSyntax {
+                flag,
                 arg: arg.clone(),
                 reason: format!(
                     "`{}` holds {} {found}, not {wanted}",
@@ -128,6 +199,7 @@ impl Override {
                 (Segment::Index(index), Value::Sequence(items)) => {
                     if *index > items.len() {
                         return Err(Error::SetSyntax {
+                            flag,
                             arg,
                             reason: format!(
                                 "`{here}` has {} items; [{index}] is past the end (use [{}] to append)",
@@ -149,8 +221,140 @@ impl Override {
                 Segment::Index(index) => walked.index(*index),
             };
         }
-        *node = self.value;
+        // A JSON mapping merges over what is there, as a file's would.
+        super::merge(node, self.value);
         Ok(())
+    }
+}
+
+/// A `--set` value: one YAML scalar.
+fn yaml_scalar(value: &str, origin: &Origin) -> Result<Node, String> {
+    let parsed = yaml::parse_document(&Source::file("--set", value), Limits::VALUES)
+        .map_err(|e| format!("the value is not valid YAML: {}", e.message))?;
+    let value = parsed.unwrap_or_else(|| Node::new(Value::Null, origin.clone()));
+    if matches!(value.value, Value::Sequence(_) | Value::Mapping(_)) {
+        return Err(
+            "the value must be a single scalar; set list items with [N] or use a values file"
+                .to_owned(),
+        );
+    }
+    Ok(value)
+}
+
+/// A `--set-json` value: JSON (checked by serde_json, which names the
+/// column), read by the YAML reader for its budgets and duplicate keys.
+/// `offset` is the value's column in the argument, less one; `depth` the
+/// key's.
+fn json_value(value: &str, offset: usize, depth: usize) -> Result<Node, String> {
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(value) {
+        let text = e.to_string();
+        let what = text
+            .rsplit_once(" at line ")
+            .map_or(text.as_str(), |(w, _)| w);
+        let column = if e.line() <= 1 {
+            format!("column {}", e.column() + offset)
+        } else {
+            format!("line {} column {} of the JSON", e.line(), e.column())
+        };
+        return Err(format!("the value is not valid JSON at {column}: {what}"));
+    }
+    let limits = Limits::VALUES;
+    let node = yaml::parse_document(&Source::file("--set-json", value), limits)
+        .map_err(|e| format!("the JSON value is refused: {}", e.message))?
+        .expect("valid JSON is one document");
+    let below = node_depth(&node);
+    if depth + below > limits.max_depth + 1 {
+        return Err(format!(
+            "the key and the JSON value are {} levels deep, past the limit of {} levels that values files have too",
+            depth + below - 1,
+            limits.max_depth
+        ));
+    }
+    Ok(node)
+}
+
+/// How many levels a node spans: 1 for a scalar.
+fn node_depth(node: &Node) -> usize {
+    1 + match &node.value {
+        Value::Sequence(items) => items.iter().map(node_depth).max().unwrap_or(0),
+        Value::Mapping(entries) => entries
+            .iter()
+            .map(|(_, n)| node_depth(n))
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Puts every node and key of `node` at the argument. Without
+/// `keep_plain` (JSON, which is typed) no number keeps a source text to
+/// become a string.
+fn relocate(node: &mut Node, origin: &Origin, keep_plain: bool) {
+    node.origin = origin.clone();
+    if !keep_plain {
+        node.plain = None;
+    }
+    match &mut node.value {
+        Value::Sequence(items) => {
+            for item in items {
+                relocate(item, origin, keep_plain);
+            }
+        }
+        Value::Mapping(entries) => {
+            for (key, child) in entries {
+                key.origin = origin.clone();
+                relocate(child, origin, keep_plain);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The largest `--set-file` file, in bytes: the limit of a values file.
+pub const MAX_SET_FILE_BYTES: usize = Limits::VALUES.max_bytes;
+
+/// A `--set-file` file's text: a regular file or a named pipe (read up to
+/// the limit, so `<(command)` works), never a directory or a device.
+fn read_file(path: &str) -> Result<String, String> {
+    let cannot = |e: std::io::Error| format!("cannot read `{path}`: {e}");
+    let metadata = std::fs::metadata(path).map_err(cannot)?;
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        return Err(format!("`{path}` is a directory, not a file"));
+    }
+    if !kind.is_file() && !is_fifo(kind) {
+        return Err(format!(
+            "`{path}` is {}; only a file or a named pipe is read",
+            crate::files::describe(kind)
+        ));
+    }
+    let too_large = || format!("`{path}` is larger than the limit of {MAX_SET_FILE_BYTES} bytes");
+    if kind.is_file() && metadata.len() > MAX_SET_FILE_BYTES as u64 {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            file.take(MAX_SET_FILE_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(cannot)?;
+    if bytes.len() > MAX_SET_FILE_BYTES {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|_| format!("`{path}` is not UTF-8 text"))
+}
+
+fn is_fifo(kind: std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        kind.is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
     }
 }
 
@@ -268,5 +472,53 @@ mod tests {
             into_scalar.unwrap_err().to_string(),
             "invalid argument `--set projects[0].name.x=1`: `projects[0].name` holds a string, not a mapping"
         );
+    }
+
+    #[test]
+    fn each_flag_reads_its_value_its_way() {
+        let read = |kind, arg: &str| {
+            Override::read(&SetArg {
+                kind,
+                arg: arg.to_owned(),
+            })
+        };
+        let value = |kind, arg| read(kind, arg).unwrap().value;
+        assert_eq!(
+            value(SetKind::String, "a=true").value,
+            Value::String("true".into())
+        );
+        assert_eq!(
+            value(SetKind::String, "a=").value,
+            Value::String(String::new())
+        );
+        let json = value(SetKind::Json, r#"a={"b":[1,"1.10"]}"#);
+        assert_eq!(json.to_json(), serde_json::json!({"b": [1, "1.10"]}));
+        // Every node at the argument; a JSON number keeps no source text.
+        let Value::Mapping(entries) = &json.value else {
+            panic!("a mapping")
+        };
+        assert_eq!(
+            entries[0].0.origin.to_string(),
+            r#"--set-json a={"b":[1,"1.10"]}"#
+        );
+        let Value::Sequence(items) = &entries[0].1.value else {
+            panic!("a list")
+        };
+        assert_eq!(items[0].plain, None);
+        let message = |kind, arg| read(kind, arg).unwrap_err().to_string();
+        assert_eq!(
+            message(SetKind::Json, "a.b=[1,"),
+            "invalid argument `--set-json a.b=[1,`: the value is not valid JSON at column 7: EOF while parsing a value"
+        );
+        let deep = format!(
+            "{}={}1{}",
+            vec!["a"; 60].join("."),
+            "[".repeat(5),
+            "]".repeat(5)
+        );
+        assert!(message(SetKind::Json, &deep).contains("65 levels deep, past the limit of 64"));
+        assert!(message(SetKind::File, "a=/nonexistent/x").starts_with(
+            "invalid argument `--set-file a=/nonexistent/x`: cannot read `/nonexistent/x`: "
+        ));
     }
 }
