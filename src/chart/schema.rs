@@ -73,11 +73,7 @@ fn as_written(root: &Json, schema: &Json, node: &mut Node) {
         }
         Value::Mapping(entries) => {
             for (key, child) in entries {
-                let sub = schema
-                    .get("properties")
-                    .and_then(|p| p.get(&key.name))
-                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
-                if let Some(sub) = sub {
+                if let Some(sub) = property(schema, &key.name) {
                     as_written(root, sub, child);
                 }
             }
@@ -145,11 +141,7 @@ fn floats_for_integers(
         }
         Value::Mapping(entries) => {
             for (key, child) in entries {
-                let sub = schema
-                    .get("properties")
-                    .and_then(|p| p.get(&key.name))
-                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
-                if let Some(sub) = sub {
+                if let Some(sub) = property(schema, &key.name) {
                     floats_for_integers(root, sub, child, &path.key(key.name.clone()), out);
                 }
             }
@@ -412,6 +404,15 @@ fn resolve<'a>(document: &'a Node, path: &KeyPath) -> (KeyPath, Option<&'a Node>
         };
     }
     (path.clone(), node)
+}
+
+/// The schema of a mapping's `key`: its property, else the schema every
+/// other key takes (`additionalProperties`, when that is a schema).
+fn property<'s>(schema: &'s Json, key: &str) -> Option<&'s Json> {
+    schema
+        .get("properties")
+        .and_then(|p| p.get(key))
+        .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()))
 }
 
 /// The property names the schema allows at `path`, for "did you mean".
