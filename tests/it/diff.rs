@@ -462,6 +462,44 @@ fn helm_labels_and_annotations_vanish_only_with_ignore_helm() {
     );
 }
 
+/// An object `--map` matches under another name is a new object to the API
+/// server: its selector is set at creation, never refused (the README's
+/// migration step 3), so `--fail-on refused` does not fail on it; the same
+/// selector change under one name is refused.
+#[test]
+fn a_mapped_object_is_created_so_its_immutable_fields_are_not_refused() {
+    let deployment = |name: &str, selector: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{selector: {{matchLabels: {{{selector}}}}}}}\n"
+        )
+    };
+    let dir =
+        std::env::temp_dir().join(format!("chartgen-diff-map-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, deployment("r-d", "app: d, release: r")).unwrap();
+    let old = old.to_str().unwrap().to_owned();
+    let new = deployment("d", "app: d");
+    let run = chartgen_with_stdin(
+        &["diff", "--fail-on", "refused", "--map", "r-*=*", &old, "-"],
+        Some(&new),
+    );
+    let named = chartgen_with_stdin(
+        &["diff", "--fail-on", "refused", &old, "-"],
+        Some(&deployment("r-d", "app: d")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("refused"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("- spec.selector.matchLabels.release"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(named.code, 1, "{}{}", named.stdout, named.stderr);
+    assert!(named.stdout.contains("refused"), "{}", named.stdout);
+}
+
 /// A malformed `--map`, or maps that give two old objects one identity, are
 /// usage errors: one object would silently hide the other.
 #[test]

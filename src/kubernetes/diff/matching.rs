@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::Diff;
+use super::{Class, Diff};
 use crate::manifest::{Manifest, ObjectId};
 use crate::yaml::{Node, Value};
 
@@ -213,7 +213,12 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
 /// Shows the renamed objects in `diff` as the user knows them: a removed
 /// one under its old identity, a matched one in [`Diff::matched`], without
 /// the `metadata.name` and `metadata.namespace` changes the match shows.
+/// A matched object has another identity in the cluster: the apply creates
+/// it, so none of its fields is refused as immutable (its selector is set
+/// at creation).
 pub fn finish(diff: &mut Diff, renames: &Renames) {
+    diff.impact
+        .retain(|i| i.class != Class::Immutable || !renames.renamed.contains_key(&i.object));
     let removed: BTreeSet<String> = diff.removed.iter().cloned().collect();
     for id in &mut diff.removed {
         if let Some((old, _)) = renames.renamed.get(id.as_str()) {
