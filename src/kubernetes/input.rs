@@ -85,20 +85,20 @@ fn kustomize_hint(dir: &Path, show: Show<'_>) -> String {
 #[derive(Clone, Copy, Debug, Default)]
 struct Show<'a> {
     /// The copy, and the argument it stands for.
-    copy: Option<(&'a Path, &'a str)>,
+    copy: Option<(&'a Path, &'a git::Spec)>,
 }
 
 impl Show<'_> {
     /// `path` as the user knows it, escaped for a message.
     fn path(self, path: &Path) -> String {
-        if let Some((copy, shown)) = self.copy
+        if let Some((copy, spec)) = self.copy
             && let Ok(rest) = path.strip_prefix(copy)
         {
             let rest = rest.to_string_lossy();
             let named = if rest.is_empty() {
-                shown.to_owned()
+                spec.shown()
             } else {
-                format!("{shown}/{rest}")
+                spec.beneath(&rest)
             };
             return printable(&named).into_owned();
         }
@@ -265,7 +265,7 @@ fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<Manif
         };
         let tree = git::materialise(&spec, budget.bytes_to_read()).map_err(cannot)?;
         let show = Show {
-            copy: Some((tree.root(), &tree.shown)),
+            copy: Some((tree.root(), &tree.spec)),
         };
         let copy = (tree.root(), show, named);
         read_path(path, copy, budget, &mut set, &mut problems)?;

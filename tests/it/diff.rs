@@ -313,6 +313,16 @@ fn links_and_submodules_in_a_revision_are_not_read() {
          note: not reading HEAD:out/sub: a submodule; chartgen reads no other repository (name a path inside the submodule's own repository)\n"
             .repeat(2)
     );
+    // The whole tree: each path named as REV:PATH names it, without a
+    // leading `/` (which REV:PATH refuses).
+    let run = repo.chartgen(&["diff", "HEAD:", "HEAD:out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("note: not reading HEAD:out/link.yaml: a symbolic link"),
+        "{}",
+        run.stderr
+    );
     for (named, why) in [
         ("HEAD:out/link.yaml", "a symbolic link in the revision"),
         ("HEAD:out/sub", "a submodule"),
@@ -325,6 +335,15 @@ fn links_and_submodules_in_a_revision_are_not_read() {
             run.stderr
         );
     }
+    repo.write("bad.yaml", "a: [\n");
+    repo.commit();
+    let run = repo.chartgen(&["diff", "HEAD:", "HEAD:out"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: HEAD:bad.yaml:2:1: "),
+        "{}",
+        run.stderr
+    );
 }
 
 /// What cannot be read from git says why and exits 2; a local path wins

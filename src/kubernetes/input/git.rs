@@ -39,6 +39,16 @@ impl Spec {
     pub fn shown(&self) -> String {
         format!("{}:{}", self.rev, self.path)
     }
+
+    /// `REV:PATH/name`, for `name` inside the named folder, as a user
+    /// would write it (`REV:name` beneath the whole tree, never `REV:/name`).
+    pub fn beneath(&self, name: &str) -> String {
+        if self.path.is_empty() {
+            format!("{}:{name}", self.rev)
+        } else {
+            format!("{}:{}/{name}", self.rev, self.path)
+        }
+    }
 }
 
 /// Whether `arg` names a file or folder in a git revision rather than a
@@ -70,8 +80,9 @@ pub struct Tree {
     _dir: tempfile::TempDir,
     /// The copy of the named file or folder.
     root: PathBuf,
-    /// The argument, `REV:PATH`, that names it in messages.
-    pub shown: String,
+    /// The argument, `REV:PATH`, that names it (and, beneath it, its
+    /// files) in messages.
+    pub spec: Spec,
 }
 
 impl Tree {
@@ -121,7 +132,7 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
     let dir = tempfile::Builder::new().prefix("chartgen-git-").tempdir()?;
     let (entries, base, root) = if spec.path.is_empty() {
         (
-            list(&tree, &shown)?,
+            list(&tree, spec, &shown)?,
             dir.path().to_owned(),
             dir.path().to_owned(),
         )
@@ -130,7 +141,7 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
         let root = dir.path().join(name);
         let entry = named_entry(&tree, spec, &shown)?;
         match entry.mode.as_str() {
-            "040000" => (list(&entry.oid, &shown)?, root.clone(), root),
+            "040000" => (list(&entry.oid, spec, &shown)?, root.clone(), root),
             "100644" | "100755" => {
                 let file = Entry {
                     path: name.to_owned(),
@@ -145,7 +156,7 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
     Ok(Tree {
         _dir: dir,
         root,
-        shown,
+        spec: spec.clone(),
     })
 }
 
@@ -208,7 +219,7 @@ fn named_entry(tree: &str, spec: &Spec, shown: &str) -> std::io::Result<Entry> {
 
 /// Every file under the tree `oid`, recursively; links and submodules
 /// skipped with a note.
-fn list(oid: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
+fn list(oid: &str, spec: &Spec, shown: &str) -> std::io::Result<Vec<Entry>> {
     let listing = run(&["ls-tree", "-r", "-z", "-l", "--end-of-options", oid]).map_err(error)?;
     let entries = parse_listing(&listing, shown)?;
     if entries.len() > MAX_ENTRIES {
@@ -223,7 +234,7 @@ fn list(oid: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
             if !regular {
                 eprintln!(
                     "note: not reading {}: {}",
-                    printable(&format!("{shown}/{}", entry.path)),
+                    printable(&spec.beneath(&entry.path)),
                     unreadable(&entry.mode)
                 );
             }
