@@ -138,10 +138,13 @@ pub struct RenderArgs {
     /// says otherwise. The checks still run on the whole render: a subset
     /// is printed only when every invariant holds for all of it. A selector
     /// that selects nothing is an error listing what exists.
+    // --all and --check conflict too, although they require --output-dir:
+    // clap waives a requirement whose argument conflicts with one present,
+    // so `--all values --show-only …` would otherwise render the defaults.
     #[arg(
         long = "show-only",
         value_name = "SELECTOR",
-        conflicts_with = "output_dir"
+        conflicts_with_all = ["output_dir", "all", "check"]
     )]
     pub show_only: Vec<String>,
 }

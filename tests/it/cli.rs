@@ -212,6 +212,25 @@ fn show_only_refuses_an_output_directory() {
         run.stderr
     );
     assert!(!root().join("x").exists());
+    // Without --output-dir, its companions --all and --check are refused
+    // with --show-only too, not dropped: `--all values --show-only …` would
+    // otherwise print the built-in defaults and exit 0.
+    for (flag, named) in [
+        (&["--all", "values"][..], "--all [<ENVS>]"),
+        (&["--check"][..], "--check"),
+    ] {
+        let mut args = vec!["render", "--show-only", "Namespace/buildkit-builds"];
+        args.extend(flag);
+        let run = chartgen(&args);
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{args:?}");
+        assert!(
+            run.stderr.starts_with(&format!(
+                "error: the argument '--show-only <SELECTOR>' cannot be used with '{named}'"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
 }
 
 /// A fresh folder for one test.
