@@ -333,7 +333,9 @@ fn shown(container: &str, what: &str) -> String {
 type Facts = BTreeSet<(String, String)>;
 
 /// What a pod spec grants (host namespaces, hostPath, privileged, added
-/// capabilities, escalation, root, Unconfined seccomp) and what hardens it
+/// capabilities, escalation, root, Unconfined seccomp or AppArmor, a host
+/// port, a Windows host process: what Pod Security's baseline forbids) and
+/// what hardens it
 /// (non-root, no escalation, ALL dropped, read-only root, confined seccomp),
 /// per container where the container decides.
 fn privileges_of(spec: &Node) -> (Facts, Facts) {
@@ -377,6 +379,20 @@ fn privileges_of(spec: &Node) -> (Facts, Facts) {
         let seccomp = text(either("seccompProfile").and_then(|s| s.get("type")));
         if seccomp == Some("Unconfined") {
             grant("seccomp Unconfined".to_owned());
+        }
+        if text(either("appArmorProfile").and_then(|s| s.get("type"))) == Some("Unconfined") {
+            grant("AppArmor Unconfined".to_owned());
+        }
+        if is_true(either("windowsOptions").and_then(|w| w.get("hostProcess"))) {
+            grant("Windows hostProcess".to_owned());
+        }
+        for port in items(c.get("ports")) {
+            // 0 is no host port, as Pod Security counts it.
+            if let Some(crate::yaml::Value::Int(host)) = port.get("hostPort").map(|p| &p.value)
+                && *host != 0
+            {
+                grant(format!("hostPort {host}"));
+            }
         }
         let mut harden = |what: &str| hardened.insert((name.clone(), what.to_owned()));
         if is_true(either("runAsNonRoot")) {
@@ -471,5 +487,25 @@ mod tests {
         assert_eq!(rule_in_words(&small), "get on secrets");
         let urls = rule("{nonResourceURLs: [/metrics], verbs: [get]}");
         assert_eq!(rule_in_words(&urls), "get on /metrics");
+    }
+
+    /// What Pod Security's baseline level forbids counts as a privilege:
+    /// a port of the node (hostPort), AppArmor unconfined, a Windows host
+    /// process, as well as the rest.
+    #[test]
+    fn baseline_violations_are_privileges() {
+        let spec = rule(
+            "{securityContext: {appArmorProfile: {type: Unconfined}}, containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], securityContext: {windowsOptions: {hostProcess: true}}}]}",
+        );
+        let (granted, _) = privileges_of(&spec);
+        let granted: Vec<String> = granted.iter().map(|(c, p)| shown(c, p)).collect();
+        assert_eq!(
+            granted,
+            [
+                "AppArmor Unconfined (c)",
+                "Windows hostProcess (c)",
+                "hostPort 8080 (c)"
+            ]
+        );
     }
 }
