@@ -225,8 +225,10 @@ pub struct DiffArgs {
     /// heritage, chart and release, from an object's metadata and its pod
     /// template's (spec.template, a CronJob's spec.jobTemplate and its
     /// template); the annotations meta.helm.sh/release-name and
-    /// meta.helm.sh/release-namespace. Selectors, app.kubernetes.io/instance
-    /// and Helm's hook annotations stay compared: they change what happens.
+    /// meta.helm.sh/release-namespace. Selectors, a pod template's label
+    /// that a selector selects on (a Service selecting release),
+    /// app.kubernetes.io/instance and Helm's hook annotations stay compared:
+    /// they change what happens.
     #[arg(long)]
     pub ignore_helm: bool,
     /// Exit 1 when the sets differ.

@@ -481,6 +481,36 @@ fn helm_labels_and_annotations_vanish_only_with_ignore_helm() {
     );
 }
 
+/// `--ignore-helm` keeps a Helm label that a selector selects on: a
+/// Service selecting `release: r` loses its pods when their template drops
+/// the label, and the diff must show that.
+#[test]
+fn ignore_helm_keeps_the_labels_a_selector_selects() {
+    let set = |pod_labels: &str| {
+        format!(
+            "apiVersion: v1\nkind: Service\nmetadata: {{name: d, namespace: ns}}\nspec: {{selector: {{app: d, release: r}}}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: ns}}\nspec: {{selector: {{matchLabels: {{app: d}}}}, template: {{metadata: {{labels: {{{pod_labels}}}}}}}}}\n"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "chartgen-diff-helm-selected-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, set("app: d, release: r, heritage: Helm")).unwrap();
+    let run = chartgen_with_stdin(
+        &["diff", "--ignore-helm", old.to_str().unwrap(), "-"],
+        Some(&set("app: d")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        run.stdout,
+        "Impact, most severe first:\n  restart     Deployment ns/d: new pod template (labels): its pods are replaced\n~ Deployment ns/d\n    - spec.template.metadata.labels.release: \"r\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "{}",
+        run.stderr
+    );
+}
+
 /// An object `--map` matches under another name is a new object to the API
 /// server: its selector is set at creation, never refused (the README's
 /// migration step 3), so `--fail-on refused` does not fail on it; the same

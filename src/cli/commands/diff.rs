@@ -29,8 +29,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     let mut old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
     let mut new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
     if args.ignore_helm {
-        matching::strip_helm(&mut old.manifests);
-        matching::strip_helm(&mut new.manifests);
+        matching::strip_helm(&mut old.manifests, &mut new.manifests);
     }
     let renames =
         matching::rename(&mut old.manifests, &maps).map_err(|reason| Error::Usage { reason })?;

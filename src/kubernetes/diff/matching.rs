@@ -310,20 +310,79 @@ const LABELLED: [&[&str]; 4] = [
 
 /// `--ignore-helm`: removes [`HELM_LABELS`] wherever an object or its pod
 /// template carries labels, and [`HELM_ANNOTATIONS`] from the object, from
-/// every object of a side before it is compared; a `labels` or
+/// every object of both sides before they are compared; a `labels` or
 /// `annotations` left empty goes too, so that Helm's keys leave no trace
 /// against an object that has none. Selectors are never touched: a
-/// selector that differs is immutable, and the migration has to know.
-pub fn strip_helm(manifests: &mut [Manifest]) {
-    for manifest in manifests {
+/// selector that differs is immutable, and the migration has to know. Nor
+/// is a pod template's label that a selector of either side selects on (a
+/// Service selecting `release`): pods that lose it lose their traffic.
+pub fn strip_helm(old: &mut [Manifest], new: &mut [Manifest]) {
+    let mut selected = BTreeSet::new();
+    for manifest in old.iter().chain(new.iter()) {
+        selected_keys(&manifest.node, &mut selected);
+    }
+    let pod_labels: Vec<&str> = HELM_LABELS
+        .into_iter()
+        .filter(|key| !selected.contains(*key))
+        .collect();
+    for manifest in old.iter_mut().chain(new.iter_mut()) {
         for at in LABELLED {
+            // The object's own labels, and its pods', which selectors select.
+            let labels = if at == ["metadata"] {
+                &HELM_LABELS[..]
+            } else {
+                &pod_labels
+            };
             if let Some(metadata) = walk_mut(&mut manifest.node, at) {
-                remove_keys(metadata, "labels", &HELM_LABELS);
+                remove_keys(metadata, "labels", labels);
             }
         }
         if let Some(metadata) = walk_mut(&mut manifest.node, &["metadata"]) {
             remove_keys(metadata, "annotations", &HELM_ANNOTATIONS);
         }
+    }
+}
+
+/// The label keys the selectors under `node` select on: the keys of a
+/// `matchLabels`, the `key` of each `matchExpressions` item, and the keys
+/// of a plain `selector` map (a Service's, a ReplicationController's).
+fn selected_keys(node: &Node, keys: &mut BTreeSet<String>) {
+    let names = |node: &Node| match &node.value {
+        Value::Mapping(entries) => entries.iter().map(|(k, _)| k.name.clone()).collect(),
+        _ => Vec::new(),
+    };
+    match &node.value {
+        Value::Mapping(entries) => {
+            for (key, value) in entries {
+                match key.name.as_str() {
+                    "matchLabels" => keys.extend(names(value)),
+                    "matchExpressions" => {
+                        if let Value::Sequence(items) = &value.value {
+                            keys.extend(items.iter().filter_map(
+                                |item| match &item.get("key")?.value {
+                                    Value::String(key) => Some(key.clone()),
+                                    _ => None,
+                                },
+                            ));
+                        }
+                    }
+                    "selector"
+                        if value.get("matchLabels").is_none()
+                            && value.get("matchExpressions").is_none() =>
+                    {
+                        keys.extend(names(value));
+                    }
+                    _ => {}
+                }
+                selected_keys(value, keys);
+            }
+        }
+        Value::Sequence(items) => {
+            for item in items {
+                selected_keys(item, keys);
+            }
+        }
+        _ => {}
     }
 }
 
