@@ -511,6 +511,53 @@ fn ignore_helm_keeps_the_labels_a_selector_selects() {
     );
 }
 
+/// A new workload's pods gain every privilege they run with, so
+/// `--fail-on security` gates a privileged DaemonSet added to the set; the
+/// same workload renamed brings nothing new.
+#[test]
+fn a_new_privileged_workload_is_a_security_impact() {
+    let workload = |name: &str| {
+        format!(
+            "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{selector: {{matchLabels: {{app: x}}}}, template: {{metadata: {{labels: {{app: x}}}}, spec: {{hostPID: true, containers: [{{name: c, image: x, securityContext: {{privileged: true}}}}]}}}}}}\n"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "chartgen-diff-new-privileged-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, config_map("a", "one")).unwrap();
+    let old = old.to_str().unwrap().to_owned();
+    let added = chartgen_with_stdin(
+        &["diff", "--fail-on", "security", &old, "-"],
+        Some(&format!("{}{}", config_map("a", "one"), workload("d"))),
+    );
+    let before = dir.join("before.yaml");
+    std::fs::write(&before, workload("d")).unwrap();
+    let renamed = chartgen_with_stdin(
+        &[
+            "diff",
+            "--fail-on",
+            "security",
+            before.to_str().unwrap(),
+            "-",
+        ],
+        Some(&workload("e")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(added.code, 1, "{}{}", added.stdout, added.stderr);
+    assert!(
+        added
+            .stdout
+            .contains("security    DaemonSet ns/d: its pods: gains hostPID, privileged (c)\n"),
+        "{}",
+        added.stdout
+    );
+    assert_eq!(renamed.code, 0, "{}{}", renamed.stdout, renamed.stderr);
+    assert!(!renamed.stdout.contains("security"), "{}", renamed.stdout);
+}
+
 /// An object `--map` matches under another name is a new object to the API
 /// server: its selector is set at creation, never refused (the README's
 /// migration step 3), so `--fail-on refused` does not fail on it; the same

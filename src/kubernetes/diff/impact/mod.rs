@@ -145,9 +145,15 @@ pub(crate) fn assess(
         changed_object(before, after, change, &mut out);
     }
     deletion::removed(&matched.removed, sets, &mut out);
-    security::added(&matched.added, &mut out);
-    security::permissions(permissions, &mut out);
     let renames = rename::renames(&matched.removed, &matched.added, ignore);
+    // A renamed object brings nothing new: its old self had it all.
+    let renamed: std::collections::HashSet<usize> = renames.iter().map(|&(_, a)| a).collect();
+    let new: Vec<&Manifest> = (matched.added.iter().enumerate())
+        .filter(|(a, _)| !renamed.contains(a))
+        .map(|(_, m)| *m)
+        .collect();
+    security::added(&new, &mut out);
+    security::permissions(permissions, &mut out);
     if !renames.is_empty() {
         let (gone, came): (Vec<usize>, Vec<usize>) = renames.iter().copied().unzip();
         for &(r, a) in &renames {

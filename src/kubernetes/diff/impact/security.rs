@@ -94,10 +94,14 @@ fn joined<S: AsRef<str>>(items: &[S]) -> String {
     text
 }
 
-/// New objects that relax security by being there.
+/// New objects that relax security by being there: a workload's pods
+/// gain whatever privileges they run with.
 pub(super) fn added(added: &[&Manifest], out: &mut Vec<Impact>) {
     for object in added {
         aggregated(None, object, out);
+        if let Some(new) = pod_spec(object) {
+            privileges(None, new, object, out);
+        }
         if object.id.group == "kyverno.io" && object.id.kind == "PolicyException" {
             let why = "new Kyverno PolicyException: the policies it names no longer apply to what it matches".to_owned();
             out.push(Impact::new(Level::Security, Class::Security, object, why));
@@ -120,7 +124,7 @@ pub(super) fn changed(
         kyverno(before, after, fields, out);
     }
     if let (Some(old), Some(new)) = (pod_spec(before), pod_spec(after)) {
-        privileges(old, new, after, out);
+        privileges(Some(old), new, after, out);
     }
 }
 
@@ -292,9 +296,10 @@ fn enforcing(policy: &Manifest) -> BTreeSet<String> {
         .collect()
 }
 
-/// Hardening lost and privileges gained between two pod specs.
-fn privileges(old: &Node, new: &Node, after: &Manifest, out: &mut Vec<Impact>) {
-    let (granted_before, hardened_before) = privileges_of(old);
+/// Hardening lost and privileges gained between two pod specs (from none,
+/// for a new workload).
+fn privileges(old: Option<&Node>, new: &Node, after: &Manifest, out: &mut Vec<Impact>) {
+    let (granted_before, hardened_before) = old.map(privileges_of).unwrap_or_default();
     let (granted, hardened) = privileges_of(new);
     let present: HashSet<&str> = containers(new)
         .filter_map(|c| text(c.get("name")))
