@@ -37,7 +37,7 @@ pub fn open_named(path: &Path) -> std::io::Result<File> {
         return open_checked(path, false);
     }
     if !is_stream(kind) {
-        return Err(refused(path, kind));
+        return Err(refused_named(path, kind));
     }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -51,7 +51,7 @@ pub fn open_named(path: &Path) -> std::io::Result<File> {
     // socket or a device of another kind is refused.
     let kind = file.metadata()?.file_type();
     if !kind.is_file() && !is_stream(kind) {
-        return Err(refused(path, kind));
+        return Err(refused_named(path, kind));
     }
     Ok(file)
 }
@@ -94,6 +94,16 @@ fn open_checked(path: &Path, nofollow: bool) -> std::io::Result<File> {
 pub fn refused(path: &Path, kind: FileType) -> std::io::Error {
     std::io::Error::other(format!(
         "{} is {}, not a regular file; chartgen opens nothing else (a FIFO or device could block it or have side effects)",
+        printable(&path.display().to_string()),
+        describe(kind)
+    ))
+}
+
+/// The error for a path the user named that is neither a regular file nor
+/// a stream.
+fn refused_named(path: &Path, kind: FileType) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{} is {}, not a regular file or a stream (a pipe, `<(…)`, /dev/stdin)",
         printable(&path.display().to_string()),
         describe(kind)
     ))

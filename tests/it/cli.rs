@@ -363,6 +363,15 @@ fn a_socket_or_a_directory_named_as_values_is_refused() {
             "{}",
             run.stderr
         );
+        // A path the user names may be a pipe: the message says so, and
+        // does not claim that a FIFO is refused.
+        assert!(
+            run.stderr
+                .contains("or a stream (a pipe, `<(…)`, /dev/stdin)")
+                && !run.stderr.contains("opens nothing else"),
+            "{}",
+            run.stderr
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
