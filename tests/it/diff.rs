@@ -558,6 +558,44 @@ fn a_new_privileged_workload_is_a_security_impact() {
     assert!(!renamed.stdout.contains("security"), "{}", renamed.stdout);
 }
 
+/// A Secret's `type` never changes (`ValidateSecretUpdate`), whether or
+/// not the Secret is marked immutable: the apply is refused.
+#[test]
+fn a_secret_type_change_is_refused() {
+    let secret = |kind: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: ns}}\ntype: {kind}\n"
+        )
+    };
+    let dir =
+        std::env::temp_dir().join(format!("chartgen-diff-secret-type-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, secret("Opaque")).unwrap();
+    let run = chartgen_with_stdin(
+        &["diff", "--fail-on", "refused", old.to_str().unwrap(), "-"],
+        Some(&secret("kubernetes.io/tls")),
+    );
+    // No type is `Opaque`: writing it out changes nothing.
+    let defaulted = chartgen_with_stdin(
+        &["diff", "--fail-on", "refused", old.to_str().unwrap(), "-"],
+        Some(&secret("Opaque").replace("type: Opaque\n", "")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("refused     Secret ns/s: cannot change type: the API server refuses"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        defaulted.code, 0,
+        "{}{}",
+        defaulted.stdout, defaulted.stderr
+    );
+}
+
 /// An object `--map` matches under another name is a new object to the API
 /// server: its selector is set at creation, never refused (the README's
 /// migration step 3), so `--fail-on refused` does not fail on it; the same

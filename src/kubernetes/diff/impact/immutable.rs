@@ -28,13 +28,14 @@
 //! - StorageClass: `provisioner`, `parameters`, `reclaimPolicy`,
 //!   `volumeBindingMode` (`ValidateStorageClassUpdate`).
 //! - CustomResourceDefinition: `spec.scope` once established.
+//! - Secret: `type`, always (`ValidateSecretUpdate`: "field is immutable").
 //! - ConfigMap, Secret marked `immutable: true`: `data`, `binaryData`
 //!   (and a Secret's `stringData`, written into `data`) and `immutable` itself (<https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-immutable>).
 //! - Pod: its `spec` but containers' images, `activeDeadlineSeconds` and
 //!   `tolerations` (`ValidatePodUpdate`: "pod updates may not change fields
 //!   other than …").
 
-use super::tree::{is_true, overlaps};
+use super::tree::{is_true, overlaps, text};
 use super::{Class, Impact, Level, listed};
 use crate::diff::FieldChange;
 use crate::manifest::Manifest;
@@ -127,6 +128,10 @@ const RULES: &[(&str, &str, Fields)] = &[
 /// Whether the API server refuses the change at `steps` of `object`.
 fn refuses(before: &Manifest, steps: &[String]) -> bool {
     let (group, kind) = (before.id.group.as_str(), before.id.kind.as_str());
+    if (group, kind) == ("", "Secret") && overlaps(steps, &["type"]) {
+        // Compared as defaulted, in `refused`: no type is `Opaque`.
+        return true;
+    }
     if matches!((group, kind), ("", "ConfigMap" | "Secret")) {
         return is_true(before.node.get("immutable"))
             && ["data", "binaryData", "stringData", "immutable"]
@@ -171,6 +176,7 @@ pub(super) fn refused(
     let mut paths: Vec<&str> = fields
         .iter()
         .filter(|f| refuses(before, &f.steps))
+        .filter(|f| f.steps != ["type"] || secret_type(before) != secret_type(after))
         .map(|f| f.path.as_str())
         .collect();
     let shrinks = shrinking_claim(before, fields);
@@ -196,6 +202,14 @@ pub(super) fn refused(
         why += " (its volume goes with it when the reclaim policy is Delete)";
     }
     out.push(Impact::new(Level::Refused, Class::Immutable, after, why));
+}
+
+/// A Secret's type as the API server stores it: `Opaque` when none is
+/// written.
+fn secret_type(secret: &Manifest) -> &str {
+    text(secret.node.get("type"))
+        .filter(|t| !t.is_empty())
+        .unwrap_or("Opaque")
 }
 
 /// A PersistentVolumeClaim's storage request made smaller: volumes only
