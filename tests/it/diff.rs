@@ -502,7 +502,18 @@ fn ignore_helm_keeps_the_labels_a_selector_selects() {
         &["diff", "--ignore-helm", old.to_str().unwrap(), "-"],
         Some(&set("app: d")),
     );
+    // The new Service no longer selects `release`: the pods may drop it,
+    // and only the selector's own change shows.
+    let dropped = chartgen_with_stdin(
+        &["diff", "--ignore-helm", old.to_str().unwrap(), "-"],
+        Some(&set("app: d").replace("app: d, release: r", "app: d")),
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        !dropped.stdout.contains("spec.template") && dropped.stdout.contains("~ Service ns/d"),
+        "{}",
+        dropped.stdout
+    );
     assert_eq!(
         run.stdout,
         "Impact, most severe first:\n  restart     Deployment ns/d: new pod template (labels): its pods are replaced\n~ Deployment ns/d\n    - spec.template.metadata.labels.release: \"r\"\n1 object differs: 0 added, 0 removed, 1 changed\n",

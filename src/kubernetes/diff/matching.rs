@@ -314,11 +314,14 @@ const LABELLED: [&[&str]; 4] = [
 /// `annotations` left empty goes too, so that Helm's keys leave no trace
 /// against an object that has none. Selectors are never touched: a
 /// selector that differs is immutable, and the migration has to know. Nor
-/// is a pod template's label that a selector of either side selects on (a
+/// is a pod template's label that a selector of the new side selects on (a
 /// Service selecting `release`): pods that lose it lose their traffic.
 pub fn strip_helm(old: &mut [Manifest], new: &mut [Manifest]) {
+    // The new side's selectors: they select the pods the apply creates (an
+    // old selector on `release` that the new set drops shows as its own
+    // change, and the labels it selected stay ignorable).
     let mut selected = BTreeSet::new();
-    for manifest in old.iter().chain(new.iter()) {
+    for manifest in new.iter() {
         selected_keys(&manifest.node, &mut selected);
     }
     let pod_labels: Vec<&str> = HELM_LABELS
