@@ -645,6 +645,40 @@ fn a_mapped_object_is_created_so_its_immutable_fields_are_not_refused() {
     assert!(named.stdout.contains("refused"), "{}", named.stdout);
 }
 
+/// The old object of a `--map` match is deleted: a Namespace takes
+/// everything in it along, so the match is destructive, as a removal is.
+#[test]
+fn a_mapped_namespace_is_still_a_deletion() {
+    let namespace =
+        |name: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {name}}}\n");
+    let dir = std::env::temp_dir().join(format!("chartgen-diff-map-ns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, namespace("r-apps")).unwrap();
+    let run = chartgen_with_stdin(
+        &[
+            "diff",
+            "--fail-on",
+            "destructive",
+            "--map",
+            "r-*=*",
+            old.to_str().unwrap(),
+            "-",
+        ],
+        Some(&namespace("apps")),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (
+            1,
+            "Impact, most severe first:\n  destructive Namespace r-apps: matched with Namespace apps by --map, another object: deleting this one deletes everything in it\n= Namespace r-apps as Namespace apps (--map r-*=*)\nno object differs field by field, but applying has the impact above\n"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
 /// A malformed `--map`, or maps that give two old objects one identity, are
 /// usage errors: one object would silently hide the other.
 #[test]

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::{Class, Diff};
+use super::{Class, Diff, Impact, Level};
 use crate::manifest::{Manifest, ObjectId};
 use crate::yaml::{Node, Value};
 
@@ -159,7 +159,9 @@ pub struct Matched {
 /// old one and the map; and the maps that renamed nothing.
 #[derive(Debug, Default)]
 pub struct Renames {
-    renamed: BTreeMap<String, (String, String)>,
+    /// By new identity: the old one, the map, and what deleting the old
+    /// object takes with it ([`takes_with_it`]).
+    renamed: BTreeMap<String, (String, String, Option<&'static str>)>,
     /// The maps, as written, that applied to no old object (a typo in a
     /// release name would otherwise go unnoticed).
     pub unused: Vec<String>,
@@ -185,9 +187,11 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
             && id != manifest.id
         {
             used[i] = true;
-            renames
-                .renamed
-                .insert(id.to_string(), (before.clone(), maps[i].text.clone()));
+            let takes = takes_with_it(&manifest.id);
+            renames.renamed.insert(
+                id.to_string(),
+                (before.clone(), maps[i].text.clone(), takes),
+            );
             manifest.id = id;
         }
         let key = ObjectId {
@@ -221,7 +225,7 @@ pub fn finish(diff: &mut Diff, renames: &Renames) {
         .retain(|i| i.class != Class::Immutable || !renames.renamed.contains_key(&i.object));
     let removed: BTreeSet<String> = diff.removed.iter().cloned().collect();
     for id in &mut diff.removed {
-        if let Some((old, _)) = renames.renamed.get(id.as_str()) {
+        if let Some((old, ..)) = renames.renamed.get(id.as_str()) {
             id.clone_from(old);
         }
     }
@@ -237,12 +241,44 @@ pub fn finish(diff: &mut Diff, renames: &Renames) {
         .renamed
         .iter()
         .filter(|(new, _)| !removed.contains(*new))
-        .map(|(new, (old, map))| Matched {
+        .map(|(new, (old, map, _))| Matched {
             old: old.clone(),
             new: new.clone(),
             map: map.clone(),
         })
         .collect();
+    // The old object of a match is deleted (pruned, or by `helm uninstall`):
+    // a Namespace or a CRD takes others with it, as if removed.
+    for (new, (old, _, takes)) in &renames.renamed {
+        if let Some(takes) = takes
+            && !removed.contains(new)
+        {
+            diff.impact.push(Impact {
+                level: Level::Destructive,
+                class: Class::Deletion,
+                object: old.clone(),
+                from: None,
+                why: format!(
+                    "matched with {new} by --map, another object: deleting this one {takes}"
+                ),
+            });
+        }
+    }
+    super::impact::sort(&mut diff.impact);
+}
+
+/// What deleting an object of `id`'s kind deletes or breaks besides it.
+fn takes_with_it(id: &ObjectId) -> Option<&'static str> {
+    match (id.group.as_str(), id.kind.as_str()) {
+        ("", "Namespace") => Some("deletes everything in it"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+            Some("deletes every custom resource of its kind in the cluster")
+        }
+        ("", "PersistentVolumeClaim") => {
+            Some("deletes its volume when the volume's reclaim policy is Delete")
+        }
+        _ => None,
+    }
 }
 
 /// The heuristic, which only suggests: when removed objects are added

@@ -195,8 +195,14 @@ fn summary(out: &mut String, diff: &Diff) {
         .collect();
     let renames = diff.impact.iter().filter(|i| i.from.is_some()).count();
     let total = diff.added.len() + diff.removed.len() + changed_or_moved.len() + renames;
-    let _ = if total == 0 {
+    let _ = if total == 0 && diff.is_empty() {
         writeln!(out, "no differences")
+    } else if total == 0 {
+        // What `--exit-code` sees: the impact says what applying does.
+        writeln!(
+            out,
+            "no object differs field by field, but applying has the impact above"
+        )
     } else {
         writeln!(
             out,
