@@ -3,7 +3,7 @@
 //! `new.yaml` (or a `new/` directory) and optionally `args`: extra
 //! arguments, one run per line.
 
-use crate::harness::{chartgen, chartgen_with_stdin, relative};
+use crate::harness::{chartgen, chartgen_with, chartgen_with_stdin, relative};
 
 /// `text` with each Secret token's hash (keyed anew every run) replaced by
 /// its number in order of first appearance: `<secret #1>`. What a reviewer
@@ -926,4 +926,33 @@ fn impact_lines_escape_names_and_hide_secret_values() {
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `git` that fills its stderr pipe before it writes any stdout (as a
+/// hook or a warning flood could) does not hang `REV:PATH`: stderr drains
+/// while stdout is read, and the first line becomes the reason.
+#[test]
+fn a_git_flooding_stderr_does_not_hang_a_revision_read() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = std::env::temp_dir().join(format!("chartgen-noisy-git-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let git = dir.join("git");
+    std::fs::write(
+        &git,
+        "#!/bin/sh\necho 'fatal: noisy'>&2\nhead -c 1000000 /dev/zero | tr '\\0' x >&2\nexit 128\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap());
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let run = chartgen_with(&["diff", "HEAD:out", "out"], None, &[("PATH", &path)]);
+        let _ = done.send(run);
+    });
+    let run = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("chartgen diff REV:PATH finishes while git floods stderr");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("fatal: noisy"), "{}", run.stderr);
 }

@@ -388,6 +388,17 @@ fn run(args: &[&str]) -> Result<String, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run git: {e}"))?;
+    // stderr drains on its own thread: git may fill that pipe before it
+    // writes stdout, and would then wait on us while we wait on it.
+    let stderr = child.stderr.take();
+    let errors = std::thread::spawn(move || {
+        let mut err = Vec::new();
+        if let Some(mut stderr) = stderr {
+            let _ = (&mut stderr).take(4096).read_to_end(&mut err);
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+        }
+        String::from_utf8_lossy(&err).into_owned()
+    });
     let mut out = Vec::new();
     if let Some(stdout) = child.stdout.take() {
         stdout
@@ -401,10 +412,7 @@ fn run(args: &[&str]) -> Result<String, String> {
         let _ = child.wait();
         return Err(format!("git printed more than {MAX_LISTING} bytes"));
     }
-    let mut err = String::new();
-    if let Some(stderr) = child.stderr.take() {
-        let _ = stderr.take(4096).read_to_string(&mut err);
-    }
+    let err = errors.join().unwrap_or_default();
     let status = child.wait().map_err(|e| e.to_string())?;
     if !status.success() {
         let first = err.lines().next().unwrap_or("git failed").trim();
