@@ -757,8 +757,14 @@ fn environments_folders_that_cannot_be_rendered_are_refused() {
     let base = environments_folder(&[]);
     let envs = base.path().join("envs");
     let shown = envs.display().to_string();
-    let cases: [(&[(&str, &str)], String); 3] = [
+    let cases: [(&[(&str, &str)], String); 4] = [
         (&[], format!("error: {shown}/ holds no environment")),
+        // An extension in capitals is an environment too: with another of
+        // its name, the two would share a folder.
+        (
+            &[("dev.YAML", "{}\n"), ("dev.yml", "{}\n")],
+            format!("error: {shown}/dev.YAML and {shown}/dev.yml would render into one folder"),
+        ),
         (
             &[("common.yaml", "{}\n")],
             format!("error: {shown}/ holds no environment"),

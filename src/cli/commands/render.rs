@@ -386,7 +386,8 @@ fn usage(reason: String) -> Error {
     Error::Usage { reason }
 }
 
-/// The `.yaml` and `.yml` entries of `dir` that are not hidden, sorted.
+/// The `.yaml` and `.yml` entries of `dir` (in any case) that are not
+/// hidden, sorted.
 fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let read = |e: std::io::Error| {
         usage(format!(
@@ -403,7 +404,11 @@ fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let hidden = p
             .file_name()
             .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."));
-        !hidden && p.extension().is_some_and(|e| e == "yaml" || e == "yml")
+        // Any case, as the shared base's name is matched: `Dev.YAML` is an
+        // environment, never silently left out.
+        !hidden
+            && p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
     });
     files.sort();
     Ok(files)
