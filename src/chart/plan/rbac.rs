@@ -438,35 +438,28 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_operator_role_keeps_pods_and_leases() {
+    /// The resources of the operator's Role, rule by rule, for a lease
+    /// name (leader election) or none.
+    fn operator_resources(lease: Option<&str>) -> Vec<&'static str> {
         let ns = Namespace::<Operator>::new("op");
-        let plan = RbacPlan::new(
-            "x",
-            &ns,
-            &Namespace::new("b"),
-            &Namespace::new("s"),
-            Some("x-buildd-leader"),
-        );
-        let resources: Vec<&str> = plan
-            .operator
+        let plan = RbacPlan::new("x", &ns, &Namespace::new("b"), &Namespace::new("s"), lease);
+        plan.operator
             .rules()
             .iter()
             .flat_map(|r| r.resources.iter().copied())
-            .collect();
-        assert_eq!(resources, ["pods", "leases", "leases"]);
+            .collect()
+    }
+
+    #[test]
+    fn the_operator_role_keeps_pods_and_leases() {
+        assert_eq!(
+            operator_resources(Some("x-buildd-leader")),
+            ["pods", "leases", "leases"]
+        );
     }
 
     #[test]
     fn without_leader_election_the_operator_role_grants_no_lease() {
-        let ns = Namespace::<Operator>::new("op");
-        let plan = RbacPlan::new("x", &ns, &Namespace::new("b"), &Namespace::new("s"), None);
-        let resources: Vec<&str> = plan
-            .operator
-            .rules()
-            .iter()
-            .flat_map(|r| r.resources.iter().copied())
-            .collect();
-        assert_eq!(resources, ["pods"]);
+        assert_eq!(operator_resources(None), ["pods"]);
     }
 }
