@@ -79,6 +79,9 @@ fn overlay_of(strict: &Json) -> Json {
         }
     }
     if let Some(object) = root.as_object_mut() {
+        // An empty (or comments-only) values file is a layer that changes
+        // nothing: its document is null, and chartgen takes it.
+        object.insert("type".to_owned(), serde_json::json!(["object", "null"]));
         object.insert("$defs".to_owned(), Json::Object(out));
         object.insert(
             "title".to_owned(),

@@ -92,6 +92,14 @@ fn an_overlay_with_only_a_tag_fits_the_overlay_schema_and_a_typo_does_not() {
     let project =
         serde_json::json!({"projects": [{"name": "app", "repository": "https://x/app.git"}]});
     assert!(overlay.is_valid(&project));
+    // An empty or comments-only file (its document null) changes nothing,
+    // and chartgen takes it: so does an editor; a list or a scalar is no
+    // layer.
+    assert!(overlay.is_valid(&serde_json::Value::Null));
+    assert!(!strict.is_valid(&serde_json::Value::Null));
+    for wrong in [serde_json::json!([]), serde_json::json!("tag")] {
+        assert!(!overlay.is_valid(&wrong), "{wrong}");
+    }
 }
 
 /// Every committed values file fits the overlay schema.
