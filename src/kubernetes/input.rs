@@ -74,10 +74,18 @@ pub const KUSTOMIZATION_FILES: [&str; 3] =
 
 /// The hint for any kustomization that does more than list resources.
 fn kustomize_hint(dir: &Path, show: Show<'_>) -> String {
-    format!(
-        "chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {} | chartgen check -",
-        show.path(dir)
-    )
+    match show.in_revision(dir) {
+        // kubectl cannot read `REV:PATH`: it needs the revision checked out.
+        Some((rev, path)) => format!(
+            "chartgen evaluates only `resources`; check what kustomize builds from a checkout of the revision: git worktree add /tmp/rev {rev} && kubectl kustomize /tmp/rev/{path} | chartgen check -",
+            rev = printable(rev),
+            path = printable(&path)
+        ),
+        None => format!(
+            "chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {} | chartgen check -",
+            show.path(dir)
+        ),
+    }
 }
 
 /// How paths are named in messages: as they are, or, for a revision's
@@ -88,8 +96,22 @@ struct Show<'a> {
     copy: Option<(&'a Path, &'a git::Spec)>,
 }
 
-impl Show<'_> {
+impl<'a> Show<'a> {
     /// `path` as the user knows it, escaped for a message.
+    /// For a path inside a revision's copy: the revision and the path from
+    /// the top of the repository (`.` for the top itself).
+    fn in_revision(self, path: &Path) -> Option<(&'a str, String)> {
+        let (copy, spec) = self.copy?;
+        let rest = path.strip_prefix(copy).ok()?.to_string_lossy();
+        let within = match (spec.path.as_str(), rest.as_ref()) {
+            ("", "") => ".".to_owned(),
+            ("", rest) => rest.to_owned(),
+            (top, "") => top.to_owned(),
+            (top, rest) => format!("{top}/{rest}"),
+        };
+        Some((spec.rev.as_str(), within))
+    }
+
     fn path(self, path: &Path) -> String {
         if let Some((copy, spec)) = self.copy
             && let Ok(rest) = path.strip_prefix(copy)

@@ -290,6 +290,22 @@ fn a_folder_of_a_git_revision_is_read_without_a_checkout() {
         run.stderr
     );
     assert!(!run.stderr.contains("chartgen-git-"), "{}", run.stderr);
+    // A kustomization that does more than list resources: kubectl cannot
+    // read `REV:PATH`, so the hint builds from a checkout of the revision.
+    repo.write(
+        "out/prod/kustomization.yaml",
+        &format!("{KUSTOMIZATION}namePrefix: x-\n"),
+    );
+    repo.commit();
+    let run = repo.chartgen(&["check", "HEAD:out/prod"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "check what kustomize builds from a checkout of the revision: git worktree add /tmp/rev HEAD && kubectl kustomize /tmp/rev/out/prod | chartgen check -"
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 /// Links and submodules in a revision's tree are skipped with a note, as
