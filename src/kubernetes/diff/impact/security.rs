@@ -194,31 +194,33 @@ fn aggregated(before: Option<&Manifest>, after: &Manifest, out: &mut Vec<Impact>
             .collect()
     }
     let was_into = before.map(aggregated_into).unwrap_or_default();
-    let newly = into.iter().any(|r| !was_into.contains(r));
-    let old: HashSet<String> = if newly {
-        HashSet::new()
-    } else {
-        before
-            .map(rules)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect()
-    };
-    let gained: Vec<String> = rules(after)
+    // Roles it newly aggregates into gain every rule; roles it aggregated
+    // into before gain only the rules that are new.
+    let (kept, newly): (Vec<&str>, Vec<&str>) = into.iter().partition(|r| was_into.contains(r));
+    let old: HashSet<String> = before
+        .map(rules)
+        .unwrap_or_default()
         .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    let all = rules(after);
+    let gained: Vec<String> = all
+        .iter()
         .filter(|(key, _)| !old.contains(key))
         .map(|(_, rule)| rule_in_words(rule))
         .collect();
-    if gained.is_empty() {
-        return;
+    let every: Vec<String> = all.iter().map(|(_, rule)| rule_in_words(rule)).collect();
+    for (roles, rules) in [(newly, every), (kept, gained)] {
+        if roles.is_empty() || rules.is_empty() {
+            continue;
+        }
+        let why = format!(
+            "aggregated into the built-in ClusterRoles {} (in every cluster, not in this set): every subject bound to them gains {}",
+            listed(&roles),
+            joined(&rules)
+        );
+        out.push(Impact::new(Level::Security, Class::Security, after, why));
     }
-    let why = format!(
-        "aggregated into the built-in ClusterRoles {} (in every cluster, not in this set): every subject bound to them gains {}",
-        listed(&into),
-        joined(&gained)
-    );
-    out.push(Impact::new(Level::Security, Class::Security, after, why));
 }
 
 const ENFORCE: &str = "pod-security.kubernetes.io/enforce";
@@ -512,5 +514,42 @@ mod tests {
                 "hostPort 8080 (c)"
             ]
         );
+    }
+
+    fn cluster_role(label: &str, rules: &str) -> Manifest {
+        let text = format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n  labels: {{rbac.authorization.k8s.io/aggregate-to-{label}: 'true'}}\nrules: [{rules}]\n"
+        );
+        crate::input::parse("t", &text).unwrap().manifests.remove(0)
+    }
+
+    /// Roles aggregated into before gain only the new rules; roles newly
+    /// aggregated into gain every rule. Moving the label from `edit` to
+    /// `view` gains `view` its rules, and nothing for `edit` and `admin`,
+    /// which had them.
+    #[test]
+    fn aggregation_gains_are_per_role_reached() {
+        let secrets = "{apiGroups: [''], resources: [secrets], verbs: [get]}";
+        let pods = "{apiGroups: [''], resources: [pods], verbs: [list]}";
+        let whys = |before: &Manifest, after: &Manifest| {
+            let mut out = Vec::new();
+            aggregated(Some(before), after, &mut out);
+            out.into_iter().map(|i| i.why).collect::<Vec<_>>()
+        };
+        let edit = cluster_role("edit", secrets);
+        assert_eq!(
+            whys(&edit, &cluster_role("view", secrets)),
+            [
+                "aggregated into the built-in ClusterRoles view (in every cluster, not in this set): every subject bound to them gains get on secrets"
+            ]
+        );
+        assert_eq!(
+            whys(&edit, &cluster_role("view", &format!("{secrets}, {pods}"))),
+            [
+                "aggregated into the built-in ClusterRoles view (in every cluster, not in this set): every subject bound to them gains get on secrets; list on pods",
+                "aggregated into the built-in ClusterRoles edit, admin (in every cluster, not in this set): every subject bound to them gains list on pods",
+            ]
+        );
+        assert!(whys(&cluster_role("view", secrets), &edit).is_empty());
     }
 }
