@@ -211,13 +211,10 @@ fn rbac_is_split_as_adr_2647_says() {
     );
     let role = find(&objects, "Role", "buildkit-operator");
     assert_eq!(role["metadata"]["namespace"], "buildkit-operator");
-    let resources: Vec<&Json> = role["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r["resources"].as_array().unwrap())
-        .collect();
-    assert_eq!(resources, ["pods", "leases", "leases"]);
+    assert_eq!(
+        operator_role_resources(&objects),
+        ["pods", "leases", "leases"]
+    );
     let crs = find(&objects, "ClusterRole", "buildkit-operator");
     for rule in crs["rules"].as_array().unwrap() {
         assert_eq!(
@@ -585,6 +582,16 @@ fn show_only_still_checks_the_whole_render() {
     );
 }
 
+/// The resources of the operator's Role, rule by rule.
+fn operator_role_resources(objects: &[Json]) -> Vec<&Json> {
+    find(objects, "Role", "buildkit-operator")["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["resources"].as_array().unwrap())
+        .collect()
+}
+
 fn set(pairs: &[&str]) -> Vec<String> {
     pairs
         .iter()
@@ -610,14 +617,7 @@ fn leader_election_off_renders_no_lease_grant() {
     let args = set(&["buildd.leaderElection=false", "buildd.replicas=1"]);
     let stream = render(&args);
     let objects = objects(&stream);
-    let role = find(&objects, "Role", "buildkit-operator");
-    let resources: Vec<&Json> = role["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r["resources"].as_array().unwrap())
-        .collect();
-    assert_eq!(resources, ["pods"]);
+    assert_eq!(operator_role_resources(&objects), ["pods"]);
     let args = buildd_args(&objects);
     assert!(
         args.contains(&"--leader-elect=false".to_owned()),
