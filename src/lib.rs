@@ -29,4 +29,6 @@ pub mod text;
 // module can change folder without a change to any of them.
 pub use chart::{check, docs, model, pipeline, plan, render, schema, schema_overlay, values};
 pub use cli::{commands, report};
-pub use kubernetes::{diff, emit, files, input, kube, manifest, names, output, rbac, secret, yaml};
+pub use kubernetes::{
+    diff, emit, files, input, kube, manifest, names, output, rbac, scheduling, secret, yaml,
+};

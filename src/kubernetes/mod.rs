@@ -15,5 +15,6 @@ pub mod manifest;
 pub mod names;
 pub mod output;
 pub mod rbac;
+pub mod scheduling;
 pub mod secret;
 pub mod yaml;

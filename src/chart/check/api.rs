@@ -4,8 +4,9 @@
 //! where the API server wants them unique), mounts of volumes that do not
 //! exist and repeated mount paths, image references, resource quantities
 //! and requests above limits, negative counts and ids, port numbers,
-//! seccomp profiles, sysctls, and label selectors (well-formed, and
-//! matching the template they select). Only these: admission and any rule
+//! seccomp profiles, sysctls, label selectors (well-formed, and
+//! matching the template they select), and a pod's scheduling fields
+//! (`kubernetes::scheduling`). Only these: admission and any rule
 //! not listed is not checked.
 
 use serde_json::Value as Json;
@@ -13,6 +14,7 @@ use serde_json::Value as Json;
 use super::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::names;
+use crate::scheduling::label_selector;
 
 /// Checks every object of `context`.
 pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
@@ -192,60 +194,6 @@ fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(K
 /// A LabelSelector the API server accepts: valid label keys and values in
 /// `matchLabels` and `matchExpressions`, operators `In`/`NotIn` with values,
 /// `Exists`/`DoesNotExist` without.
-fn label_selector(selector: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    for (key, value) in selector["matchLabels"].as_object().into_iter().flatten() {
-        let path = at.clone().key("matchLabels").key(key.clone());
-        if let Err(why) = names::qualified_name(key) {
-            found.push((
-                path.clone(),
-                format!("`{key}` is not a valid label key: {why}"),
-            ));
-        }
-        if let Some(value) = value.as_str()
-            && let Err(why) = names::label_value(value)
-        {
-            found.push((path, format!("label value {value:?} is not valid: {why}")));
-        }
-    }
-    for (i, expression) in each(&selector["matchExpressions"]) {
-        let path = at.clone().key("matchExpressions").index(i);
-        if let Some(key) = expression["key"].as_str()
-            && let Err(why) = names::qualified_name(key)
-        {
-            found.push((
-                path.clone().key("key"),
-                format!("`{key}` is not a valid label key: {why}"),
-            ));
-        }
-        let values = expression["values"].as_array().map_or(0, Vec::len);
-        match expression["operator"].as_str() {
-            Some(op @ ("In" | "NotIn")) if values == 0 => found.push((
-                path.clone().key("values"),
-                format!("operator {op} needs at least one value"),
-            )),
-            Some(op @ ("Exists" | "DoesNotExist")) if values > 0 => found.push((
-                path.clone().key("values"),
-                format!("operator {op} takes no values"),
-            )),
-            Some("In" | "NotIn" | "Exists" | "DoesNotExist") | None => {}
-            Some(op) => found.push((
-                path.clone().key("operator"),
-                format!("`{op}` is not a selector operator (In, NotIn, Exists, DoesNotExist)"),
-            )),
-        }
-        for (v, value) in each(&expression["values"]) {
-            if let Some(value) = value.as_str()
-                && let Err(why) = names::label_value(value)
-            {
-                found.push((
-                    path.clone().key("values").index(v),
-                    format!("label value {value:?} is not valid: {why}"),
-                ));
-            }
-        }
-    }
-}
-
 /// Whether `labels` satisfy `selector` (`matchLabels` and every
 /// `matchExpressions` term), as the API server evaluates it.
 fn selector_matches(selector: &Json, labels: &serde_json::Map<String, Json>) -> bool {
@@ -504,6 +452,7 @@ fn one_container(
 /// context (ids, seccomp profile, unique sysctls).
 fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     non_negative(pod, at, &["terminationGracePeriodSeconds"], found);
+    crate::scheduling::pod(pod, at, found);
     let context = &pod["securityContext"];
     let context_at = at.clone().key("securityContext");
     non_negative(

@@ -1,0 +1,348 @@
+//! What the API server refuses in a pod's scheduling fields although the
+//! OpenAPI schema allows it: tolerations, the node selector, node and pod
+//! affinity, topology spread constraints, the priority class, pull secrets,
+//! and label selectors. On JSON, so that `check` reads any manifest with it
+//! and the values stage reads a workload's pod settings (which use the pod
+//! spec's field names) with the very same rules.
+
+use serde_json::Value as Json;
+
+use crate::location::KeyPath;
+use crate::names;
+
+/// A problem: where, and what the API server would say.
+pub type Found = Vec<(KeyPath, String)>;
+
+/// The scheduling fields of the pod spec `pod` (at `at`).
+pub fn pod(pod: &Json, at: &KeyPath, found: &mut Found) {
+    for (key, value) in pod["nodeSelector"].as_object().into_iter().flatten() {
+        label(
+            key,
+            value.as_str(),
+            at.key("nodeSelector").key(key.clone()),
+            found,
+        );
+    }
+    for (i, toleration) in each(&pod["tolerations"]) {
+        self::toleration(toleration, &at.key("tolerations").index(i), found);
+    }
+    affinity(&pod["affinity"], &at.key("affinity"), found);
+    for (i, spread) in each(&pod["topologySpreadConstraints"]) {
+        topology_spread(spread, &at.key("topologySpreadConstraints").index(i), found);
+    }
+    if let Some(class) = pod["priorityClassName"].as_str()
+        && let Err(why) = names::dns1123_subdomain(class)
+    {
+        found.push((
+            at.key("priorityClassName"),
+            format!("`{class}` is not a PriorityClass name: {why}"),
+        ));
+    }
+    for (i, secret) in each(&pod["imagePullSecrets"]) {
+        if let Some(name) = secret["name"].as_str()
+            && let Err(why) = names::dns1123_subdomain(name)
+        {
+            found.push((
+                at.key("imagePullSecrets").index(i).key("name"),
+                format!("`{name}` is not a Secret name: {why}"),
+            ));
+        }
+    }
+}
+
+/// A label key and (when given) its value.
+fn label(key: &str, value: Option<&str>, path: KeyPath, found: &mut Found) {
+    if let Err(why) = names::qualified_name(key) {
+        found.push((path, format!("`{key}` is not a valid label key: {why}")));
+    } else if let Some(value) = value
+        && let Err(why) = names::label_value(value)
+    {
+        found.push((path, format!("label value {value:?} is not valid: {why}")));
+    }
+}
+
+fn toleration(t: &Json, at: &KeyPath, found: &mut Found) {
+    let text = |field: &str| t[field].as_str().unwrap_or_default();
+    let (key, operator, effect) = (text("key"), text("operator"), text("effect"));
+    if !matches!(operator, "" | "Exists" | "Equal") {
+        let message = format!("`{operator}` is not a toleration operator (Exists, Equal)");
+        found.push((at.key("operator"), message));
+    }
+    if !matches!(effect, "" | "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+        let message =
+            format!("`{effect}` is not a taint effect (NoSchedule, PreferNoSchedule, NoExecute)");
+        found.push((at.key("effect"), message));
+    }
+    if key.is_empty() && operator != "Exists" {
+        let message = "a toleration without a key must use operator Exists".to_owned();
+        found.push((at.key("operator"), message));
+    }
+    if !key.is_empty()
+        && let Err(why) = names::qualified_name(key)
+    {
+        found.push((at.key("key"), format!("`{key}` is not a taint key: {why}")));
+    }
+    if operator == "Exists" && !text("value").is_empty() {
+        let message = "a toleration with operator Exists takes no value".to_owned();
+        found.push((at.key("value"), message));
+    }
+    if !t["tolerationSeconds"].is_null() && effect != "NoExecute" {
+        let message = "tolerationSeconds applies only to the NoExecute effect".to_owned();
+        found.push((at.key("tolerationSeconds"), message));
+    }
+}
+
+/// Node affinity requirements and weights; pod (anti-)affinity terms.
+fn affinity(affinity: &Json, at: &KeyPath, found: &mut Found) {
+    const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
+    const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
+    let node = &affinity["nodeAffinity"];
+    let node_at = at.key("nodeAffinity");
+    if let Some(required) = node[REQUIRED].as_object() {
+        let terms_at = node_at.key(REQUIRED).key("nodeSelectorTerms");
+        if required["nodeSelectorTerms"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+        {
+            let message = "no node selector term: no node would match".to_owned();
+            found.push((terms_at.clone(), message));
+        }
+        for (i, term) in each(&required["nodeSelectorTerms"]) {
+            node_selector_term(term, &terms_at.index(i), found);
+        }
+    }
+    for (i, term) in each(&node[PREFERRED]) {
+        let term_at = node_at.key(PREFERRED).index(i);
+        weight(&term["weight"], &term_at, found);
+        node_selector_term(&term["preference"], &term_at.key("preference"), found);
+    }
+    for field in ["podAffinity", "podAntiAffinity"] {
+        let pods = &affinity[field];
+        let pods_at = at.key(field);
+        for (i, term) in each(&pods[REQUIRED]) {
+            pod_term(term, &pods_at.key(REQUIRED).index(i), found);
+        }
+        for (i, term) in each(&pods[PREFERRED]) {
+            let term_at = pods_at.key(PREFERRED).index(i);
+            weight(&term["weight"], &term_at, found);
+            let term_at = term_at.key("podAffinityTerm");
+            pod_term(&term["podAffinityTerm"], &term_at, found);
+        }
+    }
+}
+
+fn weight(weight: &Json, at: &KeyPath, found: &mut Found) {
+    if weight.as_i64().is_some_and(|w| !(1..=100).contains(&w)) {
+        let message = format!("weight {weight} is outside 1-100");
+        found.push((at.key("weight"), message));
+    }
+}
+
+fn node_selector_term(term: &Json, at: &KeyPath, found: &mut Found) {
+    for field in ["matchExpressions", "matchFields"] {
+        for (i, requirement) in each(&term[field]) {
+            node_requirement(requirement, &at.key(field).index(i), found);
+        }
+    }
+}
+
+/// `In`/`NotIn` need values, `Exists`/`DoesNotExist` take none, `Gt`/`Lt`
+/// one integer.
+fn node_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
+    let key = requirement["key"].as_str().unwrap_or_default();
+    if let Err(why) = names::qualified_name(key) {
+        found.push((at.key("key"), format!("`{key}` is not a label key: {why}")));
+    }
+    let values: Vec<&str> = each(&requirement["values"])
+        .filter_map(|(_, v)| v.as_str())
+        .collect();
+    let operator = requirement["operator"].as_str().unwrap_or_default();
+    let (fits, needs) = match operator {
+        "In" | "NotIn" => (!values.is_empty(), "at least one value"),
+        "Exists" | "DoesNotExist" => (values.is_empty(), "no values"),
+        "Gt" | "Lt" => (
+            values.len() == 1 && values[0].parse::<i64>().is_ok(),
+            "exactly one integer value",
+        ),
+        _ => {
+            let message = format!(
+                "`{operator}` is not a node selector operator (In, NotIn, Exists, DoesNotExist, Gt, Lt)"
+            );
+            found.push((at.key("operator"), message));
+            return;
+        }
+    };
+    if !fits {
+        found.push((
+            at.key("values"),
+            format!("operator {operator} takes {needs}"),
+        ));
+    }
+}
+
+fn pod_term(term: &Json, at: &KeyPath, found: &mut Found) {
+    topology_key(&term["topologyKey"], &at.key("topologyKey"), found);
+    if term["labelSelector"].is_object() {
+        label_selector(&term["labelSelector"], &at.key("labelSelector"), found);
+    }
+}
+
+fn topology_spread(spread: &Json, at: &KeyPath, found: &mut Found) {
+    topology_key(&spread["topologyKey"], &at.key("topologyKey"), found);
+    if spread["maxSkew"].as_i64().is_some_and(|skew| skew < 1) {
+        let message = format!("maxSkew {} is less than 1", spread["maxSkew"]);
+        found.push((at.key("maxSkew"), message));
+    }
+    let when = spread["whenUnsatisfiable"].as_str().unwrap_or_default();
+    if !matches!(when, "DoNotSchedule" | "ScheduleAnyway") {
+        let message =
+            format!("`{when}` is not a whenUnsatisfiable policy (DoNotSchedule, ScheduleAnyway)");
+        found.push((at.key("whenUnsatisfiable"), message));
+    }
+    if !spread["minDomains"].is_null() && when != "DoNotSchedule" {
+        let message = "minDomains applies only with whenUnsatisfiable DoNotSchedule".to_owned();
+        found.push((at.key("minDomains"), message));
+    }
+    if spread["labelSelector"].is_object() {
+        label_selector(&spread["labelSelector"], &at.key("labelSelector"), found);
+    }
+}
+
+fn topology_key(key: &Json, at: &KeyPath, found: &mut Found) {
+    match key.as_str().unwrap_or_default() {
+        "" => found.push((at.clone(), "the topology key is empty".to_owned())),
+        key => {
+            if let Err(why) = names::qualified_name(key) {
+                found.push((at.clone(), format!("`{key}` is not a topology key: {why}")));
+            }
+        }
+    }
+}
+
+/// A label selector: valid keys and values; `In`/`NotIn` with values,
+/// `Exists`/`DoesNotExist` without, no other operator.
+pub fn label_selector(selector: &Json, at: &KeyPath, found: &mut Found) {
+    for (key, value) in selector["matchLabels"].as_object().into_iter().flatten() {
+        label(
+            key,
+            value.as_str(),
+            at.key("matchLabels").key(key.clone()),
+            found,
+        );
+    }
+    for (i, expression) in each(&selector["matchExpressions"]) {
+        let path = at.key("matchExpressions").index(i);
+        if let Some(key) = expression["key"].as_str()
+            && let Err(why) = names::qualified_name(key)
+        {
+            found.push((
+                path.key("key"),
+                format!("`{key}` is not a valid label key: {why}"),
+            ));
+        }
+        let values = expression["values"].as_array().map_or(0, Vec::len);
+        match expression["operator"].as_str() {
+            Some(op @ ("In" | "NotIn")) if values == 0 => found.push((
+                path.key("values"),
+                format!("operator {op} needs at least one value"),
+            )),
+            Some(op @ ("Exists" | "DoesNotExist")) if values > 0 => {
+                found.push((path.key("values"), format!("operator {op} takes no values")))
+            }
+            Some("In" | "NotIn" | "Exists" | "DoesNotExist") | None => {}
+            Some(op) => found.push((
+                path.key("operator"),
+                format!("`{op}` is not a selector operator (In, NotIn, Exists, DoesNotExist)"),
+            )),
+        }
+        for (v, value) in each(&expression["values"]) {
+            if let Some(value) = value.as_str()
+                && let Err(why) = names::label_value(value)
+            {
+                found.push((
+                    path.key("values").index(v),
+                    format!("label value {value:?} is not valid: {why}"),
+                ));
+            }
+        }
+    }
+}
+
+/// The items of a JSON array with their indexes; none if it is no array.
+fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
+    list.as_array().into_iter().flatten().enumerate()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn problems(pod: Json) -> Vec<String> {
+        let mut found = Vec::new();
+        super::pod(&pod, &KeyPath::root().key("spec"), &mut found);
+        found
+            .into_iter()
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect()
+    }
+
+    #[test]
+    fn the_api_servers_scheduling_rules_each_find_their_field() {
+        let pod = json!({
+            "tolerations": [
+                {"operator": "Equals", "effect": "Never", "key": "a"},
+                {"operator": "Exists", "value": "x", "key": "b"},
+                {"tolerationSeconds": 5, "key": "c", "effect": "NoSchedule"},
+                {"value": "x"}
+            ],
+            "affinity": {"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "k", "operator": "Gt", "values": ["1", "2"]}]}
+                ]},
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 0, "preference": {"matchFields": [{"key": "k", "operator": "Near"}]}}
+                ]
+            }},
+            "topologySpreadConstraints": [
+                {"maxSkew": 0, "topologyKey": "", "whenUnsatisfiable": "ScheduleAnyway", "minDomains": 1}
+            ],
+            "priorityClassName": "High",
+            "nodeSelector": {"ok": "a b"}
+        });
+        assert_eq!(
+            problems(pod),
+            [
+                "spec.nodeSelector.ok: label value \"a b\" is not valid: ' ' is not allowed",
+                "spec.tolerations[0].operator: `Equals` is not a toleration operator (Exists, Equal)",
+                "spec.tolerations[0].effect: `Never` is not a taint effect (NoSchedule, PreferNoSchedule, NoExecute)",
+                "spec.tolerations[1].value: a toleration with operator Exists takes no value",
+                "spec.tolerations[2].tolerationSeconds: tolerationSeconds applies only to the NoExecute effect",
+                "spec.tolerations[3].operator: a toleration without a key must use operator Exists",
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: operator Gt takes exactly one integer value",
+                "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: weight 0 is outside 1-100",
+                "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].operator: `Near` is not a node selector operator (In, NotIn, Exists, DoesNotExist, Gt, Lt)",
+                "spec.topologySpreadConstraints[0].topologyKey: the topology key is empty",
+                "spec.topologySpreadConstraints[0].maxSkew: maxSkew 0 is less than 1",
+                "spec.topologySpreadConstraints[0].minDomains: minDomains applies only with whenUnsatisfiable DoNotSchedule",
+                "spec.priorityClassName: `High` is not a PriorityClass name: a DNS-1123 subdomain is DNS-1123 labels joined by `.`: a DNS-1123 label holds only lowercase letters, digits and `-`",
+            ]
+        );
+    }
+
+    #[test]
+    fn valid_scheduling_fields_pass() {
+        let pod = json!({
+            "nodeSelector": {"kubernetes.io/os": "linux"},
+            "tolerations": [{"operator": "Exists"}, {"key": "a", "value": "b", "effect": "NoExecute", "tolerationSeconds": 3}],
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "x"}}}
+            ]}},
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule", "minDomains": 2}],
+            "priorityClassName": "high",
+            "imagePullSecrets": [{"name": "ghcr"}]
+        });
+        assert_eq!(problems(pod), Vec::<String>::new());
+    }
+}
