@@ -356,9 +356,10 @@ fn values_from_stdin_once() {
 }
 
 #[test]
-fn many_unknown_keys_are_reported_in_linear_time() {
+fn many_unknown_keys_are_all_counted_and_the_first_shown() {
     // Each unknown key once located (no search of its mapping per key) and
-    // the rules run on the rest: 50,000 keys take seconds, not minutes.
+    // the rules run on the rest. That this stays linear is a figure in
+    // BENCHMARKS.md (10,000 and 50,000 keys), not a timed assertion here.
     let dir = temp_dir("chartgen-many-keys");
     let path = dir.path().join("many.yaml");
     let mut text = String::from("buildd:\n");
@@ -366,9 +367,13 @@ fn many_unknown_keys_are_reported_in_linear_time() {
         text.push_str(&format!("  k{i}: 1\n"));
     }
     std::fs::write(&path, text).unwrap();
-    let started = std::time::Instant::now();
     let run = chartgen(&["validate", "-f", path.to_str().unwrap()]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("… and 49900 more"), "{}", run.stderr);
-    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert!(
+        run.stderr
+            .ends_with("error: 50000 problems in the values\n"),
+        "{}",
+        run.stderr
+    );
 }
