@@ -30,6 +30,26 @@ file's text, at most 4 MiB; a named pipe is read up to that) and
 `--set-json KEY=JSON` (a JSON value; a mapping merges over the key).
 Unlike Helm, which applies its set flags kind by kind, the order is
 the order you wrote them in.
+
+## Pod settings
+
+Every workload takes the same pod settings, under its own key: `buildd`,
+`gateway`, `kata.deploy`, `kata.vcpuTuning`, and `builds.daemon` for the
+pod template buildd starts each build daemon from. They are
+`nodeSelector`, `tolerations`, `affinity`, `topologySpreadConstraints`,
+`priorityClassName`, `imagePullSecrets`, `podLabels` and
+`podAnnotations`; container CPU and memory are each workload's
+`resources` (the daemons': `builds.daemonResources` and each project's).
+The Kubernetes structures are Kubernetes' own types (API version 1.33,
+the oldest the chart supports), checked as the API server checks them:
+an unknown key, an operator or effect it does not know, a weight outside
+1-100, `Gt` with a value that is not one integer are errors at their key.
+None of them can add a volume, a host namespace or a security context:
+the trust classes alone decide those. So a pod annotation under
+`io.katacontainers.` (Kata's overrides of the VM), AppArmor's or
+seccomp's is refused, as are labels the chart sets itself; and the build
+daemons, which run untrusted builds, may not tolerate every taint or the
+control plane's, nor run at a `system-*` priority.
 ";
 
 /// The Markdown reference of every values key: path, type, default, and
@@ -68,6 +88,22 @@ fn rows(
     required: bool,
     out: &mut String,
 ) {
+    if let Some(kind) = kubernetes_type(property) {
+        let _ = writeln!(
+            out,
+            "| `{path}` | {kind} | {} | {} |",
+            if property["type"] == "array" {
+                "`[]`"
+            } else {
+                "(unset)"
+            },
+            description(root, property)
+                .unwrap_or_default()
+                .replace('\n', " ")
+                .replace('|', "\\|")
+        );
+        return;
+    }
     let target = deref(root, property);
     let children = target["properties"].as_object();
     let default = property
@@ -138,6 +174,43 @@ fn rows(
         }
     }
 }
+
+/// A property typed by a Kubernetes API type (k8s-openapi's, `$defs`
+/// named `io.k8s.*`), itself or as list items: one row naming the type and
+/// linking its API reference, whose own documentation covers its fields.
+fn kubernetes_type(property: &Json) -> Option<String> {
+    let reference = [&property["$ref"], &property["items"]["$ref"]]
+        .into_iter()
+        .chain(
+            property["anyOf"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| &b["$ref"]),
+        )
+        .find_map(Json::as_str)?;
+    let name = reference.strip_prefix("#/$defs/io.k8s.")?;
+    // api.core.v1.Toleration, apimachinery.pkg.apis.meta.v1.LabelSelector
+    let mut parts: Vec<&str> = name.rsplitn(3, '.').collect();
+    parts.reverse();
+    let [group, version, kind] = parts[..] else {
+        return None;
+    };
+    let group = group.rsplit('.').next().unwrap_or(group);
+    let list = if property["type"] == "array" {
+        "list of "
+    } else {
+        ""
+    };
+    Some(format!(
+        "{list}Kubernetes [{kind}]({API_REFERENCE}#{}-{version}-{group})",
+        kind.to_ascii_lowercase()
+    ))
+}
+
+/// The Kubernetes API reference of the oldest supported version, the one
+/// the pod settings' types are built for.
+const API_REFERENCE: &str = "https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.33/";
 
 fn description(root: &Json, property: &Json) -> Option<String> {
     property["description"]

@@ -18,9 +18,13 @@ use crate::model::Values;
 use crate::model::types::{DIGEST_PATTERN, DNS_LABEL_PATTERN, QUANTITY_PATTERN};
 use crate::yaml::{Node, Origin, Value};
 
-/// The values schema as JSON.
+/// The values schema as JSON: schemars' schema of [`Values`], with the
+/// Kubernetes types of the pod settings tightened to what the API server
+/// accepts ([`crate::model::pod::api_server_schema`]).
 pub fn values_schema() -> Json {
-    schemars::schema_for!(Values).to_value()
+    let mut schema = schemars::schema_for!(Values).to_value();
+    crate::model::pod::api_server_schema(&mut schema);
+    schema
 }
 
 /// The values schema as the text committed in `schema/values.schema.json`.
@@ -465,7 +469,25 @@ mod tests {
         let keys = known_keys(&schema, &KeyPath::dotted("buildd"));
         assert_eq!(
             keys,
-            ["replicas", "resources", "leaderElection", "logLevel"]
+            [
+                "replicas",
+                "resources",
+                "leaderElection",
+                "logLevel",
+                "nodeSelector",
+                "tolerations",
+                "affinity",
+                "topologySpreadConstraints",
+                "priorityClassName",
+                "imagePullSecrets",
+                "podLabels",
+                "podAnnotations"
+            ]
+        );
+        let keys = known_keys(&schema, &KeyPath::dotted("buildd.tolerations").index(0));
+        assert_eq!(
+            keys,
+            ["effect", "key", "operator", "tolerationSeconds", "value"]
         );
         let keys = known_keys(&schema, &KeyPath::root().key("projects").index(0));
         assert_eq!(keys, ["name", "repository", "trusted", "resources"]);

@@ -1,6 +1,8 @@
 //! No value can change the structure of the output (issue 3, requirement 3):
 //! arbitrary strings go through `commonAnnotations` (key and value), and the
-//! render must parse back to the same objects with the string intact.
+//! render must parse back to the same objects with the string intact; so
+//! must a pod annotation of the daemons (YAML inside a ConfigMap) and a
+//! toleration value.
 
 use std::collections::BTreeMap;
 
@@ -79,5 +81,43 @@ proptest! {
             let annotations = annotations.expect("every object carries the common annotations");
             prop_assert_eq!(annotations.get(&key), Some(&value));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+    /// The daemons' pod template is YAML inside a ConfigMap's YAML: a
+    /// hostile annotation or toleration value survives both layers, and
+    /// adds no field to either.
+    #[test]
+    fn a_pod_setting_survives_the_render_and_the_daemon_template(key in hostile(), value in hostile()) {
+        let mut values = Values::default();
+        values.builds.daemon.pod_annotations.insert(key.clone(), value.clone());
+        values.buildd.pod.tolerations.push(k8s_openapi::api::core::v1::Toleration {
+            key: Some("k".to_owned()),
+            value: Some(value.clone()),
+            ..Default::default()
+        });
+        let output = pipeline::render(&values).unwrap();
+        let stream = manifest::to_stream(&output.release);
+        let objects: Vec<serde_json::Value> = yaml::parse_stream(&yaml::Source::file("render", &stream), manifest::LIMITS)
+            .expect("the render reads back")
+            .iter()
+            .map(yaml::Node::to_json)
+            .collect();
+        let find = |kind: &str, name: &str| {
+            objects.iter().find(|o| o["kind"] == kind && o["metadata"]["name"] == name).cloned().unwrap()
+        };
+        let buildd = find("Deployment", "buildkit-buildd");
+        prop_assert_eq!(&buildd["spec"]["template"]["spec"]["tolerations"][0]["value"], &serde_json::json!(value));
+        let config = find("ConfigMap", "buildkit-daemon-pod-template");
+        prop_assert_eq!(config["data"].as_object().unwrap().len(), 1);
+        let text = config["data"]["pod-template.yaml"].as_str().unwrap();
+        let template = yaml::parse_stream(&yaml::Source::file("template", text), manifest::LIMITS)
+            .expect("the daemon template reads back")[0]
+            .to_json();
+        prop_assert_eq!(template.as_object().unwrap().keys().collect::<Vec<_>>(), ["metadata"]);
+        prop_assert_eq!(&template["metadata"]["annotations"], &serde_json::json!({key: value}));
     }
 }

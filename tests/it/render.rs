@@ -10,8 +10,9 @@ use chartgen::yaml::{self, Source};
 use crate::harness::{chartgen, chartgen_with, relative, root};
 
 /// Every environment: the built-in defaults, then each file in `values/`
-/// over `values/common.yaml` (as `render --all` layers them); both bundles
-/// of each.
+/// over `values/common.yaml` (as `render --all` layers them), then every
+/// workload's pod settings set (`tests/fixtures/render/pod-settings.yaml`);
+/// both bundles of each.
 fn environments() -> Vec<(String, Vec<String>)> {
     let all = || vec!["--bundle".to_owned(), "all".to_owned()];
     let mut envs = vec![("default".to_owned(), all())];
@@ -28,6 +29,10 @@ fn environments() -> Vec<(String, Vec<String>)> {
         args.extend(all());
         envs.push((name, args));
     }
+    let settings = "tests/fixtures/render/pod-settings.yaml";
+    let mut args = vec!["-f".to_owned(), settings.to_owned()];
+    args.extend(all());
+    envs.push(("pod-settings".to_owned(), args));
     envs
 }
 
@@ -846,4 +851,126 @@ fn a_linked_shared_base_is_refused_unread() {
         )
     );
     assert!(!base.path().join("out").exists(), "nothing written");
+}
+
+/// Each workload's pod settings land in its pod template and nowhere else:
+/// the spec fields in the pod spec, pod labels and annotations on the pod
+/// (the selector's labels kept, the workload object without them); the
+/// daemons' in the ConfigMap buildd is pointed at; none in a pod's volumes
+/// or security context.
+#[test]
+fn pod_settings_reach_each_pod_and_nothing_else() {
+    let fixture = "tests/fixtures/render/pod-settings.yaml";
+    let args = [
+        "-f".to_owned(),
+        fixture.to_owned(),
+        "--bundle".to_owned(),
+        "all".to_owned(),
+    ];
+    let objects = objects(&render(&args));
+    let text = std::fs::read_to_string(root().join(fixture)).unwrap();
+    let values = yaml::parse_stream(&Source::file(fixture, &text), chartgen::manifest::LIMITS)
+        .unwrap()[0]
+        .to_json();
+    let workloads = [
+        ("Deployment", "buildkit-buildd", &values["buildd"]),
+        ("Deployment", "buildkit-gateway", &values["gateway"]),
+        (
+            "DaemonSet",
+            "buildkit-kata-deploy",
+            &values["kata"]["deploy"],
+        ),
+        (
+            "DaemonSet",
+            "buildkit-kata-clh-vcpu-tune",
+            &values["kata"]["vcpuTuning"],
+        ),
+    ];
+    for (kind, name, settings) in workloads {
+        let object = find(&objects, kind, name);
+        let pod = &object["spec"]["template"];
+        for field in [
+            "tolerations",
+            "affinity",
+            "topologySpreadConstraints",
+            "priorityClassName",
+            "imagePullSecrets",
+        ] {
+            assert_eq!(pod["spec"][field], settings[field], "{name}: {field}");
+        }
+        for (key, value) in settings["nodeSelector"].as_object().unwrap() {
+            assert_eq!(
+                &pod["spec"]["nodeSelector"][key], value,
+                "{name}: nodeSelector"
+            );
+        }
+        for (key, value) in settings["podLabels"].as_object().into_iter().flatten() {
+            assert_eq!(&pod["metadata"]["labels"][key], value, "{name}: podLabels");
+            assert_eq!(
+                object["metadata"]["labels"][key],
+                Json::Null,
+                "{name}: not on the workload"
+            );
+        }
+        let selector = object["spec"]["selector"]["matchLabels"]
+            .as_object()
+            .unwrap();
+        for (key, value) in selector {
+            assert_eq!(
+                &pod["metadata"]["labels"][key], value,
+                "{name}: the selector still matches"
+            );
+        }
+        assert_eq!(
+            pod["metadata"]["annotations"], settings["podAnnotations"],
+            "{name}"
+        );
+        if let Some(resources) = settings.get("resources") {
+            assert_eq!(
+                &pod["spec"]["containers"][0]["resources"], resources,
+                "{name}"
+            );
+        }
+    }
+    let vcpu = find(&objects, "DaemonSet", "buildkit-kata-clh-vcpu-tune");
+    assert_eq!(
+        vcpu["spec"]["template"]["spec"]["nodeSelector"]["katacontainers.io/kata-runtime"], "true",
+        "vcpu-tune keeps to the Kata nodes"
+    );
+    let template = find(&objects, "ConfigMap", "buildkit-daemon-pod-template");
+    assert_eq!(template["metadata"]["namespace"], "buildkit-builds");
+    let text = template["data"]["pod-template.yaml"].as_str().unwrap();
+    let read = yaml::parse_stream(&Source::file("template", text), chartgen::manifest::LIMITS)
+        .unwrap()[0]
+        .to_json();
+    let daemon = &values["builds"]["daemon"];
+    assert_eq!(read["metadata"]["labels"], daemon["podLabels"]);
+    for field in [
+        "nodeSelector",
+        "tolerations",
+        "topologySpreadConstraints",
+        "priorityClassName",
+        "imagePullSecrets",
+    ] {
+        assert_eq!(
+            read["spec"][field], daemon[field],
+            "daemon pod template: {field}"
+        );
+    }
+    let buildd = find(&objects, "Deployment", "buildkit-buildd");
+    let args = &buildd["spec"]["template"]["spec"]["containers"][0]["args"];
+    assert!(
+        args.as_array().unwrap().contains(&Json::from(
+            "--daemon-pod-template=buildkit-daemon-pod-template"
+        )),
+        "{args}"
+    );
+}
+
+/// Without daemon settings there is no pod template to read, and buildd is
+/// not told of one.
+#[test]
+fn no_daemon_settings_render_no_daemon_pod_template() {
+    let stream = render(&["--bundle".to_owned(), "all".to_owned()]);
+    assert!(!stream.contains("daemon-pod-template"), "{stream}");
 }

@@ -10,6 +10,7 @@
 //! Rules that a JSON Schema cannot state (distinct namespaces, unique project
 //! names) live in [`rules`].
 
+pub mod pod;
 pub mod rules;
 pub mod types;
 
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use pod::PodSettings;
 pub use types::{DnsLabel, Quantity};
 
 /// Everything the values can set, merged: this strict schema
@@ -193,8 +195,10 @@ impl Default for Images {
 #[serde(default, deny_unknown_fields)]
 pub struct Resources {
     /// What the scheduler reserves.
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
     pub requests: ResourceList,
     /// The most the container may use.
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
     pub limits: ResourceList,
 }
 
@@ -223,6 +227,13 @@ pub struct ResourceList {
     /// Memory, such as `256Mi`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<Quantity>,
+}
+
+impl ResourceList {
+    /// Whether no amount is set.
+    pub fn is_empty(&self) -> bool {
+        self.cpu.is_none() && self.memory.is_none()
+    }
 }
 
 /// buildd's log verbosity.
@@ -257,6 +268,9 @@ pub struct Buildd {
     pub leader_election: bool,
     /// Log verbosity.
     pub log_level: LogLevel,
+    /// Scheduling, pull secrets, pod labels and annotations of buildd's pods.
+    #[serde(flatten)]
+    pub pod: PodSettings,
 }
 
 impl Default for Buildd {
@@ -266,6 +280,7 @@ impl Default for Buildd {
             resources: Resources::new("100m", "128Mi", "256Mi"),
             leader_election: true,
             log_level: LogLevel::Info,
+            pod: PodSettings::default(),
         }
     }
 }
@@ -283,6 +298,9 @@ pub struct Gateway {
     pub resources: Resources,
     /// The Service in front of the gateway.
     pub service: GatewayService,
+    /// Scheduling, pull secrets, pod labels and annotations of the gateway's pods.
+    #[serde(flatten)]
+    pub pod: PodSettings,
 }
 
 impl Default for Gateway {
@@ -291,6 +309,7 @@ impl Default for Gateway {
             replicas: 2,
             resources: Resources::new("100m", "64Mi", "128Mi"),
             service: GatewayService::default(),
+            pod: PodSettings::default(),
         }
     }
 }
@@ -340,6 +359,13 @@ pub struct Builds {
     pub tls: Tls,
     /// Default CPU and memory of each build daemon.
     pub daemon_resources: Resources,
+    /// The pod template buildd starts every build daemon from: scheduling,
+    /// pull secrets, pod labels and annotations. When any is set, it is
+    /// rendered as the ConfigMap `<releaseName>-daemon-pod-template` and
+    /// buildd is started with `--daemon-pod-template`. The daemons run
+    /// untrusted builds: they may not tolerate every taint or the control
+    /// plane's, nor run at a `system-*` priority.
+    pub daemon: PodSettings,
     /// A ResourceQuota capping the whole namespace.
     pub resource_quota: ResourceQuota,
     /// A LimitRange giving containers defaults and ceilings.
@@ -354,6 +380,7 @@ impl Default for Builds {
             buildkitd: Buildkitd::default(),
             tls: Tls::default(),
             daemon_resources: Resources::new("500m", "1Gi", "4Gi"),
+            daemon: PodSettings::default(),
             resource_quota: ResourceQuota::default(),
             limit_range: LimitRange::default(),
             network_policy: NetworkPolicy::default(),
@@ -562,10 +589,23 @@ pub struct Project {
 pub struct Kata {
     /// Whether to render the system-namespace bundle.
     pub enabled: bool,
+    /// The kata-deploy installer DaemonSet.
+    pub deploy: KataDeploy,
     /// The RuntimeClass untrusted builds run with.
     pub runtime_class: RuntimeClass,
     /// The DaemonSet that tunes vCPUs of Cloud Hypervisor guests.
     pub vcpu_tuning: VcpuTuning,
+}
+
+/// The kata-deploy DaemonSet, which installs Kata on the nodes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct KataDeploy {
+    /// CPU and memory of the kata-deploy container; none set by default.
+    pub resources: Resources,
+    /// Scheduling (which nodes get Kata), pull secrets, pod labels and annotations.
+    #[serde(flatten)]
+    pub pod: PodSettings,
 }
 
 /// A Kata RuntimeClass.
@@ -599,6 +639,12 @@ pub struct VcpuTuning {
     /// Default vCPUs of a guest VM.
     #[schemars(range(min = 1, max = 64))]
     pub default_vcpus: u32,
+    /// CPU and memory of the vcpu-tune container; none set by default.
+    pub resources: Resources,
+    /// Scheduling, pull secrets, pod labels and annotations; the DaemonSet
+    /// always selects Kata nodes (`katacontainers.io/kata-runtime: "true"`).
+    #[serde(flatten)]
+    pub pod: PodSettings,
 }
 
 impl Default for VcpuTuning {
@@ -606,6 +652,8 @@ impl Default for VcpuTuning {
         VcpuTuning {
             enabled: true,
             default_vcpus: 2,
+            resources: Resources::default(),
+            pod: PodSettings::default(),
         }
     }
 }

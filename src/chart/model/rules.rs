@@ -49,7 +49,35 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_policies(values, &mut violations);
     check_projects(values, &mut violations);
     check_amounts(values, &mut violations);
+    check_pods(values, &mut violations);
     violations
+}
+
+/// Every workload's pod settings (`pod::check`); the build daemons'
+/// are untrusted, and vcpu-tune's node selector keeps Kata's node label.
+fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
+    use super::pod::{self, Trust};
+    let kata_label = [crate::plan::KATA_NODE_LABEL.0];
+    let pods = [
+        ("buildd", &values.buildd.pod, Trust::Platform, &[][..]),
+        ("gateway", &values.gateway.pod, Trust::Platform, &[]),
+        (
+            "builds.daemon",
+            &values.builds.daemon,
+            Trust::Untrusted,
+            &[],
+        ),
+        ("kata.deploy", &values.kata.deploy.pod, Trust::Platform, &[]),
+        (
+            "kata.vcpuTuning",
+            &values.kata.vcpu_tuning.pod,
+            Trust::Platform,
+            &kata_label,
+        ),
+    ];
+    for (at, settings, trust, fixed) in pods {
+        pod::check(settings, &KeyPath::dotted(at), trust, fixed, violations);
+    }
 }
 
 /// Requests within limits, LimitRange defaults within its maximum, and
@@ -68,6 +96,14 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
         (
             KeyPath::dotted("builds.daemonResources"),
             values.builds.daemon_resources.clone(),
+        ),
+        (
+            KeyPath::dotted("kata.deploy.resources"),
+            values.kata.deploy.resources.clone(),
+        ),
+        (
+            KeyPath::dotted("kata.vcpuTuning.resources"),
+            values.kata.vcpu_tuning.resources.clone(),
         ),
     ];
     for (i, project) in values.projects.iter().enumerate() {
@@ -172,7 +208,7 @@ fn go_duration(text: &str) -> Option<f64> {
 
 /// Prefixes of labels and annotations the chart sets itself; a common
 /// label or annotation there would contradict what the chart states.
-const RESERVED_PREFIXES: [&str; 3] = [
+pub(crate) const RESERVED_PREFIXES: [&str; 3] = [
     "app.kubernetes.io/",
     "buildkit-operator.dev/",
     "pod-security.kubernetes.io/",

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{Image, Project, Resources, Values};
+use crate::model::{Image, PodSettings, Project, Resources, Values};
 use rbac::RbacPlan;
 use security::{PodPlan, PodSecurity, Volume};
 use trust::{Builds, Namespace, Operator, System, TrustClass};
@@ -41,6 +41,10 @@ pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 pub use adr::COMPONENT_CLASSES;
 
 pub use adr::{EXEMPTIONS_ANNOTATION, Exemption, TRUST_CLASS_LABEL};
+
+/// The node label kata-deploy puts on the nodes it installed Kata on: the
+/// RuntimeClass schedules Kata pods there, and vcpu-tune runs there.
+pub const KATA_NODE_LABEL: (&str, &str) = ("katacontainers.io/kata-runtime", "true");
 
 /// The uid the control plane runs as.
 const CONTROL_PLANE_UID: u32 = 65532;
@@ -73,6 +77,8 @@ pub struct Plan<'v> {
     pub daemon_image: String,
     /// The buildkitd.toml the daemons read.
     pub buildkitd_toml: String,
+    /// The daemons' pod template (YAML) when `builds.daemon` sets anything.
+    pub daemon_pod_template: Option<String>,
     /// The policy exemptions each namespace needs (ADR-0006, T4).
     pub exemptions: Vec<PolicyExemption>,
     /// Names of objects that other objects refer to.
@@ -104,6 +110,9 @@ pub struct Names {
     pub lease: Option<String>,
     /// The ConfigMap holding buildkitd.toml, in the builds namespace.
     pub buildkitd_config: String,
+    /// The ConfigMap holding the daemons' pod template, in the builds
+    /// namespace (buildd's `--daemon-pod-template`).
+    pub daemon_pod_template: String,
     /// The daemons' server certificate Secret, in the builds namespace.
     pub daemon_tls: String,
     /// The gateway's client certificate Secret, in the operator namespace.
@@ -222,6 +231,14 @@ pub struct Workload<C: TrustClass> {
     pub pull_policy: crate::model::PullPolicy,
     /// The pod.
     pub pod: PodPlan<C>,
+    /// The labels of its pod template: [`Workload::labels`] and the
+    /// workload's `podLabels`.
+    pub pod_labels: BTreeMap<String, String>,
+    /// The annotations of its pod template: the workload's `podAnnotations`.
+    pub pod_annotations: BTreeMap<String, String>,
+    /// The pod spec fields the workload's pod settings set (scheduling,
+    /// pull secrets), by their pod spec name.
+    pub pod_spec: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One BuildProject as rendered.
@@ -271,6 +288,7 @@ impl<'v> Plan<'v> {
         let names = Names {
             lease: lease_name,
             buildkitd_config: format!("{release}-buildkitd-config"),
+            daemon_pod_template: format!("{release}-daemon-pod-template"),
             daemon_tls: format!("{release}-daemon-tls"),
             gateway_client_tls: format!("{release}-gateway-client-tls"),
         };
@@ -284,6 +302,8 @@ impl<'v> Plan<'v> {
                 &images.buildd,
                 PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
                     .with_volume(Volume::empty_dir("tmp")),
+                &values.buildd.pod,
+                &[],
             ),
             gateway: Workload::new(
                 &meta["gateway"],
@@ -291,6 +311,8 @@ impl<'v> Plan<'v> {
                 PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
                     .with_volume(Volume::empty_dir("tmp"))
                     .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
+                &values.gateway.pod,
+                &[],
             ),
             kata_deploy: kata.then(|| kata_deploy(values, &meta["kataDeploy"])),
             vcpu_tune: (kata && values.kata.vcpu_tuning.enabled)
@@ -307,6 +329,7 @@ impl<'v> Plan<'v> {
                 .collect(),
             daemon_image: images.buildkitd.reference(),
             buildkitd_toml: buildkitd_toml(values),
+            daemon_pod_template: daemon_pod_template(&values.builds.daemon),
             exemptions: exemptions(&namespaces, values),
             namespaces,
             names,
@@ -355,17 +378,59 @@ fn metas(values: &Values) -> BTreeMap<&'static str, Meta> {
 }
 
 impl<C: TrustClass> Workload<C> {
-    /// The workload of component `meta` running `image` in `pod`.
-    fn new(meta: &Meta, image: &Image, pod: PodPlan<C>) -> Self {
+    /// The workload of component `meta` running `image` in `pod`, with the
+    /// pod `settings` of its values; `fixed` node labels join its node
+    /// selector.
+    fn new(
+        meta: &Meta,
+        image: &Image,
+        pod: PodPlan<C>,
+        settings: &PodSettings,
+        fixed: &[(&str, &str)],
+    ) -> Self {
         let mut labels = meta.labels.clone();
         labels.insert(VERSION_LABEL.to_owned(), image.tag.clone());
+        let mut pod_labels = settings.pod_labels.clone();
+        pod_labels.extend(labels.clone());
         Workload {
             labels,
             image: image.reference(),
             pull_policy: image.pull_policy,
             pod,
+            pod_labels,
+            pod_annotations: settings.pod_annotations.clone(),
+            pod_spec: settings.spec(fixed),
         }
     }
+}
+
+/// The daemons' pod template, as the YAML buildd reads from the ConfigMap
+/// `names.daemonPodTemplate`: the pod labels and annotations under
+/// `metadata`, the pod spec fields under `spec`; `None` when
+/// `builds.daemon` sets nothing.
+fn daemon_pod_template(settings: &PodSettings) -> Option<String> {
+    if settings.is_empty() {
+        return None;
+    }
+    let mut metadata = serde_json::Map::new();
+    for (key, map) in [
+        ("labels", &settings.pod_labels),
+        ("annotations", &settings.pod_annotations),
+    ] {
+        if !map.is_empty() {
+            metadata.insert(key.to_owned(), serde_json::json!(map));
+        }
+    }
+    let mut template = serde_json::Map::new();
+    if !metadata.is_empty() {
+        template.insert("metadata".to_owned(), metadata.into());
+    }
+    let spec = settings.spec(&[]);
+    if !spec.is_empty() {
+        template.insert("spec".to_owned(), spec.into());
+    }
+    let template = crate::yaml::Node::from_json(&template.into(), &crate::yaml::Origin::Default);
+    Some(crate::emit::block(&template))
 }
 
 /// The images whose tag becomes a workload's [`VERSION_LABEL`] in the
@@ -400,6 +465,8 @@ fn kata_deploy(values: &Values, meta: &Meta) -> Workload<System> {
             .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
             .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
             .with_volume(Volume::host_path("host", "/")),
+        &values.kata.deploy.pod,
+        &[],
     )
 }
 
@@ -412,6 +479,8 @@ fn vcpu_tune(values: &Values, meta: &Meta) -> Workload<System> {
             "kata-config",
             "/opt/kata/share/defaults/kata-containers",
         )),
+        &values.kata.vcpu_tuning.pod,
+        &[KATA_NODE_LABEL],
     )
 }
 

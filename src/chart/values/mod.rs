@@ -147,7 +147,8 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
     Ok((document, pins))
 }
 
-/// The rules' violations, each at the first of its keys the user wrote;
+/// The rules' violations, each at the first of its keys the user wrote
+/// (else at the nearest node above its key);
 /// none that involves a key `reset` after a schema problem (its default
 /// stood in for what the user wrote).
 fn rule_problems(
@@ -171,7 +172,12 @@ fn rule_problems(
                         .filter(|node| node.origin != Origin::Default)
                         .map(|node| (path.clone(), node.origin.clone()))
                 });
-            let (path, origin) = written.unwrap_or((violation.path, Origin::Default));
+            // A key the rule wants but nobody wrote (`values` of an `In`
+            // requirement): at the nearest node above it the user wrote.
+            let (path, origin) = written.unwrap_or_else(|| {
+                let origin = document.nearest(&violation.path).origin.clone();
+                (violation.path, origin)
+            });
             Problem {
                 origin,
                 path,

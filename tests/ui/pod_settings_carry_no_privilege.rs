@@ -1,0 +1,11 @@
+//! Trust classes: a workload's pod settings cannot set a security context
+//! or a host namespace; only the trust class decides those.
+use chartgen::model::PodSettings;
+
+fn main() {
+    let _ = PodSettings {
+        security_context: None,
+        host_network: true,
+        ..PodSettings::default()
+    };
+}

@@ -1,0 +1,10 @@
+//! Trust classes: a workload's pod settings (nodeSelector, tolerations, ...)
+//! cannot add a volume, so no hostPath reaches a pod through them.
+use chartgen::model::PodSettings;
+
+fn main() {
+    let _ = PodSettings {
+        volumes: Vec::new(),
+        ..PodSettings::default()
+    };
+}
