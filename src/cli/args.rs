@@ -147,8 +147,8 @@ pub struct ManArgs {
     /// Write every page (chartgen.1 and one chartgen-COMMAND.1 per
     /// subcommand) into DIR, created when missing, each page replaced
     /// whole (written to a temporary file, then renamed). A DIR that is a
-    /// symbolic link, or not a folder, is refused. Then add DIR's parent to
-    /// MANPATH, or copy the pages to a man1 folder.
+    /// symbolic link, or not a folder, is refused. To install, name a man1
+    /// folder that man reads, such as ~/.local/share/man/man1.
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 }
