@@ -16,8 +16,9 @@ use std::path::Path;
 
 /// The layers, lowest first.
 const LAYERS: &[&[&str]] = &[
-    // Text safety, name rules, Secrets, exit codes: nothing of the crate.
-    &["text", "names", "secret", "exit"],
+    // Text safety, name rules, Secrets, exit codes, the terminal's colour
+    // and --quiet: nothing of the crate.
+    &["text", "names", "secret", "exit", "terminal"],
     // Where things are: sources, origins, key paths.
     &["location"],
     // The one diagnostic type.

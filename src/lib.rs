@@ -1,7 +1,7 @@
 //! chartgen: the buildkit-operator's Kubernetes manifests from typed values.
 //!
 //! The tree shows the plan (ARCHITECTURE.md, "Layout"): the base
-//! ([`text`], [`location`], [`diagnostic`], [`error`], [`exit`]) under
+//! ([`text`], [`terminal`], [`location`], [`diagnostic`], [`error`], [`exit`]) under
 //! [`kubernetes`], the generic layer usable on any manifests, under
 //! [`chart`], the buildkit operator's values, plan, templates and ADR
 //! policy, under [`cli`], the command line; `src/layers.rs` checks that
@@ -22,6 +22,7 @@ pub mod kubernetes;
 #[cfg(test)]
 mod layers;
 pub mod location;
+pub mod terminal;
 pub mod text;
 
 // Every module keeps its short path (`crate::yaml`, `chartgen::plan`):

@@ -1,10 +1,13 @@
 //! The `chartgen` binary: parse arguments, run the command, report, exit.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser as _;
 
-use chartgen::{cli::Cli, commands, exit::Exit, report};
+use chartgen::cli::{Cli, ColorWhen};
+use chartgen::terminal::{self, ColorChoice};
+use chartgen::{commands, exit::Exit, report};
 
 /// mimalloc: a render allocates and frees hundreds of thousands of small
 /// nodes, and glibc's malloc spent a third of the instructions on them
@@ -13,12 +16,48 @@ use chartgen::{cli::Cli, commands, exit::Exit, report};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<OsString> = std::env::args_os().collect();
+    // clap prints --help and usage errors while it parses: the colour
+    // choice has to be made before, from the raw arguments.
+    terminal::setup(
+        choice(color_before_parsing(&args).unwrap_or_default()),
+        false,
+    );
+    let cli = Cli::parse_from(args);
+    terminal::setup(choice(cli.color), cli.quiet);
     match commands::run(cli) {
         Ok(exit) => exit.into(),
         Err(error) => {
-            eprint!("{}", report::render(&error));
+            eprint!("{}", report::render_for_stderr(&error));
             Exit::BadInput.into()
         }
     }
+}
+
+fn choice(when: ColorWhen) -> ColorChoice {
+    match when {
+        ColorWhen::Auto => ColorChoice::Auto,
+        ColorWhen::Always => ColorChoice::Always,
+        ColorWhen::Never => ColorChoice::Never,
+    }
+}
+
+/// The last `--color WHEN` or `--color=WHEN` before `--`, when WHEN is one
+/// clap accepts (clap itself reports any other).
+fn color_before_parsing(args: &[OsString]) -> Option<ColorWhen> {
+    use clap::ValueEnum as _;
+    let mut found = None;
+    let mut args = args.iter().skip(1).map(|a| a.to_str().unwrap_or(""));
+    while let Some(arg) = args.next() {
+        let value = match arg {
+            "--" => break,
+            "--color" => args.next().unwrap_or(""),
+            _ => match arg.strip_prefix("--color=") {
+                Some(value) => value,
+                None => continue,
+            },
+        };
+        found = ColorWhen::from_str(value, false).ok().or(found);
+    }
+    found
 }

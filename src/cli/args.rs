@@ -18,6 +18,32 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour the output: `auto` colours a stream that is a
+    /// terminal, unless NO_COLOR is set (any non-empty value) or CLICOLOR
+    /// is 0; CLICOLOR_FORCE (non-empty, not 0) colours even a pipe; NO_COLOR
+    /// wins over CLICOLOR_FORCE. `always` and `never` win over the
+    /// environment. Stdout and stderr are judged apart.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+    /// Print only what was asked for and what went wrong: no notes, no
+    /// `info:` lines, no success lines (`values are valid`, `ok: …`, what
+    /// --output-dir wrote). Errors, findings, drift and the main output
+    /// (the rendered stream, a diff, a table, JSON) are printed as ever;
+    /// exit codes are unchanged.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+/// When to colour (`--color`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// Colour a terminal, following NO_COLOR, CLICOLOR and CLICOLOR_FORCE.
+    #[default]
+    Auto,
+    /// Always colour, even a pipe or a file.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// The subcommands.
@@ -84,6 +110,47 @@ pub enum Command {
     /// as hashes.
     #[command(after_help = examples::DIFF)]
     Diff(DiffArgs),
+    /// Print a shell's completion script for chartgen on stdout.
+    ///
+    /// Load it once per session (bash: `source <(chartgen completions
+    /// bash)`), or install it where the shell looks: bash
+    /// ~/.local/share/bash-completion/completions/chartgen, zsh a file
+    /// `_chartgen` in a folder of $fpath, fish
+    /// ~/.config/fish/completions/chartgen.fish.
+    #[command(after_help = examples::COMPLETIONS)]
+    Completions(CompletionsArgs),
+    /// Print a man page (roff) on stdout, or write every page into a folder.
+    ///
+    /// One page per subcommand (chartgen-render.1, …) and chartgen.1 for the
+    /// whole tool, generated from the same definitions as --help. Without
+    /// --output-dir, prints the page of COMMAND (default: chartgen.1), to
+    /// read with `chartgen man render | man -l -`.
+    #[command(after_help = examples::MAN)]
+    Man(ManArgs),
+}
+
+/// Which shell `completions` writes for.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// Which man pages `man` prints or writes.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (render, check, …); none: the
+    /// page of chartgen itself.
+    #[arg(value_name = "COMMAND", conflicts_with = "output_dir")]
+    pub command: Option<String>,
+    /// Write every page (chartgen.1 and one chartgen-COMMAND.1 per
+    /// subcommand) into DIR, created when missing, each page replaced
+    /// whole (written to a temporary file, then renamed). A DIR that is a
+    /// symbolic link, or not a folder, is refused. To install, name a man1
+    /// folder that man reads, such as ~/.local/share/man/man1.
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
 }
 
 /// What `render` renders and where it goes.

@@ -59,3 +59,16 @@ pub const DIFF: &str = "\
 Examples:
   chartgen diff out/dev/release out/ovh-prod/release
   chartgen diff --ignore 'metadata.labels.*' out/dev/release out/ovh-prod/release";
+
+/// `chartgen completions --help`.
+pub const COMPLETIONS: &str = "\
+Examples:
+  chartgen completions bash | bash -c 'source /dev/stdin && complete -p chartgen'
+  chartgen completions zsh | head -n 1
+  chartgen completions fish | grep -c '^complete -c chartgen'";
+
+/// `chartgen man --help`.
+pub const MAN: &str = "\
+Examples:
+  chartgen man render | man -l - | grep -A2 -- --output-dir
+  chartgen man --output-dir target/man";

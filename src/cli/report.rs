@@ -1,6 +1,8 @@
 //! Printing errors for a person: `error:` lines on stderr, each cause as
-//! `caused by:`, and a `hint:` where one helps. No colour, so the text reads
-//! the same in a terminal, a CI log and a snapshot.
+//! `caused by:`, and a `hint:` where one helps. [`render`] is the plain
+//! text; [`render_for_stderr`] colours the labels (`error:` red, `hint:`
+//! cyan) when stderr takes colour ([`crate::terminal`]): only the labels,
+//! so the words read the same in a terminal, a CI log and a snapshot.
 //!
 //! Everything printed here goes through [`printable`] and [`clip`]: a file
 //! name, a key or a value from the input can neither forge a line nor send
@@ -16,21 +18,63 @@ use std::sync::Arc;
 use crate::diagnostic::{Diagnostic, Problem, Quoting};
 use crate::error::Error;
 use crate::location::{Origin, Source};
+use crate::terminal::{self, Style};
 use crate::text::{MESSAGE, clip, printable};
 
 /// The full text shown for `error`, ending in a newline: the problems of
 /// invalid values or manifests each through the one diagnostic renderer
 /// ([`Diagnostic::render_as`]), any other error as its message, causes and
-/// hint.
+/// hint. No colour.
 pub fn render(error: &anyhow::Error) -> String {
+    render_styled(error, Labels::plain())
+}
+
+/// [`render`], with its labels coloured when stderr takes colour.
+pub fn render_for_stderr(error: &anyhow::Error) -> String {
+    render_styled(error, Labels::when(terminal::stderr_colour()))
+}
+
+/// The styles of the labels: plain ones write nothing.
+#[derive(Clone, Copy)]
+struct Labels {
+    error: Style,
+    hint: Style,
+}
+
+impl Labels {
+    fn plain() -> Self {
+        Self::when(false)
+    }
+
+    fn when(on: bool) -> Self {
+        Labels {
+            error: terminal::when(on, terminal::ERROR),
+            hint: terminal::when(on, terminal::HINT),
+        }
+    }
+
+    /// `error:`, styled.
+    fn error(self) -> String {
+        format!("{0}error:{0:#}", self.error)
+    }
+
+    /// `hint:`, styled.
+    fn hint(self) -> String {
+        format!("{0}hint:{0:#}", self.hint)
+    }
+}
+
+fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
     match error.downcast_ref::<Error>() {
-        Some(Error::InvalidValues { problems }) => problems_text(error, problems, |_| true),
+        Some(Error::InvalidValues { problems }) => problems_text(error, problems, labels, |_| true),
         Some(Error::InvalidManifests { problems }) => {
             // Many problems can share one large source: judge each once.
             let mut judged = HashMap::new();
-            problems_text(error, problems, |problem| may_quote(problem, &mut judged))
+            problems_text(error, problems, labels, |problem| {
+                may_quote(problem, &mut judged)
+            })
         }
-        _ => chain_text(error),
+        _ => chain_text(error, labels),
     }
 }
 
@@ -40,6 +84,7 @@ pub fn render(error: &anyhow::Error) -> String {
 fn problems_text(
     error: &anyhow::Error,
     problems: &[Problem],
+    labels: Labels,
     mut may_quote: impl FnMut(&Problem) -> bool,
 ) -> String {
     let mut out = String::new();
@@ -49,18 +94,24 @@ fn problems_text(
         } else {
             Quoting::Mask
         };
-        let shown = Diagnostic::from(problem.clone()).render_as(quoting);
-        let _ = writeln!(out, "error: {shown}");
+        let mut shown = Diagnostic::from(problem.clone()).render_as(quoting);
+        // Every line of `shown` is escaped: a line that starts with the
+        // hint's label is the diagnostic's own.
+        if labels.hint != Style::new() {
+            shown = shown.replace("\n  hint: ", &format!("\n  {} ", labels.hint()));
+        }
+        let _ = writeln!(out, "{} {shown}", labels.error());
     }
     if problems.len() > MAX_PROBLEMS {
         let _ = writeln!(
             out,
-            "error: … and {} more (only the first {MAX_PROBLEMS} are shown)",
+            "{} … and {} more (only the first {MAX_PROBLEMS} are shown)",
+            labels.error(),
             problems.len() - MAX_PROBLEMS
         );
     }
     if problems.len() > 1 {
-        let _ = writeln!(out, "error: {error}");
+        let _ = writeln!(out, "{} {error}", labels.error());
     }
     out
 }
@@ -68,15 +119,15 @@ fn problems_text(
 /// An error that names no place in an input text (a file that cannot be
 /// read, an option, the output directory): its message, each cause and
 /// its hint, each escaped and clipped as a diagnostic's lines are.
-fn chain_text(error: &anyhow::Error) -> String {
+fn chain_text(error: &anyhow::Error, labels: Labels) -> String {
     let shown = |text: &str| printable(&clip(text, MESSAGE)).into_owned();
     let mut out = String::new();
-    let _ = writeln!(out, "error: {}", shown(&error.to_string()));
+    let _ = writeln!(out, "{} {}", labels.error(), shown(&error.to_string()));
     for cause in error.chain().skip(1) {
         let _ = writeln!(out, "  caused by: {}", shown(&cause.to_string()));
     }
     if let Some(hint) = error.downcast_ref::<Error>().and_then(Error::hint) {
-        let _ = writeln!(out, "  hint: {}", shown(hint));
+        let _ = writeln!(out, "  {} {}", labels.hint(), shown(hint));
     }
     out
 }

@@ -427,10 +427,10 @@ fn is_yaml(path: &Path) -> bool {
 }
 
 fn skip_link(path: &Path, show: Show<'_>) {
-    eprintln!(
-        "note: not reading {}: a symbolic link inside an input directory is not followed",
+    crate::terminal::note(&format!(
+        "not reading {}: a symbolic link inside an input directory is not followed",
         show.path(path)
-    );
+    ));
 }
 
 /// Every YAML file under `dir`; a folder with a kustomization is read as

@@ -17,6 +17,7 @@ mod reading;
 mod render;
 mod schema_file;
 mod secrets;
+mod shell;
 mod terminal;
 mod upgrade;
 mod validate;

@@ -279,3 +279,360 @@ fn a_hostile_selector_is_shown_escaped() {
         assert_clean(&run);
     }
 }
+
+// Colour (issue 13, "Terminal"): decided per stream from --color, then
+// NO_COLOR, CLICOLOR_FORCE and CLICOLOR, then whether the stream is a
+// terminal (here it never is: the harness pipes both).
+
+use crate::harness::chartgen_with;
+
+/// The escape sequences chartgen itself writes: the SGR codes of its
+/// styles (bold, red, green, yellow, cyan, reset).
+const OURS: &[&str] = &[
+    "\u{1b}[1m",
+    "\u{1b}[31m",
+    "\u{1b}[32m",
+    "\u{1b}[33m",
+    "\u{1b}[36m",
+    "\u{1b}[0m",
+];
+
+/// `text` without chartgen's own colour codes.
+fn uncoloured(text: &str) -> String {
+    OURS.iter()
+        .fold(text.to_owned(), |text, code| text.replace(code, ""))
+}
+
+/// A run of `chartgen ARGS` under `env`, NO_COLOR unset unless `env` sets it.
+fn coloured_run(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let env: Vec<(&str, &str)> = [("NO_COLOR", "")]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
+    chartgen_with(args, None, &env)
+}
+
+const DIFF: &[&str] = &["diff", "out/dev/release", "out/ovh-prod/release"];
+
+/// Piped output is plain unless forced; the flag wins over the
+/// environment; NO_COLOR wins over CLICOLOR_FORCE; CLICOLOR_FORCE=0 forces
+/// nothing. Colour only adds codes: the words are the same.
+#[test]
+fn diff_colour_follows_the_flag_then_the_environment() {
+    let plain = coloured_run(DIFF, &[]);
+    assert_eq!(plain.code, 0, "{}", plain.transcript());
+    assert!(!plain.stdout.contains('\u{1b}'), "piped: no colour");
+    for (args, env, coloured) in [
+        (vec![], vec![("CLICOLOR_FORCE", "1")], true),
+        (vec![], vec![("CLICOLOR_FORCE", "0")], false),
+        (
+            vec![],
+            vec![("CLICOLOR_FORCE", "1"), ("CLICOLOR", "0")],
+            true,
+        ),
+        (
+            vec![],
+            vec![("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")],
+            false,
+        ),
+        (vec!["--color", "always"], vec![("NO_COLOR", "1")], true),
+        (vec!["--color=always"], vec![], true),
+        (
+            vec!["--color", "never"],
+            vec![("CLICOLOR_FORCE", "1")],
+            false,
+        ),
+        (vec!["--color", "auto"], vec![("CLICOLOR_FORCE", "1")], true),
+    ] {
+        let args = [DIFF, &args[..]].concat();
+        let run = coloured_run(&args, &env);
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        assert_eq!(
+            run.stdout.contains("\u{1b}[32m+ ") || run.stdout.contains("\u{1b}[33m~ "),
+            coloured,
+            "{args:?} {env:?}:\n{}",
+            run.stdout.escape_debug()
+        );
+        assert_eq!(uncoloured(&run.stdout), plain.stdout, "{args:?} {env:?}");
+    }
+}
+
+/// Errors on stderr: `error:` red and `hint:` cyan when stderr takes
+/// colour, plain otherwise; clap's own usage errors and help follow the
+/// same choice.
+#[test]
+fn errors_and_help_are_coloured_by_the_same_rules() {
+    let args = ["validate", "--set", "foo"];
+    let run = coloured_run(&args, &[("CLICOLOR_FORCE", "1")]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .starts_with("\u{1b}[1m\u{1b}[31merror:\u{1b}[0m invalid argument `--set foo`"),
+        "{}",
+        run.stderr.escape_debug()
+    );
+    assert!(
+        run.stderr
+            .contains("\n  \u{1b}[1m\u{1b}[36mhint:\u{1b}[0m write --set")
+    );
+    let plain = coloured_run(&args, &[]);
+    assert_eq!(uncoloured(&run.stderr), plain.stderr);
+    assert!(!plain.stderr.contains('\u{1b}'));
+    for (args, env, coloured) in [
+        (vec!["--help"], vec![("CLICOLOR_FORCE", "1")], true),
+        (
+            vec!["--color", "never", "--help"],
+            vec![("CLICOLOR_FORCE", "1")],
+            false,
+        ),
+        (
+            vec!["render", "--help", "--color=always"],
+            vec![("NO_COLOR", "1")],
+            true,
+        ),
+        (vec!["--help"], vec![], false),
+        (vec!["rendr"], vec![("CLICOLOR_FORCE", "1")], true),
+        (
+            vec!["rendr", "--color", "never"],
+            vec![("CLICOLOR_FORCE", "1")],
+            false,
+        ),
+    ] {
+        let run = coloured_run(&args, &env);
+        let text = format!("{}{}", run.stdout, run.stderr);
+        assert_eq!(
+            text.contains('\u{1b}'),
+            coloured,
+            "{args:?} {env:?}: {}",
+            text.escape_debug()
+        );
+    }
+}
+
+/// With colour forced, the input still reaches no terminal: every escape
+/// sequence on either stream is one of chartgen's own colour codes, and the
+/// hostile text shows escaped.
+#[test]
+fn forced_colour_lets_no_escape_from_the_input_through() {
+    let dir = scratch("terminal-colour");
+    let old = write(&dir, "old.yaml", &objects("old"));
+    let new = write(&dir, "new.yaml", &objects("new"));
+    // Also one of chartgen's own colour codes, spelled by the input.
+    let bad = write(
+        &dir,
+        &format!("bad{HOSTILE}\u{1b}[31m.yaml"),
+        &format!("kind: [\"{HOSTILE}\"\n"),
+    );
+    for args in [
+        vec!["diff", old.as_str(), new.as_str()],
+        vec!["check", old.as_str()],
+        vec!["rbac", old.as_str()],
+        vec!["check", bad.as_str()],
+        vec![
+            "diff",
+            "--map",
+            &format!("x{HOSTILE}=y"),
+            old.as_str(),
+            new.as_str(),
+        ],
+    ] {
+        let run = coloured_run(&args, &[("CLICOLOR_FORCE", "1")]);
+        assert_ne!(run.code, 101, "{}", run.transcript().escape_debug());
+        assert!(
+            run.stdout.contains("\\u{001b}[2J") || run.stderr.contains("\\u{001b}[2J"),
+            "{}",
+            run.transcript().escape_debug()
+        );
+        // Uncoloured, the forced run is the plain run, which holds no
+        // escape at all: colour added only chartgen's codes, and an input
+        // that spelled one of them would show in the plain run too.
+        let plain = coloured_run(&args, &[]);
+        assert_clean(&plain);
+        let clean = Run {
+            args: run.args.clone(),
+            code: run.code,
+            stdout: uncoloured(&run.stdout),
+            stderr: uncoloured(&run.stderr),
+        };
+        assert_eq!(
+            (clean.stdout.as_str(), clean.stderr.as_str()),
+            (plain.stdout.as_str(), plain.stderr.as_str())
+        );
+        assert_clean(&clean);
+    }
+    // The diff is coloured, and its colour codes frame escaped text only.
+    let run = coloured_run(&["diff", &old, &new], &[("CLICOLOR_FORCE", "1")]);
+    assert!(
+        run.stdout.contains("\u{1b}[33m~ ConfigMap x\\u{001b}[2J"),
+        "{}",
+        run.stdout.escape_debug()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// --quiet (issue 13, "Terminal"): no notes, info lines or success lines;
+// errors, findings, drift and the main output as ever; exit codes as ever.
+
+/// `chartgen ARGS` and `chartgen -q ARGS` (or `--quiet` after the
+/// subcommand, as a global flag may be).
+fn loud_and_quiet(args: &[&str]) -> (Run, Run) {
+    let loud = chartgen(args);
+    let quiet = chartgen(&[&["-q"], args].concat());
+    let after = chartgen(&[args, &["--quiet"]].concat());
+    assert_eq!(
+        (quiet.code, &quiet.stdout, &quiet.stderr),
+        (after.code, &after.stdout, &after.stderr),
+        "{args:?}"
+    );
+    assert_eq!(
+        loud.code, quiet.code,
+        "{args:?}: the exit code is unchanged"
+    );
+    (loud, quiet)
+}
+
+#[test]
+fn quiet_keeps_the_main_output() {
+    for args in [
+        &["render", "-f", "values/ovh-prod.yaml"][..],
+        &["render", "--show-only", "Deployment/buildkit-gateway"],
+        &["diff", "out/dev/release", "out/ovh-prod/release"],
+        &[
+            "diff",
+            "--output",
+            "json",
+            "out/dev/release",
+            "out/ovh-prod/release",
+        ],
+        &["rbac", "out/dev/release"],
+        &["check", "--output", "json", "out/ovh-prod/release"],
+        &["schema"],
+        &["docs", "checks"],
+        &["exemptions"],
+        &["completions", "bash"],
+        &["man", "render"],
+    ] {
+        let (loud, quiet) = loud_and_quiet(args);
+        assert_eq!(loud.code, 0, "{}", loud.transcript());
+        assert!(!quiet.stdout.is_empty(), "{args:?}");
+        assert_eq!(quiet.stdout, loud.stdout, "{args:?}");
+    }
+}
+
+#[test]
+fn quiet_drops_success_and_info_lines_not_errors() {
+    let (loud, quiet) = loud_and_quiet(&["validate", "-f", "values/dev.yaml"]);
+    assert_eq!(loud.stdout, "values are valid (1 file)\n");
+    assert_eq!(
+        (quiet.code, quiet.stdout.as_str(), quiet.stderr.as_str()),
+        (0, "", "")
+    );
+    let (loud, quiet) = loud_and_quiet(&["validate", "--set", "buildd.replicas=x"]);
+    assert_eq!(quiet.code, 2);
+    assert_eq!(quiet.stderr, loud.stderr);
+    assert!(quiet.stderr.starts_with("error: "), "{}", quiet.stderr);
+    // check: the info line and the `ok:` line go; findings stay.
+    let (loud, quiet) = loud_and_quiet(&["check", "out/ovh-prod/release"]);
+    assert!(loud.stdout.contains("\ninfo: ") || loud.stdout.starts_with("info: "));
+    assert!(loud.stdout.ends_with(", no findings\n"), "{}", loud.stdout);
+    assert_eq!((quiet.code, quiet.stdout.as_str()), (0, ""));
+    let dir = scratch("quiet-check");
+    let file = write(&dir, "objects.yaml", &objects("old"));
+    let (loud, quiet) = loud_and_quiet(&["check", &file]);
+    assert_eq!(quiet.code, 1, "{}", quiet.transcript());
+    assert!(quiet.stdout.contains(" findings in "), "{}", quiet.stdout);
+    let findings = |text: &str| text.lines().filter(|l| !l.starts_with("info: ")).count();
+    assert_eq!(findings(&quiet.stdout), findings(&loud.stdout));
+    assert!(!quiet.stdout.contains("info: "), "{}", quiet.stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Notes on stderr go: an unused --map, a link skipped inside an input
+/// folder.
+#[cfg(unix)]
+#[test]
+fn quiet_drops_notes() {
+    let (loud, quiet) = loud_and_quiet(&[
+        "diff",
+        "--map",
+        "zz-*=*",
+        "out/dev/release",
+        "out/dev/release",
+    ]);
+    assert!(
+        loud.stderr
+            .starts_with("note: --map zz-*=* applies to no object"),
+        "{}",
+        loud.stderr
+    );
+    assert_eq!(
+        (quiet.stdout.as_str(), quiet.stderr.as_str()),
+        ("no differences\n", "")
+    );
+    let dir = scratch("quiet-link");
+    std::fs::write(
+        dir.join("a.yaml"),
+        "{apiVersion: v1, kind: Namespace, metadata: {name: a}}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dir.join("a.yaml"), dir.join("b.yaml")).unwrap();
+    let input = dir.to_str().unwrap();
+    let (loud, quiet) = loud_and_quiet(&["rbac", input]);
+    assert!(
+        loud.stderr.contains("note: not reading "),
+        "{}",
+        loud.stderr
+    );
+    assert_eq!(quiet.stderr, "");
+    assert_eq!(quiet.stdout, loud.stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// render --output-dir: what was written is a success line; --check's `ok:`
+/// lines too; drift is a finding and stays.
+#[test]
+fn quiet_render_to_a_folder_says_only_drift() {
+    let dir = scratch("quiet-render");
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let run = chartgen(&["render", "-q", "-f", "values/dev.yaml", "--output-dir", out]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    let (loud, quiet) = loud_and_quiet(&["render", "-f", "values/dev.yaml", "--output-dir", out]);
+    assert!(loud.stdout.contains(" unchanged\n"), "{}", loud.stdout);
+    assert_eq!((quiet.stdout.as_str(), quiet.stderr.as_str()), ("", ""));
+    let check = [
+        "render",
+        "-f",
+        "values/dev.yaml",
+        "--output-dir",
+        out,
+        "--check",
+    ];
+    let (loud, quiet) = loud_and_quiet(&check);
+    assert!(loud.stdout.contains("ok: "), "{}", loud.stdout);
+    assert_eq!((quiet.code, quiet.stdout.as_str()), (0, ""));
+    let file = std::fs::read_dir(dir.join("out/release"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "yaml") && !p.ends_with("kustomization.yaml"))
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let (loud, quiet) = loud_and_quiet(&check);
+    assert_eq!(quiet.code, 1, "{}", quiet.transcript());
+    assert!(quiet.stdout.contains("drift: "), "{}", quiet.stdout);
+    assert_eq!(
+        quiet
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("ok: "))
+            .count(),
+        loud.stdout
+            .lines()
+            .filter(|l| !l.starts_with("ok: "))
+            .count()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -27,7 +27,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
             extra_crds: &crds,
         },
     );
+    let quiet = crate::terminal::quiet();
     let text = match args.output {
+        // --quiet: the findings and their count, or nothing.
+        Format::Text if quiet && report.findings.is_empty() => String::new(),
+        Format::Text if quiet => check::render_text(&report.findings, &[], set.manifests.len()),
         Format::Text => check::render_text(&report.findings, &report.info, set.manifests.len()),
         Format::Json => crate::diagnostic::json_pretty(&report)?,
     };

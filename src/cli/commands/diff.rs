@@ -47,14 +47,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     matching::finish(&mut difference, &renames);
     notes(&renames, &difference);
     let text = match args.output {
-        Format::Text => {
-            let style = if super::colour() {
-                Style::colour()
-            } else {
-                Style::default()
-            };
-            diff::render_text(&difference, style)
-        }
+        Format::Text => diff::render_text(&difference, Style::when(super::colour())),
         Format::Json => crate::diagnostic::json_pretty(&difference)?,
     };
     super::print_stdout(&text)?;
@@ -74,10 +67,10 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
 /// suggestion when removed objects look like added ones under a prefix.
 fn notes(renames: &matching::Renames, difference: &diff::Diff) {
     for map in &renames.unused {
-        eprintln!(
-            "note: --map {} applies to no object of the old side",
+        crate::terminal::note(&format!(
+            "--map {} applies to no object of the old side",
             crate::diagnostic::printable(map)
-        );
+        ));
     }
     if let Some((prefix, count)) = matching::suggest(difference) {
         let (objects, are) = if count == 1 {
@@ -85,11 +78,11 @@ fn notes(renames: &matching::Renames, difference: &diff::Diff) {
         } else {
             ("objects are", "added ones")
         };
-        eprintln!(
-            "hint: {count} removed {objects} {are} with the prefix `{}` (as Helm names objects after the release); --map '{}*=*' compares them field by field",
+        crate::terminal::hint(&format!(
+            "{count} removed {objects} {are} with the prefix `{}` (as Helm names objects after the release); --map '{}*=*' compares them field by field",
             crate::diagnostic::printable(&prefix),
             crate::diagnostic::printable(&prefix)
-        );
+        ));
     }
 }
 

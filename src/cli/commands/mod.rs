@@ -1,8 +1,10 @@
 //! One function per subcommand; each returns how the run ended.
 
 mod check;
+mod completions;
 mod diff;
 mod exemptions;
+mod man;
 mod rbac;
 mod render;
 mod schema;
@@ -23,6 +25,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Rbac(args) => rbac::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Schema(args) => schema::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args),
         Command::Docs(args) => {
             let text = match args.topic {
                 DocsTopic::Values => crate::docs::values_reference(),
@@ -41,10 +45,19 @@ fn leave_to_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// Whether to colour what goes to stdout: a terminal, and NO_COLOR unset.
+/// Whether to colour what goes to stdout (`--color`, NO_COLOR,
+/// CLICOLOR_FORCE, a terminal: [`crate::terminal`]).
 fn colour() -> bool {
-    use std::io::IsTerminal as _;
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    crate::terminal::stdout_colour()
+}
+
+/// Prints a success line (`values are valid`, `ok: …`, what a write did)
+/// on stdout, unless `--quiet`.
+fn print_success(text: &str) -> anyhow::Result<()> {
+    if crate::terminal::quiet() {
+        return Ok(());
+    }
+    print_stdout(text)
 }
 
 /// Writes command output to stdout. A closed pipe (`chartgen schema | head`)

@@ -41,10 +41,10 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     };
     let root = OutputDir::new(dir)?;
     if root.resolved_parent() {
-        eprintln!(
-            "note: --output-dir is taken as {}: `..` is resolved by name, never through a link",
+        crate::terminal::note(&format!(
+            "--output-dir is taken as {}: `..` is resolved by name, never through a link",
             root.show("")
-        );
+        ));
     }
     let environments: Vec<(Inputs, String)> = if let Some(dir) = &args.all {
         environments(dir, &inputs)?
@@ -130,10 +130,10 @@ fn sync_report(
     let mut out = String::new();
     for (target, report) in targets.iter().zip(reports) {
         for foreign in &report.foreign {
-            eprintln!(
-                "note: {} is not part of this render; left alone",
+            crate::terminal::note(&format!(
+                "{} is not part of this render; left alone",
                 root.show(&join(&target.dir, foreign))
-            );
+            ));
         }
         // A folder with nothing of chartgen's to hold is reported only
         // when something of chartgen's went from it.
@@ -142,7 +142,10 @@ fn sync_report(
         }
         let shown = root.show(&target.dir);
         if !args.check {
-            out += &write_report(&shown, report);
+            // A success line: none with --quiet.
+            if !crate::terminal::quiet() {
+                out += &write_report(&shown, report);
+            }
             continue;
         }
         drifted |= report.drifted();
@@ -249,8 +252,10 @@ fn in_environment<T>(
             .iter()
             .map(|f| printable(&f.display().to_string()).into_owned())
             .collect();
+        // Said with the error, so not a note --quiet leaves out.
+        let label = crate::terminal::labelled("note:", crate::terminal::NOTE, "");
         eprintln!(
-            "note: in environment `{name}`, from {}",
+            "{label}in environment `{name}`, from {}",
             layers.join(" then ")
         );
     }
@@ -273,7 +278,14 @@ fn refuse_findings(output: &Output, findings: &[check::Finding]) -> bool {
     }
     let objects = output.release.len() + output.kata.len();
     eprint!("{}", check::render_text(findings, &[], objects));
-    eprintln!("error: the render breaks the invariants above; nothing was written");
+    eprintln!(
+        "{}",
+        crate::terminal::labelled(
+            "error:",
+            crate::terminal::ERROR,
+            "the render breaks the invariants above; nothing was written"
+        )
+    );
     false
 }
 
@@ -477,11 +489,14 @@ fn write_report(dir: &str, report: &Report) -> String {
 fn file_changes(dir: &str, report: &Report) -> String {
     let mut out = String::new();
     if !report.drifted() {
-        let _ = writeln!(
-            out,
-            "ok: {} is up to date ({} files)",
-            dir, report.unchanged
-        );
+        // A success line: none with --quiet.
+        if !crate::terminal::quiet() {
+            let _ = writeln!(
+                out,
+                "ok: {} is up to date ({} files)",
+                dir, report.unchanged
+            );
+        }
         return out;
     }
     let _ = writeln!(out, "drift: {} is not what a render would write", dir);
@@ -533,11 +548,7 @@ fn check_report(
         let current = input::read_found(&ours)?.manifests;
         let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {
-            let style = if super::colour() {
-                Style::colour()
-            } else {
-                Style::default()
-            };
+            let style = Style::when(super::colour());
             for line in diff::render_text(&difference, style).lines() {
                 let _ = writeln!(out, "  {line}");
             }

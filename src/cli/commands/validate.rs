@@ -18,7 +18,7 @@ pub fn run(args: &ValuesArgs) -> anyhow::Result<Exit> {
             plural(sets, "--set override")
         ),
     };
-    super::print_stdout(&format!("values are valid ({sources})\n"))?;
+    super::print_success(&format!("values are valid ({sources})\n"))?;
     Ok(Exit::Success)
 }
 

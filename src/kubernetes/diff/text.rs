@@ -1,31 +1,39 @@
-//! The diff for a person: coloured when the output is a terminal.
+//! The diff for a person: coloured when the caller says so (the command
+//! decides, from `crate::terminal`); the colours are `anstyle` styles, and
+//! only they write escape sequences.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde_json::Value as Json;
 
+use anstyle::{AnsiColor, Style as Colour};
+
 use super::{Diff, FieldChange, Level, lines};
 use crate::diagnostic::printable;
 
-/// Colours for a terminal; empty strings otherwise.
+/// The colours of a diff: green added, red removed, yellow changed; the
+/// default writes none.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
-    added: &'static str,
-    removed: &'static str,
-    changed: &'static str,
-    reset: &'static str,
+    added: Colour,
+    removed: Colour,
+    changed: Colour,
 }
 
 impl Style {
     /// ANSI colours.
     pub fn colour() -> Self {
         Style {
-            added: "\x1b[32m",
-            removed: "\x1b[31m",
-            changed: "\x1b[33m",
-            reset: "\x1b[0m",
+            added: AnsiColor::Green.on_default(),
+            removed: AnsiColor::Red.on_default(),
+            changed: AnsiColor::Yellow.on_default(),
         }
+    }
+
+    /// [`Style::colour`] when `on`, else no colour.
+    pub fn when(on: bool) -> Self {
+        if on { Self::colour() } else { Self::default() }
     }
 }
 
@@ -44,30 +52,29 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
         added,
         removed,
         changed,
-        reset,
     } = style;
     let mut out = String::new();
     impact(&mut out, diff, style);
     for m in &diff.matched {
         let shown = format!("{} as {} (--map {})", m.old, m.new, m.map);
-        let _ = writeln!(out, "{changed}= {}{reset}", printable(&shown));
+        let _ = writeln!(out, "{changed}= {}{changed:#}", printable(&shown));
     }
     for id in &diff.added {
-        let _ = writeln!(out, "{added}+ {}{reset}", printable(id));
+        let _ = writeln!(out, "{added}+ {}{added:#}", printable(id));
     }
     for id in &diff.removed {
-        let _ = writeln!(out, "{removed}- {}{reset}", printable(id));
+        let _ = writeln!(out, "{removed}- {}{removed:#}", printable(id));
     }
     for r in &diff.renamed {
         let _ = writeln!(
             out,
-            "{changed}{}{reset} (most of its objects go there; point the GitOps application at it)",
+            "{changed}{}{changed:#} (most of its objects go there; point the GitOps application at it)",
             printable(&format!("application {} continues as {}", r.from, r.to))
         );
     }
     moves(&mut out, diff, style);
     for object in &diff.changed {
-        let _ = writeln!(out, "{changed}~ {}{reset}", printable(&object.object));
+        let _ = writeln!(out, "{changed}~ {}{changed:#}", printable(&object.object));
         for field in &object.fields {
             field_change(&mut out, field, style);
         }
@@ -92,15 +99,14 @@ fn impact(out: &mut String, diff: &Diff, style: Style) {
         let colour = match item.level {
             Level::Refused | Level::Destructive => style.removed,
             Level::Security => style.changed,
-            Level::Restart | Level::Change => "",
+            Level::Restart | Level::Change => Colour::new(),
         };
-        let end = if colour.is_empty() { "" } else { style.reset };
         let object = match &item.from {
             Some(from) => format!("{from} → {}", item.object),
             None => item.object.clone(),
         };
         let line = format!("{:<11} {object}: {}", item.level.name(), item.why);
-        let _ = writeln!(out, "  {colour}{}{end}", printable(&line));
+        let _ = writeln!(out, "  {colour}{}{colour:#}", printable(&line));
     }
 }
 
@@ -108,10 +114,7 @@ fn impact(out: &mut String, diff: &Diff, style: Style) {
 /// deleting one deletes others.
 fn moves(out: &mut String, diff: &Diff, style: Style) {
     let Style {
-        removed,
-        changed,
-        reset,
-        ..
+        removed, changed, ..
     } = style;
     if diff.moves.is_empty() {
         return;
@@ -119,7 +122,7 @@ fn moves(out: &mut String, diff: &Diff, style: Style) {
     let _ = writeln!(out, "moved between GitOps applications:");
     for m in &diff.moves {
         let moved = format!("{}: {} → {}", m.object, m.from, m.to);
-        let _ = writeln!(out, "  {changed}{}{reset}", printable(&moved));
+        let _ = writeln!(out, "  {changed}{}{changed:#}", printable(&moved));
     }
     let mut others: Vec<&str> = Vec::new();
     for other in diff.moves.iter().filter_map(|m| m.takes_others) {
@@ -130,7 +133,7 @@ fn moves(out: &mut String, diff: &Diff, style: Style) {
     if !others.is_empty() {
         let _ = writeln!(
             out,
-            "{removed}warning: a GitOps tool that prunes can delete a moved object from its old application before the new one creates it; {}.{reset}",
+            "{removed}warning: a GitOps tool that prunes can delete a moved object from its old application before the new one creates it; {}.{removed:#}",
             others.join("; ")
         );
         let _ = writeln!(
@@ -142,12 +145,7 @@ fn moves(out: &mut String, diff: &Diff, style: Style) {
 
 /// One field's change: a line diff for multi-line strings, else one line.
 fn field_change(out: &mut String, field: &FieldChange, style: Style) {
-    let Style {
-        added,
-        removed,
-        reset,
-        ..
-    } = style;
+    let Style { added, removed, .. } = style;
     match (&field.old, &field.new) {
         (Some(Json::String(a)), Some(Json::String(b))) if a.contains('\n') || b.contains('\n') => {
             let _ = writeln!(out, "    {}:", printable(&field.path));
@@ -162,10 +160,9 @@ fn field_change(out: &mut String, field: &FieldChange, style: Style) {
                 let colour = match line.trim_start().chars().next() {
                     Some('+') => added,
                     Some('-') => removed,
-                    _ => "",
+                    _ => Colour::new(),
                 };
-                let end = if colour.is_empty() { "" } else { reset };
-                let _ = writeln!(out, "{colour}{}{end}", printable(line));
+                let _ = writeln!(out, "{colour}{}{colour:#}", printable(line));
             }
         }
         (Some(a), Some(b)) => {
@@ -174,11 +171,11 @@ fn field_change(out: &mut String, field: &FieldChange, style: Style) {
         }
         (None, Some(b)) => {
             let shown = format!("{}: {}", field.path, value(b));
-            let _ = writeln!(out, "    {added}+ {}{reset}", printable(&shown));
+            let _ = writeln!(out, "    {added}+ {}{added:#}", printable(&shown));
         }
         (Some(a), None) => {
             let shown = format!("{}: {}", field.path, value(a));
-            let _ = writeln!(out, "    {removed}- {}{reset}", printable(&shown));
+            let _ = writeln!(out, "    {removed}- {}{removed:#}", printable(&shown));
         }
         (None, None) => {}
     }

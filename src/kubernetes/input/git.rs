@@ -232,11 +232,11 @@ fn list(oid: &str, spec: &Spec, shown: &str) -> std::io::Result<Vec<Entry>> {
         .filter(|entry| {
             let regular = matches!(entry.mode.as_str(), "100644" | "100755");
             if !regular {
-                eprintln!(
-                    "note: not reading {}: {}",
+                crate::terminal::note(&format!(
+                    "not reading {}: {}",
                     printable(&spec.beneath(&entry.path)),
                     unreadable(&entry.mode)
-                );
+                ));
             }
             regular
         })
