@@ -55,7 +55,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
             };
             diff::render_text(&difference, style)
         }
-        Format::Json => crate::diagnostic::json_pretty(&difference)?,
+        Format::Json => crate::cli::contract::versioned(&difference)?,
     };
     super::print_stdout(&text)?;
     let gated = args
