@@ -252,7 +252,8 @@ pub struct DiffArgs {
     /// otherwise, unless --exit-code.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOn>,
-    /// Output format.
+    /// Output format: `text`, or `json` (schema/output/diff.schema.json,
+    /// docs/output.md).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
 }
@@ -292,7 +293,8 @@ pub struct InputArgs {
     /// REV:PATH for a file or folder of a git revision (see `diff --help`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
-    /// Output format.
+    /// Output format: `text`, or `json` (schema/output/rbac.schema.json,
+    /// docs/output.md).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
 }
@@ -312,7 +314,7 @@ pub struct CheckArgs {
     #[arg(long = "crd", value_name = "PATH")]
     pub crds: Vec<String>,
     /// Output format: `text`, `json` (schema/output/check.schema.json) or
-    /// `sarif` (SARIF 2.1.0, for code scanning; see docs/output.md).
+    /// `sarif` (SARIF 2.1.0, for code scanning; docs/output.md).
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub output: CheckFormat,
 }
