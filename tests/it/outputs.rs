@@ -381,6 +381,15 @@ fn validate_json_of_valid_and_invalid_values_matches_its_schema() {
             &serde_json::json!([])
         )
     );
+    // Standard input is named as the messages name it.
+    let text = std::fs::read_to_string(root().join("values/ovh-prod.yaml")).unwrap();
+    let stdin = chartgen_with_stdin(&["validate", "--output", "json", "-f", "-"], Some(&text));
+    assert_eq!(parsed(&stdin)["files"], serde_json::json!(["<stdin>"]));
+    // A file that cannot be read is no problem in the values: an error on
+    // stderr, and no half document on stdout.
+    let missing = chartgen(&["validate", "--output", "json", "-f", "values/nope.yaml"]);
+    assert_eq!((missing.code, missing.stdout.as_str()), (2, ""));
+    assert!(missing.stderr.starts_with("error: "), "{}", missing.stderr);
     let (mut invalid, mut set_refused) = (0, 0);
     let mut files: Vec<_> = std::fs::read_dir(root().join("tests/fixtures/validate"))
         .unwrap()
