@@ -211,28 +211,35 @@ fn sarif_of_a_clean_render_and_of_stdin() {
         notes["info"].as_array().unwrap().len()
     );
     assert_eq!(notifications[0]["level"], "note");
-    // A stream has no file of the working tree: logical locations only.
+    // A stream and a git revision have no file of the working tree:
+    // logical locations only, and where they were read.
     let stream = std::fs::read_to_string(root().join(VIOLATIONS)).unwrap();
-    let run = chartgen_with_stdin(&["check", "--output", "sarif", "-"], Some(&stream));
-    assert_eq!(run.code, 1, "{}", run.transcript());
-    let log = parsed(&run);
-    assert_valid(&SARIF, &log, "check --output sarif -");
-    let results = log["runs"][0]["results"].as_array().unwrap();
-    assert!(!results.is_empty());
-    for result in results {
-        let location = &result["locations"][0];
-        assert!(location.get("physicalLocation").is_none(), "{location}");
-        let read_at = location["message"]["text"].as_str().unwrap();
-        assert!(read_at.starts_with("read at <stdin>:"), "{read_at}");
-        let object = location["logicalLocations"][0]["fullyQualifiedName"]
-            .as_str()
-            .unwrap();
-        assert!(
-            result["message"]["text"]
+    let revision = format!("HEAD:{VIOLATIONS}");
+    for (args, input, read_at) in [
+        (
+            ["check", "--output", "sarif", "-"],
+            Some(stream.as_str()),
+            "<stdin>",
+        ),
+        (["check", "--output", "sarif", &revision], None, &revision),
+    ] {
+        let run = chartgen_with_stdin(&args, input);
+        assert_eq!(run.code, 1, "{}", run.transcript());
+        let log = parsed(&run);
+        assert_valid(&SARIF, &log, &args.join(" "));
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), 8, "{}", run.stdout);
+        for result in results {
+            let location = &result["locations"][0];
+            assert!(location.get("physicalLocation").is_none(), "{location}");
+            let text = location["message"]["text"].as_str().unwrap();
+            assert!(text.starts_with(&format!("read at {read_at}:")), "{text}");
+            let object = location["logicalLocations"][0]["fullyQualifiedName"]
                 .as_str()
-                .unwrap()
-                .starts_with(object)
-        );
+                .unwrap();
+            let message = result["message"]["text"].as_str().unwrap();
+            assert!(message.starts_with(object), "{message}");
+        }
     }
 }
 
