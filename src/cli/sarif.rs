@@ -59,7 +59,7 @@ pub fn log(report: &Report, local: &[&str], cwd: Option<&Path>) -> Json {
         None => json!({"description": {"text": "the directory chartgen check ran in"}}),
     };
     json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver()},
