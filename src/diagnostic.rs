@@ -416,6 +416,61 @@ impl serde::Serialize for Diagnostic {
     }
 }
 
+impl schemars::JsonSchema for Diagnostic {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Diagnostic".into()
+    }
+
+    /// The three shapes [`Diagnostic::to_json`] writes, each closed (a key
+    /// added there without this schema fails the output contract's test).
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let text = serde_json::json!({"type": "string"});
+        let maybe = serde_json::json!({"type": ["string", "null"]});
+        let place = serde_json::json!({
+            "type": ["object", "null"],
+            "properties": {
+                "file": text,
+                "line": {"type": "integer", "minimum": 1},
+                "column": {"type": "integer", "minimum": 1},
+            },
+            "required": ["file"],
+            "additionalProperties": false,
+        });
+        schemars::json_schema!({
+            "description": "A finding (`invariant`), a note (`subject`), or a problem at a place in the input (`severity`).",
+            "oneOf": [
+                {
+                    "title": "finding",
+                    "type": "object",
+                    "properties": {
+                        "invariant": maybe, "object": text, "path": text, "message": text,
+                        "location": maybe, "template": maybe, "doc": maybe, "hint": text,
+                    },
+                    "required": ["invariant", "object", "path", "message", "location", "template", "doc"],
+                    "additionalProperties": false,
+                },
+                {
+                    "title": "note",
+                    "type": "object",
+                    "properties": {"subject": text, "message": text, "hint": text},
+                    "required": ["subject", "message"],
+                    "additionalProperties": false,
+                },
+                {
+                    "title": "problem",
+                    "type": "object",
+                    "properties": {
+                        "id": text, "severity": {"enum": ["error", "note"]}, "message": text,
+                        "location": place, "path": text, "hint": text,
+                    },
+                    "required": ["severity", "message", "location", "path"],
+                    "additionalProperties": false,
+                },
+            ],
+        })
+    }
+}
+
 impl fmt::Display for Diagnostic {
     /// The text renderer's first line, unescaped and unclipped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -61,8 +61,8 @@ pub enum Command {
     ///
     /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
     #[command(after_help = examples::VALIDATE)]
-    Validate(ValuesArgs),
-    /// Print a JSON Schema of the values: of the merged result, or of one values file.
+    Validate(ValidateArgs),
+    /// Print a JSON Schema: of the merged values, of one values file, or of a JSON output.
     ///
     /// `merged` (the default), committed as schema/values.schema.json: the
     /// strict schema of the values after every layer is merged over the
@@ -71,6 +71,9 @@ pub enum Command {
     /// every key is optional (a list item is written whole), with the same
     /// types, patterns and no unknown keys; point editors at it with
     /// `# yaml-language-server: $schema=../schema/values.overlay.schema.json`.
+    /// `output-check`, `output-rbac`, `output-diff`, `output-validate`: the
+    /// schema of that command's `--output json`, committed in schema/output/
+    /// (docs/output.md).
     #[command(after_help = examples::SCHEMA)]
     Schema(SchemaArgs),
     /// Print a reference (Markdown): the values (docs/values.md) or the
@@ -230,8 +233,10 @@ pub enum BundleChoice {
 /// Which schema `schema` prints.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// `merged` (schema/values.schema.json) or `overlay`
-    /// (schema/values.overlay.schema.json).
+    /// `merged` (schema/values.schema.json), `overlay`
+    /// (schema/values.overlay.schema.json), or the schema of a command's
+    /// `--output json`: `output-check`, `output-rbac`, `output-diff`,
+    /// `output-validate` (schema/output/<command>.schema.json).
     #[arg(value_enum, default_value_t = SchemaKind::Merged)]
     pub kind: SchemaKind,
 }
@@ -244,6 +249,14 @@ pub enum SchemaKind {
     Merged,
     /// The schema of one values file, for editors: every key optional.
     Overlay,
+    /// The JSON output of `check` (schema/output/check.schema.json).
+    OutputCheck,
+    /// The JSON output of `rbac` (schema/output/rbac.schema.json).
+    OutputRbac,
+    /// The JSON output of `diff` (schema/output/diff.schema.json).
+    OutputDiff,
+    /// The JSON output of `validate` (schema/output/validate.schema.json).
+    OutputValidate,
 }
 
 /// Which reference `docs` prints.
@@ -306,7 +319,8 @@ pub struct DiffArgs {
     /// otherwise, unless --exit-code.
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<FailOn>,
-    /// Output format.
+    /// Output format: `text`, or `json` (schema/output/diff.schema.json,
+    /// docs/output.md).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
 }
@@ -346,7 +360,8 @@ pub struct InputArgs {
     /// REV:PATH for a file or folder of a git revision (see `diff --help`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
-    /// Output format.
+    /// Output format: `text`, or `json` (schema/output/rbac.schema.json,
+    /// docs/output.md).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
 }
@@ -365,7 +380,33 @@ pub struct CheckArgs {
     /// A file or directory of CustomResourceDefinitions for custom kinds not in the input.
     #[arg(long = "crd", value_name = "PATH")]
     pub crds: Vec<String>,
-    /// Output format.
+    /// Output format: `text`, `json` (schema/output/check.schema.json) or
+    /// `sarif` (SARIF 2.1.0, for code scanning; docs/output.md).
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub output: CheckFormat,
+}
+
+/// How `check` prints its report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// For people.
+    #[default]
+    Text,
+    /// For machines: the versioned JSON output contract.
+    Json,
+    /// SARIF 2.1.0: one result per finding, every rule with its help, file
+    /// paths relative to the current directory.
+    Sarif,
+}
+
+/// What `validate` reads, and how it answers.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Where the values come from.
+    #[command(flatten)]
+    pub values: ValuesArgs,
+    /// Output format: `text`, or `json` (schema/output/validate.schema.json:
+    /// every problem on stdout, exit 2 when the values are invalid).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
 }

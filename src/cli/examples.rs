@@ -23,13 +23,15 @@ Examples:
 pub const VALIDATE: &str = "\
 Examples:
   chartgen validate -f values/ovh-prod.yaml
-  chartgen validate -f values/dev.yaml --set gateway.replicas=2";
+  chartgen validate -f values/dev.yaml --set gateway.replicas=2
+  chartgen validate -f values/ovh-prod.yaml --output json";
 
 /// `chartgen schema --help`.
 pub const SCHEMA: &str = "\
 Examples:
   chartgen schema | cmp - schema/values.schema.json
-  chartgen schema overlay | cmp - schema/values.overlay.schema.json";
+  chartgen schema overlay | cmp - schema/values.overlay.schema.json
+  chartgen schema output-check | cmp - schema/output/check.schema.json";
 
 /// `chartgen docs --help`.
 pub const DOCS: &str = "\
@@ -46,7 +48,8 @@ Examples:
 pub const CHECK: &str = "\
 Examples:
   chartgen check out/ovh-prod/release out/ovh-prod/kata
-  chartgen render -f values/dev.yaml | chartgen check --output json -";
+  chartgen render -f values/dev.yaml | chartgen check --output json -
+  chartgen check --output sarif out/ovh-prod > /dev/null";
 
 /// `chartgen rbac --help`.
 pub const RBAC: &str = "\

@@ -6,8 +6,10 @@
 
 pub mod args;
 pub mod commands;
+pub mod contract;
 pub mod examples;
 pub mod report;
+pub mod sarif;
 pub mod select;
 
 pub use args::*;

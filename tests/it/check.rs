@@ -594,7 +594,7 @@ fn rbac_lists_effective_permissions_per_service_account() {
     insta::assert_snapshot!("rbac-ovh-prod", run.stdout);
     let run = chartgen(&["rbac", "--output", "json", "out/ovh-prod"]);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(json[0]["subject"]["name"], "buildkit-buildd");
+    assert_eq!(json["subjects"][0]["subject"]["name"], "buildkit-buildd");
 }
 
 #[test]

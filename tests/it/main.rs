@@ -13,6 +13,7 @@ mod helm;
 mod hostile_values;
 mod kube_schemas;
 mod output;
+mod outputs;
 mod reading;
 mod render;
 mod schema_file;

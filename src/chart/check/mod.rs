@@ -141,7 +141,7 @@ pub type Info = Diagnostic;
 
 /// Everything a check run found; as JSON, `findings` and `info`, each as
 /// [`Diagnostic::to_json`] writes it.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// The broken invariants, in object install order, then invariant.
     pub findings: Vec<Finding>,

@@ -1,7 +1,7 @@
 //! `chartgen check`: prove a set of rendered manifests.
 
 use crate::check::{self, Options};
-use crate::cli::{CheckArgs, Format};
+use crate::cli::{CheckArgs, CheckFormat, contract, sarif};
 use crate::exit::Exit;
 use crate::input;
 use crate::kube::KubeSchemas;
@@ -30,10 +30,24 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let quiet = crate::terminal::quiet();
     let text = match args.output {
         // --quiet: the findings and their count, or nothing.
-        Format::Text if quiet && report.findings.is_empty() => String::new(),
-        Format::Text if quiet => check::render_text(&report.findings, &[], set.manifests.len()),
-        Format::Text => check::render_text(&report.findings, &report.info, set.manifests.len()),
-        Format::Json => crate::diagnostic::json_pretty(&report)?,
+        CheckFormat::Text if quiet && report.findings.is_empty() => String::new(),
+        CheckFormat::Text if quiet => {
+            check::render_text(&report.findings, &[], set.manifests.len())
+        }
+        CheckFormat::Text => {
+            check::render_text(&report.findings, &report.info, set.manifests.len())
+        }
+        CheckFormat::Json => contract::versioned(&report)?,
+        CheckFormat::Sarif => {
+            // Files of the working tree: not stdin, not a git revision.
+            let local: Vec<&str> = (args.paths.iter())
+                .filter(|p| *p != "-" && set.read_at(p) == p.as_str())
+                .map(String::as_str)
+                .collect();
+            let cwd = std::env::current_dir().ok();
+            let log = sarif::log(&report, &local, cwd.as_deref());
+            crate::diagnostic::json_pretty(&log)?
+        }
     };
     super::print_stdout(&text)?;
     let exit = if report.findings.is_empty() {

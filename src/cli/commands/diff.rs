@@ -48,7 +48,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     notes(&renames, &difference);
     let text = match args.output {
         Format::Text => diff::render_text(&difference, Style::when(super::colour())),
-        Format::Json => crate::diagnostic::json_pretty(&difference)?,
+        Format::Json => crate::cli::contract::versioned(&difference)?,
     };
     super::print_stdout(&text)?;
     let gated = args

@@ -1,6 +1,7 @@
 //! `chartgen rbac`: effective permissions per subject, without a cluster.
 
 use crate::check::rbac::{self, Permissions, Scope};
+use crate::cli::contract::{self, RbacOutput};
 use crate::cli::{Format, InputArgs};
 use crate::diagnostic::printable;
 use crate::exit::Exit;
@@ -13,7 +14,9 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let permissions = rbac::effective_permissions(&objects).map_err(anyhow::Error::msg)?;
     let text = match args.output {
         Format::Text => rbac::render_text(&printable_names(permissions)),
-        Format::Json => crate::diagnostic::json_pretty(&permissions)?,
+        Format::Json => contract::versioned(&RbacOutput {
+            subjects: permissions,
+        })?,
     };
     super::print_stdout(&text)?;
     Ok(Exit::Success)

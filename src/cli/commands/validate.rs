@@ -1,13 +1,39 @@
 //! `chartgen validate`: load and check values, render nothing.
 
-use crate::cli::ValuesArgs;
+use crate::cli::contract::{self, ValidateOutput};
+use crate::cli::{Format, ValidateArgs};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
 use crate::exit::Exit;
 use crate::values;
 
-/// Loads the values; any problem becomes an error listing them all.
-pub fn run(args: &ValuesArgs) -> anyhow::Result<Exit> {
-    let inputs = args.inputs();
-    values::load(&inputs)?;
+/// Loads the values; any problem becomes an error listing them all. With
+/// `--output json`, the problems of invalid values are the document on
+/// stdout (exit 2, nothing on stderr); an error that is no problem in the
+/// values (a file that cannot be read) stays an error on stderr.
+pub fn run(args: &ValidateArgs) -> anyhow::Result<Exit> {
+    let inputs = args.values.inputs();
+    let loaded = values::load(&inputs);
+    if args.output == Format::Json {
+        let problems = match loaded {
+            Ok(_) => Vec::new(),
+            Err(Error::InvalidValues { problems }) => problems,
+            Err(error) => return Err(error.into()),
+        };
+        let output = ValidateOutput {
+            valid: problems.is_empty(),
+            files: inputs.files.iter().map(|f| shown(f)).collect(),
+            sets: inputs.sets.len(),
+            problems: problems.into_iter().map(Diagnostic::from).collect(),
+        };
+        super::print_stdout(&contract::versioned(&output)?)?;
+        return Ok(if output.valid {
+            Exit::Success
+        } else {
+            Exit::BadInput
+        });
+    }
+    loaded?;
     let sources = match (inputs.files.len(), inputs.sets.len()) {
         (0, 0) => "the built-in defaults".to_owned(),
         (files, 0) => plural(files, "file"),
@@ -20,6 +46,15 @@ pub fn run(args: &ValuesArgs) -> anyhow::Result<Exit> {
     };
     super::print_success(&format!("values are valid ({sources})\n"))?;
     Ok(Exit::Success)
+}
+
+/// A `-f` file as the messages name it: `<stdin>` for `-`.
+fn shown(file: &std::path::Path) -> String {
+    if file.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        file.display().to_string()
+    }
 }
 
 fn plural(n: usize, what: &str) -> String {

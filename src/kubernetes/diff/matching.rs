@@ -145,7 +145,7 @@ impl Map {
 }
 
 /// An old object matched, through a map, with a new one of another name.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Matched {
     /// The old object, as `Kind namespace/name`.
     pub old: String,

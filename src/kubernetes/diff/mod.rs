@@ -69,7 +69,7 @@ impl Ignore {
 }
 
 /// How one field changed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FieldChange {
     /// Where, such as `spec.template.spec.containers[buildd].image`.
     pub path: String,
@@ -85,7 +85,7 @@ pub struct FieldChange {
 }
 
 /// One object's change.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ObjectChange {
     /// The object, as `Kind namespace/name`.
     pub object: String,
@@ -94,7 +94,7 @@ pub struct ObjectChange {
 }
 
 /// An object that changes GitOps application.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Move {
     /// The object, as `Kind namespace/name`.
     pub object: String,
@@ -108,7 +108,7 @@ pub struct Move {
 }
 
 /// An application whose objects continue, most of them, in another folder.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Renamed {
     /// Its folder in the old set.
     pub from: String,
@@ -117,7 +117,8 @@ pub struct Renamed {
 }
 
 /// Everything that differs.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(title = "chartgen diff --output json")]
 pub struct Diff {
     /// Old objects compared with new ones of another name or namespace,
     /// as `--map` said ([`matching`]); shown, never silent.

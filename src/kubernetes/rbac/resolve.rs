@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 /// Where a grant applies.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// Every namespace (and cluster-scoped resources).
@@ -34,7 +34,7 @@ impl Scope {
 }
 
 /// Who a binding names.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
 pub struct Subject {
     /// `ServiceAccount`, `User` or `Group`.
     pub kind: String,
@@ -595,7 +595,7 @@ pub fn resource_name(group: &str, resource: &str) -> String {
 
 /// Effective permissions per subject, merged: for each scope and resource,
 /// the union of verbs. The JSON shape of `chartgen rbac --output json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Permissions {
     /// The subject.
     pub subject: Subject,
@@ -604,7 +604,7 @@ pub struct Permissions {
 }
 
 /// What one subject may do to one resource in one scope.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Permission {
     /// Where.
     pub scope: Scope,

@@ -40,7 +40,9 @@ pub(crate) use security::{PermissionChange, exemptions};
 /// How much an impact matters, from least to most. `--fail-on LEVEL` fails
 /// on an impact at `LEVEL` or above; any difference at all is at least
 /// `change`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// A difference with no consequence listed here beyond itself
@@ -70,7 +72,7 @@ impl Level {
 }
 
 /// What kind of consequence an impact is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Class {
     /// An immutable field changes.
@@ -86,7 +88,7 @@ pub enum Class {
 }
 
 /// One consequence of applying the new set over the old one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Impact {
     /// How much it matters.
     pub level: Level,
