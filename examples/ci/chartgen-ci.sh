@@ -29,7 +29,9 @@
 #   CHARTGEN_FAIL_ON    fail on an impact at this level or above:
 #                       change, restart, security, destructive, refused (default: none)
 #   CHARTGEN_SARIF_DIR  where to write ENV.sarif            (default: none)
-#   CHARTGEN_MAX_LINES  lines of diff kept per environment (default: 400)
+#   CHARTGEN_MAX_LINES  lines of output kept per block     (default: 400)
+#   CHARTGEN_MAX_BYTES  about the summary's size at most (default: 60000;
+#                       a GitHub comment holds 65,536 characters)
 set -eu
 
 usage() {
@@ -48,14 +50,17 @@ summary=${CHARTGEN_SUMMARY:-chartgen-summary.md}
 fail_on=${CHARTGEN_FAIL_ON:-}
 sarif_dir=${CHARTGEN_SARIF_DIR:-}
 max_lines=${CHARTGEN_MAX_LINES:-400}
+max_bytes=${CHARTGEN_MAX_BYTES:-60000}
 
 case $fail_on in
     '' | change | restart | security | destructive | refused) ;;
     *) echo "error: CHARTGEN_FAIL_ON \`$fail_on\` is not one of change, restart, security, destructive, refused" >&2; exit 2 ;;
 esac
-case $max_lines in
-    '' | *[!0-9]*) echo "error: CHARTGEN_MAX_LINES \`$max_lines\` is not a number" >&2; exit 2 ;;
-esac
+for number in "$max_lines" "$max_bytes"; do
+    case $number in
+        '' | *[!0-9]*) echo "error: CHARTGEN_MAX_LINES and CHARTGEN_MAX_BYTES must be numbers" >&2; exit 2 ;;
+    esac
+done
 for folder in "$values" "$out"; do
     case $folder in
         /* | ../* | */../* | */.. | ..) echo "error: \`$folder\` must be a folder inside the repository" >&2; exit 2 ;;
@@ -87,15 +92,27 @@ fence() {
          END { s = ""; for (i = 0; i <= n; i++) s = s "`"; print s }' "$1"
 }
 
-# Appends FILE to the summary as a code block, at most max_lines lines.
+# Appends FILE to the summary as a code block: at most max_lines lines, and
+# only as much as keeps the summary under max_bytes (a comment has a limit:
+# 65,536 characters on GitHub), whole lines only.
 block() {
     f=$(fence "$1")
     lines=$(wc -l <"$1")
-    printf '%s\n' "$f" >>"$summary"
-    head -n "$max_lines" "$1" >>"$summary"
-    printf '%s\n' "$f" >>"$summary"
-    if [ "$lines" -gt "$max_lines" ]; then
-        printf '\n(%s of %s lines shown; run the command above for all of it)\n' "$max_lines" "$lines" >>"$summary"
+    head -n "$max_lines" "$1" >"$scratch/part"
+    room=$((max_bytes - $(wc -c <"$summary") - 2 * ${#f} - 200))
+    [ "$room" -gt 0 ] || room=0
+    if [ "$(wc -c <"$scratch/part")" -gt "$room" ]; then
+        head -c "$room" "$scratch/part" | sed '$d' >"$scratch/cut"
+        mv "$scratch/cut" "$scratch/part"
+    fi
+    kept=$(wc -l <"$scratch/part")
+    if [ "$kept" -gt 0 ]; then
+        printf '%s\n' "$f" >>"$summary"
+        cat "$scratch/part" >>"$summary"
+        printf '%s\n' "$f" >>"$summary"
+    fi
+    if [ "$kept" -lt "$lines" ]; then
+        printf '\n(%s of %s lines shown; the job log has all of them)\n' "$kept" "$lines" >>"$summary"
     fi
 }
 

@@ -366,8 +366,8 @@ struct CiRun {
 fn ci(repo: &Path, base: &str, env: &[(&str, &str)]) -> CiRun {
     let summary = repo.join("chartgen-summary.md");
     let _ = std::fs::remove_file(&summary);
-    let output = command("sh", repo)
-        .arg(root().join(CI_SCRIPT))
+    // Run as CI runs it: by its path (executable, its `#!/bin/sh`).
+    let output = command(root().join(CI_SCRIPT).to_str().unwrap(), repo)
         .arg(base)
         .envs(env.iter().copied())
         .output()
@@ -537,9 +537,28 @@ fn ci_script_keeps_names_and_manifest_text_as_data() {
         run.summary
     );
     assert!(run.summary.contains("@everyone"), "{}", run.summary);
+    assert_fenced(&run.summary);
+    assert!(run.summary.contains("\n``````\n"), "{}", run.summary);
+    // Cut to fit a comment: whole lines, the blocks closed, and said so.
+    let small = ci(repo.path(), &base, &[("CHARTGEN_MAX_BYTES", "1500")]);
+    assert_eq!(small.code, 0, "{}", small.output);
+    assert!(small.summary.len() < 1500, "{}", small.summary.len());
+    assert!(
+        small
+            .summary
+            .contains(" lines shown; the job log has all of them)"),
+        "{}",
+        small.summary
+    );
+    assert_fenced(&small.summary);
+}
+
+/// Every code block of SUMMARY is closed, and every line outside one is a
+/// line the script wrote (none holds text of the manifests).
+fn assert_fenced(summary: &str) {
     // Every line outside a code block is one the script wrote.
     let mut open: Option<usize> = None;
-    for line in run.summary.lines() {
+    for line in summary.lines() {
         let ticks = line.len() - line.trim_start_matches('`').len();
         match open {
             None if ticks >= 3 => open = Some(ticks),
@@ -548,8 +567,7 @@ fn ci_script_keeps_names_and_manifest_text_as_data() {
             Some(_) => {}
         }
     }
-    assert_eq!(open, None, "{}", run.summary);
-    assert!(run.summary.contains("\n``````\n"), "{}", run.summary);
+    assert_eq!(open, None, "{}", summary);
 }
 
 /// Both CI files are YAML, call the script, and run no chartgen command of
