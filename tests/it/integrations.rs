@@ -226,22 +226,38 @@ fn append(path: &Path, text: &str) {
 
 // ---------------------------------------------------------------- editor
 
-/// Validates each file named after the schema with Python's jsonschema (the
-/// draft the schema declares); prints {file: ["path: message", ...]}.
-const VALIDATE: &str = r#"
+/// Validates each file named after the schema with Python's jsonschema, by
+/// the draft the schema declares and by draft-07 (what yaml-language-server
+/// implements); prints both verdicts, {file: ["path: message", ...]}, and
+/// the `$ref`s with validation keywords beside them (draft-07 ignores those).
+const VALIDATE: &str = r##"
 import json, sys, yaml, jsonschema
 schema = json.load(open(sys.argv[1]))
-validator = jsonschema.validators.validator_for(schema)
-validator.check_schema(schema)
-check = validator(schema, format_checker=validator.FORMAT_CHECKER)
-errors = {}
-for name in sys.argv[2:]:
-    document = yaml.safe_load(open(name))
-    errors[name] = sorted(
-        "/".join(str(p) for p in e.absolute_path) + ": " + e.message
-        for e in check.iter_errors(document))
-json.dump({"draft": validator.__name__, "errors": errors}, sys.stdout)
-"#;
+declared = jsonschema.validators.validator_for(schema)
+declared.check_schema(schema)
+def verdicts(validator):
+    check = validator(schema, format_checker=validator.FORMAT_CHECKER)
+    errors = {}
+    for name in sys.argv[2:]:
+        document = yaml.safe_load(open(name))
+        errors[name] = sorted(
+            "/".join(str(p) for p in e.absolute_path) + ": " + e.message
+            for e in check.iter_errors(document))
+    return errors
+siblings = []
+def walk(node, path):
+    if isinstance(node, dict):
+        if "$ref" in node and set(node) - {"$ref", "description", "default", "title"}:
+            siblings.append(path)
+        for key, value in node.items():
+            walk(value, path + "/" + key)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            walk(value, path + "/" + str(i))
+walk(schema, "#")
+json.dump({"draft": declared.__name__, "errors": verdicts(declared),
+           "draft7": verdicts(jsonschema.Draft7Validator), "ref_siblings": siblings}, sys.stdout)
+"##;
 
 const OVERLAY: &str = "schema/values.overlay.schema.json";
 
@@ -256,6 +272,9 @@ fn independent_verdicts(files: &[PathBuf]) -> Json {
     assert!(output.status.success(), "{}", stderr(&output));
     let verdicts: Json = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(verdicts["draft"], "Draft202012Validator");
+    // The editor's reading is the same: nothing draft-07 would read otherwise.
+    assert_eq!(verdicts["ref_siblings"], Json::Array(vec![]));
+    assert_eq!(verdicts["draft7"], verdicts["errors"]);
     verdicts["errors"].clone()
 }
 
