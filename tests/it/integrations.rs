@@ -1,11 +1,12 @@
 //! Issue 13: where platform teams run chartgen, each run here for real.
-//! The editor (the committed overlay schema against every values file, by
-//! Python's jsonschema, not the validator chartgen uses), CI
+//! The editor (every values file against the committed overlay schema, by
+//! Python's jsonschema, not the validator chartgen uses, and by
+//! yaml-language-server driven as an editor drives it), CI
 //! (`examples/ci/chartgen-ci.sh` in a scratch git repository, and the
 //! GitHub and GitLab files that call it), pre-commit (the real `pre-commit`
 //! against a scratch repository, offline), Argo CD (the plugin's generate
 //! command run as the sidecar runs it) and Flux (the paths it names).
-//! Python packages are installed into `target/tools` once, as `.ci/run` does.
+//! The tools are installed into `target/tools` once, as `.ci/run` does.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -368,6 +369,132 @@ fn the_independent_validator_refuses_a_broken_values_file() {
         ]);
         assert_eq!(ours.code, 2, "{}", ours.stderr);
     }
+}
+
+/// yaml-language-server, pinned as `.ci/run` pins it.
+const YAML_LANGUAGE_SERVER: &str = "yaml-language-server@1.25.0";
+
+/// The server's entry point, installed into `target/tools` once.
+fn yaml_language_server() -> PathBuf {
+    let tools = root().join("target/tools/yaml-language-server");
+    let server = tools.join("node_modules/yaml-language-server/bin/yaml-language-server");
+    if !server.is_file() {
+        let status = Command::new("npm")
+            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&tools)
+            .arg(YAML_LANGUAGE_SERVER)
+            .status()
+            .expect("npm is needed to install yaml-language-server for the editor test");
+        assert!(status.success(), "installing {YAML_LANGUAGE_SERVER} failed");
+    }
+    server
+}
+
+/// An editor's side of the language server protocol, in node: starts the
+/// server, answers its configuration requests, opens each file, and prints
+/// [[file, ["LINE: message", ...]], ...] once every file has diagnostics.
+const LSP_CLIENT: &str = r##"
+const { spawn } = require("child_process");
+const path = require("path");
+const fs = require("fs");
+const [server, ...files] = process.argv.slice(1);
+const child = spawn(process.execPath, [server, "--stdio"], { stdio: ["pipe", "pipe", "inherit"] });
+let buffer = Buffer.alloc(0), id = 0;
+const send = (msg) => {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...msg }));
+  child.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
+  child.stdin.write(body);
+};
+const uris = files.map((f) => "file://" + path.resolve(f));
+const results = {};
+const settings = { yaml: { validate: true, schemaStore: { enable: false }, format: { enable: false } } };
+child.stdout.on("data", (chunk) => {
+  buffer = Buffer.concat([buffer, chunk]);
+  for (;;) {
+    const end = buffer.indexOf("\r\n\r\n");
+    if (end < 0) return;
+    const length = Number(/Content-Length: (\d+)/i.exec(buffer.slice(0, end).toString())[1]);
+    if (buffer.length < end + 4 + length) return;
+    const msg = JSON.parse(buffer.slice(end + 4, end + 4 + length).toString());
+    buffer = buffer.slice(end + 4 + length);
+    handle(msg);
+  }
+});
+function handle(msg) {
+  if (msg.method === "workspace/configuration") {
+    send({ id: msg.id, result: msg.params.items.map((i) => (i.section ? settings[i.section] ?? null : settings)) });
+  } else if (msg.id !== undefined && msg.method) {
+    send({ id: msg.id, result: null });
+  } else if (msg.id === 1) {
+    send({ method: "initialized", params: {} });
+    send({ method: "workspace/didChangeConfiguration", params: { settings } });
+    uris.forEach((uri, i) => send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "yaml", version: 1, text: fs.readFileSync(files[i], "utf8") } } }));
+  } else if (msg.method === "textDocument/publishDiagnostics") {
+    results[msg.params.uri] = msg.params.diagnostics.map((d) => `${d.range.start.line + 1}: ${d.message}`);
+    if (uris.every((u) => u in results)) {
+      process.stdout.write(JSON.stringify(files.map((f, i) => [f, results[uris[i]]])));
+      child.kill();
+      process.exit(0);
+    }
+  }
+}
+send({ id: ++id, method: "initialize", params: { processId: process.pid, rootUri: null, capabilities: { workspace: { configuration: true } } } });
+setTimeout(() => { console.error("no diagnostics in time", JSON.stringify(results)); process.exit(3); }, 30000);
+"##;
+
+/// The diagnostics yaml-language-server publishes for FILES, as an editor
+/// gets them, each file's schema from its first line.
+fn editor_diagnostics(files: &[PathBuf]) -> Vec<(String, Vec<String>)> {
+    let output = Command::new("node")
+        .args(["-e", LSP_CLIENT])
+        .arg(yaml_language_server())
+        .args(files)
+        .current_dir(root())
+        .output()
+        .expect("node runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The editor itself: yaml-language-server, given each values file as VS
+/// Code or Neovim gives it, finds the committed schema from the file's first
+/// line and reports nothing; in a copy with an unknown key and a wrong type
+/// it reports both, on their lines.
+#[test]
+fn yaml_language_server_validates_values_files_with_the_committed_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("schema"), &dir.path().join("schema"));
+    let dev = std::fs::read_to_string(root().join("values/dev.yaml")).unwrap();
+    assert!(
+        dev.contains("gateway:\n  replicas: 1\n"),
+        "values/dev.yaml changed: update this test"
+    );
+    let broken =
+        dev.replace("gateway:\n  replicas: 1\n", "gateway:\n  replicas: many\n") + "colour: blue\n";
+    let line = |text: &str, needle: &str| text.lines().position(|l| l == needle).unwrap() + 1;
+    let (wrong, unknown) = (
+        line(&broken, "  replicas: many"),
+        line(&broken, "colour: blue"),
+    );
+    std::fs::create_dir_all(dir.path().join("values")).unwrap();
+    let broken_path = dir.path().join("values/broken.yaml");
+    std::fs::write(&broken_path, &broken).unwrap();
+
+    let mut files = values_files();
+    files.push(broken_path.clone());
+    let diagnostics = editor_diagnostics(&files);
+    for (file, found) in &diagnostics[..diagnostics.len() - 1] {
+        assert_eq!(found, &Vec::<String>::new(), "{file}");
+    }
+    let (file, found) = diagnostics.last().unwrap();
+    assert_eq!(Path::new(file), broken_path);
+    assert_eq!(
+        found,
+        &vec![
+            format!("{wrong}: Incorrect type. Expected \"integer\"."),
+            format!("{unknown}: Property colour is not allowed."),
+        ]
+    );
 }
 
 // -------------------------------------------------------------------- CI
