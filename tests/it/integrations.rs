@@ -614,6 +614,35 @@ fn ci_script_fails_on_drift() {
     assert!(run.summary.contains("#### `ovh-prod`"), "{}", run.summary);
 }
 
+/// An environment added or removed by the change is named as such.
+#[test]
+fn ci_script_names_added_and_removed_environments() {
+    let (repo, base) = gitops_repo();
+    let values = repo.path().join("values");
+    std::fs::copy(values.join("dev.yaml"), values.join("staging.yaml")).unwrap();
+    std::fs::remove_file(values.join("dev.yaml")).unwrap();
+    render(repo.path());
+    assert!(!repo.path().join("out/dev").exists());
+    let run = ci(repo.path(), &base, &[]);
+    assert_eq!(run.code, 0, "{}", run.output);
+    assert!(
+        run.summary
+            .contains("#### `dev`: removed (every object of it goes)"),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains("#### `staging`: new environment"),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains("* `staging`: every invariant holds."),
+        "{}",
+        run.summary
+    );
+}
+
 /// BASE is data: an option, an unknown revision, or a revision a path of
 /// the change would stand in for (`chartgen diff` reads a local path
 /// first) is refused with exit 2.
