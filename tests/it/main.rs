@@ -11,6 +11,7 @@ mod fuzz;
 mod harness;
 mod helm;
 mod hostile_values;
+mod integrations;
 mod kube_schemas;
 mod output;
 mod outputs;
