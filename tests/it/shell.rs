@@ -108,7 +108,16 @@ fn bash_completes_subcommands_flags_and_values() {
         (&["chartgen", "check", "--col"], &["--color"]),
         (&["chartgen", "--color", ""], &["always", "auto", "never"]),
         (&["chartgen", "completions", "f"], &["fish"]),
-        (&["chartgen", "schema", "o"], &["overlay"]),
+        (&["chartgen", "schema", "ov"], &["overlay"]),
+        (
+            &["chartgen", "schema", "output-"],
+            &[
+                "output-check",
+                "output-diff",
+                "output-rbac",
+                "output-validate",
+            ],
+        ),
         (
             &["chartgen", "diff", "--fail-on", "re"],
             &["refused", "restart"],
