@@ -76,7 +76,24 @@ fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
         ),
     ];
     for (at, settings, trust, fixed) in pods {
-        pod::check(settings, &KeyPath::dotted(at), trust, fixed, violations);
+        let at = KeyPath::dotted(at);
+        pod::check(settings, &at, trust, fixed, violations);
+        // The chart puts the common labels on the pods too: a pod label of
+        // the same key would be overruled without a word.
+        for (key, value) in &settings.pod_labels {
+            if let Some(common) = values.common_labels.get(key) {
+                violations.push(Violation {
+                    path: at.key("podLabels").key(key.clone()),
+                    also: vec![KeyPath::dotted("commonLabels").key(key.clone())],
+                    message: format!(
+                        "`{key}` is a common label too ({common:?} on every object), which the pods would keep over {value:?}"
+                    ),
+                    hint: Some(
+                        "set the label in one place: commonLabels for every object, podLabels for these pods only".to_owned(),
+                    ),
+                });
+            }
+        }
     }
 }
 
