@@ -59,3 +59,11 @@ pub const DIFF: &str = "\
 Examples:
   chartgen diff out/dev/release out/ovh-prod/release
   chartgen diff --ignore 'metadata.labels.*' out/dev/release out/ovh-prod/release";
+
+/// `chartgen explain --help`.
+pub const EXPLAIN: &str = "\
+Examples:
+  chartgen explain -f values/common.yaml -f values/ovh-prod.yaml 'Deployment/buildkit-operator/buildkit-buildd.spec.template.spec.containers[buildd].image'
+  chartgen explain -f values/common.yaml -f values/dev.yaml --set buildd.replicas=2 Deployment/buildkit-buildd.spec.replicas
+  chartgen explain 'Deployment/buildkit-gateway.metadata.labels.\"app.kubernetes.io/version\"'
+  chartgen explain --output json Service/buildkit-gateway";

@@ -3,6 +3,7 @@
 mod check;
 mod diff;
 mod exemptions;
+mod explain;
 mod rbac;
 mod render;
 mod schema;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Rbac(args) => rbac::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Schema(args) => schema::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Docs(args) => {
             let text = match args.topic {
                 DocsTopic::Values => crate::docs::values_reference(),
