@@ -361,3 +361,140 @@ pub fn named_path(root: &Node, path: &KeyPath) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::{Inputs, load};
+
+    fn environment(env: &str) -> Values {
+        let inputs = Inputs {
+            files: vec!["values/common.yaml".into(), format!("values/{env}.yaml").into()],
+            sets: Vec::new(),
+        };
+        load(&inputs).unwrap().values
+    }
+
+    /// Every leaf of a plan with everything on (Kata, vCPU tuning,
+    /// projects with and without their own resources, common labels and
+    /// annotations, digests) has a rule, and every values path a rule
+    /// names exists in the values: the table can go stale only by failing.
+    #[test]
+    fn the_table_classifies_every_leaf_of_the_plan() {
+        let mut values = environment("ovh-prod");
+        values.kata.vcpu_tuning.enabled = true;
+        let json = serde_json::to_value(Plan::new(&values)).unwrap();
+        let document = Node::from_json(&serde_json::to_value(&values).unwrap(), &Origin::Default);
+        let mut leaves = Vec::new();
+        leaves_of(&json, KeyPath::root(), &mut leaves);
+        assert!(leaves.len() > 300, "{}", leaves.len());
+        for leaf in leaves {
+            let paths = table::values_paths(&leaf, &values)
+                .unwrap_or_else(|| panic!("no rule for the plan's `{leaf}`"));
+            for path in paths {
+                assert!(document.at(&path).is_some(), "`{leaf}` → `{path}`, not in the values");
+            }
+        }
+    }
+
+    fn leaves_of(json: &serde_json::Value, path: KeyPath, out: &mut Vec<KeyPath>) {
+        match json {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    leaves_of(v, path.key(k.as_str()), out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    leaves_of(v, path.index(i), out);
+                }
+            }
+            _ => out.push(path),
+        }
+    }
+
+    #[test]
+    fn derived_fields_name_the_values_they_are_built_from() {
+        let mut values = environment("ovh-prod");
+        let paths = |plan: &str, values: &Values| -> Vec<String> {
+            let mut path = KeyPath::parse(plan, crate::location::Syntax::Pattern).unwrap();
+            for segment in &mut path.0 {
+                if let Segment::Key(k) = segment
+                    && let Ok(i) = k.parse()
+                {
+                    *segment = Segment::Index(i);
+                }
+            }
+            table::values_paths(&path, values)
+                .unwrap()
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        assert_eq!(
+            paths("buildd.image", &values),
+            ["images.buildd.repository", "images.buildd.tag", "images.buildd.digest"]
+        );
+        assert_eq!(
+            paths("daemonImage", &values),
+            ["images.buildkitd.repository", "images.buildkitd.tag"]
+        );
+        values.images.buildd.digest = None;
+        assert_eq!(
+            paths("buildd.image", &values),
+            ["images.buildd.repository", "images.buildd.tag"]
+        );
+        assert_eq!(paths(r#"gateway.labels."app.kubernetes.io/version""#, &values), ["images.gateway.tag"]);
+        assert_eq!(paths(r#"meta.buildd.labels."app.kubernetes.io/instance""#, &values), ["releaseName"]);
+        assert_eq!(paths(r#"meta.buildd.labels."app.kubernetes.io/part-of""#, &values), Vec::<String>::new());
+        assert_eq!(paths("meta.buildd.labels.environment", &values), ["commonLabels.environment"]);
+        assert_eq!(paths("namespaces.builds.name", &values), ["namespaces.builds"]);
+        assert_eq!(paths("values.buildd.replicas", &values), ["buildd.replicas"]);
+        // platform-api sets its own requests; web-frontend takes the default.
+        assert_eq!(paths("projects[0].resources.requests.cpu", &values), ["projects[0].resources.requests.cpu"]);
+        assert_eq!(paths("projects[1].resources.requests.cpu", &values), ["builds.daemonResources.requests.cpu"]);
+        assert_eq!(paths("projects[1].project.repository", &values), ["projects[1].repository"]);
+        assert_eq!(paths("crd.group", &values), Vec::<String>::new());
+        assert_eq!(table::values_paths(&KeyPath::dotted("nothing.here"), &values), None);
+    }
+
+    /// Recording changes nothing of what the templates write: the explain
+    /// render of every environment is the render, object for object.
+    #[test]
+    fn an_explain_render_is_the_render() {
+        let mut all = vec![Values::default()];
+        for env in ["dev", "ovh-prod"] {
+            all.push(environment(env));
+        }
+        all[0].kata.enabled = true;
+        all[0].kata.vcpu_tuning.enabled = true;
+        for values in all {
+            let explained = render(&values).unwrap();
+            let output = crate::pipeline::render(&values).unwrap();
+            let rendered = output.in_order(&crate::pipeline::Bundle::ALL);
+            assert_eq!(
+                manifest::to_stream(&explained.manifests),
+                manifest::to_stream(rendered)
+            );
+        }
+    }
+
+    #[test]
+    fn a_string_kept_in_a_variable_is_still_its_leaf() {
+        let values = environment("ovh-prod");
+        let explained = render(&values).unwrap();
+        let document = crate::values::defaults();
+        let quota = explained
+            .manifests
+            .iter()
+            .find(|m| m.id.kind == "ResourceQuota")
+            .unwrap();
+        // builds-limits.yaml: `{% set builds = plan.namespaces.builds.name %}`,
+        // written later as `namespace: {{ builds }}`.
+        let field = KeyPath::dotted("metadata.namespace");
+        let e = explained.explain(quota, Some(&field), &values, &document);
+        let named: Vec<String> = e.sources.iter().map(|s| s.path.to_string()).collect();
+        assert_eq!(named, ["namespaces.builds"]);
+        assert!(!e.literal);
+    }
+}

@@ -239,12 +239,21 @@ fn scalar_reads(
     let mut reads: Vec<KeyPath> = pending
         .into_iter()
         .filter(|r| {
-            // Leaves are strings, numbers and booleans: no plan is read here.
-            let part = r.value.to_string();
+            let part = leaf_text(&r.value);
             !part.is_empty() && shown.contains(&part)
         })
         .map(|r| r.path)
         .collect();
     reads.dedup();
     reads
+}
+
+/// A leaf as a template writes it with `~`: a boolean as YAML and JSON
+/// write it (`true`), not as minijinja shows it (`True`). Leaves are
+/// strings, numbers and booleans: no plan is read here.
+fn leaf_text(value: &TemplateValue) -> String {
+    match value.kind() {
+        minijinja::value::ValueKind::Bool => value.is_true().to_string(),
+        _ => value.to_string(),
+    }
 }
