@@ -66,10 +66,13 @@ pub fn render(values: &Values) -> Result<Explained, Error> {
         let rendered = render::render_objects_with(&templates, names, &context, |r| {
             let interpolations = place(&r.text, &r.trace, record::take_emissions());
             let text = r.text.clone();
-            placed.insert(r.template.clone(), Placed {
-                text,
-                interpolations,
-            });
+            placed.insert(
+                r.template.clone(),
+                Placed {
+                    text,
+                    interpolations,
+                },
+            );
         });
         let rendered = rendered.inspect_err(|_| record::reset())?;
         manifests.extend(manifest::collect(rendered)?);
@@ -169,7 +172,9 @@ impl Explained {
         document: &Node,
     ) -> Explanation {
         let placed = manifest.template.as_ref().and_then(|t| self.placed.get(t));
-        let target = field.and_then(|f| manifest.node.at(f)).unwrap_or(&manifest.node);
+        let target = field
+            .and_then(|f| manifest.node.at(f))
+            .unwrap_or(&manifest.node);
         let line_col = match &target.origin {
             Origin::At { line, col, .. } => Some((*line, *col)),
             Origin::Default => None,
@@ -369,7 +374,10 @@ mod tests {
 
     fn environment(env: &str) -> Values {
         let inputs = Inputs {
-            files: vec!["values/common.yaml".into(), format!("values/{env}.yaml").into()],
+            files: vec![
+                "values/common.yaml".into(),
+                format!("values/{env}.yaml").into(),
+            ],
             sets: Vec::new(),
         };
         load(&inputs).unwrap().values
@@ -392,7 +400,10 @@ mod tests {
             let paths = table::values_paths(&leaf, &values)
                 .unwrap_or_else(|| panic!("no rule for the plan's `{leaf}`"));
             for path in paths {
-                assert!(document.at(&path).is_some(), "`{leaf}` → `{path}`, not in the values");
+                assert!(
+                    document.at(&path).is_some(),
+                    "`{leaf}` → `{path}`, not in the values"
+                );
             }
         }
     }
@@ -433,7 +444,11 @@ mod tests {
         };
         assert_eq!(
             paths("buildd.image", &values),
-            ["images.buildd.repository", "images.buildd.tag", "images.buildd.digest"]
+            [
+                "images.buildd.repository",
+                "images.buildd.tag",
+                "images.buildd.digest"
+            ]
         );
         assert_eq!(
             paths("daemonImage", &values),
@@ -444,18 +459,51 @@ mod tests {
             paths("buildd.image", &values),
             ["images.buildd.repository", "images.buildd.tag"]
         );
-        assert_eq!(paths(r#"gateway.labels."app.kubernetes.io/version""#, &values), ["images.gateway.tag"]);
-        assert_eq!(paths(r#"meta.buildd.labels."app.kubernetes.io/instance""#, &values), ["releaseName"]);
-        assert_eq!(paths(r#"meta.buildd.labels."app.kubernetes.io/part-of""#, &values), Vec::<String>::new());
-        assert_eq!(paths("meta.buildd.labels.environment", &values), ["commonLabels.environment"]);
-        assert_eq!(paths("namespaces.builds.name", &values), ["namespaces.builds"]);
-        assert_eq!(paths("values.buildd.replicas", &values), ["buildd.replicas"]);
+        assert_eq!(
+            paths(r#"gateway.labels."app.kubernetes.io/version""#, &values),
+            ["images.gateway.tag"]
+        );
+        assert_eq!(
+            paths(
+                r#"meta.buildd.labels."app.kubernetes.io/instance""#,
+                &values
+            ),
+            ["releaseName"]
+        );
+        assert_eq!(
+            paths(r#"meta.buildd.labels."app.kubernetes.io/part-of""#, &values),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            paths("meta.buildd.labels.environment", &values),
+            ["commonLabels.environment"]
+        );
+        assert_eq!(
+            paths("namespaces.builds.name", &values),
+            ["namespaces.builds"]
+        );
+        assert_eq!(
+            paths("values.buildd.replicas", &values),
+            ["buildd.replicas"]
+        );
         // platform-api sets its own requests; web-frontend takes the default.
-        assert_eq!(paths("projects[0].resources.requests.cpu", &values), ["projects[0].resources.requests.cpu"]);
-        assert_eq!(paths("projects[1].resources.requests.cpu", &values), ["builds.daemonResources.requests.cpu"]);
-        assert_eq!(paths("projects[1].project.repository", &values), ["projects[1].repository"]);
+        assert_eq!(
+            paths("projects[0].resources.requests.cpu", &values),
+            ["projects[0].resources.requests.cpu"]
+        );
+        assert_eq!(
+            paths("projects[1].resources.requests.cpu", &values),
+            ["builds.daemonResources.requests.cpu"]
+        );
+        assert_eq!(
+            paths("projects[1].project.repository", &values),
+            ["projects[1].repository"]
+        );
         assert_eq!(paths("crd.group", &values), Vec::<String>::new());
-        assert_eq!(table::values_paths(&KeyPath::dotted("nothing.here"), &values), None);
+        assert_eq!(
+            table::values_paths(&KeyPath::dotted("nothing.here"), &values),
+            None
+        );
     }
 
     /// Recording changes nothing of what the templates write: the explain

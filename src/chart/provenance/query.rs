@@ -100,10 +100,14 @@ fn no_object(manifests: &[Manifest], arg: &str) -> Error {
     let slash = arg.rfind('/').map_or(0, |i| i + 1);
     let end = arg[slash..].find('.').map_or(arg.len(), |i| slash + i);
     let wanted = &arg[..end];
-    let all: Vec<String> = manifests
+    // Spelled as the user spelled it: with a namespace or without.
+    let parts = wanted.matches('/').count();
+    let mut all: Vec<String> = manifests
         .iter()
-        .map(|m| spellings(m).pop().unwrap_or_default())
+        .flat_map(spellings)
+        .filter(|s| s.matches('/').count() == parts.clamp(1, 2))
         .collect();
+    all.dedup();
     let mut choices: Vec<&str> = all.iter().map(String::as_str).collect();
     choices.sort_by_key(|c| strsim::levenshtein(&wanted.to_lowercase(), &c.to_lowercase()));
     let hint = match closest(wanted, all.iter().map(String::as_str)) {
@@ -126,8 +130,13 @@ fn no_object(manifests: &[Manifest], arg: &str) -> Error {
 /// The field `path` (after the object's `.`) of `manifest`, resolved to
 /// keys and list indexes.
 pub fn field(manifest: &Manifest, path: &str) -> Result<KeyPath, Error> {
-    let steps = KeyPath::parse(path, Syntax::Pattern)
-        .map_err(|why| usage(format!("invalid field path `{}`: {}", shown(path), printable(&why))))?;
+    let steps = KeyPath::parse(path, Syntax::Pattern).map_err(|why| {
+        usage(format!(
+            "invalid field path `{}`: {}",
+            shown(path),
+            printable(&why)
+        ))
+    })?;
     let mut node = &manifest.node;
     let mut resolved = KeyPath::root();
     for step in steps.0 {
@@ -142,7 +151,9 @@ pub fn field(manifest: &Manifest, path: &str) -> Result<KeyPath, Error> {
             };
             let hint = match closest(&step, choices.iter().map(String::as_str)) {
                 Some(near) => format!("; did you mean `{}`?", printable(near)),
-                None if choices.is_empty() => format!(" ({} has no fields)", node.value.type_name()),
+                None if choices.is_empty() => {
+                    format!(" ({} has no fields)", node.value.type_name())
+                }
                 None => format!(
                     "; it has {}",
                     choices

@@ -93,8 +93,7 @@ fn wrap(root: &Arc<serde_json::Value>, path: KeyPath) -> TemplateValue {
     };
     LOG.with_borrow_mut(|log| {
         if let Some(text) = value.as_str() {
-            log.by_address
-                .insert(text.as_ptr() as usize, path.clone());
+            log.by_address.insert(text.as_ptr() as usize, path.clone());
             log.strings.push(value.clone());
         }
         log.pending.push(Read {
@@ -106,11 +105,13 @@ fn wrap(root: &Arc<serde_json::Value>, path: KeyPath) -> TemplateValue {
 }
 
 fn walk<'j>(root: &'j serde_json::Value, path: &KeyPath) -> Option<&'j serde_json::Value> {
-    path.0.iter().try_fold(root, |node, segment| match (segment, node) {
-        (Segment::Key(key), serde_json::Value::Object(map)) => map.get(key),
-        (Segment::Index(i), serde_json::Value::Array(items)) => items.get(*i),
-        _ => None,
-    })
+    path.0
+        .iter()
+        .try_fold(root, |node, segment| match (segment, node) {
+            (Segment::Key(key), serde_json::Value::Object(map)) => map.get(key),
+            (Segment::Index(i), serde_json::Value::Array(items)) => items.get(*i),
+            _ => None,
+        })
 }
 
 /// A mapping or list of the plan, handed to the templates: each access
@@ -139,7 +140,8 @@ impl Object for Tracked {
         let segment = match self.node()? {
             serde_json::Value::Object(map) => {
                 let key = key.as_str()?;
-                map.contains_key(key).then(|| Segment::Key(key.to_owned()))?
+                map.contains_key(key)
+                    .then(|| Segment::Key(key.to_owned()))?
             }
             serde_json::Value::Array(items) => {
                 let index = key.as_usize()?;

@@ -57,36 +57,79 @@ const RULES: &[(&str, To)] = &[
     ("gateway.image", To::Image("gateway")),
     ("kataDeploy.image", To::Image("kataDeploy")),
     ("vcpuTune.image", To::Image("vcpuTune")),
-    ("buildd.pullPolicy", To::Paths(&["images.buildd.pullPolicy"])),
-    ("gateway.pullPolicy", To::Paths(&["images.gateway.pullPolicy"])),
-    ("kataDeploy.pullPolicy", To::Paths(&["images.kataDeploy.pullPolicy"])),
-    ("vcpuTune.pullPolicy", To::Paths(&["images.vcpuTune.pullPolicy"])),
+    (
+        "buildd.pullPolicy",
+        To::Paths(&["images.buildd.pullPolicy"]),
+    ),
+    (
+        "gateway.pullPolicy",
+        To::Paths(&["images.gateway.pullPolicy"]),
+    ),
+    (
+        "kataDeploy.pullPolicy",
+        To::Paths(&["images.kataDeploy.pullPolicy"]),
+    ),
+    (
+        "vcpuTune.pullPolicy",
+        To::Paths(&["images.vcpuTune.pullPolicy"]),
+    ),
     // The gateway's client certificate Secret: `<releaseName>-gateway-client-tls`.
-    ("*.pod.volumes.*.secret.secretName", To::Paths(&["releaseName"])),
-    ("*.pod.volumes.*.configMap.name", To::Paths(&["releaseName"])),
+    (
+        "*.pod.volumes.*.secret.secretName",
+        To::Paths(&["releaseName"]),
+    ),
+    (
+        "*.pod.volumes.*.configMap.name",
+        To::Paths(&["releaseName"]),
+    ),
     ("*.pod.**", To::Constant),
     ("projects.*.project.**", To::Paths(&["projects.$1.$*"])),
     (
         "projects.*.runtimeClassName",
-        To::Paths(&["kata.runtimeClass.name", "kata.enabled", "projects.$1.trusted"]),
+        To::Paths(&[
+            "kata.runtimeClass.name",
+            "kata.enabled",
+            "projects.$1.trusted",
+        ]),
     ),
     ("projects.*.resources.*.*", To::ProjectResources),
     ("daemonImage", To::Image("buildkitd")),
     ("buildkitdToml", To::Paths(&["builds.buildkitd"])),
-    ("names.lease", To::Paths(&["releaseName", "buildd.leaderElection"])),
+    (
+        "names.lease",
+        To::Paths(&["releaseName", "buildd.leaderElection"]),
+    ),
     ("names.*", To::Paths(&["releaseName"])),
     ("rbac.*.name", To::Paths(&["releaseName"])),
-    ("rbac.operator.namespace.name", To::Paths(&["namespaces.operator"])),
-    ("rbac.builds.namespace.name", To::Paths(&["namespaces.builds"])),
-    ("rbac.system.namespace.name", To::Paths(&["namespaces.system"])),
+    (
+        "rbac.operator.namespace.name",
+        To::Paths(&["namespaces.operator"]),
+    ),
+    (
+        "rbac.builds.namespace.name",
+        To::Paths(&["namespaces.builds"]),
+    ),
+    (
+        "rbac.system.namespace.name",
+        To::Paths(&["namespaces.system"]),
+    ),
     // The Lease the operator Role names: `<releaseName>-buildd-leader`.
-    ("rbac.operator.rules.*.resourceNames.*", To::Paths(&["releaseName"])),
+    (
+        "rbac.operator.rules.*.resourceNames.*",
+        To::Paths(&["releaseName"]),
+    ),
     ("rbac.*.rules.**", To::Constant),
     ("rbac.tenantReader.aggregateTo.*", To::Constant),
     ("rbac.builddSubject.name", To::Paths(&["releaseName"])),
-    ("rbac.builddSubject.namespace", To::Paths(&["namespaces.operator"])),
+    (
+        "rbac.builddSubject.namespace",
+        To::Paths(&["namespaces.operator"]),
+    ),
     ("rbac.kataDeploySubject.name", To::Paths(&["releaseName"])),
-    ("rbac.kataDeploySubject.namespace", To::Paths(&["namespaces.system"])),
+    (
+        "rbac.kataDeploySubject.namespace",
+        To::Paths(&["namespaces.system"]),
+    ),
     ("rbac.*.kind", To::Constant),
     ("crd.**", To::Constant),
     ("exemptions.**", To::Constant),

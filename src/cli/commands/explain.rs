@@ -36,7 +36,9 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Exit> {
         manifest,
         field,
         explanation: &explanation,
-        hidden: secret::could_be_secret_kind(manifest.node.get("kind").map(|k| k.to_json()).as_ref()),
+        hidden: secret::could_be_secret_kind(
+            manifest.node.get("kind").map(|k| k.to_json()).as_ref(),
+        ),
     };
     let text = match args.output {
         ExplainFormat::Text => shown.text(),
@@ -153,7 +155,10 @@ impl Shown<'_> {
                 serde_json::json!({"kind": "argument", "argument": s.name})
             }
             Origin::At {
-                source: s, line, col, ..
+                source: s,
+                line,
+                col,
+                ..
             } => serde_json::json!({"kind": "file", "file": s.name, "line": line, "column": col}),
         };
         let shown = !self.hidden && !from_set_file(&source.origin);
