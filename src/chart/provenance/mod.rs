@@ -82,6 +82,10 @@ pub fn render(values: &Values) -> Result<Explained, Error> {
     Ok(Explained { manifests, placed })
 }
 
+/// How many interpolations a span of the trace is looked for among: more
+/// than any macro call writes.
+const LOOK_AHEAD: usize = 4096;
+
 /// Places the interpolations `emitted` in `text`: each one the trace shows
 /// (in order, matched by the text it wrote) and, for a macro's output, the
 /// interpolations of the macro inside it.
@@ -92,7 +96,10 @@ fn place(text: &str, trace: &Trace, mut emitted: Vec<Emission>) -> Vec<Placement
         let Some(written) = text.get(range.clone()).filter(|_| !raw) else {
             continue;
         };
-        let Some(at) = emitted[next..].iter().position(|e| e.text == written) else {
+        // Output the formatter did not write (a `{% filter %}` block) is
+        // left unplaced; the look-ahead keeps that linear.
+        let mut ahead = emitted[next..].iter().take(LOOK_AHEAD);
+        let Some(at) = ahead.position(|e| e.text == written) else {
             continue;
         };
         let at = next + at;

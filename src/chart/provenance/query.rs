@@ -140,8 +140,9 @@ pub fn field(manifest: &Manifest, path: &str) -> Result<KeyPath, Error> {
     let mut node = &manifest.node;
     let mut resolved = KeyPath::root();
     for step in steps.0 {
-        let Segment::Key(step) = step else {
-            unreachable!("a pattern path is keys");
+        let step = match step {
+            Segment::Key(key) => key,
+            Segment::Index(index) => index.to_string(),
         };
         let (segment, child) = child(node, &step).map_err(|choices| {
             let at = if resolved.is_root() {
