@@ -534,6 +534,22 @@ mod tests {
         }
     }
 
+    /// `render` pays nothing for `explain`: its formatter reports no
+    /// interpolation.
+    #[test]
+    fn a_render_records_nothing() {
+        record::reset();
+        crate::pipeline::render(&environment("ovh-prod")).unwrap();
+        assert!(record::take_emissions().is_empty());
+        render(&environment("ovh-prod")).unwrap();
+        let templates = render::observed_templates(record::observe).unwrap();
+        let values = Values::default();
+        let plan = Plan::new(&values);
+        let context = record::tracked(serde_json::to_value(&plan).unwrap());
+        render::render_objects_with(&templates, &templates.objects[..1], &context, |_| {}).unwrap();
+        assert!(!record::take_emissions().is_empty());
+    }
+
     #[test]
     fn a_string_kept_in_a_variable_is_still_its_leaf() {
         let values = environment("ovh-prod");
