@@ -149,6 +149,25 @@ fn a_template_literal_names_only_the_template_line() {
 }
 
 #[test]
+fn a_constant_of_the_chart_names_no_values() {
+    let run = chartgen(&[
+        "explain",
+        r#"Namespace/buildkit-builds.metadata.labels."pod-security.kubernetes.io/enforce""#,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout.contains("values: none (fixed by the chart)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("written in the template"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn a_name_written_by_a_macro_names_the_release_name_and_the_call() {
     let mut args = PROD.to_vec();
     args.push("ServiceAccount/buildkit-operator/buildkit-buildd.metadata.name");

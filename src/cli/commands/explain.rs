@@ -101,7 +101,13 @@ impl Shown<'_> {
             None => out += &format!("\n  template: templates/{template}{at}"),
         }
         if e.sources.is_empty() {
-            out += "\n  values: none\n";
+            // Written by an interpolation, yet from no values: the plan's own.
+            let why = if e.literal {
+                ""
+            } else {
+                " (fixed by the chart)"
+            };
+            out += &format!("\n  values: none{why}\n");
             return out;
         }
         out += "\n  values:";
