@@ -197,3 +197,72 @@ fn child<'n>(node: &'n Node, step: &str) -> Result<(Segment, &'n Node), Vec<Stri
         _ => Err(Vec::new()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{LIMITS, identify};
+    use crate::yaml::{Source, parse_manifests};
+
+    fn manifests(text: &str) -> Vec<Manifest> {
+        parse_manifests(&Source::file("t.yaml", text), LIMITS)
+            .unwrap()
+            .into_iter()
+            .map(|node| Manifest {
+                id: identify(&node).unwrap(),
+                template: None,
+                file: None,
+                trace: None,
+                node,
+            })
+            .collect()
+    }
+
+    const TWO_ROLES: &str = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: r, namespace: a}
+rules: []
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: r, namespace: b}
+rules: []
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: my.config, namespace: a}
+data: {k: v}
+";
+
+    #[test]
+    fn an_object_in_two_namespaces_asks_for_the_namespace() {
+        let all = manifests(TWO_ROLES);
+        let error = object(&all, "Role/r.rules").unwrap_err().to_string();
+        assert!(
+            error.contains("names 2 objects, in the namespaces a, b"),
+            "{error}"
+        );
+        for spelled in ["b/Role/r.rules", "Role/b/r.rules", "role/b/r.rules"] {
+            let (found, field) = object(&all, spelled).unwrap();
+            assert_eq!(found.id.namespace.as_deref(), Some("b"), "{spelled}");
+            assert_eq!(field, Some("rules"));
+        }
+    }
+
+    #[test]
+    fn a_name_with_dots_is_read_whole() {
+        let all = manifests(TWO_ROLES);
+        let (found, field) = object(&all, "ConfigMap/my.config.data.k").unwrap();
+        assert_eq!(found.id.name, "my.config");
+        assert_eq!(field, Some("data.k"));
+        assert_eq!(field_of(found, "data.k"), "data.k");
+        let (_, field) = object(&all, "ConfigMap/my.config").unwrap();
+        assert_eq!(field, None);
+        assert!(object(&all, "ConfigMap/my.conf").is_err());
+    }
+
+    fn field_of(m: &Manifest, path: &str) -> String {
+        field(m, path).unwrap().to_string()
+    }
+}
