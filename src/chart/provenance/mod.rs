@@ -431,24 +431,27 @@ mod tests {
         }
     }
 
+    /// The values paths the table gives for a plan path written as `diff`
+    /// writes paths (`projects[0]` an index).
+    fn paths(plan: &str, values: &Values) -> Vec<String> {
+        let mut path = KeyPath::parse(plan, crate::location::Syntax::Pattern).unwrap();
+        for segment in &mut path.0 {
+            if let Segment::Key(k) = segment
+                && let Ok(i) = k.parse()
+            {
+                *segment = Segment::Index(i);
+            }
+        }
+        table::values_paths(&path, values)
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     #[test]
     fn derived_fields_name_the_values_they_are_built_from() {
         let mut values = environment("ovh-prod");
-        let paths = |plan: &str, values: &Values| -> Vec<String> {
-            let mut path = KeyPath::parse(plan, crate::location::Syntax::Pattern).unwrap();
-            for segment in &mut path.0 {
-                if let Segment::Key(k) = segment
-                    && let Ok(i) = k.parse()
-                {
-                    *segment = Segment::Index(i);
-                }
-            }
-            table::values_paths(&path, values)
-                .unwrap()
-                .iter()
-                .map(ToString::to_string)
-                .collect()
-        };
         assert_eq!(
             paths("buildd.image", &values),
             [
