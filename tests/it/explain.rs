@@ -328,3 +328,27 @@ fn a_set_file_text_is_never_printed() {
     let parsed: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(parsed["values"][0]["value"], serde_json::Value::Null);
 }
+
+#[test]
+fn values_with_terminal_escapes_are_printed_escaped() {
+    let set = r#"commonAnnotations.x="\u001b]0;owned\u0007\u202e""#;
+    for output in ["text", "json"] {
+        let run = chartgen(&[
+            "explain",
+            "--output",
+            output,
+            "--set-json",
+            set,
+            "Deployment/buildkit-buildd.metadata.annotations.x",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        assert!(
+            !run.stdout
+                .chars()
+                .any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+            "{:?}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("commonAnnotations.x"), "{}", run.stdout);
+    }
+}
