@@ -28,7 +28,9 @@ pub mod text;
 // Every module keeps its short path (`crate::yaml`, `chartgen::plan`):
 // tests, benches and users of the library name modules, not folders, so a
 // module can change folder without a change to any of them.
-pub use chart::{check, docs, model, pipeline, plan, render, schema, schema_overlay, values};
+pub use chart::{
+    check, docs, model, pipeline, plan, provenance, render, schema, schema_overlay, values,
+};
 pub use cli::{commands, report};
 pub use kubernetes::{
     diff, emit, files, input, kube, manifest, names, output, rbac, scheduling, secret, yaml,

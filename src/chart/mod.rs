@@ -10,6 +10,7 @@ pub mod docs;
 pub mod model;
 pub mod pipeline;
 pub mod plan;
+pub mod provenance;
 pub mod render;
 pub mod schema;
 pub mod schema_overlay;

@@ -85,7 +85,21 @@ pub struct Templates {
 
 /// The templates: embedded, or read from `$CHARTGEN_TEMPLATES` when set.
 pub fn templates() -> Result<Templates, Error> {
-    let mut env = environment();
+    templates_in(environment(None))
+}
+
+/// The templates with a formatter that also hands every interpolation, the
+/// value and the text it wrote, to `observe` (`explain` records with it);
+/// `render` never pays for it, as it uses [`templates`].
+pub fn observed_templates(observe: Observer) -> Result<Templates, Error> {
+    templates_in(environment(Some(observe)))
+}
+
+/// What an observed formatter calls after each interpolation: the value
+/// and the text it wrote.
+pub type Observer = fn(&TemplateValue, &str);
+
+fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
     let mut names: Vec<String> = Vec::new();
     match std::env::var_os(TEMPLATES_DIR_VAR) {
         None => {
@@ -142,8 +156,9 @@ fn read_dir_templates(
     Ok(found)
 }
 
-/// The environment, strict and YAML-escaping, without templates.
-fn environment() -> Environment<'static> {
+/// The environment, strict and YAML-escaping, without templates; with
+/// `observe`, told of every interpolation.
+fn environment(observe: Option<Observer>) -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_syntax(
@@ -153,25 +168,41 @@ fn environment() -> Environment<'static> {
             .expect("the default delimiters are valid"),
     );
     env.set_auto_escape_callback(|_| AutoEscape::Custom("yaml".into()));
-    env.set_formatter(|out, _state, value| {
-        if value.is_safe() {
-            let text = value.as_str().unwrap_or_default();
-            spend(text)?;
-            return out.write_str(text).map_err(minijinja::Error::from);
-        }
-        let json = serde_json::to_value(value).map_err(|e| {
-            minijinja::Error::new(
-                minijinja::ErrorKind::BadSerialization,
-                format!("cannot write {} as YAML: {e}", value.kind()),
-            )
-        })?;
-        let text = emit::flow(&json);
-        spend(&text)?;
-        out.write_str(&text).map_err(minijinja::Error::from)
-    });
+    match observe {
+        None => env.set_formatter(|out, _state, value| {
+            if value.is_safe() {
+                let text = value.as_str().unwrap_or_default();
+                spend(text)?;
+                return out.write_str(text).map_err(minijinja::Error::from);
+            }
+            let text = flow(value)?;
+            spend(&text)?;
+            out.write_str(&text).map_err(minijinja::Error::from)
+        }),
+        Some(observe) => env.set_formatter(move |out, _state, value| {
+            let text = match value.is_safe() {
+                true => value.as_str().unwrap_or_default().to_owned(),
+                false => flow(value)?,
+            };
+            spend(&text)?;
+            observe(value, &text);
+            out.write_str(&text).map_err(minijinja::Error::from)
+        }),
+    }
     env.remove_filter("safe");
     env.remove_filter("tojson");
     env
+}
+
+/// An interpolation as one YAML scalar or flow collection ([`emit::flow`]).
+fn flow(value: &TemplateValue) -> Result<String, minijinja::Error> {
+    let json = serde_json::to_value(value).map_err(|e| {
+        minijinja::Error::new(
+            minijinja::ErrorKind::BadSerialization,
+            format!("cannot write {} as YAML: {e}", value.kind()),
+        )
+    })?;
+    Ok(emit::flow(&json))
 }
 
 /// Renders each of the object templates `names` with `plan`.
@@ -180,17 +211,30 @@ pub fn render_objects(
     names: &[String],
     plan: &Plan<'_>,
 ) -> Result<Vec<Rendered>, Error> {
-    let context = TemplateValue::from(Serde(plan));
+    render_objects_with(templates, names, &TemplateValue::from(Serde(plan)), |_| {})
+}
+
+/// Renders each of the object templates `names` with `plan` given as a
+/// template value, calling `done` after each template (`explain` collects
+/// what its observer saw there); one output budget for them all.
+pub fn render_objects_with(
+    templates: &Templates,
+    names: &[String],
+    plan: &TemplateValue,
+    mut done: impl FnMut(&Rendered),
+) -> Result<Vec<Rendered>, Error> {
     WRITTEN.set(0);
     names
         .iter()
         .map(|template| {
-            let (text, trace) = render_traced(&templates.env, template, &context)?;
-            Ok(Rendered {
+            let (text, trace) = render_traced(&templates.env, template, plan)?;
+            let rendered = Rendered {
                 template: template.clone(),
                 text,
                 trace,
-            })
+            };
+            done(&rendered);
+            Ok(rendered)
         })
         .collect()
 }

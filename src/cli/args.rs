@@ -130,6 +130,17 @@ pub enum Command {
     /// read with `chartgen man render | man -l -`.
     #[command(after_help = examples::MAN)]
     Man(ManArgs),
+    /// Explain a rendered field: the template line that wrote it and the values it came from.
+    ///
+    /// Renders as `render` does with the same values flags, then names, for
+    /// OBJECT.field.path, the value, the template line that wrote it, and
+    /// each values key it was built from with who set it: a file (file:line:col),
+    /// a set flag (the argument), or the built-in default. A field written
+    /// in the template itself names no values. Without a field path: the
+    /// object's template and every values key that went into it. See
+    /// docs/explain.md.
+    #[command(after_help = examples::EXPLAIN)]
+    Explain(ExplainArgs),
 }
 
 /// Which shell `completions` writes for.
@@ -154,6 +165,33 @@ pub struct ManArgs {
     /// folder that man reads, such as ~/.local/share/man/man1.
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+}
+
+/// What `explain` explains.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// Where the values come from, as for `render`.
+    #[command(flatten)]
+    pub values: ValuesArgs,
+    /// The object, then optionally a field: KIND/NAME, NAMESPACE/KIND/NAME
+    /// or KIND/NAMESPACE/NAME (kind ignoring case, in either bundle), then
+    /// .field.path as `diff` prints paths: `"…"` around a key with dots,
+    /// [NAME] for a list item by name, [N] by index. Example:
+    /// `Deployment/buildkit-buildd.spec.template.spec.containers[buildd].image`
+    #[arg(value_name = "OBJECT[.FIELD]")]
+    pub target: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    pub output: ExplainFormat,
+}
+
+/// How `explain` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    /// Lines for a reader.
+    Text,
+    /// One JSON object.
+    Json,
 }
 
 /// What `render` renders and where it goes.

@@ -75,3 +75,12 @@ pub const MAN: &str = "\
 Examples:
   chartgen man render | man -l - | grep -A2 -- --output-dir
   chartgen man --output-dir target/man";
+
+/// `chartgen explain --help`.
+pub const EXPLAIN: &str = "\
+Examples:
+  chartgen explain 'Deployment/buildkit-buildd.spec.template.spec.containers[buildd].image'
+  chartgen explain -f values/common.yaml -f values/ovh-prod.yaml Deployment/buildkit-buildd
+  chartgen explain --set buildd.replicas=2 Deployment/buildkit-buildd.spec.replicas
+  chartgen explain 'Deployment/buildkit-gateway.metadata.labels.\"app.kubernetes.io/version\"'
+  chartgen explain --output json 'Service/buildkit-gateway.spec.ports[0].port'";

@@ -7,6 +7,7 @@ mod compile_fail;
 mod corpus;
 mod cost;
 mod diff;
+mod explain;
 mod fuzz;
 mod harness;
 mod helm;

@@ -4,6 +4,7 @@ mod check;
 mod completions;
 mod diff;
 mod exemptions;
+mod explain;
 mod man;
 mod rbac;
 mod render;
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Schema(args) => schema::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Docs(args) => {
             let text = match args.topic {
                 DocsTopic::Values => crate::docs::values_reference(),
