@@ -377,3 +377,26 @@ fn many_unknown_keys_are_all_counted_and_the_first_shown() {
         run.stderr
     );
 }
+
+#[test]
+fn daemon_pod_annotations_past_the_api_servers_limit_are_refused() {
+    // The daemons' pod template is text in a ConfigMap, which `check` does
+    // not read as a pod: the values stage states the annotations' limit.
+    let dir = temp_dir("chartgen-big-annotations");
+    let path = dir.path().join("big.yaml");
+    let mut text = String::from("builds:\n  daemon:\n    podAnnotations:\n");
+    for i in 0..3 {
+        text.push_str(&format!(
+            "      example.com/a{i}: \"{}\"\n",
+            "x".repeat(100_000)
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    let run = chartgen(&["validate", "-f", path.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("builds.daemon.podAnnotations: the pod annotations hold 300042 bytes; the API server takes at most 262144"),
+        "{}",
+        run.stderr
+    );
+}
