@@ -124,11 +124,13 @@ pub enum Trust {
 /// Annotation prefixes no pod of the chart may carry: Kata reads
 /// `io.katacontainers.*` annotations as overrides of the VM's
 /// configuration (hypervisor, kernel, paths), and the AppArmor and seccomp
-/// annotations set what the pod's security context decides.
-pub const PRIVILEGED_ANNOTATIONS: [&str; 3] = [
+/// annotations (the pod's and each container's) set what the pod's
+/// security context decides.
+pub const PRIVILEGED_ANNOTATIONS: [&str; 4] = [
     "io.katacontainers.",
     "container.apparmor.security.beta.kubernetes.io/",
     "seccomp.security.alpha.kubernetes.io/",
+    "container.seccomp.security.alpha.kubernetes.io/",
 ];
 
 /// Node label keys whose taint untrusted pods may not tolerate: the control
@@ -410,6 +412,42 @@ fn close(schema: &mut Json) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violations_of(settings: &PodSettings, trust: Trust) -> Vec<String> {
+        let mut violations = Vec::new();
+        check(
+            settings,
+            &KeyPath::dotted("buildd"),
+            trust,
+            &[],
+            &mut violations,
+        );
+        violations.into_iter().map(|v| v.message).collect()
+    }
+
+    #[test]
+    fn a_per_container_seccomp_annotation_is_refused_like_the_pod_one() {
+        for key in [
+            "seccomp.security.alpha.kubernetes.io/pod",
+            "container.seccomp.security.alpha.kubernetes.io/buildd",
+        ] {
+            let settings = PodSettings {
+                pod_annotations: BTreeMap::from([(key.to_owned(), "unconfined".to_owned())]),
+                ..PodSettings::default()
+            };
+            let found = violations_of(&settings, Trust::Platform);
+            assert_eq!(found.len(), 1, "{key}: {found:?}");
+            assert!(
+                found[0].contains("changes what the pod is allowed to do"),
+                "{key}: {found:?}"
+            );
         }
     }
 }
