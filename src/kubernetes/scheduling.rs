@@ -27,8 +27,20 @@ pub fn pod(pod: &Json, at: &KeyPath, found: &mut Found) {
         self::toleration(toleration, &at.key("tolerations").index(i), found);
     }
     affinity(&pod["affinity"], &at.key("affinity"), found);
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
     for (i, spread) in each(&pod["topologySpreadConstraints"]) {
-        topology_spread(spread, &at.key("topologySpreadConstraints").index(i), found);
+        let path = at.key("topologySpreadConstraints").index(i);
+        topology_spread(spread, &path, found);
+        // The API server refuses a second constraint of the same pair.
+        let key = spread["topologyKey"].as_str().unwrap_or_default();
+        let when = spread["whenUnsatisfiable"].as_str().unwrap_or_default();
+        if let Some(first) = pairs.iter().position(|pair| *pair == (key, when)) {
+            let message = format!(
+                "a constraint with topologyKey `{key}` and whenUnsatisfiable {when} is already set ([{first}])"
+            );
+            found.push((path, message));
+        }
+        pairs.push((key, when));
     }
     if let Some(class) = pod["priorityClassName"].as_str()
         && let Err(why) = names::dns1123_subdomain(class)
@@ -419,6 +431,19 @@ mod api_server_refusals {
                 json!({"key": "metadata.name", "operator": "NotIn", "values": ["node-1"]})
             )),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn two_spread_constraints_of_one_key_and_policy_are_refused() {
+        let spread = |when: &str| json!({"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": when});
+        assert_eq!(
+            problems(json!({"topologySpreadConstraints": [
+                spread("DoNotSchedule"), spread("ScheduleAnyway"), spread("DoNotSchedule")
+            ]})),
+            [
+                "spec.topologySpreadConstraints[2]: a constraint with topologyKey `kubernetes.io/hostname` and whenUnsatisfiable DoNotSchedule is already set ([0])"
+            ]
         );
     }
 }
