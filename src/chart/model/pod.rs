@@ -220,6 +220,29 @@ fn metadata(settings: &PodSettings, at: &KeyPath, fixed: &[&str], report: &mut R
         }
         label(key, None, path, report);
     }
+    annotations_size(settings, at, report);
+}
+
+/// The API server's limit on a pod's annotations, keys and values together.
+const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
+
+/// The pod annotations within the API server's total: the build daemons'
+/// are only in their pod template's text, which no later check reads.
+fn annotations_size(settings: &PodSettings, at: &KeyPath, report: &mut Report<'_>) {
+    let size: usize = settings
+        .pod_annotations
+        .iter()
+        .map(|(key, value)| key.len() + value.len())
+        .sum();
+    if size > ANNOTATIONS_MAX_BYTES {
+        report(
+            at.key("podAnnotations"),
+            format!(
+                "the pod annotations hold {size} bytes; the API server takes at most {ANNOTATIONS_MAX_BYTES}"
+            ),
+            Some("keep large data out of annotations, in a ConfigMap for instance"),
+        );
+    }
 }
 
 /// A label (or, without value, annotation) key and its value.
@@ -449,5 +472,22 @@ mod tests {
                 "{key}: {found:?}"
             );
         }
+    }
+
+    #[test]
+    fn pod_annotations_past_the_api_servers_total_are_refused() {
+        let annotations = |size: usize| PodSettings {
+            pod_annotations: BTreeMap::from([("example.com/a".to_owned(), "a".repeat(size))]),
+            ..PodSettings::default()
+        };
+        // The key is 13 bytes: the API server takes 262144 in all.
+        assert_eq!(
+            violations_of(&annotations(262_131), Trust::Untrusted),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            violations_of(&annotations(262_132), Trust::Untrusted),
+            ["the pod annotations hold 262145 bytes; the API server takes at most 262144"]
+        );
     }
 }
