@@ -322,21 +322,31 @@ fn parse_pattern(text: &str) -> Result<KeyPath, String> {
     let mut segments = Vec::new();
     let mut current = String::new();
     let mut quoted = false;
+    let mut bracket = false;
+    let unbalanced = || format!("`{text}` has an unbalanced `[` or `]`");
     for c in text.chars() {
         match c {
             '"' => quoted = !quoted,
+            '[' if !quoted && bracket => return Err(unbalanced()),
+            ']' if !quoted && !bracket => return Err(unbalanced()),
+            // An item's name may hold dots (`env[JAVA.OPTS]`), as printed.
+            '.' if bracket => current.push(c),
             // `containers[buildd].image`, as the diff prints paths.
             '.' | '[' if !quoted => {
-                if !(c == '[' && current.is_empty() && !segments.is_empty()) {
+                bracket = c == '[';
+                if !(bracket && current.is_empty() && !segments.is_empty()) {
                     segments.push(Segment::Key(std::mem::take(&mut current)));
                 }
             }
-            ']' if !quoted => {}
+            ']' if !quoted => bracket = false,
             c => current.push(c),
         }
     }
     if quoted {
         return Err(format!("`{text}` has an unclosed quote"));
+    }
+    if bracket {
+        return Err(unbalanced());
     }
     segments.push(Segment::Key(current));
     if segments
@@ -430,5 +440,23 @@ mod tests {
         assert_eq!(keys(r#"a."b"#), ["error: `a.\"b` has an unclosed quote"]);
         assert_eq!(keys("a..b"), ["error: `a..b` has an empty segment"]);
         assert_eq!(keys(""), ["error: `` has an empty segment"]);
+    }
+
+    #[test]
+    fn patterns_refuse_unbalanced_brackets() {
+        let error = |text| KeyPath::parse(text, Syntax::Pattern).unwrap_err();
+        for text in ["spec.containers[buildd", "a]b", "a[b[c]]", "a[b]]"] {
+            assert_eq!(
+                error(text),
+                format!("`{text}` has an unbalanced `[` or `]`"),
+                "{text}"
+            );
+        }
+        assert!(KeyPath::parse(r#"a."b[c".d"#, Syntax::Pattern).is_ok());
+        let named = KeyPath::parse("env[JAVA.OPTS].value", Syntax::Pattern).unwrap();
+        assert_eq!(
+            named,
+            KeyPath::root().key("env").key("JAVA.OPTS").key("value")
+        );
     }
 }

@@ -124,6 +124,13 @@ plain_name() {
     esac
 }
 
+# A folder of the change, not a symbolic link: a link in out/ (which the
+# change controls) could point anywhere on the runner, and what check and
+# diff read from there would land in the log and the comment.
+real_dir() {
+    [ -d "$1" ] && [ ! -L "$1" ]
+}
+
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT INT TERM
 
@@ -146,9 +153,15 @@ cat "$scratch/drift"
 # The environments: the folders of out/ in the change and in BASE, one a
 # line. git quotes a name with a newline or other unusual character ("a\nb"),
 # so such a name is one line, and not a plain name.
-current=$(for dir in "$out"/*/; do if [ -d "$dir" ]; then basename "$dir"; fi; done)
+current=$(for dir in "$out"/*/; do if real_dir "${dir%/}"; then basename "$dir"; fi; done)
 before=$(git ls-tree --name-only --end-of-options "$base:$out" 2>/dev/null || true)
 envs=$(printf '%s\n%s\n' "$current" "$before" | sed '/^$/d' | sort -u)
+if [ -L "$out" ]; then
+    echo "error: \`$out\` is a symbolic link; no environment of it is read" >&2
+    printf '**Check** and **diff**: skipped, `%s` is a symbolic link.\n\n' "$out" >>"$summary"
+    record 2
+    envs=
+fi
 newline='
 '
 IFS=$newline
@@ -157,10 +170,10 @@ IFS=$newline
 printf '**Check**:\n\n' >>"$summary"
 for env in $envs; do
     plain_name "$env" || continue
-    [ -d "$out/$env" ] || continue
+    real_dir "$out/$env" || continue
     set --
     for bundle in release kata; do
-        [ -d "$out/$env/$bundle" ] && set -- "$@" "$out/$env/$bundle"
+        real_dir "$out/$env/$bundle" && set -- "$@" "$out/$env/$bundle"
     done
     [ "$#" -gt 0 ] || continue
     code=0
@@ -192,6 +205,12 @@ for env in $envs; do
     fi
     in_base=yes
     git cat-file -e "$base:$out/$env" 2>/dev/null || in_base=no
+    if [ -L "$out/$env" ]; then
+        echo "error: \`$out/$env\` is a symbolic link; it is not compared" >&2
+        printf '#### `%s`: not compared: `%s/%s` is a symbolic link\n\n' "$env" "$out" "$env" >>"$summary"
+        record 2
+        continue
+    fi
     if [ ! -d "$out/$env" ]; then
         printf '#### `%s`: removed (every object of it goes)\n\n' "$env" >>"$summary"
         continue

@@ -27,8 +27,20 @@ pub fn pod(pod: &Json, at: &KeyPath, found: &mut Found) {
         self::toleration(toleration, &at.key("tolerations").index(i), found);
     }
     affinity(&pod["affinity"], &at.key("affinity"), found);
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
     for (i, spread) in each(&pod["topologySpreadConstraints"]) {
-        topology_spread(spread, &at.key("topologySpreadConstraints").index(i), found);
+        let path = at.key("topologySpreadConstraints").index(i);
+        topology_spread(spread, &path, found);
+        // The API server refuses a second constraint of the same pair.
+        let key = spread["topologyKey"].as_str().unwrap_or_default();
+        let when = spread["whenUnsatisfiable"].as_str().unwrap_or_default();
+        if let Some(first) = pairs.iter().position(|pair| *pair == (key, when)) {
+            let message = format!(
+                "a constraint with topologyKey `{key}` and whenUnsatisfiable {when} is already set ([{first}])"
+            );
+            found.push((path, message));
+        }
+        pairs.push((key, when));
     }
     if let Some(class) = pod["priorityClassName"].as_str()
         && let Err(why) = names::dns1123_subdomain(class)
@@ -139,10 +151,30 @@ fn weight(weight: &Json, at: &KeyPath, found: &mut Found) {
 }
 
 fn node_selector_term(term: &Json, at: &KeyPath, found: &mut Found) {
-    for field in ["matchExpressions", "matchFields"] {
-        for (i, requirement) in each(&term[field]) {
-            node_requirement(requirement, &at.key(field).index(i), found);
-        }
+    for (i, requirement) in each(&term["matchExpressions"]) {
+        node_requirement(requirement, &at.key("matchExpressions").index(i), found);
+    }
+    for (i, requirement) in each(&term["matchFields"]) {
+        node_field_requirement(requirement, &at.key("matchFields").index(i), found);
+    }
+}
+
+/// A node field selector: the API server supports `metadata.name` only,
+/// with `In` or `NotIn` and exactly one value.
+fn node_field_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
+    let key = requirement["key"].as_str().unwrap_or_default();
+    if key != "metadata.name" {
+        let message =
+            format!("`{key}` is not a node field; matchFields selects by metadata.name only");
+        found.push((at.key("key"), message));
+    }
+    let operator = requirement["operator"].as_str().unwrap_or_default();
+    if !matches!(operator, "In" | "NotIn") {
+        let message = format!("matchFields takes operator In or NotIn, not `{operator}`");
+        found.push((at.key("operator"), message));
+    } else if requirement["values"].as_array().map_or(0, Vec::len) != 1 {
+        let message = format!("operator {operator} takes exactly one node name in matchFields");
+        found.push((at.key("values"), message));
     }
 }
 
@@ -302,7 +334,7 @@ mod tests {
                     {"matchExpressions": [{"key": "k", "operator": "Gt", "values": ["1", "2"]}]}
                 ]},
                 "preferredDuringSchedulingIgnoredDuringExecution": [
-                    {"weight": 0, "preference": {"matchFields": [{"key": "k", "operator": "Near"}]}}
+                    {"weight": 0, "preference": {"matchFields": [{"key": "metadata.name", "operator": "Near"}]}}
                 ]
             }},
             "topologySpreadConstraints": [
@@ -322,7 +354,7 @@ mod tests {
                 "spec.tolerations[3].operator: a toleration without a key must use operator Exists",
                 "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: operator Gt takes exactly one integer value",
                 "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: weight 0 is outside 1-100",
-                "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].operator: `Near` is not a node selector operator (In, NotIn, Exists, DoesNotExist, Gt, Lt)",
+                "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].operator: matchFields takes operator In or NotIn, not `Near`",
                 "spec.topologySpreadConstraints[0].topologyKey: the topology key is empty",
                 "spec.topologySpreadConstraints[0].maxSkew: maxSkew 0 is less than 1",
                 "spec.topologySpreadConstraints[0].minDomains: minDomains applies only with whenUnsatisfiable DoNotSchedule",
@@ -344,5 +376,74 @@ mod tests {
             "imagePullSecrets": [{"name": "ghcr"}]
         });
         assert_eq!(problems(pod), Vec::<String>::new());
+    }
+}
+
+#[cfg(test)]
+mod api_server_refusals {
+    use serde_json::json;
+
+    use super::*;
+
+    fn problems(pod: Json) -> Vec<String> {
+        let mut found = Vec::new();
+        super::pod(&pod, &KeyPath::root().key("spec"), &mut found);
+        found
+            .into_iter()
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect()
+    }
+
+    fn node_fields(requirement: Json) -> Json {
+        json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+            {"nodeSelectorTerms": [{"matchFields": [requirement]}]}}}})
+    }
+
+    #[test]
+    fn match_fields_select_only_the_node_name_with_one_value() {
+        let at = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0]";
+        assert_eq!(
+            problems(node_fields(
+                json!({"key": "metadata.labels", "operator": "In", "values": ["x"]})
+            )),
+            [format!(
+                "{at}.key: `metadata.labels` is not a node field; matchFields selects by metadata.name only"
+            )]
+        );
+        assert_eq!(
+            problems(node_fields(
+                json!({"key": "metadata.name", "operator": "In", "values": ["a", "b"]})
+            )),
+            [format!(
+                "{at}.values: operator In takes exactly one node name in matchFields"
+            )]
+        );
+        assert_eq!(
+            problems(node_fields(
+                json!({"key": "metadata.name", "operator": "Exists"})
+            )),
+            [format!(
+                "{at}.operator: matchFields takes operator In or NotIn, not `Exists`"
+            )]
+        );
+        assert_eq!(
+            problems(node_fields(
+                json!({"key": "metadata.name", "operator": "NotIn", "values": ["node-1"]})
+            )),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn two_spread_constraints_of_one_key_and_policy_are_refused() {
+        let spread = |when: &str| json!({"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": when});
+        assert_eq!(
+            problems(json!({"topologySpreadConstraints": [
+                spread("DoNotSchedule"), spread("ScheduleAnyway"), spread("DoNotSchedule")
+            ]})),
+            [
+                "spec.topologySpreadConstraints[2]: a constraint with topologyKey `kubernetes.io/hostname` and whenUnsatisfiable DoNotSchedule is already set ([0])"
+            ]
+        );
     }
 }

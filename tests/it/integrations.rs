@@ -728,6 +728,38 @@ fn ci_script_keeps_names_and_manifest_text_as_data() {
     assert_fenced(&small.summary);
 }
 
+/// A pull request controls out/: an environment or bundle folder that is
+/// a symbolic link (to a folder of the CI runner, or replacing a committed
+/// environment) is neither checked nor diffed, so no text of what it
+/// points to reaches the job log or the comment.
+#[test]
+fn ci_script_reads_no_linked_environment() {
+    let (repo, base) = gitops_repo();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(outside.path().join("release")).unwrap();
+    std::fs::write(
+        outside.path().join("release/creds.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: runner-secret-name}\ndata: {token: cnVubmVyLXNlY3JldC12YWx1ZQ==}\n",
+    )
+    .unwrap();
+    let out = repo.path().join("out");
+    std::os::unix::fs::symlink(outside.path(), out.join("linked")).unwrap();
+    std::fs::remove_dir_all(out.join("dev")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), out.join("dev")).unwrap();
+    let run = ci(repo.path(), &base, &[]);
+    for leaked in ["runner-secret-name", "cnVubmVyLXNlY3JldC12YWx1ZQ=="] {
+        assert!(!run.output.contains(leaked), "{}", run.output);
+        assert!(!run.summary.contains(leaked), "{}", run.summary);
+    }
+    assert_eq!(run.code, 2, "{}", run.output);
+    assert!(
+        run.summary
+            .contains("#### `dev`: not compared: `out/dev` is a symbolic link"),
+        "{}",
+        run.summary
+    );
+}
+
 /// Every code block of SUMMARY is closed, and every line outside one is a
 /// line the script wrote (none holds text of the manifests).
 fn assert_fenced(summary: &str) {

@@ -124,11 +124,13 @@ pub enum Trust {
 /// Annotation prefixes no pod of the chart may carry: Kata reads
 /// `io.katacontainers.*` annotations as overrides of the VM's
 /// configuration (hypervisor, kernel, paths), and the AppArmor and seccomp
-/// annotations set what the pod's security context decides.
-pub const PRIVILEGED_ANNOTATIONS: [&str; 3] = [
+/// annotations (the pod's and each container's) set what the pod's
+/// security context decides.
+pub const PRIVILEGED_ANNOTATIONS: [&str; 4] = [
     "io.katacontainers.",
     "container.apparmor.security.beta.kubernetes.io/",
     "seccomp.security.alpha.kubernetes.io/",
+    "container.seccomp.security.alpha.kubernetes.io/",
 ];
 
 /// The most bytes of annotation keys and values the API server takes on
@@ -235,6 +237,29 @@ fn metadata(settings: &PodSettings, at: &KeyPath, fixed: &[&str], report: &mut R
             continue;
         }
         label(key, None, path, report);
+    }
+    annotations_size(settings, at, report);
+}
+
+/// The API server's limit on a pod's annotations, keys and values together.
+const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
+
+/// The pod annotations within the API server's total: the build daemons'
+/// are only in their pod template's text, which no later check reads.
+fn annotations_size(settings: &PodSettings, at: &KeyPath, report: &mut Report<'_>) {
+    let size: usize = settings
+        .pod_annotations
+        .iter()
+        .map(|(key, value)| key.len() + value.len())
+        .sum();
+    if size > ANNOTATIONS_MAX_BYTES {
+        report(
+            at.key("podAnnotations"),
+            format!(
+                "the pod annotations hold {size} bytes; the API server takes at most {ANNOTATIONS_MAX_BYTES}"
+            ),
+            Some("keep large data out of annotations, in a ConfigMap for instance"),
+        );
     }
 }
 
@@ -429,5 +454,58 @@ fn close(schema: &mut Json) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violations_of(settings: &PodSettings, trust: Trust) -> Vec<String> {
+        let mut violations = Vec::new();
+        check(
+            settings,
+            &KeyPath::dotted("buildd"),
+            trust,
+            &[],
+            &mut violations,
+        );
+        violations.into_iter().map(|v| v.message).collect()
+    }
+
+    #[test]
+    fn a_per_container_seccomp_annotation_is_refused_like_the_pod_one() {
+        for key in [
+            "seccomp.security.alpha.kubernetes.io/pod",
+            "container.seccomp.security.alpha.kubernetes.io/buildd",
+        ] {
+            let settings = PodSettings {
+                pod_annotations: BTreeMap::from([(key.to_owned(), "unconfined".to_owned())]),
+                ..PodSettings::default()
+            };
+            let found = violations_of(&settings, Trust::Platform);
+            assert_eq!(found.len(), 1, "{key}: {found:?}");
+            assert!(
+                found[0].contains("changes what the pod is allowed to do"),
+                "{key}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn pod_annotations_past_the_api_servers_total_are_refused() {
+        let annotations = |size: usize| PodSettings {
+            pod_annotations: BTreeMap::from([("example.com/a".to_owned(), "a".repeat(size))]),
+            ..PodSettings::default()
+        };
+        // The key is 13 bytes: the API server takes 262144 in all.
+        assert_eq!(
+            violations_of(&annotations(262_131), Trust::Untrusted),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            violations_of(&annotations(262_132), Trust::Untrusted),
+            ["the pod annotations hold 262145 bytes; the API server takes at most 262144"]
+        );
     }
 }
