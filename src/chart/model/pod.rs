@@ -133,10 +133,6 @@ pub const PRIVILEGED_ANNOTATIONS: [&str; 4] = [
     "container.seccomp.security.alpha.kubernetes.io/",
 ];
 
-/// The most bytes of annotation keys and values the API server takes on
-/// one object.
-const MAX_ANNOTATIONS: usize = 256 * 1024;
-
 /// Node label keys whose taint untrusted pods may not tolerate: the control
 /// plane's.
 const CONTROL_PLANE_TAINTS: [&str; 2] = [
@@ -183,20 +179,6 @@ type Report<'a> = dyn FnMut(KeyPath, String, Option<&str>) + 'a;
 /// keys and values, none the chart sets itself, no annotation that reaches
 /// privilege.
 fn metadata(settings: &PodSettings, at: &KeyPath, fixed: &[&str], report: &mut Report<'_>) {
-    // The daemons' annotations travel as text in a ConfigMap, which `check`
-    // does not read as a pod: the API server's limit is stated here.
-    let size: usize = (settings.pod_annotations.iter())
-        .map(|(key, value)| key.len() + value.len())
-        .sum();
-    if size > MAX_ANNOTATIONS {
-        report(
-            at.key("podAnnotations"),
-            format!(
-                "the pod annotations hold {size} bytes; the API server takes at most {MAX_ANNOTATIONS}"
-            ),
-            Some("keep large data out of annotations: a ConfigMap the pods mount holds it"),
-        );
-    }
     for key in settings.node_selector.keys() {
         if fixed.contains(&key.as_str()) {
             report(
