@@ -377,22 +377,6 @@ mod tests {
         });
         assert_eq!(problems(pod), Vec::<String>::new());
     }
-}
-
-#[cfg(test)]
-mod api_server_refusals {
-    use serde_json::json;
-
-    use super::*;
-
-    fn problems(pod: Json) -> Vec<String> {
-        let mut found = Vec::new();
-        super::pod(&pod, &KeyPath::root().key("spec"), &mut found);
-        found
-            .into_iter()
-            .map(|(path, message)| format!("{path}: {message}"))
-            .collect()
-    }
 
     fn node_fields(requirement: Json) -> Json {
         json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":

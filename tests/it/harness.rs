@@ -82,3 +82,9 @@ pub fn relative(path: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/")
 }
+
+/// Asserts that `text` contains `needle`, showing the whole text when not.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} is not in:\n{text}");
+}

@@ -13,7 +13,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value as Json;
 
-use crate::harness::{chartgen, chartgen_with_stdin, root};
+use crate::harness::{assert_contains, chartgen, chartgen_with_stdin, root};
 
 /// The pinned Python packages, as `.ci/run` installs them.
 const PYYAML: Tool = Tool {
@@ -532,12 +532,9 @@ fn ci_script_passes_a_rendered_change_and_summarises_its_restart() {
     let (repo, base) = gitops_repo();
     let clean = ci(repo.path(), &base, &[]);
     assert_eq!(clean.code, 0, "{}", clean.output);
-    assert!(
-        clean
-            .summary
-            .contains("**Render**: `out/` is what `values/` renders."),
-        "{}",
-        clean.summary
+    assert_contains(
+        &clean.summary,
+        "**Render**: `out/` is what `values/` renders.",
     );
     assert_eq!(
         clean.summary.matches("\nno differences\n").count(),
@@ -551,14 +548,8 @@ fn ci_script_passes_a_rendered_change_and_summarises_its_restart() {
     let run = ci(repo.path(), &base, &[]);
     assert_eq!(run.code, 0, "{}", run.output);
     let summary = &run.summary;
-    assert!(
-        summary.contains("* `dev`: every invariant holds."),
-        "{summary}"
-    );
-    assert!(
-        summary.contains("* `ovh-prod`: every invariant holds."),
-        "{summary}"
-    );
+    assert_contains(&summary, "* `dev`: every invariant holds.");
+    assert_contains(&summary, "* `ovh-prod`: every invariant holds.");
     let dev =
         &summary[summary.find("#### `dev`").unwrap()..summary.find("#### `ovh-prod`").unwrap()];
     assert!(
@@ -581,13 +572,7 @@ fn ci_script_passes_a_rendered_change_and_summarises_its_restart() {
     );
     let gated = ci(repo.path(), &base, &[("CHARTGEN_FAIL_ON", "restart")]);
     assert_eq!(gated.code, 1, "{}", gated.output);
-    assert!(
-        gated
-            .summary
-            .contains("**Fails the gate** (`--fail-on restart`)."),
-        "{}",
-        gated.summary
-    );
+    assert_contains(&gated.summary, "**Fails the gate** (`--fail-on restart`).");
     assert_eq!(
         ci(repo.path(), &base, &[("CHARTGEN_FAIL_ON", "security")]).code,
         0
@@ -602,16 +587,15 @@ fn ci_script_fails_on_drift() {
     bump_buildd(repo.path());
     let run = ci(repo.path(), &base, &[]);
     assert_eq!(run.code, 1, "{}", run.output);
-    assert!(
-        run.summary.contains("**Render**: `out/` is **not** what `values/` renders (exit 1). Run `chartgen render --all values --output-dir out` and commit the result."),
-        "{}",
-        run.summary
+    assert_contains(
+        &run.summary,
+        "**Render**: `out/` is **not** what `values/` renders (exit 1). Run `chartgen render --all values --output-dir out` and commit the result.",
     );
-    assert!(
-        run.summary
-            .contains("drift: out/dev/release is not what a render would write")
+    assert_contains(
+        &run.summary,
+        "drift: out/dev/release is not what a render would write",
     );
-    assert!(run.summary.contains("#### `ovh-prod`"), "{}", run.summary);
+    assert_contains(&run.summary, "#### `ovh-prod`");
 }
 
 /// An environment added or removed by the change is named as such.
@@ -625,22 +609,12 @@ fn ci_script_names_added_and_removed_environments() {
     assert!(!repo.path().join("out/dev").exists());
     let run = ci(repo.path(), &base, &[]);
     assert_eq!(run.code, 0, "{}", run.output);
-    assert!(
-        run.summary
-            .contains("#### `dev`: removed (every object of it goes)"),
-        "{}",
-        run.summary
+    assert_contains(
+        &run.summary,
+        "#### `dev`: removed (every object of it goes)",
     );
-    assert!(
-        run.summary.contains("#### `staging`: new environment"),
-        "{}",
-        run.summary
-    );
-    assert!(
-        run.summary.contains("* `staging`: every invariant holds."),
-        "{}",
-        run.summary
-    );
+    assert_contains(&run.summary, "#### `staging`: new environment");
+    assert_contains(&run.summary, "* `staging`: every invariant holds.");
 }
 
 /// BASE is data: an option, an unknown revision, or a revision a path of
@@ -651,18 +625,16 @@ fn ci_script_refuses_a_bad_or_shadowed_base() {
     let (repo, base) = gitops_repo();
     let option = ci(repo.path(), "--output=x", &[]);
     assert_eq!(option.code, 2, "{}", option.output);
-    assert!(
-        option
-            .output
-            .contains("must be a git revision, not empty or an option")
+    assert_contains(
+        &option.output,
+        "must be a git revision, not empty or an option",
     );
     assert!(!repo.path().join("x").exists());
     let unknown = ci(repo.path(), "no-such-branch", &[]);
     assert_eq!(unknown.code, 2, "{}", unknown.output);
-    assert!(
-        unknown
-            .output
-            .contains("`no-such-branch` is not a commit of this repository")
+    assert_contains(
+        &unknown.output,
+        "`no-such-branch` is not a commit of this repository",
     );
     let gate = ci(repo.path(), &base, &[("CHARTGEN_FAIL_ON", "everything")]);
     assert_eq!(gate.code, 2, "{}", gate.output);
@@ -672,18 +644,8 @@ fn ci_script_refuses_a_bad_or_shadowed_base() {
     copy_dir(&repo.path().join("out/dev"), &fake);
     let shadowed = ci(repo.path(), &base, &[]);
     assert_eq!(shadowed.code, 2, "{}", shadowed.output);
-    assert!(
-        shadowed
-            .output
-            .contains("exists as a path in the working tree"),
-        "{}",
-        shadowed.output
-    );
-    assert!(
-        shadowed.summary.contains("#### `dev`: not compared"),
-        "{}",
-        shadowed.summary
-    );
+    assert_contains(&shadowed.output, "exists as a path in the working tree");
+    assert_contains(&shadowed.summary, "#### `dev`: not compared");
 }
 
 /// Folder names of out/ and text of the manifests are data: a folder named
@@ -704,16 +666,13 @@ fn ci_script_keeps_names_and_manifest_text_as_data() {
     assert_eq!(run.code, 0, "{}", run.output);
     assert!(!repo.path().join("pwned").exists());
     assert!(!repo.path().join("out/dev/pwned").exists());
-    assert!(
-        run.summary.contains(
-            "* a folder of `out/` whose name is not a plain environment name was skipped"
-        ),
-        "{}",
-        run.summary
+    assert_contains(
+        &run.summary,
+        "* a folder of `out/` whose name is not a plain environment name was skipped",
     );
-    assert!(run.summary.contains("@everyone"), "{}", run.summary);
+    assert_contains(&run.summary, "@everyone");
     assert_fenced(&run.summary);
-    assert!(run.summary.contains("\n``````\n"), "{}", run.summary);
+    assert_contains(&run.summary, "\n``````\n");
     // Cut to fit a comment: whole lines, the blocks closed, and said so.
     let small = ci(repo.path(), &base, &[("CHARTGEN_MAX_BYTES", "1500")]);
     assert_eq!(small.code, 0, "{}", small.output);
@@ -752,11 +711,9 @@ fn ci_script_reads_no_linked_environment() {
         assert!(!run.summary.contains(leaked), "{}", run.summary);
     }
     assert_eq!(run.code, 2, "{}", run.output);
-    assert!(
-        run.summary
-            .contains("#### `dev`: not compared: `out/dev` is a symbolic link"),
-        "{}",
-        run.summary
+    assert_contains(
+        &run.summary,
+        "#### `dev`: not compared: `out/dev` is a symbolic link",
     );
 }
 
@@ -919,9 +876,9 @@ fn pre_commit_hooks_pass_and_fail_for_real() {
         ("Passed", "Failed"),
         "{output}"
     );
-    assert!(
-        output.contains("drift: out/dev/release is not what a render would write"),
-        "{output}"
+    assert_contains(
+        &output,
+        "drift: out/dev/release is not what a render would write",
     );
 
     render(repo.path());
@@ -944,7 +901,7 @@ fn pre_commit_hooks_pass_and_fail_for_real() {
             "{output}"
         );
     }
-    assert!(output.contains("colour"), "{output}");
+    assert_contains(&output, "colour");
 }
 
 // ------------------------------------------------------- Argo CD and Flux
