@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use serde_json::Value as Json;
 
 use crate::diagnostic::{KeyPath, Problem, Segment, closest};
-use crate::kube::validator::{self, ErrorKind, SchemaError, Types, VALUES_ROOT};
+use crate::kube::validator::{self, Additional, ErrorKind, SchemaError, Types, VALUES_ROOT};
 use crate::model::Values;
 use crate::model::types::{DIGEST_PATTERN, DNS_LABEL_PATTERN, QUANTITY_PATTERN};
 use crate::yaml::{Node, Origin, Value};
@@ -63,12 +63,13 @@ pub fn validate(document: &Node, instance: &Json) -> Vec<Problem> {
 /// Run on each layer before it is merged (a layer is rooted where the
 /// document is).
 pub fn strings_as_written(layer: &mut Node) {
-    let schema = &*SCHEMA;
-    as_written(schema, schema, layer);
+    as_written(VALUES_ROOT, layer);
 }
 
-fn as_written(root: &Json, schema: &Json, node: &mut Node) {
-    let schema = deref(root, schema);
+/// Walks the baked tables (no schema is generated for a render): a node
+/// whose schema wants only a string takes its plain scalar's text.
+fn as_written(schema: u32, node: &mut Node) {
+    let schema = baked(schema);
     match &mut node.value {
         Value::Int(_) | Value::Float(_) if wants_only_string(schema) => {
             if let Some(text) = node.plain.take() {
@@ -77,15 +78,24 @@ fn as_written(root: &Json, schema: &Json, node: &mut Node) {
         }
         Value::Mapping(entries) => {
             for (key, child) in entries {
-                if let Some(sub) = property(schema, &key.name) {
-                    as_written(root, sub, child);
+                let named = (schema
+                    .properties
+                    .binary_search_by(|(name, _)| (*name).cmp(&key.name)))
+                .ok()
+                .map(|i| schema.properties[i].1);
+                let sub = named.or(match schema.additional {
+                    Additional::Node(sub) => Some(sub),
+                    Additional::Any | Additional::Forbid => None,
+                });
+                if let Some(sub) = sub {
+                    as_written(sub, child);
                 }
             }
         }
         Value::Sequence(items) => {
-            if let Some(sub) = schema.get("items") {
+            if let Some(sub) = schema.items {
                 for item in items {
-                    as_written(root, sub, item);
+                    as_written(sub, item);
                 }
             }
         }
@@ -93,16 +103,33 @@ fn as_written(root: &Json, schema: &Json, node: &mut Node) {
     }
 }
 
-/// `type: string`, or `type: [string, null]` (an optional string).
-fn wants_only_string(schema: &Json) -> bool {
-    match &schema["type"] {
-        Json::String(t) => t == "string",
-        Json::Array(types) => {
-            types.contains(&Json::from("string"))
-                && types.iter().all(|t| t == "string" || t == "null")
+/// The baked node at `index`, through an optional value's `anyOf` (its
+/// branch that is not `null`), as [`deref`] reads the JSON schema.
+fn baked(mut index: u32) -> &'static validator::Node {
+    for _ in 0..16 {
+        let node = &validator::NODES[index as usize];
+        let branch = (node.types == 0)
+            .then(|| {
+                node.any_of
+                    .iter()
+                    .find(|b| validator::NODES[**b as usize].types != NULL)
+            })
+            .flatten();
+        match branch {
+            Some(next) => index = *next,
+            None => return node,
         }
-        _ => false,
     }
+    &validator::NODES[index as usize]
+}
+
+/// The `types` bits of `null` and `string` in the baked tables.
+const NULL: u8 = 1;
+const STRING: u8 = 16;
+
+/// `type: string`, or `type: [string, null]` (an optional string).
+fn wants_only_string(schema: &validator::Node) -> bool {
+    schema.types & STRING != 0 && schema.types & !(STRING | NULL) == 0
 }
 
 /// Whether a float is anywhere in `node`: most values files hold none, and
