@@ -548,8 +548,8 @@ fn ci_script_passes_a_rendered_change_and_summarises_its_restart() {
     let run = ci(repo.path(), &base, &[]);
     assert_eq!(run.code, 0, "{}", run.output);
     let summary = &run.summary;
-    assert_contains(&summary, "* `dev`: every invariant holds.");
-    assert_contains(&summary, "* `ovh-prod`: every invariant holds.");
+    assert_contains(summary, "* `dev`: every invariant holds.");
+    assert_contains(summary, "* `ovh-prod`: every invariant holds.");
     let dev =
         &summary[summary.find("#### `dev`").unwrap()..summary.find("#### `ovh-prod`").unwrap()];
     assert!(
