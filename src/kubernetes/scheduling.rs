@@ -301,7 +301,7 @@ pub fn label_selector(selector: &Json, at: &KeyPath, found: &mut Found) {
 }
 
 /// The items of a JSON array with their indexes; none if it is no array.
-fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
+pub fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
     list.as_array().into_iter().flatten().enumerate()
 }
 

@@ -14,7 +14,7 @@ use serde_json::Value as Json;
 use super::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::names;
-use crate::scheduling::label_selector;
+use crate::scheduling::{each, label_selector};
 
 /// Checks every object of `context`.
 pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
@@ -298,11 +298,6 @@ fn repeated(
             found.push((at.clone().index(i).key(field), message(value)));
         }
     }
-}
-
-/// The items of a JSON array with their indexes; none if it is no array.
-fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
-    list.as_array().into_iter().flatten().enumerate()
 }
 
 /// Label keys and values, annotation keys, and the annotations' total size.
