@@ -115,9 +115,52 @@ impl Rule {
             .any(|g| g == "*" || groups.contains(&g.as_str()))
     }
 
+    /// Whether the rule names `resource` (`pods`, or with a subresource
+    /// `pods/log`) as the authorizer matches it: `*` is every resource
+    /// and subresource, `pods/*` every subresource of pods (not pods
+    /// itself), `*/scale` that subresource of every resource.
     pub(crate) fn any_resource(&self, resource: &str) -> bool {
-        self.resources.iter().any(|r| r == "*" || r == resource)
+        self.resources.iter().any(|r| resource_matches(r, resource))
     }
+
+    /// Whether the rule allows `verb` on `resource` (with its
+    /// subresource, if any) in API group `group`, for an object named
+    /// `name`: a rule with `resourceNames` allows only requests naming one
+    /// of them (so never `create`, `list`, `watch` or `deletecollection`,
+    /// which name none).
+    pub(crate) fn allows(
+        &self,
+        verb: &str,
+        group: &str,
+        resource: &str,
+        name: Option<&str>,
+    ) -> bool {
+        self.any_verb(&[verb])
+            && self.any_group(&[group])
+            && self.any_resource(resource)
+            && (self.names.is_empty() || name.is_some_and(|n| self.names.iter().any(|m| m == n)))
+    }
+
+    /// Whether the rule allows `verb` on the non-resource URL `path`: a
+    /// listed URL ending in `*` allows every path it starts, `*` all.
+    pub(crate) fn allows_url(&self, verb: &str, path: &str) -> bool {
+        self.any_verb(&[verb])
+            && self.urls.iter().any(|url| match url.strip_suffix('*') {
+                Some(prefix) => path.starts_with(prefix),
+                None => url == path,
+            })
+    }
+}
+
+/// Whether a rule's resource entry `pattern` covers `resource`.
+fn resource_matches(pattern: &str, resource: &str) -> bool {
+    if pattern == "*" || pattern == resource {
+        return true;
+    }
+    let Some((base, sub)) = resource.split_once('/') else {
+        return false;
+    };
+    pattern.strip_suffix("/*") == Some(base) || pattern.strip_prefix("*/") == Some(sub)
 }
 
 /// A binding whose role is in the input.
@@ -194,11 +237,10 @@ impl Rbac {
     /// objects of Kubernetes `version`. A role of the input takes the
     /// place of a default role of the same name.
     pub fn with(objects: &[&Json], cluster: Cluster, version: defaults::Version) -> Self {
-        let known = defaults::objects(version);
         let mut rbac = Rbac {
             roles: Vec::new(),
             defaults: Vec::new(),
-            known,
+            known: &[],
             cluster_role: Vec::new(),
             aggregated: Vec::new(),
             own: Vec::new(),
@@ -219,6 +261,22 @@ impl Rbac {
             rbac.roles.push(index);
             role_objects.push(object);
         }
+        // The table is read only when the input could need it: a binding
+        // to a role it does not hold, or an aggregated ClusterRole.
+        let needs = cluster == Cluster::RolesAndBindings
+            || objects.iter().any(|o| match o["kind"].as_str() {
+                Some("RoleBinding" | "ClusterRoleBinding") => {
+                    !by_key.contains_key(&role_ref_key(o))
+                }
+                Some("ClusterRole") => o.get("aggregationRule").is_some_and(Json::is_object),
+                _ => false,
+            });
+        let known: &'static [Json] = if needs {
+            defaults::objects(version)
+        } else {
+            &[]
+        };
+        rbac.known = known;
         let wanted = match cluster {
             Cluster::Roles => needed(objects, &by_key, known),
             Cluster::RolesAndBindings => known.iter().map(|o| role_key(o).is_some()).collect(),
@@ -607,6 +665,10 @@ impl Listed {
     /// `system:authenticated`, the users) it includes, with the group.
     fn covered<'a>(&'a self, subject: &'a Subject) -> Vec<(&'a Subject, Option<&'a str>)> {
         let mut found: Vec<(&Subject, Option<&str>)> = Vec::new();
+        if subject.reach() == Reach::Nobody && subject.kind == "ServiceAccount" {
+            // No namespace in a ClusterRoleBinding: the authorizer matches nobody.
+            return found;
+        }
         if let Some(own) = self.subjects.get(subject) {
             found.push((own, None));
         }
@@ -637,6 +699,9 @@ impl Listed {
 
     /// How many [`Listed::covered`] gives, without listing them.
     fn count(&self, subject: &Subject) -> usize {
+        if subject.reach() == Reach::Nobody && subject.kind == "ServiceAccount" {
+            return 0;
+        }
         let own = usize::from(self.subjects.contains(subject));
         if subject.kind != "Group" {
             return own;
@@ -1247,5 +1312,282 @@ fn matches_expression<'a>(expression: &Json, label: impl Fn(&str) -> Option<&'a 
         Some("Exists") => value.is_some(),
         Some("DoesNotExist") => value.is_none(),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn rule(value: Json) -> Rule {
+        Rule::of(&value)
+    }
+
+    #[test]
+    fn rules_match_as_the_authorizer_matches() {
+        let r = rule(
+            json!({"apiGroups": ["apps"], "resources": ["deployments/scale", "pods/*", "*/status"], "verbs": ["get"]}),
+        );
+        assert!(r.allows("get", "apps", "deployments/scale", None));
+        assert!(!r.allows("get", "apps", "deployments", None));
+        assert!(r.allows("get", "apps", "pods/log", None));
+        assert!(!r.allows("get", "apps", "pods", None));
+        assert!(r.allows("get", "apps", "statefulsets/status", None));
+        assert!(!r.allows("get", "", "statefulsets/status", None));
+        assert!(!r.allows("list", "apps", "statefulsets/status", None));
+        let all = rule(json!({"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}));
+        assert!(all.allows(
+            "escalate",
+            "rbac.authorization.k8s.io",
+            "clusterroles",
+            None
+        ));
+        assert!(all.allows("get", "", "pods/exec", None));
+        // resourceNames: only requests that name one of them.
+        let named = rule(
+            json!({"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["a"], "verbs": ["get", "create"]}),
+        );
+        assert!(named.allows("get", "", "configmaps", Some("a")));
+        assert!(!named.allows("get", "", "configmaps", Some("b")));
+        assert!(!named.allows("create", "", "configmaps", None));
+        // Non-resource URLs: exact, or a prefix before a trailing `*`.
+        let urls = rule(json!({"nonResourceURLs": ["/metrics", "/logs/*"], "verbs": ["get"]}));
+        assert!(urls.allows_url("get", "/metrics"));
+        assert!(!urls.allows_url("get", "/metrics/slis"));
+        assert!(urls.allows_url("get", "/logs/kubelet.log"));
+        assert!(!urls.allows_url("get", "/logs"));
+        assert!(!urls.allows_url("post", "/metrics"));
+        assert!(rule(json!({"nonResourceURLs": ["*"], "verbs": ["*"]})).allows_url("put", "/x"));
+    }
+
+    fn rbac(objects: &[Json]) -> Rbac {
+        let refs: Vec<&Json> = objects.iter().collect();
+        Rbac::new(&refs)
+    }
+
+    fn binding(kind: &str, namespace: Option<&str>, role: (&str, &str), subjects: Json) -> Json {
+        let mut object = json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+            "metadata": {"name": "b"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role.0, "name": role.1},
+            "subjects": subjects,
+        });
+        if let Some(ns) = namespace {
+            object["metadata"]["namespace"] = json!(ns);
+        }
+        object
+    }
+
+    #[test]
+    fn default_roles_are_known_and_unknown_roles_are_not_read_as_empty() {
+        let objects = [
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "view"),
+                json!([]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "nowhere"),
+                json!([]),
+            ),
+            binding(
+                "RoleBinding",
+                Some("kube-system"),
+                ("Role", "extension-apiserver-authentication-reader"),
+                json!([]),
+            ),
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("Role", "extension-apiserver-authentication-reader"),
+                json!([]),
+            ),
+        ];
+        let rbac = rbac(&objects);
+        // view, and a Role of kube-system by its namespace; not in apps.
+        assert_eq!(rbac.bindings.len(), 2);
+        assert_eq!(rbac.unbound, [1, 3]);
+        // view gathers what its aggregation selects.
+        let mut work = usize::MAX;
+        let view = rbac.bindings[0].role;
+        let sources = rbac.sources(view, &mut work).unwrap();
+        assert!(
+            sources
+                .iter()
+                .any(|&s| rbac.defaults[s - rbac.roles.len()]["metadata"]["name"]
+                    == "system:aggregate-to-view")
+        );
+    }
+
+    #[test]
+    fn an_input_role_aggregated_into_edit_reaches_its_holders() {
+        let objects = [
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "gizmo-editor", "labels": {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
+                "rules": [{"apiGroups": ["example.com"], "resources": ["gizmos"], "verbs": ["update"]}]}),
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("ClusterRole", "admin"),
+                json!([{"kind": "ServiceAccount", "name": "ops", "namespace": "apps"}]),
+            ),
+        ];
+        let all = effective_permissions(&objects).unwrap();
+        let ops = all.iter().find(|p| p.subject.name == "ops").unwrap();
+        let gizmos = ops
+            .permissions
+            .iter()
+            .find(|p| p.resource == "gizmos.example.com")
+            .unwrap();
+        assert_eq!(gizmos.scope, Scope::Namespace("apps".to_owned()));
+        assert_eq!(gizmos.verbs, ["update"]);
+        assert_eq!(
+            gizmos.via,
+            ["RoleBinding apps/b → ClusterRole admin (cluster default)"]
+        );
+        // And what admin holds of its own (roles, from system:aggregate-to-admin).
+        assert!(
+            ops.permissions
+                .iter()
+                .any(|p| p.resource == "roles.rbac.authorization.k8s.io")
+        );
+    }
+
+    #[test]
+    fn subjects_are_read_as_the_authorizer_reads_them() {
+        let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+                {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]});
+        let objects = [
+            role,
+            // No namespace: the RoleBinding's own; in a ClusterRoleBinding, nobody.
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("ClusterRole", "r"),
+                json!([{"kind": "ServiceAccount", "name": "a"}]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "ServiceAccount", "name": "lost"}]),
+            ),
+            // A User spelled as an account is that account.
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "User", "name": "system:serviceaccount:apps:b"}]),
+            ),
+            // A group of one namespace's accounts reaches the accounts listed there.
+            binding(
+                "RoleBinding",
+                Some("ci"),
+                ("ClusterRole", "r"),
+                json!([{"kind": "Group", "name": "system:serviceaccounts:apps"}]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "User", "name": "alice"}]),
+            ),
+        ];
+        let all = effective_permissions(&objects).unwrap();
+        let held = |kind: &str, ns: Option<&str>, name: &str| {
+            all.iter()
+                .find(|p| {
+                    p.subject.kind == kind
+                        && p.subject.namespace.as_deref() == ns
+                        && p.subject.name == name
+                })
+                .unwrap_or_else(|| panic!("{kind} {name} not listed"))
+        };
+        let pods = |p: &Permissions| -> Vec<(Scope, Vec<String>)> {
+            p.permissions
+                .iter()
+                .filter(|g| g.resource == "pods")
+                .map(|g| (g.scope.clone(), g.via.clone()))
+                .collect()
+        };
+        let a = held("ServiceAccount", Some("apps"), "a");
+        assert_eq!(
+            pods(a),
+            [
+                (
+                    Scope::Namespace("apps".to_owned()),
+                    vec!["RoleBinding apps/b → ClusterRole r".to_owned()]
+                ),
+                (
+                    Scope::Namespace("ci".to_owned()),
+                    vec![
+                        "RoleBinding ci/b → ClusterRole r, as Group system:serviceaccounts:apps"
+                            .to_owned()
+                    ]
+                )
+            ]
+        );
+        // Through a RoleBinding, a non-resource URL is listed for the namespace only.
+        let metrics: Vec<&Scope> = a
+            .non_resource
+            .iter()
+            .filter(|u| u.url == "/metrics")
+            .map(|u| &u.scope)
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                &Scope::Namespace("apps".to_owned()),
+                &Scope::Namespace("ci".to_owned())
+            ]
+        );
+        let b = held("ServiceAccount", Some("apps"), "b");
+        assert_eq!(pods(b)[0].0, Scope::Cluster);
+        assert!(
+            b.non_resource
+                .iter()
+                .any(|u| u.url == "/metrics" && u.scope == Scope::Cluster)
+        );
+        let lost = held("ServiceAccount", None, "lost");
+        assert!(lost.permissions.is_empty() && lost.non_resource.is_empty());
+        // A user holds what system:authenticated is given, as kubectl's --as.
+        let alice = held("User", None, "alice");
+        assert_eq!(alice.subject.describe(), "User alice");
+        assert!(
+            alice
+                .permissions
+                .iter()
+                .any(|p| p.resource == "selfsubjectaccessreviews.authorization.k8s.io")
+        );
+        // Every subject once.
+        let mut seen = BTreeSet::new();
+        assert!(all.iter().all(|p| seen.insert(&p.subject)));
+    }
+
+    #[test]
+    fn an_input_role_takes_the_place_of_the_default_of_its_name() {
+        let objects = [
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "view"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "view"),
+                json!([{"kind": "ServiceAccount", "name": "v", "namespace": "apps"}]),
+            ),
+        ];
+        let all = permissions_with(&objects, Cluster::Roles, defaults::TARGET).unwrap();
+        let resources: Vec<&str> = all[0]
+            .permissions
+            .iter()
+            .map(|p| p.resource.as_str())
+            .collect();
+        assert_eq!(resources, ["pods"]);
     }
 }
