@@ -5,7 +5,7 @@
 //! [`super::Rbac`] reads them beside the input, so a binding to one of
 //! them is known, and aggregation gathers them as the controller does.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Map, Value as Json, json};
 
@@ -23,6 +23,9 @@ pub const TARGET: Version = (1, 33);
 /// The label every default role and binding carries.
 pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-defaults");
 
+/// A version's objects, parsed once and kept for the run.
+type Parsed = (Version, &'static [Json]);
+
 /// The default objects of `version`: ClusterRoles, Roles, then bindings.
 /// Built once per version chartgen asks for.
 pub fn objects(version: Version) -> &'static [Json] {
@@ -30,7 +33,7 @@ pub fn objects(version: Version) -> &'static [Json] {
     if version == TARGET {
         TARGETED.get_or_init(|| parse(TARGET))
     } else {
-        static OTHER: OnceLock<std::sync::Mutex<Vec<(Version, &'static [Json])>>> = OnceLock::new();
+        static OTHER: OnceLock<Mutex<Vec<Parsed>>> = OnceLock::new();
         let cache = OTHER.get_or_init(Default::default);
         let mut cache = cache
             .lock()

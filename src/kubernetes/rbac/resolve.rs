@@ -75,9 +75,10 @@ pub(crate) fn strings(value: &Json) -> Vec<String> {
 /// thousands. `check` never lists grants and has no such budget.
 pub const GRANT_BUDGET: usize = 500_000;
 
-/// One rule of a role, its lists read once.
+/// One rule of a role, its lists read once; [`Rule::allows`] and
+/// [`Rule::allows_url`] match a request as the authorizer does.
 #[derive(Debug, Default)]
-pub(crate) struct Rule {
+pub struct Rule {
     pub(crate) groups: Vec<String>,
     pub(crate) resources: Vec<String>,
     /// `resourceNames`.
@@ -88,7 +89,8 @@ pub(crate) struct Rule {
 }
 
 impl Rule {
-    fn of(rule: &Json) -> Self {
+    /// Reads one entry of a role's `rules`.
+    pub fn of(rule: &Json) -> Self {
         Rule {
             groups: strings(&rule["apiGroups"]),
             resources: strings(&rule["resources"]),
@@ -128,13 +130,7 @@ impl Rule {
     /// `name`: a rule with `resourceNames` allows only requests naming one
     /// of them (so never `create`, `list`, `watch` or `deletecollection`,
     /// which name none).
-    pub(crate) fn allows(
-        &self,
-        verb: &str,
-        group: &str,
-        resource: &str,
-        name: Option<&str>,
-    ) -> bool {
+    pub fn allows(&self, verb: &str, group: &str, resource: &str, name: Option<&str>) -> bool {
         self.any_verb(&[verb])
             && self.any_group(&[group])
             && self.any_resource(resource)
@@ -143,7 +139,7 @@ impl Rule {
 
     /// Whether the rule allows `verb` on the non-resource URL `path`: a
     /// listed URL ending in `*` allows every path it starts, `*` all.
-    pub(crate) fn allows_url(&self, verb: &str, path: &str) -> bool {
+    pub fn allows_url(&self, verb: &str, path: &str) -> bool {
         self.any_verb(&[verb])
             && self.urls.iter().any(|url| match url.strip_suffix('*') {
                 Some(prefix) => path.starts_with(prefix),
