@@ -228,3 +228,42 @@ fn the_targeted_version_differs_only_where_the_table_says() {
         );
     }
 }
+
+/// `check` reads the same model: a binding to a default role (`view`,
+/// `edit`) is known, not a ROLE finding; only a binding to an aggregated
+/// ClusterRole of the input still is (other applications' ClusterRoles in
+/// the cluster can match its selectors).
+#[test]
+fn check_knows_the_default_roles_the_recorded_sets_bind() {
+    let sets = root().join("sets");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&sets)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 14);
+    for file in files {
+        let run = crate::harness::chartgen(&["check", "--output", "json", file.to_str().unwrap()]);
+        assert_ne!(run.code, 2, "{}", run.stderr);
+        let report: Json = serde_json::from_str(&run.stdout).unwrap();
+        let roles: Vec<&str> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["invariant"] == "ROLE")
+            .filter_map(|f| f["message"].as_str())
+            .collect();
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let aggregated = ["h01-", "h03-", "h05-"].iter().any(|p| name.starts_with(p));
+        if aggregated {
+            assert_eq!(roles.len(), 1, "{name}: {roles:?}");
+            assert!(
+                roles[0].contains("aggregates every ClusterRole"),
+                "{name}: {roles:?}"
+            );
+        } else {
+            assert!(roles.is_empty(), "{name}: {roles:?}");
+        }
+    }
+}

@@ -100,3 +100,39 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
         let _ = writeln!(out, "{}", line.trim_end());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::rbac::effective_permissions;
+
+    #[test]
+    fn each_subject_is_named_once_with_its_kind() {
+        let objects = [
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                "metadata": {"name": "b"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+                "subjects": [{"kind": "User", "name": "alice"}, {"kind": "Group", "name": "devs"},
+                    {"kind": "ServiceAccount", "name": "ci", "namespace": "apps"}]}),
+        ];
+        let text = render_text(&effective_permissions(&objects).unwrap());
+        let heads: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with(' ') && !l.is_empty())
+            .collect();
+        assert_eq!(
+            heads,
+            ["Group devs", "ServiceAccount apps/ci", "User alice"]
+        );
+        let pods = text
+            .lines()
+            .filter(|l| l.split_whitespace().take(2).eq(["cluster-wide", "pods"]))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>();
+        let row = "cluster-wide pods get, list, watch ClusterRoleBinding b → ClusterRole view (cluster default)";
+        assert_eq!(pods, [row, row, row], "{text}");
+        assert!(text.contains("  SCOPE         NON-RESOURCE URL"), "{text}");
+    }
+}
