@@ -128,6 +128,12 @@ fn mutations() -> Vec<Mutation> {
         )]),
         ("role-bound-but-not-in-the-input", "ROLE", vec![(
             "---\n# Source: templates/namespaces.yaml\n",
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: admin}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: platform-superuser}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
+        )]),
+        // cluster-admin is one of the cluster's default roles: known, its
+        // wildcards held by buildd cluster-wide.
+        ("r4-buildd-bound-to-the-default-cluster-admin", "R4", vec![(
+            "---\n# Source: templates/namespaces.yaml\n",
             "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: admin}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
         )]),
         ("t3-privileged-pod-in-the-builds-namespace", "T3", vec![(
@@ -594,7 +600,24 @@ fn rbac_lists_effective_permissions_per_service_account() {
     insta::assert_snapshot!("rbac-ovh-prod", run.stdout);
     let run = chartgen(&["rbac", "--output", "json", "out/ovh-prod"]);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(json["subjects"][0]["subject"]["name"], "buildkit-buildd");
+    // Every ServiceAccount the input declares or a workload runs as (the
+    // vCPU tuner as buildkit-system/default) is listed, sorted.
+    let names: Vec<&str> = json["subjects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["subject"]["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "buildkit-daemons",
+            "buildkit-buildd",
+            "buildkit-gateway",
+            "buildkit-kata-deploy",
+            "default"
+        ]
+    );
 }
 
 #[test]
@@ -615,7 +638,7 @@ fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
     assert_eq!(
         events,
         [
-            "  buildkit-operator  events                                                                  create, patch",
+            "  buildkit-operator  events                                                                  create, patch                                    RoleBinding buildkit-operator/buildkit-operator-events → ClusterRole buildkit-operator-events",
         ]
     );
 }
@@ -709,7 +732,9 @@ fn hostile_inputs_are_refused_or_skipped_not_followed() {
 /// still seen by `rbac` (and so by `check` and `diff`).
 #[test]
 fn aggregation_selectors_are_read_as_the_controller_reads_them() {
-    let source = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: source, labels: {tier: gold}}\nrules: [{apiGroups: [\"\"], resources: [secrets], verbs: [get]}]\n";
+    // A resource no default role names: the selectors that match
+    // everything also gather the cluster's default ClusterRoles.
+    let source = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: source, labels: {tier: gold}}\nrules: [{apiGroups: [example.com], resources: [gizmos], verbs: [get]}]\n";
     for (selector, reaches) in [
         (
             "{matchExpressions: [{key: tier, operator: In, values: [gold]}]}",
@@ -740,7 +765,7 @@ fn aggregation_selectors_are_read_as_the_controller_reads_them() {
         let run = chartgen_with_stdin(&["rbac", "-"], Some(&text));
         assert_eq!(run.code, 0, "{selector}: {}", run.stderr);
         assert_eq!(
-            run.stdout.contains("secrets"),
+            run.stdout.contains("gizmos.example.com"),
             reaches,
             "{selector}: {}",
             run.stdout

@@ -38,6 +38,15 @@ fn printable_names(mut all: Vec<Permissions>) -> Vec<Permissions> {
             escape(&mut permission.resource);
             permission.resource_names.iter_mut().for_each(escape);
             permission.verbs.iter_mut().for_each(escape);
+            permission.via.iter_mut().for_each(escape);
+        }
+        for permission in &mut entry.non_resource {
+            if let Scope::Namespace(namespace) = &mut permission.scope {
+                escape(namespace);
+            }
+            escape(&mut permission.url);
+            permission.verbs.iter_mut().for_each(escape);
+            permission.via.iter_mut().for_each(escape);
         }
     }
     all

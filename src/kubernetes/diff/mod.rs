@@ -255,7 +255,7 @@ fn object_changes(old: &Node, new: &Node, ignore: &[Ignore]) -> Vec<FieldChange>
     fields
 }
 
-/// The kinds [`rbac::effective_permissions`] reads; it passes over every
+/// The kinds [`rbac::permissions_with`] reads; it passes over every
 /// other object.
 const RBAC_KINDS: [&str; 4] = ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"];
 
@@ -274,7 +274,7 @@ fn rbac_of_sets(
             .zip(&after)
             .all(|(a, b)| compare::identical(a, b));
     if unchanged {
-        match rbac::effective_permissions(&json(&before)) {
+        match permissions(&json(&before)) {
             Ok(_) => PermissionChanges::default(),
             Err(why) => PermissionChanges::not_compared(&why),
         }
@@ -353,12 +353,20 @@ pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
     }
     result
 }
+/// The effective permissions `diff` compares: with the cluster's default
+/// roles (a binding to `view` grants what `view` holds), without its
+/// default bindings (what every account has is the same on both sides,
+/// and would seem gained by any account a new binding names).
+fn permissions(objects: &[Json]) -> Result<Vec<rbac::Permissions>, String> {
+    rbac::permissions_with(objects, rbac::Cluster::Roles, rbac::defaults::TARGET)
+}
+
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
 fn rbac_changes(old: &[Json], new: &[Json]) -> PermissionChanges {
     type Entry = (rbac::Subject, Scope, String, Vec<String>);
     let flatten = |objects: &[Json]| -> Result<BTreeMap<Entry, BTreeSet<String>>, String> {
         let mut map = BTreeMap::new();
-        for permissions in rbac::effective_permissions(objects)? {
+        for permissions in permissions(objects)? {
             for p in permissions.permissions {
                 let entry = (
                     permissions.subject.clone(),
@@ -366,6 +374,10 @@ fn rbac_changes(old: &[Json], new: &[Json]) -> PermissionChanges {
                     p.resource,
                     p.resource_names,
                 );
+                map.insert(entry, p.verbs.into_iter().collect());
+            }
+            for p in permissions.non_resource {
+                let entry = (permissions.subject.clone(), p.scope, p.url, Vec::new());
                 map.insert(entry, p.verbs.into_iter().collect());
             }
         }

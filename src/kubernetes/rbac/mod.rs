@@ -1,13 +1,16 @@
-//! Effective RBAC on any manifests ([`resolve`]: roles, bindings,
-//! aggregation, `GRANT_BUDGET`) and `chartgen rbac`'s table ([`table`]).
+//! Effective RBAC on any manifests, as the API server's authorizer
+//! decides it ([`resolve`]: roles, bindings, groups, aggregation,
+//! `GRANT_BUDGET`), over the input and the cluster's default roles and
+//! bindings ([`defaults`]), and `chartgen rbac`'s table ([`table`]).
 //! The chart's RBAC invariants (R1-R6) are rules of their own in
 //! the chart's `check::rules`; they ask [`Rbac`] their questions.
 
+pub mod defaults;
 pub mod resolve;
 pub mod table;
 
 pub use resolve::{
-    GRANT_BUDGET, Permission, Permissions, Rbac, Scope, Subject, effective_permissions,
-    resource_name,
+    Cluster, GRANT_BUDGET, NonResourcePermission, Permission, Permissions, Rbac, Rule, Scope,
+    Subject, effective_permissions, permissions_with, resource_name,
 };
 pub use table::render_text;

@@ -13,6 +13,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value as Json;
 
+use super::defaults;
+use crate::diagnostic::KeyPath;
+
 /// Where a grant applies.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -72,9 +75,10 @@ pub(crate) fn strings(value: &Json) -> Vec<String> {
 /// thousands. `check` never lists grants and has no such budget.
 pub const GRANT_BUDGET: usize = 500_000;
 
-/// One rule of a role, its lists read once.
+/// One rule of a role, its lists read once; [`Rule::allows`] and
+/// [`Rule::allows_url`] match a request as the authorizer does.
 #[derive(Debug, Default)]
-pub(crate) struct Rule {
+pub struct Rule {
     pub(crate) groups: Vec<String>,
     pub(crate) resources: Vec<String>,
     /// `resourceNames`.
@@ -85,7 +89,8 @@ pub(crate) struct Rule {
 }
 
 impl Rule {
-    fn of(rule: &Json) -> Self {
+    /// Reads one entry of a role's `rules`.
+    pub fn of(rule: &Json) -> Self {
         Rule {
             groups: strings(&rule["apiGroups"]),
             resources: strings(&rule["resources"]),
@@ -112,9 +117,46 @@ impl Rule {
             .any(|g| g == "*" || groups.contains(&g.as_str()))
     }
 
+    /// Whether the rule names `resource` (`pods`, or with a subresource
+    /// `pods/log`) as the authorizer matches it: `*` is every resource
+    /// and subresource, `pods/*` every subresource of pods (not pods
+    /// itself), `*/scale` that subresource of every resource.
     pub(crate) fn any_resource(&self, resource: &str) -> bool {
-        self.resources.iter().any(|r| r == "*" || r == resource)
+        self.resources.iter().any(|r| resource_matches(r, resource))
     }
+
+    /// Whether the rule allows `verb` on `resource` (with its
+    /// subresource, if any) in API group `group`, for an object named
+    /// `name`: a rule with `resourceNames` allows only requests naming one
+    /// of them (so never `create`, `list`, `watch` or `deletecollection`,
+    /// which name none).
+    pub fn allows(&self, verb: &str, group: &str, resource: &str, name: Option<&str>) -> bool {
+        self.any_verb(&[verb])
+            && self.any_group(&[group])
+            && self.any_resource(resource)
+            && (self.names.is_empty() || name.is_some_and(|n| self.names.iter().any(|m| m == n)))
+    }
+
+    /// Whether the rule allows `verb` on the non-resource URL `path`: a
+    /// listed URL ending in `*` allows every path it starts, `*` all.
+    pub fn allows_url(&self, verb: &str, path: &str) -> bool {
+        self.any_verb(&[verb])
+            && self.urls.iter().any(|url| match url.strip_suffix('*') {
+                Some(prefix) => path.starts_with(prefix),
+                None => url == path,
+            })
+    }
+}
+
+/// Whether a rule's resource entry `pattern` covers `resource`.
+fn resource_matches(pattern: &str, resource: &str) -> bool {
+    if pattern == "*" || pattern == resource {
+        return true;
+    }
+    let Some((base, sub)) = resource.split_once('/') else {
+        return false;
+    };
+    pattern.strip_suffix("/*") == Some(base) || pattern.strip_prefix("*/") == Some(sub)
 }
 
 /// A binding whose role is in the input.
@@ -135,8 +177,15 @@ pub(crate) struct Binding {
 /// fixpoints whose values are bounded, so the cost is linear in the input
 /// (and in the distinct label selectors' matches).
 pub struct Rbac {
-    /// Object index of each role, by role id.
+    /// Object index of each role of the input, by role id: ids
+    /// `0..roles.len()`. The cluster's default roles the input needs
+    /// follow, ids `roles.len()..` ([`Rbac::defaults`]).
     pub(crate) roles: Vec<usize>,
+    /// The cluster's default roles read beside the input, in id order
+    /// after the input's roles.
+    pub(crate) defaults: Vec<&'static Json>,
+    /// The cluster's default objects of the version read.
+    known: &'static [Json],
     /// Whether each role is a ClusterRole.
     pub(crate) cluster_role: Vec<bool>,
     /// Whether each role has an `aggregationRule`.
@@ -150,38 +199,95 @@ pub struct Rbac {
     pub(crate) next: Vec<Vec<usize>>,
     /// The reverse of `next`.
     pub(crate) prev: Vec<Vec<usize>>,
+    /// The input's bindings whose role is known (in the input or a
+    /// default role).
     pub(crate) bindings: Vec<Binding>,
-    /// Indexes of bindings whose role is not in the input.
+    /// The cluster's default bindings, when asked for ([`Cluster`]);
+    /// `index` is the position in [`defaults::objects`].
+    pub(crate) default_bindings: Vec<Binding>,
+    /// Indexes of bindings whose role is neither in the input nor one of
+    /// the cluster's default roles.
     pub(crate) unbound: Vec<usize>,
 }
 
+/// What of the cluster's default RBAC objects [`Rbac`] reads beside the
+/// input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cluster {
+    /// The default roles the input's bindings and aggregation reach
+    /// (`check`: a binding to `view` is known).
+    Roles,
+    /// Every default role and binding (`rbac`: what a ServiceAccount
+    /// holds through `system:authenticated`, say).
+    RolesAndBindings,
+}
+
 impl Rbac {
-    /// Reads the roles and bindings of `objects`.
+    /// Reads the roles and bindings of `objects`, with the cluster's
+    /// default roles they reach (of [`defaults::TARGET`]).
     pub fn new(objects: &[&Json]) -> Self {
+        Rbac::with(objects, Cluster::Roles, defaults::TARGET)
+    }
+
+    /// Reads the roles and bindings of `objects`, with `cluster`'s default
+    /// objects of Kubernetes `version`. A role of the input takes the
+    /// place of a default role of the same name.
+    pub fn with(objects: &[&Json], cluster: Cluster, version: defaults::Version) -> Self {
         let mut rbac = Rbac {
             roles: Vec::new(),
+            defaults: Vec::new(),
+            known: &[],
             cluster_role: Vec::new(),
             aggregated: Vec::new(),
             own: Vec::new(),
             next: Vec::new(),
             prev: Vec::new(),
             bindings: Vec::new(),
+            default_bindings: Vec::new(),
             unbound: Vec::new(),
         };
-        let mut by_key: HashMap<(&str, Option<&str>, &str), usize> = HashMap::new();
+        // Each role's object, by role id.
+        let mut role_objects: Vec<&Json> = Vec::new();
+        let mut by_key: HashMap<RoleKey<'_>, usize> = HashMap::new();
         for (index, object) in objects.iter().enumerate() {
-            let name = object["metadata"]["name"].as_str().unwrap_or_default();
-            let key = match object["kind"].as_str() {
-                Some("ClusterRole") => ("ClusterRole", None, name),
-                Some("Role") => {
-                    let namespace = object["metadata"]["namespace"].as_str().or(Some("default"));
-                    ("Role", namespace, name)
-                }
-                _ => continue,
+            let Some(key) = role_key(object) else {
+                continue;
             };
-            by_key.insert(key, rbac.roles.len());
+            by_key.insert(key, role_objects.len());
             rbac.roles.push(index);
-            rbac.cluster_role.push(key.0 == "ClusterRole");
+            role_objects.push(object);
+        }
+        // The table is read only when the input could need it: a binding
+        // to a role it does not hold, or an aggregated ClusterRole.
+        let needs = cluster == Cluster::RolesAndBindings
+            || objects.iter().any(|o| match o["kind"].as_str() {
+                Some("RoleBinding" | "ClusterRoleBinding") => {
+                    !by_key.contains_key(&role_ref_key(o))
+                }
+                Some("ClusterRole") => o.get("aggregationRule").is_some_and(Json::is_object),
+                _ => false,
+            });
+        let known: &'static [Json] = if needs {
+            defaults::objects(version)
+        } else {
+            &[]
+        };
+        rbac.known = known;
+        let wanted = match cluster {
+            Cluster::Roles => needed(objects, &by_key, known),
+            Cluster::RolesAndBindings => known.iter().map(|o| role_key(o).is_some()).collect(),
+        };
+        for (object, _) in known.iter().zip(wanted).filter(|(_, w)| *w) {
+            if let Some(key) = role_key(object)
+                && let Entry::Vacant(entry) = by_key.entry(key)
+            {
+                entry.insert(role_objects.len());
+                rbac.defaults.push(object);
+                role_objects.push(object);
+            }
+        }
+        for object in &role_objects {
+            rbac.cluster_role.push(object["kind"] == "ClusterRole");
             rbac.aggregated.push(false);
             rbac.own.push(
                 object["rules"]
@@ -192,54 +298,61 @@ impl Rbac {
                     .collect(),
             );
         }
-        rbac.aggregation(objects);
+        rbac.aggregation(&role_objects);
         for (index, object) in objects.iter().enumerate() {
-            let namespace = object["metadata"]["namespace"].as_str();
-            let scope = match object["kind"].as_str() {
-                Some("ClusterRoleBinding") => Scope::Cluster,
-                Some("RoleBinding") => Scope::Namespace(namespace.unwrap_or("default").to_owned()),
-                _ => continue,
-            };
-            let role_ref = &object["roleRef"];
-            let kind = role_ref["kind"].as_str().unwrap_or_default();
-            let role_namespace = (kind == "Role")
-                .then_some(namespace.or(Some("default")))
-                .flatten();
-            let key = (
-                kind,
-                role_namespace,
-                role_ref["name"].as_str().unwrap_or_default(),
-            );
-            let Some(&role) = by_key.get(&key) else {
-                rbac.unbound.push(index);
-                continue;
-            };
-            let subjects = object["subjects"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|s| subject_of(s, namespace))
-                .collect();
-            rbac.bindings.push(Binding {
-                index,
-                scope,
-                role,
-                subjects,
-            });
+            match binding_of(object, index, &by_key) {
+                Some(Ok(binding)) => rbac.bindings.push(binding),
+                Some(Err(())) => rbac.unbound.push(index),
+                None => {}
+            }
+        }
+        if cluster == Cluster::RolesAndBindings {
+            for (index, object) in known.iter().enumerate() {
+                if let Some(Ok(binding)) = binding_of(object, index, &by_key) {
+                    rbac.default_bindings.push(binding);
+                }
+            }
         }
         rbac
     }
 
+    /// How many roles: the input's and the defaults read beside them.
+    pub(crate) fn count(&self) -> usize {
+        self.roles.len() + self.defaults.len()
+    }
+
+    /// Where a finding about rule `path` of role `id` points: the role
+    /// itself when it is in the input; for a default role, the roleRef of
+    /// the first of the input's bindings whose role reaches it (directly
+    /// or by aggregation).
+    pub(crate) fn site(&self, id: usize, path: KeyPath) -> (usize, KeyPath) {
+        if let Some(&index) = self.roles.get(id) {
+            return (index, path);
+        }
+        let mut work = usize::MAX;
+        let binding = self.bindings.iter().find(|b| b.role == id).or_else(|| {
+            self.bindings.iter().find(|b| {
+                self.aggregated[b.role]
+                    && self
+                        .sources(b.role, &mut work)
+                        .is_some_and(|found| found.contains(&id))
+            })
+        });
+        let index = binding.map_or(0, |b| b.index);
+        (index, KeyPath::dotted("roleRef"))
+    }
+
     /// Builds the aggregation graph: each distinct selector (its labels
     /// sorted) is matched once, against the ClusterRoles holding its
-    /// rarest label, not against every role.
+    /// rarest label, not against every role. `objects` are the roles', by
+    /// role id.
     fn aggregation(&mut self, objects: &[&Json]) {
-        let count = self.roles.len();
+        let count = self.count();
         self.next = vec![Vec::new(); count];
         let index = LabelIndex::of(self, objects);
         let mut selectors: HashMap<SelectorKey, usize> = HashMap::new();
         for id in 0..count {
-            let object = &objects[self.roles[id]];
+            let object = objects[id];
             let Some(list) = object["aggregationRule"]["clusterRoleSelectors"].as_array() else {
                 continue;
             };
@@ -249,8 +362,7 @@ impl Rbac {
                 let node = match selectors.get(&key) {
                     Some(&node) => node,
                     None => {
-                        self.next
-                            .push(index.matching(self, objects, &key, selector));
+                        self.next.push(index.matching(objects, &key, selector));
                         selectors.insert(key, self.next.len() - 1);
                         self.next.len() - 1
                     }
@@ -281,7 +393,7 @@ impl Rbac {
         let mut found = Vec::new();
         while let Some(node) = stack.pop() {
             *work = work.checked_sub(1 + self.next[node].len())?;
-            if node < self.roles.len() {
+            if node < self.count() {
                 found.push(node);
             }
             for &to in &self.next[node] {
@@ -300,7 +412,7 @@ impl Rbac {
     /// graph: a node's flags only grow, so it is revisited at most once per
     /// flag.
     pub(crate) fn effective_flags(&self, flags: impl Fn(&Rule) -> u32) -> Vec<u32> {
-        let roles = self.roles.len();
+        let roles = self.count();
         let mut full: Vec<u32> = (0..self.next.len())
             .map(|node| {
                 self.own
@@ -336,7 +448,7 @@ impl Rbac {
     /// flow along the aggregation graph (each changes at most
     /// `SAMPLE + 1` times).
     pub(crate) fn holders(&self, seed: impl Fn(&Binding) -> Sample) -> Vec<Sample> {
-        let roles = self.roles.len();
+        let roles = self.count();
         // `through[node]`: the subjects that get what `node` reaches.
         let mut through = vec![Sample::default(); self.next.len()];
         let mut holders = vec![Sample::default(); roles];
@@ -366,19 +478,19 @@ impl Rbac {
         holders
     }
 
-    /// Calls `visit` with every grant (binding, subject, role holding the
-    /// rule, rule index, rule, group, resource), or returns `false` without
-    /// calling it when there are more than `budget` (the aggregation walk
-    /// counts against it too).
-    fn each_grant(
-        &self,
-        budget: usize,
-        mut visit: impl FnMut(&Binding, &Subject, usize, usize, &Rule, &str, &str),
-    ) -> bool {
+    /// Calls `visit` with every grant the bindings (the input's, then the
+    /// defaults') give the subjects of `listed`, or returns `false`
+    /// without calling it when there are more than `budget` (the
+    /// aggregation walk counts against it too).
+    fn each_grant(&self, listed: &Listed, budget: usize, mut visit: impl FnMut(Grant<'_>)) -> bool {
         let mut work = budget;
         let mut sources: HashMap<usize, (Vec<usize>, usize)> = HashMap::new();
         let mut total: usize = 0;
-        for binding in &self.bindings {
+        let all = || {
+            let input = self.bindings.iter().map(|b| (b, false));
+            input.chain(self.default_bindings.iter().map(|b| (b, true)))
+        };
+        for (binding, _) in all() {
             if let Entry::Vacant(entry) = sources.entry(binding.role) {
                 let Some(found) = self.sources(binding.role, &mut work) else {
                     return false;
@@ -386,41 +498,218 @@ impl Rbac {
                 let width = found
                     .iter()
                     .flat_map(|&s| &self.own[s])
-                    .fold(0usize, |w, rule| w.saturating_add(rule.width()));
+                    .fold(0usize, |w, rule| {
+                        w.saturating_add(rule.width())
+                            .saturating_add(rule.urls.len())
+                    });
                 entry.insert((found, width));
             }
-            total = total.saturating_add(
-                binding
-                    .subjects
-                    .len()
-                    .saturating_mul(sources[&binding.role].1),
-            );
+            let reached = binding
+                .subjects
+                .iter()
+                .fold(0usize, |n, s| n.saturating_add(listed.count(s)));
+            total = total.saturating_add(reached.saturating_mul(sources[&binding.role].1));
             if total > budget {
                 return false;
             }
         }
-        for binding in &self.bindings {
+        for (binding, default) in all() {
             for subject in &binding.subjects {
-                for &source in &sources[&binding.role].0 {
-                    for (r, rule) in self.own[source].iter().enumerate() {
-                        for group in &rule.groups {
-                            for resource in &rule.resources {
-                                visit(
-                                    binding,
-                                    subject,
-                                    self.roles[source],
-                                    r,
-                                    rule,
-                                    group,
-                                    resource,
-                                );
-                            }
+                for (holder, group) in listed.covered(subject) {
+                    for &source in &sources[&binding.role].0 {
+                        for rule in &self.own[source] {
+                            visit(Grant {
+                                binding,
+                                default,
+                                holder,
+                                group,
+                                rule,
+                            });
                         }
                     }
                 }
             }
         }
         true
+    }
+
+    /// How a grant reached its holder, for `rbac`'s VIA: the binding and
+    /// its role, which of them are the cluster's defaults, and the group
+    /// it came through.
+    fn via(&self, objects: &[&Json], grant: &Grant<'_>) -> String {
+        let (binding, default_binding) = (grant.binding, grant.default);
+        let object = if default_binding {
+            &self.known[binding.index]
+        } else {
+            objects[binding.index]
+        };
+        let name = |o: &Json| {
+            let name = o["metadata"]["name"].as_str().unwrap_or_default();
+            match o["metadata"]["namespace"].as_str() {
+                Some(ns) => format!("{ns}/{name}"),
+                None => name.to_owned(),
+            }
+        };
+        let kind = |o: &Json| o["kind"].as_str().unwrap_or_default().to_owned();
+        let role = match self.roles.get(binding.role) {
+            Some(&index) => objects[index],
+            None => self.defaults[binding.role - self.roles.len()],
+        };
+        let mut text = format!("{} {}", kind(object), name(object));
+        if default_binding {
+            text.push_str(" (cluster default)");
+        }
+        text.push_str(&format!(" → {} {}", kind(role), name(role)));
+        if !default_binding && binding.role >= self.roles.len() {
+            text.push_str(" (cluster default)");
+        }
+        if let Some(group) = grant.group {
+            text.push_str(&format!(", as Group {group}"));
+        }
+        text
+    }
+}
+
+/// One grant: a rule of a role a binding gives `holder` (through
+/// `group`, when the binding names a group it belongs to).
+struct Grant<'a> {
+    binding: &'a Binding,
+    /// Whether the binding is one of the cluster's defaults.
+    default: bool,
+    holder: &'a Subject,
+    group: Option<&'a str>,
+    rule: &'a Rule,
+}
+
+/// The subjects `rbac` lists: every subject the input's bindings name,
+/// and every ServiceAccount the input declares or a workload runs as;
+/// with who among them a binding's subject covers.
+#[derive(Default)]
+struct Listed {
+    subjects: BTreeSet<Subject>,
+    /// The listed ServiceAccounts, by namespace.
+    accounts: BTreeMap<String, Vec<Subject>>,
+    /// How many ServiceAccounts and Users are listed.
+    account_count: usize,
+    users: Vec<Subject>,
+}
+
+/// The kinds that carry a pod, with where its spec is.
+const POD_SPECS: [(&str, &str); 9] = [
+    ("Pod", "/spec"),
+    ("Deployment", "/spec/template/spec"),
+    ("ReplicaSet", "/spec/template/spec"),
+    ("StatefulSet", "/spec/template/spec"),
+    ("DaemonSet", "/spec/template/spec"),
+    ("Job", "/spec/template/spec"),
+    ("ReplicationController", "/spec/template/spec"),
+    ("CronJob", "/spec/jobTemplate/spec/template/spec"),
+    ("PodTemplate", "/template/spec"),
+];
+
+impl Listed {
+    fn of(objects: &[&Json], rbac: &Rbac) -> Self {
+        let mut subjects: BTreeSet<Subject> = rbac
+            .bindings
+            .iter()
+            .flat_map(|b| b.subjects.iter().cloned())
+            .collect();
+        let account = |namespace: &Json, name: &str| Subject {
+            kind: "ServiceAccount".to_owned(),
+            namespace: Some(namespace.as_str().unwrap_or("default").to_owned()),
+            name: name.to_owned(),
+        };
+        for object in objects {
+            let kind = object["kind"].as_str().unwrap_or_default();
+            let namespace = &object["metadata"]["namespace"];
+            if kind == "ServiceAccount" {
+                let name = object["metadata"]["name"].as_str().unwrap_or_default();
+                subjects.insert(account(namespace, name));
+            } else if let Some((_, path)) = POD_SPECS.iter().find(|(k, _)| *k == kind)
+                && let Some(spec) = object.pointer(path)
+            {
+                // A pod without an account runs as its namespace's `default`.
+                let name = spec["serviceAccountName"]
+                    .as_str()
+                    .or_else(|| spec["serviceAccount"].as_str())
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or("default");
+                subjects.insert(account(namespace, name));
+            }
+        }
+        let mut listed = Listed::default();
+        for subject in &subjects {
+            match (subject.kind.as_str(), &subject.namespace) {
+                ("ServiceAccount", Some(ns)) => {
+                    listed
+                        .accounts
+                        .entry(ns.clone())
+                        .or_default()
+                        .push(subject.clone());
+                    listed.account_count += 1;
+                }
+                ("User", _) => listed.users.push(subject.clone()),
+                _ => {}
+            }
+        }
+        listed.subjects = subjects;
+        listed
+    }
+
+    /// Who among the listed subjects holds what a binding gives
+    /// `subject`: itself, and for a group the accounts (and, for
+    /// `system:authenticated`, the users) it includes, with the group.
+    fn covered<'a>(&'a self, subject: &'a Subject) -> Vec<(&'a Subject, Option<&'a str>)> {
+        let mut found: Vec<(&Subject, Option<&str>)> = Vec::new();
+        if subject.reach() == Reach::Nobody && subject.kind == "ServiceAccount" {
+            // No namespace in a ClusterRoleBinding: the authorizer matches nobody.
+            return found;
+        }
+        if let Some(own) = self.subjects.get(subject) {
+            found.push((own, None));
+        }
+        if subject.kind != "Group" {
+            return found;
+        }
+        let group = Some(subject.name.as_str());
+        match subject.reach() {
+            Reach::Namespace(ns) => {
+                found.extend(
+                    self.accounts
+                        .get(ns)
+                        .into_iter()
+                        .flatten()
+                        .map(|a| (a, group)),
+                );
+            }
+            Reach::Everywhere => {
+                found.extend(self.accounts.values().flatten().map(|a| (a, group)));
+                if subject.name == "system:authenticated" {
+                    found.extend(self.users.iter().map(|u| (u, group)));
+                }
+            }
+            Reach::Nobody => {}
+        }
+        found
+    }
+
+    /// How many [`Listed::covered`] gives, without listing them.
+    fn count(&self, subject: &Subject) -> usize {
+        if subject.reach() == Reach::Nobody && subject.kind == "ServiceAccount" {
+            return 0;
+        }
+        let own = usize::from(self.subjects.contains(subject));
+        if subject.kind != "Group" {
+            return own;
+        }
+        own + match subject.reach() {
+            Reach::Namespace(ns) => self.accounts.get(ns).map_or(0, Vec::len),
+            Reach::Everywhere if subject.name == "system:authenticated" => {
+                self.account_count + self.users.len()
+            }
+            Reach::Everywhere => self.account_count,
+            Reach::Nobody => 0,
+        }
     }
 }
 
@@ -482,31 +771,203 @@ impl Sample {
     }
 }
 
-/// The effective permissions of `objects` per subject, merged as they are
-/// found (no list of grants), or an error naming [`GRANT_BUDGET`] when
-/// there are more grants than that.
+/// The effective permissions of `objects` per subject, as the API
+/// server's authorizer decides them on a cluster holding `objects` and
+/// its default roles and bindings (of [`defaults::TARGET`]): every
+/// subject the bindings name and every ServiceAccount the input declares
+/// or runs a workload as, with what the groups it belongs to are given.
+/// Merged as they are found (no list of grants), or an error naming
+/// [`GRANT_BUDGET`] when there are more grants than that.
 pub fn effective_permissions(objects: &[Json]) -> Result<Vec<Permissions>, String> {
-    let mut merged = Merged::default();
+    permissions_with(objects, Cluster::RolesAndBindings, defaults::TARGET)
+}
+
+/// [`effective_permissions`] with `cluster`'s default objects of
+/// `version`: `diff` reads the default roles but not the default
+/// bindings, so that an account a new binding names does not seem to gain
+/// what every account has.
+pub fn permissions_with(
+    objects: &[Json],
+    cluster: Cluster,
+    version: defaults::Version,
+) -> Result<Vec<Permissions>, String> {
     let objects: Vec<&Json> = objects.iter().collect();
-    let within = Rbac::new(&objects).each_grant(
-        GRANT_BUDGET,
-        |binding, subject, _, _, rule, group, resource| {
-            merged.add(
-                subject,
-                &binding.scope,
-                group,
-                resource,
-                &rule.names,
-                &rule.verbs,
-            );
-        },
-    );
+    let rbac = Rbac::with(&objects, cluster, version);
+    let listed = Listed::of(&objects, &rbac);
+    let mut merged = Merged::default();
+    // Keyed by the binding and the group's text (its address: the same
+    // subject of the same binding), so a via is written once.
+    let mut vias: HashMap<(usize, bool, usize), String> = HashMap::new();
+    let within = rbac.each_grant(&listed, GRANT_BUDGET, |grant| {
+        let group = grant.group.map_or(0, |g| g.as_ptr() as usize);
+        let key = (grant.binding.index, grant.default, group);
+        let via = match vias.get(&key) {
+            Some(via) => via.clone(),
+            None => {
+                let via = rbac.via(&objects, &grant);
+                vias.insert(key, via.clone());
+                via
+            }
+        };
+        merged.add(&grant, &via);
+    });
     if !within {
         return Err(format!(
             "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input. `chartgen check` still checks it"
         ));
     }
+    for subject in listed.subjects {
+        merged.by_subject.entry(subject).or_default();
+    }
     Ok(merged.finish())
+}
+
+/// A role's identity: kind, namespace (for a Role), name.
+type RoleKey<'a> = (&'a str, Option<&'a str>, &'a str);
+
+/// The identity of a Role or ClusterRole; a Role without a namespace is
+/// in `default`.
+fn role_key(object: &Json) -> Option<RoleKey<'_>> {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    match object["kind"].as_str() {
+        Some("ClusterRole") => Some(("ClusterRole", None, name)),
+        Some("Role") => {
+            let namespace = object["metadata"]["namespace"].as_str().or(Some("default"));
+            Some(("Role", namespace, name))
+        }
+        _ => None,
+    }
+}
+
+/// A binding of `object` (at `index`) to a role of `by_key`, `Err` when
+/// its role is not there, `None` when it is no binding.
+fn binding_of(
+    object: &Json,
+    index: usize,
+    by_key: &HashMap<RoleKey<'_>, usize>,
+) -> Option<Result<Binding, ()>> {
+    let namespace = object["metadata"]["namespace"].as_str();
+    let scope = match object["kind"].as_str() {
+        Some("ClusterRoleBinding") => Scope::Cluster,
+        Some("RoleBinding") => Scope::Namespace(namespace.unwrap_or("default").to_owned()),
+        _ => return None,
+    };
+    let Some(&role) = by_key.get(&role_ref_key(object)) else {
+        return Some(Err(()));
+    };
+    // A ServiceAccount subject without a namespace is the binding's own
+    // namespace's (the authorizer reads it so); a ClusterRoleBinding has
+    // none, so such a subject is nobody (the API server refuses it).
+    let own = match &scope {
+        Scope::Namespace(ns) => Some(ns.as_str()),
+        Scope::Cluster => None,
+    };
+    let subjects = object["subjects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| subject_of(s, own))
+        .collect();
+    Some(Ok(Binding {
+        index,
+        scope,
+        role,
+        subjects,
+    }))
+}
+
+/// The identity of the role a binding's roleRef names: a Role in the
+/// binding's namespace, or a ClusterRole.
+fn role_ref_key(object: &Json) -> RoleKey<'_> {
+    let role_ref = &object["roleRef"];
+    let kind = role_ref["kind"].as_str().unwrap_or_default();
+    let namespace = (kind == "Role")
+        .then(|| object["metadata"]["namespace"].as_str().or(Some("default")))
+        .flatten();
+    (
+        kind,
+        namespace,
+        role_ref["name"].as_str().unwrap_or_default(),
+    )
+}
+
+/// Which of the default objects `known` the input needs (`check`): the
+/// roles its bindings name that it does not hold, the default
+/// ClusterRoles its aggregated ClusterRoles select, and, followed through,
+/// what those select in turn. Aggregation into a default role from the
+/// input's ClusterRoles follows from the input's labels once the role is
+/// read.
+fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]) -> Vec<bool> {
+    let mut wanted = vec![false; known.len()];
+    let position: HashMap<RoleKey<'_>, usize> = known
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| Some((role_key(o)?, i)))
+        .collect();
+    let mut selectors: Vec<&Json> = Vec::new();
+    for object in objects {
+        match object["kind"].as_str() {
+            Some("RoleBinding" | "ClusterRoleBinding") => {
+                let key = role_ref_key(object);
+                if !input.contains_key(&key)
+                    && let Some(&i) = position.get(&key)
+                {
+                    wanted[i] = true;
+                }
+            }
+            Some("ClusterRole") => selectors.extend(
+                object["aggregationRule"]["clusterRoleSelectors"]
+                    .as_array()
+                    .into_iter()
+                    .flatten(),
+            ),
+            _ => {}
+        }
+    }
+    // The input's selectors, each tried once on each default ClusterRole.
+    for (i, object) in known.iter().enumerate() {
+        let labels = &object["metadata"]["labels"];
+        if object["kind"] == "ClusterRole" && selectors.iter().any(|s| selects(s, labels)) {
+            wanted[i] = true;
+        }
+    }
+    // Then what the wanted default aggregated roles select, to a fixpoint
+    // (a few dozen roles, a few selectors).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..known.len() {
+            if !wanted[i] {
+                continue;
+            }
+            let list = known[i]["aggregationRule"]["clusterRoleSelectors"].as_array();
+            for selector in list.into_iter().flatten() {
+                for (j, other) in known.iter().enumerate() {
+                    let labels = &other["metadata"]["labels"];
+                    if !wanted[j] && other["kind"] == "ClusterRole" && selects(selector, labels) {
+                        wanted[j] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    wanted
+}
+
+/// Whether `selector` matches a ClusterRole labelled `labels`, as the
+/// aggregation controller reads a label selector.
+fn selects(selector: &Json, labels: &Json) -> bool {
+    selector["matchLabels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| labels.get(k) == Some(v))
+        && selector["matchExpressions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|e| matches_expression(e, |k| labels.get(k)))
 }
 
 fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
@@ -523,15 +984,16 @@ fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
         };
     }
     Subject {
-        namespace: (kind == "ServiceAccount").then(|| {
-            // An empty namespace is the binding's own, as the API server reads it.
-            subject["namespace"]
-                .as_str()
-                .filter(|ns| !ns.is_empty())
-                .or(binding_namespace)
-                .unwrap_or("default")
-                .to_owned()
-        }),
+        // An empty namespace is the binding's own, as the authorizer reads it.
+        namespace: (kind == "ServiceAccount")
+            .then(|| {
+                subject["namespace"]
+                    .as_str()
+                    .filter(|ns| !ns.is_empty())
+                    .or(binding_namespace)
+                    .map(str::to_owned)
+            })
+            .flatten(),
         name: name.to_owned(),
         kind: kind.to_owned(),
     }
@@ -599,8 +1061,11 @@ pub fn resource_name(group: &str, resource: &str) -> String {
 pub struct Permissions {
     /// The subject.
     pub subject: Subject,
-    /// What it may do.
+    /// What it may do to resources.
     pub permissions: Vec<Permission>,
+    /// What it may do to non-resource URLs (`/healthz`, `/metrics`;
+    /// a trailing `*` matches every path it starts), cluster-wide.
+    pub non_resource: Vec<NonResourcePermission>,
 }
 
 /// What one subject may do to one resource in one scope.
@@ -608,60 +1073,125 @@ pub struct Permissions {
 pub struct Permission {
     /// Where.
     pub scope: Scope,
-    /// `resource.group`.
+    /// `resource.group`; `*` for every resource (`*/scale`: that
+    /// subresource of every resource, `pods/*`: every subresource of pods).
     pub resource: String,
     /// Only these names, when not empty.
     pub resource_names: Vec<String>,
     /// The verbs, sorted.
     pub verbs: Vec<String>,
+    /// Through which bindings and roles (and groups): `RoleBinding
+    /// ns/name → ClusterRole view (cluster default)`, `…, as Group
+    /// system:authenticated`.
+    pub via: Vec<String>,
+}
+
+/// What one subject may do to one non-resource URL.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct NonResourcePermission {
+    /// `cluster` through a ClusterRoleBinding. A RoleBinding to a
+    /// ClusterRole with non-resource URLs gives its namespace: `kubectl
+    /// auth can-i --list -n <namespace>` lists them, but the authorizer
+    /// never allows them (a non-resource request has no namespace).
+    pub scope: Scope,
+    /// The URL path; a trailing `*` matches every path it starts.
+    pub url: String,
+    /// The verbs, sorted.
+    pub verbs: Vec<String>,
+    /// Through which bindings and roles, as [`Permission::via`].
+    pub via: Vec<String>,
+}
+
+/// Verbs and the ways they came, being merged.
+#[derive(Default)]
+struct Reasons {
+    verbs: BTreeSet<String>,
+    via: BTreeSet<String>,
+}
+
+impl Reasons {
+    fn add(&mut self, verbs: &[String], via: &str) {
+        for verb in verbs {
+            if !self.verbs.contains(verb) {
+                self.verbs.insert(verb.clone());
+            }
+        }
+        if !self.via.contains(via) {
+            self.via.insert(via.to_owned());
+        }
+    }
+}
+
+/// What one subject holds, being merged.
+#[derive(Default)]
+struct Held {
+    resources: BTreeMap<PermissionKey, Reasons>,
+    urls: BTreeMap<(Scope, String), Reasons>,
 }
 
 /// Permissions being merged: per subject, per (scope, resource, names),
 /// the union of verbs.
 #[derive(Default)]
 struct Merged {
-    by_subject: BTreeMap<Subject, BTreeMap<PermissionKey, BTreeSet<String>>>,
+    by_subject: BTreeMap<Subject, Held>,
 }
 
 /// Where, which resource (`resource.group`), which names.
 type PermissionKey = (Scope, String, Vec<String>);
 
 impl Merged {
-    fn add(
-        &mut self,
-        subject: &Subject,
-        scope: &Scope,
-        group: &str,
-        resource: &str,
-        names: &[String],
-        verbs: &[String],
-    ) {
-        let entries = match self.by_subject.get_mut(subject) {
-            Some(entries) => entries,
-            None => self.by_subject.entry(subject.clone()).or_default(),
+    fn add(&mut self, grant: &Grant<'_>, via: &str) {
+        let held = match self.by_subject.get_mut(grant.holder) {
+            Some(held) => held,
+            None => self.by_subject.entry(grant.holder.clone()).or_default(),
         };
-        entries
-            .entry((
-                scope.clone(),
-                resource_name(group, resource),
-                names.to_vec(),
-            ))
-            .or_default()
-            .extend(verbs.iter().cloned());
+        let rule = grant.rule;
+        for group in &rule.groups {
+            for resource in &rule.resources {
+                held.resources
+                    .entry((
+                        grant.binding.scope.clone(),
+                        resource_name(group, resource),
+                        rule.names.clone(),
+                    ))
+                    .or_default()
+                    .add(&rule.verbs, via);
+            }
+        }
+        // Non-resource URLs are allowed through ClusterRoleBindings only;
+        // through a RoleBinding they are listed for its namespace.
+        for url in &rule.urls {
+            held.urls
+                .entry((grant.binding.scope.clone(), url.clone()))
+                .or_default()
+                .add(&rule.verbs, via);
+        }
     }
 
     fn finish(self) -> Vec<Permissions> {
         self.by_subject
             .into_iter()
-            .map(|(subject, entries)| Permissions {
+            .map(|(subject, held)| Permissions {
                 subject,
-                permissions: entries
+                permissions: held
+                    .resources
                     .into_iter()
-                    .map(|((scope, resource, resource_names), verbs)| Permission {
+                    .map(|((scope, resource, resource_names), reasons)| Permission {
                         scope,
                         resource,
                         resource_names,
-                        verbs: verbs.into_iter().collect(),
+                        verbs: reasons.verbs.into_iter().collect(),
+                        via: reasons.via.into_iter().collect(),
+                    })
+                    .collect(),
+                non_resource: held
+                    .urls
+                    .into_iter()
+                    .map(|((scope, url), reasons)| NonResourcePermission {
+                        scope,
+                        url,
+                        verbs: reasons.verbs.into_iter().collect(),
+                        via: reasons.via.into_iter().collect(),
                     })
                     .collect(),
             })
@@ -682,9 +1212,9 @@ impl<'a> LabelIndex<'a> {
             by_label: HashMap::new(),
             every: Vec::new(),
         };
-        for id in (0..rbac.roles.len()).filter(|&id| rbac.cluster_role[id]) {
+        for id in (0..rbac.count()).filter(|&id| rbac.cluster_role[id]) {
             index.every.push(id);
-            let labels = objects[rbac.roles[id]]["metadata"]["labels"].as_object();
+            let labels = objects[id]["metadata"]["labels"].as_object();
             for (key, value) in labels.into_iter().flatten() {
                 index
                     .by_label
@@ -700,14 +1230,8 @@ impl<'a> LabelIndex<'a> {
     /// aggregation controller reads a LabelSelector: matchLabels and
     /// matchExpressions together; an empty selector matches every
     /// ClusterRole. Only those holding its rarest label are tried.
-    fn matching(
-        &self,
-        rbac: &Rbac,
-        objects: &[&Json],
-        key: &SelectorKey,
-        selector: &Json,
-    ) -> Vec<usize> {
-        let label = |id: usize, key: &str| objects[rbac.roles[id]]["metadata"]["labels"].get(key);
+    fn matching(&self, objects: &[&Json], key: &SelectorKey, selector: &Json) -> Vec<usize> {
+        let label = |id: usize, key: &str| objects[id]["metadata"]["labels"].get(key);
         let wanted = selector["matchLabels"].as_object();
         let expressions = selector["matchExpressions"]
             .as_array()
@@ -784,5 +1308,282 @@ fn matches_expression<'a>(expression: &Json, label: impl Fn(&str) -> Option<&'a 
         Some("Exists") => value.is_some(),
         Some("DoesNotExist") => value.is_none(),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn rule(value: Json) -> Rule {
+        Rule::of(&value)
+    }
+
+    #[test]
+    fn rules_match_as_the_authorizer_matches() {
+        let r = rule(
+            json!({"apiGroups": ["apps"], "resources": ["deployments/scale", "pods/*", "*/status"], "verbs": ["get"]}),
+        );
+        assert!(r.allows("get", "apps", "deployments/scale", None));
+        assert!(!r.allows("get", "apps", "deployments", None));
+        assert!(r.allows("get", "apps", "pods/log", None));
+        assert!(!r.allows("get", "apps", "pods", None));
+        assert!(r.allows("get", "apps", "statefulsets/status", None));
+        assert!(!r.allows("get", "", "statefulsets/status", None));
+        assert!(!r.allows("list", "apps", "statefulsets/status", None));
+        let all = rule(json!({"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}));
+        assert!(all.allows(
+            "escalate",
+            "rbac.authorization.k8s.io",
+            "clusterroles",
+            None
+        ));
+        assert!(all.allows("get", "", "pods/exec", None));
+        // resourceNames: only requests that name one of them.
+        let named = rule(
+            json!({"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["a"], "verbs": ["get", "create"]}),
+        );
+        assert!(named.allows("get", "", "configmaps", Some("a")));
+        assert!(!named.allows("get", "", "configmaps", Some("b")));
+        assert!(!named.allows("create", "", "configmaps", None));
+        // Non-resource URLs: exact, or a prefix before a trailing `*`.
+        let urls = rule(json!({"nonResourceURLs": ["/metrics", "/logs/*"], "verbs": ["get"]}));
+        assert!(urls.allows_url("get", "/metrics"));
+        assert!(!urls.allows_url("get", "/metrics/slis"));
+        assert!(urls.allows_url("get", "/logs/kubelet.log"));
+        assert!(!urls.allows_url("get", "/logs"));
+        assert!(!urls.allows_url("post", "/metrics"));
+        assert!(rule(json!({"nonResourceURLs": ["*"], "verbs": ["*"]})).allows_url("put", "/x"));
+    }
+
+    fn rbac(objects: &[Json]) -> Rbac {
+        let refs: Vec<&Json> = objects.iter().collect();
+        Rbac::new(&refs)
+    }
+
+    fn binding(kind: &str, namespace: Option<&str>, role: (&str, &str), subjects: Json) -> Json {
+        let mut object = json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+            "metadata": {"name": "b"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role.0, "name": role.1},
+            "subjects": subjects,
+        });
+        if let Some(ns) = namespace {
+            object["metadata"]["namespace"] = json!(ns);
+        }
+        object
+    }
+
+    #[test]
+    fn default_roles_are_known_and_unknown_roles_are_not_read_as_empty() {
+        let objects = [
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "view"),
+                json!([]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "nowhere"),
+                json!([]),
+            ),
+            binding(
+                "RoleBinding",
+                Some("kube-system"),
+                ("Role", "extension-apiserver-authentication-reader"),
+                json!([]),
+            ),
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("Role", "extension-apiserver-authentication-reader"),
+                json!([]),
+            ),
+        ];
+        let rbac = rbac(&objects);
+        // view, and a Role of kube-system by its namespace; not in apps.
+        assert_eq!(rbac.bindings.len(), 2);
+        assert_eq!(rbac.unbound, [1, 3]);
+        // view gathers what its aggregation selects.
+        let mut work = usize::MAX;
+        let view = rbac.bindings[0].role;
+        let sources = rbac.sources(view, &mut work).unwrap();
+        assert!(
+            sources
+                .iter()
+                .any(|&s| rbac.defaults[s - rbac.roles.len()]["metadata"]["name"]
+                    == "system:aggregate-to-view")
+        );
+    }
+
+    #[test]
+    fn an_input_role_aggregated_into_edit_reaches_its_holders() {
+        let objects = [
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "gizmo-editor", "labels": {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
+                "rules": [{"apiGroups": ["example.com"], "resources": ["gizmos"], "verbs": ["update"]}]}),
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("ClusterRole", "admin"),
+                json!([{"kind": "ServiceAccount", "name": "ops", "namespace": "apps"}]),
+            ),
+        ];
+        let all = effective_permissions(&objects).unwrap();
+        let ops = all.iter().find(|p| p.subject.name == "ops").unwrap();
+        let gizmos = ops
+            .permissions
+            .iter()
+            .find(|p| p.resource == "gizmos.example.com")
+            .unwrap();
+        assert_eq!(gizmos.scope, Scope::Namespace("apps".to_owned()));
+        assert_eq!(gizmos.verbs, ["update"]);
+        assert_eq!(
+            gizmos.via,
+            ["RoleBinding apps/b → ClusterRole admin (cluster default)"]
+        );
+        // And what admin holds of its own (roles, from system:aggregate-to-admin).
+        assert!(
+            ops.permissions
+                .iter()
+                .any(|p| p.resource == "roles.rbac.authorization.k8s.io")
+        );
+    }
+
+    #[test]
+    fn subjects_are_read_as_the_authorizer_reads_them() {
+        let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+                {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]});
+        let objects = [
+            role,
+            // No namespace: the RoleBinding's own; in a ClusterRoleBinding, nobody.
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("ClusterRole", "r"),
+                json!([{"kind": "ServiceAccount", "name": "a"}]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "ServiceAccount", "name": "lost"}]),
+            ),
+            // A User spelled as an account is that account.
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "User", "name": "system:serviceaccount:apps:b"}]),
+            ),
+            // A group of one namespace's accounts reaches the accounts listed there.
+            binding(
+                "RoleBinding",
+                Some("ci"),
+                ("ClusterRole", "r"),
+                json!([{"kind": "Group", "name": "system:serviceaccounts:apps"}]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "User", "name": "alice"}]),
+            ),
+        ];
+        let all = effective_permissions(&objects).unwrap();
+        let held = |kind: &str, ns: Option<&str>, name: &str| {
+            all.iter()
+                .find(|p| {
+                    p.subject.kind == kind
+                        && p.subject.namespace.as_deref() == ns
+                        && p.subject.name == name
+                })
+                .unwrap_or_else(|| panic!("{kind} {name} not listed"))
+        };
+        let pods = |p: &Permissions| -> Vec<(Scope, Vec<String>)> {
+            p.permissions
+                .iter()
+                .filter(|g| g.resource == "pods")
+                .map(|g| (g.scope.clone(), g.via.clone()))
+                .collect()
+        };
+        let a = held("ServiceAccount", Some("apps"), "a");
+        assert_eq!(
+            pods(a),
+            [
+                (
+                    Scope::Namespace("apps".to_owned()),
+                    vec!["RoleBinding apps/b → ClusterRole r".to_owned()]
+                ),
+                (
+                    Scope::Namespace("ci".to_owned()),
+                    vec![
+                        "RoleBinding ci/b → ClusterRole r, as Group system:serviceaccounts:apps"
+                            .to_owned()
+                    ]
+                )
+            ]
+        );
+        // Through a RoleBinding, a non-resource URL is listed for the namespace only.
+        let metrics: Vec<&Scope> = a
+            .non_resource
+            .iter()
+            .filter(|u| u.url == "/metrics")
+            .map(|u| &u.scope)
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                &Scope::Namespace("apps".to_owned()),
+                &Scope::Namespace("ci".to_owned())
+            ]
+        );
+        let b = held("ServiceAccount", Some("apps"), "b");
+        assert_eq!(pods(b)[0].0, Scope::Cluster);
+        assert!(
+            b.non_resource
+                .iter()
+                .any(|u| u.url == "/metrics" && u.scope == Scope::Cluster)
+        );
+        let lost = held("ServiceAccount", None, "lost");
+        assert!(lost.permissions.is_empty() && lost.non_resource.is_empty());
+        // A user holds what system:authenticated is given, as kubectl's --as.
+        let alice = held("User", None, "alice");
+        assert_eq!(alice.subject.describe(), "User alice");
+        assert!(
+            alice
+                .permissions
+                .iter()
+                .any(|p| p.resource == "selfsubjectaccessreviews.authorization.k8s.io")
+        );
+        // Every subject once.
+        let mut seen = BTreeSet::new();
+        assert!(all.iter().all(|p| seen.insert(&p.subject)));
+    }
+
+    #[test]
+    fn an_input_role_takes_the_place_of_the_default_of_its_name() {
+        let objects = [
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "view"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "view"),
+                json!([{"kind": "ServiceAccount", "name": "v", "namespace": "apps"}]),
+            ),
+        ];
+        let all = permissions_with(&objects, Cluster::Roles, defaults::TARGET).unwrap();
+        let resources: Vec<&str> = all[0]
+            .permissions
+            .iter()
+            .map(|p| p.resource.as_str())
+            .collect();
+        assert_eq!(resources, ["pods"]);
     }
 }

@@ -125,10 +125,11 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                     let allowed = (resource == adr::EVENTS.resource && is_events_group(group))
                         || (grants.custom.contains(group) && grants.crd_plurals.contains(plural));
                     if !allowed {
+                        let (object, path) = rbac.site(id, rule_path(r, "resources"));
                         findings.report(
                             Invariant::R4,
-                            rbac.roles[id],
-                            &rule_path(r, "resources"),
+                            object,
+                            &path,
                             format!(
                                 "{} {verb} {} cluster-wide; the operator's ClusterRoles hold only the chart's custom resources and event writes",
                                 holders.describe(),

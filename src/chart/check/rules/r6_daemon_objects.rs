@@ -66,10 +66,11 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                     .iter()
                     .any(|d| d.resource == resource.as_str());
                 if daemon && seen.insert(resource) {
+                    let (object, path) = rbac.site(id, rule_path(r, "resources"));
                     findings.report(
                         Invariant::R6,
-                        rbac.roles[id],
-                        &rule_path(r, "resources"),
+                        object,
+                        &path,
                         format!(
                             "{}; daemon objects are granted only in the builds namespace",
                             who_may_use(holders, resource)

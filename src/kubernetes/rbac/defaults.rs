@@ -1,0 +1,311 @@
+//! The RBAC objects every cluster has: the API server's bootstrap policy
+//! (`cluster-admin`, `admin`, `edit`, `view`, the `system:*` roles, the
+//! controllers' roles, and their bindings), from chartgen's own compact
+//! table `defaults.txt`, as the JSON objects the API server would hold.
+//! [`super::Rbac`] reads them beside the input, so a binding to one of
+//! them is known, and aggregation gathers them as the controller does.
+
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::{Map, Value as Json, json};
+
+/// The table: see the head of the file for its grammar.
+const TABLE: &str = include_str!("defaults.txt");
+
+/// A Kubernetes minor version, `(1, 33)`.
+pub type Version = (u32, u32);
+
+/// The version whose defaults `check` and `rbac` assume: the oldest
+/// version chartgen targets (the table has no difference between the
+/// versions it targets, 1.33 and 1.35).
+pub const TARGET: Version = (1, 33);
+
+/// The label every default role and binding carries.
+pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-defaults");
+
+/// A version's objects, parsed once and kept for the run.
+type Parsed = (Version, &'static [Json]);
+
+/// The default objects of `version`: ClusterRoles, Roles, then bindings.
+/// Built once per version chartgen asks for.
+pub fn objects(version: Version) -> &'static [Json] {
+    static TARGETED: OnceLock<Vec<Json>> = OnceLock::new();
+    if version == TARGET {
+        TARGETED.get_or_init(|| parse(TARGET))
+    } else {
+        static OTHER: OnceLock<Mutex<Vec<Parsed>>> = OnceLock::new();
+        let cache = OTHER.get_or_init(Default::default);
+        let mut cache = cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, found)) = cache.iter().find(|(v, _)| *v == version) {
+            return found;
+        }
+        let leaked: &'static [Json] = Vec::leak(parse(version));
+        cache.push((version, leaked));
+        leaked
+    }
+}
+
+/// Whether a `since:`/`until:` marker lets a line into `version`.
+fn applies(tokens: &[&str], version: Version) -> bool {
+    tokens.iter().all(|token| {
+        let bound = |prefix: &str| token.strip_prefix(prefix).and_then(parse_version);
+        match (bound("since:"), bound("until:")) {
+            (Some(since), _) => version >= since,
+            (_, Some(until)) => version <= until,
+            _ => true,
+        }
+    })
+}
+
+fn parse_version(text: &str) -> Option<Version> {
+    let (major, minor) = text.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// A comma-separated list; `""` is the empty string (the core group).
+fn list(text: &str) -> Vec<Json> {
+    text.split(',')
+        .map(|item| Json::String(if item == "\"\"" { "" } else { item }.to_owned()))
+        .collect()
+}
+
+fn metadata(name: &str, namespace: Option<&str>, labels: Map<String, Json>) -> Json {
+    let mut meta = json!({ "name": name, "labels": labels });
+    if let Some(namespace) = namespace {
+        meta["namespace"] = json!(namespace);
+    }
+    meta
+}
+
+fn bootstrapping() -> Map<String, Json> {
+    let mut labels = Map::new();
+    labels.insert(BOOTSTRAPPING.0.to_owned(), json!(BOOTSTRAPPING.1));
+    labels
+}
+
+fn subject(text: &str) -> Json {
+    let (kind, name) = text.split_once(':').unwrap_or(("User", text));
+    if kind == "ServiceAccount" {
+        let (namespace, name) = name.split_once('/').unwrap_or(("default", name));
+        json!({ "kind": kind, "name": name, "namespace": namespace })
+    } else {
+        json!({ "kind": kind, "apiGroup": "rbac.authorization.k8s.io", "name": name })
+    }
+}
+
+fn binding(kind: &str, name: &str, namespace: Option<&str>, role: &str, subjects: &[&str]) -> Json {
+    let (role_kind, role_name) = match role.split_once(':') {
+        Some(("Role", name)) => ("Role", name),
+        Some(("ClusterRole", name)) => ("ClusterRole", name),
+        _ => ("ClusterRole", role),
+    };
+    json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": kind,
+        "metadata": metadata(name, namespace, bootstrapping()),
+        "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": role_kind, "name": role_name },
+        "subjects": subjects.iter().map(|s| subject(s)).collect::<Vec<_>>(),
+    })
+}
+
+/// Reads the table for `version`. The table is ours and tested; a line
+/// it cannot read is a bug, caught by the tests, and skipped here.
+fn parse(version: Version) -> Vec<Json> {
+    let mut roles: Vec<Json> = Vec::new();
+    let mut bindings: Vec<Json> = Vec::new();
+    // Whether the role being read is in `version`.
+    let mut current = false;
+    for line in TABLE.lines() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        if line.starts_with(' ') {
+            if !current || !applies(&tokens, version) {
+                continue;
+            }
+            let Some(role) = roles.last_mut() else {
+                continue;
+            };
+            let fields: Vec<&str> = tokens
+                .iter()
+                .copied()
+                .filter(|t| !t.starts_with("since:") && !t.starts_with("until:"))
+                .collect();
+            let rule = match fields.as_slice() {
+                ["url", verbs, urls] => {
+                    json!({ "verbs": list(verbs), "nonResourceURLs": list(urls) })
+                }
+                [verbs, groups, resources] => {
+                    json!({ "verbs": list(verbs), "apiGroups": list(groups), "resources": list(resources) })
+                }
+                [verbs, groups, resources, names] => json!({
+                    "verbs": list(verbs), "apiGroups": list(groups),
+                    "resources": list(resources), "resourceNames": list(names),
+                }),
+                _ => continue,
+            };
+            if let Some(rules) = role["rules"].as_array_mut() {
+                rules.push(rule);
+            }
+            continue;
+        }
+        match tokens.as_slice() {
+            ["clusterrole", name, rest @ ..] => {
+                current = applies(rest, version);
+                if !current {
+                    continue;
+                }
+                let mut labels = bootstrapping();
+                let mut selectors = Vec::new();
+                for token in rest {
+                    let pair = |t: &str| {
+                        let (k, v) = t.split_once('=')?;
+                        Some((k.to_owned(), json!(v)))
+                    };
+                    if let Some((k, v)) = token.strip_prefix("label:").and_then(pair) {
+                        labels.insert(k, v);
+                    } else if let Some((k, v)) = token.strip_prefix("aggregate:").and_then(pair) {
+                        selectors.push(json!({ "matchLabels": { k: v } }));
+                    } else if *token == "controller" {
+                        let account = name.trim_start_matches("system:controller:");
+                        let subject = format!("ServiceAccount:kube-system/{account}");
+                        bindings.push(binding("ClusterRoleBinding", name, None, name, &[&subject]));
+                    }
+                }
+                let mut role = json!({
+                    "apiVersion": "rbac.authorization.k8s.io/v1",
+                    "kind": "ClusterRole",
+                    "metadata": metadata(name, None, labels),
+                    "rules": [],
+                });
+                if !selectors.is_empty() {
+                    role["aggregationRule"] = json!({ "clusterRoleSelectors": selectors });
+                }
+                roles.push(role);
+            }
+            ["role", namespace, name] => {
+                current = true;
+                roles.push(json!({
+                    "apiVersion": "rbac.authorization.k8s.io/v1",
+                    "kind": "Role",
+                    "metadata": metadata(name, Some(namespace), bootstrapping()),
+                    "rules": [],
+                }));
+            }
+            ["clusterrolebinding", name, role, subjects @ ..] => {
+                current = false;
+                bindings.push(binding("ClusterRoleBinding", name, None, role, subjects));
+            }
+            ["rolebinding", namespace, name, role, subjects @ ..] => {
+                current = false;
+                bindings.push(binding(
+                    "RoleBinding",
+                    name,
+                    Some(namespace),
+                    role,
+                    subjects,
+                ));
+            }
+            _ => current = false,
+        }
+    }
+    roles.extend(bindings);
+    roles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named<'a>(objects: &'a [Json], kind: &str, name: &str) -> Option<&'a Json> {
+        objects
+            .iter()
+            .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+    }
+
+    #[test]
+    fn every_line_of_the_table_is_read() {
+        // Every indented line is a rule of the role above it, and every
+        // other line one of the four forms: none is passed over.
+        let objects = parse((1, 99));
+        let rules: usize = objects
+            .iter()
+            .filter_map(|o| o["rules"].as_array())
+            .map(Vec::len)
+            .sum();
+        let indented = TABLE
+            .lines()
+            .filter(|l| l.starts_with(' ') && !l.trim().is_empty())
+            .filter(|l| !l.contains("until:"))
+            .count();
+        assert_eq!(rules, indented);
+        let heads = TABLE
+            .lines()
+            .filter(|l| !l.starts_with(' ') && !l.starts_with('#') && !l.trim().is_empty())
+            .count();
+        let controllers = TABLE
+            .lines()
+            .filter(|l| l.ends_with(" controller") || l.contains(" controller "))
+            .count();
+        assert_eq!(objects.len(), heads + controllers);
+    }
+
+    #[test]
+    fn the_user_facing_roles_and_their_bindings_are_there() {
+        let objects = objects(TARGET);
+        for name in [
+            "cluster-admin",
+            "admin",
+            "edit",
+            "view",
+            "system:basic-user",
+        ] {
+            assert!(named(objects, "ClusterRole", name).is_some(), "{name}");
+        }
+        let edit = named(objects, "ClusterRole", "edit").unwrap();
+        assert_eq!(
+            edit["aggregationRule"]["clusterRoleSelectors"][0]["matchLabels"]["rbac.authorization.k8s.io/aggregate-to-edit"],
+            "true"
+        );
+        assert_eq!(
+            edit["metadata"]["labels"]["rbac.authorization.k8s.io/aggregate-to-admin"],
+            "true"
+        );
+        let discovery = named(objects, "ClusterRoleBinding", "system:discovery").unwrap();
+        assert_eq!(discovery["subjects"][0]["name"], "system:authenticated");
+        let signer = named(
+            objects,
+            "ClusterRoleBinding",
+            "system:controller:job-controller",
+        )
+        .unwrap();
+        assert_eq!(signer["subjects"][0]["namespace"], "kube-system");
+        assert_eq!(signer["subjects"][0]["name"], "job-controller");
+        let core = &named(objects, "ClusterRole", "system:basic-user").unwrap()["rules"][0];
+        assert_eq!(core["resources"][1], "selfsubjectrulesreviews");
+    }
+
+    #[test]
+    fn versions_select_their_lines() {
+        let old = objects((1, 28));
+        let new = objects(TARGET);
+        let cleaner = "system:controller:legacy-service-account-token-cleaner";
+        assert!(named(old, "ClusterRole", cleaner).is_none());
+        assert!(named(new, "ClusterRole", cleaner).is_some());
+        let cidrs = |objects: &[Json]| {
+            named(objects, "ClusterRole", "system:controller:node-controller").unwrap()["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["resources"][0] == "clustercidrs")
+        };
+        assert!(cidrs(old));
+        assert!(!cidrs(new));
+        // A rule line's core group is the empty string.
+        let view = named(new, "ClusterRole", "system:aggregate-to-view").unwrap();
+        assert_eq!(view["rules"][0]["apiGroups"][0], "");
+    }
+}
