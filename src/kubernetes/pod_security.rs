@@ -285,6 +285,32 @@ pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
     })
 }
 
+/// The controls as a Markdown table, for the checks reference: one row
+/// each, generated from [`CONTROLS`].
+pub fn reference() -> String {
+    let mut out = String::from(
+        "The Pod Security controls, as the Pod Security admission evaluates them (`restricted` \
+         includes every `baseline` control; where a `restricted` control replaces a `baseline` \
+         one, only the `restricted` one applies at `restricted`):\n\n\
+         | Control | Level | Admission check | Fields read | Allowed | Kubernetes versions |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    let cell = |s: &str| s.replace('|', "\\|");
+    for c in CONTROLS {
+        let fields: Vec<String> = c.fields.iter().map(|f| format!("`{}`", cell(f))).collect();
+        out.push_str(&format!(
+            "| {} | {} | `{}` | {} | {} | {} |\n",
+            c.name,
+            c.level.name(),
+            c.id,
+            fields.join("<br>"),
+            cell(c.allowed),
+            cell(c.versions)
+        ));
+    }
+    out
+}
+
 /// `base` followed by `rest`.
 pub fn joined(base: &KeyPath, rest: &KeyPath) -> KeyPath {
     let mut path = base.clone();
