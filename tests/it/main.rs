@@ -16,6 +16,7 @@ mod integrations;
 mod kube_schemas;
 mod output;
 mod outputs;
+mod pod_security;
 mod reading;
 mod render;
 mod schema_file;

@@ -224,10 +224,13 @@ fn only_at(minors: &[u32], version: PolicyVersion) -> String {
 }
 
 /// ROOTFS: every container of the operator class (and of a namespace of no
-/// class, held to it) keeps its root filesystem read-only.
+/// class, held to it) keeps its root filesystem read-only; a Windows pod,
+/// which cannot set it, is not held to it.
 fn read_only_root(context: &Context<'_>, pod: &Carried<'_>, findings: &mut Findings<'_>) {
     let (class, demand) = demand_of(context, pod.namespace);
-    if demand != Demand::Restricted {
+    // A Windows pod cannot set it (the API server refuses the Linux-only
+    // field there).
+    if demand != Demand::Restricted || pod.pod.spec["os"]["name"] == "windows" {
         return;
     }
     let namespace = pod.namespace;
