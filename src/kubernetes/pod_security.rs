@@ -26,8 +26,10 @@
 //! - a pod with `spec.os.name: windows` is exempt, from 1.25, from the
 //!   Linux-only restricted controls (privilege escalation, capabilities,
 //!   seccomp); a pod with `spec.hostUsers: false` (its own user namespace)
-//!   is exempt from running as non-root (1.34+) and the baseline `/proc`
-//!   mount rule (1.35+).
+//!   is exempt, from 1.35, from running as non-root and from the baseline
+//!   `/proc` mount rule (`restricted` keeps it).
+//! - a server runs no rules newer than itself: `v1.X` on a server of
+//!   Kubernetes 1.Y is evaluated as `v1.min(X, Y)`.
 //!
 //! Nothing here knows the chart: `check` asks for a namespace's verdict.
 
@@ -93,14 +95,18 @@ impl PolicyVersion {
         minor.parse().ok().map(PolicyVersion::Minor)
     }
 
-    /// The minor versions whose rules apply: `latest` is each version
-    /// chartgen targets (the cluster's, which chartgen does not know);
-    /// `v1.X` is X.
-    pub fn minors(self) -> Vec<u32> {
-        match self {
-            PolicyVersion::Latest => TARGET_MINORS.to_vec(),
-            PolicyVersion::Minor(m) => vec![m],
-        }
+    /// For each server version chartgen targets (the cluster's own is not
+    /// in the manifests), the minor version whose rules it applies:
+    /// `latest` is the server's; `v1.X` is X, but a server runs no rules
+    /// newer than itself. `(server, rules)` pairs.
+    pub fn per_server(self) -> Vec<(u32, u32)> {
+        TARGET_MINORS
+            .iter()
+            .map(|server| match self {
+                PolicyVersion::Latest => (*server, *server),
+                PolicyVersion::Minor(m) => (*server, m.min(*server)),
+            })
+            .collect()
     }
 
     /// As the labels spell it.
@@ -254,19 +260,24 @@ pub struct CarriedPod<'a> {
     pub pod: Pod<'a>,
 }
 
-/// The pod `object` carries, for every built-in kind that carries one: a
-/// Pod; the template of a Deployment, ReplicaSet, StatefulSet, DaemonSet,
-/// Job, ReplicationController or PodTemplate; a CronJob's job template's.
+/// The pod `object` carries, for every built-in kind that carries one (in
+/// any version of its group): a Pod; the template of a Deployment,
+/// ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or
+/// PodTemplate; a CronJob's job template's.
 pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
-    let path: &[&str] = match (object["apiVersion"].as_str()?, object["kind"].as_str()?) {
-        ("v1", "Pod") => &[],
-        ("v1", "PodTemplate") => &["template"],
-        ("v1", "ReplicationController") => &["spec", "template"],
-        ("apps/v1", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
+    // By group, any version: an old version of a kind (`apps/v1beta2`,
+    // `extensions/v1beta1`) carries its pod in the same place.
+    let api_version = object["apiVersion"].as_str()?;
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let path: &[&str] = match (group, object["kind"].as_str()?) {
+        ("", "Pod") => &[],
+        ("", "PodTemplate") => &["template"],
+        ("", "ReplicationController") => &["spec", "template"],
+        ("apps" | "extensions", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
             &["spec", "template"]
         }
-        ("batch/v1", "Job") => &["spec", "template"],
-        ("batch/v1" | "batch/v1beta1", "CronJob") => &["spec", "jobTemplate", "spec", "template"],
+        ("batch", "Job") => &["spec", "template"],
+        ("batch", "CronJob") => &["spec", "jobTemplate", "spec", "template"],
         _ => return None,
     };
     let mut node = object;
@@ -484,8 +495,8 @@ pub const CONTROLS: &[Control] = &[
         id: "restrictedVolumes",
         level: Level::Restricted,
         fields: &["spec.volumes[*]"],
-        allowed: "only `configMap`, `csi`, `downwardAPI`, `emptyDir`, `ephemeral`, `persistentVolumeClaim`, `projected`, `secret` (a hostPath volume is named here, not under HostPath Volumes)",
-        versions: "1.0+",
+        allowed: "only `configMap`, `csi`, `downwardAPI`, `emptyDir`, `ephemeral`, `image`, `persistentVolumeClaim`, `projected`, `secret` (a hostPath volume is named here, not under HostPath Volumes)",
+        versions: "1.0+ (`image` allowed by Kubernetes 1.33+ servers at every policy version)",
         since: 0,
         replaces: &["hostPathVolumes"],
         check: volume_types,
@@ -511,8 +522,8 @@ pub const CONTROLS: &[Control] = &[
             "spec.securityContext.runAsNonRoot",
             "spec.{initContainers,containers,ephemeralContainers}[*].securityContext.runAsNonRoot",
         ],
-        allowed: "`true` in every container, its own or (where it sets none) the pod's; `false` nowhere, the pod included; from 1.34 a pod with `spec.hostUsers: false` is exempt",
-        versions: "1.0+; 1.34 exempts pods in a user namespace",
+        allowed: "`true` in every container, its own or (where it sets none) the pod's; `false` nowhere, the pod included; from 1.35 a pod with `spec.hostUsers: false` is exempt",
+        versions: "1.0+; 1.35 exempts pods in a user namespace",
         since: 0,
         replaces: &[],
         check: run_as_non_root,
@@ -525,8 +536,8 @@ pub const CONTROLS: &[Control] = &[
             "spec.securityContext.runAsUser",
             "spec.{initContainers,containers,ephemeralContainers}[*].securityContext.runAsUser",
         ],
-        allowed: "unset or non-zero, the pod's included; from 1.34 a pod with `spec.hostUsers: false` is exempt",
-        versions: "1.23+; 1.34 exempts pods in a user namespace",
+        allowed: "unset or non-zero, the pod's included; from 1.35 a pod with `spec.hostUsers: false` is exempt",
+        versions: "1.23+; 1.35 exempts pods in a user namespace",
         since: 23,
         replaces: &[],
         check: run_as_user,
@@ -1184,6 +1195,8 @@ const ALLOWED_VOLUMES: &[&str] = &[
     "downwardAPI",
     "emptyDir",
     "ephemeral",
+    // Allowed by every server from 1.33, whatever the policy version.
+    "image",
     "persistentVolumeClaim",
     "projected",
     "secret",
@@ -1354,7 +1367,7 @@ fn implicit(s: &Setting) -> String {
 }
 
 fn run_as_non_root(pod: &Pod<'_>, run: &Run) -> Option<Found> {
-    if run.minor >= 34 && in_user_namespace(pod) {
+    if run.minor >= 35 && in_user_namespace(pod) {
         return None;
     }
     let s = setting(pod, &["runAsNonRoot"], |v| *v == true);
@@ -1380,7 +1393,7 @@ fn run_as_non_root(pod: &Pod<'_>, run: &Run) -> Option<Found> {
 }
 
 fn run_as_user(pod: &Pod<'_>, run: &Run) -> Option<Found> {
-    if run.minor >= 34 && in_user_namespace(pod) {
+    if run.minor >= 35 && in_user_namespace(pod) {
         return None;
     }
     let s = setting(pod, &["runAsUser"], |v| *v != 0);
@@ -1571,6 +1584,56 @@ mod tests {
         assert_eq!(ids(33), Vec::<&str>::new());
         assert_eq!(ids(34), ["hostProbesAndHostLifecycle"]);
     }
+    #[test]
+    fn a_server_runs_no_rules_newer_than_itself() {
+        assert_eq!(PolicyVersion::Latest.per_server(), [(33, 33), (35, 35)]);
+        assert_eq!(PolicyVersion::Minor(35).per_server(), [(33, 33), (35, 35)]);
+        assert_eq!(PolicyVersion::Minor(28).per_server(), [(33, 28), (35, 28)]);
+    }
+
+    #[test]
+    fn a_pod_in_its_own_user_namespace_is_relaxed_from_1_35() {
+        let spec = serde_json::json!({"hostUsers": false, "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "a", "securityContext": {"allowPrivilegeEscalation": false, "procMount": "Unmasked",
+                "runAsUser": 0, "capabilities": {"drop": ["ALL"]}}}]});
+        let meta = Json::Null;
+        let pod = Pod {
+            metadata: &meta,
+            spec: &spec,
+        };
+        let ids = |level, minor| -> Vec<&str> {
+            evaluate(&pod, level, minor)
+                .iter()
+                .map(|v| v.check)
+                .collect()
+        };
+        assert_eq!(
+            ids(Level::Restricted, 33),
+            ["procMount", "runAsNonRoot", "runAsUser"]
+        );
+        // restricted keeps the default /proc; baseline lets it go.
+        assert_eq!(ids(Level::Restricted, 35), ["procMount"]);
+        assert_eq!(ids(Level::Baseline, 33), ["procMount"]);
+        assert_eq!(ids(Level::Baseline, 35), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn restricted_allows_image_volumes_and_names_others_by_type() {
+        let spec = serde_json::json!({"volumes": [{"name": "i", "image": {"reference": "r"}},
+            {"name": "n", "nfs": {"server": "s", "path": "/"}}, {"name": "x", "somethingNew": {}}]});
+        let meta = Json::Null;
+        let pod = Pod {
+            metadata: &meta,
+            spec: &spec,
+        };
+        let found = evaluate(&pod, Level::Restricted, 33);
+        assert_eq!(
+            found[0].message(),
+            "restricted volume types (volumes \"n\", \"x\" use restricted volume types \"nfs\", \"unknown\")"
+        );
+        assert_eq!(found[0].path.to_string(), "spec.volumes[1].nfs");
+    }
+
     /// The Pod Security verdicts a real API server (v1.28.7) gave, case by
     /// case: the evaluator agrees with each, and names every control the
     /// server names.

@@ -110,25 +110,26 @@ impl Where {
     }
 }
 
-/// One violation with the versions it holds at.
+/// One violation with the server versions that refuse it.
 struct Broken {
     violation: Violation,
-    minors: Vec<u32>,
+    servers: Vec<u32>,
 }
 
-/// The violations of `pod` at `level` under each of `minors`, each once.
-fn broken(pod: &Pod<'_>, level: Level, minors: &[u32], skip: &[&str]) -> Vec<Broken> {
+/// The violations of `pod` at `level` and `version` on each server version
+/// chartgen targets, each once; `skip` names checks not asked for.
+fn broken(pod: &Pod<'_>, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
     let mut all: Vec<Broken> = Vec::new();
-    for minor in minors {
-        for violation in evaluate(pod, level, *minor) {
+    for (server, minor) in version.per_server() {
+        for violation in evaluate(pod, level, minor) {
             if skip.contains(&violation.check) {
                 continue;
             }
             match all.iter_mut().find(|b| b.violation == violation) {
-                Some(b) => b.minors.push(*minor),
+                Some(b) => b.servers.push(server),
                 None => all.push(Broken {
                     violation,
-                    minors: vec![*minor],
+                    servers: vec![server],
                 }),
             }
         }
@@ -149,16 +150,14 @@ fn verdicts(
         .get(namespace)
         .and_then(|n| Policy::of_namespace(n))
         .filter(|p| p.level > Level::Privileged);
-    let cluster = policy.map_or_else(Vec::new, |p| {
-        broken(&pod.pod, p.level, &p.version.minors(), &[])
-    });
+    let cluster = policy.map_or_else(Vec::new, |p| broken(&pod.pod, p.level, p.version, &[]));
     let (class, demand) = demand_of(context, namespace);
     let demanded = match demand {
-        Demand::Restricted => broken(&pod.pod, Level::Restricted, &TARGET_MINORS, &[]),
+        Demand::Restricted => broken(&pod.pod, Level::Restricted, PolicyVersion::Latest, &[]),
         Demand::Rootless => broken(
             &pod.pod,
             Level::Restricted,
-            &TARGET_MINORS,
+            PolicyVersion::Latest,
             ROOTLESS_RELAXED,
         ),
         Demand::Nothing => Vec::new(),
@@ -189,14 +188,11 @@ fn verdicts(
             why.push(format!(
                 "namespace {namespace} enforces Pod Security {}{}, which refuses the pod",
                 p.name(),
-                only_at(&c.minors, p.version)
+                only_on(&c.servers)
             ));
         }
         if let Some(c) = by_class {
-            why.push(format!(
-                "{whose}{}",
-                only_at(&c.minors, PolicyVersion::Latest)
-            ));
+            why.push(format!("{whose}{}", only_on(&c.servers)));
         }
         let v = &b.violation;
         findings.report(
@@ -213,14 +209,14 @@ fn verdicts(
     }
 }
 
-/// ` (by Kubernetes 1.35's rules)` when a violation holds under only some
-/// of the versions `latest` stands for.
-fn only_at(minors: &[u32], version: PolicyVersion) -> String {
-    if version != PolicyVersion::Latest || minors.len() == TARGET_MINORS.len() {
+/// ` (on Kubernetes 1.35)` when only some of the server versions chartgen
+/// targets refuse it.
+fn only_on(servers: &[u32]) -> String {
+    if servers.len() == TARGET_MINORS.len() {
         return String::new();
     }
-    let names: Vec<String> = minors.iter().map(|m| format!("1.{m}")).collect();
-    format!(" (by Kubernetes {}'s rules)", names.join(" and "))
+    let names: Vec<String> = servers.iter().map(|m| format!("1.{m}")).collect();
+    format!(" (on Kubernetes {})", names.join(" and "))
 }
 
 /// ROOTFS: every container of the operator class (and of a namespace of no
