@@ -10,7 +10,7 @@
 //! ROOTFS: the operator class's read-only root filesystem, hardening
 //! beyond the standards, is a rule of its own here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value as Json;
 
@@ -271,6 +271,9 @@ fn daemon_pod_templates(
     namespaces: &HashMap<&str, &Json>,
     findings: &mut Findings<'_>,
 ) {
+    // The ConfigMaps named, by (namespace, name), each once: one pass over
+    // the objects however many instances there are.
+    let mut named: HashSet<(&str, String)> = HashSet::new();
     for instance in &context.facts.instances {
         let container = &context.objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
             [instance.container];
@@ -278,43 +281,47 @@ fn daemon_pod_templates(
             .iter()
             .flat_map(|k| container[*k].as_array().into_iter().flatten().cloned())
             .collect();
-        let Some(name) = last_flag(&words, "--daemon-pod-template") else {
+        if let (Some(name), Some(builds)) = (
+            last_flag(&words, "--daemon-pod-template"),
+            instance.builds.as_deref(),
+        ) {
+            named.insert((builds, name));
+        }
+    }
+    if named.is_empty() {
+        return;
+    }
+    for (index, object) in context.objects.iter().enumerate() {
+        if object["kind"] != "ConfigMap" || object["apiVersion"] != "v1" {
+            continue;
+        }
+        let namespace = namespace_of(object);
+        let name = object["metadata"]["name"].as_str().unwrap_or_default();
+        let Some((builds, _)) = named.get(&(namespace, name.to_owned())) else {
             continue;
         };
-        let Some(builds) = instance.builds.as_deref() else {
-            continue;
-        };
-        for (index, object) in context.objects.iter().enumerate() {
-            if object["kind"] != "ConfigMap"
-                || object["apiVersion"] != "v1"
-                || object["metadata"]["name"] != name.as_str()
-                || namespace_of(object) != builds
-            {
+        for (key, text) in object["data"].as_object().into_iter().flatten() {
+            let Some(template) = text.as_str().and_then(read_template) else {
+                continue;
+            };
+            let node = if template["template"]["spec"].is_object() {
+                &template["template"]
+            } else {
+                &template
+            };
+            if !node["spec"].is_object() {
                 continue;
             }
-            for (key, text) in object["data"].as_object().into_iter().flatten() {
-                let Some(template) = text.as_str().and_then(read_template) else {
-                    continue;
-                };
-                let node = if template["template"]["spec"].is_object() {
-                    &template["template"]
-                } else {
-                    &template
-                };
-                if !node["spec"].is_object() {
-                    continue;
-                }
-                let pod = Carried {
-                    index,
-                    namespace: builds,
-                    at: Where::Text(KeyPath::root().key("data").key(key.as_str())),
-                    pod: Pod {
-                        metadata: &node["metadata"],
-                        spec: &node["spec"],
-                    },
-                };
-                verdicts(context, namespaces, &pod, findings);
-            }
+            let pod = Carried {
+                index,
+                namespace: builds,
+                at: Where::Text(KeyPath::root().key("data").key(key.as_str())),
+                pod: Pod {
+                    metadata: &node["metadata"],
+                    spec: &node["spec"],
+                },
+            };
+            verdicts(context, namespaces, &pod, findings);
         }
     }
 }
