@@ -159,12 +159,12 @@ fn the_issues_examples_are_refused_by_control() {
         (
             "apparmor-unconfined.yaml",
             "Deployment buildkit-operator/web",
-            "\"AppArmor\": forbidden AppArmor profile (container.apparmor.security.beta.kubernetes.io/web=\"unconfined\")",
+            "\"AppArmor\": forbidden AppArmor profile (annotation must not set AppArmor profile type to \"container.apparmor.security.beta.kubernetes.io/web=\\\"unconfined\\\"\")",
         ),
         (
             "apparmor-unconfined-field.yaml",
             "Deployment buildkit-operator/web",
-            "\"AppArmor\": forbidden AppArmor profile (container \"web\" must not set securityContext.appArmorProfile.type to \"Unconfined\")",
+            "\"AppArmor\": forbidden AppArmor profile (container \"web\" must not set AppArmor profile type to \"Unconfined\")",
         ),
         (
             "procmount-unmasked.yaml",
