@@ -252,4 +252,11 @@ fn the_daemon_pod_template_is_read_as_a_pod() {
         t3_beside_prod(&format!("{prod}---\n{template}")),
         Vec::<String>::new()
     );
+    // Named but not in the input: said, not passed in silence.
+    let run = chartgen_with_stdin(&["check", "-"], Some(&named));
+    assert!(
+        run.stdout.contains("info: ConfigMap buildkit-builds/buildkit-daemon-pod-template: named by buildd's --daemon-pod-template but not in the input"),
+        "{}",
+        run.stdout
+    );
 }

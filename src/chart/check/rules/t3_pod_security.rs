@@ -291,6 +291,7 @@ fn daemon_pod_templates(
     if named.is_empty() {
         return;
     }
+    let mut seen: HashSet<(&str, String)> = HashSet::new();
     for (index, object) in context.objects.iter().enumerate() {
         if object["kind"] != "ConfigMap" || object["apiVersion"] != "v1" {
             continue;
@@ -300,8 +301,15 @@ fn daemon_pod_templates(
         let Some((builds, _)) = named.get(&(namespace, name.to_owned())) else {
             continue;
         };
+        seen.insert((builds, name.to_owned()));
         for (key, text) in object["data"].as_object().into_iter().flatten() {
             let Some(template) = text.as_str().and_then(read_template) else {
+                findings.note(
+                    format!("ConfigMap {namespace}/{name}"),
+                    format!(
+                        "{key} does not read as one YAML mapping: the daemons' pod template in it was not checked for Pod Security"
+                    ),
+                );
                 continue;
             };
             let node = if template["template"]["spec"].is_object() {
@@ -323,6 +331,12 @@ fn daemon_pod_templates(
             };
             verdicts(context, namespaces, &pod, findings);
         }
+    }
+    for (builds, name) in named.difference(&seen) {
+        findings.note(
+            format!("ConfigMap {builds}/{name}"),
+            "named by buildd's --daemon-pod-template but not in the input: the daemons' pod template was not checked for Pod Security",
+        );
     }
 }
 
