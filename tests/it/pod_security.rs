@@ -260,3 +260,50 @@ fn the_daemon_pod_template_is_read_as_a_pod() {
         run.stdout
     );
 }
+
+/// The cluster's verdict comes from the Namespace's labels, at the version
+/// they pin: in a namespace of another application enforcing `baseline`
+/// at `v1.28`, a sysctl that became safe in 1.29 is refused by the cluster
+/// alone (the class's demand reads the newest rules, which allow it), while
+/// a missing `allowPrivilegeEscalation: false` is the class's demand alone
+/// (baseline does not ask for it).
+#[test]
+fn the_cluster_verdict_reads_the_namespaces_level_and_version() {
+    let extra = "---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: monitoring
+  labels:
+    pod-security.kubernetes.io/enforce: baseline
+    pod-security.kubernetes.io/enforce-version: v1.28
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: probe, namespace: monitoring}
+spec:
+  securityContext:
+    runAsNonRoot: true
+    seccompProfile: {type: RuntimeDefault}
+    sysctls: [{name: net.ipv4.tcp_keepalive_time, value: \"600\"}]
+  containers:
+    - name: probe
+      image: registry.example.com/probe:1.0
+      securityContext:
+        readOnlyRootFilesystem: true
+        capabilities: {drop: [ALL]}
+";
+    let lines = t3_beside_prod(&format!("{}{extra}", prod()));
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("T3 Pod monitoring/probe spec.securityContext.sysctls[0].name: Pod Security control \"Sysctls\": forbidden sysctls (net.ipv4.tcp_keepalive_time); namespace monitoring enforces Pod Security baseline:v1.28, which refuses the pod")
+            && !l.contains("held to")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("T3 Pod monitoring/probe spec.containers[0].securityContext.allowPrivilegeEscalation: Pod Security control \"Privilege Escalation\"")
+            && l.ends_with("; monitoring, of no trust class, is held to the operator class's Pod Security restricted")
+            && !l.contains("enforces")),
+        "{lines:#?}"
+    );
+}
