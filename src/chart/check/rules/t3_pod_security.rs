@@ -384,3 +384,37 @@ fn levels(namespace: &ClassedNamespace<'_>, findings: &mut Findings<'_>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pod_security::CONTROLS;
+
+    /// The builds class's relaxations are controls of the table, and the
+    /// restricted ones the level would run (a misspelt id would silently
+    /// relax nothing).
+    #[test]
+    fn the_rootless_relaxations_name_controls_of_the_table() {
+        for id in ROOTLESS_RELAXED {
+            assert!(CONTROLS.iter().any(|c| c.id == *id), "{id}");
+        }
+        let spec = serde_json::json!({"securityContext": {"runAsNonRoot": true,
+            "seccompProfile": {"type": "Unconfined"}, "appArmorProfile": {"type": "Unconfined"}},
+            "containers": [{"name": "buildkitd", "securityContext": {"capabilities": {"drop": ["ALL"]}}}]});
+        let pod = Pod {
+            metadata: &Json::Null,
+            spec: &spec,
+        };
+        let all = broken(&pod, Level::Restricted, PolicyVersion::Latest, &[]);
+        assert_eq!(all.len(), 3);
+        assert!(
+            broken(
+                &pod,
+                Level::Restricted,
+                PolicyVersion::Latest,
+                ROOTLESS_RELAXED
+            )
+            .is_empty()
+        );
+    }
+}
