@@ -14,6 +14,7 @@ pub mod kube;
 pub mod manifest;
 pub mod names;
 pub mod output;
+pub mod pod_security;
 pub mod rbac;
 pub mod scheduling;
 pub mod secret;

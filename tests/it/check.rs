@@ -86,7 +86,7 @@ fn mutations() -> Vec<Mutation> {
             "kind: Service\nmetadata:\n  name: buildkit-gateway\n  namespace: buildkit-operator",
             "kind: Service\nmetadata:\n  name: buildkit-gateway\n  namespace: buildkit-builds".to_owned(),
         )]),
-        ("t3-writable-root-on-buildd", "T3", vec![(
+        ("rootfs-writable-root-on-buildd", "ROOTFS", vec![(
             "readOnlyRootFilesystem: true",
             "readOnlyRootFilesystem: false".to_owned(),
         )]),
@@ -269,7 +269,7 @@ fn label_free_renders_give_exactly_their_findings() {
         .collect();
     assert_eq!(
         ids,
-        ["R4", "R2", "R1", "R3", "T3", "T5", "R3", "T2"],
+        ["R4", "R2", "R1", "R3", "ROOTFS", "T5", "R3", "T2"],
         "{}",
         broken.stdout
     );
@@ -367,12 +367,13 @@ fn node_plumbing_elsewhere_is_no_second_system_namespace() {
     );
     assert_eq!(
         lines[1],
-        "T3 DaemonSet sneaky/miner spec.template.spec.hostPID: hostPID is set; sneaky, of no trust class, is held to the operator class's posture and does not allow it"
+        "T3 DaemonSet sneaky/miner spec.template.spec.hostPID: Pod Security control \"Host Namespaces\": host namespaces (hostPID=true); sneaky, of no trust class, is held to the operator class's Pod Security restricted"
     );
     assert!(
         lines[2..lines.len() - 1]
             .iter()
-            .all(|l| l.starts_with("T3 DaemonSet sneaky/miner ")),
+            .all(|l| l.starts_with("T3 DaemonSet sneaky/miner ")
+                || l.starts_with("ROOTFS DaemonSet sneaky/miner ")),
         "{}",
         run.stdout
     );
@@ -499,8 +500,8 @@ fn findings_point_at_the_line_and_template() {
     let findings = &report["findings"];
     assert_eq!(findings.as_array().unwrap().len(), 1, "{findings:#}");
     let finding = &findings[0];
-    assert_eq!(finding["doc"], "docs/checks.md#t3");
-    assert_eq!(finding["invariant"], "T3");
+    assert_eq!(finding["doc"], "docs/checks.md#rootfs");
+    assert_eq!(finding["invariant"], "ROOTFS");
     assert_eq!(
         finding["object"],
         "Deployment buildkit-operator/buildkit-buildd"

@@ -16,6 +16,7 @@ mod integrations;
 mod kube_schemas;
 mod output;
 mod outputs;
+mod pod_security;
 mod rbac_truth;
 mod reading;
 mod render;

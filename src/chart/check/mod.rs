@@ -57,8 +57,10 @@ pub enum Invariant {
     T1,
     /// Every object in its trust class's namespace.
     T2,
-    /// Pod security by trust class.
+    /// Pod Security: the cluster's verdict and the class's demand.
     T3,
+    /// The control plane's root filesystem is read-only.
+    ReadOnlyRoot,
     /// Policy exemptions by trust class.
     T4,
     /// The control plane wired to its namespaces: POD_NAMESPACE, --namespace,
@@ -73,7 +75,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 16] = [
+    pub const ALL: [Invariant; 17] = [
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
@@ -86,6 +88,7 @@ impl Invariant {
         Invariant::T1,
         Invariant::T2,
         Invariant::T3,
+        Invariant::ReadOnlyRoot,
         Invariant::T4,
         Invariant::T5,
         Invariant::MissingFact,
@@ -107,6 +110,7 @@ impl Invariant {
             Invariant::T1 => "T1",
             Invariant::T2 => "T2",
             Invariant::T3 => "T3",
+            Invariant::ReadOnlyRoot => "ROOTFS",
             Invariant::T4 => "T4",
             Invariant::T5 => "T5",
             Invariant::MissingFact => "FACT",

@@ -119,9 +119,16 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         id: Invariant::T3.id(),
-        title: "Pod security by trust class",
-        help: "ADR-0006: the control plane is hardened (runAsNonRoot, readOnlyRootFilesystem, capabilities drop ALL, allowPrivilegeEscalation false, seccomp RuntimeDefault, no host access); the build daemons are rootless and may relax privilege escalation and seccomp, never privileged or on host paths; only the system namespace runs privileged node plumbing. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
-        example: "T3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: readOnlyRootFilesystem is not true; the operator class in buildkit-operator does not allow it",
+        title: "Pod Security: what the cluster enforces and what the trust class demands",
+        help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and so are the Seccomp control (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, capabilities dropping ALL and adding at most NET_BIND_SERVICE, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A namespace the input shows no class for is held to the operator class's demand. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+        example: "T3 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].ports[0].hostPort: Pod Security control \"Host Ports\": hostPort (container \"gateway\" uses hostPort 8443); namespace buildkit-operator enforces Pod Security restricted:latest, which refuses the pod; and the operator class in buildkit-operator demands Pod Security restricted",
+        doc: DOC,
+    },
+    Rule {
+        id: Invariant::ReadOnlyRoot.id(),
+        title: "The control plane's root filesystem is read-only",
+        help: "ADR-0006 hardens the control plane beyond Pod Security `restricted`: every container, init containers included, of a pod in the operator namespace (and in a namespace the input shows no class for, held to the operator class) sets `securityContext.readOnlyRootFilesystem: true` (a Windows pod, `spec.os.name: windows`, cannot set it and is not held to it). No Pod Security control asks for it, so the cluster's admission never refuses such a pod: only this rule does.",
+        example: "ROOTFS Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: readOnlyRootFilesystem is not true; the operator class in buildkit-operator does not allow it",
         doc: DOC,
     },
     Rule {
@@ -198,6 +205,10 @@ pub fn reference() -> String {
             "## {}\n\n**{}.** {}\n\nExample:\n\n```\n{}\n```\n\n",
             rule.id, rule.title, rule.help, rule.example
         );
+        if rule.id == Invariant::T3.id() {
+            out.push_str(&crate::pod_security::reference());
+            out.push('\n');
+        }
     }
     out.pop();
     out

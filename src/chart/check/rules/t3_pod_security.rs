@@ -1,28 +1,352 @@
-//! T3: pod security by trust class (ADR-0006): the control plane hardened,
-//! the daemons rootless, only the system namespace privileged; a
+//! T3: Pod Security, two verdicts per pod (ADR-0006). Every pod the input
+//! carries (a workload's template, a Pod, the daemons' pod template in the
+//! ConfigMap buildd's `--daemon-pod-template` names) is evaluated by the
+//! Pod Security Standards as the admission evaluates them
+//! (`kubernetes::pod_security`): what the cluster will enforce, from its
+//! Namespace's `enforce` and `enforce-version` labels when the input has
+//! the Namespace, and what ADR-0006 demands of its namespace's class. A
 //! Namespace that states a Pod Security level states its class's.
+//!
+//! ROOTFS: the operator class's read-only root filesystem, hardening
+//! beyond the standards, is a rule of its own here.
+
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value as Json;
 
 use super::namespaces::{ClassedNamespace, classed};
-use crate::check::facts::{namespace_of, pod_spec};
+use crate::check::facts::{last_flag, namespace_of};
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
+use crate::manifest::LIMITS;
 use crate::plan::adr;
+use crate::pod_security::{
+    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, carried_pod, evaluate, joined,
+};
 
-/// Checks T3 on the Namespaces and on every workload.
+/// The controls the builds class may break, and only these: what rootless
+/// buildkitd needs (ADR-0006: "rootless relaxes allowPrivilegeEscalation +
+/// seccomp/apparmor").
+pub const ROOTLESS_RELAXED: &[&str] = &[
+    "allowPrivilegeEscalation",
+    "seccompProfile_restricted",
+    "appArmorProfile",
+];
+
+/// What ADR-0006 demands of the pods of a namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Demand {
+    /// `restricted`, and a read-only root filesystem.
+    Restricted,
+    /// `restricted` but for [`ROOTLESS_RELAXED`].
+    Rootless,
+    /// Nothing beyond what the cluster enforces (the system class).
+    Nothing,
+}
+
+/// The class a pod in `namespace` is judged by, and what it demands: the
+/// class the input shows, else the operator class's (the strictest). The
+/// one place that decides which objects the ADR holds.
+fn demand_of(context: &Context<'_>, namespace: &str) -> (Option<Class>, Demand) {
+    let class = context.class_of(namespace);
+    let demand = match class.unwrap_or(Class::Operator) {
+        Class::Operator => Demand::Restricted,
+        Class::Builds => Demand::Rootless,
+        Class::System => Demand::Nothing,
+    };
+    (class, demand)
+}
+
+/// Checks T3 and ROOTFS on the Namespaces and on every pod.
 pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     for namespace in classed(context) {
         levels(&namespace, findings);
     }
+    let namespaces: HashMap<&str, &Json> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "Namespace" && o["apiVersion"] == "v1")
+        .filter_map(|o| Some((o["metadata"]["name"].as_str()?, *o)))
+        .collect();
     for (index, object) in context.objects.iter().enumerate() {
-        if object["kind"] == "Namespace" {
+        let Some(carried) = carried_pod(object) else {
             continue;
-        }
-        if let Some(pod) = pod_spec(object) {
-            workload(context, index, object, pod, findings);
+        };
+        let namespace = namespace_of(object);
+        let pod = Carried {
+            index,
+            namespace,
+            at: Where::Path(carried.at),
+            pod: carried.pod,
+        };
+        verdicts(context, &namespaces, &pod, findings);
+        read_only_root(context, &pod, findings);
+    }
+    daemon_pod_templates(context, &namespaces, findings);
+}
+
+/// A pod found in object `index`, in `namespace`.
+struct Carried<'a> {
+    index: usize,
+    namespace: &'a str,
+    at: Where,
+    pod: Pod<'a>,
+}
+
+/// Where a pod sits in its object.
+enum Where {
+    /// At a path: the pod template's node.
+    Path(KeyPath),
+    /// In a string at a path (a ConfigMap's data): findings point there.
+    Text(KeyPath),
+}
+
+impl Where {
+    fn of(&self, path: &KeyPath) -> KeyPath {
+        match self {
+            Where::Path(at) => joined(at, path),
+            Where::Text(at) => at.clone(),
         }
     }
+}
+
+/// One violation with the server versions that refuse it.
+struct Broken {
+    violation: Violation,
+    servers: Vec<u32>,
+}
+
+/// The violations of `pod` at `level` and `version` on each server version
+/// chartgen targets, each once; `skip` names checks not asked for.
+fn broken(pod: &Pod<'_>, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
+    let mut all: Vec<Broken> = Vec::new();
+    for (server, minor) in version.per_server() {
+        for violation in evaluate(pod, level, minor) {
+            if skip.contains(&violation.check) {
+                continue;
+            }
+            match all.iter_mut().find(|b| b.violation == violation) {
+                Some(b) => b.servers.push(server),
+                None => all.push(Broken {
+                    violation,
+                    servers: vec![server],
+                }),
+            }
+        }
+    }
+    all
+}
+
+/// The cluster's verdict and the class's on one pod, one finding per
+/// broken control, saying which verdict refuses it.
+fn verdicts(
+    context: &Context<'_>,
+    namespaces: &HashMap<&str, &Json>,
+    pod: &Carried<'_>,
+    findings: &mut Findings<'_>,
+) {
+    let namespace = pod.namespace;
+    let policy = namespaces
+        .get(namespace)
+        .and_then(|n| Policy::of_namespace(n))
+        .filter(|p| p.level > Level::Privileged);
+    let cluster = policy.map_or_else(Vec::new, |p| broken(&pod.pod, p.level, p.version, &[]));
+    let (class, demand) = demand_of(context, namespace);
+    let demanded = match demand {
+        Demand::Restricted => broken(&pod.pod, Level::Restricted, PolicyVersion::Latest, &[]),
+        Demand::Rootless => broken(
+            &pod.pod,
+            Level::Restricted,
+            PolicyVersion::Latest,
+            ROOTLESS_RELAXED,
+        ),
+        Demand::Nothing => Vec::new(),
+    };
+    let whose = match (class, demand) {
+        (None, _) => format!(
+            "{namespace}, of no trust class, is held to the operator class's Pod Security restricted"
+        ),
+        (Some(class), Demand::Rootless) => format!(
+            "the {} class in {namespace} demands Pod Security restricted but for what rootless buildkitd needs",
+            class.name()
+        ),
+        (Some(class), _) => format!(
+            "the {} class in {namespace} demands Pod Security restricted",
+            class.name()
+        ),
+    };
+    let mut reported: Vec<&Violation> = Vec::new();
+    for b in cluster.iter().chain(&demanded) {
+        if reported.contains(&&b.violation) {
+            continue;
+        }
+        reported.push(&b.violation);
+        let by_cluster = cluster.iter().find(|c| c.violation == b.violation);
+        let by_class = demanded.iter().find(|c| c.violation == b.violation);
+        let mut why = Vec::new();
+        if let (Some(c), Some(p)) = (by_cluster, policy) {
+            why.push(format!(
+                "namespace {namespace} enforces Pod Security {}{}, which refuses the pod",
+                p.name(),
+                only_on(&c.servers)
+            ));
+        }
+        if let Some(c) = by_class {
+            why.push(format!("{whose}{}", only_on(&c.servers)));
+        }
+        let v = &b.violation;
+        findings.report(
+            Invariant::T3,
+            pod.index,
+            &pod.at.of(&v.path),
+            format!(
+                "Pod Security control \"{}\": {}; {}",
+                v.control,
+                v.message(),
+                why.join("; and ")
+            ),
+        );
+    }
+}
+
+/// ` (on Kubernetes 1.35)` when only some of the server versions chartgen
+/// targets refuse it.
+fn only_on(servers: &[u32]) -> String {
+    if servers.len() == TARGET_MINORS.len() {
+        return String::new();
+    }
+    let names: Vec<String> = servers.iter().map(|m| format!("1.{m}")).collect();
+    format!(" (on Kubernetes {})", names.join(" and "))
+}
+
+/// ROOTFS: every container of the operator class (and of a namespace of no
+/// class, held to it) keeps its root filesystem read-only; a Windows pod,
+/// which cannot set it, is not held to it.
+fn read_only_root(context: &Context<'_>, pod: &Carried<'_>, findings: &mut Findings<'_>) {
+    let (class, demand) = demand_of(context, pod.namespace);
+    // A Windows pod cannot set it (the API server refuses the Linux-only
+    // field there).
+    if demand != Demand::Restricted || pod.pod.spec["os"]["name"] == "windows" {
+        return;
+    }
+    let namespace = pod.namespace;
+    let whose = match class {
+        Some(class) => format!("the {} class in {namespace}", class.name()),
+        None => {
+            format!("{namespace}, of no trust class, is held to the operator class's posture and")
+        }
+    };
+    for list in ["initContainers", "containers"] {
+        for (c, container) in pod.pod.spec[list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if container["securityContext"]["readOnlyRootFilesystem"] != true {
+                let path = KeyPath::root()
+                    .key("spec")
+                    .key(list)
+                    .index(c)
+                    .key("securityContext")
+                    .key("readOnlyRootFilesystem");
+                findings.report(
+                    Invariant::ReadOnlyRoot,
+                    pod.index,
+                    &pod.at.of(&path),
+                    format!("readOnlyRootFilesystem is not true; {whose} does not allow it"),
+                );
+            }
+        }
+    }
+}
+
+/// The daemons' pod template: each buildd's `--daemon-pod-template` names a
+/// ConfigMap in its builds namespace whose data holds the pod template
+/// buildd starts every daemon from; each value that reads as a pod (its
+/// `spec`, or a PodTemplate's `template`) is judged as a pod of the builds
+/// namespace.
+fn daemon_pod_templates(
+    context: &Context<'_>,
+    namespaces: &HashMap<&str, &Json>,
+    findings: &mut Findings<'_>,
+) {
+    // The ConfigMaps named, by (namespace, name), each once: one pass over
+    // the objects however many instances there are.
+    let mut named: HashSet<(&str, String)> = HashSet::new();
+    for instance in &context.facts.instances {
+        let container = &context.objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
+            [instance.container];
+        let words: Vec<Json> = ["command", "args"]
+            .iter()
+            .flat_map(|k| container[*k].as_array().into_iter().flatten().cloned())
+            .collect();
+        if let (Some(name), Some(builds)) = (
+            last_flag(&words, "--daemon-pod-template"),
+            instance.builds.as_deref(),
+        ) {
+            named.insert((builds, name));
+        }
+    }
+    if named.is_empty() {
+        return;
+    }
+    let mut seen: HashSet<(&str, String)> = HashSet::new();
+    for (index, object) in context.objects.iter().enumerate() {
+        if object["kind"] != "ConfigMap" || object["apiVersion"] != "v1" {
+            continue;
+        }
+        let namespace = namespace_of(object);
+        let name = object["metadata"]["name"].as_str().unwrap_or_default();
+        let Some((builds, _)) = named.get(&(namespace, name.to_owned())) else {
+            continue;
+        };
+        seen.insert((builds, name.to_owned()));
+        for (key, text) in object["data"].as_object().into_iter().flatten() {
+            let Some(template) = text.as_str().and_then(read_template) else {
+                findings.note(
+                    format!("ConfigMap {namespace}/{name}"),
+                    format!(
+                        "{key} does not read as one YAML mapping: the daemons' pod template in it was not checked for Pod Security"
+                    ),
+                );
+                continue;
+            };
+            let node = if template["template"]["spec"].is_object() {
+                &template["template"]
+            } else {
+                &template
+            };
+            if !node["spec"].is_object() {
+                continue;
+            }
+            let pod = Carried {
+                index,
+                namespace: builds,
+                at: Where::Text(KeyPath::root().key("data").key(key.as_str())),
+                pod: Pod {
+                    metadata: &node["metadata"],
+                    spec: &node["spec"],
+                },
+            };
+            verdicts(context, namespaces, &pod, findings);
+        }
+    }
+    for (builds, name) in named.difference(&seen) {
+        findings.note(
+            format!("ConfigMap {builds}/{name}"),
+            "named by buildd's --daemon-pod-template but not in the input: the daemons' pod template was not checked for Pod Security",
+        );
+    }
+}
+
+/// A pod template's YAML, as Kubernetes reads YAML; `None` when it is not
+/// one mapping.
+fn read_template(text: &str) -> Option<Json> {
+    let source = crate::location::Source::file("pod template", text);
+    let documents = crate::yaml::parse_manifests(&source, LIMITS).ok()?;
+    let json = documents.first()?.to_json();
+    json.is_object().then_some(json)
 }
 
 /// The Pod Security Admission level of each mode is the class's.
@@ -61,118 +385,36 @@ fn levels(namespace: &ClassedNamespace<'_>, findings: &mut Findings<'_>) {
     }
 }
 
-/// A workload's pod as its namespace's class allows it: no host access or
-/// privilege outside the system class, non-root everywhere else, and the
-/// operator class hardened.
-fn workload(
-    context: &Context<'_>,
-    index: usize,
-    object: &Json,
-    (at, pod): (&str, &Json),
-    findings: &mut Findings<'_>,
-) {
-    let at = KeyPath::dotted(at);
-    let namespace = namespace_of(object);
-    // A namespace of no known class is held to the strictest class.
-    let class = context.class_of(namespace).unwrap_or(Class::Operator);
-    if class == Class::System {
-        return;
-    }
-    let mut broken: Vec<(KeyPath, String)> = Vec::new();
-    for host in ["hostPID", "hostNetwork", "hostIPC"] {
-        if pod[host] == true {
-            broken.push((at.key(host), format!("{host} is set")));
-        }
-    }
-    for (v, volume) in pod["volumes"].as_array().into_iter().flatten().enumerate() {
-        if volume.get("hostPath").is_some() {
-            broken.push((
-                at.key("volumes").index(v).key("hostPath"),
-                "a hostPath volume".to_owned(),
-            ));
-        }
-    }
-    let pod_context = &pod["securityContext"];
-    for list in ["initContainers", "containers"] {
-        for (c, container) in pod[list].as_array().into_iter().flatten().enumerate() {
-            let sc = &container["securityContext"];
-            let here = at.key(list).index(c).key("securityContext");
-            if sc["privileged"] == true {
-                broken.push((here.key("privileged"), "a privileged container".to_owned()));
-            }
-            let non_root = sc["runAsNonRoot"]
-                .as_bool()
-                .or(pod_context["runAsNonRoot"].as_bool());
-            if non_root != Some(true) {
-                broken.push((
-                    here.key("runAsNonRoot"),
-                    "runAsNonRoot is not true".to_owned(),
-                ));
-            }
-            if class == Class::Operator {
-                hardened(sc, pod_context, &here, &mut broken);
-            }
-        }
-    }
-    let whose = if context.class_of(namespace).is_some() {
-        format!("the {} class in {namespace}", class.name())
-    } else {
-        format!("{namespace}, of no trust class, is held to the operator class's posture and")
-    };
-    for (path, what) in broken {
-        findings.report(
-            Invariant::T3,
-            index,
-            &path,
-            format!("{what}; {whose} does not allow it"),
-        );
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pod_security::CONTROLS;
 
-/// What the operator class adds for one container whose security context
-/// `sc` is at `here`: the restricted profile.
-fn hardened(sc: &Json, pod_context: &Json, here: &KeyPath, broken: &mut Vec<(KeyPath, String)>) {
-    if sc["allowPrivilegeEscalation"] != false {
-        broken.push((
-            here.key("allowPrivilegeEscalation"),
-            "allowPrivilegeEscalation is not false".to_owned(),
-        ));
-    }
-    if sc["readOnlyRootFilesystem"] != true {
-        broken.push((
-            here.key("readOnlyRootFilesystem"),
-            "readOnlyRootFilesystem is not true".to_owned(),
-        ));
-    }
-    let added: Vec<&str> = sc["capabilities"]["add"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Json::as_str)
-        .filter(|c| *c != "NET_BIND_SERVICE")
-        .collect();
-    if !added.is_empty() {
-        broken.push((
-            here.key("capabilities").key("add"),
-            format!("capabilities {} are added", added.join(", ")),
-        ));
-    }
-    let drops_all = sc["capabilities"]["drop"]
-        .as_array()
-        .is_some_and(|d| d.iter().any(|c| c == "ALL"));
-    if !drops_all {
-        broken.push((
-            here.key("capabilities"),
-            "capabilities do not drop ALL".to_owned(),
-        ));
-    }
-    let seccomp = sc["seccompProfile"]["type"]
-        .as_str()
-        .or(pod_context["seccompProfile"]["type"].as_str());
-    if !matches!(seccomp, Some("RuntimeDefault" | "Localhost")) {
-        broken.push((
-            here.key("seccompProfile"),
-            format!("seccomp profile is {}", seccomp.unwrap_or("unset")),
-        ));
+    /// The builds class's relaxations are controls of the table, and the
+    /// restricted ones the level would run (a misspelt id would silently
+    /// relax nothing).
+    #[test]
+    fn the_rootless_relaxations_name_controls_of_the_table() {
+        for id in ROOTLESS_RELAXED {
+            assert!(CONTROLS.iter().any(|c| c.id == *id), "{id}");
+        }
+        let spec = serde_json::json!({"securityContext": {"runAsNonRoot": true,
+            "seccompProfile": {"type": "Unconfined"}, "appArmorProfile": {"type": "Unconfined"}},
+            "containers": [{"name": "buildkitd", "securityContext": {"capabilities": {"drop": ["ALL"]}}}]});
+        let pod = Pod {
+            metadata: &Json::Null,
+            spec: &spec,
+        };
+        let all = broken(&pod, Level::Restricted, PolicyVersion::Latest, &[]);
+        assert_eq!(all.len(), 3);
+        assert!(
+            broken(
+                &pod,
+                Level::Restricted,
+                PolicyVersion::Latest,
+                ROOTLESS_RELAXED
+            )
+            .is_empty()
+        );
     }
 }
