@@ -119,7 +119,7 @@ fn errors_about_malformed_secrets_quote_nothing() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 6);
     for file in files {
         let file = crate::harness::relative(&file);
         let stdin = std::fs::read_to_string(&file).unwrap();
