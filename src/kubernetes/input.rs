@@ -1059,6 +1059,68 @@ fn source_comments(text: &str) -> Vec<(usize, Option<String>)> {
 mod tests {
     use super::*;
 
+    fn ids(text: &str) -> Vec<String> {
+        parse("t", text)
+            .unwrap()
+            .manifests
+            .iter()
+            .map(|m| m.id.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_typed_lists_items_without_kind_are_of_its_item_kind() {
+        let text = "apiVersion: v1\nkind: ServiceAccountList\nitems:\n  - metadata: {name: a, namespace: x}\n  - metadata: {name: b}\n";
+        assert_eq!(
+            ids(text),
+            ["ServiceAccount default/b", "ServiceAccount x/a"]
+        );
+        let set = parse("t", text).unwrap();
+        let a = &set.manifests[1];
+        assert_eq!(
+            a.node.get("apiVersion").unwrap().value,
+            Value::String("v1".into())
+        );
+        assert_eq!(manifest::line_of(&a.node.origin), 4);
+    }
+
+    #[test]
+    fn a_custom_resource_takes_its_scope_from_its_crd() {
+        let crd = |scope: &str, kind: &str| {
+            format!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: x.example.com}}\nspec:\n  group: example.com\n  scope: {scope}\n  names: {{kind: {kind}}}\n---\napiVersion: example.com/v1\nkind: {kind}\nmetadata: {{name: one, namespace: ignored}}\n---\napiVersion: other.com/v1\nkind: {kind}\nmetadata: {{name: two}}\n---\n"
+            )
+        };
+        let text = crd("Cluster", "Global");
+        assert_eq!(
+            ids(&text),
+            [
+                "CustomResourceDefinition x.example.com",
+                "Global one",
+                "Global default/two"
+            ]
+        );
+        let text = crd("Namespaced", "Local");
+        assert_eq!(
+            ids(&text),
+            [
+                "CustomResourceDefinition x.example.com",
+                "Local default/two",
+                "Local ignored/one"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_default_namespace_is_written_into_the_object() {
+        let set = parse("t", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: \"\"}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n").unwrap();
+        let json: Vec<_> = set.manifests.iter().map(|m| m.node.to_json()).collect();
+        assert_eq!(set.manifests[0].id.to_string(), "Namespace ns");
+        assert_eq!(json[0]["metadata"].get("namespace"), None);
+        assert_eq!(set.manifests[1].id.to_string(), "ConfigMap default/c");
+        assert_eq!(json[1]["metadata"]["namespace"], "default");
+    }
+
     #[test]
     fn source_comments_follow_document_starts() {
         let text = "---\n# Source: templates/a.yaml\nkind: A\n---\n# Source: chart/templates/b.yaml\nkind: B\n---\nkind: C\n";

@@ -299,8 +299,10 @@ pub const DEFAULT_NAMESPACE: &str = "default";
 
 /// Kinds that live outside namespaces: every built-in cluster-scoped kind
 /// of the Kubernetes versions chartgen targets (`kubectl api-resources
-/// --namespaced=false`), and cert-manager's `ClusterIssuer`. A custom
-/// resource's scope is its CRD's ([`place_in_namespaces`]).
+/// --namespaced=false`), cert-manager's `ClusterIssuer` and Kyverno's
+/// cluster-wide policies (the exemptions chartgen writes are some). A
+/// custom resource's scope is otherwise its CRD's, when the input holds
+/// it ([`place_in_namespaces`]); without one it is taken as namespaced.
 pub fn is_cluster_scoped(kind: &str) -> bool {
     matches!(
         kind,
@@ -342,6 +344,9 @@ pub fn is_cluster_scoped(kind: &str) -> bool {
             | "SelfSubjectRulesReview"
             | "SubjectAccessReview"
             | "ClusterIssuer"
+            | "ClusterPolicy"
+            | "ClusterCleanupPolicy"
+            | "ClusterPolicyReport"
     )
 }
 
