@@ -33,5 +33,6 @@ pub use chart::{
 };
 pub use cli::{commands, report};
 pub use kubernetes::{
-    diff, emit, files, input, kube, manifest, names, output, rbac, scheduling, secret, yaml,
+    diff, emit, files, input, kube, manifest, names, output, quantity, rbac, scheduling, secret,
+    yaml,
 };
