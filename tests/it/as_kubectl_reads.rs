@@ -156,3 +156,46 @@ fn a_json_manifest_is_read_as_json() {
     assert_contains(&run.stdout, "cm.json:6");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// buildd's flags are read wherever the container gives them: the kubelet
+/// runs `command` followed by `args`, so a `--namespace` (or its value) in
+/// `command` counts, and the finding points at the field that holds it.
+#[test]
+fn buildd_flags_in_command_are_read() {
+    let prod = prod();
+    let flags = "          args:\n            - --namespace=buildkit-builds\n            - --leader-elect=true\n";
+    assert!(prod.contains(flags));
+    for (edit, field) in [
+        // The flag in command, overriding args' earlier one: own namespace.
+        (
+            "          command: [/buildd, --namespace, buildkit-operator]\n          args:\n            - --leader-elect=true\n",
+            "command",
+        ),
+        // The flag in command, its value in args.
+        (
+            "          command: [/buildd, --namespace]\n          args:\n            - buildkit-operator\n            - --leader-elect=true\n",
+            "command",
+        ),
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&prod.replacen(flags, edit, 1)));
+        assert_eq!(run.code, 1, "{}", run.transcript());
+        let t5: Vec<&str> = findings(&run.stdout)
+            .into_iter()
+            .filter(|l| l.starts_with("T5 "))
+            .collect();
+        assert_eq!(
+            t5,
+            [format!(
+                "T5 Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].{field}: buildd is told --namespace=buildkit-operator, its own namespace; it creates the daemons in the builds namespace, never the operator's (ADR-0006)"
+            )],
+            "{}",
+            run.stdout
+        );
+    }
+    // Flags in command alone, as right as in args: no finding.
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some(&prod.replacen(flags, "          command:\n            - /buildd\n            - --namespace=buildkit-builds\n            - --leader-elect=true\n", 1)),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
