@@ -42,6 +42,7 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_images(values, &mut violations);
     check_namespaces(values, &mut violations);
     check_metadata(values, &mut violations);
+    check_annotations_size(values, &mut violations);
     check_versions(values, &mut violations);
     check_buildd(values, &mut violations);
     check_replicas(values, &mut violations);
@@ -267,6 +268,63 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
                 );
             }
         }
+    }
+}
+
+/// The common annotations go on every object, beside the chart's own (a
+/// Namespace's exemptions annotation): each object's annotations, keys and
+/// values together, within the API server's 256 KiB. The largest set is a
+/// rendered Namespace's, read from the plan the render uses.
+fn check_annotations_size(values: &Values, violations: &mut Vec<Violation>) {
+    let size = |map: &BTreeMap<String, String>| -> usize {
+        map.iter().map(|(key, value)| key.len() + value.len()).sum()
+    };
+    let common = size(&values.common_annotations);
+    // The chart's own annotations are names of policies, far below 64 KiB:
+    // only common annotations that large need the plan.
+    if common <= super::pod::ANNOTATIONS_MAX_BYTES - 64 * 1024 {
+        return;
+    }
+    let plan = crate::plan::Plan::new(values);
+    let namespaces = &plan.namespaces;
+    // The Namespaces the render holds: the operator's and builds' when the
+    // chart creates them, the system's with the Kata bundle.
+    let largest = [
+        (
+            namespaces.create,
+            &namespaces.operator.name,
+            &namespaces.operator.annotations,
+        ),
+        (
+            namespaces.create,
+            &namespaces.builds.name,
+            &namespaces.builds.annotations,
+        ),
+        (
+            plan.kata_deploy.is_some(),
+            &namespaces.system.name,
+            &namespaces.system.annotations,
+        ),
+    ]
+    .into_iter()
+    .filter(|(rendered, ..)| *rendered)
+    .map(|(_, name, annotations)| (size(annotations), name))
+    .max()
+    .filter(|(bytes, _)| *bytes > common);
+    let (bytes, object) = match largest {
+        Some((bytes, name)) => (bytes, format!("Namespace {name}")),
+        None => (common, "every object".to_owned()),
+    };
+    let max = super::pod::ANNOTATIONS_MAX_BYTES;
+    if bytes > max {
+        violations.push(Violation {
+            path: KeyPath::dotted("commonAnnotations"),
+            also: Vec::new(),
+            message: format!(
+                "the annotations of {object} hold {bytes} bytes with the common annotations; the API server takes at most {max}"
+            ),
+            hint: Some("keep large data out of annotations, in a ConfigMap for instance".to_owned()),
+        });
     }
 }
 
