@@ -382,7 +382,8 @@ pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
     for manifest in manifests {
         let id = &mut manifest.id;
         if is_cluster_scoped(&id.kind)
-            || cluster_crds.contains(&(id.group.clone(), id.kind.clone()))
+            || (!cluster_crds.is_empty()
+                && cluster_crds.contains(&(id.group.clone(), id.kind.clone())))
         {
             id.namespace = None;
             continue;
