@@ -76,6 +76,13 @@ fn as_written(schema: u32, node: &mut Node) {
                 node.value = Value::String(text);
             }
         }
+        // A fraction where a string may stand (a quantity: `cpu: 0.7`) is
+        // kept as written, never through a float.
+        Value::Float(_) if schema.types & STRING != 0 => {
+            if let Some(text) = node.plain.take() {
+                node.value = Value::String(text);
+            }
+        }
         Value::Mapping(entries) => {
             for (key, child) in entries {
                 let named = (schema

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{KeyPath, Problem, printable};
+use crate::diagnostic::{KeyPath, Problem, Segment, printable};
 use crate::error::Error;
 use crate::files;
 use crate::manifest::{self, LIMITS, Manifest};
@@ -296,6 +296,7 @@ fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<Manif
     if budget.exhausted() {
         return Err(Error::InvalidManifests { problems });
     }
+    manifest::place_in_namespaces(&mut set.manifests, manifest::DEFAULT_NAMESPACE);
     duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
         return Err(Error::InvalidManifests { problems });
@@ -421,9 +422,11 @@ fn entries(dir: &Path) -> std::io::Result<Vec<(PathBuf, std::fs::FileType)>> {
         .collect()
 }
 
+/// The files kubectl reads in a directory (`kubectl apply -f DIR`):
+/// `.yaml`, `.yml` and `.json`.
 fn is_yaml(path: &Path) -> bool {
     path.extension()
-        .is_some_and(|ext| ext == "yaml" || ext == "yml")
+        .is_some_and(|ext| ext == "yaml" || ext == "yml" || ext == "json")
 }
 
 fn skip_link(path: &Path, show: Show<'_>) {
@@ -805,6 +808,8 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
         &mut set,
         &mut problems,
     );
+    manifest::place_in_namespaces(&mut set.manifests, manifest::DEFAULT_NAMESPACE);
+    duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
         return Err(Error::InvalidManifests { problems });
     }
@@ -831,6 +836,7 @@ fn read_text(
     };
     let templates = source_comments(&source.text);
     let is_exemptions = source.name.ends_with(EXEMPTIONS_FILE);
+    let mut objects = Vec::with_capacity(documents.len());
     for node in documents {
         if matches!(node.value, Value::Null) {
             continue;
@@ -839,6 +845,13 @@ fn read_text(
             set.exemptions.push(node);
             continue;
         }
+        if node.get("items").is_some() && role == Role::Objects {
+            flatten_list(node, &mut objects, problems);
+        } else {
+            objects.push(node);
+        }
+    }
+    for node in objects {
         if role == Role::ExemptionsOnly {
             problems.push(
                 Problem::new(
@@ -880,6 +893,121 @@ fn read_text(
                 .with_hint("every document needs apiVersion, kind and metadata.name"),
             ),
         }
+    }
+}
+
+/// The objects of a list, each one of its own, as `kubectl apply` reads
+/// them: kubectl decodes any document with an `items` field as a list
+/// (`v1 List`, `PodList`, `RoleList`, …; apimachinery's unstructured
+/// decoder) and applies its items one by one. An item with neither `kind`
+/// nor `apiVersion` in a typed list (`FooList`) is a `Foo` of the list's
+/// apiVersion, as the decoder sets it; any other item without them, a
+/// list inside a list, or `items` that is not a list is refused where it
+/// is written. The items are the list's own nodes, moved: no copy, so the
+/// input's node budget bounds them.
+fn flatten_list(list: Node, objects: &mut Vec<Node>, problems: &mut Vec<Problem>) {
+    let text = |node: &Node, key: &str| match node.get(key).map(|n| &n.value) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    let list_kind = text(&list, "kind");
+    let list_version = text(&list, "apiVersion");
+    let (Some(list_kind), Some(list_version)) = (list_kind, list_version) else {
+        problems.push(Problem::new(
+            list.origin.clone(),
+            KeyPath::root(),
+            "not a Kubernetes object: a list (a document with `items`) without apiVersion and kind".to_owned(),
+        ).with_hint("a list needs apiVersion and kind, such as apiVersion: v1 and kind: List"));
+        return;
+    };
+    let Value::Mapping(entries) = list.value else {
+        return;
+    };
+    let Some((key, items)) = entries.into_iter().find(|(key, _)| key.name == "items") else {
+        return;
+    };
+    let items = match items.value {
+        Value::Sequence(items) => items,
+        Value::Null => Vec::new(),
+        other => {
+            problems.push(Problem::new(
+                items.origin,
+                KeyPath(vec![Segment::Key(key.name)]),
+                format!(
+                    "the items of a {} must be a list, not {}",
+                    yaml::quote(&list_kind),
+                    other.type_name()
+                ),
+            ));
+            return;
+        }
+    };
+    let item_kind = list_kind.strip_suffix("List").filter(|k| !k.is_empty());
+    for (index, mut item) in items.into_iter().enumerate() {
+        let at = KeyPath(vec![
+            Segment::Key("items".to_owned()),
+            Segment::Index(index),
+        ]);
+        if !matches!(item.value, Value::Mapping(_)) {
+            problems.push(Problem::new(
+                item.origin.clone(),
+                at,
+                format!(
+                    "not a Kubernetes object: an item of a {} that is {}, not a mapping",
+                    yaml::quote(&list_kind),
+                    item.value.type_name()
+                ),
+            ));
+            continue;
+        }
+        if item.get("items").is_some() {
+            problems.push(
+                Problem::new(
+                    item.origin.clone(),
+                    at,
+                    format!("a list inside a {}: chartgen reads one level of list, as kubectl applies it", yaml::quote(&list_kind)),
+                )
+                .with_hint("put the inner list's items in the outer list, or the inner list in a document of its own"),
+            );
+            continue;
+        }
+        let (kind, version) = (item.get("kind").is_some(), item.get("apiVersion").is_some());
+        match item_kind {
+            Some(item_kind) if !kind && !version => {
+                let origin = item.origin.clone();
+                if let Value::Mapping(fields) = &mut item.value {
+                    for (name, value) in [
+                        ("apiVersion", &list_version),
+                        ("kind", &item_kind.to_owned()),
+                    ] {
+                        fields.push((
+                            yaml::Key {
+                                name: name.to_owned(),
+                                origin: origin.clone(),
+                            },
+                            Node::new(Value::String(value.clone()), origin.clone()),
+                        ));
+                    }
+                }
+            }
+            _ if !kind || !version => {
+                problems.push(
+                    Problem::new(
+                        item.origin.clone(),
+                        at,
+                        format!(
+                            "not a Kubernetes object: an item of a {} without {}",
+                            yaml::quote(&list_kind),
+                            if kind { "apiVersion" } else { "kind" }
+                        ),
+                    )
+                    .with_hint("every item of a v1 List needs apiVersion and kind"),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        objects.push(item);
     }
 }
 
@@ -930,6 +1058,68 @@ fn source_comments(text: &str) -> Vec<(usize, Option<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ids(text: &str) -> Vec<String> {
+        parse("t", text)
+            .unwrap()
+            .manifests
+            .iter()
+            .map(|m| m.id.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_typed_lists_items_without_kind_are_of_its_item_kind() {
+        let text = "apiVersion: v1\nkind: ServiceAccountList\nitems:\n  - metadata: {name: a, namespace: x}\n  - metadata: {name: b}\n";
+        assert_eq!(
+            ids(text),
+            ["ServiceAccount default/b", "ServiceAccount x/a"]
+        );
+        let set = parse("t", text).unwrap();
+        let a = &set.manifests[1];
+        assert_eq!(
+            a.node.get("apiVersion").unwrap().value,
+            Value::String("v1".into())
+        );
+        assert_eq!(manifest::line_of(&a.node.origin), 4);
+    }
+
+    #[test]
+    fn a_custom_resource_takes_its_scope_from_its_crd() {
+        let crd = |scope: &str, kind: &str| {
+            format!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: x.example.com}}\nspec:\n  group: example.com\n  scope: {scope}\n  names: {{kind: {kind}}}\n---\napiVersion: example.com/v1\nkind: {kind}\nmetadata: {{name: one, namespace: ignored}}\n---\napiVersion: other.com/v1\nkind: {kind}\nmetadata: {{name: two}}\n---\n"
+            )
+        };
+        let text = crd("Cluster", "Global");
+        assert_eq!(
+            ids(&text),
+            [
+                "CustomResourceDefinition x.example.com",
+                "Global one",
+                "Global default/two"
+            ]
+        );
+        let text = crd("Namespaced", "Local");
+        assert_eq!(
+            ids(&text),
+            [
+                "CustomResourceDefinition x.example.com",
+                "Local default/two",
+                "Local ignored/one"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_default_namespace_is_written_into_the_object() {
+        let set = parse("t", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: \"\"}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n").unwrap();
+        let json: Vec<_> = set.manifests.iter().map(|m| m.node.to_json()).collect();
+        assert_eq!(set.manifests[0].id.to_string(), "Namespace ns");
+        assert_eq!(json[0]["metadata"].get("namespace"), None);
+        assert_eq!(set.manifests[1].id.to_string(), "ConfigMap default/c");
+        assert_eq!(json[1]["metadata"]["namespace"], "default");
+    }
 
     #[test]
     fn source_comments_follow_document_starts() {

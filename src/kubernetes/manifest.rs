@@ -292,25 +292,121 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
     })
 }
 
-/// Kinds that live outside namespaces (built-in and cert-manager's).
+/// The namespace a namespaced object without `metadata.namespace` lands
+/// in: `kubectl apply` (with no `-n` and no namespace in the context) and
+/// the API server put it in `default`.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// Kinds that live outside namespaces: every built-in cluster-scoped kind
+/// of the Kubernetes versions chartgen targets (`kubectl api-resources
+/// --namespaced=false`), cert-manager's `ClusterIssuer` and Kyverno's
+/// cluster-wide policies (the exemptions chartgen writes are some). A
+/// custom resource's scope is otherwise its CRD's, when the input holds
+/// it ([`place_in_namespaces`]); without one it is taken as namespaced.
 pub fn is_cluster_scoped(kind: &str) -> bool {
     matches!(
         kind,
         "Namespace"
+            | "Node"
+            | "PersistentVolume"
+            | "ComponentStatus"
             | "ClusterRole"
             | "ClusterRoleBinding"
             | "CustomResourceDefinition"
+            | "APIService"
+            | "MutatingWebhookConfiguration"
+            | "ValidatingWebhookConfiguration"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "MutatingAdmissionPolicy"
+            | "MutatingAdmissionPolicyBinding"
+            | "CertificateSigningRequest"
+            | "ClusterTrustBundle"
+            | "FlowSchema"
+            | "PriorityLevelConfiguration"
+            | "IngressClass"
+            | "IPAddress"
+            | "ServiceCIDR"
             | "RuntimeClass"
             | "PriorityClass"
             | "StorageClass"
-            | "PersistentVolume"
-            | "Node"
-            | "APIService"
-            | "IngressClass"
-            | "ValidatingWebhookConfiguration"
-            | "MutatingWebhookConfiguration"
+            | "CSIDriver"
+            | "CSINode"
+            | "VolumeAttachment"
+            | "VolumeAttributesClass"
+            | "StorageVersion"
+            | "StorageVersionMigration"
+            | "DeviceClass"
+            | "ResourceSlice"
+            | "TokenReview"
+            | "SelfSubjectReview"
+            | "SelfSubjectAccessReview"
+            | "SelfSubjectRulesReview"
+            | "SubjectAccessReview"
             | "ClusterIssuer"
+            | "ClusterPolicy"
+            | "ClusterCleanupPolicy"
+            | "ClusterPolicyReport"
     )
+}
+
+/// The one rule of where an object lives, applied to a whole input: a
+/// cluster-scoped object (a built-in kind of [`is_cluster_scoped`], or a
+/// custom resource whose CRD in the input says `scope: Cluster`) has no
+/// namespace; a namespaced object without `metadata.namespace` is in
+/// `namespace` (the caller's: [`DEFAULT_NAMESPACE`], or the one a
+/// kustomization sets), written into its node so that every reader
+/// (`check`, `rbac`, `diff`'s fields) sees where it lands, and into its
+/// identity.
+pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
+    let cluster_crds: std::collections::HashSet<(String, String)> = manifests
+        .iter()
+        .filter(|m| m.id.kind == "CustomResourceDefinition")
+        .filter(|m| {
+            m.node
+                .get("spec")
+                .and_then(|spec| spec.get("scope"))
+                .is_some_and(|scope| matches!(&scope.value, Value::String(s) if s == "Cluster"))
+        })
+        .filter_map(|m| {
+            let spec = m.node.get("spec")?;
+            let text = |node: Option<&Node>| match node.map(|n| &n.value) {
+                Some(Value::String(s)) => Some(s.clone()),
+                _ => None,
+            };
+            let group = text(spec.get("group"))?;
+            let kind = text(spec.get("names").and_then(|names| names.get("kind")))?;
+            Some((group, kind))
+        })
+        .collect();
+    for manifest in manifests {
+        let id = &mut manifest.id;
+        if is_cluster_scoped(&id.kind)
+            || (!cluster_crds.is_empty()
+                && cluster_crds.contains(&(id.group.clone(), id.kind.clone())))
+        {
+            id.namespace = None;
+            continue;
+        }
+        if id.namespace.is_some() {
+            continue;
+        }
+        id.namespace = Some(namespace.to_owned());
+        if let Value::Mapping(entries) = &mut manifest.node.value
+            && let Some((_, metadata)) = entries.iter_mut().find(|(key, _)| key.name == "metadata")
+            && let Value::Mapping(fields) = &mut metadata.value
+        {
+            let origin = metadata.origin.clone();
+            let key = yaml::Key {
+                name: "namespace".to_owned(),
+                origin: origin.clone(),
+            };
+            let value = Node::new(Value::String(namespace.to_owned()), origin);
+            // An explicit empty or null namespace is replaced, not repeated.
+            fields.retain(|(key, _)| key.name != "namespace");
+            fields.push((key, value));
+        }
+    }
 }
 
 /// The objects as one multi-document YAML stream, each preceded by the

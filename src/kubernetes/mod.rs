@@ -1,7 +1,8 @@
 //! The generic Kubernetes layer: usable on any manifests, whoever wrote
 //! them. Positioned YAML ([`yaml`]) and its writing ([`emit`]), objects and
 //! their identity ([`manifest`]), manifest sets read from disk ([`input`]),
-//! Kubernetes' name rules ([`names`]), Secrets kept out of every output
+//! Kubernetes' name rules ([`names`]), exact resource quantities
+//! ([`quantity`]), Secrets kept out of every output
 //! ([`secret`]), the API schemas ([`kube`]), effective RBAC ([`rbac`]), the
 //! semantic diff ([`diff`]) and the GitOps output directory ([`output`]).
 //! Nothing here uses the chart or the command line (`src/layers.rs`).
@@ -15,6 +16,7 @@ pub mod manifest;
 pub mod names;
 pub mod output;
 pub mod pod_security;
+pub mod quantity;
 pub mod rbac;
 pub mod scheduling;
 pub mod secret;

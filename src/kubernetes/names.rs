@@ -6,60 +6,6 @@
 //! Each function returns `Err(reason)` in words a user can act on; the
 //! caller names the field.
 
-/// A non-negative Kubernetes resource quantity (`250m`, `1.5`, `512Mi`,
-/// `1e3`, `+2`) as a number of base units (cores, bytes): decimal SI
-/// suffixes, binary `Ki`..`Ei`, or a decimal exponent. The grammar of
-/// `types::QUANTITY_PATTERN`; a sign `-` is refused, as resources are.
-pub fn quantity(text: &str) -> Result<f64, String> {
-    let unsigned = text.strip_prefix('+').unwrap_or(text);
-    let number_end = unsigned
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(unsigned.len());
-    let (number, suffix) = unsigned.split_at(number_end);
-    let number_ok = match number.split_once('.') {
-        Some((int, frac)) => {
-            !(int.is_empty() && frac.is_empty())
-                && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
-        }
-        None => !number.is_empty(),
-    };
-    if !number_ok {
-        return Err(
-            "a quantity is a non-negative decimal number, such as 250m, 1.5 or 512Mi".to_owned(),
-        );
-    }
-    let scale = match suffix {
-        "" => 1.0,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024f64,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        exp => {
-            let digits = exp
-                .strip_prefix(['e', 'E'])
-                .map(|e| e.strip_prefix(['-', '+']).unwrap_or(e))
-                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-            if digits.is_none() {
-                return Err(format!(
-                    "`{exp}` is not a quantity suffix (m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n>)"
-                ));
-            }
-            10f64.powf(exp[1..].parse::<f64>().unwrap_or(f64::INFINITY))
-        }
-    };
-    let number: f64 = number.parse().unwrap_or(0.0);
-    Ok(number * scale)
-}
-
 /// At most 63 lowercase letters, digits and `-`, starting and ending with a
 /// letter or digit: namespaces, container, volume and Service port names.
 pub fn dns1123_label(name: &str) -> Result<(), String> {
@@ -347,27 +293,6 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quantities_are_read_as_numbers_of_base_units() {
-        for (text, value) in [
-            ("250m", 0.25),
-            ("1.5", 1.5),
-            ("5.", 5.0),
-            (".5", 0.5),
-            ("+2", 2.0),
-            ("2k", 2000.0),
-            ("1Ki", 1024.0),
-            ("512Mi", 512.0 * 1024.0 * 1024.0),
-            ("1e3", 1000.0),
-            ("1E-3", 0.001),
-        ] {
-            assert_eq!(quantity(text), Ok(value), "{text}");
-        }
-        for bad in ["", "100q", "-1", "1mi", "1 Gi", "1e", ".", "1.2.3", "1K"] {
-            assert!(quantity(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn services_start_with_a_letter_other_names_may_not() {

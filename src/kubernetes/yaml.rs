@@ -17,9 +17,11 @@
 //! at all: a plain scalar or key that YAML 1.2, go-yaml v2 and YAML 1.1 read
 //! differently ([`dialects`]), a YAML 1.1 line break (U+0085, U+2028,
 //! U+2029) or a byte-order mark inside the text, and a tag other than
-//! `!!str` on a key are refused, located.
+//! `!!str` on a key are refused, located. A stream that starts with `{`
+//! is JSON to kubectl and is read as JSON ([`json`]).
 
 pub mod dialects;
+pub mod json;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -319,6 +321,21 @@ fn read(
             Origin::at_marker(source, 1, 0),
             format!("larger than the limit of {} bytes", limits.max_bytes),
         ));
+    }
+    if kubernetes && json::is_json(&source.text) {
+        // kubectl reads it as JSON: no YAML line breaks, dialects or tags.
+        // A stream whose first document is no JSON (`{kind: Pod, …}`, a
+        // YAML flow mapping) is read as YAML, as kubectl's decoder falls
+        // back to YAML when JSON fails at the start.
+        let mut nodes = shared.unwrap_or(0);
+        let result = json::parse_stream(source, limits, &mut nodes, shared.is_some());
+        let fall_back = matches!(&result, Err((e, false)) if e.message.starts_with("invalid JSON"));
+        if !fall_back {
+            if let Some(spent) = shared {
+                *spent = nodes;
+            }
+            return result.map_err(|(e, _)| e);
+        }
     }
     if kubernetes {
         refuse_yaml_1_1_breaks(source)?;

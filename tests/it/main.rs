@@ -1,6 +1,7 @@
 //! The integration tests: one binary, a module per area.
 
 mod accepted;
+mod as_kubectl_reads;
 mod check;
 mod cli;
 mod compile_fail;

@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 use super::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::names;
+use crate::quantity::Quantity;
 use crate::scheduling::{each, label_selector};
 
 /// Checks every object of `context`.
@@ -513,7 +514,8 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
 }
 
 /// Requests and limits: each a non-negative quantity, and no request above
-/// the limit of the same resource (compared by value, `1Gi` > `1G`).
+/// the limit of the same resource (compared exactly, as the API server
+/// compares them: `700m` = `0.7`, `1Gi` > `1G`).
 fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     let mut amounts = [
         std::collections::BTreeMap::new(),
@@ -522,13 +524,19 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
     for (side, field) in ["requests", "limits"].into_iter().enumerate() {
         for (resource, amount) in resources[field].as_object().into_iter().flatten() {
             let path = at.clone().key(field).key(resource.clone());
-            let value = match amount {
-                Json::String(text) => names::quantity(text)
-                    .map_err(|why| format!("`{text}` is not a quantity: {why}")),
-                Json::Number(number) => number.as_f64().filter(|n| *n >= 0.0).ok_or_else(|| {
-                    format!("{number} is not a quantity: a quantity is non-negative")
-                }),
+            // A number is read from its text, as the API server reads it.
+            let text = match amount {
+                Json::String(text) => text.clone(),
+                Json::Number(number) => number.to_string(),
                 _ => continue,
+            };
+            let value = match Quantity::parse(&text) {
+                Ok(value) if value.is_negative() => Err(format!(
+                    "{} is not a quantity a resource may hold: it must be non-negative",
+                    plain(amount)
+                )),
+                Ok(value) => Ok(value),
+                Err(why) => Err(format!("`{text}` is not a quantity: {why}")),
             };
             match value {
                 Ok(value) => {
@@ -769,6 +777,32 @@ mod tests {
             }}],
         })));
         assert!(found.is_empty(), "{found:#?}");
+        // Exactly, never through a float: 700m is 0.7, and a nano more is
+        // more; the finding names both as written.
+        for (request, limit, above) in [
+            ("700m", "0.7", false),
+            ("0.7", "700m", false),
+            ("700000001n", "0.7", true),
+            ("700000000n", "0.7", false),
+            ("700000001e-9", "0.7", true),
+            ("0.700000001", "700m", true),
+            ("1e-10", "1n", false),
+            ("9223372036854775807", "8Ei", false),
+        ] {
+            let found = paths(deployment(serde_json::json!({
+                "containers": [{"name": "a", "image": "a:1", "resources": {
+                    "requests": {"cpu": request}, "limits": {"cpu": limit},
+                }}],
+            })));
+            let expected = if above {
+                vec![format!(
+                    "spec.template.spec.containers[0].resources.requests.cpu: requests {request} of cpu, more than its limit {limit}; a request is at most its limit"
+                )]
+            } else {
+                vec![]
+            };
+            assert_eq!(found, expected, "{request} <= {limit}");
+        }
     }
 
     #[test]

@@ -181,9 +181,7 @@ impl Facts {
 /// namespaces holding BuildProjects.
 fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) -> Instance {
     let operator = namespace_of(object).to_owned();
-    let args = object["spec"]["template"]["spec"]["containers"][container]["args"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
+    let args = &command_line(&object["spec"]["template"]["spec"]["containers"][container]);
     let namespace_flag = last_flag(args, "--namespace");
     // A --namespace naming buildd's own namespace (or none) shows no builds
     // namespace: the BuildProjects outside it do (T5 reports the flag).
@@ -306,7 +304,39 @@ pub fn has_host_access(object: &Json) -> bool {
     host || host_path || privileged
 }
 
-/// The value of the last `--flag=value` or `--flag value` in `args`.
+/// What the kubelet runs of a container, where flags can be: its `command`
+/// followed by its `args` (an image's entrypoint holds none the manifests
+/// show). buildd's flags are read from here, wherever the container gives
+/// them.
+pub fn command_line(container: &Json) -> Vec<Json> {
+    ["command", "args"]
+        .iter()
+        .filter_map(|field| container[*field].as_array())
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+/// The field of `container` that holds the last `flag` (`--flag=value` or
+/// `--flag`): `command` or `args`, where a finding about it points.
+pub fn flag_field(container: &Json, flag: &str) -> &'static str {
+    let in_command = container["command"].as_array().is_some_and(|command| {
+        let last_in_args = container["args"]
+            .as_array()
+            .is_some_and(|args| args.iter().any(|a| is_flag(a, flag)));
+        !last_in_args && command.iter().any(|a| is_flag(a, flag))
+    });
+    if in_command { "command" } else { "args" }
+}
+
+fn is_flag(arg: &Json, flag: &str) -> bool {
+    arg.as_str()
+        .and_then(|a| a.strip_prefix(flag))
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+}
+
+/// The value of the last `--flag=value` or `--flag value` in `args` (a
+/// container's [`command_line`]).
 pub fn last_flag(args: &[Json], flag: &str) -> Option<String> {
     let args: Vec<&str> = args.iter().filter_map(Json::as_str).collect();
     let mut value = None;
@@ -363,6 +393,24 @@ mod tests {
         assert_eq!(last_flag(&args, "--namespace").as_deref(), Some("b"));
         assert_eq!(last_flag(&args[..1], "--namespace").as_deref(), Some("a"));
         assert_eq!(last_flag(&[json!("--namespaces=x")], "--namespace"), None);
+    }
+
+    #[test]
+    fn flags_are_read_from_command_and_args() {
+        let container =
+            json!({"command": ["/buildd", "--namespace"], "args": ["b", "--leader-elect=false"]});
+        let line = command_line(&container);
+        assert_eq!(last_flag(&line, "--namespace").as_deref(), Some("b"));
+        assert!(!leader_election(&line));
+        assert_eq!(flag_field(&container, "--namespace"), "command");
+        assert_eq!(flag_field(&container, "--leader-elect"), "args");
+        let container = json!({"command": ["/buildd", "--namespace=a"]});
+        assert_eq!(
+            last_flag(&command_line(&container), "--namespace").as_deref(),
+            Some("a")
+        );
+        assert_eq!(flag_field(&container, "--namespace"), "command");
+        assert_eq!(flag_field(&json!({}), "--namespace"), "args");
     }
 
     #[test]

@@ -224,7 +224,7 @@ fn metadata(settings: &PodSettings, at: &KeyPath, fixed: &[&str], report: &mut R
 }
 
 /// The API server's limit on a pod's annotations, keys and values together.
-const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
+pub(crate) const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
 
 /// The pod annotations within the API server's total: the build daemons'
 /// are only in their pod template's text, which no later check reads.

@@ -42,6 +42,7 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_images(values, &mut violations);
     check_namespaces(values, &mut violations);
     check_metadata(values, &mut violations);
+    check_annotations_size(values, &mut violations);
     check_versions(values, &mut violations);
     check_buildd(values, &mut violations);
     check_replicas(values, &mut violations);
@@ -158,7 +159,22 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
         ("max", &range.max),
     );
     let tls = &values.builds.tls;
-    if let (Some(duration), Some(renew)) =
+    for (key, text) in [
+        ("duration", &tls.duration),
+        ("renewBefore", &tls.renew_before),
+    ] {
+        if let Some(Err(())) = go_duration(text) {
+            violations.push(Violation {
+                path: KeyPath::dotted("builds.tls").key(key),
+                also: Vec::new(),
+                message: format!(
+                    "{key} {text} is longer than a Go duration holds (2562047h47m16.854775807s); cert-manager refuses the Certificate"
+                ),
+                hint: Some("certificate lifetimes are hours to a few years, such as 2160h".to_owned()),
+            });
+        }
+    }
+    if let (Some(Ok(duration)), Some(Ok(renew))) =
         (go_duration(&tls.duration), go_duration(&tls.renew_before))
         && renew >= duration
     {
@@ -202,25 +218,53 @@ fn at_most(
     }
 }
 
-/// A Go duration (`2160h`, `1h30m`, `90.5s`) in seconds.
-fn go_duration(text: &str) -> Option<f64> {
-    let mut total = 0.0;
+/// A Go duration (`2160h`, `1h30m`, `90.5s`, the schema's units) in whole
+/// nanoseconds, exactly as Go's `time.ParseDuration` reads it: fractions
+/// below a nanosecond are dropped, and more than 2^63-1 nanoseconds (about
+/// 2562047h) is no duration (`Err`). `None`: not of the schema's form.
+fn go_duration(text: &str) -> Option<Result<i128, ()>> {
+    let mut total: i128 = 0;
     let mut number = String::new();
     for c in text.chars() {
         if c.is_ascii_digit() || c == '.' {
             number.push(c);
             continue;
         }
-        let unit = match c {
-            'h' => 3600.0,
-            'm' => 60.0,
-            's' => 1.0,
+        let unit: i128 = match c {
+            'h' => 3_600_000_000_000,
+            'm' => 60_000_000_000,
+            's' => 1_000_000_000,
             _ => return None,
         };
-        total += number.parse::<f64>().ok()? * unit;
+        let (whole, fraction) = number.split_once('.').unwrap_or((&number, ""));
+        if whole.is_empty()
+            || !whole
+                .bytes()
+                .chain(fraction.bytes())
+                .all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        // Past 2^63-1 nanoseconds already: Go refuses, however many digits.
+        let Ok(whole) = whole.parse::<i128>() else {
+            return Some(Err(()));
+        };
+        let mut part = whole.saturating_mul(unit);
+        let mut scale = unit;
+        for digit in fraction.bytes() {
+            scale /= 10;
+            if scale == 0 {
+                break;
+            }
+            part += i128::from(digit - b'0') * scale;
+        }
+        total = total.saturating_add(part);
+        if total > i128::from(i64::MAX) {
+            return Some(Err(()));
+        }
         number.clear();
     }
-    number.is_empty().then_some(total)
+    number.is_empty().then_some(Ok(total))
 }
 
 /// Prefixes of labels and annotations the chart sets itself; a common
@@ -267,6 +311,63 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
                 );
             }
         }
+    }
+}
+
+/// The common annotations go on every object, beside the chart's own (a
+/// Namespace's exemptions annotation): each object's annotations, keys and
+/// values together, within the API server's 256 KiB. The largest set is a
+/// rendered Namespace's, read from the plan the render uses.
+fn check_annotations_size(values: &Values, violations: &mut Vec<Violation>) {
+    let size = |map: &BTreeMap<String, String>| -> usize {
+        map.iter().map(|(key, value)| key.len() + value.len()).sum()
+    };
+    let common = size(&values.common_annotations);
+    // The chart's own annotations are names of policies, far below 64 KiB:
+    // only common annotations that large need the plan.
+    if common <= super::pod::ANNOTATIONS_MAX_BYTES - 64 * 1024 {
+        return;
+    }
+    let plan = crate::plan::Plan::new(values);
+    let namespaces = &plan.namespaces;
+    // The Namespaces the render holds: the operator's and builds' when the
+    // chart creates them, the system's with the Kata bundle.
+    let largest = [
+        (
+            namespaces.create,
+            &namespaces.operator.name,
+            &namespaces.operator.annotations,
+        ),
+        (
+            namespaces.create,
+            &namespaces.builds.name,
+            &namespaces.builds.annotations,
+        ),
+        (
+            plan.kata_deploy.is_some(),
+            &namespaces.system.name,
+            &namespaces.system.annotations,
+        ),
+    ]
+    .into_iter()
+    .filter(|(rendered, ..)| *rendered)
+    .map(|(_, name, annotations)| (size(annotations), name))
+    .max()
+    .filter(|(bytes, _)| *bytes > common);
+    let (bytes, object) = match largest {
+        Some((bytes, name)) => (bytes, format!("Namespace {name}")),
+        None => (common, "every object".to_owned()),
+    };
+    let max = super::pod::ANNOTATIONS_MAX_BYTES;
+    if bytes > max {
+        violations.push(Violation {
+            path: KeyPath::dotted("commonAnnotations"),
+            also: Vec::new(),
+            message: format!(
+                "the annotations of {object} hold {bytes} bytes with the common annotations; the API server takes at most {max}"
+            ),
+            hint: Some("keep large data out of annotations, in a ConfigMap for instance".to_owned()),
+        });
     }
 }
 
@@ -476,6 +577,25 @@ fn check_projects(values: &Values, violations: &mut Vec<Violation>) {
                 hint: Some("project names become BuildProject names and must be unique".to_owned()),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod go_duration_tests {
+    use super::go_duration;
+
+    #[test]
+    fn durations_are_exact_nanoseconds_as_go_reads_them() {
+        let ns = |t: &str| go_duration(t).unwrap().unwrap();
+        assert_eq!(ns("1h30m"), ns("90m"));
+        assert_eq!(ns("1.5h"), ns("5400s"));
+        // Below a nanosecond is dropped, as Go drops it.
+        assert_eq!(ns("1.0000000009s"), 1_000_000_000);
+        assert!(ns("720h") > ns("719h59m59.999999999s"));
+        assert_eq!(ns("2562047h47m16.854775807s"), i128::from(i64::MAX));
+        assert_eq!(go_duration("2562047h47m16.854775808s"), Some(Err(())));
+        assert_eq!(go_duration(&format!("{}h", "9".repeat(60))), Some(Err(())));
+        assert_eq!(go_duration("1d"), None);
     }
 }
 

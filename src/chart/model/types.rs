@@ -14,7 +14,7 @@ pub const DNS_LABEL_PATTERN: &str = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 
 /// The JSON Schema pattern of a Kubernetes resource quantity.
 pub const QUANTITY_PATTERN: &str =
-    r"^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][-+]?[0-9]+)?$";
+    r"^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][-+]?[0-9]+)?$";
 
 /// The JSON Schema pattern of an image digest.
 pub const DIGEST_PATTERN: &str = "^sha256:[a-f0-9]{64}$";
@@ -92,14 +92,16 @@ impl Quantity {
     }
 }
 
+/// Whether `text` is a quantity a resource may hold: Kubernetes' grammar
+/// ([`crate::quantity`]), not negative.
 fn is_quantity(text: &str) -> bool {
-    crate::names::quantity(text).is_ok()
+    !text.starts_with('-') && crate::quantity::Quantity::parse(text).is_ok()
 }
 
 impl Quantity {
-    /// The amount as a number of base units (cores, bytes).
-    pub fn value(&self) -> f64 {
-        crate::names::quantity(&self.0).unwrap_or(0.0)
+    /// The exact amount, as the API server stores and compares it.
+    pub fn value(&self) -> crate::quantity::Quantity {
+        crate::quantity::Quantity::parse(&self.0).unwrap_or(crate::quantity::Quantity::ZERO)
     }
 }
 
@@ -165,9 +167,10 @@ mod tests {
     #[test]
     fn quantities_compare_by_value() {
         let q = |t: &'static str| Quantity::from_static(t).value();
-        assert_eq!(q("250m"), 0.25);
-        assert_eq!(q("1Gi"), 1024.0 * 1024.0 * 1024.0);
-        assert_eq!(q("1e3"), 1000.0);
+        assert_eq!(q("250m"), q("0.25"));
+        assert_eq!(q("700m"), q("0.7"));
+        assert_eq!(q("1Gi"), q("1073741824"));
+        assert_eq!(q("1e3"), q("1k"));
         assert!(q("1Gi") > q("1G"));
         assert!(q("2") > q("1500m"));
     }
@@ -177,7 +180,18 @@ mod tests {
         for ok in ["1", "250m", "1.5", ".5", "512Mi", "1e3", "+2", "2Gi"] {
             assert!(is_quantity(ok), "{ok}");
         }
-        for bad in ["", "m", "1.2.3", "-1", "1mi", "1 Gi", "1e", "."] {
+        for bad in [
+            "",
+            "m",
+            "1.2.3",
+            "-1",
+            "-0",
+            "1mi",
+            "1 Gi",
+            "1e",
+            ".",
+            "1e2147483648",
+        ] {
             assert!(!is_quantity(bad), "{bad}");
         }
     }

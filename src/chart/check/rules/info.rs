@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::check::facts::{last_flag, namespace_of, pod_spec};
+use crate::check::facts::{command_line, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings};
 
 /// Notes what is used but not in the input.
@@ -90,7 +90,7 @@ fn wanted(context: &Context<'_>) -> BTreeSet<(String, String)> {
         }
         if let Some(instance) = context.facts.instance_at(index) {
             let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
-            let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+            let args = &command_line(container);
             if let Some(name) = last_flag(args, "--untrusted-runtime-class") {
                 wanted.insert((name, user()));
             }

@@ -5,7 +5,7 @@
 //! without a buildd.
 
 use super::namespaces::namespace_objects;
-use crate::check::facts::{Instance, last_flag, namespace_of, pod_spec};
+use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 
@@ -53,18 +53,19 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
         Some(_) => None,
     };
     if let Some(message) = wrong {
-        findings.report(Invariant::T5, index, &at.key("args"), message);
+        let field = flag_field(container, "--namespace");
+        findings.report(Invariant::T5, index, &at.key(field), message);
     }
     // controller-runtime takes the Lease where --leader-election-namespace
     // says, if it says: that must be buildd's own namespace.
-    let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+    let args = &command_line(container);
     if let Some(elsewhere) = last_flag(args, "--leader-election-namespace")
         && elsewhere != instance.operator
     {
         findings.report(
             Invariant::T5,
             index,
-            &at.key("args"),
+            &at.key(flag_field(container, "--leader-election-namespace")),
             format!(
                 "buildd is told --leader-election-namespace={elsewhere}; it takes its Lease in its own namespace, {} (ADR-0006)",
                 instance.operator
@@ -94,14 +95,14 @@ fn gateway(context: &Context<'_>, findings: &mut Findings<'_>) {
             .flatten()
             .enumerate()
         {
-            let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+            let args = &command_line(container);
             if let Some(told) = last_flag(args, "--daemon-namespace")
                 && told != builds
             {
                 let at = KeyPath::dotted(pod_path)
                     .key("containers")
                     .index(c)
-                    .key("args");
+                    .key(flag_field(container, "--daemon-namespace"));
                 findings.report(
                     Invariant::T5,
                     index,

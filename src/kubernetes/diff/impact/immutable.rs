@@ -223,8 +223,8 @@ fn shrinking_claim(before: &Manifest, fields: &[FieldChange]) -> Option<String> 
         .find(|f| f.steps == ["spec", "resources", "requests", "storage"])?;
     let (old, new) = (field.old.as_ref()?.as_str()?, field.new.as_ref()?.as_str()?);
     let (from, to) = (
-        crate::names::quantity(old).ok()?,
-        crate::names::quantity(new).ok()?,
+        crate::quantity::Quantity::parse(old).ok()?,
+        crate::quantity::Quantity::parse(new).ok()?,
     );
     (to < from)
         .then(|| format!("its storage request shrinks from {old} to {new} (volumes only grow)"))

@@ -1,0 +1,317 @@
+//! Kubernetes' resource quantities (`resource.Quantity`), read to the exact
+//! value the API server stores and compared exactly: `700m` and `0.7` are
+//! one amount, `1Gi` is more than `1G`. Never through a float.
+//!
+//! The grammar (apimachinery `ParseQuantity`; its suffixer also knows `n`
+//! and `u`, which its documentation leaves out):
+//!
+//! ```text
+//! quantity  ::= sign? number suffix
+//! number    ::= digits | digits "." digits? | "." digits
+//! suffix    ::= "" | n | u | m | k | M | G | T | P | E (decimal SI)
+//!             | Ki | Mi | Gi | Ti | Pi | Ei           (binary SI)
+//!             | (e | E) sign? digits                  (decimal exponent, an int32)
+//! ```
+//!
+//! What the API server keeps is the value rounded up (away from zero) to a
+//! whole nano (10⁻⁹: "if you want some resources you get some") and capped
+//! at 2⁶³−1 in magnitude. Both bounds make the stored value an integer
+//! number of nanos below 10²⁸, which an `i128` holds exactly: that is this
+//! type. A hostile exponent (`1e2147483647`) or a hundred thousand digits
+//! cost their length, never their magnitude.
+
+use std::fmt;
+
+/// 2⁶³−1 base units, in nanos: the largest magnitude the API server keeps.
+const MAX_NANOS: i128 = (i64::MAX as i128) * 1_000_000_000;
+
+/// Digits of [`MAX_NANOS`] (9,223,372,036,854,775,807,000,000,000: 28).
+const MAX_DIGITS: i64 = 28;
+
+/// An exact quantity: a whole number of nano base units (cores, bytes), as
+/// the API server stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Quantity {
+    nanos: i128,
+}
+
+impl Quantity {
+    /// Zero.
+    pub const ZERO: Quantity = Quantity { nanos: 0 };
+
+    /// Reads `text` as the API server does; the error says why it is no
+    /// quantity, in words a user can act on.
+    pub fn parse(text: &str) -> Result<Quantity, String> {
+        parse(text)
+    }
+
+    /// The amount in nano base units.
+    pub fn nanos(self) -> i128 {
+        self.nanos
+    }
+
+    /// Whether the amount is below zero.
+    pub fn is_negative(self) -> bool {
+        self.nanos < 0
+    }
+}
+
+impl fmt::Display for Quantity {
+    /// The amount in base units, as a plain decimal (`0.7`, `1073741824`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.nanos < 0 { "-" } else { "" };
+        let magnitude = self.nanos.unsigned_abs();
+        let (whole, fraction) = (magnitude / 1_000_000_000, magnitude % 1_000_000_000);
+        if fraction == 0 {
+            write!(f, "{sign}{whole}")
+        } else {
+            let fraction = format!("{fraction:09}");
+            write!(f, "{sign}{whole}.{}", fraction.trim_end_matches('0'))
+        }
+    }
+}
+
+const NOT_A_NUMBER: &str =
+    "a quantity is a decimal number with an optional suffix, such as 250m, 1.5, 512Mi or 1e3";
+
+fn parse(text: &str) -> Result<Quantity, String> {
+    let (negative, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let number_end = unsigned
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(unsigned.len());
+    let (number, suffix) = unsigned.split_at(number_end);
+    let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+    if (int.is_empty() && frac.is_empty()) || frac.contains('.') {
+        return Err(NOT_A_NUMBER.to_owned());
+    }
+    let (mut exp10, binary): (i64, u32) = match suffix {
+        "" => (0, 0),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
+        "Ki" => (0, 10),
+        "Mi" => (0, 20),
+        "Gi" => (0, 30),
+        "Ti" => (0, 40),
+        "Pi" => (0, 50),
+        "Ei" => (0, 60),
+        other => {
+            let exponent = other
+                .strip_prefix(['e', 'E'])
+                .filter(|e| {
+                    let digits = e.strip_prefix(['-', '+']).unwrap_or(e);
+                    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+                })
+                .and_then(|e| e.parse::<i32>().ok());
+            match exponent {
+                Some(exponent) => (i64::from(exponent), 0),
+                None => {
+                    return Err(format!(
+                        "`{}` is not a quantity suffix (n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n>)",
+                        crate::yaml::quote(other)
+                    ));
+                }
+            }
+        }
+    };
+    // The value is digits × 10^exp10 × 2^binary, in base units; in nanos
+    // the exponent is 9 more.
+    let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
+    exp10 += 9 - frac.len() as i64;
+    // × 2^binary, on the decimal digits (at most 6 × 1024).
+    for _ in 0..binary / 10 {
+        let mut carry = 0u32;
+        for digit in digits.iter_mut().rev() {
+            let product = u32::from(*digit) * 1024 + carry;
+            *digit = (product % 10) as u8;
+            carry = product / 10;
+        }
+        let mut head = Vec::new();
+        while carry > 0 {
+            head.push((carry % 10) as u8);
+            carry /= 10;
+        }
+        head.reverse();
+        head.extend_from_slice(&digits);
+        digits = head;
+    }
+    let first = digits.iter().position(|&d| d != 0);
+    let Some(first) = first else {
+        return Ok(Quantity::ZERO);
+    };
+    let last = digits.iter().rposition(|&d| d != 0).unwrap_or(first);
+    exp10 += (digits.len() - 1 - last) as i64;
+    let significant = &digits[first..=last];
+    // The value is significant × 10^exp10 nanos: it has len + exp10 whole
+    // digits.
+    let whole_digits = significant.len() as i64 + exp10;
+    let magnitude = if whole_digits > MAX_DIGITS {
+        MAX_NANOS
+    } else if whole_digits <= 0 {
+        // Less than one nano: rounded up to one.
+        1
+    } else {
+        let kept = whole_digits.min(significant.len() as i64) as usize;
+        let mut value: i128 = 0;
+        for &d in &significant[..kept] {
+            value = value * 10 + i128::from(d);
+        }
+        for _ in kept as i64..whole_digits {
+            value *= 10;
+        }
+        // Dropped digits are not all zero (the last one is not): round up.
+        if kept < significant.len() {
+            value += 1;
+        }
+        value.min(MAX_NANOS)
+    };
+    Ok(Quantity {
+        nanos: if negative { -magnitude } else { magnitude },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn q(text: &str) -> Quantity {
+        Quantity::parse(text).unwrap()
+    }
+
+    #[test]
+    fn notations_of_one_amount_are_equal() {
+        for group in [
+            &[
+                "700m",
+                "0.7",
+                ".7",
+                "7e-1",
+                "0.70",
+                "+700m",
+                "700000000n",
+                "700000u",
+            ][..],
+            &["1Ki", "1024", "1.024k", "1024e0"],
+            &["1.5Gi", "1536Mi", "1610612736"],
+            &["0", "0m", "0Ki", "-0", ".0", "0e5"],
+            &["1E", "1e18", "1000P"],
+            &["5.", "5", "5000m"],
+        ] {
+            for text in group {
+                assert_eq!(q(text), q(group[0]), "{text} = {}", group[0]);
+            }
+        }
+    }
+
+    #[test]
+    fn order_is_by_value() {
+        let ascending = [
+            "-1", "0", "1n", "1e-9", "2n", "1u", "250m", "0.7", "1", "1G", "1Gi", "1T",
+        ];
+        let values: Vec<_> = ascending.iter().map(|t| q(t)).collect();
+        assert!(values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
+        assert!(q("1Gi") > q("1G"));
+        assert!(q("700m") <= q("0.7"));
+    }
+
+    #[test]
+    fn what_the_api_server_rounds_and_caps() {
+        // Below a nano: rounded up, away from zero.
+        assert_eq!(q("1e-10").nanos(), 1);
+        assert_eq!(q("-1e-10").nanos(), -1);
+        assert_eq!(q("1.0000000001").nanos(), 1_000_000_001);
+        assert_eq!(q("1e-10"), q("0.5e-9"));
+        // Above 2^63-1: capped, cheaply however large the exponent.
+        assert_eq!(q("1e2147483647"), q("9223372036854775807"));
+        assert_eq!(q("16Ei"), q("9223372036854775807"));
+        assert_eq!(q("8Ei"), q("9223372036854775807"));
+        assert!(q("7Ei") < q("9223372036854775807"));
+        assert_eq!(q(&format!("0.{}1", "0".repeat(100_000))).nanos(), 1);
+        assert_eq!(q("1e-2147483648").nanos(), 1);
+        assert_eq!(q("3.5").to_string(), "3.5");
+        assert_eq!(q("250m").to_string(), "0.25");
+    }
+
+    #[test]
+    fn what_is_no_quantity() {
+        for bad in [
+            "",
+            "100q",
+            "1mi",
+            "1 Gi",
+            "1e",
+            ".",
+            "1.2.3",
+            "1K",
+            "e3",
+            "--1",
+            "1e2147483648",
+            "1e+",
+            "1Gi ",
+            "0x10",
+            "1e1.5",
+            "١",
+        ] {
+            assert!(Quantity::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// An amount in milli units and one of several ways of writing it.
+    fn notation() -> impl Strategy<Value = (String, i128)> {
+        (0i64..10_000_000_000, 0usize..6).prop_map(|(milli, form)| {
+            let text = match form {
+                0 => format!("{milli}m"),
+                1 => format!("{}.{:03}", milli / 1000, milli % 1000),
+                2 => format!("{milli}e-3"),
+                3 => format!("{}e-9", i128::from(milli) * 1_000_000),
+                4 => format!("{milli}000000n"),
+                _ => format!("+{}.{:03}0e0", milli / 1000, milli % 1000),
+            };
+            (text, i128::from(milli) * 1_000_000)
+        })
+    }
+
+    proptest! {
+        /// Every notation of an amount reads as that amount, and the order
+        /// of quantities is the order of their amounts.
+        #[test]
+        fn order_is_notation_independent(a in notation(), b in notation()) {
+            let (qa, qb) = (q(&a.0), q(&b.0));
+            prop_assert_eq!(qa.nanos(), a.1);
+            prop_assert_eq!(qb.nanos(), b.1);
+            prop_assert_eq!(qa.cmp(&qb), a.1.cmp(&b.1));
+        }
+
+        /// Writing a quantity as its plain value reads back the same
+        /// quantity; the order is a total order consistent with equality.
+        #[test]
+        fn display_reads_back(int in 0u64..u64::MAX, frac in 0u32..1_000_000_000, negative: bool, suffix in 0usize..8) {
+            let suffixes = ["", "m", "k", "Ki", "Mi", "e3", "e-4", "G"];
+            let text = format!("{}{int}.{frac:09}{}", if negative { "-" } else { "" }, suffixes[suffix]);
+            let parsed = q(&text);
+            let again = q(&parsed.to_string());
+            prop_assert_eq!(parsed, again);
+            prop_assert_eq!(parsed.cmp(&again), std::cmp::Ordering::Equal);
+            prop_assert_eq!(parsed.is_negative(), negative && parsed != Quantity::ZERO);
+        }
+
+        /// A binary suffix is the same amount as its plain number of bytes.
+        #[test]
+        fn binary_suffixes_are_powers_of_two(n in 0u64..1_000_000, shift in 0usize..4) {
+            let suffix = ["Ki", "Mi", "Gi", "Ti"][shift];
+            let bytes = u128::from(n) << (10 * (shift + 1));
+            prop_assert_eq!(q(&format!("{n}{suffix}")), q(&bytes.to_string()));
+        }
+    }
+}

@@ -1,0 +1,500 @@
+//! JSON manifests, read as JSON: kubectl's decoder (apimachinery's
+//! `YAMLOrJSONDecoder`) reads a stream whose first character past
+//! whitespace is `{` as a stream of JSON objects, not as YAML. The two
+//! differ where it matters: inside a JSON string U+0085 (NEL), U+2028 and
+//! U+2029 are characters, where YAML 1.1 reads a line break; JSON has no
+//! aliases, tags, comments or plain scalars to resolve.
+//!
+//! Every node keeps its [`Origin`] (line and column, in characters, as the
+//! YAML reader counts them), duplicate keys are refused naming both places,
+//! and the depth and node budgets are the YAML reader's.
+
+use std::sync::Arc;
+
+use super::{Key, Limits, Node, Origin, Source, Value, YamlError, quote, read_error};
+
+/// Whether `text` is a JSON stream to kubectl: its first character past
+/// whitespace is `{`.
+pub fn is_json(text: &str) -> bool {
+    text.trim_start_matches([' ', '\t', '\n', '\r', '\u{feff}'])
+        .starts_with('{')
+}
+
+/// Reads a stream of JSON values (kubectl takes one object after another,
+/// separated by whitespace or nothing). `nodes`: the nodes read before,
+/// left at the new total. The error says too whether the first document
+/// was read: a stream whose first document is no JSON is YAML to kubectl.
+pub fn parse_stream(
+    source: &Arc<Source>,
+    limits: Limits,
+    nodes: &mut usize,
+    shared: bool,
+) -> Result<Vec<Node>, (YamlError, bool)> {
+    let mut reader = Reader {
+        source,
+        text: source.text.as_bytes(),
+        at: 0,
+        line: 1,
+        line_start: 0,
+        limits,
+        nodes: *nodes,
+        shared,
+        col: (0, 1),
+    };
+    if reader.text.starts_with("\u{feff}".as_bytes()) {
+        reader.at = 3;
+        reader.line_start = 3;
+    }
+    let mut documents = Vec::new();
+    let result = loop {
+        reader.skip_space();
+        if reader.at >= reader.text.len() {
+            break Ok(documents);
+        }
+        if documents.len() >= super::MAX_DOCUMENTS {
+            let at = reader.at;
+            break Err((
+                read_error(
+                    reader.origin(at, 1),
+                    format!("more than {} documents", super::MAX_DOCUMENTS),
+                ),
+                true,
+            ));
+        }
+        match reader.value(0) {
+            Ok(node) => documents.push(node),
+            Err(e) => break Err((e, !documents.is_empty())),
+        }
+    };
+    *nodes = reader.nodes;
+    result
+}
+
+/// `origin` spanning `width` characters.
+fn with_width(origin: Origin, width: usize) -> Origin {
+    match origin {
+        Origin::At {
+            source, line, col, ..
+        } => Origin::At {
+            source,
+            line,
+            col,
+            width: width.max(1),
+        },
+        Origin::Default => Origin::Default,
+    }
+}
+
+struct Reader<'s> {
+    source: &'s Arc<Source>,
+    text: &'s [u8],
+    at: usize,
+    line: usize,
+    line_start: usize,
+    limits: Limits,
+    nodes: usize,
+    shared: bool,
+    /// The last column computed: (byte, 1-based column), on the current
+    /// line; columns are counted from it, so a long line costs its length
+    /// once, not once per node.
+    col: (usize, usize),
+}
+
+impl Reader<'_> {
+    /// The origin of `width` characters at byte `at` of the current line.
+    fn origin(&mut self, at: usize, width: usize) -> Origin {
+        let (from, col) = if self.col.0 >= self.line_start && self.col.0 <= at {
+            self.col
+        } else {
+            (self.line_start.min(at), 1)
+        };
+        let col = col
+            + self.text[from..at]
+                .iter()
+                .filter(|&&b| b & 0xc0 != 0x80)
+                .count();
+        self.col = (at, col);
+        Origin::At {
+            source: Arc::clone(self.source),
+            line: self.line,
+            col,
+            width: width.max(1),
+        }
+    }
+
+    fn error(&mut self, message: impl Into<String>) -> YamlError {
+        read_error(self.origin(self.at, 1), message)
+    }
+
+    fn skip_space(&mut self) {
+        while let Some(&b) = self.text.get(self.at) {
+            match b {
+                b' ' | b'\t' => self.at += 1,
+                b'\n' => {
+                    self.at += 1;
+                    self.line += 1;
+                    self.line_start = self.at;
+                }
+                b'\r' => {
+                    self.at += 1;
+                    if self.text.get(self.at) == Some(&b'\n') {
+                        self.at += 1;
+                    }
+                    self.line += 1;
+                    self.line_start = self.at;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn count(&mut self, origin: &Origin) -> Result<(), YamlError> {
+        self.nodes = self.nodes.saturating_add(1);
+        if self.nodes > self.limits.max_nodes {
+            let whole = if self.shared {
+                " in the whole input, this file and those read before it together"
+            } else {
+                ""
+            };
+            return Err(read_error(
+                origin.clone(),
+                format!(
+                    "more than the limit of {} YAML nodes{whole} (aliases count every node they repeat)",
+                    self.limits.max_nodes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Node, YamlError> {
+        self.skip_space();
+        let start = self.at;
+        let origin = self.origin(start, 1);
+        self.count(&origin)?;
+        match self.text.get(self.at) {
+            Some(b'{' | b'[') if depth >= self.limits.max_depth => Err(read_error(
+                origin,
+                format!(
+                    "nesting deeper than the limit of {} levels",
+                    self.limits.max_depth
+                ),
+            )),
+            Some(b'{') => self.object(depth, origin),
+            Some(b'[') => self.array(depth, origin),
+            Some(b'"') => {
+                let text = self.string()?;
+                let width = text.chars().count() + 2;
+                Ok(Node::new(Value::String(text), with_width(origin, width)))
+            }
+            Some(b't') => self.word("true", Value::Bool(true), origin),
+            Some(b'f') => self.word("false", Value::Bool(false), origin),
+            Some(b'n') => self.word("null", Value::Null, origin),
+            Some(b'-' | b'0'..=b'9') => self.number(origin),
+            Some(_) => Err(self.error("invalid JSON: expected a value")),
+            None => Err(self.error("invalid JSON: the text ends where a value was expected")),
+        }
+    }
+
+    fn word(&mut self, word: &str, value: Value, origin: Origin) -> Result<Node, YamlError> {
+        if !self.text[self.at..].starts_with(word.as_bytes()) {
+            return Err(self.error("invalid JSON: expected a value"));
+        }
+        self.at += word.len();
+        let mut node = Node::new(value, with_width(origin, word.len()));
+        node.plain = Some(word.to_owned());
+        Ok(node)
+    }
+
+    fn number(&mut self, origin: Origin) -> Result<Node, YamlError> {
+        let start = self.at;
+        let digits = |reader: &mut Self| {
+            let from = reader.at;
+            while reader.text.get(reader.at).is_some_and(u8::is_ascii_digit) {
+                reader.at += 1;
+            }
+            reader.at > from
+        };
+        if self.text.get(self.at) == Some(&b'-') {
+            self.at += 1;
+        }
+        let int_start = self.at;
+        if !digits(self) || (self.text[int_start] == b'0' && self.at - int_start > 1) {
+            return Err(read_error(
+                origin,
+                "invalid JSON: a number (no leading zeros)",
+            ));
+        }
+        let mut integer = true;
+        if self.text.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            integer = false;
+            if !digits(self) {
+                return Err(self.error("invalid JSON: a digit after the decimal point"));
+            }
+        }
+        if matches!(self.text.get(self.at), Some(b'e' | b'E')) {
+            self.at += 1;
+            integer = false;
+            if matches!(self.text.get(self.at), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if !digits(self) {
+                return Err(self.error("invalid JSON: a digit in the exponent"));
+            }
+        }
+        // ASCII only: digits, signs, `.`, `e`.
+        let text = String::from_utf8_lossy(&self.text[start..self.at]).into_owned();
+        let origin = with_width(origin, text.len());
+        let value = match text.parse::<i64>() {
+            Ok(int) if integer => Value::Int(int),
+            _ => match text.parse::<f64>() {
+                Ok(float) if float.is_finite() => Value::Float(float),
+                _ => {
+                    return Err(read_error(
+                        origin,
+                        format!("the number {text} is out of range"),
+                    ));
+                }
+            },
+        };
+        let mut node = Node::new(value, origin);
+        node.plain = Some(text);
+        Ok(node)
+    }
+
+    /// A string, from its opening quote; escapes decoded. A raw control
+    /// character is refused, as JSON says; a lone surrogate escape too
+    /// (Go would read U+FFFD, a character nobody wrote).
+    fn string(&mut self) -> Result<String, YamlError> {
+        self.at += 1;
+        let mut out = String::new();
+        loop {
+            let rest = &self.text[self.at..];
+            let plain = rest
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .ok_or_else(|| self.error("invalid JSON: a string without its closing quote"))?;
+            // The source is a `str`, and the stop bytes are ASCII.
+            out.push_str(std::str::from_utf8(&rest[..plain]).unwrap_or_default());
+            self.at += plain;
+            match self.text[self.at] {
+                b'"' => {
+                    self.at += 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    self.at += 1;
+                    let escaped = match self.text.get(self.at) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.at += 1;
+                            let high = self.hex4()?;
+                            let code = if (0xd800..0xdc00).contains(&high) {
+                                if !self.text[self.at..].starts_with(b"\\u") {
+                                    return Err(self.error("invalid JSON: a lone surrogate escape"));
+                                }
+                                self.at += 2;
+                                let low = self.hex4()?;
+                                if !(0xdc00..0xe000).contains(&low) {
+                                    return Err(self.error("invalid JSON: a lone surrogate escape"));
+                                }
+                                0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00)
+                            } else {
+                                high
+                            };
+                            let c = char::from_u32(code).ok_or_else(|| {
+                                self.error("invalid JSON: a lone surrogate escape")
+                            })?;
+                            out.push(c);
+                            continue;
+                        }
+                        _ => return Err(self.error("invalid JSON: an unknown escape")),
+                    };
+                    self.at += 1;
+                    out.push(escaped);
+                }
+                _ => {
+                    return Err(
+                        self.error("invalid JSON: a control character inside a string (escape it)")
+                    );
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, YamlError> {
+        let digits = self
+            .text
+            .get(self.at..self.at + 4)
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .ok_or_else(|| self.error("invalid JSON: `\\u` needs four hex digits"))?;
+        let code = u32::from_str_radix(digits, 16).unwrap_or_default();
+        self.at += 4;
+        Ok(code)
+    }
+
+    fn expect(&mut self, byte: u8, what: &str) -> Result<(), YamlError> {
+        self.skip_space();
+        if self.text.get(self.at) == Some(&byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(self.error(format!("invalid JSON: expected {what}")))
+        }
+    }
+
+    fn array(&mut self, depth: usize, origin: Origin) -> Result<Node, YamlError> {
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_space();
+        if self.text.get(self.at) == Some(&b']') {
+            self.at += 1;
+            return Ok(Node::new(Value::Sequence(items), origin));
+        }
+        loop {
+            items.push(self.value(depth + 1)?);
+            self.skip_space();
+            match self.text.get(self.at) {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(Node::new(Value::Sequence(items), origin));
+                }
+                _ => return Err(self.error("invalid JSON: expected `,` or `]`")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize, origin: Origin) -> Result<Node, YamlError> {
+        self.at += 1;
+        let mut entries: Vec<(Key, Node)> = Vec::new();
+        let mut seen: std::collections::HashMap<String, Origin> = std::collections::HashMap::new();
+        self.skip_space();
+        if self.text.get(self.at) == Some(&b'}') {
+            self.at += 1;
+            return Ok(Node::new(Value::Mapping(entries), origin));
+        }
+        loop {
+            self.skip_space();
+            if self.text.get(self.at) != Some(&b'"') {
+                return Err(self.error("invalid JSON: expected a key in double quotes"));
+            }
+            let key_origin = self.origin(self.at, 1);
+            let name = self.string()?;
+            let key_origin = with_width(key_origin, name.chars().count() + 2);
+            if let Some(first) = seen.get(&name) {
+                return Err(read_error(
+                    key_origin,
+                    format!("duplicate key `{}` (first at {first})", quote(&name)),
+                ));
+            }
+            seen.insert(name.clone(), key_origin.clone());
+            self.expect(b':', "`:` after a key")?;
+            let value = self.value(depth + 1)?;
+            entries.push((
+                Key {
+                    name,
+                    origin: key_origin,
+                },
+                value,
+            ));
+            self.skip_space();
+            match self.text.get(self.at) {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(Node::new(Value::Mapping(entries), origin));
+                }
+                _ => return Err(self.error("invalid JSON: expected `,` or `}`")),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Vec<Node>, YamlError> {
+        let source = Source::file("m.json", text);
+        parse_stream(&source, super::super::Limits::VALUES, &mut 0, false).map_err(|(e, _)| e)
+    }
+
+    #[test]
+    fn a_raw_nel_in_a_string_is_a_character() {
+        let nodes = read("{\"kind\": \"a\u{85}b\",\n \"n\": 1}").unwrap();
+        assert_eq!(
+            nodes[0].get("kind").unwrap().value,
+            Value::String("a\u{85}b".into())
+        );
+        let Origin::At { line, col, .. } = &nodes[0].get("n").unwrap().origin else {
+            panic!("no origin");
+        };
+        assert_eq!((*line, *col), (2, 7));
+    }
+
+    #[test]
+    fn escapes_numbers_and_streams() {
+        let nodes =
+            read("{\"a\": \"\\u00e9\\ud83d\\ude00\\n\", \"i\": -12, \"f\": 1.5e1}{\"b\": null}")
+                .unwrap();
+        assert_eq!(nodes.len(), 2);
+        assert_eq!(
+            nodes[0].get("a").unwrap().value,
+            Value::String("é😀\n".into())
+        );
+        assert_eq!(nodes[0].get("i").unwrap().value, Value::Int(-12));
+        assert_eq!(nodes[0].get("f").unwrap().value, Value::Float(15.0));
+        assert_eq!(nodes[1].get("b").unwrap().value, Value::Null);
+    }
+
+    #[test]
+    fn refuses_what_json_refuses() {
+        for bad in [
+            "{\"a\": 1,}",
+            "{\"a\": 01}",
+            "{\"a\": \"\\ud800\"}",
+            "{\"a\": \"x\ty\"}",
+            "{'a': 1}",
+            "{\"a\": 1, \"a\": 2}",
+            "{\"a\": tru}",
+            "{\"a\": 1e999}",
+        ] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn depth_and_nodes_are_budgeted() {
+        let deep = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+        let error = read(&format!("{{\"a\": {deep}}}")).unwrap_err();
+        assert!(
+            error.message.contains("nesting deeper"),
+            "{}",
+            error.message
+        );
+        let many = format!("{{\"a\": [{}0]}}", "0,".repeat(300_000));
+        let error = read(&many).unwrap_err();
+        assert!(
+            error.message.contains("more than the limit"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn only_a_stream_starting_with_a_brace_is_json() {
+        assert!(is_json(" \n{\"a\": 1}"));
+        assert!(!is_json("a: {}"));
+        assert!(!is_json("[1]"));
+    }
+}
