@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde_json::Value as Json;
 
 use super::Class;
-use crate::plan::{COMPONENT_CLASSES, COMPONENT_LABEL, TRUST_CLASS_LABEL};
+use crate::manifest;
+use crate::plan::{COMPONENT_CLASSES, COMPONENT_LABEL, TRUST_CLASS_LABEL, adr};
 
 /// One operator instance the input shows: a buildd Deployment and the
 /// namespaces it ties together.
@@ -51,6 +52,25 @@ pub struct Facts {
     by_object: HashMap<usize, usize>,
     /// The instances running in each operator namespace.
     by_operator: HashMap<String, Vec<usize>>,
+    /// The objects the operator's objects name but that are not where
+    /// their users need them, by object index (T2).
+    misplaced: HashMap<usize, Requirement>,
+    /// Whether each object, by index, is the operator's: the ADR rules
+    /// judge those only ([`Facts::in_scope`]).
+    scope: Vec<bool>,
+}
+
+/// Where an object must be because the operator's objects name it: a
+/// ConfigMap, Secret or ServiceAccount named by buildd's flags, mounted by
+/// a workload, or run as by one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    /// The namespace its user reads it in.
+    pub namespace: String,
+    /// That namespace's class.
+    pub class: Class,
+    /// Who names it, for messages: `buildd's --daemon-config`.
+    pub by: String,
 }
 
 impl Facts {
@@ -130,7 +150,107 @@ impl Facts {
                 facts.classes.insert(namespace.to_owned(), class);
             }
         }
+        let (required, referenced) = facts.references(objects);
+        facts.misplaced = required;
+        facts.scope = scope(objects, &facts, &referenced);
         facts
+    }
+
+    /// Whether object `index` is the buildkit operator's, and so judged by
+    /// the ADR rules (R1-R6, T1-T5, FACT): a buildd, a BuildProject, the
+    /// operator's CRD, anything in a namespace whose class the input shows
+    /// (and that Namespace), an object the operator's objects name (a
+    /// ConfigMap or Secret named by buildd's flags or mounted by its
+    /// workloads), an object carrying chartgen's component label, and the
+    /// RBAC that reaches the accounts of those namespaces. Everything else
+    /// is another application's: the generic rules only (schema, API,
+    /// Pod Security by its namespace's labels, GRANT).
+    pub fn in_scope(&self, index: usize) -> bool {
+        self.scope.get(index).copied().unwrap_or(false)
+    }
+
+    /// The object `index` is, when the operator's objects need it in
+    /// another namespace than the one it is in (T2).
+    pub fn misplaced(&self, index: usize) -> Option<&Requirement> {
+        self.misplaced.get(&index)
+    }
+
+    /// What the operator's objects name (buildd's flags naming the
+    /// daemons' objects in the builds namespace; the ConfigMaps, Secrets
+    /// and ServiceAccount each workload of a classed namespace uses there):
+    /// the objects found elsewhere than every user needs them, and the
+    /// indexes of every object named.
+    fn references(&self, objects: &[&Json]) -> (HashMap<usize, Requirement>, HashSet<usize>) {
+        // (kind, name) -> where it is needed.
+        let mut needed: HashMap<(&str, String), Vec<Requirement>> = HashMap::new();
+        for instance in &self.instances {
+            let Some(builds) = &instance.builds else {
+                continue;
+            };
+            let container =
+                &objects[instance.buildd]["spec"]["template"]["spec"]["containers"][instance.container];
+            let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+            for (flag, kind) in adr::DAEMON_REFERENCES {
+                if let Some(name) = last_flag(args, flag) {
+                    needed.entry((kind, name)).or_default().push(Requirement {
+                        namespace: builds.clone(),
+                        class: Class::Builds,
+                        by: format!("buildd's {flag} (in {})", instance.operator),
+                    });
+                }
+            }
+        }
+        for object in objects {
+            let namespace = namespace_of(object);
+            let Some(&class) = self.classes.get(namespace) else {
+                continue;
+            };
+            let Some((_, pod)) = pod_spec(object) else {
+                continue;
+            };
+            let user = format!(
+                "{} {namespace}/{}",
+                object["kind"].as_str().unwrap_or_default(),
+                object["metadata"]["name"].as_str().unwrap_or_default()
+            );
+            for (kind, name, how) in pod_references(pod) {
+                needed.entry((kind, name)).or_default().push(Requirement {
+                    namespace: namespace.to_owned(),
+                    class,
+                    by: format!("{how} {user}"),
+                });
+            }
+        }
+        let mut present: HashSet<(&str, &str, &str)> = HashSet::new();
+        let provided: Vec<(usize, &str, &str)> = objects
+            .iter()
+            .enumerate()
+            .filter_map(|(index, object)| {
+                let (kind, name) = provides(object)?;
+                present.insert((kind, name, namespace_of(object)));
+                Some((index, kind, name))
+            })
+            .collect();
+        let mut misplaced = HashMap::new();
+        let mut referenced = HashSet::new();
+        for (index, kind, name) in provided {
+            let Some(users) = needed.get(&(kind, name.to_owned())) else {
+                continue;
+            };
+            referenced.insert(index);
+            let here = namespace_of(objects[index]);
+            // Needed here, or already where another user needs it: a copy.
+            if users.iter().any(|u| u.namespace == here) {
+                continue;
+            }
+            if let Some(user) = users
+                .iter()
+                .find(|u| !present.contains(&(kind, name, u.namespace.as_str())))
+            {
+                misplaced.insert(index, user.clone());
+            }
+        }
+        (misplaced, referenced)
     }
 
     /// The instance whose buildd Deployment is object `index`.
@@ -304,6 +424,179 @@ pub fn has_host_access(object: &Json) -> bool {
             .is_some_and(|c| c.iter().any(|c| c["securityContext"]["privileged"] == true))
     });
     host || host_path || privileged
+}
+
+/// What object an object is, as the operator's objects name it: a
+/// ConfigMap, Secret or ServiceAccount by its name, and the Secret a
+/// cert-manager Certificate writes (its `spec.secretName`).
+fn provides(object: &Json) -> Option<(&'static str, &str)> {
+    let kind = match object["kind"].as_str()? {
+        "ConfigMap" => "ConfigMap",
+        "Secret" => "Secret",
+        "ServiceAccount" => "ServiceAccount",
+        "Certificate" if object["apiVersion"].as_str()?.starts_with("cert-manager.io/") => {
+            return Some(("Secret", object["spec"]["secretName"].as_str()?));
+        }
+        _ => return None,
+    };
+    Some((kind, object["metadata"]["name"].as_str()?))
+}
+
+/// The ConfigMaps, Secrets and ServiceAccount a pod uses, each with how:
+/// (kind, name, `mounted by`). Volumes (projected sources too), `envFrom`
+/// and `env` of every container, init and ephemeral containers included,
+/// and the pod's ServiceAccount; an optional reference is still a use.
+pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
+    let mut found = Vec::new();
+    let mut add = |kind: &'static str, name: &Json, how: &'static str| {
+        if let Some(name) = name.as_str().filter(|n| !n.is_empty()) {
+            found.push((kind, name.to_owned(), how));
+        }
+    };
+    for volume in pod["volumes"].as_array().into_iter().flatten() {
+        add("Secret", &volume["secret"]["secretName"], "mounted by");
+        add("ConfigMap", &volume["configMap"]["name"], "mounted by");
+        for source in volume["projected"]["sources"].as_array().into_iter().flatten() {
+            add("Secret", &source["secret"]["name"], "mounted by");
+            add("ConfigMap", &source["configMap"]["name"], "mounted by");
+        }
+    }
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for container in pod[list].as_array().into_iter().flatten() {
+            for from in container["envFrom"].as_array().into_iter().flatten() {
+                add("Secret", &from["secretRef"]["name"], "read by");
+                add("ConfigMap", &from["configMapRef"]["name"], "read by");
+            }
+            for env in container["env"].as_array().into_iter().flatten() {
+                add("Secret", &env["valueFrom"]["secretKeyRef"]["name"], "read by");
+                add("ConfigMap", &env["valueFrom"]["configMapKeyRef"]["name"], "read by");
+            }
+        }
+    }
+    add("ServiceAccount", &pod["serviceAccountName"], "run as by");
+    found
+}
+
+/// Whether a binding's `subject` (as written; `namespace` is the binding's,
+/// for a RoleBinding) includes a ServiceAccount of a namespace `classed`
+/// says is one of the operator's: the account itself, its user name, its
+/// namespace's group, `system:serviceaccounts`, `system:authenticated`.
+pub fn covers_classed_account(
+    subject: &Json,
+    namespace: Option<&str>,
+    classed: impl Fn(&str) -> bool,
+) -> bool {
+    let name = subject["name"].as_str().unwrap_or_default();
+    match subject["kind"].as_str() {
+        Some("ServiceAccount") => subject["namespace"]
+            .as_str()
+            .filter(|ns| !ns.is_empty())
+            .or(namespace)
+            .is_some_and(&classed),
+        Some("Group") => match name {
+            "system:serviceaccounts" | "system:authenticated" => true,
+            _ => name
+                .strip_prefix("system:serviceaccounts:")
+                .is_some_and(&classed),
+        },
+        Some("User") => name
+            .strip_prefix("system:serviceaccount:")
+            .and_then(|rest| rest.split_once(':'))
+            .is_some_and(|(ns, _)| classed(ns)),
+        _ => false,
+    }
+}
+
+/// Which objects are the operator's ([`Facts::in_scope`]).
+fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<bool> {
+    let classed = |ns: &str| facts.classes.contains_key(ns);
+    let none = facts.classes.is_empty();
+    // Roles bound to the operator's accounts: (kind, namespace, name).
+    let mut bound: HashSet<(&str, &str, &str)> = HashSet::new();
+    let mut bindings = Vec::new();
+    for (index, object) in objects.iter().enumerate() {
+        let kind = object["kind"].as_str().unwrap_or_default();
+        if !matches!(kind, "RoleBinding" | "ClusterRoleBinding") {
+            continue;
+        }
+        let namespace = (kind == "RoleBinding").then(|| namespace_of(object));
+        let role_kind = object["roleRef"]["kind"].as_str().unwrap_or_default();
+        let role = (
+            role_kind,
+            if role_kind == "Role" {
+                namespace.unwrap_or_default()
+            } else {
+                ""
+            },
+            object["roleRef"]["name"].as_str().unwrap_or_default(),
+        );
+        let reaches = !none
+            && object["subjects"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|s| covers_classed_account(s, namespace, classed));
+        if reaches {
+            bound.insert(role);
+        }
+        bindings.push((index, reaches, role));
+    }
+    let mut scope: Vec<bool> = objects
+        .iter()
+        .enumerate()
+        .map(|(index, object)| {
+            let kind = object["kind"].as_str().unwrap_or_default();
+            let name = object["metadata"]["name"].as_str().unwrap_or_default();
+            let hinted = component_class(object).is_some();
+            match kind {
+                "Namespace" => classed(name) || hinted,
+                "BuildProject" => true,
+                "CustomResourceDefinition" => {
+                    object["spec"]["group"] == adr::CRD_GROUP
+                        || object["spec"]["names"]["kind"] == "BuildProject"
+                }
+                "ClusterRole" => {
+                    hinted
+                        || bound.contains(&("ClusterRole", "", name))
+                        || object["rules"].as_array().into_iter().flatten().any(|r| {
+                            r["apiGroups"]
+                                .as_array()
+                                .is_some_and(|g| g.iter().any(|g| g == adr::CRD_GROUP))
+                        })
+                }
+                "Role" => {
+                    let namespace = namespace_of(object);
+                    hinted || classed(namespace) || bound.contains(&("Role", namespace, name))
+                }
+                // Bindings are decided below, by their subjects and role.
+                "RoleBinding" | "ClusterRoleBinding" => false,
+                _ if manifest::is_cluster_scoped(kind) => hinted,
+                _ => {
+                    hinted
+                        || classed(namespace_of(object))
+                        || facts.by_object.contains_key(&index)
+                        || referenced.contains(&index)
+                }
+            }
+        })
+        .collect();
+    let roles: HashSet<(&str, &str, &str)> = objects
+        .iter()
+        .enumerate()
+        .filter(|(index, o)| scope[*index] && matches!(o["kind"].as_str(), Some("Role" | "ClusterRole")))
+        .map(|(_, o)| {
+            let kind = o["kind"].as_str().unwrap_or_default();
+            let namespace = if kind == "Role" { namespace_of(o) } else { "" };
+            (kind, namespace, o["metadata"]["name"].as_str().unwrap_or_default())
+        })
+        .collect();
+    for (index, reaches, role) in bindings {
+        let object = objects[index];
+        let placed = object["kind"] == "RoleBinding" && classed(namespace_of(object));
+        scope[index] =
+            reaches || placed || roles.contains(&role) || component_class(object).is_some();
+    }
+    scope
 }
 
 /// The value of the last `--flag=value` or `--flag value` in `args`.
