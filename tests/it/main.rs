@@ -2,6 +2,7 @@
 
 mod accepted;
 mod check;
+mod check_adr;
 mod cli;
 mod compile_fail;
 mod corpus;

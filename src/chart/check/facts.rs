@@ -187,8 +187,8 @@ impl Facts {
             let Some(builds) = &instance.builds else {
                 continue;
             };
-            let container =
-                &objects[instance.buildd]["spec"]["template"]["spec"]["containers"][instance.container];
+            let container = &objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
+                [instance.container];
             let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
             for (flag, kind) in adr::DAEMON_REFERENCES {
                 if let Some(name) = last_flag(args, flag) {
@@ -434,7 +434,11 @@ fn provides(object: &Json) -> Option<(&'static str, &str)> {
         "ConfigMap" => "ConfigMap",
         "Secret" => "Secret",
         "ServiceAccount" => "ServiceAccount",
-        "Certificate" if object["apiVersion"].as_str()?.starts_with("cert-manager.io/") => {
+        "Certificate"
+            if object["apiVersion"]
+                .as_str()?
+                .starts_with("cert-manager.io/") =>
+        {
             return Some(("Secret", object["spec"]["secretName"].as_str()?));
         }
         _ => return None,
@@ -456,7 +460,11 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
     for volume in pod["volumes"].as_array().into_iter().flatten() {
         add("Secret", &volume["secret"]["secretName"], "mounted by");
         add("ConfigMap", &volume["configMap"]["name"], "mounted by");
-        for source in volume["projected"]["sources"].as_array().into_iter().flatten() {
+        for source in volume["projected"]["sources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             add("Secret", &source["secret"]["name"], "mounted by");
             add("ConfigMap", &source["configMap"]["name"], "mounted by");
         }
@@ -468,8 +476,16 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
                 add("ConfigMap", &from["configMapRef"]["name"], "read by");
             }
             for env in container["env"].as_array().into_iter().flatten() {
-                add("Secret", &env["valueFrom"]["secretKeyRef"]["name"], "read by");
-                add("ConfigMap", &env["valueFrom"]["configMapKeyRef"]["name"], "read by");
+                add(
+                    "Secret",
+                    &env["valueFrom"]["secretKeyRef"]["name"],
+                    "read by",
+                );
+                add(
+                    "ConfigMap",
+                    &env["valueFrom"]["configMapKeyRef"]["name"],
+                    "read by",
+                );
             }
         }
     }
@@ -583,11 +599,17 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
     let roles: HashSet<(&str, &str, &str)> = objects
         .iter()
         .enumerate()
-        .filter(|(index, o)| scope[*index] && matches!(o["kind"].as_str(), Some("Role" | "ClusterRole")))
+        .filter(|(index, o)| {
+            scope[*index] && matches!(o["kind"].as_str(), Some("Role" | "ClusterRole"))
+        })
         .map(|(_, o)| {
             let kind = o["kind"].as_str().unwrap_or_default();
             let namespace = if kind == "Role" { namespace_of(o) } else { "" };
-            (kind, namespace, o["metadata"]["name"].as_str().unwrap_or_default())
+            (
+                kind,
+                namespace,
+                o["metadata"]["name"].as_str().unwrap_or_default(),
+            )
         })
         .collect();
     for (index, reaches, role) in bindings {

@@ -54,10 +54,7 @@ pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut F
                     Invariant::Grant,
                     role.index,
                     &rule_path(r, "verbs"),
-                    format!(
-                        "grants {verb} on {}: its holder can {what}",
-                        on.join(", ")
-                    ),
+                    format!("grants {verb} on {}: its holder can {what}", on.join(", ")),
                 );
             }
         }
@@ -88,9 +85,9 @@ pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut F
 
 /// Whether `rule` names `resource` (or a subresource of it), or every one.
 fn reaches(rule: &Rule, resource: &str) -> bool {
-    rule.resources.iter().any(|r| {
-        r == "*" || r.split('/').next() == Some(resource)
-    })
+    rule.resources
+        .iter()
+        .any(|r| r == "*" || r.split('/').next() == Some(resource))
 }
 
 /// A ClusterRole aggregated into `view`, `edit` or `admin` that aggregates

@@ -54,9 +54,17 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
             continue;
         }
         let object = context.objects[binding.index];
-        let namespace = (object["kind"] == "RoleBinding")
-            .then(|| object["metadata"]["namespace"].as_str().unwrap_or("default"));
-        for (k, subject) in object["subjects"].as_array().into_iter().flatten().enumerate() {
+        let namespace = (object["kind"] == "RoleBinding").then(|| {
+            object["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("default")
+        });
+        for (k, subject) in object["subjects"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let kind = subject["kind"].as_str().unwrap_or_default();
             let name = subject["name"].as_str().unwrap_or_default();
             let account_namespace = subject["namespace"]

@@ -109,7 +109,12 @@ fn policy_exceptions(context: &Context<'_>, findings: &mut Findings<'_>) {
                     needed.iter().copied().collect::<Vec<_>>().join(", ")
                 )
             };
-            findings.report(Invariant::T4, index, &KeyPath::dotted("spec.match"), message);
+            findings.report(
+                Invariant::T4,
+                index,
+                &KeyPath::dotted("spec.match"),
+                message,
+            );
         }
     }
 }
