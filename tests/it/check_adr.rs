@@ -299,7 +299,7 @@ fn daemon_objects_are_placed_by_what_names_them_not_by_labels() {
         "T2",
         "Certificate ci-operator/bk-daemon-tls",
         "metadata.namespace",
-        "named by buildd's --daemon-tls-secret (in ci-operator), which needs it in ci-builds (the builds class), not ci-operator",
+        "buildd's --daemon-tls-secret (in ci-operator) names it for the daemons, in ci-builds (the builds class), not ci-operator",
     );
     // The buildkitd config (--daemon-config) there too.
     let text = edit(
@@ -312,7 +312,7 @@ fn daemon_objects_are_placed_by_what_names_them_not_by_labels() {
         "T2",
         "ConfigMap ci-operator/bk-buildkitd",
         "metadata.namespace",
-        "named by buildd's --daemon-config (in ci-operator), which needs it in ci-builds (the builds class)",
+        "buildd's --daemon-config (in ci-operator) names it for the daemons, in ci-builds (the builds class)",
     );
     // The daemons' pod template (--daemon-pod-template), named by a flag
     // in the separate form, placed in the operator namespace.
@@ -326,7 +326,23 @@ fn daemon_objects_are_placed_by_what_names_them_not_by_labels() {
         "T2",
         "ConfigMap ci-operator/bk-pod-template",
         "metadata.namespace",
-        "named by buildd's --daemon-pod-template (in ci-operator), which needs it in ci-builds",
+        "buildd's --daemon-pod-template (in ci-operator) names it for the daemons, in ci-builds",
+    );
+    // What the daemons' pod template pulls images with and mounts belongs
+    // where the daemons run, though only the template names it.
+    let template = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bk-pod-template, namespace: ci-builds}\ndata:\n  pod-template.yaml: |\n    spec:\n      imagePullSecrets: [{name: mirror-creds}]\n      volumes: [{name: ca, configMap: {name: extra-ca}}]\n";
+    let text = edit(
+        &valid,
+        "            - --daemon-config=bk-buildkitd\n",
+        "            - --daemon-config=bk-buildkitd\n            - --daemon-pod-template=bk-pod-template\n",
+    ) + template
+        + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-ca, namespace: ci-operator}\ndata: {ca.pem: x}\n";
+    exactly(
+        &text,
+        "T2",
+        "ConfigMap ci-operator/extra-ca",
+        "metadata.namespace",
+        "the daemons' pod template (ConfigMap bk-pod-template) mounts it, in ci-builds (the builds class), not ci-operator",
     );
     // The gateway's client certificate, which it mounts, in the builds
     // namespace: the gateway cannot mount it there.
@@ -340,7 +356,7 @@ fn daemon_objects_are_placed_by_what_names_them_not_by_labels() {
         "T2",
         "Certificate ci-builds/bk-api-client-tls",
         "metadata.namespace",
-        "named by mounted by Deployment ci-operator/bk-api, which needs it in ci-operator (the operator class)",
+        "Deployment ci-operator/bk-api mounts it, in ci-operator (the operator class), not ci-builds",
     );
 }
 

@@ -195,8 +195,25 @@ impl Facts {
                     needed.entry((kind, name)).or_default().push(Requirement {
                         namespace: builds.clone(),
                         class: Class::Builds,
-                        by: format!("buildd's {flag} (in {})", instance.operator),
+                        by: format!(
+                            "buildd's {flag} (in {}) names it for the daemons",
+                            instance.operator
+                        ),
                     });
+                }
+            }
+            // What the daemons' pod template mounts, reads or pulls with.
+            if let Some(template) = last_flag(args, "--daemon-pod-template") {
+                for pod in daemon_pod_template(objects, &template, builds) {
+                    for (kind, name, how) in pod_references(&pod) {
+                        needed.entry((kind, name)).or_default().push(Requirement {
+                            namespace: builds.clone(),
+                            class: Class::Builds,
+                            by: format!(
+                                "the daemons' pod template (ConfigMap {template}) {how} it"
+                            ),
+                        });
+                    }
                 }
             }
         }
@@ -217,7 +234,7 @@ impl Facts {
                 needed.entry((kind, name)).or_default().push(Requirement {
                     namespace: namespace.to_owned(),
                     class,
-                    by: format!("{how} {user}"),
+                    by: format!("{user} {how} it"),
                 });
             }
         }
@@ -447,9 +464,10 @@ fn provides(object: &Json) -> Option<(&'static str, &str)> {
 }
 
 /// The ConfigMaps, Secrets and ServiceAccount a pod uses, each with how:
-/// (kind, name, `mounted by`). Volumes (projected sources too), `envFrom`
-/// and `env` of every container, init and ephemeral containers included,
-/// and the pod's ServiceAccount; an optional reference is still a use.
+/// (kind, name, `mounts`). Volumes (projected sources too), `envFrom` and
+/// `env` of every container, init and ephemeral containers included, the
+/// image pull secrets and the pod's ServiceAccount; an optional reference
+/// is still a use.
 pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
     let mut found = Vec::new();
     let mut add = |kind: &'static str, name: &Json, how: &'static str| {
@@ -458,39 +476,70 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
         }
     };
     for volume in pod["volumes"].as_array().into_iter().flatten() {
-        add("Secret", &volume["secret"]["secretName"], "mounted by");
-        add("ConfigMap", &volume["configMap"]["name"], "mounted by");
+        add("Secret", &volume["secret"]["secretName"], "mounts");
+        add("ConfigMap", &volume["configMap"]["name"], "mounts");
         for source in volume["projected"]["sources"]
             .as_array()
             .into_iter()
             .flatten()
         {
-            add("Secret", &source["secret"]["name"], "mounted by");
-            add("ConfigMap", &source["configMap"]["name"], "mounted by");
+            add("Secret", &source["secret"]["name"], "mounts");
+            add("ConfigMap", &source["configMap"]["name"], "mounts");
         }
+    }
+    for secret in pod["imagePullSecrets"].as_array().into_iter().flatten() {
+        add("Secret", &secret["name"], "pulls images with");
     }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for container in pod[list].as_array().into_iter().flatten() {
             for from in container["envFrom"].as_array().into_iter().flatten() {
-                add("Secret", &from["secretRef"]["name"], "read by");
-                add("ConfigMap", &from["configMapRef"]["name"], "read by");
+                add("Secret", &from["secretRef"]["name"], "reads");
+                add("ConfigMap", &from["configMapRef"]["name"], "reads");
             }
             for env in container["env"].as_array().into_iter().flatten() {
-                add(
-                    "Secret",
-                    &env["valueFrom"]["secretKeyRef"]["name"],
-                    "read by",
-                );
+                add("Secret", &env["valueFrom"]["secretKeyRef"]["name"], "reads");
                 add(
                     "ConfigMap",
                     &env["valueFrom"]["configMapKeyRef"]["name"],
-                    "read by",
+                    "reads",
                 );
             }
         }
     }
-    add("ServiceAccount", &pod["serviceAccountName"], "run as by");
+    add("ServiceAccount", &pod["serviceAccountName"], "runs as");
     found
+}
+
+/// The pod specs of the daemons' pod template: each value of the
+/// ConfigMap `name` (the one in `builds`, else one of that name elsewhere)
+/// read as YAML, a pod template (`spec`) or a pod spec itself. What cannot
+/// be read gives nothing here.
+pub fn daemon_pod_template(objects: &[&Json], name: &str, builds: &str) -> Vec<Json> {
+    let named = |o: &&&Json| o["kind"] == "ConfigMap" && o["metadata"]["name"] == name;
+    let Some(config_map) = objects
+        .iter()
+        .filter(named)
+        .find(|o| namespace_of(o) == builds)
+        .or_else(|| objects.iter().find(named))
+    else {
+        return Vec::new();
+    };
+    config_map["data"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, text)| {
+            let source = crate::yaml::Source::file(key, text.as_str()?);
+            let node = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES).ok()??;
+            let template = node.to_json();
+            let pod = if template["spec"].is_object() {
+                template["spec"].clone()
+            } else {
+                template
+            };
+            pod.is_object().then_some(pod)
+        })
+        .collect()
 }
 
 /// Whether a binding's `subject` (as written; `namespace` is the binding's,

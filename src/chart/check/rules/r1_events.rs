@@ -36,14 +36,32 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
         .iter()
         .map(|i| (i.operator.as_str(), i.account.as_str()))
         .collect();
+    let operators: HashSet<&str> = buildd.iter().map(|(ns, _)| *ns).collect();
+    // Whether a subject includes some buildd's account: the account, its
+    // namespace's group, every account (constant time, however many).
+    let includes_buildd = |s: &crate::check::rbac::Subject| match s.kind.as_str() {
+        "ServiceAccount" => s
+            .namespace
+            .as_deref()
+            .is_some_and(|ns| buildd.contains(&(ns, s.name.as_str()))),
+        "Group" => match s.name.strip_prefix("system:serviceaccounts:") {
+            Some(ns) => operators.contains(ns),
+            None => matches!(
+                s.name.as_str(),
+                "system:serviceaccounts" | "system:authenticated"
+            ),
+        },
+        "User" => s
+            .name
+            .strip_prefix("system:serviceaccount:")
+            .and_then(|rest| rest.split_once(':'))
+            .is_some_and(|account| buildd.contains(&account)),
+        _ => false,
+    };
     let rbac = &grants.rbac;
     let mut held_by_buildd = vec![false; rbac.roles.len()];
     for binding in &rbac.bindings {
-        if binding
-            .subjects
-            .iter()
-            .any(|s| buildd.iter().any(|(ns, name)| s.covers(ns, name)))
-        {
+        if binding.subjects.iter().any(includes_buildd) {
             held_by_buildd[binding.role] = true;
         }
     }
@@ -72,7 +90,12 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
                 .filter(|ns| !ns.is_empty())
                 .or(namespace)
                 .unwrap_or_default();
-            if kind == "ServiceAccount" && buildd.contains(&(account_namespace, name)) {
+            let user = name
+                .strip_prefix("system:serviceaccount:")
+                .and_then(|rest| rest.split_once(':'));
+            if (kind == "ServiceAccount" && buildd.contains(&(account_namespace, name)))
+                || (kind == "User" && user.is_some_and(|account| buildd.contains(&account)))
+            {
                 continue;
             }
             let who = match kind {

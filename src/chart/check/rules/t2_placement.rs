@@ -33,7 +33,7 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
         let found = context.class_of(namespace);
         if let Some(required) = context.facts.misplaced(index) {
             let message = format!(
-                "named by {}, which needs it in {} (the {} class), not {namespace}",
+                "{}, in {} (the {} class), not {namespace}",
                 required.by,
                 required.namespace,
                 required.class.name()
