@@ -105,8 +105,9 @@ impl Facts {
                 facts.assign(&builds, Class::Builds);
             }
         }
-        // Node plumbing: host access outside the namespaces buildd shows,
-        // in one namespace: the one labelled as the system class, else the
+        // Node plumbing: the Kata installer's host access (not any
+        // privileged DaemonSet: every cluster runs some of other
+        // applications) outside the namespaces buildd shows, in one namespace: the one labelled as the system class, else the
         // one with the most such workloads (the first on a tie). Host access
         // elsewhere is then out of place (T2, T3), not a second system.
         let labelled: HashSet<&str> = objects
@@ -120,7 +121,10 @@ impl Facts {
         let mut candidates: HashMap<&str, (bool, usize, Reverse<usize>)> = HashMap::new();
         for (index, object) in objects.iter().enumerate() {
             let namespace = namespace_of(object);
-            if has_host_access(object) && !facts.classes.contains_key(namespace) {
+            if has_host_access(object)
+                && is_kata_plumbing(object, labelled.contains(namespace))
+                && !facts.classes.contains_key(namespace)
+            {
                 candidates
                     .entry(namespace)
                     .or_insert((labelled.contains(namespace), 0, Reverse(index)))
@@ -421,6 +425,37 @@ pub fn pod_spec(object: &Json) -> Option<(&'static str, &Json)> {
         node = node.get(key)?;
     }
     Some((path, node))
+}
+
+/// Whether a workload is the Kata node plumbing ADR-0006 puts in the
+/// system namespace: in a Namespace labelled as the system class
+/// (`in_labelled`), labelled by chartgen as a system component, or running
+/// a Kata image (a repository path naming kata: kata-deploy,
+/// kata-clh-vcpu-tune). Another application's privileged DaemonSet (a CNI,
+/// a CSI driver, a node exporter) is none.
+pub fn is_kata_plumbing(object: &Json, in_labelled: bool) -> bool {
+    if in_labelled || component_class(object) == Some(Class::System) {
+        return true;
+    }
+    let Some((_, pod)) = pod_spec(object) else {
+        return false;
+    };
+    ["initContainers", "containers"].iter().any(|list| {
+        pod[*list].as_array().is_some_and(|c| {
+            c.iter().any(|c| {
+                let image = c["image"].as_str().unwrap_or_default();
+                let repository = image.split('@').next().unwrap_or_default();
+                let repository = match repository.rsplit_once(':') {
+                    Some((path, tag)) if !tag.contains('/') => path,
+                    _ => repository,
+                };
+                repository
+                    .split('/')
+                    .skip(usize::from(repository.contains('/')))
+                    .any(|segment| segment.contains("kata"))
+            })
+        })
+    })
 }
 
 /// Whether a workload reaches into its node: a hostPath volume, a
@@ -737,7 +772,16 @@ mod tests {
                    "spec": {"template": {"spec": {"containers": [
                        {"name": "manager", "image": "r/buildd:1", "args": ["--namespace", "y"]}]}}}}),
             json!({"kind": "DaemonSet", "metadata": {"name": "k", "namespace": "z"},
-                   "spec": {"template": {"spec": {"hostPID": true, "containers": []}}}}),
+                   "spec": {"template": {"spec": {"hostPID": true, "containers": [
+                       {"name": "k", "image": "quay.io/kata-containers/kata-deploy:3"}]}}}}),
+            // Another application's privileged DaemonSet is no node plumbing.
+            json!({"kind": "DaemonSet", "metadata": {"name": "e", "namespace": "monitoring"},
+                   "spec": {"template": {"spec": {"hostPID": true, "containers": [
+                       {"name": "e", "image": "quay.io/prometheus/node-exporter:v1"},
+                       {"name": "f", "image": "kata.example.com/proxy:1"}]}}}}),
+            json!({"kind": "DaemonSet", "metadata": {"name": "m", "namespace": "monitoring"},
+                   "spec": {"template": {"spec": {"hostPID": true, "containers": [
+                       {"name": "e", "image": "quay.io/prometheus/node-exporter:v1"}]}}}}),
         ];
         let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
         assert_eq!(
@@ -748,5 +792,155 @@ mod tests {
                 ("z".to_owned(), Class::System)
             ]
         );
+    }
+
+    #[test]
+    fn scope_is_the_operators_objects_and_what_reaches_them() {
+        let objects = [
+            // 0: buildd, in op, creating daemons in b.
+            json!({"kind": "Deployment", "metadata": {"name": "d", "namespace": "op"},
+                   "spec": {"template": {"spec": {"serviceAccountName": "d", "containers": [
+                       {"name": "buildd", "args": ["--namespace=b", "--daemon-config", "cfg"]}]}}}}),
+            // 1: the daemons' config, moved into op (no labels).
+            json!({"kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "op"}}),
+            // 2: another application's Deployment and 3: its ClusterRole,
+            // 4: bound to its own account.
+            json!({"kind": "Deployment", "metadata": {"name": "x", "namespace": "shop"},
+                   "spec": {"template": {"spec": {"containers": [{"name": "x"}]}}}}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "x"}, "rules": []}),
+            json!({"kind": "ClusterRoleBinding", "metadata": {"name": "x"},
+                   "roleRef": {"kind": "ClusterRole", "name": "x"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "x", "namespace": "shop"}]}),
+            // 5: a ClusterRole given to every account, 6: so to buildd's too.
+            json!({"kind": "ClusterRole", "metadata": {"name": "all"}, "rules": []}),
+            json!({"kind": "ClusterRoleBinding", "metadata": {"name": "all"},
+                   "roleRef": {"kind": "ClusterRole", "name": "all"},
+                   "subjects": [{"kind": "Group", "name": "system:serviceaccounts"}]}),
+            // 7: another application's binding of the operator's role 5.
+            json!({"kind": "RoleBinding", "metadata": {"name": "y", "namespace": "shop"},
+                   "roleRef": {"kind": "ClusterRole", "name": "all"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "x"}]}),
+            // 8: another application's CRD, 9: the operator's.
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "c"},
+                   "spec": {"group": "cert-manager.io", "names": {"kind": "Certificate"}}}),
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "p"},
+                   "spec": {"group": adr::CRD_GROUP, "names": {"kind": "BuildProject"}}}),
+            // 10: the Namespace of another application.
+            json!({"kind": "Namespace", "metadata": {"name": "shop"}}),
+        ];
+        let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
+        let scoped: Vec<usize> = (0..objects.len()).filter(|i| facts.in_scope(*i)).collect();
+        assert_eq!(scoped, [0, 1, 5, 6, 7, 9]);
+        let misplaced = facts.misplaced(1).unwrap();
+        assert_eq!(
+            (misplaced.namespace.as_str(), misplaced.class),
+            ("b", Class::Builds)
+        );
+        assert!(misplaced.by.contains("--daemon-config"), "{}", misplaced.by);
+        assert_eq!(facts.misplaced(0), None);
+    }
+
+    #[test]
+    fn a_copy_where_its_user_needs_it_is_not_misplaced() {
+        let objects = [
+            json!({"kind": "Deployment", "metadata": {"name": "d", "namespace": "op"},
+                   "spec": {"template": {"spec": {"containers": [
+                       {"name": "buildd", "args": ["--namespace=b", "--daemon-tls-secret=t"]}]}}}}),
+            json!({"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+                   "metadata": {"name": "other-name", "namespace": "b"}, "spec": {"secretName": "t"}}),
+            json!({"kind": "Secret", "metadata": {"name": "t", "namespace": "op"}}),
+        ];
+        let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
+        assert_eq!(facts.misplaced(2), None);
+        assert_eq!(facts.misplaced(1), None);
+        assert!(facts.in_scope(2) && facts.in_scope(1));
+    }
+
+    #[test]
+    fn subjects_that_include_an_operator_account() {
+        let classed = |ns: &str| ns == "op";
+        for (subject, namespace, covers) in [
+            (
+                json!({"kind": "ServiceAccount", "name": "a", "namespace": "op"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "ServiceAccount", "name": "a"}),
+                Some("op"),
+                true,
+            ),
+            (
+                json!({"kind": "ServiceAccount", "name": "a", "namespace": "x"}),
+                Some("op"),
+                false,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:serviceaccounts"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:authenticated"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:serviceaccounts:op"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:serviceaccounts:x"}),
+                None,
+                false,
+            ),
+            (
+                json!({"kind": "User", "name": "system:serviceaccount:op:a"}),
+                None,
+                true,
+            ),
+            (json!({"kind": "User", "name": "alice"}), None, false),
+        ] {
+            assert_eq!(
+                covers_classed_account(&subject, namespace, classed),
+                covers,
+                "{subject}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pod_uses_what_it_mounts_reads_pulls_with_and_runs_as() {
+        let pod = json!({
+            "serviceAccountName": "sa",
+            "imagePullSecrets": [{"name": "pull"}],
+            "volumes": [
+                {"secret": {"secretName": "s"}},
+                {"configMap": {"name": "c"}},
+                {"projected": {"sources": [{"secret": {"name": "ps"}}, {"configMap": {"name": "pc"}}]}},
+            ],
+            "initContainers": [{"envFrom": [{"secretRef": {"name": "es"}}]}],
+            "containers": [{"env": [{"valueFrom": {"configMapKeyRef": {"name": "ec"}}}]}],
+        });
+        let mut found: Vec<(&str, String)> = pod_references(&pod)
+            .into_iter()
+            .map(|(kind, name, _)| (kind, name))
+            .collect();
+        found.sort();
+        let expected: Vec<(&str, String)> = [
+            ("ConfigMap", "c"),
+            ("ConfigMap", "ec"),
+            ("ConfigMap", "pc"),
+            ("Secret", "es"),
+            ("Secret", "ps"),
+            ("Secret", "pull"),
+            ("Secret", "s"),
+            ("ServiceAccount", "sa"),
+        ]
+        .into_iter()
+        .map(|(k, n)| (k, n.to_owned()))
+        .collect();
+        assert_eq!(found, expected);
     }
 }
