@@ -14,9 +14,16 @@ use crate::plan::rbac::AGGREGATE_TO;
 /// The RBAC API group, where `escalate` and `bind` apply.
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
-/// Each verb that lets its holder widen its own permissions: the verb, the
+/// A verb that lets its holder widen its own permissions: the verb, the
 /// (group, resource) pairs it acts on, and what it lets the holder do.
-const ESCALATING: [(&str, &[(&str, &str)], &str); 3] = [
+type Escalating = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+/// Each verb that lets its holder widen its own permissions.
+const ESCALATING: [Escalating; 3] = [
     (
         "escalate",
         &[(RBAC_GROUP, "roles"), (RBAC_GROUP, "clusterroles")],
