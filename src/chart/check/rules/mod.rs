@@ -144,7 +144,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::MissingFact.id(),
         title: "The input shows what the checks need",
-        help: "The trust classes come from what the manifests show, not from labels: the operator namespace is where buildd runs, the builds namespace is buildd's `--namespace` (else where the BuildProjects are), the system namespace is where privileged or host-path node plumbing runs. When objects live in a namespace whose class the input does not show, `check` says which fact is missing, once per namespace, instead of passing or guessing.",
+        help: "The trust classes come from what the manifests show, not from labels: the operator namespace is where buildd runs, the builds namespace is buildd's `--namespace` (else where the BuildProjects are), the system namespace is where the Kata node plumbing runs (privileged or host-path, running a Kata image, or in a Namespace labelled as the system class; another application's privileged DaemonSet is none). When the operator's objects (BuildProjects, objects carrying chartgen's component label, what buildd's flags name) live in a namespace whose class the input does not show, `check` says which fact is missing, once per namespace, instead of passing or guessing. Another application's objects need no class and draw no FACT.",
         example: "FACT BuildProject ci-builds/pr-forks metadata.namespace: the trust class of namespace ci-builds cannot be told: the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown; its objects' placement is not verified",
         doc: DOC,
     },
@@ -196,7 +196,8 @@ pub fn reference() -> String {
          `doc` link to the rule's section here. Exit code 1 when there is any finding.\n\n\
          The trust classes come from what the manifests show: the operator namespace is \
          where buildd runs, the builds namespace is buildd's `--namespace`, the system \
-         namespace is where privileged or host-path node plumbing runs. Labels only fill \
+         namespace is where the Kata node plumbing (privileged or host-path, running a \
+         Kata image or labelled as such) runs. Labels only fill \
          gaps. What the input does not show is said on an `info:` line (in JSON, `info`), \
          which does not change the exit code: a namespace with no Namespace object, a \
          RuntimeClass from the Kata bundle applied out-of-band, a Namespace of another \

@@ -65,10 +65,21 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
             held_by_buildd[binding.role] = true;
         }
     }
+    // Whether a role (with what it aggregates) names events, a `*`
+    // resource or group included; asked once per role.
+    let mut gives_events: Vec<Option<bool>> = vec![None; rbac.roles.len()];
     for binding in &rbac.bindings {
-        if grants.flags[binding.role] & flag::EVENTS == 0
-            || !(context.in_scope(binding.index) || held_by_buildd[binding.role])
-        {
+        if !(context.in_scope(binding.index) || held_by_buildd[binding.role]) {
+            continue;
+        }
+        let gives = *gives_events[binding.role].get_or_insert_with(|| {
+            let mut work = usize::MAX;
+            rbac.sources(binding.role, &mut work)
+                .into_iter()
+                .flatten()
+                .any(|source| rbac.own[source].iter().any(names_events))
+        });
+        if !gives {
             continue;
         }
         let object = context.objects[binding.index];
