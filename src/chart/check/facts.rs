@@ -187,6 +187,13 @@ impl Facts {
     fn references(&self, objects: &[&Json]) -> (HashMap<usize, Requirement>, HashSet<usize>) {
         // (kind, name) -> where it is needed.
         let mut needed: HashMap<(&str, String), Vec<Requirement>> = HashMap::new();
+        // The ConfigMaps by name, for the pod templates buildd names.
+        let mut config_maps: HashMap<&str, Vec<&Json>> = HashMap::new();
+        for object in objects.iter().filter(|o| o["kind"] == "ConfigMap") {
+            if let Some(name) = object["metadata"]["name"].as_str() {
+                config_maps.entry(name).or_default().push(object);
+            }
+        }
         for instance in &self.instances {
             let Some(builds) = &instance.builds else {
                 continue;
@@ -208,7 +215,10 @@ impl Facts {
             }
             // What the daemons' pod template mounts, reads or pulls with.
             if let Some(template) = last_flag(args, "--daemon-pod-template") {
-                for pod in daemon_pod_template(objects, &template, builds) {
+                let candidates = config_maps
+                    .get(template.as_str())
+                    .map_or(&[][..], Vec::as_slice);
+                for pod in daemon_pod_template(candidates, builds) {
                     for (kind, name, how) in pod_references(&pod) {
                         needed.entry((kind, name)).or_default().push(Requirement {
                             namespace: builds.clone(),
@@ -546,16 +556,15 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
 }
 
 /// The pod specs of the daemons' pod template: each value of the
-/// ConfigMap `name` (the one in `builds`, else one of that name elsewhere)
+/// ConfigMap `--daemon-pod-template` names (of `candidates`, the
+/// ConfigMaps of that name: the one in `builds`, else the first elsewhere)
 /// read as YAML, a pod template (`spec`) or a pod spec itself. What cannot
 /// be read gives nothing here.
-pub fn daemon_pod_template(objects: &[&Json], name: &str, builds: &str) -> Vec<Json> {
-    let named = |o: &&&Json| o["kind"] == "ConfigMap" && o["metadata"]["name"] == name;
-    let Some(config_map) = objects
+pub fn daemon_pod_template(candidates: &[&Json], builds: &str) -> Vec<Json> {
+    let Some(config_map) = candidates
         .iter()
-        .filter(named)
         .find(|o| namespace_of(o) == builds)
-        .or_else(|| objects.iter().find(named))
+        .or_else(|| candidates.first())
     else {
         return Vec::new();
     };
