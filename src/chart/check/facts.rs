@@ -689,6 +689,7 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
             }
         })
         .collect();
+    aggregated_into_scope(objects, &mut scope);
     let roles: HashSet<(&str, &str, &str)> = objects
         .iter()
         .enumerate()
@@ -712,6 +713,50 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
             reaches || placed || roles.contains(&role) || component_class(object).is_some();
     }
     scope
+}
+
+/// A ClusterRole that an operator's aggregated ClusterRole gathers (its
+/// labels match one of that role's `clusterRoleSelectors`) is the
+/// operator's too: its rules are what the operator is granted. A worklist:
+/// each selector is tried once against the roles not yet in scope.
+fn aggregated_into_scope(objects: &[&Json], scope: &mut [bool]) {
+    let cluster_roles: Vec<usize> = (0..objects.len())
+        .filter(|i| objects[*i]["kind"] == "ClusterRole")
+        .collect();
+    let mut work: Vec<usize> = cluster_roles
+        .iter()
+        .copied()
+        .filter(|i| scope[*i])
+        .collect();
+    let empty = serde_json::Map::new();
+    while let Some(role) = work.pop() {
+        let selectors = objects[role]["aggregationRule"]["clusterRoleSelectors"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice);
+        // An empty selector selects nothing for aggregation.
+        let selectors: Vec<&Json> = selectors
+            .iter()
+            .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()))
+            .collect();
+        if selectors.is_empty() {
+            continue;
+        }
+        for &i in &cluster_roles {
+            if scope[i] {
+                continue;
+            }
+            let labels = objects[i]["metadata"]["labels"]
+                .as_object()
+                .unwrap_or(&empty);
+            if selectors
+                .iter()
+                .any(|s| crate::check::api::selector_matches(s, labels))
+            {
+                scope[i] = true;
+                work.push(i);
+            }
+        }
+    }
 }
 
 /// The value of the last `--flag=value` or `--flag value` in `args`.
@@ -847,6 +892,25 @@ mod tests {
         );
         assert!(misplaced.by.contains("--daemon-config"), "{}", misplaced.by);
         assert_eq!(facts.misplaced(0), None);
+    }
+
+    #[test]
+    fn what_an_operator_role_aggregates_is_the_operators() {
+        let objects = [
+            json!({"kind": "Deployment", "metadata": {"name": "d", "namespace": "op"},
+                   "spec": {"template": {"spec": {"serviceAccountName": "d", "containers": [
+                       {"name": "buildd", "args": ["--namespace=b"]}]}}}}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "agg"},
+                   "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"to": "op"}}]}}),
+            json!({"kind": "ClusterRoleBinding", "metadata": {"name": "agg"},
+                   "roleRef": {"kind": "ClusterRole", "name": "agg"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "d", "namespace": "op"}]}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "in", "labels": {"to": "op"}}}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "out", "labels": {"to": "x"}}}),
+        ];
+        let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
+        assert!(facts.in_scope(1) && facts.in_scope(3));
+        assert!(!facts.in_scope(4));
     }
 
     #[test]
