@@ -197,7 +197,7 @@ fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(K
 /// `Exists`/`DoesNotExist` without.
 /// Whether `labels` satisfy `selector` (`matchLabels` and every
 /// `matchExpressions` term), as the API server evaluates it.
-fn selector_matches(selector: &Json, labels: &serde_json::Map<String, Json>) -> bool {
+pub(crate) fn selector_matches(selector: &Json, labels: &serde_json::Map<String, Json>) -> bool {
     let label = |key: &str| labels.get(key).and_then(Json::as_str);
     let match_labels = selector["matchLabels"]
         .as_object()

@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde_json::Value as Json;
 
 use super::Class;
-use crate::plan::{COMPONENT_CLASSES, COMPONENT_LABEL, TRUST_CLASS_LABEL};
+use crate::manifest;
+use crate::plan::{COMPONENT_CLASSES, COMPONENT_LABEL, TRUST_CLASS_LABEL, adr};
 
 /// One operator instance the input shows: a buildd Deployment and the
 /// namespaces it ties together.
@@ -51,6 +52,25 @@ pub struct Facts {
     by_object: HashMap<usize, usize>,
     /// The instances running in each operator namespace.
     by_operator: HashMap<String, Vec<usize>>,
+    /// The objects the operator's objects name but that are not where
+    /// their users need them, by object index (T2).
+    misplaced: HashMap<usize, Requirement>,
+    /// Whether each object, by index, is the operator's: the ADR rules
+    /// judge those only ([`Facts::in_scope`]).
+    scope: Vec<bool>,
+}
+
+/// Where an object must be because the operator's objects name it: a
+/// ConfigMap, Secret or ServiceAccount named by buildd's flags, mounted by
+/// a workload, or run as by one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    /// The namespace its user reads it in.
+    pub namespace: String,
+    /// That namespace's class.
+    pub class: Class,
+    /// Who names it, for messages: `buildd's --daemon-config`.
+    pub by: String,
 }
 
 impl Facts {
@@ -85,8 +105,9 @@ impl Facts {
                 facts.assign(&builds, Class::Builds);
             }
         }
-        // Node plumbing: host access outside the namespaces buildd shows,
-        // in one namespace: the one labelled as the system class, else the
+        // Node plumbing: the Kata installer's host access (not any
+        // privileged DaemonSet: every cluster runs some of other
+        // applications) outside the namespaces buildd shows, in one namespace: the one labelled as the system class, else the
         // one with the most such workloads (the first on a tie). Host access
         // elsewhere is then out of place (T2, T3), not a second system.
         let labelled: HashSet<&str> = objects
@@ -100,7 +121,10 @@ impl Facts {
         let mut candidates: HashMap<&str, (bool, usize, Reverse<usize>)> = HashMap::new();
         for (index, object) in objects.iter().enumerate() {
             let namespace = namespace_of(object);
-            if has_host_access(object) && !facts.classes.contains_key(namespace) {
+            if has_host_access(object)
+                && is_kata_plumbing(object, labelled.contains(namespace))
+                && !facts.classes.contains_key(namespace)
+            {
                 candidates
                     .entry(namespace)
                     .or_insert((labelled.contains(namespace), 0, Reverse(index)))
@@ -130,7 +154,134 @@ impl Facts {
                 facts.classes.insert(namespace.to_owned(), class);
             }
         }
+        let (required, referenced) = facts.references(objects);
+        facts.misplaced = required;
+        facts.scope = scope(objects, &facts, &referenced);
         facts
+    }
+
+    /// Whether object `index` is the buildkit operator's, and so judged by
+    /// the ADR rules (R1-R6, T1-T5, FACT): a buildd, a BuildProject, the
+    /// operator's CRD, anything in a namespace whose class the input shows
+    /// (and that Namespace), an object the operator's objects name (a
+    /// ConfigMap or Secret named by buildd's flags or mounted by its
+    /// workloads), an object carrying chartgen's component label, and the
+    /// RBAC that reaches the accounts of those namespaces. Everything else
+    /// is another application's: the generic rules only (schema, API,
+    /// Pod Security by its namespace's labels, GRANT).
+    pub fn in_scope(&self, index: usize) -> bool {
+        self.scope.get(index).copied().unwrap_or(false)
+    }
+
+    /// The object `index` is, when the operator's objects need it in
+    /// another namespace than the one it is in (T2).
+    pub fn misplaced(&self, index: usize) -> Option<&Requirement> {
+        self.misplaced.get(&index)
+    }
+
+    /// What the operator's objects name (buildd's flags naming the
+    /// daemons' objects in the builds namespace; the ConfigMaps, Secrets
+    /// and ServiceAccount each workload of a classed namespace uses there):
+    /// the objects found elsewhere than every user needs them, and the
+    /// indexes of every object named.
+    fn references(&self, objects: &[&Json]) -> (HashMap<usize, Requirement>, HashSet<usize>) {
+        // (kind, name) -> where it is needed.
+        let mut needed: HashMap<(&str, String), Vec<Requirement>> = HashMap::new();
+        // The ConfigMaps by name, for the pod templates buildd names.
+        let mut config_maps: HashMap<&str, Vec<&Json>> = HashMap::new();
+        for object in objects.iter().filter(|o| o["kind"] == "ConfigMap") {
+            if let Some(name) = object["metadata"]["name"].as_str() {
+                config_maps.entry(name).or_default().push(object);
+            }
+        }
+        for instance in &self.instances {
+            let Some(builds) = &instance.builds else {
+                continue;
+            };
+            let container = &objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
+                [instance.container];
+            let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+            for (flag, kind) in adr::DAEMON_REFERENCES {
+                if let Some(name) = last_flag(args, flag) {
+                    needed.entry((kind, name)).or_default().push(Requirement {
+                        namespace: builds.clone(),
+                        class: Class::Builds,
+                        by: format!(
+                            "buildd's {flag} (in {}) names it for the daemons",
+                            instance.operator
+                        ),
+                    });
+                }
+            }
+            // What the daemons' pod template mounts, reads or pulls with.
+            if let Some(template) = last_flag(args, "--daemon-pod-template") {
+                let candidates = config_maps
+                    .get(template.as_str())
+                    .map_or(&[][..], Vec::as_slice);
+                for pod in daemon_pod_template(candidates, builds) {
+                    for (kind, name, how) in pod_references(&pod) {
+                        needed.entry((kind, name)).or_default().push(Requirement {
+                            namespace: builds.clone(),
+                            class: Class::Builds,
+                            by: format!(
+                                "the daemons' pod template (ConfigMap {template}) {how} it"
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        for object in objects {
+            let namespace = namespace_of(object);
+            let Some(&class) = self.classes.get(namespace) else {
+                continue;
+            };
+            let Some((_, pod)) = pod_spec(object) else {
+                continue;
+            };
+            let user = format!(
+                "{} {namespace}/{}",
+                object["kind"].as_str().unwrap_or_default(),
+                object["metadata"]["name"].as_str().unwrap_or_default()
+            );
+            for (kind, name, how) in pod_references(pod) {
+                needed.entry((kind, name)).or_default().push(Requirement {
+                    namespace: namespace.to_owned(),
+                    class,
+                    by: format!("{user} {how} it"),
+                });
+            }
+        }
+        let mut present: HashSet<(&str, &str, &str)> = HashSet::new();
+        let provided: Vec<(usize, &str, &str)> = objects
+            .iter()
+            .enumerate()
+            .filter_map(|(index, object)| {
+                let (kind, name) = provides(object)?;
+                present.insert((kind, name, namespace_of(object)));
+                Some((index, kind, name))
+            })
+            .collect();
+        let mut misplaced = HashMap::new();
+        let mut referenced = HashSet::new();
+        for (index, kind, name) in provided {
+            let Some(users) = needed.get(&(kind, name.to_owned())) else {
+                continue;
+            };
+            referenced.insert(index);
+            let here = namespace_of(objects[index]);
+            // Needed here, or already where another user needs it: a copy.
+            if users.iter().any(|u| u.namespace == here) {
+                continue;
+            }
+            if let Some(user) = users
+                .iter()
+                .find(|u| !present.contains(&(kind, name, u.namespace.as_str())))
+            {
+                misplaced.insert(index, user.clone());
+            }
+        }
+        (misplaced, referenced)
     }
 
     /// The instance whose buildd Deployment is object `index`.
@@ -284,6 +435,37 @@ pub fn pod_spec(object: &Json) -> Option<(&'static str, &Json)> {
     Some((path, node))
 }
 
+/// Whether a workload is the Kata node plumbing ADR-0006 puts in the
+/// system namespace: in a Namespace labelled as the system class
+/// (`in_labelled`), labelled by chartgen as a system component, or running
+/// a Kata image (a repository path naming kata: kata-deploy,
+/// kata-clh-vcpu-tune). Another application's privileged DaemonSet (a CNI,
+/// a CSI driver, a node exporter) is none.
+pub fn is_kata_plumbing(object: &Json, in_labelled: bool) -> bool {
+    if in_labelled || component_class(object) == Some(Class::System) {
+        return true;
+    }
+    let Some((_, pod)) = pod_spec(object) else {
+        return false;
+    };
+    ["initContainers", "containers"].iter().any(|list| {
+        pod[*list].as_array().is_some_and(|c| {
+            c.iter().any(|c| {
+                let image = c["image"].as_str().unwrap_or_default();
+                let repository = image.split('@').next().unwrap_or_default();
+                let repository = match repository.rsplit_once(':') {
+                    Some((path, tag)) if !tag.contains('/') => path,
+                    _ => repository,
+                };
+                repository
+                    .split('/')
+                    .skip(usize::from(repository.contains('/')))
+                    .any(|segment| segment.contains("kata"))
+            })
+        })
+    })
+}
+
 /// Whether a workload reaches into its node: a hostPath volume, a
 /// privileged container, or the host's PID, network or IPC namespace.
 pub fn has_host_access(object: &Json) -> bool {
@@ -302,6 +484,277 @@ pub fn has_host_access(object: &Json) -> bool {
             .is_some_and(|c| c.iter().any(|c| c["securityContext"]["privileged"] == true))
     });
     host || host_path || privileged
+}
+
+/// What object an object is, as the operator's objects name it: a
+/// ConfigMap, Secret or ServiceAccount by its name, and the Secret a
+/// cert-manager Certificate writes (its `spec.secretName`).
+fn provides(object: &Json) -> Option<(&'static str, &str)> {
+    let kind = match object["kind"].as_str()? {
+        "ConfigMap" => "ConfigMap",
+        "Secret" => "Secret",
+        "ServiceAccount" => "ServiceAccount",
+        "Certificate"
+            if object["apiVersion"]
+                .as_str()?
+                .starts_with("cert-manager.io/") =>
+        {
+            return Some(("Secret", object["spec"]["secretName"].as_str()?));
+        }
+        _ => return None,
+    };
+    Some((kind, object["metadata"]["name"].as_str()?))
+}
+
+/// The ConfigMaps, Secrets and ServiceAccount a pod uses, each with how:
+/// (kind, name, `mounts`). Volumes (projected sources too), `envFrom` and
+/// `env` of every container, init and ephemeral containers included, the
+/// image pull secrets and the pod's ServiceAccount; an optional reference
+/// is still a use.
+pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
+    let mut found = Vec::new();
+    let mut add = |kind: &'static str, name: &Json, how: &'static str| {
+        if let Some(name) = name.as_str().filter(|n| !n.is_empty()) {
+            found.push((kind, name.to_owned(), how));
+        }
+    };
+    for volume in pod["volumes"].as_array().into_iter().flatten() {
+        add("Secret", &volume["secret"]["secretName"], "mounts");
+        add("ConfigMap", &volume["configMap"]["name"], "mounts");
+        for source in volume["projected"]["sources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            add("Secret", &source["secret"]["name"], "mounts");
+            add("ConfigMap", &source["configMap"]["name"], "mounts");
+        }
+    }
+    for secret in pod["imagePullSecrets"].as_array().into_iter().flatten() {
+        add("Secret", &secret["name"], "pulls images with");
+    }
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for container in pod[list].as_array().into_iter().flatten() {
+            for from in container["envFrom"].as_array().into_iter().flatten() {
+                add("Secret", &from["secretRef"]["name"], "reads");
+                add("ConfigMap", &from["configMapRef"]["name"], "reads");
+            }
+            for env in container["env"].as_array().into_iter().flatten() {
+                add("Secret", &env["valueFrom"]["secretKeyRef"]["name"], "reads");
+                add(
+                    "ConfigMap",
+                    &env["valueFrom"]["configMapKeyRef"]["name"],
+                    "reads",
+                );
+            }
+        }
+    }
+    add("ServiceAccount", &pod["serviceAccountName"], "runs as");
+    found
+}
+
+/// The pod specs of the daemons' pod template: each value of the
+/// ConfigMap `--daemon-pod-template` names (of `candidates`, the
+/// ConfigMaps of that name: the one in `builds`, else the first elsewhere)
+/// read as YAML, a pod template (`spec`) or a pod spec itself. What cannot
+/// be read gives nothing here.
+pub fn daemon_pod_template(candidates: &[&Json], builds: &str) -> Vec<Json> {
+    let Some(config_map) = candidates
+        .iter()
+        .find(|o| namespace_of(o) == builds)
+        .or_else(|| candidates.first())
+    else {
+        return Vec::new();
+    };
+    config_map["data"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, text)| {
+            let source = crate::yaml::Source::file(key, text.as_str()?);
+            let node = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES).ok()??;
+            let template = node.to_json();
+            let pod = if template["spec"].is_object() {
+                template["spec"].clone()
+            } else {
+                template
+            };
+            pod.is_object().then_some(pod)
+        })
+        .collect()
+}
+
+/// Whether a binding's `subject` (as written; `namespace` is the binding's,
+/// for a RoleBinding) includes a ServiceAccount of a namespace `classed`
+/// says is one of the operator's: the account itself, its user name, its
+/// namespace's group, `system:serviceaccounts`, `system:authenticated`.
+pub fn covers_classed_account(
+    subject: &Json,
+    namespace: Option<&str>,
+    classed: impl Fn(&str) -> bool,
+) -> bool {
+    let name = subject["name"].as_str().unwrap_or_default();
+    match subject["kind"].as_str() {
+        Some("ServiceAccount") => subject["namespace"]
+            .as_str()
+            .filter(|ns| !ns.is_empty())
+            .or(namespace)
+            .is_some_and(&classed),
+        Some("Group") => match name {
+            "system:serviceaccounts" | "system:authenticated" => true,
+            _ => name
+                .strip_prefix("system:serviceaccounts:")
+                .is_some_and(&classed),
+        },
+        Some("User") => name
+            .strip_prefix("system:serviceaccount:")
+            .and_then(|rest| rest.split_once(':'))
+            .is_some_and(|(ns, _)| classed(ns)),
+        _ => false,
+    }
+}
+
+/// Which objects are the operator's ([`Facts::in_scope`]).
+fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<bool> {
+    let classed = |ns: &str| facts.classes.contains_key(ns);
+    let none = facts.classes.is_empty();
+    // Roles bound to the operator's accounts: (kind, namespace, name).
+    let mut bound: HashSet<(&str, &str, &str)> = HashSet::new();
+    let mut bindings = Vec::new();
+    for (index, object) in objects.iter().enumerate() {
+        let kind = object["kind"].as_str().unwrap_or_default();
+        if !matches!(kind, "RoleBinding" | "ClusterRoleBinding") {
+            continue;
+        }
+        let namespace = (kind == "RoleBinding").then(|| namespace_of(object));
+        let role_kind = object["roleRef"]["kind"].as_str().unwrap_or_default();
+        let role = (
+            role_kind,
+            if role_kind == "Role" {
+                namespace.unwrap_or_default()
+            } else {
+                ""
+            },
+            object["roleRef"]["name"].as_str().unwrap_or_default(),
+        );
+        let reaches = !none
+            && object["subjects"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|s| covers_classed_account(s, namespace, classed));
+        if reaches {
+            bound.insert(role);
+        }
+        bindings.push((index, reaches, role));
+    }
+    let mut scope: Vec<bool> = objects
+        .iter()
+        .enumerate()
+        .map(|(index, object)| {
+            let kind = object["kind"].as_str().unwrap_or_default();
+            let name = object["metadata"]["name"].as_str().unwrap_or_default();
+            let hinted = component_class(object).is_some();
+            match kind {
+                "Namespace" => classed(name) || hinted,
+                "BuildProject" => true,
+                "CustomResourceDefinition" => {
+                    object["spec"]["group"] == adr::CRD_GROUP
+                        || object["spec"]["names"]["kind"] == "BuildProject"
+                }
+                "ClusterRole" => {
+                    hinted
+                        || bound.contains(&("ClusterRole", "", name))
+                        || object["rules"].as_array().into_iter().flatten().any(|r| {
+                            r["apiGroups"]
+                                .as_array()
+                                .is_some_and(|g| g.iter().any(|g| g == adr::CRD_GROUP))
+                        })
+                }
+                "Role" => {
+                    let namespace = namespace_of(object);
+                    hinted || classed(namespace) || bound.contains(&("Role", namespace, name))
+                }
+                // Bindings are decided below, by their subjects and role.
+                "RoleBinding" | "ClusterRoleBinding" => false,
+                _ if manifest::is_cluster_scoped(kind) => hinted,
+                _ => {
+                    hinted
+                        || classed(namespace_of(object))
+                        || facts.by_object.contains_key(&index)
+                        || referenced.contains(&index)
+                }
+            }
+        })
+        .collect();
+    aggregated_into_scope(objects, &mut scope);
+    let roles: HashSet<(&str, &str, &str)> = objects
+        .iter()
+        .enumerate()
+        .filter(|(index, o)| {
+            scope[*index] && matches!(o["kind"].as_str(), Some("Role" | "ClusterRole"))
+        })
+        .map(|(_, o)| {
+            let kind = o["kind"].as_str().unwrap_or_default();
+            let namespace = if kind == "Role" { namespace_of(o) } else { "" };
+            (
+                kind,
+                namespace,
+                o["metadata"]["name"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    for (index, reaches, role) in bindings {
+        let object = objects[index];
+        let placed = object["kind"] == "RoleBinding" && classed(namespace_of(object));
+        scope[index] =
+            reaches || placed || roles.contains(&role) || component_class(object).is_some();
+    }
+    scope
+}
+
+/// A ClusterRole that an operator's aggregated ClusterRole gathers (its
+/// labels match one of that role's `clusterRoleSelectors`) is the
+/// operator's too: its rules are what the operator is granted. A worklist:
+/// each selector is tried once against the roles not yet in scope.
+fn aggregated_into_scope(objects: &[&Json], scope: &mut [bool]) {
+    let cluster_roles: Vec<usize> = (0..objects.len())
+        .filter(|i| objects[*i]["kind"] == "ClusterRole")
+        .collect();
+    let mut work: Vec<usize> = cluster_roles
+        .iter()
+        .copied()
+        .filter(|i| scope[*i])
+        .collect();
+    let empty = serde_json::Map::new();
+    while let Some(role) = work.pop() {
+        let selectors = objects[role]["aggregationRule"]["clusterRoleSelectors"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice);
+        // An empty selector selects nothing for aggregation.
+        let selectors: Vec<&Json> = selectors
+            .iter()
+            .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()))
+            .collect();
+        if selectors.is_empty() {
+            continue;
+        }
+        for &i in &cluster_roles {
+            if scope[i] {
+                continue;
+            }
+            let labels = objects[i]["metadata"]["labels"]
+                .as_object()
+                .unwrap_or(&empty);
+            if selectors
+                .iter()
+                .any(|s| crate::check::api::selector_matches(s, labels))
+            {
+                scope[i] = true;
+                work.push(i);
+            }
+        }
+    }
 }
 
 /// What the kubelet runs of a container, where flags can be: its `command`
@@ -421,7 +874,16 @@ mod tests {
                    "spec": {"template": {"spec": {"containers": [
                        {"name": "manager", "image": "r/buildd:1", "args": ["--namespace", "y"]}]}}}}),
             json!({"kind": "DaemonSet", "metadata": {"name": "k", "namespace": "z"},
-                   "spec": {"template": {"spec": {"hostPID": true, "containers": []}}}}),
+                   "spec": {"template": {"spec": {"hostPID": true, "containers": [
+                       {"name": "k", "image": "quay.io/kata-containers/kata-deploy:3"}]}}}}),
+            // Another application's privileged DaemonSet is no node plumbing.
+            json!({"kind": "DaemonSet", "metadata": {"name": "e", "namespace": "monitoring"},
+                   "spec": {"template": {"spec": {"hostPID": true, "containers": [
+                       {"name": "e", "image": "quay.io/prometheus/node-exporter:v1"},
+                       {"name": "f", "image": "kata.example.com/proxy:1"}]}}}}),
+            json!({"kind": "DaemonSet", "metadata": {"name": "m", "namespace": "monitoring"},
+                   "spec": {"template": {"spec": {"hostPID": true, "containers": [
+                       {"name": "e", "image": "quay.io/prometheus/node-exporter:v1"}]}}}}),
         ];
         let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
         assert_eq!(
@@ -432,5 +894,174 @@ mod tests {
                 ("z".to_owned(), Class::System)
             ]
         );
+    }
+
+    #[test]
+    fn scope_is_the_operators_objects_and_what_reaches_them() {
+        let objects = [
+            // 0: buildd, in op, creating daemons in b.
+            json!({"kind": "Deployment", "metadata": {"name": "d", "namespace": "op"},
+                   "spec": {"template": {"spec": {"serviceAccountName": "d", "containers": [
+                       {"name": "buildd", "args": ["--namespace=b", "--daemon-config", "cfg"]}]}}}}),
+            // 1: the daemons' config, moved into op (no labels).
+            json!({"kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "op"}}),
+            // 2: another application's Deployment and 3: its ClusterRole,
+            // 4: bound to its own account.
+            json!({"kind": "Deployment", "metadata": {"name": "x", "namespace": "shop"},
+                   "spec": {"template": {"spec": {"containers": [{"name": "x"}]}}}}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "x"}, "rules": []}),
+            json!({"kind": "ClusterRoleBinding", "metadata": {"name": "x"},
+                   "roleRef": {"kind": "ClusterRole", "name": "x"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "x", "namespace": "shop"}]}),
+            // 5: a ClusterRole given to every account, 6: so to buildd's too.
+            json!({"kind": "ClusterRole", "metadata": {"name": "all"}, "rules": []}),
+            json!({"kind": "ClusterRoleBinding", "metadata": {"name": "all"},
+                   "roleRef": {"kind": "ClusterRole", "name": "all"},
+                   "subjects": [{"kind": "Group", "name": "system:serviceaccounts"}]}),
+            // 7: another application's binding of the operator's role 5.
+            json!({"kind": "RoleBinding", "metadata": {"name": "y", "namespace": "shop"},
+                   "roleRef": {"kind": "ClusterRole", "name": "all"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "x"}]}),
+            // 8: another application's CRD, 9: the operator's.
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "c"},
+                   "spec": {"group": "cert-manager.io", "names": {"kind": "Certificate"}}}),
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "p"},
+                   "spec": {"group": adr::CRD_GROUP, "names": {"kind": "BuildProject"}}}),
+            // 10: the Namespace of another application.
+            json!({"kind": "Namespace", "metadata": {"name": "shop"}}),
+        ];
+        let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
+        let scoped: Vec<usize> = (0..objects.len()).filter(|i| facts.in_scope(*i)).collect();
+        assert_eq!(scoped, [0, 1, 5, 6, 7, 9]);
+        let misplaced = facts.misplaced(1).unwrap();
+        assert_eq!(
+            (misplaced.namespace.as_str(), misplaced.class),
+            ("b", Class::Builds)
+        );
+        assert!(misplaced.by.contains("--daemon-config"), "{}", misplaced.by);
+        assert_eq!(facts.misplaced(0), None);
+    }
+
+    #[test]
+    fn what_an_operator_role_aggregates_is_the_operators() {
+        let objects = [
+            json!({"kind": "Deployment", "metadata": {"name": "d", "namespace": "op"},
+                   "spec": {"template": {"spec": {"serviceAccountName": "d", "containers": [
+                       {"name": "buildd", "args": ["--namespace=b"]}]}}}}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "agg"},
+                   "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"to": "op"}}]}}),
+            json!({"kind": "ClusterRoleBinding", "metadata": {"name": "agg"},
+                   "roleRef": {"kind": "ClusterRole", "name": "agg"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "d", "namespace": "op"}]}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "in", "labels": {"to": "op"}}}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "out", "labels": {"to": "x"}}}),
+        ];
+        let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
+        assert!(facts.in_scope(1) && facts.in_scope(3));
+        assert!(!facts.in_scope(4));
+    }
+
+    #[test]
+    fn a_copy_where_its_user_needs_it_is_not_misplaced() {
+        let objects = [
+            json!({"kind": "Deployment", "metadata": {"name": "d", "namespace": "op"},
+                   "spec": {"template": {"spec": {"containers": [
+                       {"name": "buildd", "args": ["--namespace=b", "--daemon-tls-secret=t"]}]}}}}),
+            json!({"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+                   "metadata": {"name": "other-name", "namespace": "b"}, "spec": {"secretName": "t"}}),
+            json!({"kind": "Secret", "metadata": {"name": "t", "namespace": "op"}}),
+        ];
+        let facts = Facts::of(&objects.iter().collect::<Vec<_>>());
+        assert_eq!(facts.misplaced(2), None);
+        assert_eq!(facts.misplaced(1), None);
+        assert!(facts.in_scope(2) && facts.in_scope(1));
+    }
+
+    #[test]
+    fn subjects_that_include_an_operator_account() {
+        let classed = |ns: &str| ns == "op";
+        for (subject, namespace, covers) in [
+            (
+                json!({"kind": "ServiceAccount", "name": "a", "namespace": "op"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "ServiceAccount", "name": "a"}),
+                Some("op"),
+                true,
+            ),
+            (
+                json!({"kind": "ServiceAccount", "name": "a", "namespace": "x"}),
+                Some("op"),
+                false,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:serviceaccounts"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:authenticated"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:serviceaccounts:op"}),
+                None,
+                true,
+            ),
+            (
+                json!({"kind": "Group", "name": "system:serviceaccounts:x"}),
+                None,
+                false,
+            ),
+            (
+                json!({"kind": "User", "name": "system:serviceaccount:op:a"}),
+                None,
+                true,
+            ),
+            (json!({"kind": "User", "name": "alice"}), None, false),
+        ] {
+            assert_eq!(
+                covers_classed_account(&subject, namespace, classed),
+                covers,
+                "{subject}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pod_uses_what_it_mounts_reads_pulls_with_and_runs_as() {
+        let pod = json!({
+            "serviceAccountName": "sa",
+            "imagePullSecrets": [{"name": "pull"}],
+            "volumes": [
+                {"secret": {"secretName": "s"}},
+                {"configMap": {"name": "c"}},
+                {"projected": {"sources": [{"secret": {"name": "ps"}}, {"configMap": {"name": "pc"}}]}},
+            ],
+            "initContainers": [{"envFrom": [{"secretRef": {"name": "es"}}]}],
+            "containers": [{"env": [{"valueFrom": {"configMapKeyRef": {"name": "ec"}}}]}],
+        });
+        let mut found: Vec<(&str, String)> = pod_references(&pod)
+            .into_iter()
+            .map(|(kind, name, _)| (kind, name))
+            .collect();
+        found.sort();
+        let expected: Vec<(&str, String)> = [
+            ("ConfigMap", "c"),
+            ("ConfigMap", "ec"),
+            ("ConfigMap", "pc"),
+            ("Secret", "es"),
+            ("Secret", "ps"),
+            ("Secret", "pull"),
+            ("Secret", "s"),
+            ("ServiceAccount", "sa"),
+        ]
+        .into_iter()
+        .map(|(k, n)| (k, n.to_owned()))
+        .collect();
+        assert_eq!(found, expected);
     }
 }

@@ -5,7 +5,9 @@
 //! template, a patch in the GitOps repository, an older render) and report
 //! every break: the Kubernetes schema ([`schema`]), what the API server
 //! refuses ([`api`]), and the chart's rules ([`rules`]: R1-R6 on effective
-//! RBAC resolved by [`rbac`], T1-T5 on topology and pod security). Checks
+//! RBAC resolved by [`rbac`], T1-T5 on topology and pod security, judged on
+//! the operator's objects only, [`Context::in_scope`]; GRANT on every
+//! role). Checks
 //! read a [`Context`] and report into [`Findings`]; every finding is
 //! collected before any is reported.
 
@@ -41,6 +43,9 @@ pub enum Invariant {
     UnknownKind,
     /// A binding names a role that is not in the input.
     UnknownRole,
+    /// No role, whoever's, grants escalation: `escalate`, `bind`,
+    /// `impersonate`, wildcards.
+    Grant,
     /// Events only through a cluster-wide, write-only ClusterRole.
     R1,
     /// No read, update or delete on events.
@@ -79,6 +84,7 @@ impl Invariant {
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
+        Invariant::Grant,
         Invariant::R1,
         Invariant::R2,
         Invariant::R3,
@@ -101,6 +107,7 @@ impl Invariant {
             Invariant::Schema => "K8S",
             Invariant::UnknownKind => "KIND",
             Invariant::UnknownRole => "ROLE",
+            Invariant::Grant => "GRANT",
             Invariant::R1 => "R1",
             Invariant::R2 => "R2",
             Invariant::R3 => "R3",
@@ -222,6 +229,13 @@ impl<'a> Context<'a> {
     /// The class of namespace `name`, if the input shows it.
     pub fn class_of(&self, name: &str) -> Option<Class> {
         self.facts.classes.get(name).copied()
+    }
+
+    /// Whether object `index` is the buildkit operator's, so that the ADR
+    /// rules judge it; another application's objects get the generic rules
+    /// only. The one place that decides it: [`Facts::in_scope`].
+    pub fn in_scope(&self, index: usize) -> bool {
+        self.facts.in_scope(index)
     }
 }
 

@@ -32,6 +32,18 @@ pub const CRD_GROUP: &str = "buildkit-operator.dev";
 /// The served and stored version of the BuildProject CRD.
 pub const CRD_VERSION: &str = "v1alpha1";
 
+/// ADR-1058: the operator "reconciles … objects wherever they are
+/// created": the custom resource its controller caches in every namespace.
+pub const CUSTOM_RESOURCES: GroupResource = GroupResource {
+    group: CRD_GROUP,
+    resource: "buildprojects",
+};
+
+/// The verbs controller-runtime's cache calls on the custom resources in
+/// every namespace: the custom-resource grant must give them cluster-wide
+/// (R4).
+pub const CUSTOM_RESOURCE_VERBS: [Verb; 3] = [Verb::Get, Verb::List, Verb::Watch];
+
 // ---- Events (ADR-2647) ------------------------------------------------
 
 /// ADR-2647: "a second ClusterRole … with create and patch on core
@@ -70,6 +82,10 @@ pub const LEASE_NAMED_VERBS: [Verb; 2] = [Verb::Get, Verb::Update];
 /// cannot restrict create, so it is granted on every lease.
 pub const LEASE_CREATE: Verb = Verb::Create;
 
+/// ADR-2647: "the release-namespace Role keeps pods and leases only":
+/// everything the operator namespace's Role may name (R3).
+pub const OPERATOR_ROLE_RESOURCES: [GroupResource; 2] = [PODS, LEASES];
+
 // ---- The builds namespace's Role (ADR-0006) ----------------------------
 
 /// ADR-0006: the daemons' objects are granted "only in the builds
@@ -86,6 +102,18 @@ pub const DAEMON_OBJECTS: [GroupResource; 4] = [
 
 /// ADR-0006: secrets are granted only in the builds namespace (R6).
 pub const SECRETS: GroupResource = core("secrets");
+
+/// ADR-0006: the builds namespace holds the daemons' "certs/config": the
+/// flags by which buildd names an object its daemons use there, with the
+/// kind of object each names (T2 places the object by the flag, whatever
+/// its labels). A Certificate provides the Secret its `spec.secretName`
+/// names.
+pub const DAEMON_REFERENCES: [(&str, &str); 4] = [
+    ("--daemon-config", "ConfigMap"),
+    ("--daemon-pod-template", "ConfigMap"),
+    ("--daemon-tls-secret", "Secret"),
+    ("--daemon-service-account", "ServiceAccount"),
+];
 
 // ---- Trust classes (ADR-0006) -------------------------------------------
 

@@ -28,6 +28,9 @@ pub(super) struct RoleView<'a> {
     pub class: Option<Class>,
     /// Whether one of its rules names a custom-resource group.
     pub grants_custom: bool,
+    /// Whether it is the operator's ([`Context::in_scope`]): the ADR rules
+    /// judge it; another application's role gets the generic rules only.
+    pub in_scope: bool,
 }
 
 impl RoleView<'_> {
@@ -56,11 +59,12 @@ pub(super) struct Grants<'a> {
     pub rbac: Rbac,
     /// Each role, by role id.
     pub roles: Vec<RoleView<'a>>,
-    /// The custom resources' groups: the input's CRDs' and the chart's.
+    /// The operator's custom resources' groups: its CRDs' in the input
+    /// and the chart's.
     pub custom: BTreeSet<String>,
-    /// The groups of the input's CRDs only.
+    /// The groups of the operator's CRDs in the input only.
     pub crd_groups: BTreeSet<String>,
-    /// The plurals of the input's CRDs.
+    /// The plurals of the operator's CRDs in the input.
     pub crd_plurals: BTreeSet<String>,
     /// What each role grants, with aggregation, as [`flag`]s.
     pub flags: Vec<u32>,
@@ -76,7 +80,7 @@ impl<'a> Grants<'a> {
     /// Reads the RBAC of `context` once.
     pub fn of(context: &'a Context<'_>) -> Self {
         let rbac = Rbac::new(context.objects);
-        let crd_groups = crd_field(context.objects, "/spec/group");
+        let crd_groups = crd_field(context, "/spec/group");
         let mut custom = crd_groups.clone();
         custom.insert(adr::CRD_GROUP.to_owned());
         let roles = (0..rbac.roles.len())
@@ -87,7 +91,7 @@ impl<'a> Grants<'a> {
         Grants {
             roles,
             crd_groups,
-            crd_plurals: crd_field(context.objects, "/spec/names/plural"),
+            crd_plurals: crd_field(context, "/spec/names/plural"),
             custom,
             flags,
             held,
@@ -97,8 +101,14 @@ impl<'a> Grants<'a> {
         }
     }
 
-    /// Every rule of every role, in input order: (role, rule index, rule).
+    /// Every rule of every role of the operator's, in input order: (role,
+    /// rule index, rule).
     pub fn role_rules(&self) -> impl Iterator<Item = (&RoleView<'a>, usize, &Rule)> {
+        self.all_role_rules().filter(|(role, _, _)| role.in_scope)
+    }
+
+    /// Every rule of every role, the operator's or not, in input order.
+    pub fn all_role_rules(&self) -> impl Iterator<Item = (&RoleView<'a>, usize, &Rule)> {
         self.roles.iter().enumerate().flat_map(|(id, role)| {
             self.rbac.own[id]
                 .iter()
@@ -125,6 +135,7 @@ fn role_view<'a>(
         grants_custom: rbac.own[id]
             .iter()
             .any(|rule| rule.groups.iter().any(|g| custom.contains(g))),
+        in_scope: context.in_scope(index),
     }
 }
 
@@ -151,11 +162,16 @@ pub(super) fn names_events(rule: &Rule) -> bool {
     rule.groups.iter().any(|g| is_events_group(g)) && names(rule, adr::EVENTS.resource)
 }
 
-/// One field (a JSON pointer) of every CustomResourceDefinition in the input.
-fn crd_field(objects: &[&Json], pointer: &str) -> BTreeSet<String> {
-    objects
+/// One field (a JSON pointer) of every CustomResourceDefinition of the
+/// operator's in the input (another application's CRDs are no custom
+/// resource of the operator's: granting them is R4's business).
+fn crd_field(context: &Context<'_>, pointer: &str) -> BTreeSet<String> {
+    context
+        .objects
         .iter()
-        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .enumerate()
+        .filter(|(i, o)| o["kind"] == "CustomResourceDefinition" && context.in_scope(*i))
+        .map(|(_, o)| o)
         .filter_map(|o| o.pointer(pointer).and_then(Json::as_str).map(str::to_owned))
         .collect()
 }
@@ -176,6 +192,10 @@ pub(super) mod flag {
     /// false) or on some, by name.
     pub const fn lease(i: usize, named: bool) -> u32 {
         1 << (5 + i + if named { 2 } else { 0 })
+    }
+    /// Verb `i` of `adr::CUSTOM_RESOURCE_VERBS` on every custom resource.
+    pub const fn custom(i: usize) -> u32 {
+        1 << (9 + i)
     }
 }
 
@@ -200,6 +220,14 @@ fn rule_flags(rule: &Rule) -> u32 {
         && rule.any_verb(&[adr::POD_VERB.name()])
     {
         flags |= flag::PODS;
+    }
+    let custom = adr::CUSTOM_RESOURCES;
+    if unnamed && rule.any_group(&[custom.group]) && rule.any_resource(custom.resource) {
+        for (i, verb) in adr::CUSTOM_RESOURCE_VERBS.iter().enumerate() {
+            if rule.any_verb(&[verb.name()]) {
+                flags |= flag::custom(i);
+            }
+        }
     }
     let leases = adr::LEASES;
     if rule.any_group(&[leases.group]) && rule.any_resource(leases.resource) {

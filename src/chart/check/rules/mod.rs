@@ -8,6 +8,7 @@
 //! bindings give each ServiceAccount. The topology rules read the
 //! [`crate::check::facts`] of the context.
 
+mod grant;
 mod grants;
 mod info;
 mod namespaces;
@@ -31,8 +32,9 @@ use serde_json::Value as Json;
 use super::{Context, Findings, Invariant};
 use crate::diagnostic::Rule;
 
-/// Checks ROLE and R1-R6: effective RBAC per subject, and the roles
-/// themselves.
+/// Checks ROLE, GRANT and R1-R6: effective RBAC per subject, and the
+/// roles themselves. R1-R6 judge the operator's roles and bindings only
+/// ([`Context::in_scope`]); ROLE and GRANT every one.
 pub fn rbac(context: &Context<'_>, findings: &mut Findings<'_>) {
     let grants = grants::Grants::of(context);
     r1_events::check(context, &grants, findings);
@@ -42,6 +44,7 @@ pub fn rbac(context: &Context<'_>, findings: &mut Findings<'_>) {
     r5_wildcards::check(&grants, findings);
     r6_daemon_objects::check(&grants, findings);
     role::check(context, &grants, findings);
+    grant::check(context, &grants, findings);
 }
 
 /// Checks T1-T5 and FACT, and notes what the input does not show;
@@ -64,7 +67,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::R1.id(),
         title: "Events only through a write-only ClusterRole bound cluster-wide, with create and patch on core events",
-        help: "ADR-2647: client-go's event recorder writes an event into the namespace of the object it describes, so a grant limited to one namespace loses the events of objects elsewhere, silently. buildd's ServiceAccount must be able to create and patch core (`\"\"`) events in every namespace, through a ClusterRoleBinding. A Role that names events, a RoleBinding to the events ClusterRole, and an events rule restricted by `resourceNames` (create cannot be restricted by name, and the recorder names every event anew) are findings. A further write-only grant in `events.k8s.io` is tolerated, never required.",
+        help: "ADR-2647: client-go's event recorder writes an event into the namespace of the object it describes, so a grant limited to one namespace loses the events of objects elsewhere, silently. buildd's ServiceAccount must be able to create and patch core (`\"\"`) events in every namespace, through a ClusterRoleBinding. A Role that names events, a RoleBinding to the events ClusterRole, and an events rule restricted by `resourceNames` (create cannot be restricted by name, and the recorder names every event anew) are findings. Events go to the operator's ServiceAccount only: a binding of the operator's (one that reaches its accounts, lives in its namespaces, or binds a role buildd holds) that gives events to any other subject is a finding, and a group subject (`system:serviceaccounts`, `system:serviceaccounts:<namespace>`, `system:authenticated`) gives them to every account it includes, however it also covers buildd's. A further write-only grant in `events.k8s.io` is tolerated, never required.",
         example: "R1 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd cannot create, patch events (core group) cluster-wide; the event recorder writes where each object lives (ADR-2647)",
         doc: DOC,
     },
@@ -78,21 +81,21 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::R3.id(),
         title: "Pods and leader-election leases in the operator namespace's Role",
-        help: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names; a buildd run with `--leader-elect=false` takes no Lease and needs no lease grant (without that flag, leader election is taken as on).",
+        help: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. That Role names nothing but core pods and `coordination.k8s.io` leases (deployments there, or a ClusterRole a RoleBinding binds in the operator namespace that grants more, is a finding; events and secrets there are R1's and R6's). Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names; a buildd run with `--leader-elect=false` takes no Lease and needs no lease grant (without that flag, leader election is taken as on).",
         example: "R3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd lacks get, update on lease buildkit-buildd-leader (its --leader-election-id) in buildkit-operator; the operator namespace's Role keeps pods and leases (ADR-2647)",
         doc: DOC,
     },
     Rule {
         id: Invariant::R4.id(),
-        title: "The custom-resource ClusterRole holds only the chart's custom resources",
-        help: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources, and it may not aggregate other ClusterRoles itself (what its selectors gather in the cluster would reach every tenant unreviewed).",
+        title: "The custom-resource grant exists, is cluster-wide and holds only the chart's custom resources",
+        help: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else: no other resource and no `nonResourceURLs`. The grant must exist: each buildd's ServiceAccount gets get, list and watch on `buildprojects.buildkit-operator.dev` through a ClusterRoleBinding (the operator reconciles them in every namespace); none, or one only through RoleBindings (one namespace each), is a finding. Another application's CRDs in the input are no custom resources of the operator's. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources, and it may not aggregate other ClusterRoles itself (what its selectors gather in the cluster would reach every tenant unreviewed).",
         example: "R4 ClusterRole buildkit-operator rules[3].resources: events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
         doc: DOC,
     },
     Rule {
         id: Invariant::R5.id(),
         title: "No wildcards",
-        help: "Every grant names its API groups, resources and verbs; `*` would grant what no review saw, including resources added to the cluster later.",
+        help: "Every grant of the operator's roles names its API groups, resources, verbs and non-resource URLs; `*` would grant what no review saw, including resources added to the cluster later. Another application's roles are not held to the ADRs: their wildcards are GRANT findings, so a wildcard is reported once, under one rule.",
         example: "R5 Role buildkit-builds/buildkit-daemons rules[2].verbs: a wildcard in verbs; name what is granted",
         doc: DOC,
     },
@@ -113,7 +116,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::T2.id(),
         title: "Every object in its trust class's namespace",
-        help: "ADR-0006: the control plane (buildd, gateway) in the operator namespace; the build daemons' objects and the BuildProjects in the builds namespace; the Kata node plumbing in the system namespace; nothing namespaced outside them.",
+        help: "ADR-0006: the control plane (buildd, gateway) in the operator namespace; the build daemons' objects and the BuildProjects in the builds namespace; the Kata node plumbing in the system namespace; nothing of the operator's namespaced outside them. An object is placed by what references it, whatever its labels: the ConfigMap, Secret (or the cert-manager Certificate whose `secretName` writes it) and ServiceAccount that buildd's `--daemon-config`, `--daemon-pod-template`, `--daemon-tls-secret` and `--daemon-service-account` name belong in the builds namespace, and what a workload mounts, reads or runs as belongs in that workload's namespace; a copy where its user needs it is no finding. chartgen's component labels only place what nothing references. Another application's objects, in namespaces of no trust class, are not placed.",
         example: "T2 BuildProject buildkit-operator/web-frontend metadata.namespace: belongs to the builds class, in buildkit-builds, not buildkit-operator",
         doc: DOC,
     },
@@ -134,7 +137,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::T4.id(),
         title: "Policy exemptions by trust class",
-        help: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation and on `kyverno-exemptions.yaml` when the input has it.",
+        help: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation, on `kyverno-exemptions.yaml` when the input has it, and on every Kyverno `PolicyException` (`kyverno.io/v2`, `v2beta1`) in the input, an exemption like any other: one whose match includes the operator namespace (by name, a wildcard, a namespace selector, or no namespace restriction at all) is a finding, and so is one that exempts the builds or system namespace from a policy its class does not need (the policy names are read from the Namespaces' annotation, else chartgen's defaults).",
         example: "T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it",
         doc: DOC,
     },
@@ -148,7 +151,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::MissingFact.id(),
         title: "The input shows what the checks need",
-        help: "The trust classes come from what the manifests show, not from labels: the operator namespace is where buildd runs, the builds namespace is buildd's `--namespace` (else where the BuildProjects are), the system namespace is where privileged or host-path node plumbing runs. When objects live in a namespace whose class the input does not show, `check` says which fact is missing, once per namespace, instead of passing or guessing.",
+        help: "The trust classes come from what the manifests show, not from labels: the operator namespace is where buildd runs, the builds namespace is buildd's `--namespace` (else where the BuildProjects are), the system namespace is where the Kata node plumbing runs (privileged or host-path, running a Kata image, or in a Namespace labelled as the system class; another application's privileged DaemonSet is none). When the operator's objects (BuildProjects, objects carrying chartgen's component label, what buildd's flags name) live in a namespace whose class the input does not show, `check` says which fact is missing, once per namespace, instead of passing or guessing. Another application's objects need no class and draw no FACT.",
         example: "FACT BuildProject ci-builds/pr-forks metadata.namespace: the trust class of namespace ci-builds cannot be told: the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown; its objects' placement is not verified",
         doc: DOC,
     },
@@ -180,6 +183,13 @@ pub const RULES: &[Rule] = &[
         example: "ROLE ClusterRoleBinding admin roleRef: binds ClusterRole platform-superuser, which is neither in the input nor one of the cluster's default roles; its permissions cannot be checked",
         doc: DOC,
     },
+    Rule {
+        id: Invariant::Grant.id(),
+        title: "No role grants its holder more than it shows",
+        help: "Generic, for every role in the input, the buildkit operator's or another application's, whoever it is bound to: `escalate` or `bind` on roles and clusterroles (write or bind a role granting more than the holder has, cluster-admin included), `impersonate` on users, groups, serviceaccounts, uids or userextras (act as someone else), and a ClusterRole aggregated into `view`, `edit` or `admin` that aggregates other ClusterRoles itself (every tenant gets whatever its selectors match in the cluster). Wildcards (`*` in apiGroups, resources, verbs, nonResourceURLs; a `*` verb includes escalate, bind and impersonate) are GRANT findings in another application's roles; in the operator's roles they are R5 (and the tenant aggregation R4), so each is reported once. `resourceNames` patterns (cert-manager's `issuers.cert-manager.io/*` signer names) are names, not wildcards.",
+        example: "GRANT ClusterRole ci-admin rules[0].verbs: grants bind on clusterroles.rbac.authorization.k8s.io: its holder can bind any role, cluster-admin included, to anyone, itself too",
+        doc: DOC,
+    },
 ];
 
 /// `docs/checks.md`: every rule with what it protects and an example.
@@ -193,11 +203,19 @@ pub fn reference() -> String {
          `doc` link to the rule's section here. Exit code 1 when there is any finding.\n\n\
          The trust classes come from what the manifests show: the operator namespace is \
          where buildd runs, the builds namespace is buildd's `--namespace`, the system \
-         namespace is where privileged or host-path node plumbing runs. Labels only fill \
+         namespace is where the Kata node plumbing (privileged or host-path, running a \
+         Kata image or labelled as such) runs. Labels only fill \
          gaps. What the input does not show is said on an `info:` line (in JSON, `info`), \
          which does not change the exit code: a namespace with no Namespace object, a \
          RuntimeClass from the Kata bundle applied out-of-band, a Namespace of another \
-         tool that states no Pod Security level.\n\n",
+         tool that states no Pod Security level.\n\n\
+         The ADR rules (R1-R6, T1-T5, FACT) judge the buildkit operator's objects only: \
+         each buildd and what ties to it (its namespaces and everything in them, the \
+         BuildProjects and their CRD, what its objects name or mount, the roles and \
+         bindings that reach its namespaces' ServiceAccounts). Another application's \
+         objects beside it (cert-manager's chart in the same GitOps repository, say) get \
+         the generic rules only: the schema (K8S, KIND), the API server's rules (API), \
+         roles that are not in the input (ROLE) and grants that escalate (GRANT).\n\n",
     );
     for rule in RULES {
         let _ = write!(

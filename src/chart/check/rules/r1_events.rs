@@ -13,10 +13,126 @@ use crate::plan::adr;
 /// Checks R1 on the roles, the bindings and each buildd.
 pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
     roles(grants, findings);
-    bindings(grants, findings);
+    bindings(context, grants, findings);
+    recipients(context, grants, findings);
     for instance in &context.facts.instances {
         buildd(grants, instance, findings);
     }
+}
+
+/// ADR-2647 gives events to the operator's ServiceAccount and nobody else:
+/// a binding of the operator's that gives events (it reaches the
+/// operator's accounts, lives in its namespaces, or binds a role that
+/// buildd holds) names no other subject. A group subject
+/// (`system:serviceaccounts`, `system:serviceaccounts:<ns>`,
+/// `system:authenticated`) gives them to every account it includes. The
+/// subjects are read as the binding writes them.
+fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    let instances = &context.facts.instances;
+    if instances.is_empty() {
+        return;
+    }
+    let buildd: HashSet<(&str, &str)> = instances
+        .iter()
+        .map(|i| (i.operator.as_str(), i.account.as_str()))
+        .collect();
+    let operators: HashSet<&str> = buildd.iter().map(|(ns, _)| *ns).collect();
+    // Whether a subject includes some buildd's account: the account, its
+    // namespace's group, every account (constant time, however many).
+    let includes_buildd = |s: &crate::check::rbac::Subject| match s.kind.as_str() {
+        "ServiceAccount" => s
+            .namespace
+            .as_deref()
+            .is_some_and(|ns| buildd.contains(&(ns, s.name.as_str()))),
+        "Group" => match s.name.strip_prefix("system:serviceaccounts:") {
+            Some(ns) => operators.contains(ns),
+            None => matches!(
+                s.name.as_str(),
+                "system:serviceaccounts" | "system:authenticated"
+            ),
+        },
+        "User" => s
+            .name
+            .strip_prefix("system:serviceaccount:")
+            .and_then(|rest| rest.split_once(':'))
+            .is_some_and(|account| buildd.contains(&account)),
+        _ => false,
+    };
+    let rbac = &grants.rbac;
+    let mut held_by_buildd = vec![false; rbac.roles.len()];
+    for binding in &rbac.bindings {
+        if binding.subjects.iter().any(includes_buildd) {
+            held_by_buildd[binding.role] = true;
+        }
+    }
+    // Whether a role (with what it aggregates) names events, a `*`
+    // resource or group included; asked once per role.
+    let mut gives_events: Vec<Option<bool>> = vec![None; rbac.roles.len()];
+    for binding in &rbac.bindings {
+        if !(context.in_scope(binding.index) || held_by_buildd[binding.role]) {
+            continue;
+        }
+        let gives = *gives_events[binding.role].get_or_insert_with(|| {
+            let mut work = usize::MAX;
+            rbac.sources(binding.role, &mut work)
+                .into_iter()
+                .flatten()
+                .any(|source| rbac.own[source].iter().any(names_events))
+        });
+        if !gives {
+            continue;
+        }
+        let object = context.objects[binding.index];
+        let namespace = (object["kind"] == "RoleBinding").then(|| {
+            object["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("default")
+        });
+        for (k, subject) in object["subjects"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let kind = subject["kind"].as_str().unwrap_or_default();
+            let name = subject["name"].as_str().unwrap_or_default();
+            let account_namespace = subject["namespace"]
+                .as_str()
+                .filter(|ns| !ns.is_empty())
+                .or(namespace)
+                .unwrap_or_default();
+            let user = name
+                .strip_prefix("system:serviceaccount:")
+                .and_then(|rest| rest.split_once(':'));
+            if (kind == "ServiceAccount" && buildd.contains(&(account_namespace, name)))
+                || (kind == "User" && user.is_some_and(|account| buildd.contains(&account)))
+            {
+                continue;
+            }
+            let who = match kind {
+                "ServiceAccount" => format!("ServiceAccount {account_namespace}/{name}"),
+                "Group" if is_account_group(name) => {
+                    format!("Group {name}, every ServiceAccount it includes (buildd's among them)")
+                }
+                _ => format!("{kind} {name}"),
+            };
+            findings.report(
+                Invariant::R1,
+                binding.index,
+                &KeyPath::root().key("subjects").index(k),
+                format!(
+                    "gives events to {who}; ADR-2647 gives them to the operator's ServiceAccount only"
+                ),
+            );
+        }
+    }
+}
+
+/// Whether group `name` includes ServiceAccounts: every account, those of
+/// one namespace, or every authenticated user.
+fn is_account_group(name: &str) -> bool {
+    matches!(name, "system:serviceaccounts" | "system:authenticated")
+        || name.starts_with("system:serviceaccounts:")
 }
 
 /// A Role naming events, and an events rule restricted by name.
@@ -46,9 +162,9 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
 
 /// A RoleBinding to an events ClusterRole grants events in one namespace
 /// only (a Role naming events is reported with the role itself).
-fn bindings(grants: &Grants<'_>, findings: &mut Findings<'_>) {
+fn bindings(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
     let rbac = &grants.rbac;
-    for binding in &rbac.bindings {
+    for binding in rbac.bindings.iter().filter(|b| context.in_scope(b.index)) {
         let Scope::Namespace(ns) = &binding.scope else {
             continue;
         };

@@ -6,11 +6,13 @@ use std::collections::HashSet;
 use super::grants::{Grants, buildd_subject, flag, names, rule_path, service_account_path};
 use crate::check::facts::Instance;
 use crate::check::{Class, Context, Findings, Invariant};
+use crate::diagnostic::KeyPath;
 use crate::plan::adr;
 
 /// Checks R3 on the roles and on each buildd.
 pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
     roles(grants, findings);
+    operator_role(context, grants, findings);
     for instance in &context.facts.instances {
         buildd(grants, instance, findings);
     }
@@ -46,6 +48,76 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                     format!("{resource} granted in {}; {why}", role.place()),
                 );
             }
+        }
+    }
+}
+
+/// ADR-2647: "the release-namespace Role keeps pods and leases only": a
+/// Role in an operator namespace names nothing else, and neither does a
+/// ClusterRole a RoleBinding binds there (reported at the binding).
+fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    let beyond = |rule: &crate::check::rbac::resolve::Rule| -> Vec<String> {
+        let mut found = Vec::new();
+        for group in &rule.groups {
+            for resource in &rule.resources {
+                // Events are R1's (granted only cluster-wide), secrets R6's
+                // (granted only in the builds namespace): one finding each.
+                let allowed = adr::OPERATOR_ROLE_RESOURCES
+                    .iter()
+                    .chain([&adr::EVENTS, &adr::SECRETS])
+                    .any(|r| r.group == group && r.resource == resource);
+                let name = crate::check::rbac::resource_name(group, resource);
+                if !allowed && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+        found
+    };
+    let why = "the operator namespace's Role keeps pods and leases only (ADR-2647)";
+    for (role, r, rule) in grants.role_rules() {
+        if role.cluster || role.class != Some(Class::Operator) {
+            continue;
+        }
+        let extra = beyond(rule);
+        if !extra.is_empty() {
+            findings.report(
+                Invariant::R3,
+                role.index,
+                &rule_path(r, "resources"),
+                format!("grants {} in {}; {why}", extra.join(", "), role.place()),
+            );
+        }
+    }
+    let rbac = &grants.rbac;
+    for binding in &rbac.bindings {
+        let crate::check::rbac::Scope::Namespace(ns) = &binding.scope else {
+            continue;
+        };
+        if !rbac.cluster_role[binding.role] || context.class_of(ns) != Some(Class::Operator) {
+            continue;
+        }
+        let mut work = usize::MAX;
+        let mut extra: Vec<String> = Vec::new();
+        for source in rbac.sources(binding.role, &mut work).into_iter().flatten() {
+            for rule in &rbac.own[source] {
+                for name in beyond(rule) {
+                    if !extra.contains(&name) {
+                        extra.push(name);
+                    }
+                }
+            }
+        }
+        if !extra.is_empty() {
+            findings.report(
+                Invariant::R3,
+                binding.index,
+                &KeyPath::dotted("roleRef"),
+                format!(
+                    "binds a ClusterRole that grants {} in {ns}; {why}",
+                    extra.join(", ")
+                ),
+            );
         }
     }
 }

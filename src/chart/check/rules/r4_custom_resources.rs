@@ -2,7 +2,10 @@
 //! resources (ADR-1058, ADR-2647), and a ClusterRole aggregated into the
 //! tenants' built-in roles only reads them (ADR-1592).
 
-use super::grants::{Grants, is_events_group, names_events, rule_path};
+use super::grants::{
+    Grants, buildd_subject, flag, is_events_group, names_events, rule_path, service_account_path,
+};
+use crate::check::facts::Instance;
 use crate::check::rbac::resolve::Sample;
 use crate::check::rbac::{Scope, resource_name};
 use crate::check::{Context, Findings, Invariant};
@@ -15,6 +18,63 @@ pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut F
     events_in_custom_resource_role(grants, findings);
     tenant_roles(context, grants, findings);
     operator_grants(grants, findings);
+    for instance in &context.facts.instances {
+        custom_resource_grant(context, grants, instance, findings);
+    }
+}
+
+/// ADR-1058: the custom-resource grant is cluster-wide: buildd's cache
+/// lists and watches BuildProjects in every namespace. Missing, or given
+/// only by RoleBindings (one namespace each), it is a finding.
+fn custom_resource_grant(
+    context: &Context<'_>,
+    grants: &Grants<'_>,
+    instance: &Instance,
+    findings: &mut Findings<'_>,
+) {
+    let cluster = grants.held.buildd(instance).cluster;
+    let missing: Vec<(usize, &str)> = adr::CUSTOM_RESOURCE_VERBS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| cluster & flag::custom(*i) == 0)
+        .map(|(i, verb)| (i, verb.name()))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let wanted = missing.iter().fold(0, |f, (i, _)| f | flag::custom(*i));
+    let rbac = &grants.rbac;
+    // Where it is given instead: RoleBindings, one namespace each.
+    let mut through: Vec<String> = rbac
+        .bindings
+        .iter()
+        .filter(|b| matches!(b.scope, Scope::Namespace(_)) && grants.flags[b.role] & wanted != 0)
+        .filter(|b| {
+            b.subjects
+                .iter()
+                .any(|s| s.covers(&instance.operator, &instance.account))
+        })
+        .map(|b| context.manifests[b.index].id.to_string())
+        .collect();
+    through.sort();
+    through.dedup();
+    let verbs: Vec<&str> = missing.iter().map(|(_, v)| *v).collect();
+    let resource = resource_name(adr::CUSTOM_RESOURCES.group, adr::CUSTOM_RESOURCES.resource);
+    let how = if through.is_empty() {
+        String::new()
+    } else {
+        format!(" (only through {}, one namespace each)", through.join(", "))
+    };
+    findings.report(
+        Invariant::R4,
+        instance.buildd,
+        &service_account_path(),
+        format!(
+            "{} cannot {} {resource} cluster-wide{how}; the operator reconciles them in every namespace, through the custom-resource ClusterRole bound cluster-wide (ADR-1058)",
+            buildd_subject(instance).describe(),
+            verbs.join(", "),
+        ),
+    );
 }
 
 /// ADR-2647 rejected events in the custom-resource ClusterRole.
@@ -44,7 +104,7 @@ fn tenant_roles(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findi
             .filter(|(k, v)| k.starts_with(AGGREGATE_TO) && *v == "true")
             .map(|(k, _)| k.rsplit('-').next().unwrap_or_default())
             .collect();
-        if !role.cluster || aggregated.is_empty() {
+        if !role.cluster || !role.in_scope || aggregated.is_empty() {
             continue;
         }
         let into = aggregated.join(", ");
@@ -138,6 +198,18 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                         );
                     }
                 }
+            }
+            if !rule.urls.is_empty() {
+                findings.report(
+                    Invariant::R4,
+                    rbac.roles[id],
+                    &rule_path(r, "nonResourceURLs"),
+                    format!(
+                        "{} {verb} the non-resource URLs {} cluster-wide; the operator's ClusterRoles hold only the chart's custom resources and event writes, no non-resource grant",
+                        holders.describe(),
+                        rule.urls.join(", ")
+                    ),
+                );
             }
         }
     }

@@ -31,6 +31,16 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
         // An object without a namespace lands in the one kubectl applies it to: say default.
         let namespace = namespace_of(object);
         let found = context.class_of(namespace);
+        if let Some(required) = context.facts.misplaced(index) {
+            let message = format!(
+                "{}, in {} (the {} class), not {namespace}",
+                required.by,
+                required.namespace,
+                required.class.name()
+            );
+            findings.report(Invariant::T2, index, &path, message);
+            continue;
+        }
         if let Some(class) = expected_class(context, index, object)
             && found != Some(class)
             && let Some(want) = homes.get(&class)
@@ -42,7 +52,10 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
             findings.report(Invariant::T2, index, &path, message);
             continue;
         }
-        if found.is_some() {
+        // Another application's object, or a grant to the operator in
+        // another application's namespace (the R rules judge what it
+        // grants): no placement to verify.
+        if found.is_some() || !context.in_scope(index) || is_rbac(object) {
             continue;
         }
         match &lacking {
@@ -61,6 +74,11 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
             Some(_) => {}
         }
     }
+}
+
+/// Whether `object` is a Role or RoleBinding.
+fn is_rbac(object: &Json) -> bool {
+    matches!(object["kind"].as_str(), Some("Role" | "RoleBinding"))
 }
 
 /// The class an object belongs to by what it is: BuildProjects to the

@@ -14,6 +14,7 @@ use crate::plan::{EXEMPTIONS_ANNOTATION, Exemption};
 /// Checks T4 on the Namespaces; `artifact` is the Kyverno exemptions
 /// artifact, when the input has one.
 pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>, artifact: Option<&Json>) {
+    policy_exceptions(context, findings);
     for namespace in classed(context) {
         let wanted: BTreeSet<&str> = namespace.class.exemptions().collect();
         let annotation =
@@ -32,6 +33,174 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>, artifact
             None => {}
         }
     }
+}
+
+/// Every Kyverno `PolicyException` is an exemption like the artifact's:
+/// one that matches a namespace of a trust class exempts it from a policy
+/// its class must need (the operator class needs none).
+fn policy_exceptions(context: &Context<'_>, findings: &mut Findings<'_>) {
+    let exceptions: Vec<usize> = context
+        .objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| {
+            o["kind"] == "PolicyException"
+                && o["apiVersion"]
+                    .as_str()
+                    .is_some_and(|v| v.starts_with("kyverno.io/"))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if exceptions.is_empty() || context.facts.classes.is_empty() {
+        return;
+    }
+    let names = policy_names(context);
+    let empty = serde_json::Map::new();
+    let labels: std::collections::HashMap<&str, &serde_json::Map<String, Json>> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "Namespace")
+        .filter_map(|o| {
+            Some((
+                o["metadata"]["name"].as_str()?,
+                o["metadata"]["labels"].as_object().unwrap_or(&empty),
+            ))
+        })
+        .collect();
+    for index in exceptions {
+        let object = context.objects[index];
+        let policies: Vec<&str> = object["spec"]["exceptions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["policyName"].as_str())
+            // A namespaced Policy is named `<namespace>/<name>`.
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .collect();
+        for (namespace, class) in &context.facts.classes {
+            let namespace_labels = labels.get(namespace.as_str()).copied();
+            if !exception_matches(&object["spec"]["match"], namespace, namespace_labels) {
+                continue;
+            }
+            let needed: BTreeSet<&str> = class
+                .exemptions()
+                .map(|key| names.get(key).map_or("", String::as_str))
+                .collect();
+            let beyond: Vec<&str> = policies
+                .iter()
+                .copied()
+                // A pattern (`*`) exempts from every policy: not one it needs.
+                .filter(|p| !needed.contains(p))
+                .collect();
+            if beyond.is_empty() {
+                continue;
+            }
+            let message = if needed.is_empty() {
+                format!(
+                    "exempts {namespace}, the {} namespace, from {}; it carries no exemption (ADR-0006)",
+                    class.name(),
+                    beyond.join(", ")
+                )
+            } else {
+                format!(
+                    "exempts {namespace}, the {} namespace, from {}, which its class does not need; it needs {} only (ADR-0006)",
+                    class.name(),
+                    beyond.join(", "),
+                    needed.iter().copied().collect::<Vec<_>>().join(", ")
+                )
+            };
+            findings.report(
+                Invariant::T4,
+                index,
+                &KeyPath::dotted("spec.match"),
+                message,
+            );
+        }
+    }
+}
+
+/// The policy of each exemption key in this cluster: from the classed
+/// Namespaces' annotation (`security-context=<policy>`), else chartgen's
+/// defaults.
+fn policy_names(context: &Context<'_>) -> std::collections::HashMap<&'static str, String> {
+    let defaults = crate::model::Policies::default();
+    let mut names: std::collections::HashMap<&'static str, String> = Exemption::ALL
+        .into_iter()
+        .map(|e| {
+            let name = match e {
+                Exemption::SecurityContext => defaults.security_context.as_str(),
+                Exemption::HostPath => defaults.disallow_host_path.as_str(),
+            };
+            (e.key(), name.to_owned())
+        })
+        .collect();
+    for namespace in classed(context) {
+        let annotation = namespace.object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION]
+            .as_str()
+            .unwrap_or_default();
+        for (key, policy) in annotation.split(',').filter_map(|p| p.split_once('=')) {
+            if let Some(e) = Exemption::ALL.into_iter().find(|e| e.key() == key) {
+                names.insert(e.key(), policy.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// Whether a PolicyException's `match` (`any` of its filters, and `all` of
+/// them) includes resources in `namespace`: a filter matches when its
+/// `resources.namespaces` (wildcards `*`, `?`) and `namespaceSelector`
+/// (against the Namespace's labels, when the input has it; else taken as
+/// matching) both allow it, an absent one allowing every namespace. Who
+/// makes the request (`subjects`, `roles`) is not read: it narrows, never
+/// widens, and the exemption stands for whoever it names.
+fn exception_matches(
+    matching: &Json,
+    namespace: &str,
+    labels: Option<&serde_json::Map<String, Json>>,
+) -> bool {
+    let filter = |f: &Json| {
+        let resources = &f["resources"];
+        let by_name = resources["namespaces"]
+            .as_array()
+            .filter(|n| !n.is_empty())
+            .is_none_or(|n| {
+                n.iter()
+                    .filter_map(Json::as_str)
+                    .any(|p| wildcard(p, namespace))
+            });
+        let selector = &resources["namespaceSelector"];
+        let by_labels = selector.is_null()
+            || labels.is_none_or(|l| crate::check::api::selector_matches(selector, l));
+        by_name && by_labels
+    };
+    let any = matching["any"].as_array();
+    let all = matching["all"].as_array();
+    any.is_none_or(|a| a.is_empty() || a.iter().any(filter))
+        && all.is_none_or(|a| a.iter().all(filter))
+}
+
+/// Kyverno's wildcard match: `*` any run of characters, `?` one.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
 }
 
 /// The annotation states the class's exemptions.
