@@ -80,7 +80,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 17] = [
+    pub const ALL: [Invariant; 18] = [
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
