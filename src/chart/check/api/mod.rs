@@ -1,15 +1,21 @@
-//! What the API server (and the kubelet) refuse although the OpenAPI schema
-//! allows it: the name rule of each kind, namespace names, label and
-//! annotation keys and values, container, port and volume names (unique
-//! where the API server wants them unique), mounts of volumes that do not
-//! exist and repeated mount paths, image references, resource quantities
-//! and requests above limits, negative counts and ids, port numbers,
-//! seccomp profiles, sysctls, label selectors (well-formed, and
-//! matching the template they select), and a pod's scheduling fields
-//! (`kubernetes::scheduling`). Only these: admission and any rule
-//! not listed is not checked.
+//! What the API server refuses although the OpenAPI schema allows it,
+//! modelled on its validation (`pkg/apis/*/validation`): the name rule of
+//! each kind, namespace names, label and annotation keys and values,
+//! container, port and volume names (unique where the API server wants them
+//! unique), mounts of volumes that do not exist and repeated mount paths,
+//! resource quantities and requests above limits, negative counts and ids,
+//! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
+//! and matching the template they select), a pod's scheduling fields
+//! (`kubernetes::scheduling`), the rest of the pod spec ([`pod`]) and the
+//! specs of the other kinds ([`objects`], [`cron`]). Only these: admission
+//! and any rule not listed is not checked. Apart, as [`Invariant::Image`]:
+//! image references the kubelet cannot parse (the API server takes them).
 
 use serde_json::Value as Json;
+
+mod cron;
+mod objects;
+mod pod;
 
 use super::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
@@ -22,7 +28,34 @@ pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
         for (path, message) in problems(context.objects[index]) {
             findings.report(Invariant::Api, index, &path, message);
         }
+        for (path, message) in images(context.objects[index]) {
+            findings.report(Invariant::Image, index, &path, message);
+        }
     }
+}
+
+/// The image references of `object`'s containers that the kubelet cannot
+/// parse: the API server accepts them, the pod never starts.
+fn images(object: &Json) -> Vec<(KeyPath, String)> {
+    let mut found = Vec::new();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let Some((_, spec)) = pod_template(kind) else {
+        return found;
+    };
+    let at = KeyPath::from_pointer(spec);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, container) in each(&object.pointer(spec).unwrap_or(&Json::Null)[list]) {
+            if let Some(image) = container["image"].as_str()
+                && let Err(why) = names::image_reference(image)
+            {
+                found.push((
+                    at.key(list).index(i).key("image"),
+                    format!("`{image}` is {why}; the kubelet cannot pull it"),
+                ));
+            }
+        }
+    }
+    found
 }
 
 /// What the API server would refuse in `object`, by path.
@@ -74,13 +107,14 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
                 .filter(|_| kind == "StatefulSet")
                 .filter_map(|(_, claim)| claim["metadata"]["name"].as_str())
                 .collect();
-            pod_spec(pod, &KeyPath::from_pointer(spec), claims, &mut found);
+            pod_spec(pod, kind, &KeyPath::from_pointer(spec), claims, &mut found);
         }
     }
     if kind == "Service" {
         service(object, &mut found);
     }
     workload(kind, object, &mut found);
+    objects::check(kind, object, &mut found);
     found
 }
 
@@ -253,6 +287,8 @@ fn pod_template(kind: &str) -> Option<(&'static str, &'static str)> {
         "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job" => {
             Some(("/spec/template", "/spec/template/spec"))
         }
+        "ReplicationController" => Some(("/spec/template", "/spec/template/spec")),
+        "PodTemplate" => Some(("/template", "/template/spec")),
         "CronJob" => Some((
             "/spec/jobTemplate/spec/template",
             "/spec/jobTemplate/spec/template/spec",
@@ -338,6 +374,7 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
 /// mounts of declared volumes) and volume names of one pod spec.
 fn pod_spec<'a>(
     pod: &'a Json,
+    owner: &str,
     at: &KeyPath,
     claims: std::collections::BTreeSet<&'a str>,
     found: &mut Vec<(KeyPath, String)>,
@@ -358,6 +395,7 @@ fn pod_spec<'a>(
         }
     }
     pod_level(pod, at, found);
+    pod::pod(pod, owner, at, found);
     let mut containers = std::collections::BTreeSet::new();
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
@@ -379,6 +417,7 @@ fn pod_spec<'a>(
                 }
             }
             one_container(container, &path, &volumes, found);
+            pod::container(container, list == "initContainers", &path, found);
         }
     }
 }
@@ -392,11 +431,6 @@ fn one_container(
     volumes: &std::collections::BTreeSet<&str>,
     found: &mut Vec<(KeyPath, String)>,
 ) {
-    if let Some(image) = container["image"].as_str()
-        && let Err(why) = names::image_reference(image)
-    {
-        found.push((path.clone().key("image"), format!("`{image}` is {why}")));
-    }
     // Unique within a container: the API server only warns about a
     // name repeated across containers.
     let mut port_names = std::collections::BTreeSet::new();
@@ -443,19 +477,13 @@ fn one_container(
     container_level(container, path, found);
 }
 
-/// The pod spec's own fields: a non-negative grace period, and its security
-/// context (ids, seccomp profile, unique sysctls).
+/// The pod spec's scheduling fields and security context (seccomp
+/// profile, unique sysctls). A negative grace period is accepted (the API
+/// server only warns, and reads it as 1).
 fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    non_negative(pod, at, &["terminationGracePeriodSeconds"], found);
     crate::scheduling::pod(pod, at, found);
     let context = &pod["securityContext"];
     let context_at = at.clone().key("securityContext");
-    non_negative(
-        context,
-        &context_at,
-        &["runAsUser", "runAsGroup", "fsGroup"],
-        found,
-    );
     profiles(context, &context_at, found);
     let sysctls = context_at.clone().key("sysctls");
     repeated(&context["sysctls"], "name", &sysctls, found, |name| {
@@ -463,27 +491,11 @@ fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     });
 }
 
-/// A container's probes (non-negative timings), security context (ids,
-/// seccomp profile) and resources (quantities, requests at most limits).
+/// A container's security context (seccomp profile) and resources
+/// (quantities, requests at most limits).
 fn container_level(container: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-        non_negative(
-            &container[probe],
-            &at.clone().key(probe),
-            &[
-                "initialDelaySeconds",
-                "timeoutSeconds",
-                "periodSeconds",
-                "successThreshold",
-                "failureThreshold",
-                "terminationGracePeriodSeconds",
-            ],
-            found,
-        );
-    }
     let context = &container["securityContext"];
     let context_at = at.clone().key("securityContext");
-    non_negative(context, &context_at, &["runAsUser", "runAsGroup"], found);
     profiles(context, &context_at, found);
     resources(&container["resources"], &at.clone().key("resources"), found);
 }
@@ -539,6 +551,21 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
         }
     }
     let [requests, limits] = &amounts;
+    // Extended resources (`example.com/gpu`) are whole units, not
+    // overcommitted: a request needs the same limit.
+    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
+        for (resource, (value, shown)) in &amounts[side] {
+            if !extended(resource) {
+                continue;
+            }
+            let path = at.clone().key(field).key((*resource).to_owned());
+            if value.fract() != 0.0 {
+                found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
+            } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
+                found.push((path, format!("requests {} of {resource} without the same limit; an extended resource's request equals its limit", plain(shown))));
+            }
+        }
+    }
     for (resource, (request, shown)) in requests {
         if let Some((limit, limit_shown)) = limits.get(resource)
             && request > limit
@@ -553,6 +580,12 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
             ));
         }
     }
+}
+
+/// Whether `resource` is an extended resource: one with a domain that is
+/// not Kubernetes' own, and no quota `requests.` prefix.
+fn extended(resource: &str) -> bool {
+    resource.contains('/') && !resource.contains("kubernetes.io/") && !resource.starts_with("requests.")
 }
 
 /// A JSON scalar as written, strings without quotes.
