@@ -118,8 +118,14 @@ mod tests {
                 ("v1", "PodTemplate"),
                 ("v1", "PersistentVolume"),
                 ("v1", "Secret"),
-                ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"),
-                ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
+                (
+                    "admissionregistration.k8s.io/v1",
+                    "ValidatingWebhookConfiguration",
+                ),
+                (
+                    "admissionregistration.k8s.io/v1",
+                    "MutatingWebhookConfiguration",
+                ),
                 ("networking.k8s.io/v1", "Ingress"),
                 ("storage.k8s.io/v1", "StorageClass"),
                 ("scheduling.k8s.io/v1", "PriorityClass"),

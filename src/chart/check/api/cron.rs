@@ -98,7 +98,11 @@ fn range(text: &str, (what, min, max, names): (&str, u32, u32, &[&str])) -> Resu
     if let Some(step) = step {
         match step.parse::<u32>() {
             Ok(s) if s > 0 => {}
-            _ => return Err(format!("the step `{step}` of `{text}` is not a positive number")),
+            _ => {
+                return Err(format!(
+                    "the step `{step}` of `{text}` is not a positive number"
+                ));
+            }
         }
     }
     if start < min {
@@ -147,7 +151,9 @@ pub fn time_zone(zone: &str) -> Result<(), String> {
         return Err("an empty time zone; leave it out or name a zone".to_owned());
     }
     if zone.eq_ignore_ascii_case("Local") {
-        return Err("`Local` is not an explicit time zone; name one, such as Europe/Paris".to_owned());
+        return Err(
+            "`Local` is not an explicit time zone; name one, such as Europe/Paris".to_owned(),
+        );
     }
     for part in zone.split('/') {
         let valid = (1..=14).contains(&part.len())
@@ -205,10 +211,23 @@ mod tests {
 
     #[test]
     fn a_time_zone_is_an_explicit_iana_name() {
-        for good in ["Europe/Paris", "UTC", "America/Argentina/Buenos_Aires", "Etc/GMT+5"] {
+        for good in [
+            "Europe/Paris",
+            "UTC",
+            "America/Argentina/Buenos_Aires",
+            "Etc/GMT+5",
+        ] {
             assert_eq!(time_zone(good), Ok(()), "{good}");
         }
-        for bad in ["", "Local", "local", "Europe/../x", "Europe/-x", "Europe Paris", "a/bbbbbbbbbbbbbbb"] {
+        for bad in [
+            "",
+            "Local",
+            "local",
+            "Europe/../x",
+            "Europe/-x",
+            "Europe Paris",
+            "a/bbbbbbbbbbbbbbb",
+        ] {
             assert!(time_zone(bad).is_err(), "{bad}");
         }
     }

@@ -585,7 +585,9 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
 /// Whether `resource` is an extended resource: one with a domain that is
 /// not Kubernetes' own, and no quota `requests.` prefix.
 fn extended(resource: &str) -> bool {
-    resource.contains('/') && !resource.contains("kubernetes.io/") && !resource.starts_with("requests.")
+    resource.contains('/')
+        && !resource.contains("kubernetes.io/")
+        && !resource.starts_with("requests.")
 }
 
 /// A JSON scalar as written, strings without quotes.
@@ -996,23 +998,28 @@ mod tests {
 
     #[test]
     fn env_names_value_sources_and_downward_paths() {
-        let found = paths(deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1",
-            "env": [
-                {"name": "MY VAR", "value": "printable ASCII is a name since 1.32"},
-                {"name": "A=B"},
-                {"name": "", "value": "x"},
-                {"name": "B", "value": "x", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
-                {"name": "C", "valueFrom": {}},
-                {"name": "D", "valueFrom": {"fieldRef": {"fieldPath": "spec.containers"}}},
-                {"name": "E", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
-                {"name": "F", "valueFrom": {"resourceFieldRef": {"resource": "limits.gpu"}}},
-                {"name": "G", "valueFrom": {"secretKeyRef": {"name": "s", "key": "a/b"}}},
-                {"name": "H", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"},
-                                            "secretKeyRef": {"name": "s", "key": "k"}}},
-            ],
-            "envFrom": [{"prefix": "P=", "configMapRef": {"name": "c"}}, {}],
-        }]})));
-        let at: Vec<&str> = found.iter().map(|f| f.split(": ").next().unwrap()).collect();
+        let found = paths(deployment(
+            serde_json::json!({"containers": [{"name": "a", "image": "a:1",
+                "env": [
+                    {"name": "MY VAR", "value": "printable ASCII is a name since 1.32"},
+                    {"name": "A=B"},
+                    {"name": "", "value": "x"},
+                    {"name": "B", "value": "x", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                    {"name": "C", "valueFrom": {}},
+                    {"name": "D", "valueFrom": {"fieldRef": {"fieldPath": "spec.containers"}}},
+                    {"name": "E", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
+                    {"name": "F", "valueFrom": {"resourceFieldRef": {"resource": "limits.gpu"}}},
+                    {"name": "G", "valueFrom": {"secretKeyRef": {"name": "s", "key": "a/b"}}},
+                    {"name": "H", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"},
+                                                "secretKeyRef": {"name": "s", "key": "k"}}},
+                ],
+                "envFrom": [{"prefix": "P=", "configMapRef": {"name": "c"}}, {}],
+            }]}),
+        ));
+        let at: Vec<&str> = found
+            .iter()
+            .map(|f| f.split(": ").next().unwrap())
+            .collect();
         let env = "spec.template.spec.containers[0].env";
         assert_eq!(
             at,
@@ -1062,8 +1069,10 @@ mod tests {
 
     #[test]
     fn each_owner_allows_its_restart_policies_and_a_volume_has_one_source() {
-        let pod = |policy: Json| serde_json::json!({"restartPolicy": policy, "containers": [],
-            "volumes": [{"name": "v", "emptyDir": {}, "configMap": {"name": "c"}}, {"name": "w"}]});
+        let pod = |policy: Json| {
+            serde_json::json!({"restartPolicy": policy, "containers": [],
+            "volumes": [{"name": "v", "emptyDir": {}, "configMap": {"name": "c"}}, {"name": "w"}]})
+        };
         for (kind, refused) in [
             ("Deployment", vec!["Never", "OnFailure"]),
             ("Job", vec!["Always", ""]),
@@ -1083,9 +1092,19 @@ mod tests {
                 }
                 let found = at(object);
                 let restart = found.iter().any(|f| f.ends_with("restartPolicy"));
-                assert_eq!(restart, refused.contains(&policy), "{kind} {policy:?}: {found:?}");
-                assert!(found.iter().any(|f| f.ends_with("spec.volumes[0]")), "{found:?}");
-                assert!(!found.iter().any(|f| f.ends_with("spec.volumes[1]")), "{found:?}");
+                assert_eq!(
+                    restart,
+                    refused.contains(&policy),
+                    "{kind} {policy:?}: {found:?}"
+                );
+                assert!(
+                    found.iter().any(|f| f.ends_with("spec.volumes[0]")),
+                    "{found:?}"
+                );
+                assert!(
+                    !found.iter().any(|f| f.ends_with("spec.volumes[1]")),
+                    "{found:?}"
+                );
             }
         }
     }
@@ -1095,52 +1114,113 @@ mod tests {
         let mut object = deployment(serde_json::json!({"containers": []}));
         for (strategy, refused) in [
             (serde_json::json!({"type": "BlueGreen"}), true),
-            (serde_json::json!({"type": "Recreate", "rollingUpdate": {}}), true),
-            (serde_json::json!({"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}), true),
-            (serde_json::json!({"rollingUpdate": {"maxUnavailable": "110%"}}), true),
-            (serde_json::json!({"rollingUpdate": {"maxUnavailable": "5 %"}}), true),
-            (serde_json::json!({"rollingUpdate": {"maxSurge": "200%", "maxUnavailable": 0}}), false),
+            (
+                serde_json::json!({"type": "Recreate", "rollingUpdate": {}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxUnavailable": "110%"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxUnavailable": "5 %"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxSurge": "200%", "maxUnavailable": 0}}),
+                false,
+            ),
         ] {
             object["spec"]["strategy"] = strategy.clone();
             assert_eq!(!at(object.clone()).is_empty(), refused, "{strategy}");
         }
-        let pdb = |spec: Json| at(serde_json::json!({"apiVersion": "policy/v1",
-            "kind": "PodDisruptionBudget", "metadata": {"name": "p"}, "spec": spec}));
-        assert_eq!(pdb(serde_json::json!({"minAvailable": 1, "maxUnavailable": 1})), ["spec"]);
-        assert_eq!(pdb(serde_json::json!({"minAvailable": "50 %"})), ["spec.minAvailable"]);
-        assert_eq!(pdb(serde_json::json!({"maxUnavailable": "101%"})), ["spec.maxUnavailable"]);
+        let pdb = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget", "metadata": {"name": "p"}, "spec": spec}))
+        };
+        assert_eq!(
+            pdb(serde_json::json!({"minAvailable": 1, "maxUnavailable": 1})),
+            ["spec"]
+        );
+        assert_eq!(
+            pdb(serde_json::json!({"minAvailable": "50 %"})),
+            ["spec.minAvailable"]
+        );
+        assert_eq!(
+            pdb(serde_json::json!({"maxUnavailable": "101%"})),
+            ["spec.maxUnavailable"]
+        );
         assert!(pdb(serde_json::json!({"minAvailable": "50%"})).is_empty());
-        let cron = |spec: Json| at(serde_json::json!({"apiVersion": "batch/v1", "kind": "CronJob",
-            "metadata": {"name": "c"}, "spec": spec}));
+        let cron = |spec: Json| {
+            at(
+                serde_json::json!({"apiVersion": "batch/v1", "kind": "CronJob",
+            "metadata": {"name": "c"}, "spec": spec}),
+            )
+        };
         let job = serde_json::json!({"spec": {"selector": {"matchLabels": {"a": "b"}},
             "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [], "restartPolicy": "Never"}}}});
         assert_eq!(
-            cron(serde_json::json!({"schedule": "TZ=UTC 0 * * *", "timeZone": "Local",
-                                    "concurrencyPolicy": "Sometimes", "jobTemplate": job})),
-            ["spec.schedule", "spec.timeZone", "spec.concurrencyPolicy", "spec.jobTemplate.spec.selector"]
+            cron(
+                serde_json::json!({"schedule": "TZ=UTC 0 * * *", "timeZone": "Local",
+                                    "concurrencyPolicy": "Sometimes", "jobTemplate": job})
+            ),
+            [
+                "spec.schedule",
+                "spec.timeZone",
+                "spec.concurrencyPolicy",
+                "spec.jobTemplate.spec.selector"
+            ]
         );
     }
 
     #[test]
     fn services_network_policies_and_rbac_as_the_api_server_validates_them() {
-        let service = |spec: Json| at(serde_json::json!({"apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": "s"}, "spec": spec}));
-        assert_eq!(service(serde_json::json!({"ports": [{"port": 80, "nodePort": 30000}]})), ["spec.ports[0].nodePort"]);
-        assert!(service(serde_json::json!({"type": "NodePort", "ports": [{"port": 80, "nodePort": 30000}]})).is_empty());
-        assert_eq!(service(serde_json::json!({"type": "ExternalName"})), ["spec.externalName"]);
-        assert!(service(serde_json::json!({"type": "ExternalName", "externalName": "db.example.com."})).is_empty());
-        assert_eq!(service(serde_json::json!({"type": "Cluster", "ports": []})), ["spec.type", "spec.ports"]);
+        let service = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s"}, "spec": spec}))
+        };
+        assert_eq!(
+            service(serde_json::json!({"ports": [{"port": 80, "nodePort": 30000}]})),
+            ["spec.ports[0].nodePort"]
+        );
+        assert!(
+            service(
+                serde_json::json!({"type": "NodePort", "ports": [{"port": 80, "nodePort": 30000}]})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            service(serde_json::json!({"type": "ExternalName"})),
+            ["spec.externalName"]
+        );
+        assert!(
+            service(serde_json::json!({"type": "ExternalName", "externalName": "db.example.com."}))
+                .is_empty()
+        );
+        assert_eq!(
+            service(serde_json::json!({"type": "Cluster", "ports": []})),
+            ["spec.type", "spec.ports"]
+        );
         assert!(service(serde_json::json!({"clusterIP": "None"})).is_empty());
-        assert_eq!(service(serde_json::json!({"ports": [{"port": 53, "protocol": "ICMP"}]})), ["spec.ports[0].protocol"]);
+        assert_eq!(
+            service(serde_json::json!({"ports": [{"port": 53, "protocol": "ICMP"}]})),
+            ["spec.ports[0].protocol"]
+        );
 
-        let policy = at(serde_json::json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+        let policy = at(
+            serde_json::json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
             "metadata": {"name": "n"}, "spec": {"podSelector": {}, "policyTypes": ["Ingress", "Sideways"],
             "ingress": [{"ports": [{"port": 9100, "endPort": 9000}, {"port": "metrics", "endPort": 9}, {"port": "Http_Port"}],
                          "from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16", "11.0.0.0/16", "10.0.0.0/8"]},
                                    "podSelector": {}},
                                   {},
                                   {"ipBlock": {"cidr": "10.0.0.0/33"}},
-                                  {"namespaceSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}]}]}}));
+                                  {"namespaceSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}]}]}}),
+        );
         let rule = "spec.ingress[0]";
         assert_eq!(
             policy,
@@ -1158,19 +1238,38 @@ mod tests {
             ]
         );
 
-        let role = at(serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        let role = at(
+            serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
             "metadata": {"name": "r", "namespace": "n"}, "rules": [
                 {"apiGroups": [""], "resources": ["pods"], "verbs": []},
                 {"nonResourceURLs": ["/metrics"], "verbs": ["get"]},
                 {"resources": ["pods"], "verbs": ["get"]},
                 {"apiGroups": [""], "resources": ["pods"], "verbs": ["GET"]},
-            ]}));
-        assert_eq!(role, ["rules[0].verbs", "rules[1].nonResourceURLs", "rules[2].apiGroups"]);
-        let binding = at(serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            ]}),
+        );
+        assert_eq!(
+            role,
+            [
+                "rules[0].verbs",
+                "rules[1].nonResourceURLs",
+                "rules[2].apiGroups"
+            ]
+        );
+        let binding = at(
+            serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
             "metadata": {"name": "b"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
             "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "Robot", "name": "x"},
-                         {"kind": "User", "name": "alice", "apiGroup": ""}, {"kind": "Group", "name": "g", "apiGroup": "v1"}]}));
-        assert_eq!(binding, ["roleRef.kind", "subjects[0].namespace", "subjects[1].kind", "subjects[3].apiGroup"]);
+                         {"kind": "User", "name": "alice", "apiGroup": ""}, {"kind": "Group", "name": "g", "apiGroup": "v1"}]}),
+        );
+        assert_eq!(
+            binding,
+            [
+                "roleRef.kind",
+                "subjects[0].namespace",
+                "subjects[1].kind",
+                "subjects[3].apiGroup"
+            ]
+        );
     }
 
     #[test]
@@ -1180,7 +1279,10 @@ mod tests {
             {"name": "b", "image": "registry.example.com/app:1.0"},
         ]}));
         assert!(problems(&object).is_empty());
-        let found: Vec<String> = images(&object).into_iter().map(|(p, _)| p.to_string()).collect();
+        let found: Vec<String> = images(&object)
+            .into_iter()
+            .map(|(p, _)| p.to_string())
+            .collect();
         assert_eq!(found, ["spec.template.spec.containers[0].image"]);
     }
 }

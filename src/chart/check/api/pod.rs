@@ -30,10 +30,7 @@ pub fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
     if let Some(word) = value.as_str()
         && !allowed.contains(&word)
     {
-        found.push((
-            at,
-            format!("`{word}` is not one of {}", allowed.join(", ")),
-        ));
+        found.push((at, format!("`{word}` is not one of {}", allowed.join(", "))));
     }
 }
 
@@ -56,7 +53,10 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         ));
     }
     for (field, rule) in [
-        ("hostname", names::dns1123_label as fn(&str) -> Result<(), String>),
+        (
+            "hostname",
+            names::dns1123_label as fn(&str) -> Result<(), String>,
+        ),
         ("subdomain", names::dns1123_label),
         ("serviceAccountName", names::dns1123_subdomain),
         ("serviceAccount", names::dns1123_subdomain),
@@ -66,7 +66,10 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             && !value.is_empty()
             && let Err(why) = rule(value)
         {
-            found.push((at.key(field), format!("`{value}` is not a valid {field}: {why}")));
+            found.push((
+                at.key(field),
+                format!("`{value}` is not a valid {field}: {why}"),
+            ));
         }
     }
     if let Some(seconds) = pod["activeDeadlineSeconds"].as_i64()
@@ -78,13 +81,20 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         ));
     }
     for (field, allowed) in [
-        ("dnsPolicy", &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"][..]),
+        (
+            "dnsPolicy",
+            &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"][..],
+        ),
         ("preemptionPolicy", &["PreemptLowerPriority", "Never"]),
     ] {
         one_of(&pod[field], allowed, at.key(field), found);
     }
     for field in ["runAsUser", "runAsGroup", "fsGroup"] {
-        id(&pod["securityContext"][field], at.key("securityContext").key(field), found);
+        id(
+            &pod["securityContext"][field],
+            at.key("securityContext").key(field),
+            found,
+        );
     }
     for (i, volume) in each(&pod["volumes"]) {
         // Every field but the name is a source; none means emptyDir.
@@ -101,7 +111,11 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
                 format!(
                     "a volume has one source, this one {}: {}",
                     sources.len(),
-                    sources.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    sources
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -128,14 +142,20 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             && !prefix.is_empty()
             && let Err(why) = env_name(prefix)
         {
-            found.push((path.key("prefix"), format!("`{prefix}` is not a valid prefix: {why}")));
+            found.push((
+                path.key("prefix"),
+                format!("`{prefix}` is not a valid prefix: {why}"),
+            ));
         }
         let count = ["configMapRef", "secretRef"]
             .iter()
             .filter(|f| source[**f].is_object())
             .count();
         if count != 1 {
-            found.push((path, "an envFrom entry names exactly one of configMapRef, secretRef".to_owned()));
+            found.push((
+                path,
+                "an envFrom entry names exactly one of configMapRef, secretRef".to_owned(),
+            ));
         }
     }
     // An init container that is no sidecar (restartPolicy Always) may have
@@ -156,23 +176,45 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
     for hook in ["postStart", "preStop"] {
         let value = &container["lifecycle"][hook];
         if !value.is_null() {
-            handler(value, &["exec", "httpGet", "tcpSocket", "sleep"], &at.key("lifecycle").key(hook), found);
+            handler(
+                value,
+                &["exec", "httpGet", "tcpSocket", "sleep"],
+                &at.key("lifecycle").key(hook),
+                found,
+            );
         }
     }
     for (field, allowed) in [
         ("imagePullPolicy", &["Always", "Never", "IfNotPresent"][..]),
-        ("terminationMessagePolicy", &["File", "FallbackToLogsOnError"]),
+        (
+            "terminationMessagePolicy",
+            &["File", "FallbackToLogsOnError"],
+        ),
     ] {
         one_of(&container[field], allowed, at.key(field), found);
     }
     if init {
-        one_of(&container["restartPolicy"], &["Always"], at.key("restartPolicy"), found);
+        one_of(
+            &container["restartPolicy"],
+            &["Always"],
+            at.key("restartPolicy"),
+            found,
+        );
     }
     for field in ["runAsUser", "runAsGroup"] {
-        id(&container["securityContext"][field], at.key("securityContext").key(field), found);
+        id(
+            &container["securityContext"][field],
+            at.key("securityContext").key(field),
+            found,
+        );
     }
     for (p, port) in each(&container["ports"]) {
-        one_of(&port["protocol"], &["TCP", "UDP", "SCTP"], at.key("ports").index(p).key("protocol"), found);
+        one_of(
+            &port["protocol"],
+            &["TCP", "UDP", "SCTP"],
+            at.key("ports").index(p).key("protocol"),
+            found,
+        );
     }
 }
 
@@ -216,7 +258,10 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
     if let Some(name) = var["name"].as_str()
         && let Err(why) = env_name(name)
     {
-        found.push((at.key("name"), format!("`{name}` is not a valid variable name: {why}")));
+        found.push((
+            at.key("name"),
+            format!("`{name}` is not a valid variable name: {why}"),
+        ));
     }
     let from = &var["valueFrom"];
     if from.is_null() {
@@ -228,10 +273,16 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
             "valueFrom and a non-empty value cannot both be set".to_owned(),
         ));
     }
-    let sources: Vec<&str> = ["fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef"]
-        .into_iter()
-        .filter(|f| !from[*f].is_null())
-        .collect();
+    let sources: Vec<&str> = [
+        "fieldRef",
+        "resourceFieldRef",
+        "configMapKeyRef",
+        "secretKeyRef",
+        "fileKeyRef",
+    ]
+    .into_iter()
+    .filter(|f| !from[*f].is_null())
+    .collect();
     if sources.len() != 1 {
         found.push((
             at.key("valueFrom"),
@@ -246,7 +297,12 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
     let source = &from[sources[0]];
     match sources[0] {
         "fieldRef" => {
-            one_of(&source["apiVersion"], &["v1"], path.key("apiVersion"), found);
+            one_of(
+                &source["apiVersion"],
+                &["v1"],
+                path.key("apiVersion"),
+                found,
+            );
             if let Some(field) = source["fieldPath"].as_str()
                 && let Err(why) = field_path(field)
             {
@@ -262,7 +318,10 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
             {
                 found.push((
                     path.key("resource"),
-                    format!("`{resource}` is not a resource a variable can read ({})", RESOURCE_FIELDS.join(", ")),
+                    format!(
+                        "`{resource}` is not a resource a variable can read ({})",
+                        RESOURCE_FIELDS.join(", ")
+                    ),
                 ));
             }
         }
@@ -270,7 +329,10 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
             if let Some(key) = source["key"].as_str()
                 && let Err(why) = config_key(key)
             {
-                found.push((path.key("key"), format!("`{key}` is not a valid key: {why}")));
+                found.push((
+                    path.key("key"),
+                    format!("`{key}` is not a valid key: {why}"),
+                ));
             }
         }
         _ => {}
@@ -283,8 +345,14 @@ fn field_path(field: &str) -> Result<(), String> {
     if FIELD_PATHS.contains(&field) {
         return Ok(());
     }
-    for (prefix, what) in [("metadata.labels['", "label"), ("metadata.annotations['", "annotation")] {
-        if let Some(key) = field.strip_prefix(prefix).and_then(|k| k.strip_suffix("']")) {
+    for (prefix, what) in [
+        ("metadata.labels['", "label"),
+        ("metadata.annotations['", "annotation"),
+    ] {
+        if let Some(key) = field
+            .strip_prefix(prefix)
+            .and_then(|k| k.strip_suffix("']"))
+        {
             return names::qualified_name(key)
                 .map_err(|why| format!("`{key}` is not a valid {what} key: {why}"));
         }
@@ -304,8 +372,13 @@ pub fn config_key(key: &str) -> Result<(), String> {
     if key == "." || key == ".." {
         return Err("a key is not `.` or `..`".to_owned());
     }
-    match key.chars().find(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(*c))) {
-        Some(c) => Err(format!("{c:?} is not allowed (letters, digits, `-`, `_`, `.`)")),
+    match key
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(*c)))
+    {
+        Some(c) => Err(format!(
+            "{c:?} is not allowed (letters, digits, `-`, `_`, `.`)"
+        )),
         None => Ok(()),
     }
 }
@@ -324,11 +397,20 @@ fn probe(probe: &Json, which: &str, at: &KeyPath, found: &mut Found) {
             format!("{threshold}: a {which}'s successThreshold must be 1"),
         ));
     }
-    for field in ["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"] {
+    for field in [
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+    ] {
         if let Some(number) = probe[field].as_f64()
             && number < 0.0
         {
-            found.push((at.key(field), format!("{number} is negative; {field} is at least 0")));
+            found.push((
+                at.key(field),
+                format!("{number} is negative; {field} is at least 0"),
+            ));
         }
     }
     let grace = &probe["terminationGracePeriodSeconds"];
@@ -349,11 +431,19 @@ fn probe(probe: &Json, which: &str, at: &KeyPath, found: &mut Found) {
 
 /// A probe or lifecycle handler: exactly one of `kinds`, with valid ports.
 fn handler(handler: &Json, kinds: &[&str], at: &KeyPath, found: &mut Found) {
-    let set: Vec<&str> = kinds.iter().copied().filter(|k| !handler[*k].is_null()).collect();
+    let set: Vec<&str> = kinds
+        .iter()
+        .copied()
+        .filter(|k| !handler[*k].is_null())
+        .collect();
     if set.len() != 1 {
         found.push((
             at.clone(),
-            format!("exactly one handler ({}) is set, here {}", kinds.join(", "), set.len()),
+            format!(
+                "exactly one handler ({}) is set, here {}",
+                kinds.join(", "),
+                set.len()
+            ),
         ));
     }
     for kind in ["httpGet", "tcpSocket"] {
@@ -368,11 +458,24 @@ fn handler(handler: &Json, kinds: &[&str], at: &KeyPath, found: &mut Found) {
             _ => port_number(port, path, false, found),
         }
     }
-    port_number(&handler["grpc"]["port"], at.key("grpc").key("port"), false, found);
-    one_of(&handler["httpGet"]["scheme"], &["HTTP", "HTTPS"], at.key("httpGet").key("scheme"), found);
+    port_number(
+        &handler["grpc"]["port"],
+        at.key("grpc").key("port"),
+        false,
+        found,
+    );
+    one_of(
+        &handler["httpGet"]["scheme"],
+        &["HTTP", "HTTPS"],
+        at.key("httpGet").key("scheme"),
+        found,
+    );
     for (i, header) in each(&handler["httpGet"]["httpHeaders"]) {
         if let Some(name) = header["name"].as_str()
-            && (name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b)))
+            && (name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b)))
         {
             found.push((
                 at.key("httpGet").key("httpHeaders").index(i).key("name"),
@@ -383,6 +486,9 @@ fn handler(handler: &Json, kinds: &[&str], at: &KeyPath, found: &mut Found) {
     if let Some(seconds) = handler["sleep"]["seconds"].as_f64()
         && seconds < 0.0
     {
-        found.push((at.key("sleep").key("seconds"), format!("{seconds} is negative")));
+        found.push((
+            at.key("sleep").key("seconds"),
+            format!("{seconds} is negative"),
+        ));
     }
 }
