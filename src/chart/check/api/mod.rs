@@ -1285,4 +1285,27 @@ mod tests {
             .collect();
         assert_eq!(found, ["spec.template.spec.containers[0].image"]);
     }
+
+    #[test]
+    fn host_ports_resource_names_and_ephemeral_containers() {
+        let found = at(deployment(serde_json::json!({
+            "ephemeralContainers": [{"name": "debug", "image": "busybox:1"}],
+            "containers": [
+                {"name": "a", "image": " a:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
+                 "resources": {"limits": {"gpu": 1, "hugepages-2Mi": "4Mi", "example.com/gpu": 1}}},
+                {"name": "b", "image": "b:1", "ports": [{"containerPort": 81, "hostPort": 8080},
+                                                        {"containerPort": 82, "hostPort": 8080, "protocol": "UDP"}]},
+            ],
+        })));
+        let pod = "spec.template.spec";
+        assert_eq!(
+            found,
+            [
+                format!("{pod}.ephemeralContainers"),
+                format!("{pod}.containers[1].ports[0].hostPort"),
+                format!("{pod}.containers[0].image"),
+                format!("{pod}.containers[0].resources.limits.gpu"),
+            ]
+        );
+    }
 }

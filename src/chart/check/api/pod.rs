@@ -96,6 +96,35 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             found,
         );
     }
+    if pod["ephemeralContainers"]
+        .as_array()
+        .is_some_and(|list| !list.is_empty())
+    {
+        found.push((
+            at.key("ephemeralContainers"),
+            "ephemeral containers cannot be set on create, nor in a pod template; they are added to a running pod".to_owned(),
+        ));
+    }
+    // A host port is bound once per node: unique by port, protocol and
+    // host IP across the pod's containers.
+    let mut host_ports = std::collections::BTreeSet::new();
+    for list in ["initContainers", "containers"] {
+        for (c, container) in each(&pod[list]) {
+            for (p, port) in each(&container["ports"]) {
+                let Some(number) = port["hostPort"].as_i64().filter(|n| *n != 0) else {
+                    continue;
+                };
+                let protocol = port["protocol"].as_str().unwrap_or("TCP");
+                let ip = port["hostIP"].as_str().unwrap_or_default();
+                if !host_ports.insert((number, protocol, ip)) {
+                    found.push((
+                        at.key(list).index(c).key("ports").index(p).key("hostPort"),
+                        format!("host port {number}/{protocol} a second time in this pod"),
+                    ));
+                }
+            }
+        }
+    }
     for (i, volume) in each(&pod["volumes"]) {
         // Every field but the name is a source; none means emptyDir.
         let sources: Vec<&String> = volume
@@ -133,6 +162,25 @@ fn id(value: &Json, at: KeyPath, found: &mut Found) {
 
 /// One container's environment, probes, lifecycle and enumerated fields.
 pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) {
+    if let Some(image) = container["image"].as_str()
+        && image != image.trim()
+    {
+        found.push((
+            at.key("image"),
+            format!("{image:?} has leading or trailing whitespace"),
+        ));
+    }
+    for field in ["requests", "limits"] {
+        for (name, _) in container["resources"][field]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            if let Err(why) = container_resource(name) {
+                found.push((at.key("resources").key(field).key(name.clone()), why));
+            }
+        }
+    }
     for (i, var) in each(&container["env"]) {
         env_var(var, &at.key("env").index(i), found);
     }
@@ -215,6 +263,27 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             at.key("ports").index(p).key("protocol"),
             found,
         );
+    }
+}
+
+/// A resource a container may request: `cpu`, `memory`,
+/// `ephemeral-storage`, `hugepages-<size>`, or a domain-qualified name
+/// (an extended resource, or one of Kubernetes' own).
+fn container_resource(name: &str) -> Result<(), String> {
+    if name.contains('/') {
+        return names::qualified_name(name)
+            .map_err(|why| format!("`{name}` is not a resource name: {why}"));
+    }
+    let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
+        || name
+            .strip_prefix("hugepages-")
+            .is_some_and(|size| names::quantity(size).is_ok());
+    if standard {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is not a container resource (cpu, memory, ephemeral-storage, hugepages-<size>, or a name with a domain such as example.com/gpu)"
+        ))
     }
 }
 
