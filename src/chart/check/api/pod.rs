@@ -15,8 +15,8 @@ use crate::scheduling::each;
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
 
-/// The restart policies a pod of `owner` may have; `None` is the default
-/// (`Always`), refused where `Always` is.
+/// The restart policies a pod of `owner` may have; unset is `Always`,
+/// refused where `Always` is (a Job's pod must name its policy).
 fn restart_policies(owner: &str) -> &'static [&'static str] {
     match owner {
         "Pod" | "PodTemplate" => &["Always", "OnFailure", "Never"],
@@ -37,20 +37,20 @@ pub fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
 /// The pod spec's own fields checked here.
 pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     let allowed = restart_policies(owner);
-    let policy = pod["restartPolicy"].as_str().unwrap_or("Always");
-    if !allowed.contains(&policy) {
-        let default = if pod["restartPolicy"].is_null() {
-            " (unset, it is Always)"
-        } else {
-            ""
-        };
-        found.push((
-            at.key("restartPolicy"),
-            format!(
-                "restartPolicy {policy}{default} is not allowed in a {owner}'s pod; it takes {}",
+    // Unset, it is Always, but in a Job's pod, where it is required.
+    let policy = pod["restartPolicy"].as_str();
+    if !allowed.contains(&policy.unwrap_or("Always")) {
+        let message = match policy {
+            Some(policy) => format!(
+                "restartPolicy {policy} is not allowed in a {owner}'s pod; it takes {}",
                 allowed.join(" or ")
             ),
-        ));
+            None => format!(
+                "a {owner}'s pod needs a restartPolicy: {}",
+                allowed.join(" or ")
+            ),
+        };
+        found.push((at.key("restartPolicy"), message));
     }
     for (field, rule) in [
         (
