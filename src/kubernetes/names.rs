@@ -263,6 +263,11 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
         "Service" => dns1035_label(name),
         "Namespace" => dns1123_label(name),
         "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" => path_segment(name),
+        // Its Jobs are named `<name>-<11 digits of time>`, a label value.
+        "CronJob" if name.len() > 52 => Err(format!(
+            "{} characters, more than 52 (its Jobs add 11)",
+            name.len()
+        )),
         "ConfigMap"
         | "Secret"
         | "ServiceAccount"
@@ -285,6 +290,23 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
         | "ClusterIssuer"
         | "ValidatingWebhookConfiguration"
         | "MutatingWebhookConfiguration"
+        | "ValidatingAdmissionPolicy"
+        | "ValidatingAdmissionPolicyBinding"
+        | "PersistentVolume"
+        | "Node"
+        | "Endpoints"
+        | "EndpointSlice"
+        | "LimitRange"
+        | "ResourceQuota"
+        | "PodTemplate"
+        | "ReplicationController"
+        | "ControllerRevision"
+        | "HorizontalPodAutoscaler"
+        | "StorageClass"
+        | "CSIDriver"
+        | "CSINode"
+        | "VolumeAttachment"
+        | "IngressClass"
         | "Ingress" => dns1123_subdomain(name),
         _ => path_segment(name),
     }

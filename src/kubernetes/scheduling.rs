@@ -98,6 +98,14 @@ fn toleration(t: &Json, at: &KeyPath, found: &mut Found) {
         let message = "a toleration with operator Exists takes no value".to_owned();
         found.push((at.key("value"), message));
     }
+    // With Equal (or no operator), the value is matched against a taint's,
+    // which is a label value.
+    if operator != "Exists"
+        && let Err(why) = names::label_value(text("value"))
+    {
+        let message = format!("toleration value {:?} is not valid: {why}", text("value"));
+        found.push((at.key("value"), message));
+    }
     if !t["tolerationSeconds"].is_null() && effect != "NoExecute" {
         let message = "tolerationSeconds applies only to the NoExecute effect".to_owned();
         found.push((at.key("tolerationSeconds"), message));
@@ -327,7 +335,8 @@ mod tests {
                 {"operator": "Equals", "effect": "Never", "key": "a"},
                 {"operator": "Exists", "value": "x", "key": "b"},
                 {"tolerationSeconds": 5, "key": "c", "effect": "NoSchedule"},
-                {"value": "x"}
+                {"value": "x"},
+                {"key": "d", "value": "a b"}
             ],
             "affinity": {"nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -352,6 +361,7 @@ mod tests {
                 "spec.tolerations[1].value: a toleration with operator Exists takes no value",
                 "spec.tolerations[2].tolerationSeconds: tolerationSeconds applies only to the NoExecute effect",
                 "spec.tolerations[3].operator: a toleration without a key must use operator Exists",
+                "spec.tolerations[4].value: toleration value \"a b\" is not valid: ' ' is not allowed",
                 "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: operator Gt takes exactly one integer value",
                 "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: weight 0 is outside 1-100",
                 "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].operator: matchFields takes operator In or NotIn, not `Near`",

@@ -876,3 +876,44 @@ fn a_namespace_on_a_cluster_scoped_object_is_no_part_of_its_identity() {
         run.stderr
     );
 }
+
+/// Every built-in kind has its schema (issue 20): a StatefulSet, Job,
+/// CronJob, bare Pod, ReplicationController, webhook configuration,
+/// Ingress, StorageClass, PriorityClass and PersistentVolume are validated,
+/// none "unknown"; a kind removed from Kubernetes still is, with the reason.
+#[test]
+fn every_built_in_kind_is_validated_against_its_schema() {
+    let run = chartgen(&[
+        "check",
+        "tests/fixtures/check/built-in-kinds.yaml",
+        "--output",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("check prints JSON");
+    let found: Vec<(String, String, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| ["K8S", "KIND", "API"].contains(&f["invariant"].as_str().unwrap()))
+        .map(|f| {
+            let field = |k: &str| f[k].as_str().unwrap().to_owned();
+            (field("invariant"), field("object"), field("message"))
+        })
+        .collect();
+    let kinds: Vec<&(String, String, String)> = found.iter().filter(|f| f.0 == "KIND").collect();
+    assert_eq!(kinds.len(), 1, "{found:#?}");
+    assert_eq!(kinds[0].1, "PodSecurityPolicy removed");
+    assert!(
+        kinds[0]
+            .2
+            .contains("no built-in kind of this Kubernetes version"),
+        "{found:#?}"
+    );
+    assert!(
+        found.iter().any(|(id, object, message)| id == "K8S"
+            && object == "StatefulSet apps/builder"
+            && message.contains("'replica' was unexpected")),
+        "{found:#?}"
+    );
+    assert_eq!(found.len(), 2, "{found:#?}");
+}

@@ -26,6 +26,7 @@ mod schema_file;
 mod secrets;
 mod shell;
 mod terminal;
+mod truth_api;
 mod upgrade;
 mod validate;
 mod values_schema;

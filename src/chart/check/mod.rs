@@ -74,13 +74,16 @@ pub enum Invariant {
     /// The input does not show a fact a check needs.
     MissingFact,
     /// Refused by the API server although the schema allows it: names,
-    /// labels, image references, a second claim of a custom kind.
+    /// labels, field rules, a second claim of a custom kind.
     Api,
+    /// An image reference the kubelet cannot parse, so never pulls; the API
+    /// server accepts it.
+    Image,
 }
 
 impl Invariant {
     /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 18] = [
+    pub const ALL: [Invariant; 19] = [
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
@@ -99,6 +102,7 @@ impl Invariant {
         Invariant::T5,
         Invariant::MissingFact,
         Invariant::Api,
+        Invariant::Image,
     ];
 
     /// The short id: `R1`, `T3`, `K8S`.
@@ -122,6 +126,7 @@ impl Invariant {
             Invariant::T5 => "T5",
             Invariant::MissingFact => "FACT",
             Invariant::Api => "API",
+            Invariant::Image => "IMAGE",
         }
     }
 

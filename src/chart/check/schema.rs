@@ -47,9 +47,25 @@ pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Optio
                         let group = key.0.rsplit_once('/').map_or("", |(g, _)| g);
                         let builtin = !group.contains('.') || group.ends_with(".k8s.io");
                         let hint = if builtin {
-                            "only the kinds the chart emits are vendored (schema/kubernetes/)"
+                            // Every built-in kind is vendored: the kind is
+                            // not served at this apiVersion (removed, not yet
+                            // there, or misspelt).
+                            let served: Vec<&str> = options
+                                .schemas
+                                .kinds()
+                                .filter(|(_, kind)| *kind == key.1)
+                                .map(|(api_version, _)| api_version)
+                                .collect();
+                            match served.as_slice() {
+                                [] => "no built-in kind of this Kubernetes version (--kube-version) has that name".to_owned(),
+                                served => format!(
+                                    "the Kubernetes version checked (--kube-version) serves {} at {} only",
+                                    key.1,
+                                    served.join(", ")
+                                ),
+                            }
                         } else {
-                            "give its CRD with --crd"
+                            "give its CRD with --crd".to_owned()
                         };
                         findings.report(
                             Invariant::UnknownKind,

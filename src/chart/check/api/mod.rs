@@ -1,15 +1,21 @@
-//! What the API server (and the kubelet) refuse although the OpenAPI schema
-//! allows it: the name rule of each kind, namespace names, label and
-//! annotation keys and values, container, port and volume names (unique
-//! where the API server wants them unique), mounts of volumes that do not
-//! exist and repeated mount paths, image references, resource quantities
-//! and requests above limits, negative counts and ids, port numbers,
-//! seccomp profiles, sysctls, label selectors (well-formed, and
-//! matching the template they select), and a pod's scheduling fields
-//! (`kubernetes::scheduling`). Only these: admission and any rule
-//! not listed is not checked.
+//! What the API server refuses although the OpenAPI schema allows it,
+//! modelled on its validation (`pkg/apis/*/validation`): the name rule of
+//! each kind, namespace names, label and annotation keys and values,
+//! container, port and volume names (unique where the API server wants them
+//! unique), mounts of volumes that do not exist and repeated mount paths,
+//! resource quantities and requests above limits, negative counts and ids,
+//! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
+//! and matching the template they select), a pod's scheduling fields
+//! (`kubernetes::scheduling`), the rest of the pod spec ([`pod`]) and the
+//! specs of the other kinds ([`objects`], [`cron`]). Only these: admission
+//! and any rule not listed is not checked. Apart, as [`Invariant::Image`]:
+//! image references the kubelet cannot parse (the API server takes them).
 
 use serde_json::Value as Json;
+
+mod cron;
+mod objects;
+mod pod;
 
 use super::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
@@ -23,7 +29,34 @@ pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
         for (path, message) in problems(context.objects[index]) {
             findings.report(Invariant::Api, index, &path, message);
         }
+        for (path, message) in images(context.objects[index]) {
+            findings.report(Invariant::Image, index, &path, message);
+        }
     }
+}
+
+/// The image references of `object`'s containers that the kubelet cannot
+/// parse: the API server accepts them, the pod never starts.
+fn images(object: &Json) -> Vec<(KeyPath, String)> {
+    let mut found = Vec::new();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let Some((_, spec)) = pod_template(kind) else {
+        return found;
+    };
+    let at = KeyPath::from_pointer(spec);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, container) in each(&object.pointer(spec).unwrap_or(&Json::Null)[list]) {
+            if let Some(image) = container["image"].as_str()
+                && let Err(why) = names::image_reference(image)
+            {
+                found.push((
+                    at.key(list).index(i).key("image"),
+                    format!("`{image}` is {why}; the kubelet cannot pull it"),
+                ));
+            }
+        }
+    }
+    found
 }
 
 /// What the API server would refuse in `object`, by path.
@@ -75,13 +108,14 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
                 .filter(|_| kind == "StatefulSet")
                 .filter_map(|(_, claim)| claim["metadata"]["name"].as_str())
                 .collect();
-            pod_spec(pod, &KeyPath::from_pointer(spec), claims, &mut found);
+            pod_spec(pod, kind, &KeyPath::from_pointer(spec), claims, &mut found);
         }
     }
     if kind == "Service" {
         service(object, &mut found);
     }
     workload(kind, object, &mut found);
+    objects::check(kind, object, &mut found);
     found
 }
 
@@ -254,6 +288,8 @@ fn pod_template(kind: &str) -> Option<(&'static str, &'static str)> {
         "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job" => {
             Some(("/spec/template", "/spec/template/spec"))
         }
+        "ReplicationController" => Some(("/spec/template", "/spec/template/spec")),
+        "PodTemplate" => Some(("/template", "/template/spec")),
         "CronJob" => Some((
             "/spec/jobTemplate/spec/template",
             "/spec/jobTemplate/spec/template/spec",
@@ -339,6 +375,7 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
 /// mounts of declared volumes) and volume names of one pod spec.
 fn pod_spec<'a>(
     pod: &'a Json,
+    owner: &str,
     at: &KeyPath,
     claims: std::collections::BTreeSet<&'a str>,
     found: &mut Vec<(KeyPath, String)>,
@@ -359,6 +396,7 @@ fn pod_spec<'a>(
         }
     }
     pod_level(pod, at, found);
+    pod::pod(pod, owner, at, found);
     let mut containers = std::collections::BTreeSet::new();
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
@@ -380,6 +418,7 @@ fn pod_spec<'a>(
                 }
             }
             one_container(container, &path, &volumes, found);
+            pod::container(container, list == "initContainers", &path, found);
         }
     }
 }
@@ -393,11 +432,6 @@ fn one_container(
     volumes: &std::collections::BTreeSet<&str>,
     found: &mut Vec<(KeyPath, String)>,
 ) {
-    if let Some(image) = container["image"].as_str()
-        && let Err(why) = names::image_reference(image)
-    {
-        found.push((path.clone().key("image"), format!("`{image}` is {why}")));
-    }
     // Unique within a container: the API server only warns about a
     // name repeated across containers.
     let mut port_names = std::collections::BTreeSet::new();
@@ -444,19 +478,13 @@ fn one_container(
     container_level(container, path, found);
 }
 
-/// The pod spec's own fields: a non-negative grace period, and its security
-/// context (ids, seccomp profile, unique sysctls).
+/// The pod spec's scheduling fields and security context (seccomp
+/// profile, unique sysctls). A negative grace period is accepted (the API
+/// server only warns, and reads it as 1).
 fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    non_negative(pod, at, &["terminationGracePeriodSeconds"], found);
     crate::scheduling::pod(pod, at, found);
     let context = &pod["securityContext"];
     let context_at = at.clone().key("securityContext");
-    non_negative(
-        context,
-        &context_at,
-        &["runAsUser", "runAsGroup", "fsGroup"],
-        found,
-    );
     profiles(context, &context_at, found);
     let sysctls = context_at.clone().key("sysctls");
     repeated(&context["sysctls"], "name", &sysctls, found, |name| {
@@ -464,27 +492,11 @@ fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     });
 }
 
-/// A container's probes (non-negative timings), security context (ids,
-/// seccomp profile) and resources (quantities, requests at most limits).
+/// A container's security context (seccomp profile) and resources
+/// (quantities, requests at most limits).
 fn container_level(container: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
-        non_negative(
-            &container[probe],
-            &at.clone().key(probe),
-            &[
-                "initialDelaySeconds",
-                "timeoutSeconds",
-                "periodSeconds",
-                "successThreshold",
-                "failureThreshold",
-                "terminationGracePeriodSeconds",
-            ],
-            found,
-        );
-    }
     let context = &container["securityContext"];
     let context_at = at.clone().key("securityContext");
-    non_negative(context, &context_at, &["runAsUser", "runAsGroup"], found);
     profiles(context, &context_at, found);
     resources(&container["resources"], &at.clone().key("resources"), found);
 }
@@ -547,6 +559,21 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
         }
     }
     let [requests, limits] = &amounts;
+    // Extended resources (`example.com/gpu`) are whole units, not
+    // overcommitted: a request needs the same limit.
+    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
+        for (resource, (value, shown)) in &amounts[side] {
+            if !extended(resource) {
+                continue;
+            }
+            let path = at.clone().key(field).key((*resource).to_owned());
+            if value.fract() != 0.0 {
+                found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
+            } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
+                found.push((path, format!("requests {} of {resource} without the same limit; an extended resource's request equals its limit", plain(shown))));
+            }
+        }
+    }
     for (resource, (request, shown)) in requests {
         if let Some((limit, limit_shown)) = limits.get(resource)
             && request > limit
@@ -561,6 +588,14 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
             ));
         }
     }
+}
+
+/// Whether `resource` is an extended resource: one with a domain that is
+/// not Kubernetes' own, and no quota `requests.` prefix.
+fn extended(resource: &str) -> bool {
+    resource.contains('/')
+        && !resource.contains("kubernetes.io/")
+        && !resource.starts_with("requests.")
 }
 
 /// A JSON scalar as written, strings without quotes.
@@ -679,7 +714,6 @@ mod tests {
                 "metadata.labels.\"a/b/c\"",
                 "metadata.labels.ok",
                 "spec.template.spec.volumes[0].name",
-                "spec.template.spec.containers[0].image",
                 "spec.template.spec.containers[0].ports[0].name",
                 "spec.template.spec.containers[0].volumeMounts[0].name",
                 "spec.template.spec.containers[1].name",
@@ -752,7 +786,7 @@ mod tests {
                 "limits": {"cpu": "1", "memory": "1G", "ephemeral-storage": "1Gi", "nvidia.com/gpu": -1},
             }}],
         })));
-        assert_eq!(found.len(), 3, "{found:#?}");
+        assert_eq!(found.len(), 4, "{found:#?}");
         assert!(
             found[0].starts_with(
                 "spec.template.spec.containers[0].resources.requests.cpu: `100q` is not a quantity"
@@ -765,8 +799,15 @@ mod tests {
             ),
             "{found:#?}"
         );
+        // An extended resource is requested only at its limit.
         assert!(
-            found[2].starts_with("spec.template.spec.containers[0].resources.requests.memory: requests 1Gi of memory, more than its limit 1G"),
+            found[2].starts_with(
+                "spec.template.spec.containers[0].resources.requests.\"nvidia.com/gpu\": requests 1 of nvidia.com/gpu without the same limit"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[3].starts_with("spec.template.spec.containers[0].resources.requests.memory: requests 1Gi of memory, more than its limit 1G"),
             "{found:#?}"
         );
         // The same amount written two ways is not above itself.
@@ -812,17 +853,18 @@ mod tests {
             "securityContext": {"runAsUser": -1, "runAsGroup": 0, "fsGroup": -2},
             "containers": [{"name": "a", "image": "a:1",
                 "ports": [{"containerPort": 0}, {"containerPort": 65536, "hostPort": 0}, {"containerPort": 1, "hostPort": -1}],
-                "livenessProbe": {"initialDelaySeconds": -5, "periodSeconds": 0},
-                "startupProbe": {"failureThreshold": -1},
+                "livenessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": -5, "periodSeconds": 0},
+                "startupProbe": {"exec": {"command": ["true"]}, "failureThreshold": -1},
                 "securityContext": {"runAsGroup": -1}}],
         }));
         object["spec"]["replicas"] = (-1).into();
         object["spec"]["revisionHistoryLimit"] = (-3).into();
+        // A negative grace period is accepted: the API server warns and
+        // reads it as 1.
         let found = at(object);
         assert_eq!(
             found,
             [
-                "spec.template.spec.terminationGracePeriodSeconds",
                 "spec.template.spec.securityContext.runAsUser",
                 "spec.template.spec.securityContext.fsGroup",
                 "spec.template.spec.containers[0].ports[0].containerPort",
@@ -886,6 +928,10 @@ mod tests {
             object["spec"]["template"]["metadata"]["labels"] =
                 serde_json::json!({"app": "web", "tier": "front"});
             object["spec"]["selector"] = selector;
+            if kind == "Job" {
+                object["spec"]["manualSelector"] = true.into();
+                object["spec"]["template"]["spec"]["restartPolicy"] = "Never".into();
+            }
             at(object)
         };
         for kind in [
@@ -974,7 +1020,7 @@ mod tests {
         );
         let found = at(serde_json::json!({
             "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
-            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": []}}},
+            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": [], "restartPolicy": "OnFailure"}}},
         }));
         assert_eq!(found, ["spec.ttlSecondsAfterFinished"]);
         let found = at(serde_json::json!({
@@ -982,5 +1028,318 @@ mod tests {
             "spec": {"resources": {"requests": {"storage": "ten"}}},
         }));
         assert_eq!(found, ["spec.resources.requests.storage"]);
+    }
+
+    #[test]
+    fn env_names_value_sources_and_downward_paths() {
+        let found = paths(deployment(
+            serde_json::json!({"containers": [{"name": "a", "image": "a:1",
+                "env": [
+                    {"name": "MY VAR", "value": "printable ASCII is a name since 1.32"},
+                    {"name": "A=B"},
+                    {"name": "", "value": "x"},
+                    {"name": "B", "value": "x", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                    {"name": "C", "valueFrom": {}},
+                    {"name": "D", "valueFrom": {"fieldRef": {"fieldPath": "spec.containers"}}},
+                    {"name": "E", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
+                    {"name": "F", "valueFrom": {"resourceFieldRef": {"resource": "limits.gpu"}}},
+                    {"name": "G", "valueFrom": {"secretKeyRef": {"name": "s", "key": "a/b"}}},
+                    {"name": "H", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"},
+                                                "secretKeyRef": {"name": "s", "key": "k"}}},
+                ],
+                "envFrom": [{"prefix": "P=", "configMapRef": {"name": "c"}}, {}],
+            }]}),
+        ));
+        let at: Vec<&str> = found
+            .iter()
+            .map(|f| f.split(": ").next().unwrap())
+            .collect();
+        let env = "spec.template.spec.containers[0].env";
+        assert_eq!(
+            at,
+            [
+                format!("{env}[1].name"),
+                format!("{env}[2].name"),
+                format!("{env}[3].valueFrom"),
+                format!("{env}[4].valueFrom"),
+                format!("{env}[5].valueFrom.fieldRef.fieldPath"),
+                format!("{env}[7].valueFrom.resourceFieldRef.resource"),
+                format!("{env}[8].valueFrom.secretKeyRef.key"),
+                format!("{env}[9].valueFrom"),
+                "spec.template.spec.containers[0].envFrom[0].prefix".to_owned(),
+                "spec.template.spec.containers[0].envFrom[1]".to_owned(),
+            ],
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn probes_have_one_handler_and_liveness_succeeds_once() {
+        let found = at(deployment(serde_json::json!({
+            "initContainers": [{"name": "init", "image": "a:1", "readinessProbe": {"exec": {"command": ["x"]}}}],
+            "containers": [{"name": "a", "image": "a:1",
+                "livenessProbe": {"exec": {"command": ["x"]}, "successThreshold": 2},
+                "readinessProbe": {"httpGet": {"port": "Http_Port"}, "tcpSocket": {"port": 80},
+                                   "terminationGracePeriodSeconds": 5},
+                "startupProbe": {"grpc": {"port": 0}, "terminationGracePeriodSeconds": 0},
+                "lifecycle": {"preStop": {"sleep": {"seconds": 1}}, "postStart": {}},
+            }],
+        })));
+        let c = "spec.template.spec.containers[0]";
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.initContainers[0].readinessProbe".to_owned(),
+                format!("{c}.livenessProbe.successThreshold"),
+                format!("{c}.readinessProbe"),
+                format!("{c}.readinessProbe.httpGet.port"),
+                format!("{c}.readinessProbe.terminationGracePeriodSeconds"),
+                format!("{c}.startupProbe.grpc.port"),
+                format!("{c}.startupProbe.terminationGracePeriodSeconds"),
+                format!("{c}.lifecycle.postStart"),
+            ]
+        );
+    }
+
+    #[test]
+    fn each_owner_allows_its_restart_policies_and_a_volume_has_one_source() {
+        let pod = |policy: Json| {
+            serde_json::json!({"restartPolicy": policy, "containers": [],
+            "volumes": [{"name": "v", "emptyDir": {}, "configMap": {"name": "c"}}, {"name": "w"}]})
+        };
+        for (kind, refused) in [
+            ("Deployment", vec!["Never", "OnFailure"]),
+            ("Job", vec!["Always", ""]),
+            ("CronJob", vec!["Always", ""]),
+        ] {
+            for policy in ["Always", "OnFailure", "Never", ""] {
+                let mut object = deployment(pod(match policy {
+                    "" => Json::Null,
+                    word => word.into(),
+                }));
+                object["kind"] = kind.into();
+                if kind == "CronJob" {
+                    let job = serde_json::json!({"spec": {"template": object["spec"]["template"].take()}});
+                    object["spec"] = serde_json::json!({"schedule": "@daily", "jobTemplate": job});
+                } else if kind == "Job" {
+                    object["spec"].as_object_mut().unwrap().remove("selector");
+                }
+                let found = at(object);
+                let restart = found.iter().any(|f| f.ends_with("restartPolicy"));
+                assert_eq!(
+                    restart,
+                    refused.contains(&policy),
+                    "{kind} {policy:?}: {found:?}"
+                );
+                assert!(
+                    found.iter().any(|f| f.ends_with("spec.volumes[0]")),
+                    "{found:?}"
+                );
+                assert!(
+                    !found.iter().any(|f| f.ends_with("spec.volumes[1]")),
+                    "{found:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn strategies_budgets_and_job_selectors() {
+        let mut object = deployment(serde_json::json!({"containers": []}));
+        for (strategy, refused) in [
+            (serde_json::json!({"type": "BlueGreen"}), true),
+            (
+                serde_json::json!({"type": "Recreate", "rollingUpdate": {}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxUnavailable": "110%"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxUnavailable": "5 %"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxSurge": "200%", "maxUnavailable": 0}}),
+                false,
+            ),
+        ] {
+            object["spec"]["strategy"] = strategy.clone();
+            assert_eq!(!at(object.clone()).is_empty(), refused, "{strategy}");
+        }
+        let pdb = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget", "metadata": {"name": "p"}, "spec": spec}))
+        };
+        assert_eq!(
+            pdb(serde_json::json!({"minAvailable": 1, "maxUnavailable": 1})),
+            ["spec"]
+        );
+        assert_eq!(
+            pdb(serde_json::json!({"minAvailable": "50 %"})),
+            ["spec.minAvailable"]
+        );
+        assert_eq!(
+            pdb(serde_json::json!({"maxUnavailable": "101%"})),
+            ["spec.maxUnavailable"]
+        );
+        assert!(pdb(serde_json::json!({"minAvailable": "50%"})).is_empty());
+        let cron = |spec: Json| {
+            at(
+                serde_json::json!({"apiVersion": "batch/v1", "kind": "CronJob",
+            "metadata": {"name": "c"}, "spec": spec}),
+            )
+        };
+        let job = serde_json::json!({"spec": {"selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [], "restartPolicy": "Never"}}}});
+        assert_eq!(
+            cron(
+                serde_json::json!({"schedule": "TZ=UTC 0 * * *", "timeZone": "Local",
+                                    "concurrencyPolicy": "Sometimes", "jobTemplate": job})
+            ),
+            [
+                "spec.schedule",
+                "spec.timeZone",
+                "spec.concurrencyPolicy",
+                "spec.jobTemplate.spec.selector"
+            ]
+        );
+    }
+
+    #[test]
+    fn services_network_policies_and_rbac_as_the_api_server_validates_them() {
+        let service = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s"}, "spec": spec}))
+        };
+        assert_eq!(
+            service(serde_json::json!({"ports": [{"port": 80, "nodePort": 30000}]})),
+            ["spec.ports[0].nodePort"]
+        );
+        assert!(
+            service(
+                serde_json::json!({"type": "NodePort", "ports": [{"port": 80, "nodePort": 30000}]})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            service(serde_json::json!({"type": "ExternalName"})),
+            ["spec.externalName"]
+        );
+        assert!(
+            service(serde_json::json!({"type": "ExternalName", "externalName": "db.example.com."}))
+                .is_empty()
+        );
+        assert_eq!(
+            service(serde_json::json!({"type": "Cluster", "ports": []})),
+            ["spec.type", "spec.ports"]
+        );
+        assert!(service(serde_json::json!({"clusterIP": "None"})).is_empty());
+        assert_eq!(
+            service(serde_json::json!({"ports": [{"port": 53, "protocol": "ICMP"}]})),
+            ["spec.ports[0].protocol"]
+        );
+
+        let policy = at(
+            serde_json::json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+            "metadata": {"name": "n"}, "spec": {"podSelector": {}, "policyTypes": ["Ingress", "Sideways"],
+            "ingress": [{"ports": [{"port": 9100, "endPort": 9000}, {"port": "metrics", "endPort": 9}, {"port": "Http_Port"}],
+                         "from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16", "11.0.0.0/16", "10.0.0.0/8"]},
+                                   "podSelector": {}},
+                                  {},
+                                  {"ipBlock": {"cidr": "10.0.0.0/33"}},
+                                  {"namespaceSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}]}]}}),
+        );
+        let rule = "spec.ingress[0]";
+        assert_eq!(
+            policy,
+            [
+                format!("{rule}.ports[0].endPort"),
+                format!("{rule}.ports[1].endPort"),
+                format!("{rule}.ports[2].port"),
+                format!("{rule}.from[0]"),
+                format!("{rule}.from[0].ipBlock.except[1]"),
+                format!("{rule}.from[0].ipBlock.except[2]"),
+                format!("{rule}.from[1]"),
+                format!("{rule}.from[2].ipBlock.cidr"),
+                format!("{rule}.from[3].namespaceSelector.matchExpressions[0].values"),
+                "spec.policyTypes[1]".to_owned(),
+            ]
+        );
+
+        let role = at(
+            serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "r", "namespace": "n"}, "rules": [
+                {"apiGroups": [""], "resources": ["pods"], "verbs": []},
+                {"nonResourceURLs": ["/metrics"], "verbs": ["get"]},
+                {"resources": ["pods"], "verbs": ["get"]},
+                {"apiGroups": [""], "resources": ["pods"], "verbs": ["GET"]},
+            ]}),
+        );
+        assert_eq!(
+            role,
+            [
+                "rules[0].verbs",
+                "rules[1].nonResourceURLs",
+                "rules[2].apiGroups"
+            ]
+        );
+        let binding = at(
+            serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": "b"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+            "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "Robot", "name": "x"},
+                         {"kind": "User", "name": "alice", "apiGroup": ""}, {"kind": "Group", "name": "g", "apiGroup": "v1"}]}),
+        );
+        assert_eq!(
+            binding,
+            [
+                "roleRef.kind",
+                "subjects[0].namespace",
+                "subjects[1].kind",
+                "subjects[3].apiGroup"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unpullable_image_is_its_own_finding_not_the_api_servers() {
+        let object = deployment(serde_json::json!({"containers": [
+            {"name": "a", "image": "registry.example.com/app@sha256:abc"},
+            {"name": "b", "image": "registry.example.com/app:1.0"},
+        ]}));
+        assert!(problems(&object).is_empty());
+        let found: Vec<String> = images(&object)
+            .into_iter()
+            .map(|(p, _)| p.to_string())
+            .collect();
+        assert_eq!(found, ["spec.template.spec.containers[0].image"]);
+    }
+
+    #[test]
+    fn host_ports_resource_names_and_ephemeral_containers() {
+        let found = at(deployment(serde_json::json!({
+            "ephemeralContainers": [{"name": "debug", "image": "busybox:1"}],
+            "containers": [
+                {"name": "a", "image": " a:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
+                 "resources": {"limits": {"gpu": 1, "hugepages-2Mi": "4Mi", "example.com/gpu": 1}}},
+                {"name": "b", "image": "b:1", "ports": [{"containerPort": 81, "hostPort": 8080},
+                                                        {"containerPort": 82, "hostPort": 8080, "protocol": "UDP"}]},
+            ],
+        })));
+        let pod = "spec.template.spec";
+        assert_eq!(
+            found,
+            [
+                format!("{pod}.ephemeralContainers"),
+                format!("{pod}.containers[1].ports[0].hostPort"),
+                format!("{pod}.containers[0].image"),
+                format!("{pod}.containers[0].resources.limits.gpu"),
+            ]
+        );
     }
 }
