@@ -567,7 +567,7 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
                 continue;
             }
             let path = at.clone().key(field).key((*resource).to_owned());
-            if value.fract() != 0.0 {
+            if value.nanos() % 1_000_000_000 != 0 {
                 found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
             } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
                 found.push((path, format!("requests {} of {resource} without the same limit; an extended resource's request equals its limit", plain(shown))));

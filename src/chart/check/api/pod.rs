@@ -277,7 +277,7 @@ fn container_resource(name: &str) -> Result<(), String> {
     let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
         || name
             .strip_prefix("hugepages-")
-            .is_some_and(|size| names::quantity(size).is_ok());
+            .is_some_and(|size| crate::quantity::Quantity::parse(size).is_ok());
     if standard {
         Ok(())
     } else {
