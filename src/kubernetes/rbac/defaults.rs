@@ -15,10 +15,16 @@ const TABLE: &str = include_str!("defaults.txt");
 /// A Kubernetes minor version, `(1, 33)`.
 pub type Version = (u32, u32);
 
-/// The version whose defaults `check` and `rbac` assume: the oldest
-/// version chartgen targets (the table has no difference between the
-/// versions it targets, 1.33 and 1.35).
-pub const TARGET: Version = (1, 33);
+/// The version whose defaults `check`, `rbac` and `diff` assume when
+/// none is asked for: `--kube-version`'s default
+/// ([`crate::kube::DEFAULT_VERSION`], a test holds them equal).
+pub const TARGET: Version = (1, 35);
+
+/// The version `text` (`"1.33"`) names, as `--kube-version` gives it;
+/// [`TARGET`] when it names none.
+pub fn version(text: &str) -> Version {
+    parse_version(text).unwrap_or(TARGET)
+}
 
 /// The label every default role and binding carries.
 pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-defaults");
@@ -57,6 +63,15 @@ fn applies(tokens: &[&str], version: Version) -> bool {
             _ => true,
         }
     })
+}
+
+/// `tokens` without their `since:`/`until:` markers.
+fn unmarked<'a>(tokens: &[&'a str]) -> Vec<&'a str> {
+    tokens
+        .iter()
+        .copied()
+        .filter(|t| !t.starts_with("since:") && !t.starts_with("until:"))
+        .collect()
 }
 
 fn parse_version(text: &str) -> Option<Version> {
@@ -129,11 +144,7 @@ fn parse(version: Version) -> Vec<Json> {
             let Some(role) = roles.last_mut() else {
                 continue;
             };
-            let fields: Vec<&str> = tokens
-                .iter()
-                .copied()
-                .filter(|t| !t.starts_with("since:") && !t.starts_with("until:"))
-                .collect();
+            let fields = unmarked(&tokens);
             let rule = match fields.as_slice() {
                 ["url", verbs, urls] => {
                     json!({ "verbs": list(verbs), "nonResourceURLs": list(urls) })
@@ -186,8 +197,11 @@ fn parse(version: Version) -> Vec<Json> {
                 }
                 roles.push(role);
             }
-            ["role", namespace, name] => {
-                current = true;
+            ["role", namespace, name, rest @ ..] => {
+                current = applies(rest, version);
+                if !current {
+                    continue;
+                }
                 roles.push(json!({
                     "apiVersion": "rbac.authorization.k8s.io/v1",
                     "kind": "Role",
@@ -195,19 +209,25 @@ fn parse(version: Version) -> Vec<Json> {
                     "rules": [],
                 }));
             }
-            ["clusterrolebinding", name, role, subjects @ ..] => {
+            ["clusterrolebinding", name, role, rest @ ..] => {
                 current = false;
-                bindings.push(binding("ClusterRoleBinding", name, None, role, subjects));
+                if applies(rest, version) {
+                    let subjects = unmarked(rest);
+                    bindings.push(binding("ClusterRoleBinding", name, None, role, &subjects));
+                }
             }
-            ["rolebinding", namespace, name, role, subjects @ ..] => {
+            ["rolebinding", namespace, name, role, rest @ ..] => {
                 current = false;
-                bindings.push(binding(
-                    "RoleBinding",
-                    name,
-                    Some(namespace),
-                    role,
-                    subjects,
-                ));
+                if applies(rest, version) {
+                    let subjects = unmarked(rest);
+                    bindings.push(binding(
+                        "RoleBinding",
+                        name,
+                        Some(namespace),
+                        role,
+                        &subjects,
+                    ));
+                }
             }
             _ => current = false,
         }
@@ -245,6 +265,7 @@ mod tests {
         let heads = TABLE
             .lines()
             .filter(|l| !l.starts_with(' ') && !l.starts_with('#') && !l.trim().is_empty())
+            .filter(|l| !l.contains("until:"))
             .count();
         let controllers = TABLE
             .lines()
@@ -286,6 +307,15 @@ mod tests {
         assert_eq!(signer["subjects"][0]["name"], "job-controller");
         let core = &named(objects, "ClusterRole", "system:basic-user").unwrap()["rules"][0];
         assert_eq!(core["resources"][1], "selfsubjectrulesreviews");
+    }
+
+    #[test]
+    fn the_default_version_is_the_kube_version_default() {
+        assert_eq!(TARGET, version(crate::kube::DEFAULT_VERSION));
+        assert_eq!(parse_version(crate::kube::DEFAULT_VERSION), Some(TARGET));
+        for text in crate::kube::VERSIONS {
+            assert!(parse_version(text).is_some(), "{text}");
+        }
     }
 
     #[test]
