@@ -366,3 +366,84 @@ fn check_knows_the_default_roles_the_recorded_sets_bind() {
         }
     }
 }
+
+/// `--kube-version` selects the release whose default roles `rbac`,
+/// `check` and `diff` read: `view` and `edit` gained resource.k8s.io's
+/// claims in v1.34.0 and events.k8s.io's events in v1.35.0, and
+/// resource-claim-controller's role is new in v1.34.0 (the bootstrap
+/// policy of k8s.io/kubernetes at each release).
+#[test]
+fn the_kube_version_selects_the_default_roles_rbac_check_and_diff_read() {
+    let account = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: app}\n";
+    let binding = |role: &str| {
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\n\
+             metadata: {{name: sa-{role}, namespace: app}}\n\
+             roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: '{role}'}}\n\
+             subjects: [{{kind: ServiceAccount, name: sa, namespace: app}}]\n"
+        )
+    };
+    let run = |args: &[&str], input: &str| {
+        let run = crate::harness::chartgen_with_stdin(args, Some(input));
+        assert_ne!(run.code, 2, "{args:?}: {}", run.stderr);
+        run.stdout
+    };
+
+    let viewer = format!("{account}{}", binding("view"));
+    for (version, claims) in [("1.33", false), ("1.35", true)] {
+        let out = run(
+            &["rbac", "--output", "json", "--kube-version", version, "-"],
+            &viewer,
+        );
+        assert_eq!(
+            out.contains("resourceclaims"),
+            claims,
+            "rbac {version}:\n{out}"
+        );
+    }
+    // Without --kube-version: the default release (1.35).
+    assert!(run(&["rbac", "-"], &viewer).contains("resourceclaims"));
+
+    let claimer = format!(
+        "{account}{}",
+        binding("system:controller:resource-claim-controller")
+    );
+    for (version, unknown) in [("1.33", true), ("1.35", false)] {
+        let out = run(
+            &["check", "--output", "json", "--kube-version", version, "-"],
+            &claimer,
+        );
+        let report: Json = serde_json::from_str(&out).unwrap();
+        let role = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["invariant"] == "ROLE");
+        assert_eq!(role, unknown, "check {version}:\n{out}");
+    }
+
+    let dir = std::env::temp_dir().join(format!("chartgen-kube-version-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, account).unwrap();
+    let editor = format!("{account}{}", binding("edit"));
+    for (version, events) in [("1.33", false), ("1.35", true)] {
+        let out = run(
+            &[
+                "diff",
+                "--kube-version",
+                version,
+                old.to_str().unwrap(),
+                "-",
+            ],
+            &editor,
+        );
+        assert_eq!(
+            out.contains("events.events.k8s.io"),
+            events,
+            "diff {version}:\n{out}"
+        );
+        assert!(out.contains("gains"), "diff {version}:\n{out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
