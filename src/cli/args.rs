@@ -361,6 +361,11 @@ pub struct DiffArgs {
     /// docs/output.md).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    /// The Kubernetes version whose default RBAC roles a binding may name
+    /// (a binding to `view` grants what that version's `view` holds).
+    #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
+          value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
+    pub kube_version: String,
 }
 
 /// The impact level `diff --fail-on` gates on, least severe first.
@@ -402,6 +407,11 @@ pub struct InputArgs {
     /// docs/output.md).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    /// The Kubernetes version whose default RBAC roles and bindings (the
+    /// API server's bootstrap policy) the cluster holds beside the input.
+    #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
+          value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
+    pub kube_version: String,
 }
 
 /// What `check` reads and checks against.
@@ -411,7 +421,9 @@ pub struct CheckArgs {
     /// REV:PATH for a file or folder of a git revision (see `diff --help`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
-    /// The Kubernetes version whose schemas to check against.
+    /// The Kubernetes version whose schemas and default RBAC roles (the
+    /// API server's bootstrap policy: `view`, `edit`, `system:*`) to check
+    /// against.
     #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
           value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
     pub kube_version: String,

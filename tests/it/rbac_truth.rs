@@ -130,7 +130,7 @@ fn chartgen_tuples(held: &Permissions, namespace: &str) -> (BTreeSet<Tuple>, BTr
     (resources, urls)
 }
 
-fn account<'a>(all: &'a [Permissions], sa: &str) -> Option<&'a Permissions> {
+fn account_of<'a>(all: &'a [Permissions], sa: &str) -> Option<&'a Permissions> {
     let (namespace, name) = sa.split_once('/').unwrap();
     all.iter().find(|p| {
         p.subject.kind == "ServiceAccount"
@@ -139,9 +139,29 @@ fn account<'a>(all: &'a [Permissions], sa: &str) -> Option<&'a Permissions> {
     })
 }
 
-/// Every recorded line that disagrees with chartgen's model of `version`,
-/// each with what differs.
-fn disagreements(version: defaults::Version) -> Vec<String> {
+/// Where chartgen's model of `version` and the server disagree on one
+/// recorded line: the account ("set sa in namespace"), then what only the
+/// server grants and what only chartgen grants.
+struct Disagreement {
+    account: String,
+    server: BTreeSet<Tuple>,
+    server_urls: BTreeSet<UrlTuple>,
+    ours: BTreeSet<Tuple>,
+    our_urls: BTreeSet<UrlTuple>,
+}
+
+impl std::fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:\n  only the server: {:?} {:?}\n  only chartgen: {:?} {:?}",
+            self.account, self.server, self.server_urls, self.ours, self.our_urls
+        )
+    }
+}
+
+/// Every recorded line that disagrees with chartgen's model of `version`.
+fn disagreements(version: defaults::Version) -> Vec<Disagreement> {
     let mut wrong = Vec::new();
     let mut cache: Vec<(String, Vec<Permissions>)> = Vec::new();
     for line in truth() {
@@ -153,20 +173,20 @@ fn disagreements(version: defaults::Version) -> Vec<String> {
         let all = &cache.iter().find(|(s, _)| s == set).unwrap().1;
         let sa = line["sa"].as_str().unwrap();
         let namespace = line["namespace"].as_str().unwrap();
-        let Some(held) = account(all, sa) else {
-            wrong.push(format!("{set} {sa}: not listed by rbac"));
-            continue;
-        };
+        let account = format!("{set} {sa} in {namespace}");
         let (server, server_urls) = server_tuples(&line["ssrr"]);
-        let (ours, our_urls) = chartgen_tuples(held, namespace);
+        let (ours, our_urls) = match account_of(all, sa) {
+            Some(held) => chartgen_tuples(held, namespace),
+            None => Default::default(),
+        };
         if server != ours || server_urls != our_urls {
-            wrong.push(format!(
-                "{set} {sa} in {namespace}:\n  only the server: {:?} {:?}\n  only chartgen: {:?} {:?}",
-                server.difference(&ours).collect::<Vec<_>>(),
-                server_urls.difference(&our_urls).collect::<Vec<_>>(),
-                ours.difference(&server).collect::<Vec<_>>(),
-                our_urls.difference(&server_urls).collect::<Vec<_>>(),
-            ));
+            wrong.push(Disagreement {
+                account,
+                server: server.difference(&ours).cloned().collect(),
+                server_urls: server_urls.difference(&our_urls).cloned().collect(),
+                ours: ours.difference(&server).cloned().collect(),
+                our_urls: our_urls.difference(&server_urls).cloned().collect(),
+            });
         }
     }
     wrong
@@ -182,7 +202,11 @@ fn every_recorded_account_holds_what_the_server_answered() {
         "{} of {} disagree:\n{}",
         wrong.len(),
         lines.len(),
-        wrong.join("\n")
+        wrong
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -198,34 +222,109 @@ fn the_baseline_is_what_the_default_bindings_give_every_account() {
         "metadata": { "name": "nobody", "namespace": "k8s-truth-probe" },
     });
     let all = permissions_with(&[lone], Cluster::RolesAndBindings, SERVER).unwrap();
-    let held = account(&all, "k8s-truth-probe/nobody").unwrap();
+    let held = account_of(&all, "k8s-truth-probe/nobody").unwrap();
     assert_eq!(
         chartgen_tuples(held, "k8s-truth-probe"),
         server_tuples(&baseline["ssrr"])
     );
 }
 
-/// The targeted versions' default roles differ from 1.28's only where the
-/// table says so (`since:`/`until:` in src/kubernetes/rbac/defaults.txt):
-/// a controller's role added in 1.30 and 1.33, one of 1.28 dropped in 1.29.
-/// Only the set whose aggregated role gathers every ClusterRole of the
-/// cluster (h05) sees them.
+/// The versions chartgen targets differ from the recorded 1.28 server
+/// exactly where Kubernetes changed its bootstrap policy (the published
+/// `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/` of the
+/// module k8s.io/kubernetes at each release): which recorded accounts
+/// differ, and on which (group, resource) each side alone grants.
 #[test]
-fn the_targeted_version_differs_only_where_the_table_says() {
-    let wrong = disagreements(defaults::TARGET);
-    assert!(!wrong.is_empty());
-    for line in &wrong {
-        assert!(
-            line.starts_with("h05-aggregated-empty-selector rbac-h05/sa in rbac-h05:"),
-            "{line}"
-        );
-        assert!(
-            line.contains("clustercidrs")
-                && line.contains("legacy-service-account-token-tracking")
-                && line.contains("validatingadmissionpolicies")
-                && line.contains("servicecidrs"),
-            "{line}"
-        );
+fn the_targeted_versions_differ_from_the_server_where_kubernetes_changed_the_defaults() {
+    type Resource = (&'static str, &'static str);
+    // Gone after 1.28 (v1.30.0): node-controller's clustercidrs rule
+    // (v1.29.0 is its last release).
+    let gone: &[Resource] = &[("networking.k8s.io", "clustercidrs")];
+    // New in 1.33 (all in v1.33.0), seen by h05, whose aggregated role
+    // gathers every ClusterRole: legacy-service-account-token-cleaner's
+    // configmap (v1.29.0); validatingadmissionpolicy-status-controller
+    // (v1.30.0); leasecandidates and list/watch on the kube-scheduler
+    // lease for system:kube-scheduler (v1.31.0); nodes/configz, healthz,
+    // pods for system:kubelet-api-admin, watch for the
+    // horizontal-pod-autoscaler's metrics, service-cidrs-controller
+    // (v1.33.0).
+    let new_in_1_33: &[Resource] = &[
+        ("", "configmaps"),
+        ("", "nodes/configz"),
+        ("", "nodes/healthz"),
+        ("", "nodes/pods"),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies",
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies/status",
+        ),
+        ("coordination.k8s.io", "leasecandidates"),
+        ("coordination.k8s.io", "leases"),
+        ("custom.metrics.k8s.io", "*"),
+        ("external.metrics.k8s.io", "*"),
+        ("metrics.k8s.io", "pods"),
+        ("networking.k8s.io", "ipaddresses"),
+        ("networking.k8s.io", "servicecidrs"),
+        ("networking.k8s.io", "servicecidrs/finalizers"),
+        ("networking.k8s.io", "servicecidrs/status"),
+    ];
+    // New in 1.35 besides (v1.35.0): nodes/metrics for system:monitoring,
+    // resource.k8s.io for view, edit, the scheduler, the kubelet and
+    // resource-claim-controller, volumeattributesclass-protection-controller
+    // (v1.34.0); events.k8s.io events for view and edit (v1.35.0). So the
+    // accounts bound to view (h13) and edit (h27) differ too.
+    let new_in_1_35: &[Resource] = &[
+        ("", "nodes/metrics"),
+        ("events.k8s.io", "events"),
+        ("resource.k8s.io", "deviceclasses"),
+        ("resource.k8s.io", "resourceclaims"),
+        ("resource.k8s.io", "resourceclaims/status"),
+        ("resource.k8s.io", "resourceclaimtemplates"),
+        ("resource.k8s.io", "resourceslices"),
+        ("storage.k8s.io", "volumeattributesclasses"),
+    ];
+    let h05 = "h05-aggregated-empty-selector rbac-h05/sa in rbac-h05";
+    let h27 = |ns: &str| format!("h27-builtin-edit-cluster-wide rbac-h27/sa in {ns}");
+    let accounts_1_35: Vec<String> = [
+        h05.to_owned(),
+        "h13-rolebinding-to-builtin-view rbac-h13/sa in rbac-h13".to_owned(),
+        h27("default"),
+        h27("k8s-truth-bystander"),
+        h27("k8s-truth-probe"),
+        h27("rbac-h27"),
+    ]
+    .into();
+    let all_1_35: Vec<Resource> = new_in_1_33.iter().chain(new_in_1_35).copied().collect();
+    let cases: [(defaults::Version, Vec<String>, &[Resource]); 2] = [
+        ((1, 33), vec![h05.to_owned()], new_in_1_33),
+        ((1, 35), accounts_1_35, &all_1_35),
+    ];
+    let resources = |tuples: &BTreeSet<Tuple>| -> BTreeSet<(String, String)> {
+        tuples
+            .iter()
+            .map(|(group, resource, _, _)| (group.clone(), resource.clone()))
+            .collect()
+    };
+    let owned = |list: &[Resource]| -> BTreeSet<(String, String)> {
+        list.iter()
+            .map(|(g, r)| ((*g).to_owned(), (*r).to_owned()))
+            .collect()
+    };
+    for (version, accounts, new) in cases {
+        let wrong = disagreements(version);
+        let found: Vec<&str> = wrong.iter().map(|d| d.account.as_str()).collect();
+        assert_eq!(found, accounts, "{version:?}");
+        let (mut only_server, mut only_ours) = (BTreeSet::new(), BTreeSet::new());
+        for d in &wrong {
+            assert!(d.server_urls.is_empty() && d.our_urls.is_empty(), "{d}");
+            only_server.extend(resources(&d.server));
+            only_ours.extend(resources(&d.ours));
+        }
+        assert_eq!(only_server, owned(gone), "{version:?}");
+        assert_eq!(only_ours, owned(new), "{version:?}");
     }
 }
 
@@ -266,4 +365,85 @@ fn check_knows_the_default_roles_the_recorded_sets_bind() {
             assert!(roles.is_empty(), "{name}: {roles:?}");
         }
     }
+}
+
+/// `--kube-version` selects the release whose default roles `rbac`,
+/// `check` and `diff` read: `view` and `edit` gained resource.k8s.io's
+/// claims in v1.34.0 and events.k8s.io's events in v1.35.0, and
+/// resource-claim-controller's role is new in v1.34.0 (the bootstrap
+/// policy of k8s.io/kubernetes at each release).
+#[test]
+fn the_kube_version_selects_the_default_roles_rbac_check_and_diff_read() {
+    let account = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: app}\n";
+    let binding = |role: &str| {
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\n\
+             metadata: {{name: sa-{role}, namespace: app}}\n\
+             roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: '{role}'}}\n\
+             subjects: [{{kind: ServiceAccount, name: sa, namespace: app}}]\n"
+        )
+    };
+    let run = |args: &[&str], input: &str| {
+        let run = crate::harness::chartgen_with_stdin(args, Some(input));
+        assert_ne!(run.code, 2, "{args:?}: {}", run.stderr);
+        run.stdout
+    };
+
+    let viewer = format!("{account}{}", binding("view"));
+    for (version, claims) in [("1.33", false), ("1.35", true)] {
+        let out = run(
+            &["rbac", "--output", "json", "--kube-version", version, "-"],
+            &viewer,
+        );
+        assert_eq!(
+            out.contains("resourceclaims"),
+            claims,
+            "rbac {version}:\n{out}"
+        );
+    }
+    // Without --kube-version: the default release (1.35).
+    assert!(run(&["rbac", "-"], &viewer).contains("resourceclaims"));
+
+    let claimer = format!(
+        "{account}{}",
+        binding("system:controller:resource-claim-controller")
+    );
+    for (version, unknown) in [("1.33", true), ("1.35", false)] {
+        let out = run(
+            &["check", "--output", "json", "--kube-version", version, "-"],
+            &claimer,
+        );
+        let report: Json = serde_json::from_str(&out).unwrap();
+        let role = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["invariant"] == "ROLE");
+        assert_eq!(role, unknown, "check {version}:\n{out}");
+    }
+
+    let dir = std::env::temp_dir().join(format!("chartgen-kube-version-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, account).unwrap();
+    let editor = format!("{account}{}", binding("edit"));
+    for (version, events) in [("1.33", false), ("1.35", true)] {
+        let out = run(
+            &[
+                "diff",
+                "--kube-version",
+                version,
+                old.to_str().unwrap(),
+                "-",
+            ],
+            &editor,
+        );
+        assert_eq!(
+            out.contains("events.events.k8s.io"),
+            events,
+            "diff {version}:\n{out}"
+        );
+        assert!(out.contains("gains"), "diff {version}:\n{out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

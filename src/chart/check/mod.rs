@@ -220,14 +220,22 @@ pub struct Context<'a> {
     pub objects: &'a [&'a Json],
     /// The operator instances and the class of each namespace.
     pub facts: Facts,
+    /// The Kubernetes version whose default RBAC roles a binding may
+    /// name (`--kube-version`).
+    pub version: crate::rbac::defaults::Version,
 }
 
 impl<'a> Context<'a> {
-    fn new(manifests: &'a [&'a Manifest], objects: &'a [&'a Json]) -> Self {
+    fn new(
+        manifests: &'a [&'a Manifest],
+        objects: &'a [&'a Json],
+        version: crate::rbac::defaults::Version,
+    ) -> Self {
         Context {
             manifests,
             facts: Facts::of(objects),
             objects,
+            version,
         }
     }
 
@@ -398,7 +406,10 @@ pub fn run_borrowed(
     exemptions: &[Node],
     schema: Option<&Options<'_>>,
 ) -> Report {
-    let context = Context::new(manifests, objects);
+    let version = schema.map_or(crate::rbac::defaults::TARGET, |options| {
+        crate::rbac::defaults::version(options.schemas.version())
+    });
+    let context = Context::new(manifests, objects, version);
     let mut findings = Findings::new(&context);
     if let Some(options) = schema {
         schema::check(&context, &mut findings, options);

@@ -43,6 +43,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
             set: &new,
         },
         &ignore,
+        crate::rbac::defaults::version(&args.kube_version),
     );
     matching::finish(&mut difference, &renames);
     notes(&renames, &difference);

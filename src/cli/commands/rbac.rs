@@ -11,7 +11,9 @@ use crate::input;
 pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let set = input::read(&args.paths)?;
     let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.node.to_json()).collect();
-    let permissions = rbac::effective_permissions(&objects).map_err(anyhow::Error::msg)?;
+    let version = rbac::defaults::version(&args.kube_version);
+    let permissions = rbac::permissions_with(&objects, rbac::Cluster::RolesAndBindings, version)
+        .map_err(anyhow::Error::msg)?;
     let text = match args.output {
         Format::Text => rbac::render_text(&printable_names(permissions)),
         Format::Json => contract::versioned(&RbacOutput {

@@ -200,6 +200,17 @@ fn index(set: &[Manifest]) -> BTreeMap<KeyRef<'_>, &Manifest> {
 /// borrowed: identical ones are skipped, and only objects that could hold
 /// a Secret (see [`compare::may_need_redaction`]) become JSON, redacted.
 pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
+    diff_at(old, new, ignore, rbac::defaults::TARGET)
+}
+
+/// [`diff`], a binding to a default role reading that role as Kubernetes
+/// `version` defines it.
+pub fn diff_at(
+    old: &[Manifest],
+    new: &[Manifest],
+    ignore: &[Ignore],
+    version: rbac::defaults::Version,
+) -> Diff {
     let (old_objects, new_objects) = (index(old), index(new));
     let mut result = Diff::default();
     let mut matched = impact::Matched::default();
@@ -231,7 +242,7 @@ pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
         result.removed.push(gone.id.to_string());
         matched.removed.push(*gone);
     }
-    let permissions = rbac_of_sets(&old_objects, &new_objects);
+    let permissions = rbac_of_sets(&old_objects, &new_objects, version);
     result.rbac = permissions.lines;
     let sets = impact::Sets { old, new };
     impact::assess(&mut result, &matched, sets, &permissions.changes, ignore);
@@ -265,6 +276,7 @@ const RBAC_KINDS: [&str; 4] = ["Role", "ClusterRole", "RoleBinding", "ClusterRol
 fn rbac_of_sets(
     old: &BTreeMap<KeyRef<'_>, &Manifest>,
     new: &BTreeMap<KeyRef<'_>, &Manifest>,
+    version: rbac::defaults::Version,
 ) -> PermissionChanges {
     let (before, after) = (rbac_objects(old), rbac_objects(new));
     let json = |nodes: &[&Node]| nodes.iter().map(|n| n.to_json()).collect::<Vec<_>>();
@@ -274,12 +286,12 @@ fn rbac_of_sets(
             .zip(&after)
             .all(|(a, b)| compare::identical(a, b));
     if unchanged {
-        match permissions(&json(&before)) {
+        match permissions(&json(&before), version) {
             Ok(_) => PermissionChanges::default(),
             Err(why) => PermissionChanges::not_compared(&why),
         }
     } else {
-        rbac_changes(&json(&before), &json(&after))
+        rbac_changes(&json(&before), &json(&after), version)
     }
 }
 
@@ -323,9 +335,15 @@ pub struct Side<'a> {
 }
 
 /// Compares two manifest sets, the applications of their objects, and
-/// their Kyverno exemptions artifacts when both have one.
-pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
-    let mut result = diff(&old.set.manifests, &new.set.manifests, ignore);
+/// their Kyverno exemptions artifacts when both have one; a binding to a
+/// default role reads that role as Kubernetes `version` defines it.
+pub fn diff_sets(
+    old: Side<'_>,
+    new: Side<'_>,
+    ignore: &[Ignore],
+    version: rbac::defaults::Version,
+) -> Diff {
+    let mut result = diff_at(&old.set.manifests, &new.set.manifests, ignore, version);
     (result.renamed, result.moves) = moves::moves(old, new);
     let (old, new) = (old.set, new.set);
     let artifact = |set: &ManifestSet| crate::input::merged_exemptions(&set.exemptions);
@@ -357,16 +375,19 @@ pub fn diff_sets(old: Side<'_>, new: Side<'_>, ignore: &[Ignore]) -> Diff {
 /// roles (a binding to `view` grants what `view` holds), without its
 /// default bindings (what every account has is the same on both sides,
 /// and would seem gained by any account a new binding names).
-fn permissions(objects: &[Json]) -> Result<Vec<rbac::Permissions>, String> {
-    rbac::permissions_with(objects, rbac::Cluster::Roles, rbac::defaults::TARGET)
+fn permissions(
+    objects: &[Json],
+    version: rbac::defaults::Version,
+) -> Result<Vec<rbac::Permissions>, String> {
+    rbac::permissions_with(objects, rbac::Cluster::Roles, version)
 }
 
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
-fn rbac_changes(old: &[Json], new: &[Json]) -> PermissionChanges {
+fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) -> PermissionChanges {
     type Entry = (rbac::Subject, Scope, String, Vec<String>);
     let flatten = |objects: &[Json]| -> Result<BTreeMap<Entry, BTreeSet<String>>, String> {
         let mut map = BTreeMap::new();
-        for permissions in permissions(objects)? {
+        for permissions in permissions(objects, version)? {
             for p in permissions.permissions {
                 let entry = (
                     permissions.subject.clone(),

@@ -28,6 +28,8 @@ pub type Kind = (&'static str, &'static str);
 pub struct KubeSchemas {
     /// `(apiVersion, kind, root node)`, sorted.
     kinds: &'static [validator::KindRoot],
+    /// The version, `"1.35"`.
+    version: &'static str,
 }
 
 impl KubeSchemas {
@@ -37,12 +39,18 @@ impl KubeSchemas {
             .iter()
             .find(|(v, _)| VERSIONS.contains(&version) && *v == version);
         match baked {
-            Some((_, kinds)) => Ok(KubeSchemas { kinds }),
+            Some((version, kinds)) => Ok(KubeSchemas { kinds, version }),
             None => Err(format!(
                 "no schemas for Kubernetes {version}; vendored: {}",
                 VERSIONS.join(", ")
             )),
         }
+    }
+
+    /// The Kubernetes version of these schemas, `"1.35"`: `check` reads
+    /// the same version's default RBAC roles.
+    pub fn version(&self) -> &'static str {
+        self.version
     }
 
     /// The kinds these schemas cover.

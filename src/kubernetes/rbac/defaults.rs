@@ -15,10 +15,16 @@ const TABLE: &str = include_str!("defaults.txt");
 /// A Kubernetes minor version, `(1, 33)`.
 pub type Version = (u32, u32);
 
-/// The version whose defaults `check` and `rbac` assume: the oldest
-/// version chartgen targets (the table has no difference between the
-/// versions it targets, 1.33 and 1.35).
-pub const TARGET: Version = (1, 33);
+/// The version whose defaults `check`, `rbac` and `diff` assume when
+/// none is asked for: `--kube-version`'s default
+/// ([`crate::kube::DEFAULT_VERSION`], a test holds them equal).
+pub const TARGET: Version = (1, 35);
+
+/// The version `text` (`"1.33"`) names, as `--kube-version` gives it;
+/// [`TARGET`] when it names none.
+pub fn version(text: &str) -> Version {
+    parse_version(text).unwrap_or(TARGET)
+}
 
 /// The label every default role and binding carries.
 pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-defaults");
@@ -57,6 +63,15 @@ fn applies(tokens: &[&str], version: Version) -> bool {
             _ => true,
         }
     })
+}
+
+/// `tokens` without their `since:`/`until:` markers.
+fn unmarked<'a>(tokens: &[&'a str]) -> Vec<&'a str> {
+    tokens
+        .iter()
+        .copied()
+        .filter(|t| !t.starts_with("since:") && !t.starts_with("until:"))
+        .collect()
 }
 
 fn parse_version(text: &str) -> Option<Version> {
@@ -129,11 +144,7 @@ fn parse(version: Version) -> Vec<Json> {
             let Some(role) = roles.last_mut() else {
                 continue;
             };
-            let fields: Vec<&str> = tokens
-                .iter()
-                .copied()
-                .filter(|t| !t.starts_with("since:") && !t.starts_with("until:"))
-                .collect();
+            let fields = unmarked(&tokens);
             let rule = match fields.as_slice() {
                 ["url", verbs, urls] => {
                     json!({ "verbs": list(verbs), "nonResourceURLs": list(urls) })
@@ -186,8 +197,11 @@ fn parse(version: Version) -> Vec<Json> {
                 }
                 roles.push(role);
             }
-            ["role", namespace, name] => {
-                current = true;
+            ["role", namespace, name, rest @ ..] => {
+                current = applies(rest, version);
+                if !current {
+                    continue;
+                }
                 roles.push(json!({
                     "apiVersion": "rbac.authorization.k8s.io/v1",
                     "kind": "Role",
@@ -195,19 +209,25 @@ fn parse(version: Version) -> Vec<Json> {
                     "rules": [],
                 }));
             }
-            ["clusterrolebinding", name, role, subjects @ ..] => {
+            ["clusterrolebinding", name, role, rest @ ..] => {
                 current = false;
-                bindings.push(binding("ClusterRoleBinding", name, None, role, subjects));
+                if applies(rest, version) {
+                    let subjects = unmarked(rest);
+                    bindings.push(binding("ClusterRoleBinding", name, None, role, &subjects));
+                }
             }
-            ["rolebinding", namespace, name, role, subjects @ ..] => {
+            ["rolebinding", namespace, name, role, rest @ ..] => {
                 current = false;
-                bindings.push(binding(
-                    "RoleBinding",
-                    name,
-                    Some(namespace),
-                    role,
-                    subjects,
-                ));
+                if applies(rest, version) {
+                    let subjects = unmarked(rest);
+                    bindings.push(binding(
+                        "RoleBinding",
+                        name,
+                        Some(namespace),
+                        role,
+                        &subjects,
+                    ));
+                }
             }
             _ => current = false,
         }
@@ -245,6 +265,7 @@ mod tests {
         let heads = TABLE
             .lines()
             .filter(|l| !l.starts_with(' ') && !l.starts_with('#') && !l.trim().is_empty())
+            .filter(|l| !l.contains("until:"))
             .count();
         let controllers = TABLE
             .lines()
@@ -289,6 +310,15 @@ mod tests {
     }
 
     #[test]
+    fn the_default_version_is_the_kube_version_default() {
+        assert_eq!(TARGET, version(crate::kube::DEFAULT_VERSION));
+        assert_eq!(parse_version(crate::kube::DEFAULT_VERSION), Some(TARGET));
+        for text in crate::kube::VERSIONS {
+            assert!(parse_version(text).is_some(), "{text}");
+        }
+    }
+
+    #[test]
     fn versions_select_their_lines() {
         let old = objects((1, 28));
         let new = objects(TARGET);
@@ -307,5 +337,257 @@ mod tests {
         // A rule line's core group is the empty string.
         let view = named(new, "ClusterRole", "system:aggregate-to-view").unwrap();
         assert_eq!(view["rules"][0]["apiGroups"][0], "");
+    }
+
+    /// `(kind, namespace, name)` of every object of `version`, with what
+    /// the authorizer reads of it (rules, aggregation, role and subjects).
+    fn keyed(version: Version) -> std::collections::BTreeMap<(String, String, String), Json> {
+        objects(version)
+            .iter()
+            .map(|o| {
+                let text = |v: &Json| v.as_str().unwrap_or_default().to_owned();
+                let key = (
+                    text(&o["kind"]),
+                    text(&o["metadata"]["namespace"]),
+                    text(&o["metadata"]["name"]),
+                );
+                let read = json!([
+                    o["rules"],
+                    o["aggregationRule"],
+                    o["roleRef"],
+                    o["subjects"]
+                ]);
+                (key, read)
+            })
+            .collect()
+    }
+
+    /// Whether `name` (a ClusterRole, or `namespace/name` for a Role) of
+    /// `version` has a rule granting `verb` on `group`/`resource`.
+    fn grants(version: Version, name: &str, verb: &str, group: &str, resource: &str) -> bool {
+        let (kind, namespace, name) = match name.split_once('/') {
+            Some((namespace, name)) => ("Role", Some(namespace), name),
+            None => ("ClusterRole", None, name),
+        };
+        let has = |list: &Json, item: &str| {
+            list.as_array()
+                .is_some_and(|l| l.iter().any(|v| v == item || v == "*"))
+        };
+        objects(version)
+            .iter()
+            .filter(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+            .filter(|o| namespace.is_none_or(|n| o["metadata"]["namespace"] == n))
+            .flat_map(|o| o["rules"].as_array().into_iter().flatten())
+            .any(|r| {
+                has(&r["verbs"], verb)
+                    && has(&r["apiGroups"], group)
+                    && has(&r["resources"], resource)
+            })
+    }
+
+    /// The releases chartgen targets differ from 1.28 (the recorded
+    /// server's) exactly where Kubernetes' published bootstrap policy
+    /// does: the testdata of plugin/pkg/auth/authorizer/rbac/bootstrappolicy
+    /// in the module k8s.io/kubernetes at v1.28.7, v1.33.0 and v1.35.0
+    /// (v1.33.13 and v1.35.4 hold the same). Which objects are added, and
+    /// which change, by name; then a few rules, each with the first release
+    /// that has it (or the last that had it).
+    #[test]
+    fn each_targeted_release_differs_from_1_28_where_kubernetes_does() {
+        let base = keyed((1, 28));
+        let controllers_1_33 = [
+            "legacy-service-account-token-cleaner",
+            "selinux-warning-controller",
+            "service-cidrs-controller",
+            "validatingadmissionpolicy-status-controller",
+        ];
+        let changed_1_33 = [
+            "ClusterRole/system:controller:cronjob-controller",
+            "ClusterRole/system:controller:endpoint-controller",
+            "ClusterRole/system:controller:endpointslice-controller",
+            "ClusterRole/system:controller:endpointslicemirroring-controller",
+            "ClusterRole/system:controller:expand-controller",
+            "ClusterRole/system:controller:horizontal-pod-autoscaler",
+            "ClusterRole/system:controller:namespace-controller",
+            "ClusterRole/system:controller:node-controller",
+            "ClusterRole/system:controller:persistent-volume-binder",
+            "ClusterRole/system:controller:pod-garbage-collector",
+            "ClusterRole/system:controller:statefulset-controller",
+            "ClusterRole/system:kube-scheduler",
+            "ClusterRole/system:kubelet-api-admin",
+            "ClusterRole/system:node-proxier",
+            "Role/system::leader-locking-kube-controller-manager",
+            "Role/system::leader-locking-kube-scheduler",
+            "RoleBinding/system::leader-locking-kube-controller-manager",
+        ];
+        let controllers_1_35 = [
+            "resource-claim-controller",
+            "volumeattributesclass-protection-controller",
+        ];
+        let changed_1_35 = [
+            "ClusterRole/system:aggregate-to-edit",
+            "ClusterRole/system:aggregate-to-view",
+            "ClusterRole/system:monitoring",
+            "ClusterRole/system:node",
+        ];
+        for (version, added, changed) in [
+            ((1, 33), controllers_1_33.to_vec(), changed_1_33.to_vec()),
+            (
+                (1, 35),
+                [controllers_1_33.as_slice(), &controllers_1_35].concat(),
+                [changed_1_33.as_slice(), &changed_1_35].concat(),
+            ),
+        ] {
+            let new = keyed(version);
+            assert!(
+                base.keys().all(|k| new.contains_key(k)),
+                "{version:?}: one removed"
+            );
+            let mut found_added: Vec<String> = new
+                .keys()
+                .filter(|k| !base.contains_key(*k))
+                .map(|(kind, _, name)| format!("{kind}/{name}"))
+                .collect();
+            found_added.sort();
+            let mut want_added: Vec<String> = added
+                .iter()
+                .flat_map(|c| {
+                    ["ClusterRole", "ClusterRoleBinding"]
+                        .map(|kind| format!("{kind}/system:controller:{c}"))
+                })
+                .collect();
+            want_added.sort();
+            assert_eq!(found_added, want_added, "{version:?}");
+            let mut found_changed: Vec<String> = new
+                .iter()
+                .filter(|(k, v)| base.get(*k).is_some_and(|b| b != *v))
+                .map(|((kind, _, name), _)| format!("{kind}/{name}"))
+                .collect();
+            found_changed.sort();
+            let mut changed: Vec<String> = changed.iter().map(|c| (*c).to_owned()).collect();
+            changed.sort();
+            assert_eq!(found_changed, changed, "{version:?}");
+        }
+
+        let lock = "kube-system/system::leader-locking-kube-controller-manager";
+        for version in [(1, 33), (1, 35)] {
+            // v1.29.0 is the last release with node-controller's clustercidrs.
+            let node = "system:controller:node-controller";
+            assert!(grants(
+                (1, 28),
+                node,
+                "create",
+                "networking.k8s.io",
+                "clustercidrs"
+            ));
+            assert!(!grants(
+                version,
+                node,
+                "create",
+                "networking.k8s.io",
+                "clustercidrs"
+            ));
+            // v1.31.0: the leader-locking Roles hold leases.
+            assert!(!grants(
+                (1, 28),
+                lock,
+                "create",
+                "coordination.k8s.io",
+                "leases"
+            ));
+            assert!(grants(
+                version,
+                lock,
+                "create",
+                "coordination.k8s.io",
+                "leases"
+            ));
+            // v1.33.0: kube-proxy lists ServiceCIDRs; the kubelet API admin
+            // reaches nodes/pods; the horizontal-pod-autoscaler watches.
+            let proxier = "system:node-proxier";
+            assert!(!grants(
+                (1, 28),
+                proxier,
+                "watch",
+                "networking.k8s.io",
+                "servicecidrs"
+            ));
+            assert!(grants(
+                version,
+                proxier,
+                "watch",
+                "networking.k8s.io",
+                "servicecidrs"
+            ));
+            assert!(grants(
+                version,
+                "system:kubelet-api-admin",
+                "get",
+                "",
+                "nodes/pods"
+            ));
+            let hpa = "system:controller:horizontal-pod-autoscaler";
+            assert!(!grants((1, 28), hpa, "watch", "metrics.k8s.io", "pods"));
+            assert!(grants(version, hpa, "watch", "metrics.k8s.io", "pods"));
+        }
+        // v1.34.0: DRA's resourceclaims for view and the kubelet;
+        // nodes/metrics for system:monitoring.
+        let view = "system:aggregate-to-view";
+        assert!(!grants(
+            (1, 33),
+            view,
+            "get",
+            "resource.k8s.io",
+            "resourceclaims"
+        ));
+        assert!(grants(
+            (1, 35),
+            view,
+            "get",
+            "resource.k8s.io",
+            "resourceclaims"
+        ));
+        assert!(!grants(
+            (1, 33),
+            "system:node",
+            "get",
+            "",
+            "serviceaccounts"
+        ));
+        assert!(grants((1, 35), "system:node", "get", "", "serviceaccounts"));
+        assert!(!grants(
+            (1, 33),
+            "system:monitoring",
+            "get",
+            "",
+            "nodes/metrics"
+        ));
+        assert!(grants(
+            (1, 35),
+            "system:monitoring",
+            "get",
+            "",
+            "nodes/metrics"
+        ));
+        // v1.35.0: view and edit read and write events.k8s.io events; the
+        // leader-locking Roles no longer hold configmaps.
+        let edit = "system:aggregate-to-edit";
+        assert!(!grants((1, 33), edit, "create", "events.k8s.io", "events"));
+        assert!(grants((1, 35), edit, "create", "events.k8s.io", "events"));
+        assert!(grants((1, 35), edit, "create", "", "events"));
+        assert!(grants((1, 33), lock, "watch", "", "configmaps"));
+        assert!(!grants((1, 35), lock, "watch", "", "configmaps"));
+        // v1.31.0: leader-election-controller joins the controller-manager's
+        // lock binding.
+        let subjects = |version: Version| {
+            keyed(version)[&(
+                "RoleBinding".to_owned(),
+                "kube-system".to_owned(),
+                "system::leader-locking-kube-controller-manager".to_owned(),
+            )][3]
+                .to_string()
+        };
+        assert!(!subjects((1, 28)).contains("leader-election-controller"));
+        assert!(subjects((1, 33)).contains("leader-election-controller"));
     }
 }

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value as Json;
 
 use crate::check::facts::Instance;
-use crate::check::rbac::resolve::{Rbac, Reach, Rule};
+use crate::check::rbac::resolve::{Cluster, Rbac, Reach, Rule};
 use crate::check::rbac::{Scope, Subject};
 use crate::check::{Class, Context};
 use crate::diagnostic::KeyPath;
@@ -79,7 +79,7 @@ pub(super) struct Grants<'a> {
 impl<'a> Grants<'a> {
     /// Reads the RBAC of `context` once.
     pub fn of(context: &'a Context<'_>) -> Self {
-        let rbac = Rbac::new(context.objects);
+        let rbac = Rbac::with(context.objects, Cluster::Roles, context.version);
         let crd_groups = crd_field(context, "/spec/group");
         let mut custom = crd_groups.clone();
         custom.insert(adr::CRD_GROUP.to_owned());
