@@ -343,6 +343,7 @@ pub fn is_cluster_scoped(kind: &str) -> bool {
             | "SelfSubjectAccessReview"
             | "SelfSubjectRulesReview"
             | "SubjectAccessReview"
+            | "PodSecurityPolicy"
             | "ClusterIssuer"
             | "ClusterPolicy"
             | "ClusterCleanupPolicy"

@@ -225,8 +225,27 @@ struct Run {
 /// 1.`minor`: the broken controls, each once, in the server's order
 /// (baseline checks, then restricted ones, each by id).
 pub fn evaluate(pod: &Pod<'_>, level: Level, minor: u32) -> Vec<Violation> {
+    evaluate_waiving(pod, level, minor, &[])
+}
+
+/// [`evaluate`] with the checks `waived` (admission check ids) left out, as
+/// a policy that relaxes those controls would evaluate: a waived check
+/// replaces nothing, so the lower-level check it would replace applies
+/// unless it is waived too (waiving `capabilities_restricted` keeps
+/// `capabilities_baseline`).
+pub fn evaluate_waiving(
+    pod: &Pod<'_>,
+    level: Level,
+    minor: u32,
+    waived: &[&str],
+) -> Vec<Violation> {
     let run = Run { minor, level };
-    let applies = |c: &Control| c.level <= level && c.level > Level::Privileged && c.since <= minor;
+    let applies = |c: &Control| {
+        c.level <= level
+            && c.level > Level::Privileged
+            && c.since <= minor
+            && !waived.contains(&c.id)
+    };
     let replaced: BTreeSet<&str> = CONTROLS
         .iter()
         .filter(|c| applies(c))
@@ -1509,6 +1528,43 @@ pub fn reasons_in_server_message(message: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Waiving a restricted check brings back the baseline check it
+    /// replaces: with `capabilities_restricted` waived, a missing
+    /// `drop: [ALL]` passes but an added SYS_ADMIN is still refused.
+    #[test]
+    fn a_waived_check_replaces_nothing() {
+        let spec = |add: &str| {
+            serde_json::json!({
+                "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+                "containers": [{"name": "c", "image": "i", "securityContext": {
+                    "allowPrivilegeEscalation": false,
+                    "capabilities": {"add": [add]}
+                }}]
+            })
+        };
+        let metadata = serde_json::json!({});
+        let checks = |add: &str, waived: &[&str]| -> Vec<&'static str> {
+            let spec = spec(add);
+            let pod = Pod {
+                metadata: &metadata,
+                spec: &spec,
+            };
+            evaluate_waiving(&pod, Level::Restricted, 33, waived)
+                .into_iter()
+                .map(|v| v.check)
+                .collect()
+        };
+        assert_eq!(checks("CHOWN", &[]), ["capabilities_restricted"]);
+        assert_eq!(
+            checks("CHOWN", &["capabilities_restricted"]),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            checks("SYS_ADMIN", &["capabilities_restricted"]),
+            ["capabilities_baseline"]
+        );
+    }
 
     #[test]
     fn the_server_reasons_are_read_off_its_message() {

@@ -59,7 +59,7 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
         _ => false,
     };
     let rbac = &grants.rbac;
-    let mut held_by_buildd = vec![false; rbac.roles.len()];
+    let mut held_by_buildd = vec![false; rbac.count()];
     for binding in &rbac.bindings {
         if binding.subjects.iter().any(includes_buildd) {
             held_by_buildd[binding.role] = true;
@@ -67,7 +67,7 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
     }
     // Whether a role (with what it aggregates) names events, a `*`
     // resource or group included; asked once per role.
-    let mut gives_events: Vec<Option<bool>> = vec![None; rbac.roles.len()];
+    let mut gives_events: Vec<Option<bool>> = vec![None; rbac.count()];
     for binding in &rbac.bindings {
         if !(context.in_scope(binding.index) || held_by_buildd[binding.role]) {
             continue;

@@ -200,10 +200,11 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                 }
             }
             if !rule.urls.is_empty() {
+                let (object, path) = rbac.site(id, rule_path(r, "nonResourceURLs"));
                 findings.report(
                     Invariant::R4,
-                    rbac.roles[id],
-                    &rule_path(r, "nonResourceURLs"),
+                    object,
+                    &path,
                     format!(
                         "{} {verb} the non-resource URLs {} cluster-wide; the operator's ClusterRoles hold only the chart's custom resources and event writes, no non-resource grant",
                         holders.describe(),

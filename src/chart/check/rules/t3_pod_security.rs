@@ -15,22 +15,29 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value as Json;
 
 use super::namespaces::{ClassedNamespace, classed};
-use crate::check::facts::{last_flag, namespace_of};
+use crate::check::facts::{command_line, last_flag, namespace_of};
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::manifest::LIMITS;
 use crate::plan::adr;
 use crate::pod_security::{
-    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, carried_pod, evaluate, joined,
+    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, carried_pod, evaluate,
+    evaluate_waiving, joined,
 };
 
-/// The controls the builds class may break, and only these: what rootless
+/// The checks the builds class waives, and only these: what rootless
 /// buildkitd needs (ADR-0006: "rootless relaxes allowPrivilegeEscalation +
-/// seccomp/apparmor").
+/// seccomp/apparmor"). Privilege escalation is for the setuid `newuidmap`
+/// and `newgidmap`, which gain CAP_SETUID and CAP_SETGID only while those
+/// stay in the bounding set: so restricted's "drop ALL" is waived with it,
+/// while baseline's capabilities check (nothing added beyond the default
+/// set) still holds. Seccomp is waived at both levels (`Unconfined`).
 pub const ROOTLESS_RELAXED: &[&str] = &[
     "allowPrivilegeEscalation",
     "seccompProfile_restricted",
+    "seccompProfile_baseline",
     "appArmorProfile",
+    "capabilities_restricted",
 ];
 
 /// What ADR-0006 demands of the pods of a namespace.
@@ -40,21 +47,66 @@ enum Demand {
     Restricted,
     /// `restricted` but for [`ROOTLESS_RELAXED`].
     Rootless,
-    /// Nothing beyond what the cluster enforces (the system class).
+    /// Nothing beyond what the cluster enforces: the system class, and
+    /// every object that is not the operator's (another application is
+    /// held to its namespace's Pod Security labels, not to the ADRs).
     Nothing,
 }
 
-/// The class a pod in `namespace` is judged by, and what it demands: the
-/// class the input shows, else the operator class's (the strictest). The
-/// one place that decides which objects the ADR holds.
-fn demand_of(context: &Context<'_>, namespace: &str) -> (Option<Class>, Demand) {
-    let class = context.class_of(namespace);
-    let demand = match class.unwrap_or(Class::Operator) {
-        Class::Operator => Demand::Restricted,
-        Class::Builds => Demand::Rootless,
-        Class::System => Demand::Nothing,
+/// Why a pod is held to its [`Demand`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Judged {
+    /// By the class of its namespace, as the input shows it.
+    Class(Class),
+    /// A build daemon (a buildkit image) outside the namespaces the input
+    /// classes: ADR-0006 runs every build daemon rootless.
+    Daemon,
+    /// The operator's object in a namespace of no class: the strictest.
+    Unclassed,
+    /// Not the operator's object: no ADR demand.
+    Other,
+}
+
+/// The one place that decides what the ADRs demand of the pod in object
+/// `index` (in `namespace`): the operator's objects by their namespace's
+/// class (of no class: the strictest, the operator class's); a build
+/// daemon anywhere by the builds class; another application's objects
+/// nothing ([`Context::in_scope`]).
+fn demand_of(context: &Context<'_>, index: usize, namespace: &str) -> (Judged, Demand) {
+    let judged = match context.class_of(namespace) {
+        Some(class) => Judged::Class(class),
+        None if runs_buildkit(context.objects[index]) => Judged::Daemon,
+        None if context.in_scope(index) => Judged::Unclassed,
+        None => Judged::Other,
     };
-    (class, demand)
+    let demand = match judged {
+        Judged::Class(Class::Operator) | Judged::Unclassed => Demand::Restricted,
+        Judged::Class(Class::Builds) | Judged::Daemon => Demand::Rootless,
+        Judged::Class(Class::System) | Judged::Other => Demand::Nothing,
+    };
+    (judged, demand)
+}
+
+/// Whether a container of the object's pod runs a BuildKit daemon image
+/// (`…/buildkit`, any registry, tag or digest): a build daemon, whoever
+/// deployed it.
+fn runs_buildkit(object: &Json) -> bool {
+    let Some(carried) = carried_pod(object) else {
+        return false;
+    };
+    ["initContainers", "containers"].iter().any(|list| {
+        carried.pod.spec[*list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["image"].as_str())
+            .any(|image| {
+                let path = image.split(['@']).next().unwrap_or(image);
+                let last = path.rsplit('/').next().unwrap_or(path);
+                let repository = last.split(':').next().unwrap_or(last);
+                repository == "buildkit"
+            })
+    })
 }
 
 /// Checks T3 and ROOTFS on the Namespaces and on every pod.
@@ -117,14 +169,12 @@ struct Broken {
 }
 
 /// The violations of `pod` at `level` and `version` on each server version
-/// chartgen targets, each once; `skip` names checks not asked for.
+/// chartgen targets, each once; `skip` names checks waived
+/// ([`evaluate_waiving`]).
 fn broken(pod: &Pod<'_>, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
     let mut all: Vec<Broken> = Vec::new();
     for (server, minor) in version.per_server() {
-        for violation in evaluate(pod, level, minor) {
-            if skip.contains(&violation.check) {
-                continue;
-            }
+        for violation in evaluate_waiving(pod, level, minor, skip) {
             match all.iter_mut().find(|b| b.violation == violation) {
                 Some(b) => b.servers.push(server),
                 None => all.push(Broken {
@@ -151,7 +201,15 @@ fn verdicts(
         .and_then(|n| Policy::of_namespace(n))
         .filter(|p| p.level > Level::Privileged);
     let cluster = policy.map_or_else(Vec::new, |p| broken(&pod.pod, p.level, p.version, &[]));
-    let (class, demand) = demand_of(context, namespace);
+    let (judged, demand) = demand_of(context, pod.index, namespace);
+    if policy.is_none() && judged == Judged::Other {
+        unverified(
+            namespace,
+            namespaces.contains_key(namespace),
+            &pod.pod,
+            findings,
+        );
+    }
     let demanded = match demand {
         Demand::Restricted => broken(&pod.pod, Level::Restricted, PolicyVersion::Latest, &[]),
         Demand::Rootless => broken(
@@ -162,18 +220,22 @@ fn verdicts(
         ),
         Demand::Nothing => Vec::new(),
     };
-    let whose = match (class, demand) {
-        (None, _) => format!(
+    let whose = match judged {
+        Judged::Unclassed => format!(
             "{namespace}, of no trust class, is held to the operator class's Pod Security restricted"
         ),
-        (Some(class), Demand::Rootless) => format!(
+        Judged::Daemon => format!(
+            "a BuildKit daemon, which ADR-0006 runs in the builds class, demands Pod Security restricted but for what rootless buildkitd needs (in {namespace}, of no trust class)"
+        ),
+        Judged::Class(class) if demand == Demand::Rootless => format!(
             "the {} class in {namespace} demands Pod Security restricted but for what rootless buildkitd needs",
             class.name()
         ),
-        (Some(class), _) => format!(
+        Judged::Class(class) => format!(
             "the {} class in {namespace} demands Pod Security restricted",
             class.name()
         ),
+        Judged::Other => String::new(),
     };
     let mut reported: Vec<&Violation> = Vec::new();
     for b in cluster.iter().chain(&demanded) {
@@ -209,6 +271,35 @@ fn verdicts(
     }
 }
 
+/// Another application's pod in a namespace whose Pod Security level the
+/// input does not show: nothing the ADRs demand, and the cluster's verdict
+/// unknown; said on an info line when the pod needs more than `baseline`
+/// allows (a namespace with no label enforces the cluster's default,
+/// `privileged` unless the admission is configured otherwise).
+fn unverified(namespace: &str, shown: bool, pod: &Pod<'_>, findings: &mut Findings<'_>) {
+    let mut needs: Vec<&str> = Vec::new();
+    for violation in evaluate(pod, Level::Baseline, TARGET_MINORS[0]) {
+        if !needs.contains(&violation.control) {
+            needs.push(violation.control);
+        }
+    }
+    if needs.is_empty() {
+        return;
+    }
+    let whose = if shown {
+        format!("Namespace {namespace} states no enforced Pod Security level")
+    } else {
+        format!("Namespace {namespace} is not in the input")
+    };
+    findings.note(
+        format!("Namespace {namespace}"),
+        format!(
+            "{whose}, and a pod there needs Pod Security privileged ({}); what the cluster enforces there was not verified",
+            needs.join(", ")
+        ),
+    );
+}
+
 /// ` (on Kubernetes 1.35)` when only some of the server versions chartgen
 /// targets refuse it.
 fn only_on(servers: &[u32]) -> String {
@@ -223,18 +314,16 @@ fn only_on(servers: &[u32]) -> String {
 /// class, held to it) keeps its root filesystem read-only; a Windows pod,
 /// which cannot set it, is not held to it.
 fn read_only_root(context: &Context<'_>, pod: &Carried<'_>, findings: &mut Findings<'_>) {
-    let (class, demand) = demand_of(context, pod.namespace);
+    let (judged, demand) = demand_of(context, pod.index, pod.namespace);
     // A Windows pod cannot set it (the API server refuses the Linux-only
     // field there).
     if demand != Demand::Restricted || pod.pod.spec["os"]["name"] == "windows" {
         return;
     }
     let namespace = pod.namespace;
-    let whose = match class {
-        Some(class) => format!("the {} class in {namespace}", class.name()),
-        None => {
-            format!("{namespace}, of no trust class, is held to the operator class's posture and")
-        }
+    let whose = match judged {
+        Judged::Class(class) => format!("the {} class in {namespace}", class.name()),
+        _ => format!("{namespace}, of no trust class, is held to the operator class's posture and"),
     };
     for list in ["initContainers", "containers"] {
         for (c, container) in pod.pod.spec[list]
@@ -277,10 +366,7 @@ fn daemon_pod_templates(
     for instance in &context.facts.instances {
         let container = &context.objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
             [instance.container];
-        let words: Vec<Json> = ["command", "args"]
-            .iter()
-            .flat_map(|k| container[*k].as_array().into_iter().flatten().cloned())
-            .collect();
+        let words = command_line(container);
         if let (Some(name), Some(builds)) = (
             last_flag(&words, "--daemon-pod-template"),
             instance.builds.as_deref(),
