@@ -261,6 +261,26 @@ impl Limits {
 pub type YamlError = crate::diagnostic::Problem;
 
 /// A reader error at `origin`, at the root path.
+/// The node budget, shared by the YAML and the JSON reader: an error at
+/// `origin` once `nodes` read exceed `max`; `shared` when the budget is the
+/// whole input's, several files together.
+fn node_budget(nodes: usize, max: usize, shared: bool, origin: &Origin) -> Result<(), YamlError> {
+    if nodes <= max {
+        return Ok(());
+    }
+    let whole = if shared {
+        " in the whole input, this file and those read before it together"
+    } else {
+        ""
+    };
+    Err(read_error(
+        origin.clone(),
+        format!(
+            "more than the limit of {max} YAML nodes{whole} (aliases count every node they repeat)"
+        ),
+    ))
+}
+
 fn read_error(origin: Origin, message: impl Into<String>) -> YamlError {
     YamlError::new(origin, KeyPath::root(), message)
 }
@@ -879,21 +899,7 @@ impl Reader<'_> {
 
     fn count(&mut self, nodes: usize, origin: &Origin) -> Result<(), YamlError> {
         self.nodes = self.nodes.saturating_add(nodes);
-        if self.nodes > self.limits.max_nodes {
-            let whole = if self.shared {
-                " in the whole input, this file and those read before it together"
-            } else {
-                ""
-            };
-            return Err(read_error(
-                origin.clone(),
-                format!(
-                    "more than the limit of {} YAML nodes{whole} (aliases count every node they repeat)",
-                    self.limits.max_nodes
-                ),
-            ));
-        }
-        Ok(())
+        node_budget(self.nodes, self.limits.max_nodes, self.shared, origin)
     }
 
     fn remember(&mut self, anchor: usize, node: Node) -> Result<Node, YamlError> {

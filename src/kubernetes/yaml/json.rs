@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use super::{Key, Limits, Node, Origin, Source, Value, YamlError, quote, read_error};
+use super::{Key, Limits, Node, Origin, Source, Value, YamlError, node_budget, quote, read_error};
 
 /// Whether `text` is a JSON stream to kubectl: its first character past
 /// whitespace is `{`.
@@ -150,21 +150,7 @@ impl Reader<'_> {
 
     fn count(&mut self, origin: &Origin) -> Result<(), YamlError> {
         self.nodes = self.nodes.saturating_add(1);
-        if self.nodes > self.limits.max_nodes {
-            let whole = if self.shared {
-                " in the whole input, this file and those read before it together"
-            } else {
-                ""
-            };
-            return Err(read_error(
-                origin.clone(),
-                format!(
-                    "more than the limit of {} YAML nodes{whole} (aliases count every node they repeat)",
-                    self.limits.max_nodes
-                ),
-            ));
-        }
-        Ok(())
+        node_budget(self.nodes, self.limits.max_nodes, self.shared, origin)
     }
 
     fn value(&mut self, depth: usize) -> Result<Node, YamlError> {

@@ -5,11 +5,10 @@
 //! them in the operator's), and a ClusterRole aggregated into the built-in
 //! tenant roles that aggregates others itself (R4 in the operator's).
 
-use super::grants::{Grants, rule_path};
+use super::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
 use crate::check::rbac::resolve::Rule;
 use crate::check::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
-use crate::plan::rbac::AGGREGATE_TO;
 
 /// The RBAC API group, where `escalate` and `bind` apply.
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
@@ -68,23 +67,15 @@ pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut F
         if role.in_scope {
             continue;
         }
-        let fields = [
-            ("apiGroups", &rule.groups),
-            ("resources", &rule.resources),
-            ("verbs", &rule.verbs),
-            ("nonResourceURLs", &rule.urls),
-        ];
-        for (field, values) in fields {
-            if values.iter().any(|v| v.contains('*')) {
-                findings.report(
-                    Invariant::Grant,
-                    role.index,
-                    &rule_path(r, field),
-                    format!(
-                        "a wildcard in {field} grants what no review saw, including what the cluster adds later (with verbs, escalate, bind and impersonate); name what is granted"
-                    ),
-                );
-            }
+        for field in wildcard_fields(rule) {
+            findings.report(
+                Invariant::Grant,
+                role.index,
+                &rule_path(r, field),
+                format!(
+                    "a wildcard in {field} grants what no review saw, including what the cluster adds later (with verbs, escalate, bind and impersonate); name what is granted"
+                ),
+            );
         }
     }
     tenant_aggregation(context, grants, findings);
@@ -103,13 +94,7 @@ fn reaches(rule: &Rule, resource: &str) -> bool {
 fn tenant_aggregation(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
     for role in grants.roles.iter().filter(|r| r.cluster && !r.in_scope) {
         let object = &context.objects[role.index];
-        let aggregated: Vec<&str> = object["metadata"]["labels"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter(|(k, v)| k.starts_with(AGGREGATE_TO) && *v == "true")
-            .map(|(k, _)| k.rsplit('-').next().unwrap_or_default())
-            .collect();
+        let aggregated = aggregated_into(object);
         let selects = object["aggregationRule"]["clusterRoleSelectors"]
             .as_array()
             .is_some_and(|s| !s.is_empty());

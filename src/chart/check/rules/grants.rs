@@ -15,6 +15,7 @@ use crate::check::rbac::{Scope, Subject};
 use crate::check::{Class, Context};
 use crate::diagnostic::KeyPath;
 use crate::plan::adr;
+use crate::plan::rbac::AGGREGATE_TO;
 
 /// A role as the role-level rules see it, whoever it is bound to.
 pub(super) struct RoleView<'a> {
@@ -137,6 +138,34 @@ fn role_view<'a>(
             .any(|rule| rule.groups.iter().any(|g| custom.contains(g))),
         in_scope: context.in_scope(index),
     }
+}
+
+/// The fields of `rule` that hold a wildcard (`*` in any entry), in the
+/// order a rule is written: R5 reports them in the operator's roles, GRANT
+/// in every other role.
+pub(super) fn wildcard_fields(rule: &Rule) -> impl Iterator<Item = &'static str> + '_ {
+    [
+        ("apiGroups", &rule.groups),
+        ("resources", &rule.resources),
+        ("verbs", &rule.verbs),
+        ("nonResourceURLs", &rule.urls),
+    ]
+    .into_iter()
+    .filter(|(_, values)| values.iter().any(|v| v.contains('*')))
+    .map(|(field, _)| field)
+}
+
+/// The built-in roles (`view`, `edit`, `admin`) a ClusterRole `object`
+/// aggregates into by its `rbac.authorization.k8s.io/aggregate-to-*`
+/// labels set to `"true"`.
+pub(super) fn aggregated_into(object: &Json) -> Vec<&str> {
+    object["metadata"]["labels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, v)| k.starts_with(AGGREGATE_TO) && *v == "true")
+        .map(|(k, _)| k.rsplit('-').next().unwrap_or_default())
+        .collect()
 }
 
 /// `rules[r].<field>`.

@@ -3,7 +3,8 @@
 //! tenants' built-in roles only reads them (ADR-1592).
 
 use super::grants::{
-    Grants, buildd_subject, flag, is_events_group, names_events, rule_path, service_account_path,
+    Grants, aggregated_into, buildd_subject, flag, is_events_group, names_events, rule_path,
+    service_account_path,
 };
 use crate::check::facts::Instance;
 use crate::check::rbac::resolve::Sample;
@@ -11,7 +12,7 @@ use crate::check::rbac::{Scope, resource_name};
 use crate::check::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::plan::adr;
-use crate::plan::rbac::{AGGREGATE_TO, READ};
+use crate::plan::rbac::READ;
 
 /// Checks R4 on the roles, the tenant roles and the operator's grants.
 pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
@@ -97,13 +98,7 @@ fn events_in_custom_resource_role(grants: &Grants<'_>, findings: &mut Findings<'
 fn tenant_roles(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
     for (id, role) in grants.roles.iter().enumerate() {
         let object = &context.objects[role.index];
-        let aggregated: Vec<&str> = object["metadata"]["labels"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter(|(k, v)| k.starts_with(AGGREGATE_TO) && *v == "true")
-            .map(|(k, _)| k.rsplit('-').next().unwrap_or_default())
-            .collect();
+        let aggregated = aggregated_into(object);
         if !role.cluster || !role.in_scope || aggregated.is_empty() {
             continue;
         }
