@@ -88,8 +88,14 @@ impl PolicyVersion {
         if value == "latest" {
             return Some(PolicyVersion::Latest);
         }
+        // As the admission's `ParseVersion`: `v1.` then `0` or a number
+        // without a leading zero (`v1.01` names no version: `latest`).
         let minor = value.strip_prefix("v1.")?;
-        if minor.is_empty() || !minor.bytes().all(|b| b.is_ascii_digit()) || minor.len() > 4 {
+        if minor.is_empty()
+            || !minor.bytes().all(|b| b.is_ascii_digit())
+            || minor.len() > 4
+            || (minor.len() > 1 && minor.starts_with('0'))
+        {
             return None;
         }
         minor.parse().ok().map(PolicyVersion::Minor)
@@ -837,7 +843,7 @@ fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Found> {
         let mut bad = false;
         for (p, port) in c.node["ports"].as_array().into_iter().flatten().enumerate() {
             let host = &port["hostPort"];
-            if !host.is_null() && *host != 0 {
+            if !host.is_null() && !is_zero(host) {
                 bad = true;
                 ports.push(host.to_string());
                 first.get_or_insert_with(|| c.at.key("ports").index(p).key("hostPort"));
@@ -1248,7 +1254,12 @@ fn volume_types(pod: &Pod<'_>, _: &Run) -> Option<Found> {
         .enumerate()
     {
         let set = |k: &str| v.get(k).is_some_and(|s| !s.is_null());
-        if ALLOWED_VOLUMES.iter().any(|k| set(k)) {
+        // A volume with no source is defaulted to `emptyDir` by the API
+        // server before admission sees it.
+        let sourceless = v
+            .as_object()
+            .is_some_and(|o| o.iter().all(|(k, s)| k == "name" || s.is_null()));
+        if sourceless || ALLOWED_VOLUMES.iter().any(|k| set(k)) {
             continue;
         }
         names.push(v["name"].as_str().unwrap_or_default());
@@ -1323,6 +1334,12 @@ fn at_keys<'a>(mut node: &'a Json, key: &[&str]) -> &'a Json {
         node = &node[*k];
     }
     node
+}
+
+/// Whether a number is zero as the API server receives it: kubectl sends
+/// YAML through JSON, so `0.0` and `-0.0` arrive as the integer 0.
+fn is_zero(value: &Json) -> bool {
+    value.as_f64() == Some(0.0)
 }
 
 fn setting<'a>(pod: &Pod<'a>, key: &[&str], good: impl Fn(&Json) -> bool) -> Setting {
@@ -1406,7 +1423,7 @@ fn run_as_user(pod: &Pod<'_>, run: &Run) -> Option<Found> {
     if run.minor >= 35 && in_user_namespace(pod) {
         return None;
     }
-    let s = setting(pod, &["runAsUser"], |v| *v != 0);
+    let s = setting(pod, &["runAsUser"], |v| !is_zero(v));
     let first = s.first_explicit.clone()?;
     found(
         "runAsUser=0",
@@ -1529,6 +1546,46 @@ pub fn reasons_in_server_message(message: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// What the API server receives, not how the YAML spelled it: kubectl
+    /// sends YAML through JSON, so `runAsUser: 0.0` arrives as 0 and a
+    /// volume with no source as `emptyDir` (the server's default).
+    #[test]
+    fn values_are_judged_as_the_server_receives_them() {
+        let metadata = serde_json::json!({});
+        let checks = |spec: serde_json::Value| -> Vec<&'static str> {
+            let pod = Pod {
+                metadata: &metadata,
+                spec: &spec,
+            };
+            evaluate(&pod, Level::Restricted, 33)
+                .into_iter()
+                .map(|v| v.check)
+                .collect()
+        };
+        let hardened = serde_json::json!({
+            "allowPrivilegeEscalation": false,
+            "capabilities": {"drop": ["ALL"]}
+        });
+        for zero in [
+            serde_json::json!(0.0),
+            serde_json::json!(-0.0),
+            serde_json::json!(0),
+        ] {
+            let spec = serde_json::json!({
+                "securityContext": {"runAsNonRoot": true, "runAsUser": zero, "seccompProfile": {"type": "RuntimeDefault"}},
+                "containers": [{"name": "c", "image": "i", "securityContext": hardened}]
+            });
+            assert_eq!(checks(spec), ["runAsUser"], "{zero}");
+        }
+        let spec = serde_json::json!({
+            "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+            "volumes": [{"name": "tmp"}],
+            "containers": [{"name": "c", "image": "i", "securityContext": hardened,
+                "ports": [{"containerPort": 80, "hostPort": 0.0}]}]
+        });
+        assert_eq!(checks(spec), Vec::<&str>::new());
+    }
+
     /// Waiving a restricted check brings back the baseline check it
     /// replaces: with `capabilities_restricted` waived, a missing
     /// `drop: [ALL]` passes but an added SYS_ADMIN is still refused.
@@ -1601,6 +1658,9 @@ mod tests {
         );
         assert_eq!(PolicyVersion::parse("1.28"), None);
         assert_eq!(PolicyVersion::parse("v1."), None);
+        assert_eq!(PolicyVersion::parse("v1.01"), None);
+        assert_eq!(PolicyVersion::parse("v1.022"), None);
+        assert_eq!(PolicyVersion::parse("v1.0"), Some(PolicyVersion::Minor(0)));
         let ns: Json = serde_json::json!({"metadata": {"labels": {
             ENFORCE_LABEL: "strict", ENFORCE_VERSION_LABEL: "v2"}}});
         assert_eq!(

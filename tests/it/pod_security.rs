@@ -301,3 +301,61 @@ spec:
         "{lines:#?}"
     );
 }
+
+/// A BuildKit daemon is a build daemon wherever it runs: dropped into the
+/// system namespace (the Kata plumbing's, which enforces `privileged`), a
+/// privileged one is still held to the builds class's demand.
+#[test]
+fn a_buildkit_daemon_in_the_system_namespace_is_still_a_build_daemon() {
+    let daemon = "---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: stray-buildkitd, namespace: buildkit-system}
+spec:
+  selector: {matchLabels: {app: stray}}
+  template:
+    metadata: {labels: {app: stray}}
+    spec:
+      containers:
+        - name: buildkitd
+          image: docker.io/moby/buildkit:v0.26.2
+          securityContext: {privileged: true}
+";
+    let lines = t3_beside_prod(&format!("{}{daemon}", prod()));
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "T3 Deployment buildkit-system/stray-buildkitd spec.template.spec.containers[0].securityContext.privileged: Pod Security control \"Privileged Containers\""
+        ) && l.contains("a BuildKit daemon, which ADR-0006 runs in the builds class")),
+        "{lines:#?}"
+    );
+}
+
+/// The admission refuses a Namespace whose Pod Security labels name no
+/// level or version (`v1.01` is no version: the admission's parser takes no
+/// leading zero); `check` says so, and judges the pods there as the
+/// admission would (an unreadable version is `latest`).
+#[test]
+fn pod_security_labels_the_admission_refuses_are_api_findings() {
+    let namespace = "---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: other
+  labels:
+    pod-security.kubernetes.io/enforce: Restricted
+    pod-security.kubernetes.io/warn: restricted
+    pod-security.kubernetes.io/warn-version: v1.01
+";
+    let run = chartgen_with_stdin(&["check", "-"], Some(namespace));
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let lines = finding_lines(&run.stdout);
+    assert_eq!(
+        lines,
+        [
+            "API Namespace other metadata.labels.\"pod-security.kubernetes.io/enforce\": `Restricted` is not a Pod Security level (privileged, baseline, restricted); the admission refuses the Namespace",
+            "API Namespace other metadata.labels.\"pod-security.kubernetes.io/warn-version\": `v1.01` is not a Pod Security version (latest, or v1.N with no leading zero); the admission refuses the Namespace",
+        ],
+        "{}",
+        run.stdout
+    );
+}

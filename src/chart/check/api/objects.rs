@@ -108,6 +108,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                 }
             }
         }
+        "Namespace" => pod_security_labels(object, found),
         "Service" => service(spec, &at, found),
         "NetworkPolicy" => network_policy(spec, &at, found),
         "Role" | "ClusterRole" => role(object, kind, found),
@@ -576,6 +577,34 @@ fn binding(object: &Json, kind: &str, found: &mut Found) {
                 at.key("kind"),
                 found,
             ),
+        }
+    }
+}
+
+/// The Pod Security admission refuses to create or update a Namespace
+/// whose `pod-security.kubernetes.io/<mode>` label names no level or whose
+/// `<mode>-version` label names no version (`latest` or `v1.N`).
+fn pod_security_labels(object: &Json, found: &mut Found) {
+    use crate::pod_security::{Level, PolicyVersion};
+    let labels = &object["metadata"]["labels"];
+    for mode in ["enforce", "audit", "warn"] {
+        let key = format!("pod-security.kubernetes.io/{mode}");
+        if let Some(level) = labels[&key].as_str()
+            && Level::parse(level).is_none()
+        {
+            found.push((
+                KeyPath::dotted("metadata.labels").key(key.clone()),
+                format!("`{level}` is not a Pod Security level (privileged, baseline, restricted); the admission refuses the Namespace"),
+            ));
+        }
+        let key = format!("{key}-version");
+        if let Some(version) = labels[&key].as_str()
+            && PolicyVersion::parse(version).is_none()
+        {
+            found.push((
+                KeyPath::dotted("metadata.labels").key(key),
+                format!("`{version}` is not a Pod Security version (latest, or v1.N with no leading zero); the admission refuses the Namespace"),
+            ));
         }
     }
 }
