@@ -200,7 +200,8 @@ impl Facts {
             };
             let container = &objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
                 [instance.container];
-            let args = container["args"].as_array().map_or(&[][..], Vec::as_slice);
+            let words = command_line(container);
+            let args = words.as_slice();
             for (flag, kind) in adr::DAEMON_REFERENCES {
                 if let Some(name) = last_flag(args, flag) {
                     needed.entry((kind, name)).or_default().push(Requirement {
@@ -268,16 +269,19 @@ impl Facts {
             let Some(users) = needed.get(&(kind, name.to_owned())) else {
                 continue;
             };
-            referenced.insert(index);
             let here = namespace_of(objects[index]);
-            // Needed here, or already where another user needs it: a copy.
             if users.iter().any(|u| u.namespace == here) {
+                referenced.insert(index);
                 continue;
             }
+            // Missing where a user needs it: this one is misplaced. Present
+            // there, this is an object of the same name elsewhere, not the
+            // one the operator uses (another application's, say).
             if let Some(user) = users
                 .iter()
                 .find(|u| !present.contains(&(kind, name, u.namespace.as_str())))
             {
+                referenced.insert(index);
                 misplaced.insert(index, user.clone());
             }
         }
@@ -784,17 +788,27 @@ pub fn flag_field(container: &Json, flag: &str) -> &'static str {
 
 fn is_flag(arg: &Json, flag: &str) -> bool {
     arg.as_str()
-        .and_then(|a| a.strip_prefix(flag))
+        .and_then(|a| after_flag(a, flag))
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
 }
 
-/// The value of the last `--flag=value` or `--flag value` in `args` (a
+/// What follows `flag` (written `--name`) in `arg`, given as `--name` or,
+/// as Go's flag package also reads it, `-name`.
+fn after_flag<'a>(arg: &'a str, flag: &str) -> Option<&'a str> {
+    arg.strip_prefix(flag).or_else(|| {
+        flag.strip_prefix('-')
+            .and_then(|single| arg.strip_prefix(single))
+    })
+}
+
+/// The value of the last `--flag=value` or `--flag value` (or `-flag…`,
+/// as Go's flag package reads it) in `args` (a
 /// container's [`command_line`]).
 pub fn last_flag(args: &[Json], flag: &str) -> Option<String> {
     let args: Vec<&str> = args.iter().filter_map(Json::as_str).collect();
     let mut value = None;
     for (i, arg) in args.iter().enumerate() {
-        if let Some(rest) = arg.strip_prefix(flag) {
+        if let Some(rest) = after_flag(arg, flag) {
             if let Some(v) = rest.strip_prefix('=') {
                 value = Some(v.to_owned());
             } else if rest.is_empty() {
@@ -809,6 +823,23 @@ pub fn last_flag(args: &[Json], flag: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Go's flag package reads `-name` as `--name`; a longer flag sharing
+    /// the prefix is another flag.
+    #[test]
+    fn a_flag_is_read_with_one_dash_or_two() {
+        for (args, value) in [
+            (json!(["-namespace=b"]), Some("b")),
+            (json!(["-namespace", "b"]), Some("b")),
+            (json!(["--namespace=a", "-namespace=b"]), Some("b")),
+            (json!(["--namespace-prefix=x"]), None),
+            (json!(["-namespace-prefix=x"]), None),
+            (json!(["---namespace=x"]), None),
+        ] {
+            let args = args.as_array().unwrap();
+            assert_eq!(last_flag(args, "--namespace").as_deref(), value, "{args:?}");
+        }
+    }
 
     #[test]
     fn leader_election_is_off_only_when_the_last_flag_says_false() {

@@ -58,8 +58,8 @@ enum Demand {
 enum Judged {
     /// By the class of its namespace, as the input shows it.
     Class(Class),
-    /// A build daemon (a buildkit image) outside the namespaces the input
-    /// classes: ADR-0006 runs every build daemon rootless.
+    /// A build daemon (a buildkit image) outside the operator and builds
+    /// namespaces: ADR-0006 runs every build daemon rootless.
     Daemon,
     /// The operator's object in a namespace of no class: the strictest.
     Unclassed,
@@ -74,6 +74,9 @@ enum Judged {
 /// nothing ([`Context::in_scope`]).
 fn demand_of(context: &Context<'_>, index: usize, namespace: &str) -> (Judged, Demand) {
     let judged = match context.class_of(namespace) {
+        // The system namespace is the Kata plumbing's: a build daemon there
+        // is still a build daemon.
+        Some(Class::System) if runs_buildkit(context.objects[index]) => Judged::Daemon,
         Some(class) => Judged::Class(class),
         None if runs_buildkit(context.objects[index]) => Judged::Daemon,
         None if context.in_scope(index) => Judged::Unclassed,
@@ -225,7 +228,7 @@ fn verdicts(
             "{namespace}, of no trust class, is held to the operator class's Pod Security restricted"
         ),
         Judged::Daemon => format!(
-            "a BuildKit daemon, which ADR-0006 runs in the builds class, demands Pod Security restricted but for what rootless buildkitd needs (in {namespace}, of no trust class)"
+            "a BuildKit daemon, which ADR-0006 runs in the builds class, demands Pod Security restricted but for what rootless buildkitd needs (in {namespace}, not the builds namespace)"
         ),
         Judged::Class(class) if demand == Demand::Rootless => format!(
             "the {} class in {namespace} demands Pod Security restricted but for what rootless buildkitd needs",

@@ -150,7 +150,8 @@ fn policy_names(context: &Context<'_>) -> std::collections::HashMap<&'static str
 /// Whether a PolicyException's `match` (`any` of its filters, and `all` of
 /// them) includes resources in `namespace`: a filter matches when its
 /// `resources.namespaces` (wildcards `*`, `?`) and `namespaceSelector`
-/// (against the Namespace's labels, when the input has it; else taken as
+/// (against the Namespace's labels and the `kubernetes.io/metadata.name`
+/// label the API server adds, when the input has it; else taken as
 /// matching) both allow it, an absent one allowing every namespace. Who
 /// makes the request (`subjects`, `roles`) is not read: it narrows, never
 /// widens, and the exemption stands for whoever it names.
@@ -171,7 +172,12 @@ fn exception_matches(
             });
         let selector = &resources["namespaceSelector"];
         let by_labels = selector.is_null()
-            || labels.is_none_or(|l| crate::check::api::selector_matches(selector, l));
+            || labels.is_none_or(|l| {
+                // The control plane labels every Namespace with its name.
+                let mut l = l.clone();
+                l.insert(NAME_LABEL.to_owned(), Json::String(namespace.to_owned()));
+                crate::check::api::selector_matches(selector, &l)
+            });
         by_name && by_labels
     };
     let any = matching["any"].as_array();
@@ -179,6 +185,10 @@ fn exception_matches(
     any.is_none_or(|a| a.is_empty() || a.iter().any(filter))
         && all.is_none_or(|a| a.iter().all(filter))
 }
+
+/// The label the API server sets on every Namespace to its name
+/// (immutable, since Kubernetes 1.22).
+const NAME_LABEL: &str = "kubernetes.io/metadata.name";
 
 /// Kyverno's wildcard match: `*` any run of characters, `?` one.
 fn wildcard(pattern: &str, text: &str) -> bool {
