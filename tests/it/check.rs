@@ -132,9 +132,9 @@ fn mutations() -> Vec<Mutation> {
         )]),
         // cluster-admin is one of the cluster's default roles: known, its
         // wildcards held by buildd cluster-wide.
-        ("r4-buildd-bound-to-the-default-cluster-admin", "R4", vec![(
+        ("r4-buildd-bound-to-a-default-role", "R4", vec![(
             "---\n# Source: templates/namespaces.yaml\n",
-            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: admin}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: admin}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:node-bootstrapper}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
         )]),
         ("t3-privileged-pod-in-the-builds-namespace", "T3", vec![(
             "---\n# Source: templates/namespaces.yaml\n",

@@ -466,3 +466,38 @@ fn grants_that_escalate_are_generic_findings_for_any_role() {
     let ids: Vec<String> = check(&text).1.into_iter().map(|f| f.0).collect();
     assert_eq!(ids, ["R5"]);
 }
+
+/// A default role is judged by its rules like a role of the input: buildd
+/// bound to `edit` in its own namespace reads events (R2) and secrets (R6)
+/// there, each said once at the binding's `roleRef`.
+#[test]
+fn a_default_role_bound_to_buildd_is_judged_by_its_rules() {
+    let binding = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: rb-edit, namespace: buildkit-operator}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n";
+    let (code, found) = check(&format!("{}{binding}", prod()));
+    assert_eq!(code, 1);
+    let at_binding: Vec<(&str, &str)> = found
+        .iter()
+        .filter(|(_, o, p, _)| o == "RoleBinding buildkit-operator/rb-edit" && p == "roleRef")
+        .map(|(i, _, _, m)| (i.as_str(), m.as_str()))
+        .collect();
+    assert!(
+        at_binding
+            .iter()
+            .any(|(i, m)| *i == "R2" && m.contains("grants get, list, watch on events")),
+        "{at_binding:#?}"
+    );
+    assert!(
+        at_binding
+            .iter()
+            .any(|(i, m)| *i == "R6" && m.contains("grants secrets in buildkit-operator")),
+        "{at_binding:#?}"
+    );
+    let mut unique = at_binding.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        at_binding.len(),
+        "said twice: {at_binding:#?}"
+    );
+}

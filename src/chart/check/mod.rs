@@ -20,7 +20,7 @@ pub use crate::input::merged_exemptions;
 pub mod rules;
 pub mod schema;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -35,7 +35,7 @@ use crate::yaml::{Node, Origin};
 use facts::Facts;
 
 /// The invariant a finding breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Invariant {
     /// The object does not match its Kubernetes schema.
     Schema,
@@ -258,6 +258,10 @@ pub struct Findings<'c> {
     context: &'c Context<'c>,
     /// Each finding with its invariant, which orders them.
     found: Vec<(Invariant, Finding)>,
+    /// What was reported, (invariant, object, path, message): a finding
+    /// two rules of one role give alike (a default role's rules, reported
+    /// at the binding's `roleRef`) is said once.
+    reported: HashSet<(Invariant, usize, String, String)>,
     /// What was not verified: subject, message; sorted, once each.
     info: BTreeSet<(String, String)>,
     /// Per object that holds something that could be a Secret: the object
@@ -271,6 +275,7 @@ impl<'c> Findings<'c> {
         Findings {
             context,
             found: Vec::new(),
+            reported: HashSet::new(),
             info: BTreeSet::new(),
             secrets: BTreeMap::new(),
         }
@@ -313,6 +318,12 @@ impl<'c> Findings<'c> {
             None => path.clone(),
         };
         let message = clip(&message, MESSAGE).into_owned();
+        if !self
+            .reported
+            .insert((invariant, index, path.to_string(), message.clone()))
+        {
+            return;
+        }
         let manifest = &self.context.manifests[index];
         let (origin, rendered_at) = place(manifest, path);
         let subject = Subject {

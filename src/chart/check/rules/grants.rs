@@ -108,6 +108,28 @@ impl<'a> Grants<'a> {
         self.all_role_rules().filter(|(role, _, _)| role.in_scope)
     }
 
+    /// The rules of the cluster's default roles (with what they gather by
+    /// aggregation) that the operator's bindings grant, each with its
+    /// binding: those rules are not in the input, so a finding about one
+    /// points at the binding's `roleRef`.
+    pub fn default_role_rules(
+        &self,
+        context: &Context<'_>,
+    ) -> Vec<(&crate::check::rbac::resolve::Binding, &Rule)> {
+        let rbac = &self.rbac;
+        let mut found = Vec::new();
+        for binding in &rbac.bindings {
+            if binding.role < rbac.roles.len() || !context.in_scope(binding.index) {
+                continue;
+            }
+            let mut work = usize::MAX;
+            for source in rbac.sources(binding.role, &mut work).into_iter().flatten() {
+                found.extend(rbac.own[source].iter().map(|rule| (binding, rule)));
+            }
+        }
+        found
+    }
+
     /// Every rule of every role, the operator's or not, in input order.
     pub fn all_role_rules(&self) -> impl Iterator<Item = (&RoleView<'a>, usize, &Rule)> {
         self.roles.iter().enumerate().flat_map(|(id, role)| {

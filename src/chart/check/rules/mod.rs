@@ -38,11 +38,11 @@ use crate::diagnostic::Rule;
 pub fn rbac(context: &Context<'_>, findings: &mut Findings<'_>) {
     let grants = grants::Grants::of(context);
     r1_events::check(context, &grants, findings);
-    r2_event_verbs::check(&grants, findings);
+    r2_event_verbs::check(context, &grants, findings);
     r3_pods_leases::check(context, &grants, findings);
     r4_custom_resources::check(context, &grants, findings);
     r5_wildcards::check(&grants, findings);
-    r6_daemon_objects::check(&grants, findings);
+    r6_daemon_objects::check(context, &grants, findings);
     role::check(context, &grants, findings);
     grant::check(context, &grants, findings);
 }
@@ -74,7 +74,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::R2.id(),
         title: "No role reads, updates or deletes events",
-        help: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding.",
+        help: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding; a cluster default role (`view`, `edit`, `admin`, `cluster-admin`, …) that the operator's binding grants is judged by its rules, the finding at the binding's `roleRef`.",
         example: "R2 ClusterRole buildkit-operator-events rules[0].verbs: grants get, watch on events; events are write-only: create and patch (ADR-2647)",
         doc: DOC,
     },
@@ -102,7 +102,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: Invariant::R6.id(),
         title: "Daemon objects and secrets only in the builds namespace",
-        help: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else.",
+        help: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else, through a cluster default role (`edit`, `admin`, `cluster-admin`) that the operator's binding grants neither (reported at the binding's `roleRef`).",
         example: "R6 Role buildkit-operator/buildkit-operator rules[0].resources: secrets granted in namespace buildkit-operator; secrets are granted only in the builds namespace",
         doc: DOC,
     },

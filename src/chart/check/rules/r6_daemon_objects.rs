@@ -3,14 +3,40 @@
 use std::collections::HashSet;
 
 use super::grants::{Grants, names, rule_path};
-use crate::check::rbac::resolve::Sample;
-use crate::check::{Class, Findings, Invariant};
+use crate::check::rbac::resolve::{Sample, Scope};
+use crate::check::{Class, Context, Findings, Invariant};
+use crate::diagnostic::KeyPath;
 use crate::plan::adr;
 
 /// Checks R6 on the roles and on what the operator's accounts hold.
-pub(super) fn check(grants: &Grants<'_>, findings: &mut Findings<'_>) {
+pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
     secrets(grants, findings);
+    default_role_secrets(context, grants, findings);
     operator_grants(grants, findings);
+}
+
+/// A default role the operator's binding grants secrets through, anywhere
+/// but by a RoleBinding in a builds namespace.
+fn default_role_secrets(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    let secrets = adr::SECRETS;
+    for (binding, rule) in grants.default_role_rules(context) {
+        let in_builds = match &binding.scope {
+            Scope::Namespace(namespace) => context.class_of(namespace) == Some(Class::Builds),
+            Scope::Cluster => false,
+        };
+        if !in_builds && rule.any_group(&[secrets.group]) && names(rule, secrets.resource) {
+            findings.report(
+                Invariant::R6,
+                binding.index,
+                &KeyPath::root().key("roleRef"),
+                format!(
+                    "binds a default role that grants {} {}; secrets are granted only in the builds namespace",
+                    secrets.resource,
+                    binding.scope.describe()
+                ),
+            );
+        }
+    }
 }
 
 /// Secrets are granted only by a Role in the builds namespace.
