@@ -5,7 +5,7 @@
 //! workloads leave, and never override them.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value as Json;
 
@@ -30,6 +30,9 @@ pub struct Instance {
     pub namespace_flag: Option<String>,
     /// buildd's ServiceAccount.
     pub account: String,
+    /// buildd's `--daemon-pod-template`: the ConfigMap holding the pod
+    /// template it starts every daemon from, when given.
+    pub daemon_pod_template: Option<String>,
     /// buildd's `--leader-election-id`, when given.
     pub lease: Option<String>,
     /// Whether buildd elects a leader: false only when its last
@@ -58,6 +61,26 @@ pub struct Facts {
     /// Whether each object, by index, is the operator's: the ADR rules
     /// judge those only ([`Facts::in_scope`]).
     scope: Vec<bool>,
+    /// The daemons' pod templates, read once ([`daemon_templates`]).
+    pub daemon_templates: Vec<DaemonTemplate>,
+    /// The pod template ConfigMaps buildd names that the input lacks:
+    /// (builds namespace, name).
+    pub missing_templates: Vec<(String, String)>,
+}
+
+/// One value of the ConfigMap a buildd's `--daemon-pod-template` names,
+/// read once for T2's references and T3.
+#[derive(Debug)]
+pub struct DaemonTemplate {
+    /// Index of the ConfigMap.
+    pub config_map: usize,
+    /// The builds namespace whose daemons start from it.
+    pub builds: String,
+    /// The data key.
+    pub key: String,
+    /// The pod template it holds (`metadata`, `spec`), or why it could not
+    /// be read.
+    pub read: Result<Json, String>,
 }
 
 /// Where an object must be because the operator's objects name it: a
@@ -154,6 +177,8 @@ impl Facts {
                 facts.classes.insert(namespace.to_owned(), class);
             }
         }
+        (facts.daemon_templates, facts.missing_templates) =
+            daemon_templates(objects, &facts.instances);
         let (required, referenced) = facts.references(objects);
         facts.misplaced = required;
         facts.scope = scope(objects, &facts, &referenced);
@@ -187,13 +212,6 @@ impl Facts {
     fn references(&self, objects: &[&Json]) -> (HashMap<usize, Requirement>, HashSet<usize>) {
         // (kind, name) -> where it is needed.
         let mut needed: HashMap<(&str, String), Vec<Requirement>> = HashMap::new();
-        // The ConfigMaps by name, for the pod templates buildd names.
-        let mut config_maps: HashMap<&str, Vec<&Json>> = HashMap::new();
-        for object in objects.iter().filter(|o| o["kind"] == "ConfigMap") {
-            if let Some(name) = object["metadata"]["name"].as_str() {
-                config_maps.entry(name).or_default().push(object);
-            }
-        }
         for instance in &self.instances {
             let Some(builds) = &instance.builds else {
                 continue;
@@ -214,22 +232,27 @@ impl Facts {
                     });
                 }
             }
-            // What the daemons' pod template mounts, reads or pulls with.
-            if let Some(template) = last_flag(args, "--daemon-pod-template") {
-                let candidates = config_maps
-                    .get(template.as_str())
-                    .map_or(&[][..], Vec::as_slice);
-                for pod in daemon_pod_template(candidates, builds) {
-                    for (kind, name, how) in pod_references(&pod) {
-                        needed.entry((kind, name)).or_default().push(Requirement {
-                            namespace: builds.clone(),
-                            class: Class::Builds,
-                            by: format!(
-                                "the daemons' pod template (ConfigMap {template}) {how} it"
-                            ),
-                        });
-                    }
-                }
+        }
+        // What the daemons' pod template mounts, reads or pulls with.
+        for template in &self.daemon_templates {
+            let Ok(read) = &template.read else {
+                continue;
+            };
+            let name = objects[template.config_map]["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default();
+            if !read["spec"].is_object() {
+                continue;
+            }
+            for (kind, referenced, how) in pod_references(&read["spec"]) {
+                needed
+                    .entry((kind, referenced))
+                    .or_default()
+                    .push(Requirement {
+                        namespace: template.builds.clone(),
+                        class: Class::Builds,
+                        by: format!("the daemons' pod template (ConfigMap {name}) {how} it"),
+                    });
             }
         }
         for object in objects {
@@ -359,6 +382,7 @@ fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) ->
             .to_owned(),
         lease: last_flag(args, "--leader-election-id"),
         leader_election: leader_election(args),
+        daemon_pod_template: last_flag(args, "--daemon-pod-template"),
     }
 }
 
@@ -557,35 +581,74 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
     found
 }
 
-/// The pod specs of the daemons' pod template: each value of the
-/// ConfigMap `--daemon-pod-template` names (of `candidates`, the
-/// ConfigMaps of that name: the one in `builds`, else the first elsewhere)
-/// read as YAML, a pod template (`spec`) or a pod spec itself. What cannot
-/// be read gives nothing here.
-pub fn daemon_pod_template(candidates: &[&Json], builds: &str) -> Vec<Json> {
-    let Some(config_map) = candidates
+/// The daemons' pod templates, each read once: for every (builds
+/// namespace, name) some buildd's `--daemon-pod-template` gives, the
+/// ConfigMap of that name in the builds namespace (else the first
+/// elsewhere, which T2 then places), each data value read as Kubernetes
+/// reads YAML, all of them under one manifest's node budget together; and
+/// the named ConfigMaps the input lacks.
+fn daemon_templates(
+    objects: &[&Json],
+    instances: &[Instance],
+) -> (Vec<DaemonTemplate>, Vec<(String, String)>) {
+    let named: BTreeSet<(&str, &str)> = instances
         .iter()
-        .find(|o| namespace_of(o) == builds)
-        .or_else(|| candidates.first())
-    else {
-        return Vec::new();
-    };
-    config_map["data"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(key, text)| {
-            let source = crate::yaml::Source::file(key, text.as_str()?);
-            let node = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES).ok()??;
-            let template = node.to_json();
-            let pod = if template["spec"].is_object() {
-                template["spec"].clone()
-            } else {
-                template
-            };
-            pod.is_object().then_some(pod)
-        })
-        .collect()
+        .filter_map(|i| Some((i.builds.as_deref()?, i.daemon_pod_template.as_deref()?)))
+        .collect();
+    let (mut read, mut missing) = (Vec::new(), Vec::new());
+    if named.is_empty() {
+        return (read, missing);
+    }
+    let mut spent = 0;
+    for (builds, name) in named {
+        let candidates: Vec<usize> = (0..objects.len())
+            .filter(|&i| {
+                objects[i]["kind"] == "ConfigMap"
+                    && objects[i]["apiVersion"] == "v1"
+                    && objects[i]["metadata"]["name"] == name
+            })
+            .collect();
+        let chosen = candidates
+            .iter()
+            .find(|&&i| namespace_of(objects[i]) == builds)
+            .or(candidates.first());
+        let Some(&config_map) = chosen else {
+            missing.push((builds.to_owned(), name.to_owned()));
+            continue;
+        };
+        for (key, text) in objects[config_map]["data"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            read.push(DaemonTemplate {
+                config_map,
+                builds: builds.to_owned(),
+                key: key.clone(),
+                read: read_pod_template(text.as_str().unwrap_or_default(), &mut spent),
+            });
+        }
+    }
+    (read, missing)
+}
+
+/// One value of the daemons' pod template ConfigMap, read as Kubernetes
+/// reads YAML, counting its nodes into `spent` (one manifest's budget for
+/// all of them): the pod template it holds (`metadata` and `spec`; a
+/// PodTemplate's `template`), or why it is none.
+fn read_pod_template(text: &str, spent: &mut usize) -> Result<Json, String> {
+    let source = crate::location::Source::file("pod template", text);
+    let documents = crate::yaml::parse_manifests_sharing(&source, crate::manifest::LIMITS, spent)
+        .map_err(|e| e.to_string())?;
+    let mut json = documents.first().map(|d| d.to_json()).unwrap_or_default();
+    if json["template"]["spec"].is_object() {
+        json = json["template"].take();
+    }
+    if json.is_object() {
+        Ok(json)
+    } else {
+        Err("it does not read as one YAML mapping".to_owned())
+    }
 }
 
 /// Whether a binding's `subject` (as written; `namespace` is the binding's,
@@ -823,6 +886,29 @@ pub fn last_flag(args: &[Json], flag: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The daemons' pod template reads alike for T2's references and T3:
+    /// a pod template or a PodTemplate's `template`, as Kubernetes reads
+    /// YAML (a plain `yes` is refused), nothing from a non-mapping; and all
+    /// values share one node budget.
+    #[test]
+    fn a_pod_template_is_read_in_either_shape() {
+        let spec = json!({"hostPID": true});
+        let mut spent = 0;
+        for text in [
+            "metadata: {labels: {a: b}}\nspec: {hostPID: true}\n",
+            "apiVersion: v1\nkind: PodTemplate\ntemplate:\n  spec: {hostPID: true}\n",
+        ] {
+            let template = read_pod_template(text, &mut spent).unwrap();
+            assert_eq!(template["spec"], spec, "{text}");
+        }
+        assert!(spent > 0);
+        assert!(read_pod_template("- a\n", &mut spent).is_err());
+        assert!(read_pod_template("spec: {hostPID: yes}\n", &mut spent).is_err());
+        let mut spent = crate::manifest::LIMITS.max_nodes;
+        let error = read_pod_template("spec: {}\n", &mut spent).unwrap_err();
+        assert!(error.contains("YAML nodes"), "{error}");
+    }
 
     /// Go's flag package reads `-name` as `--name`; a longer flag sharing
     /// the prefix is another flag.

@@ -10,15 +10,14 @@
 //! ROOTFS: the operator class's read-only root filesystem, hardening
 //! beyond the standards, is a rule of its own here.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value as Json;
 
 use super::namespaces::{ClassedNamespace, classed};
-use crate::check::facts::{command_line, last_flag, namespace_of};
+use crate::check::facts::namespace_of;
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
-use crate::manifest::LIMITS;
 use crate::plan::adr;
 use crate::pod_security::{
     Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, carried_pod, evaluate,
@@ -354,88 +353,54 @@ fn read_only_root(context: &Context<'_>, pod: &Carried<'_>, findings: &mut Findi
 }
 
 /// The daemons' pod template: each buildd's `--daemon-pod-template` names a
-/// ConfigMap in its builds namespace whose data holds the pod template
-/// buildd starts every daemon from; each value that reads as a pod (its
-/// `spec`, or a PodTemplate's `template`) is judged as a pod of the builds
-/// namespace.
+/// ConfigMap whose data holds the pod template buildd starts every daemon
+/// from (read once, [`crate::check::facts::DaemonTemplate`]); each value
+/// holding a pod is judged as a pod of the builds namespace, wherever the
+/// ConfigMap sits (T2 places it).
 fn daemon_pod_templates(
     context: &Context<'_>,
     namespaces: &HashMap<&str, &Json>,
     findings: &mut Findings<'_>,
 ) {
-    // The ConfigMaps named, by (namespace, name), each once: one pass over
-    // the objects however many instances there are.
-    let mut named: HashSet<(&str, String)> = HashSet::new();
-    for instance in &context.facts.instances {
-        let container = &context.objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
-            [instance.container];
-        let words = command_line(container);
-        if let (Some(name), Some(builds)) = (
-            last_flag(&words, "--daemon-pod-template"),
-            instance.builds.as_deref(),
-        ) {
-            named.insert((builds, name));
-        }
-    }
-    if named.is_empty() {
-        return;
-    }
-    let mut seen: HashSet<(&str, String)> = HashSet::new();
-    for (index, object) in context.objects.iter().enumerate() {
-        if object["kind"] != "ConfigMap" || object["apiVersion"] != "v1" {
-            continue;
-        }
-        let namespace = namespace_of(object);
-        let name = object["metadata"]["name"].as_str().unwrap_or_default();
-        let Some((builds, _)) = named.get(&(namespace, name.to_owned())) else {
-            continue;
-        };
-        seen.insert((builds, name.to_owned()));
-        for (key, text) in object["data"].as_object().into_iter().flatten() {
-            let Some(template) = text.as_str().and_then(read_template) else {
+    for template in &context.facts.daemon_templates {
+        let object = context.objects[template.config_map];
+        let read = match &template.read {
+            Ok(read) => read,
+            Err(why) => {
                 findings.note(
-                    format!("ConfigMap {namespace}/{name}"),
                     format!(
-                        "{key} does not read as one YAML mapping: the daemons' pod template in it was not checked for Pod Security"
+                        "ConfigMap {}/{}",
+                        namespace_of(object),
+                        object["metadata"]["name"].as_str().unwrap_or_default()
+                    ),
+                    format!(
+                        "{}: {why}; the daemons' pod template in it was not checked for Pod Security",
+                        template.key
                     ),
                 );
                 continue;
-            };
-            let node = if template["template"]["spec"].is_object() {
-                &template["template"]
-            } else {
-                &template
-            };
-            if !node["spec"].is_object() {
-                continue;
             }
-            let pod = Carried {
-                index,
-                namespace: builds,
-                at: Where::Text(KeyPath::root().key("data").key(key.as_str())),
-                pod: Pod {
-                    metadata: &node["metadata"],
-                    spec: &node["spec"],
-                },
-            };
-            verdicts(context, namespaces, &pod, findings);
+        };
+        if !read["spec"].is_object() {
+            continue;
         }
+        let pod = Carried {
+            index: template.config_map,
+            namespace: &template.builds,
+            at: Where::Text(KeyPath::root().key("data").key(template.key.as_str())),
+            pod: Pod {
+                metadata: &read["metadata"],
+                spec: &read["spec"],
+            },
+        };
+        verdicts(context, namespaces, &pod, findings);
     }
-    for (builds, name) in named.difference(&seen) {
+    for (builds, name) in &context.facts.missing_templates {
         findings.note(
             format!("ConfigMap {builds}/{name}"),
             "named by buildd's --daemon-pod-template but not in the input: the daemons' pod template was not checked for Pod Security",
         );
     }
-}
-
-/// A pod template's YAML, as Kubernetes reads YAML; `None` when it is not
-/// one mapping.
-fn read_template(text: &str) -> Option<Json> {
-    let source = crate::location::Source::file("pod template", text);
-    let documents = crate::yaml::parse_manifests(&source, LIMITS).ok()?;
-    let json = documents.first()?.to_json();
-    json.is_object().then_some(json)
 }
 
 /// The Pod Security Admission level of each mode is the class's.
