@@ -260,7 +260,6 @@ impl Limits {
 /// far (the root otherwise).
 pub type YamlError = crate::diagnostic::Problem;
 
-/// A reader error at `origin`, at the root path.
 /// The node budget, shared by the YAML and the JSON reader: an error at
 /// `origin` once `nodes` read exceed `max`; `shared` when the budget is the
 /// whole input's, several files together.
@@ -281,6 +280,7 @@ fn node_budget(nodes: usize, max: usize, shared: bool, origin: &Origin) -> Resul
     ))
 }
 
+/// A reader error at `origin`, at the root path.
 fn read_error(origin: Origin, message: impl Into<String>) -> YamlError {
     YamlError::new(origin, KeyPath::root(), message)
 }

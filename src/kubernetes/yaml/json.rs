@@ -16,7 +16,10 @@ use super::{Key, Limits, Node, Origin, Source, Value, YamlError, node_budget, qu
 /// Whether `text` is a JSON stream to kubectl: its first character past
 /// whitespace is `{`.
 pub fn is_json(text: &str) -> bool {
-    text.trim_start_matches([' ', '\t', '\n', '\r', '\u{feff}'])
+    // A byte-order mark only at the start, as the reader skips it.
+    text.strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .trim_start_matches([' ', '\t', '\n', '\r'])
         .starts_with('{')
 }
 

@@ -559,18 +559,19 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
         }
     }
     let [requests, limits] = &amounts;
-    // Extended resources (`example.com/gpu`) are whole units, not
-    // overcommitted: a request needs the same limit.
+    // Extended resources (`example.com/gpu`) are whole units; they and
+    // huge pages are not overcommitted: a request needs the same limit.
     for (side, field) in ["requests", "limits"].into_iter().enumerate() {
         for (resource, (value, shown)) in &amounts[side] {
-            if !extended(resource) {
+            let whole_units = extended(resource);
+            if !whole_units && !resource.starts_with("hugepages-") {
                 continue;
             }
             let path = at.clone().key(field).key((*resource).to_owned());
-            if value.nanos() % 1_000_000_000 != 0 {
+            if whole_units && value.nanos() % 1_000_000_000 != 0 {
                 found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
             } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
-                found.push((path, format!("requests {} of {resource} without the same limit; an extended resource's request equals its limit", plain(shown))));
+                found.push((path, format!("requests {} of {resource} without the same limit; a request of a resource that is not overcommitted (extended resources, huge pages) equals its limit", plain(shown))));
             }
         }
     }
@@ -808,6 +809,19 @@ mod tests {
         );
         assert!(
             found[3].starts_with("spec.template.spec.containers[0].resources.requests.memory: requests 1Gi of memory, more than its limit 1G"),
+            "{found:#?}"
+        );
+        // Huge pages are not overcommitted either: a request needs its
+        // limit, and takes any quantity (no whole-number rule).
+        let found = paths(deployment(serde_json::json!({
+            "containers": [{"name": "a", "image": "a:1", "resources": {
+                "requests": {"hugepages-2Mi": "4Mi", "hugepages-1Gi": "1Gi"},
+                "limits": {"hugepages-1Gi": "1Gi"},
+            }}],
+        })));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].starts_with("spec.template.spec.containers[0].resources.requests.hugepages-2Mi: requests 4Mi of hugepages-2Mi without the same limit"),
             "{found:#?}"
         );
         // The same amount written two ways is not above itself.
