@@ -501,3 +501,34 @@ fn a_default_role_bound_to_buildd_is_judged_by_its_rules() {
         "said twice: {at_binding:#?}"
     );
 }
+
+/// What a pod reads is placed by its user in every kind that carries a
+/// pod, as Pod Security finds them: a ReplicationController's and a
+/// PodTemplate's Secret belong where they run, like a Deployment's.
+#[test]
+fn every_pod_bearing_kind_places_what_it_reads() {
+    let pod = "metadata: {labels: {app: x}}\n    spec:\n      containers: [{name: x, image: registry.example.com/x:1, envFrom: [{secretRef: {name: SECRET}}]}]";
+    for (kind, head) in [
+        (
+            "ReplicationController",
+            "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: x, namespace: buildkit-operator}\nspec:\n  selector: {app: x}\n  template:\n    ",
+        ),
+        (
+            "PodTemplate",
+            "apiVersion: v1\nkind: PodTemplate\nmetadata: {name: x, namespace: buildkit-operator}\ntemplate:\n    ",
+        ),
+    ] {
+        let secret = format!("{}-secret", kind.to_lowercase());
+        let extra = format!(
+            "---\n{head}{}\n---\napiVersion: v1\nkind: Secret\nmetadata: {{name: {secret}, namespace: buildkit-builds}}\n",
+            pod.replace("SECRET", &secret)
+        );
+        let (_, found) = check(&format!("{}{extra}", prod()));
+        assert!(
+            found.iter().any(|(i, o, _, m)| i == "T2"
+                && *o == format!("Secret buildkit-builds/{secret}")
+                && m.contains(&format!("{kind} buildkit-operator/x reads it"))),
+            "{kind}: {found:#?}"
+        );
+    }
+}

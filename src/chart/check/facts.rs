@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value as Json;
 
+use crate::diagnostic::KeyPath;
+
 use super::Class;
 use crate::manifest;
 use crate::plan::{COMPONENT_CLASSES, COMPONENT_LABEL, TRUST_CLASS_LABEL, adr};
@@ -392,10 +394,7 @@ fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) ->
 fn leader_election(args: &[Json]) -> bool {
     let mut on = true;
     for arg in args.iter().filter_map(Json::as_str) {
-        let Some(rest) = arg
-            .strip_prefix("--leader-elect")
-            .or_else(|| arg.strip_prefix("-leader-elect"))
-        else {
+        let Some(rest) = after_flag(arg, "--leader-elect") else {
             continue;
         };
         match rest.strip_prefix('=') {
@@ -448,19 +447,13 @@ fn is_buildd_image(image: &str) -> bool {
     name.split(':').next() == Some("buildd")
 }
 
-/// The pod spec of a workload, and the path to it in the object.
-pub fn pod_spec(object: &Json) -> Option<(&'static str, &Json)> {
-    let path = match object["kind"].as_str()? {
-        "Deployment" | "DaemonSet" | "StatefulSet" | "Job" | "ReplicaSet" => "spec.template.spec",
-        "CronJob" => "spec.jobTemplate.spec.template.spec",
-        "Pod" => "spec",
-        _ => return None,
-    };
-    let mut node = object;
-    for key in path.split('.') {
-        node = node.get(key)?;
-    }
-    Some((path, node))
+/// The pod spec of a workload, and the path to it in the object: every
+/// kind that carries a pod, found as Pod Security finds it
+/// ([`crate::pod_security::carried_pod`]: Pod, PodTemplate,
+/// ReplicationController, the apps workloads, Job, CronJob, by group).
+pub fn pod_spec(object: &Json) -> Option<(KeyPath, &Json)> {
+    let carried = crate::pod_security::carried_pod(object)?;
+    Some((carried.at.key("spec"), carried.pod.spec))
 }
 
 /// Whether a workload is the Kata node plumbing ADR-0006 puts in the
@@ -987,18 +980,18 @@ mod tests {
     fn classes_come_from_the_workloads_not_the_labels() {
         let objects = [
             json!({"kind": "Namespace", "metadata": {"name": "x", "labels": {TRUST_CLASS_LABEL: "system"}}}),
-            json!({"kind": "Deployment", "metadata": {"name": "c", "namespace": "x"},
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "c", "namespace": "x"},
                    "spec": {"template": {"spec": {"containers": [
                        {"name": "manager", "image": "r/buildd:1", "args": ["--namespace", "y"]}]}}}}),
-            json!({"kind": "DaemonSet", "metadata": {"name": "k", "namespace": "z"},
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "k", "namespace": "z"},
                    "spec": {"template": {"spec": {"hostPID": true, "containers": [
                        {"name": "k", "image": "quay.io/kata-containers/kata-deploy:3"}]}}}}),
             // Another application's privileged DaemonSet is no node plumbing.
-            json!({"kind": "DaemonSet", "metadata": {"name": "e", "namespace": "monitoring"},
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "e", "namespace": "monitoring"},
                    "spec": {"template": {"spec": {"hostPID": true, "containers": [
                        {"name": "e", "image": "quay.io/prometheus/node-exporter:v1"},
                        {"name": "f", "image": "kata.example.com/proxy:1"}]}}}}),
-            json!({"kind": "DaemonSet", "metadata": {"name": "m", "namespace": "monitoring"},
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "m", "namespace": "monitoring"},
                    "spec": {"template": {"spec": {"hostPID": true, "containers": [
                        {"name": "e", "image": "quay.io/prometheus/node-exporter:v1"}]}}}}),
         ];

@@ -99,7 +99,8 @@ fn gateway(context: &Context<'_>, findings: &mut Findings<'_>) {
             if let Some(told) = last_flag(args, "--daemon-namespace")
                 && told != builds
             {
-                let at = KeyPath::dotted(pod_path)
+                let at = pod_path
+                    .clone()
                     .key("containers")
                     .index(c)
                     .key(flag_field(container, "--daemon-namespace"));
