@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value as Json;
 
 use crate::check::facts::Instance;
-use crate::check::rbac::resolve::{Cluster, Rbac, Reach, Rule};
+use crate::check::rbac::resolve::{Cluster, GRANT_BUDGET, Rbac, Reach, Rule};
 use crate::check::rbac::{Scope, Subject};
 use crate::check::{Class, Context};
 use crate::diagnostic::KeyPath;
@@ -118,12 +118,17 @@ impl<'a> Grants<'a> {
     ) -> Vec<(&crate::check::rbac::resolve::Binding, &Rule)> {
         let rbac = &self.rbac;
         let mut found = Vec::new();
+        // Each default role's sources once, under one budget for the run.
+        let mut work = GRANT_BUDGET;
+        let mut sources: HashMap<usize, Vec<usize>> = HashMap::new();
         for binding in &rbac.bindings {
             if binding.role < rbac.roles.len() || !context.in_scope(binding.index) {
                 continue;
             }
-            let mut work = usize::MAX;
-            for source in rbac.sources(binding.role, &mut work).into_iter().flatten() {
+            let role_sources = sources
+                .entry(binding.role)
+                .or_insert_with(|| rbac.sources(binding.role, &mut work).unwrap_or_default());
+            for &source in role_sources.iter() {
                 found.extend(rbac.own[source].iter().map(|rule| (binding, rule)));
             }
         }
