@@ -24,6 +24,7 @@ mod reading;
 mod render;
 mod schema_file;
 mod secrets;
+mod server;
 mod shell;
 mod terminal;
 mod truth_api;
