@@ -6,6 +6,7 @@ mod check;
 mod check_adr;
 mod cli;
 mod compile_fail;
+mod control_plane;
 mod corpus;
 mod cost;
 mod diff;
