@@ -111,7 +111,7 @@ fn pods_of(objects: &[Json]) -> Vec<(String, Json)> {
 fn privileged_pod(namespace: &str) -> Json {
     json!({
         "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "psa-probe-privileged", "namespace": namespace},
+        "metadata": {"name": format!("psa-probe-privileged-{namespace}"), "namespace": namespace},
         "spec": {"containers": [{
             "name": "c", "image": "registry.example/probe:1",
             "securityContext": {"privileged": true},
@@ -124,24 +124,26 @@ fn privileged_pod(namespace: &str) -> Json {
 fn baseline_pod(namespace: &str) -> Json {
     json!({
         "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "psa-probe-baseline", "namespace": namespace},
+        "metadata": {"name": format!("psa-probe-baseline-{namespace}"), "namespace": namespace},
         "spec": {"containers": [{"name": "c", "image": "registry.example/probe:1"}]},
     })
 }
 
-/// The server's answer to creating `pod`, dry-run: `Ok(warnings)` or
-/// `Err(message)`.
-fn dry_run(server: &Server, pod: &Json) -> Result<Vec<String>, String> {
+/// The server's answers to creating `pods`, dry-run, in one request
+/// list: the names it admitted, its refusals (kubectl's lines, each
+/// naming its pod) and its warnings.
+fn dry_run(server: &Server, pods: &[Json]) -> (Vec<String>, String, Vec<String>) {
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": pods});
     let output = server.kubectl(
         &["create", "--dry-run=server", "-o", "name", "-f", "-"],
-        Some(&pod.to_string()),
+        Some(&list.to_string()),
     );
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    if output.status.success() {
-        Ok(server::warnings(&stderr))
-    } else {
-        Err(stderr)
-    }
+    let admitted = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| l.trim_start_matches("pod/").to_owned())
+        .collect();
+    (admitted, stderr.clone(), server::warnings(&stderr))
 }
 
 /// The `pod-security.kubernetes.io/*` labels of a Namespace.
@@ -199,68 +201,88 @@ fn cluster_every_environment_applies_with_pod_security_as_rendered() {
             );
 
             // The namespaces carry the Pod Security labels as rendered.
-            for namespace in objects.iter().filter(|o| o["kind"] == "Namespace") {
-                let live: Json = serde_json::from_str(&server.kubectl_ok(
-                    &["get", "namespace", name_of(namespace), "-o", "json"],
-                    None,
-                ))
-                .unwrap();
+            let live: Json = serde_json::from_str(
+                &server.kubectl_ok(&["get", "namespaces", "-o", "json"], None),
+            )
+            .unwrap();
+            let namespaces: Vec<&Json> = objects
+                .iter()
+                .filter(|o| o["kind"] == "Namespace")
+                .collect();
+            for namespace in &namespaces {
+                let name = name_of(namespace);
+                let there = live["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|n| name_of(n) == name)
+                    .unwrap_or_else(|| panic!("{at}: namespace {name} applied"));
                 assert_eq!(
-                    pod_security_labels(&live),
+                    pod_security_labels(there),
                     pod_security_labels(namespace),
-                    "{at}: namespace {}",
-                    name_of(namespace)
+                    "{at}: namespace {name}"
                 );
             }
 
             // Pod Security bites on Pods only: every template as a Pod.
             let pods = pods_of(&objects);
-            assert!(
-                !pods.is_empty() || !objects.iter().any(|o| o["kind"] == "Deployment"),
-                "{at}: workloads found"
-            );
-            for (workload, pod) in &pods {
-                match dry_run(&server, pod) {
-                    Ok(warnings) => assert!(
-                        warnings.is_empty(),
-                        "{at}: the pod of {workload} warned: {warnings:?}"
-                    ),
-                    Err(message) => panic!("{at}: the pod of {workload} was refused: {message}"),
-                }
+            if objects.iter().any(|o| o["kind"] == "Deployment") {
+                assert!(!pods.is_empty(), "{at}: workloads found");
+            }
+            if !pods.is_empty() {
+                let templates: Vec<Json> = pods.iter().map(|(_, pod)| pod.clone()).collect();
+                let (admitted, refused, warnings) = dry_run(&server, &templates);
+                let workloads: Vec<&str> = pods.iter().map(|(w, _)| w.as_str()).collect();
+                assert_eq!(
+                    admitted.len(),
+                    pods.len(),
+                    "{at}: the pods of {workloads:?} as Pods, admitted {admitted:?}:\n{refused}"
+                );
+                assert!(
+                    warnings.is_empty(),
+                    "{at}: the pods of {workloads:?} warned: {warnings:?}"
+                );
             }
 
             // The enforcement is on: each level refuses what it must.
-            for namespace in objects.iter().filter(|o| o["kind"] == "Namespace") {
+            let mut probes = Vec::new();
+            let mut expect = Vec::new();
+            for namespace in &namespaces {
                 let name = name_of(namespace);
                 let level = namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
                     .as_str()
-                    .unwrap_or("privileged");
+                    .unwrap_or("privileged")
+                    .to_owned();
                 for (pod, refused_at) in [
                     (privileged_pod(name), ["baseline", "restricted"].as_slice()),
                     (baseline_pod(name), ["restricted"].as_slice()),
                 ] {
-                    let answer = dry_run(&server, &pod);
-                    let probe = name_of(&pod);
-                    if refused_at.contains(&level) {
-                        let message = answer.expect_err(&format!(
-                            "{at}: {name} (enforce={level}) admitted {probe}"
-                        ));
-                        assert!(
-                            message.contains(&format!("violates PodSecurity \"{level}:")),
-                            "{at}: {name}: {message}"
-                        );
-                    } else {
-                        assert!(
-                            answer.is_ok(),
-                            "{at}: {name} (enforce={level}) refused {probe}: {answer:?}"
-                        );
-                    }
+                    let refused = refused_at.contains(&level.as_str());
+                    expect.push((name_of(&pod).to_owned(), level.clone(), refused));
+                    probes.push(pod);
                 }
                 let operator = namespace["metadata"]["labels"]["buildkit-operator.dev/trust-class"]
                     == "operator";
                 if operator {
                     assert_eq!(level, "restricted", "{at}: the operator namespace {name}");
                     restricted_operator_namespaces += 1;
+                }
+            }
+            if !probes.is_empty() {
+                let (admitted, refusals, _) = dry_run(&server, &probes);
+                for (probe, level, refused) in expect {
+                    let why =
+                        format!("pods \"{probe}\" is forbidden: violates PodSecurity \"{level}:");
+                    assert_eq!(
+                        admitted.contains(&probe),
+                        !refused,
+                        "{at}: {probe} under enforce={level}:\n{refusals}"
+                    );
+                    assert_eq!(
+                        refusals.contains(&why),
+                        refused,
+                        "{at}: {probe} under enforce={level}:\n{refusals}"
+                    );
                 }
             }
         }
@@ -542,26 +564,27 @@ fn cluster_a_flux_prune_of_the_release_deletes_what_the_cluster_says() {
     });
     order.reverse();
     let mut skipped = BTreeSet::new();
+    let mut deleted = Vec::new();
     for object in &order {
-        let id = format!("{}/{}", namespace_of(object), reference(object));
         if protections(object).contains(&"flux") {
-            skipped.insert(id);
-            continue;
+            skipped.insert(format!("{}/{}", namespace_of(object), reference(object)));
+        } else {
+            deleted.push((*object).clone());
         }
-        let mut args = vec![
+    }
+    // One request list: kubectl deletes its items in their order.
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": deleted});
+    server.kubectl_ok(
+        &[
             "delete",
             "--cascade=background",
             "--wait=false",
             "--ignore-not-found",
-        ];
-        let reference = reference(object);
-        args.push(&reference);
-        let namespace = namespace_of(object);
-        if !namespace.is_empty() {
-            args.extend(["-n", namespace]);
-        }
-        server.kubectl_ok(&args, None);
-    }
+            "-f",
+            "-",
+        ],
+        Some(&list.to_string()),
+    );
     let marked: BTreeSet<String> = inventory
         .iter()
         .filter(|o| !protections(o).is_empty())
@@ -588,22 +611,45 @@ fn cluster_a_flux_prune_of_the_release_deletes_what_the_cluster_says() {
     args.extend(waits.iter().map(String::as_str));
     server.kubectl_ok(&args, None);
 
-    // Deleted: every object of the inventory but those protected.
-    for object in &inventory {
-        let id = format!("{}/{}", namespace_of(object), reference(object));
-        let reference = reference(object);
-        let mut args = vec![reference.as_str()];
-        let namespace = namespace_of(object);
-        if !namespace.is_empty() {
-            args.extend(["-n", namespace]);
+    // Deleted: every object of the inventory but those protected (those
+    // of a deleted CRD's kinds are checked below: kubectl cannot name
+    // them now).
+    let crd_kinds: Vec<&str> = inventory
+        .iter()
+        .filter(|o| o["kind"] == "CustomResourceDefinition")
+        .filter_map(|o| o["spec"]["names"]["kind"].as_str())
+        .collect();
+    let mappable: Vec<&Json> = inventory
+        .iter()
+        .filter(|o| !crd_kinds.contains(&o["kind"].as_str().unwrap_or_default()))
+        .collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": mappable});
+    let left = server.kubectl_ok(
+        &["get", "--ignore-not-found", "-o", "json", "-f", "-"],
+        Some(&list.to_string()),
+    );
+    let mut there = BTreeSet::new();
+    for value in serde_json::Deserializer::from_str(&left).into_iter::<Json>() {
+        let value = value.unwrap();
+        let items = if value["kind"] == "List" {
+            value["items"].as_array().unwrap().clone()
+        } else {
+            vec![value]
+        };
+        for item in items {
+            there.insert(format!("{}/{}", namespace_of(&item), reference(&item)));
         }
-        let there = server.kubectl(
-            &[&["get", "--ignore-not-found", "-o", "name"], &args[..]].concat(),
-            None,
-        );
-        let there = !String::from_utf8_lossy(&there.stdout).trim().is_empty();
-        assert_eq!(there, skipped.contains(&id), "{id} after the prune");
     }
+    let protected_mappable: BTreeSet<String> = skipped
+        .iter()
+        .filter(|id| {
+            mappable
+                .iter()
+                .any(|o| **id == format!("{}/{}", namespace_of(o), reference(o)))
+        })
+        .cloned()
+        .collect();
+    assert_eq!(there, protected_mappable, "the inventory after the prune");
     // Deleted with the namespaces: what the controllers and cert-manager
     // made there, and the team's BuildProject added by hand.
     for namespace in inventory

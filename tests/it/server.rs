@@ -113,26 +113,27 @@ impl Server {
             })
             .collect();
         if !ours.is_empty() {
-            let mut args = vec!["delete", "--wait=true", "--timeout=120s"];
+            let mut args = vec!["delete", "--wait=false"];
             args.extend(&ours);
             self.kubectl_ok(&args, None);
         }
-        for kind in [
-            "clusterroles",
-            "clusterrolebindings",
-            "runtimeclasses",
-            "customresourcedefinitions",
-        ] {
-            self.kubectl_ok(
-                &[
-                    "delete",
-                    kind,
-                    "-l",
-                    "app.kubernetes.io/managed-by=chartgen",
-                    "--wait=true",
-                ],
-                None,
-            );
+        // Meanwhile the cluster-scoped objects chartgen rendered, in one
+        // request each kind.
+        self.kubectl_ok(
+            &[
+                "delete",
+                "clusterroles,clusterrolebindings,runtimeclasses,customresourcedefinitions",
+                "-l",
+                "app.kubernetes.io/managed-by=chartgen",
+                "--wait=true",
+                "--timeout=120s",
+            ],
+            None,
+        );
+        if !ours.is_empty() {
+            let mut args = vec!["wait", "--for=delete", "--timeout=120s"];
+            args.extend(&ours);
+            self.kubectl_ok(&args, None);
         }
     }
 }
