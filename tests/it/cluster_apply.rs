@@ -359,13 +359,12 @@ fn protections(object: &Json) -> Vec<&'static str> {
     if mark(FLUX_PRUNE) == Some("disabled") {
         found.push("flux");
     }
-    if let Some(options) = mark("argocd.argoproj.io/sync-options") {
-        if options
+    if mark("argocd.argoproj.io/sync-options").is_some_and(|options| {
+        options
             .split(',')
             .any(|o| matches!(o.trim(), "Prune=false" | "Delete=false"))
-        {
-            found.push("argocd");
-        }
+    }) {
+        found.push("argocd");
     }
     if mark("helm.sh/resource-policy") == Some("keep") {
         found.push("helm");

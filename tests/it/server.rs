@@ -165,8 +165,17 @@ impl Server {
     pub fn crds(&self) -> PathBuf {
         let script =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/control-plane/cluster");
-        let output = Command::new(&script)
-            .arg("crds")
+        // The script's state folder is the one holding the kubeconfig
+        // (`$CHARTGEN_CONTROL_PLANE_DIR/kubeconfig`), unless set.
+        let mut command = Command::new(&script);
+        command.arg("crds");
+        if let (None, Some(state)) = (
+            std::env::var_os("CHARTGEN_CONTROL_PLANE_DIR"),
+            self.kubeconfig().parent(),
+        ) {
+            command.env("CHARTGEN_CONTROL_PLANE_DIR", state);
+        }
+        let output = command
             .output()
             .expect("scripts/control-plane/cluster runs");
         assert!(
