@@ -5,6 +5,8 @@ mod as_kubectl_reads;
 mod check;
 mod check_adr;
 mod cli;
+mod cluster_apply;
+mod cluster_rbac;
 mod compile_fail;
 mod control_plane;
 mod corpus;

@@ -11,14 +11,14 @@ use chartgen::rbac::{Cluster, Permissions, Scope, defaults, permissions_with};
 use serde_json::Value as Json;
 
 /// (apiGroup, resource[/subresource], resourceName or none, verb).
-type Tuple = (String, String, Option<String>, String);
+pub(crate) type Tuple = (String, String, Option<String>, String);
 /// (non-resource URL, verb).
-type UrlTuple = (String, String);
+pub(crate) type UrlTuple = (String, String);
 
 /// The version of the recorded server: its default roles are 1.28's.
 const SERVER: defaults::Version = (1, 28);
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/k8s-truth/rbac")
 }
 
@@ -30,22 +30,40 @@ fn truth() -> Vec<Json> {
         .collect()
 }
 
-/// The objects of a recorded set, read as `chartgen rbac` reads them.
-fn objects(set: &str) -> Vec<Json> {
-    let sets = root().join("sets");
-    let paths: Vec<String> = if set == "ovh-prod" {
-        ["release", "kata"]
-            .iter()
-            .map(|d| sets.join("ovh-prod").join(d).display().to_string())
-            .collect()
-    } else {
-        vec![sets.join(format!("{set}.yaml")).display().to_string()]
-    };
+/// The objects of a recorded set, read as `chartgen rbac` reads them:
+/// `sets/` holds the sets of the shared corpus, `generated/` those
+/// `tests/it/cluster_rbac.rs` generated and recorded.
+pub(crate) fn objects(set: &str) -> Vec<Json> {
+    let paths = set_paths(set);
     let read = chartgen::input::read(&paths).unwrap();
     read.manifests.iter().map(|m| m.node.to_json()).collect()
 }
 
-fn strings(value: &Json) -> Vec<String> {
+/// The files of a recorded set: `sets/NAME.yaml`, `generated/NAME.yaml`,
+/// or the bundles of a render (`sets/ovh-prod/`: its `release` and `kata`).
+pub(crate) fn set_paths(set: &str) -> Vec<String> {
+    let root = root();
+    let render = root.join("sets").join(set);
+    if render.is_dir() {
+        let mut bundles: Vec<String> = std::fs::read_dir(&render)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("kustomization.yaml").is_file())
+            .map(|p| p.display().to_string())
+            .collect();
+        bundles.sort();
+        return bundles;
+    }
+    let file = format!("{set}.yaml");
+    let path = ["sets", "generated"]
+        .iter()
+        .map(|dir| root.join(dir).join(&file))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no recorded set {set}"));
+    vec![path.display().to_string()]
+}
+
+pub(crate) fn strings(value: &Json) -> Vec<String> {
     value
         .as_array()
         .into_iter()
@@ -56,7 +74,7 @@ fn strings(value: &Json) -> Vec<String> {
 }
 
 /// The server's answer, as tuples.
-fn server_tuples(ssrr: &Json) -> (BTreeSet<Tuple>, BTreeSet<UrlTuple>) {
+pub(crate) fn server_tuples(ssrr: &Json) -> (BTreeSet<Tuple>, BTreeSet<UrlTuple>) {
     let mut resources = BTreeSet::new();
     for rule in ssrr["resourceRules"].as_array().into_iter().flatten() {
         let names = strings(&rule["resourceNames"]);
@@ -88,7 +106,10 @@ fn server_tuples(ssrr: &Json) -> (BTreeSet<Tuple>, BTreeSet<UrlTuple>) {
 
 /// chartgen's answer for the account in `namespace`: what it holds
 /// cluster-wide and there, as tuples.
-fn chartgen_tuples(held: &Permissions, namespace: &str) -> (BTreeSet<Tuple>, BTreeSet<UrlTuple>) {
+pub(crate) fn chartgen_tuples(
+    held: &Permissions,
+    namespace: &str,
+) -> (BTreeSet<Tuple>, BTreeSet<UrlTuple>) {
     let mut resources = BTreeSet::new();
     for p in &held.permissions {
         let applies = match &p.scope {
@@ -130,7 +151,7 @@ fn chartgen_tuples(held: &Permissions, namespace: &str) -> (BTreeSet<Tuple>, BTr
     (resources, urls)
 }
 
-fn account_of<'a>(all: &'a [Permissions], sa: &str) -> Option<&'a Permissions> {
+pub(crate) fn account_of<'a>(all: &'a [Permissions], sa: &str) -> Option<&'a Permissions> {
     let (namespace, name) = sa.split_once('/').unwrap();
     all.iter().find(|p| {
         p.subject.kind == "ServiceAccount"
@@ -142,12 +163,12 @@ fn account_of<'a>(all: &'a [Permissions], sa: &str) -> Option<&'a Permissions> {
 /// Where chartgen's model of `version` and the server disagree on one
 /// recorded line: the account ("set sa in namespace"), then what only the
 /// server grants and what only chartgen grants.
-struct Disagreement {
-    account: String,
-    server: BTreeSet<Tuple>,
-    server_urls: BTreeSet<UrlTuple>,
-    ours: BTreeSet<Tuple>,
-    our_urls: BTreeSet<UrlTuple>,
+pub(crate) struct Disagreement {
+    pub(crate) account: String,
+    pub(crate) server: BTreeSet<Tuple>,
+    pub(crate) server_urls: BTreeSet<UrlTuple>,
+    pub(crate) ours: BTreeSet<Tuple>,
+    pub(crate) our_urls: BTreeSet<UrlTuple>,
 }
 
 impl std::fmt::Display for Disagreement {
@@ -162,9 +183,15 @@ impl std::fmt::Display for Disagreement {
 
 /// Every recorded line that disagrees with chartgen's model of `version`.
 fn disagreements(version: defaults::Version) -> Vec<Disagreement> {
+    disagreements_in(&truth(), version)
+}
+
+/// Every line of `lines` (the layout of truth.jsonl) that disagrees with
+/// chartgen's model of `version`.
+pub(crate) fn disagreements_in(lines: &[Json], version: defaults::Version) -> Vec<Disagreement> {
     let mut wrong = Vec::new();
     let mut cache: Vec<(String, Vec<Permissions>)> = Vec::new();
-    for line in truth() {
+    for line in lines {
         let set = line["set"].as_str().unwrap();
         if !cache.iter().any(|(s, _)| s == set) {
             let all = permissions_with(&objects(set), Cluster::RolesAndBindings, version).unwrap();

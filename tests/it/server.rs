@@ -113,26 +113,428 @@ impl Server {
             })
             .collect();
         if !ours.is_empty() {
-            let mut args = vec!["delete", "--wait=true", "--timeout=120s"];
+            let mut args = vec!["delete", "--wait=false"];
             args.extend(&ours);
             self.kubectl_ok(&args, None);
         }
-        for kind in [
-            "clusterroles",
-            "clusterrolebindings",
-            "runtimeclasses",
-            "customresourcedefinitions",
-        ] {
-            self.kubectl_ok(
-                &[
-                    "delete",
-                    kind,
-                    "-l",
-                    "app.kubernetes.io/managed-by=chartgen",
-                    "--wait=true",
-                ],
-                None,
-            );
+        // Meanwhile the cluster-scoped objects chartgen rendered, in one
+        // request each kind.
+        self.kubectl_ok(
+            &[
+                "delete",
+                "clusterroles,clusterrolebindings,runtimeclasses,customresourcedefinitions",
+                "-l",
+                "app.kubernetes.io/managed-by=chartgen",
+                "--wait=true",
+                "--timeout=120s",
+            ],
+            None,
+        );
+        if !ours.is_empty() {
+            let mut args = vec!["wait", "--for=delete", "--timeout=120s"];
+            args.extend(&ours);
+            self.kubectl_ok(&args, None);
         }
     }
+}
+
+/// How long any one wait on the server may take before the test fails.
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Where the API server is and how the administrator reaches it.
+struct Api {
+    server: String,
+    ca: String,
+    token: String,
+}
+
+/// What `kubectl apply` said: the objects it applied, and the warnings the
+/// server returned (Pod Security's `would violate PodSecurity`, deprecated
+/// APIs), one per line.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// `kind.group/name serverside-applied`, one per object.
+    pub applied: Vec<String>,
+    /// The lines of standard error starting with `Warning:`.
+    pub warnings: Vec<String>,
+}
+
+impl Server {
+    /// The folder of cert-manager's CRDs (`scripts/control-plane/cluster
+    /// crds`: from the Go module cache, after one download).
+    pub fn crds(&self) -> PathBuf {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/control-plane/cluster");
+        // The script's state folder is the one holding the kubeconfig
+        // (`$CHARTGEN_CONTROL_PLANE_DIR/kubeconfig`), unless set.
+        let mut command = Command::new(&script);
+        command.arg("crds");
+        if let (None, Some(state)) = (
+            std::env::var_os("CHARTGEN_CONTROL_PLANE_DIR"),
+            self.kubeconfig().parent(),
+        ) {
+            command.env("CHARTGEN_CONTROL_PLANE_DIR", state);
+        }
+        let output = command
+            .output()
+            .expect("scripts/control-plane/cluster runs");
+        assert!(
+            output.status.success(),
+            "scripts/control-plane/cluster crds failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+    }
+
+    /// Applies cert-manager's CRDs (server-side) and waits until they are
+    /// established: the bundles hold Certificates.
+    pub fn apply_crds(&self) {
+        let folder = self.crds();
+        let folder = folder.to_str().unwrap();
+        self.kubectl_ok(
+            &["apply", "--server-side", "--force-conflicts", "-f", folder],
+            None,
+        );
+        self.kubectl_ok(
+            &[
+                "wait",
+                "--for=condition=established",
+                "--timeout=60s",
+                "-f",
+                folder,
+            ],
+            None,
+        );
+    }
+
+    /// Applies `objects` server-side as `field_manager`, as a GitOps tool
+    /// does: first the CustomResourceDefinitions and Namespaces (with a
+    /// Namespace for every namespace an object names that the objects do
+    /// not declare), until the CRDs are established, then everything.
+    /// Fails the test when the server refuses anything.
+    pub fn apply_objects(&self, objects: &[serde_json::Value], field_manager: &str) -> Applied {
+        if !objects
+            .iter()
+            .any(|o| o["kind"] == "CustomResourceDefinition")
+        {
+            // Without CRDs one request list does: kubectl applies its items
+            // in order, the Namespaces first.
+            let mut all = first_stage(objects);
+            let count = all.len();
+            all.extend(objects.iter().filter(|o| o["kind"] != "Namespace").cloned());
+            let mut applied = self.apply_list(&all, field_manager);
+            let declared = objects.iter().filter(|o| o["kind"] == "Namespace").count();
+            // The Namespaces added for names the objects only use are not
+            // the caller's.
+            applied.applied.drain(declared..count);
+            return applied;
+        }
+        let mut warnings = self.apply_first_stage(objects, field_manager);
+        let mut all = self.apply_list(objects, field_manager);
+        warnings.append(&mut all.warnings);
+        all.warnings = warnings;
+        all
+    }
+
+    /// The first stage of [`Server::apply_objects`]: the CRDs and
+    /// Namespaces of `objects` (and those they name) applied, the CRDs
+    /// established. Returns the server's warnings.
+    pub fn apply_first_stage(
+        &self,
+        objects: &[serde_json::Value],
+        field_manager: &str,
+    ) -> Vec<String> {
+        let first: Vec<serde_json::Value> = first_stage(objects);
+        if first.is_empty() {
+            return Vec::new();
+        }
+        let stage = self.apply_list(&first, field_manager);
+        let crds: Vec<String> = first
+            .iter()
+            .filter(|o| o["kind"] == "CustomResourceDefinition")
+            .map(|o| format!("crd/{}", o["metadata"]["name"].as_str().unwrap()))
+            .collect();
+        if !crds.is_empty() {
+            let mut args = vec!["wait", "--for=condition=established", "--timeout=60s"];
+            args.extend(crds.iter().map(String::as_str));
+            self.kubectl_ok(&args, None);
+        }
+        stage.warnings
+    }
+
+    /// Applies `objects` server-side in one request list, as
+    /// `field_manager`, taking over fields another test's manager left
+    /// (`--force-conflicts`); fails the test when the server refuses one.
+    pub fn apply_list(&self, objects: &[serde_json::Value], field_manager: &str) -> Applied {
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
+        let output = self.kubectl(
+            &[
+                "apply",
+                "--server-side",
+                "--force-conflicts",
+                "--field-manager",
+                field_manager,
+                "-f",
+                "-",
+            ],
+            Some(&list.to_string()),
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "the server refused objects:\n{stderr}"
+        );
+        Applied {
+            applied: String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+            warnings: warnings(&stderr),
+        }
+    }
+
+    /// Deletes every Role, RoleBinding, ClusterRole and ClusterRoleBinding
+    /// that is not one of the cluster's defaults (those labelled
+    /// `kubernetes.io/bootstrapping`): between RBAC sets, faster than
+    /// [`Server::reset`] (namespaces left behind grant nothing).
+    pub fn reset_rbac(&self) {
+        self.kubectl_ok(
+            &[
+                "delete",
+                "roles,rolebindings,clusterroles,clusterrolebindings",
+                "--all-namespaces",
+                "-l",
+                "!kubernetes.io/bootstrapping",
+                "--wait=true",
+                "--timeout=60s",
+            ],
+            None,
+        );
+    }
+
+    /// The SelfSubjectRulesReview of `user` (impersonated: a
+    /// `system:serviceaccount:NS:NAME` user gets its groups, as with
+    /// `kubectl --as`) in each of `namespaces`, by namespace: what
+    /// `kubectl auth can-i --list` prints. One curl for them all (kubectl
+    /// takes a process and its discovery per request).
+    pub fn rules_reviews<'a>(
+        &self,
+        user: &str,
+        namespaces: impl IntoIterator<Item = &'a str>,
+    ) -> std::collections::BTreeMap<String, serde_json::Value> {
+        let api = self.api();
+        let url = format!(
+            "{}/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+            api.server
+        );
+        let mut args: Vec<String> = Vec::new();
+        let mut asked: Vec<&str> = Vec::new();
+        for namespace in namespaces {
+            if !asked.is_empty() {
+                args.push("--next".into());
+            }
+            asked.push(namespace);
+            let body = serde_json::json!({
+                "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+                "spec": {"namespace": namespace},
+            });
+            args.extend([
+                "-sS".into(),
+                "--fail-with-body".into(),
+                "--cacert".into(),
+                api.ca.clone(),
+                "-H".into(),
+                format!("Authorization: Bearer {}", api.token),
+                "-H".into(),
+                format!("Impersonate-User: {user}"),
+                "-H".into(),
+                "Content-Type: application/json".into(),
+                "-d".into(),
+                body.to_string(),
+                url.clone(),
+            ]);
+        }
+        let output = Command::new("curl")
+            .args(&args)
+            .output()
+            .expect("curl runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "SelfSubjectRulesReview as {user}: {}{stdout}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // The server does not echo the spec: the answers come in the
+        // order of the requests.
+        let reviews: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&stdout)
+            .into_iter::<serde_json::Value>()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            reviews.len(),
+            asked.len(),
+            "SelfSubjectRulesReview as {user}: {stdout}"
+        );
+        asked
+            .into_iter()
+            .zip(reviews)
+            .map(|(namespace, review)| (namespace.to_owned(), review["status"].clone()))
+            .collect()
+    }
+
+    /// The API server's address, CA file and token, from the kubeconfig.
+    fn api(&self) -> &Api {
+        static API: std::sync::OnceLock<Api> = std::sync::OnceLock::new();
+        API.get_or_init(|| {
+            let config: serde_json::Value = serde_json::from_str(
+                &self.kubectl_ok(&["config", "view", "--raw", "--minify", "-o", "json"], None),
+            )
+            .unwrap();
+            let cluster = &config["clusters"][0]["cluster"];
+            Api {
+                server: cluster["server"].as_str().unwrap().to_owned(),
+                ca: cluster["certificate-authority"]
+                    .as_str()
+                    .expect("the kubeconfig names its CA file")
+                    .to_owned(),
+                token: config["users"][0]["user"]["token"]
+                    .as_str()
+                    .expect("the kubeconfig holds a token")
+                    .to_owned(),
+            }
+        })
+    }
+
+    /// Waits until the ClusterRole aggregation controller has caught up:
+    /// every ClusterRole with an `aggregationRule` holds exactly the rules
+    /// of the other ClusterRoles its selectors match (the controller's
+    /// union), chains and cycles included. Fails after [`WAIT`].
+    pub fn wait_aggregated(&self) {
+        let start = std::time::Instant::now();
+        loop {
+            let roles: serde_json::Value = serde_json::from_str(
+                &self.kubectl_ok(&["get", "clusterroles", "-o", "json"], None),
+            )
+            .unwrap();
+            let behind = behind_aggregation(roles["items"].as_array().unwrap());
+            if behind.is_empty() {
+                return;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "the ClusterRole aggregation controller did not aggregate {behind:?} within {WAIT:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// The server's version, `v1.35.4`.
+    pub fn version(&self) -> String {
+        let version: serde_json::Value =
+            serde_json::from_str(&self.kubectl_ok(&["version", "-o", "json"], None)).unwrap();
+        version["serverVersion"]["gitVersion"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+}
+
+/// The lines of kubectl's standard error that carry a warning of the
+/// server (`Warning: …`).
+pub fn warnings(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("Warning:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The CRDs and Namespaces of `objects`, and a Namespace for every other
+/// namespace they name (but the cluster's own).
+fn first_stage(objects: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let mut first: Vec<serde_json::Value> = objects
+        .iter()
+        .filter(|o| o["kind"] == "CustomResourceDefinition" || o["kind"] == "Namespace")
+        .cloned()
+        .collect();
+    let mut named: Vec<&str> = objects
+        .iter()
+        .filter_map(|o| o["metadata"]["namespace"].as_str())
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    for namespace in named {
+        let declared = first
+            .iter()
+            .any(|o| o["kind"] == "Namespace" && o["metadata"]["name"] == namespace);
+        if !declared && !matches!(namespace, "default" | "kube-system" | "kube-public") {
+            first.push(serde_json::json!({
+                "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace},
+            }));
+        }
+    }
+    first
+}
+
+/// Whether `labels` match a label selector (`matchLabels` and
+/// `matchExpressions`; an empty selector matches everything).
+pub fn selects(selector: &serde_json::Value, labels: &serde_json::Value) -> bool {
+    let label = |key: &str| labels.get(key).and_then(serde_json::Value::as_str);
+    let by_labels = selector["matchLabels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| label(k) == v.as_str());
+    let by_expressions = selector["matchExpressions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .all(|e| {
+            let key = e["key"].as_str().unwrap_or_default();
+            let values: Vec<&str> = e["values"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(serde_json::Value::as_str)
+                .collect();
+            match e["operator"].as_str().unwrap_or_default() {
+                "In" => label(key).is_some_and(|v| values.contains(&v)),
+                "NotIn" => label(key).is_none_or(|v| !values.contains(&v)),
+                "Exists" => label(key).is_some(),
+                "DoesNotExist" => label(key).is_none(),
+                _ => false,
+            }
+        });
+    by_labels && by_expressions
+}
+
+/// The aggregated ClusterRoles whose rules are not yet the union of the
+/// rules of the other ClusterRoles their selectors match.
+fn behind_aggregation(roles: &[serde_json::Value]) -> Vec<String> {
+    let rules = |role: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        role["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let mut behind = Vec::new();
+    for role in roles {
+        let Some(selectors) = role["aggregationRule"]["clusterRoleSelectors"].as_array() else {
+            continue;
+        };
+        let name = &role["metadata"]["name"];
+        let mut want = std::collections::BTreeSet::new();
+        for other in roles.iter().filter(|o| &o["metadata"]["name"] != name) {
+            let labels = &other["metadata"]["labels"];
+            if selectors.iter().any(|s| selects(s, labels)) {
+                want.extend(rules(other));
+            }
+        }
+        if rules(role) != want {
+            behind.push(name.as_str().unwrap_or_default().to_owned());
+        }
+    }
+    behind
 }
