@@ -7,6 +7,7 @@
 //! semantic diff ([`diff`]) and the GitOps output directory ([`output`]).
 //! Nothing here uses the chart or the command line (`src/layers.rs`).
 
+pub mod cluster;
 pub mod diff;
 pub mod emit;
 pub mod files;
