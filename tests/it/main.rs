@@ -12,6 +12,7 @@ mod diff;
 mod explain;
 mod fuzz;
 mod harness;
+mod live_diff;
 mod helm;
 mod hostile_values;
 mod integrations;

@@ -257,10 +257,29 @@ pub fn release_selector(local: &[Manifest]) -> Option<String> {
     ))
 }
 
+/// Whether a controller made the object, not whoever applied the release:
+/// it has an owner (a Deployment's ReplicaSets, which copy its pod
+/// template's labels), or a Kubernetes controller's own `managed-by` label
+/// (`endpoints.kubernetes.io/managed-by` on the Endpoints the endpoints
+/// controller makes for a Service, copying its labels). GitOps tools leave
+/// both out of a prune.
+pub fn made_by_controller(metadata: &::kube::core::ObjectMeta) -> bool {
+    let owned = metadata
+        .owner_references
+        .as_ref()
+        .is_some_and(|owners| !owners.is_empty());
+    let controller_label = metadata.labels.as_ref().is_some_and(|labels| {
+        labels.keys().any(|key| {
+            key != MANAGED_BY.0
+                && (key.ends_with(".kubernetes.io/managed-by") || key.ends_with(".k8s.io/managed-by"))
+        })
+    });
+    owned || controller_label
+}
+
 /// The release's objects in the cluster that the local side lacks: every
 /// served, listable resource type listed with [`release_selector`];
-/// objects a controller made (with an owner) left out, as GitOps tools
-/// leave them out of a prune.
+/// objects a controller made ([`made_by_controller`]) left out.
 async fn release_objects(
     connection: &Connection,
     discovery: &Discovery,
@@ -311,11 +330,7 @@ async fn release_objects(
                 Err(e) => return Err(unreachable(connection, e)),
             };
             for object in list.items {
-                let owned = object
-                    .metadata
-                    .owner_references
-                    .as_ref()
-                    .is_some_and(|owners| !owners.is_empty());
+                let owned = made_by_controller(&object.metadata);
                 // The same object served by two groups (events) counts once.
                 let uid = object.metadata.uid.clone().unwrap_or_default();
                 let name = object.metadata.name.clone().unwrap_or_default();
