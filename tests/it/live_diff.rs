@@ -60,7 +60,11 @@ fn an_unreachable_server_is_one_clear_error() {
     ] {
         let run = with_kubeconfig(&kubeconfig, &args);
         assert_clear_error(&run, &["context `nowhere`", "https://127.0.0.1:1"]);
-        assert!(run.stderr.contains("Connection refused"), "{}", run.transcript());
+        assert!(
+            run.stderr.contains("Connection refused"),
+            "{}",
+            run.transcript()
+        );
     }
 }
 
@@ -285,7 +289,13 @@ fn a_diff_against_the_live_cluster_reads_what_the_server_holds() {
 
     // An object nobody labelled is none of the release's.
     server.kubectl_ok(
-        &["create", "configmap", "unlabelled", "-n", "buildkit-operator"],
+        &[
+            "create",
+            "configmap",
+            "unlabelled",
+            "-n",
+            "buildkit-operator",
+        ],
         None,
     );
     let same = diff("out/dev/release", &["--exit-code"]);
@@ -322,6 +332,73 @@ fn a_diff_against_the_live_cluster_reads_what_the_server_holds() {
     assert_eq!(before, after, "a diff wrote to the cluster");
     assert!(!before.is_empty());
 
+    // A dry run the server rejects is a refused impact in its words, and
+    // the object compared as written; one it cannot do (no namespace) is
+    // a note. A Secret's values, live or local, are never shown.
+    server.kubectl_ok(
+        &[
+            "create",
+            "secret",
+            "generic",
+            "token",
+            "-n",
+            "buildkit-operator",
+            "--from-literal=password=live-secret-value",
+        ],
+        None,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("objects.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1
+kind: Service
+metadata: {name: broken, namespace: buildkit-operator}
+spec:
+  type: Bogus
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: elsewhere, namespace: no-such-namespace}
+data: {a: '1'}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: token, namespace: buildkit-operator}
+stringData: {password: local-secret-value}
+",
+    )
+    .unwrap();
+    let refused = diff(file.to_str().unwrap(), &["--fail-on", "refused"]);
+    assert_eq!(refused.code, 1, "{}", refused.transcript());
+    assert!(
+        refused.stdout.contains(
+            "refused     Service buildkit-operator/broken: the server rejects it: Service \"broken\" is invalid: spec.type: Unsupported value: \"Bogus\""
+        ),
+        "{}",
+        refused.transcript()
+    );
+    assert!(
+        refused.stderr.contains(
+            "note: ConfigMap no-such-namespace/elsewhere: not dry-run, compared as written: namespaces \"no-such-namespace\" not found"
+        ),
+        "{}",
+        refused.transcript()
+    );
+    assert!(refused.stdout.contains("~ Secret buildkit-operator/token"));
+    assert!(refused.stdout.contains("data.password"));
+    for secret in ["live-secret-value", "local-secret-value"] {
+        use base64_free::encode;
+        for shown in [secret.to_owned(), encode(secret)] {
+            assert!(
+                !refused.stdout.contains(&shown) && !refused.stderr.contains(&shown),
+                "{}",
+                refused.transcript()
+            );
+        }
+    }
+
     // A change made in the cluster is one field change.
     server.kubectl_ok(
         &[
@@ -346,6 +423,53 @@ fn a_diff_against_the_live_cluster_reads_what_the_server_holds() {
     assert_eq!(scaled["added"], serde_json::json!([]));
     assert_eq!(scaled["removed"], serde_json::json!([]));
 
+    // Credentials the server refuses, a certificate nobody vouches for:
+    // one error naming the context and the server.
+    let server_url = server
+        .kubectl_ok(
+            &[
+                "config",
+                "view",
+                "-o",
+                "jsonpath={.clusters[0].cluster.server}",
+            ],
+            None,
+        )
+        .trim()
+        .to_owned();
+    for (context, trust, why) in [
+        (
+            "intruder",
+            "insecure-skip-tls-verify: true",
+            "401 Unauthorized",
+        ),
+        ("untrusted", "tls-server-name: localhost", "UnknownIssuer"),
+    ] {
+        let config = dir.path().join(context);
+        std::fs::write(
+            &config,
+            format!(
+                "apiVersion: v1
+kind: Config
+current-context: {context}
+clusters:
+- name: c
+  cluster: {{server: '{server_url}', {trust}}}
+contexts:
+- name: {context}
+  context: {{cluster: c, user: u}}
+users:
+- name: u
+  user: {{token: not-a-real-token}}
+"
+            ),
+        )
+        .unwrap();
+        let run = with_kubeconfig(&config, &["diff", "cluster:", "out/dev/release"]);
+        assert_clear_error(&run, &[&format!("context `{context}`"), &server_url]);
+        assert!(run.stderr.contains(why), "{}", run.transcript());
+    }
+
     // An object the local side no longer has is removed.
     let dir = tempfile::tempdir().unwrap();
     let local = dev_without_gateway_service(dir.path());
@@ -355,4 +479,36 @@ fn a_diff_against_the_live_cluster_reads_what_the_server_holds() {
         removed["removed"],
         serde_json::json!(["Service buildkit-operator/buildkit-gateway"])
     );
+}
+
+/// Base64 as Kubernetes writes a Secret's data, for the assertion that it
+/// is never shown.
+mod base64_free {
+    pub fn encode(text: &str) -> String {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let bytes = text.as_bytes();
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn encodes_as_base64() {
+        assert_eq!(encode("password"), "cGFzc3dvcmQ=");
+        assert_eq!(encode("ab"), "YWI=");
+        assert_eq!(encode("abc"), "YWJj");
+    }
 }

@@ -76,10 +76,19 @@ async fn discover(connection: &Connection) -> Result<Discovery, ClusterError> {
 /// A failure that is not the server's answer about one object: the
 /// connection, TLS, credentials, a time-out.
 fn unreachable(connection: &Connection, error: ::kube::Error) -> ClusterError {
+    let source: Box<dyn std::error::Error + Send + Sync> = match error {
+        // The server's own words, not the client's debug form of them.
+        ::kube::Error::Api(status) => format!(
+            "the server answered {} {}: {}",
+            status.code, status.reason, status.message
+        )
+        .into(),
+        other => Box::new(other),
+    };
     ClusterError::Unreachable {
         context: connection.context.clone(),
         server: connection.server.clone(),
-        source: Box::new(error),
+        source,
     }
 }
 
@@ -271,7 +280,8 @@ pub fn made_by_controller(metadata: &::kube::core::ObjectMeta) -> bool {
     let controller_label = metadata.labels.as_ref().is_some_and(|labels| {
         labels.keys().any(|key| {
             key != MANAGED_BY.0
-                && (key.ends_with(".kubernetes.io/managed-by") || key.ends_with(".k8s.io/managed-by"))
+                && (key.ends_with(".kubernetes.io/managed-by")
+                    || key.ends_with(".k8s.io/managed-by"))
         })
     });
     owned || controller_label
