@@ -29,8 +29,11 @@ pub struct Connection {
 /// The kubeconfig files kubectl reads: those `KUBECONFIG` lists (split as
 /// the platform splits paths; empty entries and missing files skipped),
 /// or `$HOME/.kube/config` when it lists none.
-fn kubeconfig_paths() -> Vec<PathBuf> {
-    let listed: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+fn kubeconfig_paths(
+    kubeconfig: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Vec<PathBuf> {
+    let listed: Vec<PathBuf> = kubeconfig
         .map(|value| {
             std::env::split_paths(&value)
                 .filter(|p| !p.as_os_str().is_empty())
@@ -38,7 +41,7 @@ fn kubeconfig_paths() -> Vec<PathBuf> {
         })
         .unwrap_or_default();
     if listed.is_empty() {
-        return std::env::var_os("HOME")
+        return home
             .map(|home| PathBuf::from(home).join(".kube").join("config"))
             .into_iter()
             .collect();
@@ -48,8 +51,7 @@ fn kubeconfig_paths() -> Vec<PathBuf> {
 
 /// The kubeconfig files merged, the first to set a value winning (as
 /// kubectl merges them).
-fn read_kubeconfig() -> Result<Kubeconfig, ClusterError> {
-    let paths = kubeconfig_paths();
+fn read_kubeconfig(paths: &[PathBuf]) -> Result<Kubeconfig, ClusterError> {
     let existing: Vec<&PathBuf> = paths.iter().filter(|p| p.is_file()).collect();
     if existing.is_empty() {
         return Err(ClusterError::NoKubeconfig {
@@ -101,7 +103,8 @@ fn choose_context(
 /// A client for the context `wanted` (or the current one), every request
 /// bounded in time. Nothing is sent yet.
 pub async fn connect(wanted: Option<&str>) -> Result<Connection, ClusterError> {
-    let kubeconfig = read_kubeconfig()?;
+    let paths = kubeconfig_paths(std::env::var_os("KUBECONFIG"), std::env::var_os("HOME"));
+    let kubeconfig = read_kubeconfig(&paths)?;
     let (context, server) = choose_context(&kubeconfig, wanted)?;
     let options = KubeConfigOptions {
         context: Some(context.clone()),
@@ -172,6 +175,47 @@ users:
         assert_eq!(
             error.to_string(),
             "no context `staging` in the kubeconfig (its contexts: dev, prod)"
+        );
+    }
+
+    #[test]
+    fn kubeconfig_files_merge_as_kubectl_merges_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("first");
+        let second = dir.path().join("second");
+        std::fs::write(
+            &first,
+            "apiVersion: v1\nkind: Config\ncurrent-context: prod\n",
+        )
+        .unwrap();
+        std::fs::write(&second, TWO).unwrap();
+        let list = std::env::join_paths([&first, &dir.path().join("missing"), &second]).unwrap();
+        let paths = kubeconfig_paths(Some(list), Some("/home/x".into()));
+        assert_eq!(paths.len(), 3);
+        // A missing file is skipped; the first file to set the current
+        // context wins; the contexts come from the second.
+        let merged = read_kubeconfig(&paths).unwrap();
+        assert_eq!(
+            choose_context(&merged, None).unwrap(),
+            ("prod".to_owned(), "https://prod.example:443".to_owned())
+        );
+    }
+
+    #[test]
+    fn without_kubeconfig_the_home_file() {
+        assert_eq!(
+            kubeconfig_paths(None, Some("/home/x".into())),
+            [PathBuf::from("/home/x/.kube/config")]
+        );
+        assert_eq!(
+            kubeconfig_paths(Some("".into()), Some("/home/x".into())),
+            [PathBuf::from("/home/x/.kube/config")]
+        );
+        assert!(kubeconfig_paths(None, None).is_empty());
+        let error = read_kubeconfig(&[PathBuf::from("/nonexistent/kubeconfig")]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "no kubeconfig: looked at /nonexistent/kubeconfig"
         );
     }
 

@@ -366,3 +366,41 @@ async fn release_objects(
     }
     Ok(found)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metadata(json: serde_json::Value) -> ::kube::core::ObjectMeta {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn what_a_controller_made_is_not_the_release() {
+        let applied = metadata(serde_json::json!({
+            "name": "gateway",
+            "labels": {"app.kubernetes.io/managed-by": "chartgen", "app.kubernetes.io/instance": "buildkit"}
+        }));
+        assert!(!made_by_controller(&applied));
+        let replica_set = metadata(serde_json::json!({
+            "name": "gateway-5d4f",
+            "labels": {"app.kubernetes.io/managed-by": "chartgen"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "gateway", "uid": "1"}]
+        }));
+        assert!(made_by_controller(&replica_set));
+        let endpoints = metadata(serde_json::json!({
+            "name": "gateway",
+            "labels": {
+                "app.kubernetes.io/managed-by": "chartgen",
+                "endpoints.kubernetes.io/managed-by": "endpoint-controller"
+            }
+        }));
+        assert!(made_by_controller(&endpoints));
+        // Another tool's own managed-by label is no Kubernetes controller's.
+        let other = metadata(serde_json::json!({
+            "name": "x",
+            "labels": {"example.com/managed-by": "someone"}
+        }));
+        assert!(!made_by_controller(&other));
+    }
+}
