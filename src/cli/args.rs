@@ -127,7 +127,12 @@ pub enum Command {
     /// selfLink, the last-applied annotation) are left out. A dry run the
     /// server refuses compares the object as written, with a note; one it
     /// rejects as invalid or forbidden is a `refused` impact. A local path
-    /// named `cluster:…` wins (write ./cluster:… in any case for a file).
+    /// named `cluster:…` wins (write ./cluster:… in any case for a file);
+    /// `cluster:` comes before REV:PATH (for a branch named cluster, write
+    /// refs/heads/cluster:PATH). A cluster that cannot be read (no
+    /// kubeconfig, unknown context, unreachable, TLS or credentials
+    /// refused) is an error naming the context and server, exit 2. See
+    /// docs/diff.md.
     #[command(after_help = examples::DIFF)]
     Diff(DiffArgs),
     /// Print a shell's completion script for chartgen on stdout.

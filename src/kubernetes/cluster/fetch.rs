@@ -47,14 +47,50 @@ pub async fn read(connection: &Connection, local: &[Manifest]) -> Result<Reading
         refusals: Vec::new(),
         notes: Vec::new(),
     };
-    for manifest in local {
-        let (live, applied) = one_object(connection, &discovery, manifest, &mut reading).await?;
-        reading.live.extend(live);
-        reading.applied.push(applied);
+    let jobs = local
+        .iter()
+        .map(|manifest| run(job(connection, &discovery, manifest)))
+        .collect();
+    for found in bounded(jobs).await {
+        let found = found.map_err(|e| unreachable(connection, e))?;
+        reading.live.extend(found.live);
+        reading.applied.push(found.applied);
+        reading.refusals.extend(found.refusal);
+        reading.notes.extend(found.note);
     }
     let extra = release_objects(connection, &discovery, local, &mut reading.notes).await?;
     reading.live.extend(extra);
     Ok(reading)
+}
+
+/// How many requests run at once: a remote cluster answers each after a
+/// round trip, and one at a time would wait for every one in turn.
+const IN_FLIGHT: usize = 8;
+
+/// Runs `tasks` on the runtime, at most [`IN_FLIGHT`] at once; their
+/// results in the order given.
+async fn bounded<T, F>(tasks: Vec<F>) -> Vec<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    let mut results: Vec<Option<T>> = std::iter::repeat_with(|| None).take(tasks.len()).collect();
+    let mut running = tokio::task::JoinSet::new();
+    let mut pending = tasks.into_iter().enumerate();
+    loop {
+        while running.len() < IN_FLIGHT {
+            let Some((index, task)) = pending.next() else {
+                break;
+            };
+            running.spawn(async move { (index, task.await) });
+        }
+        match running.join_next().await {
+            Some(Ok((index, result))) => results[index] = Some(result),
+            Some(Err(error)) => std::panic::resume_unwind(error.into_panic()),
+            None => break,
+        }
+    }
+    results.into_iter().flatten().collect()
 }
 
 /// The API's resource types: aggregated discovery (two requests), or the
@@ -92,53 +128,107 @@ fn unreachable(connection: &Connection, error: ::kube::Error) -> ClusterError {
     }
 }
 
-/// The live object and the dry run's answer for one local object (the
-/// local object itself where the server refused, with a [`Refusal`]).
-async fn one_object(
-    connection: &Connection,
-    discovery: &Discovery,
-    manifest: &Manifest,
-    reading: &mut Reading,
-) -> Result<(Option<Json>, Json), ClusterError> {
-    let id = &manifest.id;
+/// One local object's requests, owned so that it runs beside others.
+struct Job {
+    id: ObjectId,
+    /// The object as written, without a namespace for a cluster-scoped
+    /// type (the server refuses one that differs from the request's).
+    written: Json,
+    /// The API to read the live object by (its type at the object's
+    /// version, or, where that version is not served, at its group's
+    /// preferred one), and that type.
+    read: Option<(Api<DynamicObject>, ApiResource)>,
+    /// Where the object's version is not served: why it is not dry-run.
+    unserved: Option<Refusal>,
+}
+
+/// What one [`Job`] found.
+struct Found {
+    live: Option<Json>,
+    applied: Json,
+    refusal: Option<Refusal>,
+    note: Option<String>,
+}
+
+/// The requests for one local object, resolved against discovery.
+fn job(connection: &Connection, discovery: &Discovery, manifest: &Manifest) -> Job {
+    let id = manifest.id.clone();
     let mut written = manifest.node.to_json();
     let served = discovery.resolve_gvk(&GroupVersionKind::gvk(&id.group, &id.version, &id.kind));
-    let Some((resource, capabilities)) = served else {
-        reading.refusals.push(Refusal {
-            object: id.to_string(),
-            message: format!(
-                "the server serves no {} {} (is its CustomResourceDefinition installed?)",
-                api_version(id),
-                id.kind
-            ),
-            rejected: false,
-        });
-        // The kind may be served under another version of its group.
-        let live = match discovery
+    let unserved = served.is_none().then(|| Refusal {
+        object: id.to_string(),
+        message: format!(
+            "the server serves no {} {} (is its CustomResourceDefinition installed?)",
+            api_version(&id),
+            id.kind
+        ),
+        rejected: false,
+    });
+    // Where the version is not served, the kind may be under another one.
+    let resolved = served.or_else(|| {
+        discovery
             .get(&id.group)
             .and_then(|group| group.recommended_kind(&id.kind))
-        {
-            Some((resource, capabilities)) => {
-                let api = api_for(connection, &resource, &capabilities, id);
-                get(connection, &api, &resource, id, reading).await?
-            }
-            None => None,
-        };
-        strip::server_fields(&mut written);
-        return Ok((live, written));
-    };
-    let api = api_for(connection, &resource, &capabilities, id);
-    let live = get(connection, &api, &resource, id, reading).await?;
-    if capabilities.scope == Scope::Cluster
+    });
+    if resolved
+        .as_ref()
+        .is_some_and(|(_, capabilities)| capabilities.scope == Scope::Cluster)
         && let Some(metadata) = written.get_mut("metadata").and_then(Json::as_object_mut)
     {
-        // A cluster-scoped object has no namespace; the server refuses one
-        // that differs from the request's.
         metadata.remove("namespace");
     }
+    let read = resolved.map(|(resource, capabilities)| {
+        (api_for(connection, &resource, &capabilities, &id), resource)
+    });
+    Job {
+        id,
+        written,
+        read,
+        unserved,
+    }
+}
+
+/// The live object and the dry run's answer for one local object (the
+/// local object itself where the server refused, with a [`Refusal`]);
+/// an error only for a failure that is no answer about the object.
+async fn run(job: Job) -> Result<Found, ::kube::Error> {
+    let Job {
+        id,
+        mut written,
+        read,
+        unserved,
+    } = job;
+    let mut note = None;
+    let live = match &read {
+        Some((api, resource)) => match api.get_opt(&id.name).await {
+            Ok(object) => object.map(|object| {
+                let mut json = typed(object, resource);
+                strip::server_fields(&mut json);
+                json
+            }),
+            Err(::kube::Error::Api(status)) => {
+                note = Some(format!(
+                    "{id}: cannot read the live object, compared as absent: {}",
+                    status.message
+                ));
+                None
+            }
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
+    let (Some((api, resource)), None) = (&read, &unserved) else {
+        strip::server_fields(&mut written);
+        return Ok(Found {
+            live,
+            applied: written,
+            refusal: unserved,
+            note,
+        });
+    };
     let params = PatchParams::apply(FIELD_MANAGER).force().dry_run();
-    let mut applied = match api.patch(&id.name, &params, &Patch::Apply(&written)).await {
-        Ok(object) => typed(object, &resource),
+    let (mut applied, refusal) = match api.patch(&id.name, &params, &Patch::Apply(&written)).await {
+        Ok(object) => (typed(object, resource), None),
         Err(::kube::Error::Api(status)) => {
             // A message about a Secret may quote its values.
             let message = if crate::secret::could_be_secret_kind(written.get("kind")) {
@@ -146,17 +236,22 @@ async fn one_object(
             } else {
                 status.message.clone()
             };
-            reading.refusals.push(Refusal {
+            let refusal = Refusal {
                 object: id.to_string(),
                 rejected: rejects(status.code, &status.message),
                 message,
-            });
-            written
+            };
+            (written, Some(refusal))
         }
-        Err(e) => return Err(unreachable(connection, e)),
+        Err(e) => return Err(e),
     };
     strip::server_fields(&mut applied);
-    Ok((live, applied))
+    Ok(Found {
+        live,
+        applied,
+        refusal,
+        note,
+    })
 }
 
 /// Whether a refused dry run means the apply itself fails: the object is
@@ -198,32 +293,6 @@ fn api_for(
             resource,
         ),
         Scope::Cluster => Api::all_with(connection.client.clone(), resource),
-    }
-}
-
-/// The live object, stripped; `None` when there is none, or (with a note)
-/// when the server does not let the user read it.
-async fn get(
-    connection: &Connection,
-    api: &Api<DynamicObject>,
-    resource: &ApiResource,
-    id: &ObjectId,
-    reading: &mut Reading,
-) -> Result<Option<Json>, ClusterError> {
-    match api.get_opt(&id.name).await {
-        Ok(object) => Ok(object.map(|object| {
-            let mut json = typed(object, resource);
-            strip::server_fields(&mut json);
-            json
-        })),
-        Err(::kube::Error::Api(status)) => {
-            reading.notes.push(format!(
-                "{id}: cannot read the live object, compared as absent: {}",
-                status.message
-            ));
-            Ok(None)
-        }
-        Err(e) => Err(unreachable(connection, e)),
     }
 }
 
@@ -322,46 +391,50 @@ async fn release_objects(
     let mut seen = BTreeSet::new();
     let mut found = Vec::new();
     let params = ListParams::default().labels(&selector);
-    for group in discovery.groups() {
-        for (resource, capabilities) in group.recommended_resources() {
-            if !capabilities.supports_operation(verbs::LIST) {
+    let lists = discovery
+        .groups()
+        .flat_map(|group| group.recommended_resources())
+        .filter(|(_, capabilities)| capabilities.supports_operation(verbs::LIST))
+        .map(|(resource, capabilities)| {
+            let api: Api<DynamicObject> = Api::all_with(connection.client.clone(), &resource);
+            let params = params.clone();
+            async move { (resource, capabilities, api.list(&params).await) }
+        })
+        .collect();
+    for (resource, capabilities, list) in bounded(lists).await {
+        let list = match list {
+            Ok(list) => list,
+            Err(::kube::Error::Api(status)) => {
+                notes.push(format!(
+                    "cannot list {} ({}): removed objects of that kind are not looked for",
+                    resource.plural, status.message
+                ));
                 continue;
             }
-            let api: Api<DynamicObject> = Api::all_with(connection.client.clone(), &resource);
-            let list = match api.list(&params).await {
-                Ok(list) => list,
-                Err(::kube::Error::Api(status)) => {
-                    notes.push(format!(
-                        "cannot list {} ({}): removed objects of that kind are not looked for",
-                        resource.plural, status.message
-                    ));
-                    continue;
-                }
-                Err(e) => return Err(unreachable(connection, e)),
+            Err(e) => return Err(unreachable(connection, e)),
+        };
+        for object in list.items {
+            let owned = made_by_controller(&object.metadata);
+            // The same object served by two groups (events) counts once.
+            let uid = object.metadata.uid.clone().unwrap_or_default();
+            let name = object.metadata.name.clone().unwrap_or_default();
+            let namespace = object.metadata.namespace.clone();
+            let key = (
+                resource.group.as_str(),
+                resource.kind.as_str(),
+                namespace.as_deref(),
+                name.as_str(),
+            );
+            let local = match capabilities.scope {
+                Scope::Namespaced => known.contains(&key),
+                Scope::Cluster => known_anywhere.contains(&(key.0, key.1, key.3)),
             };
-            for object in list.items {
-                let owned = made_by_controller(&object.metadata);
-                // The same object served by two groups (events) counts once.
-                let uid = object.metadata.uid.clone().unwrap_or_default();
-                let name = object.metadata.name.clone().unwrap_or_default();
-                let namespace = object.metadata.namespace.clone();
-                let key = (
-                    resource.group.as_str(),
-                    resource.kind.as_str(),
-                    namespace.as_deref(),
-                    name.as_str(),
-                );
-                let local = match capabilities.scope {
-                    Scope::Namespaced => known.contains(&key),
-                    Scope::Cluster => known_anywhere.contains(&(key.0, key.1, key.3)),
-                };
-                if owned || local || (!uid.is_empty() && !seen.insert(uid)) {
-                    continue;
-                }
-                let mut json = typed(object, &resource);
-                strip::server_fields(&mut json);
-                found.push(json);
+            if owned || local || (!uid.is_empty() && !seen.insert(uid)) {
+                continue;
             }
+            let mut json = typed(object, &resource);
+            strip::server_fields(&mut json);
+            found.push(json);
         }
     }
     Ok(found)
@@ -373,6 +446,33 @@ mod tests {
 
     fn metadata(json: serde_json::Value) -> ::kube::core::ObjectMeta {
         serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn requests_run_side_by_side_bounded_and_answer_in_order() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let tasks: Vec<_> = (0..20u64)
+            .map(|i| {
+                let (now, most) = (now.clone(), most.clone());
+                async move {
+                    let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(running, Ordering::SeqCst);
+                    // Later tasks finish first.
+                    tokio::time::sleep(std::time::Duration::from_millis(20 - i)).await;
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    i
+                }
+            })
+            .collect();
+        let results = runtime.block_on(bounded(tasks));
+        assert_eq!(results, (0..20).collect::<Vec<_>>());
+        assert_eq!(most.load(Ordering::SeqCst), IN_FLIGHT);
     }
 
     #[test]

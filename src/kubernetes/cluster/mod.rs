@@ -17,8 +17,8 @@
 //! [`ManifestSet`]s, so [`crate::diff::diff_sets`] compares them as it
 //! compares two folders.
 //!
-//! The requests run on a current-thread tokio runtime, one at a time;
-//! each is bounded in time ([`connect::REQUEST_TIMEOUT`]).
+//! The requests run on a current-thread tokio runtime, up to eight at
+//! once; each is bounded in time ([`connect::REQUEST_TIMEOUT`]).
 
 mod connect;
 mod fetch;
