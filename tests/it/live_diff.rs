@@ -367,6 +367,11 @@ apiVersion: v1
 kind: Secret
 metadata: {name: token, namespace: buildkit-operator}
 stringData: {password: local-secret-value}
+---
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: no-crd}
+spec: {rules: []}
 ",
     )
     .unwrap();
@@ -386,6 +391,14 @@ stringData: {password: local-secret-value}
         "{}",
         refused.transcript()
     );
+    assert!(
+        refused.stderr.contains(
+            "note: ClusterPolicy no-crd: not dry-run, compared as written: the server serves no kyverno.io/v1 ClusterPolicy (is its CustomResourceDefinition installed?)"
+        ),
+        "{}",
+        refused.transcript()
+    );
+    assert!(refused.stdout.contains("+ ClusterPolicy no-crd"));
     assert!(refused.stdout.contains("~ Secret buildkit-operator/token"));
     assert!(refused.stdout.contains("data.password"));
     for secret in ["live-secret-value", "local-secret-value"] {
