@@ -483,6 +483,89 @@ users:
         assert!(run.stderr.contains(why), "{}", run.transcript());
     }
 
+    // A user who may read but not patch: every object compared as
+    // written, each with a note, and no refused impact (the apply is not
+    // what failed).
+    server.kubectl_ok(
+        &[
+            "create",
+            "serviceaccount",
+            "reader",
+            "-n",
+            "buildkit-operator",
+        ],
+        None,
+    );
+    server.kubectl_ok(
+        &[
+            "create",
+            "clusterrolebinding",
+            "live-diff-reader",
+            "--clusterrole=view",
+            "--serviceaccount=buildkit-operator:reader",
+        ],
+        None,
+    );
+    // Labelled so that the next reset removes it.
+    server.kubectl_ok(
+        &[
+            "label",
+            "clusterrolebinding",
+            "live-diff-reader",
+            "app.kubernetes.io/managed-by=chartgen",
+        ],
+        None,
+    );
+    let token = server.kubectl_ok(
+        &["create", "token", "reader", "-n", "buildkit-operator"],
+        None,
+    );
+    let reader = dir.path().join("reader");
+    std::fs::write(
+        &reader,
+        format!(
+            "apiVersion: v1
+kind: Config
+current-context: reader
+clusters:
+- name: c
+  cluster: {{server: '{server_url}', insecure-skip-tls-verify: true}}
+contexts:
+- name: reader
+  context: {{cluster: c, user: reader}}
+users:
+- name: reader
+  user: {{token: '{}'}}
+",
+            token.trim()
+        ),
+    )
+    .unwrap();
+    let read_only = with_kubeconfig(
+        &reader,
+        &["diff", "cluster:", "out/dev/release", "--output", "json"],
+    );
+    assert_eq!(read_only.code, 0, "{}", read_only.transcript());
+    assert!(
+        read_only.stderr.contains(
+            "note: Deployment buildkit-operator/buildkit-gateway: not dry-run, compared as written: deployments.apps \"buildkit-gateway\" is forbidden: User \"system:serviceaccount:buildkit-operator:reader\" cannot patch resource \"deployments\""
+        ),
+        "{}",
+        read_only.transcript()
+    );
+    // Compared as written, the fields the server filled in differ (and
+    // chartgen's own reading may find a refused change in them, such as a
+    // Service's allocated clusterIP), but the server rejected nothing.
+    let read_only = json(&read_only);
+    assert!(
+        read_only["impact"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|impact| impact["class"] != "rejected"),
+        "{read_only:#}"
+    );
+
     // An object the local side no longer has is removed.
     let dir = tempfile::tempdir().unwrap();
     let local = dev_without_gateway_service(dir.path());
