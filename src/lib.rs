@@ -33,6 +33,6 @@ pub use chart::{
 };
 pub use cli::{commands, report};
 pub use kubernetes::{
-    diff, emit, files, input, kube, manifest, names, output, pod_security, quantity, rbac,
+    cluster, diff, emit, files, input, kube, manifest, names, output, pod_security, quantity, rbac,
     scheduling, secret, yaml,
 };

@@ -111,6 +111,28 @@ pub enum Command {
     /// a colon. Objects match by group, kind, namespace and name (or as
     /// --map says); named list items by name. Secret values are shown only
     /// as hashes.
+    ///
+    /// One side may be a live cluster: `cluster:` (the kubeconfig's current
+    /// context) or `cluster:CONTEXT`, the kubeconfig read as kubectl reads
+    /// it (KUBECONFIG, else ~/.kube/config). As `kubectl diff
+    /// --server-side`, read-only: for each object of the other side, the
+    /// live object (get) against what the server would make of the local
+    /// one (server-side apply with dryRun=All, field manager chartgen:
+    /// defaults filled in, admission run, nothing stored); the release's
+    /// objects in the cluster that the local side lacks (labelled
+    /// app.kubernetes.io/managed-by=chartgen with a local
+    /// app.kubernetes.io/instance value; found by listing every served
+    /// type) are removed. Fields the server manages (status,
+    /// managedFields, resourceVersion, uid, creationTimestamp, generation,
+    /// selfLink, the last-applied annotation) are left out. A dry run the
+    /// server refuses compares the object as written, with a note; one it
+    /// rejects as invalid or forbidden is a `refused` impact. A local path
+    /// named `cluster:…` wins (write ./cluster:… in any case for a file);
+    /// `cluster:` comes before REV:PATH (for a branch named cluster, write
+    /// refs/heads/cluster:PATH). A cluster that cannot be read (no
+    /// kubeconfig, unknown context, unreachable, TLS or credentials
+    /// refused) is an error naming the context and server, exit 2. See
+    /// docs/diff.md.
     #[command(after_help = examples::DIFF)]
     Diff(DiffArgs),
     /// Print a shell's completion script for chartgen on stdout.
@@ -317,10 +339,12 @@ pub enum DocsTopic {
 /// The two sides of `diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The old manifests: a directory, a file, a pipe, -, or REV:PATH.
+    /// The old manifests: a directory, a file, a pipe, -, REV:PATH, or
+    /// cluster:[CONTEXT].
     #[arg(value_name = "OLD")]
     pub old: String,
-    /// The new manifests: a directory, a file, a pipe, -, or REV:PATH.
+    /// The new manifests: a directory, a file, a pipe, -, REV:PATH, or
+    /// cluster:[CONTEXT].
     #[arg(value_name = "NEW")]
     pub new: String,
     /// Leave a field out of the comparison, such as

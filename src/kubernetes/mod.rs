@@ -4,9 +4,11 @@
 //! Kubernetes' name rules ([`names`]), exact resource quantities
 //! ([`quantity`]), Secrets kept out of every output
 //! ([`secret`]), the API schemas ([`kube`]), effective RBAC ([`rbac`]), the
-//! semantic diff ([`diff`]) and the GitOps output directory ([`output`]).
+//! semantic diff ([`diff`]), a live cluster as one of its sides
+//! ([`cluster`]) and the GitOps output directory ([`output`]).
 //! Nothing here uses the chart or the command line (`src/layers.rs`).
 
+pub mod cluster;
 pub mod diff;
 pub mod emit;
 pub mod files;

@@ -19,6 +19,7 @@ mod helm;
 mod hostile_values;
 mod integrations;
 mod kube_schemas;
+mod live_diff;
 mod output;
 mod outputs;
 mod pod_security;

@@ -1,6 +1,7 @@
 //! `chartgen diff`: what changes between two sets of manifests.
 
 use crate::cli::{DiffArgs, FailOn, Format};
+use crate::cluster::{self, Target};
 use crate::diff::matching::{self, Map};
 use crate::diff::{self, Ignore, Level, Style};
 use crate::error::Error;
@@ -24,10 +25,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         .map(|text| Map::parse(text))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|reason| Error::Usage { reason })?;
-    // One budget for both sides: together they are this command's input.
-    let mut budget = input::Budget::default();
-    let mut old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
-    let mut new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
+    let (mut old, mut new, names) = read_sides(args)?;
     if args.ignore_helm {
         matching::strip_helm(&mut old.manifests, &mut new.manifests);
     }
@@ -35,17 +33,23 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         matching::rename(&mut old.manifests, &maps).map_err(|reason| Error::Usage { reason })?;
     let mut difference = diff::diff_sets(
         diff::Side {
-            path: old.read_at(&args.old),
+            path: names.old.as_deref().unwrap_or(old.read_at(&args.old)),
             set: &old,
         },
         diff::Side {
-            path: new.read_at(&args.new),
+            path: names.new.as_deref().unwrap_or(new.read_at(&args.new)),
             set: &new,
         },
         &ignore,
         crate::rbac::defaults::version(&args.kube_version),
     );
     matching::finish(&mut difference, &renames);
+    for refusal in names.rejected {
+        difference.reject(
+            refusal.object,
+            format!("the server rejects it: {}", refusal.message),
+        );
+    }
     notes(&renames, &difference);
     let text = match args.output {
         Format::Text => diff::render_text(&difference, Style::when(super::colour())),
@@ -62,6 +66,68 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     };
     super::leave_to_exit((old, new, difference, text));
     Ok(exit)
+}
+
+/// The names of a cluster side (`cluster:CONTEXT`), and the dry runs the
+/// server rejected, which the impact summary lists.
+#[derive(Default)]
+struct Names {
+    old: Option<String>,
+    new: Option<String>,
+    rejected: Vec<cluster::Refusal>,
+}
+
+/// Reads both sides. A side written `cluster:` or `cluster:CONTEXT` is the
+/// live cluster, read for the objects of the other side, which becomes
+/// what the server would make of each object ([`cluster::read`]); notes
+/// on stderr say what could not be dry-run or looked at.
+fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::ManifestSet, Names)> {
+    let (old_cluster, new_cluster) = (Target::of_side(&args.old), Target::of_side(&args.new));
+    // One budget for both sides: together they are this command's input.
+    let mut budget = input::Budget::default();
+    let (target, local_arg, cluster_is_old) = match (old_cluster, new_cluster) {
+        (Some(_), Some(_)) => {
+            return Err(Error::Usage {
+                reason: "only one side of a diff can be a cluster".to_owned(),
+            }
+            .into());
+        }
+        (None, None) => {
+            let old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
+            let new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
+            return Ok((old, new, Names::default()));
+        }
+        (Some(target), None) => (target, &args.new, true),
+        (None, Some(target)) => (target, &args.old, false),
+    };
+    let mut local = input::read_within(std::slice::from_ref(local_arg), &mut budget)?;
+    let live = cluster::read(&target, &mut local)?;
+    for note in &live.notes {
+        crate::terminal::note(&crate::diagnostic::printable(note));
+    }
+    let mut names = Names::default();
+    for refusal in live.refusals {
+        let what = if refusal.rejected {
+            "rejected by the server"
+        } else {
+            "not dry-run"
+        };
+        crate::terminal::note(&format!(
+            "{}: {what}, compared as written: {}",
+            crate::diagnostic::printable(&refusal.object),
+            crate::diagnostic::printable(&refusal.message)
+        ));
+        if refusal.rejected {
+            names.rejected.push(refusal);
+        }
+    }
+    Ok(if cluster_is_old {
+        names.old = Some(live.name);
+        (live.set, local, names)
+    } else {
+        names.new = Some(live.name);
+        (local, live.set, names)
+    })
 }
 
 /// On stderr: the maps that renamed nothing, and the heuristic's

@@ -162,6 +162,20 @@ impl Diff {
         let worst = self.impact.iter().map(|i| i.level).max();
         worst.or((!self.is_empty()).then_some(Level::Change))
     }
+
+    /// Records that the API server rejected a dry-run apply of `object`
+    /// (as `Kind namespace/name`), in the server's words `why`: the apply
+    /// would fail, so it is a [`Level::Refused`] impact.
+    pub fn reject(&mut self, object: String, why: String) {
+        self.impact.push(Impact {
+            level: Level::Refused,
+            class: Class::Rejected,
+            object,
+            from: None,
+            why,
+        });
+        impact::sort(&mut self.impact);
+    }
 }
 
 /// Group, kind, namespace and name.

@@ -18,7 +18,9 @@
 //! - [`workload`]: a new pod template, so the pods are replaced, and why
 //!   (`restart`; DaemonSets with host access called out);
 //! - [`rename`]: an object removed and one added with the same content
-//!   under another name or namespace, shown as one rename (delete + create).
+//!   under another name or namespace, shown as one rename (delete + create);
+//! - `rejected`: against a live cluster, the server's own refusal of a
+//!   dry-run apply (`refused`), added by [`Diff::reject`].
 //!
 //! Every pass is linear in the two sets: objects are looked up by key or
 //! hash, never compared pairwise.
@@ -85,6 +87,9 @@ pub enum Class {
     Restart,
     /// The same object under another name or namespace.
     Rename,
+    /// The API server rejected a dry run of the object (a diff against a
+    /// live cluster): invalid, or forbidden by admission.
+    Rejected,
 }
 
 /// One consequence of applying the new set over the old one.
