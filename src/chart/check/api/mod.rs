@@ -175,7 +175,11 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
                 ));
             }
             label_selector(&spec["selector"], &path, found);
-            selects_template(&spec["selector"], &spec["template"], &path, kind, found);
+            // A Job's generated selector is held to the generated labels
+            // (objects.rs); a manual one to the template's.
+            if kind != "Job" || spec["manualSelector"].as_bool() == Some(true) {
+                selects_template(&spec["selector"], &spec["template"], &path, kind, found);
+            }
         }
         "PodDisruptionBudget" if spec["selector"].is_object() => {
             label_selector(&spec["selector"], &at.clone().key("selector"), found);
@@ -346,7 +350,15 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
         let mut size = 0;
         for (key, value) in map {
             let path = at.clone().key(field).key(key.clone());
-            if let Err(why) = names::qualified_name(key) {
+            // An annotation key is a qualified name whatever its case: the
+            // API server lowercases it before it checks (a label key keeps
+            // its case).
+            let checked = if field == "annotations" {
+                key.to_lowercase()
+            } else {
+                key.clone()
+            };
+            if let Err(why) = names::qualified_name(&checked) {
                 found.push((
                     path.clone(),
                     format!("`{key}` is not a valid {what} key: {why}"),
@@ -416,6 +428,17 @@ fn pod_spec<'a>(
                         ),
                     ));
                 }
+            }
+            // Only a Pod's: a template with one is accepted (its pods are
+            // refused when created, and the image is IMAGE's finding).
+            if owner == "Pod"
+                && let Some(image) = container["image"].as_str()
+                && image != image.trim()
+            {
+                found.push((
+                    path.clone().key("image"),
+                    format!("{image:?} has leading or trailing whitespace"),
+                ));
             }
             one_container(container, &path, &volumes, found);
             pod::container(container, list == "initContainers", &path, found);
@@ -676,6 +699,30 @@ mod tests {
             .collect()
     }
 
+    /// The API server lowercases an annotation key before it checks it,
+    /// not a label key (a real v1.35 server accepts the annotation and
+    /// refuses the label).
+    #[test]
+    fn annotation_keys_are_checked_in_lowercase_label_keys_as_written() {
+        let found = paths(serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "ops",
+                "labels": {"Example.com/app": "x"},
+                "annotations": {"Example.com/App": "x", "Bad_Prefix.com/x": "y"}},
+        }));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with(
+                "metadata.labels.\"Example.com/app\": `Example.com/app` is not a valid label key"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].starts_with("metadata.annotations.\"Bad_Prefix.com/x\""),
+            "{found:#?}"
+        );
+    }
+
     #[test]
     fn a_service_name_must_start_with_a_letter() {
         let found = paths(serde_json::json!({
@@ -931,6 +978,48 @@ mod tests {
                 "spec.template.spec.containers[0].securityContext.seccompProfile.localhostProfile",
                 "spec.template.spec.containers[0].securityContext.appArmorProfile",
             ]
+        );
+    }
+
+    /// A real v1.35 server: without manualSelector a Job's selector is
+    /// accepted when it selects no more than the labels the server
+    /// generates; with it, the selector is required.
+    #[test]
+    fn a_jobs_selector_is_the_generated_one_unless_manual() {
+        let job = |selector: Json, manual: bool| {
+            let mut object = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": "j", "namespace": "ops"},
+                "spec": {"template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"restartPolicy": "Never", "containers": [{"name": "a", "image": "a:1"}]}}}});
+            if !selector.is_null() {
+                object["spec"]["selector"] = selector;
+            }
+            if manual {
+                object["spec"]["manualSelector"] = true.into();
+            }
+            at(object)
+        };
+        assert_eq!(job(Json::Null, false), Vec::<String>::new());
+        assert_eq!(job(serde_json::json!({}), false), Vec::<String>::new());
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"job-name": "j"}}), false),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"app": "web"}}), false),
+            ["spec.selector"]
+        );
+        assert_eq!(
+            job(
+                serde_json::json!({"matchLabels": {"controller-uid": "x"}}),
+                false
+            ),
+            ["spec.selector"]
+        );
+        assert_eq!(job(Json::Null, true), ["spec.selector"]);
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"app": "web"}}), true),
+            Vec::<String>::new()
         );
     }
 
@@ -1318,6 +1407,17 @@ mod tests {
                 "subjects[3].apiGroup"
             ]
         );
+        // An empty role reference group is the RBAC group (defaulted, as
+        // for User and Group subjects); another group is not.
+        let binding = |group: &str| {
+            at(
+                serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": "b", "namespace": "ops"}, "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "User", "name": "alice"}]}),
+            )
+        };
+        assert_eq!(binding(""), Vec::<String>::new());
+        assert_eq!(binding("rbac"), ["roleRef.apiGroup"]);
     }
 
     #[test]
@@ -1332,6 +1432,19 @@ mod tests {
             .map(|(p, _)| p.to_string())
             .collect();
         assert_eq!(found, ["spec.template.spec.containers[0].image"]);
+    }
+
+    /// Leading or trailing whitespace in an image: a Pod is refused, a
+    /// template accepted (a real v1.35 server; its pods are refused later).
+    #[test]
+    fn an_image_with_whitespace_is_refused_in_a_pod_only() {
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"},
+            "spec": {"containers": [{"name": "a", "image": " a:1"}]}});
+        assert_eq!(at(pod), ["spec.containers[0].image"]);
+        let template =
+            deployment(serde_json::json!({"containers": [{"name": "a", "image": " a:1"}]}));
+        assert_eq!(at(template), Vec::<String>::new());
     }
 
     #[test]
@@ -1351,7 +1464,6 @@ mod tests {
             [
                 format!("{pod}.ephemeralContainers"),
                 format!("{pod}.containers[1].ports[0].hostPort"),
-                format!("{pod}.containers[0].image"),
                 format!("{pod}.containers[0].resources.limits.gpu"),
             ]
         );

@@ -162,14 +162,6 @@ fn id(value: &Json, at: KeyPath, found: &mut Found) {
 
 /// One container's environment, probes, lifecycle and enumerated fields.
 pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) {
-    if let Some(image) = container["image"].as_str()
-        && image != image.trim()
-    {
-        found.push((
-            at.key("image"),
-            format!("{image:?} has leading or trailing whitespace"),
-        ));
-    }
     for field in ["requests", "limits"] {
         for (name, _) in container["resources"][field]
             .as_object()
@@ -539,12 +531,10 @@ fn handler(handler: &Json, kinds: &[&str], at: &KeyPath, found: &mut Found) {
         at.key("httpGet").key("scheme"),
         found,
     );
+    // As the API server's `IsHTTPHeaderName`: `[-A-Za-z0-9]+`.
     for (i, header) in each(&handler["httpGet"]["httpHeaders"]) {
         if let Some(name) = header["name"].as_str()
-            && (name.is_empty()
-                || !name
-                    .bytes()
-                    .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b)))
+            && (name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
         {
             found.push((
                 at.key("httpGet").key("httpHeaders").index(i).key("name"),
