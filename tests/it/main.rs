@@ -9,6 +9,7 @@ mod compile_fail;
 mod corpus;
 mod cost;
 mod diff;
+mod differential;
 mod explain;
 mod fuzz;
 mod harness;
