@@ -344,10 +344,6 @@ const KNOWN: &[(&str, &str)] = &[
     ),
     // Pod validation the API rule does not model yet.
     (
-        "may not be set for init containers without restartPolicy=Always",
-        "lifecycle hooks on an init container that is no sidecar",
-    ),
-    (
         "hostProcess containers",
         "HostProcess: host network and every container",
     ),
@@ -360,39 +356,8 @@ const KNOWN: &[(&str, &str)] = &[
         "seccomp annotation and field agree",
     ),
     (
-        "must have at most 253 characters and match regex",
-        "sysctl names",
-    ),
-    (
-        "`hostUsers` must be false to use `Unmasked`",
-        "procMount Unmasked needs a user namespace",
-    ),
-    (
-        "Forbidden: when `hostUsers` is false",
-        "host namespaces in a user namespace",
-    ),
-    (
         "cannot be set for a windows pod",
         "Linux-only fields in a Windows pod",
-    ),
-    (
-        "must match `containerPort` when `hostNetwork` is true",
-        "host ports on the host network",
-    ),
-    (
-        "may not be specified when 'hostNetwork' is true",
-        "net sysctls on the host network",
-    ),
-    (
-        "cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
-        "privileged without privilege escalation",
-    ),
-    ("image: Required value", "a container's image is required"),
-    ("spec.containers: Required value", "a pod has a container"),
-    ("subPath: Invalid value", "a mount's subPath is relative"),
-    (
-        "Unsupported value: \"Bogus\": supported values: \"Localhost\"",
-        "seccomp and AppArmor profile types",
     ),
     (
         "may not be set to 'None' for NodePort services",

@@ -533,6 +533,12 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
         let local = profile["localhostProfile"]
             .as_str()
             .is_some_and(|p| !p.is_empty());
+        pod::one_of(
+            &profile["type"],
+            &["Localhost", "RuntimeDefault", "Unconfined"],
+            at.clone().key("type"),
+            found,
+        );
         match profile["type"].as_str() {
             Some("Localhost") if !local => {
                 found.push((at, "type Localhost needs a localhostProfile".to_owned()))
@@ -720,6 +726,66 @@ mod tests {
         assert!(
             found[1].starts_with("metadata.annotations.\"Bad_Prefix.com/x\""),
             "{found:#?}"
+        );
+    }
+
+    /// Pod validation a real v1.35 server applies, each refused once:
+    /// user namespaces and host namespaces, host-network ports and
+    /// sysctls, sysctl names, privilege escalation with privileged, an
+    /// unmasked /proc, a container without image, an absolute subPath, a
+    /// lifecycle hook on an init container, a profile type; and the same
+    /// pod made valid draws nothing.
+    #[test]
+    fn pod_validation_of_host_and_user_namespaces_and_security_contexts() {
+        let pod = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "namespace": "ops"}, "spec": spec}))
+        };
+        let found = pod(serde_json::json!({
+            "hostUsers": false, "hostPID": true, "hostNetwork": true,
+            "securityContext": {"seccompProfile": {"type": "Bogus"}, "sysctls": [
+                {"name": "net.core.somaxconn", "value": "1"}, {"name": "Kernel.shm", "value": "1"},
+                {"name": "net/ipv4/ip_forward", "value": "1"}]},
+            "initContainers": [{"name": "i", "image": "a:1", "lifecycle": {"postStart": {"exec": {"command": ["x"]}}}}],
+            "containers": [
+                {"name": "a", "image": "a:1", "ports": [{"containerPort": 80, "hostPort": 81}],
+                 "securityContext": {"privileged": true, "allowPrivilegeEscalation": false},
+                 "volumeMounts": [{"name": "v", "mountPath": "/v", "subPath": "../x"}]},
+                {"name": "b", "securityContext": {"procMount": "Unmasked"}}],
+            "volumes": [{"name": "v", "emptyDir": {}}],
+        }));
+        assert_eq!(
+            found,
+            [
+                "spec.securityContext.seccompProfile.type",
+                "spec.hostNetwork",
+                "spec.hostPID",
+                "spec.securityContext.sysctls[0].name",
+                "spec.securityContext.sysctls[1].name",
+                "spec.securityContext.sysctls[2].name",
+                "spec.containers[0].securityContext",
+                "spec.containers[0].volumeMounts[0].subPath",
+                "spec.containers[0].ports[0].hostPort",
+                "spec.containers[1].image",
+                "spec.initContainers[0].lifecycle",
+            ]
+            .map(str::to_owned)
+            .to_vec()
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>(),
+            "{found:#?}"
+        );
+        let valid = pod(serde_json::json!({
+            "hostUsers": false,
+            "securityContext": {"sysctls": [{"name": "net/ipv4/ip_forward", "value": "1"}]},
+            "containers": [{"name": "a", "image": "a:1", "ports": [{"containerPort": 80}],
+                "securityContext": {"procMount": "Unmasked", "allowPrivilegeEscalation": false}}],
+        }));
+        assert_eq!(valid, Vec::<String>::new());
+        assert_eq!(
+            pod(serde_json::json!({"containers": []})),
+            ["spec.containers"]
         );
     }
 
@@ -1026,7 +1092,8 @@ mod tests {
     #[test]
     fn a_selector_is_well_formed_and_selects_its_template() {
         let workload = |kind: &str, selector: Json| {
-            let mut object = deployment(serde_json::json!({"containers": []}));
+            let mut object =
+                deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
             object["kind"] = kind.into();
             object["spec"]["template"]["metadata"]["labels"] =
                 serde_json::json!({"app": "web", "tier": "front"});
@@ -1123,7 +1190,7 @@ mod tests {
         );
         let found = at(serde_json::json!({
             "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
-            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": [], "restartPolicy": "OnFailure"}}},
+            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": [{"name": "a", "image": "a:1"}], "restartPolicy": "OnFailure"}}},
         }));
         assert_eq!(found, ["spec.ttlSecondsAfterFinished"]);
         let found = at(serde_json::json!({
@@ -1248,7 +1315,8 @@ mod tests {
 
     #[test]
     fn strategies_budgets_and_job_selectors() {
-        let mut object = deployment(serde_json::json!({"containers": []}));
+        let mut object =
+            deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
         for (strategy, refused) in [
             (serde_json::json!({"type": "BlueGreen"}), true),
             (
@@ -1299,7 +1367,7 @@ mod tests {
             )
         };
         let job = serde_json::json!({"spec": {"selector": {"matchLabels": {"a": "b"}},
-            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [], "restartPolicy": "Never"}}}});
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "a", "image": "a:1"}], "restartPolicy": "Never"}}}});
         assert_eq!(
             cron(
                 serde_json::json!({"schedule": "TZ=UTC 0 * * *", "timeZone": "Local",

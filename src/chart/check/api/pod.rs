@@ -36,6 +36,7 @@ pub fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
 
 /// The pod spec's own fields checked here.
 pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
+    host_and_users(pod, at, found);
     let allowed = restart_policies(owner);
     // Unset, it is Always, but in a Job's pod, where it is required.
     let policy = pod["restartPolicy"].as_str();
@@ -151,6 +152,159 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     }
 }
 
+/// What the API server's pod validation (`pkg/apis/core/validation`)
+/// refuses among the host namespaces, user namespaces, sysctls and
+/// container security contexts, and the containers a pod must have:
+/// - a pod has a container, and each container an image;
+/// - with `hostUsers: false`, no host network, PID or IPC namespace, and
+///   only there a `procMount: Unmasked`;
+/// - on the host network, a container's host port is 0 or its container
+///   port;
+/// - a sysctl name is dot- or slash-separated segments of `[-_a-z0-9]`
+///   with alphanumeric ends, at most 253 characters; a network sysctl
+///   (`net.*`) not on the host network, an IPC one (`kernel.shm*`,
+///   `kernel.msg*`, `kernel.sem`, `fs.mqueue.*`) not in the host IPC
+///   namespace;
+/// - `allowPrivilegeEscalation: false` neither with `privileged: true` nor
+///   with the capability `CAP_SYS_ADMIN` added;
+/// - a mount's `subPath` relative, without `..`.
+fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
+    let user_namespace = pod["hostUsers"] == false;
+    let host_network = pod["hostNetwork"] == true;
+    if pod["containers"].as_array().is_some_and(Vec::is_empty) {
+        found.push((
+            at.key("containers"),
+            "a pod has at least one container".to_owned(),
+        ));
+    }
+    if user_namespace {
+        for field in ["hostNetwork", "hostPID", "hostIPC"] {
+            if pod[field] == true {
+                found.push((
+                    at.key(field),
+                    format!("{field} cannot be used with hostUsers: false"),
+                ));
+            }
+        }
+    }
+    for (i, sysctl) in each(&pod["securityContext"]["sysctls"]) {
+        let Some(name) = sysctl["name"].as_str() else {
+            continue;
+        };
+        let path = at
+            .key("securityContext")
+            .key("sysctls")
+            .index(i)
+            .key("name");
+        if !sysctl_name(name) {
+            found.push((path, format!("`{name}` is not a sysctl name: segments of lowercase letters, digits, `-` and `_` with a letter or digit at each end, joined by `.` or `/`, at most 253 characters")));
+            continue;
+        }
+        let normal = sysctl_normal(name);
+        let ipc = matches!(
+            normal.as_str(),
+            "kernel.sem"
+                | "kernel.shmall"
+                | "kernel.shmmax"
+                | "kernel.shmmni"
+                | "kernel.shm_rmid_forced"
+                | "kernel.shm"
+                | "kernel.msgmax"
+                | "kernel.msgmnb"
+                | "kernel.msgmni"
+                | "kernel.msg"
+        ) || normal.starts_with("fs.mqueue.");
+        if host_network && normal.starts_with("net.") {
+            found.push((path, format!("the network sysctl `{name}` cannot be set on the host network (hostNetwork: true)")));
+        } else if pod["hostIPC"] == true && ipc {
+            found.push((path, format!("the IPC sysctl `{name}` cannot be set in the host IPC namespace (hostIPC: true)")));
+        }
+    }
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let path = at.key(list).index(c);
+            if container["image"].as_str().is_none_or(str::is_empty) {
+                found.push((path.key("image"), "a container needs an image".to_owned()));
+            }
+            let context = &container["securityContext"];
+            if context["procMount"] == "Unmasked" && !user_namespace {
+                found.push((
+                    path.key("securityContext").key("procMount"),
+                    "procMount Unmasked needs the pod in a user namespace (hostUsers: false)"
+                        .to_owned(),
+                ));
+            }
+            if context["allowPrivilegeEscalation"] == false {
+                if context["privileged"] == true {
+                    found.push((
+                        path.key("securityContext"),
+                        "allowPrivilegeEscalation false with privileged true: a privileged container escalates".to_owned(),
+                    ));
+                }
+                if each(&context["capabilities"]["add"]).any(|(_, c)| c == "CAP_SYS_ADMIN") {
+                    found.push((
+                        path.key("securityContext"),
+                        "allowPrivilegeEscalation false with CAP_SYS_ADMIN added".to_owned(),
+                    ));
+                }
+            }
+            for (m, mount) in each(&container["volumeMounts"]) {
+                if let Some(sub) = mount["subPath"].as_str()
+                    && (sub.starts_with('/') || sub.split('/').any(|part| part == ".."))
+                {
+                    found.push((
+                        path.key("volumeMounts").index(m).key("subPath"),
+                        format!("subPath `{sub}` must be a relative path without `..`"),
+                    ));
+                }
+            }
+            if host_network && list == "containers" {
+                for (p, port) in each(&container["ports"]) {
+                    let host = port["hostPort"].as_i64().unwrap_or(0);
+                    if host != 0 && Some(host) != port["containerPort"].as_i64() {
+                        found.push((
+                            path.key("ports").index(p).key("hostPort"),
+                            format!(
+                                "on the host network a host port is its container port, not {host}"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A sysctl name as the API server reads it: `[a-z0-9]([-_a-z0-9]*[a-z0-9])?`
+/// segments joined by `.` or `/`, at most 253 characters.
+fn sysctl_name(name: &str) -> bool {
+    name.len() <= 253
+        && name.split(['.', '/']).all(|segment| {
+            let bytes = segment.as_bytes();
+            let end = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+            bytes.first().is_some_and(end)
+                && bytes.last().is_some_and(end)
+                && bytes.iter().all(|b| end(b) || *b == b'-' || *b == b'_')
+        })
+}
+
+/// A sysctl name with `.` separators: a name whose first separator is `/`
+/// has its `.` and `/` swapped (`net/ipv4/ip_forward` is
+/// `net.ipv4.ip_forward`), as the kubelet's `NormalizeName`.
+fn sysctl_normal(name: &str) -> String {
+    match name.find(['.', '/']) {
+        Some(i) if name.as_bytes()[i] == b'/' => name
+            .chars()
+            .map(|c| match c {
+                '.' => '/',
+                '/' => '.',
+                c => c,
+            })
+            .collect(),
+        _ => name.to_owned(),
+    }
+}
+
 /// A user or group id: 0..2147483647.
 fn id(value: &Json, at: KeyPath, found: &mut Found) {
     if let Some(number) = value.as_f64()
@@ -212,6 +366,13 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             continue;
         }
         self::probe(value, probe, &path, found);
+    }
+    if init && !sidecar && !container["lifecycle"].is_null() {
+        found.push((
+            at.key("lifecycle"),
+            "an init container that is no sidecar (restartPolicy Always) has no lifecycle hooks"
+                .to_owned(),
+        ));
     }
     for hook in ["postStart", "preStop"] {
         let value = &container["lifecycle"][hook];
