@@ -342,31 +342,6 @@ const KNOWN: &[(&str, &str)] = &[
         "priority admission controller",
         "admission, not validation: out of scope",
     ),
-    // Pod validation the API rule does not model yet.
-    (
-        "hostProcess containers",
-        "HostProcess: host network and every container",
-    ),
-    (
-        "pod hostProcess value must be identical",
-        "HostProcess: pod and container agree",
-    ),
-    (
-        "seccomp type in annotation and field must match",
-        "seccomp annotation and field agree",
-    ),
-    (
-        "cannot be set for a windows pod",
-        "Linux-only fields in a Windows pod",
-    ),
-    (
-        "may not be set to 'None' for NodePort services",
-        "a headless Service is ClusterIP",
-    ),
-    (
-        "duplicate of key present in binaryData",
-        "a ConfigMap key in data and binaryData",
-    ),
     // The schema (K8S) against the server.
     (
         "cannot unmarshal number",

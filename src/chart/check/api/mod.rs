@@ -102,6 +102,15 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
                 &mut found,
             );
         }
+        if let (Some(template), Some(pod)) = (object.pointer(template), object.pointer(spec)) {
+            pod::seccomp_annotations(
+                &template["metadata"],
+                pod,
+                &KeyPath::from_pointer(spec),
+                &mut found,
+            );
+            pod::windows(pod, &KeyPath::from_pointer(spec), &mut found);
+        }
         if let Some(pod) = object.pointer(spec) {
             // A StatefulSet's claim templates are volumes its pods mount.
             let claims = each(&object["spec"]["volumeClaimTemplates"])
@@ -114,9 +123,31 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     if kind == "Service" {
         service(object, &mut found);
     }
+    if kind == "ConfigMap" {
+        config_map(object, &mut found);
+    }
     workload(kind, object, &mut found);
     objects::check(kind, object, &mut found);
     found
+}
+
+/// A ConfigMap's keys: valid, and none in both `data` and `binaryData`.
+fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    for field in ["data", "binaryData"] {
+        for key in object[field]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            let at = KeyPath::root().key(field).key(key.clone());
+            if let Err(why) = pod::config_key(key) {
+                found.push((at, format!("`{key}` is not a ConfigMap key: {why}")));
+            } else if field == "data" && !object["binaryData"][key.as_str()].is_null() {
+                found.push((at, format!("`{key}` is in data and in binaryData")));
+            }
+        }
+    }
 }
 
 /// The counts of a workload's spec the API server wants non-negative, and
@@ -638,6 +669,15 @@ fn plain(value: &Json) -> String {
 /// A Service's port names (DNS-1123 labels, required and unique when there
 /// is more than one port) and named target ports (IANA service names).
 fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let spec = &object["spec"];
+    if spec["clusterIP"] == "None"
+        && let Some(kind @ ("NodePort" | "LoadBalancer")) = spec["type"].as_str()
+    {
+        found.push((
+            KeyPath::root().key("spec").key("clusterIP"),
+            format!("a headless Service (clusterIP None) cannot be of type {kind}"),
+        ));
+    }
     let ports = object["spec"]["ports"]
         .as_array()
         .map_or(&[][..], Vec::as_slice);
@@ -787,6 +827,52 @@ mod tests {
             pod(serde_json::json!({"containers": []})),
             ["spec.containers"]
         );
+    }
+
+    /// Windows and HostProcess pods, seccomp annotations against fields, a
+    /// headless NodePort Service and a ConfigMap key twice, as a real
+    /// v1.35 server refuses them.
+    #[test]
+    fn windows_host_process_seccomp_annotations_services_and_config_maps() {
+        let found = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops",
+                "annotations": {"seccomp.security.alpha.kubernetes.io/pod": "unconfined",
+                                "container.seccomp.security.alpha.kubernetes.io/b": "localhost/x.json"}},
+            "spec": {"os": {"name": "windows"}, "hostPID": true,
+                "securityContext": {"seccompProfile": {"type": "RuntimeDefault"},
+                                    "windowsOptions": {"hostProcess": true}},
+                "containers": [
+                    {"name": "a", "image": "a:1", "securityContext": {"privileged": false,
+                        "windowsOptions": {"hostProcess": false}}},
+                    {"name": "b", "image": "b:1", "securityContext": {
+                        "seccompProfile": {"type": "Localhost", "localhostProfile": "x.json"}}}]}}));
+        assert_eq!(
+            found,
+            [
+                "spec.securityContext.seccompProfile.type",
+                "spec.hostPID",
+                "spec.securityContext.seccompProfile",
+                "spec.containers[0].securityContext.privileged",
+                "spec.containers[1].securityContext.seccompProfile",
+                "spec.containers[0].securityContext.windowsOptions.hostProcess",
+                "spec",
+                "spec.hostNetwork",
+            ],
+            "{found:#?}"
+        );
+        let host_process = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"},
+            "spec": {"hostNetwork": true, "securityContext": {"windowsOptions": {"hostProcess": true}},
+                "containers": [{"name": "a", "image": "a:1"}]}}));
+        assert_eq!(host_process, Vec::<String>::new());
+        let service = at(serde_json::json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s", "namespace": "ops"},
+            "spec": {"type": "NodePort", "clusterIP": "None", "ports": [{"port": 80}]}}));
+        assert_eq!(service, ["spec.clusterIP"]);
+        let config = at(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "ops"},
+            "data": {"k": "v", "..x": "v"}, "binaryData": {"k": "dg=="}}));
+        assert_eq!(config, ["data.k", "data.\"..x\""]);
     }
 
     #[test]

@@ -275,6 +275,148 @@ fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
     }
 }
 
+/// What the API server refuses in a Windows pod (`spec.os.name:
+/// windows`: the Linux-only fields, each a finding) and in HostProcess
+/// pods (any pod: a container is HostProcess by its own
+/// `windowsOptions.hostProcess` or else the pod's; the two agree where both
+/// are set; one HostProcess container makes every container one, and the
+/// pod on the host network).
+pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
+    let pod_context = &pod["securityContext"];
+    if pod["os"]["name"] == "windows" {
+        let forbidden = |field: &str| format!("{field} cannot be set for a Windows pod");
+        for field in ["hostUsers", "shareProcessNamespace"] {
+            if !pod[field].is_null() {
+                found.push((at.key(field), forbidden(field)));
+            }
+        }
+        for field in ["hostPID", "hostIPC"] {
+            if pod[field] == true {
+                found.push((at.key(field), forbidden(field)));
+            }
+        }
+        for field in [
+            "appArmorProfile",
+            "seLinuxOptions",
+            "seccompProfile",
+            "fsGroup",
+            "fsGroupChangePolicy",
+            "sysctls",
+            "runAsUser",
+            "runAsGroup",
+            "supplementalGroups",
+            "supplementalGroupsPolicy",
+            "seLinuxChangePolicy",
+        ] {
+            if !pod_context[field].is_null() {
+                found.push((at.key("securityContext").key(field), forbidden(field)));
+            }
+        }
+        for list in ["initContainers", "containers", "ephemeralContainers"] {
+            for (c, container) in each(&pod[list]) {
+                let context = &container["securityContext"];
+                for field in [
+                    "appArmorProfile",
+                    "seLinuxOptions",
+                    "seccompProfile",
+                    "capabilities",
+                    "readOnlyRootFilesystem",
+                    "privileged",
+                    "allowPrivilegeEscalation",
+                    "procMount",
+                    "runAsUser",
+                    "runAsGroup",
+                ] {
+                    if !context[field].is_null() {
+                        found.push((
+                            at.key(list).index(c).key("securityContext").key(field),
+                            forbidden(field),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let pod_host = pod_context["windowsOptions"]["hostProcess"].as_bool();
+    let (mut all, mut host) = (0, 0);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            all += 1;
+            let own = container["securityContext"]["windowsOptions"]["hostProcess"].as_bool();
+            if let (Some(p), Some(o)) = (pod_host, own)
+                && p != o
+            {
+                found.push((
+                    at.key(list).index(c).key("securityContext").key("windowsOptions").key("hostProcess"),
+                    format!("hostProcess {o} differs from the pod's {p}; where both are set they are equal"),
+                ));
+            }
+            if own.or(pod_host) == Some(true) {
+                host += 1;
+            }
+        }
+    }
+    if host > 0 && host != all {
+        found.push((
+            at.clone(),
+            "a pod with a HostProcess container has only HostProcess containers".to_owned(),
+        ));
+    }
+    if host > 0 && pod["hostNetwork"] != true {
+        found.push((
+            at.key("hostNetwork"),
+            "a pod with HostProcess containers is on the host network (hostNetwork: true)"
+                .to_owned(),
+        ));
+    }
+}
+
+/// A pod's (or template's) seccomp annotations against its fields: where
+/// both are set they name the same profile (`runtime/default` or
+/// `docker/default` for `RuntimeDefault`, `unconfined`, `localhost/<p>` for
+/// `Localhost` with profile `<p>`).
+pub fn seccomp_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Found) {
+    let annotations = &metadata["annotations"];
+    let mut pairs = vec![(
+        annotations["seccomp.security.alpha.kubernetes.io/pod"].as_str(),
+        &pod["securityContext"]["seccompProfile"],
+        at.key("securityContext").key("seccompProfile"),
+    )];
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let name = container["name"].as_str().unwrap_or_default();
+            let key = format!("container.seccomp.security.alpha.kubernetes.io/{name}");
+            pairs.push((
+                annotations[key.as_str()].as_str(),
+                &container["securityContext"]["seccompProfile"],
+                at.key(list)
+                    .index(c)
+                    .key("securityContext")
+                    .key("seccompProfile"),
+            ));
+        }
+    }
+    for (annotation, field, path) in pairs {
+        let (Some(annotation), Some(kind)) = (annotation, field["type"].as_str()) else {
+            continue;
+        };
+        let matches = match kind {
+            "Unconfined" => annotation == "unconfined",
+            "RuntimeDefault" => annotation == "runtime/default" || annotation == "docker/default",
+            "Localhost" => annotation
+                .strip_prefix("localhost/")
+                .is_some_and(|p| field["localhostProfile"] == p),
+            _ => true,
+        };
+        if !matches {
+            found.push((
+                path.key("type"),
+                format!("seccomp {kind} here and `{annotation}` in the annotation; where both are set they match"),
+            ));
+        }
+    }
+}
+
 /// A sysctl name as the API server reads it: `[a-z0-9]([-_a-z0-9]*[a-z0-9])?`
 /// segments joined by `.` or `/`, at most 253 characters.
 fn sysctl_name(name: &str) -> bool {
@@ -586,13 +728,13 @@ fn field_path(field: &str) -> Result<(), String> {
 }
 
 /// A ConfigMap or Secret key: at most 253 of letters, digits, `-`, `_`
-/// and `.`, not `.` or `..`.
+/// and `.`, not `.` and not starting with `..`.
 pub fn config_key(key: &str) -> Result<(), String> {
     if key.is_empty() || key.len() > 253 {
         return Err("a key has 1 to 253 characters".to_owned());
     }
-    if key == "." || key == ".." {
-        return Err("a key is not `.` or `..`".to_owned());
+    if key == "." || key.starts_with("..") {
+        return Err("a key is not `.` and does not start with `..`".to_owned());
     }
     match key
         .chars()
