@@ -179,6 +179,18 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         _ => &[],
     };
     non_negative(spec, &at, counts, found);
+    // A Deployment's progress deadline (600 s unset) exceeds minReadySeconds.
+    if kind == "Deployment"
+        && let Some(ready) = spec["minReadySeconds"].as_i64()
+    {
+        let deadline = spec["progressDeadlineSeconds"].as_i64().unwrap_or(600);
+        if deadline >= 0 && deadline <= ready {
+            found.push((
+                at.clone().key("progressDeadlineSeconds"),
+                format!("progressDeadlineSeconds ({deadline}{}) must be greater than minReadySeconds ({ready})", if spec["progressDeadlineSeconds"].is_null() { ", its default" } else { "" }),
+            ));
+        }
+    }
     if kind == "StatefulSet" {
         for (i, claim) in each(&spec["volumeClaimTemplates"]) {
             let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
@@ -561,9 +573,15 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
     for field in ["seccompProfile", "appArmorProfile"] {
         let profile = &context[field];
         let at = context_at.clone().key(field);
-        let local = profile["localhostProfile"]
-            .as_str()
-            .is_some_and(|p| !p.is_empty());
+        // seccomp takes any relative path (even empty); AppArmor a name,
+        // not empty, not padded with whitespace.
+        let local = profile["localhostProfile"].as_str().is_some_and(|p| {
+            if field == "seccompProfile" {
+                !p.starts_with('/') && !p.split('/').any(|part| part == "..")
+            } else {
+                !p.trim().is_empty() && p.trim() == p
+            }
+        });
         pod::one_of(
             &profile["type"],
             &["Localhost", "RuntimeDefault", "Unconfined"],
@@ -572,7 +590,7 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
         );
         match profile["type"].as_str() {
             Some("Localhost") if !local => {
-                found.push((at, "type Localhost needs a localhostProfile".to_owned()))
+                found.push((at, "type Localhost needs a localhostProfile (seccomp: a relative path without `..`; AppArmor: a name, not padded)".to_owned()))
             }
             Some(other) if other != "Localhost" && !profile["localhostProfile"].is_null() => {
                 found.push((
@@ -628,6 +646,26 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
                 continue;
             }
             let path = at.clone().key(field).key((*resource).to_owned());
+            // Huge pages come in pages: the amount, in whole bytes (rounded
+            // up, as the API server's `Value`), is a multiple of the size.
+            if let Some(size) = resource
+                .strip_prefix("hugepages-")
+                .and_then(|size| Quantity::parse(size).ok())
+                .map(|size| size.nanos())
+                .filter(|size| *size > 0)
+            {
+                let bytes = (value.nanos() + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000;
+                if bytes % size != 0 {
+                    found.push((
+                        path,
+                        format!(
+                            "{} of {resource} is not a whole number of its pages",
+                            plain(shown)
+                        ),
+                    ));
+                    continue;
+                }
+            }
             if whole_units && value.nanos() % 1_000_000_000 != 0 {
                 found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
             } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
@@ -873,6 +911,79 @@ mod tests {
             "metadata": {"name": "c", "namespace": "ops"},
             "data": {"k": "v", "..x": "v"}, "binaryData": {"k": "dg=="}}));
         assert_eq!(config, ["data.k", "data.\"..x\""]);
+    }
+
+    /// A v1.35 server: a Deployment's progress deadline (600 unset) above
+    /// minReadySeconds; a DaemonSet's rolling update with exactly one of
+    /// maxUnavailable (1 unset) and maxSurge (0 unset) non-zero; a seccomp
+    /// Localhost profile may be an empty path, an AppArmor one not.
+    #[test]
+    fn deadlines_daemon_surges_and_localhost_profiles() {
+        let mut d = deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+        d["spec"]["minReadySeconds"] = 600.into();
+        assert_eq!(at(d.clone()), ["spec.progressDeadlineSeconds"]);
+        d["spec"]["progressDeadlineSeconds"] = 601.into();
+        assert_eq!(at(d), Vec::<String>::new());
+        let daemon = |rolling: Json| {
+            let mut d =
+                deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+            d["kind"] = "DaemonSet".into();
+            d["spec"]["updateStrategy"] =
+                serde_json::json!({"type": "RollingUpdate", "rollingUpdate": rolling});
+            at(d)
+        };
+        assert_eq!(
+            daemon(serde_json::json!({"maxSurge": 1})),
+            ["spec.updateStrategy.rollingUpdate.maxSurge"]
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxSurge": 1, "maxUnavailable": 0})),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxUnavailable": 0})),
+            ["spec.updateStrategy.rollingUpdate.maxUnavailable"]
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxUnavailable": "10%"})),
+            Vec::<String>::new()
+        );
+        let profile = |field: &str, local: &str| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"securityContext": { field: {"type": "Localhost", "localhostProfile": local}},
+                    "containers": [{"name": "a", "image": "a:1"}]}}),
+            )
+        };
+        assert_eq!(profile("seccompProfile", ""), Vec::<String>::new());
+        assert_eq!(
+            profile("seccompProfile", "/abs.json"),
+            ["spec.securityContext.seccompProfile"]
+        );
+        assert_eq!(
+            profile("appArmorProfile", ""),
+            ["spec.securityContext.appArmorProfile"]
+        );
+        assert_eq!(
+            profile("appArmorProfile", " p"),
+            ["spec.securityContext.appArmorProfile"]
+        );
+        let pages = |amount: &str| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"containers": [{"name": "a", "image": "a:1", "resources": {
+                    "limits": {"hugepages-2Mi": amount, "memory": "1Gi"}}}]}}),
+            )
+        };
+        assert_eq!(pages("4Mi"), Vec::<String>::new());
+        assert_eq!(
+            pages("1m"),
+            ["spec.containers[0].resources.limits.hugepages-2Mi"]
+        );
+        assert_eq!(
+            pages("3Mi"),
+            ["spec.containers[0].resources.limits.hugepages-2Mi"]
+        );
     }
 
     #[test]

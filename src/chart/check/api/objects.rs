@@ -200,18 +200,43 @@ fn rolling(rolling: &Json, at: &KeyPath, daemon: bool, found: &mut Found) {
         found,
     );
     let surge = int_or_percent(&rolling["maxSurge"], &at.key("maxSurge"), daemon, found);
-    if unavailable.is_some_and(|(n, _)| n == 0) && surge.is_some_and(|(n, _)| n == 0) {
-        found.push((
-            at.key("maxUnavailable"),
-            "maxUnavailable and maxSurge cannot both be 0".to_owned(),
-        ));
+    if !daemon {
+        if unavailable.is_some_and(|(n, _)| n == 0) && surge.is_some_and(|(n, _)| n == 0) {
+            found.push((
+                at.key("maxUnavailable"),
+                "maxUnavailable and maxSurge cannot both be 0".to_owned(),
+            ));
+        }
+        return;
     }
-    // Unset, a Deployment's maxSurge is 25%; a DaemonSet's 0.
-    if daemon && unavailable.is_some_and(|(n, _)| n == 0) && rolling["maxSurge"].is_null() {
-        found.push((
+    // A DaemonSet's: unset, maxUnavailable is 1 and maxSurge 0; exactly one
+    // of them is non-zero (a value that is no amount was said above).
+    let value = |field: &str, given: Option<(u64, bool)>, default: u64| match &rolling[field] {
+        Json::Null => Some(default),
+        _ => given.map(|(n, _)| n),
+    };
+    match (
+        value("maxUnavailable", unavailable, 1),
+        value("maxSurge", surge, 0),
+    ) {
+        (Some(u), Some(s)) if u != 0 && s != 0 => found.push((
+            at.key("maxSurge"),
+            if rolling["maxUnavailable"].is_null() {
+                "maxSurge cannot be set while maxUnavailable is non-zero (its default is 1)"
+                    .to_owned()
+            } else {
+                "maxSurge cannot be set while maxUnavailable is non-zero".to_owned()
+            },
+        )),
+        (Some(0), Some(0)) => found.push((
             at.key("maxUnavailable"),
-            "maxUnavailable cannot be 0 while maxSurge is 0 (its default)".to_owned(),
-        ));
+            if rolling["maxSurge"].is_null() {
+                "maxUnavailable cannot be 0 while maxSurge is 0 (its default)".to_owned()
+            } else {
+                "maxUnavailable and maxSurge cannot both be 0".to_owned()
+            },
+        )),
+        _ => {}
     }
 }
 
