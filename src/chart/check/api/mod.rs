@@ -109,6 +109,13 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
                 &KeyPath::from_pointer(spec),
                 &mut found,
             );
+            pod::apparmor_annotations(
+                &template["metadata"],
+                pod,
+                kind,
+                &KeyPath::from_pointer(spec),
+                &mut found,
+            );
             pod::windows(pod, &KeyPath::from_pointer(spec), &mut found);
         }
         if let Some(pod) = object.pointer(spec) {
@@ -129,6 +136,30 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     workload(kind, object, &mut found);
     objects::check(kind, object, &mut found);
     found
+}
+
+/// A claim's storage request: given, and more than zero (a quantity that
+/// is no quantity is said by `resources`).
+fn claim_storage(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    let storage = &resources["requests"]["storage"];
+    let text = match storage {
+        Json::Null => {
+            found.push((
+                at.clone().key("requests"),
+                "a claim requests storage".to_owned(),
+            ));
+            return;
+        }
+        Json::String(text) => text.clone(),
+        Json::Number(number) => number.to_string(),
+        _ => return,
+    };
+    if Quantity::parse(&text).is_ok_and(|q| q.nanos() == 0) {
+        found.push((
+            at.clone().key("requests").key("storage"),
+            format!("a claim requests more than zero storage, not {text}"),
+        ));
+    }
 }
 
 /// A ConfigMap's keys: valid, and none in both `data` and `binaryData`.
@@ -180,9 +211,8 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
     };
     non_negative(spec, &at, counts, found);
     // A Deployment's progress deadline (600 s unset) exceeds minReadySeconds.
-    if kind == "Deployment"
-        && let Some(ready) = spec["minReadySeconds"].as_i64()
-    {
+    if kind == "Deployment" {
+        let ready = spec["minReadySeconds"].as_i64().unwrap_or(0);
         let deadline = spec["progressDeadlineSeconds"].as_i64().unwrap_or(600);
         if deadline >= 0 && deadline <= ready {
             found.push((
@@ -195,6 +225,11 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         for (i, claim) in each(&spec["volumeClaimTemplates"]) {
             let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
             resources(
+                &claim["spec"]["resources"],
+                &claim_at.key("resources"),
+                found,
+            );
+            claim_storage(
                 &claim["spec"]["resources"],
                 &claim_at.key("resources"),
                 found,
@@ -228,7 +263,8 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
             label_selector(&spec["selector"], &at.clone().key("selector"), found);
         }
         "PersistentVolumeClaim" => {
-            resources(&spec["resources"], &at.clone().key("resources"), found)
+            resources(&spec["resources"], &at.clone().key("resources"), found);
+            claim_storage(&spec["resources"], &at.clone().key("resources"), found);
         }
         "NetworkPolicy" if spec["podSelector"].is_object() => {
             label_selector(&spec["podSelector"], &at.clone().key("podSelector"), found);
@@ -983,6 +1019,73 @@ mod tests {
         assert_eq!(
             pages("3Mi"),
             ["spec.containers[0].resources.limits.hugepages-2Mi"]
+        );
+    }
+
+    /// A third seed against the v1.35 server: AppArmor annotations
+    /// against the profile a container runs with (a template's, not a
+    /// Pod's, where the server copies the annotation first), dnsPolicy
+    /// None with its dnsConfig, a nodePort refused on ClusterIP only, an
+    /// external traffic policy on externally accessible Services only, a
+    /// successThreshold 0 (defaulted to 1), a claim's storage above zero, a
+    /// progress deadline of 0.
+    #[test]
+    fn apparmor_annotations_dns_services_probes_claims_and_deadlines() {
+        let spec = serde_json::json!({"securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "a", "image": "a:1",
+                "livenessProbe": {"exec": {"command": ["x"]}, "successThreshold": 0}}],
+            "dnsPolicy": "None"});
+        let annotations =
+            serde_json::json!({"container.apparmor.security.beta.kubernetes.io/a": "unconfined"});
+        let mut d = deployment(spec.clone());
+        d["spec"]["template"]["metadata"]["annotations"] = annotations.clone();
+        d["spec"]["progressDeadlineSeconds"] = 0.into();
+        assert_eq!(
+            at(d),
+            [
+                "spec.template.spec.securityContext.appArmorProfile",
+                "spec.template.spec.dnsConfig",
+                "spec.progressDeadlineSeconds",
+            ]
+            .map(|p| p.replace(
+                "spec.template.spec.securityContext.appArmorProfile",
+                "spec.template.spec.containers[0].securityContext.appArmorProfile"
+            ))
+        );
+        let pod = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops", "annotations": annotations}, "spec": spec}));
+        assert_eq!(pod, ["spec.dnsConfig"]);
+        let service = |kind: &str, policy: &str| {
+            let mut object = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "ops"},
+                "spec": {"type": kind, "externalName": "db.example.com",
+                    "ports": [{"port": 80, "nodePort": 30080}]}});
+            if !policy.is_empty() {
+                object["spec"]["externalTrafficPolicy"] = policy.into();
+            }
+            at(object)
+        };
+        assert_eq!(service("ExternalName", ""), Vec::<String>::new());
+        assert_eq!(service("ClusterIP", ""), ["spec.ports[0].nodePort"]);
+        assert_eq!(
+            service("ExternalName", "Local"),
+            ["spec.externalTrafficPolicy"]
+        );
+        assert_eq!(service("NodePort", "Local"), Vec::<String>::new());
+        let claim = |resources: Json| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "c", "namespace": "ops"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": resources}}),
+            )
+        };
+        assert_eq!(
+            claim(serde_json::json!({"requests": {"storage": "0"}})),
+            ["spec.resources.requests.storage"]
+        );
+        assert_eq!(claim(serde_json::json!({})), ["spec.resources.requests"]);
+        assert_eq!(
+            claim(serde_json::json!({"requests": {"storage": "1Gi"}})),
+            Vec::<String>::new()
         );
     }
 

@@ -376,14 +376,26 @@ fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
             path.key("protocol"),
             found,
         );
-        if port["nodePort"].as_i64().is_some_and(|n| n != 0)
-            && !matches!(kind, "NodePort" | "LoadBalancer")
-        {
+        // Refused for ClusterIP only (an ExternalName Service's ports are
+        // not read).
+        if port["nodePort"].as_i64().is_some_and(|n| n != 0) && kind == "ClusterIP" {
             found.push((
                 path.key("nodePort"),
                 format!("a nodePort may not be set when the type is {kind}"),
             ));
         }
+    }
+    // Only an externally accessible Service has an external traffic policy.
+    let external = matches!(kind, "NodePort" | "LoadBalancer")
+        || (kind == "ClusterIP" && each(&spec["externalIPs"]).next().is_some());
+    if !external
+        && let Some(policy) = spec["externalTrafficPolicy"].as_str()
+        && !policy.is_empty()
+    {
+        found.push((
+            at.key("externalTrafficPolicy"),
+            format!("externalTrafficPolicy {policy} is for a NodePort or LoadBalancer Service (or one with externalIPs), not {kind}"),
+        ));
     }
     for (field, allowed) in [
         ("sessionAffinity", &["None", "ClientIP"][..]),

@@ -81,6 +81,12 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             format!("{seconds} is not in 1..2147483647"),
         ));
     }
+    if pod["dnsPolicy"] == "None" && pod["dnsConfig"].is_null() {
+        found.push((
+            at.key("dnsConfig"),
+            "dnsPolicy None needs a dnsConfig".to_owned(),
+        ));
+    }
     for (field, allowed) in [
         (
             "dnsPolicy",
@@ -413,6 +419,56 @@ pub fn seccomp_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mu
                 path.key("type"),
                 format!("seccomp {kind} here and `{annotation}` in the annotation; where both are set they match"),
             ));
+        }
+    }
+}
+
+/// A pod's (or template's) AppArmor annotations against the profile each
+/// container runs with (its own field, else the pod's): where both are
+/// set they name the same profile. In a Pod the server first copies an
+/// annotation to a container with no field of its own (1.30+), so there
+/// only a container's own field can disagree; a Windows pod is not checked.
+pub fn apparmor_annotations(
+    metadata: &Json,
+    pod: &Json,
+    owner: &str,
+    at: &KeyPath,
+    found: &mut Found,
+) {
+    if pod["os"]["name"] == "windows" {
+        return;
+    }
+    let pod_profile = &pod["securityContext"]["appArmorProfile"];
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let name = container["name"].as_str().unwrap_or_default();
+            let key = format!("container.apparmor.security.beta.kubernetes.io/{name}");
+            let Some(annotation) = metadata["annotations"][key.as_str()].as_str() else {
+                continue;
+            };
+            let own = &container["securityContext"]["appArmorProfile"];
+            let copied = matches!(annotation, "runtime/default" | "unconfined")
+                || annotation
+                    .strip_prefix("localhost/")
+                    .is_some_and(|p| !p.is_empty() && p.trim() == p);
+            if owner == "Pod" && own.is_null() && copied {
+                continue;
+            }
+            let profile = if own.is_null() { pod_profile } else { own };
+            let matches = match profile["type"].as_str() {
+                Some("Unconfined") => annotation == "unconfined",
+                Some("RuntimeDefault") => annotation == "runtime/default",
+                Some("Localhost") => annotation
+                    .strip_prefix("localhost/")
+                    .is_some_and(|p| profile["localhostProfile"] == p),
+                _ => true,
+            };
+            if !matches {
+                found.push((
+                    at.key(list).index(c).key("securityContext").key("appArmorProfile"),
+                    format!("AppArmor {} for container `{name}` and `{annotation}` in its annotation; where both are set they match", profile["type"].as_str().unwrap_or_default()),
+                ));
+            }
         }
     }
 }
@@ -753,8 +809,7 @@ fn probe(probe: &Json, which: &str, at: &KeyPath, found: &mut Found) {
     handler(probe, &["exec", "httpGet", "tcpSocket", "grpc"], at, found);
     if which != "readinessProbe"
         && let Some(threshold) = probe["successThreshold"].as_i64()
-        && threshold != 1
-        && threshold >= 0
+        && threshold > 1
     {
         found.push((
             at.key("successThreshold"),
