@@ -432,16 +432,17 @@ fn compare_psa(records: &[Json]) -> Tally {
                 .collect();
             let api = rules(&findings, &API_RULES);
             let message = server["message"].as_str().unwrap();
+            // The server judged the workload's pod, created as a Pod: the
+            // rules only a template is held to (an AppArmor annotation
+            // against the pod's profile) were not asked.
+            let api_ok = api.is_empty() || record["kind"] != "Pod";
             let (agrees, expected) = match server["http_status"].as_u64().unwrap() {
-                200..=299 => (
-                    t3.is_empty() && api.is_empty(),
-                    "no T3 or API finding".to_owned(),
-                ),
+                200..=299 => (t3.is_empty() && api_ok, "no T3 or API finding".to_owned()),
                 403 if message.contains("violates PodSecurity") => {
                     let mut reasons = reasons_in_server_message(message);
                     reasons.sort();
                     reasons.dedup();
-                    let agrees = api.is_empty() && chartgen_reasons(&t3) == reasons;
+                    let agrees = api_ok && chartgen_reasons(&t3) == reasons;
                     (agrees, format!("T3 naming {reasons:?}"))
                 }
                 _ => (!api.is_empty(), "an API finding".to_owned()),
