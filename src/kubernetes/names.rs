@@ -9,7 +9,7 @@
 /// At most 63 lowercase letters, digits and `-`, starting and ending with a
 /// letter or digit: namespaces, container, volume and Service port names.
 pub fn dns1123_label(name: &str) -> Result<(), String> {
-    label(name, "DNS-1123 label", |b| b.is_ascii_digit())
+    label(name, "DNS-1123 label", true, |b| b.is_ascii_digit())
 }
 
 /// Whether `name` is a DNS-1123 label.
@@ -20,12 +20,18 @@ pub fn is_dns1123_label(name: &str) -> bool {
 /// A DNS-1123 label that starts with a letter: Service names (the name
 /// becomes a DNS record and an environment variable prefix).
 pub fn dns1035_label(name: &str) -> Result<(), String> {
-    label(name, "DNS-1035 label", |_| false)
+    label(name, "DNS-1035 label", true, |_| false)
 }
 
 /// The rule both labels share; `first_digit` says whether the first
-/// character may be a digit.
-fn label(name: &str, rule: &str, first_digit: impl Fn(&u8) -> bool) -> Result<(), String> {
+/// character may be a digit, `bounded` whether at most 63 characters (a
+/// part of a subdomain has no bound of its own).
+fn label(
+    name: &str,
+    rule: &str,
+    bounded: bool,
+    first_digit: impl Fn(&u8) -> bool,
+) -> Result<(), String> {
     let bytes = name.as_bytes();
     let inner = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
     if bytes.is_empty() {
@@ -33,7 +39,7 @@ fn label(name: &str, rule: &str, first_digit: impl Fn(&u8) -> bool) -> Result<()
             "the name is empty; a {rule} has 1 to 63 characters"
         ));
     }
-    if bytes.len() > 63 {
+    if bounded && bytes.len() > 63 {
         return Err(format!(
             "{} characters; a {rule} has at most 63",
             bytes.len()
@@ -61,7 +67,9 @@ fn label(name: &str, rule: &str, first_digit: impl Fn(&u8) -> bool) -> Result<()
 }
 
 /// DNS-1123 labels joined by `.`, at most 253 characters: the names of most
-/// kinds (Deployments, ConfigMaps, ServiceAccounts, ...).
+/// kinds (Deployments, ConfigMaps, ServiceAccounts, ...). As the API server
+/// reads it (`IsDNS1123Subdomain`, one regular expression over the whole
+/// name), a part may be longer than a label's 63 characters.
 pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
     if name.len() > 253 {
         return Err(format!(
@@ -70,7 +78,7 @@ pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
         ));
     }
     for part in name.split('.') {
-        dns1123_label(part).map_err(|why| {
+        label(part, "DNS-1123 label", false, u8::is_ascii_digit).map_err(|why| {
             format!("a DNS-1123 subdomain is DNS-1123 labels joined by `.`: {why}")
         })?;
     }
@@ -341,6 +349,12 @@ mod tests {
         assert!(dns1123_subdomain(&format!("{}.b", "a".repeat(63))).is_ok());
         assert!(dns1123_subdomain("a..b").is_err());
         assert!(dns1123_subdomain(&"a.".repeat(127)).is_err());
+        // One expression over the whole name: a part of 64 or more is a
+        // valid subdomain (a real API server accepts a ConfigMap so named).
+        assert!(dns1123_subdomain(&"a".repeat(64)).is_ok());
+        assert!(dns1123_subdomain(&format!("{}.b", "a".repeat(200))).is_ok());
+        assert!(dns1123_subdomain(&"a".repeat(254)).is_err());
+        assert!(dns1123_subdomain(&format!("{}-.b", "a".repeat(70))).is_err());
     }
 
     #[test]

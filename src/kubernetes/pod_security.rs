@@ -276,6 +276,136 @@ pub fn evaluate_waiving(
         .collect()
 }
 
+/// A pod as the API server stores it when it creates it, in what Pod
+/// Security reads: a workload's template is judged when its controller
+/// creates the Pod, after the server's defaulting and its pod strategy.
+/// See [`as_created`].
+pub struct Created {
+    metadata: Json,
+    spec: Json,
+    /// The fields the server wrote, each with the field it wrote it from.
+    written: Vec<(KeyPath, KeyPath)>,
+}
+
+impl Created {
+    /// The pod, as [`evaluate`] takes it.
+    pub fn pod(&self) -> Pod<'_> {
+        Pod {
+            metadata: &self.metadata,
+            spec: &self.spec,
+        }
+    }
+
+    /// Where in the pod as written a violation at `path` of the created
+    /// pod comes from: the annotation an AppArmor field was copied from,
+    /// the container port a host port was defaulted from; else `path`.
+    pub fn source(&self, path: &KeyPath) -> KeyPath {
+        self.written
+            .iter()
+            .find(|(at, _)| path.0.starts_with(&at.0))
+            .map_or_else(|| path.clone(), |(_, from)| from.clone())
+    }
+}
+
+/// `pod` as a Kubernetes 1.30+ API server creates it, where that changes
+/// a Pod Security verdict:
+/// - with `hostNetwork: true`, every port of a container or init container
+///   that sets no host port (or 0) gets its container port as host port
+///   (the defaulting of `v1.Pod`), which the Host Ports control then sees;
+/// - on a pod that is not a Windows pod, each container (init, regular,
+///   ephemeral) with no AppArmor field of its own takes the one its
+///   deprecated annotation `container.apparmor.security.beta.kubernetes.io/<name>`
+///   names (`runtime/default`, `unconfined`, `localhost/<profile>`; nothing
+///   for a value that names no valid profile), unless it equals the pod's
+///   (the pod strategy's AppArmor version skew, since 1.30): an
+///   `unconfined` annotation is then refused as a field and an annotation
+///   both.
+pub fn as_created(pod: &Pod<'_>) -> Created {
+    let metadata = pod.metadata.clone();
+    let mut spec = pod.spec.clone();
+    let mut written = Vec::new();
+    if spec["hostNetwork"] == true {
+        for list in ["initContainers", "containers"] {
+            for (i, container) in spec[list].as_array_mut().into_iter().flatten().enumerate() {
+                for (j, port) in container["ports"]
+                    .as_array_mut()
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    let unset = port["hostPort"].is_null() || port["hostPort"] == 0;
+                    if unset && port.is_object() && !port["containerPort"].is_null() {
+                        port["hostPort"] = port["containerPort"].clone();
+                        let at = KeyPath::root()
+                            .key("spec")
+                            .key(list)
+                            .index(i)
+                            .key("ports")
+                            .index(j);
+                        written.push((at.key("hostPort"), at.key("containerPort")));
+                    }
+                }
+            }
+        }
+    }
+    if spec["os"]["name"] != "windows" {
+        let pod_profile = spec["securityContext"]["appArmorProfile"].clone();
+        for list in ["initContainers", "containers", "ephemeralContainers"] {
+            for (i, container) in spec[list].as_array_mut().into_iter().flatten().enumerate() {
+                let Some(name) = container["name"].as_str() else {
+                    continue;
+                };
+                let key = format!("{APPARMOR_ANNOTATION}{name}");
+                let Some(value) = metadata["annotations"][key.as_str()].as_str() else {
+                    continue;
+                };
+                if !container.is_object()
+                    || !container["securityContext"]["appArmorProfile"].is_null()
+                {
+                    continue;
+                }
+                let field = match value {
+                    "runtime/default" => serde_json::json!({"type": "RuntimeDefault"}),
+                    "unconfined" => serde_json::json!({"type": "Unconfined"}),
+                    _ => match value.strip_prefix("localhost/") {
+                        // The field the server derives must be valid: a
+                        // name, not padded, at most PATH_MAX - 1 bytes.
+                        Some(profile)
+                            if !profile.is_empty()
+                                && profile.trim() == profile
+                                && profile.len() <= 4095 =>
+                        {
+                            serde_json::json!({"type": "Localhost", "localhostProfile": profile})
+                        }
+                        _ => continue,
+                    },
+                };
+                if field == pod_profile {
+                    continue;
+                }
+                if !container["securityContext"].is_object() {
+                    container["securityContext"] = serde_json::json!({});
+                }
+                container["securityContext"]["appArmorProfile"] = field;
+                written.push((
+                    KeyPath::root()
+                        .key("spec")
+                        .key(list)
+                        .index(i)
+                        .key("securityContext")
+                        .key("appArmorProfile"),
+                    KeyPath::root().key("metadata").key("annotations").key(key),
+                ));
+            }
+        }
+    }
+    Created {
+        metadata,
+        spec,
+        written,
+    }
+}
+
 /// Where an object carries a pod: the path of its pod template (the node
 /// holding `metadata` and `spec`), and the pod.
 pub struct CarriedPod<'a> {
@@ -1739,6 +1869,60 @@ mod tests {
             "restricted volume types (volumes \"n\", \"x\" use restricted volume types \"nfs\", \"unknown\")"
         );
         assert_eq!(found[0].path.to_string(), "spec.volumes[1].nfs");
+    }
+
+    /// As a real v1.35 server creates the pod: host networking makes
+    /// every container port a host port, and an `unconfined` AppArmor
+    /// annotation becomes the container's field too (two setters, two
+    /// values); a Windows pod and a container with its own field keep
+    /// theirs.
+    #[test]
+    fn a_pod_is_judged_as_the_server_creates_it() {
+        let spec = serde_json::json!({"hostNetwork": true, "containers": [
+            {"name": "a", "ports": [{"containerPort": 8080}, {"containerPort": 9090, "hostPort": 0}]},
+            {"name": "b", "securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}}}]});
+        let meta = serde_json::json!({"annotations": {
+            "container.apparmor.security.beta.kubernetes.io/a": "unconfined",
+            "container.apparmor.security.beta.kubernetes.io/b": "unconfined"}});
+        let pod = Pod {
+            metadata: &meta,
+            spec: &spec,
+        };
+        let created = as_created(&pod);
+        let messages: Vec<String> = evaluate(&created.pod(), Level::Baseline, 35)
+            .iter()
+            .map(Violation::message)
+            .collect();
+        let paths: Vec<String> = evaluate(&created.pod(), Level::Baseline, 35)
+            .iter()
+            .map(|v| created.source(&v.path).to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "metadata.annotations.\"container.apparmor.security.beta.kubernetes.io/a\"",
+                "spec.hostNetwork",
+                "spec.containers[0].ports[0].containerPort",
+            ]
+        );
+        assert_eq!(
+            messages,
+            [
+                "forbidden AppArmor profiles (container \"a\" and annotations must not set AppArmor profile type to \"Unconfined\", \"container.apparmor.security.beta.kubernetes.io/a=\\\"unconfined\\\"\", \"container.apparmor.security.beta.kubernetes.io/b=\\\"unconfined\\\"\")",
+                "host namespaces (hostNetwork=true)",
+                "hostPort (container \"a\" uses hostPorts 8080, 9090)",
+            ]
+        );
+        // Without host networking no port is a host port; a Windows pod's
+        // annotations are not copied.
+        let spec = serde_json::json!({"os": {"name": "windows"}, "containers": [
+            {"name": "a", "ports": [{"containerPort": 8080}]}]});
+        let pod = Pod {
+            metadata: &meta,
+            spec: &spec,
+        };
+        let created = as_created(&pod);
+        assert_eq!(created.pod().spec, &spec);
     }
 
     #[test]

@@ -925,3 +925,31 @@ fn every_built_in_kind_is_validated_against_its_schema() {
     );
     assert_eq!(found.len(), 2, "{found:#?}");
 }
+
+/// An explicit null is the field unset, as the API server reads it (a real
+/// v1.35 server accepts a DaemonSet with `maxSurge: null`): no schema
+/// finding; a wrong type beside it still is one.
+#[test]
+fn an_explicit_null_is_an_unset_field() {
+    let object = "apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: d, namespace: ops}
+spec:
+  selector: {matchLabels: {a: b}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1, maxSurge: null}}
+  template:
+    metadata: {labels: {a: b}}
+    spec:
+      containers: [{name: a, image: \"registry.example.com/a:1\", ports: null}]
+";
+    let run = chartgen_with_stdin(&["check", "-"], Some(object));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let wrong = object.replace("ports: null", "ports: 8080");
+    let run = chartgen_with_stdin(&["check", "-"], Some(&wrong));
+    assert!(
+        run.stdout
+            .contains("K8S DaemonSet ops/d spec.template.spec.containers[0].ports"),
+        "{}",
+        run.transcript()
+    );
+}

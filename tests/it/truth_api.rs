@@ -16,7 +16,12 @@ const API_RULES: [&str; 3] = ["API", "K8S", "KIND"];
 /// answer otherwise than the recorded v1.28 server, with the newer answer.
 /// `env-name-with-space`: RelaxedEnvironmentVariableValidation (on by
 /// default since 1.32, GA in 1.34) allows any printable ASCII but `=`.
-const NEWER: [(&str, &str); 1] = [("env-name-with-space", "accept")];
+/// `cron-tz-in-schedule`: a `TZ=` or `CRON_TZ=` in a new CronJob's
+/// schedule is refused (the v1.35 recording in `recorded/` says so).
+const NEWER: [(&str, &str); 2] = [
+    ("env-name-with-space", "accept"),
+    ("cron-tz-in-schedule", "refuse"),
+];
 
 #[test]
 fn check_refuses_exactly_what_the_api_server_refuses() {

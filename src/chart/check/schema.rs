@@ -16,7 +16,10 @@ pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Optio
     let custom = custom_validators(context, findings, options);
     for index in 0..context.objects.len() {
         let object = &context.objects[index];
-        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(object) {
+        // The API server reads an explicit null as the field unset (its
+        // zero value): `maxSurge: null` is no int-or-string to refuse.
+        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(&without_nulls(object))
+        {
             Some(errors) => errors,
             None => {
                 let key = (
@@ -221,4 +224,19 @@ fn tighten(node: &mut Json, resource: bool) {
     // `allOf`, `anyOf`, `oneOf` and `not` only add value checks to fields the
     // node declares (a structural schema's rule): left as they are, since
     // closing one of them would refuse the node's other fields.
+}
+
+/// `value` with every object member whose value is null left out, at any
+/// depth (array items stay: a null item is an item).
+fn without_nulls(value: &Json) -> Json {
+    match value {
+        Json::Object(map) => Json::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        Json::Array(items) => Json::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
 }

@@ -26,8 +26,16 @@ const FIELDS: [(&str, u32, u32, &[&str]); 5] = [
 
 /// Why the API server refuses `schedule`, if it does; `zone_field` says
 /// whether `spec.timeZone` is set (then no zone may prefix the schedule).
+///
+/// Since Kubernetes 1.27 (and in every version chartgen targets) a new
+/// CronJob whose schedule holds `TZ` anywhere is refused: the zone goes in
+/// `spec.timeZone`. An older CronJob keeps its own on update, which the
+/// manifests do not show; the zone is still read, to say what is wrong.
 pub fn schedule(schedule: &str, zone_field: bool) -> Result<(), String> {
     let mut spec = schedule.trim_start();
+    if schedule.contains("TZ") && !(spec.starts_with("TZ=") || spec.starts_with("CRON_TZ=")) {
+        return Err("a schedule holds no TZ; the API server refuses it in a new CronJob (give the zone in spec.timeZone)".to_owned());
+    }
     if spec.starts_with("TZ=") || spec.starts_with("CRON_TZ=") {
         if zone_field {
             return Err("a time zone in the schedule (TZ= or CRON_TZ=) and spec.timeZone cannot both be set".to_owned());
@@ -38,7 +46,17 @@ pub fn schedule(schedule: &str, zone_field: bool) -> Result<(), String> {
         let zone = &spec[spec.find('=').map_or(0, |e| e + 1)..space];
         time_zone(zone)?;
         spec = spec[space..].trim();
+        schedule_fields(spec)?;
+        return Err(format!(
+            "a time zone in the schedule (`{}`) is refused in a new CronJob since Kubernetes 1.27; give it as spec.timeZone: {zone}",
+            &schedule.trim_start()[..schedule.trim_start().find(' ').unwrap_or(0)]
+        ));
     }
+    schedule_fields(spec)
+}
+
+/// The schedule after any zone: a descriptor or five fields.
+fn schedule_fields(spec: &str) -> Result<(), String> {
     if let Some(descriptor) = spec.strip_prefix('@') {
         return match descriptor {
             "yearly" | "annually" | "monthly" | "weekly" | "daily" | "midnight" | "hourly" => {
@@ -184,11 +202,20 @@ mod tests {
             "5/10 * ? * *",
             "@hourly",
             "@every 1h30m",
-            "TZ=UTC 0 * * * *",
-            "CRON_TZ=Europe/Paris 0 3 * * 0",
         ] {
             assert_eq!(schedule(good, false), Ok(()), "{good}");
         }
+        // A zone in the schedule: refused on create since 1.27 (a real
+        // v1.35 server), the zone itself still read.
+        for zoned in ["TZ=UTC 0 * * * *", "CRON_TZ=Europe/Paris 0 3 * * 0"] {
+            let why = schedule(zoned, false).unwrap_err();
+            assert!(why.contains("spec.timeZone"), "{why}");
+        }
+        assert!(
+            schedule("TZ=Nowhere/City 0 * * * *", false)
+                .unwrap_err()
+                .contains("Nowhere")
+        );
         for bad in [
             "61 * * * *",
             "0 0 * * * *",

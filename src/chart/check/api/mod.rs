@@ -102,6 +102,22 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
                 &mut found,
             );
         }
+        if let (Some(template), Some(pod)) = (object.pointer(template), object.pointer(spec)) {
+            pod::seccomp_annotations(
+                &template["metadata"],
+                pod,
+                &KeyPath::from_pointer(spec),
+                &mut found,
+            );
+            pod::apparmor_annotations(
+                &template["metadata"],
+                pod,
+                kind,
+                &KeyPath::from_pointer(spec),
+                &mut found,
+            );
+            pod::windows(pod, &KeyPath::from_pointer(spec), &mut found);
+        }
         if let Some(pod) = object.pointer(spec) {
             // A StatefulSet's claim templates are volumes its pods mount.
             let claims = each(&object["spec"]["volumeClaimTemplates"])
@@ -114,9 +130,55 @@ fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     if kind == "Service" {
         service(object, &mut found);
     }
+    if kind == "ConfigMap" {
+        config_map(object, &mut found);
+    }
     workload(kind, object, &mut found);
     objects::check(kind, object, &mut found);
     found
+}
+
+/// A claim's storage request: given, and more than zero (a quantity that
+/// is no quantity is said by `resources`).
+fn claim_storage(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    let storage = &resources["requests"]["storage"];
+    let text = match storage {
+        Json::Null => {
+            found.push((
+                at.clone().key("requests"),
+                "a claim requests storage".to_owned(),
+            ));
+            return;
+        }
+        Json::String(text) => text.clone(),
+        Json::Number(number) => number.to_string(),
+        _ => return,
+    };
+    if Quantity::parse(&text).is_ok_and(|q| q.nanos() == 0) {
+        found.push((
+            at.clone().key("requests").key("storage"),
+            format!("a claim requests more than zero storage, not {text}"),
+        ));
+    }
+}
+
+/// A ConfigMap's keys: valid, and none in both `data` and `binaryData`.
+fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    for field in ["data", "binaryData"] {
+        for key in object[field]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            let at = KeyPath::root().key(field).key(key.clone());
+            if let Err(why) = pod::config_key(key) {
+                found.push((at, format!("`{key}` is not a ConfigMap key: {why}")));
+            } else if field == "data" && !object["binaryData"][key.as_str()].is_null() {
+                found.push((at, format!("`{key}` is in data and in binaryData")));
+            }
+        }
+    }
 }
 
 /// The counts of a workload's spec the API server wants non-negative, and
@@ -148,10 +210,26 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         _ => &[],
     };
     non_negative(spec, &at, counts, found);
+    // A Deployment's progress deadline (600 s unset) exceeds minReadySeconds.
+    if kind == "Deployment" {
+        let ready = spec["minReadySeconds"].as_i64().unwrap_or(0);
+        let deadline = spec["progressDeadlineSeconds"].as_i64().unwrap_or(600);
+        if deadline >= 0 && deadline <= ready {
+            found.push((
+                at.clone().key("progressDeadlineSeconds"),
+                format!("progressDeadlineSeconds ({deadline}{}) must be greater than minReadySeconds ({ready})", if spec["progressDeadlineSeconds"].is_null() { ", its default" } else { "" }),
+            ));
+        }
+    }
     if kind == "StatefulSet" {
         for (i, claim) in each(&spec["volumeClaimTemplates"]) {
             let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
             resources(
+                &claim["spec"]["resources"],
+                &claim_at.key("resources"),
+                found,
+            );
+            claim_storage(
                 &claim["spec"]["resources"],
                 &claim_at.key("resources"),
                 found,
@@ -175,13 +253,18 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
                 ));
             }
             label_selector(&spec["selector"], &path, found);
-            selects_template(&spec["selector"], &spec["template"], &path, kind, found);
+            // A Job's generated selector is held to the generated labels
+            // (objects.rs); a manual one to the template's.
+            if kind != "Job" || spec["manualSelector"].as_bool() == Some(true) {
+                selects_template(&spec["selector"], &spec["template"], &path, kind, found);
+            }
         }
         "PodDisruptionBudget" if spec["selector"].is_object() => {
             label_selector(&spec["selector"], &at.clone().key("selector"), found);
         }
         "PersistentVolumeClaim" => {
-            resources(&spec["resources"], &at.clone().key("resources"), found)
+            resources(&spec["resources"], &at.clone().key("resources"), found);
+            claim_storage(&spec["resources"], &at.clone().key("resources"), found);
         }
         "NetworkPolicy" if spec["podSelector"].is_object() => {
             label_selector(&spec["podSelector"], &at.clone().key("podSelector"), found);
@@ -346,7 +429,15 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
         let mut size = 0;
         for (key, value) in map {
             let path = at.clone().key(field).key(key.clone());
-            if let Err(why) = names::qualified_name(key) {
+            // An annotation key is a qualified name whatever its case: the
+            // API server lowercases it before it checks (a label key keeps
+            // its case).
+            let checked = if field == "annotations" {
+                key.to_lowercase()
+            } else {
+                key.clone()
+            };
+            if let Err(why) = names::qualified_name(&checked) {
                 found.push((
                     path.clone(),
                     format!("`{key}` is not a valid {what} key: {why}"),
@@ -416,6 +507,17 @@ fn pod_spec<'a>(
                         ),
                     ));
                 }
+            }
+            // Only a Pod's: a template with one is accepted (its pods are
+            // refused when created, and the image is IMAGE's finding).
+            if owner == "Pod"
+                && let Some(image) = container["image"].as_str()
+                && image != image.trim()
+            {
+                found.push((
+                    path.clone().key("image"),
+                    format!("{image:?} has leading or trailing whitespace"),
+                ));
             }
             one_container(container, &path, &volumes, found);
             pod::container(container, list == "initContainers", &path, found);
@@ -507,12 +609,24 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
     for field in ["seccompProfile", "appArmorProfile"] {
         let profile = &context[field];
         let at = context_at.clone().key(field);
-        let local = profile["localhostProfile"]
-            .as_str()
-            .is_some_and(|p| !p.is_empty());
+        // seccomp takes any relative path (even empty); AppArmor a name,
+        // not empty, not padded with whitespace.
+        let local = profile["localhostProfile"].as_str().is_some_and(|p| {
+            if field == "seccompProfile" {
+                !p.starts_with('/') && !p.split('/').any(|part| part == "..")
+            } else {
+                !p.trim().is_empty() && p.trim() == p
+            }
+        });
+        pod::one_of(
+            &profile["type"],
+            &["Localhost", "RuntimeDefault", "Unconfined"],
+            at.clone().key("type"),
+            found,
+        );
         match profile["type"].as_str() {
             Some("Localhost") if !local => {
-                found.push((at, "type Localhost needs a localhostProfile".to_owned()))
+                found.push((at, "type Localhost needs a localhostProfile (seccomp: a relative path without `..`; AppArmor: a name, not padded)".to_owned()))
             }
             Some(other) if other != "Localhost" && !profile["localhostProfile"].is_null() => {
                 found.push((
@@ -568,6 +682,26 @@ fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>)
                 continue;
             }
             let path = at.clone().key(field).key((*resource).to_owned());
+            // Huge pages come in pages: the amount, in whole bytes (rounded
+            // up, as the API server's `Value`), is a multiple of the size.
+            if let Some(size) = resource
+                .strip_prefix("hugepages-")
+                .and_then(|size| Quantity::parse(size).ok())
+                .map(|size| size.nanos())
+                .filter(|size| *size > 0)
+            {
+                let bytes = (value.nanos() + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000;
+                if bytes % size != 0 {
+                    found.push((
+                        path,
+                        format!(
+                            "{} of {resource} is not a whole number of its pages",
+                            plain(shown)
+                        ),
+                    ));
+                    continue;
+                }
+            }
             if whole_units && value.nanos() % 1_000_000_000 != 0 {
                 found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
             } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
@@ -609,6 +743,15 @@ fn plain(value: &Json) -> String {
 /// A Service's port names (DNS-1123 labels, required and unique when there
 /// is more than one port) and named target ports (IANA service names).
 fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let spec = &object["spec"];
+    if spec["clusterIP"] == "None"
+        && let Some(kind @ ("NodePort" | "LoadBalancer")) = spec["type"].as_str()
+    {
+        found.push((
+            KeyPath::root().key("spec").key("clusterIP"),
+            format!("a headless Service (clusterIP None) cannot be of type {kind}"),
+        ));
+    }
     let ports = object["spec"]["ports"]
         .as_array()
         .map_or(&[][..], Vec::as_slice);
@@ -674,6 +817,276 @@ mod tests {
             .into_iter()
             .map(|(path, message)| format!("{path}: {message}"))
             .collect()
+    }
+
+    /// The API server lowercases an annotation key before it checks it,
+    /// not a label key (a real v1.35 server accepts the annotation and
+    /// refuses the label).
+    #[test]
+    fn annotation_keys_are_checked_in_lowercase_label_keys_as_written() {
+        let found = paths(serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "ops",
+                "labels": {"Example.com/app": "x"},
+                "annotations": {"Example.com/App": "x", "Bad_Prefix.com/x": "y"}},
+        }));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with(
+                "metadata.labels.\"Example.com/app\": `Example.com/app` is not a valid label key"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].starts_with("metadata.annotations.\"Bad_Prefix.com/x\""),
+            "{found:#?}"
+        );
+    }
+
+    /// Pod validation a real v1.35 server applies, each refused once:
+    /// user namespaces and host namespaces, host-network ports and
+    /// sysctls, sysctl names, privilege escalation with privileged, an
+    /// unmasked /proc, a container without image, an absolute subPath, a
+    /// lifecycle hook on an init container, a profile type; and the same
+    /// pod made valid draws nothing.
+    #[test]
+    fn pod_validation_of_host_and_user_namespaces_and_security_contexts() {
+        let pod = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "namespace": "ops"}, "spec": spec}))
+        };
+        let found = pod(serde_json::json!({
+            "hostUsers": false, "hostPID": true, "hostNetwork": true,
+            "securityContext": {"seccompProfile": {"type": "Bogus"}, "sysctls": [
+                {"name": "net.core.somaxconn", "value": "1"}, {"name": "Kernel.shm", "value": "1"},
+                {"name": "net/ipv4/ip_forward", "value": "1"}]},
+            "initContainers": [{"name": "i", "image": "a:1", "lifecycle": {"postStart": {"exec": {"command": ["x"]}}}}],
+            "containers": [
+                {"name": "a", "image": "a:1", "ports": [{"containerPort": 80, "hostPort": 81}],
+                 "securityContext": {"privileged": true, "allowPrivilegeEscalation": false},
+                 "volumeMounts": [{"name": "v", "mountPath": "/v", "subPath": "../x"}]},
+                {"name": "b", "securityContext": {"procMount": "Unmasked"}}],
+            "volumes": [{"name": "v", "emptyDir": {}}],
+        }));
+        assert_eq!(
+            found,
+            [
+                "spec.securityContext.seccompProfile.type",
+                "spec.hostNetwork",
+                "spec.hostPID",
+                "spec.securityContext.sysctls[0].name",
+                "spec.securityContext.sysctls[1].name",
+                "spec.securityContext.sysctls[2].name",
+                "spec.containers[0].securityContext",
+                "spec.containers[0].volumeMounts[0].subPath",
+                "spec.containers[0].ports[0].hostPort",
+                "spec.containers[1].image",
+                "spec.initContainers[0].lifecycle",
+            ]
+            .map(str::to_owned)
+            .to_vec()
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>(),
+            "{found:#?}"
+        );
+        let valid = pod(serde_json::json!({
+            "hostUsers": false,
+            "securityContext": {"sysctls": [{"name": "net/ipv4/ip_forward", "value": "1"}]},
+            "containers": [{"name": "a", "image": "a:1", "ports": [{"containerPort": 80}],
+                "securityContext": {"procMount": "Unmasked", "allowPrivilegeEscalation": false}}],
+        }));
+        assert_eq!(valid, Vec::<String>::new());
+        assert_eq!(
+            pod(serde_json::json!({"containers": []})),
+            ["spec.containers"]
+        );
+    }
+
+    /// Windows and HostProcess pods, seccomp annotations against fields, a
+    /// headless NodePort Service and a ConfigMap key twice, as a real
+    /// v1.35 server refuses them.
+    #[test]
+    fn windows_host_process_seccomp_annotations_services_and_config_maps() {
+        let found = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops",
+                "annotations": {"seccomp.security.alpha.kubernetes.io/pod": "unconfined",
+                                "container.seccomp.security.alpha.kubernetes.io/b": "localhost/x.json"}},
+            "spec": {"os": {"name": "windows"}, "hostPID": true,
+                "securityContext": {"seccompProfile": {"type": "RuntimeDefault"},
+                                    "windowsOptions": {"hostProcess": true}},
+                "containers": [
+                    {"name": "a", "image": "a:1", "securityContext": {"privileged": false,
+                        "windowsOptions": {"hostProcess": false}}},
+                    {"name": "b", "image": "b:1", "securityContext": {
+                        "seccompProfile": {"type": "Localhost", "localhostProfile": "x.json"}}}]}}));
+        assert_eq!(
+            found,
+            [
+                "spec.securityContext.seccompProfile.type",
+                "spec.hostPID",
+                "spec.securityContext.seccompProfile",
+                "spec.containers[0].securityContext.privileged",
+                "spec.containers[1].securityContext.seccompProfile",
+                "spec.containers[0].securityContext.windowsOptions.hostProcess",
+                "spec",
+                "spec.hostNetwork",
+            ],
+            "{found:#?}"
+        );
+        let host_process = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"},
+            "spec": {"hostNetwork": true, "securityContext": {"windowsOptions": {"hostProcess": true}},
+                "containers": [{"name": "a", "image": "a:1"}]}}));
+        assert_eq!(host_process, Vec::<String>::new());
+        let service = at(serde_json::json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s", "namespace": "ops"},
+            "spec": {"type": "NodePort", "clusterIP": "None", "ports": [{"port": 80}]}}));
+        assert_eq!(service, ["spec.clusterIP"]);
+        let config = at(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "ops"},
+            "data": {"k": "v", "..x": "v"}, "binaryData": {"k": "dg=="}}));
+        assert_eq!(config, ["data.k", "data.\"..x\""]);
+    }
+
+    /// A v1.35 server: a Deployment's progress deadline (600 unset) above
+    /// minReadySeconds; a DaemonSet's rolling update with exactly one of
+    /// maxUnavailable (1 unset) and maxSurge (0 unset) non-zero; a seccomp
+    /// Localhost profile may be an empty path, an AppArmor one not.
+    #[test]
+    fn deadlines_daemon_surges_and_localhost_profiles() {
+        let mut d = deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+        d["spec"]["minReadySeconds"] = 600.into();
+        assert_eq!(at(d.clone()), ["spec.progressDeadlineSeconds"]);
+        d["spec"]["progressDeadlineSeconds"] = 601.into();
+        assert_eq!(at(d), Vec::<String>::new());
+        let daemon = |rolling: Json| {
+            let mut d =
+                deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+            d["kind"] = "DaemonSet".into();
+            d["spec"]["updateStrategy"] =
+                serde_json::json!({"type": "RollingUpdate", "rollingUpdate": rolling});
+            at(d)
+        };
+        assert_eq!(
+            daemon(serde_json::json!({"maxSurge": 1})),
+            ["spec.updateStrategy.rollingUpdate.maxSurge"]
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxSurge": 1, "maxUnavailable": 0})),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxUnavailable": 0})),
+            ["spec.updateStrategy.rollingUpdate.maxUnavailable"]
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxUnavailable": "10%"})),
+            Vec::<String>::new()
+        );
+        let profile = |field: &str, local: &str| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"securityContext": { field: {"type": "Localhost", "localhostProfile": local}},
+                    "containers": [{"name": "a", "image": "a:1"}]}}),
+            )
+        };
+        assert_eq!(profile("seccompProfile", ""), Vec::<String>::new());
+        assert_eq!(
+            profile("seccompProfile", "/abs.json"),
+            ["spec.securityContext.seccompProfile"]
+        );
+        assert_eq!(
+            profile("appArmorProfile", ""),
+            ["spec.securityContext.appArmorProfile"]
+        );
+        assert_eq!(
+            profile("appArmorProfile", " p"),
+            ["spec.securityContext.appArmorProfile"]
+        );
+        let pages = |amount: &str| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"containers": [{"name": "a", "image": "a:1", "resources": {
+                    "limits": {"hugepages-2Mi": amount, "memory": "1Gi"}}}]}}),
+            )
+        };
+        assert_eq!(pages("4Mi"), Vec::<String>::new());
+        assert_eq!(
+            pages("1m"),
+            ["spec.containers[0].resources.limits.hugepages-2Mi"]
+        );
+        assert_eq!(
+            pages("3Mi"),
+            ["spec.containers[0].resources.limits.hugepages-2Mi"]
+        );
+    }
+
+    /// A third seed against the v1.35 server: AppArmor annotations
+    /// against the profile a container runs with (a template's, not a
+    /// Pod's, where the server copies the annotation first), dnsPolicy
+    /// None with its dnsConfig, a nodePort refused on ClusterIP only, an
+    /// external traffic policy on externally accessible Services only, a
+    /// successThreshold 0 (defaulted to 1), a claim's storage above zero, a
+    /// progress deadline of 0.
+    #[test]
+    fn apparmor_annotations_dns_services_probes_claims_and_deadlines() {
+        let spec = serde_json::json!({"securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "a", "image": "a:1",
+                "livenessProbe": {"exec": {"command": ["x"]}, "successThreshold": 0}}],
+            "dnsPolicy": "None"});
+        let annotations =
+            serde_json::json!({"container.apparmor.security.beta.kubernetes.io/a": "unconfined"});
+        let mut d = deployment(spec.clone());
+        d["spec"]["template"]["metadata"]["annotations"] = annotations.clone();
+        d["spec"]["progressDeadlineSeconds"] = 0.into();
+        assert_eq!(
+            at(d),
+            [
+                "spec.template.spec.securityContext.appArmorProfile",
+                "spec.template.spec.dnsConfig",
+                "spec.progressDeadlineSeconds",
+            ]
+            .map(|p| p.replace(
+                "spec.template.spec.securityContext.appArmorProfile",
+                "spec.template.spec.containers[0].securityContext.appArmorProfile"
+            ))
+        );
+        let pod = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops", "annotations": annotations}, "spec": spec}));
+        assert_eq!(pod, ["spec.dnsConfig"]);
+        let service = |kind: &str, policy: &str| {
+            let mut object = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "ops"},
+                "spec": {"type": kind, "externalName": "db.example.com",
+                    "ports": [{"port": 80, "nodePort": 30080}]}});
+            if !policy.is_empty() {
+                object["spec"]["externalTrafficPolicy"] = policy.into();
+            }
+            at(object)
+        };
+        assert_eq!(service("ExternalName", ""), Vec::<String>::new());
+        assert_eq!(service("ClusterIP", ""), ["spec.ports[0].nodePort"]);
+        assert_eq!(
+            service("ExternalName", "Local"),
+            ["spec.externalTrafficPolicy"]
+        );
+        assert_eq!(service("NodePort", "Local"), Vec::<String>::new());
+        let claim = |resources: Json| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "c", "namespace": "ops"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": resources}}),
+            )
+        };
+        assert_eq!(
+            claim(serde_json::json!({"requests": {"storage": "0"}})),
+            ["spec.resources.requests.storage"]
+        );
+        assert_eq!(claim(serde_json::json!({})), ["spec.resources.requests"]);
+        assert_eq!(
+            claim(serde_json::json!({"requests": {"storage": "1Gi"}})),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -934,10 +1347,53 @@ mod tests {
         );
     }
 
+    /// A real v1.35 server: without manualSelector a Job's selector is
+    /// accepted when it selects no more than the labels the server
+    /// generates; with it, the selector is required.
+    #[test]
+    fn a_jobs_selector_is_the_generated_one_unless_manual() {
+        let job = |selector: Json, manual: bool| {
+            let mut object = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": "j", "namespace": "ops"},
+                "spec": {"template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"restartPolicy": "Never", "containers": [{"name": "a", "image": "a:1"}]}}}});
+            if !selector.is_null() {
+                object["spec"]["selector"] = selector;
+            }
+            if manual {
+                object["spec"]["manualSelector"] = true.into();
+            }
+            at(object)
+        };
+        assert_eq!(job(Json::Null, false), Vec::<String>::new());
+        assert_eq!(job(serde_json::json!({}), false), Vec::<String>::new());
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"job-name": "j"}}), false),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"app": "web"}}), false),
+            ["spec.selector"]
+        );
+        assert_eq!(
+            job(
+                serde_json::json!({"matchLabels": {"controller-uid": "x"}}),
+                false
+            ),
+            ["spec.selector"]
+        );
+        assert_eq!(job(Json::Null, true), ["spec.selector"]);
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"app": "web"}}), true),
+            Vec::<String>::new()
+        );
+    }
+
     #[test]
     fn a_selector_is_well_formed_and_selects_its_template() {
         let workload = |kind: &str, selector: Json| {
-            let mut object = deployment(serde_json::json!({"containers": []}));
+            let mut object =
+                deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
             object["kind"] = kind.into();
             object["spec"]["template"]["metadata"]["labels"] =
                 serde_json::json!({"app": "web", "tier": "front"});
@@ -1034,7 +1490,7 @@ mod tests {
         );
         let found = at(serde_json::json!({
             "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
-            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": [], "restartPolicy": "OnFailure"}}},
+            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": [{"name": "a", "image": "a:1"}], "restartPolicy": "OnFailure"}}},
         }));
         assert_eq!(found, ["spec.ttlSecondsAfterFinished"]);
         let found = at(serde_json::json!({
@@ -1159,7 +1615,8 @@ mod tests {
 
     #[test]
     fn strategies_budgets_and_job_selectors() {
-        let mut object = deployment(serde_json::json!({"containers": []}));
+        let mut object =
+            deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
         for (strategy, refused) in [
             (serde_json::json!({"type": "BlueGreen"}), true),
             (
@@ -1210,7 +1667,7 @@ mod tests {
             )
         };
         let job = serde_json::json!({"spec": {"selector": {"matchLabels": {"a": "b"}},
-            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [], "restartPolicy": "Never"}}}});
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "a", "image": "a:1"}], "restartPolicy": "Never"}}}});
         assert_eq!(
             cron(
                 serde_json::json!({"schedule": "TZ=UTC 0 * * *", "timeZone": "Local",
@@ -1318,6 +1775,17 @@ mod tests {
                 "subjects[3].apiGroup"
             ]
         );
+        // An empty role reference group is the RBAC group (defaulted, as
+        // for User and Group subjects); another group is not.
+        let binding = |group: &str| {
+            at(
+                serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": "b", "namespace": "ops"}, "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "User", "name": "alice"}]}),
+            )
+        };
+        assert_eq!(binding(""), Vec::<String>::new());
+        assert_eq!(binding("rbac"), ["roleRef.apiGroup"]);
     }
 
     #[test]
@@ -1332,6 +1800,19 @@ mod tests {
             .map(|(p, _)| p.to_string())
             .collect();
         assert_eq!(found, ["spec.template.spec.containers[0].image"]);
+    }
+
+    /// Leading or trailing whitespace in an image: a Pod is refused, a
+    /// template accepted (a real v1.35 server; its pods are refused later).
+    #[test]
+    fn an_image_with_whitespace_is_refused_in_a_pod_only() {
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"},
+            "spec": {"containers": [{"name": "a", "image": " a:1"}]}});
+        assert_eq!(at(pod), ["spec.containers[0].image"]);
+        let template =
+            deployment(serde_json::json!({"containers": [{"name": "a", "image": " a:1"}]}));
+        assert_eq!(at(template), Vec::<String>::new());
     }
 
     #[test]
@@ -1351,7 +1832,6 @@ mod tests {
             [
                 format!("{pod}.ephemeralContainers"),
                 format!("{pod}.containers[1].ports[0].hostPort"),
-                format!("{pod}.containers[0].image"),
                 format!("{pod}.containers[0].resources.limits.gpu"),
             ]
         );

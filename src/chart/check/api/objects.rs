@@ -65,11 +65,18 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                 ));
             }
         }
-        "Job" => job(spec, &at, false, found),
+        "Job" => job(
+            spec,
+            object["metadata"]["name"].as_str().unwrap_or_default(),
+            &at,
+            false,
+            found,
+        ),
         "CronJob" => {
             cron_job(spec, &at, found);
             job(
                 &spec["jobTemplate"]["spec"],
+                "",
                 &at.key("jobTemplate").key("spec"),
                 true,
                 found,
@@ -193,24 +200,58 @@ fn rolling(rolling: &Json, at: &KeyPath, daemon: bool, found: &mut Found) {
         found,
     );
     let surge = int_or_percent(&rolling["maxSurge"], &at.key("maxSurge"), daemon, found);
-    if unavailable.is_some_and(|(n, _)| n == 0) && surge.is_some_and(|(n, _)| n == 0) {
-        found.push((
-            at.key("maxUnavailable"),
-            "maxUnavailable and maxSurge cannot both be 0".to_owned(),
-        ));
+    if !daemon {
+        if unavailable.is_some_and(|(n, _)| n == 0) && surge.is_some_and(|(n, _)| n == 0) {
+            found.push((
+                at.key("maxUnavailable"),
+                "maxUnavailable and maxSurge cannot both be 0".to_owned(),
+            ));
+        }
+        return;
     }
-    // Unset, a Deployment's maxSurge is 25%; a DaemonSet's 0.
-    if daemon && unavailable.is_some_and(|(n, _)| n == 0) && rolling["maxSurge"].is_null() {
-        found.push((
+    // A DaemonSet's: unset, maxUnavailable is 1 and maxSurge 0; exactly one
+    // of them is non-zero (a value that is no amount was said above).
+    let value = |field: &str, given: Option<(u64, bool)>, default: u64| match &rolling[field] {
+        Json::Null => Some(default),
+        _ => given.map(|(n, _)| n),
+    };
+    match (
+        value("maxUnavailable", unavailable, 1),
+        value("maxSurge", surge, 0),
+    ) {
+        (Some(u), Some(s)) if u != 0 && s != 0 => found.push((
+            at.key("maxSurge"),
+            if rolling["maxUnavailable"].is_null() {
+                "maxSurge cannot be set while maxUnavailable is non-zero (its default is 1)"
+                    .to_owned()
+            } else {
+                "maxSurge cannot be set while maxUnavailable is non-zero".to_owned()
+            },
+        )),
+        (Some(0), Some(0)) => found.push((
             at.key("maxUnavailable"),
-            "maxUnavailable cannot be 0 while maxSurge is 0 (its default)".to_owned(),
-        ));
+            if rolling["maxSurge"].is_null() {
+                "maxUnavailable cannot be 0 while maxSurge is 0 (its default)".to_owned()
+            } else {
+                "maxUnavailable and maxSurge cannot both be 0".to_owned()
+            },
+        )),
+        _ => {}
     }
 }
 
 /// A Job's spec (`templated`: inside a CronJob, whose Jobs always get
-/// generated selectors).
-fn job(spec: &Json, at: &KeyPath, templated: bool, found: &mut Found) {
+/// generated selectors; `name`: the Job's).
+///
+/// Without `manualSelector: true` the API server generates the selector:
+/// it adds `controller-uid=<the Job's uid>` to the one given (or to an
+/// empty one) and the labels `job-name`, `controller-uid` and their
+/// `batch.kubernetes.io/` forms to the template, and refuses a selector
+/// that does not select exactly those generated labels ("`selector` not
+/// auto-generated"): an empty selector passes, `app: web` does not, and
+/// the uid is not known before the Job exists. With it, the selector is
+/// required.
+fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found) {
     let manual = spec["manualSelector"].as_bool() == Some(true);
     if templated && manual {
         found.push((
@@ -218,11 +259,35 @@ fn job(spec: &Json, at: &KeyPath, templated: bool, found: &mut Found) {
             "a CronJob's Jobs cannot have manualSelector".to_owned(),
         ));
     }
-    if !spec["selector"].is_null() && (templated || !manual) {
+    let selector = &spec["selector"];
+    if templated && !selector.is_null() {
         found.push((
             at.key("selector"),
-            "the API server generates a Job's selector; give one only with manualSelector: true (and never in a CronJob)".to_owned(),
+            "the API server generates the selector of a CronJob's Jobs; give none".to_owned(),
         ));
+    } else if !templated && manual && selector.is_null() {
+        found.push((
+            at.key("selector"),
+            "with manualSelector: true a Job gives its selector".to_owned(),
+        ));
+    } else if !templated && !manual && selector.is_object() {
+        // No uid can match the one the server gives: an unknown value.
+        let unknown = Json::from("\u{0}");
+        let generated: serde_json::Map<String, Json> = [
+            ("job-name", Json::from(name)),
+            ("batch.kubernetes.io/job-name", Json::from(name)),
+            ("controller-uid", unknown.clone()),
+            ("batch.kubernetes.io/controller-uid", unknown),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        if !super::selector_matches(selector, &generated) {
+            found.push((
+                at.key("selector"),
+                "the API server generates a Job's selector and refuses one that selects more than the labels it generates (job-name, controller-uid); give another only with manualSelector: true".to_owned(),
+            ));
+        }
     }
     one_of(
         &spec["completionMode"],
@@ -311,14 +376,26 @@ fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
             path.key("protocol"),
             found,
         );
-        if port["nodePort"].as_i64().is_some_and(|n| n != 0)
-            && !matches!(kind, "NodePort" | "LoadBalancer")
-        {
+        // Refused for ClusterIP only (an ExternalName Service's ports are
+        // not read).
+        if port["nodePort"].as_i64().is_some_and(|n| n != 0) && kind == "ClusterIP" {
             found.push((
                 path.key("nodePort"),
                 format!("a nodePort may not be set when the type is {kind}"),
             ));
         }
+    }
+    // Only an externally accessible Service has an external traffic policy.
+    let external = matches!(kind, "NodePort" | "LoadBalancer")
+        || (kind == "ClusterIP" && each(&spec["externalIPs"]).next().is_some());
+    if !external
+        && let Some(policy) = spec["externalTrafficPolicy"].as_str()
+        && !policy.is_empty()
+    {
+        found.push((
+            at.key("externalTrafficPolicy"),
+            format!("externalTrafficPolicy {policy} is for a NodePort or LoadBalancer Service (or one with externalIPs), not {kind}"),
+        ));
     }
     for (field, allowed) in [
         ("sessionAffinity", &["None", "ClientIP"][..]),
@@ -519,8 +596,10 @@ fn role(object: &Json, kind: &str, found: &mut Found) {
 fn binding(object: &Json, kind: &str, found: &mut Found) {
     let role = &object["roleRef"];
     let at = KeyPath::root().key("roleRef");
+    // Empty, it defaults to the RBAC group (rbac/v1 SetDefaults_RoleBinding).
+    let group = role["apiGroup"].as_str().filter(|g| !g.is_empty());
     one_of(
-        &role["apiGroup"],
+        &group.map_or(Json::Null, Json::from),
         &["rbac.authorization.k8s.io"],
         at.key("apiGroup"),
         found,

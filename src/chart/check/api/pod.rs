@@ -36,6 +36,7 @@ pub fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
 
 /// The pod spec's own fields checked here.
 pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
+    host_and_users(pod, at, found);
     let allowed = restart_policies(owner);
     // Unset, it is Always, but in a Job's pod, where it is required.
     let policy = pod["restartPolicy"].as_str();
@@ -78,6 +79,12 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         found.push((
             at.key("activeDeadlineSeconds"),
             format!("{seconds} is not in 1..2147483647"),
+        ));
+    }
+    if pod["dnsPolicy"] == "None" && pod["dnsConfig"].is_null() {
+        found.push((
+            at.key("dnsConfig"),
+            "dnsPolicy None needs a dnsConfig".to_owned(),
         ));
     }
     for (field, allowed) in [
@@ -151,6 +158,351 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     }
 }
 
+/// What the API server's pod validation (`pkg/apis/core/validation`)
+/// refuses among the host namespaces, user namespaces, sysctls and
+/// container security contexts, and the containers a pod must have:
+/// - a pod has a container, and each container an image;
+/// - with `hostUsers: false`, no host network, PID or IPC namespace, and
+///   only there a `procMount: Unmasked`;
+/// - on the host network, a container's host port is 0 or its container
+///   port;
+/// - a sysctl name is dot- or slash-separated segments of `[-_a-z0-9]`
+///   with alphanumeric ends, at most 253 characters; a network sysctl
+///   (`net.*`) not on the host network, an IPC one (`kernel.shm*`,
+///   `kernel.msg*`, `kernel.sem`, `fs.mqueue.*`) not in the host IPC
+///   namespace;
+/// - `allowPrivilegeEscalation: false` neither with `privileged: true` nor
+///   with the capability `CAP_SYS_ADMIN` added;
+/// - a mount's `subPath` relative, without `..`.
+fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
+    let user_namespace = pod["hostUsers"] == false;
+    let host_network = pod["hostNetwork"] == true;
+    if pod["containers"].as_array().is_some_and(Vec::is_empty) {
+        found.push((
+            at.key("containers"),
+            "a pod has at least one container".to_owned(),
+        ));
+    }
+    if user_namespace {
+        for field in ["hostNetwork", "hostPID", "hostIPC"] {
+            if pod[field] == true {
+                found.push((
+                    at.key(field),
+                    format!("{field} cannot be used with hostUsers: false"),
+                ));
+            }
+        }
+    }
+    for (i, sysctl) in each(&pod["securityContext"]["sysctls"]) {
+        let Some(name) = sysctl["name"].as_str() else {
+            continue;
+        };
+        let path = at
+            .key("securityContext")
+            .key("sysctls")
+            .index(i)
+            .key("name");
+        if !sysctl_name(name) {
+            found.push((path, format!("`{name}` is not a sysctl name: segments of lowercase letters, digits, `-` and `_` with a letter or digit at each end, joined by `.` or `/`, at most 253 characters")));
+            continue;
+        }
+        let normal = sysctl_normal(name);
+        let ipc = matches!(
+            normal.as_str(),
+            "kernel.sem"
+                | "kernel.shmall"
+                | "kernel.shmmax"
+                | "kernel.shmmni"
+                | "kernel.shm_rmid_forced"
+                | "kernel.shm"
+                | "kernel.msgmax"
+                | "kernel.msgmnb"
+                | "kernel.msgmni"
+                | "kernel.msg"
+        ) || normal.starts_with("fs.mqueue.");
+        if host_network && normal.starts_with("net.") {
+            found.push((path, format!("the network sysctl `{name}` cannot be set on the host network (hostNetwork: true)")));
+        } else if pod["hostIPC"] == true && ipc {
+            found.push((path, format!("the IPC sysctl `{name}` cannot be set in the host IPC namespace (hostIPC: true)")));
+        }
+    }
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let path = at.key(list).index(c);
+            if container["image"].as_str().is_none_or(str::is_empty) {
+                found.push((path.key("image"), "a container needs an image".to_owned()));
+            }
+            let context = &container["securityContext"];
+            if context["procMount"] == "Unmasked" && !user_namespace {
+                found.push((
+                    path.key("securityContext").key("procMount"),
+                    "procMount Unmasked needs the pod in a user namespace (hostUsers: false)"
+                        .to_owned(),
+                ));
+            }
+            if context["allowPrivilegeEscalation"] == false {
+                if context["privileged"] == true {
+                    found.push((
+                        path.key("securityContext"),
+                        "allowPrivilegeEscalation false with privileged true: a privileged container escalates".to_owned(),
+                    ));
+                }
+                if each(&context["capabilities"]["add"]).any(|(_, c)| c == "CAP_SYS_ADMIN") {
+                    found.push((
+                        path.key("securityContext"),
+                        "allowPrivilegeEscalation false with CAP_SYS_ADMIN added".to_owned(),
+                    ));
+                }
+            }
+            for (m, mount) in each(&container["volumeMounts"]) {
+                if let Some(sub) = mount["subPath"].as_str()
+                    && (sub.starts_with('/') || sub.split('/').any(|part| part == ".."))
+                {
+                    found.push((
+                        path.key("volumeMounts").index(m).key("subPath"),
+                        format!("subPath `{sub}` must be a relative path without `..`"),
+                    ));
+                }
+            }
+            if host_network && list == "containers" {
+                for (p, port) in each(&container["ports"]) {
+                    let host = port["hostPort"].as_i64().unwrap_or(0);
+                    if host != 0 && Some(host) != port["containerPort"].as_i64() {
+                        found.push((
+                            path.key("ports").index(p).key("hostPort"),
+                            format!(
+                                "on the host network a host port is its container port, not {host}"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What the API server refuses in a Windows pod (`spec.os.name:
+/// windows`: the Linux-only fields, each a finding) and in HostProcess
+/// pods (any pod: a container is HostProcess by its own
+/// `windowsOptions.hostProcess` or else the pod's; the two agree where both
+/// are set; one HostProcess container makes every container one, and the
+/// pod on the host network).
+pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
+    let pod_context = &pod["securityContext"];
+    if pod["os"]["name"] == "windows" {
+        let forbidden = |field: &str| format!("{field} cannot be set for a Windows pod");
+        for field in ["hostUsers", "shareProcessNamespace"] {
+            if !pod[field].is_null() {
+                found.push((at.key(field), forbidden(field)));
+            }
+        }
+        for field in ["hostPID", "hostIPC"] {
+            if pod[field] == true {
+                found.push((at.key(field), forbidden(field)));
+            }
+        }
+        for field in [
+            "appArmorProfile",
+            "seLinuxOptions",
+            "seccompProfile",
+            "fsGroup",
+            "fsGroupChangePolicy",
+            "sysctls",
+            "runAsUser",
+            "runAsGroup",
+            "supplementalGroups",
+            "supplementalGroupsPolicy",
+            "seLinuxChangePolicy",
+        ] {
+            if !pod_context[field].is_null() {
+                found.push((at.key("securityContext").key(field), forbidden(field)));
+            }
+        }
+        for list in ["initContainers", "containers", "ephemeralContainers"] {
+            for (c, container) in each(&pod[list]) {
+                let context = &container["securityContext"];
+                for field in [
+                    "appArmorProfile",
+                    "seLinuxOptions",
+                    "seccompProfile",
+                    "capabilities",
+                    "readOnlyRootFilesystem",
+                    "privileged",
+                    "allowPrivilegeEscalation",
+                    "procMount",
+                    "runAsUser",
+                    "runAsGroup",
+                ] {
+                    if !context[field].is_null() {
+                        found.push((
+                            at.key(list).index(c).key("securityContext").key(field),
+                            forbidden(field),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let pod_host = pod_context["windowsOptions"]["hostProcess"].as_bool();
+    let (mut all, mut host) = (0, 0);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            all += 1;
+            let own = container["securityContext"]["windowsOptions"]["hostProcess"].as_bool();
+            if let (Some(p), Some(o)) = (pod_host, own)
+                && p != o
+            {
+                found.push((
+                    at.key(list).index(c).key("securityContext").key("windowsOptions").key("hostProcess"),
+                    format!("hostProcess {o} differs from the pod's {p}; where both are set they are equal"),
+                ));
+            }
+            if own.or(pod_host) == Some(true) {
+                host += 1;
+            }
+        }
+    }
+    if host > 0 && host != all {
+        found.push((
+            at.clone(),
+            "a pod with a HostProcess container has only HostProcess containers".to_owned(),
+        ));
+    }
+    if host > 0 && pod["hostNetwork"] != true {
+        found.push((
+            at.key("hostNetwork"),
+            "a pod with HostProcess containers is on the host network (hostNetwork: true)"
+                .to_owned(),
+        ));
+    }
+}
+
+/// A pod's (or template's) seccomp annotations against its fields: where
+/// both are set they name the same profile (`runtime/default` or
+/// `docker/default` for `RuntimeDefault`, `unconfined`, `localhost/<p>` for
+/// `Localhost` with profile `<p>`).
+pub fn seccomp_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Found) {
+    let annotations = &metadata["annotations"];
+    let mut pairs = vec![(
+        annotations["seccomp.security.alpha.kubernetes.io/pod"].as_str(),
+        &pod["securityContext"]["seccompProfile"],
+        at.key("securityContext").key("seccompProfile"),
+    )];
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let name = container["name"].as_str().unwrap_or_default();
+            let key = format!("container.seccomp.security.alpha.kubernetes.io/{name}");
+            pairs.push((
+                annotations[key.as_str()].as_str(),
+                &container["securityContext"]["seccompProfile"],
+                at.key(list)
+                    .index(c)
+                    .key("securityContext")
+                    .key("seccompProfile"),
+            ));
+        }
+    }
+    for (annotation, field, path) in pairs {
+        let (Some(annotation), Some(kind)) = (annotation, field["type"].as_str()) else {
+            continue;
+        };
+        let matches = match kind {
+            "Unconfined" => annotation == "unconfined",
+            "RuntimeDefault" => annotation == "runtime/default" || annotation == "docker/default",
+            "Localhost" => annotation
+                .strip_prefix("localhost/")
+                .is_some_and(|p| field["localhostProfile"] == p),
+            _ => true,
+        };
+        if !matches {
+            found.push((
+                path.key("type"),
+                format!("seccomp {kind} here and `{annotation}` in the annotation; where both are set they match"),
+            ));
+        }
+    }
+}
+
+/// A pod's (or template's) AppArmor annotations against the profile each
+/// container runs with (its own field, else the pod's): where both are
+/// set they name the same profile. In a Pod the server first copies an
+/// annotation to a container with no field of its own (1.30+), so there
+/// only a container's own field can disagree; a Windows pod is not checked.
+pub fn apparmor_annotations(
+    metadata: &Json,
+    pod: &Json,
+    owner: &str,
+    at: &KeyPath,
+    found: &mut Found,
+) {
+    if pod["os"]["name"] == "windows" {
+        return;
+    }
+    let pod_profile = &pod["securityContext"]["appArmorProfile"];
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let name = container["name"].as_str().unwrap_or_default();
+            let key = format!("container.apparmor.security.beta.kubernetes.io/{name}");
+            let Some(annotation) = metadata["annotations"][key.as_str()].as_str() else {
+                continue;
+            };
+            let own = &container["securityContext"]["appArmorProfile"];
+            let copied = matches!(annotation, "runtime/default" | "unconfined")
+                || annotation
+                    .strip_prefix("localhost/")
+                    .is_some_and(|p| !p.is_empty() && p.trim() == p);
+            if owner == "Pod" && own.is_null() && copied {
+                continue;
+            }
+            let profile = if own.is_null() { pod_profile } else { own };
+            let matches = match profile["type"].as_str() {
+                Some("Unconfined") => annotation == "unconfined",
+                Some("RuntimeDefault") => annotation == "runtime/default",
+                Some("Localhost") => annotation
+                    .strip_prefix("localhost/")
+                    .is_some_and(|p| profile["localhostProfile"] == p),
+                _ => true,
+            };
+            if !matches {
+                found.push((
+                    at.key(list).index(c).key("securityContext").key("appArmorProfile"),
+                    format!("AppArmor {} for container `{name}` and `{annotation}` in its annotation; where both are set they match", profile["type"].as_str().unwrap_or_default()),
+                ));
+            }
+        }
+    }
+}
+
+/// A sysctl name as the API server reads it: `[a-z0-9]([-_a-z0-9]*[a-z0-9])?`
+/// segments joined by `.` or `/`, at most 253 characters.
+fn sysctl_name(name: &str) -> bool {
+    name.len() <= 253
+        && name.split(['.', '/']).all(|segment| {
+            let bytes = segment.as_bytes();
+            let end = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+            bytes.first().is_some_and(end)
+                && bytes.last().is_some_and(end)
+                && bytes.iter().all(|b| end(b) || *b == b'-' || *b == b'_')
+        })
+}
+
+/// A sysctl name with `.` separators: a name whose first separator is `/`
+/// has its `.` and `/` swapped (`net/ipv4/ip_forward` is
+/// `net.ipv4.ip_forward`), as the kubelet's `NormalizeName`.
+fn sysctl_normal(name: &str) -> String {
+    match name.find(['.', '/']) {
+        Some(i) if name.as_bytes()[i] == b'/' => name
+            .chars()
+            .map(|c| match c {
+                '.' => '/',
+                '/' => '.',
+                c => c,
+            })
+            .collect(),
+        _ => name.to_owned(),
+    }
+}
+
 /// A user or group id: 0..2147483647.
 fn id(value: &Json, at: KeyPath, found: &mut Found) {
     if let Some(number) = value.as_f64()
@@ -162,14 +514,6 @@ fn id(value: &Json, at: KeyPath, found: &mut Found) {
 
 /// One container's environment, probes, lifecycle and enumerated fields.
 pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) {
-    if let Some(image) = container["image"].as_str()
-        && image != image.trim()
-    {
-        found.push((
-            at.key("image"),
-            format!("{image:?} has leading or trailing whitespace"),
-        ));
-    }
     for field in ["requests", "limits"] {
         for (name, _) in container["resources"][field]
             .as_object()
@@ -220,6 +564,13 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             continue;
         }
         self::probe(value, probe, &path, found);
+    }
+    if init && !sidecar && !container["lifecycle"].is_null() {
+        found.push((
+            at.key("lifecycle"),
+            "an init container that is no sidecar (restartPolicy Always) has no lifecycle hooks"
+                .to_owned(),
+        ));
     }
     for hook in ["postStart", "preStop"] {
         let value = &container["lifecycle"][hook];
@@ -433,13 +784,13 @@ fn field_path(field: &str) -> Result<(), String> {
 }
 
 /// A ConfigMap or Secret key: at most 253 of letters, digits, `-`, `_`
-/// and `.`, not `.` or `..`.
+/// and `.`, not `.` and not starting with `..`.
 pub fn config_key(key: &str) -> Result<(), String> {
     if key.is_empty() || key.len() > 253 {
         return Err("a key has 1 to 253 characters".to_owned());
     }
-    if key == "." || key == ".." {
-        return Err("a key is not `.` or `..`".to_owned());
+    if key == "." || key.starts_with("..") {
+        return Err("a key is not `.` and does not start with `..`".to_owned());
     }
     match key
         .chars()
@@ -458,8 +809,7 @@ fn probe(probe: &Json, which: &str, at: &KeyPath, found: &mut Found) {
     handler(probe, &["exec", "httpGet", "tcpSocket", "grpc"], at, found);
     if which != "readinessProbe"
         && let Some(threshold) = probe["successThreshold"].as_i64()
-        && threshold != 1
-        && threshold >= 0
+        && threshold > 1
     {
         found.push((
             at.key("successThreshold"),
@@ -539,12 +889,10 @@ fn handler(handler: &Json, kinds: &[&str], at: &KeyPath, found: &mut Found) {
         at.key("httpGet").key("scheme"),
         found,
     );
+    // As the API server's `IsHTTPHeaderName`: `[-A-Za-z0-9]+`.
     for (i, header) in each(&handler["httpGet"]["httpHeaders"]) {
         if let Some(name) = header["name"].as_str()
-            && (name.is_empty()
-                || !name
-                    .bytes()
-                    .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b)))
+            && (name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
         {
             found.push((
                 at.key("httpGet").key("httpHeaders").index(i).key("name"),

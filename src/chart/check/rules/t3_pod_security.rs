@@ -20,7 +20,7 @@ use crate::check::{Class, Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::plan::adr;
 use crate::pod_security::{
-    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, carried_pod, evaluate,
+    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, as_created, carried_pod, evaluate,
     evaluate_waiving, joined,
 };
 
@@ -175,8 +175,11 @@ struct Broken {
 /// ([`evaluate_waiving`]).
 fn broken(pod: &Pod<'_>, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
     let mut all: Vec<Broken> = Vec::new();
+    // Judged as the server creates it (defaults, AppArmor annotations).
+    let created = as_created(pod);
     for (server, minor) in version.per_server() {
-        for violation in evaluate_waiving(pod, level, minor, skip) {
+        for mut violation in evaluate_waiving(&created.pod(), level, minor, skip) {
+            violation.path = created.source(&violation.path);
             match all.iter_mut().find(|b| b.violation == violation) {
                 Some(b) => b.servers.push(server),
                 None => all.push(Broken {
@@ -280,7 +283,7 @@ fn verdicts(
 /// `privileged` unless the admission is configured otherwise).
 fn unverified(namespace: &str, shown: bool, pod: &Pod<'_>, findings: &mut Findings<'_>) {
     let mut needs: Vec<&str> = Vec::new();
-    for violation in evaluate(pod, Level::Baseline, TARGET_MINORS[0]) {
+    for violation in evaluate(&as_created(pod).pod(), Level::Baseline, TARGET_MINORS[0]) {
         if !needs.contains(&violation.control) {
             needs.push(violation.control);
         }
