@@ -537,6 +537,7 @@ fn behind_aggregation(roles: &[serde_json::Value]) -> Vec<String> {
         }
     }
     behind
+}
 
 // ---------------------------------------------------------------------------
 // The differential test's helpers (tests/it/differential.rs): the API
