@@ -45,7 +45,12 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         &ignore,
         crate::rbac::defaults::version(&args.kube_version),
     );
-    matching::finish(&mut difference, &renames);
+    matching::finish(
+        &mut difference,
+        &renames,
+        &mut old.manifests,
+        &new.manifests,
+    );
     notes(&renames, &difference);
     let text = match args.output {
         Format::Text => diff::render_text(&difference, Style::when(super::colour())),
