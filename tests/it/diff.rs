@@ -535,13 +535,8 @@ fn a_revision_reads_as_the_same_folder_on_disk() {
             }
         }
         repo.git(&["add", "-A"]);
-        let commit = repo.git(&[
-            "commit-tree",
-            "-m",
-            "c",
-            &repo.git(&["write-tree"]).trim().to_owned(),
-        ]);
-        repo.git(&["update-ref", "HEAD", commit.trim()]);
+        repo.git(&["commit", "-q", "-m", "c"]);
+        let commit = repo.git(&["rev-parse", "HEAD"]);
         for path in &submodules {
             repo.git(&[
                 "update-index",
