@@ -35,10 +35,12 @@ pub(super) fn removed(removed: &[&Manifest], sets: Sets<'_>, out: &mut Vec<Impac
     } else {
         kinds_in(sets.old, &namespaces)
     };
-    let users = if removed.is_empty() {
-        HashMap::new()
-    } else {
+    // One pass over the new set, only when a removed object could be named.
+    let named = |m: &&&Manifest| REFERENCED.iter().any(|&(g, k, _)| is(m, g, k));
+    let users = if removed.iter().any(|m| named(&m)) {
         references(sets.new)
+    } else {
+        HashMap::new()
     };
     for object in removed {
         if let Some(why) = deleted(object, sets, &contents, &users) {
