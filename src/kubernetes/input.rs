@@ -429,6 +429,28 @@ fn is_yaml(path: &Path) -> bool {
         .is_some_and(|ext| ext == "yaml" || ext == "yml" || ext == "json")
 }
 
+/// Whether the folder `dir` is the checkout of another repository (a
+/// submodule): it holds a `.git`. Inside an input directory it is not
+/// read, as a revision's submodule is not: chartgen reads no other
+/// repository.
+fn is_other_repository(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join(".git")).is_ok()
+}
+
+/// Whether `path` is a checkout's `.git` (a folder, or a submodule's
+/// file): git's own, in no revision's tree, so not read.
+fn is_git_metadata(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name == ".git")
+}
+
+/// Why a submodule inside an input directory is not read.
+const SUBMODULE: &str =
+    "a submodule (another repository's checkout); chartgen reads no other repository";
+
+fn skip_submodule(path: &Path, show: Show<'_>) {
+    crate::terminal::note(&format!("not reading {}: {SUBMODULE}", show.path(path)));
+}
+
 fn skip_link(path: &Path, show: Show<'_>) {
     crate::terminal::note(&format!(
         "not reading {}: a symbolic link inside an input directory is not followed",
@@ -449,10 +471,14 @@ fn walk(
         return kustomize(dir, &kustomization, (files, budget, problems), show);
     }
     for (entry, kind) in entries(dir)? {
-        if kind.is_symlink() {
+        if is_git_metadata(&entry) {
+            // Not in any revision's tree: git's own, never content.
+        } else if kind.is_symlink() {
             // A link to a folder could loop and repeat every object; a link
             // to a file could reach outside the input.
             skip_link(&entry, show);
+        } else if kind.is_dir() && is_other_repository(&entry) {
+            skip_submodule(&entry, show);
         } else if kind.is_dir() {
             walk(&entry, files, budget, problems, show)?;
         } else if !kind.is_file() {
@@ -685,6 +711,12 @@ fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, b
                         show.path(&path)
                     ));
                 }
+                if kind.is_dir() && is_other_repository(&path) {
+                    return Err(format!(
+                        "`{quoted}` goes through {}, {SUBMODULE}",
+                        show.path(&path)
+                    ));
+                }
             }
             std::path::Component::CurDir => {}
             _ => {
@@ -726,11 +758,13 @@ fn unlisted(
     show: Show<'_>,
 ) -> std::io::Result<()> {
     for (entry, kind) in entries(dir)? {
-        if folders.contains(&entry) || listed.contains(&entry) {
+        if folders.contains(&entry) || listed.contains(&entry) || is_git_metadata(&entry) {
             continue;
         }
         if kind.is_symlink() {
             skip_link(&entry, show);
+        } else if kind.is_dir() && is_other_repository(&entry) {
+            skip_submodule(&entry, show);
         } else if kind.is_dir() {
             unlisted(root, &entry, (listed, folders), (files, problems), show)?;
         } else if !kind.is_file() {

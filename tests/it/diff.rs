@@ -308,8 +308,8 @@ fn a_folder_of_a_git_revision_is_read_without_a_checkout() {
     );
 }
 
-/// Links and submodules in a revision's tree are skipped with a note, as
-/// the directory reader skips links; one named is refused.
+/// Links and submodules in a revision's tree are skipped with a note, in
+/// the directory reader's words (it reads the copy); one named is refused.
 #[test]
 fn links_and_submodules_in_a_revision_are_not_read() {
     let repo = Repo::new("links");
@@ -325,8 +325,8 @@ fn links_and_submodules_in_a_revision_are_not_read() {
     assert_eq!(run.stdout, "no differences\n");
     assert_eq!(
         run.stderr,
-        "note: not reading HEAD:out/link.yaml: a symbolic link in the revision; chartgen does not follow links\n\
-         note: not reading HEAD:out/sub: a submodule; chartgen reads no other repository (name a path inside the submodule's own repository)\n"
+        "note: not reading HEAD:out/link.yaml: a symbolic link inside an input directory is not followed\n\
+         note: not reading HEAD:out/sub: a submodule (another repository's checkout); chartgen reads no other repository\n"
             .repeat(2)
     );
     // The whole tree: each path named as REV:PATH names it, without a
@@ -360,6 +360,214 @@ fn links_and_submodules_in_a_revision_are_not_read() {
         "{}",
         run.stderr
     );
+}
+
+/// One entry of a tree materialised both on disk and in a revision.
+#[derive(Clone, Copy)]
+enum Entry {
+    File(&'static str),
+    Link(&'static str),
+    Submodule,
+}
+
+/// One reading of a folder: every shape of tree, written in a working
+/// tree (a submodule as its checkout, with its `.git`) and committed, reads
+/// the same as `DIR` and as `HEAD:DIR`: the same objects, notes, errors and
+/// exit code, in the same words (the revision's paths named `HEAD:DIR/…`).
+#[test]
+fn a_revision_reads_as_the_same_folder_on_disk() {
+    use Entry::{File, Link, Submodule};
+    const LIST_A: &str =
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n";
+    const A: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ns}\n";
+    const B: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: ns}\n";
+    const JSON: &str = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j", "namespace": "ns"}}"#;
+    const EXEMPTIONS: &str = "disallow-privileged:\n  excludedNamespaces: [builds]\n";
+    let shapes: &[(&str, &[(&str, Entry)])] = &[
+        (
+            "plain folder: YAML, JSON, hidden, nested; other files passed over",
+            &[
+                ("a.yaml", File(A)),
+                ("b.yml", File(B)),
+                ("j.json", File(JSON)),
+                (
+                    ".hidden.yaml",
+                    File("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h, namespace: ns}\n"),
+                ),
+                ("notes.txt", File("not: [yaml")),
+                (
+                    "deep/er/c.yaml",
+                    File("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n"),
+                ),
+            ],
+        ),
+        (
+            "unlisted file refused",
+            &[
+                ("kustomization.yaml", File(LIST_A)),
+                ("a.yaml", File(A)),
+                ("b.yaml", File(B)),
+            ],
+        ),
+        (
+            "unlisted file in a subfolder refused",
+            &[
+                ("kustomization.yaml", File(LIST_A)),
+                ("a.yaml", File(A)),
+                ("sub/b.yaml", File(B)),
+            ],
+        ),
+        (
+            "exemptions artifact beside a kustomization",
+            &[
+                ("kustomization.yaml", File(LIST_A)),
+                ("a.yaml", File(A)),
+                ("kyverno-exemptions.yaml", File(EXEMPTIONS)),
+            ],
+        ),
+        (
+            "linked kustomization refused",
+            &[
+                ("kustomization.yaml", Link("k.txt")),
+                ("k.txt", File(LIST_A)),
+                ("a.yaml", File(A)),
+            ],
+        ),
+        (
+            "linked file passed over",
+            &[("a.yaml", File(A)), ("b.yaml", Link("a.yaml"))],
+        ),
+        (
+            "linked folder passed over",
+            &[("a.yaml", File(A)), ("more", Link("."))],
+        ),
+        (
+            "link to outside passed over",
+            &[("a.yaml", File(A)), ("passwd.yaml", Link("/etc/passwd"))],
+        ),
+        (
+            "resource through a link refused",
+            &[
+                (
+                    "kustomization.yaml",
+                    File("resources: [a.yaml, l/b.yaml]\n"),
+                ),
+                ("a.yaml", File(A)),
+                ("l", Link("real")),
+                ("real/b.yaml", File(B)),
+            ],
+        ),
+        (
+            "submodule passed over",
+            &[("a.yaml", File(A)), ("vendor", Submodule)],
+        ),
+        (
+            "resource in a submodule refused",
+            &[
+                ("kustomization.yaml", File("resources: [a.yaml, vendor]\n")),
+                ("a.yaml", File(A)),
+                ("vendor", Submodule),
+            ],
+        ),
+        (
+            "nested kustomizations",
+            &[
+                ("kustomization.yaml", File("resources: [a.yaml, base]\n")),
+                ("a.yaml", File(A)),
+                ("base/kustomization.yml", File("resources: [b.yaml]\n")),
+                ("base/b.yaml", File(B)),
+            ],
+        ),
+        (
+            "listed folder without a kustomization",
+            &[
+                ("kustomization.yaml", File("resources: [base]\n")),
+                ("base/b.yaml", File(B)),
+            ],
+        ),
+        (
+            "two kustomizations",
+            &[
+                ("kustomization.yaml", File(LIST_A)),
+                ("Kustomization", File(LIST_A)),
+                ("a.yaml", File(A)),
+            ],
+        ),
+        (
+            "listed non-YAML file read",
+            &[
+                ("kustomization.yaml", File("resources: [a.txt]\n")),
+                ("a.txt", File(A)),
+            ],
+        ),
+        (
+            "resource leaving the folder",
+            &[
+                ("kustomization.yaml", File("resources: [../x.yaml]\n")),
+                ("a.yaml", File(A)),
+            ],
+        ),
+        (
+            "missing resource",
+            &[("kustomization.yaml", File("resources: [nothere.yaml]\n"))],
+        ),
+        (
+            "invalid YAML",
+            &[("a.yaml", File(A)), ("bad.yaml", File("a: [\n"))],
+        ),
+        ("no objects", &[("notes.txt", File("hello"))]),
+        (
+            "duplicate objects",
+            &[("a.yaml", File(A)), ("again.yaml", File(A))],
+        ),
+    ];
+    for (shape, entries) in shapes {
+        let repo = Repo::new("one-reading");
+        repo.write("base.yaml", A);
+        let mut submodules = Vec::new();
+        for (path, entry) in *entries {
+            let at = repo.0.join("tree").join(path);
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            match entry {
+                File(text) => std::fs::write(&at, text).unwrap(),
+                Link(to) => std::os::unix::fs::symlink(to, &at).unwrap(),
+                Submodule => submodules.push(format!("tree/{path}")),
+            }
+        }
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "c"]);
+        let commit = repo.git(&["rev-parse", "HEAD"]);
+        for path in &submodules {
+            repo.git(&[
+                "update-index",
+                "--add",
+                "--cacheinfo",
+                &format!("160000,{},{path}", commit.trim()),
+            ]);
+            // The submodule's checkout: its folder with its `.git`.
+            repo.write(&format!("{path}/.git"), "gitdir: ../.git/modules/vendor\n");
+            repo.write(&format!("{path}/inside.yaml"), B);
+        }
+        if !submodules.is_empty() {
+            repo.git(&["commit", "-q", "-m", "submodule"]);
+        }
+        let on_disk = repo.chartgen(&["diff", "base.yaml", "tree"]);
+        let in_git = repo.chartgen(&["diff", "base.yaml", "HEAD:tree"]);
+        // The one difference meant: kubectl cannot read `REV:PATH`, so the
+        // hint builds from a checkout of the revision.
+        let named = |text: &str| {
+            text.replace(
+                " from a checkout of the revision: git worktree add /tmp/rev HEAD && kubectl kustomize /tmp/rev/tree",
+                ": kubectl kustomize tree",
+            )
+            .replace("HEAD:tree", "tree")
+        };
+        assert_eq!(
+            (in_git.code, named(&in_git.stdout), named(&in_git.stderr)),
+            (on_disk.code, on_disk.stdout.clone(), on_disk.stderr.clone()),
+            "{shape}"
+        );
+    }
 }
 
 /// What cannot be read from git says why and exits 2; a local path wins
@@ -688,7 +896,7 @@ fn a_mapped_namespace_is_still_a_deletion() {
         (run.code, run.stdout.as_str()),
         (
             1,
-            "Impact, most severe first:\n  destructive Namespace r-apps: matched with Namespace apps by --map, another object: deleting this one deletes everything in it\n= Namespace r-apps as Namespace apps (--map r-*=*)\nno object differs field by field, but applying has the impact above\n"
+            "Impact, most severe first:\n  destructive Namespace r-apps: deleted, as --map matched it with Namespace apps: everything in it is deleted with it\n  change      Namespace r-apps → Namespace apps: matched by --map, another object for the cluster: applied as a delete and a create\n= Namespace r-apps as Namespace apps (--map r-*=*)\nno object differs field by field, but applying has the impact above\n"
         ),
         "{}",
         run.stderr

@@ -43,7 +43,12 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         &ignore,
         crate::rbac::defaults::version(&args.kube_version),
     );
-    matching::finish(&mut difference, &renames);
+    matching::finish(
+        &mut difference,
+        &renames,
+        &mut old.manifests,
+        &new.manifests,
+    );
     for refusal in names.rejected {
         difference.reject(
             refusal.object,

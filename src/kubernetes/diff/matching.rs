@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::{Class, Diff, Impact, Level};
+use super::{Class, Diff};
 use crate::manifest::{Manifest, ObjectId};
 use crate::yaml::{Node, Value};
 
@@ -159,9 +159,8 @@ pub struct Matched {
 /// old one and the map; and the maps that renamed nothing.
 #[derive(Debug, Default)]
 pub struct Renames {
-    /// By new identity: the old one, the map, and what deleting the old
-    /// object takes with it ([`takes_with_it`]).
-    renamed: BTreeMap<String, (String, String, Option<&'static str>)>,
+    /// By new identity: the old one and the map, as written.
+    renamed: BTreeMap<String, (ObjectId, String)>,
     /// The maps, as written, that applied to no old object (a typo in a
     /// release name would otherwise go unnoticed).
     pub unused: Vec<String>,
@@ -187,11 +186,9 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
             && id != manifest.id
         {
             used[i] = true;
-            let takes = takes_with_it(&manifest.id);
-            renames.renamed.insert(
-                id.to_string(),
-                (before.clone(), maps[i].text.clone(), takes),
-            );
+            renames
+                .renamed
+                .insert(id.to_string(), (manifest.id.clone(), maps[i].text.clone()));
             manifest.id = id;
         }
         let key = ObjectId {
@@ -216,17 +213,23 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
 
 /// Shows the renamed objects in `diff` as the user knows them: a removed
 /// one under its old identity, a matched one in [`Diff::matched`], without
-/// the `metadata.name` and `metadata.namespace` changes the match shows.
-/// A matched object has another identity in the cluster: the apply creates
-/// it, so none of its fields is refused as immutable (its selector is set
-/// at creation).
-pub fn finish(diff: &mut Diff, renames: &Renames) {
-    diff.impact
-        .retain(|i| i.class != Class::Immutable || !renames.renamed.contains_key(&i.object));
+/// the `metadata.name` and `metadata.namespace` changes the match shows;
+/// gives `old`'s objects back the identities they were read with.
+///
+/// A match is compared field by field, but for the cluster it is another
+/// object: the apply creates the new one (so none of its fields is refused
+/// as immutable, nor is its new pod template a rollout of the old one's)
+/// and the old one is deleted (pruned, or by `helm uninstall`). Its impact
+/// is that of a creation and a deletion ([`super::impact`]'s `mapped`).
+pub fn finish(diff: &mut Diff, renames: &Renames, old: &mut [Manifest], new: &[Manifest]) {
     let removed: BTreeSet<String> = diff.removed.iter().cloned().collect();
+    // A match: an old object renamed onto an object of the new set.
+    let matched = |new: &String| renames.renamed.contains_key(new) && !removed.contains(new);
+    diff.impact
+        .retain(|i| !(matches!(i.class, Class::Immutable | Class::Restart) && matched(&i.object)));
     for id in &mut diff.removed {
-        if let Some((old, ..)) = renames.renamed.get(id.as_str()) {
-            id.clone_from(old);
+        if let Some((old, _)) = renames.renamed.get(id.as_str()) {
+            *id = old.to_string();
         }
     }
     for change in &mut diff.changed {
@@ -241,44 +244,31 @@ pub fn finish(diff: &mut Diff, renames: &Renames) {
         .renamed
         .iter()
         .filter(|(new, _)| !removed.contains(*new))
-        .map(|(new, (old, map, _))| Matched {
-            old: old.clone(),
+        .map(|(new, (old, map))| Matched {
+            old: old.to_string(),
             new: new.clone(),
             map: map.clone(),
         })
         .collect();
-    // The old object of a match is deleted (pruned, or by `helm uninstall`):
-    // a Namespace or a CRD takes others with it, as if removed.
-    for (new, (old, _, takes)) in &renames.renamed {
-        if let Some(takes) = takes
-            && !removed.contains(new)
-        {
-            diff.impact.push(Impact {
-                level: Level::Destructive,
-                class: Class::Deletion,
-                object: old.clone(),
-                from: None,
-                why: format!(
-                    "matched with {new} by --map, another object: deleting this one {takes}"
-                ),
-            });
+    // The old set as read, and each match's two objects.
+    let mut olds: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, manifest) in old.iter_mut().enumerate() {
+        let id = manifest.id.to_string();
+        if let Some((was, _)) = renames.renamed.get(&id) {
+            manifest.id = was.clone();
+            if !removed.contains(&id) {
+                olds.insert(id, i);
+            }
         }
     }
+    let old: &[Manifest] = old;
+    let pairs: Vec<(&Manifest, &Manifest)> = new
+        .iter()
+        .filter_map(|m| Some((&old[*olds.get(&m.id.to_string())?], m)))
+        .collect();
+    let sets = super::impact::Sets { old, new };
+    diff.impact.extend(super::impact::mapped(&pairs, sets));
     super::impact::sort(&mut diff.impact);
-}
-
-/// What deleting an object of `id`'s kind deletes or breaks besides it.
-fn takes_with_it(id: &ObjectId) -> Option<&'static str> {
-    match (id.group.as_str(), id.kind.as_str()) {
-        ("", "Namespace") => Some("deletes everything in it"),
-        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
-            Some("deletes every custom resource of its kind in the cluster")
-        }
-        ("", "PersistentVolumeClaim") => {
-            Some("deletes its volume when the volume's reclaim policy is Delete")
-        }
-        _ => None,
-    }
 }
 
 /// The heuristic, which only suggests: when removed objects are added

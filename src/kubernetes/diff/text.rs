@@ -190,7 +190,14 @@ fn summary(out: &mut String, diff: &Diff) {
         .map(|c| c.object.as_str())
         .chain(diff.moves.iter().map(|m| m.object.as_str()))
         .collect();
-    let renames = diff.impact.iter().filter(|i| i.from.is_some()).count();
+    // A `--map` match is shown as one, not counted as a rename.
+    let mapped: BTreeSet<(&str, &str)> = (diff.matched.iter())
+        .map(|m| (m.old.as_str(), m.new.as_str()))
+        .collect();
+    let renames = (diff.impact.iter())
+        .filter_map(|i| Some((i.from.as_deref()?, i.object.as_str())))
+        .filter(|pair| !mapped.contains(pair))
+        .count();
     let total = diff.added.len() + diff.removed.len() + changed_or_moved.len() + renames;
     let _ = if total == 0 && diff.is_empty() {
         writeln!(out, "no differences")

@@ -3,14 +3,17 @@
 //! The `git` binary answers (`rev-parse`, `ls-tree`, `cat-file --batch`),
 //! never through a shell, every argument passed as one `argv` entry after
 //! `--end-of-options` or `--`, a revision starting with `-` refused before.
-//! The file or folder is copied into a private temporary directory (regular
-//! files only: a symbolic link or submodule in the tree is skipped with a
-//! note, as the directory reader skips links), bounded by the byte budget
-//! before anything is read, and then read by the directory reader, so a
-//! revision's folder is read exactly as a checkout of it would be
-//! (kustomization, unlisted files, GitOps applications).
-
+//! The file or folder is copied into a private temporary directory as a
+//! checkout would write it (regular files; a symbolic link as a link to the
+//! same target; a submodule as the folder of its checkout, marked by its
+//! `.git`), bounded by the byte budget before anything is read, and then
+//! read by the directory reader: one reading of a folder, so a revision's
+//! folder is read exactly as a checkout of it is (kustomization, unlisted
+//! files, links and submodules skipped or refused with the same words,
+//! GitOps applications). Only the file or folder named is refused when it
+//! is a link or a submodule: outside a checkout, nothing to follow it to.
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::os::unix::ffi::OsStringExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -132,7 +135,7 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
     let dir = tempfile::Builder::new().prefix("chartgen-git-").tempdir()?;
     let (entries, base, root) = if spec.path.is_empty() {
         (
-            list(&tree, spec, &shown)?,
+            list(&tree, &shown)?,
             dir.path().to_owned(),
             dir.path().to_owned(),
         )
@@ -141,7 +144,7 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
         let root = dir.path().join(name);
         let entry = named_entry(&tree, spec, &shown)?;
         match entry.mode.as_str() {
-            "040000" => (list(&entry.oid, spec, &shown)?, root.clone(), root),
+            "040000" => (list(&entry.oid, &shown)?, root.clone(), root),
             "100644" | "100755" => {
                 let file = Entry {
                     path: name.to_owned(),
@@ -217,9 +220,9 @@ fn named_entry(tree: &str, spec: &Spec, shown: &str) -> std::io::Result<Entry> {
     })
 }
 
-/// Every file under the tree `oid`, recursively; links and submodules
-/// skipped with a note.
-fn list(oid: &str, spec: &Spec, shown: &str) -> std::io::Result<Vec<Entry>> {
+/// Every entry under the tree `oid`, recursively: files, links and
+/// submodules.
+fn list(oid: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
     let listing = run(&["ls-tree", "-r", "-z", "-l", "--end-of-options", oid]).map_err(error)?;
     let entries = parse_listing(&listing, shown)?;
     if entries.len() > MAX_ENTRIES {
@@ -227,20 +230,7 @@ fn list(oid: &str, spec: &Spec, shown: &str) -> std::io::Result<Vec<Entry>> {
             "`{shown}` holds more than {MAX_ENTRIES} files; chartgen reads rendered folders, not whole repositories"
         )));
     }
-    Ok(entries
-        .into_iter()
-        .filter(|entry| {
-            let regular = matches!(entry.mode.as_str(), "100644" | "100755");
-            if !regular {
-                crate::terminal::note(&format!(
-                    "not reading {}: {}",
-                    printable(&spec.beneath(&entry.path)),
-                    unreadable(&entry.mode)
-                ));
-            }
-            regular
-        })
-        .collect())
+    Ok(entries)
 }
 
 /// Reads `git ls-tree -z -l` output: `MODE TYPE OID SIZE\tPATH\0`.
@@ -281,11 +271,19 @@ fn parse_listing(listing: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
         .collect()
 }
 
-/// Writes every entry's blob under `base`, after checking that together
-/// they fit in `budget`.
+/// Mode of a symbolic link in a git tree.
+const LINK: &str = "120000";
+
+/// Mode of a submodule in a git tree.
+const SUBMODULE: &str = "160000";
+
+/// Writes every entry under `base` as a checkout would (a file's blob, a
+/// link to its target, a submodule's folder with its `.git`), after
+/// checking that the files together fit in `budget`.
 fn copy(entries: &[Entry], base: &Path, budget: u64, shown: &str) -> std::io::Result<()> {
     let total = entries
         .iter()
+        .filter(|entry| !matches!(entry.mode.as_str(), LINK | SUBMODULE))
         .fold(0u64, |sum, entry| sum.saturating_add(entry.size));
     if total >= budget {
         return Err(error(format!(
@@ -293,8 +291,8 @@ fn copy(entries: &[Entry], base: &Path, budget: u64, shown: &str) -> std::io::Re
             crate::manifest::LIMITS.max_bytes
         )));
     }
+    std::fs::create_dir_all(base)?;
     if entries.is_empty() {
-        std::fs::create_dir_all(base)?;
         return Ok(());
     }
     let mut batch = Batch::start()?;
@@ -303,12 +301,34 @@ fn copy(entries: &[Entry], base: &Path, budget: u64, shown: &str) -> std::io::Re
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        let blob = batch.blob(&entry.oid, entry.size)?;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&target)?
-            .write_all(&blob)?;
+        match entry.mode.as_str() {
+            "100644" | "100755" => {
+                let blob = batch.blob(&entry.oid, entry.size)?;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&target)?
+                    .write_all(&blob)?;
+            }
+            // Never followed by the reader: only its being a link counts.
+            LINK if entry.size <= 4096 => {
+                let blob = batch.blob(&entry.oid, entry.size)?;
+                let to = std::ffi::OsString::from_vec(blob);
+                std::os::unix::fs::symlink(to, &target)?;
+            }
+            LINK => std::os::unix::fs::symlink("too-long", &target)?,
+            SUBMODULE => {
+                std::fs::create_dir_all(&target)?;
+                std::fs::write(target.join(".git"), "")?;
+            }
+            mode => {
+                return Err(error(format!(
+                    "`{shown}` holds {}, {}",
+                    printable(&entry.path),
+                    unreadable(mode)
+                )));
+            }
+        }
     }
     batch.finish()
 }

@@ -93,6 +93,36 @@ impl KubeSchemas {
     }
 }
 
+/// Whether `(group, kind)` is built into Kubernetes: a kind of an API
+/// group Kubernetes itself serves (the core group, an unqualified group
+/// such as `apps`, or one under `k8s.io`) that the vendored schemas of some
+/// version in [`VERSIONS`] define. Anything else (cert-manager's
+/// Certificate among the vendored schemas included) is a custom resource,
+/// whether or not its CRD is at hand.
+pub fn is_built_in(group: &str, kind: &str) -> bool {
+    use std::collections::HashSet;
+    use std::sync::OnceLock;
+    static BUILT_IN: OnceLock<HashSet<(&'static str, &'static str)>> = OnceLock::new();
+    let kubernetes_group = |group: &str| !group.contains('.') || group.ends_with(".k8s.io");
+    if !kubernetes_group(group) {
+        return false;
+    }
+    BUILT_IN
+        .get_or_init(|| {
+            validator::VERSIONS
+                .iter()
+                .filter(|(version, _)| VERSIONS.contains(version))
+                .flat_map(|(_, kinds)| kinds.iter())
+                .map(|&(api_version, kind, _)| {
+                    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+                    (group, kind)
+                })
+                .filter(|(group, _)| kubernetes_group(group))
+                .collect()
+        })
+        .contains(&(group, kind))
+}
+
 /// The regular expression engine of every Kubernetes and CRD schema: the
 /// linear-time `regex` crate, as the API server's Go RE2 is, so a pattern
 /// with backreferences or look-around does not compile (the API server
@@ -108,6 +138,32 @@ pub fn pattern_engine() -> jsonschema::PatternOptions<jsonschema::Regex> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Built-in kinds by group, whatever their version; custom resources
+    /// (cert-manager's Certificate, vendored here, among them) are not.
+    #[test]
+    fn built_in_kinds_are_those_kubernetes_serves() {
+        for (group, kind) in [
+            ("", "ConfigMap"),
+            ("apps", "StatefulSet"),
+            ("rbac.authorization.k8s.io", "ClusterRole"),
+            ("apiextensions.k8s.io", "CustomResourceDefinition"),
+            ("networking.k8s.io", "NetworkPolicy"),
+            ("batch", "CronJob"),
+        ] {
+            assert!(is_built_in(group, kind), "{group} {kind}");
+        }
+        for (group, kind) in [
+            ("cert-manager.io", "Certificate"),
+            ("buildkit.example.com", "BuildProject"),
+            ("kyverno.io", "ClusterPolicy"),
+            ("", "BuildProject"),
+            ("apps", "ConfigMap"),
+            ("example.k8s.io", "Widget"),
+        ] {
+            assert!(!is_built_in(group, kind), "{group} {kind}");
+        }
+    }
 
     #[test]
     fn every_vendored_version_loads_every_built_in_kind() {

@@ -15,10 +15,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::tree::{at, is, is_false, items, text};
-use super::workload::pod_spec;
+use super::tree::{at, entries, is, is_false, is_true, items, text};
+use super::workload::{containers, pod_spec};
 use super::{Class, Impact, Level, Sets, listed};
 use crate::manifest::Manifest;
+use crate::yaml::Node;
 
 const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition");
 
@@ -34,41 +35,290 @@ pub(super) fn removed(removed: &[&Manifest], sets: Sets<'_>, out: &mut Vec<Impac
     } else {
         kinds_in(sets.old, &namespaces)
     };
-    let accounts = if removed.iter().any(|m| is(m, "", "ServiceAccount")) {
-        account_users(sets.new)
+    // One pass over the new set, only when a removed object could be named.
+    let named = |m: &&&Manifest| REFERENCED.iter().any(|&(g, k, _)| is(m, g, k));
+    let users = if removed.iter().any(|m| named(&m)) {
+        references(sets.new)
     } else {
         HashMap::new()
     };
     for object in removed {
-        let why = match (object.id.group.as_str(), object.id.kind.as_str()) {
-            ("", "Namespace") => Some(namespace(contents.get(object.id.name.as_str()))),
-            CRD => Some(crd_removed(object, sets)),
-            ("", "ServiceAccount") => {
-                let key = (object.id.namespace.as_deref().unwrap_or_default(), object.id.name.as_str());
-                accounts.get(&key).map(|users| format!(
-                    "still named by {} of the new set: a pod running as it can no longer be created",
-                    listed(users)
-                ))
-            }
-            ("", "PersistentVolumeClaim") => Some(
-                "its volume goes with it when the volume's reclaim policy is Delete (the default of dynamically provisioned volumes)".to_owned(),
-            ),
-            _ => None,
-        };
-        if let Some(why) = why {
-            let why = format!("removed: {why}");
+        if let Some(why) = deleted(object, sets, &contents, &users) {
             out.push(Impact::new(
                 Level::Destructive,
                 Class::Deletion,
                 object,
-                why,
+                format!("removed: {why}"),
             ));
         }
     }
 }
 
+/// What deleting `object` takes or breaks besides it, if anything:
+/// `contents`, the kinds in each removed namespace; `users`, what of the
+/// new set names each object ([`references`]).
+pub(super) fn deleted(
+    object: &Manifest,
+    sets: Sets<'_>,
+    contents: &BTreeMap<&str, BTreeMap<&str, usize>>,
+    users: &HashMap<Reference<'_>, Vec<String>>,
+) -> Option<String> {
+    let id = &object.id;
+    let namespace = id.namespace.as_deref().unwrap_or_default();
+    let named = users
+        .get(&(id.kind.as_str(), namespace, id.name.as_str()))
+        .filter(|_| {
+            REFERENCED
+                .iter()
+                .any(|&(group, kind, _)| is(object, group, kind))
+        });
+    let named_by = |users: &Vec<String>| format!("still named by {} of the new set", listed(users));
+    match (id.group.as_str(), id.kind.as_str()) {
+        ("", "Namespace") => Some(namespace_contents(contents.get(id.name.as_str()))),
+        CRD => Some(crd_removed(object, sets)),
+        ("", "PersistentVolumeClaim") => {
+            let mut why = "its volume goes with it when the volume's reclaim policy is Delete (the default of dynamically provisioned volumes)".to_owned();
+            if let Some(users) = named {
+                why += &format!("; {}: their pods cannot start without it", named_by(users));
+            }
+            Some(why)
+        }
+        ("", "PersistentVolume") => {
+            let mut why =
+                "a claim bound to it loses its volume (the claim becomes Lost)".to_owned();
+            if text(at(&object.node, &["spec", "persistentVolumeReclaimPolicy"])) == Some("Delete")
+            {
+                why += ", and its storage is deleted (reclaim policy Delete)";
+            }
+            if let Some(users) = named {
+                why += &format!("; {}", named_by(users));
+            }
+            Some(why)
+        }
+        ("apps", "StatefulSet") => claims_deleted(object),
+        (group, kind) if !crate::kube::is_built_in(group, kind) => {
+            Some(custom_resource(object, sets))
+        }
+        _ => named.map(|users| {
+            let what = REFERENCED
+                .iter()
+                .find(|&&(group, kind, _)| is(object, group, kind))
+                .map_or("", |&(_, _, what)| what);
+            format!("{}: {what}", named_by(users))
+        }),
+    }
+}
+
+/// The kinds a pod, a claim or a binding names, and what deleting one that
+/// is still named breaks.
+const REFERENCED: [(&str, &str, &str); 8] = [
+    (
+        "",
+        "ServiceAccount",
+        "a pod running as it can no longer be created",
+    ),
+    (
+        "",
+        "ConfigMap",
+        "their pods cannot start without it (it is not optional)",
+    ),
+    (
+        "",
+        "Secret",
+        "their pods cannot start without it (it is not optional)",
+    ),
+    (
+        "",
+        "PersistentVolumeClaim",
+        "their pods cannot start without it",
+    ),
+    ("", "PersistentVolume", "its claim loses its volume"),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        "a pod naming it can no longer be created",
+    ),
+    (
+        "node.k8s.io",
+        "RuntimeClass",
+        "a pod naming it can no longer be created",
+    ),
+    (
+        "storage.k8s.io",
+        "StorageClass",
+        "a claim naming it is no longer provisioned",
+    ),
+];
+
+/// A custom resource: the input of the controller of its kind (an
+/// operator), which acts on its deletion.
+fn custom_resource(object: &Manifest, sets: Sets<'_>) -> String {
+    let (group, kind) = (object.id.group.as_str(), object.id.kind.as_str());
+    let defined =
+        sets.old.iter().chain(sets.new).find(|m| {
+            (m.id.group.as_str(), m.id.kind.as_str()) == CRD && defines(m) == (group, kind)
+        });
+    let crd = match defined {
+        Some(crd) => format!("defined by {}", crd.id),
+        None => format!("{kind} of {group}, not built into Kubernetes"),
+    };
+    format!(
+        "a custom resource ({crd}): the input of the controller of its kind, which deletes or stops what it made for it"
+    )
+}
+
+/// A StatefulSet whose claims are deleted with it
+/// (`persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`).
+fn claims_deleted(object: &Manifest) -> Option<String> {
+    let policy = at(
+        &object.node,
+        &[
+            "spec",
+            "persistentVolumeClaimRetentionPolicy",
+            "whenDeleted",
+        ],
+    );
+    let templates = claim_templates(object);
+    (text(policy) == Some("Delete") && !templates.is_empty()).then(|| {
+        format!(
+            "the claims of its volumeClaimTemplates ({}) are deleted with it (persistentVolumeClaimRetentionPolicy.whenDeleted: Delete), and their volumes when the reclaim policy is Delete",
+            listed(&templates)
+        )
+    })
+}
+
+/// The names of a StatefulSet's volumeClaimTemplates.
+pub(super) fn claim_templates(object: &Manifest) -> Vec<&str> {
+    items(at(&object.node, &["spec", "volumeClaimTemplates"]))
+        .iter()
+        .filter_map(|t| text(at(t, &["metadata", "name"])))
+        .collect()
+}
+
+/// An object a pod, a claim or a binding names: (kind, namespace, name),
+/// the namespace empty for a cluster-scoped kind.
+pub(super) type Reference<'a> = (&'a str, &'a str, &'a str);
+
+/// What each object of `set` names, by the objects it names: a binding its
+/// ServiceAccounts; a pod (or a workload's pod template) its
+/// ServiceAccount, PriorityClass, RuntimeClass, and the ConfigMaps,
+/// Secrets and claims its volumes and containers need (not those marked
+/// optional); a claim (or a volumeClaimTemplate) its StorageClass and
+/// volume.
+pub(super) fn references(set: &[Manifest]) -> HashMap<Reference<'_>, Vec<String>> {
+    let mut users: HashMap<Reference<'_>, Vec<String>> = HashMap::new();
+    for object in set {
+        let namespace = object.id.namespace.as_deref().unwrap_or("default");
+        let mut named: Vec<Reference<'_>> = Vec::new();
+        if matches!(
+            object.id.kind.as_str(),
+            "RoleBinding" | "ClusterRoleBinding"
+        ) && object.id.group == "rbac.authorization.k8s.io"
+        {
+            for subject in items(object.node.get("subjects")) {
+                if text(subject.get("kind")) != Some("ServiceAccount") {
+                    continue;
+                }
+                let namespace = text(subject.get("namespace"))
+                    .filter(|ns| !ns.is_empty())
+                    .or(object.id.namespace.as_deref())
+                    .unwrap_or("default");
+                if let Some(name) = text(subject.get("name")) {
+                    named.push(("ServiceAccount", namespace, name));
+                }
+            }
+        } else if let Some(spec) = pod_spec(object) {
+            pod_references(spec, namespace, &mut named);
+        }
+        if is(object, "", "PersistentVolumeClaim") {
+            claim_references(object.node.get("spec"), &mut named);
+        }
+        if is(object, "apps", "StatefulSet") {
+            for template in items(at(&object.node, &["spec", "volumeClaimTemplates"])) {
+                claim_references(template.get("spec"), &mut named);
+            }
+        }
+        named.sort_unstable();
+        named.dedup();
+        for reference in named {
+            users
+                .entry(reference)
+                .or_default()
+                .push(object.id.to_string());
+        }
+    }
+    users
+}
+
+/// What a pod spec in `namespace` names.
+fn pod_references<'a>(spec: &'a Node, namespace: &'a str, named: &mut Vec<Reference<'a>>) {
+    let account = text(spec.get("serviceAccountName"))
+        .or(text(spec.get("serviceAccount")))
+        .unwrap_or("default");
+    named.push(("ServiceAccount", namespace, account));
+    if let Some(class) = text(spec.get("priorityClassName")) {
+        named.push(("PriorityClass", "", class));
+    }
+    if let Some(class) = text(spec.get("runtimeClassName")) {
+        named.push(("RuntimeClass", "", class));
+    }
+    // Not optional: `optional: true` lets the pod start without it.
+    let required = |node: &'a Node, key: &str| {
+        (!is_true(node.get("optional")))
+            .then(|| text(node.get(key)))
+            .flatten()
+    };
+    let mut sources: Vec<(&str, &'a Node)> = Vec::new();
+    for volume in items(spec.get("volumes")) {
+        if let Some(claim) = text(at(volume, &["persistentVolumeClaim", "claimName"])) {
+            named.push(("PersistentVolumeClaim", namespace, claim));
+        }
+        for (key, node) in entries(Some(volume)) {
+            sources.push((key, node));
+        }
+        for source in items(at(volume, &["projected", "sources"])) {
+            sources.extend(entries(Some(source)));
+        }
+    }
+    for container in containers(spec) {
+        for from in items(container.get("envFrom")) {
+            sources.extend(entries(Some(from)));
+        }
+        for env in items(container.get("env")) {
+            sources.extend(entries(env.get("valueFrom")));
+        }
+    }
+    for (key, node) in sources {
+        let reference = match key {
+            "configMap" | "configMapRef" | "configMapKeyRef" => {
+                required(node, "name").map(|name| ("ConfigMap", name))
+            }
+            "secret" => required(node, "secretName")
+                .or_else(|| required(node, "name"))
+                .map(|name| ("Secret", name)),
+            "secretRef" | "secretKeyRef" => required(node, "name").map(|name| ("Secret", name)),
+            _ => None,
+        };
+        if let Some((kind, name)) = reference {
+            named.push((kind, namespace, name));
+        }
+    }
+}
+
+/// What a claim's spec names: its StorageClass and its volume.
+fn claim_references<'a>(spec: Option<&'a Node>, named: &mut Vec<Reference<'a>>) {
+    if let Some(class) =
+        text(spec.and_then(|s| s.get("storageClassName"))).filter(|c| !c.is_empty())
+    {
+        named.push(("StorageClass", "", class));
+    }
+    if let Some(volume) = text(spec.and_then(|s| s.get("volumeName"))) {
+        named.push(("PersistentVolume", "", volume));
+    }
+}
+
 /// The kinds of objects of `set` in each of `namespaces`, with counts.
-fn kinds_in<'a>(
+pub(super) fn kinds_in<'a>(
     set: &'a [Manifest],
     namespaces: &BTreeSet<&str>,
 ) -> BTreeMap<&'a str, BTreeMap<&'a str, usize>> {
@@ -87,7 +337,7 @@ fn kinds_in<'a>(
     kinds
 }
 
-fn namespace(kinds: Option<&BTreeMap<&str, usize>>) -> String {
+fn namespace_contents(kinds: Option<&BTreeMap<&str, usize>>) -> String {
     let named: Vec<String> = kinds
         .into_iter()
         .flatten()
@@ -126,45 +376,6 @@ fn crd_removed(crd: &Manifest, sets: Sets<'_>) -> String {
         why += &format!("; the new set's {after} {kind} objects are refused without it");
     }
     why
-}
-
-/// Who uses each ServiceAccount in `set`: the bindings naming it and the
-/// workloads running as it, by (namespace, name).
-fn account_users(set: &[Manifest]) -> HashMap<(&str, &str), Vec<String>> {
-    let mut users: HashMap<(&str, &str), Vec<String>> = HashMap::new();
-    for object in set {
-        if matches!(
-            object.id.kind.as_str(),
-            "RoleBinding" | "ClusterRoleBinding"
-        ) && object.id.group == "rbac.authorization.k8s.io"
-        {
-            for subject in items(object.node.get("subjects")) {
-                if text(subject.get("kind")) != Some("ServiceAccount") {
-                    continue;
-                }
-                let namespace = text(subject.get("namespace"))
-                    .filter(|ns| !ns.is_empty())
-                    .or(object.id.namespace.as_deref())
-                    .unwrap_or("default");
-                if let Some(name) = text(subject.get("name")) {
-                    users
-                        .entry((namespace, name))
-                        .or_default()
-                        .push(object.id.to_string());
-                }
-            }
-        } else if let Some(spec) = pod_spec(object) {
-            let name = text(spec.get("serviceAccountName"))
-                .or(text(spec.get("serviceAccount")))
-                .unwrap_or("default");
-            let namespace = object.id.namespace.as_deref().unwrap_or("default");
-            users
-                .entry((namespace, name))
-                .or_default()
-                .push(object.id.to_string());
-        }
-    }
-    users
 }
 
 /// A changed CRD that stops serving a version.

@@ -173,6 +173,40 @@ pub(crate) fn assess(
     sort(&mut diff.impact);
 }
 
+/// The impact of the objects `--map` matched, each pair (old, new) with
+/// its identity as read: for the cluster another object, so a deletion
+/// and a creation ([`rename::replaced`]), the old object's deletion taking
+/// or breaking what a removal would ([`deletion::deleted`]). `sets` hold
+/// the old objects under their identities as read.
+pub(crate) fn mapped(pairs: &[(&Manifest, &Manifest)], sets: Sets<'_>) -> Vec<Impact> {
+    let mut out = Vec::new();
+    if pairs.is_empty() {
+        return out;
+    }
+    let namespaces = (pairs.iter())
+        .filter(|(old, _)| tree::is(old, "", "Namespace"))
+        .map(|(old, _)| old.id.name.as_str())
+        .collect();
+    let contents = deletion::kinds_in(sets.old, &namespaces);
+    let users = deletion::references(sets.new);
+    for (old, new) in pairs {
+        let how = "matched by --map, another object for the cluster";
+        let (level, why) = rename::replaced(old, new, how);
+        out.push(Impact {
+            level,
+            class: Class::Rename,
+            object: new.id.to_string(),
+            from: Some(old.id.to_string()),
+            why,
+        });
+        if let Some(why) = deletion::deleted(old, sets, &contents, &users) {
+            let why = format!("deleted, as --map matched it with {}: {why}", new.id);
+            out.push(Impact::new(Level::Destructive, Class::Deletion, old, why));
+        }
+    }
+    out
+}
+
 /// What one changed object's field changes do.
 fn changed_object(
     before: &Manifest,

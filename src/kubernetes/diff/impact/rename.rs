@@ -15,8 +15,10 @@ use std::hash::BuildHasher;
 
 use super::super::Ignore;
 use super::super::compare::{self, Step, Tree, ignored as ignored_by};
-use super::workload::template;
-use super::{Class, Impact, Level};
+use super::deletion::claim_templates;
+use super::tree::is;
+use super::workload::{Runs, template};
+use super::{Class, Impact, Level, listed};
 use crate::manifest::Manifest;
 use crate::yaml::{Node, Value};
 
@@ -84,23 +86,68 @@ pub(super) fn renames(
 
 /// The impact of one rename.
 pub(super) fn impact(old: &Manifest, new: &Manifest) -> Impact {
-    let (level, why) = if template(new).is_some() {
-        (
-            Level::Restart,
-            "renamed, same content: applied as a delete and a create, so its pods are replaced",
-        )
-    } else {
-        (
-            Level::Change,
-            "renamed, same content: applied as a delete and a create",
-        )
-    };
+    let (level, why) = replaced(old, new, "renamed, same content");
     Impact {
         level,
         class: Class::Rename,
         object: new.id.to_string(),
         from: Some(old.id.to_string()),
-        why: why.to_owned(),
+        why,
+    }
+}
+
+/// What `new` taking the place of `old`, another object for the cluster
+/// (Kubernetes has no rename: the apply creates one and deletes the other),
+/// does to what they run and hold, `how` saying how they were paired: a
+/// claim, or a StatefulSet's claims, start empty (`destructive`); a
+/// workload starts new pods while the old one's are deleted (`restart`);
+/// a Job runs again.
+pub(super) fn replaced(old: &Manifest, new: &Manifest, how: &str) -> (Level, String) {
+    let applied = format!("{how}: applied as a delete and a create");
+    if is(new, "", "PersistentVolumeClaim") {
+        return (
+            Level::Destructive,
+            format!(
+                "{applied}: the new claim gets a new, empty volume, without the old claim's data"
+            ),
+        );
+    }
+    let claims = claim_templates(new);
+    if is(new, "apps", "StatefulSet") && !claims.is_empty() {
+        let named = |set: &Manifest| {
+            let each: Vec<String> = claims
+                .iter()
+                .map(|c| format!("{c}-{}-N", set.id.name))
+                .collect();
+            listed(&each)
+        };
+        return (
+            Level::Destructive,
+            format!(
+                "{applied}: its pods get new, empty claims ({}); the data stays in the old ones ({}), which nothing mounts",
+                named(new),
+                named(old)
+            ),
+        );
+    }
+    match template(new).map(|(_, runs)| runs) {
+        Some(Runs::Once) => (
+            Level::Restart,
+            format!("{applied}: the Job runs again, and the old one's pods are deleted with it"),
+        ),
+        Some(Runs::Schedules) => (
+            Level::Change,
+            format!(
+                "{applied}: its schedule starts anew, and the old one's Jobs are deleted with it"
+            ),
+        ),
+        Some(_) => (
+            Level::Restart,
+            format!(
+                "{applied}, so its pods are replaced: new pods start, and the old one's are deleted with it"
+            ),
+        ),
+        None => (Level::Change, applied),
     }
 }
 
