@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Json;
 
+use super::tree::{at, text};
 use super::{Class, Impact, Level, listed};
 use crate::manifest::Manifest;
 use crate::pod_security::{Level as PodLevel, Policy};
@@ -98,12 +99,31 @@ pub(super) fn host_path_volumes(
         let json = object.node.to_json();
         let (volume, namespace, claim) = match object.id.kind.as_str() {
             "PersistentVolume" => {
-                let claim = &json["spec"]["claimRef"];
-                let (Some(ns), Some(name)) = (claim["namespace"].as_str(), claim["name"].as_str())
-                else {
+                if !json["spec"]["hostPath"].is_object() {
                     continue;
+                }
+                let claim = &json["spec"]["claimRef"];
+                let bound = match (claim["namespace"].as_str(), claim["name"].as_str()) {
+                    (Some(ns), Some(name)) => Some((ns.to_owned(), name.to_owned())),
+                    // Bound from the claim's side: a claim of the new set
+                    // that names it (reported on the claim instead when
+                    // the claim is new or changed too).
+                    _ => new.iter().find_map(|m| {
+                        let claims = m.id.group.is_empty()
+                            && m.id.kind == "PersistentVolumeClaim"
+                            && text(at(&m.node, &["spec", "volumeName"]))
+                                == Some(object.id.name.as_str());
+                        let reported = added_or_changed.iter().any(|o| o.id == m.id);
+                        (claims && !reported).then(|| {
+                            (
+                                m.id.namespace.clone().unwrap_or_default(),
+                                m.id.name.clone(),
+                            )
+                        })
+                    }),
                 };
-                (json.clone(), ns.to_owned(), name.to_owned())
+                let Some((ns, name)) = bound else { continue };
+                (json.clone(), ns, name)
             }
             "PersistentVolumeClaim" => {
                 let Some(volume) = json["spec"]["volumeName"].as_str().and_then(volume_of) else {
@@ -454,6 +474,29 @@ mod tests {
             ["Kyverno rule a excludes more: exclude.any[].resources.namespaces[]: \"y\""]
         );
         assert!(kyverno(&excluding(json!(["x", "y"])), &excluding(json!(["x"]))).is_empty());
+    }
+
+    /// A volume bound from the claim's side that becomes a hostPath: the
+    /// volume is the item when the claim does not change.
+    #[test]
+    fn a_volume_that_becomes_a_host_path_under_its_claim() {
+        let set = crate::input::parse(
+            "t",
+            "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\nspec: {hostPath: {path: /etc}}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c, namespace: builds}\nspec: {volumeName: pv}\n",
+        )
+        .unwrap()
+        .manifests;
+        let mut out = Vec::new();
+        host_path_volumes(&[&set[0]], &set, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            out[0].why,
+            "binds the hostPath PersistentVolume pv (path /etc) to claim c in namespace builds: pods there mount the node's files"
+        );
+        let mut both = Vec::new();
+        host_path_volumes(&[&set[0], &set[1]], &set, &mut both);
+        assert_eq!(both.len(), 1);
+        assert_eq!(both[0].object, "PersistentVolumeClaim builds/c");
     }
 
     #[test]

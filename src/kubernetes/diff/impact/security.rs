@@ -118,7 +118,9 @@ pub(super) fn identity(
 /// One impact per subject and direction: gains are `security`, losses a
 /// `change` (a workload relying on them fails).
 pub(super) fn permissions(changes: &[PermissionChange], out: &mut Vec<Impact>) {
-    let mut by_subject: BTreeMap<(&str, bool), (Vec<&str>, BTreeSet<&str>)> = BTreeMap::new();
+    /// What one subject gains (or loses), and through which bindings.
+    type Said<'a> = (Vec<&'a str>, BTreeSet<&'a str>);
+    let mut by_subject: BTreeMap<(&str, bool), Said<'_>> = BTreeMap::new();
     for c in changes {
         let entry = by_subject.entry((c.subject.as_str(), c.gains)).or_default();
         entry.0.push(&c.what);
