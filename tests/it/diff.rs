@@ -172,7 +172,7 @@ fn a_role_change_among_unchanged_objects_shows_in_permissions() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
-        "Impact, most severe first:\n  security    ServiceAccount ns/app: gains delete on pods in ns\n~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
+        "Impact, most severe first:\n  security    ServiceAccount ns/app: gains delete on pods in ns (through RoleBinding ns/r → Role ns/r)\n~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
         "{}",
         run.stderr
     );
@@ -783,9 +783,9 @@ fn a_new_privileged_workload_is_a_security_impact() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(added.code, 1, "{}{}", added.stdout, added.stderr);
     assert!(
-        added
-            .stdout
-            .contains("security    DaemonSet ns/d: its pods: gains hostPID, privileged (c)\n"),
+        added.stdout.contains(
+            "security    DaemonSet ns/d: its pods (spec.template) need Pod Security privileged: Host Namespaces: host namespaces (hostPID=true); Privileged Containers: privileged (container \"c\" must not set securityContext.privileged=true)\n"
+        ),
         "{}",
         added.stdout
     );

@@ -258,8 +258,12 @@ pub fn diff_at(
     }
     let permissions = rbac_of_sets(&old_objects, &new_objects, version);
     result.rbac = permissions.lines;
-    let sets = impact::Sets { old, new };
-    impact::assess(&mut result, &matched, sets, &permissions.changes, ignore);
+    let sets = impact::Sets {
+        old,
+        new,
+        minor: version.1,
+    };
+    impact::assess(&mut result, &matched, sets, &permissions.model, ignore);
     result
 }
 
@@ -293,20 +297,67 @@ fn rbac_of_sets(
     version: rbac::defaults::Version,
 ) -> PermissionChanges {
     let (before, after) = (rbac_objects(old), rbac_objects(new));
-    let json = |nodes: &[&Node]| nodes.iter().map(|n| n.to_json()).collect::<Vec<_>>();
+    let (accounts_before, accounts_after) = (accounts(old), accounts(new));
+    let json = |nodes: &[&Node], accounts: &BTreeSet<(&str, &str)>| {
+        (nodes.iter().map(|n| n.to_json()))
+            .chain(accounts.iter().map(|(namespace, name)| {
+                serde_json::json!({
+                    "apiVersion": "v1",
+                    "kind": "ServiceAccount",
+                    "metadata": {"name": name, "namespace": namespace},
+                })
+            }))
+            .collect::<Vec<_>>()
+    };
     let unchanged = before.len() == after.len()
+        && accounts_before == accounts_after
         && before
             .iter()
             .zip(&after)
             .all(|(a, b)| compare::identical(a, b));
     if unchanged {
-        match permissions(&json(&before), version) {
-            Ok(_) => PermissionChanges::default(),
+        match permissions(&json(&before, &accounts_before), version) {
+            Ok(listed) => {
+                let held = held(&listed);
+                let mut same = PermissionChanges::default();
+                same.model.after = held.clone();
+                same.model.before = held;
+                same
+            }
             Err(why) => PermissionChanges::not_compared(&why),
         }
     } else {
-        rbac_changes(&json(&before), &json(&after), version)
+        rbac_changes(
+            &json(&before, &accounts_before),
+            &json(&after, &accounts_after),
+            version,
+        )
     }
+}
+
+/// The ServiceAccounts of an indexed set the `rbac` model lists besides
+/// those its bindings name: those it declares and those its workloads run
+/// as (namespace, name). Their permissions through groups
+/// (`system:serviceaccounts`, `…:NAMESPACE`, `system:authenticated`) count
+/// as theirs.
+fn accounts<'a>(set: &BTreeMap<KeyRef<'a>, &'a Manifest>) -> BTreeSet<(&'a str, &'a str)> {
+    let mut accounts = BTreeSet::new();
+    for (&(group, kind, namespace, name), object) in set {
+        let namespace = namespace.unwrap_or("default");
+        if group.is_empty() && kind == "ServiceAccount" {
+            accounts.insert((namespace, name));
+        } else if let Some(spec) = impact::pod_spec(object) {
+            let runs_as = ["serviceAccountName", "serviceAccount"]
+                .iter()
+                .find_map(|key| match spec.get(key).map(|n| &n.value) {
+                    Some(Value::String(s)) => Some(s.as_str()),
+                    _ => None,
+                })
+                .unwrap_or("default");
+            accounts.insert((namespace, runs_as));
+        }
+    }
+    accounts
 }
 
 /// The RBAC objects of an indexed set, in its order.
@@ -326,7 +377,7 @@ fn rbac_objects<'a>(set: &BTreeMap<KeyRef<'_>, &'a Manifest>) -> Vec<&'a Node> {
 #[derive(Default)]
 struct PermissionChanges {
     lines: Vec<String>,
-    changes: Vec<impact::PermissionChange>,
+    model: impact::PermissionModel,
 }
 
 impl PermissionChanges {
@@ -334,9 +385,47 @@ impl PermissionChanges {
     fn not_compared(why: &str) -> Self {
         PermissionChanges {
             lines: vec![format!("not compared: {why}")],
-            changes: Vec::new(),
+            model: impact::PermissionModel::default(),
         }
     }
+}
+
+/// `at` in words: `cluster-wide`, `in NAMESPACE`.
+fn place(scope: &Scope) -> String {
+    match scope {
+        Scope::Cluster => "cluster-wide".to_owned(),
+        Scope::Namespace(ns) => format!("in {ns}"),
+    }
+}
+
+/// What each ServiceAccount may do, from the listed permissions.
+fn held(listed: &[rbac::Permissions]) -> impact::Held {
+    let mut held = impact::Held::new();
+    for p in listed {
+        let subject = &p.subject;
+        if subject.kind != "ServiceAccount" {
+            continue;
+        }
+        let key = (
+            subject.namespace.clone().unwrap_or_default(),
+            subject.name.clone(),
+        );
+        let set = held.entry(key).or_default();
+        for r in &p.permissions {
+            let named = if r.resource_names.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.resource_names.join(", "))
+            };
+            let what = format!("{}{named} {}", r.resource, place(&r.scope));
+            set.extend(r.verbs.iter().map(|v| (what.clone(), v.clone())));
+        }
+        for u in &p.non_resource {
+            let what = format!("{} {}", u.url, place(&u.scope));
+            set.extend(u.verbs.iter().map(|v| (what.clone(), v.clone())));
+        }
+    }
+    held
 }
 
 /// One side of a diff: the argument and the set read from it.
@@ -399,9 +488,12 @@ fn permissions(
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
 fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) -> PermissionChanges {
     type Entry = (rbac::Subject, Scope, String, Vec<String>);
-    let flatten = |objects: &[Json]| -> Result<BTreeMap<Entry, BTreeSet<String>>, String> {
+    type Flat = BTreeMap<Entry, (BTreeSet<String>, Vec<String>)>;
+    let flatten = |objects: &[Json]| -> Result<(Flat, impact::Held), String> {
         let mut map = BTreeMap::new();
-        for permissions in permissions(objects, version)? {
+        let listed = permissions(objects, version)?;
+        let held = held(&listed);
+        for permissions in listed {
             for p in permissions.permissions {
                 let entry = (
                     permissions.subject.clone(),
@@ -409,31 +501,30 @@ fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) ->
                     p.resource,
                     p.resource_names,
                 );
-                map.insert(entry, p.verbs.into_iter().collect());
+                map.insert(entry, (p.verbs.into_iter().collect(), p.via));
             }
             for p in permissions.non_resource {
                 let entry = (permissions.subject.clone(), p.scope, p.url, Vec::new());
-                map.insert(entry, p.verbs.into_iter().collect());
+                map.insert(entry, (p.verbs.into_iter().collect(), p.via));
             }
         }
-        Ok(map)
+        Ok((map, held))
     };
     // Past the grant budget, the permissions are not compared, and the diff
     // says so instead of growing with subjects × rules × resources.
-    let (before, after) = match (flatten(old), flatten(new)) {
+    let ((before, held_before), (after, held_after)) = match (flatten(old), flatten(new)) {
         (Ok(before), Ok(after)) => (before, after),
         (Err(why), _) | (_, Err(why)) => return PermissionChanges::not_compared(&why),
     };
-    let empty = BTreeSet::new();
+    let empty = (BTreeSet::new(), Vec::new());
     let keys: BTreeSet<&Entry> = before.keys().chain(after.keys()).collect();
     let mut lines = PermissionChanges::default();
+    lines.model.before = held_before;
+    lines.model.after = held_after;
     for entry @ (subject, scope, resource, names) in keys {
-        let was = before.get(entry).unwrap_or(&empty);
-        let is = after.get(entry).unwrap_or(&empty);
-        let place = match scope {
-            Scope::Cluster => "cluster-wide".to_owned(),
-            Scope::Namespace(ns) => format!("in {ns}"),
-        };
+        let (was, _) = before.get(entry).unwrap_or(&empty);
+        let (is, via) = after.get(entry).unwrap_or(&empty);
+        let place = place(scope);
         let named = if names.is_empty() {
             String::new()
         } else {
@@ -450,10 +541,11 @@ fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) ->
                     "ServiceAccount" => format!("ServiceAccount {}", subject.describe()),
                     _ => subject.describe(),
                 };
-                lines.changes.push(impact::PermissionChange {
+                lines.model.changes.push(impact::PermissionChange {
                     subject: object,
                     gains: verb == "gains",
                     what,
+                    via: via.clone(),
                 });
             }
         }

@@ -12,9 +12,14 @@
 //!   Namespace, a CRD or one of its served versions, a bound
 //!   ServiceAccount, a PersistentVolumeClaim) (`destructive`);
 //! - [`security`]: effective permissions gained (`security`) or lost
-//!   (`change`), rules reaching the built-in `view`/`edit`/`admin` roles
-//!   through aggregation, Pod Security or Kyverno relaxed, a workload gaining
-//!   privileges or losing its hardening (`security`);
+//!   (`change`), from the `rbac` command's model, a workload's pods
+//!   running as a ServiceAccount that may do more, rules reaching the
+//!   built-in `view`/`edit`/`admin` roles through aggregation (`security`);
+//!   [`pods`]: a pod that needs a weaker Pod Security level or breaks a
+//!   control anew, by `check`'s Pod Security model (`security`);
+//!   [`policies`]: Pod Security labels, Kyverno rules and NetworkPolicies
+//!   that enforce less, a hostPath volume bound into a namespace
+//!   (`security`);
 //! - [`workload`]: a new pod template, so the pods are replaced, and why
 //!   (`restart`; DaemonSets with host access called out);
 //! - [`rename`]: an object removed and one added with the same content
@@ -27,6 +32,10 @@
 
 mod deletion;
 mod immutable;
+pub(crate) mod pods;
+pub(crate) mod policies;
+#[cfg(test)]
+mod property;
 mod rename;
 mod security;
 mod tree;
@@ -37,7 +46,8 @@ use serde::Serialize;
 use super::{Diff, Ignore, ObjectChange};
 use crate::manifest::Manifest;
 
-pub(crate) use security::{PermissionChange, exemptions};
+pub(crate) use security::{Held, PermissionChange, PermissionModel, exemptions};
+pub(crate) use workload::pod_spec;
 
 /// How much an impact matters, from least to most. `--fail-on LEVEL` fails
 /// on an impact at `LEVEL` or above; any difference at all is at least
@@ -136,6 +146,8 @@ pub(crate) struct Matched<'a> {
 pub(crate) struct Sets<'a> {
     pub(crate) old: &'a [Manifest],
     pub(crate) new: &'a [Manifest],
+    /// The minor Kubernetes version whose Pod Security rules apply.
+    pub(crate) minor: u32,
 }
 
 /// Fills `diff.impact`, and takes the renamed objects out of
@@ -144,14 +156,16 @@ pub(crate) fn assess(
     diff: &mut Diff,
     matched: &Matched<'_>,
     sets: Sets<'_>,
-    permissions: &[PermissionChange],
+    permissions: &PermissionModel,
     ignore: &[Ignore],
 ) {
     let mut out = Vec::new();
     for ((before, after), change) in matched.changed.iter().zip(&diff.changed) {
-        changed_object(before, after, change, &mut out);
+        changed_object(before, after, change, sets.minor, &mut out);
+        security::identity(before, after, permissions, &mut out);
     }
     deletion::removed(&matched.removed, sets, &mut out);
+    policies::removed(&matched.removed, &mut out);
     let renames = rename::renames(&matched.removed, &matched.added, ignore);
     // A renamed object brings nothing new: its old self had it all.
     let renamed: std::collections::HashSet<usize> = renames.iter().map(|&(_, a)| a).collect();
@@ -160,7 +174,14 @@ pub(crate) fn assess(
         .map(|(_, m)| *m)
         .collect();
     security::added(&new, &mut out);
-    security::permissions(permissions, &mut out);
+    for object in &new {
+        pods::pods(None, object, sets.minor, &mut out);
+    }
+    let bound: Vec<&Manifest> = (new.iter().copied())
+        .chain(matched.changed.iter().map(|&(_, after)| after))
+        .collect();
+    policies::host_path_volumes(&bound, sets.new, &mut out);
+    security::permissions(&permissions.changes, &mut out);
     if !renames.is_empty() {
         let (gone, came): (Vec<usize>, Vec<usize>) = renames.iter().copied().unzip();
         for &(r, a) in &renames {
@@ -212,11 +233,14 @@ fn changed_object(
     before: &Manifest,
     after: &Manifest,
     change: &ObjectChange,
+    minor: u32,
     out: &mut Vec<Impact>,
 ) {
     immutable::refused(before, after, &change.fields, out);
     workload::restart(after, &change.fields, out);
     security::changed(before, after, &change.fields, out);
+    pods::pods(Some(before), after, minor, out);
+    policies::changed(before, after, out);
     deletion::changed(before, after, out);
 }
 

@@ -1,8 +1,9 @@
 //! What may do more than before: effective permissions (computed once, by
-//! the diff's RBAC summary, `rbac_changes` in `diff/mod.rs`, and grouped
-//! here per subject), rules reaching the built-in user-facing roles through
-//! aggregation, Pod Security and Kyverno relaxed, workloads gaining
-//! privileges or losing their hardening.
+//! the diff's RBAC summary, `rbac_changes` in `diff/mod.rs`, from the
+//! `rbac` command's model, and grouped here per subject, with the bindings
+//! that grant them), a workload's pods running as an account that may do
+//! more, rules reaching the built-in user-facing roles through
+//! aggregation, Kyverno PolicyExceptions.
 //!
 //! Aggregation: the built-in ClusterRoles `view`, `edit` and `admin`
 //! aggregate every ClusterRole labelled
@@ -14,10 +15,8 @@
 //! roles are in every cluster and in no manifest set, so the effective
 //! permissions of the set cannot show who gains: this says so.
 //!
-//! Pod Security: `pod-security.kubernetes.io/enforce` orders `restricted` >
-//! `baseline` > `privileged`; a namespace without the label gets the
-//! admission configuration's default, `privileged` unless configured
-//! (<https://kubernetes.io/docs/concepts/security/pod-security-admission/>).
+//! Pods, Pod Security labels, Kyverno policies' rules and NetworkPolicies
+//! are judged by their models in [`super::pods`] and [`super::policies`].
 //!
 //! Kyverno: a `PolicyException` (kyverno.io) lifts the policies it names
 //! from what it matches; a policy whose `validationFailureAction` (or a
@@ -31,8 +30,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::Value as Json;
 
-use super::tree::{at, entries, is, is_false, is_true, items, text};
-use super::workload::{added_capabilities, containers, pod_spec};
+use super::tree::{at, entries, is, items, text};
 use super::{Class, Impact, Level, NAMED, listed};
 use crate::diff::FieldChange;
 use crate::manifest::Manifest;
@@ -48,22 +46,96 @@ pub(crate) struct PermissionChange {
     pub(crate) gains: bool,
     /// What: `delete on secrets in builds`.
     pub(crate) what: String,
+    /// Through which bindings and roles (and groups), as `rbac` says.
+    pub(crate) via: Vec<String>,
+}
+
+/// What each ServiceAccount may do on one side: (namespace, name) to
+/// (what, in scope; verb), as the `rbac` command's model says.
+pub(crate) type Held = BTreeMap<(String, String), BTreeSet<(String, String)>>;
+
+/// The permission model's answers for both sides.
+#[derive(Default)]
+pub(crate) struct PermissionModel {
+    /// Each subject's gains and losses.
+    pub(crate) changes: Vec<PermissionChange>,
+    /// Before.
+    pub(crate) before: Held,
+    /// After.
+    pub(crate) after: Held,
+}
+
+/// The ServiceAccount the pods of a workload (or a Pod) run as:
+/// `serviceAccountName`, else the deprecated `serviceAccount`, else
+/// `default`.
+pub(super) fn runs_as(object: &Manifest) -> Option<String> {
+    let spec = super::workload::pod_spec(object)?;
+    let name = text(spec.get("serviceAccountName"))
+        .or_else(|| text(spec.get("serviceAccount")))
+        .unwrap_or("default");
+    Some(name.to_owned())
+}
+
+/// A changed workload whose pods run as another ServiceAccount that may do
+/// more than the one they ran as: what its pods gain.
+pub(super) fn identity(
+    before: &Manifest,
+    after: &Manifest,
+    model: &PermissionModel,
+    out: &mut Vec<Impact>,
+) {
+    let (Some(was), Some(is)) = (runs_as(before), runs_as(after)) else {
+        return;
+    };
+    if was == is {
+        return;
+    }
+    let ns = after.id.namespace.clone().unwrap_or_default();
+    let empty = BTreeSet::new();
+    let old = model
+        .before
+        .get(&(ns.clone(), was.clone()))
+        .unwrap_or(&empty);
+    let new = model.after.get(&(ns.clone(), is.clone())).unwrap_or(&empty);
+    let mut gained: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (what, verb) in new.difference(old) {
+        gained.entry(what).or_default().push(verb);
+    }
+    if gained.is_empty() {
+        return;
+    }
+    let words: Vec<String> = gained
+        .iter()
+        .map(|(what, verbs)| format!("{} on {what}", verbs.join(", ")))
+        .collect();
+    let why = format!(
+        "its pods run as ServiceAccount {ns}/{is} instead of {ns}/{was}, and gain {}",
+        joined(&words)
+    );
+    out.push(Impact::new(Level::Security, Class::Security, after, why));
 }
 
 /// One impact per subject and direction: gains are `security`, losses a
 /// `change` (a workload relying on them fails).
 pub(super) fn permissions(changes: &[PermissionChange], out: &mut Vec<Impact>) {
-    let mut by_subject: BTreeMap<(&str, bool), Vec<&str>> = BTreeMap::new();
+    /// What one subject gains (or loses), and through which bindings.
+    type Said<'a> = (Vec<&'a str>, BTreeSet<&'a str>);
+    let mut by_subject: BTreeMap<(&str, bool), Said<'_>> = BTreeMap::new();
     for c in changes {
-        by_subject
-            .entry((c.subject.as_str(), c.gains))
-            .or_default()
-            .push(&c.what);
+        let entry = by_subject.entry((c.subject.as_str(), c.gains)).or_default();
+        entry.0.push(&c.what);
+        if c.gains {
+            entry.1.extend(c.via.iter().map(String::as_str));
+        }
     }
-    for ((subject, gains), what) in by_subject {
+    for ((subject, gains), (what, via)) in by_subject {
         let why = joined(&what);
+        let via: Vec<&str> = via.into_iter().collect();
         let (level, why) = if gains {
-            (Level::Security, format!("gains {why}"))
+            (
+                Level::Security,
+                format!("gains {why} (through {})", joined(&via)),
+            )
         } else {
             (
                 Level::Change,
@@ -94,14 +166,11 @@ fn joined<S: AsRef<str>>(items: &[S]) -> String {
     text
 }
 
-/// New objects that relax security by being there: a workload's pods
-/// gain whatever privileges they run with.
+/// New objects that relax security by being there: a ClusterRole
+/// aggregated into the built-in roles, a Kyverno PolicyException.
 pub(super) fn added(added: &[&Manifest], out: &mut Vec<Impact>) {
     for object in added {
         aggregated(None, object, out);
-        if let Some(new) = pod_spec(object) {
-            privileges(None, new, object, out);
-        }
         if object.id.group == "kyverno.io" && object.id.kind == "PolicyException" {
             let why = "new Kyverno PolicyException: the policies it names no longer apply to what it matches".to_owned();
             out.push(Impact::new(Level::Security, Class::Security, object, why));
@@ -117,14 +186,8 @@ pub(super) fn changed(
     out: &mut Vec<Impact>,
 ) {
     aggregated(Some(before), after, out);
-    if is(after, "", "Namespace") {
-        pod_security(before, after, out);
-    }
     if after.id.group == "kyverno.io" {
-        kyverno(before, after, fields, out);
-    }
-    if let (Some(old), Some(new)) = (pod_spec(before), pod_spec(after)) {
-        privileges(Some(old), new, after, out);
+        kyverno(after, fields, out);
     }
 }
 
@@ -223,205 +286,17 @@ fn aggregated(before: Option<&Manifest>, after: &Manifest, out: &mut Vec<Impact>
     }
 }
 
-const ENFORCE: &str = "pod-security.kubernetes.io/enforce";
-
-/// A namespace's Pod Security enforce level made weaker, or dropped.
-fn pod_security(before: &Manifest, after: &Manifest, out: &mut Vec<Impact>) {
-    let level =
-        |ns: &Manifest| text(at(&ns.node, &["metadata", "labels", ENFORCE])).map(str::to_owned);
-    let rank = |level: Option<&str>| match level {
-        Some("restricted") => Some(2),
-        Some("baseline") => Some(1),
-        Some("privileged") | None => Some(0),
-        Some(_) => None,
-    };
-    let (old, new) = (level(before), level(after));
-    let (Some(was), Some(is)) = (rank(old.as_deref()), rank(new.as_deref())) else {
-        return;
-    };
-    if is >= was {
-        return;
-    }
-    let why = match new {
-        Some(new) => format!(
-            "Pod Security enforce relaxed from {} to {new}",
-            old.unwrap_or_default()
-        ),
-        None => format!(
-            "Pod Security enforce label ({}) dropped: the cluster's default applies (privileged unless the admission configuration says otherwise)",
-            old.unwrap_or_default()
-        ),
-    };
-    out.push(Impact::new(Level::Security, Class::Security, after, why));
-}
-
-/// A Kyverno PolicyException changed, or a policy that stops enforcing.
-fn kyverno(before: &Manifest, after: &Manifest, fields: &[FieldChange], out: &mut Vec<Impact>) {
-    let why = match after.id.kind.as_str() {
-        "PolicyException"
-            if fields
-                .iter()
-                .any(|f| f.steps.first().is_some_and(|s| s == "spec")) =>
-        {
-            "Kyverno PolicyException changed: what it exempts may be wider".to_owned()
-        }
-        "ClusterPolicy" | "Policy" => {
-            let (was, is) = (enforcing(before), enforcing(after));
-            if was.len() <= is.len() {
-                return;
-            }
-            format!(
-                "Kyverno policy stops enforcing {}: violations are only reported (Audit)",
-                listed(&was.difference(&is).collect::<Vec<_>>())
-            )
-        }
-        _ => return,
-    };
-    out.push(Impact::new(Level::Security, Class::Security, after, why));
-}
-
-/// The rules of a Kyverno policy that refuse (`Enforce`): each rule's own
-/// `validate.failureAction`, else the policy's `validationFailureAction`.
-fn enforcing(policy: &Manifest) -> BTreeSet<String> {
-    let spec = policy.node.get("spec");
-    let action = |node: Option<&Node>| text(node).map(str::to_ascii_lowercase);
-    let default = action(spec.and_then(|s| s.get("validationFailureAction")))
-        .unwrap_or_else(|| "audit".to_owned());
-    items(spec.and_then(|s| s.get("rules")))
-        .iter()
-        .filter(|rule| rule.get("validate").is_some())
-        .filter(|rule| {
-            action(at(rule, &["validate", "failureAction"])).unwrap_or_else(|| default.clone())
-                == "enforce"
-        })
-        .map(|rule| text(rule.get("name")).unwrap_or("(unnamed)").to_owned())
-        .collect()
-}
-
-/// Hardening lost and privileges gained between two pod specs (from none,
-/// for a new workload).
-fn privileges(old: Option<&Node>, new: &Node, after: &Manifest, out: &mut Vec<Impact>) {
-    let (granted_before, hardened_before) = old.map(privileges_of).unwrap_or_default();
-    let (granted, hardened) = privileges_of(new);
-    let present: HashSet<&str> = containers(new)
-        .filter_map(|c| text(c.get("name")))
-        .collect();
-    let gained: Vec<String> = granted
-        .difference(&granted_before)
-        .map(|(c, p)| shown(c, p))
-        .collect();
-    let lost: Vec<String> = hardened_before
-        .difference(&hardened)
-        .filter(|(c, _)| c.is_empty() || present.contains(c.as_str()))
-        .map(|(c, p)| shown(c, p))
-        .collect();
-    let mut parts = Vec::new();
-    if !gained.is_empty() {
-        parts.push(format!("gains {}", listed(&gained)));
-    }
-    if !lost.is_empty() {
-        parts.push(format!("loses its hardening: {}", listed(&lost)));
-    }
-    if !parts.is_empty() {
-        let why = format!("its pods: {}", parts.join("; "));
+/// A Kyverno PolicyException changed: what it exempts may be wider (the
+/// policies' own rules are compared in [`super::policies`]).
+fn kyverno(after: &Manifest, fields: &[FieldChange], out: &mut Vec<Impact>) {
+    if after.id.kind == "PolicyException"
+        && fields
+            .iter()
+            .any(|f| f.steps.first().is_some_and(|s| s == "spec"))
+    {
+        let why = "Kyverno PolicyException changed: what it exempts may be wider".to_owned();
         out.push(Impact::new(Level::Security, Class::Security, after, why));
     }
-}
-
-fn shown(container: &str, what: &str) -> String {
-    if container.is_empty() {
-        what.to_owned()
-    } else {
-        format!("{what} ({container})")
-    }
-}
-
-/// (container, what): the container empty for the pod.
-type Facts = BTreeSet<(String, String)>;
-
-/// What a pod spec grants (host namespaces, hostPath, privileged, added
-/// capabilities, escalation, root, Unconfined seccomp or AppArmor, a host
-/// port, a Windows host process: what Pod Security's baseline forbids) and
-/// what hardens it
-/// (non-root, no escalation, ALL dropped, read-only root, confined seccomp),
-/// per container where the container decides.
-fn privileges_of(spec: &Node) -> (Facts, Facts) {
-    let (mut granted, mut hardened) = (Facts::new(), Facts::new());
-    let pod = |what: &str| (String::new(), what.to_owned());
-    for key in ["hostNetwork", "hostPID", "hostIPC"] {
-        if is_true(spec.get(key)) {
-            granted.insert(pod(key));
-        }
-    }
-    for volume in items(spec.get("volumes")) {
-        if let Some(path) = text(at(volume, &["hostPath", "path"])) {
-            granted.insert(pod(&format!("hostPath {path}")));
-        }
-    }
-    let pod_context = spec.get("securityContext");
-    for c in containers(spec) {
-        let name = text(c.get("name")).unwrap_or_default().to_owned();
-        let context = c.get("securityContext");
-        let own = |key: &str| context.and_then(|s| s.get(key));
-        let either = |key: &str| own(key).or_else(|| pod_context.and_then(|s| s.get(key)));
-        let mut grant = |what: String| granted.insert((name.clone(), what));
-        if is_true(own("privileged")) {
-            grant("privileged".to_owned());
-        }
-        if is_true(own("allowPrivilegeEscalation")) {
-            grant("allowPrivilegeEscalation".to_owned());
-        }
-        for cap in added_capabilities(c) {
-            grant(format!("capability {cap}"));
-        }
-        if matches!(
-            either("runAsUser").map(|n| &n.value),
-            Some(crate::yaml::Value::Int(0))
-        ) {
-            grant("runAsUser 0".to_owned());
-        }
-        if text(own("procMount")) == Some("Unmasked") {
-            grant("procMount Unmasked".to_owned());
-        }
-        let seccomp = text(either("seccompProfile").and_then(|s| s.get("type")));
-        if seccomp == Some("Unconfined") {
-            grant("seccomp Unconfined".to_owned());
-        }
-        if text(either("appArmorProfile").and_then(|s| s.get("type"))) == Some("Unconfined") {
-            grant("AppArmor Unconfined".to_owned());
-        }
-        if is_true(either("windowsOptions").and_then(|w| w.get("hostProcess"))) {
-            grant("Windows hostProcess".to_owned());
-        }
-        for port in items(c.get("ports")) {
-            // 0 is no host port, as Pod Security counts it.
-            if let Some(crate::yaml::Value::Int(host)) = port.get("hostPort").map(|p| &p.value)
-                && *host != 0
-            {
-                grant(format!("hostPort {host}"));
-            }
-        }
-        let mut harden = |what: &str| hardened.insert((name.clone(), what.to_owned()));
-        if is_true(either("runAsNonRoot")) {
-            harden("runAsNonRoot");
-        }
-        if is_false(own("allowPrivilegeEscalation")) {
-            harden("allowPrivilegeEscalation: false");
-        }
-        if items(own("capabilities").and_then(|c| c.get("drop")))
-            .iter()
-            .any(|d| text(Some(d)) == Some("ALL"))
-        {
-            harden("drops ALL capabilities");
-        }
-        if is_true(own("readOnlyRootFilesystem")) {
-            harden("readOnlyRootFilesystem");
-        }
-        if matches!(seccomp, Some("RuntimeDefault" | "Localhost")) {
-            harden("seccomp confined");
-        }
-    }
-    (granted, hardened)
 }
 
 /// The Kyverno exemptions artifacts of both sides (merged per side, see
@@ -494,26 +369,6 @@ mod tests {
         assert_eq!(rule_in_words(&small), "get on secrets");
         let urls = rule("{nonResourceURLs: [/metrics], verbs: [get]}");
         assert_eq!(rule_in_words(&urls), "get on /metrics");
-    }
-
-    /// What Pod Security's baseline level forbids counts as a privilege:
-    /// a port of the node (hostPort), AppArmor unconfined, a Windows host
-    /// process, as well as the rest.
-    #[test]
-    fn baseline_violations_are_privileges() {
-        let spec = rule(
-            "{securityContext: {appArmorProfile: {type: Unconfined}}, containers: [{name: c, ports: [{containerPort: 80, hostPort: 8080}], securityContext: {windowsOptions: {hostProcess: true}}}]}",
-        );
-        let (granted, _) = privileges_of(&spec);
-        let granted: Vec<String> = granted.iter().map(|(c, p)| shown(c, p)).collect();
-        assert_eq!(
-            granted,
-            [
-                "AppArmor Unconfined (c)",
-                "Windows hostProcess (c)",
-                "hostPort 8080 (c)"
-            ]
-        );
     }
 
     fn cluster_role(label: &str, rules: &str) -> Manifest {

@@ -51,7 +51,7 @@ pub(super) fn template(object: &Manifest) -> Option<(&'static [&'static str], Ru
 }
 
 /// The pod spec of a workload (or of a Pod).
-pub(super) fn pod_spec(object: &Manifest) -> Option<&Node> {
+pub(crate) fn pod_spec(object: &Manifest) -> Option<&Node> {
     let (path, _) = template(object)?;
     at(&object.node, path)?.get("spec")
 }
@@ -179,11 +179,4 @@ pub(super) fn host_access(spec: &Node) -> Vec<String> {
         access.push("privileged".to_owned());
     }
     access
-}
-
-/// The capabilities a container adds.
-pub(super) fn added_capabilities(container: &Node) -> impl Iterator<Item = &str> {
-    items(at(container, &["securityContext", "capabilities", "add"]))
-        .iter()
-        .filter_map(|c| text(Some(c)))
 }
