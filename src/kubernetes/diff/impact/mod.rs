@@ -144,7 +144,7 @@ pub(crate) fn assess(
 ) {
     let mut out = Vec::new();
     for ((before, after), change) in matched.changed.iter().zip(&diff.changed) {
-        changed_object(before, after, change, &mut out);
+        changed_object(before, after, change, sets, &mut out);
     }
     deletion::removed(&matched.removed, sets, &mut out);
     let renames = rename::renames(&matched.removed, &matched.added, ignore);
@@ -173,9 +173,10 @@ fn changed_object(
     before: &Manifest,
     after: &Manifest,
     change: &ObjectChange,
+    sets: Sets<'_>,
     out: &mut Vec<Impact>,
 ) {
-    immutable::refused(before, after, &change.fields, out);
+    immutable::refused(before, after, &change.fields, sets, out);
     workload::restart(after, &change.fields, out);
     security::changed(before, after, &change.fields, out);
     deletion::changed(before, after, out);
