@@ -1,5 +1,5 @@
 //! `diff` against the truth of a real API server: for each change pair of
-//! `tests/fixtures/diff/server/cases.yaml` (and the variants [`generated`]
+//! `tests/fixtures/diff-server/cases.yaml` (and the variants [`generated`]
 //! adds), the server's answer to the new object, sent as a server-side
 //! apply (dry run) over the old one applied for real: refused (and why),
 //! no change (the dry run's object is the live one), or changed (which
@@ -37,7 +37,7 @@ struct Case {
 }
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff/server")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff-server")
 }
 
 fn recording_path() -> PathBuf {

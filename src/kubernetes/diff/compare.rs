@@ -289,10 +289,15 @@ impl<'a, T: Tree> Fields<'a, T> {
 pub(super) struct Cx<'i, 'k> {
     ignore: &'i [Ignore],
     server: Server<'k>,
+    /// Whether named items in another order are a change: for an object
+    /// applied over itself (server-side apply keeps the order), not for
+    /// content compared as content (a rename, the exemptions artifact).
+    order: bool,
 }
 
 /// Adds to `out` the changes from `old` to `new` below `path`, as plain
-/// trees (no object's defaults).
+/// trees: no object's defaults, named items matched by name whatever
+/// their order.
 pub(super) fn compare<'a, T: Tree>(
     path: &mut Vec<Step<'a>>,
     old: &'a T,
@@ -303,6 +308,7 @@ pub(super) fn compare<'a, T: Tree>(
     let cx = Cx {
         ignore,
         server: Server::default(),
+        order: false,
     };
     walk(path, old, new, &cx, out);
 }
@@ -316,7 +322,12 @@ pub(super) fn compare_object<T: Tree>(
     server: Server<'_>,
     out: &mut Vec<FieldChange>,
 ) {
-    walk(&mut Vec::new(), old, new, &Cx { ignore, server }, out);
+    let cx = Cx {
+        ignore,
+        server,
+        order: true,
+    };
+    walk(&mut Vec::new(), old, new, &cx, out);
 }
 
 fn walk<'a, T: Tree>(
@@ -368,7 +379,9 @@ fn compare_lists<'a, T: Tree>(
     out: &mut Vec<FieldChange>,
 ) {
     match (named(a), named(b)) {
-        (Some(by_name_a), Some(by_name_b)) => {
+        (Some(by_name_a), Some(by_name_b))
+            if cx.order || !order_matters(path, a) || same_order(a, b) =>
+        {
             for (&name, &x) in &by_name_a {
                 path.push(Step::named(name));
                 compare_entry(path, Some(x), by_name_b.get(name).copied(), cx, out);
@@ -382,7 +395,7 @@ fn compare_lists<'a, T: Tree>(
                 compare_entry(path, None, Some(y), cx, out);
                 path.pop();
             }
-            if let Some((before, after)) = reordered(a, b) {
+            if let Some((before, after)) = reordered(a, b).filter(|_| cx.order) {
                 out.push(FieldChange {
                     path: show_path(path),
                     old: Some(before),
@@ -488,6 +501,31 @@ fn change<T: Tree>(path: &[Step<'_>], old: Option<&T>, new: Option<&T>) -> Field
 /// Whether `path` is left out by an `--ignore` pattern.
 pub(super) fn ignored(path: &[Step<'_>], ignore: &[Ignore]) -> bool {
     ignore.iter().any(|i| i.matches(path))
+}
+
+/// Lists whose order changes behaviour although their items have names:
+/// init containers run in order, and an env entry can refer only to the
+/// ones before it (`$(NAME)`). Content compared as content ([`compare`])
+/// compares them by position; an object ([`compare_object`]) shows any
+/// new order as a change of its own.
+fn order_matters<T: Tree>(path: &[Step<'_>], items: &[T]) -> bool {
+    match path.last().map(|s| &*s.name) {
+        Some("initContainers") => true,
+        Some("env") => items.iter().any(|i| {
+            i.get("value")
+                .and_then(Tree::text)
+                .is_some_and(|v| v.contains("$("))
+        }),
+        _ => false,
+    }
+}
+
+/// Whether two named lists (see [`named`]) list their names in one order.
+fn same_order<T: Tree>(a: &[T], b: &[T]) -> bool {
+    fn name<T: Tree>(item: &T) -> Option<&str> {
+        item.get("name").and_then(Tree::text)
+    }
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| name(x) == name(y))
 }
 
 /// The items of a list by their `name`, when every item is a mapping with

@@ -305,55 +305,77 @@ fn quantity<T: Tree>(value: &T) -> Option<crate::quantity::Quantity> {
     }
 }
 
-/// A Secret as the API server stores it: `stringData` written into `data`
-/// (base64, a key of both taking `stringData`'s value), `data` in its
-/// canonical base64, `type` `Opaque` when none is written. The same bytes
-/// given either way compare equal.
-pub(super) fn secret_as_stored(secret: &mut Json) {
+/// Two versions of a Secret as the API server stores them, where they
+/// differ in the way they say it: a key in `stringData` on one side and in
+/// `data` on the other is brought into `data` on both (base64 of the
+/// text: the same bytes compare equal); `data` in its canonical base64;
+/// `type` `Opaque` when none is written. A key in `stringData` on both
+/// sides stays there, as written.
+pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
+    let in_data = |secret: &Json| -> Vec<String> {
+        secret
+            .get("data")
+            .and_then(Json::as_object)
+            .map(|d| d.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let (old_data, new_data) = (in_data(old), in_data(new));
+    fold(old, &new_data);
+    fold(new, &old_data);
+    for secret in [old, new] {
+        canonical_data(secret);
+        if let Some(map) = secret.as_object_mut()
+            && matches!(map.get("type"), None | Some(Json::Null))
+        {
+            map.insert("type".to_owned(), json!("Opaque"));
+        }
+    }
+}
+
+/// Moves the `stringData` entries named in `keys` into `data`, base64.
+fn fold(secret: &mut Json, keys: &[String]) {
     use base64::Engine as _;
     let engine = base64::engine::general_purpose::STANDARD;
     let Some(map) = secret.as_object_mut() else {
         return;
     };
-    let string_data = map.remove("stringData");
-    if let Some(Json::Object(data)) = map.get_mut("data") {
+    let Some(Json::Object(strings)) = map.get_mut("stringData") else {
+        return;
+    };
+    let moved: Vec<(String, Json)> = keys
+        .iter()
+        .filter_map(|k| Some((k.clone(), strings.shift_remove(k)?)))
+        .collect();
+    if moved.is_empty() {
+        return;
+    }
+    if strings.is_empty() {
+        map.remove("stringData");
+    }
+    let data = map.entry("data").or_insert_with(|| json!({}));
+    if let Json::Object(data) = data {
+        for (key, value) in moved {
+            let value = match value {
+                Json::String(text) => Json::String(engine.encode(text)),
+                other => other,
+            };
+            data.insert(key, value);
+        }
+    }
+}
+
+/// `data`'s values in canonical base64 (padding, no line breaks).
+fn canonical_data(secret: &mut Json) {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    if let Some(Json::Object(data)) = secret.get_mut("data") {
         for value in data.values_mut() {
-            if let Json::String(text) = value
-                && let Ok(bytes) = engine.decode(text.trim())
-            {
-                *text = engine.encode(bytes);
-            }
-        }
-    }
-    match string_data {
-        Some(Json::Object(entries)) => {
-            let data = map
-                .entry("data")
-                .or_insert_with(|| Json::Object(serde_json::Map::new()));
-            if data.is_null() {
-                *data = Json::Object(serde_json::Map::new());
-            }
-            match data.as_object_mut() {
-                Some(data) => {
-                    for (key, value) in entries {
-                        let value = match value {
-                            Json::String(text) => Json::String(engine.encode(text)),
-                            other => other,
-                        };
-                        data.insert(key, value);
-                    }
-                }
-                None => {
-                    map.insert("stringData".to_owned(), Json::Object(entries));
+            if let Json::String(text) = value {
+                let compact: String = text.split_whitespace().collect();
+                if let Ok(bytes) = engine.decode(compact) {
+                    *text = engine.encode(bytes);
                 }
             }
         }
-        Some(other) if !other.is_null() => {
-            map.insert("stringData".to_owned(), other);
-        }
-        _ => {}
-    }
-    if matches!(map.get("type"), None | Some(Json::Null)) || map.get("type") == Some(&json!("")) {
-        map.insert("type".to_owned(), json!("Opaque"));
     }
 }

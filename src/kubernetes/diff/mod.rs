@@ -262,14 +262,12 @@ fn object_changes(before: &Manifest, after: &Manifest, ignore: &[Ignore]) -> Vec
     if compare::identical(old, new) {
         // Same JSON, written the same way, so the same redaction: nothing.
     } else if compare::may_need_redaction(old) || compare::may_need_redaction(new) {
-        let stored = |node: &Node, id: &ObjectId| {
-            let mut json = node.to_json();
-            if (id.group.as_str(), id.kind.as_str()) == ("", "Secret") {
-                defaults::secret_as_stored(&mut json);
-            }
-            secret::redacted(&json)
-        };
-        let (old, new) = (stored(old, &before.id), stored(new, &after.id));
+        let (mut old, mut new) = (old.to_json(), new.to_json());
+        let secret = |id: &ObjectId| (id.group.as_str(), id.kind.as_str()) == ("", "Secret");
+        if secret(&before.id) && secret(&after.id) {
+            defaults::secrets_as_stored(&mut old, &mut new);
+        }
+        let (old, new) = (secret::redacted(&old), secret::redacted(&new));
         compare::compare_object(&old, &new, ignore, server, &mut fields);
     } else {
         compare::compare_object(old, new, ignore, server, &mut fields);
@@ -467,15 +465,13 @@ mod tests {
     /// redacted, compared whole.
     fn by_json(old: &Manifest, new: &Manifest) -> Vec<FieldChange> {
         let mut fields = Vec::new();
-        let stored = |m: &Manifest| {
-            let mut json = m.node.to_json();
-            if m.id.kind == "Secret" && m.id.group.is_empty() {
-                defaults::secret_as_stored(&mut json);
-            }
-            secret::redacted(&json)
-        };
+        let (mut a, mut b) = (old.node.to_json(), new.node.to_json());
+        if [old, new].iter().all(|m| m.id.kind == "Secret" && m.id.group.is_empty()) {
+            defaults::secrets_as_stored(&mut a, &mut b);
+        }
         let server = defaults::Server::object(&new.id.group, &new.id.kind);
-        compare::compare_object(&stored(old), &stored(new), &[], server, &mut fields);
+        let (a, b) = (secret::redacted(&a), secret::redacted(&b));
+        compare::compare_object(&a, &b, &[], server, &mut fields);
         fields
     }
 

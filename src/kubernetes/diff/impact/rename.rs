@@ -211,15 +211,13 @@ mod tests {
     }
 
     /// What the field comparison calls equal hashes equal: keys in another
-    /// order, empty and absent fields, ignored fields; what it calls
-    /// different is no rename (named items in another order are: the
-    /// server keeps the order a manifest gives).
+    /// order, named items in another order, empty and absent fields,
+    /// ignored fields; what it calls different is no rename.
     #[test]
     fn renames_are_what_the_comparison_calls_equal() {
         let old = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: one, labels: {v: '1'}}\ndata: {p: '1', q: '2'}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a, image: i}, {name: b, image: j}], volumes: []}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: init}\nspec: {initContainers: [{name: a}, {name: b}]}\n";
-        let new = "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: two, name: b, labels: {v: '2'}}\ndata: {q: '2', p: '1'}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {containers: [{image: i, name: a}, {name: b, image: j}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: init2}\nspec: {initContainers: [{name: b}, {name: a}]}\n";
-        // The label differs: only the Pod is a rename; init containers in
-        // another order are another pod.
+        let new = "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: two, name: b, labels: {v: '2'}}\ndata: {q: '2', p: '1'}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {containers: [{name: b, image: j}, {name: a, image: i}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: init2}\nspec: {initContainers: [{name: b}, {name: a}]}\n";
+        // The label differs: only the Pod is a rename; init containers run in order.
         let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
         assert_eq!(pairs_of(old, new, &[]), vec![pair("p", "q")]);
         let ignore = [Ignore::parse("metadata.labels.v").unwrap()];
