@@ -18,7 +18,10 @@
 //! - [`workload`]: a new pod template, so the pods are replaced, and why
 //!   (`restart`; DaemonSets with host access called out);
 //! - [`rename`]: an object removed and one added with the same content
-//!   under another name or namespace, shown as one rename (delete + create).
+//!   under another name or namespace, shown as one rename (delete + create);
+//! - [`schema`]: a CRD's schema that narrows (a field required, an enum,
+//!   pattern or bound tighter): stored custom resources that no longer fit
+//!   are refused on their next update (`destructive`).
 //!
 //! Every pass is linear in the two sets: objects are looked up by key or
 //! hash, never compared pairwise.
@@ -26,6 +29,7 @@
 mod deletion;
 mod immutable;
 mod rename;
+mod schema;
 mod security;
 mod tree;
 mod workload;
@@ -85,6 +89,9 @@ pub enum Class {
     Restart,
     /// The same object under another name or namespace.
     Rename,
+    /// A CRD's schema that narrows: stored custom resources may no longer
+    /// fit it.
+    Schema,
 }
 
 /// One consequence of applying the new set over the old one.
@@ -180,6 +187,7 @@ fn changed_object(
     workload::restart(after, &change.fields, out);
     security::changed(before, after, &change.fields, out);
     deletion::changed(before, after, out);
+    schema::narrowed(before, after, out);
 }
 
 /// `list` without the items at `indexes`.
