@@ -198,7 +198,14 @@ pub fn redact(value: &Json) -> (Json, Hidden) {
 
 /// Keys beside `kind` that make a nested mapping read as an embedded
 /// manifest rather than a field or a schema property named `kind`.
-const MANIFEST_KEYS: [&str; 6] = ["apiVersion", "metadata", "data", "stringData", "type", "items"];
+const MANIFEST_KEYS: [&str; 6] = [
+    "apiVersion",
+    "metadata",
+    "data",
+    "stringData",
+    "type",
+    "items",
+];
 
 /// Whether a mapping could be a Secret: at a manifest's place (`manifest`:
 /// the object itself or a `List`'s item) by its kind alone; deeper only
@@ -484,6 +491,9 @@ mod tests {
         };
         assert!(!token(&a).contains(&unkeyed));
         // Key order is no difference.
-        assert_eq!(token(&json!({"a": 1, "b": {"c": 2, "d": 3}})), token(&json!({"b": {"d": 3, "c": 2}, "a": 1})));
+        assert_eq!(
+            token(&json!({"a": 1, "b": {"c": 2, "d": 3}})),
+            token(&json!({"b": {"d": 3, "c": 2}, "a": 1}))
+        );
     }
 }

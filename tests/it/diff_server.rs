@@ -79,7 +79,13 @@ fn cases() -> Vec<Case> {
         .map(|node| {
             let doc = node.to_json();
             let side = |key: &str| -> Vec<Json> {
-                doc[key].as_array().unwrap().iter().cloned().map(placed).collect()
+                doc[key]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .cloned()
+                    .map(placed)
+                    .collect()
             };
             Case {
                 name: doc["case"].as_str().unwrap().to_owned(),
@@ -91,7 +97,11 @@ fn cases() -> Vec<Case> {
     all.extend(generated());
     let mut names = std::collections::BTreeSet::new();
     for case in &all {
-        assert!(names.insert(case.name.clone()), "two cases named {}", case.name);
+        assert!(
+            names.insert(case.name.clone()),
+            "two cases named {}",
+            case.name
+        );
     }
     all
 }
@@ -159,8 +169,16 @@ fn generated() -> Vec<Case> {
     // Recreate over a rollingUpdate the manifest wrote: the apply removes it.
     pair(
         "deployment-recreate-over-written",
-        deployment("gen-dep-recreate", pod(json!({})), json!({"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}})),
-        deployment("gen-dep-recreate", pod(json!({})), json!({"strategy": {"type": "Recreate"}})),
+        deployment(
+            "gen-dep-recreate",
+            pod(json!({})),
+            json!({"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}}),
+        ),
+        deployment(
+            "gen-dep-recreate",
+            pod(json!({})),
+            json!({"strategy": {"type": "Recreate"}}),
+        ),
     );
     // Pod spec defaults.
     for (i, (label, field, value)) in [
@@ -238,11 +256,31 @@ fn generated() -> Vec<Case> {
         spec
     };
     for (i, (label, old, new)) in [
-        ("emptydir-medium", volumes(None, None, false), volumes(Some(""), None, false)),
-        ("configmap-mode", volumes(None, None, false), volumes(None, Some(420), false)),
-        ("configmap-mode-other", volumes(None, None, false), volumes(None, Some(256), false)),
-        ("mounts-reordered", volumes(None, None, false), volumes(None, None, true)),
-        ("emptydir-memory", volumes(None, None, false), volumes(Some("Memory"), None, false)),
+        (
+            "emptydir-medium",
+            volumes(None, None, false),
+            volumes(Some(""), None, false),
+        ),
+        (
+            "configmap-mode",
+            volumes(None, None, false),
+            volumes(None, Some(420), false),
+        ),
+        (
+            "configmap-mode-other",
+            volumes(None, None, false),
+            volumes(None, Some(256), false),
+        ),
+        (
+            "mounts-reordered",
+            volumes(None, None, false),
+            volumes(None, None, true),
+        ),
+        (
+            "emptydir-memory",
+            volumes(None, None, false),
+            volumes(Some("Memory"), None, false),
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -278,16 +316,28 @@ fn answer(server: &server::Server, case: &Case) -> Json {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": case.new});
     let output = server.kubectl(
         &[
-            "apply", "--server-side", "--force-conflicts", "--dry-run=server",
-            "--field-manager", MANAGER, "-o", "json", "-f", "-",
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            "--dry-run=server",
+            "--field-manager",
+            MANAGER,
+            "-o",
+            "json",
+            "-f",
+            "-",
         ],
         Some(&list.to_string()),
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        let message: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("Warning:")).collect();
+        let message: Vec<&str> = stderr
+            .lines()
+            .filter(|l| !l.starts_with("Warning:"))
+            .collect();
         // Object UIDs change with every run: the recording must not.
-        let uid = regex::Regex::new("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
+        let uid = regex::Regex::new("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+            .unwrap();
         let message = uid.replace_all(&message.join("\n"), "<uid>").into_owned();
         return json!({"case": case.name, "answer": "refused", "message": message});
     }
@@ -301,7 +351,12 @@ fn answer(server: &server::Server, case: &Case) -> Json {
     for (object, dry) in case.new.iter().zip(&dry_items) {
         let kind = object["kind"].as_str().unwrap();
         let name = object["metadata"]["name"].as_str().unwrap();
-        let mut args = vec!["get".to_owned(), format!("{}/{name}", resource(object)), "-o".to_owned(), "json".to_owned()];
+        let mut args = vec![
+            "get".to_owned(),
+            format!("{}/{name}", resource(object)),
+            "-o".to_owned(),
+            "json".to_owned(),
+        ];
         if let Some(ns) = object["metadata"]["namespace"].as_str() {
             args.extend(["-n".to_owned(), ns.to_owned()]);
         }
@@ -320,7 +375,11 @@ fn answer(server: &server::Server, case: &Case) -> Json {
             fields.push(format!("{kind} {name}: {path}"));
         }
     }
-    let verdict = if fields.is_empty() { "unchanged" } else { "changed" };
+    let verdict = if fields.is_empty() {
+        "unchanged"
+    } else {
+        "changed"
+    };
     json!({"case": case.name, "answer": verdict, "fields": fields, "pod_template": template})
 }
 
@@ -364,7 +423,12 @@ fn differences(path: &mut String, a: &Json, b: &Json, out: &mut Vec<String>) {
                     path.push('.');
                 }
                 path.push_str(key);
-                differences(path, x.get(key).unwrap_or(&Json::Null), y.get(key).unwrap_or(&Json::Null), out);
+                differences(
+                    path,
+                    x.get(key).unwrap_or(&Json::Null),
+                    y.get(key).unwrap_or(&Json::Null),
+                    out,
+                );
                 path.truncate(len);
             }
         }
@@ -386,12 +450,17 @@ fn record_the_servers_answers() {
     };
     let _alone = server.exclusive();
     let cases = cases();
-    server.kubectl(&["delete", "namespace", NAMESPACE, "--ignore-not-found"], None);
+    server.kubectl(
+        &["delete", "namespace", NAMESPACE, "--ignore-not-found"],
+        None,
+    );
     server.kubectl_ok(&["create", "namespace", NAMESPACE], None);
     let olds: Vec<Json> = cases.iter().flat_map(|c| c.old.clone()).collect();
     // The old objects, applied for real: CRDs first, established.
-    let (crds, rest): (Vec<Json>, Vec<Json>) =
-        olds.iter().cloned().partition(|o| o["kind"] == "CustomResourceDefinition");
+    let (crds, rest): (Vec<Json>, Vec<Json>) = olds
+        .iter()
+        .cloned()
+        .partition(|o| o["kind"] == "CustomResourceDefinition");
     let mut seen = std::collections::HashSet::new();
     let rest: Vec<Json> = rest
         .into_iter()
@@ -399,13 +468,25 @@ fn record_the_servers_answers() {
         .collect();
     if !crds.is_empty() {
         server.apply_list(&crds, MANAGER);
-        server.kubectl_ok(&["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"], None);
+        server.kubectl_ok(
+            &[
+                "wait",
+                "--for=condition=Established",
+                "crd",
+                "--all",
+                "--timeout=60s",
+            ],
+            None,
+        );
     }
     server.apply_list(&rest, MANAGER);
     let answers: Vec<Json> = cases.iter().map(|case| answer(&server, case)).collect();
     // Clean up what this test made.
     let all = json!({"apiVersion": "v1", "kind": "List", "items": olds.iter().filter(|o| o["metadata"].get("namespace").is_none()).collect::<Vec<_>>()});
-    server.kubectl(&["delete", "--ignore-not-found", "--wait=false", "-f", "-"], Some(&all.to_string()));
+    server.kubectl(
+        &["delete", "--ignore-not-found", "--wait=false", "-f", "-"],
+        Some(&all.to_string()),
+    );
     server.kubectl(&["delete", "namespace", NAMESPACE, "--wait=false"], None);
     let text: String = answers.iter().map(|a| format!("{a}\n")).collect();
     if recording() {
@@ -414,8 +495,14 @@ fn record_the_servers_answers() {
     }
     let recorded = std::fs::read_to_string(recording_path()).unwrap();
     assert_eq!(
-        recorded.lines().map(|l| serde_json::from_str::<Json>(l).unwrap()["answer"].clone()).collect::<Vec<_>>(),
-        answers.iter().map(|a| a["answer"].clone()).collect::<Vec<_>>(),
+        recorded
+            .lines()
+            .map(|l| serde_json::from_str::<Json>(l).unwrap()["answer"].clone())
+            .collect::<Vec<_>>(),
+        answers
+            .iter()
+            .map(|a| a["answer"].clone())
+            .collect::<Vec<_>>(),
         "the server answers otherwise than recorded: record again (CHARTGEN_RECORD=1)"
     );
 }
@@ -437,16 +524,28 @@ fn diff_agrees_with_the_recorded_server() {
         })
         .collect();
     let cases = cases();
-    assert_eq!(cases.len(), recorded.len(), "cases and recording differ: record again (CHARTGEN_RECORD=1)");
+    assert_eq!(
+        cases.len(),
+        recorded.len(),
+        "cases and recording differ: record again (CHARTGEN_RECORD=1)"
+    );
     let mut disagreements = Vec::new();
     for case in &cases {
         let answer = &recorded[&case.name];
         let diff = chartgen::diff::diff(&manifests(&case.old), &manifests(&case.new), &[]);
-        let refused = diff.impact.iter().any(|i| i.level == chartgen::diff::Level::Refused);
-        let restart = diff.impact.iter().any(|i| i.level == chartgen::diff::Level::Restart);
+        let refused = diff
+            .impact
+            .iter()
+            .any(|i| i.level == chartgen::diff::Level::Refused);
+        let restart = diff
+            .impact
+            .iter()
+            .any(|i| i.level == chartgen::diff::Level::Restart);
         let rolls = case.new.iter().any(|o| {
-            matches!(o["kind"].as_str(), Some("Deployment" | "DaemonSet" | "StatefulSet"))
-                && o["spec"]["updateStrategy"]["type"] != "OnDelete"
+            matches!(
+                o["kind"].as_str(),
+                Some("Deployment" | "DaemonSet" | "StatefulSet")
+            ) && o["spec"]["updateStrategy"]["type"] != "OnDelete"
         });
         let said = match answer["answer"].as_str().unwrap() {
             "refused" => refused,
@@ -462,11 +561,21 @@ fn diff_agrees_with_the_recorded_server() {
                 "{}: the server {} ({}); diff: {}",
                 case.name,
                 answer["answer"],
-                answer.get("message").or(answer.get("fields")).unwrap_or(&Json::Null),
-                serde_json::to_string(&json!({"changed": diff.changed, "impact": diff.impact})).unwrap()
+                answer
+                    .get("message")
+                    .or(answer.get("fields"))
+                    .unwrap_or(&Json::Null),
+                serde_json::to_string(&json!({"changed": diff.changed, "impact": diff.impact}))
+                    .unwrap()
             ));
         }
     }
-    assert!(disagreements.is_empty(), "{} of {} disagree:\n{}", disagreements.len(), cases.len(), disagreements.join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} disagree:\n{}",
+        disagreements.len(),
+        cases.len(),
+        disagreements.join("\n")
+    );
     assert!(cases.len() >= 60, "{}", cases.len());
 }

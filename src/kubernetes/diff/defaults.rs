@@ -20,7 +20,9 @@ const POD_SPEC: &[(&str, fn() -> Json)] = &[
     ("dnsPolicy", || json!("ClusterFirst")),
     ("schedulerName", || json!("default-scheduler")),
     ("terminationGracePeriodSeconds", || json!(30)),
-    ("*.*.terminationMessagePath", || json!("/dev/termination-log")),
+    ("*.*.terminationMessagePath", || {
+        json!("/dev/termination-log")
+    }),
     ("*.*.terminationMessagePolicy", || json!("File")),
     ("*.*.ports.*.protocol", || json!("TCP")),
     ("*.*.env.*.valueFrom.fieldRef.apiVersion", || json!("v1")),
@@ -37,7 +39,9 @@ const POD_SPEC: &[(&str, fn() -> Json)] = &[
     ("volumes.*.secret.defaultMode", || json!(420)),
     ("volumes.*.projected.defaultMode", || json!(420)),
     ("volumes.*.downwardAPI.defaultMode", || json!(420)),
-    ("volumes.*.downwardAPI.items.*.fieldRef.apiVersion", || json!("v1")),
+    ("volumes.*.downwardAPI.items.*.fieldRef.apiVersion", || {
+        json!("v1")
+    }),
 ];
 
 /// The containers' lists of a pod spec, where `*.*` of [`POD_SPEC`] starts.
@@ -50,59 +54,215 @@ const PROBES: [&str; 3] = ["livenessProbe", "readinessProbe", "startupProbe"];
 /// Defaults of other kinds: group, kind, path from the object's root.
 const OBJECTS: &[(&str, &str, &str, fn() -> Json)] = &[
     ("apps", "Deployment", "spec.replicas", || json!(1)),
-    ("apps", "Deployment", "spec.strategy.type", || json!("RollingUpdate")),
-    ("apps", "Deployment", "spec.strategy.rollingUpdate.maxSurge", || json!("25%")),
-    ("apps", "Deployment", "spec.strategy.rollingUpdate.maxUnavailable", || json!("25%")),
-    ("apps", "Deployment", "spec.revisionHistoryLimit", || json!(10)),
-    ("apps", "Deployment", "spec.progressDeadlineSeconds", || json!(600)),
+    ("apps", "Deployment", "spec.strategy.type", || {
+        json!("RollingUpdate")
+    }),
+    (
+        "apps",
+        "Deployment",
+        "spec.strategy.rollingUpdate.maxSurge",
+        || json!("25%"),
+    ),
+    (
+        "apps",
+        "Deployment",
+        "spec.strategy.rollingUpdate.maxUnavailable",
+        || json!("25%"),
+    ),
+    ("apps", "Deployment", "spec.revisionHistoryLimit", || {
+        json!(10)
+    }),
+    ("apps", "Deployment", "spec.progressDeadlineSeconds", || {
+        json!(600)
+    }),
     ("apps", "StatefulSet", "spec.replicas", || json!(1)),
-    ("apps", "StatefulSet", "spec.podManagementPolicy", || json!("OrderedReady")),
-    ("apps", "StatefulSet", "spec.updateStrategy.type", || json!("RollingUpdate")),
-    ("apps", "StatefulSet", "spec.updateStrategy.rollingUpdate.partition", || json!(0)),
-    ("apps", "StatefulSet", "spec.revisionHistoryLimit", || json!(10)),
-    ("apps", "StatefulSet", "spec.persistentVolumeClaimRetentionPolicy.whenDeleted", || json!("Retain")),
-    ("apps", "StatefulSet", "spec.persistentVolumeClaimRetentionPolicy.whenScaled", || json!("Retain")),
-    ("apps", "StatefulSet", "spec.volumeClaimTemplates.*.spec.volumeMode", || json!("Filesystem")),
-    ("apps", "StatefulSet", "spec.volumeClaimTemplates.*.apiVersion", || json!("v1")),
-    ("apps", "StatefulSet", "spec.volumeClaimTemplates.*.kind", || json!("PersistentVolumeClaim")),
-    ("apps", "StatefulSet", "spec.volumeClaimTemplates.*.status.phase", || json!("Pending")),
-    ("apps", "DaemonSet", "spec.updateStrategy.type", || json!("RollingUpdate")),
-    ("apps", "DaemonSet", "spec.updateStrategy.rollingUpdate.maxUnavailable", || json!(1)),
-    ("apps", "DaemonSet", "spec.updateStrategy.rollingUpdate.maxSurge", || json!(0)),
-    ("apps", "DaemonSet", "spec.revisionHistoryLimit", || json!(10)),
+    ("apps", "StatefulSet", "spec.podManagementPolicy", || {
+        json!("OrderedReady")
+    }),
+    ("apps", "StatefulSet", "spec.updateStrategy.type", || {
+        json!("RollingUpdate")
+    }),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.updateStrategy.rollingUpdate.partition",
+        || json!(0),
+    ),
+    ("apps", "StatefulSet", "spec.revisionHistoryLimit", || {
+        json!(10)
+    }),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.persistentVolumeClaimRetentionPolicy.whenDeleted",
+        || json!("Retain"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.persistentVolumeClaimRetentionPolicy.whenScaled",
+        || json!("Retain"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.spec.volumeMode",
+        || json!("Filesystem"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.apiVersion",
+        || json!("v1"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.kind",
+        || json!("PersistentVolumeClaim"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.status.phase",
+        || json!("Pending"),
+    ),
+    ("apps", "DaemonSet", "spec.updateStrategy.type", || {
+        json!("RollingUpdate")
+    }),
+    (
+        "apps",
+        "DaemonSet",
+        "spec.updateStrategy.rollingUpdate.maxUnavailable",
+        || json!(1),
+    ),
+    (
+        "apps",
+        "DaemonSet",
+        "spec.updateStrategy.rollingUpdate.maxSurge",
+        || json!(0),
+    ),
+    ("apps", "DaemonSet", "spec.revisionHistoryLimit", || {
+        json!(10)
+    }),
     ("apps", "ReplicaSet", "spec.replicas", || json!(1)),
     ("batch", "Job", "spec.backoffLimit", || json!(6)),
-    ("batch", "Job", "spec.completionMode", || json!("NonIndexed")),
+    ("batch", "Job", "spec.completionMode", || {
+        json!("NonIndexed")
+    }),
     ("batch", "Job", "spec.suspend", || json!(false)),
-    ("batch", "Job", "spec.podReplacementPolicy", || json!("TerminatingOrFailed")),
+    ("batch", "Job", "spec.podReplacementPolicy", || {
+        json!("TerminatingOrFailed")
+    }),
     ("batch", "Job", "spec.manualSelector", || json!(false)),
-    ("batch", "CronJob", "spec.concurrencyPolicy", || json!("Allow")),
+    ("batch", "CronJob", "spec.concurrencyPolicy", || {
+        json!("Allow")
+    }),
     ("batch", "CronJob", "spec.suspend", || json!(false)),
-    ("batch", "CronJob", "spec.successfulJobsHistoryLimit", || json!(3)),
-    ("batch", "CronJob", "spec.failedJobsHistoryLimit", || json!(1)),
-    ("batch", "CronJob", "spec.jobTemplate.spec.backoffLimit", || json!(6)),
-    ("batch", "CronJob", "spec.jobTemplate.spec.completionMode", || json!("NonIndexed")),
-    ("batch", "CronJob", "spec.jobTemplate.spec.suspend", || json!(false)),
-    ("batch", "CronJob", "spec.jobTemplate.spec.podReplacementPolicy", || json!("TerminatingOrFailed")),
+    (
+        "batch",
+        "CronJob",
+        "spec.successfulJobsHistoryLimit",
+        || json!(3),
+    ),
+    ("batch", "CronJob", "spec.failedJobsHistoryLimit", || {
+        json!(1)
+    }),
+    (
+        "batch",
+        "CronJob",
+        "spec.jobTemplate.spec.backoffLimit",
+        || json!(6),
+    ),
+    (
+        "batch",
+        "CronJob",
+        "spec.jobTemplate.spec.completionMode",
+        || json!("NonIndexed"),
+    ),
+    ("batch", "CronJob", "spec.jobTemplate.spec.suspend", || {
+        json!(false)
+    }),
+    (
+        "batch",
+        "CronJob",
+        "spec.jobTemplate.spec.podReplacementPolicy",
+        || json!("TerminatingOrFailed"),
+    ),
     ("", "Service", "spec.type", || json!("ClusterIP")),
     ("", "Service", "spec.sessionAffinity", || json!("None")),
-    ("", "Service", "spec.ipFamilyPolicy", || json!("SingleStack")),
+    ("", "Service", "spec.ipFamilyPolicy", || {
+        json!("SingleStack")
+    }),
     ("", "Service", "spec.ipFamilies", || json!(["IPv4"])),
-    ("", "Service", "spec.internalTrafficPolicy", || json!("Cluster")),
+    ("", "Service", "spec.internalTrafficPolicy", || {
+        json!("Cluster")
+    }),
     ("", "Service", "spec.ports.*.protocol", || json!("TCP")),
     ("", "Secret", "type", || json!("Opaque")),
-    ("", "PersistentVolumeClaim", "spec.volumeMode", || json!("Filesystem")),
-    ("", "PersistentVolume", "spec.volumeMode", || json!("Filesystem")),
-    ("", "PersistentVolume", "spec.persistentVolumeReclaimPolicy", || json!("Retain")),
-    ("storage.k8s.io", "StorageClass", "reclaimPolicy", || json!("Delete")),
-    ("storage.k8s.io", "StorageClass", "volumeBindingMode", || json!("Immediate")),
-    ("scheduling.k8s.io", "PriorityClass", "preemptionPolicy", || json!("PreemptLowerPriority")),
-    ("apiextensions.k8s.io", "CustomResourceDefinition", "spec.conversion.strategy", || json!("None")),
-    ("rbac.authorization.k8s.io", "RoleBinding", "subjects.*.apiGroup", || json!("rbac.authorization.k8s.io")),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding", "subjects.*.apiGroup", || json!("rbac.authorization.k8s.io")),
-    ("networking.k8s.io", "NetworkPolicy", "spec.policyTypes", || json!(["Ingress"])),
-    ("networking.k8s.io", "NetworkPolicy", "spec.ingress.*.ports.*.protocol", || json!("TCP")),
-    ("networking.k8s.io", "NetworkPolicy", "spec.egress.*.ports.*.protocol", || json!("TCP")),
+    ("", "PersistentVolumeClaim", "spec.volumeMode", || {
+        json!("Filesystem")
+    }),
+    ("", "PersistentVolume", "spec.volumeMode", || {
+        json!("Filesystem")
+    }),
+    (
+        "",
+        "PersistentVolume",
+        "spec.persistentVolumeReclaimPolicy",
+        || json!("Retain"),
+    ),
+    ("storage.k8s.io", "StorageClass", "reclaimPolicy", || {
+        json!("Delete")
+    }),
+    (
+        "storage.k8s.io",
+        "StorageClass",
+        "volumeBindingMode",
+        || json!("Immediate"),
+    ),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        "preemptionPolicy",
+        || json!("PreemptLowerPriority"),
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "spec.conversion.strategy",
+        || json!("None"),
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        "subjects.*.apiGroup",
+        || json!("rbac.authorization.k8s.io"),
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        "subjects.*.apiGroup",
+        || json!("rbac.authorization.k8s.io"),
+    ),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "spec.policyTypes",
+        || json!(["Ingress"]),
+    ),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "spec.ingress.*.ports.*.protocol",
+        || json!("TCP"),
+    ),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "spec.egress.*.ports.*.protocol",
+        || json!("TCP"),
+    ),
 ];
 
 /// The object being compared, for what its server writes.
@@ -119,10 +279,7 @@ impl<'k> Server<'k> {
     /// For an object of this group and kind.
     pub(super) fn object(group: &'k str, kind: &'k str) -> Self {
         let pod_spec: Option<&'static [&'static str]> = match (group, kind) {
-            (
-                "apps",
-                "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet",
-            )
+            ("apps", "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet")
             | ("", "ReplicationController")
             | ("batch", "Job") => Some(&["spec", "template", "spec"]),
             ("batch", "CronJob") => Some(&["spec", "jobTemplate", "spec", "template", "spec"]),
@@ -159,7 +316,11 @@ impl<'k> Server<'k> {
                 ["spec", "clusterIPs"] => {
                     return old || {
                         let ips = value.json();
-                        ips == json!([]) || other.get("clusterIP").map(Tree::json).is_some_and(|ip| ips == json!([ip]))
+                        ips == json!([])
+                            || other
+                                .get("clusterIP")
+                                .map(Tree::json)
+                                .is_some_and(|ip| ips == json!([ip]))
                     };
                 }
                 ["spec", "ports", _, "targetPort"] => {
@@ -204,7 +365,9 @@ impl<'k> Server<'k> {
                 && CONTAINER_LISTS.contains(&&*list.name)
                 && field.name == "imagePullPolicy"
             {
-                return Some(json!(pull_policy(parent.get("image").and_then(Tree::text)?)));
+                return Some(json!(pull_policy(
+                    parent.get("image").and_then(Tree::text)?
+                )));
             }
             for (pattern, default) in POD_SPEC {
                 if pod_spec_matches(pattern, rest) {

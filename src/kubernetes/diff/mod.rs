@@ -466,7 +466,10 @@ mod tests {
     fn by_json(old: &Manifest, new: &Manifest) -> Vec<FieldChange> {
         let mut fields = Vec::new();
         let (mut a, mut b) = (old.node.to_json(), new.node.to_json());
-        if [old, new].iter().all(|m| m.id.kind == "Secret" && m.id.group.is_empty()) {
+        if [old, new]
+            .iter()
+            .all(|m| m.id.kind == "Secret" && m.id.group.is_empty())
+        {
             defaults::secrets_as_stored(&mut a, &mut b);
         }
         let server = defaults::Server::object(&new.id.group, &new.id.kind);

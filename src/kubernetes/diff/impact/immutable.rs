@@ -129,7 +129,10 @@ const RULES: &[(&str, &str, Fields)] = &[
     (
         "storage.k8s.io",
         "CSIDriver",
-        Fields::Listed(&[&["spec", "attachRequired"], &["spec", "volumeLifecycleModes"]]),
+        Fields::Listed(&[
+            &["spec", "attachRequired"],
+            &["spec", "volumeLifecycleModes"],
+        ]),
     ),
     (
         "rbac.authorization.k8s.io",
@@ -210,7 +213,9 @@ fn job_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
                 == Some("Indexed");
             let spec = after.node.get("spec");
             let same = |k: &str| spec.and_then(|s| s.get(k)).map(crate::yaml::Node::to_json);
-            !(indexed && same("completions").is_some() && same("completions") == same("parallelism"))
+            !(indexed
+                && same("completions").is_some()
+                && same("completions") == same("parallelism"))
         }
         ["spec", "template", rest @ ..] => {
             let suspended = is_true(before.node.get("spec").and_then(|s| s.get("suspend")));
@@ -219,11 +224,24 @@ fn job_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
                     rest,
                     ["metadata", "labels" | "annotations", ..]
                         | ["metadata"]
-                        | ["spec", "nodeSelector" | "tolerations" | "schedulingGates", ..]
+                        | [
+                            "spec",
+                            "nodeSelector" | "tolerations" | "schedulingGates",
+                            ..
+                        ]
                         | ["spec", "affinity", "nodeAffinity", ..]
                 ))
         }
-        ["spec", "selector" | "completionMode" | "podFailurePolicy" | "backoffLimitPerIndex" | "managedBy" | "successPolicy", ..] => true,
+        [
+            "spec",
+            "selector"
+            | "completionMode"
+            | "podFailurePolicy"
+            | "backoffLimitPerIndex"
+            | "managedBy"
+            | "successPolicy",
+            ..,
+        ] => true,
         ["spec"] => true,
         _ => false,
     }
@@ -232,18 +250,23 @@ fn job_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
 /// A Service's cluster IPs: a new address is refused, unless the Service
 /// is or becomes an ExternalName one (which has none).
 fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
-    let external = |m: &Manifest| {
-        text(m.node.get("spec").and_then(|s| s.get("type"))) == Some("ExternalName")
-    };
+    let external =
+        |m: &Manifest| text(m.node.get("spec").and_then(|s| s.get("type"))) == Some("ExternalName");
     if external(before) || external(after) {
         return false;
     }
     let s: Vec<&str> = field.steps.iter().map(String::as_str).collect();
     match s.as_slice() {
-        ["spec", "clusterIP"] => field.new.as_ref().and_then(|v| v.as_str()).is_some_and(|ip| !ip.is_empty()),
+        ["spec", "clusterIP"] => field
+            .new
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .is_some_and(|ip| !ip.is_empty()),
         ["spec", "clusterIPs", ..] => field.new.is_some(),
         ["spec"] => field.new.as_ref().is_some_and(|spec| {
-            spec.get("clusterIP").and_then(|v| v.as_str()).is_some_and(|ip| !ip.is_empty())
+            spec.get("clusterIP")
+                .and_then(|v| v.as_str())
+                .is_some_and(|ip| !ip.is_empty())
         }),
         _ => false,
     }
@@ -280,7 +303,8 @@ pub(super) fn refused(
         paths.push(version);
     }
     if recreate_over_defaulted_rolling_update(before, after) {
-        paths.push("spec.strategy.type (Recreate; the server keeps the rollingUpdate it defaulted)");
+        paths
+            .push("spec.strategy.type (Recreate; the server keeps the rollingUpdate it defaulted)");
     }
     let shrinks = shrinking_claim(before, fields).or_else(|| growing_claim(before, fields, sets));
     if paths.is_empty() && shrinks.is_none() {
@@ -330,7 +354,9 @@ fn recreate_over_defaulted_rolling_update(before: &Manifest, after: &Manifest) -
     let kind = |m| text(strategy(m).and_then(|s| s.get("type")));
     kind(after) == Some("Recreate")
         && matches!(kind(before), None | Some("RollingUpdate"))
-        && strategy(before).and_then(|s| s.get("rollingUpdate")).is_none()
+        && strategy(before)
+            .and_then(|s| s.get("rollingUpdate"))
+            .is_none()
 }
 
 /// `spec.versions[V]` when a CRD's stored version `V` (the old one's
@@ -341,7 +367,8 @@ fn dropped_stored_version(before: &Manifest, after: &Manifest) -> Option<String>
     {
         return None;
     }
-    let versions = |m: &Manifest| super::tree::items(super::tree::at(&m.node, &["spec", "versions"])).to_vec();
+    let versions =
+        |m: &Manifest| super::tree::items(super::tree::at(&m.node, &["spec", "versions"])).to_vec();
     let stored = versions(before)
         .into_iter()
         .find(|v| is_true(v.get("storage")))
@@ -354,7 +381,11 @@ fn dropped_stored_version(before: &Manifest, after: &Manifest) -> Option<String>
 
 /// A PersistentVolumeClaim's storage request grown while its StorageClass
 /// (found in either set) does not allow expansion.
-fn growing_claim(before: &Manifest, fields: &[FieldChange], sets: super::Sets<'_>) -> Option<String> {
+fn growing_claim(
+    before: &Manifest,
+    fields: &[FieldChange],
+    sets: super::Sets<'_>,
+) -> Option<String> {
     if (before.id.group.as_str(), before.id.kind.as_str()) != ("", "PersistentVolumeClaim") {
         return None;
     }

@@ -38,7 +38,9 @@ pub(super) fn narrowed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact
         let schema = |v: &Node| at(v, &["schema", "openAPIV3Schema"]).cloned();
         if let (Some(a), Some(b)) = (schema(was), schema(version)) {
             let mut path = String::new();
-            walk(&mut path, &a, &b, &mut |what| found.push(format!("{name}: {what}")));
+            walk(&mut path, &a, &b, &mut |what| {
+                found.push(format!("{name}: {what}"))
+            });
         }
     }
     if found.is_empty() {
