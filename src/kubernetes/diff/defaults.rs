@@ -14,8 +14,11 @@ use serde_json::{Value as Json, json};
 
 use super::compare::{Step, Tree};
 
+/// A default's value, built when asked for.
+type Default = fn() -> Json;
+
 /// A pod spec's defaults, below its `spec`: `*` is any list item.
-const POD_SPEC: &[(&str, fn() -> Json)] = &[
+const POD_SPEC: &[(&str, Default)] = &[
     ("restartPolicy", || json!("Always")),
     ("dnsPolicy", || json!("ClusterFirst")),
     ("schedulerName", || json!("default-scheduler")),
@@ -52,7 +55,7 @@ const CONTAINER_LISTS: [&str; 3] = ["containers", "initContainers", "ephemeralCo
 const PROBES: [&str; 3] = ["livenessProbe", "readinessProbe", "startupProbe"];
 
 /// Defaults of other kinds: group, kind, path from the object's root.
-const OBJECTS: &[(&str, &str, &str, fn() -> Json)] = &[
+const OBJECTS: &[(&str, &str, &str, Default)] = &[
     ("apps", "Deployment", "spec.replicas", || json!(1)),
     ("apps", "Deployment", "spec.strategy.type", || {
         json!("RollingUpdate")
@@ -317,16 +320,17 @@ impl<'k> Server<'k> {
                     return old || {
                         let ips = value.json();
                         ips == json!([])
-                            || other
-                                .get("clusterIP")
-                                .map(Tree::json)
-                                .is_some_and(|ip| ips == json!([ip]))
+                            || [other, own].iter().any(|spec| {
+                                spec.get("clusterIP")
+                                    .map(Tree::json)
+                                    .is_some_and(|ip| ips == json!([ip]))
+                            })
                     };
                 }
-                ["spec", "ports", _, "targetPort"] => {
-                    if own.get("port").is_some_and(|p| p.same_scalar(value)) {
-                        return true;
-                    }
+                ["spec", "ports", _, "targetPort"]
+                    if own.get("port").is_some_and(|p| p.same_scalar(value)) =>
+                {
+                    return true;
                 }
                 _ => {}
             }
@@ -540,5 +544,40 @@ fn canonical_data(secret: &mut Json) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pull policy the server writes depends on the image's tag, not
+    /// on a registry's port.
+    #[test]
+    fn pull_policy_follows_the_tag() {
+        for (image, policy) in [
+            ("nginx", "Always"),
+            ("nginx:latest", "Always"),
+            ("nginx:1.27", "IfNotPresent"),
+            ("registry:5000/app", "Always"),
+            ("registry:5000/app:1", "IfNotPresent"),
+            ("app@sha256:0123", "IfNotPresent"),
+        ] {
+            assert_eq!(pull_policy(image), policy, "{image}");
+        }
+    }
+
+    /// Key by key, the same bytes as `stringData` or `data` are equal; a
+    /// key in `stringData` on both sides stays there; no type is `Opaque`.
+    #[test]
+    fn secrets_compare_as_stored() {
+        let mut old =
+            json!({"kind": "Secret", "data": {"a": "aHVudGVy\nMg=="}, "stringData": {"b": "x"}});
+        let mut new =
+            json!({"kind": "Secret", "type": "Opaque", "stringData": {"a": "hunter2", "b": "x"}});
+        secrets_as_stored(&mut old, &mut new);
+        assert_eq!(old, new);
+        assert_eq!(new["data"]["a"], "aHVudGVyMg==");
+        assert_eq!(new["stringData"]["b"], "x");
     }
 }
