@@ -12,7 +12,67 @@
 
 use serde_json::{Value as Json, json};
 
+use std::collections::HashMap;
+
 use super::compare::{Step, Tree};
+use crate::manifest::{Manifest, ObjectId};
+use crate::yaml::Node;
+
+/// The structural schemas of the CRDs of a set, by group, kind and
+/// version: a custom resource's fields the schema defaults
+/// (`default:`), written out or left out, are no change.
+#[derive(Default)]
+pub(super) struct Schemas<'a> {
+    by_kind: HashMap<(&'a str, &'a str, &'a str), &'a Node>,
+}
+
+impl<'a> Schemas<'a> {
+    /// The schemas of the CRDs of `set`.
+    pub(super) fn of(set: &'a [Manifest]) -> Self {
+        let mut by_kind = HashMap::new();
+        for crd in set.iter().filter(|m| {
+            (m.id.group.as_str(), m.id.kind.as_str())
+                == ("apiextensions.k8s.io", "CustomResourceDefinition")
+        }) {
+            let spec = crd.node.get("spec");
+            let text = |n: Option<&'a Node>| match n.map(|n| &n.value) {
+                Some(crate::yaml::Value::String(s)) => Some(s.as_str()),
+                _ => None,
+            };
+            let (Some(group), Some(kind)) = (
+                text(spec.and_then(|s| s.get("group"))),
+                text(
+                    spec.and_then(|s| s.get("names"))
+                        .and_then(|n| n.get("kind")),
+                ),
+            ) else {
+                continue;
+            };
+            let versions = match spec.and_then(|s| s.get("versions")).map(|v| &v.value) {
+                Some(crate::yaml::Value::Sequence(items)) => items.as_slice(),
+                _ => &[],
+            };
+            for version in versions {
+                let schema = version.get("schema").and_then(|s| s.get("openAPIV3Schema"));
+                if let (Some(name), Some(schema)) = (text(version.get("name")), schema) {
+                    by_kind.insert((group, kind, name), schema);
+                }
+            }
+        }
+        Schemas { by_kind }
+    }
+
+    /// The schema of an object's group, kind and version, if a CRD of the
+    /// set defines it.
+    pub(super) fn of_object(&self, id: &ObjectId) -> Option<&'a Node> {
+        if self.by_kind.is_empty() {
+            return None;
+        }
+        self.by_kind
+            .get(&(id.group.as_str(), id.kind.as_str(), id.version.as_str()))
+            .copied()
+    }
+}
 
 /// A default's value, built when asked for.
 type Default = fn() -> Json;
@@ -276,6 +336,8 @@ pub(super) struct Server<'k> {
     kind: Option<(&'k str, &'k str)>,
     /// Where its pod spec is, as keys (`spec.template.spec`).
     pod_spec: Option<&'static [&'static str]>,
+    /// Its CRD's structural schema, for a custom resource.
+    schema: Option<&'k Node>,
 }
 
 impl<'k> Server<'k> {
@@ -293,7 +355,30 @@ impl<'k> Server<'k> {
         Server {
             kind: Some((group, kind)),
             pod_spec,
+            schema: None,
         }
+    }
+
+    /// With the structural schema of the object's CRD.
+    pub(super) fn with_schema(mut self, schema: Option<&'k Node>) -> Self {
+        self.schema = schema;
+        self
+    }
+
+    /// The `default` its CRD's schema gives the field at `path`.
+    fn schema_default(&self, path: &[Step<'_>]) -> Option<Json> {
+        let mut node = self.schema?;
+        for step in path {
+            node = if step.item {
+                node.get("items")?
+            } else {
+                match node.get("properties").and_then(|p| p.get(&step.name)) {
+                    Some(property) => property,
+                    None => node.get("additionalProperties")?,
+                }
+            };
+        }
+        node.get("default").map(Node::to_json)
     }
 
     /// Whether `value`, at `path` on one side only (`old`: the old side),
@@ -360,6 +445,9 @@ impl<'k> Server<'k> {
     /// The default at `path`, if any; `parent` is the mapping holding it.
     fn default_at<T: Tree>(&self, path: &[Step<'_>], parent: &T) -> Option<Json> {
         let (group, kind) = self.kind?;
+        if self.schema.is_some() {
+            return self.schema_default(path);
+        }
         if let Some(spec) = self.pod_spec
             && path.len() > spec.len()
             && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)

@@ -217,6 +217,7 @@ pub fn diff_at(
     version: rbac::defaults::Version,
 ) -> Diff {
     let (old_objects, new_objects) = (index(old), index(new));
+    let schemas = defaults::Schemas::of(new);
     let mut result = Diff::default();
     let mut matched = impact::Matched::default();
     // Both indexes are sorted: walk them side by side.
@@ -232,7 +233,7 @@ pub fn diff_at(
                 matched.added.push(*object);
             }
             Some((_, before)) => {
-                let fields = object_changes(before, object, ignore);
+                let fields = object_changes(before, object, ignore, &schemas);
                 if !fields.is_empty() {
                     result.changed.push(ObjectChange {
                         object: object.id.to_string(),
@@ -255,9 +256,15 @@ pub fn diff_at(
 }
 
 /// The field changes of one object, as its API server sees them.
-fn object_changes(before: &Manifest, after: &Manifest, ignore: &[Ignore]) -> Vec<FieldChange> {
+fn object_changes(
+    before: &Manifest,
+    after: &Manifest,
+    ignore: &[Ignore],
+    schemas: &defaults::Schemas<'_>,
+) -> Vec<FieldChange> {
     let (old, new) = (&before.node, &after.node);
-    let server = defaults::Server::object(&after.id.group, &after.id.kind);
+    let server = defaults::Server::object(&after.id.group, &after.id.kind)
+        .with_schema(schemas.of_object(&after.id));
     let mut fields = Vec::new();
     if compare::identical(old, new) {
         // Same JSON, written the same way, so the same redaction: nothing.
@@ -500,7 +507,7 @@ mod tests {
                 for (k, after) in &new {
                     if let Some(before) = old.get(k) {
                         assert_eq!(
-                            object_changes(before, after, &[]),
+                            object_changes(before, after, &[], &defaults::Schemas::default()),
                             by_json(before, after),
                             "{}",
                             after.id
