@@ -22,7 +22,8 @@ fn objects(version: u32) -> String {
         let sidecar = format!(
             "        - name: sidecar\n          image: registry.example.com/sidecar:{tag}\n          ports: [{{name: http, containerPort: 8080}}]\n"
         );
-        // The second version lists the containers the other way round: no difference.
+        // The second version lists the containers the other way round: a change
+        // of every Deployment's pod template (server-side apply keeps the order).
         let containers = if version.is_multiple_of(2) {
             app + &sidecar
         } else {

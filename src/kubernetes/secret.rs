@@ -1,9 +1,15 @@
 //! Keeping Secret values out of every output.
 //!
-//! Anything that could be a Secret is treated as one: an object whose
-//! `kind` mentions "secret" in any case or spelling (`Secret`, `SECRET`,
-//! `SecretList`, `Se-cret`, fullwidth `ＳＥＣＲＥＴ`), whose `kind` is not a string, or an item
-//! without a kind in a `List`, at any depth, whatever its `apiVersion`.
+//! Anything that could be a Secret is treated as one: a manifest (the
+//! object itself, an item of a `List`) whose `kind` mentions "secret" in
+//! any case or spelling (`Secret`, `SECRET`, `SecretList`, `Se-cret`,
+//! fullwidth `ＳＥＣＲＥＴ`) or is not a string, an item without a kind in a
+//! `List`, and, deeper in an object, a mapping that reads as an embedded
+//! manifest of such a kind: a string `kind` that mentions "secret" beside
+//! an `apiVersion`, `metadata`, `data`, `stringData`, `type` or `items`.
+//! A mapping that merely has a key `kind` (a CRD schema's property named
+//! `kind`, a reference `{kind: Secret, name: x}`) is not one: its values
+//! stay readable, so that a schema change shows field by field.
 //! Of such an object only `apiVersion`, `kind`, `metadata.name`,
 //! `metadata.namespace`, `metadata.generateName` and string labels stay
 //! readable; every other value is replaced by a token, `<secret #…>`, whose
@@ -74,7 +80,7 @@ pub fn text_could_hold_secret(text: &str) -> bool {
 /// `value` with every value that could be a Secret's replaced by a token.
 pub fn redacted(value: &Json) -> Json {
     let mut value = value.clone();
-    walk(&mut value, &mut None);
+    walk(&mut value, &mut None, true);
     value
 }
 
@@ -186,14 +192,37 @@ const SHORT: usize = 4;
 pub fn redact(value: &Json) -> (Json, Hidden) {
     let mut value = value.clone();
     let mut hidden = Some(Hidden::default());
-    walk(&mut value, &mut hidden);
+    walk(&mut value, &mut hidden, true);
     (value, hidden.unwrap_or_default().seal())
 }
 
-fn walk(value: &mut Json, hidden: &mut Option<Hidden>) {
+/// Keys beside `kind` that make a nested mapping read as an embedded
+/// manifest rather than a field or a schema property named `kind`.
+const MANIFEST_KEYS: [&str; 6] = [
+    "apiVersion",
+    "metadata",
+    "data",
+    "stringData",
+    "type",
+    "items",
+];
+
+/// Whether a mapping could be a Secret: at a manifest's place (`manifest`:
+/// the object itself or a `List`'s item) by its kind alone; deeper only
+/// when it reads as an embedded manifest (see the module's doc).
+fn could_be_secret(map: &serde_json::Map<String, Json>, manifest: bool) -> bool {
+    if manifest {
+        return could_be_secret_kind(map.get("kind"));
+    }
+    matches!(map.get("kind"), Some(Json::String(_)))
+        && could_be_secret_kind(map.get("kind"))
+        && MANIFEST_KEYS.iter().any(|k| map.contains_key(*k))
+}
+
+fn walk(value: &mut Json, hidden: &mut Option<Hidden>, manifest: bool) {
     match value {
         Json::Object(map) => {
-            if could_be_secret_kind(map.get("kind")) {
+            if could_be_secret(map, manifest) {
                 mask_secret(map, hidden);
                 return;
             }
@@ -208,7 +237,7 @@ fn walk(value: &mut Json, hidden: &mut Option<Hidden>) {
                                 Json::Object(item) if !item.contains_key("kind") => {
                                     mask_secret(item, hidden);
                                 }
-                                item => walk(item, hidden),
+                                item => walk(item, hidden, true),
                             }
                         }
                     }
@@ -220,13 +249,13 @@ fn walk(value: &mut Json, hidden: &mut Option<Hidden>) {
                         {
                             mask(annotation, hidden);
                         }
-                        metadata.values_mut().for_each(|v| walk(v, hidden));
+                        metadata.values_mut().for_each(|v| walk(v, hidden, false));
                     }
-                    (_, child) => walk(child, hidden),
+                    (_, child) => walk(child, hidden, false),
                 }
             }
         }
-        Json::Array(items) => items.iter_mut().for_each(|i| walk(i, hidden)),
+        Json::Array(items) => items.iter_mut().for_each(|i| walk(i, hidden, manifest)),
         _ => {}
     }
 }
@@ -291,15 +320,49 @@ fn mask(value: &mut Json, hidden: &mut Option<Hidden>) {
     *value = Json::String(token(value));
 }
 
-/// `<secret #0123456789abcdef>`: an HMAC-SHA256 of the value's JSON under
-/// this run's key, cut to 64 bits.
+/// `<secret #0123456789abcdef>`: an HMAC-SHA256 of the value's JSON, its
+/// mappings' keys sorted (equal values, whatever their key order, show one
+/// token), under this run's key, cut to 64 bits.
 pub fn token(value: &Json) -> String {
     let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(run_key())
         .expect("HMAC takes a key of any length");
-    mac.update(value.to_string().as_bytes());
+    let mut canonical = String::new();
+    write_canonical(value, &mut canonical);
+    mac.update(canonical.as_bytes());
     let digest = mac.finalize().into_bytes();
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("{TOKEN_PREFIX}{hex}>")
+}
+
+/// `value` as JSON with every mapping's keys in sorted order.
+fn write_canonical(value: &Json, out: &mut String) {
+    match value {
+        Json::Object(map) => {
+            let mut entries: Vec<(&String, &Json)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                *out += &Json::String(key.clone()).to_string();
+                out.push(':');
+                write_canonical(value, out);
+            }
+            out.push('}');
+        }
+        Json::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => *out += &scalar.to_string(),
+    }
 }
 
 /// A key drawn once per run from the operating system; should that fail,
@@ -402,6 +465,9 @@ mod tests {
             json!({"kind": "ConfigMap", "data": {"a": "b"}}),
             json!({"kind": "Deployment", "spec": {"volumes": [{"secret": {"secretName": "s"}}]}}),
             json!({"kind": "ConfigMap", "metadata": {"annotations": {LAST_APPLIED: "{\"kind\":\"ConfigMap\"}"}}}),
+            // A CRD schema with a property named `kind`, and references.
+            json!({"kind": "CustomResourceDefinition", "spec": {"versions": [{"schema": {"openAPIV3Schema": {"properties": {"kind": {"type": "string"}, "data": {"type": "object"}}}}}]}}),
+            json!({"kind": "HelmRelease", "spec": {"valuesFrom": [{"kind": "Secret", "name": "s"}]}}),
         ];
         for object in objects {
             assert_eq!(redacted(&object), object);
@@ -424,5 +490,10 @@ mod tests {
                 .collect::<String>()
         };
         assert!(!token(&a).contains(&unkeyed));
+        // Key order is no difference.
+        assert_eq!(
+            token(&json!({"a": 1, "b": {"c": 2, "d": 3}})),
+            token(&json!({"b": {"d": 3, "c": 2}, "a": 1}))
+        );
     }
 }

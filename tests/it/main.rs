@@ -12,6 +12,7 @@ mod control_plane;
 mod corpus;
 mod cost;
 mod diff;
+mod diff_server;
 mod differential;
 mod explain;
 mod fuzz;

@@ -48,6 +48,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         &renames,
         &mut old.manifests,
         &new.manifests,
+        crate::rbac::defaults::version(&args.kube_version).1,
     );
     for refusal in names.rejected {
         difference.reject(

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value as Json;
 
+use super::defaults::Server;
 use super::{FieldChange, Ignore};
 use crate::secret;
 use crate::yaml::{Node, Value};
@@ -22,7 +23,7 @@ use crate::yaml::{Node, Value};
 /// patterns are `KeyPath`s ([`super::Ignore`]), matched step by step.
 pub(super) struct Step<'a> {
     pub(super) name: Cow<'a, str>,
-    item: bool,
+    pub(super) item: bool,
 }
 
 impl<'a> Step<'a> {
@@ -282,7 +283,21 @@ impl<'a, T: Tree> Fields<'a, T> {
     }
 }
 
-/// Adds to `out` the changes from `old` to `new` below `path`.
+/// What a comparison leaves out: `--ignore` patterns, and what the server
+/// of the object compared writes by itself ([`Server`]).
+#[derive(Clone, Copy)]
+pub(super) struct Cx<'i, 'k> {
+    ignore: &'i [Ignore],
+    server: Server<'k>,
+    /// Whether named items in another order are a change: for an object
+    /// applied over itself (server-side apply keeps the order), not for
+    /// content compared as content (a rename, the exemptions artifact).
+    order: bool,
+}
+
+/// Adds to `out` the changes from `old` to `new` below `path`, as plain
+/// trees: no object's defaults, named items matched by name whatever
+/// their order.
 pub(super) fn compare<'a, T: Tree>(
     path: &mut Vec<Step<'a>>,
     old: &'a T,
@@ -290,44 +305,86 @@ pub(super) fn compare<'a, T: Tree>(
     ignore: &[Ignore],
     out: &mut Vec<FieldChange>,
 ) {
+    let cx = Cx {
+        ignore,
+        server: Server::default(),
+        order: false,
+    };
+    walk(path, old, new, &cx, out);
+}
+
+/// Adds to `out` the changes from `old` to `new`, two versions of an
+/// object whose server is `server`: what it writes by itself is no change.
+pub(super) fn compare_object<T: Tree>(
+    old: &T,
+    new: &T,
+    ignore: &[Ignore],
+    server: Server<'_>,
+    out: &mut Vec<FieldChange>,
+) {
+    let cx = Cx {
+        ignore,
+        server,
+        order: true,
+    };
+    walk(&mut Vec::new(), old, new, &cx, out);
+}
+
+fn walk<'a, T: Tree>(
+    path: &mut Vec<Step<'a>>,
+    old: &'a T,
+    new: &'a T,
+    cx: &Cx<'_, '_>,
+    out: &mut Vec<FieldChange>,
+) {
     // Equal subtrees (most of an object that changed) have no changes:
     // skip them without building lookups for their mappings and lists.
-    if ignored(path, ignore) || old.unchanged(new) {
+    if ignored(path, cx.ignore) || old.unchanged(new) {
         return;
     }
     if let (Some(a), Some(b)) = (old.fields(), new.fields()) {
         let (in_a, in_b) = (Fields::new(old), Fields::new(new));
         for (k, x) in a {
             path.push(Step::key(k));
-            compare_entry(path, Some(x), in_b.get(k), ignore, out);
+            let y = in_b.get(k);
+            if y.is_some() || !cx.server.default_entry(path, x, old, new, true) {
+                compare_entry(path, Some(x), y, cx, out);
+            }
             path.pop();
         }
         for (k, y) in b.filter(|(k, _)| in_a.get(k).is_none()) {
             path.push(Step::key(k));
-            compare_entry(path, None, Some(y), ignore, out);
+            if !cx.server.default_entry(path, y, new, old, false) {
+                compare_entry(path, None, Some(y), cx, out);
+            }
             path.pop();
         }
     } else if let (Some(a), Some(b)) = (old.items(), new.items()) {
-        compare_lists(path, (old, a), (new, b), ignore, out);
-    } else if !old.same_scalar(new) {
+        compare_lists(path, (old, a), (new, b), cx, out);
+    } else if !old.same_scalar(new) && !cx.server.same_scalar(path, old, new) {
         out.push(change(path, Some(old), Some(new)));
     }
 }
 
-/// Lists by name when their items have unique names (and order does not
-/// matter or is the same), else by position when as long, else whole.
+/// Lists by name when their items have unique names, else by position
+/// when as long, else whole. Server-side apply keeps the order a manifest
+/// gives a list, so items of a named list in another order are a change of
+/// their own: the list's names before and after (in a pod template, a new
+/// template: the pods roll).
 fn compare_lists<'a, T: Tree>(
     path: &mut Vec<Step<'a>>,
     (old, a): (&'a T, &'a [T]),
     (new, b): (&'a T, &'a [T]),
-    ignore: &[Ignore],
+    cx: &Cx<'_, '_>,
     out: &mut Vec<FieldChange>,
 ) {
     match (named(a), named(b)) {
-        (Some(by_name_a), Some(by_name_b)) if !order_matters(path, a) || same_order(a, b) => {
+        (Some(by_name_a), Some(by_name_b))
+            if cx.order || !order_matters(path, a) || same_order(a, b) =>
+        {
             for (&name, &x) in &by_name_a {
                 path.push(Step::named(name));
-                compare_entry(path, Some(x), by_name_b.get(name).copied(), ignore, out);
+                compare_entry(path, Some(x), by_name_b.get(name).copied(), cx, out);
                 path.pop();
             }
             for (&name, &y) in by_name_b
@@ -335,14 +392,22 @@ fn compare_lists<'a, T: Tree>(
                 .filter(|(n, _)| !by_name_a.contains_key(*n))
             {
                 path.push(Step::named(name));
-                compare_entry(path, None, Some(y), ignore, out);
+                compare_entry(path, None, Some(y), cx, out);
                 path.pop();
+            }
+            if let Some((before, after)) = reordered(a, b).filter(|_| cx.order) {
+                out.push(FieldChange {
+                    path: show_path(path),
+                    old: Some(before),
+                    new: Some(after),
+                    steps: path.iter().map(|s| s.name.to_string()).collect(),
+                });
             }
         }
         _ if a.len() == b.len() => {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
                 path.push(Step::index(i));
-                compare(path, x, y, ignore, out);
+                walk(path, x, y, cx, out);
                 path.pop();
             }
         }
@@ -350,21 +415,34 @@ fn compare_lists<'a, T: Tree>(
     }
 }
 
+/// The names both named lists hold, in each one's order, when the orders
+/// differ: `None` when the items both hold come in one order.
+fn reordered<T: Tree>(a: &[T], b: &[T]) -> Option<(Json, Json)> {
+    fn name<T: Tree>(item: &T) -> &str {
+        item.get("name").and_then(Tree::text).unwrap_or_default()
+    }
+    let in_b: std::collections::HashSet<&str> = b.iter().map(name).collect();
+    let in_a: std::collections::HashSet<&str> = a.iter().map(name).collect();
+    let before: Vec<&str> = a.iter().map(name).filter(|n| in_b.contains(n)).collect();
+    let after: Vec<&str> = b.iter().map(name).filter(|n| in_a.contains(n)).collect();
+    (before != after).then(|| (Json::from(before), Json::from(after)))
+}
+
 /// A field or named item that may be on either side.
 fn compare_entry<'a, T: Tree>(
     path: &mut Vec<Step<'a>>,
     old: Option<&'a T>,
     new: Option<&'a T>,
-    ignore: &[Ignore],
+    cx: &Cx<'_, '_>,
     out: &mut Vec<FieldChange>,
 ) {
     match (old, new) {
-        (Some(x), Some(y)) => compare(path, x, y, ignore, out),
+        (Some(x), Some(y)) => walk(path, x, y, cx, out),
         // `labels: {}` and `annotations:` say what an absent field says.
         (Some(x), None) | (None, Some(x)) if x.is_empty() => {}
-        _ if ignored(path, ignore) => {}
-        (Some(x), None) | (None, Some(x)) if ignore.iter().any(|i| i.reaches_below(path)) => {
-            one_sided(path, x, old.is_some(), ignore, out);
+        _ if ignored(path, cx.ignore) => {}
+        (Some(x), None) | (None, Some(x)) if cx.ignore.iter().any(|i| i.reaches_below(path)) => {
+            one_sided(path, x, old.is_some(), cx, out);
         }
         _ => out.push(change(path, old, new)),
     }
@@ -379,7 +457,7 @@ fn one_sided<'a, T: Tree>(
     path: &mut Vec<Step<'a>>,
     x: &'a T,
     was_old: bool,
-    ignore: &[Ignore],
+    cx: &Cx<'_, '_>,
     out: &mut Vec<FieldChange>,
 ) {
     let sides = |child: &'a T| {
@@ -393,7 +471,7 @@ fn one_sided<'a, T: Tree>(
         for (k, child) in fields {
             let (old, new) = sides(child);
             path.push(Step::key(k));
-            compare_entry(path, old, new, ignore, out);
+            compare_entry(path, old, new, cx, out);
             path.pop();
         }
     } else if let Some(items) = x.items() {
@@ -402,7 +480,7 @@ fn one_sided<'a, T: Tree>(
             let (old, new) = sides(child);
             let name = names.as_ref().and_then(|_| child.get("name")?.text());
             path.push(name.map_or_else(|| Step::index(i), Step::named));
-            compare_entry(path, old, new, ignore, out);
+            compare_entry(path, old, new, cx, out);
             path.pop();
         }
     } else {
@@ -427,7 +505,9 @@ pub(super) fn ignored(path: &[Step<'_>], ignore: &[Ignore]) -> bool {
 
 /// Lists whose order changes behaviour although their items have names:
 /// init containers run in order, and an env entry can refer only to the
-/// ones before it (`$(NAME)`).
+/// ones before it (`$(NAME)`). Content compared as content ([`compare`])
+/// compares them by position; an object ([`compare_object`]) shows any
+/// new order as a change of its own.
 fn order_matters<T: Tree>(path: &[Step<'_>], items: &[T]) -> bool {
     match path.last().map(|s| &*s.name) {
         Some("initContainers") => true,

@@ -220,8 +220,15 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
 /// object: the apply creates the new one (so none of its fields is refused
 /// as immutable, nor is its new pod template a rollout of the old one's)
 /// and the old one is deleted (pruned, or by `helm uninstall`). Its impact
-/// is that of a creation and a deletion ([`super::impact`]'s `mapped`).
-pub fn finish(diff: &mut Diff, renames: &Renames, old: &mut [Manifest], new: &[Manifest]) {
+/// is that of a creation and a deletion ([`super::impact`]'s `mapped`),
+/// judged by the Pod Security rules of Kubernetes 1.`minor`.
+pub fn finish(
+    diff: &mut Diff,
+    renames: &Renames,
+    old: &mut [Manifest],
+    new: &[Manifest],
+    minor: u32,
+) {
     let removed: BTreeSet<String> = diff.removed.iter().cloned().collect();
     // A match: an old object renamed onto an object of the new set.
     let matched = |new: &String| renames.renamed.contains_key(new) && !removed.contains(new);
@@ -266,7 +273,7 @@ pub fn finish(diff: &mut Diff, renames: &Renames, old: &mut [Manifest], new: &[M
         .iter()
         .filter_map(|m| Some((&old[*olds.get(&m.id.to_string())?], m)))
         .collect();
-    let sets = super::impact::Sets { old, new };
+    let sets = super::impact::Sets { old, new, minor };
     diff.impact.extend(super::impact::mapped(&pairs, sets));
     super::impact::sort(&mut diff.impact);
 }

@@ -2,10 +2,14 @@
 //! by field.
 //!
 //! Objects match by group, kind, namespace and name (not version, so an API
-//! version bump is a field change, not a remove and an add). Lists whose
-//! items all have a unique `name` (containers, env, ports, volumes, mounts)
-//! match by name, so reordering them is no difference; other lists compare
-//! by position. Multi-line strings get a line diff. Secret values are never
+//! version bump is a field change, not a remove and an add). Mapping keys
+//! in another order are no difference. Lists whose items all have a unique
+//! `name` (containers, env, ports, volumes, mounts) match by name; their
+//! items in another order are one change of the list's order (server-side
+//! apply keeps the manifest's order: in a pod template, the pods roll);
+//! other lists compare by position. What the API server writes by itself
+//! (defaults, an allocated cluster IP) and a quantity in another notation
+//! are no difference ([`defaults`]). Multi-line strings get a line diff. Secret values are never
 //! shown, only a token keyed for this run ([`crate::secret`]). When effective permissions change, a plain summary
 //! says who gains or loses what, where. For a side read from a directory,
 //! each object belongs to the GitOps application of the nearest folder with
@@ -16,6 +20,7 @@
 //! most severe first; `--fail-on` gates on it ([`Diff::worst`]).
 
 mod compare;
+mod defaults;
 mod impact;
 pub mod lines;
 pub mod matching;
@@ -226,6 +231,7 @@ pub fn diff_at(
     version: rbac::defaults::Version,
 ) -> Diff {
     let (old_objects, new_objects) = (index(old), index(new));
+    let schemas = defaults::Schemas::of(new);
     let mut result = Diff::default();
     let mut matched = impact::Matched::default();
     // Both indexes are sorted: walk them side by side.
@@ -241,7 +247,7 @@ pub fn diff_at(
                 matched.added.push(*object);
             }
             Some((_, before)) => {
-                let fields = object_changes(&before.node, &object.node, ignore);
+                let fields = object_changes(before, object, ignore, &schemas);
                 if !fields.is_empty() {
                     result.changed.push(ObjectChange {
                         object: object.id.to_string(),
@@ -267,19 +273,29 @@ pub fn diff_at(
     result
 }
 
-/// The field changes of one object.
-fn object_changes(old: &Node, new: &Node, ignore: &[Ignore]) -> Vec<FieldChange> {
+/// The field changes of one object, as its API server sees them.
+fn object_changes(
+    before: &Manifest,
+    after: &Manifest,
+    ignore: &[Ignore],
+    schemas: &defaults::Schemas<'_>,
+) -> Vec<FieldChange> {
+    let (old, new) = (&before.node, &after.node);
+    let server = defaults::Server::object(&after.id.group, &after.id.kind)
+        .with_schema(schemas.of_object(&after.id));
     let mut fields = Vec::new();
     if compare::identical(old, new) {
         // Same JSON, written the same way, so the same redaction: nothing.
     } else if compare::may_need_redaction(old) || compare::may_need_redaction(new) {
-        let (old, new) = (
-            secret::redacted(&old.to_json()),
-            secret::redacted(&new.to_json()),
-        );
-        compare::compare(&mut Vec::new(), &old, &new, ignore, &mut fields);
+        let (mut old, mut new) = (old.to_json(), new.to_json());
+        let secret = |id: &ObjectId| (id.group.as_str(), id.kind.as_str()) == ("", "Secret");
+        if secret(&before.id) && secret(&after.id) {
+            defaults::secrets_as_stored(&mut old, &mut new);
+        }
+        let (old, new) = (secret::redacted(&old), secret::redacted(&new));
+        compare::compare_object(&old, &new, ignore, server, &mut fields);
     } else {
-        compare::compare(&mut Vec::new(), old, new, ignore, &mut fields);
+        compare::compare_object(old, new, ignore, server, &mut fields);
     }
     fields
 }
@@ -560,13 +576,18 @@ mod tests {
 
     /// What diff did before it compared trees: every object as JSON,
     /// redacted, compared whole.
-    fn by_json(old: &Node, new: &Node) -> Vec<FieldChange> {
+    fn by_json(old: &Manifest, new: &Manifest) -> Vec<FieldChange> {
         let mut fields = Vec::new();
-        let (old, new) = (
-            secret::redacted(&old.to_json()),
-            secret::redacted(&new.to_json()),
-        );
-        compare::compare(&mut Vec::new(), &old, &new, &[], &mut fields);
+        let (mut a, mut b) = (old.node.to_json(), new.node.to_json());
+        if [old, new]
+            .iter()
+            .all(|m| m.id.kind == "Secret" && m.id.group.is_empty())
+        {
+            defaults::secrets_as_stored(&mut a, &mut b);
+        }
+        let server = defaults::Server::object(&new.id.group, &new.id.kind);
+        let (a, b) = (secret::redacted(&a), secret::redacted(&b));
+        compare::compare_object(&a, &b, &[], server, &mut fields);
         fields
     }
 
@@ -592,8 +613,8 @@ mod tests {
                 for (k, after) in &new {
                     if let Some(before) = old.get(k) {
                         assert_eq!(
-                            object_changes(&before.node, &after.node, &[]),
-                            by_json(&before.node, &after.node),
+                            object_changes(before, after, &[], &defaults::Schemas::default()),
+                            by_json(before, after),
                             "{}",
                             after.id
                         );

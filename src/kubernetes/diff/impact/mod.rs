@@ -26,6 +26,9 @@
 //!   under another name or namespace, shown as one rename (delete + create);
 //! - `rejected`: against a live cluster, the server's own refusal of a
 //!   dry-run apply (`refused`), added by [`Diff::reject`].
+//! - [`schema`]: a CRD's schema that narrows (a field required, an enum,
+//!   pattern or bound tighter): stored custom resources that no longer fit
+//!   are refused on their next update (`destructive`).
 //!
 //! Every pass is linear in the two sets: objects are looked up by key or
 //! hash, never compared pairwise.
@@ -37,6 +40,7 @@ pub(crate) mod policies;
 #[cfg(test)]
 mod property;
 mod rename;
+mod schema;
 mod security;
 mod tree;
 mod workload;
@@ -100,6 +104,9 @@ pub enum Class {
     /// The API server rejected a dry run of the object (a diff against a
     /// live cluster): invalid, or forbidden by admission.
     Rejected,
+    /// A CRD's schema that narrows: stored custom resources may no longer
+    /// fit it.
+    Schema,
 }
 
 /// One consequence of applying the new set over the old one.
@@ -161,7 +168,7 @@ pub(crate) fn assess(
 ) {
     let mut out = Vec::new();
     for ((before, after), change) in matched.changed.iter().zip(&diff.changed) {
-        changed_object(before, after, change, sets.minor, &mut out);
+        changed_object(before, after, change, sets, &mut out);
         security::identity(before, after, permissions, &mut out);
     }
     deletion::removed(&matched.removed, sets, &mut out);
@@ -233,15 +240,16 @@ fn changed_object(
     before: &Manifest,
     after: &Manifest,
     change: &ObjectChange,
-    minor: u32,
+    sets: Sets<'_>,
     out: &mut Vec<Impact>,
 ) {
-    immutable::refused(before, after, &change.fields, out);
+    immutable::refused(before, after, &change.fields, sets, out);
     workload::restart(after, &change.fields, out);
     security::changed(before, after, &change.fields, out);
-    pods::pods(Some(before), after, minor, out);
+    pods::pods(Some(before), after, sets.minor, out);
     policies::changed(before, after, out);
     deletion::changed(before, after, out);
+    schema::narrowed(before, after, out);
 }
 
 /// `list` without the items at `indexes`.

@@ -103,7 +103,7 @@ fn grown_permissions_and_weaker_pods_are_security_impacts() {
     let cases = std::env::var("CHARTGEN_DIFF_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(48);
+        .unwrap_or(100);
     let config = Config {
         cases,
         failure_persistence: None,

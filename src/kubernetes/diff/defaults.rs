@@ -1,0 +1,671 @@
+//! What the API server writes into an object it stores, so that a field
+//! written out with that value, or left out, is no change: defaults (of
+//! `SetDefaults_*` in `pkg/apis/*/v1/defaults.go`, and of the REST
+//! strategies: a Service's allocated cluster IP), and quantities in
+//! another notation (`200m` and `0.2`, `256Mi` and `0.25Gi`).
+//!
+//! The check is path-based: [`Server::default_entry`] answers for a field on
+//! one side only, [`Server::same_scalar`] for two scalars that differ as
+//! written. A subtree on one side only is a default when every leaf of it
+//! is one (`strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%,
+//! maxUnavailable: 25%}}`).
+
+use serde_json::{Value as Json, json};
+
+use std::collections::HashMap;
+
+use super::compare::{Step, Tree};
+use crate::manifest::{Manifest, ObjectId};
+use crate::yaml::Node;
+
+/// The structural schemas of the CRDs of a set, by group, kind and
+/// version: a custom resource's fields the schema defaults
+/// (`default:`), written out or left out, are no change.
+#[derive(Default)]
+pub(super) struct Schemas<'a> {
+    by_kind: HashMap<(&'a str, &'a str, &'a str), &'a Node>,
+}
+
+impl<'a> Schemas<'a> {
+    /// The schemas of the CRDs of `set`.
+    pub(super) fn of(set: &'a [Manifest]) -> Self {
+        let mut by_kind = HashMap::new();
+        for crd in set.iter().filter(|m| {
+            (m.id.group.as_str(), m.id.kind.as_str())
+                == ("apiextensions.k8s.io", "CustomResourceDefinition")
+        }) {
+            let spec = crd.node.get("spec");
+            let text = |n: Option<&'a Node>| match n.map(|n| &n.value) {
+                Some(crate::yaml::Value::String(s)) => Some(s.as_str()),
+                _ => None,
+            };
+            let (Some(group), Some(kind)) = (
+                text(spec.and_then(|s| s.get("group"))),
+                text(
+                    spec.and_then(|s| s.get("names"))
+                        .and_then(|n| n.get("kind")),
+                ),
+            ) else {
+                continue;
+            };
+            let versions = match spec.and_then(|s| s.get("versions")).map(|v| &v.value) {
+                Some(crate::yaml::Value::Sequence(items)) => items.as_slice(),
+                _ => &[],
+            };
+            for version in versions {
+                let schema = version.get("schema").and_then(|s| s.get("openAPIV3Schema"));
+                if let (Some(name), Some(schema)) = (text(version.get("name")), schema) {
+                    by_kind.insert((group, kind, name), schema);
+                }
+            }
+        }
+        Schemas { by_kind }
+    }
+
+    /// The schema of an object's group, kind and version, if a CRD of the
+    /// set defines it.
+    pub(super) fn of_object(&self, id: &ObjectId) -> Option<&'a Node> {
+        if self.by_kind.is_empty() {
+            return None;
+        }
+        self.by_kind
+            .get(&(id.group.as_str(), id.kind.as_str(), id.version.as_str()))
+            .copied()
+    }
+}
+
+/// A default's value, built when asked for.
+type Default = fn() -> Json;
+
+/// A pod spec's defaults, below its `spec`: `*` is any list item.
+const POD_SPEC: &[(&str, Default)] = &[
+    ("restartPolicy", || json!("Always")),
+    ("dnsPolicy", || json!("ClusterFirst")),
+    ("schedulerName", || json!("default-scheduler")),
+    ("terminationGracePeriodSeconds", || json!(30)),
+    ("*.*.terminationMessagePath", || {
+        json!("/dev/termination-log")
+    }),
+    ("*.*.terminationMessagePolicy", || json!("File")),
+    ("*.*.ports.*.protocol", || json!("TCP")),
+    ("*.*.env.*.valueFrom.fieldRef.apiVersion", || json!("v1")),
+    ("*.*.*.timeoutSeconds", || json!(1)),
+    ("*.*.*.periodSeconds", || json!(10)),
+    ("*.*.*.successThreshold", || json!(1)),
+    ("*.*.*.failureThreshold", || json!(3)),
+    ("*.*.*.httpGet.scheme", || json!("HTTP")),
+    ("*.*.*.httpGet.path", || json!("/")),
+    ("*.*.lifecycle.*.httpGet.scheme", || json!("HTTP")),
+    ("volumes.*.emptyDir.medium", || json!("")),
+    ("volumes.*.hostPath.type", || json!("")),
+    ("volumes.*.configMap.defaultMode", || json!(420)),
+    ("volumes.*.secret.defaultMode", || json!(420)),
+    ("volumes.*.projected.defaultMode", || json!(420)),
+    ("volumes.*.downwardAPI.defaultMode", || json!(420)),
+    ("volumes.*.downwardAPI.items.*.fieldRef.apiVersion", || {
+        json!("v1")
+    }),
+];
+
+/// The containers' lists of a pod spec, where `*.*` of [`POD_SPEC`] starts.
+const CONTAINER_LISTS: [&str; 3] = ["containers", "initContainers", "ephemeralContainers"];
+
+/// The probes and handlers of a container, where `*.*.*` of [`POD_SPEC`]
+/// continues.
+const PROBES: [&str; 3] = ["livenessProbe", "readinessProbe", "startupProbe"];
+
+/// Defaults of other kinds: group, kind, path from the object's root.
+const OBJECTS: &[(&str, &str, &str, Default)] = &[
+    ("apps", "Deployment", "spec.replicas", || json!(1)),
+    ("apps", "Deployment", "spec.strategy.type", || {
+        json!("RollingUpdate")
+    }),
+    (
+        "apps",
+        "Deployment",
+        "spec.strategy.rollingUpdate.maxSurge",
+        || json!("25%"),
+    ),
+    (
+        "apps",
+        "Deployment",
+        "spec.strategy.rollingUpdate.maxUnavailable",
+        || json!("25%"),
+    ),
+    ("apps", "Deployment", "spec.revisionHistoryLimit", || {
+        json!(10)
+    }),
+    ("apps", "Deployment", "spec.progressDeadlineSeconds", || {
+        json!(600)
+    }),
+    ("apps", "StatefulSet", "spec.replicas", || json!(1)),
+    ("apps", "StatefulSet", "spec.podManagementPolicy", || {
+        json!("OrderedReady")
+    }),
+    ("apps", "StatefulSet", "spec.updateStrategy.type", || {
+        json!("RollingUpdate")
+    }),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.updateStrategy.rollingUpdate.partition",
+        || json!(0),
+    ),
+    ("apps", "StatefulSet", "spec.revisionHistoryLimit", || {
+        json!(10)
+    }),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.persistentVolumeClaimRetentionPolicy.whenDeleted",
+        || json!("Retain"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.persistentVolumeClaimRetentionPolicy.whenScaled",
+        || json!("Retain"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.spec.volumeMode",
+        || json!("Filesystem"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.apiVersion",
+        || json!("v1"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.kind",
+        || json!("PersistentVolumeClaim"),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.volumeClaimTemplates.*.status.phase",
+        || json!("Pending"),
+    ),
+    ("apps", "DaemonSet", "spec.updateStrategy.type", || {
+        json!("RollingUpdate")
+    }),
+    (
+        "apps",
+        "DaemonSet",
+        "spec.updateStrategy.rollingUpdate.maxUnavailable",
+        || json!(1),
+    ),
+    (
+        "apps",
+        "DaemonSet",
+        "spec.updateStrategy.rollingUpdate.maxSurge",
+        || json!(0),
+    ),
+    ("apps", "DaemonSet", "spec.revisionHistoryLimit", || {
+        json!(10)
+    }),
+    ("apps", "ReplicaSet", "spec.replicas", || json!(1)),
+    ("batch", "Job", "spec.backoffLimit", || json!(6)),
+    ("batch", "Job", "spec.completionMode", || {
+        json!("NonIndexed")
+    }),
+    ("batch", "Job", "spec.suspend", || json!(false)),
+    ("batch", "Job", "spec.podReplacementPolicy", || {
+        json!("TerminatingOrFailed")
+    }),
+    ("batch", "Job", "spec.manualSelector", || json!(false)),
+    ("batch", "CronJob", "spec.concurrencyPolicy", || {
+        json!("Allow")
+    }),
+    ("batch", "CronJob", "spec.suspend", || json!(false)),
+    (
+        "batch",
+        "CronJob",
+        "spec.successfulJobsHistoryLimit",
+        || json!(3),
+    ),
+    ("batch", "CronJob", "spec.failedJobsHistoryLimit", || {
+        json!(1)
+    }),
+    (
+        "batch",
+        "CronJob",
+        "spec.jobTemplate.spec.backoffLimit",
+        || json!(6),
+    ),
+    (
+        "batch",
+        "CronJob",
+        "spec.jobTemplate.spec.completionMode",
+        || json!("NonIndexed"),
+    ),
+    ("batch", "CronJob", "spec.jobTemplate.spec.suspend", || {
+        json!(false)
+    }),
+    (
+        "batch",
+        "CronJob",
+        "spec.jobTemplate.spec.podReplacementPolicy",
+        || json!("TerminatingOrFailed"),
+    ),
+    ("", "Service", "spec.type", || json!("ClusterIP")),
+    ("", "Service", "spec.sessionAffinity", || json!("None")),
+    ("", "Service", "spec.ipFamilyPolicy", || {
+        json!("SingleStack")
+    }),
+    ("", "Service", "spec.ipFamilies", || json!(["IPv4"])),
+    ("", "Service", "spec.internalTrafficPolicy", || {
+        json!("Cluster")
+    }),
+    ("", "Service", "spec.ports.*.protocol", || json!("TCP")),
+    ("", "Secret", "type", || json!("Opaque")),
+    ("", "PersistentVolumeClaim", "spec.volumeMode", || {
+        json!("Filesystem")
+    }),
+    ("", "PersistentVolume", "spec.volumeMode", || {
+        json!("Filesystem")
+    }),
+    (
+        "",
+        "PersistentVolume",
+        "spec.persistentVolumeReclaimPolicy",
+        || json!("Retain"),
+    ),
+    ("storage.k8s.io", "StorageClass", "reclaimPolicy", || {
+        json!("Delete")
+    }),
+    (
+        "storage.k8s.io",
+        "StorageClass",
+        "volumeBindingMode",
+        || json!("Immediate"),
+    ),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        "preemptionPolicy",
+        || json!("PreemptLowerPriority"),
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "spec.conversion.strategy",
+        || json!("None"),
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        "subjects.*.apiGroup",
+        || json!("rbac.authorization.k8s.io"),
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        "subjects.*.apiGroup",
+        || json!("rbac.authorization.k8s.io"),
+    ),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "spec.policyTypes",
+        || json!(["Ingress"]),
+    ),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "spec.ingress.*.ports.*.protocol",
+        || json!("TCP"),
+    ),
+    (
+        "networking.k8s.io",
+        "NetworkPolicy",
+        "spec.egress.*.ports.*.protocol",
+        || json!("TCP"),
+    ),
+];
+
+/// The object being compared, for what its server writes.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Server<'k> {
+    /// Group and kind; `None` for what is not an object (the exemptions
+    /// artifact).
+    kind: Option<(&'k str, &'k str)>,
+    /// Where its pod spec is, as keys (`spec.template.spec`).
+    pod_spec: Option<&'static [&'static str]>,
+    /// Its CRD's structural schema, for a custom resource.
+    schema: Option<&'k Node>,
+}
+
+impl<'k> Server<'k> {
+    /// For an object of this group and kind.
+    pub(super) fn object(group: &'k str, kind: &'k str) -> Self {
+        let pod_spec: Option<&'static [&'static str]> = match (group, kind) {
+            ("apps", "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet")
+            | ("", "ReplicationController")
+            | ("batch", "Job") => Some(&["spec", "template", "spec"]),
+            ("batch", "CronJob") => Some(&["spec", "jobTemplate", "spec", "template", "spec"]),
+            ("", "PodTemplate") => Some(&["template", "spec"]),
+            ("", "Pod") => Some(&["spec"]),
+            _ => None,
+        };
+        Server {
+            kind: Some((group, kind)),
+            pod_spec,
+            schema: None,
+        }
+    }
+
+    /// With the structural schema of the object's CRD.
+    pub(super) fn with_schema(mut self, schema: Option<&'k Node>) -> Self {
+        self.schema = schema;
+        self
+    }
+
+    /// The `default` its CRD's schema gives the field at `path`.
+    fn schema_default(&self, path: &[Step<'_>]) -> Option<Json> {
+        let mut node = self.schema?;
+        for step in path {
+            node = if step.item {
+                node.get("items")?
+            } else {
+                match node.get("properties").and_then(|p| p.get(&step.name)) {
+                    Some(property) => property,
+                    None => node.get("additionalProperties")?,
+                }
+            };
+        }
+        node.get("default").map(Node::to_json)
+    }
+
+    /// Whether `value`, at `path` on one side only (`old`: the old side),
+    /// is what the server writes when the field is left out. `own` is the
+    /// mapping holding it, `other` the other side's.
+    pub(super) fn default_entry<'a, T: Tree>(
+        &self,
+        path: &mut Vec<Step<'a>>,
+        value: &'a T,
+        own: &'a T,
+        other: &'a T,
+        old: bool,
+    ) -> bool {
+        let Some((group, kind)) = self.kind else {
+            return false;
+        };
+        if (group, kind) == ("", "Service") {
+            let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
+            match at.as_slice() {
+                // The allocated address stays when the manifest drops it
+                // or writes it empty.
+                ["spec", "clusterIP"] => return old || value.text() == Some(""),
+                ["spec", "clusterIPs"] => {
+                    return old || {
+                        let ips = value.json();
+                        ips == json!([])
+                            || [other, own].iter().any(|spec| {
+                                spec.get("clusterIP")
+                                    .map(Tree::json)
+                                    .is_some_and(|ip| ips == json!([ip]))
+                            })
+                    };
+                }
+                ["spec", "ports", _, "targetPort"]
+                    if own.get("port").is_some_and(|p| p.same_scalar(value)) =>
+                {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        self.covered(path, value, own)
+    }
+
+    /// Whether every leaf of `value` at `path` is a default.
+    fn covered<'a, T: Tree>(&self, path: &mut Vec<Step<'a>>, value: &'a T, parent: &'a T) -> bool {
+        if let Some(fields) = value.fields() {
+            for (k, v) in fields {
+                path.push(Step::key(k));
+                let covered = self.covered(path, v, value);
+                path.pop();
+                if !covered {
+                    return false;
+                }
+            }
+            return true;
+        }
+        match self.default_at(path, parent) {
+            Some(default) => value.json() == default,
+            None => false,
+        }
+    }
+
+    /// The default at `path`, if any; `parent` is the mapping holding it.
+    fn default_at<T: Tree>(&self, path: &[Step<'_>], parent: &T) -> Option<Json> {
+        let (group, kind) = self.kind?;
+        if self.schema.is_some() {
+            return self.schema_default(path);
+        }
+        if let Some(spec) = self.pod_spec
+            && path.len() > spec.len()
+            && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
+        {
+            let rest = &path[spec.len()..];
+            if let [list, _, field] = rest
+                && CONTAINER_LISTS.contains(&&*list.name)
+                && field.name == "imagePullPolicy"
+            {
+                return Some(json!(pull_policy(
+                    parent.get("image").and_then(Tree::text)?
+                )));
+            }
+            for (pattern, default) in POD_SPEC {
+                if pod_spec_matches(pattern, rest) {
+                    return Some(default());
+                }
+            }
+            return None;
+        }
+        OBJECTS
+            .iter()
+            .find(|(g, k, pattern, _)| (*g, *k) == (group, kind) && matches(pattern, path))
+            .map(|(_, _, _, default)| default())
+    }
+
+    /// Whether two scalars that differ as written are the same to the
+    /// server: one quantity in two notations, in a field that holds
+    /// quantities; a Service's cluster IP written empty.
+    pub(super) fn same_scalar<T: Tree>(&self, path: &[Step<'_>], old: &T, new: &T) -> bool {
+        if self.kind.is_none() {
+            return false;
+        }
+        if self.kind == Some(("", "Service"))
+            && path.len() == 2
+            && path[0].name == "spec"
+            && path[1].name == "clusterIP"
+            && new.text() == Some("")
+        {
+            return true;
+        }
+        holds_quantities(path)
+            && match (quantity(old), quantity(new)) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            }
+    }
+}
+
+/// `imagePullPolicy` as defaulted: `Always` for the `latest` tag or none
+/// (a digest aside), else `IfNotPresent`.
+fn pull_policy(image: &str) -> &'static str {
+    if image.contains('@') {
+        return "IfNotPresent";
+    }
+    let last = image.rsplit('/').next().unwrap_or(image);
+    match last.rsplit_once(':') {
+        Some((_, "latest")) | None => "Always",
+        Some(_) => "IfNotPresent",
+    }
+}
+
+/// Whether a dotted pattern (`*` any one step) matches `path`.
+fn matches(pattern: &str, path: &[Step<'_>]) -> bool {
+    let parts: Vec<&str> = pattern.split('.').collect();
+    parts.len() == path.len()
+        && parts
+            .iter()
+            .zip(path)
+            .all(|(p, s)| *p == "*" || *p == s.name)
+}
+
+/// [`matches`] below a pod spec: a leading `*.*` is a container (of any of
+/// its lists), a following `*` a probe.
+fn pod_spec_matches(pattern: &str, rest: &[Step<'_>]) -> bool {
+    if !matches(pattern, rest) {
+        return false;
+    }
+    if let Some(tail) = pattern.strip_prefix("*.*.") {
+        if !CONTAINER_LISTS.contains(&&*rest[0].name) {
+            return false;
+        }
+        if tail.starts_with("*.") {
+            // `*.*.*.field`: a probe's field.
+            return PROBES.contains(&&*rest[2].name);
+        }
+    }
+    true
+}
+
+/// Whether a field at `path` holds a quantity: a resource list's entries
+/// (`limits`, `requests`, a quota's `hard`, a volume's `capacity`, a
+/// RuntimeClass's `podFixed`), an `emptyDir`'s `sizeLimit`.
+fn holds_quantities(path: &[Step<'_>]) -> bool {
+    let n = path.len();
+    n >= 2
+        && (path[n - 1].name == "sizeLimit"
+            || matches!(
+                &*path[n - 2].name,
+                "limits" | "requests" | "hard" | "capacity" | "podFixed" | "overhead"
+            ))
+}
+
+/// A scalar as a quantity, if it reads as one.
+fn quantity<T: Tree>(value: &T) -> Option<crate::quantity::Quantity> {
+    match value.json() {
+        Json::String(text) => crate::quantity::Quantity::parse(&text).ok(),
+        Json::Number(n) => crate::quantity::Quantity::parse(&n.to_string()).ok(),
+        _ => None,
+    }
+}
+
+/// Two versions of a Secret as the API server stores them, where they
+/// differ in the way they say it: a key in `stringData` on one side and in
+/// `data` on the other is brought into `data` on both (base64 of the
+/// text: the same bytes compare equal); `data` in its canonical base64;
+/// `type` `Opaque` when none is written. A key in `stringData` on both
+/// sides stays there, as written.
+pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
+    let in_data = |secret: &Json| -> Vec<String> {
+        secret
+            .get("data")
+            .and_then(Json::as_object)
+            .map(|d| d.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let (old_data, new_data) = (in_data(old), in_data(new));
+    fold(old, &new_data);
+    fold(new, &old_data);
+    for secret in [old, new] {
+        canonical_data(secret);
+        if let Some(map) = secret.as_object_mut()
+            && matches!(map.get("type"), None | Some(Json::Null))
+        {
+            map.insert("type".to_owned(), json!("Opaque"));
+        }
+    }
+}
+
+/// Moves the `stringData` entries named in `keys` into `data`, base64.
+fn fold(secret: &mut Json, keys: &[String]) {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let Some(map) = secret.as_object_mut() else {
+        return;
+    };
+    let Some(Json::Object(strings)) = map.get_mut("stringData") else {
+        return;
+    };
+    let moved: Vec<(String, Json)> = keys
+        .iter()
+        .filter_map(|k| Some((k.clone(), strings.shift_remove(k)?)))
+        .collect();
+    if moved.is_empty() {
+        return;
+    }
+    if strings.is_empty() {
+        map.remove("stringData");
+    }
+    let data = map.entry("data").or_insert_with(|| json!({}));
+    if let Json::Object(data) = data {
+        for (key, value) in moved {
+            let value = match value {
+                Json::String(text) => Json::String(engine.encode(text)),
+                other => other,
+            };
+            data.insert(key, value);
+        }
+    }
+}
+
+/// `data`'s values in canonical base64 (padding, no line breaks).
+fn canonical_data(secret: &mut Json) {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    if let Some(Json::Object(data)) = secret.get_mut("data") {
+        for value in data.values_mut() {
+            if let Json::String(text) = value {
+                let compact: String = text.split_whitespace().collect();
+                if let Ok(bytes) = engine.decode(compact) {
+                    *text = engine.encode(bytes);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pull policy the server writes depends on the image's tag, not
+    /// on a registry's port.
+    #[test]
+    fn pull_policy_follows_the_tag() {
+        for (image, policy) in [
+            ("nginx", "Always"),
+            ("nginx:latest", "Always"),
+            ("nginx:1.27", "IfNotPresent"),
+            ("registry:5000/app", "Always"),
+            ("registry:5000/app:1", "IfNotPresent"),
+            ("app@sha256:0123", "IfNotPresent"),
+        ] {
+            assert_eq!(pull_policy(image), policy, "{image}");
+        }
+    }
+
+    /// Key by key, the same bytes as `stringData` or `data` are equal; a
+    /// key in `stringData` on both sides stays there; no type is `Opaque`.
+    #[test]
+    fn secrets_compare_as_stored() {
+        let mut old =
+            json!({"kind": "Secret", "data": {"a": "aHVudGVy\nMg=="}, "stringData": {"b": "x"}});
+        let mut new =
+            json!({"kind": "Secret", "type": "Opaque", "stringData": {"a": "hunter2", "b": "x"}});
+        secrets_as_stored(&mut old, &mut new);
+        assert_eq!(old, new);
+        assert_eq!(new["data"]["a"], "aHVudGVyMg==");
+        assert_eq!(new["stringData"]["b"], "x");
+    }
+}
