@@ -4,7 +4,7 @@
 //! them on each whole set, and every pod whose strongest Pod Security
 //! level is weaker, as `pod_security::evaluate` says, appears as a
 //! `security` impact of the diff. Fixed seed by default; the cases from
-//! `CHARTGEN_DIFF_CASES` (default 48).
+//! `CHARTGEN_DIFF_CASES` (default 100).
 
 use std::collections::{BTreeMap, BTreeSet};
 
