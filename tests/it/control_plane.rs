@@ -53,6 +53,11 @@ fn without_go_the_script_says_it_skipped_in_one_line_and_exits_3() {
     }
 }
 
+/// What `down` runs besides bash's builtins.
+const DOWN_TOOLS: &[&str] = &[
+    "dirname", "mkdir", "rm", "tr", "head", "grep", "seq", "sleep",
+];
+
 #[test]
 fn down_stops_only_the_processes_up_recorded() {
     let state = tempfile::tempdir().expect("a temporary folder");
@@ -64,13 +69,7 @@ fn down_stops_only_the_processes_up_recorded() {
         format!("{} /nonexistent/kube-apiserver\n", bystander.id()),
     )
     .expect("a pid file");
-    let out = run_with_only(
-        &[
-            "dirname", "mkdir", "rm", "tr", "head", "grep", "seq", "sleep",
-        ],
-        state.path(),
-        "down",
-    );
+    let out = run_with_only(DOWN_TOOLS, state.path(), "down");
     assert!(
         out.status.success(),
         "{}",
@@ -98,13 +97,7 @@ fn down_stops_only_the_processes_up_recorded() {
         format!("{} {}\n", started.id(), which("sleep")),
     )
     .expect("a pid file");
-    let out = run_with_only(
-        &[
-            "dirname", "mkdir", "rm", "tr", "head", "grep", "seq", "sleep",
-        ],
-        state.path(),
-        "down",
-    );
+    let out = run_with_only(DOWN_TOOLS, state.path(), "down");
     assert!(
         out.status.success(),
         "{}",

@@ -468,16 +468,7 @@ fn record_the_servers_answers() {
         .collect();
     if !crds.is_empty() {
         server.apply_list(&crds, MANAGER);
-        server.kubectl_ok(
-            &[
-                "wait",
-                "--for=condition=Established",
-                "crd",
-                "--all",
-                "--timeout=60s",
-            ],
-            None,
-        );
+        server.wait_crds_established();
     }
     server.apply_list(&rest, MANAGER);
     let answers: Vec<Json> = cases.iter().map(|case| answer(&server, case)).collect();

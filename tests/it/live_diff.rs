@@ -199,27 +199,7 @@ fn resource_versions(server: &Server) -> BTreeMap<String, String> {
 /// applies as, so a field the local side drops is one the apply removes).
 fn with_dev_applied(server: &Server) {
     server.reset();
-    let crds = std::process::Command::new(root().join("scripts/control-plane/cluster"))
-        .arg("crds")
-        .output()
-        .expect("cluster crds runs");
-    assert!(
-        crds.status.success(),
-        "{}",
-        String::from_utf8_lossy(&crds.stderr)
-    );
-    let crds = String::from_utf8(crds.stdout).unwrap();
-    server.kubectl_ok(&["apply", "--server-side", "-f", crds.trim()], None);
-    server.kubectl_ok(
-        &[
-            "wait",
-            "--for=condition=Established",
-            "crd",
-            "--all",
-            "--timeout=60s",
-        ],
-        None,
-    );
+    server.apply_crds();
     let release = root().join("out/dev/release");
     let apply = [
         "apply",
@@ -231,16 +211,7 @@ fn with_dev_applied(server: &Server) {
     // The BuildProject's CRD is in the release: its kind is served once
     // the CRD is established, after the first apply.
     if !server.kubectl(&apply, None).status.success() {
-        server.kubectl_ok(
-            &[
-                "wait",
-                "--for=condition=Established",
-                "crd",
-                "--all",
-                "--timeout=60s",
-            ],
-            None,
-        );
+        server.wait_crds_established();
         server.kubectl_ok(&apply, None);
     }
 }

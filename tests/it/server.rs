@@ -207,6 +207,21 @@ impl Server {
         );
     }
 
+    /// Waits until every CustomResourceDefinition is established (its
+    /// kind served), for at most a minute.
+    pub fn wait_crds_established(&self) {
+        self.kubectl_ok(
+            &[
+                "wait",
+                "--for=condition=Established",
+                "crd",
+                "--all",
+                "--timeout=60s",
+            ],
+            None,
+        );
+    }
+
     /// Applies `objects` server-side as `field_manager`, as a GitOps tool
     /// does: first the CustomResourceDefinitions and Namespaces (with a
     /// Namespace for every namespace an object names that the objects do
