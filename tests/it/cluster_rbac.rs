@@ -28,8 +28,8 @@ use serde_json::{Value as Json, json};
 
 use crate::cluster_apply::{environments, read};
 use crate::rbac_truth::{
-    Tuple, UrlTuple, account_of, chartgen_tuples, disagreements_in, objects, root, server_tuples,
-    set_paths, strings,
+    Tuple, UrlTuple, account_of, assert_none_disagree, chartgen_tuples, disagreements_in, objects,
+    root, server_tuples, set_paths, strings,
 };
 use crate::server::{self, Server};
 
@@ -660,15 +660,5 @@ fn every_account_holds_what_v1_35_4_answered() {
         "every set is recorded"
     );
     let wrong = disagreements_in(&lines, VERSION);
-    assert!(
-        wrong.is_empty(),
-        "{} of {} disagree:\n{}",
-        wrong.len(),
-        lines.len(),
-        wrong
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_none_disagree(&wrong, lines.len());
 }
