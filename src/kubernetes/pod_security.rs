@@ -415,16 +415,11 @@ pub struct CarriedPod<'a> {
     pub pod: Pod<'a>,
 }
 
-/// The pod `object` carries, for every built-in kind that carries one (in
-/// any version of its group): a Pod; the template of a Deployment,
-/// ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or
-/// PodTemplate; a CronJob's job template's.
-pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
-    // By group, any version: an old version of a kind (`apps/v1beta2`,
-    // `extensions/v1beta1`) carries its pod in the same place.
-    let api_version = object["apiVersion"].as_str()?;
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let path: &[&str] = match (group, object["kind"].as_str()?) {
+/// Where an object of `kind` in `group` (any version) holds its pod
+/// template, the node with `metadata` and `spec`: the root for a Pod.
+/// `None` for a kind that carries no pod.
+pub fn template_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
+    Some(match (group, kind) {
         ("", "Pod") => &[],
         ("", "PodTemplate") => &["template"],
         ("", "ReplicationController") => &["spec", "template"],
@@ -434,7 +429,19 @@ pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
         ("batch", "Job") => &["spec", "template"],
         ("batch", "CronJob") => &["spec", "jobTemplate", "spec", "template"],
         _ => return None,
-    };
+    })
+}
+
+/// The pod `object` carries, for every built-in kind that carries one (in
+/// any version of its group): a Pod; the template of a Deployment,
+/// ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or
+/// PodTemplate; a CronJob's job template's.
+pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
+    // By group, any version: an old version of a kind (`apps/v1beta2`,
+    // `extensions/v1beta1`) carries its pod in the same place.
+    let api_version = object["apiVersion"].as_str()?;
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let path = template_path(group, object["kind"].as_str()?)?;
     let mut node = object;
     let mut at = KeyPath::root();
     for key in path {
@@ -732,7 +739,9 @@ pub const CONTROLS: &[Control] = &[
 
 /// One container: its list, index, name and securityContext.
 struct Container<'a> {
-    at: KeyPath,
+    /// The list it is in, and its index there.
+    list: &'static str,
+    index: usize,
     name: &'a str,
     node: &'a Json,
     context: &'a Json,
@@ -740,12 +749,21 @@ struct Container<'a> {
 
 /// Every container the admission visits: init containers, containers,
 /// ephemeral containers.
+impl Container<'_> {
+    /// Its path in the pod: `spec.containers[0]`. Made only for a
+    /// violation's path, not for every container a check visits.
+    fn at(&self) -> KeyPath {
+        KeyPath::root().key("spec").key(self.list).index(self.index)
+    }
+}
+
 fn containers<'a>(pod: &Pod<'a>) -> Vec<Container<'a>> {
     let mut all = Vec::new();
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, node) in pod.spec[list].as_array().into_iter().flatten().enumerate() {
             all.push(Container {
-                at: KeyPath::root().key("spec").key(list).index(i),
+                list,
+                index: i,
                 name: node["name"].as_str().unwrap_or_default(),
                 node,
                 context: &node["securityContext"],
@@ -817,7 +835,8 @@ fn host_process(pod: &Pod<'_>, _: &Run) -> Option<Found> {
         if c.context["windowsOptions"]["hostProcess"] == true {
             bad.push(c.name);
             first.get_or_insert_with(|| {
-                c.at.key("securityContext")
+                c.at()
+                    .key("securityContext")
                     .key("windowsOptions")
                     .key("hostProcess")
             });
@@ -865,7 +884,7 @@ fn privileged(pod: &Pod<'_>, _: &Run) -> Option<Found> {
             "{} must not set securityContext.privileged=true",
             containers_named(&names)
         ),
-        first.at.key("securityContext").key("privileged"),
+        first.at().key("securityContext").key("privileged"),
     )
 }
 
@@ -909,7 +928,9 @@ fn added_outside(
         }
         if bad {
             names.push(c.name.to_owned());
-            first.get_or_insert_with(|| c.at.key("securityContext").key("capabilities").key("add"));
+            first.get_or_insert_with(|| {
+                c.at().key("securityContext").key("capabilities").key("add")
+            });
         }
     }
     first.map(|f| (names, caps, f))
@@ -976,7 +997,7 @@ fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Found> {
             if !host.is_null() && !is_zero(host) {
                 bad = true;
                 ports.push(host.to_string());
-                first.get_or_insert_with(|| c.at.key("ports").index(p).key("hostPort"));
+                first.get_or_insert_with(|| c.at().key("ports").index(p).key("hostPort"));
             }
         }
         if bad {
@@ -1016,7 +1037,8 @@ fn app_armor(pod: &Pod<'_>, _: &Run) -> Option<Found> {
             bad.push(c.name);
             types.insert(t.as_str().unwrap_or_default().to_owned());
             first.get_or_insert_with(|| {
-                c.at.key("securityContext")
+                c.at()
+                    .key("securityContext")
                     .key("appArmorProfile")
                     .key("type")
             });
@@ -1105,7 +1127,7 @@ fn se_linux(pod: &Pod<'_>, run: &Run) -> Option<Found> {
     for c in containers(pod) {
         if !valid(&c.context["seLinuxOptions"]) {
             bad.push(c.name);
-            first.get_or_insert_with(|| c.at.key("securityContext").key("seLinuxOptions"));
+            first.get_or_insert_with(|| c.at().key("securityContext").key("seLinuxOptions"));
         }
     }
     if !bad.is_empty() {
@@ -1149,7 +1171,7 @@ fn proc_mount(pod: &Pod<'_>, run: &Run) -> Option<Found> {
         if !mount.is_null() && *mount != "Default" {
             names.push(c.name);
             types.insert(mount.as_str().unwrap_or_default().to_owned());
-            first.get_or_insert_with(|| c.at.key("securityContext").key("procMount"));
+            first.get_or_insert_with(|| c.at().key("securityContext").key("procMount"));
         }
     }
     let types: Vec<&String> = types.iter().collect();
@@ -1220,7 +1242,8 @@ fn seccomp_baseline(pod: &Pod<'_>, run: &Run) -> Option<Found> {
             bad.push(c.name);
             values.insert("Unconfined".to_owned());
             first.get_or_insert_with(|| {
-                c.at.key("securityContext")
+                c.at()
+                    .key("securityContext")
                     .key("seccompProfile")
                     .key("type")
             });
@@ -1300,15 +1323,16 @@ fn probe_hosts(pod: &Pod<'_>, _: &Run) -> Option<Found> {
             ("lifecycle", Some("preStop")),
         ];
         for (key, inner) in handlers {
-            let (node, at) = match inner {
-                None => (&c.node[key], c.at.key(key)),
-                Some(i) => (&c.node[key][i], c.at.key(key).key(i)),
+            let node = inner.map_or(&c.node[key], |i| &c.node[key][i]);
+            let at = || match inner {
+                None => c.at().key(key),
+                Some(i) => c.at().key(key).key(i),
             };
             for action in ["httpGet", "tcpSocket"] {
                 if let Some(host) = node[action]["host"].as_str().filter(|h| !h.is_empty()) {
                     bad = true;
                     hosts.insert(host.to_owned());
-                    first.get_or_insert_with(|| at.key(action).key("host"));
+                    first.get_or_insert_with(|| at().key(action).key("host"));
                 }
             }
         }
@@ -1441,7 +1465,7 @@ fn privilege_escalation(pod: &Pod<'_>, run: &Run) -> Option<Found> {
             containers_named(&names)
         ),
         first
-            .at
+            .at()
             .key("securityContext")
             .key("allowPrivilegeEscalation"),
     )
@@ -1492,7 +1516,7 @@ fn setting<'a>(pod: &Pod<'a>, key: &[&str], good: impl Fn(&Json) -> bool) -> Set
     };
     for c in containers(pod) {
         let value = read(c.context);
-        let at = path(c.at.key("securityContext"));
+        let at = path(c.at().key("securityContext"));
         if !value.is_null() {
             if !good(value) {
                 s.explicit.push(c.name.to_owned());
@@ -1619,7 +1643,7 @@ fn capabilities_restricted(pod: &Pod<'_>, run: &Run) -> Option<Found> {
             .is_some_and(|d| d.iter().any(|x| x == "ALL"));
         if !drops_all {
             no_drop.push(c.name);
-            first.get_or_insert_with(|| c.at.key("securityContext").key("capabilities"));
+            first.get_or_insert_with(|| c.at().key("securityContext").key("capabilities"));
         }
     }
     let mut parts = Vec::new();

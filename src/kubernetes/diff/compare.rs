@@ -199,7 +199,7 @@ impl Tree for Node {
 
 /// Whether two YAML trees are the same, entries in the same order: they
 /// have the same JSON, written the same way.
-pub(super) fn identical(a: &Node, b: &Node) -> bool {
+pub(crate) fn identical(a: &Node, b: &Node) -> bool {
     match (&a.value, &b.value) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,

@@ -15,8 +15,10 @@ use std::collections::BTreeSet;
 use serde_json::Value as Json;
 
 use super::{Class, Impact, Level, NAMED};
+use crate::diff::compare::identical;
 use crate::manifest::Manifest;
 use crate::pod_security::{self, Level as PodLevel, Pod};
+use crate::yaml::{Key, Node, Value};
 
 /// What the Pod Security model says of one pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,40 +84,80 @@ pub(crate) fn verdict(at: String, pod: &Pod<'_>, minor: u32) -> Verdict {
 /// bytes each: a pod template is small.
 const TEMPLATE_BYTES: usize = 1 << 20;
 
-/// The verdicts on every pod `object` carries: its own (a workload's
-/// template, a Pod) and each ConfigMap value that reads as a pod template
-/// (`metadata` and `spec` with `containers`, a Pod, or a PodTemplate's
-/// `template`).
-pub(crate) fn verdicts(object: &Manifest, minor: u32) -> Vec<Verdict> {
-    let json = object.node.to_json();
-    let mut out = Vec::new();
-    if let Some(carried) = pod_security::carried_pod(&json) {
-        let at = if carried.at.0.is_empty() {
-            "the pod".to_owned()
-        } else {
-            carried.at.to_string()
+/// A pod template an object carries, where it is and as it is written.
+struct Template<'a> {
+    /// `spec.template`, `the pod`, `data.pod.yaml`.
+    at: String,
+    written: Written<'a>,
+}
+
+/// A pod template as written: a workload's (or a Pod's) YAML tree, or a
+/// ConfigMap value's text.
+enum Written<'a> {
+    Tree(&'a Node),
+    Text(&'a str),
+}
+
+impl Written<'_> {
+    /// Whether Pod Security says the same of both for sure (see
+    /// [`same_to_pod_security`]); a text, when it is the same text.
+    fn same(&self, other: &Written<'_>) -> bool {
+        match (self, other) {
+            (Written::Tree(a), Written::Tree(b)) => same_to_pod_security(a, b),
+            (Written::Text(a), Written::Text(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The template as JSON (`metadata`, `spec`), when it is one: a text
+    /// that does not read as a pod template is none.
+    fn json(&self) -> Option<Json> {
+        let json = match self {
+            Written::Tree(node) => node.to_json(),
+            Written::Text(text) => pod_template(text)?,
         };
-        out.push(verdict(at, &carried.pod, minor));
+        json["spec"].is_object().then_some(json)
+    }
+}
+
+/// Every pod template `object` carries: its own (a workload's template, a
+/// Pod: see [`pod_security::template_path`]) and each ConfigMap value that
+/// could be one (it names `containers`; [`Written::json`] reads it).
+fn templates(object: &Manifest) -> Vec<Template<'_>> {
+    let mut out = Vec::new();
+    if let Some(path) = pod_security::template_path(&object.id.group, &object.id.kind) {
+        let node = (path.iter()).try_fold(&object.node, |node, key| node.get(key));
+        if let Some(node) = node.filter(|n| n.get("spec").is_some()) {
+            let at = if path.is_empty() {
+                "the pod".to_owned()
+            } else {
+                path.join(".")
+            };
+            let written = Written::Tree(node);
+            out.push(Template { at, written });
+        }
     }
     if object.id.group.is_empty() && object.id.kind == "ConfigMap" {
-        for (key, value) in json["data"].as_object().into_iter().flatten() {
-            let Some(text) = value.as_str() else { continue };
-            if text.len() > TEMPLATE_BYTES || !text.contains("containers") {
+        let data = object.node.get("data").map(|d| &d.value);
+        let Some(Value::Mapping(entries)) = data else {
+            return out;
+        };
+        for (key, value) in entries {
+            let Value::String(text) = &value.value else {
                 continue;
-            }
-            if let Some(template) = pod_template(text) {
-                let pod = Pod {
-                    metadata: &template["metadata"],
-                    spec: &template["spec"],
-                };
-                out.push(verdict(format!("data.{key}"), &pod, minor));
+            };
+            if text.len() <= TEMPLATE_BYTES && text.contains("containers") {
+                let at = format!("data.{}", key.name);
+                let written = Written::Text(text);
+                out.push(Template { at, written });
             }
         }
     }
     out
 }
 
-/// A ConfigMap value read as a pod template, when it is one.
+/// A ConfigMap value read as a pod template, when it is one: `metadata`
+/// and `spec` with `containers`, a Pod, or a PodTemplate's `template`.
 fn pod_template(text: &str) -> Option<Json> {
     let source = crate::location::Source::file("pod template", text);
     let mut spent = 0;
@@ -128,19 +170,104 @@ fn pod_template(text: &str) -> Option<Json> {
     json["spec"]["containers"].is_array().then_some(json)
 }
 
+/// The fields of a container the Pod Security controls read (see
+/// [`pod_security::CONTROLS`]' `fields`; a test keeps the two in step):
+/// its name (the AppArmor annotation and the messages name it), its ports'
+/// host ports, its security context, its probes and lifecycle hooks.
+const READ_IN_CONTAINERS: [&str; 7] = [
+    "name",
+    "ports",
+    "securityContext",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+];
+
+/// Whether Pod Security says the same of two pod templates for sure: the
+/// same metadata, the same spec but for the container lists, and in each
+/// list the same containers in any order, as far as the controls read
+/// them. A verdict judges the containers one by one, so their order never
+/// changes it; an image, an environment or resources never reach it.
+/// Compared as written ([`identical`]): keys in another order are judged.
+fn same_to_pod_security(a: &Node, b: &Node) -> bool {
+    let same = |x: Option<&Node>, y: Option<&Node>| match (x, y) {
+        (None, None) => true,
+        (Some(x), Some(y)) => identical(x, y),
+        _ => false,
+    };
+    let (Some(a_spec), Some(b_spec)) = (a.get("spec"), b.get("spec")) else {
+        return same(a.get("spec"), b.get("spec")) && same(a.get("metadata"), b.get("metadata"));
+    };
+    let (Value::Mapping(xs), Value::Mapping(ys)) = (&a_spec.value, &b_spec.value) else {
+        return identical(a, b);
+    };
+    /// The entries of a spec but for its container lists.
+    fn outside(entries: &[(Key, Node)]) -> Vec<(&str, &Node)> {
+        (entries.iter())
+            .filter(|(k, _)| !CONTAINER_LISTS.contains(&k.name.as_str()))
+            .map(|(k, v)| (k.name.as_str(), v))
+            .collect()
+    }
+    let (x_rest, y_rest) = (outside(xs), outside(ys));
+    let same_rest = x_rest.len() == y_rest.len()
+        && (x_rest.iter().zip(&y_rest)).all(|((k, x), (l, y))| k == l && identical(x, y));
+    let read = |c: &Node, d: &Node| match (&c.value, &d.value) {
+        (Value::Mapping(_), Value::Mapping(_)) => {
+            READ_IN_CONTAINERS.iter().all(|k| same(c.get(k), d.get(k)))
+        }
+        _ => identical(c, d),
+    };
+    let same_lists = CONTAINER_LISTS.iter().all(|list| {
+        match (
+            a_spec.get(list).map(|n| &n.value),
+            b_spec.get(list).map(|n| &n.value),
+        ) {
+            (Some(Value::Sequence(xs)), Some(Value::Sequence(ys))) => {
+                // Each of `ys` matched with its own one of `xs`.
+                let mut taken = vec![false; xs.len()];
+                xs.len() == ys.len()
+                    && ys.iter().all(|y| {
+                        let free =
+                            (xs.iter().enumerate()).position(|(i, x)| !taken[i] && read(x, y));
+                        free.map(|i| taken[i] = true).is_some()
+                    })
+            }
+            _ => same(a_spec.get(list), b_spec.get(list)),
+        }
+    });
+    same(a.get("metadata"), b.get("metadata")) && same_rest && same_lists
+}
+
 /// A changed object whose pods need a weaker level, or break a `baseline`
 /// control anew (a privilege: a host namespace, path or port, a
 /// capability, privileged, an unconfined profile); a new object whose pods
-/// break a `baseline` control.
+/// break a `baseline` control. A pod the same to Pod Security on both
+/// sides (containers reordered, an image changed) is not judged again.
 pub(super) fn pods(before: Option<&Manifest>, after: &Manifest, minor: u32, out: &mut Vec<Impact>) {
-    let new = verdicts(after, minor);
+    let new = templates(after);
     if new.is_empty() {
         return;
     }
-    let old = before.map(|b| verdicts(b, minor)).unwrap_or_default();
-    for verdict in &new {
-        let was = old.iter().find(|v| v.at == verdict.at);
-        if let Some(why) = weakened(was, verdict) {
+    let old = before.map(templates).unwrap_or_default();
+    let judged = |template: &Template<'_>| {
+        let json = template.written.json()?;
+        let pod = Pod {
+            metadata: &json["metadata"],
+            spec: &json["spec"],
+        };
+        Some(verdict(template.at.clone(), &pod, minor))
+    };
+    for template in &new {
+        let was = old.iter().find(|o| o.at == template.at);
+        if was.is_some_and(|was| was.written.same(&template.written)) {
+            continue;
+        }
+        let Some(verdict) = judged(template) else {
+            continue;
+        };
+        let was = was.and_then(judged);
+        if let Some(why) = weakened(was.as_ref(), &verdict) {
             out.push(Impact::new(Level::Security, Class::Security, after, why));
         }
     }
@@ -260,6 +387,71 @@ mod tests {
             "{}",
             out[0].why
         );
+    }
+
+    /// Every container field a control reads is among those compared
+    /// before a pod is judged: a control that reads a new one fails here
+    /// until [`READ_IN_CONTAINERS`] names it.
+    #[test]
+    fn the_container_fields_compared_are_those_the_controls_read() {
+        let prefix = "spec.{initContainers,containers,ephemeralContainers}[*].";
+        let mut read = Vec::new();
+        for control in pod_security::CONTROLS {
+            for field in control.fields {
+                let Some(rest) = field.strip_prefix(prefix) else {
+                    continue;
+                };
+                let first = match rest.strip_prefix('{') {
+                    Some(set) => set.split('}').next().unwrap_or_default(),
+                    None => rest.split(['.', '[']).next().unwrap_or_default(),
+                };
+                read.extend(first.split(',').map(str::to_owned));
+            }
+        }
+        assert!(read.len() >= 10, "{read:?}");
+        for field in &read {
+            assert!(READ_IN_CONTAINERS.contains(&field.as_str()), "{field}");
+        }
+    }
+
+    /// An image, an environment or the order of the containers change no
+    /// verdict; a changed security context, a host port or a probe host do.
+    #[test]
+    fn pods_the_same_to_pod_security() {
+        let template = |containers: &str| {
+            let text =
+                format!("{{metadata: {{labels: {{a: b}}}}, spec: {{containers: [{containers}]}}}}");
+            let source = crate::yaml::Source::file("t", &text);
+            crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+                .unwrap()
+                .unwrap()
+        };
+        let same = |a: &str, b: &str| same_to_pod_security(&template(a), &template(b));
+        let a = "{name: a, image: 'a:1', env: [{name: X}]}";
+        let b = "{name: b, image: 'b:1'}";
+        assert!(same(&format!("{a}, {b}"), &format!("{b}, {a}")));
+        assert!(same(a, "{name: a, image: 'a:2'}"));
+        for changed in [
+            "{name: a, securityContext: {privileged: true}}",
+            "{name: a, ports: [{containerPort: 1, hostPort: 1}]}",
+            "{name: a, livenessProbe: {httpGet: {host: h}}}",
+            "{name: a, lifecycle: {preStop: {tcpSocket: {host: h}}}}",
+            "{name: c, image: 'a:1'}",
+        ] {
+            assert!(!same(a, changed), "{changed}");
+        }
+        // Two equal containers are not one container counted twice.
+        assert!(!same(&format!("{a}, {a}"), &format!("{a}, {b}")));
+        assert!(!same(a, &format!("{a}, {b}")));
+        let with = |outside: &str| {
+            let text = format!("{{spec: {{{outside}containers: [{a}]}}}}");
+            let source = crate::yaml::Source::file("t", &text);
+            crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+                .unwrap()
+                .unwrap()
+        };
+        assert!(!same_to_pod_security(&with(""), &with("hostPID: true, ")));
+        assert!(!same_to_pod_security(&template(a), &with("")), "metadata");
     }
 
     /// The AppArmor annotation is read as the admission reads it.

@@ -34,20 +34,21 @@ pub(super) enum Runs {
     Itself,
 }
 
-/// Where a kind keeps its pod template, and how it runs it.
+/// Where a kind keeps its pod template
+/// ([`crate::pod_security::template_path`]), and how it runs it; `None`
+/// for a kind that runs no pod (a PodTemplate only holds one).
 pub(super) fn template(object: &Manifest) -> Option<(&'static [&'static str], Runs)> {
-    const TEMPLATE: &[&str] = &["spec", "template"];
-    match (object.id.group.as_str(), object.id.kind.as_str()) {
-        ("apps", "Deployment" | "DaemonSet" | "StatefulSet") => Some((TEMPLATE, Runs::Rolls)),
-        ("apps", "ReplicaSet") | ("", "ReplicationController") => Some((TEMPLATE, Runs::NextPods)),
-        ("batch", "Job") => Some((TEMPLATE, Runs::Once)),
-        ("batch", "CronJob") => Some((
-            &["spec", "jobTemplate", "spec", "template"],
-            Runs::Schedules,
-        )),
-        ("", "Pod") => Some((&[], Runs::Itself)),
-        _ => None,
-    }
+    let (group, kind) = (object.id.group.as_str(), object.id.kind.as_str());
+    let path = crate::pod_security::template_path(group, kind)?;
+    let runs = match kind {
+        "Deployment" | "DaemonSet" | "StatefulSet" => Runs::Rolls,
+        "ReplicaSet" | "ReplicationController" => Runs::NextPods,
+        "Job" => Runs::Once,
+        "CronJob" => Runs::Schedules,
+        "Pod" => Runs::Itself,
+        _ => return None,
+    };
+    Some((path, runs))
 }
 
 /// The pod spec of a workload (or of a Pod).
