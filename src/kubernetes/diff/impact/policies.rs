@@ -12,14 +12,21 @@
 //!   (`Audit` when unset); a rule that enforced and no longer does (or is
 //!   gone, or its policy deleted), a new `Audit` entry of
 //!   `validationFailureActionOverrides` (or of a rule's
-//!   `validate.failureActionOverrides`), an `exclude` that gains anything,
-//!   a `match` that loses anything or gains a constraint it had not.
+//!   `validate.failureActionOverrides`), an `exclude` that selects more, a
+//!   `match` that selects less. Both are read as Kyverno reads them: `any`
+//!   lists alternatives; `all`, and the fields of one filter, hold
+//!   together; a list of kinds, names, namespaces, operations, subjects or
+//!   roles is a choice (`*` any); a selector or annotations must be met as
+//!   written. A new filter that no old one covers selects more.
 //! - NetworkPolicy: removed (the pods it selected are no longer isolated
 //!   by it); a policy type dropped; a `podSelector` that loses or gains a
 //!   constraint (other pods, perhaps fewer, are isolated); an ingress or
-//!   egress rule that was not there before (a new or changed rule admits
-//!   what the old ones did not, unless it is narrower: chartgen does not
-//!   prove it is).
+//!   egress rule that admits what no old rule admitted. A rule admits a
+//!   peer (any of `from`/`to`; none: every source) on a port (any of
+//!   `ports`; none: every port); a new rule is covered when one old rule
+//!   admits all it does: each peer the same, or an `ipBlock` inside an old
+//!   one (its `except` kept), each port inside an old port range of the
+//!   same protocol, or a label selector that requires all the old one did.
 //! - A PersistentVolume with a `hostPath` bound to a claim (its
 //!   `claimRef`, or the claim's `volumeName`): pods in the claim's
 //!   namespace mount the node's files, whatever Pod Security forbids of a
@@ -192,9 +199,134 @@ struct Rule {
     enforce: bool,
     /// Its overrides to `Audit` (policy-wide and its own), as JSON text.
     audits: BTreeSet<String>,
-    /// `match` and `exclude` as (path without list indexes, value) leaves.
-    matched: BTreeSet<(String, String)>,
-    excluded: BTreeSet<(String, String)>,
+    /// What `match` and `exclude` select.
+    matched: Vec<Filter>,
+    excluded: Vec<Filter>,
+}
+
+/// One Kyverno resource filter as the constraints that must all hold:
+/// (field, value), such as (`resources.kinds`, `["Pod"]`) or (`subjects`,
+/// `[…]`). A list under a field of [`ANY_OF`] holds for any of its items;
+/// any other value (a selector, annotations) must be met as it is.
+#[derive(Debug)]
+struct Filter(Vec<(String, Json)>);
+
+/// The fields whose list is a choice: an object matches when it is one of
+/// the items (a kind, a name, a namespace, an operation, a subject, a
+/// role). Fewer items: narrower; `*` alone stands for any.
+const ANY_OF: [&str; 8] = [
+    "resources.kinds",
+    "resources.names",
+    "resources.namespaces",
+    "resources.operations",
+    "subjects",
+    "roles",
+    "clusterRoles",
+    "resources.name",
+];
+
+/// The filters of a `match` or `exclude` block: an object is selected when
+/// one of them holds. `any` lists alternatives; `all` is one filter, every
+/// entry's constraints together (with `any` beside it, each alternative
+/// also meets `all`); the older form (`resources`, `subjects`, `roles`,
+/// `clusterRoles` in the block itself) is one filter. No block, or an
+/// empty one, selects nothing.
+fn filters(block: &Json) -> Vec<Filter> {
+    let Some(map) = block.as_object() else {
+        return Vec::new();
+    };
+    let constraints = |filter: &Json| -> Vec<(String, Json)> {
+        let mut out = Vec::new();
+        for (key, value) in filter.as_object().into_iter().flatten() {
+            if key == "resources" {
+                for (field, value) in value.as_object().into_iter().flatten() {
+                    out.push((format!("resources.{field}"), value.clone()));
+                }
+            } else {
+                out.push((key.clone(), value.clone()));
+            }
+        }
+        // An unset or empty constraint holds for everything.
+        out.retain(|(_, v)| !(v.is_null() || v.as_array().is_some_and(Vec::is_empty)));
+        out
+    };
+    let all: Vec<(String, Json)> = (map.get("all").and_then(Json::as_array).into_iter())
+        .flatten()
+        .flat_map(constraints)
+        .collect();
+    let legacy = {
+        let mut block = block.clone();
+        if let Some(map) = block.as_object_mut() {
+            map.retain(|k, _| !matches!(k.as_str(), "any" | "all"));
+        }
+        constraints(&block)
+    };
+    let joined = |mut one: Vec<(String, Json)>| {
+        one.extend(all.iter().cloned());
+        one.extend(legacy.iter().cloned());
+        Filter(one)
+    };
+    match map.get("any").and_then(Json::as_array) {
+        Some(any) if !any.is_empty() => any.iter().map(|f| joined(constraints(f))).collect(),
+        _ if all.is_empty() && legacy.is_empty() && !map.contains_key("all") => Vec::new(),
+        _ => vec![joined(Vec::new())],
+    }
+}
+
+impl Filter {
+    /// Whether every object this filter selects, `wider` selects too: each
+    /// constraint of `wider` is met by one of this filter's, as narrow or
+    /// narrower (a choice of fewer items, the same selector).
+    fn within(&self, wider: &Filter) -> bool {
+        wider.0.iter().all(|(field, wide)| {
+            self.0
+                .iter()
+                .any(|(f, narrow)| f == field && Filter::implies(field, narrow, wide))
+        })
+    }
+
+    /// Whether a constraint `narrow` on `field` is met only where `wide` is.
+    fn implies(field: &str, narrow: &Json, wide: &Json) -> bool {
+        if !ANY_OF.contains(&field) {
+            return narrow == wide;
+        }
+        let items = |v: &Json| -> Vec<Json> {
+            match v {
+                Json::Array(items) => items.clone(),
+                other => vec![other.clone()],
+            }
+        };
+        let wide = items(wide);
+        wide.iter().any(|w| w == "*") || items(narrow).iter().all(|n| wide.contains(n))
+    }
+
+    /// Filters as alternatives: `A or B`; none: `nothing`.
+    fn any<'a>(filters: impl IntoIterator<Item = &'a Filter>) -> String {
+        let shown: Vec<String> = filters.into_iter().map(Filter::show).collect();
+        if shown.is_empty() {
+            "nothing".to_owned()
+        } else {
+            shown.join(" or ")
+        }
+    }
+
+    /// The filter in a few words: `resources.kinds: ["Pod"], …`.
+    fn show(&self) -> String {
+        if self.0.is_empty() {
+            return "everything".to_owned();
+        }
+        let parts: Vec<String> = self.0.iter().map(|(f, v)| format!("{f}: {v}")).collect();
+        parts.join(", ")
+    }
+}
+
+/// The filters of `narrow` that `wide` does not cover: what `narrow`
+/// selects beyond `wide`, filter by filter.
+fn beyond<'a>(narrow: &'a [Filter], wide: &[Filter]) -> Vec<&'a Filter> {
+    narrow
+        .iter()
+        .filter(|f| !wide.iter().any(|w| f.within(w)))
+        .collect()
 }
 
 /// The validate rules of a Kyverno policy, by name.
@@ -233,9 +365,7 @@ fn rules(policy: &Json) -> BTreeMap<String, Rule> {
         let name = rule["name"]
             .as_str()
             .map_or_else(|| format!("#{i}"), str::to_owned);
-        let (mut matched, mut excluded) = (BTreeSet::new(), BTreeSet::new());
-        leaves(String::new(), &rule["match"], &mut matched);
-        leaves(String::new(), &rule["exclude"], &mut excluded);
+        let (matched, excluded) = (filters(&rule["match"]), filters(&rule["exclude"]));
         out.insert(
             name,
             Rule {
@@ -294,33 +424,24 @@ pub(crate) fn kyverno(before: &Json, after: &Json) -> Vec<String> {
                 listed(&audits)
             ));
         }
-        let excluded: Vec<String> = new
-            .excluded
-            .difference(&old.excluded)
-            .map(|(p, v)| format!("exclude{p}: {v}"))
-            .collect();
-        if !excluded.is_empty() {
+        // An object excluded now that was not: a new exclude filter no
+        // old one covers.
+        let more = beyond(&new.excluded, &old.excluded);
+        if !more.is_empty() {
             out.push(format!(
-                "Kyverno rule {name} excludes more: {}",
-                listed(&excluded)
+                "Kyverno rule {name} excludes more: now {} (was {})",
+                Filter::any(more),
+                Filter::any(old.excluded.iter())
             ));
         }
-        let old_paths: BTreeSet<&str> = old.matched.iter().map(|(p, _)| p.as_str()).collect();
-        let narrowed: Vec<String> = old
-            .matched
-            .difference(&new.matched)
-            .map(|(p, v)| format!("match{p}: {v} dropped"))
-            .chain(
-                new.matched
-                    .iter()
-                    .filter(|(p, _)| !old_paths.contains(p.as_str()))
-                    .map(|(p, v)| format!("match{p}: {v} required")),
-            )
-            .collect();
-        if !narrowed.is_empty() {
+        // An object matched before that is not now: an old match filter no
+        // new one covers.
+        let lost = beyond(&old.matched, &new.matched);
+        if !lost.is_empty() {
             out.push(format!(
-                "Kyverno rule {name} matches fewer objects: {}",
-                listed(&narrowed)
+                "Kyverno rule {name} matches fewer objects: now {} (was {})",
+                Filter::any(new.matched.iter()),
+                Filter::any(lost)
             ));
         }
     }
@@ -400,9 +521,10 @@ pub(crate) fn network(before: &Json, after: &Json) -> Vec<String> {
             .into_iter()
             .flatten()
             .collect();
+        let peers = if key == "ingress" { "from" } else { "to" };
         let new: Vec<usize> = (after["spec"][key].as_array().into_iter().flatten())
             .enumerate()
-            .filter(|(_, rule)| !old.contains(rule))
+            .filter(|(_, rule)| !old.iter().any(|o| rule_within(rule, o, peers)))
             .map(|(i, _)| i)
             .collect();
         if !new.is_empty() {
@@ -414,6 +536,154 @@ pub(crate) fn network(before: &Json, after: &Json) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether everything NetworkPolicy rule `narrow` admits, `wide` admits:
+/// its peers (`from` or `to`: `peers`) and its ports each inside one of
+/// `wide`'s; a rule without peers or ports admits every one.
+fn rule_within(narrow: &Json, wide: &Json, peers: &str) -> bool {
+    let list = |rule: &Json, key: &str| -> Option<Vec<Json>> {
+        rule[key].as_array().filter(|l| !l.is_empty()).cloned()
+    };
+    let covered =
+        |key: &str, within: fn(&Json, &Json) -> bool| match (list(narrow, key), list(wide, key)) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(n), Some(w)) => n.iter().all(|n| w.iter().any(|w| within(n, w))),
+        };
+    covered(peers, peer_within) && covered("ports", port_within)
+}
+
+/// Whether a peer admits only sources `wide` admits: the same peer; an
+/// `ipBlock` inside the other's, every address it excluded still
+/// excluded; pod and namespace selectors each requiring all the other's
+/// (a peer without a namespace selector means the policy's namespace:
+/// covered by one without either, or by an empty one, every namespace).
+fn peer_within(narrow: &Json, wide: &Json) -> bool {
+    if narrow == wide {
+        return true;
+    }
+    if let (Some(n), Some(w)) = (narrow.get("ipBlock"), wide.get("ipBlock")) {
+        let cidrs = |v: &Json| -> Vec<Cidr> {
+            (v.as_array().into_iter().flatten())
+                .filter_map(|c| c.as_str().and_then(Cidr::parse))
+                .collect()
+        };
+        let (Some(n_cidr), Some(w_cidr)) = (
+            n["cidr"].as_str().and_then(Cidr::parse),
+            w["cidr"].as_str().and_then(Cidr::parse),
+        ) else {
+            return false;
+        };
+        let (n_except, w_except) = (cidrs(&n["except"]), cidrs(&w["except"]));
+        // Each range the wide block excluded is outside the narrow one, or
+        // inside a range the narrow block excludes.
+        return w_cidr.contains(&n_cidr)
+            && w_except
+                .iter()
+                .all(|e| !e.overlaps(&n_cidr) || n_except.iter().any(|x| x.contains(e)));
+    }
+    if narrow.get("ipBlock").is_some() || wide.get("ipBlock").is_some() {
+        return false;
+    }
+    let selector_within = |key: &str| match (narrow.get(key), wide.get(key)) {
+        (None, None) => true,
+        // No pod selector: every pod (in the namespaces meant).
+        (_, None) => key == "podSelector",
+        // Every pod, or the policy's namespace: within only what selects all.
+        (None, Some(w)) => selector_requires(&Json::Null, w),
+        (Some(n), Some(w)) => selector_requires(n, w),
+    };
+    selector_within("podSelector") && selector_within("namespaceSelector")
+}
+
+/// Whether label selector `narrow` requires everything `wide` does: each
+/// of `wide`'s labels and expressions is among `narrow`'s (an empty
+/// selector requires nothing).
+fn selector_requires(narrow: &Json, wide: &Json) -> bool {
+    let labels_in = |labels: &Json| labels.as_object().cloned().unwrap_or_default();
+    let (n_labels, w_labels) = (
+        labels_in(&narrow["matchLabels"]),
+        labels_in(&wide["matchLabels"]),
+    );
+    let expressions = |s: &Json| {
+        s["matchExpressions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let n_expressions = expressions(narrow);
+    w_labels.iter().all(|(k, v)| n_labels.get(k) == Some(v))
+        && expressions(wide).iter().all(|e| n_expressions.contains(e))
+}
+
+/// Whether a NetworkPolicy port admits only what `wide` admits: the same
+/// protocol (TCP when unset), and its port or range inside `wide`'s (a
+/// port unset: every port; a named port only inside the same name or
+/// every port).
+fn port_within(narrow: &Json, wide: &Json) -> bool {
+    let protocol = |p: &Json| p["protocol"].as_str().unwrap_or("TCP").to_owned();
+    if protocol(narrow) != protocol(wide) {
+        return false;
+    }
+    let range = |p: &Json| -> Option<Option<(i64, i64)>> {
+        match &p["port"] {
+            Json::Null => Some(None),
+            Json::Number(n) => {
+                let start = n.as_i64()?;
+                Some(Some((start, p["endPort"].as_i64().unwrap_or(start))))
+            }
+            _ => None,
+        }
+    };
+    match (range(narrow), range(wide)) {
+        (_, Some(None)) => true,
+        (Some(Some((a, b))), Some(Some((c, d)))) => c <= a && b <= d,
+        (None, None) => narrow["port"] == wide["port"],
+        _ => false,
+    }
+}
+
+/// An IP range: an address and a prefix length; an IPv4 address in the
+/// top 32 bits, so that one mask serves both families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cidr {
+    bits: u128,
+    len: u8,
+    v6: bool,
+}
+
+impl Cidr {
+    fn parse(text: &str) -> Option<Cidr> {
+        let (addr, len) = text.split_once('/')?;
+        let len: u8 = len.parse().ok()?;
+        let (bits, v6, max) = match addr.parse::<std::net::IpAddr>().ok()? {
+            std::net::IpAddr::V4(a) => (u128::from(u32::from(a)) << 96, false, 32),
+            std::net::IpAddr::V6(a) => (u128::from(a), true, 128),
+        };
+        (len <= max).then_some(Cidr { bits, len, v6 })
+    }
+
+    /// The mask of the first `len` bits of a 128-bit address (IPv4 sits in
+    /// the top 32).
+    fn mask(len: u8) -> u128 {
+        if len == 0 {
+            0
+        } else {
+            u128::MAX << (128 - u32::from(len))
+        }
+    }
+
+    /// Whether every address of `other` is in this range.
+    fn contains(&self, other: &Cidr) -> bool {
+        let mask = Cidr::mask(self.len);
+        self.v6 == other.v6 && self.len <= other.len && (self.bits & mask) == (other.bits & mask)
+    }
+
+    /// Whether the two ranges share an address.
+    fn overlaps(&self, other: &Cidr) -> bool {
+        self.contains(other) || other.contains(self)
+    }
 }
 
 #[cfg(test)]
@@ -471,9 +741,110 @@ mod tests {
         };
         assert_eq!(
             kyverno(&excluding(json!(["x"])), &excluding(json!(["x", "y"]))),
-            ["Kyverno rule a excludes more: exclude.any[].resources.namespaces[]: \"y\""]
+            [
+                "Kyverno rule a excludes more: now resources.namespaces: [\"x\",\"y\"] (was resources.namespaces: [\"x\"])"
+            ]
         );
         assert!(kyverno(&excluding(json!(["x", "y"])), &excluding(json!(["x"]))).is_empty());
+    }
+
+    fn enforcing(rule: Json) -> Json {
+        let mut rule = rule;
+        rule["name"] = json!("r");
+        rule["validate"] = json!({});
+        json!({"spec": {"validationFailureAction": "Enforce", "rules": [rule]}})
+    }
+
+    /// What `exclude` selects, with Kyverno's meaning: `any` alternatives,
+    /// `all` and a filter's fields together, lists as choices. Dropping a
+    /// condition of an `all`, or a field of a filter, excludes more;
+    /// dropping an alternative, or an item of a choice, excludes less.
+    #[test]
+    fn kyverno_exclude_is_read_as_kyverno_reads_it() {
+        let widens = |old: Json, new: Json| {
+            !kyverno(
+                &enforcing(json!({"exclude": old})),
+                &enforcing(json!({"exclude": new})),
+            )
+            .is_empty()
+        };
+        let ns = |n: &str| json!({"resources": {"namespaces": [n]}});
+        let sa = json!({"subjects": [{"kind": "ServiceAccount", "name": "ci", "namespace": "x"}]});
+        // `all`: kube-system AND the CI account; the account dropped.
+        assert!(widens(
+            json!({"all": [ns("kube-system"), sa]}),
+            json!({"all": [ns("kube-system")]})
+        ));
+        assert!(!widens(
+            json!({"all": [ns("kube-system")]}),
+            json!({"all": [ns("kube-system"), sa]})
+        ));
+        // A filter's fields together: Pods in x; the kind dropped.
+        let pods_in_x = json!({"any": [{"resources": {"kinds": ["Pod"], "namespaces": ["x"]}}]});
+        assert!(widens(pods_in_x.clone(), json!({"any": [ns("x")]})));
+        assert!(!widens(json!({"any": [ns("x")]}), pods_in_x.clone()));
+        // Alternatives: one dropped excludes less; one added, more.
+        let two = json!({"any": [ns("x"), ns("y")]});
+        assert!(!widens(two.clone(), json!({"any": [ns("x")]})));
+        assert!(widens(json!({"any": [ns("x")]}), two));
+        // The older form, and an exclude where there was none.
+        assert!(widens(
+            json!({"resources": {"kinds": ["Pod"], "namespaces": ["x"]}}),
+            json!({"resources": {"namespaces": ["x"]}})
+        ));
+        assert!(widens(Json::Null, json!({"any": [ns("x")]})));
+        assert!(!widens(json!({"any": [ns("x")]}), Json::Null));
+        // A wildcard covers any item.
+        assert!(!widens(
+            json!({"any": [{"resources": {"kinds": ["*"]}}]}),
+            json!({"any": [{"resources": {"kinds": ["Pod"]}}]})
+        ));
+        assert!(widens(
+            json!({"any": [{"resources": {"kinds": ["Pod"]}}]}),
+            json!({"any": [{"resources": {"kinds": ["*"]}}]})
+        ));
+    }
+
+    /// `match` read the same way, the other way round: what was matched
+    /// and is not now.
+    #[test]
+    fn kyverno_match_narrowed() {
+        let narrows = |old: Json, new: Json| {
+            kyverno(
+                &enforcing(json!({"match": old})),
+                &enforcing(json!({"match": new})),
+            )
+        };
+        let kinds = |k: Json| json!({"any": [{"resources": {"kinds": k}}]});
+        assert!(narrows(kinds(json!(["Pod"])), kinds(json!(["Pod", "Deployment"]))).is_empty());
+        assert_eq!(
+            narrows(kinds(json!(["Pod", "Deployment"])), kinds(json!(["Pod"]))),
+            [
+                "Kyverno rule r matches fewer objects: now resources.kinds: [\"Pod\"] (was resources.kinds: [\"Pod\",\"Deployment\"])"
+            ]
+        );
+        // A namespace condition added: fewer objects.
+        let in_prod = json!({"any": [{"resources": {"kinds": ["Pod"], "namespaces": ["prod"]}}]});
+        assert_eq!(narrows(kinds(json!(["Pod"])), in_prod.clone()).len(), 1);
+        assert!(narrows(in_prod, kinds(json!(["Pod"]))).is_empty());
+        // `any` to `all` over the same entries: fewer.
+        let a = json!({"resources": {"kinds": ["Pod"]}});
+        let b = json!({"resources": {"namespaces": ["x"]}});
+        assert_eq!(
+            narrows(
+                json!({"any": [a.clone(), b.clone()]}),
+                json!({"all": [a.clone(), b.clone()]})
+            )
+            .len(),
+            1
+        );
+        assert!(
+            narrows(
+                json!({"all": [a.clone(), b.clone()]}),
+                json!({"any": [a, b]})
+            )
+            .is_empty()
+        );
     }
 
     /// A volume bound from the claim's side that becomes a hostPath: the
@@ -508,6 +879,47 @@ mod tests {
             network(&closed, &policy(json!([{}]), json!(["Ingress", "Egress"]))),
             ["NetworkPolicy admits more ingress: new or changed rules #1"]
         );
+        // A narrower rule in place of a wider one admits nothing more.
+        let ingress = |rule: Json| policy(json!([rule]), json!(["Ingress"]));
+        let wide = ingress(
+            json!({"from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}], "ports": [{"port": 8000, "endPort": 9000}]}),
+        );
+        for narrower in [
+            json!({"from": [{"ipBlock": {"cidr": "10.2.0.0/16"}}], "ports": [{"port": 8080}]}),
+            json!({"from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}], "ports": [{"port": 8080, "protocol": "TCP"}]}),
+            json!({"from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.0.0.0/9"]}}], "ports": [{"port": 8000, "endPort": 9000}]}),
+        ] {
+            assert!(
+                network(&wide, &ingress(narrower.clone())).is_empty(),
+                "{narrower}"
+            );
+        }
+        for wider in [
+            json!({"from": [{"ipBlock": {"cidr": "10.0.0.0/8"}}], "ports": [{"port": 8080}]}),
+            json!({"from": [{"ipBlock": {"cidr": "10.1.2.0/24"}}], "ports": [{"port": 8080}]}),
+            json!({"from": [{"ipBlock": {"cidr": "11.0.0.0/24"}}], "ports": [{"port": 8080}]}),
+            json!({"from": [{"ipBlock": {"cidr": "10.2.0.0/16"}}], "ports": [{"port": 8080, "protocol": "UDP"}]}),
+            json!({"from": [{"ipBlock": {"cidr": "10.2.0.0/16"}}], "ports": [{"port": 9001}]}),
+            json!({"from": [{"ipBlock": {"cidr": "10.2.0.0/16"}}]}),
+            json!({"ports": [{"port": 8080}]}),
+            json!({"from": [{"ipBlock": {"cidr": "::/0"}}], "ports": [{"port": 8080}]}),
+        ] {
+            assert_eq!(network(&wide, &ingress(wider.clone())).len(), 1, "{wider}");
+        }
+        // Selectors: one that requires more is narrower; a namespace
+        // selector where there was none (the policy's namespace) is wider.
+        let from = |peer: Json| ingress(json!({"from": [peer]}));
+        let app = json!({"podSelector": {"matchLabels": {"app": "gw"}}});
+        let app_tier = json!({"podSelector": {"matchLabels": {"app": "gw", "tier": "a"}}});
+        assert!(network(&from(app.clone()), &from(app_tier.clone())).is_empty());
+        assert_eq!(network(&from(app_tier), &from(app.clone())).len(), 1);
+        let anywhere =
+            json!({"podSelector": {"matchLabels": {"app": "gw"}}, "namespaceSelector": {}});
+        assert_eq!(
+            network(&from(app.clone()), &from(anywhere.clone())).len(),
+            1
+        );
+        assert!(network(&from(anywhere), &from(app)).is_empty());
         assert_eq!(
             network(&closed, &policy(json!([]), json!(["Ingress"]))),
             ["NetworkPolicy no longer isolates Egress: that traffic is admitted"]
