@@ -422,6 +422,17 @@ fn entries(dir: &Path) -> std::io::Result<Vec<(PathBuf, std::fs::FileType)>> {
         .collect()
 }
 
+/// Whether the directory reader reads a file of this name whatever lists
+/// it: a manifest ([`is_yaml`]) or a kustomization. Any other file is read
+/// only when a kustomization lists it.
+pub(crate) fn read_by_name(path: &Path) -> bool {
+    is_yaml(path)
+        || path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| KUSTOMIZATION_FILES.contains(&n))
+}
+
 /// The files kubectl reads in a directory (`kubectl apply -f DIR`):
 /// `.yaml`, `.yml` and `.json`.
 fn is_yaml(path: &Path) -> bool {

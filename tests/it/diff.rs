@@ -642,12 +642,29 @@ fn a_revision_past_the_budget_is_refused_before_reading() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains(&format!(
-            "`HEAD:out` holds {} bytes, more than is left of the limit of",
+            "`HEAD:out` holds {} bytes of manifests, more than is left of the limit of",
             big.len()
         )),
         "{}",
         run.stderr
     );
+}
+
+/// A large file the reader does not read (an archive beside the
+/// manifests) refuses the revision no more than the folder on disk: both
+/// read the same objects.
+#[test]
+fn a_large_unread_file_counts_in_neither_reading() {
+    let repo = Repo::new("unread");
+    repo.write("out/a.yaml", &config_map("a", "one"));
+    let archive = "x".repeat(chartgen::manifest::LIMITS.max_bytes + 1);
+    repo.write("out/chart.tgz", &archive);
+    repo.commit();
+    let on_disk = repo.chartgen(&["diff", "out", "out"]);
+    assert_eq!(on_disk.code, 0, "{}", on_disk.stderr);
+    let at_head = repo.chartgen(&["diff", "HEAD:out", "out"]);
+    assert_eq!(at_head.code, 0, "{}", at_head.stderr);
+    assert_eq!(at_head.stdout, on_disk.stdout);
 }
 
 const HELM_OLD: &str = "tests/fixtures/diff/helm-release-prefix/old.yaml";

@@ -6,7 +6,8 @@
 //! The file or folder is copied into a private temporary directory as a
 //! checkout would write it (regular files; a symbolic link as a link to the
 //! same target; a submodule as the folder of its checkout, marked by its
-//! `.git`), bounded by the byte budget before anything is read, and then
+//! `.git`), bounded by the byte budget (what the reader reads by name)
+//! before anything is read, and then
 //! read by the directory reader: one reading of a folder, so a revision's
 //! folder is read exactly as a checkout of it is (kustomization, unlisted
 //! files, links and submodules skipped or refused with the same words,
@@ -279,24 +280,36 @@ const SUBMODULE: &str = "160000";
 
 /// Writes every entry under `base` as a checkout would (a file's blob, a
 /// link to its target, a submodule's folder with its `.git`), after
-/// checking that the files together fit in `budget`.
+/// checking that the files the directory reader reads by their name
+/// (manifests, kustomizations: [`crate::input::read_by_name`]) fit in
+/// `budget`, as they must on disk. Any other file (a README, an image, an
+/// archive) is read only when a kustomization lists it: it is copied too
+/// when everything fits, and left out when it does not, so that a large
+/// file beside the manifests refuses the revision no more than the folder
+/// on disk (a kustomization that lists a file left out finds it missing).
 fn copy(entries: &[Entry], base: &Path, budget: u64, shown: &str) -> std::io::Result<()> {
-    let total = entries
-        .iter()
-        .filter(|entry| !matches!(entry.mode.as_str(), LINK | SUBMODULE))
-        .fold(0u64, |sum, entry| sum.saturating_add(entry.size));
-    if total >= budget {
+    let is_file = |entry: &&Entry| !matches!(entry.mode.as_str(), LINK | SUBMODULE);
+    let read = |entry: &Entry| crate::input::read_by_name(Path::new(&entry.path));
+    let size = |sum: u64, entry: &Entry| sum.saturating_add(entry.size);
+    let manifests = (entries.iter().filter(is_file))
+        .filter(|e| read(e))
+        .fold(0u64, size);
+    if manifests >= budget {
         return Err(error(format!(
-            "`{shown}` holds {total} bytes, more than is left of the limit of {} bytes for the whole input; nothing of it was read",
+            "`{shown}` holds {manifests} bytes of manifests, more than is left of the limit of {} bytes for the whole input; nothing of it was read",
             crate::manifest::LIMITS.max_bytes
         )));
     }
+    let others_fit = entries.iter().filter(is_file).fold(0u64, size) < budget;
     std::fs::create_dir_all(base)?;
     if entries.is_empty() {
         return Ok(());
     }
     let mut batch = Batch::start()?;
     for entry in entries {
+        if !others_fit && is_file(&entry) && !read(entry) {
+            continue;
+        }
         let target = base.join(&entry.path);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
