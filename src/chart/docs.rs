@@ -16,8 +16,8 @@ Values files are YAML. Where a key's type is `string`, a plain scalar
 is the text as written, even where YAML would read a number: `tag:
 1.10` is the tag `1.10` (never `1.1`), and so are `20240101`, `1e3`,
 `0x1F` and `0644` as written. The same holds for `--set KEY=VALUE`.
-Booleans and null are not taken as text (`tag: true`, `tag: yes`,
-`tag: ~` are errors: quote them if you mean the word). Elsewhere YAML's
+Booleans are not taken as text (`tag: true`, `tag: yes` are errors:
+quote them if you mean the word). Elsewhere YAML's
 reading applies, with YAML 1.1's `yes`/`no`/`on`/`off` booleans and
 `0644` octal as Helm reads them.
 
@@ -30,6 +30,18 @@ file's text, at most 4 MiB; a named pipe is read up to that) and
 `--set-json KEY=JSON` (a JSON value; a mapping merges over the key).
 Unlike Helm, which applies its set flags kind by kind, the order is
 the order you wrote them in.
+
+As in Helm, a flag may hold several pairs separated by commas
+(`--set buildd.replicas=2,gateway.replicas=2`); a comma inside a value
+is escaped, `\\,`; `{a,b}` is a list (`--set`, `--set-string`); a
+`--set-json` value ends where its JSON does. A null (`key: null`,
+`key: ~`, an empty `key:`, `--set key=null`) deletes the key from the
+layers below (Helm's rule): `commonLabels: {team: null}` removes a label
+a lower file set. Where the key has a built-in default, the default
+applies again; a required key deleted this way is an error that names
+the null. A list is replaced whole: to add a project in one
+environment, restate the list, or append with `--set
+'projects[N].name=…'` (N the list's length).
 
 ## Pod settings
 

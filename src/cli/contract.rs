@@ -53,8 +53,8 @@ pub struct ValidateOutput {
     pub valid: bool,
     /// The `-f` files, in the order given (`<stdin>` for `-f -`).
     pub files: Vec<String>,
-    /// How many set flags (`--set`, `--set-string`, `--set-file`,
-    /// `--set-json`) were given.
+    /// How many `KEY=VALUE` pairs the set flags (`--set`, `--set-string`,
+    /// `--set-file`, `--set-json`) gave: `--set a=1,b=2` is two.
     pub sets: usize,
     /// Every problem, in input order; empty when valid.
     pub problems: Vec<Diagnostic>,

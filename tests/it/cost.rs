@@ -142,7 +142,7 @@ fn diff_compares_permissions_under_the_grant_budget() {
     );
 }
 
-/// Thousands of `--set` arguments would each walk the document: past the
+/// Thousands of `--set` pairs would each walk the document: past the
 /// budget, the run stops and says to use a file.
 #[test]
 fn set_arguments_have_a_budget() {
@@ -155,7 +155,7 @@ fn set_arguments_have_a_budget() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains(
-            "1001 --set arguments, past the budget of 1000; put the values in a file (-f) instead"
+            "1001 --set pairs, past the budget of 1000; put the values in a file (-f) instead"
         ),
         "{}",
         run.stderr
@@ -163,6 +163,13 @@ fn set_arguments_have_a_budget() {
     args.truncate(args.len() - 2);
     let run = chartgen(&args);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Pairs in one argument count one by one.
+    let pairs: Vec<String> = (0..=chartgen::values::MAX_SET_ARGUMENTS)
+        .map(|i| format!("commonLabels.k{i}=v"))
+        .collect();
+    let run = chartgen(&["validate", "--set", &pairs.join(",")]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("1001 --set pairs"), "{}", run.stderr);
 }
 
 #[test]

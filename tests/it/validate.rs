@@ -400,3 +400,30 @@ fn daemon_pod_annotations_past_the_api_servers_limit_are_refused() {
         run.stderr
     );
 }
+
+/// Helm's value syntax: pairs in one `--set`, `{a,b}` lists, and a null
+/// deleting what a lower layer set (a label here; a key with a default
+/// gets the default back).
+#[test]
+fn helm_pairs_lists_and_null_deletions() {
+    let out = rendered(&[
+        "--set-json",
+        r#"commonLabels={"team":"a","env":"x"}"#,
+        "--set",
+        "commonLabels.team=null,buildd.replicas=5",
+    ]);
+    assert!(out.contains("env: x"), "{out}");
+    assert!(!out.contains("team: a"), "{out}");
+    assert!(out.contains("replicas: 5"), "{out}");
+    let run = chartgen(&["validate", "--set", "buildd.replicas=2,gateway.replicas=2"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "values are valid (2 --set overrides)\n");
+    let run = chartgen(&["validate", "--set", "buildd.replicas=2,gateway"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("`gateway` has no `=`: pairs are separated by commas, as in Helm"),
+        "{}",
+        run.stderr
+    );
+}

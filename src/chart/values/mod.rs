@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 pub use set::{MAX_SET_FILE_BYTES, Override, SetArg, SetKind};
 
-use crate::diagnostic::{KeyPath, Problem};
+use crate::diagnostic::{KeyPath, Problem, Segment};
 use crate::error::Error;
 use crate::model::{Values, rules};
 use crate::schema;
@@ -30,6 +30,16 @@ pub struct Inputs {
     pub files: Vec<PathBuf>,
     /// `KEY.PATH=VALUE` overrides of every set flag, applied after the files.
     pub sets: Vec<SetArg>,
+}
+
+impl Inputs {
+    /// How many `KEY=VALUE` pairs the set flags give ([`SetArg::pairs`]):
+    /// `--set a=1,b=2` is two.
+    pub fn set_pairs(&self) -> usize {
+        (self.sets.iter())
+            .map(|set| set.pairs().map_or(1, |pairs| pairs.len()))
+            .sum()
+    }
 }
 
 /// How a message names values read from standard input (`-f -`).
@@ -52,9 +62,10 @@ pub const MAX_SET_ARGUMENTS: usize = 1_000;
 /// Reads, merges, validates and checks the values: every problem of the
 /// schema and of the rules in one run.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
-    let (document, pins) = merged(inputs)?;
+    let (document, pins, deleted) = merged(inputs)?;
     let json = document.to_json();
-    let schema_problems = schema::validate(&document, &json);
+    let mut schema_problems = schema::validate(&document, &json);
+    explain_deletions(&mut schema_problems, &deleted);
     let (values, reset) = if schema_problems.is_empty() {
         let values: Values = serde_json::from_value(json).map_err(|e| {
             // The schema is generated from these types, so this means the two disagree.
@@ -91,9 +102,13 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
     }
 }
 
+/// The keys a null deleted: each path, and where the null was written.
+type Deleted = Vec<(KeyPath, Origin)>;
+
 /// The defaults, the files and the set flags merged into one document,
-/// with the pins each layer made.
-fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
+/// with the pins each layer made and the keys nulls deleted.
+
+fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins, Deleted), Error> {
     let mut document = defaults();
     let mut pins = pins::Pins::default();
     pins.observe(&document);
@@ -117,9 +132,13 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
     if !problems.is_empty() {
         return Err(Error::InvalidValues { problems });
     }
-    if let Some(set) = inputs.sets.get(MAX_SET_ARGUMENTS) {
-        // The budget counts the arguments of every set flag together.
-        let which = if inputs.sets.iter().all(|s| s.kind == SetKind::Yaml) {
+    let mut pairs = Vec::new();
+    for set in &inputs.sets {
+        pairs.extend(set.pairs()?);
+    }
+    if let Some(set) = pairs.get(MAX_SET_ARGUMENTS) {
+        // The budget counts the pairs of every set flag together.
+        let which = if pairs.iter().all(|s| s.kind == SetKind::Yaml) {
             "--set"
         } else {
             "set flag"
@@ -128,14 +147,18 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
             flag: set.kind.flag(),
             arg: set.arg.clone(),
             reason: format!(
-                "{} {which} arguments, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
-                inputs.sets.len()
+                "{} {which} pairs, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
+                pairs.len()
             ),
         });
     }
-    for set in &inputs.sets {
+    for set in &pairs {
         Override::read(set)?.apply(&mut document)?;
     }
+    // Helm's rule: a key set to null in a layer (or by `--set KEY=null`)
+    // deletes it, with what the layers below, the defaults included, gave it.
+    let mut deleted = Vec::new();
+    drop_nulls(&mut document, &mut KeyPath::root(), &mut deleted);
     if !inputs.sets.is_empty() {
         // The nodes of the files and defaults have no source text left to
         // keep: only those the arguments wrote change.
@@ -144,7 +167,7 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins), Error> {
     // The set flags are one layer: a tag and digest set together there
     // are one choice.
     pins.observe(&document);
-    Ok((document, pins))
+    Ok((document, pins, deleted))
 }
 
 /// The rules' violations, each at the first of its keys the user wrote
@@ -341,6 +364,58 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
             ))
         }
     })
+}
+
+/// Removes every mapping entry whose value is null, at any depth, into
+/// `deleted` (its path, and where the null was written): once the layers
+/// are merged, a null is a deletion (Helm's rule), never a value. List
+/// items stay (a null item is the schema's to judge).
+pub fn drop_nulls(node: &mut Node, at: &mut KeyPath, deleted: &mut Vec<(KeyPath, Origin)>) {
+    match &mut node.value {
+        Value::Mapping(entries) => {
+            entries.retain(|(key, value)| {
+                let null = matches!(value.value, Value::Null);
+                if null {
+                    deleted.push((at.key(key.name.clone()), value.origin.clone()));
+                }
+                !null
+            });
+            for (key, value) in entries {
+                at.0.push(Segment::Key(key.name.clone()));
+                drop_nulls(value, at, deleted);
+                at.0.pop();
+            }
+        }
+        Value::Sequence(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                at.0.push(Segment::Index(i));
+                drop_nulls(item, at, deleted);
+                at.0.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A key the schema misses because a null deleted it is named where the
+/// null was written, with why: `tag: ~` or an empty `tag:` deletes the key.
+fn explain_deletions(problems: &mut [Problem], deleted: &[(KeyPath, Origin)]) {
+    for problem in problems {
+        let Some(key) =
+            (problem.message.strip_prefix("missing key `")).and_then(|rest| rest.strip_suffix('`'))
+        else {
+            continue;
+        };
+        let path = problem.path.key(key.to_owned());
+        if let Some((_, origin)) = deleted.iter().find(|(at, _)| *at == path) {
+            problem.origin = origin.clone();
+            problem.message = format!(
+                "a null (`~`, `null` or nothing) deletes the key, as in Helm, and `{key}` is required"
+            );
+            problem.path = path;
+            problem.hint = Some("quote it (\"~\") to keep the text, or give a value".to_owned());
+        }
+    }
 }
 
 /// Merges `layer` into `base`: mappings key by key, everything else replaced.

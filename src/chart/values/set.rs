@@ -1,5 +1,8 @@
 //! The set flags: `--set`, `--set-string`, `--set-file` and `--set-json`,
-//! each `KEY.PATH=VALUE`.
+//! each `KEY.PATH=VALUE`, or several such pairs separated by commas, as
+//! Helm reads them ([`SetArg::pairs`]): `--set a=1,b.c=2`; a comma inside
+//! a value is escaped, `\,`; `{x,y}` is a list (`--set`, `--set-string`);
+//! a `--set-json` value ends where its JSON does.
 //!
 //! The key is a dotted path; `[N]` picks item N of a list (N may be the
 //! list's length, to append); `\\.` keeps a dot inside a key, as in
@@ -69,6 +72,125 @@ impl SetArg {
     pub fn name(&self) -> String {
         format!("{} {}", self.kind.flag(), self.arg)
     }
+
+    /// The `KEY=VALUE` pairs of the argument, as Helm splits them: at each
+    /// comma outside a value's escape (`\,`) and outside a `{…}` list; a
+    /// `--set-json` value ends where its JSON value does (commas inside it
+    /// are its own). One pair: the argument as it is.
+    pub fn pairs(&self) -> Result<Vec<SetArg>, Error> {
+        let arg = self.arg.as_str();
+        if arg.len() > Limits::VALUES.max_bytes {
+            // [`Override::read`] refuses it whole.
+            return Ok(vec![self.clone()]);
+        }
+        let mut pairs = Vec::new();
+        let mut rest = arg;
+        while !rest.is_empty() {
+            let Some((key, value)) = split_unescaped(rest, '=') else {
+                let reason = if pairs.is_empty() {
+                    "no `=` after the key".to_owned()
+                } else {
+                    format!(
+                        "`{rest}` has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\\,`"
+                    )
+                };
+                return Err(Error::SetSyntax {
+                    flag: self.kind.flag(),
+                    arg: arg.to_owned(),
+                    reason,
+                });
+            };
+            let end = match self.kind {
+                SetKind::Json => json_end(value),
+                _ => value_end(value),
+            };
+            pairs.push(SetArg {
+                kind: self.kind,
+                arg: format!("{key}={}", &value[..end]),
+            });
+            rest = value[end..].strip_prefix(',').unwrap_or(&value[end..]);
+        }
+        if pairs.is_empty() {
+            return Err(Error::SetSyntax {
+                flag: self.kind.flag(),
+                arg: arg.to_owned(),
+                reason: "no `=` after the key".to_owned(),
+            });
+        }
+        Ok(pairs)
+    }
+}
+
+/// Where a value ends: at the first comma that no backslash escapes and no
+/// `{…}` list holds.
+fn value_end(value: &str) -> usize {
+    let (mut escaped, mut depth) = (false, 0usize);
+    for (at, c) in value.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return at,
+            _ => {}
+        }
+    }
+    value.len()
+}
+
+/// Where a `--set-json` value ends: after its JSON value, when a comma
+/// follows it; else the whole rest (whose JSON errors are then reported).
+fn json_end(value: &str) -> usize {
+    let mut values = serde_json::Deserializer::from_str(value).into_iter::<serde::de::IgnoredAny>();
+    match values.next() {
+        Some(Ok(_)) => {
+            let end = values.byte_offset();
+            let after = value[end..].trim_start();
+            if after.starts_with(',') {
+                value.len() - after.len()
+            } else {
+                value.len()
+            }
+        }
+        _ => value.len(),
+    }
+}
+
+/// A value with Helm's escapes read: a backslash before a comma, a brace
+/// or a backslash stands for that character.
+fn unescape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(&next @ (',' | '\\' | '{' | '}'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The items of a `{x,y}` list value, when the value is one: split at the
+/// commas no backslash escapes. `{}` is the empty list.
+fn list_items(value: &str) -> Option<Vec<String>> {
+    let inner = value.strip_prefix('{')?.strip_suffix('}')?;
+    if inner.ends_with('\\') && !inner.ends_with("\\\\") {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let end = value_end(rest);
+        items.push(unescape(&rest[..end]));
+        rest = rest[end..].strip_prefix(',').unwrap_or(&rest[end..]);
+        if rest.is_empty() && inner.ends_with(',') {
+            items.push(String::new());
+        }
+    }
+    Some(items)
 }
 
 /// One parsed set argument.
@@ -129,12 +251,21 @@ impl Override {
             width: arg.chars().count().max(1),
         };
         let offset = key.chars().count() + 1;
+        let scalar = |text: &str| match set.kind {
+            SetKind::Yaml => yaml_scalar(text, &origin),
+            _ => Ok(Node::new(Value::String(text.to_owned()), origin.clone())),
+        };
         let mut value = match set.kind {
-            SetKind::Yaml => yaml_scalar(value, &origin),
-            SetKind::String => Ok(Node::new(Value::String(value.to_owned()), origin.clone())),
-            SetKind::File => {
-                read_file(value).map(|text| Node::new(Value::String(text), origin.clone()))
-            }
+            SetKind::Yaml | SetKind::String => match list_items(value) {
+                Some(items) => items
+                    .iter()
+                    .map(|item| scalar(item))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|items| Node::new(Value::Sequence(items), origin.clone())),
+                None => scalar(&unescape(value)),
+            },
+            SetKind::File => read_file(&unescape(value))
+                .map(|text| Node::new(Value::String(text), origin.clone())),
             SetKind::Json => json_value(value, offset, path.0.len()),
         }
         .map_err(|reason| syntax(&reason))?;
@@ -234,7 +365,7 @@ fn yaml_scalar(value: &str, origin: &Origin) -> Result<Node, String> {
     let value = parsed.unwrap_or_else(|| Node::new(Value::Null, origin.clone()));
     if matches!(value.value, Value::Sequence(_) | Value::Mapping(_)) {
         return Err(
-            "the value must be a single scalar; set list items with [N] or use a values file"
+            "the value must be a single scalar; write a list as {a,b}, set items with [N], or use a values file"
                 .to_owned(),
         );
     }
@@ -407,6 +538,74 @@ mod tests {
         assert_eq!(value("a="), Value::Null);
         assert!(Override::parse("a=[1, 2]").is_err());
         assert!(Override::parse("a").is_err());
+    }
+
+    /// Helm's syntax: pairs separated by commas, `\,` inside a value,
+    /// `{a,b}` lists, a JSON value ending where its JSON does.
+    #[test]
+    fn an_argument_holds_pairs_as_in_helm() {
+        let pairs = |kind, arg: &str| -> Result<Vec<String>, String> {
+            let set = SetArg {
+                kind,
+                arg: arg.to_owned(),
+            };
+            Ok(set
+                .pairs()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .map(|p| p.arg)
+                .collect())
+        };
+        assert_eq!(
+            pairs(SetKind::Yaml, "buildd.replicas=2,gateway.replicas=3").unwrap(),
+            ["buildd.replicas=2", "gateway.replicas=3"]
+        );
+        assert_eq!(
+            pairs(SetKind::Yaml, r"a=x\,y,b=1").unwrap(),
+            [r"a=x\,y", "b=1"]
+        );
+        assert_eq!(
+            pairs(SetKind::Yaml, "a={x,y},b=1").unwrap(),
+            ["a={x,y}", "b=1"]
+        );
+        assert_eq!(pairs(SetKind::Yaml, r"a\.b=1").unwrap(), [r"a\.b=1"]);
+        assert_eq!(pairs(SetKind::Yaml, "a=1,").unwrap(), ["a=1"]);
+        assert_eq!(
+            pairs(SetKind::Json, r#"a={"x":[1,2]},b="c,d""#).unwrap(),
+            [r#"a={"x":[1,2]}"#, r#"b="c,d""#]
+        );
+        assert_eq!(pairs(SetKind::Json, "a=[1,").unwrap(), ["a=[1,"]);
+        assert_eq!(
+            pairs(SetKind::Yaml, "a=1,b").unwrap_err(),
+            r"invalid argument `--set a=1,b`: `b` has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\,`"
+        );
+        let value = |kind, arg: &str| {
+            Override::read(&SetArg {
+                kind,
+                arg: arg.to_owned(),
+            })
+            .unwrap()
+            .value
+            .to_json()
+        };
+        assert_eq!(
+            value(SetKind::Yaml, "a={x,2,true}"),
+            serde_json::json!(["x", 2, true])
+        );
+        assert_eq!(
+            value(SetKind::String, "a={x,2}"),
+            serde_json::json!(["x", "2"])
+        );
+        assert_eq!(value(SetKind::Yaml, "a={}"), serde_json::json!([]));
+        assert_eq!(
+            value(SetKind::Yaml, r"a={x\,y,z}"),
+            serde_json::json!(["x,y", "z"])
+        );
+        assert_eq!(value(SetKind::Yaml, r"a=x\,y"), serde_json::json!("x,y"));
+        assert_eq!(
+            value(SetKind::String, r"a=c:\\d"),
+            serde_json::json!(r"c:\d")
+        );
     }
 
     #[test]

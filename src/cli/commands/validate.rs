@@ -23,7 +23,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Exit> {
         let output = ValidateOutput {
             valid: problems.is_empty(),
             files: inputs.files.iter().map(|f| shown(f)).collect(),
-            sets: inputs.sets.len(),
+            sets: inputs.set_pairs(),
             problems: problems.into_iter().map(Diagnostic::from).collect(),
         };
         super::print_stdout(&contract::versioned(&output)?)?;
@@ -34,7 +34,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Exit> {
         });
     }
     loaded?;
-    let sources = match (inputs.files.len(), inputs.sets.len()) {
+    let sources = match (inputs.files.len(), inputs.set_pairs()) {
         (0, 0) => "the built-in defaults".to_owned(),
         (files, 0) => plural(files, "file"),
         (0, sets) => plural(sets, "--set override"),
