@@ -107,7 +107,6 @@ type Deleted = Vec<(KeyPath, Origin)>;
 
 /// The defaults, the files and the set flags merged into one document,
 /// with the pins each layer made and the keys nulls deleted.
-
 fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins, Deleted), Error> {
     let mut document = defaults();
     let mut pins = pins::Pins::default();
