@@ -685,14 +685,16 @@ impl Default for Policies {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct GitOps {
-    /// Keep the Namespaces and the BuildProject CRD (and with them every
-    /// BuildProject and Secret) when the GitOps application is deleted,
-    /// renamed or prunes them: Argo CD's `argocd.argoproj.io/sync-options:
-    /// Prune=false,Delete=false` and Flux's
-    /// `kustomize.toolkit.fluxcd.io/prune: disabled` on them, and Argo
-    /// CD's `Delete=false` on the BuildProjects (a project removed from the
-    /// values is still pruned). `false` lets a deleted application delete
-    /// them all. Every release in a cluster must agree: the CRD is shared.
+    /// Keep the Namespaces and the BuildProject CRD, and with them the
+    /// Secrets and the BuildProjects in the cluster, when the GitOps
+    /// application is deleted, renamed or prunes them: Argo CD's
+    /// `argocd.argoproj.io/sync-options: Prune=false,Delete=false` and
+    /// Flux's `kustomize.toolkit.fluxcd.io/prune: disabled` on them, and
+    /// Argo CD's `Delete=false` on the release's BuildProjects (a project
+    /// removed from the values is still pruned; in Flux, the
+    /// Kustomization's `deletionPolicy: Orphan` keeps them). `false` lets a
+    /// deleted application delete them all. Every release in a cluster must
+    /// agree: the CRD is shared. See docs/integrations.md, Lifecycle.
     pub protect: bool,
 }
 
