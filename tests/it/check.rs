@@ -3,7 +3,10 @@
 //! render, the way a hand edit in a GitOps repository would, and `check`
 //! must report exactly that finding.
 
-use crate::harness::{assert_contains, chartgen, chartgen_with_stdin, root};
+use crate::harness::{
+    assert_contains, chartgen, chartgen_with_stdin, is_prerequisite_line, root,
+    without_prerequisites,
+};
 
 /// The production render, both bundles, as one stream.
 fn prod() -> String {
@@ -189,7 +192,11 @@ fn every_committed_render_passes() {
     for env in ["dev", "ovh-prod"] {
         let run = chartgen(&["check", &format!("out/{env}")]);
         assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
-        assert!(run.stdout.starts_with("ok: "), "{}", run.stdout);
+        assert!(
+            without_prerequisites(&run.stdout).starts_with("ok: "),
+            "{}",
+            run.stdout
+        );
     }
 }
 
@@ -205,7 +212,9 @@ fn each_mutation_is_reported_as_exactly_its_invariant() {
             .lines()
             // Finding lines only: not their locations, not the closing count.
             .filter(|l| {
-                !(l.starts_with("  at ") || (l.contains(" finding") && l.contains(" object")))
+                !(l.starts_with("  at ")
+                    || is_prerequisite_line(l)
+                    || (l.contains(" finding") && l.contains(" object")))
             })
             .collect();
         assert!(!findings.is_empty(), "{name}");
@@ -215,7 +224,10 @@ fn each_mutation_is_reported_as_exactly_its_invariant() {
                 "{name}: {finding}"
             );
         }
-        insta::assert_snapshot!(format!("check-{name}"), run.transcript());
+        insta::assert_snapshot!(
+            format!("check-{name}"),
+            without_prerequisites(&run.transcript())
+        );
     }
 }
 
@@ -243,7 +255,7 @@ fn equivalent_forms_pass() {
     ] {
         let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
         assert_eq!(
-            (run.code, run.stdout.as_str()),
+            (run.code, without_prerequisites(&run.stdout).as_str()),
             (0, "ok: 39 objects, no findings\n"),
             "{name}"
         );
@@ -374,7 +386,11 @@ fn node_plumbing_elsewhere_is_no_second_system_namespace() {
         Some(&format!("{}{miner}{namespace}", prod())),
     );
     assert_eq!(run.code, 1, "{}", run.transcript());
-    let lines: Vec<&str> = run.stdout.lines().filter(|l| !l.starts_with(' ')).collect();
+    let lines: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !is_prerequisite_line(l))
+        .collect();
     assert_eq!(
         lines[0],
         "T3 DaemonSet sneaky/miner spec.template.spec.hostPID: Pod Security control \"Host Namespaces\": host namespaces (hostPID=true); namespace sneaky enforces Pod Security restricted:latest, which refuses the pod"
@@ -440,7 +456,11 @@ fn two_releases_check_together() {
     ]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
-        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            run.code,
+            without_prerequisites(&run.stdout).as_str(),
+            run.stderr.as_str()
+        ),
         (0, "ok: 70 objects, no findings\n", "")
     );
 }
@@ -460,7 +480,7 @@ fn namespaces_not_in_the_input_are_said_unverified() {
     let run = chartgen_with_stdin(&["check", "-"], Some(&stream));
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
-        run.stdout,
+        without_prerequisites(&run.stdout),
         "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 27 objects, no findings\n"
     );
     let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&stream));
@@ -505,7 +525,13 @@ fn findings_point_at_the_line_and_template() {
     );
     assert_eq!(run.code, 1);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(report["info"], serde_json::json!([]));
+    let info: Vec<&serde_json::Value> = report["info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| !matches!(i["subject"].as_str(), Some("cert-manager" | "Kyverno")))
+        .collect();
+    assert!(info.is_empty(), "{info:?}");
     let findings = &report["findings"];
     assert_eq!(findings.as_array().unwrap().len(), 1, "{findings:#}");
     let finding = &findings[0];
@@ -670,7 +696,7 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
     for version in ["1.33", "1.35"] {
         let run = chartgen(&["check", "--kube-version", version, "out/ovh-prod"]);
         assert_eq!(
-            (run.code, run.stdout.as_str()),
+            (run.code, without_prerequisites(&run.stdout).as_str()),
             (0, "ok: 39 objects, no findings\n"),
             "{version}"
         );
@@ -952,4 +978,66 @@ spec:
         "{}",
         run.transcript()
     );
+}
+
+/// A CustomResourceDefinition of `kind` in `group`, served as `v1`, any
+/// content accepted.
+fn crd(group: &str, kind: &str, plural: &str) -> String {
+    format!(
+        "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: {plural}.{group}}}\nspec:\n  group: {group}\n  names: {{kind: {kind}, plural: {plural}}}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}\n"
+    )
+}
+
+/// The prerequisites the render shows (its Certificates, its namespaces'
+/// Kyverno exemptions) are said on `info:` lines while their CRDs are not
+/// in the input, never as findings; with the CRDs in the input, or
+/// cert-manager's given with `--crd`, nothing is said.
+#[test]
+fn prerequisites_without_their_crds_are_said() {
+    let run = chartgen(&["check", "out/ovh-prod"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_contains(
+        &run.stdout,
+        "info: cert-manager: the input relies on it (2 Certificate) but holds no CRD of cert-manager.io for that: install cert-manager (its CRDs and controller) before applying them\n",
+    );
+    assert_contains(
+        &run.stdout,
+        "info: Kyverno: the input relies on it (exemptions from its policies for namespace buildkit-builds, buildkit-system) but holds no CRD of kyverno.io for that",
+    );
+    // A CRD of the group but another kind does not stand for Certificate's.
+    let issuer = crd("cert-manager.io", "Issuer", "issuers");
+    let run = chartgen_with_stdin(&["check", "-"], Some(&format!("{}{issuer}", prod())));
+    assert_contains(
+        &run.stdout,
+        "info: cert-manager: the input relies on it (2 Certificate)",
+    );
+    let with = format!(
+        "{}{}{}",
+        prod(),
+        crd("cert-manager.io", "Certificate", "certificates"),
+        crd("kyverno.io", "ClusterPolicy", "clusterpolicies"),
+    );
+    let run = chartgen_with_stdin(&["check", "-"], Some(&with));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        !run.stdout.lines().any(is_prerequisite_line),
+        "{}",
+        run.stdout
+    );
+    let dir = std::env::temp_dir().join(format!("chartgen-prereq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("certificates.yaml"),
+        crd("cert-manager.io", "Certificate", "certificates"),
+    )
+    .unwrap();
+    let run = chartgen(&["check", "out/ovh-prod", "--crd", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        !run.stdout.contains("info: cert-manager:"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("info: Kyverno:"), "{}", run.stdout);
 }

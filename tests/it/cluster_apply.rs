@@ -415,12 +415,15 @@ fn can_i(server: &Server, verb: &str, resource: &str, account: &str, namespace: 
 /// aggregation controller do the rest. What the cluster deleted and what
 /// survived is asserted.
 ///
-/// The chart marks nothing as protected from a prune (no Flux, Argo CD or
-/// Helm mark on any object), so deleting the release deletes the
-/// BuildProject CRD and with it every BuildProject of the cluster, in
-/// every namespace, and deletes the two namespaces with everything in
-/// them; a binding elsewhere to the chart's ClusterRole survives, naming a
-/// role that is gone.
+/// The chart marks the Namespaces and the BuildProject CRD for Flux
+/// (`gitops.protect`, issue 23): they survive, and with them everything
+/// Flux did not apply itself (cert-manager's Secrets, the team's
+/// BuildProjects in any namespace). The release's own BuildProjects carry
+/// Argo CD's `Delete=false` only and are deleted by Flux, as documented
+/// (`docs/integrations.md`); so are the workloads, their Pods and the
+/// chart's RBAC, and a binding elsewhere to the chart's ClusterRole
+/// survives, naming a role that is gone. `tests/it/gitops_prune.rs` plays
+/// Argo CD's rules too, without a server.
 #[test]
 fn cluster_a_flux_prune_of_the_release_deletes_what_the_cluster_says() {
     let Some(server) = server::server("cluster_a_flux_prune") else {
@@ -586,33 +589,44 @@ fn cluster_a_flux_prune_of_the_release_deletes_what_the_cluster_says() {
     );
     let marked: BTreeSet<String> = inventory
         .iter()
-        .filter(|o| !protections(o).is_empty())
+        .filter(|o| protections(o).contains(&"flux"))
         .map(|o| format!("{}/{}", namespace_of(o), reference(o)))
         .collect();
     assert_eq!(
         marked, skipped,
-        "what the chart protects from a prune (for any tool) is what Flux skipped"
+        "what the chart marks for Flux is what Flux skipped"
+    );
+    let foundations: BTreeSet<String> = inventory
+        .iter()
+        .filter(|o| o["kind"] == "Namespace" || o["kind"] == "CustomResourceDefinition")
+        .map(|o| format!("{}/{}", namespace_of(o), reference(o)))
+        .collect();
+    assert_eq!(
+        skipped, foundations,
+        "Flux keeps exactly the Namespaces and the CRD"
     );
     eprintln!(
-        "prune: the chart protects {} objects: {marked:?}",
+        "prune: the chart protects {} objects from Flux: {marked:?}",
         marked.len()
     );
 
-    // The namespace controller empties and deletes the namespaces; the CRD
-    // finalizer deletes every BuildProject before the CRD goes.
+    // Were a Namespace or the CRD not kept, the namespace controller would
+    // empty and delete it, the CRD finalizer every BuildProject: wait for
+    // those (none, with the protection).
     let mut waits: Vec<String> = inventory
         .iter()
         .filter(|o| o["kind"] == "Namespace" || o["kind"] == "CustomResourceDefinition")
         .map(reference)
         .collect();
     waits.retain(|w| !skipped.iter().any(|s| s.ends_with(w.as_str())));
-    let mut args = vec!["wait", "--for=delete", "--timeout=60s"];
-    args.extend(waits.iter().map(String::as_str));
-    server.kubectl_ok(&args, None);
+    if !waits.is_empty() {
+        let mut args = vec!["wait", "--for=delete", "--timeout=60s"];
+        args.extend(waits.iter().map(String::as_str));
+        server.kubectl_ok(&args, None);
+    }
 
-    // Deleted: every object of the inventory but those protected (those
-    // of a deleted CRD's kinds are checked below: kubectl cannot name
-    // them now).
+    // Deleted: every object of the inventory but those protected (the
+    // BuildProjects are checked below, with the team's).
     let crd_kinds: Vec<&str> = inventory
         .iter()
         .filter(|o| o["kind"] == "CustomResourceDefinition")
@@ -649,33 +663,48 @@ fn cluster_a_flux_prune_of_the_release_deletes_what_the_cluster_says() {
         .cloned()
         .collect();
     assert_eq!(there, protected_mappable, "the inventory after the prune");
-    // Deleted with the namespaces: what the controllers and cert-manager
-    // made there, and the team's BuildProject added by hand.
+    // Survived: the namespaces, and in them what Flux did not apply
+    // (cert-manager's Secrets); the CRD, and with it every BuildProject
+    // Flux did not apply (the team's, in its namespace and added by hand
+    // in the builds namespace), while the release's went with Flux.
     for namespace in inventory
         .iter()
         .filter(|o| o["kind"] == "Namespace")
         .map(name_of)
     {
-        assert!(!exists(&server, &["namespace", namespace]), "{namespace}");
+        assert!(exists(&server, &["namespace", namespace]), "{namespace}");
     }
-    // Deleted with the CRD: every BuildProject of every namespace, the
-    // team's own included. The CRD applied again finds none.
-    server.apply_first_stage(std::slice::from_ref(crd), "test-cluster");
-    let left = server.kubectl_ok(&["get", "buildprojects", "-A", "-o", "name"], None);
-    assert_eq!(
-        left.trim(),
-        "",
-        "BuildProjects left after the CRD was deleted"
-    );
-    server.kubectl_ok(
-        &[
-            "delete",
-            &format!("crd/{}", name_of(crd)),
-            "--wait=true",
-            "--timeout=60s",
-        ],
-        None,
-    );
+    for certificate in &certificates {
+        let secret = certificate["spec"]["secretName"].as_str().unwrap();
+        assert!(
+            exists(
+                &server,
+                &["secret", "-n", namespace_of(certificate), secret]
+            ),
+            "cert-manager's Secret {secret} survives"
+        );
+    }
+    assert!(exists(&server, &["crd", name_of(crd)]));
+    let left: BTreeSet<String> = server
+        .kubectl_ok(
+            &[
+                "get",
+                "buildprojects",
+                "-A",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}",
+            ],
+            None,
+        )
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let expected: BTreeSet<String> = [
+        "team-a/team-a-app".to_owned(),
+        format!("{builds}/added-by-hand"),
+    ]
+    .into();
+    assert_eq!(left, expected, "the BuildProjects left after the prune");
 
     // Survived: the team's namespace, its account and its binding, which
     // now names a ClusterRole that is gone and grants nothing; the

@@ -88,3 +88,18 @@ pub fn relative(path: &Path) -> String {
 pub fn assert_contains(text: &str, needle: &str) {
     assert!(text.contains(needle), "{needle:?} is not in:\n{text}");
 }
+
+/// `check`'s text without the `info:` lines about the prerequisites
+/// (cert-manager, Kyverno) whose CRDs a test's input does not hold: what
+/// a test about something else compares.
+pub fn without_prerequisites(text: &str) -> String {
+    text.lines()
+        .filter(|l| !is_prerequisite_line(l))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Whether `line` is `check`'s `info:` line about a prerequisite.
+pub fn is_prerequisite_line(line: &str) -> bool {
+    line.starts_with("info: cert-manager: ") || line.starts_with("info: Kyverno: ")
+}

@@ -16,6 +16,7 @@ mod diff_server;
 mod differential;
 mod explain;
 mod fuzz;
+mod gitops_prune;
 mod harness;
 mod helm;
 mod hostile_values;

@@ -223,6 +223,9 @@ pub struct Context<'a> {
     /// The Kubernetes version whose default RBAC roles a binding may
     /// name (`--kube-version`).
     pub version: crate::rbac::defaults::Version,
+    /// The CustomResourceDefinitions given besides the input (`--crd`),
+    /// as JSON: what the cluster holds already.
+    pub extra_crds: Vec<Json>,
 }
 
 impl<'a> Context<'a> {
@@ -230,12 +233,14 @@ impl<'a> Context<'a> {
         manifests: &'a [&'a Manifest],
         objects: &'a [&'a Json],
         version: crate::rbac::defaults::Version,
+        extra_crds: &[Manifest],
     ) -> Self {
         Context {
             manifests,
             facts: Facts::of(objects),
             objects,
             version,
+            extra_crds: extra_crds.iter().map(|m| m.node.to_json()).collect(),
         }
     }
 
@@ -420,7 +425,8 @@ pub fn run_borrowed(
     let version = schema.map_or(crate::rbac::defaults::TARGET, |options| {
         crate::rbac::defaults::version(options.schemas.version())
     });
-    let context = Context::new(manifests, objects, version);
+    let extra_crds = schema.map_or(&[][..], |options| options.extra_crds);
+    let context = Context::new(manifests, objects, version, extra_crds);
     let mut findings = Findings::new(&context);
     if let Some(options) = schema {
         schema::check(&context, &mut findings, options);

@@ -54,6 +54,9 @@ pub struct Values {
     pub kata: Kata,
     /// Names of the Kyverno policies whose exemptions the chart states (ADR-0006).
     pub policies: Policies,
+    /// How GitOps tools (Argo CD, Flux) treat what holds state: kept when
+    /// the application is deleted, renamed or pruned.
+    pub gitops: GitOps,
 }
 
 impl Default for Values {
@@ -70,6 +73,7 @@ impl Default for Values {
             projects: Vec::new(),
             kata: Kata::default(),
             policies: Policies::default(),
+            gitops: GitOps::default(),
         }
     }
 }
@@ -674,5 +678,28 @@ impl Default for Policies {
             security_context: DnsLabel::from_static("add-custom-mas-securitycontext"),
             disallow_host_path: DnsLabel::from_static("disallow-host-path"),
         }
+    }
+}
+
+/// What the GitOps tools that apply the bundles may delete.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct GitOps {
+    /// Keep the Namespaces and the BuildProject CRD, and with them the
+    /// Secrets and the BuildProjects in the cluster, when the GitOps
+    /// application is deleted, renamed or prunes them: Argo CD's
+    /// `argocd.argoproj.io/sync-options: Prune=false,Delete=false` and
+    /// Flux's `kustomize.toolkit.fluxcd.io/prune: disabled` on them, and
+    /// Argo CD's `Delete=false` on the release's BuildProjects (a project
+    /// removed from the values is still pruned; in Flux, the
+    /// Kustomization's `deletionPolicy: Orphan` keeps them). `false` lets a
+    /// deleted application delete them all. Every release in a cluster must
+    /// agree: the CRD is shared. See docs/integrations.md, Lifecycle.
+    pub protect: bool,
+}
+
+impl Default for GitOps {
+    fn default() -> Self {
+        GitOps { protect: true }
     }
 }

@@ -7,6 +7,7 @@
 //! Templates receive the plan serialized and only lay it out as YAML.
 
 pub mod adr;
+pub mod gitops;
 pub mod rbac;
 pub mod security;
 pub mod trust;
@@ -175,6 +176,12 @@ impl<C: TrustClass> NamespacePlan<C> {
                 .collect();
             annotations.insert(EXEMPTIONS_ANNOTATION.to_owned(), stated.join(","));
         }
+        gitops::annotate(
+            &mut annotations,
+            &values.common_annotations,
+            gitops::Role::Foundation,
+            values.gitops.protect,
+        );
         NamespacePlan {
             name: name.to_owned(),
             labels,
@@ -370,10 +377,24 @@ fn metas(values: &Values) -> BTreeMap<&'static str, Meta> {
     .into_iter()
     .map(|(key, component, name)| (key, meta(values, component, name)))
     .collect();
-    meta.insert(
-        "crd",
-        shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP)),
+    let mut crd = shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP));
+    gitops::annotate(
+        &mut crd.annotations,
+        &values.common_annotations,
+        gitops::Role::Foundation,
+        values.gitops.protect,
     );
+    meta.insert("crd", crd);
+    // The BuildProjects: the daemons' component, kept when the GitOps
+    // application is deleted.
+    let mut projects = self::meta(values, "daemons", format!("{release}-daemons"));
+    gitops::annotate(
+        &mut projects.annotations,
+        &values.common_annotations,
+        gitops::Role::Project,
+        values.gitops.protect,
+    );
+    meta.insert("projects", projects);
     meta
 }
 
@@ -509,7 +530,8 @@ fn meta(values: &Values, component: &str, name: String) -> Meta {
 /// The metadata of an object every instance of the operator in a cluster
 /// shares (the CRD): nothing of one release or environment, no instance,
 /// version or common labels, so two releases (two GitOps applications)
-/// render it identically and never fight over it.
+/// render it identically and never fight over it (but for the GitOps
+/// annotations, [`gitops`], which every release must agree on).
 fn shared_meta(name: String) -> Meta {
     let labels: BTreeMap<String, String> = [
         ("app.kubernetes.io/name", PART_OF),

@@ -51,6 +51,7 @@ const RULES: &[(&str, To)] = &[
     ("namespaces.*.annotations.*", To::Annotation(true)),
     ("namespaces.*.exemptions.**", To::Exemptions),
     ("namespaces.*.*", To::Constant),
+    ("meta.crd.annotations.*", To::Annotation(false)),
     ("meta.crd.**", To::Constant),
     ("meta.*.name", To::Paths(&["releaseName"])),
     ("meta.*.labels.*", To::Label(2, None)),
@@ -234,6 +235,8 @@ fn derive(to: To, path: &KeyPath, captured: &[Segment], values: &Values) -> Vec<
             });
             if namespace && annotation == plan::EXEMPTIONS_ANNOTATION {
                 exemptions(key(1))
+            } else if let Some(paths) = gitops_annotation(annotation, values) {
+                paths
             } else {
                 vec![KeyPath::root().key("commonAnnotations").key(annotation)]
             }
@@ -331,6 +334,24 @@ fn label(key: &str, image: Option<&str>, values: &Values) -> Vec<KeyPath> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The values a GitOps annotation (`plan::gitops`) was derived from:
+/// `gitops.protect` for the protections, the common annotation of the same
+/// key where one is set (sync options merged, the wave before the common
+/// one); `None` for any other annotation.
+fn gitops_annotation(key: &str, values: &Values) -> Option<Vec<KeyPath>> {
+    let mut paths = match key {
+        plan::gitops::ARGOCD_SYNC_OPTIONS | plan::gitops::FLUX_PRUNE => {
+            vec![KeyPath::dotted("gitops.protect")]
+        }
+        plan::gitops::ARGOCD_SYNC_WAVE => Vec::new(),
+        _ => return None,
+    };
+    if values.common_annotations.contains_key(key) {
+        paths.push(KeyPath::root().key("commonAnnotations").key(key));
+    }
+    Some(paths)
 }
 
 /// The policies a namespace of `class` is exempted from (ADR-0006).

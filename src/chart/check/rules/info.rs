@@ -1,16 +1,108 @@
 //! What the input does not show, said on `info:` lines (never findings):
 //! namespaces with no Namespace object, RuntimeClasses from the Kata bundle
-//! applied out-of-band.
+//! applied out-of-band, and the prerequisites the objects need that the
+//! cluster must already hold (cert-manager's and Kyverno's CRDs).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::check::facts::{command_line, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings};
+use crate::plan::EXEMPTIONS_ANNOTATION;
 
 /// Notes what is used but not in the input.
 pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     unseen_namespaces(context, findings);
     runtime_classes(context, findings);
+    prerequisites(context, findings);
+}
+
+/// A tool the objects need installed first, known by the API group of its
+/// custom resources.
+struct Prerequisite {
+    /// Its name, the subject of the line.
+    name: &'static str,
+    /// The API group of its custom resources.
+    group: &'static str,
+    /// What must be installed, and when.
+    install: &'static str,
+}
+
+const PREREQUISITES: &[Prerequisite] = &[
+    Prerequisite {
+        name: "cert-manager",
+        group: "cert-manager.io",
+        install: "install cert-manager (its CRDs and controller) before applying them",
+    },
+    Prerequisite {
+        name: "Kyverno",
+        group: "kyverno.io",
+        install: "Kyverno and its policies are the platform's: install it first, with the exclusions `chartgen exemptions` lists",
+    },
+];
+
+/// The prerequisites the objects show but the input does not hold: custom
+/// resources of a prerequisite's API group (a Certificate) whose CRD is
+/// not in the input, and, for Kyverno, namespaces whose exemptions
+/// annotation names its policies while no Kyverno CRD is in the input.
+/// CRDs given with `--crd` count as in the input. Said, not failed: the
+/// CRDs are applied out-of-band by their own install.
+fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
+    for prerequisite in PREREQUISITES {
+        let declared: BTreeSet<&str> = context
+            .objects
+            .iter()
+            .copied()
+            .chain(&context.extra_crds)
+            .filter(|o| o["kind"] == "CustomResourceDefinition")
+            .filter(|o| o["spec"]["group"] == prerequisite.group)
+            .filter_map(|o| o["spec"]["names"]["kind"].as_str())
+            .collect();
+        let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
+        for object in context.objects {
+            if group_of(object) == prerequisite.group {
+                let kind = object["kind"].as_str().unwrap_or_default();
+                if !declared.contains(kind) {
+                    *missing.entry(kind).or_default() += 1;
+                }
+            }
+        }
+        let mut needs: Vec<String> = missing
+            .iter()
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect();
+        if prerequisite.group == "kyverno.io" && declared.is_empty() {
+            let named: Vec<&str> = context
+                .objects
+                .iter()
+                .filter(|o| o["kind"] == "Namespace")
+                .filter(|o| o["metadata"]["annotations"][EXEMPTIONS_ANNOTATION].is_string())
+                .filter_map(|o| o["metadata"]["name"].as_str())
+                .collect();
+            if !named.is_empty() {
+                needs.push(format!(
+                    "exemptions from its policies for namespace {}",
+                    named.join(", ")
+                ));
+            }
+        }
+        if !needs.is_empty() {
+            findings.note(
+                prerequisite.name,
+                format!(
+                    "the input relies on it ({}) but holds no CRD of {} for that: {}",
+                    needs.join("; "),
+                    prerequisite.group,
+                    prerequisite.install
+                ),
+            );
+        }
+    }
+}
+
+/// The group of an object's apiVersion (`""` for the core group).
+fn group_of(object: &serde_json::Value) -> &str {
+    let api = object["apiVersion"].as_str().unwrap_or_default();
+    api.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
 /// Namespaces the objects live in but the input has no Namespace object

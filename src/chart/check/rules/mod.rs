@@ -215,7 +215,11 @@ pub fn reference() -> String {
          gaps. What the input does not show is said on an `info:` line (in JSON, `info`), \
          which does not change the exit code: a namespace with no Namespace object, a \
          RuntimeClass from the Kata bundle applied out-of-band, a Namespace of another \
-         tool that states no Pod Security level.\n\n\
+         tool that states no Pod Security level, a prerequisite the cluster must hold \
+         before the bundle is applied: cert-manager (custom resources of \
+         `cert-manager.io` whose CRD is neither in the input nor given with `--crd`) and \
+         Kyverno (a Namespace whose `buildkit-operator.dev/policy-exemptions` annotation \
+         names its policies, or `kyverno.io` resources, with no Kyverno CRD).\n\n\
          The ADR rules (R1-R6, T1-T5, FACT) judge the buildkit operator's objects only: \
          each buildd and what ties to it (its namespaces and everything in them, the \
          BuildProjects and their CRD, what its objects name or mount, the roles and \
