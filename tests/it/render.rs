@@ -193,7 +193,7 @@ fn committed_out_matches_a_fresh_render() {
     );
     assert_eq!(
         run.stdout,
-        "ok: out/dev/release is up to date (31 files)\nok: out/ovh-prod/release is up to date (34 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
+        "ok: out/dev/release is up to date (35 files)\nok: out/ovh-prod/release is up to date (38 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
     );
 }
 
@@ -396,7 +396,7 @@ fn each_bundle_and_both_together_pass_check() {
         (release.code, release.stdout.as_str()),
         (
             0,
-            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 32 objects, no findings\n"
+            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 36 objects, no findings\n"
         )
     );
     let kata = chartgen(&["check", "out/ovh-prod/kata"]);
@@ -407,7 +407,7 @@ fn each_bundle_and_both_together_pass_check() {
     let both = chartgen(&["check", "out/ovh-prod/release", "out/ovh-prod/kata"]);
     assert_eq!(
         (both.code, both.stdout.as_str()),
-        (0, "ok: 39 objects, no findings\n")
+        (0, "ok: 43 objects, no findings\n")
     );
 }
 

@@ -10,6 +10,7 @@
 //! Rules that a JSON Schema cannot state (distinct namespaces, unique project
 //! names) live in [`rules`].
 
+pub mod network;
 pub mod pod;
 pub mod rules;
 pub mod types;
@@ -19,6 +20,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use network::Network;
 pub use pod::PodSettings;
 pub use types::{DnsLabel, Quantity};
 
@@ -54,6 +56,9 @@ pub struct Values {
     pub kata: Kata,
     /// Names of the Kyverno policies whose exemptions the chart states (ADR-0006).
     pub policies: Policies,
+    /// The NetworkPolicies: default deny in the operator and builds
+    /// namespaces, and the flows the components need (docs/network.md).
+    pub network: Network,
 }
 
 impl Default for Values {
@@ -70,6 +75,7 @@ impl Default for Values {
             projects: Vec::new(),
             kata: Kata::default(),
             policies: Policies::default(),
+            network: Network::default(),
         }
     }
 }
@@ -370,8 +376,6 @@ pub struct Builds {
     pub resource_quota: ResourceQuota,
     /// A LimitRange giving containers defaults and ceilings.
     pub limit_range: LimitRange,
-    /// The NetworkPolicy isolating the daemons.
-    pub network_policy: NetworkPolicy,
 }
 
 impl Default for Builds {
@@ -383,7 +387,6 @@ impl Default for Builds {
             daemon: PodSettings::default(),
             resource_quota: ResourceQuota::default(),
             limit_range: LimitRange::default(),
-            network_policy: NetworkPolicy::default(),
         }
     }
 }
@@ -540,26 +543,6 @@ impl Default for LimitRange {
                 cpu: Some(Quantity::from_static("8")),
                 memory: Some(Quantity::from_static("16Gi")),
             },
-        }
-    }
-}
-
-/// The builds namespace's NetworkPolicy.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
-pub struct NetworkPolicy {
-    /// Whether to render NetworkPolicies for the operator and builds namespaces.
-    pub enabled: bool,
-    /// CIDRs the daemons may reach (registries, mirrors, source hosts) besides
-    /// cluster DNS; empty allows all egress.
-    pub egress_cidrs: Vec<String>,
-}
-
-impl Default for NetworkPolicy {
-    fn default() -> Self {
-        NetworkPolicy {
-            enabled: true,
-            egress_cidrs: Vec::new(),
         }
     }
 }

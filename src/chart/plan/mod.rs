@@ -7,6 +7,7 @@
 //! Templates receive the plan serialized and only lay it out as YAML.
 
 pub mod adr;
+pub mod network;
 pub mod rbac;
 pub mod security;
 pub mod trust;
@@ -85,6 +86,8 @@ pub struct Plan<'v> {
     pub names: Names,
     /// The custom resources' API group and version (ADR-1058).
     pub crd: CrdPlan,
+    /// The NetworkPolicies' peers and rules.
+    pub network: network::NetworkPlan,
 }
 
 /// The API of the chart's custom resources, as the CRD and the
@@ -334,6 +337,7 @@ impl<'v> Plan<'v> {
             namespaces,
             names,
             meta,
+            network: network::NetworkPlan::new(values),
             crd: CrdPlan {
                 group: adr::CRD_GROUP,
                 version: adr::CRD_VERSION,
