@@ -808,6 +808,59 @@ mod tests {
     }
 
     #[test]
+    fn network_values_say_only_what_a_policy_can_enforce() {
+        use crate::model::network::{CidrRule, Cni, FqdnRule, Peer, Port};
+        let mut values = Values::default();
+        let egress = &mut values.network.build_egress;
+        egress.allow_all = true;
+        egress.cidrs = vec![CidrRule {
+            cidr: "10.0.0.0/8".into(),
+            except: vec![
+                "10.1.0.0/16".into(),
+                "10.0.0.0/8".into(),
+                "192.168.0.0/16".into(),
+                "fc00::/7".into(),
+                "10.2.0.0/33".into(),
+            ],
+            ports: Vec::new(),
+        }];
+        egress.fqdns = vec![FqdnRule {
+            name: "github.com".into(),
+            ports: vec![Port(443)],
+        }];
+        values.network.gateway_clients = vec![Peer {
+            pod_labels: BTreeMap::from([("app".into(), "ci".into())]),
+            ..Peer::default()
+        }];
+        values.network.metrics_from = vec![Peer {
+            namespace_labels: BTreeMap::from([("bad key".into(), "x".into())]),
+            ..Peer::default()
+        }];
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                "network.buildEgress.cidrs[0].except[1]",
+                "network.buildEgress.cidrs[0].except[2]",
+                "network.buildEgress.cidrs[0].except[3]",
+                "network.buildEgress.cidrs[0].except[4]",
+                "network.buildEgress.allowAll",
+                "network.buildEgress.fqdns",
+                "network.gatewayClients[0]",
+                r#"network.metricsFrom[0].namespaceLabels."bad key""#,
+            ]
+        );
+        // With Cilium, named hosts are what the values may say.
+        let mut values = Values::default();
+        values.network.cni = Cni::Cilium;
+        values.network.build_egress.fqdns = vec![FqdnRule {
+            name: "*.github.com".into(),
+            ports: vec![Port(443)],
+        }];
+        assert_eq!(check(&values), []);
+    }
+
+    #[test]
     fn replicas_need_leader_election_and_policies_differ() {
         let mut values = Values::default();
         values.buildd.leader_election = false;
