@@ -30,13 +30,8 @@ pub struct Network {
     /// `kube-apiserver` entity, and `buildEgress.fqdns` lets builds reach
     /// named hosts.
     pub cni: Cni,
-    /// Where buildd reaches the Kubernetes API server. A NetworkPolicy
-    /// cannot name the API server portably, so it is an address range and
-    /// ports. The default admits every address on 443 and 6443 (the
-    /// `kubernetes` Service's port and the API server's usual endpoint port:
-    /// most plugins judge egress after the Service address is translated to
-    /// the endpoint); narrow it to your API server's endpoints (`kubectl get
-    /// endpointslices -n default -l kubernetes.io/service-name=kubernetes`).
+    /// Where buildd reaches the Kubernetes API server: a NetworkPolicy
+    /// cannot name it portably, so address ranges and ports.
     pub api_server: ApiServer,
     /// Cluster DNS, which every pod of both namespaces may query on UDP and
     /// TCP 53.
@@ -92,9 +87,16 @@ pub enum Cni {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct ApiServer {
-    /// Address ranges of the API server's endpoints (CIDRs).
+    /// Address ranges of the API server's endpoints (CIDRs). The default
+    /// admits every address: narrow it to your API server's endpoints
+    /// (`kubectl get endpointslices -n default -l
+    /// kubernetes.io/service-name=kubernetes`). With `cni: cilium`, buildd
+    /// also reaches the `kube-apiserver` entity, and this may be `[]`.
     pub cidrs: Vec<String>,
-    /// TCP ports; at least one.
+    /// TCP ports; at least one. The default is 443, the `kubernetes`
+    /// Service's port, and 6443, the API server's usual endpoint port: most
+    /// plugins judge egress after the Service address is translated to the
+    /// endpoint.
     pub ports: Vec<Port>,
 }
 
