@@ -46,10 +46,10 @@ fn the_directory_holds_the_same_objects_as_the_stream() {
     assert_eq!(
         run.stdout,
         format!(
-            "{target}/release: 34 added, 0 changed, 0 removed, 0 unchanged\n{target}/kata: 8 added, 0 changed, 0 removed, 0 unchanged\n"
+            "{target}/release: 38 added, 0 changed, 0 removed, 0 unchanged\n{target}/kata: 8 added, 0 changed, 0 removed, 0 unchanged\n"
         )
     );
-    for (bundle, objects) in [("release", 32), ("kata", 7)] {
+    for (bundle, objects) in [("release", 36), ("kata", 7)] {
         let stream = chartgen(&["render", "-f", "values/ovh-prod.yaml", "--bundle", bundle]).stdout;
         let side = format!("{target}/{bundle}");
         let diff = chartgen_with_stdin(&["diff", "--exit-code", "-", &side], Some(&stream));
@@ -161,7 +161,7 @@ fn objects_that_go_away_take_their_files_with_them() {
     assert_eq!(
         run.stdout,
         format!(
-            "{target}/release: 0 added, 4 changed, 0 removed, 30 unchanged\n{target}/kata: 0 added, 0 changed, 8 removed, 0 unchanged\n"
+            "{target}/release: 0 added, 4 changed, 0 removed, 34 unchanged\n{target}/kata: 0 added, 0 changed, 8 removed, 0 unchanged\n"
         )
     );
     assert!(
@@ -427,7 +427,7 @@ fn dotdot_is_resolved_by_name_and_said() {
     );
     assert_eq!(
         stdout,
-        "out/release: 31 added, 0 changed, 0 removed, 0 unchanged\n"
+        "out/release: 35 added, 0 changed, 0 removed, 0 unchanged\n"
     );
 }
 
@@ -668,7 +668,7 @@ fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stdout,
-        "out/dev/release: 31 added, 0 changed, 0 removed, 0 unchanged\n"
+        "out/dev/release: 35 added, 0 changed, 0 removed, 0 unchanged\n"
     );
 }
 
@@ -962,6 +962,6 @@ fn paths_are_printed_with_control_characters_escaped() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stdout,
-        "a\\u{001b}[2J\\u{0085}b/release: 31 added, 0 changed, 0 removed, 0 unchanged\n"
+        "a\\u{001b}[2J\\u{0085}b/release: 35 added, 0 changed, 0 removed, 0 unchanged\n"
     );
 }
