@@ -41,6 +41,19 @@ const EVENTS_ROLE_RULES: &str =
     "rules:\n  - apiGroups: [\"\"]\n    resources: [events]\n    verbs: [create, patch]\n";
 const CR_ROLE_RULES: &str = "rules:\n  - apiGroups: [buildkit-operator.dev]\n    resources: [buildprojects]\n    verbs: [get, list, watch, create, update, patch, delete]\n";
 
+/// The operator namespace's default deny, up to the policy after it.
+const OPERATOR_DEFAULT_DENY: &str = "  podSelector: {}\n  policyTypes: [Ingress, Egress]\n---\n# Source: templates/network-policies.yaml\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: buildkit-gateway\n";
+
+/// The same, its policy types left out: an egress rule (to its own
+/// namespace) makes it isolate Egress too, as the API server defaults it.
+static OPERATOR_DEFAULT_DENY_IMPLIED: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| {
+        OPERATOR_DEFAULT_DENY.replace(
+            "  policyTypes: [Ingress, Egress]\n",
+            "  egress: [{to: [{podSelector: {}}]}]\n",
+        )
+    });
+
 /// One mutation: its name, the invariant it breaks, and its edits.
 type Mutation = (&'static str, &'static str, Vec<(&'static str, String)>);
 
@@ -180,6 +193,22 @@ fn mutations() -> Vec<Mutation> {
             "- --leader-elect=true\n",
             "- --leader-elect=true\n            - --leader-election-namespace\n            - buildkit-builds\n".to_owned(),
         )]),
+        // Issue 23: default deny in every namespace the release targets, no
+        // ingress from the whole cluster.
+        // Egress stays isolated by the DNS policy (every pod, Egress); no
+        // policy selects every pod for Ingress.
+        ("net-operator-default-deny-without-ingress", "NET", vec![(
+            OPERATOR_DEFAULT_DENY,
+            OPERATOR_DEFAULT_DENY.replace("[Ingress, Egress]", "[Egress]"),
+        )]),
+        ("net-gateway-open-to-every-namespace", "NET", vec![(
+            "        - namespaceSelector:\n            matchLabels:\n              buildkit-operator.dev/gateway-client: \"true\"\n",
+            "        - namespaceSelector: {}\n          podSelector:\n            matchLabels:\n              app: ci\n".to_owned(),
+        )]),
+        ("net-buildd-metrics-from-anywhere", "NET", vec![(
+            "    - from:\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: monitoring\n",
+            "    - from: []\n".to_owned(),
+        )]),
         ("kind-without-schema", "KIND", vec![(
             "---\n# Source: templates/namespaces.yaml\n",
             "---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: buildkit-builds\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
@@ -246,6 +275,10 @@ fn equivalent_forms_pass() {
             )],
         ),
         (
+            "a default deny whose Egress type follows from its egress rule",
+            vec![(OPERATOR_DEFAULT_DENY, &*OPERATOR_DEFAULT_DENY_IMPLIED)],
+        ),
+        (
             "--namespace X",
             vec![(
                 "- --namespace=buildkit-builds\n",
@@ -256,7 +289,7 @@ fn equivalent_forms_pass() {
         let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
         assert_eq!(
             (run.code, without_prerequisites(&run.stdout).as_str()),
-            (0, "ok: 39 objects, no findings\n"),
+            (0, "ok: 43 objects, no findings\n"),
             "{name}"
         );
     }
@@ -327,7 +360,7 @@ fn the_json_output_says_what_the_text_says() {
         );
     }
     assert!(!report["info"].as_array().unwrap().is_empty());
-    assert_eq!(text, format!("{expected}8 findings in 25 objects\n"));
+    assert_eq!(text, format!("{expected}8 findings in 26 objects\n"));
 }
 
 /// Without buildd, the classes cannot be told: one finding per namespace
@@ -357,7 +390,7 @@ fn a_missing_fact_is_one_clear_finding() {
             format!(
                 "FACT BuildProject ci-builds/app-backend metadata.namespace: the trust class of namespace ci-builds {lacking}"
             ),
-            "1 finding in 22 objects".to_owned(),
+            "1 finding in 23 objects".to_owned(),
         ],
         "{}",
         run.stdout
@@ -461,7 +494,7 @@ fn two_releases_check_together() {
             without_prerequisites(&run.stdout).as_str(),
             run.stderr.as_str()
         ),
-        (0, "ok: 70 objects, no findings\n", "")
+        (0, "ok: 78 objects, no findings\n", "")
     );
 }
 
@@ -481,7 +514,7 @@ fn namespaces_not_in_the_input_are_said_unverified() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
         without_prerequisites(&run.stdout),
-        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 27 objects, no findings\n"
+        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 31 objects, no findings\n"
     );
     let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&stream));
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -697,7 +730,7 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
         let run = chartgen(&["check", "--kube-version", version, "out/ovh-prod"]);
         assert_eq!(
             (run.code, without_prerequisites(&run.stdout).as_str()),
-            (0, "ok: 39 objects, no findings\n"),
+            (0, "ok: 43 objects, no findings\n"),
             "{version}"
         );
     }

@@ -7,7 +7,9 @@ use serde_json::Value as Json;
 use chartgen::kube::{KubeSchemas, VERSIONS};
 use chartgen::yaml::{self, Source};
 
-use crate::harness::{chartgen, chartgen_with, relative, root, without_prerequisites};
+use crate::harness::{
+    assert_contains, chartgen, chartgen_with, relative, root, without_prerequisites,
+};
 
 /// Every environment: the built-in defaults, then each file in `values/`
 /// over `values/common.yaml` (as `render --all` layers them), then every
@@ -193,7 +195,7 @@ fn committed_out_matches_a_fresh_render() {
     );
     assert_eq!(
         run.stdout,
-        "ok: out/dev/release is up to date (31 files)\nok: out/ovh-prod/release is up to date (34 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
+        "ok: out/dev/release is up to date (35 files)\nok: out/ovh-prod/release is up to date (38 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
     );
 }
 
@@ -399,7 +401,7 @@ fn each_bundle_and_both_together_pass_check() {
         ),
         (
             0,
-            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 32 objects, no findings\n"
+            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 36 objects, no findings\n"
         )
     );
     let kata = chartgen(&["check", "out/ovh-prod/kata"]);
@@ -410,7 +412,7 @@ fn each_bundle_and_both_together_pass_check() {
     let both = chartgen(&["check", "out/ovh-prod/release", "out/ovh-prod/kata"]);
     assert_eq!(
         (both.code, without_prerequisites(&both.stdout).as_str()),
-        (0, "ok: 39 objects, no findings\n")
+        (0, "ok: 43 objects, no findings\n")
     );
 }
 
@@ -976,4 +978,46 @@ fn pod_settings_reach_each_pod_and_nothing_else() {
 fn no_daemon_settings_render_no_daemon_pod_template() {
     let stream = render(&["--bundle".to_owned(), "all".to_owned()]);
     assert!(!stream.contains("daemon-pod-template"), "{stream}");
+}
+
+/// Issue 23: `network.cni: cilium` adds the CiliumNetworkPolicies a
+/// NetworkPolicy cannot say (checked against chartgen's Cilium schema: the
+/// render passes `check`); `standard`, the default, renders none, and
+/// named hosts without Cilium are refused.
+#[test]
+fn cilium_policies_only_when_the_values_ask_for_cilium() {
+    let cilium = objects(&render(&[
+        "-f".into(),
+        "values/dev.yaml".into(),
+        "-f".into(),
+        "tests/fixtures/render/cilium.yaml".into(),
+    ]));
+    let api = find(&cilium, "CiliumNetworkPolicy", "buildkit-buildd-api-server");
+    assert_eq!(api["spec"]["egress"][0]["toEntities"][0], "kube-apiserver");
+    let fqdns = find(&cilium, "CiliumNetworkPolicy", "buildkit-daemons-fqdns");
+    let egress = fqdns["spec"]["egress"].as_array().unwrap();
+    // Cilium learns the names' addresses only from DNS it proxies: the DNS
+    // rule is part of the same policy.
+    assert_eq!(
+        egress[0]["toPorts"][0]["rules"]["dns"][0]["matchPattern"],
+        "*"
+    );
+    assert_eq!(egress[1]["toFQDNs"][0]["matchName"], "github.com");
+    assert_eq!(
+        egress[2]["toFQDNs"][0]["matchPattern"],
+        "*.githubusercontent.com"
+    );
+    let standard = objects(&render(&["-f".into(), "values/dev.yaml".into()]));
+    assert!(standard.iter().all(|o| o["kind"] != "CiliumNetworkPolicy"));
+    let refused = chartgen(&[
+        "render",
+        "-f",
+        "values/dev.yaml",
+        "-f",
+        "tests/fixtures/render/cilium.yaml",
+        "--set",
+        "network.cni=standard",
+    ]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert_contains(&refused.stderr, "network.buildEgress.fqdns");
 }

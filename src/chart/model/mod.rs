@@ -10,6 +10,7 @@
 //! Rules that a JSON Schema cannot state (distinct namespaces, unique project
 //! names) live in [`rules`].
 
+pub mod network;
 pub mod pod;
 pub mod rules;
 pub mod types;
@@ -19,6 +20,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use network::Network;
 pub use pod::PodSettings;
 pub use types::{DnsLabel, Quantity};
 
@@ -57,6 +59,9 @@ pub struct Values {
     /// How GitOps tools (Argo CD, Flux) treat what holds state: kept when
     /// the application is deleted, renamed or pruned.
     pub gitops: GitOps,
+    /// The NetworkPolicies: default deny in the operator and builds
+    /// namespaces, and the flows the components need (docs/network.md).
+    pub network: Network,
 }
 
 impl Default for Values {
@@ -74,6 +79,7 @@ impl Default for Values {
             kata: Kata::default(),
             policies: Policies::default(),
             gitops: GitOps::default(),
+            network: Network::default(),
         }
     }
 }
@@ -374,8 +380,6 @@ pub struct Builds {
     pub resource_quota: ResourceQuota,
     /// A LimitRange giving containers defaults and ceilings.
     pub limit_range: LimitRange,
-    /// The NetworkPolicy isolating the daemons.
-    pub network_policy: NetworkPolicy,
 }
 
 impl Default for Builds {
@@ -387,7 +391,6 @@ impl Default for Builds {
             daemon: PodSettings::default(),
             resource_quota: ResourceQuota::default(),
             limit_range: LimitRange::default(),
-            network_policy: NetworkPolicy::default(),
         }
     }
 }
@@ -544,26 +547,6 @@ impl Default for LimitRange {
                 cpu: Some(Quantity::from_static("8")),
                 memory: Some(Quantity::from_static("16Gi")),
             },
-        }
-    }
-}
-
-/// The builds namespace's NetworkPolicy.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
-pub struct NetworkPolicy {
-    /// Whether to render NetworkPolicies for the operator and builds namespaces.
-    pub enabled: bool,
-    /// CIDRs the daemons may reach (registries, mirrors, source hosts) besides
-    /// cluster DNS; empty allows all egress.
-    pub egress_cidrs: Vec<String>,
-}
-
-impl Default for NetworkPolicy {
-    fn default() -> Self {
-        NetworkPolicy {
-            enabled: true,
-            egress_cidrs: Vec::new(),
         }
     }
 }

@@ -427,35 +427,183 @@ fn check_replicas(values: &Values, violations: &mut Vec<Violation>) {
     }
 }
 
+/// The network values: CIDRs that are CIDRs with exceptions strictly
+/// inside, peers that name their namespaces (never every namespace), named
+/// destinations only for a CNI that has them, and `allowAll` alone.
 fn check_network(values: &Values, violations: &mut Vec<Violation>) {
-    for (i, cidr) in values.builds.network_policy.egress_cidrs.iter().enumerate() {
+    use super::network::Cni;
+    let network = &values.network;
+    let mut push = |path: KeyPath, message: String, hint: &str| {
+        violations.push(Violation {
+            path,
+            also: Vec::new(),
+            message,
+            hint: Some(hint.to_owned()),
+        });
+    };
+    const CIDR_HINT: &str =
+        "write an address and a prefix length, such as 10.0.0.0/8 or 2001:db8::/32";
+    for (i, cidr) in network.api_server.cidrs.iter().enumerate() {
         if let Err(why) = parse_cidr(cidr) {
-            violations.push(Violation {
-                path: KeyPath::dotted("builds.networkPolicy.egressCidrs").index(i),
-                also: Vec::new(),
-                message: format!("`{cidr}` is not a CIDR: {why}"),
-                hint: Some(
-                    "write an address and a prefix length, such as 10.0.0.0/8 or 2001:db8::/32"
-                        .to_owned(),
+            push(
+                KeyPath::dotted("network.apiServer.cidrs").index(i),
+                format!("`{cidr}` is not a CIDR: {why}"),
+                CIDR_HINT,
+            );
+        }
+    }
+    if network.api_server.ports.is_empty() {
+        push(
+            KeyPath::dotted("network.apiServer.ports"),
+            "no port for the API server: buildd could not reach it".to_owned(),
+            "give the API server's ports, such as [443, 6443]",
+        );
+    }
+    if network.dns.pod_labels.is_empty() {
+        push(
+            KeyPath::dotted("network.dns.podLabels"),
+            "no labels for the DNS pods: every pod of their namespace would be admitted on port 53"
+                .to_owned(),
+            "give the DNS pods' labels, such as k8s-app: kube-dns",
+        );
+    }
+    let egress = &network.build_egress;
+    for (i, rule) in egress.fqdns.iter().enumerate() {
+        if rule.ports.is_empty() {
+            push(
+                KeyPath::dotted("network.buildEgress.fqdns")
+                    .index(i)
+                    .key("ports"),
+                format!("no port for `{}`", rule.name),
+                "give the ports builds use there, such as [443]",
+            );
+        }
+    }
+    for (i, rule) in egress.cidrs.iter().enumerate() {
+        let at = KeyPath::dotted("network.buildEgress.cidrs").index(i);
+        let outer = match parse_cidr(&rule.cidr) {
+            Ok(outer) => Some(outer),
+            Err(why) => {
+                push(
+                    at.clone().key("cidr"),
+                    format!("`{}` is not a CIDR: {why}", rule.cidr),
+                    CIDR_HINT,
+                );
+                None
+            }
+        };
+        for (j, except) in rule.except.iter().enumerate() {
+            let path = at.clone().key("except").index(j);
+            match (parse_cidr(except), outer) {
+                (Err(why), _) => push(path, format!("`{except}` is not a CIDR: {why}"), CIDR_HINT),
+                (Ok(inner), Some(outer)) if !strictly_within(inner, outer) => push(
+                    path,
+                    format!(
+                        "`{except}` is not strictly inside `{}`: the API server refuses the NetworkPolicy",
+                        rule.cidr
+                    ),
+                    "an exception is a smaller range of the same address family inside the cidr",
                 ),
-            });
+                _ => {}
+            }
+        }
+    }
+    if egress.allow_all && !(egress.cidrs.is_empty() && egress.fqdns.is_empty()) {
+        push(
+            KeyPath::dotted("network.buildEgress.allowAll"),
+            "network.buildEgress.allowAll admits every destination, yet cidrs or fqdns are set too"
+                .to_owned(),
+            "set allowAll to false to keep the list, or empty cidrs and fqdns (`cidrs: []`)",
+        );
+    }
+    if network.cni != Cni::Cilium && !egress.fqdns.is_empty() {
+        push(
+            KeyPath::dotted("network.buildEgress.fqdns"),
+            "named destinations need a CNI that enforces them; a Kubernetes NetworkPolicy names addresses only".to_owned(),
+            "set network.cni: cilium on a Cilium cluster, or give the hosts' address ranges in network.buildEgress.cidrs",
+        );
+    }
+    for (field, peers) in [
+        ("network.gatewayClients", &network.gateway_clients),
+        ("network.metricsFrom", &network.metrics_from),
+    ] {
+        for (i, peer) in peers.iter().enumerate() {
+            let at = KeyPath::dotted(field).index(i);
+            if peer.namespace.is_none() && peer.namespace_labels.is_empty() {
+                push(
+                    at.clone(),
+                    "the peer names no namespace: by labels alone it would select pods in every namespace of the cluster (or only the policy's own)".to_owned(),
+                    "give `namespace` or `namespaceLabels`",
+                );
+            }
+            labels(
+                &at.clone().key("namespaceLabels"),
+                &peer.namespace_labels,
+                &mut push,
+            );
+            labels(&at.key("podLabels"), &peer.pod_labels, &mut push);
+        }
+    }
+    labels(
+        &KeyPath::dotted("network.dns.podLabels"),
+        &network.dns.pod_labels,
+        &mut push,
+    );
+}
+
+/// Label keys and values of a selector, as the API server checks them.
+fn labels(
+    at: &KeyPath,
+    map: &BTreeMap<String, String>,
+    push: &mut impl FnMut(KeyPath, String, &str),
+) {
+    for (key, value) in map {
+        let path = at.clone().key(key.clone());
+        if let Err(why) = names::qualified_name(key) {
+            push(
+                path.clone(),
+                format!("`{key}` is not a valid label key: {why}"),
+                "keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`",
+            );
+        }
+        if let Err(why) = names::label_value(value) {
+            push(
+                path,
+                format!("label value {value:?} is not valid: {why}"),
+                "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
+            );
         }
     }
 }
 
 /// Checks `address/prefix` for IPv4 or IPv6.
-fn parse_cidr(cidr: &str) -> Result<(), String> {
+fn parse_cidr(cidr: &str) -> Result<(std::net::IpAddr, u8), String> {
     let (address, prefix) = cidr.split_once('/').ok_or("no `/prefix`")?;
     let address: std::net::IpAddr = address
         .parse()
         .map_err(|_| format!("`{address}` is not an IP address"))?;
     let most = if address.is_ipv4() { 32 } else { 128 };
     match prefix.parse::<u8>() {
-        Ok(bits) if bits <= most => Ok(()),
+        Ok(bits) if bits <= most && !prefix.starts_with('+') => Ok((address, bits)),
         _ => Err(format!(
             "`{prefix}` is not a prefix length from 0 to {most}"
         )),
     }
+}
+
+/// Whether `inner` is a smaller range of `outer`'s family inside it.
+fn strictly_within(inner: (std::net::IpAddr, u8), outer: (std::net::IpAddr, u8)) -> bool {
+    use std::net::IpAddr;
+    let bits = |ip: IpAddr| match ip {
+        IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32u32),
+        IpAddr::V6(v6) => (u128::from(v6), 128u32),
+    };
+    let ((a, width), (b, other)) = (bits(inner.0), bits(outer.0));
+    if width != other || inner.1 <= outer.1 {
+        return false;
+    }
+    let shift = width - u32::from(outer.1);
+    shift >= 128 || (a >> shift) == (b >> shift)
 }
 
 fn check_policies(values: &Values, violations: &mut Vec<Violation>) {
@@ -640,7 +788,7 @@ mod tests {
         values
             .common_annotations
             .insert("Bad Key".into(), "anything goes\n".into());
-        values.builds.network_policy.egress_cidrs = vec![
+        values.network.api_server.cidrs = vec![
             "10.0.0.0/8".into(),
             "10.0.0.0/33".into(),
             "::/0".into(),
@@ -653,10 +801,63 @@ mod tests {
                 r#"commonLabels."app.kubernetes.io/part-of""#,
                 r#"commonLabels."example.com/owner""#,
                 r#"commonAnnotations."Bad Key""#,
-                "builds.networkPolicy.egressCidrs[1]",
-                "builds.networkPolicy.egressCidrs[3]",
+                "network.apiServer.cidrs[1]",
+                "network.apiServer.cidrs[3]",
             ]
         );
+    }
+
+    #[test]
+    fn network_values_say_only_what_a_policy_can_enforce() {
+        use crate::model::network::{CidrRule, Cni, FqdnRule, Peer, Port};
+        let mut values = Values::default();
+        let egress = &mut values.network.build_egress;
+        egress.allow_all = true;
+        egress.cidrs = vec![CidrRule {
+            cidr: "10.0.0.0/8".into(),
+            except: vec![
+                "10.1.0.0/16".into(),
+                "10.0.0.0/8".into(),
+                "192.168.0.0/16".into(),
+                "fc00::/7".into(),
+                "10.2.0.0/33".into(),
+            ],
+            ports: Vec::new(),
+        }];
+        egress.fqdns = vec![FqdnRule {
+            name: "github.com".into(),
+            ports: vec![Port(443)],
+        }];
+        values.network.gateway_clients = vec![Peer {
+            pod_labels: BTreeMap::from([("app".into(), "ci".into())]),
+            ..Peer::default()
+        }];
+        values.network.metrics_from = vec![Peer {
+            namespace_labels: BTreeMap::from([("bad key".into(), "x".into())]),
+            ..Peer::default()
+        }];
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                "network.buildEgress.cidrs[0].except[1]",
+                "network.buildEgress.cidrs[0].except[2]",
+                "network.buildEgress.cidrs[0].except[3]",
+                "network.buildEgress.cidrs[0].except[4]",
+                "network.buildEgress.allowAll",
+                "network.buildEgress.fqdns",
+                "network.gatewayClients[0]",
+                r#"network.metricsFrom[0].namespaceLabels."bad key""#,
+            ]
+        );
+        // With Cilium, named hosts are what the values may say.
+        let mut values = Values::default();
+        values.network.cni = Cni::Cilium;
+        values.network.build_egress.fqdns = vec![FqdnRule {
+            name: "*.github.com".into(),
+            ports: vec![Port(443)],
+        }];
+        assert_eq!(check(&values), []);
     }
 
     #[test]

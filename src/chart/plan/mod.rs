@@ -8,6 +8,7 @@
 
 pub mod adr;
 pub mod gitops;
+pub mod network;
 pub mod rbac;
 pub mod security;
 pub mod trust;
@@ -86,6 +87,8 @@ pub struct Plan<'v> {
     pub names: Names,
     /// The custom resources' API group and version (ADR-1058).
     pub crd: CrdPlan,
+    /// The NetworkPolicies' peers and rules.
+    pub network: network::NetworkPlan,
 }
 
 /// The API of the chart's custom resources, as the CRD and the
@@ -341,6 +344,7 @@ impl<'v> Plan<'v> {
             namespaces,
             names,
             meta,
+            network: network::NetworkPlan::new(values),
             crd: CrdPlan {
                 group: adr::CRD_GROUP,
                 version: adr::CRD_VERSION,

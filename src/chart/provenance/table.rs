@@ -175,6 +175,40 @@ const RULES: &[(&str, To)] = &[
     ("rbac.*.kind", To::Constant),
     ("crd.**", To::Constant),
     ("exemptions.**", To::Constant),
+    // The NetworkPolicies' peers and rules, each from its network value.
+    ("network.cilium", To::Paths(&["network.cni"])),
+    ("network.daemonPort", To::Constant),
+    ("network.metricsPort", To::Constant),
+    ("network.dns.**", To::Paths(&["network.dns"])),
+    ("network.dnsCilium.**", To::Paths(&["network.dns"])),
+    (
+        "network.apiServer.**",
+        To::Paths(&["network.apiServer.cidrs"]),
+    ),
+    (
+        "network.apiServerPorts.**",
+        To::Paths(&["network.apiServer.ports"]),
+    ),
+    (
+        "network.gatewayClients.**",
+        To::Paths(&["network.gatewayClients"]),
+    ),
+    (
+        "network.metricsFrom.**",
+        To::Paths(&["network.metricsFrom"]),
+    ),
+    (
+        "network.buildEgressAll",
+        To::Paths(&["network.buildEgress.allowAll"]),
+    ),
+    (
+        "network.buildEgress.**",
+        To::Paths(&["network.buildEgress.cidrs"]),
+    ),
+    (
+        "network.buildFqdns.**",
+        To::Paths(&["network.buildEgress.fqdns"]),
+    ),
 ];
 
 /// The values paths the plan field at `path` was derived from; empty for

@@ -12,6 +12,7 @@ mod grant;
 mod grants;
 mod info;
 mod namespaces;
+mod net_policies;
 mod r1_events;
 mod r2_event_verbs;
 mod r3_pods_leases;
@@ -47,7 +48,7 @@ pub fn rbac(context: &Context<'_>, findings: &mut Findings<'_>) {
     grant::check(context, &grants, findings);
 }
 
-/// Checks T1-T5 and FACT, and notes what the input does not show;
+/// Checks T1-T5, NET and FACT, and notes what the input does not show;
 /// `exemptions` is the Kyverno artifact, when the input has one.
 pub fn topology(context: &Context<'_>, findings: &mut Findings<'_>, exemptions: Option<&Json>) {
     t1_namespaces::check(context, findings);
@@ -55,6 +56,7 @@ pub fn topology(context: &Context<'_>, findings: &mut Findings<'_>, exemptions: 
     t3_pod_security::check(context, findings);
     t4_exemptions::check(context, findings, exemptions);
     t5_wiring::check(context, findings);
+    net_policies::check(context, findings);
     info::check(context, findings);
 }
 
@@ -146,6 +148,13 @@ pub const RULES: &[Rule] = &[
         title: "The control plane wired to its namespaces",
         help: "ADR-0006: buildd reads POD_NAMESPACE from the downward API (its Lease lives where it runs) and, when told one, takes it in its own namespace (`--leader-election-namespace`); it is told the builds namespace with `--namespace` (either `--namespace=X` or `--namespace X`), never its own; the gateway's `--daemon-namespace` names the same builds namespace; an operator namespace holds a buildd.",
         example: "T5 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].args: told --daemon-namespace=buildkit-operator; the daemons run in the builds namespace, buildkit-builds",
+        doc: DOC,
+    },
+    Rule {
+        id: Invariant::Network.id(),
+        title: "Default deny in every namespace the release targets, and no ingress from the whole cluster",
+        help: "Issue 23 and `docs/network.md`: the operator and builds namespaces (where buildd runs, and its `--namespace`) each have a NetworkPolicy with an empty `podSelector` (every pod, present and future) for `Ingress` and for `Egress`, so a pod admits and makes only the connections some policy allows. `policyTypes` is read as the API server defaults it (left out: `Ingress`, and `Egress` when the policy has egress rules); a selector with any label or expression is not every pod. No ingress rule of a policy in those namespaces admits the whole cluster: a rule without `from` (every source), a peer whose `namespaceSelector` no label narrows (empty, or only `NotIn`, `DoesNotExist` or `Exists` on `kubernetes.io/metadata.name`, which every namespace carries: a `podSelector` beside it narrows by labels anyone who creates a pod can set), or an `ipBlock` of every address without exceptions (on a CNI that matches pod addresses against ipBlocks, every pod). Peers are ORed, a peer's selectors ANDed, a peer without `namespaceSelector` is the policy's own namespace. Not promised: which flows the allow rules open beyond that (`docs/network.md` lists the chart's), egress openness (a build egress of `allowAll` is the values' choice), policies of other kinds (Cilium, Calico) and whether the cluster's CNI enforces NetworkPolicies at all. The system namespace (the Kata bundle, applied out-of-band) is not held to it.",
+        example: "NET NetworkPolicy buildkit-operator/buildkit-gateway spec.ingress[0]: the rule has no `from`: it admits every source, the whole cluster, into buildkit-operator; name the namespaces (and pods) that connect",
         doc: DOC,
     },
     Rule {
