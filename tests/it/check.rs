@@ -74,8 +74,8 @@ fn mutations() -> Vec<Mutation> {
             format!("rules:\n  - apiGroups: [\"\"]\n    resources: [nodes]\n    verbs: [get]\n{}", &CR_ROLE_RULES[7..]),
         )]),
         ("r5-wildcard-verb", "R5", vec![(
-            "resources: [configmaps]\n    verbs: [get, list, watch]",
-            "resources: [configmaps]\n    verbs: [\"*\"]".to_owned(),
+            "resources: [configmaps]\n    resourceNames: [buildkit-buildkitd-config]\n    verbs: [get, list, watch]",
+            "resources: [configmaps]\n    resourceNames: [buildkit-buildkitd-config]\n    verbs: [\"*\"]".to_owned(),
         )]),
         ("r6-secrets-in-the-operator-namespace", "R6", vec![(
             OPERATOR_ROLE_RULES,
@@ -105,6 +105,21 @@ fn mutations() -> Vec<Mutation> {
         ("t5-pod-namespace-from-the-node", "T5", vec![(
             "fieldPath: metadata.namespace",
             "fieldPath: spec.nodeName".to_owned(),
+        )]),
+        // The shape before issue 23: one server key for every daemon.
+        ("keys-one-secret-for-every-trust-level", "KEYS", vec![(
+            "            - --untrusted-daemon-tls-secret=buildkit-daemon-tls-untrusted\n",
+            String::new(),
+        )]),
+        ("keys-both-levels-name-one-secret", "KEYS", vec![(
+            "--untrusted-daemon-tls-secret=buildkit-daemon-tls-untrusted",
+            "--untrusted-daemon-tls-secret=buildkit-daemon-tls-trusted".to_owned(),
+        )]),
+        // The untrusted daemons' certificate valid for the whole namespace,
+        // trusted daemons' hostnames included.
+        ("keys-untrusted-certificate-covers-the-trusted-daemons", "KEYS", vec![(
+            "    - \"*.buildkit-daemons-untrusted.buildkit-builds.svc\"\n",
+            "    - \"*.buildkit-daemons-trusted.buildkit-builds.svc\"\n".to_owned(),
         )]),
         ("k8s-unknown-field", "K8S", vec![(
             "  revisionHistoryLimit: 5\n",
@@ -244,7 +259,7 @@ fn equivalent_forms_pass() {
         let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
         assert_eq!(
             (run.code, run.stdout.as_str()),
-            (0, "ok: 39 objects, no findings\n"),
+            (0, "ok: 40 objects, no findings\n"),
             "{name}"
         );
     }
@@ -315,7 +330,7 @@ fn the_json_output_says_what_the_text_says() {
         );
     }
     assert!(!report["info"].as_array().unwrap().is_empty());
-    assert_eq!(text, format!("{expected}8 findings in 25 objects\n"));
+    assert_eq!(text, format!("{expected}8 findings in 26 objects\n"));
 }
 
 /// Without buildd, the classes cannot be told: one finding per namespace
@@ -345,7 +360,7 @@ fn a_missing_fact_is_one_clear_finding() {
             format!(
                 "FACT BuildProject ci-builds/app-backend metadata.namespace: the trust class of namespace ci-builds {lacking}"
             ),
-            "1 finding in 22 objects".to_owned(),
+            "1 finding in 23 objects".to_owned(),
         ],
         "{}",
         run.stdout
@@ -441,7 +456,7 @@ fn two_releases_check_together() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         (run.code, run.stdout.as_str(), run.stderr.as_str()),
-        (0, "ok: 70 objects, no findings\n", "")
+        (0, "ok: 72 objects, no findings\n", "")
     );
 }
 
@@ -461,7 +476,7 @@ fn namespaces_not_in_the_input_are_said_unverified() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
         run.stdout,
-        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 27 objects, no findings\n"
+        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 28 objects, no findings\n"
     );
     let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&stream));
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -648,7 +663,7 @@ fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
     assert_eq!(
         events,
         [
-            "  buildkit-operator  events                                                                  create, patch                                    RoleBinding buildkit-operator/buildkit-operator-events → ClusterRole buildkit-operator-events",
+            "  buildkit-operator  events                                                                                                     create, patch                                    RoleBinding buildkit-operator/buildkit-operator-events → ClusterRole buildkit-operator-events",
         ]
     );
 }
@@ -671,7 +686,7 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
         let run = chartgen(&["check", "--kube-version", version, "out/ovh-prod"]);
         assert_eq!(
             (run.code, run.stdout.as_str()),
-            (0, "ok: 39 objects, no findings\n"),
+            (0, "ok: 40 objects, no findings\n"),
             "{version}"
         );
     }

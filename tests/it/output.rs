@@ -188,7 +188,7 @@ fn check_reports_drift_and_writes_nothing() {
         (run.code, run.stdout.clone()),
         (
             0,
-            format!("ok: {target}/release is up to date (31 files)\n")
+            format!("ok: {target}/release is up to date (32 files)\n")
         )
     );
     let deployment = dir.join("release/buildkit-operator/deployment-buildkit-gateway.yaml");
@@ -753,7 +753,7 @@ fn a_folder_no_values_file_produced_loses_chartgens_files_only() {
     let (code, stdout, _) = all(true);
     assert_eq!(
         (code, stdout.as_str()),
-        (0, "ok: out/dev/release is up to date (31 files)\n")
+        (0, "ok: out/dev/release is up to date (32 files)\n")
     );
 }
 

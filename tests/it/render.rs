@@ -157,6 +157,7 @@ fn the_schema_check_catches_unknown_fields() {
             ("K8S", "Deployment"),
             ("K8S", "BuildProject"),
             ("K8S", "Certificate"),
+            ("K8S", "Certificate"),
             ("K8S", "Certificate")
         ],
         "{findings:#?}"
@@ -193,7 +194,7 @@ fn committed_out_matches_a_fresh_render() {
     );
     assert_eq!(
         run.stdout,
-        "ok: out/dev/release is up to date (31 files)\nok: out/ovh-prod/release is up to date (34 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
+        "ok: out/dev/release is up to date (32 files)\nok: out/ovh-prod/release is up to date (35 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
     );
 }
 
@@ -396,7 +397,7 @@ fn each_bundle_and_both_together_pass_check() {
         (release.code, release.stdout.as_str()),
         (
             0,
-            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 32 objects, no findings\n"
+            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 33 objects, no findings\n"
         )
     );
     let kata = chartgen(&["check", "out/ovh-prod/kata"]);
@@ -407,7 +408,7 @@ fn each_bundle_and_both_together_pass_check() {
     let both = chartgen(&["check", "out/ovh-prod/release", "out/ovh-prod/kata"]);
     assert_eq!(
         (both.code, both.stdout.as_str()),
-        (0, "ok: 39 objects, no findings\n")
+        (0, "ok: 40 objects, no findings\n")
     );
 }
 

@@ -71,6 +71,8 @@ pub enum Invariant {
     /// The control plane wired to its namespaces: POD_NAMESPACE, --namespace,
     /// the gateway's daemon namespace.
     T5,
+    /// No daemon key shared between the trust levels.
+    Keys,
     /// The input does not show a fact a check needs.
     MissingFact,
     /// Refused by the API server although the schema allows it: names,
@@ -83,7 +85,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 19] = [
+    pub const ALL: [Invariant; 20] = [
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
@@ -100,6 +102,7 @@ impl Invariant {
         Invariant::ReadOnlyRoot,
         Invariant::T4,
         Invariant::T5,
+        Invariant::Keys,
         Invariant::MissingFact,
         Invariant::Api,
         Invariant::Image,
@@ -124,6 +127,7 @@ impl Invariant {
             Invariant::ReadOnlyRoot => "ROOTFS",
             Invariant::T4 => "T4",
             Invariant::T5 => "T5",
+            Invariant::Keys => "KEYS",
             Invariant::MissingFact => "FACT",
             Invariant::Api => "API",
             Invariant::Image => "IMAGE",

@@ -11,6 +11,7 @@
 mod grant;
 mod grants;
 mod info;
+mod keys;
 mod namespaces;
 mod r1_events;
 mod r2_event_verbs;
@@ -55,6 +56,7 @@ pub fn topology(context: &Context<'_>, findings: &mut Findings<'_>, exemptions: 
     t3_pod_security::check(context, findings);
     t4_exemptions::check(context, findings, exemptions);
     t5_wiring::check(context, findings);
+    keys::check(context, findings);
     info::check(context, findings);
 }
 
@@ -146,6 +148,13 @@ pub const RULES: &[Rule] = &[
         title: "The control plane wired to its namespaces",
         help: "ADR-0006: buildd reads POD_NAMESPACE from the downward API (its Lease lives where it runs) and, when told one, takes it in its own namespace (`--leader-election-namespace`); it is told the builds namespace with `--namespace` (either `--namespace=X` or `--namespace X`), never its own; the gateway's `--daemon-namespace` names the same builds namespace; an operator namespace holds a buildd.",
         example: "T5 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].args: told --daemon-namespace=buildkit-operator; the daemons run in the builds namespace, buildkit-builds",
+        doc: DOC,
+    },
+    Rule {
+        id: Invariant::Keys.id(),
+        title: "No daemon key shared between trusted and untrusted daemons",
+        help: "ADR-0006 makes the builds namespace the untrusted blast radius and speaks of the daemons' certificates; a daemon that runs an untrusted build (a `trusted: false` project or a fork) and escapes into its container holds the key its daemon serves with. So each trust level has its own server certificate and key: buildd names the trusted daemons' Secret with `--daemon-tls-secret` and the untrusted daemons' with `--untrusted-daemon-tls-secret`. One of the two flags without the other (one key for every daemon), both naming the same Secret, or Certificates in the builds namespace writing the two Secrets whose `dnsNames` a hostname could match both of (a wildcard standing for exactly one leftmost label, as TLS clients match names), are findings. What the Certificates' issuer is, and who else it issues to, is not in the manifests: see docs/security.md.",
+        example: "KEYS Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].args: buildd is given --daemon-tls-secret=buildkit-daemon-tls and no --untrusted-daemon-tls-secret: every daemon, trusted and untrusted, would serve with one key; each trust level has its own",
         doc: DOC,
     },
     Rule {
