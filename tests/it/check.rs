@@ -90,8 +90,8 @@ fn mutations() -> Vec<Mutation> {
             format!("rules:\n  - apiGroups: [\"\"]\n    resources: [nodes]\n    verbs: [get]\n{}", &CR_ROLE_RULES[7..]),
         )]),
         ("r5-wildcard-verb", "R5", vec![(
-            "resources: [configmaps]\n    verbs: [get, list, watch]",
-            "resources: [configmaps]\n    verbs: [\"*\"]".to_owned(),
+            "resources: [configmaps]\n    resourceNames: [buildkit-buildkitd-config]\n    verbs: [get, list, watch]",
+            "resources: [configmaps]\n    resourceNames: [buildkit-buildkitd-config]\n    verbs: [\"*\"]".to_owned(),
         )]),
         ("r6-secrets-in-the-operator-namespace", "R6", vec![(
             OPERATOR_ROLE_RULES,
@@ -121,6 +121,21 @@ fn mutations() -> Vec<Mutation> {
         ("t5-pod-namespace-from-the-node", "T5", vec![(
             "fieldPath: metadata.namespace",
             "fieldPath: spec.nodeName".to_owned(),
+        )]),
+        // The shape before issue 23: one server key for every daemon.
+        ("keys-one-secret-for-every-trust-level", "KEYS", vec![(
+            "            - --untrusted-daemon-tls-secret=buildkit-daemon-tls-untrusted\n",
+            String::new(),
+        )]),
+        ("keys-both-levels-name-one-secret", "KEYS", vec![(
+            "--untrusted-daemon-tls-secret=buildkit-daemon-tls-untrusted",
+            "--untrusted-daemon-tls-secret=buildkit-daemon-tls-trusted".to_owned(),
+        )]),
+        // The untrusted daemons' certificate valid for the whole namespace,
+        // trusted daemons' hostnames included.
+        ("keys-untrusted-certificate-covers-the-trusted-daemons", "KEYS", vec![(
+            "    - \"*.buildkit-daemons-untrusted.buildkit-builds.svc\"\n",
+            "    - \"*.buildkit-daemons-trusted.buildkit-builds.svc\"\n".to_owned(),
         )]),
         ("k8s-unknown-field", "K8S", vec![(
             "  revisionHistoryLimit: 5\n",
@@ -707,7 +722,7 @@ fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
     assert_eq!(
         events,
         [
-            "  buildkit-operator  events                                                                  create, patch                                    RoleBinding buildkit-operator/buildkit-operator-events → ClusterRole buildkit-operator-events",
+            "  buildkit-operator  events                                                                                                     create, patch                                    RoleBinding buildkit-operator/buildkit-operator-events → ClusterRole buildkit-operator-events",
         ]
     );
 }

@@ -460,8 +460,8 @@ fn grants_that_escalate_are_generic_findings_for_any_role() {
     // A wildcard in the operator's own role is R5, reported once.
     let text = edit(
         &prod(),
-        "resources: [configmaps]\n    verbs: [get, list, watch]",
-        "resources: [configmaps]\n    verbs: [\"*\"]",
+        "resources: [configmaps]\n    resourceNames: [buildkit-buildkitd-config]\n    verbs: [get, list, watch]",
+        "resources: [configmaps]\n    resourceNames: [buildkit-buildkitd-config]\n    verbs: [\"*\"]",
     );
     let ids: Vec<String> = check(&text).1.into_iter().map(|f| f.0).collect();
     assert_eq!(ids, ["R5"]);

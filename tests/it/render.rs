@@ -159,6 +159,7 @@ fn the_schema_check_catches_unknown_fields() {
             ("K8S", "Deployment"),
             ("K8S", "BuildProject"),
             ("K8S", "Certificate"),
+            ("K8S", "Certificate"),
             ("K8S", "Certificate")
         ],
         "{findings:#?}"

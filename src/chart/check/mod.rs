@@ -74,6 +74,8 @@ pub enum Invariant {
     /// Default-deny NetworkPolicies in the operator and builds namespaces,
     /// and no ingress from the whole cluster.
     Network,
+    /// No daemon key shared between the trust levels.
+    Keys,
     /// The input does not show a fact a check needs.
     MissingFact,
     /// Refused by the API server although the schema allows it: names,
@@ -86,7 +88,7 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 20] = [
+    pub const ALL: [Invariant; 21] = [
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
@@ -104,6 +106,7 @@ impl Invariant {
         Invariant::T4,
         Invariant::T5,
         Invariant::Network,
+        Invariant::Keys,
         Invariant::MissingFact,
         Invariant::Api,
         Invariant::Image,
@@ -129,6 +132,7 @@ impl Invariant {
             Invariant::T4 => "T4",
             Invariant::T5 => "T5",
             Invariant::Network => "NET",
+            Invariant::Keys => "KEYS",
             Invariant::MissingFact => "FACT",
             Invariant::Api => "API",
             Invariant::Image => "IMAGE",

@@ -364,8 +364,9 @@ pub struct Builds {
     /// Settings written into the daemons' buildkitd.toml.
     pub buildkitd: Buildkitd,
     /// mTLS between the gateway and the daemons: cert-manager Certificates
-    /// (the daemons' in the builds namespace, the gateway's client certificate
-    /// in the operator namespace).
+    /// (the daemons' in the builds namespace, one per trust level with its
+    /// own key, the gateway's client certificate in the operator
+    /// namespace; docs/security.md).
     pub tls: Tls,
     /// Default CPU and memory of each build daemon.
     pub daemon_resources: Resources,
@@ -460,7 +461,9 @@ pub struct IssuerRef {
     /// Name of the issuer; the chart references it and never creates it.
     pub name: DnsLabel,
     /// `ClusterIssuer`, or `Issuer` when one of this name exists in both the
-    /// operator and builds namespaces (an Issuer cannot issue across namespaces).
+    /// operator and builds namespaces (an Issuer cannot issue across
+    /// namespaces): two CA Issuers of a CA nothing else trusts keep the
+    /// daemons' trust to these two namespaces (docs/security.md).
     pub kind: IssuerKind,
 }
 

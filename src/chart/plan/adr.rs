@@ -4,7 +4,7 @@
 //! any manifests against the same constants. A fact changed here changes
 //! what is rendered and what is checked together.
 
-use super::rbac::Verb;
+use super::rbac::{NamedVerb, Verb};
 use crate::model::Values;
 
 /// A resource as RBAC names it: API group (`""` for core) and plural.
@@ -76,7 +76,7 @@ pub const LEASES: GroupResource = GroupResource {
 
 /// The verbs the Lease lock calls on its one Lease, which a rule may
 /// restrict by name.
-pub const LEASE_NAMED_VERBS: [Verb; 2] = [Verb::Get, Verb::Update];
+pub const LEASE_NAMED_VERBS: [NamedVerb; 2] = [NamedVerb::Get, NamedVerb::Update];
 
 /// The verb the Lease lock calls to make its Lease: `resourceNames`
 /// cannot restrict create, so it is granted on every lease.
@@ -108,12 +108,18 @@ pub const SECRETS: GroupResource = core("secrets");
 /// kind of object each names (T2 places the object by the flag, whatever
 /// its labels). A Certificate provides the Secret its `spec.secretName`
 /// names.
-pub const DAEMON_REFERENCES: [(&str, &str); 4] = [
+pub const DAEMON_REFERENCES: [(&str, &str); 5] = [
     ("--daemon-config", "ConfigMap"),
     ("--daemon-pod-template", "ConfigMap"),
     ("--daemon-tls-secret", "Secret"),
+    ("--untrusted-daemon-tls-secret", "Secret"),
     ("--daemon-service-account", "ServiceAccount"),
 ];
+
+/// The flags by which buildd names the server-certificate Secret of each
+/// trust level's daemons: trusted, then untrusted. No key is shared
+/// between the levels (KEYS).
+pub const DAEMON_TLS_FLAGS: [&str; 2] = ["--daemon-tls-secret", "--untrusted-daemon-tls-secret"];
 
 // ---- Trust classes (ADR-0006) -------------------------------------------
 

@@ -89,6 +89,42 @@ pub struct Plan<'v> {
     pub crd: CrdPlan,
     /// The NetworkPolicies' peers and rules.
     pub network: network::NetworkPlan,
+    /// The daemons' server certificates, one per trust level: trusted
+    /// first, then untrusted.
+    pub daemon_certificates: [DaemonCertificate; 2],
+}
+
+/// The server certificate of one trust level's daemons: its own key,
+/// valid only for the hostnames of that level's daemons.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonCertificate {
+    /// `trusted` or `untrusted`.
+    pub level: &'static str,
+    /// The Certificate's name and the Secret it writes.
+    pub secret: String,
+    /// The headless Service that governs this level's daemons (buildd's
+    /// `--daemon-service` or `--untrusted-daemon-service`): a daemon's
+    /// hostname is `<pod>.<service>.<builds namespace>.svc`.
+    pub service: String,
+    /// The names the certificate is valid for: that Service's daemons, and
+    /// nothing of the other level.
+    pub dns_names: Vec<String>,
+}
+
+impl DaemonCertificate {
+    fn new(level: &'static str, secret: String, service: String, builds: &str) -> Self {
+        let dns_names = vec![
+            format!("*.{service}.{builds}.svc"),
+            format!("*.{service}.{builds}.svc.cluster.local"),
+        ];
+        DaemonCertificate {
+            level,
+            secret,
+            service,
+            dns_names,
+        }
+    }
 }
 
 /// The API of the chart's custom resources, as the CRD and the
@@ -117,8 +153,13 @@ pub struct Names {
     /// The ConfigMap holding the daemons' pod template, in the builds
     /// namespace (buildd's `--daemon-pod-template`).
     pub daemon_pod_template: String,
-    /// The daemons' server certificate Secret, in the builds namespace.
+    /// The trusted daemons' server certificate Secret, in the builds
+    /// namespace (buildd's `--daemon-tls-secret`).
     pub daemon_tls: String,
+    /// The untrusted daemons' server certificate Secret, in the builds
+    /// namespace (buildd's `--untrusted-daemon-tls-secret`): no key is
+    /// shared between the trust levels.
+    pub untrusted_daemon_tls: String,
     /// The gateway's client certificate Secret, in the operator namespace.
     pub gateway_client_tls: String,
 }
@@ -280,12 +321,29 @@ impl<'v> Plan<'v> {
             .buildd
             .leader_election
             .then(|| format!("{release}-buildd-leader"));
+        let names = Names {
+            lease: lease_name,
+            buildkitd_config: format!("{release}-buildkitd-config"),
+            daemon_pod_template: format!("{release}-daemon-pod-template"),
+            daemon_tls: format!("{release}-daemon-tls-trusted"),
+            untrusted_daemon_tls: format!("{release}-daemon-tls-untrusted"),
+            gateway_client_tls: format!("{release}-gateway-client-tls"),
+        };
+        let daemon_pod_template = daemon_pod_template(&values.builds.daemon);
+        let mut config_maps = vec![names.buildkitd_config.as_str()];
+        if daemon_pod_template.is_some() {
+            config_maps.push(names.daemon_pod_template.as_str());
+        }
         let rbac = RbacPlan::new(
             release,
             &namespaces.operator.namespace,
             &namespaces.builds.namespace,
             &namespaces.system.namespace,
-            lease_name.as_deref(),
+            names.lease.as_deref(),
+            &rbac::DaemonReads {
+                secrets: &[&names.daemon_tls, &names.untrusted_daemon_tls],
+                config_maps: &config_maps,
+            },
         );
         if let Some(reader) = meta.get_mut("tenantReader") {
             for role in rbac.tenant_reader.aggregate_to() {
@@ -295,15 +353,24 @@ impl<'v> Plan<'v> {
             }
         }
         let images = &values.images;
-        let names = Names {
-            lease: lease_name,
-            buildkitd_config: format!("{release}-buildkitd-config"),
-            daemon_pod_template: format!("{release}-daemon-pod-template"),
-            daemon_tls: format!("{release}-daemon-tls"),
-            gateway_client_tls: format!("{release}-gateway-client-tls"),
-        };
         let kata = values.kata.enabled;
+        let builds = ns.builds.as_str();
+        let daemon_certificates = [
+            DaemonCertificate::new(
+                "trusted",
+                names.daemon_tls.clone(),
+                format!("{release}-daemons-trusted"),
+                builds,
+            ),
+            DaemonCertificate::new(
+                "untrusted",
+                names.untrusted_daemon_tls.clone(),
+                format!("{release}-daemons-untrusted"),
+                builds,
+            ),
+        ];
         Plan {
+            daemon_certificates,
             release,
             values,
             rbac,
@@ -339,7 +406,7 @@ impl<'v> Plan<'v> {
                 .collect(),
             daemon_image: images.buildkitd.reference(),
             buildkitd_toml: buildkitd_toml(values),
-            daemon_pod_template: daemon_pod_template(&values.builds.daemon),
+            daemon_pod_template,
             exemptions: exemptions(&namespaces, values),
             namespaces,
             names,

@@ -11,7 +11,11 @@
 //! - pods or leases in a ClusterRole (`ClusterRole<_>::grant::<Pods>`), R3;
 //! - core resources in the custom-resource ClusterRole, R4;
 //! - a wildcard (`Verb` has no `*`, resources are named types), R5;
-//! - secrets anywhere but a `Role<Builds>`, R6.
+//! - secrets anywhere but a `Role<Builds>`, R6;
+//! - a rule restricted by `resourceNames` that grants `create` or
+//!   `deletecollection` ([`Role::grant_named`] takes a [`NamedVerb`]): the
+//!   API server never matches a name on those requests, so such a rule
+//!   would grant nothing and hide that the create needs a rule of its own.
 
 use serde::Serialize;
 
@@ -62,6 +66,52 @@ impl Serialize for Verb {
         serializer.serialize_str(self.name())
     }
 }
+
+/// A verb whose request names one object, so that a rule's
+/// `resourceNames` can restrict it. `create` names no object yet and
+/// `deletecollection` none at all: the authorizer never matches a
+/// `resourceNames` rule for them, so they are not here. `list` and `watch`
+/// match a name only when the request selects one object by
+/// `fieldSelector=metadata.name=<name>` (what a client-go informer given
+/// that field selector sends); a plain list or watch is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NamedVerb {
+    /// Read the named object.
+    Get,
+    /// List the named object (with a `metadata.name` field selector).
+    List,
+    /// Watch the named object (with a `metadata.name` field selector).
+    Watch,
+    /// Replace the named object.
+    Update,
+    /// Patch the named object.
+    Patch,
+    /// Delete the named object.
+    Delete,
+}
+
+impl NamedVerb {
+    /// The verb as a rule's `verbs` writes it.
+    pub const fn verb(self) -> Verb {
+        match self {
+            NamedVerb::Get => Verb::Get,
+            NamedVerb::List => Verb::List,
+            NamedVerb::Watch => Verb::Watch,
+            NamedVerb::Update => Verb::Update,
+            NamedVerb::Patch => Verb::Patch,
+            NamedVerb::Delete => Verb::Delete,
+        }
+    }
+
+    /// The verb as the API writes it.
+    pub fn name(self) -> &'static str {
+        self.verb().name()
+    }
+}
+
+/// Reading named objects: get, and list and watch of one object by its
+/// name (a field selector on `metadata.name`).
+pub const READ_NAMED: &[NamedVerb] = &[NamedVerb::Get, NamedVerb::List, NamedVerb::Watch];
 
 /// The verbs controllers use on objects they own.
 pub const MANAGE: &[Verb] = &[
@@ -139,8 +189,6 @@ resources! {
     PersistentVolumeClaims = adr::DAEMON_OBJECTS[3].group, adr::DAEMON_OBJECTS[3].resource;
     /// StatefulSets.
     StatefulSets = adr::DAEMON_OBJECTS[0].group, adr::DAEMON_OBJECTS[0].resource;
-    /// cert-manager Certificates.
-    Certificates = "cert-manager.io", "certificates";
     /// Nodes.
     Nodes = "", "nodes";
     /// The nodes/proxy subresource.
@@ -169,7 +217,6 @@ impl NamespacedGrant<Builds> for ConfigMaps {}
 impl NamespacedGrant<Builds> for Secrets {}
 impl NamespacedGrant<Builds> for PersistentVolumeClaims {}
 impl NamespacedGrant<Builds> for StatefulSets {}
-impl NamespacedGrant<Builds> for Certificates {}
 
 /// The ClusterRole of the chart's custom resources (R4).
 #[derive(Debug, Serialize)]
@@ -243,9 +290,17 @@ impl<C: TrustClass> Role<C> {
         self
     }
 
-    /// Grants `verbs` on the `R`s named `names` only.
-    pub fn grant_named<R: NamespacedGrant<C>>(mut self, names: &[&str], verbs: &[Verb]) -> Self {
-        self.rules.push(Rule::new::<R>(verbs, names));
+    /// Grants `verbs` on the `R`s named `names` only. Only a
+    /// [`NamedVerb`] can be restricted by name: `create` needs a rule of
+    /// its own ([`Role::grant`]).
+    pub fn grant_named<R: NamespacedGrant<C>>(
+        mut self,
+        names: &[&str],
+        verbs: &[NamedVerb],
+    ) -> Self {
+        assert!(!names.is_empty(), "a rule restricted by name names one");
+        let verbs: Vec<Verb> = verbs.iter().map(|v| v.verb()).collect();
+        self.rules.push(Rule::new::<R>(&verbs, names));
         self
     }
 
@@ -323,6 +378,17 @@ impl EventsClusterRole {
     }
 }
 
+/// The objects of the builds namespace whose names the chart decides, so
+/// that buildd's reads of them are restricted to those names.
+#[derive(Clone, Copy, Debug)]
+pub struct DaemonReads<'a> {
+    /// The daemons' TLS Secrets (one per trust level).
+    pub secrets: &'a [&'a str],
+    /// The ConfigMaps buildd hands the daemons (buildkitd.toml, and the
+    /// pod template when rendered).
+    pub config_maps: &'a [&'a str],
+}
+
 /// A ServiceAccount a binding names, in a namespace of any class.
 #[derive(Clone, Debug, Serialize)]
 pub struct Subject {
@@ -369,13 +435,15 @@ pub struct RbacPlan {
 
 impl RbacPlan {
     /// The grants of ADR-2647 for a release named `fullname`; the Lease
-    /// grants only with a `lease_name` (leader election on).
+    /// grants only with a `lease_name` (leader election on); buildd's
+    /// reads of Secrets and ConfigMaps only on the names `reads` gives.
     pub fn new(
         fullname: &str,
         operator: &Namespace<Operator>,
         builds: &Namespace<Builds>,
         system: &Namespace<System>,
         lease_name: Option<&str>,
+        reads: &DaemonReads<'_>,
     ) -> Self {
         use Verb::*;
         let mut operator_role =
@@ -395,12 +463,16 @@ impl RbacPlan {
                 .grant::<BuildProjectsFinalizers>(&[Update]),
             events: EventsClusterRole::new(format!("{fullname}-operator-events")),
             operator: operator_role,
+            // The chart renders every Certificate (one per trust level),
+            // so buildd issues none: no grant on Certificates. The names
+            // of its Secrets and ConfigMaps are known here; those of the
+            // daemons' StatefulSets, Services, claims and pods come from
+            // BuildProjects and forks at run time (docs/security.md).
             builds: Role::new(format!("{fullname}-daemons"), builds)
                 .grant::<StatefulSets>(MANAGE)
                 .grant::<Services>(MANAGE)
-                .grant::<ConfigMaps>(READ)
-                .grant::<Secrets>(READ)
-                .grant::<Certificates>(MANAGE)
+                .grant_named::<ConfigMaps>(reads.config_maps, READ_NAMED)
+                .grant_named::<Secrets>(reads.secrets, READ_NAMED)
                 .grant::<PersistentVolumeClaims>(&[Get, List, Watch, Delete])
                 .grant::<Pods>(&[Get, List, Watch, Delete])
                 .grant::<PodLogs>(&[Get]),
@@ -442,7 +514,18 @@ mod tests {
     /// name (leader election) or none.
     fn operator_resources(lease: Option<&str>) -> Vec<&'static str> {
         let ns = Namespace::<Operator>::new("op");
-        let plan = RbacPlan::new("x", &ns, &Namespace::new("b"), &Namespace::new("s"), lease);
+        let reads = DaemonReads {
+            secrets: &["t", "u"],
+            config_maps: &["c"],
+        };
+        let plan = RbacPlan::new(
+            "x",
+            &ns,
+            &Namespace::new("b"),
+            &Namespace::new("s"),
+            lease,
+            &reads,
+        );
         plan.operator
             .rules()
             .iter()
@@ -455,6 +538,40 @@ mod tests {
         assert_eq!(
             operator_resources(Some("x-buildd-leader")),
             ["pods", "leases", "leases"]
+        );
+    }
+
+    #[test]
+    fn buildd_reads_only_the_secrets_and_config_maps_it_is_given() {
+        let reads = DaemonReads {
+            secrets: &["x-daemon-tls-trusted", "x-daemon-tls-untrusted"],
+            config_maps: &["x-buildkitd-config"],
+        };
+        let plan = RbacPlan::new(
+            "x",
+            &Namespace::new("op"),
+            &Namespace::new("b"),
+            &Namespace::new("s"),
+            None,
+            &reads,
+        );
+        let rules = serde_json::to_value(plan.builds.rules()).unwrap();
+        let rules = rules.as_array().unwrap();
+        for (resource, names) in [
+            ("secrets", serde_json::json!(reads.secrets)),
+            ("configmaps", serde_json::json!(reads.config_maps)),
+        ] {
+            let of: Vec<_> = rules
+                .iter()
+                .filter(|r| r["resources"][0] == resource)
+                .collect();
+            assert_eq!(of.len(), 1, "{resource}: {of:?}");
+            assert_eq!(of[0]["resourceNames"], names, "{resource}");
+            assert_eq!(of[0]["verbs"], serde_json::json!(["get", "list", "watch"]));
+        }
+        assert!(
+            rules.iter().all(|r| r["apiGroups"][0] != "cert-manager.io"),
+            "buildd issues no certificate: {rules:?}"
         );
     }
 

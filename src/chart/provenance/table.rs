@@ -142,6 +142,15 @@ const RULES: &[(&str, To)] = &[
         To::Paths(&["releaseName", "buildd.leaderElection"]),
     ),
     ("names.*", To::Paths(&["releaseName"])),
+    // One server certificate per trust level: `<releaseName>-daemon-tls-<level>`
+    // for the daemons under `<releaseName>-daemons-<level>`.
+    ("daemonCertificates.*.level", To::Constant),
+    ("daemonCertificates.*.secret", To::Paths(&["releaseName"])),
+    ("daemonCertificates.*.service", To::Paths(&["releaseName"])),
+    (
+        "daemonCertificates.*.dnsNames.*",
+        To::Paths(&["releaseName", "namespaces.builds"]),
+    ),
     ("rbac.*.name", To::Paths(&["releaseName"])),
     (
         "rbac.operator.namespace.name",
@@ -158,6 +167,14 @@ const RULES: &[(&str, To)] = &[
     // The Lease the operator Role names: `<releaseName>-buildd-leader`.
     (
         "rbac.operator.rules.*.resourceNames.*",
+        To::Paths(&["releaseName"]),
+    ),
+    // The Secrets and ConfigMaps the builds Role names:
+    // `<releaseName>-daemon-tls-<level>`, `<releaseName>-buildkitd-config`,
+    // `<releaseName>-daemon-pod-template` (only when `builds.daemon` sets
+    // something).
+    (
+        "rbac.builds.rules.*.resourceNames.*",
         To::Paths(&["releaseName"]),
     ),
     ("rbac.*.rules.**", To::Constant),

@@ -11,6 +11,7 @@
 mod grant;
 mod grants;
 mod info;
+mod keys;
 mod namespaces;
 mod net_policies;
 mod r1_events;
@@ -57,6 +58,7 @@ pub fn topology(context: &Context<'_>, findings: &mut Findings<'_>, exemptions: 
     t4_exemptions::check(context, findings, exemptions);
     t5_wiring::check(context, findings);
     net_policies::check(context, findings);
+    keys::check(context, findings);
     info::check(context, findings);
 }
 
@@ -155,6 +157,13 @@ pub const RULES: &[Rule] = &[
         title: "Default deny in every namespace the release targets, and no ingress from the whole cluster",
         help: "Issue 23 and `docs/network.md`: the operator and builds namespaces (where buildd runs, and its `--namespace`) each have a NetworkPolicy with an empty `podSelector` (every pod, present and future) for `Ingress` and for `Egress`, so a pod admits and makes only the connections some policy allows. `policyTypes` is read as the API server defaults it (left out: `Ingress`, and `Egress` when the policy has egress rules); a selector with any label or expression is not every pod. No ingress rule of a policy in those namespaces admits the whole cluster: a rule without `from` (every source), a peer whose `namespaceSelector` no label narrows (empty, or only `NotIn`, `DoesNotExist` or `Exists` on `kubernetes.io/metadata.name`, which every namespace carries: a `podSelector` beside it narrows by labels anyone who creates a pod can set), or an `ipBlock` of every address without exceptions (on a CNI that matches pod addresses against ipBlocks, every pod). Peers are ORed, a peer's selectors ANDed, a peer without `namespaceSelector` is the policy's own namespace. Not promised: which flows the allow rules open beyond that (`docs/network.md` lists the chart's), egress openness (a build egress of `allowAll` is the values' choice), policies of other kinds (Cilium, Calico) and whether the cluster's CNI enforces NetworkPolicies at all. The system namespace (the Kata bundle, applied out-of-band) is not held to it.",
         example: "NET NetworkPolicy buildkit-operator/buildkit-gateway spec.ingress[0]: the rule has no `from`: it admits every source, the whole cluster, into buildkit-operator; name the namespaces (and pods) that connect",
+        doc: DOC,
+    },
+    Rule {
+        id: Invariant::Keys.id(),
+        title: "No daemon key shared between trusted and untrusted daemons",
+        help: "ADR-0006 makes the builds namespace the untrusted blast radius and speaks of the daemons' certificates; a daemon that runs an untrusted build (a `trusted: false` project or a fork) and escapes into its container holds the key its daemon serves with. So each trust level has its own server certificate and key: buildd names the trusted daemons' Secret with `--daemon-tls-secret` and the untrusted daemons' with `--untrusted-daemon-tls-secret`. One of the two flags without the other (one key for every daemon), both naming the same Secret, or Certificates in the builds namespace writing the two Secrets whose `dnsNames` a hostname could match both of (a wildcard standing for exactly one leftmost label, as TLS clients match names), are findings. What the Certificates' issuer is, and who else it issues to, is not in the manifests: see docs/security.md.",
+        example: "KEYS Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].args: buildd is given --daemon-tls-secret=buildkit-daemon-tls and no --untrusted-daemon-tls-secret: every daemon, trusted and untrusted, would serve with one key; each trust level has its own",
         doc: DOC,
     },
     Rule {

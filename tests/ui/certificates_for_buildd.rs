@@ -1,0 +1,9 @@
+//! buildd issues no certificate: the chart renders one per trust level, so
+//! no Role grants cert-manager Certificates (issue 23, least privilege).
+use chartgen::plan::rbac::{Certificates, Role, Verb};
+use chartgen::plan::trust::{Builds, Namespace};
+
+fn main() {
+    let builds = Namespace::<Builds>::new("buildkit-builds");
+    let _ = Role::new("x", &builds).grant::<Certificates>(&[Verb::Create]);
+}

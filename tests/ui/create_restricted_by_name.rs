@@ -1,0 +1,9 @@
+//! `resourceNames` cannot restrict create (the object has no name yet):
+//! a rule restricted by name takes only a `NamedVerb`, which has no create.
+use chartgen::plan::rbac::{Leases, NamedVerb, Role};
+use chartgen::plan::trust::{Namespace, Operator};
+
+fn main() {
+    let operator = Namespace::<Operator>::new("buildkit-operator");
+    let _ = Role::new("x", &operator).grant_named::<Leases>(&["lock"], &[NamedVerb::Create]);
+}
