@@ -304,7 +304,7 @@ fn equivalent_forms_pass() {
         let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
         assert_eq!(
             (run.code, without_prerequisites(&run.stdout).as_str()),
-            (0, "ok: 43 objects, no findings\n"),
+            (0, "ok: 44 objects, no findings\n"),
             "{name}"
         );
     }
@@ -375,7 +375,7 @@ fn the_json_output_says_what_the_text_says() {
         );
     }
     assert!(!report["info"].as_array().unwrap().is_empty());
-    assert_eq!(text, format!("{expected}8 findings in 26 objects\n"));
+    assert_eq!(text, format!("{expected}8 findings in 27 objects\n"));
 }
 
 /// Without buildd, the classes cannot be told: one finding per namespace
@@ -405,7 +405,7 @@ fn a_missing_fact_is_one_clear_finding() {
             format!(
                 "FACT BuildProject ci-builds/app-backend metadata.namespace: the trust class of namespace ci-builds {lacking}"
             ),
-            "1 finding in 23 objects".to_owned(),
+            "1 finding in 24 objects".to_owned(),
         ],
         "{}",
         run.stdout
@@ -509,7 +509,7 @@ fn two_releases_check_together() {
             without_prerequisites(&run.stdout).as_str(),
             run.stderr.as_str()
         ),
-        (0, "ok: 78 objects, no findings\n", "")
+        (0, "ok: 80 objects, no findings\n", "")
     );
 }
 
@@ -529,7 +529,7 @@ fn namespaces_not_in_the_input_are_said_unverified() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
         without_prerequisites(&run.stdout),
-        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 31 objects, no findings\n"
+        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 32 objects, no findings\n"
     );
     let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&stream));
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -745,7 +745,7 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
         let run = chartgen(&["check", "--kube-version", version, "out/ovh-prod"]);
         assert_eq!(
             (run.code, without_prerequisites(&run.stdout).as_str()),
-            (0, "ok: 43 objects, no findings\n"),
+            (0, "ok: 44 objects, no findings\n"),
             "{version}"
         );
     }
@@ -1046,7 +1046,7 @@ fn prerequisites_without_their_crds_are_said() {
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert_contains(
         &run.stdout,
-        "info: cert-manager: the input relies on it (2 Certificate) but holds no CRD of cert-manager.io for that: install cert-manager (its CRDs and controller) before applying them\n",
+        "info: cert-manager: the input relies on it (3 Certificate) but holds no CRD of cert-manager.io for that: install cert-manager (its CRDs and controller) before applying them\n",
     );
     assert_contains(
         &run.stdout,
