@@ -3,6 +3,7 @@
 mod accepted;
 mod as_kubectl_reads;
 mod check;
+mod checkov;
 mod check_adr;
 mod cli;
 mod cluster_apply;
