@@ -33,15 +33,20 @@ const TYPES: [(&str, u8); 7] = [
 /// Largest limit compared exactly with a float instance.
 const EXACT_LIMIT: i64 = 1 << 53;
 
-/// Reads `schema/kubernetes/v*/` and `schema/cert-manager/` below
+/// The folders of `schema/` holding the kinds of other projects that the
+/// chart renders, written for chartgen: each version gets them all.
+const THIRD_PARTY: [&str; 2] = ["cert-manager", "prometheus-operator"];
+
+/// Reads `schema/kubernetes/v*/` and the [`THIRD_PARTY`] folders below
 /// `schema_dir` and writes the tables to `target`.
 pub fn bake(schema_dir: &Path, target: &Path) -> Result<(), String> {
     let mut baker = Baker::default();
-    let cert_manager = read_dir_json(&schema_dir.join("cert-manager"))?;
     let mut shared = Vec::new();
-    for (name, schema) in &cert_manager {
-        let where_ = format!("schema/cert-manager/{name}");
-        shared.push(baker.kind_root(schema, &where_)?);
+    for folder in THIRD_PARTY {
+        for (name, schema) in &read_dir_json(&schema_dir.join(folder))? {
+            let where_ = format!("schema/{folder}/{name}");
+            shared.push(baker.kind_root(schema, &where_)?);
+        }
     }
     let mut versions = Vec::new();
     for (dir, files) in kubernetes_versions(&schema_dir.join("kubernetes"))? {
