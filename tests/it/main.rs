@@ -12,6 +12,7 @@ mod compile_fail;
 mod control_plane;
 mod corpus;
 mod cost;
+mod defaults;
 mod diff;
 mod diff_server;
 mod differential;
