@@ -87,8 +87,8 @@ fn mutations() -> Vec<Mutation> {
             "kind: Service\nmetadata:\n  name: buildkit-gateway\n  namespace: buildkit-builds".to_owned(),
         )]),
         ("rootfs-writable-root-on-buildd", "ROOTFS", vec![(
-            "readOnlyRootFilesystem: true",
-            "readOnlyRootFilesystem: false".to_owned(),
+            "readOnlyRootFilesystem: true\n            runAsNonRoot: true",
+            "readOnlyRootFilesystem: false\n            runAsNonRoot: true".to_owned(),
         )]),
         ("t3-host-path-on-the-gateway", "T3", vec![(
             "      volumes:\n        - name: tmp\n          emptyDir: {}\n        - name: client-tls",
@@ -244,7 +244,7 @@ fn equivalent_forms_pass() {
         let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
         assert_eq!(
             (run.code, run.stdout.as_str()),
-            (0, "ok: 39 objects, no findings\n"),
+            (0, "ok: 40 objects, no findings\n"),
             "{name}"
         );
     }
@@ -441,7 +441,7 @@ fn two_releases_check_together() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         (run.code, run.stdout.as_str(), run.stderr.as_str()),
-        (0, "ok: 70 objects, no findings\n", "")
+        (0, "ok: 72 objects, no findings\n", "")
     );
 }
 
@@ -461,7 +461,7 @@ fn namespaces_not_in_the_input_are_said_unverified() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
         run.stdout,
-        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 27 objects, no findings\n"
+        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 28 objects, no findings\n"
     );
     let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&stream));
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -474,8 +474,8 @@ fn findings_point_at_the_line_and_template() {
     let text = mutate(
         &prod(),
         &[(
-            "readOnlyRootFilesystem: true",
-            "readOnlyRootFilesystem: false",
+            "readOnlyRootFilesystem: true\n            runAsNonRoot: true",
+            "readOnlyRootFilesystem: false\n            runAsNonRoot: true",
         )],
     );
     let dir = std::env::temp_dir().join(format!("chartgen-check-{}", std::process::id()));
@@ -671,7 +671,7 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
         let run = chartgen(&["check", "--kube-version", version, "out/ovh-prod"]);
         assert_eq!(
             (run.code, run.stdout.as_str()),
-            (0, "ok: 39 objects, no findings\n"),
+            (0, "ok: 40 objects, no findings\n"),
             "{version}"
         );
     }

@@ -396,7 +396,7 @@ fn each_bundle_and_both_together_pass_check() {
         (release.code, release.stdout.as_str()),
         (
             0,
-            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 32 objects, no findings\n"
+            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 33 objects, no findings\n"
         )
     );
     let kata = chartgen(&["check", "out/ovh-prod/kata"]);
@@ -407,7 +407,7 @@ fn each_bundle_and_both_together_pass_check() {
     let both = chartgen(&["check", "out/ovh-prod/release", "out/ovh-prod/kata"]);
     assert_eq!(
         (both.code, both.stdout.as_str()),
-        (0, "ok: 39 objects, no findings\n")
+        (0, "ok: 40 objects, no findings\n")
     );
 }
 

@@ -79,11 +79,13 @@ pub enum Invariant {
     /// An image reference the kubelet cannot parse, so never pulls; the API
     /// server accepts it.
     Image,
+    /// The LimitRange of a BuildProject's namespace admits its daemon.
+    Limits,
 }
 
 impl Invariant {
     /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 19] = [
+    pub const ALL: [Invariant; 20] = [
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
@@ -103,6 +105,7 @@ impl Invariant {
         Invariant::MissingFact,
         Invariant::Api,
         Invariant::Image,
+        Invariant::Limits,
     ];
 
     /// The short id: `R1`, `T3`, `K8S`.
@@ -127,6 +130,7 @@ impl Invariant {
             Invariant::MissingFact => "FACT",
             Invariant::Api => "API",
             Invariant::Image => "IMAGE",
+            Invariant::Limits => "LIMITS",
         }
     }
 

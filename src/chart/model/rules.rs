@@ -826,6 +826,46 @@ mod tests {
     }
 
     #[test]
+    fn the_builds_limit_range_admits_every_daemon_the_values_describe() {
+        use crate::model::Quantity;
+        let q = |s: &'static str| Some(Quantity::from_static(s));
+        let mut values = Values::default();
+        assert!(check(&values).is_empty(), "{:?}", check(&values));
+        // No default CPU limit and no CPU maximum: any CPU request passes.
+        values.builds.daemon_resources.requests.cpu = q("12");
+        assert!(check(&values).is_empty(), "{:?}", check(&values));
+        // A CPU maximum without a default is every daemon's limit.
+        values.builds.limit_range.max.cpu = q("8");
+        let messages = |values: &Values| -> Vec<(String, String)> {
+            check(values)
+                .into_iter()
+                .map(|v| (v.path.to_string(), v.message))
+                .collect()
+        };
+        assert_eq!(
+            messages(&values),
+            [(
+                "builds.daemonResources.requests.cpu".to_owned(),
+                "requests.cpu 12 is above the limit 8 the builds LimitRange gives a daemon without limits.cpu (max.cpu); the API server refuses the daemon".to_owned()
+            )]
+        );
+        // A project's own limit above the maximum; its request is its own.
+        values.builds.daemon_resources.requests.cpu = q("1");
+        values.projects = vec![project("a")];
+        values.projects[0].resources.limits.memory = q("32Gi");
+        assert_eq!(
+            messages(&values),
+            [(
+                "projects[0].resources.limits.memory".to_owned(),
+                "limits.memory 32Gi is above the builds LimitRange's max.memory 16Gi; the API server refuses the daemon".to_owned()
+            )]
+        );
+        // Without the LimitRange, nothing to admit.
+        values.builds.limit_range.enabled = false;
+        assert!(check(&values).is_empty());
+    }
+
+    #[test]
     fn project_names_must_be_unique() {
         let values = Values {
             projects: vec![project("a"), project("b"), project("a"), project("a")],
