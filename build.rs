@@ -42,7 +42,10 @@ fn main() {
     );
 
     let schema_dir = manifest.join("schema");
-    files_below(&schema_dir, &["kubernetes", "cert-manager", "prometheus-operator"]);
+    files_below(
+        &schema_dir,
+        &["kubernetes", "cert-manager", "prometheus-operator"],
+    );
     println!("cargo:rerun-if-changed=build/kube_schemas.rs");
     if let Err(error) = kube_schemas::bake(&schema_dir, &out.join("kube_schemas.rs")) {
         eprintln!("error: the vendored schemas cannot be baked: {error}");

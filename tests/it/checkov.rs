@@ -49,7 +49,9 @@ fn checkov() -> Option<Command> {
                 std::env::var_os("CHARTGEN_REQUIRE_CHECKOV").is_none(),
                 "{why}: .ci/run's checkov step installs it into target/tools/checkov-venv"
             );
-            eprintln!("skipped checkov: {why} (.ci/run installs it into target/tools/checkov-venv)");
+            eprintln!(
+                "skipped checkov: {why} (.ci/run installs it into target/tools/checkov-venv)"
+            );
             None
         }
     }
@@ -185,11 +187,16 @@ fn the_accepted_list_is_read_from_its_table() {
     );
     assert_eq!(table["CKV_K8S_2"].1, "two");
     let mut failed = BTreeMap::new();
-    failed.insert("CKV_K8S_2".to_owned(), BTreeSet::from(["Pod.a.b".to_owned()]));
-    failed.insert("CKV_K8S_3".to_owned(), BTreeSet::from(["Pod.a.d".to_owned()]));
+    failed.insert(
+        "CKV_K8S_2".to_owned(),
+        BTreeSet::from(["Pod.a.b".to_owned()]),
+    );
+    failed.insert(
+        "CKV_K8S_3".to_owned(),
+        BTreeSet::from(["Pod.a.d".to_owned()]),
+    );
     assert_eq!(
         rows(&failed, &table),
         "| `CKV_K8S_2` | `Pod.a.b` | two |\n| `CKV_K8S_3` | `Pod.a.d` | (why?) |\n"
     );
 }
-

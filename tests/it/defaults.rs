@@ -202,7 +202,10 @@ fn buildd_metrics_have_a_service_and_a_monitor_on_request() {
     assert_eq!(monitor["spec"]["endpoints"][0]["port"], "metrics");
     assert_eq!(monitor["spec"]["endpoints"][0]["interval"], "1m");
     let service = find(&monitored, "Service", "buildkit-buildd-metrics");
-    for (key, value) in monitor["spec"]["selector"]["matchLabels"].as_object().unwrap() {
+    for (key, value) in monitor["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .unwrap()
+    {
         assert_eq!(&service["metadata"]["labels"][key], value, "{key}");
     }
     // The monitor needs the Service.
@@ -216,7 +219,10 @@ fn buildd_metrics_have_a_service_and_a_monitor_on_request() {
         ],
     ));
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("buildd.metrics.service: false leaves out"));
+    assert!(
+        run.stderr
+            .contains("buildd.metrics.service: false leaves out")
+    );
 }
 
 fn objects_with_monitor() -> Vec<Json> {

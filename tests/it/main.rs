@@ -3,8 +3,8 @@
 mod accepted;
 mod as_kubectl_reads;
 mod check;
-mod checkov;
 mod check_adr;
+mod checkov;
 mod cli;
 mod cluster_apply;
 mod cluster_rbac;

@@ -166,7 +166,10 @@ fn bumps() -> Vec<Bump> {
         with_version(
             bump(
                 "kataDeploy: tag, digest dropped",
-                &["images.kataDeploy.tag=4.2.0", "images.kataDeploy.digest=null"],
+                &[
+                    "images.kataDeploy.tag=4.2.0",
+                    "images.kataDeploy.digest=null",
+                ],
                 &[KATA_DEPLOY],
             ),
             "4.2.0",

@@ -140,12 +140,10 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
     }
     let range = &values.builds.limit_range;
     if range.enabled {
-        let daemons = containers
-            .iter()
-            .filter(|(path, _)| {
-                let path = path.to_string();
-                path.starts_with("builds.") || path.starts_with("projects")
-            });
+        let daemons = containers.iter().filter(|(path, _)| {
+            let path = path.to_string();
+            path.starts_with("builds.") || path.starts_with("projects")
+        });
         for (path, resources) in daemons {
             limit_range_admits(violations, path, resources, range);
         }

@@ -317,8 +317,20 @@ impl<'v> Plan<'v> {
             &[],
         );
         for (workload, replicas, spread, settings, component) in [
-            (&mut buildd, values.buildd.replicas, &values.buildd.spread, &values.buildd.pod, "buildd"),
-            (&mut gateway, values.gateway.replicas, &values.gateway.spread, &values.gateway.pod, "gateway"),
+            (
+                &mut buildd,
+                values.buildd.replicas,
+                &values.buildd.spread,
+                &values.buildd.pod,
+                "buildd",
+            ),
+            (
+                &mut gateway,
+                values.gateway.replicas,
+                &values.gateway.spread,
+                &values.gateway.pod,
+                "gateway",
+            ),
         ] {
             if let Some(constraints) =
                 spread_constraints(replicas, spread, settings, &meta[component].selector)
@@ -490,7 +502,11 @@ pub const KATA_DEPLOY_HOST_PATHS: [(&str, &str, Option<&str>); 14] = [
     ("crio-conf", "/etc/crio/", None),
     ("containerd-conf", "/etc/containerd/", None),
     ("kata-install", "/opt/kata", Some("DirectoryOrCreate")),
-    ("systemd-system", "/etc/systemd/system", Some("DirectoryOrCreate")),
+    (
+        "systemd-system",
+        "/etc/systemd/system",
+        Some("DirectoryOrCreate"),
+    ),
     ("systemd-private", "/run/systemd/private", Some("Socket")),
     ("boot", "/boot", None),
     ("host-machine-id", "/etc/machine-id", Some("File")),

@@ -104,24 +104,43 @@ mod tests {
 
     #[test]
     fn a_request_above_the_limit_it_would_be_given_is_refused() {
-        let range = json!({"type": "Container", "default": {"cpu": "2"}, "max": {"memory": "16Gi"}});
+        let range =
+            json!({"type": "Container", "default": {"cpu": "2"}, "max": {"memory": "16Gi"}});
         assert_eq!(
             messages(json!({"requests": {"cpu": "4"}}), range.clone()),
-            ["spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod"]
+            [
+                "spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod"
+            ]
         );
         // Its own limit: admitted.
-        assert!(messages(json!({"requests": {"cpu": "4"}, "limits": {"cpu": "4"}}), range.clone()).is_empty());
+        assert!(
+            messages(
+                json!({"requests": {"cpu": "4"}, "limits": {"cpu": "4"}}),
+                range.clone()
+            )
+            .is_empty()
+        );
         // No default: the max is the limit it is given.
         assert_eq!(
             messages(json!({"requests": {"memory": "20Gi"}}), range.clone()),
-            ["spec.resources.requests.memory: requests.memory 20Gi is above the limit 16Gi the LimitRange gives a daemon without limits.memory (max.memory); the API server refuses the daemon's pod"]
+            [
+                "spec.resources.requests.memory: requests.memory 20Gi is above the limit 16Gi the LimitRange gives a daemon without limits.memory (max.memory); the API server refuses the daemon's pod"
+            ]
         );
         assert_eq!(
             messages(json!({"limits": {"memory": "17Gi"}}), range),
-            ["spec.resources.limits.memory: limits.memory 17Gi is above the LimitRange's max.memory 16Gi; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.limits.memory: limits.memory 17Gi is above the LimitRange's max.memory 16Gi; the API server refuses the daemon's pod"
+            ]
         );
         // Without CPU default or maximum, any CPU request is admitted.
         let range = json!({"type": "Container", "default": {"memory": "2Gi"}});
-        assert!(messages(json!({"requests": {"cpu": "64"}, "limits": {"memory": "4Gi"}}), range).is_empty());
+        assert!(
+            messages(
+                json!({"requests": {"cpu": "64"}, "limits": {"memory": "4Gi"}}),
+                range
+            )
+            .is_empty()
+        );
     }
 }
