@@ -141,8 +141,8 @@ fn mutations() -> Vec<Mutation> {
             "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: debug, namespace: buildkit-builds, labels: {app.kubernetes.io/component: daemons}}\nspec:\n  selector: {matchLabels: {app: debug}}\n  template:\n    metadata: {labels: {app: debug}}\n    spec:\n      securityContext: {runAsNonRoot: true}\n      containers: [{name: sh, image: busybox, securityContext: {privileged: true}}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
         )]),
         ("t3-added-capability-on-buildd", "T3", vec![(
-            "capabilities:\n              drop: [ALL]",
-            "capabilities:\n              drop: [ALL]\n              add: [SYS_ADMIN]".to_owned(),
+            "runAsNonRoot: true\n            capabilities:\n              drop: [ALL]",
+            "runAsNonRoot: true\n            capabilities:\n              drop: [ALL]\n              add: [SYS_ADMIN]".to_owned(),
         )]),
         ("t5-buildd-told-the-wrong-namespace", "T5", vec![(
             "- --namespace=buildkit-builds\n",

@@ -193,7 +193,7 @@ fn committed_out_matches_a_fresh_render() {
     );
     assert_eq!(
         run.stdout,
-        "ok: out/dev/release is up to date (31 files)\nok: out/ovh-prod/release is up to date (34 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
+        "ok: out/dev/release is up to date (32 files)\nok: out/ovh-prod/release is up to date (35 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
     );
 }
 
