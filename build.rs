@@ -1,7 +1,7 @@
 //! Compiles every template in `templates/` once at build time, so that a
 //! syntax error fails `cargo build` with the template's name and line, and
 //! embeds the templates (`$OUT_DIR/templates.rs`) in the binary; bakes the
-//! vendored Kubernetes and cert-manager schemas into static tables
+//! vendored Kubernetes schemas and our cert-manager and Prometheus Operator ones into static tables
 //! (`$OUT_DIR/kube_schemas.rs`, see `build/kube_schemas.rs`).
 
 use std::path::{Path, PathBuf};
@@ -42,7 +42,10 @@ fn main() {
     );
 
     let schema_dir = manifest.join("schema");
-    files_below(&schema_dir, &["kubernetes", "cert-manager", "cilium"]);
+    files_below(
+        &schema_dir,
+        &["kubernetes", "cert-manager", "cilium", "prometheus-operator"],
+    );
     println!("cargo:rerun-if-changed=build/kube_schemas.rs");
     if let Err(error) = kube_schemas::bake(&schema_dir, &out.join("kube_schemas.rs")) {
         eprintln!("error: the vendored schemas cannot be baked: {error}");

@@ -35,7 +35,7 @@ const EXACT_LIMIT: i64 = 1 << 53;
 
 /// The folders of the custom kinds' schemas, written for chartgen: the
 /// same in every Kubernetes version.
-pub const CUSTOM_KINDS: [&str; 2] = ["cert-manager", "cilium"];
+pub const CUSTOM_KINDS: [&str; 3] = ["cert-manager", "cilium", "prometheus-operator"];
 
 /// Reads `schema/kubernetes/v*/` and the [`CUSTOM_KINDS`] folders below
 /// `schema_dir` and writes the tables to `target`.

@@ -508,6 +508,8 @@ mod tests {
                 "resources",
                 "leaderElection",
                 "logLevel",
+                "spread",
+                "metrics",
                 "nodeSelector",
                 "tolerations",
                 "affinity",

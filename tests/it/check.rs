@@ -103,8 +103,8 @@ fn mutations() -> Vec<Mutation> {
             "kind: Service\nmetadata:\n  name: buildkit-gateway\n  namespace: buildkit-builds".to_owned(),
         )]),
         ("rootfs-writable-root-on-buildd", "ROOTFS", vec![(
-            "readOnlyRootFilesystem: true",
-            "readOnlyRootFilesystem: false".to_owned(),
+            "readOnlyRootFilesystem: true\n            runAsNonRoot: true",
+            "readOnlyRootFilesystem: false\n            runAsNonRoot: true".to_owned(),
         )]),
         ("t3-host-path-on-the-gateway", "T3", vec![(
             "      volumes:\n        - name: tmp\n          emptyDir: {}\n        - name: client-tls",
@@ -172,8 +172,8 @@ fn mutations() -> Vec<Mutation> {
             "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: debug, namespace: buildkit-builds, labels: {app.kubernetes.io/component: daemons}}\nspec:\n  selector: {matchLabels: {app: debug}}\n  template:\n    metadata: {labels: {app: debug}}\n    spec:\n      securityContext: {runAsNonRoot: true}\n      containers: [{name: sh, image: busybox, securityContext: {privileged: true}}]\n---\n# Source: templates/namespaces.yaml\n".to_owned(),
         )]),
         ("t3-added-capability-on-buildd", "T3", vec![(
-            "capabilities:\n              drop: [ALL]",
-            "capabilities:\n              drop: [ALL]\n              add: [SYS_ADMIN]".to_owned(),
+            "runAsNonRoot: true\n            capabilities:\n              drop: [ALL]",
+            "runAsNonRoot: true\n            capabilities:\n              drop: [ALL]\n              add: [SYS_ADMIN]".to_owned(),
         )]),
         ("t5-buildd-told-the-wrong-namespace", "T5", vec![(
             "- --namespace=buildkit-builds\n",
@@ -304,7 +304,7 @@ fn equivalent_forms_pass() {
         let run = chartgen_with_stdin(&["check", "-"], Some(&mutate(&valid, &edits)));
         assert_eq!(
             (run.code, without_prerequisites(&run.stdout).as_str()),
-            (0, "ok: 44 objects, no findings\n"),
+            (0, "ok: 45 objects, no findings\n"),
             "{name}"
         );
     }
@@ -509,7 +509,7 @@ fn two_releases_check_together() {
             without_prerequisites(&run.stdout).as_str(),
             run.stderr.as_str()
         ),
-        (0, "ok: 80 objects, no findings\n", "")
+        (0, "ok: 82 objects, no findings\n", "")
     );
 }
 
@@ -529,7 +529,7 @@ fn namespaces_not_in_the_input_are_said_unverified() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
         without_prerequisites(&run.stdout),
-        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 32 objects, no findings\n"
+        "info: Namespace buildkit-builds: not in the input (the builds class's namespace): its Pod Security level and policy exemptions were not verified\ninfo: Namespace buildkit-operator: not in the input (the operator class's namespace): its Pod Security level and policy exemptions were not verified\nok: 33 objects, no findings\n"
     );
     let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&stream));
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -542,8 +542,8 @@ fn findings_point_at_the_line_and_template() {
     let text = mutate(
         &prod(),
         &[(
-            "readOnlyRootFilesystem: true",
-            "readOnlyRootFilesystem: false",
+            "readOnlyRootFilesystem: true\n            runAsNonRoot: true",
+            "readOnlyRootFilesystem: false\n            runAsNonRoot: true",
         )],
     );
     let dir = std::env::temp_dir().join(format!("chartgen-check-{}", std::process::id()));
@@ -745,7 +745,7 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
         let run = chartgen(&["check", "--kube-version", version, "out/ovh-prod"]);
         assert_eq!(
             (run.code, without_prerequisites(&run.stdout).as_str()),
-            (0, "ok: 44 objects, no findings\n"),
+            (0, "ok: 45 objects, no findings\n"),
             "{version}"
         );
     }

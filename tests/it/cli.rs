@@ -140,7 +140,7 @@ fn a_selector_that_selects_nothing_names_the_choices_closest_first() {
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     assert_eq!(
         run.stderr,
-        "error: --show-only `Deploymnt/buildkit-gateway` selects no object of this render; did you mean `buildkit-operator/Deployment/buildkit-gateway`? The render has (closest first): buildkit-operator/Deployment/buildkit-gateway, buildkit-operator/Service/buildkit-gateway, buildkit-operator/Deployment/buildkit-buildd and 40 more\n"
+        "error: --show-only `Deploymnt/buildkit-gateway` selects no object of this render; did you mean `buildkit-operator/Deployment/buildkit-gateway`? The render has (closest first): buildkit-operator/Deployment/buildkit-gateway, buildkit-operator/Service/buildkit-gateway, buildkit-operator/Deployment/buildkit-buildd and 41 more\n"
     );
     let run = chartgen(&["render", "--show-only", "templates/rbc.yaml"]);
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));

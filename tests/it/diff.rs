@@ -89,7 +89,15 @@ fn a_set_against_itself_or_a_reordered_copy_has_no_difference() {
 
 #[test]
 fn a_values_change_shows_as_fields_and_permissions() {
-    let old = chartgen(&["render", "-f", "values/dev.yaml"]).stdout;
+    // From 2 replicas: past one, the gateway's spread is on both sides.
+    let old = chartgen(&[
+        "render",
+        "-f",
+        "values/dev.yaml",
+        "--set",
+        "gateway.replicas=2",
+    ])
+    .stdout;
     let dir = std::env::temp_dir().join(format!("chartgen-diff-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let old_file = dir.join("old.yaml");
@@ -99,14 +107,14 @@ fn a_values_change_shows_as_fields_and_permissions() {
         "-f",
         "values/dev.yaml",
         "--set",
-        "gateway.replicas=2",
+        "gateway.replicas=3",
     ])
     .stdout;
     let run = chartgen_with_stdin(&["diff", old_file.to_str().unwrap(), "-"], Some(&new));
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
-        "~ Deployment buildkit-operator/buildkit-gateway\n    spec.replicas: 1 → 2\n1 object differs: 0 added, 0 removed, 1 changed\n"
+        "~ Deployment buildkit-operator/buildkit-gateway\n    spec.replicas: 2 → 3\n1 object differs: 0 added, 0 removed, 1 changed\n"
     );
 }
 

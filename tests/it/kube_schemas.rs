@@ -57,7 +57,8 @@ fn reference_validators(version: &str) -> BTreeMap<(String, String), jsonschema:
     let files = std::fs::read_dir(&dir)
         .unwrap()
         .chain(std::fs::read_dir(root.join("cert-manager")).unwrap())
-        .chain(std::fs::read_dir(root.join("cilium")).unwrap());
+        .chain(std::fs::read_dir(root.join("cilium")).unwrap())
+        .chain(std::fs::read_dir(root.join("prometheus-operator")).unwrap());
     for path in files.map(|e| e.unwrap().path()) {
         if path.ends_with("_definitions.json") {
             continue;
@@ -441,6 +442,7 @@ fn schema_dir(spec: &Json, draft: &str) -> tempfile::TempDir {
     std::fs::create_dir_all(&version).unwrap();
     std::fs::create_dir_all(dir.path().join("cert-manager")).unwrap();
     std::fs::create_dir_all(dir.path().join("cilium")).unwrap();
+    std::fs::create_dir_all(dir.path().join("prometheus-operator")).unwrap();
     let definitions = json!({"$defs": {"Name": {"type": "string"}}});
     std::fs::write(version.join("_definitions.json"), definitions.to_string()).unwrap();
     let kind = json!({

@@ -46,10 +46,10 @@ fn the_directory_holds_the_same_objects_as_the_stream() {
     assert_eq!(
         run.stdout,
         format!(
-            "{target}/release: 39 added, 0 changed, 0 removed, 0 unchanged\n{target}/kata: 8 added, 0 changed, 0 removed, 0 unchanged\n"
+            "{target}/release: 40 added, 0 changed, 0 removed, 0 unchanged\n{target}/kata: 8 added, 0 changed, 0 removed, 0 unchanged\n"
         )
     );
-    for (bundle, objects) in [("release", 37), ("kata", 7)] {
+    for (bundle, objects) in [("release", 38), ("kata", 7)] {
         let stream = chartgen(&["render", "-f", "values/ovh-prod.yaml", "--bundle", bundle]).stdout;
         let side = format!("{target}/{bundle}");
         let diff = chartgen_with_stdin(&["diff", "--exit-code", "-", &side], Some(&stream));
@@ -103,7 +103,7 @@ fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
     let run = chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
     assert_eq!(
         run.stdout,
-        format!("{target}/release: 0 added, 0 changed, 0 removed, 36 unchanged\n")
+        format!("{target}/release: 0 added, 0 changed, 0 removed, 37 unchanged\n")
     );
     assert_eq!(
         run.stderr,
@@ -161,7 +161,7 @@ fn objects_that_go_away_take_their_files_with_them() {
     assert_eq!(
         run.stdout,
         format!(
-            "{target}/release: 0 added, 4 changed, 0 removed, 35 unchanged\n{target}/kata: 0 added, 0 changed, 8 removed, 0 unchanged\n"
+            "{target}/release: 0 added, 4 changed, 0 removed, 36 unchanged\n{target}/kata: 0 added, 0 changed, 8 removed, 0 unchanged\n"
         )
     );
     assert!(
@@ -188,7 +188,7 @@ fn check_reports_drift_and_writes_nothing() {
         (run.code, run.stdout.clone()),
         (
             0,
-            format!("ok: {target}/release is up to date (36 files)\n")
+            format!("ok: {target}/release is up to date (37 files)\n")
         )
     );
     let deployment = dir.join("release/buildkit-operator/deployment-buildkit-gateway.yaml");
@@ -427,7 +427,7 @@ fn dotdot_is_resolved_by_name_and_said() {
     );
     assert_eq!(
         stdout,
-        "out/release: 36 added, 0 changed, 0 removed, 0 unchanged\n"
+        "out/release: 37 added, 0 changed, 0 removed, 0 unchanged\n"
     );
 }
 
@@ -529,7 +529,7 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert_eq!(
         stdout,
-        "out/release: 0 added, 0 changed, 3 removed, 36 unchanged\nout: 0 added, 0 changed, 1 removed, 0 unchanged\n"
+        "out/release: 0 added, 0 changed, 3 removed, 37 unchanged\nout: 0 added, 0 changed, 1 removed, 0 unchanged\n"
     );
     assert!(!out.join("release/other-ns").exists());
     assert!(!out.join(".chartgen.lock").exists());
@@ -668,7 +668,7 @@ fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stdout,
-        "out/dev/release: 36 added, 0 changed, 0 removed, 0 unchanged\n"
+        "out/dev/release: 37 added, 0 changed, 0 removed, 0 unchanged\n"
     );
 }
 
@@ -740,7 +740,7 @@ fn a_folder_no_values_file_produced_loses_chartgens_files_only() {
     assert_eq!((code, stderr.as_str()), (0, notes));
     assert_eq!(
         stdout,
-        "out/dev/release: 0 added, 0 changed, 0 removed, 36 unchanged\nout/gone/release: 0 added, 0 changed, 36 removed, 0 unchanged\n"
+        "out/dev/release: 0 added, 0 changed, 0 removed, 37 unchanged\nout/gone/release: 0 added, 0 changed, 37 removed, 0 unchanged\n"
     );
     assert_eq!(
         snapshot(&out.join("gone")).keys().collect::<Vec<_>>(),
@@ -753,7 +753,7 @@ fn a_folder_no_values_file_produced_loses_chartgens_files_only() {
     let (code, stdout, _) = all(true);
     assert_eq!(
         (code, stdout.as_str()),
-        (0, "ok: out/dev/release is up to date (36 files)\n")
+        (0, "ok: out/dev/release is up to date (37 files)\n")
     );
 }
 
@@ -962,6 +962,6 @@ fn paths_are_printed_with_control_characters_escaped() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stdout,
-        "a\\u{001b}[2J\\u{0085}b/release: 36 added, 0 changed, 0 removed, 0 unchanged\n"
+        "a\\u{001b}[2J\\u{0085}b/release: 37 added, 0 changed, 0 removed, 0 unchanged\n"
     );
 }

@@ -196,7 +196,7 @@ fn committed_out_matches_a_fresh_render() {
     );
     assert_eq!(
         run.stdout,
-        "ok: out/dev/release is up to date (36 files)\nok: out/ovh-prod/release is up to date (39 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
+        "ok: out/dev/release is up to date (37 files)\nok: out/ovh-prod/release is up to date (40 files)\nok: out/ovh-prod/kata is up to date (8 files)\n"
     );
 }
 
@@ -402,7 +402,7 @@ fn each_bundle_and_both_together_pass_check() {
         ),
         (
             0,
-            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 37 objects, no findings\n"
+            "info: RuntimeClass kata-clh: used by BuildProject buildkit-builds/community-plugins, BuildProject buildkit-builds/contrib-forks, Deployment buildkit-operator/buildkit-buildd but not in the input; the Kata bundle provides it, applied out-of-band: check both bundles together to verify it\nok: 38 objects, no findings\n"
         )
     );
     let kata = chartgen(&["check", "out/ovh-prod/kata"]);
@@ -413,7 +413,7 @@ fn each_bundle_and_both_together_pass_check() {
     let both = chartgen(&["check", "out/ovh-prod/release", "out/ovh-prod/kata"]);
     assert_eq!(
         (both.code, without_prerequisites(&both.stdout).as_str()),
-        (0, "ok: 44 objects, no findings\n")
+        (0, "ok: 45 objects, no findings\n")
     );
 }
 

@@ -139,21 +139,45 @@ fn bumps() -> Vec<Bump> {
             &["images.buildkitd.tag=v0.27.0-rootless"],
             &[BUILDD],
         ),
+        // The Kata images are pinned in prod (they run as root on every
+        // Kata node): a bump sets the tag and its digest together.
         with_version(
             bump(
-                "kataDeploy: tag",
-                &["images.kataDeploy.tag=3.24.0"],
+                "kataDeploy: tag and digest",
+                &[
+                    "images.kataDeploy.tag=4.2.0",
+                    &format!("images.kataDeploy.digest={DIGEST}"),
+                ],
                 &[KATA_DEPLOY],
             ),
-            "3.24.0",
+            "4.2.0",
         ),
         with_version(
             bump(
-                "vcpuTune: tag",
-                &["images.vcpuTune.tag=0.5.0"],
+                "vcpuTune: tag and digest",
+                &[
+                    "images.vcpuTune.tag=0.5.0",
+                    &format!("images.vcpuTune.digest={DIGEST}"),
+                ],
                 &[VCPU_TUNE],
             ),
             "0.5.0",
+        ),
+        with_version(
+            bump(
+                "kataDeploy: tag, digest dropped",
+                &[
+                    "images.kataDeploy.tag=4.2.0",
+                    "images.kataDeploy.digest=null",
+                ],
+                &[KATA_DEPLOY],
+            ),
+            "4.2.0",
+        ),
+        bump(
+            "kataDeploy: digest only",
+            &[&format!("images.kataDeploy.digest={DIGEST}")],
+            &[KATA_DEPLOY],
         ),
         bump(
             "buildd: digest only",

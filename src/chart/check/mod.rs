@@ -84,11 +84,13 @@ pub enum Invariant {
     /// An image reference the kubelet cannot parse, so never pulls; the API
     /// server accepts it.
     Image,
+    /// The LimitRange of a BuildProject's namespace admits its daemon.
+    Limits,
 }
 
 impl Invariant {
     /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 21] = [
+    pub const ALL: [Invariant; 22] = [
         Invariant::Schema,
         Invariant::UnknownKind,
         Invariant::UnknownRole,
@@ -110,6 +112,7 @@ impl Invariant {
         Invariant::MissingFact,
         Invariant::Api,
         Invariant::Image,
+        Invariant::Limits,
     ];
 
     /// The short id: `R1`, `T3`, `K8S`.
@@ -136,6 +139,7 @@ impl Invariant {
             Invariant::MissingFact => "FACT",
             Invariant::Api => "API",
             Invariant::Image => "IMAGE",
+            Invariant::Limits => "LIMITS",
         }
     }
 

@@ -11,6 +11,7 @@
 //! names) live in [`rules`].
 
 pub mod network;
+pub mod availability;
 pub mod pod;
 pub mod rules;
 pub mod types;
@@ -21,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use network::Network;
+pub use availability::{Metrics, ServiceMonitor, Spread, WhenUnsatisfiable};
 pub use pod::PodSettings;
 pub use types::{DnsLabel, Quantity};
 
@@ -194,7 +196,7 @@ impl Default for Images {
             buildd: Image::new("ghcr.io/buildkit-operator/buildd", "0.4.0"),
             gateway: Image::new("ghcr.io/buildkit-operator/gateway", "0.4.0"),
             buildkitd: Image::new("docker.io/moby/buildkit", "v0.26.2-rootless"),
-            kata_deploy: Image::new("quay.io/kata-containers/kata-deploy", "3.23.0"),
+            kata_deploy: Image::new("quay.io/kata-containers/kata-deploy", "4.1.0"),
             vcpu_tune: Image::new("ghcr.io/buildkit-operator/kata-clh-vcpu-tune", "0.4.0"),
         }
     }
@@ -278,7 +280,14 @@ pub struct Buildd {
     pub leader_election: bool,
     /// Log verbosity.
     pub log_level: LogLevel,
+    /// How the replicas spread over nodes and zones.
+    pub spread: Spread,
+    /// The metrics Service and, on request, a ServiceMonitor.
+    pub metrics: Metrics,
     /// Scheduling, pull secrets, pod labels and annotations of buildd's pods.
+    /// No `priorityClassName` by default; production sets
+    /// `system-cluster-critical` (values/ovh-prod.yaml), so buildd is not
+    /// preempted or evicted before the workloads it serves.
     #[serde(flatten)]
     pub pod: PodSettings,
 }
@@ -290,6 +299,8 @@ impl Default for Buildd {
             resources: Resources::new("100m", "128Mi", "256Mi"),
             leader_election: true,
             log_level: LogLevel::Info,
+            spread: Spread::default(),
+            metrics: Metrics::default(),
             pod: PodSettings::default(),
         }
     }
@@ -308,7 +319,11 @@ pub struct Gateway {
     pub resources: Resources,
     /// The Service in front of the gateway.
     pub service: GatewayService,
-    /// Scheduling, pull secrets, pod labels and annotations of the gateway's pods.
+    /// How the replicas spread over nodes and zones.
+    pub spread: Spread,
+    /// Scheduling, pull secrets, pod labels and annotations of the gateway's
+    /// pods. No `priorityClassName` by default; production sets
+    /// `system-cluster-critical` (values/ovh-prod.yaml).
     #[serde(flatten)]
     pub pod: PodSettings,
 }
@@ -319,6 +334,7 @@ impl Default for Gateway {
             replicas: 2,
             resources: Resources::new("100m", "64Mi", "128Mi"),
             service: GatewayService::default(),
+            spread: Spread::default(),
             pod: PodSettings::default(),
         }
     }
@@ -519,6 +535,17 @@ impl Default for ResourceQuota {
 }
 
 /// The builds namespace's LimitRange for containers.
+///
+/// No CPU default limit and no CPU maximum by default: with a default CPU
+/// limit every daemon that sets none is capped at it, and a daemon
+/// requesting more CPU than it without a limit of its own is refused; with
+/// a CPU maximum and no default, the API server makes that maximum every
+/// container's limit. Build daemons are bursty: the ResourceQuota bounds
+/// the namespace's CPU requests instead. Memory keeps a default limit and
+/// a maximum (memory is not compressible: an unbounded daemon can take its
+/// node down). Whatever is set here, `validate` refuses values whose own
+/// daemons the LimitRange would refuse or silently cap (a request above the
+/// default limit with no limit of its own, a limit above the maximum).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct LimitRange {
@@ -526,9 +553,11 @@ pub struct LimitRange {
     pub enabled: bool,
     /// Requests of a container that sets none.
     pub default_request: ResourceList,
-    /// Limits of a container that sets none.
+    /// Limits of a container that sets none. No CPU limit by default (see
+    /// above); a CPU limit set here caps every daemon that sets none.
     pub default: ResourceList,
-    /// The largest limits a container may set.
+    /// The largest limits a container may set. No CPU maximum by default:
+    /// the API server would make it the limit of every container without one.
     pub max: ResourceList,
 }
 
@@ -540,14 +569,12 @@ impl Default for LimitRange {
                 cpu: Some(Quantity::from_static("250m")),
                 memory: Some(Quantity::from_static("512Mi")),
             },
-            // A default CPU limit below max: without one, the API server
-            // gives every container `max` as its limit.
             default: ResourceList {
-                cpu: Some(Quantity::from_static("2")),
+                cpu: None,
                 memory: Some(Quantity::from_static("2Gi")),
             },
             max: ResourceList {
-                cpu: Some(Quantity::from_static("8")),
+                cpu: None,
                 memory: Some(Quantity::from_static("16Gi")),
             },
         }
@@ -588,15 +615,37 @@ pub struct Kata {
 }
 
 /// The kata-deploy DaemonSet, which installs Kata on the nodes.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct KataDeploy {
-    /// CPU and memory of the kata-deploy container; none set by default.
+    /// CPU and memory of the kata-deploy container. kata-deploy copies
+    /// Kata onto the node once at start, then waits: a small request and
+    /// a memory limit, no CPU limit.
     pub resources: Resources,
-    /// Scheduling (which nodes get Kata), pull secrets, pod labels and annotations.
+    /// Scheduling (which nodes get Kata), pull secrets, pod labels and
+    /// annotations. `priorityClassName` is `system-node-critical` by
+    /// default (a node whose kata-deploy is evicted loses Kata until it
+    /// returns). The pods tolerate, besides these `tolerations`, every
+    /// taint the build daemons tolerate (`builds.daemon.tolerations`):
+    /// Kata is installed on every node an untrusted daemon may run on.
     #[serde(flatten)]
     pub pod: PodSettings,
 }
+
+impl Default for KataDeploy {
+    fn default() -> Self {
+        KataDeploy {
+            resources: Resources::new("25m", "32Mi", "256Mi"),
+            pod: PodSettings {
+                priority_class_name: Some(NODE_CRITICAL.to_owned()),
+                ..PodSettings::default()
+            },
+        }
+    }
+}
+
+/// The PriorityClass every cluster has for pods a node cannot work without.
+pub const NODE_CRITICAL: &str = "system-node-critical";
 
 /// A Kata RuntimeClass.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -629,10 +678,14 @@ pub struct VcpuTuning {
     /// Default vCPUs of a guest VM.
     #[schemars(range(min = 1, max = 64))]
     pub default_vcpus: u32,
-    /// CPU and memory of the vcpu-tune container; none set by default.
+    /// CPU and memory of the vcpu-tune container: a small request and a
+    /// memory limit, no CPU limit.
     pub resources: Resources,
     /// Scheduling, pull secrets, pod labels and annotations; the DaemonSet
-    /// always selects Kata nodes (`katacontainers.io/kata-runtime: "true"`).
+    /// always selects Kata nodes (`katacontainers.io/kata-runtime: "true"`)
+    /// and tolerates what kata-deploy tolerates (its own `tolerations`,
+    /// kata-deploy's, the build daemons'). `priorityClassName` is
+    /// `system-node-critical` by default.
     #[serde(flatten)]
     pub pod: PodSettings,
 }
@@ -642,8 +695,11 @@ impl Default for VcpuTuning {
         VcpuTuning {
             enabled: true,
             default_vcpus: 2,
-            resources: Resources::default(),
-            pod: PodSettings::default(),
+            resources: Resources::new("10m", "16Mi", "64Mi"),
+            pod: PodSettings {
+                priority_class_name: Some(NODE_CRITICAL.to_owned()),
+                ..PodSettings::default()
+            },
         }
     }
 }

@@ -139,6 +139,15 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
         );
     }
     let range = &values.builds.limit_range;
+    if range.enabled {
+        let daemons = containers.iter().filter(|(path, _)| {
+            let path = path.to_string();
+            path.starts_with("builds.") || path.starts_with("projects")
+        });
+        for (path, resources) in daemons {
+            limit_range_admits(violations, path, resources, range);
+        }
+    }
     let path = KeyPath::dotted("builds.limitRange");
     at_most(
         violations,
@@ -187,6 +196,79 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
             ),
             hint: Some("cert-manager renews renewBefore ahead of expiry; it must be less than the lifetime".to_owned()),
         });
+    }
+}
+
+/// What the builds namespace's LimitRange admission does to a daemon
+/// container with `resources`, for CPU and memory alike: a limit it does
+/// not set becomes `default` (else `max`), and the container is refused
+/// when its request is above that limit or its limit above `max`. Values
+/// whose own daemons the LimitRange would refuse are refused here, where
+/// the key can be named, not at the first build.
+fn limit_range_admits(
+    violations: &mut Vec<Violation>,
+    path: &KeyPath,
+    resources: &Resources,
+    range: &crate::model::LimitRange,
+) {
+    let range_path = KeyPath::dotted("builds.limitRange");
+    for (resource, request, limit, default, max) in [
+        (
+            "cpu",
+            &resources.requests.cpu,
+            &resources.limits.cpu,
+            &range.default.cpu,
+            &range.max.cpu,
+        ),
+        (
+            "memory",
+            &resources.requests.memory,
+            &resources.limits.memory,
+            &range.default.memory,
+            &range.max.memory,
+        ),
+    ] {
+        let mut report = |at: KeyPath, also: KeyPath, message: String, hint: &str| {
+            violations.push(Violation {
+                path: at,
+                also: vec![also],
+                message,
+                hint: Some(hint.to_owned()),
+            });
+        };
+        if let (Some(limit), Some(max)) = (limit, max)
+            && limit.value() > max.value()
+        {
+            report(
+                path.key("limits").key(resource),
+                range_path.key("max").key(resource),
+                format!(
+                    "limits.{resource} {limit} is above the builds LimitRange's max.{resource} {max}; the API server refuses the daemon"
+                ),
+                "lower the limit, or raise builds.limitRange.max",
+            );
+            continue;
+        }
+        let (Some(request), None) = (request, limit) else {
+            continue;
+        };
+        let Some((given, name)) = default
+            .as_ref()
+            .map(|d| (d, "default"))
+            .or_else(|| max.as_ref().map(|m| (m, "max")))
+        else {
+            continue;
+        };
+        if request.value() > given.value() {
+            report(
+                path.key("requests").key(resource),
+                range_path.key(name).key(resource),
+                format!(
+                    "requests.{resource} {request} is above the limit {given} the builds LimitRange gives a daemon without limits.{resource} ({name}.{resource}); the API server refuses the daemon"
+                ),
+                "set a limit of your own at or above the request, or raise or drop the LimitRange's default",
+            );
+        }
     }
 }
 
@@ -279,6 +361,11 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
     for (field, map, labels) in [
         ("commonLabels", &values.common_labels, true),
         ("commonAnnotations", &values.common_annotations, false),
+        (
+            "buildd.metrics.serviceMonitor.labels",
+            &values.buildd.metrics.service_monitor.labels,
+            true,
+        ),
     ] {
         for (key, value) in map {
             let path = KeyPath::dotted(field).key(key.clone());
@@ -392,6 +479,15 @@ fn check_versions(values: &Values, violations: &mut Vec<Violation>) {
 }
 
 fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
+    let metrics = &values.buildd.metrics;
+    if metrics.service_monitor.enabled && !metrics.service {
+        violations.push(Violation {
+            path: KeyPath::dotted("buildd.metrics.serviceMonitor.enabled"),
+            also: vec![KeyPath::dotted("buildd.metrics.service")],
+            message: "the ServiceMonitor selects buildd's metrics Service, which buildd.metrics.service: false leaves out".to_owned(),
+            hint: Some("set buildd.metrics.service: true, or leave the ServiceMonitor off".to_owned()),
+        });
+    }
     let buildd = &values.buildd;
     if buildd.replicas > 1 && !buildd.leader_election {
         violations.push(Violation {
@@ -926,6 +1022,46 @@ mod tests {
                 "renewBefore 2160h is not shorter than duration 2160h",
             ]
         );
+    }
+
+    #[test]
+    fn the_builds_limit_range_admits_every_daemon_the_values_describe() {
+        use crate::model::Quantity;
+        let q = |s: &'static str| Some(Quantity::from_static(s));
+        let mut values = Values::default();
+        assert!(check(&values).is_empty(), "{:?}", check(&values));
+        // No default CPU limit and no CPU maximum: any CPU request passes.
+        values.builds.daemon_resources.requests.cpu = q("12");
+        assert!(check(&values).is_empty(), "{:?}", check(&values));
+        // A CPU maximum without a default is every daemon's limit.
+        values.builds.limit_range.max.cpu = q("8");
+        let messages = |values: &Values| -> Vec<(String, String)> {
+            check(values)
+                .into_iter()
+                .map(|v| (v.path.to_string(), v.message))
+                .collect()
+        };
+        assert_eq!(
+            messages(&values),
+            [(
+                "builds.daemonResources.requests.cpu".to_owned(),
+                "requests.cpu 12 is above the limit 8 the builds LimitRange gives a daemon without limits.cpu (max.cpu); the API server refuses the daemon".to_owned()
+            )]
+        );
+        // A project's own limit above the maximum; its request is its own.
+        values.builds.daemon_resources.requests.cpu = q("1");
+        values.projects = vec![project("a")];
+        values.projects[0].resources.limits.memory = q("32Gi");
+        assert_eq!(
+            messages(&values),
+            [(
+                "projects[0].resources.limits.memory".to_owned(),
+                "limits.memory 32Gi is above the builds LimitRange's max.memory 16Gi; the API server refuses the daemon".to_owned()
+            )]
+        );
+        // Without the LimitRange, nothing to admit.
+        values.builds.limit_range.enabled = false;
+        assert!(check(&values).is_empty());
     }
 
     #[test]

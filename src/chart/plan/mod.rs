@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{Image, PodSettings, Project, Resources, Values};
+use crate::model::{Image, PodSettings, Project, Resources, Spread, Values, WhenUnsatisfiable};
 use rbac::RbacPlan;
 use security::{PodPlan, PodSecurity, Volume};
 use trust::{Builds, Namespace, Operator, System, TrustClass};
@@ -92,6 +92,9 @@ pub struct Plan<'v> {
     /// The daemons' server certificates, one per trust level: trusted
     /// first, then untrusted.
     pub daemon_certificates: [DaemonCertificate; 2],
+    /// The labels of buildd's ServiceMonitor: buildd's and
+    /// `buildd.metrics.serviceMonitor.labels` (the chart's win).
+    pub monitor_labels: BTreeMap<String, String>,
 }
 
 /// The server certificate of one trust level's daemons: its own key,
@@ -162,6 +165,8 @@ pub struct Names {
     pub untrusted_daemon_tls: String,
     /// The gateway's client certificate Secret, in the operator namespace.
     pub gateway_client_tls: String,
+    /// buildd's metrics Service (and ServiceMonitor), in the operator namespace.
+    pub buildd_metrics: String,
 }
 
 /// The namespaces, each with its class, its Pod Security level and the
@@ -328,6 +333,7 @@ impl<'v> Plan<'v> {
             daemon_tls: format!("{release}-daemon-tls-trusted"),
             untrusted_daemon_tls: format!("{release}-daemon-tls-untrusted"),
             gateway_client_tls: format!("{release}-gateway-client-tls"),
+            buildd_metrics: format!("{release}-buildd-metrics"),
         };
         let daemon_pod_template = daemon_pod_template(&values.builds.daemon);
         let mut config_maps = vec![names.buildkitd_config.as_str()];
@@ -369,28 +375,57 @@ impl<'v> Plan<'v> {
                 builds,
             ),
         ];
+        let mut buildd = Workload::new(
+            &meta["buildd"],
+            &images.buildd,
+            PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
+                .with_volume(Volume::empty_dir("tmp")),
+            &values.buildd.pod,
+            &[],
+        );
+        let mut gateway = Workload::new(
+            &meta["gateway"],
+            &images.gateway,
+            PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
+                .with_volume(Volume::empty_dir("tmp"))
+                .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
+            &values.gateway.pod,
+            &[],
+        );
+        for (workload, replicas, spread, settings, component) in [
+            (
+                &mut buildd,
+                values.buildd.replicas,
+                &values.buildd.spread,
+                &values.buildd.pod,
+                "buildd",
+            ),
+            (
+                &mut gateway,
+                values.gateway.replicas,
+                &values.gateway.spread,
+                &values.gateway.pod,
+                "gateway",
+            ),
+        ] {
+            if let Some(constraints) =
+                spread_constraints(replicas, spread, settings, &meta[component].selector)
+            {
+                workload
+                    .pod_spec
+                    .insert("topologySpreadConstraints".to_owned(), constraints);
+            }
+        }
+        let mut monitor_labels = values.buildd.metrics.service_monitor.labels.clone();
+        monitor_labels.extend(meta["buildd"].labels.clone());
         Plan {
             daemon_certificates,
+            monitor_labels,
             release,
             values,
             rbac,
-            buildd: Workload::new(
-                &meta["buildd"],
-                &images.buildd,
-                PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
-                    .with_volume(Volume::empty_dir("tmp")),
-                &values.buildd.pod,
-                &[],
-            ),
-            gateway: Workload::new(
-                &meta["gateway"],
-                &images.gateway,
-                PodPlan::new(PodSecurity::hardened(CONTROL_PLANE_UID))
-                    .with_volume(Volume::empty_dir("tmp"))
-                    .with_volume(Volume::secret("client-tls", &names.gateway_client_tls)),
-                &values.gateway.pod,
-                &[],
-            ),
+            buildd,
+            gateway,
             kata_deploy: kata.then(|| kata_deploy(values, &meta["kataDeploy"])),
             vcpu_tune: (kata && values.kata.vcpu_tuning.enabled)
                 .then(|| vcpu_tune(values, &meta["vcpuTune"])),
@@ -548,32 +583,120 @@ pub fn versioned_images(values: &Values) -> Vec<(&'static str, &Image, &'static 
     versioned
 }
 
-/// kata-deploy: privileged, with the host's runtime configuration mounted.
+/// The host paths kata-deploy mounts, as current kata-deploy releases
+/// need them in place of the host's `/`: `(volume, host path, hostPath
+/// type)`. Where each is mounted, and read-only or not, is in
+/// templates/kata/node-plumbing.yaml. Written: the container runtimes'
+/// configuration, Kata's install folder, systemd units, the host's lock
+/// folder; read: `/boot` (the kernel's features), the machine id, the
+/// host's tool folders; the systemd private socket restarts the runtime.
+pub const KATA_DEPLOY_HOST_PATHS: [(&str, &str, Option<&str>); 14] = [
+    ("crio-conf", "/etc/crio/", None),
+    ("containerd-conf", "/etc/containerd/", None),
+    ("kata-install", "/opt/kata", Some("DirectoryOrCreate")),
+    (
+        "systemd-system",
+        "/etc/systemd/system",
+        Some("DirectoryOrCreate"),
+    ),
+    ("systemd-private", "/run/systemd/private", Some("Socket")),
+    ("boot", "/boot", None),
+    ("host-machine-id", "/etc/machine-id", Some("File")),
+    ("host-run-lock", "/run/lock", Some("DirectoryOrCreate")),
+    ("host-usr-bin", "/usr/bin", None),
+    ("host-usr-sbin", "/usr/sbin", None),
+    ("host-usr-local-bin", "/usr/local/bin", None),
+    ("host-usr-local-sbin", "/usr/local/sbin", None),
+    ("host-bin", "/bin", None),
+    ("host-sbin", "/sbin", None),
+];
+
+/// kata-deploy: root without privileges or host PID, the host paths it
+/// needs ([`KATA_DEPLOY_HOST_PATHS`]) and a scratch `/tmp` under a
+/// read-only root filesystem. Its pods tolerate what the build daemons
+/// tolerate besides their own tolerations: Kata goes wherever an
+/// untrusted daemon may run.
 fn kata_deploy(values: &Values, meta: &Meta) -> Workload<System> {
-    Workload::new(
-        meta,
-        &values.images.kata_deploy,
-        PodPlan::new(PodSecurity::privileged())
-            .with_volume(Volume::host_path("crio-conf", "/etc/crio/"))
-            .with_volume(Volume::host_path("containerd-conf", "/etc/containerd/"))
-            .with_volume(Volume::host_path("host", "/")),
+    let mut pod = PodPlan::new(PodSecurity::host_installer()).with_volume(Volume::empty_dir("tmp"));
+    for (name, path, kind) in KATA_DEPLOY_HOST_PATHS {
+        pod = pod.with_volume(match kind {
+            Some(kind) => Volume::host_path_of(name, path, kind),
+            None => Volume::host_path(name, path),
+        });
+    }
+    let settings = tolerating(
         &values.kata.deploy.pod,
-        &[],
-    )
+        &[&values.builds.daemon.tolerations],
+    );
+    Workload::new(meta, &values.images.kata_deploy, pod, &settings, &[])
 }
 
-/// The vCPU tuner: root, with Kata's default configuration mounted.
+/// The vCPU tuner: root with no capability, Kata's default configuration
+/// mounted; on Kata nodes, tolerating what kata-deploy tolerates.
 fn vcpu_tune(values: &Values, meta: &Meta) -> Workload<System> {
+    let settings = tolerating(
+        &values.kata.vcpu_tuning.pod,
+        &[
+            &values.kata.deploy.pod.tolerations,
+            &values.builds.daemon.tolerations,
+        ],
+    );
     Workload::new(
         meta,
         &values.images.vcpu_tune,
-        PodPlan::new(PodSecurity::root()).with_volume(Volume::host_path(
-            "kata-config",
-            "/opt/kata/share/defaults/kata-containers",
-        )),
-        &values.kata.vcpu_tuning.pod,
+        PodPlan::new(PodSecurity::root())
+            .with_volume(Volume::empty_dir("tmp"))
+            .with_volume(Volume::host_path(
+                "kata-config",
+                "/opt/kata/share/defaults/kata-containers",
+            )),
+        &settings,
         &[KATA_NODE_LABEL],
     )
+}
+
+/// `settings` with the tolerations of `more` added, each once.
+fn tolerating(
+    settings: &PodSettings,
+    more: &[&Vec<k8s_openapi::api::core::v1::Toleration>],
+) -> PodSettings {
+    let mut settings = settings.clone();
+    for toleration in more.iter().flat_map(|list| list.iter()) {
+        if !settings.tolerations.contains(toleration) {
+            settings.tolerations.push(toleration.clone());
+        }
+    }
+    settings
+}
+
+/// The topology spread of a control-plane workload with `replicas` and
+/// its `spread` and pod `settings`: over nodes, then zones, `maxSkew` 1,
+/// the workload's own pods of one revision (`pod-template-hash`); none
+/// when spreading is off, one replica or none runs, or the settings state
+/// constraints of their own.
+pub fn spread_constraints(
+    replicas: u32,
+    spread: &Spread,
+    settings: &PodSettings,
+    selector: &BTreeMap<String, String>,
+) -> Option<serde_json::Value> {
+    use crate::model::availability::{NODE_TOPOLOGY_KEY, ZONE_TOPOLOGY_KEY};
+    if !spread.enabled || replicas < 2 || !settings.topology_spread_constraints.is_empty() {
+        return None;
+    }
+    let constraint = |key: &str, when: WhenUnsatisfiable| {
+        serde_json::json!({
+            "maxSkew": 1,
+            "topologyKey": key,
+            "whenUnsatisfiable": when,
+            "labelSelector": {"matchLabels": selector},
+            "matchLabelKeys": ["pod-template-hash"],
+        })
+    };
+    Some(serde_json::json!([
+        constraint(NODE_TOPOLOGY_KEY, spread.nodes),
+        constraint(ZONE_TOPOLOGY_KEY, spread.zones),
+    ]))
 }
 
 fn meta(values: &Values, component: &str, name: String) -> Meta {

@@ -85,16 +85,49 @@ impl PodSecurity<Builds> {
 }
 
 impl PodSecurity<System> {
-    /// A privileged root container on the host's PID namespace: kata-deploy.
+    /// A privileged root container on the host's PID namespace. The chart's
+    /// node plumbing needs neither (see [`PodSecurity::host_installer`]);
+    /// kept as the one way to state it, in the system class only.
     pub fn privileged() -> Self {
         PodSecurity::new(json!({}), json!({"privileged": true, "runAsUser": 0}), true)
     }
 
-    /// Root without privileges or host PID: host-path access only.
+    /// kata-deploy as current releases run it: not privileged, no host
+    /// PID, root (the host files it installs and edits are root's, and the
+    /// systemd socket it restarts the container runtime through takes root
+    /// only), a read-only root filesystem, no privilege escalation,
+    /// seccomp `RuntimeDefault`, and of the runtime's default capabilities
+    /// only the three a root file installer uses on files it does not own:
+    /// `CHOWN`, `DAC_OVERRIDE`, `FOWNER`.
+    pub fn host_installer() -> Self {
+        PodSecurity::new(
+            json!({"seccompProfile": {"type": "RuntimeDefault"}}),
+            json!({
+                "privileged": false,
+                "allowPrivilegeEscalation": false,
+                "readOnlyRootFilesystem": true,
+                "runAsUser": 0,
+                "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "DAC_OVERRIDE", "FOWNER"]},
+            }),
+            false,
+        )
+    }
+
+    /// Root with no capability, no privilege escalation, a read-only root
+    /// filesystem and seccomp `RuntimeDefault`: a process that edits
+    /// root-owned files on a host path (vcpu-tune). Root because a host
+    /// path keeps the node's owners (`fsGroup` does not apply to it), and
+    /// with every capability dropped root is only the owner of those files.
     pub fn root() -> Self {
         PodSecurity::new(
-            json!({}),
-            json!({"privileged": false, "runAsUser": 0, "allowPrivilegeEscalation": false}),
+            json!({"seccompProfile": {"type": "RuntimeDefault"}}),
+            json!({
+                "privileged": false,
+                "allowPrivilegeEscalation": false,
+                "readOnlyRootFilesystem": true,
+                "runAsUser": 0,
+                "capabilities": {"drop": ["ALL"]},
+            }),
             false,
         )
     }
@@ -137,6 +170,12 @@ impl Volume<System> {
     /// A directory of the node. Only node plumbing may have one.
     pub fn host_path(name: &str, path: &str) -> Self {
         Volume::new(json!({"name": name, "hostPath": {"path": path}}))
+    }
+
+    /// A path of the node that the kubelet checks (or creates) as `kind`
+    /// (`DirectoryOrCreate`, `File`, `Socket`, ...) before the pod starts.
+    pub fn host_path_of(name: &str, path: &str, kind: &str) -> Self {
+        Volume::new(json!({"name": name, "hostPath": {"path": path, "type": kind}}))
     }
 }
 

@@ -36,6 +36,9 @@ enum To {
     Image(&'static str),
     /// A project's daemon resources: its own amount, else the default.
     ProjectResources,
+    /// A label of buildd's ServiceMonitor whose key the last `*` matched:
+    /// buildd's (the chart's win), else `buildd.metrics.serviceMonitor.labels`.
+    MonitorLabel,
     /// Written by the plan alone (an ADR fact, a fixed name part).
     Constant,
 }
@@ -90,6 +93,18 @@ const RULES: &[(&str, To)] = &[
         "vcpuTune.podAnnotations.*",
         To::Paths(&["kata.vcpuTuning.podAnnotations.$1"]),
     ),
+    // The spread: from the spread settings and the replicas (when the pod
+    // settings state constraints, those are rendered instead: a plan of
+    // values that set them takes this rule too, an approximation).
+    (
+        "buildd.podSpec.topologySpreadConstraints.**",
+        To::Paths(&["buildd.spread", "buildd.replicas"]),
+    ),
+    (
+        "gateway.podSpec.topologySpreadConstraints.**",
+        To::Paths(&["gateway.spread", "gateway.replicas"]),
+    ),
+    ("monitorLabels.*", To::MonitorLabel),
     ("buildd.podSpec.**", To::PodSpec("buildd")),
     ("gateway.podSpec.**", To::PodSpec("gateway")),
     ("kataDeploy.podSpec.**", To::PodSpec("kata.deploy")),
@@ -328,6 +343,16 @@ fn derive(to: To, path: &KeyPath, captured: &[Segment], values: &Values) -> Vec<
             paths
         }
         To::ProjectResources => project_resources(captured, values),
+        To::MonitorLabel => {
+            let key = key(1);
+            let chart = label(key, None, values);
+            let own = &values.buildd.metrics.service_monitor.labels;
+            if chart.is_empty() && own.contains_key(key) {
+                vec![KeyPath::dotted("buildd.metrics.serviceMonitor.labels").key(key)]
+            } else {
+                chart
+            }
+        }
         To::Constant => Vec::new(),
     }
 }

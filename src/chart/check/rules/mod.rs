@@ -12,6 +12,7 @@ mod grant;
 mod grants;
 mod info;
 mod keys;
+mod limits;
 mod namespaces;
 mod net_policies;
 mod r1_events;
@@ -59,6 +60,7 @@ pub fn topology(context: &Context<'_>, findings: &mut Findings<'_>, exemptions: 
     t5_wiring::check(context, findings);
     net_policies::check(context, findings);
     keys::check(context, findings);
+    limits::check(context, findings);
     info::check(context, findings);
 }
 
@@ -192,6 +194,13 @@ pub const RULES: &[Rule] = &[
         title: "Every image reference can be pulled",
         help: "An image reference is checked in the distribution grammar the kubelet parses it with (`[registry/]repository[:tag][@digest]`, lowercase repository paths, a digest of its algorithm's length). The API server accepts any text there; a reference the kubelet cannot parse leaves the pod in `InvalidImageName`, pulling nothing.",
         example: "IMAGE Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].image: `ghcr.io/Acme/buildd:1` is not an image reference (`ghcr.io/Acme/buildd` is no `[registry/]path` of lowercase letters, digits and single separators); the kubelet cannot pull it",
+        doc: DOC,
+    },
+    Rule {
+        id: Invariant::Limits.id(),
+        title: "The LimitRange of a BuildProject's namespace admits its daemon",
+        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`) and refuses a container whose request is above the limit so given, or whose limit is above `max`, for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` item of a LimitRange in their namespace that the input holds. The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
+        example: "LIMITS BuildProject buildkit-builds/platform-api spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod",
         doc: DOC,
     },
     Rule {
