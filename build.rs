@@ -44,7 +44,12 @@ fn main() {
     let schema_dir = manifest.join("schema");
     files_below(
         &schema_dir,
-        &["kubernetes", "cert-manager", "cilium", "prometheus-operator"],
+        &[
+            "kubernetes",
+            "cert-manager",
+            "cilium",
+            "prometheus-operator",
+        ],
     );
     println!("cargo:rerun-if-changed=build/kube_schemas.rs");
     if let Err(error) = kube_schemas::bake(&schema_dir, &out.join("kube_schemas.rs")) {

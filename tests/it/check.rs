@@ -1057,7 +1057,7 @@ fn prerequisites_without_their_crds_are_said() {
     let run = chartgen_with_stdin(&["check", "-"], Some(&format!("{}{issuer}", prod())));
     assert_contains(
         &run.stdout,
-        "info: cert-manager: the input relies on it (2 Certificate)",
+        "info: cert-manager: the input relies on it (3 Certificate)",
     );
     let with = format!(
         "{}{}{}",

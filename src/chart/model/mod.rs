@@ -10,8 +10,8 @@
 //! Rules that a JSON Schema cannot state (distinct namespaces, unique project
 //! names) live in [`rules`].
 
-pub mod network;
 pub mod availability;
+pub mod network;
 pub mod pod;
 pub mod rules;
 pub mod types;
@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use network::Network;
 pub use availability::{Metrics, ServiceMonitor, Spread, WhenUnsatisfiable};
+pub use network::Network;
 pub use pod::PodSettings;
 pub use types::{DnsLabel, Quantity};
 
