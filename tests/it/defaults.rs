@@ -6,7 +6,7 @@ use serde_json::Value as Json;
 
 use chartgen::yaml::{self, Source};
 
-use crate::harness::chartgen;
+use crate::harness::{chartgen, find};
 
 /// Renders `args` (after `render`); panics unless it succeeds cleanly.
 fn render(args: &[&str]) -> Vec<Json> {
@@ -29,13 +29,6 @@ const DEV: [&str; 4] = ["-f", "values/common.yaml", "-f", "values/dev.yaml"];
 
 fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(more).copied().collect()
-}
-
-fn find<'a>(objects: &'a [Json], kind: &str, name: &str) -> &'a Json {
-    objects
-        .iter()
-        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no {kind} {name}"))
 }
 
 #[test]

@@ -103,3 +103,11 @@ pub fn without_prerequisites(text: &str) -> String {
 pub fn is_prerequisite_line(line: &str) -> bool {
     line.starts_with("info: cert-manager: ") || line.starts_with("info: Kyverno: ")
 }
+
+/// The object of `kind` named `name` among rendered objects (as JSON).
+pub fn find<'a>(objects: &'a [serde_json::Value], kind: &str, name: &str) -> &'a serde_json::Value {
+    objects
+        .iter()
+        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name}"))
+}

@@ -8,7 +8,7 @@ use chartgen::kube::{KubeSchemas, VERSIONS};
 use chartgen::yaml::{self, Source};
 
 use crate::harness::{
-    assert_contains, chartgen, chartgen_with, relative, root, without_prerequisites,
+    assert_contains, chartgen, chartgen_with, find, relative, root, without_prerequisites,
 };
 
 /// Every environment: the built-in defaults, then each file in `values/`
@@ -54,13 +54,6 @@ fn objects(stream: &str) -> Vec<Json> {
         .iter()
         .map(yaml::Node::to_json)
         .collect()
-}
-
-fn find<'a>(objects: &'a [Json], kind: &str, name: &str) -> &'a Json {
-    objects
-        .iter()
-        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no {kind} {name}"))
 }
 
 #[test]

@@ -100,17 +100,7 @@ impl PodSecurity<System> {
     /// only the three a root file installer uses on files it does not own:
     /// `CHOWN`, `DAC_OVERRIDE`, `FOWNER`.
     pub fn host_installer() -> Self {
-        PodSecurity::new(
-            json!({"seccompProfile": {"type": "RuntimeDefault"}}),
-            json!({
-                "privileged": false,
-                "allowPrivilegeEscalation": false,
-                "readOnlyRootFilesystem": true,
-                "runAsUser": 0,
-                "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "DAC_OVERRIDE", "FOWNER"]},
-            }),
-            false,
-        )
+        PodSecurity::root_adding(&["CHOWN", "DAC_OVERRIDE", "FOWNER"])
     }
 
     /// Root with no capability, no privilege escalation, a read-only root
@@ -119,6 +109,16 @@ impl PodSecurity<System> {
     /// path keeps the node's owners (`fsGroup` does not apply to it), and
     /// with every capability dropped root is only the owner of those files.
     pub fn root() -> Self {
+        PodSecurity::root_adding(&[])
+    }
+
+    /// Root with every capability dropped but `add`, no privilege
+    /// escalation, a read-only root filesystem and seccomp `RuntimeDefault`.
+    fn root_adding(add: &[&str]) -> Self {
+        let mut capabilities = json!({"drop": ["ALL"]});
+        if !add.is_empty() {
+            capabilities["add"] = json!(add);
+        }
         PodSecurity::new(
             json!({"seccompProfile": {"type": "RuntimeDefault"}}),
             json!({
@@ -126,7 +126,7 @@ impl PodSecurity<System> {
                 "allowPrivilegeEscalation": false,
                 "readOnlyRootFilesystem": true,
                 "runAsUser": 0,
-                "capabilities": {"drop": ["ALL"]},
+                "capabilities": capabilities,
             }),
             false,
         )
