@@ -167,9 +167,16 @@ fn budget_error(what: &str, values: &Values) -> Error {
 /// default Kubernetes version: on the release alone, on the Kata bundle
 /// alone and on both together, as each may be applied.
 pub fn check(output: &Output) -> Vec<Finding> {
+    check_at(output, kube::DEFAULT_VERSION)
+}
+
+/// [`check`] against the schemas of Kubernetes `version` (one of
+/// [`kube::VERSIONS`]; another is read as the default).
+pub fn check_at(output: &Output, version: &str) -> Vec<Finding> {
     // Baked into the binary: loading is a lookup.
-    let schemas =
-        KubeSchemas::load(kube::DEFAULT_VERSION).expect("the default version is vendored");
+    let schemas = KubeSchemas::load(version)
+        .or_else(|_| KubeSchemas::load(kube::DEFAULT_VERSION))
+        .expect("the default version is vendored");
     let options = check::Options {
         schemas: &schemas,
         extra_crds: &[],

@@ -275,12 +275,47 @@ fn unknown_keys(
             path.key(key.clone()),
             format!("unknown key `{key}`"),
         );
+        let helm = path.0.is_empty().then(|| helm_hint(key)).flatten();
         problem.hint = match closest(key, known.iter().map(String::as_str)) {
+            _ if helm.is_some() => helm,
             Some(near) => Some(format!("did you mean `{near}`?")),
             None if known.is_empty() => None,
             None => Some(format!("known keys here: {}", known.join(", "))),
         };
         out.push(problem);
+    }
+}
+
+/// Where chartgen keeps what a top-level key of a typical Helm chart
+/// sets: `replicaCount`, `image`, the name overrides, and any pod setting
+/// (`nodeSelector`, `resources`, …) that chartgen keeps per workload (read
+/// from the schema, so the list follows the values).
+fn helm_hint(key: &str) -> Option<String> {
+    let workload = |setting: &str| {
+        let known = known_keys(&SCHEMA, &KeyPath::root().key("buildd"));
+        known.iter().any(|k| k == setting).then(|| {
+            format!(
+                "a Helm chart's top-level `{setting}` is per workload here: `buildd.{setting}`, `gateway.{setting}` (docs/values.md, Pod settings)"
+            )
+        })
+    };
+    match key {
+        "replicaCount" => Some(
+            "Helm's `replicaCount` is per workload here: `buildd.replicas`, `gateway.replicas`"
+                .to_owned(),
+        ),
+        "image" => Some(
+            "Helm's `image.repository`/`image.tag` are per component here: `images.buildd.repository`, `images.buildd.tag`, `images.gateway.…`, `images.buildkitd.…`"
+                .to_owned(),
+        ),
+        "nameOverride" | "fullnameOverride" => Some(format!(
+            "Helm's `{key}` is `releaseName` here: every object's name starts with it"
+        )),
+        "namespaceOverride" | "namespace" => Some(
+            "chartgen renders into one namespace per trust class (ADR-0006): `namespaces.operator`, `namespaces.builds`, `namespaces.system`"
+                .to_owned(),
+        ),
+        _ => workload(key),
     }
 }
 

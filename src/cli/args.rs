@@ -55,7 +55,7 @@ pub enum Command {
     /// operator and builds namespaces); `--bundle kata` prints the Kata node
     /// plumbing, applied separately with the Kata install (ADR-0006).
     /// Prints nothing unless the whole render succeeds.
-    #[command(after_help = examples::RENDER)]
+    #[command(after_help = examples::RENDER, visible_alias = "template")]
     Render(RenderArgs),
     /// Check values files and --set overrides without rendering anything.
     ///
@@ -277,6 +277,16 @@ pub struct RenderArgs {
         conflicts_with_all = ["output_dir", "all", "check"]
     )]
     pub show_only: Vec<String>,
+    /// The Kubernetes version the render is checked against (every built-in
+    /// kind's schema and the API rules of that version), as `check
+    /// --kube-version`.
+    #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
+          value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
+    pub kube_version: String,
+    /// Helm's release namespace: chartgen has none (one namespace per trust
+    /// class); refused with where to set them.
+    #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE", hide = true)]
+    pub namespace: Option<String>,
 }
 
 /// What `--bundle` selects.

@@ -522,3 +522,44 @@ fn typos_suggest_the_nearest_command_and_flag() {
         assert!(run.stderr.contains(tip), "{args:?}: {}", run.stderr);
     }
 }
+
+/// Helm's habits: `template` renders, `-n` says where chartgen puts
+/// namespaces, `--kube-version` picks the API the render is checked
+/// against, and a Helm chart's top-level keys point to chartgen's.
+#[test]
+fn helm_habits_are_met() {
+    let render = chartgen(&["render"]);
+    let template = chartgen(&["template"]);
+    assert_eq!(template.code, 0, "{}", template.stderr);
+    assert_eq!(template.stdout, render.stdout);
+    let run = chartgen(&["render", "-n", "builds"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("chartgen has no release namespace (`-n builds` is Helm's)")
+            && run.stderr.contains("--set namespaces.operator=builds"),
+        "{}",
+        run.stderr
+    );
+    let old = chartgen(&["render", "--kube-version", "1.33"]);
+    assert_eq!(old.code, 0, "{}", old.stderr);
+    assert_eq!(old.stdout, render.stdout);
+    assert_eq!(chartgen(&["render", "--kube-version", "1.20"]).code, 2);
+    let run = chartgen(&[
+        "validate",
+        "--set",
+        "replicaCount=2",
+        "--set",
+        "tolerations[0].key=a",
+        "--set",
+        "fullnameOverride=x",
+    ]);
+    assert_eq!(run.code, 2);
+    for hint in [
+        "hint: Helm's `replicaCount` is per workload here: `buildd.replicas`, `gateway.replicas`",
+        "hint: a Helm chart's top-level `tolerations` is per workload here: `buildd.tolerations`",
+        "hint: Helm's `fullnameOverride` is `releaseName` here",
+    ] {
+        assert!(run.stderr.contains(hint), "{hint}\n{}", run.stderr);
+    }
+}

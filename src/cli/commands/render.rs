@@ -29,6 +29,13 @@ use crate::{check, input, manifest};
 /// refusal anywhere (a bad environment name, a foreign file in the way, a
 /// link) leaves every directory as it was.
 pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
+    if let Some(namespace) = &args.namespace {
+        return Err(usage(format!(
+            "chartgen has no release namespace (`-n {namespace}` is Helm's): the release targets one namespace per trust class (ADR-0006); set them with --set namespaces.operator={namespace} and --set namespaces.builds=…, or in a values file"
+        ))
+        .into());
+    }
+    let version = args.kube_version.as_str();
     let inputs = args.values.inputs();
     let Some(dir) = &args.output_dir else {
         // Named objects are looked for in every bundle unless told.
@@ -37,7 +44,12 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         } else {
             BundleChoice::All
         };
-        return to_stdout(&inputs, args.bundle.unwrap_or(default), &args.show_only);
+        return to_stdout(
+            &inputs,
+            args.bundle.unwrap_or(default),
+            &args.show_only,
+            version,
+        );
     };
     let root = OutputDir::new(dir)?;
     if root.resolved_parent() {
@@ -54,7 +66,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     // Every environment is rendered and checked before anything is written.
     let mut rendered = Vec::new();
     for (inputs, name) in environments {
-        let Some(output) = in_environment(&name, &inputs, checked_render(&inputs))? else {
+        let Some(output) = in_environment(&name, &inputs, checked_render(&inputs, version))? else {
             return Ok(Exit::Findings);
         };
         rendered.push((name, output));
@@ -264,10 +276,10 @@ fn in_environment<T>(
 
 /// Renders and checks; `None` (with the findings on stderr) when the render
 /// breaks an invariant.
-fn checked_render(inputs: &Inputs) -> anyhow::Result<Option<Output>> {
+fn checked_render(inputs: &Inputs, version: &str) -> anyhow::Result<Option<Output>> {
     let loaded = values::load(inputs)?;
     let output = pipeline::render(&loaded.values)?;
-    let findings = pipeline::check(&output);
+    let findings = pipeline::check_at(&output, version);
     Ok(refuse_findings(&output, &findings).then_some(output))
 }
 
@@ -299,7 +311,12 @@ const PARALLEL_FROM: usize = 200;
 ///
 /// `show_only`: the `--show-only` selectors; the stream holds only what
 /// they select, while the checks still run on the whole render.
-fn to_stdout(inputs: &Inputs, choice: BundleChoice, show_only: &[String]) -> anyhow::Result<Exit> {
+fn to_stdout(
+    inputs: &Inputs,
+    choice: BundleChoice,
+    show_only: &[String],
+    version: &str,
+) -> anyhow::Result<Exit> {
     // A malformed selector is refused before any work.
     for arg in show_only {
         Selector::parse(arg)?;
@@ -322,11 +339,11 @@ fn to_stdout(inputs: &Inputs, choice: BundleChoice, show_only: &[String]) -> any
     let (findings, stream) = if parallel {
         std::thread::scope(|scope| {
             let writer = scope.spawn(stream);
-            let findings = pipeline::check(&output);
+            let findings = pipeline::check_at(&output, version);
             (findings, writer.join())
         })
     } else {
-        (pipeline::check(&output), Ok(stream()))
+        (pipeline::check_at(&output, version), Ok(stream()))
     };
     let stream = stream.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if !refuse_findings(&output, &findings) {
