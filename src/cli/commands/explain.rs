@@ -78,6 +78,13 @@ fn set_by(origin: &Origin) -> String {
 }
 
 impl Shown<'_> {
+    /// Whether the field's value may be printed: not hidden, and built
+    /// from no `--set-file` text (a file's text is never quoted back).
+    fn value_shown(&self) -> bool {
+        !self.hidden
+            && !(self.explanation.sources.iter()).any(|source| from_set_file(&source.origin))
+    }
+
     fn text(&self) -> String {
         let e = self.explanation;
         let mut out = printable(&self.manifest.id.to_string()).into_owned();
@@ -86,8 +93,10 @@ impl Shown<'_> {
         match &self.field {
             Some((path, value)) => {
                 out += &format!("\n  field: {}", printable(path));
-                if !self.hidden {
+                if self.value_shown() {
                     out += &format!("\n  value: {}", one_line(value));
+                } else if !self.hidden {
+                    out += "\n  value: (not shown: it holds the text of a --set-file file)";
                 }
                 let how = if e.literal {
                     " (written in the template: no values)"
@@ -131,7 +140,7 @@ impl Shown<'_> {
             format!("{}/{}", id.group, id.version)
         };
         let (field, value) = match &self.field {
-            Some((path, value)) if !self.hidden => (Some(path.clone()), Some(value.clone())),
+            Some((path, value)) if self.value_shown() => (Some(path.clone()), Some(value.clone())),
             Some((path, _)) => (Some(path.clone()), None),
             None => (None, None),
         };
