@@ -54,7 +54,7 @@ pub struct Loaded {
     pub document: Node,
 }
 
-/// Most `--set` arguments in one run: each one walks the document, so their
+/// Most set pairs (of every set flag) in one run: each walks the document, so their
 /// cost would grow with their number squared; a values file has no such
 /// limit (its keys are merged through an index).
 pub const MAX_SET_ARGUMENTS: usize = 1_000;
@@ -146,8 +146,7 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins, Deleted), Error> {
             flag: set.kind.flag(),
             arg: set.arg.clone(),
             reason: format!(
-                "{} {which} pairs, past the budget of {MAX_SET_ARGUMENTS}; put the values in a file (-f) instead",
-                pairs.len()
+                "more than {MAX_SET_ARGUMENTS} {which} pairs, past the budget; put the values in a file (-f) instead"
             ),
         });
     }

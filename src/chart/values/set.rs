@@ -76,7 +76,8 @@ impl SetArg {
     /// The `KEY=VALUE` pairs of the argument, as Helm splits them: at each
     /// comma outside a value's escape (`\,`) and outside a `{…}` list; a
     /// `--set-json` value ends where its JSON value does (commas inside it
-    /// are its own). One pair: the argument as it is.
+    /// are its own). One pair: the argument as it is. At most one pair
+    /// past [`super::MAX_SET_ARGUMENTS`] is made.
     pub fn pairs(&self) -> Result<Vec<SetArg>, Error> {
         let arg = self.arg.as_str();
         if arg.len() > Limits::VALUES.max_bytes {
@@ -85,7 +86,9 @@ impl SetArg {
         }
         let mut pairs = Vec::new();
         let mut rest = arg;
-        while !rest.is_empty() {
+        // Past the budget the run stops anyway: a huge argument of tiny
+        // pairs makes no more than one pair over it.
+        while !rest.is_empty() && pairs.len() <= super::MAX_SET_ARGUMENTS {
             let Some((key, value)) = split_unescaped(rest, '=') else {
                 let reason = if pairs.is_empty() {
                     "no `=` after the key".to_owned()
