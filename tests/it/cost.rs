@@ -320,3 +320,41 @@ fn crd_patterns_cannot_backtrack() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(run.stdout.matches("does not match").count(), 300);
 }
+
+/// KEYS compares the daemons' Certificates' names through an index: two
+/// Certificates of 20,000 names each (400 million pairs, minutes when
+/// compared pair by pair) are checked at once, the one shared name found.
+#[test]
+fn daemon_certificates_with_many_names_are_compared_through_an_index() {
+    let certificate = |name: &str, secret: &str, level: &str, last: &str| {
+        let mut names: Vec<String> = (0..20_000)
+            .map(|i| format!("      - d{i}.{level}.buildkit-builds.svc\n"))
+            .collect();
+        names.push(format!("      - \"{last}\"\n"));
+        format!(
+            "---\napiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {{name: {name}, namespace: buildkit-builds}}\nspec:\n  secretName: {secret}\n  issuerRef: {{name: ca, kind: ClusterIssuer}}\n  dnsNames:\n{}",
+            names.concat()
+        )
+    };
+    let extra = certificate(
+        "many-trusted",
+        "buildkit-daemon-tls-trusted",
+        "t",
+        "shared.buildkit-builds.svc",
+    ) + &certificate(
+        "many-untrusted",
+        "buildkit-daemon-tls-untrusted",
+        "u",
+        "*.buildkit-builds.svc",
+    );
+    let run = chartgen_with_stdin(&["check", "out/ovh-prod", "-"], Some(&extra));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let found = findings(&run);
+    let keys: Vec<&&str> = found.iter().filter(|f| f.starts_with("KEYS ")).collect();
+    assert_eq!(keys.len(), 1, "{}", run.stdout);
+    assert!(
+        keys[0].contains("*.buildkit-builds.svc of the untrusted daemons' Certificate many-untrusted is valid for shared.buildkit-builds.svc"),
+        "{}",
+        keys[0]
+    );
+}

@@ -5,6 +5,8 @@
 //! no key a trusted daemon serves with, nor one valid for a trusted
 //! daemon's name.
 
+use std::collections::HashMap;
+
 use serde_json::Value as Json;
 
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of};
@@ -76,28 +78,101 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
             .collect()
     };
     let (trusted_certs, untrusted_certs) = (writers(&trusted), writers(&untrusted));
-    for &u in &untrusted_certs {
-        for &t in &trusted_certs {
-            let shared = shared_names(context.objects[t], context.objects[u]);
-            if let Some((ti, ui)) = shared.first() {
-                let object = context.objects[u];
-                let name = object["metadata"]["name"].as_str().unwrap_or_default();
-                let t_name = context.objects[t]["metadata"]["name"]
-                    .as_str()
-                    .unwrap_or_default();
-                findings.report(
-                    Invariant::Keys,
-                    u,
-                    &KeyPath::dotted("spec.dnsNames").index(*ui),
-                    format!(
-                        "{} of the untrusted daemons' Certificate {name} is valid for {} of the trusted daemons' Certificate {t_name}: an untrusted daemon's key would pass for a trusted daemon",
-                        dns_name(object, *ui),
-                        dns_name(context.objects[t], *ti),
-                    ),
-                );
+    let index = Names::of(context, &trusted_certs);
+    for u in untrusted_certs {
+        let object = context.objects[u];
+        let Some((ui, (t, ti))) = (dns_names(object).enumerate())
+            .find_map(|(ui, name)| index.matching(&name).map(|found| (ui, found)))
+        else {
+            continue;
+        };
+        let name = object["metadata"]["name"].as_str().unwrap_or_default();
+        let t_name = context.objects[t]["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default();
+        findings.report(
+            Invariant::Keys,
+            u,
+            &KeyPath::dotted("spec.dnsNames").index(ui),
+            format!(
+                "{} of the untrusted daemons' Certificate {name} is valid for {} of the trusted daemons' Certificate {t_name}: an untrusted daemon's key would pass for a trusted daemon",
+                dns_name(object, ui),
+                dns_name(context.objects[t], ti),
+            ),
+        );
+    }
+}
+
+/// A Certificate's `dnsNames`, as [`normal`] writes them.
+fn dns_names(certificate: &Json) -> impl Iterator<Item = String> + '_ {
+    (certificate["spec"]["dnsNames"]
+        .as_array()
+        .into_iter()
+        .flatten())
+    .map(|n| normal(n.as_str().unwrap_or_default()))
+}
+
+/// A DNS name as TLS clients compare it: lowercase, a trailing dot
+/// dropped.
+fn normal(name: &str) -> String {
+    name.trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// The `dnsNames` of some Certificates, indexed as TLS clients match them
+/// (RFC 6125 as Go's crypto/x509 does: a wildcard only as the whole
+/// leftmost label, standing for exactly one non-empty label), each with its Certificate and its place there: looking
+/// a name up costs one hash, whatever the number of names.
+#[derive(Default)]
+struct Names {
+    /// `*.SUFFIX` by its suffix.
+    wildcards: HashMap<String, (usize, usize)>,
+    /// Plain hostnames.
+    hosts: HashMap<String, (usize, usize)>,
+    /// Plain hostnames by what follows their first label (what a wildcard
+    /// of that suffix matches).
+    parents: HashMap<String, (usize, usize)>,
+}
+
+impl Names {
+    fn of(context: &Context<'_>, certificates: &[usize]) -> Self {
+        let mut names = Names::default();
+        for &c in certificates {
+            for (i, name) in dns_names(context.objects[c]).enumerate() {
+                names.insert(name, (c, i));
             }
         }
+        names
     }
+
+    fn insert(&mut self, name: String, at: (usize, usize)) {
+        if let Some(suffix) = name.strip_prefix("*.") {
+            self.wildcards.entry(suffix.to_owned()).or_insert(at);
+        } else {
+            if let Some(parent) = parent(&name) {
+                self.parents.entry(parent.to_owned()).or_insert(at);
+            }
+            self.hosts.entry(name).or_insert(at);
+        }
+    }
+
+    /// An indexed name some hostname matches together with `name`.
+    fn matching(&self, name: &str) -> Option<(usize, usize)> {
+        match name.strip_prefix("*.") {
+            Some(suffix) => (self.wildcards.get(suffix)).or_else(|| self.parents.get(suffix)),
+            None => {
+                (self.hosts.get(name)).or_else(|| parent(name).and_then(|p| self.wildcards.get(p)))
+            }
+        }
+        .copied()
+    }
+}
+
+/// What follows a hostname's first label, when a wildcard could stand for
+/// that label (non-empty, no `*`).
+fn parent(host: &str) -> Option<&str> {
+    host.split_once('.')
+        .filter(|(label, _)| !label.is_empty() && !label.contains('*'))
+        .map(|(_, rest)| rest)
 }
 
 /// A cert-manager Certificate.
@@ -114,53 +189,14 @@ fn dns_name(certificate: &Json, i: usize) -> &str {
         .unwrap_or_default()
 }
 
-/// The pairs of indexes of `a`'s and `b`'s `dnsNames` that some hostname
-/// matches both of.
-fn shared_names(a: &Json, b: &Json) -> Vec<(usize, usize)> {
-    let names = |c: &Json| -> Vec<String> {
-        c["spec"]["dnsNames"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|n| n.as_str().unwrap_or_default().to_ascii_lowercase())
-            .collect()
-    };
-    let (a, b) = (names(a), names(b));
-    let mut shared = Vec::new();
-    for (i, x) in a.iter().enumerate() {
-        for (j, y) in b.iter().enumerate() {
-            if overlap(x, y) {
-                shared.push((i, j));
-            }
-        }
-    }
-    shared
-}
-
-/// Whether a hostname exists that both `a` and `b` match, as TLS clients
-/// match names (RFC 6125 as Go's crypto/x509 does): a wildcard only as the
-/// whole leftmost label, standing for exactly one non-empty label; a
-/// trailing dot ignored.
-pub(crate) fn overlap(a: &str, b: &str) -> bool {
-    let a = a.trim_end_matches('.');
-    let b = b.trim_end_matches('.');
-    match (a.strip_prefix("*."), b.strip_prefix("*.")) {
-        (Some(x), Some(y)) => x == y,
-        (Some(suffix), None) => matches_wildcard(b, suffix),
-        (None, Some(suffix)) => matches_wildcard(a, suffix),
-        (None, None) => a == b,
-    }
-}
-
-fn matches_wildcard(host: &str, suffix: &str) -> bool {
-    host.split_once('.')
-        .is_some_and(|(label, rest)| !label.is_empty() && !label.contains('*') && rest == suffix)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::overlap;
+    use super::Names;
 
+    /// Names match as TLS clients match them (RFC 6125 as Go's
+    /// crypto/x509 does): a wildcard only as the whole leftmost label,
+    /// standing for exactly one non-empty label; case and a trailing dot
+    /// ignored.
     #[test]
     fn names_overlap_as_tls_clients_match_them() {
         for (a, b, shared) in [
@@ -171,12 +207,15 @@ mod tests {
             ("*.ns.svc", "x.u.ns.svc", false),
             ("a.t.ns.svc", "*.t.ns.svc", true),
             ("A.t.ns.svc.", "a.t.ns.svc", true),
-            ("a.t.ns.svc", "b.t.ns.svc", false),
+            ("a.t.ns.svc", "B.t.ns.svc", false),
             ("*.t.ns.svc", ".t.ns.svc", false),
         ] {
-            let a = a.to_ascii_lowercase();
-            assert_eq!(overlap(&a, b), shared, "{a} ~ {b}");
-            assert_eq!(overlap(b, &a), shared, "{b} ~ {a}");
+            for (indexed, asked) in [(a, b), (b, a)] {
+                let mut names = Names::default();
+                names.insert(super::normal(indexed), (0, 0));
+                let found = names.matching(&super::normal(asked)).is_some();
+                assert_eq!(found, shared, "{indexed} ~ {asked}");
+            }
         }
     }
 }
