@@ -6,25 +6,31 @@
 //! project would fail. The values side is `model::rules`
 //! (`limit_range_admits`).
 
+use std::collections::{BTreeMap, HashMap};
+
 use serde_json::Value as Json;
 
+use crate::check::facts::namespace_of;
 use crate::check::{Context, Findings, Invariant};
 use crate::diagnostic::KeyPath;
 use crate::quantity::Quantity;
 
 /// Checks LIMITS on the operator's BuildProjects.
 pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
-    let ranges: Vec<(&str, &Json)> = context
-        .objects
-        .iter()
-        .filter(|o| o["kind"] == "LimitRange" && o["apiVersion"] == "v1")
-        .filter_map(|o| {
-            let namespace = o["metadata"]["namespace"].as_str()?;
-            let limits = o["spec"]["limits"].as_array()?;
-            let container = limits.iter().find(|l| l["type"] == "Container")?;
-            Some((namespace, container))
-        })
-        .collect();
+    // Every `Container` and `Pod` item of every LimitRange, by namespace:
+    // the admission applies each.
+    let mut ranges: HashMap<&str, Vec<&Json>> = HashMap::new();
+    for object in context.objects {
+        if object["kind"] != "LimitRange" || object["apiVersion"] != "v1" {
+            continue;
+        }
+        let Some(namespace) = object["metadata"]["namespace"].as_str() else {
+            continue;
+        };
+        let items = (object["spec"]["limits"].as_array().into_iter().flatten())
+            .filter(|l| l["type"] == "Container" || l["type"] == "Pod");
+        ranges.entry(namespace).or_default().extend(items);
+    }
     if ranges.is_empty() {
         return;
     }
@@ -32,20 +38,35 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
         if object["kind"] != "BuildProject" || !context.in_scope(index) {
             continue;
         }
-        let namespace = object["metadata"]["namespace"].as_str().unwrap_or_default();
-        for (_, range) in ranges.iter().filter(|(n, _)| *n == namespace) {
-            for (path, message) in refusals(&object["spec"]["resources"], range) {
-                findings.report(Invariant::Limits, index, &path, message);
+        let Some(items) = ranges.get(namespace_of(object)) else {
+            continue;
+        };
+        // Each field once, whichever item refuses it first.
+        let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
+        for item in items {
+            for (path, message) in refusals(&object["spec"]["resources"], item) {
+                refused.entry(path).or_insert(message);
             }
+        }
+        for (path, message) in refused {
+            findings.report(Invariant::Limits, index, &path, message);
         }
     }
 }
 
-/// What the LimitRange `range` (its `Container` item) refuses of a
-/// container with `resources`: the path in the BuildProject and why.
+/// What the LimitRange item `range` refuses of a daemon's one container
+/// with `resources`: the path in the BuildProject and why. A `Container`
+/// item gives a container without a limit its `default` (else its `max`)
+/// and caps it at `max`; a `Pod` item caps the pod, here its one
+/// container, at `max`. A quantity may be written as a string or a number.
 fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
-    let amount = |value: &Json| value.as_str().and_then(|t| Quantity::parse(t).ok());
-    let text = |value: &Json| value.as_str().unwrap_or_default().to_owned();
+    let text = |value: &Json| match value {
+        Json::String(s) => s.clone(),
+        Json::Number(n) => n.to_string(),
+        _ => String::new(),
+    };
+    let amount = |value: &Json| Quantity::parse(&text(value)).ok();
+    let pod = range["type"] == "Pod";
     let at = KeyPath::root().key("spec").key("resources");
     let mut found = Vec::new();
     for resource in ["cpu", "memory"] {
@@ -58,14 +79,15 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
             found.push((
                 at.key("limits").key(resource),
                 format!(
-                    "limits.{resource} {} is above the LimitRange's max.{resource} {}; the API server refuses the daemon's pod",
+                    "limits.{resource} {} is above the LimitRange's max.{resource} {}{}; the API server refuses the daemon's pod",
                     text(limit),
-                    text(max)
+                    text(max),
+                    if pod { " (for the whole pod)" } else { "" }
                 ),
             ));
             continue;
         }
-        if !limit.is_null() {
+        if !limit.is_null() || pod {
             continue;
         }
         let Some(r) = amount(request) else {
@@ -142,5 +164,29 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    /// A quantity written as a number is read like its text; a `Pod`
+    /// item's `max` caps the daemon's one container too.
+    #[test]
+    fn numbers_and_pod_items_are_read() {
+        let range = json!({"type": "Container", "max": {"memory": "4Gi"}});
+        assert_eq!(
+            messages(json!({"limits": {"memory": 8_589_934_592_u64}}), range),
+            [
+                "spec.resources.limits.memory: limits.memory 8589934592 is above the LimitRange's max.memory 4Gi; the API server refuses the daemon's pod"
+            ]
+        );
+        let range = json!({"type": "Container", "default": {"cpu": 2}});
+        assert_eq!(messages(json!({"requests": {"cpu": 3}}), range).len(), 1);
+        let pod = json!({"type": "Pod", "max": {"cpu": "2"}});
+        assert_eq!(
+            messages(json!({"limits": {"cpu": "3"}}), pod.clone()),
+            [
+                "spec.resources.limits.cpu: limits.cpu 3 is above the LimitRange's max.cpu 2 (for the whole pod); the API server refuses the daemon's pod"
+            ]
+        );
+        // A Pod item gives no container a default limit.
+        assert!(messages(json!({"requests": {"cpu": "3"}}), pod).is_empty());
     }
 }
