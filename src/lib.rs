@@ -33,6 +33,6 @@ pub use chart::{
 };
 pub use cli::{commands, report};
 pub use kubernetes::{
-    cluster, diff, emit, files, input, kube, manifest, names, output, pod_security, quantity, rbac,
-    scheduling, secret, yaml,
+    cidr, cluster, diff, emit, files, input, kube, manifest, names, output, pod_security, quantity,
+    rbac, scheduling, secret, yaml,
 };

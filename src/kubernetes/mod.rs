@@ -8,6 +8,7 @@
 //! ([`cluster`]) and the GitOps output directory ([`output`]).
 //! Nothing here uses the chart or the command line (`src/layers.rs`).
 
+pub mod cidr;
 pub mod cluster;
 pub mod diff;
 pub mod emit;

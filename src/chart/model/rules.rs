@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::{ResourceList, Resources, Values};
+use crate::cidr::Cidr;
 use crate::diagnostic::KeyPath;
 use crate::names;
 
@@ -540,7 +541,7 @@ fn check_network(values: &Values, violations: &mut Vec<Violation>) {
     const CIDR_HINT: &str =
         "write an address and a prefix length, such as 10.0.0.0/8 or 2001:db8::/32";
     for (i, cidr) in network.api_server.cidrs.iter().enumerate() {
-        if let Err(why) = parse_cidr(cidr) {
+        if let Err(why) = Cidr::parse(cidr) {
             push(
                 KeyPath::dotted("network.apiServer.cidrs").index(i),
                 format!("`{cidr}` is not a CIDR: {why}"),
@@ -577,7 +578,7 @@ fn check_network(values: &Values, violations: &mut Vec<Violation>) {
     }
     for (i, rule) in egress.cidrs.iter().enumerate() {
         let at = KeyPath::dotted("network.buildEgress.cidrs").index(i);
-        let outer = match parse_cidr(&rule.cidr) {
+        let outer = match Cidr::parse(&rule.cidr) {
             Ok(outer) => Some(outer),
             Err(why) => {
                 push(
@@ -590,7 +591,7 @@ fn check_network(values: &Values, violations: &mut Vec<Violation>) {
         };
         for (j, except) in rule.except.iter().enumerate() {
             let path = at.clone().key("except").index(j);
-            match (parse_cidr(except), outer) {
+            match (Cidr::parse(except), outer) {
                 (Err(why), _) => push(path, format!("`{except}` is not a CIDR: {why}"), CIDR_HINT),
                 (Ok(inner), Some(outer)) if !strictly_within(inner, outer) => push(
                     path,
@@ -672,34 +673,9 @@ fn labels(
     }
 }
 
-/// Checks `address/prefix` for IPv4 or IPv6.
-fn parse_cidr(cidr: &str) -> Result<(std::net::IpAddr, u8), String> {
-    let (address, prefix) = cidr.split_once('/').ok_or("no `/prefix`")?;
-    let address: std::net::IpAddr = address
-        .parse()
-        .map_err(|_| format!("`{address}` is not an IP address"))?;
-    let most = if address.is_ipv4() { 32 } else { 128 };
-    match prefix.parse::<u8>() {
-        Ok(bits) if bits <= most && !prefix.starts_with('+') => Ok((address, bits)),
-        _ => Err(format!(
-            "`{prefix}` is not a prefix length from 0 to {most}"
-        )),
-    }
-}
-
 /// Whether `inner` is a smaller range of `outer`'s family inside it.
-fn strictly_within(inner: (std::net::IpAddr, u8), outer: (std::net::IpAddr, u8)) -> bool {
-    use std::net::IpAddr;
-    let bits = |ip: IpAddr| match ip {
-        IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32u32),
-        IpAddr::V6(v6) => (u128::from(v6), 128u32),
-    };
-    let ((a, width), (b, other)) = (bits(inner.0), bits(outer.0));
-    if width != other || inner.1 <= outer.1 {
-        return false;
-    }
-    let shift = width - u32::from(outer.1);
-    shift >= 128 || (a >> shift) == (b >> shift)
+fn strictly_within(inner: Cidr, outer: Cidr) -> bool {
+    outer.contains(&inner) && inner.len() > outer.len()
 }
 
 fn check_policies(values: &Values, violations: &mut Vec<Violation>) {

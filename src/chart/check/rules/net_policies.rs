@@ -16,6 +16,7 @@ use serde_json::Value as Json;
 use super::namespaces::namespace_objects;
 use crate::check::facts::namespace_of;
 use crate::check::{Class, Context, Findings, Invariant};
+use crate::cidr::{self, Cidr};
 use crate::diagnostic::KeyPath;
 use crate::plan::network::NAMESPACE_NAME_LABEL;
 
@@ -122,14 +123,32 @@ fn narrows(selector: &Json) -> bool {
     labels || expressions
 }
 
+/// Whether an `ipBlock` of every address (`/0`) leaves in a range pods
+/// are addressed from ([`cidr::pod_ranges`]): excepting the metadata
+/// address, or any one private range, still admits the pods of a cluster
+/// whose pod CIDR lies in another. A narrower block is the values' choice.
+fn reaches_pods(block: &Json) -> bool {
+    let Some(cidr) = block["cidr"].as_str().and_then(|c| Cidr::parse(c).ok()) else {
+        return false;
+    };
+    if cidr.len() != 0 {
+        return false;
+    }
+    let excepted: Vec<Cidr> = (block["except"].as_array().into_iter().flatten())
+        .filter_map(|e| e.as_str().and_then(|e| Cidr::parse(e).ok()))
+        .collect();
+    cidr::pod_ranges()
+        .iter()
+        .filter(|range| range.is_v6() == cidr.is_v6())
+        .any(|range| !excepted.iter().any(|e| e.contains(range)))
+}
+
 /// Why a peer admits the whole cluster, if it does.
 fn cluster_wide(peer: &Json) -> Option<&'static str> {
     let block = &peer["ipBlock"];
     if !block.is_null() {
-        let everything = block["cidr"].as_str().is_some_and(|c| c.ends_with("/0"))
-            && block["except"].as_array().is_none_or(Vec::is_empty);
-        return everything.then_some(
-            "an ipBlock of every address: on a CNI that matches pod addresses against ipBlocks, every pod of the cluster",
+        return reaches_pods(block).then_some(
+            "an ipBlock of every address that keeps the private ranges pods are addressed from: on a CNI that matches pod addresses against ipBlocks, every pod of the cluster",
         );
     }
     let namespaces = &peer["namespaceSelector"];
@@ -223,6 +242,8 @@ mod tests {
             json!({"namespaceSelector": {"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "Exists"}]}}),
             json!({"ipBlock": {"cidr": "0.0.0.0/0"}}),
             json!({"ipBlock": {"cidr": "::/0"}}),
+            json!({"ipBlock": {"cidr": "0.0.0.0/0", "except": ["169.254.169.254/32"]}}),
+            json!({"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}),
         ];
         for peer in wide {
             assert!(cluster_wide(&peer).is_some(), "{peer}");
@@ -234,7 +255,7 @@ mod tests {
             json!({"namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "In", "values": ["ci"]}]}}),
             json!({"namespaceSelector": {"matchExpressions": [{"key": "ci", "operator": "Exists"}]}}),
             json!({"ipBlock": {"cidr": "10.0.0.0/8"}}),
-            json!({"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}),
+            json!({"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"]}}),
         ];
         for peer in narrow {
             assert!(cluster_wide(&peer).is_none(), "{peer}");

@@ -38,6 +38,7 @@ use serde_json::Value as Json;
 
 use super::tree::{at, text};
 use super::{Class, Impact, Level, listed};
+use crate::cidr::Cidr;
 use crate::manifest::Manifest;
 use crate::pod_security::{Level as PodLevel, Policy};
 
@@ -566,12 +567,12 @@ fn peer_within(narrow: &Json, wide: &Json) -> bool {
     if let (Some(n), Some(w)) = (narrow.get("ipBlock"), wide.get("ipBlock")) {
         let cidrs = |v: &Json| -> Vec<Cidr> {
             (v.as_array().into_iter().flatten())
-                .filter_map(|c| c.as_str().and_then(Cidr::parse))
+                .filter_map(|c| c.as_str().and_then(|c| Cidr::parse(c).ok()))
                 .collect()
         };
         let (Some(n_cidr), Some(w_cidr)) = (
-            n["cidr"].as_str().and_then(Cidr::parse),
-            w["cidr"].as_str().and_then(Cidr::parse),
+            n["cidr"].as_str().and_then(|c| Cidr::parse(c).ok()),
+            w["cidr"].as_str().and_then(|c| Cidr::parse(c).ok()),
         ) else {
             return false;
         };
@@ -641,48 +642,6 @@ fn port_within(narrow: &Json, wide: &Json) -> bool {
         (Some(Some((a, b))), Some(Some((c, d)))) => c <= a && b <= d,
         (None, None) => narrow["port"] == wide["port"],
         _ => false,
-    }
-}
-
-/// An IP range: an address and a prefix length; an IPv4 address in the
-/// top 32 bits, so that one mask serves both families.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Cidr {
-    bits: u128,
-    len: u8,
-    v6: bool,
-}
-
-impl Cidr {
-    fn parse(text: &str) -> Option<Cidr> {
-        let (addr, len) = text.split_once('/')?;
-        let len: u8 = len.parse().ok()?;
-        let (bits, v6, max) = match addr.parse::<std::net::IpAddr>().ok()? {
-            std::net::IpAddr::V4(a) => (u128::from(u32::from(a)) << 96, false, 32),
-            std::net::IpAddr::V6(a) => (u128::from(a), true, 128),
-        };
-        (len <= max).then_some(Cidr { bits, len, v6 })
-    }
-
-    /// The mask of the first `len` bits of a 128-bit address (IPv4 sits in
-    /// the top 32).
-    fn mask(len: u8) -> u128 {
-        if len == 0 {
-            0
-        } else {
-            u128::MAX << (128 - u32::from(len))
-        }
-    }
-
-    /// Whether every address of `other` is in this range.
-    fn contains(&self, other: &Cidr) -> bool {
-        let mask = Cidr::mask(self.len);
-        self.v6 == other.v6 && self.len <= other.len && (self.bits & mask) == (other.bits & mask)
-    }
-
-    /// Whether the two ranges share an address.
-    fn overlaps(&self, other: &Cidr) -> bool {
-        self.contains(other) || other.contains(self)
     }
 }
 
