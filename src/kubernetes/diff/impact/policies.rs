@@ -227,11 +227,11 @@ const ANY_OF: [&str; 8] = [
 ];
 
 /// The filters of a `match` or `exclude` block: an object is selected when
-/// one of them holds. `any` lists alternatives; `all` is one filter, every
-/// entry's constraints together (with `any` beside it, each alternative
-/// also meets `all`); the older form (`resources`, `subjects`, `roles`,
-/// `clusterRoles` in the block itself) is one filter. No block, or an
-/// empty one, selects nothing.
+/// one of them holds. As Kyverno reads the block: `any` lists
+/// alternatives; else `all` is one filter, every entry's constraints
+/// together; else the older form (`resources`, `subjects`, `roles`,
+/// `clusterRoles` in the block itself) is one filter. No block, an empty
+/// one, or a filter without constraints selects nothing.
 fn filters(block: &Json) -> Vec<Filter> {
     let Some(map) = block.as_object() else {
         return Vec::new();
@@ -251,27 +251,26 @@ fn filters(block: &Json) -> Vec<Filter> {
         out.retain(|(_, v)| !(v.is_null() || v.as_array().is_some_and(Vec::is_empty)));
         out
     };
-    let all: Vec<(String, Json)> = (map.get("all").and_then(Json::as_array).into_iter())
-        .flatten()
-        .flat_map(constraints)
-        .collect();
-    let legacy = {
-        let mut block = block.clone();
-        if let Some(map) = block.as_object_mut() {
+    let entries = |key: &str| {
+        map.get(key)
+            .and_then(Json::as_array)
+            .filter(|l| !l.is_empty())
+    };
+    // Kyverno's precedence: `any`, else `all`, else the older form (it
+    // refuses them together). A filter with no constraint selects nothing,
+    // as Kyverno reads an empty resource filter.
+    let filters: Vec<Filter> = if let Some(any) = entries("any") {
+        any.iter().map(|f| Filter(constraints(f))).collect()
+    } else if let Some(all) = entries("all") {
+        vec![Filter(all.iter().flat_map(constraints).collect())]
+    } else {
+        let mut legacy = block.clone();
+        if let Some(map) = legacy.as_object_mut() {
             map.retain(|k, _| !matches!(k.as_str(), "any" | "all"));
         }
-        constraints(&block)
+        vec![Filter(constraints(&legacy))]
     };
-    let joined = |mut one: Vec<(String, Json)>| {
-        one.extend(all.iter().cloned());
-        one.extend(legacy.iter().cloned());
-        Filter(one)
-    };
-    match map.get("any").and_then(Json::as_array) {
-        Some(any) if !any.is_empty() => any.iter().map(|f| joined(constraints(f))).collect(),
-        _ if all.is_empty() && legacy.is_empty() && !map.contains_key("all") => Vec::new(),
-        _ => vec![joined(Vec::new())],
-    }
+    filters.into_iter().filter(|f| !f.0.is_empty()).collect()
 }
 
 impl Filter {
@@ -291,14 +290,14 @@ impl Filter {
         if !ANY_OF.contains(&field) {
             return narrow == wide;
         }
-        let items = |v: &Json| -> Vec<Json> {
+        fn items(v: &Json) -> Vec<&Json> {
             match v {
-                Json::Array(items) => items.clone(),
-                other => vec![other.clone()],
+                Json::Array(items) => items.iter().collect(),
+                other => vec![other],
             }
-        };
+        }
         let wide = items(wide);
-        wide.iter().any(|w| w == "*") || items(narrow).iter().all(|n| wide.contains(n))
+        wide.iter().any(|w| *w == "*") || items(narrow).iter().all(|n| wide.contains(n))
     }
 
     /// Filters as alternatives: `A or B`; none: `nothing`.
@@ -324,11 +323,20 @@ impl Filter {
 /// The filters of `narrow` that `wide` does not cover: what `narrow`
 /// selects beyond `wide`, filter by filter.
 fn beyond<'a>(narrow: &'a [Filter], wide: &[Filter]) -> Vec<&'a Filter> {
+    if narrow.len().saturating_mul(wide.len()) > COMPARISONS {
+        // Past the budget none is proven covered: the gate says more.
+        return narrow.iter().collect();
+    }
     narrow
         .iter()
         .filter(|f| !wide.iter().any(|w| f.within(w)))
         .collect()
 }
+
+/// The most pairs of filters, or of NetworkPolicy rules, compared to prove
+/// one covered by another: a hostile policy of thousands of each would
+/// cost their product. Past it, every new one counts as wider.
+const COMPARISONS: usize = 100_000;
 
 /// The validate rules of a Kyverno policy, by name.
 fn rules(policy: &Json) -> BTreeMap<String, Rule> {
@@ -523,9 +531,11 @@ pub(crate) fn network(before: &Json, after: &Json) -> Vec<String> {
             .flatten()
             .collect();
         let peers = if key == "ingress" { "from" } else { "to" };
-        let new: Vec<usize> = (after["spec"][key].as_array().into_iter().flatten())
+        let rules = after["spec"][key].as_array().map_or(&[][..], Vec::as_slice);
+        let compared = rules.len().saturating_mul(old.len()) <= COMPARISONS;
+        let new: Vec<usize> = (rules.iter())
             .enumerate()
-            .filter(|(_, rule)| !old.iter().any(|o| rule_within(rule, o, peers)))
+            .filter(|(_, rule)| !(compared && old.iter().any(|o| rule_within(rule, o, peers))))
             .map(|(i, _)| i)
             .collect();
         if !new.is_empty() {
@@ -543,9 +553,9 @@ pub(crate) fn network(before: &Json, after: &Json) -> Vec<String> {
 /// its peers (`from` or `to`: `peers`) and its ports each inside one of
 /// `wide`'s; a rule without peers or ports admits every one.
 fn rule_within(narrow: &Json, wide: &Json, peers: &str) -> bool {
-    let list = |rule: &Json, key: &str| -> Option<Vec<Json>> {
-        rule[key].as_array().filter(|l| !l.is_empty()).cloned()
-    };
+    fn list<'a>(rule: &'a Json, key: &str) -> Option<&'a Vec<Json>> {
+        rule[key].as_array().filter(|l| !l.is_empty())
+    }
     let covered =
         |key: &str, within: fn(&Json, &Json) -> bool| match (list(narrow, key), list(wide, key)) {
             (_, None) => true,
@@ -564,7 +574,11 @@ fn peer_within(narrow: &Json, wide: &Json) -> bool {
     if narrow == wide {
         return true;
     }
-    if let (Some(n), Some(w)) = (narrow.get("ipBlock"), wide.get("ipBlock")) {
+    // A field written null is unset, as the API server reads it.
+    fn field<'a>(peer: &'a Json, key: &str) -> Option<&'a Json> {
+        peer.get(key).filter(|v| !v.is_null())
+    }
+    if let (Some(n), Some(w)) = (field(narrow, "ipBlock"), field(wide, "ipBlock")) {
         let cidrs = |v: &Json| -> Vec<Cidr> {
             (v.as_array().into_iter().flatten())
                 .filter_map(|c| c.as_str().and_then(|c| Cidr::parse(c).ok()))
@@ -584,10 +598,10 @@ fn peer_within(narrow: &Json, wide: &Json) -> bool {
                 .iter()
                 .all(|e| !e.overlaps(&n_cidr) || n_except.iter().any(|x| x.contains(e)));
     }
-    if narrow.get("ipBlock").is_some() || wide.get("ipBlock").is_some() {
+    if field(narrow, "ipBlock").is_some() || field(wide, "ipBlock").is_some() {
         return false;
     }
-    let selector_within = |key: &str| match (narrow.get(key), wide.get(key)) {
+    let selector_within = |key: &str| match (field(narrow, key), field(wide, key)) {
         (None, None) => true,
         // No pod selector: every pod (in the namespaces meant).
         (_, None) => key == "podSelector",
@@ -764,6 +778,60 @@ mod tests {
         ));
     }
 
+    /// A filter without constraints (`{}`, fields null or empty) selects
+    /// nothing, as Kyverno reads it; `any` wins over `all`, `all` over the
+    /// older form, as Kyverno reads a block that has several.
+    #[test]
+    fn kyverno_empty_filters_select_nothing() {
+        let widens = |old: Json, new: Json| {
+            !kyverno(
+                &enforcing(json!({"exclude": old})),
+                &enforcing(json!({"exclude": new})),
+            )
+            .is_empty()
+        };
+        let ns = json!({"any": [{"resources": {"namespaces": ["x"]}}]});
+        for nothing in [
+            json!({"any": [{}]}),
+            json!({"any": [{"resources": {"namespaces": null}}]}),
+            json!({"all": []}),
+            json!({"any": [{"resources": {"kinds": []}}]}),
+        ] {
+            assert!(widens(nothing.clone(), ns.clone()), "{nothing}");
+            assert!(!widens(ns.clone(), nothing.clone()), "{nothing}");
+        }
+        // `any` and `all` together: Kyverno reads `any`.
+        let both = json!({"any": [{"resources": {"namespaces": ["x"]}}], "all": [{"resources": {"kinds": ["Pod"]}}]});
+        assert!(!widens(both, ns));
+    }
+
+    /// Past the comparison budget no filter is proven covered: every new
+    /// one is said, never passed over.
+    #[test]
+    fn many_filters_are_not_compared_pair_by_pair() {
+        let any = |n: usize| {
+            let filters: Vec<Json> = (0..n)
+                .map(|i| json!({"resources": {"namespaces": [format!("ns-{i}")]}}))
+                .collect();
+            json!({"any": filters})
+        };
+        let found = kyverno(
+            &enforcing(json!({"exclude": any(400)})),
+            &enforcing(json!({"exclude": any(400)})),
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("Kyverno rule r excludes more: now "),
+            "{}",
+            found[0]
+        );
+        let few = kyverno(
+            &enforcing(json!({"exclude": any(300)})),
+            &enforcing(json!({"exclude": any(300)})),
+        );
+        assert!(few.is_empty(), "{few:?}");
+    }
+
     /// `match` read the same way, the other way round: what was matched
     /// and is not now.
     #[test]
@@ -872,6 +940,12 @@ mod tests {
         let app_tier = json!({"podSelector": {"matchLabels": {"app": "gw", "tier": "a"}}});
         assert!(network(&from(app.clone()), &from(app_tier.clone())).is_empty());
         assert_eq!(network(&from(app_tier), &from(app.clone())).len(), 1);
+        // A namespace selector written null is unset: the policy's own
+        // namespace, not every namespace.
+        let null_ns =
+            json!({"podSelector": {"matchLabels": {"app": "gw"}}, "namespaceSelector": null});
+        let team = json!({"podSelector": {"matchLabels": {"app": "gw"}}, "namespaceSelector": {"matchLabels": {"team": "a"}}});
+        assert_eq!(network(&from(null_ns), &from(team)).len(), 1);
         let anywhere =
             json!({"podSelector": {"matchLabels": {"app": "gw"}}, "namespaceSelector": {}});
         assert_eq!(
