@@ -37,7 +37,8 @@ is escaped, `\\,`; `{a,b}` is a list (`--set`, `--set-string`); a
 `--set-json` value ends where its JSON does. A null (`key: null`,
 `key: ~`, an empty `key:`, `--set key=null`) deletes the key from the
 layers below (Helm's rule): `commonLabels: {team: null}` removes a label
-a lower file set. Where the key has a built-in default, the default
+a lower file set (a null inside a list is no deletion: lists are values).
+Where the key has a built-in default, the default
 applies again; a required key deleted this way is an error that names
 the null. A list is replaced whole: to add a project in one
 environment, restate the list, or append with `--set

@@ -747,8 +747,6 @@ struct Container<'a> {
     context: &'a Json,
 }
 
-/// Every container the admission visits: init containers, containers,
-/// ephemeral containers.
 impl Container<'_> {
     /// Its path in the pod: `spec.containers[0]`. Made only for a
     /// violation's path, not for every container a check visits.
@@ -757,6 +755,8 @@ impl Container<'_> {
     }
 }
 
+/// Every container the admission visits: init containers, containers,
+/// ephemeral containers.
 fn containers<'a>(pod: &Pod<'a>) -> Vec<Container<'a>> {
     let mut all = Vec::new();
     for list in ["initContainers", "containers", "ephemeralContainers"] {

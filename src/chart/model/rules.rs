@@ -675,7 +675,7 @@ fn labels(
 
 /// Whether `inner` is a smaller range of `outer`'s family inside it.
 fn strictly_within(inner: Cidr, outer: Cidr) -> bool {
-    outer.contains(&inner) && inner.len() > outer.len()
+    outer.contains(&inner) && inner.prefix_len() > outer.prefix_len()
 }
 
 fn check_policies(values: &Values, violations: &mut Vec<Violation>) {

@@ -364,34 +364,27 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
     })
 }
 
-/// Removes every mapping entry whose value is null, at any depth, into
-/// `deleted` (its path, and where the null was written): once the layers
-/// are merged, a null is a deletion (Helm's rule), never a value. List
-/// items stay (a null item is the schema's to judge).
-pub fn drop_nulls(node: &mut Node, at: &mut KeyPath, deleted: &mut Vec<(KeyPath, Origin)>) {
-    match &mut node.value {
-        Value::Mapping(entries) => {
-            entries.retain(|(key, value)| {
-                let null = matches!(value.value, Value::Null);
-                if null {
-                    deleted.push((at.key(key.name.clone()), value.origin.clone()));
-                }
-                !null
-            });
-            for (key, value) in entries {
-                at.0.push(Segment::Key(key.name.clone()));
-                drop_nulls(value, at, deleted);
-                at.0.pop();
-            }
+/// Removes every mapping entry whose value is null, in mappings at any
+/// depth, into `deleted` (its path, and where the null was written): once
+/// the layers are merged, a null is a deletion (Helm's rule), never a
+/// value. Lists are values, as Helm keeps them: nothing inside one is
+/// dropped (a null there is the schema's to judge).
+pub fn drop_nulls(node: &mut Node, at: &mut KeyPath, deleted: &mut Deleted) {
+    let Value::Mapping(entries) = &mut node.value else {
+        return;
+    };
+    entries.retain(|(key, value)| {
+        let null = matches!(value.value, Value::Null);
+        // A default's null is only "unset": no one wrote it.
+        if null && value.origin != Origin::Default {
+            deleted.push((at.key(key.name.clone()), value.origin.clone()));
         }
-        Value::Sequence(items) => {
-            for (i, item) in items.iter_mut().enumerate() {
-                at.0.push(Segment::Index(i));
-                drop_nulls(item, at, deleted);
-                at.0.pop();
-            }
-        }
-        _ => {}
+        !null
+    });
+    for (key, value) in entries {
+        at.0.push(Segment::Key(key.name.clone()));
+        drop_nulls(value, at, deleted);
+        at.0.pop();
     }
 }
 

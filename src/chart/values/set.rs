@@ -103,6 +103,16 @@ impl SetArg {
                     reason,
                 });
             };
+            if let Some(comma) = unescaped(key, ',') {
+                return Err(Error::SetSyntax {
+                    flag: self.kind.flag(),
+                    arg: arg.to_owned(),
+                    reason: format!(
+                        "`{}` has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\\,`",
+                        &key[..comma]
+                    ),
+                });
+            }
             let end = match self.kind {
                 SetKind::Json => json_end(value),
                 _ => value_end(value),
@@ -124,21 +134,30 @@ impl SetArg {
     }
 }
 
-/// Where a value ends: at the first comma that no backslash escapes and no
-/// `{…}` list holds.
+/// Where a value ends: at the first comma no backslash escapes; for a
+/// `{…}` list (a value that starts with `{`, as Helm reads one), after its
+/// first unescaped `}`.
 fn value_end(value: &str) -> usize {
-    let (mut escaped, mut depth) = (false, 0usize);
-    for (at, c) in value.char_indices() {
+    if value.starts_with('{')
+        && let Some(close) = unescaped(value, '}')
+    {
+        return close + 1;
+    }
+    unescaped(value, ',').unwrap_or(value.len())
+}
+
+/// The byte index of the first `wanted` no backslash escapes.
+fn unescaped(text: &str, wanted: char) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
         match c {
             _ if escaped => escaped = false,
             '\\' => escaped = true,
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => return at,
+            c if c == wanted => return Some(at),
             _ => {}
         }
     }
-    value.len()
+    None
 }
 
 /// Where a `--set-json` value ends: after its JSON value, when a comma
@@ -176,17 +195,19 @@ fn unescape(value: &str) -> String {
     out
 }
 
-/// The items of a `{x,y}` list value, when the value is one: split at the
-/// commas no backslash escapes. `{}` is the empty list.
+/// The items of a `{x,y}` list value, when the value is one (its closing
+/// brace not escaped): split at the commas no backslash escapes. `{}` is
+/// the empty list.
 fn list_items(value: &str) -> Option<Vec<String>> {
     let inner = value.strip_prefix('{')?.strip_suffix('}')?;
-    if inner.ends_with('\\') && !inner.ends_with("\\\\") {
+    let trailing = inner.len() - inner.trim_end_matches('\\').len();
+    if unescaped(inner, '}').is_some() || trailing % 2 == 1 {
         return None;
     }
     let mut items = Vec::new();
     let mut rest = inner;
     while !rest.is_empty() {
-        let end = value_end(rest);
+        let end = unescaped(rest, ',').unwrap_or(rest.len());
         items.push(unescape(&rest[..end]));
         rest = rest[end..].strip_prefix(',').unwrap_or(&rest[end..]);
         if rest.is_empty() && inner.ends_with(',') {
@@ -265,7 +286,11 @@ impl Override {
                     .map(|item| scalar(item))
                     .collect::<Result<Vec<_>, _>>()
                     .map(|items| Node::new(Value::Sequence(items), origin.clone())),
-                None => scalar(&unescape(value)),
+                // Text with an escape is the text: `\\{x\\}` is `{x}`.
+                None if unescape(value) != value => {
+                    Ok(Node::new(Value::String(unescape(value)), origin.clone()))
+                }
+                None => scalar(value),
             },
             SetKind::File => read_file(&unescape(value))
                 .map(|text| Node::new(Value::String(text), origin.clone())),
@@ -582,6 +607,17 @@ mod tests {
             pairs(SetKind::Yaml, "a=1,b").unwrap_err(),
             r"invalid argument `--set a=1,b`: `b` has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\,`"
         );
+        // Braces make a list only at the start of a value, as in Helm.
+        assert_eq!(pairs(SetKind::Yaml, "a=x{y,b=1").unwrap(), ["a=x{y", "b=1"]);
+        assert!(
+            pairs(SetKind::Yaml, "a={x,y}z,b=1").is_err(),
+            "text after a list"
+        );
+        assert!(
+            pairs(SetKind::Yaml, "a=1,b,c=2")
+                .unwrap_err()
+                .contains("`b` has no `=`"),
+        );
         let value = |kind, arg: &str| {
             Override::read(&SetArg {
                 kind,
@@ -609,6 +645,14 @@ mod tests {
             value(SetKind::String, r"a=c:\\d"),
             serde_json::json!(r"c:\d")
         );
+        // An escaped brace is text; an escaped closing brace makes no list.
+        assert_eq!(value(SetKind::Yaml, r"a=\{x\}"), serde_json::json!("{x}"));
+        assert_eq!(value(SetKind::Yaml, r"a={x\}"), serde_json::json!("{x}"));
+        assert_eq!(
+            value(SetKind::Yaml, r"a={x\\\}"),
+            serde_json::json!(r"{x\}")
+        );
+        assert_eq!(value(SetKind::Yaml, r"a={x\\}"), serde_json::json!([r"x\"]));
     }
 
     #[test]

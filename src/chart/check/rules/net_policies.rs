@@ -131,7 +131,7 @@ fn reaches_pods(block: &Json) -> bool {
     let Some(cidr) = block["cidr"].as_str().and_then(|c| Cidr::parse(c).ok()) else {
         return false;
     };
-    if cidr.len() != 0 {
+    if cidr.prefix_len() != 0 {
         return false;
     }
     let excepted: Vec<Cidr> = (block["except"].as_array().into_iter().flatten())
