@@ -1059,6 +1059,18 @@ fn prerequisites_without_their_crds_are_said() {
         &run.stdout,
         "info: cert-manager: the input relies on it (3 Certificate)",
     );
+    // A kind of one of its subgroups (`acme.cert-manager.io`) is its too.
+    let challenge = "---\napiVersion: acme.cert-manager.io/v1\nkind: Challenge\nmetadata: {name: c, namespace: buildkit-builds}\nspec: {}\n";
+    let run = chartgen_with_stdin(&["check", "-"], Some(&format!("{}{challenge}", prod())));
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("info: cert-manager:"));
+    assert!(
+        line.is_some_and(|l| l.contains("Challenge")),
+        "{}",
+        run.stdout
+    );
     let with = format!(
         "{}{}{}",
         prod(),

@@ -48,20 +48,34 @@ const PREREQUISITES: &[Prerequisite] = &[
 /// CRDs are applied out-of-band by their own install.
 fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
     for prerequisite in PREREQUISITES {
-        let declared: BTreeSet<&str> = context
+        // The project's group and its subgroups (`acme.cert-manager.io`,
+        // `policies.kyverno.io`).
+        let ours = |group: &str| {
+            group == prerequisite.group
+                || group
+                    .strip_suffix(prerequisite.group)
+                    .is_some_and(|sub| sub.ends_with('.'))
+        };
+        let declared: BTreeSet<(&str, &str)> = context
             .objects
             .iter()
             .copied()
             .chain(&context.extra_crds)
             .filter(|o| o["kind"] == "CustomResourceDefinition")
-            .filter(|o| o["spec"]["group"] == prerequisite.group)
-            .filter_map(|o| o["spec"]["names"]["kind"].as_str())
+            .filter_map(|o| {
+                Some((
+                    o["spec"]["group"].as_str()?,
+                    o["spec"]["names"]["kind"].as_str()?,
+                ))
+            })
+            .filter(|(group, _)| ours(group))
             .collect();
         let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
         for object in context.objects {
-            if group_of(object) == prerequisite.group {
+            let group = group_of(object);
+            if ours(group) {
                 let kind = object["kind"].as_str().unwrap_or_default();
-                if !declared.contains(kind) {
+                if !declared.contains(&(group, kind)) {
                     *missing.entry(kind).or_default() += 1;
                 }
             }

@@ -33,10 +33,11 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
     };
     let trusted = last_flag(&args, trusted_flag);
     let untrusted = last_flag(&args, untrusted_flag);
+    let one_is_trusted = trusted.is_some();
     let (trusted, untrusted) = match (trusted, untrusted) {
         (None, None) => return,
         (Some(one), None) | (None, Some(one)) => {
-            let (given, missing) = if last_flag(&args, trusted_flag).is_some() {
+            let (given, missing) = if one_is_trusted {
                 (trusted_flag, untrusted_flag)
             } else {
                 (untrusted_flag, trusted_flag)
