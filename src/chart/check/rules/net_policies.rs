@@ -11,6 +11,8 @@
 //! ORed; a peer's `namespaceSelector` and `podSelector` are ANDed, and a
 //! peer without `namespaceSelector` means the policy's own namespace.
 
+use std::collections::HashMap;
+
 use serde_json::Value as Json;
 
 use super::namespaces::namespace_objects;
@@ -26,17 +28,20 @@ const DIRECTIONS: [(&str, &str); 2] = [("Ingress", "ingress"), ("Egress", "egres
 /// Checks NET on the operator and builds namespaces the input shows.
 pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     let places = namespace_objects(context);
+    // The policies by namespace, in one pass over the input.
+    let mut by_namespace: HashMap<&str, Vec<(usize, &Json)>> = HashMap::new();
+    for (index, object) in context.objects.iter().enumerate() {
+        if is_network_policy(object) {
+            (by_namespace.entry(namespace_of(object)).or_default()).push((index, *object));
+        }
+    }
     for (namespace, class) in &context.facts.classes {
         if !matches!(class, Class::Operator | Class::Builds) {
             continue;
         }
-        let policies: Vec<(usize, &Json)> = context
-            .objects
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| is_network_policy(o) && namespace_of(o) == namespace)
-            .map(|(i, o)| (i, *o))
-            .collect();
+        let policies = by_namespace
+            .get(namespace.as_str())
+            .map_or(&[][..], Vec::as_slice);
         for (kind, _) in DIRECTIONS {
             let isolated = policies.iter().any(|(_, p)| {
                 selects_every_pod(&p["spec"]["podSelector"]) && types(p).contains(&kind)
@@ -59,7 +64,7 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
                 None => findings.note(format!("Namespace {namespace}"), message),
             }
         }
-        for (index, policy) in &policies {
+        for (index, policy) in policies {
             whole_cluster_ingress(*index, policy, findings);
         }
     }
