@@ -295,7 +295,18 @@ fn parse_set(key: &str) -> Result<KeyPath, String> {
                 } else if segments.is_empty() {
                     return Err("the key starts with `[`; name the list first".to_owned());
                 }
-                let digits: String = chars.by_ref().take_while(|c| *c != ']').collect();
+                let mut digits = String::new();
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    if c == ']' {
+                        closed = true;
+                        break;
+                    }
+                    digits.push(c);
+                }
+                if !closed {
+                    return Err(format!("`[{digits}` has no closing `]`"));
+                }
                 let index = digits
                     .parse()
                     .map_err(|_| format!("`[{digits}]` is not a list index"))?;

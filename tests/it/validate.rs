@@ -427,3 +427,22 @@ fn helm_pairs_lists_and_null_deletions() {
         run.stderr
     );
 }
+
+/// A bracket left open is a mistake, never an index: `projects[0=x` does
+/// not set `projects[0]`.
+#[test]
+fn an_unclosed_bracket_in_a_set_key_is_refused() {
+    for arg in [
+        "projects[0=x",
+        "projects[0.trusted=true",
+        "builds.daemon.tolerations[=x",
+    ] {
+        let run = chartgen(&["validate", "--set", arg]);
+        assert_eq!(run.code, 2, "{arg}: {}", run.stdout);
+        assert!(
+            run.stderr.contains("has no closing `]`"),
+            "{arg}: {}",
+            run.stderr
+        );
+    }
+}

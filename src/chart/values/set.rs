@@ -331,7 +331,7 @@ impl Override {
                     } else {
                         &here
                     },
-                    if found == "array" || found == "integer" {
+                    if found.starts_with(['a', 'e', 'i', 'o', 'u']) {
                         "an"
                     } else {
                         "a"
@@ -551,7 +551,9 @@ mod tests {
                 Segment::Key("team.example.com/owner".into())
             ]
         );
-        for bad in ["", "a..b", "a.", "[0]", "a[x]", "a[0]b", ".a"] {
+        for bad in [
+            "", "a..b", "a.", "[0]", "a[x]", "a[0]b", ".a", "a[0", "a[", "a[0.b",
+        ] {
             assert!(parse_path(bad).is_err(), "{bad}");
         }
     }
