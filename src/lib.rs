@@ -34,5 +34,5 @@ pub use chart::{
 pub use cli::{commands, report};
 pub use kubernetes::{
     cidr, cluster, diff, emit, files, input, kube, manifest, names, output, pod_security, quantity,
-    rbac, scheduling, secret, yaml,
+    rbac, scheduling, secret, selector, yaml,
 };

@@ -2,7 +2,7 @@
 //! them. Positioned YAML ([`yaml`]) and its writing ([`emit`]), objects and
 //! their identity ([`manifest`]), manifest sets read from disk ([`input`]),
 //! Kubernetes' name rules ([`names`]), exact resource quantities
-//! ([`quantity`]), Secrets kept out of every output
+//! ([`quantity`]), label selectors ([`selector`]), Secrets kept out of every output
 //! ([`secret`]), the API schemas ([`kube`]), effective RBAC ([`rbac`]), the
 //! semantic diff ([`diff`]), a live cluster as one of its sides
 //! ([`cluster`]) and the GitOps output directory ([`output`]).
@@ -23,4 +23,5 @@ pub mod quantity;
 pub mod rbac;
 pub mod scheduling;
 pub mod secret;
+pub mod selector;
 pub mod yaml;

@@ -808,7 +808,7 @@ fn aggregated_into_scope(objects: &[&Json], scope: &mut [bool]) {
                 .unwrap_or(&empty);
             if selectors
                 .iter()
-                .any(|s| crate::check::api::selector_matches(s, labels))
+                .any(|s| crate::selector::selects_labels(s, labels))
             {
                 scope[i] = true;
                 work.push(i);

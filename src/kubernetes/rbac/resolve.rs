@@ -958,16 +958,7 @@ fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]
 /// Whether `selector` matches a ClusterRole labelled `labels`, as the
 /// aggregation controller reads a label selector.
 fn selects(selector: &Json, labels: &Json) -> bool {
-    selector["matchLabels"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .all(|(k, v)| labels.get(k) == Some(v))
-        && selector["matchExpressions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .all(|e| matches_expression(e, |k| labels.get(k)))
+    crate::selector::selects(selector, |k| labels.get(k).and_then(Json::as_str))
 }
 
 fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
@@ -1231,11 +1222,7 @@ impl<'a> LabelIndex<'a> {
     /// matchExpressions together; an empty selector matches every
     /// ClusterRole. Only those holding its rarest label are tried.
     fn matching(&self, objects: &[&Json], key: &SelectorKey, selector: &Json) -> Vec<usize> {
-        let label = |id: usize, key: &str| objects[id]["metadata"]["labels"].get(key);
-        let wanted = selector["matchLabels"].as_object();
-        let expressions = selector["matchExpressions"]
-            .as_array()
-            .map_or(&[][..], Vec::as_slice);
+        let label = |id: usize, key: &str| objects[id]["metadata"]["labels"][key].as_str();
         let rarest = key
             .0
             .iter()
@@ -1249,15 +1236,7 @@ impl<'a> LabelIndex<'a> {
         rarest
             .iter()
             .copied()
-            .filter(|&c| {
-                wanted
-                    .into_iter()
-                    .flatten()
-                    .all(|(k, v)| label(c, k) == Some(v))
-                    && expressions
-                        .iter()
-                        .all(|e| matches_expression(e, |k| label(c, k)))
-            })
+            .filter(|&c| crate::selector::selects(selector, |k| label(c, k)))
             .collect()
     }
 }
@@ -1288,28 +1267,6 @@ fn selector_key(selector: &Json) -> SelectorKey {
 /// A label selector as compared for sharing: its `matchLabels` (key, JSON
 /// value) sorted, and its `matchExpressions` as JSON text, sorted.
 type SelectorKey = (Vec<(String, String)>, Vec<String>);
-
-/// Whether a role's labels (looked up by `label`) satisfy one
-/// `matchExpressions` requirement: `In`, `NotIn`, `Exists`,
-/// `DoesNotExist`. An operator the API server would refuse matches nothing.
-fn matches_expression<'a>(expression: &Json, label: impl Fn(&str) -> Option<&'a Json>) -> bool {
-    let Some(key) = expression["key"].as_str() else {
-        return false;
-    };
-    let value = label(key);
-    let listed = |v: &Json| {
-        expression["values"]
-            .as_array()
-            .is_some_and(|values| values.contains(v))
-    };
-    match expression["operator"].as_str() {
-        Some("In") => value.is_some_and(listed),
-        Some("NotIn") => !value.is_some_and(listed),
-        Some("Exists") => value.is_some(),
-        Some("DoesNotExist") => value.is_none(),
-        _ => false,
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -309,44 +309,10 @@ fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(K
     ));
 }
 
-/// A LabelSelector the API server accepts: valid label keys and values in
-/// `matchLabels` and `matchExpressions`, operators `In`/`NotIn` with values,
-/// `Exists`/`DoesNotExist` without.
-/// Whether `labels` satisfy `selector` (`matchLabels` and every
-/// `matchExpressions` term), as the API server evaluates it.
-pub(crate) fn selector_matches(selector: &Json, labels: &serde_json::Map<String, Json>) -> bool {
-    let label = |key: &str| labels.get(key).and_then(Json::as_str);
-    let match_labels = selector["matchLabels"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .all(|(key, value)| label(key).is_some() && label(key) == value.as_str());
-    let expressions = selector["matchExpressions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .all(|expression| {
-            let key = expression["key"].as_str().unwrap_or_default();
-            let within = || {
-                expression["values"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|v| v.as_str().is_some() && v.as_str() == label(key))
-            };
-            match expression["operator"].as_str() {
-                Some("In") => within(),
-                Some("NotIn") => !within(),
-                Some("Exists") => label(key).is_some(),
-                Some("DoesNotExist") => label(key).is_none(),
-                _ => true,
-            }
-        });
-    match_labels && expressions
-}
-
 /// A finding when a workload's selector does not select its own template's
 /// labels: the API server refuses it ("selector does not match template").
+/// A selector it cannot read at all is "invalid label selector" there, as
+/// the API server says besides naming the parts at fault.
 fn selects_template(
     selector: &Json,
     template: &Json,
@@ -356,12 +322,18 @@ fn selects_template(
 ) {
     let empty = serde_json::Map::new();
     let labels = template["metadata"]["labels"].as_object().unwrap_or(&empty);
-    if !selector_matches(selector, labels) {
-        found.push((
-            at.clone(),
-            format!("the {kind}'s selector does not match its template's labels (spec.template.metadata.labels); the API server refuses it"),
-        ));
-    }
+    let message = match crate::selector::evaluate(selector, |k| {
+        labels.get(k).and_then(Json::as_str)
+    }) {
+        crate::selector::Selected::Yes => return,
+        crate::selector::Selected::No => format!(
+            "the {kind}'s selector does not match its template's labels (spec.template.metadata.labels); the API server refuses it"
+        ),
+        crate::selector::Selected::Invalid => format!(
+            "the {kind}'s selector is not a label selector the API server can read (its parts at fault are named apart); it refuses it"
+        ),
+    };
+    found.push((at.clone(), message));
 }
 
 /// Where the pod template (if any) and the pod spec of a workload are.

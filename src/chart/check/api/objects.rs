@@ -282,7 +282,9 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
-        if !super::selector_matches(selector, &generated) {
+        if crate::selector::evaluate(selector, |k| generated.get(k).and_then(Json::as_str))
+            == crate::selector::Selected::No
+        {
             found.push((
                 at.key("selector"),
                 "the API server generates a Job's selector and refuses one that selects more than the labels it generates (job-name, controller-uid); give another only with manualSelector: true".to_owned(),

@@ -176,7 +176,7 @@ fn exception_matches(
                 // The control plane labels every Namespace with its name.
                 let mut l = l.clone();
                 l.insert(NAME_LABEL.to_owned(), Json::String(namespace.to_owned()));
-                crate::check::api::selector_matches(selector, &l)
+                crate::selector::selects_labels(selector, &l)
             });
         by_name && by_labels
     };
