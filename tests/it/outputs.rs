@@ -265,19 +265,27 @@ fn sarif_of_a_clean_render_and_of_stdin() {
 }
 
 /// SARIF names the real file: a name with a space, a `%` and a non-ASCII
-/// letter is its UTF-8 bytes percent-encoded (RFC 3986), relative to
-/// SRCROOT, the directory chartgen ran in; decoding the URI gives back the
-/// file, which exists there.
+/// letter is its UTF-8 bytes percent-encoded (RFC 3986), and a name with
+/// a control character and a byte that is not UTF-8 (which messages show
+/// escaped) its bytes too, not the escaped text; relative to SRCROOT, the
+/// directory chartgen ran in. Decoding each URI gives back the file.
 #[test]
 fn sarif_uri_is_the_real_file_percent_encoded() {
+    use std::os::unix::ffi::OsStrExt as _;
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("in dir")).unwrap();
-    let name = "a b%25 é.yaml";
+    let role = |name: &str| {
+        format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: {name}\n  namespace: ns\nrules:\n  - apiGroups: [\"\"]\n    resources: [\"*\"]\n    verbs: [\"*\"]\n"
+        )
+    };
+    let odd = std::ffi::OsStr::from_bytes(b"c\xff\x1b.yaml");
     std::fs::write(
-        dir.path().join("in dir").join(name),
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: wide\n  namespace: ns\nrules:\n  - apiGroups: [\"\"]\n    resources: [\"*\"]\n    verbs: [\"*\"]\n",
+        dir.path().join("in dir").join("a b%25 é.yaml"),
+        role("wide"),
     )
     .unwrap();
+    std::fs::write(dir.path().join("in dir").join(odd), role("other")).unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
         .args(["check", "--output", "sarif", "in dir"])
         .current_dir(dir.path())
@@ -286,27 +294,35 @@ fn sarif_uri_is_the_real_file_percent_encoded() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let log: Json = serde_json::from_slice(&output.stdout).unwrap();
-    assert_sarif(&log, "a file name with a space, % and é");
+    assert_sarif(
+        &log,
+        "file names with a space, %, é, a control character and a byte not UTF-8",
+    );
     let results = log["runs"][0]["results"].as_array().unwrap();
-    assert!(!results.is_empty());
-    for result in results {
-        let artifact = &result["locations"][0]["physicalLocation"]["artifactLocation"];
-        assert_eq!(
-            artifact,
-            &serde_json::json!({"uri": "in%20dir/a%20b%2525%20%C3%A9.yaml", "uriBaseId": "SRCROOT"})
-        );
-        let uri = artifact["uri"].as_str().unwrap();
-        let decoded = percent_encoding::percent_decode_str(uri)
-            .decode_utf8()
-            .unwrap();
-        assert!(dir.path().join(decoded.as_ref()).is_file(), "{decoded}");
+    let uris: BTreeSet<&str> = results
+        .iter()
+        .map(|result| {
+            let artifact = &result["locations"][0]["physicalLocation"]["artifactLocation"];
+            assert_eq!(artifact["uriBaseId"], "SRCROOT", "{artifact}");
+            artifact["uri"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        uris,
+        BTreeSet::from(["in%20dir/a%20b%2525%20%C3%A9.yaml", "in%20dir/c%FF%1B.yaml"])
+    );
+    for uri in uris {
+        let bytes: Vec<u8> = percent_encoding::percent_decode_str(uri).collect();
+        let path = dir.path().join(std::ffi::OsStr::from_bytes(&bytes));
+        assert!(path.is_file(), "{uri}");
     }
     let base = log["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"]
         .as_str()
         .unwrap();
-    let base = percent_encoding::percent_decode_str(base.strip_prefix("file://").unwrap());
+    let base: Vec<u8> =
+        percent_encoding::percent_decode_str(base.strip_prefix("file://").unwrap()).collect();
     assert_eq!(
-        std::path::Path::new(base.decode_utf8().unwrap().as_ref())
+        Path::new(std::ffi::OsStr::from_bytes(&base))
             .canonicalize()
             .unwrap(),
         dir.path().canonicalize().unwrap()

@@ -48,7 +48,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                 .map(String::as_str)
                 .collect();
             let cwd = std::env::current_dir().ok();
-            let log = sarif::log(&report, &local, cwd.as_deref());
+            let real = |shown: &str| set.real_path(shown).map(std::path::Path::to_path_buf);
+            let log = sarif::log(&report, &local, cwd.as_deref(), &real);
             crate::diagnostic::json_pretty(&log)?
         }
     };
