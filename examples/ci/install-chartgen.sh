@@ -120,7 +120,9 @@ mkdir "$scratch/unpacked"
 tar -xzf "$scratch/archive.tar.gz" -C "$scratch/unpacked" \
     || fail 1 "$archive is not a gzip tar archive"
 binary=$scratch/unpacked/$name/chartgen
-[ -f "$binary" ] && [ ! -L "$binary" ] || fail 1 "$archive holds no file $name/chartgen"
+if [ ! -f "$binary" ] || [ -L "$binary" ]; then
+    fail 1 "$archive holds no file $name/chartgen"
+fi
 
 mkdir -p -- "$dir"
 # Copied beside the old one, then renamed over it: a failed copy leaves

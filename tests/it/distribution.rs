@@ -3,10 +3,11 @@
 //! (`examples/ci/install-chartgen.sh`, run here against a release made on
 //! the spot, and a tampered one), the container image (`Containerfile`,
 //! read for what it promises: no shell needed, never root, only the
-//! released binary) and the GitHub workflows linted by actionlint (from
-//! the Go module proxy, into `target/tools/actionlint`, as `.ci/run` does;
+//! released binary), the GitHub workflows linted by actionlint (from the
+//! Go module proxy, into `target/tools/actionlint`, as `.ci/run` does;
 //! skipped with a line without Go or the proxy, failed under
-//! CHARTGEN_REQUIRE_ACTIONLINT).
+//! CHARTGEN_REQUIRE_ACTIONLINT) and the scripts by shellcheck (Debian's;
+//! CHARTGEN_REQUIRE_SHELLCHECK).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -135,6 +136,57 @@ fn github_workflows_pass_actionlint() {
     let found = text(&output);
     assert_contains(&found, "targets");
     assert_contains(&found, "compile");
+}
+
+/// shellcheck (Debian's package, as `.ci/run` installs it); `None` (skipped,
+/// or failed under CHARTGEN_REQUIRE_SHELLCHECK) when it is not installed.
+/// actionlint runs it too, on every `run:` of the workflows, when it is on
+/// PATH.
+fn shellcheck() -> Option<Command> {
+    match tools::step(Command::new("shellcheck").arg("--version")) {
+        Ok(()) => Some(Command::new("shellcheck")),
+        Err(why) => {
+            tools::unavailable(
+                "CHARTGEN_REQUIRE_SHELLCHECK",
+                "shellcheck (apt-get install shellcheck)",
+                &why,
+            );
+            None
+        }
+    }
+}
+
+/// The shell scripts users copy (the CI script, the install step, the
+/// validate hook) have no shellcheck warning or error; a script reading a
+/// variable nothing sets has one: the check can fail.
+#[test]
+fn shell_scripts_pass_shellcheck() {
+    let Some(mut check) = shellcheck() else {
+        return;
+    };
+    let scripts = [
+        "examples/ci/chartgen-ci.sh",
+        INSTALL,
+        "examples/pre-commit/chartgen-validate",
+    ];
+    let output = check
+        .args(["--severity=warning", "--format=gcc"])
+        .args(scripts)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.sh");
+    std::fs::write(&bad, "#!/bin/sh\necho \"$never_set\"\n").unwrap();
+    let output = Command::new("shellcheck")
+        .args(["--severity=warning", "--format=gcc"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    assert_contains(&text(&output), "SC2154");
 }
 
 // --------------------------------------------------------- the release
