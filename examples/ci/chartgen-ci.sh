@@ -183,7 +183,12 @@ for env in $envs; do
     if [ "$code" -eq 0 ]; then
         printf '* `%s`: every invariant holds.\n' "$env" >>"$summary"
     else
-        printf '* `%s`: `chartgen check %s` failed (exit %s):\n\n' "$env" "$*" "$code" >>"$summary"
+        # "$*" joins with the first character of IFS, a newline here: the
+        # command is joined with spaces, so it stays on one line.
+        IFS=' '
+        shown="$*"
+        IFS=$newline
+        printf '* `%s`: `chartgen check %s` failed (exit %s):\n\n' "$env" "$shown" "$code" >>"$summary"
         block "$scratch/check"
         printf '\n' >>"$summary"
     fi

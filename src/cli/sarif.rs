@@ -23,9 +23,9 @@
 //!   is escaped as on a terminal ([`printable`]), and findings keep the
 //!   masking of possible Secrets that `check` applied.
 
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_encode};
 use serde_json::{Value as Json, json};
 
 use crate::check::Report;
@@ -44,14 +44,20 @@ const PATH: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~')
     .remove(b'/');
 
+/// The real path of the file messages name (escaped) as the argument,
+/// when one was read ([`crate::input::ManifestSet::real_path`]).
+pub type RealPath<'a> = &'a dyn Fn(&str) -> Option<PathBuf>;
+
 /// The SARIF log of `report`. `local` lists the arguments read from the
 /// working tree (not `-`, not `REV:PATH`): a finding's file beneath one of
-/// them is an artifact; `cwd` is the directory relative paths start from.
-pub fn log(report: &Report, local: &[&str], cwd: Option<&Path>) -> Json {
+/// them is an artifact, its URI made of the file's real path (`real`),
+/// byte for byte, not of the escaped name messages show; `cwd` is the
+/// directory relative paths start from.
+pub fn log(report: &Report, local: &[&str], cwd: Option<&Path>, real: RealPath<'_>) -> Json {
     let results: Vec<Json> = report
         .findings
         .iter()
-        .map(|finding| result(finding, local))
+        .map(|finding| result(finding, local, real))
         .collect();
     let notes: Vec<Json> = report.info.iter().map(notification).collect();
     let base = match cwd {
@@ -107,7 +113,7 @@ fn rule(rule: &Rule) -> Json {
 }
 
 /// One finding as a SARIF result.
-fn result(finding: &Diagnostic, local: &[&str]) -> Json {
+fn result(finding: &Diagnostic, local: &[&str], real: RealPath<'_>) -> Json {
     let mut result = serde_json::Map::new();
     if let Some(rule) = finding.rule {
         result.insert("ruleId".to_owned(), rule.id.into());
@@ -117,7 +123,10 @@ fn result(finding: &Diagnostic, local: &[&str]) -> Json {
     }
     result.insert("level".to_owned(), "error".into());
     result.insert("message".to_owned(), json!({"text": message(finding)}));
-    result.insert("locations".to_owned(), json!([location(finding, local)]));
+    result.insert(
+        "locations".to_owned(),
+        json!([location(finding, local, real)]),
+    );
     if let Some(subject) = finding.subject.as_deref() {
         let mut properties = json!({
             "object": printable(&subject.object),
@@ -148,10 +157,13 @@ fn message(finding: &Diagnostic) -> String {
 
 /// The finding's file, line and column when it has a file of the working
 /// tree; the object, as a logical location, always.
-fn location(finding: &Diagnostic, local: &[&str]) -> Json {
+fn location(finding: &Diagnostic, local: &[&str], real: RealPath<'_>) -> Json {
     let mut location = serde_json::Map::new();
     let place = finding.location();
-    match place.as_ref().and_then(|place| artifact(place, local)) {
+    match place
+        .as_ref()
+        .and_then(|place| artifact(place, local, real))
+    {
         Some(artifact) => {
             let place = place.as_ref().expect("an artifact comes from a place");
             let mut region = json!({"startLine": place.line.unwrap_or(1)});
@@ -177,12 +189,16 @@ fn location(finding: &Diagnostic, local: &[&str]) -> Json {
 
 /// The artifact location of `place`'s file, when it lies beneath one of
 /// the `local` arguments: relative to [`SRCROOT`], or an absolute `file:`
-/// URI.
-fn artifact(place: &Location, local: &[&str]) -> Option<Json> {
-    let path = Path::new(&place.file);
-    if !local.iter().any(|arg| path.starts_with(arg)) {
+/// URI; of the file's real path when `real` knows it (a name with a
+/// control character or bytes that are not UTF-8 is shown escaped, but
+/// its URI is its bytes, percent-encoded).
+fn artifact(place: &Location, local: &[&str], real: RealPath<'_>) -> Option<Json> {
+    let shown = Path::new(&place.file);
+    if !local.iter().any(|arg| shown.starts_with(arg)) {
         return None;
     }
+    let found = real(&place.file);
+    let path = found.as_deref().unwrap_or(shown);
     if path.is_absolute() {
         return Some(json!({"uri": file_uri(path)}));
     }
@@ -191,17 +207,22 @@ fn artifact(place: &Location, local: &[&str]) -> Option<Json> {
         .filter_map(|c| match c {
             Component::CurDir => None,
             Component::ParentDir => Some("..".to_owned()),
-            other => Some(other.as_os_str().to_string_lossy().into_owned()),
+            other => Some(encode(other.as_os_str())),
         })
         .collect();
-    let relative = utf8_percent_encode(&parts.join("/"), PATH).to_string();
-    Some(json!({"uri": relative, "uriBaseId": SRCROOT}))
+    Some(json!({"uri": parts.join("/"), "uriBaseId": SRCROOT}))
 }
 
-/// `file://` and the absolute `path`, percent-encoded.
+/// `file://` and the absolute `path`, its bytes percent-encoded.
 fn file_uri(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    format!("file://{}", utf8_percent_encode(&text, PATH))
+    format!("file://{}", encode(path.as_os_str()))
+}
+
+/// A path's bytes, as the file system has them, percent-encoded (RFC
+/// 3986: all but the unreserved characters and `/`).
+fn encode(path: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt as _;
+    percent_encode(path.as_bytes(), PATH).to_string()
 }
 
 /// A note of `check` as a tool execution notification.
@@ -241,7 +262,7 @@ mod tests {
 
     #[test]
     fn a_file_of_the_working_tree_is_relative_to_srcroot_and_encoded() {
-        let location = location(&finding("./out/a b#.yaml"), &["./out"]);
+        let location = location(&finding("./out/a b#.yaml"), &["./out"], &|_| None);
         assert_eq!(
             location["physicalLocation"]["artifactLocation"],
             json!({"uri": "out/a%20b%23.yaml", "uriBaseId": "SRCROOT"})
@@ -255,13 +276,27 @@ mod tests {
     }
 
     fn location_of(file: &str, local: &[&str]) -> Json {
-        location(&finding(file), local)["physicalLocation"]["artifactLocation"].clone()
+        location(&finding(file), local, &|_| None)["physicalLocation"]["artifactLocation"].clone()
+    }
+
+    /// A file whose name messages show escaped: its URI is its real bytes.
+    #[test]
+    fn the_uri_is_the_real_file_not_its_escaped_name() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let shown = "out/n\u{fffd}x\\u{001b}.yaml";
+        let real = Path::new(std::ffi::OsStr::from_bytes(b"out/n\xffx\x1b.yaml")).to_path_buf();
+        let lookup = |name: &str| (name == shown).then(|| real.clone());
+        let location = location(&finding(shown), &["out"], &lookup);
+        assert_eq!(
+            location["physicalLocation"]["artifactLocation"],
+            json!({"uri": "out/n%FFx%1B.yaml", "uriBaseId": "SRCROOT"})
+        );
     }
 
     #[test]
     fn stdin_and_revisions_have_only_a_logical_location() {
         for (file, local) in [("<stdin>", &[][..]), ("HEAD:out/m.yaml", &["out"][..])] {
-            let location = location(&finding(file), local);
+            let location = location(&finding(file), local, &|_| None);
             assert!(location.get("physicalLocation").is_none(), "{location}");
             assert_eq!(location["message"]["text"], format!("read at {file}:7"));
             assert_eq!(

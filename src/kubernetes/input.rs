@@ -31,6 +31,10 @@ pub struct ManifestSet {
     pub exemptions: Vec<Node>,
     /// The `REV:PATH` arguments read from git, each with its copy.
     trees: Vec<(String, git::Tree)>,
+    /// Each file read, by the name messages show (escaped: a control
+    /// character as `\u{1b}`, bytes that are not UTF-8 as U+FFFD), with
+    /// its real path.
+    files: Vec<(String, PathBuf)>,
 }
 
 impl ManifestSet {
@@ -44,6 +48,14 @@ impl ManifestSet {
             .find(|(given, _)| given == arg)
             .and_then(|(_, tree)| tree.root().to_str())
             .unwrap_or(arg)
+    }
+
+    /// The real path of the file messages name `shown` (its bytes as the
+    /// file system has them), when one was read under that name.
+    pub fn real_path(&self, shown: &str) -> Option<&Path> {
+        (self.files.iter())
+            .find(|(name, _)| name == shown)
+            .map(|(_, path)| path.as_path())
     }
 }
 
@@ -342,6 +354,7 @@ fn read_path(
             path: shown.clone(),
             source,
         })?;
+        set.files.push((shown.clone(), file.path.clone()));
         read_text(
             Source::file(shown, text),
             Some(file.path.display().to_string()),

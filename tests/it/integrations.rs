@@ -14,29 +14,35 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value as Json;
 
 use crate::harness::{assert_contains, chartgen, chartgen_with_stdin, root};
+use crate::tools;
 
 /// The pinned Python packages, as `.ci/run` installs them.
-const PYYAML: Tool = Tool {
+pub(crate) const PYYAML: Tool = Tool {
     dir: "pyyaml",
     package: "PyYAML",
     module: "yaml",
+    switch: "CHARTGEN_REQUIRE_PYYAML",
 };
 const JSONSCHEMA: Tool = Tool {
     dir: "jsonschema",
     package: "jsonschema==4.26.0",
     module: "jsonschema",
+    switch: "CHARTGEN_REQUIRE_JSONSCHEMA",
 };
 const PRE_COMMIT: Tool = Tool {
     dir: "pre-commit",
     package: "pre-commit==4.7.0",
     module: "pre_commit",
+    switch: "CHARTGEN_REQUIRE_PRE_COMMIT",
 };
 
-/// A Python package in `target/tools/DIR`.
-struct Tool {
+/// A Python package in `target/tools/DIR`, from PyPI; `switch` requires it
+/// ([`tools`]).
+pub(crate) struct Tool {
     dir: &'static str,
     package: &'static str,
     module: &'static str,
+    switch: &'static str,
 }
 
 impl Tool {
@@ -44,8 +50,9 @@ impl Tool {
         root().join("target/tools").join(self.dir)
     }
 
-    /// Installs the package unless it is importable.
-    fn ensure(&self) {
+    /// Installs the package unless it is importable; `Err` says why it is
+    /// not (no python3, pip or PyPI).
+    fn ensure(&self) -> Result<(), String> {
         let importable = || {
             Command::new("python3")
                 .env("PYTHONPATH", self.path())
@@ -55,35 +62,59 @@ impl Tool {
                 .is_ok_and(|s| s.success())
         };
         if importable() {
-            return;
+            return Ok(());
         }
-        let status = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(["--target"])
-            .arg(self.path())
-            .arg(self.package)
-            .env("PIP_ROOT_USER_ACTION", "ignore")
-            .status()
-            .expect("python3 with pip is needed for the integration tests");
-        assert!(status.success(), "installing {} failed", self.package);
+        tools::step(
+            Command::new("python3")
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "--retries",
+                    "1",
+                    "--timeout",
+                    "20",
+                ])
+                .args(["--target"])
+                .arg(self.path())
+                .arg(self.package)
+                .env("PIP_ROOT_USER_ACTION", "ignore"),
+        )?;
         assert!(
             importable(),
             "{} installed but not importable",
             self.package
         );
+        Ok(())
+    }
+
+    /// Whether the package is there (installing it if need be); if not,
+    /// the test skips with a line, or fails under the tool's switch.
+    fn available(&self) -> bool {
+        match self.ensure() {
+            Ok(()) => true,
+            Err(why) => {
+                tools::unavailable(self.switch, &format!("{} from PyPI", self.package), &why);
+                false
+            }
+        }
     }
 }
 
-/// python3 with the tools importable.
+/// Whether every tool is there: a test starts `if !available(&[...]) {
+/// return; }`.
+pub(crate) fn available(tools: &[&Tool]) -> bool {
+    tools.iter().all(|tool| tool.available())
+}
+
+/// python3 with the tools importable (the test checked [`available`]).
 fn python(tools: &[&Tool]) -> Command {
     for tool in tools {
-        tool.ensure();
+        if let Err(why) = tool.ensure() {
+            panic!("{}: {why}", tool.package);
+        }
     }
     let paths: Vec<PathBuf> = tools.iter().map(|t| t.path()).collect();
     let mut command = Command::new("python3");
@@ -92,7 +123,7 @@ fn python(tools: &[&Tool]) -> Command {
 }
 
 /// A YAML file read by PyYAML (another reader than chartgen's), as JSON.
-fn yaml_file(path: &Path) -> Json {
+pub(crate) fn yaml_file(path: &Path) -> Json {
     let output = python(&[&PYYAML])
         .args([
             "-c",
@@ -297,6 +328,9 @@ fn values_files() -> Vec<PathBuf> {
 /// validator than chartgen's.
 #[test]
 fn every_values_file_is_valid_against_the_overlay_schema_for_an_independent_validator() {
+    if !available(&[&PYYAML, &JSONSCHEMA]) {
+        return;
+    }
     let files = values_files();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
@@ -324,6 +358,9 @@ fn every_values_file_is_valid_against_the_overlay_schema_for_an_independent_vali
 /// refuses them too.
 #[test]
 fn the_independent_validator_refuses_a_broken_values_file() {
+    if !available(&[&PYYAML, &JSONSCHEMA]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let dev = std::fs::read_to_string(root().join("values/dev.yaml")).unwrap();
     let cases = [
@@ -374,20 +411,31 @@ fn the_independent_validator_refuses_a_broken_values_file() {
 /// yaml-language-server, pinned as `.ci/run` pins it.
 const YAML_LANGUAGE_SERVER: &str = "yaml-language-server@1.25.0";
 
-/// The server's entry point, installed into `target/tools` once.
-fn yaml_language_server() -> PathBuf {
+/// The server's entry point, installed into `target/tools` once (from
+/// npm), and node to run it; `None` (the test skips, or fails under
+/// CHARTGEN_REQUIRE_YAML_LANGUAGE_SERVER) when either is missing.
+fn yaml_language_server() -> Option<PathBuf> {
     let tools = root().join("target/tools/yaml-language-server");
     let server = tools.join("node_modules/yaml-language-server/bin/yaml-language-server");
-    if !server.is_file() {
-        let status = Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&tools)
-            .arg(YAML_LANGUAGE_SERVER)
-            .status()
-            .expect("npm is needed to install yaml-language-server for the editor test");
-        assert!(status.success(), "installing {YAML_LANGUAGE_SERVER} failed");
+    let installed = if server.is_file() {
+        Ok(())
+    } else {
+        tools::step(
+            Command::new("npm")
+                .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+                .arg(&tools)
+                .arg(YAML_LANGUAGE_SERVER),
+        )
+    };
+    let runs = installed.and_then(|()| tools::step(Command::new("node").arg("--version")));
+    match runs {
+        Ok(()) => Some(server),
+        Err(why) => {
+            let what = format!("{YAML_LANGUAGE_SERVER} from npm, run by node");
+            tools::unavailable("CHARTGEN_REQUIRE_YAML_LANGUAGE_SERVER", &what, &why);
+            None
+        }
     }
-    server
 }
 
 /// An editor's side of the language server protocol, in node: starts the
@@ -444,10 +492,10 @@ setTimeout(() => { console.error("no diagnostics in time", JSON.stringify(result
 
 /// The diagnostics yaml-language-server publishes for FILES, as an editor
 /// gets them, each file's schema from its first line.
-fn editor_diagnostics(files: &[PathBuf]) -> Vec<(String, Vec<String>)> {
+fn editor_diagnostics(server: &Path, files: &[PathBuf]) -> Vec<(String, Vec<String>)> {
     let output = Command::new("node")
         .args(["-e", LSP_CLIENT])
-        .arg(yaml_language_server())
+        .arg(server)
         .args(files)
         .current_dir(root())
         .output()
@@ -462,6 +510,9 @@ fn editor_diagnostics(files: &[PathBuf]) -> Vec<(String, Vec<String>)> {
 /// it reports both, on their lines.
 #[test]
 fn yaml_language_server_validates_values_files_with_the_committed_schema() {
+    let Some(server) = yaml_language_server() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&root().join("schema"), &dir.path().join("schema"));
     let dev = std::fs::read_to_string(root().join("values/dev.yaml")).unwrap();
@@ -482,7 +533,7 @@ fn yaml_language_server_validates_values_files_with_the_committed_schema() {
 
     let mut files = values_files();
     files.push(broken_path.clone());
-    let diagnostics = editor_diagnostics(&files);
+    let diagnostics = editor_diagnostics(&server, &files);
     for (file, found) in &diagnostics[..diagnostics.len() - 1] {
         assert_eq!(found, &Vec::<String>::new(), "{file}");
     }
@@ -596,6 +647,35 @@ fn ci_script_fails_on_drift() {
         "drift: out/dev/release is not what a render would write",
     );
     assert_contains(&run.summary, "#### `ovh-prod`");
+}
+
+/// A finding fails the job, and the summary names the command that found
+/// it on one line (the bundles joined by spaces, not by the newline the
+/// script splits names on), so it can be copied and run.
+#[test]
+fn ci_script_names_a_failed_check_on_one_line() {
+    let (repo, base) = gitops_repo();
+    let role = repo
+        .path()
+        .join("out/ovh-prod/release/cluster/clusterrole-buildkit-operator-events.yaml");
+    let text = std::fs::read_to_string(&role).unwrap();
+    assert!(
+        text.contains("verbs: [create, patch]"),
+        "the events ClusterRole changed: update this test"
+    );
+    std::fs::write(
+        &role,
+        text.replace("verbs: [create, patch]", "verbs: [create, patch, get]"),
+    )
+    .unwrap();
+    let run = ci(repo.path(), &base, &[]);
+    assert_eq!(run.code, 1, "{}", run.output);
+    assert_contains(
+        &run.summary,
+        "\n* `ovh-prod`: `chartgen check out/ovh-prod/release out/ovh-prod/kata` failed (exit 1):\n",
+    );
+    assert_contains(&run.summary, "R2 ClusterRole buildkit-operator-events");
+    assert_contains(&run.summary, "* `dev`: every invariant holds.");
 }
 
 /// An environment added or removed by the change is named as such.
@@ -738,6 +818,9 @@ fn assert_fenced(summary: &str) {
 /// their own: what runs is what the tests above ran.
 #[test]
 fn ci_files_parse_and_call_the_one_script() {
+    if !available(&[&PYYAML]) {
+        return;
+    }
     let commands = |steps: Vec<&str>| {
         assert!(
             steps.iter().any(|s| s.contains(CI_SCRIPT)),
@@ -817,7 +900,6 @@ fn hooks_repo() -> (tempfile::TempDir, String) {
 
 /// `pre-commit run ARGS` in REPO, its cache in CACHE, offline.
 fn pre_commit(repo: &Path, cache: &Path, args: &[&str]) -> (i32, String) {
-    PRE_COMMIT.ensure();
     let output = command("python3", repo)
         .env("PYTHONPATH", PRE_COMMIT.path())
         .env("PRE_COMMIT_HOME", cache)
@@ -848,6 +930,9 @@ fn verdict<'a>(output: &'a str, hook: &str) -> &'a str {
 /// whether in an environment's file or in common.yaml.
 #[test]
 fn pre_commit_hooks_pass_and_fail_for_real() {
+    if !available(&[&PRE_COMMIT]) {
+        return;
+    }
     let (hooks, rev) = hooks_repo();
     let (repo, _) = gitops_repo();
     let cache = tempfile::tempdir().unwrap();
@@ -902,6 +987,55 @@ fn pre_commit_hooks_pass_and_fail_for_real() {
         );
     }
     assert_contains(&output, "colour");
+}
+
+/// The re-rendering hook (`chartgen-render`, the documented alternative
+/// to `chartgen-drift`): a values change without its render fails the
+/// commit, as pre-commit fails any hook that changes files, and leaves
+/// `out/` rendered, so adding it makes the next run pass; nothing to do on
+/// a rendered repository.
+#[test]
+fn pre_commit_render_hook_re_renders() {
+    if !available(&[&PRE_COMMIT]) {
+        return;
+    }
+    let (hooks, rev) = hooks_repo();
+    let (repo, _) = gitops_repo();
+    let cache = tempfile::tempdir().unwrap();
+    let config = format!(
+        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: chartgen-render\n",
+        hooks.path().display()
+    );
+    std::fs::write(repo.path().join(".pre-commit-config.yaml"), config).unwrap();
+    git(repo.path(), &["add", ".pre-commit-config.yaml"]);
+    let hook = "chartgen render";
+
+    let (code, output) = pre_commit(repo.path(), cache.path(), &["--all-files"]);
+    assert_eq!((code, verdict(&output, hook)), (0, "Passed"), "{output}");
+
+    bump_buildd(repo.path());
+    git(repo.path(), &["add", "--all"]);
+    let (code, output) = pre_commit(repo.path(), cache.path(), &[]);
+    assert_eq!((code, verdict(&output, hook)), (1, "Failed"), "{output}");
+    assert_contains(&output, "files were modified by this hook");
+    // out/ is what values/ renders now: the drift check agrees.
+    let check = command("chartgen", repo.path())
+        .args([
+            "render",
+            "--all",
+            "values",
+            "--output-dir",
+            "out",
+            "--check",
+        ])
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", stderr(&check));
+    assert_ne!(git(repo.path(), &["status", "--porcelain", "out"]), "");
+
+    git(repo.path(), &["add", "--all"]);
+    let (code, output) = pre_commit(repo.path(), cache.path(), &[]);
+    assert_eq!((code, verdict(&output, hook)), (0, "Passed"), "{output}");
 }
 
 // ------------------------------------------------------- Argo CD and Flux
@@ -961,6 +1095,9 @@ fn argocd_app() -> tempfile::TempDir {
 /// documents that are objects.
 #[test]
 fn argocd_plugin_generates_the_stream_of_the_environment() {
+    if !available(&[&PYYAML]) {
+        return;
+    }
     let app = argocd_app();
     for (env, bundle) in [
         ("dev", None),
@@ -1015,6 +1152,9 @@ fn write_temp(text: &str) -> tempfile::NamedTempFile {
 /// value, nothing on stdout, and no command run.
 #[test]
 fn argocd_plugin_refuses_hostile_environment_names() {
+    if !available(&[&PYYAML]) {
+        return;
+    }
     let app = argocd_app();
     let values = app.path().join("values");
     std::os::unix::fs::symlink("dev.yaml", values.join("linked.yaml")).unwrap();
@@ -1092,6 +1232,9 @@ fn argocd_plugin_refuses_hostile_environment_names() {
 /// Kustomization.
 #[test]
 fn flux_kustomizations_name_the_committed_renders() {
+    if !available(&[&PYYAML]) {
+        return;
+    }
     let example = root().join("examples/flux/kustomizations.yaml");
     let text = std::fs::read_to_string(&example).unwrap();
     let documents = yaml_documents(&example);

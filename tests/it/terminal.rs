@@ -293,6 +293,7 @@ const OURS: &[&str] = &[
     "\u{1b}[31m",
     "\u{1b}[32m",
     "\u{1b}[33m",
+    "\u{1b}[35m",
     "\u{1b}[36m",
     "\u{1b}[0m",
 ];
@@ -354,6 +355,72 @@ fn diff_colour_follows_the_flag_then_the_environment() {
             run.stdout.escape_debug()
         );
         assert_eq!(uncoloured(&run.stdout), plain.stdout, "{args:?} {env:?}");
+    }
+}
+
+/// Colour where a reader looks (issue 24): in `diff`, each impact level's
+/// label, bold in its colour (refused and destructive red, security
+/// magenta, restart yellow); in `check`, each finding's rule id in bold
+/// red, `info:` in bold green and the count line. `--color never` and a
+/// pipe: no escape code at all, and the same words.
+#[test]
+fn impact_levels_and_check_findings_are_coloured() {
+    let bold = |colour: u8, text: &str| format!("\u{1b}[1m\u{1b}[{colour}m{text}\u{1b}[0m");
+    let diff = coloured_run(&[DIFF, &["--color", "always"]].concat(), &[]);
+    assert_eq!(diff.code, 0, "{}", diff.transcript());
+    for (colour, level) in [(31, "destructive"), (35, "security"), (33, "restart")] {
+        let label = format!("\n  {} ", bold(colour, level));
+        assert!(
+            diff.stdout.contains(&label),
+            "{level}: {}",
+            diff.stdout.escape_debug()
+        );
+    }
+    let findings = "tests/fixtures/check/helm-violations";
+    let check = coloured_run(&["check", "--color", "always", findings], &[]);
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    assert!(
+        check
+            .stdout
+            .lines()
+            .any(|l| l.starts_with(&bold(31, "R2")) && l.contains(" ClusterRole bk-event-reader")),
+        "{}",
+        check.stdout.escape_debug()
+    );
+    assert!(
+        check.stdout.lines().any(|l| l.starts_with(&bold(31, "R4"))),
+        "{}",
+        check.stdout.escape_debug()
+    );
+    let count = check.stdout.lines().last().unwrap_or_default();
+    assert!(
+        count.starts_with("\u{1b}[1m\u{1b}[31m") && count.contains(" findings\u{1b}[0m in "),
+        "{}",
+        count.escape_debug()
+    );
+    let info = coloured_run(&["check", "--color", "always", "out/dev/release"], &[]);
+    assert_eq!(info.code, 0, "{}", info.transcript());
+    assert!(
+        info.stdout.contains(&format!("\n{} ", bold(32, "info:")))
+            && info.stdout.contains(&bold(32, "ok:")),
+        "{}",
+        info.stdout.escape_debug()
+    );
+    for (run, args) in [
+        (&diff, DIFF.to_vec()),
+        (&check, vec!["check", findings]),
+        (&info, vec!["check", "out/dev/release"]),
+    ] {
+        // `--color never` even when forced by the environment, and a pipe.
+        let never = coloured_run(
+            &[&args[..], &["--color", "never"]].concat(),
+            &[("CLICOLOR_FORCE", "1")],
+        );
+        let piped = coloured_run(&args, &[]);
+        for plain in [&never, &piped] {
+            assert!(!plain.stdout.contains('\u{1b}'), "{args:?}");
+            assert_eq!(plain.stdout, uncoloured(&run.stdout), "{args:?}");
+        }
     }
 }
 

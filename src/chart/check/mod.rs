@@ -475,9 +475,35 @@ pub fn run_borrowed(
 /// through the one text renderer ([`Diagnostic::render`], which escapes
 /// what comes from the input), then the count.
 pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> String {
+    render_text_coloured(findings, info, objects, false)
+}
+
+/// [`render_text`], with colour where a reader looks when `colour`: each
+/// finding's rule id in bold red, `info:` in bold green, the count in bold
+/// red (findings) or green (`ok:`). The words are the same either way; the
+/// colour codes come from [`crate::terminal`]'s styles and frame only
+/// chartgen's own text (a rule id, a label), never the input's.
+pub fn render_text_coloured(
+    findings: &[Finding],
+    info: &[Info],
+    objects: usize,
+    colour: bool,
+) -> String {
+    use crate::terminal::{ERROR, NOTE, when};
+    let (error, note) = (when(colour, ERROR), when(colour, NOTE));
     let mut out = String::new();
     for diagnostic in findings.iter().chain(info) {
-        out.push_str(&diagnostic.render());
+        let text = diagnostic.render();
+        let label = match diagnostic.severity {
+            crate::diagnostic::Severity::Note => Some(("info:", note)),
+            crate::diagnostic::Severity::Error => diagnostic.id().map(|id| (id, error)),
+        };
+        match label.and_then(|(label, style)| Some((label, style, text.strip_prefix(label)?))) {
+            Some((label, style, rest)) => {
+                let _ = write!(out, "{style}{label}{style:#}{rest}");
+            }
+            None => out.push_str(&text),
+        }
         out.push('\n');
     }
     let objects = match objects {
@@ -485,9 +511,9 @@ pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> Strin
         n => format!("{n} objects"),
     };
     let _ = match findings.len() {
-        0 => writeln!(out, "ok: {objects}, no findings"),
-        1 => writeln!(out, "1 finding in {objects}"),
-        n => writeln!(out, "{n} findings in {objects}"),
+        0 => writeln!(out, "{note}ok:{note:#} {objects}, no findings"),
+        1 => writeln!(out, "{error}1 finding{error:#} in {objects}"),
+        n => writeln!(out, "{error}{n} findings{error:#} in {objects}"),
     };
     out
 }

@@ -32,11 +32,14 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         // --quiet: the findings and their count, or nothing.
         CheckFormat::Text if quiet && report.findings.is_empty() => String::new(),
         CheckFormat::Text if quiet => {
-            check::render_text(&report.findings, &[], set.manifests.len())
+            check::render_text_coloured(&report.findings, &[], set.manifests.len(), super::colour())
         }
-        CheckFormat::Text => {
-            check::render_text(&report.findings, &report.info, set.manifests.len())
-        }
+        CheckFormat::Text => check::render_text_coloured(
+            &report.findings,
+            &report.info,
+            set.manifests.len(),
+            super::colour(),
+        ),
         CheckFormat::Json => contract::versioned(&report)?,
         CheckFormat::Sarif => {
             // Files of the working tree: not stdin, not a git revision.
@@ -45,7 +48,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                 .map(String::as_str)
                 .collect();
             let cwd = std::env::current_dir().ok();
-            let log = sarif::log(&report, &local, cwd.as_deref());
+            let real = |shown: &str| set.real_path(shown).map(std::path::Path::to_path_buf);
+            let log = sarif::log(&report, &local, cwd.as_deref(), &real);
             crate::diagnostic::json_pretty(&log)?
         }
     };

@@ -289,7 +289,10 @@ fn refuse_findings(output: &Output, findings: &[check::Finding]) -> bool {
         return true;
     }
     let objects = output.release.len() + output.kata.len();
-    eprint!("{}", check::render_text(findings, &[], objects));
+    eprint!(
+        "{}",
+        check::render_text_coloured(findings, &[], objects, crate::terminal::stderr_colour())
+    );
     eprintln!(
         "{}",
         crate::terminal::labelled(

@@ -12,13 +12,16 @@ use anstyle::{AnsiColor, Style as Colour};
 use super::{Diff, FieldChange, Level, lines};
 use crate::diagnostic::printable;
 
-/// The colours of a diff: green added, red removed, yellow changed; the
-/// default writes none.
+/// The colours of a diff: green added, red removed, yellow changed, and
+/// each impact level's label in bold (`refused` and `destructive` red,
+/// `security` magenta, `restart` yellow, `change` cyan), where a reviewer
+/// looks first; the default writes none.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
     added: Colour,
     removed: Colour,
     changed: Colour,
+    on: bool,
 }
 
 impl Style {
@@ -28,7 +31,22 @@ impl Style {
             added: AnsiColor::Green.on_default(),
             removed: AnsiColor::Red.on_default(),
             changed: AnsiColor::Yellow.on_default(),
+            on: true,
         }
+    }
+
+    /// The label of an impact level: bold, in the level's colour.
+    fn level(self, level: Level) -> Colour {
+        if !self.on {
+            return Colour::new();
+        }
+        let colour = match level {
+            Level::Refused | Level::Destructive => AnsiColor::Red,
+            Level::Security => AnsiColor::Magenta,
+            Level::Restart => AnsiColor::Yellow,
+            Level::Change => AnsiColor::Cyan,
+        };
+        colour.on_default().effects(anstyle::Effects::BOLD)
     }
 
     /// [`Style::colour`] when `on`, else no colour.
@@ -52,6 +70,7 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
         added,
         removed,
         changed,
+        ..
     } = style;
     let mut out = String::new();
     impact(&mut out, diff, style);
@@ -96,17 +115,17 @@ fn impact(out: &mut String, diff: &Diff, style: Style) {
     }
     let _ = writeln!(out, "Impact, most severe first:");
     for item in &diff.impact {
-        let colour = match item.level {
-            Level::Refused | Level::Destructive => style.removed,
-            Level::Security => style.changed,
-            Level::Restart | Level::Change => Colour::new(),
-        };
+        // The label in its colour, the object and why as they are: the
+        // line's words do not change with colour.
+        let label = style.level(item.level);
         let object = match &item.from {
             Some(from) => format!("{from} → {}", item.object),
             None => item.object.clone(),
         };
-        let line = format!("{:<11} {object}: {}", item.level.name(), item.why);
-        let _ = writeln!(out, "  {colour}{}{colour:#}", printable(&line));
+        let name = item.level.name();
+        let pad = " ".repeat(11usize.saturating_sub(name.len()));
+        let rest = format!("{object}: {}", item.why);
+        let _ = writeln!(out, "  {label}{name}{label:#}{pad} {}", printable(&rest));
     }
 }
 
