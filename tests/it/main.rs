@@ -17,6 +17,7 @@ mod diff;
 mod diff_server;
 mod differential;
 mod explain;
+mod extra_objects;
 mod fuzz;
 mod gitops_prune;
 mod harness;
