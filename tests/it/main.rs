@@ -28,6 +28,7 @@ mod kube_schemas;
 mod live_diff;
 mod output;
 mod outputs;
+mod patching;
 mod pod_security;
 mod rbac_truth;
 mod reading;
