@@ -37,6 +37,13 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     }
     let version = args.kube_version.as_str();
     let inputs = args.values.inputs();
+    if args.crds.iter().any(|c| c == "-") && inputs.files.iter().any(|f| f.as_os_str() == "-") {
+        return Err(usage(
+            "standard input (-) can be read only once; give the CRDs or the values as a file"
+                .to_owned(),
+        )
+        .into());
+    }
     let crds = crds(&args.crds)?;
     let Some(dir) = &args.output_dir else {
         // Named objects are looked for in every bundle unless told.
