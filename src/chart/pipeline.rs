@@ -440,6 +440,69 @@ mod tests {
         assert_eq!(check(&output), vec![]);
     }
 
+    fn extra(json: serde_json::Value) -> crate::model::ExtraObject {
+        let serde_json::Value::Object(map) = json else {
+            unreachable!()
+        };
+        crate::model::ExtraObject(map)
+    }
+
+    #[test]
+    fn extra_objects_follow_the_charts_objects_in_the_order_written_and_pass_check() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        // Helm's order would put the PriorityClass and the Namespace first.
+        values.extra_objects = vec![
+            extra(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "settings", "namespace": "buildkit-builds"}})),
+            extra(serde_json::json!({"apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass", "metadata": {"name": "builds"}, "value": 10})),
+            extra(serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+                "metadata": {"name": "tools"}})),
+        ];
+        let output = render(&values).unwrap();
+        assert_eq!(output.extra, 3);
+        let names = |objects: Vec<&Manifest>| -> Vec<String> {
+            objects.iter().map(|m| m.id.to_string()).collect()
+        };
+        let expected = [
+            "ConfigMap buildkit-builds/settings",
+            "PriorityClass builds",
+            "Namespace tools",
+        ];
+        for bundles in [&[Bundle::Release][..], &Bundle::ALL] {
+            let all = names(output.in_order(bundles));
+            assert_eq!(all[all.len() - 3..], expected, "{bundles:?}");
+            // The chart's own objects keep Helm's install order.
+            let chart = &output.in_order(bundles)[..all.len() - 3];
+            assert!(chart.is_sorted_by(|a, b| manifest::install_order(a, b).is_le()));
+        }
+        assert!(
+            names(output.in_order(&[Bundle::Kata]))
+                .iter()
+                .all(|n| !expected.contains(&n.as_str()))
+        );
+        assert_eq!(check(&output), vec![]);
+    }
+
+    #[test]
+    fn an_extra_object_that_breaks_an_adr_fails_the_render_check() {
+        let mut values = Values::default();
+        values.extra_objects = vec![extra(serde_json::json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "events", "namespace": "buildkit-operator"},
+            "rules": [{"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}],
+        }))];
+        let findings = check(&render(&values).unwrap());
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.id() == Some(check::Invariant::R1.id())
+                    && f.object() == Some("Role buildkit-operator/events")),
+            "{findings:#?}"
+        );
+    }
+
     #[test]
     fn findings_on_a_render_name_the_template_line() {
         let mut output = render(&Values::default()).unwrap();
