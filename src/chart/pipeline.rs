@@ -487,12 +487,14 @@ mod tests {
 
     #[test]
     fn an_extra_object_that_breaks_an_adr_fails_the_render_check() {
-        let mut values = Values::default();
-        values.extra_objects = vec![extra(serde_json::json!({
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-            "metadata": {"name": "events", "namespace": "buildkit-operator"},
-            "rules": [{"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}],
-        }))];
+        let values = Values {
+            extra_objects: vec![extra(serde_json::json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": "events", "namespace": "buildkit-operator"},
+                "rules": [{"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}],
+            }))],
+            ..Values::default()
+        };
         let findings = check(&render(&values).unwrap());
         assert!(
             findings
