@@ -83,6 +83,19 @@ pub struct Templates {
     pub kata: Vec<String>,
 }
 
+/// The provenance line of a render with templates from
+/// `$CHARTGEN_TEMPLATES` (a YAML comment naming the folder), or `None`
+/// with the built-in templates: `render` writes it at the top of the
+/// stream and into each kustomization it writes.
+pub fn templates_provenance() -> Option<String> {
+    let dir = std::env::var_os(TEMPLATES_DIR_VAR)?;
+    let shown = crate::text::printable(&std::path::PathBuf::from(dir).display().to_string())
+        .replace(['\n', '\r'], " ");
+    Some(format!(
+        "# Rendered with the templates of {shown} (${TEMPLATES_DIR_VAR}), not the built-in ones."
+    ))
+}
+
 /// The templates: embedded, or read from `$CHARTGEN_TEMPLATES` when set.
 pub fn templates() -> Result<Templates, Error> {
     templates_in(environment(None))

@@ -522,7 +522,13 @@ fn templates_from_a_folder_are_said_unless_quiet_and_the_render_is_the_same() {
     let env = [("CHARTGEN_TEMPLATES", dir.path().to_str().unwrap())];
     let built_in = chartgen(&["render"]);
     let run = chartgen_with(&["render"], None, &env);
-    assert_eq!((run.code, &run.stdout), (0, &built_in.stdout));
+    // The same objects, and the stream says where its templates came from.
+    let provenance = format!(
+        "# Rendered with the templates of {} ($CHARTGEN_TEMPLATES), not the built-in ones.\n",
+        dir.path().display()
+    );
+    let stdout = format!("{provenance}{}", built_in.stdout);
+    assert_eq!((run.code, &run.stdout), (0, &stdout));
     assert_eq!(
         run.stderr,
         format!(
@@ -533,8 +539,25 @@ fn templates_from_a_folder_are_said_unless_quiet_and_the_render_is_the_same() {
     let run = chartgen_with(&["--quiet", "render"], None, &env);
     assert_eq!(
         (run.code, &run.stdout, run.stderr.as_str()),
-        (0, &built_in.stdout, "")
+        (0, &stdout, "")
     );
+    // A GitOps folder records it in its kustomization, after the marker.
+    let out = tempfile::tempdir().unwrap();
+    let run = chartgen_with(
+        &[
+            "--quiet",
+            "render",
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ],
+        None,
+        &env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let kustomization =
+        std::fs::read_to_string(out.path().join("release/kustomization.yaml")).unwrap();
+    let second = kustomization.lines().nth(1).map(|l| format!("{l}\n"));
+    assert_eq!(second.as_deref(), Some(provenance.as_str()));
 }
 
 #[test]

@@ -218,7 +218,16 @@ fn selected(output: &Output, choice: BundleChoice) -> Result<Vec<Bundle>, Error>
 /// environment's Kyverno exemptions too.
 fn bundle_files(output: &Output, bundle: Bundle) -> Result<BTreeMap<String, String>, Error> {
     let exemptions = (bundle == Bundle::Release).then_some(output.exemptions.as_str());
-    output::files(output.bundle(bundle), exemptions)
+    let mut files = output::files(output.bundle(bundle), exemptions)?;
+    // Templates other than the built-in ones are recorded where the
+    // render's provenance is: after the kustomization's marker line.
+    if let Some(line) = crate::render::templates_provenance()
+        && let Some(text) = files.get_mut(output::KUSTOMIZATION)
+        && let Some(end) = text.find('\n')
+    {
+        text.insert_str(end + 1, &format!("{line}\n"));
+    }
+    Ok(files)
 }
 
 /// One directory a render writes (or checks), and what goes in it.
@@ -367,7 +376,13 @@ fn to_stdout(
             .collect();
         objects = select::select(&objects, show_only, &output.in_order(&others))?;
     }
-    let stream = || manifest::to_stream(objects.iter().copied());
+    let stream = || {
+        let stream = manifest::to_stream(objects.iter().copied());
+        match crate::render::templates_provenance() {
+            Some(line) => format!("{line}\n{stream}"),
+            None => stream,
+        }
+    };
     // A thread (and its allocator heap) pays only past a few hundred objects.
     let parallel = output.release.len() + output.kata.len() >= PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
