@@ -83,6 +83,19 @@ pub struct Templates {
     pub kata: Vec<String>,
 }
 
+/// The provenance line of a render with templates from
+/// `$CHARTGEN_TEMPLATES` (a YAML comment naming the folder), or `None`
+/// with the built-in templates: `render` writes it at the top of the
+/// stream and into each kustomization it writes.
+pub fn templates_provenance() -> Option<String> {
+    let dir = std::env::var_os(TEMPLATES_DIR_VAR)?;
+    let shown = crate::text::printable(&std::path::PathBuf::from(dir).display().to_string())
+        .replace(['\n', '\r'], " ");
+    Some(format!(
+        "# Rendered with the templates of {shown} (${TEMPLATES_DIR_VAR}), not the built-in ones."
+    ))
+}
+
 /// The templates: embedded, or read from `$CHARTGEN_TEMPLATES` when set.
 pub fn templates() -> Result<Templates, Error> {
     templates_in(environment(None))
@@ -111,11 +124,39 @@ fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
         }
         Some(dir) => {
             let dir = std::path::PathBuf::from(dir);
+            let shown = crate::text::printable(&dir.display().to_string()).into_owned();
             for (name, source) in read_dir_templates(&dir, &dir)? {
                 env.add_template_owned(name.clone(), source)
                     .map_err(|e| template_fault(&name, e))?;
                 names.push(name);
             }
+            // A folder that lacks a template would render a chart without
+            // its objects, silently: every built-in one is needed (a
+            // folder may add templates of its own).
+            let mut missing: Vec<&str> = (TEMPLATES.iter())
+                .map(|(name, _)| *name)
+                .filter(|name| !names.iter().any(|n| n == name))
+                .collect();
+            missing.sort_unstable();
+            if !missing.is_empty() {
+                return Err(Error::Usage {
+                    reason: format!(
+                        "${TEMPLATES_DIR_VAR} names {shown}, which lacks {}: the chart needs every built-in template; copy templates/ whole and edit the copy",
+                        missing
+                            .iter()
+                            .map(|name| format!("templates/{name}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+            // Said once per run, however many renders (`--all`).
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                crate::terminal::note(&format!(
+                    "rendering with the templates of {shown} (${TEMPLATES_DIR_VAR}), not the built-in ones"
+                ));
+            });
         }
     }
     let object = |name: &str| !name.contains('/') && !name.starts_with('_');

@@ -205,6 +205,10 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub output: ExplainFormat,
+    /// A file or directory of CustomResourceDefinitions: the scopes of the
+    /// custom kinds of `extraObjects`, as `render --crd`.
+    #[arg(long = "crd", value_name = "PATH")]
+    pub crds: Vec<String>,
 }
 
 /// How `explain` prints.
@@ -283,6 +287,10 @@ pub struct RenderArgs {
     #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
           value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
     pub kube_version: String,
+    /// A file or directory of CustomResourceDefinitions for the custom
+    /// kinds of `extraObjects` (their schemas and scopes), as `check --crd`.
+    #[arg(long = "crd", value_name = "PATH")]
+    pub crds: Vec<String>,
     /// Helm's release namespace: chartgen has none (one namespace per trust
     /// class); refused with where to set them.
     #[arg(short = 'n', long = "namespace", value_name = "NAMESPACE", hide = true)]

@@ -66,7 +66,14 @@ impl Labels {
 
 fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
     match error.downcast_ref::<Error>() {
-        Some(Error::InvalidValues { problems }) => problems_text(error, problems, labels, |_| true),
+        Some(Error::InvalidValues { problems }) => {
+            // An `extraObjects` entry is a manifest, and may be a Secret:
+            // judged as manifests are; the chart's own keys hold none.
+            let mut judged = HashMap::new();
+            problems_text(error, problems, labels, |problem| {
+                !in_extra_objects(problem) || may_quote(problem, &mut judged)
+            })
+        }
         Some(Error::InvalidManifests { problems }) => {
             // Many problems can share one large source: judge each once.
             let mut judged = HashMap::new();
@@ -135,6 +142,16 @@ fn chain_text(error: &anyhow::Error, labels: Labels) -> String {
 /// The most problems shown: past that, the input is not what the user
 /// thought it was, and the rest would bury the first.
 const MAX_PROBLEMS: usize = 100;
+
+/// The values key whose entries are manifests (`model::extra::KEY`,
+/// written here as this module uses no higher layer;
+/// `tests/it/extra_objects.rs` fails if a Secret's value is quoted).
+const EXTRA_OBJECTS: &str = "extraObjects";
+
+/// Whether a values problem is about an `extraObjects` entry.
+fn in_extra_objects(problem: &Problem) -> bool {
+    matches!(problem.path.0.first(), Some(crate::location::Segment::Key(key)) if key == EXTRA_OBJECTS)
+}
 
 /// Whether a problem in manifests may quote its input: not when the text
 /// could hold a Secret (the parse failed, so which object is one is not

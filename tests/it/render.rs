@@ -483,13 +483,101 @@ fn with_edited_template(
     };
     copy(&root().join("templates"), &dir);
     copy(&root().join("templates/artifacts"), &dir.join("artifacts"));
+    copy(&root().join("templates/kata"), &dir.join("kata"));
     let path = dir.join(template);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains(from), "{from:?} is not in {template}");
     std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
-    let run = chartgen_with(args, None, &[("CHARTGEN_TEMPLATES", dir.to_str().unwrap())]);
+    let mut run = chartgen_with(args, None, &[("CHARTGEN_TEMPLATES", dir.to_str().unwrap())]);
     std::fs::remove_dir_all(&dir).unwrap();
+    // Never silently: the folder is named, once, before anything else.
+    let note = format!(
+        "note: rendering with the templates of {} ($CHARTGEN_TEMPLATES), not the built-in ones\n",
+        dir.display()
+    );
+    assert!(run.stderr.starts_with(&note), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("note: rendering with").count(), 1);
+    run.stderr.replace_range(..note.len(), "");
     run
+}
+
+/// A copy of the templates in a fresh folder, for `$CHARTGEN_TEMPLATES`.
+fn templates_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["", "artifacts", "kata"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        for entry in std::fs::read_dir(root().join("templates").join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::copy(&path, dir.path().join(sub).join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+#[test]
+fn templates_from_a_folder_are_said_unless_quiet_and_the_render_is_the_same() {
+    let dir = templates_copy();
+    let env = [("CHARTGEN_TEMPLATES", dir.path().to_str().unwrap())];
+    let built_in = chartgen(&["render"]);
+    let run = chartgen_with(&["render"], None, &env);
+    // The same objects, and the stream says where its templates came from.
+    let provenance = format!(
+        "# Rendered with the templates of {} ($CHARTGEN_TEMPLATES), not the built-in ones.\n",
+        dir.path().display()
+    );
+    let stdout = format!("{provenance}{}", built_in.stdout);
+    assert_eq!((run.code, &run.stdout), (0, &stdout));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "note: rendering with the templates of {} ($CHARTGEN_TEMPLATES), not the built-in ones\n",
+            dir.path().display()
+        )
+    );
+    let run = chartgen_with(&["--quiet", "render"], None, &env);
+    assert_eq!(
+        (run.code, &run.stdout, run.stderr.as_str()),
+        (0, &stdout, "")
+    );
+    // A GitOps folder records it in its kustomization, after the marker.
+    let out = tempfile::tempdir().unwrap();
+    let run = chartgen_with(
+        &[
+            "--quiet",
+            "render",
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ],
+        None,
+        &env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let kustomization =
+        std::fs::read_to_string(out.path().join("release/kustomization.yaml")).unwrap();
+    let second = kustomization.lines().nth(1).map(|l| format!("{l}\n"));
+    assert_eq!(second.as_deref(), Some(provenance.as_str()));
+}
+
+#[test]
+fn a_templates_folder_that_lacks_a_template_the_chart_needs_is_refused_naming_it() {
+    let dir = templates_copy();
+    std::fs::remove_file(dir.path().join("rbac.yaml")).unwrap();
+    std::fs::remove_file(dir.path().join("kata/node-plumbing.yaml")).unwrap();
+    let run = chartgen_with(
+        &["render"],
+        None,
+        &[("CHARTGEN_TEMPLATES", dir.path().to_str().unwrap())],
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    assert_eq!(
+        run.stderr,
+        format!(
+            "error: $CHARTGEN_TEMPLATES names {}, which lacks templates/kata/node-plumbing.yaml, templates/rbac.yaml: the chart needs every built-in template; copy templates/ whole and edit the copy\n",
+            dir.path().display()
+        )
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@
 //! names) live in [`rules`].
 
 pub mod availability;
+pub mod extra;
 pub mod network;
 pub mod pod;
 pub mod rules;
@@ -22,6 +23,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use availability::{Metrics, ServiceMonitor, Spread, WhenUnsatisfiable};
+pub use extra::ExtraObject;
 pub use network::Network;
 pub use pod::PodSettings;
 pub use types::{DnsLabel, Quantity};
@@ -64,6 +66,15 @@ pub struct Values {
     /// The NetworkPolicies: default deny in the operator and builds
     /// namespaces, and the flows the components need (docs/network.md).
     pub network: Network,
+    /// Kubernetes objects the chart does not render, added to the release
+    /// as written (no commonLabels or commonAnnotations), after the
+    /// chart's own objects, and checked like them: an object that breaks
+    /// an ADR is refused with its rule. Each needs `apiVersion`, `kind`,
+    /// `metadata.name` and, for a namespaced kind, `metadata.namespace`.
+    /// A Secret with data is refused (its material would be written into
+    /// the output); use an ExternalSecret or a SealedSecret. A list: a
+    /// layer's list replaces the one below. See docs/patching.md.
+    pub extra_objects: Vec<ExtraObject>,
 }
 
 impl Default for Values {
@@ -82,6 +93,7 @@ impl Default for Values {
             policies: Policies::default(),
             gitops: GitOps::default(),
             network: Network::default(),
+            extra_objects: Vec::new(),
         }
     }
 }

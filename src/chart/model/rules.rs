@@ -52,6 +52,7 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_projects(values, &mut violations);
     check_amounts(values, &mut violations);
     check_pods(values, &mut violations);
+    super::extra::check(values, &mut violations);
     violations
 }
 

@@ -34,6 +34,8 @@ pub struct Explained {
     pub manifests: Vec<Manifest>,
     /// Each template's output and where its interpolations landed.
     placed: HashMap<String, Placed>,
+    /// The objects of `extraObjects`, by their index there.
+    extra: HashMap<manifest::ObjectId, usize>,
 }
 
 /// One template's output and its interpolations in it.
@@ -55,6 +57,24 @@ struct Placement {
 /// Renders the chart for validated `values` (both bundles), recording
 /// where each interpolation's values came from.
 pub fn render(values: &Values) -> Result<Explained, Error> {
+    render_with(values, None, &[])
+}
+
+/// [`render`] of loaded values: the `extraObjects` keep the positions of
+/// the values files (`document`, the merged values), as `render` keeps
+/// them, and a custom kind's scope is also read from `crds` (`--crd`).
+pub fn render_loaded(
+    loaded: &crate::values::Loaded,
+    crds: &[Manifest],
+) -> Result<Explained, Error> {
+    render_with(&loaded.values, Some(&loaded.document), crds)
+}
+
+fn render_with(
+    values: &Values,
+    document: Option<&Node>,
+    crds: &[Manifest],
+) -> Result<Explained, Error> {
     let plan = Plan::new(values);
     let json = serde_json::to_value(&plan).expect("the plan always serializes");
     let templates = render::observed_templates(record::observe)?;
@@ -79,7 +99,17 @@ pub fn render(values: &Values) -> Result<Explained, Error> {
     }
     record::reset();
     manifest::sort(&mut manifests);
-    Ok(Explained { manifests, placed })
+    // After the chart's objects, as written, as `render` writes them.
+    let extras = crate::pipeline::extra_objects(values, document, crds, &manifests, &[])?;
+    let extra = (extras.iter().enumerate())
+        .map(|(i, m)| (m.id.clone(), i))
+        .collect();
+    manifests.extend(extras);
+    Ok(Explained {
+        manifests,
+        placed,
+        extra,
+    })
 }
 
 /// How many interpolations a span of the trace is looked for among: more
@@ -178,6 +208,30 @@ impl Explained {
         values: &Values,
         document: &Node,
     ) -> Explanation {
+        if manifest.template.is_none()
+            && let Some(index) = self.extra.get(&manifest.id)
+        {
+            // Written as the values hold it: the field is its own source.
+            let mut path = KeyPath::root().key(crate::model::extra::KEY).index(*index);
+            path.0
+                .extend(field.map(|f| f.0.clone()).unwrap_or_default());
+            let sources = document
+                .at(&path)
+                .map(|node| Source {
+                    path,
+                    value: node.to_json(),
+                    origin: node.origin.clone(),
+                })
+                .into_iter()
+                .collect();
+            return Explanation {
+                template: None,
+                line: None,
+                in_macro: false,
+                literal: false,
+                sources,
+            };
+        }
         let placed = manifest.template.as_ref().and_then(|t| self.placed.get(t));
         let target = field
             .and_then(|f| manifest.node.at(f))

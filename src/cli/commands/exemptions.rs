@@ -6,8 +6,11 @@ use crate::{pipeline, values};
 
 /// Prints the exemptions artifact for the values.
 pub fn run(args: &ValuesArgs) -> anyhow::Result<Exit> {
-    let loaded = values::load(&args.inputs())?;
-    let output = pipeline::render(&loaded.values)?;
+    let mut values = values::load(&args.inputs())?.values;
+    // The exemptions are the chart's namespaces'; `extraObjects` add none
+    // (and their custom kinds' scopes need no `--crd` here).
+    values.extra_objects.clear();
+    let output = pipeline::render(&values)?;
     super::print_stdout(&output.exemptions)?;
     Ok(Exit::Success)
 }

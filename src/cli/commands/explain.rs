@@ -24,7 +24,8 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Exit> {
         query::object(&[], &args.target)?;
     }
     let loaded = values::load(&args.values.inputs())?;
-    let explained = provenance::render(&loaded.values)?;
+    let crds = super::render::crds(&args.crds)?;
+    let explained = provenance::render_loaded(&loaded, &crds)?;
     let (manifest, field) = query::object(&explained.manifests, &args.target)?;
     let path = field.map(|f| query::field(manifest, f)).transpose()?;
     let explanation = explained.explain(manifest, path.as_ref(), &loaded.values, &loaded.document);
@@ -105,9 +106,18 @@ impl Shown<'_> {
                 } else {
                     ""
                 };
-                out += &format!("\n  written by: templates/{template}{at}{how}");
+                match &e.template {
+                    Some(_) => out += &format!("\n  written by: templates/{template}{at}{how}"),
+                    None => out += "\n  written by: the values, as written (extraObjects)",
+                }
             }
-            None => out += &format!("\n  template: templates/{template}{at}"),
+            None => match &e.template {
+                Some(_) => out += &format!("\n  template: templates/{template}{at}"),
+                None => {
+                    out +=
+                        "\n  template: none: an extraObjects entry, written as the values hold it"
+                }
+            },
         }
         if e.sources.is_empty() {
             // Written by an interpolation, yet from no values: the plan's own.

@@ -37,6 +37,14 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     }
     let version = args.kube_version.as_str();
     let inputs = args.values.inputs();
+    if args.crds.iter().any(|c| c == "-") && inputs.files.iter().any(|f| f.as_os_str() == "-") {
+        return Err(usage(
+            "standard input (-) can be read only once; give the CRDs or the values as a file"
+                .to_owned(),
+        )
+        .into());
+    }
+    let crds = crds(&args.crds)?;
     let Some(dir) = &args.output_dir else {
         // Named objects are looked for in every bundle unless told.
         let default = if args.show_only.is_empty() {
@@ -48,7 +56,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
             &inputs,
             args.bundle.unwrap_or(default),
             &args.show_only,
-            version,
+            (version, &crds),
         );
     };
     let root = OutputDir::new(dir)?;
@@ -66,7 +74,9 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     // Every environment is rendered and checked before anything is written.
     let mut rendered = Vec::new();
     for (inputs, name) in environments {
-        let Some(output) = in_environment(&name, &inputs, checked_render(&inputs, version))? else {
+        let Some(output) =
+            in_environment(&name, &inputs, checked_render(&inputs, (version, &crds)))?
+        else {
             return Ok(Exit::Findings);
         };
         rendered.push((name, output));
@@ -208,7 +218,16 @@ fn selected(output: &Output, choice: BundleChoice) -> Result<Vec<Bundle>, Error>
 /// environment's Kyverno exemptions too.
 fn bundle_files(output: &Output, bundle: Bundle) -> Result<BTreeMap<String, String>, Error> {
     let exemptions = (bundle == Bundle::Release).then_some(output.exemptions.as_str());
-    output::files(output.bundle(bundle), exemptions)
+    let mut files = output::files(output.bundle(bundle), exemptions)?;
+    // Templates other than the built-in ones are recorded where the
+    // render's provenance is: after the kustomization's marker line.
+    if let Some(line) = crate::render::templates_provenance()
+        && let Some(text) = files.get_mut(output::KUSTOMIZATION)
+        && let Some(end) = text.find('\n')
+    {
+        text.insert_str(end + 1, &format!("{line}\n"));
+    }
+    Ok(files)
 }
 
 /// One directory a render writes (or checks), and what goes in it.
@@ -274,12 +293,36 @@ fn in_environment<T>(
     result
 }
 
+/// What a render is checked against: the Kubernetes version, and the
+/// CustomResourceDefinitions given with `--crd`.
+type Against<'a> = (&'a str, &'a [Manifest]);
+
+/// The CustomResourceDefinitions of `--crd`, read as `check` reads them.
+pub(super) fn crds(paths: &[String]) -> anyhow::Result<Vec<Manifest>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let set = input::read(paths)?;
+    if let Some(other) = set
+        .manifests
+        .iter()
+        .find(|m| m.id.kind != "CustomResourceDefinition")
+    {
+        anyhow::bail!(
+            "--crd takes CustomResourceDefinitions; {} is none",
+            printable(&other.id.to_string())
+        );
+    }
+    Ok(set.manifests)
+}
+
 /// Renders and checks; `None` (with the findings on stderr) when the render
 /// breaks an invariant.
-fn checked_render(inputs: &Inputs, version: &str) -> anyhow::Result<Option<Output>> {
+fn checked_render(inputs: &Inputs, against: Against<'_>) -> anyhow::Result<Option<Output>> {
+    let (version, crds) = against;
     let loaded = values::load(inputs)?;
-    let output = pipeline::render(&loaded.values)?;
-    let findings = pipeline::check_at(&output, version);
+    let output = pipeline::render_loaded(&loaded, crds)?;
+    let findings = pipeline::check_with(&output, version, crds);
     Ok(refuse_findings(&output, &findings).then_some(output))
 }
 
@@ -318,14 +361,15 @@ fn to_stdout(
     inputs: &Inputs,
     choice: BundleChoice,
     show_only: &[String],
-    version: &str,
+    against: Against<'_>,
 ) -> anyhow::Result<Exit> {
+    let (version, crds) = against;
     // A malformed selector is refused before any work.
     for arg in show_only {
         Selector::parse(arg)?;
     }
     let loaded = values::load(inputs)?;
-    let output = pipeline::render(&loaded.values)?;
+    let output = pipeline::render_loaded(&loaded, crds)?;
     let bundles = selected(&output, choice)?;
     let mut objects = output.in_order(&bundles);
     if !show_only.is_empty() {
@@ -335,18 +379,24 @@ fn to_stdout(
             .collect();
         objects = select::select(&objects, show_only, &output.in_order(&others))?;
     }
-    let stream = || manifest::to_stream(objects.iter().copied());
+    let stream = || {
+        let stream = manifest::to_stream(objects.iter().copied());
+        match crate::render::templates_provenance() {
+            Some(line) => format!("{line}\n{stream}"),
+            None => stream,
+        }
+    };
     // A thread (and its allocator heap) pays only past a few hundred objects.
     let parallel = output.release.len() + output.kata.len() >= PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
     let (findings, stream) = if parallel {
         std::thread::scope(|scope| {
             let writer = scope.spawn(stream);
-            let findings = pipeline::check_at(&output, version);
+            let findings = pipeline::check_with(&output, version, crds);
             (findings, writer.join())
         })
     } else {
-        (pipeline::check_at(&output, version), Ok(stream()))
+        (pipeline::check_with(&output, version, crds), Ok(stream()))
     };
     let stream = stream.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if !refuse_findings(&output, &findings) {

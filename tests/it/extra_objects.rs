@@ -1,0 +1,239 @@
+//! `extraObjects`: any manifests added to the release as written, after the
+//! chart's objects, and checked like them (docs/patching.md).
+
+use crate::harness::{chartgen, chartgen_with_stdin};
+
+const VALUES: &str = "tests/fixtures/extra-objects/values.yaml";
+const CRDS: &str = "tests/fixtures/extra-objects/crds.yaml";
+
+/// The kind and name of every document of a stream, in order.
+fn kinds_and_names(stream: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for document in stream.split("\n---\n") {
+        let field = |prefix: &str| {
+            document
+                .lines()
+                .find_map(|l| l.strip_prefix(prefix))
+                .map(str::to_owned)
+        };
+        if let (Some(kind), Some(name)) = (field("kind: "), field("  name: ")) {
+            found.push((kind, name));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_service_monitor_an_external_secret_a_pod_monitor_and_a_priority_class_render_and_pass_check() {
+    let run = chartgen(&[
+        "render",
+        "-f",
+        VALUES,
+        "--crd",
+        CRDS,
+        "--set",
+        "commonLabels.team=platform",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let objects = kinds_and_names(&run.stdout);
+    // After the chart's objects, in the order written.
+    let last: Vec<(&str, &str)> = objects[objects.len() - 5..]
+        .iter()
+        .map(|(k, n)| (k.as_str(), n.as_str()))
+        .collect();
+    assert_eq!(
+        last,
+        [
+            ("ServiceMonitor", "buildkit-gateway"),
+            ("PodMonitor", "buildkit-daemons"),
+            ("ExternalSecret", "registry-credentials"),
+            ("ClusterSecretStore", "vault"),
+            ("PriorityClass", "buildkit-control-plane"),
+        ]
+    );
+    // As written: the common labels are the chart's objects', not theirs.
+    let documents: Vec<&str> = run.stdout.split("\n---\n").collect();
+    let (chart, extra) = documents.split_at(documents.len() - 5);
+    assert!(chart.iter().any(|d| d.contains("team: platform")));
+    assert!(extra.iter().all(|d| !d.contains("team: platform")));
+
+    // The same objects, written as files, pass `check` with the CRDs.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let run = chartgen(&["render", "-f", VALUES, "--crd", CRDS, "--output-dir", out]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let kustomization =
+        std::fs::read_to_string(dir.path().join("out/release/kustomization.yaml")).unwrap();
+    assert!(
+        kustomization.ends_with(
+            "  - buildkit-operator/servicemonitor-buildkit-gateway.yaml\n  - buildkit-builds/podmonitor-buildkit-daemons.yaml\n  - buildkit-builds/externalsecret-registry-credentials.yaml\n  - cluster/clustersecretstore-vault.yaml\n  - cluster/priorityclass-buildkit-control-plane.yaml\n"
+        ),
+        "{kustomization}"
+    );
+    let release = format!("{out}/release");
+    let run = chartgen(&["check", &release, "--crd", CRDS]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // Without the CRDs, a custom kind is a KIND finding, as for `check`.
+    let run = chartgen(&["check", &release]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(
+            "KIND ExternalSecret buildkit-builds/registry-credentials: no schema for external-secrets.io/v1 ExternalSecret; give its CRD with --crd"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_custom_kind_without_its_crd_is_a_kind_finding_as_in_check() {
+    let values = "extraObjects:\n  - apiVersion: monitoring.coreos.com/v1\n    kind: PodMonitor\n    metadata: {name: daemons, namespace: buildkit-builds}\n    spec: {selector: {}}\n";
+    let run = chartgen_with_stdin(&["render", "-f", "-"], Some(values));
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert!(
+        run.stderr.starts_with(
+            "KIND PodMonitor buildkit-builds/daemons: no schema for monitoring.coreos.com/v1 PodMonitor; give its CRD with --crd\n  at <stdin>:2\n"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Each entry breaks one ADR; the render is refused with its rule, at the
+/// values line, exit 1 as for any finding.
+#[test]
+fn an_extra_object_that_breaks_an_adr_is_refused_with_its_rule() {
+    let cases = [
+        (
+            "a Role in the operator namespace granting events",
+            "  - apiVersion: rbac.authorization.k8s.io/v1\n    kind: Role\n    metadata: {name: events, namespace: buildkit-operator}\n    rules:\n      - apiGroups: ['']\n        resources: [events]\n        verbs: [create, patch]\n",
+            "R1 Role buildkit-operator/events rules[0].resources: events in a namespaced Role",
+            "at <stdin>:7",
+        ),
+        (
+            "a Role in the builds namespace granting leases",
+            "  - apiVersion: rbac.authorization.k8s.io/v1\n    kind: Role\n    metadata: {name: leases, namespace: buildkit-builds}\n    rules:\n      - apiGroups: [coordination.k8s.io]\n        resources: [leases]\n        verbs: [get]\n",
+            "R3 Role buildkit-builds/leases rules[0].resources: leases granted in namespace buildkit-builds",
+            "at <stdin>:7",
+        ),
+        (
+            "a ClusterRole of wildcards bound to buildd",
+            "  - apiVersion: rbac.authorization.k8s.io/v1\n    kind: ClusterRole\n    metadata: {name: everything}\n    rules:\n      - apiGroups: ['*']\n        resources: ['*']\n        verbs: ['*']\n  - apiVersion: rbac.authorization.k8s.io/v1\n    kind: ClusterRoleBinding\n    metadata: {name: everything}\n    roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: everything}\n    subjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n",
+            "R5 ClusterRole everything rules[0].apiGroups: a wildcard in apiGroups; name what is granted",
+            "at <stdin>:6",
+        ),
+        (
+            "a privileged Deployment in the operator namespace",
+            "  - apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: debug, namespace: buildkit-operator}\n    spec:\n      selector: {matchLabels: {app: debug}}\n      template:\n        metadata: {labels: {app: debug}}\n        spec:\n          containers:\n            - name: debug\n              image: busybox:1.36\n              securityContext: {privileged: true}\n",
+            "T3 Deployment buildkit-operator/debug spec.template.spec.containers[0].securityContext.privileged: Pod Security control \"Privileged Containers\"",
+            "at <stdin>:13",
+        ),
+    ];
+    for (case, entries, finding, at) in cases {
+        let values = format!("extraObjects:\n{entries}");
+        let run = chartgen_with_stdin(&["render", "-f", "-"], Some(&values));
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (1, ""),
+            "{case}: {}",
+            run.stderr
+        );
+        let line = run.stderr.lines().position(|l| l.starts_with(finding));
+        let line = line.unwrap_or_else(|| panic!("{case}: no `{finding}` in\n{}", run.stderr));
+        assert_eq!(
+            run.stderr.lines().nth(line + 1),
+            Some(format!("  {at}").as_str()),
+            "{case}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr
+                .ends_with("error: the render breaks the invariants above; nothing was written\n")
+        );
+    }
+}
+
+/// What is no object to add is refused before anything renders, located at
+/// its key, exit 2 as for any bad value.
+#[test]
+fn what_is_no_object_to_add_is_refused_at_its_key() {
+    let cases = [
+        (
+            "a Secret with data",
+            "  - apiVersion: v1\n    kind: Secret\n    metadata: {name: token, namespace: buildkit-builds}\n    stringData: {token: hunter2}\n",
+            "error: <stdin>:5:17: extraObjects[0].stringData: extraObjects[0] is a Secret with stringData: its material would be written into the rendered output (out/, a Git repository) and into every diff",
+        ),
+        (
+            "a namespaced object without its namespace",
+            "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: settings}\n",
+            "error: <stdin>:4:15: extraObjects[0].metadata.namespace: extraObjects[0] (ConfigMap `settings`) has no metadata.namespace: chartgen has no release namespace to put a namespaced object in, and `kubectl apply` would put it in `default`",
+        ),
+        (
+            "a List",
+            "  - apiVersion: v1\n    kind: List\n    metadata: {name: many}\n    items: []\n",
+            "error: <stdin>:5:12: extraObjects[0].items: extraObjects[0] is a List: each entry is one object, checked and written as one file",
+        ),
+        (
+            "an object the chart renders",
+            "  - apiVersion: v1\n    kind: ServiceAccount\n    metadata: {name: buildkit-buildd, namespace: buildkit-operator}\n",
+            "error: <stdin>:4:22: extraObjects[0].metadata.name: extraObjects[0] is ServiceAccount buildkit-operator/buildkit-buildd, which the chart renders itself: the two would replace each other",
+        ),
+        (
+            "no object",
+            "  - just text\n",
+            "error: <stdin>:2:5: extraObjects[0]: expected object, found string \"just text\"",
+        ),
+        (
+            "an object without kind",
+            "  - apiVersion: v1\n    metadata: {name: x, namespace: buildkit-builds}\n",
+            "error: <stdin>:2:5: extraObjects[0]: missing key `kind`",
+        ),
+        (
+            "a name that is no text",
+            "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: 12, namespace: buildkit-builds}\n",
+            "error: <stdin>:4:22: extraObjects[0].metadata.name: `extraObjects[0].metadata.name` must be a non-empty text: it identifies the object in the cluster",
+        ),
+        (
+            "the same object twice",
+            "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: buildkit-builds}}\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: buildkit-builds}}\n",
+            "error: <stdin>:3:56: extraObjects[1].metadata.name: extraObjects[1] is the same object as extraObjects[0] (ConfigMap `a`): the second would replace the first when applied",
+        ),
+    ];
+    for (case, entries, error) in cases {
+        let values = format!("extraObjects:\n{entries}");
+        let run = chartgen_with_stdin(&["render", "-f", "-"], Some(&values));
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (2, ""),
+            "{case}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.starts_with(error),
+            "{case}: expected\n{error}\ngot\n{}",
+            run.stderr
+        );
+        // Never the Secret's value, anywhere.
+        assert!(!run.stderr.contains("hunter2"), "{case}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn explain_names_the_values_line_of_a_field_of_an_extra_object() {
+    let run = chartgen(&[
+        "explain",
+        "-f",
+        VALUES,
+        "--crd",
+        CRDS,
+        "priorityclass/buildkit-control-plane.value",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "PriorityClass buildkit-control-plane\n  field: value\n  value: 1000000\n  written by: the values, as written (extraObjects)\n  values:\n    extraObjects[4].value: 1000000  ({VALUES}:52:12)\n"
+        )
+    );
+}
