@@ -372,7 +372,7 @@ fn the_independent_validator_refuses_a_broken_values_file() {
 }
 
 /// yaml-language-server, pinned as `.ci/run` pins it.
-const YAML_LANGUAGE_SERVER: &str = "yaml-language-server@1.25.0";
+pub(crate) const YAML_LANGUAGE_SERVER: &str = "yaml-language-server@1.25.0";
 
 /// The server's entry point, installed into `target/tools` once.
 fn yaml_language_server() -> PathBuf {
@@ -444,7 +444,7 @@ setTimeout(() => { console.error("no diagnostics in time", JSON.stringify(result
 
 /// The diagnostics yaml-language-server publishes for FILES, as an editor
 /// gets them, each file's schema from its first line.
-fn editor_diagnostics(files: &[PathBuf]) -> Vec<(String, Vec<String>)> {
+pub(crate) fn editor_diagnostics(files: &[PathBuf]) -> Vec<(String, Vec<String>)> {
     let output = Command::new("node")
         .args(["-e", LSP_CLIENT])
         .arg(yaml_language_server())
@@ -491,7 +491,7 @@ fn yaml_language_server_validates_values_files_with_the_committed_schema() {
     assert_eq!(
         found,
         &vec![
-            format!("{wrong}: Incorrect type. Expected \"integer\"."),
+            format!("{wrong}: Incorrect type. Expected one of integer, null."),
             format!("{unknown}: Property colour is not allowed."),
         ]
     );

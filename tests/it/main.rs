@@ -16,6 +16,7 @@ mod defaults;
 mod diff;
 mod diff_server;
 mod differential;
+mod editor_agreement;
 mod explain;
 mod fuzz;
 mod gitops_prune;
