@@ -315,6 +315,19 @@ fn transform(schema: &Json, mode: Mode, branch: bool, names: &Names<'_>) -> Json
         };
         out.insert(key.clone(), value);
     }
+    if mode == Mode::Layer {
+        appends(&mut out);
+    }
+    // No key of a map may end with `+` (`crate::values::APPEND`): chartgen
+    // reads it as an append, and a map's value is no list.
+    if out.get("additionalProperties").is_some_and(Json::is_object)
+        && !out.contains_key("propertyNames")
+    {
+        out.insert(
+            "propertyNames".to_owned(),
+            serde_json::json!({"pattern": NO_APPEND_PATTERN}),
+        );
+    }
     if !branch && !out.contains_key("description") {
         if let Some(description) = described(&schema, names) {
             out.insert("description".to_owned(), Json::from(description));
@@ -322,6 +335,53 @@ fn transform(schema: &Json, mode: Mode, branch: bool, names: &Names<'_>) -> Json
     }
     numbers_as_written(&mut out);
     Json::Object(out)
+}
+
+/// A key that does not end with [`crate::values::APPEND`].
+const NO_APPEND_PATTERN: &str = "^(.*[^+])?$";
+
+/// In a layer, `KEY+` for each list `KEY` of an object: its items are
+/// appended to those of `KEY` below (`crate::values::merge`), so it takes
+/// a list of the same items, and not beside `KEY` itself.
+fn appends(out: &mut Map<String, Json>) {
+    let append = crate::values::APPEND;
+    let Some(Json::Object(properties)) = out.get_mut("properties") else {
+        return;
+    };
+    let lists: Vec<(String, Json)> = (properties.iter())
+        .filter_map(|(name, schema)| {
+            let list = match schema.get("type") {
+                Some(Json::String(t)) => t == "array",
+                Some(Json::Array(ts)) => ts.contains(&Json::from("array")),
+                _ => false,
+            };
+            list.then(|| {
+                (
+                    name.clone(),
+                    schema.get("items").cloned().unwrap_or(Json::Bool(true)),
+                )
+            })
+        })
+        .collect();
+    if lists.is_empty() {
+        return;
+    }
+    let mut both = Vec::new();
+    for (name, items) in lists {
+        let description = format!(
+            "Items appended to `{name}` after those the layers below give (a default or an earlier file must set `{name}`); not beside `{name}` itself."
+        );
+        properties.insert(
+            format!("{name}{append}"),
+            serde_json::json!({"type": "array", "items": items, "description": description}),
+        );
+        // `type`: a null (which deletes the object) holds neither.
+        both.push(serde_json::json!({"type": "object",
+            "required": [name.clone(), format!("{name}{append}")]}));
+    }
+    if !out.contains_key("not") {
+        out.insert("not".to_owned(), serde_json::json!({"anyOf": both}));
+    }
 }
 
 /// The description a place that refers to a definition shows when it has
@@ -433,8 +493,10 @@ fn nullable(schema: Json) -> Json {
     if object.contains_key("$ref") {
         return Json::Object(object);
     }
-    let others = ["anyOf", "oneOf", "allOf", "not"];
-    if object.contains_key("type") && !others.iter().any(|k| object.contains_key(*k)) {
+    let others = ["anyOf", "oneOf", "allOf"];
+    // A `not` that refuses no null lets it through.
+    let not_null = object.get("not").is_some_and(accepts_null);
+    if object.contains_key("type") && !others.iter().any(|k| object.contains_key(*k)) && !not_null {
         match object.get_mut("type") {
             Some(Json::Array(types)) => types.push(Json::from("null")),
             Some(one) => *one = serde_json::json!([one.take(), "null"]),
@@ -740,5 +802,32 @@ mod tests {
         );
         // A key without a description of its own takes its type's.
         assert_eq!(overlay["properties"]["other"]["description"], "A level.");
+    }
+
+    #[test]
+    fn the_overlay_takes_an_append_to_a_list_but_not_beside_it() {
+        let overlay = jsonschema::validator_for(&overlay_schema()).unwrap();
+        let project = json!({"name": "web", "repository": "https://e.com/web.git"});
+        let valid = [
+            json!({"projects+": [project]}),
+            json!({"network": {"apiServer": {"ports+": [8443]}}}),
+            json!({"buildd": {"tolerations+": [{"key": "a", "operator": "Exists"}]}}),
+            json!({"buildd": null, "projects": null}),
+            Json::Null,
+        ];
+        for values in valid {
+            assert!(overlay.is_valid(&values), "{values}");
+        }
+        let invalid = [
+            json!({"projects+": [{"name": "web"}]}),
+            json!({"projects": [], "projects+": [project]}),
+            json!({"releaseName+": ["a"]}),
+            json!({"projects+": null}),
+            json!({"commonLabels": {"team+": "a"}}),
+            json!({"projects+": [{"name": "web", "repository": "https://e.com/web.git", "resources+": []}]}),
+        ];
+        for values in invalid {
+            assert!(!overlay.is_valid(&values), "{values}");
+        }
     }
 }

@@ -363,6 +363,25 @@ fn the_editor_and_chartgen_agree_on_each_class_of_scalar_null_and_append() {
         ("buildd: {replicas: 1.5}\n", false),
         ("buildd: {replicas: '2'}\n", false),
         ("gateway: {service: {port: 0x1F90}}\n", true),
+        // KEY+ appends to the list KEY below it.
+        (
+            "projects+: [{name: a, repository: 'https://example.com/a.git'}]\n",
+            true,
+        ),
+        ("projects+: [{name: a}]\n", false),
+        ("releaseName+: [a]\n", false),
+        ("network: {apiServer: {ports+: [8443]}}\n", true),
+        ("network: {apiServer: {ports+: [http]}}\n", false),
+        (
+            "projects: []\nprojects+: [{name: a, repository: 'https://example.com/a.git'}]\n",
+            false,
+        ),
+        ("projects+: ~\n", false),
+        ("commonLabels: {team+: a}\n", false),
+        (
+            "projects+: [{name: a, repository: 'https://example.com/a.git', resources+: []}]\n",
+            false,
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     let texts: Vec<(String, Vec<u8>)> = (cases.iter().enumerate())

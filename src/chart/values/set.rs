@@ -380,9 +380,15 @@ impl Override {
                 Segment::Index(index) => walked.index(*index),
             };
         }
-        // A JSON mapping merges over what is there, as a file's would.
-        super::merge(node, self.value);
-        Ok(())
+        // A JSON mapping merges over what is there, as a file's would,
+        // `KEY+` appending to the list below.
+        let mut problems = Vec::new();
+        super::merge_at(node, self.value, &mut walked, &mut problems);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::InvalidValues { problems })
+        }
     }
 }
 
