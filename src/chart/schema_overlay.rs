@@ -35,6 +35,43 @@ const MAP: [&str; 3] = ["properties", "patternProperties", "dependentSchemas"];
 /// Where a layer replaces the whole value: below these, `required` stays.
 const WHOLE: [&str; 2] = ["items", "prefixItems"];
 
+/// A tag as the image reference grammar has it (`names::image_reference`).
+const TAG_PATTERN: &str = "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$";
+
+/// A tag that is also a label value (at most 63 characters, starting and
+/// ending with a letter or digit): the tag of an image a workload always
+/// runs, which becomes its `app.kubernetes.io/version` label.
+const VERSION_TAG_PATTERN: &str = "^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$";
+
+/// Every image's tag follows the reference grammar; the images of buildd
+/// and the gateway (`plan::versioned_images` always holds them; Kata's
+/// only with Kata, a rule across keys) have a label value for a tag, as
+/// `VersionedImage`.
+fn images_of_one_key(strict: &mut Json) {
+    let Some(Json::Object(image)) = strict["$defs"].get("Image").cloned() else {
+        return;
+    };
+    let with_tag = |pattern: &str| {
+        let mut image = image.clone();
+        if let Some(Json::Object(tag)) = image.get_mut("properties").and_then(|p| p.get_mut("tag"))
+        {
+            tag.insert("pattern".to_owned(), Json::from(pattern));
+        }
+        Json::Object(image)
+    };
+    let (tagged, versioned) = (with_tag(TAG_PATTERN), with_tag(VERSION_TAG_PATTERN));
+    if let Some(Json::Object(defs)) = strict.get_mut("$defs") {
+        defs.insert("Image".to_owned(), tagged);
+        defs.insert("VersionedImage".to_owned(), versioned);
+    }
+    for workload in ["buildd", "gateway"] {
+        if let Some(Json::Object(image)) = strict["$defs"]["Images"]["properties"].get_mut(workload)
+        {
+            image.insert("$ref".to_owned(), Json::from("#/$defs/VersionedImage"));
+        }
+    }
+}
+
 /// Whether a subschema is a layer (merged) or written whole (replaced).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Mode {
@@ -70,6 +107,7 @@ fn rules_of_one_key(strict: &mut Json) {
         release.insert("maxLength".to_owned(), Json::from(rules::MAX_RELEASE_NAME));
         release.insert("pattern".to_owned(), Json::from(DNS1035_LABEL_PATTERN));
     }
+    images_of_one_key(strict);
     let namespaces = strict["properties"]["namespaces"]["$ref"]
         .as_str()
         .and_then(|r| r.strip_prefix("#/$defs/"))
@@ -328,10 +366,11 @@ fn transform(schema: &Json, mode: Mode, branch: bool, names: &Names<'_>) -> Json
             serde_json::json!({"pattern": NO_APPEND_PATTERN}),
         );
     }
-    if !branch && !out.contains_key("description") {
-        if let Some(description) = described(&schema, names) {
-            out.insert("description".to_owned(), Json::from(description));
-        }
+    if !branch
+        && !out.contains_key("description")
+        && let Some(description) = described(&schema, names)
+    {
+        out.insert("description".to_owned(), Json::from(description));
     }
     numbers_as_written(&mut out);
     Json::Object(out)
