@@ -49,9 +49,8 @@ below, beside `KEY` in one mapping, on a key that is no list, or inside
 a list item (written whole) is an error where it is written. No key
 chartgen reads ends with `+` (label and annotation keys and registry
 hosts cannot), so `KEY+` is never a key of its own. With the set flags,
-`--set 'projects[N].name=…'` (N the list's length) appends one item,
-and `--set-json 'buildd={\"tolerations+\": [...]}'` appends through a
-mapping.
+`--set-json 'projects+=[...]'` appends as `projects+:` does, and `--set
+'projects[N].name=…'` (N the list's length) appends one item.
 
 In an editor, the overlay schema (`schema/values.overlay.schema.json`)
 reads each file as chartgen does, but for what only the text or the
@@ -59,7 +58,8 @@ other layers show: it sees a plain number where a string is wanted as
 the number, and takes it when its ordinary writing fits the string
 (`1.10` as `1.1`), so `+1` or `1E3` in a DNS label pass there and not
 here; `yes`, `no`, `on` and `off` are text to the editor (YAML 1.2);
-it takes `KEY+` whatever is below, and judges no rule across keys.
+it takes `KEY+` whatever is below, refuses a null under a key it does
+not know (which deletes nothing here), and judges no rule across keys.
 
 ## Pod settings
 

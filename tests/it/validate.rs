@@ -483,6 +483,10 @@ fn a_layer_appends_one_project_with_a_plus_key() {
         "{}",
         run.stdout
     );
+    // --set-json appends as the file does.
+    let project = r#"projects+=[{"name":"extra","repository":"https://example.com/extra.git"}]"#;
+    let set = rendered(&["-f", prod, "--set-json", project]);
+    assert_eq!(projects(&set), projects(&before) + 1);
     // The same file over nothing to append to is refused where it says so.
     let bad = dir.path().join("bad.yaml");
     std::fs::write(
