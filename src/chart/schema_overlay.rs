@@ -373,6 +373,7 @@ fn transform(schema: &Json, mode: Mode, branch: bool, names: &Names<'_>) -> Json
         out.insert("description".to_owned(), Json::from(description));
     }
     numbers_as_written(&mut out);
+    finite(&mut out);
     Json::Object(out)
 }
 
@@ -588,6 +589,21 @@ fn not_null(schema: Json) -> Json {
     );
     outer.insert("not".to_owned(), serde_json::json!({"type": "null"}));
     Json::Object(outer)
+}
+
+/// chartgen refuses `.inf`, `-.inf` and a number too large for a float
+/// wherever they stand; an editor reads them as infinities, which only a
+/// bound refuses (`.nan` no bound can).
+fn finite(out: &mut Map<String, Json>) {
+    let number = match out.get("type") {
+        Some(Json::String(t)) => t == "number",
+        Some(Json::Array(ts)) => ts.contains(&Json::from("number")),
+        _ => false,
+    };
+    if number {
+        out.entry("maximum").or_insert(Json::from(f64::MAX));
+        out.entry("minimum").or_insert(Json::from(f64::MIN));
+    }
 }
 
 /// Where the strict schema wants only a string (`type: string`, or with

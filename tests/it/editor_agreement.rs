@@ -319,6 +319,10 @@ fn the_editor_and_chartgen_agree_on_each_class_of_scalar_null_and_append() {
         ("images: {buildd: {tag: -1}}\n", false),
         ("images: {buildd: {tag: 0.5.0-}}\n", false),
         ("images: {buildkitd: {tag: 0.5.0-}}\n", true),
+        // An infinity is no number to chartgen.
+        ("images: {buildkitd: {tag: .inf}}\n", false),
+        ("buildd: {resources: {limits: {cpu: .inf}}}\n", false),
+        ("buildd: {resources: {limits: {cpu: 1e400}}}\n", false),
         ("namespaces: {builds: 1.5}\n", false),
         ("namespaces: {builds: -7}\n", false),
         ("releaseName: 12345\n", false),
