@@ -72,6 +72,64 @@ fn images_of_one_key(strict: &mut Json) {
     }
 }
 
+/// A label or annotation key (`names::qualified_name`): an optional DNS
+/// subdomain and `/`, then a name of at most 63 letters, digits, `-`, `_`
+/// or `.` with alphanumeric ends. (The subdomain's 253 characters are
+/// chartgen's alone.)
+const QUALIFIED_NAME_PATTERN: &str = "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$";
+
+/// A label value (`names::label_value`): empty, or at most 63 letters,
+/// digits, `-`, `_` or `.` with alphanumeric ends.
+const LABEL_VALUE_PATTERN: &str = "^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$";
+
+/// The maps of labels (keys and values checked) and of annotations (keys),
+/// by their key in the values: every such map chartgen checks.
+const LABEL_MAPS: [&str; 6] = [
+    "commonLabels",
+    "podLabels",
+    "namespaceLabels",
+    "nodeSelector",
+    "matchLabels",
+    "labels",
+];
+const ANNOTATION_MAPS: [&str; 2] = ["commonAnnotations", "podAnnotations"];
+
+/// Each label and annotation map's keys, and a label map's values, in
+/// Kubernetes' syntax, as chartgen's rules check them.
+fn label_maps(strict: &mut Json) {
+    fn visit(schema: &mut Json) {
+        let Some(Json::Object(properties)) = schema.get_mut("properties") else {
+            return;
+        };
+        for (name, map) in properties.iter_mut() {
+            let labels = LABEL_MAPS.contains(&name.as_str());
+            if !labels && !ANNOTATION_MAPS.contains(&name.as_str()) {
+                continue;
+            }
+            let Some(Json::Object(values)) = map.get_mut("additionalProperties") else {
+                continue;
+            };
+            if values.get("type") != Some(&Json::from("string")) {
+                continue;
+            }
+            if labels {
+                values.insert("pattern".to_owned(), Json::from(LABEL_VALUE_PATTERN));
+                values.insert("maxLength".to_owned(), Json::from(63));
+            }
+            if let Json::Object(map) = map {
+                map.insert(
+                    "propertyNames".to_owned(),
+                    serde_json::json!({"pattern": QUALIFIED_NAME_PATTERN}),
+                );
+            }
+        }
+    }
+    visit(strict);
+    if let Some(Json::Object(defs)) = strict.get_mut("$defs") {
+        defs.values_mut().for_each(visit);
+    }
+}
+
 /// Whether a subschema is a layer (merged) or written whole (replaced).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Mode {
@@ -108,6 +166,7 @@ fn rules_of_one_key(strict: &mut Json) {
         release.insert("pattern".to_owned(), Json::from(DNS1035_LABEL_PATTERN));
     }
     images_of_one_key(strict);
+    label_maps(strict);
     let namespaces = strict["properties"]["namespaces"]["$ref"]
         .as_str()
         .and_then(|r| r.strip_prefix("#/$defs/"))
@@ -883,6 +942,55 @@ mod tests {
         ];
         for values in invalid {
             assert!(!overlay.is_valid(&values), "{values}");
+        }
+    }
+
+    #[test]
+    fn the_label_patterns_are_kubernetes_rules() {
+        use crate::names::{label_value, qualified_name};
+        let key = regex::Regex::new(QUALIFIED_NAME_PATTERN).unwrap();
+        let value = regex::Regex::new(LABEL_VALUE_PATTERN).unwrap();
+        let long = "a".repeat(63);
+        let longer = "a".repeat(64);
+        let samples = [
+            "",
+            "a",
+            "A",
+            "0",
+            "a-b",
+            "a_b.c",
+            "-a",
+            "a-",
+            "_a",
+            "a.",
+            "a b",
+            "bad key!",
+            "team",
+            "example.com/team",
+            "Example.com/team",
+            "a..b/c",
+            "a/b/c",
+            "/a",
+            "a/",
+            "x.y-z/A_b.9",
+            "app.kubernetes.io/name",
+            "1.5",
+            "-1",
+            "1e3",
+            &long,
+            &longer,
+        ];
+        for sample in samples {
+            assert_eq!(
+                key.is_match(sample),
+                qualified_name(sample).is_ok(),
+                "key {sample:?}"
+            );
+            assert_eq!(
+                value.is_match(sample),
+                label_value(sample).is_ok(),
+                "value {sample:?}"
+            );
         }
     }
 }
