@@ -40,9 +40,26 @@ layers below (Helm's rule): `commonLabels: {team: null}` removes a label
 a lower file set (a null inside a list is no deletion: lists are values).
 Where the key has a built-in default, the default
 applies again; a required key deleted this way is an error that names
-the null. A list is replaced whole: to add a project in one
-environment, restate the list, or append with `--set
-'projects[N].name=…'` (N the list's length).
+the null. A list is replaced whole; to add items after those a lower
+layer gives, write its key with a `+`: `projects+: [...]` in an
+environment's file appends its projects to those of `common.yaml`, each
+keeping its file and line (in errors and in `explain`). The list must be
+set below, by a default or an earlier file; `KEY+` where nothing is
+below, beside `KEY` in one mapping, on a key that is no list, or inside
+a list item (written whole) is an error where it is written. No key
+chartgen reads ends with `+` (label and annotation keys and registry
+hosts cannot), so `KEY+` is never a key of its own. With the set flags,
+`--set-json 'projects+=[...]'` appends as `projects+:` does, and `--set
+'projects[N].name=…'` (N the list's length) appends one item.
+
+In an editor, the overlay schema (`schema/values.overlay.schema.json`)
+reads each file as chartgen does, but for what only the text or the
+other layers show: it sees a plain number where a string is wanted as
+the number, and takes it when its ordinary writing fits the string
+(`1.10` as `1.1`), so `+1` or `1E3` in a DNS label pass there and not
+here; `yes`, `no`, `on` and `off` are text to the editor (YAML 1.2);
+it takes `KEY+` whatever is below, refuses a null under a key it does
+not know (which deletes nothing here), and judges no rule across keys.
 
 ## Pod settings
 

@@ -110,6 +110,30 @@ fn as_written(schema: u32, node: &mut Node) {
     }
 }
 
+/// What the schema says of the key at `path` (keys only, from the root),
+/// read from the baked tables as [`strings_as_written`] reads them:
+/// `Some(true)` for a list, `Some(false)` for any other value, `None` for
+/// no such key.
+pub fn is_list(path: &KeyPath) -> Option<bool> {
+    let mut node = VALUES_ROOT;
+    for segment in &path.0 {
+        let Segment::Key(key) = segment else {
+            return None;
+        };
+        let schema = baked(node);
+        let named = (schema
+            .properties
+            .binary_search_by(|(name, _)| (*name).cmp(key)))
+        .ok()
+        .map(|i| schema.properties[i].1);
+        node = match (named, schema.additional) {
+            (Some(sub), _) | (None, Additional::Node(sub)) => sub,
+            (None, Additional::Any | Additional::Forbid) => return None,
+        };
+    }
+    Some(baked(node).types & ARRAY != 0)
+}
+
 /// The baked node at `index`, through an optional value's `anyOf` (its
 /// branch that is not `null`), as [`deref`] reads the JSON schema.
 fn baked(mut index: u32) -> &'static validator::Node {
@@ -133,6 +157,8 @@ fn baked(mut index: u32) -> &'static validator::Node {
 /// The `types` bits of `null` and `string` in the baked tables.
 const NULL: u8 = 1;
 const STRING: u8 = 16;
+/// The `types` bit of `array`.
+const ARRAY: u8 = 32;
 
 /// `type: string`, or `type: [string, null]` (an optional string).
 fn wants_only_string(schema: &validator::Node) -> bool {

@@ -17,6 +17,7 @@ mod diff;
 mod diff_server;
 mod differential;
 mod distribution;
+mod editor_agreement;
 mod explain;
 mod extra_objects;
 mod fuzz;

@@ -446,3 +446,62 @@ fn an_unclosed_bracket_in_a_set_key_is_refused() {
         );
     }
 }
+
+/// An environment appends one project to the list a lower layer gives
+/// (`projects+`), without restating it: the render has every project, and
+/// `explain` names the appending file's line for the new one's field.
+#[test]
+fn a_layer_appends_one_project_with_a_plus_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = dir.path().join("extra.yaml");
+    std::fs::write(
+        &extra,
+        "# one more project, in this environment only\nprojects+:\n  - name: extra\n    repository: https://example.com/extra.git\n",
+    )
+    .unwrap();
+    let extra = extra.to_string_lossy().into_owned();
+    let prod = "values/ovh-prod.yaml";
+    let before = rendered(&["-f", prod]);
+    let after = rendered(&["-f", prod, "-f", &extra]);
+    let projects = |text: &str| text.matches("\nkind: BuildProject\n").count();
+    assert_eq!(projects(&after), projects(&before) + 1);
+    assert!(after.contains("\n  name: extra\n"), "{after}");
+    let run = chartgen(&[
+        "explain",
+        "-f",
+        prod,
+        "-f",
+        &extra,
+        "BuildProject/extra.spec.repository",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let index = projects(&before);
+    assert!(
+        run.stdout.contains(&format!(
+            "projects[{index}].repository: \"https://example.com/extra.git\"  ({extra}:4:17)"
+        )),
+        "{}",
+        run.stdout
+    );
+    // --set-json appends as the file does.
+    let project = r#"projects+=[{"name":"extra","repository":"https://example.com/extra.git"}]"#;
+    let set = rendered(&["-f", prod, "--set-json", project]);
+    assert_eq!(projects(&set), projects(&before) + 1);
+    // The same file over nothing to append to is refused where it says so.
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "gateway:\n  tolerations+: [{key: a, operator: Exists}]\n",
+    )
+    .unwrap();
+    let bad = bad.to_string_lossy().into_owned();
+    let run = chartgen(&["validate", "-f", prod, "-f", &bad]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(&format!(
+            "error: {bad}:2:3: gateway.tolerations: `tolerations+` appends to the list `tolerations`, but nothing is below it"
+        )),
+        "{}",
+        run.stderr
+    );
+}

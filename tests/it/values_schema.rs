@@ -110,7 +110,10 @@ fn merged(file: &Path) -> Option<Json> {
     let source = Source::file(file.display().to_string(), text);
     let layer = parse_document(&source, Limits::VALUES).ok()??;
     let mut document = chartgen::values::defaults();
-    chartgen::values::merge(&mut document, layer);
+    // An append that cannot be made is refused before the schema.
+    if !chartgen::values::merge(&mut document, layer).is_empty() {
+        return None;
+    }
     Some(document.to_json())
 }
 

@@ -122,7 +122,7 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins, Deleted), Error> {
         match read_file(path)? {
             Ok(mut layer) => {
                 schema::strings_as_written(&mut layer);
-                merge(&mut document, layer);
+                problems.extend(merge(&mut document, layer));
                 pins.observe(&document);
             }
             Err(problem) => problems.push(problem),
@@ -409,8 +409,25 @@ fn explain_deletions(problems: &mut [Problem], deleted: &[(KeyPath, Origin)]) {
     }
 }
 
-/// Merges `layer` into `base`: mappings key by key, everything else replaced.
-pub fn merge(base: &mut Node, layer: Node) {
+/// The suffix of a key that appends to the list below instead of
+/// replacing it: `projects+: [...]` adds its items after those of
+/// `projects` in the layers below. No key chartgen reads can end with it:
+/// label and annotation keys, registry hosts and the keys of the model
+/// hold no `+`.
+pub const APPEND: char = '+';
+
+/// Merges `layer` into `base`: mappings key by key, everything else
+/// replaced, `KEY+` appended to the list `KEY` below ([`APPEND`]); the
+/// problems of appends that cannot be made, each where it was written.
+#[must_use]
+pub fn merge(base: &mut Node, layer: Node) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    merge_at(base, layer, &mut KeyPath::root(), &mut problems);
+    problems
+}
+
+/// [`merge`] at `at`, the path of `base` in the document.
+fn merge_at(base: &mut Node, layer: Node, at: &mut KeyPath, problems: &mut Vec<Problem>) {
     match (&mut base.value, layer.value) {
         (Value::Mapping(entries), Value::Mapping(layer_entries)) => {
             let mut index: std::collections::HashMap<String, usize> = entries
@@ -418,28 +435,180 @@ pub fn merge(base: &mut Node, layer: Node) {
                 .enumerate()
                 .map(|(i, (k, _))| (k.name.clone(), i))
                 .collect();
+            let set: std::collections::HashSet<String> = (layer_entries.iter())
+                .map(|(k, _)| k.name.clone())
+                .filter(|name| appended(name).is_none())
+                .collect();
             for (key, value) in layer_entries {
+                if let Some(name) = appended(&key.name) {
+                    let name = name.to_owned();
+                    let below = index.get(&name).map(|&i| &mut entries[i].1);
+                    let path = at.key(name.clone());
+                    append(below, &key, value, &path, set.contains(&name), problems);
+                    continue;
+                }
+                at.0.push(Segment::Key(key.name.clone()));
                 match index.get(&key.name) {
-                    Some(&at) => {
-                        let (existing_key, existing) = &mut entries[at];
+                    Some(&i) => {
+                        let (existing_key, existing) = &mut entries[i];
                         *existing_key = key;
-                        merge(existing, value);
+                        merge_at(existing, value, at, problems);
                     }
                     None => {
                         index.insert(key.name.clone(), entries.len());
-                        entries.push((key, value));
+                        entries.push((key, below_nothing(value, at, problems)));
                     }
                 }
+                at.0.pop();
             }
             base.origin = layer.origin;
         }
         (_, value) => {
-            *base = Node {
+            let layer = Node {
                 value,
                 origin: layer.origin,
                 plain: layer.plain,
             };
+            *base = below_nothing(layer, at, problems);
         }
+    }
+}
+
+/// The list `KEY+` appends to, `None` for any other key.
+fn appended(key: &str) -> Option<&str> {
+    key.strip_suffix(APPEND).filter(|name| !name.is_empty())
+}
+
+/// A layer's value where nothing is below it: a mapping merged into an
+/// empty one (so its appends are judged), a list's items searched for
+/// appends (an item is written whole: nothing is below it either).
+fn below_nothing(value: Node, at: &mut KeyPath, problems: &mut Vec<Problem>) -> Node {
+    match value.value {
+        Value::Mapping(_) => {
+            let mut empty = Node::empty_mapping(value.origin.clone());
+            merge_at(&mut empty, value, at, problems);
+            empty
+        }
+        Value::Sequence(_) => {
+            appends_in_items(&value, at, problems);
+            value
+        }
+        _ => value,
+    }
+}
+
+/// Every `KEY+` inside the items of a list: nothing is below an item.
+fn appends_in_items(node: &Node, at: &KeyPath, problems: &mut Vec<Problem>) {
+    match &node.value {
+        Value::Sequence(items) => {
+            for (i, item) in items.iter().enumerate() {
+                appends_in_items(item, &at.index(i), problems);
+            }
+        }
+        Value::Mapping(entries) => {
+            for (key, value) in entries {
+                if let Some(name) = appended(&key.name) {
+                    problems.push(Problem {
+                        origin: key.origin.clone(),
+                        path: at.key(key.name.clone()),
+                        message: format!(
+                            "`{name}{APPEND}` appends to the list below, but a list item is written whole: nothing is below it"
+                        ),
+                        hint: Some(format!("write `{name}:` with every item")),
+                    });
+                }
+                appends_in_items(value, &at.key(key.name.clone()), problems);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Appends the items of `KEY+` (`key`, `value`) to `below`, the list `KEY`
+/// of the layers below (`path`); `also_set`: the layer sets `KEY` too.
+fn append(
+    below: Option<&mut Node>,
+    key: &yaml::Key,
+    value: Node,
+    path: &KeyPath,
+    also_set: bool,
+    problems: &mut Vec<Problem>,
+) {
+    let name = key.name.strip_suffix(APPEND).unwrap_or(&key.name);
+    let problem = |origin: &Origin, message: String, hint: &str| Problem {
+        origin: origin.clone(),
+        path: path.clone(),
+        message,
+        hint: Some(hint.to_owned()),
+    };
+    let Value::Sequence(items) = value.value else {
+        let found = value.value.type_name();
+        problems.push(problem(
+            &value.origin,
+            format!("`{name}{APPEND}` appends a list of items to `{name}`, found {found}"),
+            &format!("write the items as a list: `{name}{APPEND}: [ITEM, ...]`"),
+        ));
+        return;
+    };
+    match crate::schema::is_list(path) {
+        None => {
+            problems.push(problem(
+                &key.origin,
+                format!("unknown key `{name}`, which `{name}{APPEND}` would append to"),
+                "`KEY+` appends to a list chartgen knows: see docs/values.md",
+            ));
+            return;
+        }
+        Some(false) => {
+            problems.push(problem(
+                &key.origin,
+                format!("`{name}` is not a list: `{name}{APPEND}` appends only to a list"),
+                &format!("write `{name}:` to set it"),
+            ));
+            return;
+        }
+        Some(true) => {}
+    }
+    if also_set {
+        problems.push(problem(
+            &key.origin,
+            format!("`{name}` and `{name}{APPEND}` in one mapping: set the list or append to it, not both"),
+            &format!("put the items of `{name}{APPEND}` at the end of `{name}`"),
+        ));
+        return;
+    }
+    // An item's place is after those below.
+    let offset = match &below {
+        Some(Node {
+            value: Value::Sequence(list),
+            ..
+        }) => list.len(),
+        _ => 0,
+    };
+    for (i, item) in items.iter().enumerate() {
+        appends_in_items(item, &path.index(offset + i), problems);
+    }
+    match below {
+        Some(Node {
+            value: Value::Sequence(list),
+            ..
+        }) => list.extend(items),
+        Some(other) if !matches!(other.value, Value::Null) => problems.push(problem(
+            &key.origin,
+            format!(
+                "`{name}{APPEND}` appends to the list `{name}`, but the layer below gives {} at {}",
+                other.value.type_name(),
+                other.origin
+            ),
+            &format!("write `{name}:` to set it"),
+        )),
+        Some(_) | None => problems.push(problem(
+            &key.origin,
+            format!(
+                "`{name}{APPEND}` appends to the list `{name}`, but nothing is below it: no earlier file and no default sets `{name}`"
+            ),
+            &format!("write `{name}:` to set the list here"),
+        )),
     }
 }
 
@@ -457,7 +626,8 @@ mod tests {
     #[test]
     fn maps_merge_lists_replace_later_wins() {
         let mut base = doc("a.yaml", "x: {p: 1, q: [1, 2]}\ny: keep\n");
-        merge(&mut base, doc("b.yaml", "x: {p: 2, q: [3]}\nz: new\n"));
+        let problems = merge(&mut base, doc("b.yaml", "x: {p: 2, q: [3]}\nz: new\n"));
+        assert!(problems.is_empty());
         assert_eq!(
             base.to_json(),
             json!({"x": {"p": 2, "q": [3]}, "y": "keep", "z": "new"})
@@ -466,5 +636,103 @@ mod tests {
         assert_eq!(p.origin.to_string(), "b.yaml:1:8");
         let y = base.at(&KeyPath::dotted("y")).unwrap();
         assert_eq!(y.origin.to_string(), "a.yaml:2:4");
+    }
+
+    #[test]
+    fn a_plus_key_appends_to_the_list_below_each_item_keeping_its_origin() {
+        let mut document = defaults();
+        let base = "projects:\n  - {name: app, repository: 'https://e.com/app.git'}\n";
+        assert!(merge(&mut document, doc("common.yaml", base)).is_empty());
+        let env = "network:\n  apiServer:\n    ports+: [8443]\nprojects+:\n  - {name: web, repository: 'https://e.com/web.git'}\n";
+        assert!(merge(&mut document, doc("prod.yaml", env)).is_empty());
+        let json = document.to_json();
+        assert_eq!(
+            json["network"]["apiServer"]["ports"],
+            json!([443, 6443, 8443])
+        );
+        assert_eq!(json["projects"][0]["name"], "app");
+        assert_eq!(json["projects"][1]["name"], "web");
+        assert!(json.get("projects+").is_none());
+        let origin = |path: &str| {
+            document
+                .at(&KeyPath::parse(path, crate::location::Syntax::Set).unwrap())
+                .unwrap()
+                .origin
+                .to_string()
+        };
+        assert_eq!(origin("projects[0].name"), "common.yaml:2:12");
+        assert_eq!(origin("projects[1].name"), "prod.yaml:5:12");
+        assert_eq!(origin("network.apiServer.ports[2]"), "prod.yaml:3:14");
+    }
+
+    #[test]
+    fn an_append_that_cannot_be_made_is_refused_where_it_is_written() {
+        let cases = [
+            (
+                "releaseName+: [a]\n",
+                "v.yaml:1:1 releaseName: `releaseName` is not a list",
+            ),
+            (
+                "buildd: {colour+: [a]}\n",
+                "v.yaml:1:10 buildd.colour: unknown key `colour`",
+            ),
+            (
+                "buildd:\n  tolerations+: [{key: a}]\n",
+                "v.yaml:2:3 buildd.tolerations: `tolerations+` appends to the list `tolerations`, but nothing is below it",
+            ),
+            (
+                "projects+: web\n",
+                "v.yaml:1:12 projects: `projects+` appends a list of items to `projects`, found string",
+            ),
+            (
+                "projects+: ~\n",
+                "v.yaml:1:12 projects: `projects+` appends a list of items to `projects`, found null",
+            ),
+            (
+                "projects: []\nprojects+: []\n",
+                "v.yaml:2:1 projects: `projects` and `projects+` in one mapping",
+            ),
+            (
+                "commonLabels: {team+: [a]}\n",
+                "v.yaml:1:16 commonLabels.team: `team` is not a list",
+            ),
+            (
+                "projects+: [{name: a, resources+: []}]\n",
+                "v.yaml:1:23 projects[0].\"resources+\": `resources+` appends to the list below, but a list item is written whole",
+            ),
+            (
+                "network: {gatewayClients: [{podLabels: {a+: [b]}}]}\n",
+                "v.yaml:1:41 network.gatewayClients[0].podLabels.\"a+\": `a+` appends to the list below, but a list item is written whole",
+            ),
+        ];
+        for (text, expected) in cases {
+            let mut document = defaults();
+            let problems = merge(&mut document, doc("v.yaml", text));
+            let shown: Vec<String> = (problems.iter())
+                .map(|p| format!("{} {}: {}", p.origin, p.path, p.message))
+                .collect();
+            assert_eq!(shown.len(), 1, "{text:?}: {shown:?}");
+            assert!(shown[0].starts_with(expected), "{text:?}: {shown:?}");
+        }
+        // Nothing below in the defaults, a list in an earlier file: appended.
+        let mut document = defaults();
+        assert!(
+            merge(
+                &mut document,
+                doc("a.yaml", "buildd: {tolerations: [{key: a}]}\n")
+            )
+            .is_empty()
+        );
+        assert!(
+            merge(
+                &mut document,
+                doc("b.yaml", "buildd: {tolerations+: [{key: b}]}\n")
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            document.to_json()["buildd"]["tolerations"],
+            json!([{"key": "a"}, {"key": "b"}])
+        );
     }
 }

@@ -122,7 +122,7 @@ mod tests {
             let layer = crate::yaml::parse_document(&source, Limits::VALUES)
                 .unwrap()
                 .unwrap();
-            merge(&mut document, layer);
+            assert!(merge(&mut document, layer).is_empty());
             pins.observe(&document);
         }
         pins.problems(&document)

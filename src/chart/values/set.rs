@@ -307,7 +307,23 @@ impl Override {
 
     /// Applies the override to `document`, making the maps and list items on
     /// the way that do not exist yet.
-    pub fn apply(self, document: &mut Node) -> Result<(), Error> {
+    pub fn apply(mut self, document: &mut Node) -> Result<(), Error> {
+        // `KEY+=VALUE` appends as `KEY+:` in a file does: a mapping of that
+        // one key merged over the parent.
+        if let Some(Segment::Key(last)) = self.path.0.last()
+            && super::appended(last).is_some()
+        {
+            let Some(Segment::Key(last)) = self.path.0.pop() else {
+                unreachable!("matched above")
+            };
+            let origin = self.value.origin.clone();
+            let key = yaml::Key {
+                name: last,
+                origin: origin.clone(),
+            };
+            let value = std::mem::replace(&mut self.value, Node::new(Value::Null, origin.clone()));
+            self.value = Node::new(Value::Mapping(vec![(key, value)]), origin);
+        }
         let origin = self.value.origin.clone();
         let (arg, flag) = (self.set.arg.clone(), self.set.kind.flag());
         let mut node = document;
@@ -380,9 +396,15 @@ impl Override {
                 Segment::Index(index) => walked.index(*index),
             };
         }
-        // A JSON mapping merges over what is there, as a file's would.
-        super::merge(node, self.value);
-        Ok(())
+        // A JSON mapping merges over what is there, as a file's would,
+        // `KEY+` appending to the list below.
+        let mut problems = Vec::new();
+        super::merge_at(node, self.value, &mut walked, &mut problems);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::InvalidValues { problems })
+        }
     }
 }
 
