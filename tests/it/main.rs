@@ -20,6 +20,7 @@ mod explain;
 mod fuzz;
 mod gitops_prune;
 mod harness;
+mod hatches;
 mod helm;
 mod hostile_values;
 mod integrations;
