@@ -18,11 +18,14 @@ fn rendered(args: &[&str]) -> Vec<Json> {
     all.extend(args);
     let run = chartgen(&all);
     assert_eq!(run.code, 0, "{}", run.transcript());
-    yaml::parse_stream(&Source::file("render", &run.stdout), chartgen::manifest::LIMITS)
-        .expect("the render reads back")
-        .iter()
-        .map(yaml::Node::to_json)
-        .collect()
+    yaml::parse_stream(
+        &Source::file("render", &run.stdout),
+        chartgen::manifest::LIMITS,
+    )
+    .expect("the render reads back")
+    .iter()
+    .map(yaml::Node::to_json)
+    .collect()
 }
 
 fn container<'a>(objects: &'a [Json], deployment: &str, index: usize) -> &'a Json {
@@ -104,9 +107,15 @@ fn the_gateways_daemon_namespace_and_buildds_env_are_refused() {
     ]);
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert_contains(&run.stderr, "gateway.extraArgs[0]");
-    assert_contains(&run.stderr, "the gateway reaches the build daemons in the builds namespace (T5)");
+    assert_contains(
+        &run.stderr,
+        "the gateway reaches the build daemons in the builds namespace (T5)",
+    );
     assert_contains(&run.stderr, "buildd.extraEnv[0].name");
-    assert_contains(&run.stderr, "`POD_NAMESPACE` is an environment variable the chart sets for buildd");
+    assert_contains(
+        &run.stderr,
+        "`POD_NAMESPACE` is an environment variable the chart sets for buildd",
+    );
 }
 
 /// A hostPath volume is refused in every workload, with Kyverno's and the
@@ -122,7 +131,10 @@ fn a_host_path_extra_volume_is_refused() {
         ]);
         assert_eq!(run.code, 2, "{}", run.transcript());
         assert_contains(&run.stderr, &format!("{at}.extraVolumes[0].hostPath"));
-        assert_contains(&run.stderr, "only the Kata node plumbing may mount one (ADR-0006), and Kyverno's disallow-host-path refuses it");
+        assert_contains(
+            &run.stderr,
+            "only the Kata node plumbing may mount one (ADR-0006), and Kyverno's disallow-host-path refuses it",
+        );
     }
     let run = chartgen(&[
         "validate",
@@ -150,7 +162,10 @@ fn a_privileged_sidecar_in_the_gateway_is_refused_by_check() {
         &run.stderr,
         "spec.template.spec.containers[1].securityContext.privileged",
     );
-    assert_contains(&run.stderr, "the operator class in buildkit-operator demands Pod Security restricted");
+    assert_contains(
+        &run.stderr,
+        "the operator class in buildkit-operator demands Pod Security restricted",
+    );
     insta::assert_snapshot!("hatches-privileged-sidecar", run.transcript());
 }
 
@@ -194,12 +209,15 @@ fn every_hatch_renders_where_it_belongs() {
         .map(|v| v["name"].as_str().unwrap())
         .collect();
     assert_eq!(volumes, ["tmp", "client-tls", "logs"]);
-    let template = find(&objects, "ConfigMap", "buildkit-daemon-pod-template")["data"]
-        ["pod-template.yaml"]
-        .as_str()
-        .unwrap();
-    let template = yaml::parse_stream(&Source::file("template", template), chartgen::manifest::LIMITS)
-        .unwrap()[0]
+    let template =
+        find(&objects, "ConfigMap", "buildkit-daemon-pod-template")["data"]["pod-template.yaml"]
+            .as_str()
+            .unwrap();
+    let template = yaml::parse_stream(
+        &Source::file("template", template),
+        chartgen::manifest::LIMITS,
+    )
+    .unwrap()[0]
         .to_json();
     let buildkitd = &template["spec"]["containers"][0];
     assert_eq!(buildkitd["name"], "buildkitd");
@@ -207,9 +225,10 @@ fn every_hatch_renders_where_it_belongs() {
     assert_eq!(buildkitd["securityContext"]["privileged"], false);
     assert_eq!(template["spec"]["securityContext"]["runAsNonRoot"], true);
     assert_eq!(template["spec"]["volumes"][0]["name"], "cache");
-    let flags = find(&objects, "Deployment", "buildkit-buildd")["spec"]["template"]["spec"]
-        ["containers"][0]["args"]
-        .clone();
+    let flags =
+        find(&objects, "Deployment", "buildkit-buildd")["spec"]["template"]["spec"]["containers"]
+            [0]["args"]
+            .clone();
     assert!(
         flags
             .as_array()
@@ -248,32 +267,55 @@ fn explain_names_the_values_line_of_each_hatch() {
         .collect();
     assert!(!origins.is_empty(), "{json}");
     assert!(
-        origins.iter().all(|(path, _)| path.starts_with("buildd.extraEnv[1]")),
+        origins
+            .iter()
+            .all(|(path, _)| path.starts_with("buildd.extraEnv[1]")),
         "{origins:?}"
     );
     assert!(
-        origins.iter().all(|(_, line)| *line as usize >= line_of("- name: API_TOKEN")
-            && *line as usize <= line_of("secretKeyRef: {name: buildd-token")),
+        origins
+            .iter()
+            .all(|(_, line)| *line as usize >= line_of("- name: API_TOKEN")
+                && *line as usize <= line_of("secretKeyRef: {name: buildd-token")),
         "{origins:?}"
     );
     assert_eq!(json["template"]["file"], "templates/buildd.yaml");
-    let json = explain(&format!("{buildd}.containers[buildd].env[HTTP_PROXY].value"));
+    let json = explain(&format!(
+        "{buildd}.containers[buildd].env[HTTP_PROXY].value"
+    ));
     assert_eq!(json["value"], "http://proxy.example.com:3128");
     assert_eq!(json["values"][0]["path"], "buildd.extraEnv[0].value");
-    assert_eq!(json["values"][0]["origin"]["line"], line_of("name: HTTP_PROXY"));
+    assert_eq!(
+        json["values"][0]["origin"]["line"],
+        line_of("name: HTTP_PROXY")
+    );
 
     let gateway = "Deployment/buildkit-operator/buildkit-gateway.spec.template.spec";
     let json = explain(&format!("{gateway}.containers[log-shipper].image"));
     assert_eq!(json["values"][0]["path"], "gateway.sidecars[0].image");
-    assert_eq!(json["values"][0]["origin"]["line"], line_of("image: registry.example.com/log-shipper"));
+    assert_eq!(
+        json["values"][0]["origin"]["line"],
+        line_of("image: registry.example.com/log-shipper")
+    );
     let json = explain(&format!("{gateway}.volumes[logs].emptyDir.sizeLimit"));
-    assert_eq!(json["values"][0]["path"], "gateway.extraVolumes[0].emptyDir.sizeLimit");
+    assert_eq!(
+        json["values"][0]["path"],
+        "gateway.extraVolumes[0].emptyDir.sizeLimit"
+    );
     // The daemons' pod template is one text the plan writes: its values
     // are `builds.daemon`, from where the fixture sets it.
-    let json = explain(r#"ConfigMap/buildkit-builds/buildkit-daemon-pod-template.data."pod-template.yaml""#);
+    let json = explain(
+        r#"ConfigMap/buildkit-builds/buildkit-daemon-pod-template.data."pod-template.yaml""#,
+    );
     assert_eq!(json["values"][0]["path"], "builds.daemon");
-    assert_eq!(json["values"][0]["origin"]["line"], line_of("  daemon:") + 1);
+    assert_eq!(
+        json["values"][0]["origin"]["line"],
+        line_of("  daemon:") + 1
+    );
     let json = explain(&format!("{buildd}.containers[buildd].args[13]"));
     assert_eq!(json["values"][0]["path"], "buildd.extraArgs[1]", "{json}");
-    assert_eq!(json["values"][0]["origin"]["line"], line_of("extraArgs: [--zap-devel"));
+    assert_eq!(
+        json["values"][0]["origin"]["line"],
+        line_of("extraArgs: [--zap-devel")
+    );
 }

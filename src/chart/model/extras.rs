@@ -190,7 +190,10 @@ pub const BUILDD: Owned = Owned {
         "ADR-0006: buildd takes its Lease in the namespace it runs in, read from the downward API (T5)",
     )],
     volumes: &["tmp"],
-    mount_paths: &[("/tmp", "its scratch directory under a read-only root filesystem")],
+    mount_paths: &[(
+        "/tmp",
+        "its scratch directory under a read-only root filesystem",
+    )],
     volume_policy: OPERATOR_VOLUMES,
 };
 
@@ -228,7 +231,10 @@ pub const GATEWAY: Owned = Owned {
     env: &[],
     volumes: &["tmp", "client-tls"],
     mount_paths: &[
-        ("/tmp", "its scratch directory under a read-only root filesystem"),
+        (
+            "/tmp",
+            "its scratch directory under a read-only root filesystem",
+        ),
         (
             "/etc/buildkit/client",
             "the client certificate the gateway reaches the daemons with",
@@ -537,7 +543,12 @@ mod tests {
 
     fn messages(extras: &Extras, owned: &Owned) -> Vec<(String, String)> {
         let mut violations = Vec::new();
-        check(extras, &KeyPath::dotted(owned.container), owned, &mut violations);
+        check(
+            extras,
+            &KeyPath::dotted(owned.container),
+            owned,
+            &mut violations,
+        );
         violations
             .into_iter()
             .map(|v| (v.path.to_string(), v.message))
@@ -567,7 +578,9 @@ mod tests {
             assert_eq!(found.len(), 1, "{spelling}: {found:?}");
             assert_eq!(found[0].0, "buildd.extraArgs[1]");
             assert!(
-                found[0].1.contains("ADR-0006: buildd creates the build daemons"),
+                found[0]
+                    .1
+                    .contains("ADR-0006: buildd creates the build daemons"),
                 "{found:?}"
             );
         }
@@ -643,8 +656,12 @@ mod tests {
             extra_volumes: vec![
                 volume(serde_json::json!({"name": "node", "hostPath": {"path": "/"}})),
                 volume(serde_json::json!({"name": "share", "nfs": {"server": "nfs", "path": "/"}})),
-                volume(serde_json::json!({"name": "both", "emptyDir": {}, "secret": {"secretName": "s"}})),
-                volume(serde_json::json!({"name": "fine", "persistentVolumeClaim": {"claimName": "c"}})),
+                volume(
+                    serde_json::json!({"name": "both", "emptyDir": {}, "secret": {"secretName": "s"}}),
+                ),
+                volume(
+                    serde_json::json!({"name": "fine", "persistentVolumeClaim": {"claimName": "c"}}),
+                ),
                 volume(serde_json::json!({"name": "tmp", "emptyDir": {}})),
             ],
             ..Extras::default()
@@ -661,10 +678,18 @@ mod tests {
             ]
         );
         assert!(found[0].1.contains("disallow-host-path"), "{found:?}");
-        assert!(found[1].1.contains("operator namespace enforces Pod Security restricted"), "{found:?}");
+        assert!(
+            found[1]
+                .1
+                .contains("operator namespace enforces Pod Security restricted"),
+            "{found:?}"
+        );
         // The daemons are held to restricted's volumes by their class.
         let found = messages(&extras, &DAEMON);
-        assert!(found[1].1.contains("ADR-0006 holds the build daemons"), "{found:?}");
+        assert!(
+            found[1].1.contains("ADR-0006 holds the build daemons"),
+            "{found:?}"
+        );
     }
 
     #[test]
@@ -695,7 +720,10 @@ mod tests {
     #[test]
     fn mount_paths_are_compared_as_the_runtime_reads_them() {
         assert_eq!(clean("/tmp/"), "/tmp");
-        assert_eq!(clean("//etc/./buildkit/../buildkit/client/"), "/etc/buildkit/client");
+        assert_eq!(
+            clean("//etc/./buildkit/../buildkit/client/"),
+            "/etc/buildkit/client"
+        );
         assert_eq!(clean("/.."), "/");
         for (path, refused) in [
             ("/tmp/", true),

@@ -569,11 +569,17 @@ fn daemon_pod_template(daemon: &DaemonPod) -> Option<String> {
     let own = [
         ("args", serde_json::json!(extras.extra_args)),
         ("env", serde_json::json!(extras.extra_env)),
-        ("volumeMounts", serde_json::json!(extras.extra_volume_mounts)),
+        (
+            "volumeMounts",
+            serde_json::json!(extras.extra_volume_mounts),
+        ),
     ];
     let security = serde_json::to_value(PodSecurity::<Builds>::rootless())
         .expect("a security context serializes");
-    if own.iter().any(|(_, list)| list.as_array().is_some_and(|l| !l.is_empty())) {
+    if own
+        .iter()
+        .any(|(_, list)| list.as_array().is_some_and(|l| !l.is_empty()))
+    {
         let mut buildkitd = serde_json::Map::new();
         buildkitd.insert("name".to_owned(), DAEMON.container.into());
         for (key, list) in own {
@@ -590,7 +596,10 @@ fn daemon_pod_template(daemon: &DaemonPod) -> Option<String> {
         spec.insert("containers".to_owned(), containers.into());
     }
     if !extras.extra_volumes.is_empty() {
-        spec.insert("volumes".to_owned(), serde_json::json!(extras.extra_volumes));
+        spec.insert(
+            "volumes".to_owned(),
+            serde_json::json!(extras.extra_volumes),
+        );
     }
     if !spec.is_empty() {
         template.insert("spec".to_owned(), spec.into());
