@@ -225,6 +225,9 @@ fn every_hatch_renders_where_it_belongs() {
     assert_eq!(buildkitd["securityContext"]["privileged"], false);
     assert_eq!(template["spec"]["securityContext"]["runAsNonRoot"], true);
     assert_eq!(template["spec"]["volumes"][0]["name"], "cache");
+    // The sidecar, under the pod's rootless security context, passes the
+    // builds class's demand as written.
+    assert_eq!(template["spec"]["containers"][1]["name"], "cache-warmer");
     let flags =
         find(&objects, "Deployment", "buildkit-buildd")["spec"]["template"]["spec"]["containers"]
             [0]["args"]
