@@ -322,3 +322,62 @@ fn explain_names_the_values_line_of_each_hatch() {
         line_of("extraArgs: [--zap-devel")
     );
 }
+
+/// Against the real control plane (`server.rs`; skipped with a line
+/// without one): the fixture's render applies without a refusal or a
+/// warning, its workloads' pods (sidecars and extra volumes included) are
+/// admitted as Pods under the operator namespace's Pod Security level, and
+/// the gateway's pod with the privileged sidecar `check` refuses is refused
+/// by the server too, for the same control.
+#[test]
+fn cluster_the_hatches_apply_and_the_server_agrees_with_check() {
+    let Some(server) = crate::server::server("hatches") else {
+        return;
+    };
+    let _alone = server.exclusive();
+    server.reset();
+    server.apply_crds();
+    let objects = rendered(&["-f", FIXTURE]);
+    let applied = server.apply_objects(&objects, "chartgen-test");
+    assert!(applied.warnings.is_empty(), "{:?}", applied.warnings);
+    let pod = |name: &str, spec: &Json| {
+        json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "buildkit-operator"},
+            "spec": spec,
+        })
+    };
+    let spec_of =
+        |name: &str| find(&objects, "Deployment", name)["spec"]["template"]["spec"].clone();
+    let mut privileged = spec_of("buildkit-gateway");
+    privileged["containers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({
+            "name": "debug", "image": "busybox:1.36", "securityContext": {"privileged": true},
+        }));
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [
+        pod("hatches-buildd", &spec_of("buildkit-buildd")),
+        pod("hatches-gateway", &spec_of("buildkit-gateway")),
+        pod("hatches-privileged", &privileged),
+    ]});
+    let output = server.kubectl(
+        &["create", "--dry-run=server", "-o", "name", "-f", "-"],
+        Some(&list.to_string()),
+    );
+    let admitted = String::from_utf8_lossy(&output.stdout).into_owned();
+    let refused = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        admitted.contains("pod/hatches-buildd"),
+        "{admitted}\n{refused}"
+    );
+    assert!(
+        admitted.contains("pod/hatches-gateway"),
+        "{admitted}\n{refused}"
+    );
+    assert!(!admitted.contains("pod/hatches-privileged"), "{admitted}");
+    assert_contains(
+        &refused,
+        "pods \"hatches-privileged\" is forbidden: violates PodSecurity \"restricted:latest\": privileged",
+    );
+}
