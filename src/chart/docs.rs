@@ -95,7 +95,10 @@ buildkitd's `--allow-insecure-entitlement`; a variable the chart sets
 it) or container name of the chart's; a volume source Pod Security
 `restricted` does not allow (the operator namespace enforces it, and
 ADR-0006 holds the build daemons to it), and `hostPath` always
-(Kyverno's disallow-host-path). Sidecars are held to their namespace's
+(Kyverno's disallow-host-path); and what the API server would refuse in
+the pod they render (a variable name, a sidecar's image, ports, probes,
+mounts of undeclared volumes), as `check` words it, the daemons' pod
+template too. Sidecars are held to their namespace's
 Pod Security level by `check` (T3; in the operator namespace a
 read-only root filesystem too, ROOTFS): `render` checks its output
 before printing, so it refuses a privileged sidecar as it refuses any

@@ -118,6 +118,23 @@ fn the_gateways_daemon_namespace_and_buildds_env_are_refused() {
     );
 }
 
+/// What the API server would refuse in the rendered pod is a values
+/// error at the hatch, for the daemons' pod template too (a ConfigMap's
+/// text, which no API server validates before buildd uses it).
+#[test]
+fn a_sidecar_the_api_server_refuses_is_a_values_error() {
+    let run = chartgen(&[
+        "render",
+        "--set-json",
+        r#"builds.daemon.sidecars=[{"name":"warmer","image":"r.example/w:1","ports":[{"containerPort":0}]}]"#,
+    ]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert_contains(
+        &run.stderr,
+        "builds.daemon.sidecars[0].ports[0].containerPort: the API server would refuse this",
+    );
+}
+
 /// A hostPath volume is refused in every workload, with Kyverno's and the
 /// ADR's reason; another source restricted refuses, with the Pod
 /// Security level's.

@@ -61,7 +61,9 @@ pub struct Extras {
     /// chart mounts, or one inside it, is refused.
     pub extra_volume_mounts: Vec<VolumeMount>,
     /// Containers added to the pod after the workload's own (Kubernetes
-    /// `Container`), rendered as written. `check` holds each to its
+    /// `Container`), rendered as written. What the API server would refuse
+    /// in any hatch (a variable name, an image, a port, a probe, a mount)
+    /// is an error at its key, as `check` says it. `check` holds each to its
     /// namespace's Pod Security level (T3; in the operator namespace also a
     /// read-only root filesystem, ROOTFS), so `render` refuses a sidecar
     /// that breaks it. The name of the workload's own container is refused.
@@ -302,6 +304,94 @@ pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<
     env(extras, at, owned, &mut report);
     volumes(extras, at, owned, &mut report);
     mounts(extras, at, owned, &mut report);
+    sidecars(extras, at, owned, &mut report);
+    // What the API server refuses beyond the chart's rules (env names, a
+    // container's image, ports, probes, resources, mounts), said once at
+    // the key: `check` would refuse the render for it, and the daemons'
+    // pod template, a ConfigMap's text, is no object the API server sees.
+    let start = violations.len();
+    for (path, message) in api_problems(extras, at, owned) {
+        if violations[..start].iter().any(|v| v.path == path) {
+            continue;
+        }
+        violations.push(Violation {
+            path,
+            also: Vec::new(),
+            message: format!("the API server would refuse this: {message}"),
+            hint: Some(API_HINT.to_owned()),
+        });
+    }
+}
+
+/// The hint of a rule the API server states.
+const API_HINT: &str =
+    "the field's rules are in the Kubernetes API reference of its type (docs/values.md links it)";
+
+/// The API server's verdict on the pod the hatches would render: the
+/// workload's own container (a stand-in image, the chart's variables, the
+/// extra env and mounts) then the sidecars, the chart's volumes (stand-ins)
+/// then the extra ones; each problem's path taken back to the hatch that
+/// wrote it.
+fn api_problems(extras: &Extras, at: &KeyPath, owned: &Owned) -> Vec<(KeyPath, String)> {
+    use serde_json::json;
+    if extras.extra_env.is_empty()
+        && extras.extra_volumes.is_empty()
+        && extras.extra_volume_mounts.is_empty()
+        && extras.sidecars.is_empty()
+    {
+        return Vec::new();
+    }
+    let mut env: Vec<serde_json::Value> = owned
+        .env
+        .iter()
+        .map(|(name, _)| json!({"name": name, "value": "chart"}))
+        .collect();
+    env.extend(extras.extra_env.iter().map(|v| json!(v)));
+    let mut containers = vec![json!({
+        "name": owned.container,
+        "image": "registry.example/chart:1",
+        "env": env,
+        "volumeMounts": extras.extra_volume_mounts,
+    })];
+    containers.extend(extras.sidecars.iter().map(|c| json!(c)));
+    let mut volumes: Vec<serde_json::Value> = owned
+        .volumes
+        .iter()
+        .map(|name| json!({"name": name, "emptyDir": {}}))
+        .collect();
+    volumes.extend(extras.extra_volumes.iter().map(|v| json!(v)));
+    let pod = json!({"containers": containers, "volumes": volumes});
+    let (chart_env, chart_volumes) = (owned.env.len(), owned.volumes.len());
+    crate::check::api::pod_template_problems(&pod)
+        .into_iter()
+        .map(|(path, message)| {
+            use crate::location::Segment::{Index, Key};
+            let segments = path.0.as_slice();
+            let (hatch, rest): (KeyPath, &[_]) = match segments {
+                [Key(list), Index(i), rest @ ..] if list == "volumes" && *i >= chart_volumes => {
+                    (at.key("extraVolumes").index(i - chart_volumes), rest)
+                }
+                [Key(list), Index(0), Key(field), Index(k), rest @ ..]
+                    if list == "containers" && field == "env" && *k >= chart_env =>
+                {
+                    (at.key("extraEnv").index(k - chart_env), rest)
+                }
+                [Key(list), Index(0), Key(field), Index(m), rest @ ..]
+                    if list == "containers" && field == "volumeMounts" =>
+                {
+                    (at.key("extraVolumeMounts").index(*m), rest)
+                }
+                [Key(list), Index(i), rest @ ..] if list == "containers" && *i >= 1 => {
+                    (at.key("sidecars").index(i - 1), rest)
+                }
+                _ => (at.clone(), &[][..]),
+            };
+            (KeyPath([hatch.0, rest.to_vec()].concat()), message)
+        })
+        .collect()
+}
+
+fn sidecars(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
     let mut names: HashMap<&str, usize> = HashMap::new();
     for (i, sidecar) in extras.sidecars.iter().enumerate() {
         let path = at.key("sidecars").index(i).key("name");
@@ -697,7 +787,11 @@ mod tests {
         let extras: Extras = serde_json::from_value(serde_json::json!({
             "extraEnv": [{"name": "POD_NAMESPACE", "value": "x"}, {"name": "A"}, {"name": "A"}],
             "extraVolumeMounts": [{"name": "nowhere", "mountPath": "/data"}, {"name": "tmp", "mountPath": "/tmp"}],
-            "sidecars": [{"name": "buildd"}, {"name": "shipper"}, {"name": "shipper"}],
+            "sidecars": [
+                {"name": "buildd", "image": "r.example/x:1"},
+                {"name": "shipper", "image": "r.example/x:1"},
+                {"name": "shipper", "image": "r.example/x:1"},
+            ],
         }))
         .unwrap();
         let found = messages(&extras, &BUILDD);
@@ -715,6 +809,39 @@ mod tests {
             "{found:?}"
         );
         assert!(found[0].1.contains("ADR-0006"), "{found:?}");
+    }
+
+    /// What the API server refuses in the pod the hatches would render is
+    /// a values error at the hatch that wrote it, said once.
+    #[test]
+    fn what_the_api_server_refuses_is_refused_at_the_hatch() {
+        let extras: Extras = serde_json::from_value(serde_json::json!({
+            "extraEnv": [{"name": "A=B", "value": "1"}],
+            "extraVolumes": [{"name": "Cache", "emptyDir": {}}],
+            "sidecars": [
+                {"name": "shipper", "image": "r.example/x:1", "ports": [{"containerPort": 70000}]},
+                {"name": "shipper", "image": "r.example/x:1"},
+            ],
+        }))
+        .unwrap();
+        let found = messages(&extras, &DAEMON);
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "buildkitd.sidecars[1].name",
+                "buildkitd.extraVolumes[0].name",
+                "buildkitd.extraEnv[0].name",
+                "buildkitd.sidecars[0].ports[0].containerPort",
+            ],
+            "{found:?}"
+        );
+        assert!(
+            found[2]
+                .1
+                .starts_with("the API server would refuse this: `A=B`"),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -59,6 +59,31 @@ fn images(object: &Json) -> Vec<(KeyPath, String)> {
     found
 }
 
+/// What the API server would refuse in a Deployment's pod template whose
+/// spec is `pod`, by path from that spec (`containers[1].name`): the
+/// values' escape hatches ask it of the pod they would render, so a value
+/// that would render a refused object is a values error at its key.
+pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, String)> {
+    let labels = serde_json::json!({"app": "hatches"});
+    let object = serde_json::json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "hatches"},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": pod},
+        },
+    });
+    let prefix = KeyPath::dotted("spec.template.spec");
+    problems(&object)
+        .into_iter()
+        .filter_map(|(path, message)| {
+            let rest = path.0.strip_prefix(prefix.0.as_slice())?;
+            Some((KeyPath(rest.to_vec()), message))
+        })
+        .collect()
+}
+
 /// What the API server would refuse in `object`, by path.
 fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
