@@ -131,8 +131,9 @@ fn a_sidecar_the_api_server_refuses_is_a_values_error() {
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert_contains(
         &run.stderr,
-        "builds.daemon.sidecars[0].ports[0].containerPort: the API server would refuse this",
+        "builds.daemon.sidecars[0].ports[0].containerPort: ",
     );
+    assert_contains(&run.stderr, "(check's API rule would refuse the render)");
 }
 
 /// A hostPath volume is refused in every workload, with Kyverno's and the

@@ -310,29 +310,32 @@ pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<
     // the key: `check` would refuse the render for it, and the daemons'
     // pod template, a ConfigMap's text, is no object the API server sees.
     let start = violations.len();
-    for (path, message) in api_problems(extras, at, owned) {
+    for (path, rule, message) in api_problems(extras, at, owned) {
         if violations[..start].iter().any(|v| v.path == path) {
             continue;
         }
         violations.push(Violation {
             path,
             also: Vec::new(),
-            message: format!("the API server would refuse this: {message}"),
+            message: format!("{message} (check's {rule} rule would refuse the render)"),
             hint: Some(API_HINT.to_owned()),
         });
     }
 }
 
-/// The hint of a rule the API server states.
-const API_HINT: &str =
-    "the field's rules are in the Kubernetes API reference of its type (docs/values.md links it)";
+/// The hint of a rule the API server or the kubelet states.
+const API_HINT: &str = "Kubernetes refuses this; the field's rules are in the API reference of its type (docs/values.md links it), the rule in docs/checks.md";
 
 /// The API server's verdict on the pod the hatches would render: the
 /// workload's own container (a stand-in image, the chart's variables, the
 /// extra env and mounts) then the sidecars, the chart's volumes (stand-ins)
 /// then the extra ones; each problem's path taken back to the hatch that
 /// wrote it.
-fn api_problems(extras: &Extras, at: &KeyPath, owned: &Owned) -> Vec<(KeyPath, String)> {
+fn api_problems(
+    extras: &Extras,
+    at: &KeyPath,
+    owned: &Owned,
+) -> Vec<(KeyPath, &'static str, String)> {
     use serde_json::json;
     if extras.extra_env.is_empty()
         && extras.extra_volumes.is_empty()
@@ -364,7 +367,7 @@ fn api_problems(extras: &Extras, at: &KeyPath, owned: &Owned) -> Vec<(KeyPath, S
     let (chart_env, chart_volumes) = (owned.env.len(), owned.volumes.len());
     crate::check::api::pod_template_problems(&pod)
         .into_iter()
-        .map(|(path, message)| {
+        .map(|(path, rule, message)| {
             use crate::location::Segment::{Index, Key};
             let segments = path.0.as_slice();
             let (hatch, rest): (KeyPath, &[_]) = match segments {
@@ -386,7 +389,7 @@ fn api_problems(extras: &Extras, at: &KeyPath, owned: &Owned) -> Vec<(KeyPath, S
                 }
                 _ => (at.clone(), &[][..]),
             };
-            (KeyPath([hatch.0, rest.to_vec()].concat()), message)
+            (KeyPath([hatch.0, rest.to_vec()].concat()), rule, message)
         })
         .collect()
 }
@@ -821,6 +824,7 @@ mod tests {
             "sidecars": [
                 {"name": "shipper", "image": "r.example/x:1", "ports": [{"containerPort": 70000}]},
                 {"name": "shipper", "image": "r.example/x:1"},
+                {"name": "puller", "image": "r.example/X:1"},
             ],
         }))
         .unwrap();
@@ -833,13 +837,23 @@ mod tests {
                 "buildkitd.extraVolumes[0].name",
                 "buildkitd.extraEnv[0].name",
                 "buildkitd.sidecars[0].ports[0].containerPort",
+                "buildkitd.sidecars[2].image",
             ],
             "{found:?}"
         );
+        let env = &found[2].1;
         assert!(
-            found[2]
+            env.starts_with("`A=B` is not a valid variable name"),
+            "{env}"
+        );
+        assert!(
+            env.ends_with("(check's API rule would refuse the render)"),
+            "{env}"
+        );
+        assert!(
+            found[4]
                 .1
-                .starts_with("the API server would refuse this: `A=B`"),
+                .ends_with("(check's IMAGE rule would refuse the render)"),
             "{found:?}"
         );
     }

@@ -59,11 +59,12 @@ fn images(object: &Json) -> Vec<(KeyPath, String)> {
     found
 }
 
-/// What the API server would refuse in a Deployment's pod template whose
-/// spec is `pod`, by path from that spec (`containers[1].name`): the
-/// values' escape hatches ask it of the pod they would render, so a value
-/// that would render a refused object is a values error at its key.
-pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, String)> {
+/// What the API server (rule API) or the kubelet (rule IMAGE) would
+/// refuse in a Deployment's pod template whose spec is `pod`, by path from
+/// that spec (`containers[1].name`), with the rule's id: the values'
+/// escape hatches ask it of the pod they would render, so a value that
+/// would render a refused object is a values error at its key.
+pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, &'static str, String)> {
     let labels = serde_json::json!({"app": "hatches"});
     let object = serde_json::json!({
         "apiVersion": "apps/v1",
@@ -75,11 +76,16 @@ pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, String)> {
         },
     });
     let prefix = KeyPath::dotted("spec.template.spec");
-    problems(&object)
+    let api = problems(&object)
         .into_iter()
-        .filter_map(|(path, message)| {
+        .map(|(p, m)| (p, Invariant::Api, m));
+    let image = images(&object)
+        .into_iter()
+        .map(|(p, m)| (p, Invariant::Image, m));
+    api.chain(image)
+        .filter_map(|(path, rule, message)| {
             let rest = path.0.strip_prefix(prefix.0.as_slice())?;
-            Some((KeyPath(rest.to_vec()), message))
+            Some((KeyPath(rest.to_vec()), rule.id(), message))
         })
         .collect()
 }
