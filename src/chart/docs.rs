@@ -80,6 +80,47 @@ the trust classes alone decide those. So a pod annotation under
 seccomp's is refused, as are labels the chart sets itself; and the build
 daemons, which run untrusted builds, may not tolerate every taint or the
 control plane's, nor run at a `system-*` priority.
+
+## Escape hatches
+
+`buildd`, `gateway` and `builds.daemon` (the daemons' pod template, whose
+own container is `buildkitd`) also take `extraEnv`, `extraArgs`,
+`extraVolumes`, `extraVolumeMounts` (for the workload's own container)
+and `sidecars` (containers beside it), Kubernetes' own types, empty by
+default and rendered as written:
+
+```yaml
+gateway:
+  extraEnv:
+    - {name: HTTP_PROXY, value: http://proxy.example.com:3128}
+    - name: TOKEN
+      valueFrom: {secretKeyRef: {name: gateway-token, key: token}}
+  extraArgs: [--verbose]
+  extraVolumes:
+    - {name: ca-bundle, configMap: {name: corporate-ca}}
+  extraVolumeMounts:
+    - {name: ca-bundle, mountPath: /etc/ssl/corporate, readOnly: true}
+```
+
+Unlike the pod settings they can reach a volume and a security context,
+so they are proven instead: what would change a behaviour the chart or
+the ADRs own is refused at its key, with the reason. A flag the chart
+passes, in every spelling Go's flag package reads (`--namespace=x`,
+`--namespace x`, `-namespace`, `-namespace=x`) wherever it stands, and buildd's `--leader-election-namespace` (ADR-0006) or
+buildkitd's `--allow-insecure-entitlement`; a variable the chart sets
+(buildd's `POD_NAMESPACE`); a volume name, mount path (or a path inside
+it) or container name of the chart's; a volume source Pod Security
+`restricted` does not allow (the operator namespace enforces it, and
+ADR-0006 holds the build daemons to it), and `hostPath` always
+(Kyverno's disallow-host-path); and what the API server would refuse in
+the pod they render (a variable name, a sidecar's image, ports, probes,
+mounts of undeclared volumes), as `check` words it, the daemons' pod
+template too. Sidecars are held to their namespace's
+Pod Security level by `check` (T3; in the operator namespace a
+read-only root filesystem too, ROOTFS): `render` checks its output
+before printing, so it refuses a privileged sidecar as it refuses any
+ADR breach. `chartgen explain` names the values line behind each field
+a hatch rendered.
 ";
 
 /// The Markdown reference of every values key: path, type, default, and

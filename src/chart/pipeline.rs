@@ -8,7 +8,7 @@ use crate::emit;
 use crate::error::Error;
 use crate::kube::{self, KubeSchemas};
 use crate::manifest::{self, Manifest};
-use crate::model::{Values, extra};
+use crate::model::{Values, extra_objects};
 use crate::plan::Plan;
 use crate::render;
 use crate::values::Loaded;
@@ -189,7 +189,7 @@ pub fn extra_objects(
 ) -> Result<Vec<Manifest>, Error> {
     let mut manifests = Vec::new();
     for (i, object) in values.extra_objects.iter().enumerate() {
-        let at = KeyPath::root().key(extra::KEY).index(i);
+        let at = KeyPath::root().key(extra_objects::KEY).index(i);
         let node = document
             .and_then(|d| d.at(&at))
             .cloned()
@@ -200,7 +200,7 @@ pub fn extra_objects(
                 at.clone(),
                 format!(
                     "{}[{i}] is no Kubernetes object: an object {why}",
-                    extra::KEY
+                    extra_objects::KEY
                 ),
             )],
         })?;
@@ -218,7 +218,7 @@ pub fn extra_objects(
         .collect();
     let mut problems = Vec::new();
     for (i, manifest) in manifests.iter_mut().enumerate() {
-        let at = KeyPath::root().key(extra::KEY).index(i);
+        let at = KeyPath::root().key(extra_objects::KEY).index(i);
         let id = &mut manifest.id;
         if cluster_scoped.contains(&(id.group.clone(), id.kind.clone())) {
             id.namespace = None;
@@ -234,7 +234,7 @@ pub fn extra_objects(
                 metadata.key("namespace"),
                 format!(
                     "{}[{i}] ({} `{}`) has no metadata.namespace: chartgen has no release namespace to put a namespaced object in, and `kubectl apply` would put it in `default`",
-                    extra::KEY,
+                    extra_objects::KEY,
                     id.kind,
                     id.name
                 ),
@@ -253,7 +253,7 @@ pub fn extra_objects(
                 at.key("metadata").key("name"),
                 format!(
                     "{}[{i}] is {id}, which the chart renders itself: the two would replace each other",
-                    extra::KEY
+                    extra_objects::KEY
                 ),
             ));
         }

@@ -578,7 +578,12 @@ mod tests {
                 "priorityClassName",
                 "imagePullSecrets",
                 "podLabels",
-                "podAnnotations"
+                "podAnnotations",
+                "extraEnv",
+                "extraArgs",
+                "extraVolumes",
+                "extraVolumeMounts",
+                "sidecars"
             ]
         );
         let keys = known_keys(&schema, &KeyPath::dotted("buildd.tolerations").index(0));

@@ -143,7 +143,7 @@ fn chain_text(error: &anyhow::Error, labels: Labels) -> String {
 /// thought it was, and the rest would bury the first.
 const MAX_PROBLEMS: usize = 100;
 
-/// The values key whose entries are manifests (`model::extra::KEY`,
+/// The values key whose entries are manifests (`model::extra_objects::KEY`,
 /// written here as this module uses no higher layer;
 /// `tests/it/extra_objects.rs` fails if a Secret's value is quoted).
 const EXTRA_OBJECTS: &str = "extraObjects";

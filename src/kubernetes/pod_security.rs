@@ -1358,8 +1358,9 @@ fn probe_hosts(pod: &Pod<'_>, _: &Run) -> Option<Found> {
     )
 }
 
-/// Volume sources `restricted` allows.
-const ALLOWED_VOLUMES: &[&str] = &[
+/// Volume sources `restricted` allows (the values' escape hatches refuse
+/// every other source, `model::extras`).
+pub const ALLOWED_VOLUMES: &[&str] = &[
     "configMap",
     "csi",
     "downwardAPI",

@@ -32,9 +32,10 @@ fn editor() -> Option<PathBuf> {
 /// The folders of `tests/fixtures` that hold values files: the tests give
 /// each of their YAML files to chartgen as `-f` (`validate.rs` every file
 /// of `validate/`, which `_shared/` serves as a lower layer; `render.rs`
-/// and `explain.rs` the files of `render/`). That is how a file is known
+/// and `explain.rs` the files of `render/`, `hatches.rs` those of
+/// `hatches/`). That is how a file is known
 /// to be a values file.
-const VALUES_FOLDERS: [&str; 2] = ["validate", "render"];
+const VALUES_FOLDERS: [&str; 3] = ["validate", "render", "hatches"];
 
 /// The other folders: manifests for `check`, `diff` and `rbac`, Kubernetes'
 /// recorded verdicts, a Helm chart (its `values.yaml` is Helm's, not

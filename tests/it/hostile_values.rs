@@ -93,7 +93,7 @@ proptest! {
     #[test]
     fn a_pod_setting_survives_the_render_and_the_daemon_template(key in hostile(), value in hostile()) {
         let mut values = Values::default();
-        values.builds.daemon.pod_annotations.insert(key.clone(), value.clone());
+        values.builds.daemon.pod.pod_annotations.insert(key.clone(), value.clone());
         values.buildd.pod.tolerations.push(k8s_openapi::api::core::v1::Toleration {
             key: Some("k".to_owned()),
             value: Some(value.clone()),

@@ -23,6 +23,7 @@ mod extra_objects;
 mod fuzz;
 mod gitops_prune;
 mod harness;
+mod hatches;
 mod helm;
 mod hostile_values;
 mod integrations;

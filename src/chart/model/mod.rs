@@ -11,7 +11,8 @@
 //! names) live in [`rules`].
 
 pub mod availability;
-pub mod extra;
+pub mod extra_objects;
+pub mod extras;
 pub mod network;
 pub mod pod;
 pub mod rules;
@@ -23,7 +24,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use availability::{Metrics, ServiceMonitor, Spread, WhenUnsatisfiable};
-pub use extra::ExtraObject;
+pub use extra_objects::ExtraObject;
+pub use extras::Extras;
 pub use network::Network;
 pub use pod::PodSettings;
 pub use types::{DnsLabel, Quantity};
@@ -302,6 +304,10 @@ pub struct Buildd {
     /// preempted or evicted before the workloads it serves.
     #[serde(flatten)]
     pub pod: PodSettings,
+    /// Escape hatches: extra env, args, volumes, mounts and sidecars
+    /// (docs/values.md, Escape hatches).
+    #[serde(flatten)]
+    pub extras: Extras,
 }
 
 impl Default for Buildd {
@@ -314,6 +320,7 @@ impl Default for Buildd {
             spread: Spread::default(),
             metrics: Metrics::default(),
             pod: PodSettings::default(),
+            extras: Extras::default(),
         }
     }
 }
@@ -338,6 +345,10 @@ pub struct Gateway {
     /// `system-cluster-critical` (values/ovh-prod.yaml).
     #[serde(flatten)]
     pub pod: PodSettings,
+    /// Escape hatches: extra env, args, volumes, mounts and sidecars
+    /// (docs/values.md, Escape hatches).
+    #[serde(flatten)]
+    pub extras: Extras,
 }
 
 impl Default for Gateway {
@@ -348,6 +359,7 @@ impl Default for Gateway {
             service: GatewayService::default(),
             spread: Spread::default(),
             pod: PodSettings::default(),
+            extras: Extras::default(),
         }
     }
 }
@@ -399,12 +411,14 @@ pub struct Builds {
     /// Default CPU and memory of each build daemon.
     pub daemon_resources: Resources,
     /// The pod template buildd starts every build daemon from: scheduling,
-    /// pull secrets, pod labels and annotations. When any is set, it is
-    /// rendered as the ConfigMap `<releaseName>-daemon-pod-template` and
-    /// buildd is started with `--daemon-pod-template`. The daemons run
-    /// untrusted builds: they may not tolerate every taint or the control
-    /// plane's, nor run at a `system-*` priority.
-    pub daemon: PodSettings,
+    /// pull secrets, pod labels and annotations, and the escape hatches
+    /// (extra env, args, volumes and mounts of the `buildkitd` container,
+    /// sidecars). When any is set, it is rendered as the ConfigMap
+    /// `<releaseName>-daemon-pod-template` and buildd is started with
+    /// `--daemon-pod-template`. The daemons run untrusted builds: they may
+    /// not tolerate every taint or the control plane's, nor run at a
+    /// `system-*` priority.
+    pub daemon: DaemonPod,
     /// A ResourceQuota capping the whole namespace.
     pub resource_quota: ResourceQuota,
     /// A LimitRange giving containers defaults and ceilings.
@@ -417,10 +431,34 @@ impl Default for Builds {
             buildkitd: Buildkitd::default(),
             tls: Tls::default(),
             daemon_resources: Resources::new("500m", "1Gi", "4Gi"),
-            daemon: PodSettings::default(),
+            daemon: DaemonPod::default(),
             resource_quota: ResourceQuota::default(),
             limit_range: LimitRange::default(),
         }
+    }
+}
+
+/// The build daemons' pod template: the pod settings every workload takes
+/// and the escape hatches.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct DaemonPod {
+    /// Scheduling, pull secrets, pod labels and annotations of the daemons.
+    #[serde(flatten)]
+    pub pod: PodSettings,
+    /// Escape hatches: extra env, args, volumes and mounts of the
+    /// `buildkitd` container, and sidecars (docs/values.md, Escape
+    /// hatches). buildd adds them to the daemon pods it makes: the
+    /// `buildkitd` entry's args after its own, its env and mounts, the
+    /// volumes and the other containers.
+    #[serde(flatten)]
+    pub extras: Extras,
+}
+
+impl DaemonPod {
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.pod.is_empty() && self.extras.is_empty()
     }
 }
 

@@ -401,6 +401,11 @@ pub fn api_server_schema(schema: &mut Json) {
         if name == "io.k8s.api.core.v1.LocalObjectReference" {
             definition["required"] = json!(["name"]);
         }
+        // A port or a percentage: a number or a name, never anything else
+        // (its generated schema takes any value).
+        if name == "io.k8s.apimachinery.pkg.util.intstr.IntOrString" {
+            definition["type"] = json!(["integer", "string"]);
+        }
     }
 }
 

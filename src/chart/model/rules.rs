@@ -52,8 +52,21 @@ pub fn check(values: &Values) -> Vec<Violation> {
     check_projects(values, &mut violations);
     check_amounts(values, &mut violations);
     check_pods(values, &mut violations);
-    super::extra::check(values, &mut violations);
+    super::extra_objects::check(values, &mut violations);
+    check_extras(values, &mut violations);
     violations
+}
+
+/// Every workload's escape hatches (`extras::check`).
+fn check_extras(values: &Values, violations: &mut Vec<Violation>) {
+    use super::extras::{self, BUILDD, DAEMON, GATEWAY};
+    for (at, hatches, owned) in [
+        ("buildd", &values.buildd.extras, &BUILDD),
+        ("gateway", &values.gateway.extras, &GATEWAY),
+        ("builds.daemon", &values.builds.daemon.extras, &DAEMON),
+    ] {
+        extras::check(hatches, &KeyPath::dotted(at), owned, violations);
+    }
 }
 
 /// Every workload's pod settings (`pod::check`); the build daemons'
@@ -66,7 +79,7 @@ fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
         ("gateway", &values.gateway.pod, Trust::Platform, &[]),
         (
             "builds.daemon",
-            &values.builds.daemon,
+            &values.builds.daemon.pod,
             Trust::Untrusted,
             &[],
         ),

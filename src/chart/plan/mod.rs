@@ -17,7 +17,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{Image, PodSettings, Project, Resources, Spread, Values, WhenUnsatisfiable};
+use crate::model::{
+    DaemonPod, Image, PodSettings, Project, Resources, Spread, Values, WhenUnsatisfiable,
+};
 use rbac::RbacPlan;
 use security::{PodPlan, PodSecurity, Volume};
 use trust::{Builds, Namespace, Operator, System, TrustClass};
@@ -535,10 +537,20 @@ impl<C: TrustClass> Workload<C> {
 /// `names.daemonPodTemplate`: the pod labels and annotations under
 /// `metadata`, the pod spec fields under `spec`; `None` when
 /// `builds.daemon` sets nothing.
-fn daemon_pod_template(settings: &PodSettings) -> Option<String> {
-    if settings.is_empty() {
+///
+/// With escape hatches, `spec.containers` holds the `buildkitd` entry
+/// (its extra args, env and mounts) when one is set, then the sidecars as
+/// written, and `spec.volumes` the extra volumes; the template then states
+/// the rootless security contexts buildd runs the daemons with
+/// ([`PodSecurity::rootless`]: the pod's, and the `buildkitd` entry's), so
+/// `check` judges it as the pod buildd makes, sidecars included (T3).
+fn daemon_pod_template(daemon: &DaemonPod) -> Option<String> {
+    use crate::model::extras::DAEMON;
+    if daemon.is_empty() {
         return None;
     }
+    let settings = &daemon.pod;
+    let extras = &daemon.extras;
     let mut metadata = serde_json::Map::new();
     for (key, map) in [
         ("labels", &settings.pod_labels),
@@ -552,7 +564,43 @@ fn daemon_pod_template(settings: &PodSettings) -> Option<String> {
     if !metadata.is_empty() {
         template.insert("metadata".to_owned(), metadata.into());
     }
-    let spec = settings.spec(&[]);
+    let mut spec = settings.spec(&[]);
+    let mut containers = Vec::new();
+    let own = [
+        ("args", serde_json::json!(extras.extra_args)),
+        ("env", serde_json::json!(extras.extra_env)),
+        (
+            "volumeMounts",
+            serde_json::json!(extras.extra_volume_mounts),
+        ),
+    ];
+    let security = serde_json::to_value(PodSecurity::<Builds>::rootless())
+        .expect("a security context serializes");
+    if own
+        .iter()
+        .any(|(_, list)| list.as_array().is_some_and(|l| !l.is_empty()))
+    {
+        let mut buildkitd = serde_json::Map::new();
+        buildkitd.insert("name".to_owned(), DAEMON.container.into());
+        for (key, list) in own {
+            if list.as_array().is_some_and(|l| !l.is_empty()) {
+                buildkitd.insert(key.to_owned(), list);
+            }
+        }
+        buildkitd.insert("securityContext".to_owned(), security["container"].clone());
+        containers.push(serde_json::Value::Object(buildkitd));
+    }
+    containers.extend(extras.sidecars.iter().map(|c| serde_json::json!(c)));
+    if !containers.is_empty() {
+        spec.insert("securityContext".to_owned(), security["pod"].clone());
+        spec.insert("containers".to_owned(), containers.into());
+    }
+    if !extras.extra_volumes.is_empty() {
+        spec.insert(
+            "volumes".to_owned(),
+            serde_json::json!(extras.extra_volumes),
+        );
+    }
     if !spec.is_empty() {
         template.insert("spec".to_owned(), spec.into());
     }
@@ -626,7 +674,7 @@ fn kata_deploy(values: &Values, meta: &Meta) -> Workload<System> {
     }
     let settings = tolerating(
         &values.kata.deploy.pod,
-        &[&values.builds.daemon.tolerations],
+        &[&values.builds.daemon.pod.tolerations],
     );
     Workload::new(meta, &values.images.kata_deploy, pod, &settings, &[])
 }
@@ -638,7 +686,7 @@ fn vcpu_tune(values: &Values, meta: &Meta) -> Workload<System> {
         &values.kata.vcpu_tuning.pod,
         &[
             &values.kata.deploy.pod.tolerations,
-            &values.builds.daemon.tolerations,
+            &values.builds.daemon.pod.tolerations,
         ],
     );
     Workload::new(

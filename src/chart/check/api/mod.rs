@@ -59,6 +59,37 @@ fn images(object: &Json) -> Vec<(KeyPath, String)> {
     found
 }
 
+/// What the API server (rule API) or the kubelet (rule IMAGE) would
+/// refuse in a Deployment's pod template whose spec is `pod`, by path from
+/// that spec (`containers[1].name`), with the rule's id: the values'
+/// escape hatches ask it of the pod they would render, so a value that
+/// would render a refused object is a values error at its key.
+pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, &'static str, String)> {
+    let labels = serde_json::json!({"app": "hatches"});
+    let object = serde_json::json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "hatches"},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": pod},
+        },
+    });
+    let prefix = KeyPath::dotted("spec.template.spec");
+    let api = problems(&object)
+        .into_iter()
+        .map(|(p, m)| (p, Invariant::Api, m));
+    let image = images(&object)
+        .into_iter()
+        .map(|(p, m)| (p, Invariant::Image, m));
+    api.chain(image)
+        .filter_map(|(path, rule, message)| {
+            let rest = path.0.strip_prefix(prefix.0.as_slice())?;
+            Some((KeyPath(rest.to_vec()), rule.id(), message))
+        })
+        .collect()
+}
+
 /// What the API server would refuse in `object`, by path.
 fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
