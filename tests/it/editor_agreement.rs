@@ -271,8 +271,7 @@ fn the_editor_and_chartgen_agree_on_every_values_file() {
 /// schema could go either way: both accept it, or both refuse it.
 #[test]
 fn the_editor_and_chartgen_agree_on_each_class_of_scalar_null_and_append() {
-    let Some(server) = editor()
-    else {
+    let Some(server) = editor() else {
         return;
     };
     // (values file, whether chartgen accepts it)

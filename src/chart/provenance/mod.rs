@@ -212,7 +212,9 @@ impl Explained {
             && let Some(index) = self.extra.get(&manifest.id)
         {
             // Written as the values hold it: the field is its own source.
-            let mut path = KeyPath::root().key(crate::model::extra_objects::KEY).index(*index);
+            let mut path = KeyPath::root()
+                .key(crate::model::extra_objects::KEY)
+                .index(*index);
             path.0
                 .extend(field.map(|f| f.0.clone()).unwrap_or_default());
             let sources = document
