@@ -302,8 +302,12 @@ fn unknown_keys(
             format!("unknown key `{key}`"),
         );
         let helm = path.0.is_empty().then(|| helm_hint(key)).flatten();
+        let hatch = helm_hatch(key).filter(|hatch| known.iter().any(|k| k == hatch));
         problem.hint = match closest(key, known.iter().map(String::as_str)) {
             _ if helm.is_some() => helm,
+            _ if hatch.is_some() => hatch.map(|hatch| {
+                format!("did you mean `{hatch}`? (a Helm chart's `{key}`; docs/values.md, Escape hatches)")
+            }),
             Some(near) => Some(format!("did you mean `{near}`?")),
             None if known.is_empty() => None,
             None => Some(format!("known keys here: {}", known.join(", "))),
@@ -342,6 +346,19 @@ fn helm_hint(key: &str) -> Option<String> {
                 .to_owned(),
         ),
         _ => workload(key),
+    }
+}
+
+/// The escape hatch a workload's key of a typical Helm chart names:
+/// `env`, `args`, `volumes`, `volumeMounts`, `extraContainers`.
+fn helm_hatch(key: &str) -> Option<&'static str> {
+    match key {
+        "env" => Some("extraEnv"),
+        "args" => Some("extraArgs"),
+        "volumes" => Some("extraVolumes"),
+        "volumeMounts" => Some("extraVolumeMounts"),
+        "extraContainers" | "containers" => Some("sidecars"),
+        _ => None,
     }
 }
 

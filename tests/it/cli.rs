@@ -562,4 +562,26 @@ fn helm_habits_are_met() {
     ] {
         assert!(run.stderr.contains(hint), "{hint}\n{}", run.stderr);
     }
+    // A workload's Helm names lead to its escape hatches; the top level's
+    // to the workloads'.
+    let run = chartgen(&[
+        "validate",
+        "--set-json",
+        r#"buildd.env=[{"name":"X","value":"1"}]"#,
+        "--set",
+        "gateway.args[0]=--verbose",
+        "--set-json",
+        "builds.daemon.extraContainers=[]",
+        "--set-json",
+        "extraEnv=[]",
+    ]);
+    assert_eq!(run.code, 2);
+    for hint in [
+        "buildd.env: unknown key `env`\n  hint: did you mean `extraEnv`? (a Helm chart's `env`",
+        "gateway.args: unknown key `args`\n  hint: did you mean `extraArgs`?",
+        "builds.daemon.extraContainers: unknown key `extraContainers`\n  hint: did you mean `sidecars`?",
+        "hint: a Helm chart's top-level `extraEnv` is per workload here: `buildd.extraEnv`",
+    ] {
+        assert!(run.stderr.contains(hint), "{hint}\n{}", run.stderr);
+    }
 }
