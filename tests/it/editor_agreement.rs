@@ -19,7 +19,7 @@ use std::process::Command;
 use serde_json::Value as Json;
 
 use crate::harness::{chartgen, relative, root};
-use crate::integrations::editor_diagnostics;
+use crate::integrations::{LSP_SESSION, editor_diagnostics};
 
 /// yaml-language-server's entry point (`integrations.rs` installs it
 /// into `target/tools` as `.ci/run` does); `None`, after one line saying
@@ -390,46 +390,19 @@ fn the_editor_and_chartgen_agree_on_each_class_of_scalar_null_and_append() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// An editor's hover requests, in node: opens FILE, waits for its
-/// diagnostics, asks for a hover at each LINE:CHARACTER (from 0) and
-/// prints the texts as a JSON list.
-const HOVER_CLIENT: &str = r##"
-const { spawn } = require("child_process");
-const path = require("path");
-const fs = require("fs");
-const [server, file, ...positions] = process.argv.slice(1);
-const child = spawn(process.execPath, [server, "--stdio"], { stdio: ["pipe", "pipe", "inherit"] });
-let buffer = Buffer.alloc(0);
-const send = (msg) => {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...msg }));
-  child.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
-  child.stdin.write(body);
-};
+/// An editor's hover requests, after [`LSP_SESSION`]: opens FILE, waits
+/// for its diagnostics, asks for a hover at each LINE:CHARACTER (from 0)
+/// and prints the texts as a JSON list.
+const HOVERS: &str = r##"
+const [file, ...positions] = args;
 const uri = "file://" + path.resolve(file);
 const settings = { yaml: { validate: true, hover: true, schemaStore: { enable: false }, format: { enable: false } } };
 const hovers = {};
-child.stdout.on("data", (chunk) => {
-  buffer = Buffer.concat([buffer, chunk]);
-  for (;;) {
-    const end = buffer.indexOf("\r\n\r\n");
-    if (end < 0) return;
-    const length = Number(/Content-Length: (\d+)/i.exec(buffer.slice(0, end).toString())[1]);
-    if (buffer.length < end + 4 + length) return;
-    const msg = JSON.parse(buffer.slice(end + 4, end + 4 + length).toString());
-    buffer = buffer.slice(end + 4 + length);
-    handle(msg);
-  }
-});
-function handle(msg) {
-  if (msg.method === "workspace/configuration") {
-    send({ id: msg.id, result: msg.params.items.map((i) => (i.section ? settings[i.section] ?? null : settings)) });
-  } else if (msg.id !== undefined && msg.method) {
-    send({ id: msg.id, result: null });
-  } else if (msg.id === 1) {
-    send({ method: "initialized", params: {} });
-    send({ method: "workspace/didChangeConfiguration", params: { settings } });
-    send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "yaml", version: 1, text: fs.readFileSync(file, "utf8") } } });
-  } else if (msg.method === "textDocument/publishDiagnostics" && msg.params.uri === uri) {
+function opened() {
+  open(uri, file);
+}
+function received(msg) {
+  if (msg.method === "textDocument/publishDiagnostics" && msg.params.uri === uri) {
     positions.forEach((p, i) => {
       const [line, character] = p.split(":").map(Number);
       send({ id: 100 + i, method: "textDocument/hover", params: { textDocument: { uri }, position: { line, character } } });
@@ -438,13 +411,10 @@ function handle(msg) {
     const contents = msg.result ? msg.result.contents : "";
     hovers[msg.id - 100] = typeof contents === "string" ? contents : contents.value ?? "";
     if (Object.keys(hovers).length === positions.length) {
-      process.stdout.write(JSON.stringify(positions.map((_, i) => hovers[i])));
-      child.kill();
-      process.exit(0);
+      finish(positions.map((_, i) => hovers[i]));
     }
   }
 }
-send({ id: 1, method: "initialize", params: { processId: process.pid, rootUri: null, capabilities: { workspace: { configuration: true } } } });
 setTimeout(() => { console.error("no hover in time"); process.exit(3); }, 30000);
 "##;
 
@@ -466,7 +436,7 @@ fn hovering_a_key_describes_the_key() {
     // (line, character) of logLevel, cpu and type, from 0 (line 0 is the modeline).
     let positions = ["2:4", "5:8", "8:6"];
     let output = Command::new("node")
-        .args(["-e", HOVER_CLIENT])
+        .args(["-e", &format!("{LSP_SESSION}{HOVERS}")])
         .arg(server)
         .arg(&file)
         .args(positions)

@@ -438,24 +438,31 @@ pub(crate) fn yaml_language_server() -> Option<PathBuf> {
     }
 }
 
-/// An editor's side of the language server protocol, in node: starts the
-/// server, answers its configuration requests, opens each file, and prints
-/// [[file, ["LINE: message", ...]], ...] once every file has diagnostics.
-const LSP_CLIENT: &str = r##"
+/// An editor's side of the language server protocol, in node, shared by
+/// the scripts that drive yaml-language-server: starts the server (the
+/// first argument; the rest are the script's `args`), frames messages,
+/// answers the server's configuration requests with `settings` and its
+/// other requests with null, and after `initialize` calls `opened()`;
+/// every other message goes to `received(msg)`. The script after it
+/// defines `settings`, `opened` and `received` (read only once messages
+/// arrive).
+pub(crate) const LSP_SESSION: &str = r##"
 const { spawn } = require("child_process");
 const path = require("path");
 const fs = require("fs");
-const [server, ...files] = process.argv.slice(1);
+const [server, ...args] = process.argv.slice(1);
 const child = spawn(process.execPath, [server, "--stdio"], { stdio: ["pipe", "pipe", "inherit"] });
-let buffer = Buffer.alloc(0), id = 0;
+let buffer = Buffer.alloc(0);
 const send = (msg) => {
   const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...msg }));
   child.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
   child.stdin.write(body);
 };
-const uris = files.map((f) => "file://" + path.resolve(f));
-const results = {};
-const settings = { yaml: { validate: true, schemaStore: { enable: false }, format: { enable: false } } };
+const finish = (value) => {
+  process.stdout.write(JSON.stringify(value));
+  child.kill();
+  process.exit(0);
+};
 child.stdout.on("data", (chunk) => {
   buffer = Buffer.concat([buffer, chunk]);
   for (;;) {
@@ -476,17 +483,34 @@ function handle(msg) {
   } else if (msg.id === 1) {
     send({ method: "initialized", params: {} });
     send({ method: "workspace/didChangeConfiguration", params: { settings } });
-    uris.forEach((uri, i) => send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "yaml", version: 1, text: fs.readFileSync(files[i], "utf8") } } }));
-  } else if (msg.method === "textDocument/publishDiagnostics") {
+    opened();
+  } else {
+    received(msg);
+  }
+}
+const open = (uri, file) =>
+  send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "yaml", version: 1, text: fs.readFileSync(file, "utf8") } } });
+send({ id: 1, method: "initialize", params: { processId: process.pid, rootUri: null, capabilities: { workspace: { configuration: true } } } });
+"##;
+
+/// After [`LSP_SESSION`]: opens each file and prints
+/// [[file, ["LINE: message", ...]], ...] once every file has diagnostics.
+const DIAGNOSTICS: &str = r##"
+const files = args;
+const uris = files.map((f) => "file://" + path.resolve(f));
+const results = {};
+const settings = { yaml: { validate: true, schemaStore: { enable: false }, format: { enable: false } } };
+function opened() {
+  uris.forEach((uri, i) => open(uri, files[i]));
+}
+function received(msg) {
+  if (msg.method === "textDocument/publishDiagnostics") {
     results[msg.params.uri] = msg.params.diagnostics.map((d) => `${d.range.start.line + 1}: ${d.message}`);
     if (uris.every((u) => u in results)) {
-      process.stdout.write(JSON.stringify(files.map((f, i) => [f, results[uris[i]]])));
-      child.kill();
-      process.exit(0);
+      finish(files.map((f, i) => [f, results[uris[i]]]));
     }
   }
 }
-send({ id: ++id, method: "initialize", params: { processId: process.pid, rootUri: null, capabilities: { workspace: { configuration: true } } } });
 setTimeout(() => { console.error("no diagnostics in time", JSON.stringify(results)); process.exit(3); }, 30000);
 "##;
 
@@ -494,7 +518,7 @@ setTimeout(() => { console.error("no diagnostics in time", JSON.stringify(result
 /// gets them, each file's schema from its first line.
 pub(crate) fn editor_diagnostics(server: &Path, files: &[PathBuf]) -> Vec<(String, Vec<String>)> {
     let output = Command::new("node")
-        .args(["-e", LSP_CLIENT])
+        .args(["-e", &format!("{LSP_SESSION}{DIAGNOSTICS}")])
         .arg(server)
         .args(files)
         .current_dir(root())
