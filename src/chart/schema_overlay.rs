@@ -612,17 +612,24 @@ fn nullable(schema: Json) -> Json {
         }
         return Json::Object(object);
     }
+    let mut outer = texts(&mut object);
+    outer.insert(
+        "anyOf".to_owned(),
+        serde_json::json!([Json::Object(object), {"type": "null"}]),
+    );
+    Json::Object(outer)
+}
+
+/// The texts and default of a schema, taken out for the schema that wraps
+/// it (an editor shows the outermost description).
+fn texts(object: &mut Map<String, Json>) -> Map<String, Json> {
     let mut outer = Map::new();
     for key in ["description", "title", "markdownDescription", "default"] {
         if let Some(value) = object.remove(key) {
             outer.insert(key.to_owned(), value);
         }
     }
-    outer.insert(
-        "anyOf".to_owned(),
-        serde_json::json!([Json::Object(object), {"type": "null"}]),
-    );
-    Json::Object(outer)
+    outer
 }
 
 /// `schema` at a key the merged values require, in a layer: a null would
@@ -636,12 +643,7 @@ fn not_null(schema: Json) -> Json {
     if !object.contains_key("$ref") {
         return Json::Object(object);
     }
-    let mut outer = Map::new();
-    for key in ["description", "title", "markdownDescription", "default"] {
-        if let Some(value) = object.remove(key) {
-            outer.insert(key.to_owned(), value);
-        }
-    }
+    let mut outer = texts(&mut object);
     outer.insert(
         "allOf".to_owned(),
         serde_json::json!([Json::Object(object)]),
