@@ -1,6 +1,7 @@
 //! buildd issues no certificate: the chart renders one per trust level, so
 //! no Role grants cert-manager Certificates (issue 23, least privilege).
-use chartgen::plan::rbac::{Certificates, Role, Verb};
+use chartgen::plan::rbac::{Certificates, Role};
+use chartgen::plan::verbs::Verb;
 use chartgen::plan::trust::{Builds, Namespace};
 
 fn main() {

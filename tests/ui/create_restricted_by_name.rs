@@ -1,6 +1,7 @@
 //! `resourceNames` cannot restrict create (the object has no name yet):
 //! a rule restricted by name takes only a `NamedVerb`, which has no create.
-use chartgen::plan::rbac::{Leases, NamedVerb, Role};
+use chartgen::plan::rbac::{Leases, Role};
+use chartgen::plan::verbs::NamedVerb;
 use chartgen::plan::trust::{Namespace, Operator};
 
 fn main() {

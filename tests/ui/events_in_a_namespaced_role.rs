@@ -1,5 +1,6 @@
 //! R1: events are granted only by the write-only events ClusterRole.
-use chartgen::plan::rbac::{Events, Role, Verb};
+use chartgen::plan::rbac::{Events, Role};
+use chartgen::plan::verbs::Verb;
 use chartgen::plan::trust::{Namespace, Operator};
 
 fn main() {

@@ -1,5 +1,6 @@
 //! R3: leases leave the operator namespace nowhere, not even for the builds Role.
-use chartgen::plan::rbac::{Leases, Role, Verb};
+use chartgen::plan::rbac::{Leases, Role};
+use chartgen::plan::verbs::Verb;
 use chartgen::plan::trust::{Builds, Namespace};
 
 fn main() {

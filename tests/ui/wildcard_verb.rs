@@ -1,5 +1,5 @@
 //! R5: there is no wildcard verb.
-use chartgen::plan::rbac::Verb;
+use chartgen::plan::verbs::Verb;
 
 fn main() {
     let _ = Verb::All;

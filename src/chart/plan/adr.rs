@@ -4,7 +4,7 @@
 //! any manifests against the same constants. A fact changed here changes
 //! what is rendered and what is checked together.
 
-use super::rbac::{NamedVerb, Verb};
+use super::verbs::{NamedVerb, Verb};
 use crate::model::Values;
 
 /// A resource as RBAC names it: API group (`""` for core) and plural.

@@ -12,6 +12,7 @@ pub mod network;
 pub mod rbac;
 pub mod security;
 pub mod trust;
+pub mod verbs;
 
 use std::collections::BTreeMap;
 
@@ -485,7 +486,7 @@ fn metas(values: &Values) -> BTreeMap<&'static str, Meta> {
     .into_iter()
     .map(|(key, component, name)| (key, meta(values, component, name)))
     .collect();
-    let mut crd = shared_meta(format!("buildprojects.{}", rbac::CRD_GROUP));
+    let mut crd = shared_meta(format!("buildprojects.{}", adr::CRD_GROUP));
     gitops::annotate(
         &mut crd.annotations,
         &values.common_annotations,

@@ -11,8 +11,7 @@ use std::marker::PhantomData;
 
 use serde::Serialize;
 
-use super::Exemption;
-use super::adr;
+use super::adr::{self, Exemption};
 
 mod sealed {
     pub trait Sealed {}
