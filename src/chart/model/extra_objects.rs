@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 use super::Values;
-use super::rules::Violation;
+use super::violation::Violation;
 use crate::diagnostic::KeyPath;
 
 /// The values key of the extra objects.

@@ -25,7 +25,7 @@ use k8s_openapi::api::core::v1::{Container, EnvVar, Volume, VolumeMount};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::rules::Violation;
+use super::violation::Violation;
 use crate::diagnostic::KeyPath;
 use crate::pod_security::ALLOWED_VOLUMES;
 

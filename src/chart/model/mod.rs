@@ -17,6 +17,7 @@ pub mod network;
 pub mod pod;
 pub mod rules;
 pub mod types;
+pub mod violation;
 
 use std::collections::BTreeMap;
 

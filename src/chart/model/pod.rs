@@ -28,7 +28,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json, json};
 
-use super::rules::{RESERVED_PREFIXES, Violation};
+use super::violation::{RESERVED_PREFIXES, Violation};
 use crate::diagnostic::KeyPath;
 use crate::names;
 

@@ -11,24 +11,8 @@ use crate::cidr::Cidr;
 use crate::diagnostic::KeyPath;
 use crate::names;
 
-/// One broken rule: the key it is reported at, the message and a hint.
-///
-/// A [`crate::diagnostic::Diagnostic`] before it has a place: the rules run
-/// on typed values, which keep no origins, so the values stage locates each
-/// violation at the first of `path` and `also` the user wrote and makes it
-/// a `Diagnostic` there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// The key the violation is reported at.
-    pub path: KeyPath,
-    /// Other keys involved; the violation is shown at the first of `path`
-    /// and these that the user wrote, rather than at a built-in default.
-    pub also: Vec<KeyPath>,
-    /// What is wrong, naming every key involved.
-    pub message: String,
-    /// What to do about it.
-    pub hint: Option<String>,
-}
+use super::violation::RESERVED_PREFIXES;
+use super::violation::Violation;
 
 /// Namespaces that no class of this chart may use: `default` holds whatever
 /// lands without a namespace; `kube-system` is the platform's most trusted
@@ -363,14 +347,6 @@ fn go_duration(text: &str) -> Option<Result<i128, ()>> {
     }
     number.is_empty().then_some(Ok(total))
 }
-
-/// Prefixes of labels and annotations the chart sets itself; a common
-/// label or annotation there would contradict what the chart states.
-pub(crate) const RESERVED_PREFIXES: [&str; 3] = [
-    "app.kubernetes.io/",
-    "buildkit-operator.dev/",
-    "pod-security.kubernetes.io/",
-];
 
 fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
     for (field, map, labels) in [
