@@ -50,6 +50,14 @@ impl ManifestSet {
             .unwrap_or(arg)
     }
 
+    /// Removes the temporary copies of the `REV:PATH` arguments now. A
+    /// command that leaves its set to the process's exit (never dropped,
+    /// see `cli::commands`) calls it first, or the copies would stay in
+    /// the temporary folder.
+    pub fn remove_copies(&mut self) {
+        self.trees.clear();
+    }
+
     /// The real path of the file messages name `shown` (its bytes as the
     /// file system has them), when one was read under that name.
     pub fn real_path(&self, shown: &str) -> Option<&Path> {

@@ -124,8 +124,8 @@ fn an_object_without_a_namespace_is_checked_in_default() {
 /// change, and two such objects in one input are one object twice.
 #[test]
 fn default_written_or_not_is_one_identity() {
-    let dir = std::env::temp_dir().join(format!("chartgen-default-ns-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let bare = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n";
     let written =
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\ndata: {a: b}\n";
@@ -138,7 +138,6 @@ fn default_written_or_not_is_one_identity() {
     let run = chartgen_with_stdin(&["rbac", "-"], Some(&format!("{bare}---\n{written}")));
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert_contains(&run.stderr, "ConfigMap default/c again");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A JSON manifest is read as JSON: a raw U+0085 inside a string is a
@@ -147,15 +146,14 @@ fn default_written_or_not_is_one_identity() {
 /// reads it.
 #[test]
 fn a_json_manifest_is_read_as_json() {
-    let dir = std::env::temp_dir().join(format!("chartgen-json-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let json = "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"ConfigMap\",\n  \"metadata\": {\"name\": \"c\", \"namespace\": \"x\",\n    \"annotations\": {\"note\": \"a\u{85}b\"},\n    \"labels\": {\"bad label\": \"v\"}}\n}\n";
     std::fs::write(dir.join("cm.json"), json).unwrap();
     let run = chartgen(&["check", dir.to_str().unwrap()]);
     assert_eq!(run.code, 1, "{}", run.transcript());
     assert_contains(&run.stdout, "ConfigMap x/c metadata.labels");
     assert_contains(&run.stdout, "cm.json:6");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// buildd's flags are read wherever the container gives them: the kubelet

@@ -478,8 +478,8 @@ fn values_from_the_input_are_printed_escaped() {
 /// buildd is judged in its own namespaces.
 #[test]
 fn two_releases_check_together() {
-    let dir = std::env::temp_dir().join(format!("chartgen-two-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let other = dir.join("other");
     let run = chartgen(&[
         "render",
@@ -502,7 +502,6 @@ fn two_releases_check_together() {
         "out/ovh-prod",
         other.join("release").to_str().unwrap(),
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         (
             run.code,
@@ -546,8 +545,8 @@ fn findings_point_at_the_line_and_template() {
             "readOnlyRootFilesystem: false\n            runAsNonRoot: true",
         )],
     );
-    let dir = std::env::temp_dir().join(format!("chartgen-check-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let file = dir.join("prod.yaml");
     std::fs::write(&file, &text).unwrap();
     let line = 1 + text[..text.find("readOnlyRootFilesystem: false").unwrap()]
@@ -564,7 +563,6 @@ fn findings_point_at_the_line_and_template() {
         file.strip_prefix("/").unwrap().display()
     );
     let text = chartgen(&["check", &through]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         text.stdout.lines().nth(1),
         Some(format!("  at {through}:{line} (rendered by templates/buildd.yaml)").as_str()),
@@ -599,8 +597,8 @@ fn findings_point_at_the_line_and_template() {
 
 #[test]
 fn the_exemptions_artifact_must_match_the_namespaces() {
-    let dir = std::env::temp_dir().join(format!("chartgen-artifact-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::write(dir.join("stream.yaml"), prod()).unwrap();
     let artifact =
         std::fs::read_to_string(root().join("out/ovh-prod/release/kyverno-exemptions.yaml"))
@@ -614,7 +612,6 @@ fn the_exemptions_artifact_must_match_the_namespaces() {
     );
     std::fs::write(dir.join("kyverno-exemptions.yaml"), artifact).unwrap();
     let run = chartgen(&["check", dir.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1);
     assert!(
         run.stdout.starts_with("T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it\n"),
@@ -626,8 +623,8 @@ fn the_exemptions_artifact_must_match_the_namespaces() {
 #[test]
 fn a_custom_kind_is_checked_against_a_crd_given_with_crd() {
     let widget_crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            apiVersion: {type: string}\n            kind: {type: string}\n            metadata: {type: object}\n            spec: {type: object, properties: {size: {type: integer}}}\n";
-    let dir = std::env::temp_dir().join(format!("chartgen-crd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::write(dir.join("crd.yaml"), widget_crd).unwrap();
     let widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: buildkit-builds, labels: {app.kubernetes.io/component: daemons}}\nspec: {size: big}\n";
     let run = chartgen_with_stdin(
@@ -639,7 +636,6 @@ fn a_custom_kind_is_checked_against_a_crd_given_with_crd() {
         ],
         Some(&format!("{}---\n{widget}", prod())),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stdout.starts_with(
@@ -760,8 +756,8 @@ fn every_vendored_kubernetes_version_can_be_chosen() {
 
 #[test]
 fn hostile_inputs_are_refused_or_skipped_not_followed() {
-    let dir = std::env::temp_dir().join(format!("chartgen-hostile-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("objects")).unwrap();
     let target = dir.to_str().unwrap().to_owned();
     // An empty directory holds no objects: that is bad input, not "ok".
@@ -796,7 +792,6 @@ fn hostile_inputs_are_refused_or_skipped_not_followed() {
         "{}",
         run.stderr
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     let run = chartgen_with_stdin(&["check", "-", "-"], Some(""));
     assert_eq!(
         (run.code, run.stderr.as_str()),
@@ -1084,15 +1079,14 @@ fn prerequisites_without_their_crds_are_said() {
         "{}",
         run.stdout
     );
-    let dir = std::env::temp_dir().join(format!("chartgen-prereq-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::write(
         dir.join("certificates.yaml"),
         crd("cert-manager.io", "Certificate", "certificates"),
     )
     .unwrap();
     let run = chartgen(&["check", "out/ovh-prod", "--crd", dir.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert!(
         !run.stdout.contains("info: cert-manager:"),

@@ -4,7 +4,7 @@
 //! ends with (run here for real), and suggestions for typos.
 
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -234,11 +234,11 @@ fn show_only_refuses_an_output_directory() {
 }
 
 /// A fresh folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chartgen-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chartgen-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn mkfifo(path: &Path) {
@@ -260,7 +260,8 @@ fn fifo_writing(path: &Path, bytes: Vec<u8>) -> std::thread::JoinHandle<()> {
 /// `-f FIFO` (what `-f <(…)` passes) renders as the file does.
 #[test]
 fn values_from_a_fifo_render_as_from_the_file() {
-    let dir = scratch("fifo");
+    let dir_tmp = scratch("fifo");
+    let dir = dir_tmp.path().to_path_buf();
     let fifo = dir.join("values");
     let text = std::fs::read(root().join("values/ovh-prod.yaml")).unwrap();
     let writer = fifo_writing(&fifo, text);
@@ -289,7 +290,6 @@ fn values_from_a_fifo_render_as_from_the_file() {
         "{}",
         run.stderr
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `-f /dev/stdin` reads standard input, whatever it is (here a pipe).
@@ -329,7 +329,8 @@ fn a_stream_past_the_values_limit_is_refused() {
         "{}",
         run.stderr
     );
-    let dir = scratch("fifo-large");
+    let dir_tmp = scratch("fifo-large");
+    let dir = dir_tmp.path().to_path_buf();
     let fifo = dir.join("large");
     let writer = fifo_writing(&fifo, "# padding\n".repeat(limit / 10 + 10).into_bytes());
     let run = chartgen(&["validate", "-f", fifo.to_str().unwrap()]);
@@ -341,14 +342,14 @@ fn a_stream_past_the_values_limit_is_refused() {
         "{}",
         run.stderr
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// What cannot be read as a stream stays refused when named: a socket, a
 /// directory.
 #[test]
 fn a_socket_or_a_directory_named_as_values_is_refused() {
-    let dir = scratch("socket");
+    let dir_tmp = scratch("socket");
+    let dir = dir_tmp.path().to_path_buf();
     let socket = dir.join("socket");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     for (path, what) in [
@@ -373,7 +374,6 @@ fn a_socket_or_a_directory_named_as_values_is_refused() {
             run.stderr
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Runs `chartgen ARGS` in `dir`, failing the test if it has not ended
@@ -413,7 +413,8 @@ fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
 /// its metadata, never opened: opening it would wait forever.
 #[test]
 fn a_fifo_nobody_writes_in_a_folder_chartgen_reads_never_hangs() {
-    let dir = scratch("found-fifo");
+    let dir_tmp = scratch("found-fifo");
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir(dir.join("values")).unwrap();
     std::fs::copy(root().join("values/dev.yaml"), dir.join("values/dev.yaml")).unwrap();
     mkfifo(&dir.join("values/stuck.yaml"));
@@ -433,7 +434,6 @@ fn a_fifo_nobody_writes_in_a_folder_chartgen_reads_never_hangs() {
             "{stderr}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The examples at the end of a help text: its lines that start with

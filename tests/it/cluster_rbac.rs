@@ -543,8 +543,8 @@ fn cluster_rbac_of_the_corpus_and_generated_sets_is_what_the_server_authorizes()
         })
         .collect();
     sets.sort_by(|a, b| a.0.cmp(&b.0));
-    let dir = std::env::temp_dir().join(format!("chartgen-cluster-rbac-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     for (name, text) in &generated {
         let path = dir.join(format!("{name}.yaml"));
         std::fs::write(&path, text).unwrap();
@@ -615,7 +615,6 @@ fn cluster_rbac_of_the_corpus_and_generated_sets_is_what_the_server_authorizes()
         }
     }
     server.reset_rbac();
-    std::fs::remove_dir_all(&dir).unwrap();
     if record {
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         std::fs::write(recorded_path(), text).unwrap();

@@ -124,13 +124,12 @@ fn listing_effective_permissions_stops_at_the_grant_budget() {
 /// says it did not compare them.
 #[test]
 fn diff_compares_permissions_under_the_grant_budget() {
-    let dir = std::env::temp_dir().join(format!("chartgen-cost-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (old, new) = (dir.join("old.yaml"), dir.join("new.yaml"));
     std::fs::write(&old, hostile_rbac(60)).unwrap();
     std::fs::write(&new, hostile_rbac(61)).unwrap();
     let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("+ ClusterRole "), "{}", run.stdout);
     assert!(
@@ -212,12 +211,11 @@ fn set_paths_obey_the_budgets_of_values_files() {
 fn values_that_multiply_stop_at_the_output_budget() {
     // 0.9 MB of labels (within a values file's 4 MB) on each of 100
     // BuildProjects: 90 MB of YAML before anything else.
-    let dir = std::env::temp_dir().join(format!("chartgen-cost-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let file = dir.join("amplifying.yaml");
     std::fs::write(&file, amplifying_values(10_000, 100)).unwrap();
     let run = chartgen(&["render", "-f", file.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 2);
     assert_eq!(run.stdout, "");
     assert!(

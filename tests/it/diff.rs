@@ -98,8 +98,8 @@ fn a_values_change_shows_as_fields_and_permissions() {
         "gateway.replicas=2",
     ])
     .stdout;
-    let dir = std::env::temp_dir().join(format!("chartgen-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let old_file = dir.join("old.yaml");
     std::fs::write(&old_file, old).unwrap();
     let new = chartgen(&[
@@ -111,7 +111,6 @@ fn a_values_change_shows_as_fields_and_permissions() {
     ])
     .stdout;
     let run = chartgen_with_stdin(&["diff", old_file.to_str().unwrap(), "-"], Some(&new));
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
         "~ Deployment buildkit-operator/buildkit-gateway\n    spec.replicas: 2 → 3\n1 object differs: 0 added, 0 removed, 1 changed\n"
@@ -143,13 +142,12 @@ fn permissions_past_the_budget_are_not_compared_even_when_unchanged() {
             "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: ns}}\ndata: {{a: {value}}}\n"
         )
     };
-    let dir = std::env::temp_dir().join(format!("chartgen-diff-rbac-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (old, new) = (dir.join("old.yaml"), dir.join("new.yaml"));
     std::fs::write(&old, format!("{rbac}{}", config("one"))).unwrap();
     std::fs::write(&new, format!("{rbac}{}", config("two"))).unwrap();
     let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.starts_with("~ ConfigMap ns/c\n    data.a: \"one\" → \"two\"\nEffective permissions:\n  not compared: the effective permissions of this input are more than 500000 grants"),
@@ -169,15 +167,14 @@ fn a_role_change_among_unchanged_objects_shows_in_permissions() {
             "{configs}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: r, namespace: ns}}\nrules: [{{apiGroups: [\"\"], resources: [pods], verbs: [{verbs}]}}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: r, namespace: ns}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}}\nsubjects: [{{kind: ServiceAccount, name: app}}]\n"
         )
     };
-    let dir = std::env::temp_dir().join(format!("chartgen-diff-role-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let old = dir.join("old.yaml");
     std::fs::write(&old, role("get")).unwrap();
     let run = chartgen_with_stdin(
         &["diff", old.to_str().unwrap(), "-"],
         Some(&role("get, delete")),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
         "Impact, most severe first:\n  security    ServiceAccount ns/app: gains delete on pods in ns (through RoleBinding ns/r → Role ns/r)\n~ Role ns/r\n    rules[0].verbs: [\"get\"] → [\"get\", \"delete\"]\nEffective permissions:\n  ns/app gains delete on pods in ns\n1 object differs: 0 added, 0 removed, 1 changed\n",
@@ -192,7 +189,6 @@ struct Repo(std::path::PathBuf);
 impl Repo {
     fn new(name: &str) -> Self {
         let dir = std::env::temp_dir().join(format!("chartgen-git-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let repo = Repo(dir);
         repo.git(&["init", "-q", "-b", "main"]);
@@ -227,11 +223,17 @@ impl Repo {
 
     /// Runs chartgen in the repository.
     fn chartgen(&self, args: &[&str]) -> crate::harness::Run {
+        self.chartgen_with_tmpdir(args, &std::env::temp_dir())
+    }
+
+    /// Runs chartgen in the repository, its temporary files in `tmpdir`.
+    fn chartgen_with_tmpdir(&self, args: &[&str], tmpdir: &std::path::Path) -> crate::harness::Run {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
             .args(args)
             .current_dir(&self.0)
             .stdin(std::process::Stdio::null())
             .env("NO_COLOR", "1")
+            .env("TMPDIR", tmpdir)
             .output()
             .unwrap();
         crate::harness::Run {
@@ -256,6 +258,30 @@ fn config_map(name: &str, value: &str) -> String {
 }
 
 const KUSTOMIZATION: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml, b.yaml]\n";
+
+/// A revision's copy is removed when chartgen ends, whatever the command
+/// and its verdict: a CI job diffing every pull request leaves nothing in
+/// the temporary folder.
+#[test]
+fn the_copy_of_a_revision_is_removed_at_exit() {
+    let repo = Repo::new("copy-removed");
+    repo.write("out/a.yaml", &config_map("a", "1"));
+    repo.commit();
+    repo.write("out/a.yaml", &config_map("a", "2"));
+    let tmp = tempfile::tempdir().unwrap();
+    for args in [
+        &["diff", "HEAD:out", "out"][..],
+        &["diff", "--exit-code", "HEAD:out", "out"][..],
+        &["check", "HEAD:out/a.yaml"][..],
+        &["rbac", "HEAD:out"][..],
+        &["diff", "HEAD:out", "no-such-folder"][..],
+    ] {
+        let run = repo.chartgen_with_tmpdir(args, tmp.path());
+        assert_ne!(run.code, 101, "{args:?}: {}", run.stderr);
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}
 
 /// `diff REV:PATH PATH` reads a rendered folder (or file) from a revision
 /// without a checkout, as a checkout would read it (kustomization
@@ -616,7 +642,8 @@ fn git_revisions_that_cannot_be_read_are_usage_errors() {
         run.stderr
     );
     // Outside a repository.
-    let elsewhere = std::env::temp_dir().join(format!("chartgen-git-none-{}", std::process::id()));
+    let elsewhere_tmp = tempfile::tempdir().unwrap();
+    let elsewhere = elsewhere_tmp.path().to_path_buf();
     std::fs::create_dir_all(&elsewhere).unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
         .args(["diff", "HEAD:out", "HEAD:out"])
@@ -624,7 +651,6 @@ fn git_revisions_that_cannot_be_read_are_usage_errors() {
         .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
         .output()
         .unwrap();
-    std::fs::remove_dir_all(&elsewhere).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
@@ -713,15 +739,14 @@ fn helm_labels_and_annotations_vanish_only_with_ignore_helm() {
             "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: ns, labels: {{release: r, heritage: Helm}}}}\nspec: {{selector: {{matchLabels: {{{selector}}}}}}}\n"
         )
     };
-    let dir = std::env::temp_dir().join(format!("chartgen-diff-helm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let old = dir.join("old.yaml");
     std::fs::write(&old, deployment("app: d, release: r")).unwrap();
     let run = chartgen_with_stdin(
         &["diff", "--ignore-helm", old.to_str().unwrap(), "-"],
         Some(&deployment("app: d").replace(", labels: {release: r, heritage: Helm}", "")),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run.stdout,
         "Impact, most severe first:\n  refused     Deployment ns/d: cannot change spec.selector.matchLabels.release: the API server refuses the apply; delete the object and create it again (its pods go with it)\n~ Deployment ns/d\n    - spec.selector.matchLabels.release: \"r\"\n1 object differs: 0 added, 0 removed, 1 changed\n",
@@ -740,11 +765,8 @@ fn ignore_helm_keeps_the_labels_a_selector_selects() {
             "apiVersion: v1\nkind: Service\nmetadata: {{name: d, namespace: ns}}\nspec: {{selector: {{app: d, release: r}}}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: ns}}\nspec: {{selector: {{matchLabels: {{app: d}}}}, template: {{metadata: {{labels: {{{pod_labels}}}}}}}}}\n"
         )
     };
-    let dir = std::env::temp_dir().join(format!(
-        "chartgen-diff-helm-selected-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let old = dir.join("old.yaml");
     std::fs::write(&old, set("app: d, release: r, heritage: Helm")).unwrap();
     let run = chartgen_with_stdin(
@@ -757,7 +779,6 @@ fn ignore_helm_keeps_the_labels_a_selector_selects() {
         &["diff", "--ignore-helm", old.to_str().unwrap(), "-"],
         Some(&set("app: d").replace("app: d, release: r", "app: d")),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(
         !dropped.stdout.contains("spec.template") && dropped.stdout.contains("~ Service ns/d"),
         "{}",
@@ -781,11 +802,8 @@ fn a_new_privileged_workload_is_a_security_impact() {
             "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{selector: {{matchLabels: {{app: x}}}}, template: {{metadata: {{labels: {{app: x}}}}, spec: {{hostPID: true, containers: [{{name: c, image: x, securityContext: {{privileged: true}}}}]}}}}}}\n"
         )
     };
-    let dir = std::env::temp_dir().join(format!(
-        "chartgen-diff-new-privileged-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let old = dir.join("old.yaml");
     std::fs::write(&old, config_map("a", "one")).unwrap();
     let old = old.to_str().unwrap().to_owned();
@@ -805,7 +823,6 @@ fn a_new_privileged_workload_is_a_security_impact() {
         ],
         Some(&workload("e")),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(added.code, 1, "{}{}", added.stdout, added.stderr);
     assert!(
         added.stdout.contains(
@@ -827,8 +844,8 @@ fn a_secret_type_change_is_refused() {
             "apiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: ns}}\ntype: {kind}\n"
         )
     };
-    let dir =
-        std::env::temp_dir().join(format!("chartgen-diff-secret-type-{}", std::process::id()));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let old = dir.join("old.yaml");
     std::fs::write(&old, secret("Opaque")).unwrap();
@@ -841,7 +858,6 @@ fn a_secret_type_change_is_refused() {
         &["diff", "--fail-on", "refused", old.to_str().unwrap(), "-"],
         Some(&secret("Opaque").replace("type: Opaque\n", "")),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout
@@ -867,8 +883,8 @@ fn a_mapped_object_is_created_so_its_immutable_fields_are_not_refused() {
             "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{selector: {{matchLabels: {{{selector}}}}}}}\n"
         )
     };
-    let dir =
-        std::env::temp_dir().join(format!("chartgen-diff-map-refused-{}", std::process::id()));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let old = dir.join("old.yaml");
     std::fs::write(&old, deployment("r-d", "app: d, release: r")).unwrap();
@@ -882,7 +898,6 @@ fn a_mapped_object_is_created_so_its_immutable_fields_are_not_refused() {
         &["diff", "--fail-on", "refused", &old, "-"],
         Some(&deployment("r-d", "app: d")),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(!run.stdout.contains("refused"), "{}", run.stdout);
     assert!(
@@ -900,8 +915,8 @@ fn a_mapped_object_is_created_so_its_immutable_fields_are_not_refused() {
 fn a_mapped_namespace_is_still_a_deletion() {
     let namespace =
         |name: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {name}}}\n");
-    let dir = std::env::temp_dir().join(format!("chartgen-diff-map-ns-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let old = dir.join("old.yaml");
     std::fs::write(&old, namespace("r-apps")).unwrap();
     let run = chartgen_with_stdin(
@@ -916,7 +931,6 @@ fn a_mapped_namespace_is_still_a_deletion() {
         ],
         Some(&namespace("apps")),
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         (run.code, run.stdout.as_str()),
         (
@@ -935,8 +949,8 @@ fn maps_that_would_hide_an_object_are_refused() {
     let config = |name: &str| {
         format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: ns}}\n")
     };
-    let dir = std::env::temp_dir().join(format!("chartgen-diff-map-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let old = dir.join("old.yaml");
     std::fs::write(&old, format!("{}{}", config("a-x"), config("b-x"))).unwrap();
     let old = old.to_str().unwrap();
@@ -951,7 +965,6 @@ fn maps_that_would_hide_an_object_are_refused() {
     );
     // Mapped onto an old object that keeps its name: refused too.
     let run = chartgen_with_stdin(&["diff", "--map", "a-x=b-x", old, "-"], Some(&config("x")));
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(
         run.stderr.contains("one identity, ConfigMap ns/b-x"),
@@ -1147,8 +1160,8 @@ fn impact_lines_escape_names_and_hide_secret_values() {
         .replace("\u{9b}", "\\x9b")
         .replace("\u{202e}", "\\u202e")
     };
-    let dir = std::env::temp_dir().join(format!("chartgen-diff-impact-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let (old, new) = (dir.join("old.yaml"), dir.join("new.yaml"));
     std::fs::write(&old, objects("agent:1", "hunter2-old-value")).unwrap();
     std::fs::write(&new, objects("agent:2", "hunter2-new-value")).unwrap();
@@ -1174,7 +1187,6 @@ fn impact_lines_escape_names_and_hide_secret_values() {
             run.stdout
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A `git` that fills its stderr pipe before it writes any stdout (as a
@@ -1183,8 +1195,8 @@ fn impact_lines_escape_names_and_hide_secret_values() {
 #[test]
 fn a_git_flooding_stderr_does_not_hang_a_revision_read() {
     use std::os::unix::fs::PermissionsExt as _;
-    let dir = std::env::temp_dir().join(format!("chartgen-noisy-git-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let git = dir.join("git");
     std::fs::write(
         &git,
@@ -1201,7 +1213,6 @@ fn a_git_flooding_stderr_does_not_hang_a_revision_read() {
     let run = finished
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("chartgen diff REV:PATH finishes while git floods stderr");
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("fatal: noisy"), "{}", run.stderr);
 }

@@ -85,8 +85,8 @@ fn helm_template_of_the_old_chart_matches_chartgen_with_map_and_ignore_helm() {
     let Some(old) = helm_template() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("chartgen-helm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let new = dir.join("chartgen.yaml");
     let render = chartgen(&["render", "-f", "values/dev.yaml"]);
     assert_eq!(render.code, 0, "{}", render.stderr);
@@ -145,7 +145,6 @@ fn helm_template_of_the_old_chart_matches_chartgen_with_map_and_ignore_helm() {
     // Without the flags, every Helm object is a removal and its Helm labels
     // would show once matched: the flags are what makes the diff readable.
     let plain = chartgen_with_stdin(&["diff", "-", new], Some(&old));
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(
         plain
             .stderr

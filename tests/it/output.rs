@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use crate::harness::{chartgen, chartgen_with_stdin};
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chartgen-out-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chartgen-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn files(dir: &Path) -> Vec<String> {
@@ -32,7 +33,8 @@ fn files(dir: &Path) -> Vec<String> {
 
 #[test]
 fn the_directory_holds_the_same_objects_as_the_stream() {
-    let dir = temp("same");
+    let dir_tmp = temp("same");
+    let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     let run = chartgen(&[
         "render",
@@ -80,12 +82,12 @@ fn the_directory_holds_the_same_objects_as_the_stream() {
             .is_file()
     );
     assert!(dir.join("kyverno-exemptions.yaml").is_file());
-    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
 
 #[test]
 fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
-    let dir = temp("again");
+    let dir_tmp = temp("again");
+    let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
     let before: Vec<(String, Vec<u8>, std::time::SystemTime)> = files(&dir)
@@ -130,12 +132,12 @@ fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
         std::fs::metadata(&dir).unwrap().modified().unwrap(),
         modified
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn objects_that_go_away_take_their_files_with_them() {
-    let dir = temp("away");
+    let dir_tmp = temp("away");
+    let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     chartgen(&[
         "render",
@@ -168,12 +170,12 @@ fn objects_that_go_away_take_their_files_with_them() {
         !dir.join("kata").exists(),
         "the emptied application goes too"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn check_reports_drift_and_writes_nothing() {
-    let dir = temp("drift");
+    let dir_tmp = temp("drift");
+    let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
     let run = chartgen(&[
@@ -216,15 +218,16 @@ fn check_reports_drift_and_writes_nothing() {
         edited,
         "--check writes nothing"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A link among the environments of `--all` is not an environment whose
 /// values are gone: what it points at is never touched.
 #[test]
 fn a_linked_folder_is_no_stale_environment() {
-    let dir = temp("linked");
-    let elsewhere = temp("linked-elsewhere");
+    let dir_tmp = temp("linked");
+    let dir = dir_tmp.path().to_path_buf();
+    let elsewhere_tmp = temp("linked-elsewhere");
+    let elsewhere = elsewhere_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::create_dir_all(elsewhere.join("release")).unwrap();
     let kustomization = elsewhere.join("release/kustomization.yaml");
@@ -234,8 +237,6 @@ fn a_linked_folder_is_no_stale_environment() {
     let run = chartgen(&["render", "--all", "--output-dir", dir.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(&kustomization).unwrap(), mine);
-    std::fs::remove_dir_all(&dir).unwrap();
-    std::fs::remove_dir_all(&elsewhere).unwrap();
 }
 
 #[test]

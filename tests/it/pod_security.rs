@@ -52,12 +52,11 @@ fn every_recorded_variant_beside_the_release_is_judged_as_the_server_judged_it()
         .iter()
         .map(|c| format!("---\n{}", c["yaml"].as_str().unwrap()))
         .collect();
-    let dir = std::env::temp_dir().join(format!("chartgen-psa-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let file = dir.join("variants.yaml");
     std::fs::write(&file, stream).unwrap();
     let run = chartgen(&["check", "out/ovh-prod/release", file.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     let mut by_object: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for line in finding_lines(&run.stdout) {
         let mut words = line.splitn(4, ' ');

@@ -453,8 +453,9 @@ fn the_kube_version_selects_the_default_roles_rbac_check_and_diff_read() {
         assert_eq!(role, unknown, "check {version}:\n{out}");
     }
 
-    let dir = std::env::temp_dir().join(format!("chartgen-kube-version-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+
+    let dir = tmp.path().to_path_buf();
     let old = dir.join("old.yaml");
     std::fs::write(&old, account).unwrap();
     let editor = format!("{account}{}", binding("edit"));
@@ -476,5 +477,4 @@ fn the_kube_version_selects_the_default_roles_rbac_check_and_diff_read() {
         );
         assert!(out.contains("gains"), "diff {version}:\n{out}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -4,7 +4,7 @@
 //! refusals (located, escaped), kustomizations, special files, links and
 //! the budgets that keep reading linear.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use chartgen::manifest::LIMITS;
@@ -513,11 +513,11 @@ fn quotes_from_the_input_are_escaped_and_short() {
     assert!(error.message.chars().count() < 200, "{}", error.message);
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chartgen-reading-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chartgen-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 const SA: &str = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a, namespace: x}\n";
@@ -538,7 +538,8 @@ fn objects_read(run: &crate::harness::Run) -> &str {
 // Over 80 lines: a table of kustomizations and the outcome each must give.
 #[test]
 fn kustomizations_are_evaluated_or_refused() {
-    let dir = temp("kustomize");
+    let dir_tmp = temp("kustomize");
+    let dir = dir_tmp.path().to_path_buf();
     let app = dir.join("app");
     write(
         &app.join("kustomization.yaml"),
@@ -620,7 +621,6 @@ fn kustomizations_are_evaluated_or_refused() {
             run.stderr
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A kustomize Kustomization in a stream is no object and changes what
@@ -677,7 +677,8 @@ fn chartgen_output_directories_still_check() {
 /// `a_fifo_named_on_the_command_line_is_read_as_it_streams`).
 #[test]
 fn special_files_are_refused_not_opened() {
-    let dir = temp("special");
+    let dir_tmp = temp("special");
+    let dir = dir_tmp.path().to_path_buf();
     write(&dir.join("sa.yaml"), SA);
     let fifo = dir.join("pipe.yaml");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
@@ -721,7 +722,6 @@ fn special_files_are_refused_not_opened() {
     let run = chartgen(&["check", socket.to_str().unwrap()]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("socket is a socket"), "{}", run.stderr);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Makes a FIFO at `path` and writes `text` into it from a thread, as a
@@ -742,7 +742,8 @@ fn fifo_writing(path: &Path, text: String) -> std::thread::JoinHandle<()> {
 /// the same budget as a file.
 #[test]
 fn a_fifo_named_on_the_command_line_is_read_as_it_streams() {
-    let dir = temp("named-fifo");
+    let dir_tmp = temp("named-fifo");
+    let dir = dir_tmp.path().to_path_buf();
     let (old, new) = (dir.join("old"), dir.join("new"));
     let writers = [
         fifo_writing(&old, SA.to_owned()),
@@ -780,15 +781,16 @@ fn a_fifo_named_on_the_command_line_is_read_as_it_streams() {
     }
     // Past the budget, a stream is refused like a file: /dev/zero in
     // `special_files_are_refused_not_opened` (the same reader).
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A link inside an input directory is not read, and a note says so; a link
 /// named on the command line is read (the user named it).
 #[test]
 fn links_inside_a_directory_are_not_read_and_say_so() {
-    let dir = temp("links");
-    let elsewhere = temp("links-elsewhere");
+    let dir_tmp = temp("links");
+    let dir = dir_tmp.path().to_path_buf();
+    let elsewhere_tmp = temp("links-elsewhere");
+    let elsewhere = elsewhere_tmp.path().to_path_buf();
     write(&dir.join("sa.yaml"), SA);
     write(
         &elsewhere.join("other.yaml"),
@@ -819,8 +821,6 @@ fn links_inside_a_directory_are_not_read_and_say_so() {
         "{}",
         run.stderr
     );
-    std::fs::remove_dir_all(&dir).unwrap();
-    std::fs::remove_dir_all(&elsewhere).unwrap();
 }
 
 /// 100,000 documents in one text are read (each with its `# Source:`
@@ -970,7 +970,8 @@ fn alias_bomb(name: &str, nodes: usize) -> String {
 /// file where it ran out.
 #[test]
 fn small_alias_bombs_in_many_files_share_one_node_budget() {
-    let dir = temp("bombs");
+    let dir_tmp = temp("bombs");
+    let dir = dir_tmp.path().to_path_buf();
     let per_file = LIMITS.max_nodes / 4;
     for i in 0..8 {
         write(
@@ -1043,14 +1044,14 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
         "{}",
         run.stderr
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The byte budget bounds the whole input too: two files, each under it,
 /// together over it, stop at the second.
 #[test]
 fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
-    let dir = temp("bytes");
+    let dir_tmp = temp("bytes");
+    let dir = dir_tmp.path().to_path_buf();
     let half = "# padding\n".repeat(LIMITS.max_bytes / 2 / 10 + 1);
     write(&dir.join("a.yaml"), &format!("{SA}{half}"));
     write(&dir.join("b.yaml"), &half);
@@ -1069,7 +1070,6 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
         )
     );
     assert!(problems[0].origin.to_string().contains("b.yaml"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Files chartgen found itself (`render --check` reads those of its output
@@ -1077,7 +1077,8 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
 /// swapped in after the folder was listed is refused, not waited on.
 #[test]
 fn files_chartgen_found_are_never_streams_or_revisions() {
-    let dir = temp("found");
+    let dir_tmp = temp("found");
+    let dir = dir_tmp.path().to_path_buf();
     let fifo = dir.join("object.yaml");
     assert!(
         Command::new("mkfifo")
@@ -1095,5 +1096,4 @@ fn files_chartgen_found_are_never_streams_or_revisions() {
     let error = chartgen::input::read_found(&["HEAD:out/dev".to_owned()]).unwrap_err();
     let cause = std::error::Error::source(&error).unwrap().to_string();
     assert!(cause.contains("No such file"), "{cause}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -468,10 +468,8 @@ fn with_edited_template(
     to: &str,
     args: &[&str],
 ) -> crate::harness::Run {
-    let dir = std::env::temp_dir().join(format!(
-        "chartgen-templates-{}-{template}",
-        std::process::id()
-    ));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let copy = |from: &std::path::Path, to: &std::path::Path| {
         std::fs::create_dir_all(to).unwrap();
         for entry in std::fs::read_dir(from).unwrap() {
@@ -489,7 +487,6 @@ fn with_edited_template(
     assert!(text.contains(from), "{from:?} is not in {template}");
     std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
     let mut run = chartgen_with(args, None, &[("CHARTGEN_TEMPLATES", dir.to_str().unwrap())]);
-    std::fs::remove_dir_all(&dir).unwrap();
     // Never silently: the folder is named, once, before anything else.
     let note = format!(
         "note: rendering with the templates of {} ($CHARTGEN_TEMPLATES), not the built-in ones\n",

@@ -173,8 +173,8 @@ fn errors_about_other_input_still_quote_the_line() {
 /// password store): an error about it quotes none of it.
 #[test]
 fn errors_about_a_linked_file_quote_nothing() {
-    let dir = std::env::temp_dir().join(format!("chartgen-linked-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("set")).unwrap();
     let target = dir.join("id_rsa");
     std::fs::write(
@@ -187,7 +187,6 @@ fn errors_about_a_linked_file_quote_nothing() {
     // (the user named it), and an error about it quotes nothing.
     let in_dir = chartgen(&["check", dir.join("set").to_str().unwrap()]);
     let named = chartgen(&["check", dir.join("set/key.yaml").to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(
         in_dir.stderr.contains("not reading") && in_dir.stderr.contains("symbolic link"),
         "{}",
@@ -209,8 +208,8 @@ fn errors_about_a_linked_file_quote_nothing() {
 fn tokens_are_equal_within_a_run_and_differ_between_runs() {
     let old = "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\nstringData: {a: one, b: two}\n";
     let new = "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\nstringData: {a: two, b: one}\n";
-    let dir = std::env::temp_dir().join(format!("chartgen-tokens-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::write(dir.join("old.yaml"), old).unwrap();
     let old_file = dir.join("old.yaml");
     let tokens = |run: &Run| -> Vec<String> {
@@ -222,7 +221,6 @@ fn tokens_are_equal_within_a_run_and_differ_between_runs() {
     };
     let first = chartgen_with_stdin(&["diff", old_file.to_str().unwrap(), "-"], Some(new));
     let second = chartgen_with_stdin(&["diff", old_file.to_str().unwrap(), "-"], Some(new));
-    std::fs::remove_dir_all(&dir).unwrap();
     let (a, b) = (tokens(&first), tokens(&second));
     // stringData.a: one → two, stringData.b: two → one.
     assert_eq!(a.len(), 4, "{}", first.stdout);

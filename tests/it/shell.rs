@@ -12,11 +12,11 @@ use clap::CommandFactory as _;
 use crate::harness::{chartgen, root};
 
 /// A fresh folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chartgen-shell-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chartgen-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// `chartgen completions SHELL`, written to a file of `dir`.
@@ -99,7 +99,8 @@ printf '%s\n' "${{COMPREPLY[@]}}""#,
 
 #[test]
 fn bash_completes_subcommands_flags_and_values() {
-    let dir = scratch("bash");
+    let dir_tmp = scratch("bash");
+    let dir = dir_tmp.path().to_path_buf();
     let script = script("bash", &dir);
     for (line, expected) in [
         (&["chartgen", "re"][..], &["render"][..]),
@@ -138,7 +139,6 @@ fn bash_completes_subcommands_flags_and_values() {
             command.get_name()
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -146,7 +146,8 @@ fn fish_completes_subcommands_and_flags() {
     if !present("fish") {
         return;
     }
-    let dir = scratch("fish");
+    let dir_tmp = scratch("fish");
+    let dir = dir_tmp.path().to_path_buf();
     let script = script("fish", &dir);
     output(
         "fish",
@@ -172,7 +173,6 @@ fn fish_completes_subcommands_and_flags() {
         completes("chartgen diff --fail-on re"),
         ["refused", "restart"]
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// zsh: the script parses, registers `_chartgen` for chartgen with
@@ -183,7 +183,8 @@ fn zsh_registers_and_completes() {
     if !present("zsh") {
         return;
     }
-    let dir = scratch("zsh");
+    let dir_tmp = scratch("zsh");
+    let dir = dir_tmp.path().to_path_buf();
     let script = script("zsh", &dir);
     output("zsh", &["-n", script.to_str().unwrap()]);
     let functions = dir.join("functions");
@@ -210,7 +211,6 @@ fn zsh_registers_and_completes() {
         let line = zsh_line_after_tab(&setup, typed);
         assert_eq!(line, expected, "{typed}<TAB>");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The command line of an interactive zsh after typing `typed` and TAB.
@@ -243,7 +243,8 @@ print -r -- "${{${{out##*$'\x01'}}%%$'\x02'*}}""#
 /// and every long flag the subcommand takes.
 #[test]
 fn man_pages_render_with_every_flag() {
-    let dir = scratch("man");
+    let dir_tmp = scratch("man");
+    let dir = dir_tmp.path().to_path_buf();
     let run = chartgen(&["man", "--output-dir", dir.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let cli = chartgen::cli::Cli::command();
@@ -288,7 +289,6 @@ fn man_pages_render_with_every_flag() {
             assert!(text.contains(sub.get_name()), "{file}: {}", sub.get_name());
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A page rendered by `man -l` in C.UTF-8 (ASCII hyphens), failing on
@@ -344,7 +344,8 @@ fn man_prints_one_page() {
 #[cfg(unix)]
 #[test]
 fn man_refuses_links_and_files_and_replaces_pages_whole() {
-    let dir = scratch("man-refuse");
+    let dir_tmp = scratch("man-refuse");
+    let dir = dir_tmp.path().to_path_buf();
     let real = dir.join("real");
     std::fs::create_dir(&real).unwrap();
     let link = dir.join("link");
@@ -388,5 +389,4 @@ fn man_refuses_links_and_files_and_replaces_pages_whole() {
     assert!(page.is_file());
     use std::os::unix::fs::PermissionsExt as _;
     assert_eq!(page.permissions().mode() & 0o777, 0o644);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -4,7 +4,7 @@
 //! reach no output escaped or not, piped or not; an error quotes a short
 //! window of a long line, never the line.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::harness::{Run, chartgen, chartgen_with_stdin};
 
@@ -33,11 +33,11 @@ fn assert_clean(run: &Run) {
 }
 
 /// A fresh folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chartgen-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chartgen-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// `text` as a YAML double-quoted string with everything but printable
@@ -104,7 +104,8 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 
 #[test]
 fn diff_escapes_every_line() {
-    let dir = scratch("terminal-diff");
+    let dir_tmp = scratch("terminal-diff");
+    let dir = dir_tmp.path().to_path_buf();
     let old = write(&dir, "old.yaml", &objects("old"));
     let new = write(&dir, "new.yaml", &objects("new"));
     for output in ["text", "json"] {
@@ -126,12 +127,12 @@ fn diff_escapes_every_line() {
         assert!(run.stdout.contains(shown), "{shown}\n{}", run.stdout);
     }
     assert!(!run.stdout.contains("\nR1 forged"), "{}", run.stdout);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn check_and_rbac_escape_names() {
-    let dir = scratch("terminal-check");
+    let dir_tmp = scratch("terminal-check");
+    let dir = dir_tmp.path().to_path_buf();
     let file = write(&dir, "objects.yaml", &objects("old"));
     for args in [
         vec!["check", file.as_str()],
@@ -151,12 +152,12 @@ fn check_and_rbac_escape_names() {
         "{}",
         run.stdout
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn errors_escape_file_names_arguments_and_quoted_lines() {
-    let dir = scratch("terminal-errors");
+    let dir_tmp = scratch("terminal-errors");
+    let dir = dir_tmp.path().to_path_buf();
     // A file name and a line that hold escape sequences, in a manifest...
     let bad = write(
         &dir,
@@ -212,7 +213,6 @@ fn errors_escape_file_names_arguments_and_quoted_lines() {
         "{}",
         run.stderr
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A megabyte on one line: the error shows a short window of it, and a
@@ -220,7 +220,8 @@ fn errors_escape_file_names_arguments_and_quoted_lines() {
 #[test]
 fn long_lines_are_quoted_as_a_short_window() {
     let long = "x".repeat(1 << 20);
-    let dir = scratch("terminal-long");
+    let dir_tmp = scratch("terminal-long");
+    let dir = dir_tmp.path().to_path_buf();
     let values = write(
         &dir,
         "values.yaml",
@@ -243,7 +244,6 @@ fn long_lines_are_quoted_as_a_short_window() {
         assert!(run.stdout.len() < 4_000, "{} bytes", run.stdout.len());
         assert!(run.stdout.contains("characters left out"), "{}", run.stdout);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Thousands of problems: the first hundred are shown, then how many more.
@@ -481,7 +481,8 @@ fn errors_and_help_are_coloured_by_the_same_rules() {
 /// hostile text shows escaped.
 #[test]
 fn forced_colour_lets_no_escape_from_the_input_through() {
-    let dir = scratch("terminal-colour");
+    let dir_tmp = scratch("terminal-colour");
+    let dir = dir_tmp.path().to_path_buf();
     let old = write(&dir, "old.yaml", &objects("old"));
     let new = write(&dir, "new.yaml", &objects("new"));
     // Also one of chartgen's own colour codes, spelled by the input.
@@ -534,7 +535,6 @@ fn forced_colour_lets_no_escape_from_the_input_through() {
         "{}",
         run.stdout.escape_debug()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // --quiet (issue 13, "Terminal"): no notes, info lines or success lines;
@@ -603,7 +603,8 @@ fn quiet_drops_success_and_info_lines_not_errors() {
     assert!(loud.stdout.contains("\ninfo: ") || loud.stdout.starts_with("info: "));
     assert!(loud.stdout.ends_with(", no findings\n"), "{}", loud.stdout);
     assert_eq!((quiet.code, quiet.stdout.as_str()), (0, ""));
-    let dir = scratch("quiet-check");
+    let dir_tmp = scratch("quiet-check");
+    let dir = dir_tmp.path().to_path_buf();
     let file = write(&dir, "objects.yaml", &objects("old"));
     let (loud, quiet) = loud_and_quiet(&["check", &file]);
     assert_eq!(quiet.code, 1, "{}", quiet.transcript());
@@ -611,7 +612,6 @@ fn quiet_drops_success_and_info_lines_not_errors() {
     let findings = |text: &str| text.lines().filter(|l| !l.starts_with("info: ")).count();
     assert_eq!(findings(&quiet.stdout), findings(&loud.stdout));
     assert!(!quiet.stdout.contains("info: "), "{}", quiet.stdout);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Notes on stderr go: an unused --map, a link skipped inside an input
@@ -636,7 +636,8 @@ fn quiet_drops_notes() {
         (quiet.stdout.as_str(), quiet.stderr.as_str()),
         ("no differences\n", "")
     );
-    let dir = scratch("quiet-link");
+    let dir_tmp = scratch("quiet-link");
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::write(
         dir.join("a.yaml"),
         "{apiVersion: v1, kind: Namespace, metadata: {name: a}}\n",
@@ -652,14 +653,14 @@ fn quiet_drops_notes() {
     );
     assert_eq!(quiet.stderr, "");
     assert_eq!(quiet.stdout, loud.stdout);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// render --output-dir: what was written is a success line; --check's `ok:`
 /// lines too; drift is a finding and stays.
 #[test]
 fn quiet_render_to_a_folder_says_only_drift() {
-    let dir = scratch("quiet-render");
+    let dir_tmp = scratch("quiet-render");
+    let dir = dir_tmp.path().to_path_buf();
     let out = dir.join("out");
     let out = out.to_str().unwrap();
     let run = chartgen(&["render", "-q", "-f", "values/dev.yaml", "--output-dir", out]);
@@ -701,5 +702,4 @@ fn quiet_render_to_a_folder_says_only_drift() {
             .filter(|l| !l.starts_with("ok: "))
             .count()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -76,13 +76,12 @@ fn bad_usage_exits_2() {
 
 #[test]
 fn a_huge_file_fails_fast_with_the_limit() {
-    let dir = std::env::temp_dir().join(format!("chartgen-huge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let path = dir.join("huge.yaml");
     let line = format!("# {}\n", "x".repeat(1022));
     std::fs::write(&path, line.repeat(5 * 1024)).unwrap();
     let run = chartgen(&["validate", "-f", path.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.code, 2);
     assert!(
         run.stderr

@@ -9,7 +9,7 @@ use crate::kube::KubeSchemas;
 /// Reads the manifests, runs every check, prints the findings; exits 1 when
 /// there are any.
 pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
-    let set = input::read(&args.paths)?;
+    let mut set = input::read(&args.paths)?;
     let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
     if args.crds.iter().any(|c| c == "-") && args.paths.iter().any(|p| p == "-") {
         anyhow::bail!("standard input (-) can be read only once; give the CRDs as a file");
@@ -59,6 +59,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Findings
     };
+    set.remove_copies();
     super::leave_to_exit((set, crds, report, text));
     Ok(exit)
 }

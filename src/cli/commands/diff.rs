@@ -70,7 +70,10 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     };
-    super::leave_to_exit((old, new, difference, text));
+    super::leave_to_exit((difference, text));
+    old.remove_copies();
+    new.remove_copies();
+    super::leave_to_exit((old, new));
     Ok(exit)
 }
 
