@@ -335,13 +335,7 @@ fn a_stream_past_the_values_limit_is_refused() {
     let writer = fifo_writing(&fifo, "# padding\n".repeat(limit / 10 + 10).into_bytes());
     let run = chartgen(&["validate", "-f", fifo.to_str().unwrap()]);
     writer.join().unwrap();
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr
-            .contains(&format!("larger than the limit of {limit} bytes")),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, &format!("larger than the limit of {limit} bytes"));
 }
 
 /// What cannot be read as a stream stays refused when named: a socket, a
@@ -357,13 +351,7 @@ fn a_socket_or_a_directory_named_as_values_is_refused() {
         (dir.as_path(), "a directory"),
     ] {
         let run = chartgen(&["validate", "-f", path.to_str().unwrap()]);
-        assert_eq!(run.code, 2, "{}", run.stderr);
-        assert!(
-            run.stderr
-                .contains(&format!("is {what}, not a regular file")),
-            "{}",
-            run.stderr
-        );
+        run.assert_refused(2, &format!("is {what}, not a regular file"));
         // A path the user names may be a pipe: the message says so, and
         // does not claim that a FIFO is refused.
         assert!(

@@ -56,14 +56,7 @@ fn a_daemon_the_limit_range_would_refuse_is_refused_by_validate() {
             "builds.daemonResources.requests.cpu=4",
         ],
     ));
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(
-            "requests.cpu 4 is above the limit 2 the builds LimitRange gives a daemon without limits.cpu (default.cpu)"
-        ),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "requests.cpu 4 is above the limit 2 the builds LimitRange gives a daemon without limits.cpu (default.cpu)");
     // With a limit of its own, the same request is admitted.
     let run = chartgen(&with(
         &["validate"],

@@ -23,6 +23,18 @@ impl Run {
             self.stderr
         )
     }
+
+    /// Asserts that the run ended with `code` (1: findings, 2: input or
+    /// arguments refused) and said `needle` on stderr, showing the whole
+    /// run when not: the one check of a refused run.
+    #[track_caller]
+    pub fn assert_refused(&self, code: i32, needle: &str) {
+        assert!(
+            self.code == code && self.stderr.contains(needle),
+            "expected exit {code} and {needle:?} on stderr:\n{}",
+            self.transcript()
+        );
+    }
 }
 
 /// The repository root, where every run starts.

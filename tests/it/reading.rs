@@ -474,14 +474,7 @@ fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
 #[test]
 fn yaml_1_1_line_breaks_are_refused_anywhere() {
     let run = chartgen(&["check", &hostile("line-separator-in-comment.yaml")]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains(
-            "line-separator-in-comment.yaml:4:24: U+2028, a line break to YAML 1.1 (Kubernetes) but not to YAML 1.2"
-        ),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "line-separator-in-comment.yaml:4:24: U+2028, a line break to YAML 1.1 (Kubernetes) but not to YAML 1.2");
     for (place, text) in [
         ("a key", "a\u{85}b: 1\n"),
         ("a plain scalar", "a: b\u{2029}c\n"),
@@ -562,13 +555,7 @@ fn kustomizations_are_evaluated_or_refused() {
         SA.replace("name: a", "name: b").as_str(),
     );
     let run = chartgen(&["check", target]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr
-            .contains("stray.yaml is not listed in the resources of"),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "stray.yaml is not listed in the resources of");
     std::fs::remove_file(app.join("stray.yaml")).unwrap();
 
     std::fs::create_dir_all(app.join("plain")).unwrap();
@@ -631,12 +618,7 @@ fn a_kustomization_document_is_never_skipped_silently() {
         "{SA}---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata: {{name: k}}\nnamePrefix: p-\n"
     );
     let run = chartgen_with_stdin(&["check", "-"], Some(&stream));
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("<stdin>:5:1: a kustomize Kustomization (kustomize.config.k8s.io/v1beta1) changes what gets applied"),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "<stdin>:5:1: a kustomize Kustomization (kustomize.config.k8s.io/v1beta1) changes what gets applied");
     assert!(
         run.stderr
             .contains("kubectl kustomize DIR | chartgen check -")
@@ -654,12 +636,7 @@ fn a_kustomization_document_is_never_skipped_silently() {
     );
     // A kustomization named on the command line is no object either.
     let run = chartgen(&["check", "out/ovh-prod/release/kustomization.yaml"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("a kustomize Kustomization"),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "a kustomize Kustomization");
 }
 
 /// chartgen's own output directories keep working: the kustomization lists
@@ -686,42 +663,33 @@ fn special_files_are_refused_not_opened() {
     // Nobody writes the FIFO: a reader that opened it would hang here.
     for command in ["check", "rbac"] {
         let run = chartgen(&[command, dir.to_str().unwrap()]);
-        assert_eq!(run.code, 2, "{}", run.stderr);
-        assert!(
-            run.stderr.contains(
-                "pipe.yaml is a FIFO (named pipe), not a regular file; chartgen opens nothing else"
-            ),
-            "{}",
-            run.stderr
+        run.assert_refused(
+            2,
+            "pipe.yaml is a FIFO (named pipe), not a regular file; chartgen opens nothing else",
         );
     }
     let run = chartgen(&["diff", dir.to_str().unwrap(), "out/dev"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("is a FIFO"), "{}", run.stderr);
+    run.assert_refused(2, "is a FIFO");
     std::fs::remove_file(&fifo).unwrap();
     let socket = dir.join("socket");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     let run = chartgen(&["check", dir.to_str().unwrap()]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("socket is a socket"), "{}", run.stderr);
+    run.assert_refused(2, "socket is a socket");
     // Values files named with `-f` may be streams: `cli::values_from_*`.
     // A device named on the command line is read, but only up to the
     // budget: /dev/zero stops there, it does not fill the memory.
     let run = chartgen(&["check", "/dev/zero"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains(&format!(
+    run.assert_refused(
+        2,
+        &format!(
             "error: /dev/zero:1:1: more than the limit of {} bytes in the whole input",
             LIMITS.max_bytes
-        )),
-        "{}",
-        run.stderr
+        ),
     );
     // A socket named on the command line stays refused: it cannot be read
     // as a file.
     let run = chartgen(&["check", socket.to_str().unwrap()]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("socket is a socket"), "{}", run.stderr);
+    run.assert_refused(2, "socket is a socket");
 }
 
 /// Makes a FIFO at `path` and writes `text` into it from a thread, as a
@@ -815,12 +783,7 @@ fn links_inside_a_directory_are_not_read_and_say_so() {
         "resources: [sa.yaml, other.yaml]\n",
     );
     let run = chartgen(&["check", dir.to_str().unwrap()]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("goes through the symbolic link"),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "goes through the symbolic link");
 }
 
 /// 100,000 documents in one text are read (each with its `# Source:`
@@ -1013,12 +976,7 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
 
     // Through the command line: exit 2, the same message.
     let run = chartgen(&["check", &dir.display().to_string()]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("YAML nodes in the whole input"),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "YAML nodes in the whole input");
     // diff's two sides are one input: two folders of three bombs each (each
     // side under the budget) are over it together.
     let (old, new) = (dir.join("old"), dir.join("new"));
@@ -1038,12 +996,7 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
         "one side alone is read"
     );
     let run = chartgen(&["diff", &old_side, &new.display().to_string()]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("YAML nodes in the whole input"),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, "YAML nodes in the whole input");
 }
 
 /// The byte budget bounds the whole input too: two files, each under it,

@@ -161,12 +161,7 @@ fn errors_about_other_input_still_quote_the_line() {
         &["check", "-"],
         Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: !!int seven}\n"),
     );
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains(" 4 | data: {a: !!int seven}\n"),
-        "{}",
-        run.stderr
-    );
+    run.assert_refused(2, " 4 | data: {a: !!int seven}\n");
 }
 
 /// A file reached through a symbolic link could be any file (a key, a
