@@ -276,7 +276,17 @@ impl Diagnostic {
             Quoting::Quote => text.to_owned(),
             Quoting::Mask => mask_quoted(text),
         };
-        let first = self.first_line(&masked(&self.message));
+        let mut first = self.first_line(&masked(&self.message));
+        // A set flag's argument is its own headline: masked, it is named
+        // by its flag and key only (`--set-json extraObjects=…`).
+        if quoting == Quoting::Mask
+            && let Origin::At { source, .. } = &self.origin
+            && source.is_set_argument
+            && let Some(rest) = first.strip_prefix(source.name.as_str())
+        {
+            let named = source.name.split_once('=').map_or("--set", |(key, _)| key);
+            first = format!("{named}=…{rest}");
+        }
         let mut out = match self.subject.as_deref() {
             None => {
                 let mut out = printable(&clip(&first, MESSAGE)).into_owned();

@@ -68,10 +68,13 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
     match error.downcast_ref::<Error>() {
         Some(Error::InvalidValues { problems }) => {
             // An `extraObjects` entry is a manifest, and may be a Secret:
-            // judged as manifests are; the chart's own keys hold none.
+            // judged as manifests are; the chart's own keys hold none. A
+            // set flag's argument is one piece of an entry, which alone
+            // shows nothing of what the entry is: never quoted.
             let mut judged = HashMap::new();
             problems_text(error, problems, labels, |problem| {
-                !in_extra_objects(problem) || may_quote(problem, &mut judged)
+                !in_extra_objects(problem)
+                    || (!from_set_argument(problem) && may_quote(problem, &mut judged))
             })
         }
         Some(Error::InvalidManifests { problems }) => {
@@ -151,6 +154,11 @@ const EXTRA_OBJECTS: &str = "extraObjects";
 /// Whether a values problem is about an `extraObjects` entry.
 fn in_extra_objects(problem: &Problem) -> bool {
     matches!(problem.path.0.first(), Some(crate::location::Segment::Key(key)) if key == EXTRA_OBJECTS)
+}
+
+/// Whether a problem comes from a set flag's argument.
+fn from_set_argument(problem: &Problem) -> bool {
+    matches!(&problem.origin, Origin::At { source, .. } if source.is_set_argument)
 }
 
 /// Whether a problem in manifests may quote its input: not when the text

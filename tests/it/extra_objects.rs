@@ -217,6 +217,31 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
         // Never the Secret's value, anywhere.
         assert!(!run.stderr.contains("hunter2"), "{case}: {}", run.stderr);
     }
+    // Nor when the Secret came in a set flag, whose argument is the
+    // error's headline: named by its flag and key only.
+    for flag in ["--set-json", "--set"] {
+        let arg = if flag == "--set" {
+            "extraObjects[0].stringData.token=hunter2".to_owned()
+        } else {
+            r#"extraObjects=[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"t","namespace":"buildkit-builds"},"stringData":{"token":"hunter2"}}]"#.to_owned()
+        };
+        let mut args = vec!["validate", flag, &arg];
+        let base = [
+            "--set-json",
+            r#"extraObjects=[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"t","namespace":"buildkit-builds"}}]"#,
+        ];
+        if flag == "--set" {
+            args.splice(1..1, base);
+        }
+        let run = chartgen(&args);
+        assert_eq!(run.code, 2, "{flag}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("is a Secret with stringData"),
+            "{flag}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("hunter2"), "{flag}: {}", run.stderr);
+    }
 }
 
 #[test]
