@@ -167,7 +167,7 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
         (
             "a namespaced object without its namespace",
             "  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: settings}\n",
-            "error: <stdin>:4:15: extraObjects[0].metadata.namespace: extraObjects[0] (ConfigMap `settings`) has no metadata.namespace: chartgen has no release namespace to put a namespaced object in, and `kubectl apply` would put it in `default`",
+            "error: <stdin>:4:15: extraObjects[0].metadata: extraObjects[0] (ConfigMap `settings`) has no metadata.namespace: chartgen has no release namespace to put a namespaced object in, and `kubectl apply` would put it in `default`",
         ),
         (
             "a List",
@@ -216,6 +216,25 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
         );
         // Never the Secret's value, anywhere.
         assert!(!run.stderr.contains("hunter2"), "{case}: {}", run.stderr);
+    }
+    // A built-in kind's scope is known without a CRD: `validate` refuses
+    // the missing namespace as `render` does; a custom kind's waits for
+    // its CRD (`render --crd`).
+    let run = chartgen_with_stdin(
+        &["validate", "-f", "-"],
+        Some("extraObjects:\n  - {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}}\n"),
+    );
+    run.assert_refused(
+        2,
+        "extraObjects[0] (Deployment `d`) has no metadata.namespace",
+    );
+    for kind in [
+        "{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p}, value: 5}",
+        "{apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor, metadata: {name: m}}",
+    ] {
+        let values = format!("extraObjects:\n  - {kind}\n");
+        let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(&values));
+        assert_eq!(run.code, 0, "{kind}: {}", run.stderr);
     }
     // Nor when the Secret came in a set flag, whose argument is the
     // error's headline: named by its flag and key only.

@@ -54,6 +54,16 @@ impl JsonSchema for ExtraObject {
     }
 }
 
+/// Whether an API group is one of Kubernetes' own: the core group, an
+/// unqualified one (`apps`, `batch`, `policy`) or one under `k8s.io`
+/// (which a custom resource may only use with the API reviewers'
+/// approval). Their kinds' scopes are known without a CRD, so `validate`
+/// judges a missing namespace as `render` does; a custom kind's scope
+/// waits for its CRD (`render --crd`).
+fn is_built_in(group: &str) -> bool {
+    !group.contains('.') || group.ends_with(".k8s.io")
+}
+
 /// Whether `api_version` and `kind` are the core Secret.
 fn is_core_secret(object: &ExtraObject) -> bool {
     object.text("apiVersion") == "v1" && object.text("kind") == "Secret"
@@ -155,6 +165,24 @@ pub fn check(values: &Values, violations: &mut Vec<Violation>) {
             .text("apiVersion")
             .rsplit_once('/')
             .unwrap_or_default();
+        if object.metadata("namespace").is_none()
+            && is_built_in(group)
+            && !crate::manifest::is_cluster_scoped(kind)
+        {
+            violations.push(Violation {
+                path: at.key("metadata").key("namespace"),
+                also: vec![at.key("metadata")],
+                message: format!(
+                    "{KEY}[{i}] ({kind} `{}`) has no metadata.namespace: chartgen has no release namespace to put a namespaced object in, and `kubectl apply` would put it in `default`",
+                    object.metadata("name").unwrap_or_default()
+                ),
+                hint: Some(format!(
+                    "write the namespace it belongs in (the operator's is `{}`, the builds' `{}`)",
+                    values.namespaces.operator.as_str(),
+                    values.namespaces.builds.as_str()
+                )),
+            });
+        }
         let key = (
             group.to_owned(),
             kind.to_owned(),
