@@ -948,6 +948,24 @@ fn verdict<'a>(output: &'a str, hook: &str) -> &'a str {
     line.rsplit('.').next().unwrap().trim()
 }
 
+/// A rendered GitOps repository whose `.pre-commit-config.yaml` takes
+/// the hooks `ids` from a local clone of the hooks at a rev, and a cache
+/// for pre-commit: (the hooks' clone, the repository, the cache), each
+/// kept for the test's length.
+fn pre_commit_repo(ids: &[&str]) -> (tempfile::TempDir, tempfile::TempDir, tempfile::TempDir) {
+    let (hooks, rev) = hooks_repo();
+    let (repo, _) = gitops_repo();
+    let cache = tempfile::tempdir().unwrap();
+    let listed: String = ids.iter().map(|id| format!("      - id: {id}\n")).collect();
+    let config = format!(
+        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n{listed}",
+        hooks.path().display()
+    );
+    std::fs::write(repo.path().join(".pre-commit-config.yaml"), config).unwrap();
+    git(repo.path(), &["add", ".pre-commit-config.yaml"]);
+    (hooks, repo, cache)
+}
+
 /// The real pre-commit, with `repo:` a local clone of the hooks at a rev:
 /// both hooks pass on a rendered repository; a values change without its
 /// render fails the drift hook; an unknown key fails the validate hook,
@@ -957,15 +975,7 @@ fn pre_commit_hooks_pass_and_fail_for_real() {
     if !available(&[&PRE_COMMIT]) {
         return;
     }
-    let (hooks, rev) = hooks_repo();
-    let (repo, _) = gitops_repo();
-    let cache = tempfile::tempdir().unwrap();
-    let config = format!(
-        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: chartgen-validate\n      - id: chartgen-drift\n",
-        hooks.path().display()
-    );
-    std::fs::write(repo.path().join(".pre-commit-config.yaml"), config).unwrap();
-    git(repo.path(), &["add", ".pre-commit-config.yaml"]);
+    let (_hooks, repo, cache) = pre_commit_repo(&["chartgen-validate", "chartgen-drift"]);
     let (validate, drift) = ("chartgen validate", "chartgen render --check");
 
     let (code, output) = pre_commit(repo.path(), cache.path(), &["--all-files"]);
@@ -1023,15 +1033,7 @@ fn pre_commit_render_hook_re_renders() {
     if !available(&[&PRE_COMMIT]) {
         return;
     }
-    let (hooks, rev) = hooks_repo();
-    let (repo, _) = gitops_repo();
-    let cache = tempfile::tempdir().unwrap();
-    let config = format!(
-        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: chartgen-render\n",
-        hooks.path().display()
-    );
-    std::fs::write(repo.path().join(".pre-commit-config.yaml"), config).unwrap();
-    git(repo.path(), &["add", ".pre-commit-config.yaml"]);
+    let (_hooks, repo, cache) = pre_commit_repo(&["chartgen-render"]);
     let hook = "chartgen render";
 
     let (code, output) = pre_commit(repo.path(), cache.path(), &["--all-files"]);
