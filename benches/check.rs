@@ -6,9 +6,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use chartgen::check::{self, Options};
-use chartgen::input;
-use chartgen::kube::{DEFAULT_VERSION, KubeSchemas};
+use chart::check::{self, Options};
+use kubernetes::input;
+use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
 
 fn check_largest_environment(c: &mut Criterion) {
     let root = env!("CARGO_MANIFEST_DIR");

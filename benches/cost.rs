@@ -9,9 +9,10 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-use chartgen::check::{self, rbac};
-use chartgen::diff::lines;
-use chartgen::{input, pipeline, values};
+use chart::check::{self, rbac};
+use chart::{pipeline, values};
+use kubernetes::diff::lines;
+use kubernetes::input;
 
 /// `check`'s relational checks (RBAC, topology) on out/ovh-prod plus the
 /// multiplying RBAC of `hostile_rbac(n)`: 1.6 KB per n.

@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use chartgen::{diff, input};
+use kubernetes::{diff, input};
 
 /// 500 Deployments and 500 ConfigMaps; `version` changes every tenth
 /// object's image and TOML, and the order of containers and env.

@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-use chartgen::input;
+use kubernetes::input;
 
 /// `count` ConfigMaps, each with a `# Source:` comment.
 fn documents(count: usize) -> String {

@@ -10,10 +10,11 @@ use std::process::Command;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use chartgen::check::{self, Options};
-use chartgen::kube::{DEFAULT_VERSION, KubeSchemas};
-use chartgen::values::{self, Inputs};
-use chartgen::{input, pipeline};
+use chart::check::{self, Options};
+use chart::pipeline;
+use chart::values::{self, Inputs};
+use kubernetes::input;
+use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
 
 /// The stream `scripts/many-instances count` prints.
 fn instances(count: usize) -> String {

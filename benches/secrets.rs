@@ -9,7 +9,7 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value as Json, json};
 
-use chartgen::secret;
+use kubernetes::secret;
 
 fn secret_with(keys: usize) -> Json {
     let data: Map<String, Json> = (0..keys)

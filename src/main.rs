@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-use chartgen::cli::{Cli, ColorWhen};
-use chartgen::terminal::{self, ColorChoice};
-use chartgen::{commands, exit::Exit, report};
+use chartgen::args::{Cli, ColorWhen};
+use chartgen::{commands, report};
+use kubernetes::exit::Exit;
+use kubernetes::terminal::{self, ColorChoice};
 
 /// mimalloc: a render allocates and frees hundreds of thousands of small
 /// nodes, and glibc's malloc spent a third of the instructions on them

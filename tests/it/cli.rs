@@ -319,7 +319,7 @@ fn values_from_dev_stdin() {
 /// `/dev/zero` and a FIFO that writes too much are refused, not buffered.
 #[test]
 fn a_stream_past_the_values_limit_is_refused() {
-    let limit = chartgen::yaml::Limits::VALUES.max_bytes;
+    let limit = kubernetes::yaml::Limits::VALUES.max_bytes;
     let run = chartgen(&["validate", "-f", "/dev/zero"]);
     assert_eq!(run.code, 2);
     assert!(
@@ -450,7 +450,7 @@ fn every_help_ends_with_examples_that_run() {
     );
     let mut commands = vec![String::new()];
     commands.extend(
-        chartgen::cli::Cli::command()
+        chartgen::args::Cli::command()
             .get_subcommands()
             .map(|c| c.get_name().to_owned()),
     );

@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use chartgen::rbac::{Cluster, defaults, permissions_with};
+use kubernetes::rbac::{Cluster, defaults, permissions_with};
 use serde_json::{Value as Json, json};
 
 use crate::cluster_apply::{environments, read};

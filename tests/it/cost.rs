@@ -146,7 +146,7 @@ fn diff_compares_permissions_under_the_grant_budget() {
 #[test]
 fn set_arguments_have_a_budget() {
     let mut args = vec!["validate".to_owned()];
-    for i in 0..=chartgen::values::MAX_SET_ARGUMENTS {
+    for i in 0..=chart::values::MAX_SET_ARGUMENTS {
         args.push("--set".to_owned());
         args.push(format!("commonLabels.k{i}=v"));
     }
@@ -159,7 +159,7 @@ fn set_arguments_have_a_budget() {
     let run = chartgen(&args);
     assert_eq!(run.code, 0, "{}", run.stderr);
     // Pairs in one argument count one by one.
-    let pairs: Vec<String> = (0..=chartgen::values::MAX_SET_ARGUMENTS)
+    let pairs: Vec<String> = (0..=chart::values::MAX_SET_ARGUMENTS)
         .map(|i| format!("commonLabels.k{i}=v"))
         .collect();
     let run = chartgen(&["validate", "--set", &pairs.join(",")]);
@@ -203,7 +203,7 @@ fn values_that_multiply_stop_at_the_output_budget() {
 
 #[test]
 fn long_texts_and_long_lines_diff_in_full() {
-    use chartgen::diff::lines::{Line, diff};
+    use kubernetes::diff::lines::{Line, diff};
     let [(old, new), (one, longer)] = long_texts(20_000);
     let changed: Vec<Line<'_>> = diff(&old, &new)
         .into_iter()

@@ -4,7 +4,7 @@
 
 use serde_json::Value as Json;
 
-use chartgen::yaml::{self, Source};
+use kubernetes::yaml::{self, Source};
 
 use crate::harness::{chartgen, find};
 
@@ -16,7 +16,7 @@ fn render(args: &[&str]) -> Vec<Json> {
     assert_eq!((run.code, run.stderr.as_str()), (0, ""), "render {args:?}");
     yaml::parse_stream(
         &Source::file("render", &run.stdout),
-        chartgen::manifest::LIMITS,
+        kubernetes::manifest::LIMITS,
     )
     .unwrap()
     .iter()

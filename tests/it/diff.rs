@@ -646,7 +646,7 @@ fn a_revision_past_the_budget_is_refused_before_reading() {
     let big = format!(
         "{}#{}\n",
         config_map("a", "one"),
-        "x".repeat(chartgen::manifest::LIMITS.max_bytes)
+        "x".repeat(kubernetes::manifest::LIMITS.max_bytes)
     );
     repo.write("out/a.yaml", &big);
     repo.commit();
@@ -670,7 +670,7 @@ fn a_revision_past_the_budget_is_refused_before_reading() {
 fn a_large_unread_file_counts_in_neither_reading() {
     let repo = Repo::new("unread");
     repo.write("out/a.yaml", &config_map("a", "one"));
-    let archive = "x".repeat(chartgen::manifest::LIMITS.max_bytes + 1);
+    let archive = "x".repeat(kubernetes::manifest::LIMITS.max_bytes + 1);
     repo.write("out/chart.tgz", &archive);
     repo.commit();
     let on_disk = repo.chartgen(&["diff", "out", "out"]);

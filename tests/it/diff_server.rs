@@ -72,28 +72,29 @@ fn placed(mut object: Json) -> Json {
 /// The fixture's cases, then the generated ones.
 fn cases() -> Vec<Case> {
     let text = std::fs::read_to_string(fixtures().join("cases.yaml")).unwrap();
-    let source = chartgen::yaml::Source::file("cases.yaml", &text);
-    let mut all: Vec<Case> = chartgen::yaml::parse_stream(&source, chartgen::yaml::Limits::VALUES)
-        .unwrap()
-        .into_iter()
-        .map(|node| {
-            let doc = node.to_json();
-            let side = |key: &str| -> Vec<Json> {
-                doc[key]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .cloned()
-                    .map(placed)
-                    .collect()
-            };
-            Case {
-                name: doc["case"].as_str().unwrap().to_owned(),
-                old: side("old"),
-                new: side("new"),
-            }
-        })
-        .collect();
+    let source = kubernetes::yaml::Source::file("cases.yaml", &text);
+    let mut all: Vec<Case> =
+        kubernetes::yaml::parse_stream(&source, kubernetes::yaml::Limits::VALUES)
+            .unwrap()
+            .into_iter()
+            .map(|node| {
+                let doc = node.to_json();
+                let side = |key: &str| -> Vec<Json> {
+                    doc[key]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .cloned()
+                        .map(placed)
+                        .collect()
+                };
+                Case {
+                    name: doc["case"].as_str().unwrap().to_owned(),
+                    old: side("old"),
+                    new: side("new"),
+                }
+            })
+            .collect();
     all.extend(generated());
     let mut names = std::collections::BTreeSet::new();
     for case in &all {
@@ -498,9 +499,9 @@ fn record_the_servers_answers() {
     );
 }
 
-fn manifests(objects: &[Json]) -> Vec<chartgen::manifest::Manifest> {
+fn manifests(objects: &[Json]) -> Vec<kubernetes::manifest::Manifest> {
     let text: String = objects.iter().map(|o| format!("---\n{o}\n")).collect();
-    chartgen::input::parse("case", &text).unwrap().manifests
+    kubernetes::input::parse("case", &text).unwrap().manifests
 }
 
 /// `diff` says what the server did, for every recorded case.
@@ -523,15 +524,15 @@ fn diff_agrees_with_the_recorded_server() {
     let mut disagreements = Vec::new();
     for case in &cases {
         let answer = &recorded[&case.name];
-        let diff = chartgen::diff::diff(&manifests(&case.old), &manifests(&case.new), &[]);
+        let diff = kubernetes::diff::diff(&manifests(&case.old), &manifests(&case.new), &[]);
         let refused = diff
             .impact
             .iter()
-            .any(|i| i.level == chartgen::diff::Level::Refused);
+            .any(|i| i.level == kubernetes::diff::Level::Refused);
         let restart = diff
             .impact
             .iter()
-            .any(|i| i.level == chartgen::diff::Level::Restart);
+            .any(|i| i.level == kubernetes::diff::Level::Restart);
         let rolls = case.new.iter().any(|o| {
             matches!(
                 o["kind"].as_str(),

@@ -31,10 +31,10 @@ mod generate;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use chartgen::emit;
-use chartgen::location::Source;
-use chartgen::pod_security::reasons_in_server_message;
-use chartgen::yaml;
+use kubernetes::emit;
+use kubernetes::location::Source;
+use kubernetes::pod_security::reasons_in_server_message;
+use kubernetes::yaml;
 use serde_json::{Value as Json, json};
 
 use crate::harness::{chartgen, root};

@@ -7,9 +7,10 @@
 
 use proptest::prelude::*;
 
-use chartgen::values::{self, Inputs};
-use chartgen::yaml::{self, Limits, Source};
-use chartgen::{check, input};
+use chart::check;
+use chart::values::{self, Inputs};
+use kubernetes::input;
+use kubernetes::yaml::{self, Limits, Source};
 
 fn config() -> ProptestConfig {
     let cases = std::env::var("CHARTGEN_FUZZ_CASES")

@@ -21,7 +21,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use chartgen::{pipeline, values};
+use chart::{pipeline, values};
 use serde_json::{Value as Json, json};
 
 use crate::cluster_apply::{environments, read};

@@ -5,7 +5,7 @@
 //! `check` (T3) when `render` checks its output; `explain` names the
 //! values line behind each.
 
-use chartgen::yaml::{self, Source};
+use kubernetes::yaml::{self, Source};
 use serde_json::{Value as Json, json};
 
 use crate::harness::{assert_contains, chartgen, find};
@@ -20,7 +20,7 @@ fn rendered(args: &[&str]) -> Vec<Json> {
     assert_eq!(run.code, 0, "{}", run.transcript());
     yaml::parse_stream(
         &Source::file("render", &run.stdout),
-        chartgen::manifest::LIMITS,
+        kubernetes::manifest::LIMITS,
     )
     .expect("the render reads back")
     .iter()
@@ -233,7 +233,7 @@ fn every_hatch_renders_where_it_belongs() {
             .unwrap();
     let template = yaml::parse_stream(
         &Source::file("template", template),
-        chartgen::manifest::LIMITS,
+        kubernetes::manifest::LIMITS,
     )
     .unwrap()[0]
         .to_json();

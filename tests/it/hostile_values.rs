@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use chartgen::model::Values;
-use chartgen::{manifest, pipeline, yaml};
+use chart::model::Values;
+use chart::pipeline;
+use kubernetes::{manifest, yaml};
 
 /// Strings that break naive templating, mixed with arbitrary unicode.
 fn hostile() -> impl Strategy<Value = String> {

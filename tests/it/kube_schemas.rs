@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use chartgen::diagnostic::KeyPath;
-use chartgen::kube::validator::{self, Additional, NODES};
-use chartgen::kube::{KubeSchemas, VERSIONS};
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::kube::validator::{self, Additional, NODES};
+use kubernetes::kube::{KubeSchemas, VERSIONS};
 use serde_json::{Value as Json, json};
 
 use crate::corpus::{Rng, pointers};
 
-#[path = "../../build/kube_schemas.rs"]
+#[path = "../../crates/kubernetes/build/kube_schemas.rs"]
 #[allow(dead_code)]
 mod bake;
 
@@ -71,7 +71,7 @@ fn reference_validators(version: &str) -> BTreeMap<(String, String), jsonschema:
                 .to_owned()
         };
         let validator = jsonschema::options()
-            .with_pattern_options(chartgen::kube::pattern_engine())
+            .with_pattern_options(kubernetes::kube::pattern_engine())
             .with_registry(&registry)
             .build(&schema)
             .unwrap();
@@ -124,7 +124,7 @@ fn rendered_objects() -> Vec<Json> {
     dirs.sort();
     let mut objects = Vec::new();
     for dir in dirs {
-        let set = chartgen::input::read(&[dir.display().to_string()]).unwrap();
+        let set = kubernetes::input::read(&[dir.display().to_string()]).unwrap();
         objects.extend(set.manifests.iter().map(|m| m.node.to_json()));
     }
     objects
@@ -311,7 +311,7 @@ fn generate(rng: &mut Rng, index: u32, depth: usize, odd: &[Json]) -> Json {
 
 fn generate_object(
     rng: &mut Rng,
-    node: &chartgen::kube::validator::Node,
+    node: &kubernetes::kube::validator::Node,
     depth: usize,
     odd: &[Json],
 ) -> Json {

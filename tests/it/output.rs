@@ -268,7 +268,7 @@ fn chartgen_in(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String,
         .stdin(std::process::Stdio::null())
         .env("NO_COLOR", "1")
         .env_remove("CHARTGEN_TEMPLATES")
-        .env_remove(chartgen::output::STOP_AT_STEP)
+        .env_remove(kubernetes::output::STOP_AT_STEP)
         .envs(env.iter().copied())
         .output()
         .expect("the chartgen binary runs");
@@ -320,7 +320,7 @@ fn victim(base: &Path) -> PathBuf {
     std::fs::create_dir_all(victim.join("release")).unwrap();
     std::fs::write(
         victim.join("release/kustomization.yaml"),
-        format!("{}\nresources: []\n", chartgen::output::MARKER),
+        format!("{}\nresources: []\n", kubernetes::output::MARKER),
     )
     .unwrap();
     std::fs::write(victim.join("id_rsa"), "secret\n").unwrap();
@@ -503,7 +503,7 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
     // Files a killed render of other values wrote, before it rewrote the
     // kustomization: no kustomization lists them; a temporary file cut
     // short; its lock; and an empty temporary file in a folder of its own.
-    let marker = chartgen::output::MARKER;
+    let marker = kubernetes::output::MARKER;
     std::fs::create_dir_all(out.join("release/other-ns")).unwrap();
     std::fs::write(
         out.join("release/other-ns/configmap-x.yaml"),
@@ -626,7 +626,7 @@ fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
     let base = repository(&[]);
     std::fs::create_dir_all(base.path().join("out/dev/release")).unwrap();
     let kustomization = base.path().join("out/dev/release/kustomization.yaml");
-    std::fs::write(&kustomization, format!("{}\n", chartgen::output::MARKER)).unwrap();
+    std::fs::write(&kustomization, format!("{}\n", kubernetes::output::MARKER)).unwrap();
     let (code, _, stderr) = chartgen_in(
         base.path(),
         &["render", "--all", "--output-dir", "out"],
@@ -827,7 +827,7 @@ fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges()
         out.join("legacy/configmap-stale.yaml"),
         format!(
             "{}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stale\n  namespace: legacy\n",
-            chartgen::output::MARKER
+            kubernetes::output::MARKER
         ),
     )
     .unwrap();
@@ -857,12 +857,12 @@ fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges()
         let (code, _, stderr) = chartgen_in(
             base.path(),
             &new_args,
-            &[(chartgen::output::STOP_AT_STEP, &stop)],
+            &[(kubernetes::output::STOP_AT_STEP, &stop)],
         );
         if code == 0 {
             break;
         }
-        assert_eq!(code, chartgen::output::STOPPED, "step {step}: {stderr}");
+        assert_eq!(code, kubernetes::output::STOPPED, "step {step}: {stderr}");
         let left = only_files(snapshot(&out));
         for (path, content) in &left {
             let name = path.rsplit('/').next().unwrap();

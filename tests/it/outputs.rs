@@ -140,9 +140,9 @@ fn sarif_names_each_findings_rule_file_and_line() {
     let run = &log["runs"][0];
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    let expected: Vec<&str> = chartgen::check::rules::RULES.iter().map(|r| r.id).collect();
+    let expected: Vec<&str> = chart::check::rules::RULES.iter().map(|r| r.id).collect();
     assert_eq!(ids, expected);
-    for (rule, source) in rules.iter().zip(chartgen::check::rules::RULES) {
+    for (rule, source) in rules.iter().zip(chart::check::rules::RULES) {
         assert_eq!(rule["shortDescription"]["text"], source.title);
         assert!(rule["help"]["text"].as_str().unwrap().contains(source.help));
         assert!(

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use chartgen::pod_security::reasons_in_server_message;
+use kubernetes::pod_security::reasons_in_server_message;
 use serde_json::Value as Json;
 
 use crate::harness::{chartgen, chartgen_with_stdin, root};

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use chartgen::rbac::{Cluster, Permissions, Scope, defaults, permissions_with};
+use kubernetes::rbac::{Cluster, Permissions, Scope, defaults, permissions_with};
 use serde_json::Value as Json;
 
 /// (apiGroup, resource[/subresource], resourceName or none, verb).
@@ -35,7 +35,7 @@ fn truth() -> Vec<Json> {
 /// `tests/it/cluster_rbac.rs` generated and recorded.
 pub(crate) fn objects(set: &str) -> Vec<Json> {
     let paths = set_paths(set);
-    let read = chartgen::input::read(&paths).unwrap();
+    let read = kubernetes::input::read(&paths).unwrap();
     read.manifests.iter().map(|m| m.node.to_json()).collect()
 }
 

@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use chartgen::manifest::LIMITS;
-use chartgen::yaml::{self, Source};
+use kubernetes::manifest::LIMITS;
+use kubernetes::yaml::{self, Source};
 
 use crate::harness::{chartgen, chartgen_with_stdin, root};
 
@@ -796,7 +796,7 @@ fn many_documents_are_read_and_the_budget_is_named() {
             "---\n# Source: templates/t{i}.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: x}}\n"
         );
     }
-    let set = chartgen::input::parse("many", &text).unwrap();
+    let set = kubernetes::input::parse("many", &text).unwrap();
     assert_eq!(set.manifests.len(), 100_000);
     let last = set
         .manifests
@@ -844,8 +844,8 @@ fn every_problem_is_counted_and_the_printer_caps_them() {
     // The reader keeps every problem (the count stays true); the error
     // printer shows the first hundred (`tests/it/terminal.rs`).
     let text = "---\nkind: ConfigMap\n".repeat(150);
-    let Err(chartgen::error::Error::InvalidManifests { problems }) =
-        chartgen::input::parse("bad", &text)
+    let Err(kubernetes::error::Error::InvalidManifests { problems }) =
+        kubernetes::input::parse("bad", &text)
     else {
         panic!("bad input read");
     };
@@ -944,10 +944,10 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
     }
     // Each file alone is read: the budget is not spent by one of them.
     let one = dir.join("b0.yaml").display().to_string();
-    assert_eq!(chartgen::input::read(&[one]).unwrap().manifests.len(), 1);
+    assert_eq!(kubernetes::input::read(&[one]).unwrap().manifests.len(), 1);
 
-    let Err(chartgen::error::Error::InvalidManifests { problems }) =
-        chartgen::input::read(&[dir.display().to_string()])
+    let Err(kubernetes::error::Error::InvalidManifests { problems }) =
+        kubernetes::input::read(&[dir.display().to_string()])
     else {
         panic!("eight bombs of a quarter of the budget each were read");
     };
@@ -992,7 +992,7 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
     }
     let old_side = old.display().to_string();
     assert!(
-        chartgen::input::read(std::slice::from_ref(&old_side)).is_ok(),
+        kubernetes::input::read(std::slice::from_ref(&old_side)).is_ok(),
         "one side alone is read"
     );
     let run = chartgen(&["diff", &old_side, &new.display().to_string()]);
@@ -1009,8 +1009,8 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
     write(&dir.join("a.yaml"), &format!("{SA}{half}"));
     write(&dir.join("b.yaml"), &half);
     write(&dir.join("c.yaml"), SA);
-    let Err(chartgen::error::Error::InvalidManifests { problems }) =
-        chartgen::input::read(&[dir.display().to_string()])
+    let Err(kubernetes::error::Error::InvalidManifests { problems }) =
+        kubernetes::input::read(&[dir.display().to_string()])
     else {
         panic!("files over the byte budget together were read");
     };
@@ -1040,13 +1040,13 @@ fn files_chartgen_found_are_never_streams_or_revisions() {
             .unwrap()
             .success()
     );
-    let error = chartgen::input::read_found(&[fifo.display().to_string()]).unwrap_err();
+    let error = kubernetes::input::read_found(&[fifo.display().to_string()]).unwrap_err();
     let cause = std::error::Error::source(&error).unwrap().to_string();
     assert!(
         cause.contains("object.yaml is a FIFO (named pipe), not a regular file"),
         "{cause}"
     );
-    let error = chartgen::input::read_found(&["HEAD:out/dev".to_owned()]).unwrap_err();
+    let error = kubernetes::input::read_found(&["HEAD:out/dev".to_owned()]).unwrap_err();
     let cause = std::error::Error::source(&error).unwrap().to_string();
     assert!(cause.contains("No such file"), "{cause}");
 }

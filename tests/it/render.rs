@@ -4,8 +4,8 @@
 
 use serde_json::Value as Json;
 
-use chartgen::kube::{KubeSchemas, VERSIONS};
-use chartgen::yaml::{self, Source};
+use kubernetes::kube::{KubeSchemas, VERSIONS};
+use kubernetes::yaml::{self, Source};
 
 use crate::harness::{
     assert_contains, chartgen, chartgen_with, find, relative, root, without_prerequisites,
@@ -49,11 +49,14 @@ fn render(args: &[String]) -> String {
 
 /// The objects of a rendered stream, as JSON.
 fn objects(stream: &str) -> Vec<Json> {
-    yaml::parse_stream(&Source::file("render", stream), chartgen::manifest::LIMITS)
-        .expect("the render reads back as YAML")
-        .iter()
-        .map(yaml::Node::to_json)
-        .collect()
+    yaml::parse_stream(
+        &Source::file("render", stream),
+        kubernetes::manifest::LIMITS,
+    )
+    .expect("the render reads back as YAML")
+    .iter()
+    .map(yaml::Node::to_json)
+    .collect()
 }
 
 #[test]
@@ -96,14 +99,14 @@ fn objects_come_in_helm_install_order() {
     .collect();
     let ranks: Vec<usize> = kinds
         .iter()
-        .map(|k| chartgen::manifest::install_rank(k))
+        .map(|k| kubernetes::manifest::install_rank(k))
         .collect();
     assert!(ranks.is_sorted(), "{kinds:?}");
     assert_eq!(kinds.first().map(String::as_str), Some("Namespace"));
     // Kinds unknown to Helm's order come last, alphabetically.
     let unknown: Vec<&str> = kinds
         .iter()
-        .filter(|k| chartgen::manifest::install_rank(k) == usize::MAX)
+        .filter(|k| kubernetes::manifest::install_rank(k) == usize::MAX)
         .map(String::as_str)
         .collect();
     assert!(unknown.is_sorted());
@@ -126,14 +129,14 @@ fn every_object_is_valid_against_every_vendored_kubernetes_version() {
 
 #[test]
 fn the_schema_check_catches_unknown_fields() {
-    let schemas = KubeSchemas::load(chartgen::kube::DEFAULT_VERSION).unwrap();
+    let schemas = KubeSchemas::load(kubernetes::kube::DEFAULT_VERSION).unwrap();
     let mut stream = String::new();
     for mut object in objects(&render(&["-f".to_owned(), "values/dev.yaml".to_owned()])) {
         if let Some("Deployment" | "BuildProject" | "Certificate") = object["kind"].as_str() {
             object["spec"]["replicaz"] = Json::from(1);
         }
         stream += "---\n";
-        stream += &chartgen::emit::block(&yaml::Node::from_json(&object, &yaml::Origin::Default));
+        stream += &kubernetes::emit::block(&yaml::Node::from_json(&object, &yaml::Origin::Default));
     }
     let findings = check(&schemas, &stream);
     let found: Vec<(&str, &str)> = findings
@@ -165,12 +168,12 @@ fn the_schema_check_catches_unknown_fields() {
 
 /// Every finding of `chartgen check` on a rendered stream: the vendored
 /// schemas, BuildProjects against the rendered CRD, RBAC and topology.
-fn check(schemas: &KubeSchemas, stream: &str) -> Vec<chartgen::check::Finding> {
-    let set = chartgen::input::parse("render", stream).unwrap();
-    chartgen::check::run(
+fn check(schemas: &KubeSchemas, stream: &str) -> Vec<chart::check::Finding> {
+    let set = kubernetes::input::parse("render", stream).unwrap();
+    chart::check::run(
         &set.manifests,
         &set.exemptions,
-        &chartgen::check::Options {
+        &chart::check::Options {
             schemas,
             extra_crds: &[],
         },
@@ -631,7 +634,7 @@ fn a_template_that_breaks_an_invariant_is_refused() {
 /// with the constant `check` reads, and it is ADR-1058's group.
 #[test]
 fn the_crd_group_reaches_the_crd_and_every_buildproject_from_the_plan() {
-    use chartgen::plan::adr::{CRD_GROUP, CRD_VERSION};
+    use chart::plan::adr::{CRD_GROUP, CRD_VERSION};
     assert_eq!(CRD_GROUP, "buildkit-operator.dev");
     let objects = objects(&render(&["-f", "values/ovh-prod.yaml"].map(str::to_owned)));
     let crd = find(
@@ -953,7 +956,7 @@ fn pod_settings_reach_each_pod_and_nothing_else() {
     ];
     let objects = objects(&render(&args));
     let text = std::fs::read_to_string(root().join(fixture)).unwrap();
-    let values = yaml::parse_stream(&Source::file(fixture, &text), chartgen::manifest::LIMITS)
+    let values = yaml::parse_stream(&Source::file(fixture, &text), kubernetes::manifest::LIMITS)
         .unwrap()[0]
         .to_json();
     let workloads = [
@@ -1024,8 +1027,11 @@ fn pod_settings_reach_each_pod_and_nothing_else() {
     let template = find(&objects, "ConfigMap", "buildkit-daemon-pod-template");
     assert_eq!(template["metadata"]["namespace"], "buildkit-builds");
     let text = template["data"]["pod-template.yaml"].as_str().unwrap();
-    let read = yaml::parse_stream(&Source::file("template", text), chartgen::manifest::LIMITS)
-        .unwrap()[0]
+    let read = yaml::parse_stream(
+        &Source::file("template", text),
+        kubernetes::manifest::LIMITS,
+    )
+    .unwrap()[0]
         .to_json();
     let daemon = &values["builds"]["daemon"];
     assert_eq!(read["metadata"]["labels"], daemon["podLabels"]);

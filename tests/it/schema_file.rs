@@ -6,7 +6,7 @@ use crate::harness::{chartgen, root};
 fn committed_schema_is_fresh() {
     let committed = std::fs::read_to_string(root().join("schema/values.schema.json"))
         .expect("schema/values.schema.json exists");
-    let generated = chartgen::schema::values_schema_text();
+    let generated = chart::schema::values_schema_text();
     assert!(
         committed == generated,
         "schema/values.schema.json is stale; regenerate it with\n  cargo run -q -- schema > schema/values.schema.json"
@@ -17,7 +17,7 @@ fn committed_schema_is_fresh() {
 fn schema_command_prints_the_committed_schema() {
     let run = chartgen(&["schema"]);
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
-    assert_eq!(run.stdout, chartgen::schema::values_schema_text());
+    assert_eq!(run.stdout, chart::schema::values_schema_text());
 }
 
 /// Issue 12: the files of `values/` point editors at the overlay schema,
@@ -52,7 +52,7 @@ fn committed_overlay_schema_is_fresh() {
     let committed = std::fs::read_to_string(root().join("schema/values.overlay.schema.json"))
         .expect("schema/values.overlay.schema.json exists");
     assert!(
-        committed == chartgen::schema_overlay::overlay_schema_text(),
+        committed == chart::schema_overlay::overlay_schema_text(),
         "schema/values.overlay.schema.json is stale; regenerate it with\n  cargo run -q -- schema overlay > schema/values.overlay.schema.json"
     );
     let run = chartgen(&["schema", "overlay"]);
@@ -105,13 +105,14 @@ fn an_overlay_with_only_a_tag_fits_the_overlay_schema_and_a_typo_does_not() {
 /// Every committed values file fits the overlay schema.
 #[test]
 fn every_values_file_fits_the_overlay_schema() {
-    use chartgen::yaml::{self, Source};
+    use kubernetes::yaml::{self, Source};
     let overlay = validator("schema/values.overlay.schema.json");
     for entry in std::fs::read_dir(root().join("values")).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         let nodes =
-            yaml::parse_stream(&Source::file("values", &text), chartgen::manifest::LIMITS).unwrap();
+            yaml::parse_stream(&Source::file("values", &text), kubernetes::manifest::LIMITS)
+                .unwrap();
         let errors: Vec<String> = overlay
             .iter_errors(&nodes[0].to_json())
             .map(|e| e.to_string())

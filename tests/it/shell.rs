@@ -132,7 +132,7 @@ fn bash_completes_subcommands_flags_and_values() {
     assert_eq!(values, ["bash", "elvish", "fish", "powershell", "zsh"]);
     // Every subcommand is offered after `chartgen `.
     let offered = bash_completes(&script, &["chartgen", ""]);
-    for command in chartgen::cli::Cli::command().get_subcommands() {
+    for command in chartgen::args::Cli::command().get_subcommands() {
         assert!(
             offered.iter().any(|o| o == command.get_name()),
             "{} not offered: {offered:?}",
@@ -247,7 +247,7 @@ fn man_pages_render_with_every_flag() {
     let dir = dir_tmp.path().to_path_buf();
     let run = chartgen(&["man", "--output-dir", dir.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.transcript());
-    let cli = chartgen::cli::Cli::command();
+    let cli = chartgen::args::Cli::command();
     let mut expected = vec![("chartgen.1".to_owned(), cli.clone())];
     for sub in cli.get_subcommands() {
         expected.push((format!("chartgen-{}.1", sub.get_name()), sub.clone()));

@@ -3,8 +3,8 @@
 //! rules that judge API validity (`API`, `K8S`, `KIND`) exactly when the
 //! server refused it.
 
-use chartgen::location::Source;
-use chartgen::yaml;
+use kubernetes::location::Source;
+use kubernetes::yaml;
 use serde_json::Value as Json;
 
 use crate::harness::{chartgen_with_stdin, root};

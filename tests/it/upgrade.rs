@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use chartgen::yaml::{self, Source};
+use kubernetes::yaml::{self, Source};
 
 use crate::harness::chartgen;
 
@@ -63,7 +63,7 @@ fn changed(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) 
 
 /// The one object of a rendered file, as JSON.
 fn object(text: &str) -> Json {
-    let nodes = yaml::parse_stream(&Source::file("file", text), chartgen::manifest::LIMITS)
+    let nodes = yaml::parse_stream(&Source::file("file", text), kubernetes::manifest::LIMITS)
         .expect("a rendered file reads back");
     assert_eq!(nodes.len(), 1, "one object per file");
     nodes[0].to_json()
@@ -227,7 +227,7 @@ fn bumping_one_image_changes_only_the_workloads_that_run_it() {
 
 #[test]
 fn the_bumps_cover_every_image() {
-    let defaults = chartgen::values::defaults().to_json();
+    let defaults = chart::values::defaults().to_json();
     let images: BTreeSet<&str> = defaults["images"]
         .as_object()
         .unwrap()

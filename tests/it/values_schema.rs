@@ -8,11 +8,11 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use chartgen::diagnostic::KeyPath;
-use chartgen::kube::validator::{self, ErrorKind, SchemaError, VALUES_ROOT};
-use chartgen::yaml::{Limits, Node, Origin, Source, parse_document};
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::kube::validator::{self, ErrorKind, SchemaError, VALUES_ROOT};
+use kubernetes::yaml::{Limits, Node, Origin, Source, parse_document};
 use serde_json::{Value as Json, json};
 
 use crate::corpus::{Rng, pointers};
@@ -91,11 +91,12 @@ fn agree(instance: &Json, case: &str) -> usize {
     );
     // The problems are made from these errors: they must not fail to be.
     let document = Node::from_json(instance, &Origin::Default);
-    let problems = chartgen::schema::validate(&document, instance);
+    let problems = chart::schema::validate(&document, instance);
     // One problem comes on top of the schema's errors by design: JSON Schema
     // counts `3.0` as an integer, serde does not (`floats_for_integers`).
-    let beyond_schema =
-        |p: &chartgen::diagnostic::Problem| p.message.starts_with("expected integer, found number");
+    let beyond_schema = |p: &kubernetes::diagnostic::Problem| {
+        p.message.starts_with("expected integer, found number")
+    };
     let only_floats = actual.is_empty() && problems.iter().all(beyond_schema);
     assert!(
         problems.is_empty() == actual.is_empty() || only_floats,
@@ -109,9 +110,9 @@ fn merged(file: &Path) -> Option<Json> {
     let text = std::fs::read_to_string(file).ok()?;
     let source = Source::file(file.display().to_string(), text);
     let layer = parse_document(&source, Limits::VALUES).ok()??;
-    let mut document = chartgen::values::defaults();
+    let mut document = chart::values::defaults();
     // An append that cannot be made is refused before the schema.
-    if !chartgen::values::merge(&mut document, layer).is_empty() {
+    if !chart::values::merge(&mut document, layer).is_empty() {
         return None;
     }
     Some(document.to_json())

@@ -1,8 +1,8 @@
 //! `resourceNames` cannot restrict create (the object has no name yet):
 //! a rule restricted by name takes only a `NamedVerb`, which has no create.
-use chartgen::plan::rbac::{Leases, Role};
-use chartgen::plan::verbs::NamedVerb;
-use chartgen::plan::trust::{Namespace, Operator};
+use chart::plan::rbac::{Leases, Role};
+use chart::plan::verbs::NamedVerb;
+use chart::plan::trust::{Namespace, Operator};
 
 fn main() {
     let operator = Namespace::<Operator>::new("buildkit-operator");

@@ -1,7 +1,7 @@
 //! R1: events are granted only by the write-only events ClusterRole.
-use chartgen::plan::rbac::{Events, Role};
-use chartgen::plan::verbs::Verb;
-use chartgen::plan::trust::{Namespace, Operator};
+use chart::plan::rbac::{Events, Role};
+use chart::plan::verbs::Verb;
+use chart::plan::trust::{Namespace, Operator};
 
 fn main() {
     let operator = Namespace::<Operator>::new("buildkit-operator");

@@ -1,7 +1,7 @@
 //! R3: leases leave the operator namespace nowhere, not even for the builds Role.
-use chartgen::plan::rbac::{Leases, Role};
-use chartgen::plan::verbs::Verb;
-use chartgen::plan::trust::{Builds, Namespace};
+use chart::plan::rbac::{Leases, Role};
+use chart::plan::verbs::Verb;
+use chart::plan::trust::{Builds, Namespace};
 
 fn main() {
     let builds = Namespace::<Builds>::new("buildkit-builds");

@@ -1,6 +1,6 @@
 //! Trust classes: a workload's pod settings (nodeSelector, tolerations, ...)
 //! cannot add a volume, so no hostPath reaches a pod through them.
-use chartgen::model::PodSettings;
+use chart::model::PodSettings;
 
 fn main() {
     let _ = PodSettings {

@@ -1,6 +1,6 @@
 //! T3: privileged containers exist only in the system class.
-use chartgen::plan::security::PodSecurity;
-use chartgen::plan::trust::Builds;
+use chart::plan::security::PodSecurity;
+use chart::plan::trust::Builds;
 
 fn main() {
     let _ = PodSecurity::<Builds>::privileged();

@@ -1,6 +1,6 @@
 //! R6: secrets are granted only in the builds namespace.
-use chartgen::plan::rbac::{READ, Role, Secrets};
-use chartgen::plan::trust::{Namespace, Operator};
+use chart::plan::rbac::{READ, Role, Secrets};
+use chart::plan::trust::{Namespace, Operator};
 
 fn main() {
     let operator = Namespace::<Operator>::new("buildkit-operator");

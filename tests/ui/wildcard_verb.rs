@@ -1,5 +1,5 @@
 //! R5: there is no wildcard verb.
-use chartgen::plan::verbs::Verb;
+use chart::plan::verbs::Verb;
 
 fn main() {
     let _ = Verb::All;

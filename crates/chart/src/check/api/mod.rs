@@ -1,0 +1,1842 @@
+//! What the API server refuses although the OpenAPI schema allows it,
+//! modelled on its validation (`pkg/apis/*/validation`): the name rule of
+//! each kind, namespace names, label and annotation keys and values,
+//! container, port and volume names (unique where the API server wants them
+//! unique), mounts of volumes that do not exist and repeated mount paths,
+//! resource quantities and requests above limits, negative counts and ids,
+//! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
+//! and matching the template they select), a pod's scheduling fields
+//! (`kubernetes::scheduling`), the rest of the pod spec ([`pod`]) and the
+//! specs of the other kinds ([`objects`], [`cron`]). Only these: admission
+//! and any rule not listed is not checked. Apart, as [`Invariant::Image`]:
+//! image references the kubelet cannot parse (the API server takes them).
+
+use serde_json::Value as Json;
+
+mod cron;
+mod objects;
+mod pod;
+
+use super::{Context, Findings, Invariant};
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::names;
+use kubernetes::quantity::Quantity;
+use kubernetes::scheduling::{each, label_selector};
+
+/// Checks every object of `context`.
+pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+    for index in 0..context.objects.len() {
+        for (path, message) in problems(context.objects[index]) {
+            findings.report(Invariant::Api, index, &path, message);
+        }
+        for (path, message) in images(context.objects[index]) {
+            findings.report(Invariant::Image, index, &path, message);
+        }
+    }
+}
+
+/// The image references of `object`'s containers that the kubelet cannot
+/// parse: the API server accepts them, the pod never starts.
+fn images(object: &Json) -> Vec<(KeyPath, String)> {
+    let mut found = Vec::new();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let Some((_, spec)) = pod_template(kind) else {
+        return found;
+    };
+    let at = KeyPath::from_pointer(spec);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, container) in each(&object.pointer(spec).unwrap_or(&Json::Null)[list]) {
+            if let Some(image) = container["image"].as_str()
+                && let Err(why) = names::image_reference(image)
+            {
+                found.push((
+                    at.key(list).index(i).key("image"),
+                    format!("`{image}` is {why}; the kubelet cannot pull it"),
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// What the API server (rule API) or the kubelet (rule IMAGE) would
+/// refuse in a Deployment's pod template whose spec is `pod`, by path from
+/// that spec (`containers[1].name`), with the rule's id: the values'
+/// escape hatches ask it of the pod they would render, so a value that
+/// would render a refused object is a values error at its key.
+pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, &'static str, String)> {
+    let labels = serde_json::json!({"app": "hatches"});
+    let object = serde_json::json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "hatches"},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": pod},
+        },
+    });
+    let prefix = KeyPath::dotted("spec.template.spec");
+    let api = problems(&object)
+        .into_iter()
+        .map(|(p, m)| (p, Invariant::Api, m));
+    let image = images(&object)
+        .into_iter()
+        .map(|(p, m)| (p, Invariant::Image, m));
+    api.chain(image)
+        .filter_map(|(path, rule, message)| {
+            let rest = path.0.strip_prefix(prefix.0.as_slice())?;
+            Some((KeyPath(rest.to_vec()), rule.id(), message))
+        })
+        .collect()
+}
+
+/// What the API server would refuse in `object`, by path.
+fn problems(object: &Json) -> Vec<(KeyPath, String)> {
+    let mut found = Vec::new();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let metadata = KeyPath::root().key("metadata");
+    if let Some(name) = object["metadata"]["name"].as_str() {
+        if let Err(why) = names::object_name(kind, name) {
+            found.push((
+                metadata.clone().key("name"),
+                format!("`{name}` is not a valid {kind} name: {why}"),
+            ));
+        }
+        if kind == "CustomResourceDefinition" {
+            let plural = object["spec"]["names"]["plural"]
+                .as_str()
+                .unwrap_or_default();
+            let group = object["spec"]["group"].as_str().unwrap_or_default();
+            if name != format!("{plural}.{group}") {
+                found.push((
+                    metadata.clone().key("name"),
+                    format!("a CustomResourceDefinition is named `<spec.names.plural>.<spec.group>`, here `{plural}.{group}`, not `{name}`"),
+                ));
+            }
+        }
+    }
+    if let Some(namespace) = object["metadata"]["namespace"].as_str()
+        && let Err(why) = names::dns1123_label(namespace)
+    {
+        found.push((
+            metadata.clone().key("namespace"),
+            format!("`{namespace}` is not a valid namespace: {why}"),
+        ));
+    }
+    meta(&object["metadata"], &metadata, &mut found);
+    if let Some((template, spec)) = pod_template(kind) {
+        let template_path = KeyPath::from_pointer(template);
+        if let Some(template) = object.pointer(template) {
+            meta(
+                &template["metadata"],
+                &template_path.clone().key("metadata"),
+                &mut found,
+            );
+        }
+        if let (Some(template), Some(pod)) = (object.pointer(template), object.pointer(spec)) {
+            pod::seccomp_annotations(
+                &template["metadata"],
+                pod,
+                &KeyPath::from_pointer(spec),
+                &mut found,
+            );
+            pod::apparmor_annotations(
+                &template["metadata"],
+                pod,
+                kind,
+                &KeyPath::from_pointer(spec),
+                &mut found,
+            );
+            pod::windows(pod, &KeyPath::from_pointer(spec), &mut found);
+        }
+        if let Some(pod) = object.pointer(spec) {
+            // A StatefulSet's claim templates are volumes its pods mount.
+            let claims = each(&object["spec"]["volumeClaimTemplates"])
+                .filter(|_| kind == "StatefulSet")
+                .filter_map(|(_, claim)| claim["metadata"]["name"].as_str())
+                .collect();
+            pod_spec(pod, kind, &KeyPath::from_pointer(spec), claims, &mut found);
+        }
+    }
+    if kind == "Service" {
+        service(object, &mut found);
+    }
+    if kind == "ConfigMap" {
+        config_map(object, &mut found);
+    }
+    workload(kind, object, &mut found);
+    objects::check(kind, object, &mut found);
+    found
+}
+
+/// A claim's storage request: given, and more than zero (a quantity that
+/// is no quantity is said by `resources`).
+fn claim_storage(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    let storage = &resources["requests"]["storage"];
+    let text = match storage {
+        Json::Null => {
+            found.push((
+                at.clone().key("requests"),
+                "a claim requests storage".to_owned(),
+            ));
+            return;
+        }
+        Json::String(text) => text.clone(),
+        Json::Number(number) => number.to_string(),
+        _ => return,
+    };
+    if Quantity::parse(&text).is_ok_and(|q| q.nanos() == 0) {
+        found.push((
+            at.clone().key("requests").key("storage"),
+            format!("a claim requests more than zero storage, not {text}"),
+        ));
+    }
+}
+
+/// A ConfigMap's keys: valid, and none in both `data` and `binaryData`.
+fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    for field in ["data", "binaryData"] {
+        for key in object[field]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            let at = KeyPath::root().key(field).key(key.clone());
+            if let Err(why) = pod::config_key(key) {
+                found.push((at, format!("`{key}` is not a ConfigMap key: {why}")));
+            } else if field == "data" && !object["binaryData"][key.as_str()].is_null() {
+                found.push((at, format!("`{key}` is in data and in binaryData")));
+            }
+        }
+    }
+}
+
+/// The counts of a workload's spec the API server wants non-negative, and
+/// its selector: well-formed, and selecting its own pod template.
+fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let spec = &object["spec"];
+    let at = KeyPath::root().key("spec");
+    let counts: &[&str] = match kind {
+        "Deployment" => &[
+            "replicas",
+            "revisionHistoryLimit",
+            "minReadySeconds",
+            "progressDeadlineSeconds",
+        ],
+        "StatefulSet" => &["replicas", "revisionHistoryLimit", "minReadySeconds"],
+        "DaemonSet" => &["revisionHistoryLimit", "minReadySeconds"],
+        "ReplicaSet" => &["replicas", "minReadySeconds"],
+        "Job" => &[
+            "parallelism",
+            "completions",
+            "backoffLimit",
+            "ttlSecondsAfterFinished",
+        ],
+        "CronJob" => &[
+            "successfulJobsHistoryLimit",
+            "failedJobsHistoryLimit",
+            "startingDeadlineSeconds",
+        ],
+        _ => &[],
+    };
+    non_negative(spec, &at, counts, found);
+    // A Deployment's progress deadline (600 s unset) exceeds minReadySeconds.
+    if kind == "Deployment" {
+        let ready = spec["minReadySeconds"].as_i64().unwrap_or(0);
+        let deadline = spec["progressDeadlineSeconds"].as_i64().unwrap_or(600);
+        if deadline >= 0 && deadline <= ready {
+            found.push((
+                at.clone().key("progressDeadlineSeconds"),
+                format!("progressDeadlineSeconds ({deadline}{}) must be greater than minReadySeconds ({ready})", if spec["progressDeadlineSeconds"].is_null() { ", its default" } else { "" }),
+            ));
+        }
+    }
+    if kind == "StatefulSet" {
+        for (i, claim) in each(&spec["volumeClaimTemplates"]) {
+            let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
+            resources(
+                &claim["spec"]["resources"],
+                &claim_at.key("resources"),
+                found,
+            );
+            claim_storage(
+                &claim["spec"]["resources"],
+                &claim_at.key("resources"),
+                found,
+            );
+        }
+    }
+    match kind {
+        "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job"
+            if spec["selector"].is_object() =>
+        {
+            let path = at.clone().key("selector");
+            let selects = |field: &str| match &spec["selector"][field] {
+                Json::Object(map) => !map.is_empty(),
+                Json::Array(list) => !list.is_empty(),
+                _ => false,
+            };
+            if kind != "Job" && !selects("matchLabels") && !selects("matchExpressions") {
+                found.push((
+                    path.clone(),
+                    format!("an empty selector; the API server refuses it for a {kind}"),
+                ));
+            }
+            label_selector(&spec["selector"], &path, found);
+            // A Job's generated selector is held to the generated labels
+            // (objects.rs); a manual one to the template's.
+            if kind != "Job" || spec["manualSelector"].as_bool() == Some(true) {
+                selects_template(&spec["selector"], &spec["template"], &path, kind, found);
+            }
+        }
+        "PodDisruptionBudget" if spec["selector"].is_object() => {
+            label_selector(&spec["selector"], &at.clone().key("selector"), found);
+        }
+        "PersistentVolumeClaim" => {
+            resources(&spec["resources"], &at.clone().key("resources"), found);
+            claim_storage(&spec["resources"], &at.clone().key("resources"), found);
+        }
+        "NetworkPolicy" if spec["podSelector"].is_object() => {
+            label_selector(&spec["podSelector"], &at.clone().key("podSelector"), found);
+        }
+        _ => {}
+    }
+}
+
+/// A finding for each of `fields` (dotted, under `value`) that is a number
+/// below zero; the API server refuses them all.
+fn non_negative(value: &Json, at: &KeyPath, fields: &[&str], found: &mut Vec<(KeyPath, String)>) {
+    for field in fields {
+        let mut node = value;
+        let mut path = at.clone();
+        for key in field.split('.') {
+            node = &node[key];
+            path = path.key(key);
+        }
+        if let Some(number) = node.as_f64()
+            && number < 0.0
+        {
+            found.push((
+                path,
+                format!("{node} is negative; the API server requires {field} >= 0"),
+            ));
+        }
+    }
+}
+
+/// A finding unless `value` is a port number in 1..65535 (`zero_unset`:
+/// 0 means "not set" and passes).
+fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(KeyPath, String)>) {
+    let Some(number) = value.as_f64() else {
+        return;
+    };
+    if (zero_unset && number == 0.0) || (1.0..=65535.0).contains(&number) {
+        return;
+    }
+    found.push((
+        path,
+        format!("{value} is not a port number; ports are 1 to 65535"),
+    ));
+}
+
+/// A finding when a workload's selector does not select its own template's
+/// labels: the API server refuses it ("selector does not match template").
+/// A selector it cannot read at all is "invalid label selector" there, as
+/// the API server says besides naming the parts at fault.
+fn selects_template(
+    selector: &Json,
+    template: &Json,
+    at: &KeyPath,
+    kind: &str,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    let empty = serde_json::Map::new();
+    let labels = template["metadata"]["labels"].as_object().unwrap_or(&empty);
+    let message = match kubernetes::selector::evaluate(selector, |k| {
+        labels.get(k).and_then(Json::as_str)
+    }) {
+        kubernetes::selector::Selected::Yes => return,
+        kubernetes::selector::Selected::No => format!(
+            "the {kind}'s selector does not match its template's labels (spec.template.metadata.labels); the API server refuses it"
+        ),
+        kubernetes::selector::Selected::Invalid => format!(
+            "the {kind}'s selector is not a label selector the API server can read (its parts at fault are named apart); it refuses it"
+        ),
+    };
+    found.push((at.clone(), message));
+}
+
+/// Where the pod template (if any) and the pod spec of a workload are.
+fn pod_template(kind: &str) -> Option<(&'static str, &'static str)> {
+    match kind {
+        "Pod" => Some(("", "/spec")),
+        "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job" => {
+            Some(("/spec/template", "/spec/template/spec"))
+        }
+        "ReplicationController" => Some(("/spec/template", "/spec/template/spec")),
+        "PodTemplate" => Some(("/template", "/template/spec")),
+        "CronJob" => Some((
+            "/spec/jobTemplate/spec/template",
+            "/spec/jobTemplate/spec/template/spec",
+        )),
+        _ => None,
+    }
+}
+
+/// A finding if `name` is not `valid`, or else if `seen` holds it already:
+/// `what` is the thing named and the scope its names are unique in.
+fn unique_name<'a>(
+    name: &'a str,
+    valid: Result<(), String>,
+    (what, scope): (&str, &str),
+    seen: &mut std::collections::BTreeSet<&'a str>,
+    path: KeyPath,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    if let Err(why) = valid {
+        found.push((path, format!("`{name}` is not a valid {what} name: {why}")));
+    } else if !seen.insert(name) {
+        found.push((
+            path,
+            format!("a second {what} named `{name}`; {what} names are unique {scope}"),
+        ));
+    }
+}
+
+/// A finding for each item of the array `list` (at `at`) whose string
+/// `field` an earlier item has already.
+fn repeated(
+    list: &Json,
+    field: &str,
+    at: &KeyPath,
+    found: &mut Vec<(KeyPath, String)>,
+    message: impl Fn(&str) -> String,
+) {
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, item) in each(list) {
+        if let Some(value) = item[field].as_str()
+            && !seen.insert(value)
+        {
+            found.push((at.clone().index(i).key(field), message(value)));
+        }
+    }
+}
+
+/// Label keys and values, annotation keys, and the annotations' total size.
+fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    for (field, what) in [("labels", "label"), ("annotations", "annotation")] {
+        let Some(map) = metadata[field].as_object() else {
+            continue;
+        };
+        let mut size = 0;
+        for (key, value) in map {
+            let path = at.clone().key(field).key(key.clone());
+            // An annotation key is a qualified name whatever its case: the
+            // API server lowercases it before it checks (a label key keeps
+            // its case).
+            let checked = if field == "annotations" {
+                key.to_lowercase()
+            } else {
+                key.clone()
+            };
+            if let Err(why) = names::qualified_name(&checked) {
+                found.push((
+                    path.clone(),
+                    format!("`{key}` is not a valid {what} key: {why}"),
+                ));
+            }
+            match value.as_str() {
+                Some(value) if field == "labels" => {
+                    if let Err(why) = names::label_value(value) {
+                        found.push((path, format!("label value {value:?} is not valid: {why}")));
+                    }
+                }
+                Some(value) => size += key.len() + value.len(),
+                None => {}
+            }
+        }
+        if size > 256 * 1024 {
+            found.push((
+                at.clone().key(field),
+                format!("the annotations hold {size} bytes; the API server takes at most 262144"),
+            ));
+        }
+    }
+}
+
+/// Containers (unique DNS-1123 names, pullable images, IANA port names,
+/// mounts of declared volumes) and volume names of one pod spec.
+fn pod_spec<'a>(
+    pod: &'a Json,
+    owner: &str,
+    at: &KeyPath,
+    claims: std::collections::BTreeSet<&'a str>,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    let mut volumes = claims;
+    for (i, volume) in each(&pod["volumes"]) {
+        if let Some(name) = volume["name"].as_str() {
+            let path = at.clone().key("volumes").index(i).key("name");
+            let valid = names::dns1123_label(name);
+            unique_name(
+                name,
+                valid,
+                ("volume", "in a pod"),
+                &mut volumes,
+                path,
+                found,
+            );
+        }
+    }
+    pod_level(pod, at, found);
+    pod::pod(pod, owner, at, found);
+    let mut containers = std::collections::BTreeSet::new();
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (i, container) in each(&pod[list]) {
+            let path = at.clone().key(list).index(i);
+            if let Some(name) = container["name"].as_str() {
+                if let Err(why) = names::dns1123_label(name) {
+                    found.push((
+                        path.clone().key("name"),
+                        format!("`{name}` is not a valid container name: {why}"),
+                    ));
+                }
+                if !containers.insert(name) {
+                    found.push((
+                        path.clone().key("name"),
+                        format!(
+                            "a second container named `{name}`; container names are unique in a pod"
+                        ),
+                    ));
+                }
+            }
+            // Only a Pod's: a template with one is accepted (its pods are
+            // refused when created, and the image is IMAGE's finding).
+            if owner == "Pod"
+                && let Some(image) = container["image"].as_str()
+                && image != image.trim()
+            {
+                found.push((
+                    path.clone().key("image"),
+                    format!("{image:?} has leading or trailing whitespace"),
+                ));
+            }
+            one_container(container, &path, &volumes, found);
+            pod::container(container, list == "initContainers", &path, found);
+        }
+    }
+}
+
+/// One container of a pod whose volumes are `volumes`: a pullable image,
+/// unique IANA port names and valid port numbers, mounts of declared
+/// volumes at distinct paths, and its own fields.
+fn one_container(
+    container: &Json,
+    path: &KeyPath,
+    volumes: &std::collections::BTreeSet<&str>,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    // Unique within a container: the API server only warns about a
+    // name repeated across containers.
+    let mut port_names = std::collections::BTreeSet::new();
+    for (p, port) in each(&container["ports"]) {
+        let port_path = path.clone().key("ports").index(p);
+        if let Some(name) = port["name"].as_str() {
+            let valid = names::iana_service_name(name);
+            let path = port_path.clone().key("name");
+            unique_name(
+                name,
+                valid,
+                ("port", "in a container"),
+                &mut port_names,
+                path,
+                found,
+            );
+        }
+        port_number(
+            &port["containerPort"],
+            port_path.clone().key("containerPort"),
+            false,
+            found,
+        );
+        port_number(&port["hostPort"], port_path.key("hostPort"), true, found);
+    }
+    for (m, mount) in each(&container["volumeMounts"]) {
+        if let Some(name) = mount["name"].as_str()
+            && !volumes.contains(name)
+        {
+            found.push((
+                path.clone().key("volumeMounts").index(m).key("name"),
+                format!("mounts volume `{name}`, which the pod does not declare"),
+            ));
+        }
+    }
+    let mounts = path.clone().key("volumeMounts");
+    repeated(
+        &container["volumeMounts"],
+        "mountPath",
+        &mounts,
+        found,
+        |mount_path| format!("`{mount_path}` is mounted twice in this container"),
+    );
+    container_level(container, path, found);
+}
+
+/// The pod spec's scheduling fields and security context (seccomp
+/// profile, unique sysctls). A negative grace period is accepted (the API
+/// server only warns, and reads it as 1).
+fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    kubernetes::scheduling::pod(pod, at, found);
+    let context = &pod["securityContext"];
+    let context_at = at.clone().key("securityContext");
+    profiles(context, &context_at, found);
+    let sysctls = context_at.clone().key("sysctls");
+    repeated(&context["sysctls"], "name", &sysctls, found, |name| {
+        format!("sysctl `{name}` is set twice")
+    });
+}
+
+/// A container's security context (seccomp profile) and resources
+/// (quantities, requests at most limits).
+fn container_level(container: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    let context = &container["securityContext"];
+    let context_at = at.clone().key("securityContext");
+    profiles(context, &context_at, found);
+    resources(&container["resources"], &at.clone().key("resources"), found);
+}
+
+/// The seccomp and AppArmor profiles of a security context:
+/// `localhostProfile` exactly when the type is `Localhost`.
+fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    for field in ["seccompProfile", "appArmorProfile"] {
+        let profile = &context[field];
+        let at = context_at.clone().key(field);
+        // seccomp takes any relative path (even empty); AppArmor a name,
+        // not empty, not padded with whitespace.
+        let local = profile["localhostProfile"].as_str().is_some_and(|p| {
+            if field == "seccompProfile" {
+                !p.starts_with('/') && !p.split('/').any(|part| part == "..")
+            } else {
+                !p.trim().is_empty() && p.trim() == p
+            }
+        });
+        pod::one_of(
+            &profile["type"],
+            &["Localhost", "RuntimeDefault", "Unconfined"],
+            at.clone().key("type"),
+            found,
+        );
+        match profile["type"].as_str() {
+            Some("Localhost") if !local => {
+                found.push((at, "type Localhost needs a localhostProfile (seccomp: a relative path without `..`; AppArmor: a name, not padded)".to_owned()))
+            }
+            Some(other) if other != "Localhost" && !profile["localhostProfile"].is_null() => {
+                found.push((
+                    at.key("localhostProfile"),
+                    format!("a localhostProfile is only allowed with type Localhost, not {other}"),
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Requests and limits: each a non-negative quantity, and no request above
+/// the limit of the same resource (compared exactly, as the API server
+/// compares them: `700m` = `0.7`, `1Gi` > `1G`).
+fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    let mut amounts = [
+        std::collections::BTreeMap::new(),
+        std::collections::BTreeMap::new(),
+    ];
+    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
+        for (resource, amount) in resources[field].as_object().into_iter().flatten() {
+            let path = at.clone().key(field).key(resource.clone());
+            // A number is read from its text, as the API server reads it.
+            let text = match amount {
+                Json::String(text) => text.clone(),
+                Json::Number(number) => number.to_string(),
+                _ => continue,
+            };
+            let value = match Quantity::parse(&text) {
+                Ok(value) if value.is_negative() => Err(format!(
+                    "{} is not a quantity a resource may hold: it must be non-negative",
+                    plain(amount)
+                )),
+                Ok(value) => Ok(value),
+                Err(why) => Err(format!("`{text}` is not a quantity: {why}")),
+            };
+            match value {
+                Ok(value) => {
+                    amounts[side].insert(resource.as_str(), (value, amount));
+                }
+                Err(why) => found.push((path, why)),
+            }
+        }
+    }
+    let [requests, limits] = &amounts;
+    // Extended resources (`example.com/gpu`) are whole units; they and
+    // huge pages are not overcommitted: a request needs the same limit.
+    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
+        for (resource, (value, shown)) in &amounts[side] {
+            let whole_units = extended(resource);
+            if !whole_units && !resource.starts_with("hugepages-") {
+                continue;
+            }
+            let path = at.clone().key(field).key((*resource).to_owned());
+            // Huge pages come in pages: the amount, in whole bytes (rounded
+            // up, as the API server's `Value`), is a multiple of the size.
+            if let Some(size) = resource
+                .strip_prefix("hugepages-")
+                .and_then(|size| Quantity::parse(size).ok())
+                .map(|size| size.nanos())
+                .filter(|size| *size > 0)
+            {
+                let bytes = (value.nanos() + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000;
+                if bytes % size != 0 {
+                    found.push((
+                        path,
+                        format!(
+                            "{} of {resource} is not a whole number of its pages",
+                            plain(shown)
+                        ),
+                    ));
+                    continue;
+                }
+            }
+            if whole_units && value.nanos() % 1_000_000_000 != 0 {
+                found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
+            } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
+                found.push((path, format!("requests {} of {resource} without the same limit; a request of a resource that is not overcommitted (extended resources, huge pages) equals its limit", plain(shown))));
+            }
+        }
+    }
+    for (resource, (request, shown)) in requests {
+        if let Some((limit, limit_shown)) = limits.get(resource)
+            && request > limit
+        {
+            found.push((
+                at.clone().key("requests").key((*resource).to_owned()),
+                format!(
+                    "requests {} of {resource}, more than its limit {}; a request is at most its limit",
+                    plain(shown),
+                    plain(limit_shown)
+                ),
+            ));
+        }
+    }
+}
+
+/// Whether `resource` is an extended resource: one with a domain that is
+/// not Kubernetes' own, and no quota `requests.` prefix.
+fn extended(resource: &str) -> bool {
+    resource.contains('/')
+        && !resource.contains("kubernetes.io/")
+        && !resource.starts_with("requests.")
+}
+
+/// A JSON scalar as written, strings without quotes.
+fn plain(value: &Json) -> String {
+    value
+        .as_str()
+        .map_or_else(|| value.to_string(), str::to_owned)
+}
+
+/// A Service's port names (DNS-1123 labels, required and unique when there
+/// is more than one port) and named target ports (IANA service names).
+fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let spec = &object["spec"];
+    if spec["clusterIP"] == "None"
+        && let Some(kind @ ("NodePort" | "LoadBalancer")) = spec["type"].as_str()
+    {
+        found.push((
+            KeyPath::root().key("spec").key("clusterIP"),
+            format!("a headless Service (clusterIP None) cannot be of type {kind}"),
+        ));
+    }
+    let ports = object["spec"]["ports"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut numbers = std::collections::BTreeSet::new();
+    for (i, port) in ports.iter().enumerate() {
+        let path = KeyPath::dotted("spec.ports").index(i);
+        match port["name"].as_str() {
+            Some(name) => {
+                let valid = names::dns1123_label(name);
+                let at = path.clone().key("name");
+                unique_name(
+                    name,
+                    valid,
+                    ("Service port", "in a Service"),
+                    &mut seen,
+                    at,
+                    found,
+                );
+            }
+            None if ports.len() > 1 => found.push((
+                path.clone(),
+                "a Service with more than one port names each of them".to_owned(),
+            )),
+            None => {}
+        }
+        port_number(&port["port"], path.clone().key("port"), false, found);
+        let protocol = port["protocol"].as_str().unwrap_or("TCP");
+        if let Some(number) = port["port"].as_u64()
+            && !numbers.insert((number, protocol))
+        {
+            found.push((
+                path.clone().key("port"),
+                format!("port {number}/{protocol} a second time; a Service's ports are unique by number and protocol"),
+            ));
+        }
+        port_number(&port["nodePort"], path.clone().key("nodePort"), true, found);
+        if port["targetPort"].is_number() {
+            port_number(
+                &port["targetPort"],
+                path.clone().key("targetPort"),
+                true,
+                found,
+            );
+        }
+        if let Some(target) = port["targetPort"].as_str()
+            && let Err(why) = names::iana_service_name(target)
+        {
+            found.push((
+                path.key("targetPort"),
+                format!("`{target}` is not a valid target port name: {why}"),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(object: Json) -> Vec<String> {
+        problems(&object)
+            .into_iter()
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect()
+    }
+
+    /// The API server lowercases an annotation key before it checks it,
+    /// not a label key (a real v1.35 server accepts the annotation and
+    /// refuses the label).
+    #[test]
+    fn annotation_keys_are_checked_in_lowercase_label_keys_as_written() {
+        let found = paths(serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "ops",
+                "labels": {"Example.com/app": "x"},
+                "annotations": {"Example.com/App": "x", "Bad_Prefix.com/x": "y"}},
+        }));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with(
+                "metadata.labels.\"Example.com/app\": `Example.com/app` is not a valid label key"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].starts_with("metadata.annotations.\"Bad_Prefix.com/x\""),
+            "{found:#?}"
+        );
+    }
+
+    /// Pod validation a real v1.35 server applies, each refused once:
+    /// user namespaces and host namespaces, host-network ports and
+    /// sysctls, sysctl names, privilege escalation with privileged, an
+    /// unmasked /proc, a container without image, an absolute subPath, a
+    /// lifecycle hook on an init container, a profile type; and the same
+    /// pod made valid draws nothing.
+    #[test]
+    fn pod_validation_of_host_and_user_namespaces_and_security_contexts() {
+        let pod = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "namespace": "ops"}, "spec": spec}))
+        };
+        let found = pod(serde_json::json!({
+            "hostUsers": false, "hostPID": true, "hostNetwork": true,
+            "securityContext": {"seccompProfile": {"type": "Bogus"}, "sysctls": [
+                {"name": "net.core.somaxconn", "value": "1"}, {"name": "Kernel.shm", "value": "1"},
+                {"name": "net/ipv4/ip_forward", "value": "1"}]},
+            "initContainers": [{"name": "i", "image": "a:1", "lifecycle": {"postStart": {"exec": {"command": ["x"]}}}}],
+            "containers": [
+                {"name": "a", "image": "a:1", "ports": [{"containerPort": 80, "hostPort": 81}],
+                 "securityContext": {"privileged": true, "allowPrivilegeEscalation": false},
+                 "volumeMounts": [{"name": "v", "mountPath": "/v", "subPath": "../x"}]},
+                {"name": "b", "securityContext": {"procMount": "Unmasked"}}],
+            "volumes": [{"name": "v", "emptyDir": {}}],
+        }));
+        assert_eq!(
+            found,
+            [
+                "spec.securityContext.seccompProfile.type",
+                "spec.hostNetwork",
+                "spec.hostPID",
+                "spec.securityContext.sysctls[0].name",
+                "spec.securityContext.sysctls[1].name",
+                "spec.securityContext.sysctls[2].name",
+                "spec.containers[0].securityContext",
+                "spec.containers[0].volumeMounts[0].subPath",
+                "spec.containers[0].ports[0].hostPort",
+                "spec.containers[1].image",
+                "spec.initContainers[0].lifecycle",
+            ]
+            .map(str::to_owned)
+            .to_vec()
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>(),
+            "{found:#?}"
+        );
+        let valid = pod(serde_json::json!({
+            "hostUsers": false,
+            "securityContext": {"sysctls": [{"name": "net/ipv4/ip_forward", "value": "1"}]},
+            "containers": [{"name": "a", "image": "a:1", "ports": [{"containerPort": 80}],
+                "securityContext": {"procMount": "Unmasked", "allowPrivilegeEscalation": false}}],
+        }));
+        assert_eq!(valid, Vec::<String>::new());
+        assert_eq!(
+            pod(serde_json::json!({"containers": []})),
+            ["spec.containers"]
+        );
+    }
+
+    /// Windows and HostProcess pods, seccomp annotations against fields, a
+    /// headless NodePort Service and a ConfigMap key twice, as a real
+    /// v1.35 server refuses them.
+    #[test]
+    fn windows_host_process_seccomp_annotations_services_and_config_maps() {
+        let found = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops",
+                "annotations": {"seccomp.security.alpha.kubernetes.io/pod": "unconfined",
+                                "container.seccomp.security.alpha.kubernetes.io/b": "localhost/x.json"}},
+            "spec": {"os": {"name": "windows"}, "hostPID": true,
+                "securityContext": {"seccompProfile": {"type": "RuntimeDefault"},
+                                    "windowsOptions": {"hostProcess": true}},
+                "containers": [
+                    {"name": "a", "image": "a:1", "securityContext": {"privileged": false,
+                        "windowsOptions": {"hostProcess": false}}},
+                    {"name": "b", "image": "b:1", "securityContext": {
+                        "seccompProfile": {"type": "Localhost", "localhostProfile": "x.json"}}}]}}));
+        assert_eq!(
+            found,
+            [
+                "spec.securityContext.seccompProfile.type",
+                "spec.hostPID",
+                "spec.securityContext.seccompProfile",
+                "spec.containers[0].securityContext.privileged",
+                "spec.containers[1].securityContext.seccompProfile",
+                "spec.containers[0].securityContext.windowsOptions.hostProcess",
+                "spec",
+                "spec.hostNetwork",
+            ],
+            "{found:#?}"
+        );
+        let host_process = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"},
+            "spec": {"hostNetwork": true, "securityContext": {"windowsOptions": {"hostProcess": true}},
+                "containers": [{"name": "a", "image": "a:1"}]}}));
+        assert_eq!(host_process, Vec::<String>::new());
+        let service = at(serde_json::json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s", "namespace": "ops"},
+            "spec": {"type": "NodePort", "clusterIP": "None", "ports": [{"port": 80}]}}));
+        assert_eq!(service, ["spec.clusterIP"]);
+        let config = at(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "ops"},
+            "data": {"k": "v", "..x": "v"}, "binaryData": {"k": "dg=="}}));
+        assert_eq!(config, ["data.k", "data.\"..x\""]);
+    }
+
+    /// A v1.35 server: a Deployment's progress deadline (600 unset) above
+    /// minReadySeconds; a DaemonSet's rolling update with exactly one of
+    /// maxUnavailable (1 unset) and maxSurge (0 unset) non-zero; a seccomp
+    /// Localhost profile may be an empty path, an AppArmor one not.
+    #[test]
+    fn deadlines_daemon_surges_and_localhost_profiles() {
+        let mut d = deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+        d["spec"]["minReadySeconds"] = 600.into();
+        assert_eq!(at(d.clone()), ["spec.progressDeadlineSeconds"]);
+        d["spec"]["progressDeadlineSeconds"] = 601.into();
+        assert_eq!(at(d), Vec::<String>::new());
+        let daemon = |rolling: Json| {
+            let mut d =
+                deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+            d["kind"] = "DaemonSet".into();
+            d["spec"]["updateStrategy"] =
+                serde_json::json!({"type": "RollingUpdate", "rollingUpdate": rolling});
+            at(d)
+        };
+        assert_eq!(
+            daemon(serde_json::json!({"maxSurge": 1})),
+            ["spec.updateStrategy.rollingUpdate.maxSurge"]
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxSurge": 1, "maxUnavailable": 0})),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxUnavailable": 0})),
+            ["spec.updateStrategy.rollingUpdate.maxUnavailable"]
+        );
+        assert_eq!(
+            daemon(serde_json::json!({"maxUnavailable": "10%"})),
+            Vec::<String>::new()
+        );
+        let profile = |field: &str, local: &str| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"securityContext": { field: {"type": "Localhost", "localhostProfile": local}},
+                    "containers": [{"name": "a", "image": "a:1"}]}}),
+            )
+        };
+        assert_eq!(profile("seccompProfile", ""), Vec::<String>::new());
+        assert_eq!(
+            profile("seccompProfile", "/abs.json"),
+            ["spec.securityContext.seccompProfile"]
+        );
+        assert_eq!(
+            profile("appArmorProfile", ""),
+            ["spec.securityContext.appArmorProfile"]
+        );
+        assert_eq!(
+            profile("appArmorProfile", " p"),
+            ["spec.securityContext.appArmorProfile"]
+        );
+        let pages = |amount: &str| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"containers": [{"name": "a", "image": "a:1", "resources": {
+                    "limits": {"hugepages-2Mi": amount, "memory": "1Gi"}}}]}}),
+            )
+        };
+        assert_eq!(pages("4Mi"), Vec::<String>::new());
+        assert_eq!(
+            pages("1m"),
+            ["spec.containers[0].resources.limits.hugepages-2Mi"]
+        );
+        assert_eq!(
+            pages("3Mi"),
+            ["spec.containers[0].resources.limits.hugepages-2Mi"]
+        );
+    }
+
+    /// A third seed against the v1.35 server: AppArmor annotations
+    /// against the profile a container runs with (a template's, not a
+    /// Pod's, where the server copies the annotation first), dnsPolicy
+    /// None with its dnsConfig, a nodePort refused on ClusterIP only, an
+    /// external traffic policy on externally accessible Services only, a
+    /// successThreshold 0 (defaulted to 1), a claim's storage above zero, a
+    /// progress deadline of 0.
+    #[test]
+    fn apparmor_annotations_dns_services_probes_claims_and_deadlines() {
+        let spec = serde_json::json!({"securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "a", "image": "a:1",
+                "livenessProbe": {"exec": {"command": ["x"]}, "successThreshold": 0}}],
+            "dnsPolicy": "None"});
+        let annotations =
+            serde_json::json!({"container.apparmor.security.beta.kubernetes.io/a": "unconfined"});
+        let mut d = deployment(spec.clone());
+        d["spec"]["template"]["metadata"]["annotations"] = annotations.clone();
+        d["spec"]["progressDeadlineSeconds"] = 0.into();
+        assert_eq!(
+            at(d),
+            [
+                "spec.template.spec.securityContext.appArmorProfile",
+                "spec.template.spec.dnsConfig",
+                "spec.progressDeadlineSeconds",
+            ]
+            .map(|p| p.replace(
+                "spec.template.spec.securityContext.appArmorProfile",
+                "spec.template.spec.containers[0].securityContext.appArmorProfile"
+            ))
+        );
+        let pod = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops", "annotations": annotations}, "spec": spec}));
+        assert_eq!(pod, ["spec.dnsConfig"]);
+        let service = |kind: &str, policy: &str| {
+            let mut object = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "ops"},
+                "spec": {"type": kind, "externalName": "db.example.com",
+                    "ports": [{"port": 80, "nodePort": 30080}]}});
+            if !policy.is_empty() {
+                object["spec"]["externalTrafficPolicy"] = policy.into();
+            }
+            at(object)
+        };
+        assert_eq!(service("ExternalName", ""), Vec::<String>::new());
+        assert_eq!(service("ClusterIP", ""), ["spec.ports[0].nodePort"]);
+        assert_eq!(
+            service("ExternalName", "Local"),
+            ["spec.externalTrafficPolicy"]
+        );
+        assert_eq!(service("NodePort", "Local"), Vec::<String>::new());
+        let claim = |resources: Json| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "c", "namespace": "ops"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": resources}}),
+            )
+        };
+        assert_eq!(
+            claim(serde_json::json!({"requests": {"storage": "0"}})),
+            ["spec.resources.requests.storage"]
+        );
+        assert_eq!(claim(serde_json::json!({})), ["spec.resources.requests"]);
+        assert_eq!(
+            claim(serde_json::json!({"requests": {"storage": "1Gi"}})),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_service_name_must_start_with_a_letter() {
+        let found = paths(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "1-gateway", "namespace": "ops"},
+            "spec": {"ports": [{"port": 1, "targetPort": "Grpc"}, {"name": "b", "port": 2}]},
+        }));
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(found[0].starts_with("metadata.name: `1-gateway` is not a valid Service name"));
+        assert!(found[1].starts_with("spec.ports[0]: a Service with more than one port"));
+        assert!(found[2].starts_with("spec.ports[0].targetPort:"));
+    }
+
+    #[test]
+    fn workloads_name_their_parts_as_the_api_server_requires() {
+        let found = paths(serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "Ops", "labels": {"a/b/c": "x", "ok": "-bad"}},
+            "spec": {"template": {
+                "metadata": {"annotations": {"example.com/x": "y"}},
+                "spec": {
+                    "volumes": [{"name": "Data"}],
+                    "containers": [
+                        {"name": "app", "image": "ghcr.io/Acme/app:1",
+                         "ports": [{"name": "metrics-endpoint", "containerPort": 1}],
+                         "volumeMounts": [{"name": "cache", "mountPath": "/c"}]},
+                        {"name": "app", "image": "ghcr.io/acme/app:1"},
+                    ],
+                },
+            }},
+        }));
+        let paths: Vec<&str> = found.iter().map(|f| f.split(':').next().unwrap()).collect();
+        assert_eq!(
+            paths,
+            [
+                "metadata.namespace",
+                "metadata.labels.\"a/b/c\"",
+                "metadata.labels.ok",
+                "spec.template.spec.volumes[0].name",
+                "spec.template.spec.containers[0].ports[0].name",
+                "spec.template.spec.containers[0].volumeMounts[0].name",
+                "spec.template.spec.containers[1].name",
+            ],
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn a_crd_is_named_after_its_plural_and_group() {
+        let found = paths(serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.org", "names": {"plural": "widgets", "kind": "Widget"}},
+        }));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].contains("here `widgets.example.org`"),
+            "{found:#?}"
+        );
+    }
+
+    /// The paths of the findings for `object`, in order.
+    fn at(object: Json) -> Vec<String> {
+        problems(&object)
+            .into_iter()
+            .map(|(path, _)| path.to_string())
+            .collect()
+    }
+
+    /// A Deployment whose pod spec is `pod`, selecting `app: web`.
+    fn deployment(pod: Json) -> Json {
+        serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "apps"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": pod},
+            },
+        })
+    }
+
+    #[test]
+    fn volume_names_mount_paths_and_port_names_are_unique() {
+        let found = at(deployment(serde_json::json!({
+            "volumes": [{"name": "data"}, {"name": "data"}],
+            "containers": [
+                {"name": "a", "image": "a:1",
+                 "ports": [{"name": "http", "containerPort": 80}, {"name": "http", "containerPort": 82}],
+                 "volumeMounts": [{"name": "data", "mountPath": "/d"}, {"name": "data", "mountPath": "/d"}]},
+                {"name": "b", "image": "b:1", "ports": [{"name": "http", "containerPort": 81}],
+                 "volumeMounts": [{"name": "data", "mountPath": "/d"}]},
+            ],
+        })));
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.volumes[1].name",
+                "spec.template.spec.containers[0].ports[1].name",
+                "spec.template.spec.containers[0].volumeMounts[1].mountPath",
+            ]
+        );
+    }
+
+    #[test]
+    fn resources_are_quantities_and_requests_stay_within_limits() {
+        let found = paths(deployment(serde_json::json!({
+            "containers": [{"name": "a", "image": "a:1", "resources": {
+                "requests": {"cpu": "100q", "memory": "1Gi", "ephemeral-storage": "1G", "nvidia.com/gpu": 1},
+                "limits": {"cpu": "1", "memory": "1G", "ephemeral-storage": "1Gi", "nvidia.com/gpu": -1},
+            }}],
+        })));
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert!(
+            found[0].starts_with(
+                "spec.template.spec.containers[0].resources.requests.cpu: `100q` is not a quantity"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].starts_with(
+                "spec.template.spec.containers[0].resources.limits.\"nvidia.com/gpu\": -1"
+            ),
+            "{found:#?}"
+        );
+        // An extended resource is requested only at its limit.
+        assert!(
+            found[2].starts_with(
+                "spec.template.spec.containers[0].resources.requests.\"nvidia.com/gpu\": requests 1 of nvidia.com/gpu without the same limit"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[3].starts_with("spec.template.spec.containers[0].resources.requests.memory: requests 1Gi of memory, more than its limit 1G"),
+            "{found:#?}"
+        );
+        // Huge pages are not overcommitted either: a request needs its
+        // limit, and takes any quantity (no whole-number rule).
+        let found = paths(deployment(serde_json::json!({
+            "containers": [{"name": "a", "image": "a:1", "resources": {
+                "requests": {"hugepages-2Mi": "4Mi", "hugepages-1Gi": "1Gi"},
+                "limits": {"hugepages-1Gi": "1Gi"},
+            }}],
+        })));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].starts_with("spec.template.spec.containers[0].resources.requests.hugepages-2Mi: requests 4Mi of hugepages-2Mi without the same limit"),
+            "{found:#?}"
+        );
+        // The same amount written two ways is not above itself.
+        let found = at(deployment(serde_json::json!({
+            "containers": [{"name": "a", "image": "a:1", "resources": {
+                "requests": {"cpu": "500m", "memory": "1024Mi"},
+                "limits": {"cpu": 0.5, "memory": "1Gi"},
+            }}],
+        })));
+        assert!(found.is_empty(), "{found:#?}");
+        // Exactly, never through a float: 700m is 0.7, and a nano more is
+        // more; the finding names both as written.
+        for (request, limit, above) in [
+            ("700m", "0.7", false),
+            ("0.7", "700m", false),
+            ("700000001n", "0.7", true),
+            ("700000000n", "0.7", false),
+            ("700000001e-9", "0.7", true),
+            ("0.700000001", "700m", true),
+            ("1e-10", "1n", false),
+            ("9223372036854775807", "8Ei", false),
+        ] {
+            let found = paths(deployment(serde_json::json!({
+                "containers": [{"name": "a", "image": "a:1", "resources": {
+                    "requests": {"cpu": request}, "limits": {"cpu": limit},
+                }}],
+            })));
+            let expected = if above {
+                vec![format!(
+                    "spec.template.spec.containers[0].resources.requests.cpu: requests {request} of cpu, more than its limit {limit}; a request is at most its limit"
+                )]
+            } else {
+                vec![]
+            };
+            assert_eq!(found, expected, "{request} <= {limit}");
+        }
+    }
+
+    #[test]
+    fn counts_ids_and_ports_are_never_negative() {
+        let mut object = deployment(serde_json::json!({
+            "terminationGracePeriodSeconds": -1,
+            "securityContext": {"runAsUser": -1, "runAsGroup": 0, "fsGroup": -2},
+            "containers": [{"name": "a", "image": "a:1",
+                "ports": [{"containerPort": 0}, {"containerPort": 65536, "hostPort": 0}, {"containerPort": 1, "hostPort": -1}],
+                "livenessProbe": {"exec": {"command": ["true"]}, "initialDelaySeconds": -5, "periodSeconds": 0},
+                "startupProbe": {"exec": {"command": ["true"]}, "failureThreshold": -1},
+                "securityContext": {"runAsGroup": -1}}],
+        }));
+        object["spec"]["replicas"] = (-1).into();
+        object["spec"]["revisionHistoryLimit"] = (-3).into();
+        // A negative grace period is accepted: the API server warns and
+        // reads it as 1.
+        let found = at(object);
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.securityContext.runAsUser",
+                "spec.template.spec.securityContext.fsGroup",
+                "spec.template.spec.containers[0].ports[0].containerPort",
+                "spec.template.spec.containers[0].ports[1].containerPort",
+                "spec.template.spec.containers[0].ports[2].hostPort",
+                "spec.template.spec.containers[0].livenessProbe.initialDelaySeconds",
+                "spec.template.spec.containers[0].startupProbe.failureThreshold",
+                "spec.template.spec.containers[0].securityContext.runAsGroup",
+                "spec.replicas",
+                "spec.revisionHistoryLimit",
+            ]
+        );
+        let found = at(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+            "spec": {"ports": [{"port": 0}, {"name": "b", "port": 70000, "targetPort": -1, "nodePort": 0},
+                               {"name": "c", "port": 53, "protocol": "UDP"}, {"name": "d", "port": 53},
+                               {"name": "e", "port": 53}]},
+        }));
+        assert_eq!(
+            found,
+            [
+                "spec.ports[0]",
+                "spec.ports[0].port",
+                "spec.ports[1].port",
+                "spec.ports[1].targetPort",
+                "spec.ports[4].port",
+            ]
+        );
+    }
+
+    #[test]
+    fn seccomp_localhost_needs_its_profile_and_sysctls_are_set_once() {
+        let found = at(deployment(serde_json::json!({
+            "securityContext": {
+                "seccompProfile": {"type": "Localhost"},
+                "sysctls": [{"name": "net.core.somaxconn", "value": "1"}, {"name": "net.core.somaxconn", "value": "2"}],
+            },
+            "containers": [
+                {"name": "a", "image": "a:1", "securityContext": {
+                    "seccompProfile": {"type": "RuntimeDefault", "localhostProfile": "p.json"},
+                    "appArmorProfile": {"type": "Localhost", "localhostProfile": ""}}},
+                {"name": "b", "image": "b:1", "securityContext": {"seccompProfile": {"type": "Localhost", "localhostProfile": "p.json"}}},
+            ],
+        })));
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.securityContext.seccompProfile",
+                "spec.template.spec.securityContext.sysctls[1].name",
+                "spec.template.spec.containers[0].securityContext.seccompProfile.localhostProfile",
+                "spec.template.spec.containers[0].securityContext.appArmorProfile",
+            ]
+        );
+    }
+
+    /// A real v1.35 server: without manualSelector a Job's selector is
+    /// accepted when it selects no more than the labels the server
+    /// generates; with it, the selector is required.
+    #[test]
+    fn a_jobs_selector_is_the_generated_one_unless_manual() {
+        let job = |selector: Json, manual: bool| {
+            let mut object = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": "j", "namespace": "ops"},
+                "spec": {"template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"restartPolicy": "Never", "containers": [{"name": "a", "image": "a:1"}]}}}});
+            if !selector.is_null() {
+                object["spec"]["selector"] = selector;
+            }
+            if manual {
+                object["spec"]["manualSelector"] = true.into();
+            }
+            at(object)
+        };
+        assert_eq!(job(Json::Null, false), Vec::<String>::new());
+        assert_eq!(job(serde_json::json!({}), false), Vec::<String>::new());
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"job-name": "j"}}), false),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"app": "web"}}), false),
+            ["spec.selector"]
+        );
+        assert_eq!(
+            job(
+                serde_json::json!({"matchLabels": {"controller-uid": "x"}}),
+                false
+            ),
+            ["spec.selector"]
+        );
+        assert_eq!(job(Json::Null, true), ["spec.selector"]);
+        assert_eq!(
+            job(serde_json::json!({"matchLabels": {"app": "web"}}), true),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_selector_is_well_formed_and_selects_its_template() {
+        let workload = |kind: &str, selector: Json| {
+            let mut object =
+                deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+            object["kind"] = kind.into();
+            object["spec"]["template"]["metadata"]["labels"] =
+                serde_json::json!({"app": "web", "tier": "front"});
+            object["spec"]["selector"] = selector;
+            if kind == "Job" {
+                object["spec"]["manualSelector"] = true.into();
+                object["spec"]["template"]["spec"]["restartPolicy"] = "Never".into();
+            }
+            at(object)
+        };
+        for kind in [
+            "Deployment",
+            "DaemonSet",
+            "StatefulSet",
+            "ReplicaSet",
+            "Job",
+        ] {
+            assert_eq!(
+                workload(kind, serde_json::json!({"matchLabels": {"app": "api"}})),
+                ["spec.selector"],
+                "{kind}"
+            );
+        }
+        for selects in [
+            serde_json::json!({"matchLabels": {"app": "web"}}),
+            serde_json::json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["front", "back"]}]}),
+            serde_json::json!({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["back"]},
+                                                    {"key": "app", "operator": "Exists"},
+                                                    {"key": "x", "operator": "DoesNotExist"}]}),
+        ] {
+            assert_eq!(
+                workload("Deployment", selects.clone()),
+                Vec::<String>::new(),
+                "{selects}"
+            );
+        }
+        assert_eq!(
+            workload(
+                "Deployment",
+                serde_json::json!({"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]})
+            ),
+            ["spec.selector"]
+        );
+        assert_eq!(
+            workload(
+                "Deployment",
+                serde_json::json!({"matchLabels": {"app": "web"}, "matchExpressions": [
+                    {"key": "tier", "operator": "In", "values": []},
+                    {"key": "app", "operator": "Exists", "values": ["web"]},
+                    {"key": "app", "operator": "Equals"},
+                ]})
+            ),
+            [
+                "spec.selector.matchExpressions[0].values",
+                "spec.selector.matchExpressions[1].values",
+                "spec.selector.matchExpressions[2].operator",
+                "spec.selector",
+            ]
+        );
+        // Any LabelSelector is read the same way, e.g. a PodDisruptionBudget's.
+        let found = at(serde_json::json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+            "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "NotIn"}]}},
+        }));
+        assert_eq!(found, ["spec.selector.matchExpressions[0].values"]);
+    }
+
+    #[test]
+    fn a_workload_selector_is_never_empty_and_claims_are_volumes() {
+        let mut object = deployment(serde_json::json!({"containers": [
+            {"name": "a", "image": "a:1", "volumeMounts": [{"name": "data", "mountPath": "/d"}]},
+        ]}));
+        object["kind"] = "StatefulSet".into();
+        object["spec"]["selector"] = serde_json::json!({"matchLabels": {}});
+        object["spec"]["volumeClaimTemplates"] = serde_json::json!([{
+            "metadata": {"name": "data"},
+            "spec": {"resources": {"requests": {"storage": "10Gi"}, "limits": {"storage": "1Gi"}}},
+        }]);
+        assert_eq!(
+            at(object.clone()),
+            [
+                "spec.volumeClaimTemplates[0].spec.resources.requests.storage",
+                "spec.selector",
+            ]
+        );
+        // The same claim name in a Deployment declares nothing.
+        object["kind"] = "Deployment".into();
+        assert_eq!(
+            at(object),
+            [
+                "spec.template.spec.containers[0].volumeMounts[0].name",
+                "spec.selector",
+            ]
+        );
+        let found = at(serde_json::json!({
+            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+            "spec": {"ttlSecondsAfterFinished": -1, "template": {"spec": {"containers": [{"name": "a", "image": "a:1"}], "restartPolicy": "OnFailure"}}},
+        }));
+        assert_eq!(found, ["spec.ttlSecondsAfterFinished"]);
+        let found = at(serde_json::json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
+            "spec": {"resources": {"requests": {"storage": "ten"}}},
+        }));
+        assert_eq!(found, ["spec.resources.requests.storage"]);
+    }
+
+    #[test]
+    fn env_names_value_sources_and_downward_paths() {
+        let found = paths(deployment(
+            serde_json::json!({"containers": [{"name": "a", "image": "a:1",
+                "env": [
+                    {"name": "MY VAR", "value": "printable ASCII is a name since 1.32"},
+                    {"name": "A=B"},
+                    {"name": "", "value": "x"},
+                    {"name": "B", "value": "x", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                    {"name": "C", "valueFrom": {}},
+                    {"name": "D", "valueFrom": {"fieldRef": {"fieldPath": "spec.containers"}}},
+                    {"name": "E", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
+                    {"name": "F", "valueFrom": {"resourceFieldRef": {"resource": "limits.gpu"}}},
+                    {"name": "G", "valueFrom": {"secretKeyRef": {"name": "s", "key": "a/b"}}},
+                    {"name": "H", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"},
+                                                "secretKeyRef": {"name": "s", "key": "k"}}},
+                ],
+                "envFrom": [{"prefix": "P=", "configMapRef": {"name": "c"}}, {}],
+            }]}),
+        ));
+        let at: Vec<&str> = found
+            .iter()
+            .map(|f| f.split(": ").next().unwrap())
+            .collect();
+        let env = "spec.template.spec.containers[0].env";
+        assert_eq!(
+            at,
+            [
+                format!("{env}[1].name"),
+                format!("{env}[2].name"),
+                format!("{env}[3].valueFrom"),
+                format!("{env}[4].valueFrom"),
+                format!("{env}[5].valueFrom.fieldRef.fieldPath"),
+                format!("{env}[7].valueFrom.resourceFieldRef.resource"),
+                format!("{env}[8].valueFrom.secretKeyRef.key"),
+                format!("{env}[9].valueFrom"),
+                "spec.template.spec.containers[0].envFrom[0].prefix".to_owned(),
+                "spec.template.spec.containers[0].envFrom[1]".to_owned(),
+            ],
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn probes_have_one_handler_and_liveness_succeeds_once() {
+        let found = at(deployment(serde_json::json!({
+            "initContainers": [{"name": "init", "image": "a:1", "readinessProbe": {"exec": {"command": ["x"]}}}],
+            "containers": [{"name": "a", "image": "a:1",
+                "livenessProbe": {"exec": {"command": ["x"]}, "successThreshold": 2},
+                "readinessProbe": {"httpGet": {"port": "Http_Port"}, "tcpSocket": {"port": 80},
+                                   "terminationGracePeriodSeconds": 5},
+                "startupProbe": {"grpc": {"port": 0}, "terminationGracePeriodSeconds": 0},
+                "lifecycle": {"preStop": {"sleep": {"seconds": 1}}, "postStart": {}},
+            }],
+        })));
+        let c = "spec.template.spec.containers[0]";
+        assert_eq!(
+            found,
+            [
+                "spec.template.spec.initContainers[0].readinessProbe".to_owned(),
+                format!("{c}.livenessProbe.successThreshold"),
+                format!("{c}.readinessProbe"),
+                format!("{c}.readinessProbe.httpGet.port"),
+                format!("{c}.readinessProbe.terminationGracePeriodSeconds"),
+                format!("{c}.startupProbe.grpc.port"),
+                format!("{c}.startupProbe.terminationGracePeriodSeconds"),
+                format!("{c}.lifecycle.postStart"),
+            ]
+        );
+    }
+
+    #[test]
+    fn each_owner_allows_its_restart_policies_and_a_volume_has_one_source() {
+        let pod = |policy: Json| {
+            serde_json::json!({"restartPolicy": policy, "containers": [],
+            "volumes": [{"name": "v", "emptyDir": {}, "configMap": {"name": "c"}}, {"name": "w"}]})
+        };
+        for (kind, refused) in [
+            ("Deployment", vec!["Never", "OnFailure"]),
+            ("Job", vec!["Always", ""]),
+            ("CronJob", vec!["Always", ""]),
+        ] {
+            for policy in ["Always", "OnFailure", "Never", ""] {
+                let mut object = deployment(pod(match policy {
+                    "" => Json::Null,
+                    word => word.into(),
+                }));
+                object["kind"] = kind.into();
+                if kind == "CronJob" {
+                    let job = serde_json::json!({"spec": {"template": object["spec"]["template"].take()}});
+                    object["spec"] = serde_json::json!({"schedule": "@daily", "jobTemplate": job});
+                } else if kind == "Job" {
+                    object["spec"].as_object_mut().unwrap().remove("selector");
+                }
+                let found = at(object);
+                let restart = found.iter().any(|f| f.ends_with("restartPolicy"));
+                assert_eq!(
+                    restart,
+                    refused.contains(&policy),
+                    "{kind} {policy:?}: {found:?}"
+                );
+                assert!(
+                    found.iter().any(|f| f.ends_with("spec.volumes[0]")),
+                    "{found:?}"
+                );
+                assert!(
+                    !found.iter().any(|f| f.ends_with("spec.volumes[1]")),
+                    "{found:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn strategies_budgets_and_job_selectors() {
+        let mut object =
+            deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
+        for (strategy, refused) in [
+            (serde_json::json!({"type": "BlueGreen"}), true),
+            (
+                serde_json::json!({"type": "Recreate", "rollingUpdate": {}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxUnavailable": "110%"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxUnavailable": "5 %"}}),
+                true,
+            ),
+            (
+                serde_json::json!({"rollingUpdate": {"maxSurge": "200%", "maxUnavailable": 0}}),
+                false,
+            ),
+        ] {
+            object["spec"]["strategy"] = strategy.clone();
+            assert_eq!(!at(object.clone()).is_empty(), refused, "{strategy}");
+        }
+        let pdb = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget", "metadata": {"name": "p"}, "spec": spec}))
+        };
+        assert_eq!(
+            pdb(serde_json::json!({"minAvailable": 1, "maxUnavailable": 1})),
+            ["spec"]
+        );
+        assert_eq!(
+            pdb(serde_json::json!({"minAvailable": "50 %"})),
+            ["spec.minAvailable"]
+        );
+        assert_eq!(
+            pdb(serde_json::json!({"maxUnavailable": "101%"})),
+            ["spec.maxUnavailable"]
+        );
+        assert!(pdb(serde_json::json!({"minAvailable": "50%"})).is_empty());
+        let cron = |spec: Json| {
+            at(
+                serde_json::json!({"apiVersion": "batch/v1", "kind": "CronJob",
+            "metadata": {"name": "c"}, "spec": spec}),
+            )
+        };
+        let job = serde_json::json!({"spec": {"selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "a", "image": "a:1"}], "restartPolicy": "Never"}}}});
+        assert_eq!(
+            cron(
+                serde_json::json!({"schedule": "TZ=UTC 0 * * *", "timeZone": "Local",
+                                    "concurrencyPolicy": "Sometimes", "jobTemplate": job})
+            ),
+            [
+                "spec.schedule",
+                "spec.timeZone",
+                "spec.concurrencyPolicy",
+                "spec.jobTemplate.spec.selector"
+            ]
+        );
+    }
+
+    #[test]
+    fn services_network_policies_and_rbac_as_the_api_server_validates_them() {
+        let service = |spec: Json| {
+            at(serde_json::json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s"}, "spec": spec}))
+        };
+        assert_eq!(
+            service(serde_json::json!({"ports": [{"port": 80, "nodePort": 30000}]})),
+            ["spec.ports[0].nodePort"]
+        );
+        assert!(
+            service(
+                serde_json::json!({"type": "NodePort", "ports": [{"port": 80, "nodePort": 30000}]})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            service(serde_json::json!({"type": "ExternalName"})),
+            ["spec.externalName"]
+        );
+        assert!(
+            service(serde_json::json!({"type": "ExternalName", "externalName": "db.example.com."}))
+                .is_empty()
+        );
+        assert_eq!(
+            service(serde_json::json!({"type": "Cluster", "ports": []})),
+            ["spec.type", "spec.ports"]
+        );
+        assert!(service(serde_json::json!({"clusterIP": "None"})).is_empty());
+        assert_eq!(
+            service(serde_json::json!({"ports": [{"port": 53, "protocol": "ICMP"}]})),
+            ["spec.ports[0].protocol"]
+        );
+
+        let policy = at(
+            serde_json::json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+            "metadata": {"name": "n"}, "spec": {"podSelector": {}, "policyTypes": ["Ingress", "Sideways"],
+            "ingress": [{"ports": [{"port": 9100, "endPort": 9000}, {"port": "metrics", "endPort": 9}, {"port": "Http_Port"}],
+                         "from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16", "11.0.0.0/16", "10.0.0.0/8"]},
+                                   "podSelector": {}},
+                                  {},
+                                  {"ipBlock": {"cidr": "10.0.0.0/33"}},
+                                  {"namespaceSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}]}]}}),
+        );
+        let rule = "spec.ingress[0]";
+        assert_eq!(
+            policy,
+            [
+                format!("{rule}.ports[0].endPort"),
+                format!("{rule}.ports[1].endPort"),
+                format!("{rule}.ports[2].port"),
+                format!("{rule}.from[0]"),
+                format!("{rule}.from[0].ipBlock.except[1]"),
+                format!("{rule}.from[0].ipBlock.except[2]"),
+                format!("{rule}.from[1]"),
+                format!("{rule}.from[2].ipBlock.cidr"),
+                format!("{rule}.from[3].namespaceSelector.matchExpressions[0].values"),
+                "spec.policyTypes[1]".to_owned(),
+            ]
+        );
+
+        let role = at(
+            serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "r", "namespace": "n"}, "rules": [
+                {"apiGroups": [""], "resources": ["pods"], "verbs": []},
+                {"nonResourceURLs": ["/metrics"], "verbs": ["get"]},
+                {"resources": ["pods"], "verbs": ["get"]},
+                {"apiGroups": [""], "resources": ["pods"], "verbs": ["GET"]},
+            ]}),
+        );
+        assert_eq!(
+            role,
+            [
+                "rules[0].verbs",
+                "rules[1].nonResourceURLs",
+                "rules[2].apiGroups"
+            ]
+        );
+        let binding = at(
+            serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": "b"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+            "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "Robot", "name": "x"},
+                         {"kind": "User", "name": "alice", "apiGroup": ""}, {"kind": "Group", "name": "g", "apiGroup": "v1"}]}),
+        );
+        assert_eq!(
+            binding,
+            [
+                "roleRef.kind",
+                "subjects[0].namespace",
+                "subjects[1].kind",
+                "subjects[3].apiGroup"
+            ]
+        );
+        // An empty role reference group is the RBAC group (defaulted, as
+        // for User and Group subjects); another group is not.
+        let binding = |group: &str| {
+            at(
+                serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": "b", "namespace": "ops"}, "roleRef": {"apiGroup": group, "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "User", "name": "alice"}]}),
+            )
+        };
+        assert_eq!(binding(""), Vec::<String>::new());
+        assert_eq!(binding("rbac"), ["roleRef.apiGroup"]);
+    }
+
+    #[test]
+    fn an_unpullable_image_is_its_own_finding_not_the_api_servers() {
+        let object = deployment(serde_json::json!({"containers": [
+            {"name": "a", "image": "registry.example.com/app@sha256:abc"},
+            {"name": "b", "image": "registry.example.com/app:1.0"},
+        ]}));
+        assert!(problems(&object).is_empty());
+        let found: Vec<String> = images(&object)
+            .into_iter()
+            .map(|(p, _)| p.to_string())
+            .collect();
+        assert_eq!(found, ["spec.template.spec.containers[0].image"]);
+    }
+
+    /// Leading or trailing whitespace in an image: a Pod is refused, a
+    /// template accepted (a real v1.35 server; its pods are refused later).
+    #[test]
+    fn an_image_with_whitespace_is_refused_in_a_pod_only() {
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"},
+            "spec": {"containers": [{"name": "a", "image": " a:1"}]}});
+        assert_eq!(at(pod), ["spec.containers[0].image"]);
+        let template =
+            deployment(serde_json::json!({"containers": [{"name": "a", "image": " a:1"}]}));
+        assert_eq!(at(template), Vec::<String>::new());
+    }
+
+    #[test]
+    fn host_ports_resource_names_and_ephemeral_containers() {
+        let found = at(deployment(serde_json::json!({
+            "ephemeralContainers": [{"name": "debug", "image": "busybox:1"}],
+            "containers": [
+                {"name": "a", "image": " a:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
+                 "resources": {"limits": {"gpu": 1, "hugepages-2Mi": "4Mi", "example.com/gpu": 1}}},
+                {"name": "b", "image": "b:1", "ports": [{"containerPort": 81, "hostPort": 8080},
+                                                        {"containerPort": 82, "hostPort": 8080, "protocol": "UDP"}]},
+            ],
+        })));
+        let pod = "spec.template.spec";
+        assert_eq!(
+            found,
+            [
+                format!("{pod}.ephemeralContainers"),
+                format!("{pod}.containers[1].ports[0].hostPort"),
+                format!("{pod}.containers[0].resources.limits.gpu"),
+            ]
+        );
+    }
+}

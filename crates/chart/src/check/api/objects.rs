@@ -1,0 +1,691 @@
+//! What the API server refuses in the specs of kinds other than pods
+//! (`pkg/apis/{apps,batch,core,networking,policy,rbac}/validation`):
+//! update strategies and their int-or-percent amounts, a Job's generated
+//! selector, a CronJob's schedule, time zone and policy, a
+//! PodDisruptionBudget's amounts, a Service's type and ports, a
+//! NetworkPolicy's ports, peers and policy types, and RBAC rules, subjects,
+//! role references and aggregation selectors.
+
+use std::net::IpAddr;
+
+use serde_json::Value as Json;
+
+use super::pod::one_of;
+use super::{cron, port_number};
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::names;
+use kubernetes::scheduling::{each, label_selector};
+
+/// Problems, by path.
+type Found = Vec<(KeyPath, String)>;
+
+/// The checks of `object`'s kind.
+pub fn check(kind: &str, object: &Json, found: &mut Found) {
+    let spec = &object["spec"];
+    let at = KeyPath::root().key("spec");
+    match kind {
+        "Deployment" => deployment_strategy(&spec["strategy"], &at.key("strategy"), found),
+        "DaemonSet" => {
+            let strategy = &spec["updateStrategy"];
+            let path = at.key("updateStrategy");
+            one_of(
+                &strategy["type"],
+                &["RollingUpdate", "OnDelete"],
+                path.key("type"),
+                found,
+            );
+            rolling(
+                &strategy["rollingUpdate"],
+                &path.key("rollingUpdate"),
+                true,
+                found,
+            );
+        }
+        "StatefulSet" => {
+            let strategy = &spec["updateStrategy"];
+            let path = at.key("updateStrategy");
+            one_of(
+                &strategy["type"],
+                &["RollingUpdate", "OnDelete"],
+                path.key("type"),
+                found,
+            );
+            one_of(
+                &spec["podManagementPolicy"],
+                &["OrderedReady", "Parallel"],
+                at.key("podManagementPolicy"),
+                found,
+            );
+            if let Some(partition) = strategy["rollingUpdate"]["partition"].as_i64()
+                && partition < 0
+            {
+                found.push((
+                    path.key("rollingUpdate").key("partition"),
+                    format!("{partition} is negative"),
+                ));
+            }
+        }
+        "Job" => job(
+            spec,
+            object["metadata"]["name"].as_str().unwrap_or_default(),
+            &at,
+            false,
+            found,
+        ),
+        "CronJob" => {
+            cron_job(spec, &at, found);
+            job(
+                &spec["jobTemplate"]["spec"],
+                "",
+                &at.key("jobTemplate").key("spec"),
+                true,
+                found,
+            );
+        }
+        "PodDisruptionBudget" => {
+            if !spec["minAvailable"].is_null() && !spec["maxUnavailable"].is_null() {
+                found.push((
+                    at.clone(),
+                    "minAvailable and maxUnavailable cannot both be set".to_owned(),
+                ));
+            }
+            for field in ["minAvailable", "maxUnavailable"] {
+                amount(&spec[field], &at.key(field), found);
+            }
+            one_of(
+                &spec["unhealthyPodEvictionPolicy"],
+                &["IfHealthyBudget", "AlwaysAllow"],
+                at.key("unhealthyPodEvictionPolicy"),
+                found,
+            );
+        }
+        "ReplicationController" => {
+            // A plain map selector: not empty, and selecting the template.
+            if let Some(selector) = spec["selector"].as_object() {
+                let labels = spec["template"]["metadata"]["labels"].as_object();
+                let selects = !selector.is_empty()
+                    && selector
+                        .iter()
+                        .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
+                if !selects {
+                    found.push((
+                        at.key("selector"),
+                        "the selector is empty or does not match the template's labels".to_owned(),
+                    ));
+                }
+            }
+        }
+        "Namespace" => pod_security_labels(object, found),
+        "Service" => service(spec, &at, found),
+        "NetworkPolicy" => network_policy(spec, &at, found),
+        "Role" | "ClusterRole" => role(object, kind, found),
+        "RoleBinding" | "ClusterRoleBinding" => binding(object, kind, found),
+        _ => {}
+    }
+}
+
+/// An int-or-percent amount: a non-negative integer, or `N%` with N at
+/// most 100 (when `capped`). The amount, or `None` when unset or invalid.
+fn int_or_percent(
+    value: &Json,
+    at: &KeyPath,
+    capped: bool,
+    found: &mut Found,
+) -> Option<(u64, bool)> {
+    match value {
+        Json::Number(n) => match n.as_u64() {
+            Some(n) => Some((n, false)),
+            None => {
+                found.push((at.clone(), format!("{n} is not a non-negative integer")));
+                None
+            }
+        },
+        Json::String(text) => {
+            let number = text
+                .strip_suffix('%')
+                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+            match number.and_then(|d| d.parse::<u64>().ok()) {
+                Some(p) if capped && p > 100 => {
+                    found.push((at.clone(), format!("`{text}` is more than 100%")));
+                    None
+                }
+                Some(p) => Some((p, true)),
+                None => {
+                    found.push((
+                        at.clone(),
+                        format!("`{text}` is not a percentage such as 25%, nor an integer"),
+                    ));
+                    None
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A PodDisruptionBudget amount: int-or-percent, at most 100%.
+fn amount(value: &Json, at: &KeyPath, found: &mut Found) {
+    int_or_percent(value, at, true, found);
+}
+
+/// A Deployment's strategy: its type, no `rollingUpdate` with `Recreate`.
+fn deployment_strategy(strategy: &Json, at: &KeyPath, found: &mut Found) {
+    one_of(
+        &strategy["type"],
+        &["Recreate", "RollingUpdate"],
+        at.key("type"),
+        found,
+    );
+    if strategy["type"].as_str() == Some("Recreate") && !strategy["rollingUpdate"].is_null() {
+        found.push((
+            at.key("rollingUpdate"),
+            "rollingUpdate may not be set when the type is Recreate".to_owned(),
+        ));
+    }
+    rolling(
+        &strategy["rollingUpdate"],
+        &at.key("rollingUpdate"),
+        false,
+        found,
+    );
+}
+
+/// `maxUnavailable` and `maxSurge`: amounts, at most 100% unavailable (and
+/// surging, for a DaemonSet), and not both 0.
+fn rolling(rolling: &Json, at: &KeyPath, daemon: bool, found: &mut Found) {
+    let unavailable = int_or_percent(
+        &rolling["maxUnavailable"],
+        &at.key("maxUnavailable"),
+        true,
+        found,
+    );
+    let surge = int_or_percent(&rolling["maxSurge"], &at.key("maxSurge"), daemon, found);
+    if !daemon {
+        if unavailable.is_some_and(|(n, _)| n == 0) && surge.is_some_and(|(n, _)| n == 0) {
+            found.push((
+                at.key("maxUnavailable"),
+                "maxUnavailable and maxSurge cannot both be 0".to_owned(),
+            ));
+        }
+        return;
+    }
+    // A DaemonSet's: unset, maxUnavailable is 1 and maxSurge 0; exactly one
+    // of them is non-zero (a value that is no amount was said above).
+    let value = |field: &str, given: Option<(u64, bool)>, default: u64| match &rolling[field] {
+        Json::Null => Some(default),
+        _ => given.map(|(n, _)| n),
+    };
+    match (
+        value("maxUnavailable", unavailable, 1),
+        value("maxSurge", surge, 0),
+    ) {
+        (Some(u), Some(s)) if u != 0 && s != 0 => found.push((
+            at.key("maxSurge"),
+            if rolling["maxUnavailable"].is_null() {
+                "maxSurge cannot be set while maxUnavailable is non-zero (its default is 1)"
+                    .to_owned()
+            } else {
+                "maxSurge cannot be set while maxUnavailable is non-zero".to_owned()
+            },
+        )),
+        (Some(0), Some(0)) => found.push((
+            at.key("maxUnavailable"),
+            if rolling["maxSurge"].is_null() {
+                "maxUnavailable cannot be 0 while maxSurge is 0 (its default)".to_owned()
+            } else {
+                "maxUnavailable and maxSurge cannot both be 0".to_owned()
+            },
+        )),
+        _ => {}
+    }
+}
+
+/// A Job's spec (`templated`: inside a CronJob, whose Jobs always get
+/// generated selectors; `name`: the Job's).
+///
+/// Without `manualSelector: true` the API server generates the selector:
+/// it adds `controller-uid=<the Job's uid>` to the one given (or to an
+/// empty one) and the labels `job-name`, `controller-uid` and their
+/// `batch.kubernetes.io/` forms to the template, and refuses a selector
+/// that does not select exactly those generated labels ("`selector` not
+/// auto-generated"): an empty selector passes, `app: web` does not, and
+/// the uid is not known before the Job exists. With it, the selector is
+/// required.
+fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found) {
+    let manual = spec["manualSelector"].as_bool() == Some(true);
+    if templated && manual {
+        found.push((
+            at.key("manualSelector"),
+            "a CronJob's Jobs cannot have manualSelector".to_owned(),
+        ));
+    }
+    let selector = &spec["selector"];
+    if templated && !selector.is_null() {
+        found.push((
+            at.key("selector"),
+            "the API server generates the selector of a CronJob's Jobs; give none".to_owned(),
+        ));
+    } else if !templated && manual && selector.is_null() {
+        found.push((
+            at.key("selector"),
+            "with manualSelector: true a Job gives its selector".to_owned(),
+        ));
+    } else if !templated && !manual && selector.is_object() {
+        // No uid can match the one the server gives: an unknown value.
+        let unknown = Json::from("\u{0}");
+        let generated: serde_json::Map<String, Json> = [
+            ("job-name", Json::from(name)),
+            ("batch.kubernetes.io/job-name", Json::from(name)),
+            ("controller-uid", unknown.clone()),
+            ("batch.kubernetes.io/controller-uid", unknown),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        if kubernetes::selector::evaluate(selector, |k| generated.get(k).and_then(Json::as_str))
+            == kubernetes::selector::Selected::No
+        {
+            found.push((
+                at.key("selector"),
+                "the API server generates a Job's selector and refuses one that selects more than the labels it generates (job-name, controller-uid); give another only with manualSelector: true".to_owned(),
+            ));
+        }
+    }
+    one_of(
+        &spec["completionMode"],
+        &["NonIndexed", "Indexed"],
+        at.key("completionMode"),
+        found,
+    );
+    one_of(
+        &spec["podReplacementPolicy"],
+        &["TerminatingOrFailed", "Failed"],
+        at.key("podReplacementPolicy"),
+        found,
+    );
+    if let Some(seconds) = spec["activeDeadlineSeconds"].as_i64()
+        && seconds < 0
+    {
+        found.push((
+            at.key("activeDeadlineSeconds"),
+            format!("{seconds} is negative"),
+        ));
+    }
+}
+
+/// A CronJob's schedule, time zone and concurrency policy.
+fn cron_job(spec: &Json, at: &KeyPath, found: &mut Found) {
+    let zone = &spec["timeZone"];
+    if let Some(schedule) = spec["schedule"].as_str()
+        && let Err(why) = cron::schedule(schedule, !zone.is_null())
+    {
+        found.push((
+            at.key("schedule"),
+            format!("`{schedule}` is not a schedule: {why}"),
+        ));
+    }
+    if let Some(name) = zone.as_str()
+        && let Err(why) = cron::time_zone(name)
+    {
+        found.push((at.key("timeZone"), why));
+    }
+    one_of(
+        &spec["concurrencyPolicy"],
+        &["Allow", "Forbid", "Replace"],
+        at.key("concurrencyPolicy"),
+        found,
+    );
+}
+
+/// A Service's type and what depends on it, and its ports' protocols.
+fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
+    let kind = spec["type"].as_str().unwrap_or("ClusterIP");
+    one_of(
+        &spec["type"],
+        &["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"],
+        at.key("type"),
+        found,
+    );
+    if kind == "ExternalName" {
+        match spec["externalName"].as_str() {
+            None | Some("") => found.push((
+                at.key("externalName"),
+                "a Service of type ExternalName needs an externalName".to_owned(),
+            )),
+            Some(name) => {
+                if let Err(why) = names::dns1123_subdomain(name.strip_suffix('.').unwrap_or(name)) {
+                    found.push((
+                        at.key("externalName"),
+                        format!("`{name}` is not a DNS name: {why}"),
+                    ));
+                }
+            }
+        }
+    }
+    let headless = spec["clusterIP"].as_str() == Some("None");
+    let ports = spec["ports"].as_array().map_or(0, Vec::len);
+    if ports == 0 && !headless && kind != "ExternalName" {
+        found.push((
+            at.key("ports"),
+            format!("a Service of type {kind} needs at least one port"),
+        ));
+    }
+    for (i, port) in each(&spec["ports"]) {
+        let path = at.key("ports").index(i);
+        one_of(
+            &port["protocol"],
+            &["TCP", "UDP", "SCTP"],
+            path.key("protocol"),
+            found,
+        );
+        // Refused for ClusterIP only (an ExternalName Service's ports are
+        // not read).
+        if port["nodePort"].as_i64().is_some_and(|n| n != 0) && kind == "ClusterIP" {
+            found.push((
+                path.key("nodePort"),
+                format!("a nodePort may not be set when the type is {kind}"),
+            ));
+        }
+    }
+    // Only an externally accessible Service has an external traffic policy.
+    let external = matches!(kind, "NodePort" | "LoadBalancer")
+        || (kind == "ClusterIP" && each(&spec["externalIPs"]).next().is_some());
+    if !external
+        && let Some(policy) = spec["externalTrafficPolicy"].as_str()
+        && !policy.is_empty()
+    {
+        found.push((
+            at.key("externalTrafficPolicy"),
+            format!("externalTrafficPolicy {policy} is for a NodePort or LoadBalancer Service (or one with externalIPs), not {kind}"),
+        ));
+    }
+    for (field, allowed) in [
+        ("sessionAffinity", &["None", "ClientIP"][..]),
+        ("externalTrafficPolicy", &["Cluster", "Local"]),
+        ("internalTrafficPolicy", &["Cluster", "Local"]),
+        (
+            "ipFamilyPolicy",
+            &["SingleStack", "PreferDualStack", "RequireDualStack"],
+        ),
+    ] {
+        one_of(&spec[field], allowed, at.key(field), found);
+    }
+}
+
+/// A NetworkPolicy's rules: ports, peers, policy types, selectors.
+fn network_policy(spec: &Json, at: &KeyPath, found: &mut Found) {
+    for (direction, peers) in [("ingress", "from"), ("egress", "to")] {
+        for (r, rule) in each(&spec[direction]) {
+            let rule_at = at.key(direction).index(r);
+            for (p, port) in each(&rule["ports"]) {
+                let path = rule_at.key("ports").index(p);
+                one_of(
+                    &port["protocol"],
+                    &["TCP", "UDP", "SCTP"],
+                    path.key("protocol"),
+                    found,
+                );
+                match &port["port"] {
+                    Json::String(name) => {
+                        if let Err(why) = names::iana_service_name(name) {
+                            found.push((
+                                path.key("port"),
+                                format!("`{name}` is not a port name: {why}"),
+                            ));
+                        }
+                        if !port["endPort"].is_null() {
+                            found.push((
+                                path.key("endPort"),
+                                "endPort needs a numeric port".to_owned(),
+                            ));
+                        }
+                    }
+                    number @ Json::Number(_) => {
+                        port_number(number, path.key("port"), false, found);
+                        if let (Some(start), Some(end)) =
+                            (number.as_i64(), port["endPort"].as_i64())
+                            && end < start
+                        {
+                            found.push((
+                                path.key("endPort"),
+                                format!("{end} is below the port {start}"),
+                            ));
+                        }
+                    }
+                    Json::Null if !port["endPort"].is_null() => {
+                        found.push((path.key("endPort"), "endPort needs a port".to_owned()))
+                    }
+                    _ => {}
+                }
+            }
+            for (p, peer) in each(&rule[peers]) {
+                let path = rule_at.key(peers).index(p);
+                let selectors = ["podSelector", "namespaceSelector"]
+                    .iter()
+                    .filter(|s| !peer[**s].is_null())
+                    .count();
+                let block = &peer["ipBlock"];
+                if !block.is_null() && selectors > 0 {
+                    found.push((
+                        path.clone(),
+                        "a peer with an ipBlock has no podSelector or namespaceSelector".to_owned(),
+                    ));
+                } else if block.is_null() && selectors == 0 {
+                    found.push((
+                        path.clone(),
+                        "a peer names a podSelector, a namespaceSelector or an ipBlock".to_owned(),
+                    ));
+                }
+                for selector in ["podSelector", "namespaceSelector"] {
+                    if peer[selector].is_object() {
+                        label_selector(&peer[selector], &path.key(selector), found);
+                    }
+                }
+                ip_block(block, &path.key("ipBlock"), found);
+            }
+        }
+    }
+    for (i, policy) in each(&spec["policyTypes"]) {
+        one_of(
+            policy,
+            &["Ingress", "Egress"],
+            at.key("policyTypes").index(i),
+            found,
+        );
+    }
+    if spec["policyTypes"].as_array().is_some_and(|t| t.len() > 2) {
+        found.push((at.key("policyTypes"), "at most two policy types".to_owned()));
+    }
+}
+
+/// A CIDR: an address and a prefix length within its family.
+fn cidr(text: &str) -> Option<(IpAddr, u8)> {
+    let (address, prefix) = text.split_once('/')?;
+    let address: IpAddr = address.parse().ok()?;
+    let prefix: u8 = prefix
+        .parse()
+        .ok()
+        .filter(|_| prefix.len() <= 3 && !prefix.starts_with('+'))?;
+    let bits = if address.is_ipv4() { 32 } else { 128 };
+    (prefix <= bits).then_some((address, prefix))
+}
+
+/// Whether `inner` lies within `outer`.
+fn within(inner: (IpAddr, u8), outer: (IpAddr, u8)) -> bool {
+    let bits = |ip: IpAddr| match ip {
+        IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32),
+        IpAddr::V6(v6) => (u128::from(v6), 128),
+    };
+    let ((a, width), (b, other)) = (bits(inner.0), bits(outer.0));
+    if width != other || inner.1 < outer.1 {
+        return false;
+    }
+    let shift = width - u32::from(outer.1);
+    shift >= 128 || (a >> shift) == (b >> shift)
+}
+
+fn ip_block(block: &Json, at: &KeyPath, found: &mut Found) {
+    if block.is_null() {
+        return;
+    }
+    let outer = block["cidr"].as_str().and_then(cidr);
+    if outer.is_none() {
+        found.push((
+            at.key("cidr"),
+            format!("{} is not a CIDR such as 10.0.0.0/8", block["cidr"]),
+        ));
+    }
+    for (i, except) in each(&block["except"]) {
+        let path = at.key("except").index(i);
+        match (except.as_str().and_then(cidr), outer) {
+            (None, _) => found.push((path, format!("{except} is not a CIDR"))),
+            (Some(inner), Some(outer)) if !within(inner, outer) || inner.1 == outer.1 => found
+                .push((
+                    path,
+                    format!("{except} is not strictly within the block's cidr"),
+                )),
+            _ => {}
+        }
+    }
+}
+
+/// A Role's or ClusterRole's rules, and a ClusterRole's aggregation.
+fn role(object: &Json, kind: &str, found: &mut Found) {
+    for (i, rule) in each(&object["rules"]) {
+        let at = KeyPath::root().key("rules").index(i);
+        let count = |field: &str| rule[field].as_array().map_or(0, Vec::len);
+        if count("verbs") == 0 {
+            found.push((at.key("verbs"), "a rule names at least one verb".to_owned()));
+        }
+        if count("nonResourceURLs") > 0 {
+            if kind == "Role" {
+                found.push((
+                    at.key("nonResourceURLs"),
+                    "a Role (namespaced) cannot grant non-resource URLs".to_owned(),
+                ));
+            }
+            if count("apiGroups") + count("resources") + count("resourceNames") > 0 {
+                found.push((
+                    at.clone(),
+                    "a rule grants either resources or non-resource URLs, not both".to_owned(),
+                ));
+            }
+            continue;
+        }
+        if count("apiGroups") == 0 {
+            found.push((
+                at.key("apiGroups"),
+                "a resource rule names at least one API group (\"\" for the core group)".to_owned(),
+            ));
+        }
+        if count("resources") == 0 {
+            found.push((
+                at.key("resources"),
+                "a resource rule names at least one resource".to_owned(),
+            ));
+        }
+    }
+    for (i, selector) in each(&object["aggregationRule"]["clusterRoleSelectors"]) {
+        let at = KeyPath::root()
+            .key("aggregationRule")
+            .key("clusterRoleSelectors")
+            .index(i);
+        label_selector(selector, &at, found);
+    }
+}
+
+/// A binding's role reference and subjects.
+fn binding(object: &Json, kind: &str, found: &mut Found) {
+    let role = &object["roleRef"];
+    let at = KeyPath::root().key("roleRef");
+    // Empty, it defaults to the RBAC group (rbac/v1 SetDefaults_RoleBinding).
+    let group = role["apiGroup"].as_str().filter(|g| !g.is_empty());
+    one_of(
+        &group.map_or(Json::Null, Json::from),
+        &["rbac.authorization.k8s.io"],
+        at.key("apiGroup"),
+        found,
+    );
+    let kinds: &[&str] = if kind == "RoleBinding" {
+        &["Role", "ClusterRole"]
+    } else {
+        &["ClusterRole"]
+    };
+    one_of(&role["kind"], kinds, at.key("kind"), found);
+    if let Some(name) = role["name"].as_str()
+        && let Err(why) = names::path_segment(name)
+    {
+        found.push((at.key("name"), why));
+    }
+    for (i, subject) in each(&object["subjects"]) {
+        let at = KeyPath::root().key("subjects").index(i);
+        let name = subject["name"].as_str().unwrap_or_default();
+        match subject["kind"].as_str() {
+            Some("ServiceAccount") => {
+                one_of(&subject["apiGroup"], &[""], at.key("apiGroup"), found);
+                if let Err(why) = names::dns1123_subdomain(name) {
+                    found.push((
+                        at.key("name"),
+                        format!("`{name}` is not a ServiceAccount name: {why}"),
+                    ));
+                }
+                if kind == "ClusterRoleBinding"
+                    && subject["namespace"].as_str().is_none_or(str::is_empty)
+                {
+                    found.push((
+                        at.key("namespace"),
+                        "a ServiceAccount subject of a ClusterRoleBinding names its namespace"
+                            .to_owned(),
+                    ));
+                }
+            }
+            Some("User" | "Group") => {
+                // Empty, it defaults to the RBAC group.
+                let group = subject["apiGroup"].as_str().filter(|g| !g.is_empty());
+                one_of(
+                    &group.map_or(Json::Null, Json::from),
+                    &["rbac.authorization.k8s.io"],
+                    at.key("apiGroup"),
+                    found,
+                );
+                if name.is_empty() {
+                    found.push((at.key("name"), "a subject has a name".to_owned()));
+                }
+            }
+            _ => one_of(
+                &subject["kind"],
+                &["ServiceAccount", "User", "Group"],
+                at.key("kind"),
+                found,
+            ),
+        }
+    }
+}
+
+/// The Pod Security admission refuses to create or update a Namespace
+/// whose `pod-security.kubernetes.io/<mode>` label names no level or whose
+/// `<mode>-version` label names no version (`latest` or `v1.N`).
+fn pod_security_labels(object: &Json, found: &mut Found) {
+    use kubernetes::pod_security::{Level, PolicyVersion};
+    let labels = &object["metadata"]["labels"];
+    for mode in ["enforce", "audit", "warn"] {
+        let key = format!("pod-security.kubernetes.io/{mode}");
+        if let Some(level) = labels[&key].as_str()
+            && Level::parse(level).is_none()
+        {
+            found.push((
+                KeyPath::dotted("metadata.labels").key(key.clone()),
+                format!("`{level}` is not a Pod Security level (privileged, baseline, restricted); the admission refuses the Namespace"),
+            ));
+        }
+        let key = format!("{key}-version");
+        if let Some(version) = labels[&key].as_str()
+            && PolicyVersion::parse(version).is_none()
+        {
+            found.push((
+                KeyPath::dotted("metadata.labels").key(key),
+                format!("`{version}` is not a Pod Security version (latest, or v1.N with no leading zero); the admission refuses the Namespace"),
+            ));
+        }
+    }
+}

@@ -1,0 +1,911 @@
+//! What the API server refuses in a pod spec beyond names and scheduling:
+//! the restart policy its owner allows, one source per volume, the pod's
+//! host name, subdomain and ServiceAccount name, and per container its
+//! environment (names, one value source, downward API paths), probes and
+//! lifecycle handlers (one handler, valid ports and thresholds) and the
+//! enumerated words of its fields (from `pkg/apis/core/validation`).
+
+use serde_json::Value as Json;
+
+use super::port_number;
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::names;
+use kubernetes::scheduling::each;
+
+/// Problems, by path.
+type Found = Vec<(KeyPath, String)>;
+
+/// The restart policies a pod of `owner` may have; unset is `Always`,
+/// refused where `Always` is (a Job's pod must name its policy).
+fn restart_policies(owner: &str) -> &'static [&'static str] {
+    match owner {
+        "Pod" | "PodTemplate" => &["Always", "OnFailure", "Never"],
+        "Job" | "CronJob" => &["OnFailure", "Never"],
+        _ => &["Always"],
+    }
+}
+
+/// A word a field must be one of, if set.
+pub fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
+    if let Some(word) = value.as_str()
+        && !allowed.contains(&word)
+    {
+        found.push((at, format!("`{word}` is not one of {}", allowed.join(", "))));
+    }
+}
+
+/// The pod spec's own fields checked here.
+pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
+    host_and_users(pod, at, found);
+    let allowed = restart_policies(owner);
+    // Unset, it is Always, but in a Job's pod, where it is required.
+    let policy = pod["restartPolicy"].as_str();
+    if !allowed.contains(&policy.unwrap_or("Always")) {
+        let message = match policy {
+            Some(policy) => format!(
+                "restartPolicy {policy} is not allowed in a {owner}'s pod; it takes {}",
+                allowed.join(" or ")
+            ),
+            None => format!(
+                "a {owner}'s pod needs a restartPolicy: {}",
+                allowed.join(" or ")
+            ),
+        };
+        found.push((at.key("restartPolicy"), message));
+    }
+    for (field, rule) in [
+        (
+            "hostname",
+            names::dns1123_label as fn(&str) -> Result<(), String>,
+        ),
+        ("subdomain", names::dns1123_label),
+        ("serviceAccountName", names::dns1123_subdomain),
+        ("serviceAccount", names::dns1123_subdomain),
+        ("schedulerName", names::dns1123_subdomain),
+    ] {
+        if let Some(value) = pod[field].as_str()
+            && !value.is_empty()
+            && let Err(why) = rule(value)
+        {
+            found.push((
+                at.key(field),
+                format!("`{value}` is not a valid {field}: {why}"),
+            ));
+        }
+    }
+    if let Some(seconds) = pod["activeDeadlineSeconds"].as_i64()
+        && !(1..=i64::from(i32::MAX)).contains(&seconds)
+    {
+        found.push((
+            at.key("activeDeadlineSeconds"),
+            format!("{seconds} is not in 1..2147483647"),
+        ));
+    }
+    if pod["dnsPolicy"] == "None" && pod["dnsConfig"].is_null() {
+        found.push((
+            at.key("dnsConfig"),
+            "dnsPolicy None needs a dnsConfig".to_owned(),
+        ));
+    }
+    for (field, allowed) in [
+        (
+            "dnsPolicy",
+            &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"][..],
+        ),
+        ("preemptionPolicy", &["PreemptLowerPriority", "Never"]),
+    ] {
+        one_of(&pod[field], allowed, at.key(field), found);
+    }
+    for field in ["runAsUser", "runAsGroup", "fsGroup"] {
+        id(
+            &pod["securityContext"][field],
+            at.key("securityContext").key(field),
+            found,
+        );
+    }
+    if pod["ephemeralContainers"]
+        .as_array()
+        .is_some_and(|list| !list.is_empty())
+    {
+        found.push((
+            at.key("ephemeralContainers"),
+            "ephemeral containers cannot be set on create, nor in a pod template; they are added to a running pod".to_owned(),
+        ));
+    }
+    // A host port is bound once per node: unique by port, protocol and
+    // host IP across the pod's containers.
+    let mut host_ports = std::collections::BTreeSet::new();
+    for list in ["initContainers", "containers"] {
+        for (c, container) in each(&pod[list]) {
+            for (p, port) in each(&container["ports"]) {
+                let Some(number) = port["hostPort"].as_i64().filter(|n| *n != 0) else {
+                    continue;
+                };
+                let protocol = port["protocol"].as_str().unwrap_or("TCP");
+                let ip = port["hostIP"].as_str().unwrap_or_default();
+                if !host_ports.insert((number, protocol, ip)) {
+                    found.push((
+                        at.key(list).index(c).key("ports").index(p).key("hostPort"),
+                        format!("host port {number}/{protocol} a second time in this pod"),
+                    ));
+                }
+            }
+        }
+    }
+    for (i, volume) in each(&pod["volumes"]) {
+        // Every field but the name is a source; none means emptyDir.
+        let sources: Vec<&String> = volume
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(key, value)| *key != "name" && !value.is_null())
+            .map(|(key, _)| key)
+            .collect();
+        if sources.len() > 1 {
+            found.push((
+                at.key("volumes").index(i),
+                format!(
+                    "a volume has one source, this one {}: {}",
+                    sources.len(),
+                    sources
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+}
+
+/// What the API server's pod validation (`pkg/apis/core/validation`)
+/// refuses among the host namespaces, user namespaces, sysctls and
+/// container security contexts, and the containers a pod must have:
+/// - a pod has a container, and each container an image;
+/// - with `hostUsers: false`, no host network, PID or IPC namespace, and
+///   only there a `procMount: Unmasked`;
+/// - on the host network, a container's host port is 0 or its container
+///   port;
+/// - a sysctl name is dot- or slash-separated segments of `[-_a-z0-9]`
+///   with alphanumeric ends, at most 253 characters; a network sysctl
+///   (`net.*`) not on the host network, an IPC one (`kernel.shm*`,
+///   `kernel.msg*`, `kernel.sem`, `fs.mqueue.*`) not in the host IPC
+///   namespace;
+/// - `allowPrivilegeEscalation: false` neither with `privileged: true` nor
+///   with the capability `CAP_SYS_ADMIN` added;
+/// - a mount's `subPath` relative, without `..`.
+fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
+    let user_namespace = pod["hostUsers"] == false;
+    let host_network = pod["hostNetwork"] == true;
+    if pod["containers"].as_array().is_some_and(Vec::is_empty) {
+        found.push((
+            at.key("containers"),
+            "a pod has at least one container".to_owned(),
+        ));
+    }
+    if user_namespace {
+        for field in ["hostNetwork", "hostPID", "hostIPC"] {
+            if pod[field] == true {
+                found.push((
+                    at.key(field),
+                    format!("{field} cannot be used with hostUsers: false"),
+                ));
+            }
+        }
+    }
+    for (i, sysctl) in each(&pod["securityContext"]["sysctls"]) {
+        let Some(name) = sysctl["name"].as_str() else {
+            continue;
+        };
+        let path = at
+            .key("securityContext")
+            .key("sysctls")
+            .index(i)
+            .key("name");
+        if !sysctl_name(name) {
+            found.push((path, format!("`{name}` is not a sysctl name: segments of lowercase letters, digits, `-` and `_` with a letter or digit at each end, joined by `.` or `/`, at most 253 characters")));
+            continue;
+        }
+        let normal = sysctl_normal(name);
+        let ipc = matches!(
+            normal.as_str(),
+            "kernel.sem"
+                | "kernel.shmall"
+                | "kernel.shmmax"
+                | "kernel.shmmni"
+                | "kernel.shm_rmid_forced"
+                | "kernel.shm"
+                | "kernel.msgmax"
+                | "kernel.msgmnb"
+                | "kernel.msgmni"
+                | "kernel.msg"
+        ) || normal.starts_with("fs.mqueue.");
+        if host_network && normal.starts_with("net.") {
+            found.push((path, format!("the network sysctl `{name}` cannot be set on the host network (hostNetwork: true)")));
+        } else if pod["hostIPC"] == true && ipc {
+            found.push((path, format!("the IPC sysctl `{name}` cannot be set in the host IPC namespace (hostIPC: true)")));
+        }
+    }
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let path = at.key(list).index(c);
+            if container["image"].as_str().is_none_or(str::is_empty) {
+                found.push((path.key("image"), "a container needs an image".to_owned()));
+            }
+            let context = &container["securityContext"];
+            if context["procMount"] == "Unmasked" && !user_namespace {
+                found.push((
+                    path.key("securityContext").key("procMount"),
+                    "procMount Unmasked needs the pod in a user namespace (hostUsers: false)"
+                        .to_owned(),
+                ));
+            }
+            if context["allowPrivilegeEscalation"] == false {
+                if context["privileged"] == true {
+                    found.push((
+                        path.key("securityContext"),
+                        "allowPrivilegeEscalation false with privileged true: a privileged container escalates".to_owned(),
+                    ));
+                }
+                if each(&context["capabilities"]["add"]).any(|(_, c)| c == "CAP_SYS_ADMIN") {
+                    found.push((
+                        path.key("securityContext"),
+                        "allowPrivilegeEscalation false with CAP_SYS_ADMIN added".to_owned(),
+                    ));
+                }
+            }
+            for (m, mount) in each(&container["volumeMounts"]) {
+                if let Some(sub) = mount["subPath"].as_str()
+                    && (sub.starts_with('/') || sub.split('/').any(|part| part == ".."))
+                {
+                    found.push((
+                        path.key("volumeMounts").index(m).key("subPath"),
+                        format!("subPath `{sub}` must be a relative path without `..`"),
+                    ));
+                }
+            }
+            if host_network && list == "containers" {
+                for (p, port) in each(&container["ports"]) {
+                    let host = port["hostPort"].as_i64().unwrap_or(0);
+                    if host != 0 && Some(host) != port["containerPort"].as_i64() {
+                        found.push((
+                            path.key("ports").index(p).key("hostPort"),
+                            format!(
+                                "on the host network a host port is its container port, not {host}"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What the API server refuses in a Windows pod (`spec.os.name:
+/// windows`: the Linux-only fields, each a finding) and in HostProcess
+/// pods (any pod: a container is HostProcess by its own
+/// `windowsOptions.hostProcess` or else the pod's; the two agree where both
+/// are set; one HostProcess container makes every container one, and the
+/// pod on the host network).
+pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
+    let pod_context = &pod["securityContext"];
+    if pod["os"]["name"] == "windows" {
+        let forbidden = |field: &str| format!("{field} cannot be set for a Windows pod");
+        for field in ["hostUsers", "shareProcessNamespace"] {
+            if !pod[field].is_null() {
+                found.push((at.key(field), forbidden(field)));
+            }
+        }
+        for field in ["hostPID", "hostIPC"] {
+            if pod[field] == true {
+                found.push((at.key(field), forbidden(field)));
+            }
+        }
+        for field in [
+            "appArmorProfile",
+            "seLinuxOptions",
+            "seccompProfile",
+            "fsGroup",
+            "fsGroupChangePolicy",
+            "sysctls",
+            "runAsUser",
+            "runAsGroup",
+            "supplementalGroups",
+            "supplementalGroupsPolicy",
+            "seLinuxChangePolicy",
+        ] {
+            if !pod_context[field].is_null() {
+                found.push((at.key("securityContext").key(field), forbidden(field)));
+            }
+        }
+        for list in ["initContainers", "containers", "ephemeralContainers"] {
+            for (c, container) in each(&pod[list]) {
+                let context = &container["securityContext"];
+                for field in [
+                    "appArmorProfile",
+                    "seLinuxOptions",
+                    "seccompProfile",
+                    "capabilities",
+                    "readOnlyRootFilesystem",
+                    "privileged",
+                    "allowPrivilegeEscalation",
+                    "procMount",
+                    "runAsUser",
+                    "runAsGroup",
+                ] {
+                    if !context[field].is_null() {
+                        found.push((
+                            at.key(list).index(c).key("securityContext").key(field),
+                            forbidden(field),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let pod_host = pod_context["windowsOptions"]["hostProcess"].as_bool();
+    let (mut all, mut host) = (0, 0);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            all += 1;
+            let own = container["securityContext"]["windowsOptions"]["hostProcess"].as_bool();
+            if let (Some(p), Some(o)) = (pod_host, own)
+                && p != o
+            {
+                found.push((
+                    at.key(list).index(c).key("securityContext").key("windowsOptions").key("hostProcess"),
+                    format!("hostProcess {o} differs from the pod's {p}; where both are set they are equal"),
+                ));
+            }
+            if own.or(pod_host) == Some(true) {
+                host += 1;
+            }
+        }
+    }
+    if host > 0 && host != all {
+        found.push((
+            at.clone(),
+            "a pod with a HostProcess container has only HostProcess containers".to_owned(),
+        ));
+    }
+    if host > 0 && pod["hostNetwork"] != true {
+        found.push((
+            at.key("hostNetwork"),
+            "a pod with HostProcess containers is on the host network (hostNetwork: true)"
+                .to_owned(),
+        ));
+    }
+}
+
+/// A pod's (or template's) seccomp annotations against its fields: where
+/// both are set they name the same profile (`runtime/default` or
+/// `docker/default` for `RuntimeDefault`, `unconfined`, `localhost/<p>` for
+/// `Localhost` with profile `<p>`).
+pub fn seccomp_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Found) {
+    let annotations = &metadata["annotations"];
+    let mut pairs = vec![(
+        annotations["seccomp.security.alpha.kubernetes.io/pod"].as_str(),
+        &pod["securityContext"]["seccompProfile"],
+        at.key("securityContext").key("seccompProfile"),
+    )];
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let name = container["name"].as_str().unwrap_or_default();
+            let key = format!("container.seccomp.security.alpha.kubernetes.io/{name}");
+            pairs.push((
+                annotations[key.as_str()].as_str(),
+                &container["securityContext"]["seccompProfile"],
+                at.key(list)
+                    .index(c)
+                    .key("securityContext")
+                    .key("seccompProfile"),
+            ));
+        }
+    }
+    for (annotation, field, path) in pairs {
+        let (Some(annotation), Some(kind)) = (annotation, field["type"].as_str()) else {
+            continue;
+        };
+        let matches = match kind {
+            "Unconfined" => annotation == "unconfined",
+            "RuntimeDefault" => annotation == "runtime/default" || annotation == "docker/default",
+            "Localhost" => annotation
+                .strip_prefix("localhost/")
+                .is_some_and(|p| field["localhostProfile"] == p),
+            _ => true,
+        };
+        if !matches {
+            found.push((
+                path.key("type"),
+                format!("seccomp {kind} here and `{annotation}` in the annotation; where both are set they match"),
+            ));
+        }
+    }
+}
+
+/// A pod's (or template's) AppArmor annotations against the profile each
+/// container runs with (its own field, else the pod's): where both are
+/// set they name the same profile. In a Pod the server first copies an
+/// annotation to a container with no field of its own (1.30+), so there
+/// only a container's own field can disagree; a Windows pod is not checked.
+pub fn apparmor_annotations(
+    metadata: &Json,
+    pod: &Json,
+    owner: &str,
+    at: &KeyPath,
+    found: &mut Found,
+) {
+    if pod["os"]["name"] == "windows" {
+        return;
+    }
+    let pod_profile = &pod["securityContext"]["appArmorProfile"];
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let name = container["name"].as_str().unwrap_or_default();
+            let key = format!("container.apparmor.security.beta.kubernetes.io/{name}");
+            let Some(annotation) = metadata["annotations"][key.as_str()].as_str() else {
+                continue;
+            };
+            let own = &container["securityContext"]["appArmorProfile"];
+            let copied = matches!(annotation, "runtime/default" | "unconfined")
+                || annotation
+                    .strip_prefix("localhost/")
+                    .is_some_and(|p| !p.is_empty() && p.trim() == p);
+            if owner == "Pod" && own.is_null() && copied {
+                continue;
+            }
+            let profile = if own.is_null() { pod_profile } else { own };
+            let matches = match profile["type"].as_str() {
+                Some("Unconfined") => annotation == "unconfined",
+                Some("RuntimeDefault") => annotation == "runtime/default",
+                Some("Localhost") => annotation
+                    .strip_prefix("localhost/")
+                    .is_some_and(|p| profile["localhostProfile"] == p),
+                _ => true,
+            };
+            if !matches {
+                found.push((
+                    at.key(list).index(c).key("securityContext").key("appArmorProfile"),
+                    format!("AppArmor {} for container `{name}` and `{annotation}` in its annotation; where both are set they match", profile["type"].as_str().unwrap_or_default()),
+                ));
+            }
+        }
+    }
+}
+
+/// A sysctl name as the API server reads it: `[a-z0-9]([-_a-z0-9]*[a-z0-9])?`
+/// segments joined by `.` or `/`, at most 253 characters.
+fn sysctl_name(name: &str) -> bool {
+    name.len() <= 253
+        && name.split(['.', '/']).all(|segment| {
+            let bytes = segment.as_bytes();
+            let end = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+            bytes.first().is_some_and(end)
+                && bytes.last().is_some_and(end)
+                && bytes.iter().all(|b| end(b) || *b == b'-' || *b == b'_')
+        })
+}
+
+/// A sysctl name with `.` separators: a name whose first separator is `/`
+/// has its `.` and `/` swapped (`net/ipv4/ip_forward` is
+/// `net.ipv4.ip_forward`), as the kubelet's `NormalizeName`.
+fn sysctl_normal(name: &str) -> String {
+    match name.find(['.', '/']) {
+        Some(i) if name.as_bytes()[i] == b'/' => name
+            .chars()
+            .map(|c| match c {
+                '.' => '/',
+                '/' => '.',
+                c => c,
+            })
+            .collect(),
+        _ => name.to_owned(),
+    }
+}
+
+/// A user or group id: 0..2147483647.
+fn id(value: &Json, at: KeyPath, found: &mut Found) {
+    if let Some(number) = value.as_f64()
+        && !(0.0..=f64::from(i32::MAX)).contains(&number)
+    {
+        found.push((at, format!("{value} is not an id in 0..2147483647")));
+    }
+}
+
+/// One container's environment, probes, lifecycle and enumerated fields.
+pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) {
+    for field in ["requests", "limits"] {
+        for (name, _) in container["resources"][field]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            if let Err(why) = container_resource(name) {
+                found.push((at.key("resources").key(field).key(name.clone()), why));
+            }
+        }
+    }
+    for (i, var) in each(&container["env"]) {
+        env_var(var, &at.key("env").index(i), found);
+    }
+    for (i, source) in each(&container["envFrom"]) {
+        let path = at.key("envFrom").index(i);
+        if let Some(prefix) = source["prefix"].as_str()
+            && !prefix.is_empty()
+            && let Err(why) = env_name(prefix)
+        {
+            found.push((
+                path.key("prefix"),
+                format!("`{prefix}` is not a valid prefix: {why}"),
+            ));
+        }
+        let count = ["configMapRef", "secretRef"]
+            .iter()
+            .filter(|f| source[**f].is_object())
+            .count();
+        if count != 1 {
+            found.push((
+                path,
+                "an envFrom entry names exactly one of configMapRef, secretRef".to_owned(),
+            ));
+        }
+    }
+    // An init container that is no sidecar (restartPolicy Always) may have
+    // no probes and no lifecycle.
+    let sidecar = container["restartPolicy"].as_str() == Some("Always");
+    for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+        let value = &container[probe];
+        if value.is_null() {
+            continue;
+        }
+        let path = at.key(probe);
+        if init && !sidecar {
+            found.push((path, format!("an init container has no {probe}")));
+            continue;
+        }
+        self::probe(value, probe, &path, found);
+    }
+    if init && !sidecar && !container["lifecycle"].is_null() {
+        found.push((
+            at.key("lifecycle"),
+            "an init container that is no sidecar (restartPolicy Always) has no lifecycle hooks"
+                .to_owned(),
+        ));
+    }
+    for hook in ["postStart", "preStop"] {
+        let value = &container["lifecycle"][hook];
+        if !value.is_null() {
+            handler(
+                value,
+                &["exec", "httpGet", "tcpSocket", "sleep"],
+                &at.key("lifecycle").key(hook),
+                found,
+            );
+        }
+    }
+    for (field, allowed) in [
+        ("imagePullPolicy", &["Always", "Never", "IfNotPresent"][..]),
+        (
+            "terminationMessagePolicy",
+            &["File", "FallbackToLogsOnError"],
+        ),
+    ] {
+        one_of(&container[field], allowed, at.key(field), found);
+    }
+    if init {
+        one_of(
+            &container["restartPolicy"],
+            &["Always"],
+            at.key("restartPolicy"),
+            found,
+        );
+    }
+    for field in ["runAsUser", "runAsGroup"] {
+        id(
+            &container["securityContext"][field],
+            at.key("securityContext").key(field),
+            found,
+        );
+    }
+    for (p, port) in each(&container["ports"]) {
+        one_of(
+            &port["protocol"],
+            &["TCP", "UDP", "SCTP"],
+            at.key("ports").index(p).key("protocol"),
+            found,
+        );
+    }
+}
+
+/// A resource a container may request: `cpu`, `memory`,
+/// `ephemeral-storage`, `hugepages-<size>`, or a domain-qualified name
+/// (an extended resource, or one of Kubernetes' own).
+fn container_resource(name: &str) -> Result<(), String> {
+    if name.contains('/') {
+        return names::qualified_name(name)
+            .map_err(|why| format!("`{name}` is not a resource name: {why}"));
+    }
+    let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
+        || name
+            .strip_prefix("hugepages-")
+            .is_some_and(|size| kubernetes::quantity::Quantity::parse(size).is_ok());
+    if standard {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is not a container resource (cpu, memory, ephemeral-storage, hugepages-<size>, or a name with a domain such as example.com/gpu)"
+        ))
+    }
+}
+
+/// An environment variable name as Kubernetes 1.33 and later take it
+/// (`RelaxedEnvironmentVariableValidation`, on by default since 1.32):
+/// printable ASCII, no `=`.
+pub fn env_name(name: &str) -> Result<(), String> {
+    match name.chars().find(|c| !(' '..='~').contains(c) || *c == '=') {
+        _ if name.is_empty() => Err("a name is not empty".to_owned()),
+        Some(c) => Err(format!(
+            "{c:?} is not allowed; a variable name is printable ASCII without `=`"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The downward API paths an environment variable may read.
+const FIELD_PATHS: &[&str] = &[
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+    "spec.nodeName",
+    "spec.serviceAccountName",
+    "status.hostIP",
+    "status.hostIPs",
+    "status.podIP",
+    "status.podIPs",
+];
+
+/// The container resources an environment variable may read.
+const RESOURCE_FIELDS: &[&str] = &[
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+];
+
+fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
+    if let Some(name) = var["name"].as_str()
+        && let Err(why) = env_name(name)
+    {
+        found.push((
+            at.key("name"),
+            format!("`{name}` is not a valid variable name: {why}"),
+        ));
+    }
+    let from = &var["valueFrom"];
+    if from.is_null() {
+        return;
+    }
+    if var["value"].as_str().is_some_and(|v| !v.is_empty()) {
+        found.push((
+            at.key("valueFrom"),
+            "valueFrom and a non-empty value cannot both be set".to_owned(),
+        ));
+    }
+    let sources: Vec<&str> = [
+        "fieldRef",
+        "resourceFieldRef",
+        "configMapKeyRef",
+        "secretKeyRef",
+        "fileKeyRef",
+    ]
+    .into_iter()
+    .filter(|f| !from[*f].is_null())
+    .collect();
+    if sources.len() != 1 {
+        found.push((
+            at.key("valueFrom"),
+            format!(
+                "valueFrom names exactly one source (fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef, fileKeyRef), here {}",
+                sources.len()
+            ),
+        ));
+        return;
+    }
+    let path = at.key("valueFrom").key(sources[0]);
+    let source = &from[sources[0]];
+    match sources[0] {
+        "fieldRef" => {
+            one_of(
+                &source["apiVersion"],
+                &["v1"],
+                path.key("apiVersion"),
+                found,
+            );
+            if let Some(field) = source["fieldPath"].as_str()
+                && let Err(why) = field_path(field)
+            {
+                found.push((path.key("fieldPath"), why));
+            }
+        }
+        "resourceFieldRef" => {
+            if let Some(resource) = source["resource"].as_str()
+                && !RESOURCE_FIELDS.contains(&resource)
+                && !["limits.hugepages-", "requests.hugepages-"]
+                    .iter()
+                    .any(|p| resource.starts_with(p))
+            {
+                found.push((
+                    path.key("resource"),
+                    format!(
+                        "`{resource}` is not a resource a variable can read ({})",
+                        RESOURCE_FIELDS.join(", ")
+                    ),
+                ));
+            }
+        }
+        "configMapKeyRef" | "secretKeyRef" => {
+            if let Some(key) = source["key"].as_str()
+                && let Err(why) = config_key(key)
+            {
+                found.push((
+                    path.key("key"),
+                    format!("`{key}` is not a valid key: {why}"),
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A downward API path for an environment variable: one of
+/// [`FIELD_PATHS`], or one label or annotation by key.
+fn field_path(field: &str) -> Result<(), String> {
+    if FIELD_PATHS.contains(&field) {
+        return Ok(());
+    }
+    for (prefix, what) in [
+        ("metadata.labels['", "label"),
+        ("metadata.annotations['", "annotation"),
+    ] {
+        if let Some(key) = field
+            .strip_prefix(prefix)
+            .and_then(|k| k.strip_suffix("']"))
+        {
+            return names::qualified_name(key)
+                .map_err(|why| format!("`{key}` is not a valid {what} key: {why}"));
+        }
+    }
+    Err(format!(
+        "`{field}` is not a field a variable can read ({}, metadata.labels['KEY'], metadata.annotations['KEY'])",
+        FIELD_PATHS.join(", ")
+    ))
+}
+
+/// A ConfigMap or Secret key: at most 253 of letters, digits, `-`, `_`
+/// and `.`, not `.` and not starting with `..`.
+pub fn config_key(key: &str) -> Result<(), String> {
+    if key.is_empty() || key.len() > 253 {
+        return Err("a key has 1 to 253 characters".to_owned());
+    }
+    if key == "." || key.starts_with("..") {
+        return Err("a key is not `.` and does not start with `..`".to_owned());
+    }
+    match key
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(*c)))
+    {
+        Some(c) => Err(format!(
+            "{c:?} is not allowed (letters, digits, `-`, `_`, `.`)"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A probe: one handler, thresholds (liveness and startup succeed once),
+/// a positive grace period but for readiness.
+fn probe(probe: &Json, which: &str, at: &KeyPath, found: &mut Found) {
+    handler(probe, &["exec", "httpGet", "tcpSocket", "grpc"], at, found);
+    if which != "readinessProbe"
+        && let Some(threshold) = probe["successThreshold"].as_i64()
+        && threshold > 1
+    {
+        found.push((
+            at.key("successThreshold"),
+            format!("{threshold}: a {which}'s successThreshold must be 1"),
+        ));
+    }
+    for field in [
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+    ] {
+        if let Some(number) = probe[field].as_f64()
+            && number < 0.0
+        {
+            found.push((
+                at.key(field),
+                format!("{number} is negative; {field} is at least 0"),
+            ));
+        }
+    }
+    let grace = &probe["terminationGracePeriodSeconds"];
+    if !grace.is_null() && which == "readinessProbe" {
+        found.push((
+            at.key("terminationGracePeriodSeconds"),
+            "a readinessProbe has no terminationGracePeriodSeconds".to_owned(),
+        ));
+    } else if let Some(seconds) = grace.as_f64()
+        && seconds <= 0.0
+    {
+        found.push((
+            at.key("terminationGracePeriodSeconds"),
+            format!("{seconds}: a probe's terminationGracePeriodSeconds is at least 1"),
+        ));
+    }
+}
+
+/// A probe or lifecycle handler: exactly one of `kinds`, with valid ports.
+fn handler(handler: &Json, kinds: &[&str], at: &KeyPath, found: &mut Found) {
+    let set: Vec<&str> = kinds
+        .iter()
+        .copied()
+        .filter(|k| !handler[*k].is_null())
+        .collect();
+    if set.len() != 1 {
+        found.push((
+            at.clone(),
+            format!(
+                "exactly one handler ({}) is set, here {}",
+                kinds.join(", "),
+                set.len()
+            ),
+        ));
+    }
+    for kind in ["httpGet", "tcpSocket"] {
+        let port = &handler[kind]["port"];
+        let path = at.key(kind).key("port");
+        match port {
+            Json::String(name) => {
+                if let Err(why) = names::iana_service_name(name) {
+                    found.push((path, format!("`{name}` is not a port name: {why}")));
+                }
+            }
+            _ => port_number(port, path, false, found),
+        }
+    }
+    port_number(
+        &handler["grpc"]["port"],
+        at.key("grpc").key("port"),
+        false,
+        found,
+    );
+    one_of(
+        &handler["httpGet"]["scheme"],
+        &["HTTP", "HTTPS"],
+        at.key("httpGet").key("scheme"),
+        found,
+    );
+    // As the API server's `IsHTTPHeaderName`: `[-A-Za-z0-9]+`.
+    for (i, header) in each(&handler["httpGet"]["httpHeaders"]) {
+        if let Some(name) = header["name"].as_str()
+            && (name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+        {
+            found.push((
+                at.key("httpGet").key("httpHeaders").index(i).key("name"),
+                format!("`{name}` is not an HTTP header name"),
+            ));
+        }
+    }
+    if let Some(seconds) = handler["sleep"]["seconds"].as_f64()
+        && seconds < 0.0
+    {
+        found.push((
+            at.key("sleep").key("seconds"),
+            format!("{seconds} is negative"),
+        ));
+    }
+}

@@ -1,0 +1,521 @@
+//! Re-verifying any rendered output, independently of how it was produced.
+//!
+//! The plan's types keep a values file or a template edit from breaking the
+//! invariants; these checks read the objects themselves (a hand-edited
+//! template, a patch in the GitOps repository, an older render) and report
+//! every break: the Kubernetes schema ([`schema`]), what the API server
+//! refuses ([`api`]), and the chart's rules ([`rules`]: R1-R6 on effective
+//! RBAC resolved by [`rbac`], T1-T5 on topology and pod security, judged on
+//! the operator's objects only, [`Context::in_scope`]; GRANT on every
+//! role). Checks
+//! read a [`Context`] and report into [`Findings`]; every finding is
+//! collected before any is reported.
+
+pub mod api;
+pub mod facts;
+// Effective RBAC is generic (`kubernetes::rbac`); its old path stays.
+pub use kubernetes::rbac;
+// Merging exemptions artifacts is generic (`input`); its old path stays.
+pub use kubernetes::input::merged_exemptions;
+pub mod rules;
+pub mod schema;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::plan::adr;
+use facts::Facts;
+use kubernetes::diagnostic::{
+    Diagnostic, KeyPath, Location, MESSAGE, Rule, Segment, Subject, clip,
+};
+use kubernetes::kube::KubeSchemas;
+use kubernetes::manifest::Manifest;
+use kubernetes::secret::{self, Hidden};
+use kubernetes::yaml::{Node, Origin};
+
+/// The invariant a finding breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Invariant {
+    /// The object does not match its Kubernetes schema.
+    Schema,
+    /// The object's kind has no schema to check it against.
+    UnknownKind,
+    /// A binding names a role that is not in the input.
+    UnknownRole,
+    /// No role, whoever's, grants escalation: `escalate`, `bind`,
+    /// `impersonate`, wildcards.
+    Grant,
+    /// Events only through a cluster-wide, write-only ClusterRole.
+    R1,
+    /// No read, update or delete on events.
+    R2,
+    /// Pods and leases in the operator namespace's Role.
+    R3,
+    /// The custom-resource ClusterRole holds only custom resources.
+    R4,
+    /// No wildcards.
+    R5,
+    /// Daemon objects and secrets only in the builds namespace.
+    R6,
+    /// Three distinct namespaces, none reserved.
+    T1,
+    /// Every object in its trust class's namespace.
+    T2,
+    /// Pod Security: the cluster's verdict and the class's demand.
+    T3,
+    /// The control plane's root filesystem is read-only.
+    ReadOnlyRoot,
+    /// Policy exemptions by trust class.
+    T4,
+    /// The control plane wired to its namespaces: POD_NAMESPACE, --namespace,
+    /// the gateway's daemon namespace.
+    T5,
+    /// Default-deny NetworkPolicies in the operator and builds namespaces,
+    /// and no ingress from the whole cluster.
+    Network,
+    /// No daemon key shared between the trust levels.
+    Keys,
+    /// The input does not show a fact a check needs.
+    MissingFact,
+    /// Refused by the API server although the schema allows it: names,
+    /// labels, field rules, a second claim of a custom kind.
+    Api,
+    /// An image reference the kubelet cannot parse, so never pulls; the API
+    /// server accepts it.
+    Image,
+    /// The LimitRange of a BuildProject's namespace admits its daemon.
+    Limits,
+}
+
+impl Invariant {
+    /// Every invariant, in the order findings are sorted by.
+    pub const ALL: [Invariant; 22] = [
+        Invariant::Schema,
+        Invariant::UnknownKind,
+        Invariant::UnknownRole,
+        Invariant::Grant,
+        Invariant::R1,
+        Invariant::R2,
+        Invariant::R3,
+        Invariant::R4,
+        Invariant::R5,
+        Invariant::R6,
+        Invariant::T1,
+        Invariant::T2,
+        Invariant::T3,
+        Invariant::ReadOnlyRoot,
+        Invariant::T4,
+        Invariant::T5,
+        Invariant::Network,
+        Invariant::Keys,
+        Invariant::MissingFact,
+        Invariant::Api,
+        Invariant::Image,
+        Invariant::Limits,
+    ];
+
+    /// The short id: `R1`, `T3`, `K8S`.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Invariant::Schema => "K8S",
+            Invariant::UnknownKind => "KIND",
+            Invariant::UnknownRole => "ROLE",
+            Invariant::Grant => "GRANT",
+            Invariant::R1 => "R1",
+            Invariant::R2 => "R2",
+            Invariant::R3 => "R3",
+            Invariant::R4 => "R4",
+            Invariant::R5 => "R5",
+            Invariant::R6 => "R6",
+            Invariant::T1 => "T1",
+            Invariant::T2 => "T2",
+            Invariant::T3 => "T3",
+            Invariant::ReadOnlyRoot => "ROOTFS",
+            Invariant::T4 => "T4",
+            Invariant::T5 => "T5",
+            Invariant::Network => "NET",
+            Invariant::Keys => "KEYS",
+            Invariant::MissingFact => "FACT",
+            Invariant::Api => "API",
+            Invariant::Image => "IMAGE",
+            Invariant::Limits => "LIMITS",
+        }
+    }
+
+    /// The rule, with its help text: its entry in [`rules::RULES`].
+    pub fn rule(self) -> &'static Rule {
+        rules::RULES
+            .iter()
+            .find(|rule| rule.id == self.id())
+            .expect("every invariant has its entry in RULES (a test checks it)")
+    }
+
+    /// Where the rule is explained: its section of `docs/checks.md`.
+    pub fn doc(self) -> String {
+        self.rule().link()
+    }
+}
+
+/// One broken invariant in one object: a [`Diagnostic`] with the
+/// invariant's [`Rule`] and a [`Subject`] (the object, its template, the
+/// template line for a render of this run).
+pub type Finding = Diagnostic;
+
+/// Something `check` could not verify because the input does not show it:
+/// a [`Diagnostic`] of severity [`Note`](kubernetes::diagnostic::Severity::Note)
+/// about a subject (`Namespace buildkit-builds`), not a finding (the exit
+/// code stays 0), but never silent.
+pub type Info = Diagnostic;
+
+/// Everything a check run found; as JSON, `findings` and `info`, each as
+/// [`Diagnostic::to_json`] writes it.
+#[derive(Debug, Default, Serialize, schemars::JsonSchema)]
+pub struct Report {
+    /// The broken invariants, in object install order, then invariant.
+    pub findings: Vec<Finding>,
+    /// What could not be verified, by subject, then message.
+    pub info: Vec<Info>,
+}
+/// The trust class of a namespace, as the checks see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// The hardened control plane.
+    Operator,
+    /// The build daemons.
+    Builds,
+    /// The Kata node plumbing.
+    System,
+}
+
+impl Class {
+    const ALL: [Class; 3] = [Class::Operator, Class::Builds, Class::System];
+
+    /// What ADR-0006 says of the class: name, Pod Security level,
+    /// exemptions. The checks read the facts the plan's types are built
+    /// from (`plan::adr`), never a copy.
+    fn facts(self) -> adr::ClassFacts {
+        match self {
+            Class::Operator => adr::OPERATOR,
+            Class::Builds => adr::BUILDS,
+            Class::System => adr::SYSTEM,
+        }
+    }
+
+    /// The class's name: `operator`, `builds`, `system`.
+    pub fn name(self) -> &'static str {
+        self.facts().name
+    }
+
+    /// The Pod Security Admission level its namespace enforces.
+    pub fn pod_security(self) -> &'static str {
+        self.facts().pod_security
+    }
+
+    /// The keys of the policy exemptions its namespace needs.
+    pub fn exemptions(self) -> impl Iterator<Item = &'static str> {
+        self.facts().exemptions.iter().map(|e| e.key())
+    }
+
+    fn parse(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// What the checks read: the objects and what they show. Read-only: the
+/// checks borrow it while they report into [`Findings`].
+pub struct Context<'a> {
+    /// The objects.
+    pub manifests: &'a [&'a Manifest],
+    /// The objects as JSON, index for index (converted once per object,
+    /// however many runs read it: see [`run_borrowed`]).
+    pub objects: &'a [&'a Json],
+    /// The operator instances and the class of each namespace.
+    pub facts: Facts,
+    /// The Kubernetes version whose default RBAC roles a binding may
+    /// name (`--kube-version`).
+    pub version: kubernetes::rbac::defaults::Version,
+    /// The CustomResourceDefinitions given besides the input (`--crd`),
+    /// as JSON: what the cluster holds already.
+    pub extra_crds: Vec<Json>,
+}
+
+impl<'a> Context<'a> {
+    fn new(
+        manifests: &'a [&'a Manifest],
+        objects: &'a [&'a Json],
+        version: kubernetes::rbac::defaults::Version,
+        extra_crds: &[Manifest],
+    ) -> Self {
+        Context {
+            manifests,
+            facts: Facts::of(objects),
+            objects,
+            version,
+            extra_crds: extra_crds.iter().map(|m| m.node.to_json()).collect(),
+        }
+    }
+
+    /// The class of namespace `name`, if the input shows it.
+    pub fn class_of(&self, name: &str) -> Option<Class> {
+        self.facts.classes.get(name).copied()
+    }
+
+    /// Whether object `index` is the buildkit operator's, so that the ADR
+    /// rules judge it; another application's objects get the generic rules
+    /// only. The one place that decides it: [`Facts::in_scope`].
+    pub fn in_scope(&self, index: usize) -> bool {
+        self.facts.in_scope(index)
+    }
+}
+
+/// Where the checks report: findings about the objects of one
+/// [`Context`], and what could not be verified.
+pub struct Findings<'c> {
+    context: &'c Context<'c>,
+    /// Each finding with its invariant, which orders them.
+    found: Vec<(Invariant, Finding)>,
+    /// What was reported, (invariant, object, path, message): a finding
+    /// two rules of one role give alike (a default role's rules, reported
+    /// at the binding's `roleRef`) is said once.
+    reported: HashSet<(Invariant, usize, String, String)>,
+    /// What was not verified: subject, message; sorted, once each.
+    info: BTreeSet<(String, String)>,
+    /// Per object that holds something that could be a Secret: the object
+    /// redacted, and what that hid (filled when a finding is reported).
+    secrets: BTreeMap<usize, Option<(Json, Hidden)>>,
+}
+
+impl<'c> Findings<'c> {
+    /// An empty sink for findings about `context`'s objects.
+    pub fn new(context: &'c Context<'c>) -> Self {
+        Findings {
+            context,
+            found: Vec::new(),
+            reported: HashSet::new(),
+            info: BTreeSet::new(),
+            secrets: BTreeMap::new(),
+        }
+    }
+
+    /// Records what could not be verified about `subject`.
+    pub fn note(&mut self, subject: impl Into<String>, message: impl Into<String>) {
+        self.info.insert((subject.into(), message.into()));
+    }
+
+    /// Records a finding about object `index` at `path`. When the object
+    /// holds something that could be a Secret, the path stops at the masked
+    /// value (as `diff` shows it) and a message that quotes a hidden value
+    /// (a schema error quotes the instance) is replaced; a long message is
+    /// clipped.
+    pub fn report(
+        &mut self,
+        invariant: Invariant,
+        index: usize,
+        path: &KeyPath,
+        message: impl Into<String>,
+    ) {
+        let mut message = message.into();
+        let object = &self.context.objects[index];
+        let secrets = self.secrets.entry(index).or_insert_with(|| {
+            let (masked, hidden) = secret::redact(object);
+            (!hidden.is_empty()).then_some((masked, hidden))
+        });
+        let path = &match secrets {
+            Some((masked, hidden)) => {
+                if hidden.revealed_by(&message) {
+                    message = hidden.masked(&message).unwrap_or_else(|| {
+                        "(the message is not shown: it would quote a value that could be \
+                            a Secret's)"
+                            .to_owned()
+                    });
+                }
+                visible(masked, path)
+            }
+            None => path.clone(),
+        };
+        let message = clip(&message, MESSAGE).into_owned();
+        if !self
+            .reported
+            .insert((invariant, index, path.to_string(), message.clone()))
+        {
+            return;
+        }
+        let manifest = &self.context.manifests[index];
+        let (origin, rendered_at) = place(manifest, path);
+        let subject = Subject {
+            object: manifest.id.to_string(),
+            template: manifest.template.clone(),
+            rendered_at,
+        };
+        let finding = Diagnostic::finding(invariant.rule(), subject, origin, path.clone(), message);
+        self.found.push((invariant, finding));
+    }
+}
+
+/// Where the node at `path` of `manifest` was written: for an object this
+/// run rendered, the template line that wrote it (the rendered text is no
+/// file of the user's: the origin is then [`Origin::Default`]); for one
+/// read from a file, its origin there.
+fn place(manifest: &Manifest, path: &KeyPath) -> (Origin, Option<Location>) {
+    let origin = &manifest.node.nearest(path).origin;
+    match (origin, &manifest.trace) {
+        (Origin::At { line, col, .. }, Some(trace)) => (
+            Origin::Default,
+            trace
+                .source_of(*line, *col)
+                .map(|(template, line)| Location::line(format!("templates/{template}"), line)),
+        ),
+        (_, Some(_)) => (Origin::Default, None),
+        (_, None) => (origin.clone(), None),
+    }
+}
+
+/// `path` cut where `masked` holds a token: below it, keys are the hidden
+/// value's.
+fn visible(masked: &Json, path: &KeyPath) -> KeyPath {
+    let mut node = masked;
+    let mut shown = KeyPath::root();
+    for segment in &path.0 {
+        if node
+            .as_str()
+            .is_some_and(|s| s.starts_with(secret::TOKEN_PREFIX))
+        {
+            break;
+        }
+        node = match segment {
+            Segment::Key(key) => &node[key.as_str()],
+            Segment::Index(index) => &node[*index],
+        };
+        shown.0.push(segment.clone());
+    }
+    shown
+}
+
+/// Options of a check run.
+pub struct Options<'a> {
+    /// The Kubernetes schemas to check against.
+    pub schemas: &'a KubeSchemas,
+    /// CustomResourceDefinitions given besides the input (`--crd`).
+    pub extra_crds: &'a [Manifest],
+}
+
+/// Runs every check on `manifests` (and the Kyverno exemptions artifacts,
+/// when there are any); returns all findings, ordered by object install
+/// order, then invariant, and what could not be verified.
+pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -> Report {
+    let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+    let (manifests, objects) = (
+        manifests.iter().collect::<Vec<_>>(),
+        json.iter().collect::<Vec<_>>(),
+    );
+    run_borrowed(&manifests, &objects, exemptions, Some(options))
+}
+
+/// The checks that relate objects to each other (RBAC, topology), without
+/// the schema check: for a subset of objects whose schemas were checked
+/// with the whole set (each object's schema does not depend on the others
+/// but for custom resources, whose CRD the whole set holds too).
+pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> Report {
+    let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+    let (manifests, objects) = (
+        manifests.iter().collect::<Vec<_>>(),
+        json.iter().collect::<Vec<_>>(),
+    );
+    run_borrowed(&manifests, &objects, exemptions, None)
+}
+
+/// [`run`] (with `schema`) or [`relations`] (without) on borrowed
+/// objects and their JSON, index for index: a caller that checks several
+/// subsets of one set converts each object once and copies none.
+pub fn run_borrowed(
+    manifests: &[&Manifest],
+    objects: &[&Json],
+    exemptions: &[Node],
+    schema: Option<&Options<'_>>,
+) -> Report {
+    let version = schema.map_or(kubernetes::rbac::defaults::TARGET, |options| {
+        kubernetes::rbac::defaults::version(options.schemas.version())
+    });
+    let extra_crds = schema.map_or(&[][..], |options| options.extra_crds);
+    let context = Context::new(manifests, objects, version, extra_crds);
+    let mut findings = Findings::new(&context);
+    if let Some(options) = schema {
+        schema::check(&context, &mut findings, options);
+        api::check(&context, &mut findings);
+    }
+    rules::rbac(&context, &mut findings);
+    rules::topology(
+        &context,
+        &mut findings,
+        merged_exemptions(exemptions).as_ref(),
+    );
+    let Findings { found, info, .. } = findings;
+    let info = info
+        .into_iter()
+        .map(|(subject, message)| Diagnostic::note(subject, message))
+        .collect();
+    let order: BTreeMap<String, usize> = manifests
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.id.to_string(), i))
+        .collect();
+    let mut found = found;
+    found.sort_by_key(|(invariant, f)| {
+        let object = f.object().unwrap_or_default();
+        (order.get(object).copied().unwrap_or(usize::MAX), *invariant)
+    });
+    found.dedup();
+    let findings = found.into_iter().map(|(_, finding)| finding).collect();
+    Report { findings, info }
+}
+
+/// Findings, then what was not verified, as text for a person, each
+/// through the one text renderer ([`Diagnostic::render`], which escapes
+/// what comes from the input), then the count.
+pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> String {
+    render_text_coloured(findings, info, objects, false)
+}
+
+/// [`render_text`], with colour where a reader looks when `colour`: each
+/// finding's rule id in bold red, `info:` in bold green, the count in bold
+/// red (findings) or green (`ok:`). The words are the same either way; the
+/// colour codes come from [`kubernetes::terminal`]'s styles and frame only
+/// chartgen's own text (a rule id, a label), never the input's.
+pub fn render_text_coloured(
+    findings: &[Finding],
+    info: &[Info],
+    objects: usize,
+    colour: bool,
+) -> String {
+    use kubernetes::terminal::{ERROR, NOTE, when};
+    let (error, note) = (when(colour, ERROR), when(colour, NOTE));
+    let mut out = String::new();
+    for diagnostic in findings.iter().chain(info) {
+        let text = diagnostic.render();
+        let label = match diagnostic.severity {
+            kubernetes::diagnostic::Severity::Note => Some(("info:", note)),
+            kubernetes::diagnostic::Severity::Error => diagnostic.id().map(|id| (id, error)),
+        };
+        match label.and_then(|(label, style)| Some((label, style, text.strip_prefix(label)?))) {
+            Some((label, style, rest)) => {
+                let _ = write!(out, "{style}{label}{style:#}{rest}");
+            }
+            None => out.push_str(&text),
+        }
+        out.push('\n');
+    }
+    let objects = match objects {
+        1 => "1 object".to_owned(),
+        n => format!("{n} objects"),
+    };
+    let _ = match findings.len() {
+        0 => writeln!(out, "{note}ok:{note:#} {objects}, no findings"),
+        1 => writeln!(out, "{error}1 finding{error:#} in {objects}"),
+        n => writeln!(out, "{error}{n} findings{error:#} in {objects}"),
+    };
+    out
+}

@@ -1,0 +1,114 @@
+//! GRANT: grants that let their holder give itself more, in any role of
+//! the input, the operator's or another application's: `escalate` and
+//! `bind` on roles, `impersonate` on users, groups, ServiceAccounts, uids
+//! and user extras, wildcards (in another application's roles: R5 reports
+//! them in the operator's), and a ClusterRole aggregated into the built-in
+//! tenant roles that aggregates others itself (R4 in the operator's).
+
+use super::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
+use crate::check::rbac::resolve::Rule;
+use crate::check::{Context, Findings, Invariant};
+use kubernetes::diagnostic::KeyPath;
+
+/// The RBAC API group, where `escalate` and `bind` apply.
+const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+
+/// A verb that lets its holder widen its own permissions: the verb, the
+/// (group, resource) pairs it acts on, and what it lets the holder do.
+type Escalating = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+/// Each verb that lets its holder widen its own permissions.
+const ESCALATING: [Escalating; 3] = [
+    (
+        "escalate",
+        &[(RBAC_GROUP, "roles"), (RBAC_GROUP, "clusterroles")],
+        "write roles granting more than it holds",
+    ),
+    (
+        "bind",
+        &[(RBAC_GROUP, "roles"), (RBAC_GROUP, "clusterroles")],
+        "bind any role, cluster-admin included, to anyone, itself too",
+    ),
+    (
+        "impersonate",
+        &[
+            ("", "users"),
+            ("", "groups"),
+            ("", "serviceaccounts"),
+            ("authentication.k8s.io", "uids"),
+            ("authentication.k8s.io", "userextras"),
+        ],
+        "act as another user, group or ServiceAccount, with its permissions",
+    ),
+];
+
+/// Checks GRANT on every role.
+pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    for (role, r, rule) in grants.all_role_rules() {
+        for (verb, targets, what) in ESCALATING {
+            let on: Vec<String> = targets
+                .iter()
+                .filter(|(group, resource)| rule.any_group(&[group]) && reaches(rule, resource))
+                .map(|(group, resource)| crate::check::rbac::resource_name(group, resource))
+                .collect();
+            if rule.verbs.iter().any(|v| v == verb) && !on.is_empty() {
+                findings.report(
+                    Invariant::Grant,
+                    role.index,
+                    &rule_path(r, "verbs"),
+                    format!("grants {verb} on {}: its holder can {what}", on.join(", ")),
+                );
+            }
+        }
+        if role.in_scope {
+            continue;
+        }
+        for field in wildcard_fields(rule) {
+            findings.report(
+                Invariant::Grant,
+                role.index,
+                &rule_path(r, field),
+                format!(
+                    "a wildcard in {field} grants what no review saw, including what the cluster adds later (with verbs, escalate, bind and impersonate); name what is granted"
+                ),
+            );
+        }
+    }
+    tenant_aggregation(context, grants, findings);
+}
+
+/// Whether `rule` names `resource` (or a subresource of it), or every one.
+fn reaches(rule: &Rule, resource: &str) -> bool {
+    rule.resources
+        .iter()
+        .any(|r| r == "*" || r.split('/').next() == Some(resource))
+}
+
+/// A ClusterRole aggregated into `view`, `edit` or `admin` that aggregates
+/// other ClusterRoles itself: every tenant gets whatever its selectors
+/// match in the cluster. In the operator's roles R4 reports it.
+fn tenant_aggregation(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+    for role in grants.roles.iter().filter(|r| r.cluster && !r.in_scope) {
+        let object = &context.objects[role.index];
+        let aggregated = aggregated_into(object);
+        let selects = object["aggregationRule"]["clusterRoleSelectors"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty());
+        if aggregated.is_empty() || !selects {
+            continue;
+        }
+        findings.report(
+            Invariant::Grant,
+            role.index,
+            &KeyPath::dotted("aggregationRule"),
+            format!(
+                "aggregated into {}, it aggregates other ClusterRoles itself: every tenant gets whatever its selectors match in the cluster",
+                aggregated.join(", ")
+            ),
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! LIMITS: the LimitRange of a BuildProject's namespace admits its daemon.
+//! buildd starts each project's daemon with the project's `resources`; the
+//! LimitRange admission gives a container without a limit its `default`
+//! (else its `max`) and refuses a request above the limit so given, or a
+//! limit above `max`. The render would apply, and every build of the
+//! project would fail. The values side is `model::rules`
+//! (`limit_range_admits`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value as Json;
+
+use crate::check::facts::namespace_of;
+use crate::check::{Context, Findings, Invariant};
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::quantity::Quantity;
+
+/// Checks LIMITS on the operator's BuildProjects.
+pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+    // Every `Container` and `Pod` item of every LimitRange, by namespace:
+    // the admission applies each.
+    let mut ranges: HashMap<&str, Vec<&Json>> = HashMap::new();
+    for object in context.objects {
+        if object["kind"] != "LimitRange" || object["apiVersion"] != "v1" {
+            continue;
+        }
+        let Some(namespace) = object["metadata"]["namespace"].as_str() else {
+            continue;
+        };
+        let items = (object["spec"]["limits"].as_array().into_iter().flatten())
+            .filter(|l| l["type"] == "Container" || l["type"] == "Pod");
+        ranges.entry(namespace).or_default().extend(items);
+    }
+    if ranges.is_empty() {
+        return;
+    }
+    for (index, object) in context.objects.iter().enumerate() {
+        if object["kind"] != "BuildProject" || !context.in_scope(index) {
+            continue;
+        }
+        let Some(items) = ranges.get(namespace_of(object)) else {
+            continue;
+        };
+        // Each field once, whichever item refuses it first.
+        let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
+        for item in items {
+            for (path, message) in refusals(&object["spec"]["resources"], item) {
+                refused.entry(path).or_insert(message);
+            }
+        }
+        for (path, message) in refused {
+            findings.report(Invariant::Limits, index, &path, message);
+        }
+    }
+}
+
+/// What the LimitRange item `range` refuses of a daemon's one container
+/// with `resources`: the path in the BuildProject and why. A `Container`
+/// item gives a container without a limit its `default` (else its `max`)
+/// and caps it at `max`; a `Pod` item caps the pod, here its one
+/// container, at `max`. A quantity may be written as a string or a number.
+fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
+    let text = |value: &Json| match value {
+        Json::String(s) => s.clone(),
+        Json::Number(n) => n.to_string(),
+        _ => String::new(),
+    };
+    let amount = |value: &Json| Quantity::parse(&text(value)).ok();
+    let pod = range["type"] == "Pod";
+    let at = KeyPath::root().key("spec").key("resources");
+    let mut found = Vec::new();
+    for resource in ["cpu", "memory"] {
+        let request = &resources["requests"][resource];
+        let limit = &resources["limits"][resource];
+        let max = &range["max"][resource];
+        if let (Some(l), Some(m)) = (amount(limit), amount(max))
+            && l > m
+        {
+            found.push((
+                at.key("limits").key(resource),
+                format!(
+                    "limits.{resource} {} is above the LimitRange's max.{resource} {}{}; the API server refuses the daemon's pod",
+                    text(limit),
+                    text(max),
+                    if pod { " (for the whole pod)" } else { "" }
+                ),
+            ));
+            continue;
+        }
+        if !limit.is_null() || pod {
+            continue;
+        }
+        let Some(r) = amount(request) else {
+            continue;
+        };
+        let given = [("default", &range["default"][resource]), ("max", max)]
+            .into_iter()
+            .find_map(|(name, v)| amount(v).map(|q| (name, q, v)));
+        if let Some((name, q, value)) = given
+            && r > q
+        {
+            found.push((
+                at.key("requests").key(resource),
+                format!(
+                    "requests.{resource} {} is above the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource}); the API server refuses the daemon's pod",
+                    text(request),
+                    text(value)
+                ),
+            ));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn messages(resources: Json, range: Json) -> Vec<String> {
+        refusals(&resources, &range)
+            .into_iter()
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect()
+    }
+
+    #[test]
+    fn a_request_above_the_limit_it_would_be_given_is_refused() {
+        let range =
+            json!({"type": "Container", "default": {"cpu": "2"}, "max": {"memory": "16Gi"}});
+        assert_eq!(
+            messages(json!({"requests": {"cpu": "4"}}), range.clone()),
+            [
+                "spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod"
+            ]
+        );
+        // Its own limit: admitted.
+        assert!(
+            messages(
+                json!({"requests": {"cpu": "4"}, "limits": {"cpu": "4"}}),
+                range.clone()
+            )
+            .is_empty()
+        );
+        // No default: the max is the limit it is given.
+        assert_eq!(
+            messages(json!({"requests": {"memory": "20Gi"}}), range.clone()),
+            [
+                "spec.resources.requests.memory: requests.memory 20Gi is above the limit 16Gi the LimitRange gives a daemon without limits.memory (max.memory); the API server refuses the daemon's pod"
+            ]
+        );
+        assert_eq!(
+            messages(json!({"limits": {"memory": "17Gi"}}), range),
+            [
+                "spec.resources.limits.memory: limits.memory 17Gi is above the LimitRange's max.memory 16Gi; the API server refuses the daemon's pod"
+            ]
+        );
+        // Without CPU default or maximum, any CPU request is admitted.
+        let range = json!({"type": "Container", "default": {"memory": "2Gi"}});
+        assert!(
+            messages(
+                json!({"requests": {"cpu": "64"}, "limits": {"memory": "4Gi"}}),
+                range
+            )
+            .is_empty()
+        );
+    }
+
+    /// A quantity written as a number is read like its text; a `Pod`
+    /// item's `max` caps the daemon's one container too.
+    #[test]
+    fn numbers_and_pod_items_are_read() {
+        let range = json!({"type": "Container", "max": {"memory": "4Gi"}});
+        assert_eq!(
+            messages(json!({"limits": {"memory": 8_589_934_592_u64}}), range),
+            [
+                "spec.resources.limits.memory: limits.memory 8589934592 is above the LimitRange's max.memory 4Gi; the API server refuses the daemon's pod"
+            ]
+        );
+        let range = json!({"type": "Container", "default": {"cpu": 2}});
+        assert_eq!(messages(json!({"requests": {"cpu": 3}}), range).len(), 1);
+        let pod = json!({"type": "Pod", "max": {"cpu": "2"}});
+        assert_eq!(
+            messages(json!({"limits": {"cpu": "3"}}), pod.clone()),
+            [
+                "spec.resources.limits.cpu: limits.cpu 3 is above the LimitRange's max.cpu 2 (for the whole pod); the API server refuses the daemon's pod"
+            ]
+        );
+        // A Pod item gives no container a default limit.
+        assert!(messages(json!({"requests": {"cpu": "3"}}), pod).is_empty());
+    }
+}

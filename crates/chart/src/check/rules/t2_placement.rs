@@ -1,0 +1,106 @@
+//! T2: every object in its trust class's namespace (ADR-0006); FACT where
+//! the input does not show a namespace's class.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::Value as Json;
+
+use crate::check::facts::{component_class, namespace_of};
+use crate::check::{Class, Context, Findings, Invariant};
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::manifest;
+
+/// T2: an object of a class lives in that class's namespace, and no
+/// namespaced object lives outside the namespaces the input shows. Where
+/// the input does not show a namespace's class, FACT says which fact is
+/// missing, once per namespace.
+pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+    // Decided once: what the input shows does not change per object.
+    let homes: HashMap<Class, String> = Class::ALL
+        .into_iter()
+        .filter_map(|c| context.facts.names_of(c).map(|names| (c, names)))
+        .collect();
+    let lacking = (!context.facts.release_known()).then(|| missing_fact(context));
+    let mut unknown: BTreeSet<&str> = BTreeSet::new();
+    let path = KeyPath::dotted("metadata.namespace");
+    for (index, object) in context.objects.iter().enumerate() {
+        // The API server ignores a namespace on a cluster-scoped object.
+        if manifest::is_cluster_scoped(object["kind"].as_str().unwrap_or_default()) {
+            continue;
+        }
+        // An object without a namespace lands in the one kubectl applies it to: say default.
+        let namespace = namespace_of(object);
+        let found = context.class_of(namespace);
+        if let Some(required) = context.facts.misplaced(index) {
+            let message = format!(
+                "{}, in {} (the {} class), not {namespace}",
+                required.by,
+                required.namespace,
+                required.class.name()
+            );
+            findings.report(Invariant::T2, index, &path, message);
+            continue;
+        }
+        if let Some(class) = expected_class(context, index, object)
+            && found != Some(class)
+            && let Some(want) = homes.get(&class)
+        {
+            let message = format!(
+                "belongs to the {} class, in {want}, not {namespace}",
+                class.name()
+            );
+            findings.report(Invariant::T2, index, &path, message);
+            continue;
+        }
+        // Another application's object, or a grant to the operator in
+        // another application's namespace (the R rules judge what it
+        // grants): no placement to verify.
+        if found.is_some() || !context.in_scope(index) || is_rbac(object) {
+            continue;
+        }
+        match &lacking {
+            None => findings.report(
+                Invariant::T2,
+                index,
+                &path,
+                format!("namespace {namespace} is none of the operator, builds and system namespaces"),
+            ),
+            Some(lacking) if unknown.insert(namespace) => findings.report(
+                Invariant::MissingFact,
+                index,
+                &path,
+                format!("the trust class of namespace {namespace} cannot be told: {lacking}; its objects' placement is not verified"),
+            ),
+            Some(_) => {}
+        }
+    }
+}
+
+/// Whether `object` is a Role or RoleBinding.
+fn is_rbac(object: &Json) -> bool {
+    matches!(object["kind"].as_str(), Some("Role" | "RoleBinding"))
+}
+
+/// The class an object belongs to by what it is: BuildProjects to the
+/// builds class, buildd and node plumbing by the facts; chartgen's component
+/// label as a hint.
+fn expected_class(context: &Context<'_>, index: usize, object: &Json) -> Option<Class> {
+    if object["kind"] == "BuildProject" {
+        Some(Class::Builds)
+    } else if context.facts.instance_at(index).is_some() {
+        Some(Class::Operator)
+    } else {
+        component_class(object)
+    }
+}
+
+/// Which fact the input lacks to tell the classes.
+fn missing_fact(context: &Context<'_>) -> String {
+    match context.facts.instances.iter().find(|i| i.builds.is_none()) {
+        None => "the input has no buildd Deployment (a container named buildd or running a buildd image), so neither the operator namespace (where buildd runs) nor the builds namespace (its --namespace) is shown".to_owned(),
+        Some(instance) => format!(
+            "buildd in {} names no builds namespace (--namespace) and no BuildProject shows one",
+            instance.operator
+        ),
+    }
+}

@@ -1,0 +1,18 @@
+//! The buildkit operator's chart: its typed values ([`values`], [`model`],
+//! [`schema`]), the deployment plan and every ADR fact ([`plan`]), the
+//! templates ([`render`]), the stages run together ([`pipeline`]), the ADR
+//! policy and what the API server refuses, checked on any manifests
+//! ([`check`]), and the generated reference ([`docs`]). It builds on
+//! the `kubernetes` crate and never uses the command line; Cargo enforces
+//! both (ARCHITECTURE.md, "Crates").
+
+pub mod check;
+pub mod docs;
+pub mod model;
+pub mod pipeline;
+pub mod plan;
+pub mod provenance;
+pub mod render;
+pub mod schema;
+pub mod schema_overlay;
+pub mod values;

@@ -1,0 +1,206 @@
+//! `extraObjects`: manifests the chart does not know, added to the release
+//! as written, and checked like the chart's own objects.
+//!
+//! An entry is any Kubernetes object: a mapping with `apiVersion`, `kind`
+//! and `metadata.name` (the values schema says so, located). What a schema
+//! cannot say is here: a core Secret with `data` or `stringData` (its
+//! material would be written into `out/`, a Git repository) and a `List`
+//! (an entry is one object) are refused; two entries with one identity
+//! too. Where an entry lives and what the ADRs say of it is decided when
+//! it is rendered and checked (`pipeline::extra_objects`, `check`): an
+//! entry is no exception to any rule.
+
+use std::collections::BTreeMap;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value as Json};
+
+use super::Values;
+use super::violation::Violation;
+use kubernetes::diagnostic::KeyPath;
+
+/// The values key of the extra objects.
+pub const KEY: &str = "extraObjects";
+
+/// One extra object, as written in the values.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ExtraObject(pub Map<String, Json>);
+
+impl ExtraObject {
+    /// A top-level text field (`apiVersion`, `kind`).
+    pub fn text(&self, key: &str) -> &str {
+        self.0.get(key).and_then(Json::as_str).unwrap_or_default()
+    }
+
+    /// A text field of `metadata` (`name`, `namespace`).
+    pub fn metadata(&self, key: &str) -> Option<&str> {
+        self.0.get("metadata")?.get(key)?.as_str()
+    }
+}
+
+impl JsonSchema for ExtraObject {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ExtraObject".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "Any Kubernetes object, written as it is to be applied: added to the release after the chart's own objects, without commonLabels or commonAnnotations, and checked like them (docs/patching.md). A namespaced kind needs `metadata.namespace`; a Secret with data is refused (use an ExternalSecret or SealedSecret).",
+            "type": "object",
+            "required": ["apiVersion", "kind", "metadata"]
+        })
+    }
+}
+
+/// Whether an API group is one of Kubernetes' own: the core group, an
+/// unqualified one (`apps`, `batch`, `policy`) or one under `k8s.io`
+/// (which a custom resource may only use with the API reviewers'
+/// approval). Their kinds' scopes are known without a CRD, so `validate`
+/// judges a missing namespace as `render` does; a custom kind's scope
+/// waits for its CRD (`render --crd`).
+fn is_built_in(group: &str) -> bool {
+    !group.contains('.') || group.ends_with(".k8s.io")
+}
+
+/// Whether `api_version` and `kind` are the core Secret.
+fn is_core_secret(object: &ExtraObject) -> bool {
+    object.text("apiVersion") == "v1" && object.text("kind") == "Secret"
+}
+
+/// Whether a field holds something (a non-empty mapping, list or text).
+fn holds(value: Option<&Json>) -> bool {
+    match value {
+        None | Some(Json::Null) => false,
+        Some(Json::Object(map)) => !map.is_empty(),
+        Some(Json::Array(items)) => !items.is_empty(),
+        Some(Json::String(text)) => !text.is_empty(),
+        Some(_) => true,
+    }
+}
+
+/// Whether `object` has what identifies an object (a non-empty text
+/// `apiVersion`, `kind`, `metadata.name`, and `metadata.namespace` when
+/// written); reports each that is missing or no text.
+fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<Violation>) -> bool {
+    let metadata = object.0.get("metadata");
+    let mut found = true;
+    let mut text = |path: KeyPath, value: Option<&Json>, required: bool| match value {
+        Some(Json::String(text)) if !text.is_empty() => {}
+        None if !required => {}
+        _ => {
+            found = false;
+            violations.push(Violation {
+                message: format!(
+                    "`{path}` must be a non-empty text: it identifies the object in the cluster"
+                ),
+                path,
+                also: Vec::new(),
+                hint: None,
+            });
+        }
+    };
+    text(at.key("apiVersion"), object.0.get("apiVersion"), true);
+    text(at.key("kind"), object.0.get("kind"), true);
+    match metadata {
+        Some(Json::Object(metadata)) => {
+            text(at.key("metadata").key("name"), metadata.get("name"), true);
+            text(
+                at.key("metadata").key("namespace"),
+                metadata.get("namespace"),
+                false,
+            );
+        }
+        _ => {
+            found = false;
+            violations.push(Violation {
+                path: at.key("metadata"),
+                also: Vec::new(),
+                message: "`metadata` must be a mapping holding at least `name`".to_owned(),
+                hint: None,
+            });
+        }
+    }
+    found
+}
+
+/// The rules of `extraObjects` a schema cannot state.
+pub fn check(values: &Values, violations: &mut Vec<Violation>) {
+    let mut seen: BTreeMap<(String, String, Option<String>, String), usize> = BTreeMap::new();
+    for (i, object) in values.extra_objects.iter().enumerate() {
+        let at = KeyPath::root().key(KEY).index(i);
+        if !identified(object, &at, violations) {
+            continue;
+        }
+        if is_core_secret(object) {
+            for field in ["data", "stringData"] {
+                if holds(object.0.get(field)) {
+                    violations.push(Violation {
+                        path: at.key(field),
+                        also: Vec::new(),
+                        message: format!(
+                            "{KEY}[{i}] is a Secret with {field}: its material would be written into the rendered output (out/, a Git repository) and into every diff"
+                        ),
+                        hint: Some(
+                            "keep the material out of Git: an ExternalSecret (external-secrets.io) or a SealedSecret (bitnami.com) in extraObjects makes the Secret in the cluster".to_owned(),
+                        ),
+                    });
+                }
+            }
+        }
+        let kind = object.text("kind");
+        if kind.ends_with("List") && object.0.contains_key("items") {
+            violations.push(Violation {
+                path: at.key("items"),
+                also: Vec::new(),
+                message: format!(
+                    "{KEY}[{i}] is a {kind}: each entry is one object, checked and written as one file"
+                ),
+                hint: Some(format!("write each item as an entry of its own in {KEY}")),
+            });
+            continue;
+        }
+        let (group, _) = object
+            .text("apiVersion")
+            .rsplit_once('/')
+            .unwrap_or_default();
+        if object.metadata("namespace").is_none()
+            && is_built_in(group)
+            && !kubernetes::manifest::is_cluster_scoped(kind)
+        {
+            violations.push(Violation {
+                path: at.key("metadata").key("namespace"),
+                also: vec![at.key("metadata")],
+                message: format!(
+                    "{KEY}[{i}] ({kind} `{}`) has no metadata.namespace: chartgen has no release namespace to put a namespaced object in, and `kubectl apply` would put it in `default`",
+                    object.metadata("name").unwrap_or_default()
+                ),
+                hint: Some(format!(
+                    "write the namespace it belongs in (the operator's is `{}`, the builds' `{}`)",
+                    values.namespaces.operator.as_str(),
+                    values.namespaces.builds.as_str()
+                )),
+            });
+        }
+        let key = (
+            group.to_owned(),
+            kind.to_owned(),
+            object.metadata("namespace").map(str::to_owned),
+            object.metadata("name").unwrap_or_default().to_owned(),
+        );
+        if let Some(first) = seen.get(&key) {
+            violations.push(Violation {
+                path: at.key("metadata").key("name"),
+                also: Vec::new(),
+                message: format!(
+                    "{KEY}[{i}] is the same object as {KEY}[{first}] ({kind} `{}`): the second would replace the first when applied",
+                    key.3
+                ),
+                hint: Some("give each object its own name".to_owned()),
+            });
+        } else {
+            seen.insert(key, i);
+        }
+    }
+}

@@ -1,0 +1,1048 @@
+//! Rules across fields that a JSON Schema cannot state.
+//!
+//! Architecture invariant: these run on typed [`Values`] after the schema
+//! passed, and report key paths, never positions; the values stage turns the
+//! paths back into `file:line:col` (or `(default)` for a built-in value).
+
+use std::collections::BTreeMap;
+
+use super::{ResourceList, Resources, Values};
+use kubernetes::cidr::Cidr;
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::names;
+
+use super::violation::RESERVED_PREFIXES;
+use super::violation::Violation;
+
+/// Namespaces that no class of this chart may use: `default` holds whatever
+/// lands without a namespace; `kube-system` is the platform's most trusted
+/// namespace (ADR-0006 rejects putting Kata there).
+pub const RESERVED_NAMESPACES: [&str; 4] =
+    ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Checks every rule and returns all violations, in a stable order.
+pub fn check(values: &Values) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    check_release_name(values, &mut violations);
+    check_images(values, &mut violations);
+    check_namespaces(values, &mut violations);
+    check_metadata(values, &mut violations);
+    check_annotations_size(values, &mut violations);
+    check_versions(values, &mut violations);
+    check_buildd(values, &mut violations);
+    check_replicas(values, &mut violations);
+    check_network(values, &mut violations);
+    check_policies(values, &mut violations);
+    check_projects(values, &mut violations);
+    check_amounts(values, &mut violations);
+    check_pods(values, &mut violations);
+    super::extra_objects::check(values, &mut violations);
+    check_extras(values, &mut violations);
+    violations
+}
+
+/// Every workload's escape hatches (`extras::check`).
+fn check_extras(values: &Values, violations: &mut Vec<Violation>) {
+    use super::extras::{self, BUILDD, DAEMON, GATEWAY};
+    for (at, hatches, owned) in [
+        ("buildd", &values.buildd.extras, &BUILDD),
+        ("gateway", &values.gateway.extras, &GATEWAY),
+        ("builds.daemon", &values.builds.daemon.extras, &DAEMON),
+    ] {
+        extras::check(hatches, &KeyPath::dotted(at), owned, violations);
+    }
+}
+
+/// Every workload's pod settings (`pod::check`); the build daemons'
+/// are untrusted, and vcpu-tune's node selector keeps Kata's node label.
+fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
+    use super::pod::{self, Trust};
+    let kata_label = [crate::plan::KATA_NODE_LABEL.0];
+    let pods = [
+        ("buildd", &values.buildd.pod, Trust::Platform, &[][..]),
+        ("gateway", &values.gateway.pod, Trust::Platform, &[]),
+        (
+            "builds.daemon",
+            &values.builds.daemon.pod,
+            Trust::Untrusted,
+            &[],
+        ),
+        ("kata.deploy", &values.kata.deploy.pod, Trust::Platform, &[]),
+        (
+            "kata.vcpuTuning",
+            &values.kata.vcpu_tuning.pod,
+            Trust::Platform,
+            &kata_label,
+        ),
+    ];
+    for (at, settings, trust, fixed) in pods {
+        let at = KeyPath::dotted(at);
+        pod::check(settings, &at, trust, fixed, violations);
+        // The chart puts the common labels on the pods too: a pod label of
+        // the same key would be overruled without a word.
+        for (key, value) in &settings.pod_labels {
+            if let Some(common) = values.common_labels.get(key) {
+                violations.push(Violation {
+                    path: at.key("podLabels").key(key.clone()),
+                    also: vec![KeyPath::dotted("commonLabels").key(key.clone())],
+                    message: format!(
+                        "`{key}` is a common label too ({common:?} on every object), which the pods would keep over {value:?}"
+                    ),
+                    hint: Some(
+                        "set the label in one place: commonLabels for every object, podLabels for these pods only".to_owned(),
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// Requests within limits, LimitRange defaults within its maximum, and
+/// certificates renewed before they expire: the API server or cert-manager
+/// would refuse the rendered objects otherwise.
+fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
+    let mut containers: Vec<(KeyPath, Resources)> = vec![
+        (
+            KeyPath::dotted("buildd.resources"),
+            values.buildd.resources.clone(),
+        ),
+        (
+            KeyPath::dotted("gateway.resources"),
+            values.gateway.resources.clone(),
+        ),
+        (
+            KeyPath::dotted("builds.daemonResources"),
+            values.builds.daemon_resources.clone(),
+        ),
+        (
+            KeyPath::dotted("kata.deploy.resources"),
+            values.kata.deploy.resources.clone(),
+        ),
+        (
+            KeyPath::dotted("kata.vcpuTuning.resources"),
+            values.kata.vcpu_tuning.resources.clone(),
+        ),
+    ];
+    for (i, project) in values.projects.iter().enumerate() {
+        containers.push((
+            KeyPath::root().key("projects").index(i).key("resources"),
+            crate::plan::layered(&project.resources, &values.builds.daemon_resources),
+        ));
+    }
+    for (path, resources) in &containers {
+        at_most(
+            violations,
+            path,
+            ("requests", &resources.requests),
+            ("limits", &resources.limits),
+        );
+    }
+    let range = &values.builds.limit_range;
+    if range.enabled {
+        let daemons = containers.iter().filter(|(path, _)| {
+            let path = path.to_string();
+            path.starts_with("builds.") || path.starts_with("projects")
+        });
+        for (path, resources) in daemons {
+            limit_range_admits(violations, path, resources, range);
+        }
+    }
+    let path = KeyPath::dotted("builds.limitRange");
+    at_most(
+        violations,
+        &path,
+        ("defaultRequest", &range.default_request),
+        ("default", &range.default),
+    );
+    at_most(
+        violations,
+        &path,
+        ("default", &range.default),
+        ("max", &range.max),
+    );
+    at_most(
+        violations,
+        &path,
+        ("defaultRequest", &range.default_request),
+        ("max", &range.max),
+    );
+    let tls = &values.builds.tls;
+    for (key, text) in [
+        ("duration", &tls.duration),
+        ("renewBefore", &tls.renew_before),
+    ] {
+        if let Some(Err(())) = go_duration(text) {
+            violations.push(Violation {
+                path: KeyPath::dotted("builds.tls").key(key),
+                also: Vec::new(),
+                message: format!(
+                    "{key} {text} is longer than a Go duration holds (2562047h47m16.854775807s); cert-manager refuses the Certificate"
+                ),
+                hint: Some("certificate lifetimes are hours to a few years, such as 2160h".to_owned()),
+            });
+        }
+    }
+    if let (Some(Ok(duration)), Some(Ok(renew))) =
+        (go_duration(&tls.duration), go_duration(&tls.renew_before))
+        && renew >= duration
+    {
+        violations.push(Violation {
+            path: KeyPath::dotted("builds.tls.renewBefore"),
+            also: vec![KeyPath::dotted("builds.tls.duration")],
+            message: format!(
+                "renewBefore {} is not shorter than duration {}",
+                tls.renew_before, tls.duration
+            ),
+            hint: Some("cert-manager renews renewBefore ahead of expiry; it must be less than the lifetime".to_owned()),
+        });
+    }
+}
+
+/// What the builds namespace's LimitRange admission does to a daemon
+/// container with `resources`, for CPU and memory alike: a limit it does
+/// not set becomes `default` (else `max`), and the container is refused
+/// when its request is above that limit or its limit above `max`. Values
+/// whose own daemons the LimitRange would refuse are refused here, where
+/// the key can be named, not at the first build.
+fn limit_range_admits(
+    violations: &mut Vec<Violation>,
+    path: &KeyPath,
+    resources: &Resources,
+    range: &crate::model::LimitRange,
+) {
+    let range_path = KeyPath::dotted("builds.limitRange");
+    for (resource, request, limit, default, max) in [
+        (
+            "cpu",
+            &resources.requests.cpu,
+            &resources.limits.cpu,
+            &range.default.cpu,
+            &range.max.cpu,
+        ),
+        (
+            "memory",
+            &resources.requests.memory,
+            &resources.limits.memory,
+            &range.default.memory,
+            &range.max.memory,
+        ),
+    ] {
+        let mut report = |at: KeyPath, also: KeyPath, message: String, hint: &str| {
+            violations.push(Violation {
+                path: at,
+                also: vec![also],
+                message,
+                hint: Some(hint.to_owned()),
+            });
+        };
+        if let (Some(limit), Some(max)) = (limit, max)
+            && limit.value() > max.value()
+        {
+            report(
+                path.key("limits").key(resource),
+                range_path.key("max").key(resource),
+                format!(
+                    "limits.{resource} {limit} is above the builds LimitRange's max.{resource} {max}; the API server refuses the daemon"
+                ),
+                "lower the limit, or raise builds.limitRange.max",
+            );
+            continue;
+        }
+        let (Some(request), None) = (request, limit) else {
+            continue;
+        };
+        let Some((given, name)) = default
+            .as_ref()
+            .map(|d| (d, "default"))
+            .or_else(|| max.as_ref().map(|m| (m, "max")))
+        else {
+            continue;
+        };
+        if request.value() > given.value() {
+            report(
+                path.key("requests").key(resource),
+                range_path.key(name).key(resource),
+                format!(
+                    "requests.{resource} {request} is above the limit {given} the builds LimitRange gives a daemon without limits.{resource} ({name}.{resource}); the API server refuses the daemon"
+                ),
+                "set a limit of your own at or above the request, or raise or drop the LimitRange's default",
+            );
+        }
+    }
+}
+
+/// Reports every amount of `low` that exceeds the same amount of `high`.
+fn at_most(
+    violations: &mut Vec<Violation>,
+    path: &KeyPath,
+    (low_name, low): (&str, &ResourceList),
+    (high_name, high): (&str, &ResourceList),
+) {
+    for (resource, small, large) in [
+        ("cpu", &low.cpu, &high.cpu),
+        ("memory", &low.memory, &high.memory),
+    ] {
+        if let (Some(small), Some(large)) = (small, large)
+            && small.value() > large.value()
+        {
+            violations.push(Violation {
+                path: path.key(low_name).key(resource),
+                also: vec![path.key(high_name).key(resource)],
+                message: format!(
+                    "{low_name}.{resource} {small} is more than {high_name}.{resource} {large}"
+                ),
+                hint: Some(format!(
+                    "the API server refuses {low_name} above {high_name}"
+                )),
+            });
+        }
+    }
+}
+
+/// A Go duration (`2160h`, `1h30m`, `90.5s`, the schema's units) in whole
+/// nanoseconds, exactly as Go's `time.ParseDuration` reads it: fractions
+/// below a nanosecond are dropped, and more than 2^63-1 nanoseconds (about
+/// 2562047h) is no duration (`Err`). `None`: not of the schema's form.
+fn go_duration(text: &str) -> Option<Result<i128, ()>> {
+    let mut total: i128 = 0;
+    let mut number = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() || c == '.' {
+            number.push(c);
+            continue;
+        }
+        let unit: i128 = match c {
+            'h' => 3_600_000_000_000,
+            'm' => 60_000_000_000,
+            's' => 1_000_000_000,
+            _ => return None,
+        };
+        let (whole, fraction) = number.split_once('.').unwrap_or((&number, ""));
+        if whole.is_empty()
+            || !whole
+                .bytes()
+                .chain(fraction.bytes())
+                .all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        // Past 2^63-1 nanoseconds already: Go refuses, however many digits.
+        let Ok(whole) = whole.parse::<i128>() else {
+            return Some(Err(()));
+        };
+        let mut part = whole.saturating_mul(unit);
+        let mut scale = unit;
+        for digit in fraction.bytes() {
+            scale /= 10;
+            if scale == 0 {
+                break;
+            }
+            part += i128::from(digit - b'0') * scale;
+        }
+        total = total.saturating_add(part);
+        if total > i128::from(i64::MAX) {
+            return Some(Err(()));
+        }
+        number.clear();
+    }
+    number.is_empty().then_some(Ok(total))
+}
+
+fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
+    for (field, map, labels) in [
+        ("commonLabels", &values.common_labels, true),
+        ("commonAnnotations", &values.common_annotations, false),
+        (
+            "buildd.metrics.serviceMonitor.labels",
+            &values.buildd.metrics.service_monitor.labels,
+            true,
+        ),
+    ] {
+        for (key, value) in map {
+            let path = KeyPath::dotted(field).key(key.clone());
+            let mut report = |message: String, hint: &str| {
+                violations.push(Violation {
+                    path: path.clone(),
+                    also: Vec::new(),
+                    message,
+                    hint: Some(hint.to_owned()),
+                });
+            };
+            if let Some(prefix) = RESERVED_PREFIXES.iter().find(|p| key.starts_with(*p)) {
+                report(
+                    format!("`{key}` is under `{prefix}`, which the chart sets itself"),
+                    "choose a key under your own prefix, such as example.com/team",
+                );
+            } else if let Err(why) = names::qualified_name(key) {
+                report(
+                    format!(
+                        "`{key}` is not a valid {} key: {why}",
+                        if labels { "label" } else { "annotation" }
+                    ),
+                    "keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`",
+                );
+            }
+            if labels && let Err(why) = names::label_value(value) {
+                report(
+                    format!("label value {value:?} is not valid: {why}"),
+                    "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
+                );
+            }
+        }
+    }
+}
+
+/// The common annotations go on every object, beside the chart's own (a
+/// Namespace's exemptions annotation): each object's annotations, keys and
+/// values together, within the API server's 256 KiB. The largest set is a
+/// rendered Namespace's, read from the plan the render uses.
+fn check_annotations_size(values: &Values, violations: &mut Vec<Violation>) {
+    let size = |map: &BTreeMap<String, String>| -> usize {
+        map.iter().map(|(key, value)| key.len() + value.len()).sum()
+    };
+    let common = size(&values.common_annotations);
+    // The chart's own annotations are names of policies, far below 64 KiB:
+    // only common annotations that large need the plan.
+    if common <= super::pod::ANNOTATIONS_MAX_BYTES - 64 * 1024 {
+        return;
+    }
+    let plan = crate::plan::Plan::new(values);
+    let namespaces = &plan.namespaces;
+    // The Namespaces the render holds: the operator's and builds' when the
+    // chart creates them, the system's with the Kata bundle.
+    let largest = [
+        (
+            namespaces.create,
+            &namespaces.operator.name,
+            &namespaces.operator.annotations,
+        ),
+        (
+            namespaces.create,
+            &namespaces.builds.name,
+            &namespaces.builds.annotations,
+        ),
+        (
+            plan.kata_deploy.is_some(),
+            &namespaces.system.name,
+            &namespaces.system.annotations,
+        ),
+    ]
+    .into_iter()
+    .filter(|(rendered, ..)| *rendered)
+    .map(|(_, name, annotations)| (size(annotations), name))
+    .max()
+    .filter(|(bytes, _)| *bytes > common);
+    let (bytes, object) = match largest {
+        Some((bytes, name)) => (bytes, format!("Namespace {name}")),
+        None => (common, "every object".to_owned()),
+    };
+    let max = super::pod::ANNOTATIONS_MAX_BYTES;
+    if bytes > max {
+        violations.push(Violation {
+            path: KeyPath::dotted("commonAnnotations"),
+            also: Vec::new(),
+            message: format!(
+                "the annotations of {object} hold {bytes} bytes with the common annotations; the API server takes at most {max}"
+            ),
+            hint: Some("keep large data out of annotations, in a ConfigMap for instance".to_owned()),
+        });
+    }
+}
+
+/// Each tag that becomes a workload's version label is a label value.
+fn check_versions(values: &Values, violations: &mut Vec<Violation>) {
+    for (key, image, workload) in crate::plan::versioned_images(values) {
+        let tag = &image.tag;
+        if let Err(why) = names::label_value(tag) {
+            let label = crate::plan::VERSION_LABEL;
+            violations.push(Violation {
+                path: KeyPath::dotted("images").key(key).key("tag"),
+                also: Vec::new(),
+                message: format!(
+                    "`{tag}` cannot be the {label} label of {workload}: {why}"
+                ),
+                hint: Some(format!(
+                    "images.{key}.tag becomes the {label} label of {workload} and its pods; label values are at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
+                )),
+            });
+        }
+    }
+}
+
+fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
+    let metrics = &values.buildd.metrics;
+    if metrics.service_monitor.enabled && !metrics.service {
+        violations.push(Violation {
+            path: KeyPath::dotted("buildd.metrics.serviceMonitor.enabled"),
+            also: vec![KeyPath::dotted("buildd.metrics.service")],
+            message: "the ServiceMonitor selects buildd's metrics Service, which buildd.metrics.service: false leaves out".to_owned(),
+            hint: Some("set buildd.metrics.service: true, or leave the ServiceMonitor off".to_owned()),
+        });
+    }
+    let buildd = &values.buildd;
+    if buildd.replicas > 1 && !buildd.leader_election {
+        violations.push(Violation {
+            path: KeyPath::dotted("buildd.leaderElection"),
+            also: vec![KeyPath::dotted("buildd.replicas")],
+            message: format!(
+                "{} buildd replicas without leader election would all reconcile at once",
+                buildd.replicas
+            ),
+            hint: Some("set buildd.leaderElection to true, or buildd.replicas to 1".to_owned()),
+        });
+    }
+}
+
+/// Scaling down: buildd alone, or buildd and the gateway together. The
+/// gateway alone cannot go: the daemons buildd starts admit connections
+/// only from the gateway (their NetworkPolicy), so they would hold the
+/// builds quota and serve no build.
+fn check_replicas(values: &Values, violations: &mut Vec<Violation>) {
+    let (buildd, gateway) = (values.buildd.replicas, values.gateway.replicas);
+    if gateway == 0 && buildd > 0 {
+        violations.push(Violation {
+            path: KeyPath::dotted("gateway.replicas"),
+            also: vec![KeyPath::dotted("buildd.replicas")],
+            message: format!(
+                "no gateway replica while buildd runs {buildd}: the build daemons buildd starts admit connections only from the gateway, so no build could reach them"
+            ),
+            hint: Some(
+                "scale buildd down too (buildd.replicas: 0), or keep at least one gateway replica"
+                    .to_owned(),
+            ),
+        });
+    }
+}
+
+/// The network values: CIDRs that are CIDRs with exceptions strictly
+/// inside, peers that name their namespaces (never every namespace), named
+/// destinations only for a CNI that has them, and `allowAll` alone.
+fn check_network(values: &Values, violations: &mut Vec<Violation>) {
+    use super::network::Cni;
+    let network = &values.network;
+    let mut push = |path: KeyPath, message: String, hint: &str| {
+        violations.push(Violation {
+            path,
+            also: Vec::new(),
+            message,
+            hint: Some(hint.to_owned()),
+        });
+    };
+    const CIDR_HINT: &str =
+        "write an address and a prefix length, such as 10.0.0.0/8 or 2001:db8::/32";
+    for (i, cidr) in network.api_server.cidrs.iter().enumerate() {
+        if let Err(why) = Cidr::parse(cidr) {
+            push(
+                KeyPath::dotted("network.apiServer.cidrs").index(i),
+                format!("`{cidr}` is not a CIDR: {why}"),
+                CIDR_HINT,
+            );
+        }
+    }
+    if network.api_server.ports.is_empty() {
+        push(
+            KeyPath::dotted("network.apiServer.ports"),
+            "no port for the API server: buildd could not reach it".to_owned(),
+            "give the API server's ports, such as [443, 6443]",
+        );
+    }
+    if network.dns.pod_labels.is_empty() {
+        push(
+            KeyPath::dotted("network.dns.podLabels"),
+            "no labels for the DNS pods: every pod of their namespace would be admitted on port 53"
+                .to_owned(),
+            "give the DNS pods' labels, such as k8s-app: kube-dns",
+        );
+    }
+    let egress = &network.build_egress;
+    for (i, rule) in egress.fqdns.iter().enumerate() {
+        if rule.ports.is_empty() {
+            push(
+                KeyPath::dotted("network.buildEgress.fqdns")
+                    .index(i)
+                    .key("ports"),
+                format!("no port for `{}`", rule.name),
+                "give the ports builds use there, such as [443]",
+            );
+        }
+    }
+    for (i, rule) in egress.cidrs.iter().enumerate() {
+        let at = KeyPath::dotted("network.buildEgress.cidrs").index(i);
+        let outer = match Cidr::parse(&rule.cidr) {
+            Ok(outer) => Some(outer),
+            Err(why) => {
+                push(
+                    at.clone().key("cidr"),
+                    format!("`{}` is not a CIDR: {why}", rule.cidr),
+                    CIDR_HINT,
+                );
+                None
+            }
+        };
+        for (j, except) in rule.except.iter().enumerate() {
+            let path = at.clone().key("except").index(j);
+            match (Cidr::parse(except), outer) {
+                (Err(why), _) => push(path, format!("`{except}` is not a CIDR: {why}"), CIDR_HINT),
+                (Ok(inner), Some(outer)) if !strictly_within(inner, outer) => push(
+                    path,
+                    format!(
+                        "`{except}` is not strictly inside `{}`: the API server refuses the NetworkPolicy",
+                        rule.cidr
+                    ),
+                    "an exception is a smaller range of the same address family inside the cidr",
+                ),
+                _ => {}
+            }
+        }
+    }
+    if egress.allow_all && !(egress.cidrs.is_empty() && egress.fqdns.is_empty()) {
+        push(
+            KeyPath::dotted("network.buildEgress.allowAll"),
+            "network.buildEgress.allowAll admits every destination, yet cidrs or fqdns are set too"
+                .to_owned(),
+            "set allowAll to false to keep the list, or empty cidrs and fqdns (`cidrs: []`)",
+        );
+    }
+    if network.cni != Cni::Cilium && !egress.fqdns.is_empty() {
+        push(
+            KeyPath::dotted("network.buildEgress.fqdns"),
+            "named destinations need a CNI that enforces them; a Kubernetes NetworkPolicy names addresses only".to_owned(),
+            "set network.cni: cilium on a Cilium cluster, or give the hosts' address ranges in network.buildEgress.cidrs",
+        );
+    }
+    for (field, peers) in [
+        ("network.gatewayClients", &network.gateway_clients),
+        ("network.metricsFrom", &network.metrics_from),
+    ] {
+        for (i, peer) in peers.iter().enumerate() {
+            let at = KeyPath::dotted(field).index(i);
+            if peer.namespace.is_none() && peer.namespace_labels.is_empty() {
+                push(
+                    at.clone(),
+                    "the peer names no namespace: by labels alone it would select pods in every namespace of the cluster (or only the policy's own)".to_owned(),
+                    "give `namespace` or `namespaceLabels`",
+                );
+            }
+            labels(
+                &at.clone().key("namespaceLabels"),
+                &peer.namespace_labels,
+                &mut push,
+            );
+            labels(&at.key("podLabels"), &peer.pod_labels, &mut push);
+        }
+    }
+    labels(
+        &KeyPath::dotted("network.dns.podLabels"),
+        &network.dns.pod_labels,
+        &mut push,
+    );
+}
+
+/// Label keys and values of a selector, as the API server checks them.
+fn labels(
+    at: &KeyPath,
+    map: &BTreeMap<String, String>,
+    push: &mut impl FnMut(KeyPath, String, &str),
+) {
+    for (key, value) in map {
+        let path = at.clone().key(key.clone());
+        if let Err(why) = names::qualified_name(key) {
+            push(
+                path.clone(),
+                format!("`{key}` is not a valid label key: {why}"),
+                "keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`",
+            );
+        }
+        if let Err(why) = names::label_value(value) {
+            push(
+                path,
+                format!("label value {value:?} is not valid: {why}"),
+                "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
+            );
+        }
+    }
+}
+
+/// Whether `inner` is a smaller range of `outer`'s family inside it.
+fn strictly_within(inner: Cidr, outer: Cidr) -> bool {
+    outer.contains(&inner) && inner.prefix_len() > outer.prefix_len()
+}
+
+fn check_policies(values: &Values, violations: &mut Vec<Violation>) {
+    let policies = &values.policies;
+    if policies.security_context == policies.disallow_host_path {
+        violations.push(Violation {
+            path: KeyPath::dotted("policies.disallowHostPath"),
+            also: vec![KeyPath::dotted("policies.securityContext")],
+            message: format!(
+                "policies.securityContext and policies.disallowHostPath are both `{}`",
+                policies.security_context
+            ),
+            hint: Some(
+                "name the two Kyverno policies whose exclusions differ (ADR-0006)".to_owned(),
+            ),
+        });
+    }
+}
+
+/// Longest release name: object names add suffixes such as
+/// `-operator-events` and must stay within 63 characters.
+pub const MAX_RELEASE_NAME: usize = 40;
+
+fn check_release_name(values: &Values, violations: &mut Vec<Violation>) {
+    let name = values.release_name.as_str();
+    if let Err(why) = names::dns1035_label(name) {
+        violations.push(Violation {
+            path: KeyPath::dotted("releaseName"),
+            also: Vec::new(),
+            message: format!("`{name}` cannot begin a Service name: {why}"),
+            hint: Some(
+                "the gateway's Service is `<releaseName>-gateway`, and the API server requires Service names to start with a letter"
+                    .to_owned(),
+            ),
+        });
+    }
+    if name.len() > MAX_RELEASE_NAME {
+        violations.push(Violation {
+            path: KeyPath::dotted("releaseName"),
+            also: Vec::new(),
+            message: format!(
+                "`{name}` is {} characters; a release name has at most {MAX_RELEASE_NAME}",
+                name.len()
+            ),
+            hint: Some(
+                "object names are `<releaseName>-<component>` and must fit in 63 characters"
+                    .to_owned(),
+            ),
+        });
+    }
+}
+
+/// Every image is a reference the kubelet can pull: the repository, tag and
+/// digest together follow the distribution reference grammar.
+fn check_images(values: &Values, violations: &mut Vec<Violation>) {
+    let images = &values.images;
+    for (key, image) in [
+        ("buildd", &images.buildd),
+        ("gateway", &images.gateway),
+        ("buildkitd", &images.buildkitd),
+        ("kataDeploy", &images.kata_deploy),
+        ("vcpuTune", &images.vcpu_tune),
+    ] {
+        let reference = image.reference();
+        if let Err(why) = names::image_reference(&reference) {
+            let path = KeyPath::dotted("images").key(key);
+            violations.push(Violation {
+                path: path.clone().key("repository"),
+                also: vec![path.clone().key("tag"), path.key("digest")],
+                message: format!("images.{key} gives `{reference}`, which is {why}"),
+                hint: Some("a repository is lowercase `[registry[:port]/]path/name`; a tag is up to 128 letters, digits, `_`, `.` or `-`, not starting with `.` or `-`".to_owned()),
+            });
+        }
+    }
+}
+
+fn check_namespaces(values: &Values, violations: &mut Vec<Violation>) {
+    let ns = &values.namespaces;
+    let classes = [
+        ("namespaces.operator", ns.operator.as_str()),
+        ("namespaces.builds", ns.builds.as_str()),
+        ("namespaces.system", ns.system.as_str()),
+    ];
+    for (key, name) in classes {
+        if RESERVED_NAMESPACES.contains(&name) {
+            violations.push(Violation {
+                path: KeyPath::dotted(key),
+                also: Vec::new(),
+                message: format!("`{name}` is reserved and cannot hold a trust class of this chart"),
+                hint: Some(
+                    "give each class its own namespace (ADR-0006), such as buildkit-operator, buildkit-builds, buildkit-system"
+                        .to_owned(),
+                ),
+            });
+        }
+    }
+    for (i, (key, name)) in classes.iter().enumerate() {
+        if let Some((first, _)) = classes[..i].iter().find(|(_, other)| other == name) {
+            violations.push(Violation {
+                path: KeyPath::dotted(key),
+                also: vec![KeyPath::dotted(first)],
+                message: format!("{first} and {key} are both `{name}`; the three namespaces must be distinct"),
+                hint: Some("each trust class needs its own namespace so that each carries only its own policy exemptions (ADR-0006)".to_owned()),
+            });
+        }
+    }
+}
+
+fn check_projects(values: &Values, violations: &mut Vec<Violation>) {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, project) in values.projects.iter().enumerate() {
+        let name = project.name.as_str();
+        if let Some(first) = seen.insert(name, i) {
+            seen.insert(name, first);
+            violations.push(Violation {
+                path: KeyPath::root().key("projects").index(i).key("name"),
+                also: Vec::new(),
+                message: format!("project name `{name}` is also used by projects[{first}]"),
+                hint: Some("project names become BuildProject names and must be unique".to_owned()),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod go_duration_tests {
+    use super::go_duration;
+
+    #[test]
+    fn durations_are_exact_nanoseconds_as_go_reads_them() {
+        let ns = |t: &str| go_duration(t).unwrap().unwrap();
+        assert_eq!(ns("1h30m"), ns("90m"));
+        assert_eq!(ns("1.5h"), ns("5400s"));
+        // Below a nanosecond is dropped, as Go drops it.
+        assert_eq!(ns("1.0000000009s"), 1_000_000_000);
+        assert!(ns("720h") > ns("719h59m59.999999999s"));
+        assert_eq!(ns("2562047h47m16.854775807s"), i128::from(i64::MAX));
+        assert_eq!(go_duration("2562047h47m16.854775808s"), Some(Err(())));
+        assert_eq!(go_duration(&format!("{}h", "9".repeat(60))), Some(Err(())));
+        assert_eq!(go_duration("1d"), None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{DnsLabel, Project, Resources};
+
+    fn project(name: &'static str) -> Project {
+        Project {
+            name: DnsLabel::from_static(name),
+            repository: "https://example.com/x.git".to_owned(),
+            trusted: false,
+            resources: Resources::default(),
+        }
+    }
+
+    #[test]
+    fn the_defaults_break_no_rule() {
+        assert_eq!(check(&Values::default()), vec![]);
+    }
+
+    #[test]
+    fn namespaces_must_be_distinct_and_not_reserved() {
+        let mut values = Values::default();
+        values.namespaces.builds = DnsLabel::from_static("buildkit-operator");
+        values.namespaces.system = DnsLabel::from_static("kube-system");
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(paths, ["namespaces.system", "namespaces.builds"]);
+    }
+
+    #[test]
+    fn labels_annotations_and_cidrs_follow_kubernetes_syntax() {
+        let mut values = Values::default();
+        values.common_labels.insert("team".into(), "builds".into());
+        values
+            .common_labels
+            .insert("example.com/owner".into(), "a b".into());
+        values
+            .common_labels
+            .insert("app.kubernetes.io/part-of".into(), "x".into());
+        values
+            .common_annotations
+            .insert("Bad Key".into(), "anything goes\n".into());
+        values.network.api_server.cidrs = vec![
+            "10.0.0.0/8".into(),
+            "10.0.0.0/33".into(),
+            "::/0".into(),
+            "x".into(),
+        ];
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                r#"commonLabels."app.kubernetes.io/part-of""#,
+                r#"commonLabels."example.com/owner""#,
+                r#"commonAnnotations."Bad Key""#,
+                "network.apiServer.cidrs[1]",
+                "network.apiServer.cidrs[3]",
+            ]
+        );
+    }
+
+    #[test]
+    fn network_values_say_only_what_a_policy_can_enforce() {
+        use crate::model::network::{CidrRule, Cni, FqdnRule, Peer, Port};
+        let mut values = Values::default();
+        let egress = &mut values.network.build_egress;
+        egress.allow_all = true;
+        egress.cidrs = vec![CidrRule {
+            cidr: "10.0.0.0/8".into(),
+            except: vec![
+                "10.1.0.0/16".into(),
+                "10.0.0.0/8".into(),
+                "192.168.0.0/16".into(),
+                "fc00::/7".into(),
+                "10.2.0.0/33".into(),
+            ],
+            ports: Vec::new(),
+        }];
+        egress.fqdns = vec![FqdnRule {
+            name: "github.com".into(),
+            ports: vec![Port(443)],
+        }];
+        values.network.gateway_clients = vec![Peer {
+            pod_labels: BTreeMap::from([("app".into(), "ci".into())]),
+            ..Peer::default()
+        }];
+        values.network.metrics_from = vec![Peer {
+            namespace_labels: BTreeMap::from([("bad key".into(), "x".into())]),
+            ..Peer::default()
+        }];
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            [
+                "network.buildEgress.cidrs[0].except[1]",
+                "network.buildEgress.cidrs[0].except[2]",
+                "network.buildEgress.cidrs[0].except[3]",
+                "network.buildEgress.cidrs[0].except[4]",
+                "network.buildEgress.allowAll",
+                "network.buildEgress.fqdns",
+                "network.gatewayClients[0]",
+                r#"network.metricsFrom[0].namespaceLabels."bad key""#,
+            ]
+        );
+        // With Cilium, named hosts are what the values may say.
+        let mut values = Values::default();
+        values.network.cni = Cni::Cilium;
+        values.network.build_egress.fqdns = vec![FqdnRule {
+            name: "*.github.com".into(),
+            ports: vec![Port(443)],
+        }];
+        assert_eq!(check(&values), []);
+    }
+
+    #[test]
+    fn replicas_need_leader_election_and_policies_differ() {
+        let mut values = Values::default();
+        values.buildd.leader_election = false;
+        values.policies.disallow_host_path = values.policies.security_context.clone();
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(
+            paths,
+            ["buildd.leaderElection", "policies.disallowHostPath"]
+        );
+    }
+
+    #[test]
+    fn every_tag_that_becomes_a_version_label_is_a_label_value() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        values.kata.vcpu_tuning.enabled = true;
+        values.images.buildd.tag = "0.5.0-".into();
+        values.images.gateway.tag = "g".repeat(64);
+        values.images.buildkitd.tag = "_not-a-label".into();
+        values.images.kata_deploy.tag = "_3.23".into();
+        values.images.vcpu_tune.tag = "0.5.0".into();
+        let found: Vec<(String, String)> = check(&values)
+            .into_iter()
+            .map(|v| (v.path.to_string(), v.message))
+            .collect();
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        // buildkitd's tag labels nothing: buildd runs the daemons.
+        assert_eq!(
+            paths,
+            [
+                "images.buildd.tag",
+                "images.gateway.tag",
+                "images.kataDeploy.tag"
+            ]
+        );
+        assert!(
+            found[0].1.starts_with(
+                "`0.5.0-` cannot be the app.kubernetes.io/version label of the buildd Deployment: "
+            ),
+            "{}",
+            found[0].1
+        );
+        assert!(found[2].1.contains("of the kata-deploy DaemonSet: "));
+        values.kata.enabled = false;
+        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
+        assert_eq!(paths, ["images.buildd.tag", "images.gateway.tag"]);
+    }
+
+    #[test]
+    fn amounts_stay_within_their_limits() {
+        let mut values = Values::default();
+        values.builds.limit_range.default.memory =
+            Some(crate::model::Quantity::from_static("32Gi"));
+        values.buildd.resources.requests.cpu = Some(crate::model::Quantity::from_static("2"));
+        values.buildd.resources.limits.cpu = Some(crate::model::Quantity::from_static("1500m"));
+        values.builds.tls.renew_before = "2160h".to_owned();
+        let messages: Vec<String> = check(&values).into_iter().map(|v| v.message).collect();
+        assert_eq!(
+            messages,
+            [
+                "requests.cpu 2 is more than limits.cpu 1500m",
+                "default.memory 32Gi is more than max.memory 16Gi",
+                "renewBefore 2160h is not shorter than duration 2160h",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_builds_limit_range_admits_every_daemon_the_values_describe() {
+        use crate::model::Quantity;
+        let q = |s: &'static str| Some(Quantity::from_static(s));
+        let mut values = Values::default();
+        assert!(check(&values).is_empty(), "{:?}", check(&values));
+        // No default CPU limit and no CPU maximum: any CPU request passes.
+        values.builds.daemon_resources.requests.cpu = q("12");
+        assert!(check(&values).is_empty(), "{:?}", check(&values));
+        // A CPU maximum without a default is every daemon's limit.
+        values.builds.limit_range.max.cpu = q("8");
+        let messages = |values: &Values| -> Vec<(String, String)> {
+            check(values)
+                .into_iter()
+                .map(|v| (v.path.to_string(), v.message))
+                .collect()
+        };
+        assert_eq!(
+            messages(&values),
+            [(
+                "builds.daemonResources.requests.cpu".to_owned(),
+                "requests.cpu 12 is above the limit 8 the builds LimitRange gives a daemon without limits.cpu (max.cpu); the API server refuses the daemon".to_owned()
+            )]
+        );
+        // A project's own limit above the maximum; its request is its own.
+        values.builds.daemon_resources.requests.cpu = q("1");
+        values.projects = vec![project("a")];
+        values.projects[0].resources.limits.memory = q("32Gi");
+        assert_eq!(
+            messages(&values),
+            [(
+                "projects[0].resources.limits.memory".to_owned(),
+                "limits.memory 32Gi is above the builds LimitRange's max.memory 16Gi; the API server refuses the daemon".to_owned()
+            )]
+        );
+        // Without the LimitRange, nothing to admit.
+        values.builds.limit_range.enabled = false;
+        assert!(check(&values).is_empty());
+    }
+
+    #[test]
+    fn project_names_must_be_unique() {
+        let values = Values {
+            projects: vec![project("a"), project("b"), project("a"), project("a")],
+            ..Values::default()
+        };
+        let messages: Vec<String> = check(&values).into_iter().map(|v| v.message).collect();
+        assert_eq!(
+            messages,
+            [
+                "project name `a` is also used by projects[0]",
+                "project name `a` is also used by projects[0]"
+            ]
+        );
+    }
+}

@@ -1,0 +1,546 @@
+//! The whole render, stage after stage: plan, templates, parse back.
+
+use std::collections::HashSet;
+
+use crate::check::{self, Finding};
+use crate::model::{Values, extra_objects};
+use crate::plan::Plan;
+use crate::render;
+use crate::values::Loaded;
+use kubernetes::diagnostic::{KeyPath, Problem};
+use kubernetes::emit;
+use kubernetes::error::Error;
+use kubernetes::kube::{self, KubeSchemas};
+use kubernetes::manifest::{self, Manifest};
+use kubernetes::yaml::{self, Node, Origin, Source, Value};
+use serde_json::Value as Json;
+
+/// The template of the Kyverno exemptions artifact.
+pub const EXEMPTIONS_TEMPLATE: &str = "artifacts/kyverno-exemptions.yaml";
+
+/// The separately applied parts of an environment (ADR-0006): the release
+/// targets the operator and builds namespaces; the Kata node plumbing
+/// (system namespace, kata-deploy, vCPU tuning, RuntimeClass) is applied
+/// with the Kata install, out-of-band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Bundle {
+    /// The release: the operator and builds namespaces and cluster objects.
+    Release,
+    /// The Kata node plumbing.
+    Kata,
+}
+
+impl Bundle {
+    /// Both bundles, in apply order.
+    pub const ALL: [Bundle; 2] = [Bundle::Release, Bundle::Kata];
+
+    /// Its name, as `--bundle` takes it and as its GitOps directory is called.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bundle::Release => "release",
+            Bundle::Kata => "kata",
+        }
+    }
+}
+
+/// Everything one render of an environment produces.
+#[derive(Debug)]
+pub struct Output {
+    /// The release's objects: the chart's in install order, then the
+    /// `extraObjects` in the order written (their count is
+    /// [`Output::extra`]).
+    pub release: Vec<Manifest>,
+    /// How many of the release's last objects are `extraObjects`.
+    pub extra: usize,
+    /// The Kata bundle's objects, in install order; empty when the
+    /// environment does not run Kata.
+    pub kata: Vec<Manifest>,
+    /// The Kyverno exemptions the environment's namespaces need (the system
+    /// namespace's whenever it runs Kata), as YAML for the platform's
+    /// Kyverno values.
+    pub exemptions: String,
+    /// The same artifact as a document, for the checks.
+    pub exemptions_document: Node,
+}
+
+impl Output {
+    /// The objects of `bundle`.
+    pub fn bundle(&self, bundle: Bundle) -> &[Manifest] {
+        match bundle {
+            Bundle::Release => &self.release,
+            Bundle::Kata => &self.kata,
+        }
+    }
+
+    /// The bundles this environment has: the release, and Kata when it runs Kata.
+    pub fn bundles(&self) -> Vec<Bundle> {
+        Bundle::ALL
+            .into_iter()
+            .filter(|b| !self.bundle(*b).is_empty())
+            .collect()
+    }
+
+    /// The objects of `bundles` together, in install order.
+    pub fn manifests(&self, bundles: &[Bundle]) -> Vec<Manifest> {
+        self.in_order(bundles).into_iter().cloned().collect()
+    }
+
+    /// The chart's own objects of `bundle`, in install order.
+    pub fn chart_objects(&self, bundle: Bundle) -> &[Manifest] {
+        match bundle {
+            Bundle::Release => &self.release[..self.release.len() - self.extra],
+            Bundle::Kata => &self.kata,
+        }
+    }
+
+    /// The `extraObjects`, in the order written.
+    pub fn extra_objects(&self) -> &[Manifest] {
+        &self.release[self.release.len() - self.extra..]
+    }
+
+    /// The objects of `bundles` together, in install order, borrowed: the
+    /// chart's sorted by Helm's install order, then the `extraObjects`
+    /// (release) as written.
+    pub fn in_order(&self, bundles: &[Bundle]) -> Vec<&Manifest> {
+        let mut all: Vec<&Manifest> = (bundles.iter())
+            .flat_map(|b| self.chart_objects(*b))
+            .collect();
+        all.sort_by(|a, b| manifest::install_order(a, b));
+        if bundles.contains(&Bundle::Release) {
+            all.extend(self.extra_objects());
+        }
+        all
+    }
+}
+
+/// Renders the chart for validated `values`: both bundles and the exemptions.
+/// The `extraObjects` keep no positions (findings about them name no
+/// values line); [`render_loaded`] keeps them.
+///
+/// Each render stops at [`render::OUTPUT_BUDGET`]; the error then names
+/// the values that multiply.
+pub fn render(values: &Values) -> Result<Output, Error> {
+    render_with(values, None, &[])
+}
+
+/// [`render`] of loaded values: the `extraObjects` keep the positions of
+/// the values files (a finding about one points at its line), and a custom
+/// kind's scope is also read from `crds` (`--crd`).
+pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error> {
+    render_with(&loaded.values, Some(&loaded.document), crds)
+}
+
+fn render_with(
+    values: &Values,
+    document: Option<&Node>,
+    crds: &[Manifest],
+) -> Result<Output, Error> {
+    // Every BuildProject carries the common labels and annotations: when
+    // that alone passes the budget, say so before rendering anything.
+    let carried = carried_by_every_object(values);
+    if carried.saturating_mul(values.projects.len()) > render::OUTPUT_BUDGET {
+        return Err(budget_error(
+            "the BuildProjects alone would pass it",
+            values,
+        ));
+    }
+    let plan = Plan::new(values);
+    let templates = render::templates()?;
+    let budget = |error| over_budget(error, values);
+    let release = manifest::collect(
+        render::render_objects(&templates, &templates.objects, &plan).map_err(budget)?,
+    )?;
+    let kata = manifest::collect(
+        render::render_objects(&templates, &templates.kata, &plan).map_err(budget)?,
+    )?;
+    let mut release = release;
+    let extras = extra_objects(values, document, crds, &release, &kata)?;
+    let extra = extras.len();
+    release.extend(extras);
+    let (exemptions, exemptions_document) = canonical(
+        EXEMPTIONS_TEMPLATE,
+        &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &plan).map_err(budget)?,
+    )?;
+    Ok(Output {
+        release,
+        extra,
+        kata,
+        exemptions,
+        exemptions_document,
+    })
+}
+
+/// The `extraObjects` as manifests, in the order written: each node as the
+/// values hold it (from `document`, with its positions, when given), not
+/// templated, so written as it is (no commonLabels or commonAnnotations).
+///
+/// Where each lives is decided, never guessed: a cluster-scoped kind (a
+/// built-in one, or a custom kind whose CRD, among the `extraObjects` or
+/// in `crds`, says `scope: Cluster`) has no namespace; any other object
+/// needs `metadata.namespace`, as chartgen has no release namespace to put
+/// it in (a `kubectl apply` would put it in `default`). An object the
+/// chart renders too is refused: the two would fight over it.
+pub fn extra_objects(
+    values: &Values,
+    document: Option<&Node>,
+    crds: &[Manifest],
+    release: &[Manifest],
+    kata: &[Manifest],
+) -> Result<Vec<Manifest>, Error> {
+    let mut manifests = Vec::new();
+    for (i, object) in values.extra_objects.iter().enumerate() {
+        let at = KeyPath::root().key(extra_objects::KEY).index(i);
+        let node = document
+            .and_then(|d| d.at(&at))
+            .cloned()
+            .unwrap_or_else(|| Node::from_json(&Json::Object(object.0.clone()), &Origin::Default));
+        let id = manifest::identify(&node).map_err(|why| Error::InvalidValues {
+            problems: vec![Problem::new(
+                node.origin.clone(),
+                at.clone(),
+                format!(
+                    "{}[{i}] is no Kubernetes object: an object {why}",
+                    extra_objects::KEY
+                ),
+            )],
+        })?;
+        manifests.push(Manifest {
+            id,
+            template: None,
+            file: None,
+            trace: None,
+            node,
+        });
+    }
+    let cluster_scoped = cluster_scoped_custom_kinds(crds.iter().chain(&manifests));
+    let chart: HashSet<(&str, &str, Option<&str>, &str)> = (release.iter().chain(kata))
+        .map(|m| identity(&m.id))
+        .collect();
+    let mut problems = Vec::new();
+    for (i, manifest) in manifests.iter_mut().enumerate() {
+        let at = KeyPath::root().key(extra_objects::KEY).index(i);
+        let id = &mut manifest.id;
+        if cluster_scoped.contains(&(id.group.clone(), id.kind.clone())) {
+            id.namespace = None;
+        } else if id.namespace.is_none() && !manifest::is_cluster_scoped(&id.kind) {
+            let metadata = at.key("metadata");
+            let origin = manifest
+                .node
+                .nearest(&KeyPath::root().key("metadata"))
+                .origin
+                .clone();
+            let mut problem = Problem::new(
+                origin,
+                metadata.key("namespace"),
+                format!(
+                    "{}[{i}] ({} `{}`) has no metadata.namespace: chartgen has no release namespace to put a namespaced object in, and `kubectl apply` would put it in `default`",
+                    extra_objects::KEY,
+                    id.kind,
+                    id.name
+                ),
+            );
+            problem.hint = Some(format!(
+                "write the namespace it belongs in (the operator's is `{}`, the builds' `{}`); a custom kind that is cluster-scoped needs its CRD (--crd) for chartgen to know",
+                values.namespaces.operator.as_str(),
+                values.namespaces.builds.as_str()
+            ));
+            problems.push(problem);
+            continue;
+        }
+        if chart.contains(&identity(id)) {
+            problems.push(Problem::new(
+                manifest.node.nearest(&KeyPath::root().key("metadata").key("name")).origin.clone(),
+                at.key("metadata").key("name"),
+                format!(
+                    "{}[{i}] is {id}, which the chart renders itself: the two would replace each other",
+                    extra_objects::KEY
+                ),
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(manifests)
+    } else {
+        Err(Error::InvalidValues { problems })
+    }
+}
+
+/// What identifies an object in a cluster, the version aside (one object
+/// is served at each version of its group).
+fn identity(id: &manifest::ObjectId) -> (&str, &str, Option<&str>, &str) {
+    (&id.group, &id.kind, id.namespace.as_deref(), &id.name)
+}
+
+/// The (group, kind) of every custom kind a CRD among `crds` declares
+/// cluster-scoped.
+fn cluster_scoped_custom_kinds<'m>(
+    crds: impl Iterator<Item = &'m Manifest>,
+) -> HashSet<(String, String)> {
+    let text = |node: Option<&Node>| match node.map(|n| &n.value) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    crds.filter(|m| m.id.kind == "CustomResourceDefinition")
+        .filter_map(|m| {
+            let spec = m.node.get("spec")?;
+            (text(spec.get("scope")).as_deref() == Some("Cluster")).then_some(())?;
+            let group = text(spec.get("group"))?;
+            let kind = text(spec.get("names").and_then(|names| names.get("kind")))?;
+            Some((group, kind))
+        })
+        .collect()
+}
+
+/// A render that stopped at the output budget, said in terms of the values
+/// that multiply: the labels and annotations every object carries, and the
+/// projects that each add objects.
+fn over_budget(error: Error, values: &Values) -> Error {
+    match &error {
+        Error::Template { template, line, .. } if render::output_budget_spent() => {
+            let at = line.map_or(String::new(), |l| format!(":{l}"));
+            budget_error(&format!("stopped at templates/{template}{at}"), values)
+        }
+        _ => error,
+    }
+}
+
+/// Bytes of the common labels and annotations, about as the output writes
+/// them (key, value, quotes and separators).
+fn carried_by_every_object(values: &Values) -> usize {
+    [&values.common_labels, &values.common_annotations]
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| k.len() + v.len() + 6)
+        .sum()
+}
+
+fn budget_error(what: &str, values: &Values) -> Error {
+    let size = |map: &std::collections::BTreeMap<String, String>| {
+        map.iter()
+            .map(|(k, v)| k.len() + v.len() + 6)
+            .sum::<usize>()
+    };
+    let mut keys = [
+        ("commonLabels", size(&values.common_labels)),
+        ("commonAnnotations", size(&values.common_annotations)),
+    ];
+    keys.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
+    let [(key, bytes), (other, other_bytes)] = keys;
+    Error::Usage {
+        reason: format!(
+            "the values would render more than {} MiB, the output budget ({what}): `{key}` ({bytes} bytes) and `{other}` ({other_bytes} bytes) are written into every object, and `projects` adds {} objects; keep what every object carries small",
+            render::OUTPUT_BUDGET >> 20,
+            values.projects.len()
+        ),
+    }
+}
+
+/// Runs every check of `chartgen check` on a fresh render, against the
+/// default Kubernetes version: on the release alone, on the Kata bundle
+/// alone and on both together, as each may be applied.
+pub fn check(output: &Output) -> Vec<Finding> {
+    check_at(output, kube::DEFAULT_VERSION)
+}
+
+/// [`check`] against the schemas of Kubernetes `version` (one of
+/// [`kube::VERSIONS`]; another is read as the default).
+pub fn check_at(output: &Output, version: &str) -> Vec<Finding> {
+    check_with(output, version, &[])
+}
+
+/// [`check_at`] with CustomResourceDefinitions given besides the render
+/// (`--crd`): the schemas of the custom kinds of the `extraObjects`.
+pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Finding> {
+    // Baked into the binary: loading is a lookup.
+    let schemas = KubeSchemas::load(version)
+        .or_else(|_| KubeSchemas::load(kube::DEFAULT_VERSION))
+        .expect("the default version is vendored");
+    let options = check::Options {
+        schemas: &schemas,
+        extra_crds: crds,
+    };
+    let artifact = std::slice::from_ref(&output.exemptions_document);
+    // Each object converted once; the runs below borrow it. An
+    // `extraObjects` entry is marked: they follow the chart's objects.
+    let extra_from = output.release.len() - output.extra;
+    let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> = Bundle::ALL
+        .iter()
+        .flat_map(|b| {
+            (output.bundle(*b).iter().enumerate())
+                .map(move |(i, m)| (*b, *b == Bundle::Release && i >= extra_from, m))
+        })
+        .map(|(b, extra, m)| (b, extra, m, m.node.to_json()))
+        .collect();
+    let run = |bundles: &[Bundle], schema: Option<&check::Options<'_>>| {
+        let mut chosen: Vec<(bool, &Manifest, &serde_json::Value)> = json
+            .iter()
+            .filter(|(b, ..)| bundles.contains(b))
+            .map(|(_, extra, m, j)| (*extra, *m, j))
+            .collect();
+        // In install order, as `Output::in_order` gives them: the chart's
+        // objects sorted, then the extra objects as written (a stable sort).
+        chosen.sort_by(|(a_extra, a, _), (b_extra, b, _)| {
+            a_extra.cmp(b_extra).then_with(|| match a_extra {
+                false => manifest::install_order(a, b),
+                true => std::cmp::Ordering::Equal,
+            })
+        });
+        let (manifests, objects): (Vec<&Manifest>, Vec<&serde_json::Value>) =
+            chosen.into_iter().map(|(_, m, j)| (m, j)).unzip();
+        check::run_borrowed(&manifests, &objects, artifact, schema).findings
+    };
+    if output.kata.is_empty() {
+        return run(&[Bundle::Release], Some(&options));
+    }
+    // Every object's schema once, with both bundles; how the objects relate
+    // for each bundle as it may be applied: alone, and both together.
+    let mut findings = run(&Bundle::ALL, Some(&options));
+    for bundle in Bundle::ALL {
+        for finding in run(&[bundle], None) {
+            if !findings.contains(&finding) {
+                findings.push(finding);
+            }
+        }
+    }
+    findings
+}
+
+/// A rendered artifact written canonically: its leading comment lines, then
+/// its one document as [`emit::block`] writes it; and that document.
+fn canonical(template: &str, text: &str) -> Result<(String, Node), Error> {
+    let header: String = text
+        .lines()
+        .take_while(|line| line.starts_with('#'))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let source = Source::file(format!("templates/{template}"), text);
+    let document = yaml::parse_document(&source, manifest::LIMITS)
+        .map_err(|e| Error::Rendered {
+            template: template.to_owned(),
+            problem: format!("invalid YAML: {}", e.message),
+        })?
+        .ok_or_else(|| Error::Rendered {
+            template: template.to_owned(),
+            problem: "nothing".to_owned(),
+        })?;
+    Ok((header + &emit::block(&document), document))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubernetes::yaml::Value;
+
+    #[test]
+    fn a_fresh_render_passes_every_check() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        let output = render(&values).unwrap();
+        assert!(!output.kata.is_empty());
+        assert_eq!(check(&output), vec![]);
+    }
+
+    fn extra(json: serde_json::Value) -> crate::model::ExtraObject {
+        let serde_json::Value::Object(map) = json else {
+            unreachable!()
+        };
+        crate::model::ExtraObject(map)
+    }
+
+    #[test]
+    fn extra_objects_follow_the_charts_objects_in_the_order_written_and_pass_check() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        // Helm's order would put the PriorityClass and the Namespace first.
+        values.extra_objects = vec![
+            extra(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "settings", "namespace": "buildkit-builds"}})),
+            extra(serde_json::json!({"apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass", "metadata": {"name": "builds"}, "value": 10})),
+            extra(serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+                "metadata": {"name": "tools"}})),
+        ];
+        let output = render(&values).unwrap();
+        assert_eq!(output.extra, 3);
+        let names = |objects: Vec<&Manifest>| -> Vec<String> {
+            objects.iter().map(|m| m.id.to_string()).collect()
+        };
+        let expected = [
+            "ConfigMap buildkit-builds/settings",
+            "PriorityClass builds",
+            "Namespace tools",
+        ];
+        for bundles in [&[Bundle::Release][..], &Bundle::ALL] {
+            let all = names(output.in_order(bundles));
+            assert_eq!(all[all.len() - 3..], expected, "{bundles:?}");
+            // The chart's own objects keep Helm's install order.
+            let chart = &output.in_order(bundles)[..all.len() - 3];
+            assert!(chart.is_sorted_by(|a, b| manifest::install_order(a, b).is_le()));
+        }
+        assert!(
+            names(output.in_order(&[Bundle::Kata]))
+                .iter()
+                .all(|n| !expected.contains(&n.as_str()))
+        );
+        assert_eq!(check(&output), vec![]);
+    }
+
+    #[test]
+    fn an_extra_object_that_breaks_an_adr_fails_the_render_check() {
+        let values = Values {
+            extra_objects: vec![extra(serde_json::json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": "events", "namespace": "buildkit-operator"},
+                "rules": [{"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}],
+            }))],
+            ..Values::default()
+        };
+        let findings = check(&render(&values).unwrap());
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.id() == Some(check::Invariant::R1.id())
+                    && f.object() == Some("Role buildkit-operator/events")),
+            "{findings:#?}"
+        );
+    }
+
+    #[test]
+    fn findings_on_a_render_name_the_template_line() {
+        let mut output = render(&Values::default()).unwrap();
+        let role = output
+            .release
+            .iter_mut()
+            .find(|m| m.id.kind == "ClusterRole" && m.id.name == "buildkit-operator-events")
+            .unwrap();
+        let Value::Mapping(entries) = &mut role.node.value else {
+            unreachable!()
+        };
+        let rules = &mut entries
+            .iter_mut()
+            .find(|(k, _)| k.name == "rules")
+            .unwrap()
+            .1;
+        let Value::Sequence(rules) = &mut rules.value else {
+            unreachable!()
+        };
+        let Value::Mapping(rule) = &mut rules[0].value else {
+            unreachable!()
+        };
+        let verbs = &mut rule.iter_mut().find(|(k, _)| k.name == "verbs").unwrap().1;
+        let Value::Sequence(verbs) = &mut verbs.value else {
+            unreachable!()
+        };
+        verbs[0].value = Value::String("get".to_owned());
+        let findings = check(&output);
+        let r2: Vec<_> = findings
+            .iter()
+            .filter(|f| f.id() == Some(check::Invariant::R2.id()))
+            .collect();
+        assert_eq!(r2.len(), 1, "{findings:#?}");
+        assert_eq!(r2[0].path, "rules[0].verbs");
+        // The rules come from the `rules` macro in _helpers.yaml, called by rbac.yaml.
+        let location = r2[0].location().unwrap().to_string();
+        assert!(location.starts_with("templates/rbac.yaml:"), "{location}");
+    }
+}

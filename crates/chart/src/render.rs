@@ -1,0 +1,394 @@
+//! Rendering the plan through the minijinja templates in `templates/`.
+//!
+//! Templates are compiled into the binary (see `build.rs`; a syntax error
+//! fails the build). Rendering is strict: an undefined variable or attribute
+//! is an error naming the template and line, never an empty field. Every
+//! `{{ value }}` goes through [`emit::flow`], so it lands as one YAML scalar
+//! or flow collection whatever it holds; only macro output (already laid out
+//! by a template) is written as it is, and the `safe` and `tojson` filters,
+//! which would bypass that, are removed. What the interpolations write is
+//! counted against [`OUTPUT_BUDGET`], so values that multiply (labels in
+//! every object) stop the render before it takes gigabytes.
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Serde, Value as TemplateValue};
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+
+use crate::plan::Plan;
+use kubernetes::emit;
+use kubernetes::error::Error;
+// A template's output and its trace are what `manifest` parses back.
+pub use kubernetes::manifest::{Rendered, Trace};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/templates.rs"));
+}
+
+/// The templates, by name relative to `templates/`.
+pub use embedded::TEMPLATES;
+
+/// The environment variable naming a directory to read templates from at
+/// run time instead of the embedded ones: for template authors, who can
+/// iterate without rebuilding. Syntax errors are then reported at run time.
+pub const TEMPLATES_DIR_VAR: &str = "CHARTGEN_TEMPLATES";
+
+/// Most bytes the interpolations of one render may write (each bundle and
+/// the exemptions artifact are one render each): 64 MiB. The largest
+/// environment renders about 35 KB, so this is some two thousand times
+/// any real output, yet a render this size is still parsed back, checked
+/// and written in well under the memory of a small CI runner. Values within
+/// their own budgets can multiply (labels and annotations written into
+/// every object, once per project): past this the render stops, before the
+/// output exists in full. Interpolations inside macros count again when the
+/// macro's output is written, so the budget is conservative.
+pub const OUTPUT_BUDGET: usize = 64 << 20;
+
+thread_local! {
+    /// What the current render's interpolations wrote so far.
+    static WRITTEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether the last render on this thread stopped at [`OUTPUT_BUDGET`].
+pub fn output_budget_spent() -> bool {
+    WRITTEN.get() > OUTPUT_BUDGET
+}
+
+/// Counts `text` against [`OUTPUT_BUDGET`], failing the render past it.
+fn spend(text: &str) -> Result<(), minijinja::Error> {
+    let written = WRITTEN.get().saturating_add(text.len());
+    WRITTEN.set(written);
+    if written > OUTPUT_BUDGET {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!(
+                "the render wrote more than {} MiB, the output budget",
+                OUTPUT_BUDGET >> 20
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The folder of the templates of the Kata bundle.
+pub const KATA_DIR: &str = "kata/";
+
+/// The templates and which of them render objects.
+pub struct Templates {
+    /// The environment holding every template.
+    pub env: Environment<'static>,
+    /// The release's object templates: every top-level file not starting
+    /// with `_`, sorted.
+    pub objects: Vec<String>,
+    /// The Kata bundle's object templates: the files in `kata/`, sorted.
+    pub kata: Vec<String>,
+}
+
+/// The provenance line of a render with templates from
+/// `$CHARTGEN_TEMPLATES` (a YAML comment naming the folder), or `None`
+/// with the built-in templates: `render` writes it at the top of the
+/// stream and into each kustomization it writes.
+pub fn templates_provenance() -> Option<String> {
+    let dir = std::env::var_os(TEMPLATES_DIR_VAR)?;
+    let shown = kubernetes::text::printable(&std::path::PathBuf::from(dir).display().to_string())
+        .replace(['\n', '\r'], " ");
+    Some(format!(
+        "# Rendered with the templates of {shown} (${TEMPLATES_DIR_VAR}), not the built-in ones."
+    ))
+}
+
+/// The templates: embedded, or read from `$CHARTGEN_TEMPLATES` when set.
+pub fn templates() -> Result<Templates, Error> {
+    templates_in(environment(None))
+}
+
+/// The templates with a formatter that also hands every interpolation, the
+/// value and the text it wrote, to `observe` (`explain` records with it);
+/// `render` never pays for it, as it uses [`templates`].
+pub fn observed_templates(observe: Observer) -> Result<Templates, Error> {
+    templates_in(environment(Some(observe)))
+}
+
+/// What an observed formatter calls after each interpolation: the value
+/// and the text it wrote.
+pub type Observer = fn(&TemplateValue, &str);
+
+fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
+    let mut names: Vec<String> = Vec::new();
+    match std::env::var_os(TEMPLATES_DIR_VAR) {
+        None => {
+            for (name, source) in TEMPLATES {
+                env.add_template(name, source)
+                    .expect("templates are compiled by build.rs");
+                names.push((*name).to_owned());
+            }
+        }
+        Some(dir) => {
+            let dir = std::path::PathBuf::from(dir);
+            let shown = kubernetes::text::printable(&dir.display().to_string()).into_owned();
+            for (name, source) in read_dir_templates(&dir, &dir)? {
+                env.add_template_owned(name.clone(), source)
+                    .map_err(|e| template_fault(&name, e))?;
+                names.push(name);
+            }
+            // A folder that lacks a template would render a chart without
+            // its objects, silently: every built-in one is needed (a
+            // folder may add templates of its own).
+            let mut missing: Vec<&str> = (TEMPLATES.iter())
+                .map(|(name, _)| *name)
+                .filter(|name| !names.iter().any(|n| n == name))
+                .collect();
+            missing.sort_unstable();
+            if !missing.is_empty() {
+                return Err(Error::Usage {
+                    reason: format!(
+                        "${TEMPLATES_DIR_VAR} names {shown}, which lacks {}: the chart needs every built-in template; copy templates/ whole and edit the copy",
+                        missing
+                            .iter()
+                            .map(|name| format!("templates/{name}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+            // Said once per run, however many renders (`--all`).
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                kubernetes::terminal::note(&format!(
+                    "rendering with the templates of {shown} (${TEMPLATES_DIR_VAR}), not the built-in ones"
+                ));
+            });
+        }
+    }
+    let object = |name: &str| !name.contains('/') && !name.starts_with('_');
+    let mut objects: Vec<String> = names.iter().filter(|n| object(n)).cloned().collect();
+    objects.sort();
+    let mut kata: Vec<String> = names
+        .iter()
+        .filter(|n| n.strip_prefix(KATA_DIR).is_some_and(object))
+        .cloned()
+        .collect();
+    kata.sort();
+    Ok(Templates { env, objects, kata })
+}
+
+fn read_dir_templates(
+    root: &std::path::Path,
+    dir: &std::path::Path,
+) -> Result<Vec<(String, String)>, Error> {
+    let io = |source| Error::ReadTemplates {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            found.extend(read_dir_templates(root, &path)?);
+        } else {
+            let name = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let source = std::fs::read_to_string(&path).map_err(io)?;
+            found.push((name, source));
+        }
+    }
+    Ok(found)
+}
+
+/// The environment, strict and YAML-escaping, without templates; with
+/// `observe`, told of every interpolation.
+fn environment(observe: Option<Observer>) -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_syntax(
+        SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build()
+            .expect("the default delimiters are valid"),
+    );
+    env.set_auto_escape_callback(|_| AutoEscape::Custom("yaml".into()));
+    match observe {
+        None => env.set_formatter(|out, _state, value| {
+            if value.is_safe() {
+                let text = value.as_str().unwrap_or_default();
+                spend(text)?;
+                return out.write_str(text).map_err(minijinja::Error::from);
+            }
+            let text = flow(value)?;
+            spend(&text)?;
+            out.write_str(&text).map_err(minijinja::Error::from)
+        }),
+        Some(observe) => env.set_formatter(move |out, _state, value| {
+            let text = match value.is_safe() {
+                true => value.as_str().unwrap_or_default().to_owned(),
+                false => flow(value)?,
+            };
+            spend(&text)?;
+            observe(value, &text);
+            out.write_str(&text).map_err(minijinja::Error::from)
+        }),
+    }
+    env.remove_filter("safe");
+    env.remove_filter("tojson");
+    env
+}
+
+/// An interpolation as one YAML scalar or flow collection ([`emit::flow`]).
+fn flow(value: &TemplateValue) -> Result<String, minijinja::Error> {
+    let json = serde_json::to_value(value).map_err(|e| {
+        minijinja::Error::new(
+            minijinja::ErrorKind::BadSerialization,
+            format!("cannot write {} as YAML: {e}", value.kind()),
+        )
+    })?;
+    Ok(emit::flow(&json))
+}
+
+/// Renders each of the object templates `names` with `plan`.
+pub fn render_objects(
+    templates: &Templates,
+    names: &[String],
+    plan: &Plan<'_>,
+) -> Result<Vec<Rendered>, Error> {
+    render_objects_with(templates, names, &TemplateValue::from(Serde(plan)), |_| {})
+}
+
+/// Renders each of the object templates `names` with `plan` given as a
+/// template value, calling `done` after each template (`explain` collects
+/// what its observer saw there); one output budget for them all.
+pub fn render_objects_with(
+    templates: &Templates,
+    names: &[String],
+    plan: &TemplateValue,
+    mut done: impl FnMut(&Rendered),
+) -> Result<Vec<Rendered>, Error> {
+    WRITTEN.set(0);
+    names
+        .iter()
+        .map(|template| {
+            let (text, trace) = render_traced(&templates.env, template, plan)?;
+            let rendered = Rendered {
+                template: template.clone(),
+                text,
+                trace,
+            };
+            done(&rendered);
+            Ok(rendered)
+        })
+        .collect()
+}
+
+/// Renders one template (such as `artifacts/kyverno-exemptions.yaml`) with `plan`.
+pub fn render_template(
+    env: &Environment<'static>,
+    template: &str,
+    plan: &Plan<'_>,
+) -> Result<String, Error> {
+    WRITTEN.set(0);
+    render_one(env, template, &TemplateValue::from(Serde(plan)))
+}
+
+fn render_traced(
+    env: &Environment<'static>,
+    template: &str,
+    plan: &TemplateValue,
+) -> Result<(String, Trace), Error> {
+    let (text, spans) = env
+        .get_template(template)
+        .and_then(|t| t.render_with_spans(minijinja::context! { plan => plan }))
+        .map_err(|e| template_fault(template, e))?;
+    let spans = spans
+        .iter()
+        .map(|span| {
+            (
+                span.output_range(),
+                span.name().to_owned(),
+                span.line(),
+                span.kind() == minijinja::OutputSpanKind::Raw,
+            )
+        })
+        .collect();
+    Ok((text, Trace { spans }))
+}
+
+fn template_fault(template: &str, error: minijinja::Error) -> Error {
+    Error::Template {
+        template: error.name().unwrap_or(template).to_owned(),
+        line: error.line(),
+        message: match error.detail() {
+            Some(detail) => format!("{}: {detail}", error.kind()),
+            None => error.kind().to_string(),
+        },
+    }
+}
+
+fn render_one(
+    env: &Environment<'static>,
+    template: &str,
+    plan: &TemplateValue,
+) -> Result<String, Error> {
+    env.get_template(template)
+        .and_then(|t| t.render(minijinja::context! { plan => plan }))
+        .map_err(|e| template_fault(template, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render_str(source: &str, plan: serde_json::Value) -> Result<String, minijinja::Error> {
+        let env = templates().unwrap().env;
+        env.render_str(source, minijinja::context! { plan => Serde(plan) })
+    }
+
+    #[test]
+    fn interpolations_are_yaml_scalars() {
+        let out = render_str(
+            "a: {{ plan.x }}\n",
+            serde_json::json!({"x": "b\n---\nc: d"}),
+        )
+        .unwrap();
+        assert_eq!(out, "a: \"b\\n---\\nc: d\"\n");
+    }
+
+    #[test]
+    fn undefined_values_are_errors() {
+        let error = render_str("a: {{ plan.missing }}\n", serde_json::json!({})).unwrap_err();
+        assert_eq!(error.kind(), minijinja::ErrorKind::UndefinedError);
+    }
+
+    #[test]
+    fn a_render_error_names_the_template_and_line() {
+        let mut env = templates().unwrap().env;
+        env.add_template("broken.yaml", "a: 1\nb: {{ plan.nope }}\n")
+            .unwrap();
+        let plan = TemplateValue::from(Serde(serde_json::json!({})));
+        let error = render_one(&env, "broken.yaml", &plan).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "templates/broken.yaml:2: undefined value: `plan.nope` is undefined"
+        );
+    }
+
+    #[test]
+    fn a_render_stops_at_the_output_budget() {
+        WRITTEN.set(OUTPUT_BUDGET - 4);
+        let error = render_str("a: {{ plan.x }}\n", serde_json::json!({"x": "12345"})).unwrap_err();
+        assert!(output_budget_spent());
+        assert_eq!(
+            error.detail(),
+            Some("the render wrote more than 64 MiB, the output budget")
+        );
+        WRITTEN.set(0);
+        assert!(render_str("a: {{ plan.x }}\n", serde_json::json!({"x": "12345"})).is_ok());
+    }
+
+    #[test]
+    fn the_safe_filter_is_gone() {
+        let error =
+            render_str("a: {{ plan.x | safe }}\n", serde_json::json!({"x": "y"})).unwrap_err();
+        assert_eq!(error.kind(), minijinja::ErrorKind::UnknownFilter);
+    }
+}

@@ -1,0 +1,31 @@
+//! Bakes the vendored Kubernetes schemas and our cert-manager, Cilium and
+//! Prometheus Operator ones (the repository's `schema/` folder) into static
+//! tables (`$OUT_DIR/kube_schemas.rs`, see `build/kube_schemas.rs`).
+
+use std::path::{Path, PathBuf};
+
+#[path = "build/kube_schemas.rs"]
+mod kube_schemas;
+
+fn main() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let schema_dir = manifest.join("../../schema");
+    for folder in [
+        "kubernetes",
+        "cert-manager",
+        "cilium",
+        "prometheus-operator",
+    ] {
+        // Cargo scans a folder named here for a change anywhere beneath it.
+        println!(
+            "cargo:rerun-if-changed={}",
+            schema_dir.join(folder).display()
+        );
+    }
+    println!("cargo:rerun-if-changed=build/kube_schemas.rs");
+    if let Err(error) = kube_schemas::bake(&schema_dir, &out.join("kube_schemas.rs")) {
+        eprintln!("error: the vendored schemas cannot be baked: {error}");
+        std::process::exit(1);
+    }
+}

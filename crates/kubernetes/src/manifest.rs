@@ -1,0 +1,427 @@
+//! Rendered objects: parsed back from the templates' output, identified,
+//! ordered for installation and written out canonically.
+//!
+//! Parsing the output back is what makes the render trustworthy: a template
+//! that emits broken YAML, a document without kind or name, or two objects
+//! with one identity is caught here, and the canonical writer ([`emit::block`])
+//! decides the final formatting, not the template.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::emit;
+use crate::error::Error;
+use crate::yaml::{self, Limits, Node, Source, Value};
+
+/// Budgets for rendered output and manifests read from disk. `input::read`
+/// applies the byte and node budgets to the whole input of one command (all
+/// its files together), not to each file. The largest real input, a render
+/// of 5,000 BuildProjects (3.7 MB), holds about 262,000 nodes (`check`:
+/// 0.7 s, 94 MB); 1,200,000 is some 4.6 times that. An alias bomb just
+/// under it costs `check` about 2.3 s and 480 MB, however many files it is
+/// spread over (BENCHMARKS.md).
+pub const LIMITS: Limits = Limits {
+    max_bytes: 64 << 20,
+    max_depth: 64,
+    max_nodes: 1_200_000,
+};
+
+/// The YAML output of one object template.
+#[derive(Debug)]
+pub struct Rendered {
+    /// The template's name, relative to `templates/`.
+    pub template: String,
+    /// What it rendered: zero or more YAML documents.
+    pub text: String,
+    /// Which template line wrote which part of `text`.
+    pub trace: Trace,
+}
+
+/// Which template line wrote each part of a rendered text.
+#[derive(Debug, Default)]
+pub struct Trace {
+    /// `(output byte range, template, template line, written verbatim)`.
+    pub spans: Vec<(std::ops::Range<usize>, String, usize, bool)>,
+}
+
+impl Trace {
+    /// The template and line that wrote byte `offset` of the output.
+    pub fn source_of(&self, text: &str, offset: usize) -> Option<(&str, usize)> {
+        let (range, template, line, raw) =
+            self.spans.iter().rev().find(|(range, ..)| {
+                range.start <= offset && offset < range.end.max(range.start + 1)
+            })?;
+        let line = if *raw {
+            line + text.get(range.start..offset)?.matches('\n').count()
+        } else {
+            *line
+        };
+        Some((template, line))
+    }
+}
+
+/// What identifies an object in a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId {
+    /// API group; empty for the core group.
+    pub group: String,
+    /// API version, such as `v1`.
+    pub version: String,
+    /// Kind, such as `Deployment`.
+    pub kind: String,
+    /// Namespace; `None` for cluster-scoped objects.
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+}
+
+impl fmt::Display for ObjectId {
+    /// `Kind namespace/name`, or `Kind name` for cluster-scoped objects.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(namespace) => write!(f, "{} {namespace}/{}", self.kind, self.name),
+            None => write!(f, "{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// One object and the template that rendered it.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    /// Its identity.
+    pub id: ObjectId,
+    /// The template that rendered it, relative to `templates/`, when known.
+    pub template: Option<String>,
+    /// The file it was read from, when it was read rather than rendered.
+    pub file: Option<String>,
+    /// For a rendered object: the template lines that wrote it.
+    pub trace: Option<Arc<Rendering>>,
+    /// The object.
+    pub node: Node,
+}
+
+/// A template's rendered text and the trace of which line wrote what.
+#[derive(Debug)]
+pub struct Rendering {
+    source: Arc<Source>,
+    trace: Trace,
+}
+
+impl Rendering {
+    /// The template and line that wrote the node at `line`:`col` of the
+    /// rendered text.
+    pub fn source_of(&self, line: usize, col: usize) -> Option<(&str, usize)> {
+        let text = &self.source.text;
+        let start = text
+            .split_inclusive('\n')
+            .take(line.saturating_sub(1))
+            .map(str::len)
+            .sum::<usize>();
+        let offset = start
+            + text[start..]
+                .chars()
+                .take(col.saturating_sub(1))
+                .map(char::len_utf8)
+                .sum::<usize>();
+        self.trace.source_of(text, offset)
+    }
+}
+
+/// Helm's install order (pkg/releaseutil/kind_sorter.go); unknown kinds go
+/// last, alphabetically.
+const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+];
+
+/// The position of `kind` in the install order; `usize::MAX` for a kind
+/// Helm does not know (those sort last, by kind name).
+pub fn install_rank(kind: &str) -> usize {
+    INSTALL_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(usize::MAX)
+}
+
+/// Parses every template's output into objects, in install order: by kind,
+/// then kind name (for unknown kinds), namespace and name.
+pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
+    let mut manifests = Vec::new();
+    for output in rendered {
+        let source = Source::file(format!("templates/{}", output.template), output.text);
+        let rendering = Arc::new(Rendering {
+            source: Arc::clone(&source),
+            trace: output.trace,
+        });
+        let invalid = |problem: String| Error::Rendered {
+            template: output.template.clone(),
+            problem,
+        };
+        // Where in the template: the line that wrote the offending output.
+        let place = |origin: &yaml::Origin| match origin {
+            yaml::Origin::At { line, col, .. } => match rendering.source_of(*line, *col) {
+                Some((template, at)) => format!("templates/{template}:{at} (output line {line})"),
+                None => format!("output line {line}"),
+            },
+            yaml::Origin::Default => "the end of the output".to_owned(),
+        };
+        let documents = yaml::parse_manifests(&source, LIMITS).map_err(|e| {
+            let message = e
+                .message
+                .strip_prefix("invalid YAML: ")
+                .unwrap_or(&e.message);
+            invalid(format!("invalid YAML at {}: {message}", place(&e.origin)))
+        })?;
+        for node in documents {
+            if matches!(node.value, Value::Null) {
+                continue;
+            }
+            let id = identify(&node)
+                .map_err(|why| invalid(format!("an object {why} at {}", place(&node.origin))))?;
+            manifests.push(Manifest {
+                id,
+                template: Some(output.template.clone()),
+                file: None,
+                trace: Some(Arc::clone(&rendering)),
+                node,
+            });
+        }
+    }
+    sort(&mut manifests);
+    if let Some(pair) = manifests.windows(2).find(|w| w[0].id == w[1].id) {
+        return Err(Error::Rendered {
+            template: pair[1].template.clone().unwrap_or_default(),
+            problem: format!(
+                "{} twice (also from templates/{})",
+                pair[1].id,
+                pair[0].template.as_deref().unwrap_or_default()
+            ),
+        });
+    }
+    Ok(manifests)
+}
+
+/// Sorts objects into install order: by kind rank, kind, namespace, name.
+pub fn sort(manifests: &mut [Manifest]) {
+    manifests.sort_by(install_order);
+}
+
+/// How [`sort`] orders two objects: install rank, kind, namespace, name.
+pub fn install_order(a: &Manifest, b: &Manifest) -> std::cmp::Ordering {
+    fn key(m: &Manifest) -> (usize, &String, &Option<String>, &String) {
+        (
+            install_rank(&m.id.kind),
+            &m.id.kind,
+            &m.id.namespace,
+            &m.id.name,
+        )
+    }
+    key(a).cmp(&key(b))
+}
+
+/// The 1-based line an origin points at (0 for a default).
+pub fn line_of(origin: &yaml::Origin) -> usize {
+    match origin {
+        yaml::Origin::At { line, .. } => *line,
+        yaml::Origin::Default => 0,
+    }
+}
+
+/// Reads the identity of an object; the error says what is missing.
+pub fn identify(node: &Node) -> Result<ObjectId, String> {
+    let text = |node: Option<&Node>| match node.map(|n| &n.value) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    if !matches!(node.value, Value::Mapping(_)) {
+        return Err(format!("that is {}, not a mapping", node.value.type_name()));
+    }
+    let api_version = text(node.get("apiVersion")).ok_or("without apiVersion")?;
+    let kind = text(node.get("kind")).ok_or("without kind")?;
+    let metadata = node.get("metadata");
+    let name = text(metadata.and_then(|m| m.get("name"))).ok_or("without metadata.name")?;
+    // The API server ignores a namespace on a cluster-scoped object, so it
+    // is no part of the identity: two such objects differing only there are
+    // one object, applied twice.
+    let namespace =
+        text(metadata.and_then(|m| m.get("namespace"))).filter(|_| !is_cluster_scoped(&kind));
+    let (group, version) = match api_version.split_once('/') {
+        Some((group, version)) => (group.to_owned(), version.to_owned()),
+        None => (String::new(), api_version),
+    };
+    Ok(ObjectId {
+        group,
+        version,
+        kind,
+        namespace,
+        name,
+    })
+}
+
+/// The namespace a namespaced object without `metadata.namespace` lands
+/// in: `kubectl apply` (with no `-n` and no namespace in the context) and
+/// the API server put it in `default`.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// Kinds that live outside namespaces: every built-in cluster-scoped kind
+/// of the Kubernetes versions chartgen targets (`kubectl api-resources
+/// --namespaced=false`), cert-manager's `ClusterIssuer` and Kyverno's
+/// cluster-wide policies (the exemptions chartgen writes are some). A
+/// custom resource's scope is otherwise its CRD's, when the input holds
+/// it ([`place_in_namespaces`]); without one it is taken as namespaced.
+pub fn is_cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Namespace"
+            | "Node"
+            | "PersistentVolume"
+            | "ComponentStatus"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "CustomResourceDefinition"
+            | "APIService"
+            | "MutatingWebhookConfiguration"
+            | "ValidatingWebhookConfiguration"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "MutatingAdmissionPolicy"
+            | "MutatingAdmissionPolicyBinding"
+            | "CertificateSigningRequest"
+            | "ClusterTrustBundle"
+            | "FlowSchema"
+            | "PriorityLevelConfiguration"
+            | "IngressClass"
+            | "IPAddress"
+            | "ServiceCIDR"
+            | "RuntimeClass"
+            | "PriorityClass"
+            | "StorageClass"
+            | "CSIDriver"
+            | "CSINode"
+            | "VolumeAttachment"
+            | "VolumeAttributesClass"
+            | "StorageVersion"
+            | "StorageVersionMigration"
+            | "DeviceClass"
+            | "ResourceSlice"
+            | "TokenReview"
+            | "SelfSubjectReview"
+            | "SelfSubjectAccessReview"
+            | "SelfSubjectRulesReview"
+            | "SubjectAccessReview"
+            | "PodSecurityPolicy"
+            | "ClusterIssuer"
+            | "ClusterPolicy"
+            | "ClusterCleanupPolicy"
+            | "ClusterPolicyReport"
+    )
+}
+
+/// The one rule of where an object lives, applied to a whole input: a
+/// cluster-scoped object (a built-in kind of [`is_cluster_scoped`], or a
+/// custom resource whose CRD in the input says `scope: Cluster`) has no
+/// namespace; a namespaced object without `metadata.namespace` is in
+/// `namespace` (the caller's: [`DEFAULT_NAMESPACE`], or the one a
+/// kustomization sets), written into its node so that every reader
+/// (`check`, `rbac`, `diff`'s fields) sees where it lands, and into its
+/// identity.
+pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
+    let cluster_crds: std::collections::HashSet<(String, String)> = manifests
+        .iter()
+        .filter(|m| m.id.kind == "CustomResourceDefinition")
+        .filter(|m| {
+            m.node
+                .get("spec")
+                .and_then(|spec| spec.get("scope"))
+                .is_some_and(|scope| matches!(&scope.value, Value::String(s) if s == "Cluster"))
+        })
+        .filter_map(|m| {
+            let spec = m.node.get("spec")?;
+            let text = |node: Option<&Node>| match node.map(|n| &n.value) {
+                Some(Value::String(s)) => Some(s.clone()),
+                _ => None,
+            };
+            let group = text(spec.get("group"))?;
+            let kind = text(spec.get("names").and_then(|names| names.get("kind")))?;
+            Some((group, kind))
+        })
+        .collect();
+    for manifest in manifests {
+        let id = &mut manifest.id;
+        if is_cluster_scoped(&id.kind)
+            || (!cluster_crds.is_empty()
+                && cluster_crds.contains(&(id.group.clone(), id.kind.clone())))
+        {
+            id.namespace = None;
+            continue;
+        }
+        if id.namespace.is_some() {
+            continue;
+        }
+        id.namespace = Some(namespace.to_owned());
+        if let Value::Mapping(entries) = &mut manifest.node.value
+            && let Some((_, metadata)) = entries.iter_mut().find(|(key, _)| key.name == "metadata")
+            && let Value::Mapping(fields) = &mut metadata.value
+        {
+            let origin = metadata.origin.clone();
+            let key = yaml::Key {
+                name: "namespace".to_owned(),
+                origin: origin.clone(),
+            };
+            let value = Node::new(Value::String(namespace.to_owned()), origin);
+            // An explicit empty or null namespace is replaced, not repeated.
+            fields.retain(|(key, _)| key.name != "namespace");
+            fields.push((key, value));
+        }
+    }
+}
+
+/// The objects as one multi-document YAML stream, each preceded by the
+/// template that rendered it.
+pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> String {
+    let mut out = String::new();
+    for manifest in manifests {
+        out.push_str("---\n");
+        if let Some(template) = &manifest.template {
+            out.push_str("# Source: templates/");
+            out.push_str(template);
+            out.push('\n');
+        }
+        emit::push_block(&manifest.node, &mut out);
+    }
+    out
+}

@@ -1,0 +1,1557 @@
+//! Effective RBAC, for any manifests: bindings resolved to what each
+//! subject may do, where; aggregation as a graph. Knows nothing of the
+//! chart: the chart's policy (R1-R6) asks its questions in
+//! [`crate::check::rules`].
+//!
+//! A RoleBinding grants its role's rules in the binding's namespace only,
+//! even when it binds a ClusterRole; a ClusterRoleBinding grants them
+//! everywhere.
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use super::defaults;
+use crate::diagnostic::KeyPath;
+
+/// Where a grant applies.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Every namespace (and cluster-scoped resources).
+    Cluster,
+    /// One namespace.
+    Namespace(String),
+}
+
+impl Scope {
+    /// `cluster-wide`, or `in <namespace>`.
+    pub fn describe(&self) -> String {
+        match self {
+            Scope::Cluster => "cluster-wide".to_owned(),
+            Scope::Namespace(ns) => format!("in {ns}"),
+        }
+    }
+}
+
+/// Who a binding names.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+pub struct Subject {
+    /// `ServiceAccount`, `User` or `Group`.
+    pub kind: String,
+    /// Its namespace, for a ServiceAccount.
+    pub namespace: Option<String>,
+    /// Its name.
+    pub name: String,
+}
+
+impl Subject {
+    /// `namespace/name` for a ServiceAccount, `Kind name` otherwise.
+    pub fn describe(&self) -> String {
+        match (&self.namespace, self.kind.as_str()) {
+            (Some(ns), "ServiceAccount") => format!("{ns}/{}", self.name),
+            _ => format!("{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// The strings of a JSON array (an RBAC rule's list); anything else is none.
+pub fn strings(value: &Json) -> Vec<String> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Most grants (one subject, one resource of one rule) that
+/// [`effective_permissions`] merges: `chartgen rbac`'s table grows with
+/// them (subjects × resources, not the input), so past this it stops with
+/// an error naming the budget instead of taking gigabytes. A whole
+/// cluster's RBAC (a few hundred roles and bindings) is some tens of
+/// thousands. `check` never lists grants and has no such budget.
+pub const GRANT_BUDGET: usize = 500_000;
+
+/// One rule of a role, its lists read once; [`Rule::allows`] and
+/// [`Rule::allows_url`] match a request as the authorizer does.
+#[derive(Debug, Default)]
+pub struct Rule {
+    /// `apiGroups`.
+    pub groups: Vec<String>,
+    /// `resources`, subresources as `resource/sub`.
+    pub resources: Vec<String>,
+    /// `resourceNames`.
+    pub names: Vec<String>,
+    /// `verbs`.
+    pub verbs: Vec<String>,
+    /// `nonResourceURLs`.
+    pub urls: Vec<String>,
+}
+
+impl Rule {
+    /// Reads one entry of a role's `rules`.
+    pub fn of(rule: &Json) -> Self {
+        Rule {
+            groups: strings(&rule["apiGroups"]),
+            resources: strings(&rule["resources"]),
+            names: strings(&rule["resourceNames"]),
+            verbs: strings(&rule["verbs"]),
+            urls: strings(&rule["nonResourceURLs"]),
+        }
+    }
+
+    /// How many (group, resource) grants the rule makes for one subject.
+    fn width(&self) -> usize {
+        self.groups.len().saturating_mul(self.resources.len())
+    }
+
+    /// Whether the rule grants one of `verbs` (or `*`).
+    pub fn any_verb(&self, verbs: &[&str]) -> bool {
+        self.verbs
+            .iter()
+            .any(|v| v == "*" || verbs.contains(&v.as_str()))
+    }
+
+    /// Whether the rule covers one of `groups` (or `*`).
+    pub fn any_group(&self, groups: &[&str]) -> bool {
+        self.groups
+            .iter()
+            .any(|g| g == "*" || groups.contains(&g.as_str()))
+    }
+
+    /// Whether the rule names `resource` (`pods`, or with a subresource
+    /// `pods/log`) as the authorizer matches it: `*` is every resource
+    /// and subresource, `pods/*` every subresource of pods (not pods
+    /// itself), `*/scale` that subresource of every resource.
+    pub fn any_resource(&self, resource: &str) -> bool {
+        self.resources.iter().any(|r| resource_matches(r, resource))
+    }
+
+    /// Whether the rule allows `verb` on `resource` (with its
+    /// subresource, if any) in API group `group`, for an object named
+    /// `name`: a rule with `resourceNames` allows only requests naming one
+    /// of them (so never `create`, `list`, `watch` or `deletecollection`,
+    /// which name none).
+    pub fn allows(&self, verb: &str, group: &str, resource: &str, name: Option<&str>) -> bool {
+        self.any_verb(&[verb])
+            && self.any_group(&[group])
+            && self.any_resource(resource)
+            && (self.names.is_empty() || name.is_some_and(|n| self.names.iter().any(|m| m == n)))
+    }
+
+    /// Whether the rule allows `verb` on the non-resource URL `path`: a
+    /// listed URL ending in `*` allows every path it starts, `*` all.
+    pub fn allows_url(&self, verb: &str, path: &str) -> bool {
+        self.any_verb(&[verb])
+            && self.urls.iter().any(|url| match url.strip_suffix('*') {
+                Some(prefix) => path.starts_with(prefix),
+                None => url == path,
+            })
+    }
+}
+
+/// Whether a rule's resource entry `pattern` covers `resource`.
+fn resource_matches(pattern: &str, resource: &str) -> bool {
+    if pattern == "*" || pattern == resource {
+        return true;
+    }
+    let Some((base, sub)) = resource.split_once('/') else {
+        return false;
+    };
+    pattern.strip_suffix("/*") == Some(base) || pattern.strip_prefix("*/") == Some(sub)
+}
+
+/// A binding whose role is in the input.
+#[derive(Debug)]
+pub struct Binding {
+    /// Index of the binding object.
+    pub index: usize,
+    /// Where the binding grants: its namespace, or the whole cluster.
+    pub scope: Scope,
+    /// The role, as an [`Rbac`] role id.
+    pub role: usize,
+    /// Who the binding grants to.
+    pub subjects: Vec<Subject>,
+}
+
+/// The RBAC objects of an input, read once: each role's rules parsed once,
+/// aggregation as a graph, bindings pointing at roles. Grants (subjects ×
+/// rules × resources) are never materialised for `check`: questions are
+/// answered per role, once, and carried along the aggregation graph by
+/// fixpoints whose values are bounded, so the cost is linear in the input
+/// (and in the distinct label selectors' matches).
+pub struct Rbac {
+    /// Object index of each role of the input, by role id: ids
+    /// `0..roles.len()`. The cluster's default roles the input needs
+    /// follow, ids `roles.len()..` ([`Rbac::defaults`]).
+    pub roles: Vec<usize>,
+    /// The cluster's default roles read beside the input, in id order
+    /// after the input's roles.
+    pub defaults: Vec<&'static Json>,
+    /// The cluster's default objects of the version read.
+    known: &'static [Json],
+    /// Whether each role is a ClusterRole.
+    pub cluster_role: Vec<bool>,
+    /// Whether each role has an `aggregationRule`.
+    pub aggregated: Vec<bool>,
+    /// Each role's own `rules`.
+    pub own: Vec<Vec<Rule>>,
+    /// The aggregation graph. Nodes `0..roles.len()` are roles, the rest
+    /// distinct label selectors: an aggregated role points at its
+    /// selectors, a selector at the ClusterRoles it matches (through a
+    /// label index, each distinct selector matched once).
+    pub next: Vec<Vec<usize>>,
+    /// The reverse of `next`.
+    pub prev: Vec<Vec<usize>>,
+    /// The input's bindings whose role is known (in the input or a
+    /// default role).
+    pub bindings: Vec<Binding>,
+    /// The cluster's default bindings, when asked for ([`Cluster`]);
+    /// `index` is the position in [`defaults::objects`].
+    pub default_bindings: Vec<Binding>,
+    /// Indexes of bindings whose role is neither in the input nor one of
+    /// the cluster's default roles.
+    pub unbound: Vec<usize>,
+}
+
+/// What of the cluster's default RBAC objects [`Rbac`] reads beside the
+/// input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cluster {
+    /// The default roles the input's bindings and aggregation reach
+    /// (`check`: a binding to `view` is known).
+    Roles,
+    /// Every default role and binding (`rbac`: what a ServiceAccount
+    /// holds through `system:authenticated`, say).
+    RolesAndBindings,
+}
+
+impl Rbac {
+    /// Reads the roles and bindings of `objects`, with the cluster's
+    /// default roles they reach (of [`defaults::TARGET`]).
+    pub fn new(objects: &[&Json]) -> Self {
+        Rbac::with(objects, Cluster::Roles, defaults::TARGET)
+    }
+
+    /// Reads the roles and bindings of `objects`, with `cluster`'s default
+    /// objects of Kubernetes `version`. A role of the input takes the
+    /// place of a default role of the same name.
+    pub fn with(objects: &[&Json], cluster: Cluster, version: defaults::Version) -> Self {
+        let mut rbac = Rbac {
+            roles: Vec::new(),
+            defaults: Vec::new(),
+            known: &[],
+            cluster_role: Vec::new(),
+            aggregated: Vec::new(),
+            own: Vec::new(),
+            next: Vec::new(),
+            prev: Vec::new(),
+            bindings: Vec::new(),
+            default_bindings: Vec::new(),
+            unbound: Vec::new(),
+        };
+        // Each role's object, by role id.
+        let mut role_objects: Vec<&Json> = Vec::new();
+        let mut by_key: HashMap<RoleKey<'_>, usize> = HashMap::new();
+        for (index, object) in objects.iter().enumerate() {
+            let Some(key) = role_key(object) else {
+                continue;
+            };
+            by_key.insert(key, role_objects.len());
+            rbac.roles.push(index);
+            role_objects.push(object);
+        }
+        // The table is read only when the input could need it: a binding
+        // to a role it does not hold, or an aggregated ClusterRole.
+        let needs = cluster == Cluster::RolesAndBindings
+            || objects.iter().any(|o| match o["kind"].as_str() {
+                Some("RoleBinding" | "ClusterRoleBinding") => {
+                    !by_key.contains_key(&role_ref_key(o))
+                }
+                Some("ClusterRole") => o.get("aggregationRule").is_some_and(Json::is_object),
+                _ => false,
+            });
+        let known: &'static [Json] = if needs {
+            defaults::objects(version)
+        } else {
+            &[]
+        };
+        rbac.known = known;
+        let wanted = match cluster {
+            Cluster::Roles => needed(objects, &by_key, known),
+            Cluster::RolesAndBindings => known.iter().map(|o| role_key(o).is_some()).collect(),
+        };
+        for (object, _) in known.iter().zip(wanted).filter(|(_, w)| *w) {
+            if let Some(key) = role_key(object)
+                && let Entry::Vacant(entry) = by_key.entry(key)
+            {
+                entry.insert(role_objects.len());
+                rbac.defaults.push(object);
+                role_objects.push(object);
+            }
+        }
+        for object in &role_objects {
+            rbac.cluster_role.push(object["kind"] == "ClusterRole");
+            rbac.aggregated.push(false);
+            rbac.own.push(
+                object["rules"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(Rule::of)
+                    .collect(),
+            );
+        }
+        rbac.aggregation(&role_objects);
+        for (index, object) in objects.iter().enumerate() {
+            match binding_of(object, index, &by_key) {
+                Some(Ok(binding)) => rbac.bindings.push(binding),
+                Some(Err(())) => rbac.unbound.push(index),
+                None => {}
+            }
+        }
+        if cluster == Cluster::RolesAndBindings {
+            for (index, object) in known.iter().enumerate() {
+                if let Some(Ok(binding)) = binding_of(object, index, &by_key) {
+                    rbac.default_bindings.push(binding);
+                }
+            }
+        }
+        rbac
+    }
+
+    /// How many roles: the input's and the defaults read beside them.
+    pub fn count(&self) -> usize {
+        self.roles.len() + self.defaults.len()
+    }
+
+    /// Where a finding about rule `path` of role `id` points: the role
+    /// itself when it is in the input; for a default role, the roleRef of
+    /// the first of the input's bindings whose role reaches it (directly
+    /// or by aggregation).
+    pub fn site(&self, id: usize, path: KeyPath) -> (usize, KeyPath) {
+        if let Some(&index) = self.roles.get(id) {
+            return (index, path);
+        }
+        let mut work = usize::MAX;
+        let binding = self.bindings.iter().find(|b| b.role == id).or_else(|| {
+            self.bindings.iter().find(|b| {
+                self.aggregated[b.role]
+                    && self
+                        .sources(b.role, &mut work)
+                        .is_some_and(|found| found.contains(&id))
+            })
+        });
+        let index = binding.map_or(0, |b| b.index);
+        (index, KeyPath::dotted("roleRef"))
+    }
+
+    /// Builds the aggregation graph: each distinct selector (its labels
+    /// sorted) is matched once, against the ClusterRoles holding its
+    /// rarest label, not against every role. `objects` are the roles', by
+    /// role id.
+    fn aggregation(&mut self, objects: &[&Json]) {
+        let count = self.count();
+        self.next = vec![Vec::new(); count];
+        let index = LabelIndex::of(self, objects);
+        let mut selectors: HashMap<SelectorKey, usize> = HashMap::new();
+        for id in 0..count {
+            let object = objects[id];
+            let Some(list) = object["aggregationRule"]["clusterRoleSelectors"].as_array() else {
+                continue;
+            };
+            self.aggregated[id] = true;
+            for selector in list {
+                let key = selector_key(selector);
+                let node = match selectors.get(&key) {
+                    Some(&node) => node,
+                    None => {
+                        self.next.push(index.matching(objects, &key, selector));
+                        selectors.insert(key, self.next.len() - 1);
+                        self.next.len() - 1
+                    }
+                };
+                self.next[id].push(node);
+            }
+            self.next[id].sort_unstable();
+            self.next[id].dedup();
+        }
+        self.prev = vec![Vec::new(); self.next.len()];
+        for (from, targets) in self.next.iter().enumerate() {
+            for &to in targets {
+                self.prev[to].push(from);
+            }
+        }
+    }
+
+    /// The roles whose own rules role `id` holds, in input order: itself;
+    /// for an aggregated role, every role its selectors reach, through
+    /// chains and cycles, each once (itself only when reached). Counts each
+    /// step against `work`; `None` once it runs out.
+    pub fn sources(&self, id: usize, work: &mut usize) -> Option<Vec<usize>> {
+        if !self.aggregated[id] {
+            return Some(vec![id]);
+        }
+        let mut seen: HashSet<usize> = self.next[id].iter().copied().collect();
+        let mut stack: Vec<usize> = self.next[id].clone();
+        let mut found = Vec::new();
+        while let Some(node) = stack.pop() {
+            *work = work.checked_sub(1 + self.next[node].len())?;
+            if node < self.count() {
+                found.push(node);
+            }
+            for &to in &self.next[node] {
+                if seen.insert(to) {
+                    stack.push(to);
+                }
+            }
+        }
+        found.sort_unstable();
+        Some(found)
+    }
+
+    /// What each role's rules grant, as flags that `flags` computes per
+    /// rule: a role's own for a plain role; for an aggregated role, those of
+    /// every role it reaches (as [`Rbac::sources`]). One fixpoint over the
+    /// graph: a node's flags only grow, so it is revisited at most once per
+    /// flag.
+    pub fn effective_flags(&self, flags: impl Fn(&Rule) -> u32) -> Vec<u32> {
+        let roles = self.count();
+        let mut full: Vec<u32> = (0..self.next.len())
+            .map(|node| {
+                self.own
+                    .get(node)
+                    .into_iter()
+                    .flatten()
+                    .fold(0, |f, rule| f | flags(rule))
+            })
+            .collect();
+        let mut work: Vec<usize> = (0..full.len()).collect();
+        while let Some(node) = work.pop() {
+            for &from in &self.prev[node] {
+                let merged = full[from] | full[node];
+                if merged != full[from] {
+                    full[from] = merged;
+                    work.push(from);
+                }
+            }
+        }
+        (0..roles)
+            .map(|id| {
+                if self.aggregated[id] {
+                    self.next[id].iter().fold(0, |f, &s| f | full[s])
+                } else {
+                    full[id]
+                }
+            })
+            .collect()
+    }
+
+    /// Which bindings' subjects reach each role's own rules, as a bounded
+    /// [`Sample`] per role: `seed` gives each binding's sample; the samples
+    /// flow along the aggregation graph (each changes at most
+    /// `SAMPLE + 1` times).
+    pub fn holders(&self, seed: impl Fn(&Binding) -> Sample) -> Vec<Sample> {
+        let roles = self.count();
+        // `through[node]`: the subjects that get what `node` reaches.
+        let mut through = vec![Sample::default(); self.next.len()];
+        let mut holders = vec![Sample::default(); roles];
+        for binding in &self.bindings {
+            let sample = seed(binding);
+            if self.aggregated[binding.role] {
+                through[binding.role].merge(&sample);
+            } else {
+                holders[binding.role].merge(&sample);
+            }
+        }
+        let mut work: Vec<usize> = (0..self.next.len())
+            .filter(|&n| !through[n].is_empty())
+            .collect();
+        while let Some(node) = work.pop() {
+            let here = through[node].clone();
+            for &to in &self.next[node] {
+                if to < roles {
+                    holders[to].merge(&here);
+                }
+                let passes = to >= roles || self.aggregated[to];
+                if passes && through[to].merge(&here) {
+                    work.push(to);
+                }
+            }
+        }
+        holders
+    }
+
+    /// Calls `visit` with every grant the bindings (the input's, then the
+    /// defaults') give the subjects of `listed`, or returns `false`
+    /// without calling it when there are more than `budget` (the
+    /// aggregation walk counts against it too).
+    fn each_grant(&self, listed: &Listed, budget: usize, mut visit: impl FnMut(Grant<'_>)) -> bool {
+        let mut work = budget;
+        let mut sources: HashMap<usize, (Vec<usize>, usize)> = HashMap::new();
+        let mut total: usize = 0;
+        let all = || {
+            let input = self.bindings.iter().map(|b| (b, false));
+            input.chain(self.default_bindings.iter().map(|b| (b, true)))
+        };
+        for (binding, _) in all() {
+            if let Entry::Vacant(entry) = sources.entry(binding.role) {
+                let Some(found) = self.sources(binding.role, &mut work) else {
+                    return false;
+                };
+                let width = found
+                    .iter()
+                    .flat_map(|&s| &self.own[s])
+                    .fold(0usize, |w, rule| {
+                        w.saturating_add(rule.width())
+                            .saturating_add(rule.urls.len())
+                    });
+                entry.insert((found, width));
+            }
+            let reached = binding
+                .subjects
+                .iter()
+                .fold(0usize, |n, s| n.saturating_add(listed.count(s)));
+            total = total.saturating_add(reached.saturating_mul(sources[&binding.role].1));
+            if total > budget {
+                return false;
+            }
+        }
+        for (binding, default) in all() {
+            for subject in &binding.subjects {
+                for (holder, group) in listed.covered(subject) {
+                    for &source in &sources[&binding.role].0 {
+                        for rule in &self.own[source] {
+                            visit(Grant {
+                                binding,
+                                default,
+                                holder,
+                                group,
+                                rule,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// How a grant reached its holder, for `rbac`'s VIA: the binding and
+    /// its role, which of them are the cluster's defaults, and the group
+    /// it came through.
+    fn via(&self, objects: &[&Json], grant: &Grant<'_>) -> String {
+        let (binding, default_binding) = (grant.binding, grant.default);
+        let object = if default_binding {
+            &self.known[binding.index]
+        } else {
+            objects[binding.index]
+        };
+        let name = |o: &Json| {
+            let name = o["metadata"]["name"].as_str().unwrap_or_default();
+            match o["metadata"]["namespace"].as_str() {
+                Some(ns) => format!("{ns}/{name}"),
+                None => name.to_owned(),
+            }
+        };
+        let kind = |o: &Json| o["kind"].as_str().unwrap_or_default().to_owned();
+        let role = match self.roles.get(binding.role) {
+            Some(&index) => objects[index],
+            None => self.defaults[binding.role - self.roles.len()],
+        };
+        let mut text = format!("{} {}", kind(object), name(object));
+        if default_binding {
+            text.push_str(" (cluster default)");
+        }
+        text.push_str(&format!(" → {} {}", kind(role), name(role)));
+        if !default_binding && binding.role >= self.roles.len() {
+            text.push_str(" (cluster default)");
+        }
+        if let Some(group) = grant.group {
+            text.push_str(&format!(", as Group {group}"));
+        }
+        text
+    }
+}
+
+/// One grant: a rule of a role a binding gives `holder` (through
+/// `group`, when the binding names a group it belongs to).
+struct Grant<'a> {
+    binding: &'a Binding,
+    /// Whether the binding is one of the cluster's defaults.
+    default: bool,
+    holder: &'a Subject,
+    group: Option<&'a str>,
+    rule: &'a Rule,
+}
+
+/// The subjects `rbac` lists: every subject the input's bindings name,
+/// and every ServiceAccount the input declares or a workload runs as;
+/// with who among them a binding's subject covers.
+#[derive(Default)]
+struct Listed {
+    subjects: BTreeSet<Subject>,
+    /// The listed ServiceAccounts, by namespace.
+    accounts: BTreeMap<String, Vec<Subject>>,
+    /// How many ServiceAccounts and Users are listed.
+    account_count: usize,
+    users: Vec<Subject>,
+}
+
+/// The kinds that carry a pod, with where its spec is.
+const POD_SPECS: [(&str, &str); 9] = [
+    ("Pod", "/spec"),
+    ("Deployment", "/spec/template/spec"),
+    ("ReplicaSet", "/spec/template/spec"),
+    ("StatefulSet", "/spec/template/spec"),
+    ("DaemonSet", "/spec/template/spec"),
+    ("Job", "/spec/template/spec"),
+    ("ReplicationController", "/spec/template/spec"),
+    ("CronJob", "/spec/jobTemplate/spec/template/spec"),
+    ("PodTemplate", "/template/spec"),
+];
+
+impl Listed {
+    fn of(objects: &[&Json], rbac: &Rbac) -> Self {
+        let mut subjects: BTreeSet<Subject> = rbac
+            .bindings
+            .iter()
+            .flat_map(|b| b.subjects.iter().cloned())
+            .collect();
+        let account = |namespace: &Json, name: &str| Subject {
+            kind: "ServiceAccount".to_owned(),
+            namespace: Some(namespace.as_str().unwrap_or("default").to_owned()),
+            name: name.to_owned(),
+        };
+        for object in objects {
+            let kind = object["kind"].as_str().unwrap_or_default();
+            let namespace = &object["metadata"]["namespace"];
+            if kind == "ServiceAccount" {
+                let name = object["metadata"]["name"].as_str().unwrap_or_default();
+                subjects.insert(account(namespace, name));
+            } else if let Some((_, path)) = POD_SPECS.iter().find(|(k, _)| *k == kind)
+                && let Some(spec) = object.pointer(path)
+            {
+                // A pod without an account runs as its namespace's `default`.
+                let name = spec["serviceAccountName"]
+                    .as_str()
+                    .or_else(|| spec["serviceAccount"].as_str())
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or("default");
+                subjects.insert(account(namespace, name));
+            }
+        }
+        let mut listed = Listed::default();
+        for subject in &subjects {
+            match (subject.kind.as_str(), &subject.namespace) {
+                ("ServiceAccount", Some(ns)) => {
+                    listed
+                        .accounts
+                        .entry(ns.clone())
+                        .or_default()
+                        .push(subject.clone());
+                    listed.account_count += 1;
+                }
+                ("User", _) => listed.users.push(subject.clone()),
+                _ => {}
+            }
+        }
+        listed.subjects = subjects;
+        listed
+    }
+
+    /// Who among the listed subjects holds what a binding gives
+    /// `subject`: itself, and for a group the accounts (and, for
+    /// `system:authenticated`, the users) it includes, with the group.
+    fn covered<'a>(&'a self, subject: &'a Subject) -> Vec<(&'a Subject, Option<&'a str>)> {
+        let mut found: Vec<(&Subject, Option<&str>)> = Vec::new();
+        if subject.reach() == Reach::Nobody && subject.kind == "ServiceAccount" {
+            // No namespace in a ClusterRoleBinding: the authorizer matches nobody.
+            return found;
+        }
+        if let Some(own) = self.subjects.get(subject) {
+            found.push((own, None));
+        }
+        if subject.kind != "Group" {
+            return found;
+        }
+        let group = Some(subject.name.as_str());
+        match subject.reach() {
+            Reach::Namespace(ns) => {
+                found.extend(
+                    self.accounts
+                        .get(ns)
+                        .into_iter()
+                        .flatten()
+                        .map(|a| (a, group)),
+                );
+            }
+            Reach::Everywhere => {
+                found.extend(self.accounts.values().flatten().map(|a| (a, group)));
+                if subject.name == "system:authenticated" {
+                    found.extend(self.users.iter().map(|u| (u, group)));
+                }
+            }
+            Reach::Nobody => {}
+        }
+        found
+    }
+
+    /// How many [`Listed::covered`] gives, without listing them.
+    fn count(&self, subject: &Subject) -> usize {
+        if subject.reach() == Reach::Nobody && subject.kind == "ServiceAccount" {
+            return 0;
+        }
+        let own = usize::from(self.subjects.contains(subject));
+        if subject.kind != "Group" {
+            return own;
+        }
+        own + match subject.reach() {
+            Reach::Namespace(ns) => self.accounts.get(ns).map_or(0, Vec::len),
+            Reach::Everywhere if subject.name == "system:authenticated" => {
+                self.account_count + self.users.len()
+            }
+            Reach::Everywhere => self.account_count,
+            Reach::Nobody => 0,
+        }
+    }
+}
+
+/// At most [`SAMPLE`] distinct names, and whether there were more: what a
+/// finding says of who holds a grant, bounded whatever the input.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sample {
+    items: Vec<String>,
+    more: bool,
+}
+
+/// How many subjects a finding names before "and others".
+const SAMPLE: usize = 3;
+
+impl Sample {
+    /// Whether no name was added.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Adds `item` unless present; whether the sample changed.
+    pub fn add(&mut self, item: String) -> bool {
+        if self.items.contains(&item) {
+            false
+        } else if self.items.len() < SAMPLE {
+            self.items.push(item);
+            true
+        } else {
+            !std::mem::replace(&mut self.more, true)
+        }
+    }
+
+    fn merge(&mut self, other: &Sample) -> bool {
+        let mut changed = false;
+        for item in &other.items {
+            changed |= self.add(item.clone());
+        }
+        if other.more && !self.more {
+            self.more = true;
+            changed = true;
+        }
+        changed
+    }
+
+    /// `a`, `a, b`, `a, b, c and others`.
+    pub fn describe(&self) -> String {
+        let list = self.items.join(", ");
+        if self.more {
+            format!("{list} and others")
+        } else {
+            list
+        }
+    }
+
+    /// Whether it names exactly one.
+    pub fn single(&self) -> Option<&str> {
+        match (self.items.as_slice(), self.more) {
+            ([one], false) => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// The effective permissions of `objects` per subject, as the API
+/// server's authorizer decides them on a cluster holding `objects` and
+/// its default roles and bindings (of [`defaults::TARGET`]): every
+/// subject the bindings name and every ServiceAccount the input declares
+/// or runs a workload as, with what the groups it belongs to are given.
+/// Merged as they are found (no list of grants), or an error naming
+/// [`GRANT_BUDGET`] when there are more grants than that.
+pub fn effective_permissions(objects: &[Json]) -> Result<Vec<Permissions>, String> {
+    permissions_with(objects, Cluster::RolesAndBindings, defaults::TARGET)
+}
+
+/// [`effective_permissions`] with `cluster`'s default objects of
+/// `version`: `diff` reads the default roles but not the default
+/// bindings, so that an account a new binding names does not seem to gain
+/// what every account has.
+pub fn permissions_with(
+    objects: &[Json],
+    cluster: Cluster,
+    version: defaults::Version,
+) -> Result<Vec<Permissions>, String> {
+    let objects: Vec<&Json> = objects.iter().collect();
+    let rbac = Rbac::with(&objects, cluster, version);
+    let listed = Listed::of(&objects, &rbac);
+    let mut merged = Merged::default();
+    // Keyed by the binding and the group's text (its address: the same
+    // subject of the same binding), so a via is written once.
+    let mut vias: HashMap<(usize, bool, usize), String> = HashMap::new();
+    let within = rbac.each_grant(&listed, GRANT_BUDGET, |grant| {
+        let group = grant.group.map_or(0, |g| g.as_ptr() as usize);
+        let key = (grant.binding.index, grant.default, group);
+        let via = match vias.get(&key) {
+            Some(via) => via.clone(),
+            None => {
+                let via = rbac.via(&objects, &grant);
+                vias.insert(key, via.clone());
+                via
+            }
+        };
+        merged.add(&grant, &via);
+    });
+    if !within {
+        return Err(format!(
+            "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input. `chartgen check` still checks it"
+        ));
+    }
+    for subject in listed.subjects {
+        merged.by_subject.entry(subject).or_default();
+    }
+    Ok(merged.finish())
+}
+
+/// A role's identity: kind, namespace (for a Role), name.
+type RoleKey<'a> = (&'a str, Option<&'a str>, &'a str);
+
+/// The identity of a Role or ClusterRole; a Role without a namespace is
+/// in `default`.
+fn role_key(object: &Json) -> Option<RoleKey<'_>> {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    match object["kind"].as_str() {
+        Some("ClusterRole") => Some(("ClusterRole", None, name)),
+        Some("Role") => {
+            let namespace = object["metadata"]["namespace"].as_str().or(Some("default"));
+            Some(("Role", namespace, name))
+        }
+        _ => None,
+    }
+}
+
+/// A binding of `object` (at `index`) to a role of `by_key`, `Err` when
+/// its role is not there, `None` when it is no binding.
+fn binding_of(
+    object: &Json,
+    index: usize,
+    by_key: &HashMap<RoleKey<'_>, usize>,
+) -> Option<Result<Binding, ()>> {
+    let namespace = object["metadata"]["namespace"].as_str();
+    let scope = match object["kind"].as_str() {
+        Some("ClusterRoleBinding") => Scope::Cluster,
+        Some("RoleBinding") => Scope::Namespace(namespace.unwrap_or("default").to_owned()),
+        _ => return None,
+    };
+    let Some(&role) = by_key.get(&role_ref_key(object)) else {
+        return Some(Err(()));
+    };
+    // A ServiceAccount subject without a namespace is the binding's own
+    // namespace's (the authorizer reads it so); a ClusterRoleBinding has
+    // none, so such a subject is nobody (the API server refuses it).
+    let own = match &scope {
+        Scope::Namespace(ns) => Some(ns.as_str()),
+        Scope::Cluster => None,
+    };
+    let subjects = object["subjects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| subject_of(s, own))
+        .collect();
+    Some(Ok(Binding {
+        index,
+        scope,
+        role,
+        subjects,
+    }))
+}
+
+/// The identity of the role a binding's roleRef names: a Role in the
+/// binding's namespace, or a ClusterRole.
+fn role_ref_key(object: &Json) -> RoleKey<'_> {
+    let role_ref = &object["roleRef"];
+    let kind = role_ref["kind"].as_str().unwrap_or_default();
+    let namespace = (kind == "Role")
+        .then(|| object["metadata"]["namespace"].as_str().or(Some("default")))
+        .flatten();
+    (
+        kind,
+        namespace,
+        role_ref["name"].as_str().unwrap_or_default(),
+    )
+}
+
+/// Which of the default objects `known` the input needs (`check`): the
+/// roles its bindings name that it does not hold, the default
+/// ClusterRoles its aggregated ClusterRoles select, and, followed through,
+/// what those select in turn. Aggregation into a default role from the
+/// input's ClusterRoles follows from the input's labels once the role is
+/// read.
+fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]) -> Vec<bool> {
+    let mut wanted = vec![false; known.len()];
+    let position: HashMap<RoleKey<'_>, usize> = known
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| Some((role_key(o)?, i)))
+        .collect();
+    let mut selectors: Vec<&Json> = Vec::new();
+    for object in objects {
+        match object["kind"].as_str() {
+            Some("RoleBinding" | "ClusterRoleBinding") => {
+                let key = role_ref_key(object);
+                if !input.contains_key(&key)
+                    && let Some(&i) = position.get(&key)
+                {
+                    wanted[i] = true;
+                }
+            }
+            Some("ClusterRole") => selectors.extend(
+                object["aggregationRule"]["clusterRoleSelectors"]
+                    .as_array()
+                    .into_iter()
+                    .flatten(),
+            ),
+            _ => {}
+        }
+    }
+    // The input's selectors, each tried once on each default ClusterRole.
+    for (i, object) in known.iter().enumerate() {
+        let labels = &object["metadata"]["labels"];
+        if object["kind"] == "ClusterRole" && selectors.iter().any(|s| selects(s, labels)) {
+            wanted[i] = true;
+        }
+    }
+    // Then what the wanted default aggregated roles select, to a fixpoint
+    // (a few dozen roles, a few selectors).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..known.len() {
+            if !wanted[i] {
+                continue;
+            }
+            let list = known[i]["aggregationRule"]["clusterRoleSelectors"].as_array();
+            for selector in list.into_iter().flatten() {
+                for (j, other) in known.iter().enumerate() {
+                    let labels = &other["metadata"]["labels"];
+                    if !wanted[j] && other["kind"] == "ClusterRole" && selects(selector, labels) {
+                        wanted[j] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    wanted
+}
+
+/// Whether `selector` matches a ClusterRole labelled `labels`, as the
+/// aggregation controller reads a label selector.
+fn selects(selector: &Json, labels: &Json) -> bool {
+    crate::selector::selects(selector, |k| labels.get(k).and_then(Json::as_str))
+}
+
+fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
+    let kind = subject["kind"].as_str().unwrap_or_default();
+    let name = subject["name"].as_str().unwrap_or_default();
+    if kind == "User"
+        && let Some(rest) = name.strip_prefix("system:serviceaccount:")
+        && let Some((namespace, account)) = rest.split_once(':')
+    {
+        return Subject {
+            kind: "ServiceAccount".to_owned(),
+            namespace: Some(namespace.to_owned()),
+            name: account.to_owned(),
+        };
+    }
+    Subject {
+        // An empty namespace is the binding's own, as the authorizer reads it.
+        namespace: (kind == "ServiceAccount")
+            .then(|| {
+                subject["namespace"]
+                    .as_str()
+                    .filter(|ns| !ns.is_empty())
+                    .or(binding_namespace)
+                    .map(str::to_owned)
+            })
+            .flatten(),
+        name: name.to_owned(),
+        kind: kind.to_owned(),
+    }
+}
+
+/// Whose ServiceAccounts a subject includes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach<'a> {
+    /// Those of one namespace (one account, or the namespace's group).
+    Namespace(&'a str),
+    /// Those of every namespace (`system:serviceaccounts`, `system:authenticated`).
+    Everywhere,
+    /// None (a user or another group).
+    Nobody,
+}
+
+impl Subject {
+    /// Which service accounts the subject stands for.
+    pub fn reach(&self) -> Reach<'_> {
+        match self.kind.as_str() {
+            "ServiceAccount" => self
+                .namespace
+                .as_deref()
+                .map_or(Reach::Nobody, Reach::Namespace),
+            "Group" => match self.name.as_str() {
+                "system:serviceaccounts" | "system:authenticated" => Reach::Everywhere,
+                name => name
+                    .strip_prefix("system:serviceaccounts:")
+                    .map_or(Reach::Nobody, Reach::Namespace),
+            },
+            _ => Reach::Nobody,
+        }
+    }
+
+    /// Whether this subject includes every ServiceAccount of `namespace`:
+    /// the account itself, its namespace's group, or all accounts.
+    pub fn covers_accounts_of(&self, namespace: &str) -> bool {
+        match self.reach() {
+            Reach::Namespace(ns) => ns == namespace,
+            Reach::Everywhere => true,
+            Reach::Nobody => false,
+        }
+    }
+
+    /// Whether this subject includes the ServiceAccount `namespace/name`.
+    pub fn covers(&self, namespace: &str, name: &str) -> bool {
+        match self.kind.as_str() {
+            "ServiceAccount" => self.namespace.as_deref() == Some(namespace) && self.name == name,
+            _ => self.covers_accounts_of(namespace),
+        }
+    }
+}
+
+/// `resource.group`, as kubectl writes it; the core group adds nothing.
+pub fn resource_name(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_owned()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+/// Effective permissions per subject, merged: for each scope and resource,
+/// the union of verbs. The JSON shape of `chartgen rbac --output json`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Permissions {
+    /// The subject.
+    pub subject: Subject,
+    /// What it may do to resources.
+    pub permissions: Vec<Permission>,
+    /// What it may do to non-resource URLs (`/healthz`, `/metrics`;
+    /// a trailing `*` matches every path it starts), cluster-wide.
+    pub non_resource: Vec<NonResourcePermission>,
+}
+
+/// What one subject may do to one resource in one scope.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Permission {
+    /// Where.
+    pub scope: Scope,
+    /// `resource.group`; `*` for every resource (`*/scale`: that
+    /// subresource of every resource, `pods/*`: every subresource of pods).
+    pub resource: String,
+    /// Only these names, when not empty.
+    pub resource_names: Vec<String>,
+    /// The verbs, sorted.
+    pub verbs: Vec<String>,
+    /// Through which bindings and roles (and groups): `RoleBinding
+    /// ns/name → ClusterRole view (cluster default)`, `…, as Group
+    /// system:authenticated`.
+    pub via: Vec<String>,
+}
+
+/// What one subject may do to one non-resource URL.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct NonResourcePermission {
+    /// `cluster` through a ClusterRoleBinding. A RoleBinding to a
+    /// ClusterRole with non-resource URLs gives its namespace: `kubectl
+    /// auth can-i --list -n <namespace>` lists them, but the authorizer
+    /// never allows them (a non-resource request has no namespace).
+    pub scope: Scope,
+    /// The URL path; a trailing `*` matches every path it starts.
+    pub url: String,
+    /// The verbs, sorted.
+    pub verbs: Vec<String>,
+    /// Through which bindings and roles, as [`Permission::via`].
+    pub via: Vec<String>,
+}
+
+/// Verbs and the ways they came, being merged.
+#[derive(Default)]
+struct Reasons {
+    verbs: BTreeSet<String>,
+    via: BTreeSet<String>,
+}
+
+impl Reasons {
+    fn add(&mut self, verbs: &[String], via: &str) {
+        for verb in verbs {
+            if !self.verbs.contains(verb) {
+                self.verbs.insert(verb.clone());
+            }
+        }
+        if !self.via.contains(via) {
+            self.via.insert(via.to_owned());
+        }
+    }
+}
+
+/// What one subject holds, being merged.
+#[derive(Default)]
+struct Held {
+    resources: BTreeMap<PermissionKey, Reasons>,
+    urls: BTreeMap<(Scope, String), Reasons>,
+}
+
+/// Permissions being merged: per subject, per (scope, resource, names),
+/// the union of verbs.
+#[derive(Default)]
+struct Merged {
+    by_subject: BTreeMap<Subject, Held>,
+}
+
+/// Where, which resource (`resource.group`), which names.
+type PermissionKey = (Scope, String, Vec<String>);
+
+impl Merged {
+    fn add(&mut self, grant: &Grant<'_>, via: &str) {
+        let held = match self.by_subject.get_mut(grant.holder) {
+            Some(held) => held,
+            None => self.by_subject.entry(grant.holder.clone()).or_default(),
+        };
+        let rule = grant.rule;
+        for group in &rule.groups {
+            for resource in &rule.resources {
+                held.resources
+                    .entry((
+                        grant.binding.scope.clone(),
+                        resource_name(group, resource),
+                        rule.names.clone(),
+                    ))
+                    .or_default()
+                    .add(&rule.verbs, via);
+            }
+        }
+        // Non-resource URLs are allowed through ClusterRoleBindings only;
+        // through a RoleBinding they are listed for its namespace.
+        for url in &rule.urls {
+            held.urls
+                .entry((grant.binding.scope.clone(), url.clone()))
+                .or_default()
+                .add(&rule.verbs, via);
+        }
+    }
+
+    fn finish(self) -> Vec<Permissions> {
+        self.by_subject
+            .into_iter()
+            .map(|(subject, held)| Permissions {
+                subject,
+                permissions: held
+                    .resources
+                    .into_iter()
+                    .map(|((scope, resource, resource_names), reasons)| Permission {
+                        scope,
+                        resource,
+                        resource_names,
+                        verbs: reasons.verbs.into_iter().collect(),
+                        via: reasons.via.into_iter().collect(),
+                    })
+                    .collect(),
+                non_resource: held
+                    .urls
+                    .into_iter()
+                    .map(|((scope, url), reasons)| NonResourcePermission {
+                        scope,
+                        url,
+                        verbs: reasons.verbs.into_iter().collect(),
+                        via: reasons.via.into_iter().collect(),
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// The ClusterRoles by each of their labels (key, JSON value), and all of
+/// them: where a selector's candidates are looked up.
+struct LabelIndex<'a> {
+    by_label: HashMap<(&'a str, String), Vec<usize>>,
+    every: Vec<usize>,
+}
+
+impl<'a> LabelIndex<'a> {
+    fn of(rbac: &Rbac, objects: &[&'a Json]) -> Self {
+        let mut index = LabelIndex {
+            by_label: HashMap::new(),
+            every: Vec::new(),
+        };
+        for id in (0..rbac.count()).filter(|&id| rbac.cluster_role[id]) {
+            index.every.push(id);
+            let labels = objects[id]["metadata"]["labels"].as_object();
+            for (key, value) in labels.into_iter().flatten() {
+                index
+                    .by_label
+                    .entry((key.as_str(), value.to_string()))
+                    .or_default()
+                    .push(id);
+            }
+        }
+        index
+    }
+
+    /// The ClusterRoles `selector` (whose key is `key`) matches, as the
+    /// aggregation controller reads a LabelSelector: matchLabels and
+    /// matchExpressions together; an empty selector matches every
+    /// ClusterRole. Only those holding its rarest label are tried.
+    fn matching(&self, objects: &[&Json], key: &SelectorKey, selector: &Json) -> Vec<usize> {
+        let label = |id: usize, key: &str| objects[id]["metadata"]["labels"][key].as_str();
+        let rarest = key
+            .0
+            .iter()
+            .map(|(k, v)| {
+                self.by_label
+                    .get(&(k.as_str(), v.clone()))
+                    .map_or(&[][..], Vec::as_slice)
+            })
+            .min_by_key(|ids| ids.len())
+            .unwrap_or(&self.every);
+        rarest
+            .iter()
+            .copied()
+            .filter(|&c| crate::selector::selects(selector, |k| label(c, k)))
+            .collect()
+    }
+}
+
+/// A selector's key for sharing: its labels and expressions, sorted.
+fn selector_key(selector: &Json) -> SelectorKey {
+    let mut key: SelectorKey = (
+        selector["matchLabels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect(),
+        selector["matchExpressions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(Json::to_string)
+            .collect(),
+    );
+    key.0.sort();
+    key.0.dedup();
+    key.1.sort();
+    key.1.dedup();
+    key
+}
+
+/// A label selector as compared for sharing: its `matchLabels` (key, JSON
+/// value) sorted, and its `matchExpressions` as JSON text, sorted.
+type SelectorKey = (Vec<(String, String)>, Vec<String>);
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn rule(value: Json) -> Rule {
+        Rule::of(&value)
+    }
+
+    #[test]
+    fn rules_match_as_the_authorizer_matches() {
+        let r = rule(
+            json!({"apiGroups": ["apps"], "resources": ["deployments/scale", "pods/*", "*/status"], "verbs": ["get"]}),
+        );
+        assert!(r.allows("get", "apps", "deployments/scale", None));
+        assert!(!r.allows("get", "apps", "deployments", None));
+        assert!(r.allows("get", "apps", "pods/log", None));
+        assert!(!r.allows("get", "apps", "pods", None));
+        assert!(r.allows("get", "apps", "statefulsets/status", None));
+        assert!(!r.allows("get", "", "statefulsets/status", None));
+        assert!(!r.allows("list", "apps", "statefulsets/status", None));
+        let all = rule(json!({"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}));
+        assert!(all.allows(
+            "escalate",
+            "rbac.authorization.k8s.io",
+            "clusterroles",
+            None
+        ));
+        assert!(all.allows("get", "", "pods/exec", None));
+        // resourceNames: only requests that name one of them.
+        let named = rule(
+            json!({"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["a"], "verbs": ["get", "create"]}),
+        );
+        assert!(named.allows("get", "", "configmaps", Some("a")));
+        assert!(!named.allows("get", "", "configmaps", Some("b")));
+        assert!(!named.allows("create", "", "configmaps", None));
+        // Non-resource URLs: exact, or a prefix before a trailing `*`.
+        let urls = rule(json!({"nonResourceURLs": ["/metrics", "/logs/*"], "verbs": ["get"]}));
+        assert!(urls.allows_url("get", "/metrics"));
+        assert!(!urls.allows_url("get", "/metrics/slis"));
+        assert!(urls.allows_url("get", "/logs/kubelet.log"));
+        assert!(!urls.allows_url("get", "/logs"));
+        assert!(!urls.allows_url("post", "/metrics"));
+        assert!(rule(json!({"nonResourceURLs": ["*"], "verbs": ["*"]})).allows_url("put", "/x"));
+    }
+
+    fn rbac(objects: &[Json]) -> Rbac {
+        let refs: Vec<&Json> = objects.iter().collect();
+        Rbac::new(&refs)
+    }
+
+    fn binding(kind: &str, namespace: Option<&str>, role: (&str, &str), subjects: Json) -> Json {
+        let mut object = json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+            "metadata": {"name": "b"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role.0, "name": role.1},
+            "subjects": subjects,
+        });
+        if let Some(ns) = namespace {
+            object["metadata"]["namespace"] = json!(ns);
+        }
+        object
+    }
+
+    #[test]
+    fn default_roles_are_known_and_unknown_roles_are_not_read_as_empty() {
+        let objects = [
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "view"),
+                json!([]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "nowhere"),
+                json!([]),
+            ),
+            binding(
+                "RoleBinding",
+                Some("kube-system"),
+                ("Role", "extension-apiserver-authentication-reader"),
+                json!([]),
+            ),
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("Role", "extension-apiserver-authentication-reader"),
+                json!([]),
+            ),
+        ];
+        let rbac = rbac(&objects);
+        // view, and a Role of kube-system by its namespace; not in apps.
+        assert_eq!(rbac.bindings.len(), 2);
+        assert_eq!(rbac.unbound, [1, 3]);
+        // view gathers what its aggregation selects.
+        let mut work = usize::MAX;
+        let view = rbac.bindings[0].role;
+        let sources = rbac.sources(view, &mut work).unwrap();
+        assert!(
+            sources
+                .iter()
+                .any(|&s| rbac.defaults[s - rbac.roles.len()]["metadata"]["name"]
+                    == "system:aggregate-to-view")
+        );
+    }
+
+    #[test]
+    fn an_input_role_aggregated_into_edit_reaches_its_holders() {
+        let objects = [
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "gizmo-editor", "labels": {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
+                "rules": [{"apiGroups": ["example.com"], "resources": ["gizmos"], "verbs": ["update"]}]}),
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("ClusterRole", "admin"),
+                json!([{"kind": "ServiceAccount", "name": "ops", "namespace": "apps"}]),
+            ),
+        ];
+        let all = effective_permissions(&objects).unwrap();
+        let ops = all.iter().find(|p| p.subject.name == "ops").unwrap();
+        let gizmos = ops
+            .permissions
+            .iter()
+            .find(|p| p.resource == "gizmos.example.com")
+            .unwrap();
+        assert_eq!(gizmos.scope, Scope::Namespace("apps".to_owned()));
+        assert_eq!(gizmos.verbs, ["update"]);
+        assert_eq!(
+            gizmos.via,
+            ["RoleBinding apps/b → ClusterRole admin (cluster default)"]
+        );
+        // And what admin holds of its own (roles, from system:aggregate-to-admin).
+        assert!(
+            ops.permissions
+                .iter()
+                .any(|p| p.resource == "roles.rbac.authorization.k8s.io")
+        );
+    }
+
+    #[test]
+    fn subjects_are_read_as_the_authorizer_reads_them() {
+        let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]},
+                {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]});
+        let objects = [
+            role,
+            // No namespace: the RoleBinding's own; in a ClusterRoleBinding, nobody.
+            binding(
+                "RoleBinding",
+                Some("apps"),
+                ("ClusterRole", "r"),
+                json!([{"kind": "ServiceAccount", "name": "a"}]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "ServiceAccount", "name": "lost"}]),
+            ),
+            // A User spelled as an account is that account.
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "User", "name": "system:serviceaccount:apps:b"}]),
+            ),
+            // A group of one namespace's accounts reaches the accounts listed there.
+            binding(
+                "RoleBinding",
+                Some("ci"),
+                ("ClusterRole", "r"),
+                json!([{"kind": "Group", "name": "system:serviceaccounts:apps"}]),
+            ),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "r"),
+                json!([{"kind": "User", "name": "alice"}]),
+            ),
+        ];
+        let all = effective_permissions(&objects).unwrap();
+        let held = |kind: &str, ns: Option<&str>, name: &str| {
+            all.iter()
+                .find(|p| {
+                    p.subject.kind == kind
+                        && p.subject.namespace.as_deref() == ns
+                        && p.subject.name == name
+                })
+                .unwrap_or_else(|| panic!("{kind} {name} not listed"))
+        };
+        let pods = |p: &Permissions| -> Vec<(Scope, Vec<String>)> {
+            p.permissions
+                .iter()
+                .filter(|g| g.resource == "pods")
+                .map(|g| (g.scope.clone(), g.via.clone()))
+                .collect()
+        };
+        let a = held("ServiceAccount", Some("apps"), "a");
+        assert_eq!(
+            pods(a),
+            [
+                (
+                    Scope::Namespace("apps".to_owned()),
+                    vec!["RoleBinding apps/b → ClusterRole r".to_owned()]
+                ),
+                (
+                    Scope::Namespace("ci".to_owned()),
+                    vec![
+                        "RoleBinding ci/b → ClusterRole r, as Group system:serviceaccounts:apps"
+                            .to_owned()
+                    ]
+                )
+            ]
+        );
+        // Through a RoleBinding, a non-resource URL is listed for the namespace only.
+        let metrics: Vec<&Scope> = a
+            .non_resource
+            .iter()
+            .filter(|u| u.url == "/metrics")
+            .map(|u| &u.scope)
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                &Scope::Namespace("apps".to_owned()),
+                &Scope::Namespace("ci".to_owned())
+            ]
+        );
+        let b = held("ServiceAccount", Some("apps"), "b");
+        assert_eq!(pods(b)[0].0, Scope::Cluster);
+        assert!(
+            b.non_resource
+                .iter()
+                .any(|u| u.url == "/metrics" && u.scope == Scope::Cluster)
+        );
+        let lost = held("ServiceAccount", None, "lost");
+        assert!(lost.permissions.is_empty() && lost.non_resource.is_empty());
+        // A user holds what system:authenticated is given, as kubectl's --as.
+        let alice = held("User", None, "alice");
+        assert_eq!(alice.subject.describe(), "User alice");
+        assert!(
+            alice
+                .permissions
+                .iter()
+                .any(|p| p.resource == "selfsubjectaccessreviews.authorization.k8s.io")
+        );
+        // Every subject once.
+        let mut seen = BTreeSet::new();
+        assert!(all.iter().all(|p| seen.insert(&p.subject)));
+    }
+
+    #[test]
+    fn an_input_role_takes_the_place_of_the_default_of_its_name() {
+        let objects = [
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "view"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}),
+            binding(
+                "ClusterRoleBinding",
+                None,
+                ("ClusterRole", "view"),
+                json!([{"kind": "ServiceAccount", "name": "v", "namespace": "apps"}]),
+            ),
+        ];
+        let all = permissions_with(&objects, Cluster::Roles, defaults::TARGET).unwrap();
+        let resources: Vec<&str> = all[0]
+            .permissions
+            .iter()
+            .map(|p| p.resource.as_str())
+            .collect();
+        assert_eq!(resources, ["pods"]);
+    }
+}

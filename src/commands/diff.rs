@@ -1,0 +1,174 @@
+//! `chartgen diff`: what changes between two sets of manifests.
+
+use crate::args::{DiffArgs, FailOn, Format};
+use kubernetes::cluster::{self, Target};
+use kubernetes::diff::matching::{self, Map};
+use kubernetes::diff::{self, Ignore, Level, Style};
+use kubernetes::error::Error;
+use kubernetes::exit::Exit;
+use kubernetes::input;
+
+/// Reads both sides, compares them, prints the differences.
+pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
+    if args.old == "-" && args.new == "-" {
+        anyhow::bail!("only one side of a diff can be read from stdin");
+    }
+    let ignore = args
+        .ignore
+        .iter()
+        .map(|text| Ignore::parse(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|reason| Error::Usage { reason })?;
+    let maps = args
+        .maps
+        .iter()
+        .map(|text| Map::parse(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|reason| Error::Usage { reason })?;
+    let (mut old, mut new, names) = read_sides(args)?;
+    if args.ignore_helm {
+        matching::strip_helm(&mut old.manifests, &mut new.manifests);
+    }
+    let renames =
+        matching::rename(&mut old.manifests, &maps).map_err(|reason| Error::Usage { reason })?;
+    let mut difference = diff::diff_sets(
+        diff::Side {
+            path: names.old.as_deref().unwrap_or(old.read_at(&args.old)),
+            set: &old,
+        },
+        diff::Side {
+            path: names.new.as_deref().unwrap_or(new.read_at(&args.new)),
+            set: &new,
+        },
+        &ignore,
+        kubernetes::rbac::defaults::version(&args.kube_version),
+    );
+    matching::finish(
+        &mut difference,
+        &renames,
+        &mut old.manifests,
+        &new.manifests,
+        kubernetes::rbac::defaults::version(&args.kube_version).1,
+    );
+    for refusal in names.rejected {
+        difference.reject(
+            refusal.object,
+            format!("the server rejects it: {}", refusal.message),
+        );
+    }
+    notes(&renames, &difference);
+    let text = match args.output {
+        Format::Text => diff::render_text(&difference, Style::when(super::colour())),
+        Format::Json => crate::contract::versioned(&difference)?,
+    };
+    super::print_stdout(&text)?;
+    let gated = args
+        .fail_on
+        .is_some_and(|level| difference.worst() >= Some(level_of(level)));
+    let exit = if (args.exit_code && !difference.is_empty()) || gated {
+        Exit::Findings
+    } else {
+        Exit::Success
+    };
+    super::leave_to_exit((difference, text));
+    old.remove_copies();
+    new.remove_copies();
+    super::leave_to_exit((old, new));
+    Ok(exit)
+}
+
+/// The names of a cluster side (`cluster:CONTEXT`), and the dry runs the
+/// server rejected, which the impact summary lists.
+#[derive(Default)]
+struct Names {
+    old: Option<String>,
+    new: Option<String>,
+    rejected: Vec<cluster::Refusal>,
+}
+
+/// Reads both sides. A side written `cluster:` or `cluster:CONTEXT` is the
+/// live cluster, read for the objects of the other side, which becomes
+/// what the server would make of each object ([`cluster::read`]); notes
+/// on stderr say what could not be dry-run or looked at.
+fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::ManifestSet, Names)> {
+    let (old_cluster, new_cluster) = (Target::of_side(&args.old), Target::of_side(&args.new));
+    // One budget for both sides: together they are this command's input.
+    let mut budget = input::Budget::default();
+    let (target, local_arg, cluster_is_old) = match (old_cluster, new_cluster) {
+        (Some(_), Some(_)) => {
+            return Err(Error::Usage {
+                reason: "only one side of a diff can be a cluster".to_owned(),
+            }
+            .into());
+        }
+        (None, None) => {
+            let old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
+            let new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
+            return Ok((old, new, Names::default()));
+        }
+        (Some(target), None) => (target, &args.new, true),
+        (None, Some(target)) => (target, &args.old, false),
+    };
+    let mut local = input::read_within(std::slice::from_ref(local_arg), &mut budget)?;
+    let live = cluster::read(&target, &mut local)?;
+    for note in &live.notes {
+        kubernetes::terminal::note(&kubernetes::diagnostic::printable(note));
+    }
+    let mut names = Names::default();
+    for refusal in live.refusals {
+        let what = if refusal.rejected {
+            "rejected by the server"
+        } else {
+            "not dry-run"
+        };
+        kubernetes::terminal::note(&format!(
+            "{}: {what}, compared as written: {}",
+            kubernetes::diagnostic::printable(&refusal.object),
+            kubernetes::diagnostic::printable(&refusal.message)
+        ));
+        if refusal.rejected {
+            names.rejected.push(refusal);
+        }
+    }
+    Ok(if cluster_is_old {
+        names.old = Some(live.name);
+        (live.set, local, names)
+    } else {
+        names.new = Some(live.name);
+        (local, live.set, names)
+    })
+}
+
+/// On stderr: the maps that renamed nothing, and the heuristic's
+/// suggestion when removed objects look like added ones under a prefix.
+fn notes(renames: &matching::Renames, difference: &diff::Diff) {
+    for map in &renames.unused {
+        kubernetes::terminal::note(&format!(
+            "--map {} applies to no object of the old side",
+            kubernetes::diagnostic::printable(map)
+        ));
+    }
+    if let Some((prefix, count)) = matching::suggest(difference) {
+        let (objects, are) = if count == 1 {
+            ("object is", "an added one")
+        } else {
+            ("objects are", "added ones")
+        };
+        kubernetes::terminal::hint(&format!(
+            "{count} removed {objects} {are} with the prefix `{}` (as Helm names objects after the release); --map '{}*=*' compares them field by field",
+            kubernetes::diagnostic::printable(&prefix),
+            kubernetes::diagnostic::printable(&prefix)
+        ));
+    }
+}
+
+/// The impact level a `--fail-on` value names.
+fn level_of(fail_on: FailOn) -> Level {
+    match fail_on {
+        FailOn::Change => Level::Change,
+        FailOn::Restart => Level::Restart,
+        FailOn::Security => Level::Security,
+        FailOn::Destructive => Level::Destructive,
+        FailOn::Refused => Level::Refused,
+    }
+}

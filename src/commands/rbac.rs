@@ -1,0 +1,55 @@
+//! `chartgen rbac`: effective permissions per subject, without a cluster.
+
+use crate::args::{Format, InputArgs};
+use crate::contract::{self, RbacOutput};
+use chart::check::rbac::{self, Permissions, Scope};
+use kubernetes::diagnostic::printable;
+use kubernetes::exit::Exit;
+use kubernetes::input;
+
+/// Resolves every binding in the manifests and prints what each subject may do.
+pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
+    let set = input::read(&args.paths)?;
+    let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.node.to_json()).collect();
+    let version = rbac::defaults::version(&args.kube_version);
+    let permissions = rbac::permissions_with(&objects, rbac::Cluster::RolesAndBindings, version)
+        .map_err(anyhow::Error::msg)?;
+    let text = match args.output {
+        Format::Text => rbac::render_text(&printable_names(permissions)),
+        Format::Json => contract::versioned(&RbacOutput {
+            subjects: permissions,
+        })?,
+    };
+    super::print_stdout(&text)?;
+    Ok(Exit::Success)
+}
+
+/// The permissions with every name from the input escaped ([`printable`]),
+/// so that a subject, namespace or resource name can neither break the
+/// table's lines nor reach the terminal as a control sequence.
+fn printable_names(mut all: Vec<Permissions>) -> Vec<Permissions> {
+    let escape = |text: &mut String| *text = printable(text).into_owned();
+    for entry in &mut all {
+        escape(&mut entry.subject.kind);
+        escape(&mut entry.subject.name);
+        entry.subject.namespace.iter_mut().for_each(escape);
+        for permission in &mut entry.permissions {
+            if let Scope::Namespace(namespace) = &mut permission.scope {
+                escape(namespace);
+            }
+            escape(&mut permission.resource);
+            permission.resource_names.iter_mut().for_each(escape);
+            permission.verbs.iter_mut().for_each(escape);
+            permission.via.iter_mut().for_each(escape);
+        }
+        for permission in &mut entry.non_resource {
+            if let Scope::Namespace(namespace) = &mut permission.scope {
+                escape(namespace);
+            }
+            escape(&mut permission.url);
+            permission.verbs.iter_mut().for_each(escape);
+            permission.via.iter_mut().for_each(escape);
+        }
+    }
+    all
+}

@@ -1,0 +1,177 @@
+//! Printing errors for a person: `error:` lines on stderr, each cause as
+//! `caused by:`, and a `hint:` where one helps. [`render`] is the plain
+//! text; [`render_for_stderr`] colours the labels (`error:` red, `hint:`
+//! cyan) when stderr takes colour ([`kubernetes::terminal`]): only the labels,
+//! so the words read the same in a terminal, a CI log and a snapshot.
+//!
+//! Everything printed here goes through [`printable`] and [`clip`]: a file
+//! name, a key or a value from the input can neither forge a line nor send
+//! a control sequence to the terminal, and no message runs to megabytes.
+//! A problem in manifests that could hold a Secret, or in a file reached
+//! through a symbolic link, quotes none of its input (see
+//! [`kubernetes::secret`]).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use kubernetes::diagnostic::{Diagnostic, Problem, Quoting};
+use kubernetes::error::Error;
+use kubernetes::location::{Origin, Source};
+use kubernetes::terminal::{self, Style};
+use kubernetes::text::{MESSAGE, clip, printable};
+
+/// The full text shown for `error`, ending in a newline: the problems of
+/// invalid values or manifests each through the one diagnostic renderer
+/// ([`Diagnostic::render_as`]), any other error as its message, causes and
+/// hint. No colour.
+pub fn render(error: &anyhow::Error) -> String {
+    render_styled(error, Labels::plain())
+}
+
+/// [`render`], with its labels coloured when stderr takes colour.
+pub fn render_for_stderr(error: &anyhow::Error) -> String {
+    render_styled(error, Labels::when(terminal::stderr_colour()))
+}
+
+/// The styles of the labels: plain ones write nothing.
+#[derive(Clone, Copy)]
+struct Labels {
+    error: Style,
+    hint: Style,
+}
+
+impl Labels {
+    fn plain() -> Self {
+        Self::when(false)
+    }
+
+    fn when(on: bool) -> Self {
+        Labels {
+            error: terminal::when(on, terminal::ERROR),
+            hint: terminal::when(on, terminal::HINT),
+        }
+    }
+
+    /// `error:`, styled.
+    fn error(self) -> String {
+        format!("{0}error:{0:#}", self.error)
+    }
+
+    /// `hint:`, styled.
+    fn hint(self) -> String {
+        format!("{0}hint:{0:#}", self.hint)
+    }
+}
+
+fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
+    match error.downcast_ref::<Error>() {
+        Some(Error::InvalidValues { problems }) => {
+            // An `extraObjects` entry is a manifest, and may be a Secret:
+            // judged as manifests are; the chart's own keys hold none. A
+            // set flag's argument is one piece of an entry, which alone
+            // shows nothing of what the entry is: never quoted.
+            let mut judged = HashMap::new();
+            problems_text(error, problems, labels, |problem| {
+                !in_extra_objects(problem)
+                    || (!from_set_argument(problem) && may_quote(problem, &mut judged))
+            })
+        }
+        Some(Error::InvalidManifests { problems }) => {
+            // Many problems can share one large source: judge each once.
+            let mut judged = HashMap::new();
+            problems_text(error, problems, labels, |problem| {
+                may_quote(problem, &mut judged)
+            })
+        }
+        _ => chain_text(error, labels),
+    }
+}
+
+/// `error: ` and each problem (the first [`MAX_PROBLEMS`]), quoting its
+/// input where `may_quote` allows; then, for more than one, how many were
+/// not shown and the count.
+fn problems_text(
+    error: &anyhow::Error,
+    problems: &[Problem],
+    labels: Labels,
+    mut may_quote: impl FnMut(&Problem) -> bool,
+) -> String {
+    let mut out = String::new();
+    for problem in problems.iter().take(MAX_PROBLEMS) {
+        let quoting = if may_quote(problem) {
+            Quoting::Quote
+        } else {
+            Quoting::Mask
+        };
+        let mut shown = Diagnostic::from(problem.clone()).render_as(quoting);
+        // Every line of `shown` is escaped: a line that starts with the
+        // hint's label is the diagnostic's own.
+        if labels.hint != Style::new() {
+            shown = shown.replace("\n  hint: ", &format!("\n  {} ", labels.hint()));
+        }
+        let _ = writeln!(out, "{} {shown}", labels.error());
+    }
+    if problems.len() > MAX_PROBLEMS {
+        let _ = writeln!(
+            out,
+            "{} … and {} more (only the first {MAX_PROBLEMS} are shown)",
+            labels.error(),
+            problems.len() - MAX_PROBLEMS
+        );
+    }
+    if problems.len() > 1 {
+        let _ = writeln!(out, "{} {error}", labels.error());
+    }
+    out
+}
+
+/// An error that names no place in an input text (a file that cannot be
+/// read, an option, the output directory): its message, each cause and
+/// its hint, each escaped and clipped as a diagnostic's lines are.
+fn chain_text(error: &anyhow::Error, labels: Labels) -> String {
+    let shown = |text: &str| printable(&clip(text, MESSAGE)).into_owned();
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}", labels.error(), shown(&error.to_string()));
+    for cause in error.chain().skip(1) {
+        let _ = writeln!(out, "  caused by: {}", shown(&cause.to_string()));
+    }
+    if let Some(hint) = error.downcast_ref::<Error>().and_then(Error::hint) {
+        let _ = writeln!(out, "  {} {}", labels.hint(), shown(hint));
+    }
+    out
+}
+
+/// The most problems shown: past that, the input is not what the user
+/// thought it was, and the rest would bury the first.
+const MAX_PROBLEMS: usize = 100;
+
+/// The values key whose entries are manifests (`model::extra_objects::KEY`,
+/// written here as this module uses no higher layer;
+/// `tests/it/extra_objects.rs` fails if a Secret's value is quoted).
+const EXTRA_OBJECTS: &str = "extraObjects";
+
+/// Whether a values problem is about an `extraObjects` entry.
+fn in_extra_objects(problem: &Problem) -> bool {
+    matches!(problem.path.0.first(), Some(kubernetes::location::Segment::Key(key)) if key == EXTRA_OBJECTS)
+}
+
+/// Whether a problem comes from a set flag's argument.
+fn from_set_argument(problem: &Problem) -> bool {
+    matches!(&problem.origin, Origin::At { source, .. } if source.is_set_argument)
+}
+
+/// Whether a problem in manifests may quote its input: not when the text
+/// could hold a Secret (the parse failed, so which object is one is not
+/// known), nor when the file was reached through a symbolic link (it could
+/// be any file: a key, a password store).
+fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
+    match &problem.origin {
+        Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
+            let linked =
+                std::fs::symlink_metadata(&source.name).is_ok_and(|m| m.file_type().is_symlink());
+            !linked && !kubernetes::secret::text_could_hold_secret(&source.text)
+        }),
+        Origin::Default => true,
+    }
+}
