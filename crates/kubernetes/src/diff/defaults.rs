@@ -14,7 +14,7 @@ use serde_json::{Value as Json, json};
 
 use std::collections::HashMap;
 
-use super::compare::{Step, Tree};
+use super::tree::{Step, Tree};
 use crate::manifest::{Manifest, ObjectId};
 use crate::yaml::Node;
 

@@ -26,6 +26,7 @@ pub mod lines;
 pub mod matching;
 mod moves;
 mod text;
+mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,7 +42,7 @@ use crate::manifest::{Manifest, ObjectId};
 use crate::rbac::{self, Scope};
 use crate::secret;
 use crate::yaml::{Node, Value};
-use compare::Step;
+use tree::Step;
 
 /// A path pattern to leave out of the comparison: keys (quoted when they
 /// hold dots), `*` matching any one key or list item.
@@ -284,7 +285,7 @@ fn object_changes(
     let server = defaults::Server::object(&after.id.group, &after.id.kind)
         .with_schema(schemas.of_object(&after.id));
     let mut fields = Vec::new();
-    if compare::identical(old, new) {
+    if tree::identical(old, new) {
         // Same JSON, written the same way, so the same redaction: nothing.
     } else if compare::may_need_redaction(old) || compare::may_need_redaction(new) {
         let (mut old, mut new) = (old.to_json(), new.to_json());
@@ -330,7 +331,7 @@ fn rbac_of_sets(
         && before
             .iter()
             .zip(&after)
-            .all(|(a, b)| compare::identical(a, b));
+            .all(|(a, b)| tree::identical(a, b));
     if unchanged {
         match permissions(&json(&before, &accounts_before), version) {
             Ok(listed) => {

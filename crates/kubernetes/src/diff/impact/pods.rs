@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use serde_json::Value as Json;
 
 use super::{Class, Impact, Level, NAMED};
-use crate::diff::compare::identical;
+use crate::diff::tree::identical;
 use crate::manifest::Manifest;
 use crate::pod_security::{self, Level as PodLevel, Pod};
 use crate::yaml::{Key, Node, Value};

@@ -14,7 +14,8 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasher;
 
 use super::super::Ignore;
-use super::super::compare::{self, Step, Tree, ignored as ignored_by};
+use super::super::compare::{self, ignored as ignored_by};
+use super::super::tree::{Step, Tree};
 use super::deletion::claim_templates;
 use super::tree::is;
 use super::workload::{Runs, template};
