@@ -14,6 +14,7 @@
 //! This crate knows no chart: it depends on neither `chart` nor the
 //! command line, and Cargo enforces that (ARCHITECTURE.md, "Crates").
 
+pub mod api;
 pub mod cidr;
 pub mod cluster;
 pub mod diagnostic;

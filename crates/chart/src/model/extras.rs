@@ -365,9 +365,10 @@ fn api_problems(
     volumes.extend(extras.extra_volumes.iter().map(|v| json!(v)));
     let pod = json!({"containers": containers, "volumes": volumes});
     let (chart_env, chart_volumes) = (owned.env.len(), owned.volumes.len());
-    crate::check::api::pod_template_problems(&pod)
+    kubernetes::api::pod_template_problems(&pod)
         .into_iter()
-        .map(|(path, rule, message)| {
+        .map(|(path, refuser, message)| {
+            use kubernetes::api::Refuser;
             use kubernetes::location::Segment::{Index, Key};
             let segments = path.0.as_slice();
             let (hatch, rest): (KeyPath, &[_]) = match segments {
@@ -388,6 +389,10 @@ fn api_problems(
                     (at.key("sidecars").index(i - 1), rest)
                 }
                 _ => (at.clone(), &[][..]),
+            };
+            let rule = match refuser {
+                Refuser::ApiServer => "API",
+                Refuser::Kubelet => "IMAGE",
             };
             (KeyPath([hatch.0, rest.to_vec()].concat()), rule, message)
         })

@@ -12,9 +12,9 @@ use serde_json::Value as Json;
 
 use super::pod::one_of;
 use super::{cron, port_number};
-use kubernetes::diagnostic::KeyPath;
-use kubernetes::names;
-use kubernetes::scheduling::{each, label_selector};
+use crate::diagnostic::KeyPath;
+use crate::names;
+use crate::scheduling::{each, label_selector};
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
@@ -282,8 +282,8 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
-        if kubernetes::selector::evaluate(selector, |k| generated.get(k).and_then(Json::as_str))
-            == kubernetes::selector::Selected::No
+        if crate::selector::evaluate(selector, |k| generated.get(k).and_then(Json::as_str))
+            == crate::selector::Selected::No
         {
             found.push((
                 at.key("selector"),
@@ -666,7 +666,7 @@ fn binding(object: &Json, kind: &str, found: &mut Found) {
 /// whose `pod-security.kubernetes.io/<mode>` label names no level or whose
 /// `<mode>-version` label names no version (`latest` or `v1.N`).
 fn pod_security_labels(object: &Json, found: &mut Found) {
-    use kubernetes::pod_security::{Level, PolicyVersion};
+    use crate::pod_security::{Level, PolicyVersion};
     let labels = &object["metadata"]["labels"];
     for mode in ["enforce", "audit", "warn"] {
         let key = format!("pod-security.kubernetes.io/{mode}");

@@ -6,9 +6,9 @@
 //! resource quantities and requests above limits, negative counts and ids,
 //! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
 //! and matching the template they select), a pod's scheduling fields
-//! (`kubernetes::scheduling`), the rest of the pod spec ([`pod`]) and the
+//! ([`crate::scheduling`]), the rest of the pod spec ([`pod`]) and the
 //! specs of the other kinds ([`objects`], [`cron`]). Only these: admission
-//! and any rule not listed is not checked. Apart, as [`Invariant::Image`]:
+//! and any rule not listed is not checked. Apart ([`images`], [`Refuser::Kubelet`]):
 //! image references the kubelet cannot parse (the API server takes them).
 
 use serde_json::Value as Json;
@@ -17,27 +17,23 @@ mod cron;
 mod objects;
 mod pod;
 
-use super::{Context, Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
-use kubernetes::names;
-use kubernetes::quantity::Quantity;
-use kubernetes::scheduling::{each, label_selector};
+use crate::diagnostic::KeyPath;
+use crate::names;
+use crate::quantity::Quantity;
+use crate::scheduling::{each, label_selector};
 
-/// Checks every object of `context`.
-pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
-    for index in 0..context.objects.len() {
-        for (path, message) in problems(context.objects[index]) {
-            findings.report(Invariant::Api, index, &path, message);
-        }
-        for (path, message) in images(context.objects[index]) {
-            findings.report(Invariant::Image, index, &path, message);
-        }
-    }
+/// Who refuses a problem [`problems`] and [`images`] find.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refuser {
+    /// The API server refuses the object.
+    ApiServer,
+    /// The API server takes it, and the kubelet cannot pull the image.
+    Kubelet,
 }
 
 /// The image references of `object`'s containers that the kubelet cannot
 /// parse: the API server accepts them, the pod never starts.
-fn images(object: &Json) -> Vec<(KeyPath, String)> {
+pub fn images(object: &Json) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
     let kind = object["kind"].as_str().unwrap_or_default();
     let Some((_, spec)) = pod_template(kind) else {
@@ -59,12 +55,28 @@ fn images(object: &Json) -> Vec<(KeyPath, String)> {
     found
 }
 
-/// What the API server (rule API) or the kubelet (rule IMAGE) would
-/// refuse in a Deployment's pod template whose spec is `pod`, by path from
-/// that spec (`containers[1].name`), with the rule's id: the values'
-/// escape hatches ask it of the pod they would render, so a value that
-/// would render a refused object is a values error at its key.
-pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, &'static str, String)> {
+/// What the API server or the kubelet would refuse in a Deployment's pod
+/// template whose spec is `pod`, by path from that spec
+/// (`containers[1].name`), with who refuses it: for a pod that is not an
+/// object yet (a chart's values, before they are rendered).
+///
+/// ```
+/// use kubernetes::api::{Refuser, pod_template_problems};
+///
+/// let pod = serde_json::json!({"containers": [
+///     {"name": "a", "image": "registry.example/a:1"},
+///     {"name": "a", "image": "registry.example/Upper:1"},
+/// ]});
+/// let found: Vec<(String, Refuser)> = pod_template_problems(&pod)
+///     .into_iter()
+///     .map(|(path, refuser, _)| (path.to_string(), refuser))
+///     .collect();
+/// assert_eq!(found, [
+///     ("containers[1].name".to_owned(), Refuser::ApiServer),
+///     ("containers[1].image".to_owned(), Refuser::Kubelet),
+/// ]);
+/// ```
+pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, Refuser, String)> {
     let labels = serde_json::json!({"app": "hatches"});
     let object = serde_json::json!({
         "apiVersion": "apps/v1",
@@ -78,20 +90,20 @@ pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, &'static str, String)>
     let prefix = KeyPath::dotted("spec.template.spec");
     let api = problems(&object)
         .into_iter()
-        .map(|(p, m)| (p, Invariant::Api, m));
+        .map(|(p, m)| (p, Refuser::ApiServer, m));
     let image = images(&object)
         .into_iter()
-        .map(|(p, m)| (p, Invariant::Image, m));
+        .map(|(p, m)| (p, Refuser::Kubelet, m));
     api.chain(image)
         .filter_map(|(path, rule, message)| {
             let rest = path.0.strip_prefix(prefix.0.as_slice())?;
-            Some((KeyPath(rest.to_vec()), rule.id(), message))
+            Some((KeyPath(rest.to_vec()), rule, message))
         })
         .collect()
 }
 
 /// What the API server would refuse in `object`, by path.
-fn problems(object: &Json) -> Vec<(KeyPath, String)> {
+pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
     let kind = object["kind"].as_str().unwrap_or_default();
     let metadata = KeyPath::root().key("metadata");
@@ -353,14 +365,14 @@ fn selects_template(
 ) {
     let empty = serde_json::Map::new();
     let labels = template["metadata"]["labels"].as_object().unwrap_or(&empty);
-    let message = match kubernetes::selector::evaluate(selector, |k| {
+    let message = match crate::selector::evaluate(selector, |k| {
         labels.get(k).and_then(Json::as_str)
     }) {
-        kubernetes::selector::Selected::Yes => return,
-        kubernetes::selector::Selected::No => format!(
+        crate::selector::Selected::Yes => return,
+        crate::selector::Selected::No => format!(
             "the {kind}'s selector does not match its template's labels (spec.template.metadata.labels); the API server refuses it"
         ),
-        kubernetes::selector::Selected::Invalid => format!(
+        crate::selector::Selected::Invalid => format!(
             "the {kind}'s selector is not a label selector the API server can read (its parts at fault are named apart); it refuses it"
         ),
     };
@@ -587,7 +599,7 @@ fn one_container(
 /// profile, unique sysctls). A negative grace period is accepted (the API
 /// server only warns, and reads it as 1).
 fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    kubernetes::scheduling::pod(pod, at, found);
+    crate::scheduling::pod(pod, at, found);
     let context = &pod["securityContext"];
     let context_at = at.clone().key("securityContext");
     profiles(context, &context_at, found);

@@ -8,9 +8,9 @@
 use serde_json::Value as Json;
 
 use super::port_number;
-use kubernetes::diagnostic::KeyPath;
-use kubernetes::names;
-use kubernetes::scheduling::each;
+use crate::diagnostic::KeyPath;
+use crate::names;
+use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
@@ -628,7 +628,7 @@ fn container_resource(name: &str) -> Result<(), String> {
     let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
         || name
             .strip_prefix("hugepages-")
-            .is_some_and(|size| kubernetes::quantity::Quantity::parse(size).is_ok());
+            .is_some_and(|size| crate::quantity::Quantity::parse(size).is_ok());
     if standard {
         Ok(())
     } else {
