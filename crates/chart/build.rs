@@ -77,14 +77,10 @@ fn write_list(target: &Path, name: &str, doc: &str, files: &[(String, PathBuf)])
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
-    let entries =
-        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            collect(&path, files);
-        } else {
-            files.push(path);
+    for entry in walkdir::WalkDir::new(dir).min_depth(1) {
+        let entry = entry.unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+        if !entry.file_type().is_dir() {
+            files.push(entry.into_path());
         }
     }
 }

@@ -10,6 +10,18 @@ use std::path::Path;
 
 use crate::diagnostic::printable;
 
+/// The one walk of a directory tree: every entry below `root` (not `root`
+/// itself), depth first, each folder's entries in name order; a symbolic
+/// link is listed as one, never followed. Skip a folder's contents with
+/// [`walkdir::IntoIter::skip_current_dir`].
+pub fn walk(root: &Path) -> walkdir::IntoIter {
+    walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+}
+
 /// Opens `path` for reading. `follow_links`: the user named it, so a link
 /// is followed and a stream is opened too ([`open_named`]); otherwise
 /// chartgen found it in a directory, and it must be a regular file reached

@@ -230,6 +230,22 @@ pub struct Resources {
 }
 
 impl Resources {
+    /// These amounts, each unset one taken from `base`: a project's own
+    /// resources over the daemons' defaults.
+    pub fn layered_over(&self, base: &Resources) -> Resources {
+        let mut merged = self.clone();
+        for (mine, theirs) in [
+            (&mut merged.requests, &base.requests),
+            (&mut merged.limits, &base.limits),
+        ] {
+            mine.cpu = mine.cpu.take().or_else(|| theirs.cpu.clone());
+            mine.memory = mine.memory.take().or_else(|| theirs.memory.clone());
+        }
+        merged
+    }
+}
+
+impl Resources {
     fn new(cpu: &'static str, memory: &'static str, memory_limit: &'static str) -> Self {
         Resources {
             requests: ResourceList {
@@ -694,6 +710,10 @@ impl Default for KataDeploy {
         }
     }
 }
+
+/// The node label kata-deploy puts on the nodes it installed Kata on: the
+/// RuntimeClass schedules Kata pods there, and vcpu-tune runs there.
+pub const KATA_NODE_LABEL: (&str, &str) = ("katacontainers.io/kata-runtime", "true");
 
 /// The PriorityClass every cluster has for pods a node cannot work without.
 pub const NODE_CRITICAL: &str = "system-node-critical";

@@ -20,15 +20,14 @@ use super::violation::Violation;
 pub const RESERVED_NAMESPACES: [&str; 4] =
     ["default", "kube-system", "kube-public", "kube-node-lease"];
 
-/// Checks every rule and returns all violations, in a stable order.
+/// Checks every rule and returns all violations, in a stable order. The
+/// rules that need the plan are `plan::rules`'.
 pub fn check(values: &Values) -> Vec<Violation> {
     let mut violations = Vec::new();
     check_release_name(values, &mut violations);
     check_images(values, &mut violations);
     check_namespaces(values, &mut violations);
     check_metadata(values, &mut violations);
-    check_annotations_size(values, &mut violations);
-    check_versions(values, &mut violations);
     check_buildd(values, &mut violations);
     check_replicas(values, &mut violations);
     check_network(values, &mut violations);
@@ -57,7 +56,7 @@ fn check_extras(values: &Values, violations: &mut Vec<Violation>) {
 /// are untrusted, and vcpu-tune's node selector keeps Kata's node label.
 fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
     use super::pod::{self, Trust};
-    let kata_label = [crate::plan::KATA_NODE_LABEL.0];
+    let kata_label = [super::KATA_NODE_LABEL.0];
     let pods = [
         ("buildd", &values.buildd.pod, Trust::Platform, &[][..]),
         ("gateway", &values.gateway.pod, Trust::Platform, &[]),
@@ -126,7 +125,9 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
     for (i, project) in values.projects.iter().enumerate() {
         containers.push((
             KeyPath::root().key("projects").index(i).key("resources"),
-            crate::plan::layered(&project.resources, &values.builds.daemon_resources),
+            project
+                .resources
+                .layered_over(&values.builds.daemon_resources),
         ));
     }
     for (path, resources) in &containers {
@@ -388,83 +389,6 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
                     "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
                 );
             }
-        }
-    }
-}
-
-/// The common annotations go on every object, beside the chart's own (a
-/// Namespace's exemptions annotation): each object's annotations, keys and
-/// values together, within the API server's 256 KiB. The largest set is a
-/// rendered Namespace's, read from the plan the render uses.
-fn check_annotations_size(values: &Values, violations: &mut Vec<Violation>) {
-    let size = |map: &BTreeMap<String, String>| -> usize {
-        map.iter().map(|(key, value)| key.len() + value.len()).sum()
-    };
-    let common = size(&values.common_annotations);
-    // The chart's own annotations are names of policies, far below 64 KiB:
-    // only common annotations that large need the plan.
-    if common <= super::pod::ANNOTATIONS_MAX_BYTES - 64 * 1024 {
-        return;
-    }
-    let plan = crate::plan::Plan::new(values);
-    let namespaces = &plan.namespaces;
-    // The Namespaces the render holds: the operator's and builds' when the
-    // chart creates them, the system's with the Kata bundle.
-    let largest = [
-        (
-            namespaces.create,
-            &namespaces.operator.name,
-            &namespaces.operator.annotations,
-        ),
-        (
-            namespaces.create,
-            &namespaces.builds.name,
-            &namespaces.builds.annotations,
-        ),
-        (
-            plan.kata_deploy.is_some(),
-            &namespaces.system.name,
-            &namespaces.system.annotations,
-        ),
-    ]
-    .into_iter()
-    .filter(|(rendered, ..)| *rendered)
-    .map(|(_, name, annotations)| (size(annotations), name))
-    .max()
-    .filter(|(bytes, _)| *bytes > common);
-    let (bytes, object) = match largest {
-        Some((bytes, name)) => (bytes, format!("Namespace {name}")),
-        None => (common, "every object".to_owned()),
-    };
-    let max = super::pod::ANNOTATIONS_MAX_BYTES;
-    if bytes > max {
-        violations.push(Violation {
-            path: KeyPath::dotted("commonAnnotations"),
-            also: Vec::new(),
-            message: format!(
-                "the annotations of {object} hold {bytes} bytes with the common annotations; the API server takes at most {max}"
-            ),
-            hint: Some("keep large data out of annotations, in a ConfigMap for instance".to_owned()),
-        });
-    }
-}
-
-/// Each tag that becomes a workload's version label is a label value.
-fn check_versions(values: &Values, violations: &mut Vec<Violation>) {
-    for (key, image, workload) in crate::plan::versioned_images(values) {
-        let tag = &image.tag;
-        if let Err(why) = names::label_value(tag) {
-            let label = crate::plan::VERSION_LABEL;
-            violations.push(Violation {
-                path: KeyPath::dotted("images").key(key).key("tag"),
-                also: Vec::new(),
-                message: format!(
-                    "`{tag}` cannot be the {label} label of {workload}: {why}"
-                ),
-                hint: Some(format!(
-                    "images.{key}.tag becomes the {label} label of {workload} and its pods; label values are at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
-                )),
-            });
         }
     }
 }
@@ -932,43 +856,6 @@ mod tests {
             paths,
             ["buildd.leaderElection", "policies.disallowHostPath"]
         );
-    }
-
-    #[test]
-    fn every_tag_that_becomes_a_version_label_is_a_label_value() {
-        let mut values = Values::default();
-        values.kata.enabled = true;
-        values.kata.vcpu_tuning.enabled = true;
-        values.images.buildd.tag = "0.5.0-".into();
-        values.images.gateway.tag = "g".repeat(64);
-        values.images.buildkitd.tag = "_not-a-label".into();
-        values.images.kata_deploy.tag = "_3.23".into();
-        values.images.vcpu_tune.tag = "0.5.0".into();
-        let found: Vec<(String, String)> = check(&values)
-            .into_iter()
-            .map(|v| (v.path.to_string(), v.message))
-            .collect();
-        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
-        // buildkitd's tag labels nothing: buildd runs the daemons.
-        assert_eq!(
-            paths,
-            [
-                "images.buildd.tag",
-                "images.gateway.tag",
-                "images.kataDeploy.tag"
-            ]
-        );
-        assert!(
-            found[0].1.starts_with(
-                "`0.5.0-` cannot be the app.kubernetes.io/version label of the buildd Deployment: "
-            ),
-            "{}",
-            found[0].1
-        );
-        assert!(found[2].1.contains("of the kata-deploy DaemonSet: "));
-        values.kata.enabled = false;
-        let paths: Vec<String> = check(&values).iter().map(|v| v.path.to_string()).collect();
-        assert_eq!(paths, ["images.buildd.tag", "images.gateway.tag"]);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod adr;
 pub mod gitops;
 pub mod network;
 pub mod rbac;
+pub mod rules;
 pub mod security;
 pub mod trust;
 pub mod verbs;
@@ -19,7 +20,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::model::{
-    DaemonPod, Image, PodSettings, Project, Resources, Spread, Values, WhenUnsatisfiable,
+    DaemonPod, Image, KATA_NODE_LABEL, PodSettings, Project, Resources, Spread, Values,
+    WhenUnsatisfiable,
 };
 use rbac::RbacPlan;
 use security::{PodPlan, PodSecurity, Volume};
@@ -46,10 +48,6 @@ pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 pub use adr::COMPONENT_CLASSES;
 
 pub use adr::{EXEMPTIONS_ANNOTATION, Exemption, TRUST_CLASS_LABEL};
-
-/// The node label kata-deploy puts on the nodes it installed Kata on: the
-/// RuntimeClass schedules Kata pods there, and vcpu-tune runs there.
-pub const KATA_NODE_LABEL: (&str, &str) = ("katacontainers.io/kata-runtime", "true");
 
 /// The uid the control plane runs as.
 const CONTROL_PLANE_UID: u32 = 65532;
@@ -439,7 +437,9 @@ impl<'v> Plan<'v> {
                     project,
                     runtime_class_name: (kata && !project.trusted)
                         .then(|| values.kata.runtime_class.name.as_str()),
-                    resources: layered(&project.resources, &values.builds.daemon_resources),
+                    resources: project
+                        .resources
+                        .layered_over(&values.builds.daemon_resources),
                 })
                 .collect(),
             daemon_image: images.buildkitd.reference(),
@@ -791,19 +791,6 @@ fn shared_meta(name: String) -> Meta {
         selector: BTreeMap::new(),
         annotations: BTreeMap::new(),
     }
-}
-
-/// `own` with every unset amount taken from `base`.
-pub fn layered(own: &Resources, base: &Resources) -> Resources {
-    let mut merged = own.clone();
-    for (mine, theirs) in [
-        (&mut merged.requests, &base.requests),
-        (&mut merged.limits, &base.limits),
-    ] {
-        mine.cpu = mine.cpu.take().or_else(|| theirs.cpu.clone());
-        mine.memory = mine.memory.take().or_else(|| theirs.memory.clone());
-    }
-    merged
 }
 
 fn exemptions(namespaces: &Namespaces, values: &Values) -> Vec<PolicyExemption> {

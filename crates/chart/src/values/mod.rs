@@ -179,6 +179,7 @@ fn rule_problems(
 ) -> Vec<Problem> {
     rules::check(values)
         .into_iter()
+        .chain(crate::plan::rules::check(values))
         .filter(|violation| {
             !std::iter::once(&violation.path)
                 .chain(&violation.also)

@@ -55,64 +55,74 @@ pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
         Ok(m) if m.is_dir() => {}
         Ok(_) => return Err(refuse(shown, "it is not a directory")),
     }
-    let mut pending = vec![(root.to_path_buf(), String::new())];
-    while let Some((dir, prefix)) = pending.pop() {
-        let dir_shown = join(shown, prefix.trim_end_matches('/'));
-        let entries = std::fs::read_dir(&dir).map_err(|e| fail(&dir_shown, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| fail(&dir_shown, e))?;
-            let path = entry.path();
-            let kind = entry
-                .file_type()
-                .map_err(|e| fail(&dir_shown.join(entry.file_name()), e))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                // chartgen writes UTF-8 names only; anything else is not its.
-                let shown = entry.file_name().to_string_lossy().into_owned();
-                tree.insert(format!("{prefix}{shown}"), Kind::Foreign);
-                continue;
-            };
-            let relative = format!("{prefix}{name}");
-            let path_shown = join(shown, &relative);
-            let special = !(kind.is_dir() || kind.is_file() || kind.is_symlink());
-            let hidden = name.starts_with('.');
-            // `.chartgen-XXXXXX.tmp`, and `.NAME.chartgen-PID.tmp` as
-            // earlier builds named them; what they hold decides.
-            let temporary = hidden && name.contains(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
-            let lock = prefix.is_empty() && name == LOCK;
-            if special && (!hidden || temporary || lock) {
-                return Err(refuse(
-                    &path_shown,
-                    "it is a FIFO, device or socket; chartgen neither opens nor replaces one: remove it",
-                ));
+    let mut walk = crate::files::walk(root);
+    while let Some(entry) = walk.next() {
+        let entry = entry.map_err(|e| {
+            let at = e.path().and_then(|p| p.strip_prefix(root).ok());
+            let at = at.map_or(shown.to_path_buf(), |p| shown.join(p));
+            fail(&at, e.into())
+        })?;
+        let path = entry.path();
+        let kind = entry.file_type();
+        let relative_path = path.strip_prefix(root).expect("walked below the root");
+        let parent = relative_path.parent().map(Path::to_string_lossy);
+        let prefix = match parent.as_deref() {
+            None | Some("") => String::new(),
+            Some(parent) => format!("{}/", parent.replace('\\', "/")),
+        };
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            // chartgen writes UTF-8 names only; anything else is not its.
+            let shown = entry.file_name().to_string_lossy().into_owned();
+            tree.insert(format!("{prefix}{shown}"), Kind::Foreign);
+            if kind.is_dir() {
+                walk.skip_current_dir();
             }
-            if hidden && !temporary && !lock {
-                continue;
-            }
-            let found = if kind.is_symlink() {
-                Kind::Foreign
-            } else if kind.is_dir() {
-                if hidden {
-                    Kind::Foreign
-                } else {
-                    pending.push((path, format!("{relative}/")));
-                    Kind::Dir
-                }
-            } else if lock {
-                Kind::Lock
-            } else if temporary {
-                let start = read_start(&path, &path_shown, MARKER.len() + 1)?;
-                let line = format!("{MARKER}\n");
-                Kind::Temporary {
-                    ours: line.as_bytes().starts_with(&start),
-                }
-            } else {
-                let start = read_start(&path, &path_shown, MARKER.len() + 2)?;
-                Kind::File {
-                    ours: starts_with_marker(&start),
-                }
-            };
-            tree.insert(relative, found);
+            continue;
+        };
+        let relative = format!("{prefix}{name}");
+        let path_shown = join(shown, &relative);
+        let special = !(kind.is_dir() || kind.is_file() || kind.is_symlink());
+        let hidden = name.starts_with('.');
+        // `.chartgen-XXXXXX.tmp`, and `.NAME.chartgen-PID.tmp` as
+        // earlier builds named them; what they hold decides.
+        let temporary = hidden && name.contains(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
+        let lock = prefix.is_empty() && name == LOCK;
+        if special && (!hidden || temporary || lock) {
+            return Err(refuse(
+                &path_shown,
+                "it is a FIFO, device or socket; chartgen neither opens nor replaces one: remove it",
+            ));
         }
+        if hidden && !temporary && !lock {
+            if kind.is_dir() {
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        let found = if kind.is_symlink() {
+            Kind::Foreign
+        } else if kind.is_dir() {
+            if hidden {
+                walk.skip_current_dir();
+                Kind::Foreign
+            } else {
+                Kind::Dir
+            }
+        } else if lock {
+            Kind::Lock
+        } else if temporary {
+            let start = read_start(path, &path_shown, MARKER.len() + 1)?;
+            let line = format!("{MARKER}\n");
+            Kind::Temporary {
+                ours: line.as_bytes().starts_with(&start),
+            }
+        } else {
+            let start = read_start(path, &path_shown, MARKER.len() + 2)?;
+            Kind::File {
+                ours: starts_with_marker(&start),
+            }
+        };
+        tree.insert(relative, found);
     }
     Ok(tree)
 }
