@@ -5,6 +5,19 @@
 //! ([`check`]), and the generated reference ([`docs`]). It builds on
 //! the `kubernetes` crate and never uses the command line; Cargo enforces
 //! both (ARCHITECTURE.md, "Crates").
+//!
+//! # Example
+//!
+//! Render the chart from its built-in defaults and hold it to every rule:
+//!
+//! ```
+//! use chart::{model::Values, pipeline};
+//!
+//! let output = pipeline::render(&Values::default()).unwrap();
+//! assert!(pipeline::check(&output).is_empty());
+//! let kinds: Vec<&str> = output.release.iter().map(|m| m.id.kind.as_str()).collect();
+//! assert!(kinds.contains(&"ClusterRole") && kinds.contains(&"Deployment"));
+//! ```
 
 pub mod check;
 pub mod docs;

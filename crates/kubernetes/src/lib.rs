@@ -13,6 +13,46 @@
 //!
 //! This crate knows no chart: it depends on neither `chart` nor the
 //! command line, and Cargo enforces that (ARCHITECTURE.md, "Crates").
+//!
+//! # Example
+//!
+//! Read two versions of some manifests, none of them the chart's, and ask
+//! what changed and who may do what:
+//!
+//! ```
+//! use kubernetes::{diff, input, rbac};
+//!
+//! let old = input::parse("old.yaml", "\
+//! apiVersion: v1
+//! kind: ServiceAccount
+//! metadata: {name: app, namespace: shop}
+//! ").unwrap();
+//! let new = input::parse("new.yaml", "\
+//! apiVersion: v1
+//! kind: ServiceAccount
+//! metadata: {name: app, namespace: shop}
+//! ---
+//! apiVersion: rbac.authorization.k8s.io/v1
+//! kind: Role
+//! metadata: {name: reader, namespace: shop}
+//! rules: [{apiGroups: [\"\"], resources: [pods], verbs: [get, list]}]
+//! ---
+//! apiVersion: rbac.authorization.k8s.io/v1
+//! kind: RoleBinding
+//! metadata: {name: app-reads, namespace: shop}
+//! roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+//! subjects: [{kind: ServiceAccount, name: app, namespace: shop}]
+//! ").unwrap();
+//!
+//! let changes = diff::diff(&old.manifests, &new.manifests, &[]);
+//! assert_eq!(changes.added.len(), 2);
+//! assert!(changes.removed.is_empty() && changes.changed.is_empty());
+//!
+//! let objects: Vec<_> = new.manifests.iter().map(|m| m.node.to_json()).collect();
+//! let everyone = rbac::effective_permissions(&objects).unwrap();
+//! let app = everyone.iter().find(|p| p.subject.name == "app").unwrap();
+//! assert!(app.permissions.iter().any(|p| p.resource == "pods" && p.verbs == ["get", "list"]));
+//! ```
 
 pub mod api;
 pub mod cidr;
