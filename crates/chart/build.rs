@@ -1,9 +1,16 @@
 //! Compiles every template in the repository's `templates/` once at build
 //! time, so that a syntax error fails `cargo build` with the template's name
 //! and line, and embeds the templates (`$OUT_DIR/templates.rs`) in the
-//! library.
+//! library; bakes the values schema (`schema/values.schema.json`) into a
+//! table of the kubernetes crate's validator (`$OUT_DIR/values_schema.rs`)
+//! with that crate's baker.
 
 use std::path::{Path, PathBuf};
+
+// The kubernetes crate's baker; only `bake_document` is used here.
+#[allow(dead_code)]
+#[path = "../kubernetes/build/kube_schemas.rs"]
+mod kube_schemas;
 
 fn main() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -36,6 +43,16 @@ fn main() {
         "Every template by name, as compiled into the binary.",
         &files,
     );
+    let values = manifest.join("../../schema/values.schema.json");
+    println!("cargo:rerun-if-changed=../kubernetes/build/kube_schemas.rs");
+    if let Err(error) = kube_schemas::bake_document(
+        &values,
+        "schema/values.schema.json",
+        &out.join("values_schema.rs"),
+    ) {
+        eprintln!("error: the values schema cannot be baked: {error}");
+        std::process::exit(1);
+    }
 }
 
 /// Every file in the folders `subdirs` of `root` (`""` for `root` itself),

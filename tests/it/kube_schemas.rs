@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use kubernetes::diagnostic::KeyPath;
-use kubernetes::kube::validator::{self, Additional, NODES};
+use kubernetes::kube::validator::{self, Additional, KUBERNETES};
 use kubernetes::kube::{KubeSchemas, VERSIONS};
 use serde_json::{Value as Json, json};
 
@@ -265,7 +265,7 @@ fn mutations_of_rendered_objects_get_the_errors_jsonschema_gives() {
 
 /// A value for node `index`: mostly of its shape, sometimes not.
 fn generate(rng: &mut Rng, index: u32, depth: usize, odd: &[Json]) -> Json {
-    let node = &NODES[index as usize];
+    let node = &KUBERNETES.nodes[index as usize];
     if depth > 9 || rng.chance(6) {
         return rng.pick(odd).clone();
     }

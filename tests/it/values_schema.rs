@@ -8,10 +8,11 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
+use chart::schema::{VALUES, VALUES_ROOT};
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
 use kubernetes::diagnostic::KeyPath;
-use kubernetes::kube::validator::{self, ErrorKind, SchemaError, VALUES_ROOT};
+use kubernetes::kube::validator::{self, ErrorKind, SchemaError};
 use kubernetes::yaml::{Limits, Node, Origin, Source, parse_document};
 use serde_json::{Value as Json, json};
 
@@ -81,7 +82,8 @@ fn agree(instance: &Json, case: &str) -> usize {
         .iter_errors(instance)
         .map(|e| seen_reference(&e))
         .collect();
-    let actual: Vec<Seen> = validator::validate(VALUES_ROOT, instance)
+    let actual: Vec<Seen> = VALUES
+        .validate(VALUES_ROOT, instance)
         .iter()
         .map(seen_baked)
         .collect();
@@ -242,7 +244,7 @@ fn mutations_of_the_values_get_the_errors_jsonschema_gives() {
         let base = &bases[case % bases.len()];
         let instance = mutate(&mut rng, base, &odd);
         agree(&instance, &format!("case {case}"));
-        for error in validator::validate(VALUES_ROOT, &instance) {
+        for error in VALUES.validate(VALUES_ROOT, &instance) {
             collect_kinds(&error, &mut kinds);
         }
     }

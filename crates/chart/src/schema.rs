@@ -15,8 +15,20 @@ use serde_json::Value as Json;
 use crate::model::Values;
 use crate::model::types::{DIGEST_PATTERN, DNS_LABEL_PATTERN, QUANTITY_PATTERN};
 use kubernetes::diagnostic::{KeyPath, Problem, Segment, closest};
-use kubernetes::kube::validator::{self, Additional, ErrorKind, SchemaError, Types, VALUES_ROOT};
+use kubernetes::kube::validator::{self, Additional, ErrorKind, SchemaError, Table, Types};
 use kubernetes::yaml::{Node, Origin, Value};
+
+mod baked {
+    use kubernetes::kube::validator::{Additional, Node};
+    include!(concat!(env!("OUT_DIR"), "/values_schema.rs"));
+}
+
+/// The values schema (`schema/values.schema.json`), baked by the build
+/// script into a table of the kubernetes crate's validator.
+pub static VALUES: Table = Table::new(baked::NODES, baked::PATTERNS);
+
+/// The root node of [`VALUES`].
+pub const VALUES_ROOT: u32 = baked::ROOT;
 
 /// The values schema as JSON: schemars' schema of [`Values`], with the
 /// Kubernetes types of the pod settings tightened to what the API server
@@ -44,7 +56,7 @@ static SCHEMA: LazyLock<Json> = LazyLock::new(values_schema);
 /// every violation, located in `document`.
 pub fn validate(document: &Node, instance: &Json) -> Vec<Problem> {
     let mut problems = Vec::new();
-    for error in validator::validate(VALUES_ROOT, instance) {
+    for error in VALUES.validate(VALUES_ROOT, instance) {
         explain(document, &error, &mut problems);
     }
     if has_float(document) {
@@ -138,12 +150,12 @@ pub fn is_list(path: &KeyPath) -> Option<bool> {
 /// branch that is not `null`), as [`deref`] reads the JSON schema.
 fn baked(mut index: u32) -> &'static validator::Node {
     for _ in 0..16 {
-        let node = &validator::NODES[index as usize];
+        let node = &VALUES.nodes[index as usize];
         let branch = (node.types == 0)
             .then(|| {
                 node.any_of
                     .iter()
-                    .find(|b| validator::NODES[**b as usize].types != NULL)
+                    .find(|b| VALUES.nodes[**b as usize].types != NULL)
             })
             .flatten();
         match branch {
@@ -151,7 +163,7 @@ fn baked(mut index: u32) -> &'static validator::Node {
             None => return node,
         }
     }
-    &validator::NODES[index as usize]
+    &VALUES.nodes[index as usize]
 }
 
 /// The `types` bits of `null` and `string` in the baked tables.

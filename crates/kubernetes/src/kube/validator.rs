@@ -17,7 +17,7 @@ use serde_json::Value as Json;
 
 use crate::diagnostic::{KeyPath, Segment};
 
-/// One schema node. Indices refer to [`NODES`]; empty lists and `None` mean
+/// One schema node. Indices refer to its [`Table`]'s nodes; empty lists and `None` mean
 /// the keyword is absent.
 #[derive(Debug)]
 pub struct Node {
@@ -42,7 +42,7 @@ pub struct Node {
     /// Whether the one `required` name is reported after the closed-object
     /// walk (jsonschema fuses it there).
     pub required_late: bool,
-    /// `pattern`, an index into [`PATTERNS`].
+    /// `pattern`, an index into its [`Table`]'s patterns.
     pub pattern: Option<usize>,
     /// `format`: an annotation under draft 2020-12.
     pub format: Option<&'static str>,
@@ -100,7 +100,7 @@ mod baked {
     include!(concat!(env!("OUT_DIR"), "/kube_schemas.rs"));
 }
 
-pub use baked::{NODES, PATTERNS, VALUES_ROOT, VERSIONS};
+pub use baked::VERSIONS;
 
 /// A set of JSON types, as jsonschema orders and names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -359,12 +359,61 @@ pub fn as_pointer_reads(path: KeyPath) -> KeyPath {
     KeyPath(segments.collect())
 }
 
-/// Every violation of `instance` against node `root`, in jsonschema's order.
+/// Every violation of `instance` against node `root` of the Kubernetes
+/// table ([`KUBERNETES`]), in jsonschema's order.
 pub fn validate(root: u32, instance: &Json) -> Vec<SchemaError<'_>> {
-    let mut errors = Vec::new();
-    walk(root, instance, Location::Root, &mut errors);
-    errors
+    KUBERNETES.validate(root, instance)
 }
+
+/// A baked table of schema nodes: the vendored Kubernetes and custom kinds'
+/// ([`KUBERNETES`]), or one document another crate bakes with
+/// `build/kube_schemas.rs`'s `bake_document` (the chart's values schema).
+pub struct Table {
+    /// Every node; a node's children are indices into these.
+    pub nodes: &'static [Node],
+    /// The `pattern`s nodes refer to by index.
+    pub patterns: &'static [&'static str],
+    /// Each pattern, compiled on first use.
+    compiled: OnceLock<Vec<OnceLock<regex::Regex>>>,
+}
+
+impl Table {
+    /// A table of baked `nodes` and `patterns`.
+    pub const fn new(nodes: &'static [Node], patterns: &'static [&'static str]) -> Table {
+        Table {
+            nodes,
+            patterns,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// Every violation of `instance` against node `root`, in jsonschema's
+    /// order.
+    pub fn validate<'i>(&self, root: u32, instance: &'i Json) -> Vec<SchemaError<'i>> {
+        let mut errors = Vec::new();
+        walk(self, root, instance, Location::Root, &mut errors);
+        errors
+    }
+
+    /// The compiled `patterns[index]`, each compiled on first use (the
+    /// values need three of them, not every Kubernetes one), with the
+    /// limits of [`super::pattern_engine`].
+    fn regex(&self, index: usize) -> &regex::Regex {
+        let compiled = self
+            .compiled
+            .get_or_init(|| self.patterns.iter().map(|_| OnceLock::new()).collect());
+        compiled[index].get_or_init(|| {
+            regex::RegexBuilder::new(self.patterns[index])
+                .size_limit(1 << 20)
+                .dfa_size_limit(1 << 20)
+                .build()
+                .expect("build.rs compiled every pattern")
+        })
+    }
+}
+
+/// The vendored Kubernetes schemas and the custom kinds chartgen knows.
+pub static KUBERNETES: Table = Table::new(baked::NODES, baked::PATTERNS);
 
 fn push<'i>(
     out: &mut Vec<SchemaError<'i>>,
@@ -379,8 +428,14 @@ fn push<'i>(
     });
 }
 
-fn walk<'i>(index: u32, instance: &'i Json, at: Location<'_>, out: &mut Vec<SchemaError<'i>>) {
-    let node = &NODES[index as usize];
+fn walk<'i>(
+    table: &Table,
+    index: u32,
+    instance: &'i Json,
+    at: Location<'_>,
+    out: &mut Vec<SchemaError<'i>>,
+) {
+    let node = &table.nodes[index as usize];
     if node.types != 0 && !Types(node.types).accept(instance) {
         let (expected, single) = (Types(node.types), node.single_type);
         push(out, at, instance, ErrorKind::Type { expected, single });
@@ -407,27 +462,27 @@ fn walk<'i>(index: u32, instance: &'i Json, at: Location<'_>, out: &mut Vec<Sche
         _ => {}
     }
     if let (Some(pattern), Json::String(text)) = (node.pattern, instance)
-        && !regex(pattern).is_match(text)
+        && !table.regex(pattern).is_match(text)
     {
-        let pattern = PATTERNS[pattern];
+        let pattern = table.patterns[pattern];
         push(out, at, instance, ErrorKind::Pattern { pattern });
     }
     match instance {
-        Json::Object(object) => walk_members(node, object, instance, at, out),
+        Json::Object(object) => walk_members(table, node, object, instance, at, out),
         Json::Array(items) => {
             if let Some(item_node) = node.items {
                 for (i, item) in items.iter().enumerate() {
-                    walk(item_node, item, Location::Index(&at, i), out);
+                    walk(table, item_node, item, Location::Index(&at, i), out);
                 }
             }
         }
         _ => {}
     }
     if !node.any_of.is_empty() {
-        check_any_of(node.any_of, instance, at, out);
+        check_any_of(table, node.any_of, instance, at, out);
     }
     if !node.one_of.is_empty() {
-        check_one_of(node.one_of, instance, at, out);
+        check_one_of(table, node.one_of, instance, at, out);
     }
 }
 
@@ -487,6 +542,7 @@ fn check_length<'i>(
 /// A closed object's members in the instance's order, then its undeclared
 /// members and a fused `required`; or each member against a schema.
 fn walk_members<'i>(
+    table: &Table,
     node: &Node,
     object: &'i serde_json::Map<String, Json>,
     instance: &'i Json,
@@ -497,14 +553,16 @@ fn walk_members<'i>(
         Additional::Any => {}
         Additional::Node(member_node) => {
             for (key, value) in object {
-                walk(member_node, value, Location::Key(&at, key), out);
+                walk(table, member_node, value, Location::Key(&at, key), out);
             }
         }
         Additional::Forbid => {
             let mut unexpected = Vec::new();
             for (key, value) in object {
                 match declared(node, key) {
-                    Some(member_node) => walk(member_node, value, Location::Key(&at, key), out),
+                    Some(member_node) => {
+                        walk(table, member_node, value, Location::Key(&at, key), out)
+                    }
                     None => unexpected.push(key.clone()),
                 }
             }
@@ -536,31 +594,33 @@ fn declared(node: &Node, key: &str) -> Option<u32> {
 }
 
 fn check_any_of<'i>(
+    table: &Table,
     branches: &[u32],
     instance: &'i Json,
     at: Location<'_>,
     out: &mut Vec<SchemaError<'i>>,
 ) {
-    if branches.iter().any(|&b| is_valid(b, instance)) {
+    if branches.iter().any(|&b| is_valid(table, b, instance)) {
         return;
     }
-    let context = branch_errors(branches, instance, at);
+    let context = branch_errors(table, branches, instance, at);
     push(out, at, instance, ErrorKind::AnyOf { context });
 }
 
 fn check_one_of<'i>(
+    table: &Table,
     branches: &[u32],
     instance: &'i Json,
     at: Location<'_>,
     out: &mut Vec<SchemaError<'i>>,
 ) {
-    let mut valid = branches.iter().filter(|&&b| is_valid(b, instance));
+    let mut valid = branches.iter().filter(|&&b| is_valid(table, b, instance));
     let multiple = match (valid.next(), valid.next()) {
         (None, _) => false,
         (Some(_), Some(_)) => true,
         (Some(_), None) => return,
     };
-    let context = branch_errors(branches, instance, at);
+    let context = branch_errors(table, branches, instance, at);
     let kind = if multiple {
         ErrorKind::OneOfMultipleValid { context }
     } else {
@@ -572,6 +632,7 @@ fn check_one_of<'i>(
 /// Each branch's errors at the instance's own location, as jsonschema
 /// collects them for an `anyOf` or `oneOf` that fails.
 fn branch_errors<'i>(
+    table: &Table,
     branches: &[u32],
     instance: &'i Json,
     at: Location<'_>,
@@ -580,29 +641,14 @@ fn branch_errors<'i>(
         .iter()
         .map(|&branch| {
             let mut errors = Vec::new();
-            walk(branch, instance, at, &mut errors);
+            walk(table, branch, instance, at, &mut errors);
             errors
         })
         .collect()
 }
 
-fn is_valid(index: u32, instance: &Json) -> bool {
+fn is_valid(table: &Table, index: u32, instance: &Json) -> bool {
     let mut errors = Vec::new();
-    walk(index, instance, Location::Root, &mut errors);
+    walk(table, index, instance, Location::Root, &mut errors);
     errors.is_empty()
-}
-
-/// The compiled `PATTERNS[index]`, each compiled on first use (the values
-/// need three of them, not every Kubernetes one), with the limits of
-/// [`super::pattern_engine`].
-fn regex(index: usize) -> &'static regex::Regex {
-    static COMPILED: OnceLock<Vec<OnceLock<regex::Regex>>> = OnceLock::new();
-    let compiled = COMPILED.get_or_init(|| PATTERNS.iter().map(|_| OnceLock::new()).collect());
-    compiled[index].get_or_init(|| {
-        regex::RegexBuilder::new(PATTERNS[index])
-            .size_limit(1 << 20)
-            .dfa_size_limit(1 << 20)
-            .build()
-            .expect("build.rs compiled every pattern")
-    })
 }
