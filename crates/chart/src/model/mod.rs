@@ -29,7 +29,7 @@ pub use extra_objects::ExtraObject;
 pub use extras::Extras;
 pub use network::Network;
 pub use pod::PodSettings;
-pub use types::{DnsLabel, Quantity};
+pub use types::{DnsLabel, WrittenQuantity};
 
 /// Everything the values can set, merged: this strict schema
 /// (schema/values.schema.json, `chartgen schema merged`) is what the values
@@ -249,12 +249,12 @@ impl Resources {
     fn new(cpu: &'static str, memory: &'static str, memory_limit: &'static str) -> Self {
         Resources {
             requests: ResourceList {
-                cpu: Some(Quantity::from_static(cpu)),
-                memory: Some(Quantity::from_static(memory)),
+                cpu: Some(WrittenQuantity::from_static(cpu)),
+                memory: Some(WrittenQuantity::from_static(memory)),
             },
             limits: ResourceList {
                 cpu: None,
-                memory: Some(Quantity::from_static(memory_limit)),
+                memory: Some(WrittenQuantity::from_static(memory_limit)),
             },
         }
     }
@@ -266,10 +266,10 @@ impl Resources {
 pub struct ResourceList {
     /// CPU, in cores or millicores (`500m`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<Quantity>,
+    pub cpu: Option<WrittenQuantity>,
     /// Memory, such as `256Mi`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory: Option<Quantity>,
+    pub memory: Option<WrittenQuantity>,
 }
 
 impl ResourceList {
@@ -589,12 +589,12 @@ impl Default for ResourceQuota {
         ResourceQuota {
             enabled: true,
             requests: ResourceList {
-                cpu: Some(Quantity::from_static("16")),
-                memory: Some(Quantity::from_static("32Gi")),
+                cpu: Some(WrittenQuantity::from_static("16")),
+                memory: Some(WrittenQuantity::from_static("32Gi")),
             },
             limits: ResourceList {
                 cpu: None,
-                memory: Some(Quantity::from_static("64Gi")),
+                memory: Some(WrittenQuantity::from_static("64Gi")),
             },
             pods: 50,
         }
@@ -633,16 +633,16 @@ impl Default for LimitRange {
         LimitRange {
             enabled: true,
             default_request: ResourceList {
-                cpu: Some(Quantity::from_static("250m")),
-                memory: Some(Quantity::from_static("512Mi")),
+                cpu: Some(WrittenQuantity::from_static("250m")),
+                memory: Some(WrittenQuantity::from_static("512Mi")),
             },
             default: ResourceList {
                 cpu: None,
-                memory: Some(Quantity::from_static("2Gi")),
+                memory: Some(WrittenQuantity::from_static("2Gi")),
             },
             max: ResourceList {
                 cpu: None,
-                memory: Some(Quantity::from_static("16Gi")),
+                memory: Some(WrittenQuantity::from_static("16Gi")),
             },
         }
     }
@@ -733,8 +733,8 @@ impl Default for RuntimeClass {
         RuntimeClass {
             name: DnsLabel::from_static("kata-clh"),
             overhead: ResourceList {
-                cpu: Some(Quantity::from_static("250m")),
-                memory: Some(Quantity::from_static("130Mi")),
+                cpu: Some(WrittenQuantity::from_static("250m")),
+                memory: Some(WrittenQuantity::from_static("130Mi")),
             },
         }
     }

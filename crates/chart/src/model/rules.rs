@@ -862,9 +862,11 @@ mod tests {
     fn amounts_stay_within_their_limits() {
         let mut values = Values::default();
         values.builds.limit_range.default.memory =
-            Some(crate::model::Quantity::from_static("32Gi"));
-        values.buildd.resources.requests.cpu = Some(crate::model::Quantity::from_static("2"));
-        values.buildd.resources.limits.cpu = Some(crate::model::Quantity::from_static("1500m"));
+            Some(crate::model::WrittenQuantity::from_static("32Gi"));
+        values.buildd.resources.requests.cpu =
+            Some(crate::model::WrittenQuantity::from_static("2"));
+        values.buildd.resources.limits.cpu =
+            Some(crate::model::WrittenQuantity::from_static("1500m"));
         values.builds.tls.renew_before = "2160h".to_owned();
         let messages: Vec<String> = check(&values).into_iter().map(|v| v.message).collect();
         assert_eq!(
@@ -879,8 +881,8 @@ mod tests {
 
     #[test]
     fn the_builds_limit_range_admits_every_daemon_the_values_describe() {
-        use crate::model::Quantity;
-        let q = |s: &'static str| Some(Quantity::from_static(s));
+        use crate::model::WrittenQuantity;
+        let q = |s: &'static str| Some(WrittenQuantity::from_static(s));
         let mut values = Values::default();
         assert!(check(&values).is_empty(), "{:?}", check(&values));
         // No default CPU limit and no CPU maximum: any CPU request passes.

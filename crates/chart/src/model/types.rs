@@ -78,17 +78,20 @@ impl JsonSchema for DnsLabel {
     }
 }
 
-/// A Kubernetes resource quantity such as `250m`, `1.5`, `512Mi`. Written as
-/// a string or a number in YAML; always rendered as a string.
+/// A Kubernetes resource quantity such as `250m`, `1.5`, `512Mi`, as the
+/// user wrote it: rendered as written (a string), compared by its exact
+/// [`value`](WrittenQuantity::value), the one quantity type
+/// ([`kubernetes::quantity::Quantity`]). Written as a string or a number in
+/// YAML.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct Quantity(String);
+pub struct WrittenQuantity(String);
 
-impl Quantity {
+impl WrittenQuantity {
     /// A quantity from a string known to be valid. For defaults.
     pub fn from_static(text: &'static str) -> Self {
         assert!(is_quantity(text), "`{text}` is not a quantity");
-        Quantity(text.to_owned())
+        WrittenQuantity(text.to_owned())
     }
 }
 
@@ -98,7 +101,7 @@ fn is_quantity(text: &str) -> bool {
     !text.starts_with('-') && kubernetes::quantity::Quantity::parse(text).is_ok()
 }
 
-impl Quantity {
+impl WrittenQuantity {
     /// The exact amount, as the API server stores and compares it.
     pub fn value(&self) -> kubernetes::quantity::Quantity {
         kubernetes::quantity::Quantity::parse(&self.0)
@@ -106,13 +109,13 @@ impl Quantity {
     }
 }
 
-impl fmt::Display for Quantity {
+impl fmt::Display for WrittenQuantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl<'de> Deserialize<'de> for Quantity {
+impl<'de> Deserialize<'de> for WrittenQuantity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]
@@ -127,7 +130,7 @@ impl<'de> Deserialize<'de> for Quantity {
             Raw::Float(f) => f.to_string(),
         };
         if is_quantity(&text) {
-            Ok(Quantity(text))
+            Ok(WrittenQuantity(text))
         } else {
             Err(serde::de::Error::custom(format!(
                 "`{text}` is not a Kubernetes quantity"
@@ -136,7 +139,7 @@ impl<'de> Deserialize<'de> for Quantity {
     }
 }
 
-impl JsonSchema for Quantity {
+impl JsonSchema for WrittenQuantity {
     fn schema_name() -> Cow<'static, str> {
         "Quantity".into()
     }
@@ -167,7 +170,7 @@ mod tests {
 
     #[test]
     fn quantities_compare_by_value() {
-        let q = |t: &'static str| Quantity::from_static(t).value();
+        let q = |t: &'static str| WrittenQuantity::from_static(t).value();
         assert_eq!(q("250m"), q("0.25"));
         assert_eq!(q("700m"), q("0.7"));
         assert_eq!(q("1Gi"), q("1073741824"));
