@@ -24,6 +24,9 @@ pub struct Server {
 /// The control plane `.ci/run` started, or `None` (after a line on stderr)
 /// when there is none and none is required.
 pub fn server(test: &str) -> Option<Server> {
+    if !crate::tools::slow("the control plane") {
+        return None;
+    }
     match std::env::var_os("CHARTGEN_KUBECONFIG") {
         Some(path) if !path.is_empty() => Some(Server {
             kubeconfig: PathBuf::from(path),

@@ -56,6 +56,9 @@ fn output(program: &str, args: &[&str]) -> String {
 /// Whether `shell` can run; a missing shell skips the test, unless
 /// CHARTGEN_REQUIRE_SHELLS is set (as `.ci/run` sets it).
 fn present(shell: &str) -> bool {
+    if !crate::tools::slow(shell) {
+        return false;
+    }
     let runs = Command::new(shell)
         .args(["-c", "exit 0"])
         .stdin(Stdio::null())
@@ -243,6 +246,9 @@ print -r -- "${{${{out##*$'\x01'}}%%$'\x02'*}}""#
 /// and every long flag the subcommand takes.
 #[test]
 fn man_pages_render_with_every_flag() {
+    if !crate::tools::slow("man") {
+        return;
+    }
     let dir_tmp = scratch("man");
     let dir = dir_tmp.path().to_path_buf();
     let run = chartgen(&["man", "--output-dir", dir.to_str().unwrap()]);
