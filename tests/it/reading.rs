@@ -457,18 +457,9 @@ fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
     for (file, message, hint) in cases {
         let path = hostile(file);
         let run = chartgen(&["check", &path]);
-        assert_eq!(
-            (run.code, run.stdout.as_str()),
-            (2, ""),
-            "{file}: {}",
-            run.stderr
-        );
-        assert!(
-            run.stderr.contains(&format!("error: {path}{message}")),
-            "{file}: {}",
-            run.stderr
-        );
-        assert!(run.stderr.contains(hint), "{file}: {}", run.stderr);
+        run.assert_refused(2, &format!("error: {path}{message}"));
+        run.assert_refused(2, hint);
+        assert_eq!(run.stdout, "", "{file}");
     }
 }
 
@@ -597,19 +588,14 @@ fn kustomizations_are_evaluated_or_refused() {
     ] {
         write(&app.join("kustomization.yaml"), kustomization);
         let run = chartgen(&["check", target]);
-        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{kustomization}");
-        assert!(
-            run.stderr.contains(message),
-            "{kustomization}: {}",
-            run.stderr
-        );
-        assert!(
-            run.stderr.contains(&format!(
+        run.assert_refused(2, message);
+        run.assert_refused(
+            2,
+            &format!(
                 "hint: chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {target} | chartgen check -"
-            )),
-            "{kustomization}: {}",
-            run.stderr
+            ),
         );
+        assert_eq!(run.stdout, "", "{kustomization}");
     }
 }
 

@@ -166,7 +166,12 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
     }
 
     /// The switch runs the slow tests; an empty value is no switch; a
@@ -179,7 +184,10 @@ mod tests {
         for switch in REQUIRE {
             assert_eq!(slow_from(env(&[(SLOW, "1"), (switch, "1")])), Ok(true));
             let error = slow_from(env(&[(switch, "1")])).unwrap_err();
-            assert!(error.starts_with(&format!("{switch} is set but {SLOW} is not")), "{error}");
+            assert!(
+                error.starts_with(&format!("{switch} is set but {SLOW} is not")),
+                "{error}"
+            );
         }
     }
 
@@ -201,10 +209,19 @@ mod tests {
                         .any(|word| word == format!("{name}=1"))
             })
         };
-        assert!(exported(SLOW), ".ci/run must `export {SLOW}=1` before `cargo test --locked`");
+        assert!(
+            exported(SLOW),
+            ".ci/run must `export {SLOW}=1` before `cargo test --locked`"
+        );
         for switch in REQUIRE {
-            assert!(docs.contains(&format!("`{switch}`")), "{switch} is documented above");
-            assert!(exported(switch), ".ci/run must `export {switch}=1` before `cargo test --locked`");
+            assert!(
+                docs.contains(&format!("`{switch}`")),
+                "{switch} is documented above"
+            );
+            assert!(
+                exported(switch),
+                ".ci/run must `export {switch}=1` before `cargo test --locked`"
+            );
         }
     }
 }
