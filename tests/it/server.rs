@@ -4,6 +4,8 @@
 //! `.ci/run` starts it and exports `CHARTGEN_KUBECONFIG`; without that
 //! variable these tests print one line saying so and pass, unless
 //! `CHARTGEN_REQUIRE_SERVER` is set (as `.ci/run` sets it), when they fail.
+//! They are slow: they run under `CHARTGEN_SLOW=1` only (as `.ci/run` sets
+//! it; recording with `CHARTGEN_RECORD=1` needs it too).
 //! The committed bundles use fixed namespaces, so a test that applies them
 //! holds the server alone ([`Server::exclusive`]) and starts from a clean
 //! slate ([`Server::reset`]); a test that only dry-runs shares it.
