@@ -640,6 +640,9 @@ fn git_revisions_that_cannot_be_read_are_usage_errors() {
 /// lists, before any of it is read or copied.
 #[test]
 fn a_revision_past_the_budget_is_refused_before_reading() {
+    if !crate::tools::slow("a revision of 64 MB") {
+        return;
+    }
     let repo = Repo::new("budget");
     let big = format!(
         "{}#{}\n",
@@ -961,6 +964,9 @@ fn hostile_trees_in_a_revision_are_escaped_or_refused() {
     let run = repo.chartgen(&["check", "HEAD:out"]);
     run.assert_refused(2, "HEAD:out/evil\\u{001b}[2J.yaml");
     run.assert_stderr_lacks("\u{1b}");
+    if !crate::tools::slow("a tree of 100,001 files") {
+        return;
+    }
     let empty = repo.git(&["hash-object", "-w", "--stdin"]);
     let listing: String = (0..=100_000)
         .map(|i| format!("100644 blob {}\tf{i}.yaml\n", empty.trim()))
