@@ -26,6 +26,9 @@ const PAGE: &str = "docs/checkov.md";
 
 /// The checkov of `target/tools/checkov-venv`, if it runs as [`VERSION`].
 fn checkov() -> Option<Command> {
+    if !crate::tools::slow("checkov") {
+        return None;
+    }
     let binary = root().join("target/tools/checkov-venv/bin/checkov");
     let version = Command::new(&binary)
         .arg("--version")

@@ -47,6 +47,9 @@ const ACTIONLINT: &str = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12";
 /// once; `None` (skipped, or failed under CHARTGEN_REQUIRE_ACTIONLINT)
 /// without Go or the proxy.
 fn actionlint() -> Option<PathBuf> {
+    if !tools::slow("actionlint") {
+        return None;
+    }
     let dir = root().join("target/tools/actionlint");
     let binary = dir.join("actionlint");
     let version = || {
@@ -143,6 +146,9 @@ fn github_workflows_pass_actionlint() {
 /// actionlint runs it too, on every `run:` of the workflows, when it is on
 /// PATH.
 fn shellcheck() -> Option<Command> {
+    if !tools::slow("shellcheck") {
+        return None;
+    }
     match tools::step(Command::new("shellcheck").arg("--version")) {
         Ok(()) => Some(Command::new("shellcheck")),
         Err(why) => {

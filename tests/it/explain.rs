@@ -265,7 +265,7 @@ fn a_hostile_argument_is_escaped_and_limited() {
         "Deployment/buildkit\u{1b}[2J-buildd.spec",
     ] {
         let run = chartgen(&["explain", hostile]);
-        assert_eq!(run.code, 2, "{}", run.transcript());
+        run.assert_refused(2, "\\u{");
         assert!(
             !run.stderr
                 .chars()
@@ -273,7 +273,6 @@ fn a_hostile_argument_is_escaped_and_limited() {
             "{:?}",
             run.stderr
         );
-        assert!(run.stderr.contains("\\u{"), "{}", run.stderr);
     }
 }
 

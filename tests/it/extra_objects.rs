@@ -215,7 +215,7 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
             run.stderr
         );
         // Never the Secret's value, anywhere.
-        assert!(!run.stderr.contains("hunter2"), "{case}: {}", run.stderr);
+        run.assert_stderr_lacks("hunter2");
     }
     // A built-in kind's scope is known without a CRD: `validate` refuses
     // the missing namespace as `render` does; a custom kind's waits for
@@ -253,13 +253,8 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
             args.splice(1..1, base);
         }
         let run = chartgen(&args);
-        assert_eq!(run.code, 2, "{flag}: {}", run.stderr);
-        assert!(
-            run.stderr.contains("is a Secret with stringData"),
-            "{flag}: {}",
-            run.stderr
-        );
-        assert!(!run.stderr.contains("hunter2"), "{flag}: {}", run.stderr);
+        run.assert_refused(2, "is a Secret with stringData");
+        run.assert_stderr_lacks("hunter2");
     }
 }
 

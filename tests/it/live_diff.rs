@@ -60,11 +60,7 @@ fn an_unreachable_server_is_one_clear_error() {
     ] {
         let run = with_kubeconfig(&kubeconfig, &args);
         assert_clear_error(&run, &["context `nowhere`", "https://127.0.0.1:1"]);
-        assert!(
-            run.stderr.contains("Connection refused"),
-            "{}",
-            run.transcript()
-        );
+        run.assert_refused(2, "Connection refused");
     }
 }
 
@@ -355,19 +351,13 @@ spec: {rules: []}
         "{}",
         refused.transcript()
     );
-    assert!(
-        refused.stderr.contains(
-            "note: ConfigMap no-such-namespace/elsewhere: not dry-run, compared as written: namespaces \"no-such-namespace\" not found"
-        ),
-        "{}",
-        refused.transcript()
+    refused.assert_refused(
+        1,
+        "note: ConfigMap no-such-namespace/elsewhere: not dry-run, compared as written: namespaces \"no-such-namespace\" not found",
     );
-    assert!(
-        refused.stderr.contains(
-            "note: ClusterPolicy no-crd: not dry-run, compared as written: the server serves no kyverno.io/v1 ClusterPolicy (is its CustomResourceDefinition installed?)"
-        ),
-        "{}",
-        refused.transcript()
+    refused.assert_refused(
+        1,
+        "note: ClusterPolicy no-crd: not dry-run, compared as written: the server serves no kyverno.io/v1 ClusterPolicy (is its CustomResourceDefinition installed?)",
     );
     assert!(refused.stdout.contains("+ ClusterPolicy no-crd"));
     assert!(refused.stdout.contains("~ Secret buildkit-operator/token"));
@@ -375,11 +365,7 @@ spec: {rules: []}
     for secret in ["live-secret-value", "local-secret-value"] {
         use base64_free::encode;
         for shown in [secret.to_owned(), encode(secret)] {
-            assert!(
-                !refused.stdout.contains(&shown) && !refused.stderr.contains(&shown),
-                "{}",
-                refused.transcript()
-            );
+            refused.assert_shows_nowhere(&shown);
         }
     }
 
@@ -451,7 +437,7 @@ users:
         .unwrap();
         let run = with_kubeconfig(&config, &["diff", "cluster:", "out/dev/release"]);
         assert_clear_error(&run, &[&format!("context `{context}`"), &server_url]);
-        assert!(run.stderr.contains(why), "{}", run.transcript());
+        run.assert_refused(2, why);
     }
 
     // A user who may read but not patch: every object compared as
@@ -517,12 +503,9 @@ users:
         &["diff", "cluster:", "out/dev/release", "--output", "json"],
     );
     assert_eq!(read_only.code, 0, "{}", read_only.transcript());
-    assert!(
-        read_only.stderr.contains(
-            "note: Deployment buildkit-operator/buildkit-gateway: not dry-run, compared as written: deployments.apps \"buildkit-gateway\" is forbidden: User \"system:serviceaccount:buildkit-operator:reader\" cannot patch resource \"deployments\""
-        ),
-        "{}",
-        read_only.transcript()
+    crate::harness::assert_contains(
+        &read_only.stderr,
+        "note: Deployment buildkit-operator/buildkit-gateway: not dry-run, compared as written: deployments.apps \"buildkit-gateway\" is forbidden: User \"system:serviceaccount:buildkit-operator:reader\" cannot patch resource \"deployments\"",
     );
     // Compared as written, the fields the server filled in differ (and
     // chartgen's own reading may find a refused change in them, such as a

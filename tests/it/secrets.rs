@@ -22,12 +22,7 @@ const MARKERS: [&str; 5] = [
 
 fn assert_hidden(run: &Run) {
     for marker in MARKERS {
-        assert!(
-            !run.stdout.contains(marker) && !run.stderr.contains(marker),
-            "`{marker}` shown by `chartgen {}`:\n{}",
-            run.args.join(" "),
-            run.transcript()
-        );
+        run.assert_shows_nowhere(marker);
     }
 }
 
@@ -182,16 +177,12 @@ fn errors_about_a_linked_file_quote_nothing() {
     // (the user named it), and an error about it quotes nothing.
     let in_dir = chartgen(&["check", dir.join("set").to_str().unwrap()]);
     let named = chartgen(&["check", dir.join("set/key.yaml").to_str().unwrap()]);
-    assert!(
-        in_dir.stderr.contains("not reading") && in_dir.stderr.contains("symbolic link"),
-        "{}",
-        in_dir.transcript()
-    );
-    assert_eq!(named.code, 2, "{}", named.transcript());
-    assert!(named.stderr.contains("/set/key.yaml:"), "{}", named.stderr);
+    crate::harness::assert_contains(&in_dir.stderr, "not reading");
+    crate::harness::assert_contains(&in_dir.stderr, "symbolic link");
+    named.assert_refused(2, "/set/key.yaml:");
     for run in [&in_dir, &named] {
         for quoted in ["b3BlbnNzaC1rZXk", "PRIVATE"] {
-            assert!(!run.stderr.contains(quoted), "{}", run.stderr);
+            run.assert_stderr_lacks(quoted);
         }
     }
 }

@@ -4,6 +4,8 @@
 //! `.ci/run` starts it and exports `CHARTGEN_KUBECONFIG`; without that
 //! variable these tests print one line saying so and pass, unless
 //! `CHARTGEN_REQUIRE_SERVER` is set (as `.ci/run` sets it), when they fail.
+//! They are slow: they run under `CHARTGEN_SLOW=1` only (as `.ci/run` sets
+//! it; recording with `CHARTGEN_RECORD=1` needs it too).
 //! The committed bundles use fixed namespaces, so a test that applies them
 //! holds the server alone ([`Server::exclusive`]) and starts from a clean
 //! slate ([`Server::reset`]); a test that only dry-runs shares it.
@@ -24,6 +26,9 @@ pub struct Server {
 /// The control plane `.ci/run` started, or `None` (after a line on stderr)
 /// when there is none and none is required.
 pub fn server(test: &str) -> Option<Server> {
+    if !crate::tools::slow("the control plane") {
+        return None;
+    }
     match std::env::var_os("CHARTGEN_KUBECONFIG") {
         Some(path) if !path.is_empty() => Some(Server {
             kubeconfig: PathBuf::from(path),

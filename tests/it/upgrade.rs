@@ -295,10 +295,10 @@ fn a_hostile_tag_over_a_pinned_digest_is_quoted_escaped() {
         "--set",
         "images.gateway.tag=x\u{1b}[2Jy",
     ]);
-    assert_eq!(run.code, 2);
-    assert!(!run.stderr.contains('\u{1b}'), "{}", run.stderr);
-    assert!(run.stderr.contains(
+    run.assert_refused(
+        2,
         "images.gateway.tag: the tag becomes `x\\u{001b}[2Jy` here, but images.gateway.digest, \
-         pinned at values/ovh-prod.yaml:25:13 with tag `0.4.0`"
-    ));
+         pinned at values/ovh-prod.yaml:25:13 with tag `0.4.0`",
+    );
+    run.assert_stderr_lacks("\u{1b}");
 }
