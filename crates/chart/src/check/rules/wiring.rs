@@ -4,14 +4,32 @@
 //! `--daemon-namespace` the builds namespace; no operator namespace
 //! without a buildd.
 
-use super::namespaces::namespace_objects;
+use super::shared::namespaces::namespace_objects;
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings, Invariant};
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// T5: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "T5",
+            title: "The control plane wired to its namespaces",
+            help: "ADR-0006: buildd reads POD_NAMESPACE from the downward API (its Lease lives where it runs) and, when told one, takes it in its own namespace (`--leader-election-namespace`); it is told the builds namespace with `--namespace` (either `--namespace=X` or `--namespace X`), never its own; the gateway's `--daemon-namespace` names the same builds namespace; an operator namespace holds a buildd.",
+            example: "T5 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].args: told --daemon-namespace=buildkit-operator; the daemons run in the builds namespace, buildkit-builds",
+        doc: DOC,
+    },
+    section: 120,
+    rank: 160,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks T5 on each buildd, the workloads naming the daemons' namespace,
 /// and the operator Namespaces.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
     for instance in &context.facts.instances {
         buildd(context, instance, findings);
     }
@@ -36,7 +54,7 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
         .is_some_and(|e| e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace");
     if !downward {
         findings.report(
-            Invariant::T5,
+            Invariant::Wiring,
             index,
             &at.key("env"),
             "POD_NAMESPACE does not come from the downward API (fieldRef metadata.namespace); buildd's Lease lives in its own namespace",
@@ -54,7 +72,7 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
     };
     if let Some(message) = wrong {
         let field = flag_field(container, "--namespace");
-        findings.report(Invariant::T5, index, &at.key(field), message);
+        findings.report(Invariant::Wiring, index, &at.key(field), message);
     }
     // controller-runtime takes the Lease where --leader-election-namespace
     // says, if it says: that must be buildd's own namespace.
@@ -63,7 +81,7 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
         && elsewhere != instance.operator
     {
         findings.report(
-            Invariant::T5,
+            Invariant::Wiring,
             index,
             &at.key(flag_field(container, "--leader-election-namespace")),
             format!(
@@ -105,7 +123,7 @@ fn gateway(context: &Context<'_>, findings: &mut Findings<'_>) {
                     .index(c)
                     .key(flag_field(container, "--daemon-namespace"));
                 findings.report(
-                    Invariant::T5,
+                    Invariant::Wiring,
                     index,
                     &at,
                     format!(
@@ -137,7 +155,7 @@ fn operator_without_buildd(context: &Context<'_>, findings: &mut Findings<'_>) {
             .filter(|i| context.objects[**i]["kind"] == "Namespace");
         if let Some(&index) = index {
             findings.report(
-                Invariant::T5,
+                Invariant::Wiring,
                 index,
                 &KeyPath::root(),
                 "the operator namespace has no buildd Deployment (a container named buildd or running a buildd image)",

@@ -1,16 +1,34 @@
 //! R2: no role reads, updates or deletes events (ADR-2647).
 
-use super::grants::{Grants, names_events, rule_path};
-use crate::check::rbac::resolve::Rule;
-use crate::check::{Context, Findings, Invariant};
+use super::shared::grants::{names_events, rule_path};
+use kubernetes::rbac::PolicyRule;
+use crate::check::{Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// R2: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "R2",
+            title: "No role reads, updates or deletes events",
+            help: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding; a cluster default role (`view`, `edit`, `admin`, `cluster-admin`, …) that the operator's binding grants is judged by its rules, the finding at the binding's `roleRef`.",
+            example: "R2 ClusterRole buildkit-operator-events rules[0].verbs: grants get, watch on events; events are write-only: create and patch (ADR-2647)",
+        doc: DOC,
+    },
+    section: 20,
+    rank: 60,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks R2 on every role's rules that name events, and on the default
 /// roles the operator's bindings grant.
-pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let (context, grants) = (inputs.context, inputs.grants);
     let writes = adr::EVENT_VERBS.map(|v| v.name());
-    let extra = |rule: &Rule| -> Vec<String> {
+    let extra = |rule: &PolicyRule| -> Vec<String> {
         if !names_events(rule) {
             return Vec::new();
         }
@@ -24,7 +42,7 @@ pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut F
         let extra = extra(rule);
         if !extra.is_empty() {
             findings.report(
-                Invariant::R2,
+                Invariant::EventsWriteOnly,
                 binding.index,
                 &KeyPath::root().key("roleRef"),
                 format!(
@@ -39,7 +57,7 @@ pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut F
         let extra = extra(rule);
         if !extra.is_empty() {
             findings.report(
-                Invariant::R2,
+                Invariant::EventsWriteOnly,
                 role.index,
                 &rule_path(r, "verbs"),
                 format!(

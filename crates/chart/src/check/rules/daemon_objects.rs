@@ -2,14 +2,32 @@
 
 use std::collections::HashSet;
 
-use super::grants::{Grants, names, rule_path};
+use super::shared::grants::{Grants, names, rule_path};
 use crate::check::rbac::resolve::{Sample, Scope};
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// R6: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "R6",
+            title: "Daemon objects and secrets only in the builds namespace",
+            help: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else, through a cluster default role (`edit`, `admin`, `cluster-admin`) that the operator's binding grants neither (reported at the binding's `roleRef`).",
+            example: "R6 Role buildkit-operator/buildkit-operator rules[0].resources: secrets granted in namespace buildkit-operator; secrets are granted only in the builds namespace",
+        doc: DOC,
+    },
+    section: 60,
+    rank: 100,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks R6 on the roles and on what the operator's accounts hold.
-pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let (context, grants) = (inputs.context, inputs.grants);
     secrets(grants, findings);
     default_role_secrets(context, grants, findings);
     operator_grants(grants, findings);
@@ -26,7 +44,7 @@ fn default_role_secrets(context: &Context<'_>, grants: &Grants<'_>, findings: &m
         };
         if !in_builds && rule.any_group(&[secrets.group]) && names(rule, secrets.resource) {
             findings.report(
-                Invariant::R6,
+                Invariant::DaemonObjects,
                 binding.index,
                 &KeyPath::root().key("roleRef"),
                 format!(
@@ -48,7 +66,7 @@ fn secrets(grants: &Grants<'_>, findings: &mut Findings<'_>) {
             && !role.in_class(&[Class::Builds], grants.known)
         {
             findings.report(
-                Invariant::R6,
+                Invariant::DaemonObjects,
                 role.index,
                 &rule_path(r, "resources"),
                 format!(
@@ -94,7 +112,7 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                 if daemon && seen.insert(resource) {
                     let (object, path) = rbac.site(id, rule_path(r, "resources"));
                     findings.report(
-                        Invariant::R6,
+                        Invariant::DaemonObjects,
                         object,
                         &path,
                         format!(

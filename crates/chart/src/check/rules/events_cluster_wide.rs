@@ -3,15 +3,33 @@
 
 use std::collections::HashSet;
 
-use super::grants::{Grants, buildd_subject, flag, names_events, rule_path, service_account_path};
+use super::shared::grants::{Grants, buildd_subject, flag, names_events, rule_path, service_account_path};
 use crate::check::facts::Instance;
 use crate::check::rbac::Scope;
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// R1: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "R1",
+            title: "Events only through a write-only ClusterRole bound cluster-wide, with create and patch on core events",
+            help: "ADR-2647: client-go's event recorder writes an event into the namespace of the object it describes, so a grant limited to one namespace loses the events of objects elsewhere, silently. buildd's ServiceAccount must be able to create and patch core (`\"\"`) events in every namespace, through a ClusterRoleBinding. A Role that names events, a RoleBinding to the events ClusterRole, and an events rule restricted by `resourceNames` (create cannot be restricted by name, and the recorder names every event anew) are findings. Events go to the operator's ServiceAccount only: a binding of the operator's (one that reaches its accounts, lives in its namespaces, or binds a role buildd holds) that gives events to any other subject is a finding, and a group subject (`system:serviceaccounts`, `system:serviceaccounts:<namespace>`, `system:authenticated`) gives them to every account it includes, however it also covers buildd's. A further write-only grant in `events.k8s.io` is tolerated, never required.",
+            example: "R1 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd cannot create, patch events (core group) cluster-wide; the event recorder writes where each object lives (ADR-2647)",
+        doc: DOC,
+    },
+    section: 10,
+    rank: 50,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks R1 on the roles, the bindings and each buildd.
-pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let (context, grants) = (inputs.context, inputs.grants);
     roles(grants, findings);
     bindings(context, grants, findings);
     recipients(context, grants, findings);
@@ -117,7 +135,7 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
                 _ => format!("{kind} {name}"),
             };
             findings.report(
-                Invariant::R1,
+                Invariant::EventsClusterWide,
                 binding.index,
                 &KeyPath::root().key("subjects").index(k),
                 format!(
@@ -143,7 +161,7 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
         }
         if !role.cluster {
             findings.report(
-                Invariant::R1,
+                Invariant::EventsClusterWide,
                 role.index,
                 &rule_path(r, "resources"),
                 "events in a namespaced Role; the recorder writes events where the object lives, so they are granted by the write-only events ClusterRole (ADR-2647)",
@@ -151,7 +169,7 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
         }
         if !rule.names.is_empty() {
             findings.report(
-                Invariant::R1,
+                Invariant::EventsClusterWide,
                 role.index,
                 &rule_path(r, "resourceNames"),
                 "events restricted by resourceNames; create cannot be restricted by name and the recorder names each event anew, so its writes would be refused (ADR-2647)",
@@ -174,7 +192,7 @@ fn bindings(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<
         let mut seen = HashSet::new();
         for subject in binding.subjects.iter().filter(|s| seen.insert(*s)) {
             findings.report(
-                Invariant::R1,
+                Invariant::EventsClusterWide,
                 binding.index,
                 &KeyPath::dotted("roleRef"),
                 format!(
@@ -199,7 +217,7 @@ fn buildd(grants: &Grants<'_>, instance: &Instance, findings: &mut Findings<'_>)
         .collect();
     if !missing.is_empty() {
         findings.report(
-            Invariant::R1,
+            Invariant::EventsClusterWide,
             instance.buildd,
             &service_account_path(),
             format!(

@@ -9,7 +9,7 @@ use crate::plan::MANAGED_BY;
 
 /// For each namespace, its Namespace object, else the first object living
 /// in it: where a finding about the namespace is reported.
-pub(super) fn namespace_objects(context: &Context<'_>) -> HashMap<String, usize> {
+pub(in crate::check::rules) fn namespace_objects(context: &Context<'_>) -> HashMap<String, usize> {
     let mut found: HashMap<String, usize> = HashMap::new();
     for (index, object) in context.objects.iter().enumerate() {
         if object["kind"] == "Namespace"
@@ -27,7 +27,7 @@ pub(super) fn namespace_objects(context: &Context<'_>) -> HashMap<String, usize>
 }
 
 /// A Namespace object whose class the input shows.
-pub(super) struct ClassedNamespace<'a> {
+pub(in crate::check::rules) struct ClassedNamespace<'a> {
     /// Its object index.
     pub index: usize,
     /// The object.
@@ -41,7 +41,7 @@ pub(super) struct ClassedNamespace<'a> {
 }
 
 /// The Namespace objects whose class the input shows, in input order.
-pub(super) fn classed<'a>(
+pub(in crate::check::rules) fn classed<'a>(
     context: &'a Context<'_>,
 ) -> impl Iterator<Item = ClassedNamespace<'a>> + 'a {
     context

@@ -15,18 +15,36 @@ use std::collections::HashMap;
 
 use serde_json::Value as Json;
 
-use super::namespaces::namespace_objects;
+use super::shared::namespaces::namespace_objects;
 use crate::check::facts::namespace_of;
-use crate::check::{Class, Context, Findings, Invariant};
+use crate::check::{Class, Findings, Invariant};
 use crate::plan::network::NAMESPACE_NAME_LABEL;
 use kubernetes::cidr::{self, Cidr};
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// NET: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "NET",
+            title: "Default deny in every namespace the release targets, and no ingress from the whole cluster",
+            help: "Issue 23 and `docs/network.md`: the operator and builds namespaces (where buildd runs, and its `--namespace`) each have a NetworkPolicy with an empty `podSelector` (every pod, present and future) for `Ingress` and for `Egress`, so a pod admits and makes only the connections some policy allows. `policyTypes` is read as the API server defaults it (left out: `Ingress`, and `Egress` when the policy has egress rules); a selector with any label or expression is not every pod. No ingress rule of a policy in those namespaces admits the whole cluster: a rule without `from` (every source), a peer whose `namespaceSelector` no label narrows (empty, or only `NotIn`, `DoesNotExist` or `Exists` on `kubernetes.io/metadata.name`, which every namespace carries: a `podSelector` beside it narrows by labels anyone who creates a pod can set), or an `ipBlock` of every address (`/0`) whose exceptions leave in a range pods are addressed from (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7: excepting only the metadata address still admits every pod, on a CNI that matches pod addresses against ipBlocks). Peers are ORed, a peer's selectors ANDed, a peer without `namespaceSelector` is the policy's own namespace. Not promised: which flows the allow rules open beyond that (`docs/network.md` lists the chart's), egress openness (a build egress of `allowAll` is the values' choice), policies of other kinds (Cilium, Calico) and whether the cluster's CNI enforces NetworkPolicies at all. The system namespace (the Kata bundle, applied out-of-band) is not held to it.",
+            example: "NET NetworkPolicy buildkit-operator/buildkit-gateway spec.ingress[0]: the rule has no `from`: it admits every source, the whole cluster, into buildkit-operator; name the namespaces (and pods) that connect",
+        doc: DOC,
+    },
+    section: 130,
+    rank: 170,
+    check: Some(check),
+    appendix: None,
+};
 
 /// The two directions a policy isolates.
 const DIRECTIONS: [(&str, &str); 2] = [("Ingress", "ingress"), ("Egress", "egress")];
 
 /// Checks NET on the operator and builds namespaces the input shows.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
     let places = namespace_objects(context);
     // The policies by namespace, in one pass over the input.
     let mut by_namespace: HashMap<&str, Vec<(usize, &Json)>> = HashMap::new();

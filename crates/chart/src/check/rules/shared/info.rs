@@ -10,7 +10,7 @@ use crate::check::{Class, Context, Findings};
 use crate::plan::EXEMPTIONS_ANNOTATION;
 
 /// Notes what is used but not in the input.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+pub(in crate::check::rules) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     unseen_namespaces(context, findings);
     runtime_classes(context, findings);
     prerequisites(context, findings);

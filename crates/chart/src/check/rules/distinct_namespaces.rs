@@ -1,13 +1,31 @@
 //! T1: each trust class in a namespace of its own, none reserved
 //! (ADR-0006). The values side is `model::rules::check_namespaces`.
 
-use super::namespaces::namespace_objects;
-use crate::check::{Context, Findings, Invariant};
+use super::shared::namespaces::namespace_objects;
+use crate::check::{Findings, Invariant};
 use crate::model::rules::RESERVED_NAMESPACES;
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// T1: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "T1",
+            title: "Distinct namespaces, none reserved",
+            help: "ADR-0006: each trust class has a namespace of its own, and none is `default`, `kube-system`, `kube-public` or `kube-node-lease` (ADR-0006 rejected Kata in kube-system). A namespace that the manifests put in two classes (buildd's own namespace as its builds namespace, say) is a finding.",
+            example: "T1 Namespace kube-system metadata.name: the system class lives in the reserved namespace kube-system",
+        doc: DOC,
+    },
+    section: 70,
+    rank: 110,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks T1 on the classes the input shows.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
     let mut broken: Vec<(&str, String)> = context
         .facts
         .classes
@@ -36,7 +54,7 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
     for (name, message) in broken {
         if let Some(&index) = objects.get(name) {
             findings.report(
-                Invariant::T1,
+                Invariant::DistinctNamespaces,
                 index,
                 &KeyPath::dotted("metadata.name"),
                 message,

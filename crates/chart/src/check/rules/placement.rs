@@ -9,12 +9,30 @@ use crate::check::facts::{component_class, namespace_of};
 use crate::check::{Class, Context, Findings, Invariant};
 use kubernetes::diagnostic::KeyPath;
 use kubernetes::manifest;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// T2: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "T2",
+            title: "Every object in its trust class's namespace",
+            help: "ADR-0006: the control plane (buildd, gateway) in the operator namespace; the build daemons' objects and the BuildProjects in the builds namespace; the Kata node plumbing in the system namespace; nothing of the operator's namespaced outside them. An object is placed by what references it, whatever its labels: the ConfigMap, Secret (or the cert-manager Certificate whose `secretName` writes it) and ServiceAccount that buildd's `--daemon-config`, `--daemon-pod-template`, `--daemon-tls-secret` and `--daemon-service-account` name belong in the builds namespace, and what a workload mounts, reads or runs as belongs in that workload's namespace; a copy where its user needs it is no finding. chartgen's component labels only place what nothing references. Another application's objects, in namespaces of no trust class, are not placed.",
+            example: "T2 BuildProject buildkit-operator/web-frontend metadata.namespace: belongs to the builds class, in buildkit-builds, not buildkit-operator",
+        doc: DOC,
+    },
+    section: 80,
+    rank: 120,
+    check: Some(check),
+    appendix: None,
+};
 
 /// T2: an object of a class lives in that class's namespace, and no
 /// namespaced object lives outside the namespaces the input shows. Where
 /// the input does not show a namespace's class, FACT says which fact is
 /// missing, once per namespace.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
     // Decided once: what the input shows does not change per object.
     let homes: HashMap<Class, String> = Class::ALL
         .into_iter()
@@ -38,7 +56,7 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
                 required.namespace,
                 required.class.name()
             );
-            findings.report(Invariant::T2, index, &path, message);
+            findings.report(Invariant::Placement, index, &path, message);
             continue;
         }
         if let Some(class) = expected_class(context, index, object)
@@ -49,7 +67,7 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
                 "belongs to the {} class, in {want}, not {namespace}",
                 class.name()
             );
-            findings.report(Invariant::T2, index, &path, message);
+            findings.report(Invariant::Placement, index, &path, message);
             continue;
         }
         // Another application's object, or a grant to the operator in
@@ -60,7 +78,7 @@ pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
         }
         match &lacking {
             None => findings.report(
-                Invariant::T2,
+                Invariant::Placement,
                 index,
                 &path,
                 format!("namespace {namespace} is none of the operator, builds and system namespaces"),

@@ -6,14 +6,32 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
-use super::namespaces::{ClassedNamespace, classed};
+use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::{EXEMPTIONS_ANNOTATION, Exemption};
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// T4: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "T4",
+            title: "Policy exemptions by trust class",
+            help: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation, on `kyverno-exemptions.yaml` when the input has it, and on every Kyverno `PolicyException` (`kyverno.io/v2`, `v2beta1`) in the input, an exemption like any other: one whose match includes the operator namespace (by name, a wildcard, a namespace selector, or no namespace restriction at all) is a finding, and so is one that exempts the builds or system namespace from a policy its class does not need (the policy names are read from the Namespaces' annotation, else chartgen's defaults).",
+            example: "T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it",
+        doc: DOC,
+    },
+    section: 110,
+    rank: 150,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks T4 on the Namespaces; `artifact` is the Kyverno exemptions
 /// artifact, when the input has one.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>, artifact: Option<&Json>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let (context, artifact) = (inputs.context, inputs.exemptions);
     policy_exceptions(context, findings);
     for namespace in classed(context) {
         let wanted: BTreeSet<&str> = namespace.class.exemptions().collect();
@@ -110,7 +128,7 @@ fn policy_exceptions(context: &Context<'_>, findings: &mut Findings<'_>) {
                 )
             };
             findings.report(
-                Invariant::T4,
+                Invariant::Exemptions,
                 index,
                 &KeyPath::dotted("spec.match"),
                 message,
@@ -237,7 +255,7 @@ fn stated(
         }
     };
     findings.report(
-        Invariant::T4,
+        Invariant::Exemptions,
         namespace.index,
         &KeyPath::dotted("metadata.annotations").key(EXEMPTIONS_ANNOTATION),
         format!(
@@ -267,7 +285,7 @@ fn listed(
         let needed = wanted.contains(exemption.key());
         if listed != needed {
             findings.report(
-                Invariant::T4,
+                Invariant::Exemptions,
                 namespace.index,
                 &KeyPath::dotted("metadata.name"),
                 format!(

@@ -3,15 +3,33 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::grants::{Grants, buildd_subject, flag, names, rule_path, service_account_path};
+use super::shared::grants::{Grants, buildd_subject, flag, names, rule_path, service_account_path};
 use crate::check::facts::Instance;
 use crate::check::rbac::resolve::GRANT_BUDGET;
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// R3: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "R3",
+            title: "Pods and leader-election leases in the operator namespace's Role",
+            help: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. That Role names nothing but core pods and `coordination.k8s.io` leases (deployments there, or a ClusterRole a RoleBinding binds in the operator namespace that grants more, is a finding; events and secrets there are R1's and R6's). Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names; a buildd run with `--leader-elect=false` takes no Lease and needs no lease grant (without that flag, leader election is taken as on).",
+            example: "R3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd lacks get, update on lease buildkit-buildd-leader (its --leader-election-id) in buildkit-operator; the operator namespace's Role keeps pods and leases (ADR-2647)",
+        doc: DOC,
+    },
+    section: 30,
+    rank: 70,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks R3 on the roles and on each buildd.
-pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let (context, grants) = (inputs.context, inputs.grants);
     roles(grants, findings);
     operator_role(context, grants, findings);
     for instance in &context.facts.instances {
@@ -43,7 +61,7 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
         for (broken, resource, why) in placed {
             if broken {
                 findings.report(
-                    Invariant::R3,
+                    Invariant::PodsAndLeases,
                     role.index,
                     &rule_path(r, "resources"),
                     format!("{resource} granted in {}; {why}", role.place()),
@@ -57,7 +75,7 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
 /// Role in an operator namespace names nothing else, and neither does a
 /// ClusterRole a RoleBinding binds there (reported at the binding).
 fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
-    let beyond = |rule: &crate::check::rbac::resolve::Rule| -> Vec<String> {
+    let beyond = |rule: &kubernetes::rbac::PolicyRule| -> Vec<String> {
         let mut found = Vec::new();
         for group in &rule.groups {
             for resource in &rule.resources {
@@ -83,7 +101,7 @@ fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Find
         let extra = beyond(rule);
         if !extra.is_empty() {
             findings.report(
-                Invariant::R3,
+                Invariant::PodsAndLeases,
                 role.index,
                 &rule_path(r, "resources"),
                 format!("grants {} in {}; {why}", extra.join(", "), role.place()),
@@ -122,7 +140,7 @@ fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Find
         };
         if !extra.is_empty() {
             findings.report(
-                Invariant::R3,
+                Invariant::PodsAndLeases,
                 binding.index,
                 &KeyPath::dotted("roleRef"),
                 format!(
@@ -180,7 +198,7 @@ fn buildd(grants: &Grants<'_>, instance: &Instance, findings: &mut Findings<'_>)
     }
     if !lost.is_empty() {
         findings.report(
-            Invariant::R3,
+            Invariant::PodsAndLeases,
             instance.buildd,
             &service_account_path(),
             format!(

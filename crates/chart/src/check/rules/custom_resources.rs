@@ -2,9 +2,26 @@
 //! resources (ADR-1058, ADR-2647), and a ClusterRole aggregated into the
 //! tenants' built-in roles only reads them (ADR-1592).
 
-use super::grants::{
+use super::shared::grants::{
     Grants, aggregated_into, buildd_subject, flag, is_events_group, names_events, rule_path,
     service_account_path,
+};
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// R4: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "R4",
+            title: "The custom-resource grant exists, is cluster-wide and holds only the chart's custom resources",
+            help: "ADR-1058 and ADR-2647: cluster-wide, the operator gets its custom resources (and their status and finalizers) and the separate events grant, nothing else: no other resource and no `nonResourceURLs`. The grant must exist: each buildd's ServiceAccount gets get, list and watch on `buildprojects.buildkit-operator.dev` through a ClusterRoleBinding (the operator reconciles them in every namespace); none, or one only through RoleBindings (one namespace each), is a finding. Another application's CRDs in the input are no custom resources of the operator's. Events in the custom-resource ClusterRole (the alternative ADR-2647 rejected) are a finding even when the separate events role exists. A ClusterRole aggregated into `view`, `edit` or `admin` reaches every tenant: it may only read the custom resources, and it may not aggregate other ClusterRoles itself (what its selectors gather in the cluster would reach every tenant unreviewed).",
+            example: "R4 ClusterRole buildkit-operator rules[3].resources: events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
+        doc: DOC,
+    },
+    section: 40,
+    rank: 80,
+    check: Some(check),
+    appendix: None,
 };
 use crate::check::facts::Instance;
 use crate::check::rbac::resolve::Sample;
@@ -15,7 +32,8 @@ use crate::plan::rbac::READ;
 use kubernetes::diagnostic::KeyPath;
 
 /// Checks R4 on the roles, the tenant roles and the operator's grants.
-pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let (context, grants) = (inputs.context, inputs.grants);
     events_in_custom_resource_role(grants, findings);
     tenant_roles(context, grants, findings);
     operator_grants(grants, findings);
@@ -67,7 +85,7 @@ fn custom_resource_grant(
         format!(" (only through {}, one namespace each)", through.join(", "))
     };
     findings.report(
-        Invariant::R4,
+        Invariant::CustomResources,
         instance.buildd,
         &service_account_path(),
         format!(
@@ -83,7 +101,7 @@ fn events_in_custom_resource_role(grants: &Grants<'_>, findings: &mut Findings<'
     for (role, r, rule) in grants.role_rules() {
         if role.cluster && role.grants_custom && names_events(rule) {
             findings.report(
-                Invariant::R4,
+                Invariant::CustomResources,
                 role.index,
                 &rule_path(r, "resources"),
                 "events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
@@ -110,7 +128,7 @@ fn tenant_roles(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findi
             // Its rules are whatever its own selectors gather, in the input
             // or in the cluster: no review can bound what tenants get.
             findings.report(
-                Invariant::R4,
+                Invariant::CustomResources,
                 role.index,
                 &KeyPath::dotted("aggregationRule"),
                 format!(
@@ -135,7 +153,7 @@ fn tenant_roles(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findi
                 format!("{} beyond the custom resources", rule.resources.join(", "))
             };
             findings.report(
-                Invariant::R4,
+                Invariant::CustomResources,
                 role.index,
                 &KeyPath::root().key("rules").index(r),
                 format!(
@@ -182,7 +200,7 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                     if !allowed {
                         let (object, path) = rbac.site(id, rule_path(r, "resources"));
                         findings.report(
-                            Invariant::R4,
+                            Invariant::CustomResources,
                             object,
                             &path,
                             format!(
@@ -197,7 +215,7 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
             if !rule.urls.is_empty() {
                 let (object, path) = rbac.site(id, rule_path(r, "nonResourceURLs"));
                 findings.report(
-                    Invariant::R4,
+                    Invariant::CustomResources,
                     object,
                     &path,
                     format!(

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use serde_json::Value as Json;
 
-use super::namespaces::{ClassedNamespace, classed};
+use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::facts::namespace_of;
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
@@ -22,6 +22,23 @@ use kubernetes::diagnostic::KeyPath;
 use kubernetes::pod_security::{
     Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, as_created, carried_pod, evaluate,
     evaluate_waiving, joined,
+};
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// T3: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "T3",
+            title: "Pod Security: what the cluster enforces and what the trust class demands",
+            help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+            example: "T3 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].ports[0].hostPort: Pod Security control \"Host Ports\": hostPort (container \"gateway\" uses hostPort 8443); namespace buildkit-operator enforces Pod Security restricted:latest, which refuses the pod; and the operator class in buildkit-operator demands Pod Security restricted",
+        doc: DOC,
+    },
+    section: 90,
+    rank: 130,
+    check: Some(check),
+    appendix: Some(kubernetes::pod_security::reference),
 };
 
 /// The checks the builds class waives, and only these: what rootless
@@ -112,7 +129,8 @@ fn runs_buildkit(object: &Json) -> bool {
 }
 
 /// Checks T3 and ROOTFS on the Namespaces and on every pod.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
     for namespace in classed(context) {
         levels(&namespace, findings);
     }
@@ -263,7 +281,7 @@ fn verdicts(
         }
         let v = &b.violation;
         findings.report(
-            Invariant::T3,
+            Invariant::PodSecurity,
             pod.index,
             &pod.at.of(&v.path),
             format!(
@@ -429,7 +447,7 @@ fn levels(namespace: &ClassedNamespace<'_>, findings: &mut Findings<'_>) {
         let level = labels[&key].as_str().unwrap_or("(unset)");
         if level != class.pod_security() {
             findings.report(
-                Invariant::T3,
+                Invariant::PodSecurity,
                 namespace.index,
                 &KeyPath::dotted("metadata.labels").key(key),
                 format!(

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value as Json;
 
 use crate::check::facts::Instance;
-use crate::check::rbac::resolve::{Cluster, GRANT_BUDGET, Rbac, Reach, Rule};
+use crate::check::rbac::resolve::{Cluster, GRANT_BUDGET, PolicyRule, Rbac, Reach};
 use crate::check::rbac::{Scope, Subject};
 use crate::check::{Class, Context};
 use crate::plan::adr;
@@ -18,7 +18,7 @@ use crate::plan::rbac::AGGREGATE_TO;
 use kubernetes::diagnostic::KeyPath;
 
 /// A role as the role-level rules see it, whoever it is bound to.
-pub(super) struct RoleView<'a> {
+pub(in crate::check::rules) struct RoleView<'a> {
     /// The role's object index.
     pub index: usize,
     /// Whether it is a ClusterRole.
@@ -55,7 +55,7 @@ impl RoleView<'_> {
 }
 
 /// The RBAC of one check run, read once for every rule.
-pub(super) struct Grants<'a> {
+pub(in crate::check::rules) struct Grants<'a> {
     /// The roles and bindings, resolved.
     pub rbac: Rbac,
     /// Each role, by role id.
@@ -104,7 +104,7 @@ impl<'a> Grants<'a> {
 
     /// Every rule of every role of the operator's, in input order: (role,
     /// rule index, rule).
-    pub fn role_rules(&self) -> impl Iterator<Item = (&RoleView<'a>, usize, &Rule)> {
+    pub fn role_rules(&self) -> impl Iterator<Item = (&RoleView<'a>, usize, &PolicyRule)> {
         self.all_role_rules().filter(|(role, _, _)| role.in_scope)
     }
 
@@ -115,7 +115,7 @@ impl<'a> Grants<'a> {
     pub fn default_role_rules(
         &self,
         context: &Context<'_>,
-    ) -> Vec<(&crate::check::rbac::resolve::Binding, &Rule)> {
+    ) -> Vec<(&crate::check::rbac::resolve::Binding, &PolicyRule)> {
         let rbac = &self.rbac;
         let mut found = Vec::new();
         // Each default role's sources once, under one budget for the run.
@@ -136,7 +136,7 @@ impl<'a> Grants<'a> {
     }
 
     /// Every rule of every role, the operator's or not, in input order.
-    pub fn all_role_rules(&self) -> impl Iterator<Item = (&RoleView<'a>, usize, &Rule)> {
+    pub fn all_role_rules(&self) -> impl Iterator<Item = (&RoleView<'a>, usize, &PolicyRule)> {
         self.roles.iter().enumerate().flat_map(|(id, role)| {
             self.rbac.own[id]
                 .iter()
@@ -170,7 +170,9 @@ fn role_view<'a>(
 /// The fields of `rule` that hold a wildcard (`*` in any entry), in the
 /// order a rule is written: R5 reports them in the operator's roles, GRANT
 /// in every other role.
-pub(super) fn wildcard_fields(rule: &Rule) -> impl Iterator<Item = &'static str> + '_ {
+pub(in crate::check::rules) fn wildcard_fields(
+    rule: &PolicyRule,
+) -> impl Iterator<Item = &'static str> + '_ {
     [
         ("apiGroups", &rule.groups),
         ("resources", &rule.resources),
@@ -185,7 +187,7 @@ pub(super) fn wildcard_fields(rule: &Rule) -> impl Iterator<Item = &'static str>
 /// The built-in roles (`view`, `edit`, `admin`) a ClusterRole `object`
 /// aggregates into by its `rbac.authorization.k8s.io/aggregate-to-*`
 /// labels set to `"true"`.
-pub(super) fn aggregated_into(object: &Json) -> Vec<&str> {
+pub(in crate::check::rules) fn aggregated_into(object: &Json) -> Vec<&str> {
     object["metadata"]["labels"]
         .as_object()
         .into_iter()
@@ -196,12 +198,12 @@ pub(super) fn aggregated_into(object: &Json) -> Vec<&str> {
 }
 
 /// `rules[r].<field>`.
-pub(super) fn rule_path(r: usize, field: &str) -> KeyPath {
+pub(in crate::check::rules) fn rule_path(r: usize, field: &str) -> KeyPath {
     KeyPath::root().key("rules").index(r).key(field)
 }
 
 /// Whether `rule` names `wanted` (or a subresource of it), or every resource.
-pub(super) fn names(rule: &Rule, wanted: &str) -> bool {
+pub(in crate::check::rules) fn names(rule: &PolicyRule, wanted: &str) -> bool {
     rule.resources.iter().any(|r| {
         let base = r.split('/').next().unwrap_or_default();
         base == wanted || base == "*"
@@ -209,12 +211,12 @@ pub(super) fn names(rule: &Rule, wanted: &str) -> bool {
 }
 
 /// Whether `group` serves events: the core group, `events.k8s.io`, or `*`.
-pub(super) fn is_events_group(group: &str) -> bool {
+pub(in crate::check::rules) fn is_events_group(group: &str) -> bool {
     group == adr::EVENTS.group || group == adr::EVENTS_API_GROUP || group == "*"
 }
 
 /// Whether `rule` names events in a group that serves them.
-pub(super) fn names_events(rule: &Rule) -> bool {
+pub(in crate::check::rules) fn names_events(rule: &PolicyRule) -> bool {
     rule.groups.iter().any(|g| is_events_group(g)) && names(rule, adr::EVENTS.resource)
 }
 
@@ -233,7 +235,7 @@ fn crd_field(context: &Context<'_>, pointer: &str) -> BTreeSet<String> {
 }
 
 /// What a rule grants that the rules on grants ask about, as flags.
-pub(super) mod flag {
+pub(in crate::check::rules) mod flag {
     /// Events in any group that records them (R1 through a RoleBinding).
     pub const EVENTS: u32 = 1;
     /// Verb `i` of `adr::EVENT_VERBS` on core events, unrestricted by name.
@@ -255,7 +257,7 @@ pub(super) mod flag {
     }
 }
 
-fn rule_flags(rule: &Rule) -> u32 {
+fn rule_flags(rule: &PolicyRule) -> u32 {
     let mut flags = 0;
     let unnamed = rule.names.is_empty();
     let events = adr::EVENTS.resource;
@@ -304,7 +306,7 @@ fn rule_flags(rule: &Rule) -> u32 {
 /// namespace group and for every account, so each buildd looks up its own
 /// in constant time however many bindings and instances there are.
 #[derive(Default)]
-pub(super) struct Held {
+pub(in crate::check::rules) struct Held {
     /// By (namespace, account): flags bound cluster-wide, flags bound in
     /// the account's namespace, and the roles bound there.
     accounts: HashMap<(String, String), Holding>,
@@ -318,7 +320,7 @@ pub(super) struct Held {
 
 /// What some ServiceAccounts are given.
 #[derive(Default)]
-pub(super) struct Holding {
+pub(in crate::check::rules) struct Holding {
     cluster: u32,
     here: u32,
     /// The roles bound in the accounts' namespace.
@@ -403,7 +405,7 @@ impl Held {
 
 /// What one buildd's ServiceAccount holds (R1 and R3 each ask it; a few
 /// lookups, so each rule asks rather than sharing a table).
-pub(super) struct BuilddGrants<'h> {
+pub(in crate::check::rules) struct BuilddGrants<'h> {
     /// Flags bound cluster-wide.
     pub cluster: u32,
     /// Flags bound in its own namespace.
@@ -414,7 +416,7 @@ pub(super) struct BuilddGrants<'h> {
 }
 
 /// buildd's ServiceAccount of `instance`, as a subject.
-pub(super) fn buildd_subject(instance: &Instance) -> Subject {
+pub(in crate::check::rules) fn buildd_subject(instance: &Instance) -> Subject {
     Subject {
         kind: "ServiceAccount".to_owned(),
         namespace: Some(instance.operator.clone()),
@@ -423,13 +425,13 @@ pub(super) fn buildd_subject(instance: &Instance) -> Subject {
 }
 
 /// The path of buildd's ServiceAccount in its Deployment.
-pub(super) fn service_account_path() -> KeyPath {
+pub(in crate::check::rules) fn service_account_path() -> KeyPath {
     KeyPath::dotted("spec.template.spec.serviceAccountName")
 }
 
 /// The operator instances, counted by where they create their daemons.
 #[derive(Default)]
-pub(super) struct Daemons<'a> {
+pub(in crate::check::rules) struct Daemons<'a> {
     /// How many.
     pub instances: usize,
     with_builds: usize,
@@ -460,7 +462,7 @@ impl<'a> Daemons<'a> {
 /// The instances a subject's grants reach: all of them, per operator
 /// namespace.
 #[derive(Default)]
-pub(super) struct Reached<'a> {
+pub(in crate::check::rules) struct Reached<'a> {
     all: Daemons<'a>,
     by_operator: HashMap<&'a str, Daemons<'a>>,
 }
