@@ -40,17 +40,15 @@ pub use rules::Invariant;
 /// [`Diagnostic::to_json`] writes it.
 #[derive(Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
-    /// The broken invariants, in object install order, then invariant: each
-    /// a [`Diagnostic`] with the invariant's
-    /// [`Rule`](kubernetes::diagnostic::Rule) and a
-    /// [`Subject`] (the object, its template, the template line for a render
-    /// of this run).
+    // Each finding is a `Diagnostic` with the invariant's `Rule` and a
+    // `Subject` (the object, its template, the template line for a render
+    // of this run); each info line one of severity `Note` about a subject
+    // (`Namespace buildkit-builds`): not a finding (the exit code stays 0),
+    // but never silent. (Plain comments: the field docs are the JSON
+    // schema's descriptions.)
+    /// The broken invariants, in object install order, then invariant.
     pub findings: Vec<Diagnostic>,
-    /// What could not be verified because the input does not show it: each a
-    /// [`Diagnostic`] of severity
-    /// [`Note`](kubernetes::diagnostic::Severity::Note) about a subject
-    /// (`Namespace buildkit-builds`), not a finding (the exit code stays 0),
-    /// but never silent.
+    /// What could not be verified, by subject, then message.
     pub info: Vec<Diagnostic>,
 }
 /// The trust class of a namespace, as the checks see it.
