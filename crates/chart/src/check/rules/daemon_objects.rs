@@ -14,9 +14,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "R6",
-            title: "Daemon objects and secrets only in the builds namespace",
-            help: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else, through a cluster default role (`edit`, `admin`, `cluster-admin`) that the operator's binding grants neither (reported at the binding's `roleRef`).",
-            example: "R6 Role buildkit-operator/buildkit-operator rules[0].resources: secrets granted in namespace buildkit-operator; secrets are granted only in the builds namespace",
+        title: "Daemon objects and secrets only in the builds namespace",
+        help: "ADR-0006: the build daemons' StatefulSets, Services, ConfigMaps, claims and certificates, and secrets above all, are granted to buildd only by a Role in the builds namespace, the untrusted blast radius. Secrets are granted nowhere else, through a cluster default role (`edit`, `admin`, `cluster-admin`) that the operator's binding grants neither (reported at the binding's `roleRef`).",
+        example: "R6 Role buildkit-operator/buildkit-operator rules[0].resources: secrets granted in namespace buildkit-operator; secrets are granted only in the builds namespace",
         doc: DOC,
     },
     section: 60,

@@ -12,9 +12,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "T1",
-            title: "Distinct namespaces, none reserved",
-            help: "ADR-0006: each trust class has a namespace of its own, and none is `default`, `kube-system`, `kube-public` or `kube-node-lease` (ADR-0006 rejected Kata in kube-system). A namespace that the manifests put in two classes (buildd's own namespace as its builds namespace, say) is a finding.",
-            example: "T1 Namespace kube-system metadata.name: the system class lives in the reserved namespace kube-system",
+        title: "Distinct namespaces, none reserved",
+        help: "ADR-0006: each trust class has a namespace of its own, and none is `default`, `kube-system`, `kube-public` or `kube-node-lease` (ADR-0006 rejected Kata in kube-system). A namespace that the manifests put in two classes (buildd's own namespace as its builds namespace, say) is a finding.",
+        example: "T1 Namespace kube-system metadata.name: the system class lives in the reserved namespace kube-system",
         doc: DOC,
     },
     section: 70,

@@ -12,9 +12,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "R2",
-            title: "No role reads, updates or deletes events",
-            help: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding; a cluster default role (`view`, `edit`, `admin`, `cluster-admin`, …) that the operator's binding grants is judged by its rules, the finding at the binding's `roleRef`.",
-            example: "R2 ClusterRole buildkit-operator-events rules[0].verbs: grants get, watch on events; events are write-only: create and patch (ADR-2647)",
+        title: "No role reads, updates or deletes events",
+        help: "ADR-2647: the events grant stays write-only: the operator cannot read, list, watch, update or delete events anywhere. Any verb on events besides create and patch, in any role, is a finding; a cluster default role (`view`, `edit`, `admin`, `cluster-admin`, …) that the operator's binding grants is judged by its rules, the finding at the binding's `roleRef`.",
+        example: "R2 ClusterRole buildkit-operator-events rules[0].verbs: grants get, watch on events; events are write-only: create and patch (ADR-2647)",
         doc: DOC,
     },
     section: 20,

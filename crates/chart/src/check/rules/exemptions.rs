@@ -17,9 +17,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "T4",
-            title: "Policy exemptions by trust class",
-            help: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation, on `kyverno-exemptions.yaml` when the input has it, and on every Kyverno `PolicyException` (`kyverno.io/v2`, `v2beta1`) in the input, an exemption like any other: one whose match includes the operator namespace (by name, a wildcard, a namespace selector, or no namespace restriction at all) is a finding, and so is one that exempts the builds or system namespace from a policy its class does not need (the policy names are read from the Namespaces' annotation, else chartgen's defaults).",
-            example: "T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it",
+        title: "Policy exemptions by trust class",
+        help: "ADR-0006: least privilege per namespace: the operator namespace carries no exemption, the builds namespace the security-context policy's, the system namespace that and the host-path policy's. Checked on chartgen's `buildkit-operator.dev/policy-exemptions` annotation, on `kyverno-exemptions.yaml` when the input has it, and on every Kyverno `PolicyException` (`kyverno.io/v2`, `v2beta1`) in the input, an exemption like any other: one whose match includes the operator namespace (by name, a wildcard, a namespace selector, or no namespace restriction at all) is a finding, and so is one that exempts the builds or system namespace from a policy its class does not need (the policy names are read from the Namespaces' annotation, else chartgen's defaults).",
+        example: "T4 Namespace buildkit-system metadata.name: the exemptions artifact does not exclude buildkit-system for disallowHostPath, but the system class needs it",
         doc: DOC,
     },
     section: 110,

@@ -9,9 +9,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "R5",
-            title: "No wildcards",
-            help: "Every grant of the operator's roles names its API groups, resources, verbs and non-resource URLs; `*` would grant what no review saw, including resources added to the cluster later. Another application's roles are not held to the ADRs: their wildcards are GRANT findings, so a wildcard is reported once, under one rule.",
-            example: "R5 Role buildkit-builds/buildkit-daemons rules[2].verbs: a wildcard in verbs; name what is granted",
+        title: "No wildcards",
+        help: "Every grant of the operator's roles names its API groups, resources, verbs and non-resource URLs; `*` would grant what no review saw, including resources added to the cluster later. Another application's roles are not held to the ADRs: their wildcards are GRANT findings, so a wildcard is reported once, under one rule.",
+        example: "R5 Role buildkit-builds/buildkit-daemons rules[2].verbs: a wildcard in verbs; name what is granted",
         doc: DOC,
     },
     section: 50,

@@ -7,8 +7,8 @@
 //! the Namespace, and what ADR-0006 demands of its namespace's class. A
 //! Namespace that states a Pod Security level states its class's.
 //!
-//! ROOTFS: the operator class's read-only root filesystem, hardening
-//! beyond the standards, is a rule of its own here.
+//! What the ADRs demand of a pod ([`demand_of`]) is decided here, once:
+//! ROOTFS ([`super::read_only_root`]) reads it too.
 
 use std::collections::HashMap;
 
@@ -30,9 +30,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "T3",
-            title: "Pod Security: what the cluster enforces and what the trust class demands",
-            help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
-            example: "T3 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].ports[0].hostPort: Pod Security control \"Host Ports\": hostPort (container \"gateway\" uses hostPort 8443); namespace buildkit-operator enforces Pod Security restricted:latest, which refuses the pod; and the operator class in buildkit-operator demands Pod Security restricted",
+        title: "Pod Security: what the cluster enforces and what the trust class demands",
+        help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+        example: "T3 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].ports[0].hostPort: Pod Security control \"Host Ports\": hostPort (container \"gateway\" uses hostPort 8443); namespace buildkit-operator enforces Pod Security restricted:latest, which refuses the pod; and the operator class in buildkit-operator demands Pod Security restricted",
         doc: DOC,
     },
     section: 90,
@@ -58,7 +58,7 @@ pub const ROOTLESS_RELAXED: &[&str] = &[
 
 /// What ADR-0006 demands of the pods of a namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Demand {
+pub(super) enum Demand {
     /// `restricted`, and a read-only root filesystem.
     Restricted,
     /// `restricted` but for [`ROOTLESS_RELAXED`].
@@ -71,7 +71,7 @@ enum Demand {
 
 /// Why a pod is held to its [`Demand`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Judged {
+pub(super) enum Judged {
     /// By the class of its namespace, as the input shows it.
     Class(Class),
     /// A build daemon (a buildkit image) outside the operator and builds
@@ -88,7 +88,7 @@ enum Judged {
 /// class (of no class: the strictest, the operator class's); a build
 /// daemon anywhere by the builds class; another application's objects
 /// nothing ([`Context::in_scope`]).
-fn demand_of(context: &Context<'_>, index: usize, namespace: &str) -> (Judged, Demand) {
+pub(super) fn demand_of(context: &Context<'_>, index: usize, namespace: &str) -> (Judged, Demand) {
     let judged = match context.class_of(namespace) {
         // The system namespace is the Kata plumbing's: a build daemon there
         // is still a build daemon.
@@ -128,7 +128,7 @@ fn runs_buildkit(object: &Json) -> bool {
     })
 }
 
-/// Checks T3 and ROOTFS on the Namespaces and on every pod.
+/// Checks T3 on the Namespaces and on every pod.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     let context = inputs.context;
     for namespace in classed(context) {
@@ -152,7 +152,6 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             pod: carried.pod,
         };
         verdicts(context, &namespaces, &pod, findings);
-        read_only_root(context, &pod, findings);
     }
     daemon_pod_templates(context, &namespaces, findings);
 }
@@ -331,46 +330,6 @@ fn only_on(servers: &[u32]) -> String {
     }
     let names: Vec<String> = servers.iter().map(|m| format!("1.{m}")).collect();
     format!(" (on Kubernetes {})", names.join(" and "))
-}
-
-/// ROOTFS: every container of the operator class (and of a namespace of no
-/// class, held to it) keeps its root filesystem read-only; a Windows pod,
-/// which cannot set it, is not held to it.
-fn read_only_root(context: &Context<'_>, pod: &Carried<'_>, findings: &mut Findings<'_>) {
-    let (judged, demand) = demand_of(context, pod.index, pod.namespace);
-    // A Windows pod cannot set it (the API server refuses the Linux-only
-    // field there).
-    if demand != Demand::Restricted || pod.pod.spec["os"]["name"] == "windows" {
-        return;
-    }
-    let namespace = pod.namespace;
-    let whose = match judged {
-        Judged::Class(class) => format!("the {} class in {namespace}", class.name()),
-        _ => format!("{namespace}, of no trust class, is held to the operator class's posture and"),
-    };
-    for list in ["initContainers", "containers"] {
-        for (c, container) in pod.pod.spec[list]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            if container["securityContext"]["readOnlyRootFilesystem"] != true {
-                let path = KeyPath::root()
-                    .key("spec")
-                    .key(list)
-                    .index(c)
-                    .key("securityContext")
-                    .key("readOnlyRootFilesystem");
-                findings.report(
-                    Invariant::ReadOnlyRoot,
-                    pod.index,
-                    &pod.at.of(&path),
-                    format!("readOnlyRootFilesystem is not true; {whose} does not allow it"),
-                );
-            }
-        }
-    }
 }
 
 /// The daemons' pod template: each buildd's `--daemon-pod-template` names a

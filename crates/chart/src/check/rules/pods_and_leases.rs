@@ -16,9 +16,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "R3",
-            title: "Pods and leader-election leases in the operator namespace's Role",
-            help: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. That Role names nothing but core pods and `coordination.k8s.io` leases (deployments there, or a ClusterRole a RoleBinding binds in the operator namespace that grants more, is a finding; events and secrets there are R1's and R6's). Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names; a buildd run with `--leader-elect=false` takes no Lease and needs no lease grant (without that flag, leader election is taken as on).",
-            example: "R3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd lacks get, update on lease buildkit-buildd-leader (its --leader-election-id) in buildkit-operator; the operator namespace's Role keeps pods and leases (ADR-2647)",
+        title: "Pods and leader-election leases in the operator namespace's Role",
+        help: "ADR-2647 and ADR-0006: buildd takes its leader-election Lease in the namespace it runs in, and the Role there keeps pods and leases. That Role names nothing but core pods and `coordination.k8s.io` leases (deployments there, or a ClusterRole a RoleBinding binds in the operator namespace that grants more, is a finding; events and secrets there are R1's and R6's). Leases are granted nowhere else; pods only in the operator and builds namespaces, never cluster-wide. buildd must keep get on pods, create on leases, and get and update on the Lease its `--leader-election-id` names; a buildd run with `--leader-elect=false` takes no Lease and needs no lease grant (without that flag, leader election is taken as on).",
+        example: "R3 Deployment buildkit-operator/buildkit-buildd spec.template.spec.serviceAccountName: buildkit-operator/buildkit-buildd lacks get, update on lease buildkit-buildd-leader (its --leader-election-id) in buildkit-operator; the operator namespace's Role keeps pods and leases (ADR-2647)",
         doc: DOC,
     },
     section: 30,

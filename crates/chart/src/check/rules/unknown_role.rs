@@ -11,9 +11,9 @@ use kubernetes::diagnostic::Rule;
 pub const RULE: Definition = Definition {
     rule: Rule {
         id: "ROLE",
-            title: "Every bound role is known",
-            help: "A binding's role is read from the input or, for the roles every cluster has, from chartgen's table of Kubernetes' default roles (`cluster-admin`, `admin`, `edit`, `view`, the `system:*` and controller roles; `admin`, `edit` and `view` with what the input's ClusterRoles labelled `rbac.authorization.k8s.io/aggregate-to-*` add to them): what those grant is checked like any other grant. A binding to a role that is neither grants permissions nobody can review here, and is a finding, never read as empty. So is a binding to an aggregated ClusterRole of the input (a non-empty `aggregationRule`): the aggregation controller fills it from every ClusterRole of the cluster its selectors match, other applications' included, not only from the input and the default roles.",
-            example: "ROLE ClusterRoleBinding admin roleRef: binds ClusterRole platform-superuser, which is neither in the input nor one of the cluster's default roles; its permissions cannot be checked",
+        title: "Every bound role is known",
+        help: "A binding's role is read from the input or, for the roles every cluster has, from chartgen's table of Kubernetes' default roles (`cluster-admin`, `admin`, `edit`, `view`, the `system:*` and controller roles; `admin`, `edit` and `view` with what the input's ClusterRoles labelled `rbac.authorization.k8s.io/aggregate-to-*` add to them): what those grant is checked like any other grant. A binding to a role that is neither grants permissions nobody can review here, and is a finding, never read as empty. So is a binding to an aggregated ClusterRole of the input (a non-empty `aggregationRule`): the aggregation controller fills it from every ClusterRole of the cluster its selectors match, other applications' included, not only from the input and the default roles.",
+        example: "ROLE ClusterRoleBinding admin roleRef: binds ClusterRole platform-superuser, which is neither in the input nor one of the cluster's default roles; its permissions cannot be checked",
         doc: DOC,
     },
     section: 210,
