@@ -213,3 +213,143 @@ pub fn reference() -> String {
     out.pop();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::check::{Options, render_text, run};
+    use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
+
+    /// This folder, on disk.
+    fn folder() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/check/rules")
+    }
+
+    /// The names of the files of this folder (not below it) ending in
+    /// `.{extension}`, sorted.
+    fn files(extension: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(folder())
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.is_file())
+            .filter_map(|path| path.file_name()?.to_str().map(str::to_owned))
+            .filter(|name| name.ends_with(&format!(".{extension}")))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A rule's file stem: `no_wildcards` for `Invariant::NoWildcards`.
+    fn stem(invariant: Invariant) -> String {
+        invariant.name().replace('-', "_")
+    }
+
+    /// Adding a rule is adding its file: every rule file on disk is in the
+    /// registry, so in the dispatch, and has its section in the reference
+    /// (`docs/checks.md`), in [`BY_SECTION`] order, once; and a fixture
+    /// beside it. Ids, sections and ranks are each unique (a rank shared by
+    /// two rules would order their findings by chance).
+    #[test]
+    fn every_rule_file_is_registered_and_has_its_section_and_fixture() {
+        let mut on_disk = files("rs");
+        on_disk.retain(|name| name != "mod.rs");
+        assert_eq!(FILES.to_vec(), on_disk, "the registry is the rule files");
+        let registered: Vec<String> = (Invariant::ALL.iter())
+            .map(|i| format!("{}.rs", stem(*i)))
+            .collect();
+        assert_eq!(registered, on_disk);
+        let fixtures: Vec<String> = on_disk.iter().map(|f| f.replace(".rs", ".yaml")).collect();
+        assert_eq!(
+            files("yaml"),
+            fixtures,
+            "one fixture per rule file, beside it"
+        );
+
+        let reference = reference();
+        let sections: Vec<&str> = (reference.lines())
+            .filter_map(|line| line.strip_prefix("## "))
+            .collect();
+        let ids: Vec<&str> = BY_SECTION.iter().map(|i| i.id()).collect();
+        assert_eq!(sections, ids, "a section per rule, in BY_SECTION order");
+        let in_rules: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(in_rules, ids);
+
+        let mut unique: Vec<&str> = ids.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "ids are unique");
+        for key in [|d: &Definition| d.section, |d: &Definition| d.rank] {
+            let mut keys: Vec<u16> = Invariant::ALL.iter().map(|i| key(i.definition())).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(
+                keys.len(),
+                Invariant::ALL.len(),
+                "sections and ranks are unique"
+            );
+        }
+    }
+
+    /// Each rule's text is whole: its example is a finding of its own, as
+    /// the text renderer prints it, and each finding links to its section.
+    #[test]
+    fn every_rule_is_explained_and_its_example_carries_its_id() {
+        for invariant in Invariant::ALL {
+            let rule = invariant.rule();
+            assert!(
+                rule.example.starts_with(&format!("{} ", rule.id)),
+                "{}",
+                rule.example
+            );
+            assert!(!rule.title.is_empty() && !rule.help.is_empty());
+            assert_eq!(
+                invariant.doc(),
+                format!("docs/checks.md#{}", rule.id.to_lowercase())
+            );
+        }
+    }
+
+    /// Findings of one object sort by rank: the schema's (K8S) before the
+    /// ADR rules', whose order follows the reference.
+    #[test]
+    fn findings_sort_by_rank() {
+        let ranked = by_rank();
+        let ids: Vec<&str> = ranked.iter().map(|i| i.id()).collect();
+        assert_eq!(&ids[..4], ["K8S", "KIND", "ROLE", "GRANT"]);
+        assert!(Invariant::Schema < Invariant::Api);
+        assert!(Invariant::EventsClusterWide < Invariant::NoWildcards);
+    }
+
+    /// Every rule is dispatched and reports its own fixture (`<file>.yaml`
+    /// beside it): `check` on the fixture finds that rule's breaks, and
+    /// only those; the findings and notes are the snapshot
+    /// (`snapshots/`).
+    #[test]
+    fn every_rule_reports_its_fixture_and_nothing_else() {
+        let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+        let options = Options {
+            schemas: &schemas,
+            extra_crds: &[],
+        };
+        for invariant in Invariant::ALL {
+            let name = format!("{}.yaml", stem(invariant));
+            let text = std::fs::read_to_string(folder().join(&name))
+                .unwrap_or_else(|e| panic!("rule {} has no fixture {name}: {e}", invariant.id()));
+            let set = kubernetes::input::parse(&name, &text).unwrap();
+            let report = run(&set.manifests, &set.exemptions, &options);
+            assert!(!report.findings.is_empty(), "{name}: no finding");
+            for finding in &report.findings {
+                assert_eq!(
+                    finding.id(),
+                    Some(invariant.id()),
+                    "{name}: {}",
+                    finding.render()
+                );
+            }
+            let text = render_text(&report.findings, &report.info, set.manifests.len());
+            insta::assert_snapshot!(stem(invariant), text);
+        }
+    }
+}
