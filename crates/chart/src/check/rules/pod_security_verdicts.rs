@@ -280,7 +280,7 @@ fn verdicts(
         }
         let v = &b.violation;
         findings.report(
-            Invariant::PodSecurity,
+            Invariant::PodSecurityVerdicts,
             pod.index,
             &pod.at.of(&v.path),
             format!(
@@ -406,7 +406,7 @@ fn levels(namespace: &ClassedNamespace<'_>, findings: &mut Findings<'_>) {
         let level = labels[&key].as_str().unwrap_or("(unset)");
         if level != class.pod_security() {
             findings.report(
-                Invariant::PodSecurity,
+                Invariant::PodSecurityVerdicts,
                 namespace.index,
                 &KeyPath::dotted("metadata.labels").key(key),
                 format!(

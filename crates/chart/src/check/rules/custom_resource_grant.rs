@@ -85,7 +85,7 @@ fn custom_resource_grant(
         format!(" (only through {}, one namespace each)", through.join(", "))
     };
     findings.report(
-        Invariant::CustomResources,
+        Invariant::CustomResourceGrant,
         instance.buildd,
         &service_account_path(),
         format!(
@@ -101,7 +101,7 @@ fn events_in_custom_resource_role(grants: &Grants<'_>, findings: &mut Findings<'
     for (role, r, rule) in grants.role_rules() {
         if role.cluster && role.grants_custom && names_events(rule) {
             findings.report(
-                Invariant::CustomResources,
+                Invariant::CustomResourceGrant,
                 role.index,
                 &rule_path(r, "resources"),
                 "events in the custom-resource ClusterRole; ADR-2647 keeps them in a separate write-only ClusterRole, reviewable on its own",
@@ -128,7 +128,7 @@ fn tenant_roles(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findi
             // Its rules are whatever its own selectors gather, in the input
             // or in the cluster: no review can bound what tenants get.
             findings.report(
-                Invariant::CustomResources,
+                Invariant::CustomResourceGrant,
                 role.index,
                 &KeyPath::dotted("aggregationRule"),
                 format!(
@@ -153,7 +153,7 @@ fn tenant_roles(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findi
                 format!("{} beyond the custom resources", rule.resources.join(", "))
             };
             findings.report(
-                Invariant::CustomResources,
+                Invariant::CustomResourceGrant,
                 role.index,
                 &KeyPath::root().key("rules").index(r),
                 format!(
@@ -200,7 +200,7 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
                     if !allowed {
                         let (object, path) = rbac.site(id, rule_path(r, "resources"));
                         findings.report(
-                            Invariant::CustomResources,
+                            Invariant::CustomResourceGrant,
                             object,
                             &path,
                             format!(
@@ -215,7 +215,7 @@ fn operator_grants(grants: &Grants<'_>, findings: &mut Findings<'_>) {
             if !rule.urls.is_empty() {
                 let (object, path) = rbac.site(id, rule_path(r, "nonResourceURLs"));
                 findings.report(
-                    Invariant::CustomResources,
+                    Invariant::CustomResourceGrant,
                     object,
                     &path,
                     format!(
