@@ -222,7 +222,7 @@ impl ClusterGrant<KataNodePlumbing> for RuntimeClasses {}
 /// One rule, in the shape of a Kubernetes PolicyRule.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Rule {
+pub struct PolicyRule {
     api_groups: Vec<&'static str>,
     resources: Vec<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -230,12 +230,12 @@ pub struct Rule {
     verbs: Vec<Verb>,
 }
 
-impl Rule {
+impl PolicyRule {
     fn new<R: ApiResource>(verbs: &[Verb], names: &[&str]) -> Self {
         let mut verbs = verbs.to_vec();
         verbs.sort();
         verbs.dedup();
-        Rule {
+        PolicyRule {
             api_groups: vec![R::GROUP],
             resources: vec![R::RESOURCE],
             resource_names: names.iter().map(|n| (*n).to_owned()).collect(),
@@ -249,7 +249,7 @@ impl Rule {
 pub struct Role<C: TrustClass> {
     name: String,
     namespace: Namespace<C>,
-    rules: Vec<Rule>,
+    rules: Vec<PolicyRule>,
 }
 
 impl<C: TrustClass> Role<C> {
@@ -264,7 +264,7 @@ impl<C: TrustClass> Role<C> {
 
     /// Grants `verbs` on every `R` in the namespace.
     pub fn grant<R: NamespacedGrant<C>>(mut self, verbs: &[Verb]) -> Self {
-        self.rules.push(Rule::new::<R>(verbs, &[]));
+        self.rules.push(PolicyRule::new::<R>(verbs, &[]));
         self
     }
 
@@ -278,12 +278,12 @@ impl<C: TrustClass> Role<C> {
     ) -> Self {
         assert!(!names.is_empty(), "a rule restricted by name names one");
         let verbs: Vec<Verb> = verbs.iter().map(|v| v.verb()).collect();
-        self.rules.push(Rule::new::<R>(&verbs, names));
+        self.rules.push(PolicyRule::new::<R>(&verbs, names));
         self
     }
 
     /// The rules, in grant order.
-    pub fn rules(&self) -> &[Rule] {
+    pub fn rules(&self) -> &[PolicyRule] {
         &self.rules
     }
 }
@@ -293,7 +293,7 @@ impl<C: TrustClass> Role<C> {
 #[serde(rename_all = "camelCase")]
 pub struct ClusterRole<P: ClusterPurpose> {
     name: String,
-    rules: Vec<Rule>,
+    rules: Vec<PolicyRule>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     aggregate_to: Vec<&'static str>,
     #[serde(skip)]
@@ -318,7 +318,7 @@ impl<P: ClusterPurpose> ClusterRole<P> {
 
     /// Grants `verbs` on every `R` in the cluster.
     pub fn grant<R: ClusterGrant<P>>(mut self, verbs: &[Verb]) -> Self {
-        self.rules.push(Rule::new::<R>(verbs, &[]));
+        self.rules.push(PolicyRule::new::<R>(verbs, &[]));
         self
     }
 }
@@ -337,7 +337,7 @@ impl ClusterRole<TenantReader> {
 #[derive(Debug, Serialize)]
 pub struct EventsClusterRole {
     name: String,
-    rules: Vec<Rule>,
+    rules: Vec<PolicyRule>,
 }
 
 impl EventsClusterRole {
@@ -346,7 +346,7 @@ impl EventsClusterRole {
         let verbs = EVENT_VERBS.to_vec();
         EventsClusterRole {
             name: name.into(),
-            rules: vec![Rule {
+            rules: vec![PolicyRule {
                 api_groups: vec![Events::GROUP],
                 resources: vec![Events::RESOURCE],
                 resource_names: Vec::new(),
