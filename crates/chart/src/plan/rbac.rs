@@ -219,10 +219,11 @@ impl ClusterGrant<KataNodePlumbing> for NodesProxy {}
 impl ClusterGrant<KataNodePlumbing> for DaemonSets {}
 impl ClusterGrant<KataNodePlumbing> for RuntimeClasses {}
 
-/// One rule, in the shape of a Kubernetes PolicyRule.
+/// One rule of a role the plan writes, in the shape of a Kubernetes
+/// PolicyRule (what `check` reads back is `kubernetes::rbac::PolicyRule`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PolicyRule {
+pub struct PlannedRule {
     api_groups: Vec<&'static str>,
     resources: Vec<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -230,12 +231,12 @@ pub struct PolicyRule {
     verbs: Vec<Verb>,
 }
 
-impl PolicyRule {
+impl PlannedRule {
     fn new<R: ApiResource>(verbs: &[Verb], names: &[&str]) -> Self {
         let mut verbs = verbs.to_vec();
         verbs.sort();
         verbs.dedup();
-        PolicyRule {
+        PlannedRule {
             api_groups: vec![R::GROUP],
             resources: vec![R::RESOURCE],
             resource_names: names.iter().map(|n| (*n).to_owned()).collect(),
@@ -249,7 +250,7 @@ impl PolicyRule {
 pub struct Role<C: TrustClass> {
     name: String,
     namespace: Namespace<C>,
-    rules: Vec<PolicyRule>,
+    rules: Vec<PlannedRule>,
 }
 
 impl<C: TrustClass> Role<C> {
@@ -264,7 +265,7 @@ impl<C: TrustClass> Role<C> {
 
     /// Grants `verbs` on every `R` in the namespace.
     pub fn grant<R: NamespacedGrant<C>>(mut self, verbs: &[Verb]) -> Self {
-        self.rules.push(PolicyRule::new::<R>(verbs, &[]));
+        self.rules.push(PlannedRule::new::<R>(verbs, &[]));
         self
     }
 
@@ -278,12 +279,12 @@ impl<C: TrustClass> Role<C> {
     ) -> Self {
         assert!(!names.is_empty(), "a rule restricted by name names one");
         let verbs: Vec<Verb> = verbs.iter().map(|v| v.verb()).collect();
-        self.rules.push(PolicyRule::new::<R>(&verbs, names));
+        self.rules.push(PlannedRule::new::<R>(&verbs, names));
         self
     }
 
     /// The rules, in grant order.
-    pub fn rules(&self) -> &[PolicyRule] {
+    pub fn rules(&self) -> &[PlannedRule] {
         &self.rules
     }
 }
@@ -293,7 +294,7 @@ impl<C: TrustClass> Role<C> {
 #[serde(rename_all = "camelCase")]
 pub struct ClusterRole<P: ClusterPurpose> {
     name: String,
-    rules: Vec<PolicyRule>,
+    rules: Vec<PlannedRule>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     aggregate_to: Vec<&'static str>,
     #[serde(skip)]
@@ -318,7 +319,7 @@ impl<P: ClusterPurpose> ClusterRole<P> {
 
     /// Grants `verbs` on every `R` in the cluster.
     pub fn grant<R: ClusterGrant<P>>(mut self, verbs: &[Verb]) -> Self {
-        self.rules.push(PolicyRule::new::<R>(verbs, &[]));
+        self.rules.push(PlannedRule::new::<R>(verbs, &[]));
         self
     }
 }
@@ -337,7 +338,7 @@ impl ClusterRole<TenantReader> {
 #[derive(Debug, Serialize)]
 pub struct EventsClusterRole {
     name: String,
-    rules: Vec<PolicyRule>,
+    rules: Vec<PlannedRule>,
 }
 
 impl EventsClusterRole {
@@ -346,7 +347,7 @@ impl EventsClusterRole {
         let verbs = EVENT_VERBS.to_vec();
         EventsClusterRole {
             name: name.into(),
-            rules: vec![PolicyRule {
+            rules: vec![PlannedRule {
                 api_groups: vec![Events::GROUP],
                 resources: vec![Events::RESOURCE],
                 resource_names: Vec::new(),
