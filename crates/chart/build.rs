@@ -116,7 +116,8 @@ fn camel(stem: &str) -> String {
         .collect()
 }
 
-/// The first sentence of a file's `//!` text, on one line.
+/// The first sentence of a file's `//!` text, on one line, its links
+/// plain code (they name items from the file's module, not the registry's).
 fn first_sentence(text: &str) -> String {
     let doc: Vec<&str> = text
         .lines()
@@ -124,7 +125,7 @@ fn first_sentence(text: &str) -> String {
         .map(str::trim)
         .take_while(|line| !line.is_empty())
         .collect();
-    let doc = doc.join(" ");
+    let doc = doc.join(" ").replace("[`", "`").replace("`]", "`");
     match doc.find(". ") {
         Some(end) => doc[..=end].to_owned(),
         None => doc,

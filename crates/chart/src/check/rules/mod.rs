@@ -7,13 +7,22 @@
 //! named by the file: `no_wildcards.rs` is `Invariant::NoWildcards`, its
 //! printed id `R5` its `RULE`'s), and each variant's definition. So the
 //! dispatch ([`check`]) and the reference (`docs/checks.md`,
-//! [`reference`], which every finding's `doc` field links to) are derived
+//! [`reference()`], which every finding's `doc` field links to) are derived
 //! from the files: adding a rule means adding its file, and its fixture
 //! beside it (`<file>.yaml`, checked by a test that snapshots its
 //! findings).
 //!
+//! To add a rule: write `<name>.rs` here, with `pub const RULE:
+//! Definition` (an id, a `section` and a `rank` no other rule has) and its
+//! `fn check(inputs: &Inputs, findings: &mut Findings)`; write `<name>.yaml`
+//! beside it, a fixture that breaks the rule and nothing else; accept its
+//! snapshot (`INSTA_UPDATE=always cargo test -p buildkit-chart --lib
+//! check::rules`, then read it) and regenerate the reference (`cargo run -q
+//! -- docs checks > docs/checks.md`). The tests below fail until each is
+//! done.
+//!
 //! What the rules share lives in `shared/`, which is no rule: the RBAC
-//! rules read one [`Grants`](shared::grants::Grants), built once per run
+//! rules read one `shared::grants::Grants`, built once per run
 //! (the resolved roles and bindings, [`crate::check::rbac`], and what the
 //! bindings give each ServiceAccount); the topology rules read the
 //! [`crate::check::facts`] of the context; `shared::info` says what the
