@@ -15,7 +15,9 @@
 //! To add a rule: write `<name>.rs` here, with `pub const RULE:
 //! Definition` (an id, a `section` and a `rank` no other rule has) and its
 //! `fn check(inputs: &Inputs, findings: &mut Findings)`; write `<name>.yaml`
-//! beside it, a fixture that breaks the rule and nothing else; accept its
+//! beside it, a fixture that breaks the rule and nothing else (alone, or,
+//! under a `# Over shared/release.yaml` header, as the objects that change
+//! the passing release of `shared/release.yaml`); accept its
 //! snapshot (`INSTA_UPDATE=always cargo test -p buildkit-chart --lib
 //! check::rules`, then read it) and regenerate the reference (`cargo run -q
 //! -- docs checks > docs/checks.md`). The tests below fail until each is
@@ -250,6 +252,54 @@ mod tests {
         names
     }
 
+    /// The header line of a fixture that changes the release of
+    /// `shared/release.yaml` rather than standing alone.
+    const OVER: &str = "# Over shared/release.yaml";
+
+    /// The objects a fixture means: its own, or, when it says it is
+    /// [`OVER`] the release, the release's with each of the fixture's in
+    /// place of the release's object of its identity (kind, namespace,
+    /// name), or after them when the release has none.
+    fn fixture(name: &str) -> kubernetes::input::ManifestSet {
+        let text = std::fs::read_to_string(folder().join(name))
+            .unwrap_or_else(|e| panic!("no fixture {name}: {e}"));
+        let own = kubernetes::input::parse(name, &text).unwrap();
+        if !text
+            .lines()
+            .take_while(|l| l.starts_with('#'))
+            .any(|l| l.starts_with(OVER))
+        {
+            return own;
+        }
+        let release = "shared/release.yaml";
+        let base = std::fs::read_to_string(folder().join(release)).unwrap();
+        let mut set = kubernetes::input::parse(release, &base).unwrap();
+        for manifest in own.manifests {
+            match set.manifests.iter().position(|m| m.id == manifest.id) {
+                Some(at) => set.manifests[at] = manifest,
+                None => set.manifests.push(manifest),
+            }
+        }
+        set
+    }
+
+    /// The release the overlay fixtures change passes `check`: each
+    /// fixture's findings are its own changes'.
+    #[test]
+    fn the_fixtures_release_passes() {
+        let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+        let text = std::fs::read_to_string(folder().join("shared/release.yaml")).unwrap();
+        let set = kubernetes::input::parse("release.yaml", &text).unwrap();
+        let options = Options {
+            schemas: &schemas,
+            extra_crds: &[],
+        };
+        let report = run(&set.manifests, &set.exemptions, &options);
+        let found: Vec<String> = report.findings.iter().map(|f| f.render()).collect();
+        assert!(found.is_empty(), "{found:#?}");
+        assert!(set.manifests.len() > 10);
+    }
+
     /// A rule's file stem: `no_wildcards` for `Invariant::NoWildcards`.
     fn stem(invariant: Invariant) -> String {
         invariant.name().replace('-', "_")
@@ -332,9 +382,9 @@ mod tests {
     }
 
     /// Every rule is dispatched and reports its own fixture (`<file>.yaml`
-    /// beside it): `check` on the fixture finds that rule's breaks, and
-    /// only those; the findings and notes are the snapshot
-    /// (`snapshots/`).
+    /// beside it, alone or over the release of `shared/release.yaml`):
+    /// `check` on the fixture finds that rule's breaks, and only those; the
+    /// findings and notes are the snapshot (`snapshots/`).
     #[test]
     fn every_rule_reports_its_fixture_and_nothing_else() {
         let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
@@ -344,9 +394,7 @@ mod tests {
         };
         for invariant in Invariant::ALL {
             let name = format!("{}.yaml", stem(invariant));
-            let text = std::fs::read_to_string(folder().join(&name))
-                .unwrap_or_else(|e| panic!("rule {} has no fixture {name}: {e}", invariant.id()));
-            let set = kubernetes::input::parse(&name, &text).unwrap();
+            let set = fixture(&name);
             let report = run(&set.manifests, &set.exemptions, &options);
             assert!(!report.findings.is_empty(), "{name}: no finding");
             for finding in &report.findings {
