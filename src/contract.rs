@@ -116,7 +116,7 @@ pub fn schema(output: Output) -> Json {
     let settings = schemars::generate::SchemaSettings::draft2020_12().for_serialize();
     let generator = settings.into_generator();
     let root = match output {
-        Output::Check => generator.into_root_schema_for::<chart::check::Report>(),
+        Output::Check => generator.into_root_schema_for::<chart::check::CheckReport>(),
         Output::Rbac => generator.into_root_schema_for::<RbacOutput>(),
         Output::Diff => generator.into_root_schema_for::<kubernetes::diff::Diff>(),
         Output::Validate => generator.into_root_schema_for::<ValidateOutput>(),

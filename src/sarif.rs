@@ -28,7 +28,7 @@ use std::path::{Component, Path, PathBuf};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_encode};
 use serde_json::{Value as Json, json};
 
-use chart::check::Report;
+use chart::check::CheckReport;
 use chart::check::rules::RULES;
 use kubernetes::diagnostic::{Diagnostic, Location, Rule, printable};
 
@@ -53,7 +53,7 @@ pub type RealPath<'a> = &'a dyn Fn(&str) -> Option<PathBuf>;
 /// them is an artifact, its URI made of the file's real path (`real`),
 /// byte for byte, not of the escaped name messages show; `cwd` is the
 /// directory relative paths start from.
-pub fn log(report: &Report, local: &[&str], cwd: Option<&Path>, real: RealPath<'_>) -> Json {
+pub fn log(report: &CheckReport, local: &[&str], cwd: Option<&Path>, real: RealPath<'_>) -> Json {
     let results: Vec<Json> = report
         .findings
         .iter()
@@ -82,7 +82,7 @@ pub fn log(report: &Report, local: &[&str], cwd: Option<&Path>, real: RealPath<'
 
 /// chartgen and every rule of `check`.
 fn driver() -> Json {
-    let rules: Vec<Json> = RULES.iter().map(rule).collect();
+    let rules: Vec<Json> = RULES.iter().copied().map(rule).collect();
     json!({
         "name": "chartgen",
         "version": env!("CARGO_PKG_VERSION"),
@@ -257,7 +257,7 @@ mod tests {
             rendered_at: None,
         };
         let path = KeyPath::root().key("rules").index(0);
-        Diagnostic::finding(&RULES[0], subject, origin, path, "bad\nline")
+        Diagnostic::finding(RULES[0], subject, origin, path, "bad\nline")
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! and line, and embeds the templates (`$OUT_DIR/templates.rs`) in the
 //! library; bakes the values schema (`schema/values.schema.json`) into a
 //! table of the kubernetes crate's validator (`$OUT_DIR/values_schema.rs`)
-//! with that crate's baker.
+//! with that crate's baker; and writes the registry of the check rules
+//! (`$OUT_DIR/rules.rs`) from the rule files of `src/check/rules/`.
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +53,99 @@ fn main() {
     ) {
         eprintln!("error: the values schema cannot be baked: {error}");
         std::process::exit(1);
+    }
+    write_rules(&manifest.join("src/check/rules"), &out.join("rules.rs"));
+}
+
+/// The registry of the check rules, included by `src/check/rules/mod.rs`:
+/// every `*.rs` file of `dir` but `mod.rs` is a rule (what the rules share
+/// lives in a subfolder, which is not read). For each, a `mod` line, a
+/// variant of `Invariant` named by the file (`no_wildcards.rs`:
+/// `NoWildcards`, documented by the first sentence of the file's `//!`
+/// text), its name (`no-wildcards`) and its `RULE`; and `FILES`, the files
+/// read.
+fn write_rules(dir: &Path, target: &Path) {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    let mut rules: Vec<(String, PathBuf)> = entries
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "rs"))
+        .filter_map(|path| {
+            let stem = path.file_stem()?.to_str()?.to_owned();
+            (stem != "mod").then_some((stem, path))
+        })
+        .collect();
+    rules.sort();
+    let mut code = String::from("// Written by build.rs from the rule files; do not edit.\n\n");
+    for (stem, path) in &rules {
+        code += &format!("#[path = {:?}]\nmod {stem};\n", path.display().to_string());
+    }
+    code += "\n/// The invariant a finding breaks: one rule, one file of \
+             `src/check/rules/`, whose name it carries.\n\
+             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Invariant {\n";
+    for (stem, path) in &rules {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        code += &format!("    /// {}\n    {},\n", first_sentence(&text), camel(stem));
+    }
+    code += "}\n\nimpl Invariant {\n";
+    code += &format!(
+        "    /// Every invariant, one per rule file, by file name.\n    \
+         pub const ALL: [Invariant; {}] = [\n",
+        rules.len()
+    );
+    for (stem, _) in &rules {
+        code += &format!("        Invariant::{},\n", camel(stem));
+    }
+    code += "    ];\n\n    /// The rule's name, its file's: `no-wildcards`.\n    \
+             pub const fn name(self) -> &'static str {\n        match self {\n";
+    for (stem, _) in &rules {
+        code += &format!(
+            "            Invariant::{} => {:?},\n",
+            camel(stem),
+            stem.replace('_', "-")
+        );
+    }
+    code += "        }\n    }\n\n    /// The rule's definition: its file's `RULE`.\n    \
+             pub const fn definition(self) -> &'static Definition {\n        match self {\n";
+    for (stem, _) in &rules {
+        code += &format!("            Invariant::{} => &{stem}::RULE,\n", camel(stem));
+    }
+    code += "        }\n    }\n}\n\n/// The rule files the registry was written from, by name.\n";
+    code += &format!("pub const FILES: [&str; {}] = [\n", rules.len());
+    for (stem, _) in &rules {
+        code += &format!("    \"{stem}.rs\",\n");
+    }
+    code += "];\n";
+    std::fs::write(target, code).expect("OUT_DIR is writable");
+}
+
+/// `no_wildcards` as `NoWildcards`.
+fn camel(stem: &str) -> String {
+    stem.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or(String::new(), |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect()
+}
+
+/// The first sentence of a file's `//!` text, on one line, its links
+/// plain code (they name items from the file's module, not the registry's).
+fn first_sentence(text: &str) -> String {
+    let doc: Vec<&str> = text
+        .lines()
+        .map_while(|line| line.strip_prefix("//!"))
+        .map(str::trim)
+        .take_while(|line| !line.is_empty())
+        .collect();
+    let doc = doc.join(" ").replace("[`", "`").replace("`]", "`");
+    match doc.find(". ") {
+        Some(end) => doc[..=end].to_owned(),
+        None => doc,
     }
 }
 

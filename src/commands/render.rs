@@ -328,7 +328,7 @@ fn checked_render(inputs: &Inputs, against: Against<'_>) -> anyhow::Result<Optio
 }
 
 /// Whether the render passed its checks; if not, prints the findings.
-fn refuse_findings(output: &Output, findings: &[check::Finding]) -> bool {
+fn refuse_findings(output: &Output, findings: &[kubernetes::diagnostic::Diagnostic]) -> bool {
     if findings.is_empty() {
         return true;
     }

@@ -168,7 +168,7 @@ fn the_schema_check_catches_unknown_fields() {
 
 /// Every finding of `chartgen check` on a rendered stream: the vendored
 /// schemas, BuildProjects against the rendered CRD, RBAC and topology.
-fn check(schemas: &KubeSchemas, stream: &str) -> Vec<chart::check::Finding> {
+fn check(schemas: &KubeSchemas, stream: &str) -> Vec<kubernetes::diagnostic::Diagnostic> {
     let set = kubernetes::input::parse("render", stream).unwrap();
     chart::check::run(
         &set.manifests,

@@ -2,11 +2,12 @@
 
 use std::collections::HashSet;
 
-use crate::check::{self, Finding};
+use crate::check;
 use crate::model::{Values, extra_objects};
 use crate::plan::Plan;
 use crate::render;
 use crate::values::Loaded;
+use kubernetes::diagnostic::Diagnostic;
 use kubernetes::diagnostic::{KeyPath, Problem};
 use kubernetes::emit;
 use kubernetes::error::Error;
@@ -338,19 +339,19 @@ fn budget_error(what: &str, values: &Values) -> Error {
 /// Runs every check of `chartgen check` on a fresh render, against the
 /// default Kubernetes version: on the release alone, on the Kata bundle
 /// alone and on both together, as each may be applied.
-pub fn check(output: &Output) -> Vec<Finding> {
+pub fn check(output: &Output) -> Vec<Diagnostic> {
     check_at(output, kube::DEFAULT_VERSION)
 }
 
 /// [`check`] against the schemas of Kubernetes `version` (one of
 /// [`kube::VERSIONS`]; another is read as the default).
-pub fn check_at(output: &Output, version: &str) -> Vec<Finding> {
+pub fn check_at(output: &Output, version: &str) -> Vec<Diagnostic> {
     check_with(output, version, &[])
 }
 
 /// [`check_at`] with CustomResourceDefinitions given besides the render
 /// (`--crd`): the schemas of the custom kinds of the `extraObjects`.
-pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Finding> {
+pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diagnostic> {
     // Baked into the binary: loading is a lookup.
     let schemas = KubeSchemas::load(version)
         .or_else(|_| KubeSchemas::load(kube::DEFAULT_VERSION))
@@ -499,7 +500,7 @@ mod tests {
         assert!(
             findings
                 .iter()
-                .any(|f| f.id() == Some(check::Invariant::R1.id())
+                .any(|f| f.id() == Some(check::Invariant::EventsClusterWide.id())
                     && f.object() == Some("Role buildkit-operator/events")),
             "{findings:#?}"
         );
@@ -535,7 +536,7 @@ mod tests {
         let findings = check(&output);
         let r2: Vec<_> = findings
             .iter()
-            .filter(|f| f.id() == Some(check::Invariant::R2.id()))
+            .filter(|f| f.id() == Some(check::Invariant::EventsWriteOnly.id()))
             .collect();
         assert_eq!(r2.len(), 1, "{findings:#?}");
         assert_eq!(r2[0].path, "rules[0].verbs");

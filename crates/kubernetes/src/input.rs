@@ -186,7 +186,7 @@ impl Budget {
 
     /// Charges a source's bytes and reads its documents against what is
     /// left of the budgets.
-    fn parse(&mut self, source: &Arc<Source>) -> Result<Vec<Node>, yaml::YamlError> {
+    fn parse(&mut self, source: &Arc<Source>) -> Result<Vec<Node>, Problem> {
         self.bytes = self.bytes.saturating_add(source.text.len());
         if self.bytes > LIMITS.max_bytes {
             return Err(Problem::new(

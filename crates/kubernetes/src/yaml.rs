@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 
+use crate::diagnostic::Problem;
 pub use crate::location::{KeyPath, Origin, Segment, Source};
 use crate::text::printable;
 
@@ -255,15 +256,10 @@ impl Limits {
     };
 }
 
-/// Why a YAML text could not be read: a [`crate::diagnostic::Problem`]
-/// at the place reading stopped, with the key path when reading got that
-/// far (the root otherwise).
-pub type YamlError = crate::diagnostic::Problem;
-
 /// The node budget, shared by the YAML and the JSON reader: an error at
 /// `origin` once `nodes` read exceed `max`; `shared` when the budget is the
 /// whole input's, several files together.
-fn node_budget(nodes: usize, max: usize, shared: bool, origin: &Origin) -> Result<(), YamlError> {
+fn node_budget(nodes: usize, max: usize, shared: bool, origin: &Origin) -> Result<(), Problem> {
     if nodes <= max {
         return Ok(());
     }
@@ -281,13 +277,13 @@ fn node_budget(nodes: usize, max: usize, shared: bool, origin: &Origin) -> Resul
 }
 
 /// A reader error at `origin`, at the root path.
-fn read_error(origin: Origin, message: impl Into<String>) -> YamlError {
-    YamlError::new(origin, KeyPath::root(), message)
+fn read_error(origin: Origin, message: impl Into<String>) -> Problem {
+    Problem::new(origin, KeyPath::root(), message)
 }
 
 /// Reads a source that must hold at most one YAML document. An empty source
 /// yields `None`.
-pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, YamlError> {
+pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, Problem> {
     let mut documents = parse_stream(source, limits)?;
     if documents.len() > 1 {
         let second = documents.swap_remove(1);
@@ -301,14 +297,14 @@ pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Nod
 }
 
 /// Reads every document of a YAML stream.
-pub fn parse_stream(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
+pub fn parse_stream(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, Problem> {
     read(source, limits, false, &mut None)
 }
 
 /// Reads every document of a stream of Kubernetes manifests, as Kubernetes
 /// would read it or not at all: whatever YAML 1.2 and YAML 1.1 (go-yaml,
 /// which `kubectl` and the API server use) read differently is refused.
-pub fn parse_manifests(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, YamlError> {
+pub fn parse_manifests(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, Problem> {
     read(source, limits, true, &mut None)
 }
 
@@ -321,7 +317,7 @@ pub fn parse_manifests_sharing(
     source: &Arc<Source>,
     limits: Limits,
     spent: &mut usize,
-) -> Result<Vec<Node>, YamlError> {
+) -> Result<Vec<Node>, Problem> {
     let mut shared = Some(*spent);
     let result = read(source, limits, true, &mut shared);
     *spent = shared.unwrap_or(*spent);
@@ -335,7 +331,7 @@ fn read(
     limits: Limits,
     kubernetes: bool,
     shared: &mut Option<usize>,
-) -> Result<Vec<Node>, YamlError> {
+) -> Result<Vec<Node>, Problem> {
     if source.text.len() > limits.max_bytes {
         return Err(read_error(
             Origin::at_marker(source, 1, 0),
@@ -389,7 +385,7 @@ fn read(
 fn refuse_stray_syntax(
     source: &Arc<Source>,
     scalars: &[(usize, usize, bool)],
-) -> Result<(), YamlError> {
+) -> Result<(), Problem> {
     let text = &source.text;
     if !text.contains(['\t', '%', '&', '*']) {
         return Ok(());
@@ -472,7 +468,7 @@ fn printable_in_yaml(c: char) -> bool {
 /// ordinary characters: in a comment, the rest of the line is a comment to
 /// one and content to the other. A byte-order mark past the start is no
 /// character at all to some readers.
-fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), YamlError> {
+fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), Problem> {
     let text = &source.text;
     // Printable ASCII, tabs and line breaks, the common case, need no
     // decoding: every character this looks for is outside it.
@@ -553,7 +549,7 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn read(&mut self) -> Result<Vec<Node>, YamlError> {
+    fn read(&mut self) -> Result<Vec<Node>, Problem> {
         let mut documents = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
         let mut parser = Parser::new_from_str(&self.source.text);
@@ -640,7 +636,7 @@ impl Reader<'_> {
         explicit: bool,
         started: bool,
         origin: Origin,
-    ) -> Result<(), YamlError> {
+    ) -> Result<(), Problem> {
         if self.kubernetes && !explicit && started {
             return Err(read_error(
                 origin,
@@ -653,7 +649,7 @@ impl Reader<'_> {
     }
 
     /// A sequence or mapping ends: its node (remembered under its anchor).
-    fn close(&mut self, open: Open) -> Result<Node, YamlError> {
+    fn close(&mut self, open: Open) -> Result<Node, Problem> {
         let (value, origin, anchor) = match open {
             Open::Sequence {
                 items,
@@ -679,7 +675,7 @@ impl Reader<'_> {
         span: Span,
         origin: &Origin,
         stack: &[Open],
-    ) -> Result<(), YamlError> {
+    ) -> Result<(), Problem> {
         match &event {
             Event::Scalar(text, style, ..) => {
                 let start = self.content_start(span.start.index());
@@ -715,7 +711,7 @@ impl Reader<'_> {
         style: ScalarStyle,
         tag: Option<std::borrow::Cow<'_, Tag>>,
         origin: Origin,
-    ) -> Result<Option<Node>, YamlError> {
+    ) -> Result<Option<Node>, Problem> {
         let is_key = matches!(
             stack.last(),
             Some(Open::Mapping {
@@ -755,7 +751,7 @@ impl Reader<'_> {
         stack: &mut [Open],
         node: Node,
         current: &mut Option<Node>,
-    ) -> Result<(), YamlError> {
+    ) -> Result<(), Problem> {
         match stack.last_mut() {
             Some(Open::Sequence { items, .. }) => items.push(node),
             Some(Open::Mapping {
@@ -884,7 +880,7 @@ impl Reader<'_> {
     }
 
     /// Counts a new collection against the depth and node budgets.
-    fn open(&mut self, stack: &[Open], origin: &Origin) -> Result<(), YamlError> {
+    fn open(&mut self, stack: &[Open], origin: &Origin) -> Result<(), Problem> {
         if stack.len() >= self.limits.max_depth {
             return Err(read_error(
                 origin.clone(),
@@ -897,19 +893,19 @@ impl Reader<'_> {
         self.count(1, origin)
     }
 
-    fn count(&mut self, nodes: usize, origin: &Origin) -> Result<(), YamlError> {
+    fn count(&mut self, nodes: usize, origin: &Origin) -> Result<(), Problem> {
         self.nodes = self.nodes.saturating_add(nodes);
         node_budget(self.nodes, self.limits.max_nodes, self.shared, origin)
     }
 
-    fn remember(&mut self, anchor: usize, node: Node) -> Result<Node, YamlError> {
+    fn remember(&mut self, anchor: usize, node: Node) -> Result<Node, Problem> {
         if anchor != 0 {
             self.anchors.insert(anchor, node.clone());
         }
         Ok(node)
     }
 
-    fn alias(&mut self, id: usize, origin: Origin) -> Result<Node, YamlError> {
+    fn alias(&mut self, id: usize, origin: Origin) -> Result<Node, Problem> {
         let Some(anchored) = self.anchors.get(&id) else {
             return Err(read_error(origin, "alias to an unknown anchor"));
         };
@@ -919,7 +915,7 @@ impl Reader<'_> {
         Ok(node)
     }
 
-    fn refuse_complex_key(&self, stack: &[Open], origin: &Origin) -> Result<(), YamlError> {
+    fn refuse_complex_key(&self, stack: &[Open], origin: &Origin) -> Result<(), Problem> {
         if let Some(Open::Mapping {
             pending_key: None, ..
         }) = stack.last()
@@ -932,12 +928,7 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn refuse_tag(
-        &self,
-        tag: Option<&Tag>,
-        allowed: &str,
-        origin: &Origin,
-    ) -> Result<(), YamlError> {
+    fn refuse_tag(&self, tag: Option<&Tag>, allowed: &str, origin: &Origin) -> Result<(), Problem> {
         match tag {
             None => Ok(()),
             Some(tag) if tag.is_yaml_core_schema() && tag.suffix == allowed => Ok(()),
@@ -954,7 +945,7 @@ impl Reader<'_> {
         style: ScalarStyle,
         tag: Option<&Tag>,
         origin: Origin,
-    ) -> Result<Node, YamlError> {
+    ) -> Result<Node, Problem> {
         self.count(1, &origin)?;
         if let Some(tag) = tag {
             return self.tagged_scalar(text, tag, origin);
@@ -982,7 +973,7 @@ impl Reader<'_> {
 
     /// A plain scalar of a manifest: what YAML 1.2, go-yaml and YAML 1.1
     /// all read, or a located refusal.
-    fn resolve_manifest(&self, text: &str, origin: &Origin) -> Result<Value, YamlError> {
+    fn resolve_manifest(&self, text: &str, origin: &Origin) -> Result<Value, Problem> {
         let refuse =
             |e: dialects::Ambiguous| read_error(origin.clone(), e.message).with_hint(e.hint);
         Ok(match dialects::resolve(text).map_err(refuse)? {
@@ -1019,7 +1010,7 @@ impl Reader<'_> {
         style: ScalarStyle,
         tag: Option<&Tag>,
         origin: &Origin,
-    ) -> Result<(), YamlError> {
+    ) -> Result<(), Problem> {
         if let Some(tag) = tag
             && !(tag.is_yaml_core_schema() && tag.suffix == "str")
         {
@@ -1039,7 +1030,7 @@ impl Reader<'_> {
             .map_err(|e| read_error(origin.clone(), e.message).with_hint(e.hint))
     }
 
-    fn tagged_scalar(&self, text: &str, tag: &Tag, origin: Origin) -> Result<Node, YamlError> {
+    fn tagged_scalar(&self, text: &str, tag: &Tag, origin: Origin) -> Result<Node, Problem> {
         let wrong = |what: &str| {
             read_error(
                 origin.clone(),
@@ -1088,7 +1079,7 @@ impl Reader<'_> {
         Ok(Node::new(value, origin))
     }
 
-    fn scan_error(&self, error: &ScanError) -> YamlError {
+    fn scan_error(&self, error: &ScanError) -> Problem {
         let marker = error.marker();
         read_error(
             Origin::at_marker(self.source, marker.line(), marker.col()),
@@ -1139,7 +1130,7 @@ fn path_of(stack: &[Open], text: &str) -> KeyPath {
 /// In a flow collection, YAML 1.1 readers (PyYAML, libyaml) cannot start a
 /// plain scalar with `?` or `:`, and PyYAML ends one at `?`; YAML 1.2 reads
 /// both as text.
-fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), YamlError> {
+fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), Problem> {
     if text.starts_with(':') || text.contains('?') {
         return Err(read_error(
             origin.clone(),
@@ -1153,7 +1144,7 @@ fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), YamlError> {
     Ok(())
 }
 
-fn merge_key_error(origin: Origin) -> YamlError {
+fn merge_key_error(origin: Origin) -> Problem {
     read_error(origin, "YAML merge keys (`<<`) are not supported")
         .with_hint("write the keys out, or put shared settings in an earlier -f file")
 }
@@ -1271,7 +1262,7 @@ fn is_float(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Result<Option<Node>, YamlError> {
+    fn read(text: &str) -> Result<Option<Node>, Problem> {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
     }
 

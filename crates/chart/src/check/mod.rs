@@ -28,156 +28,28 @@ use serde_json::Value as Json;
 
 use crate::plan::adr;
 use facts::Facts;
-use kubernetes::diagnostic::{
-    Diagnostic, KeyPath, Location, MESSAGE, Rule, Segment, Subject, clip,
-};
+use kubernetes::diagnostic::{Diagnostic, KeyPath, Location, MESSAGE, Segment, Subject, clip};
 use kubernetes::kube::KubeSchemas;
 use kubernetes::manifest::Manifest;
 use kubernetes::secret::{self, Hidden};
 use kubernetes::yaml::{Node, Origin};
 
-/// The invariant a finding breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Invariant {
-    /// The object does not match its Kubernetes schema.
-    Schema,
-    /// The object's kind has no schema to check it against.
-    UnknownKind,
-    /// A binding names a role that is not in the input.
-    UnknownRole,
-    /// No role, whoever's, grants escalation: `escalate`, `bind`,
-    /// `impersonate`, wildcards.
-    Grant,
-    /// Events only through a cluster-wide, write-only ClusterRole.
-    R1,
-    /// No read, update or delete on events.
-    R2,
-    /// Pods and leases in the operator namespace's Role.
-    R3,
-    /// The custom-resource ClusterRole holds only custom resources.
-    R4,
-    /// No wildcards.
-    R5,
-    /// Daemon objects and secrets only in the builds namespace.
-    R6,
-    /// Three distinct namespaces, none reserved.
-    T1,
-    /// Every object in its trust class's namespace.
-    T2,
-    /// Pod Security: the cluster's verdict and the class's demand.
-    T3,
-    /// The control plane's root filesystem is read-only.
-    ReadOnlyRoot,
-    /// Policy exemptions by trust class.
-    T4,
-    /// The control plane wired to its namespaces: POD_NAMESPACE, --namespace,
-    /// the gateway's daemon namespace.
-    T5,
-    /// Default-deny NetworkPolicies in the operator and builds namespaces,
-    /// and no ingress from the whole cluster.
-    Network,
-    /// No daemon key shared between the trust levels.
-    Keys,
-    /// The input does not show a fact a check needs.
-    MissingFact,
-    /// Refused by the API server although the schema allows it: names,
-    /// labels, field rules, a second claim of a custom kind.
-    Api,
-    /// An image reference the kubelet cannot parse, so never pulls; the API
-    /// server accepts it.
-    Image,
-    /// The LimitRange of a BuildProject's namespace admits its daemon.
-    Limits,
-}
-
-impl Invariant {
-    /// Every invariant, in the order findings are sorted by.
-    pub const ALL: [Invariant; 22] = [
-        Invariant::Schema,
-        Invariant::UnknownKind,
-        Invariant::UnknownRole,
-        Invariant::Grant,
-        Invariant::R1,
-        Invariant::R2,
-        Invariant::R3,
-        Invariant::R4,
-        Invariant::R5,
-        Invariant::R6,
-        Invariant::T1,
-        Invariant::T2,
-        Invariant::T3,
-        Invariant::ReadOnlyRoot,
-        Invariant::T4,
-        Invariant::T5,
-        Invariant::Network,
-        Invariant::Keys,
-        Invariant::MissingFact,
-        Invariant::Api,
-        Invariant::Image,
-        Invariant::Limits,
-    ];
-
-    /// The short id: `R1`, `T3`, `K8S`.
-    pub const fn id(self) -> &'static str {
-        match self {
-            Invariant::Schema => "K8S",
-            Invariant::UnknownKind => "KIND",
-            Invariant::UnknownRole => "ROLE",
-            Invariant::Grant => "GRANT",
-            Invariant::R1 => "R1",
-            Invariant::R2 => "R2",
-            Invariant::R3 => "R3",
-            Invariant::R4 => "R4",
-            Invariant::R5 => "R5",
-            Invariant::R6 => "R6",
-            Invariant::T1 => "T1",
-            Invariant::T2 => "T2",
-            Invariant::T3 => "T3",
-            Invariant::ReadOnlyRoot => "ROOTFS",
-            Invariant::T4 => "T4",
-            Invariant::T5 => "T5",
-            Invariant::Network => "NET",
-            Invariant::Keys => "KEYS",
-            Invariant::MissingFact => "FACT",
-            Invariant::Api => "API",
-            Invariant::Image => "IMAGE",
-            Invariant::Limits => "LIMITS",
-        }
-    }
-
-    /// The rule, with its help text: its entry in [`rules::RULES`].
-    pub fn rule(self) -> &'static Rule {
-        rules::RULES
-            .iter()
-            .find(|rule| rule.id == self.id())
-            .expect("every invariant has its entry in RULES (a test checks it)")
-    }
-
-    /// Where the rule is explained: its section of `docs/checks.md`.
-    pub fn doc(self) -> String {
-        self.rule().link()
-    }
-}
-
-/// One broken invariant in one object: a [`Diagnostic`] with the
-/// invariant's [`Rule`] and a [`Subject`] (the object, its template, the
-/// template line for a render of this run).
-pub type Finding = Diagnostic;
-
-/// Something `check` could not verify because the input does not show it:
-/// a [`Diagnostic`] of severity [`Note`](kubernetes::diagnostic::Severity::Note)
-/// about a subject (`Namespace buildkit-builds`), not a finding (the exit
-/// code stays 0), but never silent.
-pub type Info = Diagnostic;
+pub use rules::Invariant;
 
 /// Everything a check run found; as JSON, `findings` and `info`, each as
 /// [`Diagnostic::to_json`] writes it.
 #[derive(Debug, Default, Serialize, schemars::JsonSchema)]
-pub struct Report {
+pub struct CheckReport {
+    // Each finding is a `Diagnostic` with the invariant's `Rule` and a
+    // `Subject` (the object, its template, the template line for a render
+    // of this run); each info line one of severity `Note` about a subject
+    // (`Namespace buildkit-builds`): not a finding (the exit code stays 0),
+    // but never silent. (Plain comments: the field docs are the JSON
+    // schema's descriptions.)
     /// The broken invariants, in object install order, then invariant.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
     /// What could not be verified, by subject, then message.
-    pub info: Vec<Info>,
+    pub info: Vec<Diagnostic>,
 }
 /// The trust class of a namespace, as the checks see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -277,7 +149,7 @@ impl<'a> Context<'a> {
 pub struct Findings<'c> {
     context: &'c Context<'c>,
     /// Each finding with its invariant, which orders them.
-    found: Vec<(Invariant, Finding)>,
+    found: Vec<(Invariant, Diagnostic)>,
     /// What was reported, (invariant, object, path, message): a finding
     /// two rules of one role give alike (a default role's rules, reported
     /// at the binding's `roleRef`) is said once.
@@ -406,7 +278,7 @@ pub struct Options<'a> {
 /// Runs every check on `manifests` (and the Kyverno exemptions artifacts,
 /// when there are any); returns all findings, ordered by object install
 /// order, then invariant, and what could not be verified.
-pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -> Report {
+pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -> CheckReport {
     let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
     let (manifests, objects) = (
         manifests.iter().collect::<Vec<_>>(),
@@ -419,7 +291,7 @@ pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -
 /// the schema check: for a subset of objects whose schemas were checked
 /// with the whole set (each object's schema does not depend on the others
 /// but for custom resources, whose CRD the whole set holds too).
-pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> Report {
+pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> CheckReport {
     let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
     let (manifests, objects) = (
         manifests.iter().collect::<Vec<_>>(),
@@ -436,23 +308,15 @@ pub fn run_borrowed(
     objects: &[&Json],
     exemptions: &[Node],
     schema: Option<&Options<'_>>,
-) -> Report {
+) -> CheckReport {
     let version = schema.map_or(kubernetes::rbac::defaults::TARGET, |options| {
         kubernetes::rbac::defaults::version(options.schemas.version())
     });
     let extra_crds = schema.map_or(&[][..], |options| options.extra_crds);
     let context = Context::new(manifests, objects, version, extra_crds);
     let mut findings = Findings::new(&context);
-    if let Some(options) = schema {
-        schema::check(&context, &mut findings, options);
-        api::check(&context, &mut findings);
-    }
-    rules::rbac(&context, &mut findings);
-    rules::topology(
-        &context,
-        &mut findings,
-        merged_exemptions(exemptions).as_ref(),
-    );
+    let exemptions = merged_exemptions(exemptions);
+    rules::check(&context, &mut findings, exemptions.as_ref(), schema);
     let Findings { found, info, .. } = findings;
     let info = info
         .into_iter()
@@ -470,13 +334,13 @@ pub fn run_borrowed(
     });
     found.dedup();
     let findings = found.into_iter().map(|(_, finding)| finding).collect();
-    Report { findings, info }
+    CheckReport { findings, info }
 }
 
 /// Findings, then what was not verified, as text for a person, each
 /// through the one text renderer ([`Diagnostic::render`], which escapes
 /// what comes from the input), then the count.
-pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> String {
+pub fn render_text(findings: &[Diagnostic], info: &[Diagnostic], objects: usize) -> String {
     render_text_coloured(findings, info, objects, false)
 }
 
@@ -486,8 +350,8 @@ pub fn render_text(findings: &[Finding], info: &[Info], objects: usize) -> Strin
 /// colour codes come from [`kubernetes::terminal`]'s styles and frame only
 /// chartgen's own text (a rule id, a label), never the input's.
 pub fn render_text_coloured(
-    findings: &[Finding],
-    info: &[Info],
+    findings: &[Diagnostic],
+    info: &[Diagnostic],
     objects: usize,
     colour: bool,
 ) -> String {

@@ -44,6 +44,33 @@ pub const CUSTOM_RESOURCES: GroupResource = GroupResource {
 /// (R4).
 pub const CUSTOM_RESOURCE_VERBS: [Verb; 3] = [Verb::Get, Verb::List, Verb::Watch];
 
+/// The custom resources' status subresource, which the operator writes.
+pub const CUSTOM_RESOURCE_STATUS: GroupResource = GroupResource {
+    group: CRD_GROUP,
+    resource: "buildprojects/status",
+};
+
+/// The custom resources' finalizers subresource, which the operator writes.
+pub const CUSTOM_RESOURCE_FINALIZERS: GroupResource = GroupResource {
+    group: CRD_GROUP,
+    resource: "buildprojects/finalizers",
+};
+
+/// ADR-1058 and ADR-2647: everything the custom-resource ClusterRole may
+/// name, "only the chart's custom resources" (R4). The plan's
+/// `ClusterGrant<CustomResources>` impls are checked against this list
+/// when the crate compiles (`plan::rbac`).
+pub const CUSTOM_RESOURCE_ROLE_RESOURCES: [GroupResource; 3] = [
+    CUSTOM_RESOURCES,
+    CUSTOM_RESOURCE_STATUS,
+    CUSTOM_RESOURCE_FINALIZERS,
+];
+
+/// ADR-1592: what the tenants' read-only ClusterRole, aggregated into
+/// `view`, may name: the custom resources, read (R4). Checked against the
+/// plan's `ClusterGrant<TenantReader>` impls like the lists above.
+pub const TENANT_READER_RESOURCES: [GroupResource; 1] = [CUSTOM_RESOURCES];
+
 // ---- Events (ADR-2647) ------------------------------------------------
 
 /// ADR-2647: "a second ClusterRole … with create and patch on core
@@ -83,25 +110,52 @@ pub const LEASE_NAMED_VERBS: [NamedVerb; 2] = [NamedVerb::Get, NamedVerb::Update
 pub const LEASE_CREATE: Verb = Verb::Create;
 
 /// ADR-2647: "the release-namespace Role keeps pods and leases only":
-/// everything the operator namespace's Role may name (R3).
+/// everything the operator namespace's Role may name (R3). The plan's
+/// `NamespacedGrant<Operator>` impls are checked against this list when the
+/// crate compiles (`plan::rbac`).
 pub const OPERATOR_ROLE_RESOURCES: [GroupResource; 2] = [PODS, LEASES];
 
 // ---- The builds namespace's Role (ADR-0006) ----------------------------
 
+/// The daemons' StatefulSets.
+pub const STATEFULSETS: GroupResource = GroupResource {
+    group: "apps",
+    resource: "statefulsets",
+};
+
+/// The daemons' Services.
+pub const SERVICES: GroupResource = core("services");
+
+/// The daemons' ConfigMaps.
+pub const CONFIGMAPS: GroupResource = core("configmaps");
+
+/// The daemons' build-cache claims.
+pub const PERSISTENT_VOLUME_CLAIMS: GroupResource = core("persistentvolumeclaims");
+
+/// The daemons' pods' logs, which buildd reads in the builds namespace.
+pub const POD_LOGS: GroupResource = core("pods/log");
+
 /// ADR-0006: the daemons' objects are granted "only in the builds
 /// namespace", the untrusted blast radius (R6).
-pub const DAEMON_OBJECTS: [GroupResource; 4] = [
-    GroupResource {
-        group: "apps",
-        resource: "statefulsets",
-    },
-    core("services"),
-    core("configmaps"),
-    core("persistentvolumeclaims"),
-];
+pub const DAEMON_OBJECTS: [GroupResource; 4] =
+    [STATEFULSETS, SERVICES, CONFIGMAPS, PERSISTENT_VOLUME_CLAIMS];
 
 /// ADR-0006: secrets are granted only in the builds namespace (R6).
 pub const SECRETS: GroupResource = core("secrets");
+
+/// ADR-0006: everything the builds namespace's Role may name: the daemons'
+/// pods and their logs, the daemons' objects ([`DAEMON_OBJECTS`]) and
+/// their secrets. The plan's `NamespacedGrant<Builds>` impls are checked
+/// against this list when the crate compiles (`plan::rbac`).
+pub const BUILDS_ROLE_RESOURCES: [GroupResource; 7] = [
+    PODS,
+    POD_LOGS,
+    SERVICES,
+    CONFIGMAPS,
+    SECRETS,
+    PERSISTENT_VOLUME_CLAIMS,
+    STATEFULSETS,
+];
 
 /// ADR-0006: the builds namespace holds the daemons' "certs/config": the
 /// flags by which buildd names an object its daemons use there, with the

@@ -2,7 +2,10 @@
 //!
 //! Resources are types. Which of them a role may name is a trait bound:
 //! [`Role<C>::grant`] needs `NamespacedGrant<C>`, [`ClusterRole<P>::grant`]
-//! needs `ClusterGrant<P>`. Events implement neither: the only way to grant
+//! needs `ClusterGrant<P>`. The impls follow the lists of [`adr`]
+//! (`OPERATOR_ROLE_RESOURCES`, `BUILDS_ROLE_RESOURCES`, …), the facts the
+//! checks read too: `grantable!` asserts at compile time that each impl
+//! list is its `adr` list. Events implement neither: the only way to grant
 //! them is [`EventsClusterRole`], whose one constructor writes create and
 //! patch. [`Verb`] has no wildcard. So these do not compile:
 //!
@@ -19,7 +22,7 @@
 
 use serde::Serialize;
 
-use super::adr::{self, CRD_GROUP, EVENT_VERBS};
+use super::adr::{self, EVENT_VERBS, GroupResource};
 use super::trust::{Builds, Namespace, Operator, System, TrustClass};
 use super::verbs::{NamedVerb, Verb};
 
@@ -73,64 +76,106 @@ pub trait ClusterPurpose {}
 pub trait ClusterGrant<P: ClusterPurpose>: ApiResource {}
 
 macro_rules! resources {
-    ($($(#[$doc:meta])* $name:ident = $group:expr, $resource:expr;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident = $resource:expr;)*) => {$(
         $(#[$doc])*
         #[derive(Debug)]
         pub struct $name;
         impl ApiResource for $name {
-            const GROUP: &'static str = $group;
-            const RESOURCE: &'static str = $resource;
+            const GROUP: &'static str = $resource.group;
+            const RESOURCE: &'static str = $resource.resource;
         }
     )*};
 }
 
-resources! {
-    /// Pods.
-    Pods = adr::PODS.group, adr::PODS.resource;
-    /// Pod logs.
-    PodLogs = "", "pods/log";
-    /// Leader-election Leases.
-    Leases = adr::LEASES.group, adr::LEASES.resource;
-    /// Events; grantable only through [`EventsClusterRole`].
-    Events = adr::EVENTS.group, adr::EVENTS.resource;
-    /// Services.
-    Services = adr::DAEMON_OBJECTS[1].group, adr::DAEMON_OBJECTS[1].resource;
-    /// ConfigMaps.
-    ConfigMaps = adr::DAEMON_OBJECTS[2].group, adr::DAEMON_OBJECTS[2].resource;
-    /// Secrets.
-    Secrets = adr::SECRETS.group, adr::SECRETS.resource;
-    /// PersistentVolumeClaims (build cache).
-    PersistentVolumeClaims = adr::DAEMON_OBJECTS[3].group, adr::DAEMON_OBJECTS[3].resource;
-    /// StatefulSets.
-    StatefulSets = adr::DAEMON_OBJECTS[0].group, adr::DAEMON_OBJECTS[0].resource;
-    /// Nodes.
-    Nodes = "", "nodes";
-    /// The nodes/proxy subresource.
-    NodesProxy = "", "nodes/proxy";
-    /// DaemonSets.
-    DaemonSets = "apps", "daemonsets";
-    /// RuntimeClasses.
-    RuntimeClasses = "node.k8s.io", "runtimeclasses";
-    /// The chart's BuildProjects.
-    BuildProjects = CRD_GROUP, "buildprojects";
-    /// Their status subresource.
-    BuildProjectsStatus = CRD_GROUP, "buildprojects/status";
-    /// Their finalizers subresource.
-    BuildProjectsFinalizers = CRD_GROUP, "buildprojects/finalizers";
+/// A resource of no ADR's, named here.
+const fn named(group: &'static str, resource: &'static str) -> GroupResource {
+    GroupResource { group, resource }
 }
 
-// R3: buildd's own pods and its leader-election Lease, in its namespace.
-impl NamespacedGrant<Operator> for Pods {}
-impl NamespacedGrant<Operator> for Leases {}
+resources! {
+    /// Pods.
+    Pods = adr::PODS;
+    /// Pod logs.
+    PodLogs = adr::POD_LOGS;
+    /// Leader-election Leases.
+    Leases = adr::LEASES;
+    /// Events; grantable only through [`EventsClusterRole`].
+    Events = adr::EVENTS;
+    /// Services.
+    Services = adr::SERVICES;
+    /// ConfigMaps.
+    ConfigMaps = adr::CONFIGMAPS;
+    /// Secrets.
+    Secrets = adr::SECRETS;
+    /// PersistentVolumeClaims (build cache).
+    PersistentVolumeClaims = adr::PERSISTENT_VOLUME_CLAIMS;
+    /// StatefulSets.
+    StatefulSets = adr::STATEFULSETS;
+    /// Nodes.
+    Nodes = named("", "nodes");
+    /// The nodes/proxy subresource.
+    NodesProxy = named("", "nodes/proxy");
+    /// DaemonSets.
+    DaemonSets = named("apps", "daemonsets");
+    /// RuntimeClasses.
+    RuntimeClasses = named("node.k8s.io", "runtimeclasses");
+    /// The chart's BuildProjects.
+    BuildProjects = adr::CUSTOM_RESOURCES;
+    /// Their status subresource.
+    BuildProjectsStatus = adr::CUSTOM_RESOURCE_STATUS;
+    /// Their finalizers subresource.
+    BuildProjectsFinalizers = adr::CUSTOM_RESOURCE_FINALIZERS;
+}
 
-// R6: what buildd needs to run daemons, only in the builds namespace.
-impl NamespacedGrant<Builds> for Pods {}
-impl NamespacedGrant<Builds> for PodLogs {}
-impl NamespacedGrant<Builds> for Services {}
-impl NamespacedGrant<Builds> for ConfigMaps {}
-impl NamespacedGrant<Builds> for Secrets {}
-impl NamespacedGrant<Builds> for PersistentVolumeClaims {}
-impl NamespacedGrant<Builds> for StatefulSets {}
+/// Whether `a` and `b` name the same resources in the same order (in a
+/// const context, where `==` on strings is not available).
+const fn same_resources(a: &[GroupResource], b: &[GroupResource]) -> bool {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if !same(a[i].group, b[i].group) || !same(a[i].resource, b[i].resource) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Which resource a role may grant where, written once, in `adr`: each
+/// line implements the grant trait for the resource types listed and
+/// fails the build unless they are the `adr` list, in its order. A
+/// resource added to one and not the other does not compile.
+macro_rules! grantable {
+    ($($grant:ident<$target:ident> = $facts:path => [$($resource:ident),* $(,)?];)*) => {$(
+        const _: () = assert!(
+            same_resources(
+                &[$(named(<$resource as ApiResource>::GROUP, <$resource as ApiResource>::RESOURCE)),*],
+                &$facts,
+            ),
+            concat!(
+                "the ", stringify!($grant), "<", stringify!($target), "> impls are not ",
+                stringify!($facts), ", in its order"
+            ),
+        );
+        $(impl $grant<$target> for $resource {})*
+    )*};
+}
 
 /// The ClusterRole of the chart's custom resources (R4).
 #[derive(Debug, Serialize)]
@@ -146,19 +191,39 @@ impl ClusterPurpose for CustomResources {}
 impl ClusterPurpose for TenantReader {}
 impl ClusterPurpose for KataNodePlumbing {}
 
-impl ClusterGrant<CustomResources> for BuildProjects {}
-impl ClusterGrant<CustomResources> for BuildProjectsStatus {}
-impl ClusterGrant<CustomResources> for BuildProjectsFinalizers {}
-impl ClusterGrant<TenantReader> for BuildProjects {}
+grantable! {
+    // R3: buildd's own pods and its leader-election Lease, in its namespace.
+    NamespacedGrant<Operator> = adr::OPERATOR_ROLE_RESOURCES => [Pods, Leases];
+    // R6: what buildd needs to run daemons, only in the builds namespace.
+    NamespacedGrant<Builds> = adr::BUILDS_ROLE_RESOURCES => [
+        Pods,
+        PodLogs,
+        Services,
+        ConfigMaps,
+        Secrets,
+        PersistentVolumeClaims,
+        StatefulSets,
+    ];
+    // R4: only the chart's custom resources.
+    ClusterGrant<CustomResources> = adr::CUSTOM_RESOURCE_ROLE_RESOURCES => [
+        BuildProjects,
+        BuildProjectsStatus,
+        BuildProjectsFinalizers,
+    ];
+    ClusterGrant<TenantReader> = adr::TENANT_READER_RESOURCES => [BuildProjects];
+}
+
+// The kata-deploy installer's needs are no ADR fact: named once, here.
 impl ClusterGrant<KataNodePlumbing> for Nodes {}
 impl ClusterGrant<KataNodePlumbing> for NodesProxy {}
 impl ClusterGrant<KataNodePlumbing> for DaemonSets {}
 impl ClusterGrant<KataNodePlumbing> for RuntimeClasses {}
 
-/// One rule, in the shape of a Kubernetes PolicyRule.
+/// One rule of a role the plan writes, in the shape of a Kubernetes
+/// PolicyRule (what `check` reads back is `kubernetes::rbac::PolicyRule`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Rule {
+pub struct PlannedRule {
     api_groups: Vec<&'static str>,
     resources: Vec<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -166,12 +231,12 @@ pub struct Rule {
     verbs: Vec<Verb>,
 }
 
-impl Rule {
+impl PlannedRule {
     fn new<R: ApiResource>(verbs: &[Verb], names: &[&str]) -> Self {
         let mut verbs = verbs.to_vec();
         verbs.sort();
         verbs.dedup();
-        Rule {
+        PlannedRule {
             api_groups: vec![R::GROUP],
             resources: vec![R::RESOURCE],
             resource_names: names.iter().map(|n| (*n).to_owned()).collect(),
@@ -185,7 +250,7 @@ impl Rule {
 pub struct Role<C: TrustClass> {
     name: String,
     namespace: Namespace<C>,
-    rules: Vec<Rule>,
+    rules: Vec<PlannedRule>,
 }
 
 impl<C: TrustClass> Role<C> {
@@ -200,7 +265,7 @@ impl<C: TrustClass> Role<C> {
 
     /// Grants `verbs` on every `R` in the namespace.
     pub fn grant<R: NamespacedGrant<C>>(mut self, verbs: &[Verb]) -> Self {
-        self.rules.push(Rule::new::<R>(verbs, &[]));
+        self.rules.push(PlannedRule::new::<R>(verbs, &[]));
         self
     }
 
@@ -214,12 +279,12 @@ impl<C: TrustClass> Role<C> {
     ) -> Self {
         assert!(!names.is_empty(), "a rule restricted by name names one");
         let verbs: Vec<Verb> = verbs.iter().map(|v| v.verb()).collect();
-        self.rules.push(Rule::new::<R>(&verbs, names));
+        self.rules.push(PlannedRule::new::<R>(&verbs, names));
         self
     }
 
     /// The rules, in grant order.
-    pub fn rules(&self) -> &[Rule] {
+    pub fn rules(&self) -> &[PlannedRule] {
         &self.rules
     }
 }
@@ -229,7 +294,7 @@ impl<C: TrustClass> Role<C> {
 #[serde(rename_all = "camelCase")]
 pub struct ClusterRole<P: ClusterPurpose> {
     name: String,
-    rules: Vec<Rule>,
+    rules: Vec<PlannedRule>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     aggregate_to: Vec<&'static str>,
     #[serde(skip)]
@@ -254,7 +319,7 @@ impl<P: ClusterPurpose> ClusterRole<P> {
 
     /// Grants `verbs` on every `R` in the cluster.
     pub fn grant<R: ClusterGrant<P>>(mut self, verbs: &[Verb]) -> Self {
-        self.rules.push(Rule::new::<R>(verbs, &[]));
+        self.rules.push(PlannedRule::new::<R>(verbs, &[]));
         self
     }
 }
@@ -273,7 +338,7 @@ impl ClusterRole<TenantReader> {
 #[derive(Debug, Serialize)]
 pub struct EventsClusterRole {
     name: String,
-    rules: Vec<Rule>,
+    rules: Vec<PlannedRule>,
 }
 
 impl EventsClusterRole {
@@ -282,7 +347,7 @@ impl EventsClusterRole {
         let verbs = EVENT_VERBS.to_vec();
         EventsClusterRole {
             name: name.into(),
-            rules: vec![Rule {
+            rules: vec![PlannedRule {
                 api_groups: vec![Events::GROUP],
                 resources: vec![Events::RESOURCE],
                 resource_names: Vec::new(),

@@ -10,7 +10,7 @@ pub mod resolve;
 pub mod table;
 
 pub use resolve::{
-    Cluster, GRANT_BUDGET, NonResourcePermission, Permission, Permissions, Rbac, Rule, Scope,
+    Cluster, GRANT_BUDGET, NonResourcePermission, Permission, Permissions, PolicyRule, Rbac, Scope,
     Subject, effective_permissions, permissions_with, resource_name,
 };
 pub use table::render_text;

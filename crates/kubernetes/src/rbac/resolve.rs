@@ -76,10 +76,10 @@ pub fn strings(value: &Json) -> Vec<String> {
 /// thousands. `check` never lists grants and has no such budget.
 pub const GRANT_BUDGET: usize = 500_000;
 
-/// One rule of a role, its lists read once; [`Rule::allows`] and
-/// [`Rule::allows_url`] match a request as the authorizer does.
+/// One rule of a role, its lists read once; [`PolicyRule::allows`] and
+/// [`PolicyRule::allows_url`] match a request as the authorizer does.
 #[derive(Debug, Default)]
-pub struct Rule {
+pub struct PolicyRule {
     /// `apiGroups`.
     pub groups: Vec<String>,
     /// `resources`, subresources as `resource/sub`.
@@ -92,10 +92,10 @@ pub struct Rule {
     pub urls: Vec<String>,
 }
 
-impl Rule {
+impl PolicyRule {
     /// Reads one entry of a role's `rules`.
     pub fn of(rule: &Json) -> Self {
-        Rule {
+        PolicyRule {
             groups: strings(&rule["apiGroups"]),
             resources: strings(&rule["resources"]),
             names: strings(&rule["resourceNames"]),
@@ -199,7 +199,7 @@ pub struct Rbac {
     /// Whether each role has an `aggregationRule`.
     pub aggregated: Vec<bool>,
     /// Each role's own `rules`.
-    pub own: Vec<Vec<Rule>>,
+    pub own: Vec<Vec<PolicyRule>>,
     /// The aggregation graph. Nodes `0..roles.len()` are roles, the rest
     /// distinct label selectors: an aggregated role points at its
     /// selectors, a selector at the ClusterRoles it matches (through a
@@ -302,7 +302,7 @@ impl Rbac {
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .map(Rule::of)
+                    .map(PolicyRule::of)
                     .collect(),
             );
         }
@@ -419,7 +419,7 @@ impl Rbac {
     /// every role it reaches (as [`Rbac::sources`]). One fixpoint over the
     /// graph: a node's flags only grow, so it is revisited at most once per
     /// flag.
-    pub fn effective_flags(&self, flags: impl Fn(&Rule) -> u32) -> Vec<u32> {
+    pub fn effective_flags(&self, flags: impl Fn(&PolicyRule) -> u32) -> Vec<u32> {
         let roles = self.count();
         let mut full: Vec<u32> = (0..self.next.len())
             .map(|node| {
@@ -586,7 +586,7 @@ struct Grant<'a> {
     default: bool,
     holder: &'a Subject,
     group: Option<&'a str>,
-    rule: &'a Rule,
+    rule: &'a PolicyRule,
 }
 
 /// The subjects `rbac` lists: every subject the input's bindings name,
@@ -1285,8 +1285,8 @@ mod tests {
 
     use super::*;
 
-    fn rule(value: Json) -> Rule {
-        Rule::of(&value)
+    fn rule(value: Json) -> PolicyRule {
+        PolicyRule::of(&value)
     }
 
     #[test]

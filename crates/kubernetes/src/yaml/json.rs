@@ -11,7 +11,8 @@
 
 use std::sync::Arc;
 
-use super::{Key, Limits, Node, Origin, Source, Value, YamlError, node_budget, quote, read_error};
+use super::{Key, Limits, Node, Origin, Source, Value, node_budget, quote, read_error};
+use crate::diagnostic::Problem;
 
 /// Whether `text` is a JSON stream to kubectl: its first character past
 /// whitespace is `{`.
@@ -32,7 +33,7 @@ pub fn parse_stream(
     limits: Limits,
     nodes: &mut usize,
     shared: bool,
-) -> Result<Vec<Node>, (YamlError, bool)> {
+) -> Result<Vec<Node>, (Problem, bool)> {
     let mut reader = Reader {
         source,
         text: source.text.as_bytes(),
@@ -125,7 +126,7 @@ impl Reader<'_> {
         }
     }
 
-    fn error(&mut self, message: impl Into<String>) -> YamlError {
+    fn error(&mut self, message: impl Into<String>) -> Problem {
         read_error(self.origin(self.at, 1), message)
     }
 
@@ -151,12 +152,12 @@ impl Reader<'_> {
         }
     }
 
-    fn count(&mut self, origin: &Origin) -> Result<(), YamlError> {
+    fn count(&mut self, origin: &Origin) -> Result<(), Problem> {
         self.nodes = self.nodes.saturating_add(1);
         node_budget(self.nodes, self.limits.max_nodes, self.shared, origin)
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node, YamlError> {
+    fn value(&mut self, depth: usize) -> Result<Node, Problem> {
         self.skip_space();
         let start = self.at;
         let origin = self.origin(start, 1);
@@ -185,7 +186,7 @@ impl Reader<'_> {
         }
     }
 
-    fn word(&mut self, word: &str, value: Value, origin: Origin) -> Result<Node, YamlError> {
+    fn word(&mut self, word: &str, value: Value, origin: Origin) -> Result<Node, Problem> {
         if !self.text[self.at..].starts_with(word.as_bytes()) {
             return Err(self.error("invalid JSON: expected a value"));
         }
@@ -195,7 +196,7 @@ impl Reader<'_> {
         Ok(node)
     }
 
-    fn number(&mut self, origin: Origin) -> Result<Node, YamlError> {
+    fn number(&mut self, origin: Origin) -> Result<Node, Problem> {
         let start = self.at;
         let digits = |reader: &mut Self| {
             let from = reader.at;
@@ -255,7 +256,7 @@ impl Reader<'_> {
     /// A string, from its opening quote; escapes decoded. A raw control
     /// character is refused, as JSON says; a lone surrogate escape too
     /// (Go would read U+FFFD, a character nobody wrote).
-    fn string(&mut self) -> Result<String, YamlError> {
+    fn string(&mut self) -> Result<String, Problem> {
         self.at += 1;
         let mut out = String::new();
         loop {
@@ -319,7 +320,7 @@ impl Reader<'_> {
         }
     }
 
-    fn hex4(&mut self) -> Result<u32, YamlError> {
+    fn hex4(&mut self) -> Result<u32, Problem> {
         let digits = self
             .text
             .get(self.at..self.at + 4)
@@ -331,7 +332,7 @@ impl Reader<'_> {
         Ok(code)
     }
 
-    fn expect(&mut self, byte: u8, what: &str) -> Result<(), YamlError> {
+    fn expect(&mut self, byte: u8, what: &str) -> Result<(), Problem> {
         self.skip_space();
         if self.text.get(self.at) == Some(&byte) {
             self.at += 1;
@@ -341,7 +342,7 @@ impl Reader<'_> {
         }
     }
 
-    fn array(&mut self, depth: usize, origin: Origin) -> Result<Node, YamlError> {
+    fn array(&mut self, depth: usize, origin: Origin) -> Result<Node, Problem> {
         self.at += 1;
         let mut items = Vec::new();
         self.skip_space();
@@ -363,7 +364,7 @@ impl Reader<'_> {
         }
     }
 
-    fn object(&mut self, depth: usize, origin: Origin) -> Result<Node, YamlError> {
+    fn object(&mut self, depth: usize, origin: Origin) -> Result<Node, Problem> {
         self.at += 1;
         let mut entries: Vec<(Key, Node)> = Vec::new();
         let mut seen: std::collections::HashMap<String, Origin> = std::collections::HashMap::new();
@@ -413,7 +414,7 @@ impl Reader<'_> {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Result<Vec<Node>, YamlError> {
+    fn read(text: &str) -> Result<Vec<Node>, Problem> {
         let source = Source::file("m.json", text);
         parse_stream(&source, super::super::Limits::VALUES, &mut 0, false).map_err(|(e, _)| e)
     }

@@ -5,10 +5,27 @@
 //! them in the operator's), and a ClusterRole aggregated into the built-in
 //! tenant roles that aggregates others itself (R4 in the operator's).
 
-use super::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
-use crate::check::rbac::resolve::Rule;
+use super::shared::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
+use kubernetes::rbac::PolicyRule;
 use crate::check::{Context, Findings, Invariant};
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// GRANT: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "GRANT",
+        title: "No role grants its holder more than it shows",
+        help: "Generic, for every role in the input, the buildkit operator's or another application's, whoever it is bound to: `escalate` or `bind` on roles and clusterroles (write or bind a role granting more than the holder has, cluster-admin included), `impersonate` on users, groups, serviceaccounts, uids or userextras (act as someone else), and a ClusterRole aggregated into `view`, `edit` or `admin` that aggregates other ClusterRoles itself (every tenant gets whatever its selectors match in the cluster). Wildcards (`*` in apiGroups, resources, verbs, nonResourceURLs; a `*` verb includes escalate, bind and impersonate) are GRANT findings in another application's roles; in the operator's roles they are R5 (and the tenant aggregation R4), so each is reported once. `resourceNames` patterns (cert-manager's `issuers.cert-manager.io/*` signer names) are names, not wildcards.",
+        example: "GRANT ClusterRole ci-admin rules[0].verbs: grants bind on clusterroles.rbac.authorization.k8s.io: its holder can bind any role, cluster-admin included, to anyone, itself too",
+        doc: DOC,
+    },
+    section: 220,
+    rank: 40,
+    check: Some(check),
+    appendix: None,
+};
 
 /// The RBAC API group, where `escalate` and `bind` apply.
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
@@ -47,7 +64,8 @@ const ESCALATING: [Escalating; 3] = [
 ];
 
 /// Checks GRANT on every role.
-pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let (context, grants) = (inputs.context, inputs.grants);
     for (role, r, rule) in grants.all_role_rules() {
         for (verb, targets, what) in ESCALATING {
             let on: Vec<String> = targets
@@ -82,7 +100,7 @@ pub(super) fn check(context: &Context<'_>, grants: &Grants<'_>, findings: &mut F
 }
 
 /// Whether `rule` names `resource` (or a subresource of it), or every one.
-fn reaches(rule: &Rule, resource: &str) -> bool {
+fn reaches(rule: &PolicyRule, resource: &str) -> bool {
     rule.resources
         .iter()
         .any(|r| r == "*" || r.split('/').next() == Some(resource))

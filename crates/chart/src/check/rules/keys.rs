@@ -13,9 +13,27 @@ use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespa
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr::DAEMON_TLS_FLAGS;
 use kubernetes::diagnostic::KeyPath;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// KEYS: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "KEYS",
+        title: "No daemon key shared between trusted and untrusted daemons",
+        help: "ADR-0006 makes the builds namespace the untrusted blast radius and speaks of the daemons' certificates; a daemon that runs an untrusted build (a `trusted: false` project or a fork) and escapes into its container holds the key its daemon serves with. So each trust level has its own server certificate and key: buildd names the trusted daemons' Secret with `--daemon-tls-secret` and the untrusted daemons' with `--untrusted-daemon-tls-secret`. One of the two flags without the other (one key for every daemon), both naming the same Secret, or Certificates in the builds namespace writing the two Secrets whose `dnsNames` a hostname could match both of (a wildcard standing for exactly one leftmost label, as TLS clients match names), are findings. What the Certificates' issuer is, and who else it issues to, is not in the manifests: see docs/security.md.",
+        example: "KEYS Deployment buildkit-operator/buildkit-buildd spec.template.spec.containers[0].args: buildd is given --daemon-tls-secret=buildkit-daemon-tls and no --untrusted-daemon-tls-secret: every daemon, trusted and untrusted, would serve with one key; each trust level has its own",
+        doc: DOC,
+    },
+    section: 140,
+    rank: 180,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks KEYS on each buildd that names a daemon TLS Secret.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
     for instance in &context.facts.instances {
         buildd(context, instance, findings);
     }

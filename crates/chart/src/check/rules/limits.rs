@@ -11,12 +11,30 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value as Json;
 
 use crate::check::facts::namespace_of;
-use crate::check::{Context, Findings, Invariant};
+use crate::check::{Findings, Invariant};
 use kubernetes::diagnostic::KeyPath;
 use kubernetes::quantity::Quantity;
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// LIMITS: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "LIMITS",
+        title: "The LimitRange of a BuildProject's namespace admits its daemon",
+        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`) and refuses a container whose request is above the limit so given, or whose limit is above `max`, for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` item of a LimitRange in their namespace that the input holds. The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
+        example: "LIMITS BuildProject buildkit-builds/platform-api spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod",
+        doc: DOC,
+    },
+    section: 190,
+    rank: 220,
+    check: Some(check),
+    appendix: None,
+};
 
 /// Checks LIMITS on the operator's BuildProjects.
-pub(super) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
     // Every `Container` and `Pod` item of every LimitRange, by namespace:
     // the admission applies each.
     let mut ranges: HashMap<&str, Vec<&Json>> = HashMap::new();

@@ -1,0 +1,454 @@
+//! T3: Pod Security, two verdicts per pod (ADR-0006). Every pod the input
+//! carries (a workload's template, a Pod, the daemons' pod template in the
+//! ConfigMap buildd's `--daemon-pod-template` names) is evaluated by the
+//! Pod Security Standards as the admission evaluates them
+//! (`kubernetes::pod_security`): what the cluster will enforce, from its
+//! Namespace's `enforce` and `enforce-version` labels when the input has
+//! the Namespace, and what ADR-0006 demands of its namespace's class. A
+//! Namespace that states a Pod Security level states its class's.
+//!
+//! What the ADRs demand of a pod ([`demand_of`]) is decided here, once:
+//! ROOTFS ([`super::read_only_root`]) reads it too.
+
+use std::collections::HashMap;
+
+use serde_json::Value as Json;
+
+use super::shared::namespaces::{ClassedNamespace, classed};
+use crate::check::facts::namespace_of;
+use crate::check::{Class, Context, Findings, Invariant};
+use crate::plan::adr;
+use kubernetes::diagnostic::KeyPath;
+use kubernetes::pod_security::{
+    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, as_created, carried_pod, evaluate,
+    evaluate_waiving, joined,
+};
+use super::{DOC, Definition, Inputs};
+use kubernetes::diagnostic::Rule;
+
+/// T3: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "T3",
+        title: "Pod Security: what the cluster enforces and what the trust class demands",
+        help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+        example: "T3 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].ports[0].hostPort: Pod Security control \"Host Ports\": hostPort (container \"gateway\" uses hostPort 8443); namespace buildkit-operator enforces Pod Security restricted:latest, which refuses the pod; and the operator class in buildkit-operator demands Pod Security restricted",
+        doc: DOC,
+    },
+    section: 90,
+    rank: 130,
+    check: Some(check),
+    appendix: Some(kubernetes::pod_security::reference),
+};
+
+/// The checks the builds class waives, and only these: what rootless
+/// buildkitd needs (ADR-0006: "rootless relaxes allowPrivilegeEscalation +
+/// seccomp/apparmor"). Privilege escalation is for the setuid `newuidmap`
+/// and `newgidmap`, which gain CAP_SETUID and CAP_SETGID only while those
+/// stay in the bounding set: so restricted's "drop ALL" is waived with it,
+/// while baseline's capabilities check (nothing added beyond the default
+/// set) still holds. Seccomp is waived at both levels (`Unconfined`).
+pub const ROOTLESS_RELAXED: &[&str] = &[
+    "allowPrivilegeEscalation",
+    "seccompProfile_restricted",
+    "seccompProfile_baseline",
+    "appArmorProfile",
+    "capabilities_restricted",
+];
+
+/// What ADR-0006 demands of the pods of a namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Demand {
+    /// `restricted`, and a read-only root filesystem.
+    Restricted,
+    /// `restricted` but for [`ROOTLESS_RELAXED`].
+    Rootless,
+    /// Nothing beyond what the cluster enforces: the system class, and
+    /// every object that is not the operator's (another application is
+    /// held to its namespace's Pod Security labels, not to the ADRs).
+    Nothing,
+}
+
+/// Why a pod is held to its [`Demand`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Judged {
+    /// By the class of its namespace, as the input shows it.
+    Class(Class),
+    /// A build daemon (a buildkit image) outside the operator and builds
+    /// namespaces: ADR-0006 runs every build daemon rootless.
+    Daemon,
+    /// The operator's object in a namespace of no class: the strictest.
+    Unclassed,
+    /// Not the operator's object: no ADR demand.
+    Other,
+}
+
+/// The one place that decides what the ADRs demand of the pod in object
+/// `index` (in `namespace`): the operator's objects by their namespace's
+/// class (of no class: the strictest, the operator class's); a build
+/// daemon anywhere by the builds class; another application's objects
+/// nothing ([`Context::in_scope`]).
+pub(super) fn demand_of(context: &Context<'_>, index: usize, namespace: &str) -> (Judged, Demand) {
+    let judged = match context.class_of(namespace) {
+        // The system namespace is the Kata plumbing's: a build daemon there
+        // is still a build daemon.
+        Some(Class::System) if runs_buildkit(context.objects[index]) => Judged::Daemon,
+        Some(class) => Judged::Class(class),
+        None if runs_buildkit(context.objects[index]) => Judged::Daemon,
+        None if context.in_scope(index) => Judged::Unclassed,
+        None => Judged::Other,
+    };
+    let demand = match judged {
+        Judged::Class(Class::Operator) | Judged::Unclassed => Demand::Restricted,
+        Judged::Class(Class::Builds) | Judged::Daemon => Demand::Rootless,
+        Judged::Class(Class::System) | Judged::Other => Demand::Nothing,
+    };
+    (judged, demand)
+}
+
+/// Whether a container of the object's pod runs a BuildKit daemon image
+/// (`…/buildkit`, any registry, tag or digest): a build daemon, whoever
+/// deployed it.
+fn runs_buildkit(object: &Json) -> bool {
+    let Some(carried) = carried_pod(object) else {
+        return false;
+    };
+    ["initContainers", "containers"].iter().any(|list| {
+        carried.pod.spec[*list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["image"].as_str())
+            .any(|image| {
+                let path = image.split(['@']).next().unwrap_or(image);
+                let last = path.rsplit('/').next().unwrap_or(path);
+                let repository = last.split(':').next().unwrap_or(last);
+                repository == "buildkit"
+            })
+    })
+}
+
+/// Checks T3 on the Namespaces and on every pod.
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    let context = inputs.context;
+    for namespace in classed(context) {
+        levels(&namespace, findings);
+    }
+    let namespaces: HashMap<&str, &Json> = context
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "Namespace" && o["apiVersion"] == "v1")
+        .filter_map(|o| Some((o["metadata"]["name"].as_str()?, *o)))
+        .collect();
+    for (index, object) in context.objects.iter().enumerate() {
+        let Some(carried) = carried_pod(object) else {
+            continue;
+        };
+        let namespace = namespace_of(object);
+        let pod = Carried {
+            index,
+            namespace,
+            at: Where::Path(carried.at),
+            pod: carried.pod,
+        };
+        verdicts(context, &namespaces, &pod, findings);
+    }
+    daemon_pod_templates(context, &namespaces, findings);
+}
+
+/// A pod found in object `index`, in `namespace`.
+struct Carried<'a> {
+    index: usize,
+    namespace: &'a str,
+    at: Where,
+    pod: Pod<'a>,
+}
+
+/// Where a pod sits in its object.
+enum Where {
+    /// At a path: the pod template's node.
+    Path(KeyPath),
+    /// In a string at a path (a ConfigMap's data): findings point there.
+    Text(KeyPath),
+}
+
+impl Where {
+    fn of(&self, path: &KeyPath) -> KeyPath {
+        match self {
+            Where::Path(at) => joined(at, path),
+            Where::Text(at) => at.clone(),
+        }
+    }
+}
+
+/// One violation with the server versions that refuse it.
+struct Broken {
+    violation: Violation,
+    servers: Vec<u32>,
+}
+
+/// The violations of `pod` at `level` and `version` on each server version
+/// chartgen targets, each once; `skip` names checks waived
+/// ([`evaluate_waiving`]).
+fn broken(pod: &Pod<'_>, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
+    let mut all: Vec<Broken> = Vec::new();
+    // Judged as the server creates it (defaults, AppArmor annotations).
+    let created = as_created(pod);
+    for (server, minor) in version.per_server() {
+        for mut violation in evaluate_waiving(&created.pod(), level, minor, skip) {
+            violation.path = created.source(&violation.path);
+            match all.iter_mut().find(|b| b.violation == violation) {
+                Some(b) => b.servers.push(server),
+                None => all.push(Broken {
+                    violation,
+                    servers: vec![server],
+                }),
+            }
+        }
+    }
+    all
+}
+
+/// The cluster's verdict and the class's on one pod, one finding per
+/// broken control, saying which verdict refuses it.
+fn verdicts(
+    context: &Context<'_>,
+    namespaces: &HashMap<&str, &Json>,
+    pod: &Carried<'_>,
+    findings: &mut Findings<'_>,
+) {
+    let namespace = pod.namespace;
+    let policy = namespaces
+        .get(namespace)
+        .and_then(|n| Policy::of_namespace(n))
+        .filter(|p| p.level > Level::Privileged);
+    let cluster = policy.map_or_else(Vec::new, |p| broken(&pod.pod, p.level, p.version, &[]));
+    let (judged, demand) = demand_of(context, pod.index, namespace);
+    if policy.is_none() && judged == Judged::Other {
+        unverified(
+            namespace,
+            namespaces.contains_key(namespace),
+            &pod.pod,
+            findings,
+        );
+    }
+    let demanded = match demand {
+        Demand::Restricted => broken(&pod.pod, Level::Restricted, PolicyVersion::Latest, &[]),
+        Demand::Rootless => broken(
+            &pod.pod,
+            Level::Restricted,
+            PolicyVersion::Latest,
+            ROOTLESS_RELAXED,
+        ),
+        Demand::Nothing => Vec::new(),
+    };
+    let whose = match judged {
+        Judged::Unclassed => format!(
+            "{namespace}, of no trust class, is held to the operator class's Pod Security restricted"
+        ),
+        Judged::Daemon => format!(
+            "a BuildKit daemon, which ADR-0006 runs in the builds class, demands Pod Security restricted but for what rootless buildkitd needs (in {namespace}, not the builds namespace)"
+        ),
+        Judged::Class(class) if demand == Demand::Rootless => format!(
+            "the {} class in {namespace} demands Pod Security restricted but for what rootless buildkitd needs",
+            class.name()
+        ),
+        Judged::Class(class) => format!(
+            "the {} class in {namespace} demands Pod Security restricted",
+            class.name()
+        ),
+        Judged::Other => String::new(),
+    };
+    let mut reported: Vec<&Violation> = Vec::new();
+    for b in cluster.iter().chain(&demanded) {
+        if reported.contains(&&b.violation) {
+            continue;
+        }
+        reported.push(&b.violation);
+        let by_cluster = cluster.iter().find(|c| c.violation == b.violation);
+        let by_class = demanded.iter().find(|c| c.violation == b.violation);
+        let mut why = Vec::new();
+        if let (Some(c), Some(p)) = (by_cluster, policy) {
+            why.push(format!(
+                "namespace {namespace} enforces Pod Security {}{}, which refuses the pod",
+                p.name(),
+                only_on(&c.servers)
+            ));
+        }
+        if let Some(c) = by_class {
+            why.push(format!("{whose}{}", only_on(&c.servers)));
+        }
+        let v = &b.violation;
+        findings.report(
+            Invariant::PodSecurityVerdicts,
+            pod.index,
+            &pod.at.of(&v.path),
+            format!(
+                "Pod Security control \"{}\": {}; {}",
+                v.control,
+                v.message(),
+                why.join("; and ")
+            ),
+        );
+    }
+}
+
+/// Another application's pod in a namespace whose Pod Security level the
+/// input does not show: nothing the ADRs demand, and the cluster's verdict
+/// unknown; said on an info line when the pod needs more than `baseline`
+/// allows (a namespace with no label enforces the cluster's default,
+/// `privileged` unless the admission is configured otherwise).
+fn unverified(namespace: &str, shown: bool, pod: &Pod<'_>, findings: &mut Findings<'_>) {
+    let mut needs: Vec<&str> = Vec::new();
+    for violation in evaluate(&as_created(pod).pod(), Level::Baseline, TARGET_MINORS[0]) {
+        if !needs.contains(&violation.control) {
+            needs.push(violation.control);
+        }
+    }
+    if needs.is_empty() {
+        return;
+    }
+    let whose = if shown {
+        format!("Namespace {namespace} states no enforced Pod Security level")
+    } else {
+        format!("Namespace {namespace} is not in the input")
+    };
+    findings.note(
+        format!("Namespace {namespace}"),
+        format!(
+            "{whose}, and a pod there needs Pod Security privileged ({}); what the cluster enforces there was not verified",
+            needs.join(", ")
+        ),
+    );
+}
+
+/// ` (on Kubernetes 1.35)` when only some of the server versions chartgen
+/// targets refuse it.
+fn only_on(servers: &[u32]) -> String {
+    if servers.len() == TARGET_MINORS.len() {
+        return String::new();
+    }
+    let names: Vec<String> = servers.iter().map(|m| format!("1.{m}")).collect();
+    format!(" (on Kubernetes {})", names.join(" and "))
+}
+
+/// The daemons' pod template: each buildd's `--daemon-pod-template` names a
+/// ConfigMap whose data holds the pod template buildd starts every daemon
+/// from (read once, [`crate::check::facts::DaemonTemplate`]); each value
+/// holding a pod is judged as a pod of the builds namespace, wherever the
+/// ConfigMap sits (T2 places it).
+fn daemon_pod_templates(
+    context: &Context<'_>,
+    namespaces: &HashMap<&str, &Json>,
+    findings: &mut Findings<'_>,
+) {
+    for template in &context.facts.daemon_templates {
+        let object = context.objects[template.config_map];
+        let read = match &template.read {
+            Ok(read) => read,
+            Err(why) => {
+                findings.note(
+                    format!(
+                        "ConfigMap {}/{}",
+                        namespace_of(object),
+                        object["metadata"]["name"].as_str().unwrap_or_default()
+                    ),
+                    format!(
+                        "{}: {why}; the daemons' pod template in it was not checked for Pod Security",
+                        template.key
+                    ),
+                );
+                continue;
+            }
+        };
+        if !read["spec"].is_object() {
+            continue;
+        }
+        let pod = Carried {
+            index: template.config_map,
+            namespace: &template.builds,
+            at: Where::Text(KeyPath::root().key("data").key(template.key.as_str())),
+            pod: Pod {
+                metadata: &read["metadata"],
+                spec: &read["spec"],
+            },
+        };
+        verdicts(context, namespaces, &pod, findings);
+    }
+    for (builds, name) in &context.facts.missing_templates {
+        findings.note(
+            format!("ConfigMap {builds}/{name}"),
+            "named by buildd's --daemon-pod-template but not in the input: the daemons' pod template was not checked for Pod Security",
+        );
+    }
+}
+
+/// The Pod Security Admission level of each mode is the class's.
+fn levels(namespace: &ClassedNamespace<'_>, findings: &mut Findings<'_>) {
+    let (name, class) = (namespace.name, namespace.class);
+    let labels = &namespace.object["metadata"]["labels"];
+    let stated_any = adr::POD_SECURITY_MODES
+        .iter()
+        .any(|m| labels[adr::pod_security_label(m)].is_string());
+    if !namespace.ours && !stated_any {
+        findings.note(
+            format!("Namespace {name}"),
+            format!(
+                "states no Pod Security level (the {} class needs {}); the cluster's default applies, not verified",
+                class.name(),
+                class.pod_security()
+            ),
+        );
+        return;
+    }
+    for mode in adr::POD_SECURITY_MODES {
+        let key = adr::pod_security_label(mode);
+        let level = labels[&key].as_str().unwrap_or("(unset)");
+        if level != class.pod_security() {
+            findings.report(
+                Invariant::PodSecurityVerdicts,
+                namespace.index,
+                &KeyPath::dotted("metadata.labels").key(key),
+                format!(
+                    "Pod Security {mode} level is {level}; the {} class needs {}",
+                    class.name(),
+                    class.pod_security()
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubernetes::pod_security::CONTROLS;
+
+    /// The builds class's relaxations are controls of the table, and the
+    /// restricted ones the level would run (a misspelt id would silently
+    /// relax nothing).
+    #[test]
+    fn the_rootless_relaxations_name_controls_of_the_table() {
+        for id in ROOTLESS_RELAXED {
+            assert!(CONTROLS.iter().any(|c| c.id == *id), "{id}");
+        }
+        let spec = serde_json::json!({"securityContext": {"runAsNonRoot": true,
+            "seccompProfile": {"type": "Unconfined"}, "appArmorProfile": {"type": "Unconfined"}},
+            "containers": [{"name": "buildkitd", "securityContext": {"capabilities": {"drop": ["ALL"]}}}]});
+        let pod = Pod {
+            metadata: &Json::Null,
+            spec: &spec,
+        };
+        let all = broken(&pod, Level::Restricted, PolicyVersion::Latest, &[]);
+        assert_eq!(all.len(), 3);
+        assert!(
+            broken(
+                &pod,
+                Level::Restricted,
+                PolicyVersion::Latest,
+                ROOTLESS_RELAXED
+            )
+            .is_empty()
+        );
+    }
+}

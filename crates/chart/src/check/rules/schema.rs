@@ -1,0 +1,31 @@
+//! K8S: every object matches its Kubernetes schema, strictly. The check is
+//! [`crate::check::schema`], which runs when the schemas are given (`check`,
+//! not `relations`); it reports KIND too, for a kind it has no schema for,
+//! and API for what a CRD's validation rules refuse.
+
+
+use super::{DOC, Definition, Inputs};
+use crate::check::Findings;
+use kubernetes::diagnostic::Rule;
+
+/// K8S: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "K8S",
+        title: "Every object matches its Kubernetes schema, strictly",
+        help: "Built-in kinds against the vendored strict schemas of `--kube-version`, cert-manager Certificates against the project's schema, custom resources against the CRDs in the input or given with `--crd`. Unknown fields are errors: the API server would drop them silently. An explicit null in a built-in kind is the field unset, as the API server reads it.",
+        example: "K8S Deployment buildkit-operator/buildkit-buildd spec: Additional properties are not allowed ('revisionHistoryLimt' was unexpected)",
+        doc: DOC,
+    },
+    section: 160,
+    rank: 10,
+    check: Some(check),
+    appendix: None,
+};
+
+/// Checks every object against its schema, when the run has the schemas.
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    if let Some(options) = inputs.schema {
+        crate::check::schema::check(inputs.context, findings, options);
+    }
+}

@@ -1,0 +1,21 @@
+//! KIND: every kind has a schema. Reported by the schema check
+//! ([`super::schema`]), which finds no schema for the kind.
+
+
+use super::{DOC, Definition};
+use kubernetes::diagnostic::Rule;
+
+/// KIND: what `docs/checks.md` says of it, and its check.
+pub const RULE: Definition = Definition {
+    rule: Rule {
+        id: "KIND",
+        title: "Every kind has a schema",
+        help: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass.",
+        example: "KIND Widget buildkit-builds/w: no schema for example.com/v1 Widget; give its CRD with --crd",
+        doc: DOC,
+    },
+    section: 200,
+    rank: 20,
+    check: None,
+    appendix: None,
+};
