@@ -443,16 +443,35 @@ pub fn run_borrowed(
     let extra_crds = schema.map_or(&[][..], |options| options.extra_crds);
     let context = Context::new(manifests, objects, version, extra_crds);
     let mut findings = Findings::new(&context);
-    if let Some(options) = schema {
-        schema::check(&context, &mut findings, options);
-        api::check(&context, &mut findings);
+    let relations = |findings: &mut Findings<'_>| {
+        rules::rbac(&context, findings);
+        rules::topology(&context, findings, merged_exemptions(exemptions).as_ref());
+    };
+    match schema {
+        // Each object's schema alone, and how the objects relate, read the
+        // same objects: from a few hundred, on two cores; the findings in
+        // the order one core gives.
+        Some(options) if split_work(manifests.len()) => {
+            let mut related = Findings::new(&context);
+            std::thread::scope(|scope| {
+                let other = scope.spawn(|| relations(&mut related));
+                schema::check(&context, &mut findings, options);
+                api::check(&context, &mut findings);
+                other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            });
+            findings.found.append(&mut related.found);
+            findings.info.append(&mut related.info);
+        }
+        _ => {
+            if let Some(options) = schema {
+                schema::check(&context, &mut findings, options);
+                api::check(&context, &mut findings);
+            }
+            relations(&mut findings);
+        }
     }
-    rules::rbac(&context, &mut findings);
-    rules::topology(
-        &context,
-        &mut findings,
-        merged_exemptions(exemptions).as_ref(),
-    );
     let Findings { found, info, .. } = findings;
     let info = info
         .into_iter()
@@ -471,6 +490,12 @@ pub fn run_borrowed(
     found.dedup();
     let findings = found.into_iter().map(|(_, finding)| finding).collect();
     Report { findings, info }
+}
+
+/// Whether checking `objects` objects is worth a second thread: a few
+/// hundred of them, and a second core (BENCHMARKS.md, issue 25).
+fn split_work(objects: usize) -> bool {
+    objects >= 200 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
 /// Findings, then what was not verified, as text for a person, each
