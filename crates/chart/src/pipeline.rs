@@ -364,14 +364,18 @@ pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diag
     // Each object converted once; the runs below borrow it. An
     // `extraObjects` entry is marked: they follow the chart's objects.
     let extra_from = output.release.len() - output.extra;
-    let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> = Bundle::ALL
+    let chosen: Vec<(Bundle, bool, &Manifest)> = Bundle::ALL
         .iter()
         .flat_map(|b| {
             (output.bundle(*b).iter().enumerate())
                 .map(move |(i, m)| (*b, *b == Bundle::Release && i >= extra_from, m))
         })
-        .map(|(b, extra, m)| (b, extra, m, m.node.to_json()))
         .collect();
+    let parallel = parallel(chosen.len());
+    let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> =
+        split_map(&chosen, parallel, |&(b, extra, m)| {
+            (b, extra, m, m.node.to_json())
+        });
     let run = |bundles: &[Bundle], schema: Option<&check::Options<'_>>| {
         let mut chosen: Vec<(bool, &Manifest, &serde_json::Value)> = json
             .iter()
@@ -394,16 +398,58 @@ pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diag
         return run(&[Bundle::Release], Some(&options));
     }
     // Every object's schema once, with both bundles; how the objects relate
-    // for each bundle as it may be applied: alone, and both together.
-    let mut findings = run(&Bundle::ALL, Some(&options));
-    for bundle in Bundle::ALL {
-        for finding in run(&[bundle], None) {
-            if !findings.contains(&finding) {
-                findings.push(finding);
-            }
+    // for each bundle as it may be applied: alone, and both together. The
+    // runs only read the objects: from [`PARALLEL_FROM`] objects, the
+    // bundles alone are checked on a second core.
+    let alone = || Bundle::ALL.map(|bundle| run(&[bundle], None));
+    let (mut findings, alone) = if parallel {
+        std::thread::scope(|scope| {
+            let alone = scope.spawn(alone);
+            let findings = run(&Bundle::ALL, Some(&options));
+            let alone = alone
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (findings, alone)
+        })
+    } else {
+        (run(&Bundle::ALL, Some(&options)), alone())
+    };
+    for finding in alone.into_iter().flatten() {
+        if !findings.contains(&finding) {
+            findings.push(finding);
         }
     }
     findings
+}
+
+/// From how many objects a render's stages split their work over a second
+/// core: below it a thread (and its allocator heap) costs more than it
+/// saves (BENCHMARKS.md).
+pub const PARALLEL_FROM: usize = 200;
+
+/// Whether work over `objects` objects is worth a second thread: enough of
+/// them, and a second core.
+pub fn parallel(objects: usize) -> bool {
+    objects >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
+/// `items` mapped by `f`, in order; the second half on another thread when
+/// `parallel`.
+fn split_map<T: Sync, U: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    if !parallel {
+        return items.iter().map(f).collect();
+    }
+    let (first, second) = items.split_at(items.len() / 2);
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| second.iter().map(&f).collect::<Vec<U>>());
+        let mut all: Vec<U> = first.iter().map(&f).collect();
+        all.extend(
+            second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        );
+        all
+    })
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then
@@ -504,6 +550,65 @@ mod tests {
                     && f.object() == Some("Role buildkit-operator/events")),
             "{findings:#?}"
         );
+    }
+
+    #[test]
+    fn a_render_split_over_two_threads_finds_what_one_thread_finds() {
+        // A schema finding and a relational one, among the chart's objects.
+        let few = Values {
+            extra_objects: vec![
+                extra(serde_json::json!({
+                    "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                    "metadata": {"name": "events", "namespace": "buildkit-operator"},
+                    "rules": [{"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}],
+                })),
+                extra(serde_json::json!({
+                    "apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "settings", "namespace": "buildkit-builds"},
+                    "data": {"n": 5},
+                })),
+            ],
+            ..Values::default()
+        };
+        // Enough BuildProjects for the parse-back, the JSON and the checks
+        // to split ([`PARALLEL_FROM`], [`yaml::SPLIT_FROM`]).
+        let mut many = few.clone();
+        many.projects = (0..300)
+            .map(|i| crate::model::Project {
+                name: serde_json::from_value(serde_json::json!(format!("p{i:03}"))).unwrap(),
+                repository: format!("https://git.example.com/p{i}.git"),
+                trusted: true,
+                resources: Default::default(),
+            })
+            .collect();
+        let (few, many) = (render(&few).unwrap(), render(&many).unwrap());
+        assert!(many.release.len() > PARALLEL_FROM);
+        let findings = check(&many);
+        let ids: Vec<_> = findings.iter().filter_map(|f| f.id()).collect();
+        assert!(
+            ids.contains(&check::Invariant::EventsClusterWide.id()),
+            "{findings:#?}"
+        );
+        assert!(
+            ids.contains(&check::Invariant::Schema.id()),
+            "{findings:#?}"
+        );
+        assert_eq!(findings, check(&few));
+        // The BuildProjects read back in two parts keep their lines: the
+        // last one's name is on the line its origin names.
+        let project = many.release.iter().find(|m| m.id.name == "p299").unwrap();
+        let name = project
+            .node
+            .at(&KeyPath::root().key("metadata").key("name"));
+        let Some(Node {
+            origin: yaml::Origin::At { source, line, .. },
+            ..
+        }) = name
+        else {
+            unreachable!()
+        };
+        let written = source.text.lines().nth(line - 1).unwrap();
+        assert_eq!(written.trim(), "name: \"p299\"", "line {line}");
     }
 
     #[test]

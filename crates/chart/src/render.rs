@@ -237,6 +237,12 @@ fn environment(observe: Option<Observer>) -> Environment<'static> {
 
 /// An interpolation as one YAML scalar or flow collection ([`emit::flow`]).
 fn flow(value: &TemplateValue) -> Result<String, minijinja::Error> {
+    // Most interpolations are strings, and maps and lists of them: written
+    // without a JSON copy.
+    let mut out = String::new();
+    if flow_direct(value, &mut out).is_some() {
+        return Ok(out);
+    }
     let json = serde_json::to_value(value).map_err(|e| {
         minijinja::Error::new(
             minijinja::ErrorKind::BadSerialization,
@@ -244,6 +250,55 @@ fn flow(value: &TemplateValue) -> Result<String, minijinja::Error> {
         )
     })?;
     Ok(emit::flow(&json))
+}
+
+/// Appends `value` as [`flow`] writes it through JSON ([`emit::flow`]),
+/// walking the template value itself: strings, booleans, none, and maps
+/// (with string keys) and lists of them. `None` for anything else (a
+/// number, bytes, a plain object, an invalid value, a key that is no
+/// string), which the JSON path writes; `out` is then left partial.
+fn flow_direct(value: &TemplateValue, out: &mut String) -> Option<()> {
+    use minijinja::value::{ObjectRepr, ValueKind};
+    match value.kind() {
+        ValueKind::String => emit::push_flow_string(value.as_str()?, out),
+        ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
+        ValueKind::None => out.push_str("null"),
+        ValueKind::Seq | ValueKind::Iterable => {
+            let object = value.as_object()?;
+            if !matches!(object.repr(), ObjectRepr::Seq | ObjectRepr::Iterable) {
+                return None;
+            }
+            out.push('[');
+            for (i, item) in object.try_iter()?.enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                flow_direct(&item, out)?;
+            }
+            out.push(']');
+        }
+        ValueKind::Map => {
+            let object = value.as_object()?;
+            if !matches!(object.repr(), ObjectRepr::Map) {
+                return None;
+            }
+            out.push('{');
+            for (i, (key, item)) in object.try_iter_pairs()?.enumerate() {
+                if key.kind() != ValueKind::String {
+                    return None;
+                }
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                emit::push_flow_string(key.as_str()?, out);
+                out.push_str(": ");
+                flow_direct(&item, out)?;
+            }
+            out.push('}');
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 /// Renders each of the object templates `names` with `plan`.
@@ -351,6 +406,46 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, "a: \"b\\n---\\nc: d\"\n");
+    }
+
+    #[test]
+    fn interpolations_walked_directly_write_what_the_json_path_writes() {
+        // Each value, and whether it is walked directly (numbers go the JSON way).
+        let values = [
+            (serde_json::json!("plain"), true),
+            (
+                serde_json::json!("quote \" backslash \\ tab \t line\nU+0085 \u{85} \u{1fffe} é"),
+                true,
+            ),
+            (serde_json::json!(true), true),
+            (serde_json::json!(null), true),
+            (serde_json::json!([]), true),
+            (serde_json::json!({}), true),
+            (
+                serde_json::json!(["a", false, null, ["b"], {"c": "d"}]),
+                true,
+            ),
+            (
+                serde_json::json!({"z": "first", "a": {"b": [true, "x"]}, "m": null, "": ""}),
+                true,
+            ),
+            (serde_json::json!({"n": 1}), false),
+            (serde_json::json!([1.5, -2]), false),
+            (serde_json::json!(7), false),
+        ];
+        for (json, walks) in values {
+            let value = TemplateValue::from(Serde(&json));
+            let mut direct = String::new();
+            assert_eq!(flow_direct(&value, &mut direct).is_some(), walks, "{json}");
+            if walks {
+                assert_eq!(direct, emit::flow(&json), "{json}");
+            }
+            assert_eq!(flow(&value).unwrap(), emit::flow(&json), "{json}");
+        }
+        // A map with keys that are no strings goes the JSON way.
+        let value = TemplateValue::from(Serde(std::collections::BTreeMap::from([(1, "one")])));
+        assert!(flow_direct(&value, &mut String::new()).is_none());
+        assert_eq!(flow(&value).unwrap(), "{\"1\": \"one\"}");
     }
 
     #[test]

@@ -25,6 +25,13 @@ pub fn quote(text: &str) -> String {
 fn push_quoted(text: &str, out: &mut String) {
     out.reserve(text.len() + 2);
     out.push('"');
+    // Printable ASCII but the quote and the backslash, the common case,
+    // is written as it is.
+    if (text.bytes()).all(|b| matches!(b, b' '..=b'~') && b != b'"' && b != b'\\') {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     // Runs of characters that need no escape are copied at once.
     let mut start = 0;
     for (at, c) in text.char_indices() {
@@ -102,8 +109,7 @@ fn plain_is_safe(text: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b" -_./:@+=()".contains(&b))
         && !text.ends_with([' ', ':'])
-        && !text.contains(": ")
-        && !text.contains(" #")
+        && !(text.as_bytes().windows(2)).any(|w| matches!(w, [b':', b' '] | [b' ', b'#']))
         && yaml::plain_is_string(text)
         && !matches!(text, "y" | "Y" | "n" | "N")
 }
@@ -141,6 +147,12 @@ pub fn flow(value: &serde_json::Value) -> String {
     let mut out = String::new();
     write_flow(value, &mut out);
     out
+}
+
+/// Appends a string as [`flow`] writes it (`flow(&Value::String(text))`),
+/// for a writer that walks a value of its own instead of making a JSON one.
+pub fn push_flow_string(text: &str, out: &mut String) {
+    push_quoted(text, out);
 }
 
 fn write_flow(value: &serde_json::Value, out: &mut String) {

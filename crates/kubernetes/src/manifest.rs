@@ -199,7 +199,7 @@ pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
             },
             yaml::Origin::Default => "the end of the output".to_owned(),
         };
-        let documents = yaml::parse_manifests(&source, LIMITS).map_err(|e| {
+        let documents = yaml::parse_manifests_split(&source, LIMITS).map_err(|e| {
             let message = e
                 .message
                 .strip_prefix("invalid YAML: ")

@@ -48,7 +48,9 @@ pub fn quote(text: &str) -> String {
 }
 
 impl Origin {
-    fn from_span(source: &Arc<Source>, span: Span) -> Self {
+    /// The origin of `span`, in a text that starts after line `line_offset`
+    /// of `source`.
+    fn from_span(source: &Arc<Source>, span: Span, line_offset: usize) -> Self {
         let width = if span.end.line() == span.start.line() {
             span.end.col().saturating_sub(span.start.col()).max(1)
         } else {
@@ -56,7 +58,7 @@ impl Origin {
         };
         Origin::At {
             source: Arc::clone(source),
-            line: span.start.line(),
+            line: line_offset + span.start.line(),
             col: span.start.col() + 1,
             width,
         }
@@ -324,6 +326,88 @@ pub fn parse_manifests_sharing(
     result
 }
 
+/// Below this many bytes a stream is read on one thread
+/// ([`parse_manifests_split`]): a thread costs more than it saves.
+pub const SPLIT_FROM: usize = 64 << 10;
+
+/// [`parse_manifests`], the same nodes with the same origins, read in two
+/// parts on two threads when the stream is large ([`SPLIT_FROM`]), there
+/// is a second core, and a `---` line near its middle starts a document.
+/// Each part is a whole number of documents, read as the whole stream
+/// would read them (anchors and flow do not cross a `---` line); the
+/// checks that see the whole text run on it. When a part fails, or the two
+/// together pass a budget, the whole stream is read again on one thread,
+/// so the error is the one [`parse_manifests`] gives.
+pub fn parse_manifests_split(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, Problem> {
+    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    let text = source.text.as_str();
+    let split = match parallel && text.len() >= SPLIT_FROM && text.len() <= limits.max_bytes {
+        true => document_start_near_middle(text),
+        false => None,
+    };
+    let Some(split) = split else {
+        return parse_manifests(source, limits);
+    };
+    if json::is_json(text) {
+        return parse_manifests(source, limits);
+    }
+    refuse_yaml_1_1_breaks(source)?;
+    let (first, second) = text.split_at(split);
+    let line_offset = first.matches('\n').count();
+    let part = |text: &'_ str, line_offset: usize| {
+        let mut reader = Reader {
+            source,
+            text,
+            line_offset,
+            limits,
+            anchors: HashMap::new(),
+            nodes: 0,
+            shared: false,
+            kubernetes: true,
+            scalars: Vec::new(),
+            flow: Vec::new(),
+            cursor: (0, 0),
+            ascii: text.is_ascii(),
+        };
+        reader
+            .read()
+            .ok()
+            .map(|documents| (documents, reader.nodes))
+    };
+    let (one, two) = std::thread::scope(|scope| {
+        let two = scope.spawn(|| part(second, line_offset));
+        let one = part(first, 0);
+        (
+            one,
+            two.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        )
+    });
+    match (one, two) {
+        (Some((mut documents, a)), Some((more, b)))
+            if a + b <= limits.max_nodes && documents.len() + more.len() <= MAX_DOCUMENTS =>
+        {
+            documents.extend(more);
+            Ok(documents)
+        }
+        _ => parse_manifests(source, limits),
+    }
+}
+
+/// The byte offset of a line that is `---` alone, at or after the middle
+/// of `text`: where a document starts, wherever it stands (YAML ends any
+/// scalar at a `---` line in the first column). Only text without a
+/// carriage return: lines are counted by `\n`.
+fn document_start_near_middle(text: &str) -> Option<usize> {
+    if text.contains('\r') {
+        return None;
+    }
+    let middle = text.len() / 2;
+    let from = text[..middle].rfind('\n').map_or(0, |i| i + 1);
+    let at = from + text[from..].find("\n---\n")? + 1;
+    (at < text.len()).then_some(at)
+}
+
 /// `shared`: the nodes sources read before used, when they share the
 /// budget; left at the new total.
 fn read(
@@ -358,6 +442,8 @@ fn read(
     }
     let mut reader = Reader {
         source,
+        text: &source.text,
+        line_offset: 0,
         limits,
         anchors: HashMap::new(),
         nodes: shared.unwrap_or(0),
@@ -366,6 +452,7 @@ fn read(
         scalars: Vec::new(),
         flow: Vec::new(),
         cursor: (0, 0),
+        ascii: source.text.is_ascii(),
     };
     let result = reader.read();
     if let Some(spent) = shared {
@@ -384,14 +471,15 @@ fn read(
 /// spans of the scalars, in order, and whether each is plain.
 fn refuse_stray_syntax(
     source: &Arc<Source>,
+    text: &str,
+    line_offset: usize,
     scalars: &[(usize, usize, bool)],
 ) -> Result<(), Problem> {
-    let text = &source.text;
     if !text.contains(['\t', '%', '&', '*']) {
         return Ok(());
     }
     let mut spans = scalars.iter().peekable();
-    let (mut line, mut col0) = (1, 0);
+    let (mut line, mut col0) = (line_offset + 1, 0);
     let (mut comment, mut after_blank) = (false, true);
     let mut previous = '\0';
     for (index, (byte, c)) in text.char_indices().enumerate() {
@@ -527,7 +615,13 @@ enum Open {
 }
 
 struct Reader<'a> {
+    /// Where the nodes' origins point.
     source: &'a Arc<Source>,
+    /// The text read: the source's, or a part of it that starts at a line
+    /// ([`parse_manifests_split`]).
+    text: &'a str,
+    /// The source line before the first of `text`.
+    line_offset: usize,
     limits: Limits,
     /// Anchored nodes by anchor id, for aliases.
     anchors: HashMap<usize, Node>,
@@ -546,18 +640,20 @@ struct Reader<'a> {
     /// A character offset and its byte offset, to find the character at a
     /// span's start without rescanning the text.
     cursor: (usize, usize),
+    /// Whether `text` is ASCII: character offsets are then byte offsets.
+    ascii: bool,
 }
 
 impl Reader<'_> {
     fn read(&mut self) -> Result<Vec<Node>, Problem> {
         let mut documents = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
-        let mut parser = Parser::new_from_str(&self.source.text);
+        let mut parser = Parser::new_from_str(self.text);
         let mut current: Option<Node> = None;
         let mut started = false;
         for event in &mut parser {
             let (event, span) = event.map_err(|e| self.scan_error(&e))?;
-            let origin = Origin::from_span(self.source, span);
+            let origin = Origin::from_span(self.source, span, self.line_offset);
             if self.kubernetes {
                 self.track_spans(&event, span, &origin, &stack)?;
             }
@@ -624,7 +720,7 @@ impl Reader<'_> {
             }
         }
         if self.kubernetes {
-            refuse_stray_syntax(self.source, &self.scalars)?;
+            refuse_stray_syntax(self.source, self.text, self.line_offset, &self.scalars)?;
         }
         Ok(documents)
     }
@@ -799,7 +895,13 @@ impl Reader<'_> {
     /// The character at a character offset of the text; offsets mostly
     /// grow from one call to the next, so the cursor makes this linear.
     fn char_at(&mut self, index: usize) -> Option<char> {
-        let text = &self.source.text;
+        let text = self.text;
+        if self.ascii {
+            // One byte a character: the offset is the byte's.
+            let c = *text.as_bytes().get(index)?;
+            self.cursor = (index, index);
+            return Some(c as char);
+        }
         if index < self.cursor.0 {
             self.cursor = (0, 0);
         }
@@ -821,7 +923,7 @@ impl Reader<'_> {
         }
         let mut at = index;
         let mut in_property = false;
-        for c in self.source.text[self.cursor.1..].chars() {
+        for c in self.text[self.cursor.1..].chars() {
             match c {
                 '&' | '!' if !in_property => in_property = true,
                 ' ' | '\t' | '\n' | '\r' => in_property = false,
@@ -837,7 +939,7 @@ impl Reader<'_> {
     /// `index` (its span may reach past the closing quote).
     fn quoted_end(&mut self, index: usize) -> Option<usize> {
         let quote = self.char_at(index)?;
-        let mut chars = self.source.text[self.cursor.1..].chars().skip(1).peekable();
+        let mut chars = self.text[self.cursor.1..].chars().skip(1).peekable();
         let mut at = index + 1;
         while let Some(c) = chars.next() {
             at += 1;
@@ -863,7 +965,7 @@ impl Reader<'_> {
         if self.char_at(index).is_none() {
             return false;
         }
-        let mut chars = self.source.text[self.cursor.1..].chars().peekable();
+        let mut chars = self.text[self.cursor.1..].chars().peekable();
         loop {
             match chars.next() {
                 Some(' ' | '\t' | '\n' | '\r') => {}
@@ -1082,7 +1184,7 @@ impl Reader<'_> {
     fn scan_error(&self, error: &ScanError) -> Problem {
         let marker = error.marker();
         read_error(
-            Origin::at_marker(self.source, marker.line(), marker.col()),
+            Origin::at_marker(self.source, self.line_offset + marker.line(), marker.col()),
             format!("invalid YAML: {}", error.info()),
         )
     }
@@ -1264,6 +1366,96 @@ mod tests {
 
     fn read(text: &str) -> Result<Option<Node>, Problem> {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
+    }
+
+    /// `middle` between enough documents that the stream is read in two
+    /// parts, split at a `---` line inside or after `middle`.
+    fn padded(middle: &str) -> String {
+        let filler = |from: usize| -> String {
+            (from..from + 1500)
+                .map(|i| {
+                    format!("---\nkind: ConfigMap\nmetadata: {{name: \"c{i}\"}}\ndata:\n  k: v\n")
+                })
+                .collect()
+        };
+        format!("{}{middle}{}", filler(0), filler(1500))
+    }
+
+    const LIMITS: Limits = Limits {
+        max_bytes: 64 << 20,
+        max_depth: 64,
+        max_nodes: 1_200_000,
+    };
+
+    #[test]
+    fn a_stream_read_in_two_parts_gives_the_nodes_and_origins_of_one_read() {
+        let middles = [
+            // Plain, quoted, block and flow scalars, anchors, a tab in a
+            // quoted scalar, non-ASCII text, an empty document.
+            "---\na: &x {b: [1, \"two\", 'three']}\nc: *x\nd: |\n  line\n  ---\n  e\n",
+            "---\nf: \"\\t\u{e9}t\u{e9}\"\n---\n---\ng: null\n",
+            // A `---` line a top-level scalar might be thought to hold.
+            "--- |\nblock\n---\nh: 1\n",
+            "--- plain\n---\ni: 2\n",
+            "--- >\n folded\n---\nj: 3\n",
+        ];
+        for middle in middles {
+            let source = Source::file("t.yaml", padded(middle));
+            assert!(document_start_near_middle(&source.text).is_some());
+            let one = parse_manifests(&source, LIMITS);
+            let two = parse_manifests_split(&source, LIMITS);
+            assert_eq!(one, two, "{middle}");
+        }
+    }
+
+    #[test]
+    fn a_stream_read_in_two_parts_fails_as_one_read_fails() {
+        let middles = [
+            // A flow collection and a quoted scalar across the `---` line.
+            "---\na: [1,\n---\n2]\n",
+            "---\na: \"x\n---\ny\"\n",
+            // Errors in the second part that the first precedes.
+            "---\nb: 1\n\tc: 2\n",
+            "---\nd: 1\nd: 2\n",
+            "---\ne: &a b\nf: *nope\n",
+            "kind: x\n",
+        ];
+        for middle in middles {
+            let source = Source::file("t.yaml", padded(middle));
+            let one = parse_manifests(&source, LIMITS);
+            let two = parse_manifests_split(&source, LIMITS);
+            assert_eq!(one, two, "{middle}");
+        }
+        // A budget the two parts pass together but neither alone.
+        let source = Source::file("t.yaml", padded(""));
+        let within = |max_nodes| {
+            parse_manifests(
+                &source,
+                Limits {
+                    max_nodes,
+                    ..LIMITS
+                },
+            )
+            .is_ok()
+        };
+        // The stream's node count: the least budget it stays within.
+        let (mut low, mut high) = (1, LIMITS.max_nodes);
+        while low < high {
+            let mid = (low + high) / 2;
+            if within(mid) {
+                high = mid
+            } else {
+                low = mid + 1
+            }
+        }
+        let tight = Limits {
+            max_nodes: low * 2 / 3,
+            ..LIMITS
+        };
+        assert_eq!(
+            parse_manifests(&source, tight),
+            parse_manifests_split(&source, tight)
+        );
     }
 
     #[test]

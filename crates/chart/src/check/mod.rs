@@ -316,7 +316,9 @@ pub fn run_borrowed(
     let context = Context::new(manifests, objects, version, extra_crds);
     let mut findings = Findings::new(&context);
     let exemptions = merged_exemptions(exemptions);
-    rules::check(&context, &mut findings, exemptions.as_ref(), schema);
+    // From a few hundred objects, on two cores (`rules::check`).
+    let split = schema.is_some() && split_work(manifests.len());
+    rules::check(&context, &mut findings, exemptions.as_ref(), schema, split);
     let Findings { found, info, .. } = findings;
     let info = info
         .into_iter()
@@ -335,6 +337,12 @@ pub fn run_borrowed(
     found.dedup();
     let findings = found.into_iter().map(|(_, finding)| finding).collect();
     CheckReport { findings, info }
+}
+
+/// Whether checking `objects` objects is worth a second thread: a few
+/// hundred of them, and a second core (BENCHMARKS.md, issue 25).
+fn split_work(objects: usize) -> bool {
+    objects >= 200 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
 /// Findings, then what was not verified, as text for a person, each

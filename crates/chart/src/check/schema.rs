@@ -18,8 +18,16 @@ pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Optio
         let object = &context.objects[index];
         // The API server reads an explicit null as the field unset (its
         // zero value): `maxSurge: null` is no int-or-string to refuse.
-        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(&without_nulls(object))
-        {
+        // Copied only when it holds one: most objects are validated as they are.
+        let cleaned;
+        let validated = match has_null_member(object) {
+            true => {
+                cleaned = without_nulls(object);
+                &cleaned
+            }
+            false => *object,
+        };
+        let errors: Vec<(KeyPath, String)> = match options.schemas.validate(validated) {
             Some(errors) => errors,
             None => {
                 let key = (
@@ -224,6 +232,16 @@ fn tighten(node: &mut Json, resource: bool) {
     // `allOf`, `anyOf`, `oneOf` and `not` only add value checks to fields the
     // node declares (a structural schema's rule): left as they are, since
     // closing one of them would refuse the node's other fields.
+}
+
+/// Whether `value` has an object member whose value is null, at any depth:
+/// what [`without_nulls`] would leave out.
+fn has_null_member(value: &Json) -> bool {
+    match value {
+        Json::Object(map) => map.values().any(|v| v.is_null() || has_null_member(v)),
+        Json::Array(items) => items.iter().any(has_null_member),
+        _ => false,
+    }
 }
 
 /// `value` with every object member whose value is null left out, at any

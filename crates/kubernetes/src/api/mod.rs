@@ -443,25 +443,23 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
         };
         let mut size = 0;
         for (key, value) in map {
-            let path = at.clone().key(field).key(key.clone());
+            // Made only for a finding: most keys and values are valid.
+            let path = || at.clone().key(field).key(key.clone());
             // An annotation key is a qualified name whatever its case: the
             // API server lowercases it before it checks (a label key keeps
             // its case).
-            let checked = if field == "annotations" {
-                key.to_lowercase()
+            let checked: std::borrow::Cow<'_, str> = if field == "annotations" {
+                key.to_lowercase().into()
             } else {
-                key.clone()
+                key.as_str().into()
             };
             if let Err(why) = names::qualified_name(&checked) {
-                found.push((
-                    path.clone(),
-                    format!("`{key}` is not a valid {what} key: {why}"),
-                ));
+                found.push((path(), format!("`{key}` is not a valid {what} key: {why}")));
             }
             match value.as_str() {
                 Some(value) if field == "labels" => {
                     if let Err(why) = names::label_value(value) {
-                        found.push((path, format!("label value {value:?} is not valid: {why}")));
+                        found.push((path(), format!("label value {value:?} is not valid: {why}")));
                     }
                 }
                 Some(value) => size += key.len() + value.len(),

@@ -33,7 +33,7 @@ use kubernetes::diagnostic::KeyPath;
 
 /// Checks R4 on the roles, the tenant roles and the operator's grants.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let (context, grants) = (inputs.context, inputs.grants);
+    let (context, grants) = (inputs.context, inputs.grants());
     events_in_custom_resource_role(grants, findings);
     tenant_roles(context, grants, findings);
     operator_grants(grants, findings);

@@ -27,7 +27,7 @@ pub const RULE: Definition = Definition {
 
 /// Checks R6 on the roles and on what the operator's accounts hold.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let (context, grants) = (inputs.context, inputs.grants);
+    let (context, grants) = (inputs.context, inputs.grants());
     secrets(grants, findings);
     default_role_secrets(context, grants, findings);
     operator_grants(grants, findings);

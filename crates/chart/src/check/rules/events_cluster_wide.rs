@@ -29,7 +29,7 @@ pub const RULE: Definition = Definition {
 
 /// Checks R1 on the roles, the bindings and each buildd.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let (context, grants) = (inputs.context, inputs.grants);
+    let (context, grants) = (inputs.context, inputs.grants());
     roles(grants, findings);
     bindings(context, grants, findings);
     recipients(context, grants, findings);

@@ -26,7 +26,7 @@ pub const RULE: Definition = Definition {
 /// Checks R2 on every role's rules that name events, and on the default
 /// roles the operator's bindings grant.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let (context, grants) = (inputs.context, inputs.grants);
+    let (context, grants) = (inputs.context, inputs.grants());
     let writes = adr::EVENT_VERBS.map(|v| v.name());
     let extra = |rule: &PolicyRule| -> Vec<String> {
         if !names_events(rule) {

@@ -65,7 +65,7 @@ const ESCALATING: [Escalating; 3] = [
 
 /// Checks GRANT on every role.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let (context, grants) = (inputs.context, inputs.grants);
+    let (context, grants) = (inputs.context, inputs.grants());
     for (role, r, rule) in grants.all_role_rules() {
         for (verb, targets, what) in ESCALATING {
             let on: Vec<String> = targets

@@ -34,6 +34,7 @@ mod shared;
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use serde_json::Value as Json;
 
@@ -78,13 +79,22 @@ pub type Check = fn(&Inputs<'_>, &mut Findings<'_>);
 pub struct Inputs<'a> {
     /// The objects and what they show.
     context: &'a Context<'a>,
-    /// The resolved roles and bindings, and what they grant.
-    grants: &'a shared::grants::Grants<'a>,
+    /// The resolved roles and bindings, and what they grant: resolved on
+    /// first use ([`Inputs::grants`]), by the RBAC rules.
+    grants: &'a OnceLock<shared::grants::Grants<'a>>,
     /// The Kyverno exemptions artifact, when the input has one.
     exemptions: Option<&'a Json>,
     /// The schemas, for the checks that need them (`check` has them,
     /// `relations` does not).
     schema: Option<&'a Options<'a>>,
+}
+
+impl<'a> Inputs<'a> {
+    /// The resolved roles and bindings, and what they grant, resolved once.
+    fn grants(&self) -> &shared::grants::Grants<'a> {
+        self.grants
+            .get_or_init(|| shared::grants::Grants::of(self.context))
+    }
 }
 
 impl Invariant {
@@ -164,20 +174,44 @@ pub fn check(
     findings: &mut Findings<'_>,
     exemptions: Option<&Json>,
     schema: Option<&Options<'_>>,
+    split: bool,
 ) {
-    let grants = shared::grants::Grants::of(context);
+    let grants = OnceLock::new();
     let inputs = Inputs {
         context,
         grants: &grants,
         exemptions,
         schema,
     };
-    for invariant in by_rank() {
-        if let Some(check) = invariant.definition().check {
-            check(&inputs, findings);
+    // The schema and the API server's rules judge each object alone; the
+    // others read how the objects relate. Split, the two run on two cores,
+    // and the findings come in the order one core gives.
+    let alone = |invariant: &Invariant| matches!(invariant, Invariant::Schema | Invariant::Api);
+    let run = |keep: &dyn Fn(&Invariant) -> bool, findings: &mut Findings<'_>| {
+        for invariant in by_rank().iter().filter(|i| keep(i)) {
+            if let Some(check) = invariant.definition().check {
+                check(&inputs, findings);
+            }
         }
+    };
+    if split {
+        let mut related = Findings::new(context);
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| {
+                run(&|i| !alone(i), &mut related);
+                shared::info::check(context, &mut related);
+            });
+            run(&alone, findings);
+            other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        });
+        findings.found.append(&mut related.found);
+        findings.info.append(&mut related.info);
+    } else {
+        run(&|_| true, findings);
+        shared::info::check(context, findings);
     }
-    shared::info::check(context, findings);
 }
 
 /// `docs/checks.md`: every rule with what it protects and an example.

@@ -22,7 +22,7 @@ pub const RULE: Definition = Definition {
 
 /// Checks R5 on every role's rules.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let grants = inputs.grants;
+    let grants = inputs.grants();
     for (role, r, rule) in grants.role_rules() {
         for field in wildcard_fields(rule) {
             findings.report(

@@ -29,7 +29,7 @@ pub const RULE: Definition = Definition {
 
 /// Checks R3 on the roles and on each buildd.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let (context, grants) = (inputs.context, inputs.grants);
+    let (context, grants) = (inputs.context, inputs.grants());
     roles(grants, findings);
     operator_role(context, grants, findings);
     for instance in &context.facts.instances {

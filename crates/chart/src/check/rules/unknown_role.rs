@@ -24,7 +24,7 @@ pub const RULE: Definition = Definition {
 
 /// Checks every binding's role.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    let (context, grants) = (inputs.context, inputs.grants);
+    let (context, grants) = (inputs.context, inputs.grants());
     let rbac = &grants.rbac;
     for &binding in &rbac.unbound {
         let role_ref = &context.objects[binding]["roleRef"];
