@@ -9,10 +9,11 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-use chart::check::{self, rbac};
+use chart::check;
 use chart::{pipeline, values};
 use kubernetes::diff::lines;
 use kubernetes::input;
+use kubernetes::rbac;
 
 /// `check`'s relational checks (RBAC, topology) on out/ovh-prod plus the
 /// multiplying RBAC of `hostile_rbac(n)`: 1.6 KB per n.

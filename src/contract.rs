@@ -11,8 +11,9 @@
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 
-use chart::check::rbac::Permissions;
-use kubernetes::diagnostic::{Diagnostic, json_pretty};
+use kubernetes::diagnostic::Diagnostic;
+use kubernetes::rbac::Permissions;
+use kubernetes::text::json_pretty;
 
 /// The version of the JSON output contract, an integer: consumers compare
 /// it with `==` (a breaking change is the only kind that changes it).

@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+use anstream::ColorChoice;
 use chartgen::args::{Cli, ColorWhen};
 use chartgen::{commands, report};
 use kubernetes::exit::Exit;
-use kubernetes::terminal::{self, ColorChoice};
+use kubernetes::terminal;
 
 /// mimalloc: a render allocates and frees hundreds of thousands of small
 /// nodes, and glibc's malloc spent a third of the instructions on them

@@ -15,10 +15,11 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use anstyle::Style;
 use kubernetes::diagnostic::{Diagnostic, Problem, Quoting};
 use kubernetes::error::Error;
 use kubernetes::location::{Origin, Source};
-use kubernetes::terminal::{self, Style};
+use kubernetes::terminal;
 use kubernetes::text::{MESSAGE, clip, printable};
 
 /// The full text shown for `error`, ending in a newline: the problems of

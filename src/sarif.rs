@@ -30,7 +30,9 @@ use serde_json::{Value as Json, json};
 
 use chart::check::CheckReport;
 use chart::check::rules::RULES;
-use kubernetes::diagnostic::{Diagnostic, Location, Rule, printable};
+use kubernetes::diagnostic::{Diagnostic, Rule};
+use kubernetes::location::Location;
+use kubernetes::text::printable;
 
 /// The base id of relative artifact URIs: the directory `check` ran in.
 pub const SRCROOT: &str = "SRCROOT";
@@ -241,8 +243,9 @@ fn notification(note: &Diagnostic) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kubernetes::diagnostic::{KeyPath, Origin, Subject};
+    use kubernetes::diagnostic::Subject;
     use kubernetes::location::Source;
+    use kubernetes::location::{KeyPath, Origin};
 
     fn finding(file: &str) -> Diagnostic {
         let origin = Origin::At {

@@ -51,7 +51,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
             let cwd = std::env::current_dir().ok();
             let real = |shown: &str| set.real_path(shown).map(std::path::Path::to_path_buf);
             let log = sarif::log(&report, &local, cwd.as_deref(), &real);
-            kubernetes::diagnostic::json_pretty(&log)?
+            kubernetes::text::json_pretty(&log)?
         }
     };
     super::print_stdout(&text)?;

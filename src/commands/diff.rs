@@ -112,7 +112,7 @@ fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::Man
     let mut local = input::read_within(std::slice::from_ref(local_arg), &mut budget)?;
     let live = cluster::read(&target, &mut local)?;
     for note in &live.notes {
-        kubernetes::terminal::note(&kubernetes::diagnostic::printable(note));
+        kubernetes::terminal::note(&kubernetes::text::printable(note));
     }
     let mut names = Names::default();
     for refusal in live.refusals {
@@ -123,8 +123,8 @@ fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::Man
         };
         kubernetes::terminal::note(&format!(
             "{}: {what}, compared as written: {}",
-            kubernetes::diagnostic::printable(&refusal.object),
-            kubernetes::diagnostic::printable(&refusal.message)
+            kubernetes::text::printable(&refusal.object),
+            kubernetes::text::printable(&refusal.message)
         ));
         if refusal.rejected {
             names.rejected.push(refusal);
@@ -145,7 +145,7 @@ fn notes(renames: &matching::Renames, difference: &diff::Diff) {
     for map in &renames.unused {
         kubernetes::terminal::note(&format!(
             "--map {} applies to no object of the old side",
-            kubernetes::diagnostic::printable(map)
+            kubernetes::text::printable(map)
         ));
     }
     if let Some((prefix, count)) = matching::suggest(difference) {
@@ -156,8 +156,8 @@ fn notes(renames: &matching::Renames, difference: &diff::Diff) {
         };
         kubernetes::terminal::hint(&format!(
             "{count} removed {objects} {are} with the prefix `{}` (as Helm names objects after the release); --map '{}*=*' compares them field by field",
-            kubernetes::diagnostic::printable(&prefix),
-            kubernetes::diagnostic::printable(&prefix)
+            kubernetes::text::printable(&prefix),
+            kubernetes::text::printable(&prefix)
         ));
     }
 }

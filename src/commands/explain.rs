@@ -8,9 +8,9 @@ use crate::args::{ExplainArgs, ExplainFormat};
 use chart::provenance::{self, Explanation, Source, query};
 use chart::values::{self, SetKind};
 use kubernetes::exit::Exit;
+use kubernetes::location::Origin;
 use kubernetes::manifest::Manifest;
 use kubernetes::text::{clip, json_pretty, printable};
-use kubernetes::yaml::Origin;
 use kubernetes::{emit, secret};
 
 /// Most characters of a value shown on one line.

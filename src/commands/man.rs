@@ -9,9 +9,9 @@ use std::path::Path;
 use clap::CommandFactory as _;
 
 use crate::args::{Cli, ManArgs};
-use kubernetes::diagnostic::printable;
 use kubernetes::error::Error;
 use kubernetes::exit::Exit;
+use kubernetes::text::printable;
 
 /// Prints one page, or writes every page into `--output-dir`.
 pub fn run(args: &ManArgs) -> anyhow::Result<Exit> {

@@ -2,10 +2,10 @@
 
 use crate::args::{Format, InputArgs};
 use crate::contract::{self, RbacOutput};
-use chart::check::rbac::{self, Permissions, Scope};
-use kubernetes::diagnostic::printable;
 use kubernetes::exit::Exit;
 use kubernetes::input;
+use kubernetes::rbac::{self, Permissions, Scope};
+use kubernetes::text::printable;
 
 /// Resolves every binding in the manifests and prints what each subject may do.
 pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {

@@ -13,12 +13,12 @@ use crate::select::{self, Selector};
 use chart::check;
 use chart::pipeline::{self, Bundle, Output};
 use chart::values::{self, Inputs};
-use kubernetes::diagnostic::printable;
 use kubernetes::diff::{self, Style};
 use kubernetes::error::Error;
 use kubernetes::exit::Exit;
 use kubernetes::manifest::Manifest;
 use kubernetes::output::{self, OutputDir, Report};
+use kubernetes::text::printable;
 use kubernetes::{input, manifest};
 
 /// Renders as the arguments ask. Prints nothing to stdout on an error

@@ -4,7 +4,9 @@
 
 use serde_json::Value as Json;
 
-use kubernetes::yaml::{self, Source};
+use kubernetes::yaml;
+
+use kubernetes::location::Source;
 
 use crate::harness::{chartgen, find};
 

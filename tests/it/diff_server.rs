@@ -72,7 +72,7 @@ fn placed(mut object: Json) -> Json {
 /// The fixture's cases, then the generated ones.
 fn cases() -> Vec<Case> {
     let text = std::fs::read_to_string(fixtures().join("cases.yaml")).unwrap();
-    let source = kubernetes::yaml::Source::file("cases.yaml", &text);
+    let source = kubernetes::location::Source::file("cases.yaml", &text);
     let mut all: Vec<Case> =
         kubernetes::yaml::parse_stream(&source, kubernetes::yaml::Limits::VALUES)
             .unwrap()

@@ -75,7 +75,10 @@ fn case_count() -> usize {
 
 /// The object as YAML, as chartgen reads it (and the recording keeps it).
 fn to_yaml(object: &Json) -> String {
-    emit::block(&yaml::Node::from_json(object, &yaml::Origin::Default))
+    emit::block(&yaml::Node::from_json(
+        object,
+        &kubernetes::location::Origin::Default,
+    ))
 }
 
 fn from_yaml(text: &str) -> Json {

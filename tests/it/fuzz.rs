@@ -10,7 +10,8 @@ use proptest::prelude::*;
 use chart::check;
 use chart::values::{self, Inputs};
 use kubernetes::input;
-use kubernetes::yaml::{self, Limits, Source};
+use kubernetes::location::Source;
+use kubernetes::yaml::{self, Limits};
 
 fn config() -> ProptestConfig {
     let cases = std::env::var("CHARTGEN_FUZZ_CASES")

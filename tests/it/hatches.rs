@@ -5,7 +5,9 @@
 //! `check` (T3) when `render` checks its output; `explain` names the
 //! values line behind each.
 
-use kubernetes::yaml::{self, Source};
+use kubernetes::yaml;
+
+use kubernetes::location::Source;
 use serde_json::{Value as Json, json};
 
 use crate::harness::{assert_contains, chartgen, find};

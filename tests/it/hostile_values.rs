@@ -56,7 +56,7 @@ fn hostile() -> impl Strategy<Value = String> {
 /// The annotations of every object but the CRD, which carries nothing of
 /// one instance (two releases share it).
 fn annotations_of(stream: &str) -> Vec<Option<BTreeMap<String, String>>> {
-    let source = yaml::Source::file("render", stream);
+    let source = kubernetes::location::Source::file("render", stream);
     yaml::parse_stream(&source, manifest::LIMITS)
         .expect("the render reads back")
         .iter()
@@ -103,7 +103,7 @@ proptest! {
         });
         let output = pipeline::render(&values).unwrap();
         let stream = manifest::to_stream(&output.release);
-        let objects: Vec<serde_json::Value> = yaml::parse_stream(&yaml::Source::file("render", &stream), manifest::LIMITS)
+        let objects: Vec<serde_json::Value> = yaml::parse_stream(&kubernetes::location::Source::file("render", &stream), manifest::LIMITS)
             .expect("the render reads back")
             .iter()
             .map(yaml::Node::to_json)
@@ -116,7 +116,7 @@ proptest! {
         let config = find("ConfigMap", "buildkit-daemon-pod-template");
         prop_assert_eq!(config["data"].as_object().unwrap().len(), 1);
         let text = config["data"]["pod-template.yaml"].as_str().unwrap();
-        let template = yaml::parse_stream(&yaml::Source::file("template", text), manifest::LIMITS)
+        let template = yaml::parse_stream(&kubernetes::location::Source::file("template", text), manifest::LIMITS)
             .expect("the daemon template reads back")[0]
             .to_json();
         prop_assert_eq!(template.as_object().unwrap().keys().collect::<Vec<_>>(), ["metadata"]);

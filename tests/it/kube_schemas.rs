@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use kubernetes::diagnostic::KeyPath;
 use kubernetes::kube::validator::{self, Additional, KUBERNETES};
 use kubernetes::kube::{KubeSchemas, VERSIONS};
+use kubernetes::location::KeyPath;
 use serde_json::{Value as Json, json};
 
 use crate::corpus::{Rng, pointers};

@@ -7,8 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use kubernetes::location::Source;
 use kubernetes::manifest::LIMITS;
-use kubernetes::yaml::{self, Source};
+use kubernetes::yaml;
 
 use crate::harness::{chartgen, chartgen_with_stdin, root};
 

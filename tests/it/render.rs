@@ -5,7 +5,8 @@
 use serde_json::Value as Json;
 
 use kubernetes::kube::{KubeSchemas, VERSIONS};
-use kubernetes::yaml::{self, Source};
+use kubernetes::location::Source;
+use kubernetes::yaml;
 
 use crate::harness::{
     assert_contains, chartgen, chartgen_with, find, relative, root, without_prerequisites,
@@ -136,7 +137,10 @@ fn the_schema_check_catches_unknown_fields() {
             object["spec"]["replicaz"] = Json::from(1);
         }
         stream += "---\n";
-        stream += &kubernetes::emit::block(&yaml::Node::from_json(&object, &yaml::Origin::Default));
+        stream += &kubernetes::emit::block(&yaml::Node::from_json(
+            &object,
+            &kubernetes::location::Origin::Default,
+        ));
     }
     let findings = check(&schemas, &stream);
     let found: Vec<(&str, &str)> = findings

@@ -105,7 +105,8 @@ fn an_overlay_with_only_a_tag_fits_the_overlay_schema_and_a_typo_does_not() {
 /// Every committed values file fits the overlay schema.
 #[test]
 fn every_values_file_fits_the_overlay_schema() {
-    use kubernetes::yaml::{self, Source};
+    use kubernetes::location::Source;
+    use kubernetes::yaml;
     let overlay = validator("schema/values.overlay.schema.json");
     for entry in std::fs::read_dir(root().join("values")).unwrap() {
         let path = entry.unwrap().path();

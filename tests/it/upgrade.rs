@@ -9,7 +9,9 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use kubernetes::yaml::{self, Source};
+use kubernetes::yaml;
+
+use kubernetes::location::Source;
 
 use crate::harness::chartgen;
 

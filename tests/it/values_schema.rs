@@ -11,9 +11,10 @@ use std::sync::LazyLock;
 use chart::schema::{VALUES, VALUES_ROOT};
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
-use kubernetes::diagnostic::KeyPath;
 use kubernetes::kube::validator::{self, ErrorKind, SchemaError};
-use kubernetes::yaml::{Limits, Node, Origin, Source, parse_document};
+use kubernetes::location::KeyPath;
+use kubernetes::location::{Origin, Source};
+use kubernetes::yaml::{Limits, Node, parse_document};
 use serde_json::{Value as Json, json};
 
 use crate::corpus::{Rng, pointers};

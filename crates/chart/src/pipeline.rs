@@ -8,12 +8,14 @@ use crate::plan::Plan;
 use crate::render;
 use crate::values::Loaded;
 use kubernetes::diagnostic::Diagnostic;
-use kubernetes::diagnostic::{KeyPath, Problem};
+use kubernetes::diagnostic::Problem;
 use kubernetes::emit;
 use kubernetes::error::Error;
 use kubernetes::kube::{self, KubeSchemas};
+use kubernetes::location::KeyPath;
+use kubernetes::location::{Origin, Source};
 use kubernetes::manifest::{self, Manifest};
-use kubernetes::yaml::{self, Node, Origin, Source, Value};
+use kubernetes::yaml::{self, Node, Value};
 use serde_json::Value as Json;
 
 /// The template of the Kyverno exemptions artifact.
@@ -601,7 +603,7 @@ mod tests {
             .node
             .at(&KeyPath::root().key("metadata").key("name"));
         let Some(Node {
-            origin: yaml::Origin::At { source, line, .. },
+            origin: kubernetes::location::Origin::At { source, line, .. },
             ..
         }) = name
         else {

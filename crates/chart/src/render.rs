@@ -18,7 +18,7 @@ use crate::plan::Plan;
 use kubernetes::emit;
 use kubernetes::error::Error;
 // A template's output and its trace are what `manifest` parses back.
-pub use kubernetes::manifest::{Rendered, Trace};
+use kubernetes::manifest::{Rendered, Trace};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));

@@ -14,9 +14,11 @@ use serde_json::Value as Json;
 
 use crate::model::Values;
 use crate::model::types::{DIGEST_PATTERN, DNS_LABEL_PATTERN, QUANTITY_PATTERN};
-use kubernetes::diagnostic::{KeyPath, Problem, Segment, closest};
+use kubernetes::diagnostic::{Problem, closest};
 use kubernetes::kube::validator::{self, Additional, ErrorKind, SchemaError, Table, Types};
-use kubernetes::yaml::{Node, Origin, Value};
+use kubernetes::location::Origin;
+use kubernetes::location::{KeyPath, Segment};
+use kubernetes::yaml::{Node, Value};
 
 mod baked {
     use kubernetes::kube::validator::{Additional, Node};
@@ -626,7 +628,7 @@ mod tests {
 
     #[test]
     fn a_fraction_where_an_integer_belongs_is_located() {
-        let source = kubernetes::yaml::Source::file("v.yaml", "buildd:\n  replicas: 3.0\n");
+        let source = kubernetes::location::Source::file("v.yaml", "buildd:\n  replicas: 3.0\n");
         let document = kubernetes::yaml::parse_document(&source, kubernetes::yaml::Limits::VALUES)
             .unwrap()
             .unwrap();
@@ -650,7 +652,7 @@ mod tests {
     #[test]
     fn an_error_below_a_member_named_empty_or_like_a_number_is_located_there() {
         let text = "builds:\n  buildkitd:\n    registries:\n      \"\": {cpu: 1}\n      \"0\": {http: 2}\n";
-        let source = kubernetes::yaml::Source::file("v.yaml", text);
+        let source = kubernetes::location::Source::file("v.yaml", text);
         let document = kubernetes::yaml::parse_document(&source, kubernetes::yaml::Limits::VALUES)
             .unwrap()
             .unwrap();
@@ -679,7 +681,7 @@ mod tests {
     fn plain_numbers_become_their_text_only_where_a_string_is_wanted() {
         let text = "images:\n  buildd: {tag: 1.10, digest: 0x1F}\n  gateway: {tag: true}\n\
                     buildd: {replicas: 3}\ncommonLabels: {a: 0644, b: 1e3, c: ~, d: '2'}\nunknown: 1.5\n";
-        let source = kubernetes::yaml::Source::file("v.yaml", text);
+        let source = kubernetes::location::Source::file("v.yaml", text);
         let mut document =
             kubernetes::yaml::parse_document(&source, kubernetes::yaml::Limits::VALUES)
                 .unwrap()

@@ -21,8 +21,8 @@
 
 use std::fmt::{self, Write as _};
 
-pub use crate::location::{KeyPath, Location, Origin, Segment, Syntax};
-pub use crate::text::{MESSAGE, WINDOW, Window, clip, json_pretty, mask_quoted, printable, window};
+use crate::location::{KeyPath, Location, Origin};
+use crate::text::{MESSAGE, clip, mask_quoted, printable, window};
 
 /// A problem in the input text, as the reader and the values stage find
 /// it: where, which key, what is wrong, what to do. Always an error, with

@@ -357,7 +357,8 @@ fn push_indent(indent: usize, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::{Limits, Source};
+    use crate::location::Source;
+    use crate::yaml::Limits;
 
     fn reread(text: &str) -> serde_json::Value {
         yaml::parse_document(&Source::file("t", text), Limits::VALUES)
@@ -400,7 +401,7 @@ mod tests {
             "tricky": " leading\n",
             "list": [[1, 2], []],
         });
-        let node = Node::from_json(&json, &yaml::Origin::Default);
+        let node = Node::from_json(&json, &crate::location::Origin::Default);
         assert_eq!(reread(&block(&node)), json);
     }
 

@@ -8,7 +8,7 @@
 use std::fs::{File, FileType};
 use std::path::Path;
 
-use crate::diagnostic::printable;
+use crate::text::printable;
 
 /// The one walk of a directory tree: every entry below `root` (not `root`
 /// itself), depth first, each folder's entries in name order; a symbolic

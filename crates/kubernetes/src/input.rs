@@ -11,11 +11,16 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{KeyPath, Problem, Segment, printable};
+use crate::location::{KeyPath, Segment};
+
+use crate::diagnostic::Problem;
+
 use crate::error::Error;
 use crate::files;
+use crate::location::Source;
 use crate::manifest::{self, LIMITS, Manifest};
-use crate::yaml::{self, Node, Source, Value};
+use crate::text::printable;
+use crate::yaml::{self, Node, Value};
 
 mod git;
 
@@ -575,7 +580,7 @@ fn kustomize(
         return Ok(());
     };
     for (key, node) in &entries {
-        let path = KeyPath(vec![crate::diagnostic::Segment::Key(key.name.clone())]);
+        let path = KeyPath(vec![crate::location::Segment::Key(key.name.clone())]);
         let text = match &node.value {
             Value::String(s) => Some(s.as_str()),
             _ => None,
@@ -691,7 +696,7 @@ fn list_resources(
     };
     for (index, item) in items.iter().enumerate() {
         let mut at = path.clone();
-        at.0.push(crate::diagnostic::Segment::Index(index));
+        at.0.push(crate::location::Segment::Index(index));
         match resource(dir, item, show) {
             Ok((path, true)) => folders.push(path),
             Ok((path, false)) => listed.push(path),
@@ -703,8 +708,8 @@ fn list_resources(
 }
 
 /// The origin of a whole source: its first line.
-fn source_origin(source: &Arc<Source>) -> yaml::Origin {
-    yaml::Origin::At {
+fn source_origin(source: &Arc<Source>) -> crate::location::Origin {
+    crate::location::Origin::At {
         source: Arc::clone(source),
         line: 1,
         col: 1,

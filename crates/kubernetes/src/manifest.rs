@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use crate::emit;
 use crate::error::Error;
-use crate::yaml::{self, Limits, Node, Source, Value};
+use crate::location::Source;
+use crate::yaml::{self, Limits, Node, Value};
 
 /// Budgets for rendered output and manifests read from disk. `input::read`
 /// applies the byte and node budgets to the whole input of one command (all
@@ -192,12 +193,13 @@ pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
             problem,
         };
         // Where in the template: the line that wrote the offending output.
-        let place = |origin: &yaml::Origin| match origin {
-            yaml::Origin::At { line, col, .. } => match rendering.source_of(*line, *col) {
+        let place = |origin: &crate::location::Origin| match origin {
+            crate::location::Origin::At { line, col, .. } => match rendering.source_of(*line, *col)
+            {
                 Some((template, at)) => format!("templates/{template}:{at} (output line {line})"),
                 None => format!("output line {line}"),
             },
-            yaml::Origin::Default => "the end of the output".to_owned(),
+            crate::location::Origin::Default => "the end of the output".to_owned(),
         };
         let documents = yaml::parse_manifests_split(&source, LIMITS).map_err(|e| {
             let message = e
@@ -254,10 +256,10 @@ pub fn install_order(a: &Manifest, b: &Manifest) -> std::cmp::Ordering {
 }
 
 /// The 1-based line an origin points at (0 for a default).
-pub fn line_of(origin: &yaml::Origin) -> usize {
+pub fn line_of(origin: &crate::location::Origin) -> usize {
     match origin {
-        yaml::Origin::At { line, .. } => *line,
-        yaml::Origin::Default => 0,
+        crate::location::Origin::At { line, .. } => *line,
+        crate::location::Origin::Default => 0,
     }
 }
 

@@ -37,7 +37,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::KeyPath;
+use crate::location::KeyPath;
 
 /// A Pod Security level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -20,8 +20,8 @@ use std::ffi::OsString;
 use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use anstream::ColorChoice;
-pub use anstyle::Style;
+use anstream::ColorChoice;
+use anstyle::Style;
 
 use anstyle::{AnsiColor, Effects};
 

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span, Tag};
 
 use crate::diagnostic::Problem;
-pub use crate::location::{KeyPath, Origin, Segment, Source};
+use crate::location::{KeyPath, Origin, Segment, Source};
 use crate::text::printable;
 
 /// Most documents one text may hold: each costs memory even when empty.

@@ -9,10 +9,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value as Json;
 
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 
 use super::Class;
-use crate::plan::{COMPONENT_CLASSES, COMPONENT_LABEL, TRUST_CLASS_LABEL, adr};
+use crate::plan::COMPONENT_LABEL;
+use crate::plan::adr::{self, COMPONENT_CLASSES, TRUST_CLASS_LABEL};
 use kubernetes::manifest;
 
 /// One operator instance the input shows: a buildd Deployment and the

@@ -14,9 +14,7 @@
 pub mod api;
 pub mod facts;
 // Effective RBAC is generic (`kubernetes::rbac`); its old path stays.
-pub use kubernetes::rbac;
 // Merging exemptions artifacts is generic (`input`); its old path stays.
-pub use kubernetes::input::merged_exemptions;
 pub mod rules;
 pub mod schema;
 
@@ -28,11 +26,14 @@ use serde_json::Value as Json;
 
 use crate::plan::adr;
 use facts::Facts;
-use kubernetes::diagnostic::{Diagnostic, KeyPath, Location, MESSAGE, Segment, Subject, clip};
+use kubernetes::diagnostic::{Diagnostic, Subject};
 use kubernetes::kube::KubeSchemas;
+use kubernetes::location::Origin;
+use kubernetes::location::{KeyPath, Location, Segment};
 use kubernetes::manifest::Manifest;
 use kubernetes::secret::{self, Hidden};
-use kubernetes::yaml::{Node, Origin};
+use kubernetes::text::{MESSAGE, clip};
+use kubernetes::yaml::Node;
 
 pub use rules::Invariant;
 
@@ -315,7 +316,7 @@ pub fn run_borrowed(
     let extra_crds = schema.map_or(&[][..], |options| options.extra_crds);
     let context = Context::new(manifests, objects, version, extra_crds);
     let mut findings = Findings::new(&context);
-    let exemptions = merged_exemptions(exemptions);
+    let exemptions = kubernetes::input::merged_exemptions(exemptions);
     // From a few hundred objects, on two cores (`rules::check`).
     let split = schema.is_some() && split_work(manifests.len());
     rules::check(&context, &mut findings, exemptions.as_ref(), schema, split);

@@ -9,7 +9,7 @@ use jsonschema::Validator;
 use serde_json::Value as Json;
 
 use super::{Context, Findings, Invariant, Options};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 
 /// Checks every object of `context`.
 pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Options<'_>) {

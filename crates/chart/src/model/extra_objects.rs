@@ -18,7 +18,7 @@ use serde_json::{Map, Value as Json};
 
 use super::Values;
 use super::violation::Violation;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 
 /// The values key of the extra objects.
 pub const KEY: &str = "extraObjects";

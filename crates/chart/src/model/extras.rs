@@ -26,7 +26,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::violation::Violation;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::pod_security::ALLOWED_VOLUMES;
 
 /// Escape hatches of one workload: what its own container gets besides the

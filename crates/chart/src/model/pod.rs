@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json, json};
 
 use super::violation::{RESERVED_PREFIXES, Violation};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::names;
 
 /// Scheduling, pull secrets and pod metadata of one workload. Each is

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::{ResourceList, Resources, Values};
 use kubernetes::cidr::Cidr;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::names;
 
 use super::violation::RESERVED_PREFIXES;

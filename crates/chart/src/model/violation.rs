@@ -2,7 +2,7 @@
 //! whose rules [`super::rules::check`] runs, and the label prefixes those
 //! rules keep for the chart ([`RESERVED_PREFIXES`]).
 
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 
 /// One broken rule: the key it is reported at, the message and a hint.
 ///

@@ -45,9 +45,7 @@ pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "chartgen"
 /// it ([`versioned_images`]).
 pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 
-pub use adr::COMPONENT_CLASSES;
-
-pub use adr::{EXEMPTIONS_ANNOTATION, Exemption, TRUST_CLASS_LABEL};
+use adr::{EXEMPTIONS_ANNOTATION, Exemption, TRUST_CLASS_LABEL};
 
 /// The uid the control plane runs as.
 const CONTROL_PLANE_UID: u32 = 65532;
@@ -606,7 +604,7 @@ fn daemon_pod_template(daemon: &DaemonPod) -> Option<String> {
         template.insert("spec".to_owned(), spec.into());
     }
     let template =
-        kubernetes::yaml::Node::from_json(&template.into(), &kubernetes::yaml::Origin::Default);
+        kubernetes::yaml::Node::from_json(&template.into(), &kubernetes::location::Origin::Default);
     Some(kubernetes::emit::block(&template))
 }
 
@@ -923,7 +921,7 @@ mod tests {
             .filter_map(|m| m.labels.get(COMPONENT_LABEL))
             .map(String::as_str)
             .collect();
-        for (component, _) in COMPONENT_CLASSES {
+        for (component, _) in adr::COMPONENT_CLASSES {
             assert!(planned.contains(&component), "{component}");
         }
     }

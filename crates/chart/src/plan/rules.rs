@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::names;
 
 use super::{Plan, VERSION_LABEL, versioned_images};

@@ -22,9 +22,10 @@ use crate::model::Values;
 use crate::plan::Plan;
 use crate::render;
 use kubernetes::error::Error;
+use kubernetes::location::Origin;
 use kubernetes::location::{KeyPath, Segment};
 use kubernetes::manifest::{self, Manifest, Trace};
-use kubernetes::yaml::{Node, Origin, Value};
+use kubernetes::yaml::{Node, Value};
 
 use record::Emission;
 

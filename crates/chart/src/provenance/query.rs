@@ -201,8 +201,9 @@ fn child<'n>(node: &'n Node, step: &str) -> Result<(Segment, &'n Node), Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kubernetes::location::Source;
     use kubernetes::manifest::{LIMITS, identify};
-    use kubernetes::yaml::{Source, parse_manifests};
+    use kubernetes::yaml::parse_manifests;
 
     fn manifests(text: &str) -> Vec<Manifest> {
         parse_manifests(&Source::file("t.yaml", text), LIMITS)

@@ -6,7 +6,8 @@
 //! key it is built from; a constant of the plan names none.
 
 use crate::model::Values;
-use crate::plan::{self, Exemption, adr};
+use crate::plan;
+use crate::plan::adr::{self, Exemption};
 use kubernetes::location::{KeyPath, Segment};
 
 /// What a plan field was derived from.
@@ -299,7 +300,7 @@ fn derive(to: To, path: &KeyPath, captured: &[Segment], values: &Values) -> Vec<
                 Segment::Key(k) => k.as_str(),
                 Segment::Index(_) => "",
             });
-            if namespace && annotation == plan::EXEMPTIONS_ANNOTATION {
+            if namespace && annotation == adr::EXEMPTIONS_ANNOTATION {
                 exemptions(key(1))
             } else if let Some(paths) = gitops_annotation(annotation, values) {
                 paths
@@ -391,7 +392,7 @@ fn label(key: &str, image: Option<&str>, values: &Values) -> Vec<KeyPath> {
         plan::COMPONENT_LABEL,
         "app.kubernetes.io/part-of",
         plan::MANAGED_BY.0,
-        plan::TRUST_CLASS_LABEL,
+        adr::TRUST_CLASS_LABEL,
     ];
     match key {
         "app.kubernetes.io/instance" => vec![KeyPath::dotted("releaseName")],

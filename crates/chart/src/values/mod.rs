@@ -18,9 +18,11 @@ pub use set::{MAX_SET_FILE_BYTES, Override, SetArg, SetKind};
 
 use crate::model::{Values, rules};
 use crate::schema;
-use kubernetes::diagnostic::{KeyPath, Problem, Segment};
+use kubernetes::diagnostic::Problem;
 use kubernetes::error::Error;
-use kubernetes::yaml::{self, Limits, Node, Origin, Source, Value};
+use kubernetes::location::{KeyPath, Segment};
+use kubernetes::location::{Origin, Source};
+use kubernetes::yaml::{self, Limits, Node, Value};
 
 /// Where values come from: files in order, then the set flags in
 /// command-line order.

@@ -14,8 +14,11 @@
 
 use std::collections::BTreeMap;
 
-use kubernetes::diagnostic::{KeyPath, Problem};
-use kubernetes::yaml::{Node, Origin, Value};
+use kubernetes::location::KeyPath;
+
+use kubernetes::diagnostic::Problem;
+use kubernetes::location::Origin;
+use kubernetes::yaml::{Node, Value};
 
 /// Per image (its key under `images`), the digest's origin as last seen
 /// and the tag the merged document held when a layer last wrote it.
@@ -109,7 +112,8 @@ fn field<'n>(node: &'n Node, key: &str) -> Option<&'n Node> {
 mod tests {
     use super::*;
     use crate::values::{defaults, merge};
-    use kubernetes::yaml::{Limits, Source};
+    use kubernetes::location::Source;
+    use kubernetes::yaml::Limits;
 
     /// The problems' paths after merging `layers` over the defaults, each
     /// layer one file.

@@ -15,8 +15,10 @@ use serde_json::Value as Json;
 
 use crate::model::Values;
 use crate::schema;
-use kubernetes::diagnostic::{KeyPath, Problem, Segment};
-use kubernetes::yaml::{Node, Origin};
+use kubernetes::diagnostic::Problem;
+use kubernetes::location::Origin;
+use kubernetes::location::{KeyPath, Segment};
+use kubernetes::yaml::Node;
 
 /// Most rounds of reset and validation: a real file needs one to three
 /// (a key, then the object that now misses it); past that the rules are

@@ -21,9 +21,10 @@
 use std::io::Read as _;
 use std::sync::Arc;
 
-use kubernetes::diagnostic::{KeyPath, Segment, Syntax};
 use kubernetes::error::Error;
-use kubernetes::yaml::{self, Key, Limits, Node, Origin, Source, Value};
+use kubernetes::location::{KeyPath, Segment, Syntax};
+use kubernetes::location::{Origin, Source};
+use kubernetes::yaml::{self, Key, Limits, Node, Value};
 
 /// Which set flag an argument came with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

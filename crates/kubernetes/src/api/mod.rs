@@ -17,7 +17,7 @@ mod cron;
 mod objects;
 mod pod;
 
-use crate::diagnostic::KeyPath;
+use crate::location::KeyPath;
 use crate::names;
 use crate::quantity::Quantity;
 use crate::scheduling::{each, label_selector};

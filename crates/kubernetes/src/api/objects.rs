@@ -12,7 +12,7 @@ use serde_json::Value as Json;
 
 use super::pod::one_of;
 use super::{cron, port_number};
-use crate::diagnostic::KeyPath;
+use crate::location::KeyPath;
 use crate::names;
 use crate::scheduling::{each, label_selector};
 

@@ -8,7 +8,7 @@
 use serde_json::Value as Json;
 
 use super::port_number;
-use crate::diagnostic::KeyPath;
+use crate::location::KeyPath;
 use crate::names;
 use crate::scheduling::each;
 

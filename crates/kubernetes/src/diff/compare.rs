@@ -475,7 +475,7 @@ mod tests {
             "{x: 1, y: [a, 2.5]}",
         ]
         .map(|text| {
-            let source = crate::yaml::Source::file("t", text);
+            let source = crate::location::Source::file("t", text);
             crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
                 .unwrap()
                 .unwrap()

@@ -36,8 +36,8 @@ use serde_json::Value as Json;
 pub use impact::{Class, Impact, Level};
 pub use text::{Style, render_text};
 
-use crate::diagnostic::{KeyPath, Segment, Syntax};
 use crate::input::ManifestSet;
+use crate::location::{KeyPath, Segment, Syntax};
 use crate::manifest::{Manifest, ObjectId};
 use crate::rbac::{self, Scope};
 use crate::secret;

@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use anstyle::{AnsiColor, Style as Colour};
 
 use super::{Diff, FieldChange, Level, lines};
-use crate::diagnostic::printable;
+use crate::text::printable;
 
 /// The colours of a diff: green added, red removed, yellow changed, and
 /// each impact level's label in bold (`refused` and `destructive` red,

@@ -12,7 +12,7 @@ use crate::yaml::{Node, Value};
 /// One step of the path being compared: a key, or a list item by name or
 /// index (shown in brackets). Keys and names borrow from the trees.
 ///
-/// Not a [`crate::diagnostic::KeyPath`] on purpose: the walk pushes and pops
+/// Not a [`crate::location::KeyPath`] on purpose: the walk pushes and pops
 /// a step per field of every object compared, so steps borrow their names
 /// (a `KeyPath` owns them: one allocation per field), and a list item
 /// matched by name (`containers[buildd]`) is neither a key nor an index.

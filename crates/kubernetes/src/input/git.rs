@@ -18,7 +18,7 @@ use std::os::unix::ffi::OsStringExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use crate::diagnostic::printable;
+use crate::text::printable;
 
 /// The most entries a revision's folder may hold: bounds what a hostile
 /// tree of empty files costs.

@@ -11,7 +11,7 @@ pub mod validator;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::KeyPath;
+use crate::location::KeyPath;
 
 /// The Kubernetes versions whose schemas are vendored, oldest first.
 pub const VERSIONS: &[&str] = &["1.33", "1.35"];

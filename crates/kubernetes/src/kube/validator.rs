@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value as Json;
 
-use crate::diagnostic::{KeyPath, Segment};
+use crate::location::{KeyPath, Segment};
 
 /// One schema node. Indices refer to its [`Table`]'s nodes; empty lists and `None` mean
 /// the keyword is absent.

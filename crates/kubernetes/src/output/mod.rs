@@ -25,7 +25,7 @@ pub use tree::{LOCK, TEMP_PREFIX, TEMP_SUFFIX};
 #[doc(hidden)]
 pub use write::{STOP_AT_STEP, STOPPED};
 
-use crate::diagnostic::printable;
+use crate::text::printable;
 use tree::{Kind, join};
 use write::refuse;
 

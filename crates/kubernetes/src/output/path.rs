@@ -11,8 +11,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::diagnostic::printable;
 use crate::error::Error;
+use crate::text::printable;
 
 /// The output directory: as shown to the user, and as chartgen reaches it.
 #[derive(Debug, Clone)]

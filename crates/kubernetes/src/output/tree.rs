@@ -6,8 +6,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::MARKER;
-use crate::diagnostic::printable;
 use crate::error::Error;
+use crate::text::printable;
 
 /// The lock file at the top of the output directory (see [`super::sync`]).
 pub const LOCK: &str = ".chartgen.lock";

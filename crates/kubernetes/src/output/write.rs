@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::MARKER;
 use super::tree::{LOCK, TEMP_PREFIX, TEMP_SUFFIX, join};
-use crate::diagnostic::printable;
 use crate::error::Error;
+use crate::text::printable;
 
 /// Test hook, not an interface: with this variable set to N, the process
 /// exits with [`STOPPED`] right before its write step N (counted from 0),

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::defaults;
-use crate::diagnostic::KeyPath;
+use crate::location::KeyPath;
 
 /// Where a grant applies.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]

@@ -11,8 +11,9 @@
 
 use std::sync::Arc;
 
-use super::{Key, Limits, Node, Origin, Source, Value, node_budget, quote, read_error};
+use super::{Key, Limits, Node, Value, node_budget, quote, read_error};
 use crate::diagnostic::Problem;
+use crate::location::{Origin, Source};
 
 /// Whether `text` is a JSON stream to kubectl: its first character past
 /// whitespace is `{`.

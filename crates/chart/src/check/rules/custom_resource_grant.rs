@@ -24,12 +24,12 @@ pub const RULE: Definition = Definition {
     appendix: None,
 };
 use crate::check::facts::Instance;
-use crate::check::rbac::resolve::Sample;
-use crate::check::rbac::{Scope, resource_name};
+use kubernetes::rbac::resolve::Sample;
+use kubernetes::rbac::{Scope, resource_name};
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr;
 use crate::plan::rbac::READ;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 
 /// Checks R4 on the roles, the tenant roles and the operator's grants.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {

@@ -3,10 +3,10 @@
 use std::collections::HashSet;
 
 use super::shared::grants::{Grants, names, rule_path};
-use crate::check::rbac::resolve::{Sample, Scope};
+use kubernetes::rbac::resolve::{Sample, Scope};
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

@@ -4,7 +4,7 @@
 use super::shared::namespaces::namespace_objects;
 use crate::check::{Findings, Invariant};
 use crate::model::rules::RESERVED_NAMESPACES;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

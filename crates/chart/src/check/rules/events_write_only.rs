@@ -4,7 +4,7 @@ use super::shared::grants::{names_events, rule_path};
 use kubernetes::rbac::PolicyRule;
 use crate::check::{Findings, Invariant};
 use crate::plan::adr;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

@@ -8,8 +8,8 @@ use serde_json::Value as Json;
 
 use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::{Context, Findings, Invariant};
-use crate::plan::{EXEMPTIONS_ANNOTATION, Exemption};
-use kubernetes::diagnostic::KeyPath;
+use crate::plan::adr::{EXEMPTIONS_ANNOTATION, Exemption};
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

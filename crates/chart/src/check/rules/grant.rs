@@ -8,7 +8,7 @@
 use super::shared::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
 use kubernetes::rbac::PolicyRule;
 use crate::check::{Context, Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 
@@ -71,7 +71,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             let on: Vec<String> = targets
                 .iter()
                 .filter(|(group, resource)| rule.any_group(&[group]) && reaches(rule, resource))
-                .map(|(group, resource)| crate::check::rbac::resource_name(group, resource))
+                .map(|(group, resource)| kubernetes::rbac::resource_name(group, resource))
                 .collect();
             if rule.verbs.iter().any(|v| v == verb) && !on.is_empty() {
                 findings.report(

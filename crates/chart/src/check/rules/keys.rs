@@ -12,7 +12,7 @@ use serde_json::Value as Json;
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of};
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr::DAEMON_TLS_FLAGS;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

@@ -12,7 +12,7 @@ use serde_json::Value as Json;
 
 use crate::check::facts::namespace_of;
 use crate::check::{Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::quantity::Quantity;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use super::placement::{Placed, placements};
 use super::{DOC, Definition, Inputs};
 use crate::check::{Context, Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::diagnostic::Rule;
 
 /// FACT: what `docs/checks.md` says of it, and its check.

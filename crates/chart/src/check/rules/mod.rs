@@ -25,7 +25,7 @@
 //!
 //! What the rules share lives in `shared/`, which is no rule: the RBAC
 //! rules read one `shared::grants::Grants`, built once per run
-//! (the resolved roles and bindings, [`crate::check::rbac`], and what the
+//! (the resolved roles and bindings, [`kubernetes::rbac`], and what the
 //! bindings give each ServiceAccount); the topology rules read the
 //! [`crate::check::facts`] of the context; `shared::info` says what the
 //! input does not show.

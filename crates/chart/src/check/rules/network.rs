@@ -20,7 +20,7 @@ use crate::check::facts::namespace_of;
 use crate::check::{Class, Findings, Invariant};
 use crate::plan::network::NAMESPACE_NAME_LABEL;
 use kubernetes::cidr::{self, Cidr};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 
 use crate::check::facts::{component_class, namespace_of};
 use crate::check::{Class, Context, Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::manifest;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;

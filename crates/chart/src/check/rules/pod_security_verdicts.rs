@@ -18,7 +18,7 @@ use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::facts::namespace_of;
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{
     Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, as_created, carried_pod, evaluate,
     evaluate_waiving, joined,

@@ -5,10 +5,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::shared::grants::{Grants, buildd_subject, flag, names, rule_path, service_account_path};
 use crate::check::facts::Instance;
-use crate::check::rbac::resolve::GRANT_BUDGET;
+use kubernetes::rbac::resolve::GRANT_BUDGET;
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 
@@ -85,7 +85,7 @@ fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Find
                     .iter()
                     .chain([&adr::EVENTS, &adr::SECRETS])
                     .any(|r| r.group == group && r.resource == resource);
-                let name = crate::check::rbac::resource_name(group, resource);
+                let name = kubernetes::rbac::resource_name(group, resource);
                 if !allowed && !found.contains(&name) {
                     found.push(name);
                 }
@@ -115,7 +115,7 @@ fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Find
     let mut work = GRANT_BUDGET;
     let mut per_role: HashMap<usize, Option<BTreeSet<String>>> = HashMap::new();
     for binding in &rbac.bindings {
-        let crate::check::rbac::Scope::Namespace(ns) = &binding.scope else {
+        let kubernetes::rbac::Scope::Namespace(ns) = &binding.scope else {
             continue;
         };
         if !rbac.cluster_role[binding.role] || context.class_of(ns) != Some(Class::Operator) {

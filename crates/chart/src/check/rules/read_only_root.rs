@@ -10,7 +10,7 @@ use super::pod_security_verdicts::{Demand, Judged, demand_of};
 use super::{DOC, Definition, Inputs};
 use crate::check::facts::namespace_of;
 use crate::check::{Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{carried_pod, joined};
 use kubernetes::diagnostic::Rule;
 

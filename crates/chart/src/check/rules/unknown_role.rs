@@ -3,7 +3,7 @@
 //! aggregates ClusterRoles the input cannot show.
 
 use crate::check::{Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

@@ -7,7 +7,7 @@
 use super::shared::namespaces::namespace_objects;
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings, Invariant};
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

@@ -421,7 +421,7 @@ mod tests {
         let template = |containers: &str| {
             let text =
                 format!("{{metadata: {{labels: {{a: b}}}}, spec: {{containers: [{containers}]}}}}");
-            let source = crate::yaml::Source::file("t", &text);
+            let source = crate::location::Source::file("t", &text);
             crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
                 .unwrap()
                 .unwrap()
@@ -445,7 +445,7 @@ mod tests {
         assert!(!same(a, &format!("{a}, {b}")));
         let with = |outside: &str| {
             let text = format!("{{spec: {{{outside}containers: [{a}]}}}}");
-            let source = crate::yaml::Source::file("t", &text);
+            let source = crate::location::Source::file("t", &text);
             crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
                 .unwrap()
                 .unwrap()

@@ -340,7 +340,7 @@ mod tests {
     use super::*;
 
     fn rule(text: &str) -> Node {
-        let source = crate::yaml::Source::file("t", text);
+        let source = crate::location::Source::file("t", text);
         crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
             .unwrap()
             .unwrap()

@@ -10,12 +10,12 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value as Json;
 
 use crate::check::facts::Instance;
-use crate::check::rbac::resolve::{Cluster, GRANT_BUDGET, PolicyRule, Rbac, Reach};
-use crate::check::rbac::{Scope, Subject};
 use crate::check::{Class, Context};
 use crate::plan::adr;
 use crate::plan::rbac::AGGREGATE_TO;
-use kubernetes::diagnostic::KeyPath;
+use kubernetes::location::KeyPath;
+use kubernetes::rbac::resolve::{Cluster, GRANT_BUDGET, PolicyRule, Rbac, Reach};
+use kubernetes::rbac::{Scope, Subject};
 
 /// A role as the role-level rules see it, whoever it is bound to.
 pub(in crate::check::rules) struct RoleView<'a> {
@@ -115,7 +115,7 @@ impl<'a> Grants<'a> {
     pub fn default_role_rules(
         &self,
         context: &Context<'_>,
-    ) -> Vec<(&crate::check::rbac::resolve::Binding, &PolicyRule)> {
+    ) -> Vec<(&kubernetes::rbac::resolve::Binding, &PolicyRule)> {
         let rbac = &self.rbac;
         let mut found = Vec::new();
         // Each default role's sources once, under one budget for the run.

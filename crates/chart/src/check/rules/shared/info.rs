@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::check::facts::{command_line, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings};
-use crate::plan::EXEMPTIONS_ANNOTATION;
+use crate::plan::adr::EXEMPTIONS_ANNOTATION;
 
 /// Notes what is used but not in the input.
 pub(in crate::check::rules) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
