@@ -125,7 +125,7 @@ fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
         Some(dir) => {
             let dir = std::path::PathBuf::from(dir);
             let shown = kubernetes::text::printable(&dir.display().to_string()).into_owned();
-            for (name, source) in read_dir_templates(&dir, &dir)? {
+            for (name, source) in read_dir_templates(&dir)? {
                 env.add_template_owned(name.clone(), source)
                     .map_err(|e| template_fault(&name, e))?;
                 names.push(name);
@@ -171,28 +171,28 @@ fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
     Ok(Templates { env, objects, kata })
 }
 
-fn read_dir_templates(
-    root: &std::path::Path,
-    dir: &std::path::Path,
-) -> Result<Vec<(String, String)>, Error> {
-    let io = |source| Error::ReadTemplates {
-        path: dir.display().to_string(),
+fn read_dir_templates(root: &std::path::Path) -> Result<Vec<(String, String)>, Error> {
+    let io = |path: &std::path::Path, source| Error::ReadTemplates {
+        path: path.display().to_string(),
         source,
     };
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.is_dir() {
-            found.extend(read_dir_templates(root, &path)?);
-        } else {
-            let name = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .replace('\\', "/");
-            let source = std::fs::read_to_string(&path).map_err(io)?;
-            found.push((name, source));
+    for entry in kubernetes::files::walk(root) {
+        let entry = entry.map_err(|e| {
+            let at = e.path().unwrap_or(root).to_path_buf();
+            io(&at, kubernetes::files::walk_error(e))
+        })?;
+        if entry.file_type().is_dir() {
+            continue;
         }
+        let path = entry.path();
+        let name = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let source = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+        found.push((name, source));
     }
     Ok(found)
 }

@@ -22,6 +22,15 @@ pub fn walk(root: &Path) -> walkdir::IntoIter {
         .into_iter()
 }
 
+/// The I/O error of a [`walk`] step, as reading the folder gave it (the
+/// walk's own wording adds the path, which every caller names itself).
+pub fn walk_error(error: walkdir::Error) -> std::io::Error {
+    let shown = error.to_string();
+    error
+        .into_io_error()
+        .unwrap_or_else(|| std::io::Error::other(shown))
+}
+
 /// Opens `path` for reading. `follow_links`: the user named it, so a link
 /// is followed and a stream is opened too ([`open_named`]); otherwise
 /// chartgen found it in a directory, and it must be a regular file reached

@@ -432,22 +432,6 @@ fn read_stream(path: &Path, budget: &Budget) -> std::io::Result<String> {
     Ok(text)
 }
 
-/// A directory's entries in name order, each with its own (not followed)
-/// metadata.
-fn entries(dir: &Path) -> std::io::Result<Vec<(PathBuf, std::fs::FileType)>> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    entries
-        .into_iter()
-        .map(|entry| {
-            let kind = std::fs::symlink_metadata(&entry)?.file_type();
-            Ok((entry, kind))
-        })
-        .collect()
-}
-
 /// Whether the directory reader reads a file of this name whatever lists
 /// it: a manifest ([`is_yaml`]) or a kustomization. Any other file is read
 /// only when a kustomization lists it.
@@ -507,22 +491,33 @@ fn walk(
     if let Some(kustomization) = kustomization_of(dir, show)? {
         return kustomize(dir, &kustomization, (files, budget, problems), show);
     }
-    for (entry, kind) in entries(dir)? {
-        if is_git_metadata(&entry) {
+    let mut walk = crate::files::walk(dir);
+    while let Some(entry) = walk.next() {
+        let entry = entry.map_err(crate::files::walk_error)?;
+        let (path, kind) = (entry.path(), entry.file_type());
+        if is_git_metadata(path) {
             // Not in any revision's tree: git's own, never content.
+            if kind.is_dir() {
+                walk.skip_current_dir();
+            }
         } else if kind.is_symlink() {
             // A link to a folder could loop and repeat every object; a link
             // to a file could reach outside the input.
-            skip_link(&entry, show);
-        } else if kind.is_dir() && is_other_repository(&entry) {
-            skip_submodule(&entry, show);
+            skip_link(path, show);
+        } else if kind.is_dir() && is_other_repository(path) {
+            skip_submodule(path, show);
+            walk.skip_current_dir();
         } else if kind.is_dir() {
-            walk(&entry, files, budget, problems, show)?;
+            // A folder with a kustomization is read as kustomize reads it.
+            if let Some(kustomization) = kustomization_of(path, show)? {
+                walk.skip_current_dir();
+                kustomize(path, &kustomization, (files, budget, problems), show)?;
+            }
         } else if !kind.is_file() {
-            return Err(show.refused(&entry, kind));
-        } else if is_yaml(&entry) {
+            return Err(show.refused(path, kind));
+        } else if is_yaml(path) {
             files.push(Input {
-                path: entry,
+                path: path.to_path_buf(),
                 role: Role::Objects,
                 named: false,
                 stream: false,
@@ -794,19 +789,28 @@ fn unlisted(
     (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
     show: Show<'_>,
 ) -> std::io::Result<()> {
-    for (entry, kind) in entries(dir)? {
-        if folders.contains(&entry) || listed.contains(&entry) || is_git_metadata(&entry) {
+    let mut walk = crate::files::walk(dir);
+    while let Some(entry) = walk.next() {
+        let entry = entry.map_err(crate::files::walk_error)?;
+        let kind = entry.file_type();
+        let entry = entry.path();
+        let skip = folders.iter().any(|f| f == entry) || listed.iter().any(|l| l == entry);
+        if skip || is_git_metadata(entry) {
+            if kind.is_dir() {
+                walk.skip_current_dir();
+            }
             continue;
         }
         if kind.is_symlink() {
-            skip_link(&entry, show);
-        } else if kind.is_dir() && is_other_repository(&entry) {
-            skip_submodule(&entry, show);
+            skip_link(entry, show);
+        } else if kind.is_dir() && is_other_repository(entry) {
+            skip_submodule(entry, show);
+            walk.skip_current_dir();
         } else if kind.is_dir() {
-            unlisted(root, &entry, (listed, folders), (files, problems), show)?;
+            // Walked on: its files are checked against the list too.
         } else if !kind.is_file() {
-            return Err(show.refused(&entry, kind));
-        } else if dir == root
+            return Err(show.refused(entry, kind));
+        } else if entry.parent() == Some(root)
             && entry
                 .file_name()
                 .is_some_and(|n| KUSTOMIZATION_FILES.iter().any(|k| n == *k))
@@ -814,13 +818,13 @@ fn unlisted(
             // The kustomization being evaluated.
         } else if entry.file_name().is_some_and(|n| n == EXEMPTIONS_FILE) {
             files.push(Input {
-                path: entry,
+                path: entry.to_path_buf(),
                 role: Role::ExemptionsOnly,
                 named: false,
                 stream: false,
             });
-        } else if is_yaml(&entry) {
-            let shown = show.path(&entry);
+        } else if is_yaml(entry) {
+            let shown = show.path(entry);
             problems.push(
                 Problem::new(
                     source_origin(&Source::file(shown.clone(), String::new())),

@@ -325,13 +325,11 @@ mod tests {
     }
 
     fn templates(dir: &std::path::Path, found: &mut Vec<(String, String)>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                templates(&path, found);
-            } else {
-                let text = std::fs::read_to_string(&path).unwrap();
-                found.push((path.display().to_string(), text));
+        for entry in kubernetes::files::walk(dir) {
+            let entry = entry.unwrap();
+            if !entry.file_type().is_dir() {
+                let text = std::fs::read_to_string(entry.path()).unwrap();
+                found.push((entry.path().display().to_string(), text));
             }
         }
     }

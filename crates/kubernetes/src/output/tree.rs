@@ -60,7 +60,7 @@ pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
         let entry = entry.map_err(|e| {
             let at = e.path().and_then(|p| p.strip_prefix(root).ok());
             let at = at.map_or(shown.to_path_buf(), |p| shown.join(p));
-            fail(&at, e.into())
+            fail(&at, crate::files::walk_error(e))
         })?;
         let path = entry.path();
         let kind = entry.file_type();
