@@ -353,10 +353,6 @@ fn refuse_findings(output: &Output, findings: &[kubernetes::diagnostic::Diagnost
     false
 }
 
-/// From how many objects `render` writes the stream on a second core: below
-/// it the thread costs more memory than it saves time (BENCHMARKS.md).
-const PARALLEL_FROM: usize = 200;
-
 /// One environment as a YAML stream on stdout. The stream is written while
 /// the checks run, on a second core when there is one (each only reads the
 /// objects), and printed only if they pass.
@@ -393,7 +389,7 @@ fn to_stdout(
         }
     };
     // A thread (and its allocator heap) pays only past a few hundred objects.
-    let parallel = output.release.len() + output.kata.len() >= PARALLEL_FROM
+    let parallel = output.release.len() + output.kata.len() >= chart::check::PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
     let (findings, stream) = if parallel {
         std::thread::scope(|scope| {

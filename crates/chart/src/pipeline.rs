@@ -373,7 +373,7 @@ pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diag
                 .map(move |(i, m)| (*b, *b == Bundle::Release && i >= extra_from, m))
         })
         .collect();
-    let parallel = parallel(chosen.len());
+    let parallel = check::parallel(chosen.len());
     let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> =
         split_map(&chosen, parallel, |&(b, extra, m)| {
             (b, extra, m, m.node.to_json())
@@ -401,7 +401,7 @@ pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diag
     }
     // Every object's schema once, with both bundles; how the objects relate
     // for each bundle as it may be applied: alone, and both together. The
-    // runs only read the objects: from [`PARALLEL_FROM`] objects, the
+    // runs only read the objects: from [`check::PARALLEL_FROM`] objects, the
     // bundles alone are checked on a second core.
     let alone = || Bundle::ALL.map(|bundle| run(&[bundle], None));
     let (mut findings, alone) = if parallel {
@@ -422,17 +422,6 @@ pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diag
         }
     }
     findings
-}
-
-/// From how many objects a render's stages split their work over a second
-/// core: below it a thread (and its allocator heap) costs more than it
-/// saves (BENCHMARKS.md).
-pub const PARALLEL_FROM: usize = 200;
-
-/// Whether work over `objects` objects is worth a second thread: enough of
-/// them, and a second core.
-pub fn parallel(objects: usize) -> bool {
-    objects >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
 /// `items` mapped by `f`, in order; the second half on another thread when
@@ -573,7 +562,7 @@ mod tests {
             ..Values::default()
         };
         // Enough BuildProjects for the parse-back, the JSON and the checks
-        // to split ([`PARALLEL_FROM`], [`yaml::SPLIT_FROM`]).
+        // to split ([`check::PARALLEL_FROM`], [`yaml::SPLIT_FROM`]).
         let mut many = few.clone();
         many.projects = (0..300)
             .map(|i| crate::model::Project {
@@ -584,7 +573,7 @@ mod tests {
             })
             .collect();
         let (few, many) = (render(&few).unwrap(), render(&many).unwrap());
-        assert!(many.release.len() > PARALLEL_FROM);
+        assert!(many.release.len() > check::PARALLEL_FROM);
         let findings = check(&many);
         let ids: Vec<_> = findings.iter().filter_map(|f| f.id()).collect();
         assert!(

@@ -318,7 +318,7 @@ pub fn run_borrowed(
     let mut findings = Findings::new(&context);
     let exemptions = kubernetes::input::merged_exemptions(exemptions);
     // From a few hundred objects, on two cores (`rules::check`).
-    let split = schema.is_some() && split_work(manifests.len());
+    let split = schema.is_some() && parallel(manifests.len());
     rules::check(&context, &mut findings, exemptions.as_ref(), schema, split);
     let Findings { found, info, .. } = findings;
     let info = info
@@ -340,10 +340,15 @@ pub fn run_borrowed(
     CheckReport { findings, info }
 }
 
-/// Whether checking `objects` objects is worth a second thread: a few
-/// hundred of them, and a second core (BENCHMARKS.md, issue 25).
-fn split_work(objects: usize) -> bool {
-    objects >= 200 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+/// From how many objects a render's stages and `check` split their work
+/// over a second core: below it a thread (and its allocator heap) costs
+/// more than it saves (BENCHMARKS.md).
+pub const PARALLEL_FROM: usize = 200;
+
+/// Whether work over `objects` objects is worth a second thread: enough of
+/// them, and a second core.
+pub fn parallel(objects: usize) -> bool {
+    objects >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
 /// Findings, then what was not verified, as text for a person, each
