@@ -13,7 +13,6 @@ use chart::check;
 use chart::{pipeline, values};
 use kubernetes::diff::lines;
 use kubernetes::input;
-use kubernetes::rbac;
 
 /// `check`'s relational checks (RBAC, topology) on out/ovh-prod plus the
 /// multiplying RBAC of `hostile_rbac(n)`: 1.6 KB per n.
@@ -40,7 +39,9 @@ fn rbac_check(c: &mut Criterion) {
             .map(|m| m.node.to_json())
             .collect();
         group.bench_with_input(BenchmarkId::from_parameter(n), &objects, |b, o| {
-            b.iter(|| rbac::effective_permissions(black_box(o)).map(|p| p.len()))
+            b.iter(|| {
+                kubernetes::rbac::resolve::effective_permissions(black_box(o)).map(|p| p.len())
+            })
         });
     }
     group.finish();

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use kubernetes::diagnostic::Diagnostic;
-use kubernetes::rbac::Permissions;
+use kubernetes::rbac::resolve::Permissions;
 use kubernetes::text::json_pretty;
 
 /// The version of the JSON output contract, an integer: consumers compare

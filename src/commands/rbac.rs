@@ -4,7 +4,8 @@ use crate::args::{Format, InputArgs};
 use crate::contract::{self, RbacOutput};
 use kubernetes::exit::Exit;
 use kubernetes::input;
-use kubernetes::rbac::{self, Permissions, Scope};
+use kubernetes::rbac;
+use kubernetes::rbac::resolve::{Permissions, Scope};
 use kubernetes::text::printable;
 
 /// Resolves every binding in the manifests and prints what each subject may do.
@@ -12,10 +13,14 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let set = input::read(&args.paths)?;
     let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.node.to_json()).collect();
     let version = rbac::defaults::version(&args.kube_version);
-    let permissions = rbac::permissions_with(&objects, rbac::Cluster::RolesAndBindings, version)
-        .map_err(anyhow::Error::msg)?;
+    let permissions = kubernetes::rbac::resolve::permissions_with(
+        &objects,
+        kubernetes::rbac::resolve::Cluster::RolesAndBindings,
+        version,
+    )
+    .map_err(anyhow::Error::msg)?;
     let text = match args.output {
-        Format::Text => rbac::render_text(&printable_names(permissions)),
+        Format::Text => kubernetes::rbac::table::render_text(&printable_names(permissions)),
         Format::Json => contract::versioned(&RbacOutput {
             subjects: permissions,
         })?,

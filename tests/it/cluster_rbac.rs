@@ -23,7 +23,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use kubernetes::rbac::{Cluster, defaults, permissions_with};
+use kubernetes::rbac::resolve::{Cluster, permissions_with};
+
+use kubernetes::rbac::defaults;
 use serde_json::{Value as Json, json};
 
 use crate::cluster_apply::{environments, read};

@@ -7,7 +7,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use kubernetes::rbac::{Cluster, Permissions, Scope, defaults, permissions_with};
+use kubernetes::rbac::resolve::{Cluster, Permissions, Scope, permissions_with};
+
+use kubernetes::rbac::defaults;
 use serde_json::Value as Json;
 
 /// (apiGroup, resource[/subresource], resourceName or none, verb).

@@ -1,7 +1,7 @@
 //! Trust classes: the escape hatches (volumes, sidecars) live in
-//! `model::Extras` beside a workload's pod settings, never inside them:
+//! `chart::model::extras::Extras` beside a workload's pod settings, never inside them:
 //! what `PodSettings` holds stays free of volumes and security contexts.
-use chart::model::PodSettings;
+use chart::model::pod::PodSettings;
 
 fn main() {
     let _ = PodSettings {

@@ -1,6 +1,6 @@
 //! Trust classes: a workload's pod settings cannot set a security context
 //! or a host namespace; only the trust class decides those.
-use chart::model::PodSettings;
+use chart::model::pod::PodSettings;
 
 fn main() {
     let _ = PodSettings {

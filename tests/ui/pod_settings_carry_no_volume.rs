@@ -1,6 +1,6 @@
 //! Trust classes: a workload's pod settings (nodeSelector, tolerations, ...)
 //! cannot add a volume, so no hostPath reaches a pod through them.
-use chart::model::PodSettings;
+use chart::model::pod::PodSettings;
 
 fn main() {
     let _ = PodSettings {

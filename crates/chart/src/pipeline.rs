@@ -478,11 +478,11 @@ mod tests {
         assert_eq!(check(&output), vec![]);
     }
 
-    fn extra(json: serde_json::Value) -> crate::model::ExtraObject {
+    fn extra(json: serde_json::Value) -> crate::model::extra_objects::ExtraObject {
         let serde_json::Value::Object(map) = json else {
             unreachable!()
         };
-        crate::model::ExtraObject(map)
+        crate::model::extra_objects::ExtraObject(map)
     }
 
     #[test]

@@ -24,12 +24,12 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use availability::{Metrics, ServiceMonitor, Spread, WhenUnsatisfiable};
-pub use extra_objects::ExtraObject;
-pub use extras::Extras;
-pub use network::Network;
-pub use pod::PodSettings;
-pub use types::{DnsLabel, WrittenQuantity};
+use availability::{Metrics, Spread};
+use extra_objects::ExtraObject;
+use extras::Extras;
+use network::Network;
+use pod::PodSettings;
+use types::{DnsLabel, WrittenQuantity};
 
 /// Everything the values can set, merged: this strict schema
 /// (schema/values.schema.json, `chartgen schema merged`) is what the values

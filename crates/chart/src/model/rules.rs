@@ -736,7 +736,8 @@ mod go_duration_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DnsLabel, Project, Resources};
+    use crate::model::types::DnsLabel;
+    use crate::model::{Project, Resources};
 
     fn project(name: &'static str) -> Project {
         Project {
@@ -862,11 +863,11 @@ mod tests {
     fn amounts_stay_within_their_limits() {
         let mut values = Values::default();
         values.builds.limit_range.default.memory =
-            Some(crate::model::WrittenQuantity::from_static("32Gi"));
+            Some(crate::model::types::WrittenQuantity::from_static("32Gi"));
         values.buildd.resources.requests.cpu =
-            Some(crate::model::WrittenQuantity::from_static("2"));
+            Some(crate::model::types::WrittenQuantity::from_static("2"));
         values.buildd.resources.limits.cpu =
-            Some(crate::model::WrittenQuantity::from_static("1500m"));
+            Some(crate::model::types::WrittenQuantity::from_static("1500m"));
         values.builds.tls.renew_before = "2160h".to_owned();
         let messages: Vec<String> = check(&values).into_iter().map(|v| v.message).collect();
         assert_eq!(
@@ -881,7 +882,7 @@ mod tests {
 
     #[test]
     fn the_builds_limit_range_admits_every_daemon_the_values_describe() {
-        use crate::model::WrittenQuantity;
+        use crate::model::types::WrittenQuantity;
         let q = |s: &'static str| Some(WrittenQuantity::from_static(s));
         let mut values = Values::default();
         assert!(check(&values).is_empty(), "{:?}", check(&values));

@@ -19,10 +19,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{
-    DaemonPod, Image, KATA_NODE_LABEL, PodSettings, Project, Resources, Spread, Values,
-    WhenUnsatisfiable,
-};
+use crate::model::{DaemonPod, Image, KATA_NODE_LABEL, Project, Resources, Values};
+
+use crate::model::pod::PodSettings;
+
+use crate::model::availability::{Spread, WhenUnsatisfiable};
 use rbac::RbacPlan;
 use security::{PodPlan, PodSecurity, Volume};
 use trust::{Builds, Namespace, Operator, System, TrustClass};

@@ -152,7 +152,7 @@ fn cilium_labels(namespace: &str, pods: &BTreeMap<String, String>) -> BTreeMap<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::DnsLabel;
+    use crate::model::types::DnsLabel;
 
     #[test]
     fn a_peer_names_its_namespace_by_the_name_label_and_narrows_to_pods_only_when_asked() {

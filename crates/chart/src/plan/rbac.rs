@@ -220,7 +220,7 @@ impl ClusterGrant<KataNodePlumbing> for DaemonSets {}
 impl ClusterGrant<KataNodePlumbing> for RuntimeClasses {}
 
 /// One rule of a role the plan writes, in the shape of a Kubernetes
-/// PolicyRule (what `check` reads back is `kubernetes::rbac::PolicyRule`).
+/// PolicyRule (what `check` reads back is `kubernetes::rbac::resolve::PolicyRule`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedRule {

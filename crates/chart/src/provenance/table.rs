@@ -377,7 +377,7 @@ fn substitute(target: &str, captured: &[Segment]) -> KeyPath {
 }
 
 /// The pod settings at the values path `at` (a workload's key).
-fn pod_settings<'v>(at: &str, values: &'v Values) -> &'v crate::model::PodSettings {
+fn pod_settings<'v>(at: &str, values: &'v Values) -> &'v crate::model::pod::PodSettings {
     match at {
         "buildd" => &values.buildd.pod,
         "gateway" => &values.gateway.pod,

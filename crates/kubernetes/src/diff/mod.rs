@@ -39,7 +39,8 @@ pub use text::{Style, render_text};
 use crate::input::ManifestSet;
 use crate::location::{KeyPath, Segment, Syntax};
 use crate::manifest::{Manifest, ObjectId};
-use crate::rbac::{self, Scope};
+use crate::rbac;
+use crate::rbac::resolve::Scope;
 use crate::secret;
 use crate::yaml::{Node, Value};
 use tree::Step;
@@ -301,7 +302,7 @@ fn object_changes(
     fields
 }
 
-/// The kinds [`rbac::permissions_with`] reads; it passes over every
+/// The kinds [`crate::rbac::resolve::permissions_with`] reads; it passes over every
 /// other object.
 const RBAC_KINDS: [&str; 4] = ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"];
 
@@ -416,7 +417,7 @@ fn place(scope: &Scope) -> String {
 }
 
 /// What each ServiceAccount may do, from the listed permissions.
-fn held(listed: &[rbac::Permissions]) -> impact::Held {
+fn held(listed: &[crate::rbac::resolve::Permissions]) -> impact::Held {
     let mut held = impact::Held::new();
     for p in listed {
         let subject = &p.subject;
@@ -498,13 +499,13 @@ pub fn diff_sets(
 fn permissions(
     objects: &[Json],
     version: rbac::defaults::Version,
-) -> Result<Vec<rbac::Permissions>, String> {
-    rbac::permissions_with(objects, rbac::Cluster::Roles, version)
+) -> Result<Vec<crate::rbac::resolve::Permissions>, String> {
+    crate::rbac::resolve::permissions_with(objects, crate::rbac::resolve::Cluster::Roles, version)
 }
 
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
 fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) -> PermissionChanges {
-    type Entry = (rbac::Subject, Scope, String, Vec<String>);
+    type Entry = (crate::rbac::resolve::Subject, Scope, String, Vec<String>);
     type Flat = BTreeMap<Entry, (BTreeSet<String>, Vec<String>)>;
     let flatten = |objects: &[Json]| -> Result<(Flat, impact::Held), String> {
         let mut map = BTreeMap::new();

@@ -3,14 +3,8 @@
 //! `GRANT_BUDGET`), over the input and the cluster's default roles and
 //! bindings ([`defaults`]), and `chartgen rbac`'s table ([`table`]).
 //! The chart's RBAC invariants (R1-R6) are rules of their own in
-//! the chart's `check::rules`; they ask [`Rbac`] their questions.
+//! the chart's `check::rules`; they ask [`resolve::Rbac`] their questions.
 
 pub mod defaults;
 pub mod resolve;
 pub mod table;
-
-pub use resolve::{
-    Cluster, GRANT_BUDGET, NonResourcePermission, Permission, Permissions, PolicyRule, Rbac, Scope,
-    Subject, effective_permissions, permissions_with, resource_name,
-};
-pub use table::render_text;

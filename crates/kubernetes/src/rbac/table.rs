@@ -106,7 +106,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::rbac::effective_permissions;
+    use crate::rbac::resolve::effective_permissions;
 
     #[test]
     fn each_subject_is_named_once_with_its_kind() {

@@ -25,7 +25,7 @@ pub const RULE: Definition = Definition {
 };
 use crate::check::facts::Instance;
 use kubernetes::rbac::resolve::Sample;
-use kubernetes::rbac::{Scope, resource_name};
+use kubernetes::rbac::resolve::{Scope, resource_name};
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr;
 use crate::plan::rbac::READ;

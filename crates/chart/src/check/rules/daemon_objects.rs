@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use super::shared::grants::{Grants, names, rule_path};
-use kubernetes::rbac::resolve::{Sample, Scope};
+use kubernetes::rbac::{resolve::{Sample, Scope}};
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::location::KeyPath;

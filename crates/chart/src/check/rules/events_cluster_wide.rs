@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::shared::grants::{Grants, buildd_subject, flag, names_events, rule_path, service_account_path};
 use crate::check::facts::Instance;
-use kubernetes::rbac::Scope;
+use kubernetes::rbac::resolve::Scope;
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::location::KeyPath;
@@ -57,7 +57,7 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
     let operators: HashSet<&str> = buildd.iter().map(|(ns, _)| *ns).collect();
     // Whether a subject includes some buildd's account: the account, its
     // namespace's group, every account (constant time, however many).
-    let includes_buildd = |s: &kubernetes::rbac::Subject| match s.kind.as_str() {
+    let includes_buildd = |s: &kubernetes::rbac::resolve::Subject| match s.kind.as_str() {
         "ServiceAccount" => s
             .namespace
             .as_deref()

@@ -1,7 +1,7 @@
 //! R2: no role reads, updates or deletes events (ADR-2647).
 
 use super::shared::grants::{names_events, rule_path};
-use kubernetes::rbac::PolicyRule;
+use kubernetes::rbac::resolve::PolicyRule;
 use crate::check::{Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::location::KeyPath;

@@ -6,7 +6,7 @@
 //! tenant roles that aggregates others itself (R4 in the operator's).
 
 use super::shared::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
-use kubernetes::rbac::PolicyRule;
+use kubernetes::rbac::resolve::PolicyRule;
 use crate::check::{Context, Findings, Invariant};
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
@@ -71,7 +71,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             let on: Vec<String> = targets
                 .iter()
                 .filter(|(group, resource)| rule.any_group(&[group]) && reaches(rule, resource))
-                .map(|(group, resource)| kubernetes::rbac::resource_name(group, resource))
+                .map(|(group, resource)| kubernetes::rbac::resolve::resource_name(group, resource))
                 .collect();
             if rule.verbs.iter().any(|v| v == verb) && !on.is_empty() {
                 findings.report(

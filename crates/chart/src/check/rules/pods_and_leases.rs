@@ -75,7 +75,7 @@ fn roles(grants: &Grants<'_>, findings: &mut Findings<'_>) {
 /// Role in an operator namespace names nothing else, and neither does a
 /// ClusterRole a RoleBinding binds there (reported at the binding).
 fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Findings<'_>) {
-    let beyond = |rule: &kubernetes::rbac::PolicyRule| -> Vec<String> {
+    let beyond = |rule: &kubernetes::rbac::resolve::PolicyRule| -> Vec<String> {
         let mut found = Vec::new();
         for group in &rule.groups {
             for resource in &rule.resources {
@@ -85,7 +85,7 @@ fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Find
                     .iter()
                     .chain([&adr::EVENTS, &adr::SECRETS])
                     .any(|r| r.group == group && r.resource == resource);
-                let name = kubernetes::rbac::resource_name(group, resource);
+                let name = kubernetes::rbac::resolve::resource_name(group, resource);
                 if !allowed && !found.contains(&name) {
                     found.push(name);
                 }
@@ -115,7 +115,7 @@ fn operator_role(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Find
     let mut work = GRANT_BUDGET;
     let mut per_role: HashMap<usize, Option<BTreeSet<String>>> = HashMap::new();
     for binding in &rbac.bindings {
-        let kubernetes::rbac::Scope::Namespace(ns) = &binding.scope else {
+        let kubernetes::rbac::resolve::Scope::Namespace(ns) = &binding.scope else {
             continue;
         };
         if !rbac.cluster_role[binding.role] || context.class_of(ns) != Some(Class::Operator) {

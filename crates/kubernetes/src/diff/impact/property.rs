@@ -14,7 +14,8 @@ use serde_json::Value as Json;
 use crate::diff::{Class, Level, diff};
 use crate::manifest::Manifest;
 use crate::pod_security::{self, Level as PodLevel};
-use crate::rbac::{self, Cluster};
+use crate::rbac;
+use crate::rbac::resolve::Cluster;
 
 type Key = (String, String, Option<String>, String);
 
@@ -53,7 +54,9 @@ fn pool() -> BTreeMap<Key, Vec<Manifest>> {
 /// Each subject's (scope, resource or URL, names, verb) tuples.
 fn grants(set: &[Manifest]) -> BTreeMap<String, BTreeSet<String>> {
     let objects: Vec<Json> = set.iter().map(|m| m.node.to_json()).collect();
-    let listed = rbac::permissions_with(&objects, Cluster::Roles, rbac::defaults::TARGET).unwrap();
+    let listed =
+        crate::rbac::resolve::permissions_with(&objects, Cluster::Roles, rbac::defaults::TARGET)
+            .unwrap();
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for p in listed {
         let subject = match p.subject.kind.as_str() {

@@ -227,7 +227,11 @@ fn rule_in_words(rule: &Node) -> String {
     let total = plain.len().saturating_mul(groups.len());
     let mut on = plain
         .iter()
-        .flat_map(|r| groups.iter().map(move |g| crate::rbac::resource_name(g, r)))
+        .flat_map(|r| {
+            groups
+                .iter()
+                .map(move |g| crate::rbac::resolve::resource_name(g, r))
+        })
         .take(NAMED)
         .collect::<Vec<_>>()
         .join(", ");

@@ -15,7 +15,7 @@ use crate::plan::adr;
 use crate::plan::rbac::AGGREGATE_TO;
 use kubernetes::location::KeyPath;
 use kubernetes::rbac::resolve::{Cluster, GRANT_BUDGET, PolicyRule, Rbac, Reach};
-use kubernetes::rbac::{Scope, Subject};
+use kubernetes::rbac::resolve::{Scope, Subject};
 
 /// A role as the role-level rules see it, whoever it is bound to.
 pub(in crate::check::rules) struct RoleView<'a> {
