@@ -21,6 +21,7 @@ pub const RULE: Definition = Definition {
     rank: 200,
     check: Some(check),
     appendix: None,
+    per_object: true,
 };
 
 /// Checks every object against the API server's listed rules, when the

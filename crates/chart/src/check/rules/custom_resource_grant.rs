@@ -22,6 +22,7 @@ pub const RULE: Definition = Definition {
     rank: 80,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 use crate::check::facts::Instance;
 use kubernetes::rbac::resolve::Sample;

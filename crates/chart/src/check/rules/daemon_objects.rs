@@ -23,6 +23,7 @@ pub const RULE: Definition = Definition {
     rank: 100,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks R6 on the roles and on what the operator's accounts hold.

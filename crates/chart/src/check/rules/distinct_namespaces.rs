@@ -21,6 +21,7 @@ pub const RULE: Definition = Definition {
     rank: 110,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks T1 on the classes the input shows.

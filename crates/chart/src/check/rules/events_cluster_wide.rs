@@ -25,6 +25,7 @@ pub const RULE: Definition = Definition {
     rank: 50,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks R1 on the roles, the bindings and each buildd.

@@ -21,6 +21,7 @@ pub const RULE: Definition = Definition {
     rank: 60,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks R2 on every role's rules that name events, and on the default

@@ -26,6 +26,7 @@ pub const RULE: Definition = Definition {
     rank: 150,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks T4 on the Namespaces; `artifact` is the Kyverno exemptions

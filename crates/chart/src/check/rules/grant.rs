@@ -25,6 +25,7 @@ pub const RULE: Definition = Definition {
     rank: 40,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// The RBAC API group, where `escalate` and `bind` apply.

@@ -18,4 +18,5 @@ pub const RULE: Definition = Definition {
     rank: 210,
     check: None,
     appendix: None,
+    per_object: false,
 };

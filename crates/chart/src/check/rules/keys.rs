@@ -29,6 +29,7 @@ pub const RULE: Definition = Definition {
     rank: 180,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks KEYS on each buildd that names a daemon TLS Secret.

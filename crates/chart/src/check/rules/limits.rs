@@ -30,6 +30,7 @@ pub const RULE: Definition = Definition {
     rank: 220,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks LIMITS on the operator's BuildProjects.

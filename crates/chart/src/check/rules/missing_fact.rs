@@ -26,6 +26,7 @@ pub const RULE: Definition = Definition {
     rank: 190,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks FACT: once per namespace of the operator's objects whose class

@@ -70,6 +70,10 @@ pub struct Definition {
     /// More of the reference, printed after its section's example (the
     /// Pod Security controls after T3's).
     pub appendix: Option<fn() -> String>,
+    /// Whether its check judges each object alone (the schema, the API
+    /// server's rules), reading nothing of how the objects relate: such
+    /// checks run beside the others on a second core ([`check`]).
+    pub per_object: bool,
 }
 
 /// A rule's check: reads the [`Inputs`], reports into the findings.
@@ -183,10 +187,10 @@ pub fn check(
         exemptions,
         schema,
     };
-    // The schema and the API server's rules judge each object alone; the
-    // others read how the objects relate. Split, the two run on two cores,
-    // and the findings come in the order one core gives.
-    let alone = |invariant: &Invariant| matches!(invariant, Invariant::Schema | Invariant::Api);
+    // Some rules judge each object alone (`per_object`); the others read
+    // how the objects relate. Split, the two run on two cores, and the
+    // findings come in the order one core gives.
+    let alone = |invariant: &Invariant| invariant.definition().per_object;
     let run = |keep: &dyn Fn(&Invariant) -> bool, findings: &mut Findings<'_>| {
         for invariant in by_rank().iter().filter(|i| keep(i)) {
             if let Some(check) = invariant.definition().check {

@@ -37,6 +37,7 @@ pub const RULE: Definition = Definition {
     rank: 170,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// The two directions a policy isolates.

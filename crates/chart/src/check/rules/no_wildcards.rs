@@ -18,6 +18,7 @@ pub const RULE: Definition = Definition {
     rank: 90,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks R5 on every role's rules.

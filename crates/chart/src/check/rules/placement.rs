@@ -26,6 +26,7 @@ pub const RULE: Definition = Definition {
     rank: 120,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// What placement finds of an object the ADR rules place.

@@ -39,6 +39,7 @@ pub const RULE: Definition = Definition {
     rank: 130,
     check: Some(check),
     appendix: Some(kubernetes::pod_security::reference),
+    per_object: false,
 };
 
 /// The checks the builds class waives, and only these: what rootless

@@ -25,6 +25,7 @@ pub const RULE: Definition = Definition {
     rank: 70,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks R3 on the roles and on each buildd.

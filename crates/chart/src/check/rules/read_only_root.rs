@@ -27,6 +27,7 @@ pub const RULE: Definition = Definition {
     rank: 140,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks ROOTFS on every pod an object carries.

@@ -21,6 +21,7 @@ pub const RULE: Definition = Definition {
     rank: 10,
     check: Some(check),
     appendix: None,
+    per_object: true,
 };
 
 /// Checks every object against its schema, when the run has the schemas.

@@ -20,6 +20,7 @@ pub const RULE: Definition = Definition {
     rank: 30,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks every binding's role.

@@ -24,6 +24,7 @@ pub const RULE: Definition = Definition {
     rank: 160,
     check: Some(check),
     appendix: None,
+    per_object: false,
 };
 
 /// Checks T5 on each buildd, the workloads naming the daemons' namespace,
