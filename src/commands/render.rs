@@ -323,6 +323,8 @@ fn checked_render(inputs: &Inputs, against: Against<'_>) -> anyhow::Result<Optio
     let (version, crds) = against;
     let loaded = values::load(inputs)?;
     let output = pipeline::render_loaded(&loaded, crds)?;
+    // Freed before the checks, as in `to_stdout`.
+    drop(loaded);
     let findings = pipeline::check_with(&output, version, crds);
     Ok(refuse_findings(&output, &findings).then_some(output))
 }
@@ -372,6 +374,9 @@ fn to_stdout(
     }
     let loaded = values::load(inputs)?;
     let output = pipeline::render_loaded(&loaded, crds)?;
+    // Done with: freed before the checks, whose copy of the objects makes
+    // the peak of a large render (BENCHMARKS.md).
+    drop(loaded);
     let bundles = selected(&output, choice)?;
     let mut objects = output.in_order(&bundles);
     if !show_only.is_empty() {
@@ -405,7 +410,7 @@ fn to_stdout(
         return Ok(Exit::Findings);
     }
     super::print_stdout(&stream)?;
-    super::leave_to_exit((loaded, output, stream));
+    super::leave_to_exit((output, stream));
     Ok(Exit::Success)
 }
 

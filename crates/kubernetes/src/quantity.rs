@@ -126,8 +126,45 @@ fn parse(text: &str) -> Result<Quantity, String> {
     };
     // The value is digits × 10^exp10 × 2^binary, in base units; in nanos
     // the exponent is 9 more.
-    let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
     exp10 += 9 - frac.len() as i64;
+    let magnitude = match in_u128(int, frac, exp10, binary) {
+        Some(magnitude) => magnitude,
+        None => in_digits(int, frac, exp10, binary),
+    };
+    Ok(Quantity {
+        nanos: if negative { -magnitude } else { magnitude },
+    })
+}
+
+/// The magnitude in nanos of `int.frac` × 10^exp10 × 2^binary (exp10 in
+/// nanos already), rounded up to a nano and capped at [`MAX_NANOS`], in
+/// `u128` arithmetic: every quantity written with up to 30 digits and an
+/// exponent `u128` holds, which is every quantity a manifest writes in
+/// practice. `None` for the rest, which [`in_digits`] reads.
+fn in_u128(int: &str, frac: &str, exp10: i64, binary: u32) -> Option<i128> {
+    if int.len() + frac.len() > 30 || exp10.unsigned_abs() > 38 {
+        return None;
+    }
+    // 30 digits fit: 10^30 < 2^100.
+    let mut value: u128 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        value = value * 10 + u128::from(b - b'0');
+    }
+    let cap = |v: Option<u128>| v.map_or(MAX_NANOS, |v| v.min(MAX_NANOS as u128) as i128);
+    // Past `u128` before the division: the digits read the rest.
+    let value = value.checked_mul(1u128 << binary)?;
+    let power = 10u128.pow(exp10.unsigned_abs() as u32);
+    Some(if exp10 >= 0 {
+        cap(value.checked_mul(power))
+    } else {
+        // Rounded up: a remainder is a part of a nano.
+        cap(Some(value.div_ceil(power)))
+    })
+}
+
+/// [`in_u128`] for any length, on the decimal digits.
+fn in_digits(int: &str, frac: &str, mut exp10: i64, binary: u32) -> i128 {
+    let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
     // × 2^binary, on the decimal digits (at most 6 × 1024).
     for _ in 0..binary / 10 {
         let mut carry = 0u32;
@@ -147,7 +184,7 @@ fn parse(text: &str) -> Result<Quantity, String> {
     }
     let first = digits.iter().position(|&d| d != 0);
     let Some(first) = first else {
-        return Ok(Quantity::ZERO);
+        return 0;
     };
     let last = digits.iter().rposition(|&d| d != 0).unwrap_or(first);
     exp10 += (digits.len() - 1 - last) as i64;
@@ -155,7 +192,7 @@ fn parse(text: &str) -> Result<Quantity, String> {
     // The value is significant × 10^exp10 nanos: it has len + exp10 whole
     // digits.
     let whole_digits = significant.len() as i64 + exp10;
-    let magnitude = if whole_digits > MAX_DIGITS {
+    if whole_digits > MAX_DIGITS {
         MAX_NANOS
     } else if whole_digits <= 0 {
         // Less than one nano: rounded up to one.
@@ -174,10 +211,7 @@ fn parse(text: &str) -> Result<Quantity, String> {
             value += 1;
         }
         value.min(MAX_NANOS)
-    };
-    Ok(Quantity {
-        nanos: if negative { -magnitude } else { magnitude },
-    })
+    }
 }
 
 #[cfg(test)]
@@ -304,6 +338,19 @@ mod tests {
             prop_assert_eq!(parsed, again);
             prop_assert_eq!(parsed.cmp(&again), std::cmp::Ordering::Equal);
             prop_assert_eq!(parsed.is_negative(), negative && parsed != Quantity::ZERO);
+        }
+
+        /// The `u128` reading gives the digits' reading wherever it reads.
+        #[test]
+        fn both_readings_agree(
+            int in "[0-9]{0,31}",
+            frac in "[0-9]{0,12}",
+            exp10 in -60i64..60,
+            binary in prop::sample::select(vec![0u32, 10, 20, 30, 40, 50, 60]),
+        ) {
+            if let Some(fast) = in_u128(&int, &frac, exp10, binary) {
+                prop_assert_eq!(fast, in_digits(&int, &frac, exp10, binary));
+            }
         }
 
         /// A binary suffix is the same amount as its plain number of bytes.
