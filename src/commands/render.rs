@@ -12,7 +12,7 @@ use crate::args::{BundleChoice, RenderArgs};
 use crate::select::{self, Selector};
 use chart::check;
 use chart::pipeline::{self, Bundle, Output};
-use chart::values::{self, Inputs};
+use chart::values::Inputs;
 use kubernetes::diff::{self, Style};
 use kubernetes::error::Error;
 use kubernetes::exit::Exit;
@@ -321,10 +321,7 @@ pub(super) fn crds(paths: &[String]) -> anyhow::Result<Vec<Manifest>> {
 /// breaks an invariant.
 fn checked_render(inputs: &Inputs, against: Against<'_>) -> anyhow::Result<Option<Output>> {
     let (version, crds) = against;
-    let loaded = values::load(inputs)?;
-    let output = pipeline::render_loaded(&loaded, crds)?;
-    // Freed before the checks, as in `to_stdout`.
-    drop(loaded);
+    let output = pipeline::load_and_render(inputs, crds)?;
     let findings = pipeline::check_with(&output, version, crds);
     Ok(refuse_findings(&output, &findings).then_some(output))
 }
@@ -372,11 +369,7 @@ fn to_stdout(
     for arg in show_only {
         Selector::parse(arg)?;
     }
-    let loaded = values::load(inputs)?;
-    let output = pipeline::render_loaded(&loaded, crds)?;
-    // Done with: freed before the checks, whose copy of the objects makes
-    // the peak of a large render (BENCHMARKS.md).
-    drop(loaded);
+    let output = pipeline::load_and_render(inputs, crds)?;
     let bundles = selected(&output, choice)?;
     let mut objects = output.in_order(&bundles);
     if !show_only.is_empty() {

@@ -6,7 +6,7 @@ use crate::check;
 use crate::model::{Values, extra_objects};
 use crate::plan::Plan;
 use crate::render;
-use crate::values::Loaded;
+use crate::values::{self, Inputs, Loaded};
 use kubernetes::diagnostic::Diagnostic;
 use kubernetes::diagnostic::Problem;
 use kubernetes::emit;
@@ -123,20 +123,54 @@ impl Output {
 /// Each render stops at [`render::OUTPUT_BUDGET`]; the error then names
 /// the values that multiply.
 pub fn render(values: &Values) -> Result<Output, Error> {
-    render_with(values, None, &[])
+    render_with(values, None, &[], render::templates()?)
 }
 
 /// [`render`] of loaded values: the `extraObjects` keep the positions of
 /// the values files (a finding about one points at its line), and a custom
 /// kind's scope is also read from `crds` (`--crd`).
 pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error> {
-    render_with(&loaded.values, Some(&loaded.document), crds)
+    render_with(
+        &loaded.values,
+        Some(&loaded.document),
+        crds,
+        render::templates()?,
+    )
+}
+
+/// [`render_loaded`] of the values `inputs` name, as `render` runs it.
+/// The templates do not depend on the values: with a second core they
+/// are compiled there while the values load (the built-in ones only: a
+/// `CHARTGEN_TEMPLATES` folder is read after the values, as before, so its
+/// note and errors come in the same order). The values are freed once
+/// rendered: the checks' copy of the objects makes the peak of a large
+/// render, and the values are no part of it.
+pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Error> {
+    let overlap = std::env::var_os(render::TEMPLATES_DIR_VAR).is_none()
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    let (loaded, templates) = if overlap {
+        std::thread::scope(|scope| {
+            let templates = scope.spawn(render::templates);
+            let loaded = values::load(inputs);
+            let templates = templates.join();
+            (
+                loaded,
+                templates.unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            )
+        })
+    } else {
+        let loaded = values::load(inputs)?;
+        (Ok(loaded), render::templates())
+    };
+    let loaded = loaded?;
+    render_with(&loaded.values, Some(&loaded.document), crds, templates?)
 }
 
 fn render_with(
     values: &Values,
     document: Option<&Node>,
     crds: &[Manifest],
+    templates: render::Templates,
 ) -> Result<Output, Error> {
     // Every BuildProject carries the common labels and annotations: when
     // that alone passes the budget, say so before rendering anything.
@@ -148,7 +182,6 @@ fn render_with(
         ));
     }
     let plan = Plan::new(values);
-    let templates = render::templates()?;
     let budget = |error| over_budget(error, values);
     let release = manifest::collect(
         render::render_objects(&templates, &templates.objects, &plan).map_err(budget)?,
