@@ -11,9 +11,7 @@
 //! numbers, sexagesimal `1:20`, timestamps, the merge key `<<` and the value
 //! key `=`.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
+mod patterns;
 
 /// What a reader makes of a plain scalar.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,11 +77,7 @@ pub fn core(text: &str) -> Reading {
         | ".nan" | ".NaN" | ".NAN" => return Reading::NonFinite,
         _ => {}
     }
-    static DEC: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[-+]?[0-9]+$").unwrap());
-    static FLOAT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").unwrap()
-    });
-    if DEC.is_match(text) {
+    if patterns::core_int(text) {
         return int(text.strip_prefix('+').unwrap_or(text), 10);
     }
     if let Some(oct) = text.strip_prefix("0o")
@@ -98,7 +92,7 @@ pub fn core(text: &str) -> Reading {
     {
         return int(hex, 16);
     }
-    if FLOAT.is_match(text) {
+    if patterns::core_float(text) {
         return float(text);
     }
     Reading::Str
@@ -122,13 +116,10 @@ pub fn go_yaml_v2(text: &str) -> Reading {
         // before this, for every reader).
         _ => {}
     }
-    static FLOAT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").unwrap()
-    });
     match text.as_bytes()[0] {
         // Go's ParseFloat on the text as written.
         b'.' => {
-            if FLOAT.is_match(text) {
+            if patterns::core_float(text) {
                 float(text)
             } else {
                 Reading::Str
@@ -142,7 +133,7 @@ pub fn go_yaml_v2(text: &str) -> Reading {
             if let Some(i) = go_parse_int(&plain) {
                 return Reading::Int(i);
             }
-            if FLOAT.is_match(&plain) {
+            if patterns::core_float(&plain) {
                 return match float(&plain) {
                     // Go's ParseFloat fails on overflow; the text stays a string.
                     Reading::NonFinite => Reading::Str,
@@ -195,37 +186,22 @@ fn go_parse_int(text: &str) -> Option<i128> {
 /// The YAML 1.1 types (yaml.org/type/: bool, int, float, null, timestamp,
 /// merge, value), as PyYAML resolves them.
 pub fn yaml_1_1(text: &str) -> Reading {
-    static BOOL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"^(yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$",
-        )
-        .unwrap()
-    });
-    static INT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^([-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+)$").unwrap()
-    });
-    static FLOAT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^([-+]?([0-9][0-9_]*)\.[0-9_]*([eE][-+][0-9]+)?|\.[0-9][0-9_]*([eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$").unwrap()
-    });
-    static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?([ \t]*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?)$").unwrap()
-    });
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return Reading::Null,
         "<<" => return Reading::Merge,
         "=" => return Reading::ValueKey,
         _ => {}
     }
-    if BOOL.is_match(text) {
+    if patterns::yaml_1_1_bool(text) {
         return Reading::Bool(
             matches!(text.as_bytes()[0], b'y' | b'Y' | b't' | b'T')
                 || text.eq_ignore_ascii_case("on"),
         );
     }
-    if INT.is_match(text) {
+    if patterns::yaml_1_1_int(text) {
         return yaml_1_1_int(text);
     }
-    if FLOAT.is_match(text) {
+    if patterns::yaml_1_1_float(text) {
         let plain = text.replace('_', "");
         if plain.contains(':') {
             // Sexagesimal: a number no YAML 1.2 reader makes of it, so
@@ -241,7 +217,7 @@ pub fn yaml_1_1(text: &str) -> Reading {
             Err(_) => Reading::Invalid,
         };
     }
-    if TIMESTAMP.is_match(text) {
+    if patterns::yaml_1_1_timestamp(text) {
         return Reading::Timestamp;
     }
     Reading::Str
