@@ -19,6 +19,7 @@
 //! assert!(kinds.contains(&"ClusterRole") && kinds.contains(&"Deployment"));
 //! ```
 
+pub mod artifacts;
 pub mod check;
 pub mod docs;
 pub mod model;
