@@ -13,8 +13,6 @@
 
 pub mod api;
 pub mod facts;
-// Effective RBAC is generic (`kubernetes::rbac`); its old path stays.
-// Merging exemptions artifacts is generic (`input`); its old path stays.
 pub mod rules;
 pub mod schema;
 
