@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-use chart::check;
+use chart::{artifacts, check};
 use chart::{pipeline, values};
 use kubernetes::diff::lines;
 use kubernetes::input;
@@ -18,13 +18,13 @@ use kubernetes::input;
 /// multiplying RBAC of `hostile_rbac(n)`: 1.6 KB per n.
 fn rbac_check(c: &mut Criterion) {
     let root = env!("CARGO_MANIFEST_DIR");
-    let prod = input::read(&[format!("{root}/out/ovh-prod")]).unwrap();
+    let prod = input::read(&[format!("{root}/out/ovh-prod")], &artifacts::READ).unwrap();
     let mut group = c.benchmark_group("check RBAC, hostile");
     for n in [6, 60, 600] {
         let mut manifests = prod.manifests.clone();
         manifests.extend(input::parse("hostile", &hostile_rbac(n)).unwrap().manifests);
         group.bench_with_input(BenchmarkId::from_parameter(n), &manifests, |b, m| {
-            b.iter(|| check::relations(black_box(m), &prod.exemptions))
+            b.iter(|| check::relations(black_box(m), prod.artifact(artifacts::EXEMPTIONS_FILE)))
         });
     }
     group.finish();

@@ -1,6 +1,7 @@
 //! `chartgen diff`: what changes between two sets of manifests.
 
 use crate::args::{DiffArgs, FailOn, Format};
+use chart::artifacts::READ;
 use kubernetes::cluster::{self, Target};
 use kubernetes::diff::matching::{self, Map};
 use kubernetes::diff::{self, Ignore, Level, Style};
@@ -42,6 +43,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         },
         &ignore,
         kubernetes::rbac::defaults::version(&args.kube_version),
+        &[&chart::artifacts::Exemptions],
     );
     matching::finish(
         &mut difference,
@@ -102,14 +104,14 @@ fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::Man
             .into());
         }
         (None, None) => {
-            let old = input::read_within(std::slice::from_ref(&args.old), &mut budget)?;
-            let new = input::read_within(std::slice::from_ref(&args.new), &mut budget)?;
+            let old = input::read_within(std::slice::from_ref(&args.old), &READ, &mut budget)?;
+            let new = input::read_within(std::slice::from_ref(&args.new), &READ, &mut budget)?;
             return Ok((old, new, Names::default()));
         }
         (Some(target), None) => (target, &args.new, true),
         (None, Some(target)) => (target, &args.old, false),
     };
-    let mut local = input::read_within(std::slice::from_ref(local_arg), &mut budget)?;
+    let mut local = input::read_within(std::slice::from_ref(local_arg), &READ, &mut budget)?;
     let live = cluster::read(&target, &mut local)?;
     for note in &live.notes {
         kubernetes::terminal::note(&kubernetes::text::printable(note));

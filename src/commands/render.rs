@@ -218,8 +218,15 @@ fn selected(output: &Output, choice: BundleChoice) -> Result<Vec<Bundle>, Error>
 /// The files of one bundle's GitOps directory; the release's holds the
 /// environment's Kyverno exemptions too.
 fn bundle_files(output: &Output, bundle: Bundle) -> Result<BTreeMap<String, String>, Error> {
-    let exemptions = (bundle == Bundle::Release).then_some(output.exemptions.as_str());
-    let mut files = output::files(output.bundle(bundle), exemptions)?;
+    let exemptions = (
+        chart::artifacts::EXEMPTIONS_FILE,
+        output.exemptions.as_str(),
+    );
+    let artifacts: &[(&str, &str)] = match bundle {
+        Bundle::Release => &[exemptions],
+        Bundle::Kata => &[],
+    };
+    let mut files = output::files(output.bundle(bundle), artifacts)?;
     // Templates other than the built-in ones are recorded where the
     // render's provenance is: after the kustomization's marker line.
     if let Some(line) = chart::render::templates_provenance()
@@ -303,7 +310,7 @@ pub(super) fn crds(paths: &[String]) -> anyhow::Result<Vec<Manifest>> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let set = input::read(paths)?;
+    let set = input::read(paths, &chart::artifacts::READ)?;
     if let Some(other) = set
         .manifests
         .iter()
@@ -615,7 +622,7 @@ fn check_report(
         if ours.is_empty() {
             return Ok(out);
         }
-        let current = input::read_found(&ours)?.manifests;
+        let current = input::read_found(&ours, &chart::artifacts::READ)?.manifests;
         let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {
             let style = Style::when(super::colour());

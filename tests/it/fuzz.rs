@@ -108,7 +108,7 @@ proptest! {
     #[test]
     fn the_manifest_reader_and_the_checks_end(text in text()) {
         if let Ok(set) = input::parse("fuzz.yaml", &text) {
-            let _ = check::relations(&set.manifests, &set.exemptions);
+            let _ = check::relations(&set.manifests, set.artifact(chart::artifacts::EXEMPTIONS_FILE));
         }
     }
 

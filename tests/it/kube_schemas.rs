@@ -124,7 +124,8 @@ fn rendered_objects() -> Vec<Json> {
     dirs.sort();
     let mut objects = Vec::new();
     for dir in dirs {
-        let set = kubernetes::input::read(&[dir.display().to_string()]).unwrap();
+        let set =
+            kubernetes::input::read(&[dir.display().to_string()], &chart::artifacts::READ).unwrap();
         objects.extend(set.manifests.iter().map(|m| m.node.to_json()));
     }
     objects

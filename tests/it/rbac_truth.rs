@@ -37,7 +37,7 @@ fn truth() -> Vec<Json> {
 /// `tests/it/cluster_rbac.rs` generated and recorded.
 pub(crate) fn objects(set: &str) -> Vec<Json> {
     let paths = set_paths(set);
-    let read = kubernetes::input::read(&paths).unwrap();
+    let read = kubernetes::input::read(&paths, &chart::artifacts::READ).unwrap();
     read.manifests.iter().map(|m| m.node.to_json()).collect()
 }
 

@@ -945,10 +945,16 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
     }
     // Each file alone is read: the budget is not spent by one of them.
     let one = dir.join("b0.yaml").display().to_string();
-    assert_eq!(kubernetes::input::read(&[one]).unwrap().manifests.len(), 1);
+    assert_eq!(
+        kubernetes::input::read(&[one], &chart::artifacts::READ)
+            .unwrap()
+            .manifests
+            .len(),
+        1
+    );
 
     let Err(kubernetes::error::Error::InvalidManifests { problems }) =
-        kubernetes::input::read(&[dir.display().to_string()])
+        kubernetes::input::read(&[dir.display().to_string()], &chart::artifacts::READ)
     else {
         panic!("eight bombs of a quarter of the budget each were read");
     };
@@ -993,7 +999,7 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
     }
     let old_side = old.display().to_string();
     assert!(
-        kubernetes::input::read(std::slice::from_ref(&old_side)).is_ok(),
+        kubernetes::input::read(std::slice::from_ref(&old_side), &chart::artifacts::READ).is_ok(),
         "one side alone is read"
     );
     let run = chartgen(&["diff", &old_side, &new.display().to_string()]);
@@ -1014,7 +1020,7 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
     write(&dir.join("b.yaml"), &half);
     write(&dir.join("c.yaml"), SA);
     let Err(kubernetes::error::Error::InvalidManifests { problems }) =
-        kubernetes::input::read(&[dir.display().to_string()])
+        kubernetes::input::read(&[dir.display().to_string()], &chart::artifacts::READ)
     else {
         panic!("files over the byte budget together were read");
     };
@@ -1044,13 +1050,17 @@ fn files_chartgen_found_are_never_streams_or_revisions() {
             .unwrap()
             .success()
     );
-    let error = kubernetes::input::read_found(&[fifo.display().to_string()]).unwrap_err();
+    let error =
+        kubernetes::input::read_found(&[fifo.display().to_string()], &chart::artifacts::READ)
+            .unwrap_err();
     let cause = std::error::Error::source(&error).unwrap().to_string();
     assert!(
         cause.contains("object.yaml is a FIFO (named pipe), not a regular file"),
         "{cause}"
     );
-    let error = kubernetes::input::read_found(&["HEAD:out/dev".to_owned()]).unwrap_err();
+    let error =
+        kubernetes::input::read_found(&["HEAD:out/dev".to_owned()], &chart::artifacts::READ)
+            .unwrap_err();
     let cause = std::error::Error::source(&error).unwrap().to_string();
     assert!(cause.contains("No such file"), "{cause}");
 }

@@ -176,7 +176,7 @@ fn check(schemas: &KubeSchemas, stream: &str) -> Vec<kubernetes::diagnostic::Dia
     let set = kubernetes::input::parse("render", stream).unwrap();
     chart::check::run(
         &set.manifests,
-        &set.exemptions,
+        set.artifact(chart::artifacts::EXEMPTIONS_FILE),
         &chart::check::Options {
             schemas,
             extra_crds: &[],

@@ -1,6 +1,7 @@
 //! The buildkit operator's chart: its typed values ([`values`], [`model`],
 //! [`schema`]), the deployment plan and every ADR fact ([`plan`]), the
-//! templates ([`render`]), the stages run together ([`pipeline`]), the ADR
+//! templates ([`render`]), the stages run together ([`pipeline`]), the side
+//! files a release carries besides its objects ([`artifacts`]), the ADR
 //! policy and what the API server refuses, checked on any manifests
 //! ([`check`]), and the generated reference ([`docs`]). It builds on
 //! the `kubernetes` crate and never uses the command line; Cargo enforces
@@ -19,6 +20,7 @@
 //! assert!(kinds.contains(&"ClusterRole") && kinds.contains(&"Deployment"));
 //! ```
 
+pub mod artifacts;
 pub mod check;
 pub mod docs;
 pub mod model;

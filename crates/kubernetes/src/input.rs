@@ -9,8 +9,6 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::Value as Json;
-
 use crate::location::{KeyPath, Segment};
 
 use crate::diagnostic::Problem;
@@ -24,16 +22,42 @@ use crate::yaml::{self, Node, Value};
 
 mod git;
 
-/// The file name of the Kyverno exemptions artifact in an output directory.
-pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
+/// How the readers read: what, besides objects, a file may hold.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'a> {
+    /// The file names of a release's artifacts: side files written beside
+    /// the objects that are not objects themselves (a generator's data for
+    /// another tool). A file of one of these names holds documents without
+    /// `kind`, kept as its artifact ([`ManifestSet::artifact`]), and may
+    /// lie beside a kustomization that does not list it. The caller knows
+    /// its artifacts; this crate knows none.
+    pub artifacts: &'a [&'a str],
+}
+
+impl Options<'_> {
+    /// The declared artifact name of the file shown as `shown`, if any.
+    fn artifact_of(&self, shown: &str) -> Option<&str> {
+        let name = Path::new(shown).file_name()?;
+        self.artifacts.iter().copied().find(|a| name == *a)
+    }
+}
+
+/// How this crate's tests read the repository's rendered `out/` and diff
+/// fixtures: another program's output, with its one artifact declared as
+/// that program declares it.
+#[cfg(test)]
+pub(crate) const TEST_OUT: Options<'static> = Options {
+    artifacts: &["kyverno-exemptions.yaml"],
+};
 
 /// What a set of paths holds.
 #[derive(Debug, Default)]
 pub struct ManifestSet {
     /// The Kubernetes objects, in install order.
     pub manifests: Vec<Manifest>,
-    /// The Kyverno exemptions artifacts the input holds (one per release).
-    pub exemptions: Vec<Node>,
+    /// The documents of each declared artifact ([`Options::artifacts`]),
+    /// by its name, in the order read (one per release that has it).
+    artifacts: Vec<(String, Vec<Node>)>,
     /// The `REV:PATH` arguments read from git, each with its copy.
     trees: Vec<(String, git::Tree)>,
     /// Each file read, by the name messages show (escaped: a control
@@ -70,27 +94,26 @@ impl ManifestSet {
             .find(|(name, _)| name == shown)
             .map(|(_, path)| path.as_path())
     }
-}
 
-/// Several releases' exemptions artifacts as one: the namespaces each
-/// policy excludes, all of them.
-pub fn merged_exemptions(artifacts: &[Node]) -> Option<Json> {
-    let mut merged = serde_json::Map::new();
-    for artifact in artifacts.iter().map(Node::to_json) {
-        for (key, entry) in artifact.as_object().into_iter().flatten() {
-            let list = merged
-                .entry(key.clone())
-                .or_insert_with(|| serde_json::json!({"excludedNamespaces": []}));
-            let namespaces = entry["excludedNamespaces"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            if let Some(all) = list["excludedNamespaces"].as_array_mut() {
-                all.extend(namespaces);
-            }
+    /// The documents read from the files of the artifact `name` (declared
+    /// in [`Options::artifacts`]); none when the input has no such file.
+    pub fn artifact(&self, name: &str) -> &[Node] {
+        (self.artifacts.iter())
+            .find(|(declared, _)| declared == name)
+            .map_or(&[], |(_, documents)| documents.as_slice())
+    }
+
+    /// Keeps `document` as one of the artifact `name`'s.
+    fn push_artifact(&mut self, name: &str, document: Node) {
+        match self
+            .artifacts
+            .iter_mut()
+            .find(|(declared, _)| declared == name)
+        {
+            Some((_, documents)) => documents.push(document),
+            None => self.artifacts.push((name.to_owned(), vec![document])),
         }
     }
-    (!artifacts.is_empty()).then_some(Json::Object(merged))
 }
 
 /// The names under which kustomize reads a directory's kustomization.
@@ -163,9 +186,9 @@ impl<'a> Show<'a> {
 enum Role {
     /// Its objects are applied.
     Objects,
-    /// An exemptions artifact beside a kustomization that does not list it:
-    /// read for the exemptions only; an object in it is refused.
-    ExemptionsOnly,
+    /// An artifact beside a kustomization that does not list it: read for
+    /// the artifact only; an object in it is refused.
+    ArtifactOnly,
 }
 
 /// What a command has spent of [`LIMITS`]: the byte and node budgets
@@ -236,23 +259,28 @@ struct Input {
 /// nothing is opened that is not a regular file: a FIFO, socket or device
 /// found there is refused from its metadata. A symbolic link inside a
 /// directory is not followed (a note on stderr says so); one named on the
-/// command line is.
-pub fn read(paths: &[String]) -> Result<ManifestSet, Error> {
-    read_within(paths, &mut Budget::default())
+/// command line is. A file named as one of `options`' artifacts is read
+/// as that artifact.
+pub fn read(paths: &[String], options: &Options<'_>) -> Result<ManifestSet, Error> {
+    read_within(paths, options, &mut Budget::default())
 }
 
 /// [`read`], spending from `budget`, which a command shares between the
 /// sets it reads (`diff`'s two sides).
-pub fn read_within(paths: &[String], budget: &mut Budget) -> Result<ManifestSet, Error> {
-    read_all(paths, budget, Named::ByTheUser)
+pub fn read_within(
+    paths: &[String],
+    options: &Options<'_>,
+    budget: &mut Budget,
+) -> Result<ManifestSet, Error> {
+    read_all(paths, (options, budget), Named::ByTheUser)
 }
 
 /// Reads files chartgen found itself (such as those of an output
 /// directory), not named by the user: regular files or directories only,
 /// never a FIFO or device (one swapped in after chartgen listed the folder
 /// must not hang it), never a git revision.
-pub fn read_found(paths: &[String]) -> Result<ManifestSet, Error> {
-    read_all(paths, &mut Budget::default(), Named::ByChartgen)
+pub fn read_found(paths: &[String], options: &Options<'_>) -> Result<ManifestSet, Error> {
+    read_all(paths, (options, &mut Budget::default()), Named::ByChartgen)
 }
 
 /// Who named the paths read.
@@ -265,7 +293,11 @@ enum Named {
     ByChartgen,
 }
 
-fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<ManifestSet, Error> {
+fn read_all(
+    paths: &[String],
+    (options, budget): (&Options<'_>, &mut Budget),
+    named: Named,
+) -> Result<ManifestSet, Error> {
     if paths.iter().filter(|p| *p == "-").count() > 1 {
         return Err(Error::Usage {
             reason: "standard input (-) can be read only once".to_owned(),
@@ -287,10 +319,11 @@ fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<Manif
                     path: "-".to_owned(),
                     source,
                 })?;
+            // A stream is objects only: it has no file name to declare an
+            // artifact by.
             read_text(
                 Source::file("<stdin>", text),
-                None,
-                Role::Objects,
+                (None, Role::Objects, None),
                 budget,
                 &mut set,
                 &mut problems,
@@ -307,7 +340,7 @@ fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<Manif
         };
         let Some(spec) = spec else {
             let local = (Path::new(path.as_str()), Show::default(), named);
-            read_path(path, local, budget, &mut set, &mut problems)?;
+            read_path(path, local, (options, budget), &mut set, &mut problems)?;
             continue;
         };
         let tree = git::materialise(&spec, budget.bytes_to_read()).map_err(cannot)?;
@@ -315,7 +348,7 @@ fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<Manif
             copy: Some((tree.root(), &tree.spec)),
         };
         let copy = (tree.root(), show, named);
-        read_path(path, copy, budget, &mut set, &mut problems)?;
+        read_path(path, copy, (options, budget), &mut set, &mut problems)?;
         set.trees.push((path.clone(), tree));
     }
     if budget.exhausted() {
@@ -340,17 +373,23 @@ fn read_all(paths: &[String], budget: &mut Budget, named: Named) -> Result<Manif
 fn read_path(
     arg: &str,
     (path, show, named): (&Path, Show<'_>, Named),
-    budget: &mut Budget,
+    (options, budget): (&Options<'_>, &mut Budget),
     set: &mut ManifestSet,
     problems: &mut Vec<Problem>,
 ) -> Result<(), Error> {
     let mut files = Vec::new();
     let streams = named == Named::ByTheUser;
-    collect(path, (&mut files, problems), budget, show, streams).map_err(|source| {
-        Error::ReadManifests {
-            path: printable(arg).into_owned(),
-            source,
-        }
+    let found = (&mut files, &mut *problems);
+    collect(
+        path,
+        found,
+        (&mut *budget, options.artifacts),
+        show,
+        streams,
+    )
+    .map_err(|source| Error::ReadManifests {
+        path: printable(arg).into_owned(),
+        source,
     })?;
     for file in files {
         if budget.exhausted() {
@@ -368,10 +407,10 @@ fn read_path(
             source,
         })?;
         set.files.push((shown.clone(), file.path.clone()));
+        let artifact = options.artifact_of(&shown);
         read_text(
             Source::file(shown, text),
-            Some(file.path.display().to_string()),
-            file.role,
+            (Some(file.path.display().to_string()), file.role, artifact),
             budget,
             set,
             problems,
@@ -396,14 +435,14 @@ fn read_file(path: &Path, named: bool, budget: &Budget) -> std::io::Result<Strin
 fn collect(
     path: &Path,
     (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
-    budget: &mut Budget,
+    (budget, artifacts): (&mut Budget, &[&str]),
     show: Show<'_>,
     streams: bool,
 ) -> std::io::Result<()> {
     // Named on the command line: a link is followed, as the user asked.
     let kind = std::fs::metadata(path)?.file_type();
     if kind.is_dir() {
-        return walk(path, files, budget, problems, show);
+        return walk(path, (files, problems), (budget, artifacts), show);
     }
     let stream = streams && files::is_stream(kind);
     if !kind.is_file() && !stream {
@@ -480,16 +519,16 @@ fn skip_link(path: &Path, show: Show<'_>) {
 }
 
 /// Every YAML file under `dir`; a folder with a kustomization is read as
-/// kustomize reads it.
+/// kustomize reads it, `artifacts` beside it.
 fn walk(
     dir: &Path,
-    files: &mut Vec<Input>,
-    budget: &mut Budget,
-    problems: &mut Vec<Problem>,
+    (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
+    (budget, artifacts): (&mut Budget, &[&str]),
     show: Show<'_>,
 ) -> std::io::Result<()> {
     if let Some(kustomization) = kustomization_of(dir, show)? {
-        return kustomize(dir, &kustomization, (files, budget, problems), show);
+        let found = (files, budget, problems);
+        return kustomize((dir, &kustomization), found, artifacts, show);
     }
     let mut walk = crate::files::walk(dir);
     while let Some(entry) = walk.next() {
@@ -511,7 +550,8 @@ fn walk(
             // A folder with a kustomization is read as kustomize reads it.
             if let Some(kustomization) = kustomization_of(path, show)? {
                 walk.skip_current_dir();
-                kustomize(path, &kustomization, (files, budget, problems), show)?;
+                let found = (&mut *files, &mut *budget, &mut *problems);
+                kustomize((path, &kustomization), found, artifacts, show)?;
             }
         } else if !kind.is_file() {
             return Err(show.refused(path, kind));
@@ -556,11 +596,12 @@ fn kustomization_of(dir: &Path, show: Show<'_>) -> std::io::Result<Option<PathBu
 /// with a kustomization of their own, recursively). Any other field is
 /// refused: chartgen does not evaluate it, and ignoring it would check
 /// something other than what gets applied. A YAML file in the folder that
-/// nothing lists is refused too: kustomize would not apply it.
+/// nothing lists is refused too: kustomize would not apply it; an
+/// `artifacts` file is read as its artifact.
 fn kustomize(
-    dir: &Path,
-    kustomization: &Path,
+    (dir, kustomization): (&Path, &Path),
     (files, budget, problems): (&mut Vec<Input>, &mut Budget, &mut Vec<Problem>),
+    artifacts: &[&str],
     show: Show<'_>,
 ) -> std::io::Result<()> {
     if budget.exhausted() {
@@ -621,10 +662,12 @@ fn kustomize(
     for folder in &folders {
         // `resource` checked that it has a kustomization.
         if let Some(inner) = kustomization_of(folder, show)? {
-            kustomize(folder, &inner, (files, budget, problems), show)?;
+            let found = (&mut *files, &mut *budget, &mut *problems);
+            kustomize((folder, &inner), found, artifacts, show)?;
         }
     }
-    unlisted(dir, dir, (&listed, &folders), (files, problems), show)
+    let listed = (listed.as_slice(), folders.as_slice());
+    unlisted(dir, listed, (files, problems), artifacts, show)
 }
 
 /// The fields of a kustomization, or `None` once it says why it has none
@@ -779,17 +822,17 @@ fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, b
     Ok((path, false))
 }
 
-/// Refuses the YAML files under `dir` that the kustomization does not list
-/// (they are not applied), except the exemptions artifact, read for its
-/// exemptions only.
+/// Refuses the YAML files under `root` that its kustomization does not
+/// list (they are not applied), except the `artifacts`, read as artifacts
+/// only.
 fn unlisted(
     root: &Path,
-    dir: &Path,
     (listed, folders): (&[PathBuf], &[PathBuf]),
     (files, problems): (&mut Vec<Input>, &mut Vec<Problem>),
+    artifacts: &[&str],
     show: Show<'_>,
 ) -> std::io::Result<()> {
-    let mut walk = crate::files::walk(dir);
+    let mut walk = crate::files::walk(root);
     while let Some(entry) = walk.next() {
         let entry = entry.map_err(crate::files::walk_error)?;
         let kind = entry.file_type();
@@ -816,10 +859,13 @@ fn unlisted(
                 .is_some_and(|n| KUSTOMIZATION_FILES.iter().any(|k| n == *k))
         {
             // The kustomization being evaluated.
-        } else if entry.file_name().is_some_and(|n| n == EXEMPTIONS_FILE) {
+        } else if entry
+            .file_name()
+            .is_some_and(|n| artifacts.iter().any(|a| n == *a))
+        {
             files.push(Input {
                 path: entry.to_path_buf(),
-                role: Role::ExemptionsOnly,
+                role: Role::ArtifactOnly,
                 named: false,
                 stream: false,
             });
@@ -877,8 +923,7 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
     let mut problems = Vec::new();
     read_text(
         Source::file(name, text),
-        None,
-        Role::Objects,
+        (None, Role::Objects, None),
         &mut Budget::default(),
         &mut set,
         &mut problems,
@@ -893,11 +938,11 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
 }
 
 /// Reads one text's documents into `set`. `file` is the path it was read
-/// from, when it was a file.
+/// from, when it was a file; `artifact` the declared artifact it is, when
+/// it is one: its documents without `kind` are that artifact's.
 fn read_text(
     source: Arc<Source>,
-    file: Option<String>,
-    role: Role,
+    (file, role, artifact): (Option<String>, Role, Option<&str>),
     budget: &mut Budget,
     set: &mut ManifestSet,
     problems: &mut Vec<Problem>,
@@ -910,14 +955,15 @@ fn read_text(
         }
     };
     let templates = source_comments(&source.text);
-    let is_exemptions = source.name.ends_with(EXEMPTIONS_FILE);
     let mut objects = Vec::with_capacity(documents.len());
     for node in documents {
         if matches!(node.value, Value::Null) {
             continue;
         }
-        if is_exemptions && node.get("kind").is_none() {
-            set.exemptions.push(node);
+        if let Some(artifact) = artifact
+            && node.get("kind").is_none()
+        {
+            set.push_artifact(artifact, node);
             continue;
         }
         if node.get("items").is_some() && role == Role::Objects {
@@ -927,7 +973,7 @@ fn read_text(
         }
     }
     for node in objects {
-        if role == Role::ExemptionsOnly {
+        if role == Role::ArtifactOnly {
             problems.push(
                 Problem::new(
                     node.origin.clone(),
@@ -1208,5 +1254,40 @@ mod tests {
                 (7, None)
             ]
         );
+    }
+
+    /// A made-up artifact a caller declares: its documents without `kind`
+    /// are kept as the artifact, beside a kustomization that does not list
+    /// it too; undeclared, the same file is refused as not listed.
+    #[test]
+    fn a_declared_artifact_is_read_beside_the_objects() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write(
+            "kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n",
+        );
+        write(
+            "cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        );
+        write("quotas.yaml", "team-a: {cpu: 2}\n");
+        let paths = [dir.path().display().to_string()];
+        let options = Options {
+            artifacts: &["quotas.yaml"],
+        };
+        let set = read(&paths, &options).unwrap();
+        assert_eq!(set.manifests.len(), 1);
+        let artifact: Vec<_> = set
+            .artifact("quotas.yaml")
+            .iter()
+            .map(Node::to_json)
+            .collect();
+        assert_eq!(artifact, [serde_json::json!({"team-a": {"cpu": 2}})]);
+        assert!(set.artifact("kyverno-exemptions.yaml").is_empty());
+        let Err(Error::InvalidManifests { problems }) = read(&paths, &Options::default()) else {
+            panic!("an undeclared, unlisted file was read");
+        };
+        assert!(problems[0].message.contains("quotas.yaml is not listed"));
     }
 }

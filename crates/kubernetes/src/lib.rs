@@ -3,9 +3,10 @@
 //! their identity ([`manifest`]), manifest sets read from disk ([`input`]),
 //! Kubernetes' name rules ([`names`]), exact resource quantities
 //! ([`quantity`]), label selectors ([`selector`]), Secrets kept out of every output
-//! ([`secret`]), the API schemas ([`kube`]), effective RBAC ([`rbac`]), the
-//! semantic diff ([`diff`]), a live cluster as one of its sides
-//! ([`cluster`]) and the GitOps output directory ([`output`]).
+//! ([`secret`]), the API schemas and every object held to them ([`kube`]),
+//! effective RBAC ([`rbac`]), the semantic diff ([`diff`]), a live cluster
+//! as one of its sides ([`cluster`]) and the GitOps output directory
+//! ([`output`]).
 //! Beneath them the base every layer uses: positions in a source
 //! ([`location`]), errors that carry them ([`diagnostic`], [`error`]), the
 //! exit codes ([`exit`]), text helpers ([`text`]) and the terminal's colour

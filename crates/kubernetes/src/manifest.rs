@@ -302,7 +302,7 @@ pub const DEFAULT_NAMESPACE: &str = "default";
 /// Kinds that live outside namespaces: every built-in cluster-scoped kind
 /// of the Kubernetes versions chartgen targets (`kubectl api-resources
 /// --namespaced=false`), cert-manager's `ClusterIssuer` and Kyverno's
-/// cluster-wide policies (the exemptions chartgen writes are some). A
+/// cluster-wide policies. A
 /// custom resource's scope is otherwise its CRD's, when the input holds
 /// it ([`place_in_namespaces`]); without one it is taken as namespaced.
 pub fn is_cluster_scoped(kind: &str) -> bool {

@@ -191,10 +191,11 @@ pub struct Pod<'a> {
     pub spec: &'a Json,
 }
 
-/// One broken control: the reason and detail as the server gives them, and
-/// where (relative to the pod template: `spec.…`, `metadata.…`).
+/// One control of the standards broken by a pod: the reason and detail as
+/// the server gives them, and where (relative to the pod template:
+/// `spec.…`, `metadata.…`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
+pub struct ControlViolation {
     /// The control's name in the standards.
     pub control: &'static str,
     /// The admission's check id.
@@ -207,7 +208,7 @@ pub struct Violation {
     pub path: KeyPath,
 }
 
-impl Violation {
+impl ControlViolation {
     /// `reason (detail)`, as the server lists it.
     pub fn message(&self) -> String {
         format!("{} ({})", self.reason, self.detail)
@@ -230,7 +231,7 @@ struct Run {
 /// Evaluates `pod` as the admission does at `level` with the rules of
 /// 1.`minor`: the broken controls, each once, in the server's order
 /// (baseline checks, then restricted ones, each by id).
-pub fn evaluate(pod: &Pod<'_>, level: Level, minor: u32) -> Vec<Violation> {
+pub fn evaluate(pod: &Pod<'_>, level: Level, minor: u32) -> Vec<ControlViolation> {
     evaluate_waiving(pod, level, minor, &[])
 }
 
@@ -244,7 +245,7 @@ pub fn evaluate_waiving(
     level: Level,
     minor: u32,
     waived: &[&str],
-) -> Vec<Violation> {
+) -> Vec<ControlViolation> {
     let run = Run { minor, level };
     let applies = |c: &Control| {
         c.level <= level
@@ -265,7 +266,7 @@ pub fn evaluate_waiving(
     controls
         .into_iter()
         .filter_map(|c| {
-            (c.check)(pod, &run).map(|f| Violation {
+            (c.check)(pod, &run).map(|f| ControlViolation {
                 control: c.name,
                 check: c.id,
                 reason: f.reason,
@@ -1916,7 +1917,7 @@ mod tests {
         let created = as_created(&pod);
         let messages: Vec<String> = evaluate(&created.pod(), Level::Baseline, 35)
             .iter()
-            .map(Violation::message)
+            .map(ControlViolation::message)
             .collect();
         let paths: Vec<String> = evaluate(&created.pod(), Level::Baseline, 35)
             .iter()
@@ -2038,7 +2039,7 @@ mod tests {
                     "violates PodSecurity \"{}:latest\": ",
                     level.name()
                 )) {
-                    let ours: Vec<String> = found.iter().map(Violation::message).collect();
+                    let ours: Vec<String> = found.iter().map(ControlViolation::message).collect();
                     assert_eq!(ours.join(", "), listed, "{id} {}", level.name());
                 }
             }

@@ -13,8 +13,6 @@
 
 pub mod api;
 pub mod facts;
-// Effective RBAC is generic (`kubernetes::rbac`); its old path stays.
-// Merging exemptions artifacts is generic (`input`); its old path stays.
 pub mod rules;
 pub mod schema;
 
@@ -316,7 +314,7 @@ pub fn run_borrowed(
     let extra_crds = schema.map_or(&[][..], |options| options.extra_crds);
     let context = Context::new(manifests, objects, version, extra_crds);
     let mut findings = Findings::new(&context);
-    let exemptions = kubernetes::input::merged_exemptions(exemptions);
+    let exemptions = crate::artifacts::merged_exemptions(exemptions);
     // From a few hundred objects, on two cores (`rules::check`).
     let split = schema.is_some() && parallel(manifests.len());
     rules::check(&context, &mut findings, exemptions.as_ref(), schema, split);

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
 use super::Values;
-use super::violation::Violation;
+use super::violation::RuleBreach;
 use kubernetes::location::KeyPath;
 
 /// The values key of the extra objects.
@@ -83,7 +83,7 @@ fn holds(value: Option<&Json>) -> bool {
 /// Whether `object` has what identifies an object (a non-empty text
 /// `apiVersion`, `kind`, `metadata.name`, and `metadata.namespace` when
 /// written); reports each that is missing or no text.
-fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<Violation>) -> bool {
+fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<RuleBreach>) -> bool {
     let metadata = object.0.get("metadata");
     let mut found = true;
     let mut text = |path: KeyPath, value: Option<&Json>, required: bool| match value {
@@ -91,7 +91,7 @@ fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<Violation
         None if !required => {}
         _ => {
             found = false;
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 message: format!(
                     "`{path}` must be a non-empty text: it identifies the object in the cluster"
                 ),
@@ -114,7 +114,7 @@ fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<Violation
         }
         _ => {
             found = false;
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: at.key("metadata"),
                 also: Vec::new(),
                 message: "`metadata` must be a mapping holding at least `name`".to_owned(),
@@ -126,7 +126,7 @@ fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<Violation
 }
 
 /// The rules of `extraObjects` a schema cannot state.
-pub fn check(values: &Values, violations: &mut Vec<Violation>) {
+pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
     let mut seen: BTreeMap<(String, String, Option<String>, String), usize> = BTreeMap::new();
     for (i, object) in values.extra_objects.iter().enumerate() {
         let at = KeyPath::root().key(KEY).index(i);
@@ -136,7 +136,7 @@ pub fn check(values: &Values, violations: &mut Vec<Violation>) {
         if is_core_secret(object) {
             for field in ["data", "stringData"] {
                 if holds(object.0.get(field)) {
-                    violations.push(Violation {
+                    violations.push(RuleBreach {
                         path: at.key(field),
                         also: Vec::new(),
                         message: format!(
@@ -151,7 +151,7 @@ pub fn check(values: &Values, violations: &mut Vec<Violation>) {
         }
         let kind = object.text("kind");
         if kind.ends_with("List") && object.0.contains_key("items") {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: at.key("items"),
                 also: Vec::new(),
                 message: format!(
@@ -169,7 +169,7 @@ pub fn check(values: &Values, violations: &mut Vec<Violation>) {
             && is_built_in(group)
             && !kubernetes::manifest::is_cluster_scoped(kind)
         {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: at.key("metadata").key("namespace"),
                 also: vec![at.key("metadata")],
                 message: format!(
@@ -190,7 +190,7 @@ pub fn check(values: &Values, violations: &mut Vec<Violation>) {
             object.metadata("name").unwrap_or_default().to_owned(),
         );
         if let Some(first) = seen.get(&key) {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: at.key("metadata").key("name"),
                 also: Vec::new(),
                 message: format!(

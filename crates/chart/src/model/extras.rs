@@ -25,7 +25,7 @@ use k8s_openapi::api::core::v1::{Container, EnvVar, Volume, VolumeMount};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::violation::Violation;
+use super::violation::RuleBreach;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::ALLOWED_VOLUMES;
 
@@ -291,9 +291,9 @@ pub const DAEMON: Owned = Owned {
 
 /// Checks the hatches at `at` (`buildd`, `gateway`, `builds.daemon`)
 /// against what the chart writes into that pod (`owned`).
-pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<Violation>) {
+pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<RuleBreach>) {
     let mut report = |path: KeyPath, message: String, hint: &str| {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path,
             also: Vec::new(),
             message,
@@ -314,7 +314,7 @@ pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<
         if violations[..start].iter().any(|v| v.path == path) {
             continue;
         }
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path,
             also: Vec::new(),
             message: format!("{message} (check's {rule} rule would refuse the render)"),

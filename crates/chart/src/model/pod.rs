@@ -28,7 +28,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json, json};
 
-use super::violation::{RESERVED_PREFIXES, Violation};
+use super::violation::{RESERVED_PREFIXES, RuleBreach};
 use kubernetes::location::KeyPath;
 use kubernetes::names;
 
@@ -149,10 +149,10 @@ pub fn check(
     at: &KeyPath,
     trust: Trust,
     fixed: &[&str],
-    violations: &mut Vec<Violation>,
+    violations: &mut Vec<RuleBreach>,
 ) {
     let mut report = |path: KeyPath, message: String, hint: Option<&str>| {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path,
             also: Vec::new(),
             message,

@@ -12,7 +12,7 @@ use kubernetes::location::KeyPath;
 use kubernetes::names;
 
 use super::violation::RESERVED_PREFIXES;
-use super::violation::Violation;
+use super::violation::RuleBreach;
 
 /// Namespaces that no class of this chart may use: `default` holds whatever
 /// lands without a namespace; `kube-system` is the platform's most trusted
@@ -22,7 +22,7 @@ pub const RESERVED_NAMESPACES: [&str; 4] =
 
 /// Checks every rule and returns all violations, in a stable order. The
 /// rules that need the plan are `plan::rules`'.
-pub fn check(values: &Values) -> Vec<Violation> {
+pub fn check(values: &Values) -> Vec<RuleBreach> {
     let mut violations = Vec::new();
     check_release_name(values, &mut violations);
     check_images(values, &mut violations);
@@ -41,7 +41,7 @@ pub fn check(values: &Values) -> Vec<Violation> {
 }
 
 /// Every workload's escape hatches (`extras::check`).
-fn check_extras(values: &Values, violations: &mut Vec<Violation>) {
+fn check_extras(values: &Values, violations: &mut Vec<RuleBreach>) {
     use super::extras::{self, BUILDD, DAEMON, GATEWAY};
     for (at, hatches, owned) in [
         ("buildd", &values.buildd.extras, &BUILDD),
@@ -54,7 +54,7 @@ fn check_extras(values: &Values, violations: &mut Vec<Violation>) {
 
 /// Every workload's pod settings (`pod::check`); the build daemons'
 /// are untrusted, and vcpu-tune's node selector keeps Kata's node label.
-fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
+fn check_pods(values: &Values, violations: &mut Vec<RuleBreach>) {
     use super::pod::{self, Trust};
     let kata_label = [super::KATA_NODE_LABEL.0];
     let pods = [
@@ -81,7 +81,7 @@ fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
         // the same key would be overruled without a word.
         for (key, value) in &settings.pod_labels {
             if let Some(common) = values.common_labels.get(key) {
-                violations.push(Violation {
+                violations.push(RuleBreach {
                     path: at.key("podLabels").key(key.clone()),
                     also: vec![KeyPath::dotted("commonLabels").key(key.clone())],
                     message: format!(
@@ -99,7 +99,7 @@ fn check_pods(values: &Values, violations: &mut Vec<Violation>) {
 /// Requests within limits, LimitRange defaults within its maximum, and
 /// certificates renewed before they expire: the API server or cert-manager
 /// would refuse the rendered objects otherwise.
-fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
+fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
     let mut containers: Vec<(KeyPath, Resources)> = vec![
         (
             KeyPath::dotted("buildd.resources"),
@@ -173,7 +173,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
         ("renewBefore", &tls.renew_before),
     ] {
         if let Some(Err(())) = go_duration(text) {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: KeyPath::dotted("builds.tls").key(key),
                 also: Vec::new(),
                 message: format!(
@@ -187,7 +187,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
         (go_duration(&tls.duration), go_duration(&tls.renew_before))
         && renew >= duration
     {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("builds.tls.renewBefore"),
             also: vec![KeyPath::dotted("builds.tls.duration")],
             message: format!(
@@ -206,7 +206,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<Violation>) {
 /// whose own daemons the LimitRange would refuse are refused here, where
 /// the key can be named, not at the first build.
 fn limit_range_admits(
-    violations: &mut Vec<Violation>,
+    violations: &mut Vec<RuleBreach>,
     path: &KeyPath,
     resources: &Resources,
     range: &crate::model::LimitRange,
@@ -229,7 +229,7 @@ fn limit_range_admits(
         ),
     ] {
         let mut report = |at: KeyPath, also: KeyPath, message: String, hint: &str| {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: at,
                 also: vec![also],
                 message,
@@ -274,7 +274,7 @@ fn limit_range_admits(
 
 /// Reports every amount of `low` that exceeds the same amount of `high`.
 fn at_most(
-    violations: &mut Vec<Violation>,
+    violations: &mut Vec<RuleBreach>,
     path: &KeyPath,
     (low_name, low): (&str, &ResourceList),
     (high_name, high): (&str, &ResourceList),
@@ -286,7 +286,7 @@ fn at_most(
         if let (Some(small), Some(large)) = (small, large)
             && small.value() > large.value()
         {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: path.key(low_name).key(resource),
                 also: vec![path.key(high_name).key(resource)],
                 message: format!(
@@ -349,7 +349,7 @@ fn go_duration(text: &str) -> Option<Result<i128, ()>> {
     number.is_empty().then_some(Ok(total))
 }
 
-fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
+fn check_metadata(values: &Values, violations: &mut Vec<RuleBreach>) {
     for (field, map, labels) in [
         ("commonLabels", &values.common_labels, true),
         ("commonAnnotations", &values.common_annotations, false),
@@ -362,7 +362,7 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
         for (key, value) in map {
             let path = KeyPath::dotted(field).key(key.clone());
             let mut report = |message: String, hint: &str| {
-                violations.push(Violation {
+                violations.push(RuleBreach {
                     path: path.clone(),
                     also: Vec::new(),
                     message,
@@ -393,10 +393,10 @@ fn check_metadata(values: &Values, violations: &mut Vec<Violation>) {
     }
 }
 
-fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
+fn check_buildd(values: &Values, violations: &mut Vec<RuleBreach>) {
     let metrics = &values.buildd.metrics;
     if metrics.service_monitor.enabled && !metrics.service {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("buildd.metrics.serviceMonitor.enabled"),
             also: vec![KeyPath::dotted("buildd.metrics.service")],
             message: "the ServiceMonitor selects buildd's metrics Service, which buildd.metrics.service: false leaves out".to_owned(),
@@ -405,7 +405,7 @@ fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
     }
     let buildd = &values.buildd;
     if buildd.replicas > 1 && !buildd.leader_election {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("buildd.leaderElection"),
             also: vec![KeyPath::dotted("buildd.replicas")],
             message: format!(
@@ -421,10 +421,10 @@ fn check_buildd(values: &Values, violations: &mut Vec<Violation>) {
 /// gateway alone cannot go: the daemons buildd starts admit connections
 /// only from the gateway (their NetworkPolicy), so they would hold the
 /// builds quota and serve no build.
-fn check_replicas(values: &Values, violations: &mut Vec<Violation>) {
+fn check_replicas(values: &Values, violations: &mut Vec<RuleBreach>) {
     let (buildd, gateway) = (values.buildd.replicas, values.gateway.replicas);
     if gateway == 0 && buildd > 0 {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("gateway.replicas"),
             also: vec![KeyPath::dotted("buildd.replicas")],
             message: format!(
@@ -441,11 +441,11 @@ fn check_replicas(values: &Values, violations: &mut Vec<Violation>) {
 /// The network values: CIDRs that are CIDRs with exceptions strictly
 /// inside, peers that name their namespaces (never every namespace), named
 /// destinations only for a CNI that has them, and `allowAll` alone.
-fn check_network(values: &Values, violations: &mut Vec<Violation>) {
+fn check_network(values: &Values, violations: &mut Vec<RuleBreach>) {
     use super::network::Cni;
     let network = &values.network;
     let mut push = |path: KeyPath, message: String, hint: &str| {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path,
             also: Vec::new(),
             message,
@@ -592,10 +592,10 @@ fn strictly_within(inner: Cidr, outer: Cidr) -> bool {
     outer.contains(&inner) && inner.prefix_len() > outer.prefix_len()
 }
 
-fn check_policies(values: &Values, violations: &mut Vec<Violation>) {
+fn check_policies(values: &Values, violations: &mut Vec<RuleBreach>) {
     let policies = &values.policies;
     if policies.security_context == policies.disallow_host_path {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("policies.disallowHostPath"),
             also: vec![KeyPath::dotted("policies.securityContext")],
             message: format!(
@@ -613,10 +613,10 @@ fn check_policies(values: &Values, violations: &mut Vec<Violation>) {
 /// `-operator-events` and must stay within 63 characters.
 pub const MAX_RELEASE_NAME: usize = 40;
 
-fn check_release_name(values: &Values, violations: &mut Vec<Violation>) {
+fn check_release_name(values: &Values, violations: &mut Vec<RuleBreach>) {
     let name = values.release_name.as_str();
     if let Err(why) = names::dns1035_label(name) {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("releaseName"),
             also: Vec::new(),
             message: format!("`{name}` cannot begin a Service name: {why}"),
@@ -627,7 +627,7 @@ fn check_release_name(values: &Values, violations: &mut Vec<Violation>) {
         });
     }
     if name.len() > MAX_RELEASE_NAME {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("releaseName"),
             also: Vec::new(),
             message: format!(
@@ -644,7 +644,7 @@ fn check_release_name(values: &Values, violations: &mut Vec<Violation>) {
 
 /// Every image is a reference the kubelet can pull: the repository, tag and
 /// digest together follow the distribution reference grammar.
-fn check_images(values: &Values, violations: &mut Vec<Violation>) {
+fn check_images(values: &Values, violations: &mut Vec<RuleBreach>) {
     let images = &values.images;
     for (key, image) in [
         ("buildd", &images.buildd),
@@ -656,7 +656,7 @@ fn check_images(values: &Values, violations: &mut Vec<Violation>) {
         let reference = image.reference();
         if let Err(why) = names::image_reference(&reference) {
             let path = KeyPath::dotted("images").key(key);
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: path.clone().key("repository"),
                 also: vec![path.clone().key("tag"), path.key("digest")],
                 message: format!("images.{key} gives `{reference}`, which is {why}"),
@@ -666,7 +666,7 @@ fn check_images(values: &Values, violations: &mut Vec<Violation>) {
     }
 }
 
-fn check_namespaces(values: &Values, violations: &mut Vec<Violation>) {
+fn check_namespaces(values: &Values, violations: &mut Vec<RuleBreach>) {
     let ns = &values.namespaces;
     let classes = [
         ("namespaces.operator", ns.operator.as_str()),
@@ -675,7 +675,7 @@ fn check_namespaces(values: &Values, violations: &mut Vec<Violation>) {
     ];
     for (key, name) in classes {
         if RESERVED_NAMESPACES.contains(&name) {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: KeyPath::dotted(key),
                 also: Vec::new(),
                 message: format!("`{name}` is reserved and cannot hold a trust class of this chart"),
@@ -688,7 +688,7 @@ fn check_namespaces(values: &Values, violations: &mut Vec<Violation>) {
     }
     for (i, (key, name)) in classes.iter().enumerate() {
         if let Some((first, _)) = classes[..i].iter().find(|(_, other)| other == name) {
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: KeyPath::dotted(key),
                 also: vec![KeyPath::dotted(first)],
                 message: format!("{first} and {key} are both `{name}`; the three namespaces must be distinct"),
@@ -698,13 +698,13 @@ fn check_namespaces(values: &Values, violations: &mut Vec<Violation>) {
     }
 }
 
-fn check_projects(values: &Values, violations: &mut Vec<Violation>) {
+fn check_projects(values: &Values, violations: &mut Vec<RuleBreach>) {
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, project) in values.projects.iter().enumerate() {
         let name = project.name.as_str();
         if let Some(first) = seen.insert(name, i) {
             seen.insert(name, first);
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: KeyPath::root().key("projects").index(i).key("name"),
                 also: Vec::new(),
                 message: format!("project name `{name}` is also used by projects[{first}]"),

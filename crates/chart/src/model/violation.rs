@@ -1,20 +1,21 @@
-//! What a rule of the values reports ([`Violation`]), below every module
+//! What a rule of the values reports ([`RuleBreach`]), below every module
 //! whose rules [`super::rules::check`] runs, and the label prefixes those
 //! rules keep for the chart ([`RESERVED_PREFIXES`]).
 
 use kubernetes::location::KeyPath;
 
-/// One broken rule: the key it is reported at, the message and a hint.
+/// One rule of the values broken: the key it is reported at, the message
+/// and a hint.
 ///
 /// A [`kubernetes::diagnostic::Diagnostic`] before it has a place: the rules run
 /// on typed values, which keep no origins, so the values stage locates each
-/// violation at the first of `path` and `also` the user wrote and makes it
+/// breach at the first of `path` and `also` the user wrote and makes it
 /// a `Diagnostic` there.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// The key the violation is reported at.
+pub struct RuleBreach {
+    /// The key the breach is reported at.
     pub path: KeyPath,
-    /// Other keys involved; the violation is shown at the first of `path`
+    /// Other keys involved; the breach is shown at the first of `path`
     /// and these that the user wrote, rather than at a built-in default.
     pub also: Vec<KeyPath>,
     /// What is wrong, naming every key involved.

@@ -11,11 +11,11 @@ use kubernetes::names;
 use super::{Plan, VERSION_LABEL, versioned_images};
 use crate::model::Values;
 use crate::model::pod::ANNOTATIONS_MAX_BYTES;
-use crate::model::violation::Violation;
+use crate::model::violation::RuleBreach;
 
 /// Checks every rule of the plan and returns all violations, in a stable
 /// order.
-pub fn check(values: &Values) -> Vec<Violation> {
+pub fn check(values: &Values) -> Vec<RuleBreach> {
     let mut violations = Vec::new();
     check_annotations_size(values, &mut violations);
     check_versions(values, &mut violations);
@@ -26,7 +26,7 @@ pub fn check(values: &Values) -> Vec<Violation> {
 /// Namespace's exemptions annotation): each object's annotations, keys and
 /// values together, within the API server's 256 KiB. The largest set is a
 /// rendered Namespace's, read from the plan the render uses.
-fn check_annotations_size(values: &Values, violations: &mut Vec<Violation>) {
+fn check_annotations_size(values: &Values, violations: &mut Vec<RuleBreach>) {
     let size = |map: &BTreeMap<String, String>| -> usize {
         map.iter().map(|(key, value)| key.len() + value.len()).sum()
     };
@@ -68,7 +68,7 @@ fn check_annotations_size(values: &Values, violations: &mut Vec<Violation>) {
     };
     let max = ANNOTATIONS_MAX_BYTES;
     if bytes > max {
-        violations.push(Violation {
+        violations.push(RuleBreach {
             path: KeyPath::dotted("commonAnnotations"),
             also: Vec::new(),
             message: format!(
@@ -80,12 +80,12 @@ fn check_annotations_size(values: &Values, violations: &mut Vec<Violation>) {
 }
 
 /// Each tag that becomes a workload's version label is a label value.
-fn check_versions(values: &Values, violations: &mut Vec<Violation>) {
+fn check_versions(values: &Values, violations: &mut Vec<RuleBreach>) {
     for (key, image, workload) in versioned_images(values) {
         let tag = &image.tag;
         if let Err(why) = names::label_value(tag) {
             let label = VERSION_LABEL;
-            violations.push(Violation {
+            violations.push(RuleBreach {
                 path: KeyPath::dotted("images").key(key).key("tag"),
                 also: Vec::new(),
                 message: format!(

@@ -1,6 +1,6 @@
 //! Field-by-field comparison of two objects, on the parsed YAML trees
 //! themselves (borrowed, no conversion) or on JSON (a redacted object, the
-//! exemptions artifact): one walk, [`compare`], over either through [`Tree`](super::tree::Tree).
+//! caller's artifact): one walk, [`compare`], over either through [`Tree`](super::tree::Tree).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -84,7 +84,7 @@ pub(super) struct Cx<'i, 'k> {
     server: Server<'k>,
     /// Whether named items in another order are a change: for an object
     /// applied over itself (server-side apply keeps the order), not for
-    /// content compared as content (a rename, the exemptions artifact).
+    /// content compared as content (a rename, an artifact).
     order: bool,
 }
 

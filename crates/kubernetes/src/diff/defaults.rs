@@ -331,8 +331,7 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
 /// The object being compared, for what its server writes.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Server<'k> {
-    /// Group and kind; `None` for what is not an object (the exemptions
-    /// artifact).
+    /// Group and kind; `None` for what is not an object (an artifact).
     kind: Option<(&'k str, &'k str)>,
     /// Where its pod spec is, as keys (`spec.template.spec`).
     pod_spec: Option<&'static [&'static str]>,

@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value as Json;
 
-pub use impact::{Class, Impact, Level};
+pub use impact::{Class, Impact, Level, listed};
 pub use text::{Style, render_text};
 
 use crate::input::ManifestSet;
@@ -455,42 +455,68 @@ pub struct Side<'a> {
     pub set: &'a ManifestSet,
 }
 
+/// An artifact of the caller's (a side file that is not an object, see
+/// [`crate::input::Options::artifacts`]) as [`diff_sets`] compares it.
+/// This crate knows no artifact: the caller says how one side's documents
+/// read as one value and what a change of that value does.
+pub trait Artifact {
+    /// Its file name, as the read options declare it; its change is shown
+    /// under this name.
+    fn name(&self) -> &str;
+    /// One side's documents of it (one per release that has it, never
+    /// none) as one value.
+    fn merge(&self, documents: &[Node]) -> Json;
+    /// What going from `before` to `after` does, for the impact summary.
+    fn impact(&self, before: &Json, after: &Json) -> Vec<Impact>;
+}
+
 /// Compares two manifest sets, the applications of their objects, and
-/// their Kyverno exemptions artifacts when both have one; a binding to a
-/// default role reads that role as Kubernetes `version` defines it.
+/// each of `artifacts` when both sides have it; a binding to a default
+/// role reads that role as Kubernetes `version` defines it.
 pub fn diff_sets(
     old: Side<'_>,
     new: Side<'_>,
     ignore: &[Ignore],
     version: rbac::defaults::Version,
+    artifacts: &[&dyn Artifact],
 ) -> Diff {
     let mut result = diff_at(&old.set.manifests, &new.set.manifests, ignore, version);
     (result.renamed, result.moves) = moves::moves(old, new);
-    let (old, new) = (old.set, new.set);
-    let artifact = |set: &ManifestSet| crate::input::merged_exemptions(&set.exemptions);
-    // A stream never carries the artifact: compare it only when both sides do.
-    let (before, after) = (artifact(old), artifact(new));
-    if before.is_some() && after.is_some() && before != after {
-        let mut fields = Vec::new();
-        compare::compare(
-            &mut Vec::new(),
-            before.as_ref().unwrap_or(&Json::Null),
-            after.as_ref().unwrap_or(&Json::Null),
-            ignore,
-            &mut fields,
-        );
-        if !fields.is_empty() {
-            result.changed.push(ObjectChange {
-                object: crate::input::EXEMPTIONS_FILE.to_owned(),
-                fields,
-            });
-        }
-        if let (Some(before), Some(after)) = (&before, &after) {
-            result.impact.extend(impact::exemptions(before, after));
-            impact::sort(&mut result.impact);
-        }
+    for artifact in artifacts {
+        diff_artifact(*artifact, (old.set, new.set), ignore, &mut result);
     }
     result
+}
+
+/// The change of one artifact into `result`: its fields, under its name,
+/// and its impact. A stream never carries an artifact: it is compared only
+/// when both sides have it.
+fn diff_artifact(
+    artifact: &dyn Artifact,
+    (old, new): (&ManifestSet, &ManifestSet),
+    ignore: &[Ignore],
+    result: &mut Diff,
+) {
+    let merged = |set: &ManifestSet| {
+        let documents = set.artifact(artifact.name());
+        (!documents.is_empty()).then(|| artifact.merge(documents))
+    };
+    let (Some(before), Some(after)) = (merged(old), merged(new)) else {
+        return;
+    };
+    if before == after {
+        return;
+    }
+    let mut fields = Vec::new();
+    compare::compare(&mut Vec::new(), &before, &after, ignore, &mut fields);
+    if !fields.is_empty() {
+        result.changed.push(ObjectChange {
+            object: artifact.name().to_owned(),
+            fields,
+        });
+    }
+    result.impact.extend(artifact.impact(&before, &after));
+    impact::sort(&mut result.impact);
 }
 /// The effective permissions `diff` compares: with the cluster's default
 /// roles (a binding to `view` grants what `view` holds), without its
@@ -595,7 +621,7 @@ mod tests {
 
     fn read(path: &str) -> Vec<Manifest> {
         let full = format!("{}/{path}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        input::read(&[full]).unwrap().manifests
+        input::read(&[full], &input::TEST_OUT).unwrap().manifests
     }
 
     /// Every rendered environment against every other, and the Secret
@@ -626,5 +652,62 @@ mod tests {
             }
         }
         assert!(compared > 100, "{compared}");
+    }
+
+    /// A made-up artifact: its lists of each side, concatenated.
+    struct Quotas;
+
+    impl Artifact for Quotas {
+        fn name(&self) -> &str {
+            "quotas.yaml"
+        }
+
+        fn merge(&self, documents: &[Node]) -> Json {
+            Json::Array(documents.iter().map(Node::to_json).collect())
+        }
+
+        fn impact(&self, _: &Json, after: &Json) -> Vec<Impact> {
+            vec![Impact {
+                level: Level::Change,
+                class: Class::Security,
+                object: self.name().to_owned(),
+                from: None,
+                why: format!("now {after}"),
+            }]
+        }
+    }
+
+    /// The set of one object and, when given, the artifact `quotas.yaml`.
+    fn with_quotas(quotas: Option<&str>) -> ManifestSet {
+        let dir = tempfile::tempdir().unwrap();
+        let object = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
+        std::fs::write(dir.path().join("cm.yaml"), object).unwrap();
+        if let Some(text) = quotas {
+            std::fs::write(dir.path().join("quotas.yaml"), text).unwrap();
+        }
+        let options = input::Options {
+            artifacts: &["quotas.yaml"],
+        };
+        input::read(&[dir.path().display().to_string()], &options).unwrap()
+    }
+
+    /// A caller's artifact is compared through its hook, under its name,
+    /// and only when both sides have it.
+    #[test]
+    fn a_declared_artifact_is_compared_by_the_callers_hook() {
+        let old = with_quotas(Some("cpu: 1\n"));
+        let new = with_quotas(Some("cpu: 2\n"));
+        let none = with_quotas(None);
+        let side = |set| Side { path: "dir", set };
+        let version = rbac::defaults::TARGET;
+        let changed = diff_sets(side(&old), side(&new), &[], version, &[&Quotas]);
+        assert_eq!(changed.changed.len(), 1);
+        assert_eq!(changed.changed[0].object, "quotas.yaml");
+        assert_eq!(changed.impact.len(), 1);
+        assert_eq!(changed.impact[0].why, r#"now [{"cpu":2}]"#);
+        let one_side = diff_sets(side(&old), side(&none), &[], version, &[&Quotas]);
+        assert!(one_side.changed.is_empty() && one_side.impact.is_empty());
+        let unknown = diff_sets(side(&old), side(&new), &[], version, &[]);
+        assert!(unknown.changed.is_empty() && unknown.impact.is_empty());
     }
 }

@@ -130,7 +130,7 @@ impl Tree for Json {
     }
 
     fn unchanged(&self, _: &Self) -> bool {
-        // Redacted objects and the exemptions artifact: walked in full.
+        // Redacted objects and artifacts: walked in full.
         false
     }
 }

@@ -7,6 +7,7 @@
 //! Strict means unknown fields are errors: a misspelt field in a template is
 //! caught here, not silently dropped by the API server.
 
+pub mod conformance;
 pub mod validator;
 
 use serde_json::Value as Json;

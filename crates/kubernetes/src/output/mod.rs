@@ -1,5 +1,6 @@
 //! Writing a render into a GitOps directory: one file per object, a
-//! `kustomization.yaml` listing them, and the Kyverno exemptions artifact.
+//! `kustomization.yaml` listing them, and the artifacts the caller hands
+//! over (side files that are not objects, see [`crate::input::Options`]).
 //!
 //! Every file the tool writes starts with [`MARKER`]; that is how it knows
 //! its own files, and the only way: every file beneath the output directory
@@ -31,7 +32,6 @@ use write::refuse;
 
 use crate::emit;
 use crate::error::Error;
-use crate::input::EXEMPTIONS_FILE;
 use crate::manifest::Manifest;
 
 /// The first line of every file the tool writes.
@@ -42,10 +42,12 @@ pub const MARKER: &str =
 pub const KUSTOMIZATION: &str = "kustomization.yaml";
 
 /// The files of a render, by path relative to the output directory: one per
-/// object, the kustomization, and the exemptions artifact when given.
+/// object, the kustomization, and each of `artifacts` (path and text),
+/// marked as the tool's like the rest. An artifact may not take the path
+/// of another file.
 pub fn files(
     manifests: &[Manifest],
-    exemptions: Option<&str>,
+    artifacts: &[(&str, &str)],
 ) -> Result<BTreeMap<String, String>, Error> {
     let mut files = BTreeMap::new();
     let mut resources = Vec::new();
@@ -74,11 +76,16 @@ pub fn files(
         kustomization += &format!("  - {}\n", emit::scalar(path));
     }
     files.insert(KUSTOMIZATION.to_owned(), kustomization);
-    if let Some(exemptions) = exemptions {
-        files.insert(
-            EXEMPTIONS_FILE.to_owned(),
-            format!("{MARKER}\n{exemptions}"),
-        );
+    for (path, text) in artifacts {
+        if files
+            .insert((*path).to_owned(), format!("{MARKER}\n{text}"))
+            .is_some()
+        {
+            return Err(Error::Output {
+                path: (*path).to_owned(),
+                reason: "an artifact maps to the file of an object or the kustomization".to_owned(),
+            });
+        }
     }
     Ok(files)
 }

@@ -268,6 +268,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::artifacts::EXEMPTIONS_FILE;
     use crate::check::{Options, render_text, run};
     use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
 
@@ -332,7 +333,7 @@ mod tests {
             schemas: &schemas,
             extra_crds: &[],
         };
-        let report = run(&set.manifests, &set.exemptions, &options);
+        let report = run(&set.manifests, set.artifact(EXEMPTIONS_FILE), &options);
         let found: Vec<String> = report.findings.iter().map(|f| f.render()).collect();
         assert!(found.is_empty(), "{found:#?}");
         assert!(set.manifests.len() > 10);
@@ -433,7 +434,7 @@ mod tests {
         for invariant in Invariant::ALL {
             let name = format!("{}.yaml", stem(invariant));
             let set = fixture(&name);
-            let report = run(&set.manifests, &set.exemptions, &options);
+            let report = run(&set.manifests, set.artifact(EXEMPTIONS_FILE), &options);
             assert!(!report.findings.is_empty(), "{name}: no finding");
             for finding in &report.findings {
                 assert_eq!(

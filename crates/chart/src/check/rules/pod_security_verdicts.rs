@@ -20,7 +20,7 @@ use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{
-    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, Violation, as_created, carried_pod, evaluate,
+    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, ControlViolation, as_created, carried_pod, evaluate,
     evaluate_waiving, joined,
 };
 use super::{DOC, Definition, Inputs};
@@ -184,7 +184,7 @@ impl Where {
 
 /// One violation with the server versions that refuse it.
 struct Broken {
-    violation: Violation,
+    violation: ControlViolation,
     servers: Vec<u32>,
 }
 
@@ -260,7 +260,7 @@ fn verdicts(
         ),
         Judged::Other => String::new(),
     };
-    let mut reported: Vec<&Violation> = Vec::new();
+    let mut reported: Vec<&ControlViolation> = Vec::new();
     for b in cluster.iter().chain(&demanded) {
         if reported.contains(&&b.violation) {
             continue;

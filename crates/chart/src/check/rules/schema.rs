@@ -1,7 +1,8 @@
 //! K8S: every object matches its Kubernetes schema, strictly. The check is
-//! [`crate::check::schema`], which runs when the schemas are given (`check`,
-//! not `relations`); it reports KIND too, for a kind it has no schema for,
-//! and API for what a CRD's validation rules refuse.
+//! [`crate::check::schema`] (the verdicts of
+//! [`kubernetes::kube::conformance`]), which runs when the schemas are
+//! given (`check`, not `relations`); it reports KIND too, for a kind it has
+//! no schema for, and API for a CRD whose claim another CRD took.
 
 
 use super::{DOC, Definition, Inputs};

@@ -50,7 +50,7 @@ use serde::Serialize;
 use super::{Diff, Ignore, ObjectChange};
 use crate::manifest::Manifest;
 
-pub(crate) use security::{Held, PermissionChange, PermissionModel, exemptions};
+pub(crate) use security::{Held, PermissionChange, PermissionModel};
 pub(crate) use workload::pod_spec;
 
 /// How much an impact matters, from least to most. `--fail-on LEVEL` fails
@@ -279,7 +279,7 @@ const NAMED: usize = 6;
 
 /// `a, b, c` or `a, b, c, … and 4 more`: a why stays one short line
 /// whatever the input.
-fn listed<S: AsRef<str>>(items: &[S]) -> String {
+pub fn listed<S: AsRef<str>>(items: &[S]) -> String {
     let shown: Vec<&str> = items.iter().take(NAMED).map(AsRef::as_ref).collect();
     let mut text = shown.join(", ");
     if items.len() > NAMED {

@@ -39,7 +39,8 @@ fn pool() -> BTreeMap<Key, Vec<Manifest>> {
     let mut pool: BTreeMap<Key, Vec<Manifest>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     for path in paths {
-        let Ok(set) = crate::input::read(std::slice::from_ref(&path)) else {
+        let Ok(set) = crate::input::read(std::slice::from_ref(&path), &crate::input::TEST_OUT)
+        else {
             continue;
         };
         for m in set.manifests {

@@ -21,14 +21,11 @@
 //! Kyverno: a `PolicyException` (kyverno.io) lifts the policies it names
 //! from what it matches; a policy whose `validationFailureAction` (or a
 //! rule's `validate.failureAction`) goes from `Enforce` to `Audit` stops
-//! refusing. The exemptions artifact (`kyverno-exemptions.yaml`, the
-//! namespaces each policy of the platform's Kyverno values excludes: not an
-//! object, read beside the objects of a directory) relaxes a policy when a
-//! namespace joins its `excludedNamespaces` ([`exemptions`]).
+//! refusing. What a caller's artifact does (such as a list of the
+//! namespaces a policy excludes) is the caller's to say
+//! ([`crate::diff::Artifact`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-
-use serde_json::Value as Json;
 
 use super::tree::{at, entries, is, items, text};
 use super::{Class, Impact, Level, NAMED, listed};
@@ -301,42 +298,6 @@ fn kyverno(after: &Manifest, fields: &[FieldChange], out: &mut Vec<Impact>) {
         let why = "Kyverno PolicyException changed: what it exempts may be wider".to_owned();
         out.push(Impact::new(Level::Security, Class::Security, after, why));
     }
-}
-
-/// The Kyverno exemptions artifacts of both sides (merged per side, see
-/// [`crate::input::merged_exemptions`]): a namespace that joins a policy's
-/// `excludedNamespaces` is a policy relaxed there.
-pub(crate) fn exemptions(before: &Json, after: &Json) -> Vec<Impact> {
-    let listed_in = |artifact: &Json, policy: &str| -> BTreeSet<String> {
-        artifact[policy]["excludedNamespaces"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|ns| ns.as_str().map(str::to_owned))
-            .collect()
-    };
-    let mut out = Vec::new();
-    for policy in after.as_object().into_iter().flatten().map(|(k, _)| k) {
-        let added: Vec<String> = listed_in(after, policy)
-            .difference(&listed_in(before, policy))
-            .cloned()
-            .collect();
-        if added.is_empty() {
-            continue;
-        }
-        out.push(Impact {
-            level: Level::Security,
-            class: Class::Security,
-            object: crate::input::EXEMPTIONS_FILE.to_owned(),
-            from: None,
-            why: format!(
-                "Kyverno exemption relaxed: policy {policy} newly excludes {} {}: it no longer applies there",
-                if added.len() == 1 { "namespace" } else { "namespaces" },
-                listed(&added)
-            ),
-        });
-    }
-    out
 }
 
 #[cfg(test)]

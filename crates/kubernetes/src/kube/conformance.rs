@@ -1,0 +1,304 @@
+//! Every object of a set against its schema, strictly: built-in kinds (and
+//! cert-manager's Certificate) against the baked schemas of one Kubernetes
+//! version, custom resources against the `openAPIV3Schema` of a CRD in the
+//! set or given besides it. An object of a kind with no schema is a
+//! verdict of its own, never a silent pass.
+//!
+//! [`check`] only judges: each [`Verdict`] names the object by its index
+//! and says what is wrong in data, so a caller words and ranks it as its
+//! own findings (and names its own flags in a hint).
+
+use std::collections::BTreeMap;
+
+use jsonschema::Validator;
+use serde_json::Value as Json;
+
+use super::KubeSchemas;
+use crate::location::KeyPath;
+
+/// What the schema check finds wrong with one object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It breaks its schema at the path: the validator's message.
+    Invalid(KeyPath, String),
+    /// Its kind has no schema: neither built in at the version checked
+    /// nor defined by a CRD.
+    Unknown(Unknown),
+    /// The CRD that defines its kind has a schema that does not compile:
+    /// why.
+    Uncompiled(String),
+    /// It is a CRD claiming a group and kind that another CRD claimed
+    /// first: the API server does not accept it (`NamesAccepted: False`).
+    /// Why, said of its `spec.names.kind` ([`Verdict::CLAIM`]).
+    ClaimTaken(String),
+}
+
+impl Verdict {
+    /// Where a [`Verdict::ClaimTaken`] is: the kind the CRD claims.
+    pub const CLAIM: &str = "spec.names.kind";
+}
+
+/// A kind with no schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unknown {
+    /// The object's `apiVersion`.
+    pub api_version: String,
+    /// The object's `kind`.
+    pub kind: String,
+    /// For a group Kubernetes itself serves (no dot, or under `k8s.io`):
+    /// the apiVersions at which the version checked serves a kind of this
+    /// name, none when it has no such kind (every built-in kind is baked:
+    /// the kind is removed, not yet there, or misspelt). `None` for any
+    /// other group: a CRD would define it.
+    pub served: Option<Vec<&'static str>>,
+}
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no schema for {} {}", self.api_version, self.kind)
+    }
+}
+
+/// Judges every object of `objects` against its schema: `schemas` for the
+/// built-in kinds, the CRDs of `crds` (given besides the set: what the
+/// cluster holds already) and of `objects` for the custom ones. Each
+/// verdict names its object by index: first the CRDs whose claim is taken,
+/// in the set's order, then each object's, object by object.
+///
+/// An explicit null is the field unset, as the API server reads it.
+/// Unknown fields are errors, in a CRD's schema too (where it does not
+/// preserve them): the API server would drop them silently.
+///
+/// ```
+/// use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
+/// use kubernetes::kube::conformance::{Verdict, check};
+///
+/// let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+/// let typo = serde_json::json!({
+///     "apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "settings"}, "dta": {"a": "1"},
+/// });
+/// let widget = serde_json::json!({
+///     "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+/// });
+/// let verdicts = check(&[&typo, &widget], &schemas, &[]);
+/// assert_eq!(verdicts.len(), 2);
+/// let (0, Verdict::Invalid(_, message)) = &verdicts[0] else { panic!("{verdicts:?}") };
+/// assert!(message.contains("'dta' was unexpected"), "{message}");
+/// let (1, Verdict::Unknown(unknown)) = &verdicts[1] else { panic!("{verdicts:?}") };
+/// assert_eq!(unknown.to_string(), "no schema for example.com/v1 Widget");
+/// assert_eq!(unknown.served, None);
+/// ```
+pub fn check(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<(usize, Verdict)> {
+    let (custom, mut verdicts) = custom_validators(objects, crds);
+    for (index, object) in objects.iter().enumerate() {
+        verdicts.extend(
+            judge(object, schemas, &custom)
+                .into_iter()
+                .map(|v| (index, v)),
+        );
+    }
+    verdicts
+}
+
+/// The validators of the custom kinds, by (apiVersion, kind).
+type Custom = BTreeMap<(String, String), Result<Validator, String>>;
+
+/// One object's verdicts.
+fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> {
+    // The API server reads an explicit null as the field unset (its
+    // zero value): `maxSurge: null` is no int-or-string to refuse.
+    // Copied only when it holds one: most objects are validated as they are.
+    let cleaned;
+    let validated = match has_null_member(object) {
+        true => {
+            cleaned = without_nulls(object);
+            &cleaned
+        }
+        false => object,
+    };
+    if let Some(errors) = schemas.validate(validated) {
+        return invalid(errors);
+    }
+    let key = (
+        object["apiVersion"].as_str().unwrap_or_default().to_owned(),
+        object["kind"].as_str().unwrap_or_default().to_owned(),
+    );
+    match custom.get(&key) {
+        Some(Ok(validator)) => invalid(
+            validator
+                .iter_errors(object)
+                .map(|e| {
+                    (
+                        KeyPath::from_pointer(e.instance_path().as_str()),
+                        e.to_string(),
+                    )
+                })
+                .collect(),
+        ),
+        Some(Err(why)) => vec![Verdict::Uncompiled(why.clone())],
+        None => vec![Verdict::Unknown(unknown(key, schemas))],
+    }
+}
+
+fn invalid(errors: Vec<(KeyPath, String)>) -> Vec<Verdict> {
+    (errors.into_iter())
+        .map(|(path, message)| Verdict::Invalid(path, message))
+        .collect()
+}
+
+/// What is known of a kind without a schema.
+fn unknown((api_version, kind): (String, String), schemas: &KubeSchemas) -> Unknown {
+    // Built-in groups have no dot (core, apps) or end in k8s.io.
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let builtin = !group.contains('.') || group.ends_with(".k8s.io");
+    let served = builtin.then(|| {
+        (schemas.kinds())
+            .filter(|(_, served)| *served == kind)
+            .map(|(api_version, _)| api_version)
+            .collect()
+    });
+    Unknown {
+        api_version,
+        kind,
+        served,
+    }
+}
+
+/// The validators of the custom kinds: one per (group/version, kind) of
+/// the first CRD that claims it, `crds` first; with the verdicts on the
+/// CRDs of `objects` whose claim is taken (the API server refuses it).
+fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, Verdict)>) {
+    let mut custom = Custom::new();
+    // The given CRDs first: a CRD in the set that claims their kind is the second claim.
+    let all = (crds.iter().map(|crd| (None, crd)))
+        .chain(objects.iter().enumerate().map(|(i, o)| (Some(i), *o)))
+        .filter(|(_, o)| o["kind"] == "CustomResourceDefinition");
+    let mut claims: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut taken = Vec::new();
+    for (index, crd) in all {
+        let group = crd["spec"]["group"].as_str().unwrap_or_default();
+        let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
+        let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+        match claims.get(&(group.to_owned(), kind.to_owned())) {
+            Some(first) if first != name => {
+                // The API server refuses the second claim (NamesAccepted false):
+                // its resources are served by the first CRD, or not at all.
+                if let Some(index) = index {
+                    taken.push((index, Verdict::ClaimTaken(format!(
+                        "claims kind {kind} of group {group}, which CustomResourceDefinition {first} already claims; the API server does not accept the second (NamesAccepted: False)"
+                    ))));
+                }
+                continue;
+            }
+            Some(_) => continue,
+            None => {
+                claims.insert((group.to_owned(), kind.to_owned()), name.to_owned());
+            }
+        }
+        for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
+            let version_name = version["name"].as_str().unwrap_or_default();
+            let validator = jsonschema::options()
+                .with_pattern_options(super::pattern_engine())
+                .build(&strict(&version["schema"]["openAPIV3Schema"]))
+                .map_err(|e| format!("the schema of CRD {name} does not compile: {e}"));
+            custom.insert(
+                (format!("{group}/{version_name}"), kind.to_owned()),
+                validator,
+            );
+        }
+    }
+    (custom, taken)
+}
+
+/// A CRD's structural schema with unknown fields made errors: the API server
+/// prunes them silently, which for a rendered object means a typo.
+///
+/// The walk follows the schema's own structure (`properties`, `items`,
+/// `additionalProperties`), never data such
+/// as `default`, `enum` or `example`, and honours what the API server does:
+/// `x-kubernetes-preserve-unknown-fields: true` keeps unknown fields at that
+/// node, `x-kubernetes-embedded-resource: true` accepts `apiVersion`, `kind`
+/// and `metadata` there, and the root's `metadata` is checked as ObjectMeta.
+fn strict(schema: &Json) -> Json {
+    let mut schema = schema.clone();
+    tighten(&mut schema, true);
+    schema
+}
+
+/// Makes one schema node (and the schemas below it) strict; `resource`
+/// when the node is a whole object of the API (the root, or embedded).
+fn tighten(node: &mut Json, resource: bool) {
+    let Some(object) = node.as_object_mut() else {
+        return;
+    };
+    let flag = |object: &serde_json::Map<String, Json>, key: &str| {
+        object.get(key) == Some(&Json::Bool(true))
+    };
+    let resource = resource || flag(object, "x-kubernetes-embedded-resource");
+    let preserve = flag(object, "x-kubernetes-preserve-unknown-fields");
+    if let Some(properties) = object.get_mut("properties").and_then(Json::as_object_mut) {
+        for (name, property) in properties.iter_mut() {
+            if resource && name == "metadata" {
+                // The API server checks metadata as ObjectMeta, not the CRD.
+                *property = serde_json::json!({"type": "object"});
+            } else {
+                tighten(property, false);
+            }
+        }
+        if resource {
+            // Accepted on every resource, declared or not.
+            for (field, kind) in [
+                ("apiVersion", "string"),
+                ("kind", "string"),
+                ("metadata", "object"),
+            ] {
+                properties
+                    .entry(field)
+                    .or_insert_with(|| serde_json::json!({ "type": kind }));
+            }
+        }
+    }
+    if object.contains_key("properties")
+        && !preserve
+        && !object.contains_key("additionalProperties")
+    {
+        object.insert("additionalProperties".into(), Json::Bool(false));
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(child) = object.get_mut(key) {
+            match child {
+                Json::Array(schemas) => schemas.iter_mut().for_each(|s| tighten(s, false)),
+                child => tighten(child, false),
+            }
+        }
+    }
+    // `allOf`, `anyOf`, `oneOf` and `not` only add value checks to fields the
+    // node declares (a structural schema's rule): left as they are, since
+    // closing one of them would refuse the node's other fields.
+}
+
+/// Whether `value` has an object member whose value is null, at any depth:
+/// what [`without_nulls`] would leave out.
+fn has_null_member(value: &Json) -> bool {
+    match value {
+        Json::Object(map) => map.values().any(|v| v.is_null() || has_null_member(v)),
+        Json::Array(items) => items.iter().any(has_null_member),
+        _ => false,
+    }
+}
+
+/// `value` with every object member whose value is null left out, at any
+/// depth (array items stay: a null item is an item).
+fn without_nulls(value: &Json) -> Json {
+    match value {
+        Json::Object(map) => Json::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        Json::Array(items) => Json::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
+}
