@@ -140,7 +140,8 @@ pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error
 
 /// [`render_loaded`] of the values `inputs` name, as `render` runs it.
 /// The templates do not depend on the values: with a second core they
-/// are compiled there while the values load (the built-in ones only: a
+/// are compiled there while the values load, and what the checks need to
+/// compile a CRD schema is built beside them (the built-in ones only: a
 /// `CHARTGEN_TEMPLATES` folder is read after the values, as before, so its
 /// note and errors come in the same order). The values are freed once
 /// rendered: the checks' copy of the objects makes the peak of a large
@@ -150,7 +151,11 @@ pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Err
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
     let (loaded, templates) = if overlap {
         std::thread::scope(|scope| {
-            let templates = scope.spawn(render::templates);
+            let templates = scope.spawn(|| {
+                // The checks compile the BuildProject CRD's schema.
+                kube::conformance::prepare();
+                render::templates()
+            });
             let loaded = values::load(inputs);
             let templates = templates.join();
             (
