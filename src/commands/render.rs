@@ -396,15 +396,19 @@ fn to_stdout(
     // A thread (and its allocator heap) pays only past a few hundred objects.
     let parallel = output.release.len() + output.kata.len() >= chart::check::PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    let (findings, stream) = if parallel {
+    let ((findings, copies), stream) = if parallel {
         std::thread::scope(|scope| {
             let writer = scope.spawn(stream);
-            let findings = pipeline::check_with(&output, version, crds);
-            (findings, writer.join())
+            let checked = pipeline::check_leaving(&output, version, crds);
+            (checked, writer.join())
         })
     } else {
-        (pipeline::check_with(&output, version, crds), Ok(stream()))
+        (
+            pipeline::check_leaving(&output, version, crds),
+            Ok(stream()),
+        )
     };
+    super::leave_to_exit(copies);
     let stream = stream.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if !refuse_findings(&output, &findings) {
         return Ok(Exit::Findings);
