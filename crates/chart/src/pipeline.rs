@@ -187,12 +187,13 @@ fn render_with(
         ));
     }
     let plan = Plan::new(values);
+    let context = render::plan_value(&plan);
     let budget = |error| over_budget(error, values);
     let release = manifest::collect(
-        render::render_objects(&templates, &templates.objects, &plan).map_err(budget)?,
+        render::render_objects(&templates, &templates.objects, &context).map_err(budget)?,
     )?;
     let kata = manifest::collect(
-        render::render_objects(&templates, &templates.kata, &plan).map_err(budget)?,
+        render::render_objects(&templates, &templates.kata, &context).map_err(budget)?,
     )?;
     let mut release = release;
     let extras = extra_objects(values, document, crds, &release, &kata)?;
@@ -200,7 +201,7 @@ fn render_with(
     release.extend(extras);
     let (exemptions, exemptions_document) = canonical(
         EXEMPTIONS_TEMPLATE,
-        &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &plan).map_err(budget)?,
+        &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &context).map_err(budget)?,
     )?;
     Ok(Output {
         release,
