@@ -22,6 +22,7 @@
 
 pub mod dialects;
 pub mod json;
+pub mod subset;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -644,15 +645,47 @@ struct Reader<'a> {
     ascii: bool,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// Reads the text with the fast event source ([`subset`]) and, when the
+    /// text is outside its subset or the reading fails, again from the start
+    /// with saphyr: the same events either way, so the same nodes, and
+    /// every error is the one saphyr's reading gives.
     fn read(&mut self) -> Result<Vec<Node>, Problem> {
+        let spent = self.nodes;
+        if let Ok(documents) = self.read_events(subset::Events::new(self.text), |_, _| None) {
+            return Ok(documents);
+        }
+        self.restart(spent);
+        let scan_error = |reader: &Self, error: ScanError| Some(reader.scan_error(&error));
+        self.read_events(Parser::new_from_str(self.text), scan_error)
+            .map_err(|problem| {
+                // saphyr's errors all become problems: `None` cannot come.
+                problem.unwrap_or_else(|| read_error(Origin::Default, "invalid YAML"))
+            })
+    }
+
+    /// Forgets a reading that was given up: what it counted and saw.
+    fn restart(&mut self, spent: usize) {
+        self.nodes = spent;
+        self.anchors.clear();
+        self.scalars.clear();
+        self.flow.clear();
+        self.cursor = (0, 0);
+    }
+
+    /// Reads the documents of `events`; `fault` turns the source's error into
+    /// a problem (`None`: the source gave up, no problem to tell).
+    fn read_events<E>(
+        &mut self,
+        events: impl Iterator<Item = Result<(Event<'a>, Span), E>>,
+        fault: impl Fn(&Self, E) -> Option<Problem>,
+    ) -> Result<Vec<Node>, Option<Problem>> {
         let mut documents = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
-        let mut parser = Parser::new_from_str(self.text);
         let mut current: Option<Node> = None;
         let mut started = false;
-        for event in &mut parser {
-            let (event, span) = event.map_err(|e| self.scan_error(&e))?;
+        for event in events {
+            let (event, span) = event.map_err(|e| fault(self, e))?;
             let origin = Origin::from_span(self.source, span, self.line_offset);
             if self.kubernetes {
                 self.track_spans(&event, span, &origin, &stack)?;
@@ -670,7 +703,8 @@ impl Reader<'_> {
                             origin,
                             format!("more than the limit of {MAX_DOCUMENTS} YAML documents"),
                         )
-                        .with_hint("split the input into several files"));
+                        .with_hint("split the input into several files")
+                        .into());
                     }
                     documents.push(
                         current
