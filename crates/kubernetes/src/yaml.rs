@@ -1492,6 +1492,318 @@ mod tests {
         );
     }
 
+    /// A reader of `source`'s whole text, as values or as manifests.
+    fn reader(source: &Arc<Source>, kubernetes: bool) -> Reader<'_> {
+        Reader {
+            source,
+            text: &source.text,
+            line_offset: 0,
+            limits: Limits::VALUES,
+            anchors: HashMap::new(),
+            nodes: 0,
+            shared: false,
+            kubernetes,
+            scalars: Vec::new(),
+            flow: Vec::new(),
+            cursor: (0, 0),
+            ascii: source.text.is_ascii(),
+        }
+    }
+
+    /// Reads `text` as the reader does (the fast source, saphyr when it
+    /// gives up) and with saphyr alone, as values and as manifests: the
+    /// same nodes with the same origins, or the same error. Whether the fast
+    /// source read it (its events then are saphyr's, spans included).
+    fn paths_agree(text: &str) -> bool {
+        let fast = subset::tests::agrees(text);
+        let source = Source::file("t.yaml", text);
+        for kubernetes in [false, true] {
+            let read = reader(&source, kubernetes).read();
+            let mut alone = reader(&source, kubernetes);
+            let by_saphyr = alone
+                .read_events(Parser::new_from_str(&source.text), |r, e| {
+                    Some(r.scan_error(&e))
+                })
+                .map_err(|problem| problem.expect("saphyr's errors are problems"));
+            assert_eq!(read, by_saphyr, "{text:?}, manifests: {kubernetes}");
+        }
+        fast
+    }
+
+    /// Every YAML file under `dir`.
+    fn yaml_files(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                yaml_files(&path, files);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                files.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn the_repository_s_yaml_reads_the_same_through_the_fast_source() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in [
+            "tests/fixtures",
+            "values",
+            "out",
+            "crates/chart/src/check/rules",
+        ] {
+            yaml_files(&root.join(dir), &mut files);
+        }
+        let (mut fast, mut total) = (0, 0);
+        for file in &files {
+            let Ok(text) = std::fs::read_to_string(file) else {
+                continue;
+            };
+            total += 1;
+            fast += usize::from(paths_agree(&text));
+        }
+        eprintln!("{fast} of {total} YAML files read by the fast source");
+        assert!(total > 300, "{total} files");
+        // Most of what chartgen and its fixtures write is in the subset.
+        assert!(fast * 10 > total * 9, "{fast} of {total}");
+    }
+
+    /// A small deterministic generator (xorshift) for the documents below.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+        fn chance(&mut self, one_in: usize) -> bool {
+            self.below(one_in) == 0
+        }
+    }
+
+    const KEYS: &[&str] = &[
+        "a",
+        "name",
+        "app.kubernetes.io/name",
+        "\"quoted key\"",
+        "'single'",
+        "k e y",
+        "-k",
+        "yes",
+        "on",
+        "0644",
+        "\u{e9}t\u{e9}",
+        "\"a: b\"",
+        "x-y_z",
+    ];
+
+    const SCALARS: &[&str] = &[
+        "v",
+        "two words",
+        "-1",
+        "--flag=x",
+        "a:b",
+        "a#b",
+        "yes",
+        "No",
+        "0644",
+        "1.5",
+        "~",
+        "null",
+        "\"quoted: with # and \\\" escapes \\u00e9\"",
+        "'it''s'",
+        "''",
+        "\"\"",
+        "\"\\t\\n\\x41\\U0001F600\"",
+        "h\u{e9}llo",
+        "x]",
+        "a,b",
+        "{}",
+        "[]",
+        "{a: 1, b: [x, y]}",
+        "[a, 'b c', \"d\", {e: f}]",
+        "[[], {}]",
+        "\"a\"  ",
+        "'' ",
+        "1e3",
+        "0x1F",
+        ".inf",
+        "http://x/y?z=1",
+        "*a",
+        "&a b",
+        "!!str 1",
+        "|",
+        ">-",
+        "@x",
+        "`x`",
+        "%x",
+        "? x",
+    ];
+
+    const COMMENTS: &[&str] = &["", "", "", " # c", "  #c c", " #", "   "];
+
+    /// A block mapping at `indent`, its first key at the end of `out`
+    /// when `inline` (after `- `).
+    fn mapping(rng: &mut Rng, out: &mut String, indent: usize, inline: bool, depth: usize) {
+        for i in 0..1 + rng.below(3) {
+            if !(inline && i == 0) {
+                out.push_str(&" ".repeat(indent));
+            }
+            out.push_str(rng.pick(KEYS));
+            out.push(':');
+            value(rng, out, indent, depth);
+        }
+    }
+
+    /// A block sequence at `indent`, its first `-` at the end of `out`
+    /// when `inline`.
+    fn sequence(rng: &mut Rng, out: &mut String, indent: usize, inline: bool, depth: usize) {
+        for i in 0..1 + rng.below(3) {
+            if !(inline && i == 0) {
+                out.push_str(&" ".repeat(indent));
+            }
+            out.push('-');
+            match rng.below(if depth > 3 { 2 } else { 6 }) {
+                0 => {
+                    out.push_str(rng.pick(COMMENTS));
+                    out.push('\n');
+                }
+                1 => {
+                    out.push(' ');
+                    out.push_str(rng.pick(SCALARS));
+                    out.push_str(rng.pick(COMMENTS));
+                    out.push('\n');
+                }
+                2 => {
+                    out.push(' ');
+                    mapping(rng, out, indent + 2, true, depth + 1);
+                }
+                3 => {
+                    out.push(' ');
+                    sequence(rng, out, indent + 2, true, depth + 1);
+                }
+                _ => {
+                    out.push_str(rng.pick(COMMENTS));
+                    out.push('\n');
+                    let deeper = indent + 1 + rng.below(3);
+                    if rng.chance(2) {
+                        mapping(rng, out, deeper, false, depth + 1);
+                    } else {
+                        sequence(rng, out, deeper, false, depth + 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What follows a key's `:`.
+    fn value(rng: &mut Rng, out: &mut String, indent: usize, depth: usize) {
+        match rng.below(if depth > 3 { 2 } else { 5 }) {
+            0 => {
+                out.push(' ');
+                out.push_str(rng.pick(SCALARS));
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+            }
+            1 => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+            }
+            2 => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+                let deeper = indent + 1 + rng.below(3);
+                mapping(rng, out, deeper, false, depth + 1);
+            }
+            3 => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+                let deeper = indent + 2 * rng.below(2);
+                sequence(rng, out, deeper, false, depth + 1);
+            }
+            _ => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+                if rng.chance(2) {
+                    out.push_str(&" ".repeat(indent + 2));
+                    out.push_str("# between\n");
+                }
+                sequence(rng, out, indent, false, depth + 1);
+            }
+        }
+    }
+
+    /// A stream of documents in and near the subset.
+    fn stream(seed: u64) -> String {
+        let mut rng = Rng(seed | 1);
+        let mut out = String::new();
+        for i in 0..1 + rng.below(3) {
+            if i > 0 || rng.chance(2) {
+                out.push_str(rng.pick(&["---", "--- ", "---  # c", "---\n# c"]));
+                out.push('\n');
+            }
+            match rng.below(6) {
+                0 => out.push_str("# just a comment\n"),
+                1 => sequence(&mut rng, &mut out, 0, false, 0),
+                _ => mapping(&mut rng, &mut out, 0, false, 0),
+            }
+        }
+        if rng.chance(4) {
+            out = out.replace('\n', "\r\n");
+        }
+        if rng.chance(4) {
+            out.pop();
+        }
+        // Near the subset: an edit anywhere.
+        if rng.chance(3) {
+            let edits = [
+                " ", "\n", "\t", ":", "- ", "#", "\"", "'", "[", "]", "{", "}", ",", "&a ", "*a",
+                "!", "|", ">", "? ", "\r", "\u{e9}", "  ", "\u{2028}", "---\n", "...\n", "\\",
+            ];
+            let at = rng.below(out.len() + 1);
+            let at = (0..=at)
+                .rev()
+                .find(|&i| out.is_char_boundary(i))
+                .unwrap_or(0);
+            if rng.chance(3) {
+                let end = (at + 1..=out.len()).find(|&i| out.is_char_boundary(i));
+                if let Some(end) = end {
+                    out.replace_range(at..end, "");
+                }
+            } else {
+                out.insert_str(at, rng.pick(&edits));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        #[test]
+        fn documents_in_and_near_the_subset_read_the_same_through_both_sources(
+            seed in proptest::prelude::any::<u64>()
+        ) {
+            paths_agree(&stream(seed));
+        }
+    }
+
+    #[test]
+    fn most_generated_documents_are_in_the_subset() {
+        let fast = (1..=500u64)
+            .filter(|&seed| paths_agree(&stream(seed)))
+            .count();
+        eprintln!("{fast} of 500 generated streams read by the fast source");
+        assert!(fast > 150, "{fast} of 500");
+    }
+
     #[test]
     fn plain_scalars_resolve_like_the_core_schema_plus_yaml_1_1_booleans() {
         let cases = [
