@@ -369,6 +369,7 @@ pub fn parse_manifests_split(source: &Arc<Source>, limits: Limits) -> Result<Vec
             flow: Vec::new(),
             cursor: (0, 0),
             ascii: text.is_ascii(),
+            stray: may_hold_stray_syntax(text),
         };
         reader
             .read()
@@ -454,6 +455,7 @@ fn read(
         flow: Vec::new(),
         cursor: (0, 0),
         ascii: source.text.is_ascii(),
+        stray: may_hold_stray_syntax(&source.text),
     };
     let result = reader.read();
     if let Some(spent) = shared {
@@ -476,7 +478,7 @@ fn refuse_stray_syntax(
     line_offset: usize,
     scalars: &[(usize, usize, bool)],
 ) -> Result<(), Problem> {
-    if !text.contains(['\t', '%', '&', '*']) {
+    if !may_hold_stray_syntax(text) {
         return Ok(());
     }
     let mut spans = scalars.iter().peekable();
@@ -545,6 +547,31 @@ fn refuse_stray_syntax(
     Ok(())
 }
 
+/// Whether every byte is printable ASCII, a tab or a line break; decided
+/// without a branch a byte, so the loop runs on vectors (it reads every
+/// text twice the size of a render).
+fn printable_ascii(bytes: &[u8]) -> bool {
+    bytes.chunks(64).all(|chunk| {
+        let odd = chunk.iter().fold(0u8, |odd, &b| {
+            let control = b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r';
+            odd | u8::from(control) | u8::from(b > b'~')
+        });
+        odd == 0
+    })
+}
+
+/// Whether `text` has a tab, `%`, `&` or `*`, the characters of the
+/// syntax [`refuse_stray_syntax`] refuses; decided without a branch a
+/// byte, so the loop runs on vectors.
+fn may_hold_stray_syntax(text: &str) -> bool {
+    text.as_bytes().chunks(64).any(|chunk| {
+        let found = chunk.iter().fold(0u8, |found, &b| {
+            found | u8::from(matches!(b, b'\t' | b'%' | b'&' | b'*'))
+        });
+        found != 0
+    })
+}
+
 /// YAML's printable characters (the same set in 1.1 and 1.2): what a
 /// stream may hold unescaped.
 fn printable_in_yaml(c: char) -> bool {
@@ -561,10 +588,7 @@ fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), Problem> {
     let text = &source.text;
     // Printable ASCII, tabs and line breaks, the common case, need no
     // decoding: every character this looks for is outside it.
-    if text
-        .bytes()
-        .all(|b| matches!(b, b'\t' | b'\n' | b'\r' | b' '..=b'~'))
-    {
+    if printable_ascii(text.as_bytes()) {
         return Ok(());
     }
     let found = text.char_indices().find(|&(at, c)| {
@@ -634,7 +658,8 @@ struct Reader<'a> {
     /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
     kubernetes: bool,
     /// Where the scalars are (character offsets) and whether each is
-    /// plain: tabs are allowed in the others, anchors in none.
+    /// plain: tabs are allowed in the others, anchors in none. Tracked
+    /// only when `stray`.
     scalars: Vec<(usize, usize, bool)>,
     /// For each open collection (manifests only): whether it is a flow one.
     flow: Vec<bool>,
@@ -643,6 +668,9 @@ struct Reader<'a> {
     cursor: (usize, usize),
     /// Whether `text` is ASCII: character offsets are then byte offsets.
     ascii: bool,
+    /// Whether `text` has a character [`refuse_stray_syntax`] looks at:
+    /// without one, where the scalars are need not be tracked.
+    stray: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -686,18 +714,22 @@ impl<'a> Reader<'a> {
         let mut started = false;
         for event in events {
             let (event, span) = event.map_err(|e| fault(self, e))?;
-            let origin = Origin::from_span(self.source, span, self.line_offset);
+            // An end event needs no origin: one is made (an `Arc` cloned)
+            // only for the events that keep or may report it.
+            let (source, line_offset) = (self.source, self.line_offset);
+            let origin = || Origin::from_span(source, span, line_offset);
             if self.kubernetes {
-                self.track_spans(&event, span, &origin, &stack)?;
+                self.track_spans(&event, span, &stack)?;
             }
             let finished = match event {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
                 Event::DocumentStart(explicit) => {
-                    self.start_document(explicit, started, origin)?;
+                    self.start_document(explicit, started, origin())?;
                     started = true;
                     None
                 }
                 Event::DocumentEnd => {
+                    let origin = origin();
                     if documents.len() >= MAX_DOCUMENTS {
                         return Err(read_error(
                             origin,
@@ -713,14 +745,15 @@ impl<'a> Reader<'a> {
                     );
                     None
                 }
-                Event::Alias(id) => Some(self.alias(id, origin)?),
+                Event::Alias(id) => Some(self.alias(id, origin())?),
                 Event::Scalar(text, style, anchor, tag) => {
-                    match self.on_scalar(&mut stack, text, style, tag, origin)? {
+                    match self.on_scalar(&mut stack, text, style, tag, origin())? {
                         Some(node) => Some(self.remember(anchor, node)?),
                         None => continue,
                     }
                 }
                 Event::SequenceStart(anchor, tag) => {
+                    let origin = origin();
                     self.refuse_tag(tag.as_deref(), "seq", &origin)?;
                     self.refuse_complex_key(&stack, &origin)?;
                     self.open(&stack, &origin)?;
@@ -732,6 +765,7 @@ impl<'a> Reader<'a> {
                     None
                 }
                 Event::MappingStart(anchor, tag) => {
+                    let origin = origin();
                     self.refuse_tag(tag.as_deref(), "map", &origin)?;
                     self.refuse_complex_key(&stack, &origin)?;
                     self.open(&stack, &origin)?;
@@ -803,21 +837,23 @@ impl<'a> Reader<'a> {
         &mut self,
         event: &Event<'_>,
         span: Span,
-        origin: &Origin,
         stack: &[Open],
     ) -> Result<(), Problem> {
         match &event {
             Event::Scalar(text, style, ..) => {
-                let start = self.content_start(span.start.index());
-                let end = match style {
-                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
-                        self.quoted_end(start).unwrap_or(span.end.index())
-                    }
-                    _ => span.end.index(),
-                };
                 let plain = *style == ScalarStyle::Plain;
-                self.scalars.push((start, end, plain));
+                if self.stray {
+                    let start = self.content_start(span.start.index());
+                    let end = match style {
+                        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                            self.quoted_end(start).unwrap_or(span.end.index())
+                        }
+                        _ => span.end.index(),
+                    };
+                    self.scalars.push((start, end, plain));
+                }
                 if plain && self.flow.last() == Some(&true) {
+                    let origin = || Origin::from_span(self.source, span, self.line_offset);
                     refuse_flow_indicator(text, origin).map_err(|e| e.at(path_of(stack, text)))?;
                 }
             }
@@ -1266,10 +1302,10 @@ fn path_of(stack: &[Open], text: &str) -> KeyPath {
 /// In a flow collection, YAML 1.1 readers (PyYAML, libyaml) cannot start a
 /// plain scalar with `?` or `:`, and PyYAML ends one at `?`; YAML 1.2 reads
 /// both as text.
-fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), Problem> {
+fn refuse_flow_indicator(text: &str, origin: impl FnOnce() -> Origin) -> Result<(), Problem> {
     if text.starts_with(':') || text.contains('?') {
         return Err(read_error(
-            origin.clone(),
+            origin(),
             format!(
                 "plain `{}` in a flow collection: YAML 1.1 readers do not read a plain scalar with `?`, or starting with `:`, there",
                 quote(text),
@@ -1507,6 +1543,7 @@ mod tests {
             flow: Vec::new(),
             cursor: (0, 0),
             ascii: source.text.is_ascii(),
+            stray: may_hold_stray_syntax(&source.text),
         }
     }
 

@@ -128,16 +128,24 @@ impl<'t> Iterator for Events<'t> {
 /// byte-order mark to any reader.
 fn clean(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let mut non_ascii = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'\n' | 0x20..=0x7e => {}
-            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {}
-            0x80.. => non_ascii = true,
-            _ => return false,
+    // Which kinds of byte there are, found without a branch a byte so the
+    // loop runs on vectors.
+    let (mut control, mut cr, mut non_ascii) = (0u8, 0u8, 0u8);
+    for chunk in bytes.chunks(64) {
+        for &b in chunk {
+            control |= u8::from((b < 0x20 && b != b'\n' && b != b'\r') || b == 0x7f);
+            cr |= u8::from(b == b'\r');
+            non_ascii |= b & 0x80;
+        }
+        if control != 0 {
+            return false;
         }
     }
-    !non_ascii
+    let lone_cr = |(i, &b): (usize, &u8)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if cr != 0 && bytes.iter().enumerate().any(lone_cr) {
+        return false;
+    }
+    non_ascii == 0
         || text.chars().all(|c| {
             c.is_ascii()
                 || (c >= '\u{a0}'
@@ -621,15 +629,20 @@ impl<'t> Events<'t> {
         if refused { Err(Outside) } else { Ok(()) }
     }
 
+    /// Whether a word of a plain scalar in block context ends at `j`: a
+    /// blank, the line's end, or a `:` indicator.
+    fn ends_block_chunk(&self, j: usize) -> bool {
+        let b = self.byte(j);
+        matches!(b, 0 | b' ' | b'\n' | b'\r') || (b == b':' && self.blank_or_eol(j + 1))
+    }
+
     /// A plain scalar in block context on one line from `i`: where its text
     /// ends, and where it stops (past the spaces after it: the line's end,
     /// a comment or a `:` indicator).
     fn plain_block(&self, i: usize) -> (usize, usize) {
         let mut j = i;
         loop {
-            while !matches!(self.byte(j), 0 | b' ' | b'\n' | b'\r')
-                && !(self.byte(j) == b':' && self.blank_or_eol(j + 1))
-            {
+            while !self.ends_block_chunk(j) {
                 j += 1;
             }
             let end = j;
@@ -683,8 +696,11 @@ impl<'t> Events<'t> {
         let mut from = i + 1;
         let mut j = i + 1;
         loop {
-            match self.byte(j) {
-                0 | b'\n' | b'\r' => return Err(Outside),
+            // To the next byte that matters, in one tight loop.
+            let special = |b: &u8| matches!(b, b'\n' | b'\r' | b'\'' | b'"' | b'\\');
+            j += self.bytes[j..].iter().position(special).ok_or(Outside)?;
+            match self.bytes[j] {
+                b'\n' | b'\r' => return Err(Outside),
                 b'\'' if quote == b'\'' => {
                     if self.byte(j + 1) != b'\'' {
                         break;
