@@ -565,8 +565,14 @@ fn printable_ascii(bytes: &[u8]) -> bool {
 /// byte, so the loop runs on vectors.
 fn may_hold_stray_syntax(text: &str) -> bool {
     text.as_bytes().chunks(64).any(|chunk| {
+        // Four comparisons, not a `matches!` (a bit test on a mask, which
+        // runs a byte at a time).
         let found = chunk.iter().fold(0u8, |found, &b| {
-            found | u8::from(matches!(b, b'\t' | b'%' | b'&' | b'*'))
+            found
+                | u8::from(b == b'\t')
+                | u8::from(b == b'%')
+                | u8::from(b == b'&')
+                | u8::from(b == b'*')
         });
         found != 0
     })
@@ -787,7 +793,7 @@ impl<'a> Reader<'a> {
                 self.attach(&mut stack, node, &mut current)?;
             }
         }
-        if self.kubernetes {
+        if self.kubernetes && self.stray {
             refuse_stray_syntax(self.source, self.text, self.line_offset, &self.scalars)?;
         }
         Ok(documents)
