@@ -936,6 +936,13 @@ pub(in crate::yaml) mod tests {
             "---\n---\n",
             "---\n",
             "a:\n  b: 1\n---\nc: 2\n",
+            "a  : 1\n\"b\"  : 2\n",
+            "a: 'x' # c\nb: \"x\"\n",
+            "- \"x\"\n- [a]\n- {a: 1}  # c\n- - - a\n",
+            "  a: 1\n  b:\n  - c\n",
+            "a: [\u{e9}, {\u{e9}: \"\u{e9}\"}]   \r\nb: \u{e9}\r\n",
+            "---\n- a\n---\n- b\n",
+            "a:\n\n\n  b: 1\n\n",
         ];
         for case in cases {
             assert!(agrees(case), "outside: {case:?}");
