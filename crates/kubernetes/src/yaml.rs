@@ -548,8 +548,8 @@ fn refuse_stray_syntax(
 }
 
 /// Whether every byte is printable ASCII, a tab or a line break; decided
-/// without a branch a byte, so the loop runs on vectors (it reads every
-/// text twice the size of a render).
+/// without a branch a byte, so the loop runs on vectors (every manifest
+/// text is read through it, a render's included).
 fn printable_ascii(bytes: &[u8]) -> bool {
     bytes.chunks(64).all(|chunk| {
         let odd = chunk.iter().fold(0u8, |odd, &b| {

@@ -14,7 +14,8 @@
 //! indentation, an empty value in a flow collection, very long keys, deep
 //! nesting, any character YAML 1.1 and 1.2 read differently) is
 //! [`Outside`]: the caller then reads the whole text with saphyr, so every
-//! error, and every reading of the rarer syntax, stays saphyr's.
+//! error, and every reading of the rarer syntax, stays saphyr's. (A text
+//! that leaves the subset late is read twice: the price of never guessing.)
 //!
 //! Positions are saphyr's: a [`Marker`]'s index and column count
 //! characters, lines count from 1. The rules each span follows are saphyr's
