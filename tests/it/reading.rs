@@ -1064,3 +1064,47 @@ fn files_chartgen_found_are_never_streams_or_revisions() {
     let cause = std::error::Error::source(&error).unwrap().to_string();
     assert!(cause.contains("No such file"), "{cause}");
 }
+
+/// The fast event source (`yaml::subset`) reads the chart's rendered
+/// templates, at prod and with 50 projects, as saphyr does: the same
+/// events with the same spans, so the reader makes the same nodes with the
+/// same origins; and it reads most of them (the rest fall back to saphyr).
+#[test]
+fn the_fast_source_reads_the_chart_s_renders_as_saphyr_does() {
+    use chart::{plan::Plan, render, values};
+    let many = Command::new(root().join("scripts/many-projects"))
+        .arg("50")
+        .output()
+        .expect("scripts/many-projects runs");
+    let dir = tempfile::tempdir().unwrap();
+    let many_file = dir.path().join("p50.yaml");
+    std::fs::write(&many_file, &many.stdout).unwrap();
+    let templates = render::templates().unwrap();
+    let (mut fast_bytes, mut total_bytes) = (0, 0);
+    for file in [root().join("values/ovh-prod.yaml"), many_file] {
+        let loaded = values::load(&values::Inputs {
+            files: vec![file],
+            sets: Vec::new(),
+        })
+        .unwrap();
+        let plan = Plan::new(&loaded.values);
+        for names in [&templates.objects, &templates.kata] {
+            for rendered in render::render_objects(&templates, names, &plan).unwrap() {
+                let text = &rendered.text;
+                total_bytes += text.len();
+                let saphyr: Vec<_> = saphyr_parser::Parser::new_from_str(text)
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                if let Some(fast) = yaml::subset::events(text) {
+                    assert_eq!(fast, saphyr, "{}", rendered.template);
+                    fast_bytes += text.len();
+                }
+            }
+        }
+    }
+    eprintln!("{fast_bytes} of {total_bytes} rendered bytes read by the fast source");
+    assert!(
+        fast_bytes * 10 > total_bytes * 9,
+        "{fast_bytes} of {total_bytes}"
+    );
+}

@@ -22,6 +22,7 @@
 
 pub mod dialects;
 pub mod json;
+pub mod subset;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -368,6 +369,7 @@ pub fn parse_manifests_split(source: &Arc<Source>, limits: Limits) -> Result<Vec
             flow: Vec::new(),
             cursor: (0, 0),
             ascii: text.is_ascii(),
+            stray: may_hold_stray_syntax(text),
         };
         reader
             .read()
@@ -453,6 +455,7 @@ fn read(
         flow: Vec::new(),
         cursor: (0, 0),
         ascii: source.text.is_ascii(),
+        stray: may_hold_stray_syntax(&source.text),
     };
     let result = reader.read();
     if let Some(spent) = shared {
@@ -475,7 +478,7 @@ fn refuse_stray_syntax(
     line_offset: usize,
     scalars: &[(usize, usize, bool)],
 ) -> Result<(), Problem> {
-    if !text.contains(['\t', '%', '&', '*']) {
+    if !may_hold_stray_syntax(text) {
         return Ok(());
     }
     let mut spans = scalars.iter().peekable();
@@ -544,6 +547,37 @@ fn refuse_stray_syntax(
     Ok(())
 }
 
+/// Whether every byte is printable ASCII, a tab or a line break; decided
+/// without a branch a byte, so the loop runs on vectors (every manifest
+/// text is read through it, a render's included).
+fn printable_ascii(bytes: &[u8]) -> bool {
+    bytes.chunks(64).all(|chunk| {
+        let odd = chunk.iter().fold(0u8, |odd, &b| {
+            let control = b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r';
+            odd | u8::from(control) | u8::from(b > b'~')
+        });
+        odd == 0
+    })
+}
+
+/// Whether `text` has a tab, `%`, `&` or `*`, the characters of the
+/// syntax [`refuse_stray_syntax`] refuses; decided without a branch a
+/// byte, so the loop runs on vectors.
+fn may_hold_stray_syntax(text: &str) -> bool {
+    text.as_bytes().chunks(64).any(|chunk| {
+        // Four comparisons, not a `matches!` (a bit test on a mask, which
+        // runs a byte at a time).
+        let found = chunk.iter().fold(0u8, |found, &b| {
+            found
+                | u8::from(b == b'\t')
+                | u8::from(b == b'%')
+                | u8::from(b == b'&')
+                | u8::from(b == b'*')
+        });
+        found != 0
+    })
+}
+
 /// YAML's printable characters (the same set in 1.1 and 1.2): what a
 /// stream may hold unescaped.
 fn printable_in_yaml(c: char) -> bool {
@@ -560,10 +594,7 @@ fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), Problem> {
     let text = &source.text;
     // Printable ASCII, tabs and line breaks, the common case, need no
     // decoding: every character this looks for is outside it.
-    if text
-        .bytes()
-        .all(|b| matches!(b, b'\t' | b'\n' | b'\r' | b' '..=b'~'))
-    {
+    if printable_ascii(text.as_bytes()) {
         return Ok(());
     }
     let found = text.char_indices().find(|&(at, c)| {
@@ -633,7 +664,8 @@ struct Reader<'a> {
     /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
     kubernetes: bool,
     /// Where the scalars are (character offsets) and whether each is
-    /// plain: tabs are allowed in the others, anchors in none.
+    /// plain: tabs are allowed in the others, anchors in none. Tracked
+    /// only when `stray`.
     scalars: Vec<(usize, usize, bool)>,
     /// For each open collection (manifests only): whether it is a flow one.
     flow: Vec<bool>,
@@ -642,35 +674,75 @@ struct Reader<'a> {
     cursor: (usize, usize),
     /// Whether `text` is ASCII: character offsets are then byte offsets.
     ascii: bool,
+    /// Whether `text` has a character [`refuse_stray_syntax`] looks at:
+    /// without one, where the scalars are need not be tracked.
+    stray: bool,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// Reads the text with the fast event source ([`subset`]) and, when the
+    /// text is outside its subset or the reading fails, again from the start
+    /// with saphyr: the same events either way, so the same nodes, and
+    /// every error is the one saphyr's reading gives.
     fn read(&mut self) -> Result<Vec<Node>, Problem> {
+        let spent = self.nodes;
+        if let Ok(documents) = self.read_events(subset::Events::new(self.text), |_, _| None) {
+            return Ok(documents);
+        }
+        self.restart(spent);
+        let scan_error = |reader: &Self, error: ScanError| Some(reader.scan_error(&error));
+        self.read_events(Parser::new_from_str(self.text), scan_error)
+            .map_err(|problem| {
+                // saphyr's errors all become problems: `None` cannot come.
+                problem.unwrap_or_else(|| read_error(Origin::Default, "invalid YAML"))
+            })
+    }
+
+    /// Forgets a reading that was given up: what it counted and saw.
+    fn restart(&mut self, spent: usize) {
+        self.nodes = spent;
+        self.anchors.clear();
+        self.scalars.clear();
+        self.flow.clear();
+        self.cursor = (0, 0);
+    }
+
+    /// Reads the documents of `events`; `fault` turns the source's error into
+    /// a problem (`None`: the source gave up, no problem to tell).
+    fn read_events<E>(
+        &mut self,
+        events: impl Iterator<Item = Result<(Event<'a>, Span), E>>,
+        fault: impl Fn(&Self, E) -> Option<Problem>,
+    ) -> Result<Vec<Node>, Option<Problem>> {
         let mut documents = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
-        let mut parser = Parser::new_from_str(self.text);
         let mut current: Option<Node> = None;
         let mut started = false;
-        for event in &mut parser {
-            let (event, span) = event.map_err(|e| self.scan_error(&e))?;
-            let origin = Origin::from_span(self.source, span, self.line_offset);
+        for event in events {
+            let (event, span) = event.map_err(|e| fault(self, e))?;
+            // An end event needs no origin: one is made (an `Arc` cloned)
+            // only for the events that keep or may report it.
+            let (source, line_offset) = (self.source, self.line_offset);
+            let origin = || Origin::from_span(source, span, line_offset);
             if self.kubernetes {
-                self.track_spans(&event, span, &origin, &stack)?;
+                self.track_spans(&event, span, &stack)?;
             }
             let finished = match event {
                 Event::StreamStart | Event::StreamEnd | Event::Nothing => None,
                 Event::DocumentStart(explicit) => {
-                    self.start_document(explicit, started, origin)?;
+                    self.start_document(explicit, started, origin())?;
                     started = true;
                     None
                 }
                 Event::DocumentEnd => {
+                    let origin = origin();
                     if documents.len() >= MAX_DOCUMENTS {
                         return Err(read_error(
                             origin,
                             format!("more than the limit of {MAX_DOCUMENTS} YAML documents"),
                         )
-                        .with_hint("split the input into several files"));
+                        .with_hint("split the input into several files")
+                        .into());
                     }
                     documents.push(
                         current
@@ -679,14 +751,15 @@ impl Reader<'_> {
                     );
                     None
                 }
-                Event::Alias(id) => Some(self.alias(id, origin)?),
+                Event::Alias(id) => Some(self.alias(id, origin())?),
                 Event::Scalar(text, style, anchor, tag) => {
-                    match self.on_scalar(&mut stack, text, style, tag, origin)? {
+                    match self.on_scalar(&mut stack, text, style, tag, origin())? {
                         Some(node) => Some(self.remember(anchor, node)?),
                         None => continue,
                     }
                 }
                 Event::SequenceStart(anchor, tag) => {
+                    let origin = origin();
                     self.refuse_tag(tag.as_deref(), "seq", &origin)?;
                     self.refuse_complex_key(&stack, &origin)?;
                     self.open(&stack, &origin)?;
@@ -698,6 +771,7 @@ impl Reader<'_> {
                     None
                 }
                 Event::MappingStart(anchor, tag) => {
+                    let origin = origin();
                     self.refuse_tag(tag.as_deref(), "map", &origin)?;
                     self.refuse_complex_key(&stack, &origin)?;
                     self.open(&stack, &origin)?;
@@ -719,7 +793,7 @@ impl Reader<'_> {
                 self.attach(&mut stack, node, &mut current)?;
             }
         }
-        if self.kubernetes {
+        if self.kubernetes && self.stray {
             refuse_stray_syntax(self.source, self.text, self.line_offset, &self.scalars)?;
         }
         Ok(documents)
@@ -769,21 +843,23 @@ impl Reader<'_> {
         &mut self,
         event: &Event<'_>,
         span: Span,
-        origin: &Origin,
         stack: &[Open],
     ) -> Result<(), Problem> {
         match &event {
             Event::Scalar(text, style, ..) => {
-                let start = self.content_start(span.start.index());
-                let end = match style {
-                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
-                        self.quoted_end(start).unwrap_or(span.end.index())
-                    }
-                    _ => span.end.index(),
-                };
                 let plain = *style == ScalarStyle::Plain;
-                self.scalars.push((start, end, plain));
+                if self.stray {
+                    let start = self.content_start(span.start.index());
+                    let end = match style {
+                        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                            self.quoted_end(start).unwrap_or(span.end.index())
+                        }
+                        _ => span.end.index(),
+                    };
+                    self.scalars.push((start, end, plain));
+                }
                 if plain && self.flow.last() == Some(&true) {
+                    let origin = || Origin::from_span(self.source, span, self.line_offset);
                     refuse_flow_indicator(text, origin).map_err(|e| e.at(path_of(stack, text)))?;
                 }
             }
@@ -1232,10 +1308,10 @@ fn path_of(stack: &[Open], text: &str) -> KeyPath {
 /// In a flow collection, YAML 1.1 readers (PyYAML, libyaml) cannot start a
 /// plain scalar with `?` or `:`, and PyYAML ends one at `?`; YAML 1.2 reads
 /// both as text.
-fn refuse_flow_indicator(text: &str, origin: &Origin) -> Result<(), Problem> {
+fn refuse_flow_indicator(text: &str, origin: impl FnOnce() -> Origin) -> Result<(), Problem> {
     if text.starts_with(':') || text.contains('?') {
         return Err(read_error(
-            origin.clone(),
+            origin(),
             format!(
                 "plain `{}` in a flow collection: YAML 1.1 readers do not read a plain scalar with `?`, or starting with `:`, there",
                 quote(text),
@@ -1456,6 +1532,319 @@ mod tests {
             parse_manifests(&source, tight),
             parse_manifests_split(&source, tight)
         );
+    }
+
+    /// A reader of `source`'s whole text, as values or as manifests.
+    fn reader(source: &Arc<Source>, kubernetes: bool) -> Reader<'_> {
+        Reader {
+            source,
+            text: &source.text,
+            line_offset: 0,
+            limits: Limits::VALUES,
+            anchors: HashMap::new(),
+            nodes: 0,
+            shared: false,
+            kubernetes,
+            scalars: Vec::new(),
+            flow: Vec::new(),
+            cursor: (0, 0),
+            ascii: source.text.is_ascii(),
+            stray: may_hold_stray_syntax(&source.text),
+        }
+    }
+
+    /// Reads `text` as the reader does (the fast source, saphyr when it
+    /// gives up) and with saphyr alone, as values and as manifests: the
+    /// same nodes with the same origins, or the same error. Whether the fast
+    /// source read it (its events then are saphyr's, spans included).
+    fn paths_agree(text: &str) -> bool {
+        let fast = subset::tests::agrees(text);
+        let source = Source::file("t.yaml", text);
+        for kubernetes in [false, true] {
+            let read = reader(&source, kubernetes).read();
+            let mut alone = reader(&source, kubernetes);
+            let by_saphyr = alone
+                .read_events(Parser::new_from_str(&source.text), |r, e| {
+                    Some(r.scan_error(&e))
+                })
+                .map_err(|problem| problem.expect("saphyr's errors are problems"));
+            assert_eq!(read, by_saphyr, "{text:?}, manifests: {kubernetes}");
+        }
+        fast
+    }
+
+    /// Every YAML file under `dir`.
+    fn yaml_files(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                yaml_files(&path, files);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                files.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn the_repository_s_yaml_reads_the_same_through_the_fast_source() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in [
+            "tests/fixtures",
+            "values",
+            "out",
+            "crates/chart/src/check/rules",
+        ] {
+            yaml_files(&root.join(dir), &mut files);
+        }
+        let (mut fast, mut total) = (0, 0);
+        for file in &files {
+            let Ok(text) = std::fs::read_to_string(file) else {
+                continue;
+            };
+            total += 1;
+            fast += usize::from(paths_agree(&text));
+        }
+        eprintln!("{fast} of {total} YAML files read by the fast source");
+        assert!(total > 300, "{total} files");
+        // Most of what chartgen and its fixtures write is in the subset.
+        assert!(fast * 10 > total * 9, "{fast} of {total}");
+    }
+
+    /// A small deterministic generator (xorshift) for the documents below.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+        fn chance(&mut self, one_in: usize) -> bool {
+            self.below(one_in) == 0
+        }
+    }
+
+    const KEYS: &[&str] = &[
+        "a",
+        "name",
+        "app.kubernetes.io/name",
+        "\"quoted key\"",
+        "'single'",
+        "k e y",
+        "-k",
+        "yes",
+        "on",
+        "0644",
+        "\u{e9}t\u{e9}",
+        "\"a: b\"",
+        "x-y_z",
+    ];
+
+    const SCALARS: &[&str] = &[
+        "v",
+        "two words",
+        "-1",
+        "--flag=x",
+        "a:b",
+        "a#b",
+        "yes",
+        "No",
+        "0644",
+        "1.5",
+        "~",
+        "null",
+        "\"quoted: with # and \\\" escapes \\u00e9\"",
+        "'it''s'",
+        "''",
+        "\"\"",
+        "\"\\t\\n\\x41\\U0001F600\"",
+        "h\u{e9}llo",
+        "x]",
+        "a,b",
+        "{}",
+        "[]",
+        "{a: 1, b: [x, y]}",
+        "[a, 'b c', \"d\", {e: f}]",
+        "[[], {}]",
+        "\"a\"  ",
+        "'' ",
+        "1e3",
+        "0x1F",
+        ".inf",
+        "http://x/y?z=1",
+        "*a",
+        "&a b",
+        "!!str 1",
+        "|",
+        ">-",
+        "@x",
+        "`x`",
+        "%x",
+        "? x",
+    ];
+
+    const COMMENTS: &[&str] = &["", "", "", " # c", "  #c c", " #", "   "];
+
+    /// A block mapping at `indent`, its first key at the end of `out`
+    /// when `inline` (after `- `).
+    fn mapping(rng: &mut Rng, out: &mut String, indent: usize, inline: bool, depth: usize) {
+        for i in 0..1 + rng.below(3) {
+            if !(inline && i == 0) {
+                out.push_str(&" ".repeat(indent));
+            }
+            out.push_str(rng.pick(KEYS));
+            out.push(':');
+            value(rng, out, indent, depth);
+        }
+    }
+
+    /// A block sequence at `indent`, its first `-` at the end of `out`
+    /// when `inline`.
+    fn sequence(rng: &mut Rng, out: &mut String, indent: usize, inline: bool, depth: usize) {
+        for i in 0..1 + rng.below(3) {
+            if !(inline && i == 0) {
+                out.push_str(&" ".repeat(indent));
+            }
+            out.push('-');
+            match rng.below(if depth > 3 { 2 } else { 6 }) {
+                0 => {
+                    out.push_str(rng.pick(COMMENTS));
+                    out.push('\n');
+                }
+                1 => {
+                    out.push(' ');
+                    out.push_str(rng.pick(SCALARS));
+                    out.push_str(rng.pick(COMMENTS));
+                    out.push('\n');
+                }
+                2 => {
+                    out.push(' ');
+                    mapping(rng, out, indent + 2, true, depth + 1);
+                }
+                3 => {
+                    out.push(' ');
+                    sequence(rng, out, indent + 2, true, depth + 1);
+                }
+                _ => {
+                    out.push_str(rng.pick(COMMENTS));
+                    out.push('\n');
+                    let deeper = indent + 1 + rng.below(3);
+                    if rng.chance(2) {
+                        mapping(rng, out, deeper, false, depth + 1);
+                    } else {
+                        sequence(rng, out, deeper, false, depth + 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What follows a key's `:`.
+    fn value(rng: &mut Rng, out: &mut String, indent: usize, depth: usize) {
+        match rng.below(if depth > 3 { 2 } else { 5 }) {
+            0 => {
+                out.push(' ');
+                out.push_str(rng.pick(SCALARS));
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+            }
+            1 => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+            }
+            2 => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+                let deeper = indent + 1 + rng.below(3);
+                mapping(rng, out, deeper, false, depth + 1);
+            }
+            3 => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+                let deeper = indent + 2 * rng.below(2);
+                sequence(rng, out, deeper, false, depth + 1);
+            }
+            _ => {
+                out.push_str(rng.pick(COMMENTS));
+                out.push('\n');
+                if rng.chance(2) {
+                    out.push_str(&" ".repeat(indent + 2));
+                    out.push_str("# between\n");
+                }
+                sequence(rng, out, indent, false, depth + 1);
+            }
+        }
+    }
+
+    /// A stream of documents in and near the subset.
+    fn stream(seed: u64) -> String {
+        let mut rng = Rng(seed | 1);
+        let mut out = String::new();
+        for i in 0..1 + rng.below(3) {
+            if i > 0 || rng.chance(2) {
+                out.push_str(rng.pick(&["---", "--- ", "---  # c", "---\n# c"]));
+                out.push('\n');
+            }
+            match rng.below(6) {
+                0 => out.push_str("# just a comment\n"),
+                1 => sequence(&mut rng, &mut out, 0, false, 0),
+                _ => mapping(&mut rng, &mut out, 0, false, 0),
+            }
+        }
+        if rng.chance(4) {
+            out = out.replace('\n', "\r\n");
+        }
+        if rng.chance(4) {
+            out.pop();
+        }
+        // Near the subset: an edit anywhere.
+        if rng.chance(3) {
+            let edits = [
+                " ", "\n", "\t", ":", "- ", "#", "\"", "'", "[", "]", "{", "}", ",", "&a ", "*a",
+                "!", "|", ">", "? ", "\r", "\u{e9}", "  ", "\u{2028}", "---\n", "...\n", "\\",
+            ];
+            let at = rng.below(out.len() + 1);
+            let at = (0..=at)
+                .rev()
+                .find(|&i| out.is_char_boundary(i))
+                .unwrap_or(0);
+            if rng.chance(3) {
+                let end = (at + 1..=out.len()).find(|&i| out.is_char_boundary(i));
+                if let Some(end) = end {
+                    out.replace_range(at..end, "");
+                }
+            } else {
+                out.insert_str(at, rng.pick(&edits));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        #[test]
+        fn documents_in_and_near_the_subset_read_the_same_through_both_sources(
+            seed in proptest::prelude::any::<u64>()
+        ) {
+            paths_agree(&stream(seed));
+        }
+    }
+
+    #[test]
+    fn most_generated_documents_are_in_the_subset() {
+        let fast = (1..=500u64)
+            .filter(|&seed| paths_agree(&stream(seed)))
+            .count();
+        eprintln!("{fast} of 500 generated streams read by the fast source");
+        assert!(fast > 150, "{fast} of 500");
     }
 
     #[test]
