@@ -1088,6 +1088,7 @@ fn the_fast_source_reads_the_chart_s_renders_as_saphyr_does() {
         })
         .unwrap();
         let plan = Plan::new(&loaded.values);
+        let plan = render::plan_value(&plan);
         for names in [&templates.objects, &templates.kata] {
             for rendered in render::render_objects(&templates, names, &plan).unwrap() {
                 let text = &rendered.text;
