@@ -87,14 +87,14 @@ fn as_written(schema: u32, node: &mut Node) {
     match &mut node.value {
         Value::Int(_) | Value::Float(_) if wants_only_string(schema) => {
             if let Some(text) = node.plain.take() {
-                node.value = Value::String(text);
+                node.value = Value::String(text.into_string());
             }
         }
         // A fraction where a string may stand (a quantity: `cpu: 0.7`) is
         // kept as written, never through a float.
         Value::Float(_) if schema.types & STRING != 0 => {
             if let Some(text) = node.plain.take() {
-                node.value = Value::String(text);
+                node.value = Value::String(text.into_string());
             }
         }
         Value::Mapping(entries) => {

@@ -84,7 +84,7 @@ pub struct Node {
     pub origin: Origin,
     /// The source text of a plain (unquoted) scalar that did not resolve to a
     /// string, such as `yes` or `0123`: what the user wrote, for hints.
-    pub plain: Option<String>,
+    pub plain: Option<Box<str>>,
 }
 
 /// A YAML value: the JSON data model, with mapping keys that keep their origin.
@@ -1141,7 +1141,7 @@ impl<'a> Reader<'a> {
                 ))
             })?
         };
-        let plain = (!matches!(value, Value::String(_))).then(|| text.to_owned());
+        let plain = (!matches!(value, Value::String(_))).then(|| Box::from(text));
         Ok(Node {
             value,
             origin,

@@ -193,7 +193,7 @@ impl Reader<'_> {
         }
         self.at += word.len();
         let mut node = Node::new(value, with_width(origin, word.len()));
-        node.plain = Some(word.to_owned());
+        node.plain = Some(Box::from(word));
         Ok(node)
     }
 
@@ -250,7 +250,7 @@ impl Reader<'_> {
             },
         };
         let mut node = Node::new(value, origin);
-        node.plain = Some(text);
+        node.plain = Some(text.into_boxed_str());
         Ok(node)
     }
 
