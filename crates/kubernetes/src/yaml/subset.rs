@@ -295,6 +295,13 @@ impl<'t> Events<'t> {
         self.queue.push_back((event, Span::new(start, end)));
     }
 
+    /// The plain scalar of the bytes `start..end`.
+    fn push_plain(&mut self, start: usize, end: usize) {
+        let text = Cow::Borrowed(&self.text[start..end]);
+        let (from, to) = (self.mark(start), self.mark(end));
+        self.push(Event::Scalar(text, ScalarStyle::Plain, 0, None), from, to);
+    }
+
     fn push_empty(&mut self, event: Event<'t>, at: Marker) {
         self.queue.push_back((event, Span::empty(at)));
     }
@@ -574,16 +581,7 @@ impl<'t> Events<'t> {
             _ => {
                 self.plain_start(i, false)?;
                 let (text_end, _) = self.plain_block(i);
-                self.push(
-                    Event::Scalar(
-                        Cow::Borrowed(&self.text[i..text_end]),
-                        ScalarStyle::Plain,
-                        0,
-                        None,
-                    ),
-                    self.mark(i),
-                    self.mark(text_end),
-                );
+                self.push_plain(i, text_end);
                 self.skip_ws_to_eol(text_end)?
             }
         };
@@ -857,16 +855,7 @@ impl<'t> Events<'t> {
             _ => {
                 self.plain_start(i, true)?;
                 let (text_end, stop) = self.plain_flow(i)?;
-                self.push(
-                    Event::Scalar(
-                        Cow::Borrowed(&self.text[i..text_end]),
-                        ScalarStyle::Plain,
-                        0,
-                        None,
-                    ),
-                    self.mark(i),
-                    self.mark(text_end),
-                );
+                self.push_plain(i, text_end);
                 Ok(stop)
             }
         }
