@@ -23,6 +23,7 @@
 //! this module and in `tests/it/reading.rs` hold the two to the same events.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use saphyr_parser::{Event, Marker, ScalarStyle, Span};
@@ -73,6 +74,12 @@ pub struct Events<'t> {
     line_start: usize,
     /// The character offset of `pos`'s line.
     line_chars: usize,
+    /// The last place [`Events::mark`] counted to in a non-ASCII text: a
+    /// byte offset and its column in characters. Marks mostly move on
+    /// along a line, so counting on from it keeps a long line of
+    /// non-ASCII text (a flow collection of thousands of items) linear,
+    /// not a count from the line's start for each token.
+    counted: Cell<(usize, usize)>,
     stack: Vec<Open>,
     queue: VecDeque<(Event<'t>, Span)>,
     phase: Phase,
@@ -96,6 +103,7 @@ impl<'t> Events<'t> {
             line: 1,
             line_start: 0,
             line_chars: 0,
+            counted: Cell::new((0, 0)),
             stack: Vec::new(),
             queue: VecDeque::new(),
             phase: Phase::Stream,
@@ -205,7 +213,15 @@ impl<'t> Events<'t> {
         let col = if self.ascii {
             i - self.line_start
         } else {
-            self.text[self.line_start..i].chars().count()
+            // From the last count when it is on this line and not past `i`
+            // (line starts only grow), else from the line's start.
+            let (from, col) = match self.counted.get() {
+                (byte, col) if (self.line_start..=i).contains(&byte) => (byte, col),
+                _ => (self.line_start, 0),
+            };
+            let col = col + self.text[from..i].chars().count();
+            self.counted.set((i, col));
+            col
         };
         Marker::new(self.line_chars + col, self.line, col)
     }
@@ -937,6 +953,23 @@ pub(in crate::yaml) mod tests {
         for case in cases {
             assert!(agrees(case), "outside: {case:?}");
         }
+    }
+
+    #[test]
+    fn a_long_line_of_non_ascii_text_is_counted_once() {
+        // Each mark's column in characters was counted from the line's
+        // start: a flow collection of 100,000 items on one line took
+        // some 10^10 steps. The count now goes on from the last mark.
+        let line = |n: usize| format!("a: [{}]\n", vec!["\u{e9}"; n].join(", "));
+        assert!(agrees(&line(2_000)));
+        let long = line(100_000);
+        let events = events(&long).expect("in the subset");
+        let last = (events.iter().rev())
+            .find(|(event, _)| matches!(event, Event::Scalar(..)))
+            .unwrap();
+        // `a: [` is 4 characters, each item `é, ` 3.
+        assert_eq!(last.1.start.col(), 4 + 3 * 99_999);
+        assert_eq!(last.1.start.index(), 4 + 3 * 99_999);
     }
 
     #[test]
