@@ -20,7 +20,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     } else {
         input::read(&args.crds, &chart::artifacts::READ)?.manifests
     };
-    let report = check::run(
+    let (report, copies) = check::run_leaving(
         &set.manifests,
         set.artifact(chart::artifacts::EXEMPTIONS_FILE),
         &Options {
@@ -61,6 +61,6 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         Exit::Findings
     };
     set.remove_copies();
-    super::leave_to_exit((set, crds, report, text));
+    super::leave_to_exit((set, crds, report, copies, text));
     Ok(exit)
 }

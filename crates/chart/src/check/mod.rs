@@ -278,12 +278,24 @@ pub struct Options<'a> {
 /// when there are any); returns all findings, ordered by object install
 /// order, then invariant, and what could not be verified.
 pub fn run(manifests: &[Manifest], exemptions: &[Node], options: &Options<'_>) -> CheckReport {
+    run_leaving(manifests, exemptions, options).0
+}
+
+/// [`run`], handing back the objects' JSON copy the checks read: a
+/// command that exits next leaves it to the exit instead of freeing it
+/// node by node (as `pipeline::check_leaving` does for a render).
+pub fn run_leaving(
+    manifests: &[Manifest],
+    exemptions: &[Node],
+    options: &Options<'_>,
+) -> (CheckReport, Vec<Json>) {
     let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
     let (manifests, objects) = (
         manifests.iter().collect::<Vec<_>>(),
         json.iter().collect::<Vec<_>>(),
     );
-    run_borrowed(&manifests, &objects, exemptions, Some(options))
+    let report = run_borrowed(&manifests, &objects, exemptions, Some(options));
+    (report, json)
 }
 
 /// The checks that relate objects to each other (RBAC, topology), without

@@ -518,6 +518,7 @@ fn diff_artifact(
     result.impact.extend(artifact.impact(&before, &after));
     impact::sort(&mut result.impact);
 }
+
 /// The effective permissions `diff` compares: with the cluster's default
 /// roles (a binding to `view` grants what `view` holds), without its
 /// default bindings (what every account has is the same on both sides,
