@@ -311,6 +311,14 @@ impl<'t> Events<'t> {
         self.queue.push_back((event, Span::new(start, end)));
     }
 
+    /// The quoted scalar at `i` as its event; where it ends.
+    fn push_quoted_scalar(&mut self, i: usize) -> Step<usize> {
+        let (text, style, end) = self.quoted(i)?;
+        let (from, to) = (self.mark(i), self.mark(end));
+        self.push(Event::Scalar(text, style, 0, None), from, to);
+        Ok(end)
+    }
+
     /// The plain scalar of the bytes `start..end`.
     fn push_plain(&mut self, start: usize, end: usize) {
         let text = Cow::Borrowed(&self.text[start..end]);
@@ -584,15 +592,7 @@ impl<'t> Events<'t> {
     /// a flow collection, then nothing but a comment to the line's end.
     fn inline_value(&mut self, i: usize) -> Step<()> {
         let end = match self.byte(i) {
-            b'"' | b'\'' => {
-                let (text, style, end) = self.quoted(i)?;
-                self.push(
-                    Event::Scalar(text, style, 0, None),
-                    self.mark(i),
-                    self.mark(end),
-                );
-                end
-            }
+            b'"' | b'\'' => self.push_quoted_scalar(i)?,
             b'[' | b'{' => self.flow(i, self.stack.len())?,
             _ => {
                 self.plain_start(i, false)?;
@@ -859,15 +859,7 @@ impl<'t> Events<'t> {
     fn flow_item(&mut self, i: usize, depth: usize) -> Step<usize> {
         match self.byte(i) {
             b'[' | b'{' => self.flow(i, depth + 1),
-            b'"' | b'\'' => {
-                let (text, style, end) = self.quoted(i)?;
-                self.push(
-                    Event::Scalar(text, style, 0, None),
-                    self.mark(i),
-                    self.mark(end),
-                );
-                Ok(end)
-            }
+            b'"' | b'\'' => self.push_quoted_scalar(i),
             _ => {
                 self.plain_start(i, true)?;
                 let (text_end, stop) = self.plain_flow(i)?;
