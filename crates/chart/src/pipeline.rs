@@ -396,20 +396,13 @@ pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diag
     check_leaving(output, version, crds).0
 }
 
-/// The JSON copy of a render's objects that the checks read, handed back
-/// by [`check_leaving`] instead of freed.
-pub struct Copies {
-    _objects: Vec<Json>,
-}
-
-/// [`check_with`], handing back the objects' JSON copy: a command that
-/// exits next leaves it to the exit instead of freeing it node by node (5 %
-/// of the main thread's instructions at 1,000 projects, BENCHMARKS.md).
+/// [`check_with`], handing back the objects' JSON copy
+/// ([`check::Copies`]).
 pub fn check_leaving(
     output: &Output,
     version: &str,
     crds: &[Manifest],
-) -> (Vec<Diagnostic>, Copies) {
+) -> (Vec<Diagnostic>, check::Copies) {
     // Baked into the binary: loading is a lookup.
     let schemas = KubeSchemas::load(version)
         .or_else(|_| KubeSchemas::load(kube::DEFAULT_VERSION))
@@ -434,9 +427,7 @@ pub fn check_leaving(
             (b, extra, m, m.node.to_json())
         });
     let findings = check_copies(&json, output, &options, parallel);
-    let copies = Copies {
-        _objects: json.into_iter().map(|(.., copy)| copy).collect(),
-    };
+    let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
     (findings, copies)
 }
 
