@@ -316,6 +316,26 @@ mod tests {
         })
     }
 
+    #[test]
+    fn a_manifest_s_quantities_take_the_u128_reading() {
+        // int, frac, exp10 in nanos (9 less the fraction's digits, plus the
+        // suffix's), binary: as `parse` splits them.
+        for (int, frac, exp10, binary) in [
+            ("512", "", 9, 20),
+            ("250", "", 6, 0),
+            ("1", "5", 8, 0),
+            ("4", "", 9, 30),
+            ("9223372036854775807", "", 9, 60),
+            ("1", "", -9 + 9, 0),
+        ] {
+            assert_eq!(
+                in_u128(int, frac, exp10, binary),
+                Some(in_digits(int, frac, exp10, binary)),
+                "{int}.{frac}e{exp10} × 2^{binary}"
+            );
+        }
+    }
+
     proptest! {
         /// Every notation of an amount reads as that amount, and the order
         /// of quantities is the order of their amounts.
@@ -340,7 +360,8 @@ mod tests {
             prop_assert_eq!(parsed.is_negative(), negative && parsed != Quantity::ZERO);
         }
 
-        /// The `u128` reading gives the digits' reading wherever it reads.
+        /// The `u128` reading gives the digits' reading wherever it reads
+        /// (and it reads what manifests write: `a_manifest_s_quantities_take_the_u128_reading`).
         #[test]
         fn both_readings_agree(
             int in "[0-9]{0,31}",
