@@ -140,35 +140,39 @@ pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error
 
 /// [`render_loaded`] of the values `inputs` name, as `render` runs it.
 /// The templates do not depend on the values: with a second core they
-/// are compiled there while the values load, and what the checks need to
-/// compile a CRD schema is built beside them (the built-in ones only: a
-/// `CHARTGEN_TEMPLATES` folder is read after the values, as before, so its
-/// note and errors come in the same order). The values are freed once
-/// rendered: the checks' copy of the objects makes the peak of a large
-/// render, and the values are no part of it.
+/// are compiled there while the values load, and then what the checks
+/// need to compile the BuildProject CRD's schema is built there while the
+/// chart renders (`kube::conformance::prepare`). Only the built-in
+/// templates: a `CHARTGEN_TEMPLATES` folder is read after the values, as
+/// before, so its note and errors come in the same order. The values are
+/// freed once rendered: the checks' copy of the objects makes the peak of
+/// a large render, and the values are no part of it.
 pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Error> {
     let overlap = std::env::var_os(render::TEMPLATES_DIR_VAR).is_none()
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    let (loaded, templates) = if overlap {
-        std::thread::scope(|scope| {
-            let templates = scope.spawn(|| {
-                // The checks compile the BuildProject CRD's schema.
-                kube::conformance::prepare();
-                render::templates()
-            });
-            let loaded = values::load(inputs);
-            let templates = templates.join();
-            (
-                loaded,
-                templates.unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            )
-        })
-    } else {
+    if !overlap {
         let loaded = values::load(inputs)?;
-        (Ok(loaded), render::templates())
-    };
-    let loaded = loaded?;
-    render_with(&loaded.values, Some(&loaded.document), crds, templates?)
+        let templates = render::templates()?;
+        return render_with(&loaded.values, Some(&loaded.document), crds, templates);
+    }
+    std::thread::scope(|scope| {
+        let (send, compiled) = std::sync::mpsc::sync_channel(1);
+        let worker = scope.spawn(move || {
+            // The templates first: the render waits for them.
+            let _ = send.send(render::templates());
+            kube::conformance::prepare();
+        });
+        let loaded = values::load(inputs)?;
+        let templates = match compiled.recv() {
+            Ok(templates) => templates?,
+            // Nothing sent: the worker panicked; its panic, here.
+            Err(_) => match worker.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(()) => unreachable!("the worker sends before it returns"),
+            },
+        };
+        render_with(&loaded.values, Some(&loaded.document), crds, templates)
+    })
 }
 
 fn render_with(
