@@ -126,6 +126,18 @@ impl Rendering {
                 .sum::<usize>();
         self.trace.source_of(text, offset)
     }
+
+    /// Where in the template: the line that wrote the output at `origin`,
+    /// for a message about the output.
+    fn place(&self, origin: &crate::location::Origin) -> String {
+        match origin {
+            crate::location::Origin::At { line, col, .. } => match self.source_of(*line, *col) {
+                Some((template, at)) => format!("templates/{template}:{at} (output line {line})"),
+                None => format!("output line {line}"),
+            },
+            crate::location::Origin::Default => "the end of the output".to_owned(),
+        }
+    }
 }
 
 /// Helm's install order (pkg/releaseutil/kind_sorter.go); unknown kinds go
@@ -181,42 +193,72 @@ pub fn install_rank(kind: &str) -> usize {
 /// Parses every template's output into objects, in install order: by kind,
 /// then kind name (for unknown kinds), namespace and name.
 pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
+    collect_outputs(rendered.into_iter().map(Output::Text).collect())
+}
+
+/// A template's output as [`collect_outputs`] takes it.
+#[derive(Debug)]
+pub enum Output {
+    /// Text to read back.
+    Text(Rendered),
+    /// Objects built as they were written.
+    Built(Built),
+}
+
+/// A template's output that its writer built as objects while it wrote the
+/// text: what reading [`Rendered`] back would give, without the reading.
+/// The writer answers for that: every node's origin is its place in
+/// `source`, as [`yaml::parse_manifests`] would give it, and the documents
+/// keep within [`LIMITS`] (a writer near a limit hands over text instead,
+/// whose reading then says which).
+#[derive(Debug)]
+pub struct Built {
+    /// The template's name, relative to `templates/`.
+    pub template: String,
+    /// The text, named as [`Built::source`] names it.
+    pub source: Arc<Source>,
+    /// Which template line wrote each part of the text.
+    pub trace: Trace,
+    /// The documents, in the order written (nulls skipped as in a reading).
+    pub documents: Vec<Node>,
+}
+
+impl Built {
+    /// The source of a template's output text, named as [`collect`] names
+    /// the text it reads: `templates/<template>`.
+    pub fn source(template: &str, text: String) -> Arc<Source> {
+        Source::file(format!("templates/{template}"), text)
+    }
+}
+
+/// [`collect`] of outputs some of which are already objects ([`Built`]):
+/// each read back or taken as it is, in the order given, then identified,
+/// checked for two of one identity, and sorted alike.
+pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
     let mut manifests = Vec::new();
-    for output in rendered {
-        let source = Source::file(format!("templates/{}", output.template), output.text);
-        let rendering = Arc::new(Rendering {
-            source: Arc::clone(&source),
-            trace: output.trace,
-        });
-        let invalid = |problem: String| Error::Rendered {
-            template: output.template.clone(),
-            problem,
+    for output in outputs {
+        let (template, rendering, documents) = match output {
+            Output::Text(output) => read_back(output)?,
+            Output::Built(built) => (
+                built.template,
+                Arc::new(Rendering {
+                    source: built.source,
+                    trace: built.trace,
+                }),
+                built.documents,
+            ),
         };
-        // Where in the template: the line that wrote the offending output.
-        let place = |origin: &crate::location::Origin| match origin {
-            crate::location::Origin::At { line, col, .. } => match rendering.source_of(*line, *col)
-            {
-                Some((template, at)) => format!("templates/{template}:{at} (output line {line})"),
-                None => format!("output line {line}"),
-            },
-            crate::location::Origin::Default => "the end of the output".to_owned(),
-        };
-        let documents = yaml::parse_manifests_split(&source, LIMITS).map_err(|e| {
-            let message = e
-                .message
-                .strip_prefix("invalid YAML: ")
-                .unwrap_or(&e.message);
-            invalid(format!("invalid YAML at {}: {message}", place(&e.origin)))
-        })?;
         for node in documents {
             if matches!(node.value, Value::Null) {
                 continue;
             }
-            let id = identify(&node)
-                .map_err(|why| invalid(format!("an object {why} at {}", place(&node.origin))))?;
+            let id = identify(&node).map_err(|why| Error::Rendered {
+                template: template.clone(),
+                problem: format!("an object {why} at {}", rendering.place(&node.origin)),
+            })?;
             manifests.push(Manifest {
                 id,
-                template: Some(output.template.clone()),
+                template: Some(template.clone()),
                 file: None,
                 trace: Some(Arc::clone(&rendering)),
                 node,
@@ -235,6 +277,26 @@ pub fn collect(rendered: Vec<Rendered>) -> Result<Vec<Manifest>, Error> {
         });
     }
     Ok(manifests)
+}
+
+/// A template's output read back: its name, its text and trace, and its
+/// documents.
+fn read_back(output: Rendered) -> Result<(String, Arc<Rendering>, Vec<Node>), Error> {
+    let rendering = Arc::new(Rendering {
+        source: Built::source(&output.template, output.text),
+        trace: output.trace,
+    });
+    let documents = yaml::parse_manifests_split(&rendering.source, LIMITS).map_err(|e| {
+        let message = e
+            .message
+            .strip_prefix("invalid YAML: ")
+            .unwrap_or(&e.message);
+        Error::Rendered {
+            template: output.template.clone(),
+            problem: format!("invalid YAML at {}: {message}", rendering.place(&e.origin)),
+        }
+    })?;
+    Ok((output.template, rendering, documents))
 }
 
 /// Sorts objects into install order: by kind rank, kind, namespace, name.
