@@ -193,12 +193,9 @@ fn render_with(
     let plan = Plan::new(values);
     let context = render::plan_value(&plan);
     let budget = |error| over_budget(error, values);
-    let release = manifest::collect(
-        render::render_objects(&templates, &templates.objects, &context).map_err(budget)?,
-    )?;
-    let kata = manifest::collect(
-        render::render_objects(&templates, &templates.kata, &context).map_err(budget)?,
-    )?;
+    let bundle = |names| render::render_bundle(&templates, names, &plan, &context);
+    let release = manifest::collect_outputs(bundle(&templates.objects).map_err(budget)?)?;
+    let kata = manifest::collect_outputs(bundle(&templates.kata).map_err(budget)?)?;
     let mut release = release;
     let extras = extra_objects(values, document, crds, &release, &kata)?;
     let extra = extras.len();
@@ -606,6 +603,36 @@ mod tests {
                     && f.object() == Some("Role buildkit-operator/events")),
             "{findings:#?}"
         );
+    }
+
+    #[test]
+    fn the_buildprojects_written_directly_are_those_the_engine_renders() {
+        let mut values = Values {
+            common_annotations: [("example.com/team".into(), "builds".into())].into(),
+            ..Values::default()
+        };
+        values.kata.enabled = true;
+        values.projects = (0..40)
+            .map(|i| crate::model::Project {
+                name: serde_json::from_value(serde_json::json!(format!("p{i:03}"))).unwrap(),
+                repository: format!("https://git.example.com/p{i}.git"),
+                trusted: i % 3 == 0,
+                resources: Default::default(),
+            })
+            .collect();
+        let render_by = |builtin: bool| {
+            let mut templates = render::templates().unwrap();
+            templates.builtin = builtin;
+            render_with(&values, None, &[], templates).unwrap()
+        };
+        let (direct, engine) = (render_by(true), render_by(false));
+        let shown = |o: &Output| {
+            (o.in_order(&Bundle::ALL).into_iter())
+                .map(|m| (m.id.clone(), m.node.clone(), m.template.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shown(&direct), shown(&engine));
+        assert_eq!(check(&direct), check(&engine));
     }
 
     #[test]

@@ -18,7 +18,9 @@ use crate::plan::Plan;
 use kubernetes::emit;
 use kubernetes::error::Error;
 // A template's output and its trace are what `manifest` parses back.
-use kubernetes::manifest::{Rendered, Trace};
+use kubernetes::manifest::{Output, Rendered, Trace};
+
+pub mod projects;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -81,6 +83,10 @@ pub struct Templates {
     pub objects: Vec<String>,
     /// The Kata bundle's object templates: the files in `kata/`, sorted.
     pub kata: Vec<String>,
+    /// Whether these are the built-in templates, not a
+    /// `$CHARTGEN_TEMPLATES` folder's: [`render_bundle`] then writes the
+    /// BuildProjects without the engine ([`projects`]).
+    pub builtin: bool,
 }
 
 /// The provenance line of a render with templates from
@@ -114,7 +120,9 @@ pub type Observer = fn(&TemplateValue, &str);
 
 fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
     let mut names: Vec<String> = Vec::new();
-    match std::env::var_os(TEMPLATES_DIR_VAR) {
+    let dir = std::env::var_os(TEMPLATES_DIR_VAR);
+    let builtin = dir.is_none();
+    match dir {
         None => {
             for (name, source) in TEMPLATES {
                 env.add_template(name, source)
@@ -168,7 +176,12 @@ fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
         .cloned()
         .collect();
     kata.sort();
-    Ok(Templates { env, objects, kata })
+    Ok(Templates {
+        env,
+        objects,
+        kata,
+        builtin,
+    })
 }
 
 fn read_dir_templates(root: &std::path::Path) -> Result<Vec<(String, String)>, Error> {
@@ -338,6 +351,38 @@ pub fn render_objects_with(
             };
             done(&rendered);
             Ok(rendered)
+        })
+        .collect()
+}
+
+/// Renders each of the object templates `names` as `render` needs them:
+/// the BuildProjects of the built-in templates written directly, objects
+/// and all ([`projects::build`]; the same text, trace, objects and budget),
+/// every other template, and those near a limit, through the engine with
+/// `context` ([`plan_value`] of `plan`). One output budget for them all.
+pub fn render_bundle(
+    templates: &Templates,
+    names: &[String],
+    plan: &Plan<'_>,
+    context: &TemplateValue,
+) -> Result<Vec<Output>, Error> {
+    WRITTEN.set(0);
+    names
+        .iter()
+        .map(|template| {
+            if templates.builtin
+                && template == projects::TEMPLATE
+                && let Some((built, written)) = projects::build(plan, WRITTEN.get())
+            {
+                WRITTEN.set(written);
+                return Ok(Output::Built(built));
+            }
+            let (text, trace) = render_traced(&templates.env, template, context)?;
+            Ok(Output::Text(Rendered {
+                template: template.clone(),
+                text,
+                trace,
+            }))
         })
         .collect()
 }

@@ -102,6 +102,11 @@ fn is_quantity(text: &str) -> bool {
 }
 
 impl WrittenQuantity {
+    /// The amount as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
     /// The exact amount, as the API server stores and compares it.
     pub fn value(&self) -> kubernetes::quantity::Quantity {
         kubernetes::quantity::Quantity::parse(&self.0)
