@@ -395,7 +395,7 @@ fn to_stdout(
     };
     // A thread (and its allocator heap) pays only past a few hundred objects.
     let parallel = output.release.len() + output.kata.len() >= chart::check::PARALLEL_FROM
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        && kubernetes::second_core();
     let ((findings, copies), stream) = if parallel {
         std::thread::scope(|scope| {
             let writer = scope.spawn(stream);

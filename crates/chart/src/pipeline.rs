@@ -148,8 +148,8 @@ pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error
 /// freed once rendered: the checks' copy of the objects makes the peak of
 /// a large render, and the values are no part of it.
 pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Error> {
-    let overlap = std::env::var_os(render::TEMPLATES_DIR_VAR).is_none()
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    let overlap =
+        std::env::var_os(render::TEMPLATES_DIR_VAR).is_none() && kubernetes::second_core();
     if !overlap {
         let loaded = values::load(inputs)?;
         let templates = render::templates()?;

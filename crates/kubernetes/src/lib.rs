@@ -79,3 +79,12 @@ pub mod selector;
 pub mod terminal;
 pub mod text;
 pub mod yaml;
+
+/// Whether the process may run on more than one core: asked of the
+/// system once (`available_parallelism` reads the cgroup's quota files on
+/// every call), then remembered. The stages that split their work over
+/// two threads ask it.
+pub fn second_core() -> bool {
+    static SECOND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SECOND.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
+}

@@ -340,9 +340,9 @@ pub const SPLIT_FROM: usize = 64 << 10;
 /// together pass a budget, the whole stream is read again on one thread,
 /// so the error is the one [`parse_manifests`] gives.
 pub fn parse_manifests_split(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, Problem> {
-    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
     let text = source.text.as_str();
-    let split = match parallel && text.len() >= SPLIT_FROM && text.len() <= limits.max_bytes {
+    let large = text.len() >= SPLIT_FROM && text.len() <= limits.max_bytes;
+    let split = match large && crate::second_core() {
         true => document_start_near_middle(text),
         false => None,
     };

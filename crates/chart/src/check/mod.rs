@@ -372,7 +372,7 @@ pub const PARALLEL_FROM: usize = 200;
 /// Whether work over `objects` objects is worth a second thread: enough of
 /// them, and a second core.
 pub fn parallel(objects: usize) -> bool {
-    objects >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+    objects >= PARALLEL_FROM && kubernetes::second_core()
 }
 
 /// Findings, then what was not verified, as text for a person, each
