@@ -105,15 +105,38 @@ fn plain_is_safe(text: &str) -> bool {
             && !text.starts_with("---"))
         || is_unit_quantity(text);
     start_ok
-        && text.bytes().all(|b| {
-            matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9'
-                | b' ' | b'-' | b'_' | b'.' | b'/' | b':' | b'@' | b'+' | b'=' | b'(' | b')')
-        })
+        && plain_bytes(text)
         && !text.ends_with([' ', ':'])
-        && !text.contains(": ")
-        && !text.contains(" #")
         && yaml::plain_is_string(text)
         && !matches!(text, "y" | "Y" | "n" | "N")
+}
+
+/// Whether `text` holds only letters, digits and ` -_./:@+=()`, and no
+/// `: ` (which would start a mapping; ` #`, a comment, needs a `#`, which
+/// is not among them): one pass over the bytes, the stream's hottest loop.
+fn plain_bytes(text: &str) -> bool {
+    const ALLOWED: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    b' ' | b'-' | b'_' | b'.' | b'/' | b':' | b'@' | b'+' | b'=' | b'(' | b')'
+                );
+            b += 1;
+        }
+        table
+    };
+    let mut after_colon = false;
+    for &b in text.as_bytes() {
+        if !ALLOWED[usize::from(b)] || (after_colon && b == b' ') {
+            return false;
+        }
+        after_colon = b == b':';
+    }
+    true
 }
 
 /// `100m`, `128Mi`, `20GB`: digits then a unit, which no YAML reader takes
