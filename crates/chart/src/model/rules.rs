@@ -100,37 +100,40 @@ fn check_pods(values: &Values, violations: &mut Vec<RuleBreach>) {
 /// certificates renewed before they expire: the API server or cert-manager
 /// would refuse the rendered objects otherwise.
 fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
-    let mut containers: Vec<(KeyPath, Resources)> = vec![
+    // Each container's resources, and whether it is a build daemon's
+    // (`builds.*` and every project's), which the LimitRange admits.
+    let mut containers: Vec<(KeyPath, Resources, bool)> = [
+        ("buildd.resources", &values.buildd.resources, false),
+        ("gateway.resources", &values.gateway.resources, false),
         (
-            KeyPath::dotted("buildd.resources"),
-            values.buildd.resources.clone(),
+            "builds.daemonResources",
+            &values.builds.daemon_resources,
+            true,
         ),
         (
-            KeyPath::dotted("gateway.resources"),
-            values.gateway.resources.clone(),
+            "kata.deploy.resources",
+            &values.kata.deploy.resources,
+            false,
         ),
         (
-            KeyPath::dotted("builds.daemonResources"),
-            values.builds.daemon_resources.clone(),
+            "kata.vcpuTuning.resources",
+            &values.kata.vcpu_tuning.resources,
+            false,
         ),
-        (
-            KeyPath::dotted("kata.deploy.resources"),
-            values.kata.deploy.resources.clone(),
-        ),
-        (
-            KeyPath::dotted("kata.vcpuTuning.resources"),
-            values.kata.vcpu_tuning.resources.clone(),
-        ),
-    ];
+    ]
+    .into_iter()
+    .map(|(path, resources, daemon)| (KeyPath::dotted(path), resources.clone(), daemon))
+    .collect();
     for (i, project) in values.projects.iter().enumerate() {
         containers.push((
             KeyPath::root().key("projects").index(i).key("resources"),
             project
                 .resources
                 .layered_over(&values.builds.daemon_resources),
+            true,
         ));
     }
-    for (path, resources) in &containers {
+    for (path, resources, _) in &containers {
         at_most(
             violations,
             path,
@@ -140,11 +143,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
     }
     let range = &values.builds.limit_range;
     if range.enabled {
-        let daemons = containers.iter().filter(|(path, _)| {
-            let path = path.to_string();
-            path.starts_with("builds.") || path.starts_with("projects")
-        });
-        for (path, resources) in daemons {
+        for (path, resources, _) in containers.iter().filter(|(.., daemon)| *daemon) {
             limit_range_admits(violations, path, resources, range);
         }
     }
