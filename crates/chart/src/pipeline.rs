@@ -190,8 +190,8 @@ fn render_with(
             values,
         ));
     }
-    let plan = Plan::new(values);
-    let context = render::plan_value(&plan);
+    let mut plan = Plan::new(values);
+    let context = render::bundle_context(&mut plan, &templates);
     let budget = |error| over_budget(error, values);
     let bundle = |names| render::render_bundle(&templates, names, &plan, &context);
     let release = manifest::collect_outputs(bundle(&templates.objects).map_err(budget)?)?;
