@@ -9,7 +9,8 @@
 //! ([`output`]).
 //! Beneath them the base every layer uses: positions in a source
 //! ([`location`]), errors that carry them ([`diagnostic`], [`error`]), the
-//! exit codes ([`exit`]), text helpers ([`text`]) and the terminal's colour
+//! exit codes ([`exit`]), text helpers ([`text`]), reading a JSON object's
+//! fields without hashing their keys ([`json`]) and the terminal's colour
 //! choice ([`terminal`]).
 //!
 //! This crate knows no chart: it depends on neither `chart` nor the
@@ -65,6 +66,7 @@ pub mod error;
 pub mod exit;
 pub mod files;
 pub mod input;
+pub mod json;
 pub mod kube;
 pub mod location;
 pub mod manifest;

@@ -71,6 +71,16 @@ fn label(
 /// reads it (`IsDNS1123Subdomain`, one regular expression over the whole
 /// name), a part may be longer than a label's 63 characters.
 pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
+    // Most names are valid: one pass over the bytes says so; the words of
+    // a refusal come from the rule part by part.
+    if is_dns1123_subdomain(name) {
+        return Ok(());
+    }
+    subdomain_parts(name)
+}
+
+/// [`dns1123_subdomain`], part by part, saying what is wrong.
+fn subdomain_parts(name: &str) -> Result<(), String> {
     if name.len() > 253 {
         return Err(format!(
             "{} characters; a DNS-1123 subdomain has at most 253",
@@ -83,6 +93,65 @@ pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+/// What a byte may be in a name, one bit per rule ([`CLASSES`]).
+const LOWER_OR_DIGIT: u8 = 1;
+/// `-`.
+const DASH: u8 = 2;
+/// `.`.
+const DOT: u8 = 4;
+/// A letter of either case, a digit, `-`, `_` or `.`: a label value's.
+const IN_LABEL_VALUE: u8 = 8;
+
+/// Each byte's classes: one load per byte, where the rules of this module
+/// test ranges.
+const CLASSES: [u8; 256] = {
+    let mut classes = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if byte.is_ascii_lowercase() || byte.is_ascii_digit() {
+            classes[b] |= LOWER_OR_DIGIT;
+        }
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.') {
+            classes[b] |= IN_LABEL_VALUE;
+        }
+        b += 1;
+    }
+    classes[b'-' as usize] |= DASH;
+    classes[b'.' as usize] |= DOT;
+    classes
+};
+
+/// Whether `name` is a DNS-1123 subdomain, in one pass: what
+/// [`dns1123_subdomain`] accepts. Each part between dots is not empty and
+/// starts and ends with a lowercase letter or digit, with `-` inside.
+fn is_dns1123_subdomain(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.len() > 253 {
+        return false;
+    }
+    // The class of the byte before the current one; a part starts as
+    // after a dot.
+    let mut previous = DOT;
+    for &b in bytes {
+        let class = CLASSES[usize::from(b)];
+        let ok = if class & LOWER_OR_DIGIT != 0 {
+            true
+        } else if class & DASH != 0 {
+            previous & DOT == 0
+        } else if class & DOT != 0 {
+            previous & LOWER_OR_DIGIT != 0
+        } else {
+            false
+        };
+        if !ok {
+            return false;
+        }
+        previous = class;
+    }
+    previous & LOWER_OR_DIGIT != 0
 }
 
 /// A name that can be one segment of a URL path: RBAC roles and bindings.
@@ -120,6 +189,14 @@ pub fn qualified_name(key: &str) -> Result<(), String> {
 /// A label value: empty, or at most 63 of `[A-Za-z0-9_.-]` with
 /// alphanumeric ends.
 pub fn label_value(value: &str) -> Result<(), String> {
+    if value.is_empty() || is_label_value(value) {
+        return Ok(());
+    }
+    label_value_chars(value)
+}
+
+/// [`label_value`], character by character, saying what is wrong.
+fn label_value_chars(value: &str) -> Result<(), String> {
     if value.is_empty() {
         return Ok(());
     }
@@ -134,6 +211,19 @@ pub fn label_value(value: &str) -> Result<(), String> {
         Some(c) => Err(format!("{c:?} is not allowed")),
         None => Ok(()),
     }
+}
+
+/// Whether a non-empty `value` is a label value, by its bytes: what
+/// [`label_value`] accepts (a character that is not ASCII is refused by
+/// both).
+fn is_label_value(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() <= 63
+        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
+        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
+        && bytes
+            .iter()
+            .all(|&b| CLASSES[usize::from(b)] & IN_LABEL_VALUE != 0)
 }
 
 /// An IANA service name, as container port names must be: at most 15
@@ -410,6 +500,42 @@ mod tests {
             "ghcr.io:port/a:1",
         ] {
             assert!(image_reference(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// The one-pass checks accept what the rules, part by part and
+    /// character by character, accept: on names of the characters that
+    /// matter (and one that is not ASCII), up to past the length bounds.
+    #[test]
+    fn one_pass_checks_agree_with_the_rules() {
+        let alphabet = ["a", "z", "0", "9", "-", ".", "_", "A", "é", " "];
+        let mut names: Vec<String> = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = (names.iter())
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            names.extend(longer);
+        }
+        for long in [62, 63, 64, 252, 253, 254] {
+            names.push("a".repeat(long));
+            names.push(format!("{}.b", "a".repeat(long - 2)));
+            names.push(format!("{}-", "a".repeat(long - 1)));
+        }
+        for name in &names {
+            assert_eq!(
+                is_dns1123_subdomain(name),
+                subdomain_parts(name).is_ok(),
+                "{name:?}"
+            );
+            assert_eq!(dns1123_subdomain(name), subdomain_parts(name), "{name:?}");
+            if !name.is_empty() {
+                assert_eq!(
+                    is_label_value(name),
+                    label_value_chars(name).is_ok(),
+                    "{name:?}"
+                );
+            }
+            assert_eq!(label_value(name), label_value_chars(name), "{name:?}");
         }
     }
 

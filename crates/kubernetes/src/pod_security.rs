@@ -37,6 +37,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
+use crate::json::Field;
 use crate::location::KeyPath;
 
 /// A Pod Security level.
@@ -440,20 +441,20 @@ pub fn template_path(group: &str, kind: &str) -> Option<&'static [&'static str]>
 pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
     // By group, any version: an old version of a kind (`apps/v1beta2`,
     // `extensions/v1beta1`) carries its pod in the same place.
-    let api_version = object["apiVersion"].as_str()?;
+    let api_version = object.field("apiVersion").as_str()?;
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let path = template_path(group, object["kind"].as_str()?)?;
+    let path = template_path(group, object.field("kind").as_str()?)?;
     let mut node = object;
     let mut at = KeyPath::root();
     for key in path {
-        node = node.get(*key)?;
+        node = node.get_field(key)?;
         at = at.key(*key);
     }
-    let spec = node.get("spec")?;
+    let spec = node.get_field("spec")?;
     spec.is_object().then_some(CarriedPod {
         at,
         pod: Pod {
-            metadata: &node["metadata"],
+            metadata: node.field("metadata"),
             spec,
         },
     })

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value as Json;
 
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 
 use super::Class;
@@ -106,7 +107,7 @@ impl Facts {
         // The first two namespaces holding BuildProjects, for a buildd that
         // does not name its builds namespace.
         let mut projects: Vec<&str> = Vec::with_capacity(2);
-        for object in objects.iter().filter(|o| o["kind"] == "BuildProject") {
+        for object in objects.iter().filter(|o| o.field("kind") == "BuildProject") {
             let namespace = namespace_of(object);
             if projects.len() < 2 && !projects.contains(&namespace) {
                 projects.push(namespace);
@@ -139,10 +140,11 @@ impl Facts {
         let labelled: HashSet<&str> = objects
             .iter()
             .filter(|o| {
-                o["kind"] == "Namespace"
-                    && o["metadata"]["labels"][TRUST_CLASS_LABEL] == Class::System.name()
+                o.field("kind") == "Namespace"
+                    && o.field("metadata").field("labels").field(TRUST_CLASS_LABEL)
+                        == Class::System.name()
             })
-            .filter_map(|o| o["metadata"]["name"].as_str())
+            .filter_map(|o| o.field("metadata").field("name").as_str())
             .collect();
         let mut candidates: HashMap<&str, (bool, usize, Reverse<usize>)> = HashMap::new();
         for (index, object) in objects.iter().enumerate() {
@@ -165,13 +167,16 @@ impl Facts {
         // namespace for a class the input already shows.
         let mut shown: HashSet<Class> = facts.classes.values().copied().collect();
         for object in objects {
-            let hint = if object["kind"] == "Namespace" {
-                object["metadata"]["labels"][TRUST_CLASS_LABEL]
+            let hint = if object.field("kind") == "Namespace" {
+                object
+                    .field("metadata")
+                    .field("labels")
+                    .field(TRUST_CLASS_LABEL)
                     .as_str()
                     .and_then(Class::parse)
-                    .zip(object["metadata"]["name"].as_str())
+                    .zip(object.field("metadata").field("name").as_str())
             } else {
-                component_class(object).zip(object["metadata"]["namespace"].as_str())
+                component_class(object).zip(object.field("metadata").field("namespace").as_str())
             };
             if let Some((class, namespace)) = hint
                 && !facts.classes.contains_key(namespace)
@@ -219,8 +224,11 @@ impl Facts {
             let Some(builds) = &instance.builds else {
                 continue;
             };
-            let container = &objects[instance.buildd]["spec"]["template"]["spec"]["containers"]
-                [instance.container];
+            let container = &objects[instance.buildd]
+                .field("spec")
+                .field("template")
+                .field("spec")
+                .field("containers")[instance.container];
             let words = command_line(container);
             let args = words.as_slice();
             for (flag, kind) in adr::DAEMON_REFERENCES {
@@ -241,13 +249,15 @@ impl Facts {
             let Ok(read) = &template.read else {
                 continue;
             };
-            let name = objects[template.config_map]["metadata"]["name"]
+            let name = objects[template.config_map]
+                .field("metadata")
+                .field("name")
                 .as_str()
                 .unwrap_or_default();
-            if !read["spec"].is_object() {
+            if !read.field("spec").is_object() {
                 continue;
             }
-            for (kind, referenced, how) in pod_references(&read["spec"]) {
+            for (kind, referenced, how) in pod_references(read.field("spec")) {
                 needed
                     .entry((kind, referenced))
                     .or_default()
@@ -268,8 +278,12 @@ impl Facts {
             };
             let user = format!(
                 "{} {namespace}/{}",
-                object["kind"].as_str().unwrap_or_default(),
-                object["metadata"]["name"].as_str().unwrap_or_default()
+                object.field("kind").as_str().unwrap_or_default(),
+                object
+                    .field("metadata")
+                    .field("name")
+                    .as_str()
+                    .unwrap_or_default()
             );
             for (kind, name, how) in pod_references(pod) {
                 needed.entry((kind, name)).or_default().push(Requirement {
@@ -362,7 +376,13 @@ impl Facts {
 /// namespaces holding BuildProjects.
 fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) -> Instance {
     let operator = namespace_of(object).to_owned();
-    let args = &command_line(&object["spec"]["template"]["spec"]["containers"][container]);
+    let args = &command_line(
+        &object
+            .field("spec")
+            .field("template")
+            .field("spec")
+            .field("containers")[container],
+    );
     let namespace_flag = last_flag(args, "--namespace");
     // A --namespace naming buildd's own namespace (or none) shows no builds
     // namespace: the BuildProjects outside it do (T5 reports the flag).
@@ -379,7 +399,11 @@ fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) ->
         operator,
         builds,
         namespace_flag,
-        account: object["spec"]["template"]["spec"]["serviceAccountName"]
+        account: object
+            .field("spec")
+            .field("template")
+            .field("spec")
+            .field("serviceAccountName")
             .as_str()
             .unwrap_or("default")
             .to_owned(),
@@ -409,14 +433,20 @@ fn leader_election(args: &[Json]) -> bool {
 
 /// The namespace an object lives in; `default` when it names none.
 pub fn namespace_of(object: &Json) -> &str {
-    object["metadata"]["namespace"]
+    object
+        .field("metadata")
+        .field("namespace")
         .as_str()
         .unwrap_or("default")
 }
 
 /// The class chartgen's component label gives an object.
 pub fn component_class(object: &Json) -> Option<Class> {
-    let component = object["metadata"]["labels"][COMPONENT_LABEL].as_str()?;
+    let component = object
+        .field("metadata")
+        .field("labels")
+        .field(COMPONENT_LABEL)
+        .as_str()?;
     COMPONENT_CLASSES
         .iter()
         .find(|(c, _)| *c == component)
@@ -427,16 +457,28 @@ pub fn component_class(object: &Json) -> Option<Class> {
 /// `buildd` or running a `…/buildd` image, or any container of a Deployment
 /// labelled with the buildd component.
 pub fn buildd_container(object: &Json) -> Option<usize> {
-    if object["kind"] != "Deployment" {
+    if object.field("kind") != "Deployment" {
         return None;
     }
-    let containers = object["spec"]["template"]["spec"]["containers"].as_array()?;
+    let containers = object
+        .field("spec")
+        .field("template")
+        .field("spec")
+        .field("containers")
+        .as_array()?;
     containers
         .iter()
-        .position(|c| c["name"] == "buildd" || c["image"].as_str().is_some_and(is_buildd_image))
+        .position(|c| {
+            c.field("name") == "buildd" || c.field("image").as_str().is_some_and(is_buildd_image)
+        })
         .or_else(|| {
-            (object["metadata"]["labels"][COMPONENT_LABEL] == "buildd" && !containers.is_empty())
-                .then_some(0)
+            (object
+                .field("metadata")
+                .field("labels")
+                .field(COMPONENT_LABEL)
+                == "buildd"
+                && !containers.is_empty())
+            .then_some(0)
         })
 }
 
@@ -473,7 +515,7 @@ pub fn is_kata_plumbing(object: &Json, in_labelled: bool) -> bool {
     ["initContainers", "containers"].iter().any(|list| {
         pod[*list].as_array().is_some_and(|c| {
             c.iter().any(|c| {
-                let image = c["image"].as_str().unwrap_or_default();
+                let image = c.field("image").as_str().unwrap_or_default();
                 let repository = image.split('@').next().unwrap_or_default();
                 let repository = match repository.rsplit_once(':') {
                     Some((path, tag)) if !tag.contains('/') => path,
@@ -497,13 +539,15 @@ pub fn has_host_access(object: &Json) -> bool {
     let host = ["hostPID", "hostNetwork", "hostIPC"]
         .iter()
         .any(|k| pod[*k] == true);
-    let host_path = pod["volumes"]
+    let host_path = pod
+        .field("volumes")
         .as_array()
         .is_some_and(|v| v.iter().any(|v| v.get("hostPath").is_some()));
     let privileged = ["initContainers", "containers"].iter().any(|list| {
-        pod[*list]
-            .as_array()
-            .is_some_and(|c| c.iter().any(|c| c["securityContext"]["privileged"] == true))
+        pod[*list].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|c| c.field("securityContext").field("privileged") == true)
+        })
     });
     host || host_path || privileged
 }
@@ -512,20 +556,21 @@ pub fn has_host_access(object: &Json) -> bool {
 /// ConfigMap, Secret or ServiceAccount by its name, and the Secret a
 /// cert-manager Certificate writes (its `spec.secretName`).
 fn provides(object: &Json) -> Option<(&'static str, &str)> {
-    let kind = match object["kind"].as_str()? {
+    let kind = match object.field("kind").as_str()? {
         "ConfigMap" => "ConfigMap",
         "Secret" => "Secret",
         "ServiceAccount" => "ServiceAccount",
         "Certificate"
-            if object["apiVersion"]
+            if object
+                .field("apiVersion")
                 .as_str()?
                 .starts_with("cert-manager.io/") =>
         {
-            return Some(("Secret", object["spec"]["secretName"].as_str()?));
+            return Some(("Secret", object.field("spec").field("secretName").as_str()?));
         }
         _ => return None,
     };
-    Some((kind, object["metadata"]["name"].as_str()?))
+    Some((kind, object.field("metadata").field("name").as_str()?))
 }
 
 /// The ConfigMaps, Secrets and ServiceAccount a pod uses, each with how:
@@ -540,38 +585,67 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
             found.push((kind, name.to_owned(), how));
         }
     };
-    for volume in pod["volumes"].as_array().into_iter().flatten() {
-        add("Secret", &volume["secret"]["secretName"], "mounts");
-        add("ConfigMap", &volume["configMap"]["name"], "mounts");
-        for source in volume["projected"]["sources"]
+    for volume in pod.field("volumes").as_array().into_iter().flatten() {
+        add(
+            "Secret",
+            volume.field("secret").field("secretName"),
+            "mounts",
+        );
+        add(
+            "ConfigMap",
+            volume.field("configMap").field("name"),
+            "mounts",
+        );
+        for source in volume
+            .field("projected")
+            .field("sources")
             .as_array()
             .into_iter()
             .flatten()
         {
-            add("Secret", &source["secret"]["name"], "mounts");
-            add("ConfigMap", &source["configMap"]["name"], "mounts");
+            add("Secret", source.field("secret").field("name"), "mounts");
+            add(
+                "ConfigMap",
+                source.field("configMap").field("name"),
+                "mounts",
+            );
         }
     }
-    for secret in pod["imagePullSecrets"].as_array().into_iter().flatten() {
-        add("Secret", &secret["name"], "pulls images with");
+    for secret in pod
+        .field("imagePullSecrets")
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        add("Secret", secret.field("name"), "pulls images with");
     }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for container in pod[list].as_array().into_iter().flatten() {
-            for from in container["envFrom"].as_array().into_iter().flatten() {
-                add("Secret", &from["secretRef"]["name"], "reads");
-                add("ConfigMap", &from["configMapRef"]["name"], "reads");
-            }
-            for env in container["env"].as_array().into_iter().flatten() {
-                add("Secret", &env["valueFrom"]["secretKeyRef"]["name"], "reads");
+            for from in container.field("envFrom").as_array().into_iter().flatten() {
+                add("Secret", from.field("secretRef").field("name"), "reads");
                 add(
                     "ConfigMap",
-                    &env["valueFrom"]["configMapKeyRef"]["name"],
+                    from.field("configMapRef").field("name"),
+                    "reads",
+                );
+            }
+            for env in container.field("env").as_array().into_iter().flatten() {
+                add(
+                    "Secret",
+                    env.field("valueFrom").field("secretKeyRef").field("name"),
+                    "reads",
+                );
+                add(
+                    "ConfigMap",
+                    env.field("valueFrom")
+                        .field("configMapKeyRef")
+                        .field("name"),
                     "reads",
                 );
             }
         }
     }
-    add("ServiceAccount", &pod["serviceAccountName"], "runs as");
+    add("ServiceAccount", pod.field("serviceAccountName"), "runs as");
     found
 }
 
@@ -597,9 +671,9 @@ fn daemon_templates(
     for (builds, name) in named {
         let candidates: Vec<usize> = (0..objects.len())
             .filter(|&i| {
-                objects[i]["kind"] == "ConfigMap"
-                    && objects[i]["apiVersion"] == "v1"
-                    && objects[i]["metadata"]["name"] == name
+                objects[i].field("kind") == "ConfigMap"
+                    && objects[i].field("apiVersion") == "v1"
+                    && objects[i].field("metadata").field("name") == name
             })
             .collect();
         let chosen = candidates
@@ -610,7 +684,8 @@ fn daemon_templates(
             missing.push((builds.to_owned(), name.to_owned()));
             continue;
         };
-        for (key, text) in objects[config_map]["data"]
+        for (key, text) in objects[config_map]
+            .field("data")
             .as_object()
             .into_iter()
             .flatten()
@@ -636,7 +711,7 @@ fn read_pod_template(text: &str, spent: &mut usize) -> Result<Json, String> {
         kubernetes::yaml::parse_manifests_sharing(&source, kubernetes::manifest::LIMITS, spent)
             .map_err(|e| e.to_string())?;
     let mut json = documents.first().map(|d| d.to_json()).unwrap_or_default();
-    if json["template"]["spec"].is_object() {
+    if json.field("template").field("spec").is_object() {
         json = json["template"].take();
     }
     if json.is_object() {
@@ -655,9 +730,10 @@ pub fn covers_classed_account(
     namespace: Option<&str>,
     classed: impl Fn(&str) -> bool,
 ) -> bool {
-    let name = subject["name"].as_str().unwrap_or_default();
-    match subject["kind"].as_str() {
-        Some("ServiceAccount") => subject["namespace"]
+    let name = subject.field("name").as_str().unwrap_or_default();
+    match subject.field("kind").as_str() {
+        Some("ServiceAccount") => subject
+            .field("namespace")
             .as_str()
             .filter(|ns| !ns.is_empty())
             .or(namespace)
@@ -684,12 +760,16 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
     let mut bound: HashSet<(&str, &str, &str)> = HashSet::new();
     let mut bindings = Vec::new();
     for (index, object) in objects.iter().enumerate() {
-        let kind = object["kind"].as_str().unwrap_or_default();
+        let kind = object.field("kind").as_str().unwrap_or_default();
         if !matches!(kind, "RoleBinding" | "ClusterRoleBinding") {
             continue;
         }
         let namespace = (kind == "RoleBinding").then(|| namespace_of(object));
-        let role_kind = object["roleRef"]["kind"].as_str().unwrap_or_default();
+        let role_kind = object
+            .field("roleRef")
+            .field("kind")
+            .as_str()
+            .unwrap_or_default();
         let role = (
             role_kind,
             if role_kind == "Role" {
@@ -697,10 +777,15 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
             } else {
                 ""
             },
-            object["roleRef"]["name"].as_str().unwrap_or_default(),
+            object
+                .field("roleRef")
+                .field("name")
+                .as_str()
+                .unwrap_or_default(),
         );
         let reaches = !none
-            && object["subjects"]
+            && object
+                .field("subjects")
                 .as_array()
                 .into_iter()
                 .flatten()
@@ -714,24 +799,33 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
         .iter()
         .enumerate()
         .map(|(index, object)| {
-            let kind = object["kind"].as_str().unwrap_or_default();
-            let name = object["metadata"]["name"].as_str().unwrap_or_default();
+            let kind = object.field("kind").as_str().unwrap_or_default();
+            let name = object
+                .field("metadata")
+                .field("name")
+                .as_str()
+                .unwrap_or_default();
             let hinted = component_class(object).is_some();
             match kind {
                 "Namespace" => classed(name) || hinted,
                 "BuildProject" => true,
                 "CustomResourceDefinition" => {
-                    object["spec"]["group"] == adr::CRD_GROUP
-                        || object["spec"]["names"]["kind"] == "BuildProject"
+                    object.field("spec").field("group") == adr::CRD_GROUP
+                        || object.field("spec").field("names").field("kind") == "BuildProject"
                 }
                 "ClusterRole" => {
                     hinted
                         || bound.contains(&("ClusterRole", "", name))
-                        || object["rules"].as_array().into_iter().flatten().any(|r| {
-                            r["apiGroups"]
-                                .as_array()
-                                .is_some_and(|g| g.iter().any(|g| g == adr::CRD_GROUP))
-                        })
+                        || object
+                            .field("rules")
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|r| {
+                                r.field("apiGroups")
+                                    .as_array()
+                                    .is_some_and(|g| g.iter().any(|g| g == adr::CRD_GROUP))
+                            })
                 }
                 "Role" => {
                     let namespace = namespace_of(object);
@@ -754,21 +848,24 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
         .iter()
         .enumerate()
         .filter(|(index, o)| {
-            scope[*index] && matches!(o["kind"].as_str(), Some("Role" | "ClusterRole"))
+            scope[*index] && matches!(o.field("kind").as_str(), Some("Role" | "ClusterRole"))
         })
         .map(|(_, o)| {
-            let kind = o["kind"].as_str().unwrap_or_default();
+            let kind = o.field("kind").as_str().unwrap_or_default();
             let namespace = if kind == "Role" { namespace_of(o) } else { "" };
             (
                 kind,
                 namespace,
-                o["metadata"]["name"].as_str().unwrap_or_default(),
+                o.field("metadata")
+                    .field("name")
+                    .as_str()
+                    .unwrap_or_default(),
             )
         })
         .collect();
     for (index, reaches, role) in bindings {
         let object = objects[index];
-        let placed = object["kind"] == "RoleBinding" && classed(namespace_of(object));
+        let placed = object.field("kind") == "RoleBinding" && classed(namespace_of(object));
         scope[index] =
             reaches || placed || roles.contains(&role) || component_class(object).is_some();
     }
@@ -781,7 +878,7 @@ fn scope(objects: &[&Json], facts: &Facts, referenced: &HashSet<usize>) -> Vec<b
 /// each selector is tried once against the roles not yet in scope.
 fn aggregated_into_scope(objects: &[&Json], scope: &mut [bool]) {
     let cluster_roles: Vec<usize> = (0..objects.len())
-        .filter(|i| objects[*i]["kind"] == "ClusterRole")
+        .filter(|i| objects[*i].field("kind") == "ClusterRole")
         .collect();
     let mut work: Vec<usize> = cluster_roles
         .iter()
@@ -790,7 +887,9 @@ fn aggregated_into_scope(objects: &[&Json], scope: &mut [bool]) {
         .collect();
     let empty = serde_json::Map::new();
     while let Some(role) = work.pop() {
-        let selectors = objects[role]["aggregationRule"]["clusterRoleSelectors"]
+        let selectors = objects[role]
+            .field("aggregationRule")
+            .field("clusterRoleSelectors")
             .as_array()
             .map_or(&[][..], Vec::as_slice);
         // An empty selector selects nothing for aggregation.
@@ -805,7 +904,9 @@ fn aggregated_into_scope(objects: &[&Json], scope: &mut [bool]) {
             if scope[i] {
                 continue;
             }
-            let labels = objects[i]["metadata"]["labels"]
+            let labels = objects[i]
+                .field("metadata")
+                .field("labels")
                 .as_object()
                 .unwrap_or(&empty);
             if selectors
@@ -835,12 +936,16 @@ pub fn command_line(container: &Json) -> Vec<Json> {
 /// The field of `container` that holds the last `flag` (`--flag=value` or
 /// `--flag`): `command` or `args`, where a finding about it points.
 pub fn flag_field(container: &Json, flag: &str) -> &'static str {
-    let in_command = container["command"].as_array().is_some_and(|command| {
-        let last_in_args = container["args"]
-            .as_array()
-            .is_some_and(|args| args.iter().any(|a| is_flag(a, flag)));
-        !last_in_args && command.iter().any(|a| is_flag(a, flag))
-    });
+    let in_command = container
+        .field("command")
+        .as_array()
+        .is_some_and(|command| {
+            let last_in_args = container
+                .field("args")
+                .as_array()
+                .is_some_and(|args| args.iter().any(|a| is_flag(a, flag)));
+            !last_in_args && command.iter().any(|a| is_flag(a, flag))
+        });
     if in_command { "command" } else { "args" }
 }
 

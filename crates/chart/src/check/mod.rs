@@ -349,17 +349,21 @@ pub fn run_borrowed(
         .into_iter()
         .map(|(subject, message)| Diagnostic::note(subject, message))
         .collect();
-    let order: BTreeMap<String, usize> = manifests
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.id.to_string(), i))
-        .collect();
     let mut found = found;
-    found.sort_by_key(|(invariant, f)| {
-        let object = f.object().unwrap_or_default();
-        (order.get(object).copied().unwrap_or(usize::MAX), *invariant)
-    });
-    found.dedup();
+    // One finding or none is in order already: the objects' names, one
+    // string each, are written only to order several.
+    if found.len() > 1 {
+        let order: BTreeMap<String, usize> = manifests
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.to_string(), i))
+            .collect();
+        found.sort_by_key(|(invariant, f)| {
+            let object = f.object().unwrap_or_default();
+            (order.get(object).copied().unwrap_or(usize::MAX), *invariant)
+        });
+        found.dedup();
+    }
     let findings = found.into_iter().map(|(_, finding)| finding).collect();
     CheckReport { findings, info }
 }

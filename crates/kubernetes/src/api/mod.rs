@@ -17,6 +17,7 @@ mod cron;
 mod objects;
 mod pod;
 
+use crate::json::Field;
 use crate::location::KeyPath;
 use crate::names;
 use crate::quantity::Quantity;
@@ -35,14 +36,14 @@ pub enum Refuser {
 /// parse: the API server accepts them, the pod never starts.
 pub fn images(object: &Json) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
-    let kind = object["kind"].as_str().unwrap_or_default();
+    let kind = object.field("kind").as_str().unwrap_or_default();
     let Some((_, spec)) = pod_template(kind) else {
         return found;
     };
     let at = KeyPath::from_pointer(spec);
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&object.pointer(spec).unwrap_or(&Json::Null)[list]) {
-            if let Some(image) = container["image"].as_str()
+            if let Some(image) = container.field("image").as_str()
                 && let Err(why) = names::image_reference(image)
             {
                 found.push((
@@ -105,55 +106,63 @@ pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, Refuser, String)> {
 /// What the API server would refuse in `object`, by path.
 pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
-    let kind = object["kind"].as_str().unwrap_or_default();
-    let metadata = KeyPath::root().key("metadata");
-    if let Some(name) = object["metadata"]["name"].as_str() {
+    let kind = object.field("kind").as_str().unwrap_or_default();
+    // Paths are made only for a finding: most objects have none.
+    let metadata = || KeyPath::root().key("metadata");
+    if let Some(name) = object.field("metadata").field("name").as_str() {
         if let Err(why) = names::object_name(kind, name) {
             found.push((
-                metadata.clone().key("name"),
+                metadata().key("name"),
                 format!("`{name}` is not a valid {kind} name: {why}"),
             ));
         }
         if kind == "CustomResourceDefinition" {
-            let plural = object["spec"]["names"]["plural"]
+            let plural = object
+                .field("spec")
+                .field("names")
+                .field("plural")
                 .as_str()
                 .unwrap_or_default();
-            let group = object["spec"]["group"].as_str().unwrap_or_default();
+            let group = object
+                .field("spec")
+                .field("group")
+                .as_str()
+                .unwrap_or_default();
             if name != format!("{plural}.{group}") {
                 found.push((
-                    metadata.clone().key("name"),
+                    metadata().key("name"),
                     format!("a CustomResourceDefinition is named `<spec.names.plural>.<spec.group>`, here `{plural}.{group}`, not `{name}`"),
                 ));
             }
         }
     }
-    if let Some(namespace) = object["metadata"]["namespace"].as_str()
+    if let Some(namespace) = object.field("metadata").field("namespace").as_str()
         && let Err(why) = names::dns1123_label(namespace)
     {
         found.push((
-            metadata.clone().key("namespace"),
+            metadata().key("namespace"),
             format!("`{namespace}` is not a valid namespace: {why}"),
         ));
     }
-    meta(&object["metadata"], &metadata, &mut found);
+    meta(object.field("metadata"), metadata, &mut found);
     if let Some((template, spec)) = pod_template(kind) {
         let template_path = KeyPath::from_pointer(template);
         if let Some(template) = object.pointer(template) {
             meta(
-                &template["metadata"],
-                &template_path.clone().key("metadata"),
+                template.field("metadata"),
+                || template_path.clone().key("metadata"),
                 &mut found,
             );
         }
         if let (Some(template), Some(pod)) = (object.pointer(template), object.pointer(spec)) {
             pod::seccomp_annotations(
-                &template["metadata"],
+                template.field("metadata"),
                 pod,
                 &KeyPath::from_pointer(spec),
                 &mut found,
             );
             pod::apparmor_annotations(
-                &template["metadata"],
+                template.field("metadata"),
                 pod,
                 kind,
                 &KeyPath::from_pointer(spec),
@@ -163,9 +172,9 @@ pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
         }
         if let Some(pod) = object.pointer(spec) {
             // A StatefulSet's claim templates are volumes its pods mount.
-            let claims = each(&object["spec"]["volumeClaimTemplates"])
+            let claims = each(object.field("spec").field("volumeClaimTemplates"))
                 .filter(|_| kind == "StatefulSet")
-                .filter_map(|(_, claim)| claim["metadata"]["name"].as_str())
+                .filter_map(|(_, claim)| claim.field("metadata").field("name").as_str())
                 .collect();
             pod_spec(pod, kind, &KeyPath::from_pointer(spec), claims, &mut found);
         }
@@ -184,7 +193,7 @@ pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
 /// A claim's storage request: given, and more than zero (a quantity that
 /// is no quantity is said by `resources`).
 fn claim_storage(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    let storage = &resources["requests"]["storage"];
+    let storage = resources.field("requests").field("storage");
     let text = match storage {
         Json::Null => {
             found.push((
@@ -217,7 +226,7 @@ fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
             let at = KeyPath::root().key(field).key(key.clone());
             if let Err(why) = pod::config_key(key) {
                 found.push((at, format!("`{key}` is not a ConfigMap key: {why}")));
-            } else if field == "data" && !object["binaryData"][key.as_str()].is_null() {
+            } else if field == "data" && !object.field("binaryData")[key.as_str()].is_null() {
                 found.push((at, format!("`{key}` is in data and in binaryData")));
             }
         }
@@ -227,8 +236,9 @@ fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
 /// The counts of a workload's spec the API server wants non-negative, and
 /// its selector: well-formed, and selecting its own pod template.
 fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
-    let spec = &object["spec"];
-    let at = KeyPath::root().key("spec");
+    let spec = object.field("spec");
+    // Made on first use: most kinds have nothing checked here.
+    let at = std::cell::LazyCell::new(|| KeyPath::root().key("spec"));
     let counts: &[&str] = match kind {
         "Deployment" => &[
             "replicas",
@@ -252,28 +262,33 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         ],
         _ => &[],
     };
-    non_negative(spec, &at, counts, found);
+    if !counts.is_empty() {
+        non_negative(spec, &at, counts, found);
+    }
     // A Deployment's progress deadline (600 s unset) exceeds minReadySeconds.
     if kind == "Deployment" {
-        let ready = spec["minReadySeconds"].as_i64().unwrap_or(0);
-        let deadline = spec["progressDeadlineSeconds"].as_i64().unwrap_or(600);
+        let ready = spec.field("minReadySeconds").as_i64().unwrap_or(0);
+        let deadline = spec
+            .field("progressDeadlineSeconds")
+            .as_i64()
+            .unwrap_or(600);
         if deadline >= 0 && deadline <= ready {
             found.push((
                 at.clone().key("progressDeadlineSeconds"),
-                format!("progressDeadlineSeconds ({deadline}{}) must be greater than minReadySeconds ({ready})", if spec["progressDeadlineSeconds"].is_null() { ", its default" } else { "" }),
+                format!("progressDeadlineSeconds ({deadline}{}) must be greater than minReadySeconds ({ready})", if spec.field("progressDeadlineSeconds").is_null() { ", its default" } else { "" }),
             ));
         }
     }
     if kind == "StatefulSet" {
-        for (i, claim) in each(&spec["volumeClaimTemplates"]) {
+        for (i, claim) in each(spec.field("volumeClaimTemplates")) {
             let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
             resources(
-                &claim["spec"]["resources"],
+                claim.field("spec").field("resources"),
                 &claim_at.key("resources"),
                 found,
             );
             claim_storage(
-                &claim["spec"]["resources"],
+                claim.field("spec").field("resources"),
                 &claim_at.key("resources"),
                 found,
             );
@@ -281,10 +296,10 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
     }
     match kind {
         "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job"
-            if spec["selector"].is_object() =>
+            if spec.field("selector").is_object() =>
         {
             let path = at.clone().key("selector");
-            let selects = |field: &str| match &spec["selector"][field] {
+            let selects = |field: &str| match &spec.field("selector")[field] {
                 Json::Object(map) => !map.is_empty(),
                 Json::Array(list) => !list.is_empty(),
                 _ => false,
@@ -295,22 +310,32 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
                     format!("an empty selector; the API server refuses it for a {kind}"),
                 ));
             }
-            label_selector(&spec["selector"], &path, found);
+            label_selector(spec.field("selector"), &path, found);
             // A Job's generated selector is held to the generated labels
             // (objects.rs); a manual one to the template's.
-            if kind != "Job" || spec["manualSelector"].as_bool() == Some(true) {
-                selects_template(&spec["selector"], &spec["template"], &path, kind, found);
+            if kind != "Job" || spec.field("manualSelector").as_bool() == Some(true) {
+                selects_template(
+                    spec.field("selector"),
+                    spec.field("template"),
+                    &path,
+                    kind,
+                    found,
+                );
             }
         }
-        "PodDisruptionBudget" if spec["selector"].is_object() => {
-            label_selector(&spec["selector"], &at.clone().key("selector"), found);
+        "PodDisruptionBudget" if spec.field("selector").is_object() => {
+            label_selector(spec.field("selector"), &at.clone().key("selector"), found);
         }
         "PersistentVolumeClaim" => {
-            resources(&spec["resources"], &at.clone().key("resources"), found);
-            claim_storage(&spec["resources"], &at.clone().key("resources"), found);
+            resources(spec.field("resources"), &at.clone().key("resources"), found);
+            claim_storage(spec.field("resources"), &at.clone().key("resources"), found);
         }
-        "NetworkPolicy" if spec["podSelector"].is_object() => {
-            label_selector(&spec["podSelector"], &at.clone().key("podSelector"), found);
+        "NetworkPolicy" if spec.field("podSelector").is_object() => {
+            label_selector(
+                spec.field("podSelector"),
+                &at.clone().key("podSelector"),
+                found,
+            );
         }
         _ => {}
     }
@@ -364,7 +389,11 @@ fn selects_template(
     found: &mut Vec<(KeyPath, String)>,
 ) {
     let empty = serde_json::Map::new();
-    let labels = template["metadata"]["labels"].as_object().unwrap_or(&empty);
+    let labels = template
+        .field("metadata")
+        .field("labels")
+        .as_object()
+        .unwrap_or(&empty);
     let message = match crate::selector::evaluate(selector, |k| {
         labels.get(k).and_then(Json::as_str)
     }) {
@@ -436,19 +465,22 @@ fn repeated(
 }
 
 /// Label keys and values, annotation keys, and the annotations' total size.
-fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+/// `at` makes the path of the metadata, for a finding.
+fn meta(metadata: &Json, at: impl Fn() -> KeyPath, found: &mut Vec<(KeyPath, String)>) {
     for (field, what) in [("labels", "label"), ("annotations", "annotation")] {
-        let Some(map) = metadata[field].as_object() else {
+        let Some(map) = metadata.field(field).as_object() else {
             continue;
         };
         let mut size = 0;
         for (key, value) in map {
             // Made only for a finding: most keys and values are valid.
-            let path = || at.clone().key(field).key(key.clone());
+            let path = || at().key(field).key(key.clone());
             // An annotation key is a qualified name whatever its case: the
             // API server lowercases it before it checks (a label key keeps
             // its case).
-            let checked: std::borrow::Cow<'_, str> = if field == "annotations" {
+            // A key with no capital letter is its own lowercase: not copied.
+            let lower = || key.is_ascii() && !key.bytes().any(|b| b.is_ascii_uppercase());
+            let checked: std::borrow::Cow<'_, str> = if field == "annotations" && !lower() {
                 key.to_lowercase().into()
             } else {
                 key.as_str().into()
@@ -468,7 +500,7 @@ fn meta(metadata: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
         }
         if size > 256 * 1024 {
             found.push((
-                at.clone().key(field),
+                at().key(field),
                 format!("the annotations hold {size} bytes; the API server takes at most 262144"),
             ));
         }
@@ -485,8 +517,8 @@ fn pod_spec<'a>(
     found: &mut Vec<(KeyPath, String)>,
 ) {
     let mut volumes = claims;
-    for (i, volume) in each(&pod["volumes"]) {
-        if let Some(name) = volume["name"].as_str() {
+    for (i, volume) in each(pod.field("volumes")) {
+        if let Some(name) = volume.field("name").as_str() {
             let path = at.clone().key("volumes").index(i).key("name");
             let valid = names::dns1123_label(name);
             unique_name(
@@ -505,7 +537,7 @@ fn pod_spec<'a>(
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
             let path = at.clone().key(list).index(i);
-            if let Some(name) = container["name"].as_str() {
+            if let Some(name) = container.field("name").as_str() {
                 if let Err(why) = names::dns1123_label(name) {
                     found.push((
                         path.clone().key("name"),
@@ -524,7 +556,7 @@ fn pod_spec<'a>(
             // Only a Pod's: a template with one is accepted (its pods are
             // refused when created, and the image is IMAGE's finding).
             if owner == "Pod"
-                && let Some(image) = container["image"].as_str()
+                && let Some(image) = container.field("image").as_str()
                 && image != image.trim()
             {
                 found.push((
@@ -550,9 +582,9 @@ fn one_container(
     // Unique within a container: the API server only warns about a
     // name repeated across containers.
     let mut port_names = std::collections::BTreeSet::new();
-    for (p, port) in each(&container["ports"]) {
+    for (p, port) in each(container.field("ports")) {
         let port_path = path.clone().key("ports").index(p);
-        if let Some(name) = port["name"].as_str() {
+        if let Some(name) = port.field("name").as_str() {
             let valid = names::iana_service_name(name);
             let path = port_path.clone().key("name");
             unique_name(
@@ -565,15 +597,20 @@ fn one_container(
             );
         }
         port_number(
-            &port["containerPort"],
+            port.field("containerPort"),
             port_path.clone().key("containerPort"),
             false,
             found,
         );
-        port_number(&port["hostPort"], port_path.key("hostPort"), true, found);
+        port_number(
+            port.field("hostPort"),
+            port_path.key("hostPort"),
+            true,
+            found,
+        );
     }
-    for (m, mount) in each(&container["volumeMounts"]) {
-        if let Some(name) = mount["name"].as_str()
+    for (m, mount) in each(container.field("volumeMounts")) {
+        if let Some(name) = mount.field("name").as_str()
             && !volumes.contains(name)
         {
             found.push((
@@ -584,7 +621,7 @@ fn one_container(
     }
     let mounts = path.clone().key("volumeMounts");
     repeated(
-        &container["volumeMounts"],
+        container.field("volumeMounts"),
         "mountPath",
         &mounts,
         found,
@@ -598,11 +635,11 @@ fn one_container(
 /// server only warns, and reads it as 1).
 fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     crate::scheduling::pod(pod, at, found);
-    let context = &pod["securityContext"];
+    let context = pod.field("securityContext");
     let context_at = at.clone().key("securityContext");
     profiles(context, &context_at, found);
     let sysctls = context_at.clone().key("sysctls");
-    repeated(&context["sysctls"], "name", &sysctls, found, |name| {
+    repeated(context.field("sysctls"), "name", &sysctls, found, |name| {
         format!("sysctl `{name}` is set twice")
     });
 }
@@ -610,10 +647,14 @@ fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
 /// A container's security context (seccomp profile) and resources
 /// (quantities, requests at most limits).
 fn container_level(container: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    let context = &container["securityContext"];
+    let context = container.field("securityContext");
     let context_at = at.clone().key("securityContext");
     profiles(context, &context_at, found);
-    resources(&container["resources"], &at.clone().key("resources"), found);
+    resources(
+        container.field("resources"),
+        &at.clone().key("resources"),
+        found,
+    );
 }
 
 /// The seccomp and AppArmor profiles of a security context:
@@ -624,7 +665,7 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
         let at = context_at.clone().key(field);
         // seccomp takes any relative path (even empty); AppArmor a name,
         // not empty, not padded with whitespace.
-        let local = profile["localhostProfile"].as_str().is_some_and(|p| {
+        let local = profile.field("localhostProfile").as_str().is_some_and(|p| {
             if field == "seccompProfile" {
                 !p.starts_with('/') && !p.split('/').any(|part| part == "..")
             } else {
@@ -632,16 +673,16 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
             }
         });
         pod::one_of(
-            &profile["type"],
+            profile.field("type"),
             &["Localhost", "RuntimeDefault", "Unconfined"],
             at.clone().key("type"),
             found,
         );
-        match profile["type"].as_str() {
+        match profile.field("type").as_str() {
             Some("Localhost") if !local => {
                 found.push((at, "type Localhost needs a localhostProfile (seccomp: a relative path without `..`; AppArmor: a name, not padded)".to_owned()))
             }
-            Some(other) if other != "Localhost" && !profile["localhostProfile"].is_null() => {
+            Some(other) if other != "Localhost" && !profile.field("localhostProfile").is_null() => {
                 found.push((
                     at.key("localhostProfile"),
                     format!("a localhostProfile is only allowed with type Localhost, not {other}"),
@@ -756,23 +797,25 @@ fn plain(value: &Json) -> String {
 /// A Service's port names (DNS-1123 labels, required and unique when there
 /// is more than one port) and named target ports (IANA service names).
 fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
-    let spec = &object["spec"];
-    if spec["clusterIP"] == "None"
-        && let Some(kind @ ("NodePort" | "LoadBalancer")) = spec["type"].as_str()
+    let spec = object.field("spec");
+    if spec.field("clusterIP") == "None"
+        && let Some(kind @ ("NodePort" | "LoadBalancer")) = spec.field("type").as_str()
     {
         found.push((
             KeyPath::root().key("spec").key("clusterIP"),
             format!("a headless Service (clusterIP None) cannot be of type {kind}"),
         ));
     }
-    let ports = object["spec"]["ports"]
+    let ports = object
+        .field("spec")
+        .field("ports")
         .as_array()
         .map_or(&[][..], Vec::as_slice);
     let mut seen = std::collections::BTreeSet::new();
     let mut numbers = std::collections::BTreeSet::new();
     for (i, port) in ports.iter().enumerate() {
         let path = KeyPath::dotted("spec.ports").index(i);
-        match port["name"].as_str() {
+        match port.field("name").as_str() {
             Some(name) => {
                 let valid = names::dns1123_label(name);
                 let at = path.clone().key("name");
@@ -791,9 +834,9 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
             )),
             None => {}
         }
-        port_number(&port["port"], path.clone().key("port"), false, found);
-        let protocol = port["protocol"].as_str().unwrap_or("TCP");
-        if let Some(number) = port["port"].as_u64()
+        port_number(port.field("port"), path.clone().key("port"), false, found);
+        let protocol = port.field("protocol").as_str().unwrap_or("TCP");
+        if let Some(number) = port.field("port").as_u64()
             && !numbers.insert((number, protocol))
         {
             found.push((
@@ -801,16 +844,21 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
                 format!("port {number}/{protocol} a second time; a Service's ports are unique by number and protocol"),
             ));
         }
-        port_number(&port["nodePort"], path.clone().key("nodePort"), true, found);
-        if port["targetPort"].is_number() {
+        port_number(
+            port.field("nodePort"),
+            path.clone().key("nodePort"),
+            true,
+            found,
+        );
+        if port.field("targetPort").is_number() {
             port_number(
-                &port["targetPort"],
+                port.field("targetPort"),
                 path.clone().key("targetPort"),
                 true,
                 found,
             );
         }
-        if let Some(target) = port["targetPort"].as_str()
+        if let Some(target) = port.field("targetPort").as_str()
             && let Err(why) = names::iana_service_name(target)
         {
             found.push((

@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 
 use super::pod::one_of;
 use super::{cron, port_number};
+use crate::json::Field;
 use crate::location::KeyPath;
 use crate::names;
 use crate::scheduling::{each, label_selector};
@@ -21,8 +22,9 @@ type Found = Vec<(KeyPath, String)>;
 
 /// The checks of `object`'s kind.
 pub fn check(kind: &str, object: &Json, found: &mut Found) {
-    let spec = &object["spec"];
-    let at = KeyPath::root().key("spec");
+    let spec = object.field("spec");
+    // Made on first use: most kinds have nothing checked here.
+    let at = std::cell::LazyCell::new(|| KeyPath::root().key("spec"));
     match kind {
         "Deployment" => deployment_strategy(&spec["strategy"], &at.key("strategy"), found),
         "DaemonSet" => {

@@ -14,6 +14,7 @@ use jsonschema::Validator;
 use serde_json::Value as Json;
 
 use super::KubeSchemas;
+use crate::json::Field;
 use crate::location::KeyPath;
 
 /// What the schema check finds wrong with one object.
@@ -113,8 +114,9 @@ pub fn check(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<(us
     verdicts
 }
 
-/// The validators of the custom kinds, by (apiVersion, kind).
-type Custom = BTreeMap<(String, String), Result<Validator, String>>;
+/// The validators of the custom kinds, by apiVersion, then kind: found
+/// by the object's two strings, without copying them into a key.
+type Custom = BTreeMap<String, BTreeMap<String, Result<Validator, String>>>;
 
 /// One object's verdicts.
 fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> {
@@ -132,11 +134,12 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
     if let Some(errors) = schemas.validate(validated) {
         return invalid(errors);
     }
-    let key = (
-        object["apiVersion"].as_str().unwrap_or_default().to_owned(),
-        object["kind"].as_str().unwrap_or_default().to_owned(),
-    );
-    match custom.get(&key) {
+    let api_version = object.field("apiVersion").as_str().unwrap_or_default();
+    let kind = object.field("kind").as_str().unwrap_or_default();
+    match custom.get(api_version).and_then(|kinds| kinds.get(kind)) {
+        // Most custom resources are valid: asking whether is cheaper than
+        // collecting no errors.
+        Some(Ok(validator)) if validator.is_valid(object) => Vec::new(),
         Some(Ok(validator)) => invalid(
             validator
                 .iter_errors(object)
@@ -149,7 +152,10 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
                 .collect(),
         ),
         Some(Err(why)) => vec![Verdict::Uncompiled(why.clone())],
-        None => vec![Verdict::Unknown(unknown(key, schemas))],
+        None => vec![Verdict::Unknown(unknown(
+            (api_version.to_owned(), kind.to_owned()),
+            schemas,
+        ))],
     }
 }
 
@@ -185,7 +191,7 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
     // The given CRDs first: a CRD in the set that claims their kind is the second claim.
     let all = (crds.iter().map(|crd| (None, crd)))
         .chain(objects.iter().enumerate().map(|(i, o)| (Some(i), *o)))
-        .filter(|(_, o)| o["kind"] == "CustomResourceDefinition");
+        .filter(|(_, o)| o.field("kind") == "CustomResourceDefinition");
     let mut claims: BTreeMap<(String, String), String> = BTreeMap::new();
     let mut taken = Vec::new();
     for (index, crd) in all {
@@ -214,10 +220,8 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
                 .with_pattern_options(super::pattern_engine())
                 .build(&strict(&version["schema"]["openAPIV3Schema"]))
                 .map_err(|e| format!("the schema of CRD {name} does not compile: {e}"));
-            custom.insert(
-                (format!("{group}/{version_name}"), kind.to_owned()),
-                validator,
-            );
+            (custom.entry(format!("{group}/{version_name}")).or_default())
+                .insert(kind.to_owned(), validator);
         }
     }
     (custom, taken)

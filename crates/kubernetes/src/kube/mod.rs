@@ -12,6 +12,7 @@ pub mod validator;
 
 use serde_json::Value as Json;
 
+use crate::json::Field;
 use crate::location::KeyPath;
 
 /// The Kubernetes versions whose schemas are vendored, oldest first.
@@ -72,8 +73,8 @@ impl KubeSchemas {
     /// Every violation of `object`, structured; `None` when its kind has no
     /// schema here.
     pub fn errors<'i>(&self, object: &'i Json) -> Option<Vec<validator::SchemaError<'i>>> {
-        let api_version = object.get("apiVersion")?.as_str()?;
-        let kind = object.get("kind")?.as_str()?;
+        let api_version = object.get_field("apiVersion")?.as_str()?;
+        let kind = object.get_field("kind")?.as_str()?;
         let root = self.root(api_version, kind)?;
         Some(validator::validate(root, object))
     }

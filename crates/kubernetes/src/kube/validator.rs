@@ -454,7 +454,7 @@ fn walk<'i>(
         Json::String(text) => check_length(node, text, instance, at, out),
         Json::Object(object) if !node.required_late => {
             for &property in node.required {
-                if !object.contains_key(property) {
+                if crate::json::get(object, property).is_none() {
                     push(out, at, instance, ErrorKind::Required { property });
                 }
             }
@@ -576,7 +576,7 @@ fn walk_members<'i>(
             }
             if node.required_late {
                 for &property in node.required {
-                    if !object.contains_key(property) {
+                    if crate::json::get(object, property).is_none() {
                         push(out, at, instance, ErrorKind::Required { property });
                     }
                 }

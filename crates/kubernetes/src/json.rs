@@ -1,0 +1,120 @@
+//! Reading a field of a JSON object without hashing its key.
+//!
+//! serde_json with `preserve_order` keeps an object's members in an
+//! `IndexMap`, and `value["kind"]`, `value.get("kind")` hash the key with
+//! SipHash on every lookup: some 250 instructions, where the objects of a
+//! manifest hold a handful of keys each. [`Field::field`] finds the key by
+//! comparing it with each member's instead, and hashes only in a large
+//! object; the answer is the same as indexing's.
+
+use serde_json::{Map, Value as Json};
+
+/// Up to how many members an object is scanned rather than hashed: a
+/// comparison of a short key costs a few instructions, a hash some 250.
+const SCANNED_UP_TO: usize = 16;
+
+/// The absent member, as indexing gives it.
+static NULL: Json = Json::Null;
+
+/// The member `key` of `map`, as [`Map::get`] finds it: by comparing keys
+/// in a small map, by hash in a large one.
+pub fn get<'a>(map: &'a Map<String, Json>, key: &str) -> Option<&'a Json> {
+    if map.len() > SCANNED_UP_TO {
+        return map.get(key);
+    }
+    map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+}
+
+/// A JSON value's members, found without hashing ([`get`]).
+pub trait Field {
+    /// The member `key` of an object; `null` when it has none or is no
+    /// object: what `value[key]` gives.
+    fn field(&self, key: &str) -> &Json;
+
+    /// The member `key` of an object, if it has one: what
+    /// `value.get(key)` gives.
+    fn get_field(&self, key: &str) -> Option<&Json>;
+}
+
+impl Field for Json {
+    fn field(&self, key: &str) -> &Json {
+        self.get_field(key).unwrap_or(&NULL)
+    }
+
+    fn get_field(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(map) => get(map, key),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Objects of a few members and of more than [`SCANNED_UP_TO`], and
+    /// values that are no object.
+    fn values() -> Vec<Json> {
+        let mut large = Map::new();
+        for i in 0..40 {
+            large.insert(format!("key-{i}"), json!(i));
+        }
+        vec![
+            json!({}),
+            json!({"kind": "Deployment", "metadata": {"name": "a"}, "spec": null}),
+            json!({"b": 1, "a": 2, "": 3, "ä": 4, "kind ": 5}),
+            Json::Object(large),
+            json!(null),
+            json!("kind"),
+            json!(["kind", "metadata"]),
+            json!(3),
+        ]
+    }
+
+    /// Keys found, keys missing (a prefix, a longer key, another case, the
+    /// empty key) and keys of a large object agree with `Map::get`,
+    /// `Value::get` and indexing.
+    #[test]
+    fn agrees_with_hashing() {
+        let keys = [
+            "kind", "metadata", "spec", "a", "b", "", "ä", "kind ", "Kind", "kin", "missing",
+            "key-0", "key-17", "key-39", "key-40",
+        ];
+        for value in values() {
+            for key in keys {
+                assert_eq!(value.get_field(key), value.get(key), "{value} {key:?}");
+                assert_eq!(value.field(key), &value[key], "{value} {key:?}");
+                if let Some(map) = value.as_object() {
+                    assert_eq!(get(map, key), map.get(key), "{value} {key:?}");
+                }
+            }
+        }
+    }
+
+    /// A member whose value is `null` is found, and is not the absent one
+    /// for [`Field::get_field`].
+    #[test]
+    fn a_null_member_is_a_member() {
+        let value = json!({"spec": null});
+        assert_eq!(value.get_field("spec"), Some(&Json::Null));
+        assert_eq!(value.get_field("status"), None);
+        assert!(value.field("status").is_null());
+    }
+
+    /// Every key of an object, each of them unique (a `Map` holds no key
+    /// twice), finds its own value, whatever its position.
+    #[test]
+    fn every_member_finds_its_own_value() {
+        for value in values() {
+            let Some(map) = value.as_object() else {
+                continue;
+            };
+            for (key, member) in map {
+                assert!(std::ptr::eq(get(map, key).unwrap(), member), "{key:?}");
+            }
+        }
+    }
+}
