@@ -102,7 +102,7 @@ fn check_pods(values: &Values, violations: &mut Vec<RuleBreach>) {
 fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
     // Each container's resources, and whether it is a build daemon's
     // (`builds.*` and every project's), which the LimitRange admits.
-    let mut containers: Vec<(KeyPath, Resources, bool)> = [
+    let mut containers: Vec<(At, Resources, bool)> = [
         ("buildd.resources", &values.buildd.resources, false),
         ("gateway.resources", &values.gateway.resources, false),
         (
@@ -122,11 +122,11 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
         ),
     ]
     .into_iter()
-    .map(|(path, resources, daemon)| (KeyPath::dotted(path), resources.clone(), daemon))
+    .map(|(path, resources, daemon)| (At::Dotted(path), resources.clone(), daemon))
     .collect();
     for (i, project) in values.projects.iter().enumerate() {
         containers.push((
-            KeyPath::root().key("projects").index(i).key("resources"),
+            At::ProjectResources(i),
             project
                 .resources
                 .layered_over(&values.builds.daemon_resources),
@@ -147,7 +147,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
             limit_range_admits(violations, path, resources, range);
         }
     }
-    let path = KeyPath::dotted("builds.limitRange");
+    let path = At::Dotted("builds.limitRange");
     at_most(
         violations,
         &path,
@@ -206,11 +206,11 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
 /// the key can be named, not at the first build.
 fn limit_range_admits(
     violations: &mut Vec<RuleBreach>,
-    path: &KeyPath,
+    path: &At,
     resources: &Resources,
     range: &crate::model::LimitRange,
 ) {
-    let range_path = KeyPath::dotted("builds.limitRange");
+    let range_path = At::Dotted("builds.limitRange");
     for (resource, request, limit, default, max) in [
         (
             "cpu",
@@ -239,8 +239,8 @@ fn limit_range_admits(
             && limit.value() > max.value()
         {
             report(
-                path.key("limits").key(resource),
-                range_path.key("max").key(resource),
+                path.path().key("limits").key(resource),
+                range_path.path().key("max").key(resource),
                 format!(
                     "limits.{resource} {limit} is above the builds LimitRange's max.{resource} {max}; the API server refuses the daemon"
                 ),
@@ -260,8 +260,8 @@ fn limit_range_admits(
         };
         if request.value() > given.value() {
             report(
-                path.key("requests").key(resource),
-                range_path.key(name).key(resource),
+                path.path().key("requests").key(resource),
+                range_path.path().key(name).key(resource),
                 format!(
                     "requests.{resource} {request} is above the limit {given} the builds LimitRange gives a daemon without limits.{resource} ({name}.{resource}); the API server refuses the daemon"
                 ),
@@ -274,7 +274,7 @@ fn limit_range_admits(
 /// Reports every amount of `low` that exceeds the same amount of `high`.
 fn at_most(
     violations: &mut Vec<RuleBreach>,
-    path: &KeyPath,
+    path: &At,
     (low_name, low): (&str, &ResourceList),
     (high_name, high): (&str, &ResourceList),
 ) {
@@ -286,8 +286,8 @@ fn at_most(
             && small.value() > large.value()
         {
             violations.push(RuleBreach {
-                path: path.key(low_name).key(resource),
-                also: vec![path.key(high_name).key(resource)],
+                path: path.path().key(low_name).key(resource),
+                also: vec![path.path().key(high_name).key(resource)],
                 message: format!(
                     "{low_name}.{resource} {small} is more than {high_name}.{resource} {large}"
                 ),
@@ -295,6 +295,24 @@ fn at_most(
                     "the API server refuses {low_name} above {high_name}"
                 )),
             });
+        }
+    }
+}
+
+/// Where a container's resources are written: built into a [`KeyPath`]
+/// only for a breach (a path per project costs more than its check).
+enum At {
+    /// A dotted path, such as `buildd.resources`.
+    Dotted(&'static str),
+    /// `projects[i].resources`.
+    ProjectResources(usize),
+}
+
+impl At {
+    fn path(&self) -> KeyPath {
+        match self {
+            At::Dotted(path) => KeyPath::dotted(path),
+            At::ProjectResources(i) => KeyPath::root().key("projects").index(*i).key("resources"),
         }
     }
 }
