@@ -59,11 +59,22 @@ mod line {
     pub const ENDFOR: usize = 15;
 }
 
+/// From how many BuildProjects the second half is written on a second
+/// core: a thread costs about what a hundred projects do.
+const SPLIT_FROM: usize = 200;
+
 /// The BuildProjects of `plan` as `templates/projects.yaml` renders them,
 /// counted against the output budget from `written`, the bytes the render
 /// wrote before: the output and the new count, or `None` when the engine
 /// should write them (the budget or a parse-back limit comes near).
 pub fn build(plan: &Plan<'_>, written: usize) -> Option<(Built, usize)> {
+    let halves = plan.projects.len() >= SPLIT_FROM && kubernetes::second_core();
+    build_in(plan, written, halves)
+}
+
+/// [`build`], the second half of the projects written on another thread
+/// when `halves`.
+fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usize)> {
     let meta = plan.meta.get("projects")?;
     // An upper bound of what the parse-back would meet, checked before
     // anything is written: documents, nodes (keys counted too) and bytes.
@@ -73,34 +84,23 @@ pub fn build(plan: &Plan<'_>, written: usize) -> Option<(Built, usize)> {
         return None;
     }
     let shared = Shared::of(plan, meta);
-    let mut out = Writer {
-        written,
-        ..Writer::default()
+    let (mut out, mut documents) = if halves {
+        let (first, second) = plan.projects.split_at(plan.projects.len() / 2);
+        let (first, second) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| Part::write(&shared, second, 0));
+            let first = Part::write(&shared, first, written);
+            let second = second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (first, second)
+        });
+        first?.then(second?)
+    } else {
+        let part = Part::write(&shared, &plan.projects, written)?;
+        (part.out, part.documents)
     };
-    let mut documents = Vec::with_capacity(plan.projects.len());
-    let mut resources: Option<(&Resources, Fragment)> = None;
-    for (i, project) in plan.projects.iter().enumerate() {
-        // Projects mostly share their resources (the daemons' defaults):
-        // written once, copied while the next project's are the same.
-        if resources
-            .as_ref()
-            .is_none_or(|(r, _)| **r != project.resources)
-        {
-            let list = resources_of(&project.resources);
-            resources = Some((&project.resources, Fragment::of(|w| w.flow(&list))));
-        }
-        let (_, fragment) = resources.as_ref()?;
-        documents.push(out.project(&shared, project, fragment));
-        if i == 0 {
-            // The rest are about as long as the first.
-            let rest = plan.projects.len() - 1;
-            out.text.reserve(out.text.len().saturating_mul(rest) + 64);
-            out.places.reserve(out.places.len().saturating_mul(rest));
-            out.spans.reserve(out.spans.len().saturating_mul(rest) + 1);
-        }
-        if out.written > super::OUTPUT_BUDGET || out.text.len() >= manifest::LIMITS.max_bytes {
-            return None;
-        }
+    if out.written > super::OUTPUT_BUDGET || out.text.len() >= manifest::LIMITS.max_bytes {
+        return None;
     }
     let start = out.text.len();
     out.line_break();
@@ -129,6 +129,72 @@ pub fn build(plan: &Plan<'_>, written: usize) -> Option<(Built, usize)> {
         documents,
     };
     Some((built, written))
+}
+
+/// Some of the projects written as if from the start of the text.
+struct Part {
+    out: Writer,
+    documents: Vec<Node>,
+}
+
+impl Part {
+    /// `projects` written from the start of a text, counted against the
+    /// budget from `written`; `None` once past a limit.
+    fn write(shared: &Shared, projects: &[ProjectPlan<'_>], written: usize) -> Option<Part> {
+        let mut out = Writer {
+            written,
+            ..Writer::default()
+        };
+        let mut documents = Vec::with_capacity(projects.len());
+        let mut resources: Option<(&Resources, Fragment)> = None;
+        for (i, project) in projects.iter().enumerate() {
+            // Projects mostly share their resources (the daemons' defaults):
+            // written once, copied while the next project's are the same.
+            if resources
+                .as_ref()
+                .is_none_or(|(r, _)| **r != project.resources)
+            {
+                let list = resources_of(&project.resources);
+                resources = Some((&project.resources, Fragment::of(|w| w.flow(&list))));
+            }
+            let (_, fragment) = resources.as_ref()?;
+            documents.push(out.project(shared, project, fragment));
+            if i == 0 {
+                // The rest are about as long as the first.
+                let rest = projects.len() - 1;
+                out.text.reserve(out.text.len().saturating_mul(rest) + 64);
+                out.places.reserve(out.places.len().saturating_mul(rest));
+                out.spans.reserve(out.spans.len().saturating_mul(rest) + 1);
+            }
+            if out.written > super::OUTPUT_BUDGET || out.text.len() >= manifest::LIMITS.max_bytes {
+                return None;
+            }
+        }
+        Some(Part { out, documents })
+    }
+
+    /// This part followed by `next`, written from the start of a text too:
+    /// its places move down by this part's lines, its spans by its bytes.
+    fn then(self, next: Part) -> (Writer, Vec<Node>) {
+        let Part {
+            mut out,
+            mut documents,
+        } = self;
+        let (lines, bytes) = (out.line, out.text.len());
+        out.text.push_str(&next.out.text);
+        (out.places).extend(
+            (next.out.places.into_iter()).map(|(line, col, width)| (line + lines, col, width)),
+        );
+        out.spans
+            .extend((next.out.spans.into_iter()).map(|(range, line, verbatim)| {
+                (range.start + bytes..range.end + bytes, line, verbatim)
+            }));
+        out.line += next.out.line;
+        out.col = next.out.col;
+        out.written = out.written.saturating_add(next.out.written);
+        documents.extend(next.documents);
+        (out, documents)
+    }
 }
 
 /// At most how many nodes and keys `projects` BuildProjects hold: 37 of
@@ -544,7 +610,17 @@ mod tests {
         WRITTEN.set(written);
         let engine = render_traced(&templates.env, TEMPLATE, &plan_value(&plan));
         let engine_written = WRITTEN.get();
-        let direct = build(&plan, written);
+        let direct = build_in(&plan, written, false);
+        let halves = build_in(&plan, written, true);
+        match (&direct, &halves) {
+            (Some((one, one_written)), Some((two, two_written))) => {
+                assert_eq!(one.source, two.source);
+                assert_eq!(one.trace.spans, two.trace.spans);
+                assert_eq!(one.documents, two.documents);
+                assert_eq!(one_written, two_written);
+            }
+            (one, two) => assert_eq!(one.is_some(), two.is_some(), "one thread or two"),
+        }
         let Ok((text, trace)) = engine else {
             assert!(
                 direct.is_none(),
