@@ -87,8 +87,9 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     let (mut out, mut documents) = if halves {
         let (first, second) = plan.projects.split_at(plan.projects.len() / 2);
         let (first, second) = std::thread::scope(|scope| {
-            let second = scope.spawn(|| Part::write(&shared, second, 0));
-            let first = Part::write(&shared, first, written);
+            let second = scope.spawn(|| Part::write(&shared, second, 0, second.len()));
+            // The first half's buffers take the second's too.
+            let first = Part::write(&shared, first, written, plan.projects.len());
             let second = second
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -96,7 +97,7 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
         });
         first?.then(second?)
     } else {
-        let part = Part::write(&shared, &plan.projects, written)?;
+        let part = Part::write(&shared, &plan.projects, written, plan.projects.len())?;
         (part.out, part.documents)
     };
     if out.written > super::OUTPUT_BUDGET || out.text.len() >= manifest::LIMITS.max_bytes {
@@ -139,13 +140,19 @@ struct Part {
 
 impl Part {
     /// `projects` written from the start of a text, counted against the
-    /// budget from `written`; `None` once past a limit.
-    fn write(shared: &Shared, projects: &[ProjectPlan<'_>], written: usize) -> Option<Part> {
+    /// budget from `written`, with room for `room` projects; `None` once
+    /// past a limit.
+    fn write(
+        shared: &Shared,
+        projects: &[ProjectPlan<'_>],
+        written: usize,
+        room: usize,
+    ) -> Option<Part> {
         let mut out = Writer {
             written,
             ..Writer::default()
         };
-        let mut documents = Vec::with_capacity(projects.len());
+        let mut documents = Vec::with_capacity(room);
         let mut resources: Option<(&Resources, Fragment)> = None;
         for (i, project) in projects.iter().enumerate() {
             // Projects mostly share their resources (the daemons' defaults):
@@ -160,9 +167,11 @@ impl Part {
             let (_, fragment) = resources.as_ref()?;
             documents.push(out.project(shared, project, fragment));
             if i == 0 {
-                // The rest are about as long as the first.
-                let rest = projects.len() - 1;
-                out.text.reserve(out.text.len().saturating_mul(rest) + 64);
+                // The rest are about as long as the first (an eighth more:
+                // a RuntimeClass line, longer names).
+                let rest = room.saturating_sub(1);
+                let text = out.text.len().saturating_mul(rest);
+                out.text.reserve(text.saturating_add(text / 8) + 64);
                 out.places.reserve(out.places.len().saturating_mul(rest));
                 out.spans.reserve(out.spans.len().saturating_mul(rest) + 1);
             }
