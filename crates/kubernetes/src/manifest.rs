@@ -306,15 +306,12 @@ pub fn sort(manifests: &mut [Manifest]) {
 
 /// How [`sort`] orders two objects: install rank, kind, namespace, name.
 pub fn install_order(a: &Manifest, b: &Manifest) -> std::cmp::Ordering {
-    fn key(m: &Manifest) -> (usize, &String, &Option<String>, &String) {
-        (
-            install_rank(&m.id.kind),
-            &m.id.kind,
-            &m.id.namespace,
-            &m.id.name,
-        )
+    // Objects of one kind share a rank: the ranks, a search of the list
+    // (all of it for a kind Helm does not know), only for two kinds.
+    if a.id.kind != b.id.kind {
+        return (install_rank(&a.id.kind), &a.id.kind).cmp(&(install_rank(&b.id.kind), &b.id.kind));
     }
-    key(a).cmp(&key(b))
+    (&a.id.namespace, &a.id.name).cmp(&(&b.id.namespace, &b.id.name))
 }
 
 /// The 1-based line an origin points at (0 for a default).
@@ -488,4 +485,47 @@ pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> Strin
         emit::push_block(&manifest.node, &mut out);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn manifest((kind, namespace, name): (&str, Option<&str>, &str)) -> Manifest {
+        Manifest {
+            id: ObjectId {
+                group: String::new(),
+                version: "v1".to_owned(),
+                kind: kind.to_owned(),
+                namespace: namespace.map(str::to_owned),
+                name: name.to_owned(),
+            },
+            template: None,
+            file: None,
+            trace: None,
+            node: Node::new(Value::Null, crate::location::Origin::Default),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn install_order_is_rank_then_kind_namespace_name(
+            a in (
+                prop::sample::select(vec!["Namespace", "Deployment", "BuildProject", "Widget", "Role", "ConfigMap"]),
+                prop::option::of(prop::sample::select(vec!["a", "b"])),
+                prop::sample::select(vec!["x", "y", "z"]),
+            ),
+            b in (
+                prop::sample::select(vec!["Namespace", "Deployment", "BuildProject", "Widget", "Role", "ConfigMap"]),
+                prop::option::of(prop::sample::select(vec!["a", "b"])),
+                prop::sample::select(vec!["x", "y", "z"]),
+            ),
+        ) {
+            let key = |(kind, namespace, name): (&str, Option<&str>, &str)| {
+                (install_rank(kind), kind.to_owned(), namespace.map(str::to_owned), name.to_owned())
+            };
+            prop_assert_eq!(install_order(&manifest(a), &manifest(b)), key(a).cmp(&key(b)));
+        }
+    }
 }
