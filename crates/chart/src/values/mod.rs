@@ -501,11 +501,16 @@ fn below_nothing(value: Node, at: &mut KeyPath, problems: &mut Vec<Problem>) -> 
 }
 
 /// Every `KEY+` inside the items of a list: nothing is below an item.
-fn appends_in_items(node: &Node, at: &KeyPath, problems: &mut Vec<Problem>) {
+/// `at` is the node's path, lengthened while the walk is below it and
+/// given back as it was: a path is copied only for a problem.
+fn appends_in_items(node: &Node, at: &mut KeyPath, problems: &mut Vec<Problem>) {
+    let below = |value: &Node| matches!(value.value, Value::Sequence(_) | Value::Mapping(_));
     match &node.value {
         Value::Sequence(items) => {
-            for (i, item) in items.iter().enumerate() {
-                appends_in_items(item, &at.index(i), problems);
+            for (i, item) in items.iter().enumerate().filter(|(_, item)| below(item)) {
+                at.0.push(Segment::Index(i));
+                appends_in_items(item, at, problems);
+                at.0.pop();
             }
         }
         Value::Mapping(entries) => {
@@ -520,7 +525,11 @@ fn appends_in_items(node: &Node, at: &KeyPath, problems: &mut Vec<Problem>) {
                         hint: Some(format!("write `{name}:` with every item")),
                     });
                 }
-                appends_in_items(value, &at.key(key.name.clone()), problems);
+                if below(value) {
+                    at.0.push(Segment::Key(key.name.clone()));
+                    appends_in_items(value, at, problems);
+                    at.0.pop();
+                }
             }
         }
         _ => {}
@@ -588,8 +597,11 @@ fn append(
         }) => list.len(),
         _ => 0,
     };
+    let mut at = path.clone();
     for (i, item) in items.iter().enumerate() {
-        appends_in_items(item, &path.index(offset + i), problems);
+        at.0.push(Segment::Index(offset + i));
+        appends_in_items(item, &mut at, problems);
+        at.0.pop();
     }
     match below {
         Some(Node {
