@@ -612,7 +612,8 @@ mod tests {
             ..Values::default()
         };
         values.kata.enabled = true;
-        values.projects = (0..40)
+        // Past render::projects' split: written on two threads.
+        values.projects = (0..250)
             .map(|i| crate::model::Project {
                 name: serde_json::from_value(serde_json::json!(format!("p{i:03}"))).unwrap(),
                 repository: format!("https://git.example.com/p{i}.git"),

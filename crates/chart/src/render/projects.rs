@@ -3,8 +3,9 @@
 //! built as they are written instead of read back from the text.
 //!
 //! A large chart is its BuildProjects (97 % of the objects at 1,000
-//! projects), and through minijinja and the parse-back each cost about
-//! 100,000 instructions (BENCHMARKS.md). Here the same text, the same trace
+//! projects), and through minijinja and the parse-back each cost some
+//! 90,000 instructions of the main thread (BENCHMARKS.md); here about
+//! 15,000, split over two cores from 200 projects. The same text, the same trace
 //! of template lines, the same nodes with the same origins and the same
 //! count against [`super::OUTPUT_BUDGET`] come out directly: findings on a
 //! BuildProject still name `templates/projects.yaml` and its line, and
@@ -169,9 +170,14 @@ impl Part {
             if i == 0 {
                 // The rest are about as long as the first (an eighth more:
                 // a RuntimeClass line, longer names).
+                // Never past the most the text may hold: a long first
+                // project must not ask for gigabytes.
                 let rest = room.saturating_sub(1);
                 let text = out.text.len().saturating_mul(rest);
-                out.text.reserve(text.saturating_add(text / 8) + 64);
+                let text = text
+                    .saturating_add(text / 8)
+                    .min(manifest::LIMITS.max_bytes);
+                out.text.reserve(text + 64);
                 out.places.reserve(out.places.len().saturating_mul(rest));
                 out.spans.reserve(out.spans.len().saturating_mul(rest) + 1);
             }
@@ -206,11 +212,12 @@ impl Part {
     }
 }
 
-/// At most how many nodes and keys `projects` BuildProjects hold: 37 of
-/// their own and a key and a value per label and annotation.
+/// At most how many nodes `projects` BuildProjects hold as the reader
+/// counts them (collections and values, not keys): 19 of their own and
+/// one per label and annotation.
 fn nodes_at_most(projects: usize, meta: &Meta) -> usize {
     let carried = meta.labels.len() + meta.annotations.len();
-    projects.saturating_mul(40 + 2 * carried)
+    projects.saturating_mul(20 + carried)
 }
 
 /// What every BuildProject of a render writes alike, written once.
@@ -719,9 +726,10 @@ mod tests {
         // The bound the writer checks against the parse-back's node budget.
         let plan = Plan::new(&values);
         let (built, _) = build(&plan, 0).unwrap();
+        // Collections and values, as the reader counts them.
         fn count(node: &Node) -> usize {
             1 + match &node.value {
-                Value::Mapping(entries) => entries.iter().map(|(_, v)| 1 + count(v)).sum(),
+                Value::Mapping(entries) => entries.iter().map(|(_, v)| count(v)).sum(),
                 _ => 0,
             }
         }
@@ -759,6 +767,27 @@ mod tests {
     }
 
     #[test]
+    fn a_long_first_project_reserves_no_more_than_the_text_may_hold() {
+        // A first project of a megabyte, then many small ones: the room
+        // guessed from the first stays within the byte budget.
+        let mut projects = vec![project("first", &"r".repeat(1 << 20), true)];
+        projects.extend((0..2000).map(|i| project(&format!("p{i}"), "x", true)));
+        let values = Values {
+            projects,
+            ..Values::default()
+        };
+        let plan = Plan::new(&values);
+        let meta = &plan.meta["projects"];
+        let part = Part::write(&Shared::of(&plan, meta), &plan.projects, 0, 2001).unwrap();
+        assert!(
+            part.out.text.capacity() <= manifest::LIMITS.max_bytes + (2 << 20),
+            "{}",
+            part.out.text.capacity()
+        );
+        both_ways(&values, 0);
+    }
+
+    #[test]
     fn a_folder_of_templates_is_rendered_by_the_engine() {
         let values = Values {
             projects: vec![project("app", "https://git.example.com/app.git", true)],
@@ -779,6 +808,7 @@ mod tests {
         prop_oneof![
             "[a-z0-9./-]{0,12}",
             "\\PC{0,8}",
+            "\\PC{100,300}",
             proptest::collection::vec(any::<char>(), 0..6).prop_map(String::from_iter),
         ]
     }
@@ -808,7 +838,7 @@ mod tests {
             labels in proptest::collection::btree_map(text(), text(), 0..4),
             annotations in proptest::collection::btree_map(text(), text(), 0..3),
             projects in proptest::collection::vec(
-                (text(), any::<bool>(), list(), list()), 0..5),
+                (text(), any::<bool>(), list(), list()), 0..8),
             defaults in (list(), list()),
             kata in any::<bool>(),
             release in "[a-z]{1,8}",
