@@ -441,21 +441,28 @@ fn check_copies(
 ) -> Vec<Diagnostic> {
     let artifact = std::slice::from_ref(&output.exemptions_document);
     let run = |bundles: &[Bundle], schema: Option<&check::Options<'_>>| {
-        let mut chosen: Vec<(bool, &Manifest, &serde_json::Value)> = json
+        // Each object with its install rank, found once (a search of the
+        // kinds) rather than at each comparison.
+        let mut chosen: Vec<(bool, usize, &Manifest, &serde_json::Value)> = json
             .iter()
             .filter(|(b, ..)| bundles.contains(b))
-            .map(|(_, extra, m, j)| (*extra, *m, j))
+            .map(|(_, extra, m, j)| (*extra, manifest::install_rank(&m.id.kind), *m, j))
             .collect();
         // In install order, as `Output::in_order` gives them: the chart's
         // objects sorted, then the extra objects as written (a stable sort).
-        chosen.sort_by(|(a_extra, a, _), (b_extra, b, _)| {
+        // The chart's objects compare as `manifest::install_order` compares
+        // them (rank, kind, namespace, name), the rank read from above.
+        fn key(rank: usize, m: &Manifest) -> (usize, &String, &Option<String>, &String) {
+            (rank, &m.id.kind, &m.id.namespace, &m.id.name)
+        }
+        chosen.sort_by(|(a_extra, a_rank, a, _), (b_extra, b_rank, b, _)| {
             a_extra.cmp(b_extra).then_with(|| match a_extra {
-                false => manifest::install_order(a, b),
+                false => key(*a_rank, a).cmp(&key(*b_rank, b)),
                 true => std::cmp::Ordering::Equal,
             })
         });
         let (manifests, objects): (Vec<&Manifest>, Vec<&serde_json::Value>) =
-            chosen.into_iter().map(|(_, m, j)| (m, j)).unzip();
+            chosen.into_iter().map(|(_, _, m, j)| (m, j)).unzip();
         check::run_borrowed(&manifests, &objects, artifact, schema).findings
     };
     if output.kata.is_empty() {

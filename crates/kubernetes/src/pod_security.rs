@@ -442,7 +442,11 @@ pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
     // By group, any version: an old version of a kind (`apps/v1beta2`,
     // `extensions/v1beta1`) carries its pod in the same place.
     let api_version = object.field("apiVersion").as_str()?;
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    // What `rsplit_once('/')` gives, by a plain search of the bytes: `/`
+    // is ASCII, so the cut is at a character boundary.
+    let group = (api_version.as_bytes().iter())
+        .rposition(|&b| b == b'/')
+        .map_or("", |slash| &api_version[..slash]);
     let path = template_path(group, object.field("kind").as_str()?)?;
     let mut node = object;
     let mut at = KeyPath::root();
@@ -1702,6 +1706,38 @@ pub fn reasons_in_server_message(message: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The group is what precedes the apiVersion's last `/`, as
+    /// `rsplit_once` cuts it: none for the core group, the whole prefix
+    /// when there are several slashes, any version of a group.
+    #[test]
+    fn the_pod_is_found_by_the_group_before_the_last_slash() {
+        let pod = serde_json::json!({"spec": {"containers": []}});
+        let object = |api_version: &str, kind: &str| {
+            serde_json::json!({"apiVersion": api_version, "kind": kind,
+                "spec": {"template": pod}, "template": pod, "metadata": {}})
+        };
+        let found = |api_version: &str, kind: &str| {
+            carried_pod(&object(api_version, kind)).map(|c| c.at.to_string())
+        };
+        assert_eq!(
+            found("apps/v1", "Deployment").as_deref(),
+            Some("spec.template")
+        );
+        assert_eq!(
+            found("extensions/v1beta1", "DaemonSet").as_deref(),
+            Some("spec.template")
+        );
+        assert_eq!(found("v1", "PodTemplate").as_deref(), Some("template"));
+        assert_eq!(found("v1", "Deployment"), None);
+        assert_eq!(found("x/apps/v1", "Deployment"), None);
+        assert_eq!(
+            found("apps/", "Deployment").as_deref(),
+            Some("spec.template")
+        );
+        assert_eq!(found("/v1", "PodTemplate").as_deref(), Some("template"));
+        assert_eq!(found("apps", "Deployment"), None);
+    }
 
     /// What the API server receives, not how the YAML spelled it: kubectl
     /// sends YAML through JSON, so `runAsUser: 0.0` arrives as 0 and a

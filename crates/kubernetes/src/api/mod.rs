@@ -105,6 +105,57 @@ pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, Refuser, String)> {
 
 /// What the API server would refuse in `object`, by path.
 pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
+    problems_remembering(object, &mut ValidKeys::default())
+}
+
+/// Label and annotation keys found valid by [`problems_remembering`], so
+/// that the objects of one run, which mostly carry the same few keys, have
+/// each checked once. A key's validity depends on the key and on whether
+/// it labels or annotates, nothing else: a key remembered is one the check
+/// would pass again. Up to [`ValidKeys::REMEMBERED`] keys of each are
+/// kept, so that a run over many distinct keys stays linear; a key not
+/// remembered is checked.
+#[derive(Debug, Default)]
+pub struct ValidKeys<'a> {
+    /// Valid label keys.
+    labels: Vec<&'a str>,
+    /// Valid annotation keys.
+    annotations: Vec<&'a str>,
+}
+
+impl<'a> ValidKeys<'a> {
+    /// How many keys of each are remembered at most.
+    pub const REMEMBERED: usize = 32;
+
+    /// The keys remembered for `field`, `labels` or `annotations`.
+    fn of(&mut self, field: &str) -> &mut Vec<&'a str> {
+        match field {
+            "labels" => &mut self.labels,
+            _ => &mut self.annotations,
+        }
+    }
+
+    /// Whether `key` of `field` was found valid.
+    fn holds(&mut self, field: &str, key: &str) -> bool {
+        self.of(field).contains(&key)
+    }
+
+    /// Remembers that `key` of `field` is valid, while there is room.
+    fn remember(&mut self, field: &str, key: &'a str) {
+        let keys = self.of(field);
+        if keys.len() < Self::REMEMBERED {
+            keys.push(key);
+        }
+    }
+}
+
+/// [`problems`], with the keys already found valid in the run's earlier
+/// objects (`valid`): the same findings, the keys it remembers checked
+/// once.
+pub fn problems_remembering<'a>(
+    object: &'a Json,
+    valid: &mut ValidKeys<'a>,
+) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
     let kind = object.field("kind").as_str().unwrap_or_default();
     // Paths are made only for a finding: most objects have none.
@@ -144,13 +195,14 @@ pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
             format!("`{namespace}` is not a valid namespace: {why}"),
         ));
     }
-    meta(object.field("metadata"), metadata, &mut found);
+    meta(object.field("metadata"), metadata, valid, &mut found);
     if let Some((template, spec)) = pod_template(kind) {
         let template_path = KeyPath::from_pointer(template);
         if let Some(template) = object.pointer(template) {
             meta(
                 template.field("metadata"),
                 || template_path.clone().key("metadata"),
+                valid,
                 &mut found,
             );
         }
@@ -466,7 +518,12 @@ fn repeated(
 
 /// Label keys and values, annotation keys, and the annotations' total size.
 /// `at` makes the path of the metadata, for a finding.
-fn meta(metadata: &Json, at: impl Fn() -> KeyPath, found: &mut Vec<(KeyPath, String)>) {
+fn meta<'a>(
+    metadata: &'a Json,
+    at: impl Fn() -> KeyPath,
+    valid: &mut ValidKeys<'a>,
+    found: &mut Vec<(KeyPath, String)>,
+) {
     for (field, what) in [("labels", "label"), ("annotations", "annotation")] {
         let Some(map) = metadata.field(field).as_object() else {
             continue;
@@ -480,13 +537,18 @@ fn meta(metadata: &Json, at: impl Fn() -> KeyPath, found: &mut Vec<(KeyPath, Str
             // its case).
             // A key with no capital letter is its own lowercase: not copied.
             let lower = || key.is_ascii() && !key.bytes().any(|b| b.is_ascii_uppercase());
-            let checked: std::borrow::Cow<'_, str> = if field == "annotations" && !lower() {
-                key.to_lowercase().into()
-            } else {
-                key.as_str().into()
-            };
-            if let Err(why) = names::qualified_name(&checked) {
-                found.push((path(), format!("`{key}` is not a valid {what} key: {why}")));
+            if !valid.holds(field, key) {
+                let checked: std::borrow::Cow<'_, str> = if field == "annotations" && !lower() {
+                    key.to_lowercase().into()
+                } else {
+                    key.as_str().into()
+                };
+                match names::qualified_name(&checked) {
+                    Ok(()) => valid.remember(field, key),
+                    Err(why) => {
+                        found.push((path(), format!("`{key}` is not a valid {what} key: {why}")));
+                    }
+                }
             }
             match value.as_str() {
                 Some(value) if field == "labels" => {
@@ -878,6 +940,50 @@ mod tests {
             .into_iter()
             .map(|(path, message)| format!("{path}: {message}"))
             .collect()
+    }
+
+    /// Objects checked in one run that remembers the valid keys draw the
+    /// findings each draws alone: a key valid as a label key and refused
+    /// as an annotation key, or the reverse, is judged as each, a refused
+    /// key is refused again in every object, and a key with capitals is
+    /// checked as a label and, lowercased, as an annotation.
+    #[test]
+    fn remembered_keys_draw_the_findings_of_each_object_alone() {
+        let object = |labels: Json, annotations: Json| {
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "c", "namespace": "ops",
+                    "labels": labels, "annotations": annotations},
+            })
+        };
+        let mut many = serde_json::Map::new();
+        for i in 0..(ValidKeys::REMEMBERED * 2 + 3) {
+            many.insert(format!("example.com/key-{i}"), Json::from("x"));
+        }
+        let objects = [
+            object(
+                serde_json::json!({"app": "a", "Example.com/app": "x", "bad key": "x"}),
+                serde_json::json!({"Example.com/App": "x", "app": "y", "bad key": "x"}),
+            ),
+            object(
+                serde_json::json!({"Example.com/App": "x", "app": "b", "bad key": "y"}),
+                serde_json::json!({"Example.com/app": "x", "bad key": "z"}),
+            ),
+            object(Json::Object(many.clone()), Json::Object(many)),
+            object(
+                serde_json::json!({"example.com/key-70": "x", "-x": "y", "app": "c"}),
+                serde_json::json!({"EXAMPLE.com/key-1": "x", "app": "d", "Example.com/App": "x"}),
+            ),
+        ];
+        let mut valid = ValidKeys::default();
+        for object in &objects {
+            assert_eq!(problems_remembering(object, &mut valid), problems(object));
+        }
+        assert_eq!(valid.labels.len(), ValidKeys::REMEMBERED);
+        assert_eq!(valid.annotations.len(), ValidKeys::REMEMBERED);
+        assert!(valid.labels.contains(&"app") && !valid.labels.contains(&"Example.com/app"));
+        assert!(valid.annotations.contains(&"Example.com/App"));
+        assert!(!valid.labels.contains(&"bad key") && !valid.annotations.contains(&"bad key"));
     }
 
     /// The API server lowercases an annotation key before it checks it,

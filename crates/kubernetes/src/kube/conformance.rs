@@ -296,10 +296,15 @@ fn tighten(node: &mut Json, resource: bool) {
 
 /// Whether `value` has an object member whose value is null, at any depth:
 /// what [`without_nulls`] would leave out.
+///
+/// Only an object or an array is descended into: a string, a number or a
+/// boolean, most of a manifest's values, holds no member, and is passed
+/// over without a call.
 fn has_null_member(value: &Json) -> bool {
+    let nested = |v: &Json| matches!(v, Json::Object(_) | Json::Array(_)) && has_null_member(v);
     match value {
-        Json::Object(map) => map.values().any(|v| v.is_null() || has_null_member(v)),
-        Json::Array(items) => items.iter().any(has_null_member),
+        Json::Object(map) => map.values().any(|v| v.is_null() || nested(v)),
+        Json::Array(items) => items.iter().any(nested),
         _ => false,
     }
 }
@@ -316,5 +321,54 @@ fn without_nulls(value: &Json) -> Json {
         ),
         Json::Array(items) => Json::Array(items.iter().map(without_nulls).collect()),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The rule as first written: every member descended into.
+    fn has_null_member_everywhere(value: &Json) -> bool {
+        match value {
+            Json::Object(map) => map
+                .values()
+                .any(|v| v.is_null() || has_null_member_everywhere(v)),
+            Json::Array(items) => items.iter().any(has_null_member_everywhere),
+            _ => false,
+        }
+    }
+
+    /// Passing over scalars changes no answer: a null member at the top,
+    /// deep in objects and arrays, a null array item (no member), and
+    /// values with no null at all.
+    #[test]
+    fn has_null_member_agrees_with_descending_everywhere() {
+        let values = [
+            json!(null),
+            json!(1),
+            json!("x"),
+            json!([]),
+            json!({}),
+            json!([null]),
+            json!([1, "a", true, null]),
+            json!({"a": null}),
+            json!({"a": 1, "b": "x", "c": false}),
+            json!({"a": {"b": {"c": [1, {"d": null}]}}}),
+            json!({"a": [[null], [1]], "b": {"c": "x"}}),
+            json!({"a": [[{"x": 1}], [{"y": {"z": null}}]]}),
+            json!([{"a": [1, 2, {"b": []}]}, "s", 3.5]),
+        ];
+        for value in values {
+            assert_eq!(
+                has_null_member(&value),
+                has_null_member_everywhere(&value),
+                "{value}"
+            );
+        }
+        assert!(has_null_member(&json!({"a": [{"b": null}]})));
+        assert!(!has_null_member(&json!([null, [null]])));
     }
 }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use super::defaults;
+use crate::json::Field;
 use crate::location::KeyPath;
 
 /// Where a grant applies.
@@ -96,11 +97,11 @@ impl PolicyRule {
     /// Reads one entry of a role's `rules`.
     pub fn of(rule: &Json) -> Self {
         PolicyRule {
-            groups: strings(&rule["apiGroups"]),
-            resources: strings(&rule["resources"]),
-            names: strings(&rule["resourceNames"]),
-            verbs: strings(&rule["verbs"]),
-            urls: strings(&rule["nonResourceURLs"]),
+            groups: strings(rule.field("apiGroups")),
+            resources: strings(rule.field("resources")),
+            names: strings(rule.field("resourceNames")),
+            verbs: strings(rule.field("verbs")),
+            urls: strings(rule.field("nonResourceURLs")),
         }
     }
 
@@ -268,7 +269,7 @@ impl Rbac {
         // The table is read only when the input could need it: a binding
         // to a role it does not hold, or an aggregated ClusterRole.
         let needs = cluster == Cluster::RolesAndBindings
-            || objects.iter().any(|o| match o["kind"].as_str() {
+            || objects.iter().any(|o| match o.field("kind").as_str() {
                 Some("RoleBinding" | "ClusterRoleBinding") => {
                     !by_key.contains_key(&role_ref_key(o))
                 }
@@ -295,10 +296,12 @@ impl Rbac {
             }
         }
         for object in &role_objects {
-            rbac.cluster_role.push(object["kind"] == "ClusterRole");
+            rbac.cluster_role
+                .push(object.field("kind") == "ClusterRole");
             rbac.aggregated.push(false);
             rbac.own.push(
-                object["rules"]
+                object
+                    .field("rules")
                     .as_array()
                     .into_iter()
                     .flatten()
@@ -361,7 +364,11 @@ impl Rbac {
         let mut selectors: HashMap<SelectorKey, usize> = HashMap::new();
         for id in 0..count {
             let object = objects[id];
-            let Some(list) = object["aggregationRule"]["clusterRoleSelectors"].as_array() else {
+            let Some(list) = object
+                .field("aggregationRule")
+                .field("clusterRoleSelectors")
+                .as_array()
+            else {
                 continue;
             };
             self.aggregated[id] = true;
@@ -552,13 +559,17 @@ impl Rbac {
             objects[binding.index]
         };
         let name = |o: &Json| {
-            let name = o["metadata"]["name"].as_str().unwrap_or_default();
-            match o["metadata"]["namespace"].as_str() {
+            let name = o
+                .field("metadata")
+                .field("name")
+                .as_str()
+                .unwrap_or_default();
+            match o.field("metadata").field("namespace").as_str() {
                 Some(ns) => format!("{ns}/{name}"),
                 None => name.to_owned(),
             }
         };
-        let kind = |o: &Json| o["kind"].as_str().unwrap_or_default().to_owned();
+        let kind = |o: &Json| o.field("kind").as_str().unwrap_or_default().to_owned();
         let role = match self.roles.get(binding.role) {
             Some(&index) => objects[index],
             None => self.defaults[binding.role - self.roles.len()],
@@ -628,18 +639,23 @@ impl Listed {
             name: name.to_owned(),
         };
         for object in objects {
-            let kind = object["kind"].as_str().unwrap_or_default();
-            let namespace = &object["metadata"]["namespace"];
+            let kind = object.field("kind").as_str().unwrap_or_default();
+            let namespace = object.field("metadata").field("namespace");
             if kind == "ServiceAccount" {
-                let name = object["metadata"]["name"].as_str().unwrap_or_default();
+                let name = object
+                    .field("metadata")
+                    .field("name")
+                    .as_str()
+                    .unwrap_or_default();
                 subjects.insert(account(namespace, name));
             } else if let Some((_, path)) = POD_SPECS.iter().find(|(k, _)| *k == kind)
                 && let Some(spec) = object.pointer(path)
             {
                 // A pod without an account runs as its namespace's `default`.
-                let name = spec["serviceAccountName"]
+                let name = spec
+                    .field("serviceAccountName")
                     .as_str()
-                    .or_else(|| spec["serviceAccount"].as_str())
+                    .or_else(|| spec.field("serviceAccount").as_str())
                     .filter(|n| !n.is_empty())
                     .unwrap_or("default");
                 subjects.insert(account(namespace, name));
@@ -838,11 +854,19 @@ type RoleKey<'a> = (&'a str, Option<&'a str>, &'a str);
 /// The identity of a Role or ClusterRole; a Role without a namespace is
 /// in `default`.
 fn role_key(object: &Json) -> Option<RoleKey<'_>> {
-    let name = object["metadata"]["name"].as_str().unwrap_or_default();
-    match object["kind"].as_str() {
+    let name = object
+        .field("metadata")
+        .field("name")
+        .as_str()
+        .unwrap_or_default();
+    match object.field("kind").as_str() {
         Some("ClusterRole") => Some(("ClusterRole", None, name)),
         Some("Role") => {
-            let namespace = object["metadata"]["namespace"].as_str().or(Some("default"));
+            let namespace = object
+                .field("metadata")
+                .field("namespace")
+                .as_str()
+                .or(Some("default"));
             Some(("Role", namespace, name))
         }
         _ => None,
@@ -856,8 +880,8 @@ fn binding_of(
     index: usize,
     by_key: &HashMap<RoleKey<'_>, usize>,
 ) -> Option<Result<Binding, ()>> {
-    let namespace = object["metadata"]["namespace"].as_str();
-    let scope = match object["kind"].as_str() {
+    let namespace = object.field("metadata").field("namespace").as_str();
+    let scope = match object.field("kind").as_str() {
         Some("ClusterRoleBinding") => Scope::Cluster,
         Some("RoleBinding") => Scope::Namespace(namespace.unwrap_or("default").to_owned()),
         _ => return None,
@@ -872,7 +896,8 @@ fn binding_of(
         Scope::Namespace(ns) => Some(ns.as_str()),
         Scope::Cluster => None,
     };
-    let subjects = object["subjects"]
+    let subjects = object
+        .field("subjects")
         .as_array()
         .into_iter()
         .flatten()
@@ -889,15 +914,21 @@ fn binding_of(
 /// The identity of the role a binding's roleRef names: a Role in the
 /// binding's namespace, or a ClusterRole.
 fn role_ref_key(object: &Json) -> RoleKey<'_> {
-    let role_ref = &object["roleRef"];
-    let kind = role_ref["kind"].as_str().unwrap_or_default();
+    let role_ref = object.field("roleRef");
+    let kind = role_ref.field("kind").as_str().unwrap_or_default();
     let namespace = (kind == "Role")
-        .then(|| object["metadata"]["namespace"].as_str().or(Some("default")))
+        .then(|| {
+            object
+                .field("metadata")
+                .field("namespace")
+                .as_str()
+                .or(Some("default"))
+        })
         .flatten();
     (
         kind,
         namespace,
-        role_ref["name"].as_str().unwrap_or_default(),
+        role_ref.field("name").as_str().unwrap_or_default(),
     )
 }
 
@@ -916,7 +947,7 @@ fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]
         .collect();
     let mut selectors: Vec<&Json> = Vec::new();
     for object in objects {
-        match object["kind"].as_str() {
+        match object.field("kind").as_str() {
             Some("RoleBinding" | "ClusterRoleBinding") => {
                 let key = role_ref_key(object);
                 if !input.contains_key(&key)
@@ -926,7 +957,9 @@ fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]
                 }
             }
             Some("ClusterRole") => selectors.extend(
-                object["aggregationRule"]["clusterRoleSelectors"]
+                object
+                    .field("aggregationRule")
+                    .field("clusterRoleSelectors")
                     .as_array()
                     .into_iter()
                     .flatten(),
@@ -936,8 +969,8 @@ fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]
     }
     // The input's selectors, each tried once on each default ClusterRole.
     for (i, object) in known.iter().enumerate() {
-        let labels = &object["metadata"]["labels"];
-        if object["kind"] == "ClusterRole" && selectors.iter().any(|s| selects(s, labels)) {
+        let labels = object.field("metadata").field("labels");
+        if object.field("kind") == "ClusterRole" && selectors.iter().any(|s| selects(s, labels)) {
             wanted[i] = true;
         }
     }
@@ -950,11 +983,17 @@ fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]
             if !wanted[i] {
                 continue;
             }
-            let list = known[i]["aggregationRule"]["clusterRoleSelectors"].as_array();
+            let list = known[i]
+                .field("aggregationRule")
+                .field("clusterRoleSelectors")
+                .as_array();
             for selector in list.into_iter().flatten() {
                 for (j, other) in known.iter().enumerate() {
-                    let labels = &other["metadata"]["labels"];
-                    if !wanted[j] && other["kind"] == "ClusterRole" && selects(selector, labels) {
+                    let labels = other.field("metadata").field("labels");
+                    if !wanted[j]
+                        && other.field("kind") == "ClusterRole"
+                        && selects(selector, labels)
+                    {
                         wanted[j] = true;
                         changed = true;
                     }
@@ -972,8 +1011,8 @@ fn selects(selector: &Json, labels: &Json) -> bool {
 }
 
 fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
-    let kind = subject["kind"].as_str().unwrap_or_default();
-    let name = subject["name"].as_str().unwrap_or_default();
+    let kind = subject.field("kind").as_str().unwrap_or_default();
+    let name = subject.field("name").as_str().unwrap_or_default();
     if kind == "User"
         && let Some(rest) = name.strip_prefix("system:serviceaccount:")
         && let Some((namespace, account)) = rest.split_once(':')
@@ -988,7 +1027,8 @@ fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
         // An empty namespace is the binding's own, as the authorizer reads it.
         namespace: (kind == "ServiceAccount")
             .then(|| {
-                subject["namespace"]
+                subject
+                    .field("namespace")
                     .as_str()
                     .filter(|ns| !ns.is_empty())
                     .or(binding_namespace)
@@ -1216,7 +1256,7 @@ impl<'a> LabelIndex<'a> {
         };
         for id in (0..rbac.count()).filter(|&id| rbac.cluster_role[id]) {
             index.every.push(id);
-            let labels = objects[id]["metadata"]["labels"].as_object();
+            let labels = objects[id].field("metadata").field("labels").as_object();
             for (key, value) in labels.into_iter().flatten() {
                 index
                     .by_label
@@ -1233,7 +1273,13 @@ impl<'a> LabelIndex<'a> {
     /// matchExpressions together; an empty selector matches every
     /// ClusterRole. Only those holding its rarest label are tried.
     fn matching(&self, objects: &[&Json], key: &SelectorKey, selector: &Json) -> Vec<usize> {
-        let label = |id: usize, key: &str| objects[id]["metadata"]["labels"][key].as_str();
+        let label = |id: usize, key: &str| {
+            objects[id]
+                .field("metadata")
+                .field("labels")
+                .field(key)
+                .as_str()
+        };
         let rarest = key
             .0
             .iter()
@@ -1255,13 +1301,15 @@ impl<'a> LabelIndex<'a> {
 /// A selector's key for sharing: its labels and expressions, sorted.
 fn selector_key(selector: &Json) -> SelectorKey {
     let mut key: SelectorKey = (
-        selector["matchLabels"]
+        selector
+            .field("matchLabels")
             .as_object()
             .into_iter()
             .flatten()
             .map(|(k, v)| (k.clone(), v.to_string()))
             .collect(),
-        selector["matchExpressions"]
+        selector
+            .field("matchExpressions")
             .as_array()
             .into_iter()
             .flatten()

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use super::shared::grants::{Grants, buildd_subject, flag, names_events, rule_path, service_account_path};
 use crate::check::facts::Instance;
+use kubernetes::json::Field;
 use kubernetes::rbac::resolve::Scope;
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr;
@@ -102,20 +103,20 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
             continue;
         }
         let object = context.objects[binding.index];
-        let namespace = (object["kind"] == "RoleBinding").then(|| {
-            object["metadata"]["namespace"]
+        let namespace = (object.field("kind") == "RoleBinding").then(|| {
+            object.field("metadata").field("namespace")
                 .as_str()
                 .unwrap_or("default")
         });
-        for (k, subject) in object["subjects"]
+        for (k, subject) in object.field("subjects")
             .as_array()
             .into_iter()
             .flatten()
             .enumerate()
         {
-            let kind = subject["kind"].as_str().unwrap_or_default();
-            let name = subject["name"].as_str().unwrap_or_default();
-            let account_namespace = subject["namespace"]
+            let kind = subject.field("kind").as_str().unwrap_or_default();
+            let name = subject.field("name").as_str().unwrap_or_default();
+            let account_namespace = subject.field("namespace")
                 .as_str()
                 .filter(|ns| !ns.is_empty())
                 .or(namespace)

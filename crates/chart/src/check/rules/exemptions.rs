@@ -9,6 +9,7 @@ use serde_json::Value as Json;
 use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr::{EXEMPTIONS_ANNOTATION, Exemption};
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
@@ -37,7 +38,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     for namespace in classed(context) {
         let wanted: BTreeSet<&str> = namespace.class.exemptions().collect();
         let annotation =
-            namespace.object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION].as_str();
+            namespace.object.field("metadata").field("annotations").field(EXEMPTIONS_ANNOTATION).as_str();
         if annotation.is_some() || namespace.ours {
             stated(&namespace, annotation, &wanted, findings);
         }
@@ -63,8 +64,8 @@ fn policy_exceptions(context: &Context<'_>, findings: &mut Findings<'_>) {
         .iter()
         .enumerate()
         .filter(|(_, o)| {
-            o["kind"] == "PolicyException"
-                && o["apiVersion"]
+            o.field("kind") == "PolicyException"
+                && o.field("apiVersion")
                     .as_str()
                     .is_some_and(|v| v.starts_with("kyverno.io/"))
         })
@@ -78,27 +79,27 @@ fn policy_exceptions(context: &Context<'_>, findings: &mut Findings<'_>) {
     let labels: std::collections::HashMap<&str, &serde_json::Map<String, Json>> = context
         .objects
         .iter()
-        .filter(|o| o["kind"] == "Namespace")
+        .filter(|o| o.field("kind") == "Namespace")
         .filter_map(|o| {
             Some((
-                o["metadata"]["name"].as_str()?,
-                o["metadata"]["labels"].as_object().unwrap_or(&empty),
+                o.field("metadata").field("name").as_str()?,
+                o.field("metadata").field("labels").as_object().unwrap_or(&empty),
             ))
         })
         .collect();
     for index in exceptions {
         let object = context.objects[index];
-        let policies: Vec<&str> = object["spec"]["exceptions"]
+        let policies: Vec<&str> = object.field("spec").field("exceptions")
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|e| e["policyName"].as_str())
+            .filter_map(|e| e.field("policyName").as_str())
             // A namespaced Policy is named `<namespace>/<name>`.
             .map(|p| p.rsplit('/').next().unwrap_or(p))
             .collect();
         for (namespace, class) in &context.facts.classes {
             let namespace_labels = labels.get(namespace.as_str()).copied();
-            if !exception_matches(&object["spec"]["match"], namespace, namespace_labels) {
+            if !exception_matches(object.field("spec").field("match"), namespace, namespace_labels) {
                 continue;
             }
             let needed: BTreeSet<&str> = class
@@ -154,7 +155,7 @@ fn policy_names(context: &Context<'_>) -> std::collections::HashMap<&'static str
         })
         .collect();
     for namespace in classed(context) {
-        let annotation = namespace.object["metadata"]["annotations"][EXEMPTIONS_ANNOTATION]
+        let annotation = namespace.object.field("metadata").field("annotations").field(EXEMPTIONS_ANNOTATION)
             .as_str()
             .unwrap_or_default();
         for (key, policy) in annotation.split(',').filter_map(|p| p.split_once('=')) {
@@ -180,8 +181,8 @@ fn exception_matches(
     labels: Option<&serde_json::Map<String, Json>>,
 ) -> bool {
     let filter = |f: &Json| {
-        let resources = &f["resources"];
-        let by_name = resources["namespaces"]
+        let resources = f.field("resources");
+        let by_name = resources.field("namespaces")
             .as_array()
             .filter(|n| !n.is_empty())
             .is_none_or(|n| {
@@ -189,7 +190,7 @@ fn exception_matches(
                     .filter_map(Json::as_str)
                     .any(|p| wildcard(p, namespace))
             });
-        let selector = &resources["namespaceSelector"];
+        let selector = resources.field("namespaceSelector");
         let by_labels = selector.is_null()
             || labels.is_none_or(|l| {
                 // The control plane labels every Namespace with its name.
@@ -199,8 +200,8 @@ fn exception_matches(
             });
         by_name && by_labels
     };
-    let any = matching["any"].as_array();
-    let all = matching["all"].as_array();
+    let any = matching.field("any").as_array();
+    let all = matching.field("all").as_array();
     any.is_none_or(|a| a.is_empty() || a.iter().any(filter))
         && all.is_none_or(|a| a.iter().all(filter))
 }
@@ -281,7 +282,7 @@ fn listed(
         let key = exemption.values_key();
         let listed = artifact
             .get(key)
-            .and_then(|entry| entry["excludedNamespaces"].as_array())
+            .and_then(|entry| entry.field("excludedNamespaces").as_array())
             .is_some_and(|l| l.iter().any(|n| n == name));
         let needed = wanted.contains(exemption.key());
         if listed != needed {

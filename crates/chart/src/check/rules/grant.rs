@@ -6,6 +6,7 @@
 //! tenant roles that aggregates others itself (R4 in the operator's).
 
 use super::shared::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
+use kubernetes::json::Field;
 use kubernetes::rbac::resolve::PolicyRule;
 use crate::check::{Context, Findings, Invariant};
 use kubernetes::location::KeyPath;
@@ -114,7 +115,7 @@ fn tenant_aggregation(context: &Context<'_>, grants: &Grants<'_>, findings: &mut
     for role in grants.roles.iter().filter(|r| r.cluster && !r.in_scope) {
         let object = &context.objects[role.index];
         let aggregated = aggregated_into(object);
-        let selects = object["aggregationRule"]["clusterRoleSelectors"]
+        let selects = object.field("aggregationRule").field("clusterRoleSelectors")
             .as_array()
             .is_some_and(|s| !s.is_empty());
         if aggregated.is_empty() || !selects {

@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of};
 use crate::check::{Context, Findings, Invariant};
 use crate::plan::adr::DAEMON_TLS_FLAGS;
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
@@ -42,7 +43,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
 
 fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_>) {
     let object = &context.objects[instance.buildd];
-    let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
+    let container = &object.field("spec").field("template").field("spec").field("containers")[instance.container];
     let args = command_line(container);
     let [trusted_flag, untrusted_flag] = DAEMON_TLS_FLAGS;
     let at = |flag: &str| {
@@ -93,7 +94,7 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
             .iter()
             .enumerate()
             .filter(|(_, o)| is_certificate(o) && namespace_of(o) == builds)
-            .filter(|(_, o)| o["spec"]["secretName"].as_str() == Some(secret))
+            .filter(|(_, o)| o.field("spec").field("secretName").as_str() == Some(secret))
             .map(|(i, _)| i)
             .collect()
     };
@@ -106,8 +107,8 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
         else {
             continue;
         };
-        let name = object["metadata"]["name"].as_str().unwrap_or_default();
-        let t_name = context.objects[t]["metadata"]["name"]
+        let name = object.field("metadata").field("name").as_str().unwrap_or_default();
+        let t_name = context.objects[t].field("metadata").field("name")
             .as_str()
             .unwrap_or_default();
         findings.report(
@@ -125,7 +126,7 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
 
 /// A Certificate's `dnsNames`, as [`normal`] writes them.
 fn dns_names(certificate: &Json) -> impl Iterator<Item = String> + '_ {
-    (certificate["spec"]["dnsNames"]
+    (certificate.field("spec").field("dnsNames")
         .as_array()
         .into_iter()
         .flatten())
@@ -197,14 +198,14 @@ fn parent(host: &str) -> Option<&str> {
 
 /// A cert-manager Certificate.
 fn is_certificate(object: &Json) -> bool {
-    object["kind"] == "Certificate"
-        && object["apiVersion"]
+    object.field("kind") == "Certificate"
+        && object.field("apiVersion")
             .as_str()
             .is_some_and(|v| v.starts_with("cert-manager.io/"))
 }
 
 fn dns_name(certificate: &Json, i: usize) -> &str {
-    certificate["spec"]["dnsNames"][i]
+    certificate.field("spec").field("dnsNames")[i]
         .as_str()
         .unwrap_or_default()
 }

@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 
 use crate::check::facts::namespace_of;
 use crate::check::{Findings, Invariant};
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::quantity::Quantity;
 use super::{DOC, Definition, Inputs};
@@ -40,21 +41,21 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     // the admission applies each.
     let mut ranges: HashMap<&str, Vec<&Json>> = HashMap::new();
     for object in context.objects {
-        if object["kind"] != "LimitRange" || object["apiVersion"] != "v1" {
+        if object.field("kind") != "LimitRange" || object.field("apiVersion") != "v1" {
             continue;
         }
-        let Some(namespace) = object["metadata"]["namespace"].as_str() else {
+        let Some(namespace) = object.field("metadata").field("namespace").as_str() else {
             continue;
         };
-        let items = (object["spec"]["limits"].as_array().into_iter().flatten())
-            .filter(|l| l["type"] == "Container" || l["type"] == "Pod");
+        let items = (object.field("spec").field("limits").as_array().into_iter().flatten())
+            .filter(|l| l.field("type") == "Container" || l.field("type") == "Pod");
         ranges.entry(namespace).or_default().extend(items);
     }
     if ranges.is_empty() {
         return;
     }
     for (index, object) in context.objects.iter().enumerate() {
-        if object["kind"] != "BuildProject" || !context.in_scope(index) {
+        if object.field("kind") != "BuildProject" || !context.in_scope(index) {
             continue;
         }
         let Some(items) = ranges.get(namespace_of(object)) else {
@@ -63,7 +64,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
         // Each field once, whichever item refuses it first.
         let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
         for item in items {
-            for (path, message) in refusals(&object["spec"]["resources"], item) {
+            for (path, message) in refusals(object.field("spec").field("resources"), item) {
                 refused.entry(path).or_insert(message);
             }
         }
@@ -84,19 +85,26 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
         Json::Number(n) => n.to_string(),
         _ => String::new(),
     };
-    let amount = |value: &Json| Quantity::parse(&text(value)).ok();
-    let pod = range["type"] == "Pod";
-    let at = KeyPath::root().key("spec").key("resources");
+    // A string is parsed where it is, a number written first; anything
+    // else is no quantity (its text, empty, parses to none).
+    let amount = |value: &Json| match value {
+        Json::String(s) => Quantity::parse(s).ok(),
+        Json::Number(n) => Quantity::parse(&n.to_string()).ok(),
+        _ => None,
+    };
+    let pod = range.field("type") == "Pod";
+    // The path is made only for a refusal.
+    let at = || KeyPath::root().key("spec").key("resources");
     let mut found = Vec::new();
     for resource in ["cpu", "memory"] {
-        let request = &resources["requests"][resource];
-        let limit = &resources["limits"][resource];
-        let max = &range["max"][resource];
+        let request = resources.field("requests").field(resource);
+        let limit = resources.field("limits").field(resource);
+        let max = range.field("max").field(resource);
         if let (Some(l), Some(m)) = (amount(limit), amount(max))
             && l > m
         {
             found.push((
-                at.key("limits").key(resource),
+                at().key("limits").key(resource),
                 format!(
                     "limits.{resource} {} is above the LimitRange's max.{resource} {}{}; the API server refuses the daemon's pod",
                     text(limit),
@@ -112,14 +120,14 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
         let Some(r) = amount(request) else {
             continue;
         };
-        let given = [("default", &range["default"][resource]), ("max", max)]
+        let given = [("default", range.field("default").field(resource)), ("max", max)]
             .into_iter()
             .find_map(|(name, v)| amount(v).map(|q| (name, q, v)));
         if let Some((name, q, value)) = given
             && r > q
         {
             found.push((
-                at.key("requests").key(resource),
+                at().key("requests").key(resource),
                 format!(
                     "requests.{resource} {} is above the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource}); the API server refuses the daemon's pod",
                     text(request),
@@ -207,5 +215,21 @@ mod tests {
         );
         // A Pod item gives no container a default limit.
         assert!(messages(json!({"requests": {"cpu": "3"}}), pod).is_empty());
+    }
+
+    /// A value neither a string nor a number is no quantity, on either
+    /// side: nothing is compared with it (its text would be empty).
+    #[test]
+    fn other_values_are_no_quantities() {
+        let range = json!({"type": "Container", "default": {"cpu": true}, "max": {"cpu": "2"}});
+        // No default read: the max is the limit given.
+        assert_eq!(messages(json!({"requests": {"cpu": "3"}}), range.clone()).len(), 1);
+        for other in [json!(true), json!(null), json!({"a": 1}), json!(["4"])] {
+            assert!(
+                messages(json!({"requests": {"cpu": other}, "limits": {"cpu": other}}), range.clone())
+                    .is_empty(),
+                "{other}"
+            );
+        }
     }
 }

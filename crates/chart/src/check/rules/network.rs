@@ -19,6 +19,7 @@ use super::shared::namespaces::namespace_objects;
 use crate::check::facts::namespace_of;
 use crate::check::{Class, Findings, Invariant};
 use crate::plan::network::NAMESPACE_NAME_LABEL;
+use kubernetes::json::Field;
 use kubernetes::cidr::{self, Cidr};
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
@@ -63,7 +64,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             .map_or(&[][..], Vec::as_slice);
         for (kind, _) in DIRECTIONS {
             let isolated = policies.iter().any(|(_, p)| {
-                selects_every_pod(&p["spec"]["podSelector"]) && types(p).contains(&kind)
+                selects_every_pod(p.field("spec").field("podSelector")) && types(p).contains(&kind)
             });
             if isolated {
                 continue;
@@ -91,8 +92,8 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
 
 /// Whether `object` is a Kubernetes NetworkPolicy.
 fn is_network_policy(object: &Json) -> bool {
-    object["kind"] == "NetworkPolicy"
-        && object["apiVersion"]
+    object.field("kind") == "NetworkPolicy"
+        && object.field("apiVersion")
             .as_str()
             .is_some_and(|v| v.starts_with("networking.k8s.io/"))
 }
@@ -100,12 +101,12 @@ fn is_network_policy(object: &Json) -> bool {
 /// The policy types in effect: as listed, else `Ingress`, and `Egress` when
 /// the policy has egress rules (the API server's default).
 fn types(policy: &Json) -> Vec<&str> {
-    let spec = &policy["spec"];
-    match spec["policyTypes"].as_array() {
+    let spec = policy.field("spec");
+    match spec.field("policyTypes").as_array() {
         Some(listed) if !listed.is_empty() => listed.iter().filter_map(Json::as_str).collect(),
         _ => {
             let mut types = vec!["Ingress"];
-            if spec["egress"].as_array().is_some_and(|e| !e.is_empty()) {
+            if spec.field("egress").as_array().is_some_and(|e| !e.is_empty()) {
                 types.push("Egress");
             }
             types
@@ -132,16 +133,16 @@ fn selects_every_pod(selector: &Json) -> bool {
 /// `NotIn` and `DoesNotExist` only selects every namespace but a few, and
 /// any namespace created later.
 fn narrows(selector: &Json) -> bool {
-    let labels = selector["matchLabels"]
+    let labels = selector.field("matchLabels")
         .as_object()
         .is_some_and(|m| !m.is_empty());
-    let expressions = selector["matchExpressions"]
+    let expressions = selector.field("matchExpressions")
         .as_array()
         .into_iter()
         .flatten()
-        .any(|e| match e["operator"].as_str() {
-            Some("In") => e["values"].as_array().is_some_and(|v| !v.is_empty()),
-            Some("Exists") => e["key"] != NAMESPACE_NAME_LABEL,
+        .any(|e| match e.field("operator").as_str() {
+            Some("In") => e.field("values").as_array().is_some_and(|v| !v.is_empty()),
+            Some("Exists") => e.field("key") != NAMESPACE_NAME_LABEL,
             _ => false,
         });
     labels || expressions
@@ -152,13 +153,13 @@ fn narrows(selector: &Json) -> bool {
 /// address, or any one private range, still admits the pods of a cluster
 /// whose pod CIDR lies in another. A narrower block is the values' choice.
 fn reaches_pods(block: &Json) -> bool {
-    let Some(cidr) = block["cidr"].as_str().and_then(|c| Cidr::parse(c).ok()) else {
+    let Some(cidr) = block.field("cidr").as_str().and_then(|c| Cidr::parse(c).ok()) else {
         return false;
     };
     if cidr.prefix_len() != 0 {
         return false;
     }
-    let excepted: Vec<Cidr> = (block["except"].as_array().into_iter().flatten())
+    let excepted: Vec<Cidr> = (block.field("except").as_array().into_iter().flatten())
         .filter_map(|e| e.as_str().and_then(|e| Cidr::parse(e).ok()))
         .collect();
     cidr::pod_ranges()
@@ -169,13 +170,13 @@ fn reaches_pods(block: &Json) -> bool {
 
 /// Why a peer admits the whole cluster, if it does.
 fn cluster_wide(peer: &Json) -> Option<&'static str> {
-    let block = &peer["ipBlock"];
+    let block = peer.field("ipBlock");
     if !block.is_null() {
         return reaches_pods(block).then_some(
             "an ipBlock of every address that keeps the private ranges pods are addressed from: on a CNI that matches pod addresses against ipBlocks, every pod of the cluster",
         );
     }
-    let namespaces = &peer["namespaceSelector"];
+    let namespaces = peer.field("namespaceSelector");
     (!namespaces.is_null() && !narrows(namespaces)).then_some(
         "a namespaceSelector that no label narrows: pods of every namespace (a podSelector beside it narrows by labels any pod can carry)",
     )
@@ -188,13 +189,13 @@ fn whole_cluster_ingress(index: usize, policy: &Json, findings: &mut Findings<'_
     }
     let namespace = namespace_of(policy);
     let at = KeyPath::dotted("spec.ingress");
-    for (r, rule) in policy["spec"]["ingress"]
+    for (r, rule) in policy.field("spec").field("ingress")
         .as_array()
         .into_iter()
         .flatten()
         .enumerate()
     {
-        let from = rule["from"].as_array().filter(|f| !f.is_empty());
+        let from = rule.field("from").as_array().filter(|f| !f.is_empty());
         let Some(from) = from else {
             findings.report(
                 Invariant::Network,

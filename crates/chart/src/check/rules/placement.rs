@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 
 use crate::check::facts::{component_class, namespace_of};
 use crate::check::{Class, Context, Findings, Invariant};
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::manifest;
 use super::{DOC, Definition, Inputs};
@@ -74,7 +75,7 @@ pub(super) fn placements<'a>(context: &'a Context<'_>) -> Vec<(usize, Placed<'a>
     let mut found = Vec::new();
     for (index, object) in context.objects.iter().enumerate() {
         // The API server ignores a namespace on a cluster-scoped object.
-        if manifest::is_cluster_scoped(object["kind"].as_str().unwrap_or_default()) {
+        if manifest::is_cluster_scoped(object.field("kind").as_str().unwrap_or_default()) {
             continue;
         }
         // An object without a namespace lands in the one kubectl applies it to: say default.
@@ -114,14 +115,14 @@ pub(super) fn placements<'a>(context: &'a Context<'_>) -> Vec<(usize, Placed<'a>
 
 /// Whether `object` is a Role or RoleBinding.
 fn is_rbac(object: &Json) -> bool {
-    matches!(object["kind"].as_str(), Some("Role" | "RoleBinding"))
+    matches!(object.field("kind").as_str(), Some("Role" | "RoleBinding"))
 }
 
 /// The class an object belongs to by what it is: BuildProjects to the
 /// builds class, buildd and node plumbing by the facts; chartgen's component
 /// label as a hint.
 fn expected_class(context: &Context<'_>, index: usize, object: &Json) -> Option<Class> {
-    if object["kind"] == "BuildProject" {
+    if object.field("kind") == "BuildProject" {
         Some(Class::Builds)
     } else if context.facts.instance_at(index).is_some() {
         Some(Class::Operator)

@@ -18,6 +18,7 @@ use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::facts::namespace_of;
 use crate::check::{Class, Context, Findings, Invariant};
 use crate::plan::adr;
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{
     Level, Pod, Policy, PolicyVersion, TARGET_MINORS, ControlViolation, as_created, carried_pod, evaluate,
@@ -119,7 +120,7 @@ fn runs_buildkit(object: &Json) -> bool {
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|c| c["image"].as_str())
+            .filter_map(|c| c.field("image").as_str())
             .any(|image| {
                 let path = image.split(['@']).next().unwrap_or(image);
                 let last = path.rsplit('/').next().unwrap_or(path);
@@ -138,8 +139,8 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     let namespaces: HashMap<&str, &Json> = context
         .objects
         .iter()
-        .filter(|o| o["kind"] == "Namespace" && o["apiVersion"] == "v1")
-        .filter_map(|o| Some((o["metadata"]["name"].as_str()?, *o)))
+        .filter(|o| o.field("kind") == "Namespace" && o.field("apiVersion") == "v1")
+        .filter_map(|o| Some((o.field("metadata").field("name").as_str()?, *o)))
         .collect();
     for (index, object) in context.objects.iter().enumerate() {
         let Some(carried) = carried_pod(object) else {
@@ -352,7 +353,7 @@ fn daemon_pod_templates(
                     format!(
                         "ConfigMap {}/{}",
                         namespace_of(object),
-                        object["metadata"]["name"].as_str().unwrap_or_default()
+                        object.field("metadata").field("name").as_str().unwrap_or_default()
                     ),
                     format!(
                         "{}: {why}; the daemons' pod template in it was not checked for Pod Security",
@@ -362,7 +363,7 @@ fn daemon_pod_templates(
                 continue;
             }
         };
-        if !read["spec"].is_object() {
+        if !read.field("spec").is_object() {
             continue;
         }
         let pod = Carried {
@@ -370,8 +371,8 @@ fn daemon_pod_templates(
             namespace: &template.builds,
             at: Where::Text(KeyPath::root().key("data").key(template.key.as_str())),
             pod: Pod {
-                metadata: &read["metadata"],
-                spec: &read["spec"],
+                metadata: read.field("metadata"),
+                spec: read.field("spec"),
             },
         };
         verdicts(context, namespaces, &pod, findings);
@@ -387,7 +388,7 @@ fn daemon_pod_templates(
 /// The Pod Security Admission level of each mode is the class's.
 fn levels(namespace: &ClassedNamespace<'_>, findings: &mut Findings<'_>) {
     let (name, class) = (namespace.name, namespace.class);
-    let labels = &namespace.object["metadata"]["labels"];
+    let labels = &namespace.object.field("metadata").field("labels");
     let stated_any = adr::POD_SECURITY_MODES
         .iter()
         .any(|m| labels[adr::pod_security_label(m)].is_string());

@@ -10,6 +10,7 @@ use super::pod_security_verdicts::{Demand, Judged, demand_of};
 use super::{DOC, Definition, Inputs};
 use crate::check::facts::namespace_of;
 use crate::check::{Findings, Invariant};
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{carried_pod, joined};
 use kubernetes::diagnostic::Rule;
@@ -41,7 +42,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
         let (judged, demand) = demand_of(context, index, namespace);
         // A Windows pod cannot set it (the API server refuses the Linux-only
         // field there).
-        if demand != Demand::Restricted || carried.pod.spec["os"]["name"] == "windows" {
+        if demand != Demand::Restricted || carried.pod.spec.field("os").field("name") == "windows" {
             continue;
         }
         let whose = match judged {
@@ -57,7 +58,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
                 .flatten()
                 .enumerate()
             {
-                if container["securityContext"]["readOnlyRootFilesystem"] != true {
+                if container.field("securityContext").field("readOnlyRootFilesystem") != true {
                     let path = KeyPath::root()
                         .key("spec")
                         .key(list)

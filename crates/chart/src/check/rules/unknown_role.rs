@@ -3,6 +3,7 @@
 //! aggregates ClusterRoles the input cannot show.
 
 use crate::check::{Findings, Invariant};
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
@@ -28,11 +29,11 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     let (context, grants) = (inputs.context, inputs.grants());
     let rbac = &grants.rbac;
     for &binding in &rbac.unbound {
-        let role_ref = &context.objects[binding]["roleRef"];
+        let role_ref = &context.objects[binding].field("roleRef");
         let message = format!(
             "binds {} {}, which is neither in the input nor one of the cluster's default roles; its permissions cannot be checked",
-            role_ref["kind"].as_str().unwrap_or("(no kind)"),
-            role_ref["name"].as_str().unwrap_or("(no name)")
+            role_ref.field("kind").as_str().unwrap_or("(no kind)"),
+            role_ref.field("name").as_str().unwrap_or("(no name)")
         );
         findings.report(
             Invariant::UnknownRole,
@@ -52,13 +53,13 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             continue;
         };
         let role = &context.objects[index];
-        let selectors = role["aggregationRule"]["clusterRoleSelectors"].as_array();
+        let selectors = role.field("aggregationRule").field("clusterRoleSelectors").as_array();
         if !rbac.aggregated[binding.role] || selectors.is_none_or(Vec::is_empty) {
             continue;
         }
         let message = format!(
             "binds ClusterRole {}, which aggregates every ClusterRole of the cluster its selectors match, not only those in the input and the cluster's default roles (cluster-admin's rules among them when a selector matches its labels); its permissions cannot be checked",
-            role["metadata"]["name"].as_str().unwrap_or("(no name)")
+            role.field("metadata").field("name").as_str().unwrap_or("(no name)")
         );
         findings.report(
             Invariant::UnknownRole,

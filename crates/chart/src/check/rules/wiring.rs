@@ -7,6 +7,7 @@
 use super::shared::namespaces::namespace_objects;
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings, Invariant};
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
@@ -44,15 +45,15 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
     let index = instance.buildd;
     let object = &context.objects[index];
     let at = KeyPath::dotted("spec.template.spec.containers").index(instance.container);
-    let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
+    let container = &object.field("spec").field("template").field("spec").field("containers")[instance.container];
     // The last entry of a name wins, as in the kubelet.
-    let pod_namespace = container["env"]
+    let pod_namespace = container.field("env")
         .as_array()
         .into_iter()
         .flatten()
-        .rfind(|e| e["name"] == "POD_NAMESPACE");
+        .rfind(|e| e.field("name") == "POD_NAMESPACE");
     let downward = pod_namespace
-        .is_some_and(|e| e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace");
+        .is_some_and(|e| e.field("valueFrom").field("fieldRef").field("fieldPath") == "metadata.namespace");
     if !downward {
         findings.report(
             Invariant::Wiring,
@@ -108,7 +109,7 @@ fn gateway(context: &Context<'_>, findings: &mut Findings<'_>) {
         else {
             continue;
         };
-        for (c, container) in pod["containers"]
+        for (c, container) in pod.field("containers")
             .as_array()
             .into_iter()
             .flatten()
@@ -153,7 +154,7 @@ fn operator_without_buildd(context: &Context<'_>, findings: &mut Findings<'_>) {
     for namespace in operators {
         let index = objects
             .get(namespace)
-            .filter(|i| context.objects[**i]["kind"] == "Namespace");
+            .filter(|i| context.objects[**i].field("kind") == "Namespace");
         if let Some(&index) = index {
             findings.report(
                 Invariant::Wiring,

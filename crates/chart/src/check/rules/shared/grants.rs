@@ -13,6 +13,7 @@ use crate::check::facts::Instance;
 use crate::check::{Class, Context};
 use crate::plan::adr;
 use crate::plan::rbac::AGGREGATE_TO;
+use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::rbac::resolve::{Cluster, GRANT_BUDGET, PolicyRule, Rbac, Reach};
 use kubernetes::rbac::resolve::{Scope, Subject};
@@ -153,7 +154,10 @@ fn role_view<'a>(
     id: usize,
 ) -> RoleView<'a> {
     let index = rbac.roles[id];
-    let namespace = context.objects[index]["metadata"]["namespace"].as_str();
+    let namespace = context.objects[index]
+        .field("metadata")
+        .field("namespace")
+        .as_str();
     RoleView {
         index,
         cluster: rbac.cluster_role[id],
@@ -188,7 +192,9 @@ pub(in crate::check::rules) fn wildcard_fields(
 /// aggregates into by its `rbac.authorization.k8s.io/aggregate-to-*`
 /// labels set to `"true"`.
 pub(in crate::check::rules) fn aggregated_into(object: &Json) -> Vec<&str> {
-    object["metadata"]["labels"]
+    object
+        .field("metadata")
+        .field("labels")
         .as_object()
         .into_iter()
         .flatten()
@@ -228,7 +234,7 @@ fn crd_field(context: &Context<'_>, pointer: &str) -> BTreeSet<String> {
         .objects
         .iter()
         .enumerate()
-        .filter(|(i, o)| o["kind"] == "CustomResourceDefinition" && context.in_scope(*i))
+        .filter(|(i, o)| o.field("kind") == "CustomResourceDefinition" && context.in_scope(*i))
         .map(|(_, o)| o)
         .filter_map(|o| o.pointer(pointer).and_then(Json::as_str).map(str::to_owned))
         .collect()

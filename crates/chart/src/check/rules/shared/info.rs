@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::check::facts::{command_line, last_flag, namespace_of, pod_spec};
 use crate::check::{Class, Context, Findings};
 use crate::plan::adr::EXEMPTIONS_ANNOTATION;
+use kubernetes::json::Field;
 
 /// Notes what is used but not in the input.
 pub(in crate::check::rules) fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
@@ -61,11 +62,11 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
             .iter()
             .copied()
             .chain(&context.extra_crds)
-            .filter(|o| o["kind"] == "CustomResourceDefinition")
+            .filter(|o| o.field("kind") == "CustomResourceDefinition")
             .filter_map(|o| {
                 Some((
-                    o["spec"]["group"].as_str()?,
-                    o["spec"]["names"]["kind"].as_str()?,
+                    o.field("spec").field("group").as_str()?,
+                    o.field("spec").field("names").field("kind").as_str()?,
                 ))
             })
             .filter(|(group, _)| ours(group))
@@ -74,7 +75,7 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
         for object in context.objects {
             let group = group_of(object);
             if ours(group) {
-                let kind = object["kind"].as_str().unwrap_or_default();
+                let kind = object.field("kind").as_str().unwrap_or_default();
                 if !declared.contains(&(group, kind)) {
                     *missing.entry(kind).or_default() += 1;
                 }
@@ -88,9 +89,14 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
             let named: Vec<&str> = context
                 .objects
                 .iter()
-                .filter(|o| o["kind"] == "Namespace")
-                .filter(|o| o["metadata"]["annotations"][EXEMPTIONS_ANNOTATION].is_string())
-                .filter_map(|o| o["metadata"]["name"].as_str())
+                .filter(|o| o.field("kind") == "Namespace")
+                .filter(|o| {
+                    o.field("metadata")
+                        .field("annotations")
+                        .field(EXEMPTIONS_ANNOTATION)
+                        .is_string()
+                })
+                .filter_map(|o| o.field("metadata").field("name").as_str())
                 .collect();
             if !named.is_empty() {
                 needs.push(format!(
@@ -115,7 +121,7 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
 
 /// The group of an object's apiVersion (`""` for the core group).
 fn group_of(object: &serde_json::Value) -> &str {
-    let api = object["apiVersion"].as_str().unwrap_or_default();
+    let api = object.field("apiVersion").as_str().unwrap_or_default();
     api.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
@@ -125,13 +131,13 @@ fn unseen_namespaces(context: &Context<'_>, findings: &mut Findings<'_>) {
     let declared: BTreeSet<&str> = context
         .objects
         .iter()
-        .filter(|o| o["kind"] == "Namespace")
-        .filter_map(|o| o["metadata"]["name"].as_str())
+        .filter(|o| o.field("kind") == "Namespace")
+        .filter_map(|o| o.field("metadata").field("name").as_str())
         .collect();
     let used: BTreeSet<(&str, Class)> = context
         .objects
         .iter()
-        .filter(|o| o["metadata"]["namespace"].is_string())
+        .filter(|o| o.field("metadata").field("namespace").is_string())
         .filter_map(|o| {
             let namespace = namespace_of(o);
             context.class_of(namespace).map(|c| (namespace, c))
@@ -157,8 +163,8 @@ fn runtime_classes(context: &Context<'_>, findings: &mut Findings<'_>) {
     let present: BTreeSet<&str> = context
         .objects
         .iter()
-        .filter(|o| o["kind"] == "RuntimeClass")
-        .filter_map(|o| o["metadata"]["name"].as_str())
+        .filter(|o| o.field("kind") == "RuntimeClass")
+        .filter_map(|o| o.field("metadata").field("name").as_str())
         .collect();
     let mut by_class: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (name, user) in wanted(context) {
@@ -187,15 +193,19 @@ fn wanted(context: &Context<'_>) -> BTreeSet<(String, String)> {
     let mut wanted = BTreeSet::new();
     for (index, object) in context.objects.iter().enumerate() {
         let user = || context.manifests[index].id.to_string();
-        let named = match object["kind"].as_str() {
-            Some("BuildProject") => object["spec"]["runtimeClassName"].as_str(),
-            _ => pod_spec(object).and_then(|(_, pod)| pod["runtimeClassName"].as_str()),
+        let named = match object.field("kind").as_str() {
+            Some("BuildProject") => object.field("spec").field("runtimeClassName").as_str(),
+            _ => pod_spec(object).and_then(|(_, pod)| pod.field("runtimeClassName").as_str()),
         };
         if let Some(name) = named {
             wanted.insert((name.to_owned(), user()));
         }
         if let Some(instance) = context.facts.instance_at(index) {
-            let container = &object["spec"]["template"]["spec"]["containers"][instance.container];
+            let container = &object
+                .field("spec")
+                .field("template")
+                .field("spec")
+                .field("containers")[instance.container];
             let args = &command_line(container);
             if let Some(name) = last_flag(args, "--untrusted-runtime-class") {
                 wanted.insert((name, user()));

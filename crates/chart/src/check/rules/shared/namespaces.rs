@@ -6,21 +6,25 @@ use serde_json::Value as Json;
 
 use crate::check::{Class, Context};
 use crate::plan::MANAGED_BY;
+use kubernetes::json::Field;
 
 /// For each namespace, its Namespace object, else the first object living
-/// in it: where a finding about the namespace is reported.
-pub(in crate::check::rules) fn namespace_objects(context: &Context<'_>) -> HashMap<String, usize> {
-    let mut found: HashMap<String, usize> = HashMap::new();
+/// in it: where a finding about the namespace is reported. The names are
+/// borrowed from the objects: no copy per object.
+pub(in crate::check::rules) fn namespace_objects<'a>(
+    context: &Context<'a>,
+) -> HashMap<&'a str, usize> {
+    let mut found: HashMap<&'a str, usize> = HashMap::new();
     for (index, object) in context.objects.iter().enumerate() {
-        if object["kind"] == "Namespace"
-            && let Some(name) = object["metadata"]["name"].as_str()
+        if object.field("kind") == "Namespace"
+            && let Some(name) = object.field("metadata").field("name").as_str()
         {
-            found.insert(name.to_owned(), index);
+            found.insert(name, index);
         }
     }
     for (index, object) in context.objects.iter().enumerate() {
-        if let Some(namespace) = object["metadata"]["namespace"].as_str() {
-            found.entry(namespace.to_owned()).or_insert(index);
+        if let Some(namespace) = object.field("metadata").field("namespace").as_str() {
+            found.entry(namespace).or_insert(index);
         }
     }
     found
@@ -48,15 +52,19 @@ pub(in crate::check::rules) fn classed<'a>(
         .objects
         .iter()
         .enumerate()
-        .filter(|(_, o)| o["kind"] == "Namespace")
+        .filter(|(_, o)| o.field("kind") == "Namespace")
         .filter_map(|(index, object)| {
-            let name = object["metadata"]["name"].as_str().unwrap_or_default();
+            let name = object
+                .field("metadata")
+                .field("name")
+                .as_str()
+                .unwrap_or_default();
             Some(ClassedNamespace {
                 index,
                 object,
                 name,
                 class: context.class_of(name)?,
-                ours: object["metadata"]["labels"][MANAGED_BY.0] == MANAGED_BY.1,
+                ours: object.field("metadata").field("labels").field(MANAGED_BY.0) == MANAGED_BY.1,
             })
         })
 }
