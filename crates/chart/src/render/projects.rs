@@ -78,7 +78,7 @@ pub fn build(plan: &Plan<'_>, written: usize) -> Option<(Built, usize)> {
 fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usize)> {
     let meta = plan.meta.get("projects")?;
     // An upper bound of what the parse-back would meet, checked before
-    // anything is written: documents, nodes (keys counted too) and bytes.
+    // anything is written: documents and nodes (the bytes as they grow).
     if plan.projects.len() > kubernetes::yaml::MAX_DOCUMENTS
         || nodes_at_most(plan.projects.len(), meta) > manifest::LIMITS.max_nodes
     {
