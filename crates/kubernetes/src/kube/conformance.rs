@@ -137,9 +137,11 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
     let api_version = object.field("apiVersion").as_str().unwrap_or_default();
     let kind = object.field("kind").as_str().unwrap_or_default();
     match custom.get(api_version).and_then(|kinds| kinds.get(kind)) {
-        // Most custom resources are valid: asking whether is cheaper than
-        // collecting no errors.
-        Some(Ok(validator)) if validator.is_valid(object) => Vec::new(),
+        // Every error collected, even for the many valid objects: asking
+        // `is_valid` first would be cheaper, but jsonschema 0.61's
+        // `is_valid` can answer true where `iter_errors` finds an error
+        // (a schema whose `$ref`s form a cycle, an instance deep enough for
+        // its cache: the test below).
         Some(Ok(validator)) => invalid(
             validator
                 .iter_errors(object)
@@ -329,6 +331,46 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A CRD whose schema's `$ref`s form a cycle, and a Widget nested 16
+    /// deep: jsonschema 0.61's `is_valid` says valid, `iter_errors` finds
+    /// the error, and the API server's reading (no `$ref` at all) would
+    /// refuse the CRD. The verdict is the error, as before `is_valid` was
+    /// tried (a review found this).
+    #[test]
+    fn a_custom_resource_is_judged_by_its_errors_not_by_is_valid() {
+        let crd = json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "definitions": {
+                        "P": {"allOf": [{"$ref": "#/definitions/P"}, {"not": {"anyOf": [{"$ref": "#/definitions/R"}]}}]},
+                        "Q": {"allOf": [{"oneOf": [{"$ref": "#/definitions/R"}]}]},
+                        "R": {"allOf": [{"oneOf": [{"$ref": "#/definitions/P"}, {"$ref": "#/definitions/R"}]}, {"$ref": "#/definitions/W"}]},
+                        "W": {"properties": {"c": {"$ref": "#/definitions/W"}}}
+                    },
+                    "allOf": [{"$ref": "#/definitions/W"}, {"not": {"$ref": "#/definitions/P"}}, {"not": {"$ref": "#/definitions/Q"}}],
+                    "type": "object"
+                }}}]}
+        });
+        let mut nested = json!({});
+        for _ in 0..16 {
+            nested = json!({"c": nested});
+        }
+        let mut widget = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "namespace": "ops"}});
+        widget["c"] = nested["c"].clone();
+        let schemas = crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION).unwrap();
+        let verdicts = check(&[&crd, &widget], &schemas, &[]);
+        assert!(
+            verdicts
+                .iter()
+                .any(|(i, v)| *i == 1 && matches!(v, Verdict::Invalid(..))),
+            "{verdicts:?}"
+        );
+    }
 
     /// The rule as first written: every member descended into.
     fn has_null_member_everywhere(value: &Json) -> bool {
