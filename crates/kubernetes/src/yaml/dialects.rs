@@ -355,33 +355,8 @@ fn surely_text(text: &str) -> bool {
         && bytes
             .iter()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'/'))
-        && !matches!(
-            text,
-            "y" | "Y"
-                | "yes"
-                | "Yes"
-                | "YES"
-                | "n"
-                | "N"
-                | "no"
-                | "No"
-                | "NO"
-                | "on"
-                | "On"
-                | "ON"
-                | "off"
-                | "Off"
-                | "OFF"
-                | "true"
-                | "True"
-                | "TRUE"
-                | "false"
-                | "False"
-                | "FALSE"
-                | "null"
-                | "Null"
-                | "NULL"
-        )
+        && !patterns::yaml_1_1_bool(text)
+        && !matches!(text, "y" | "Y" | "n" | "N" | "null" | "Null" | "NULL")
 }
 
 #[cfg(test)]
