@@ -1573,33 +1573,22 @@ mod tests {
         fast
     }
 
-    /// Every YAML file under `dir`.
-    fn yaml_files(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                yaml_files(&path, files);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                files.push(path);
-            }
-        }
-    }
-
     #[test]
     fn the_repository_s_yaml_reads_the_same_through_the_fast_source() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut files = Vec::new();
-        for dir in [
+        // Every YAML file under these folders, through the one walk.
+        let files: Vec<std::path::PathBuf> = [
             "tests/fixtures",
             "values",
             "out",
             "crates/chart/src/check/rules",
-        ] {
-            yaml_files(&root.join(dir), &mut files);
-        }
+        ]
+        .into_iter()
+        .flat_map(|dir| crate::files::walk(&root.join(dir)).flatten())
+        .filter(|entry| entry.file_type().is_file())
+        .map(walkdir::DirEntry::into_path)
+        .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
         let (mut fast, mut total) = (0, 0);
         for file in &files {
             let Ok(text) = std::fs::read_to_string(file) else {
