@@ -356,21 +356,7 @@ pub fn parse_manifests_split(source: &Arc<Source>, limits: Limits) -> Result<Vec
     let (first, second) = text.split_at(split);
     let line_offset = first.matches('\n').count();
     let part = |text: &'_ str, line_offset: usize| {
-        let mut reader = Reader {
-            source,
-            text,
-            line_offset,
-            limits,
-            anchors: HashMap::new(),
-            nodes: 0,
-            shared: false,
-            kubernetes: true,
-            scalars: Vec::new(),
-            flow: Vec::new(),
-            cursor: (0, 0),
-            ascii: text.is_ascii(),
-            stray: may_hold_stray_syntax(text),
-        };
+        let mut reader = Reader::new(source, text, line_offset, limits, true);
         reader
             .read()
             .ok()
@@ -442,21 +428,9 @@ fn read(
     if kubernetes {
         refuse_yaml_1_1_breaks(source)?;
     }
-    let mut reader = Reader {
-        source,
-        text: &source.text,
-        line_offset: 0,
-        limits,
-        anchors: HashMap::new(),
-        nodes: shared.unwrap_or(0),
-        shared: shared.is_some(),
-        kubernetes,
-        scalars: Vec::new(),
-        flow: Vec::new(),
-        cursor: (0, 0),
-        ascii: source.text.is_ascii(),
-        stray: may_hold_stray_syntax(&source.text),
-    };
+    let mut reader = Reader::new(source, &source.text, 0, limits, kubernetes);
+    reader.nodes = shared.unwrap_or(0);
+    reader.shared = shared.is_some();
     let result = reader.read();
     if let Some(spent) = shared {
         *spent = reader.nodes;
@@ -680,6 +654,33 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader of `text`, a part of `source` after its line `line_offset`
+    /// (the whole text from 0), with a node budget of its own; `kubernetes`:
+    /// read as manifests.
+    fn new(
+        source: &'a Arc<Source>,
+        text: &'a str,
+        line_offset: usize,
+        limits: Limits,
+        kubernetes: bool,
+    ) -> Self {
+        Reader {
+            source,
+            text,
+            line_offset,
+            limits,
+            anchors: HashMap::new(),
+            nodes: 0,
+            shared: false,
+            kubernetes,
+            scalars: Vec::new(),
+            flow: Vec::new(),
+            cursor: (0, 0),
+            ascii: text.is_ascii(),
+            stray: may_hold_stray_syntax(text),
+        }
+    }
+
     /// Reads the text with the fast event source ([`subset`]) and, when the
     /// text is outside its subset or the reading fails, again from the start
     /// with saphyr: the same events either way, so the same nodes, and
@@ -1536,21 +1537,7 @@ mod tests {
 
     /// A reader of `source`'s whole text, as values or as manifests.
     fn reader(source: &Arc<Source>, kubernetes: bool) -> Reader<'_> {
-        Reader {
-            source,
-            text: &source.text,
-            line_offset: 0,
-            limits: Limits::VALUES,
-            anchors: HashMap::new(),
-            nodes: 0,
-            shared: false,
-            kubernetes,
-            scalars: Vec::new(),
-            flow: Vec::new(),
-            cursor: (0, 0),
-            ascii: source.text.is_ascii(),
-            stray: may_hold_stray_syntax(&source.text),
-        }
+        Reader::new(source, &source.text, 0, Limits::VALUES, kubernetes)
     }
 
     /// Reads `text` as the reader does (the fast source, saphyr when it
