@@ -586,27 +586,19 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
         }
     };
     for volume in pod.field("volumes").as_array().into_iter().flatten() {
-        add(
-            "Secret",
-            volume.field("secret").field("secretName"),
-            "mounts",
-        );
-        add(
-            "ConfigMap",
-            volume.field("configMap").field("name"),
-            "mounts",
-        );
-        for source in volume
-            .field("projected")
-            .field("sources")
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            add("Secret", source.field("secret").field("name"), "mounts");
+        let sources = volume.field("projected").field("sources").as_array();
+        // A volume names its Secret `secretName`, a projected source `name`.
+        let holders = std::iter::once((volume, "secretName"))
+            .chain(sources.into_iter().flatten().map(|source| (source, "name")));
+        for (holder, secret_name) in holders {
+            add(
+                "Secret",
+                holder.field("secret").field(secret_name),
+                "mounts",
+            );
             add(
                 "ConfigMap",
-                source.field("configMap").field("name"),
+                holder.field("configMap").field("name"),
                 "mounts",
             );
         }
