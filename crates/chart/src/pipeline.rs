@@ -640,6 +640,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(shown(&direct), shown(&engine));
+        // The artifact renders from the plan without its BuildProjects too.
+        assert_eq!(direct.exemptions, engine.exemptions);
         assert_eq!(check(&direct), check(&engine));
     }
 
