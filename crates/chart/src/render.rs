@@ -10,6 +10,8 @@
 //! counted against [`OUTPUT_BUDGET`], so values that multiply (labels in
 //! every object) stop the render before it takes gigabytes.
 
+use std::sync::Arc;
+
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Serde, Value as TemplateValue};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
@@ -432,12 +434,18 @@ fn render_traced(
         .get_template(template)
         .and_then(|t| t.render_with_spans(minijinja::context! { plan => plan }))
         .map_err(|e| template_fault(template, e))?;
+    // One name for the spans of each template in turn, not a copy each.
+    let mut name: Option<Arc<str>> = None;
     let spans = spans
         .iter()
         .map(|span| {
+            let template = match &name {
+                Some(shared) if **shared == *span.name() => Arc::clone(shared),
+                _ => Arc::clone(name.insert(Arc::from(span.name()))),
+            };
             (
                 span.output_range(),
-                span.name().to_owned(),
+                template,
                 span.line(),
                 span.kind() == minijinja::OutputSpanKind::Raw,
             )

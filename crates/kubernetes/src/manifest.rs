@@ -42,7 +42,8 @@ pub struct Rendered {
 #[derive(Debug, Default)]
 pub struct Trace {
     /// `(output byte range, template, template line, written verbatim)`.
-    pub spans: Vec<(std::ops::Range<usize>, String, usize, bool)>,
+    /// The template's name is shared: a render's spans mostly name one.
+    pub spans: Vec<(std::ops::Range<usize>, Arc<str>, usize, bool)>,
 }
 
 impl Trace {

@@ -85,49 +85,68 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
         return None;
     }
     let shared = Shared::of(plan, meta);
-    let (mut out, mut documents) = if halves {
+    let parts = if halves {
         let (first, second) = plan.projects.split_at(plan.projects.len() / 2);
         let (first, second) = std::thread::scope(|scope| {
             let second = scope.spawn(|| Part::write(&shared, second, 0, second.len()));
-            // The first half's buffers take the second's too.
+            // The first half's text takes the second's too.
             let first = Part::write(&shared, first, written, plan.projects.len());
             let second = second
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (first, second)
         });
-        first?.then(second?)
+        vec![first?, second?]
     } else {
-        let part = Part::write(&shared, &plan.projects, written, plan.projects.len())?;
-        (part.out, part.documents)
+        vec![Part::write(
+            &shared,
+            &plan.projects,
+            written,
+            plan.projects.len(),
+        )?]
     };
-    if out.written > super::OUTPUT_BUDGET || out.text.len() >= manifest::LIMITS.max_bytes {
+    let Joined {
+        mut text,
+        written,
+        mut documents,
+        pieces,
+    } = Joined::of(parts);
+    if written > super::OUTPUT_BUDGET || text.len() >= manifest::LIMITS.max_bytes {
         return None;
     }
-    let start = out.text.len();
-    out.line_break();
-    out.span(start, line::ENDFOR, true);
-    let Writer {
-        text,
-        spans,
-        places,
-        written,
-        ..
-    } = out;
+    let start = text.len();
+    text.push('\n');
+    let end = (start..text.len(), line::ENDFOR, true);
     let source = Built::source(TEMPLATE, text);
-    let mut places = places.into_iter();
+    // Each part's places and spans were recorded from the start of its own
+    // text: they move down by the lines and bytes of the parts before it.
+    let mut places = (pieces.iter()).flat_map(|piece| {
+        (piece.places.iter()).map(|p| {
+            (
+                p.line as usize + piece.lines,
+                p.col as usize,
+                p.width as usize,
+            )
+        })
+    });
     for document in &mut documents {
         locate(document, &mut places, &source);
     }
-    let trace = Trace {
-        spans: (spans.into_iter())
-            .map(|(range, line, verbatim)| (range, TEMPLATE.to_owned(), line, verbatim))
-            .collect(),
-    };
+    let template: Arc<str> = Arc::from(TEMPLATE);
+    let mut spans = Vec::with_capacity(pieces.iter().map(|p| p.spans.len()).sum::<usize>() + 1);
+    for piece in &pieces {
+        let bytes = piece.bytes;
+        spans.extend((piece.spans.iter()).map(|(range, line, verbatim)| {
+            let range = range.start + bytes..range.end + bytes;
+            (range, Arc::clone(&template), *line, *verbatim)
+        }));
+    }
+    let (range, line, verbatim) = end;
+    spans.push((range, template, line, verbatim));
     let built = Built {
         template: TEMPLATE.to_owned(),
         source,
-        trace,
+        trace: Trace { spans },
         documents,
     };
     Some((built, written))
@@ -141,8 +160,8 @@ struct Part {
 
 impl Part {
     /// `projects` written from the start of a text, counted against the
-    /// budget from `written`, with room for `room` projects; `None` once
-    /// past a limit.
+    /// budget from `written`, with room in the text for `room` projects;
+    /// `None` once past a limit.
     fn write(
         shared: &Shared,
         projects: &[ProjectPlan<'_>],
@@ -153,7 +172,7 @@ impl Part {
             written,
             ..Writer::default()
         };
-        let mut documents = Vec::with_capacity(room);
+        let mut documents = Vec::with_capacity(projects.len());
         let mut resources: Option<(&Resources, Fragment)> = None;
         for (i, project) in projects.iter().enumerate() {
             // Projects mostly share their resources (the daemons' defaults):
@@ -169,17 +188,18 @@ impl Part {
             documents.push(out.project(shared, project, fragment));
             if i == 0 {
                 // The rest are about as long as the first (an eighth more:
-                // a RuntimeClass line, longer names).
+                // a RuntimeClass line, longer names, more places).
                 // Never past the most the text may hold: a long first
                 // project must not ask for gigabytes.
-                let rest = room.saturating_sub(1);
-                let text = out.text.len().saturating_mul(rest);
-                let text = text
-                    .saturating_add(text / 8)
-                    .min(manifest::LIMITS.max_bytes);
-                out.text.reserve(text + 64);
-                out.places.reserve(out.places.len().saturating_mul(rest));
-                out.spans.reserve(out.spans.len().saturating_mul(rest) + 1);
+                let about = |first: usize, rest: usize| {
+                    let all = first.saturating_mul(rest);
+                    all.saturating_add(all / 8)
+                };
+                let text = about(out.text.len(), room.saturating_sub(1));
+                out.text.reserve(text.min(manifest::LIMITS.max_bytes) + 64);
+                let rest = projects.len() - 1;
+                out.places.reserve(about(out.places.len(), rest));
+                out.spans.reserve(about(out.spans.len(), rest));
             }
             if out.written > super::OUTPUT_BUDGET || out.text.len() >= manifest::LIMITS.max_bytes {
                 return None;
@@ -187,28 +207,75 @@ impl Part {
         }
         Some(Part { out, documents })
     }
+}
 
-    /// This part followed by `next`, written from the start of a text too:
-    /// its places move down by this part's lines, its spans by its bytes.
-    fn then(self, next: Part) -> (Writer, Vec<Node>) {
-        let Part {
-            mut out,
-            mut documents,
-        } = self;
-        let (lines, bytes) = (out.line, out.text.len());
-        out.text.push_str(&next.out.text);
-        (out.places).extend(
-            (next.out.places.into_iter()).map(|(line, col, width)| (line + lines, col, width)),
-        );
-        out.spans
-            .extend((next.out.spans.into_iter()).map(|(range, line, verbatim)| {
-                (range.start + bytes..range.end + bytes, line, verbatim)
-            }));
-        out.line += next.out.line;
-        out.col = next.out.col;
-        out.written = out.written.saturating_add(next.out.written);
-        documents.extend(next.documents);
-        (out, documents)
+/// The parts one after the other: one text, each part's places and spans
+/// kept as written (they are moved as they are read, never copied).
+struct Joined {
+    text: String,
+    written: usize,
+    documents: Vec<Node>,
+    pieces: Vec<Piece>,
+}
+
+/// A part's places and spans, and the lines and bytes before it.
+struct Piece {
+    lines: usize,
+    bytes: usize,
+    places: Vec<Place>,
+    spans: Vec<(Range<usize>, usize, bool)>,
+}
+
+impl Joined {
+    /// `parts` in order, the first holding the text's room for all.
+    fn of(parts: Vec<Part>) -> Joined {
+        let mut joined = Joined {
+            text: String::new(),
+            written: 0,
+            documents: Vec::new(),
+            pieces: Vec::with_capacity(parts.len()),
+        };
+        let mut lines = 0;
+        for (i, Part { out, documents }) in parts.into_iter().enumerate() {
+            let bytes = joined.text.len();
+            if i == 0 {
+                (joined.text, joined.documents) = (out.text, documents);
+            } else {
+                joined.text.push_str(&out.text);
+                joined.documents.extend(documents);
+            }
+            joined.written = joined.written.saturating_add(out.written);
+            joined.pieces.push(Piece {
+                lines,
+                bytes,
+                places: out.places,
+                spans: out.spans,
+            });
+            lines += out.line;
+        }
+        joined
+    }
+}
+
+/// Where a node or key starts, 1-based, and how many characters it covers:
+/// `u32`s, as the text stops at [`manifest::LIMITS`]' 64 MiB (a large
+/// render holds half a million of them).
+#[derive(Clone, Copy)]
+struct Place {
+    line: u32,
+    col: u32,
+    width: u32,
+}
+
+impl Place {
+    fn new(line: usize, col: usize, width: usize) -> Place {
+        // Below 64 MiB of text each fits; `u32::MAX` is never reached.
+        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Place {
+            line: small(line),
+            col: small(col),
+            width: small(width),
+        }
     }
 }
 
@@ -263,7 +330,7 @@ impl Fragment {
             text: w.text,
             chars: w.col,
             places: (w.places.into_iter())
-                .map(|(_, col, width)| (col - 1, width))
+                .map(|p| (p.col as usize - 1, p.width as usize))
                 .collect(),
             node,
         }
@@ -282,7 +349,7 @@ struct Writer {
     spans: Vec<(Range<usize>, usize, bool)>,
     /// Each node's and key's `(line, column, width)`, 1-based, in the order
     /// [`locate`] hands them out.
-    places: Vec<(usize, usize, usize)>,
+    places: Vec<Place>,
     /// The count against the output budget.
     written: usize,
 }
@@ -422,8 +489,9 @@ impl Writer {
     /// Appends a fragment: its text, its places from here, its node.
     fn fragment(&mut self, fragment: &Fragment) -> Node {
         let (line, col) = (self.line + 1, self.col + 1);
-        (self.places)
-            .extend((fragment.places.iter()).map(|(from, width)| (line, col + from, *width)));
+        (self.places).extend(
+            (fragment.places.iter()).map(|(from, width)| Place::new(line, col + from, *width)),
+        );
         self.text.push_str(&fragment.text);
         self.col += fragment.chars;
         fragment.node.clone()
@@ -449,7 +517,8 @@ impl Writer {
 
     /// Records the place of a node starting here, `width` characters wide.
     fn place(&mut self, width: usize) {
-        self.places.push((self.line + 1, self.col + 1, width));
+        self.places
+            .push(Place::new(self.line + 1, self.col + 1, width));
     }
 
     /// A plain block key.
@@ -467,7 +536,8 @@ impl Writer {
         let start = self.text.len();
         emit::push_flow_string(text, &mut self.text);
         let width = chars(&self.text[start..]);
-        self.places.push((self.line + 1, self.col + 1, width));
+        self.places
+            .push(Place::new(self.line + 1, self.col + 1, width));
         self.col += width;
         leaf(Value::String(text.to_owned()), None)
     }
