@@ -249,6 +249,7 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
                 built.documents,
             ),
         };
+        manifests.reserve(documents.len());
         for node in documents {
             if matches!(node.value, Value::Null) {
                 continue;
@@ -475,17 +476,46 @@ pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
 /// The objects as one multi-document YAML stream, each preceded by the
 /// template that rendered it.
 pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> String {
-    let mut out = String::new();
+    let manifests: Vec<&Manifest> = manifests.into_iter().collect();
+    let mut out = String::with_capacity(about_as_long(&manifests));
     for manifest in manifests {
         out.push_str("---\n");
         if let Some(template) = &manifest.template {
-            out.push_str("# Source: templates/");
+            out.push_str(SOURCE);
             out.push_str(template);
             out.push('\n');
         }
         emit::push_block(&manifest.node, &mut out);
     }
     out
+}
+
+/// What the line naming an object's template starts with (Helm's).
+const SOURCE: &str = "# Source: templates/";
+
+/// About how long the stream of `manifests` is, for its buffer: the
+/// texts they were rendered from, each once and an eighth more, and the
+/// lines [`to_stream`] writes before each object. Grown from nothing, a
+/// stream of megabytes is copied a dozen times, each time into pages not
+/// touched before (BENCHMARKS.md); the room past what is written is never
+/// touched. Objects that were read, not rendered, add only their lines:
+/// the buffer grows for them as it would.
+fn about_as_long(manifests: &[&Manifest]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let texts: usize = (manifests.iter())
+        .filter_map(|m| m.trace.as_ref())
+        .filter(|rendering| seen.insert(Arc::as_ptr(rendering)))
+        .map(|rendering| rendering.source.text.len())
+        .sum();
+    let lines: usize = (manifests.iter())
+        .map(|m| {
+            "---\n".len()
+                + m.template
+                    .as_ref()
+                    .map_or(0, |t| SOURCE.len() + t.len() + 1)
+        })
+        .sum();
+    texts.saturating_add(texts / 8).saturating_add(lines)
 }
 
 #[cfg(test)]
@@ -507,6 +537,29 @@ mod tests {
             trace: None,
             node: Node::new(Value::Null, crate::location::Origin::Default),
         }
+    }
+
+    #[test]
+    fn a_rendered_stream_is_written_into_the_buffer_reserved_for_it() {
+        // Small objects, whose `# Source` lines weigh most.
+        let text: String = (0..300)
+            .map(|i| {
+                format!(
+                    "---\nkind: ConfigMap\napiVersion: v1\nmetadata: {{name: c{i}, namespace: ns}}\n"
+                )
+            })
+            .collect();
+        let rendered = Rendered {
+            template: "configmaps.yaml".to_owned(),
+            text,
+            trace: Trace::default(),
+        };
+        let manifests = collect_outputs(vec![Output::Text(rendered)]).unwrap();
+        let stream = to_stream(&manifests);
+        let room = about_as_long(&manifests.iter().collect::<Vec<_>>());
+        assert!(stream.len() <= room, "{} > {room}", stream.len());
+        // A buffer that grew holds at least twice what it held before.
+        assert!(stream.capacity() < 2 * room);
     }
 
     proptest! {
