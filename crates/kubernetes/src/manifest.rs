@@ -236,20 +236,27 @@ impl Built {
 /// each read back or taken as it is, in the order given, then identified,
 /// checked for two of one identity, and sorted alike.
 pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
-    let mut manifests = Vec::new();
-    for output in outputs {
-        let (template, rendering, documents) = match output {
-            Output::Text(output) => read_back(output)?,
-            Output::Built(built) => (
+    let outputs = (outputs.into_iter())
+        .map(|output| match output {
+            Output::Text(output) => read_back(output),
+            Output::Built(built) => Ok((
                 built.template,
                 Arc::new(Rendering {
                     source: built.source,
                     trace: built.trace,
                 }),
                 built.documents,
-            ),
-        };
-        manifests.reserve(documents.len());
+            )),
+        })
+        .collect::<Vec<_>>();
+    // All read first, for the room they take; an error still stops at the
+    // first output, in order, that has one.
+    let objects = (outputs.iter().flatten())
+        .map(|(.., nodes)| nodes.len())
+        .sum();
+    let mut manifests = Vec::with_capacity(objects);
+    for output in outputs {
+        let (template, rendering, documents) = output?;
         for node in documents {
             if matches!(node.value, Value::Null) {
                 continue;
