@@ -434,14 +434,18 @@ fn render_traced(
         .get_template(template)
         .and_then(|t| t.render_with_spans(minijinja::context! { plan => plan }))
         .map_err(|e| template_fault(template, e))?;
-    // One name for the spans of each template in turn, not a copy each.
-    let mut name: Option<Arc<str>> = None;
+    // One name for each template's spans, not a copy each (the templates
+    // a render goes through, with the macros': a few).
+    let mut names: Vec<Arc<str>> = Vec::new();
     let spans = spans
         .iter()
         .map(|span| {
-            let template = match &name {
-                Some(shared) if **shared == *span.name() => Arc::clone(shared),
-                _ => Arc::clone(name.insert(Arc::from(span.name()))),
+            let template = match names.iter().find(|name| ***name == *span.name()) {
+                Some(name) => Arc::clone(name),
+                None => {
+                    names.push(Arc::from(span.name()));
+                    Arc::clone(&names[names.len() - 1])
+                }
             };
             (
                 span.output_range(),

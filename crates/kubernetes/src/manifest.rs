@@ -42,7 +42,8 @@ pub struct Rendered {
 #[derive(Debug, Default)]
 pub struct Trace {
     /// `(output byte range, template, template line, written verbatim)`.
-    /// The template's name is shared: a render's spans mostly name one.
+    /// A name is shared: a render's spans name a few templates, each many
+    /// times.
     pub spans: Vec<(std::ops::Range<usize>, Arc<str>, usize, bool)>,
 }
 
@@ -107,9 +108,20 @@ pub struct Manifest {
 pub struct Rendering {
     source: Arc<Source>,
     trace: Trace,
+    /// How many objects the text holds (its documents, nulls aside).
+    objects: usize,
 }
 
 impl Rendering {
+    /// The text of `source` and its `trace`, holding `documents`.
+    fn new(source: Arc<Source>, trace: Trace, documents: &[Node]) -> Rendering {
+        Rendering {
+            source,
+            trace,
+            objects: objects_in(documents),
+        }
+    }
+
     /// The template and line that wrote the node at `line`:`col` of the
     /// rendered text.
     pub fn source_of(&self, line: usize, col: usize) -> Option<(&str, usize)> {
@@ -236,26 +248,28 @@ impl Built {
 /// each read back or taken as it is, in the order given, then identified,
 /// checked for two of one identity, and sorted alike.
 pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
-    let outputs = (outputs.into_iter())
-        .map(|output| match output {
+    // All read first, for the room they take, up to the first that cannot
+    // be read: its error comes after those of the outputs before it, in
+    // order, as it would reading one output after the other.
+    let mut read = Vec::with_capacity(outputs.len());
+    for output in outputs {
+        let output = match output {
             Output::Text(output) => read_back(output),
             Output::Built(built) => Ok((
                 built.template,
-                Arc::new(Rendering {
-                    source: built.source,
-                    trace: built.trace,
-                }),
+                Arc::new(Rendering::new(built.source, built.trace, &built.documents)),
                 built.documents,
             )),
-        })
-        .collect::<Vec<_>>();
-    // All read first, for the room they take; an error still stops at the
-    // first output, in order, that has one.
-    let objects = (outputs.iter().flatten())
-        .map(|(.., nodes)| nodes.len())
-        .sum();
+        };
+        let unreadable = output.is_err();
+        read.push(output);
+        if unreadable {
+            break;
+        }
+    }
+    let objects = (read.iter().flatten()).map(|(.., nodes)| nodes.len()).sum();
     let mut manifests = Vec::with_capacity(objects);
-    for output in outputs {
+    for output in read {
         let (template, rendering, documents) = output?;
         for node in documents {
             if matches!(node.value, Value::Null) {
@@ -291,10 +305,12 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
 /// A template's output read back: its name, its text and trace, and its
 /// documents.
 fn read_back(output: Rendered) -> Result<(String, Arc<Rendering>, Vec<Node>), Error> {
-    let rendering = Arc::new(Rendering {
-        source: Built::source(&output.template, output.text),
-        trace: output.trace,
-    });
+    // Its objects counted once read.
+    let mut rendering = Rendering::new(
+        Built::source(&output.template, output.text),
+        output.trace,
+        &[],
+    );
     let documents = yaml::parse_manifests_split(&rendering.source, LIMITS).map_err(|e| {
         let message = e
             .message
@@ -305,7 +321,15 @@ fn read_back(output: Rendered) -> Result<(String, Arc<Rendering>, Vec<Node>), Er
             problem: format!("invalid YAML at {}: {message}", rendering.place(&e.origin)),
         }
     })?;
-    Ok((output.template, rendering, documents))
+    rendering.objects = objects_in(&documents);
+    Ok((output.template, Arc::new(rendering), documents))
+}
+
+/// How many objects `documents` hold: an empty document (null) is none.
+fn objects_in(documents: &[Node]) -> usize {
+    (documents.iter())
+        .filter(|node| !matches!(node.value, Value::Null))
+        .count()
 }
 
 /// Sorts objects into install order: by kind rank, kind, namespace, name.
@@ -484,7 +508,7 @@ pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
 /// template that rendered it.
 pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> String {
     let manifests: Vec<&Manifest> = manifests.into_iter().collect();
-    let mut out = String::with_capacity(about_as_long(&manifests));
+    let mut out = String::with_capacity(stream_room(&manifests));
     for manifest in manifests {
         out.push_str("---\n");
         if let Some(template) = &manifest.template {
@@ -500,19 +524,28 @@ pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> Strin
 /// What the line naming an object's template starts with (Helm's).
 const SOURCE: &str = "# Source: templates/";
 
-/// About how long the stream of `manifests` is, for its buffer: the
-/// texts they were rendered from, each once and an eighth more, and the
-/// lines [`to_stream`] writes before each object. Grown from nothing, a
-/// stream of megabytes is copied a dozen times, each time into pages not
-/// touched before (BENCHMARKS.md); the room past what is written is never
-/// touched. Objects that were read, not rendered, add only their lines:
-/// the buffer grows for them as it would.
-fn about_as_long(manifests: &[&Manifest]) -> usize {
-    let mut seen = std::collections::HashSet::new();
-    let texts: usize = (manifests.iter())
-        .filter_map(|m| m.trace.as_ref())
-        .filter(|rendering| seen.insert(Arc::as_ptr(rendering)))
-        .map(|rendering| rendering.source.text.len())
+/// The bytes [`to_stream`] reserves for the stream of `manifests`: about
+/// what it writes. For each text they were rendered from, its share of
+/// that text (all of it when every object of it is written, one in ten
+/// when one of ten is) and an eighth more; and the lines written before
+/// each object. Grown from nothing, a stream of megabytes is copied a
+/// dozen times, each time into pages not touched before (BENCHMARKS.md).
+/// Objects that were read, not rendered, add only their lines: the buffer
+/// grows for them as it would.
+pub fn stream_room(manifests: &[&Manifest]) -> usize {
+    let mut chosen: std::collections::HashMap<*const Rendering, (&Rendering, usize)> =
+        std::collections::HashMap::new();
+    for rendering in manifests.iter().filter_map(|m| m.trace.as_deref()) {
+        chosen
+            .entry(std::ptr::from_ref(rendering))
+            .or_insert((rendering, 0))
+            .1 += 1;
+    }
+    let texts: usize = (chosen.values())
+        .map(|(rendering, written)| {
+            let text = rendering.source.text.len();
+            text.saturating_mul(*written) / rendering.objects.max(*written).max(1)
+        })
         .sum();
     let lines: usize = (manifests.iter())
         .map(|m| {
@@ -563,10 +596,17 @@ mod tests {
         };
         let manifests = collect_outputs(vec![Output::Text(rendered)]).unwrap();
         let stream = to_stream(&manifests);
-        let room = about_as_long(&manifests.iter().collect::<Vec<_>>());
+        let all: Vec<&Manifest> = manifests.iter().collect();
+        let room = stream_room(&all);
         assert!(stream.len() <= room, "{} > {room}", stream.len());
-        // A buffer that grew holds at least twice what it held before.
-        assert!(stream.capacity() < 2 * room);
+        // One object of 300: its share of the text, not all of it.
+        let one = to_stream([&manifests[7]]);
+        let room = stream_room(&[&manifests[7]]);
+        assert!(
+            one.len() <= room && room < 2 * one.len(),
+            "{} {room}",
+            one.len()
+        );
     }
 
     proptest! {

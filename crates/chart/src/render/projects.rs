@@ -132,13 +132,17 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     for document in &mut documents {
         locate(document, &mut places, &source);
     }
+    // The spans move into the trace piece by piece, each piece's places
+    // and spans freed once moved.
     let template: Arc<str> = Arc::from(TEMPLATE);
     let mut spans = Vec::with_capacity(pieces.iter().map(|p| p.spans.len()).sum::<usize>() + 1);
-    for piece in &pieces {
-        let bytes = piece.bytes;
-        spans.extend((piece.spans.iter()).map(|(range, line, verbatim)| {
+    for Piece {
+        bytes, spans: own, ..
+    } in pieces
+    {
+        spans.extend((own.into_iter()).map(|(range, line, verbatim)| {
             let range = range.start + bytes..range.end + bytes;
-            (range, Arc::clone(&template), *line, *verbatim)
+            (range, Arc::clone(&template), line, verbatim)
         }));
     }
     let (range, line, verbatim) = end;
@@ -160,8 +164,9 @@ struct Part {
 
 impl Part {
     /// `projects` written from the start of a text, counted against the
-    /// budget from `written`, with room in the text for `room` projects;
-    /// `None` once past a limit.
+    /// budget from `written`, with room in the text and the documents for
+    /// `room` projects (the first half's take the second's); `None` once
+    /// past a limit.
     fn write(
         shared: &Shared,
         projects: &[ProjectPlan<'_>],
@@ -172,7 +177,7 @@ impl Part {
             written,
             ..Writer::default()
         };
-        let mut documents = Vec::with_capacity(projects.len());
+        let mut documents = Vec::with_capacity(room);
         let mut resources: Option<(&Resources, Fragment)> = None;
         for (i, project) in projects.iter().enumerate() {
             // Projects mostly share their resources (the daemons' defaults):
@@ -209,8 +214,10 @@ impl Part {
     }
 }
 
-/// The parts one after the other: one text, each part's places and spans
-/// kept as written (they are moved as they are read, never copied).
+/// The parts one after the other: one text and one list of documents (in
+/// the first part's, which has the room), each part's places and spans
+/// kept as written: the places are read where they are, moved down as
+/// they are read; the spans are moved into the trace.
 struct Joined {
     text: String,
     written: usize,
@@ -767,6 +774,44 @@ mod tests {
         both_ways(&values, 0);
         values.projects[0].resources = Default::default();
         both_ways(&values, 0);
+    }
+
+    #[test]
+    fn the_stream_of_written_projects_fits_the_room_reserved_for_it() {
+        // Past the split, with labels every project carries: the stream
+        // writes them as blocks where the text has them in flow.
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        values.projects = (0..SPLIT_FROM + 50)
+            .map(|i| {
+                project(
+                    &format!("p{i}"),
+                    "https://git.example.com/p.git",
+                    i % 4 != 0,
+                )
+            })
+            .collect();
+        values
+            .common_labels
+            .insert("team.example.com/owner".into(), "platform-builds".into());
+        values
+            .common_annotations
+            .insert("example.com/runbook".into(), "https://r.example.com".into());
+        let output = crate::pipeline::render(&values).unwrap();
+        let all = output.in_order(&crate::pipeline::Bundle::ALL);
+        let stream = manifest::to_stream(all.iter().copied());
+        let room = manifest::stream_room(&all);
+        assert!(stream.len() <= room, "{} > {room}", stream.len());
+        // One project shown (`--show-only`): its share, not the whole text.
+        let one: Vec<&Manifest> = (all.iter().copied())
+            .filter(|m| m.id.kind == "BuildProject")
+            .take(1)
+            .collect();
+        let (written, room) = (
+            manifest::to_stream(one.iter().copied()).len(),
+            manifest::stream_room(&one),
+        );
+        assert!(written <= room && room < 2 * written, "{written} {room}");
     }
 
     #[test]
