@@ -574,10 +574,11 @@ fn provides(object: &Json) -> Option<(&'static str, &str)> {
 }
 
 /// The ConfigMaps, Secrets and ServiceAccount a pod uses, each with how:
-/// (kind, name, `mounts`). Volumes (projected sources too), `envFrom` and
-/// `env` of every container, init and ephemeral containers included, the
-/// image pull secrets and the pod's ServiceAccount; an optional reference
-/// is still a use.
+/// (kind, name, `mounts`). Volumes (projected sources too, and the
+/// Secret a volume plugin logs in with: `api::VOLUME_PLUGIN_SECRETS`),
+/// `envFrom` and `env` of every container, init and ephemeral containers
+/// included, the image pull secrets and the pod's ServiceAccount (or the
+/// deprecated `serviceAccount`); an optional reference is still a use.
 pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
     let mut found = Vec::new();
     let mut add = |kind: &'static str, name: &Json, how: &'static str| {
@@ -586,6 +587,10 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
         }
     };
     for volume in pod.field("volumes").as_array().into_iter().flatten() {
+        for path in kubernetes::api::VOLUME_PLUGIN_SECRETS {
+            let name = path.iter().fold(volume, |node, key| node.field(key));
+            add("Secret", name, "mounts");
+        }
         let sources = volume.field("projected").field("sources").as_array();
         // A volume names its Secret `secretName`, a projected source `name`.
         let holders = std::iter::once((volume, "secretName"))
@@ -637,7 +642,15 @@ pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
             }
         }
     }
-    add("ServiceAccount", pod.field("serviceAccountName"), "runs as");
+    // `serviceAccount` is the deprecated name the API server still reads
+    // when `serviceAccountName` is unset.
+    let named = pod.field("serviceAccountName");
+    let account = if named.as_str().is_some_and(|n| !n.is_empty()) {
+        named
+    } else {
+        pod.field("serviceAccount")
+    };
+    add("ServiceAccount", account, "runs as");
     found
 }
 
@@ -1249,6 +1262,9 @@ mod tests {
                 {"secret": {"secretName": "s"}},
                 {"configMap": {"name": "c"}},
                 {"projected": {"sources": [{"secret": {"name": "ps"}}, {"configMap": {"name": "pc"}}]}},
+                {"csi": {"driver": "d", "nodePublishSecretRef": {"name": "csi"}}},
+                {"rbd": {"image": "i", "monitors": ["m"], "secretRef": {"name": "rbd"}}},
+                {"azureFile": {"secretName": "azure", "shareName": "s"}},
             ],
             "initContainers": [{"envFrom": [{"secretRef": {"name": "es"}}]}],
             "containers": [{"env": [{"valueFrom": {"configMapKeyRef": {"name": "ec"}}}]}],
@@ -1262,9 +1278,12 @@ mod tests {
             ("ConfigMap", "c"),
             ("ConfigMap", "ec"),
             ("ConfigMap", "pc"),
+            ("Secret", "azure"),
+            ("Secret", "csi"),
             ("Secret", "es"),
             ("Secret", "ps"),
             ("Secret", "pull"),
+            ("Secret", "rbd"),
             ("Secret", "s"),
             ("ServiceAccount", "sa"),
         ]
@@ -1272,5 +1291,11 @@ mod tests {
         .map(|(k, n)| (k, n.to_owned()))
         .collect();
         assert_eq!(found, expected);
+        // The deprecated name, read when the current one is unset.
+        let old = json!({"serviceAccount": "old"});
+        assert_eq!(
+            pod_references(&old),
+            vec![("ServiceAccount", "old".to_owned(), "runs as")]
+        );
     }
 }

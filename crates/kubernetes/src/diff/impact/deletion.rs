@@ -273,6 +273,11 @@ fn pod_references<'a>(spec: &'a Node, namespace: &'a str, named: &mut Vec<Refere
         if let Some(claim) = text(at(volume, &["persistentVolumeClaim", "claimName"])) {
             named.push(("PersistentVolumeClaim", namespace, claim));
         }
+        for path in crate::api::VOLUME_PLUGIN_SECRETS {
+            if let Some(name) = text(at(volume, path)) {
+                named.push(("Secret", namespace, name));
+            }
+        }
         for (key, node) in entries(Some(volume)) {
             sources.push((key, node));
         }
@@ -400,4 +405,27 @@ pub(super) fn changed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact>
         listed(&dropped)
     );
     out.push(Impact::new(Level::Destructive, Class::Deletion, after, why));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pod names its Secrets in every volume that logs in with one, not
+    /// only in `secret` volumes; a deleted Secret then breaks it.
+    #[test]
+    fn a_pod_uses_the_secrets_its_volume_plugins_log_in_with() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  containers: [{name: c, image: i}]\n  volumes:\n  - {name: a, csi: {driver: d, nodePublishSecretRef: {name: csi}}}\n  - {name: b, cephfs: {monitors: [m], secretRef: {name: ceph}}}\n  - {name: c, secret: {secretName: s, optional: true}}\n";
+        let set = crate::input::parse("t", text).unwrap().manifests;
+        let users = references(&set);
+        for secret in ["csi", "ceph"] {
+            assert_eq!(
+                users.get(&("Secret", "ns", secret)),
+                Some(&vec!["Pod ns/p".to_owned()]),
+                "{secret}: {users:?}"
+            );
+        }
+        // An optional Secret: the pod starts without it.
+        assert_eq!(users.get(&("Secret", "ns", "s")), None);
+    }
 }
