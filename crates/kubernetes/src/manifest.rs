@@ -113,15 +113,6 @@ pub struct Rendering {
 }
 
 impl Rendering {
-    /// The text of `source` and its `trace`, holding `documents`.
-    fn new(source: Arc<Source>, trace: Trace, documents: &[Node]) -> Rendering {
-        Rendering {
-            source,
-            trace,
-            objects: objects_in(documents),
-        }
-    }
-
     /// The template and line that wrote the node at `line`:`col` of the
     /// rendered text.
     pub fn source_of(&self, line: usize, col: usize) -> Option<(&str, usize)> {
@@ -257,7 +248,11 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
             Output::Text(output) => read_back(output),
             Output::Built(built) => Ok((
                 built.template,
-                Arc::new(Rendering::new(built.source, built.trace, &built.documents)),
+                Arc::new(Rendering {
+                    source: built.source,
+                    trace: built.trace,
+                    objects: objects_in(&built.documents),
+                }),
                 built.documents,
             )),
         };
@@ -305,12 +300,12 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
 /// A template's output read back: its name, its text and trace, and its
 /// documents.
 fn read_back(output: Rendered) -> Result<(String, Arc<Rendering>, Vec<Node>), Error> {
-    // Its objects counted once read.
-    let mut rendering = Rendering::new(
-        Built::source(&output.template, output.text),
-        output.trace,
-        &[],
-    );
+    let mut rendering = Rendering {
+        source: Built::source(&output.template, output.text),
+        trace: output.trace,
+        // Counted once read.
+        objects: 0,
+    };
     let documents = yaml::parse_manifests_split(&rendering.source, LIMITS).map_err(|e| {
         let message = e
             .message
