@@ -36,7 +36,7 @@ fn rbac_check(c: &mut Criterion) {
             .unwrap()
             .manifests
             .iter()
-            .map(|m| m.node.to_json())
+            .map(|m| m.node().to_json())
             .collect();
         group.bench_with_input(BenchmarkId::from_parameter(n), &objects, |b, o| {
             b.iter(|| {

@@ -30,15 +30,15 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Exit> {
     let path = field.map(|f| query::field(manifest, f)).transpose()?;
     let explanation = explained.explain(manifest, path.as_ref(), &loaded.values, &loaded.document);
     let field = path.as_ref().map(|p| {
-        let node = manifest.node.at(p).unwrap_or(&manifest.node);
-        (provenance::named_path(&manifest.node, p), node.to_json())
+        let node = manifest.node().at(p).unwrap_or(manifest.node());
+        (provenance::named_path(manifest.node(), p), node.to_json())
     });
     let shown = Shown {
         manifest,
         field,
         explanation: &explanation,
         hidden: secret::could_be_secret_kind(
-            manifest.node.get("kind").map(|k| k.to_json()).as_ref(),
+            manifest.node().get("kind").map(|k| k.to_json()).as_ref(),
         ),
     };
     let text = match args.output {

@@ -50,7 +50,7 @@ pub(crate) fn environments() -> Vec<(String, Vec<PathBuf>)> {
 pub(crate) fn read(paths: &[PathBuf]) -> Vec<Json> {
     let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let read = kubernetes::input::read(&paths, &chart::artifacts::READ).unwrap();
-    read.manifests.iter().map(|m| m.node.to_json()).collect()
+    read.manifests.iter().map(|m| m.node().to_json()).collect()
 }
 
 fn name_of(object: &Json) -> &str {

@@ -241,7 +241,7 @@ fn without_protection_deleting_the_app_deletes_the_data() {
     .unwrap();
     loaded.values.gitops.protect = false;
     let output = pipeline::render(&loaded.values).unwrap();
-    let inventory: Vec<Json> = output.release.iter().map(|m| m.node.to_json()).collect();
+    let inventory: Vec<Json> = output.release.iter().map(|m| m.node().to_json()).collect();
     for event in EVENTS {
         let lost = lost(event, &inventory);
         for kind in [

@@ -126,7 +126,7 @@ fn rendered_objects() -> Vec<Json> {
     for dir in dirs {
         let set =
             kubernetes::input::read(&[dir.display().to_string()], &chart::artifacts::READ).unwrap();
-        objects.extend(set.manifests.iter().map(|m| m.node.to_json()));
+        objects.extend(set.manifests.iter().map(|m| m.node().to_json()));
     }
     objects
 }

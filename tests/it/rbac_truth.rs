@@ -38,7 +38,7 @@ fn truth() -> Vec<Json> {
 pub(crate) fn objects(set: &str) -> Vec<Json> {
     let paths = set_paths(set);
     let read = kubernetes::input::read(&paths, &chart::artifacts::READ).unwrap();
-    read.manifests.iter().map(|m| m.node.to_json()).collect()
+    read.manifests.iter().map(|m| m.node().to_json()).collect()
 }
 
 /// The files of a recorded set: `sets/NAME.yaml`, `generated/NAME.yaml`,

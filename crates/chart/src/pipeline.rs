@@ -247,13 +247,7 @@ pub fn extra_objects(
                 ),
             )],
         })?;
-        manifests.push(Manifest {
-            id,
-            template: None,
-            file: None,
-            trace: None,
-            node,
-        });
+        manifests.push(Manifest::new(id, node));
     }
     let cluster_scoped = cluster_scoped_custom_kinds(crds.iter().chain(&manifests));
     let chart: HashSet<(&str, &str, Option<&str>, &str)> = (release.iter().chain(kata))
@@ -262,13 +256,16 @@ pub fn extra_objects(
     let mut problems = Vec::new();
     for (i, manifest) in manifests.iter_mut().enumerate() {
         let at = KeyPath::root().key(extra_objects::KEY).index(i);
-        let id = &mut manifest.id;
-        if cluster_scoped.contains(&(id.group.clone(), id.kind.clone())) {
-            id.namespace = None;
-        } else if id.namespace.is_none() && !manifest::is_cluster_scoped(&id.kind) {
+        let custom_cluster =
+            cluster_scoped.contains(&(manifest.id.group.clone(), manifest.id.kind.clone()));
+        if custom_cluster {
+            manifest.id.namespace = None;
+        }
+        let id = &manifest.id;
+        if !custom_cluster && id.namespace.is_none() && !manifest::is_cluster_scoped(&id.kind) {
             let metadata = at.key("metadata");
             let origin = manifest
-                .node
+                .node()
                 .nearest(&KeyPath::root().key("metadata"))
                 .origin
                 .clone();
@@ -292,7 +289,7 @@ pub fn extra_objects(
         }
         if chart.contains(&identity(id)) {
             problems.push(Problem::new(
-                manifest.node.nearest(&KeyPath::root().key("metadata").key("name")).origin.clone(),
+                manifest.node().nearest(&KeyPath::root().key("metadata").key("name")).origin.clone(),
                 at.key("metadata").key("name"),
                 format!(
                     "{}[{i}] is {id}, which the chart renders itself: the two would replace each other",
@@ -325,7 +322,7 @@ fn cluster_scoped_custom_kinds<'m>(
     };
     crds.filter(|m| m.id.kind == "CustomResourceDefinition")
         .filter_map(|m| {
-            let spec = m.node.get("spec")?;
+            let spec = m.node().get("spec")?;
             (text(spec.get("scope")).as_deref() == Some("Cluster")).then_some(())?;
             let group = text(spec.get("group"))?;
             let kind = text(spec.get("names").and_then(|names| names.get("kind")))?;
@@ -425,7 +422,7 @@ pub fn check_leaving(
     let parallel = check::parallel(chosen.len());
     let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> =
         split_map(&chosen, parallel, |&(b, extra, m)| {
-            (b, extra, m, m.node.to_json())
+            (b, extra, m, m.node().to_json())
         });
     let findings = check_copies(&json, output, &options, parallel);
     let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
@@ -636,7 +633,7 @@ mod tests {
         let (direct, engine) = (render_by(true), render_by(false));
         let shown = |o: &Output| {
             (o.in_order(&Bundle::ALL).into_iter())
-                .map(|m| (m.id.clone(), m.node.clone(), m.template.clone()))
+                .map(|m| (m.id.clone(), m.node().clone(), m.template.clone()))
                 .collect::<Vec<_>>()
         };
         assert_eq!(shown(&direct), shown(&engine));
@@ -691,7 +688,7 @@ mod tests {
         // last one's name is on the line its origin names.
         let project = many.release.iter().find(|m| m.id.name == "p299").unwrap();
         let name = project
-            .node
+            .node()
             .at(&KeyPath::root().key("metadata").key("name"));
         let Some(Node {
             origin: kubernetes::location::Origin::At { source, line, .. },
@@ -712,7 +709,7 @@ mod tests {
             .iter_mut()
             .find(|m| m.id.kind == "ClusterRole" && m.id.name == "buildkit-operator-events")
             .unwrap();
-        let Value::Mapping(entries) = &mut role.node.value else {
+        let Value::Mapping(entries) = &mut role.node_mut().value else {
             unreachable!()
         };
         let rules = &mut entries

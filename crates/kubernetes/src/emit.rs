@@ -251,10 +251,22 @@ fn write_mapping(entries: &[(yaml::Key, Node)], indent: usize, out: &mut String)
         if i > 0 {
             push_indent(indent, out);
         }
-        push_scalar(&key.name, out);
-        out.push(':');
-        write_value(value, indent, out);
+        push_entry(&key.name, value, indent, out);
     }
+}
+
+/// Appends one entry of a mapping whose keys stand at column `indent`
+/// (counted from 0), as [`block`] writes each: from its key (the
+/// indentation before it is the caller's) to the line break that ends it.
+/// A mapping's text is its entries, each after the first preceded by
+/// `indent` spaces; a non-empty mapping or list as a value starts on the
+/// next line, its entries at `indent + 2`. So a writer that knows which
+/// entries every one of its objects shares writes those once and copies
+/// them ([`crate::manifest::Built::blocks`]).
+pub fn push_entry(key: &str, value: &Node, indent: usize, out: &mut String) {
+    push_scalar(key, out);
+    out.push(':');
+    write_value(value, indent, out);
 }
 
 fn write_sequence(items: &[Node], indent: usize, out: &mut String) {

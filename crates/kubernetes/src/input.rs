@@ -901,15 +901,19 @@ fn duplicates(set: &mut ManifestSet, problems: &mut Vec<Problem>) {
         };
         let first = &set.manifests[first];
         if manifest.id.kind == "CustomResourceDefinition"
-            && manifest.node.to_json() == first.node.to_json()
+            && manifest.node().to_json() == first.node().to_json()
         {
             shared.push(index);
             continue;
         }
         problems.push(Problem::new(
-            manifest.node.origin.clone(),
+            manifest.node().origin.clone(),
             KeyPath::root(),
-            format!("{} again; it is also at {}", manifest.id, first.node.origin),
+            format!(
+                "{} again; it is also at {}",
+                manifest.id,
+                first.node().origin
+            ),
         ));
     }
     for index in shared.into_iter().rev() {
@@ -997,13 +1001,10 @@ fn read_text(
                 let line = manifest::line_of(&node.origin);
                 let after = templates.partition_point(|(start, _)| *start <= line);
                 let template = after.checked_sub(1).and_then(|i| templates[i].1.clone());
-                set.manifests.push(Manifest {
-                    id,
-                    template,
-                    file: file.clone(),
-                    trace: None,
-                    node,
-                });
+                let mut manifest = Manifest::new(id, node);
+                manifest.template = template;
+                manifest.file = file.clone();
+                set.manifests.push(manifest);
             }
             Err(why) => problems.push(
                 Problem::new(
@@ -1199,10 +1200,10 @@ mod tests {
         let set = parse("t", text).unwrap();
         let a = &set.manifests[1];
         assert_eq!(
-            a.node.get("apiVersion").unwrap().value,
+            a.node().get("apiVersion").unwrap().value,
             Value::String("v1".into())
         );
-        assert_eq!(manifest::line_of(&a.node.origin), 4);
+        assert_eq!(manifest::line_of(&a.node().origin), 4);
     }
 
     #[test]
@@ -1235,7 +1236,7 @@ mod tests {
     #[test]
     fn the_default_namespace_is_written_into_the_object() {
         let set = parse("t", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: \"\"}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n").unwrap();
-        let json: Vec<_> = set.manifests.iter().map(|m| m.node.to_json()).collect();
+        let json: Vec<_> = set.manifests.iter().map(|m| m.node().to_json()).collect();
         assert_eq!(set.manifests[0].id.to_string(), "Namespace ns");
         assert_eq!(json[0]["metadata"].get("namespace"), None);
         assert_eq!(set.manifests[1].id.to_string(), "ConfigMap default/c");

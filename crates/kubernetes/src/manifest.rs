@@ -99,8 +99,56 @@ pub struct Manifest {
     pub file: Option<String>,
     /// For a rendered object: the template lines that wrote it.
     pub trace: Option<Arc<Rendering>>,
+    /// The object: read through [`Manifest::node`], changed through
+    /// [`Manifest::node_mut`], which forgets `block`.
+    node: Node,
+    /// The object as [`emit::block`] writes it, when its writer wrote that
+    /// beside it ([`Built::blocks`]): what [`Manifest::push_block`] copies
+    /// instead of writing the node again. Never out of date: only
+    /// [`Manifest::node_mut`] can change the node, and it forgets this.
+    block: Option<Box<str>>,
+}
+
+impl Manifest {
+    /// The object `node` of identity `id`, neither rendered nor read from a
+    /// file (set `template`, `file` and `trace` as they apply).
+    pub fn new(id: ObjectId, node: Node) -> Manifest {
+        Manifest {
+            id,
+            template: None,
+            file: None,
+            trace: None,
+            node,
+            block: None,
+        }
+    }
+
     /// The object.
-    pub node: Node,
+    pub fn node(&self) -> &Node {
+        &self.node
+    }
+
+    /// The object, to change: what its writer wrote of it is forgotten,
+    /// and [`Manifest::push_block`] writes it anew.
+    pub fn node_mut(&mut self) -> &mut Node {
+        self.block = None;
+        &mut self.node
+    }
+
+    /// The object, taken.
+    pub fn into_node(self) -> Node {
+        self.node
+    }
+
+    /// Appends the object to `out` as [`emit::push_block`] writes it: the
+    /// block its writer wrote beside it, when there is one, or the node
+    /// written now.
+    pub fn push_block(&self, out: &mut String) {
+        match &self.block {
+            Some(block) => out.push_str(block),
+            None => emit::push_block(&self.node, out),
+        }
+    }
 }
 
 /// A template's rendered text and the trace of which line wrote what.
@@ -225,6 +273,11 @@ pub struct Built {
     pub trace: Trace,
     /// The documents, in the order written (nulls skipped as in a reading).
     pub documents: Vec<Node>,
+    /// Each document as [`emit::block`] writes it, index for index, when
+    /// the writer wrote that too (empty when it did not): the stream
+    /// copies it ([`Manifest::push_block`]). The writer answers for it
+    /// being what `emit::block` gives; a debug build checks.
+    pub blocks: Vec<Box<str>>,
 }
 
 impl Built {
@@ -254,6 +307,7 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
                     objects: objects_in(&built.documents),
                 }),
                 built.documents,
+                built.blocks,
             )),
         };
         let unreadable = output.is_err();
@@ -262,14 +316,22 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
             break;
         }
     }
-    let objects = (read.iter().flatten()).map(|(.., nodes)| nodes.len()).sum();
+    let objects = (read.iter().flatten())
+        .map(|(_, _, nodes, _)| nodes.len())
+        .sum();
     let mut manifests = Vec::with_capacity(objects);
     for output in read {
-        let (template, rendering, documents) = output?;
+        let (template, rendering, documents, blocks) = output?;
+        let mut blocks = blocks.into_iter();
         for node in documents {
+            let block = blocks.next();
             if matches!(node.value, Value::Null) {
                 continue;
             }
+            debug_assert!(
+                block.as_deref().is_none_or(|b| *b == emit::block(&node)),
+                "a writer's block is what emit::block writes"
+            );
             let id = identify(&node).map_err(|why| Error::Rendered {
                 template: template.clone(),
                 problem: format!("an object {why} at {}", rendering.place(&node.origin)),
@@ -280,6 +342,7 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
                 file: None,
                 trace: Some(Arc::clone(&rendering)),
                 node,
+                block,
             });
         }
     }
@@ -297,9 +360,14 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
     Ok(manifests)
 }
 
+/// A template's output as [`collect_outputs`] takes it in: its name, its
+/// text and trace, its documents and what its writer wrote of each
+/// ([`Built::blocks`]).
+type Collected = (String, Arc<Rendering>, Vec<Node>, Vec<Box<str>>);
+
 /// A template's output read back: its name, its text and trace, and its
 /// documents.
-fn read_back(output: Rendered) -> Result<(String, Arc<Rendering>, Vec<Node>), Error> {
+fn read_back(output: Rendered) -> Result<Collected, Error> {
     let mut rendering = Rendering {
         source: Built::source(&output.template, output.text),
         trace: output.trace,
@@ -317,7 +385,7 @@ fn read_back(output: Rendered) -> Result<(String, Arc<Rendering>, Vec<Node>), Er
         }
     })?;
     rendering.objects = objects_in(&documents);
-    Ok((output.template, Arc::new(rendering), documents))
+    Ok((output.template, Arc::new(rendering), documents, Vec::new()))
 }
 
 /// How many objects `documents` hold: an empty document (null) is none.
@@ -482,7 +550,7 @@ pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
             continue;
         }
         id.namespace = Some(namespace.to_owned());
-        if let Value::Mapping(entries) = &mut manifest.node.value
+        if let Value::Mapping(entries) = &mut manifest.node_mut().value
             && let Some((_, metadata)) = entries.iter_mut().find(|(key, _)| key.name == "metadata")
             && let Value::Mapping(fields) = &mut metadata.value
         {
@@ -511,7 +579,7 @@ pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> Strin
             out.push_str(template);
             out.push('\n');
         }
-        emit::push_block(&manifest.node, &mut out);
+        manifest.push_block(&mut out);
     }
     out
 }
@@ -559,19 +627,36 @@ mod tests {
     use proptest::prelude::*;
 
     fn manifest((kind, namespace, name): (&str, Option<&str>, &str)) -> Manifest {
-        Manifest {
-            id: ObjectId {
-                group: String::new(),
-                version: "v1".to_owned(),
-                kind: kind.to_owned(),
-                namespace: namespace.map(str::to_owned),
-                name: name.to_owned(),
-            },
-            template: None,
-            file: None,
-            trace: None,
-            node: Node::new(Value::Null, crate::location::Origin::Default),
-        }
+        let id = ObjectId {
+            group: String::new(),
+            version: "v1".to_owned(),
+            kind: kind.to_owned(),
+            namespace: namespace.map(str::to_owned),
+            name: name.to_owned(),
+        };
+        Manifest::new(id, Node::new(Value::Null, crate::location::Origin::Default))
+    }
+
+    /// What a writer wrote of an object is what the stream copies, until
+    /// the object changes: then the stream writes the object as it is.
+    #[test]
+    fn a_changed_object_is_written_as_it_is_not_as_its_writer_wrote_it() {
+        let mut object = manifest(("ConfigMap", Some("a"), "x"));
+        object.block = Some("as: written\n".into());
+        let stream = |object: &Manifest| {
+            let mut out = String::new();
+            object.push_block(&mut out);
+            out
+        };
+        assert_eq!(stream(&object), "as: written\n");
+        assert_eq!(to_stream([&object]), "---\nas: written\n");
+        let node = object.node_mut();
+        *node = Node::new(Value::String("changed".into()), node.origin.clone());
+        assert_eq!(stream(&object), "changed\n");
+        assert_eq!(to_stream([&object]), "---\nchanged\n");
+        let mut without = object.clone();
+        without.block = None;
+        assert_eq!(stream(&without), stream(&object));
     }
 
     #[test]

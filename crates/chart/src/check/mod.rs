@@ -126,7 +126,7 @@ impl<'a> Context<'a> {
             facts: Facts::of(objects),
             objects,
             version,
-            extra_crds: extra_crds.iter().map(|m| m.node.to_json()).collect(),
+            extra_crds: extra_crds.iter().map(|m| m.node().to_json()).collect(),
         }
     }
 
@@ -232,7 +232,7 @@ impl<'c> Findings<'c> {
 /// file of the user's: the origin is then [`Origin::Default`]); for one
 /// read from a file, its origin there.
 fn place(manifest: &Manifest, path: &KeyPath) -> (Origin, Option<Location>) {
-    let origin = &manifest.node.nearest(path).origin;
+    let origin = &manifest.node().nearest(path).origin;
     match (origin, &manifest.trace) {
         (Origin::At { line, col, .. }, Some(trace)) => (
             Origin::Default,
@@ -303,7 +303,7 @@ pub fn run_leaving(
     exemptions: &[Node],
     options: &Options<'_>,
 ) -> (CheckReport, Copies) {
-    let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+    let json: Vec<Json> = manifests.iter().map(|m| m.node().to_json()).collect();
     let (manifests, objects) = (
         manifests.iter().collect::<Vec<_>>(),
         json.iter().collect::<Vec<_>>(),
@@ -317,7 +317,7 @@ pub fn run_leaving(
 /// with the whole set (each object's schema does not depend on the others
 /// but for custom resources, whose CRD the whole set holds too).
 pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> CheckReport {
-    let json: Vec<Json> = manifests.iter().map(|m| m.node.to_json()).collect();
+    let json: Vec<Json> = manifests.iter().map(|m| m.node().to_json()).collect();
     let (manifests, objects) = (
         manifests.iter().collect::<Vec<_>>(),
         json.iter().collect::<Vec<_>>(),

@@ -721,7 +721,7 @@ mod tests {
                 .iter()
                 .find(|m| m.id.kind == "Deployment" && m.id.name == name)
                 .unwrap()
-                .node
+                .node()
                 .to_json();
             let pod = &object["spec"]["template"]["spec"];
             let container = &pod["containers"][0];

@@ -237,8 +237,8 @@ impl Explained {
         }
         let placed = manifest.template.as_ref().and_then(|t| self.placed.get(t));
         let target = field
-            .and_then(|f| manifest.node.at(f))
-            .unwrap_or(&manifest.node);
+            .and_then(|f| manifest.node().at(f))
+            .unwrap_or(manifest.node());
         let line_col = match &target.origin {
             Origin::At { line, col, .. } => Some((*line, *col)),
             Origin::Default => None,
@@ -265,7 +265,7 @@ impl Explained {
                 }
                 None => {
                     literal = false;
-                    reads = object_reads(placed, &manifest.node);
+                    reads = object_reads(placed, manifest.node());
                 }
             }
         }
@@ -314,7 +314,7 @@ fn field_reads(p: &Placement, manifest: &Manifest, field: &KeyPath, text: &str) 
     // The field's ancestor (or itself) that the interpolation starts.
     let start = (0..=field.0.len()).find(|k| {
         manifest
-            .node
+            .node()
             .at(&KeyPath(field.0[..*k].to_vec()))
             .is_some_and(|n| match &n.origin {
                 Origin::At { line, col, .. } => offset(text, *line, *col) == p.range.start,

@@ -137,7 +137,7 @@ pub fn field(manifest: &Manifest, path: &str) -> Result<KeyPath, Error> {
             printable(&why)
         ))
     })?;
-    let mut node = &manifest.node;
+    let mut node = manifest.node();
     let mut resolved = KeyPath::root();
     for step in steps.0 {
         let step = match step {
@@ -148,7 +148,7 @@ pub fn field(manifest: &Manifest, path: &str) -> Result<KeyPath, Error> {
             let at = if resolved.is_root() {
                 format!("{}", manifest.id)
             } else {
-                format!("`{}`", super::named_path(&manifest.node, &resolved))
+                format!("`{}`", super::named_path(manifest.node(), &resolved))
             };
             let hint = match closest(&step, choices.iter().map(String::as_str)) {
                 Some(near) => format!("; did you mean `{}`?", printable(near)),
@@ -209,13 +209,7 @@ mod tests {
         parse_manifests(&Source::file("t.yaml", text), LIMITS)
             .unwrap()
             .into_iter()
-            .map(|node| Manifest {
-                id: identify(&node).unwrap(),
-                template: None,
-                file: None,
-                trace: None,
-                node,
-            })
+            .map(|node| Manifest::new(identify(&node).unwrap(), node))
             .collect()
     }
 

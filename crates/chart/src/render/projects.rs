@@ -33,6 +33,9 @@ use crate::plan::{Meta, Plan, ProjectPlan};
 /// The template this writes, relative to `templates/`.
 pub const TEMPLATE: &str = "projects.yaml";
 
+/// The kind of every object it writes.
+const KIND: &str = "BuildProject";
+
 /// The lines of `templates/projects.yaml` that write each part (minijinja's
 /// trace: a part written verbatim counts on from its line by the line
 /// breaks before it).
@@ -109,6 +112,7 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
         mut text,
         written,
         mut documents,
+        blocks,
         pieces,
     } = Joined::of(parts);
     if written > super::OUTPUT_BUDGET || text.len() >= manifest::LIMITS.max_bytes {
@@ -152,6 +156,7 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
         source,
         trace: Trace { spans },
         documents,
+        blocks,
     };
     Some((built, written))
 }
@@ -160,6 +165,8 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
 struct Part {
     out: Writer,
     documents: Vec<Node>,
+    /// Each document as `emit::block` writes it ([`Built::blocks`]).
+    blocks: Vec<Box<str>>,
 }
 
 impl Part {
@@ -178,19 +185,26 @@ impl Part {
             ..Writer::default()
         };
         let mut documents = Vec::with_capacity(room);
-        let mut resources: Option<(&Resources, Fragment)> = None;
+        let mut blocks = Vec::with_capacity(room);
+        let mut scratch = String::new();
+        let mut resources: Option<(&Resources, Fragment, String)> = None;
         for (i, project) in projects.iter().enumerate() {
             // Projects mostly share their resources (the daemons' defaults):
             // written once, copied while the next project's are the same.
             if resources
                 .as_ref()
-                .is_none_or(|(r, _)| **r != project.resources)
+                .is_none_or(|(r, ..)| **r != project.resources)
             {
                 let list = resources_of(&project.resources);
-                resources = Some((&project.resources, Fragment::of(|w| w.flow(&list))));
+                let fragment = Fragment::of(|w| w.flow(&list));
+                let mut block = String::new();
+                emit::push_entry("resources", &fragment.node, 2, &mut block);
+                resources = Some((&project.resources, fragment, block));
             }
-            let (_, fragment) = resources.as_ref()?;
-            documents.push(out.project(shared, project, fragment));
+            let (_, fragment, block) = resources.as_ref()?;
+            let document = out.project(shared, project, fragment);
+            blocks.push(shared.blocks.of(&document, block, &mut scratch));
+            documents.push(document);
             if i == 0 {
                 // The rest are about as long as the first (an eighth more:
                 // a RuntimeClass line, longer names, more places).
@@ -210,7 +224,11 @@ impl Part {
                 return None;
             }
         }
-        Some(Part { out, documents })
+        Some(Part {
+            out,
+            documents,
+            blocks,
+        })
     }
 }
 
@@ -222,6 +240,7 @@ struct Joined {
     text: String,
     written: usize,
     documents: Vec<Node>,
+    blocks: Vec<Box<str>>,
     pieces: Vec<Piece>,
 }
 
@@ -240,16 +259,23 @@ impl Joined {
             text: String::new(),
             written: 0,
             documents: Vec::new(),
+            blocks: Vec::new(),
             pieces: Vec::with_capacity(parts.len()),
         };
         let mut lines = 0;
-        for (i, Part { out, documents }) in parts.into_iter().enumerate() {
+        for (i, part) in parts.into_iter().enumerate() {
+            let Part {
+                out,
+                documents,
+                blocks,
+            } = part;
             let bytes = joined.text.len();
             if i == 0 {
-                (joined.text, joined.documents) = (out.text, documents);
+                (joined.text, joined.documents, joined.blocks) = (out.text, documents, blocks);
             } else {
                 joined.text.push_str(&out.text);
                 joined.documents.extend(documents);
+                joined.blocks.extend(blocks);
             }
             joined.written = joined.written.saturating_add(out.written);
             joined.pieces.push(Piece {
@@ -303,6 +329,8 @@ struct Shared {
     /// The RuntimeClass the first project with one names (they all name
     /// the chart's; another is written as it comes).
     runtime_class: Option<(String, Fragment)>,
+    /// What every document's block shares.
+    blocks: Blocks,
 }
 
 impl Shared {
@@ -315,7 +343,80 @@ impl Shared {
             annotations: (!meta.annotations.is_empty())
                 .then(|| Fragment::of(|w| w.flow(&strings(&meta.annotations)))),
             runtime_class: class.map(|class| (class.to_owned(), Fragment::of(|w| w.string(class)))),
+            blocks: Blocks::default(),
         }
+        .with_blocks()
+    }
+
+    /// With the blocks' shared text, written from the shared nodes.
+    fn with_blocks(mut self) -> Self {
+        let Blocks { head, tail } = &mut self.blocks;
+        emit::push_entry("apiVersion", &self.api_version.node, 0, head);
+        emit::push_entry("kind", &leaf(Value::String(KIND.to_owned()), None), 0, head);
+        head.push_str("metadata:\n  ");
+        let mut entry = |key: &str, fragment: &Fragment| {
+            tail.push_str("  ");
+            emit::push_entry(key, &fragment.node, 2, tail);
+        };
+        entry("namespace", &self.namespace);
+        entry("labels", &self.labels);
+        if let Some(annotations) = &self.annotations {
+            entry("annotations", annotations);
+        }
+        tail.push_str("spec:\n  ");
+        self
+    }
+}
+
+/// A BuildProject as `emit::block` writes it, as the stream shows it
+/// ([`Built::blocks`]), from the text every document shares: the layout
+/// of [`emit::push_entry`], with the entries that are the same in every
+/// document written once. The tests, and every debug build's
+/// `collect_outputs`, hold each block to `emit::block` of its document.
+#[derive(Default)]
+struct Blocks {
+    /// `apiVersion`, `kind` and the `metadata` key, to the name's key.
+    head: String,
+    /// `metadata`'s entries after the name, and the `spec` key, to the
+    /// repository's key.
+    tail: String,
+}
+
+impl Blocks {
+    /// The block of `document`, one project's as [`Writer::project`]
+    /// writes it (metadata's name first, spec's resources last), whose
+    /// resources entry is `resources` (written once for the projects that
+    /// share them). Written in `scratch`, then copied into an allocation
+    /// of its size.
+    fn of(&self, document: &Node, resources: &str, scratch: &mut String) -> Box<str> {
+        fn entries(node: &Node) -> &[(Key, Node)] {
+            match &node.value {
+                Value::Mapping(entries) => entries,
+                _ => &[],
+            }
+        }
+        let top = entries(document);
+        let (metadata, spec) = match top {
+            [_, _, (_, metadata), (_, spec)] => (entries(metadata), entries(spec)),
+            _ => (&[][..], &[][..]),
+        };
+        let out = scratch;
+        out.clear();
+        out.push_str(&self.head);
+        if let Some((key, name)) = metadata.first() {
+            emit::push_entry(&key.name, name, 2, out);
+        }
+        out.push_str(&self.tail);
+        for (i, (key, value)) in spec.iter().enumerate() {
+            if i > 0 {
+                out.push_str("  ");
+            }
+            match i + 1 == spec.len() {
+                true => out.push_str(resources),
+                false => emit::push_entry(&key.name, value, 2, out),
+            }
+        }
+        Box::from(out.as_str())
     }
 }
 
@@ -389,7 +490,7 @@ impl Writer {
         self.line_break();
         let kind_key = self.key("kind");
         self.push(": ");
-        let kind = self.plain_string("BuildProject");
+        let kind = self.plain_string(KIND);
         self.line_break();
         self.span(start, line::API_VERSION, true);
         let (metadata_key, metadata) = self.metadata(shared, project);
@@ -710,6 +811,7 @@ mod tests {
                 assert_eq!(one.source, two.source);
                 assert_eq!(one.trace.spans, two.trace.spans);
                 assert_eq!(one.documents, two.documents);
+                assert_eq!(one.blocks, two.blocks);
                 assert_eq!(one_written, two_written);
             }
             (one, two) => assert_eq!(one.is_some(), two.is_some(), "one thread or two"),
@@ -725,16 +827,24 @@ mod tests {
         assert_eq!(built.source.text, text);
         assert_eq!(built.trace.spans, trace.spans);
         assert_eq!(direct_written, engine_written);
+        // Each document's block is what the stream would write of it.
+        assert_eq!(built.blocks.len(), built.documents.len());
+        for (block, document) in built.blocks.iter().zip(&built.documents) {
+            assert_eq!(**block, emit::block(document));
+        }
         let read = manifest::collect(vec![Rendered {
             template: TEMPLATE.to_owned(),
             text,
             trace,
         }]);
         let built = manifest::collect_outputs(vec![Output::Built(built)]);
+        if let (Ok(read), Ok(built)) = (&read, &built) {
+            assert_eq!(manifest::to_stream(built), manifest::to_stream(read));
+        }
         let shown = |m: Result<Vec<Manifest>, kubernetes::error::Error>| match m {
             Ok(manifests) => Ok(manifests
                 .into_iter()
-                .map(|m| (m.id, m.node, m.template))
+                .map(|m| (m.id.clone(), m.template.clone(), m.into_node()))
                 .collect::<Vec<_>>()),
             Err(e) => Err(e.to_string()),
         };

@@ -153,7 +153,7 @@ struct Found {
 /// The requests for one local object, resolved against discovery.
 fn job(connection: &Connection, discovery: &Discovery, manifest: &Manifest) -> Job {
     let id = manifest.id.clone();
-    let mut written = manifest.node.to_json();
+    let mut written = manifest.node().to_json();
     let served = discovery.resolve_gvk(&GroupVersionKind::gvk(&id.group, &id.version, &id.kind));
     let unserved = served.is_none().then(|| Refusal {
         object: id.to_string(),
@@ -314,7 +314,7 @@ pub fn release_selector(local: &[Manifest]) -> Option<String> {
     let instances: BTreeSet<String> = local
         .iter()
         .filter_map(|m| {
-            let labels = m.node.get("metadata")?.get("labels")?.to_json();
+            let labels = m.node().get("metadata")?.get("labels")?.to_json();
             if labels.get(MANAGED_BY.0)?.as_str()? != MANAGED_BY.1 {
                 return None;
             }

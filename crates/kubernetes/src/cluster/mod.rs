@@ -191,11 +191,11 @@ fn replace_nodes(local: &mut ManifestSet, applied: ManifestSet) {
     let mut by_key: BTreeMap<_, _> = applied
         .manifests
         .into_iter()
-        .map(|m| (identity(&m.id), m.node))
+        .map(|m| (identity(&m.id), m.into_node()))
         .collect();
     for manifest in &mut local.manifests {
         if let Some(node) = by_key.remove(&identity(&manifest.id)) {
-            manifest.node = node;
+            *manifest.node_mut() = node;
         }
     }
 }

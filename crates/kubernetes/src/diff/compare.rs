@@ -358,7 +358,7 @@ mod tests {
                     (&o.id.group, &o.id.kind, &o.id.namespace, &o.id.name)
                         == (&n.id.group, &n.id.kind, &n.id.namespace, &n.id.name)
                 })?;
-                Some((o.node.clone(), n.node.clone()))
+                Some((o.node().clone(), n.node().clone()))
             })
             .collect()
     }
@@ -454,17 +454,17 @@ mod tests {
             for m in manifests(&format!(
                 "tests/fixtures/hostile/secrets/shapes/{side}.yaml"
             )) {
-                let json = m.node.to_json();
+                let json = m.node().to_json();
                 if secret::redacted(&json) != json {
                     seen += 1;
-                    assert!(may_need_redaction(&m.node), "{json}");
+                    assert!(may_need_redaction(m.node()), "{json}");
                 }
             }
         }
         assert!(seen > 5, "{seen}");
         let plain =
             manifests_of("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n");
-        assert!(!may_need_redaction(&plain[0].node));
+        assert!(!may_need_redaction(plain[0].node()));
     }
 
     #[test]

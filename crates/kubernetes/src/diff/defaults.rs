@@ -34,7 +34,7 @@ impl<'a> Schemas<'a> {
             (m.id.group.as_str(), m.id.kind.as_str())
                 == ("apiextensions.k8s.io", "CustomResourceDefinition")
         }) {
-            let spec = crd.node.get("spec");
+            let spec = crd.node().get("spec");
             let text = |n: Option<&'a Node>| match n.map(|n| &n.value) {
                 Some(crate::yaml::Value::String(s)) => Some(s.as_str()),
                 _ => None,

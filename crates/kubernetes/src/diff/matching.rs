@@ -355,7 +355,7 @@ pub fn strip_helm(old: &mut [Manifest], new: &mut [Manifest]) {
     // change, and the labels it selected stay ignorable).
     let mut selected = BTreeSet::new();
     for manifest in new.iter() {
-        selected_keys(&manifest.node, &mut selected);
+        selected_keys(manifest.node(), &mut selected);
     }
     let pod_labels: Vec<&str> = HELM_LABELS
         .into_iter()
@@ -369,11 +369,11 @@ pub fn strip_helm(old: &mut [Manifest], new: &mut [Manifest]) {
             } else {
                 &pod_labels
             };
-            if let Some(metadata) = walk_mut(&mut manifest.node, at) {
+            if let Some(metadata) = walk_mut(manifest.node_mut(), at) {
                 remove_keys(metadata, "labels", labels);
             }
         }
-        if let Some(metadata) = walk_mut(&mut manifest.node, &["metadata"]) {
+        if let Some(metadata) = walk_mut(manifest.node_mut(), &["metadata"]) {
             remove_keys(metadata, "annotations", &HELM_ANNOTATIONS);
         }
     }

@@ -282,7 +282,7 @@ fn object_changes(
     ignore: &[Ignore],
     schemas: &defaults::Schemas<'_>,
 ) -> Vec<FieldChange> {
-    let (old, new) = (&before.node, &after.node);
+    let (old, new) = (before.node(), after.node());
     let server = defaults::Server::object(&after.id.group, &after.id.kind)
         .with_schema(schemas.of_object(&after.id));
     let mut fields = Vec::new();
@@ -381,7 +381,7 @@ fn accounts<'a>(set: &BTreeMap<KeyRef<'a>, &'a Manifest>) -> BTreeSet<(&'a str, 
 /// The RBAC objects of an indexed set, in its order.
 fn rbac_objects<'a>(set: &BTreeMap<KeyRef<'_>, &'a Manifest>) -> Vec<&'a Node> {
     set.values()
-        .map(|m| &m.node)
+        .map(|m| m.node())
         .filter(|node| {
             node.get("kind").is_some_and(
                 |kind| matches!(&kind.value, Value::String(k) if RBAC_KINDS.contains(&k.as_str())),
@@ -607,7 +607,7 @@ mod tests {
     /// redacted, compared whole.
     fn by_json(old: &Manifest, new: &Manifest) -> Vec<FieldChange> {
         let mut fields = Vec::new();
-        let (mut a, mut b) = (old.node.to_json(), new.node.to_json());
+        let (mut a, mut b) = (old.node().to_json(), new.node().to_json());
         if [old, new]
             .iter()
             .all(|m| m.id.kind == "Secret" && m.id.group.is_empty())

@@ -57,7 +57,7 @@ pub fn files(
         if let Some(template) = &manifest.template {
             text += &format!("# Source: templates/{template}\n");
         }
-        emit::push_block(&manifest.node, &mut text);
+        manifest.push_block(&mut text);
         if files.insert(path.clone(), text).is_some() {
             return Err(Error::Output {
                 path,

@@ -86,7 +86,10 @@ pub(super) fn deleted(
         ("", "PersistentVolume") => {
             let mut why =
                 "a claim bound to it loses its volume (the claim becomes Lost)".to_owned();
-            if text(at(&object.node, &["spec", "persistentVolumeReclaimPolicy"])) == Some("Delete")
+            if text(at(
+                object.node(),
+                &["spec", "persistentVolumeReclaimPolicy"],
+            )) == Some("Delete")
             {
                 why += ", and its storage is deleted (reclaim policy Delete)";
             }
@@ -171,7 +174,7 @@ fn custom_resource(object: &Manifest, sets: Sets<'_>) -> String {
 /// (`persistentVolumeClaimRetentionPolicy.whenDeleted: Delete`).
 fn claims_deleted(object: &Manifest) -> Option<String> {
     let policy = at(
-        &object.node,
+        object.node(),
         &[
             "spec",
             "persistentVolumeClaimRetentionPolicy",
@@ -189,7 +192,7 @@ fn claims_deleted(object: &Manifest) -> Option<String> {
 
 /// The names of a StatefulSet's volumeClaimTemplates.
 pub(super) fn claim_templates(object: &Manifest) -> Vec<&str> {
-    items(at(&object.node, &["spec", "volumeClaimTemplates"]))
+    items(at(object.node(), &["spec", "volumeClaimTemplates"]))
         .iter()
         .filter_map(|t| text(at(t, &["metadata", "name"])))
         .collect()
@@ -215,7 +218,7 @@ pub(super) fn references(set: &[Manifest]) -> HashMap<Reference<'_>, Vec<String>
             "RoleBinding" | "ClusterRoleBinding"
         ) && object.id.group == "rbac.authorization.k8s.io"
         {
-            for subject in items(object.node.get("subjects")) {
+            for subject in items(object.node().get("subjects")) {
                 if text(subject.get("kind")) != Some("ServiceAccount") {
                     continue;
                 }
@@ -231,10 +234,10 @@ pub(super) fn references(set: &[Manifest]) -> HashMap<Reference<'_>, Vec<String>
             pod_references(spec, namespace, &mut named);
         }
         if is(object, "", "PersistentVolumeClaim") {
-            claim_references(object.node.get("spec"), &mut named);
+            claim_references(object.node().get("spec"), &mut named);
         }
         if is(object, "apps", "StatefulSet") {
-            for template in items(at(&object.node, &["spec", "volumeClaimTemplates"])) {
+            for template in items(at(object.node(), &["spec", "volumeClaimTemplates"])) {
                 claim_references(template.get("spec"), &mut named);
             }
         }
@@ -360,7 +363,7 @@ fn namespace_contents(kinds: Option<&BTreeMap<&str, usize>>) -> String {
 
 /// The group and kind a CRD defines.
 fn defines(crd: &Manifest) -> (&str, &str) {
-    let spec = crd.node.get("spec");
+    let spec = crd.node().get("spec");
     (
         text(spec.and_then(|s| s.get("group"))).unwrap_or_default(),
         text(spec.and_then(|s| at(s, &["names", "kind"]))).unwrap_or_default(),
@@ -389,7 +392,7 @@ pub(super) fn changed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact>
         return;
     }
     let served = |crd: &Manifest| -> BTreeSet<String> {
-        items(at(&crd.node, &["spec", "versions"]))
+        items(at(crd.node(), &["spec", "versions"]))
             .iter()
             .filter(|v| !is_false(v.get("served")))
             .filter_map(|v| text(v.get("name")).map(str::to_owned))

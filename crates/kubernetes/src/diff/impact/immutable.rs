@@ -181,7 +181,7 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
         return true;
     }
     if matches!((group, kind), ("", "ConfigMap" | "Secret")) {
-        return is_true(before.node.get("immutable"))
+        return is_true(before.node().get("immutable"))
             && ["data", "binaryData", "stringData", "immutable"]
                 .iter()
                 .any(|key| overlaps(steps, &[key]));
@@ -209,16 +209,20 @@ fn job_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
     match s.as_slice() {
         ["spec", "completions", ..] => {
             // Mutable for an Indexed Job, in tandem with parallelism.
-            let indexed = text(after.node.get("spec").and_then(|s| s.get("completionMode")))
-                == Some("Indexed");
-            let spec = after.node.get("spec");
+            let indexed = text(
+                after
+                    .node()
+                    .get("spec")
+                    .and_then(|s| s.get("completionMode")),
+            ) == Some("Indexed");
+            let spec = after.node().get("spec");
             let same = |k: &str| spec.and_then(|s| s.get(k)).map(crate::yaml::Node::to_json);
             !(indexed
                 && same("completions").is_some()
                 && same("completions") == same("parallelism"))
         }
         ["spec", "template", rest @ ..] => {
-            let suspended = is_true(before.node.get("spec").and_then(|s| s.get("suspend")));
+            let suspended = is_true(before.node().get("spec").and_then(|s| s.get("suspend")));
             !(suspended
                 && matches!(
                     rest,
@@ -250,8 +254,9 @@ fn job_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
 /// A Service's cluster IPs: a new address is refused, unless the Service
 /// is or becomes an ExternalName one (which has none).
 fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
-    let external =
-        |m: &Manifest| text(m.node.get("spec").and_then(|s| s.get("type"))) == Some("ExternalName");
+    let external = |m: &Manifest| {
+        text(m.node().get("spec").and_then(|s| s.get("type"))) == Some("ExternalName")
+    };
     if external(before) || external(after) {
         return false;
     }
@@ -334,7 +339,7 @@ pub(super) fn refused(
 /// A Secret's type as the API server stores it: `Opaque` when none is
 /// written.
 fn secret_type(secret: &Manifest) -> &str {
-    text(secret.node.get("type"))
+    text(secret.node().get("type"))
         .filter(|t| !t.is_empty())
         .unwrap_or("Opaque")
 }
@@ -349,7 +354,7 @@ fn recreate_over_defaulted_rolling_update(before: &Manifest, after: &Manifest) -
         return false;
     }
     fn strategy(m: &Manifest) -> Option<&crate::yaml::Node> {
-        super::tree::at(&m.node, &["spec", "strategy"])
+        super::tree::at(m.node(), &["spec", "strategy"])
     }
     let kind = |m| text(strategy(m).and_then(|s| s.get("type")));
     kind(after) == Some("Recreate")
@@ -367,8 +372,9 @@ fn dropped_stored_version(before: &Manifest, after: &Manifest) -> Option<String>
     {
         return None;
     }
-    let versions =
-        |m: &Manifest| super::tree::items(super::tree::at(&m.node, &["spec", "versions"])).to_vec();
+    let versions = |m: &Manifest| {
+        super::tree::items(super::tree::at(m.node(), &["spec", "versions"])).to_vec()
+    };
     let stored = versions(before)
         .into_iter()
         .find(|v| is_true(v.get("storage")))
@@ -392,12 +398,15 @@ fn growing_claim(
     let field = fields
         .iter()
         .find(|f| f.steps == ["spec", "resources", "requests", "storage"])?;
-    let class = text(super::tree::at(&before.node, &["spec", "storageClassName"]))?;
+    let class = text(super::tree::at(
+        before.node(),
+        &["spec", "storageClassName"],
+    ))?;
     let storage_class = sets.new.iter().chain(sets.old).find(|m| {
         (m.id.group.as_str(), m.id.kind.as_str(), m.id.name.as_str())
             == ("storage.k8s.io", "StorageClass", class)
     })?;
-    if is_true(storage_class.node.get("allowVolumeExpansion")) {
+    if is_true(storage_class.node().get("allowVolumeExpansion")) {
         return None;
     }
     let show = |v: &Option<serde_json::Value>| match v {

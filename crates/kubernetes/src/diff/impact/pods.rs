@@ -126,7 +126,7 @@ impl Written<'_> {
 fn templates(object: &Manifest) -> Vec<Template<'_>> {
     let mut out = Vec::new();
     if let Some(path) = pod_security::template_path(&object.id.group, &object.id.kind) {
-        let node = (path.iter()).try_fold(&object.node, |node, key| node.get(key));
+        let node = (path.iter()).try_fold(object.node(), |node, key| node.get(key));
         if let Some(node) = node.filter(|n| n.get("spec").is_some()) {
             let at = if path.is_empty() {
                 "the pod".to_owned()
@@ -138,7 +138,7 @@ fn templates(object: &Manifest) -> Vec<Template<'_>> {
         }
     }
     if object.id.group.is_empty() && object.id.kind == "ConfigMap" {
-        let data = object.node.get("data").map(|d| &d.value);
+        let data = object.node().get("data").map(|d| &d.value);
         let Some(Value::Mapping(entries)) = data else {
             return out;
         };

@@ -45,12 +45,12 @@ use crate::pod_security::{Level as PodLevel, Policy};
 /// Pod Security, Kyverno and NetworkPolicy changes of one changed object.
 pub(super) fn changed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact>) {
     let why = match (after.id.group.as_str(), after.id.kind.as_str()) {
-        ("", "Namespace") => namespace(&before.node.to_json(), &after.node.to_json()),
+        ("", "Namespace") => namespace(&before.node().to_json(), &after.node().to_json()),
         ("kyverno.io", "ClusterPolicy" | "Policy") => {
-            kyverno(&before.node.to_json(), &after.node.to_json())
+            kyverno(&before.node().to_json(), &after.node().to_json())
         }
         ("networking.k8s.io", "NetworkPolicy") => {
-            network(&before.node.to_json(), &after.node.to_json())
+            network(&before.node().to_json(), &after.node().to_json())
         }
         _ => Vec::new(),
     };
@@ -65,7 +65,7 @@ pub(super) fn removed(removed: &[&Manifest], out: &mut Vec<Impact>) {
     for object in removed {
         let why = match (object.id.group.as_str(), object.id.kind.as_str()) {
             ("kyverno.io", "ClusterPolicy" | "Policy") => {
-                let enforcing: Vec<String> = rules(&object.node.to_json())
+                let enforcing: Vec<String> = rules(&object.node().to_json())
                     .into_iter()
                     .filter(|(_, r)| r.enforce)
                     .map(|(name, _)| name)
@@ -79,7 +79,7 @@ pub(super) fn removed(removed: &[&Manifest], out: &mut Vec<Impact>) {
             }
             ("networking.k8s.io", "NetworkPolicy") => Some(format!(
                 "NetworkPolicy removed: the pods it selects ({}) are no longer isolated by it",
-                selector(&object.node.to_json()["spec"]["podSelector"])
+                selector(&object.node().to_json()["spec"]["podSelector"])
             )),
             _ => None,
         };
@@ -104,7 +104,7 @@ pub(super) fn host_path_volumes(
         if !object.id.group.is_empty() {
             continue;
         }
-        let json = object.node.to_json();
+        let json = object.node().to_json();
         let (volume, namespace, claim) = match object.id.kind.as_str() {
             "PersistentVolume" => {
                 if !json["spec"]["hostPath"].is_object() {
@@ -119,7 +119,7 @@ pub(super) fn host_path_volumes(
                     _ => new.iter().find_map(|m| {
                         let claims = m.id.group.is_empty()
                             && m.id.kind == "PersistentVolumeClaim"
-                            && text(at(&m.node, &["spec", "volumeName"]))
+                            && text(at(m.node(), &["spec", "volumeName"]))
                                 == Some(object.id.name.as_str());
                         let reported = added_or_changed.iter().any(|o| o.id == m.id);
                         (claims && !reported).then(|| {
@@ -138,7 +138,7 @@ pub(super) fn host_path_volumes(
                     continue;
                 };
                 (
-                    volume.node.to_json(),
+                    volume.node().to_json(),
                     object.id.namespace.clone().unwrap_or_default(),
                     object.id.name.clone(),
                 )

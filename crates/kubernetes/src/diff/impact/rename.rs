@@ -69,8 +69,8 @@ pub(super) fn renames(
             let mut fields = Vec::new();
             compare::compare(
                 &mut Vec::new(),
-                &removed[r].node,
-                &m.node,
+                removed[r].node(),
+                m.node(),
                 &without_names,
                 &mut fields,
             );
@@ -154,7 +154,7 @@ pub(super) fn replaced(old: &Manifest, new: &Manifest, how: &str) -> (Level, Str
 
 /// The hash of an object's content without its name and namespace.
 fn content_hash(object: &Manifest, ignore: &[Ignore], state: &RandomState) -> u64 {
-    hash(&mut Vec::new(), &object.node, ignore, state)
+    hash(&mut Vec::new(), object.node(), ignore, state)
 }
 
 fn hash<'a>(
@@ -301,7 +301,7 @@ mod tests {
         for a in &all {
             for b in &all {
                 let mut fields = Vec::new();
-                compare::compare(&mut Vec::new(), &a.node, &b.node, &names, &mut fields);
+                compare::compare(&mut Vec::new(), a.node(), b.node(), &names, &mut fields);
                 if fields.is_empty() {
                     equal += 1;
                     assert_eq!(

@@ -25,7 +25,7 @@ pub(super) fn narrowed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact
     {
         return;
     }
-    let versions = |m: &Manifest| items(at(&m.node, &["spec", "versions"])).to_vec();
+    let versions = |m: &Manifest| items(at(m.node(), &["spec", "versions"])).to_vec();
     let (old, new) = (versions(before), versions(after));
     let mut found = Vec::new();
     for version in &new {

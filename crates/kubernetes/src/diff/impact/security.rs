@@ -194,7 +194,7 @@ const AGGREGATE: &str = "rbac.authorization.k8s.io/aggregate-to-";
 /// first.
 fn aggregated_into(role: &Manifest) -> Vec<&'static str> {
     let labelled = |to: &str| {
-        entries(at(&role.node, &["metadata", "labels"])).any(|(key, value)| {
+        entries(at(role.node(), &["metadata", "labels"])).any(|(key, value)| {
             key.strip_prefix(AGGREGATE) == Some(to) && text(Some(value)) == Some("true")
         })
     };
@@ -252,7 +252,7 @@ fn aggregated(before: Option<&Manifest>, after: &Manifest, out: &mut Vec<Impact>
         return;
     }
     fn rules(role: &Manifest) -> Vec<(String, &Node)> {
-        items(role.node.get("rules"))
+        items(role.node().get("rules"))
             .iter()
             .map(|r| (r.to_json().to_string(), r))
             .collect()

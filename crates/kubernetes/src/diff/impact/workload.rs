@@ -54,7 +54,7 @@ pub(super) fn template(object: &Manifest) -> Option<(&'static [&'static str], Ru
 /// The pod spec of a workload (or of a Pod).
 pub(crate) fn pod_spec(object: &Manifest) -> Option<&Node> {
     let (path, _) = template(object)?;
-    at(&object.node, path)?.get("spec")
+    at(object.node(), path)?.get("spec")
 }
 
 /// A new pod template: a restart (a rollout), with what changed in it.
@@ -87,7 +87,7 @@ pub(super) fn restart(after: &Manifest, fields: &[FieldChange], out: &mut Vec<Im
                 "new pod template ({what}): only the pods it creates next use it; running ones are not replaced"
             ),
         ),
-        _ if text(at(&after.node, &["spec", "updateStrategy", "type"])) == Some("OnDelete") => (
+        _ if text(at(after.node(), &["spec", "updateStrategy", "type"])) == Some("OnDelete") => (
             Level::Change,
             format!(
                 "new pod template ({what}): its pods take it only when deleted (updateStrategy OnDelete)"
