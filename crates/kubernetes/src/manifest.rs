@@ -650,13 +650,51 @@ mod tests {
         };
         assert_eq!(stream(&object), "as: written\n");
         assert_eq!(to_stream([&object]), "---\nas: written\n");
+        // A clone keeps it, with the node it was written of.
+        assert_eq!(stream(&object.clone()), "as: written\n");
         let node = object.node_mut();
         *node = Node::new(Value::String("changed".into()), node.origin.clone());
         assert_eq!(stream(&object), "changed\n");
         assert_eq!(to_stream([&object]), "---\nchanged\n");
-        let mut without = object.clone();
-        without.block = None;
-        assert_eq!(stream(&without), stream(&object));
+    }
+
+    /// A debug build refuses a writer's block that is not what
+    /// `emit::block` writes of its document.
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "a writer's block is what emit::block writes")]
+    fn a_block_that_is_not_the_documents_is_refused_in_a_debug_build() {
+        let source = Built::source("t.yaml", "kind: A\n".to_owned());
+        let mut document = Node::new(Value::Mapping(Vec::new()), crate::location::Origin::Default);
+        let key = |name: &str| yaml::Key {
+            name: name.to_owned(),
+            origin: crate::location::Origin::Default,
+        };
+        let text = |s: &str| {
+            Node::new(
+                Value::String(s.to_owned()),
+                crate::location::Origin::Default,
+            )
+        };
+        document.value = Value::Mapping(vec![
+            (key("apiVersion"), text("v1")),
+            (key("kind"), text("ConfigMap")),
+            (
+                key("metadata"),
+                Node::new(
+                    Value::Mapping(vec![(key("name"), text("x"))]),
+                    crate::location::Origin::Default,
+                ),
+            ),
+        ]);
+        let built = Built {
+            template: "t.yaml".to_owned(),
+            source,
+            trace: Trace::default(),
+            documents: vec![document],
+            blocks: vec!["kind: Other\n".into()],
+        };
+        let _ = collect_outputs(vec![Output::Built(built)]);
     }
 
     #[test]

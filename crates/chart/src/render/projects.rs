@@ -400,6 +400,11 @@ impl Blocks {
             [_, _, (_, metadata), (_, spec)] => (entries(metadata), entries(spec)),
             _ => (&[][..], &[][..]),
         };
+        debug_assert!(
+            metadata.first().is_some_and(|(key, _)| key.name == "name")
+                && spec.last().is_some_and(|(key, _)| key.name == "resources"),
+            "a BuildProject as Writer::project writes it"
+        );
         let out = scratch;
         out.clear();
         out.push_str(&self.head);
@@ -935,6 +940,9 @@ mod tests {
             "non-BMP \u{1fffe} 🦀 é ü 中文",
             "--- \n...\n# comment: {a: [b]} &anchor *alias !tag %YAML",
             "\u{feff}BOM and NUL \u{0} and DEL \u{7f}",
+            // Written as literal blocks, indented by where they stand.
+            "two\nlines",
+            "lines\nending in a break\n",
         ];
         for (i, text) in odd.iter().enumerate() {
             values
