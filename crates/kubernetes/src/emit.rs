@@ -262,7 +262,7 @@ fn write_mapping(entries: &[(yaml::Key, Node)], indent: usize, out: &mut String)
 /// `indent` spaces; a non-empty mapping or list as a value starts on the
 /// next line, its entries at `indent + 2`. So a writer that knows which
 /// entries every one of its objects shares writes those once and copies
-/// them ([`crate::manifest::Built::blocks`]).
+/// them ([`crate::manifest::BlockWriter`]).
 pub fn push_entry(key: &str, value: &Node, indent: usize, out: &mut String) {
     push_scalar(key, out);
     out.push(':');

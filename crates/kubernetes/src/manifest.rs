@@ -102,11 +102,22 @@ pub struct Manifest {
     /// The object: read through [`Manifest::node`], changed through
     /// [`Manifest::node_mut`], which forgets `block`.
     node: Node,
-    /// The object as [`emit::block`] writes it, when its writer wrote that
-    /// beside it ([`Built::blocks`]): what [`Manifest::push_block`] copies
-    /// instead of writing the node again. Never out of date: only
-    /// [`Manifest::node_mut`] can change the node, and it forgets this.
-    block: Option<Box<str>>,
+    /// What writes the object as [`emit::block`] does, knowing what it
+    /// shares with the other objects its writer built ([`Built::block`]):
+    /// what [`Manifest::push_block`] calls instead of walking the node.
+    /// Never out of date: only [`Manifest::node_mut`] can change the node,
+    /// and it forgets this.
+    block: Option<Arc<dyn BlockWriter>>,
+}
+
+/// Writes the objects a writer built ([`Built`]) as [`emit::push_block`]
+/// does, faster: it knows what they share (a chart's BuildProjects share
+/// their labels, annotations, namespace and apiVersion), written once. It
+/// answers for writing each of its objects as `emit::push_block` would; a
+/// debug build's [`collect_outputs`] checks every one.
+pub trait BlockWriter: fmt::Debug + Send + Sync {
+    /// Appends `node`, one of the objects its writer built, to `out`.
+    fn push_block(&self, node: &Node, out: &mut String);
 }
 
 impl Manifest {
@@ -140,12 +151,11 @@ impl Manifest {
         self.node
     }
 
-    /// Appends the object to `out` as [`emit::push_block`] writes it: the
-    /// block its writer wrote beside it, when there is one, or the node
-    /// written now.
+    /// Appends the object to `out` as [`emit::push_block`] writes it:
+    /// through its writer's [`BlockWriter`], when it has one.
     pub fn push_block(&self, out: &mut String) {
         match &self.block {
-            Some(block) => out.push_str(block),
+            Some(block) => block.push_block(&self.node, out),
             None => emit::push_block(&self.node, out),
         }
     }
@@ -273,11 +283,9 @@ pub struct Built {
     pub trace: Trace,
     /// The documents, in the order written (nulls skipped as in a reading).
     pub documents: Vec<Node>,
-    /// Each document as [`emit::block`] writes it, index for index, when
-    /// the writer wrote that too (empty when it did not): the stream
-    /// copies it ([`Manifest::push_block`]). The writer answers for it
-    /// being what `emit::block` gives; a debug build checks.
-    pub blocks: Vec<Box<str>>,
+    /// What writes each of the documents as [`emit::block`] does, when
+    /// the writer has one ([`Manifest::push_block`]).
+    pub block: Option<Arc<dyn BlockWriter>>,
 }
 
 impl Built {
@@ -307,7 +315,7 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
                     objects: objects_in(&built.documents),
                 }),
                 built.documents,
-                built.blocks,
+                built.block,
             )),
         };
         let unreadable = output.is_err();
@@ -321,15 +329,17 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
         .sum();
     let mut manifests = Vec::with_capacity(objects);
     for output in read {
-        let (template, rendering, documents, blocks) = output?;
-        let mut blocks = blocks.into_iter();
+        let (template, rendering, documents, block) = output?;
         for node in documents {
-            let block = blocks.next();
             if matches!(node.value, Value::Null) {
                 continue;
             }
             debug_assert!(
-                block.as_deref().is_none_or(|b| *b == emit::block(&node)),
+                block.as_ref().is_none_or(|block| {
+                    let mut written = String::new();
+                    block.push_block(&node, &mut written);
+                    written == emit::block(&node)
+                }),
                 "a writer's block is what emit::block writes"
             );
             let id = identify(&node).map_err(|why| Error::Rendered {
@@ -342,7 +352,7 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
                 file: None,
                 trace: Some(Arc::clone(&rendering)),
                 node,
-                block,
+                block: block.clone(),
             });
         }
     }
@@ -361,9 +371,13 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
 }
 
 /// A template's output as [`collect_outputs`] takes it in: its name, its
-/// text and trace, its documents and what its writer wrote of each
-/// ([`Built::blocks`]).
-type Collected = (String, Arc<Rendering>, Vec<Node>, Vec<Box<str>>);
+/// text and trace, its documents and what writes them ([`Built::block`]).
+type Collected = (
+    String,
+    Arc<Rendering>,
+    Vec<Node>,
+    Option<Arc<dyn BlockWriter>>,
+);
 
 /// A template's output read back: its name, its text and trace, and its
 /// documents.
@@ -385,7 +399,7 @@ fn read_back(output: Rendered) -> Result<Collected, Error> {
         }
     })?;
     rendering.objects = objects_in(&documents);
-    Ok((output.template, Arc::new(rendering), documents, Vec::new()))
+    Ok((output.template, Arc::new(rendering), documents, None))
 }
 
 /// How many objects `documents` hold: an empty document (null) is none.
@@ -637,12 +651,20 @@ mod tests {
         Manifest::new(id, Node::new(Value::Null, crate::location::Origin::Default))
     }
 
-    /// What a writer wrote of an object is what the stream copies, until
-    /// the object changes: then the stream writes the object as it is.
+    /// An object its writer writes is written by it, until the object
+    /// changes: then the stream writes the object as it is.
     #[test]
     fn a_changed_object_is_written_as_it_is_not_as_its_writer_wrote_it() {
+        /// Writes every object alike.
+        #[derive(Debug)]
+        struct Fixed;
+        impl BlockWriter for Fixed {
+            fn push_block(&self, _: &Node, out: &mut String) {
+                out.push_str("as: written\n");
+            }
+        }
         let mut object = manifest(("ConfigMap", Some("a"), "x"));
-        object.block = Some("as: written\n".into());
+        object.block = Some(Arc::new(Fixed));
         let stream = |object: &Manifest| {
             let mut out = String::new();
             object.push_block(&mut out);
@@ -658,12 +680,19 @@ mod tests {
         assert_eq!(to_stream([&object]), "---\nchanged\n");
     }
 
-    /// A debug build refuses a writer's block that is not what
+    /// A debug build refuses a writer whose block is not what
     /// `emit::block` writes of its document.
     #[cfg(debug_assertions)]
     #[test]
     #[should_panic(expected = "a writer's block is what emit::block writes")]
     fn a_block_that_is_not_the_documents_is_refused_in_a_debug_build() {
+        #[derive(Debug)]
+        struct Wrong;
+        impl BlockWriter for Wrong {
+            fn push_block(&self, _: &Node, out: &mut String) {
+                out.push_str("kind: Other\n");
+            }
+        }
         let source = Built::source("t.yaml", "kind: A\n".to_owned());
         let mut document = Node::new(Value::Mapping(Vec::new()), crate::location::Origin::Default);
         let key = |name: &str| yaml::Key {
@@ -692,7 +721,7 @@ mod tests {
             source,
             trace: Trace::default(),
             documents: vec![document],
-            blocks: vec!["kind: Other\n".into()],
+            block: Some(Arc::new(Wrong)),
         };
         let _ = collect_outputs(vec![Output::Built(built)]);
     }

@@ -112,7 +112,6 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
         mut text,
         written,
         mut documents,
-        blocks,
         pieces,
     } = Joined::of(parts);
     if written > super::OUTPUT_BUDGET || text.len() >= manifest::LIMITS.max_bytes {
@@ -156,7 +155,7 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
         source,
         trace: Trace { spans },
         documents,
-        blocks,
+        block: Some(Arc::new(shared.blocks)),
     };
     Some((built, written))
 }
@@ -165,8 +164,6 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
 struct Part {
     out: Writer,
     documents: Vec<Node>,
-    /// Each document as `emit::block` writes it ([`Built::blocks`]).
-    blocks: Vec<Box<str>>,
 }
 
 impl Part {
@@ -185,26 +182,19 @@ impl Part {
             ..Writer::default()
         };
         let mut documents = Vec::with_capacity(room);
-        let mut blocks = Vec::with_capacity(room);
-        let mut scratch = String::new();
-        let mut resources: Option<(&Resources, Fragment, String)> = None;
+        let mut resources: Option<(&Resources, Fragment)> = None;
         for (i, project) in projects.iter().enumerate() {
             // Projects mostly share their resources (the daemons' defaults):
             // written once, copied while the next project's are the same.
             if resources
                 .as_ref()
-                .is_none_or(|(r, ..)| **r != project.resources)
+                .is_none_or(|(r, _)| **r != project.resources)
             {
                 let list = resources_of(&project.resources);
-                let fragment = Fragment::of(|w| w.flow(&list));
-                let mut block = String::new();
-                emit::push_entry("resources", &fragment.node, 2, &mut block);
-                resources = Some((&project.resources, fragment, block));
+                resources = Some((&project.resources, Fragment::of(|w| w.flow(&list))));
             }
-            let (_, fragment, block) = resources.as_ref()?;
-            let document = out.project(shared, project, fragment);
-            blocks.push(shared.blocks.of(&document, block, &mut scratch));
-            documents.push(document);
+            let (_, fragment) = resources.as_ref()?;
+            documents.push(out.project(shared, project, fragment));
             if i == 0 {
                 // The rest are about as long as the first (an eighth more:
                 // a RuntimeClass line, longer names, more places).
@@ -224,11 +214,7 @@ impl Part {
                 return None;
             }
         }
-        Some(Part {
-            out,
-            documents,
-            blocks,
-        })
+        Some(Part { out, documents })
     }
 }
 
@@ -240,7 +226,6 @@ struct Joined {
     text: String,
     written: usize,
     documents: Vec<Node>,
-    blocks: Vec<Box<str>>,
     pieces: Vec<Piece>,
 }
 
@@ -259,23 +244,16 @@ impl Joined {
             text: String::new(),
             written: 0,
             documents: Vec::new(),
-            blocks: Vec::new(),
             pieces: Vec::with_capacity(parts.len()),
         };
         let mut lines = 0;
-        for (i, part) in parts.into_iter().enumerate() {
-            let Part {
-                out,
-                documents,
-                blocks,
-            } = part;
+        for (i, Part { out, documents }) in parts.into_iter().enumerate() {
             let bytes = joined.text.len();
             if i == 0 {
-                (joined.text, joined.documents, joined.blocks) = (out.text, documents, blocks);
+                (joined.text, joined.documents) = (out.text, documents);
             } else {
                 joined.text.push_str(&out.text);
                 joined.documents.extend(documents);
-                joined.blocks.extend(blocks);
             }
             joined.written = joined.written.saturating_add(out.written);
             joined.pieces.push(Piece {
@@ -368,12 +346,14 @@ impl Shared {
     }
 }
 
-/// A BuildProject as `emit::block` writes it, as the stream shows it
-/// ([`Built::blocks`]), from the text every document shares: the layout
-/// of [`emit::push_entry`], with the entries that are the same in every
-/// document written once. The tests, and every debug build's
-/// `collect_outputs`, hold each block to `emit::block` of its document.
-#[derive(Default)]
+/// The BuildProjects as `emit::block` writes them, as the stream and the
+/// output folder show them ([`Built::block`]), from the text every
+/// document shares: the layout of [`emit::push_entry`], with the entries
+/// that are the same in every document written once, when the stream is
+/// written (on its own thread: nothing is kept per document). The tests,
+/// and every debug build's `collect_outputs`, hold each block to
+/// `emit::block` of its document.
+#[derive(Debug, Default)]
 struct Blocks {
     /// `apiVersion`, `kind` and the `metadata` key, to the name's key.
     head: String,
@@ -382,46 +362,33 @@ struct Blocks {
     tail: String,
 }
 
-impl Blocks {
-    /// The block of `document`, one project's as [`Writer::project`]
-    /// writes it (metadata's name first, spec's resources last), whose
-    /// resources entry is `resources` (written once for the projects that
-    /// share them). Written in `scratch`, then copied into an allocation
-    /// of its size.
-    fn of(&self, document: &Node, resources: &str, scratch: &mut String) -> Box<str> {
+impl manifest::BlockWriter for Blocks {
+    /// One project's document as [`Writer::project`] writes it: the shared
+    /// text copied, the name and `spec`'s entries written. Anything else
+    /// (none of this writer's documents) is walked as `emit` walks it.
+    fn push_block(&self, document: &Node, out: &mut String) {
         fn entries(node: &Node) -> &[(Key, Node)] {
             match &node.value {
                 Value::Mapping(entries) => entries,
                 _ => &[],
             }
         }
-        let top = entries(document);
-        let (metadata, spec) = match top {
-            [_, _, (_, metadata), (_, spec)] => (entries(metadata), entries(spec)),
-            _ => (&[][..], &[][..]),
+        let (name, spec) = match entries(document) {
+            [_, _, (_, metadata), (_, spec)] => (entries(metadata).first(), entries(spec)),
+            _ => (None, &[][..]),
         };
-        debug_assert!(
-            metadata.first().is_some_and(|(key, _)| key.name == "name")
-                && spec.last().is_some_and(|(key, _)| key.name == "resources"),
-            "a BuildProject as Writer::project writes it"
-        );
-        let out = scratch;
-        out.clear();
+        let (Some((key, name)), false) = (name, spec.is_empty()) else {
+            return emit::push_block(document, out);
+        };
         out.push_str(&self.head);
-        if let Some((key, name)) = metadata.first() {
-            emit::push_entry(&key.name, name, 2, out);
-        }
+        emit::push_entry(&key.name, name, 2, out);
         out.push_str(&self.tail);
         for (i, (key, value)) in spec.iter().enumerate() {
             if i > 0 {
                 out.push_str("  ");
             }
-            match i + 1 == spec.len() {
-                true => out.push_str(resources),
-                false => emit::push_entry(&key.name, value, 2, out),
-            }
+            emit::push_entry(&key.name, value, 2, out);
         }
-        Box::from(out.as_str())
     }
 }
 
@@ -816,7 +783,6 @@ mod tests {
                 assert_eq!(one.source, two.source);
                 assert_eq!(one.trace.spans, two.trace.spans);
                 assert_eq!(one.documents, two.documents);
-                assert_eq!(one.blocks, two.blocks);
                 assert_eq!(one_written, two_written);
             }
             (one, two) => assert_eq!(one.is_some(), two.is_some(), "one thread or two"),
@@ -832,10 +798,12 @@ mod tests {
         assert_eq!(built.source.text, text);
         assert_eq!(built.trace.spans, trace.spans);
         assert_eq!(direct_written, engine_written);
-        // Each document's block is what the stream would write of it.
-        assert_eq!(built.blocks.len(), built.documents.len());
-        for (block, document) in built.blocks.iter().zip(&built.documents) {
-            assert_eq!(**block, emit::block(document));
+        // Each document is written as the stream would write it.
+        let block = built.block.as_ref().expect("the writer's blocks");
+        for document in &built.documents {
+            let mut written = String::new();
+            block.push_block(document, &mut written);
+            assert_eq!(written, emit::block(document));
         }
         let read = manifest::collect(vec![Rendered {
             template: TEMPLATE.to_owned(),
