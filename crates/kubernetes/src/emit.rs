@@ -259,8 +259,9 @@ fn write_mapping(entries: &[(yaml::Key, Node)], indent: usize, out: &mut String)
 /// (counted from 0), as [`block`] writes each: from its key (the
 /// indentation before it is the caller's) to the line break that ends it.
 /// A mapping's text is its entries, each after the first preceded by
-/// `indent` spaces; a non-empty mapping or list as a value starts on the
-/// next line, its entries at `indent + 2`. So a writer that knows which
+/// `indent` spaces; a non-empty mapping as a value starts on the next
+/// line, its entries at `indent + 2` (a list too, unless it is short
+/// enough to stand on the key's line, `[a, b]`). So a writer that knows which
 /// entries every one of its objects shares writes those once and copies
 /// them ([`crate::manifest::BlockWriter`]).
 pub fn push_entry(key: &str, value: &Node, indent: usize, out: &mut String) {

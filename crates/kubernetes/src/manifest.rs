@@ -284,7 +284,8 @@ pub struct Built {
     /// The documents, in the order written (nulls skipped as in a reading).
     pub documents: Vec<Node>,
     /// What writes each of the documents as [`emit::block`] does, when
-    /// the writer has one ([`Manifest::push_block`]).
+    /// the writer has one ([`Manifest::push_block`]): for these documents
+    /// as they are, so a caller that changes one drops it.
     pub block: Option<Arc<dyn BlockWriter>>,
 }
 

@@ -328,7 +328,12 @@ impl Shared {
 
     /// With the blocks' shared text, written from the shared nodes.
     fn with_blocks(mut self) -> Self {
-        let Blocks { head, tail } = &mut self.blocks;
+        let Blocks {
+            head,
+            tail,
+            metadata_entries,
+        } = &mut self.blocks;
+        *metadata_entries = 3 + usize::from(self.annotations.is_some());
         emit::push_entry("apiVersion", &self.api_version.node, 0, head);
         emit::push_entry("kind", &leaf(Value::String(KIND.to_owned()), None), 0, head);
         head.push_str("metadata:\n  ");
@@ -353,31 +358,60 @@ impl Shared {
 /// written (on its own thread: nothing is kept per document). The tests,
 /// and every debug build's `collect_outputs`, hold each block to
 /// `emit::block` of its document.
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Blocks {
     /// `apiVersion`, `kind` and the `metadata` key, to the name's key.
     head: String,
     /// `metadata`'s entries after the name, and the `spec` key, to the
     /// repository's key.
     tail: String,
+    /// How many entries `metadata` has: the name and the tail's.
+    metadata_entries: usize,
 }
 
-impl manifest::BlockWriter for Blocks {
-    /// One project's document as [`Writer::project`] writes it: the shared
-    /// text copied, the name and `spec`'s entries written. Anything else
-    /// (none of this writer's documents) is walked as `emit` walks it.
-    fn push_block(&self, document: &Node, out: &mut String) {
-        fn entries(node: &Node) -> &[(Key, Node)] {
+/// Short: a `Manifest`'s debug print shows its writer.
+impl std::fmt::Debug for Blocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BuildProject blocks")
+    }
+}
+
+/// A mapping's entries.
+type Entries = [(Key, Node)];
+
+impl Blocks {
+    /// The parts of `document` written per project, when it has the shape
+    /// [`Writer::project`] writes (the keys in its order, `metadata` with
+    /// the name first and as many entries as the shared tail writes): the
+    /// name's entry and `spec`'s entries. `None` for any other node.
+    fn own<'d>(&self, document: &'d Node) -> Option<(&'d (Key, Node), &'d Entries)> {
+        fn entries(node: &Node) -> &Entries {
             match &node.value {
                 Value::Mapping(entries) => entries,
                 _ => &[],
             }
         }
-        let (name, spec) = match entries(document) {
-            [_, _, (_, metadata), (_, spec)] => (entries(metadata).first(), entries(spec)),
-            _ => (None, &[][..]),
+        let [api, kind, (m, metadata), (s, spec)] = entries(document) else {
+            return None;
         };
-        let (Some((key, name)), false) = (name, spec.is_empty()) else {
+        let keys = [&api.0, &kind.0, m, s].map(|key| key.name.as_str());
+        let (metadata, spec) = (entries(metadata), entries(spec));
+        let name = metadata.first().filter(|(key, _)| key.name == "name")?;
+        (keys == ["apiVersion", "kind", "metadata", "spec"]
+            && metadata.len() == self.metadata_entries
+            && !spec.is_empty())
+        .then_some((name, spec))
+    }
+}
+
+impl manifest::BlockWriter for Blocks {
+    /// One project's document as [`Writer::project`] writes it: the shared
+    /// text copied, the name and `spec`'s entries written. A node of
+    /// another shape is walked as `emit` walks it; one of this shape is
+    /// taken for one of the writer's documents, which only they are
+    /// (`Manifest::node_mut` forgets the writer).
+    fn push_block(&self, document: &Node, out: &mut String) {
+        let Some(((key, name), spec)) = self.own(document) else {
             return emit::push_block(document, out);
         };
         out.push_str(&self.head);
@@ -798,12 +832,15 @@ mod tests {
         assert_eq!(built.source.text, text);
         assert_eq!(built.trace.spans, trace.spans);
         assert_eq!(direct_written, engine_written);
-        // Each document is written as the stream would write it.
+        // Each document is written as the stream would write it, from the
+        // shared text (not by the fallback).
         let block = built.block.as_ref().expect("the writer's blocks");
+        let shared = Shared::of(&plan, &plan.meta["projects"]);
         for document in &built.documents {
             let mut written = String::new();
             block.push_block(document, &mut written);
             assert_eq!(written, emit::block(document));
+            assert!(shared.blocks.own(document).is_some(), "{written}");
         }
         let read = manifest::collect(vec![Rendered {
             template: TEMPLATE.to_owned(),
@@ -895,6 +932,37 @@ mod tests {
             manifest::stream_room(&one),
         );
         assert!(written <= room && room < 2 * written, "{written} {room}");
+    }
+
+    /// A node of another shape than a BuildProject's is written as `emit`
+    /// writes it, never with the shared text.
+    #[test]
+    fn the_blocks_write_other_shapes_as_emit_does() {
+        let values = Values::default();
+        let plan = Plan::new(&values);
+        let shared = Shared::of(&plan, &plan.meta["projects"]);
+        let node = |text: &str| {
+            let source = Source::file("t.yaml", text.to_owned());
+            kubernetes::yaml::parse_manifests(&source, manifest::LIMITS)
+                .unwrap()
+                .remove(0)
+        };
+        for text in [
+            "null",
+            "{}",
+            "kind: A",
+            "apiVersion: v1\nkind: A\nmetadata: {}\nspec: {a: 1}",
+            "apiVersion: v1\nkind: A\nmetadata: {name: x}\nspec: {}",
+            "apiVersion: v1\nkind: A\nmetadata: {name: x}\nstatus: {a: 1}",
+            "apiVersion: v1\nkind: A\nmetadata: {labels: {}, name: x, namespace: ns}\nspec: {a: 1}",
+            "apiVersion: v1\nkind: A\nmetadata: {name: x, namespace: ns}\nspec: {a: 1}",
+        ] {
+            let document = node(text);
+            assert!(shared.blocks.own(&document).is_none(), "{text}");
+            let mut written = String::new();
+            manifest::BlockWriter::push_block(&shared.blocks, &document, &mut written);
+            assert_eq!(written, emit::block(&document), "{text}");
+        }
     }
 
     #[test]
