@@ -139,8 +139,8 @@ impl Manifest {
         &self.node
     }
 
-    /// The object, to change: what its writer wrote of it is forgotten,
-    /// and [`Manifest::push_block`] writes it anew.
+    /// The object, to change: its writer's [`BlockWriter`] is forgotten,
+    /// and [`Manifest::push_block`] walks the node as it is then.
     pub fn node_mut(&mut self) -> &mut Node {
         self.block = None;
         &mut self.node
