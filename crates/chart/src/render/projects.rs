@@ -956,7 +956,20 @@ mod tests {
             "apiVersion: v1\nkind: A\nmetadata: {name: x}\nstatus: {a: 1}",
             "apiVersion: v1\nkind: A\nmetadata: {labels: {}, name: x, namespace: ns}\nspec: {a: 1}",
             "apiVersion: v1\nkind: A\nmetadata: {name: x, namespace: ns}\nspec: {a: 1}",
-        ] {
+        ]
+        .map(str::to_owned)
+        .into_iter()
+        // As many metadata entries as the writer's: only the keys tell
+        // these from a BuildProject.
+        .chain({
+            let others = ["b", "c", "d"][..shared.blocks.metadata_entries - 1].join(": 1, ");
+            let metadata = format!("metadata: {{name: x, {others}: 1}}");
+            [
+                format!("kind: A\napiVersion: v1\n{metadata}\nspec: {{a: 1}}"),
+                format!("apiVersion: v1\nkind: A\n{metadata}\nstatus: {{a: 1}}"),
+            ]
+        }) {
+            let text = text.as_str();
             let document = node(text);
             assert!(shared.blocks.own(&document).is_none(), "{text}");
             let mut written = String::new();
