@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use anstyle::Style;
+use chart::error::Error as ChartError;
 use kubernetes::diagnostic::{Diagnostic, Problem, Quoting};
 use kubernetes::error::Error;
 use kubernetes::location::{Origin, Source};
@@ -66,8 +67,8 @@ impl Labels {
 }
 
 fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
-    match error.downcast_ref::<Error>() {
-        Some(Error::InvalidValues { problems }) => {
+    match listed(error) {
+        Some(Listed::Values(problems)) => {
             // An `extraObjects` entry is a manifest, and may be a Secret:
             // judged as manifests are; the chart's own keys hold none. A
             // set flag's argument is one piece of an entry, which alone
@@ -78,14 +79,37 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
                     || (!from_set_argument(problem) && may_quote(problem, &mut judged))
             })
         }
-        Some(Error::InvalidManifests { problems }) => {
+        Some(Listed::Manifests(problems)) => {
             // Many problems can share one large source: judge each once.
             let mut judged = HashMap::new();
             problems_text(error, problems, labels, |problem| {
                 may_quote(problem, &mut judged)
             })
         }
-        _ => chain_text(error, labels),
+        None => chain_text(error, labels),
+    }
+}
+
+/// The problems an error lists, by what they are in.
+enum Listed<'a> {
+    /// The values' ([`ChartError::InvalidValues`]).
+    Values(&'a [Problem]),
+    /// The manifests' ([`Error::InvalidManifests`]), whether the
+    /// `kubernetes` crate's error came as it is or inside the chart's.
+    Manifests(&'a [Problem]),
+}
+
+/// What `error` lists, if it is an error of problems.
+fn listed(error: &anyhow::Error) -> Option<Listed<'_>> {
+    let manifests = match error.downcast_ref::<ChartError>() {
+        Some(ChartError::InvalidValues { problems }) => return Some(Listed::Values(problems)),
+        Some(ChartError::Kubernetes(error)) => error,
+        Some(_) => return None,
+        None => error.downcast_ref::<Error>()?,
+    };
+    match manifests {
+        Error::InvalidManifests { problems } => Some(Listed::Manifests(problems)),
+        _ => None,
     }
 }
 
@@ -137,7 +161,10 @@ fn chain_text(error: &anyhow::Error, labels: Labels) -> String {
     for cause in error.chain().skip(1) {
         let _ = writeln!(out, "  caused by: {}", shown(&cause.to_string()));
     }
-    if let Some(hint) = error.downcast_ref::<Error>().and_then(Error::hint) {
+    if let Some(hint) = error
+        .downcast_ref::<ChartError>()
+        .and_then(ChartError::hint)
+    {
         let _ = writeln!(out, "  {} {}", labels.hint(), shown(hint));
     }
     out

@@ -2,9 +2,9 @@
 
 use crate::args::{Format, ValidateArgs};
 use crate::contract::{self, ValidateOutput};
+use chart::error::Error;
 use chart::values;
 use kubernetes::diagnostic::Diagnostic;
-use kubernetes::error::Error;
 use kubernetes::exit::Exit;
 
 /// Loads the values; any problem becomes an error listing them all. With

@@ -3,7 +3,8 @@
 //! templates ([`render`]), the stages run together ([`pipeline`]), the side
 //! files a release carries besides its objects ([`artifacts`]), the ADR
 //! policy and what the API server refuses, checked on any manifests
-//! ([`check`]), and the generated reference ([`docs`]). It builds on
+//! ([`check`]), the generated reference ([`docs`]) and its errors
+//! ([`error`]). It builds on
 //! the `kubernetes` crate and never uses the command line; Cargo enforces
 //! both (ARCHITECTURE.md, "Crates").
 //!
@@ -23,6 +24,7 @@
 pub mod artifacts;
 pub mod check;
 pub mod docs;
+pub mod error;
 pub mod model;
 pub mod pipeline;
 pub mod plan;

@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use crate::check;
+use crate::error::Error;
 use crate::model::{Values, extra_objects};
 use crate::plan::Plan;
 use crate::render;
@@ -10,7 +11,6 @@ use crate::values::{self, Inputs, Loaded};
 use kubernetes::diagnostic::Diagnostic;
 use kubernetes::diagnostic::Problem;
 use kubernetes::emit;
-use kubernetes::error::Error;
 use kubernetes::kube::{self, KubeSchemas};
 use kubernetes::location::KeyPath;
 use kubernetes::location::{Origin, Source};
@@ -366,13 +366,11 @@ fn budget_error(what: &str, values: &Values) -> Error {
     ];
     keys.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
     let [(key, bytes), (other, other_bytes)] = keys;
-    Error::Usage {
-        reason: format!(
-            "the values would render more than {} MiB, the output budget ({what}): `{key}` ({bytes} bytes) and `{other}` ({other_bytes} bytes) are written into every object, and `projects` adds {} objects; keep what every object carries small",
-            render::OUTPUT_BUDGET >> 20,
-            values.projects.len()
-        ),
-    }
+    Error::usage(format!(
+        "the values would render more than {} MiB, the output budget ({what}): `{key}` ({bytes} bytes) and `{other}` ({other_bytes} bytes) are written into every object, and `projects` adds {} objects; keep what every object carries small",
+        render::OUTPUT_BUDGET >> 20,
+        values.projects.len()
+    ))
 }
 
 /// Runs every check of `chartgen check` on a fresh render, against the
@@ -519,11 +517,11 @@ fn canonical(template: &str, text: &str) -> Result<(String, Node), Error> {
         .collect();
     let source = Source::file(format!("templates/{template}"), text);
     let document = yaml::parse_document(&source, manifest::LIMITS)
-        .map_err(|e| Error::Rendered {
+        .map_err(|e| kubernetes::error::Error::Rendered {
             template: template.to_owned(),
             problem: format!("invalid YAML: {}", e.message),
         })?
-        .ok_or_else(|| Error::Rendered {
+        .ok_or_else(|| kubernetes::error::Error::Rendered {
             template: template.to_owned(),
             problem: "nothing".to_owned(),
         })?;

@@ -16,9 +16,9 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Serde, Value as TemplateValue};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
+use crate::error::Error;
 use crate::plan::Plan;
 use kubernetes::emit;
-use kubernetes::error::Error;
 // A template's output and its trace are what `manifest` parses back.
 use kubernetes::manifest::{Output, Rendered, Trace};
 
@@ -149,16 +149,14 @@ fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
                 .collect();
             missing.sort_unstable();
             if !missing.is_empty() {
-                return Err(Error::Usage {
-                    reason: format!(
-                        "${TEMPLATES_DIR_VAR} names {shown}, which lacks {}: the chart needs every built-in template; copy templates/ whole and edit the copy",
-                        missing
-                            .iter()
-                            .map(|name| format!("templates/{name}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
+                return Err(Error::usage(format!(
+                    "${TEMPLATES_DIR_VAR} names {shown}, which lacks {}: the chart needs every built-in template; copy templates/ whole and edit the copy",
+                    missing
+                        .iter()
+                        .map(|name| format!("templates/{name}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
             }
             // Said once per run, however many renders (`--all`).
             static SAID: std::sync::Once = std::sync::Once::new();

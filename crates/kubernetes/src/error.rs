@@ -1,19 +1,21 @@
-//! The errors chartgen reports to its user.
+//! The errors of this crate: manifests that cannot be read, options that
+//! are malformed, an output directory that cannot take a render, and a
+//! rendered text that is no object.
 //!
 //! Each variant names what the user gave (a file, an argument) in its
-//! message; causes stay in `#[source]`, and [`Error::hint`] says what to do.
+//! message, and causes stay in `#[source]`. A program built on this crate
+//! wraps these in its own error for what it adds (its values, its
+//! templates), as the buildkit chart's `Error` does.
 //!
-//! Invalid values and manifests carry their [`Problem`]s, which
-//! `cli::report` shows through the one diagnostic renderer
-//! ([`crate::diagnostic::Diagnostic::render_as`]). The other variants keep
-//! their reasons as text, on purpose: they are about the run, not a place
-//! in an input text (a file that cannot be read, an option, the output
-//! directory), and carry a chain of causes; as a diagnostic they would have
-//! no origin, no key path and no rule, nothing for its renderers to use,
-//! and no field for the causes. `cli::report` prints them with the same
-//! escaping and clipping, as `error:`, `caused by:` and `hint:` lines.
-
-use std::path::PathBuf;
+//! Invalid manifests carry their [`Problem`]s, for the one diagnostic
+//! renderer ([`crate::diagnostic::Diagnostic::render_as`]). The other
+//! variants keep their reasons as text, on purpose: they are about the
+//! run, not a place in an input text (a file that cannot be read, an
+//! option, the output directory), and carry a chain of causes; as a
+//! diagnostic they would have no origin, no key path and no rule, nothing
+//! for its renderers to use, and no field for the causes. A command line
+//! prints them with the same escaping and clipping, as `error:` and
+//! `caused by:` lines.
 
 use crate::diagnostic::Problem;
 
@@ -21,15 +23,6 @@ use crate::diagnostic::Problem;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A values file could not be read.
-    #[error("cannot read values file `{}`", path.display())]
-    ReadValues {
-        /// The file as the user named it.
-        path: PathBuf,
-        /// Why reading failed.
-        #[source]
-        source: std::io::Error,
-    },
     /// A manifest file, directory or stdin could not be read.
     #[error("cannot read manifests from `{path}`")]
     ReadManifests {
@@ -68,35 +61,6 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// A set flag's argument is not `KEY.PATH=VALUE`, or its value cannot be read.
-    #[error("invalid argument `{flag} {arg}`: {reason}")]
-    SetSyntax {
-        /// The flag: `--set`, `--set-string`, `--set-file` or `--set-json`.
-        flag: &'static str,
-        /// The argument as given.
-        arg: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// Templates could not be read from `$CHARTGEN_TEMPLATES`.
-    #[error("cannot read templates from `{path}`")]
-    ReadTemplates {
-        /// The directory or file.
-        path: String,
-        /// Why reading failed.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A template failed to render: an undefined value, a bad filter call.
-    #[error("templates/{template}{}: {message}", line.map_or(String::new(), |l| format!(":{l}")))]
-    Template {
-        /// The template's name, relative to `templates/`.
-        template: String,
-        /// The template line, when known.
-        line: Option<usize>,
-        /// What went wrong.
-        message: String,
-    },
     /// A template rendered something that is not a valid object.
     #[error("templates/{template} rendered {problem}")]
     Rendered {
@@ -105,27 +69,11 @@ pub enum Error {
         /// What is wrong with its output, naming the output line.
         problem: String,
     },
-    /// The values break the schema or a rule; every problem found is listed.
-    #[error("{}", count(problems, "in the values"))]
-    InvalidValues {
-        /// Every problem, in the order of the input.
-        problems: Vec<Problem>,
-    },
 }
 
-impl Error {
-    /// What the user can do about this error, where that is not obvious.
-    pub fn hint(&self) -> Option<&str> {
-        match self {
-            Error::SetSyntax { flag: "--set", .. } => Some(
-                "write --set KEY.PATH=VALUE, e.g. --set buildd.replicas=3 or --set 'projects[0].trusted=true'",
-            ),
-            _ => None,
-        }
-    }
-}
-
-fn count(problems: &[Problem], place: &str) -> String {
+/// `1 problem PLACE` or `N problems PLACE`: how an error that lists
+/// problems counts them.
+pub fn count(problems: &[Problem], place: &str) -> String {
     match problems.len() {
         1 => format!("1 problem {place}"),
         n => format!("{n} problems {place}"),

@@ -18,10 +18,10 @@ pub mod table;
 use std::collections::HashMap;
 use std::ops::Range;
 
+use crate::error::Error;
 use crate::model::Values;
 use crate::plan::Plan;
 use crate::render;
-use kubernetes::error::Error;
 use kubernetes::location::Origin;
 use kubernetes::location::{KeyPath, Segment};
 use kubernetes::manifest::{self, Manifest, Trace};

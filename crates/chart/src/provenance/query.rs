@@ -5,8 +5,8 @@
 //! `Syntax::Pattern`: `"…"` quotes a key with dots, `[name]` is a list item
 //! by name, `[0]` by index).
 
+use crate::error::Error;
 use kubernetes::diagnostic::closest;
-use kubernetes::error::Error;
 use kubernetes::location::{KeyPath, Segment, Syntax};
 use kubernetes::manifest::Manifest;
 use kubernetes::text::{clip, printable};
@@ -25,7 +25,7 @@ fn shown(text: &str) -> String {
 }
 
 fn usage(reason: String) -> Error {
-    Error::Usage { reason }
+    Error::usage(reason)
 }
 
 /// The spellings of `m`'s identity `explain` accepts.

@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 
 pub use set::{MAX_SET_FILE_BYTES, Override, SetArg, SetKind};
 
+use crate::error::Error;
 use crate::model::{Values, rules};
 use crate::schema;
 use kubernetes::diagnostic::Problem;
-use kubernetes::error::Error;
 use kubernetes::location::{KeyPath, Segment};
 use kubernetes::location::{Origin, Source};
 use kubernetes::yaml::{self, Limits, Node, Value};
@@ -343,14 +343,27 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
         }
     };
     let source = Source::file(name, text);
-    let node = match yaml::parse_document(&source, Limits::VALUES) {
-        Ok(Some(node)) => node,
-        Ok(None) => return Ok(Ok(Node::empty_mapping(at_start(source)))),
+    let mut documents = match yaml::parse_stream(&source, Limits::VALUES) {
+        Ok(documents) => documents,
         Err(e) => {
             let mut problem = Problem::new(e.origin, KeyPath::root(), e.message);
             problem.hint = e.hint;
             return Ok(Err(problem));
         }
+    };
+    if documents.len() > 1 {
+        let second = documents.swap_remove(1);
+        return Ok(Err(Problem::new(
+            second.origin,
+            KeyPath::root(),
+            "a second YAML document; a values file holds exactly one",
+        )
+        .with_hint(
+            "split the documents into separate files and pass each with -f",
+        )));
+    }
+    let Some(node) = documents.pop() else {
+        return Ok(Ok(Node::empty_mapping(at_start(source))));
     };
     Ok(match node.value {
         Value::Mapping(_) => Ok(node),

@@ -21,7 +21,7 @@
 use std::io::Read as _;
 use std::sync::Arc;
 
-use kubernetes::error::Error;
+use crate::error::Error;
 use kubernetes::location::{KeyPath, Segment, Syntax};
 use kubernetes::location::{Origin, Source};
 use kubernetes::yaml::{self, Key, Limits, Node, Value};
