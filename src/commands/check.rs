@@ -10,7 +10,7 @@ use kubernetes::kube::KubeSchemas;
 /// Reads the manifests, runs every check, prints the findings; exits 1 when
 /// there are any.
 pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
-    let mut set = input::read(&args.paths, &chart::artifacts::READ)?;
+    let mut set = input::read(&args.paths, &super::READ)?;
     let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
     if args.crds.iter().any(|c| c == "-") && args.paths.iter().any(|p| p == "-") {
         anyhow::bail!("standard input (-) can be read only once; give the CRDs as a file");
@@ -18,7 +18,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let crds = if args.crds.is_empty() {
         Vec::new()
     } else {
-        input::read(&args.crds, &chart::artifacts::READ)?.manifests
+        input::read(&args.crds, &super::READ)?.manifests
     };
     let (report, copies) = check::run_leaving(
         &set.manifests,

@@ -1,7 +1,7 @@
 //! `chartgen diff`: what changes between two sets of manifests.
 
+use super::READ;
 use crate::args::{DiffArgs, FailOn, Format};
-use chart::artifacts::READ;
 use kubernetes::cluster::{self, Target};
 use kubernetes::diff::matching::{self, Map};
 use kubernetes::diff::{self, Ignore, Level, Style};
@@ -112,7 +112,7 @@ fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::Man
         (None, Some(target)) => (target, &args.old, false),
     };
     let mut local = input::read_within(std::slice::from_ref(local_arg), &READ, &mut budget)?;
-    let live = cluster::read(&target, &mut local)?;
+    let live = cluster::read(&target, chart::plan::MANAGER, &mut local)?;
     for note in &live.notes {
         kubernetes::terminal::note(&kubernetes::text::printable(note));
     }

@@ -90,7 +90,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         }
     }
     let groups: Vec<String> = targets.iter().map(|t| t.dir.clone()).collect();
-    let reports = output::sync(&root, &files, &groups, !args.check)?;
+    let reports = output::sync(&super::OWNER, &root, &files, &groups, !args.check)?;
     let (out, drifted) = sync_report(args, &root, &targets, &reports)?;
     super::print_stdout(&out)?;
     Ok(if drifted {
@@ -226,7 +226,7 @@ fn bundle_files(output: &Output, bundle: Bundle) -> Result<BTreeMap<String, Stri
         Bundle::Release => &[exemptions],
         Bundle::Kata => &[],
     };
-    let mut files = output::files(output.bundle(bundle), artifacts)?;
+    let mut files = output::files(&super::OWNER, output.bundle(bundle), artifacts)?;
     // Templates other than the built-in ones are recorded where the
     // render's provenance is: after the kustomization's marker line.
     if let Some(line) = chart::render::templates_provenance()
@@ -310,7 +310,7 @@ pub(super) fn crds(paths: &[String]) -> anyhow::Result<Vec<Manifest>> {
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let set = input::read(paths, &chart::artifacts::READ)?;
+    let set = input::read(paths, &super::READ)?;
     if let Some(other) = set
         .manifests
         .iter()
@@ -626,7 +626,7 @@ fn check_report(
         if ours.is_empty() {
             return Ok(out);
         }
-        let current = input::read_found(&ours, &chart::artifacts::READ)?.manifests;
+        let current = input::read_found(&ours, &super::READ)?.manifests;
         let difference = diff::diff(&current, &rendered, &[]);
         if !difference.is_empty() {
             let style = Style::when(super::colour());

@@ -319,7 +319,7 @@ fn a_folder_of_a_git_revision_is_read_without_a_checkout() {
         2,
         "HEAD:out/prod/c.yaml is not listed in the resources of HEAD:out/prod's kustomization",
     );
-    run.assert_stderr_lacks("chartgen-git-");
+    run.assert_stderr_lacks("manifests-rev-");
     // A kustomization that does more than list resources: kubectl cannot
     // read `REV:PATH`, so the hint builds from a checkout of the revision.
     repo.write(
@@ -349,7 +349,7 @@ fn links_and_submodules_in_a_revision_are_not_read() {
     assert_eq!(
         run.stderr,
         "note: not reading HEAD:out/link.yaml: a symbolic link inside an input directory is not followed\n\
-         note: not reading HEAD:out/sub: a submodule (another repository's checkout); chartgen reads no other repository\n"
+         note: not reading HEAD:out/sub: a submodule (another repository's checkout); no other repository is read\n"
             .repeat(2)
     );
     // The whole tree: each path named as REV:PATH names it, without a

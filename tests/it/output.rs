@@ -310,7 +310,7 @@ fn victim(base: &Path) -> PathBuf {
     std::fs::create_dir_all(victim.join("release")).unwrap();
     std::fs::write(
         victim.join("release/kustomization.yaml"),
-        format!("{}\nresources: []\n", kubernetes::output::MARKER),
+        format!("{}\nresources: []\n", chartgen::commands::OWNER.marker),
     )
     .unwrap();
     std::fs::write(victim.join("id_rsa"), "secret\n").unwrap();
@@ -481,7 +481,7 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
     // Files a killed render of other values wrote, before it rewrote the
     // kustomization: no kustomization lists them; a temporary file cut
     // short; its lock; and an empty temporary file in a folder of its own.
-    let marker = kubernetes::output::MARKER;
+    let marker = chartgen::commands::OWNER.marker;
     std::fs::create_dir_all(out.join("release/other-ns")).unwrap();
     std::fs::write(
         out.join("release/other-ns/configmap-x.yaml"),
@@ -535,7 +535,7 @@ fn a_second_render_while_one_writes_refuses_and_writes_nothing() {
         assert_eq!(
             run.stderr,
             format!(
-                "error: cannot write `{target}`: another chartgen render is writing this directory now (it holds .chartgen.lock); wait for it to finish, then run again\n"
+                "error: cannot write `{target}`: another render is writing this directory now (it holds .chartgen.lock); wait for it to finish, then run again\n"
             )
         );
     }
@@ -604,7 +604,11 @@ fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
     let base = repository(&[]);
     std::fs::create_dir_all(base.path().join("out/dev/release")).unwrap();
     let kustomization = base.path().join("out/dev/release/kustomization.yaml");
-    std::fs::write(&kustomization, format!("{}\n", kubernetes::output::MARKER)).unwrap();
+    std::fs::write(
+        &kustomization,
+        format!("{}\n", chartgen::commands::OWNER.marker),
+    )
+    .unwrap();
     let (code, _, stderr) = chartgen_in(
         base.path(),
         &["render", "--all", "--output-dir", "out"],
@@ -667,7 +671,7 @@ fn a_refusal_in_the_last_environment_leaves_the_first_ones_unwritten() {
     );
     run.assert_refused(
         2,
-        "out/c/release/kustomization.yaml`: a file chartgen did not write",
+        "out/c/release/kustomization.yaml`: a file this tool did not write",
     );
     assert_eq!(run.stdout, "");
     assert_eq!(snapshot(&out), before, "a and b unwritten too");
@@ -809,7 +813,7 @@ fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges()
         out.join("legacy/configmap-stale.yaml"),
         format!(
             "{}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stale\n  namespace: legacy\n",
-            kubernetes::output::MARKER
+            chartgen::commands::OWNER.marker
         ),
     )
     .unwrap();

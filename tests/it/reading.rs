@@ -573,7 +573,7 @@ fn kustomizations_are_evaluated_or_refused() {
         ),
         (
             "kind: Component\nresources: [sa.yaml]\n",
-            "not a kustomization chartgen can read",
+            "not a kustomization that can be read here",
         ),
         ("resources: [../elsewhere.yaml]\n", "leaves the directory"),
         ("resources: [/etc/passwd]\n", "leaves the directory"),
@@ -593,7 +593,7 @@ fn kustomizations_are_evaluated_or_refused() {
         run.assert_refused(
             2,
             &format!(
-                "hint: chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {target} | chartgen check -"
+                "hint: only `resources` are evaluated; check what kustomize builds: kubectl kustomize {target} | chartgen check -"
             ),
         );
         assert_eq!(run.stdout, "", "{kustomization}");
@@ -655,7 +655,7 @@ fn special_files_are_refused_not_opened() {
         let run = chartgen(&[command, dir.to_str().unwrap()]);
         run.assert_refused(
             2,
-            "pipe.yaml is a FIFO (named pipe), not a regular file; chartgen opens nothing else",
+            "pipe.yaml is a FIFO (named pipe), not a regular file; nothing else is opened",
         );
     }
     let run = chartgen(&["diff", dir.to_str().unwrap(), "out/dev"]);

@@ -18,10 +18,12 @@ use serde_json::Value as Json;
 /// The file name of the Kyverno exemptions artifact in an output directory.
 pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
 
-/// How chartgen reads every input: with the chart's artifacts declared, so
-/// that a release directory reads as `render` wrote it.
+/// How the chart's inputs are read: with its artifacts declared, so that
+/// a release directory reads as `render` wrote it. A command line adds the
+/// command its hints pipe into ([`input::Options::pipe_into`]).
 pub const READ: input::Options<'static> = input::Options {
     artifacts: &[EXEMPTIONS_FILE],
+    pipe_into: "",
 };
 
 /// Several releases' exemptions artifacts as one: the namespaces each

@@ -1,5 +1,5 @@
-//! Opening what chartgen reads. A file chartgen found itself (in a
-//! directory) must be a regular file, decided from metadata before anything
+//! Opening what the readers read. A file found in a directory (not named
+//! by the user) must be a regular file, decided from metadata before anything
 //! is opened, and is opened non-blocking so that a file that became a FIFO
 //! in between is refused, never waited on. A path the user named may also
 //! be a stream: a FIFO or character device (`<(…)`, a pipe, `/dev/stdin`),
@@ -33,7 +33,7 @@ pub fn walk_error(error: walkdir::Error) -> std::io::Error {
 
 /// Opens `path` for reading. `follow_links`: the user named it, so a link
 /// is followed and a stream is opened too ([`open_named`]); otherwise
-/// chartgen found it in a directory, and it must be a regular file reached
+/// the caller found it in a directory, and it must be a regular file reached
 /// without a link.
 pub fn open_regular(path: &Path, follow_links: bool) -> std::io::Result<File> {
     if follow_links {
@@ -114,7 +114,7 @@ fn open_checked(path: &Path, nofollow: bool) -> std::io::Result<File> {
 /// The error for a path that is no regular file.
 pub fn refused(path: &Path, kind: FileType) -> std::io::Error {
     std::io::Error::other(format!(
-        "{} is {}, not a regular file; chartgen opens nothing else (a FIFO or device could block it or have side effects)",
+        "{} is {}, not a regular file; nothing else is opened (a FIFO or device could block it or have side effects)",
         printable(&path.display().to_string()),
         describe(kind)
     ))

@@ -1,5 +1,5 @@
-//! Reading manifest sets that chartgen did not just render: directories,
-//! multi-document files, or stdin, as `check`, `rbac` and `diff` take them.
+//! Reading manifest sets: directories, multi-document files, or stdin, as
+//! a checker or a differ takes them (chartgen's `check`, `rbac` and `diff`).
 //!
 //! A `# Source: templates/<file>` comment before a document (as `render`
 //! and Helm write them) is kept as the object's template, so findings can
@@ -32,6 +32,12 @@ pub struct Options<'a> {
     /// lie beside a kustomization that does not list it. The caller knows
     /// its artifacts; this crate knows none.
     pub artifacts: &'a [&'a str],
+    /// The command line that reads manifests from standard input, as
+    /// hints name it (`mytool check -`): a hint that suggests building a
+    /// stream (`kubectl kustomize DIR`) pipes it into this. Empty, the
+    /// hint ends at the command that builds the stream. The caller knows
+    /// its command; this crate knows none.
+    pub pipe_into: &'a str,
 }
 
 impl Options<'_> {
@@ -48,6 +54,7 @@ impl Options<'_> {
 #[cfg(test)]
 pub(crate) const TEST_OUT: Options<'static> = Options {
     artifacts: &["kyverno-exemptions.yaml"],
+    pipe_into: "",
 };
 
 /// What a set of paths holds.
@@ -125,23 +132,39 @@ fn kustomize_hint(dir: &Path, show: Show<'_>) -> String {
     match show.in_revision(dir) {
         // kubectl cannot read `REV:PATH`: it needs the revision checked out.
         Some((rev, path)) => format!(
-            "chartgen evaluates only `resources`; check what kustomize builds from a checkout of the revision: git worktree add /tmp/rev {rev} && kubectl kustomize /tmp/rev/{path} | chartgen check -",
+            "only `resources` are evaluated; check what kustomize builds from a checkout of the revision: git worktree add /tmp/rev {rev} && {}",
+            piped(
+                &format!("kubectl kustomize /tmp/rev/{}", printable(&path)),
+                show.pipe
+            ),
             rev = printable(rev),
-            path = printable(&path)
         ),
         None => format!(
-            "chartgen evaluates only `resources`; check what kustomize builds: kubectl kustomize {} | chartgen check -",
-            show.path(dir)
+            "only `resources` are evaluated; check what kustomize builds: {}",
+            piped(&format!("kubectl kustomize {}", show.path(dir)), show.pipe)
         ),
     }
 }
 
+/// The command line `build`, its output piped into `pipe` when the caller
+/// named one ([`Options::pipe_into`]).
+fn piped(build: &str, pipe: &str) -> String {
+    if pipe.is_empty() {
+        build.to_owned()
+    } else {
+        format!("{build} | {pipe}")
+    }
+}
+
 /// How paths are named in messages: as they are, or, for a revision's
-/// folder copied out of git, as `REV:PATH/…` instead of the copy's path.
+/// folder copied out of git, as `REV:PATH/…` instead of the copy's path;
+/// and what hints pipe a built stream into.
 #[derive(Clone, Copy, Debug, Default)]
 struct Show<'a> {
     /// The copy, and the argument it stands for.
     copy: Option<(&'a Path, &'a git::Spec)>,
+    /// [`Options::pipe_into`].
+    pipe: &'a str,
 }
 
 impl<'a> Show<'a> {
@@ -275,12 +298,12 @@ pub fn read_within(
     read_all(paths, (options, budget), Named::ByTheUser)
 }
 
-/// Reads files chartgen found itself (such as those of an output
+/// Reads files the caller found itself (such as those of an output
 /// directory), not named by the user: regular files or directories only,
-/// never a FIFO or device (one swapped in after chartgen listed the folder
+/// never a FIFO or device (one swapped in after the caller listed the folder
 /// must not hang it), never a git revision.
 pub fn read_found(paths: &[String], options: &Options<'_>) -> Result<ManifestSet, Error> {
-    read_all(paths, (options, &mut Budget::default()), Named::ByChartgen)
+    read_all(paths, (options, &mut Budget::default()), Named::Found)
 }
 
 /// Who named the paths read.
@@ -289,8 +312,8 @@ enum Named {
     /// The user, on the command line: a FIFO or device is read as it
     /// streams, and `REV:PATH` names a git revision's file or folder.
     ByTheUser,
-    /// chartgen: regular files and directories only.
-    ByChartgen,
+    /// The caller, which found them: regular files and directories only.
+    Found,
 }
 
 fn read_all(
@@ -324,6 +347,7 @@ fn read_all(
             read_text(
                 Source::file("<stdin>", text),
                 (None, Role::Objects, None),
+                options.pipe_into,
                 budget,
                 &mut set,
                 &mut problems,
@@ -336,16 +360,21 @@ fn read_all(
         };
         let spec = match named {
             Named::ByTheUser => git::parse(path),
-            Named::ByChartgen => None,
+            Named::Found => None,
         };
         let Some(spec) = spec else {
-            let local = (Path::new(path.as_str()), Show::default(), named);
+            let show = Show {
+                copy: None,
+                pipe: options.pipe_into,
+            };
+            let local = (Path::new(path.as_str()), show, named);
             read_path(path, local, (options, budget), &mut set, &mut problems)?;
             continue;
         };
         let tree = git::materialise(&spec, budget.bytes_to_read()).map_err(cannot)?;
         let show = Show {
             copy: Some((tree.root(), &tree.spec)),
+            pipe: options.pipe_into,
         };
         let copy = (tree.root(), show, named);
         read_path(path, copy, (options, budget), &mut set, &mut problems)?;
@@ -411,6 +440,7 @@ fn read_path(
         read_text(
             Source::file(shown, text),
             (Some(file.path.display().to_string()), file.role, artifact),
+            show.pipe,
             budget,
             set,
             problems,
@@ -491,8 +521,7 @@ fn is_yaml(path: &Path) -> bool {
 
 /// Whether the folder `dir` is the checkout of another repository (a
 /// submodule): it holds a `.git`. Inside an input directory it is not
-/// read, as a revision's submodule is not: chartgen reads no other
-/// repository.
+/// read, as a revision's submodule is not: no other repository is read.
 fn is_other_repository(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir.join(".git")).is_ok()
 }
@@ -504,8 +533,7 @@ fn is_git_metadata(path: &Path) -> bool {
 }
 
 /// Why a submodule inside an input directory is not read.
-const SUBMODULE: &str =
-    "a submodule (another repository's checkout); chartgen reads no other repository";
+const SUBMODULE: &str = "a submodule (another repository's checkout); no other repository is read";
 
 fn skip_submodule(path: &Path, show: Show<'_>) {
     crate::terminal::note(&format!("not reading {}: {SUBMODULE}", show.path(path)));
@@ -594,7 +622,7 @@ fn kustomization_of(dir: &Path, show: Show<'_>) -> std::io::Result<Option<PathBu
 
 /// Reads a kustomization and adds the files its `resources` list (folders
 /// with a kustomization of their own, recursively). Any other field is
-/// refused: chartgen does not evaluate it, and ignoring it would check
+/// refused: it is not evaluated here, and ignoring it would check
 /// something other than what gets applied. A YAML file in the folder that
 /// nothing lists is refused too: kustomize would not apply it; an
 /// `artifacts` file is read as its artifact.
@@ -628,7 +656,7 @@ fn kustomize(
                 Problem::new(
                     node.origin.clone(),
                     path,
-                    "not a kustomization chartgen can read (apiVersion kustomize.config.k8s.io/v1beta1, kind Kustomization)".to_owned(),
+                    "not a kustomization that can be read here (apiVersion kustomize.config.k8s.io/v1beta1, kind Kustomization)".to_owned(),
                 )
                 .with_hint(kustomize_hint(dir, show)),
             ),
@@ -640,7 +668,7 @@ fn kustomize(
                     key.origin.clone(),
                     path,
                     format!(
-                        "`{}` changes what kustomize applies, and chartgen does not evaluate it",
+                        "`{}` changes what kustomize applies, and is not evaluated here",
                         yaml::quote(other)
                     ),
                 )
@@ -765,7 +793,7 @@ fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, b
     let quoted = yaml::quote(entry);
     if entry.contains("://") || entry.starts_with("git@") || entry.contains('?') {
         return Err(format!(
-            "`{quoted}` is a URL; chartgen reads only files inside the directory"
+            "`{quoted}` is a URL; only files inside the directory are read"
         ));
     }
     let mut path = dir.to_owned();
@@ -782,7 +810,7 @@ fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, b
                     .file_type();
                 if kind.is_symlink() {
                     return Err(format!(
-                        "`{quoted}` goes through the symbolic link {}, which chartgen does not follow",
+                        "`{quoted}` goes through the symbolic link {}, and links are not followed",
                         show.path(&path)
                     ));
                 }
@@ -796,7 +824,7 @@ fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, b
             std::path::Component::CurDir => {}
             _ => {
                 return Err(format!(
-                    "`{quoted}` leaves the directory (absolute or `..`); chartgen reads only files inside it"
+                    "`{quoted}` leaves the directory (absolute or `..`); only files inside it are read"
                 ));
             }
         }
@@ -928,6 +956,7 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
     read_text(
         Source::file(name, text),
         (None, Role::Objects, None),
+        "",
         &mut Budget::default(),
         &mut set,
         &mut problems,
@@ -943,10 +972,12 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
 
 /// Reads one text's documents into `set`. `file` is the path it was read
 /// from, when it was a file; `artifact` the declared artifact it is, when
-/// it is one: its documents without `kind` are that artifact's.
+/// it is one: its documents without `kind` are that artifact's. `pipe` is
+/// [`Options::pipe_into`].
 fn read_text(
     source: Arc<Source>,
     (file, role, artifact): (Option<String>, Role, Option<&str>),
+    pipe: &str,
     budget: &mut Budget,
     set: &mut ManifestSet,
     problems: &mut Vec<Problem>,
@@ -990,9 +1021,10 @@ fn read_text(
         }
         if let Some(why) = kustomize_document(&node) {
             problems.push(
-                Problem::new(node.origin.clone(), KeyPath::root(), why).with_hint(
-                    "give chartgen the directory, whose kustomization.yaml lists only resources, or check what kustomize builds: kubectl kustomize DIR | chartgen check -",
-                ),
+                Problem::new(node.origin.clone(), KeyPath::root(), why).with_hint(format!(
+                    "read the directory, whose kustomization.yaml lists only resources, or check what kustomize builds: {}",
+                    piped("kubectl kustomize DIR", pipe)
+                )),
             );
             continue;
         }
@@ -1087,7 +1119,7 @@ fn flatten_list(list: Node, objects: &mut Vec<Node>, problems: &mut Vec<Problem>
                 Problem::new(
                     item.origin.clone(),
                     at,
-                    format!("a list inside a {}: chartgen reads one level of list, as kubectl applies it", yaml::quote(&list_kind)),
+                    format!("a list inside a {}: one level of list is read, as kubectl applies it", yaml::quote(&list_kind)),
                 )
                 .with_hint("put the inner list's items in the outer list, or the inner list in a document of its own"),
             );
@@ -1149,7 +1181,7 @@ fn kustomize_document(node: &Node) -> Option<String> {
     let api_version = text("apiVersion").unwrap_or("");
     (api_version.is_empty() || api_version.starts_with("kustomize.config.k8s.io/")).then(|| {
         format!(
-            "a kustomize {kind} ({}) changes what gets applied; chartgen evaluates only the `resources` of a directory's kustomization file",
+            "a kustomize {kind} ({}) changes what gets applied; only the `resources` of a directory's kustomization file are evaluated",
             if api_version.is_empty() { "no apiVersion" } else { api_version }
         )
     })
@@ -1276,6 +1308,7 @@ mod tests {
         let paths = [dir.path().display().to_string()];
         let options = Options {
             artifacts: &["quotas.yaml"],
+            ..Options::default()
         };
         let set = read(&paths, &options).unwrap();
         assert_eq!(set.manifests.len(), 1);
@@ -1290,5 +1323,65 @@ mod tests {
             panic!("an undeclared, unlisted file was read");
         };
         assert!(problems[0].message.contains("quotas.yaml is not listed"));
+    }
+
+    /// A hint to check what kustomize builds names the caller's command
+    /// ([`Options::pipe_into`]), and no program when it names none: the
+    /// kustomization's own `images`, and a kustomize document in a file.
+    #[test]
+    fn a_kustomize_hint_pipes_into_the_callers_command_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write("kustomization.yaml", "resources: [cm.yaml]\nimages: []\n");
+        write(
+            "cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        );
+        let stream =
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamePrefix: p-\n";
+        std::fs::create_dir(dir.path().join("plain")).unwrap();
+        std::fs::write(dir.path().join("plain/k.yaml"), stream).unwrap();
+        let shown = dir.path().display().to_string();
+        let hints = |paths: &[String], pipe_into: &'static str| {
+            let options = Options {
+                pipe_into,
+                ..Options::default()
+            };
+            let Err(Error::InvalidManifests { problems }) = read(paths, &options) else {
+                panic!("read");
+            };
+            problems
+                .into_iter()
+                .filter_map(|p| p.hint)
+                .collect::<Vec<_>>()
+        };
+        let directory = [shown.clone()];
+        let file = [format!("{shown}/plain/k.yaml")];
+        assert_eq!(
+            hints(&directory, ""),
+            [format!(
+                "only `resources` are evaluated; check what kustomize builds: kubectl kustomize {shown}"
+            )]
+        );
+        assert_eq!(
+            hints(&directory, "mytool check -"),
+            [format!(
+                "only `resources` are evaluated; check what kustomize builds: kubectl kustomize {shown} | mytool check -"
+            )]
+        );
+        let [hint] = &hints(&file, "")[..] else {
+            panic!("one hint");
+        };
+        assert!(
+            hint.ends_with("check what kustomize builds: kubectl kustomize DIR"),
+            "{hint}"
+        );
+        let [hint] = &hints(&file, "mytool check -")[..] else {
+            panic!("one hint");
+        };
+        assert!(
+            hint.ends_with("kubectl kustomize DIR | mytool check -"),
+            "{hint}"
+        );
     }
 }

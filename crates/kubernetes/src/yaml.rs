@@ -292,9 +292,9 @@ pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Nod
         let second = documents.swap_remove(1);
         return Err(read_error(
             second.origin,
-            "a second YAML document; a values file holds exactly one",
+            "a second YAML document; this text holds exactly one",
         )
-        .with_hint("split the documents into separate files and pass each with -f"));
+        .with_hint("split the documents into separate texts"));
     }
     Ok(documents.pop())
 }

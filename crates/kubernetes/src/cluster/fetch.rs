@@ -13,11 +13,9 @@ use super::connect::Connection;
 use super::{ClusterError, Refusal, strip};
 use crate::manifest::{Manifest, ObjectId};
 
-/// The field manager of the dry-run apply.
-pub const FIELD_MANAGER: &str = "chartgen";
-
-/// The label every object chartgen renders carries, and its value.
-pub const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "chartgen");
+/// The label naming the tool that manages an object; its value is the
+/// manager [`read`] is given.
+pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 
 /// The label naming the release an object belongs to.
 pub const INSTANCE: &str = "app.kubernetes.io/instance";
@@ -38,8 +36,14 @@ pub struct Reading {
     pub notes: Vec<String>,
 }
 
-/// Reads the cluster for the local objects `local`.
-pub async fn read(connection: &Connection, local: &[Manifest]) -> Result<Reading, ClusterError> {
+/// Reads the cluster for the local objects `local`, which `manager` (a
+/// program's name) manages: the dry runs apply as that field manager, and
+/// the release's objects are those labelled [`MANAGED_BY`] it.
+pub async fn read(
+    connection: &Connection,
+    manager: &str,
+    local: &[Manifest],
+) -> Result<Reading, ClusterError> {
     let discovery = discover(connection).await?;
     let mut reading = Reading {
         live: Vec::new(),
@@ -49,7 +53,7 @@ pub async fn read(connection: &Connection, local: &[Manifest]) -> Result<Reading
     };
     let jobs = local
         .iter()
-        .map(|manifest| run(job(connection, &discovery, manifest)))
+        .map(|manifest| run(job(connection, &discovery, manifest), manager.to_owned()))
         .collect();
     for found in bounded(jobs).await {
         let found = found.map_err(|e| unreachable(connection, e))?;
@@ -58,7 +62,8 @@ pub async fn read(connection: &Connection, local: &[Manifest]) -> Result<Reading
         reading.refusals.extend(found.refusal);
         reading.notes.extend(found.note);
     }
-    let extra = release_objects(connection, &discovery, local, &mut reading.notes).await?;
+    let extra =
+        release_objects(connection, &discovery, (manager, local), &mut reading.notes).await?;
     reading.live.extend(extra);
     Ok(reading)
 }
@@ -191,7 +196,8 @@ fn job(connection: &Connection, discovery: &Discovery, manifest: &Manifest) -> J
 /// The live object and the dry run's answer for one local object (the
 /// local object itself where the server refused, with a [`Refusal`]);
 /// an error only for a failure that is no answer about the object.
-async fn run(job: Job) -> Result<Found, ::kube::Error> {
+/// `manager` is the dry run's field manager (owned: each runs on its own).
+async fn run(job: Job, manager: String) -> Result<Found, ::kube::Error> {
     let Job {
         id,
         mut written,
@@ -226,7 +232,7 @@ async fn run(job: Job) -> Result<Found, ::kube::Error> {
             note,
         });
     };
-    let params = PatchParams::apply(FIELD_MANAGER).force().dry_run();
+    let params = PatchParams::apply(&manager).force().dry_run();
     let (mut applied, refusal) = match api.patch(&id.name, &params, &Patch::Apply(&written)).await {
         Ok(object) => (typed(object, resource), None),
         Err(::kube::Error::Api(status)) => {
@@ -308,14 +314,14 @@ fn typed(object: DynamicObject, resource: &ApiResource) -> Json {
 }
 
 /// The label selector of the release the local objects belong to: the
-/// objects chartgen manages with one of the local side's instance values;
+/// objects `manager` manages with one of the local side's instance values;
 /// `None` when no local object carries both labels.
-pub fn release_selector(local: &[Manifest]) -> Option<String> {
+pub fn release_selector(local: &[Manifest], manager: &str) -> Option<String> {
     let instances: BTreeSet<String> = local
         .iter()
         .filter_map(|m| {
             let labels = m.node().get("metadata")?.get("labels")?.to_json();
-            if labels.get(MANAGED_BY.0)?.as_str()? != MANAGED_BY.1 {
+            if labels.get(MANAGED_BY)?.as_str()? != manager {
                 return None;
             }
             let instance = labels.get(INSTANCE)?.as_str()?.to_owned();
@@ -328,9 +334,7 @@ pub fn release_selector(local: &[Manifest]) -> Option<String> {
     }
     let values: Vec<&str> = instances.iter().map(String::as_str).collect();
     Some(format!(
-        "{}={},{INSTANCE} in ({})",
-        MANAGED_BY.0,
-        MANAGED_BY.1,
+        "{MANAGED_BY}={manager},{INSTANCE} in ({})",
         values.join(",")
     ))
 }
@@ -348,7 +352,7 @@ pub fn made_by_controller(metadata: &::kube::core::ObjectMeta) -> bool {
         .is_some_and(|owners| !owners.is_empty());
     let controller_label = metadata.labels.as_ref().is_some_and(|labels| {
         labels.keys().any(|key| {
-            key != MANAGED_BY.0
+            key != MANAGED_BY
                 && (key.ends_with(".kubernetes.io/managed-by")
                     || key.ends_with(".k8s.io/managed-by"))
         })
@@ -362,13 +366,12 @@ pub fn made_by_controller(metadata: &::kube::core::ObjectMeta) -> bool {
 async fn release_objects(
     connection: &Connection,
     discovery: &Discovery,
-    local: &[Manifest],
+    (manager, local): (&str, &[Manifest]),
     notes: &mut Vec<String>,
 ) -> Result<Vec<Json>, ClusterError> {
-    let Some(selector) = release_selector(local) else {
+    let Some(selector) = release_selector(local, manager) else {
         notes.push(format!(
-            "no local object carries {}={} and {INSTANCE}: objects removed from the release are not looked for",
-            MANAGED_BY.0, MANAGED_BY.1
+            "no local object carries {MANAGED_BY}={manager} and {INSTANCE}: objects removed from the release are not looked for"
         ));
         return Ok(Vec::new());
     };

@@ -4,13 +4,14 @@
 //! A side written `cluster:` (the kubeconfig's current context) or
 //! `cluster:CONTEXT` ([`Target::parse`]). For each object of the other,
 //! local side: the live object (GET), and what the server would make of
-//! the local one (server-side apply with `dryRun=All`, field manager
-//! `chartgen`, forced: defaults filled in, admission run, nothing stored).
+//! the local one (server-side apply with `dryRun=All`, as the caller's
+//! field manager, forced: defaults filled in, admission run, nothing
+//! stored).
 //! The diff compares those two, so the fields the server defaults are on
 //! both sides and vanish; where the dry run is refused, the local object
 //! as written stands in, and the refusal is said ([`Refusal`]). The
 //! release's objects in the cluster that the local side lacks (labelled
-//! `app.kubernetes.io/managed-by=chartgen` and with a local
+//! `app.kubernetes.io/managed-by=MANAGER`, the caller's name, and with a local
 //! `app.kubernetes.io/instance` value, found by listing every served,
 //! listable type) are the removed ones. The server's own fields are
 //! dropped from both sides ([`strip`]). Both come back as
@@ -28,7 +29,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-pub use fetch::{FIELD_MANAGER, rejects, release_selector};
+pub use fetch::{MANAGED_BY, rejects, release_selector};
 
 use crate::input::{self, ManifestSet};
 
@@ -122,7 +123,7 @@ pub enum ClusterError {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The server answered with objects that cannot be read back.
-    #[error("the cluster of context `{context}` answered with objects chartgen cannot read")]
+    #[error("the cluster of context `{context}` answered with objects that cannot be read")]
     Answer {
         /// The context.
         context: String,
@@ -147,8 +148,10 @@ pub struct Live {
 /// Reads the cluster `target` names for the objects of `local`, and puts
 /// in place of each local object what the server would make of it (its
 /// file and template kept). Nothing is printed and `local` is unchanged
-/// unless the whole reading succeeds.
-pub fn read(target: &Target, local: &mut ManifestSet) -> Result<Live, ClusterError> {
+/// unless the whole reading succeeds. `manager` is the program that
+/// manages the objects: the dry runs' field manager, and the value of the
+/// release's objects' [`MANAGED_BY`] label.
+pub fn read(target: &Target, manager: &str, local: &mut ManifestSet) -> Result<Live, ClusterError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -159,7 +162,7 @@ pub fn read(target: &Target, local: &mut ManifestSet) -> Result<Live, ClusterErr
         })?;
     let (context, reading) = runtime.block_on(async {
         let connection = connect::connect(target.context.as_deref()).await?;
-        let reading = fetch::read(&connection, &local.manifests).await?;
+        let reading = fetch::read(&connection, manager, &local.manifests).await?;
         Ok::<_, ClusterError>((connection.context, reading))
     })?;
     let name = format!("{PREFIX}{context}");
@@ -282,7 +285,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            release_selector(&set.manifests).as_deref(),
+            release_selector(&set.manifests, "chartgen").as_deref(),
             Some("app.kubernetes.io/managed-by=chartgen,app.kubernetes.io/instance in (buildkit)")
         );
         let unlabelled = input::parse(
@@ -290,7 +293,7 @@ mod tests {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
         )
         .unwrap();
-        assert_eq!(release_selector(&unlabelled.manifests), None);
+        assert_eq!(release_selector(&unlabelled.manifests, "chartgen"), None);
     }
 
     #[test]

@@ -125,7 +125,7 @@ pub struct Renamed {
 
 /// Everything that differs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
-#[schemars(title = "chartgen diff --output json")]
+#[schemars(title = "What differs between two sets of manifests")]
 pub struct Diff {
     /// Old objects compared with new ones of another name or namespace,
     /// as `--map` said ([`matching`]); shown, never silent.
@@ -688,6 +688,7 @@ mod tests {
         }
         let options = input::Options {
             artifacts: &["quotas.yaml"],
+            ..input::Options::default()
         };
         input::read(&[dir.path().display().to_string()], &options).unwrap()
     }

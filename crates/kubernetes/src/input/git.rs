@@ -116,7 +116,7 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
     let git_dir = run(&["rev-parse", "--git-dir"]);
     if let Err(why) = git_dir {
         return Err(error(format!(
-            "not a git repository here, so `{shown}` cannot be read as REV:PATH ({why}); run chartgen inside the repository, or write ./{shown} for a local file whose name holds a colon"
+            "not a git repository here, so `{shown}` cannot be read as REV:PATH ({why}): run inside the repository, or write ./{shown} for a local file whose name holds a colon"
         )));
     }
     let tree = run(&[
@@ -133,7 +133,9 @@ pub fn materialise(spec: &Spec, budget: u64) -> std::io::Result<Tree> {
         ))
     })?;
     let tree = tree.trim().to_owned();
-    let dir = tempfile::Builder::new().prefix("chartgen-git-").tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix("manifests-rev-")
+        .tempdir()?;
     let (entries, base, root) = if spec.path.is_empty() {
         (
             list(&tree, &shown)?,
@@ -186,14 +188,14 @@ fn check_spec(spec: &Spec) -> std::io::Result<()> {
     Ok(())
 }
 
-/// What a tree entry of `mode` is, when chartgen does not read it.
+/// What a tree entry of `mode` is, when it is not read.
 fn unreadable(mode: &str) -> String {
     match mode {
-        "120000" => "a symbolic link in the revision; chartgen does not follow links".to_owned(),
+        "120000" => "a symbolic link in the revision; links are not followed".to_owned(),
         "160000" => {
-            "a submodule; chartgen reads no other repository (name a path inside the submodule's own repository)".to_owned()
+            "a submodule; no other repository is read (name a path inside the submodule's own repository)".to_owned()
         }
-        other => format!("a tree entry of mode {other}, which chartgen does not read"),
+        other => format!("a tree entry of mode {other}, which is not read"),
     }
 }
 
@@ -228,7 +230,7 @@ fn list(oid: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
     let entries = parse_listing(&listing, shown)?;
     if entries.len() > MAX_ENTRIES {
         return Err(error(format!(
-            "`{shown}` holds more than {MAX_ENTRIES} files; chartgen reads rendered folders, not whole repositories"
+            "`{shown}` holds more than {MAX_ENTRIES} files; rendered folders are read, not whole repositories"
         )));
     }
     Ok(entries)
@@ -236,11 +238,7 @@ fn list(oid: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
 
 /// Reads `git ls-tree -z -l` output: `MODE TYPE OID SIZE\tPATH\0`.
 fn parse_listing(listing: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
-    let malformed = || {
-        error(format!(
-            "git listed `{shown}` in a form chartgen does not know"
-        ))
-    };
+    let malformed = || error(format!("git listed `{shown}` in a form not known here"));
     listing
         .split('\0')
         .filter(|record| !record.is_empty())
@@ -257,7 +255,7 @@ fn parse_listing(listing: &str, shown: &str) -> std::io::Result<Vec<Entry>> {
                 .all(|c| matches!(c, Component::Normal(_)));
             if !safe || path.is_empty() {
                 return Err(error(format!(
-                    "`{shown}` holds the path `{}`, which leaves the folder; chartgen refuses it",
+                    "`{shown}` holds the path `{}`, which leaves the folder; it is refused",
                     printable(path)
                 )));
             }

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::error::Error;
 use crate::text::printable;
 
-/// The output directory: as shown to the user, and as chartgen reaches it.
+/// The output directory: as shown to the user, and as the writer reaches it.
 #[derive(Debug, Clone)]
 pub struct OutputDir {
     /// Normalised as given: relative stays relative.
@@ -28,8 +28,8 @@ pub struct OutputDir {
 impl OutputDir {
     /// Normalises `given` and refuses a path through a symbolic link, a
     /// component that is a file, FIFO, device or socket, and the working
-    /// directory itself or one of its ancestors (whose every file of
-    /// chartgen's, `out/` included, would belong to this render).
+    /// directory itself or one of its ancestors (whose every file of the
+    /// owner's, `out/` included, would belong to this render).
     pub fn new(given: &Path) -> Result<Self, Error> {
         let refuse = |path: &Path, reason: String| Error::Output {
             path: printable(&path.display().to_string()).into_owned(),
@@ -44,7 +44,7 @@ impl OutputDir {
         if cwd.starts_with(&real) {
             return Err(refuse(
                 &shown,
-                "it is the working directory or holds it; chartgen owns every file with its marker beneath the output directory, so give it a folder of its own (e.g. `out`)".to_owned(),
+                "it is the working directory or holds it; every file with the writer's marker beneath the output directory is the writer's, so give it a folder of its own (e.g. `out`)".to_owned(),
             ));
         }
         let mut current = PathBuf::new();
@@ -65,7 +65,7 @@ impl OutputDir {
             };
             let kind = metadata.file_type();
             let problem = if kind.is_symlink() {
-                "is a symbolic link; chartgen neither follows nor writes through links: give the real directory"
+                "is a symbolic link; links are neither followed nor written through: give the real directory"
             } else if kind.is_dir() {
                 continue;
             } else if kind.is_file() {

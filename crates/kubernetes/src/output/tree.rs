@@ -5,16 +5,12 @@ use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use super::MARKER;
+use super::Owner;
 use crate::error::Error;
 use crate::text::printable;
 
-/// The lock file at the top of the output directory (see [`super::sync`]).
-pub const LOCK: &str = ".chartgen.lock";
-
-/// How the temporary files chartgen writes are named: `.chartgen-XXXXXX.tmp`.
-pub const TEMP_PREFIX: &str = ".chartgen-";
-/// See [`TEMP_PREFIX`].
+/// How the temporary files of a write end: `.NAME-XXXXXX.tmp`, with the
+/// owner's prefix ([`Owner::temp_prefix`]).
 pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// One entry of the tree.
@@ -24,30 +20,31 @@ pub enum Kind {
     Dir,
     /// A regular file; `ours` when its first line is the marker.
     File {
-        /// Whether its first line is [`MARKER`].
+        /// Whether its first line is the owner's [`Owner::marker`].
         ours: bool,
     },
     /// A temporary file of an interrupted write; `ours` when what it holds
-    /// starts like every file chartgen writes (the marker, or a part of it).
+    /// starts like every file the owner writes (the marker, or a part of it).
     Temporary {
         /// Whether its content is a prefix of, or starts with, the marker line.
         ours: bool,
     },
     /// The lock file a killed render left (or the one being held).
     Lock,
-    /// A symbolic link (never followed) or a name chartgen never writes.
+    /// A symbolic link (never followed) or a name the owner never writes.
     Foreign,
 }
 
 /// Every entry below the output directory, by slash-separated relative
-/// path; hidden folders are not walked, hidden files other than chartgen's
-/// temporaries and lock are not listed.
+/// path; hidden folders are not walked, hidden files other than the
+/// owner's temporaries and lock are not listed.
 pub type Tree = BTreeMap<String, Kind>;
 
-/// Reads the tree below `root` (nothing when it does not exist yet). A
-/// FIFO, device or socket anywhere in it is refused at once.
-/// Errors name paths below `shown`, the directory as the user gave it.
-pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
+/// Reads the tree below `root` (nothing when it does not exist yet), each
+/// file judged `owner`'s or not. A FIFO, device or socket anywhere in it
+/// is refused at once. Errors name paths below `shown`, the directory as
+/// the user gave it.
+pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
     let mut tree = Tree::new();
     match std::fs::symlink_metadata(root) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(tree),
@@ -71,7 +68,7 @@ pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
             Some(parent) => format!("{}/", parent.replace('\\', "/")),
         };
         let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-            // chartgen writes UTF-8 names only; anything else is not its.
+            // The owner writes UTF-8 names only; anything else is not its.
             let shown = entry.file_name().to_string_lossy().into_owned();
             tree.insert(format!("{prefix}{shown}"), Kind::Foreign);
             if kind.is_dir() {
@@ -83,14 +80,15 @@ pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
         let path_shown = join(shown, &relative);
         let special = !(kind.is_dir() || kind.is_file() || kind.is_symlink());
         let hidden = name.starts_with('.');
-        // `.chartgen-XXXXXX.tmp`, and `.NAME.chartgen-PID.tmp` as
-        // earlier builds named them; what they hold decides.
-        let temporary = hidden && name.contains(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
-        let lock = prefix.is_empty() && name == LOCK;
+        // `.chartgen-XXXXXX.tmp` (the owner's prefix), and
+        // `.NAME.chartgen-PID.tmp` as earlier builds named them; what they
+        // hold decides.
+        let temporary = hidden && name.contains(owner.temp_prefix) && name.ends_with(TEMP_SUFFIX);
+        let lock = prefix.is_empty() && name == owner.lock;
         if special && (!hidden || temporary || lock) {
             return Err(refuse(
                 &path_shown,
-                "it is a FIFO, device or socket; chartgen neither opens nor replaces one: remove it",
+                "it is a FIFO, device or socket; such a file is neither opened nor replaced: remove it",
             ));
         }
         if hidden && !temporary && !lock {
@@ -111,15 +109,15 @@ pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
         } else if lock {
             Kind::Lock
         } else if temporary {
-            let start = read_start(path, &path_shown, MARKER.len() + 1)?;
-            let line = format!("{MARKER}\n");
+            let start = read_start(path, &path_shown, owner.marker.len() + 1)?;
+            let line = format!("{}\n", owner.marker);
             Kind::Temporary {
                 ours: line.as_bytes().starts_with(&start),
             }
         } else {
-            let start = read_start(path, &path_shown, MARKER.len() + 2)?;
+            let start = read_start(path, &path_shown, owner.marker.len() + 2)?;
             Kind::File {
-                ours: starts_with_marker(&start),
+                ours: starts_with_marker(&start, owner.marker),
             }
         };
         tree.insert(relative, found);
@@ -127,9 +125,9 @@ pub fn scan(root: &Path, shown: &Path) -> Result<Tree, Error> {
     Ok(tree)
 }
 
-/// Whether `text` starts with the marker line.
-fn starts_with_marker(text: &[u8]) -> bool {
-    let Some(rest) = text.strip_prefix(MARKER.as_bytes()) else {
+/// Whether `text` starts with the line `marker`.
+fn starts_with_marker(text: &[u8], marker: &str) -> bool {
+    let Some(rest) = text.strip_prefix(marker.as_bytes()) else {
         return false;
     };
     matches!(rest, [] | [b'\n', ..] | [b'\r', b'\n', ..] | [b'\r'])

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::MARKER;
-use super::tree::{LOCK, TEMP_PREFIX, TEMP_SUFFIX, join};
+use super::Owner;
+use super::tree::{TEMP_SUFFIX, join};
 use crate::error::Error;
 use crate::text::printable;
 
@@ -22,7 +22,7 @@ use crate::text::printable;
 /// running no cleanup, as if it were killed there. The fault-injection test
 /// (`tests/it/output.rs`) uses it; nothing else sets it.
 #[doc(hidden)]
-pub const STOP_AT_STEP: &str = "CHARTGEN_TEST_ONLY_STOP_BEFORE_WRITE_STEP";
+pub const STOP_AT_STEP: &str = "TEST_ONLY_STOP_BEFORE_OUTPUT_WRITE_STEP";
 
 /// The exit code of a process stopped by [`STOP_AT_STEP`].
 #[doc(hidden)]
@@ -39,7 +39,7 @@ fn step() {
     });
     let count = COUNT.fetch_add(1, Ordering::SeqCst);
     if *stop == Some(count) {
-        eprintln!("chartgen: stopped before write step {count} ({STOP_AT_STEP})");
+        eprintln!("stopped before write step {count} ({STOP_AT_STEP})");
         std::process::exit(STOPPED);
     }
 }
@@ -59,7 +59,8 @@ pub(super) fn refuse(path: &Path, reason: &str) -> Error {
 }
 
 /// The lock that keeps two renders out of one directory at once: an
-/// exclusive `flock` on `.chartgen.lock` at its top, taken without waiting.
+/// exclusive `flock` on the owner's lock file ([`Owner::lock`]) at its
+/// top, taken without waiting.
 /// The file goes when the render ends; one a killed render left is taken
 /// over (the kernel dropped its lock) and goes too.
 pub(super) struct Lock {
@@ -71,11 +72,12 @@ pub(super) struct Lock {
 
 impl Lock {
     /// Creates the missing folders down to `root` (each checked not to be a
-    /// link when [`super::OutputDir::new`] ran), then takes the lock.
-    /// `shown` is the directory as the user gave it, for the error.
-    pub(super) fn acquire(root: &Path, shown: &Path) -> Result<Lock, Error> {
+    /// link when [`super::OutputDir::new`] ran), then takes the lock of
+    /// the file named `lock`. `shown` is the directory as the user gave
+    /// it, for the error.
+    pub(super) fn acquire(root: &Path, shown: &Path, lock: &str) -> Result<Lock, Error> {
         create_dirs(root)?;
-        let path = root.join(LOCK);
+        let path = root.join(lock);
         // The path must still name the file locked: a render that ends
         // removes it, and one that starts then creates a new one.
         for _ in 0..8 {
@@ -93,7 +95,7 @@ impl Lock {
                     if !metadata.is_file() {
                         return Err(refuse(
                             &path,
-                            "it is not a regular file (chartgen's lock file has this name); remove it",
+                            "it is not a regular file (the lock file has this name); remove it",
                         ));
                     }
                     std::fs::OpenOptions::new()
@@ -107,7 +109,7 @@ impl Lock {
             };
             match file.try_lock() {
                 Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Err(busy(shown)),
+                Err(std::fs::TryLockError::WouldBlock) => return Err(busy(shown, lock)),
                 Err(std::fs::TryLockError::Error(e)) => return Err(fail(&path, e)),
             }
             let held = file.metadata().map_err(|e| fail(&path, e))?;
@@ -120,7 +122,7 @@ impl Lock {
                 });
             }
         }
-        Err(busy(shown))
+        Err(busy(shown, lock))
     }
 
     /// Removes the lock file, then unlocks.
@@ -139,11 +141,14 @@ impl Drop for Lock {
     }
 }
 
-/// The error for a directory another render is writing.
-pub(super) fn busy(root: &Path) -> Error {
+/// The error for a directory another render is writing, which holds the
+/// lock file `lock`.
+pub(super) fn busy(root: &Path, lock: &str) -> Error {
     refuse(
         root,
-        "another chartgen render is writing this directory now (it holds .chartgen.lock); wait for it to finish, then run again",
+        &format!(
+            "another render is writing this directory now (it holds {lock}); wait for it to finish, then run again"
+        ),
     )
 }
 
@@ -190,11 +195,13 @@ fn create_dirs(dir: &Path) -> Result<(), Error> {
 
 /// What [`super::Plan`] decided, for [`apply`].
 pub(super) struct Steps<'a> {
+    /// Whose files these are.
+    pub owner: &'a Owner,
     /// Folders to create, parents first, relative to the root.
     pub dirs: Vec<&'a str>,
     /// Files to write, kustomizations last.
     pub writes: Vec<(&'a str, &'a str)>,
-    /// Files to remove: chartgen's stale files and temporaries.
+    /// Files to remove: the owner's stale files and temporaries.
     pub removes: Vec<&'a str>,
 }
 
@@ -213,7 +220,7 @@ pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
     let mut touched = std::collections::BTreeSet::new();
     for (relative, text) in &steps.writes {
         let path = join(root, relative);
-        write_atomically(&path, text)?;
+        write_atomically(&path, text, steps.owner)?;
         touched.insert(path.parent().map(Path::to_path_buf));
     }
     for relative in &steps.removes {
@@ -242,28 +249,29 @@ pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
 
 /// Writes `text` into a new temporary file beside `path` (created
 /// exclusively, never through a link, with an unpredictable name), then
-/// renames it over `path`: readers see the old or the new file.
-fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
+/// renames it over `path`: readers see the old or the new file. The
+/// temporary file's name and first line are `owner`'s.
+fn write_atomically(path: &Path, text: &str, owner: &Owner) -> Result<(), Error> {
     let parent = path.parent().unwrap_or(Path::new("."));
     if !std::fs::symlink_metadata(parent).is_ok_and(|m| m.is_dir())
         || std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file())
     {
         return Err(refuse(
             path,
-            "it changed since chartgen looked (a link, a folder or a special file is there now)",
+            "it changed since it was looked at (a link, a folder or a special file is there now)",
         ));
     }
     step();
     let mut file = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(owner.temp_prefix)
         .suffix(TEMP_SUFFIX)
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(parent)
         .map_err(|e| fail(path, e))?;
     // The marker line first: a temporary file cut short anywhere is still
-    // recognisably chartgen's.
+    // recognisably the owner's.
     let (first, rest) = text.split_at(text.find('\n').map_or(text.len(), |i| i + 1));
-    debug_assert!(first.starts_with(MARKER));
+    debug_assert!(first.starts_with(owner.marker));
     step();
     file.write_all(first.as_bytes())
         .and_then(|()| file.flush())

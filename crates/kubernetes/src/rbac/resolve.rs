@@ -839,7 +839,7 @@ pub fn permissions_with(
     });
     if !within {
         return Err(format!(
-            "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input. `chartgen check` still checks it"
+            "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input"
         ));
     }
     for subject in listed.subjects {
