@@ -67,8 +67,8 @@ fn line_diff(c: &mut Criterion) {
 /// Rendering with 50, 500 and 5,000 common labels (the whole pipeline:
 /// plan, templates, parse-back).
 fn render_labels(c: &mut Criterion) {
-    let dir = std::env::temp_dir().join(format!("chartgen-bench-cost-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let mut group = c.benchmark_group("render with many labels");
     for labels in [50, 500, 5_000] {
         let file = dir.join(format!("labels-{labels}.yaml"));
@@ -89,7 +89,6 @@ fn render_labels(c: &mut Criterion) {
         );
     }
     group.finish();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 criterion_group!(benches, rbac_check, line_diff, render_labels);

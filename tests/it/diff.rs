@@ -184,12 +184,14 @@ fn a_role_change_among_unchanged_objects_shows_in_permissions() {
 }
 
 /// A scratch git repository for the `REV:PATH` tests, removed on drop.
-struct Repo(std::path::PathBuf);
+struct Repo(tempfile::TempDir);
 
 impl Repo {
     fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("chartgen-git-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("chartgen-git-{name}-"))
+            .tempdir()
+            .unwrap();
         let repo = Repo(dir);
         repo.git(&["init", "-q", "-b", "main"]);
         repo
@@ -199,7 +201,7 @@ impl Repo {
         let out = std::process::Command::new("git")
             .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
             .args(args)
-            .current_dir(&self.0)
+            .current_dir(self.0.path())
             .output()
             .unwrap();
         assert!(
@@ -211,7 +213,7 @@ impl Repo {
     }
 
     fn write(&self, path: &str, text: &str) {
-        let path = self.0.join(path);
+        let path = self.0.path().join(path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
@@ -230,7 +232,7 @@ impl Repo {
     fn chartgen_with_tmpdir(&self, args: &[&str], tmpdir: &std::path::Path) -> crate::harness::Run {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
             .args(args)
-            .current_dir(&self.0)
+            .current_dir(self.0.path())
             .stdin(std::process::Stdio::null())
             .env("NO_COLOR", "1")
             .env("TMPDIR", tmpdir)
@@ -242,12 +244,6 @@ impl Repo {
             stdout: String::from_utf8(output.stdout).unwrap(),
             stderr: String::from_utf8(output.stderr).unwrap(),
         }
-    }
-}
-
-impl Drop for Repo {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -337,7 +333,7 @@ fn a_folder_of_a_git_revision_is_read_without_a_checkout() {
 fn links_and_submodules_in_a_revision_are_not_read() {
     let repo = Repo::new("links");
     repo.write("out/a.yaml", &config_map("a", "one"));
-    std::os::unix::fs::symlink("/etc/passwd", repo.0.join("out/link.yaml")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", repo.0.path().join("out/link.yaml")).unwrap();
     repo.commit();
     let commit = repo.git(&["rev-parse", "HEAD"]);
     let cacheinfo = format!("160000,{},out/sub", commit.trim());
@@ -539,7 +535,7 @@ fn a_revision_reads_as_the_same_folder_on_disk() {
         repo.write("base.yaml", A);
         let mut submodules = Vec::new();
         for (path, entry) in *entries {
-            let at = repo.0.join("tree").join(path);
+            let at = repo.0.path().join("tree").join(path);
             std::fs::create_dir_all(at.parent().unwrap()).unwrap();
             match entry {
                 File(text) => std::fs::write(&at, text).unwrap(),
@@ -651,7 +647,7 @@ fn a_revision_past_the_budget_is_refused_before_reading() {
     );
     repo.write("out/a.yaml", &big);
     repo.commit();
-    std::fs::remove_file(repo.0.join("out/a.yaml")).unwrap();
+    std::fs::remove_file(repo.0.path().join("out/a.yaml")).unwrap();
     let run = repo.chartgen(&["check", "HEAD:out"]);
     run.assert_refused(
         2,
@@ -973,7 +969,7 @@ fn hostile_trees_in_a_revision_are_escaped_or_refused() {
         .collect();
     let mut mktree = std::process::Command::new("git")
         .arg("mktree")
-        .current_dir(&repo.0)
+        .current_dir(repo.0.path())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -1038,7 +1034,11 @@ fn moves_between_applications_are_seen_in_a_revision() {
     repo.write("out/b/kustomization.yaml", &kustomization("w.yaml"));
     repo.write("out/b/w.yaml", &config_map("w", "one"));
     repo.commit();
-    std::fs::rename(repo.0.join("out/a/x.yaml"), repo.0.join("out/b/x.yaml")).unwrap();
+    std::fs::rename(
+        repo.0.path().join("out/a/x.yaml"),
+        repo.0.path().join("out/b/x.yaml"),
+    )
+    .unwrap();
     repo.write("out/a/kustomization.yaml", &kustomization("z.yaml"));
     repo.write("out/b/kustomization.yaml", &kustomization("w.yaml, x.yaml"));
     let run = repo.chartgen(&["diff", "HEAD:out", "out"]);
