@@ -310,7 +310,7 @@ fn victim(base: &Path) -> PathBuf {
     std::fs::create_dir_all(victim.join("release")).unwrap();
     std::fs::write(
         victim.join("release/kustomization.yaml"),
-        format!("{}\nresources: []\n", chartgen::commands::OWNER.marker),
+        format!("{}\nresources: []\n", chartgen::commands::OWNER.marker()),
     )
     .unwrap();
     std::fs::write(victim.join("id_rsa"), "secret\n").unwrap();
@@ -481,7 +481,7 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
     // Files a killed render of other values wrote, before it rewrote the
     // kustomization: no kustomization lists them; a temporary file cut
     // short; its lock; and an empty temporary file in a folder of its own.
-    let marker = chartgen::commands::OWNER.marker;
+    let marker = chartgen::commands::OWNER.marker();
     std::fs::create_dir_all(out.join("release/other-ns")).unwrap();
     std::fs::write(
         out.join("release/other-ns/configmap-x.yaml"),
@@ -492,12 +492,18 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
     .unwrap();
     std::fs::write(out.join("release/.chartgen-Q1w2E3.tmp"), &marker[..20]).unwrap();
     std::fs::write(out.join("release/other-ns/.chartgen-abcdef.tmp"), "").unwrap();
+    // As builds before the atomic writes through tempfile named them.
+    std::fs::write(
+        out.join("release/.x.yaml.chartgen-4242.tmp"),
+        format!("{marker}\nx: 0\n"),
+    )
+    .unwrap();
     std::fs::write(out.join(".chartgen.lock"), "").unwrap();
     let (code, stdout, stderr) = render(true);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stderr, "", "chartgen's own files are never foreign");
     assert!(
-        stdout.starts_with("drift: out/release is not what a render would write\n  - .chartgen-Q1w2E3.tmp\n  - other-ns/.chartgen-abcdef.tmp\n  - other-ns/configmap-x.yaml\n"),
+        stdout.starts_with("drift: out/release is not what a render would write\n  - .chartgen-Q1w2E3.tmp\n  - .x.yaml.chartgen-4242.tmp\n  - other-ns/.chartgen-abcdef.tmp\n  - other-ns/configmap-x.yaml\n"),
         "{stdout}"
     );
     assert!(
@@ -508,7 +514,7 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert_eq!(
         stdout,
-        "out/release: 0 added, 0 changed, 3 removed, 37 unchanged\nout: 0 added, 0 changed, 1 removed, 0 unchanged\n"
+        "out/release: 0 added, 0 changed, 4 removed, 37 unchanged\nout: 0 added, 0 changed, 1 removed, 0 unchanged\n"
     );
     assert!(!out.join("release/other-ns").exists());
     assert!(!out.join(".chartgen.lock").exists());
@@ -606,7 +612,7 @@ fn environments_that_would_share_a_folder_or_have_no_plain_name_are_refused() {
     let kustomization = base.path().join("out/dev/release/kustomization.yaml");
     std::fs::write(
         &kustomization,
-        format!("{}\n", chartgen::commands::OWNER.marker),
+        format!("{}\n", chartgen::commands::OWNER.marker()),
     )
     .unwrap();
     let (code, _, stderr) = chartgen_in(
@@ -813,7 +819,7 @@ fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges()
         out.join("legacy/configmap-stale.yaml"),
         format!(
             "{}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stale\n  namespace: legacy\n",
-            chartgen::commands::OWNER.marker
+            chartgen::commands::OWNER.marker()
         ),
     )
     .unwrap();

@@ -5,7 +5,7 @@
 //! Each variant names what the user gave (a file, an argument) in its
 //! message, and causes stay in `#[source]`. A program built on this crate
 //! wraps these in its own error for what it adds (its values, its
-//! templates), as the buildkit chart's `Error` does.
+//! templates).
 //!
 //! Invalid manifests carry their [`Problem`]s, for the one diagnostic
 //! renderer ([`crate::diagnostic::Diagnostic::render_as`]). The other

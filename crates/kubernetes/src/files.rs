@@ -114,7 +114,7 @@ fn open_checked(path: &Path, nofollow: bool) -> std::io::Result<File> {
 /// The error for a path that is no regular file.
 pub fn refused(path: &Path, kind: FileType) -> std::io::Error {
     std::io::Error::other(format!(
-        "{} is {}, not a regular file; nothing else is opened (a FIFO or device could block it or have side effects)",
+        "{} is {}, not a regular file; nothing else is opened (a FIFO or device could block the reading or have side effects)",
         printable(&path.display().to_string()),
         describe(kind)
     ))

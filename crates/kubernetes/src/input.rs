@@ -1022,7 +1022,7 @@ fn read_text(
         if let Some(why) = kustomize_document(&node) {
             problems.push(
                 Problem::new(node.origin.clone(), KeyPath::root(), why).with_hint(format!(
-                    "read the directory, whose kustomization.yaml lists only resources, or check what kustomize builds: {}",
+                    "give the directory instead, whose kustomization.yaml lists only resources, or check what kustomize builds: {}",
                     piped("kubectl kustomize DIR", pipe)
                 )),
             );

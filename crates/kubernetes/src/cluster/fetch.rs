@@ -14,7 +14,7 @@ use super::{ClusterError, Refusal, strip};
 use crate::manifest::{Manifest, ObjectId};
 
 /// The label naming the tool that manages an object; its value is the
-/// manager [`read`] is given.
+/// manager [`crate::cluster::read`] is given.
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 
 /// The label naming the release an object belongs to.

@@ -36,17 +36,13 @@ use crate::emit;
 use crate::error::Error;
 use crate::manifest::Manifest;
 
-/// The program that owns an output directory, as its files show it.
+/// The program that owns an output directory, as its files show it: made
+/// only by [`Owner::new`], which checks the names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Owner {
-    /// The first line of every file it writes: a YAML comment (`# …`).
-    pub marker: &'static str,
-    /// Its lock file at the top of the directory (see [`sync`]): a hidden
-    /// name, such as `.mytool.lock`.
-    pub lock: &'static str,
-    /// How its temporary files start, `.mytool-` in
-    /// `.mytool-XXXXXX.tmp` ([`TEMP_SUFFIX`]): a hidden name.
-    pub temp_prefix: &'static str,
+    marker: &'static str,
+    lock: &'static str,
+    temp_prefix: &'static str,
 }
 
 impl Owner {
@@ -70,14 +66,38 @@ impl Owner {
             temp_prefix,
         }
     }
+
+    /// The first line of every file it writes: a YAML comment (`# …`).
+    pub const fn marker(&self) -> &'static str {
+        self.marker
+    }
+
+    /// Its lock file at the top of the directory (see [`sync`]): a hidden
+    /// name, such as `.mytool.lock`.
+    pub const fn lock(&self) -> &'static str {
+        self.lock
+    }
+
+    /// How its temporary files start, `.mytool-` in `.mytool-XXXXXX.tmp`
+    /// ([`TEMP_SUFFIX`]): a hidden name.
+    pub const fn temp_prefix(&self) -> &'static str {
+        self.temp_prefix
+    }
 }
 
-/// Whether `text` holds no line break.
+/// Whether `text` holds no control character and no line break of any
+/// YAML reader: NEL, U+2028 and U+2029 break lines for go-yaml (kubectl).
 const fn one_line(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'\n' || bytes[i] == b'\r' {
+        let b = bytes[i];
+        let nel = b == 0xC2 && i + 1 < bytes.len() && bytes[i + 1] == 0x85;
+        let separator = b == 0xE2
+            && i + 2 < bytes.len()
+            && bytes[i + 1] == 0x80
+            && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9);
+        if b < 0x20 || b == 0x7F || nel || separator {
             return false;
         }
         i += 1;
@@ -118,7 +138,7 @@ pub fn files(
     manifests: &[Manifest],
     artifacts: &[(&str, &str)],
 ) -> Result<BTreeMap<String, String>, Error> {
-    let marker = owner.marker;
+    let marker = owner.marker();
     let mut files = BTreeMap::new();
     let mut resources = Vec::new();
     for manifest in manifests {
@@ -239,11 +259,12 @@ pub fn sync(
     // A lock file that is there before this render takes the lock is one a
     // killed render left: it goes with this render's, and is counted.
     let stale_lock = plan.stale_lock;
-    let lock = write::Lock::acquire(root.real(), root.shown(), owner.lock)?;
+    let lock = write::Lock::acquire(root.real(), root.shown(), owner.lock())?;
     // Under the lock: what a render that just finished wrote counts too.
     let mut plan = Plan::new(owner, root, files, (write, true))?;
     if stale_lock {
-        plan.actions.push((owner.lock.to_owned(), Action::Removed));
+        plan.actions
+            .push((owner.lock().to_owned(), Action::Removed));
     }
     write::apply(root.real(), &plan.steps())?;
     lock.release()?;
@@ -283,17 +304,17 @@ fn lock_action(
     write: bool,
     holding: bool,
 ) -> Result<Option<Action>, Error> {
-    match tree.get(owner.lock) {
+    match tree.get(owner.lock()) {
         Some(Kind::Lock) if !holding => {
             // Another render is writing: say so, rather than whatever its
             // half-done state would make this plan say.
-            if write::lock_held(&root.real().join(owner.lock))? {
-                return Err(write::busy(root.shown(), owner.lock));
+            if write::lock_held(&root.real().join(owner.lock()))? {
+                return Err(write::busy(root.shown(), owner.lock()));
             }
             Ok((!write).then_some(Action::Removed))
         }
         Some(Kind::Foreign) => Err(refuse(
-            &root.shown().join(owner.lock),
+            &root.shown().join(owner.lock()),
             "it is not a regular file (the lock file has this name); remove it",
         )),
         _ => Ok(None),
@@ -413,10 +434,18 @@ impl<'a> Plan<'a> {
         let tree = tree::scan(owner, real, shown)?;
         let mut actions = Vec::new();
         if let Some(action) = lock_action((owner, root), &tree, write, holding)? {
-            actions.push((owner.lock.to_owned(), action));
+            actions.push((owner.lock().to_owned(), action));
         }
         let mut dirs = BTreeSet::new();
         for (relative, text) in files {
+            // A file this owner would not know as its own afterwards, which
+            // the next render would refuse to replace.
+            if !(text.strip_prefix(owner.marker())).is_some_and(|rest| rest.starts_with('\n')) {
+                return Err(refuse(
+                    &join(shown, relative),
+                    "its text does not start with the owner's marker line (a bug)",
+                ));
+            }
             let action = file_action(&tree, (real, shown), relative, text, &mut dirs)?;
             actions.push((relative.clone(), action));
         }
@@ -439,7 +468,7 @@ impl<'a> Plan<'a> {
             actions,
             dirs,
             files,
-            stale_lock: tree.get(owner.lock) == Some(&Kind::Lock),
+            stale_lock: tree.get(owner.lock()) == Some(&Kind::Lock),
         })
     }
 
@@ -462,7 +491,7 @@ impl<'a> Plan<'a> {
             removes: self
                 .actions
                 .iter()
-                .filter(|(p, a)| *a == Action::Removed && p != self.owner.lock)
+                .filter(|(p, a)| *a == Action::Removed && p != self.owner.lock())
                 .map(|(p, _)| p.as_str())
                 .collect(),
         }
@@ -511,8 +540,8 @@ mod tests {
 
     /// A program other than chartgen: nothing here is chartgen's.
     const OWNER: Owner = Owner::new("# Written by testgen.", ".testgen.lock", ".testgen-");
-    const MARKER: &str = OWNER.marker;
-    const LOCK: &str = OWNER.lock;
+    const MARKER: &str = OWNER.marker();
+    const LOCK: &str = OWNER.lock();
 
     fn temp() -> (tempfile::TempDir, OutputDir) {
         let dir = tempfile::tempdir().unwrap();
@@ -664,8 +693,8 @@ mod tests {
         let other = Owner::new("# Written by othergen.", ".othergen.lock", ".othergen-");
         let files = files_of(&[("a/x.yaml", "x: 1\n")]);
         sync1(&out, &files, true).unwrap();
-        std::fs::write(dir.join("a/y.yaml"), format!("{}\ny: 1\n", other.marker)).unwrap();
-        std::fs::write(dir.join(other.lock), "").unwrap();
+        std::fs::write(dir.join("a/y.yaml"), format!("{}\ny: 1\n", other.marker())).unwrap();
+        std::fs::write(dir.join(other.lock()), "").unwrap();
         let check = sync1(&out, &files, false).unwrap();
         assert_eq!(
             (check.removed.len(), check.foreign),
@@ -674,8 +703,18 @@ mod tests {
         // The other program sees this one's files as foreign, and its own
         // stale file and lock as its to remove.
         let theirs = sync(&other, &out, &BTreeMap::new(), &[String::new()], false).unwrap();
-        assert_eq!(theirs[0].removed, [other.lock, "a/y.yaml"]);
+        assert_eq!(theirs[0].removed, [other.lock(), "a/y.yaml"]);
         assert_eq!(theirs[0].foreign, ["a/x.yaml", KUSTOMIZATION]);
+    }
+
+    #[test]
+    fn files_another_owner_marked_are_not_written() {
+        let (_keep, out) = temp();
+        let other = Owner::new("# Written by othergen.", ".othergen.lock", ".othergen-");
+        let files = files_of(&[("a/x.yaml", "x: 1\n")]);
+        let error = sync(&other, &out, &files, &[String::new()], true).unwrap_err();
+        assert!(error.to_string().contains("owner's marker line"), "{error}");
+        assert!(!out.real().exists(), "nothing written");
     }
 
     #[test]
@@ -683,6 +722,11 @@ mod tests {
         for (marker, lock, prefix) in [
             ("Written by x", ".x.lock", ".x-"),
             ("# two\nlines", ".x.lock", ".x-"),
+            ("# two\u{2028}lines", ".x.lock", ".x-"),
+            ("# two\u{85}lines", ".x.lock", ".x-"),
+            ("# a\ttab", ".x.lock", ".x-"),
+            ("# x", "..", ".x-"),
+            ("# x", ".", ".x-"),
             ("# x", "x.lock", ".x-"),
             ("# x", ".x/lock", ".x-"),
             ("# x", ".x.lock", "..."),

@@ -83,8 +83,8 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
         // `.chartgen-XXXXXX.tmp` (the owner's prefix), and
         // `.NAME.chartgen-PID.tmp` as earlier builds named them; what they
         // hold decides.
-        let temporary = hidden && name.contains(owner.temp_prefix) && name.ends_with(TEMP_SUFFIX);
-        let lock = prefix.is_empty() && name == owner.lock;
+        let temporary = hidden && name.contains(owner.temp_prefix()) && name.ends_with(TEMP_SUFFIX);
+        let lock = prefix.is_empty() && name == owner.lock();
         if special && (!hidden || temporary || lock) {
             return Err(refuse(
                 &path_shown,
@@ -109,15 +109,15 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
         } else if lock {
             Kind::Lock
         } else if temporary {
-            let start = read_start(path, &path_shown, owner.marker.len() + 1)?;
-            let line = format!("{}\n", owner.marker);
+            let start = read_start(path, &path_shown, owner.marker().len() + 1)?;
+            let line = format!("{}\n", owner.marker());
             Kind::Temporary {
                 ours: line.as_bytes().starts_with(&start),
             }
         } else {
-            let start = read_start(path, &path_shown, owner.marker.len() + 2)?;
+            let start = read_start(path, &path_shown, owner.marker().len() + 2)?;
             Kind::File {
-                ours: starts_with_marker(&start, owner.marker),
+                ours: starts_with_marker(&start, owner.marker()),
             }
         };
         tree.insert(relative, found);

@@ -263,7 +263,7 @@ fn write_atomically(path: &Path, text: &str, owner: &Owner) -> Result<(), Error>
     }
     step();
     let mut file = tempfile::Builder::new()
-        .prefix(owner.temp_prefix)
+        .prefix(owner.temp_prefix())
         .suffix(TEMP_SUFFIX)
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(parent)
@@ -271,7 +271,7 @@ fn write_atomically(path: &Path, text: &str, owner: &Owner) -> Result<(), Error>
     // The marker line first: a temporary file cut short anywhere is still
     // recognisably the owner's.
     let (first, rest) = text.split_at(text.find('\n').map_or(text.len(), |i| i + 1));
-    debug_assert!(first.starts_with(owner.marker));
+    debug_assert!(first.starts_with(owner.marker()));
     step();
     file.write_all(first.as_bytes())
         .and_then(|()| file.flush())
