@@ -287,14 +287,29 @@ fn read_error(origin: Origin, message: impl Into<String>) -> Problem {
 /// Reads a source that must hold at most one YAML document. An empty source
 /// yields `None`.
 pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, Problem> {
+    parse_one(
+        source,
+        limits,
+        ("this text", "split the documents into separate texts"),
+    )
+}
+
+/// [`parse_document`] for a caller that names what holds one document
+/// and how to split more: `holder` (`a values file`) and `hint`, as the
+/// refusal of a second document says them.
+pub fn parse_one(
+    source: &Arc<Source>,
+    limits: Limits,
+    (holder, hint): (&str, &str),
+) -> Result<Option<Node>, Problem> {
     let mut documents = parse_stream(source, limits)?;
     if documents.len() > 1 {
         let second = documents.swap_remove(1);
         return Err(read_error(
             second.origin,
-            "a second YAML document; this text holds exactly one",
+            format!("a second YAML document; {holder} holds exactly one"),
         )
-        .with_hint("split the documents into separate texts"));
+        .with_hint(hint));
     }
     Ok(documents.pop())
 }
@@ -1443,6 +1458,33 @@ mod tests {
 
     fn read(text: &str) -> Result<Option<Node>, Problem> {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
+    }
+
+    /// A second document is refused where it starts, named as the caller
+    /// names what holds one.
+    #[test]
+    fn a_second_document_is_refused_as_the_caller_names_the_text() {
+        let source = Source::file("t.yaml", "a: 1\n---\nb: 2\n");
+        let generic = parse_document(&source, Limits::VALUES).unwrap_err();
+        assert_eq!(
+            (generic.message.as_str(), generic.hint.as_deref()),
+            (
+                "a second YAML document; this text holds exactly one",
+                Some("split the documents into separate texts")
+            )
+        );
+        assert!(
+            matches!(generic.origin, Origin::At { line: 3, .. }),
+            "{:?}",
+            generic.origin
+        );
+        let named = parse_one(&source, Limits::VALUES, ("a values file", "use -f")).unwrap_err();
+        assert_eq!(
+            named.message,
+            "a second YAML document; a values file holds exactly one"
+        );
+        assert_eq!(named.hint.as_deref(), Some("use -f"));
+        assert!(read("a: 1\n").unwrap().is_some());
     }
 
     /// `middle` between enough documents that the stream is read in two

@@ -343,27 +343,18 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
         }
     };
     let source = Source::file(name, text);
-    let mut documents = match yaml::parse_stream(&source, Limits::VALUES) {
-        Ok(documents) => documents,
+    let one = (
+        "a values file",
+        "split the documents into separate files and pass each with -f",
+    );
+    let node = match yaml::parse_one(&source, Limits::VALUES, one) {
+        Ok(Some(node)) => node,
+        Ok(None) => return Ok(Ok(Node::empty_mapping(at_start(source)))),
         Err(e) => {
             let mut problem = Problem::new(e.origin, KeyPath::root(), e.message);
             problem.hint = e.hint;
             return Ok(Err(problem));
         }
-    };
-    if documents.len() > 1 {
-        let second = documents.swap_remove(1);
-        return Ok(Err(Problem::new(
-            second.origin,
-            KeyPath::root(),
-            "a second YAML document; a values file holds exactly one",
-        )
-        .with_hint(
-            "split the documents into separate files and pass each with -f",
-        )));
-    }
-    let Some(node) = documents.pop() else {
-        return Ok(Ok(Node::empty_mapping(at_start(source))));
     };
     Ok(match node.value {
         Value::Mapping(_) => Ok(node),
