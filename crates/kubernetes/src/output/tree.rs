@@ -80,10 +80,8 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
         let path_shown = join(shown, &relative);
         let special = !(kind.is_dir() || kind.is_file() || kind.is_symlink());
         let hidden = name.starts_with('.');
-        // `.chartgen-XXXXXX.tmp` (the owner's prefix), and
-        // `.NAME.chartgen-PID.tmp` as earlier builds named them; what they
-        // hold decides.
-        let temporary = hidden && name.contains(owner.temp_prefix()) && name.ends_with(TEMP_SUFFIX);
+        // What they hold decides whether they are the owner's.
+        let temporary = temporary_name(name.as_str(), owner.temp_prefix());
         let lock = prefix.is_empty() && name == owner.lock();
         if special && (!hidden || temporary || lock) {
             return Err(refuse(
@@ -123,6 +121,25 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
         tree.insert(relative, found);
     }
     Ok(tree)
+}
+
+/// Whether `name` is named as a temporary file of the owner whose prefix
+/// is `prefix` (`.mytool-`): `.mytool-XXXXXX.tmp` as `tempfile` names
+/// them, or `.NAME.mytool-PID.tmp` as chartgen's builds before it did. Any
+/// other hidden name holding the prefix is not one.
+fn temporary_name(name: &str, prefix: &str) -> bool {
+    let Some(stem) = name.strip_suffix(TEMP_SUFFIX) else {
+        return false;
+    };
+    if let Some(random) = stem.strip_prefix(prefix) {
+        return !random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric());
+    }
+    stem.rsplit_once(prefix).is_some_and(|(before, pid)| {
+        before.len() > 1
+            && before.starts_with('.')
+            && !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 /// Whether `text` starts with the line `marker`.
@@ -170,5 +187,32 @@ pub fn join(root: &Path, relative: &str) -> PathBuf {
         root.to_path_buf()
     } else {
         root.join(relative)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::temporary_name;
+
+    /// Only the two forms the owner writes are its temporaries; a user's
+    /// hidden file that merely holds the prefix is not (were it empty, it
+    /// would count as the owner's and go).
+    #[test]
+    fn only_the_owners_two_forms_are_temporaries() {
+        for name in [".mytool-Ab12Cd.tmp", ".x.yaml.mytool-4242.tmp"] {
+            assert!(temporary_name(name, ".mytool-"), "{name}");
+        }
+        for name in [
+            ".notes.mytool-a.tmp",
+            ".mytool-.tmp",
+            ".mytool-a/b.tmp",
+            ".mytool-Ab12Cd.tmp.bak",
+            "x.mytool-42.tmp",
+            ".mytool-42.tmp.mytool-",
+            ".other-Ab12Cd.tmp",
+            ".mytool-4242.tmp.tmp",
+        ] {
+            assert!(!temporary_name(name, ".mytool-"), "{name}");
+        }
     }
 }
