@@ -13,6 +13,9 @@
 use std::fmt;
 use std::sync::OnceLock;
 
+use regex_automata::Input;
+use regex_automata::dfa::{Automaton, dense};
+pub use regex_automata::util::wire::AlignAs;
 use serde_json::Value as Json;
 
 use crate::location::{KeyPath, Segment};
@@ -96,7 +99,7 @@ impl Node {
 pub type KindRoot = (&'static str, &'static str, u32);
 
 mod baked {
-    use super::{Additional, KindRoot, Node};
+    use super::{Additional, AlignAs, KindRoot, Node};
     include!(concat!(env!("OUT_DIR"), "/kube_schemas.rs"));
 }
 
@@ -373,16 +376,24 @@ pub struct Table {
     pub nodes: &'static [Node],
     /// The `pattern`s nodes refer to by index.
     pub patterns: &'static [&'static str],
-    /// Each pattern, compiled on first use.
-    compiled: OnceLock<Vec<OnceLock<regex::Regex>>>,
+    /// Each pattern's DFA as the build script serialized it, by index.
+    dfas: &'static [&'static AlignAs<[u8], u32>],
+    /// Each pattern's matcher, made on first use.
+    compiled: OnceLock<Vec<OnceLock<Matcher>>>,
 }
 
 impl Table {
-    /// A table of baked `nodes` and `patterns`.
-    pub const fn new(nodes: &'static [Node], patterns: &'static [&'static str]) -> Table {
+    /// A table of baked `nodes` and `patterns`, and each pattern's DFA
+    /// (`PATTERN_DFAS`, as `build/kube_schemas.rs` writes it).
+    pub const fn new(
+        nodes: &'static [Node],
+        patterns: &'static [&'static str],
+        dfas: &'static [&'static AlignAs<[u8], u32>],
+    ) -> Table {
         Table {
             nodes,
             patterns,
+            dfas,
             compiled: OnceLock::new(),
         }
     }
@@ -395,25 +406,73 @@ impl Table {
         errors
     }
 
-    /// The compiled `patterns[index]`, each compiled on first use (the
-    /// values need three of them, not every Kubernetes one), with the
-    /// limits of [`super::pattern_engine`].
-    fn regex(&self, index: usize) -> &regex::Regex {
+    /// Whether `text` matches `patterns[index]` anywhere, as
+    /// `regex::Regex::is_match` finds it.
+    pub fn is_match(&self, index: usize, text: &str) -> bool {
+        self.matcher(index).is_match(text)
+    }
+
+    /// Whether `patterns[index]` is matched by the DFA its build script
+    /// baked, rather than compiled at run time.
+    pub fn is_baked(&self, index: usize) -> bool {
+        matches!(self.matcher(index), Matcher::Dfa(..))
+    }
+
+    /// The matcher of `patterns[index]`, made on first use (the values
+    /// need three of them, not every Kubernetes one).
+    fn matcher(&self, index: usize) -> &Matcher {
         let compiled = self
             .compiled
             .get_or_init(|| self.patterns.iter().map(|_| OnceLock::new()).collect());
         compiled[index].get_or_init(|| {
-            regex::RegexBuilder::new(self.patterns[index])
-                .size_limit(1 << 20)
-                .dfa_size_limit(1 << 20)
-                .build()
-                .expect("build.rs compiled every pattern")
+            let bytes = self.dfas.get(index).map_or(&[][..], |dfa| &dfa.bytes);
+            Matcher::new(self.patterns[index], bytes)
         })
     }
 }
 
+/// A baked pattern's matcher: its DFA read from the build script's bytes
+/// (no compile at run time), or the pattern compiled by the regex crate
+/// should the bytes not read (a table made by hand, another byte order).
+/// Both find a match anywhere in the text, as `Regex::is_match` does.
+enum Matcher {
+    Dfa(Box<dense::DFA<&'static [u32]>>, &'static str),
+    Regex(regex::Regex),
+}
+
+impl Matcher {
+    fn new(pattern: &'static str, bytes: &'static [u8]) -> Matcher {
+        match dense::DFA::from_bytes(bytes) {
+            Ok((dfa, _)) => Matcher::Dfa(Box::new(dfa), pattern),
+            Err(_) => Matcher::Regex(compile(pattern)),
+        }
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            // The DFA has no quit byte and is searched as it was built
+            // (unanchored), so it cannot fail; were it to, the regex
+            // answers.
+            Matcher::Dfa(dfa, pattern) => dfa
+                .try_search_fwd(&Input::new(text).earliest(true))
+                .map_or_else(|_| compile(pattern).is_match(text), |found| found.is_some()),
+            Matcher::Regex(regex) => regex.is_match(text),
+        }
+    }
+}
+
+/// `pattern` compiled by the regex crate, with the limits of
+/// [`super::pattern_engine`].
+fn compile(pattern: &str) -> regex::Regex {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+        .build()
+        .expect("the build script compiled every pattern")
+}
+
 /// The vendored Kubernetes schemas and the custom kinds chartgen knows.
-pub static KUBERNETES: Table = Table::new(baked::NODES, baked::PATTERNS);
+pub static KUBERNETES: Table = Table::new(baked::NODES, baked::PATTERNS, baked::PATTERN_DFAS);
 
 fn push<'i>(
     out: &mut Vec<SchemaError<'i>>,
@@ -462,7 +521,7 @@ fn walk<'i>(
         _ => {}
     }
     if let (Some(pattern), Json::String(text)) = (node.pattern, instance)
-        && !table.regex(pattern).is_match(text)
+        && !table.is_match(pattern, text)
     {
         let pattern = table.patterns[pattern];
         push(out, at, instance, ErrorKind::Pattern { pattern });
@@ -651,4 +710,97 @@ fn is_valid(table: &Table, index: u32, instance: &Json) -> bool {
     let mut errors = Vec::new();
     walk(table, index, instance, Location::Root, &mut errors);
     errors.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Texts at the edges of the baked patterns: durations with and
+    /// without a unit (`µs` is two bytes), port names and numbers, label
+    /// values, a wildcard, line breaks before and after (`$` is the end
+    /// of the text only), non-ASCII letters and digits.
+    const TEXTS: &[&str] = &[
+        "",
+        "0",
+        "00",
+        "1",
+        "1s",
+        "1.5ms",
+        "1.s",
+        "3µs",
+        "3us",
+        "3μs",
+        "1h30m",
+        "30m1h",
+        "1y2w3d",
+        "1y2w3d4h5m6s7ms",
+        "2d1y",
+        "a",
+        "A",
+        "-",
+        "a-b",
+        "a-",
+        "-a",
+        "a_b.c",
+        "a*",
+        "*",
+        "a b",
+        "65535",
+        "123456",
+        "http",
+        "http-metrics",
+        "Http",
+        "é",
+        "١٢",
+        "1s\n",
+        "\n1s",
+        "a\n",
+        "a\u{2028}",
+    ];
+
+    /// Every pattern of `table` is matched by its baked DFA, and that DFA
+    /// finds a match where the regex crate does.
+    fn agrees_with_the_regex_crate(table: &Table, texts: &[&str]) {
+        for (index, pattern) in table.patterns.iter().enumerate() {
+            assert!(table.is_baked(index), "{pattern:?} has no baked DFA");
+            let regex = regex::Regex::new(pattern).unwrap();
+            for text in texts {
+                let (baked, expected) = (table.is_match(index, text), regex.is_match(text));
+                assert_eq!(baked, expected, "{pattern:?} on {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn baked_patterns_match_as_the_regex_crate_does() {
+        agrees_with_the_regex_crate(&KUBERNETES, TEXTS);
+    }
+
+    /// Bytes that do not read as a DFA (a table made by hand, or another
+    /// byte order) leave the pattern to the regex crate.
+    #[test]
+    fn unreadable_bytes_fall_back_to_the_regex_crate() {
+        static NOT_A_DFA: AlignAs<[u8; 8], u32> = AlignAs {
+            _align: [],
+            bytes: *b"not a df",
+        };
+        for bytes in [&[][..], &NOT_A_DFA.bytes[..]] {
+            let matcher = Matcher::new("^[a-z]+$", bytes);
+            assert!(matches!(matcher, Matcher::Regex(_)));
+            assert!(matcher.is_match("abc"));
+            assert!(!matcher.is_match("ab1"));
+        }
+    }
+
+    proptest! {
+        /// Short texts over the patterns' alphabet and a few others agree
+        /// with the regex crate.
+        #[test]
+        fn any_short_text_agrees(text in "[-0-9a-zA-Z_.*µ é\n]{0,10}") {
+            agrees_with_the_regex_crate(&KUBERNETES, &[&text]);
+        }
+    }
 }
