@@ -266,16 +266,17 @@ fn mutations_of_rendered_objects_get_the_errors_jsonschema_gives() {
 
 /// A value for node `index`: mostly of its shape, sometimes not.
 fn generate(rng: &mut Rng, index: u32, depth: usize, odd: &[Json]) -> Json {
-    let node = &KUBERNETES.nodes[index as usize];
+    let node = KUBERNETES.node(index);
     if depth > 9 || rng.chance(6) {
         return rng.pick(odd).clone();
     }
     if !node.one_of.is_empty() {
-        let branch = *rng.pick(node.one_of);
+        let branch = *rng.pick(KUBERNETES.branches(node.one_of));
         return generate(rng, branch, depth, odd);
     }
     if !node.enumeration.is_empty() && !rng.chance(10) {
-        return json!(rng.pick(node.enumeration));
+        let options: Vec<&str> = KUBERNETES.strs(node.enumeration).collect();
+        return json!(rng.pick(&options));
     }
     let types: Vec<u8> = (0..7)
         .map(|b| 1 << b)
@@ -318,14 +319,14 @@ fn generate_object(
 ) -> Json {
     let mut map = serde_json::Map::new();
     let optional = if depth < 3 { 45 } else { 20 };
-    for (name, child) in node.properties {
-        let wanted = if node.required.contains(name) {
+    for (name, child) in KUBERNETES.members(node.properties) {
+        let wanted = if KUBERNETES.strs(node.required).any(|r| r == name) {
             92
         } else {
             optional
         };
         if rng.chance(wanted) {
-            map.insert((*name).to_owned(), generate(rng, *child, depth + 1, odd));
+            map.insert(name.to_owned(), generate(rng, child, depth + 1, odd));
         }
     }
     if let Additional::Node(child) = node.additional {

@@ -21,13 +21,13 @@ use kubernetes::location::{KeyPath, Segment};
 use kubernetes::yaml::{Node, Value};
 
 mod baked {
-    use kubernetes::kube::validator::{Additional, AlignAs, Node};
+    use kubernetes::kube::validator::{Additional, AlignAs, List, Node, Str, Tables};
     include!(concat!(env!("OUT_DIR"), "/values_schema.rs"));
 }
 
 /// The values schema (`schema/values.schema.json`), baked by the build
 /// script into a table of the kubernetes crate's validator.
-pub static VALUES: Table = Table::new(baked::NODES, baked::PATTERNS, baked::PATTERN_DFAS);
+pub static VALUES: Table = Table::new(baked::TABLES);
 
 /// The root node of [`VALUES`].
 pub const VALUES_ROOT: u32 = baked::ROOT;
@@ -99,11 +99,7 @@ fn as_written(schema: u32, node: &mut Node) {
         }
         Value::Mapping(entries) => {
             for (key, child) in entries {
-                let named = (schema
-                    .properties
-                    .binary_search_by(|(name, _)| (*name).cmp(&key.name)))
-                .ok()
-                .map(|i| schema.properties[i].1);
+                let named = VALUES.property(schema, &key.name);
                 let sub = named.or(match schema.additional {
                     Additional::Node(sub) => Some(sub),
                     Additional::Any | Additional::Forbid => None,
@@ -135,11 +131,7 @@ pub fn is_list(path: &KeyPath) -> Option<bool> {
             return None;
         };
         let schema = baked(node);
-        let named = (schema
-            .properties
-            .binary_search_by(|(name, _)| (*name).cmp(key)))
-        .ok()
-        .map(|i| schema.properties[i].1);
+        let named = VALUES.property(schema, key);
         node = match (named, schema.additional) {
             (Some(sub), _) | (None, Additional::Node(sub)) => sub,
             (None, Additional::Any | Additional::Forbid) => return None,
@@ -152,20 +144,16 @@ pub fn is_list(path: &KeyPath) -> Option<bool> {
 /// branch that is not `null`), as [`deref`] reads the JSON schema.
 fn baked(mut index: u32) -> &'static validator::Node {
     for _ in 0..16 {
-        let node = &VALUES.nodes[index as usize];
+        let node = VALUES.node(index);
         let branch = (node.types == 0)
-            .then(|| {
-                node.any_of
-                    .iter()
-                    .find(|b| VALUES.nodes[**b as usize].types != NULL)
-            })
+            .then(|| (VALUES.branches(node.any_of).iter()).find(|b| VALUES.node(**b).types != NULL))
             .flatten();
         match branch {
             Some(next) => index = *next,
             None => return node,
         }
     }
-    &VALUES.nodes[index as usize]
+    VALUES.node(index)
 }
 
 /// The `types` bits of `null` and `string` in the baked tables.

@@ -176,10 +176,97 @@ enum Additional {
     Node(u32),
 }
 
+/// What the rendered nodes refer to by offset and length, so that a node
+/// holds no pointer: `NODES` is then read-only data that the loader never
+/// touches (in a position-independent binary every pointer in a static
+/// is a relocation, and the page holding it is written at every start).
+/// Equal strings and equal lists are stored once, so identical nodes
+/// render alike and are still interned as one.
+#[derive(Default)]
+struct Pools {
+    /// Every name, `enum` value, `const` and `format`, end to end.
+    strings: String,
+    string_at: HashMap<String, (u32, u32)>,
+    /// The lists of strings (`enum`, `required`), as `(offset, length)`.
+    strs: Vec<(u32, u32)>,
+    /// The `properties` lists: each name and its node.
+    members: Vec<((u32, u32), u32)>,
+    /// The `anyOf` and `oneOf` lists.
+    branches: Vec<u32>,
+    /// Each list stored, by its kind and contents.
+    lists: HashMap<String, (u32, u32)>,
+}
+
+impl Pools {
+    fn string(&mut self, text: &str) -> (u32, u32) {
+        if let Some(&at) = self.string_at.get(text) {
+            return at;
+        }
+        let at = (offset(self.strings.len()), offset(text.len()));
+        self.strings.push_str(text);
+        self.string_at.insert(text.to_owned(), at);
+        at
+    }
+
+    /// `items` stored once in the pool `push` appends to, whose length is
+    /// `len`; `key` names the list's kind and contents.
+    fn list(
+        &mut self,
+        key: String,
+        len: usize,
+        push: impl FnOnce(&mut Pools) -> usize,
+    ) -> (u32, u32) {
+        if let Some(&at) = self.lists.get(&key) {
+            return at;
+        }
+        let added = push(self);
+        let at = (offset(len), offset(added));
+        self.lists.insert(key, at);
+        at
+    }
+
+    fn strs(&mut self, items: &[String]) -> (u32, u32) {
+        let key = format!("strs {items:?}");
+        self.list(key, self.strs.len(), |pools| {
+            for item in items {
+                let at = pools.string(item);
+                pools.strs.push(at);
+            }
+            items.len()
+        })
+    }
+
+    fn members(&mut self, items: &BTreeMap<String, u32>) -> (u32, u32) {
+        let key = format!("members {items:?}");
+        self.list(key, self.members.len(), |pools| {
+            for (name, node) in items {
+                let at = pools.string(name);
+                pools.members.push((at, *node));
+            }
+            items.len()
+        })
+    }
+
+    fn branches(&mut self, items: &[u32]) -> (u32, u32) {
+        let key = format!("branches {items:?}");
+        self.list(key, self.branches.len(), |pools| {
+            pools.branches.extend_from_slice(items);
+            items.len()
+        })
+    }
+}
+
+/// An offset or length in a pool, as the tables store it.
+fn offset(n: usize) -> u32 {
+    u32::try_from(n).expect("pools of fewer than 2^32 entries")
+}
+
 #[derive(Default)]
 struct Baker {
     /// Rendered nodes; `None` while a definition is being baked.
     nodes: Vec<Option<String>>,
+    /// What the nodes refer to.
+    pools: Pools,
     /// Rendered node to its index, so identical nodes are stored once.
     interned: HashMap<String, u32>,
     patterns: Vec<String>,
@@ -349,7 +436,7 @@ impl Baker {
             // Referred to before it is done (recursion): its index is
             // reserved, so it is not interned.
             let text = match self.build(&schema, Doc::Definitions, &def_where, false)? {
-                Built::Node(node) => render_node(&node),
+                Built::Node(node) => render_node(&node, &mut self.pools),
                 Built::Alias(_) => unreachable!("a `$ref` definition is followed above"),
             };
             self.interned.entry(text.clone()).or_insert(index);
@@ -452,7 +539,7 @@ impl Baker {
     }
 
     fn intern(&mut self, node: &Node) -> u32 {
-        let text = render_node(node);
+        let text = render_node(node, &mut self.pools);
         if let Some(&index) = self.interned.get(&text) {
             return index;
         }
@@ -483,9 +570,10 @@ impl Baker {
         std::fs::write(target, code).map_err(|e| format!("{}: {e}", target.display()))
     }
 
-    /// The tables as Rust: `NODES`, `PATTERNS` and `PATTERN_DFAS` (each
-    /// pattern's DFA, included from the file of that name in `OUT_DIR`),
-    /// then the Kubernetes versions' kinds, or the one document's `ROOT`.
+    /// The tables as Rust: `NODES` and the pools they refer to,
+    /// `PATTERNS` and `PATTERN_DFAS` (each pattern's DFA, included from
+    /// the file of that name in `OUT_DIR`), all of them as `TABLES`; then
+    /// the Kubernetes versions' kinds, or the one document's `ROOT`.
     fn render(
         &self,
         versions: &[(String, Vec<KindRoot>)],
@@ -505,6 +593,26 @@ impl Baker {
                 node.as_deref().expect("every definition is baked")
             );
         }
+        let pools = &self.pools;
+        let _ = writeln!(
+            code,
+            "];\n\n/// The strings nodes refer to.\npub static STRINGS: &str = {:?};",
+            pools.strings
+        );
+        code += "\n/// The lists of strings nodes refer to.\npub static STRS: &[Str] = &[\n";
+        for (at, len) in &pools.strs {
+            let _ = writeln!(code, "    Str({at}, {len}),");
+        }
+        code += "];\n\n/// The `properties` lists nodes refer to.\n\
+                 pub static MEMBERS: &[(Str, u32)] = &[\n";
+        for ((at, len), node) in &pools.members {
+            let _ = writeln!(code, "    (Str({at}, {len}), {node}),");
+        }
+        code += "];\n\n/// The `anyOf` and `oneOf` lists nodes refer to.\n\
+                 pub static BRANCHES: &[u32] = &[\n";
+        for branch in &pools.branches {
+            let _ = writeln!(code, "    {branch},");
+        }
         code += "];\n\n/// The `pattern`s nodes refer to by index.\npub static PATTERNS: &[&str] = &[\n";
         for pattern in &self.patterns {
             let _ = writeln!(code, "    {pattern:?},");
@@ -518,7 +626,10 @@ impl Baker {
                 "    &AlignAs {{ _align: [], bytes: *include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")) }},"
             );
         }
-        code += "];\n";
+        code += "];\n\n/// The tables, for `Table::new`.\n\
+                 pub const TABLES: Tables = Tables {\n    nodes: NODES,\n    strings: STRINGS,\n    \
+                 strs: STRS,\n    members: MEMBERS,\n    branches: BRANCHES,\n    \
+                 patterns: PATTERNS,\n    dfas: PATTERN_DFAS,\n};\n";
         if let Some(root) = document {
             code += "\n/// The document's root node.\n";
             let _ = writeln!(code, "pub static ROOT: u32 = {root};");
@@ -698,8 +809,9 @@ fn check_combination(node: &Node, where_: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The node as a Rust expression over `Node::ANY`.
-fn render_node(node: &Node) -> String {
+/// The node as a Rust expression over `Node::ANY`, its strings and lists
+/// stored in `pools` (once each: the text is also the node's identity).
+fn render_node(node: &Node, pools: &mut Pools) -> String {
     let mut fields = String::new();
     let mut field = |name: &str, value: String| {
         let _ = write!(fields, "{name}: {value}, ");
@@ -709,14 +821,12 @@ fn render_node(node: &Node) -> String {
         field("single_type", single.to_string());
     }
     if let Some(constant) = &node.constant {
-        field("constant", format!("Some({constant:?})"));
+        let (at, len) = pools.string(constant);
+        field("constant", format!("Some(Str({at}, {len}))"));
     }
-    let list = |items: &[String]| {
-        let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
-        format!("&[{}]", quoted.join(", "))
-    };
+    let list = |(at, len): (u32, u32)| format!("List({at}, {len})");
     if !node.enumeration.is_empty() {
-        field("enumeration", list(&node.enumeration));
+        field("enumeration", list(pools.strs(&node.enumeration)));
     }
     let some = |v: Option<String>| v.map(|v| format!("Some({v})"));
     let numbers = [
@@ -727,7 +837,10 @@ fn render_node(node: &Node) -> String {
         ("pattern", some(node.pattern.map(|v| v.to_string()))),
         (
             "format",
-            some(node.format.as_ref().map(|v| format!("{v:?}"))),
+            some(node.format.as_ref().map(|v| {
+                let (at, len) = pools.string(v);
+                format!("Str({at}, {len})")
+            })),
         ),
         ("items", some(node.items.map(|v| v.to_string()))),
     ];
@@ -737,19 +850,14 @@ fn render_node(node: &Node) -> String {
         }
     }
     if !node.required.is_empty() {
-        field("required", list(&node.required));
+        field("required", list(pools.strs(&node.required)));
         // jsonschema fuses a single `required` into the closed-object walk,
         // which reports it after that walk.
         let late = node.required.len() == 1 && !node.properties.is_empty();
         field("required_late", late.to_string());
     }
     if !node.properties.is_empty() {
-        let entries: Vec<String> = node
-            .properties
-            .iter()
-            .map(|(name, i)| format!("({name:?}, {i})"))
-            .collect();
-        field("properties", format!("&[{}]", entries.join(", ")));
+        field("properties", list(pools.members(&node.properties)));
     }
     match node.additional {
         Some(Additional::Forbid) => field("additional", "Additional::Forbid".into()),
@@ -758,8 +866,7 @@ fn render_node(node: &Node) -> String {
     }
     for (name, branches) in [("any_of", &node.any_of), ("one_of", &node.one_of)] {
         if !branches.is_empty() {
-            let branches: Vec<String> = branches.iter().map(u32::to_string).collect();
-            field(name, format!("&[{}]", branches.join(", ")));
+            field(name, list(pools.branches(branches)));
         }
     }
     format!("Node {{ {fields}..Node::ANY }}")

@@ -20,8 +20,10 @@ use serde_json::Value as Json;
 
 use crate::location::{KeyPath, Segment};
 
-/// One schema node. Indices refer to its [`Table`]'s nodes; empty lists and `None` mean
-/// the keyword is absent.
+/// One schema node. Indices refer to its [`Table`]'s nodes, [`Str`]s
+/// and [`List`]s to its pools (a node holds no pointer, so the baked
+/// tables are read-only data the loader never relocates); empty lists and
+/// `None` mean the keyword is absent.
 #[derive(Debug)]
 pub struct Node {
     /// `type` as bits of [`Types`]; 0 when absent.
@@ -29,9 +31,9 @@ pub struct Node {
     /// Whether `type` named one type (jsonschema words its error apart).
     pub single_type: bool,
     /// `const`, a string.
-    pub constant: Option<&'static str>,
-    /// `enum`, of strings only.
-    pub enumeration: &'static [&'static str],
+    pub constant: Option<Str>,
+    /// `enum`, of strings only: a run of [`Tables::strs`].
+    pub enumeration: List,
     /// `minimum`, an integer.
     pub minimum: Option<i64>,
     /// `maximum`, an integer.
@@ -40,25 +42,53 @@ pub struct Node {
     pub min_length: Option<u64>,
     /// `maxLength`, in characters.
     pub max_length: Option<u64>,
-    /// `required`, in the schema's order.
-    pub required: &'static [&'static str],
+    /// `required`, in the schema's order: a run of [`Tables::strs`].
+    pub required: List,
     /// Whether the one `required` name is reported after the closed-object
     /// walk (jsonschema fuses it there).
     pub required_late: bool,
     /// `pattern`, an index into its [`Table`]'s patterns.
     pub pattern: Option<usize>,
     /// `format`: an annotation under draft 2020-12.
-    pub format: Option<&'static str>,
-    /// `properties`, sorted by name.
-    pub properties: &'static [(&'static str, u32)],
+    pub format: Option<Str>,
+    /// `properties`, sorted by name: a run of [`Tables::members`].
+    pub properties: List,
     /// `additionalProperties`.
     pub additional: Additional,
     /// `items`.
     pub items: Option<u32>,
-    /// `anyOf`.
-    pub any_of: &'static [u32],
-    /// `oneOf`.
-    pub one_of: &'static [u32],
+    /// `anyOf`: a run of [`Tables::branches`].
+    pub any_of: List,
+    /// `oneOf`: a run of [`Tables::branches`].
+    pub one_of: List,
+}
+
+/// A string of a [`Table`]'s `strings`: its offset and length in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Str(pub u32, pub u32);
+
+impl Str {
+    fn range(self) -> std::ops::Range<usize> {
+        self.0 as usize..self.0 as usize + self.1 as usize
+    }
+}
+
+/// A run of one of a [`Table`]'s lists: where it starts and how many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct List(pub u32, pub u32);
+
+impl List {
+    /// The empty list: the keyword is absent.
+    pub const EMPTY: List = List(0, 0);
+
+    /// Whether the list has no entry.
+    pub const fn is_empty(self) -> bool {
+        self.1 == 0
+    }
+
+    fn range(self) -> std::ops::Range<usize> {
+        self.0 as usize..self.0 as usize + self.1 as usize
+    }
 }
 
 /// `additionalProperties`.
@@ -78,20 +108,20 @@ impl Node {
         types: 0,
         single_type: false,
         constant: None,
-        enumeration: &[],
+        enumeration: List::EMPTY,
         minimum: None,
         maximum: None,
         min_length: None,
         max_length: None,
-        required: &[],
+        required: List::EMPTY,
         required_late: false,
         pattern: None,
         format: None,
-        properties: &[],
+        properties: List::EMPTY,
         additional: Additional::Any,
         items: None,
-        any_of: &[],
-        one_of: &[],
+        any_of: List::EMPTY,
+        one_of: List::EMPTY,
     };
 }
 
@@ -99,7 +129,7 @@ impl Node {
 pub type KindRoot = (&'static str, &'static str, u32);
 
 mod baked {
-    use super::{Additional, AlignAs, KindRoot, Node};
+    use super::{Additional, AlignAs, KindRoot, List, Node, Str, Tables};
     include!(concat!(env!("OUT_DIR"), "/kube_schemas.rs"));
 }
 
@@ -159,7 +189,7 @@ pub enum ErrorKind<'i> {
     /// `enum`.
     Enum {
         /// The allowed values.
-        options: &'static [&'static str],
+        options: Vec<&'static str>,
     },
     /// `minimum`.
     Minimum {
@@ -368,34 +398,102 @@ pub fn validate(root: u32, instance: &Json) -> Vec<SchemaError<'_>> {
     KUBERNETES.validate(root, instance)
 }
 
+/// What `build/kube_schemas.rs` bakes (its `TABLES`): the nodes, the
+/// pools they refer to, and the patterns.
+#[derive(Clone, Copy)]
+pub struct Tables {
+    /// Every node; a node's children are indices into these.
+    pub nodes: &'static [Node],
+    /// The strings [`Str`]s refer to, end to end.
+    pub strings: &'static str,
+    /// The lists of strings (`enum`, `required`).
+    pub strs: &'static [Str],
+    /// The `properties` lists: each name and its node.
+    pub members: &'static [(Str, u32)],
+    /// The `anyOf` and `oneOf` lists.
+    pub branches: &'static [u32],
+    /// The `pattern`s nodes refer to by index.
+    pub patterns: &'static [&'static str],
+    /// Each pattern's DFA as the build script serialized it, by index.
+    pub dfas: &'static [&'static AlignAs<[u8], u32>],
+}
+
 /// A baked table of schema nodes: the vendored Kubernetes and custom kinds'
 /// ([`KUBERNETES`]), or one document another crate bakes with
 /// `build/kube_schemas.rs`'s `bake_document` (the chart's values schema).
 pub struct Table {
-    /// Every node; a node's children are indices into these.
-    pub nodes: &'static [Node],
     /// The `pattern`s nodes refer to by index.
     pub patterns: &'static [&'static str],
-    /// Each pattern's DFA as the build script serialized it, by index.
-    dfas: &'static [&'static AlignAs<[u8], u32>],
+    tables: Tables,
     /// Each pattern's matcher, made on first use.
     compiled: OnceLock<Vec<OnceLock<Matcher>>>,
 }
 
 impl Table {
-    /// A table of baked `nodes` and `patterns`, and each pattern's DFA
-    /// (`PATTERN_DFAS`, as `build/kube_schemas.rs` writes it).
-    pub const fn new(
-        nodes: &'static [Node],
-        patterns: &'static [&'static str],
-        dfas: &'static [&'static AlignAs<[u8], u32>],
-    ) -> Table {
+    /// A table of what a build script baked (its `TABLES`).
+    pub const fn new(tables: Tables) -> Table {
         Table {
-            nodes,
-            patterns,
-            dfas,
+            patterns: tables.patterns,
+            tables,
             compiled: OnceLock::new(),
         }
+    }
+
+    /// Every node; a node's children are indices into these.
+    pub fn nodes(&self) -> &'static [Node] {
+        self.tables.nodes
+    }
+
+    /// The node at `index`.
+    pub fn node(&self, index: u32) -> &'static Node {
+        &self.tables.nodes[index as usize]
+    }
+
+    /// The text of `string`.
+    pub fn text(&self, string: Str) -> &'static str {
+        let strings: &'static str = self.tables.strings;
+        &strings[string.range()]
+    }
+
+    /// The bytes of `string`: compared without the character-boundary
+    /// checks of slicing a `str` (a string sorts as its UTF-8 bytes do).
+    fn bytes(&self, string: Str) -> &'static [u8] {
+        let strings: &'static str = self.tables.strings;
+        &strings.as_bytes()[string.range()]
+    }
+
+    /// Whether `list` (a node's `enum`) holds `text`.
+    fn strs_hold(&self, list: List, text: &str) -> bool {
+        (self.tables.strs[list.range()].iter()).any(|&string| self.bytes(string) == text.as_bytes())
+    }
+
+    /// The strings of `list` (a node's `enum` or `required`).
+    pub fn strs(&self, list: List) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.tables.strs[list.range()]
+            .iter()
+            .map(|&string| self.text(string))
+    }
+
+    /// The members of `list` (a node's `properties`): each name, sorted,
+    /// and its node.
+    pub fn members(&self, list: List) -> impl ExactSizeIterator<Item = (&'static str, u32)> + '_ {
+        self.tables.members[list.range()]
+            .iter()
+            .map(|&(name, node)| (self.text(name), node))
+    }
+
+    /// The branches of `list` (a node's `anyOf` or `oneOf`).
+    pub fn branches(&self, list: List) -> &'static [u32] {
+        &self.tables.branches[list.range()]
+    }
+
+    /// The node `node` declares for member `key` in its `properties`.
+    pub fn property(&self, node: &Node, key: &str) -> Option<u32> {
+        let members = &self.tables.members[node.properties.range()];
+        members
+            .binary_search_by(|&(name, _)| self.bytes(name).cmp(key.as_bytes()))
+            .ok()
+            .map(|i| members[i].1)
     }
 
     /// Every violation of `instance` against node `root`, in jsonschema's
@@ -425,7 +523,7 @@ impl Table {
             .compiled
             .get_or_init(|| self.patterns.iter().map(|_| OnceLock::new()).collect());
         compiled[index].get_or_init(|| {
-            let bytes = self.dfas.get(index).map_or(&[][..], |dfa| &dfa.bytes);
+            let bytes = (self.tables.dfas.get(index)).map_or(&[][..], |dfa| &dfa.bytes);
             Matcher::new(self.patterns[index], bytes)
         })
     }
@@ -472,7 +570,7 @@ fn compile(pattern: &str) -> regex::Regex {
 }
 
 /// The vendored Kubernetes schemas and the custom kinds chartgen knows.
-pub static KUBERNETES: Table = Table::new(baked::NODES, baked::PATTERNS, baked::PATTERN_DFAS);
+pub static KUBERNETES: Table = Table::new(baked::TABLES);
 
 fn push<'i>(
     out: &mut Vec<SchemaError<'i>>,
@@ -494,29 +592,30 @@ fn walk<'i>(
     at: Location<'_>,
     out: &mut Vec<SchemaError<'i>>,
 ) {
-    let node = &table.nodes[index as usize];
+    let node = table.node(index);
     if node.types != 0 && !Types(node.types).accept(instance) {
         let (expected, single) = (Types(node.types), node.single_type);
         push(out, at, instance, ErrorKind::Type { expected, single });
     }
-    if let Some(expected) = node.constant
+    if let Some(expected) = node.constant.map(|c| table.text(c))
         && instance.as_str() != Some(expected)
     {
         push(out, at, instance, ErrorKind::Constant { expected });
     }
     let options = node.enumeration;
-    if !options.is_empty() && !instance.as_str().is_some_and(|s| options.contains(&s)) {
+    if !options.is_empty()
+        && !instance
+            .as_str()
+            .is_some_and(|s| table.strs_hold(options, s))
+    {
+        let options = table.strs(options).collect();
         push(out, at, instance, ErrorKind::Enum { options });
     }
     match instance {
         Json::Number(number) => check_number(node, number, instance, at, out),
         Json::String(text) => check_length(node, text, instance, at, out),
         Json::Object(object) if !node.required_late => {
-            for &property in node.required {
-                if crate::json::get(object, property).is_none() {
-                    push(out, at, instance, ErrorKind::Required { property });
-                }
-            }
+            check_required(table, node, object, instance, at, out);
         }
         _ => {}
     }
@@ -538,10 +637,26 @@ fn walk<'i>(
         _ => {}
     }
     if !node.any_of.is_empty() {
-        check_any_of(table, node.any_of, instance, at, out);
+        check_any_of(table, table.branches(node.any_of), instance, at, out);
     }
     if !node.one_of.is_empty() {
-        check_one_of(table, node.one_of, instance, at, out);
+        check_one_of(table, table.branches(node.one_of), instance, at, out);
+    }
+}
+
+/// Each `required` member `object` lacks, in the schema's order.
+fn check_required<'i>(
+    table: &Table,
+    node: &Node,
+    object: &serde_json::Map<String, Json>,
+    instance: &'i Json,
+    at: Location<'_>,
+    out: &mut Vec<SchemaError<'i>>,
+) {
+    for property in table.strs(node.required) {
+        if crate::json::get(object, property).is_none() {
+            push(out, at, instance, ErrorKind::Required { property });
+        }
     }
 }
 
@@ -618,7 +733,7 @@ fn walk_members<'i>(
         Additional::Forbid => {
             let mut unexpected = Vec::new();
             for (key, value) in object {
-                match declared(node, key) {
+                match table.property(node, key) {
                     Some(member_node) => {
                         walk(table, member_node, value, Location::Key(&at, key), out)
                     }
@@ -634,22 +749,10 @@ fn walk_members<'i>(
                 );
             }
             if node.required_late {
-                for &property in node.required {
-                    if crate::json::get(object, property).is_none() {
-                        push(out, at, instance, ErrorKind::Required { property });
-                    }
-                }
+                check_required(table, node, object, instance, at, out);
             }
         }
     }
-}
-
-fn declared(node: &Node, key: &str) -> Option<u32> {
-    let properties = node.properties;
-    properties
-        .binary_search_by(|(name, _)| (*name).cmp(key))
-        .ok()
-        .map(|i| properties[i].1)
 }
 
 fn check_any_of<'i>(
@@ -777,6 +880,52 @@ mod tests {
     #[test]
     fn baked_patterns_match_as_the_regex_crate_does() {
         agrees_with_the_regex_crate(&KUBERNETES, TEXTS);
+    }
+
+    /// Every string, list and index a node holds is within its table, and
+    /// `properties` are sorted by name, as the validator's binary search
+    /// needs: the baker's pools are written as its nodes read them.
+    #[test]
+    fn every_reference_of_every_node_resolves() {
+        let table = &KUBERNETES;
+        let count = table.nodes().len();
+        let node_index = |index: u32| assert!((index as usize) < count, "node {index}");
+        for node in table.nodes() {
+            for string in [node.constant, node.format].into_iter().flatten() {
+                assert!(!table.text(string).is_empty() || string.1 == 0);
+            }
+            assert_eq!(
+                table.strs(node.enumeration).len(),
+                node.enumeration.1 as usize
+            );
+            let required: Vec<&str> = table.strs(node.required).collect();
+            let members: Vec<(&str, u32)> = table.members(node.properties).collect();
+            assert!(
+                members.windows(2).all(|pair| pair[0].0 < pair[1].0),
+                "{members:?}"
+            );
+            for (name, child) in &members {
+                node_index(*child);
+                assert_eq!(table.property(node, name), Some(*child));
+            }
+            if matches!(node.additional, Additional::Forbid) {
+                assert!(required.iter().all(|r| members.iter().any(|(m, _)| m == r)));
+            }
+            let branches = [node.any_of, node.one_of].map(|list| table.branches(list));
+            branches.concat().into_iter().for_each(node_index);
+            node.items.into_iter().for_each(node_index);
+            if let Additional::Node(child) = node.additional {
+                node_index(child);
+            }
+            assert!(node.pattern.is_none_or(|p| p < table.patterns.len()));
+        }
+        // Each string is stored once, however many nodes name it.
+        let mut stored = std::collections::HashMap::new();
+        let names = table.tables.members.iter().map(|(name, _)| name);
+        for &string in names.chain(table.tables.strs) {
+            let first = *stored.entry(table.text(string)).or_insert(string);
+            assert_eq!(first, string, "{:?} stored twice", table.text(string));
+        }
     }
 
     /// Bytes that do not read as a DFA (a table made by hand, or another
