@@ -530,7 +530,13 @@ impl Baker {
                  quantifiers, anchors, simple classes and escaped punctuation only"
             ));
         }
-        regex::Regex::new(pattern).map_err(|e| format!("{at}: {e}"))?;
+        // With the limits the validator compiles it with, should its DFA
+        // not read at run time (`compile` in `src/kube/validator.rs`).
+        regex::RegexBuilder::new(pattern)
+            .size_limit(1 << 20)
+            .dfa_size_limit(1 << 20)
+            .build()
+            .map_err(|e| format!("{at}: {e}"))?;
         if let Some(i) = self.patterns.iter().position(|p| p == pattern) {
             return Ok(i);
         }
