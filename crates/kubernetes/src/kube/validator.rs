@@ -21,9 +21,9 @@ use serde_json::Value as Json;
 use crate::location::{KeyPath, Segment};
 
 /// One schema node. Indices refer to its [`Table`]'s nodes, [`Str`]s
-/// and [`List`]s to its pools (a node holds no pointer, so the baked
-/// tables are read-only data the loader never relocates); empty lists and
-/// `None` mean the keyword is absent.
+/// and [`List`]s to its pools (a node holds no pointer, so the nodes and
+/// their pools are read-only data the loader never relocates); empty
+/// lists and `None` mean the keyword is absent.
 #[derive(Debug)]
 pub struct Node {
     /// `type` as bits of [`Types`]; 0 when absent.
