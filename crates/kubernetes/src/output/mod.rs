@@ -85,19 +85,21 @@ impl Owner {
     }
 }
 
-/// Whether `text` holds no control character and no line break of any
-/// YAML reader: NEL, U+2028 and U+2029 break lines for go-yaml (kubectl).
+/// Whether `text` holds no control character (C0, DEL or C1, NEL among
+/// them) and no other line break of any YAML reader: U+2028 and U+2029
+/// break lines for go-yaml (kubectl).
 const fn one_line(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let nel = b == 0xC2 && i + 1 < bytes.len() && bytes[i + 1] == 0x85;
+        // U+0080 to U+009F are 0xC2 0x80 to 0xC2 0x9F in UTF-8.
+        let c1 = b == 0xC2 && i + 1 < bytes.len() && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F;
         let separator = b == 0xE2
             && i + 2 < bytes.len()
             && bytes[i + 1] == 0x80
             && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9);
-        if b < 0x20 || b == 0x7F || nel || separator {
+        if b < 0x20 || b == 0x7F || c1 || separator {
             return false;
         }
         i += 1;
@@ -440,7 +442,7 @@ impl<'a> Plan<'a> {
         for (relative, text) in files {
             // A file this owner would not know as its own afterwards, which
             // the next render would refuse to replace.
-            if !(text.strip_prefix(owner.marker())).is_some_and(|rest| rest.starts_with('\n')) {
+            if !tree::starts_with_marker(text.as_bytes(), owner.marker()) {
                 return Err(refuse(
                     &join(shown, relative),
                     "its text does not start with the owner's marker line (a bug)",
@@ -724,6 +726,7 @@ mod tests {
             ("# two\nlines", ".x.lock", ".x-"),
             ("# two\u{2028}lines", ".x.lock", ".x-"),
             ("# two\u{85}lines", ".x.lock", ".x-"),
+            ("# an \u{9b}31m escape", ".x.lock", ".x-"),
             ("# a\ttab", ".x.lock", ".x-"),
             ("# x", "..", ".x-"),
             ("# x", ".", ".x-"),

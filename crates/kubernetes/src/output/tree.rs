@@ -142,8 +142,9 @@ fn temporary_name(name: &str, prefix: &str) -> bool {
     })
 }
 
-/// Whether `text` starts with the line `marker`.
-fn starts_with_marker(text: &[u8], marker: &str) -> bool {
+/// Whether `text` starts with the line `marker`: how an owner knows its
+/// files.
+pub(super) fn starts_with_marker(text: &[u8], marker: &str) -> bool {
     let Some(rest) = text.strip_prefix(marker.as_bytes()) else {
         return false;
     };
