@@ -549,3 +549,109 @@ fn formats_are_annotations_under_draft_2020_12_as_jsonschema_reads_them() {
         assert!(errors.is_empty(), "{errors:?}");
     }
 }
+
+/// Texts at the edges of the baked patterns of both tables: durations with
+/// and without a unit (`µs` is two bytes), port names and numbers, label
+/// values, DNS labels, quantities, a wildcard, line breaks before and after
+/// (`$` is the end of the text only), non-ASCII letters and digits.
+const PATTERN_TEXTS: &[&str] = &[
+    "",
+    "0",
+    "00",
+    "1",
+    "1.",
+    ".5",
+    "1s",
+    "1.5ms",
+    "1.s",
+    "3µs",
+    "3us",
+    "3μs",
+    "1h30m",
+    "30m1h",
+    "1.5h",
+    "1y2w3d",
+    "1y2w3d4h5m6s7ms",
+    "2d1y",
+    "a",
+    "A",
+    "-",
+    "a-b",
+    "a-",
+    "-a",
+    "a_b.c",
+    "a_b.c*",
+    "a*",
+    "*",
+    "a b",
+    "65535",
+    "123456",
+    "http",
+    "http-metrics",
+    "Http",
+    "+1.5Gi",
+    "-1",
+    "1e3",
+    "1E-3",
+    "1Ki",
+    "1ki",
+    "é",
+    "١٢",
+    "1s\n",
+    "\n1s",
+    "a\n",
+    "\na",
+    "a\u{2028}",
+];
+
+/// Every pattern of `table` is matched by the DFA its build script baked,
+/// and that DFA finds a match where the regex crate does.
+fn agrees_with_the_regex_crate(table: &validator::Table, texts: &[&str]) {
+    for (index, pattern) in table.patterns().iter().enumerate() {
+        assert!(table.is_baked(index), "{pattern:?} has no baked DFA");
+        let regex = regex::Regex::new(pattern).unwrap();
+        for text in texts {
+            let (baked, expected) = (table.is_match(index, text), regex.is_match(text));
+            assert_eq!(baked, expected, "{pattern:?} on {text:?}");
+        }
+    }
+}
+
+/// The Kubernetes and the values tables, each pattern on the edge texts,
+/// and digests of the right length, one short, one long and in capitals.
+#[test]
+fn baked_patterns_match_as_the_regex_crate_does() {
+    let digest = format!("sha256:{}", "a".repeat(64));
+    let digests = [
+        digest.clone(),
+        digest[1..].to_owned(),
+        format!("{digest}0"),
+        digest.to_uppercase(),
+    ];
+    let mut texts = PATTERN_TEXTS.to_vec();
+    texts.extend(digests.iter().map(String::as_str));
+    for table in [&KUBERNETES, &chart::schema::VALUES] {
+        agrees_with_the_regex_crate(table, &texts);
+    }
+}
+
+/// The baker checks patterns with the limits the validator compiles them
+/// with when a DFA does not read.
+#[test]
+fn the_baker_and_the_validator_share_the_pattern_limit() {
+    assert_eq!(
+        bake::PATTERN_SIZE_LIMIT,
+        kubernetes::kube::PATTERN_SIZE_LIMIT
+    );
+}
+
+proptest::proptest! {
+    /// Short texts over the patterns' alphabet and a few others agree with
+    /// the regex crate, in both tables.
+    #[test]
+    fn any_short_text_agrees_with_the_regex_crate(text in "[-0-9a-zA-Z_.*+µ é\n]{0,10}") {
+        for table in [&KUBERNETES, &chart::schema::VALUES] {
+            agrees_with_the_regex_crate(table, &[&text]);
+        }
+    }
+}

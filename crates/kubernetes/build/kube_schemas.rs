@@ -34,8 +34,11 @@ const TYPES: [(&str, u8); 7] = [
 /// Largest limit compared exactly with a float instance.
 const EXACT_LIMIT: i64 = 1 << 53;
 /// Most bytes a `pattern`'s DFA may take, while built and when done: the
-/// vendored patterns take a few kilobytes each.
+/// vendored patterns take 1 to 11 KB each.
 const DFA_LIMIT: usize = 1 << 20;
+/// `PATTERN_SIZE_LIMIT` of `src/kube/mod.rs`: what a pattern may compile
+/// into with the `regex` crate.
+pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 /// The folders of the custom kinds' schemas, written for chartgen: the
 /// same in every Kubernetes version.
@@ -531,10 +534,11 @@ impl Baker {
             ));
         }
         // With the limits the validator compiles it with, should its DFA
-        // not read at run time (`compile` in `src/kube/validator.rs`).
+        // not read at run time (`PATTERN_SIZE_LIMIT` of `src/kube/mod.rs`,
+        // which a build script cannot import).
         regex::RegexBuilder::new(pattern)
-            .size_limit(1 << 20)
-            .dfa_size_limit(1 << 20)
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .dfa_size_limit(PATTERN_SIZE_LIMIT)
             .build()
             .map_err(|e| format!("{at}: {e}"))?;
         if let Some(i) = self.patterns.iter().position(|p| p == pattern) {

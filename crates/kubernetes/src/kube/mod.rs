@@ -133,9 +133,14 @@ pub fn is_built_in(group: &str, kind: &str) -> bool {
 /// megabytes. The baked validator compiles its patterns with the same limits.
 pub fn pattern_engine() -> jsonschema::PatternOptions<jsonschema::Regex> {
     jsonschema::PatternOptions::regex()
-        .size_limit(1 << 20)
-        .dfa_size_limit(1 << 20)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT)
 }
+
+/// The most bytes a schema pattern may compile into, and its lazy DFA may
+/// grow to ([`pattern_engine`]; the baked validator's fallback; the
+/// baker, `build/kube_schemas.rs`, checks the vendored patterns with it).
+pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {
