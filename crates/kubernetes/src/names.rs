@@ -213,15 +213,24 @@ fn label_value_chars(value: &str) -> Result<(), String> {
 
 /// Whether a non-empty `value` is a label value, by its bytes: what
 /// [`label_value`] accepts (a character that is not ASCII is refused by
-/// both).
-fn is_label_value(value: &str) -> bool {
+/// both). A `const fn`, so that a constant that must be one is checked
+/// when it compiles ([`crate::cluster::Manager`]).
+pub const fn is_label_value(value: &str) -> bool {
     let bytes = value.as_bytes();
-    bytes.len() <= 63
-        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes
-            .iter()
-            .all(|&b| CLASSES[usize::from(b)] & IN_LABEL_VALUE != 0)
+    let [first, .., last] = bytes else {
+        return bytes.len() == 1 && bytes[0].is_ascii_alphanumeric();
+    };
+    if bytes.len() > 63 || !first.is_ascii_alphanumeric() || !last.is_ascii_alphanumeric() {
+        return false;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        if CLASSES[bytes[i] as usize] & IN_LABEL_VALUE == 0 {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// An IANA service name, as container port names must be: at most 15

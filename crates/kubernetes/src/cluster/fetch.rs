@@ -10,7 +10,7 @@ use ::kube::discovery::{ApiCapabilities, ApiResource, Discovery, Scope, verbs};
 use serde_json::Value as Json;
 
 use super::connect::Connection;
-use super::{ClusterError, Refusal, strip};
+use super::{ClusterError, Manager, Refusal, strip};
 use crate::manifest::{Manifest, ObjectId};
 
 /// The label naming the tool that manages an object; its value is the
@@ -41,7 +41,7 @@ pub struct Reading {
 /// the release's objects are those labelled [`MANAGED_BY`] it.
 pub async fn read(
     connection: &Connection,
-    manager: &str,
+    manager: Manager,
     local: &[Manifest],
 ) -> Result<Reading, ClusterError> {
     let discovery = discover(connection).await?;
@@ -53,7 +53,7 @@ pub async fn read(
     };
     let jobs = local
         .iter()
-        .map(|manifest| run(job(connection, &discovery, manifest), manager.to_owned()))
+        .map(|manifest| run(job(connection, &discovery, manifest), manager))
         .collect();
     for found in bounded(jobs).await {
         let found = found.map_err(|e| unreachable(connection, e))?;
@@ -196,8 +196,8 @@ fn job(connection: &Connection, discovery: &Discovery, manifest: &Manifest) -> J
 /// The live object and the dry run's answer for one local object (the
 /// local object itself where the server refused, with a [`Refusal`]);
 /// an error only for a failure that is no answer about the object.
-/// `manager` is the dry run's field manager (owned: each runs on its own).
-async fn run(job: Job, manager: String) -> Result<Found, ::kube::Error> {
+/// `manager` is the dry run's field manager.
+async fn run(job: Job, manager: Manager) -> Result<Found, ::kube::Error> {
     let Job {
         id,
         mut written,
@@ -232,7 +232,7 @@ async fn run(job: Job, manager: String) -> Result<Found, ::kube::Error> {
             note,
         });
     };
-    let params = PatchParams::apply(&manager).force().dry_run();
+    let params = PatchParams::apply(manager.name()).force().dry_run();
     let (mut applied, refusal) = match api.patch(&id.name, &params, &Patch::Apply(&written)).await {
         Ok(object) => (typed(object, resource), None),
         Err(::kube::Error::Api(status)) => {
@@ -316,7 +316,8 @@ fn typed(object: DynamicObject, resource: &ApiResource) -> Json {
 /// The label selector of the release the local objects belong to: the
 /// objects `manager` manages with one of the local side's instance values;
 /// `None` when no local object carries both labels.
-pub fn release_selector(local: &[Manifest], manager: &str) -> Option<String> {
+pub fn release_selector(local: &[Manifest], manager: Manager) -> Option<String> {
+    let manager = manager.name();
     let instances: BTreeSet<String> = local
         .iter()
         .filter_map(|m| {
@@ -366,12 +367,13 @@ pub fn made_by_controller(metadata: &::kube::core::ObjectMeta) -> bool {
 async fn release_objects(
     connection: &Connection,
     discovery: &Discovery,
-    (manager, local): (&str, &[Manifest]),
+    (manager, local): (Manager, &[Manifest]),
     notes: &mut Vec<String>,
 ) -> Result<Vec<Json>, ClusterError> {
     let Some(selector) = release_selector(local, manager) else {
         notes.push(format!(
-            "no local object carries {MANAGED_BY}={manager} and {INSTANCE}: objects removed from the release are not looked for"
+            "no local object carries {MANAGED_BY}={} and {INSTANCE}: objects removed from the release are not looked for",
+            manager.name()
         ));
         return Ok(Vec::new());
     };

@@ -36,6 +36,34 @@ use crate::input::{self, ManifestSet};
 /// What a side of `diff` starts with to name a cluster.
 pub const PREFIX: &str = "cluster:";
 
+/// The program that manages a release's objects: the dry runs' field
+/// manager, and the value of the release objects' [`MANAGED_BY`] label.
+/// Made only by [`Manager::new`], which checks the name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Manager(&'static str);
+
+impl Manager {
+    /// A manager named `name`, which must be a non-empty label value (at
+    /// most 63 of `[A-Za-z0-9_.-]`, a letter or digit at each end): the
+    /// label's own rule, and one that keeps the name whole in the label
+    /// selector and the query strings it is written into, and within the
+    /// API server's 128 characters of a field manager. A name that is not
+    /// one does not compile where the manager is a constant (and panics
+    /// elsewhere).
+    pub const fn new(name: &'static str) -> Manager {
+        assert!(
+            crate::names::is_label_value(name),
+            "a manager's name is a label value"
+        );
+        Manager(name)
+    }
+
+    /// The name.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+}
+
 /// A cluster named on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
@@ -149,9 +177,12 @@ pub struct Live {
 /// in place of each local object what the server would make of it (its
 /// file and template kept). Nothing is printed and `local` is unchanged
 /// unless the whole reading succeeds. `manager` is the program that
-/// manages the objects: the dry runs' field manager, and the value of the
-/// release's objects' [`MANAGED_BY`] label.
-pub fn read(target: &Target, manager: &str, local: &mut ManifestSet) -> Result<Live, ClusterError> {
+/// manages the objects.
+pub fn read(
+    target: &Target,
+    manager: Manager,
+    local: &mut ManifestSet,
+) -> Result<Live, ClusterError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -217,6 +248,30 @@ fn identity(id: &crate::manifest::ObjectId) -> (String, String, Option<String>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A manager's name is a label value: it is written into the label,
+    /// and whole into a selector (`a,b=c` would add a requirement of its
+    /// own) and the dry runs' query.
+    #[test]
+    fn a_manager_is_named_by_a_label_value() {
+        for name in ["chartgen", "my-tool", "Tool_1.2", "a", &"a".repeat(63)] {
+            let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
+            assert_eq!(Manager::new(name).name(), name);
+        }
+        for name in [
+            "",
+            "my tool",
+            "a,app=other",
+            "-tool",
+            "tool.",
+            "tööl",
+            &"a".repeat(64),
+        ] {
+            let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
+            let made = std::panic::catch_unwind(|| Manager::new(name));
+            assert!(made.is_err(), "{name:?} was taken");
+        }
+    }
 
     #[test]
     fn a_side_names_a_cluster_by_its_prefix() {
@@ -285,7 +340,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            release_selector(&set.manifests, "chartgen").as_deref(),
+            release_selector(&set.manifests, Manager::new("chartgen")).as_deref(),
             Some("app.kubernetes.io/managed-by=chartgen,app.kubernetes.io/instance in (buildkit)")
         );
         let unlabelled = input::parse(
@@ -293,7 +348,10 @@ mod tests {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
         )
         .unwrap();
-        assert_eq!(release_selector(&unlabelled.manifests, "chartgen"), None);
+        assert_eq!(
+            release_selector(&unlabelled.manifests, Manager::new("chartgen")),
+            None
+        );
     }
 
     #[test]
