@@ -40,7 +40,7 @@ const DFA_LIMIT: usize = 1 << 20;
 /// into with the `regex` crate.
 pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
-/// The folders of the custom kinds' schemas, written for chartgen: the
+/// The folders of the custom kinds' schemas, vendored beside the built-in ones: the
 /// same in every Kubernetes version.
 pub const CUSTOM_KINDS: [&str; 3] = ["cert-manager", "cilium", "prometheus-operator"];
 

@@ -1,5 +1,5 @@
 //! Reading manifest sets: directories, multi-document files, or stdin, as
-//! a checker or a differ takes them (chartgen's `check`, `rbac` and `diff`).
+//! a checker or a differ takes them.
 //!
 //! A `# Source: templates/<file>` comment before a document (as `render`
 //! and Helm write them) is kept as the object's template, so findings can
@@ -277,7 +277,7 @@ struct Input {
 /// lists), a file, or `-` for stdin. Every problem is collected.
 ///
 /// A path named here may be a regular file, a FIFO or a character device
-/// (`<(chartgen render …)`, a pipe, `/dev/stdin`), each read under the same
+/// (`<(some-tool render …)`, a pipe, `/dev/stdin`), each read under the same
 /// byte budget; a socket or block device is refused. Inside a directory
 /// nothing is opened that is not a regular file: a FIFO, socket or device
 /// found there is refused from its metadata. A symbolic link inside a

@@ -470,7 +470,7 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
 pub const DEFAULT_NAMESPACE: &str = "default";
 
 /// Kinds that live outside namespaces: every built-in cluster-scoped kind
-/// of the Kubernetes versions chartgen targets (`kubectl api-resources
+/// of the Kubernetes versions this crate targets (`kubectl api-resources
 /// --namespaced=false`), cert-manager's `ClusterIssuer` and Kyverno's
 /// cluster-wide policies. A
 /// custom resource's scope is otherwise its CRD's, when the input holds

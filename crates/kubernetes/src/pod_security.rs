@@ -69,7 +69,7 @@ impl Level {
     }
 }
 
-/// The Kubernetes versions chartgen targets: what `latest` can mean.
+/// The Kubernetes versions this crate targets: what `latest` can mean.
 pub const TARGET_MINORS: [u32; 2] = [33, 35];
 
 /// A policy version: `latest`, or `v1.X` (the minor version X).
@@ -102,7 +102,7 @@ impl PolicyVersion {
         minor.parse().ok().map(PolicyVersion::Minor)
     }
 
-    /// For each server version chartgen targets (the cluster's own is not
+    /// For each server version this crate targets (the cluster's own is not
     /// in the manifests), the minor version whose rules it applies:
     /// `latest` is the server's; `v1.X` is X, but a server runs no rules
     /// newer than itself. `(server, rules)` pairs.

@@ -1,5 +1,5 @@
 //! The terminal: whether stdout and stderr take colour, the styles
-//! chartgen colours with, and `--quiet`. Set once by `main` ([`setup`]);
+//! a program colours with, and `--quiet`. Set once by `main` ([`setup`]);
 //! a program that never calls it (a test, a user of the library) gets no
 //! colour and every note.
 //!

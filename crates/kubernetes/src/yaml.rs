@@ -1628,7 +1628,7 @@ mod tests {
         }
         eprintln!("{fast} of {total} YAML files read by the fast source");
         assert!(total > 300, "{total} files");
-        // Most of what chartgen and its fixtures write is in the subset.
+        // Most of what the repository's renders and fixtures write is in the subset.
         assert!(fast * 10 > total * 9, "{fast} of {total}");
     }
 

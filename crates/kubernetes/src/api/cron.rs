@@ -27,7 +27,7 @@ const FIELDS: [(&str, u32, u32, &[&str]); 5] = [
 /// Why the API server refuses `schedule`, if it does; `zone_field` says
 /// whether `spec.timeZone` is set (then no zone may prefix the schedule).
 ///
-/// Since Kubernetes 1.27 (and in every version chartgen targets) a new
+/// Since Kubernetes 1.27 (and in every version of [`crate::kube::VERSIONS`]) a new
 /// CronJob whose schedule holds `TZ` anywhere is refused: the zone goes in
 /// `spec.timeZone`. An older CronJob keeps its own on update, which the
 /// manifests do not show; the zone is still read, to say what is wrong.
@@ -163,7 +163,7 @@ fn go_duration(text: &str) -> bool {
 
 /// `spec.timeZone` (or a schedule's `TZ=`): an explicit IANA zone name,
 /// as far as its form shows (whether the zone exists depends on the API
-/// server's time zone database, which chartgen does not carry).
+/// server's time zone database, which this crate does not carry).
 pub fn time_zone(zone: &str) -> Result<(), String> {
     if zone.is_empty() {
         return Err("an empty time zone; leave it out or name a zone".to_owned());

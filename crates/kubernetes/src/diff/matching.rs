@@ -1,6 +1,6 @@
 //! Matching objects whose names differ between the two sides (`--map`),
 //! and removing Helm's own labels and annotations (`--ignore-helm`):
-//! what comparing a `helm template` render with chartgen's output needs.
+//! what comparing a `helm template` render with another tool's output needs.
 //!
 //! A map rewrites the identity of old objects before they are matched, and
 //! every match it makes is listed in the diff, never silent. Only the

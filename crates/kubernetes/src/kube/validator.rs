@@ -571,7 +571,7 @@ fn compile(pattern: &str) -> regex::Regex {
         .expect("the build script compiled every pattern with these limits")
 }
 
-/// The vendored Kubernetes schemas and the custom kinds chartgen knows.
+/// The vendored Kubernetes schemas and the custom kinds this crate knows.
 pub static KUBERNETES: Table = Table::new(baked::TABLES);
 
 fn push<'i>(

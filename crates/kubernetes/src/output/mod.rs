@@ -540,7 +540,7 @@ impl<'a> Plan<'a> {
 mod tests {
     use super::*;
 
-    /// A program other than chartgen: nothing here is chartgen's.
+    /// An owner of the tests' own: nothing here names a real program.
     const OWNER: Owner = Owner::new("# Written by testgen.", ".testgen.lock", ".testgen-");
     const MARKER: &str = OWNER.marker();
     const LOCK: &str = OWNER.lock();

@@ -125,7 +125,8 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
 
 /// Whether `name` is named as a temporary file of the owner whose prefix
 /// is `prefix` (`.mytool-`): `.mytool-XXXXXX.tmp` as `tempfile` names
-/// them, or `.NAME.mytool-PID.tmp` as chartgen's builds before it did. Any
+/// them, or `.NAME.mytool-PID.tmp`, the form an owner's writer may have
+/// left before it used `tempfile`. Any
 /// other hidden name holding the prefix is not one.
 fn temporary_name(name: &str, prefix: &str) -> bool {
     let Some(stem) = name.strip_suffix(TEMP_SUFFIX) else {

@@ -1,6 +1,6 @@
 //! The RBAC objects every cluster has: the API server's bootstrap policy
 //! (`cluster-admin`, `admin`, `edit`, `view`, the `system:*` roles, the
-//! controllers' roles, and their bindings), from chartgen's own compact
+//! controllers' roles, and their bindings), from this crate's own compact
 //! table `defaults.txt`, as the JSON objects the API server would hold.
 //! [`super::Rbac`] reads them beside the input, so a binding to one of
 //! them is known, and aggregation gathers them as the controller does.
@@ -33,7 +33,7 @@ pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-de
 type Parsed = (Version, &'static [Json]);
 
 /// The default objects of `version`: ClusterRoles, Roles, then bindings.
-/// Built once per version chartgen asks for.
+/// Built once per version asked for.
 pub fn objects(version: Version) -> &'static [Json] {
     static TARGETED: OnceLock<Vec<Json>> = OnceLock::new();
     if version == TARGET {
@@ -385,7 +385,7 @@ mod tests {
             })
     }
 
-    /// The releases chartgen targets differ from 1.28 (the recorded
+    /// The releases this crate targets differ from 1.28 (the recorded
     /// server's) exactly where Kubernetes' published bootstrap policy
     /// does: the testdata of plugin/pkg/auth/authorizer/rbac/bootstrappolicy
     /// in the module k8s.io/kubernetes at v1.28.7, v1.33.0 and v1.35.0

@@ -70,7 +70,7 @@ pub fn strings(value: &Json) -> Vec<String> {
 }
 
 /// Most grants (one subject, one resource of one rule) that
-/// [`effective_permissions`] merges: `chartgen rbac`'s table grows with
+/// [`effective_permissions`] merges: a table of them ([`super::table`]) grows with
 /// them (subjects × resources, not the input), so past this it stops with
 /// an error naming the budget instead of taking gigabytes. A whole
 /// cluster's RBAC (a few hundred roles and bindings) is some tens of
@@ -1098,7 +1098,7 @@ pub fn resource_name(group: &str, resource: &str) -> String {
 }
 
 /// Effective permissions per subject, merged: for each scope and resource,
-/// the union of verbs. The JSON shape of `chartgen rbac --output json`.
+/// the union of verbs; its JSON is a stable shape (`Serialize`, `JsonSchema`).
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Permissions {
     /// The subject.

@@ -1,4 +1,4 @@
-//! `chartgen rbac`'s table: effective permissions as aligned text.
+//! Effective permissions as aligned text, a row per subject, scope and resource.
 
 use std::fmt::Write as _;
 

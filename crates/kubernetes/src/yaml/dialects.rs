@@ -1,5 +1,5 @@
 //! The three readings of a plain scalar that a manifest may meet: YAML 1.2's
-//! core schema (what chartgen reads), go-yaml v2 (what `kubectl`, the API
+//! core schema (what this crate reads), go-yaml v2 (what `kubectl`, the API
 //! server and `sigs.k8s.io/yaml` read) and the YAML 1.1 type repository
 //! (what PyYAML and other YAML 1.1 tools read). A manifest is read only where
 //! all three agree; [`resolve`] says what the scalar is, or why it is
@@ -320,7 +320,7 @@ pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
 }
 
 /// Checks a plain mapping key: Kubernetes and YAML 1.1 readers must make
-/// the same key of it as chartgen, which takes the text.
+/// the same key of it as this crate, which takes the text.
 pub fn check_key(text: &str) -> Result<(), Ambiguous> {
     if surely_text(text) {
         return Ok(());

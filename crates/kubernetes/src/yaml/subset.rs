@@ -4,7 +4,7 @@
 //!
 //! saphyr's scanner and parser spend about 2,000 instructions an event;
 //! reading back a render's text was most of a render's time. The subset is
-//! what chartgen's templates and `emit` write and what values files and
+//! what templates and [`crate::emit`] write and what values files and
 //! manifests mostly hold: block mappings and sequences (indentless ones
 //! under a key too), single-line plain, single- and double-quoted scalars,
 //! single-line flow collections of scalars and flow collections, comments,

@@ -6,7 +6,7 @@
 //!   ([`pod_security::Policy`]); a lower level, a label dropped (the
 //!   cluster's default applies, `privileged` unless configured), or the
 //!   same level pinned to the rules of an older Kubernetes (for a server
-//!   of a version chartgen targets) is weaker.
+//!   of a version this crate targets) is weaker.
 //! - Kyverno `ClusterPolicy`/`Policy`, rule by rule: a rule's action is its
 //!   `validate.failureAction`, else the policy's `validationFailureAction`
 //!   (`Audit` when unset); a rule that enforced and no longer does (or is
