@@ -422,7 +422,7 @@ pub fn check_leaving(
         split_map(&chosen, parallel, |&(b, extra, m)| {
             (b, extra, m, m.node().to_json())
         });
-    let findings = check_copies(&json, output, &options, parallel);
+    let findings = check_copies(&json, output, &options);
     let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
     (findings, copies)
 }
@@ -432,7 +432,6 @@ fn check_copies(
     json: &[(Bundle, bool, &Manifest, Json)],
     output: &Output,
     options: &check::Options<'_>,
-    parallel: bool,
 ) -> Vec<Diagnostic> {
     let artifact = std::slice::from_ref(&output.exemptions_document);
     let run = |bundles: &[Bundle], schema: Option<&check::Options<'_>>| {
@@ -465,10 +464,11 @@ fn check_copies(
     }
     // Every object's schema once, with both bundles; how the objects relate
     // for each bundle as it may be applied: alone, and both together. The
-    // runs only read the objects: from [`check::PARALLEL_FROM`] objects, the
-    // bundles alone are checked on a second core.
+    // runs only read the objects: with a second core, the bundles alone are
+    // checked there, at any size (at prod the second core is idle by then:
+    // 0.34 ms in the median of 300 paired runs, BENCHMARKS.md).
     let alone = || Bundle::ALL.map(|bundle| run(&[bundle], None));
-    let (mut findings, alone) = if parallel {
+    let (mut findings, alone) = if kubernetes::second_core() {
         std::thread::scope(|scope| {
             let alone = scope.spawn(alone);
             let findings = run(&Bundle::ALL, Some(options));
