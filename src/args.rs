@@ -1,6 +1,11 @@
 //! The command line, as clap parses it. Resolving these raw arguments into
 //! settings is each command's job, in `commands/`.
 
+// The doc comments below are clap's help text, written for a terminal:
+// `[NAME]`, `<env>` and `<command>` there are what the user types, not
+// links or HTML.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

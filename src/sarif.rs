@@ -2,7 +2,7 @@
 //! scanning (GitHub, GitLab, editors' SARIF viewers).
 //!
 //! One run; `tool.driver.rules` holds every rule of `check`
-//! ([`RULES`](chart::check::rules::RULES)) with its title, help text and
+//! ([`RULES`]) with its title, help text and
 //! example; each finding is a result at `error` level with its rule's id
 //! and index, its message and, when it was read from a file of the working
 //! tree, that file (relative to the directory `check` ran in, base id

@@ -126,7 +126,7 @@ pub fn render(values: &Values) -> Result<Output, Error> {
     render_with(values, None, &[], render::templates()?)
 }
 
-/// [`render`] of loaded values: the `extraObjects` keep the positions of
+/// [`render()`] of loaded values: the `extraObjects` keep the positions of
 /// the values files (a finding about one points at its line), and a custom
 /// kind's scope is also read from `crds` (`--crd`).
 pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error> {
@@ -380,7 +380,7 @@ pub fn check(output: &Output) -> Vec<Diagnostic> {
     check_at(output, kube::DEFAULT_VERSION)
 }
 
-/// [`check`] against the schemas of Kubernetes `version` (one of
+/// [`check()`] against the schemas of Kubernetes `version` (one of
 /// [`kube::VERSIONS`]; another is read as the default).
 pub fn check_at(output: &Output, version: &str) -> Vec<Diagnostic> {
     check_with(output, version, &[])

@@ -40,7 +40,7 @@ pub const MAX_DOCUMENTS: usize = 200_000;
 const QUOTE_CHARS: usize = 60;
 
 /// Text from the input as a message may quote it: control and
-/// line-breaking characters escaped, at most [`QUOTE_CHARS`] characters.
+/// line-breaking characters escaped, at most `QUOTE_CHARS` characters.
 pub fn quote(text: &str) -> String {
     match text.char_indices().nth(QUOTE_CHARS) {
         Some((end, _)) => format!("{}…", printable(&text[..end])),

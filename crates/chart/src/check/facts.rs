@@ -65,7 +65,7 @@ pub struct Facts {
     /// Whether each object, by index, is the operator's: the ADR rules
     /// judge those only ([`Facts::in_scope`]).
     scope: Vec<bool>,
-    /// The daemons' pod templates, read once ([`daemon_templates`]).
+    /// The daemons' pod templates, read once (`daemon_templates`).
     pub daemon_templates: Vec<DaemonTemplate>,
     /// The pod template ConfigMaps buildd names that the input lacks:
     /// (builds namespace, name).

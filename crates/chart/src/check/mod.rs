@@ -5,7 +5,7 @@
 //! template, a patch in the GitOps repository, an older render) and report
 //! every break: the Kubernetes schema ([`schema`]), what the API server
 //! refuses ([`api`]), and the chart's rules ([`rules`]: R1-R6 on effective
-//! RBAC resolved by [`rbac`], T1-T5 on topology and pod security, judged on
+//! RBAC resolved by [`kubernetes::rbac`], T1-T5 on topology and pod security, judged on
 //! the operator's objects only, [`Context::in_scope`]; GRANT on every
 //! role). Checks
 //! read a [`Context`] and report into [`Findings`]; every finding is

@@ -374,7 +374,7 @@ const API_SERVER_WORDS: &[(&str, &str, &str)] = &[
 /// Tightens the k8s-openapi definitions in the values schema's `$defs`
 /// (`io.k8s.*`) to what the API server accepts: every object closed (an
 /// unknown key is an error, as everywhere in the values), the words and
-/// ranges of [`API_SERVER_WORDS`], an `int32` within its range, and
+/// ranges of `API_SERVER_WORDS`, an `int32` within its range, and
 /// `LocalObjectReference.name` required (a pull secret without a name
 /// refers to nothing).
 pub fn api_server_schema(schema: &mut Json) {

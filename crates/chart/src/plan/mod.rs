@@ -32,7 +32,7 @@ use trust::{Builds, Namespace, Operator, System, TrustClass};
 pub const PART_OF: &str = "buildkit-operator";
 
 /// The label naming an object's component (`buildd`, `daemons`, …): the
-/// key of [`COMPONENT_CLASSES`].
+/// key of [`adr::COMPONENT_CLASSES`].
 pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
 
 /// The program that manages the chart's objects: the value of their

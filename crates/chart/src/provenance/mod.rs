@@ -61,7 +61,7 @@ pub fn render(values: &Values) -> Result<Explained, Error> {
     render_with(values, None, &[])
 }
 
-/// [`render`] of loaded values: the `extraObjects` keep the positions of
+/// [`render()`] of loaded values: the `extraObjects` keep the positions of
 /// the values files (`document`, the merged values), as `render` keeps
 /// them, and a custom kind's scope is also read from `crds` (`--crd`).
 pub fn render_loaded(

@@ -6,8 +6,8 @@
 //! resource quantities and requests above limits, negative counts and ids,
 //! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
 //! and matching the template they select), a pod's scheduling fields
-//! ([`crate::scheduling`]), the rest of the pod spec ([`pod`]) and the
-//! specs of the other kinds ([`objects`], [`cron`]). Only these: admission
+//! ([`crate::scheduling`]), the rest of the pod spec (`pod`) and the
+//! specs of the other kinds (`objects`, `cron`). Only these: admission
 //! and any rule not listed is not checked. Apart ([`images`], [`Refuser::Kubelet`]):
 //! image references the kubelet cannot parse (the API server takes them).
 

@@ -19,7 +19,7 @@
 //! compares two folders.
 //!
 //! The requests run on a current-thread tokio runtime, up to eight at
-//! once; each is bounded in time ([`connect::REQUEST_TIMEOUT`]).
+//! once; each is bounded in time (`connect::REQUEST_TIMEOUT`).
 
 mod connect;
 mod fetch;

@@ -18,7 +18,7 @@ const SERVER_METADATA: [&str; 6] = [
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Removes from one object what the server manages: `status`, the
-/// server's fields of `metadata` ([`SERVER_METADATA`]), `kubectl`'s
+/// server's fields of `metadata` (`SERVER_METADATA`), `kubectl`'s
 /// last-applied annotation, and an `annotations` or `labels` map that
 /// this leaves empty (an empty map and none are the same object).
 pub fn server_fields(object: &mut Json) {

@@ -220,7 +220,7 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
 /// object: the apply creates the new one (so none of its fields is refused
 /// as immutable, nor is its new pod template a rollout of the old one's)
 /// and the old one is deleted (pruned, or by `helm uninstall`). Its impact
-/// is that of a creation and a deletion ([`super::impact`]'s `mapped`),
+/// is that of a creation and a deletion (`impact`'s `mapped`),
 /// judged by the Pod Security rules of Kubernetes 1.`minor`.
 pub fn finish(
     diff: &mut Diff,

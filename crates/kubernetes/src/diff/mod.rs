@@ -9,7 +9,7 @@
 //! apply keeps the manifest's order: in a pod template, the pods roll);
 //! other lists compare by position. What the API server writes by itself
 //! (defaults, an allocated cluster IP) and a quantity in another notation
-//! are no difference ([`defaults`]). Multi-line strings get a line diff. Secret values are never
+//! are no difference (`defaults`). Multi-line strings get a line diff. Secret values are never
 //! shown, only a token keyed for this run ([`crate::secret`]). When effective permissions change, a plain summary
 //! says who gains or loses what, where. For a side read from a directory,
 //! each object belongs to the GitOps application of the nearest folder with
@@ -219,7 +219,7 @@ fn index(set: &[Manifest]) -> BTreeMap<KeyRef<'_>, &Manifest> {
 
 /// Compares two manifest sets. Objects compare on their parsed trees,
 /// borrowed: identical ones are skipped, and only objects that could hold
-/// a Secret (see [`compare::may_need_redaction`]) become JSON, redacted.
+/// a Secret (see `compare::may_need_redaction`) become JSON, redacted.
 pub fn diff(old: &[Manifest], new: &[Manifest], ignore: &[Ignore]) -> Diff {
     diff_at(old, new, ignore, rbac::defaults::TARGET)
 }

@@ -2,7 +2,7 @@
 //! (`cluster-admin`, `admin`, `edit`, `view`, the `system:*` roles, the
 //! controllers' roles, and their bindings), from this crate's own compact
 //! table `defaults.txt`, as the JSON objects the API server would hold.
-//! [`super::Rbac`] reads them beside the input, so a binding to one of
+//! [`super::resolve::Rbac`] reads them beside the input, so a binding to one of
 //! them is known, and aggregation gathers them as the controller does.
 
 use std::sync::{Mutex, OnceLock};

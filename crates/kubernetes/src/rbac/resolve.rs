@@ -1,7 +1,6 @@
 //! Effective RBAC, for any manifests: bindings resolved to what each
 //! subject may do, where; aggregation as a graph. Knows nothing of the
-//! chart: the chart's policy (R1-R6) asks its questions in
-//! [`crate::check::rules`].
+//! chart: a chart's own policy asks its questions of it.
 //!
 //! A RoleBinding grants its role's rules in the binding's namespace only,
 //! even when it binds a ClusterRole; a ClusterRoleBinding grants them
@@ -737,7 +736,7 @@ impl Listed {
     }
 }
 
-/// At most [`SAMPLE`] distinct names, and whether there were more: what a
+/// At most `SAMPLE` distinct names, and whether there were more: what a
 /// finding says of who holds a grant, bounded whatever the input.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sample {
