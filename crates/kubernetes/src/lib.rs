@@ -80,6 +80,7 @@ pub mod secret;
 pub mod selector;
 pub mod terminal;
 pub mod text;
+pub mod tree;
 pub mod yaml;
 
 /// Whether the process may run on more than one core: asked of the

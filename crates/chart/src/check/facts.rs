@@ -573,85 +573,15 @@ fn provides(object: &Json) -> Option<(&'static str, &str)> {
     Some((kind, object.field("metadata").field("name").as_str()?))
 }
 
-/// The ConfigMaps, Secrets and ServiceAccount a pod uses, each with how:
-/// (kind, name, `mounts`). Volumes (projected sources too, and the
-/// Secret a volume plugin logs in with: `api::VOLUME_PLUGIN_SECRETS`),
-/// `envFrom` and `env` of every container, init and ephemeral containers
-/// included, the image pull secrets and the pod's ServiceAccount (or the
-/// deprecated `serviceAccount`); an optional reference is still a use.
-pub fn pod_references(pod: &Json) -> Vec<(&'static str, String, &'static str)> {
-    let mut found = Vec::new();
-    let mut add = |kind: &'static str, name: &Json, how: &'static str| {
-        if let Some(name) = name.as_str().filter(|n| !n.is_empty()) {
-            found.push((kind, name.to_owned(), how));
-        }
-    };
-    for volume in pod.field("volumes").as_array().into_iter().flatten() {
-        for path in kubernetes::api::VOLUME_PLUGIN_SECRETS {
-            let name = path.iter().fold(volume, |node, key| node.field(key));
-            add("Secret", name, "mounts");
-        }
-        let sources = volume.field("projected").field("sources").as_array();
-        // A volume names its Secret `secretName`, a projected source `name`.
-        let holders = std::iter::once((volume, "secretName"))
-            .chain(sources.into_iter().flatten().map(|source| (source, "name")));
-        for (holder, secret_name) in holders {
-            add(
-                "Secret",
-                holder.field("secret").field(secret_name),
-                "mounts",
-            );
-            add(
-                "ConfigMap",
-                holder.field("configMap").field("name"),
-                "mounts",
-            );
-        }
-    }
-    for secret in pod
-        .field("imagePullSecrets")
-        .as_array()
+/// The ConfigMaps, Secrets and ServiceAccount a pod uses, each with how
+/// ([`kubernetes::tree::pod_references`]): (kind, name, how). An optional
+/// reference is still a use; the objects of other kinds it names
+/// (claims, classes) are none of the placement rules' business.
+pub fn pod_references(pod: &Json) -> impl Iterator<Item = (&'static str, String, &'static str)> {
+    kubernetes::tree::pod_references(pod)
         .into_iter()
-        .flatten()
-    {
-        add("Secret", secret.field("name"), "pulls images with");
-    }
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for container in pod[list].as_array().into_iter().flatten() {
-            for from in container.field("envFrom").as_array().into_iter().flatten() {
-                add("Secret", from.field("secretRef").field("name"), "reads");
-                add(
-                    "ConfigMap",
-                    from.field("configMapRef").field("name"),
-                    "reads",
-                );
-            }
-            for env in container.field("env").as_array().into_iter().flatten() {
-                add(
-                    "Secret",
-                    env.field("valueFrom").field("secretKeyRef").field("name"),
-                    "reads",
-                );
-                add(
-                    "ConfigMap",
-                    env.field("valueFrom")
-                        .field("configMapKeyRef")
-                        .field("name"),
-                    "reads",
-                );
-            }
-        }
-    }
-    // `serviceAccount` is the deprecated name the API server still reads
-    // when `serviceAccountName` is unset.
-    let named = pod.field("serviceAccountName");
-    let account = if named.as_str().is_some_and(|n| !n.is_empty()) {
-        named
-    } else {
-        pod.field("serviceAccount")
-    };
-    add("ServiceAccount", account, "runs as");
-    found
+        .filter(|r| matches!(r.kind, "ConfigMap" | "Secret" | "ServiceAccount"))
+        .map(|r| (r.kind, r.name.to_owned(), r.how.words()))
 }
 
 /// The daemons' pod templates, each read once: for every (builds
@@ -1255,8 +1185,11 @@ mod tests {
 
     #[test]
     fn a_pod_uses_what_it_mounts_reads_pulls_with_and_runs_as() {
+        // The claim and the classes are named, and none of placement's.
         let pod = json!({
             "serviceAccountName": "sa",
+            "priorityClassName": "high",
+            "runtimeClassName": "kata",
             "imagePullSecrets": [{"name": "pull"}],
             "volumes": [
                 {"secret": {"secretName": "s"}},
@@ -1265,12 +1198,12 @@ mod tests {
                 {"csi": {"driver": "d", "nodePublishSecretRef": {"name": "csi"}}},
                 {"rbd": {"image": "i", "monitors": ["m"], "secretRef": {"name": "rbd"}}},
                 {"azureFile": {"secretName": "azure", "shareName": "s"}},
+                {"persistentVolumeClaim": {"claimName": "data"}},
             ],
             "initContainers": [{"envFrom": [{"secretRef": {"name": "es"}}]}],
             "containers": [{"env": [{"valueFrom": {"configMapKeyRef": {"name": "ec"}}}]}],
         });
         let mut found: Vec<(&str, String)> = pod_references(&pod)
-            .into_iter()
             .map(|(kind, name, _)| (kind, name))
             .collect();
         found.sort();
@@ -1294,7 +1227,7 @@ mod tests {
         // The deprecated name, read when the current one is unset.
         let old = json!({"serviceAccount": "old"});
         assert_eq!(
-            pod_references(&old),
+            pod_references(&old).collect::<Vec<_>>(),
             vec![("ServiceAccount", "old".to_owned(), "runs as")]
         );
     }

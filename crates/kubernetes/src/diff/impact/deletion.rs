@@ -15,10 +15,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::tree::{at, entries, is, is_false, is_true, items, text};
-use super::workload::{containers, pod_spec};
+use super::tree::{at, is, is_false, items, text};
+use super::workload::pod_spec;
 use super::{Class, Impact, Level, Sets, listed};
 use crate::manifest::Manifest;
+use crate::tree::{self, Use};
 use crate::yaml::Node;
 
 const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition");
@@ -253,64 +254,28 @@ pub(super) fn references(set: &[Manifest]) -> HashMap<Reference<'_>, Vec<String>
     users
 }
 
-/// What a pod spec in `namespace` names.
+/// What a pod spec in `namespace` needs to start ([`tree::pod_references`]):
+/// its ServiceAccount (the namespace's `default` when it names none), and
+/// every object it names but optional ones and image pull secrets (without
+/// one the pull is tried anonymously).
 fn pod_references<'a>(spec: &'a Node, namespace: &'a str, named: &mut Vec<Reference<'a>>) {
-    let account = text(spec.get("serviceAccountName"))
-        .or(text(spec.get("serviceAccount")))
-        .unwrap_or("default");
+    let mut account = "default";
+    for reference in tree::pod_references(spec) {
+        match reference.how {
+            Use::RunsAs => account = reference.name,
+            Use::PullsImagesWith => {}
+            _ if reference.optional => {}
+            _ => {
+                let namespace = if reference.in_pods_namespace() {
+                    namespace
+                } else {
+                    ""
+                };
+                named.push((reference.kind, namespace, reference.name));
+            }
+        }
+    }
     named.push(("ServiceAccount", namespace, account));
-    if let Some(class) = text(spec.get("priorityClassName")) {
-        named.push(("PriorityClass", "", class));
-    }
-    if let Some(class) = text(spec.get("runtimeClassName")) {
-        named.push(("RuntimeClass", "", class));
-    }
-    // Not optional: `optional: true` lets the pod start without it.
-    let required = |node: &'a Node, key: &str| {
-        (!is_true(node.get("optional")))
-            .then(|| text(node.get(key)))
-            .flatten()
-    };
-    let mut sources: Vec<(&str, &'a Node)> = Vec::new();
-    for volume in items(spec.get("volumes")) {
-        if let Some(claim) = text(at(volume, &["persistentVolumeClaim", "claimName"])) {
-            named.push(("PersistentVolumeClaim", namespace, claim));
-        }
-        for path in crate::api::VOLUME_PLUGIN_SECRETS {
-            if let Some(name) = text(at(volume, path)) {
-                named.push(("Secret", namespace, name));
-            }
-        }
-        for (key, node) in entries(Some(volume)) {
-            sources.push((key, node));
-        }
-        for source in items(at(volume, &["projected", "sources"])) {
-            sources.extend(entries(Some(source)));
-        }
-    }
-    for container in containers(spec) {
-        for from in items(container.get("envFrom")) {
-            sources.extend(entries(Some(from)));
-        }
-        for env in items(container.get("env")) {
-            sources.extend(entries(env.get("valueFrom")));
-        }
-    }
-    for (key, node) in sources {
-        let reference = match key {
-            "configMap" | "configMapRef" | "configMapKeyRef" => {
-                required(node, "name").map(|name| ("ConfigMap", name))
-            }
-            "secret" => required(node, "secretName")
-                .or_else(|| required(node, "name"))
-                .map(|name| ("Secret", name)),
-            "secretRef" | "secretKeyRef" => required(node, "name").map(|name| ("Secret", name)),
-            _ => None,
-        };
-        if let Some((kind, name)) = reference {
-            named.push((kind, namespace, name));
-        }
-    }
 }
 
 /// What a claim's spec names: its StorageClass and its volume.
@@ -430,5 +395,25 @@ mod tests {
         }
         // An optional Secret: the pod starts without it.
         assert_eq!(users.get(&("Secret", "ns", "s")), None);
+    }
+
+    /// What a pod needs to start: its ServiceAccount (`default` when it
+    /// names none, an empty name being none), its classes (cluster-scoped)
+    /// and claims; not its image pull secrets, nor empty names.
+    #[test]
+    fn a_pod_needs_its_account_classes_and_claims_but_not_its_pull_secrets() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  template:\n    spec:\n      serviceAccountName: ''\n      priorityClassName: high\n      runtimeClassName: ''\n      imagePullSecrets: [{name: pull}]\n      containers: [{name: c, image: i, envFrom: [{configMapRef: {name: env}}]}]\n      volumes: [{name: v, persistentVolumeClaim: {claimName: data}}]\n";
+        let set = crate::input::parse("t", text).unwrap().manifests;
+        let mut needed: Vec<Reference<'_>> = references(&set).into_keys().collect();
+        needed.sort_unstable();
+        assert_eq!(
+            needed,
+            [
+                ("ConfigMap", "ns", "env"),
+                ("PersistentVolumeClaim", "ns", "data"),
+                ("PriorityClass", "", "high"),
+                ("ServiceAccount", "ns", "default"),
+            ]
+        );
     }
 }

@@ -1,0 +1,345 @@
+//! Reading an object in either of the trees that hold it: the YAML
+//! [`Node`] with its positions, or its JSON copy.
+//!
+//! A reader written once against [`Tree`] reads both, so what the diff
+//! reads on the nodes and what the checks read on the copies cannot drift
+//! apart. [`pod_references`] is such a reader: the objects a pod names.
+
+use serde_json::Value as Json;
+
+use crate::yaml::{Node, Value};
+
+/// What a reader of an object needs of its tree: a member, the items of a
+/// list, a string, a `true`. Each answer is that of the tree's own methods
+/// ([`Node::get`], [`crate::json::get`]); a node of another type has no
+/// member, no item and no text.
+pub trait Tree: Sized {
+    /// The member `key` of a mapping.
+    fn member(&self, key: &str) -> Option<&Self>;
+
+    /// The items of a list; none for anything else.
+    fn items(&self) -> &[Self];
+
+    /// The text of a string.
+    fn text(&self) -> Option<&str>;
+
+    /// Whether it is `true`.
+    fn is_true(&self) -> bool;
+
+    /// The member at `path`, key by key.
+    fn at(&self, path: &[&str]) -> Option<&Self> {
+        path.iter().try_fold(self, |tree, key| tree.member(key))
+    }
+}
+
+impl Tree for Node {
+    fn member(&self, key: &str) -> Option<&Node> {
+        self.get(key)
+    }
+
+    fn items(&self) -> &[Node] {
+        match &self.value {
+            Value::Sequence(items) => items,
+            _ => &[],
+        }
+    }
+
+    fn text(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    fn is_true(&self) -> bool {
+        matches!(self.value, Value::Bool(true))
+    }
+}
+
+impl Tree for Json {
+    fn member(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(map) => crate::json::get(map, key),
+            _ => None,
+        }
+    }
+
+    fn items(&self) -> &[Json] {
+        match self {
+            Json::Array(items) => items,
+            _ => &[],
+        }
+    }
+
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+
+    fn is_true(&self) -> bool {
+        *self == Json::Bool(true)
+    }
+}
+
+/// How a pod uses an object it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Use {
+    /// Its ServiceAccount.
+    RunsAs,
+    /// A volume's, or a volume plugin's login Secret.
+    Mounts,
+    /// An environment variable's, or `envFrom`'s.
+    Reads,
+    /// An image pull secret: without it the pull is tried anonymously.
+    PullsImagesWith,
+    /// A PersistentVolumeClaim of a volume.
+    Claims,
+    /// Its PriorityClass.
+    IsScheduledWith,
+    /// Its RuntimeClass.
+    RunsWith,
+}
+
+impl Use {
+    /// The words between the pod and the object: `Deployment a/b mounts
+    /// it`.
+    pub const fn words(self) -> &'static str {
+        match self {
+            Use::RunsAs => "runs as",
+            Use::Mounts => "mounts",
+            Use::Reads => "reads",
+            Use::PullsImagesWith => "pulls images with",
+            Use::Claims => "claims",
+            Use::IsScheduledWith => "is scheduled with",
+            Use::RunsWith => "runs with",
+        }
+    }
+}
+
+/// An object a pod names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodReference<'a> {
+    /// Its kind: `ServiceAccount`, `Secret`, `ConfigMap`,
+    /// `PersistentVolumeClaim`, `PriorityClass` or `RuntimeClass`.
+    pub kind: &'static str,
+    /// Its name, never empty.
+    pub name: &'a str,
+    /// How the pod uses it.
+    pub how: Use,
+    /// Marked `optional: true`: the pod starts without it.
+    pub optional: bool,
+}
+
+impl PodReference<'_> {
+    /// Whether the object lives in the pod's namespace (a PriorityClass
+    /// and a RuntimeClass are cluster-scoped).
+    pub fn in_pods_namespace(&self) -> bool {
+        !matches!(self.kind, "PriorityClass" | "RuntimeClass")
+    }
+}
+
+/// The objects the pod `spec` names, in either tree: its ServiceAccount
+/// (`serviceAccountName`, else the deprecated `serviceAccount` the API
+/// server still reads; none when both are unset or empty: the namespace's
+/// `default`), PriorityClass and RuntimeClass; its volumes' claims,
+/// Secrets and ConfigMaps (projected sources too, and the Secret a volume
+/// plugin logs in with: [`crate::api::VOLUME_PLUGIN_SECRETS`]); the Secrets
+/// and ConfigMaps every container reads through `env` and `envFrom`,
+/// init and ephemeral containers included; its image pull secrets. An
+/// empty name is no reference; an optional one is still one, marked.
+pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
+    let mut found = Vec::new();
+    let mut add = |kind: &'static str, holder: Option<&'a T>, key: &str, how: Use| {
+        let Some(holder) = holder else {
+            return;
+        };
+        if let Some(name) = holder.member(key).and_then(T::text)
+            && !name.is_empty()
+        {
+            found.push(PodReference {
+                kind,
+                name,
+                how,
+                optional: holder.member("optional").is_some_and(T::is_true),
+            });
+        }
+    };
+    let account = ["serviceAccountName", "serviceAccount"]
+        .into_iter()
+        .find(|key| {
+            spec.member(key)
+                .and_then(T::text)
+                .is_some_and(|n| !n.is_empty())
+        });
+    if let Some(key) = account {
+        add("ServiceAccount", Some(spec), key, Use::RunsAs);
+    }
+    add(
+        "PriorityClass",
+        Some(spec),
+        "priorityClassName",
+        Use::IsScheduledWith,
+    );
+    add(
+        "RuntimeClass",
+        Some(spec),
+        "runtimeClassName",
+        Use::RunsWith,
+    );
+    for secret in spec.member("imagePullSecrets").map_or(&[][..], T::items) {
+        add("Secret", Some(secret), "name", Use::PullsImagesWith);
+    }
+    for volume in spec.member("volumes").map_or(&[][..], T::items) {
+        let claim = volume.member("persistentVolumeClaim");
+        add("PersistentVolumeClaim", claim, "claimName", Use::Claims);
+        for path in crate::api::VOLUME_PLUGIN_SECRETS {
+            let (key, holder) = path.split_last().expect("a path has a key");
+            add("Secret", volume.at(holder), key, Use::Mounts);
+        }
+        // A volume names its Secret `secretName`, a projected source `name`.
+        add("Secret", volume.member("secret"), "secretName", Use::Mounts);
+        add("ConfigMap", volume.member("configMap"), "name", Use::Mounts);
+        let sources = volume.at(&["projected", "sources"]);
+        for source in sources.map_or(&[][..], T::items) {
+            add("Secret", source.member("secret"), "name", Use::Mounts);
+            add("ConfigMap", source.member("configMap"), "name", Use::Mounts);
+        }
+    }
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for container in spec.member(list).map_or(&[][..], T::items) {
+            for from in container.member("envFrom").map_or(&[][..], T::items) {
+                add("Secret", from.member("secretRef"), "name", Use::Reads);
+                add("ConfigMap", from.member("configMapRef"), "name", Use::Reads);
+            }
+            for env in container.member("env").map_or(&[][..], T::items) {
+                let from = env.member("valueFrom");
+                let secret = from.and_then(|f| f.member("secretKeyRef"));
+                add("Secret", secret, "name", Use::Reads);
+                let config_map = from.and_then(|f| f.member("configMapKeyRef"));
+                add("ConfigMap", config_map, "name", Use::Reads);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::location::Source;
+    use crate::yaml::{self, Limits};
+
+    /// A pod spec that names every kind of object, some optionally, some
+    /// with an empty name.
+    fn pod() -> Json {
+        json!({
+            "serviceAccountName": "sa",
+            "serviceAccount": "ignored",
+            "priorityClassName": "high",
+            "runtimeClassName": "kata",
+            "imagePullSecrets": [{"name": "pull"}, {"name": ""}],
+            "volumes": [
+                {"secret": {"secretName": "s"}},
+                {"secret": {"secretName": "maybe", "optional": true}},
+                {"configMap": {"name": "c", "optional": false}},
+                {"persistentVolumeClaim": {"claimName": "data"}},
+                {"projected": {"sources": [
+                    {"secret": {"name": "ps"}},
+                    {"configMap": {"name": "pc", "optional": true}},
+                    {"serviceAccountToken": {"path": "token"}},
+                ]}},
+                {"csi": {"driver": "d", "nodePublishSecretRef": {"name": "csi"}}},
+                {"rbd": {"image": "i", "monitors": ["m"], "secretRef": {"name": "rbd"}}},
+                {"azureFile": {"secretName": "azure", "shareName": "s"}},
+                {"emptyDir": {}},
+            ],
+            "initContainers": [{"envFrom": [{"secretRef": {"name": "es"}, "prefix": "X_"}]}],
+            "containers": [{"env": [
+                {"name": "A", "valueFrom": {"configMapKeyRef": {"name": "ec", "key": "k"}}},
+                {"name": "B", "valueFrom": {"secretKeyRef": {"name": "ek", "key": "k", "optional": true}}},
+                {"name": "C", "value": "plain"},
+            ]}],
+            "ephemeralContainers": [{"envFrom": [{"configMapRef": {"name": "debug"}}]}],
+        })
+    }
+
+    fn sorted<'a>(mut found: Vec<PodReference<'a>>) -> Vec<(&'static str, &'a str, Use, bool)> {
+        found.sort();
+        found
+            .into_iter()
+            .map(|r| (r.kind, r.name, r.how, r.optional))
+            .collect()
+    }
+
+    /// Every way a pod names an object, each once, with how and whether
+    /// optionally; empty names and sources that name nothing are none.
+    #[test]
+    fn a_pod_names_what_it_runs_as_mounts_reads_pulls_with_claims_and_runs_on() {
+        let pod = pod();
+        let expected = vec![
+            ("ServiceAccount", "sa", Use::RunsAs, false),
+            ("Secret", "azure", Use::Mounts, false),
+            ("Secret", "csi", Use::Mounts, false),
+            ("Secret", "es", Use::Reads, false),
+            ("Secret", "ek", Use::Reads, true),
+            ("Secret", "maybe", Use::Mounts, true),
+            ("Secret", "ps", Use::Mounts, false),
+            ("Secret", "pull", Use::PullsImagesWith, false),
+            ("Secret", "rbd", Use::Mounts, false),
+            ("Secret", "s", Use::Mounts, false),
+            ("ConfigMap", "c", Use::Mounts, false),
+            ("ConfigMap", "debug", Use::Reads, false),
+            ("ConfigMap", "ec", Use::Reads, false),
+            ("ConfigMap", "pc", Use::Mounts, true),
+            ("RuntimeClass", "kata", Use::RunsWith, false),
+            ("PriorityClass", "high", Use::IsScheduledWith, false),
+            ("PersistentVolumeClaim", "data", Use::Claims, false),
+        ];
+        let mut expected = expected;
+        expected.sort_by_key(|&(kind, name, how, optional)| PodReference {
+            kind,
+            name,
+            how,
+            optional,
+        });
+        assert_eq!(sorted(pod_references(&pod)), expected);
+    }
+
+    /// The one reader reads both trees alike: the pod as YAML nodes names
+    /// what its JSON copy names.
+    #[test]
+    fn the_nodes_and_their_json_copy_name_the_same_objects() {
+        let text = serde_json::to_string(&pod()).unwrap();
+        let source = Source::file("pod.json", &text);
+        let node = yaml::parse_document(&source, Limits::VALUES)
+            .unwrap()
+            .expect("one document");
+        assert_eq!(
+            sorted(pod_references(&node)),
+            sorted(pod_references(&node.to_json()))
+        );
+        assert_eq!(pod_references(&node).len(), 17);
+    }
+
+    /// The deprecated `serviceAccount` is read when `serviceAccountName`
+    /// is unset or empty; neither set names none (the namespace's
+    /// `default` is the caller's to add); a name that is no string is none.
+    #[test]
+    fn the_service_account_falls_back_to_the_deprecated_field() {
+        let accounts = |pod: Json| -> Vec<String> {
+            pod_references(&pod)
+                .iter()
+                .map(|r| r.name.to_owned())
+                .collect()
+        };
+        assert_eq!(accounts(json!({"serviceAccount": "old"})), ["old"]);
+        assert_eq!(
+            accounts(json!({"serviceAccountName": "", "serviceAccount": "old"})),
+            ["old"]
+        );
+        assert!(accounts(json!({"serviceAccountName": ""})).is_empty());
+        assert!(accounts(json!({"serviceAccountName": 3, "volumes": "none"})).is_empty());
+        assert!(accounts(json!(null)).is_empty());
+    }
+}
