@@ -9,10 +9,6 @@ use kubernetes::error::Error;
 use kubernetes::exit::Exit;
 use kubernetes::input;
 
-/// Who manages the release in a cluster: chartgen, as its objects'
-/// `app.kubernetes.io/managed-by` label says (checked as it compiles).
-const MANAGER: cluster::Manager = cluster::Manager::new(chart::plan::MANAGER);
-
 /// Reads both sides, compares them, prints the differences.
 pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     if args.old == "-" && args.new == "-" {
@@ -116,7 +112,7 @@ fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::Man
         (None, Some(target)) => (target, &args.old, false),
     };
     let mut local = input::read_within(std::slice::from_ref(local_arg), &READ, &mut budget)?;
-    let live = cluster::read(&target, MANAGER, &mut local)?;
+    let live = cluster::read(&target, chart::plan::MANAGER, &mut local)?;
     for note in &live.notes {
         kubernetes::terminal::note(&kubernetes::text::printable(note));
     }

@@ -399,6 +399,18 @@ pub fn check_leaving(
     version: &str,
     crds: &[Manifest],
 ) -> (Vec<Diagnostic>, check::Copies) {
+    check_on(output, version, crds, kubernetes::second_core())
+}
+
+/// [`check_leaving`], the bundles alone checked on a thread of their own
+/// when `beside` (with a second core, at any size: at prod that core is
+/// idle by then, 0.34 ms in the median of 300 paired runs, BENCHMARKS.md).
+fn check_on(
+    output: &Output,
+    version: &str,
+    crds: &[Manifest],
+    beside: bool,
+) -> (Vec<Diagnostic>, check::Copies) {
     // Baked into the binary: loading is a lookup.
     let schemas = KubeSchemas::load(version)
         .or_else(|_| KubeSchemas::load(kube::DEFAULT_VERSION))
@@ -422,7 +434,7 @@ pub fn check_leaving(
         split_map(&chosen, parallel, |&(b, extra, m)| {
             (b, extra, m, m.node().to_json())
         });
-    let findings = check_copies(&json, output, &options);
+    let findings = check_copies(&json, output, &options, beside);
     let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
     (findings, copies)
 }
@@ -432,6 +444,7 @@ fn check_copies(
     json: &[(Bundle, bool, &Manifest, Json)],
     output: &Output,
     options: &check::Options<'_>,
+    beside: bool,
 ) -> Vec<Diagnostic> {
     let artifact = std::slice::from_ref(&output.exemptions_document);
     let run = |bundles: &[Bundle], schema: Option<&check::Options<'_>>| {
@@ -464,11 +477,10 @@ fn check_copies(
     }
     // Every object's schema once, with both bundles; how the objects relate
     // for each bundle as it may be applied: alone, and both together. The
-    // runs only read the objects: with a second core, the bundles alone are
-    // checked there, at any size (at prod the second core is idle by then:
-    // 0.34 ms in the median of 300 paired runs, BENCHMARKS.md).
+    // runs only read the objects: `beside`, the bundles alone are checked
+    // on another thread.
     let alone = || Bundle::ALL.map(|bundle| run(&[bundle], None));
-    let (mut findings, alone) = if kubernetes::second_core() {
+    let (mut findings, alone) = if beside {
         std::thread::scope(|scope| {
             let alone = scope.spawn(alone);
             let findings = run(&Bundle::ALL, Some(options));
@@ -682,6 +694,11 @@ mod tests {
             "{findings:#?}"
         );
         assert_eq!(findings, check(&few));
+        // The bundles alone checked beside the run on both, or after it.
+        for output in [&few, &many] {
+            let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside).0;
+            assert_eq!(on(true), on(false));
+        }
         // The BuildProjects read back in two parts keep their lines: the
         // last one's name is on the line its origin names.
         let project = many.release.iter().find(|m| m.id.name == "p299").unwrap();

@@ -211,10 +211,11 @@ fn label_value_chars(value: &str) -> Result<(), String> {
     }
 }
 
-/// Whether a non-empty `value` is a label value, by its bytes: what
-/// [`label_value`] accepts (a character that is not ASCII is refused by
-/// both). A `const fn`, so that a constant that must be one is checked
-/// when it compiles ([`crate::cluster::Manager`]).
+/// Whether `value` is a non-empty label value, by its bytes: what
+/// [`label_value`] accepts but the empty value, for which this is false (a
+/// character that is not ASCII is refused by both). A `const fn`, so that
+/// a constant that must be one is checked when it compiles
+/// ([`crate::cluster::Manager`]).
 pub const fn is_label_value(value: &str) -> bool {
     let bytes = value.as_bytes();
     let [first, .., last] = bytes else {

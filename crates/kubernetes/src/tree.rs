@@ -12,13 +12,14 @@ use crate::yaml::{Node, Value};
 /// What a reader of an object needs of its tree: a member, the items of a
 /// list, a string, a `true`. Each answer is that of the tree's own methods
 /// ([`Node::get`], [`crate::json::get`]); a node of another type has no
-/// member, no item and no text.
+/// member, no items and no text. The diff's walk reads more of both trees
+/// through a trait of its own built on this one.
 pub trait Tree: Sized {
     /// The member `key` of a mapping.
-    fn member(&self, key: &str) -> Option<&Self>;
+    fn get(&self, key: &str) -> Option<&Self>;
 
-    /// The items of a list; none for anything else.
-    fn items(&self) -> &[Self];
+    /// The items of a sequence; `None` for anything else.
+    fn items(&self) -> Option<&[Self]>;
 
     /// The text of a string.
     fn text(&self) -> Option<&str>;
@@ -28,19 +29,19 @@ pub trait Tree: Sized {
 
     /// The member at `path`, key by key.
     fn at(&self, path: &[&str]) -> Option<&Self> {
-        path.iter().try_fold(self, |tree, key| tree.member(key))
+        path.iter().try_fold(self, |tree, key| tree.get(key))
     }
 }
 
 impl Tree for Node {
-    fn member(&self, key: &str) -> Option<&Node> {
-        self.get(key)
+    fn get(&self, key: &str) -> Option<&Node> {
+        Node::get(self, key)
     }
 
-    fn items(&self) -> &[Node] {
+    fn items(&self) -> Option<&[Node]> {
         match &self.value {
-            Value::Sequence(items) => items,
-            _ => &[],
+            Value::Sequence(items) => Some(items),
+            _ => None,
         }
     }
 
@@ -57,18 +58,15 @@ impl Tree for Node {
 }
 
 impl Tree for Json {
-    fn member(&self, key: &str) -> Option<&Json> {
+    fn get(&self, key: &str) -> Option<&Json> {
         match self {
             Json::Object(map) => crate::json::get(map, key),
             _ => None,
         }
     }
 
-    fn items(&self) -> &[Json] {
-        match self {
-            Json::Array(items) => items,
-            _ => &[],
-        }
+    fn items(&self) -> Option<&[Json]> {
+        self.as_array().map(Vec::as_slice)
     }
 
     fn text(&self) -> Option<&str> {
@@ -147,78 +145,124 @@ impl PodReference<'_> {
 /// init and ephemeral containers included; its image pull secrets. An
 /// empty name is no reference; an optional one is still one, marked.
 pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
+    // The items of the list at `key` of `tree`; none when it is no list.
+    fn list<'a, T: Tree>(tree: Option<&'a T>, key: &str) -> &'a [T] {
+        tree.and_then(|t| t.get(key))
+            .and_then(T::items)
+            .unwrap_or_default()
+    }
     let mut found = Vec::new();
-    let mut add = |kind: &'static str, holder: Option<&'a T>, key: &str, how: Use| {
-        let Some(holder) = holder else {
-            return;
+    // `name` of `holder`; `optional` read only where Kubernetes has it
+    // (a Secret or ConfigMap volume, projected source, `envFrom` or `env`
+    // reference), not on a volume plugin's login Secret or the pod.
+    let mut add =
+        |kind: &'static str, holder: Option<&'a T>, key: &str, how: Use, may_be_optional: bool| {
+            let Some(holder) = holder else {
+                return;
+            };
+            if let Some(name) = holder.get(key).and_then(T::text)
+                && !name.is_empty()
+            {
+                let optional = may_be_optional && holder.get("optional").is_some_and(T::is_true);
+                found.push(PodReference {
+                    kind,
+                    name,
+                    how,
+                    optional,
+                });
+            }
         };
-        if let Some(name) = holder.member(key).and_then(T::text)
-            && !name.is_empty()
-        {
-            found.push(PodReference {
-                kind,
-                name,
-                how,
-                optional: holder.member("optional").is_some_and(T::is_true),
-            });
+    // In the order a person reads a pod: what it mounts, pulls with and
+    // reads, then what it runs as and with (the first use of an object is
+    // the one a finding names).
+    for volume in list(Some(spec), "volumes") {
+        let claim = volume.get("persistentVolumeClaim");
+        add(
+            "PersistentVolumeClaim",
+            claim,
+            "claimName",
+            Use::Claims,
+            false,
+        );
+        for path in crate::api::VOLUME_PLUGIN_SECRETS {
+            let (key, holder) = path.split_last().expect("a path has a key");
+            add("Secret", volume.at(holder), key, Use::Mounts, false);
         }
-    };
+        // A volume names its Secret `secretName`, a projected source `name`.
+        add(
+            "Secret",
+            volume.get("secret"),
+            "secretName",
+            Use::Mounts,
+            true,
+        );
+        add(
+            "ConfigMap",
+            volume.get("configMap"),
+            "name",
+            Use::Mounts,
+            true,
+        );
+        for source in list(volume.get("projected"), "sources") {
+            add("Secret", source.get("secret"), "name", Use::Mounts, true);
+            add(
+                "ConfigMap",
+                source.get("configMap"),
+                "name",
+                Use::Mounts,
+                true,
+            );
+        }
+    }
+    for secret in list(Some(spec), "imagePullSecrets") {
+        add("Secret", Some(secret), "name", Use::PullsImagesWith, false);
+    }
+    for container in ["initContainers", "containers", "ephemeralContainers"]
+        .into_iter()
+        .flat_map(|key| list(Some(spec), key))
+    {
+        for from in list(Some(container), "envFrom") {
+            add("Secret", from.get("secretRef"), "name", Use::Reads, true);
+            add(
+                "ConfigMap",
+                from.get("configMapRef"),
+                "name",
+                Use::Reads,
+                true,
+            );
+        }
+        for env in list(Some(container), "env") {
+            let from = env.get("valueFrom");
+            let secret = from.and_then(|f| f.get("secretKeyRef"));
+            add("Secret", secret, "name", Use::Reads, true);
+            let config_map = from.and_then(|f| f.get("configMapKeyRef"));
+            add("ConfigMap", config_map, "name", Use::Reads, true);
+        }
+    }
     let account = ["serviceAccountName", "serviceAccount"]
         .into_iter()
         .find(|key| {
-            spec.member(key)
+            spec.get(key)
                 .and_then(T::text)
                 .is_some_and(|n| !n.is_empty())
         });
     if let Some(key) = account {
-        add("ServiceAccount", Some(spec), key, Use::RunsAs);
+        add("ServiceAccount", Some(spec), key, Use::RunsAs, false);
     }
     add(
         "PriorityClass",
         Some(spec),
         "priorityClassName",
         Use::IsScheduledWith,
+        false,
     );
     add(
         "RuntimeClass",
         Some(spec),
         "runtimeClassName",
         Use::RunsWith,
+        false,
     );
-    for secret in spec.member("imagePullSecrets").map_or(&[][..], T::items) {
-        add("Secret", Some(secret), "name", Use::PullsImagesWith);
-    }
-    for volume in spec.member("volumes").map_or(&[][..], T::items) {
-        let claim = volume.member("persistentVolumeClaim");
-        add("PersistentVolumeClaim", claim, "claimName", Use::Claims);
-        for path in crate::api::VOLUME_PLUGIN_SECRETS {
-            let (key, holder) = path.split_last().expect("a path has a key");
-            add("Secret", volume.at(holder), key, Use::Mounts);
-        }
-        // A volume names its Secret `secretName`, a projected source `name`.
-        add("Secret", volume.member("secret"), "secretName", Use::Mounts);
-        add("ConfigMap", volume.member("configMap"), "name", Use::Mounts);
-        let sources = volume.at(&["projected", "sources"]);
-        for source in sources.map_or(&[][..], T::items) {
-            add("Secret", source.member("secret"), "name", Use::Mounts);
-            add("ConfigMap", source.member("configMap"), "name", Use::Mounts);
-        }
-    }
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for container in spec.member(list).map_or(&[][..], T::items) {
-            for from in container.member("envFrom").map_or(&[][..], T::items) {
-                add("Secret", from.member("secretRef"), "name", Use::Reads);
-                add("ConfigMap", from.member("configMapRef"), "name", Use::Reads);
-            }
-            for env in container.member("env").map_or(&[][..], T::items) {
-                let from = env.member("valueFrom");
-                let secret = from.and_then(|f| f.member("secretKeyRef"));
-                add("Secret", secret, "name", Use::Reads);
-                let config_map = from.and_then(|f| f.member("configMapKeyRef"));
-                add("ConfigMap", config_map, "name", Use::Reads);
-            }
-        }
-    }
     found
 }
 
@@ -320,6 +364,39 @@ mod tests {
             sorted(pod_references(&node.to_json()))
         );
         assert_eq!(pod_references(&node).len(), 17);
+    }
+
+    /// `optional` is read where Kubernetes has it: a stray one on the pod
+    /// or on a volume plugin's login Secret marks nothing.
+    #[test]
+    fn optional_is_read_only_where_kubernetes_has_it() {
+        let pod = json!({
+            "optional": true,
+            "serviceAccountName": "sa",
+            "priorityClassName": "high",
+            "volumes": [{"rbd": {"secretRef": {"name": "rbd", "optional": true}}}],
+        });
+        let found = pod_references(&pod);
+        assert_eq!(found.len(), 3);
+        assert!(found.iter().all(|r| !r.optional), "{found:?}");
+    }
+
+    /// A pod's uses come in the order a person reads it, so the first use
+    /// of an object (which a finding names) is what it mounts, then pulls
+    /// images with, then reads, then runs as.
+    #[test]
+    fn a_pods_uses_come_mounts_first() {
+        let pod = json!({
+            "serviceAccountName": "sa",
+            "containers": [{"envFrom": [{"secretRef": {"name": "s"}}]}],
+            "imagePullSecrets": [{"name": "s"}],
+            "volumes": [{"secret": {"secretName": "s"}}],
+        });
+        let hows: Vec<Use> = pod_references(&pod).iter().map(|r| r.how).collect();
+        assert_eq!(
+            hows,
+            [Use::Mounts, Use::PullsImagesWith, Use::Reads, Use::RunsAs]
+        );
     }
 
     /// The deprecated `serviceAccount` is read when `serviceAccountName`

@@ -36,12 +36,13 @@ pub const PART_OF: &str = "buildkit-operator";
 pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
 
 /// The program that manages the chart's objects: the value of their
-/// [`MANAGED_BY`] label, and the field manager of `diff`'s dry runs.
-pub const MANAGER: &str = "chartgen";
+/// [`MANAGED_BY`] label, and the field manager of `diff`'s dry runs (a
+/// label value, checked as it compiles).
+pub const MANAGER: kubernetes::cluster::Manager = kubernetes::cluster::Manager::new("chartgen");
 
 /// The label naming the tool that manages an object, and chartgen's value:
 /// an object carrying both states what chartgen always writes.
-pub const MANAGED_BY: (&str, &str) = (kubernetes::cluster::MANAGED_BY, MANAGER);
+pub const MANAGED_BY: (&str, &str) = (kubernetes::cluster::MANAGED_BY, MANAGER.name());
 
 /// The label stating a workload's version: the tag of the image its main
 /// container runs. Only a workload (Deployment, DaemonSet) and its pod

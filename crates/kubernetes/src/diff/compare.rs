@@ -1,15 +1,16 @@
 //! Field-by-field comparison of two objects, on the parsed YAML trees
 //! themselves (borrowed, no conversion) or on JSON (a redacted object, the
-//! caller's artifact): one walk, [`compare`], over either through [`Tree`](super::tree::Tree).
+//! caller's artifact): one walk, [`compare`], over either through [`Compared`](super::tree::Compared).
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value as Json;
 
 use super::defaults::Server;
-use super::tree::{Step, Tree, show_path};
+use super::tree::{Compared, Step, show_path};
 use super::{FieldChange, Ignore};
 use crate::secret;
+use crate::tree::Tree;
 use crate::yaml::{Node, Value};
 
 /// Whether [`secret::redacted`] could change the JSON of `node`: somewhere
@@ -60,7 +61,7 @@ enum Fields<'a, T> {
     Large(HashMap<&'a str, &'a T>),
 }
 
-impl<'a, T: Tree> Fields<'a, T> {
+impl<'a, T: Compared> Fields<'a, T> {
     fn new(mapping: &'a T) -> Self {
         match mapping.fields() {
             Some(entries) if entries.len() > LINEAR_LOOKUP => Fields::Large(entries.collect()),
@@ -91,7 +92,7 @@ pub(super) struct Cx<'i, 'k> {
 /// Adds to `out` the changes from `old` to `new` below `path`, as plain
 /// trees: no object's defaults, named items matched by name whatever
 /// their order.
-pub(super) fn compare<'a, T: Tree>(
+pub(super) fn compare<'a, T: Compared>(
     path: &mut Vec<Step<'a>>,
     old: &'a T,
     new: &'a T,
@@ -108,7 +109,7 @@ pub(super) fn compare<'a, T: Tree>(
 
 /// Adds to `out` the changes from `old` to `new`, two versions of an
 /// object whose server is `server`: what it writes by itself is no change.
-pub(super) fn compare_object<T: Tree>(
+pub(super) fn compare_object<T: Compared>(
     old: &T,
     new: &T,
     ignore: &[Ignore],
@@ -123,7 +124,7 @@ pub(super) fn compare_object<T: Tree>(
     walk(&mut Vec::new(), old, new, &cx, out);
 }
 
-fn walk<'a, T: Tree>(
+fn walk<'a, T: Compared>(
     path: &mut Vec<Step<'a>>,
     old: &'a T,
     new: &'a T,
@@ -164,7 +165,7 @@ fn walk<'a, T: Tree>(
 /// gives a list, so items of a named list in another order are a change of
 /// their own: the list's names before and after (in a pod template, a new
 /// template: the pods roll).
-fn compare_lists<'a, T: Tree>(
+fn compare_lists<'a, T: Compared>(
     path: &mut Vec<Step<'a>>,
     (old, a): (&'a T, &'a [T]),
     (new, b): (&'a T, &'a [T]),
@@ -210,8 +211,8 @@ fn compare_lists<'a, T: Tree>(
 
 /// The names both named lists hold, in each one's order, when the orders
 /// differ: `None` when the items both hold come in one order.
-fn reordered<T: Tree>(a: &[T], b: &[T]) -> Option<(Json, Json)> {
-    fn name<T: Tree>(item: &T) -> &str {
+fn reordered<T: Compared>(a: &[T], b: &[T]) -> Option<(Json, Json)> {
+    fn name<T: Compared>(item: &T) -> &str {
         item.get("name").and_then(Tree::text).unwrap_or_default()
     }
     let in_b: std::collections::HashSet<&str> = b.iter().map(name).collect();
@@ -222,7 +223,7 @@ fn reordered<T: Tree>(a: &[T], b: &[T]) -> Option<(Json, Json)> {
 }
 
 /// A field or named item that may be on either side.
-fn compare_entry<'a, T: Tree>(
+fn compare_entry<'a, T: Compared>(
     path: &mut Vec<Step<'a>>,
     old: Option<&'a T>,
     new: Option<&'a T>,
@@ -246,7 +247,7 @@ fn compare_entry<'a, T: Tree>(
 /// change of its own, so that the pattern leaves out what it names (the
 /// annotations of Helm's but one, say) rather than the whole subtree
 /// showing.
-fn one_sided<'a, T: Tree>(
+fn one_sided<'a, T: Compared>(
     path: &mut Vec<Step<'a>>,
     x: &'a T,
     was_old: bool,
@@ -282,11 +283,11 @@ fn one_sided<'a, T: Tree>(
     }
 }
 
-fn change<T: Tree>(path: &[Step<'_>], old: Option<&T>, new: Option<&T>) -> FieldChange {
+fn change<T: Compared>(path: &[Step<'_>], old: Option<&T>, new: Option<&T>) -> FieldChange {
     FieldChange {
         path: show_path(path),
-        old: old.map(Tree::json),
-        new: new.map(Tree::json),
+        old: old.map(Compared::json),
+        new: new.map(Compared::json),
         steps: path.iter().map(|s| s.name.to_string()).collect(),
     }
 }
@@ -301,7 +302,7 @@ pub(super) fn ignored(path: &[Step<'_>], ignore: &[Ignore]) -> bool {
 /// ones before it (`$(NAME)`). Content compared as content ([`compare`])
 /// compares them by position; an object ([`compare_object`]) shows any
 /// new order as a change of its own.
-fn order_matters<T: Tree>(path: &[Step<'_>], items: &[T]) -> bool {
+fn order_matters<T: Compared>(path: &[Step<'_>], items: &[T]) -> bool {
     match path.last().map(|s| &*s.name) {
         Some("initContainers") => true,
         Some("env") => items.iter().any(|i| {
@@ -314,8 +315,8 @@ fn order_matters<T: Tree>(path: &[Step<'_>], items: &[T]) -> bool {
 }
 
 /// Whether two named lists (see [`named`]) list their names in one order.
-fn same_order<T: Tree>(a: &[T], b: &[T]) -> bool {
-    fn name<T: Tree>(item: &T) -> Option<&str> {
+fn same_order<T: Compared>(a: &[T], b: &[T]) -> bool {
+    fn name<T: Compared>(item: &T) -> Option<&str> {
         item.get("name").and_then(Tree::text)
     }
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| name(x) == name(y))
@@ -323,7 +324,7 @@ fn same_order<T: Tree>(a: &[T], b: &[T]) -> bool {
 
 /// The items of a list by their `name`, when every item is a mapping with
 /// a unique string `name`.
-fn named<T: Tree>(items: &[T]) -> Option<BTreeMap<&str, &T>> {
+fn named<T: Compared>(items: &[T]) -> Option<BTreeMap<&str, &T>> {
     if items.is_empty() {
         return None;
     }
@@ -363,7 +364,7 @@ mod tests {
             .collect()
     }
 
-    fn changes<T: Tree>(old: &T, new: &T, ignore: &[Ignore]) -> Vec<FieldChange> {
+    fn changes<T: Compared>(old: &T, new: &T, ignore: &[Ignore]) -> Vec<FieldChange> {
         let mut out = Vec::new();
         compare(&mut Vec::new(), old, new, ignore, &mut out);
         out

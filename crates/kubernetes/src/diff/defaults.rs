@@ -14,8 +14,9 @@ use serde_json::{Value as Json, json};
 
 use std::collections::HashMap;
 
-use super::tree::{Step, Tree};
+use super::tree::{Compared, Step};
 use crate::manifest::{Manifest, ObjectId};
+use crate::tree::Tree;
 use crate::yaml::Node;
 
 /// The structural schemas of the CRDs of a set, by group, kind and
@@ -383,7 +384,7 @@ impl<'k> Server<'k> {
     /// Whether `value`, at `path` on one side only (`old`: the old side),
     /// is what the server writes when the field is left out. `own` is the
     /// mapping holding it, `other` the other side's.
-    pub(super) fn default_entry<'a, T: Tree>(
+    pub(super) fn default_entry<'a, T: Compared>(
         &self,
         path: &mut Vec<Step<'a>>,
         value: &'a T,
@@ -406,7 +407,7 @@ impl<'k> Server<'k> {
                         ips == json!([])
                             || [other, own].iter().any(|spec| {
                                 spec.get("clusterIP")
-                                    .map(Tree::json)
+                                    .map(Compared::json)
                                     .is_some_and(|ip| ips == json!([ip]))
                             })
                     };
@@ -423,7 +424,12 @@ impl<'k> Server<'k> {
     }
 
     /// Whether every leaf of `value` at `path` is a default.
-    fn covered<'a, T: Tree>(&self, path: &mut Vec<Step<'a>>, value: &'a T, parent: &'a T) -> bool {
+    fn covered<'a, T: Compared>(
+        &self,
+        path: &mut Vec<Step<'a>>,
+        value: &'a T,
+        parent: &'a T,
+    ) -> bool {
         if let Some(fields) = value.fields() {
             for (k, v) in fields {
                 path.push(Step::key(k));
@@ -442,7 +448,7 @@ impl<'k> Server<'k> {
     }
 
     /// The default at `path`, if any; `parent` is the mapping holding it.
-    fn default_at<T: Tree>(&self, path: &[Step<'_>], parent: &T) -> Option<Json> {
+    fn default_at<T: Compared>(&self, path: &[Step<'_>], parent: &T) -> Option<Json> {
         let (group, kind) = self.kind?;
         if self.schema.is_some() {
             return self.schema_default(path);
@@ -476,7 +482,7 @@ impl<'k> Server<'k> {
     /// Whether two scalars that differ as written are the same to the
     /// server: one quantity in two notations, in a field that holds
     /// quantities; a Service's cluster IP written empty.
-    pub(super) fn same_scalar<T: Tree>(&self, path: &[Step<'_>], old: &T, new: &T) -> bool {
+    pub(super) fn same_scalar<T: Compared>(&self, path: &[Step<'_>], old: &T, new: &T) -> bool {
         if self.kind.is_none() {
             return false;
         }
@@ -551,7 +557,7 @@ fn holds_quantities(path: &[Step<'_>]) -> bool {
 }
 
 /// A scalar as a quantity, if it reads as one.
-fn quantity<T: Tree>(value: &T) -> Option<crate::quantity::Quantity> {
+fn quantity<T: Compared>(value: &T) -> Option<crate::quantity::Quantity> {
     match value.json() {
         Json::String(text) => crate::quantity::Quantity::parse(&text).ok(),
         Json::Number(n) => crate::quantity::Quantity::parse(&n.to_string()).ok(),

@@ -1,5 +1,5 @@
 //! What the comparison walks: a path of borrowed [`Step`]s, and a
-//! [`Tree`], the YAML nodes of a manifest or the JSON of a redacted object.
+//! [`Compared`], the YAML nodes of a manifest or the JSON of a redacted object.
 //! Its own module, below both the walk (`compare.rs`) and the server's
 //! defaults (`defaults.rs`), which each read it.
 
@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::Value as Json;
 
+use crate::tree::Tree;
 use crate::yaml::{Node, Value};
 
 /// One step of the path being compared: a key, or a list item by name or
@@ -71,17 +72,12 @@ pub(super) fn show_path(path: &[Step<'_>]) -> String {
     out
 }
 
-/// What [`compare`] reads of a tree. Both implementations answer as the
-/// tree's JSON would: a YAML node compares as [`Node::to_json`] of it.
-pub(super) trait Tree: Sized {
+/// What [`compare`] reads of a tree, beyond what every reader does
+/// ([`Tree`]). Both implementations answer as the tree's JSON would: a
+/// YAML node compares as [`Node::to_json`] of it.
+pub(super) trait Compared: Tree {
     /// The entries of a mapping, in order; `None` for anything else.
     fn fields(&self) -> Option<impl ExactSizeIterator<Item = (&str, &Self)>>;
-    /// The items of a sequence; `None` for anything else.
-    fn items(&self) -> Option<&[Self]>;
-    /// The entry `key` of a mapping.
-    fn get(&self, key: &str) -> Option<&Self>;
-    /// The text of a string.
-    fn text(&self) -> Option<&str>;
     /// Whether two values, one of them neither a mapping nor a sequence,
     /// are equal.
     fn same_scalar(&self, other: &Self) -> bool;
@@ -94,22 +90,10 @@ pub(super) trait Tree: Sized {
     fn unchanged(&self, other: &Self) -> bool;
 }
 
-impl Tree for Json {
+impl Compared for Json {
     fn fields(&self) -> Option<impl ExactSizeIterator<Item = (&str, &Self)>> {
         self.as_object()
             .map(|map| map.iter().map(|(k, v)| (k.as_str(), v)))
-    }
-
-    fn items(&self) -> Option<&[Self]> {
-        self.as_array().map(Vec::as_slice)
-    }
-
-    fn get(&self, key: &str) -> Option<&Self> {
-        self.as_object()?.get(key)
-    }
-
-    fn text(&self) -> Option<&str> {
-        self.as_str()
     }
 
     fn same_scalar(&self, other: &Self) -> bool {
@@ -135,28 +119,10 @@ impl Tree for Json {
     }
 }
 
-impl Tree for Node {
+impl Compared for Node {
     fn fields(&self) -> Option<impl ExactSizeIterator<Item = (&str, &Self)>> {
         match &self.value {
             Value::Mapping(entries) => Some(entries.iter().map(|(k, v)| (k.name.as_str(), v))),
-            _ => None,
-        }
-    }
-
-    fn items(&self) -> Option<&[Self]> {
-        match &self.value {
-            Value::Sequence(items) => Some(items),
-            _ => None,
-        }
-    }
-
-    fn get(&self, key: &str) -> Option<&Self> {
-        Node::get(self, key)
-    }
-
-    fn text(&self) -> Option<&str> {
-        match &self.value {
-            Value::String(s) => Some(s),
             _ => None,
         }
     }

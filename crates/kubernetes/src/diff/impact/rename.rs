@@ -15,7 +15,7 @@ use std::hash::BuildHasher;
 
 use super::super::Ignore;
 use super::super::compare::{self, ignored as ignored_by};
-use super::super::tree::{Step, Tree};
+use super::super::tree::{Compared, Step};
 use super::deletion::claim_templates;
 use super::tree::is;
 use super::workload::{Runs, template};
@@ -171,7 +171,7 @@ fn hash<'a>(
                 let identity = path.len() == 1
                     && &*path[0].name == "metadata"
                     && matches!(name, "name" | "namespace");
-                if identity || Tree::is_empty(value) {
+                if identity || Compared::is_empty(value) {
                     continue;
                 }
                 path.push(Step::key(name));
