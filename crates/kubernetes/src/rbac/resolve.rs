@@ -1097,7 +1097,7 @@ pub fn resource_name(group: &str, resource: &str) -> String {
 }
 
 /// Effective permissions per subject, merged: for each scope and resource,
-/// the union of verbs; its JSON is a stable shape (`Serialize`, `JsonSchema`).
+/// the union of verbs.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Permissions {
     /// The subject.
