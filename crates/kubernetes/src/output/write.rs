@@ -19,7 +19,9 @@ use crate::text::printable;
 
 /// Test hook, not an interface: with this variable set to N, the process
 /// exits with [`STOPPED`] right before its write step N (counted from 0),
-/// running no cleanup, as if it were killed there. The fault-injection test
+/// running no cleanup, as if it were killed there. Honoured only by a build
+/// with debug assertions (a test's or a developer's), never by a release
+/// build, whatever its environment. The fault-injection test
 /// (`tests/it/output.rs`) uses it; nothing else sets it.
 #[doc(hidden)]
 pub const STOP_AT_STEP: &str = "TEST_ONLY_STOP_BEFORE_OUTPUT_WRITE_STEP";
@@ -33,6 +35,9 @@ fn step() {
     static STOP: OnceLock<Option<u64>> = OnceLock::new();
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let stop = STOP.get_or_init(|| {
+        if !cfg!(debug_assertions) {
+            return None;
+        }
         std::env::var(STOP_AT_STEP)
             .ok()
             .and_then(|v| v.parse().ok())
