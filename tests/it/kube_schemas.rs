@@ -635,6 +635,73 @@ fn baked_patterns_match_as_the_regex_crate_does() {
     }
 }
 
+/// Every string, list and index a node of `table` holds is within its
+/// pools, `properties` are sorted by name as the validator's binary search
+/// needs, a key next to a declared one is not found, and each string is
+/// stored once: the baker's pools are written as its nodes read them.
+fn every_reference_resolves(table: &validator::Table) {
+    use validator::Additional;
+    let pools = table.tables();
+    let count = table.nodes().len();
+    let node_index = |index: u32| assert!((index as usize) < count, "node {index}");
+    let mut strings = Vec::new();
+    for node in table.nodes() {
+        // Each resolves within the pool (a slice out of it panics).
+        strings.extend([node.constant, node.format].into_iter().flatten());
+        strings.extend(&pools.strs[node.enumeration.range()]);
+        strings.extend(&pools.strs[node.required.range()]);
+        let options: Vec<&str> = table.strs(node.enumeration).collect();
+        let distinct: std::collections::HashSet<&str> = options.iter().copied().collect();
+        assert_eq!(distinct.len(), options.len(), "{options:?}");
+        let required: Vec<&str> = table.strs(node.required).collect();
+        let members: Vec<(&str, u32)> = table.members(node.properties).collect();
+        assert!(
+            members.windows(2).all(|pair| pair[0].0 < pair[1].0),
+            "{members:?}"
+        );
+        for (name, child) in &members {
+            node_index(*child);
+            assert_eq!(table.property(node, name), Some(*child));
+            // A key next to a declared one, in byte order, is not one.
+            for near in [
+                format!("{name}\0"),
+                format!("{name}~"),
+                name.chars().skip(1).collect(),
+            ] {
+                let declared = members.iter().any(|(m, _)| *m == near);
+                assert_eq!(table.property(node, &near).is_some(), declared, "{near:?}");
+            }
+        }
+        if matches!(node.additional, Additional::Forbid) {
+            assert!(required.iter().all(|r| members.iter().any(|(m, _)| m == r)));
+        }
+        let branches = [node.any_of, node.one_of].map(|list| table.branches(list));
+        branches.concat().into_iter().for_each(node_index);
+        node.items.into_iter().for_each(node_index);
+        if let Additional::Node(child) = node.additional {
+            node_index(child);
+        }
+        assert!(node.pattern.is_none_or(|p| p < table.patterns().len()));
+    }
+    // Each string is stored once, however many nodes name it.
+    let mut stored = std::collections::HashMap::new();
+    let names = pools.members.iter().map(|(name, _)| *name);
+    for string in names.chain(strings) {
+        let first = *stored.entry(table.text(string)).or_insert(string);
+        assert_eq!(first, string, "{:?} stored twice", table.text(string));
+    }
+}
+
+/// Both baked tables, the Kubernetes schemas' and the values schema's,
+/// hold only references that resolve.
+#[test]
+fn every_reference_of_every_baked_node_resolves() {
+    for table in [&KUBERNETES, &chart::schema::VALUES] {
+        assert!(table.nodes().len() > 10);
+        every_reference_resolves(table);
+    }
+}
+
 /// The baker checks patterns with the limits the validator compiles them
 /// with when a DFA does not read.
 #[test]

@@ -86,7 +86,8 @@ impl List {
         self.1 == 0
     }
 
-    fn range(self) -> std::ops::Range<usize> {
+    /// The indices of its entries in their pool.
+    pub fn range(self) -> std::ops::Range<usize> {
         self.0 as usize..self.0 as usize + self.1 as usize
     }
 }
@@ -444,6 +445,11 @@ impl Table {
     /// The `pattern`s nodes refer to by index.
     pub fn patterns(&self) -> &'static [&'static str] {
         self.tables.patterns
+    }
+
+    /// The pools the table reads, as its build script baked them.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
     }
 
     /// The node at `index`.
@@ -820,62 +826,6 @@ fn is_valid(table: &Table, index: u32, instance: &Json) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every string, list and index a node holds is within its table, and
-    /// `properties` are sorted by name, as the validator's binary search
-    /// needs: the baker's pools are written as its nodes read them.
-    #[test]
-    fn every_reference_of_every_node_resolves() {
-        let table = &KUBERNETES;
-        let count = table.nodes().len();
-        let node_index = |index: u32| assert!((index as usize) < count, "node {index}");
-        let mut strings = Vec::new();
-        for node in table.nodes() {
-            // Each resolves within the pool (a slice out of it panics).
-            strings.extend([node.constant, node.format].into_iter().flatten());
-            strings.extend(&table.tables.strs[node.enumeration.range()]);
-            strings.extend(&table.tables.strs[node.required.range()]);
-            let options: Vec<&str> = table.strs(node.enumeration).collect();
-            let distinct: std::collections::HashSet<&str> = options.iter().copied().collect();
-            assert_eq!(distinct.len(), options.len(), "{options:?}");
-            let required: Vec<&str> = table.strs(node.required).collect();
-            let members: Vec<(&str, u32)> = table.members(node.properties).collect();
-            assert!(
-                members.windows(2).all(|pair| pair[0].0 < pair[1].0),
-                "{members:?}"
-            );
-            for (name, child) in &members {
-                node_index(*child);
-                assert_eq!(table.property(node, name), Some(*child));
-                // A key next to a declared one, in byte order, is not one.
-                for near in [
-                    format!("{name}\0"),
-                    format!("{name}~"),
-                    name.chars().skip(1).collect(),
-                ] {
-                    let declared = members.iter().any(|(m, _)| *m == near);
-                    assert_eq!(table.property(node, &near).is_some(), declared, "{near:?}");
-                }
-            }
-            if matches!(node.additional, Additional::Forbid) {
-                assert!(required.iter().all(|r| members.iter().any(|(m, _)| m == r)));
-            }
-            let branches = [node.any_of, node.one_of].map(|list| table.branches(list));
-            branches.concat().into_iter().for_each(node_index);
-            node.items.into_iter().for_each(node_index);
-            if let Additional::Node(child) = node.additional {
-                node_index(child);
-            }
-            assert!(node.pattern.is_none_or(|p| p < table.patterns().len()));
-        }
-        // Each string is stored once, however many nodes name it.
-        let mut stored = std::collections::HashMap::new();
-        let names = table.tables.members.iter().map(|(name, _)| *name);
-        for string in names.chain(strings) {
-            let first = *stored.entry(table.text(string)).or_insert(string);
-            assert_eq!(first, string, "{:?} stored twice", table.text(string));
-        }
-    }
 
     /// Bytes that do not read as a DFA (a table made by hand, or another
     /// byte order) leave the pattern to the regex crate.
