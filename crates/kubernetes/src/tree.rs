@@ -4,6 +4,36 @@
 //! A reader written once against [`Tree`] reads both, so what the diff
 //! reads on the nodes and what the checks read on the copies cannot drift
 //! apart. [`pod_references`] is such a reader: the objects a pod names.
+//!
+//! ```
+//! use kubernetes::tree::{Use, pod_references};
+//!
+//! let set = kubernetes::input::parse("pod.yaml", "\
+//! apiVersion: v1
+//! kind: Pod
+//! metadata: {name: web, namespace: shop}
+//! spec:
+//!   serviceAccountName: web
+//!   containers:
+//!   - name: web
+//!     image: nginx
+//!     envFrom: [{secretRef: {name: web-env, optional: true}}]
+//!   volumes: [{name: data, persistentVolumeClaim: {claimName: web-data}}]
+//! ").unwrap();
+//! let spec = set.manifests[0].node().get("spec").unwrap();
+//! let needed: Vec<_> = pod_references(spec)
+//!     .into_iter()
+//!     .filter(|r| !r.optional)
+//!     .map(|r| (r.kind, r.name, r.how))
+//!     .collect();
+//! assert_eq!(needed, [
+//!     ("PersistentVolumeClaim", "web-data", Use::Claims),
+//!     ("ServiceAccount", "web", Use::RunsAs),
+//! ]);
+//! // The JSON copy names the same objects.
+//! let copy = spec.to_json();
+//! assert_eq!(pod_references(&copy).len(), pod_references(spec).len());
+//! ```
 
 use serde_json::Value as Json;
 
@@ -27,8 +57,9 @@ pub trait Tree: Sized {
     /// Whether it is `true`.
     fn is_true(&self) -> bool;
 
-    /// The member at `path`, key by key.
-    fn at(&self, path: &[&str]) -> Option<&Self> {
+    /// The member at `path`, key by key (named apart from
+    /// [`Node::at`], which follows a [`crate::location::KeyPath`]).
+    fn lookup(&self, path: &[&str]) -> Option<&Self> {
         path.iter().try_fold(self, |tree, key| tree.get(key))
     }
 }
@@ -186,7 +217,7 @@ pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
         );
         for path in crate::api::VOLUME_PLUGIN_SECRETS {
             let (key, holder) = path.split_last().expect("a path has a key");
-            add("Secret", volume.at(holder), key, Use::Mounts, false);
+            add("Secret", volume.lookup(holder), key, Use::Mounts, false);
         }
         // A volume names its Secret `secretName`, a projected source `name`.
         add(
