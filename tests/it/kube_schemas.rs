@@ -640,7 +640,6 @@ fn baked_patterns_match_as_the_regex_crate_does() {
 /// needs, a key next to a declared one is not found, and each string is
 /// stored once: the baker's pools are written as its nodes read them.
 fn every_reference_resolves(table: &validator::Table) {
-    use validator::Additional;
     let pools = table.tables();
     let count = table.nodes().len();
     let node_index = |index: u32| assert!((index as usize) < count, "node {index}");

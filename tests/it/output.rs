@@ -852,6 +852,12 @@ fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges()
             &new_args,
             &[(kubernetes::output::STOP_AT_STEP, &stop)],
         );
+        // The hook is read by builds with debug assertions only (the test
+        // profile keeps them): a binary that ignores it finishes at step 0.
+        assert!(
+            step > 0 || code == kubernetes::output::STOPPED,
+            "the render did not stop before write step 0: the binary ignores the hook (built without debug assertions?): {stderr}"
+        );
         if code == 0 && stride > 1 && step > 0 {
             // Past the last step: the ones skipped since, one by one.
             step = step + 1 - stride;

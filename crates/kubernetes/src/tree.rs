@@ -32,7 +32,7 @@
 //! ]);
 //! // The JSON copy names the same objects.
 //! let copy = spec.to_json();
-//! assert_eq!(pod_references(&copy).len(), pod_references(spec).len());
+//! assert_eq!(pod_references(&copy), pod_references(spec));
 //! ```
 
 use serde_json::Value as Json;

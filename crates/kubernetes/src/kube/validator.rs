@@ -447,7 +447,9 @@ impl Table {
         self.tables.patterns
     }
 
-    /// The pools the table reads, as its build script baked them.
+    /// The pools the table reads, as its build script baked them: for the
+    /// tests that check their structure, not an interface.
+    #[doc(hidden)]
     pub fn tables(&self) -> &Tables {
         &self.tables
     }
