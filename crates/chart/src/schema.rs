@@ -244,7 +244,8 @@ fn explain(document: &Node, error: &SchemaError<'_>, out: &mut Vec<Problem>) {
             out.push(problem);
         }
         ErrorKind::Enum { options } => {
-            out.push(not_one_of(origin, path, node, error.instance, options));
+            let options: Vec<&str> = options.iter().collect();
+            out.push(not_one_of(origin, path, node, error.instance, &options));
         }
         ErrorKind::Required { property } => {
             out.push(Problem::new(

@@ -69,8 +69,13 @@ pub struct Str(pub u32, pub u32);
 
 impl Str {
     fn range(self) -> std::ops::Range<usize> {
-        self.0 as usize..self.0 as usize + self.1 as usize
+        span(self.0, self.1)
     }
+}
+
+/// `len` entries from `start`, as indices.
+fn span(start: u32, len: u32) -> std::ops::Range<usize> {
+    start as usize..start as usize + len as usize
 }
 
 /// A run of one of a [`Table`]'s lists: where it starts and how many.
@@ -88,7 +93,7 @@ impl List {
 
     /// The indices of its entries in their pool.
     pub fn range(self) -> std::ops::Range<usize> {
-        self.0 as usize..self.0 as usize + self.1 as usize
+        span(self.0, self.1)
     }
 }
 
@@ -172,6 +177,39 @@ fn is_integer(n: &serde_json::Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
 }
 
+/// The values an `enum` allows, read from its table's pools when a message
+/// needs them: an error made while `anyOf` and `oneOf` branches are tried
+/// (and then dropped) copies nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    strs: &'static [Str],
+    strings: &'static str,
+}
+
+impl Options {
+    /// The values, in the schema's order.
+    pub fn iter(self) -> impl ExactSizeIterator<Item = &'static str> + Clone {
+        let strings = self.strings;
+        self.strs.iter().map(move |string| &strings[string.range()])
+    }
+
+    /// How many values.
+    pub fn len(self) -> usize {
+        self.strs.len()
+    }
+
+    /// Whether there is none (an `enum` never is).
+    pub fn is_empty(self) -> bool {
+        self.strs.is_empty()
+    }
+}
+
+impl PartialEq for Options {
+    fn eq(&self, other: &Options) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
 /// What a violation is, with what its message needs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ErrorKind<'i> {
@@ -190,7 +228,7 @@ pub enum ErrorKind<'i> {
     /// `enum`.
     Enum {
         /// The allowed values.
-        options: Vec<&'static str>,
+        options: Options,
     },
     /// `minimum`.
     Minimum {
@@ -277,7 +315,7 @@ impl fmt::Display for SchemaError<'_> {
                 Ok(())
             }
             ErrorKind::Constant { expected } => write!(f, "{} was expected", Quoted(expected)),
-            ErrorKind::Enum { options } => write_enum(f, instance, options),
+            ErrorKind::Enum { options } => write_enum(f, instance, *options),
             ErrorKind::Minimum { limit } => {
                 write!(f, "{instance} is less than the minimum of {limit}")
             }
@@ -332,7 +370,8 @@ impl fmt::Display for Quoted<'_> {
 }
 
 /// jsonschema's enum message: up to three options, else two and a count.
-fn write_enum(f: &mut fmt::Formatter<'_>, instance: &Json, options: &[&str]) -> fmt::Result {
+fn write_enum(f: &mut fmt::Formatter<'_>, instance: &Json, options: Options) -> fmt::Result {
+    let options: Vec<&str> = options.iter().collect();
     write!(f, "{instance} is not one of ")?;
     if options.len() <= 3 {
         for (i, option) in options.iter().enumerate() {
@@ -618,7 +657,10 @@ fn walk<'i>(
             .as_str()
             .is_some_and(|s| table.strs_hold(options, s))
     {
-        let options = table.strs(options).collect();
+        let options = Options {
+            strs: &table.tables.strs[options.range()],
+            strings: table.tables.strings,
+        };
         push(out, at, instance, ErrorKind::Enum { options });
     }
     match instance {
