@@ -148,7 +148,9 @@ impl Use {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PodReference<'a> {
     /// Its kind: `ServiceAccount`, `Secret`, `ConfigMap`,
-    /// `PersistentVolumeClaim`, `PriorityClass` or `RuntimeClass`.
+    /// `PersistentVolumeClaim`, `ResourceClaim`, `ResourceClaimTemplate`,
+    /// `PriorityClass`, `RuntimeClass`, `StorageClass` or
+    /// `ClusterTrustBundle`.
     pub kind: &'static str,
     /// Its name, never empty.
     pub name: &'a str,
@@ -159,10 +161,11 @@ pub struct PodReference<'a> {
 }
 
 impl PodReference<'_> {
-    /// Whether the object lives in the pod's namespace (a PriorityClass
-    /// and a RuntimeClass are cluster-scoped).
+    /// Whether the object lives in the pod's namespace: unless its kind
+    /// is cluster-scoped ([`crate::manifest::is_cluster_scoped`]: the
+    /// classes, a ClusterTrustBundle).
     pub fn in_pods_namespace(&self) -> bool {
-        !matches!(self.kind, "PriorityClass" | "RuntimeClass")
+        !crate::manifest::is_cluster_scoped(self.kind)
     }
 }
 
@@ -170,11 +173,14 @@ impl PodReference<'_> {
 /// (`serviceAccountName`, else the deprecated `serviceAccount` the API
 /// server still reads; none when both are unset or empty: the namespace's
 /// `default`), PriorityClass and RuntimeClass; its volumes' claims,
-/// Secrets and ConfigMaps (projected sources too, and the Secret a volume
-/// plugin logs in with: [`crate::api::VOLUME_PLUGIN_SECRETS`]); the Secrets
-/// and ConfigMaps every container reads through `env` and `envFrom`,
-/// init and ephemeral containers included; its image pull secrets. An
-/// empty name is no reference; an optional one is still one, marked.
+/// Secrets and ConfigMaps (projected sources too, with their
+/// ClusterTrustBundles, and the Secret a volume plugin logs in with:
+/// [`crate::api::VOLUME_PLUGIN_SECRETS`]), the StorageClass an ephemeral
+/// volume's claim is made with; the Secrets and ConfigMaps every container
+/// reads through `env` and `envFrom`, init and ephemeral containers
+/// included; its image pull secrets; its dynamic resource claims (a
+/// ResourceClaim, or the ResourceClaimTemplate one is made from). An empty
+/// name is no reference; an optional one is still one, marked.
 pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
     // The items of the list at `key` of `tree`; none when it is no list.
     fn list<'a, T: Tree>(tree: Option<&'a T>, key: &str) -> &'a [T] {
@@ -234,16 +240,32 @@ pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
             Use::Mounts,
             true,
         );
+        let template = volume.lookup(&["ephemeral", "volumeClaimTemplate", "spec"]);
+        add(
+            "StorageClass",
+            template,
+            "storageClassName",
+            Use::Claims,
+            false,
+        );
         for source in list(volume.get("projected"), "sources") {
             add("Secret", source.get("secret"), "name", Use::Mounts, true);
-            add(
-                "ConfigMap",
-                source.get("configMap"),
-                "name",
-                Use::Mounts,
-                true,
-            );
+            let config_map = source.get("configMap");
+            add("ConfigMap", config_map, "name", Use::Mounts, true);
+            let bundle = source.get("clusterTrustBundle");
+            add("ClusterTrustBundle", bundle, "name", Use::Mounts, true);
         }
+    }
+    for claim in list(Some(spec), "resourceClaims") {
+        let (named, template) = ("resourceClaimName", "resourceClaimTemplateName");
+        add("ResourceClaim", Some(claim), named, Use::Claims, false);
+        add(
+            "ResourceClaimTemplate",
+            Some(claim),
+            template,
+            Use::Claims,
+            false,
+        );
     }
     for secret in list(Some(spec), "imagePullSecrets") {
         add("Secret", Some(secret), "name", Use::PullsImagesWith, false);
@@ -328,6 +350,16 @@ mod tests {
                 {"rbd": {"image": "i", "monitors": ["m"], "secretRef": {"name": "rbd"}}},
                 {"azureFile": {"secretName": "azure", "shareName": "s"}},
                 {"emptyDir": {}},
+                {"ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": "fast"}}}},
+                {"ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": ""}}}},
+                {"projected": {"sources": [
+                    {"clusterTrustBundle": {"name": "roots", "path": "ca.pem", "optional": true}},
+                    {"clusterTrustBundle": {"signerName": "example.com/s", "path": "s.pem"}},
+                ]}},
+            ],
+            "resourceClaims": [
+                {"name": "gpu", "resourceClaimName": "gpu-claim"},
+                {"name": "fpga", "resourceClaimTemplateName": "fpga-template"},
             ],
             "initContainers": [{"envFrom": [{"secretRef": {"name": "es"}, "prefix": "X_"}]}],
             "containers": [{"env": [
@@ -370,6 +402,10 @@ mod tests {
             ("RuntimeClass", "kata", Use::RunsWith, false),
             ("PriorityClass", "high", Use::IsScheduledWith, false),
             ("PersistentVolumeClaim", "data", Use::Claims, false),
+            ("StorageClass", "fast", Use::Claims, false),
+            ("ClusterTrustBundle", "roots", Use::Mounts, true),
+            ("ResourceClaim", "gpu-claim", Use::Claims, false),
+            ("ResourceClaimTemplate", "fpga-template", Use::Claims, false),
         ];
         let mut expected = expected;
         expected.sort_by_key(|&(kind, name, how, optional)| PodReference {
@@ -394,7 +430,7 @@ mod tests {
             sorted(pod_references(&node)),
             sorted(pod_references(&node.to_json()))
         );
-        assert_eq!(pod_references(&node).len(), 17);
+        assert_eq!(pod_references(&node).len(), 21);
     }
 
     /// `optional` is read where Kubernetes has it: a stray one on the pod

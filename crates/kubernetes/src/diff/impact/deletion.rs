@@ -398,11 +398,12 @@ mod tests {
     }
 
     /// What a pod needs to start: its ServiceAccount (`default` when it
-    /// names none, an empty name being none), its classes (cluster-scoped)
-    /// and claims; not its image pull secrets, nor empty names.
+    /// names none, an empty name being none), its classes (cluster-scoped,
+    /// an ephemeral volume's StorageClass too) and claims (dynamic resource
+    /// claims too); not its image pull secrets, nor empty names.
     #[test]
     fn a_pod_needs_its_account_classes_and_claims_but_not_its_pull_secrets() {
-        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  template:\n    spec:\n      serviceAccountName: ''\n      priorityClassName: high\n      runtimeClassName: ''\n      imagePullSecrets: [{name: pull}]\n      containers: [{name: c, image: i, envFrom: [{configMapRef: {name: env}}]}]\n      volumes: [{name: v, persistentVolumeClaim: {claimName: data}}]\n";
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  template:\n    spec:\n      serviceAccountName: ''\n      priorityClassName: high\n      runtimeClassName: ''\n      imagePullSecrets: [{name: pull}]\n      containers: [{name: c, image: i, envFrom: [{configMapRef: {name: env}}]}]\n      volumes: [{name: v, persistentVolumeClaim: {claimName: data}}, {name: s, ephemeral: {volumeClaimTemplate: {spec: {storageClassName: fast}}}}]\n      resourceClaims: [{name: gpu, resourceClaimName: gpu-claim}, {name: fpga, resourceClaimTemplateName: fpga}]\n";
         let set = crate::input::parse("t", text).unwrap().manifests;
         let mut needed: Vec<Reference<'_>> = references(&set).into_keys().collect();
         needed.sort_unstable();
@@ -412,7 +413,10 @@ mod tests {
                 ("ConfigMap", "ns", "env"),
                 ("PersistentVolumeClaim", "ns", "data"),
                 ("PriorityClass", "", "high"),
+                ("ResourceClaim", "ns", "gpu-claim"),
+                ("ResourceClaimTemplate", "ns", "fpga"),
                 ("ServiceAccount", "ns", "default"),
+                ("StorageClass", "", "fast"),
             ]
         );
     }
