@@ -1,24 +1,23 @@
-//! Small readers of a parsed object: what the impact passes ask of it.
+//! Small readers of a parsed object: what the impact passes ask of it,
+//! on a node that may be absent ([`crate::tree::Tree`]'s answers).
 
 use crate::manifest::Manifest;
+use crate::tree::Tree;
 use crate::yaml::{Node, Value};
 
 /// The node at `path` (mapping keys only).
 pub(super) fn at<'a>(node: &'a Node, path: &[&str]) -> Option<&'a Node> {
-    path.iter().try_fold(node, |node, key| node.get(key))
+    node.lookup(path)
 }
 
 /// The text of a string node.
 pub(super) fn text(node: Option<&Node>) -> Option<&str> {
-    match node.map(|n| &n.value) {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
-    }
+    node.and_then(Tree::text)
 }
 
 /// Whether the node is `true`.
 pub(super) fn is_true(node: Option<&Node>) -> bool {
-    matches!(node.map(|n| &n.value), Some(Value::Bool(true)))
+    node.is_some_and(Tree::is_true)
 }
 
 /// Whether the node is `false`.
@@ -28,10 +27,7 @@ pub(super) fn is_false(node: Option<&Node>) -> bool {
 
 /// The items of a sequence node; none for anything else.
 pub(super) fn items(node: Option<&Node>) -> &[Node] {
-    match node.map(|n| &n.value) {
-        Some(Value::Sequence(items)) => items,
-        _ => &[],
-    }
+    node.and_then(Tree::items).unwrap_or_default()
 }
 
 /// The entries of a mapping node; none for anything else.
