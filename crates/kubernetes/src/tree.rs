@@ -149,8 +149,8 @@ impl Use {
 pub struct PodReference<'a> {
     /// Its kind: `ServiceAccount`, `Secret`, `ConfigMap`,
     /// `PersistentVolumeClaim`, `ResourceClaim`, `ResourceClaimTemplate`,
-    /// `PriorityClass`, `RuntimeClass`, `StorageClass` or
-    /// `ClusterTrustBundle`.
+    /// `PriorityClass`, `RuntimeClass`, `StorageClass`,
+    /// `PersistentVolume`, `VolumeAttributesClass` or `ClusterTrustBundle`.
     pub kind: &'static str,
     /// Its name, never empty.
     pub name: &'a str,
@@ -175,8 +175,8 @@ impl PodReference<'_> {
 /// `default`), PriorityClass and RuntimeClass; its volumes' claims,
 /// Secrets and ConfigMaps (projected sources too, with their
 /// ClusterTrustBundles, and the Secret a volume plugin logs in with:
-/// [`crate::api::VOLUME_PLUGIN_SECRETS`]), the StorageClass an ephemeral
-/// volume's claim is made with; the Secrets and ConfigMaps every container
+/// [`crate::api::VOLUME_PLUGIN_SECRETS`]), what an ephemeral volume's
+/// claim is made with ([`claim_references`]); the Secrets and ConfigMaps every container
 /// reads through `env` and `envFrom`, init and ephemeral containers
 /// included; its image pull secrets; its dynamic resource claims (a
 /// ResourceClaim, or the ResourceClaimTemplate one is made from). An empty
@@ -240,14 +240,11 @@ pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
             Use::Mounts,
             true,
         );
+        // An ephemeral volume's claim is made from its template's spec.
         let template = volume.lookup(&["ephemeral", "volumeClaimTemplate", "spec"]);
-        add(
-            "StorageClass",
-            template,
-            "storageClassName",
-            Use::Claims,
-            false,
-        );
+        for (kind, key) in CLAIM_NAMES {
+            add(kind, template, key, Use::Claims, false);
+        }
         for source in list(volume.get("projected"), "sources") {
             add("Secret", source.get("secret"), "name", Use::Mounts, true);
             let config_map = source.get("configMap");
@@ -319,6 +316,31 @@ pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
     found
 }
 
+/// The kind of each object a claim's spec names, and the key naming it.
+const CLAIM_NAMES: [(&str, &str); 3] = [
+    ("StorageClass", "storageClassName"),
+    ("PersistentVolume", "volumeName"),
+    ("VolumeAttributesClass", "volumeAttributesClassName"),
+];
+
+/// The objects the claim `spec` names (a PersistentVolumeClaim's, a
+/// StatefulSet's `volumeClaimTemplates`' or an ephemeral volume's
+/// template's): its StorageClass, the PersistentVolume it binds and its
+/// VolumeAttributesClass, all cluster-scoped; how: [`Use::Claims`]. An
+/// empty name is no reference (an empty `storageClassName` asks for no
+/// class at all).
+pub fn claim_references<T: Tree>(spec: &T) -> impl Iterator<Item = PodReference<'_>> {
+    CLAIM_NAMES.into_iter().filter_map(|(kind, key)| {
+        let name = spec.get(key).and_then(T::text).filter(|n| !n.is_empty())?;
+        Some(PodReference {
+            kind,
+            name,
+            how: Use::Claims,
+            optional: false,
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -350,7 +372,8 @@ mod tests {
                 {"rbd": {"image": "i", "monitors": ["m"], "secretRef": {"name": "rbd"}}},
                 {"azureFile": {"secretName": "azure", "shareName": "s"}},
                 {"emptyDir": {}},
-                {"ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": "fast"}}}},
+                {"ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": "fast",
+                    "volumeName": "pv", "volumeAttributesClassName": "gold"}}}},
                 {"ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": ""}}}},
                 {"projected": {"sources": [
                     {"clusterTrustBundle": {"name": "roots", "path": "ca.pem", "optional": true}},
@@ -403,6 +426,8 @@ mod tests {
             ("PriorityClass", "high", Use::IsScheduledWith, false),
             ("PersistentVolumeClaim", "data", Use::Claims, false),
             ("StorageClass", "fast", Use::Claims, false),
+            ("PersistentVolume", "pv", Use::Claims, false),
+            ("VolumeAttributesClass", "gold", Use::Claims, false),
             ("ClusterTrustBundle", "roots", Use::Mounts, true),
             ("ResourceClaim", "gpu-claim", Use::Claims, false),
             ("ResourceClaimTemplate", "fpga-template", Use::Claims, false),
@@ -430,7 +455,7 @@ mod tests {
             sorted(pod_references(&node)),
             sorted(pod_references(&node.to_json()))
         );
-        assert_eq!(pod_references(&node).len(), 21);
+        assert_eq!(pod_references(&node).len(), 23);
     }
 
     /// `optional` is read where Kubernetes has it: a stray one on the pod

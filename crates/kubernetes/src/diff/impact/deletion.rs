@@ -10,6 +10,9 @@
 //! - A ServiceAccount still named by a binding or a workload of the new
 //!   set: its pods can no longer be created (the ServiceAccount admission
 //!   plugin refuses a pod whose account does not exist).
+//! - Any other object the new set still needs (`REFERENCED`): a
+//!   ConfigMap, Secret, claim, class or trust bundle a pod needs to start,
+//!   what a claim is provisioned with.
 //! - A PersistentVolumeClaim: its volume goes with it when the reclaim
 //!   policy is `Delete` (the default of dynamically provisioned volumes).
 
@@ -115,7 +118,7 @@ pub(super) fn deleted(
 
 /// The kinds a pod, a claim or a binding names, and what deleting one that
 /// is still named breaks.
-const REFERENCED: [(&str, &str, &str); 8] = [
+const REFERENCED: [(&str, &str, &str); 12] = [
     (
         "",
         "ServiceAccount",
@@ -151,6 +154,26 @@ const REFERENCED: [(&str, &str, &str); 8] = [
         "storage.k8s.io",
         "StorageClass",
         "a claim naming it is no longer provisioned",
+    ),
+    (
+        "storage.k8s.io",
+        "VolumeAttributesClass",
+        "a claim naming it is no longer provisioned",
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        "their pods cannot start without it",
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        "their pods cannot start without it: their claims are made from it",
+    ),
+    (
+        "certificates.k8s.io",
+        "ClusterTrustBundle",
+        "their pods cannot start without it (it is not optional)",
     ),
 ];
 
@@ -278,16 +301,11 @@ fn pod_references<'a>(spec: &'a Node, namespace: &'a str, named: &mut Vec<Refere
     named.push(("ServiceAccount", namespace, account));
 }
 
-/// What a claim's spec names: its StorageClass and its volume.
+/// What a claim's spec names ([`tree::claim_references`]).
 fn claim_references<'a>(spec: Option<&'a Node>, named: &mut Vec<Reference<'a>>) {
-    if let Some(class) =
-        text(spec.and_then(|s| s.get("storageClassName"))).filter(|c| !c.is_empty())
-    {
-        named.push(("StorageClass", "", class));
-    }
-    if let Some(volume) = text(spec.and_then(|s| s.get("volumeName"))) {
-        named.push(("PersistentVolume", "", volume));
-    }
+    // Each of a claim's is cluster-scoped.
+    let found = spec.into_iter().flat_map(tree::claim_references);
+    named.extend(found.map(|reference| (reference.kind, "", reference.name)));
 }
 
 /// The kinds of objects of `set` in each of `namespaces`, with counts.
@@ -395,6 +413,36 @@ mod tests {
         }
         // An optional Secret: the pod starts without it.
         assert_eq!(users.get(&("Secret", "ns", "s")), None);
+    }
+
+    /// Every kind a pod or a claim needs, removed while the new set still
+    /// names it, is said to break what names it: dynamic resource claims,
+    /// trust bundles and volume attributes classes as much as Secrets.
+    #[test]
+    fn a_removed_object_the_new_set_still_needs_is_named_whatever_its_kind() {
+        let new = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      resourceClaims: [{name: gpu, resourceClaimName: gpu}, {name: fpga, resourceClaimTemplateName: fpga}]\n      volumes: [{name: ca, projected: {sources: [{clusterTrustBundle: {name: roots, path: ca.pem}}]}}, {name: e, ephemeral: {volumeClaimTemplate: {spec: {volumeAttributesClassName: gold, volumeName: ''}}}}]\n";
+        let old = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: gpu, namespace: ns}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: fpga, namespace: ns}\n---\napiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: roots}\n---\napiVersion: storage.k8s.io/v1\nkind: VolumeAttributesClass\nmetadata: {name: gold}\ndriverName: d\n";
+        let (old, new) = (
+            crate::input::parse("old", old).unwrap().manifests,
+            crate::input::parse("new", new).unwrap().manifests,
+        );
+        let users = references(&new);
+        let sets = Sets {
+            old: &old,
+            new: &new,
+            minor: 35,
+        };
+        let said: Vec<String> = (old.iter())
+            .map(|object| deleted(object, sets, &BTreeMap::new(), &users).unwrap_or_default())
+            .collect();
+        for why in &said {
+            assert!(
+                why.starts_with("still named by Deployment ns/d of the new set: "),
+                "{said:#?}"
+            );
+        }
+        // An empty volumeName names no PersistentVolume.
+        assert!(!users.keys().any(|(kind, ..)| *kind == "PersistentVolume"));
     }
 
     /// What a pod needs to start: its ServiceAccount (`default` when it
