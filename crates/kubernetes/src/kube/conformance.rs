@@ -61,15 +61,29 @@ impl std::fmt::Display for Unknown {
 }
 
 /// Builds, once per process, what compiling the first CRD schema would:
-/// the validator of the JSON Schema meta-schema that every CRD schema is
-/// held to (3.4 M instructions, more than the rest of a small render's
-/// schema check). A caller with a core to spare calls it on that core
-/// while it does other work (`render` does, while the values load);
-/// otherwise [`check`] builds it when a CRD first needs it.
+/// the validator of the meta-schema that every CRD schema is held to
+/// (draft 4's, [`crd_schema_options`]). A caller with a core to spare calls
+/// it on that core while it does other work (`render` does, while the
+/// values load); otherwise [`check`] builds it when a CRD first needs it.
 pub fn prepare() {
     let schema = serde_json::json!({"type": "object"});
-    let valid = jsonschema::meta::is_valid(&schema);
+    let valid = jsonschema::draft4::meta::is_valid(&schema);
     debug_assert!(valid, "the meta-schema takes an object schema");
+}
+
+/// How a CRD's `openAPIV3Schema` is compiled: as JSON Schema draft 4,
+/// the dialect of Kubernetes' `JSONSchemaProps` (OpenAPI 3.0's schema
+/// object), where `exclusiveMinimum` and `exclusiveMaximum` are booleans
+/// beside `minimum` and `maximum`. A later draft's meta-schema wants
+/// numbers there and would call a schema the API server accepts one that
+/// does not compile. `format` is not checked (as before: draft 4 would
+/// check it, by JSON Schema's definitions of the formats, not
+/// Kubernetes'); patterns compile as the API server's do.
+fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .should_validate_formats(false)
+        .with_pattern_options(super::pattern_engine())
 }
 
 /// Judges every object of `objects` against its schema: `schemas` for the
@@ -218,8 +232,7 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
         }
         for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
             let version_name = version["name"].as_str().unwrap_or_default();
-            let validator = jsonschema::options()
-                .with_pattern_options(super::pattern_engine())
+            let validator = crd_schema_options()
                 .build(&strict(&version["schema"]["openAPIV3Schema"]))
                 .map_err(|e| format!("the schema of CRD {name} does not compile: {e}"));
             (custom.entry(format!("{group}/{version_name}")).or_default())
@@ -370,6 +383,69 @@ mod tests {
                 .any(|(i, v)| *i == 1 && matches!(v, Verdict::Invalid(..))),
             "{verdicts:?}"
         );
+    }
+
+    fn widget_crd(properties: Json) -> Json {
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object",
+                    "properties": {"spec": {"type": "object", "properties": properties}}
+                }}}]}
+        })
+    }
+
+    fn widget(spec: Json) -> Json {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "namespace": "ops"}, "spec": spec})
+    }
+
+    /// The verdicts on the widget (index 1) beside `crd`.
+    fn widget_verdicts(crd: &Json, spec: Json) -> Vec<Verdict> {
+        let schemas = crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION).unwrap();
+        let verdicts = check(&[crd, &widget(spec)], &schemas, &[]);
+        assert!(verdicts.iter().all(|(i, _)| *i == 1), "{verdicts:?}");
+        verdicts.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// A CRD's schema is Kubernetes' `JSONSchemaProps`, JSON Schema draft
+    /// 4: `exclusiveMinimum: true` makes `minimum` exclusive (a later
+    /// draft's meta-schema wanted a number there and called the schema one
+    /// that does not compile), a `type` no draft has is still refused, and
+    /// `format` is not checked.
+    #[test]
+    fn a_crd_schema_is_read_as_kubernetes_reads_it() {
+        let bounded = widget_crd(json!({
+            "count": {"type": "integer", "minimum": 0, "exclusiveMinimum": true,
+                "maximum": 10, "exclusiveMaximum": true},
+            "stamp": {"type": "string", "format": "date-time"},
+        }));
+        assert_eq!(
+            widget_verdicts(&bounded, json!({"count": 5, "stamp": "not a date"})),
+            vec![]
+        );
+        for count in [0, 10] {
+            let verdicts = widget_verdicts(&bounded, json!({ "count": count }));
+            assert!(
+                matches!(&verdicts[..], [Verdict::Invalid(path, _)] if path.to_string() == "spec.count"),
+                "{count}: {verdicts:?}"
+            );
+        }
+        for (property, why) in [
+            (json!({"type": "strin"}), "\"strin\""),
+            (json!({"type": "integer", "multipleOf": -1}), "-1"),
+            (json!({"type": "string", "minLength": -2}), "-2"),
+        ] {
+            let crd = widget_crd(json!({ "field": property }));
+            let verdicts = widget_verdicts(&crd, json!({}));
+            assert!(
+                matches!(&verdicts[..], [Verdict::Uncompiled(message)] if message.contains(why)),
+                "{property}: {verdicts:?}"
+            );
+        }
     }
 
     /// The rule as first written: every member descended into.
