@@ -92,7 +92,9 @@ fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
 /// verdict names its object by index: first the CRDs whose claim is taken,
 /// in the set's order, then each object's, object by object.
 ///
-/// An explicit null is the field unset, as the API server reads it.
+/// An explicit null is the field unset, as the API server reads it; in a
+/// custom resource, where its CRD's schema does not make the field
+/// `nullable` (and there the field's `default`, when it has one).
 /// Unknown fields are errors, in a CRD's schema too (where it does not
 /// preserve them): the API server would drop them silently.
 ///
@@ -130,7 +132,13 @@ pub fn check(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<(us
 
 /// The validators of the custom kinds, by apiVersion, then kind: found
 /// by the object's two strings, without copying them into a key.
-type Custom = BTreeMap<String, BTreeMap<String, Result<Validator, String>>>;
+type Custom = BTreeMap<String, BTreeMap<String, Result<CustomSchema, String>>>;
+
+/// A custom kind's schema ([`strict`]) and its validator.
+struct CustomSchema {
+    schema: Json,
+    validator: Validator,
+}
 
 /// One object's verdicts.
 fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> {
@@ -156,7 +164,18 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
         // `is_valid` can answer true where `iter_errors` finds an error
         // (a schema whose `$ref`s form a cycle, an instance deep enough for
         // its cache: the test below).
-        Some(Ok(validator)) => invalid(
+        Some(Ok(CustomSchema { schema, validator })) => invalid({
+            // The API server drops a null it would not keep (a field not
+            // `nullable`) before it validates, or puts the field's default
+            // there: copied only when the object holds a null.
+            let pruned;
+            let object = match has_null_member(object) {
+                true => {
+                    pruned = without_dropped_nulls(object, Some(schema));
+                    &pruned
+                }
+                false => object,
+            };
             validator
                 .iter_errors(object)
                 .map(|e| {
@@ -165,8 +184,8 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
                         e.to_string(),
                     )
                 })
-                .collect(),
-        ),
+                .collect()
+        }),
         Some(Err(why)) => vec![Verdict::Uncompiled(why.clone())],
         None => vec![Verdict::Unknown(unknown(
             (api_version.to_owned(), kind.to_owned()),
@@ -232,9 +251,11 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
         }
         for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
             let version_name = version["name"].as_str().unwrap_or_default();
-            let validator = crd_schema_options()
-                .build(&strict(&version["schema"]["openAPIV3Schema"]))
-                .map_err(|e| format!("the schema of CRD {name} does not compile: {e}"));
+            let schema = strict(&version["schema"]["openAPIV3Schema"]);
+            let validator = match crd_schema_options().build(&schema) {
+                Ok(validator) => Ok(CustomSchema { schema, validator }),
+                Err(e) => Err(format!("the schema of CRD {name} does not compile: {e}")),
+            };
             (custom.entry(format!("{group}/{version_name}")).or_default())
                 .insert(kind.to_owned(), validator);
         }
@@ -251,6 +272,8 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
 /// `x-kubernetes-preserve-unknown-fields: true` keeps unknown fields at that
 /// node, `x-kubernetes-embedded-resource: true` accepts `apiVersion`, `kind`
 /// and `metadata` there, and the root's `metadata` is checked as ObjectMeta.
+/// A `nullable: true` node takes null besides its `type`, as the API server
+/// keeps and accepts a null there.
 fn strict(schema: &Json) -> Json {
     let mut schema = schema.clone();
     tighten(&mut schema, true);
@@ -268,6 +291,12 @@ fn tighten(node: &mut Json, resource: bool) {
     };
     let resource = resource || flag(object, "x-kubernetes-embedded-resource");
     let preserve = flag(object, "x-kubernetes-preserve-unknown-fields");
+    if flag(object, "nullable")
+        && let Some(Json::String(kind)) = object.get("type")
+    {
+        let kind = kind.clone();
+        object.insert("type".into(), serde_json::json!([kind, "null"]));
+    }
     if let Some(properties) = object.get_mut("properties").and_then(Json::as_object_mut) {
         for (name, property) in properties.iter_mut() {
             if resource && name == "metadata" {
@@ -321,6 +350,48 @@ fn has_null_member(value: &Json) -> bool {
         Json::Object(map) => map.values().any(|v| v.is_null() || nested(v)),
         Json::Array(items) => items.iter().any(nested),
         _ => false,
+    }
+}
+
+/// A custom resource as the API server validates it: a member that is null
+/// where `schema` (the schema of `value`) declares the field and does not
+/// make it `nullable` is dropped, or replaced by the field's `default`
+/// (Kubernetes' `PruneNonNullableNullsWithoutDefaults`, then its
+/// defaulting). A null the schema keeps (`nullable: true`) or does not
+/// know (an unknown field, an error of its own) stays; array items stay.
+fn without_dropped_nulls(value: &Json, schema: Option<&Json>) -> Json {
+    let field = |name: &str| {
+        let schema = schema?;
+        (schema.get("properties").and_then(|p| p.get(name)))
+            .or_else(|| schema.get("additionalProperties").filter(|s| s.is_object()))
+    };
+    match value {
+        Json::Object(map) => Json::Object(
+            map.iter()
+                .filter_map(|(name, member)| {
+                    let schema = field(name);
+                    let kept = schema.is_none_or(|s| s.field("nullable") == &Json::Bool(true));
+                    match member {
+                        Json::Null if !kept => schema
+                            .and_then(|s| s.get("default"))
+                            .map(|default| (name.clone(), default.clone())),
+                        member => Some((name.clone(), without_dropped_nulls(member, schema))),
+                    }
+                })
+                .collect(),
+        ),
+        Json::Array(items) => {
+            let schema = schema
+                .and_then(|s| s.get("items"))
+                .filter(|s| s.is_object());
+            Json::Array(
+                items
+                    .iter()
+                    .map(|item| without_dropped_nulls(item, schema))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
     }
 }
 
@@ -430,7 +501,7 @@ mod tests {
         for count in [0, 10] {
             let verdicts = widget_verdicts(&bounded, json!({ "count": count }));
             assert!(
-                matches!(&verdicts[..], [Verdict::Invalid(path, _)] if path.to_string() == "spec.count"),
+                matches!(&verdicts[..], [Verdict::Invalid(path, _)] if *path == "spec.count"),
                 "{count}: {verdicts:?}"
             );
         }
@@ -446,6 +517,60 @@ mod tests {
                 "{property}: {verdicts:?}"
             );
         }
+    }
+
+    /// A null in a custom resource, as the API server reads it: dropped
+    /// where the field is not `nullable` (so a required one is missing),
+    /// the field's default where it has one, kept and accepted where it is
+    /// `nullable`; a null array item is an item, and no string.
+    #[test]
+    fn a_null_in_a_custom_resource_is_dropped_defaulted_or_kept() {
+        let mut crd = widget_crd(json!({
+            "plain": {"type": "string"},
+            "maybe": {"type": "string", "nullable": true},
+            "defaulted": {"type": "integer", "default": 3},
+            "list": {"type": "array", "items": {"type": "string"}},
+            "nested": {"type": "object", "properties": {"inner": {"type": "string"}}},
+        }));
+        spec_required(&mut crd, json!(["maybe", "defaulted"]));
+        let accepted =
+            json!({"plain": null, "maybe": null, "defaulted": null, "nested": {"inner": null}});
+        assert_eq!(widget_verdicts(&crd, accepted), vec![]);
+        for (spec, path, why) in [
+            (
+                json!({"maybe": null}),
+                "spec",
+                "\"defaulted\" is a required property",
+            ),
+            (
+                json!({"maybe": "a", "defaulted": 1, "list": ["a", null]}),
+                "spec.list[1]",
+                "null",
+            ),
+            (
+                json!({"maybe": "a", "defaulted": 1, "extra": null}),
+                "spec",
+                "extra",
+            ),
+        ] {
+            let verdicts = widget_verdicts(&crd, spec.clone());
+            assert!(
+                matches!(&verdicts[..], [Verdict::Invalid(at, message)]
+                    if *at == path && message.contains(why)),
+                "{spec}: {verdicts:?}"
+            );
+        }
+        spec_required(&mut crd, json!(["plain"]));
+        let verdicts = widget_verdicts(&crd, json!({"plain": null}));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(_, message)] if message.contains("\"plain\" is a required")),
+            "{verdicts:?}"
+        );
+    }
+
+    fn spec_required(crd: &mut Json, required: Json) {
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["required"] =
+            required;
     }
 
     /// The rule as first written: every member descended into.
