@@ -145,8 +145,9 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
     // The API server reads an explicit null as the field unset (its
     // zero value): `maxSurge: null` is no int-or-string to refuse.
     // Copied only when it holds one: most objects are validated as they are.
+    let nulls = has_null_member(object);
     let cleaned;
-    let validated = match has_null_member(object) {
+    let validated = match nulls {
         true => {
             cleaned = without_nulls(object);
             &cleaned
@@ -169,7 +170,7 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
             // `nullable`) before it validates, or puts the field's default
             // there: copied only when the object holds a null.
             let pruned;
-            let object = match has_null_member(object) {
+            let object = match nulls {
                 true => {
                     pruned = without_dropped_nulls(object, Some(schema));
                     &pruned
