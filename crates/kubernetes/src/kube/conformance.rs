@@ -274,7 +274,8 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
 /// node, `x-kubernetes-embedded-resource: true` accepts `apiVersion`, `kind`
 /// and `metadata` there, and the root's `metadata` is checked as ObjectMeta.
 /// A `nullable: true` node takes null besides its `type`, as the API server
-/// keeps and accepts a null there.
+/// keeps and accepts a null there; a field with a `default` is not
+/// required, as the API server defaults it before it validates.
 fn strict(schema: &Json) -> Json {
     let mut schema = schema.clone();
     tighten(&mut schema, true);
@@ -297,6 +298,26 @@ fn tighten(node: &mut Json, resource: bool) {
     {
         let kind = kind.clone();
         object.insert("type".into(), serde_json::json!([kind, "null"]));
+    }
+    // A required field with a `default` is never missing: the API server
+    // puts the default there before it validates (and has held the
+    // default to the schema when it took the CRD).
+    let defaulted: Vec<String> = (object.get("properties").and_then(Json::as_object))
+        .into_iter()
+        .flatten()
+        .filter(|(_, property)| property.get("default").is_some())
+        .map(|(name, _)| name.clone())
+        .collect();
+    if let Some(Json::Array(required)) = object.get_mut("required") {
+        required.retain(|name| {
+            !name
+                .as_str()
+                .is_some_and(|n| defaulted.iter().any(|d| d == n))
+        });
+        if required.is_empty() {
+            // Draft 4 wants at least one name there.
+            object.remove("required");
+        }
     }
     if let Some(properties) = object.get_mut("properties").and_then(Json::as_object_mut) {
         for (name, property) in properties.iter_mut() {
@@ -537,12 +558,9 @@ mod tests {
         let accepted =
             json!({"plain": null, "maybe": null, "defaulted": null, "nested": {"inner": null}});
         assert_eq!(widget_verdicts(&crd, accepted), vec![]);
+        // Left out, a required field with a default is defaulted too.
+        assert_eq!(widget_verdicts(&crd, json!({"maybe": null})), vec![]);
         for (spec, path, why) in [
-            (
-                json!({"maybe": null}),
-                "spec",
-                "\"defaulted\" is a required property",
-            ),
             (
                 json!({"maybe": "a", "defaulted": 1, "list": ["a", null]}),
                 "spec.list[1]",
@@ -565,6 +583,30 @@ mod tests {
         let verdicts = widget_verdicts(&crd, json!({"plain": null}));
         assert!(
             matches!(&verdicts[..], [Verdict::Invalid(_, message)] if message.contains("\"plain\" is a required")),
+            "{verdicts:?}"
+        );
+    }
+
+    /// A required field with a default may be left out: the API server
+    /// defaults it before it validates. One without a default may not,
+    /// and a default does not excuse a wrong value.
+    #[test]
+    fn a_required_field_with_a_default_may_be_left_out() {
+        let mut crd = widget_crd(json!({
+            "size": {"type": "integer", "default": 3},
+            "name": {"type": "string"},
+        }));
+        spec_required(&mut crd, json!(["size"]));
+        assert_eq!(widget_verdicts(&crd, json!({})), vec![]);
+        let verdicts = widget_verdicts(&crd, json!({"size": "big"}));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(at, _)] if *at == "spec.size"),
+            "{verdicts:?}"
+        );
+        spec_required(&mut crd, json!(["size", "name"]));
+        let verdicts = widget_verdicts(&crd, json!({}));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(_, message)] if message.contains("\"name\" is a required")),
             "{verdicts:?}"
         );
     }

@@ -14,7 +14,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "K8S",
         title: "Every object matches its Kubernetes schema, strictly",
-        help: "Built-in kinds against the vendored strict schemas of `--kube-version`, cert-manager Certificates against the project's schema, custom resources against the CRDs in the input or given with `--crd` (a CRD's `openAPIV3Schema` read as the API server reads it, JSON Schema draft 4: `exclusiveMinimum: true` makes `minimum` exclusive; `format` is not checked). Unknown fields are errors: the API server would drop them silently. An explicit null in a built-in kind is the field unset, as the API server reads it; in a custom resource it is dropped where the field is not `nullable` (its `default` put there when it has one) and kept where it is.",
+        help: "Built-in kinds against the vendored strict schemas of `--kube-version`, cert-manager Certificates against the project's schema, custom resources against the CRDs in the input or given with `--crd` (a CRD's `openAPIV3Schema` read as the API server reads it, JSON Schema draft 4: `exclusiveMinimum: true` makes `minimum` exclusive; `format` is not checked). Unknown fields are errors: the API server would drop them silently. An explicit null in a built-in kind is the field unset, as the API server reads it; in a custom resource it is dropped where the field is not `nullable` (its `default` put there when it has one) and kept where it is, and a required field with a `default` may be left out (the API server defaults before it validates).",
         example: "K8S Deployment buildkit-operator/buildkit-buildd spec: Additional properties are not allowed ('revisionHistoryLimt' was unexpected)",
         doc: DOC,
     },
