@@ -62,9 +62,10 @@ impl std::fmt::Display for Unknown {
 
 /// Builds, once per process, what compiling the first CRD schema would:
 /// the validator of the meta-schema that every CRD schema is held to
-/// (draft 4's, [`crd_schema_options`]). A caller with a core to spare calls
-/// it on that core while it does other work (`render` does, while the
-/// values load); otherwise [`check`] builds it when a CRD first needs it.
+/// (draft 4's, the dialect of Kubernetes' `JSONSchemaProps`). A caller
+/// with a core to spare calls it on that core while it does other work
+/// (`render` does, while the values load); otherwise [`check`] builds it
+/// when a CRD first needs it.
 pub fn prepare() {
     let schema = serde_json::json!({"type": "object"});
     let valid = jsonschema::draft4::meta::is_valid(&schema);
