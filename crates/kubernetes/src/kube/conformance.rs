@@ -146,9 +146,9 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
     // The API server reads an explicit null as the field unset (its
     // zero value): `maxSurge: null` is no int-or-string to refuse.
     // Copied only when it holds one: most objects are validated as they are.
-    let nulls = has_null_member(object);
+    let found = scan(object);
     let cleaned;
-    let validated = match nulls {
+    let validated = match found.null_member {
         true => {
             cleaned = without_nulls(object);
             &cleaned
@@ -167,14 +167,12 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
         // (a schema whose `$ref`s form a cycle, an instance deep enough for
         // its cache: the test below).
         Some(Ok(CustomSchema { schema, validator })) => invalid({
-            // The API server drops a null it would not keep (a field not
-            // `nullable`) before it validates, or puts the field's default
-            // there: copied only when the object holds a null.
-            let pruned;
-            let object = match nulls {
+            // Copied only when the server's reading changes something.
+            let read;
+            let object = match found.to_read {
                 true => {
-                    pruned = without_dropped_nulls(object, Some(schema));
-                    &pruned
+                    read = as_the_server_reads(object, Some(schema));
+                    &read
                 }
                 false => object,
             };
@@ -283,6 +281,38 @@ fn strict(schema: &Json) -> Json {
     schema
 }
 
+/// A `nullable: true` node as the API server judges a null there: its
+/// type takes null, and the checks a null would fail beside the type
+/// (`anyOf`, `oneOf`, `allOf`, `not`) are only asked of other values; its
+/// `enum` still refuses a null (the server matches no null against one).
+fn nullable(object: &mut serde_json::Map<String, Json>) {
+    match object.get("type") {
+        Some(Json::String(kind)) => {
+            let kind = kind.clone();
+            object.insert("type".into(), serde_json::json!([kind, "null"]));
+        }
+        Some(Json::Array(kinds)) if !kinds.contains(&Json::from("null")) => {
+            let mut kinds = kinds.clone();
+            kinds.push("null".into());
+            object.insert("type".into(), Json::Array(kinds));
+        }
+        _ => {}
+    }
+    if let Some(Json::Array(values)) = object.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    let combined: serde_json::Map<String, Json> = ["anyOf", "oneOf", "allOf", "not"]
+        .into_iter()
+        .filter_map(|key| Some((key.to_owned(), object.remove(key)?)))
+        .collect();
+    if !combined.is_empty() {
+        object.insert(
+            "anyOf".into(),
+            serde_json::json!([{"type": "null"}, combined]),
+        );
+    }
+}
+
 /// Makes one schema node (and the schemas below it) strict; `resource`
 /// when the node is a whole object of the API (the root, or embedded).
 fn tighten(node: &mut Json, resource: bool) {
@@ -294,30 +324,28 @@ fn tighten(node: &mut Json, resource: bool) {
     };
     let resource = resource || flag(object, "x-kubernetes-embedded-resource");
     let preserve = flag(object, "x-kubernetes-preserve-unknown-fields");
-    if flag(object, "nullable")
-        && let Some(Json::String(kind)) = object.get("type")
-    {
-        let kind = kind.clone();
-        object.insert("type".into(), serde_json::json!([kind, "null"]));
+    // An int-or-string takes an integer or a string, whatever else the
+    // node says (the API server gives it that type).
+    if flag(object, "x-kubernetes-int-or-string") && !object.contains_key("type") {
+        object.insert("type".into(), serde_json::json!(["integer", "string"]));
+    }
+    if flag(object, "nullable") {
+        nullable(object);
     }
     // A required field with a `default` is never missing: the API server
-    // puts the default there before it validates (and has held the
-    // default to the schema when it took the CRD).
-    let defaulted: Vec<String> = (object.get("properties").and_then(Json::as_object))
-        .into_iter()
-        .flatten()
-        .filter(|(_, property)| property.get("default").is_some())
-        .map(|(name, _)| name.clone())
-        .collect();
-    if let Some(Json::Array(required)) = object.get_mut("required") {
+    // puts the default there before it validates (and held the default to
+    // the schema when it took the CRD). A null default is none.
+    if matches!(object.get("required"), Some(Json::Array(_)))
+        && let Some(Json::Array(mut required)) = object.remove("required")
+    {
+        let properties = object.get("properties");
         required.retain(|name| {
-            !name
-                .as_str()
-                .is_some_and(|n| defaulted.iter().any(|d| d == n))
+            let default = (name.as_str()).and_then(|name| properties?.get(name)?.get("default"));
+            default.is_none_or(Json::is_null)
         });
-        if required.is_empty() {
-            // Draft 4 wants at least one name there.
-            object.remove("required");
+        // Draft 4 wants at least one name there.
+        if !required.is_empty() {
+            object.insert("required".into(), Json::Array(required));
         }
     }
     if let Some(properties) = object.get_mut("properties").and_then(Json::as_object_mut) {
@@ -361,28 +389,57 @@ fn tighten(node: &mut Json, resource: bool) {
     // closing one of them would refuse the node's other fields.
 }
 
-/// Whether `value` has an object member whose value is null, at any depth:
-/// what [`without_nulls`] would leave out.
-///
-/// Only an object or an array is descended into: a string, a number or a
-/// boolean, most of a manifest's values, holds no member, and is passed
-/// over without a call.
-fn has_null_member(value: &Json) -> bool {
-    let nested = |v: &Json| matches!(v, Json::Object(_) | Json::Array(_)) && has_null_member(v);
-    match value {
-        Json::Object(map) => map.values().any(|v| v.is_null() || nested(v)),
-        Json::Array(items) => items.iter().any(nested),
-        _ => false,
-    }
+/// What one pass over an object finds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Found {
+    /// An object member whose value is null, at any depth: what
+    /// [`without_nulls`] leaves out.
+    null_member: bool,
+    /// Anything [`as_the_server_reads`] may change: a null member or item,
+    /// a whole number written with a fraction or an exponent.
+    to_read: bool,
 }
 
-/// A custom resource as the API server validates it: a member that is null
-/// where `schema` (the schema of `value`) declares the field and does not
-/// make it `nullable` is dropped, or replaced by the field's `default`
-/// (Kubernetes' `PruneNonNullableNullsWithoutDefaults`, then its
-/// defaulting). A null the schema keeps (`nullable: true`) or does not
-/// know (an unknown field, an error of its own) stays; array items stay.
-fn without_dropped_nulls(value: &Json, schema: Option<&Json>) -> Json {
+/// [`Found`] of `value`.
+fn scan(value: &Json) -> Found {
+    fn walk(value: &Json, found: &mut Found) {
+        match value {
+            Json::Object(map) => map.values().for_each(|v| {
+                found.null_member |= v.is_null();
+                walk(v, found);
+            }),
+            Json::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            Json::Null => found.to_read = true,
+            Json::Number(n) => found.to_read |= whole(n).is_some(),
+            Json::Bool(_) | Json::String(_) => {}
+        }
+    }
+    let mut found = Found::default();
+    walk(value, &mut found);
+    found
+}
+
+/// A number written as a float (`1.0`, `1e+07`) whose value is a whole
+/// number in range: as an integer. The API server's `integer` takes it
+/// (kubectl and Helm send it as one); draft 4's `integer` would not.
+fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
+    let f = n.as_f64().filter(|_| n.is_f64())?;
+    // Exactly representable and in i64's range.
+    (f.fract() == 0.0 && f.abs() < 9.0e15).then(|| serde_json::Number::from(f as i64))
+}
+
+/// A custom resource as the API server validates it. A member that is
+/// null where `schema` (the schema of `value`) declares the field and
+/// does not make it `nullable` is dropped (Kubernetes'
+/// `PruneNonNullableNullsWithoutDefaults`; where the field has a default
+/// the server puts it there, which it held to the schema when it took the
+/// CRD, and the strict schema no longer requires such a field). A null the
+/// schema keeps (`nullable: true`) or does not know (an unknown field, an
+/// error of its own) stays. A null array item stays, or becomes the items'
+/// default when that is a scalar (a larger default is not copied per
+/// item). A whole number written as a float is an integer ([`whole`]).
+fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
+    let nullable = |s: &Json| s.get("nullable") == Some(&Json::Bool(true));
     let field = |name: &str| {
         let schema = schema?;
         (schema.get("properties").and_then(|p| p.get(name)))
@@ -393,27 +450,26 @@ fn without_dropped_nulls(value: &Json, schema: Option<&Json>) -> Json {
             map.iter()
                 .filter_map(|(name, member)| {
                     let schema = field(name);
-                    let kept = schema.is_none_or(|s| s.field("nullable") == &Json::Bool(true));
-                    match member {
-                        Json::Null if !kept => schema
-                            .and_then(|s| s.get("default"))
-                            .map(|default| (name.clone(), default.clone())),
-                        member => Some((name.clone(), without_dropped_nulls(member, schema))),
-                    }
+                    let dropped = member.is_null() && schema.is_some_and(|s| !nullable(s));
+                    (!dropped).then(|| (name.clone(), as_the_server_reads(member, schema)))
                 })
                 .collect(),
         ),
         Json::Array(items) => {
-            let schema = schema
-                .and_then(|s| s.get("items"))
-                .filter(|s| s.is_object());
+            let schema = (schema.and_then(|s| s.get("items"))).filter(|s| s.is_object());
+            let default = (schema.filter(|s| !nullable(s)))
+                .and_then(|s| s.get("default"))
+                .filter(|d| matches!(d, Json::Bool(_) | Json::Number(_) | Json::String(_)));
             Json::Array(
-                items
-                    .iter()
-                    .map(|item| without_dropped_nulls(item, schema))
+                (items.iter())
+                    .map(|item| match (item, default) {
+                        (Json::Null, Some(default)) => default.clone(),
+                        (item, _) => as_the_server_reads(item, schema),
+                    })
                     .collect(),
             )
         }
+        Json::Number(n) => whole(n).map_or_else(|| value.clone(), Json::Number),
         other => other.clone(),
     }
 }
@@ -508,8 +564,11 @@ mod tests {
     /// A CRD's schema is Kubernetes' `JSONSchemaProps`, JSON Schema draft
     /// 4: `exclusiveMinimum: true` makes `minimum` exclusive (a later
     /// draft's meta-schema wanted a number there and called the schema one
-    /// that does not compile), a `type` no draft has is still refused, and
-    /// `format` is not checked.
+    /// that does not compile), a whole number written as a float is an
+    /// integer (as the API server's `integer` takes it; draft 4's would
+    /// not), an int-or-string takes nothing else, and a `type` no draft has
+    /// is still refused. `format` is not checked: chartgen's choice (the
+    /// API server checks some formats, by its own definitions).
     #[test]
     fn a_crd_schema_is_read_as_kubernetes_reads_it() {
         let bounded = widget_crd(json!({
@@ -517,10 +576,29 @@ mod tests {
                 "maximum": 10, "exclusiveMaximum": true},
             "stamp": {"type": "string", "format": "date-time"},
         }));
-        assert_eq!(
-            widget_verdicts(&bounded, json!({"count": 5, "stamp": "not a date"})),
-            vec![]
+        for count in [json!(5), json!(5.0), json!(1e0)] {
+            let spec = json!({"count": count, "stamp": "not a date"});
+            assert_eq!(widget_verdicts(&bounded, spec), vec![], "{count}");
+        }
+        let verdicts = widget_verdicts(&bounded, json!({ "count": 5.5 }));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(path, _)] if *path == "spec.count"),
+            "{verdicts:?}"
         );
+        let port = widget_crd(json!({
+            "port": {"x-kubernetes-int-or-string": true,
+                "anyOf": [{"type": "integer"}, {"type": "string"}]},
+            "loose": {"x-kubernetes-int-or-string": true},
+        }));
+        let spec = json!({"port": 8080, "loose": "http"});
+        assert_eq!(widget_verdicts(&port, spec), vec![]);
+        for spec in [json!({"port": true}), json!({"loose": {"a": 1}})] {
+            let verdicts = widget_verdicts(&port, spec.clone());
+            assert!(
+                matches!(&verdicts[..], [Verdict::Invalid(..), ..]),
+                "{spec}: {verdicts:?}"
+            );
+        }
         for count in [0, 10] {
             let verdicts = widget_verdicts(&bounded, json!({ "count": count }));
             assert!(
@@ -528,18 +606,12 @@ mod tests {
                 "{count}: {verdicts:?}"
             );
         }
-        for (property, why) in [
-            (json!({"type": "strin"}), "\"strin\""),
-            (json!({"type": "integer", "multipleOf": -1}), "-1"),
-            (json!({"type": "string", "minLength": -2}), "-2"),
-        ] {
-            let crd = widget_crd(json!({ "field": property }));
-            let verdicts = widget_verdicts(&crd, json!({}));
-            assert!(
-                matches!(&verdicts[..], [Verdict::Uncompiled(message)] if message.contains(why)),
-                "{property}: {verdicts:?}"
-            );
-        }
+        let crd = widget_crd(json!({ "field": {"type": "strin"} }));
+        let verdicts = widget_verdicts(&crd, json!({}));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Uncompiled(message)] if message.contains("\"strin\"")),
+            "{verdicts:?}"
+        );
     }
 
     /// A null in a custom resource, as the API server reads it: dropped
@@ -580,6 +652,30 @@ mod tests {
                 "{spec}: {verdicts:?}"
             );
         }
+        // A null item takes the items' default; a nullable int-or-string
+        // takes null, but a nullable enum does not.
+        let mut crd = widget_crd(json!({
+            "sizes": {"type": "array", "items": {"type": "integer", "default": 1}},
+            "port": {"x-kubernetes-int-or-string": true, "nullable": true,
+                "anyOf": [{"type": "integer"}, {"type": "string"}]},
+            "mode": {"type": "string", "nullable": true, "enum": ["a", null]},
+            "nothing": {"type": "string", "default": null},
+            "plain": {"type": "string"},
+        }));
+        let spec = json!({"sizes": [2, null], "port": null, "nothing": "x"});
+        assert_eq!(widget_verdicts(&crd, spec), vec![]);
+        let verdicts = widget_verdicts(&crd, json!({"mode": null}));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(at, _)] if *at == "spec.mode"),
+            "{verdicts:?}"
+        );
+        // A null default is no default: the field stays required.
+        spec_required(&mut crd, json!(["nothing"]));
+        let verdicts = widget_verdicts(&crd, json!({}));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(_, message)] if message.contains("\"nothing\" is a required")),
+            "{verdicts:?}"
+        );
         spec_required(&mut crd, json!(["plain"]));
         let verdicts = widget_verdicts(&crd, json!({"plain": null}));
         assert!(
@@ -628,11 +724,11 @@ mod tests {
         }
     }
 
-    /// Passing over scalars changes no answer: a null member at the top,
-    /// deep in objects and arrays, a null array item (no member), and
-    /// values with no null at all.
+    /// The scan's null members are those of descending everywhere (a null
+    /// member at the top, deep in objects and arrays; a null array item is
+    /// none); what the custom resources' reading changes is found too.
     #[test]
-    fn has_null_member_agrees_with_descending_everywhere() {
+    fn the_scan_finds_what_each_reading_changes() {
         let values = [
             json!(null),
             json!(1),
@@ -650,12 +746,21 @@ mod tests {
         ];
         for value in values {
             assert_eq!(
-                has_null_member(&value),
+                scan(&value).null_member,
                 has_null_member_everywhere(&value),
                 "{value}"
             );
         }
-        assert!(has_null_member(&json!({"a": [{"b": null}]})));
-        assert!(!has_null_member(&json!([null, [null]])));
+        assert!(scan(&json!({"a": [{"b": null}]})).null_member);
+        let items = scan(&json!([1, [null]]));
+        assert!(!items.null_member && items.to_read, "{items:?}");
+        for (value, to_read) in [
+            (json!({"a": 1.0}), true),
+            (json!({"a": [1e7]}), true),
+            (json!({"a": 1.5}), false),
+            (json!({"a": 1, "b": "1.0", "c": [true]}), false),
+        ] {
+            assert_eq!(scan(&value).to_read, to_read, "{value}");
+        }
     }
 }
