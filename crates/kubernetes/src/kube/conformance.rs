@@ -95,7 +95,8 @@ fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
 ///
 /// An explicit null is the field unset, as the API server reads it; in a
 /// custom resource, where its CRD's schema does not make the field
-/// `nullable` (and there the field's `default`, when it has one).
+/// `nullable` (a required field with a `default` may be left out: the
+/// server defaults it).
 /// Unknown fields are errors, in a CRD's schema too (where it does not
 /// preserve them): the API server would drop them silently.
 ///
@@ -420,12 +421,14 @@ fn scan(value: &Json) -> Found {
 }
 
 /// A number written as a float (`1.0`, `1e+07`) whose value is a whole
-/// number in range: as an integer. The API server's `integer` takes it
-/// (kubectl and Helm send it as one); draft 4's `integer` would not.
+/// number an int64 holds: as an integer. The API server's `integer` takes
+/// it (kubectl and Helm send it as one); draft 4's `integer` would not.
 fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
+    // i64's range, both bounds exact as floats; a whole float in it
+    // converts exactly.
+    const RANGE: std::ops::Range<f64> = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
     let f = n.as_f64().filter(|_| n.is_f64())?;
-    // Exactly representable and in i64's range.
-    (f.fract() == 0.0 && f.abs() < 9.0e15).then(|| serde_json::Number::from(f as i64))
+    (f.fract() == 0.0 && RANGE.contains(&f)).then(|| serde_json::Number::from(f as i64))
 }
 
 /// A custom resource as the API server validates it. A member that is
@@ -576,6 +579,11 @@ mod tests {
                 "maximum": 10, "exclusiveMaximum": true},
             "stamp": {"type": "string", "format": "date-time"},
         }));
+        assert_eq!(
+            whole(&serde_json::Number::from_f64(1e16).unwrap()),
+            Some(10_000_000_000_000_000_i64.into())
+        );
+        assert_eq!(whole(&serde_json::Number::from_f64(1e19).unwrap()), None);
         for count in [json!(5), json!(5.0), json!(1e0)] {
             let spec = json!({"count": count, "stamp": "not a date"});
             assert_eq!(widget_verdicts(&bounded, spec), vec![], "{count}");
