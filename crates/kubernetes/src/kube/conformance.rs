@@ -98,7 +98,9 @@ fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
 /// `nullable` (a required field with a `default` may be left out: the
 /// server defaults it).
 /// Unknown fields are errors, in a CRD's schema too (where it does not
-/// preserve them): the API server would drop them silently.
+/// preserve them): the API server would drop them silently. A custom
+/// resource's `status` is not judged where its version has the status
+/// subresource: the API server drops it from what is created or applied.
 ///
 /// ```
 /// use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
@@ -140,6 +142,10 @@ type Custom = BTreeMap<String, BTreeMap<String, Result<CustomSchema, String>>>;
 struct CustomSchema {
     schema: Json,
     validator: Validator,
+    /// Whether the version has the status subresource: the API server then
+    /// drops `.status` from what is created or applied (it is written only
+    /// through `/status`), so a manifest's status is never validated.
+    status_dropped: bool,
 }
 
 /// One object's verdicts.
@@ -167,15 +173,23 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
         // `is_valid` can answer true where `iter_errors` finds an error
         // (a schema whose `$ref`s form a cycle, an instance deep enough for
         // its cache: the test below).
-        Some(Ok(CustomSchema { schema, validator })) => invalid({
+        Some(Ok(CustomSchema {
+            schema,
+            validator,
+            status_dropped,
+        })) => invalid({
             // Copied only when the server's reading changes something.
             let read;
-            let object = match found.to_read {
-                true => {
+            let object = match (found.to_read, status_dropped) {
+                (_, true) if object.get("status").is_some() => {
+                    read = as_the_server_reads(&without_status(object), Some(schema));
+                    &read
+                }
+                (true, _) => {
                     read = as_the_server_reads(object, Some(schema));
                     &read
                 }
-                false => object,
+                _ => object,
             };
             validator
                 .iter_errors(object)
@@ -253,8 +267,13 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
         for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
             let version_name = version["name"].as_str().unwrap_or_default();
             let schema = strict(&version["schema"]["openAPIV3Schema"]);
+            let status_dropped = version["subresources"]["status"].is_object();
             let validator = match crd_schema_options().build(&schema) {
-                Ok(validator) => Ok(CustomSchema { schema, validator }),
+                Ok(validator) => Ok(CustomSchema {
+                    schema,
+                    validator,
+                    status_dropped,
+                }),
                 Err(e) => Err(format!("the schema of CRD {name} does not compile: {e}")),
             };
             (custom.entry(format!("{group}/{version_name}")).or_default())
@@ -477,6 +496,20 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
     }
 }
 
+/// A custom resource without its `status`, as the API server creates or
+/// updates one whose version has the status subresource.
+fn without_status(object: &Json) -> Json {
+    match object {
+        Json::Object(map) => Json::Object(
+            (map.iter())
+                .filter(|(name, _)| *name != "status")
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// `value` with every object member whose value is null left out, at any
 /// depth (array items stay: a null item is an item).
 fn without_nulls(value: &Json) -> Json {
@@ -562,6 +595,36 @@ mod tests {
         let verdicts = check(&[crd, &widget(spec)], &schemas, &[]);
         assert!(verdicts.iter().all(|(i, _)| *i == 1), "{verdicts:?}");
         verdicts.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// With the status subresource, the API server drops a custom
+    /// resource's `status` when it is created or applied (only `/status`
+    /// writes it): a status the schema refuses is no finding there, and
+    /// still one without the subresource. The rest is judged as before.
+    #[test]
+    fn a_status_the_server_drops_is_not_judged() {
+        let mut crd = widget_crd(json!({ "size": {"type": "integer"} }));
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"] =
+            json!({"type": "object", "properties": {"ready": {"type": "boolean"}}});
+        let schemas = crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION).unwrap();
+        let mut widget = widget(json!({ "size": 3 }));
+        widget["status"] = json!({"ready": "yes", "typo": null, "n": 1.0});
+        let invalid_at = |crd: &Json, widget: &Json| -> Vec<String> {
+            (check(&[crd, widget], &schemas, &[]).into_iter())
+                .map(|(i, v)| match v {
+                    Verdict::Invalid(path, _) if i == 1 => path.to_string(),
+                    other => panic!("{i}: {other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(invalid_at(&crd, &widget), ["status.ready", "status"]);
+        crd["spec"]["versions"][0]["subresources"] = json!({"status": {}});
+        assert_eq!(invalid_at(&crd, &widget), Vec::<String>::new());
+        widget["spec"]["size"] = json!("three");
+        assert_eq!(invalid_at(&crd, &widget), ["spec.size"]);
+        // Without a status, nothing is copied or changed.
+        let plain = self::widget(json!({ "size": 3 }));
+        assert_eq!(invalid_at(&crd, &plain), Vec::<String>::new());
     }
 
     /// A CRD's schema is Kubernetes' `JSONSchemaProps`, JSON Schema draft
