@@ -121,6 +121,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
         "Service" => service(spec, &at, found),
         "NetworkPolicy" => network_policy(spec, &at, found),
         "Role" | "ClusterRole" => role(object, kind, found),
+        "CustomResourceDefinition" => super::crd::check(spec, &at, found),
         "RoleBinding" | "ClusterRoleBinding" => binding(object, kind, found),
         _ => {}
     }
