@@ -171,22 +171,25 @@ fn node(schema: &Json, at: &KeyPath, context: Context, found: &mut Found) {
     {
         found.push((at.key("default"), format!("must not be set {reason}")));
     }
-    for (member, what) in [
-        ("id", "id"),
-        ("additionalItems", "additionalItems"),
-        ("patternProperties", "patternProperties"),
-        ("definitions", "definitions"),
-        ("dependencies", "dependencies"),
-        ("$ref", "$ref"),
+    // Set as the API server reads each field: `id` a string (empty is
+    // unset), `patternProperties` and `definitions` maps (empty is unset),
+    // the others pointers (any value, even `""`, `{}` or `false`, is set).
+    for (member, empty_is_unset) in [
+        ("id", true),
+        ("additionalItems", false),
+        ("patternProperties", true),
+        ("definitions", true),
+        ("dependencies", false),
+        ("$ref", false),
     ] {
         let set = match schema.get(member) {
             None | Some(Json::Null) => false,
-            Some(Json::String(s)) => !s.is_empty(),
-            Some(Json::Object(map)) => !map.is_empty() || member != "definitions",
+            Some(Json::String(s)) if empty_is_unset => !s.is_empty(),
+            Some(Json::Object(map)) if empty_is_unset => !map.is_empty(),
             Some(_) => true,
         };
         if set {
-            found.push((at.key(member), format!("{what} is not supported")));
+            found.push((at.key(member), format!("{member} is not supported")));
         }
     }
     if schema
@@ -510,7 +513,8 @@ fn only_names(metadata: &Json) -> bool {
         return true;
     };
     members.iter().all(|(member, value)| match member.as_str() {
-        "type" | "default" => true,
+        // Set aside, or no part of a structural schema.
+        "type" | "default" | "example" | "externalDocs" | "$schema" => true,
         "properties" => value
             .as_object()
             .is_none_or(|p| p.keys().all(|k| k == "name" || k == "generateName")),
@@ -594,8 +598,10 @@ fn nested(schema: &Json, at: &KeyPath, skip_any_of: bool, found: &mut Found) {
         let value = schema.field(member);
         let set = match value {
             Json::Array(items) => !items.is_empty(),
+            // Any value of these is set, even `false`.
+            other if ["default", "additionalProperties"].contains(member) => !other.is_null(),
             // Read as the API server's zero values: unset.
-            other => !zero(other) || (*member == "default" && !other.is_null()),
+            other => !zero(other),
         };
         if set {
             found.push((at.key(*member), (*why).to_owned()));
@@ -774,8 +780,14 @@ mod tests {
         assert_eq!(found(&spec(accepted())), Found::new());
         // The root's metadata may restrict its name.
         let mut schema = accepted();
-        schema["properties"]["metadata"] =
-            json!({"type": "object", "properties": {"name": {"type": "string", "maxLength": 40}}});
+        schema["properties"]["metadata"] = json!({"type": "object", "example": {"name": "a"},
+            "properties": {"name": {"type": "string", "maxLength": 40}}});
+        assert_eq!(found(&spec(schema)), Found::new());
+        // Empty, these are unset.
+        let mut schema = accepted();
+        schema["properties"]["spec"]["definitions"] = json!({});
+        schema["properties"]["spec"]["patternProperties"] = json!({});
+        schema["properties"]["spec"]["id"] = json!("");
         assert_eq!(found(&spec(schema)), Found::new());
         // Without pruning, the schema need not be structural.
         let mut loose = spec(json!({"type": "object", "properties": {"a": {}}}));
@@ -999,6 +1011,36 @@ mod tests {
                 json!(true),
                 ".nullable",
                 "cannot be true at the root",
+            ),
+            (
+                "/properties/spec/$ref",
+                json!(""),
+                ".properties.spec.$ref",
+                "$ref is not supported",
+            ),
+            (
+                "/properties/spec/dependencies",
+                json!({}),
+                ".properties.spec.dependencies",
+                "not supported",
+            ),
+            (
+                "/properties/spec/not",
+                json!({"additionalProperties": false}),
+                ".properties.spec.not.additionalProperties",
+                "must be undefined to be structural",
+            ),
+            (
+                "/properties/spec/anyOf/0/default",
+                json!(false),
+                ".properties.spec.anyOf[0].default",
+                "must be undefined to be structural",
+            ),
+            (
+                "/properties/metadata/description",
+                json!("the object's"),
+                ".properties.metadata",
+                "other than name and generateName",
             ),
             (
                 "/enum",
