@@ -1,24 +1,32 @@
 //! What the API server refuses in a CustomResourceDefinition's schemas
-//! although `JSONSchemaProps` has a field for it
+//! although `JSONSchemaProps` has a field for it, on create
 //! (`apiextensions-apiserver`: `pkg/apis/apiextensions/validation` and the
 //! structural schema rules of `pkg/apiserver/schema`): keywords it does not
-//! support (`$ref`, `definitions`, `id`, `dependencies`, `patternProperties`,
-//! `additionalItems`, `uniqueItems: true`, `type: null`, an array of
-//! `items`), `additionalProperties` beside `properties`, the
-//! `x-kubernetes-*` extensions' own rules, a schema per version, defaults
-//! in the root's metadata, and the structural schema: a `type` on every
-//! specified field and array item, `items` for every array, an object at
-//! the root with no `additionalProperties`, the root's `metadata` naming
-//! at most `name` and `generateName`, value validations (`allOf`,
-//! `anyOf`, `oneOf`, `not`) that specify no type, default, description
-//! or extension and name no field the schema outside them does not.
-//! Not checked here: CEL rules and their cost, `format` names, a
-//! default's value against its schema, patterns (the schema check
-//! compiles them as the API server does).
+//! support (`$ref`, `$schema`, `definitions`, `id`, `dependencies`,
+//! `patternProperties`, `additionalItems`, `uniqueItems: true`,
+//! `type: null`, an array of `items`), `additionalProperties` beside
+//! `properties`, the `x-kubernetes-*` extensions' own rules (list and map
+//! types, map keys, sets of atomic items), a schema per version,
+//! `spec.preserveUnknownFields`, defaults in the root's metadata, and the
+//! structural schema: a `type` on every specified field and array item,
+//! `items` for every array, an object at the root with no
+//! `additionalProperties`, the root's `metadata` naming at most `name` and
+//! `generateName`, value validations (`allOf`, `anyOf`, `oneOf`, `not`)
+//! that specify no type, default, description or extension, and the
+//! root's naming no field the schema beside them does not. A schema the
+//! API server cannot read as structural at all (an unsupported keyword)
+//! is refused for that alone, as the server does. Not checked here: CEL
+//! rules and their cost, `format` names, a default's value against its
+//! schema, patterns (the schema check compiles them as the API server
+//! does).
+//!
+//! The walk keeps the path it is at as borrowed steps and makes a
+//! [`KeyPath`] only for a finding, and stops reporting a version's schema
+//! after [`LIMIT`] findings: a schema with long names above many nodes
+//! costs its size, not its size times its names'.
 
 use serde_json::Value as Json;
 
-use super::pod::one_of;
 use crate::json::Field;
 use crate::location::KeyPath;
 use crate::scheduling::each;
@@ -26,8 +34,62 @@ use crate::scheduling::each;
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
 
+/// Most findings reported for one version's schema; one more says that
+/// more were left out.
+pub const LIMIT: usize = 100;
+
 /// The types a schema node may have.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
+
+/// The fields of `JSONSchemaProps`, by their JSON names: any other member
+/// is an unknown field (the schema check's finding), dropped when the API
+/// server decodes the object.
+const FIELDS: &[&str] = &[
+    "id",
+    "$schema",
+    "$ref",
+    "description",
+    "type",
+    "format",
+    "title",
+    "default",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "enum",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "items",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "not",
+    "properties",
+    "additionalProperties",
+    "patternProperties",
+    "dependencies",
+    "additionalItems",
+    "definitions",
+    "externalDocs",
+    "example",
+    "nullable",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-list-type",
+    "x-kubernetes-map-type",
+    "x-kubernetes-validations",
+];
 
 /// The members of the root schema the API server takes when the status
 /// subresource is on (`allowedFieldsAtRootSchema`).
@@ -56,74 +118,182 @@ const AT_ROOT_WITH_STATUS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-/// The value validations of a node: what applies a schema without
-/// specifying one.
+/// The value validations of a node that hold schemas in a list.
 const JUNCTORS: &[&str] = &["allOf", "anyOf", "oneOf"];
+
+/// The keywords the API server does not support, and whether an empty
+/// value is unset (`id` a string, `patternProperties` and `definitions`
+/// maps) or set (the others are pointers: even `""`, `{}` or `false`).
+const UNSUPPORTED: &[(&str, bool)] = &[
+    ("id", true),
+    ("$schema", false),
+    ("$ref", false),
+    ("additionalItems", false),
+    ("patternProperties", true),
+    ("definitions", true),
+    ("dependencies", false),
+];
 
 /// The schemas of `spec`, a CustomResourceDefinition's, at `at` (`spec`).
 pub fn check(spec: &Json, at: &KeyPath, found: &mut Found) {
+    if spec.field("preserveUnknownFields") == true {
+        found.push((
+            at.key("preserveUnknownFields"),
+            "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead".to_owned(),
+        ));
+    }
     for (i, version) in each(spec.field("versions")) {
-        let path = at
-            .key("versions")
-            .index(i)
-            .key("schema")
-            .key("openAPIV3Schema");
+        let mut trail = Trail {
+            base: at,
+            steps: vec![
+                Step::Key("versions"),
+                Step::Index(i),
+                Step::Key("schema"),
+                Step::Key("openAPIV3Schema"),
+            ],
+        };
         let schema = version.field("schema").field("openAPIV3Schema");
         if !schema.is_object() {
-            found.push((path, "a schema is required for every version".to_owned()));
+            found.push((
+                trail.path(&[]),
+                "a schema is required for every version".to_owned(),
+            ));
             continue;
         }
+        let mut out = Out {
+            found: &mut *found,
+            room: LIMIT,
+        };
         if version.field("subresources").field("status").is_object() {
-            status_root(schema, &path, found);
+            status_root(schema, &trail, &mut out);
         }
         if schema.field("nullable") == true {
-            found.push((
-                path.key("nullable"),
-                "nullable cannot be true at the root".to_owned(),
-            ));
+            out.push(&trail, &["nullable"], "nullable cannot be true at the root");
         }
-        node(schema, &path, Context::ROOT, found);
-        // Pruning (the default) needs a structural schema.
-        if spec.field("preserveUnknownFields") != true {
-            structural(schema, &path, Level::Root, found);
-            completeness(schema, &path, found);
+        node(schema, &mut trail, Context::ROOT, &mut out);
+        // The API server reads the schema as structural only when it can.
+        if convertible(schema) {
+            structural(schema, &mut trail, Level::Root, &mut out);
+            let (validations, at) = (schema, trail.steps.len());
+            junctors(validations, Some(schema), &mut trail, at, &mut out);
+        }
+        if out.room == 0 {
+            found.push((
+                trail.path(&[]),
+                format!("more problems in this schema are not shown (the first {LIMIT} are)"),
+            ));
         }
     }
 }
 
+/// A step of a path, borrowed from the schema or the code.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Where a walk is: `base`, then the steps.
+struct Trail<'a> {
+    base: &'a KeyPath,
+    steps: Vec<Step<'a>>,
+}
+
+impl<'a> Trail<'a> {
+    /// `f` with `steps` taken, which are undone after.
+    fn within<R>(&mut self, steps: &[Step<'a>], f: impl FnOnce(&mut Self) -> R) -> R {
+        let depth = self.steps.len();
+        self.steps.extend_from_slice(steps);
+        let result = f(self);
+        self.steps.truncate(depth);
+        result
+    }
+
+    /// The path here, then `more` keys.
+    fn path(&self, more: &[&str]) -> KeyPath {
+        self.path_to(self.steps.len(), more)
+    }
+
+    /// The path of the first `depth` steps, then `more` keys.
+    fn path_to(&self, depth: usize, more: &[&str]) -> KeyPath {
+        let mut path = self.base.clone();
+        for step in &self.steps[..depth] {
+            path = match step {
+                Step::Key(key) => path.key(*key),
+                Step::Index(index) => path.index(*index),
+            };
+        }
+        for key in more {
+            path = path.key(*key);
+        }
+        path
+    }
+}
+
+/// The findings of one version's schema, up to [`LIMIT`].
+struct Out<'f> {
+    found: &'f mut Found,
+    room: usize,
+}
+
+impl Out<'_> {
+    fn push(&mut self, trail: &Trail<'_>, more: &[&str], message: impl Into<String>) {
+        self.push_at(trail.path(more), message);
+    }
+
+    fn push_at(&mut self, path: KeyPath, message: impl Into<String>) {
+        if self.room > 0 {
+            self.room -= 1;
+            self.found.push((path, message.into()));
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.room == 0
+    }
+}
+
+/// The members of `schema` that `JSONSchemaProps` has.
+fn known(schema: &Json) -> impl Iterator<Item = (&String, &Json)> {
+    (schema.as_object().into_iter().flatten()).filter(|(name, _)| FIELDS.contains(&name.as_str()))
+}
+
 /// With the status subresource, the root schema keeps to what the API
 /// server can split the status's schema out of.
-fn status_root(schema: &Json, at: &KeyPath, found: &mut Found) {
-    let Some(members) = schema.as_object() else {
-        return;
-    };
+fn status_root(schema: &Json, trail: &Trail<'_>, out: &mut Out<'_>) {
     if let Some(kind) = schema.field("type").as_str()
         && !kind.is_empty()
         && kind != "object"
     {
-        found.push((
-            at.key("type"),
-            format!("`{kind}`: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled"),
-        ));
+        out.push(trail, &["type"], format!("`{kind}`: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled"));
     }
-    let others: Vec<&str> = (members.iter())
+    let others: Vec<&str> = known(schema)
         .filter(|(name, value)| !AT_ROOT_WITH_STATUS.contains(&name.as_str()) && !zero(value))
         .map(|(name, _)| name.as_str())
         .collect();
     if !others.is_empty() {
-        found.push((
-            at.clone(),
+        out.push(
+            trail,
+            &[],
             format!(
                 "{} may not be set at the root of the schema if the status subresource is enabled",
                 others.join(", ")
             ),
-        ));
+        );
     }
 }
 
 /// A member the API server reads as its zero value: unset.
 fn zero(value: &Json) -> bool {
     matches!(value, Json::Null | Json::Bool(false)) || value.as_str() == Some("")
+}
+
+/// A member unset once the API server has read the schema as structural
+/// (where an empty list or map is none).
+fn zero_structural(value: &Json) -> bool {
+    zero(value)
+        || value.as_array().is_some_and(Vec::is_empty)
+        || value.as_object().is_some_and(serde_json::Map::is_empty)
 }
 
 /// Where a node lies, for the rules that depend on it.
@@ -153,85 +323,76 @@ impl Context {
 }
 
 /// The rules every schema node is held to, and its children's.
-fn node(schema: &Json, at: &KeyPath, context: Context, found: &mut Found) {
-    if !schema.is_object() {
+fn node<'a>(schema: &'a Json, trail: &mut Trail<'a>, context: Context, out: &mut Out<'_>) {
+    if !schema.is_object() || out.full() {
         return;
     }
     let kind = schema.field("type").as_str().unwrap_or_default();
     if kind == "null" {
-        found.push((
-            at.key("type"),
-            "type cannot be set to null, use nullable as an alternative".to_owned(),
-        ));
-    } else if !kind.is_empty() && !TYPES.contains(&kind) {
-        one_of(schema.field("type"), TYPES, at.key("type"), found);
+        out.push(
+            trail,
+            &["type"],
+            "type cannot be set to null, use nullable as an alternative",
+        );
+    }
+    if !kind.is_empty() && !TYPES.contains(&kind) {
+        out.push(
+            trail,
+            &["type"],
+            format!("`{kind}` is not one of {}", TYPES.join(", ")),
+        );
     }
     if let Some(reason) = context.no_default
         && schema.get("default").is_some_and(|d| !d.is_null())
     {
-        found.push((at.key("default"), format!("must not be set {reason}")));
+        out.push(trail, &["default"], format!("must not be set {reason}"));
     }
-    // Set as the API server reads each field: `id` a string (empty is
-    // unset), `patternProperties` and `definitions` maps (empty is unset),
-    // the others pointers (any value, even `""`, `{}` or `false`, is set).
-    for (member, empty_is_unset) in [
-        ("id", true),
-        ("additionalItems", false),
-        ("patternProperties", true),
-        ("definitions", true),
-        ("dependencies", false),
-        ("$ref", false),
-    ] {
-        let set = match schema.get(member) {
-            None | Some(Json::Null) => false,
-            Some(Json::String(s)) if empty_is_unset => !s.is_empty(),
-            Some(Json::Object(map)) if empty_is_unset => !map.is_empty(),
-            Some(_) => true,
-        };
-        if set {
-            found.push((at.key(member), format!("{member} is not supported")));
+    for (member, empty_is_unset) in UNSUPPORTED {
+        if unsupported(schema, member, *empty_is_unset) {
+            out.push(trail, &[member], format!("{member} is not supported"));
         }
     }
-    if schema
-        .field("items")
-        .as_array()
-        .is_some_and(|items| !items.is_empty())
-    {
-        found.push((
-            at.key("items"),
-            "items must be a schema object and not an array".to_owned(),
-        ));
+    if (schema.field("items").as_array()).is_some_and(|items| !items.is_empty()) {
+        out.push(
+            trail,
+            &["items"],
+            "items must be a schema object and not an array",
+        );
     }
     if context.in_meta && schema.field("x-kubernetes-embedded-resource") == true {
-        found.push((
-            at.key("x-kubernetes-embedded-resource"),
-            "must not be used inside of resource meta".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["x-kubernetes-embedded-resource"],
+            "must not be used inside of resource meta",
+        );
     }
     if schema.field("uniqueItems") == true {
-        found.push((
-            at.key("uniqueItems"),
-            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"
-                .to_owned(),
-        ));
+        out.push(
+            trail,
+            &["uniqueItems"],
+            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+        );
     }
     let properties = schema.field("properties").as_object();
     let additional = schema.field("additionalProperties");
     if properties.is_some_and(|p| !p.is_empty()) && (additional == false || additional.is_object())
     {
-        found.push((
-            at.key("additionalProperties"),
-            "additionalProperties and properties are mutual exclusive".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["additionalProperties"],
+            "additionalProperties and properties are mutual exclusive",
+        );
     }
-    extensions(schema, kind, at, found);
+    extensions(schema, kind, trail, out);
     // The children.
     if additional.is_object() {
         let mut inner = context.below();
         if context.in_meta {
             inner.no_default = Some("inside additionalProperties applying to object metadata");
         }
-        node(additional, &at.key("additionalProperties"), inner, found);
+        trail.within(&[Step::Key("additionalProperties")], |t| {
+            node(additional, t, inner, out)
+        });
     }
     let embedded = schema.field("x-kubernetes-embedded-resource") == true;
     for (name, property) in properties.into_iter().flatten() {
@@ -247,73 +408,124 @@ fn node(schema: &Json, at: &KeyPath, context: Context, found: &mut Found) {
                 });
             }
         }
-        node(property, &at.key("properties").key(name), inner, found);
+        trail.within(&[Step::Key("properties"), Step::Key(name)], |t| {
+            node(property, t, inner, out)
+        });
     }
-    node(schema.field("not"), &at.key("not"), context.below(), found);
+    trail.within(&[Step::Key("not")], |t| {
+        node(schema.field("not"), t, context.below(), out)
+    });
     for junctor in JUNCTORS {
         for (i, sub) in each(schema.field(junctor)) {
-            node(sub, &at.key(*junctor).index(i), context.below(), found);
+            trail.within(&[Step::Key(junctor), Step::Index(i)], |t| {
+                node(sub, t, context.below(), out)
+            });
         }
     }
-    for (name, definition) in schema
-        .field("definitions")
-        .as_object()
+    for (name, definition) in (schema.field("definitions").as_object())
         .into_iter()
         .flatten()
     {
-        node(
-            definition,
-            &at.key("definitions").key(name),
-            context.below(),
-            found,
-        );
+        trail.within(&[Step::Key("definitions"), Step::Key(name)], |t| {
+            node(definition, t, context.below(), out)
+        });
     }
     match schema.field("items") {
-        items @ Json::Object(_) => node(items, &at.key("items"), context.below(), found),
+        items @ Json::Object(_) => trail.within(&[Step::Key("items")], |t| {
+            node(items, t, context.below(), out)
+        }),
         Json::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                node(item, &at.key("items").index(i), context.below(), found);
+                trail.within(&[Step::Key("items"), Step::Index(i)], |t| {
+                    node(item, t, context.below(), out)
+                });
             }
         }
         _ => {}
     }
 }
 
-/// The rules of the `x-kubernetes-*` extensions at one node.
-fn extensions(schema: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
-    if schema.field("x-kubernetes-preserve-unknown-fields") == false {
-        found.push((
-            at.key("x-kubernetes-preserve-unknown-fields"),
-            "must be true or undefined".to_owned(),
-        ));
+/// Whether `schema` sets `member`, a keyword the API server does not support.
+fn unsupported(schema: &Json, member: &str, empty_is_unset: bool) -> bool {
+    match schema.get(member) {
+        None | Some(Json::Null) => false,
+        Some(Json::String(s)) if empty_is_unset => !s.is_empty(),
+        Some(Json::Object(map)) if empty_is_unset => !map.is_empty(),
+        Some(_) => true,
     }
-    let needs = |extension: &str, wanted: &str, found: &mut Found| {
+}
+
+/// Whether the API server can read `schema` as a structural schema: no
+/// unsupported keyword, no array of `items`, no
+/// `x-kubernetes-preserve-unknown-fields: false`, anywhere.
+fn convertible(schema: &Json) -> bool {
+    if !schema.is_object() {
+        return true;
+    }
+    let refused = (UNSUPPORTED.iter()).any(|(member, empty)| unsupported(schema, member, *empty))
+        || (schema.field("items").as_array()).is_some_and(|items| !items.is_empty())
+        || schema.field("x-kubernetes-preserve-unknown-fields") == false;
+    if refused {
+        return false;
+    }
+    let children = [
+        schema.field("not"),
+        schema.field("additionalProperties"),
+        schema.field("items"),
+    ];
+    children.into_iter().all(convertible)
+        && (schema.field("properties").as_object().into_iter().flatten())
+            .all(|(_, p)| convertible(p))
+        && (JUNCTORS.iter()).all(|j| each(schema.field(j)).all(|(_, s)| convertible(s)))
+}
+
+/// The rules of the `x-kubernetes-*` extensions at one node.
+fn extensions(schema: &Json, kind: &str, trail: &Trail<'_>, out: &mut Out<'_>) {
+    if schema.field("x-kubernetes-preserve-unknown-fields") == false {
+        out.push(
+            trail,
+            &["x-kubernetes-preserve-unknown-fields"],
+            "must be true or undefined",
+        );
+    }
+    let mut needs = |extension: &str, wanted: &str| {
         if kind != wanted {
-            found.push((
-                at.key("type"),
+            out.push(
+                trail,
+                &["type"],
                 format!("must be {wanted} if {extension} is specified"),
-            ));
+            );
         }
     };
     let map_type = schema.field("x-kubernetes-map-type");
-    if !map_type.is_null() {
-        needs("x-kubernetes-map-type", "object", found);
-        one_of(
-            map_type,
-            &["atomic", "granular"],
-            at.key("x-kubernetes-map-type"),
-            found,
-        );
-    }
     let list_type = schema.field("x-kubernetes-list-type");
+    if !map_type.is_null() {
+        needs("x-kubernetes-map-type", "object");
+    }
     if !list_type.is_null() {
-        needs("x-kubernetes-list-type", "array", found);
-        one_of(
+        needs("x-kubernetes-list-type", "array");
+    }
+    for (value, name, allowed) in [
+        (
+            map_type,
+            "x-kubernetes-map-type",
+            &["atomic", "granular"][..],
+        ),
+        (
             list_type,
-            &["atomic", "set", "map"],
-            at.key("x-kubernetes-list-type"),
-            found,
-        );
+            "x-kubernetes-list-type",
+            &["atomic", "set", "map"][..],
+        ),
+    ] {
+        if let Some(word) = value.as_str()
+            && !allowed.contains(&word)
+        {
+            out.push(
+                trail,
+                &[name],
+                format!("`{word}` is not one of {}", allowed.join(", ")),
+            );
+        }
     }
     let keys: Vec<&str> = (schema.field("x-kubernetes-list-map-keys").as_array())
         .into_iter()
@@ -321,57 +533,108 @@ fn extensions(schema: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
         .filter_map(Json::as_str)
         .collect();
     if !keys.is_empty() && list_type != "map" {
-        found.push((
-            at.key("x-kubernetes-list-type"),
-            "must be map if x-kubernetes-list-map-keys is non-empty".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["x-kubernetes-list-type"],
+            "must be map if x-kubernetes-list-map-keys is non-empty",
+        );
     }
-    if list_type == "map" {
-        let items = schema.field("items");
-        if keys.is_empty() {
-            found.push((
-                at.key("x-kubernetes-list-map-keys"),
-                "must not be empty if x-kubernetes-list-type is map".to_owned(),
-            ));
+    let items = schema.field("items");
+    if list_type == "set" && kind == "array" && items.is_object() {
+        match items.field("type").as_str() {
+            Some("array")
+                if !items.field("x-kubernetes-list-type").is_null()
+                    && items.field("x-kubernetes-list-type") != "atomic" =>
+            {
+                out.push(
+                    trail,
+                    &["items", "x-kubernetes-list-type"],
+                    "must be atomic as item of a list with x-kubernetes-list-type=set",
+                );
+            }
+            Some("object") if items.field("x-kubernetes-map-type") != "atomic" => {
+                out.push(
+                    trail,
+                    &["items", "x-kubernetes-map-type"],
+                    "must be atomic as item of a list with x-kubernetes-list-type=set",
+                );
+            }
+            _ => {}
         }
-        if items.is_null() {
-            found.push((
-                at.key("items"),
-                "must have a schema if x-kubernetes-list-type is map".to_owned(),
-            ));
-        } else if items.field("type") != "object" {
-            found.push((
-                at.key("items").key("type"),
-                "must be object if parent array's x-kubernetes-list-type is map".to_owned(),
-            ));
-        } else {
-            // A set: a hostile list of keys is no quadratic search.
-            let mut seen = std::collections::BTreeSet::new();
-            for key in keys {
-                match items.field("properties").get(key) {
-                    Some(property)
-                        if ["array", "object"]
-                            .contains(&property.field("type").as_str().unwrap_or_default()) =>
-                    {
-                        found.push((
-                            at.key("items").key("properties").key(key).key("type"),
-                            "must be a scalar type if parent array's x-kubernetes-list-type is map"
-                                .to_owned(),
-                        ))
-                    }
-                    Some(_) => {}
-                    None => found.push((
-                        at.key("x-kubernetes-list-map-keys"),
-                        "entries must all be names of item properties".to_owned(),
-                    )),
+    }
+    if (list_type == "set" || list_type == "map") && items.field("nullable") == true {
+        let list = list_type.as_str().unwrap_or_default();
+        out.push(
+            trail,
+            &["items", "nullable"],
+            format!("cannot be nullable when x-kubernetes-list-type is {list}"),
+        );
+    }
+    if list_type != "map" {
+        return;
+    }
+    if keys.is_empty() {
+        out.push(
+            trail,
+            &["x-kubernetes-list-map-keys"],
+            "must not be empty if x-kubernetes-list-type is map",
+        );
+    }
+    if items.is_null() {
+        out.push(
+            trail,
+            &["items"],
+            "must have a schema if x-kubernetes-list-type is map",
+        );
+        return;
+    }
+    if items.field("type") != "object" {
+        out.push(
+            trail,
+            &["items", "type"],
+            "must be object if parent array's x-kubernetes-list-type is map",
+        );
+        return;
+    }
+    let required: Vec<&str> = (items.field("required").as_array().into_iter().flatten())
+        .filter_map(Json::as_str)
+        .collect();
+    // A set: a hostile list of keys is no quadratic search.
+    let mut seen = std::collections::BTreeSet::new();
+    for key in keys {
+        match items.field("properties").get(key) {
+            Some(property) => {
+                let path = |last: &str| trail.path(&["items", "properties"]).key(key).key(last);
+                if ["array", "object"]
+                    .contains(&property.field("type").as_str().unwrap_or_default())
+                {
+                    out.push_at(
+                        path("type"),
+                        "must be a scalar type if parent array's x-kubernetes-list-type is map",
+                    );
                 }
-                if !seen.insert(key) {
-                    found.push((
-                        at.key("x-kubernetes-list-map-keys"),
-                        "must not contain duplicate entries".to_owned(),
-                    ));
+                if !required.contains(&key) && property.get("default").is_none_or(Json::is_null) {
+                    out.push_at(path("default"), "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property");
+                }
+                if property.field("nullable") == true {
+                    out.push_at(
+                        path("nullable"),
+                        "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+                    );
                 }
             }
+            None => out.push(
+                trail,
+                &["x-kubernetes-list-map-keys"],
+                "entries must all be names of item properties",
+            ),
+        }
+        if !seen.insert(key) {
+            out.push(
+                trail,
+                &["x-kubernetes-list-map-keys"],
+                "must not contain duplicate entries",
+            );
         }
     }
 }
@@ -384,44 +647,46 @@ enum Level {
     Item,
 }
 
+/// A property's schema written as null: the API server reads it as an
+/// empty schema.
+static EMPTY: std::sync::LazyLock<Json> = std::sync::LazyLock::new(|| serde_json::json!({}));
+
 /// The structural schema's invariants at `schema` and below (its
 /// properties, items and additional properties; value validations apart).
-fn structural(schema: &Json, at: &KeyPath, level: Level, found: &mut Found) {
-    if !schema.is_object() {
+fn structural<'a>(schema: &'a Json, trail: &mut Trail<'a>, level: Level, out: &mut Out<'_>) {
+    if !schema.is_object() || out.full() {
         return;
     }
     let kind = schema.field("type").as_str().unwrap_or_default();
     let items = schema.field("items");
-    if kind == "array" && items.is_null() {
-        found.push((at.key("items"), "must be specified".to_owned()));
+    if kind == "array" && !items.is_object() {
+        out.push(trail, &["items"], "must be specified");
     }
     if items.is_object() {
-        structural(items, &at.key("items"), Level::Item, found);
+        trail.within(&[Step::Key("items")], |t| {
+            structural(items, t, Level::Item, out)
+        });
     }
     let properties = schema.field("properties").as_object();
     for (name, property) in properties.into_iter().flatten() {
-        structural(
-            property,
-            &at.key("properties").key(name),
-            Level::Field,
-            found,
-        );
+        let property = if property.is_null() { &EMPTY } else { property };
+        trail.within(&[Step::Key("properties"), Step::Key(name)], |t| {
+            structural(property, t, Level::Field, out)
+        });
     }
     let additional = schema.field("additionalProperties");
     if !additional.is_null() {
         if level == Level::Root {
-            found.push((
-                at.key("additionalProperties"),
-                "must not be used at the root".to_owned(),
-            ));
+            out.push(
+                trail,
+                &["additionalProperties"],
+                "must not be used at the root",
+            );
         }
         if additional.is_object() {
-            structural(
-                additional,
-                &at.key("additionalProperties"),
-                Level::Field,
-                found,
-            );
+            trail.within(&[Step::Key("additionalProperties")], |t| {
+                structural(additional, t, Level::Field, out)
+            });
         }
     }
     let flag = |name: &str| schema.field(name) == true;
@@ -429,45 +694,48 @@ fn structural(schema: &Json, at: &KeyPath, level: Level, found: &mut Found) {
     let preserve = flag("x-kubernetes-preserve-unknown-fields");
     let embedded = flag("x-kubernetes-embedded-resource");
     if int_or_string && preserve {
-        found.push((
-            at.key("x-kubernetes-preserve-unknown-fields"),
-            "must be false if x-kubernetes-int-or-string is true".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["x-kubernetes-preserve-unknown-fields"],
+            "must be false if x-kubernetes-int-or-string is true",
+        );
     }
     if int_or_string && embedded {
-        found.push((
-            at.key("x-kubernetes-embedded-resource"),
-            "must be false if x-kubernetes-int-or-string is true".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["x-kubernetes-embedded-resource"],
+            "must be false if x-kubernetes-int-or-string is true",
+        );
     }
     // The two shapes of an int-or-string whose value validation names types.
-    let pair = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
-    let skip_any_of = int_or_string_pair(schema.field("anyOf"), &pair);
+    let skip_any_of = int_or_string_pair(schema.field("anyOf"));
     let skip_first_all_of = (schema.field("allOf").as_array())
         .and_then(|all| all.first())
-        .is_some_and(|first| int_or_string_pair(first.field("anyOf"), &pair));
-    value_validation(schema, at, skip_any_of, skip_first_all_of, found);
+        .is_some_and(|first| int_or_string_pair(first.field("anyOf")));
+    value_validation(schema, trail, skip_any_of, skip_first_all_of, out);
     if embedded && kind != "object" {
-        found.push((
-            at.key("type"),
-            "must be object if x-kubernetes-embedded-resource is true".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["type"],
+            "must be object if x-kubernetes-embedded-resource is true",
+        );
     } else if kind.is_empty() && !int_or_string && !preserve {
         let why = match level {
             Level::Root => "must not be empty at the root",
             Level::Item => "must not be empty for specified array items",
             Level::Field => "must not be empty for specified object fields",
         };
-        found.push((at.key("type"), why.to_owned()));
+        out.push(trail, &["type"], why);
     }
     if embedded && !additional.is_null() {
-        found.push((
-            at.key("additionalProperties"),
-            "must not be used if x-kubernetes-embedded-resource is set".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["additionalProperties"],
+            "must not be used if x-kubernetes-embedded-resource is set",
+        );
     }
     if level == Level::Root && !kind.is_empty() && kind != "object" {
-        found.push((at.key("type"), "must be object at the root".to_owned()));
+        out.push(trail, &["type"], "must be object at the root");
     }
     let meta = level == Level::Root || embedded;
     for name in ["kind", "apiVersion"] {
@@ -475,238 +743,288 @@ fn structural(schema: &Json, at: &KeyPath, level: Level, found: &mut Found) {
             && meta
             && property.field("type") != "string"
         {
-            found.push((
-                at.key("properties").key(name).key("type"),
-                "must be string".to_owned(),
-            ));
+            out.push(trail, &["properties", name, "type"], "must be string");
         }
     }
     if let Some(metadata) = properties.and_then(|p| p.get("metadata")) {
-        let path = at.key("properties").key("metadata");
         if meta && metadata.field("type") != "object" {
-            found.push((path.key("type"), "must be object".to_owned()));
+            out.push(trail, &["properties", "metadata", "type"], "must be object");
         }
         if level == Level::Root && !only_names(metadata) {
-            found.push((
-                path,
-                "must not specify anything other than name and generateName, but metadata is implicitly specified".to_owned(),
-            ));
+            out.push(
+                trail,
+                &["properties", "metadata"],
+                "must not specify anything other than name and generateName, but metadata is implicitly specified",
+            );
         }
     }
     if embedded && !preserve && properties.is_none_or(|p| p.is_empty()) {
-        found.push((
-            at.key("properties"),
-            "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["properties"],
+            "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
+        );
     }
 }
 
-/// `anyOf` is exactly an integer or a string.
-fn int_or_string_pair(any_of: &Json, pair: &Json) -> bool {
-    any_of == pair
+/// `anyOf` is exactly an integer or a string, as the API server compares
+/// it once read as structural: members it drops (`example`,
+/// `externalDocs`, unknown fields) and zero values aside.
+fn int_or_string_pair(any_of: &Json) -> bool {
+    let only = |entry: &Json, wanted: &str| {
+        entry.field("type") == wanted
+            && known(entry).all(|(member, value)| {
+                matches!(member.as_str(), "type" | "example" | "externalDocs")
+                    || zero_structural(value)
+            })
+    };
+    matches!(any_of.as_array().map(Vec::as_slice), Some([a, b]) if only(a, "integer") && only(b, "string"))
 }
 
 /// Whether the root's `metadata` schema restricts no more than `name` and
-/// `generateName` (its type and default aside).
+/// `generateName` (its type and default aside), as the API server reads it.
 fn only_names(metadata: &Json) -> bool {
-    let Some(members) = metadata.as_object() else {
-        return true;
-    };
-    members.iter().all(|(member, value)| match member.as_str() {
+    known(metadata).all(|(member, value)| match member.as_str() {
         // Set aside, or no part of a structural schema.
         "type" | "default" | "example" | "externalDocs" | "$schema" => true,
-        "properties" => value
-            .as_object()
-            .is_none_or(|p| p.keys().all(|k| k == "name" || k == "generateName")),
-        _ => zero(value),
+        "properties" => {
+            (value.as_object()).is_none_or(|p| p.keys().all(|k| k == "name" || k == "generateName"))
+        }
+        // `false` too: it forbids every other name.
+        "additionalProperties" => value.is_null(),
+        _ => zero_structural(value),
     })
 }
 
 /// The value validations of a structural node: each may not specify what
 /// only a structural node may.
-fn value_validation(
-    schema: &Json,
-    at: &KeyPath,
+fn value_validation<'a>(
+    schema: &'a Json,
+    trail: &mut Trail<'a>,
     skip_any_of: bool,
     skip_first_all_of: bool,
-    found: &mut Found,
+    out: &mut Out<'_>,
 ) {
     if !skip_any_of {
         for (i, sub) in each(schema.field("anyOf")) {
-            nested(sub, &at.key("anyOf").index(i), false, found);
+            trail.within(&[Step::Key("anyOf"), Step::Index(i)], |t| {
+                nested(sub, t, false, out)
+            });
         }
     }
     for (i, sub) in each(schema.field("allOf")) {
-        nested(
-            sub,
-            &at.key("allOf").index(i),
-            skip_first_all_of && i == 0,
-            found,
-        );
+        trail.within(&[Step::Key("allOf"), Step::Index(i)], |t| {
+            nested(sub, t, skip_first_all_of && i == 0, out)
+        });
     }
     for (i, sub) in each(schema.field("oneOf")) {
-        nested(sub, &at.key("oneOf").index(i), false, found);
+        trail.within(&[Step::Key("oneOf"), Step::Index(i)], |t| {
+            nested(sub, t, false, out)
+        });
     }
-    nested(schema.field("not"), &at.key("not"), false, found);
+    trail.within(&[Step::Key("not")], |t| {
+        nested(schema.field("not"), t, false, out)
+    });
+}
+
+/// How a member under a value validation counts as set.
+#[derive(Clone, Copy)]
+enum Set {
+    /// `true`.
+    Flag,
+    /// A string that is not empty.
+    Text,
+    /// Any value but null.
+    Any,
+    /// A list that is not empty.
+    List,
+    /// `true` or a schema (`false` is read as unset there).
+    Allows,
 }
 
 /// What a schema under a value validation may not specify.
-const NOT_NESTED: &[(&str, &str)] = &[
-    ("type", "must be empty to be structural"),
-    ("additionalProperties", "must be undefined to be structural"),
-    ("default", "must be undefined to be structural"),
-    ("title", "must be empty to be structural"),
-    ("description", "must be empty to be structural"),
-    ("nullable", "must be false to be structural"),
+const NOT_NESTED: &[(&str, Set, &str)] = &[
+    ("type", Set::Text, "must be empty to be structural"),
+    (
+        "additionalProperties",
+        Set::Allows,
+        "must be undefined to be structural",
+    ),
+    ("default", Set::Any, "must be undefined to be structural"),
+    ("title", Set::Text, "must be empty to be structural"),
+    ("description", Set::Text, "must be empty to be structural"),
+    ("nullable", Set::Flag, "must be false to be structural"),
     (
         "x-kubernetes-preserve-unknown-fields",
+        Set::Flag,
         "must be false to be structural",
     ),
     (
         "x-kubernetes-embedded-resource",
+        Set::Flag,
         "must be false to be structural",
     ),
     (
         "x-kubernetes-int-or-string",
+        Set::Flag,
         "must be false to be structural",
     ),
     (
         "x-kubernetes-list-map-keys",
+        Set::List,
         "must be empty to be structural",
     ),
     (
         "x-kubernetes-list-type",
+        Set::Any,
         "must be undefined to be structural",
     ),
     (
         "x-kubernetes-map-type",
+        Set::Any,
         "must be undefined to be structural",
+    ),
+    (
+        "x-kubernetes-validations",
+        Set::List,
+        "must be empty to be structural",
     ),
 ];
 
 /// A schema under a value validation, and those under it.
-fn nested(schema: &Json, at: &KeyPath, skip_any_of: bool, found: &mut Found) {
-    if !schema.is_object() {
+fn nested<'a>(schema: &'a Json, trail: &mut Trail<'a>, skip_any_of: bool, out: &mut Out<'_>) {
+    if !schema.is_object() || out.full() {
         return;
     }
-    value_validation(schema, at, skip_any_of, false, found);
-    nested(schema.field("items"), &at.key("items"), false, found);
-    for (name, property) in schema.field("properties").as_object().into_iter().flatten() {
-        nested(property, &at.key("properties").key(name), false, found);
+    value_validation(schema, trail, skip_any_of, false, out);
+    trail.within(&[Step::Key("items")], |t| {
+        nested(schema.field("items"), t, false, out)
+    });
+    for (name, property) in (schema.field("properties").as_object())
+        .into_iter()
+        .flatten()
+    {
+        trail.within(&[Step::Key("properties"), Step::Key(name)], |t| {
+            nested(property, t, false, out)
+        });
     }
-    for (member, why) in NOT_NESTED {
+    let additional = schema.field("additionalProperties");
+    if additional.is_object() {
+        trail.within(&[Step::Key("additionalProperties")], |t| {
+            nested(additional, t, false, out)
+        });
+    }
+    for (member, set, why) in NOT_NESTED {
         let value = schema.field(member);
-        let set = match value {
-            Json::Array(items) => !items.is_empty(),
-            // Any value of these is set, even `false`.
-            other if ["default", "additionalProperties"].contains(member) => !other.is_null(),
-            // Read as the API server's zero values: unset.
-            other => !zero(other),
+        let set = match set {
+            Set::Flag => value == true,
+            Set::Text => value.as_str().is_some_and(|s| !s.is_empty()),
+            Set::Any => !value.is_null(),
+            Set::List => value.as_array().is_some_and(|l| !l.is_empty()),
+            Set::Allows => value == true || value.is_object(),
         };
         if set {
-            found.push((at.key(*member), (*why).to_owned()));
+            out.push(trail, &[member], *why);
         }
     }
-    if (schema.field("x-kubernetes-validations").as_array()).is_some_and(|v| !v.is_empty()) {
-        found.push((
-            at.key("x-kubernetes-validations"),
-            "must be empty to be structural".to_owned(),
-        ));
-    }
     if schema.field("properties").get("metadata").is_some() {
-        found.push((
-            at.key("properties").key("metadata"),
-            "must not be specified in a nested context".to_owned(),
-        ));
+        out.push(
+            trail,
+            &["properties", "metadata"],
+            "must not be specified in a nested context",
+        );
     }
 }
 
-/// Every field and array a value validation names is specified by the
-/// structural schema beside it.
-fn completeness(schema: &Json, at: &KeyPath, found: &mut Found) {
-    fn under(
-        validation: &Json,
-        structural: &Json,
-        s_at: &KeyPath,
-        v_at: &KeyPath,
-        found: &mut Found,
+/// The root's value validations: every field and array they name is
+/// specified by the structural schema beside them (`structural`, or
+/// missing: `None`), which is at the first `at` steps of the trail.
+fn junctors<'a>(
+    validation: &'a Json,
+    structural: Option<&'a Json>,
+    trail: &mut Trail<'a>,
+    at: usize,
+    out: &mut Out<'_>,
+) {
+    // The validation's path is the trail; the structural schema's, its
+    // first `at` steps and then `named`, kept apart.
+    fn under<'a>(
+        validation: &'a Json,
+        structural: Option<&'a Json>,
+        trail: &mut Trail<'a>,
+        (at, named): (usize, &mut Vec<Step<'a>>),
+        out: &mut Out<'_>,
     ) {
-        if !validation.is_object() {
+        if !validation.is_object() || out.full() {
             return;
         }
-        if !structural.is_object() {
-            found.push((s_at.clone(), format!("because it is defined in {v_at}")));
+        let Some(structural) = structural else {
+            let mut path = trail.path_to(at, &[]);
+            for step in named.iter() {
+                path = match step {
+                    Step::Key(key) => path.key(*key),
+                    Step::Index(index) => path.index(*index),
+                };
+            }
+            out.push_at(
+                path,
+                format!("because it is defined in {}", trail.path(&[])),
+            );
             return;
-        }
-        junctors(validation, structural, s_at, v_at, found);
+        };
+        let structural = if structural.is_null() {
+            &*EMPTY
+        } else {
+            structural
+        };
+        each_junctor(validation, structural, trail, (at, named), out);
         let items = validation.field("items");
         if items.is_object() {
-            under(
-                items,
-                structural.field("items"),
-                &s_at.key("items"),
-                &v_at.key("items"),
-                found,
-            );
+            let specified = structural.get("items").filter(|i| i.is_object());
+            named.push(Step::Key("items"));
+            trail.within(&[Step::Key("items")], |t| {
+                under(items, specified, t, (at, named), out)
+            });
+            named.pop();
         }
-        for (name, property) in validation
-            .field("properties")
-            .as_object()
+        for (name, property) in (validation.field("properties").as_object())
             .into_iter()
             .flatten()
         {
-            let v_path = v_at.key("properties").key(name);
-            match structural.field("properties").get(name) {
-                Some(specified) => under(
-                    property,
-                    specified,
-                    &s_at.key("properties").key(name),
-                    &v_path,
-                    found,
-                ),
-                None => found.push((
-                    s_at.key("properties").key(name),
-                    format!("because it is defined in {v_path}"),
-                )),
-            }
+            let specified = structural.field("properties").get(name);
+            named.extend([Step::Key("properties"), Step::Key(name)]);
+            trail.within(&[Step::Key("properties"), Step::Key(name)], |t| {
+                under(property, specified, t, (at, named), out)
+            });
+            named.truncate(named.len() - 2);
         }
     }
-    fn junctors(
-        validation: &Json,
-        structural: &Json,
-        s_at: &KeyPath,
-        v_at: &KeyPath,
-        found: &mut Found,
+    fn each_junctor<'a>(
+        validation: &'a Json,
+        structural: &'a Json,
+        trail: &mut Trail<'a>,
+        (at, named): (usize, &mut Vec<Step<'a>>),
+        out: &mut Out<'_>,
     ) {
-        under(
-            validation.field("not"),
-            structural,
-            s_at,
-            &v_at.key("not"),
-            found,
-        );
+        trail.within(&[Step::Key("not")], |t| {
+            under(
+                validation.field("not"),
+                Some(structural),
+                t,
+                (at, &mut *named),
+                out,
+            )
+        });
         for junctor in JUNCTORS {
             for (i, sub) in each(validation.field(junctor)) {
-                under(sub, structural, s_at, &v_at.key(*junctor).index(i), found);
+                trail.within(&[Step::Key(junctor), Step::Index(i)], |t| {
+                    under(sub, Some(structural), t, (at, &mut *named), out)
+                });
             }
         }
     }
-    fn walk(schema: &Json, at: &KeyPath, found: &mut Found) {
-        if !schema.is_object() {
-            return;
-        }
-        junctors(schema, schema, at, at, found);
-        walk(schema.field("items"), &at.key("items"), found);
-        for (name, property) in schema.field("properties").as_object().into_iter().flatten() {
-            walk(property, &at.key("properties").key(name), found);
-        }
-        walk(
-            schema.field("additionalProperties"),
-            &at.key("additionalProperties"),
-            found,
-        );
-    }
-    walk(schema, at, found);
+    let structural = structural.unwrap_or(&EMPTY);
+    each_junctor(validation, structural, trail, (at, &mut Vec::new()), out);
 }
 
 #[cfg(test)]
@@ -765,7 +1083,11 @@ mod tests {
                             "additionalProperties": {"type": "string"}},
                         "template": {"type": "object", "x-kubernetes-embedded-resource": true,
                             "x-kubernetes-preserve-unknown-fields": true},
-                        "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                        "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                            "anyOf": [{"properties": {"mode": {"enum": ["a", "b"]}}}],
+                            "not": {"additionalProperties": false}},
+                        "port2": {"x-kubernetes-int-or-string": true, "anyOf": [
+                            {"type": "integer", "example": 1}, {"type": "string", "description": ""}]},
                         "open": {"type": "object", "additionalProperties": true,
                             "properties": {"a": {"type": "string"}}}
                     }
@@ -781,7 +1103,11 @@ mod tests {
         // The root's metadata may restrict its name.
         let mut schema = accepted();
         schema["properties"]["metadata"] = json!({"type": "object", "example": {"name": "a"},
+            "enum": [], "x-not-a-field": 1,
             "properties": {"name": {"type": "string", "maxLength": 40}}});
+        // A member JSONSchemaProps has not is the schema check's (unknown
+        // field), not one the status subresource refuses at the root.
+        schema["x-kubernetes-group-version-kind"] = json!([{"group": "a"}]);
         assert_eq!(found(&spec(schema)), Found::new());
         // Empty, these are unset.
         let mut schema = accepted();
@@ -789,10 +1115,53 @@ mod tests {
         schema["properties"]["spec"]["patternProperties"] = json!({});
         schema["properties"]["spec"]["id"] = json!("");
         assert_eq!(found(&spec(schema)), Found::new());
-        // Without pruning, the schema need not be structural.
+    }
+
+    /// `spec.preserveUnknownFields: true` is refused on create, and the
+    /// schema is still held to be structural.
+    #[test]
+    fn preserving_unknown_fields_is_refused_and_the_schema_still_structural() {
         let mut loose = spec(json!({"type": "object", "properties": {"a": {}}}));
         loose["preserveUnknownFields"] = json!(true);
-        assert_eq!(found(&loose), Found::new());
+        let paths: Vec<String> = found(&loose)
+            .into_iter()
+            .map(|(p, _)| p.to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "spec.preserveUnknownFields",
+                "spec.versions[0].schema.openAPIV3Schema.properties.a.type"
+            ]
+        );
+    }
+
+    /// A schema the API server cannot read as structural (an unsupported
+    /// keyword) is refused for that: the structural rules are not asked.
+    #[test]
+    fn an_unsupported_keyword_is_the_one_finding() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"$ref": "#/b"}, "b": {}}});
+        let found = found(&spec(schema));
+        assert!(
+            matches!(&found[..], [(_, m)] if m == "$ref is not supported"),
+            "{found:?}"
+        );
+    }
+
+    /// Names as long as the input allows above many nodes, each a
+    /// finding: the walk borrows the path and makes it only for a finding,
+    /// and stops reporting after [`LIMIT`].
+    #[test]
+    fn long_names_above_many_findings_cost_what_is_reported() {
+        let long = "n".repeat(1 << 20);
+        let children: serde_json::Map<String, Json> =
+            (0..20_000).map(|i| (format!("a{i}"), json!({}))).collect();
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {long.clone(): {"type": "object", "properties": children}}}}});
+        let found = found(&spec(schema));
+        assert_eq!(found.len(), LIMIT + 1);
+        assert!(found[LIMIT].1.contains("not shown"), "{:?}", found[LIMIT].1);
     }
 
     /// Each rule, one change of the accepted schema at a time: the
@@ -995,10 +1364,58 @@ mod tests {
                 "nested context",
             ),
             (
-                "/properties/spec/anyOf/0/properties/nope",
-                json!({"minimum": 1}),
+                "/anyOf",
+                json!([{"properties": {"spec": {"properties": {"nope": {"minimum": 1}}}}}]),
                 ".properties.spec.properties.nope",
                 "because it is defined in",
+            ),
+            (
+                "/oneOf",
+                json!([{"properties": {"spec": {"items": {}}}}]),
+                ".properties.spec.items",
+                "because it is defined in",
+            ),
+            (
+                "/properties/spec/properties/tags/items",
+                json!({"type": "object"}),
+                ".properties.spec.properties.tags.items.x-kubernetes-map-type",
+                "must be atomic as item of a list",
+            ),
+            (
+                "/properties/spec/properties/hosts/items/required",
+                json!([]),
+                ".properties.spec.properties.hosts.items.properties.name.default",
+                "must have a default or be a required property",
+            ),
+            (
+                "/properties/spec/properties/tags/items/nullable",
+                json!(true),
+                ".properties.spec.properties.tags.items.nullable",
+                "cannot be nullable when x-kubernetes-list-type is set",
+            ),
+            (
+                "/properties/spec/properties/hosts/items/properties/name/nullable",
+                json!(true),
+                ".properties.spec.properties.hosts.items.properties.name.nullable",
+                "cannot be nullable",
+            ),
+            (
+                "/properties/spec/properties/tags/items",
+                json!([]),
+                ".properties.spec.properties.tags.items",
+                "must be specified",
+            ),
+            (
+                "/properties/metadata/additionalProperties",
+                json!(false),
+                ".properties.metadata",
+                "other than name and generateName",
+            ),
+            (
+                "/properties/spec/properties/extra/$schema",
+                json!("http://json-schema.org/draft-07/schema#"),
+                ".properties.spec.properties.extra.$schema",
+                "$schema is not supported",
             ),
             (
                 "/properties/spec/properties/loose/anyOf",
@@ -1026,7 +1443,7 @@ mod tests {
             ),
             (
                 "/properties/spec/not",
-                json!({"additionalProperties": false}),
+                json!({"additionalProperties": true}),
                 ".properties.spec.not.additionalProperties",
                 "must be undefined to be structural",
             ),
@@ -1068,6 +1485,17 @@ mod tests {
                 "{pointer} = {value}: wanted {want:?}: …{words}…, found {found:?}"
             );
         }
+        // A property written as null is an empty schema to the API server.
+        let mut schema = accepted();
+        schema["properties"]["spec"]["properties"]["name"] = Json::Null;
+        let found_null = found(&spec(schema));
+        let want = path_of(&format!("{at}.properties.spec.properties.name.type"));
+        assert!(
+            found_null
+                .iter()
+                .any(|(p, m)| *p == want && m.contains("must not be empty")),
+            "{found_null:?}"
+        );
         let mut missing = spec(accepted());
         missing["versions"][0]["schema"] = json!({});
         let found = found(&missing);
@@ -1077,17 +1505,17 @@ mod tests {
         );
     }
 
-    /// A hostile list of map keys, each the same: every repeat is found,
-    /// each looked up once (a search of the keys seen would be quadratic:
-    /// 2 * 10^10 comparisons here).
+    /// A hostile list of map keys, each the same: the repeats are found
+    /// (the first [`LIMIT`] reported), each key looked up once (a search
+    /// of the keys seen would be quadratic: 2 * 10^10 comparisons here).
     #[test]
     fn a_long_list_of_map_keys_is_read_once() {
         let mut schema = accepted();
         schema["properties"]["spec"]["properties"]["hosts"]["x-kubernetes-list-map-keys"] =
             json!(vec!["name"; 200_000]);
         let found = found(&spec(schema));
-        assert_eq!(found.len(), 199_999);
-        assert!(found.iter().all(|(_, m)| m.contains("duplicate")));
+        assert_eq!(found.len(), LIMIT + 1);
+        assert!(found[..LIMIT].iter().all(|(_, m)| m.contains("duplicate")));
     }
 
     /// `a.b[0].c` as a path (names with no dot or bracket).
