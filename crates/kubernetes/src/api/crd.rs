@@ -22,8 +22,8 @@
 //!
 //! The walk keeps the path it is at as borrowed steps and makes a
 //! [`KeyPath`] only for a finding, and stops reporting a version's schema
-//! after [`LIMIT`] findings: a schema with long names above many nodes
-//! costs its size, not its size times its names'.
+//! after [`LIMIT`] findings or [`BYTES`] of them: a schema with long names
+//! above many nodes costs its size, not its size times its names'.
 
 use serde_json::Value as Json;
 
@@ -38,84 +38,63 @@ type Found = Vec<(KeyPath, String)>;
 /// more were left out.
 pub const LIMIT: usize = 100;
 
+/// Most bytes of paths and messages reported for one version's schema: a
+/// long name above many findings is written into each of them.
+pub const BYTES: usize = 1 << 20;
+
 /// The types a schema node may have.
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
 
-/// The fields of `JSONSchemaProps`, by their JSON names: any other member
-/// is an unknown field (the schema check's finding), dropped when the API
-/// server decodes the object.
-const FIELDS: &[&str] = &[
-    "id",
-    "$schema",
-    "$ref",
-    "description",
-    "type",
-    "format",
-    "title",
-    "default",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "multipleOf",
-    "enum",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "items",
-    "allOf",
-    "oneOf",
-    "anyOf",
-    "not",
-    "properties",
-    "additionalProperties",
-    "patternProperties",
-    "dependencies",
-    "additionalItems",
-    "definitions",
-    "externalDocs",
-    "example",
-    "nullable",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-list-type",
-    "x-kubernetes-map-type",
-    "x-kubernetes-validations",
-];
-
-/// The members of the root schema the API server takes when the status
-/// subresource is on (`allowedFieldsAtRootSchema`).
-const AT_ROOT_WITH_STATUS: &[&str] = &[
-    "description",
-    "type",
-    "format",
-    "title",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "multipleOf",
-    "required",
-    "items",
-    "properties",
-    "externalDocs",
-    "example",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-validations",
+/// The fields of `JSONSchemaProps`, by their JSON names (any other member
+/// is an unknown field, the schema check's finding, dropped when the API
+/// server decodes the object), and whether the root schema may set it
+/// when the status subresource is on (`allowedFieldsAtRootSchema`: what
+/// the server can split the status's schema out of).
+const FIELDS: &[(&str, bool)] = &[
+    ("id", false),
+    ("$schema", false),
+    ("$ref", false),
+    ("description", true),
+    ("type", true),
+    ("format", true),
+    ("title", true),
+    ("default", false),
+    ("maximum", true),
+    ("exclusiveMaximum", true),
+    ("minimum", true),
+    ("exclusiveMinimum", true),
+    ("maxLength", true),
+    ("minLength", true),
+    ("pattern", true),
+    ("maxItems", true),
+    ("minItems", true),
+    ("uniqueItems", true),
+    ("multipleOf", true),
+    ("enum", false),
+    ("maxProperties", false),
+    ("minProperties", false),
+    ("required", true),
+    ("items", true),
+    ("allOf", false),
+    ("oneOf", false),
+    ("anyOf", false),
+    ("not", false),
+    ("properties", true),
+    ("additionalProperties", false),
+    ("patternProperties", false),
+    ("dependencies", false),
+    ("additionalItems", false),
+    ("definitions", false),
+    ("externalDocs", true),
+    ("example", true),
+    ("nullable", false),
+    ("x-kubernetes-preserve-unknown-fields", true),
+    ("x-kubernetes-embedded-resource", false),
+    ("x-kubernetes-int-or-string", false),
+    ("x-kubernetes-list-map-keys", false),
+    ("x-kubernetes-list-type", false),
+    ("x-kubernetes-map-type", false),
+    ("x-kubernetes-validations", true),
 ];
 
 /// The value validations of a node that hold schemas in a list.
@@ -163,6 +142,8 @@ pub fn check(spec: &Json, at: &KeyPath, found: &mut Found) {
         let mut out = Out {
             found: &mut *found,
             room: LIMIT,
+            dropped: false,
+            bytes: BYTES,
         };
         if version.field("subresources").field("status").is_object() {
             status_root(schema, &trail, &mut out);
@@ -174,13 +155,13 @@ pub fn check(spec: &Json, at: &KeyPath, found: &mut Found) {
         // The API server reads the schema as structural only when it can.
         if convertible(schema) {
             structural(schema, &mut trail, Level::Root, &mut out);
-            let (validations, at) = (schema, trail.steps.len());
-            junctors(validations, Some(schema), &mut trail, at, &mut out);
+            let depth = trail.steps.len();
+            junctors(schema, Some(schema), &mut trail, depth, &mut out);
         }
-        if out.room == 0 {
+        if out.dropped {
             found.push((
                 trail.path(&[]),
-                format!("more problems in this schema are not shown (the first {LIMIT} are)"),
+                "the first problems of this schema are shown, the rest of it is not".to_owned(),
             ));
         }
     }
@@ -234,28 +215,49 @@ impl<'a> Trail<'a> {
 struct Out<'f> {
     found: &'f mut Found,
     room: usize,
+    /// Whether a finding, or the walk of a node, was left out for want of
+    /// room.
+    dropped: bool,
+    /// The bytes of paths and messages still to be reported.
+    bytes: usize,
 }
 
 impl Out<'_> {
     fn push(&mut self, trail: &Trail<'_>, more: &[&str], message: impl Into<String>) {
-        self.push_at(trail.path(more), message);
+        self.push_with(|| (trail.path(more), message.into()));
     }
 
-    fn push_at(&mut self, path: KeyPath, message: impl Into<String>) {
-        if self.room > 0 {
-            self.room -= 1;
-            self.found.push((path, message.into()));
+    /// The finding `make` makes, made only when there is room for it.
+    fn push_with(&mut self, make: impl FnOnce() -> (KeyPath, String)) {
+        if self.room == 0 {
+            self.dropped = true;
+            return;
         }
+        let (path, message) = make();
+        let size = path.to_string().len() + message.len();
+        // The first is reported whatever its size.
+        if size > self.bytes && self.room < LIMIT {
+            self.room = 0;
+            self.dropped = true;
+            return;
+        }
+        self.bytes = self.bytes.saturating_sub(size);
+        self.room -= 1;
+        self.found.push((path, message));
     }
 
-    fn full(&self) -> bool {
+    /// Whether the walk stops here: no room is left (and the rest of the
+    /// schema goes unreported).
+    fn cut(&mut self) -> bool {
+        self.dropped |= self.room == 0;
         self.room == 0
     }
 }
 
 /// The members of `schema` that `JSONSchemaProps` has.
 fn known(schema: &Json) -> impl Iterator<Item = (&String, &Json)> {
-    (schema.as_object().into_iter().flatten()).filter(|(name, _)| FIELDS.contains(&name.as_str()))
+    (schema.as_object().into_iter().flatten())
+        .filter(|(name, _)| FIELDS.iter().any(|(field, _)| field == name))
 }
 
 /// With the status subresource, the root schema keeps to what the API
@@ -268,7 +270,12 @@ fn status_root(schema: &Json, trail: &Trail<'_>, out: &mut Out<'_>) {
         out.push(trail, &["type"], format!("`{kind}`: only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled"));
     }
     let others: Vec<&str> = known(schema)
-        .filter(|(name, value)| !AT_ROOT_WITH_STATUS.contains(&name.as_str()) && !zero(value))
+        .filter(|(name, value)| {
+            let allowed = FIELDS
+                .iter()
+                .any(|(field, at_root)| field == name && *at_root);
+            !allowed && !zero(value)
+        })
         .map(|(name, _)| name.as_str())
         .collect();
     if !others.is_empty() {
@@ -324,7 +331,7 @@ impl Context {
 
 /// The rules every schema node is held to, and its children's.
 fn node<'a>(schema: &'a Json, trail: &mut Trail<'a>, context: Context, out: &mut Out<'_>) {
-    if !schema.is_object() || out.full() {
+    if !schema.is_object() || out.cut() {
         return;
     }
     let kind = schema.field("type").as_str().unwrap_or_default();
@@ -608,19 +615,23 @@ fn extensions(schema: &Json, kind: &str, trail: &Trail<'_>, out: &mut Out<'_>) {
                 if ["array", "object"]
                     .contains(&property.field("type").as_str().unwrap_or_default())
                 {
-                    out.push_at(
-                        path("type"),
-                        "must be a scalar type if parent array's x-kubernetes-list-type is map",
-                    );
+                    out.push_with(|| {
+                        let why =
+                            "must be a scalar type if parent array's x-kubernetes-list-type is map";
+                        (path("type"), why.to_owned())
+                    });
                 }
                 if !required.contains(&key) && property.get("default").is_none_or(Json::is_null) {
-                    out.push_at(path("default"), "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property");
+                    out.push_with(|| {
+                        let why = "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property";
+                        (path("default"), why.to_owned())
+                    });
                 }
                 if property.field("nullable") == true {
-                    out.push_at(
-                        path("nullable"),
-                        "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
-                    );
+                    out.push_with(|| {
+                        let why = "this property is in x-kubernetes-list-map-keys, so it cannot be nullable";
+                        (path("nullable"), why.to_owned())
+                    });
                 }
             }
             None => out.push(
@@ -654,7 +665,7 @@ static EMPTY: std::sync::LazyLock<Json> = std::sync::LazyLock::new(|| serde_json
 /// The structural schema's invariants at `schema` and below (its
 /// properties, items and additional properties; value validations apart).
 fn structural<'a>(schema: &'a Json, trail: &mut Trail<'a>, level: Level, out: &mut Out<'_>) {
-    if !schema.is_object() || out.full() {
+    if !schema.is_object() || out.cut() {
         return;
     }
     let kind = schema.field("type").as_str().unwrap_or_default();
@@ -893,7 +904,7 @@ const NOT_NESTED: &[(&str, Set, &str)] = &[
 
 /// A schema under a value validation, and those under it.
 fn nested<'a>(schema: &'a Json, trail: &mut Trail<'a>, skip_any_of: bool, out: &mut Out<'_>) {
-    if !schema.is_object() || out.full() {
+    if !schema.is_object() || out.cut() {
         return;
     }
     value_validation(schema, trail, skip_any_of, false, out);
@@ -955,21 +966,23 @@ fn junctors<'a>(
         (at, named): (usize, &mut Vec<Step<'a>>),
         out: &mut Out<'_>,
     ) {
-        if !validation.is_object() || out.full() {
+        if !validation.is_object() || out.cut() {
             return;
         }
         let Some(structural) = structural else {
-            let mut path = trail.path_to(at, &[]);
-            for step in named.iter() {
-                path = match step {
-                    Step::Key(key) => path.key(*key),
-                    Step::Index(index) => path.index(*index),
-                };
-            }
-            out.push_at(
-                path,
-                format!("because it is defined in {}", trail.path(&[])),
-            );
+            out.push_with(|| {
+                let mut path = trail.path_to(at, &[]);
+                for step in named.iter() {
+                    path = match step {
+                        Step::Key(key) => path.key(*key),
+                        Step::Index(index) => path.index(*index),
+                    };
+                }
+                (
+                    path,
+                    format!("because it is defined in {}", trail.path(&[])),
+                )
+            });
             return;
         };
         let structural = if structural.is_null() {
@@ -1149,9 +1162,9 @@ mod tests {
         );
     }
 
-    /// Names as long as the input allows above many nodes, each a
-    /// finding: the walk borrows the path and makes it only for a finding,
-    /// and stops reporting after [`LIMIT`].
+    /// A long name above many nodes, each a finding: the walk borrows the
+    /// path and makes it only for a finding, and stops reporting after
+    /// [`BYTES`] of them (or [`LIMIT`]).
     #[test]
     fn long_names_above_many_findings_cost_what_is_reported() {
         let long = "n".repeat(1 << 20);
@@ -1160,8 +1173,14 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
             "properties": {long.clone(): {"type": "object", "properties": children}}}}});
         let found = found(&spec(schema));
-        assert_eq!(found.len(), LIMIT + 1);
-        assert!(found[LIMIT].1.contains("not shown"), "{:?}", found[LIMIT].1);
+        // The first finding, and as many more as BYTES holds, then a note.
+        assert!((2..=LIMIT + 1).contains(&found.len()), "{}", found.len());
+        let last = &found[found.len() - 1].1;
+        assert!(last.contains("the rest of it is not"), "{last}");
+        let bytes: usize = (found[..found.len() - 1].iter())
+            .map(|(p, m)| p.to_string().len() + m.len())
+            .sum();
+        assert!(bytes <= BYTES + (1 << 20) + 200, "{bytes}");
     }
 
     /// Each rule, one change of the accepted schema at a time: the
