@@ -56,6 +56,9 @@ pub enum Refuser {
 /// parse: the API server accepts them, the pod never starts.
 pub fn images(object: &Json) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
+    if !is_built_in_object(object) {
+        return found;
+    }
     let kind = object.field("kind").as_str().unwrap_or_default();
     let Some((_, spec)) = pod_template(kind) else {
         return found;
@@ -169,6 +172,15 @@ impl<'a> ValidKeys<'a> {
     }
 }
 
+/// Whether `object` is of a kind Kubernetes itself serves
+/// ([`crate::kube::is_built_in`]), by its `apiVersion`'s group and its kind.
+fn is_built_in_object(object: &Json) -> bool {
+    let api_version = object.field("apiVersion").as_str().unwrap_or_default();
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let kind = object.field("kind").as_str().unwrap_or_default();
+    crate::kube::is_built_in(group, kind)
+}
+
 /// [`problems`], with the keys already found valid in the run's earlier
 /// objects (`valid`): the same findings, the keys it remembers checked
 /// once.
@@ -177,14 +189,25 @@ pub fn problems_remembering<'a>(
     valid: &mut ValidKeys<'a>,
 ) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
-    let kind = object.field("kind").as_str().unwrap_or_default();
+    let named = object.field("kind").as_str().unwrap_or_default();
+    // A custom resource (a kind of a group Kubernetes does not serve: a
+    // Knative `Service`, a CRD-defined `CustomResourceDefinition`) is held
+    // to what the API server holds every custom resource to, its metadata
+    // (a name that is a DNS subdomain); the rules below of the built-in
+    // kind of that name are not its own.
+    let custom = !is_built_in_object(object);
+    let kind = if custom { "" } else { named };
     // Paths are made only for a finding: most objects have none.
     let metadata = || KeyPath::root().key("metadata");
     if let Some(name) = object.field("metadata").field("name").as_str() {
-        if let Err(why) = names::object_name(kind, name) {
+        let valid = match custom {
+            true => names::dns1123_subdomain(name),
+            false => names::object_name(kind, name),
+        };
+        if let Err(why) = valid {
             found.push((
                 metadata().key("name"),
-                format!("`{name}` is not a valid {kind} name: {why}"),
+                format!("`{name}` is not a valid {named} name: {why}"),
             ));
         }
         if kind == "CustomResourceDefinition" {
@@ -1576,12 +1599,69 @@ mod tests {
         );
     }
 
+    /// A custom resource whose kind has a built-in kind's name (Knative's
+    /// `Service`, a `CustomResourceDefinition` of another group) is held to
+    /// the custom resources' rules: a DNS subdomain for a name, nothing of
+    /// the built-in kind's. The built-in kind of the same shape still is.
+    #[test]
+    fn a_custom_kind_with_a_built_in_name_is_a_custom_resource() {
+        let service = |api_version: &str, name: &str| {
+            at(
+                serde_json::json!({"apiVersion": api_version, "kind": "Service",
+                "metadata": {"name": name, "namespace": "ops"},
+                "spec": {"template": {"spec": {"containers": [{"image": "a:1"}]}}}}),
+            )
+        };
+        assert_eq!(
+            service("serving.knative.dev/v1", "1-hello"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            service("serving.knative.dev/v1", "Hello"),
+            ["metadata.name"]
+        );
+        assert_eq!(service("v1", "1-hello"), ["metadata.name", "spec.ports"]);
+        let crd = |api_version: &str| {
+            at(
+                serde_json::json!({"apiVersion": api_version, "kind": "CustomResourceDefinition",
+                "metadata": {"name": "other"},
+                "spec": {"group": "example.com", "names": {"plural": "widgets"},
+                    "versions": [{"name": "v1", "schema": {"openAPIV3Schema": {"uniqueItems": true}}}]}}),
+            )
+        };
+        assert_eq!(crd("example.com/v1"), Vec::<String>::new());
+        assert_eq!(
+            crd("apiextensions.k8s.io/v1"),
+            [
+                "metadata.name",
+                "spec.versions[0].schema.openAPIV3Schema.uniqueItems",
+                "spec.versions[0].schema.openAPIV3Schema.type"
+            ]
+        );
+        // The kubelet's reading of images is a pod's: not a custom kind's.
+        let mut knative = serde_json::json!({"apiVersion": "apps.example.com/v1",
+            "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "UPPER:1"}]}}}});
+        assert_eq!(images(&knative), Vec::new());
+        knative["apiVersion"] = "apps/v1".into();
+        assert_eq!(images(&knative).len(), 1);
+    }
+
+    /// The apiVersion that serves `kind`, of those the tests make.
+    fn api_version(kind: &str) -> &'static str {
+        match kind {
+            "Job" | "CronJob" => "batch/v1",
+            _ => "apps/v1",
+        }
+    }
+
     #[test]
     fn a_selector_is_well_formed_and_selects_its_template() {
         let workload = |kind: &str, selector: Json| {
             let mut object =
                 deployment(serde_json::json!({"containers": [{"name": "a", "image": "a:1"}]}));
             object["kind"] = kind.into();
+            object["apiVersion"] = api_version(kind).into();
             object["spec"]["template"]["metadata"]["labels"] =
                 serde_json::json!({"app": "web", "tier": "front"});
             object["spec"]["selector"] = selector;
@@ -1775,6 +1855,7 @@ mod tests {
                     word => word.into(),
                 }));
                 object["kind"] = kind.into();
+                object["apiVersion"] = api_version(kind).into();
                 if kind == "CronJob" {
                     let job = serde_json::json!({"spec": {"template": object["spec"]["template"].take()}});
                     object["spec"] = serde_json::json!({"schedule": "@daily", "jobTemplate": job});
