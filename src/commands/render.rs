@@ -311,11 +311,7 @@ pub(super) fn crds(paths: &[String]) -> anyhow::Result<Vec<Manifest>> {
         return Ok(Vec::new());
     }
     let set = input::read(paths, &super::READ)?;
-    if let Some(other) = set
-        .manifests
-        .iter()
-        .find(|m| m.id.kind != "CustomResourceDefinition")
-    {
+    if let Some(other) = set.manifests.iter().find(|m| !m.id.is_crd()) {
         anyhow::bail!(
             "--crd takes CustomResourceDefinitions; {} is none",
             printable(&other.id.to_string())

@@ -320,7 +320,7 @@ fn cluster_scoped_custom_kinds<'m>(
         Some(Value::String(s)) => Some(s.clone()),
         _ => None,
     };
-    crds.filter(|m| m.id.kind == "CustomResourceDefinition")
+    crds.filter(|m| m.id.is_crd())
         .filter_map(|m| {
             let spec = m.node().get("spec")?;
             (text(spec.get("scope")).as_deref() == Some("Cluster")).then_some(())?;

@@ -928,9 +928,7 @@ fn duplicates(set: &mut ManifestSet, problems: &mut Vec<Problem>) {
             continue;
         };
         let first = &set.manifests[first];
-        if manifest.id.kind == "CustomResourceDefinition"
-            && manifest.node().to_json() == first.node().to_json()
-        {
+        if manifest.id.is_crd() && manifest.node().to_json() == first.node().to_json() {
             shared.push(index);
             continue;
         }

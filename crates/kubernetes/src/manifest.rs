@@ -78,6 +78,28 @@ pub struct ObjectId {
     pub name: String,
 }
 
+impl ObjectId {
+    /// Whether it is a CustomResourceDefinition: of the group
+    /// `apiextensions.k8s.io`, not a custom kind of that name.
+    pub fn is_crd(&self) -> bool {
+        self.group == CRD.0 && self.kind == CRD.1
+    }
+}
+
+/// The group and kind of a CustomResourceDefinition.
+pub const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition");
+
+/// Whether `object` (a JSON copy) is a CustomResourceDefinition, by its
+/// `apiVersion`'s group and its kind (a custom kind of that name is not).
+pub fn is_crd(object: &serde_json::Value) -> bool {
+    use crate::json::Field;
+    let api_version = object.field("apiVersion").as_str().unwrap_or_default();
+    object.field("kind") == CRD.1
+        && api_version
+            .rsplit_once('/')
+            .is_some_and(|(group, _)| group == CRD.0)
+}
+
 impl fmt::Display for ObjectId {
     /// `Kind namespace/name`, or `Kind name` for cluster-scoped objects.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -534,7 +556,7 @@ pub fn is_cluster_scoped(kind: &str) -> bool {
 pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
     let cluster_crds: std::collections::HashSet<(String, String)> = manifests
         .iter()
-        .filter(|m| m.id.kind == "CustomResourceDefinition")
+        .filter(|m| m.id.is_crd())
         .filter(|m| {
             m.node
                 .get("spec")

@@ -31,10 +31,10 @@ impl<'a> Schemas<'a> {
     /// The schemas of the CRDs of `set`.
     pub(super) fn of(set: &'a [Manifest]) -> Self {
         let mut by_kind = HashMap::new();
-        for crd in set.iter().filter(|m| {
-            (m.id.group.as_str(), m.id.kind.as_str())
-                == ("apiextensions.k8s.io", "CustomResourceDefinition")
-        }) {
+        for crd in set
+            .iter()
+            .filter(|m| (m.id.group.as_str(), m.id.kind.as_str()) == crate::manifest::CRD)
+        {
             let spec = crd.node().get("spec");
             let text = |n: Option<&'a Node>| match n.map(|n| &n.value) {
                 Some(crate::yaml::Value::String(s)) => Some(s.as_str()),

@@ -180,16 +180,17 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
         })) => invalid({
             // Copied only when the server's reading changes something.
             let read;
-            let object = match (found.to_read, status_dropped) {
-                (_, true) if object.get("status").is_some() => {
-                    read = as_the_server_reads(&without_status(object), Some(schema));
+            let dropped = *status_dropped && object.get("status").is_some();
+            let object = match (found.to_read, dropped) {
+                (false, false) => object,
+                (false, true) => {
+                    read = without_status(object);
                     &read
                 }
                 (true, _) => {
-                    read = as_the_server_reads(object, Some(schema));
+                    read = as_the_server_reads(object, Some(schema), dropped);
                     &read
                 }
-                _ => object,
             };
             validator
                 .iter_errors(object)
@@ -241,7 +242,7 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
     // The given CRDs first: a CRD in the set that claims their kind is the second claim.
     let all = (crds.iter().map(|crd| (None, crd)))
         .chain(objects.iter().enumerate().map(|(i, o)| (Some(i), *o)))
-        .filter(|(_, o)| o.field("kind") == "CustomResourceDefinition");
+        .filter(|(_, o)| crate::manifest::is_crd(o));
     let mut claims: BTreeMap<(String, String), String> = BTreeMap::new();
     let mut taken = Vec::new();
     for (index, crd) in all {
@@ -460,7 +461,10 @@ fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
 /// error of its own) stays. A null array item stays, or becomes the items'
 /// default when that is a scalar (a larger default is not copied per
 /// item). A whole number written as a float is an integer ([`whole`]).
-fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
+///
+/// Without `status` at the top when `status_dropped` (the status
+/// subresource), in the same one copy.
+fn as_the_server_reads(value: &Json, schema: Option<&Json>, status_dropped: bool) -> Json {
     let nullable = |s: &Json| s.get("nullable") == Some(&Json::Bool(true));
     let field = |name: &str| {
         let schema = schema?;
@@ -472,8 +476,9 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
             map.iter()
                 .filter_map(|(name, member)| {
                     let schema = field(name);
-                    let dropped = member.is_null() && schema.is_some_and(|s| !nullable(s));
-                    (!dropped).then(|| (name.clone(), as_the_server_reads(member, schema)))
+                    let dropped = (status_dropped && name == "status")
+                        || (member.is_null() && schema.is_some_and(|s| !nullable(s)));
+                    (!dropped).then(|| (name.clone(), as_the_server_reads(member, schema, false)))
                 })
                 .collect(),
         ),
@@ -486,7 +491,7 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
                 (items.iter())
                     .map(|item| match (item, default) {
                         (Json::Null, Some(default)) => default.clone(),
-                        (item, _) => as_the_server_reads(item, schema),
+                        (item, _) => as_the_server_reads(item, schema, false),
                     })
                     .collect(),
             )
@@ -625,6 +630,27 @@ mod tests {
         // Without a status, nothing is copied or changed.
         let plain = self::widget(json!({ "size": 3 }));
         assert_eq!(invalid_at(&crd, &plain), Vec::<String>::new());
+        // A status with nothing else to read is dropped alone.
+        let mut simple = self::widget(json!({ "size": 3 }));
+        simple["status"] = json!({"ready": "yes"});
+        assert_eq!(invalid_at(&crd, &simple), Vec::<String>::new());
+    }
+
+    /// Only a CustomResourceDefinition of `apiextensions.k8s.io` defines a
+    /// kind: a custom kind of that name in another group defines none.
+    #[test]
+    fn a_custom_kind_named_customresourcedefinition_defines_nothing() {
+        let mut crd = widget_crd(json!({ "size": {"type": "integer"} }));
+        crd["apiVersion"] = json!("example.com/v1");
+        let schemas = crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION).unwrap();
+        let widget = widget(json!({ "size": 3 }));
+        let verdicts = check(&[&crd, &widget], &schemas, &[]);
+        assert!(
+            verdicts
+                .iter()
+                .any(|(i, v)| *i == 1 && matches!(v, Verdict::Unknown(_))),
+            "{verdicts:?}"
+        );
     }
 
     /// A CRD's schema is Kubernetes' `JSONSchemaProps`, JSON Schema draft

@@ -25,7 +25,7 @@ use crate::manifest::Manifest;
 use crate::tree::{self, Use};
 use crate::yaml::Node;
 
-const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition");
+use crate::manifest::CRD;
 
 /// The removed objects whose deletion takes or breaks others.
 pub(super) fn removed(removed: &[&Manifest], sets: Sets<'_>, out: &mut Vec<Impact>) {

@@ -367,9 +367,7 @@ fn recreate_over_defaulted_rolling_update(before: &Manifest, after: &Manifest) -
 /// `spec.versions[V]` when a CRD's stored version `V` (the old one's
 /// `storage: true`) is not in the new one's versions.
 fn dropped_stored_version(before: &Manifest, after: &Manifest) -> Option<String> {
-    if (before.id.group.as_str(), before.id.kind.as_str())
-        != ("apiextensions.k8s.io", "CustomResourceDefinition")
-    {
+    if (before.id.group.as_str(), before.id.kind.as_str()) != crate::manifest::CRD {
         return None;
     }
     let versions = |m: &Manifest| {

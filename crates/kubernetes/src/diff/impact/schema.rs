@@ -20,9 +20,7 @@ use crate::yaml::Node;
 
 /// The impact of a CRD's schema narrowing.
 pub(super) fn narrowed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact>) {
-    if (after.id.group.as_str(), after.id.kind.as_str())
-        != ("apiextensions.k8s.io", "CustomResourceDefinition")
-    {
+    if (after.id.group.as_str(), after.id.kind.as_str()) != crate::manifest::CRD {
         return;
     }
     let versions = |m: &Manifest| items(at(m.node(), &["spec", "versions"])).to_vec();

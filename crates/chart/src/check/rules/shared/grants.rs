@@ -234,7 +234,7 @@ fn crd_field(context: &Context<'_>, pointer: &str) -> BTreeSet<String> {
         .objects
         .iter()
         .enumerate()
-        .filter(|(i, o)| o.field("kind") == "CustomResourceDefinition" && context.in_scope(*i))
+        .filter(|(i, o)| kubernetes::manifest::is_crd(o) && context.in_scope(*i))
         .map(|(_, o)| o)
         .filter_map(|o| o.pointer(pointer).and_then(Json::as_str).map(str::to_owned))
         .collect()

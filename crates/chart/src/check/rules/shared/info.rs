@@ -62,7 +62,7 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
             .iter()
             .copied()
             .chain(&context.extra_crds)
-            .filter(|o| o.field("kind") == "CustomResourceDefinition")
+            .filter(|o| kubernetes::manifest::is_crd(o))
             .filter_map(|o| {
                 Some((
                     o.field("spec").field("group").as_str()?,
