@@ -54,16 +54,6 @@ impl JsonSchema for ExtraObject {
     }
 }
 
-/// Whether an API group is one of Kubernetes' own: the core group, an
-/// unqualified one (`apps`, `batch`, `policy`) or one under `k8s.io`
-/// (which a custom resource may only use with the API reviewers'
-/// approval). Their kinds' scopes are known without a CRD, so `validate`
-/// judges a missing namespace as `render` does; a custom kind's scope
-/// waits for its CRD (`render --crd`).
-fn is_built_in(group: &str) -> bool {
-    !group.contains('.') || group.ends_with(".k8s.io")
-}
-
 /// Whether `api_version` and `kind` are the core Secret.
 fn is_core_secret(object: &ExtraObject) -> bool {
     object.text("apiVersion") == "v1" && object.text("kind") == "Secret"
@@ -165,8 +155,11 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
             .text("apiVersion")
             .rsplit_once('/')
             .unwrap_or_default();
+        // A kind of Kubernetes' own groups has a scope known without a
+        // CRD, so a missing namespace is judged here as `render` does; a
+        // custom kind's scope waits for its CRD (`render --crd`).
         if object.metadata("namespace").is_none()
-            && is_built_in(group)
+            && kubernetes::kube::is_kubernetes_group(group)
             && !kubernetes::manifest::is_cluster_scoped(kind)
         {
             violations.push(RuleBreach {

@@ -218,9 +218,8 @@ fn invalid(errors: Vec<(KeyPath, String)>) -> Vec<Verdict> {
 
 /// What is known of a kind without a schema.
 fn unknown((api_version, kind): (String, String), schemas: &KubeSchemas) -> Unknown {
-    // Built-in groups have no dot (core, apps) or end in k8s.io.
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let builtin = !group.contains('.') || group.ends_with(".k8s.io");
+    let builtin = super::is_kubernetes_group(group);
     let served = builtin.then(|| {
         (schemas.kinds())
             .filter(|(_, served)| *served == kind)

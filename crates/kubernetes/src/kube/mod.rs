@@ -95,6 +95,13 @@ impl KubeSchemas {
     }
 }
 
+/// Whether `group` is one Kubernetes itself serves: the core group (`""`),
+/// a group without a dot (`apps`, `batch`) or one under `k8s.io`. Any
+/// other group's kinds are custom resources, whatever they are called.
+pub fn is_kubernetes_group(group: &str) -> bool {
+    !group.contains('.') || group.ends_with(".k8s.io")
+}
+
 /// Whether `(group, kind)` is built into Kubernetes: a kind of an API
 /// group Kubernetes itself serves (the core group, an unqualified group
 /// such as `apps`, or one under `k8s.io`) that the vendored schemas of some
@@ -105,8 +112,7 @@ pub fn is_built_in(group: &str, kind: &str) -> bool {
     use std::collections::HashSet;
     use std::sync::OnceLock;
     static BUILT_IN: OnceLock<HashSet<(&'static str, &'static str)>> = OnceLock::new();
-    let kubernetes_group = |group: &str| !group.contains('.') || group.ends_with(".k8s.io");
-    if !kubernetes_group(group) {
+    if !is_kubernetes_group(group) {
         return false;
     }
     BUILT_IN
@@ -119,7 +125,7 @@ pub fn is_built_in(group: &str, kind: &str) -> bool {
                     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
                     (group, kind)
                 })
-                .filter(|(group, _)| kubernetes_group(group))
+                .filter(|(group, _)| is_kubernetes_group(group))
                 .collect()
         })
         .contains(&(group, kind))
