@@ -93,10 +93,10 @@ pub const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition
 /// `apiVersion`'s group and its kind (a custom kind of that name is not).
 pub fn is_crd(object: &serde_json::Value) -> bool {
     use crate::json::Field;
-    let api_version = object.field("apiVersion").as_str().unwrap_or_default();
+    // The kind first: most objects are no CRD.
     object.field("kind") == CRD.1
-        && api_version
-            .rsplit_once('/')
+        && (object.field("apiVersion").as_str())
+            .and_then(|api_version| api_version.rsplit_once('/'))
             .is_some_and(|(group, _)| group == CRD.0)
 }
 
