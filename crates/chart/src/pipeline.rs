@@ -190,8 +190,11 @@ fn render_with(
             values,
         ));
     }
+    // The values as the built-in templates read them: without the
+    // BuildProjects, which the writer renders (`render::bundle_context`).
+    let shown = templates.builtin.then(|| values.without_projects());
     let mut plan = Plan::new(values);
-    let context = render::bundle_context(&mut plan, &templates);
+    let context = render::bundle_context(&mut plan, shown.as_ref());
     let budget = |error| over_budget(error, values);
     let bundle = |names| render::render_bundle(&templates, names, &plan, &context);
     let release = manifest::collect_outputs(bundle(&templates.objects).map_err(budget)?)?;
@@ -230,6 +233,10 @@ pub fn extra_objects(
     release: &[Manifest],
     kata: &[Manifest],
 ) -> Result<Vec<Manifest>, Error> {
+    if values.extra_objects.is_empty() {
+        // Nothing to add, nor to compare with the chart's objects.
+        return Ok(Vec::new());
+    }
     let mut manifests = Vec::new();
     for (i, object) in values.extra_objects.iter().enumerate() {
         let at = KeyPath::root().key(extra_objects::KEY).index(i);

@@ -17,6 +17,7 @@ use minijinja::value::{Serde, Value as TemplateValue};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
 use crate::error::Error;
+use crate::model::Values;
 use crate::plan::Plan;
 use kubernetes::emit;
 // A template's output and its trace are what `manifest` parses back.
@@ -321,19 +322,22 @@ pub fn plan_value(plan: &Plan<'_>) -> TemplateValue {
     TemplateValue::from(Serde(plan))
 }
 
-/// The plan as [`render_bundle`] hands it to the templates: with the
-/// built-in templates, which read the BuildProjects only in the template
-/// the writer takes over ([`projects`]), without `plan.projects` (1.9 M of
-/// the conversion's 2.7 M instructions at 1,000 projects; the values' own
-/// list, `plan.values.projects`, is still converted); otherwise
-/// [`plan_value`].
-pub fn bundle_context(plan: &mut Plan<'_>, templates: &Templates) -> TemplateValue {
-    if !templates.builtin {
+/// The plan as [`render_bundle`] hands it to the templates. With the
+/// built-in templates (`shown`: the values without their BuildProjects,
+/// [`Values::without_projects`]), which read the BuildProjects only in the
+/// template the writer takes over ([`projects`]): without `plan.projects`
+/// and with `shown` as `plan.values` (at 5,000 projects the two lists were
+/// most of the conversion, and dropping the converted copy after the
+/// render was more again: BENCHMARKS.md). Otherwise, `shown` being
+/// `None`, [`plan_value`].
+pub fn bundle_context<'v>(plan: &mut Plan<'v>, shown: Option<&'v Values>) -> TemplateValue {
+    let Some(shown) = shown else {
         return plan_value(plan);
-    }
+    };
     let projects = std::mem::take(&mut plan.projects);
+    let values = std::mem::replace(&mut plan.values, shown);
     let context = plan_value(plan);
-    plan.projects = projects;
+    (plan.projects, plan.values) = (projects, values);
     context
 }
 
@@ -484,6 +488,44 @@ mod tests {
     fn render_str(source: &str, plan: serde_json::Value) -> Result<String, minijinja::Error> {
         let env = templates().unwrap().env;
         env.render_str(source, minijinja::context! { plan => Serde(plan) })
+    }
+
+    /// The built-in templates read the BuildProjects only where the writer
+    /// takes over: every other one renders the same from the context
+    /// without them ([`bundle_context`]) as from the whole plan, and with
+    /// a folder of templates the context is the whole plan.
+    #[test]
+    fn the_context_without_the_buildprojects_renders_every_other_template_alike() {
+        let mut values = Values::default();
+        values.kata.enabled = true;
+        values.projects = serde_json::from_value(serde_json::json!([
+            {"name": "app", "repository": "https://git.example.com/app.git", "trusted": true},
+            {"name": "web", "repository": "https://git.example.com/web.git", "trusted": false},
+        ]))
+        .unwrap();
+        let templates = templates().unwrap();
+        let shown = values.without_projects();
+        let mut plan = Plan::new(&values);
+        let whole = plan_value(&plan);
+        let context = bundle_context(&mut plan, Some(&shown));
+        assert_eq!(plan.projects.len(), 2, "the plan keeps its BuildProjects");
+        assert_eq!(plan.values.projects.len(), 2);
+        let exemptions = crate::pipeline::EXEMPTIONS_TEMPLATE.to_owned();
+        let names = (templates.objects.iter().chain(&templates.kata))
+            .filter(|name| *name != projects::TEMPLATE)
+            .chain([&exemptions]);
+        for name in names {
+            let render = |context| render_traced(&templates.env, name, context).unwrap().0;
+            assert_eq!(render(&context), render(&whole), "{name}");
+        }
+        let count = |value: Result<TemplateValue, _>| value.unwrap().len();
+        assert_eq!(count(context.get_attr("projects")), Some(0));
+        assert_eq!(count(whole.get_attr("projects")), Some(2));
+        let read = |value: &TemplateValue| value.get_attr("values")?.get_attr("projects");
+        assert_eq!(count(read(&context)), Some(0));
+        assert_eq!(count(read(&whole)), Some(2));
+        let folder = bundle_context(&mut plan, None);
+        assert_eq!(count(read(&folder)), Some(2));
     }
 
     #[test]

@@ -80,6 +80,47 @@ pub struct Values {
     pub extra_objects: Vec<ExtraObject>,
 }
 
+impl Values {
+    /// A copy without `projects`: what the built-in templates read, as
+    /// none of them but the one the BuildProjects' writer takes over reads
+    /// the BuildProjects (`render::bundle_context`). Every other field is
+    /// named, so a new one is copied or the build fails.
+    pub fn without_projects(&self) -> Values {
+        let Values {
+            release_name,
+            common_labels,
+            common_annotations,
+            namespaces,
+            images,
+            buildd,
+            gateway,
+            builds,
+            projects: _,
+            kata,
+            policies,
+            gitops,
+            network,
+            extra_objects,
+        } = self;
+        Values {
+            release_name: release_name.clone(),
+            common_labels: common_labels.clone(),
+            common_annotations: common_annotations.clone(),
+            namespaces: namespaces.clone(),
+            images: images.clone(),
+            buildd: buildd.clone(),
+            gateway: gateway.clone(),
+            builds: builds.clone(),
+            projects: Vec::new(),
+            kata: kata.clone(),
+            policies: policies.clone(),
+            gitops: gitops.clone(),
+            network: network.clone(),
+            extra_objects: extra_objects.clone(),
+        }
+    }
+}
+
 impl Default for Values {
     fn default() -> Self {
         Values {
