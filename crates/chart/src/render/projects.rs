@@ -123,17 +123,18 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     let source = Built::source(TEMPLATE, text);
     // Each part's places and spans were recorded from the start of its own
     // text: they move down by the lines and bytes of the parts before it.
-    let mut places = (pieces.iter()).flat_map(|piece| {
-        (piece.places.iter()).map(|p| {
-            (
-                p.line as usize + piece.lines,
-                p.col as usize,
-                p.width as usize,
-            )
-        })
-    });
-    for document in &mut documents {
-        locate(document, &mut places, &source);
+    let mut rest = &mut documents[..];
+    for piece in &pieces {
+        let (own, after) = std::mem::take(&mut rest).split_at_mut(piece.documents);
+        let mut places = Places {
+            places: piece.places.iter(),
+            lines: piece.lines,
+            source: &source,
+        };
+        for document in own {
+            places.locate(document);
+        }
+        rest = after;
     }
     // The spans move into the trace piece by piece, each piece's places
     // and spans freed once moved.
@@ -229,10 +230,12 @@ struct Joined {
     pieces: Vec<Piece>,
 }
 
-/// A part's places and spans, and the lines and bytes before it.
+/// A part's places and spans, the lines and bytes before it, and how
+/// many documents it wrote.
 struct Piece {
     lines: usize,
     bytes: usize,
+    documents: usize,
     places: Vec<Place>,
     spans: Vec<(Range<usize>, usize, bool)>,
 }
@@ -248,7 +251,7 @@ impl Joined {
         };
         let mut lines = 0;
         for (i, Part { out, documents }) in parts.into_iter().enumerate() {
-            let bytes = joined.text.len();
+            let (bytes, count) = (joined.text.len(), documents.len());
             if i == 0 {
                 (joined.text, joined.documents) = (out.text, documents);
             } else {
@@ -259,6 +262,7 @@ impl Joined {
             joined.pieces.push(Piece {
                 lines,
                 bytes,
+                documents: count,
                 places: out.places,
                 spans: out.spans,
             });
@@ -462,7 +466,7 @@ struct Writer {
     /// `(output bytes, template line, written verbatim)`.
     spans: Vec<(Range<usize>, usize, bool)>,
     /// Each node's and key's `(line, column, width)`, 1-based, in the order
-    /// [`locate`] hands them out.
+    /// [`Places::locate`] hands them out.
     places: Vec<Place>,
     /// The count against the output budget.
     written: usize,
@@ -699,7 +703,7 @@ impl Writer {
     }
 }
 
-/// A node without its place yet ([`locate`] gives it).
+/// A node without its place yet ([`Places::locate`] gives it).
 fn leaf(value: Value, plain: Option<&str>) -> Node {
     Node {
         value,
@@ -713,32 +717,35 @@ fn mapping(entries: Vec<(Key, Node)>) -> Node {
     leaf(Value::Mapping(entries), None)
 }
 
-/// Gives `node` and everything under it its place in `source`, in the order
-/// the writer recorded them: a node, then each key and the value under it.
-fn locate(
-    node: &mut Node,
-    places: &mut impl Iterator<Item = (usize, usize, usize)>,
-    source: &Arc<Source>,
-) {
-    node.origin = next_place(places, source);
-    if let Value::Mapping(entries) = &mut node.value {
-        for (key, value) in entries {
-            key.origin = next_place(places, source);
-            locate(value, places, source);
-        }
-    }
+/// A part's places as [`Places::locate`] hands them out: moved down by
+/// the lines before the part, each with the one source.
+struct Places<'p> {
+    places: std::slice::Iter<'p, Place>,
+    lines: usize,
+    source: &'p Arc<Source>,
 }
 
-fn next_place(
-    places: &mut impl Iterator<Item = (usize, usize, usize)>,
-    source: &Arc<Source>,
-) -> Origin {
-    let (line, col, width) = places.next().expect("a place for every node");
-    Origin::At {
-        source: Arc::clone(source),
-        line,
-        col,
-        width,
+impl Places<'_> {
+    /// Gives `node` and everything under it its place, in the order the
+    /// writer recorded them: a node, then each key and the value under it.
+    fn locate(&mut self, node: &mut Node) {
+        node.origin = self.next();
+        if let Value::Mapping(entries) = &mut node.value {
+            for (key, value) in entries {
+                key.origin = self.next();
+                self.locate(value);
+            }
+        }
+    }
+
+    fn next(&mut self) -> Origin {
+        let place = self.places.next().expect("a place for every node");
+        Origin::At {
+            source: Arc::clone(self.source),
+            line: place.line as usize + self.lines,
+            col: place.col as usize,
+            width: place.width as usize,
+        }
     }
 }
 
