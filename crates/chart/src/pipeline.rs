@@ -719,7 +719,7 @@ mod tests {
         else {
             unreachable!()
         };
-        let written = source.text.lines().nth(line - 1).unwrap();
+        let written = source.text.lines().nth(*line as usize - 1).unwrap();
         assert_eq!(written.trim(), "name: \"p299\"", "line {line}");
     }
 

@@ -87,14 +87,14 @@ fn as_written(schema: u32, node: &mut Node) {
     match &mut node.value {
         Value::Int(_) | Value::Float(_) if wants_only_string(schema) => {
             if let Some(text) = node.plain.take() {
-                node.value = Value::String(text.into_string());
+                node.value = Value::String(*text);
             }
         }
         // A fraction where a string may stand (a quantity: `cpu: 0.7`) is
         // kept as written, never through a float.
         Value::Float(_) if schema.types & STRING != 0 => {
             if let Some(text) = node.plain.take() {
-                node.value = Value::String(text.into_string());
+                node.value = Value::String(*text);
             }
         }
         Value::Mapping(entries) => {
@@ -475,7 +475,7 @@ fn describe(node: &Node) -> String {
 
 fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
     let node = node?;
-    if matches!(node.value, Value::Null) && node.plain.as_deref().is_none_or(str::is_empty) {
+    if matches!(node.value, Value::Null) && node.plain.as_deref().is_none_or(String::is_empty) {
         return Some("an empty value is null; remove the key to keep the default".to_owned());
     }
     if let (Value::String(text), None) = (&node.value, &node.plain) {

@@ -355,9 +355,11 @@ impl Diagnostic {
             col,
             width,
         } = &self.origin
-            && let Some(text) = source.line(*line).filter(|_| !source.is_set_argument)
+            && let Some(text) = source
+                .line(*line as usize)
+                .filter(|_| !source.is_set_argument)
         {
-            let window = window(text, *col, *width);
+            let window = window(text, *col as usize, *width as usize);
             let number = line.to_string();
             let gutter = " ".repeat(number.len());
             let _ = write!(
@@ -524,13 +526,7 @@ mod tests {
 
     /// `line`:`col` of a file `name` holding `text`, `width` wide.
     fn at(name: &str, text: &str, (line, col, width): (usize, usize, usize)) -> Origin {
-        let source = crate::location::Source::file(name, text);
-        Origin::At {
-            source,
-            line,
-            col,
-            width,
-        }
+        Origin::at(crate::location::Source::file(name, text), line, col, width)
     }
 
     fn at_line_two() -> Diagnostic {

@@ -49,15 +49,18 @@ impl Source {
 pub enum Origin {
     /// A place in a source: 1-based line and column (in characters), and the
     /// number of characters the node spans on that line (at least 1).
+    /// `u32`s: every source is read within a budget far below 4 GiB, and a
+    /// large input holds millions of nodes and keys, each with an origin
+    /// ([`Origin::at`] makes one from counts).
     At {
         /// The file or `--set` argument.
         source: Arc<Source>,
         /// 1-based line.
-        line: usize,
+        line: u32,
         /// 1-based column, counted in characters.
-        col: usize,
+        col: u32,
         /// Characters the node covers on its first line.
-        width: usize,
+        width: u32,
     },
     /// The built-in default: no file or argument set this value.
     Default,
@@ -78,6 +81,27 @@ impl fmt::Display for Origin {
 }
 
 impl Origin {
+    /// The place `line`, `col`, `width` in `source` (a count past
+    /// `u32::MAX`, which no source within the reading budgets holds, is
+    /// held at it).
+    pub fn at(source: Arc<Source>, line: usize, col: usize, width: usize) -> Origin {
+        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Origin::At {
+            source,
+            line: small(line),
+            col: small(col),
+            width: small(width),
+        }
+    }
+
+    /// The 1-based line of this origin (0 for a built-in default).
+    pub fn line(&self) -> usize {
+        match self {
+            Origin::At { line, .. } => *line as usize,
+            Origin::Default => 0,
+        }
+    }
+
     /// The file, line and column of this origin, as a [`Location`]; `None`
     /// for a built-in default. A `--set` argument is its own `file`, with
     /// no line: it is one line of the command, not of a file.
@@ -92,8 +116,8 @@ impl Origin {
                 source, line, col, ..
             } => Some(Location {
                 file: source.name.clone(),
-                line: Some(*line),
-                column: Some(*col),
+                line: Some(*line as usize),
+                column: Some(*col as usize),
             }),
             Origin::Default => None,
         }

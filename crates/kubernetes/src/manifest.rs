@@ -215,7 +215,9 @@ impl Rendering {
     /// for a message about the output.
     fn place(&self, origin: &crate::location::Origin) -> String {
         match origin {
-            crate::location::Origin::At { line, col, .. } => match self.source_of(*line, *col) {
+            crate::location::Origin::At { line, col, .. } => match self
+                .source_of(*line as usize, *col as usize)
+            {
                 Some((template, at)) => format!("templates/{template}:{at} (output line {line})"),
                 None => format!("output line {line}"),
             },
@@ -449,10 +451,7 @@ pub fn install_order(a: &Manifest, b: &Manifest) -> std::cmp::Ordering {
 
 /// The 1-based line an origin points at (0 for a default).
 pub fn line_of(origin: &crate::location::Origin) -> usize {
-    match origin {
-        crate::location::Origin::At { line, .. } => *line,
-        crate::location::Origin::Default => 0,
-    }
+    origin.line()
 }
 
 /// Reads the identity of an object; the error says what is missing.

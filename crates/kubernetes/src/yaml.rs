@@ -57,21 +57,16 @@ impl Origin {
         } else {
             1
         };
-        Origin::At {
-            source: Arc::clone(source),
-            line: line_offset + span.start.line(),
-            col: span.start.col() + 1,
+        Origin::at(
+            Arc::clone(source),
+            line_offset + span.start.line(),
+            span.start.col() + 1,
             width,
-        }
+        )
     }
 
     fn at_marker(source: &Arc<Source>, line: usize, col0: usize) -> Self {
-        Origin::At {
-            source: Arc::clone(source),
-            line,
-            col: col0 + 1,
-            width: 1,
-        }
+        Origin::at(Arc::clone(source), line, col0 + 1, 1)
     }
 }
 
@@ -84,7 +79,9 @@ pub struct Node {
     pub origin: Origin,
     /// The source text of a plain (unquoted) scalar that did not resolve to a
     /// string, such as `yes` or `0123`: what the user wrote, for hints.
-    pub plain: Option<Box<str>>,
+    /// Behind one pointer: most nodes have none, and every node carries the
+    /// field.
+    pub plain: Option<Box<String>>,
 }
 
 /// A YAML value: the JSON data model, with mapping keys that keep their origin.
@@ -1157,7 +1154,7 @@ impl<'a> Reader<'a> {
                 ))
             })?
         };
-        let plain = (!matches!(value, Value::String(_))).then(|| Box::from(text));
+        let plain = (!matches!(value, Value::String(_))).then(|| Box::new(text.to_owned()));
         Ok(Node {
             value,
             origin,
@@ -1903,7 +1900,7 @@ mod tests {
         let doc = read("a:\n  b: 0123\n  c: \"x\"\n").unwrap().unwrap();
         let b = doc.get("a").unwrap().get("b").unwrap();
         assert_eq!(b.value, Value::Int(83));
-        assert_eq!(b.plain.as_deref(), Some("0123"));
+        assert_eq!(b.plain.as_deref().map(String::as_str), Some("0123"));
         assert_eq!(b.origin.to_string(), "t.yaml:2:6");
         assert_eq!(doc.get("a").unwrap().get("c").unwrap().plain, None);
     }

@@ -237,7 +237,7 @@ fn place(manifest: &Manifest, path: &KeyPath) -> (Origin, Option<Location>) {
         (Origin::At { line, col, .. }, Some(trace)) => (
             Origin::Default,
             trace
-                .source_of(*line, *col)
+                .source_of(*line as usize, *col as usize)
                 .map(|(template, line)| Location::line(format!("templates/{template}"), line)),
         ),
         (_, Some(_)) => (Origin::Default, None),

@@ -240,7 +240,7 @@ impl Explained {
             .and_then(|f| manifest.node().at(f))
             .unwrap_or(manifest.node());
         let line_col = match &target.origin {
-            Origin::At { line, col, .. } => Some((*line, *col)),
+            Origin::At { line, col, .. } => Some((*line as usize, *col as usize)),
             Origin::Default => None,
         };
         let written = line_col.and_then(|(l, c)| {
@@ -317,7 +317,9 @@ fn field_reads(p: &Placement, manifest: &Manifest, field: &KeyPath, text: &str) 
             .node()
             .at(&KeyPath(field.0[..*k].to_vec()))
             .is_some_and(|n| match &n.origin {
-                Origin::At { line, col, .. } => offset(text, *line, *col) == p.range.start,
+                Origin::At { line, col, .. } => {
+                    offset(text, *line as usize, *col as usize) == p.range.start
+                }
                 Origin::Default => false,
             })
     });
@@ -361,7 +363,7 @@ fn object_reads(placed: &Placed, node: &Node) -> Vec<KeyPath> {
 
 fn collect_offsets(node: &Node, text: &str, out: &mut Vec<usize>) {
     if let Origin::At { line, col, .. } = &node.origin {
-        out.push(offset(text, *line, *col));
+        out.push(offset(text, *line as usize, *col as usize));
     }
     match &node.value {
         Value::Mapping(entries) => entries

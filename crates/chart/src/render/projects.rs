@@ -128,7 +128,7 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
         let (own, after) = std::mem::take(&mut rest).split_at_mut(piece.documents);
         let mut places = Places {
             places: piece.places.iter(),
-            lines: piece.lines,
+            lines: u32::try_from(piece.lines).unwrap_or(u32::MAX),
             source: &source,
         };
         for document in own {
@@ -708,7 +708,7 @@ fn leaf(value: Value, plain: Option<&str>) -> Node {
     Node {
         value,
         origin: Origin::Default,
-        plain: plain.map(Into::into),
+        plain: plain.map(|text| Box::new(text.to_owned())),
     }
 }
 
@@ -721,7 +721,7 @@ fn mapping(entries: Vec<(Key, Node)>) -> Node {
 /// the lines before the part, each with the one source.
 struct Places<'p> {
     places: std::slice::Iter<'p, Place>,
-    lines: usize,
+    lines: u32,
     source: &'p Arc<Source>,
 }
 
@@ -742,9 +742,9 @@ impl Places<'_> {
         let place = self.places.next().expect("a place for every node");
         Origin::At {
             source: Arc::clone(self.source),
-            line: place.line as usize + self.lines,
-            col: place.col as usize,
-            width: place.width as usize,
+            line: place.line.saturating_add(self.lines),
+            col: place.col,
+            width: place.width,
         }
     }
 }

@@ -331,12 +331,7 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
                 .count();
             let source = Source::file(name, String::from_utf8_lossy(e.as_bytes()).into_owned());
             return Ok(Err(Problem::new(
-                Origin::At {
-                    source,
-                    line,
-                    col: 1,
-                    width: 1,
-                },
+                Origin::at(source, line, 1, 1),
                 KeyPath::root(),
                 "the file is not UTF-8 text",
             )));

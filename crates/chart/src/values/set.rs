@@ -269,12 +269,7 @@ impl Override {
             text: arg.to_owned(),
             is_set_argument: true,
         });
-        let origin = Origin::At {
-            source,
-            line: 1,
-            col: 1,
-            width: arg.chars().count().max(1),
-        };
+        let origin = Origin::at(source, 1, 1, arg.chars().count().max(1));
         let offset = key.chars().count() + 1;
         let scalar = |text: &str| match set.kind {
             SetKind::Yaml => yaml_scalar(text, &origin),

@@ -84,7 +84,7 @@ fn with_width(origin: Origin, width: usize) -> Origin {
             source,
             line,
             col,
-            width: width.max(1),
+            width: u32::try_from(width.max(1)).unwrap_or(u32::MAX),
         },
         Origin::Default => Origin::Default,
     }
@@ -119,12 +119,7 @@ impl Reader<'_> {
                 .filter(|&&b| b & 0xc0 != 0x80)
                 .count();
         self.col = (at, col);
-        Origin::At {
-            source: Arc::clone(self.source),
-            line: self.line,
-            col,
-            width: width.max(1),
-        }
+        Origin::at(Arc::clone(self.source), self.line, col, width.max(1))
     }
 
     fn error(&mut self, message: impl Into<String>) -> Problem {
@@ -193,7 +188,7 @@ impl Reader<'_> {
         }
         self.at += word.len();
         let mut node = Node::new(value, with_width(origin, word.len()));
-        node.plain = Some(Box::from(word));
+        node.plain = Some(Box::new(word.to_owned()));
         Ok(node)
     }
 
@@ -250,7 +245,7 @@ impl Reader<'_> {
             },
         };
         let mut node = Node::new(value, origin);
-        node.plain = Some(text.into_boxed_str());
+        node.plain = Some(Box::new(text));
         Ok(node)
     }
 
