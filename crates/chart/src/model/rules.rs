@@ -4,7 +4,7 @@
 //! passed, and report key paths, never positions; the values stage turns the
 //! paths back into `file:line:col` (or `(default)` for a built-in value).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::{ResourceList, Resources, Values};
 use kubernetes::cidr::Cidr;
@@ -716,17 +716,20 @@ fn check_namespaces(values: &Values, violations: &mut Vec<RuleBreach>) {
 }
 
 fn check_projects(values: &Values, violations: &mut Vec<RuleBreach>) {
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    // By hash: names of thousands of projects share long prefixes, which a
+    // search tree compares again at each of its levels.
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(values.projects.len());
     for (i, project) in values.projects.iter().enumerate() {
         let name = project.name.as_str();
-        if let Some(first) = seen.insert(name, i) {
-            seen.insert(name, first);
+        if let Some(&first) = seen.get(name) {
             violations.push(RuleBreach {
                 path: KeyPath::root().key("projects").index(i).key("name"),
                 also: Vec::new(),
                 message: format!("project name `{name}` is also used by projects[{first}]"),
                 hint: Some("project names become BuildProject names and must be unique".to_owned()),
             });
+        } else {
+            seen.insert(name, i);
         }
     }
 }
