@@ -10,8 +10,6 @@
 //! counted against [`OUTPUT_BUDGET`], so values that multiply (labels in
 //! every object) stop the render before it takes gigabytes.
 
-use std::sync::Arc;
-
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Serde, Value as TemplateValue};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
@@ -436,28 +434,18 @@ fn render_traced(
         .get_template(template)
         .and_then(|t| t.render_with_spans(minijinja::context! { plan => plan }))
         .map_err(|e| template_fault(template, e))?;
-    // One name for each template's spans, not a copy each (the templates
-    // a render goes through, with the macros': a few).
-    let mut names: Vec<Arc<str>> = Vec::new();
-    let spans = spans
-        .iter()
-        .map(|span| {
-            let template = match names.iter().find(|name| ***name == *span.name()) {
-                Some(name) => Arc::clone(name),
-                None => {
-                    names.push(Arc::from(span.name()));
-                    Arc::clone(&names[names.len() - 1])
-                }
-            };
-            (
-                span.output_range(),
-                template,
-                span.line(),
-                span.kind() == minijinja::OutputSpanKind::Raw,
-            )
-        })
-        .collect();
-    Ok((text, Trace { spans }))
+    let mut trace = Trace::default();
+    trace.reserve(spans.len());
+    for span in &spans {
+        let template = trace.template(span.name());
+        trace.push(
+            span.output_range(),
+            template,
+            span.line(),
+            span.kind() == minijinja::OutputSpanKind::Raw,
+        );
+    }
+    Ok((text, trace))
 }
 
 fn template_fault(template: &str, error: minijinja::Error) -> Error {

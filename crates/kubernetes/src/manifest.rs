@@ -38,26 +38,97 @@ pub struct Rendered {
     pub trace: Trace,
 }
 
-/// Which template line wrote each part of a rendered text.
-#[derive(Debug, Default)]
+/// Which template line wrote each part of a rendered text: its spans in
+/// output order, each naming its template by index (a render's spans name
+/// a few templates, each many times; a large render holds tens of
+/// thousands of spans, 20 bytes each).
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Trace {
-    /// `(output byte range, template, template line, written verbatim)`.
-    /// A name is shared: a render's spans name a few templates, each many
-    /// times.
-    pub spans: Vec<(std::ops::Range<usize>, Arc<str>, usize, bool)>,
+    /// The templates the spans name, each once.
+    templates: Vec<Box<str>>,
+    spans: Vec<Span>,
+}
+
+/// Output bytes `start..end`, written by line `line` of template
+/// `template` (an index into [`Trace::templates`]), verbatim or not.
+/// `u32`s: a rendered text stops at the output budget, far below 4 GiB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    end: u32,
+    line: u32,
+    template: u32,
+    verbatim: bool,
+}
+
+/// A count as a span holds it (past `u32::MAX`, which no rendered text
+/// within its budget reaches, held at it).
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl Trace {
+    /// The index of `template` among the templates the spans name, added
+    /// when new: what [`Trace::push`] takes.
+    pub fn template(&mut self, template: &str) -> u32 {
+        match self.templates.iter().position(|t| **t == *template) {
+            Some(i) => small(i),
+            None => {
+                self.templates.push(template.into());
+                small(self.templates.len() - 1)
+            }
+        }
+    }
+
+    /// Adds the span of output bytes `range`, written by line `line` of the
+    /// template `template` ([`Trace::template`]), `verbatim` or
+    /// interpolated.
+    pub fn push(
+        &mut self,
+        range: std::ops::Range<usize>,
+        template: u32,
+        line: usize,
+        verbatim: bool,
+    ) {
+        self.spans.push(Span {
+            start: small(range.start),
+            end: small(range.end),
+            line: small(line),
+            template,
+            verbatim,
+        });
+    }
+
+    /// Room for `more` spans.
+    pub fn reserve(&mut self, more: usize) {
+        self.spans.reserve(more);
+    }
+
+    /// The spans in output order: `(output byte range, template, template
+    /// line, written verbatim)`.
+    pub fn spans(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = (std::ops::Range<usize>, &str, usize, bool)> {
+        self.spans.iter().map(|span| {
+            (
+                span.start as usize..span.end as usize,
+                &*self.templates[span.template as usize],
+                span.line as usize,
+                span.verbatim,
+            )
+        })
+    }
+
     /// The template and line that wrote byte `offset` of the output.
     pub fn source_of(&self, text: &str, offset: usize) -> Option<(&str, usize)> {
-        let (range, template, line, raw) =
-            self.spans.iter().rev().find(|(range, ..)| {
-                range.start <= offset && offset < range.end.max(range.start + 1)
-            })?;
-        let line = if *raw {
+        let (range, template, line, raw) = self
+            .spans()
+            .rev()
+            .find(|(range, ..)| range.start <= offset && offset < range.end.max(range.start + 1))?;
+        let line = if raw {
             line + text.get(range.start..offset)?.matches('\n').count()
         } else {
-            *line
+            line
         };
         Some((template, line))
     }

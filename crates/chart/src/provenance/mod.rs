@@ -123,7 +123,7 @@ const LOOK_AHEAD: usize = 4096;
 fn place(text: &str, trace: &Trace, mut emitted: Vec<Emission>) -> Vec<Placement> {
     let mut placed = Vec::new();
     let mut next = 0;
-    for (range, _, _, raw) in &trace.spans {
+    for (range, _, _, raw) in trace.spans() {
         let Some(written) = text.get(range.clone()).filter(|_| !raw) else {
             continue;
         };

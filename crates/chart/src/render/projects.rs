@@ -138,23 +138,28 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     }
     // The spans move into the trace piece by piece, each piece's places
     // and spans freed once moved.
-    let template: Arc<str> = Arc::from(TEMPLATE);
-    let mut spans = Vec::with_capacity(pieces.iter().map(|p| p.spans.len()).sum::<usize>() + 1);
+    let mut trace = Trace::default();
+    let template = trace.template(TEMPLATE);
+    trace.reserve(pieces.iter().map(|p| p.spans.len()).sum::<usize>() + 1);
     for Piece {
         bytes, spans: own, ..
     } in pieces
     {
-        spans.extend((own.into_iter()).map(|(range, line, verbatim)| {
-            let range = range.start + bytes..range.end + bytes;
-            (range, Arc::clone(&template), line, verbatim)
-        }));
+        for (range, line, verbatim) in own {
+            trace.push(
+                range.start + bytes..range.end + bytes,
+                template,
+                line,
+                verbatim,
+            );
+        }
     }
     let (range, line, verbatim) = end;
-    spans.push((range, template, line, verbatim));
+    trace.push(range, template, line, verbatim);
     let built = Built {
         template: TEMPLATE.to_owned(),
         source,
-        trace: Trace { spans },
+        trace,
         documents,
         block: Some(Arc::new(shared.blocks)),
     };
@@ -822,7 +827,7 @@ mod tests {
         match (&direct, &halves) {
             (Some((one, one_written)), Some((two, two_written))) => {
                 assert_eq!(one.source, two.source);
-                assert_eq!(one.trace.spans, two.trace.spans);
+                assert_eq!(one.trace, two.trace);
                 assert_eq!(one.documents, two.documents);
                 assert_eq!(one_written, two_written);
             }
@@ -837,7 +842,7 @@ mod tests {
         };
         let (built, direct_written) = direct.expect("the writer writes what the engine wrote");
         assert_eq!(built.source.text, text);
-        assert_eq!(built.trace.spans, trace.spans);
+        assert!(built.trace.spans().eq(trace.spans()), "the same spans");
         assert_eq!(direct_written, engine_written);
         // Each document is written as the stream would write it, from the
         // shared text (not by the fallback).
