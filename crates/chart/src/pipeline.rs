@@ -108,7 +108,7 @@ impl Output {
         let mut all: Vec<&Manifest> = (bundles.iter())
             .flat_map(|b| self.chart_objects(*b))
             .collect();
-        all.sort_by(|a, b| manifest::install_order(a, b));
+        manifest::sort_in_install_order(&mut all, |m| m);
         if bundles.contains(&Bundle::Release) {
             all.extend(self.extra_objects());
         }
