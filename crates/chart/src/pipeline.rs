@@ -426,8 +426,9 @@ fn check_on(
         schemas: &schemas,
         extra_crds: crds,
     };
-    // Each object converted once; the runs below borrow it. An
-    // `extraObjects` entry is marked: they follow the chart's objects.
+    // Each object converted once (through its writer: `Manifest::json`);
+    // the runs below borrow it. An `extraObjects` entry is marked: they
+    // follow the chart's objects.
     let extra_from = output.release.len() - output.extra;
     let chosen: Vec<(Bundle, bool, &Manifest)> = Bundle::ALL
         .iter()
@@ -438,9 +439,7 @@ fn check_on(
         .collect();
     let parallel = check::parallel(chosen.len());
     let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> =
-        split_map(&chosen, parallel, |&(b, extra, m)| {
-            (b, extra, m, m.node().to_json())
-        });
+        split_map(&chosen, parallel, |&(b, extra, m)| (b, extra, m, m.json()));
     let findings = check_copies(&json, output, &options, beside);
     let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
     (findings, copies)

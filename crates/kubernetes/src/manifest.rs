@@ -9,6 +9,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde_json::Value as Json;
+
 use crate::emit;
 use crate::error::Error;
 use crate::location::Source;
@@ -204,13 +206,21 @@ pub struct Manifest {
 }
 
 /// Writes the objects a writer built ([`Built`]) as [`emit::push_block`]
-/// does, faster: it knows what they share (a chart's BuildProjects share
-/// their labels, annotations, namespace and apiVersion), written once. It
-/// answers for writing each of its objects as `emit::push_block` would; a
-/// debug build's [`collect_outputs`] checks every one.
+/// does, and converts them as [`Node::to_json`] does, faster: it knows
+/// what they share (a chart's BuildProjects share their labels,
+/// annotations, namespace and apiVersion), written and converted once. It
+/// answers for writing and converting each of its objects as
+/// `emit::push_block` and `Node::to_json` would; a debug build's
+/// [`collect_outputs`] checks every one.
 pub trait BlockWriter: fmt::Debug + Send + Sync {
     /// Appends `node`, one of the objects its writer built, to `out`.
     fn push_block(&self, node: &Node, out: &mut String);
+
+    /// `node`, one of the objects its writer built, as JSON: what
+    /// [`Node::to_json`] gives (by default, that).
+    fn to_json(&self, node: &Node) -> Json {
+        node.to_json()
+    }
 }
 
 impl Manifest {
@@ -250,6 +260,15 @@ impl Manifest {
         match &self.block {
             Some(block) => block.push_block(&self.node, out),
             None => emit::push_block(&self.node, out),
+        }
+    }
+
+    /// The object as JSON, as [`Node::to_json`] converts it: through its
+    /// writer's [`BlockWriter`], when it has one.
+    pub fn json(&self) -> Json {
+        match &self.block {
+            Some(block) => block.to_json(&self.node),
+            None => self.node.to_json(),
         }
     }
 }
@@ -437,6 +456,12 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
                     written == emit::block(&node)
                 }),
                 "a writer's block is what emit::block writes"
+            );
+            debug_assert!(
+                block
+                    .as_ref()
+                    .is_none_or(|block| block.to_json(&node) == node.to_json()),
+                "a writer's JSON is what Node::to_json gives"
             );
             let id = identify(&node).map_err(|why| Error::Rendered {
                 template: template.clone(),
@@ -760,8 +785,9 @@ mod tests {
         Manifest::new(id, Node::new(Value::Null, crate::location::Origin::Default))
     }
 
-    /// An object its writer writes is written by it, until the object
-    /// changes: then the stream writes the object as it is.
+    /// An object its writer writes is written and converted by it, until
+    /// the object changes: then the stream writes the object as it is, and
+    /// its JSON is the node's.
     #[test]
     fn a_changed_object_is_written_as_it_is_not_as_its_writer_wrote_it() {
         /// Writes every object alike.
@@ -770,6 +796,10 @@ mod tests {
         impl BlockWriter for Fixed {
             fn push_block(&self, _: &Node, out: &mut String) {
                 out.push_str("as: written\n");
+            }
+
+            fn to_json(&self, _: &Node) -> Json {
+                Json::from("as converted")
             }
         }
         let mut object = manifest(("ConfigMap", Some("a"), "x"));
@@ -781,12 +811,15 @@ mod tests {
         };
         assert_eq!(stream(&object), "as: written\n");
         assert_eq!(to_stream([&object]), "---\nas: written\n");
+        assert_eq!(object.json(), "as converted");
         // A clone keeps it, with the node it was written of.
         assert_eq!(stream(&object.clone()), "as: written\n");
+        assert_eq!(object.clone().json(), "as converted");
         let node = object.node_mut();
         *node = Node::new(Value::String("changed".into()), node.origin.clone());
         assert_eq!(stream(&object), "changed\n");
         assert_eq!(to_stream([&object]), "---\nchanged\n");
+        assert_eq!(object.json(), "changed");
     }
 
     /// A debug build refuses a writer whose block is not what

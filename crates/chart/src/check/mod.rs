@@ -303,7 +303,7 @@ pub fn run_leaving(
     exemptions: &[Node],
     options: &Options<'_>,
 ) -> (CheckReport, Copies) {
-    let json: Vec<Json> = manifests.iter().map(|m| m.node().to_json()).collect();
+    let json: Vec<Json> = manifests.iter().map(Manifest::json).collect();
     let (manifests, objects) = (
         manifests.iter().collect::<Vec<_>>(),
         json.iter().collect::<Vec<_>>(),
@@ -317,7 +317,7 @@ pub fn run_leaving(
 /// with the whole set (each object's schema does not depend on the others
 /// but for custom resources, whose CRD the whole set holds too).
 pub fn relations(manifests: &[Manifest], exemptions: &[Node]) -> CheckReport {
-    let json: Vec<Json> = manifests.iter().map(|m| m.node().to_json()).collect();
+    let json: Vec<Json> = manifests.iter().map(Manifest::json).collect();
     let (manifests, objects) = (
         manifests.iter().collect::<Vec<_>>(),
         json.iter().collect::<Vec<_>>(),

@@ -26,6 +26,7 @@ use kubernetes::emit;
 use kubernetes::location::{Origin, Source};
 use kubernetes::manifest::{self, Built, Trace};
 use kubernetes::yaml::{Key, Node, Value};
+use serde_json::Value as Json;
 
 use crate::model::{ResourceList, Resources};
 use crate::plan::{Meta, Plan, ProjectPlan};
@@ -335,12 +336,20 @@ impl Shared {
         .with_blocks()
     }
 
-    /// With the blocks' shared text, written from the shared nodes.
+    /// With the blocks' shared text, written from the shared nodes, and
+    /// the shared nodes' JSON.
     fn with_blocks(mut self) -> Self {
+        self.blocks.json = SharedJson {
+            api_version: self.api_version.node.to_json(),
+            namespace: self.namespace.node.to_json(),
+            labels: self.labels.node.to_json(),
+            annotations: (self.annotations.as_ref()).map(|fragment| fragment.node.to_json()),
+        };
         let Blocks {
             head,
             tail,
             metadata_entries,
+            ..
         } = &mut self.blocks;
         *metadata_entries = 3 + usize::from(self.annotations.is_some());
         emit::push_entry("apiVersion", &self.api_version.node, 0, head);
@@ -376,6 +385,19 @@ struct Blocks {
     tail: String,
     /// How many entries `metadata` has: the name and the tail's.
     metadata_entries: usize,
+    /// What every document's JSON copy shares.
+    json: SharedJson,
+}
+
+/// The JSON of what every BuildProject shares, cloned into each one's copy
+/// ([`Blocks::to_json`]): a clone copies an object's table of keys, where
+/// a conversion hashes each key again.
+#[derive(Default)]
+struct SharedJson {
+    api_version: Json,
+    namespace: Json,
+    labels: Json,
+    annotations: Option<Json>,
 }
 
 /// Short: a `Manifest`'s debug print shows its writer.
@@ -432,6 +454,32 @@ impl manifest::BlockWriter for Blocks {
             }
             emit::push_entry(&key.name, value, 2, out);
         }
+    }
+
+    /// One project's document as `Node::to_json` converts it: the shared
+    /// parts cloned, the name and `spec` converted. A node of another
+    /// shape is converted whole.
+    fn to_json(&self, document: &Node) -> Json {
+        let Some(((key, name), spec)) = self.own(document) else {
+            return document.to_json();
+        };
+        let shared = &self.json;
+        let mut metadata = serde_json::Map::with_capacity(self.metadata_entries);
+        metadata.insert(key.name.clone(), name.to_json());
+        metadata.insert("namespace".to_owned(), shared.namespace.clone());
+        metadata.insert("labels".to_owned(), shared.labels.clone());
+        if let Some(annotations) = &shared.annotations {
+            metadata.insert("annotations".to_owned(), annotations.clone());
+        }
+        let spec = (spec.iter())
+            .map(|(key, value)| (key.name.clone(), value.to_json()))
+            .collect();
+        let mut object = serde_json::Map::with_capacity(4);
+        object.insert("apiVersion".to_owned(), shared.api_version.clone());
+        object.insert("kind".to_owned(), Json::String(KIND.to_owned()));
+        object.insert("metadata".to_owned(), Json::Object(metadata));
+        object.insert("spec".to_owned(), Json::Object(spec));
+        Json::Object(object)
     }
 }
 
@@ -853,6 +901,8 @@ mod tests {
             block.push_block(document, &mut written);
             assert_eq!(written, emit::block(document));
             assert!(shared.blocks.own(document).is_some(), "{written}");
+            // And converted as `Node::to_json` converts it.
+            assert_eq!(block.to_json(document), document.to_json(), "{written}");
         }
         let read = manifest::collect(vec![Rendered {
             template: TEMPLATE.to_owned(),
@@ -862,6 +912,8 @@ mod tests {
         let built = manifest::collect_outputs(vec![Output::Built(built)]);
         if let (Ok(read), Ok(built)) = (&read, &built) {
             assert_eq!(manifest::to_stream(built), manifest::to_stream(read));
+            let json = |ms: &[Manifest]| ms.iter().map(Manifest::json).collect::<Vec<_>>();
+            assert_eq!(json(built), json(read));
         }
         let shown = |m: Result<Vec<Manifest>, kubernetes::error::Error>| match m {
             Ok(manifests) => Ok(manifests
