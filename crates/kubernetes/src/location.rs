@@ -80,17 +80,22 @@ impl fmt::Display for Origin {
     }
 }
 
+/// A count of lines, characters or bytes as the compact places hold it
+/// (an origin's, a trace's span): itself, or `u32::MAX` past it, which no
+/// text read within the reading budgets (64 MiB at most) comes near.
+pub fn saturating_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 impl Origin {
-    /// The place `line`, `col`, `width` in `source` (a count past
-    /// `u32::MAX`, which no source within the reading budgets holds, is
-    /// held at it).
+    /// The place `line`, `col`, `width` in `source`, each count held at
+    /// `u32::MAX` ([`saturating_u32`]).
     pub fn at(source: Arc<Source>, line: usize, col: usize, width: usize) -> Origin {
-        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Origin::At {
             source,
-            line: small(line),
-            col: small(col),
-            width: small(width),
+            line: saturating_u32(line),
+            col: saturating_u32(col),
+            width: saturating_u32(width),
         }
     }
 
@@ -396,6 +401,36 @@ fn parse_pattern(text: &str) -> Result<KeyPath, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts past `u32::MAX` are held at it, not wrapped; a node and a
+    /// key of a large input stay small (every node and key carries an
+    /// origin: 24 bytes, a node 64, a mapping entry 112 on 64-bit targets).
+    #[test]
+    fn a_place_is_held_in_u32s_that_saturate() {
+        assert_eq!(saturating_u32(7), 7);
+        assert_eq!(saturating_u32(u32::MAX as usize), u32::MAX);
+        assert_eq!(saturating_u32(usize::MAX), u32::MAX);
+        let source = Source::file("f.yaml", "a: b\n");
+        let origin = Origin::at(Arc::clone(&source), 2, usize::MAX, 3);
+        assert!(matches!(
+            origin,
+            Origin::At {
+                line: 2,
+                col: u32::MAX,
+                width: 3,
+                ..
+            }
+        ));
+        assert_eq!(origin.line(), 2);
+        assert_eq!(Origin::Default.line(), 0);
+        #[cfg(target_pointer_width = "64")]
+        {
+            use crate::yaml::{Key, Node};
+            assert_eq!(std::mem::size_of::<Origin>(), 24);
+            assert_eq!(std::mem::size_of::<Node>(), 64);
+            assert_eq!(std::mem::size_of::<(Key, Node)>(), 112);
+        }
+    }
 
     #[test]
     fn key_paths_read_like_the_yaml() {

@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 
 use crate::emit;
 use crate::error::Error;
-use crate::location::Source;
+use crate::location::{Source, saturating_u32};
 use crate::yaml::{self, Limits, Node, Value};
 
 /// Budgets for rendered output and manifests read from disk. `input::read`
@@ -53,7 +53,8 @@ pub struct Trace {
 
 /// Output bytes `start..end`, written by line `line` of template
 /// `template` (an index into [`Trace::templates`]), verbatim or not.
-/// `u32`s: a rendered text stops at the output budget, far below 4 GiB.
+/// `u32`s ([`saturating_u32`]): a rendered text is read back only below
+/// 64 MiB ([`LIMITS`]), and the writers stop there too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Span {
     start: u32,
@@ -63,21 +64,15 @@ struct Span {
     verbatim: bool,
 }
 
-/// A count as a span holds it (past `u32::MAX`, which no rendered text
-/// within its budget reaches, held at it).
-fn small(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 impl Trace {
     /// The index of `template` among the templates the spans name, added
     /// when new: what [`Trace::push`] takes.
     pub fn template(&mut self, template: &str) -> u32 {
         match self.templates.iter().position(|t| **t == *template) {
-            Some(i) => small(i),
+            Some(i) => saturating_u32(i),
             None => {
                 self.templates.push(template.into());
-                small(self.templates.len() - 1)
+                saturating_u32(self.templates.len() - 1)
             }
         }
     }
@@ -92,10 +87,14 @@ impl Trace {
         line: usize,
         verbatim: bool,
     ) {
+        debug_assert!(
+            (template as usize) < self.templates.len(),
+            "a template of Trace::template"
+        );
         self.spans.push(Span {
-            start: small(range.start),
-            end: small(range.end),
-            line: small(line),
+            start: saturating_u32(range.start),
+            end: saturating_u32(range.end),
+            line: saturating_u32(line),
             template,
             verbatim,
         });
@@ -197,11 +196,12 @@ pub struct Manifest {
     /// The object: read through [`Manifest::node`], changed through
     /// [`Manifest::node_mut`], which forgets `block`.
     node: Node,
-    /// What writes the object as [`emit::block`] does, knowing what it
-    /// shares with the other objects its writer built ([`Built::block`]):
-    /// what [`Manifest::push_block`] calls instead of walking the node.
-    /// Never out of date: only [`Manifest::node_mut`] can change the node,
-    /// and it forgets this.
+    /// What writes the object as [`emit::block`] does and converts it as
+    /// [`Node::to_json`] does, knowing what it shares with the other
+    /// objects its writer built ([`Built::block`]): what
+    /// [`Manifest::push_block`] and [`Manifest::json`] call instead of
+    /// walking the node. Never out of date: only [`Manifest::node_mut`]
+    /// can change the node, and it forgets this.
     block: Option<Arc<dyn BlockWriter>>,
 }
 
@@ -243,7 +243,8 @@ impl Manifest {
     }
 
     /// The object, to change: its writer's [`BlockWriter`] is forgotten,
-    /// and [`Manifest::push_block`] walks the node as it is then.
+    /// and [`Manifest::push_block`] and [`Manifest::json`] walk the node
+    /// as it is then.
     pub fn node_mut(&mut self) -> &mut Node {
         self.block = None;
         &mut self.node
@@ -397,8 +398,9 @@ pub struct Built {
     pub trace: Trace,
     /// The documents, in the order written (nulls skipped as in a reading).
     pub documents: Vec<Node>,
-    /// What writes each of the documents as [`emit::block`] does, when
-    /// the writer has one ([`Manifest::push_block`]): for these documents
+    /// What writes each of the documents as [`emit::block`] does and
+    /// converts it as [`Node::to_json`] does, when the writer has one
+    /// ([`Manifest::push_block`], [`Manifest::json`]): for these documents
     /// as they are, so a caller that changes one drops it.
     pub block: Option<Arc<dyn BlockWriter>>,
 }
@@ -457,10 +459,13 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
                 }),
                 "a writer's block is what emit::block writes"
             );
+            // As text: serde_json's ordered maps compare equal whatever
+            // their keys' order, which the checks' walks and messages see.
             debug_assert!(
-                block
-                    .as_ref()
-                    .is_none_or(|block| block.to_json(&node) == node.to_json()),
+                block.as_ref().is_none_or(|block| {
+                    let text = |json: Json| serde_json::to_string(&json).ok();
+                    text(block.to_json(&node)) == text(node.to_json())
+                }),
                 "a writer's JSON is what Node::to_json gives"
             );
             let id = identify(&node).map_err(|why| Error::Rendered {
@@ -783,6 +788,25 @@ mod tests {
             name: name.to_owned(),
         };
         Manifest::new(id, Node::new(Value::Null, crate::location::Origin::Default))
+    }
+
+    /// A trace names each template once and holds each span in 20 bytes;
+    /// its spans read back as they were pushed.
+    #[test]
+    fn a_trace_holds_its_spans_small_and_reads_them_back() {
+        let mut trace = Trace::default();
+        let (a, b) = (trace.template("a.yaml"), trace.template("b.yaml"));
+        assert_eq!(trace.template("a.yaml"), a);
+        trace.push(0..4, a, 3, true);
+        trace.push(4..9, b, 7, false);
+        let spans: Vec<_> = trace.spans().collect();
+        assert_eq!(
+            spans,
+            [(0..4, "a.yaml", 3, true), (4..9, "b.yaml", 7, false)]
+        );
+        assert_eq!(trace.source_of("ab\ncdefgh", 3), Some(("a.yaml", 4)));
+        assert_eq!(trace.source_of("ab\ncdefgh", 5), Some(("b.yaml", 7)));
+        assert_eq!(std::mem::size_of::<Span>(), 20);
     }
 
     /// An object its writer writes is written and converted by it, until

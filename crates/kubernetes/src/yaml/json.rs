@@ -84,7 +84,7 @@ fn with_width(origin: Origin, width: usize) -> Origin {
             source,
             line,
             col,
-            width: u32::try_from(width.max(1)).unwrap_or(u32::MAX),
+            width: crate::location::saturating_u32(width.max(1)),
         },
         Origin::Default => Origin::Default,
     }
