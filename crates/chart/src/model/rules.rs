@@ -102,7 +102,7 @@ fn check_pods(values: &Values, violations: &mut Vec<RuleBreach>) {
 fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
     // Each container's resources, and whether it is a build daemon's
     // (`builds.*` and every project's), which the LimitRange admits.
-    let mut containers: Vec<(At, Resources, bool)> = [
+    let containers: Vec<(At, Resources, bool)> = [
         ("buildd.resources", &values.buildd.resources, false),
         ("gateway.resources", &values.gateway.resources, false),
         (
@@ -124,28 +124,48 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
     .into_iter()
     .map(|(path, resources, daemon)| (At::Dotted(path), resources.clone(), daemon))
     .collect();
-    for (i, project) in values.projects.iter().enumerate() {
-        containers.push((
-            At::ProjectResources(i),
-            project
-                .resources
-                .layered_over(&values.builds.daemon_resources),
-            true,
-        ));
-    }
+    // Projects mostly share their resources (the daemons' defaults): a
+    // project whose resources are those of the project before it, which
+    // broke no rule, breaks none either (each rule reads the resources, the
+    // daemons' defaults and the LimitRange alone), so a run of them is
+    // judged once.
+    let projects = |judge: &mut dyn FnMut(&At, &Resources) -> bool| {
+        let mut clean: Option<&Resources> = None;
+        for (i, project) in values.projects.iter().enumerate() {
+            if clean == Some(&project.resources) {
+                continue;
+            }
+            let layered = (project.resources).layered_over(&values.builds.daemon_resources);
+            clean = judge(&At::ProjectResources(i), &layered).then_some(&project.resources);
+        }
+    };
+    let requests_within_limits =
+        |violations: &mut Vec<RuleBreach>, path: &At, resources: &Resources| {
+            at_most(
+                violations,
+                path,
+                ("requests", &resources.requests),
+                ("limits", &resources.limits),
+            );
+        };
     for (path, resources, _) in &containers {
-        at_most(
-            violations,
-            path,
-            ("requests", &resources.requests),
-            ("limits", &resources.limits),
-        );
+        requests_within_limits(violations, path, resources);
     }
+    projects(&mut |path, resources| {
+        let before = violations.len();
+        requests_within_limits(violations, path, resources);
+        violations.len() == before
+    });
     let range = &values.builds.limit_range;
     if range.enabled {
         for (path, resources, _) in containers.iter().filter(|(.., daemon)| *daemon) {
             limit_range_admits(violations, path, resources, range);
         }
+        projects(&mut |path, resources| {
+            let before = violations.len();
+            limit_range_admits(violations, path, resources, range);
+            violations.len() == before
+        });
     }
     let path = At::Dotted("builds.limitRange");
     at_most(
@@ -935,7 +955,30 @@ mod tests {
                 "limits.memory 32Gi is above the builds LimitRange's max.memory 16Gi; the API server refuses the daemon".to_owned()
             )]
         );
+        // Projects with the same resources, each of which breaks a rule,
+        // are each reported; one between them that breaks none is not.
+        values.projects = vec![project("a"), project("b"), project("c"), project("d")];
+        for i in [0, 1, 3] {
+            values.projects[i].resources.limits.memory = q("32Gi");
+        }
+        values.projects[0].resources.requests.memory = q("64Gi");
+        values.projects[1].resources.requests.memory = q("64Gi");
+        let paths: Vec<String> = messages(&values)
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "projects[0].resources.requests.memory",
+                "projects[1].resources.requests.memory",
+                "projects[0].resources.limits.memory",
+                "projects[1].resources.limits.memory",
+                "projects[3].resources.limits.memory",
+            ]
+        );
         // Without the LimitRange, nothing to admit.
+        values.projects.clear();
         values.builds.limit_range.enabled = false;
         assert!(check(&values).is_empty());
     }
