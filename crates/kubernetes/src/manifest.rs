@@ -166,10 +166,7 @@ pub const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition
 pub fn is_crd(object: &serde_json::Value) -> bool {
     use crate::json::Field;
     // The kind first: most objects are no CRD.
-    object.field("kind") == CRD.1
-        && (object.field("apiVersion").as_str())
-            .and_then(|api_version| api_version.rsplit_once('/'))
-            .is_some_and(|(group, _)| group == CRD.0)
+    object.field("kind") == CRD.1 && crate::kube::group_of(object) == CRD.0
 }
 
 impl fmt::Display for ObjectId {
@@ -589,6 +586,7 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
     // one object, applied twice.
     let namespace =
         text(metadata.and_then(|m| m.get("namespace"))).filter(|_| !is_cluster_scoped(&kind));
+    // The group as `kube::api_group` reads it.
     let (group, version) = match api_version.split_once('/') {
         Some((group, version)) => (group.to_owned(), version.to_owned()),
         None => (String::new(), api_version),

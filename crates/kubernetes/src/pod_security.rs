@@ -441,12 +441,7 @@ pub fn template_path(group: &str, kind: &str) -> Option<&'static [&'static str]>
 pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
     // By group, any version: an old version of a kind (`apps/v1beta2`,
     // `extensions/v1beta1`) carries its pod in the same place.
-    let api_version = object.field("apiVersion").as_str()?;
-    // What `rsplit_once('/')` gives, by a plain search of the bytes: `/`
-    // is ASCII, so the cut is at a character boundary.
-    let group = (api_version.as_bytes().iter())
-        .rposition(|&b| b == b'/')
-        .map_or("", |slash| &api_version[..slash]);
+    let group = (object.field("apiVersion").as_str()).map(crate::kube::api_group)?;
     let path = template_path(group, object.field("kind").as_str()?)?;
     let mut node = object;
     let mut at = KeyPath::root();

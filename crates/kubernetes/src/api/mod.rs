@@ -177,9 +177,7 @@ impl<'a> ValidKeys<'a> {
 /// custom resource, whatever it is called. (A kind a Kubernetes group
 /// does not serve, `apps/v1 Job`, is the schema check's finding.)
 fn is_built_in_object(object: &Json) -> bool {
-    let api_version = object.field("apiVersion").as_str().unwrap_or_default();
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
-    crate::kube::is_kubernetes_group(group)
+    crate::kube::is_kubernetes_group(crate::kube::group_of(object))
 }
 
 /// [`problems`], with the keys already found valid in the run's earlier

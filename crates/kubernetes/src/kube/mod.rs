@@ -95,6 +95,22 @@ impl KubeSchemas {
     }
 }
 
+/// The API group of `api_version` (`apps/v1` → `apps`; `v1` → `""`, the
+/// core group): the text before its first `/`, as an object's identity
+/// reads it (`manifest::identify`). The one reading of it: an apiVersion
+/// with more than one `/` is none the API server takes (the schema
+/// check's finding), and every rule still reads the same group of it.
+pub fn api_group(api_version: &str) -> &str {
+    api_version.split_once('/').map_or("", |(group, _)| group)
+}
+
+/// The API group of `object`'s `apiVersion` ([`api_group`]); `""` when it
+/// has none.
+pub fn group_of(object: &serde_json::Value) -> &str {
+    use crate::json::Field;
+    api_group(object.field("apiVersion").as_str().unwrap_or_default())
+}
+
 /// Whether `group` is one Kubernetes itself serves: the core group (`""`),
 /// a group without a dot (`apps`, `batch`) or one under `k8s.io`. Any
 /// other group's kinds are custom resources, whatever they are called.
@@ -121,10 +137,7 @@ pub fn is_built_in(group: &str, kind: &str) -> bool {
                 .iter()
                 .filter(|(version, _)| VERSIONS.contains(version))
                 .flat_map(|(_, kinds)| kinds.iter())
-                .map(|&(api_version, kind, _)| {
-                    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-                    (group, kind)
-                })
+                .map(|&(api_version, kind, _)| (api_group(api_version), kind))
                 .filter(|(group, _)| is_kubernetes_group(group))
                 .collect()
         })
@@ -151,6 +164,30 @@ pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One reading of an apiVersion's group, the one an object's identity
+    /// makes, whatever the apiVersion: the rules that ask a group (a CRD,
+    /// a built-in kind, a pod-bearing kind) agree with the identity.
+    #[test]
+    fn an_api_group_is_read_as_the_identity_reads_it() {
+        for (api_version, group) in [
+            ("apps/v1", "apps"),
+            ("v1", ""),
+            ("", ""),
+            ("apiextensions.k8s.io/v1/x", "apiextensions.k8s.io"),
+            ("/v1", ""),
+        ] {
+            assert_eq!(api_group(api_version), group, "{api_version}");
+            let object = serde_json::json!({"apiVersion": api_version, "kind": "K",
+                "metadata": {"name": "n"}});
+            assert_eq!(group_of(&object), group, "{api_version}");
+            let node = crate::yaml::Node::from_json(&object, &crate::location::Origin::Default);
+            if let Ok(id) = crate::manifest::identify(&node) {
+                assert_eq!(id.group, group, "{api_version}");
+            }
+        }
+        assert_eq!(group_of(&serde_json::json!({"kind": "K"})), "");
+    }
 
     /// Built-in kinds by group, whatever their version; custom resources
     /// (cert-manager's Certificate, vendored here, among them) are not.

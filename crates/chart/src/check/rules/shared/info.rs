@@ -73,7 +73,7 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
             .collect();
         let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
         for object in context.objects {
-            let group = group_of(object);
+            let group = kubernetes::kube::group_of(object);
             if ours(group) {
                 let kind = object.field("kind").as_str().unwrap_or_default();
                 if !declared.contains(&(group, kind)) {
@@ -117,12 +117,6 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
             );
         }
     }
-}
-
-/// The group of an object's apiVersion (`""` for the core group).
-fn group_of(object: &serde_json::Value) -> &str {
-    let api = object.field("apiVersion").as_str().unwrap_or_default();
-    api.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
 /// Namespaces the objects live in but the input has no Namespace object
