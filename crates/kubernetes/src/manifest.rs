@@ -587,7 +587,7 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
     let namespace =
         text(metadata.and_then(|m| m.get("namespace"))).filter(|_| !is_cluster_scoped(&kind));
     // The group as `kube::api_group` reads it.
-    let (group, version) = match api_version.split_once('/') {
+    let (group, version) = match api_version.rsplit_once('/') {
         Some((group, version)) => (group.to_owned(), version.to_owned()),
         None => (String::new(), api_version),
     };
