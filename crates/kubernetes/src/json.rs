@@ -49,11 +49,58 @@ impl Field for Json {
     }
 }
 
+/// Whether two values are equal with their objects' members in the same
+/// order: what `==` says of them when it says true for each pair of members
+/// in turn, without hashing a key (an object's `==` looks up each member of
+/// one in the other). Two equal objects written in other orders are not
+/// the same here: a caller reusing what it found for `a` (a cache of one
+/// entry) only finds once more what it could have reused.
+pub fn same_in_order(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Object(a), Json::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
+        }
+        (Json::Array(a), Json::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
+        }
+        _ => a == b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// Same in order means equal; equal written in another order is not
+    /// the same; nested objects and arrays are compared member by member.
+    #[test]
+    fn same_in_order_is_equality_in_order() {
+        let values = [
+            json!({"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "6Gi"}}),
+            json!({"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "6Gi"}}),
+            json!({"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "8Gi"}}),
+            json!({"requests": {"cpu": 1, "memory": "2Gi"}, "limits": {"memory": "6Gi"}}),
+            json!({"requests": {"cpu": "1", "memory": "2Gi"}}),
+            json!([1, {"a": [true, null]}]),
+            json!([1, {"a": [true, null]}]),
+            json!([1, {"a": [true]}]),
+            json!("1"),
+            json!(1),
+            json!(null),
+        ];
+        for a in &values {
+            for b in &values {
+                assert_eq!(same_in_order(a, b), a == b, "{a} {b}");
+            }
+        }
+        let (a, b) = (json!({"a": 1, "b": 2}), json!({"b": 2, "a": 1}));
+        assert!(a == b && !same_in_order(&a, &b));
+    }
 
     /// Objects of a few members and of more than [`SCANNED_UP_TO`], and
     /// values that are no object.

@@ -54,22 +54,35 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     if ranges.is_empty() {
         return;
     }
+    // What the last project was refused, in its namespace with its
+    // resources: the projects of a values file mostly share both (the
+    // daemons' defaults), and the next such project is refused alike.
+    let mut last: Option<(&str, &Json, BTreeMap<KeyPath, String>)> = None;
     for (index, object) in context.objects.iter().enumerate() {
         if object.field("kind") != "BuildProject" || !context.in_scope(index) {
             continue;
         }
-        let Some(items) = ranges.get(namespace_of(object)) else {
-            continue;
-        };
-        // Each field once, whichever item refuses it first.
-        let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
-        for item in items {
-            for (path, message) in refusals(object.field("spec").field("resources"), item) {
-                refused.entry(path).or_insert(message);
+        let namespace = namespace_of(object);
+        let resources = object.field("spec").field("resources");
+        let known = last.as_ref().is_some_and(|(n, r, _)| {
+            *n == namespace && kubernetes::json::same_in_order(r, resources)
+        });
+        if !known {
+            let Some(items) = ranges.get(namespace) else {
+                continue;
+            };
+            // Each field once, whichever item refuses it first.
+            let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
+            for item in items {
+                for (path, message) in refusals(resources, item) {
+                    refused.entry(path).or_insert(message);
+                }
             }
+            last = Some((namespace, resources, refused));
         }
+        let refused = last.as_ref().map(|(.., refused)| refused).into_iter().flatten();
         for (path, message) in refused {
-            findings.report(Invariant::Limits, index, &path, message);
+            findings.report(Invariant::Limits, index, path, message.clone());
         }
     }
 }
@@ -215,6 +228,51 @@ mod tests {
         );
         // A Pod item gives no container a default limit.
         assert!(messages(json!({"requests": {"cpu": "3"}}), pod).is_empty());
+    }
+
+    /// Each project is judged, however many before it share its namespace
+    /// and resources (what one was refused is reused for the next alike):
+    /// a run of equal projects, one admitted between them, one alike in
+    /// a namespace without a LimitRange, one with its members in another
+    /// order.
+    #[test]
+    fn every_project_alike_is_refused_alike() {
+        use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
+        let range = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: daemons, namespace: b}\n\
+                     spec:\n  limits:\n    - type: Container\n      default: {cpu: \"2\"}\n";
+        let project = |name: &str, namespace: &str, resources: &str| {
+            format!(
+                "---\napiVersion: buildkit-operator.dev/v1alpha1\nkind: BuildProject\n\
+                 metadata: {{name: {name}, namespace: {namespace}}}\nspec:\n  resources: {resources}\n"
+            )
+        };
+        let big = "{requests: {cpu: \"4\", memory: 1Gi}}";
+        let text = [
+            range.to_owned(),
+            project("p1", "b", big),
+            project("p2", "b", big),
+            project("p3", "b", "{requests: {cpu: \"1\", memory: 1Gi}}"),
+            project("p4", "other", big),
+            project("p5", "b", "{requests: {memory: 1Gi, cpu: \"4\"}}"),
+            project("p6", "b", big),
+            project("p7", "b", big),
+        ]
+        .concat();
+        let set = kubernetes::input::parse("projects.yaml", &text).unwrap();
+        let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+        let options = crate::check::Options {
+            schemas: &schemas,
+            extra_crds: &[],
+        };
+        let report = crate::check::run(&set.manifests, &[], &options);
+        let refused: Vec<&str> = (report.findings.iter())
+            .filter(|f| f.id() == Some("LIMITS"))
+            .filter_map(|f| f.object())
+            .collect();
+        assert_eq!(
+            refused,
+            ["BuildProject b/p1", "BuildProject b/p2", "BuildProject b/p5", "BuildProject b/p6", "BuildProject b/p7"]
+        );
     }
 
     /// A value neither a string nor a number is no quantity, on either
