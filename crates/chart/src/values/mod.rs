@@ -11,8 +11,12 @@ mod pins;
 mod repair;
 mod set;
 
+use std::collections::HashSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+
+use serde::Deserialize as _;
+use serde_json::Value as Json;
 
 pub use set::{MAX_SET_FILE_BYTES, Override, SetArg, SetKind};
 
@@ -20,6 +24,7 @@ use crate::error::Error;
 use crate::model::{Values, rules};
 use crate::schema;
 use kubernetes::diagnostic::Problem;
+use kubernetes::json::Field as _;
 use kubernetes::location::{KeyPath, Segment};
 use kubernetes::location::{Origin, Source};
 use kubernetes::yaml::{self, Limits, Node, Value};
@@ -64,34 +69,56 @@ pub const MAX_SET_ARGUMENTS: usize = 1_000;
 /// Reads, merges, validates and checks the values: every problem of the
 /// schema and of the rules in one run.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
+    load_on(inputs, crate::check::parallel)
+}
+
+/// [`load`]; `beside` says, from the number of projects, whether the
+/// schema is checked on a second core while the values are read into
+/// their types and judged by the rules. That reading is kept only if the
+/// schema passes: what is said, and in which order, is the same either way.
+fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> {
     let (document, pins, deleted) = merged(inputs)?;
     let json = document.to_json();
-    let mut schema_problems = schema::validate(&document, &json);
+    let projects = json.field("projects").as_array().map_or(0, Vec::len);
+    let (mut schema_problems, ahead) = if beside(projects) {
+        std::thread::scope(|scope| {
+            let schema = scope.spawn(|| schema::validate(&document, &json));
+            let ahead = typed(&json, &document).map(|values| {
+                let problems = rule_problems(&values, &document, &HashSet::new());
+                (values, problems)
+            });
+            let schema = schema
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (schema, Some(ahead))
+        })
+    } else {
+        (schema::validate(&document, &json), None)
+    };
     explain_deletions(&mut schema_problems, &deleted);
-    let (values, reset) = if schema_problems.is_empty() {
-        let values: Values = serde_json::from_value(json).map_err(|e| {
-            // The schema is generated from these types, so this means the two disagree.
-            Error::InvalidValues {
-                problems: vec![Problem::new(
-                    document.origin.clone(),
-                    KeyPath::root(),
-                    format!("the values passed the schema but do not fit the model: {e}"),
-                )],
+    let (values, broken_rules, reset) = if schema_problems.is_empty() {
+        let (values, problems) = match ahead {
+            Some(ahead) => ahead?,
+            None => {
+                let values = typed(&json, &document)?;
+                let problems = rule_problems(&values, &document, &HashSet::new());
+                (values, problems)
             }
-        })?;
-        (Some(values), std::collections::HashSet::new())
+        };
+        (Some(values), problems, HashSet::new())
     } else {
         // The rules run on the parts that passed, the others at their
         // defaults; nothing is said twice about one key.
-        repair::repaired(json, &schema_problems)
+        let (values, reset) = repair::repaired(json, &schema_problems);
+        let problems = values
+            .as_ref()
+            .map(|values| rule_problems(values, &document, &reset))
+            .unwrap_or_default();
+        (values, problems, reset)
     };
     let mut problems = schema_problems;
-    let rule_problems = values
-        .as_ref()
-        .map(|values| rule_problems(values, &document, &reset))
-        .unwrap_or_default();
     problems.extend(
-        rule_problems
+        broken_rules
             .into_iter()
             .chain(pins.problems(&document))
             .filter(|problem| !repair::covered(&problem.path, &reset)),
@@ -102,6 +129,20 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
         Some(values) if problems.is_empty() => Ok(Loaded { values, document }),
         _ => Err(Error::InvalidValues { problems }),
     }
+}
+
+/// The values of `json`, which passed the schema, in their types.
+fn typed(json: &Json, document: &Node) -> Result<Values, Error> {
+    Values::deserialize(json).map_err(|e| {
+        // The schema is generated from these types, so this means the two disagree.
+        Error::InvalidValues {
+            problems: vec![Problem::new(
+                document.origin.clone(),
+                KeyPath::root(),
+                format!("the values passed the schema but do not fit the model: {e}"),
+            )],
+        }
+    })
 }
 
 /// The keys a null deleted: each path, and where the null was written.
@@ -174,11 +215,7 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins, Deleted), Error> {
 /// (else at the nearest node above its key);
 /// none that involves a key `reset` after a schema problem (its default
 /// stood in for what the user wrote).
-fn rule_problems(
-    values: &Values,
-    document: &Node,
-    reset: &std::collections::HashSet<KeyPath>,
-) -> Vec<Problem> {
+fn rule_problems(values: &Values, document: &Node, reset: &HashSet<KeyPath>) -> Vec<Problem> {
     rules::check(values)
         .into_iter()
         .chain(crate::plan::rules::check(values))
@@ -630,6 +667,46 @@ fn append(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The schema checked beside the typed reading and the rules, or
+    /// before them, says the same: for valid values, a schema problem, a
+    /// broken rule, both, and a null that deletes a required key; with
+    /// enough projects for the second core.
+    #[test]
+    fn the_schema_beside_the_rules_says_what_it_says_before_them() {
+        let projects: String = (0..crate::check::PARALLEL_FROM + 5)
+            .map(|i| {
+                format!("  - {{name: p-{i:04}, repository: 'https://git.example.com/p-{i}.git'}}\n")
+            })
+            .collect();
+        let cases = [
+            String::new(),
+            "  - {name: broken, repository: 'https://git.example.com/b.git', trusted: maybe}\n".to_owned(),
+            "  - {name: p-0001, repository: 'https://git.example.com/again.git'}\n".to_owned(),
+            "  - {name: Bad_Name, repository: 'https://git.example.com/b.git', trusted: 3}\n  - {name: p-0002, repository: 'https://git.example.com/x.git'}\n".to_owned(),
+        ];
+        let folder = tempfile::tempdir().unwrap();
+        for (i, extra) in cases.iter().enumerate() {
+            let path = folder.path().join(format!("values-{i}.yaml"));
+            let tail = if i == 3 {
+                "images: {buildd: null}\n"
+            } else {
+                ""
+            };
+            std::fs::write(&path, format!("projects:\n{projects}{extra}{tail}")).unwrap();
+            let inputs = Inputs {
+                files: vec![path],
+                sets: Vec::new(),
+            };
+            let said = |beside: fn(usize) -> bool| match load_on(&inputs, beside) {
+                Ok(loaded) => format!("{:?}", loaded.values),
+                Err(e) => format!("{e:?}"),
+            };
+            let (before, beside) = (said(|_| false), said(|_| true));
+            assert_eq!(before, beside, "case {i}");
+            assert_eq!(before.starts_with("Values"), i == 0, "case {i}: {before}");
+        }
+    }
 
     fn doc(name: &str, text: &str) -> Node {
         yaml::parse_document(&Source::file(name, text), Limits::VALUES)
