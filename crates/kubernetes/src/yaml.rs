@@ -443,6 +443,7 @@ fn read(
     let mut reader = Reader::new(source, &source.text, 0, limits, kubernetes);
     reader.nodes = shared.unwrap_or(0);
     reader.shared = shared.is_some();
+    reader.beside = source.text.len() >= SPLIT_FROM && crate::second_core();
     let result = reader.read();
     if let Some(spent) = shared {
         *spent = reader.nodes;
@@ -663,6 +664,10 @@ struct Reader<'a> {
     /// Whether `text` has a character [`refuse_stray_syntax`] looks at:
     /// without one, where the scalars are need not be tracked.
     stray: bool,
+    /// Whether the fast source's events are made on a second core while
+    /// this one makes the nodes ([`Reader::read_beside`]): a large text
+    /// read whole, not a part of a split one.
+    beside: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -690,6 +695,7 @@ impl<'a> Reader<'a> {
             cursor: (0, 0),
             ascii: text.is_ascii(),
             stray: may_hold_stray_syntax(text),
+            beside: false,
         }
     }
 
@@ -699,7 +705,11 @@ impl<'a> Reader<'a> {
     /// every error is the one saphyr's reading gives.
     fn read(&mut self) -> Result<Vec<Node>, Problem> {
         let spent = self.nodes;
-        if let Ok(documents) = self.read_events(subset::Events::new(self.text), |_, _| None) {
+        let fast = match self.beside {
+            true => self.read_beside(),
+            false => self.read_events(subset::Events::new(self.text), |_, _| None),
+        };
+        if let Ok(documents) = fast {
             return Ok(documents);
         }
         self.restart(spent);
@@ -709,6 +719,46 @@ impl<'a> Reader<'a> {
                 // saphyr's errors all become problems: `None` cannot come.
                 problem.unwrap_or_else(|| read_error(Origin::Default, "invalid YAML"))
             })
+    }
+
+    /// Reads the fast source's events as [`Reader::read_events`] does,
+    /// with the events made on another thread and handed over in batches:
+    /// finding the events and making the nodes cost about the same, so a
+    /// large text is read in little more than half the time. The events are
+    /// the same, in the same order, so the nodes and the problems are too.
+    /// The source runs at most [`BATCHES`] batches ahead; when the reading
+    /// stops early (a problem, a budget), the source stops at its next
+    /// batch.
+    fn read_beside(&mut self) -> Result<Vec<Node>, Option<Problem>> {
+        /// Events in one batch: the reading, faster than the source, waits
+        /// at a hand-over (256 a batch: 0.4 ms slower at 5,000 projects).
+        const BATCH: usize = 1024;
+        /// Batches made and not yet read, at most: some 2 MiB of events.
+        const BATCHES: usize = 16;
+        let text = self.text;
+        std::thread::scope(|scope| {
+            let (send, batches) = std::sync::mpsc::sync_channel(BATCHES);
+            let source = scope.spawn(move || {
+                let mut events = subset::Events::new(text);
+                loop {
+                    let batch: Vec<_> = events.by_ref().take(BATCH).collect();
+                    // A short batch is the last; so is one with the error
+                    // after which the source yields nothing.
+                    let last = batch.len() < BATCH || batch.iter().any(Result::is_err);
+                    if send.send(batch).is_err() || last {
+                        break;
+                    }
+                }
+            });
+            let read = self.read_events(batches.iter().flatten(), |_, _| None);
+            // The batches are dropped with the reading: a source still
+            // running finds no one to send to, and stops.
+            drop(batches);
+            source
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            read
+        })
     }
 
     /// Forgets a reading that was given up: what it counted and saw.
@@ -1455,6 +1505,60 @@ mod tests {
 
     fn read(text: &str) -> Result<Option<Node>, Problem> {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
+    }
+
+    /// Read beside (the events made on another thread), a text gives the
+    /// same nodes, or the same problem, as read on one thread: a large text
+    /// in the fast source's subset; one that leaves it near its end (read
+    /// again by saphyr); one past the node budget early (the reading stops
+    /// while the source runs ahead); one with an error near its end; one
+    /// with a duplicate key in its middle; each as values and as manifests.
+    #[test]
+    fn a_text_read_beside_reads_as_on_one_thread() {
+        let items: String = (0..1_000)
+            .map(|i| {
+                format!(
+                    "  - name: p-{i}\n    repository: 'https://e.com/{i}.git'\n    resources: {{requests: {{cpu: \"1\"}}}}\n"
+                )
+            })
+            .collect();
+        let base = format!("projects:\n{items}");
+        let few = Limits {
+            max_nodes: 500,
+            ..Limits::VALUES
+        };
+        let cases = [
+            (base.clone(), Limits::VALUES, true),
+            (
+                format!("{base}other: &a [1]\nmore: *a\n"),
+                Limits::VALUES,
+                true,
+            ),
+            (base.clone(), few, false),
+            (format!("{base}x: [unclosed\n"), Limits::VALUES, false),
+            (
+                base.replacen(
+                    "  - name: p-500\n",
+                    "  - name: p-500\n    name: again\n",
+                    1,
+                ),
+                Limits::VALUES,
+                false,
+            ),
+        ];
+        for (i, (text, limits, fine)) in cases.iter().enumerate() {
+            let source = Source::file("t.yaml", text.as_str());
+            for kubernetes in [false, true] {
+                let read = |beside| {
+                    let mut reader = Reader::new(&source, &source.text, 0, *limits, kubernetes);
+                    reader.beside = beside;
+                    reader.read()
+                };
+                let one = read(false);
+                assert_eq!(read(true), one, "case {i}");
+                assert_eq!(one.is_ok(), *fine, "case {i}: {one:?}");
+            }
+        }
     }
 
     /// A second document is refused where it starts, named as the caller
