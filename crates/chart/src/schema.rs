@@ -99,6 +99,11 @@ fn as_written(schema: u32, node: &mut Node) {
         }
         Value::Mapping(entries) => {
             for (key, child) in entries {
+                // A string, boolean or null stays what it is: its schema
+                // need not be looked up (most keys of a values file).
+                if matches!(child.value, Value::String(_) | Value::Bool(_) | Value::Null) {
+                    continue;
+                }
                 let named = VALUES.property(schema, &key.name);
                 let sub = named.or(match schema.additional {
                     Additional::Node(sub) => Some(sub),
