@@ -1540,11 +1540,7 @@ mod tests {
             (base.clone(), few, false),
             (format!("{base}x: [unclosed\n"), Limits::VALUES, false),
             (
-                base.replacen(
-                    "  - name: p-500\n",
-                    "  - name: p-500\n    name: again\n",
-                    1,
-                ),
+                base.replacen("  - name: p-500\n", "  - name: p-500\n    name: again\n", 1),
                 Limits::VALUES,
                 false,
             ),

@@ -161,10 +161,8 @@ fn runtime_classes(context: &Context<'_>, findings: &mut Findings<'_>) {
         .filter_map(|o| o.field("metadata").field("name").as_str())
         .collect();
     let mut by_class: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (name, user) in wanted(context) {
-        if !present.contains(name.as_str()) {
-            by_class.entry(name).or_default().push(user);
-        }
+    for (name, user) in wanted(context, &present) {
+        by_class.entry(name).or_default().push(user);
     }
     for (name, users) in by_class {
         // A few users name it; thousands would make a line no one reads.
@@ -182,8 +180,11 @@ fn runtime_classes(context: &Context<'_>, findings: &mut Findings<'_>) {
     }
 }
 
-/// Each RuntimeClass an object names, with the object: (class, object).
-fn wanted(context: &Context<'_>) -> BTreeSet<(String, String)> {
+/// Each RuntimeClass an object names that is not `present`, with the
+/// object: (class, object). A class the input holds is passed over
+/// before any text is made for it (the Kata class of every untrusted
+/// BuildProject, when both bundles are checked together).
+fn wanted(context: &Context<'_>, present: &BTreeSet<&str>) -> BTreeSet<(String, String)> {
     let mut wanted = BTreeSet::new();
     for (index, object) in context.objects.iter().enumerate() {
         let user = || context.manifests[index].id.to_string();
@@ -191,7 +192,7 @@ fn wanted(context: &Context<'_>) -> BTreeSet<(String, String)> {
             Some("BuildProject") => object.field("spec").field("runtimeClassName").as_str(),
             _ => pod_spec(object).and_then(|(_, pod)| pod.field("runtimeClassName").as_str()),
         };
-        if let Some(name) = named {
+        if let Some(name) = named.filter(|name| !present.contains(name)) {
             wanted.insert((name.to_owned(), user()));
         }
         if let Some(instance) = context.facts.instance_at(index) {
@@ -201,7 +202,9 @@ fn wanted(context: &Context<'_>) -> BTreeSet<(String, String)> {
                 .field("spec")
                 .field("containers")[instance.container];
             let args = &command_line(container);
-            if let Some(name) = last_flag(args, "--untrusted-runtime-class") {
+            if let Some(name) = last_flag(args, "--untrusted-runtime-class")
+                .filter(|name| !present.contains(name.as_str()))
+            {
                 wanted.insert((name, user()));
             }
         }
