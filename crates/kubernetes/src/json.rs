@@ -50,11 +50,12 @@ impl Field for Json {
 }
 
 /// Whether two values are equal with their objects' members in the same
-/// order: what `==` says of them when it says true for each pair of members
-/// in turn, without hashing a key (an object's `==` looks up each member of
-/// one in the other). Two equal objects written in other orders are not
-/// the same here: a caller reusing what it found for `a` (a cache of one
-/// entry) only finds once more what it could have reused.
+/// order, and written alike: `==` of each pair of members in turn, without
+/// hashing a key (an object's `==` looks up each member of one in the
+/// other), and a zero's sign (`0.0 == -0.0`, which print differently).
+/// Two equal objects written in other orders are not the same here: a
+/// caller reusing what it found for `a` (a cache of one entry) only finds
+/// once more what it could have reused.
 pub fn same_in_order(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Object(a), Json::Object(b)) => {
@@ -65,6 +66,11 @@ pub fn same_in_order(a: &Json, b: &Json) -> bool {
         }
         (Json::Array(a), Json::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
+        }
+        // `0.0 == -0.0`, but they are written differently: the same here
+        // means the same text too.
+        (Json::Number(x), Json::Number(y)) => {
+            x == y && x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
         }
         _ => a == b,
     }
@@ -98,6 +104,15 @@ mod tests {
                 assert_eq!(same_in_order(a, b), a == b, "{a} {b}");
             }
         }
+        // Equal, printed differently: not the same.
+        let (zero, negative) = (json!({"cpu": 0.0}), json!({"cpu": -0.0}));
+        assert_eq!(zero, negative);
+        assert_eq!(
+            (zero.to_string(), negative.to_string()),
+            (r#"{"cpu":0.0}"#.to_owned(), r#"{"cpu":-0.0}"#.to_owned())
+        );
+        assert!(!same_in_order(&zero, &negative));
+        assert!(same_in_order(&negative, &json!({"cpu": -0.0})));
         let (a, b) = (json!({"a": 1, "b": 2}), json!({"b": 2, "a": 1}));
         assert!(a == b && !same_in_order(&a, &b));
     }

@@ -1516,9 +1516,11 @@ mod tests {
     /// again by saphyr); one past the node budget early (the reading stops
     /// while the source runs ahead); one with an error near its end; one
     /// with a duplicate key in its middle; each as values and as manifests.
+    /// Two thousand items make more batches than the hand-over holds, so a
+    /// source stopped early is one blocked on a full hand-over.
     #[test]
     fn a_text_read_beside_reads_as_on_one_thread() {
-        let items: String = (0..1_000)
+        let items: String = (0..2_000)
             .map(|i| {
                 format!(
                     "  - name: p-{i}\n    repository: 'https://e.com/{i}.git'\n    resources: {{requests: {{cpu: \"1\"}}}}\n"

@@ -74,8 +74,9 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
 
 /// [`load`]; `beside` says, from the number of projects, whether the
 /// schema is checked on a second core while the values are read into
-/// their types and judged by the rules. That reading is kept only if the
-/// schema passes: what is said, and in which order, is the same either way.
+/// their types. That reading is kept only if the schema passes, and the
+/// rules run after it, as before (they judge values the schema passed):
+/// what is said, and in which order, is the same either way.
 fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> {
     let (document, pins, deleted) = merged(inputs)?;
     let json = document.to_json();
@@ -83,10 +84,7 @@ fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> 
     let (mut schema_problems, ahead) = if beside(projects) {
         std::thread::scope(|scope| {
             let schema = scope.spawn(|| schema::validate(&document, &json));
-            let ahead = typed(&json, &document).map(|values| {
-                let problems = rule_problems(&values, &document, &HashSet::new());
-                (values, problems)
-            });
+            let ahead = typed(&json, &document);
             let schema = schema
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -97,14 +95,11 @@ fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> 
     };
     explain_deletions(&mut schema_problems, &deleted);
     let (values, broken_rules, reset) = if schema_problems.is_empty() {
-        let (values, problems) = match ahead {
+        let values = match ahead {
             Some(ahead) => ahead?,
-            None => {
-                let values = typed(&json, &document)?;
-                let problems = rule_problems(&values, &document, &HashSet::new());
-                (values, problems)
-            }
+            None => typed(&json, &document)?,
         };
+        let problems = rule_problems(&values, &document, &HashSet::new());
         (Some(values), problems, HashSet::new())
     } else {
         // The rules run on the parts that passed, the others at their
@@ -668,12 +663,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The schema checked beside the typed reading and the rules, or
-    /// before them, says the same: for valid values, a schema problem, a
-    /// broken rule, both, and a null that deletes a required key; with
-    /// enough projects for the second core.
+    /// The schema checked beside the typed reading, or before it, says the
+    /// same: for valid values; a schema problem the types refuse too; a
+    /// broken rule; a schema problem the types take (an empty repository)
+    /// beside a broken rule; both kinds of problem with a null that deletes
+    /// a key; with enough projects for the second core.
     #[test]
-    fn the_schema_beside_the_rules_says_what_it_says_before_them() {
+    fn the_schema_beside_the_typed_reading_says_what_it_says_before_it() {
         let projects: String = (0..crate::check::PARALLEL_FROM + 5)
             .map(|i| {
                 format!("  - {{name: p-{i:04}, repository: 'https://git.example.com/p-{i}.git'}}\n")
@@ -683,12 +679,13 @@ mod tests {
             String::new(),
             "  - {name: broken, repository: 'https://git.example.com/b.git', trusted: maybe}\n".to_owned(),
             "  - {name: p-0001, repository: 'https://git.example.com/again.git'}\n".to_owned(),
+            "  - {name: p-0003, repository: ''}\n".to_owned(),
             "  - {name: Bad_Name, repository: 'https://git.example.com/b.git', trusted: 3}\n  - {name: p-0002, repository: 'https://git.example.com/x.git'}\n".to_owned(),
         ];
         let folder = tempfile::tempdir().unwrap();
         for (i, extra) in cases.iter().enumerate() {
             let path = folder.path().join(format!("values-{i}.yaml"));
-            let tail = if i == 3 {
+            let tail = if i == 4 {
                 "images: {buildd: null}\n"
             } else {
                 ""

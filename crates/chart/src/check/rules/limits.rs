@@ -232,14 +232,19 @@ mod tests {
 
     /// Each project is judged, however many before it share its namespace
     /// and resources (what one was refused is reused for the next alike):
-    /// a run of equal projects, one admitted between them, one alike in
-    /// a namespace without a LimitRange, one with its members in another
-    /// order.
+    /// a run of equal projects; one alike right after them in a namespace
+    /// without a LimitRange; one admitted; one with its members in another
+    /// order; two whose amounts are equal numbers written differently
+    /// (`0.0` and `-0.0`), each quoted as written.
     #[test]
     fn every_project_alike_is_refused_alike() {
         use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
-        let range = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: daemons, namespace: b}\n\
-                     spec:\n  limits:\n    - type: Container\n      default: {cpu: \"2\"}\n";
+        let range = |namespace: &str, cpu: &str| {
+            format!(
+                "---\napiVersion: v1\nkind: LimitRange\nmetadata: {{name: daemons, namespace: {namespace}}}\n\
+                 spec:\n  limits:\n    - type: Container\n      default: {{cpu: \"{cpu}\"}}\n"
+            )
+        };
         let project = |name: &str, namespace: &str, resources: &str| {
             format!(
                 "---\napiVersion: buildkit-operator.dev/v1alpha1\nkind: BuildProject\n\
@@ -248,14 +253,17 @@ mod tests {
         };
         let big = "{requests: {cpu: \"4\", memory: 1Gi}}";
         let text = [
-            range.to_owned(),
+            range("b", "2"),
+            range("z", "-1"),
             project("p1", "b", big),
             project("p2", "b", big),
-            project("p3", "b", "{requests: {cpu: \"1\", memory: 1Gi}}"),
-            project("p4", "other", big),
+            project("p3", "other", big),
+            project("p4", "b", "{requests: {cpu: \"1\", memory: 1Gi}}"),
             project("p5", "b", "{requests: {memory: 1Gi, cpu: \"4\"}}"),
             project("p6", "b", big),
             project("p7", "b", big),
+            project("z1", "z", "{requests: {cpu: 0.0}}"),
+            project("z2", "z", "{requests: {cpu: -0.0}}"),
         ]
         .concat();
         let set = kubernetes::input::parse("projects.yaml", &text).unwrap();
@@ -265,13 +273,26 @@ mod tests {
             extra_crds: &[],
         };
         let report = crate::check::run(&set.manifests, &[], &options);
-        let refused: Vec<&str> = (report.findings.iter())
+        let refused: Vec<String> = (report.findings.iter())
             .filter(|f| f.id() == Some("LIMITS"))
-            .filter_map(|f| f.object())
+            .map(|f| f.render().lines().next().unwrap_or_default().to_owned())
             .collect();
+        let said = |object: &str, amount: &str, limit: &str| {
+            format!(
+                "LIMITS BuildProject {object} spec.resources.requests.cpu: requests.cpu {amount} is above the limit {limit} the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod"
+            )
+        };
         assert_eq!(
             refused,
-            ["BuildProject b/p1", "BuildProject b/p2", "BuildProject b/p5", "BuildProject b/p6", "BuildProject b/p7"]
+            [
+                said("b/p1", "4", "2"),
+                said("b/p2", "4", "2"),
+                said("b/p5", "4", "2"),
+                said("b/p6", "4", "2"),
+                said("b/p7", "4", "2"),
+                said("z/z1", "0.0", "-1"),
+                said("z/z2", "-0.0", "-1"),
+            ]
         );
     }
 
