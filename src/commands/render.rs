@@ -393,19 +393,11 @@ fn to_stdout(
     let parallel = output.release.len() + output.kata.len() >= chart::check::PARALLEL_FROM
         && kubernetes::second_core();
     let ((findings, copies), stream) = if parallel {
-        std::thread::scope(|scope| {
-            let writer = scope.spawn(stream);
-            let checked = pipeline::check_leaving(&output, version, crds);
-            (checked, writer.join())
-        })
+        kubernetes::beside(|| pipeline::check_leaving(&output, version, crds), stream)
     } else {
-        (
-            pipeline::check_leaving(&output, version, crds),
-            Ok(stream()),
-        )
+        (pipeline::check_leaving(&output, version, crds), stream())
     };
     super::leave_to_exit(copies);
-    let stream = stream.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     if !refuse_findings(&output, &findings) {
         return Ok(Exit::Findings);
     }

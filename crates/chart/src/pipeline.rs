@@ -148,31 +148,34 @@ pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error
 /// freed once rendered: the checks' copy of the objects makes the peak of
 /// a large render, and the values are no part of it.
 pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Error> {
+    // The values wait for nothing the templates' worker makes, but the
+    // render waits for its templates: the two must run at once.
     let overlap =
-        std::env::var_os(render::TEMPLATES_DIR_VAR).is_none() && kubernetes::second_core();
+        std::env::var_os(render::TEMPLATES_DIR_VAR).is_none() && kubernetes::overlapping();
     if !overlap {
         let loaded = values::load(inputs)?;
         let templates = render::templates()?;
         return render_with(&loaded.values, Some(&loaded.document), crds, templates);
     }
-    std::thread::scope(|scope| {
-        let (send, compiled) = std::sync::mpsc::sync_channel(1);
-        let worker = scope.spawn(move || {
-            // The templates first: the render waits for them.
-            let _ = send.send(render::templates());
-            kube::conformance::prepare();
-        });
+    let (send, compiled) = std::sync::mpsc::sync_channel(1);
+    let worker = move || {
+        // The templates first: the render waits for them.
+        let _ = send.send(render::templates());
+        kube::conformance::prepare();
+    };
+    let here = || {
         let loaded = values::load(inputs)?;
-        let templates = match compiled.recv() {
-            Ok(templates) => templates?,
-            // Nothing sent: the worker panicked; its panic, here.
-            Err(_) => match worker.join() {
-                Err(panic) => std::panic::resume_unwind(panic),
-                Ok(()) => unreachable!("the worker sends before it returns"),
-            },
+        // Nothing sent: the worker panicked, and `beside` raises its
+        // panic once this returns.
+        let Ok(templates) = compiled.recv() else {
+            return Err(Error::Kubernetes(kubernetes::error::Error::Rendered {
+                template: "templates".to_owned(),
+                problem: "the templates' worker stopped".to_owned(),
+            }));
         };
-        render_with(&loaded.values, Some(&loaded.document), crds, templates)
-    })
+        render_with(&loaded.values, Some(&loaded.document), crds, templates?)
+    };
+    kubernetes::beside(here, worker).0
 }
 
 fn render_with(
@@ -409,7 +412,7 @@ pub fn check_leaving(
     check_on(output, version, crds, kubernetes::second_core())
 }
 
-/// [`check_leaving`], the bundles alone checked on a thread of their own
+/// [`check_leaving`], the bundles alone checked on the worker (`kubernetes::beside`)
 /// when `beside` (with a second core, at any size: at prod that core is
 /// idle by then, 0.34 ms in the median of 300 paired runs, BENCHMARKS.md).
 fn check_on(
@@ -484,17 +487,10 @@ fn check_copies(
     // Every object's schema once, with both bundles; how the objects relate
     // for each bundle as it may be applied: alone, and both together. The
     // runs only read the objects: `beside`, the bundles alone are checked
-    // on another thread.
+    // on the worker.
     let alone = || Bundle::ALL.map(|bundle| run(&[bundle], None));
     let (mut findings, alone) = if beside {
-        std::thread::scope(|scope| {
-            let alone = scope.spawn(alone);
-            let findings = run(&Bundle::ALL, Some(options));
-            let alone = alone
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (findings, alone)
-        })
+        kubernetes::beside(|| run(&Bundle::ALL, Some(options)), alone)
     } else {
         (run(&Bundle::ALL, Some(options)), alone())
     };
@@ -506,23 +502,19 @@ fn check_copies(
     findings
 }
 
-/// `items` mapped by `f`, in order; the second half on another thread when
+/// `items` mapped by `f`, in order; the second half on the worker when
 /// `parallel`.
 fn split_map<T: Sync, U: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> U + Sync) -> Vec<U> {
     if !parallel {
         return items.iter().map(f).collect();
     }
     let (first, second) = items.split_at(items.len() / 2);
-    std::thread::scope(|scope| {
-        let second = scope.spawn(|| second.iter().map(&f).collect::<Vec<U>>());
-        let mut all: Vec<U> = first.iter().map(&f).collect();
-        all.extend(
-            second
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        );
-        all
-    })
+    let (mut all, second) = kubernetes::beside(
+        || first.iter().map(&f).collect::<Vec<U>>(),
+        || second.iter().map(&f).collect::<Vec<U>>(),
+    );
+    all.extend(second);
+    all
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then

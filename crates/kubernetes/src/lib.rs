@@ -91,3 +91,112 @@ pub fn second_core() -> bool {
     static SECOND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SECOND.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
+
+/// Runs `here` on this thread and `there` on the process' worker at
+/// once, and returns both results: the stages that split their work over
+/// two cores call it where they would start a scoped thread. The worker
+/// is started once and kept (one per further core, two at most), so the
+/// work of every stage lands in the same allocator heaps: eight threads
+/// of their own each took fresh pages and filled the allocator's first
+/// arena (BENCHMARKS.md). A panic of either is raised here once both are
+/// done, as `std::thread::scope` raises it. Without a worker (one core,
+/// or none could be started) the two run here one after the other,
+/// `here` first.
+///
+/// `there` must not wait for `here`: on a worker, or without one, the
+/// two may run one after the other. A caller whose halves feed each
+/// other asks [`overlapping`] first.
+pub fn beside<A, B>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, B)
+where
+    B: Send,
+{
+    let Some(pool) = pool() else {
+        return (here(), there());
+    };
+    let mut theirs = None;
+    let ours = pool.in_place_scope(|scope| {
+        scope.spawn(|_| theirs = Some(there()));
+        here()
+    });
+    (ours, theirs.expect("a scope returns once its work is done"))
+}
+
+/// Whether [`beside`] called here runs its two halves at the same time:
+/// there is a worker, and this thread is not one (a worker may run both
+/// halves itself, one after the other).
+pub fn overlapping() -> bool {
+    pool().is_some() && rayon_core::current_thread_index().is_none()
+}
+
+/// The process' workers: one per core beyond the first, at most two (no
+/// stage splits its work more than twice at once); none with one core, or
+/// when none can be started.
+fn pool() -> Option<&'static rayon_core::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if !second_core() {
+            return None;
+        }
+        rayon_core::ThreadPoolBuilder::new()
+            .num_threads((cores - 1).clamp(1, 2))
+            .thread_name(|i| format!("chartgen-worker-{i}"))
+            .build()
+            .ok()
+    });
+    pool.as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both halves run and give their results; `there` runs on a worker,
+    /// `here` on the caller's thread; a worker may split its own work
+    /// again (on one worker, the halves run one after the other).
+    #[test]
+    fn beside_runs_both_halves_and_nests() {
+        let caller = std::thread::current().id();
+        let (a, b) = beside(
+            || {
+                let on_worker = rayon_core::current_thread_index().is_some();
+                (std::thread::current().id(), on_worker)
+            },
+            || {
+                let on_worker = rayon_core::current_thread_index().is_some();
+                (std::thread::current().id(), on_worker)
+            },
+        );
+        assert_eq!(a, (caller, false));
+        assert_eq!(b.1, second_core(), "the second half runs on a worker");
+        assert_eq!(overlapping(), second_core());
+        let (sum, nested) = beside(|| (1..=100).sum::<u32>(), || beside(overlapping, || 2 + 2));
+        assert_eq!((sum, nested), (5050, (false, 4)));
+    }
+
+    /// A panic of either half is raised to the caller once both are done,
+    /// and the worker serves the next call.
+    #[test]
+    fn beside_raises_a_half_s_panic() {
+        for there_panics in [true, false] {
+            let done = std::sync::atomic::AtomicBool::new(false);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                beside(
+                    || {
+                        assert!(there_panics, "here");
+                    },
+                    || {
+                        done.store(true, std::sync::atomic::Ordering::SeqCst);
+                        assert!(!there_panics, "there");
+                    },
+                )
+            }));
+            assert!(result.is_err());
+            // With a worker, both halves ran; without, `there` runs after
+            // `here`, so not after `here` panicked.
+            let done = done.load(std::sync::atomic::Ordering::SeqCst);
+            assert_eq!(done, there_panics || overlapping());
+        }
+        assert_eq!(beside(|| 1, || 2), (1, 2));
+    }
+}

@@ -374,15 +374,7 @@ pub fn parse_manifests_split(source: &Arc<Source>, limits: Limits) -> Result<Vec
             .ok()
             .map(|documents| (documents, reader.nodes))
     };
-    let (one, two) = std::thread::scope(|scope| {
-        let two = scope.spawn(|| part(second, line_offset));
-        let one = part(first, 0);
-        (
-            one,
-            two.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        )
-    });
+    let (one, two) = crate::beside(|| part(first, 0), || part(second, line_offset));
     match (one, two) {
         (Some((mut documents, a)), Some((more, b)))
             if a + b <= limits.max_nodes && documents.len() + more.len() <= MAX_DOCUMENTS =>
@@ -443,7 +435,7 @@ fn read(
     let mut reader = Reader::new(source, &source.text, 0, limits, kubernetes);
     reader.nodes = shared.unwrap_or(0);
     reader.shared = shared.is_some();
-    reader.beside = source.text.len() >= SPLIT_FROM && crate::second_core();
+    reader.beside = source.text.len() >= SPLIT_FROM;
     let result = reader.read();
     if let Some(spent) = shared {
         *spent = reader.nodes;
@@ -665,8 +657,9 @@ struct Reader<'a> {
     /// without one, where the scalars are need not be tracked.
     stray: bool,
     /// Whether the fast source's events are made on a second core while
-    /// this one makes the nodes ([`Reader::read_beside`]): a large text
-    /// read whole, not a part of a split one.
+    /// this one makes the nodes ([`Reader::read_beside`]), when the two
+    /// can run at once (`crate::overlapping`): a large text read whole,
+    /// not a part of a split one.
     beside: bool,
 }
 
@@ -705,7 +698,9 @@ impl<'a> Reader<'a> {
     /// every error is the one saphyr's reading gives.
     fn read(&mut self) -> Result<Vec<Node>, Problem> {
         let spent = self.nodes;
-        let fast = match self.beside {
+        // Only while the two can run at once: one after the other, the
+        // reading would wait for a source not yet started.
+        let fast = match self.beside && crate::overlapping() {
             true => self.read_beside(),
             false => self.read_events(subset::Events::new(self.text), |_, _| None),
         };
@@ -722,7 +717,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the fast source's events as [`Reader::read_events`] does,
-    /// with the events made on another thread and handed over in batches:
+    /// with the events made on the worker and handed over in batches:
     /// finding the events and making the nodes cost about the same, so a
     /// large text is read in little more than half the time. The events are
     /// the same, in the same order, so the nodes and the problems are too.
@@ -736,32 +731,30 @@ impl<'a> Reader<'a> {
         /// Batches made and not yet read, at most: some 2 MiB of events.
         const BATCHES: usize = 16;
         let text = self.text;
-        std::thread::scope(|scope| {
-            let (send, batches) = std::sync::mpsc::sync_channel(BATCHES);
-            let source = scope.spawn(move || {
-                let mut events = subset::Events::new(text);
-                loop {
-                    // Its room made at once: collected, it would grow by
-                    // copying (9 M instructions at 5,000 projects).
-                    let mut batch = Vec::with_capacity(BATCH);
-                    batch.extend(events.by_ref().take(BATCH));
-                    // A short batch is the last; so is one with the error
-                    // after which the source yields nothing.
-                    let last = batch.len() < BATCH || batch.iter().any(Result::is_err);
-                    if send.send(batch).is_err() || last {
-                        break;
-                    }
+        let (send, batches) = std::sync::mpsc::sync_channel(BATCHES);
+        let source = move || {
+            let mut events = subset::Events::new(text);
+            loop {
+                // Its room made at once: collected, it would grow by
+                // copying (9 M instructions at 5,000 projects).
+                let mut batch = Vec::with_capacity(BATCH);
+                batch.extend(events.by_ref().take(BATCH));
+                // A short batch is the last; so is one with the error
+                // after which the source yields nothing.
+                let last = batch.len() < BATCH || batch.iter().any(Result::is_err);
+                if send.send(batch).is_err() || last {
+                    break;
                 }
-            });
+            }
+        };
+        let read = || {
             let read = self.read_events(batches.iter().flatten(), |_, _| None);
             // The batches are dropped with the reading: a source still
             // running finds no one to send to, and stops.
             drop(batches);
-            source
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             read
-        })
+        };
+        crate::beside(read, source).0
     }
 
     /// Forgets a reading that was given up: what it counted and saw.
@@ -1510,7 +1503,7 @@ mod tests {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
     }
 
-    /// Read beside (the events made on another thread), a text gives the
+    /// Read beside (the events made on the worker), a text gives the
     /// same nodes, or the same problem, as read on one thread: a large text
     /// in the fast source's subset; one that leaves it near its end (read
     /// again by saphyr); one past the node budget early (the reading stops

@@ -77,7 +77,7 @@ pub fn build(plan: &Plan<'_>, written: usize) -> Option<(Built, usize)> {
     build_in(plan, written, halves)
 }
 
-/// [`build`], the second half of the projects written on another thread
+/// [`build`], the second half of the projects written on the worker
 /// when `halves`.
 fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usize)> {
     let meta = plan.meta.get("projects")?;
@@ -91,15 +91,11 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     let shared = Shared::of(plan, meta);
     let parts = if halves {
         let (first, second) = plan.projects.split_at(plan.projects.len() / 2);
-        let (first, second) = std::thread::scope(|scope| {
-            let second = scope.spawn(|| Part::write(&shared, second, 0, second.len()));
+        let (first, second) = kubernetes::beside(
             // The first half's text takes the second's too.
-            let first = Part::write(&shared, first, written, plan.projects.len());
-            let second = second
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (first, second)
-        });
+            || Part::write(&shared, first, written, plan.projects.len()),
+            || Part::write(&shared, second, 0, second.len()),
+        );
         vec![first?, second?]
     } else {
         vec![Part::write(

@@ -82,14 +82,11 @@ fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> 
     let json = document.to_json();
     let projects = json.field("projects").as_array().map_or(0, Vec::len);
     let (mut schema_problems, ahead) = if beside(projects) {
-        std::thread::scope(|scope| {
-            let schema = scope.spawn(|| schema::validate(&document, &json));
-            let ahead = typed(&json, &document);
-            let schema = schema
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (schema, Some(ahead))
-        })
+        let (ahead, schema) = kubernetes::beside(
+            || typed(&json, &document),
+            || schema::validate(&document, &json),
+        );
+        (schema, Some(ahead))
     } else {
         (schema::validate(&document, &json), None)
     };

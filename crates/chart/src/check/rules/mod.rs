@@ -200,16 +200,13 @@ pub fn check(
     };
     if split {
         let mut related = Findings::new(context);
-        std::thread::scope(|scope| {
-            let other = scope.spawn(|| {
+        kubernetes::beside(
+            || run(&alone, findings),
+            || {
                 run(&|i| !alone(i), &mut related);
                 shared::info::check(context, &mut related);
-            });
-            run(&alone, findings);
-            other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        });
+            },
+        );
         findings.found.append(&mut related.found);
         findings.info.append(&mut related.info);
     } else {
