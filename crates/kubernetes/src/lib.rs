@@ -92,20 +92,22 @@ pub fn second_core() -> bool {
     *SECOND.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 
-/// Runs `here` on this thread and `there` on the process' worker at
-/// once, and returns both results: the stages that split their work over
-/// two cores call it where they would start a scoped thread. The worker
-/// is started once and kept (one per further core, two at most), so the
-/// work of every stage lands in the same allocator heaps: eight threads
+/// Runs `here` on this thread and `there` on the process' worker, and
+/// returns both results: the stages that split their work over two cores
+/// call it where they would start a scoped thread. The worker is started
+/// once and kept (one per further core, two at most), so the second
+/// halves of every stage land in the same allocator heaps: eight threads
 /// of their own each took fresh pages and filled the allocator's first
-/// arena (BENCHMARKS.md). A panic of either is raised here once both are
-/// done, as `std::thread::scope` raises it. Without a worker (one core,
-/// or none could be started) the two run here one after the other,
-/// `here` first.
+/// arena (BENCHMARKS.md). `there` starts when the worker is free (after
+/// the jobs queued before it), without waiting for this thread. A panic
+/// of either is raised here once both are done (when both panic, one of
+/// the two). Without a worker (one core, or none could be started), or
+/// called on the worker, the two may run one after the other, `here`
+/// first.
 ///
-/// `there` must not wait for `here`: on a worker, or without one, the
-/// two may run one after the other. A caller whose halves feed each
-/// other asks [`overlapping`] first.
+/// So `here` must not wait for `there` unless [`overlapping`] says the
+/// two run apart; `there` may wait for `here`. Nor may `here` hold a lock
+/// that `there` or a job queued before it needs.
 pub fn beside<A, B>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, B)
 where
     B: Send,
@@ -121,9 +123,9 @@ where
     (ours, theirs.expect("a scope returns once its work is done"))
 }
 
-/// Whether [`beside`] called here runs its two halves at the same time:
-/// there is a worker, and this thread is not one (a worker may run both
-/// halves itself, one after the other).
+/// Whether [`beside`] called here runs `there` apart from this thread, so
+/// that `here` may wait for it: there is a worker, and this thread is not
+/// one (a worker may run both halves itself, one after the other).
 pub fn overlapping() -> bool {
     pool().is_some() && rayon_core::current_thread_index().is_none()
 }
@@ -174,8 +176,23 @@ mod tests {
         assert_eq!((sum, nested), (5050, (false, 4)));
     }
 
-    /// A panic of either half is raised to the caller once both are done,
-    /// and the worker serves the next call.
+    /// When the two run apart, `here` may wait for what `there` makes (the
+    /// values' events, the templates); it never waits forever.
+    #[test]
+    fn here_may_wait_for_there_when_they_run_apart() {
+        if !overlapping() {
+            return;
+        }
+        let (send, receive) = std::sync::mpsc::sync_channel(0);
+        let (got, ()) = beside(
+            || receive.recv_timeout(std::time::Duration::from_secs(30)),
+            move || send.send(7).unwrap(),
+        );
+        assert_eq!(got, Ok(7));
+    }
+
+    /// A panic of either half is raised to the caller, with its own
+    /// payload, once both are done, and the worker serves the next call.
     #[test]
     fn beside_raises_a_half_s_panic() {
         for there_panics in [true, false] {
@@ -183,15 +200,21 @@ mod tests {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 beside(
                     || {
-                        assert!(there_panics, "here");
+                        if !there_panics {
+                            std::panic::panic_any("here");
+                        }
                     },
                     || {
                         done.store(true, std::sync::atomic::Ordering::SeqCst);
-                        assert!(!there_panics, "there");
+                        if there_panics {
+                            std::panic::panic_any("there");
+                        }
                     },
                 )
             }));
-            assert!(result.is_err());
+            let payload = result.expect_err("a half panicked");
+            let said = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+            assert_eq!(said, if there_panics { "there" } else { "here" });
             // With a worker, both halves ran; without, `there` runs after
             // `here`, so not after `here` panicked.
             let done = done.load(std::sync::atomic::Ordering::SeqCst);
