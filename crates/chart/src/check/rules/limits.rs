@@ -23,7 +23,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "LIMITS",
         title: "The LimitRange of a BuildProject's namespace admits its daemon",
-        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`) and refuses a container whose request is above the limit so given, or whose limit is above `max`, for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` item of a LimitRange in their namespace that the input holds. The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
+        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`) and refuses a container whose request is above the limit so given, or whose limit is above `max`, for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
         example: "LIMITS BuildProject buildkit-builds/platform-api spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod",
         doc: DOC,
     },
@@ -37,16 +37,15 @@ pub const RULE: Definition = Definition {
 /// Checks LIMITS on the operator's BuildProjects.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     let context = inputs.context;
-    // Every `Container` and `Pod` item of every LimitRange, by namespace:
-    // the admission applies each.
+    // Every `Container` and `Pod` item of every LimitRange, by namespace
+    // (one that names none lives in `default`, as a BuildProject that
+    // names none does): the admission applies each.
     let mut ranges: HashMap<&str, Vec<&Json>> = HashMap::new();
     for object in context.objects {
         if object.field("kind") != "LimitRange" || object.field("apiVersion") != "v1" {
             continue;
         }
-        let Some(namespace) = object.field("metadata").field("namespace").as_str() else {
-            continue;
-        };
+        let namespace = namespace_of(object);
         let items = (object.field("spec").field("limits").as_array().into_iter().flatten())
             .filter(|l| l.field("type") == "Container" || l.field("type") == "Pod");
         ranges.entry(namespace).or_default().extend(items);
@@ -235,7 +234,8 @@ mod tests {
     /// a run of equal projects; one alike right after them in a namespace
     /// without a LimitRange; one admitted; one with its members in another
     /// order; two whose amounts are equal numbers written differently
-    /// (`0.0` and `-0.0`), each quoted as written.
+    /// (`0.0` and `-0.0`), each quoted as written; a LimitRange and a
+    /// project that name no namespace, both in `default`.
     #[test]
     fn every_project_alike_is_refused_alike() {
         use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
@@ -255,6 +255,7 @@ mod tests {
         let text = [
             range("b", "2"),
             range("z", "-1"),
+            range("default", "2").replace(", namespace: default", ""),
             project("p1", "b", big),
             project("p2", "b", big),
             project("p3", "other", big),
@@ -264,6 +265,7 @@ mod tests {
             project("p7", "b", big),
             project("z1", "z", "{requests: {cpu: 0.0}}"),
             project("z2", "z", "{requests: {cpu: -0.0}}"),
+            project("d1", "default", big).replace(", namespace: default", ""),
         ]
         .concat();
         let set = kubernetes::input::parse("projects.yaml", &text).unwrap();
@@ -290,6 +292,7 @@ mod tests {
                 said("b/p5", "4", "2"),
                 said("b/p6", "4", "2"),
                 said("b/p7", "4", "2"),
+                said("default/d1", "4", "2"),
                 said("z/z1", "0.0", "-1"),
                 said("z/z2", "-0.0", "-1"),
             ]
