@@ -165,14 +165,11 @@ pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Err
     };
     let here = || {
         let loaded = values::load(inputs)?;
-        // Nothing sent: the worker panicked, and `beside` raises its
-        // panic once this returns.
-        let Ok(templates) = compiled.recv() else {
-            return Err(Error::Kubernetes(kubernetes::error::Error::Rendered {
-                template: "templates".to_owned(),
-                problem: "the templates' worker stopped".to_owned(),
-            }));
-        };
+        // Nothing sent: the worker panicked, and `beside` raises that
+        // panic (the first) once this one ends.
+        let templates = compiled
+            .recv()
+            .expect("the templates' worker sends before it ends");
         render_with(&loaded.values, Some(&loaded.document), crds, templates?)
     };
     kubernetes::beside(here, worker).0
