@@ -489,9 +489,11 @@ type Collected = (
 /// of them of [`yaml::SPLIT_FROM`] (such a text is read in two parts
 /// itself), are read in two runs of about half the bytes each, the second
 /// on the worker ([`crate::beside`]); the second run's results are kept
-/// only when the first read whole. A chart's templates render many small
-/// texts, and when a render reads them back the worker has nothing else
-/// to do: 0.65 ms of a 4.9 ms render at prod (BENCHMARKS.md).
+/// only when the first read whole. Otherwise they are read one after the
+/// other, a text of [`READ_APART_FROM`] bytes in two parts itself. A
+/// chart's templates render many small texts, and when a render reads
+/// them back the worker has nothing else to do: 0.7 ms of a 4.8 ms render
+/// at prod (BENCHMARKS.md).
 fn read_all(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
     let bytes = |output: &Output| match output {
         Output::Text(rendered) => rendered.text.len(),
@@ -503,7 +505,8 @@ fn read_all(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
         && outputs.iter().all(|o| bytes(o) < yaml::SPLIT_FROM)
         && crate::second_core();
     if !apart {
-        return read_run(outputs);
+        // One after the other, each text of READ_APART_FROM split itself.
+        return read_run(outputs, READ_APART_FROM);
     }
     // The first run to the output that takes it past half the bytes.
     let mut so_far = 0;
@@ -515,24 +518,28 @@ fn read_all(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
         .map_or(outputs.len(), |i| i + 1);
     let mut first = outputs;
     let second = first.split_off(middle);
-    let (mut read, second) = crate::beside(|| read_run(first), || read_run(second));
+    // Neither run splits a text: the worker is the other run's.
+    let whole = usize::MAX;
+    let (mut read, second) = crate::beside(|| read_run(first, whole), || read_run(second, whole));
     if read.iter().all(Result::is_ok) {
         read.extend(second);
     }
     read
 }
 
-/// From how many bytes of text a render's outputs are read in two runs
-/// ([`read_all`]): a prod render's 38 objects are some 40 KB.
+/// From how many bytes of text a render's outputs are read in two runs,
+/// or one output's text in two parts ([`read_all`]): a prod render's 38
+/// objects are some 40 KB, the Kata bundle's one text 12 KB.
 pub const READ_APART_FROM: usize = 8 << 10;
 
 /// `outputs` read back or taken as built, in order, up to the first that
-/// cannot be read.
-fn read_run(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
+/// cannot be read; a text of `split_from` bytes read in two parts
+/// ([`yaml::parse_manifests_split_from`]).
+fn read_run(outputs: Vec<Output>, split_from: usize) -> Vec<Result<Collected, Error>> {
     let mut read = Vec::with_capacity(outputs.len());
     for output in outputs {
         let output = match output {
-            Output::Text(output) => read_back(output),
+            Output::Text(output) => read_back(output, split_from),
             Output::Built(built) => Ok((
                 built.template,
                 Arc::new(Rendering {
@@ -555,23 +562,24 @@ fn read_run(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
 
 /// A template's output read back: its name, its text and trace, and its
 /// documents.
-fn read_back(output: Rendered) -> Result<Collected, Error> {
+fn read_back(output: Rendered, split_from: usize) -> Result<Collected, Error> {
     let mut rendering = Rendering {
         source: Built::source(&output.template, output.text),
         trace: output.trace,
         // Counted once read.
         objects: 0,
     };
-    let documents = yaml::parse_manifests_split(&rendering.source, LIMITS).map_err(|e| {
-        let message = e
-            .message
-            .strip_prefix("invalid YAML: ")
-            .unwrap_or(&e.message);
-        Error::Rendered {
-            template: output.template.clone(),
-            problem: format!("invalid YAML at {}: {message}", rendering.place(&e.origin)),
-        }
-    })?;
+    let documents = yaml::parse_manifests_split_from(&rendering.source, LIMITS, split_from)
+        .map_err(|e| {
+            let message = e
+                .message
+                .strip_prefix("invalid YAML: ")
+                .unwrap_or(&e.message);
+            Error::Rendered {
+                template: output.template.clone(),
+                problem: format!("invalid YAML at {}: {message}", rendering.place(&e.origin)),
+            }
+        })?;
     rendering.objects = objects_in(&documents);
     Ok((output.template, Arc::new(rendering), documents, None))
 }
@@ -990,7 +998,7 @@ mod tests {
                 .sum();
             assert!(text >= READ_APART_FROM, "{text} bytes: read in one run");
             for broken in std::iter::once(None).chain((0..count).map(Some)) {
-                let one = shown(read_run(outputs(count, broken)));
+                let one = shown(read_run(outputs(count, broken), usize::MAX));
                 assert_eq!(
                     shown(read_all(outputs(count, broken))),
                     one,

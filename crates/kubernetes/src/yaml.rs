@@ -352,8 +352,19 @@ pub const SPLIT_FROM: usize = 64 << 10;
 /// together pass a budget, the whole stream is read again on one thread,
 /// so the error is the one [`parse_manifests`] gives.
 pub fn parse_manifests_split(source: &Arc<Source>, limits: Limits) -> Result<Vec<Node>, Problem> {
+    parse_manifests_split_from(source, limits, SPLIT_FROM)
+}
+
+/// [`parse_manifests_split`], split from `from` bytes instead of
+/// [`SPLIT_FROM`]: for a caller that knows the worker is free (a
+/// render's parse-back, `manifest::collect_outputs`).
+pub fn parse_manifests_split_from(
+    source: &Arc<Source>,
+    limits: Limits,
+    from: usize,
+) -> Result<Vec<Node>, Problem> {
     let text = source.text.as_str();
-    let large = text.len() >= SPLIT_FROM && text.len() <= limits.max_bytes;
+    let large = text.len() >= from && text.len() <= limits.max_bytes;
     let split = match large && crate::second_core() {
         true => document_start_near_middle(text),
         false => None,
@@ -1585,14 +1596,19 @@ mod tests {
     /// `middle` between enough documents that the stream is read in two
     /// parts, split at a `---` line inside or after `middle`.
     fn padded(middle: &str) -> String {
+        padded_by(middle, 1500)
+    }
+
+    /// `middle` between `documents` documents on each side.
+    fn padded_by(middle: &str, documents: usize) -> String {
         let filler = |from: usize| -> String {
-            (from..from + 1500)
+            (from..from + documents)
                 .map(|i| {
                     format!("---\nkind: ConfigMap\nmetadata: {{name: \"c{i}\"}}\ndata:\n  k: v\n")
                 })
                 .collect()
         };
-        format!("{}{middle}{}", filler(0), filler(1500))
+        format!("{}{middle}{}", filler(0), filler(documents))
     }
 
     const LIMITS: Limits = Limits {
@@ -1619,6 +1635,26 @@ mod tests {
             let one = parse_manifests(&source, LIMITS);
             let two = parse_manifests_split(&source, LIMITS);
             assert_eq!(one, two, "{middle}");
+        }
+    }
+
+    #[test]
+    fn a_small_stream_split_from_fewer_bytes_reads_as_one_read() {
+        // Some 10 KB, as a render's larger templates write: split only
+        // because the caller asks from 8 KiB.
+        for middle in [
+            "---\na: &x {b: [1, \"two\"]}\nc: *x\n",
+            "---\na: [1,\n---\n2]\n",
+        ] {
+            let source = Source::file("t.yaml", padded_by(middle, 100));
+            assert!((8 << 10..SPLIT_FROM).contains(&source.text.len()));
+            assert!(document_start_near_middle(&source.text).is_some());
+            let one = parse_manifests(&source, LIMITS);
+            assert_eq!(
+                parse_manifests_split_from(&source, LIMITS, 8 << 10),
+                one,
+                "{middle}"
+            );
         }
     }
 
