@@ -412,7 +412,9 @@ impl Built {
 
 /// [`collect`] of outputs some of which are already objects ([`Built`]):
 /// each read back or taken as it is, in the order given, then identified,
-/// checked for two of one identity, and sorted alike.
+/// checked for two of one identity, and sorted alike. From
+/// [`READ_APART_FROM`] bytes of text the reading is shared with the
+/// worker ([`crate::beside`]); the result is the same.
 pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
     // All read first, for the room they take, up to the first that cannot
     // be read: its error comes after those of the outputs before it, in
@@ -528,8 +530,8 @@ fn read_all(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
 }
 
 /// From how many bytes of text a render's outputs are read in two runs,
-/// or one output's text in two parts ([`read_all`]): a prod render's 38
-/// objects are some 40 KB, the Kata bundle's one text 12 KB.
+/// or one output's text in two parts ([`collect_outputs`]): a prod
+/// render's 38 objects are some 40 KB, the Kata bundle's one text 12 KB.
 pub const READ_APART_FROM: usize = 8 << 10;
 
 /// `outputs` read back or taken as built, in order, up to the first that
