@@ -66,6 +66,26 @@ fn annotations_of(stream: &str) -> Vec<Option<BTreeMap<String, String>>> {
         .collect()
 }
 
+/// A long annotation of four-byte characters makes every template's text
+/// large enough to be read back in two parts, the middle byte of most of
+/// them inside a character: the render reads back whole (it panicked at
+/// that byte before the split looked for a line break byte by byte).
+#[test]
+fn a_wide_annotation_splits_no_character_in_two() {
+    let mut values = Values::default();
+    let wide = "\u{1d546}".repeat(12_000);
+    values
+        .common_annotations
+        .insert("example.com/note".to_owned(), wide.clone());
+    let output = pipeline::render(&values).unwrap();
+    let stream = manifest::to_stream(&output.release);
+    assert!(stream.len() > 12 * 48_000, "every object carries it");
+    for annotations in annotations_of(&stream) {
+        let annotations = annotations.expect("every object carries the common annotations");
+        assert_eq!(annotations.get("example.com/note"), Some(&wide));
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: crate::tools::cases(24, 200), ..ProptestConfig::default() })]
 

@@ -405,8 +405,12 @@ fn document_start_near_middle(text: &str) -> Option<usize> {
     if text.contains('\r') {
         return None;
     }
+    // Searched as bytes: the middle may fall inside a character, and a
+    // line break is one byte, never part of another character.
     let middle = text.len() / 2;
-    let from = text[..middle].rfind('\n').map_or(0, |i| i + 1);
+    let from = (text.as_bytes()[..middle].iter())
+        .rposition(|&byte| byte == b'\n')
+        .map_or(0, |i| i + 1);
     let at = from + text[from..].find("\n---\n")? + 1;
     (at < text.len()).then_some(at)
 }
@@ -1635,6 +1639,25 @@ mod tests {
             let one = parse_manifests(&source, LIMITS);
             let two = parse_manifests_split(&source, LIMITS);
             assert_eq!(one, two, "{middle}");
+        }
+    }
+
+    #[test]
+    fn a_stream_whose_middle_falls_inside_a_character_is_read() {
+        // A large render's text with a four-byte character across its
+        // middle byte, and another kind of line before it: found by
+        // proptest once small texts were split too.
+        for before in ["", "x: 1\n"] {
+            let wide = "\u{1d546}".repeat(20_000);
+            let text = format!("---\n{before}a: \"{wide}\"\n---\nb: 1\n");
+            assert!(!text.is_char_boundary(text.len() / 2), "{before:?}");
+            assert!(text.len() >= SPLIT_FROM);
+            assert!(document_start_near_middle(&text).is_some());
+            let source = Source::file("t.yaml", text);
+            let one = parse_manifests(&source, LIMITS);
+            assert!(one.is_ok());
+            assert_eq!(parse_manifests_split(&source, LIMITS), one);
+            assert_eq!(parse_manifests_split_from(&source, LIMITS, 8 << 10), one);
         }
     }
 
