@@ -355,9 +355,9 @@ fn refuse_findings(output: &Output, findings: &[kubernetes::diagnostic::Diagnost
     false
 }
 
-/// One environment as a YAML stream on stdout. The stream is written while
-/// the checks run, on a second core when there is one (each only reads the
-/// objects), and printed only if they pass.
+/// One environment as a YAML stream on stdout. The stream is written
+/// before the checks run, while the worker makes its share of their JSON
+/// copy (`pipeline::check_leaving_and`), and printed only if they pass.
 ///
 /// `show_only`: the `--show-only` selectors; the stream holds only what
 /// they select, while the checks still run on the whole render.
@@ -389,14 +389,7 @@ fn to_stdout(
             None => stream,
         }
     };
-    // A thread (and its allocator heap) pays only past a few hundred objects.
-    let parallel = output.release.len() + output.kata.len() >= chart::check::PARALLEL_FROM
-        && kubernetes::second_core();
-    let ((findings, copies), stream) = if parallel {
-        kubernetes::beside(|| pipeline::check_leaving(&output, version, crds), stream)
-    } else {
-        (pipeline::check_leaving(&output, version, crds), stream())
-    };
+    let (findings, copies, stream) = pipeline::check_leaving_and(&output, version, crds, stream);
     super::leave_to_exit(copies);
     if !refuse_findings(&output, &findings) {
         return Ok(Exit::Findings);

@@ -406,18 +406,34 @@ pub fn check_leaving(
     version: &str,
     crds: &[Manifest],
 ) -> (Vec<Diagnostic>, check::Copies) {
-    check_on(output, version, crds, kubernetes::second_core())
+    let (findings, copies, ()) = check_leaving_and(output, version, crds, || ());
+    (findings, copies)
+}
+
+/// [`check_leaving`], and `also` (`render`'s stream) run on this thread
+/// once its share of the objects' JSON copy is made, while the worker
+/// makes the other share: the worker makes its share slower, in memory
+/// it has not touched yet, and has the bundles alone to check next
+/// (BENCHMARKS.md).
+pub fn check_leaving_and<T>(
+    output: &Output,
+    version: &str,
+    crds: &[Manifest],
+    also: impl FnOnce() -> T,
+) -> (Vec<Diagnostic>, check::Copies, T) {
+    check_on(output, version, crds, kubernetes::second_core(), also)
 }
 
 /// [`check_leaving`], the bundles alone checked on the worker (`kubernetes::beside`)
 /// when `beside` (with a second core, at any size: at prod that core is
 /// idle by then, 0.34 ms in the median of 300 paired runs, BENCHMARKS.md).
-fn check_on(
+fn check_on<T>(
     output: &Output,
     version: &str,
     crds: &[Manifest],
     beside: bool,
-) -> (Vec<Diagnostic>, check::Copies) {
+    also: impl FnOnce() -> T,
+) -> (Vec<Diagnostic>, check::Copies, T) {
     // Baked into the binary: loading is a lookup.
     let schemas = KubeSchemas::load(version)
         .or_else(|_| KubeSchemas::load(kube::DEFAULT_VERSION))
@@ -438,11 +454,15 @@ fn check_on(
         })
         .collect();
     let parallel = check::parallel(chosen.len());
-    let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> =
-        split_map(&chosen, parallel, |&(b, extra, m)| (b, extra, m, m.json()));
+    let (json, also): (Vec<(Bundle, bool, &Manifest, serde_json::Value)>, T) = split_map_and(
+        &chosen,
+        parallel,
+        |&(b, extra, m)| (b, extra, m, m.json()),
+        also,
+    );
     let findings = check_copies(&json, output, &options, beside);
     let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
-    (findings, copies)
+    (findings, copies, also)
 }
 
 /// The checks of [`check_leaving`] on the objects and their copies.
@@ -499,19 +519,25 @@ fn check_copies(
     findings
 }
 
-/// `items` mapped by `f`, in order; the second half on the worker when
-/// `parallel`.
-fn split_map<T: Sync, U: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+/// `items` mapped by `f`, in order, and `also` run on this thread after
+/// its share; the second half on the worker when `parallel`.
+fn split_map_and<T: Sync, U: Send, A>(
+    items: &[T],
+    parallel: bool,
+    f: impl Fn(&T) -> U + Sync,
+    also: impl FnOnce() -> A,
+) -> (Vec<U>, A) {
     if !parallel {
-        return items.iter().map(f).collect();
+        let all = items.iter().map(f).collect();
+        return (all, also());
     }
     let (first, second) = items.split_at(items.len() / 2);
-    let (mut all, second) = kubernetes::beside(
-        || first.iter().map(&f).collect::<Vec<U>>(),
+    let ((mut all, also), second) = kubernetes::beside(
+        || (first.iter().map(&f).collect::<Vec<U>>(), also()),
         || second.iter().map(&f).collect::<Vec<U>>(),
     );
     all.extend(second);
-    all
+    (all, also)
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then
@@ -691,7 +717,7 @@ mod tests {
         assert_eq!(findings, check(&few));
         // The bundles alone checked beside the run on both, or after it.
         for output in [&few, &many] {
-            let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside).0;
+            let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside, || ()).0;
             assert_eq!(on(true), on(false));
         }
         // The BuildProjects read back in two parts keep their lines: the
