@@ -67,9 +67,10 @@ fn annotations_of(stream: &str) -> Vec<Option<BTreeMap<String, String>>> {
 }
 
 /// A long annotation of four-byte characters makes every template's text
-/// large enough to be read back in two parts, the middle byte of most of
-/// them inside a character: the render reads back whole (it panicked at
-/// that byte before the split looked for a line break byte by byte).
+/// large enough to be read back in two parts (with a second core, as CI's
+/// machine has), the middle byte of most of them inside a character: the
+/// render reads back whole (it panicked at that byte before the split
+/// looked for a line break byte by byte).
 #[test]
 fn a_wide_annotation_splits_no_character_in_two() {
     let mut values = Values::default();

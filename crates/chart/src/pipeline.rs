@@ -411,10 +411,11 @@ pub fn check_leaving(
 }
 
 /// [`check_leaving`], and `also` (`render`'s stream) run on this thread
-/// once its share of the objects' JSON copy is made, while the worker
-/// makes the other share: the worker makes its share slower, in memory
-/// it has not touched yet, and has the bundles alone to check next
-/// (BENCHMARKS.md).
+/// after the objects' JSON copy is made and before the checks. From
+/// `check::PARALLEL_FROM` objects, with a second core, the copy is split
+/// and `also` runs once this thread's share is made, while the worker
+/// makes the other share (slower, in memory it has not touched yet;
+/// BENCHMARKS.md).
 pub fn check_leaving_and<T>(
     output: &Output,
     version: &str,

@@ -487,37 +487,22 @@ type Collected = (
 /// The outputs read back or taken as built, in order, up to the first
 /// that cannot be read, whose error ends the list.
 ///
-/// Two outputs or more whose texts come to [`READ_APART_FROM`] bytes, none
-/// of them of [`yaml::SPLIT_FROM`] (such a text is read in two parts
-/// itself), are read in two runs of about half the bytes each, the second
-/// on the worker ([`crate::beside`]); the second run's results are kept
-/// only when the first read whole. Otherwise they are read one after the
-/// other, a text of [`READ_APART_FROM`] bytes in two parts itself. A
-/// chart's templates render many small texts, and when a render reads
-/// them back the worker has nothing else to do: 0.7 ms of a 4.8 ms render
-/// at prod (BENCHMARKS.md).
+/// Outputs whose texts come to [`READ_APART_FROM`] bytes, none of them of
+/// [`yaml::SPLIT_FROM`] (such a text is read in two parts itself), are
+/// read in two runs ([`split_point`]), the second on the worker
+/// ([`crate::beside`]); the second run's results are kept only when the
+/// first read whole. Otherwise they are read one after the other, a text
+/// of [`READ_APART_FROM`] bytes in two parts itself. A chart's templates
+/// render many small texts, and by the time a render reads them back the
+/// worker has mostly done its own jobs (the templates, the CRD schema's
+/// preparation; a run queued behind them waits): 0.5 ms of a 4.8 ms
+/// render at prod (BENCHMARKS.md).
 fn read_all(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
-    let bytes = |output: &Output| match output {
-        Output::Text(rendered) => rendered.text.len(),
-        Output::Built(_) => 0,
-    };
-    let total: usize = outputs.iter().map(bytes).sum();
-    let apart = total >= READ_APART_FROM
-        && outputs.len() > 1
-        && outputs.iter().all(|o| bytes(o) < yaml::SPLIT_FROM)
-        && crate::second_core();
-    if !apart {
+    let middle = split_point(&outputs).filter(|_| crate::second_core());
+    let Some(middle) = middle else {
         // One after the other, each text of READ_APART_FROM split itself.
         return read_run(outputs, READ_APART_FROM);
-    }
-    // The first run to the output that takes it past half the bytes.
-    let mut so_far = 0;
-    let middle = (outputs.iter())
-        .position(|output| {
-            so_far += bytes(output);
-            so_far * 2 >= total
-        })
-        .map_or(outputs.len(), |i| i + 1);
+    };
     let mut first = outputs;
     let second = first.split_off(middle);
     // Neither run splits a text: the worker is the other run's.
@@ -527,6 +512,31 @@ fn read_all(outputs: Vec<Output>) -> Vec<Result<Collected, Error>> {
         read.extend(second);
     }
     read
+}
+
+/// Where [`read_all`] splits `outputs` into two runs: at the boundary
+/// nearest half their text's bytes, when they come to [`READ_APART_FROM`]
+/// bytes, none is of [`yaml::SPLIT_FROM`], and each run has text to read
+/// (an output built as objects weighs nothing). `None`: read them one
+/// after the other.
+fn split_point(outputs: &[Output]) -> Option<usize> {
+    let bytes = |output: &Output| match output {
+        Output::Text(rendered) => rendered.text.len(),
+        Output::Built(_) => 0,
+    };
+    let total: usize = outputs.iter().map(bytes).sum();
+    if total < READ_APART_FROM || outputs.iter().any(|o| bytes(o) >= yaml::SPLIT_FROM) {
+        return None;
+    }
+    // The bytes before each boundary; the one nearest half of them all.
+    let before = outputs.iter().scan(0, |sum, output| {
+        *sum += bytes(output);
+        Some(*sum)
+    });
+    let (middle, first) = (1..outputs.len())
+        .zip(before)
+        .min_by_key(|(_, first)| (2 * first).abs_diff(total))?;
+    (first > 0 && first < total).then_some(middle)
 }
 
 /// From how many bytes of text a render's outputs are read in two runs,
@@ -951,22 +961,22 @@ mod tests {
         let _ = collect_outputs(vec![Output::Built(built)]);
     }
 
-    /// `count` outputs of some kilobytes each, as a chart's templates render
-    /// them: output `broken` ends in text that is not YAML, and the last
-    /// repeats the first's first object.
-    fn outputs(count: usize, broken: Option<usize>) -> Vec<Output> {
+    /// `count` outputs of some kilobytes each, alike in size, as a chart's
+    /// templates render them: each output in `broken` ends in text that is
+    /// not YAML, and the last repeats the first's first object.
+    fn outputs(count: usize, broken: &[usize]) -> Vec<Output> {
         (0..count)
             .map(|i| {
                 let mut text: String = (0..60)
                     .map(|j| {
-                        format!("---\nkind: ConfigMap\napiVersion: v1\nmetadata: {{name: c{i}-{j}, namespace: ns}}\ndata: {{key: value}}\n")
+                        format!("---\nkind: ConfigMap\napiVersion: v1\nmetadata: {{name: c{i:02}-{j:02}, namespace: ns}}\ndata: {{key: value}}\n")
                     })
                     .collect();
-                if broken == Some(i) {
+                if broken.contains(&i) {
                     text.push_str("---\nkind: [unclosed\n");
                 }
-                if i + 1 == count && i > 0 {
-                    text.push_str("---\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: c0-0, namespace: ns}\n");
+                if i + 1 == count {
+                    text.push_str("---\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: c00-00, namespace: ns}\n");
                 }
                 Output::Text(Rendered {
                     template: format!("t{i}.yaml"),
@@ -975,6 +985,28 @@ mod tests {
                 })
             })
             .collect()
+    }
+
+    /// An output built as objects (no text to read): one ConfigMap.
+    fn built(name: &str) -> Output {
+        let node = crate::yaml::parse_document(
+            &Source::file(
+                "b.yaml",
+                format!(
+                    "kind: ConfigMap\napiVersion: v1\nmetadata: {{name: {name}, namespace: ns}}\n"
+                ),
+            ),
+            LIMITS,
+        )
+        .unwrap()
+        .unwrap();
+        Output::Built(Built {
+            template: "built.yaml".to_owned(),
+            source: Built::source("built.yaml", String::new()),
+            trace: Trace::default(),
+            documents: vec![node],
+            block: None,
+        })
     }
 
     #[test]
@@ -990,37 +1022,53 @@ mod tests {
                 })
                 .collect()
         };
+        let text = |r: Result<Vec<Manifest>, Error>| match r {
+            Ok(manifests) => to_stream(&manifests),
+            Err(e) => e.to_string(),
+        };
         for count in [2, 3, 7] {
-            let text: usize = outputs(count, None)
-                .iter()
-                .map(|o| match o {
-                    Output::Text(r) => r.text.len(),
-                    Output::Built(_) => 0,
-                })
-                .sum();
-            assert!(text >= READ_APART_FROM, "{text} bytes: read in one run");
-            for broken in std::iter::once(None).chain((0..count).map(Some)) {
-                let one = shown(read_run(outputs(count, broken), usize::MAX));
+            // Each unreadable output alone, none, and one in each run.
+            let cases = (0..count)
+                .map(|b| vec![b])
+                .chain([vec![], vec![0, count - 1]]);
+            for broken in cases {
+                let middle = split_point(&outputs(count, &broken));
+                assert!(
+                    middle.is_some_and(|m| 0 < m && m < count),
+                    "{count} {broken:?}: two runs"
+                );
+                let one = shown(read_run(outputs(count, &broken), usize::MAX));
                 assert_eq!(
-                    shown(read_all(outputs(count, broken))),
+                    shown(read_all(outputs(count, &broken))),
                     one,
                     "{count} {broken:?}"
                 );
                 // Up to the first unreadable output, whose error ends the list.
-                assert_eq!(one.len(), broken.map_or(count, |b| b + 1));
+                assert_eq!(one.len(), broken.first().map_or(count, |b| b + 1));
                 // And so the same objects, or the same first error.
-                let text = |r: Result<Vec<Manifest>, Error>| match r {
-                    Ok(manifests) => to_stream(&manifests),
-                    Err(e) => e.to_string(),
-                };
-                let all = collect_outputs(outputs(count, broken));
-                match broken {
-                    Some(b) => assert!(text(all).contains(&format!("t{b}.yaml")), "{count} {b}"),
+                let all = text(collect_outputs(outputs(count, &broken)));
+                match broken.first() {
+                    Some(b) => assert!(all.contains(&format!("t{b}.yaml")), "{count} {b}"),
                     // The last output repeats the first's first object.
-                    None => assert!(text(all).contains("twice"), "{count}"),
+                    None => assert!(all.contains("twice"), "{count}"),
                 }
             }
         }
+        // An output built as objects weighs nothing: the runs are split by
+        // text, and not at all when one of them would have none.
+        let mixed = || {
+            let mut mixed = outputs(2, &[]);
+            mixed.insert(1, built("b"));
+            mixed
+        };
+        assert_eq!(split_point(&mixed()), Some(1));
+        assert_eq!(
+            shown(read_all(mixed())),
+            shown(read_run(mixed(), usize::MAX))
+        );
+        let mut lone = outputs(1, &[]);
+        lone.push(built("b"));
+        assert_eq!(split_point(&lone), None);
     }
 
     #[test]

@@ -1603,16 +1603,28 @@ mod tests {
         padded_by(middle, 1500)
     }
 
-    /// `middle` between `documents` documents on each side.
+    /// `middle` between `documents` documents on each side, the two sides
+    /// of one length (names of one width), so that the middle byte falls
+    /// in `middle`.
     fn padded_by(middle: &str, documents: usize) -> String {
         let filler = |from: usize| -> String {
             (from..from + documents)
                 .map(|i| {
-                    format!("---\nkind: ConfigMap\nmetadata: {{name: \"c{i}\"}}\ndata:\n  k: v\n")
+                    format!(
+                        "---\nkind: ConfigMap\nmetadata: {{name: \"c{i:05}\"}}\ndata:\n  k: v\n"
+                    )
                 })
                 .collect()
         };
         format!("{}{middle}{}", filler(0), filler(documents))
+    }
+
+    /// Whether `text` is split at a `---` line of `middle` or the one
+    /// right after it.
+    fn split_at_middle(text: &str, middle: &str) -> bool {
+        let from = text.find(middle).expect("the middle is in the text");
+        document_start_near_middle(text)
+            .is_some_and(|at| (from..=from + middle.len()).contains(&at))
     }
 
     const LIMITS: Limits = Limits {
@@ -1635,7 +1647,7 @@ mod tests {
         ];
         for middle in middles {
             let source = Source::file("t.yaml", padded(middle));
-            assert!(document_start_near_middle(&source.text).is_some());
+            assert!(split_at_middle(&source.text, middle), "{middle}");
             let one = parse_manifests(&source, LIMITS);
             let two = parse_manifests_split(&source, LIMITS);
             assert_eq!(one, two, "{middle}");
@@ -1671,7 +1683,7 @@ mod tests {
         ] {
             let source = Source::file("t.yaml", padded_by(middle, 100));
             assert!((8 << 10..SPLIT_FROM).contains(&source.text.len()));
-            assert!(document_start_near_middle(&source.text).is_some());
+            assert!(split_at_middle(&source.text, middle), "{middle}");
             let one = parse_manifests(&source, LIMITS);
             assert_eq!(
                 parse_manifests_split_from(&source, LIMITS, 8 << 10),
