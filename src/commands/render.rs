@@ -356,9 +356,9 @@ fn refuse_findings(output: &Output, findings: &[kubernetes::diagnostic::Diagnost
 }
 
 /// One environment as a YAML stream on stdout. The stream is written
-/// before the checks run (from 200 objects, with a second core, while the
-/// worker makes its share of their JSON copy: `pipeline::check_leaving_and`),
-/// and printed only if they pass.
+/// before the checks run (with a second core, while the worker makes its
+/// share of their JSON copy: `pipeline::check_leaving_and`), and printed
+/// only if they pass.
 ///
 /// `show_only`: the `--show-only` selectors; the stream holds only what
 /// they select, while the checks still run on the whole render.

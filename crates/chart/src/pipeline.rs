@@ -411,11 +411,10 @@ pub fn check_leaving(
 }
 
 /// [`check_leaving`], and `also` (`render`'s stream) run on this thread
-/// after the objects' JSON copy is made and before the checks. From
-/// `check::PARALLEL_FROM` objects, with a second core, the copy is split
-/// and `also` runs once this thread's share is made, while the worker
-/// makes the other share (slower, in memory it has not touched yet;
-/// BENCHMARKS.md).
+/// after its share of the objects' JSON copy is made and before the
+/// checks: with a second core, at any size, the worker makes the other
+/// share meanwhile (slower, in memory it has not touched yet;
+/// BENCHMARKS.md); without one, after the whole copy.
 pub fn check_leaving_and<T>(
     output: &Output,
     version: &str,
@@ -454,7 +453,8 @@ fn check_on<T>(
                 .map(move |(i, m)| (*b, *b == Bundle::Release && i >= extra_from, m))
         })
         .collect();
-    let parallel = check::parallel(chosen.len());
+    // At any size: the worker is kept (`kubernetes::beside`) and idle here.
+    let parallel = kubernetes::second_core();
     let (json, also): (Vec<(Bundle, bool, &Manifest, serde_json::Value)>, T) = split_map_and(
         &chosen,
         parallel,

@@ -370,9 +370,10 @@ pub fn run_borrowed(
 
 /// From how many objects a render's stages and `check` split their work
 /// over a second core: below it a thread (and its allocator heap) costs
-/// more than it saves (BENCHMARKS.md). One stage splits at any size: a
-/// render's checks of each bundle alone, which come when the second core
-/// has nothing else to do (`pipeline::check_leaving`).
+/// more than it saves (BENCHMARKS.md). Two stages split at any size, as
+/// they come when the second core has nothing else to do: a render's JSON
+/// copy of the objects, and its checks of each bundle alone
+/// (`pipeline::check_leaving`).
 pub const PARALLEL_FROM: usize = 200;
 
 /// Whether work over `objects` objects is worth a second thread: enough of
