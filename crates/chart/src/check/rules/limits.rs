@@ -1,10 +1,12 @@
 //! LIMITS: the LimitRange of a BuildProject's namespace admits its daemon.
 //! buildd starts each project's daemon with the project's `resources`; the
 //! LimitRange admission gives a container without a limit its `default`
-//! (else its `max`) and refuses a request above the limit so given, or a
-//! limit above `max`. The render would apply, and every build of the
-//! project would fail. The values side is `model::rules`
-//! (`limit_range_admits`).
+//! (else its `max`) and refuses a request above the limit so given, a
+//! limit above `max`, a request or limit below `min`, and a limit more
+//! than `maxLimitRequestRatio` times the request. The render would apply,
+//! and every build of the project would fail. The values side is
+//! `model::rules` (`limit_range_admits`; the chart's own LimitRange sets
+//! no `min` and no ratio).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -23,7 +25,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "LIMITS",
         title: "The LimitRange of a BuildProject's namespace admits its daemon",
-        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`) and refuses a container whose request is above the limit so given, or whose limit is above `max`, for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
+        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`), and one without a request its limit, and refuses a container whose request is above the limit so given, whose limit is above `max`, whose request or limit is below `min`, or whose limit is more than `maxLimitRequestRatio` times its request, for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
         example: "LIMITS BuildProject buildkit-builds/platform-api spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod",
         doc: DOC,
     },
@@ -87,10 +89,15 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
 }
 
 /// What the LimitRange item `range` refuses of a daemon's one container
-/// with `resources`: the path in the BuildProject and why. A `Container`
-/// item gives a container without a limit its `default` (else its `max`)
-/// and caps it at `max`; a `Pod` item caps the pod, here its one
-/// container, at `max`. A quantity may be written as a string or a number.
+/// with `resources`: the path in the BuildProject and why, each field
+/// once. As the API server reads them: a container without a limit is
+/// given the item's `default` (else its `max`; a `Container` item), one
+/// without a request its limit; then a limit above `max`, a request above
+/// the limit it was given, a request or limit below `min`, and a limit
+/// more than `maxLimitRequestRatio` times the request are refused. A
+/// `Pod` item holds the pod, here its one container, to the same `max`,
+/// `min` and ratio, and gives nothing. A quantity may be written as a
+/// string or a number.
 fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
     let text = |value: &Json| match value {
         Json::String(s) => s.clone(),
@@ -105,45 +112,98 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
         _ => None,
     };
     let pod = range.field("type") == "Pod";
+    let whole = if pod { " (for the whole pod)" } else { "" };
     // The path is made only for a refusal.
-    let at = || KeyPath::root().key("spec").key("resources");
+    let at = |field: &str, resource: &str| {
+        (KeyPath::root().key("spec").key("resources"))
+            .key(field)
+            .key(resource)
+    };
     let mut found = Vec::new();
     for resource in ["cpu", "memory"] {
         let request = resources.field("requests").field(resource);
         let limit = resources.field("limits").field(resource);
         let max = range.field("max").field(resource);
-        if let (Some(l), Some(m)) = (amount(limit), amount(max))
+        let (asked, capped) = (amount(request), amount(limit));
+        if let (Some(l), Some(m)) = (capped, amount(max))
             && l > m
         {
             found.push((
-                at().key("limits").key(resource),
+                at("limits", resource),
                 format!(
-                    "limits.{resource} {} is above the LimitRange's max.{resource} {}{}; the API server refuses the daemon's pod",
+                    "limits.{resource} {} is above the LimitRange's max.{resource} {}{whole}; the API server refuses the daemon's pod",
                     text(limit),
-                    text(max),
-                    if pod { " (for the whole pod)" } else { "" }
+                    text(max)
                 ),
             ));
             continue;
         }
-        if !limit.is_null() || pod {
-            continue;
-        }
-        let Some(r) = amount(request) else {
-            continue;
-        };
-        let given = [("default", range.field("default").field(resource)), ("max", max)]
-            .into_iter()
-            .find_map(|(name, v)| amount(v).map(|q| (name, q, v)));
-        if let Some((name, q, value)) = given
+        // The limit a container without one is given.
+        let given = (capped.is_none() && !pod)
+            .then(|| {
+                [("default", range.field("default").field(resource)), ("max", max)]
+                    .into_iter()
+                    .find_map(|(name, v)| amount(v).map(|q| (name, q, v)))
+            })
+            .flatten();
+        if let (Some(r), Some((name, q, value))) = (asked, given)
             && r > q
         {
             found.push((
-                at().key("requests").key(resource),
+                at("requests", resource),
                 format!(
                     "requests.{resource} {} is above the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource}); the API server refuses the daemon's pod",
                     text(request),
                     text(value)
+                ),
+            ));
+            continue;
+        }
+        let min = range.field("min").field(resource);
+        if let Some(m) = amount(min) {
+            // A request below it, or a limit (which, without a request,
+            // is the request too).
+            let low = [("requests", asked, request), ("limits", capped, limit)]
+                .into_iter()
+                .find(|(_, q, _)| q.is_some_and(|q| q < m));
+            if let Some((field, _, value)) = low {
+                found.push((
+                    at(field, resource),
+                    format!(
+                        "{field}.{resource} {} is below the LimitRange's min.{resource} {}{whole}; the API server refuses the daemon's pod",
+                        text(value),
+                        text(min)
+                    ),
+                ));
+                continue;
+            }
+        }
+        // The limit against the request, each as given, divided as the
+        // API server divides them (in floating point).
+        let ratio = range.field("maxLimitRequestRatio").field(resource);
+        let effective_limit = capped.or(given.map(|(_, q, _)| q));
+        let effective_request = asked.or(capped);
+        if let (Some(bound), Some(l), Some(r)) = (amount(ratio), effective_limit, effective_request)
+            && r.nanos() > 0
+            && l.nanos() as f64 / r.nanos() as f64 > bound.nanos() as f64 / 1e9
+        {
+            let (field, said) = match (capped, given) {
+                (Some(_), _) => ("limits", format!("limits.{resource} {}", text(limit))),
+                (None, Some((name, _, value))) => (
+                    "requests",
+                    format!("the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource})", text(value)),
+                ),
+                (None, None) => continue,
+            };
+            let of = match asked {
+                Some(_) => format!("requests.{resource} {}", text(request)),
+                None => "the request it is given (its limit)".to_owned(),
+            };
+            found.push((
+                at(field, resource),
+                format!(
+                    "{said} is more than maxLimitRequestRatio.{resource} {} times {of}{whole}; the API server refuses the daemon's pod",
+                    text(ratio)
                 ),
             ));
         }
@@ -227,6 +287,66 @@ mod tests {
         );
         // A Pod item gives no container a default limit.
         assert!(messages(json!({"requests": {"cpu": "3"}}), pod).is_empty());
+    }
+
+    /// `min` and `maxLimitRequestRatio`, as the API server applies them
+    /// after it gives a container its defaults: a request or limit below
+    /// the minimum; a limit, written or given, more than the ratio times
+    /// the request, written or (without one) the limit itself.
+    #[test]
+    fn a_minimum_and_a_ratio_are_kept() {
+        let range = json!({
+            "type": "Container",
+            "default": {"memory": "8Gi"},
+            "min": {"cpu": "250m", "memory": "1Gi"},
+            "maxLimitRequestRatio": {"memory": "2"},
+        });
+        let said = |resources: Json| messages(resources, range.clone());
+        assert_eq!(
+            said(json!({"requests": {"cpu": "100m", "memory": "4Gi"}})),
+            ["spec.resources.requests.cpu: requests.cpu 100m is below the LimitRange's min.cpu 250m; the API server refuses the daemon's pod"]
+        );
+        // Without a request, the limit is the request too.
+        assert_eq!(
+            said(json!({"limits": {"cpu": 0.1, "memory": "2Gi"}})),
+            ["spec.resources.limits.cpu: limits.cpu 0.1 is below the LimitRange's min.cpu 250m; the API server refuses the daemon's pod"]
+        );
+        // The limit written: 6Gi is three times 2Gi.
+        assert_eq!(
+            said(json!({"requests": {"memory": "2Gi"}, "limits": {"memory": "6Gi"}})),
+            ["spec.resources.limits.memory: limits.memory 6Gi is more than maxLimitRequestRatio.memory 2 times requests.memory 2Gi; the API server refuses the daemon's pod"]
+        );
+        // The limit given (default 8Gi): four times 2Gi.
+        assert_eq!(
+            said(json!({"requests": {"memory": "2Gi"}})),
+            ["spec.resources.requests.memory: the limit 8Gi the LimitRange gives a daemon without limits.memory (default.memory) is more than maxLimitRequestRatio.memory 2 times requests.memory 2Gi; the API server refuses the daemon's pod"]
+        );
+        // Exactly twice, a limit alone (its own request), nothing set:
+        // admitted.
+        for resources in [
+            json!({"requests": {"memory": "4Gi"}}),
+            json!({"requests": {"cpu": "250m", "memory": "4Gi"}, "limits": {"memory": "8Gi"}}),
+            json!({"limits": {"memory": "3Gi"}}),
+            json!({}),
+        ] {
+            assert!(said(resources.clone()).is_empty(), "{resources}");
+        }
+        // A Pod item gives nothing, and holds the pod to the same bounds.
+        let pod = json!({"type": "Pod", "min": {"memory": "1Gi"}, "maxLimitRequestRatio": {"cpu": 4}});
+        assert_eq!(
+            messages(json!({"requests": {"memory": "512Mi", "cpu": "1"}, "limits": {"cpu": "5"}}), pod.clone()),
+            [
+                "spec.resources.limits.cpu: limits.cpu 5 is more than maxLimitRequestRatio.cpu 4 times requests.cpu 1 (for the whole pod); the API server refuses the daemon's pod",
+                "spec.resources.requests.memory: requests.memory 512Mi is below the LimitRange's min.memory 1Gi (for the whole pod); the API server refuses the daemon's pod",
+            ]
+        );
+        assert!(messages(json!({"requests": {"cpu": "1"}}), pod).is_empty());
+        // Amounts near the largest a quantity holds are divided too.
+        let huge = json!({"type": "Container", "maxLimitRequestRatio": {"memory": "2"}});
+        assert_eq!(
+            messages(json!({"requests": {"memory": "3E"}, "limits": {"memory": "9E"}}), huge).len(),
+            1
+        );
     }
 
     /// Each project is judged, however many before it share its namespace
