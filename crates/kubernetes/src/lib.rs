@@ -83,13 +83,18 @@ pub mod text;
 pub mod tree;
 pub mod yaml;
 
-/// Whether the process may run on more than one core: asked of the
-/// system once (`available_parallelism` reads the cgroup's quota files on
-/// every call), then remembered. The stages that split their work over
-/// two threads ask it.
+/// Whether the process may run on more than one core. The stages that
+/// split their work over two threads ask it.
 pub fn second_core() -> bool {
-    static SECOND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SECOND.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
+    cores() > 1
+}
+
+/// The cores the process may run on: asked of the system once
+/// (`available_parallelism` reads the cgroup's quota files on every
+/// call), then remembered; 1 when it cannot tell.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Runs `here` on this thread and `there` on the process' worker, and
@@ -136,12 +141,11 @@ pub fn overlapping() -> bool {
 fn pool() -> Option<&'static rayon_core::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
     let pool = POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         if !second_core() {
             return None;
         }
         rayon_core::ThreadPoolBuilder::new()
-            .num_threads((cores - 1).clamp(1, 2))
+            .num_threads((cores() - 1).clamp(1, 2))
             .thread_name(|i| format!("chartgen-worker-{i}"))
             .build()
             .ok()
