@@ -120,6 +120,13 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
             .key(resource)
     };
     let mut found = Vec::new();
+    // Every refusal is the daemon's pod's.
+    let mut refuse = |field: &str, resource: &str, why: String| {
+        found.push((
+            at(field, resource),
+            format!("{why}; the API server refuses the daemon's pod"),
+        ));
+    };
     for resource in ["cpu", "memory"] {
         let request = resources.field("requests").field(resource);
         let limit = resources.field("limits").field(resource);
@@ -128,14 +135,15 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
         if let (Some(l), Some(m)) = (capped, amount(max))
             && l > m
         {
-            found.push((
-                at("limits", resource),
+            refuse(
+                "limits",
+                resource,
                 format!(
-                    "limits.{resource} {} is above the LimitRange's max.{resource} {}{whole}; the API server refuses the daemon's pod",
+                    "limits.{resource} {} is above the LimitRange's max.{resource} {}{whole}",
                     text(limit),
-                    text(max)
+                    text(max),
                 ),
-            ));
+            );
             continue;
         }
         // The limit a container without one is given.
@@ -149,14 +157,15 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
         if let (Some(r), Some((name, q, value))) = (asked, given)
             && r > q
         {
-            found.push((
-                at("requests", resource),
+            refuse(
+                "requests",
+                resource,
                 format!(
-                    "requests.{resource} {} is above the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource}); the API server refuses the daemon's pod",
+                    "requests.{resource} {} is above the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource})",
                     text(request),
-                    text(value)
+                    text(value),
                 ),
-            ));
+            );
             continue;
         }
         let min = range.field("min").field(resource);
@@ -167,14 +176,15 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
                 .into_iter()
                 .find(|(_, q, _)| q.is_some_and(|q| q < m));
             if let Some((field, _, value)) = low {
-                found.push((
-                    at(field, resource),
+                refuse(
+                    field,
+                    resource,
                     format!(
-                        "{field}.{resource} {} is below the LimitRange's min.{resource} {}{whole}; the API server refuses the daemon's pod",
+                        "{field}.{resource} {} is below the LimitRange's min.{resource} {}{whole}",
                         text(value),
-                        text(min)
+                        text(min),
                     ),
-                ));
+                );
                 continue;
             }
         }
@@ -199,13 +209,14 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
                 Some(_) => format!("requests.{resource} {}", text(request)),
                 None => "the request it is given (its limit)".to_owned(),
             };
-            found.push((
-                at(field, resource),
+            refuse(
+                field,
+                resource,
                 format!(
-                    "{said} is more than maxLimitRequestRatio.{resource} {} times {of}{whole}; the API server refuses the daemon's pod",
-                    text(ratio)
+                    "{said} is more than maxLimitRequestRatio.{resource} {} times {of}{whole}",
+                    text(ratio),
                 ),
-            ));
+            );
         }
     }
     found
