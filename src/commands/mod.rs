@@ -84,11 +84,32 @@ fn print_success(text: &str) -> anyhow::Result<()> {
 /// Writes command output to stdout. A closed pipe (`chartgen schema | head`)
 /// is not an error: the reader has what it wanted.
 fn print_stdout(text: &str) -> anyhow::Result<()> {
+    write_stdout(|out| out.write_all(text.as_bytes()))
+}
+
+/// The objects' YAML stream on stdout, after `first` (the templates'
+/// provenance line) when there is one, as [`print_stdout`] writes: in
+/// pieces of 64 KiB as it is made ([`kubernetes::manifest::write_stream`]),
+/// so that a render of thousands of objects never holds its stream whole
+/// (BENCHMARKS.md).
+fn print_stream(
+    first: Option<String>,
+    objects: &[&kubernetes::manifest::Manifest],
+) -> anyhow::Result<()> {
+    write_stdout(|out| {
+        if let Some(line) = first {
+            writeln!(out, "{line}")?;
+        }
+        kubernetes::manifest::write_stream(objects.iter().copied(), out)
+    })
+}
+
+/// `write` on stdout, flushed; a closed pipe is not an error.
+fn write_stdout(
+    write: impl FnOnce(&mut std::io::StdoutLock<'static>) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(anyhow::Error::new(e).context("cannot write to standard output"))
         }

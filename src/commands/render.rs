@@ -16,10 +16,10 @@ use chart::values::Inputs;
 use kubernetes::diff::{self, Style};
 use kubernetes::error::Error;
 use kubernetes::exit::Exit;
+use kubernetes::input;
 use kubernetes::manifest::Manifest;
 use kubernetes::output::{self, OutputDir, Report};
 use kubernetes::text::printable;
-use kubernetes::{input, manifest};
 
 /// Renders as the arguments ask. Prints nothing to stdout on an error
 /// (exit 2) or when the render breaks an invariant (exit 1, findings on
@@ -355,10 +355,8 @@ fn refuse_findings(output: &Output, findings: &[kubernetes::diagnostic::Diagnost
     false
 }
 
-/// One environment as a YAML stream on stdout. The stream is written
-/// before the checks run (with a second core, while the worker makes its
-/// share of their JSON copy: `pipeline::check_leaving_and`), and printed
-/// only if they pass.
+/// One environment as a YAML stream on stdout, written only if the checks
+/// pass, in pieces as it is made: never held whole (`print_stream`).
 ///
 /// `show_only`: the `--show-only` selectors; the stream holds only what
 /// they select, while the checks still run on the whole render.
@@ -383,20 +381,13 @@ fn to_stdout(
             .collect();
         objects = select::select(&objects, show_only, &output.in_order(&others))?;
     }
-    let stream = || {
-        let stream = manifest::to_stream(objects.iter().copied());
-        match chart::render::templates_provenance() {
-            Some(line) => format!("{line}\n{stream}"),
-            None => stream,
-        }
-    };
-    let (findings, copies, stream) = pipeline::check_leaving_and(&output, version, crds, stream);
+    let (findings, copies) = pipeline::check_leaving(&output, version, crds);
     super::leave_to_exit(copies);
     if !refuse_findings(&output, &findings) {
         return Ok(Exit::Findings);
     }
-    super::print_stdout(&stream)?;
-    super::leave_to_exit((output, stream));
+    super::print_stream(chart::render::templates_provenance(), &objects)?;
+    super::leave_to_exit(output);
     Ok(Exit::Success)
 }
 

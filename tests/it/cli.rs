@@ -563,3 +563,56 @@ fn helm_habits_are_met() {
         run.assert_refused(2, hint);
     }
 }
+
+/// A render of some hundred kilobytes goes out in pieces (`print_stream`):
+/// a reader that stops after the first bytes (`| head -c 100`) ends the
+/// run cleanly, and a stdout that cannot be written (`> /dev/full`) is an
+/// error that says so, with no half-hidden success.
+#[test]
+fn a_large_render_into_a_reader_that_stops_or_a_full_device() {
+    let many = Command::new(root().join("scripts/many-projects"))
+        .arg("400")
+        .output()
+        .expect("scripts/many-projects runs");
+    let dir = scratch("pieces");
+    let values = dir.path().join("p400.yaml");
+    std::fs::write(&values, &many.stdout).unwrap();
+    let args = ["render", "-f", values.to_str().unwrap()];
+    let whole = render_stdout(&args);
+    assert!(whole.len() > 3 * (64 << 10), "{} bytes", whole.len());
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chartgen"))
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's reading end is closed here, after 100 bytes.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first[..], &whole.as_bytes()[..100]);
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()),
+        (Some(0), "")
+    );
+
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let Ok(full) = full else {
+        eprintln!("skipped the full device: this system has no /dev/full");
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_chartgen"))
+        .args(args)
+        .current_dir(root())
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot write to standard output") && stderr.contains("No space left"),
+        "{stderr}"
+    );
+}

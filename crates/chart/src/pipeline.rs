@@ -400,40 +400,25 @@ pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diag
 }
 
 /// [`check_with`], handing back the objects' JSON copy
-/// ([`check::Copies`]).
+/// ([`check::Copies`]). With a second core, at any size, the worker makes
+/// half of that copy and checks the bundles alone.
 pub fn check_leaving(
     output: &Output,
     version: &str,
     crds: &[Manifest],
 ) -> (Vec<Diagnostic>, check::Copies) {
-    let (findings, copies, ()) = check_leaving_and(output, version, crds, || ());
-    (findings, copies)
+    check_on(output, version, crds, kubernetes::second_core())
 }
 
-/// [`check_leaving`], and `also` (`render`'s stream) run on this thread
-/// after its share of the objects' JSON copy is made and before the
-/// checks: with a second core, at any size, the worker makes the other
-/// share meanwhile (slower, in memory it has not touched yet;
-/// BENCHMARKS.md); without one, after the whole copy.
-pub fn check_leaving_and<T>(
-    output: &Output,
-    version: &str,
-    crds: &[Manifest],
-    also: impl FnOnce() -> T,
-) -> (Vec<Diagnostic>, check::Copies, T) {
-    check_on(output, version, crds, kubernetes::second_core(), also)
-}
-
-/// [`check_leaving`], the bundles alone checked on the worker (`kubernetes::beside`)
-/// when `beside` (with a second core, at any size: at prod that core is
-/// idle by then, 0.34 ms in the median of 300 paired runs, BENCHMARKS.md).
-fn check_on<T>(
+/// [`check_leaving`], the second half of the JSON copy made and the
+/// bundles alone checked on the worker (`kubernetes::beside`) when
+/// `beside` (at prod that core is idle by then: BENCHMARKS.md).
+fn check_on(
     output: &Output,
     version: &str,
     crds: &[Manifest],
     beside: bool,
-    also: impl FnOnce() -> T,
-) -> (Vec<Diagnostic>, check::Copies, T) {
+) -> (Vec<Diagnostic>, check::Copies) {
     // Baked into the binary: loading is a lookup.
     let schemas = KubeSchemas::load(version)
         .or_else(|_| KubeSchemas::load(kube::DEFAULT_VERSION))
@@ -453,17 +438,11 @@ fn check_on<T>(
                 .map(move |(i, m)| (*b, *b == Bundle::Release && i >= extra_from, m))
         })
         .collect();
-    // At any size: the worker is kept (`kubernetes::beside`) and idle here.
-    let parallel = kubernetes::second_core();
-    let (json, also): (Vec<(Bundle, bool, &Manifest, serde_json::Value)>, T) = split_map_and(
-        &chosen,
-        parallel,
-        |&(b, extra, m)| (b, extra, m, m.json()),
-        also,
-    );
+    let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> =
+        split_map(&chosen, beside, |&(b, extra, m)| (b, extra, m, m.json()));
     let findings = check_copies(&json, output, &options, beside);
     let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
-    (findings, copies, also)
+    (findings, copies)
 }
 
 /// The checks of [`check_leaving`] on the objects and their copies.
@@ -520,25 +499,19 @@ fn check_copies(
     findings
 }
 
-/// `items` mapped by `f`, in order, and `also` run on this thread after
-/// its share; the second half on the worker when `parallel`.
-fn split_map_and<T: Sync, U: Send, A>(
-    items: &[T],
-    parallel: bool,
-    f: impl Fn(&T) -> U + Sync,
-    also: impl FnOnce() -> A,
-) -> (Vec<U>, A) {
+/// `items` mapped by `f`, in order; the second half on the worker when
+/// `parallel`.
+fn split_map<T: Sync, U: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> U + Sync) -> Vec<U> {
     if !parallel {
-        let all = items.iter().map(f).collect();
-        return (all, also());
+        return items.iter().map(f).collect();
     }
     let (first, second) = items.split_at(items.len() / 2);
-    let ((mut all, also), second) = kubernetes::beside(
-        || (first.iter().map(&f).collect::<Vec<U>>(), also()),
+    let (mut all, second) = kubernetes::beside(
+        || first.iter().map(&f).collect::<Vec<U>>(),
         || second.iter().map(&f).collect::<Vec<U>>(),
     );
     all.extend(second);
-    (all, also)
+    all
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then
@@ -718,7 +691,7 @@ mod tests {
         assert_eq!(findings, check(&few));
         // The bundles alone checked beside the run on both, or after it.
         for output in [&few, &many] {
-            let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside, || ()).0;
+            let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside).0;
             assert_eq!(on(true), on(false));
         }
         // The BuildProjects read back in two parts keep their lines: the

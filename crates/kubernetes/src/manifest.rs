@@ -806,6 +806,31 @@ pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> Strin
     out
 }
 
+/// [`to_stream`] written to `out` in pieces of 64 KiB or a block more,
+/// each a whole number of objects: the stream is never held whole.
+pub fn write_stream<'m>(
+    manifests: impl IntoIterator<Item = &'m Manifest>,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    const PIECE: usize = 64 << 10;
+    // Room for a piece and about one object more, grown for a larger one.
+    let mut buffer = String::with_capacity(PIECE + (PIECE >> 1));
+    for manifest in manifests {
+        buffer.push_str("---\n");
+        if let Some(template) = &manifest.template {
+            buffer.push_str(SOURCE);
+            buffer.push_str(template);
+            buffer.push('\n');
+        }
+        manifest.push_block(&mut buffer);
+        if buffer.len() >= PIECE {
+            out.write_all(buffer.as_bytes())?;
+            buffer.clear();
+        }
+    }
+    out.write_all(buffer.as_bytes())
+}
+
 /// What the line naming an object's template starts with (Helm's).
 const SOURCE: &str = "# Source: templates/";
 
@@ -1099,6 +1124,50 @@ mod tests {
             "{} {room}",
             one.len()
         );
+    }
+
+    #[test]
+    fn a_stream_written_in_pieces_is_the_stream_in_whole_objects() {
+        // Some 200 KB: four pieces or so, the last one short.
+        let text: String = (0..3000)
+            .map(|i| {
+                format!("---\nkind: ConfigMap\napiVersion: v1\nmetadata: {{name: c{i:05}, namespace: ns}}\n")
+            })
+            .collect();
+        let rendered = Rendered {
+            template: "configmaps.yaml".to_owned(),
+            text,
+            trace: Trace::default(),
+        };
+        let manifests = collect_outputs(vec![Output::Text(rendered)]).unwrap();
+        /// Every `write_all` it is given, apart.
+        #[derive(Default)]
+        struct Pieces(Vec<Vec<u8>>);
+        impl std::io::Write for Pieces {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.push(bytes.to_vec());
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut pieces = Pieces::default();
+        write_stream(&manifests, &mut pieces).unwrap();
+        let Pieces(pieces) = pieces;
+        assert_eq!(pieces.concat(), to_stream(&manifests).into_bytes());
+        assert!(pieces.len() > 2, "{} pieces", pieces.len());
+        let (last, full) = pieces.split_last().unwrap();
+        assert!(last.len() < 64 << 10);
+        for piece in full {
+            // At least 64 KiB, and no object cut: each piece ends a document.
+            assert!(piece.len() >= 64 << 10 && piece.len() < (64 << 10) + 200);
+            let end = String::from_utf8_lossy(&piece[piece.len() - 40..]);
+            assert!(piece.ends_with(b"  namespace: ns\n"), "{end:?}");
+        }
+        for piece in &pieces {
+            assert!(piece.starts_with(b"---\n# Source: templates/configmaps.yaml\n"));
+        }
     }
 
     proptest! {
