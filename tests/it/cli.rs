@@ -594,7 +594,10 @@ fn a_large_render_into_a_reader_that_stops_or_a_full_device() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(&first[..], &whole.as_bytes()[..100]);
     assert_eq!(
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()),
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).as_ref()
+        ),
         (Some(0), "")
     );
 

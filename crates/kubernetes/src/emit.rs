@@ -263,7 +263,7 @@ fn write_mapping(entries: &[(yaml::Key, Node)], indent: usize, out: &mut String)
 /// line, its entries at `indent + 2` (a list too, unless it is short
 /// enough to stand on the key's line, `[a, b]`). So a writer that knows which
 /// entries every one of its objects shares writes those once and copies
-/// them ([`crate::manifest::BlockWriter`]).
+/// them ([`crate::manifest::Kept`]).
 pub fn push_entry(key: &str, value: &Node, indent: usize, out: &mut String) {
     push_scalar(key, out);
     out.push(':');

@@ -7,7 +7,7 @@
 //! decides the final formatting, not the template.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value as Json;
 
@@ -151,6 +151,26 @@ pub struct ObjectId {
 }
 
 impl ObjectId {
+    /// The identity of an object as [`identify`] reads it from its
+    /// `apiVersion`, `kind`, `metadata.namespace` (none when empty) and
+    /// `metadata.name`: the group and version split at the last `/`, and
+    /// no namespace for a cluster-scoped kind (the API server ignores it
+    /// there, so two such objects differing only in it are one object,
+    /// applied twice).
+    pub fn of(api_version: &str, kind: &str, namespace: Option<&str>, name: &str) -> ObjectId {
+        // The group as `kube::api_group` reads it.
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        ObjectId {
+            group: group.to_owned(),
+            version: version.to_owned(),
+            kind: kind.to_owned(),
+            namespace: namespace
+                .filter(|namespace| !namespace.is_empty() && !is_cluster_scoped(kind))
+                .map(str::to_owned),
+            name: name.to_owned(),
+        }
+    }
+
     /// Whether it is a CustomResourceDefinition: of the group
     /// `apiextensions.k8s.io`, not a custom kind of that name.
     pub fn is_crd(&self) -> bool {
@@ -191,33 +211,35 @@ pub struct Manifest {
     /// For a rendered object: the template lines that wrote it.
     pub trace: Option<Arc<Rendering>>,
     /// The object: read through [`Manifest::node`], changed through
-    /// [`Manifest::node_mut`], which forgets `block`.
-    node: Node,
-    /// What writes the object as [`emit::block`] does and converts it as
-    /// [`Node::to_json`] does, knowing what it shares with the other
-    /// objects its writer built ([`Built::block`]): what
-    /// [`Manifest::push_block`] and [`Manifest::json`] call instead of
-    /// walking the node. Never out of date: only [`Manifest::node_mut`]
-    /// can change the node, and it forgets this.
-    block: Option<Arc<dyn BlockWriter>>,
+    /// [`Manifest::node_mut`], which forgets `kept`. Empty while the
+    /// object is kept by its writer and no one has asked for its node.
+    node: OnceLock<Node>,
+    /// The writer that keeps the object in its own form, and the object's
+    /// index there ([`Built::kept`]): what makes the node when it is first
+    /// asked for, and what [`Manifest::push_block`] and [`Manifest::json`]
+    /// call instead of walking it. Never out of date: only
+    /// [`Manifest::node_mut`] can change the node, and it forgets this.
+    kept: Option<(Arc<dyn Kept>, usize)>,
 }
 
-/// Writes the objects a writer built ([`Built`]) as [`emit::push_block`]
-/// does, and converts them as [`Node::to_json`] does, faster: it knows
-/// what they share (a chart's BuildProjects share their labels,
-/// annotations, namespace and apiVersion), written and converted once. It
-/// answers for writing and converting each of its objects as
-/// `emit::push_block` and `Node::to_json` would; a debug build's
-/// [`collect_outputs`] checks every one.
-pub trait BlockWriter: fmt::Debug + Send + Sync {
-    /// Appends `node`, one of the objects its writer built, to `out`.
-    fn push_block(&self, node: &Node, out: &mut String);
+/// Objects a writer built as it wrote their text ([`Built`]), kept in its
+/// own form, smaller than their nodes (a chart's BuildProjects share their
+/// labels, annotations, namespace and apiVersion, kept once): each node is
+/// made only when it is asked for, and each object is written and
+/// converted without one. It answers for all three agreeing with a
+/// reading of the text: [`Kept::node`] is what [`yaml::parse_manifests`]
+/// gives for the object, [`Kept::push_block`] what [`emit::push_block`]
+/// writes of that node, [`Kept::to_json`] what [`Node::to_json`] gives; a
+/// debug build's [`collect_outputs`] checks every object.
+pub trait Kept: fmt::Debug + Send + Sync {
+    /// Object `index`, with the origins a reading of the text gives.
+    fn node(&self, index: usize) -> Node;
 
-    /// `node`, one of the objects its writer built, as JSON: what
-    /// [`Node::to_json`] gives (by default, that).
-    fn to_json(&self, node: &Node) -> Json {
-        node.to_json()
-    }
+    /// Appends object `index` to `out` as [`emit::push_block`] writes it.
+    fn push_block(&self, index: usize, out: &mut String);
+
+    /// Object `index` as JSON, as [`Node::to_json`] converts it.
+    fn to_json(&self, index: usize) -> Json;
 }
 
 impl Manifest {
@@ -229,44 +251,50 @@ impl Manifest {
             template: None,
             file: None,
             trace: None,
-            node,
-            block: None,
+            node: OnceLock::from(node),
+            kept: None,
         }
     }
 
-    /// The object.
+    /// The object: made by its writer when it is kept ([`Kept::node`]) and
+    /// this is the first time it is asked for.
     pub fn node(&self) -> &Node {
-        &self.node
+        self.node.get_or_init(|| match &self.kept {
+            Some((kept, index)) => kept.node(*index),
+            None => unreachable!("an object not kept by a writer has its node"),
+        })
     }
 
-    /// The object, to change: its writer's [`BlockWriter`] is forgotten,
-    /// and [`Manifest::push_block`] and [`Manifest::json`] walk the node
-    /// as it is then.
+    /// The object, to change: its writer is forgotten, and
+    /// [`Manifest::push_block`] and [`Manifest::json`] walk the node as it
+    /// is then.
     pub fn node_mut(&mut self) -> &mut Node {
-        self.block = None;
-        &mut self.node
+        self.node();
+        self.kept = None;
+        self.node.get_mut().expect("made above")
     }
 
     /// The object, taken.
     pub fn into_node(self) -> Node {
-        self.node
+        self.node();
+        self.node.into_inner().expect("made above")
     }
 
     /// Appends the object to `out` as [`emit::push_block`] writes it:
-    /// through its writer's [`BlockWriter`], when it has one.
+    /// by its writer, when it is kept.
     pub fn push_block(&self, out: &mut String) {
-        match &self.block {
-            Some(block) => block.push_block(&self.node, out),
-            None => emit::push_block(&self.node, out),
+        match &self.kept {
+            Some((kept, index)) => kept.push_block(*index, out),
+            None => emit::push_block(self.node(), out),
         }
     }
 
-    /// The object as JSON, as [`Node::to_json`] converts it: through its
-    /// writer's [`BlockWriter`], when it has one.
+    /// The object as JSON, as [`Node::to_json`] converts it: by its
+    /// writer, when it is kept.
     pub fn json(&self) -> Json {
-        match &self.block {
-            Some(block) => block.to_json(&self.node),
-            None => self.node.to_json(),
+        match &self.kept {
+            Some((kept, index)) => kept.to_json(*index),
+            None => self.node().to_json(),
         }
     }
 }
@@ -380,11 +408,12 @@ pub enum Output {
 }
 
 /// A template's output that its writer built as objects while it wrote the
-/// text: what reading [`Rendered`] back would give, without the reading.
-/// The writer answers for that: every node's origin is its place in
-/// `source`, as [`yaml::parse_manifests`] would give it, and the documents
-/// keep within [`LIMITS`] (a writer near a limit hands over text instead,
-/// whose reading then says which).
+/// text: what reading [`Rendered`] back would give, without the reading,
+/// each object kept in the writer's own form ([`Kept`]) until its node is
+/// asked for. The writer answers for that: every node's origin is its
+/// place in `source`, as [`yaml::parse_manifests`] would give it, and the
+/// objects keep within [`LIMITS`] (a writer near a limit hands over text
+/// instead, whose reading then says which).
 #[derive(Debug)]
 pub struct Built {
     /// The template's name, relative to `templates/`.
@@ -393,13 +422,11 @@ pub struct Built {
     pub source: Arc<Source>,
     /// Which template line wrote each part of the text.
     pub trace: Trace,
-    /// The documents, in the order written (nulls skipped as in a reading).
-    pub documents: Vec<Node>,
-    /// What writes each of the documents as [`emit::block`] does and
-    /// converts it as [`Node::to_json`] does, when the writer has one
-    /// ([`Manifest::push_block`], [`Manifest::json`]): for these documents
-    /// as they are, so a caller that changes one drops it.
-    pub block: Option<Arc<dyn BlockWriter>>,
+    /// Each object's identity, in the order written (no null documents):
+    /// what [`identify`] gives for its node.
+    pub ids: Vec<ObjectId>,
+    /// The objects, index for index with `ids`.
+    pub kept: Arc<dyn Kept>,
 }
 
 impl Built {
@@ -421,44 +448,46 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
     // order, as it would reading one output after the other.
     let read = read_all(outputs);
     let objects = (read.iter().flatten())
-        .map(|(_, _, nodes, _)| nodes.len())
+        .map(|(_, _, objects)| match objects {
+            Objects::Read(nodes) => nodes.len(),
+            Objects::Kept(ids, _) => ids.len(),
+        })
         .sum();
     let mut manifests = Vec::with_capacity(objects);
     for output in read {
-        let (template, rendering, documents, block) = output?;
-        for node in documents {
-            if matches!(node.value, Value::Null) {
-                continue;
+        let (template, rendering, objects) = output?;
+        let manifest = |id, node, kept| Manifest {
+            id,
+            template: Some(template.clone()),
+            file: None,
+            trace: Some(Arc::clone(&rendering)),
+            node,
+            kept,
+        };
+        match objects {
+            Objects::Read(documents) => {
+                for node in documents {
+                    if matches!(node.value, Value::Null) {
+                        continue;
+                    }
+                    let id = identify(&node).map_err(|why| Error::Rendered {
+                        template: template.clone(),
+                        problem: format!("an object {why} at {}", rendering.place(&node.origin)),
+                    })?;
+                    manifests.push(manifest(id, OnceLock::from(node), None));
+                }
             }
-            debug_assert!(
-                block.as_ref().is_none_or(|block| {
-                    let mut written = String::new();
-                    block.push_block(&node, &mut written);
-                    written == emit::block(&node)
-                }),
-                "a writer's block is what emit::block writes"
-            );
-            // As text: serde_json's ordered maps compare equal whatever
-            // their keys' order, which the checks' walks and messages see.
-            debug_assert!(
-                block.as_ref().is_none_or(|block| {
-                    let text = |json: Json| serde_json::to_string(&json).ok();
-                    text(block.to_json(&node)) == text(node.to_json())
-                }),
-                "a writer's JSON is what Node::to_json gives"
-            );
-            let id = identify(&node).map_err(|why| Error::Rendered {
-                template: template.clone(),
-                problem: format!("an object {why} at {}", rendering.place(&node.origin)),
-            })?;
-            manifests.push(Manifest {
-                id,
-                template: Some(template.clone()),
-                file: None,
-                trace: Some(Arc::clone(&rendering)),
-                node,
-                block: block.clone(),
-            });
+            Objects::Kept(ids, kept) => {
+                for (index, id) in ids.into_iter().enumerate() {
+                    #[cfg(debug_assertions)]
+                    answers_for(kept.as_ref(), index, &id);
+                    manifests.push(manifest(
+                        id,
+                        OnceLock::new(),
+                        Some((Arc::clone(&kept), index)),
+                    ));
+                }
+            }
         }
     }
     sort(&mut manifests);
@@ -475,14 +504,47 @@ pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
     Ok(manifests)
 }
 
+/// What a debug build's [`collect_outputs`] asks of a writer for each
+/// object it keeps ([`Kept`]): its node identified as the writer says, a
+/// mapping whose origins are places in the text, written and converted by
+/// the writer as its node is.
+#[cfg(debug_assertions)]
+fn answers_for(kept: &dyn Kept, index: usize, id: &ObjectId) {
+    let node = kept.node(index);
+    assert_eq!(
+        identify(&node).as_ref(),
+        Ok(id),
+        "a kept object is its identity"
+    );
+    let mut written = String::new();
+    kept.push_block(index, &mut written);
+    assert_eq!(
+        written,
+        emit::block(&node),
+        "a writer's block is what emit::block writes"
+    );
+    // As text: serde_json's ordered maps compare equal whatever their
+    // keys' order, which the checks' walks and messages see.
+    let text = |json: Json| serde_json::to_string(&json).ok();
+    assert_eq!(
+        text(kept.to_json(index)),
+        text(node.to_json()),
+        "a writer's JSON is what Node::to_json gives"
+    );
+}
+
 /// A template's output as [`collect_outputs`] takes it in: its name, its
-/// text and trace, its documents and what writes them ([`Built::block`]).
-type Collected = (
-    String,
-    Arc<Rendering>,
-    Vec<Node>,
-    Option<Arc<dyn BlockWriter>>,
-);
+/// text and trace, and its objects.
+type Collected = (String, Arc<Rendering>, Objects);
+
+/// A template's objects: read back, or kept by their writer.
+enum Objects {
+    /// The documents read, nulls included.
+    Read(Vec<Node>),
+    /// Each object's identity, and the writer that keeps them
+    /// ([`Built::kept`]).
+    Kept(Vec<ObjectId>, Arc<dyn Kept>),
+}
 
 /// The outputs read back or taken as built, in order, up to the first
 /// that cannot be read, whose error ends the list.
@@ -557,10 +619,9 @@ fn read_run(outputs: Vec<Output>, split_from: usize) -> Vec<Result<Collected, Er
                 Arc::new(Rendering {
                     source: built.source,
                     trace: built.trace,
-                    objects: objects_in(&built.documents),
+                    objects: built.ids.len(),
                 }),
-                built.documents,
-                built.block,
+                Objects::Kept(built.ids, built.kept),
             )),
         };
         let unreadable = output.is_err();
@@ -593,7 +654,11 @@ fn read_back(output: Rendered, split_from: usize) -> Result<Collected, Error> {
             }
         })?;
     rendering.objects = objects_in(&documents);
-    Ok((output.template, Arc::new(rendering), documents, None))
+    Ok((
+        output.template,
+        Arc::new(rendering),
+        Objects::Read(documents),
+    ))
 }
 
 /// How many objects `documents` hold: an empty document (null) is none.
@@ -641,10 +706,12 @@ pub fn line_of(origin: &crate::location::Origin) -> usize {
 
 /// Reads the identity of an object; the error says what is missing.
 pub fn identify(node: &Node) -> Result<ObjectId, String> {
-    let text = |node: Option<&Node>| match node.map(|n| &n.value) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-        _ => None,
-    };
+    fn text(node: Option<&Node>) -> Option<&str> {
+        match node.map(|n| &n.value) {
+            Some(Value::String(s)) if !s.is_empty() => Some(s),
+            _ => None,
+        }
+    }
     if !matches!(node.value, Value::Mapping(_)) {
         return Err(format!("that is {}, not a mapping", node.value.type_name()));
     }
@@ -652,23 +719,8 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
     let kind = text(node.get("kind")).ok_or("without kind")?;
     let metadata = node.get("metadata");
     let name = text(metadata.and_then(|m| m.get("name"))).ok_or("without metadata.name")?;
-    // The API server ignores a namespace on a cluster-scoped object, so it
-    // is no part of the identity: two such objects differing only there are
-    // one object, applied twice.
-    let namespace =
-        text(metadata.and_then(|m| m.get("namespace"))).filter(|_| !is_cluster_scoped(&kind));
-    // The group as `kube::api_group` reads it.
-    let (group, version) = match api_version.rsplit_once('/') {
-        Some((group, version)) => (group.to_owned(), version.to_owned()),
-        None => (String::new(), api_version),
-    };
-    Ok(ObjectId {
-        group,
-        version,
-        kind,
-        namespace,
-        name,
-    })
+    let namespace = text(metadata.and_then(|m| m.get("namespace")));
+    Ok(ObjectId::of(api_version, kind, namespace, name))
 }
 
 /// The namespace a namespaced object without `metadata.namespace` lands
@@ -743,13 +795,13 @@ pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
         .iter()
         .filter(|m| m.id.is_crd())
         .filter(|m| {
-            m.node
+            m.node()
                 .get("spec")
                 .and_then(|spec| spec.get("scope"))
                 .is_some_and(|scope| matches!(&scope.value, Value::String(s) if s == "Cluster"))
         })
         .filter_map(|m| {
-            let spec = m.node.get("spec")?;
+            let spec = m.node().get("spec")?;
             let text = |node: Option<&Node>| match node.map(|n| &n.value) {
                 Some(Value::String(s)) => Some(s.clone()),
                 _ => None,
@@ -903,25 +955,71 @@ mod tests {
         assert_eq!(std::mem::size_of::<Span>(), 20);
     }
 
-    /// An object its writer writes is written and converted by it, until
-    /// the object changes: then the stream writes the object as it is, and
-    /// its JSON is the node's.
+    /// Objects kept as they are given: what a writer keeps, in the
+    /// simplest form.
+    #[derive(Debug)]
+    struct Nodes(Vec<Node>);
+
+    impl Kept for Nodes {
+        fn node(&self, index: usize) -> Node {
+            self.0[index].clone()
+        }
+
+        fn push_block(&self, index: usize, out: &mut String) {
+            emit::push_block(&self.0[index], out);
+        }
+
+        fn to_json(&self, index: usize) -> Json {
+            self.0[index].to_json()
+        }
+    }
+
+    /// `kept`'s objects as [`collect_outputs`] takes them, from a text of
+    /// their own.
+    fn built_of(kept: impl Kept + 'static, nodes: &[Node]) -> Output {
+        Output::Built(Built {
+            template: "built.yaml".to_owned(),
+            source: Built::source("built.yaml", String::new()),
+            trace: Trace::default(),
+            ids: nodes.iter().map(|node| identify(node).unwrap()).collect(),
+            kept: Arc::new(kept),
+        })
+    }
+
+    /// One document of `text`, read.
+    fn read_one(text: &str) -> Node {
+        yaml::parse_document(&Source::file("b.yaml", text.to_owned()), LIMITS)
+            .unwrap()
+            .unwrap()
+    }
+
+    /// An object its writer keeps is made, written and converted by it,
+    /// until the object changes: then the stream writes the object as it
+    /// is, and its JSON is the node's.
     #[test]
     fn a_changed_object_is_written_as_it_is_not_as_its_writer_wrote_it() {
-        /// Writes every object alike.
-        #[derive(Debug)]
-        struct Fixed;
-        impl BlockWriter for Fixed {
-            fn push_block(&self, _: &Node, out: &mut String) {
+        /// Makes, writes and converts every object alike, and counts the
+        /// nodes it makes.
+        #[derive(Debug, Default)]
+        struct Fixed(std::sync::atomic::AtomicUsize);
+        impl Kept for Fixed {
+            fn node(&self, _: usize) -> Node {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                read_one("as: made\n")
+            }
+
+            fn push_block(&self, _: usize, out: &mut String) {
                 out.push_str("as: written\n");
             }
 
-            fn to_json(&self, _: &Node) -> Json {
+            fn to_json(&self, _: usize) -> Json {
                 Json::from("as converted")
             }
         }
+        let fixed = Arc::new(Fixed::default());
         let mut object = manifest(("ConfigMap", Some("a"), "x"));
-        object.block = Some(Arc::new(Fixed));
+        object.node = OnceLock::new();
+        object.kept = Some((Arc::clone(&fixed) as Arc<dyn Kept>, 0));
         let stream = |object: &Manifest| {
             let mut out = String::new();
             object.push_block(&mut out);
@@ -930,60 +1028,82 @@ mod tests {
         assert_eq!(stream(&object), "as: written\n");
         assert_eq!(to_stream([&object]), "---\nas: written\n");
         assert_eq!(object.json(), "as converted");
-        // A clone keeps it, with the node it was written of.
+        // Written and converted without a node; one made when asked, once.
+        let made = || fixed.0.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(made(), 0);
+        assert_eq!(emit::block(object.node()), "as: made\n");
+        assert_eq!(emit::block(object.node()), "as: made\n");
+        assert_eq!(made(), 1);
+        // A clone keeps its writer, with the node made.
         assert_eq!(stream(&object.clone()), "as: written\n");
         assert_eq!(object.clone().json(), "as converted");
+        assert_eq!(emit::block(&object.clone().into_node()), "as: made\n");
+        assert_eq!(made(), 1);
         let node = object.node_mut();
         *node = Node::new(Value::String("changed".into()), node.origin.clone());
         assert_eq!(stream(&object), "changed\n");
         assert_eq!(to_stream([&object]), "---\nchanged\n");
         assert_eq!(object.json(), "changed");
+        // Taken before anyone asked: made then.
+        let mut object = manifest(("ConfigMap", Some("a"), "y"));
+        object.node = OnceLock::new();
+        object.kept = Some((fixed.clone() as Arc<dyn Kept>, 1));
+        assert_eq!(emit::block(&object.into_node()), "as: made\n");
+        assert_eq!(made(), 2);
     }
 
-    /// A debug build refuses a writer whose block is not what
-    /// `emit::block` writes of its document.
+    /// A debug build refuses a writer whose object is not what its node
+    /// says: another identity, another block, another JSON copy.
     #[cfg(debug_assertions)]
     #[test]
-    #[should_panic(expected = "a writer's block is what emit::block writes")]
-    fn a_block_that_is_not_the_documents_is_refused_in_a_debug_build() {
+    fn a_writer_that_does_not_answer_for_its_objects_is_refused_in_a_debug_build() {
+        /// `Nodes`, one answer changed.
         #[derive(Debug)]
-        struct Wrong;
-        impl BlockWriter for Wrong {
-            fn push_block(&self, _: &Node, out: &mut String) {
-                out.push_str("kind: Other\n");
+        struct Wrong(Nodes, &'static str);
+        impl Kept for Wrong {
+            fn node(&self, index: usize) -> Node {
+                self.0.node(index)
+            }
+
+            fn push_block(&self, index: usize, out: &mut String) {
+                match self.1 {
+                    "block" => out.push_str("kind: Other\n"),
+                    _ => self.0.push_block(index, out),
+                }
+            }
+
+            fn to_json(&self, index: usize) -> Json {
+                match self.1 {
+                    "json" => serde_json::json!({"kind": "Other"}),
+                    _ => self.0.to_json(index),
+                }
             }
         }
-        let source = Built::source("t.yaml", "kind: A\n".to_owned());
-        let mut document = Node::new(Value::Mapping(Vec::new()), crate::location::Origin::Default);
-        let key = |name: &str| yaml::Key {
-            name: name.to_owned(),
-            origin: crate::location::Origin::Default,
+        let node = read_one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+        let other = read_one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\n");
+        let refusal = |wrong: &'static str, ids: &[Node]| {
+            let output = built_of(Wrong(Nodes(vec![node.clone()]), wrong), ids);
+            let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                collect_outputs(vec![output])
+            }))
+            .unwrap_err();
+            panic.downcast_ref::<String>().cloned().unwrap_or_default()
         };
-        let text = |s: &str| {
-            Node::new(
-                Value::String(s.to_owned()),
-                crate::location::Origin::Default,
-            )
-        };
-        document.value = Value::Mapping(vec![
-            (key("apiVersion"), text("v1")),
-            (key("kind"), text("ConfigMap")),
-            (
-                key("metadata"),
-                Node::new(
-                    Value::Mapping(vec![(key("name"), text("x"))]),
-                    crate::location::Origin::Default,
-                ),
-            ),
-        ]);
-        let built = Built {
-            template: "t.yaml".to_owned(),
-            source,
-            trace: Trace::default(),
-            documents: vec![document],
-            block: Some(Arc::new(Wrong)),
-        };
-        let _ = collect_outputs(vec![Output::Built(built)]);
+        let said = refusal("block", std::slice::from_ref(&node));
+        assert!(
+            said.contains("a writer's block is what emit::block writes"),
+            "{said}"
+        );
+        let said = refusal("json", std::slice::from_ref(&node));
+        assert!(
+            said.contains("a writer's JSON is what Node::to_json gives"),
+            "{said}"
+        );
+        let said = refusal("", std::slice::from_ref(&other));
+        assert!(said.contains("a kept object is its identity"), "{said}");
+        // And one that does answer for them passes.
+        let output = built_of(Nodes(vec![node.clone()]), std::slice::from_ref(&node));
+        assert_eq!(collect_outputs(vec![output]).unwrap()[0].node(), &node);
     }
 
     /// `count` outputs of some kilobytes each, alike in size, as a chart's
@@ -1014,24 +1134,10 @@ mod tests {
 
     /// An output built as objects (no text to read): one ConfigMap.
     fn built(name: &str) -> Output {
-        let node = crate::yaml::parse_document(
-            &Source::file(
-                "b.yaml",
-                format!(
-                    "kind: ConfigMap\napiVersion: v1\nmetadata: {{name: {name}, namespace: ns}}\n"
-                ),
-            ),
-            LIMITS,
-        )
-        .unwrap()
-        .unwrap();
-        Output::Built(Built {
-            template: "built.yaml".to_owned(),
-            source: Built::source("built.yaml", String::new()),
-            trace: Trace::default(),
-            documents: vec![node],
-            block: None,
-        })
+        let node = read_one(&format!(
+            "kind: ConfigMap\napiVersion: v1\nmetadata: {{name: {name}, namespace: ns}}\n"
+        ));
+        built_of(Nodes(vec![node.clone()]), &[node])
     }
 
     #[test]
@@ -1039,8 +1145,15 @@ mod tests {
         let shown = |read: Vec<Result<Collected, Error>>| -> Vec<String> {
             (read.into_iter())
                 .map(|r| match r {
-                    Ok((template, rendering, documents, _)) => {
-                        let text = documents.iter().map(emit::block).collect::<String>();
+                    Ok((template, rendering, objects)) => {
+                        let text = match objects {
+                            Objects::Read(documents) => {
+                                documents.iter().map(emit::block).collect::<String>()
+                            }
+                            Objects::Kept(ids, kept) => {
+                                (0..ids.len()).map(|i| emit::block(&kept.node(i))).collect()
+                            }
+                        };
                         format!("{template} {} {text}", rendering.objects)
                     }
                     Err(e) => format!("error: {e}"),

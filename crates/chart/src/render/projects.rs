@@ -1,22 +1,29 @@
 //! The BuildProjects without the template engine: what the built-in
-//! `templates/projects.yaml` writes, written directly, with the objects
-//! built as they are written instead of read back from the text.
+//! `templates/projects.yaml` writes, written directly, the objects kept
+//! in the writer's own form ([`Kept`]) instead of read back from the text.
 //!
 //! A large chart is its BuildProjects (97 % of the objects at 1,000
 //! projects), and through minijinja and the parse-back each cost some
-//! 90,000 instructions of the main thread (BENCHMARKS.md); here about
-//! 15,000, split over two cores from 200 projects. The same text, the same trace
-//! of template lines, the same nodes with the same origins and the same
-//! count against [`super::OUTPUT_BUDGET`] come out directly: findings on a
-//! BuildProject still name `templates/projects.yaml` and its line, and
-//! `render`'s output is byte for byte the same. Only for the built-in
+//! 90,000 instructions of the main thread (BENCHMARKS.md); here the text
+//! alone is written, split over two cores from 200 projects, and each
+//! project keeps what it writes of its own (a [`Record`], some 200
+//! bytes, where its node is some 2.5 KB: the labels and annotations every
+//! project carries are kept once). The same text, the same trace of
+//! template lines and the same count against [`super::OUTPUT_BUDGET`] come
+//! out directly; a project's node, with the origins a reading gives, is
+//! made when something asks for it (a finding, `diff`, `explain`) by
+//! writing the project again at its line, and its block and JSON copy are
+//! written without one. Findings on a BuildProject still name
+//! `templates/projects.yaml` and its line, and `render`'s output is byte
+//! for byte the same. Only for the built-in
 //! template (a `$CHARTGEN_TEMPLATES` folder and `explain` go through the
 //! engine), and only within the limits: a render that would pass the output
 //! budget or come near the parse-back's budgets ([`manifest::LIMITS`]) goes
 //! through the engine, whose errors then say which.
 //!
-//! The layout below is the template's: the tests hold the two to the same
-//! bytes, trace, nodes and budget, so an edit of `templates/projects.yaml`
+//! The layout below is the template's: the tests (and every debug build's
+//! `manifest::collect_outputs`) hold the two to the same bytes, trace,
+//! nodes, blocks, JSON and budget, so an edit of `templates/projects.yaml`
 //! that this file does not follow fails them.
 
 use std::ops::Range;
@@ -24,7 +31,7 @@ use std::sync::Arc;
 
 use kubernetes::emit;
 use kubernetes::location::{Origin, Source};
-use kubernetes::manifest::{self, Built, Trace};
+use kubernetes::manifest::{self, Built, Kept, ObjectId, Trace};
 use kubernetes::yaml::{Key, Node, Value};
 use serde_json::Value as Json;
 
@@ -108,7 +115,7 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     let Joined {
         mut text,
         written,
-        mut documents,
+        records,
         pieces,
     } = Joined::of(parts);
     if written > super::OUTPUT_BUDGET || text.len() >= manifest::LIMITS.max_bytes {
@@ -118,31 +125,14 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     text.push('\n');
     let end = (start..text.len(), line::ENDFOR, true);
     let source = Built::source(TEMPLATE, text);
-    // Each part's places and spans were recorded from the start of its own
-    // text: they move down by the lines and bytes of the parts before it.
-    let mut rest = &mut documents[..];
-    for piece in &pieces {
-        let (own, after) = std::mem::take(&mut rest).split_at_mut(piece.documents);
-        let mut places = Places {
-            places: piece.places.iter(),
-            lines: kubernetes::location::saturating_u32(piece.lines),
-            source: &source,
-        };
-        for document in own {
-            places.locate(document);
-        }
-        rest = after;
-    }
-    // The spans move into the trace piece by piece, each piece's places
-    // and spans freed once moved.
+    // The spans move into the trace piece by piece, each piece's spans
+    // freed once moved; a part's spans were recorded from the start of its
+    // own text: they move down by the bytes of the parts before it.
     let mut trace = Trace::default();
     let template = trace.template(TEMPLATE);
     trace.reserve(pieces.iter().map(|p| p.spans.len()).sum::<usize>() + 1);
-    for Piece {
-        bytes, spans: own, ..
-    } in pieces
-    {
-        for (range, line, verbatim) in own {
+    for Piece { bytes, spans } in pieces {
+        for (range, line, verbatim) in spans {
             trace.push(
                 range.start + bytes..range.end + bytes,
                 template,
@@ -153,12 +143,20 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
     }
     let (range, line, verbatim) = end;
     trace.push(range, template, line, verbatim);
+    let (api_version, namespace) = (&plan.crd.api_version, &plan.namespaces.builds.name);
+    let ids = (records.iter())
+        .map(|record| ObjectId::of(api_version, KIND, Some(namespace), name_of(record)))
+        .collect();
     let built = Built {
         template: TEMPLATE.to_owned(),
-        source,
+        source: Arc::clone(&source),
         trace,
-        documents,
-        block: Some(Arc::new(shared.blocks)),
+        ids,
+        kept: Arc::new(Projects {
+            shared,
+            source,
+            records,
+        }),
     };
     Some((built, written))
 }
@@ -166,14 +164,15 @@ fn build_in(plan: &Plan<'_>, written: usize, halves: bool) -> Option<(Built, usi
 /// Some of the projects written as if from the start of the text.
 struct Part {
     out: Writer,
-    documents: Vec<Node>,
+    records: Vec<Record>,
 }
 
 impl Part {
     /// `projects` written from the start of a text, counted against the
-    /// budget from `written`, with room in the text and the documents for
+    /// budget from `written`, with room in the text and the records for
     /// `room` projects (the first half's take the second's); `None` once
-    /// past a limit.
+    /// past a limit. Only the text and its spans are written: each
+    /// project's node is made when it is asked for ([`Projects`]).
     fn write(
         shared: &Shared,
         projects: &[ProjectPlan<'_>],
@@ -182,10 +181,11 @@ impl Part {
     ) -> Option<Part> {
         let mut out = Writer {
             written,
+            text_only: true,
             ..Writer::default()
         };
-        let mut documents = Vec::with_capacity(room);
-        let mut resources: Option<(&Resources, Fragment)> = None;
+        let mut records = Vec::with_capacity(room);
+        let mut resources: Option<(&Resources, Arc<Fragment>)> = None;
         for (i, project) in projects.iter().enumerate() {
             // Projects mostly share their resources (the daemons' defaults):
             // written once, copied while the next project's are the same.
@@ -194,13 +194,29 @@ impl Part {
                 .is_none_or(|(r, _)| **r != project.resources)
             {
                 let list = resources_of(&project.resources);
-                resources = Some((&project.resources, Fragment::of(|w| w.flow(&list))));
+                let fragment = Fragment::of(|w| w.flow(&list));
+                resources = Some((&project.resources, Arc::new(fragment)));
             }
             let (_, fragment) = resources.as_ref()?;
-            documents.push(out.project(shared, project, fragment));
+            let record = Record {
+                line: kubernetes::location::saturating_u32(out.line),
+                start: kubernetes::location::saturating_u32(out.text.len()),
+                name: leaf(
+                    Value::String(project.project.name.as_str().to_owned()),
+                    None,
+                ),
+                repository: leaf(Value::String(project.project.repository.clone()), None),
+                trusted: project.project.trusted,
+                runtime_class: project
+                    .runtime_class_name
+                    .map(|class| shared.runtime_class(class)),
+                resources: Arc::clone(fragment),
+            };
+            out.project(shared, &record);
+            records.push(record);
             if i == 0 {
                 // The rest are about as long as the first (an eighth more:
-                // a RuntimeClass line, longer names, more places).
+                // a RuntimeClass line, longer names).
                 // Never past the most the text may hold: a long first
                 // project must not ask for gigabytes.
                 let about = |first: usize, rest: usize| {
@@ -210,35 +226,30 @@ impl Part {
                 let text = about(out.text.len(), room.saturating_sub(1));
                 out.text.reserve(text.min(manifest::LIMITS.max_bytes) + 64);
                 let rest = projects.len() - 1;
-                out.places.reserve(about(out.places.len(), rest));
                 out.spans.reserve(about(out.spans.len(), rest));
             }
             if out.written > super::OUTPUT_BUDGET || out.text.len() >= manifest::LIMITS.max_bytes {
                 return None;
             }
         }
-        Some(Part { out, documents })
+        Some(Part { out, records })
     }
 }
 
-/// The parts one after the other: one text and one list of documents (in
-/// the first part's, which has the room), each part's places and spans
-/// kept as written: the places are read where they are, moved down as
-/// they are read; the spans are moved into the trace.
+/// The parts one after the other: one text and one list of records (in
+/// the first part's, which has the room), each record's line moved down
+/// by the lines of the parts before it, and each part's spans kept as
+/// written (they are moved into the trace).
 struct Joined {
     text: String,
     written: usize,
-    documents: Vec<Node>,
+    records: Vec<Record>,
     pieces: Vec<Piece>,
 }
 
-/// A part's places and spans, the lines and bytes before it, and how
-/// many documents it wrote.
+/// A part's spans and the bytes before it.
 struct Piece {
-    lines: usize,
     bytes: usize,
-    documents: usize,
-    places: Vec<Place>,
     spans: Vec<(Range<usize>, usize, bool)>,
 }
 
@@ -248,27 +259,29 @@ impl Joined {
         let mut joined = Joined {
             text: String::new(),
             written: 0,
-            documents: Vec::new(),
+            records: Vec::new(),
             pieces: Vec::with_capacity(parts.len()),
         };
         let mut lines = 0;
-        for (i, Part { out, documents }) in parts.into_iter().enumerate() {
-            let (bytes, count) = (joined.text.len(), documents.len());
+        for (i, Part { out, mut records }) in parts.into_iter().enumerate() {
+            let bytes = joined.text.len();
+            for record in &mut records {
+                record.line = record.line.saturating_add(lines);
+                record.start =
+                    (record.start).saturating_add(kubernetes::location::saturating_u32(bytes));
+            }
             if i == 0 {
-                (joined.text, joined.documents) = (out.text, documents);
+                (joined.text, joined.records) = (out.text, records);
             } else {
                 joined.text.push_str(&out.text);
-                joined.documents.extend(documents);
+                joined.records.extend(records);
             }
             joined.written = joined.written.saturating_add(out.written);
             joined.pieces.push(Piece {
-                lines,
                 bytes,
-                documents: count,
-                places: out.places,
                 spans: out.spans,
             });
-            lines += out.line;
+            lines = lines.saturating_add(kubernetes::location::saturating_u32(out.line));
         }
         joined
     }
@@ -312,7 +325,9 @@ struct Shared {
     annotations: Option<Fragment>,
     /// The RuntimeClass the first project with one names (they all name
     /// the chart's; another is written as it comes).
-    runtime_class: Option<(String, Fragment)>,
+    runtime_class: Option<(String, Arc<Fragment>)>,
+    /// `false` and `true` as the template writes them.
+    booleans: [Node; 2],
     /// What every document's block shares.
     blocks: Blocks,
 }
@@ -320,16 +335,30 @@ struct Shared {
 impl Shared {
     fn of(plan: &Plan<'_>, meta: &Meta) -> Self {
         let class = plan.projects.iter().find_map(|p| p.runtime_class_name);
+        let boolean = |value: bool| Fragment::of(|w| w.boolean(value)).node;
         Shared {
             api_version: Fragment::of(|w| w.string(&plan.crd.api_version)),
             namespace: Fragment::of(|w| w.string(&plan.namespaces.builds.name)),
             labels: Fragment::of(|w| w.flow(&strings(&meta.labels))),
             annotations: (!meta.annotations.is_empty())
                 .then(|| Fragment::of(|w| w.flow(&strings(&meta.annotations)))),
-            runtime_class: class.map(|class| (class.to_owned(), Fragment::of(|w| w.string(class)))),
+            runtime_class: class.map(|class| {
+                let fragment = Fragment::of(|w| w.string(class));
+                (class.to_owned(), Arc::new(fragment))
+            }),
+            booleans: [boolean(false), boolean(true)],
             blocks: Blocks::default(),
         }
         .with_blocks()
+    }
+
+    /// The fragment of RuntimeClass `class`: the shared one when it is the
+    /// shared class.
+    fn runtime_class(&self, class: &str) -> Arc<Fragment> {
+        match &self.runtime_class {
+            Some((shared, fragment)) if shared == class => Arc::clone(fragment),
+            _ => Arc::new(Fragment::of(|w| w.string(class))),
+        }
     }
 
     /// With the blocks' shared text, written from the shared nodes, and
@@ -365,13 +394,61 @@ impl Shared {
     }
 }
 
-/// The BuildProjects as `emit::block` writes them, as the stream and the
-/// output folder show them ([`Built::block`]), from the text every
-/// document shares: the layout of [`emit::push_entry`], with the entries
-/// that are the same in every document written once, when the stream is
-/// written (on its own thread: nothing is kept per document). The tests,
-/// and every debug build's `collect_outputs`, hold each block to
-/// `emit::block` of its document.
+/// What one BuildProject writes of its own: where it starts, and what
+/// [`Writer::project`] writes of it (each string as a node, to write and
+/// convert without making one each time). Some 200 bytes, where its node
+/// would be some 2.5 KB: the labels and annotations every project
+/// carries are kept once, in [`Shared`].
+struct Record {
+    /// The line before its first: where its `---` line breaks.
+    line: u32,
+    /// The byte of the text where it starts.
+    start: u32,
+    /// `metadata.name`.
+    name: Node,
+    /// `spec.repository`.
+    repository: Node,
+    /// `spec.trusted`.
+    trusted: bool,
+    /// `spec.runtimeClassName`, when it runs with one.
+    runtime_class: Option<Arc<Fragment>>,
+    /// `spec.resources`, shared with the projects around it that have the
+    /// same.
+    resources: Arc<Fragment>,
+}
+
+/// The name of `record`'s project.
+fn name_of(record: &Record) -> &str {
+    text_of(&record.name)
+}
+
+/// The BuildProjects as the writer keeps them ([`Kept`]): what they share,
+/// once, and what each writes of its own. A project's node is made by
+/// writing it again, its text aside, at its line of the text; it is
+/// written as `emit::block` writes that node, and converted as
+/// `Node::to_json` does, from what it shares and its own parts. The tests,
+/// and every debug build's `collect_outputs`, hold each node to a reading
+/// of the text, and each block and JSON copy to the node's.
+struct Projects {
+    shared: Shared,
+    source: Arc<Source>,
+    records: Vec<Record>,
+}
+
+/// Short: a `Manifest`'s debug print shows its writer.
+impl std::fmt::Debug for Projects {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} BuildProjects kept by their writer",
+            self.records.len()
+        )
+    }
+}
+
+/// What every BuildProject's block and JSON copy share: the layout of
+/// [`emit::push_entry`], with the entries that are the same in every
+/// document written once.
 #[derive(Default)]
 struct Blocks {
     /// `apiVersion`, `kind` and the `metadata` key, to the name's key.
@@ -386,8 +463,8 @@ struct Blocks {
 }
 
 /// The JSON of what every BuildProject shares, cloned into each one's copy
-/// ([`Blocks::to_json`]): a clone copies an object's table of keys, where
-/// a conversion hashes each key again.
+/// ([`Projects::to_json`]): a clone copies an object's table of keys,
+/// where a conversion hashes each key again.
 #[derive(Default)]
 struct SharedJson {
     api_version: Json,
@@ -396,79 +473,76 @@ struct SharedJson {
     annotations: Option<Json>,
 }
 
-/// Short: a `Manifest`'s debug print shows its writer.
-impl std::fmt::Debug for Blocks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BuildProject blocks")
+impl Projects {
+    /// `spec`'s entries of `record`, in the template's order.
+    fn spec<'r>(&'r self, record: &'r Record) -> impl Iterator<Item = (&'static str, &'r Node)> {
+        [
+            Some(("repository", &record.repository)),
+            Some((
+                "trusted",
+                &self.shared.booleans[usize::from(record.trusted)],
+            )),
+            (record.runtime_class.as_ref()).map(|class| ("runtimeClassName", &class.node)),
+            Some(("resources", &record.resources.node)),
+        ]
+        .into_iter()
+        .flatten()
     }
 }
 
-/// A mapping's entries.
-type Entries = [(Key, Node)];
-
-impl Blocks {
-    /// The parts of `document` written per project, when it has the shape
-    /// [`Writer::project`] writes (the keys in its order, `metadata` with
-    /// the name first and as many entries as the shared tail writes): the
-    /// name's entry and `spec`'s entries. `None` for any other node.
-    fn own<'d>(&self, document: &'d Node) -> Option<(&'d (Key, Node), &'d Entries)> {
-        fn entries(node: &Node) -> &Entries {
-            match &node.value {
-                Value::Mapping(entries) => entries,
-                _ => &[],
-            }
-        }
-        let [api, kind, (m, metadata), (s, spec)] = entries(document) else {
-            return None;
+impl Kept for Projects {
+    /// Project `index` written again at its line, its text set aside, and
+    /// each node given its place there.
+    fn node(&self, index: usize) -> Node {
+        let record = &self.records[index];
+        let mut out = Writer {
+            line: record.line as usize,
+            ..Writer::default()
         };
-        let keys = [&api.0, &kind.0, m, s].map(|key| key.name.as_str());
-        let (metadata, spec) = (entries(metadata), entries(spec));
-        let name = metadata.first().filter(|(key, _)| key.name == "name")?;
-        (keys == ["apiVersion", "kind", "metadata", "spec"]
-            && metadata.len() == self.metadata_entries
-            && !spec.is_empty())
-        .then_some((name, spec))
+        let mut node = out.project(&self.shared, record);
+        let start = record.start as usize;
+        debug_assert_eq!(
+            self.source.text.get(start..start + out.text.len()),
+            Some(out.text.as_str()),
+            "a project is written again as it was"
+        );
+        let mut places = Places {
+            places: out.places.iter(),
+            source: &self.source,
+        };
+        places.locate(&mut node);
+        node
     }
-}
 
-impl manifest::BlockWriter for Blocks {
-    /// One project's document as [`Writer::project`] writes it: the shared
-    /// text copied, the name and `spec`'s entries written. A node of
-    /// another shape is walked as `emit` walks it; one of this shape is
-    /// taken for one of the writer's documents, which only they are
-    /// (`Manifest::node_mut` forgets the writer).
-    fn push_block(&self, document: &Node, out: &mut String) {
-        let Some(((key, name), spec)) = self.own(document) else {
-            return emit::push_block(document, out);
-        };
-        out.push_str(&self.head);
-        emit::push_entry(&key.name, name, 2, out);
-        out.push_str(&self.tail);
-        for (i, (key, value)) in spec.iter().enumerate() {
+    /// The shared text copied, the name and `spec`'s entries written.
+    fn push_block(&self, index: usize, out: &mut String) {
+        let record = &self.records[index];
+        let blocks = &self.shared.blocks;
+        out.push_str(&blocks.head);
+        emit::push_entry("name", &record.name, 2, out);
+        out.push_str(&blocks.tail);
+        for (i, (key, value)) in self.spec(record).enumerate() {
             if i > 0 {
                 out.push_str("  ");
             }
-            emit::push_entry(&key.name, value, 2, out);
+            emit::push_entry(key, value, 2, out);
         }
     }
 
-    /// One project's document as `Node::to_json` converts it: the shared
-    /// parts cloned, the name and `spec` converted. A node of another
-    /// shape is converted whole.
-    fn to_json(&self, document: &Node) -> Json {
-        let Some(((key, name), spec)) = self.own(document) else {
-            return document.to_json();
-        };
-        let shared = &self.json;
-        let mut metadata = serde_json::Map::with_capacity(self.metadata_entries);
-        metadata.insert(key.name.clone(), name.to_json());
+    /// The shared parts cloned, the name and `spec` converted.
+    fn to_json(&self, index: usize) -> Json {
+        let record = &self.records[index];
+        let blocks = &self.shared.blocks;
+        let shared = &blocks.json;
+        let mut metadata = serde_json::Map::with_capacity(blocks.metadata_entries);
+        metadata.insert("name".to_owned(), record.name.to_json());
         metadata.insert("namespace".to_owned(), shared.namespace.clone());
         metadata.insert("labels".to_owned(), shared.labels.clone());
         if let Some(annotations) = &shared.annotations {
             metadata.insert("annotations".to_owned(), annotations.clone());
         }
-        let spec = (spec.iter())
-            .map(|(key, value)| (key.name.clone(), value.to_json()))
+        let spec = (self.spec(record))
+            .map(|(key, value)| (key.to_owned(), value.to_json()))
             .collect();
         let mut object = serde_json::Map::with_capacity(4);
         object.insert("apiVersion".to_owned(), shared.api_version.clone());
@@ -519,6 +593,9 @@ struct Writer {
     places: Vec<Place>,
     /// The count against the output budget.
     written: usize,
+    /// Whether only the text, its spans and the count are written: no
+    /// node, no place (a render's pass; the nodes are made when asked).
+    text_only: bool,
 }
 
 /// A flow value the template interpolates: a string or a mapping of them.
@@ -529,13 +606,8 @@ enum Flow<'a> {
 
 impl Writer {
     /// One BuildProject's document, as one iteration of the template's loop
-    /// writes it.
-    fn project(
-        &mut self,
-        shared: &Shared,
-        project: &ProjectPlan<'_>,
-        resources: &Fragment,
-    ) -> Node {
+    /// writes it: its node, or a null one when `text_only`.
+    fn project(&mut self, shared: &Shared, project: &Record) -> Node {
         let start = self.text.len();
         self.line_break();
         self.push("---");
@@ -564,29 +636,28 @@ impl Writer {
         self.push(": ");
         self.span(start, line::METADATA, true);
         let start = self.text.len();
-        let repository = self.string(&project.project.repository);
+        let repository = self.string(text_of(&project.repository));
         self.written += self.text.len() - start;
         self.span(start, line::REPOSITORY, false);
         let trusted_key = self.verbatim_key("trusted", line::REPOSITORY);
         let start = self.text.len();
-        let trusted = self.boolean(project.project.trusted);
+        let trusted = self.boolean(project.trusted);
         self.written += self.text.len() - start;
         self.span(start, line::TRUSTED, false);
-        let mut entries = Vec::with_capacity(4);
-        entries.push((repository_key, repository));
-        entries.push((trusted_key, trusted));
-        if let Some(class) = project.runtime_class_name {
+        let mut entries = self.entries(4);
+        self.entry(&mut entries, repository_key, repository);
+        self.entry(&mut entries, trusted_key, trusted);
+        if let Some(class) = &project.runtime_class {
             let key = self.verbatim_key("runtimeClassName", line::IF_RUNTIME_CLASS);
-            let value = match &shared.runtime_class {
-                Some((shared, fragment)) if shared == class => {
-                    self.interpolate(line::RUNTIME_CLASS, fragment)
-                }
-                _ => self.interpolate(line::RUNTIME_CLASS, &Fragment::of(|w| w.string(class))),
-            };
-            entries.push((key, value));
+            let value = self.interpolate(line::RUNTIME_CLASS, class);
+            self.entry(&mut entries, key, value);
         }
         let resources_key = self.verbatim_key("resources", line::ENDIF);
-        entries.push((resources_key, self.interpolate(line::RESOURCES, resources)));
+        let resources = self.interpolate(line::RESOURCES, &project.resources);
+        self.entry(&mut entries, resources_key, resources);
+        if self.text_only {
+            return NULL;
+        }
         mapping(vec![
             (api_version_key, api_version),
             (kind_key, kind),
@@ -598,27 +669,28 @@ impl Writer {
     /// The `metadata` key and block, as the `metadata` macro of
     /// `_helpers.yaml` writes it: one interpolation of the template, whose
     /// own interpolations count against the budget too.
-    fn metadata(&mut self, shared: &Shared, project: &ProjectPlan<'_>) -> (Key, Node) {
+    fn metadata(&mut self, shared: &Shared, project: &Record) -> (Key, Node) {
         let start = self.text.len();
         let key = self.key("metadata");
         self.push(":");
         self.line_break();
         self.push("  ");
         self.place(1);
-        let mut entries = Vec::with_capacity(4);
+        let mut entries = self.entries(4);
         let name_key = self.key("name");
         self.push(": ");
         let name_start = self.text.len();
-        let name = self.string(project.project.name.as_str());
+        let name = self.string(name_of(project));
         self.written += self.text.len() - name_start;
-        entries.push((name_key, name));
+        self.entry(&mut entries, name_key, name);
         let mut entry = |w: &mut Self, name: &str, value: &Fragment| {
             w.line_break();
             w.push("  ");
             let key = w.key(name);
             w.push(": ");
             w.written += value.text.len();
-            entries.push((key, w.fragment(value)));
+            let node = w.fragment(value);
+            w.entry(&mut entries, key, node);
         };
         entry(self, "namespace", &shared.namespace);
         entry(self, "labels", &shared.labels);
@@ -628,7 +700,26 @@ impl Writer {
         // The macro's output is written as one interpolation, counted again.
         self.written += self.text.len() - start;
         self.span(start, line::METADATA, false);
-        (key, mapping(entries))
+        let node = match self.text_only {
+            true => NULL,
+            false => mapping(entries),
+        };
+        (key, node)
+    }
+
+    /// Room for a mapping's `n` entries; none when `text_only`.
+    fn entries(&self, n: usize) -> Vec<(Key, Node)> {
+        match self.text_only {
+            true => Vec::new(),
+            false => Vec::with_capacity(n),
+        }
+    }
+
+    /// An entry of a mapping; left out when `text_only`.
+    fn entry(&self, entries: &mut Vec<(Key, Node)>, key: Key, value: Node) {
+        if !self.text_only {
+            entries.push((key, value));
+        }
     }
 
     /// A key written verbatim after a line break, at the indentation of
@@ -655,11 +746,15 @@ impl Writer {
 
     /// Appends a fragment: its text, its places from here, its node.
     fn fragment(&mut self, fragment: &Fragment) -> Node {
+        self.text.push_str(&fragment.text);
+        if self.text_only {
+            self.col += fragment.chars;
+            return NULL;
+        }
         let (line, col) = (self.line + 1, self.col + 1);
         (self.places).extend(
             (fragment.places.iter()).map(|(from, width)| Place::new(line, col + from, *width)),
         );
-        self.text.push_str(&fragment.text);
         self.col += fragment.chars;
         fragment.node.clone()
     }
@@ -682,10 +777,20 @@ impl Writer {
         self.col = 0;
     }
 
-    /// Records the place of a node starting here, `width` characters wide.
+    /// Records the place of a node starting here, `width` characters wide
+    /// (unless `text_only`).
     fn place(&mut self, width: usize) {
-        self.places
-            .push(Place::new(self.line + 1, self.col + 1, width));
+        if !self.text_only {
+            (self.places).push(Place::new(self.line + 1, self.col + 1, width));
+        }
+    }
+
+    /// `make`'s node; a null one when `text_only`.
+    fn node(&self, make: impl FnOnce() -> Node) -> Node {
+        match self.text_only {
+            true => NULL,
+            false => make(),
+        }
     }
 
     /// A plain block key.
@@ -693,7 +798,10 @@ impl Writer {
         self.place(chars(name));
         self.push(name);
         Key {
-            name: name.to_owned(),
+            name: match self.text_only {
+                true => String::new(),
+                false => name.to_owned(),
+            },
             origin: Origin::Default,
         }
     }
@@ -703,17 +811,16 @@ impl Writer {
         let start = self.text.len();
         emit::push_flow_string(text, &mut self.text);
         let width = chars(&self.text[start..]);
-        self.places
-            .push(Place::new(self.line + 1, self.col + 1, width));
+        self.place(width);
         self.col += width;
-        leaf(Value::String(text.to_owned()), None)
+        self.node(|| leaf(Value::String(text.to_owned()), None))
     }
 
     /// A plain string written verbatim (one that reads back as a string).
     fn plain_string(&mut self, text: &str) -> Node {
         self.place(chars(text));
         self.push(text);
-        leaf(Value::String(text.to_owned()), None)
+        self.node(|| leaf(Value::String(text.to_owned()), None))
     }
 
     /// A boolean as an interpolation writes it.
@@ -721,7 +828,7 @@ impl Writer {
         let text = if value { "true" } else { "false" };
         self.place(text.len());
         self.push(text);
-        leaf(Value::Bool(value), Some(text))
+        self.node(|| leaf(Value::Bool(value), Some(text)))
     }
 
     /// A flow value as an interpolation writes it ([`emit::flow`]).
@@ -752,6 +859,21 @@ impl Writer {
     }
 }
 
+/// A null node: what a `text_only` writer gives for every node.
+const NULL: Node = Node {
+    value: Value::Null,
+    origin: Origin::Default,
+    plain: None,
+};
+
+/// The text of a string node.
+fn text_of(node: &Node) -> &str {
+    match &node.value {
+        Value::String(text) => text,
+        _ => unreachable!("a string node"),
+    }
+}
+
 /// A node without its place yet ([`Places::locate`] gives it).
 fn leaf(value: Value, plain: Option<&str>) -> Node {
     Node {
@@ -766,11 +888,10 @@ fn mapping(entries: Vec<(Key, Node)>) -> Node {
     leaf(Value::Mapping(entries), None)
 }
 
-/// A part's places as [`Places::locate`] hands them out: moved down by
-/// the lines before the part, each with the one source.
+/// A project's places as [`Places::locate`] hands them out, each with the
+/// one source.
 struct Places<'p> {
     places: std::slice::Iter<'p, Place>,
-    lines: u32,
     source: &'p Arc<Source>,
 }
 
@@ -791,7 +912,7 @@ impl Places<'_> {
         let place = self.places.next().expect("a place for every node");
         Origin::At {
             source: Arc::clone(self.source),
-            line: place.line.saturating_add(self.lines),
+            line: place.line,
             col: place.col,
             width: place.width,
         }
@@ -872,7 +993,8 @@ mod tests {
             (Some((one, one_written)), Some((two, two_written))) => {
                 assert_eq!(one.source, two.source);
                 assert_eq!(one.trace, two.trace);
-                assert_eq!(one.documents, two.documents);
+                assert_eq!(one.ids, two.ids);
+                assert_eq!(nodes(one), nodes(two));
                 assert_eq!(one_written, two_written);
             }
             (one, two) => assert_eq!(one.is_some(), two.is_some(), "one thread or two"),
@@ -888,19 +1010,17 @@ mod tests {
         assert_eq!(built.source.text, text);
         assert!(built.trace.spans().eq(trace.spans()), "the same spans");
         assert_eq!(direct_written, engine_written);
-        // Each document is written as the stream would write it, from the
-        // shared text (not by the fallback).
-        let block = built.block.as_ref().expect("the writer's blocks");
-        let shared = Shared::of(&plan, &plan.meta["projects"]);
-        for document in &built.documents {
+        // Each project is identified, written and converted by the writer
+        // as its node is, the node made again of the project's own parts.
+        for (index, document) in nodes(&built).iter().enumerate() {
+            assert_eq!(manifest::identify(document).as_ref(), Ok(&built.ids[index]));
             let mut written = String::new();
-            block.push_block(document, &mut written);
+            built.kept.push_block(index, &mut written);
             assert_eq!(written, emit::block(document));
-            assert!(shared.blocks.own(document).is_some(), "{written}");
-            // And converted as `Node::to_json` converts it, keys in order
-            // (compared as text: ordered maps compare equal in any order).
+            // Keys in order (compared as text: ordered maps compare equal
+            // in any order).
             let text = |json: Json| json.to_string();
-            assert_eq!(text(block.to_json(document)), text(document.to_json()));
+            assert_eq!(text(built.kept.to_json(index)), text(document.to_json()));
         }
         let read = manifest::collect(vec![Rendered {
             template: TEMPLATE.to_owned(),
@@ -922,6 +1042,11 @@ mod tests {
             Err(e) => Err(e.to_string()),
         };
         assert_eq!(shown(built), shown(read));
+    }
+
+    /// Every project's node, made by the writer.
+    fn nodes(built: &Built) -> Vec<Node> {
+        (0..built.ids.len()).map(|i| built.kept.node(i)).collect()
     }
 
     fn project(name: &str, repository: &str, trusted: bool) -> Project {
@@ -997,50 +1122,6 @@ mod tests {
         assert!(written <= room && room < 2 * written, "{written} {room}");
     }
 
-    /// A node of another shape than a BuildProject's is written as `emit`
-    /// writes it, never with the shared text.
-    #[test]
-    fn the_blocks_write_other_shapes_as_emit_does() {
-        let values = Values::default();
-        let plan = Plan::new(&values);
-        let shared = Shared::of(&plan, &plan.meta["projects"]);
-        let node = |text: &str| {
-            let source = Source::file("t.yaml", text.to_owned());
-            kubernetes::yaml::parse_manifests(&source, manifest::LIMITS)
-                .unwrap()
-                .remove(0)
-        };
-        for text in [
-            "null",
-            "{}",
-            "kind: A",
-            "apiVersion: v1\nkind: A\nmetadata: {}\nspec: {a: 1}",
-            "apiVersion: v1\nkind: A\nmetadata: {name: x}\nspec: {}",
-            "apiVersion: v1\nkind: A\nmetadata: {name: x}\nstatus: {a: 1}",
-            "apiVersion: v1\nkind: A\nmetadata: {labels: {}, name: x, namespace: ns}\nspec: {a: 1}",
-            "apiVersion: v1\nkind: A\nmetadata: {name: x, namespace: ns}\nspec: {a: 1}",
-        ]
-        .map(str::to_owned)
-        .into_iter()
-        // As many metadata entries as the writer's: only the keys tell
-        // these from a BuildProject.
-        .chain({
-            let others = ["b", "c", "d"][..shared.blocks.metadata_entries - 1].join(": 1, ");
-            let metadata = format!("metadata: {{name: x, {others}: 1}}");
-            [
-                format!("kind: A\napiVersion: v1\n{metadata}\nspec: {{a: 1}}"),
-                format!("apiVersion: v1\nkind: A\n{metadata}\nstatus: {{a: 1}}"),
-            ]
-        }) {
-            let text = text.as_str();
-            let document = node(text);
-            assert!(shared.blocks.own(&document).is_none(), "{text}");
-            let mut written = String::new();
-            manifest::BlockWriter::push_block(&shared.blocks, &document, &mut written);
-            assert_eq!(written, emit::block(&document), "{text}");
-        }
-    }
-
     #[test]
     fn hostile_text_is_written_and_read_alike() {
         let mut values = Values::default();
@@ -1078,7 +1159,7 @@ mod tests {
                 _ => 0,
             }
         }
-        let counted: usize = built.documents.iter().map(count).sum();
+        let counted: usize = nodes(&built).iter().map(count).sum();
         let bound = nodes_at_most(values.projects.len(), &plan.meta["projects"]);
         assert!(counted <= bound && bound < counted * 2, "{counted} {bound}");
     }
