@@ -6,7 +6,7 @@
 //! projects), and through minijinja and the parse-back each cost some
 //! 90,000 instructions of the main thread (BENCHMARKS.md); here the text
 //! alone is written, split over two cores from 200 projects, and each
-//! project keeps what it writes of its own (a [`Record`], some 200
+//! project keeps what it writes of its own (a `Record`, some 200
 //! bytes, where its node is some 2.5 KB: the labels and annotations every
 //! project carries are kept once). The same text, the same trace of
 //! template lines and the same count against [`super::OUTPUT_BUDGET`] come
