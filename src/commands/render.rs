@@ -23,7 +23,10 @@ use kubernetes::text::printable;
 
 /// Renders as the arguments ask. Prints nothing to stdout on an error
 /// (exit 2) or when the render breaks an invariant (exit 1, findings on
-/// stderr); with `--check`, exits 1 when a directory has drifted.
+/// stderr); with `--check`, exits 1 when a directory has drifted. The
+/// stream is written in pieces once the checks pass: only a failed write
+/// (a full disk) can leave part of it, as a failed write of a whole
+/// string could.
 ///
 /// With `--output-dir`, every environment is rendered and checked, and
 /// every file of every directory decided, before the first write: a

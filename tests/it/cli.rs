@@ -564,9 +564,10 @@ fn helm_habits_are_met() {
     }
 }
 
-/// A render of some hundred kilobytes goes out in pieces (`print_stream`):
-/// a reader that stops after the first bytes (`| head -c 100`) ends the
-/// run cleanly, and a stdout that cannot be written (`> /dev/full`) is an
+/// A render of some hundred kilobytes, more than one piece of the stream
+/// (`print_stream`; the pieces themselves are `manifest`'s unit test): a
+/// reader that stops after the first bytes (`| head -c 100`) ends the run
+/// cleanly, and a stdout that cannot be written (`> /dev/full`) is an
 /// error that says so, with no half-hidden success.
 #[test]
 fn a_large_render_into_a_reader_that_stops_or_a_full_device() {

@@ -694,8 +694,9 @@ mod tests {
             let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside).0;
             assert_eq!(on(true), on(false));
         }
-        // The BuildProjects read back in two parts keep their lines: the
-        // last one's name is on the line its origin names.
+        // The BuildProjects written in two halves keep their lines: the
+        // last one's node, made when asked, has its name on the line its
+        // origin names.
         let project = many.release.iter().find(|m| m.id.name == "p299").unwrap();
         let name = project
             .node()

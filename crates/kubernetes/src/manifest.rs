@@ -232,6 +232,14 @@ pub struct Manifest {
 /// writes of that node, [`Kept::to_json`] what [`Node::to_json`] gives; a
 /// debug build's [`collect_outputs`] checks every object.
 pub trait Kept: fmt::Debug + Send + Sync {
+    /// How many objects it keeps.
+    fn len(&self) -> usize;
+
+    /// Whether it keeps none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Object `index`, with the origins a reading of the text gives.
     fn node(&self, index: usize) -> Node;
 
@@ -304,8 +312,6 @@ impl Manifest {
 pub struct Rendering {
     source: Arc<Source>,
     trace: Trace,
-    /// How many objects the text holds (its documents, nulls aside).
-    objects: usize,
 }
 
 impl Rendering {
@@ -438,8 +444,9 @@ impl Built {
 }
 
 /// [`collect`] of outputs some of which are already objects ([`Built`]):
-/// each read back or taken as it is, in the order given, then identified,
-/// checked for two of one identity, and sorted alike. From
+/// each read back and identified, or taken as its writer keeps and
+/// identifies it, in the order given; then checked for two of one
+/// identity, and sorted alike. From
 /// [`READ_APART_FROM`] bytes of text the reading is shared with the
 /// worker ([`crate::beside`]); the result is the same.
 pub fn collect_outputs(outputs: Vec<Output>) -> Result<Vec<Manifest>, Error> {
@@ -614,15 +621,23 @@ fn read_run(outputs: Vec<Output>, split_from: usize) -> Vec<Result<Collected, Er
     for output in outputs {
         let output = match output {
             Output::Text(output) => read_back(output, split_from),
-            Output::Built(built) => Ok((
-                built.template,
-                Arc::new(Rendering {
-                    source: built.source,
-                    trace: built.trace,
-                    objects: built.ids.len(),
-                }),
-                Objects::Kept(built.ids, built.kept),
-            )),
+            Output::Built(built) => {
+                // Index for index: a writer that says otherwise is a bug,
+                // found here rather than when a node is first asked for.
+                assert_eq!(
+                    built.ids.len(),
+                    built.kept.len(),
+                    "an identity per kept object"
+                );
+                Ok((
+                    built.template,
+                    Arc::new(Rendering {
+                        source: built.source,
+                        trace: built.trace,
+                    }),
+                    Objects::Kept(built.ids, built.kept),
+                ))
+            }
         };
         let unreadable = output.is_err();
         read.push(output);
@@ -636,11 +651,9 @@ fn read_run(outputs: Vec<Output>, split_from: usize) -> Vec<Result<Collected, Er
 /// A template's output read back: its name, its text and trace, and its
 /// documents.
 fn read_back(output: Rendered, split_from: usize) -> Result<Collected, Error> {
-    let mut rendering = Rendering {
+    let rendering = Rendering {
         source: Built::source(&output.template, output.text),
         trace: output.trace,
-        // Counted once read.
-        objects: 0,
     };
     let documents = yaml::parse_manifests_split_from(&rendering.source, LIMITS, split_from)
         .map_err(|e| {
@@ -653,19 +666,11 @@ fn read_back(output: Rendered, split_from: usize) -> Result<Collected, Error> {
                 problem: format!("invalid YAML at {}: {message}", rendering.place(&e.origin)),
             }
         })?;
-    rendering.objects = objects_in(&documents);
     Ok((
         output.template,
         Arc::new(rendering),
         Objects::Read(documents),
     ))
-}
-
-/// How many objects `documents` hold: an empty document (null) is none.
-fn objects_in(documents: &[Node]) -> usize {
-    (documents.iter())
-        .filter(|node| !matches!(node.value, Value::Null))
-        .count()
 }
 
 /// Sorts objects into install order: by kind rank, kind, namespace, name.
@@ -842,24 +847,19 @@ pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
 }
 
 /// The objects as one multi-document YAML stream, each preceded by the
-/// template that rendered it.
+/// template that rendered it. `render` writes it in pieces instead
+/// ([`write_stream`]).
 pub fn to_stream<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> String {
-    let manifests: Vec<&Manifest> = manifests.into_iter().collect();
-    let mut out = String::with_capacity(stream_room(&manifests));
+    let mut out = String::new();
     for manifest in manifests {
-        out.push_str("---\n");
-        if let Some(template) = &manifest.template {
-            out.push_str(SOURCE);
-            out.push_str(template);
-            out.push('\n');
-        }
-        manifest.push_block(&mut out);
+        push_object(manifest, &mut out);
     }
     out
 }
 
-/// [`to_stream`] written to `out` in pieces of 64 KiB or a block more,
-/// each a whole number of objects: the stream is never held whole.
+/// [`to_stream`] written to `out` in pieces of 64 KiB or an object more,
+/// each a whole number of objects: a stream of megabytes is never held
+/// whole (BENCHMARKS.md).
 pub fn write_stream<'m>(
     manifests: impl IntoIterator<Item = &'m Manifest>,
     out: &mut impl std::io::Write,
@@ -868,13 +868,7 @@ pub fn write_stream<'m>(
     // Room for a piece and about one object more, grown for a larger one.
     let mut buffer = String::with_capacity(PIECE + (PIECE >> 1));
     for manifest in manifests {
-        buffer.push_str("---\n");
-        if let Some(template) = &manifest.template {
-            buffer.push_str(SOURCE);
-            buffer.push_str(template);
-            buffer.push('\n');
-        }
-        manifest.push_block(&mut buffer);
+        push_object(manifest, &mut buffer);
         if buffer.len() >= PIECE {
             out.write_all(buffer.as_bytes())?;
             buffer.clear();
@@ -883,41 +877,16 @@ pub fn write_stream<'m>(
     out.write_all(buffer.as_bytes())
 }
 
-/// What the line naming an object's template starts with (Helm's).
-const SOURCE: &str = "# Source: templates/";
-
-/// The bytes [`to_stream`] reserves for the stream of `manifests`: about
-/// what it writes. For each text they were rendered from, its share of
-/// that text (all of it when every object of it is written, one in ten
-/// when one of ten is) and an eighth more; and the lines written before
-/// each object. Grown from nothing, a stream of megabytes is copied a
-/// dozen times, each time into pages not touched before (BENCHMARKS.md).
-/// Objects that were read, not rendered, add only their lines: the buffer
-/// grows for them as it would.
-pub fn stream_room(manifests: &[&Manifest]) -> usize {
-    let mut chosen: std::collections::HashMap<*const Rendering, (&Rendering, usize)> =
-        std::collections::HashMap::new();
-    for rendering in manifests.iter().filter_map(|m| m.trace.as_deref()) {
-        chosen
-            .entry(std::ptr::from_ref(rendering))
-            .or_insert((rendering, 0))
-            .1 += 1;
+/// One object of a stream: its `---` line, the line naming its template
+/// when it was rendered, and its block.
+fn push_object(manifest: &Manifest, out: &mut String) {
+    out.push_str("---\n");
+    if let Some(template) = &manifest.template {
+        out.push_str("# Source: templates/");
+        out.push_str(template);
+        out.push('\n');
     }
-    let texts: usize = (chosen.values())
-        .map(|(rendering, written)| {
-            let text = rendering.source.text.len();
-            text.saturating_mul(*written) / rendering.objects.max(*written).max(1)
-        })
-        .sum();
-    let lines: usize = (manifests.iter())
-        .map(|m| {
-            "---\n".len()
-                + m.template
-                    .as_ref()
-                    .map_or(0, |t| SOURCE.len() + t.len() + 1)
-        })
-        .sum();
-    texts.saturating_add(texts / 8).saturating_add(lines)
+    manifest.push_block(out);
 }
 
 #[cfg(test)]
@@ -961,6 +930,10 @@ mod tests {
     struct Nodes(Vec<Node>);
 
     impl Kept for Nodes {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+
         fn node(&self, index: usize) -> Node {
             self.0[index].clone()
         }
@@ -1003,6 +976,10 @@ mod tests {
         #[derive(Debug, Default)]
         struct Fixed(std::sync::atomic::AtomicUsize);
         impl Kept for Fixed {
+            fn len(&self) -> usize {
+                2
+            }
+
             fn node(&self, _: usize) -> Node {
                 self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 read_one("as: made\n")
@@ -1052,6 +1029,16 @@ mod tests {
         assert_eq!(made(), 2);
     }
 
+    /// A writer that keeps another number of objects than it names is
+    /// refused as it is collected, in any build.
+    #[test]
+    #[should_panic(expected = "an identity per kept object")]
+    fn a_writer_keeping_more_objects_than_it_names_is_refused() {
+        let node = read_one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+        let output = built_of(Nodes(vec![node.clone(), node.clone()]), &[node]);
+        let _ = collect_outputs(vec![output]);
+    }
+
     /// A debug build refuses a writer whose object is not what its node
     /// says: another identity, another block, another JSON copy.
     #[cfg(debug_assertions)]
@@ -1061,6 +1048,10 @@ mod tests {
         #[derive(Debug)]
         struct Wrong(Nodes, &'static str);
         impl Kept for Wrong {
+            fn len(&self) -> usize {
+                self.0.len()
+            }
+
             fn node(&self, index: usize) -> Node {
                 self.0.node(index)
             }
@@ -1154,7 +1145,7 @@ mod tests {
                                 (0..ids.len()).map(|i| emit::block(&kept.node(i))).collect()
                             }
                         };
-                        format!("{template} {} {text}", rendering.objects)
+                        format!("{template} {} {text}", rendering.source.text.len())
                     }
                     Err(e) => format!("error: {e}"),
                 })
@@ -1207,36 +1198,6 @@ mod tests {
         let mut lone = outputs(1, &[]);
         lone.push(built("b"));
         assert_eq!(split_point(&lone), None);
-    }
-
-    #[test]
-    fn a_rendered_stream_is_written_into_the_buffer_reserved_for_it() {
-        // Small objects, whose `# Source` lines weigh most.
-        let text: String = (0..300)
-            .map(|i| {
-                format!(
-                    "---\nkind: ConfigMap\napiVersion: v1\nmetadata: {{name: c{i}, namespace: ns}}\n"
-                )
-            })
-            .collect();
-        let rendered = Rendered {
-            template: "configmaps.yaml".to_owned(),
-            text,
-            trace: Trace::default(),
-        };
-        let manifests = collect_outputs(vec![Output::Text(rendered)]).unwrap();
-        let stream = to_stream(&manifests);
-        let all: Vec<&Manifest> = manifests.iter().collect();
-        let room = stream_room(&all);
-        assert!(stream.len() <= room, "{} > {room}", stream.len());
-        // One object of 300: its share of the text, not all of it.
-        let one = to_stream([&manifests[7]]);
-        let room = stream_room(&[&manifests[7]]);
-        assert!(
-            one.len() <= room && room < 2 * one.len(),
-            "{} {room}",
-            one.len()
-        );
     }
 
     #[test]
