@@ -1110,3 +1110,52 @@ fn cilium_policies_only_when_the_values_ask_for_cilium() {
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert_contains(&refused.stderr, "network.buildEgress.fqdns");
 }
+
+/// Findings on BuildProjects name the template line the engine's reading
+/// names, whole runs alike: their nodes are made only for the findings (by
+/// the writer, in two halves from 200 projects on two cores). A
+/// LimitRange among the extra objects refuses every project's memory
+/// limit. (Every origin of every made node is held to the engine's reading
+/// by `render::projects`' and `pipeline`'s unit tests; here a node a line
+/// off names another template line.)
+#[test]
+fn findings_on_written_projects_are_placed_as_the_engine_s_reading_places_them() {
+    let many = std::process::Command::new(root().join("scripts/many-projects"))
+        .arg("300")
+        .output()
+        .expect("scripts/many-projects runs");
+    let dir = tempfile::tempdir().unwrap();
+    let values = dir.path().join("p300.yaml");
+    std::fs::write(&values, &many.stdout).unwrap();
+    let range = dir.path().join("range.yaml");
+    std::fs::write(
+        &range,
+        "extraObjects:\n  - apiVersion: v1\n    kind: LimitRange\n    metadata: {name: daemons, namespace: buildkit-builds}\n    spec:\n      limits:\n        - type: Container\n          max: {memory: 1Gi}\n",
+    )
+    .unwrap();
+    let args = [
+        "render",
+        "-f",
+        values.to_str().unwrap(),
+        "-f",
+        range.to_str().unwrap(),
+    ];
+    let written = chartgen(&args);
+    // The engine's: the same templates from a folder, read back.
+    let read = with_edited_template(
+        "projects.yaml",
+        "kind: BuildProject",
+        "kind: BuildProject",
+        &args,
+    );
+    assert_eq!((written.code, read.code), (1, 1), "{}", written.stderr);
+    assert_eq!(written.stderr, read.stderr);
+    let placed = "  at templates/projects.yaml:14\n";
+    assert_eq!(
+        written.stderr.matches(placed).count(),
+        300,
+        "{}",
+        written.stderr
+    );
+    assert!(written.stdout.is_empty());
+}
