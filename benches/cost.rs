@@ -91,5 +91,40 @@ fn render_labels(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, rbac_check, line_diff, render_labels);
+/// Reading a folder whose kustomization lists 50, 500 and 5,000 files
+/// (what `render --output-dir` writes for as many objects): every file
+/// walked is looked up among the listed ones.
+fn kustomized_folder(c: &mut Criterion) {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut group = c.benchmark_group("read a kustomized folder of files");
+    for files in [50, 500, 5_000] {
+        let dir = scratch.path().join(format!("f{files}"));
+        std::fs::create_dir(&dir).unwrap();
+        let mut kustomization = String::from(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n",
+        );
+        for i in 0..files {
+            let name = format!("configmap-c{i:05}.yaml");
+            let object = format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i:05}\n  namespace: ns\n"
+            );
+            std::fs::write(dir.join(&name), object).unwrap();
+            kustomization.push_str(&format!("  - {name}\n"));
+        }
+        std::fs::write(dir.join("kustomization.yaml"), kustomization).unwrap();
+        let dir = dir.display().to_string();
+        group.bench_with_input(BenchmarkId::from_parameter(files), &dir, |b, d| {
+            b.iter(|| input::read(std::slice::from_ref(black_box(d)), &artifacts::READ).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    rbac_check,
+    line_diff,
+    render_labels,
+    kustomized_folder
+);
 criterion_main!(benches);

@@ -860,12 +860,18 @@ fn unlisted(
     artifacts: &[&str],
     show: Show<'_>,
 ) -> std::io::Result<()> {
+    // Looked up once per entry walked: a list searched for each would cost
+    // files × listed comparisons of paths (a folder `render --output-dir`
+    // wrote for 5,000 projects lists 5,000 files).
+    let listed: std::collections::HashSet<&Path> = (listed.iter().chain(folders))
+        .map(PathBuf::as_path)
+        .collect();
     let mut walk = crate::files::walk(root);
     while let Some(entry) = walk.next() {
         let entry = entry.map_err(crate::files::walk_error)?;
         let kind = entry.file_type();
         let entry = entry.path();
-        let skip = folders.iter().any(|f| f == entry) || listed.iter().any(|l| l == entry);
+        let skip = listed.contains(entry);
         if skip || is_git_metadata(entry) {
             if kind.is_dir() {
                 walk.skip_current_dir();

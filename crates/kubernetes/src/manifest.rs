@@ -19,8 +19,9 @@ use crate::yaml::{self, Limits, Node, Value};
 /// Budgets for rendered output and manifests read from disk. `input::read`
 /// applies the byte and node budgets to the whole input of one command (all
 /// its files together), not to each file. The largest real input, a render
-/// of 5,000 BuildProjects (3.7 MB), holds about 262,000 nodes (`check`:
-/// 0.7 s, 94 MB); 1,200,000 is some 4.6 times that. An alias bomb just
+/// of 5,000 BuildProjects (3.7 MB), holds about 262,000 nodes (`check` of
+/// the folder `render --output-dir` writes for it: about 0.15 s, 86 MB);
+/// 1,200,000 is some 4.6 times that. An alias bomb just
 /// under it costs `check` about 2.3 s and 480 MB, however many files it is
 /// spread over (BENCHMARKS.md).
 pub const LIMITS: Limits = Limits {
