@@ -1116,8 +1116,9 @@ fn cilium_policies_only_when_the_values_ask_for_cilium() {
 /// the writer, in two halves from 200 projects on two cores). A
 /// LimitRange among the extra objects refuses every project's memory
 /// limit. (Every origin of every made node is held to the engine's reading
-/// by `render::projects`' and `pipeline`'s unit tests; here a node a line
-/// off names another template line.)
+/// by `render::projects`' and `pipeline`'s unit tests, the writer's
+/// against the engine's; here a node a line off names another template
+/// line. Without a second core the projects are written in one part.)
 #[test]
 fn findings_on_written_projects_are_placed_as_the_engine_s_reading_places_them() {
     let many = std::process::Command::new(root().join("scripts/many-projects"))
