@@ -571,13 +571,8 @@ fn helm_habits_are_met() {
 /// error that says so, with no half-hidden success.
 #[test]
 fn a_large_render_into_a_reader_that_stops_or_a_full_device() {
-    let many = Command::new(root().join("scripts/many-projects"))
-        .arg("400")
-        .output()
-        .expect("scripts/many-projects runs");
     let dir = scratch("pieces");
-    let values = dir.path().join("p400.yaml");
-    std::fs::write(&values, &many.stdout).unwrap();
+    let values = crate::harness::many_projects(dir.path(), 400);
     let args = ["render", "-f", values.to_str().unwrap()];
     let whole = render_stdout(&args);
     assert!(whole.len() > 3 * (64 << 10), "{} bytes", whole.len());

@@ -65,6 +65,23 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `values/ovh-prod.yaml` with `projects` generated BuildProjects
+/// (`scripts/many-projects`), written into `dir`: its path.
+pub fn many_projects(dir: &Path, projects: usize) -> std::path::PathBuf {
+    let many = Command::new(root().join("scripts/many-projects"))
+        .arg(projects.to_string())
+        .output()
+        .expect("scripts/many-projects runs");
+    assert!(
+        many.status.success(),
+        "{}",
+        String::from_utf8_lossy(&many.stderr)
+    );
+    let path = dir.join(format!("p{projects}.yaml"));
+    std::fs::write(&path, &many.stdout).unwrap();
+    path
+}
+
 /// Runs `chartgen ARGS` in the repository root.
 pub fn chartgen<S: AsRef<str>>(args: &[S]) -> Run {
     chartgen_with_stdin(args, None)

@@ -1072,13 +1072,8 @@ fn files_chartgen_found_are_never_streams_or_revisions() {
 #[test]
 fn the_fast_source_reads_the_chart_s_renders_as_saphyr_does() {
     use chart::{plan::Plan, render, values};
-    let many = Command::new(root().join("scripts/many-projects"))
-        .arg("50")
-        .output()
-        .expect("scripts/many-projects runs");
     let dir = tempfile::tempdir().unwrap();
-    let many_file = dir.path().join("p50.yaml");
-    std::fs::write(&many_file, &many.stdout).unwrap();
+    let many_file = crate::harness::many_projects(dir.path(), 50);
     let templates = render::templates().unwrap();
     let (mut fast_bytes, mut total_bytes) = (0, 0);
     for file in [root().join("values/ovh-prod.yaml"), many_file] {

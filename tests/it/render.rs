@@ -1121,13 +1121,8 @@ fn cilium_policies_only_when_the_values_ask_for_cilium() {
 /// line. Without a second core the projects are written in one part.)
 #[test]
 fn findings_on_written_projects_are_placed_as_the_engine_s_reading_places_them() {
-    let many = std::process::Command::new(root().join("scripts/many-projects"))
-        .arg("300")
-        .output()
-        .expect("scripts/many-projects runs");
     let dir = tempfile::tempdir().unwrap();
-    let values = dir.path().join("p300.yaml");
-    std::fs::write(&values, &many.stdout).unwrap();
+    let values = crate::harness::many_projects(dir.path(), 300);
     let range = dir.path().join("range.yaml");
     std::fs::write(
         &range,
