@@ -726,3 +726,114 @@ fn cluster_a_flux_prune_of_the_release_deletes_what_the_cluster_says() {
     assert!(!view_reads_projects(&server));
     assert!(exists(&server, &["crd", "certificates.cert-manager.io"]));
 }
+
+/// LIMITS says what the server's LimitRange admission says: for each
+/// LimitRange item and daemon's resources below, the server is asked to
+/// create a pod of one container with those resources (dry run) in a
+/// namespace holding only that LimitRange, and `chartgen render` renders
+/// one BuildProject with those resources beside the same LimitRange (the
+/// chart's own turned off, no daemon defaults): refused (exit 1, LIMITS)
+/// exactly when the server refuses.
+#[test]
+fn cluster_limit_ranges_refuse_the_daemons_limits_refuses() {
+    let Some(server) = server::server("cluster_limit_ranges_refuse_the_daemons_limits_refuses")
+    else {
+        return;
+    };
+    let _alone = server.exclusive();
+    server.reset();
+    let ratio = json!({"type": "Container", "default": {"cpu": "2"}, "defaultRequest": {"cpu": "250m"}, "maxLimitRequestRatio": {"cpu": "4"}});
+    let cases = [
+        (ratio.clone(), json!({})),
+        (ratio.clone(), json!({"limits": {"cpu": "2"}})),
+        (ratio.clone(), json!({"requests": {"cpu": "1"}})),
+        (ratio, json!({"requests": {"cpu": "250m"}})),
+        (
+            json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "2"}}),
+            json!({"requests": {"cpu": "1"}}),
+        ),
+        (
+            json!({"type": "Container", "max": {"cpu": "2"}, "maxLimitRequestRatio": {"cpu": "2"}}),
+            json!({"requests": {"cpu": "0"}}),
+        ),
+        (
+            json!({"type": "Container", "max": {"memory": "1Gi"}}),
+            json!({"limits": {"memory": "2Gi"}}),
+        ),
+        (
+            json!({"type": "Container", "max": {"memory": "16Gi"}}),
+            json!({"requests": {"memory": "20Gi"}}),
+        ),
+        (
+            json!({"type": "Container", "min": {"cpu": "500m"}}),
+            json!({"requests": {"cpu": "250m"}}),
+        ),
+        (
+            json!({"type": "Container", "min": {"memory": "1Gi"}, "default": {"memory": "2Gi"}}),
+            json!({}),
+        ),
+        (
+            json!({"type": "Container", "default": {"memory": "8Gi"}, "defaultRequest": {"memory": "2Gi"}, "maxLimitRequestRatio": {"memory": "2"}}),
+            json!({}),
+        ),
+        (
+            json!({"type": "Pod", "max": {"cpu": "2"}}),
+            json!({"limits": {"cpu": "3"}}),
+        ),
+        (
+            json!({"type": "Pod", "max": {"cpu": "2"}}),
+            json!({"requests": {"cpu": "1"}}),
+        ),
+        (
+            json!({"type": "Pod", "max": {"cpu": "2"}}),
+            json!({"requests": {"cpu": "1"}, "limits": {"cpu": "2"}}),
+        ),
+        (
+            json!({"type": "Pod", "min": {"memory": "1Gi"}}),
+            json!({"requests": {"cpu": "1"}}),
+        ),
+        (
+            json!({"type": "Pod", "maxLimitRequestRatio": {"cpu": "4"}}),
+            json!({"requests": {"cpu": "1"}, "limits": {"cpu": "5"}}),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (item, resources)) in cases.iter().enumerate() {
+        let namespace = format!("limits-{i}");
+        server.kubectl_ok(&["create", "namespace", &namespace], None);
+        let range = |namespace: &str| {
+            json!({"apiVersion": "v1", "kind": "LimitRange",
+                   "metadata": {"name": "daemons", "namespace": namespace},
+                   "spec": {"limits": [item]}})
+        };
+        server.kubectl_ok(&["create", "-f", "-"], Some(&range(&namespace).to_string()));
+        let pod = json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "daemon", "namespace": namespace},
+            "spec": {"containers": [{
+                "name": "buildkitd", "image": "registry.example/probe:1",
+                "resources": resources,
+            }]},
+        });
+        let (admitted, said, _) = dry_run(&server, &[pod]);
+        let server_admits = admitted.iter().any(|name| name == "daemon");
+        let values = dir.path().join(format!("limits-{i}.yaml"));
+        let text = json!({
+            "builds": {
+                "limitRange": {"enabled": false},
+                "daemonResources": {"requests": {"cpu": null, "memory": null}, "limits": {"memory": null}},
+            },
+            "projects": [{"name": "p", "repository": "https://git.example.com/p.git", "trusted": true, "resources": resources}],
+            "extraObjects": [range("buildkit-builds")],
+        });
+        std::fs::write(&values, text.to_string()).unwrap();
+        let run = crate::harness::chartgen(&["render", "-f", values.to_str().unwrap()]);
+        let refused = run.code == 1 && run.stderr.starts_with("LIMITS ");
+        assert!(run.code == 0 || refused, "case {i}: {}", run.stderr);
+        assert_eq!(
+            !refused, server_admits,
+            "case {i}: {item} with {resources}: the server said {said:?}, chartgen {:?}",
+            run.stderr
+        );
+    }
+}

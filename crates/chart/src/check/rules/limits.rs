@@ -1,9 +1,13 @@
 //! LIMITS: the LimitRange of a BuildProject's namespace admits its daemon.
 //! buildd starts each project's daemon with the project's `resources`; the
 //! LimitRange admission gives a container without a limit its `default`
-//! (else its `max`) and refuses a request above the limit so given, a
-//! limit above `max`, a request or limit below `min`, and a limit more
-//! than `maxLimitRequestRatio` times the request. The render would apply,
+//! (else its `max`), one without a request its limit or, with neither,
+//! its `defaultRequest` (else its `default`, `max` or `min`); it refuses
+//! a request above the limit so given, a limit above `max`, a request or
+//! limit below `min`, a limit more than `maxLimitRequestRatio` times the
+//! request, and a missing limit or request that a `max`, `min` or ratio
+//! asks for (a `Pod` item gives nothing; its container has the
+//! `Container` items' defaults). The render would apply,
 //! and every build of the project would fail. The values side is
 //! `model::rules` (`limit_range_admits`; the chart's own LimitRange sets
 //! no `min` and no ratio).
@@ -25,7 +29,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "LIMITS",
         title: "The LimitRange of a BuildProject's namespace admits its daemon",
-        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`), and one without a request its limit, and refuses a container whose request is above the limit so given, whose limit is above `max`, whose request or limit is below `min`, or whose limit is more than `maxLimitRequestRatio` times its request, for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
+        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`), and one without a request its limit, or, with neither, the LimitRange's `defaultRequest` (else its `default`, `max` or `min`), and refuses a container whose request is above the limit so given, whose limit is above `max`, whose request or limit is below `min`, or whose limit is more than `maxLimitRequestRatio` times its request; and one with no limit where a `max` or a ratio asks for one, no request where a `min` or a ratio asks for one, or a request or limit of 0 under a ratio (a `Pod` item gives nothing: the `Container` items of the namespace give the pod's one container its defaults), for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
         example: "LIMITS BuildProject buildkit-builds/platform-api spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod",
         doc: DOC,
     },
@@ -74,8 +78,13 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             };
             // Each field once, whichever item refuses it first.
             let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
+            // The admission gives the container its defaults from the
+            // `Container` items first, then holds it to every item.
+            let containers: Vec<&Json> = (items.iter().copied())
+                .filter(|item| item.field("type") == "Container")
+                .collect();
             for item in items {
-                for (path, message) in refusals(resources, item) {
+                for (path, message) in refusals(resources, item, &containers) {
                     refused.entry(path).or_insert(message);
                 }
             }
@@ -98,7 +107,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
 /// `Pod` item holds the pod, here its one container, to the same `max`,
 /// `min` and ratio, and gives nothing. A quantity may be written as a
 /// string or a number.
-fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
+fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPath, String)> {
     let text = |value: &Json| match value {
         Json::String(s) => s.clone(),
         Json::Number(n) => n.to_string(),
@@ -130,30 +139,56 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
     for resource in ["cpu", "memory"] {
         let request = resources.field("requests").field(resource);
         let limit = resources.field("limits").field(resource);
-        let max = range.field("max").field(resource);
         let (asked, capped) = (amount(request), amount(limit));
-        if let (Some(l), Some(m)) = (capped, amount(max))
-            && l > m
-        {
-            refuse(
-                "limits",
-                resource,
-                format!(
-                    "limits.{resource} {} is above the LimitRange's max.{resource} {}{whole}",
-                    text(limit),
-                    text(max),
-                ),
-            );
-            continue;
-        }
-        // The limit a container without one is given.
-        let given = (capped.is_none() && !pod)
-            .then(|| {
-                [("default", range.field("default").field(resource)), ("max", max)]
-                    .into_iter()
-                    .find_map(|(name, v)| amount(v).map(|q| (name, q, v)))
+        let bound = |name: &str| {
+            let value = range.field(name).field(resource);
+            amount(value).map(|q| (q, value))
+        };
+        // What the first `Container` item that gives one gives a container
+        // without a limit: its `default`, which the API server defaults to
+        // its `max`; and one with neither a request: its `defaultRequest`,
+        // defaulted to its `default`, else its `max`, else its `min` (a
+        // container with a limit has that as its request before the
+        // LimitRange is asked).
+        let given_by = |names: &[&'static str]| {
+            containers.iter().find_map(|item| {
+                names.iter().find_map(|name| {
+                    let value = item.field(name).field(resource);
+                    amount(value).map(|q| (*name, q, value))
+                })
             })
-            .flatten();
+        };
+        let given = given_by(&["default", "max"]).filter(|_| capped.is_none());
+        let given_request = given_by(&["defaultRequest", "default", "max", "min"])
+            .filter(|_| asked.is_none() && capped.is_none());
+        // The limit and the request the LimitRange then judges.
+        let effective_limit = capped.or(given.map(|(_, q, _)| q));
+        let effective_request = asked.or(capped).or(given_request.map(|(_, q, _)| q));
+        let missing = |field: &str, name: &str, value: &Json| {
+            format!(
+                "the LimitRange's {name}.{resource} {} asks every daemon{whole} for {field}.{resource}, and the daemon sets none",
+                text(value)
+            )
+        };
+        // `max`: a limit it is above, or none.
+        if let Some((m, max)) = bound("max") {
+            match capped {
+                Some(l) if l > m => {
+                    let why = format!(
+                        "limits.{resource} {} is above the LimitRange's max.{resource} {}{whole}",
+                        text(limit),
+                        text(max),
+                    );
+                    refuse("limits", resource, why);
+                    continue;
+                }
+                None if effective_limit.is_none() => {
+                    refuse("limits", resource, missing("limits", "max", max));
+                    continue;
+                }
+                _ => {}
+            }
+        }
         if let (Some(r), Some((name, q, value))) = (asked, given)
             && r > q
         {
@@ -168,10 +203,25 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
             );
             continue;
         }
-        let min = range.field("min").field(resource);
-        if let Some(m) = amount(min) {
-            // A request below it, or a limit (which, without a request,
-            // is the request too).
+        // A request written above `max`.
+        if let (Some(r), Some((m, max))) = (asked, bound("max"))
+            && r > m
+        {
+            let why = format!(
+                "requests.{resource} {} is above the LimitRange's max.{resource} {}{whole}",
+                text(request),
+                text(max),
+            );
+            refuse("requests", resource, why);
+            continue;
+        }
+        // `min`: a request below it, or none; a limit below it (which,
+        // without a request, is the request too).
+        if let Some((m, min)) = bound("min") {
+            if effective_request.is_none() {
+                refuse("requests", resource, missing("requests", "min", min));
+                continue;
+            }
             let low = [("requests", asked, request), ("limits", capped, limit)]
                 .into_iter()
                 .find(|(_, q, _)| q.is_some_and(|q| q < m));
@@ -188,15 +238,42 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
                 continue;
             }
         }
-        // The limit against the request, each as given, divided as the
-        // API server divides them (in floating point).
-        let ratio = range.field("maxLimitRequestRatio").field(resource);
-        let effective_limit = capped.or(given.map(|(_, q, _)| q));
-        let effective_request = asked.or(capped);
-        if let (Some(bound), Some(l), Some(r)) = (amount(ratio), effective_limit, effective_request)
-            && r.nanos() > 0
-            && l.nanos() as f64 / r.nanos() as f64 > bound.nanos() as f64 / 1e9
-        {
+        // `maxLimitRequestRatio`: both a request and a limit, neither 0,
+        // the limit against the request divided as the API server divides
+        // them (in floating point).
+        let Some((most, ratio)) = bound("maxLimitRequestRatio") else {
+            continue;
+        };
+        let (r, l) = match (effective_request, effective_limit) {
+            (Some(r), _) if r.nanos() <= 0 => {
+                let why = format!(
+                    "requests.{resource} {} leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.{resource} {}{whole}",
+                    text(request),
+                    text(ratio),
+                );
+                refuse("requests", resource, why);
+                continue;
+            }
+            (None, _) => {
+                refuse("requests", resource, missing("requests", "maxLimitRequestRatio", ratio));
+                continue;
+            }
+            (Some(_), Some(l)) if l.nanos() <= 0 => {
+                let why = format!(
+                    "limits.{resource} {} leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.{resource} {}{whole}",
+                    text(limit),
+                    text(ratio),
+                );
+                refuse("limits", resource, why);
+                continue;
+            }
+            (Some(_), None) => {
+                refuse("limits", resource, missing("limits", "maxLimitRequestRatio", ratio));
+                continue;
+            }
+            (Some(r), Some(l)) => (r, l),
+        };
+        if l.nanos() as f64 / r.nanos() as f64 > most.nanos() as f64 / 1e9 {
             let (field, said) = match (capped, given) {
                 (Some(_), _) => ("limits", format!("limits.{resource} {}", text(limit))),
                 (None, Some((name, _, value))) => (
@@ -205,9 +282,13 @@ fn refusals(resources: &Json, range: &Json) -> Vec<(KeyPath, String)> {
                 ),
                 (None, None) => continue,
             };
-            let of = match asked {
-                Some(_) => format!("requests.{resource} {}", text(request)),
-                None => "the request it is given (its limit)".to_owned(),
+            let of = match (asked, given_request) {
+                (Some(_), _) => format!("requests.{resource} {}", text(request)),
+                (None, Some((name, _, value))) => format!(
+                    "the request {} it is given without requests.{resource} ({name}.{resource})",
+                    text(value)
+                ),
+                (None, None) => "the request it is given (its limit)".to_owned(),
             };
             refuse(
                 field,
@@ -228,7 +309,8 @@ mod tests {
     use serde_json::json;
 
     fn messages(resources: Json, range: Json) -> Vec<String> {
-        refusals(&resources, &range)
+        let containers: Vec<&Json> = [&range].into_iter().filter(|r| r["type"] == "Container").collect();
+        refusals(&resources, &range, &containers)
             .into_iter()
             .map(|(path, message)| format!("{path}: {message}"))
             .collect()
@@ -296,8 +378,24 @@ mod tests {
                 "spec.resources.limits.cpu: limits.cpu 3 is above the LimitRange's max.cpu 2 (for the whole pod); the API server refuses the daemon's pod"
             ]
         );
-        // A Pod item gives no container a default limit.
-        assert!(messages(json!({"requests": {"cpu": "3"}}), pod).is_empty());
+        // A Pod item gives no container a default limit, and its `max`
+        // asks for one.
+        assert_eq!(
+            messages(json!({"requests": {"cpu": "1"}}), pod.clone()),
+            [
+                "spec.resources.limits.cpu: the LimitRange's max.cpu 2 asks every daemon (for the whole pod) for limits.cpu, and the daemon sets none; the API server refuses the daemon's pod"
+            ]
+        );
+        // A `Container` item of its namespace gives one: 1 is below 2.
+        let container = json!({"type": "Container", "default": {"cpu": "1"}});
+        let refused = |resources: Json| {
+            refusals(&resources, &pod, &[&container])
+                .into_iter()
+                .map(|(_, message)| message)
+                .collect::<Vec<_>>()
+        };
+        assert!(refused(json!({"requests": {"cpu": "1"}})).is_empty());
+        assert_eq!(refused(json!({"requests": {"cpu": "3"}})).len(), 1);
     }
 
     /// `min` and `maxLimitRequestRatio`, as the API server applies them
@@ -342,6 +440,20 @@ mod tests {
         ] {
             assert!(said(resources.clone()).is_empty(), "{resources}");
         }
+        // Neither set: the request given is `defaultRequest`, else
+        // `default`: 8Gi against 2Gi is four times, 8Gi against itself once.
+        let asked = json!({
+            "type": "Container",
+            "default": {"cpu": "2", "memory": "8Gi"},
+            "defaultRequest": {"memory": "2Gi"},
+            "maxLimitRequestRatio": {"cpu": "1", "memory": "2"},
+        });
+        assert_eq!(
+            messages(json!({}), asked.clone()),
+            ["spec.resources.requests.memory: the limit 8Gi the LimitRange gives a daemon without limits.memory (default.memory) is more than maxLimitRequestRatio.memory 2 times the request 2Gi it is given without requests.memory (defaultRequest.memory); the API server refuses the daemon's pod"]
+        );
+        // A limit of its own is its request: defaultRequest is not asked.
+        assert!(messages(json!({"limits": {"memory": "8Gi"}}), asked).is_empty());
         // A Pod item gives nothing, and holds the pod to the same bounds.
         let pod = json!({"type": "Pod", "min": {"memory": "1Gi"}, "maxLimitRequestRatio": {"cpu": 4}});
         assert_eq!(
@@ -351,7 +463,27 @@ mod tests {
                 "spec.resources.requests.memory: requests.memory 512Mi is below the LimitRange's min.memory 1Gi (for the whole pod); the API server refuses the daemon's pod",
             ]
         );
-        assert!(messages(json!({"requests": {"cpu": "1"}}), pod).is_empty());
+        // Without a limit, the ratio is refused; without a memory
+        // request, the minimum.
+        assert_eq!(
+            messages(json!({"requests": {"cpu": "1"}}), pod),
+            [
+                "spec.resources.limits.cpu: the LimitRange's maxLimitRequestRatio.cpu 4 asks every daemon (for the whole pod) for limits.cpu, and the daemon sets none; the API server refuses the daemon's pod",
+                "spec.resources.requests.memory: the LimitRange's min.memory 1Gi asks every daemon (for the whole pod) for requests.memory, and the daemon sets none; the API server refuses the daemon's pod",
+            ]
+        );
+        // A request of 0 leaves no ratio.
+        let zero = json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "2"}, "max": {"cpu": "2"}});
+        assert_eq!(
+            messages(json!({"requests": {"cpu": "0"}}), zero.clone()),
+            [
+                "spec.resources.requests.cpu: requests.cpu 0 leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.cpu 2; the API server refuses the daemon's pod"
+            ]
+        );
+        // A ratio with no limit to give: refused; with `max` to give, held.
+        let ratio = json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "2"}});
+        assert_eq!(messages(json!({"requests": {"cpu": "1"}}), ratio).len(), 1);
+        assert!(messages(json!({"requests": {"cpu": "1"}}), zero).is_empty());
         // Amounts near the largest a quantity holds are divided too.
         let huge = json!({"type": "Container", "maxLimitRequestRatio": {"memory": "2"}});
         assert_eq!(
