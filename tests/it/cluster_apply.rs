@@ -757,6 +757,14 @@ fn cluster_limit_ranges_refuse_the_daemons_limits_refuses() {
             json!({"requests": {"cpu": "0"}}),
         ),
         (
+            json!({"type": "Container", "max": {"cpu": "2"}, "maxLimitRequestRatio": {"cpu": "2"}}),
+            json!({"limits": {"cpu": "0"}}),
+        ),
+        (
+            json!({"type": "Container", "max": {"cpu": "2"}, "maxLimitRequestRatio": {"cpu": "2"}}),
+            json!({"requests": {"cpu": "1"}}),
+        ),
+        (
             json!({"type": "Container", "max": {"memory": "1Gi"}}),
             json!({"limits": {"memory": "2Gi"}}),
         ),

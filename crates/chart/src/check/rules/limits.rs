@@ -170,16 +170,18 @@ fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPat
                 text(value)
             )
         };
+        let above_max = |field: &str, value: &Json, max: &Json| {
+            format!(
+                "{field}.{resource} {} is above the LimitRange's max.{resource} {}{whole}",
+                text(value),
+                text(max),
+            )
+        };
         // `max`: a limit it is above, or none.
         if let Some((m, max)) = bound("max") {
             match capped {
                 Some(l) if l > m => {
-                    let why = format!(
-                        "limits.{resource} {} is above the LimitRange's max.{resource} {}{whole}",
-                        text(limit),
-                        text(max),
-                    );
-                    refuse("limits", resource, why);
+                    refuse("limits", resource, above_max("limits", limit, max));
                     continue;
                 }
                 None if effective_limit.is_none() => {
@@ -207,12 +209,7 @@ fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPat
         if let (Some(r), Some((m, max))) = (asked, bound("max"))
             && r > m
         {
-            let why = format!(
-                "requests.{resource} {} is above the LimitRange's max.{resource} {}{whole}",
-                text(request),
-                text(max),
-            );
-            refuse("requests", resource, why);
+            refuse("requests", resource, above_max("requests", request, max));
             continue;
         }
         // `min`: a request below it, or none; a limit below it (which,
@@ -244,14 +241,26 @@ fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPat
         let Some((most, ratio)) = bound("maxLimitRequestRatio") else {
             continue;
         };
+        // What was 0: the request written, else the limit written (the
+        // request too), else what the LimitRange gives.
+        let no_ratio = |field: &str, written: Option<Quantity>, value: &Json, given: Option<(&str, Quantity, &Json)>| {
+            let shown = match (written, given) {
+                (Some(_), _) | (None, None) => text(value),
+                (None, Some((name, _, value))) => format!("{} ({name}.{resource})", text(value)),
+            };
+            format!(
+                "{field}.{resource} {shown} leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.{resource} {}{whole}",
+                text(ratio),
+            )
+        };
         let (r, l) = match (effective_request, effective_limit) {
             (Some(r), _) if r.nanos() <= 0 => {
-                let why = format!(
-                    "requests.{resource} {} leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.{resource} {}{whole}",
-                    text(request),
-                    text(ratio),
-                );
-                refuse("requests", resource, why);
+                let (field, written, value, given) = match (asked, capped) {
+                    (Some(_), _) => ("requests", asked, request, None),
+                    (None, Some(_)) => ("limits", capped, limit, None),
+                    (None, None) => ("requests", None, request, given_request),
+                };
+                refuse(field, resource, no_ratio(field, written, value, given));
                 continue;
             }
             (None, _) => {
@@ -259,12 +268,7 @@ fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPat
                 continue;
             }
             (Some(_), Some(l)) if l.nanos() <= 0 => {
-                let why = format!(
-                    "limits.{resource} {} leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.{resource} {}{whole}",
-                    text(limit),
-                    text(ratio),
-                );
-                refuse("limits", resource, why);
+                refuse("limits", resource, no_ratio("limits", capped, limit, given));
                 continue;
             }
             (Some(_), None) => {
@@ -478,6 +482,13 @@ mod tests {
             messages(json!({"requests": {"cpu": "0"}}), zero.clone()),
             [
                 "spec.resources.requests.cpu: requests.cpu 0 leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.cpu 2; the API server refuses the daemon's pod"
+            ]
+        );
+        // A limit of 0 and no request: the limit is the request.
+        assert_eq!(
+            messages(json!({"limits": {"cpu": "0"}}), zero.clone()),
+            [
+                "spec.resources.limits.cpu: limits.cpu 0 leaves no ratio to hold to the LimitRange's maxLimitRequestRatio.cpu 2; the API server refuses the daemon's pod"
             ]
         );
         // A ratio with no limit to give: refused; with `max` to give, held.
