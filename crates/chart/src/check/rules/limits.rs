@@ -80,11 +80,11 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
             // The admission gives the container its defaults from the
             // `Container` items first, then holds it to every item.
-            let containers: Vec<&Json> = (items.iter().copied())
-                .filter(|item| item.field("type") == "Container")
-                .collect();
+            // Found once for the project, not once per item: a namespace
+            // may hold many items.
+            let defaults = Defaults::of(items);
             for item in items {
-                for (path, message) in refusals(resources, item, &containers) {
+                for (path, message) in refusals(resources, item, &defaults) {
                     refused.entry(path).or_insert(message);
                 }
             }
@@ -97,29 +97,78 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     }
 }
 
-/// What the LimitRange item `range` refuses of a daemon's one container
-/// with `resources`: the path in the BuildProject and why, each field
-/// once. As the API server reads them: a container without a limit is
-/// given the item's `default` (else its `max`; a `Container` item), one
-/// without a request its limit; then a limit above `max`, a request above
-/// the limit it was given, a request or limit below `min`, and a limit
-/// more than `maxLimitRequestRatio` times the request are refused. A
-/// `Pod` item holds the pod, here its one container, to the same `max`,
-/// `min` and ratio, and gives nothing. A quantity may be written as a
-/// string or a number.
-fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPath, String)> {
-    let text = |value: &Json| match value {
-        Json::String(s) => s.clone(),
-        Json::Number(n) => n.to_string(),
-        _ => String::new(),
-    };
-    // A string is parsed where it is, a number written first; anything
-    // else is no quantity (its text, empty, parses to none).
-    let amount = |value: &Json| match value {
+/// The resources a LimitRange holds a daemon to.
+const RESOURCES: [&str; 2] = ["cpu", "memory"];
+
+/// An amount a LimitRange item gives: the field that gave it, the
+/// amount, and its value as written.
+type Given<'a> = (&'static str, Quantity, &'a Json);
+
+/// What the `Container` items of a namespace give a container, per
+/// resource: the first item that gives one decides. A limit to one without
+/// a limit: `default`, which the API server defaults to `max`; a request
+/// to one with neither: `defaultRequest`, defaulted to `default`, else
+/// `max`, else `min` (a container with a limit has that as its request
+/// before the LimitRange is asked).
+struct Defaults<'a>([(Option<Given<'a>>, Option<Given<'a>>); 2]);
+
+impl<'a> Defaults<'a> {
+    fn of(items: &[&'a Json]) -> Self {
+        let containers: Vec<&Json> = (items.iter().copied())
+            .filter(|item| item.field("type") == "Container")
+            .collect();
+        Defaults(RESOURCES.map(|resource| {
+            let first = |names: &[&'static str]| {
+                containers.iter().find_map(|item| {
+                    names.iter().find_map(|name| {
+                        let value = item.field(name).field(resource);
+                        amount(value).map(|q| (*name, q, value))
+                    })
+                })
+            };
+            (
+                first(&["default", "max"]),
+                first(&["defaultRequest", "default", "max", "min"]),
+            )
+        }))
+    }
+
+    /// The limit and the request given for `resource`.
+    fn of_resource(&self, resource: &str) -> (Option<Given<'a>>, Option<Given<'a>>) {
+        let index = RESOURCES.iter().position(|r| *r == resource).unwrap_or(0);
+        self.0[index]
+    }
+}
+
+/// A quantity as written: a string parsed where it is, a number written
+/// first; anything else is none.
+fn amount(value: &Json) -> Option<Quantity> {
+    match value {
         Json::String(s) => Quantity::parse(s).ok(),
         Json::Number(n) => Quantity::parse(&n.to_string()).ok(),
         _ => None,
-    };
+    }
+}
+
+/// A quantity's text as written; empty for anything else.
+fn text(value: &Json) -> String {
+    match value {
+        Json::String(s) => s.clone(),
+        Json::Number(n) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// What the LimitRange item `range` refuses of a daemon's one container
+/// with `resources`, given `defaults` (its namespace's): the path in the
+/// BuildProject and why, each field once. As the API server's LimitRanger
+/// judges it: a limit above `max` or none under it, a request above the
+/// limit given or above `max`, a request or limit below `min` or no
+/// request under it, and a limit more than `maxLimitRequestRatio` times
+/// the request, or either missing or 0 under it. A `Pod` item holds the
+/// pod, here its one container, to the same bounds. A quantity may be
+/// written as a string or a number.
+fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(KeyPath, String)> {
     let pod = range.field("type") == "Pod";
     let whole = if pod { " (for the whole pod)" } else { "" };
     // The path is made only for a refusal.
@@ -136,7 +185,7 @@ fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPat
             format!("{why}; the API server refuses the daemon's pod"),
         ));
     };
-    for resource in ["cpu", "memory"] {
+    for resource in RESOURCES {
         let request = resources.field("requests").field(resource);
         let limit = resources.field("limits").field(resource);
         let (asked, capped) = (amount(request), amount(limit));
@@ -144,23 +193,11 @@ fn refusals(resources: &Json, range: &Json, containers: &[&Json]) -> Vec<(KeyPat
             let value = range.field(name).field(resource);
             amount(value).map(|q| (q, value))
         };
-        // What the first `Container` item that gives one gives a container
-        // without a limit: its `default`, which the API server defaults to
-        // its `max`; and one with neither a request: its `defaultRequest`,
-        // defaulted to its `default`, else its `max`, else its `min` (a
-        // container with a limit has that as its request before the
-        // LimitRange is asked).
-        let given_by = |names: &[&'static str]| {
-            containers.iter().find_map(|item| {
-                names.iter().find_map(|name| {
-                    let value = item.field(name).field(resource);
-                    amount(value).map(|q| (*name, q, value))
-                })
-            })
-        };
-        let given = given_by(&["default", "max"]).filter(|_| capped.is_none());
-        let given_request = given_by(&["defaultRequest", "default", "max", "min"])
-            .filter(|_| asked.is_none() && capped.is_none());
+        // The limit a container without one is given, and the request
+        // one with neither is given (with a limit, that is its request).
+        let (limit_given, request_given) = defaults.of_resource(resource);
+        let given = limit_given.filter(|_| capped.is_none());
+        let given_request = request_given.filter(|_| asked.is_none() && capped.is_none());
         // The limit and the request the LimitRange then judges.
         let effective_limit = capped.or(given.map(|(_, q, _)| q));
         let effective_request = asked.or(capped).or(given_request.map(|(_, q, _)| q));
@@ -313,8 +350,7 @@ mod tests {
     use serde_json::json;
 
     fn messages(resources: Json, range: Json) -> Vec<String> {
-        let containers: Vec<&Json> = [&range].into_iter().filter(|r| r["type"] == "Container").collect();
-        refusals(&resources, &range, &containers)
+        refusals(&resources, &range, &Defaults::of(&[&range]))
             .into_iter()
             .map(|(path, message)| format!("{path}: {message}"))
             .collect()
@@ -393,7 +429,7 @@ mod tests {
         // A `Container` item of its namespace gives one: 1 is below 2.
         let container = json!({"type": "Container", "default": {"cpu": "1"}});
         let refused = |resources: Json| {
-            refusals(&resources, &pod, &[&container])
+            refusals(&resources, &pod, &Defaults::of(&[&pod, &container]))
                 .into_iter()
                 .map(|(_, message)| message)
                 .collect::<Vec<_>>()
