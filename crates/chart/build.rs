@@ -14,7 +14,11 @@ use std::path::{Path, PathBuf};
 mod kube_schemas;
 
 fn main() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Read when the script runs, not when it is compiled: Cargo reuses a
+    // compiled build script for a second checkout sharing the target
+    // directory, which would then bake the first checkout's files.
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let manifest = manifest.as_path();
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
 
     let templates = manifest.join("../../templates");
