@@ -2,7 +2,7 @@
 //! Prometheus Operator ones (the repository's `schema/` folder) into static
 //! tables (`$OUT_DIR/kube_schemas.rs`, see `build/kube_schemas.rs`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 // `bake_document` is for crates with schemas of their own (the chart).
 #[allow(dead_code)]

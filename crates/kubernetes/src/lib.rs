@@ -135,11 +135,21 @@ pub fn overlapping() -> bool {
     pool().is_some() && rayon_core::current_thread_index().is_none()
 }
 
+/// Whether the worker [`beside`] hands its second halves to is running
+/// already (a stage before has started it): a stage that would not start
+/// it for a small job, as starting it costs more than the job saves, may
+/// hand that job to it then.
+pub fn worker_running() -> bool {
+    POOL.get().is_some_and(Option::is_some)
+}
+
+/// The pool [`pool`] starts once.
+static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
+
 /// The process' workers: one per core beyond the first, at most two (no
 /// stage splits its work more than twice at once); none with one core, or
 /// when none can be started.
 fn pool() -> Option<&'static rayon_core::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
     let pool = POOL.get_or_init(|| {
         if !second_core() {
             return None;
@@ -176,6 +186,11 @@ mod tests {
         assert_eq!(a, (caller, false));
         assert_eq!(b.1, second_core(), "the second half runs on a worker");
         assert_eq!(overlapping(), second_core());
+        assert_eq!(
+            worker_running(),
+            second_core(),
+            "a first `beside` started it"
+        );
         let (sum, nested) = beside(|| (1..=100).sum::<u32>(), || beside(overlapping, || 2 + 2));
         assert_eq!((sum, nested), (5050, (false, 4)));
     }
