@@ -128,6 +128,102 @@ where
     (ours, theirs.expect("a scope returns once its work is done"))
 }
 
+/// [`beside`] for two stages in a row where the second reads what both
+/// halves of the first made: `make_here` and `make_there` run at once, then
+/// `then_here` and `then_there` each read both parts; the parts and both
+/// results are returned. Apart ([`overlapping`]), each half goes straight
+/// from its part to its second stage, waiting (yielding its core) until
+/// the other's part is there: two calls of [`beside`] would leave the
+/// worker idle between them, and waking an idle worker may take longer
+/// than the job (some 0.5 ms on this project's two-core machines,
+/// BENCHMARKS.md). Otherwise the four run one after the other.
+///
+/// A panic of a half is raised here once both are done, as [`beside`]
+/// raises it; the other half then stops waiting.
+pub fn beside_sharing<A, B, C, D>(
+    make_here: impl FnOnce() -> A,
+    make_there: impl FnOnce() -> B + Send,
+    then_here: impl FnOnce(&A, &B) -> C,
+    then_there: impl FnOnce(&A, &B) -> D + Send,
+) -> (A, B, C, D)
+where
+    A: Send + Sync,
+    B: Send + Sync,
+    D: Send,
+{
+    if !overlapping() {
+        let (a, b) = (make_here(), make_there());
+        let (c, d) = (then_here(&a, &b), then_there(&a, &b));
+        return (a, b, c, d);
+    }
+    let (ours, theirs) = (Part::default(), Part::default());
+    let (c, d) = beside(
+        || {
+            let a = ours.publish(make_here);
+            theirs.wait().map(|b| then_here(a, b))
+        },
+        || {
+            let b = theirs.publish(make_there);
+            ours.wait().map(|a| then_there(a, b))
+        },
+    );
+    // `beside` has raised a half's panic, so both parts are there.
+    let lost = "a half that made no part panicked";
+    let (a, b) = (ours.made.into_inner(), theirs.made.into_inner());
+    (
+        a.expect(lost),
+        b.expect(lost),
+        c.expect(lost),
+        d.expect(lost),
+    )
+}
+
+/// What one half of [`beside_sharing`] makes, and whether its half
+/// panicked before making it.
+struct Part<T> {
+    made: std::sync::OnceLock<T>,
+    lost: std::sync::atomic::AtomicBool,
+}
+
+impl<T> Default for Part<T> {
+    fn default() -> Self {
+        Part {
+            made: std::sync::OnceLock::new(),
+            lost: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+impl<T> Part<T> {
+    /// Makes the part and hands it over; a panic of `make` marks it lost,
+    /// so that the other half stops waiting, and goes on unwinding.
+    fn publish(&self, make: impl FnOnce() -> T) -> &T {
+        struct Lost<'a>(&'a std::sync::atomic::AtomicBool);
+        impl Drop for Lost<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::Release);
+            }
+        }
+        let unwinding = Lost(&self.lost);
+        let part = make();
+        std::mem::forget(unwinding);
+        self.made.get_or_init(|| part)
+    }
+
+    /// The part once it is made; `None` if its half panicked first.
+    fn wait(&self) -> Option<&T> {
+        loop {
+            if let Some(part) = self.made.get() {
+                return Some(part);
+            }
+            if self.lost.load(std::sync::atomic::Ordering::Acquire) {
+                return None;
+            }
+            std::thread::yield_now();
+        }
+    }
+}
+
 /// Whether [`beside`] called here runs `there` apart from this thread, so
 /// that `here` may wait for it: there is a worker, and this thread is not
 /// one (a worker may run both halves itself, one after the other).
@@ -240,5 +336,46 @@ mod tests {
             assert_eq!(done, there_panics || overlapping());
         }
         assert_eq!(beside(|| 1, || 2), (1, 2));
+    }
+
+    /// Each half's second stage reads both parts; a panic while a part is
+    /// made is raised, and the other half does not wait for it forever.
+    #[test]
+    fn beside_sharing_hands_each_half_both_parts() {
+        let (a, b, c, d) = beside_sharing(
+            || vec![1, 2],
+            || vec![3],
+            |a, b| a.len() + b.len(),
+            |a, b| a.iter().chain(b).sum::<i32>(),
+        );
+        assert_eq!((a, b, c, d), (vec![1, 2], vec![3], 3, 6));
+        for here_panics in [true, false] {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                beside_sharing(
+                    || {
+                        if here_panics {
+                            std::panic::panic_any("here");
+                        }
+                        1
+                    },
+                    || {
+                        if !here_panics {
+                            std::panic::panic_any("there");
+                        }
+                        2
+                    },
+                    |a, b| a + b,
+                    |a, b| a * b,
+                )
+            }));
+            let payload = result.expect_err("a half panicked");
+            let said = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+            assert_eq!(said, if here_panics { "here" } else { "there" });
+        }
+        // The worker serves the next call.
+        assert_eq!(
+            beside_sharing(|| 1, || 2, |a, b| a + b, |a, b| a - b),
+            (1, 2, 3, -1)
+        );
     }
 }
