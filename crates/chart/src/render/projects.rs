@@ -362,12 +362,20 @@ impl Shared {
         }
     }
 
-    /// With the blocks' shared text, written from the shared nodes.
+    /// With the blocks' shared text, written from the shared nodes, and
+    /// the shared nodes' JSON.
     fn with_blocks(mut self) -> Self {
+        self.blocks.json = SharedJson {
+            api_version: self.api_version.node.to_json(),
+            namespace: self.namespace.node.to_json(),
+            labels: self.labels.node.to_json(),
+            annotations: (self.annotations.as_ref()).map(|fragment| fragment.node.to_json()),
+        };
         let Blocks {
             head,
             tail,
             metadata_entries,
+            ..
         } = &mut self.blocks;
         *metadata_entries = 3 + usize::from(self.annotations.is_some());
         emit::push_entry("apiVersion", &self.api_version.node, 0, head);
@@ -451,45 +459,32 @@ struct Blocks {
     tail: String,
     /// How many entries `metadata` has: the name and the tail's.
     metadata_entries: usize,
+    /// What every document's JSON copy shares.
+    json: SharedJson,
 }
 
-/// A value of a project's `spec`: its own, or a fragment it shares with
-/// other projects, whose JSON is made once.
-#[derive(Clone, Copy)]
-enum Entry<'r> {
-    Own(&'r Node),
-    Shared(&'r Fragment),
-}
-
-impl<'r> Entry<'r> {
-    fn node(self) -> &'r Node {
-        match self {
-            Entry::Own(node) => node,
-            Entry::Shared(fragment) => &fragment.node,
-        }
-    }
-
-    fn to_json(self) -> Json {
-        match self {
-            Entry::Own(node) => node.to_json(),
-            Entry::Shared(fragment) => fragment.json.clone(),
-        }
-    }
+/// The JSON of what every BuildProject shares, cloned into each one's copy
+/// ([`Projects::to_json`]): a clone copies an object's table of keys,
+/// where a conversion hashes each key again.
+#[derive(Default)]
+struct SharedJson {
+    api_version: Json,
+    namespace: Json,
+    labels: Json,
+    annotations: Option<Json>,
 }
 
 impl Projects {
     /// `spec`'s entries of `record`, in the template's order.
-    fn spec<'r>(&'r self, record: &'r Record) -> impl Iterator<Item = (&'static str, Entry<'r>)> {
-        let own = Entry::Own;
+    fn spec<'r>(&'r self, record: &'r Record) -> impl Iterator<Item = (&'static str, &'r Node)> {
         [
-            Some(("repository", own(&record.repository))),
+            Some(("repository", &record.repository)),
             Some((
                 "trusted",
-                own(&self.shared.booleans[usize::from(record.trusted)]),
+                &self.shared.booleans[usize::from(record.trusted)],
             )),
-            (record.runtime_class.as_deref())
-                .map(|class| ("runtimeClassName", Entry::Shared(class))),
-            Some(("resources", Entry::Shared(&record.resources))),
+            (record.runtime_class.as_ref()).map(|class| ("runtimeClassName", &class.node)),
+            Some(("resources", &record.resources.node)),
         ]
         .into_iter()
         .flatten()
@@ -535,26 +530,27 @@ impl Kept for Projects {
             if i > 0 {
                 out.push_str("  ");
             }
-            emit::push_entry(key, value.node(), 2, out);
+            emit::push_entry(key, value, 2, out);
         }
     }
 
-    /// The shared parts' JSON cloned, the rest converted.
+    /// The shared parts cloned, the name and `spec` converted.
     fn to_json(&self, index: usize) -> Json {
         let record = &self.records[index];
-        let shared = &self.shared;
-        let mut metadata = serde_json::Map::with_capacity(shared.blocks.metadata_entries);
+        let blocks = &self.shared.blocks;
+        let shared = &blocks.json;
+        let mut metadata = serde_json::Map::with_capacity(blocks.metadata_entries);
         metadata.insert("name".to_owned(), record.name.to_json());
-        metadata.insert("namespace".to_owned(), shared.namespace.json.clone());
-        metadata.insert("labels".to_owned(), shared.labels.json.clone());
+        metadata.insert("namespace".to_owned(), shared.namespace.clone());
+        metadata.insert("labels".to_owned(), shared.labels.clone());
         if let Some(annotations) = &shared.annotations {
-            metadata.insert("annotations".to_owned(), annotations.json.clone());
+            metadata.insert("annotations".to_owned(), annotations.clone());
         }
         let spec = (self.spec(record))
             .map(|(key, value)| (key.to_owned(), value.to_json()))
             .collect();
         let mut object = serde_json::Map::with_capacity(4);
-        object.insert("apiVersion".to_owned(), shared.api_version.json.clone());
+        object.insert("apiVersion".to_owned(), shared.api_version.clone());
         object.insert("kind".to_owned(), Json::String(KIND.to_owned()));
         object.insert("metadata".to_owned(), Json::Object(metadata));
         object.insert("spec".to_owned(), Json::Object(spec));
@@ -563,16 +559,12 @@ impl Kept for Projects {
 }
 
 /// A one-line interpolation written once: its text, its characters, its
-/// nodes' places as (column from its start, width), its node, and the
-/// node's JSON, cloned into each JSON copy that holds it
-/// ([`Projects::to_json`]): a clone copies an object's table of keys,
-/// where a conversion hashes each key again.
+/// nodes' places as (column from its start, width), and its node.
 struct Fragment {
     text: String,
     chars: usize,
     places: Vec<(usize, usize)>,
     node: Node,
-    json: Json,
 }
 
 impl Fragment {
@@ -586,7 +578,6 @@ impl Fragment {
             places: (w.places.into_iter())
                 .map(|p| (p.col as usize - 1, p.width as usize))
                 .collect(),
-            json: node.to_json(),
             node,
         }
     }
