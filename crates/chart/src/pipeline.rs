@@ -662,6 +662,9 @@ mod tests {
             ],
             ..Values::default()
         };
+        // With the Kata bundle: the bundles are checked alone too.
+        let mut few = few;
+        few.kata.enabled = true;
         // Enough BuildProjects for the parse-back, the JSON and the checks
         // to split ([`check::PARALLEL_FROM`], [`yaml::SPLIT_FROM`]).
         let mut many = few.clone();
@@ -688,6 +691,7 @@ mod tests {
         assert_eq!(findings, check(&few));
         // The bundles alone checked beside the run on both, or after it.
         for output in [&few, &many] {
+            assert!(!output.kata.is_empty());
             let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside).0;
             assert_eq!(on(true), on(false));
         }

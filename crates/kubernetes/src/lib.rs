@@ -134,12 +134,18 @@ where
 /// results are returned. Apart ([`overlapping`]), each half goes straight
 /// from its part to its second stage, waiting (yielding its core) until
 /// the other's part is there: two calls of [`beside`] would leave the
-/// worker idle between them, and waking an idle worker may take longer
-/// than the job (some 0.5 ms on this project's two-core machines,
+/// worker to sleep between them, and waking a sleeping worker may take
+/// longer than the job (some 0.5 ms on this project's two-core machines,
 /// BENCHMARKS.md). Otherwise the four run one after the other.
 ///
-/// A panic of a half is raised here once both are done, as [`beside`]
-/// raises it; the other half then stops waiting.
+/// A panic of any of the four is raised here once both halves are done,
+/// as [`beside`] raises it; a panic while a part is made marks it lost,
+/// so the other half stops waiting for it.
+///
+/// As the worker waits for `make_here`'s part, `make_here` must hand
+/// nothing to the worker (no [`beside`] inside it): that job would queue
+/// behind the worker waiting for it. Nor may this be called from a half
+/// that the worker waits for.
 pub fn beside_sharing<A, B, C, D>(
     make_here: impl FnOnce() -> A,
     make_there: impl FnOnce() -> B + Send,
@@ -345,10 +351,44 @@ mod tests {
         let (a, b, c, d) = beside_sharing(
             || vec![1, 2],
             || vec![3],
-            |a, b| a.len() + b.len(),
-            |a, b| a.iter().chain(b).sum::<i32>(),
+            |a, b| [&a[..], &b[..]].concat(),
+            |a, b| [&b[..], &a[..]].concat(),
         );
-        assert_eq!((a, b, c, d), (vec![1, 2], vec![3], 3, 6));
+        assert_eq!((a, b), (vec![1, 2], vec![3]));
+        assert_eq!((c, d), (vec![1, 2, 3], vec![3, 1, 2]));
+        // A panic in a second stage is raised too.
+        for here_panics in [true, false] {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                beside_sharing(
+                    || 1,
+                    || 2,
+                    |a, b| {
+                        if here_panics {
+                            std::panic::panic_any("then here")
+                        } else {
+                            a + b
+                        }
+                    },
+                    |a, b| {
+                        if here_panics {
+                            a * b
+                        } else {
+                            std::panic::panic_any("then there")
+                        }
+                    },
+                )
+            }));
+            let payload = result.expect_err("a second stage panicked");
+            let said = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+            assert_eq!(
+                said,
+                if here_panics {
+                    "then here"
+                } else {
+                    "then there"
+                }
+            );
+        }
         for here_panics in [true, false] {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 beside_sharing(
