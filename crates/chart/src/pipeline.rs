@@ -410,15 +410,9 @@ pub fn check_leaving(
     check_on(output, version, crds, kubernetes::second_core())
 }
 
-/// An object to check: its bundle, whether it is an `extraObjects` entry,
-/// the object, and its JSON copy.
-type Copied<'a> = (Bundle, bool, &'a Manifest, Json);
-
-/// [`check_leaving`]; when `beside`, the worker makes the second half of
-/// the JSON copy and goes on to check the bundles alone
-/// (`kubernetes::beside_sharing`: at prod that core is idle by then,
-/// BENCHMARKS.md), while this thread makes the first half and runs the
-/// checks on both bundles.
+/// [`check_leaving`], the second half of the JSON copy made and the
+/// bundles alone checked on the worker (`kubernetes::beside`) when
+/// `beside` (at prod that core is idle by then: BENCHMARKS.md).
 fn check_on(
     output: &Output,
     version: &str,
@@ -444,71 +438,80 @@ fn check_on(
                 .map(move |(i, m)| (*b, *b == Bundle::Release && i >= extra_from, m))
         })
         .collect();
-    fn copy<'a>(part: &[(Bundle, bool, &'a Manifest)]) -> Vec<Copied<'a>> {
-        part.iter()
-            .map(|&(b, extra, m)| (b, extra, m, m.json()))
-            .collect()
-    }
+    let json: Vec<(Bundle, bool, &Manifest, serde_json::Value)> =
+        split_map(&chosen, beside, |&(b, extra, m)| (b, extra, m, m.json()));
+    let findings = check_copies(&json, output, &options, beside);
+    let copies = check::Copies::of(json.into_iter().map(|(.., copy)| copy).collect());
+    (findings, copies)
+}
+
+/// The checks of [`check_leaving`] on the objects and their copies.
+fn check_copies(
+    json: &[(Bundle, bool, &Manifest, Json)],
+    output: &Output,
+    options: &check::Options<'_>,
+    beside: bool,
+) -> Vec<Diagnostic> {
     let artifact = std::slice::from_ref(&output.exemptions_document);
-    let both = |first: &Vec<Copied<'_>>, second: &Vec<Copied<'_>>| {
-        run_checks(&[first, second], &Bundle::ALL, Some(&options), artifact)
+    let run = |bundles: &[Bundle], schema: Option<&check::Options<'_>>| {
+        // Each object with its install rank, found once (a search of the
+        // kinds) rather than at each comparison.
+        let mut chosen: Vec<(bool, usize, &Manifest, &serde_json::Value)> = json
+            .iter()
+            .filter(|(b, ..)| bundles.contains(b))
+            .map(|(_, extra, m, j)| (*extra, manifest::install_rank(&m.id.kind), *m, j))
+            .collect();
+        // In install order, as `Output::in_order` gives them: the chart's
+        // objects sorted, then the extra objects as written (a stable sort).
+        // The chart's objects compare as `manifest::install_order` compares
+        // them (rank, kind, namespace, name), the rank read from above.
+        fn key(rank: usize, m: &Manifest) -> (usize, &String, &Option<String>, &String) {
+            (rank, &m.id.kind, &m.id.namespace, &m.id.name)
+        }
+        chosen.sort_by(|(a_extra, a_rank, a, _), (b_extra, b_rank, b, _)| {
+            a_extra.cmp(b_extra).then_with(|| match a_extra {
+                false => key(*a_rank, a).cmp(&key(*b_rank, b)),
+                true => std::cmp::Ordering::Equal,
+            })
+        });
+        let (manifests, objects): (Vec<&Manifest>, Vec<&serde_json::Value>) =
+            chosen.into_iter().map(|(_, _, m, j)| (m, j)).unzip();
+        check::run_borrowed(&manifests, &objects, artifact, schema).findings
     };
+    if output.kata.is_empty() {
+        return run(&[Bundle::Release], Some(options));
+    }
     // Every object's schema once, with both bundles; how the objects relate
-    // for each bundle as it may be applied: alone, and both together (with
-    // no Kata bundle, the release alone is the run on both).
-    let alone = |first: &Vec<Copied<'_>>, second: &Vec<Copied<'_>>| {
-        (!output.kata.is_empty()).then(|| {
-            Bundle::ALL.map(|bundle| run_checks(&[first, second], &[bundle], None, artifact))
-        })
-    };
-    let (first, second) = chosen.split_at(chosen.len() / 2);
-    let (first, second, mut findings, alone) = if beside {
-        kubernetes::beside_sharing(|| copy(first), || copy(second), both, alone)
+    // for each bundle as it may be applied: alone, and both together. The
+    // runs only read the objects: `beside`, the bundles alone are checked
+    // on the worker.
+    let alone = || Bundle::ALL.map(|bundle| run(&[bundle], None));
+    let (mut findings, alone) = if beside {
+        kubernetes::beside(|| run(&Bundle::ALL, Some(options)), alone)
     } else {
-        let (first, second) = (copy(first), copy(second));
-        let (findings, alone) = (both(&first, &second), alone(&first, &second));
-        (first, second, findings, alone)
+        (run(&Bundle::ALL, Some(options)), alone())
     };
-    for finding in alone.into_iter().flatten().flatten() {
+    for finding in alone.into_iter().flatten() {
         if !findings.contains(&finding) {
             findings.push(finding);
         }
     }
-    let copies = (first.into_iter().chain(second)).map(|(.., copy)| copy);
-    (findings, check::Copies::of(copies.collect()))
+    findings
 }
 
-/// The checks of the objects of `bundles` among `parts`, in install
-/// order, with the schemas when given (`check::run_borrowed`).
-fn run_checks(
-    parts: &[&Vec<Copied<'_>>],
-    bundles: &[Bundle],
-    schema: Option<&check::Options<'_>>,
-    artifact: &[Node],
-) -> Vec<Diagnostic> {
-    // Each object with its install rank, found once (a search of the
-    // kinds) rather than at each comparison.
-    let mut chosen: Vec<(bool, usize, &Manifest, &Json)> = (parts.iter())
-        .flat_map(|part| part.iter())
-        .filter(|(b, ..)| bundles.contains(b))
-        .map(|(_, extra, m, j)| (*extra, manifest::install_rank(&m.id.kind), *m, j))
-        .collect();
-    // In install order, as `Output::in_order` gives them: the chart's
-    // objects sorted, then the extra objects as written (a stable sort).
-    // The chart's objects compare as `manifest::install_order` compares
-    // them (rank, kind, namespace, name), the rank read from above.
-    fn key(rank: usize, m: &Manifest) -> (usize, &String, &Option<String>, &String) {
-        (rank, &m.id.kind, &m.id.namespace, &m.id.name)
+/// `items` mapped by `f`, in order; the second half on the worker when
+/// `parallel`.
+fn split_map<T: Sync, U: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    if !parallel {
+        return items.iter().map(f).collect();
     }
-    chosen.sort_by(|(a_extra, a_rank, a, _), (b_extra, b_rank, b, _)| {
-        a_extra.cmp(b_extra).then_with(|| match a_extra {
-            false => key(*a_rank, a).cmp(&key(*b_rank, b)),
-            true => std::cmp::Ordering::Equal,
-        })
-    });
-    let (manifests, objects): (Vec<&Manifest>, Vec<&Json>) =
-        chosen.into_iter().map(|(_, _, m, j)| (m, j)).unzip();
-    check::run_borrowed(&manifests, &objects, artifact, schema).findings
+    let (first, second) = items.split_at(items.len() / 2);
+    let (mut all, second) = kubernetes::beside(
+        || first.iter().map(&f).collect::<Vec<U>>(),
+        || second.iter().map(&f).collect::<Vec<U>>(),
+    );
+    all.extend(second);
+    all
 }
 
 /// A rendered artifact written canonically: its leading comment lines, then
