@@ -435,19 +435,15 @@ fn hovering_a_key_describes_the_key() {
     std::fs::write(&file, text).unwrap();
     // (line, character) of logLevel, cpu and type, from 0 (line 0 is the modeline).
     let positions = ["2:4", "5:8", "8:6"];
-    let output = Command::new("node")
-        .args(["-e", &format!("{LSP_SESSION}{HOVERS}")])
-        .arg(server)
-        .arg(&file)
-        .args(positions)
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = crate::harness::stdout_of(
+        Command::new("node")
+            .args(["-e", &format!("{LSP_SESSION}{HOVERS}")])
+            .arg(server)
+            .arg(&file)
+            .args(positions),
+        "node (the language server's session)",
     );
-    let hovers: Vec<String> = serde_json::from_slice(&output.stdout).unwrap();
+    let hovers: Vec<String> = serde_json::from_slice(&output).unwrap();
     let schema = crate::harness::chartgen(&["schema", "merged"]);
     let schema: Json = serde_json::from_str(&schema.stdout).unwrap();
     let buildd = &schema["$defs"]["Buildd"]["properties"];

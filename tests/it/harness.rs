@@ -65,20 +65,32 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// What `command` (named `what` in a failure) prints on stdout; it must
+/// exit 0, or the test fails showing its stderr: the one runner of the
+/// tools the tests call (kubectl, helm, node, the repository's scripts).
+#[track_caller]
+pub fn stdout_of(command: &mut Command, what: &str) -> Vec<u8> {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("{what} does not run: {e}"));
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
 /// `values/ovh-prod.yaml` with `projects` generated BuildProjects
 /// (`scripts/many-projects`), written into `dir`: its path.
 pub fn many_projects(dir: &Path, projects: usize) -> std::path::PathBuf {
-    let many = Command::new(root().join("scripts/many-projects"))
-        .arg(projects.to_string())
-        .output()
-        .expect("scripts/many-projects runs");
-    assert!(
-        many.status.success(),
-        "{}",
-        String::from_utf8_lossy(&many.stderr)
+    let many = stdout_of(
+        Command::new(root().join("scripts/many-projects")).arg(projects.to_string()),
+        "scripts/many-projects",
     );
     let path = dir.join(format!("p{projects}.yaml"));
-    std::fs::write(&path, &many.stdout).unwrap();
+    std::fs::write(&path, many).unwrap();
     path
 }
 

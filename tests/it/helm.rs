@@ -65,22 +65,17 @@ fn helm() -> Option<Command> {
 
 /// `helm template` of the old chart, as a team migrating would run it.
 fn helm_template() -> Option<String> {
-    let output = helm()?
-        .args([
+    let rendered = crate::harness::stdout_of(
+        helm()?.args([
             "template",
             "buildkit",
             "tests/fixtures/helm/old-operator",
             "--namespace",
             "buildkit-operator",
-        ])
-        .output()
-        .expect("helm runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ]),
+        "helm template",
     );
-    Some(String::from_utf8(output.stdout).unwrap())
+    Some(String::from_utf8(rendered).unwrap())
 }
 
 #[test]

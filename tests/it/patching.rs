@@ -58,17 +58,11 @@ fn kustomized(dir: &Path, target: &str, patch: &str) -> String {
         ),
     )
     .unwrap();
-    let output = Command::new("kubectl")
-        .arg("kustomize")
-        .arg(&overlay)
-        .output()
-        .expect("kubectl runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let built = crate::harness::stdout_of(
+        Command::new("kubectl").arg("kustomize").arg(&overlay),
+        "kubectl kustomize",
     );
-    String::from_utf8(output.stdout).unwrap()
+    String::from_utf8(built).unwrap()
 }
 
 #[test]

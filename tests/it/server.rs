@@ -180,15 +180,8 @@ impl Server {
         ) {
             command.env("CHARTGEN_CONTROL_PLANE_DIR", state);
         }
-        let output = command
-            .output()
-            .expect("scripts/control-plane/cluster runs");
-        assert!(
-            output.status.success(),
-            "scripts/control-plane/cluster crds failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+        let folder = crate::harness::stdout_of(&mut command, "scripts/control-plane/cluster crds");
+        PathBuf::from(String::from_utf8(folder).unwrap().trim())
     }
 
     /// Applies cert-manager's CRDs (server-side) and waits until they are
