@@ -362,10 +362,7 @@ fn a_socket_or_a_directory_named_as_values_is_refused() {
 /// Runs `chartgen ARGS` in `dir`, failing the test if it has not ended
 /// within a minute (it would be waiting on a FIFO).
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chartgen"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
+    let mut child = crate::harness::command(dir, args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -577,9 +574,7 @@ fn a_large_render_into_a_reader_that_stops_or_a_full_device() {
     let whole = render_stdout(&args);
     assert!(whole.len() > 3 * (64 << 10), "{} bytes", whole.len());
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chartgen"))
-        .args(args)
-        .current_dir(root())
+    let mut child = crate::harness::command(root(), &args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -602,9 +597,7 @@ fn a_large_render_into_a_reader_that_stops_or_a_full_device() {
         eprintln!("skipped the full device: this system has no /dev/full");
         return;
     };
-    let out = Command::new(env!("CARGO_BIN_EXE_chartgen"))
-        .args(args)
-        .current_dir(root())
+    let out = crate::harness::command(root(), &args)
         .stdout(full)
         .output()
         .unwrap();

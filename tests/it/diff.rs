@@ -230,11 +230,7 @@ impl Repo {
 
     /// Runs chartgen in the repository, its temporary files in `tmpdir`.
     fn chartgen_with_tmpdir(&self, args: &[&str], tmpdir: &std::path::Path) -> crate::harness::Run {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
-            .args(args)
-            .current_dir(self.0.path())
-            .stdin(std::process::Stdio::null())
-            .env("NO_COLOR", "1")
+        let output = crate::harness::command(self.0.path(), args)
             .env("TMPDIR", tmpdir)
             .output()
             .unwrap();

@@ -110,6 +110,23 @@ pub fn chartgen_with<S: AsRef<str>>(args: &[S], input: Option<&str>, env: &[(&st
     chartgen_at(root(), args, input, env)
 }
 
+/// `chartgen ARGS` in `cwd`, not yet run, as every test runs it: no
+/// colour, nothing on stdin, and none of the developer's environment that
+/// changes what it prints (`CHARTGEN_TEMPLATES`, the output directory's
+/// test stop). For a test that needs the process itself (a pipe it reads
+/// part of, a stdout it chooses); [`chartgen_at`] runs it.
+pub fn command<S: AsRef<std::ffi::OsStr>>(cwd: &Path, args: &[S]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_chartgen"));
+    command
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .env("NO_COLOR", "1")
+        .env_remove("CHARTGEN_TEMPLATES")
+        .env_remove(kubernetes::output::STOP_AT_STEP);
+    command
+}
+
 /// Runs `chartgen ARGS` in `cwd` with `input` on stdin and `env` added to
 /// the environment.
 pub fn chartgen_at<S: AsRef<str>>(
@@ -120,9 +137,7 @@ pub fn chartgen_at<S: AsRef<str>>(
 ) -> Run {
     use std::io::Write as _;
     let args: Vec<String> = args.iter().map(|a| a.as_ref().to_owned()).collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chartgen"))
-        .args(&args)
-        .current_dir(cwd)
+    let mut child = command(cwd, &args)
         .stdin(if input.is_some() {
             Stdio::piped()
         } else {
@@ -130,9 +145,6 @@ pub fn chartgen_at<S: AsRef<str>>(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .env("NO_COLOR", "1")
-        .env_remove("CHARTGEN_TEMPLATES")
-        .env_remove(kubernetes::output::STOP_AT_STEP)
         .envs(env.iter().copied())
         .spawn()
         .expect("the chartgen binary runs");

@@ -286,10 +286,7 @@ fn sarif_uri_is_the_real_file_percent_encoded() {
     )
     .unwrap();
     std::fs::write(dir.path().join("in dir").join(odd), role("other")).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_chartgen"))
-        .args(["check", "--output", "sarif", "in dir"])
-        .current_dir(dir.path())
-        .env_remove("CHARTGEN_TEMPLATES")
+    let output = crate::harness::command(dir.path(), &["check", "--output", "sarif", "in dir"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1), "{output:?}");
