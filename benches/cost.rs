@@ -120,11 +120,46 @@ fn kustomized_folder(c: &mut Criterion) {
     group.finish();
 }
 
+/// LIMITS on out/ovh-prod plus a LimitRange of n items in the builds
+/// namespace and n BuildProjects of n different resources: each project
+/// is held to the namespace's strictest bounds, found once, not to every
+/// item (which cost projects × items).
+fn limit_ranges(c: &mut Criterion) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let prod = input::read(&[format!("{root}/out/ovh-prod")], &artifacts::READ).unwrap();
+    let mut group = c.benchmark_group("check LimitRanges, items × projects");
+    for n in [40, 400, 4_000] {
+        let mut text = String::from(
+            "apiVersion: v1\nkind: LimitRange\nmetadata: {name: many, namespace: buildkit-builds}\nspec:\n  limits:\n",
+        );
+        for i in 0..n {
+            text.push_str(&format!(
+                "  - type: Container\n    max: {{memory: {}Gi}}\n",
+                1000 + i
+            ));
+        }
+        for i in 0..n {
+            text.push_str(&format!(
+                "---\napiVersion: buildkit-operator.dev/v1alpha1\nkind: BuildProject\nmetadata: {{name: p{i}, namespace: buildkit-builds}}\nspec:\n  repository: https://git.example.com/p{i}.git\n  trusted: true\n  resources:\n    requests: {{memory: {}Mi}}\n    limits: {{memory: {}Mi}}\n",
+                i + 1,
+                i + 2
+            ));
+        }
+        let mut manifests = prod.manifests.clone();
+        manifests.extend(input::parse("hostile", &text).unwrap().manifests);
+        group.bench_with_input(BenchmarkId::from_parameter(n), &manifests, |b, m| {
+            b.iter(|| check::relations(black_box(m), prod.artifact(artifacts::EXEMPTIONS_FILE)))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     rbac_check,
     line_diff,
     render_labels,
-    kustomized_folder
+    kustomized_folder,
+    limit_ranges
 );
 criterion_main!(benches);

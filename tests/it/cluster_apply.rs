@@ -805,16 +805,62 @@ fn cluster_limit_ranges_refuse_the_daemons_limits_refuses() {
             json!({"requests": {"cpu": "1"}, "limits": {"cpu": "5"}}),
         ),
     ];
+    // Each case: one LimitRange of one item, or (below) several
+    // LimitRanges of several items, whose verdict does not depend on the
+    // order the server takes the LimitRanges in.
+    let one = |item: &Json| vec![vec![item.clone()]];
+    let mut cases: Vec<(Vec<Vec<Json>>, Json)> = (cases.iter())
+        .map(|(item, resources)| (one(item), resources.clone()))
+        .collect();
+    // (A LimitRange holds one item of each type: the server refuses a
+    // second, "Duplicate value".)
+    cases.extend([
+        // What one LimitRange gives, another holds to its bounds.
+        (
+            vec![
+                vec![json!({"type": "Container", "defaultRequest": {"memory": "512Mi"}})],
+                vec![json!({"type": "Pod", "min": {"memory": "1Gi"}})],
+            ],
+            json!({}),
+        ),
+        (
+            vec![
+                vec![json!({"type": "Container", "default": {"cpu": "3"}})],
+                vec![json!({"type": "Pod", "max": {"cpu": "2"}})],
+            ],
+            json!({}),
+        ),
+        // A resource the daemon does not set at all.
+        (
+            vec![vec![
+                json!({"type": "Pod", "max": {"ephemeral-storage": "10Gi"}}),
+            ]],
+            json!({}),
+        ),
+        (
+            vec![vec![
+                json!({"type": "Container", "max": {"ephemeral-storage": "10Gi"}}),
+            ]],
+            json!({}),
+        ),
+    ]);
     let dir = tempfile::tempdir().unwrap();
-    for (i, (item, resources)) in cases.iter().enumerate() {
+    for (i, (items, resources)) in cases.iter().enumerate() {
+        let item = serde_json::to_string(items).unwrap();
         let namespace = format!("limits-{i}");
         server.kubectl_ok(&["create", "namespace", &namespace], None);
-        let range = |namespace: &str| {
-            json!({"apiVersion": "v1", "kind": "LimitRange",
-                   "metadata": {"name": "daemons", "namespace": namespace},
-                   "spec": {"limits": [item]}})
+        let ranges = |namespace: &str| -> Vec<Json> {
+            (items.iter().enumerate())
+                .map(|(j, limits)| {
+                    json!({"apiVersion": "v1", "kind": "LimitRange",
+                           "metadata": {"name": format!("daemons-{j}"), "namespace": namespace},
+                           "spec": {"limits": limits}})
+                })
+                .collect()
         };
-        server.kubectl_ok(&["create", "-f", "-"], Some(&range(&namespace).to_string()));
+        for range in ranges(&namespace) {
+            server.kubectl_ok(&["create", "-f", "-"], Some(&range.to_string()));
+        }
         let pod = json!({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "daemon", "namespace": namespace},
@@ -832,7 +878,7 @@ fn cluster_limit_ranges_refuse_the_daemons_limits_refuses() {
                 "daemonResources": {"requests": {"cpu": null, "memory": null}, "limits": {"memory": null}},
             },
             "projects": [{"name": "p", "repository": "https://git.example.com/p.git", "trusted": true, "resources": resources}],
-            "extraObjects": [range("buildkit-builds")],
+            "extraObjects": ranges("buildkit-builds"),
         });
         std::fs::write(&values, text.to_string()).unwrap();
         let run = crate::harness::chartgen(&["render", "-f", values.to_str().unwrap()]);

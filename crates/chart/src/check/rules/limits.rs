@@ -7,7 +7,11 @@
 //! limit below `min`, a limit more than `maxLimitRequestRatio` times the
 //! request, and a missing limit or request that a `max`, `min` or ratio
 //! asks for (a `Pod` item gives nothing; its container has the
-//! `Container` items' defaults). The render would apply,
+//! `Container` items' defaults), for every resource alike. A later
+//! LimitRange of the namespace fills only what no earlier one gave; each
+//! item's bounds hold the values so given.
+//! The items of a namespace are reduced once to their strictest bounds,
+//! so a project costs its resources, not the items. The render would apply,
 //! and every build of the project would fail. The values side is
 //! `model::rules` (`limit_range_admits`; the chart's own LimitRange sets
 //! no `min` and no ratio).
@@ -29,7 +33,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "LIMITS",
         title: "The LimitRange of a BuildProject's namespace admits its daemon",
-        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`), and one without a request its limit, or, with neither, the LimitRange's `defaultRequest` (else its `default`, `max` or `min`), and refuses a container whose request is above the limit so given, whose limit is above `max`, whose request or limit is below `min`, or whose limit is more than `maxLimitRequestRatio` times its request; and one with no limit where a `max` or a ratio asks for one, no request where a `min` or a ratio asks for one, or a request or limit of 0 under a ratio (a `Pod` item gives nothing: the `Container` items of the namespace give the pod's one container its defaults), for CPU and memory alike: the render would apply and every build of the project would fail. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
+        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`), and one without a request its limit, or, with neither, the LimitRange's `defaultRequest` (else its `default`, `max` or `min`), and refuses a container whose request is above the limit so given, whose limit is above `max`, whose request or limit is below `min`, or whose limit is more than `maxLimitRequestRatio` times its request; and one with no limit where a `max` or a ratio asks for one, no request where a `min` or a ratio asks for one, or a request or limit of 0 under a ratio (a `Pod` item gives nothing: the `Container` items of the namespace give the pod's one container its defaults), for every resource alike (CPU, memory, ephemeral storage, huge pages, an extended resource): the render would apply and every build of the project would fail. A later LimitRange of the namespace gives only what no earlier one gave (in the order read; the server takes them in its cache's order); every item's bounds hold the values so given, wherever they came from. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
         example: "LIMITS BuildProject buildkit-builds/platform-api spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod",
         doc: DOC,
     },
@@ -43,20 +47,24 @@ pub const RULE: Definition = Definition {
 /// Checks LIMITS on the operator's BuildProjects.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     let context = inputs.context;
-    // Every `Container` and `Pod` item of every LimitRange, by namespace
-    // (one that names none lives in `default`, as a BuildProject that
-    // names none does): the admission applies each.
-    let mut ranges: HashMap<&str, Vec<&Json>> = HashMap::new();
+    // The `Container` and `Pod` items of each LimitRange, by namespace (one
+    // that names none lives in `default`, as a BuildProject that names
+    // none does), in the order read: the admission applies each.
+    let mut ranges: HashMap<&str, Vec<Vec<&Json>>> = HashMap::new();
     for object in context.objects {
         if object.field("kind") != "LimitRange" || object.field("apiVersion") != "v1" {
             continue;
         }
-        let namespace = namespace_of(object);
         let items = (object.field("spec").field("limits").as_array().into_iter().flatten())
             .filter(|l| l.field("type") == "Container" || l.field("type") == "Pod");
-        ranges.entry(namespace).or_default().extend(items);
+        (ranges.entry(namespace_of(object)).or_default()).push(items.collect());
     }
-    if ranges.is_empty() {
+    // What each namespace gives and asks, found once: however many items
+    // and projects, a project costs its resources, not the items.
+    let namespaces: HashMap<&str, Namespace<'_>> = (ranges.iter())
+        .map(|(namespace, ranges)| (*namespace, Namespace::of(ranges)))
+        .collect();
+    if namespaces.is_empty() {
         return;
     }
     // What the last project was refused, in its namespace with its
@@ -73,22 +81,10 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             *n == namespace && kubernetes::json::same_in_order(r, resources)
         });
         if !known {
-            let Some(items) = ranges.get(namespace) else {
+            let Some(limits) = namespaces.get(namespace) else {
                 continue;
             };
-            // Each field once, whichever item refuses it first.
-            let mut refused: BTreeMap<KeyPath, String> = BTreeMap::new();
-            // The admission gives the container its defaults from the
-            // `Container` items first, then holds it to every item.
-            // Found once for the project, not once per item: a namespace
-            // may hold many items.
-            let defaults = Defaults::of(items);
-            for item in items {
-                for (path, message) in refusals(resources, item, &defaults) {
-                    refused.entry(path).or_insert(message);
-                }
-            }
-            last = Some((namespace, resources, refused));
+            last = Some((namespace, resources, limits.refused(resources)));
         }
         let refused = last.as_ref().map(|(.., refused)| refused).into_iter().flatten();
         for (path, message) in refused {
@@ -97,46 +93,136 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     }
 }
 
-/// The resources a LimitRange holds a daemon to.
-const RESOURCES: [&str; 2] = ["cpu", "memory"];
+/// The bounds a LimitRange item sets, each per resource.
+const BOUNDS: [&str; 3] = ["min", "max", "maxLimitRequestRatio"];
+
+/// What the LimitRanges of one namespace give a daemon and hold it to.
+struct Namespace<'a> {
+    /// The limit and request a container without one is given.
+    defaults: Defaults<'a>,
+    /// The strictest bounds of its `Container` items, then of its `Pod`
+    /// items (for each resource the largest `min`, the smallest `max` and
+    /// ratio, each as written), as one item of each type: a daemon one of
+    /// the items refuses, one of these refuses.
+    strictest: Vec<Json>,
+}
+
+impl<'a> Namespace<'a> {
+    /// What a daemon with `resources` is refused here: each field once,
+    /// whichever bound refuses it first.
+    fn refused(&self, resources: &Json) -> BTreeMap<KeyPath, String> {
+        let mut refused = BTreeMap::new();
+        for bounds in &self.strictest {
+            for (path, message) in refusals(resources, bounds, &self.defaults) {
+                refused.entry(path).or_insert(message);
+            }
+        }
+        refused
+    }
+
+    fn of(ranges: &[Vec<&'a Json>]) -> Self {
+        let strictest = ["Container", "Pod"]
+            .into_iter()
+            .filter_map(|kind| {
+                let items: Vec<&Json> = (ranges.iter().flatten().copied())
+                    .filter(|item| item.field("type") == kind)
+                    .collect();
+                (!items.is_empty()).then(|| strictest(kind, &items))
+            })
+            .collect();
+        Namespace {
+            defaults: Defaults::of(ranges),
+            strictest,
+        }
+    }
+}
+
+/// One item of type `kind` with the strictest bounds of `items`: the
+/// first of equal amounts kept, amounts that do not read ignored (as the
+/// check of each item ignored them).
+fn strictest(kind: &str, items: &[&Json]) -> Json {
+    let mut item = serde_json::Map::new();
+    item.insert("type".to_owned(), Json::String(kind.to_owned()));
+    for bound in BOUNDS {
+        let mut kept: BTreeMap<&str, (Quantity, &Json)> = BTreeMap::new();
+        for (resource, value) in items.iter().flat_map(|i| entries(i.field(bound))) {
+            let Some(q) = amount(value) else {
+                continue;
+            };
+            let stricter = |old: &Quantity| match bound {
+                "min" => q > *old,
+                _ => q < *old,
+            };
+            if kept.get(resource).is_none_or(|(old, _)| stricter(old)) {
+                kept.insert(resource, (q, value));
+            }
+        }
+        let values = kept.into_iter().map(|(r, (_, v))| (r.to_owned(), v.clone()));
+        item.insert(bound.to_owned(), Json::Object(values.collect()));
+    }
+    Json::Object(item)
+}
+
+/// The members of a mapping; none of anything else.
+fn entries(value: &Json) -> impl Iterator<Item = (&str, &Json)> {
+    (value.as_object().into_iter().flatten()).map(|(k, v)| (k.as_str(), v))
+}
 
 /// An amount a LimitRange item gives: the field that gave it, the
 /// amount, and its value as written.
 type Given<'a> = (&'static str, Quantity, &'a Json);
 
 /// What the `Container` items of a namespace give a container, per
-/// resource: the first item that gives one decides. A limit to one without
-/// a limit: `default`, which the API server defaults to `max`; a request
-/// to one with neither: `defaultRequest`, defaulted to `default`, else
-/// `max`, else `min` (a container with a limit has that as its request
-/// before the LimitRange is asked).
-struct Defaults<'a>([(Option<Given<'a>>, Option<Given<'a>>); 2]);
+/// resource, as the API server gives it. An item's limit to one without a
+/// limit is its `default`, which the API server defaults to `max`; its
+/// request to one with neither is its `defaultRequest`, defaulted to
+/// `default`, else `max`, else `min` (a container with a limit has that
+/// as its request before the LimitRange is asked). A LimitRange holds one
+/// item of each type (the API server refuses a second; were there more,
+/// the admission would take the last); a LimitRange after it gives only
+/// what no earlier one gave (each fills what is still unset; the server
+/// takes them in its cache's order, this check in the order read).
+#[derive(Default)]
+struct Defaults<'a>(BTreeMap<&'a str, (Option<Given<'a>>, Option<Given<'a>>)>);
 
 impl<'a> Defaults<'a> {
-    fn of(items: &[&'a Json]) -> Self {
-        let containers: Vec<&Json> = (items.iter().copied())
-            .filter(|item| item.field("type") == "Container")
-            .collect();
-        Defaults(RESOURCES.map(|resource| {
-            let first = |names: &[&'static str]| {
-                containers.iter().find_map(|item| {
+    fn of(ranges: &[Vec<&'a Json>]) -> Self {
+        let mut defaults = Defaults::default();
+        for range in ranges {
+            let mut own: BTreeMap<&str, (Option<Given<'a>>, Option<Given<'a>>)> = BTreeMap::new();
+            let containers = (range.iter().copied()).filter(|i| i.field("type") == "Container");
+            for item in containers {
+                let given = |names: &[&'static str], resource: &str| {
                     names.iter().find_map(|name| {
                         let value = item.field(name).field(resource);
                         amount(value).map(|q| (*name, q, value))
                     })
-                })
-            };
-            (
-                first(&["default", "max"]),
-                first(&["defaultRequest", "default", "max", "min"]),
-            )
-        }))
+                };
+                let named = ["defaultRequest", "default", "max", "min"]
+                    .into_iter()
+                    .flat_map(|field| entries(item.field(field)).map(|(r, _)| r));
+                for resource in named {
+                    let (limit, request) = own.entry(resource).or_default();
+                    if let Some(l) = given(&["default", "max"], resource) {
+                        *limit = Some(l);
+                    }
+                    if let Some(r) = given(&["defaultRequest", "default", "max", "min"], resource) {
+                        *request = Some(r);
+                    }
+                }
+            }
+            for (resource, (limit, request)) in own {
+                let (l, r) = defaults.0.entry(resource).or_default();
+                *l = l.or(limit);
+                *r = r.or(request);
+            }
+        }
+        defaults
     }
 
     /// The limit and the request given for `resource`.
     fn of_resource(&self, resource: &str) -> (Option<Given<'a>>, Option<Given<'a>>) {
-        let index = RESOURCES.iter().position(|r| *r == resource).unwrap_or(0);
-        self.0[index]
+        self.0.get(resource).copied().unwrap_or_default()
     }
 }
 
@@ -185,7 +271,18 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
             format!("{why}; the API server refuses the daemon's pod"),
         ));
     };
-    for resource in RESOURCES {
+    // Every resource the daemon sets, the item bounds or the namespace
+    // gives a default of: the admission treats each alike (CPU, memory,
+    // ephemeral storage, huge pages, an extended resource).
+    let mut names: Vec<&str> = (["requests", "limits"].iter())
+        .flat_map(|field| entries(resources.field(field)))
+        .chain(BOUNDS.iter().flat_map(|bound| entries(range.field(bound))))
+        .map(|(name, _)| name)
+        .chain(defaults.0.keys().copied())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for resource in names {
         let request = resources.field("requests").field(resource);
         let limit = resources.field("limits").field(resource);
         let (asked, capped) = (amount(request), amount(limit));
@@ -214,32 +311,67 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 text(max),
             )
         };
-        // `max`: a limit it is above, or none.
+        // The limit and the request, as written or as given.
+        let the_limit = || match (capped, given) {
+            (None, Some((name, _, value))) => format!(
+                "the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource})",
+                text(value)
+            ),
+            _ => format!("limits.{resource} {}", text(limit)),
+        };
+        let the_request = || match (asked, capped, given_request) {
+            (None, None, Some((name, _, value))) => format!(
+                "the request {} the LimitRange gives a daemon without requests.{resource} ({name}.{resource})",
+                text(value)
+            ),
+            (None, Some(_), _) => format!("limits.{resource} {} (its request too)", text(limit)),
+            _ => format!("requests.{resource} {}", text(request)),
+        };
+        // The field of the daemon's that holds it, or would.
+        let request_field = if asked.is_none() && capped.is_some() { "limits" } else { "requests" };
+        // `max`: a limit it is above, written or given, or none.
         if let Some((m, max)) = bound("max") {
-            match capped {
+            match effective_limit {
                 Some(l) if l > m => {
-                    refuse("limits", resource, above_max("limits", limit, max));
+                    let field = "limits";
+                    refuse(field, resource, match capped {
+                        Some(_) => above_max(field, limit, max),
+                        None => format!(
+                            "{} is above the LimitRange's max.{resource} {}{whole}",
+                            the_limit(),
+                            text(max)
+                        ),
+                    });
                     continue;
                 }
-                None if effective_limit.is_none() => {
+                None => {
                     refuse("limits", resource, missing("limits", "max", max));
                     continue;
                 }
                 _ => {}
             }
         }
-        if let (Some(r), Some((name, q, value))) = (asked, given)
-            && r > q
+        // A request above the limit, either of them given: the API server
+        // refuses a container whose request is above its limit.
+        if let (Some(r), Some(l)) = (effective_request, effective_limit)
+            && r > l
+            && capped.is_none()
         {
-            refuse(
-                "requests",
-                resource,
-                format!(
-                    "requests.{resource} {} is above the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource})",
-                    text(request),
-                    text(value),
+            let (field, said) = match (asked, given) {
+                (Some(_), Some((name, _, value))) => (
+                    "requests",
+                    format!(
+                        "requests.{resource} {} is above the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource})",
+                        text(request),
+                        text(value),
+                    ),
                 ),
-            );
+                _ => (
+                    "requests",
+                    format!("{} is above {}", the_request(), the_limit()),
+                ),
+            };
+            refuse(field, resource, said);
             continue;
         }
         // A request written above `max`.
@@ -256,19 +388,23 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 refuse("requests", resource, missing("requests", "min", min));
                 continue;
             }
-            let low = [("requests", asked, request), ("limits", capped, limit)]
-                .into_iter()
-                .find(|(_, q, _)| q.is_some_and(|q| q < m));
-            if let Some((field, _, value)) = low {
-                refuse(
-                    field,
-                    resource,
-                    format!(
-                        "{field}.{resource} {} is below the LimitRange's min.{resource} {}{whole}",
-                        text(value),
-                        text(min),
-                    ),
-                );
+            let below = |said: String| {
+                format!(
+                    "{said} is below the LimitRange's min.{resource} {}{whole}",
+                    text(min)
+                )
+            };
+            if effective_request.is_some_and(|r| r < m) {
+                let said = match (asked, capped) {
+                    (Some(_), _) => format!("requests.{resource} {}", text(request)),
+                    (None, Some(_)) => format!("limits.{resource} {}", text(limit)),
+                    (None, None) => the_request(),
+                };
+                refuse(request_field, resource, below(said));
+                continue;
+            }
+            if effective_limit.is_some_and(|l| l < m) {
+                refuse("limits", resource, below(the_limit()));
                 continue;
             }
         }
@@ -350,7 +486,7 @@ mod tests {
     use serde_json::json;
 
     fn messages(resources: Json, range: Json) -> Vec<String> {
-        refusals(&resources, &range, &Defaults::of(&[&range]))
+        refusals(&resources, &range, &Defaults::of(&[vec![&range]]))
             .into_iter()
             .map(|(path, message)| format!("{path}: {message}"))
             .collect()
@@ -429,7 +565,7 @@ mod tests {
         // A `Container` item of its namespace gives one: 1 is below 2.
         let container = json!({"type": "Container", "default": {"cpu": "1"}});
         let refused = |resources: Json| {
-            refusals(&resources, &pod, &Defaults::of(&[&pod, &container]))
+            refusals(&resources, &pod, &Defaults::of(&[vec![&pod, &container]]))
                 .into_iter()
                 .map(|(_, message)| message)
                 .collect::<Vec<_>>()
@@ -536,6 +672,71 @@ mod tests {
         assert_eq!(
             messages(json!({"requests": {"memory": "3E"}, "limits": {"memory": "9E"}}), huge).len(),
             1
+        );
+    }
+
+    /// What a daemon with `resources` is refused in a namespace whose
+    /// LimitRanges hold `ranges`' items, each LimitRange a list.
+    fn in_namespace(resources: Json, ranges: &[Vec<Json>]) -> Vec<String> {
+        let ranges: Vec<Vec<&Json>> = ranges.iter().map(|r| r.iter().collect()).collect();
+        let refused = Namespace::of(&ranges).refused(&resources);
+        (refused.into_iter())
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect()
+    }
+
+    /// Several LimitRanges, as the admission reads them: a later one fills
+    /// only what an earlier one left unset; what one gives is held
+    /// to every other's bounds; every resource is read, not only CPU and
+    /// memory; however many items, the strictest bound decides.
+    #[test]
+    fn several_items_and_limit_ranges_and_any_resource() {
+        let four = json!({"type": "Container", "default": {"cpu": "4"}});
+        let one = json!({"type": "Container", "default": {"cpu": "1"}});
+        let asks_two = json!({"requests": {"cpu": "2"}});
+        // Two LimitRanges: the first (as read) gives the limit.
+        assert_eq!(
+            in_namespace(asks_two.clone(), &[vec![one.clone()], vec![four.clone()]]),
+            ["spec.resources.requests.cpu: requests.cpu 2 is above the limit 1 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod"]
+        );
+        assert!(in_namespace(asks_two, &[vec![four], vec![one]]).is_empty());
+        // A request one gives, below the other's minimum.
+        let small = json!({"type": "Container", "defaultRequest": {"memory": "512Mi"}});
+        let at_least = json!({"type": "Container", "min": {"memory": "1Gi"}});
+        assert_eq!(
+            in_namespace(json!({}), &[vec![small], vec![at_least]]),
+            ["spec.resources.requests.memory: the request 512Mi the LimitRange gives a daemon without requests.memory (defaultRequest.memory) is below the LimitRange's min.memory 1Gi; the API server refuses the daemon's pod"]
+        );
+        // A limit one gives, above the other's maximum.
+        let three = json!({"type": "Container", "default": {"cpu": "3"}});
+        let at_most = json!({"type": "Container", "max": {"cpu": "2"}});
+        assert_eq!(
+            in_namespace(json!({}), &[vec![three], vec![at_most]]),
+            ["spec.resources.limits.cpu: the limit 3 the LimitRange gives a daemon without limits.cpu (default.cpu) is above the LimitRange's max.cpu 2; the API server refuses the daemon's pod"]
+        );
+        // Ephemeral storage: a Pod item's max asks for a limit the daemon
+        // does not set; a Container item's max is the limit it is given.
+        let pod = json!({"type": "Pod", "max": {"ephemeral-storage": "10Gi"}});
+        assert_eq!(
+            in_namespace(json!({"requests": {"cpu": "1"}}), &[vec![pod]]),
+            ["spec.resources.limits.ephemeral-storage: the LimitRange's max.ephemeral-storage 10Gi asks every daemon (for the whole pod) for limits.ephemeral-storage, and the daemon sets none; the API server refuses the daemon's pod"]
+        );
+        let container = json!({"type": "Container", "max": {"ephemeral-storage": "10Gi"}});
+        assert!(in_namespace(json!({}), &[vec![container.clone()]]).is_empty());
+        assert_eq!(
+            in_namespace(json!({"limits": {"ephemeral-storage": "20Gi"}}), &[vec![container]]).len(),
+            1
+        );
+        // Many items: the strictest maximum is the one quoted.
+        let items: Vec<Json> = (1..=50)
+            .rev()
+            .map(|gi| json!({"type": "Container", "max": {"memory": format!("{gi}Gi")}}))
+            .collect();
+        let read: Vec<&Json> = items.iter().collect();
+        assert_eq!(Namespace::of(&[read]).strictest.len(), 1, "one item of bounds");
+        assert_eq!(
+            in_namespace(json!({"limits": {"memory": "2Gi"}}), &[items]),
+            ["spec.resources.limits.memory: limits.memory 2Gi is above the LimitRange's max.memory 1Gi; the API server refuses the daemon's pod"]
         );
     }
 
