@@ -69,8 +69,11 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     }
     // What the last project was refused, in its namespace with its
     // resources: the projects of a values file mostly share both (the
-    // daemons' defaults), and the next such project is refused alike.
+    // daemons' defaults), and the next such project is refused alike; and
+    // what each namespace and resources, as written, were refused: the
+    // runs of alike projects alternate between a few resources.
     let mut last: Option<(&str, &Json, BTreeMap<KeyPath, String>)> = None;
+    let mut judged: HashMap<(&str, String), BTreeMap<KeyPath, String>> = HashMap::new();
     for (index, object) in context.objects.iter().enumerate() {
         if object.field("kind") != "BuildProject" || !context.in_scope(index) {
             continue;
@@ -84,7 +87,9 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             let Some(limits) = namespaces.get(namespace) else {
                 continue;
             };
-            last = Some((namespace, resources, limits.refused(resources)));
+            let refused = (judged.entry((namespace, resources.to_string())))
+                .or_insert_with(|| limits.refused(resources));
+            last = Some((namespace, resources, refused.clone()));
         }
         let refused = last.as_ref().map(|(.., refused)| refused).into_iter().flatten();
         for (path, message) in refused {
