@@ -11,8 +11,7 @@ use kubernetes::text::printable;
 /// Resolves every binding in the manifests and prints what each subject may do.
 pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let set = input::read(&args.paths, &super::READ)?;
-    let objects: Vec<serde_json::Value> =
-        set.manifests.iter().map(|m| m.node().to_json()).collect();
+    let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.json()).collect();
     let version = rbac::defaults::version(&args.kube_version);
     let permissions = kubernetes::rbac::resolve::permissions_with(
         &objects,

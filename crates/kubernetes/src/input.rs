@@ -934,7 +934,7 @@ fn duplicates(set: &mut ManifestSet, problems: &mut Vec<Problem>) {
             continue;
         };
         let first = &set.manifests[first];
-        if manifest.id.is_crd() && manifest.node().to_json() == first.node().to_json() {
+        if manifest.id.is_crd() && manifest.json() == first.json() {
             shared.push(index);
             continue;
         }
@@ -1272,7 +1272,7 @@ mod tests {
     #[test]
     fn the_default_namespace_is_written_into_the_object() {
         let set = parse("t", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: \"\"}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n").unwrap();
-        let json: Vec<_> = set.manifests.iter().map(|m| m.node().to_json()).collect();
+        let json: Vec<_> = set.manifests.iter().map(|m| m.json()).collect();
         assert_eq!(set.manifests[0].id.to_string(), "Namespace ns");
         assert_eq!(json[0]["metadata"].get("namespace"), None);
         assert_eq!(set.manifests[1].id.to_string(), "ConfigMap default/c");

@@ -50,7 +50,7 @@
 //! assert_eq!(changes.added.len(), 2);
 //! assert!(changes.removed.is_empty() && changes.changed.is_empty());
 //!
-//! let objects: Vec<_> = new.manifests.iter().map(|m| m.node().to_json()).collect();
+//! let objects: Vec<_> = new.manifests.iter().map(|m| m.json()).collect();
 //! let everyone = rbac::resolve::effective_permissions(&objects).unwrap();
 //! let app = everyone.iter().find(|p| p.subject.name == "app").unwrap();
 //! assert!(app.permissions.iter().any(|p| p.resource == "pods" && p.verbs == ["get", "list"]));

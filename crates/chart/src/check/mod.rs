@@ -126,7 +126,7 @@ impl<'a> Context<'a> {
             facts: Facts::of(objects),
             objects,
             version,
-            extra_crds: extra_crds.iter().map(|m| m.node().to_json()).collect(),
+            extra_crds: extra_crds.iter().map(|m| m.json()).collect(),
         }
     }
 

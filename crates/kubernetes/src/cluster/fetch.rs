@@ -158,7 +158,7 @@ struct Found {
 /// The requests for one local object, resolved against discovery.
 fn job(connection: &Connection, discovery: &Discovery, manifest: &Manifest) -> Job {
     let id = manifest.id.clone();
-    let mut written = manifest.node().to_json();
+    let mut written = manifest.json();
     let served = discovery.resolve_gvk(&GroupVersionKind::gvk(&id.group, &id.version, &id.kind));
     let unserved = served.is_none().then(|| Refusal {
         object: id.to_string(),

@@ -455,7 +455,7 @@ mod tests {
             for m in manifests(&format!(
                 "tests/fixtures/hostile/secrets/shapes/{side}.yaml"
             )) {
-                let json = m.node().to_json();
+                let json = m.json();
                 if secret::redacted(&json) != json {
                     seen += 1;
                     assert!(may_need_redaction(m.node()), "{json}");

@@ -607,7 +607,7 @@ mod tests {
     /// redacted, compared whole.
     fn by_json(old: &Manifest, new: &Manifest) -> Vec<FieldChange> {
         let mut fields = Vec::new();
-        let (mut a, mut b) = (old.node().to_json(), new.node().to_json());
+        let (mut a, mut b) = (old.json(), new.json());
         if [old, new]
             .iter()
             .all(|m| m.id.kind == "Secret" && m.id.group.is_empty())

@@ -45,13 +45,9 @@ use crate::pod_security::{Level as PodLevel, Policy};
 /// Pod Security, Kyverno and NetworkPolicy changes of one changed object.
 pub(super) fn changed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact>) {
     let why = match (after.id.group.as_str(), after.id.kind.as_str()) {
-        ("", "Namespace") => namespace(&before.node().to_json(), &after.node().to_json()),
-        ("kyverno.io", "ClusterPolicy" | "Policy") => {
-            kyverno(&before.node().to_json(), &after.node().to_json())
-        }
-        ("networking.k8s.io", "NetworkPolicy") => {
-            network(&before.node().to_json(), &after.node().to_json())
-        }
+        ("", "Namespace") => namespace(&before.json(), &after.json()),
+        ("kyverno.io", "ClusterPolicy" | "Policy") => kyverno(&before.json(), &after.json()),
+        ("networking.k8s.io", "NetworkPolicy") => network(&before.json(), &after.json()),
         _ => Vec::new(),
     };
     for why in why {
@@ -65,7 +61,7 @@ pub(super) fn removed(removed: &[&Manifest], out: &mut Vec<Impact>) {
     for object in removed {
         let why = match (object.id.group.as_str(), object.id.kind.as_str()) {
             ("kyverno.io", "ClusterPolicy" | "Policy") => {
-                let enforcing: Vec<String> = rules(&object.node().to_json())
+                let enforcing: Vec<String> = rules(&object.json())
                     .into_iter()
                     .filter(|(_, r)| r.enforce)
                     .map(|(name, _)| name)
@@ -79,7 +75,7 @@ pub(super) fn removed(removed: &[&Manifest], out: &mut Vec<Impact>) {
             }
             ("networking.k8s.io", "NetworkPolicy") => Some(format!(
                 "NetworkPolicy removed: the pods it selects ({}) are no longer isolated by it",
-                selector(&object.node().to_json()["spec"]["podSelector"])
+                selector(&object.json()["spec"]["podSelector"])
             )),
             _ => None,
         };
@@ -104,7 +100,7 @@ pub(super) fn host_path_volumes(
         if !object.id.group.is_empty() {
             continue;
         }
-        let json = object.node().to_json();
+        let json = object.json();
         let (volume, namespace, claim) = match object.id.kind.as_str() {
             "PersistentVolume" => {
                 if !json["spec"]["hostPath"].is_object() {
@@ -138,7 +134,7 @@ pub(super) fn host_path_volumes(
                     continue;
                 };
                 (
-                    volume.node().to_json(),
+                    volume.json(),
                     object.id.namespace.clone().unwrap_or_default(),
                     object.id.name.clone(),
                 )

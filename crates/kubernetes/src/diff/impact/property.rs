@@ -44,7 +44,7 @@ fn pool() -> BTreeMap<Key, Vec<Manifest>> {
             continue;
         };
         for m in set.manifests {
-            if seen.insert(m.node().to_json().to_string()) {
+            if seen.insert(m.json().to_string()) {
                 pool.entry(crate::diff::key(&m.id)).or_default().push(m);
             }
         }
@@ -54,7 +54,7 @@ fn pool() -> BTreeMap<Key, Vec<Manifest>> {
 
 /// Each subject's (scope, resource or URL, names, verb) tuples.
 fn grants(set: &[Manifest]) -> BTreeMap<String, BTreeSet<String>> {
-    let objects: Vec<Json> = set.iter().map(|m| m.node().to_json()).collect();
+    let objects: Vec<Json> = set.iter().map(|m| m.json()).collect();
     let listed =
         crate::rbac::resolve::permissions_with(&objects, Cluster::Roles, rbac::defaults::TARGET)
             .unwrap();
@@ -86,7 +86,7 @@ fn grants(set: &[Manifest]) -> BTreeMap<String, BTreeSet<String>> {
 
 /// The strongest level the pod an object carries satisfies.
 fn level(object: &Manifest) -> Option<PodLevel> {
-    let json = object.node().to_json();
+    let json = object.json();
     let carried = pod_security::carried_pod(&json)?;
     let minor = rbac::defaults::TARGET.1;
     let satisfies = |l| pod_security::evaluate(&carried.pod, l, minor).is_empty();
