@@ -804,6 +804,47 @@ fn cluster_limit_ranges_refuse_the_daemons_limits_refuses() {
             json!({"type": "Pod", "maxLimitRequestRatio": {"cpu": "4"}}),
             json!({"requests": {"cpu": "1"}, "limits": {"cpu": "5"}}),
         ),
+        // Bounds hold amounts rounded up to thousandths, or whole units.
+        (
+            json!({"type": "Container", "min": {"cpu": "1m"}}),
+            json!({"requests": {"cpu": "100u"}}),
+        ),
+        (
+            json!({"type": "Container", "min": {"cpu": "1001u"}}),
+            json!({"requests": {"cpu": "100u"}}),
+        ),
+        (
+            json!({"type": "Container", "max": {"cpu": "1500u"}}),
+            json!({"limits": {"cpu": "1800u"}}),
+        ),
+        (
+            json!({"type": "Pod", "min": {"cpu": "1500u"}, "max": {"cpu": "1500u"}}),
+            json!({"requests": {"cpu": "1200u"}, "limits": {"cpu": "1800u"}}),
+        ),
+        (
+            json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "1.5"}}),
+            json!({"requests": {"cpu": "1500u"}, "limits": {"cpu": "3m"}}),
+        ),
+        (
+            json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "2.9991"}}),
+            json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}),
+        ),
+        (
+            json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "2.999"}}),
+            json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}),
+        ),
+        (
+            json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "1"}}),
+            json!({"requests": {"cpu": "1n"}, "limits": {"cpu": "1m"}}),
+        ),
+        (
+            json!({"type": "Container", "max": {"memory": "10000000000000000500m"}}),
+            json!({"limits": {"memory": "10000000000000000700m"}}),
+        ),
+        (
+            json!({"type": "Container", "max": {"memory": "10000000000000000500m"}}),
+            json!({"limits": {"memory": "10000000000000001100m"}}),
+        ),
     ];
     // Each case: one LimitRange of one item, or (below) several
     // LimitRanges of several items, whose verdict does not depend on the

@@ -54,6 +54,88 @@ impl Quantity {
     pub fn is_negative(self) -> bool {
         self.nanos < 0
     }
+
+    /// The amount in whole base units, rounded away from zero
+    /// (`Quantity.Value()`).
+    pub fn value(self) -> i128 {
+        scaled(self.nanos, 1_000_000_000)
+    }
+
+    /// The amount in thousandths of a base unit, rounded away from zero
+    /// (`Quantity.MilliValue()`).
+    pub fn milli_value(self) -> i128 {
+        scaled(self.nanos, 1_000_000)
+    }
+}
+
+/// `nanos` in units of `per` nanos, rounded away from zero, as
+/// apimachinery scales an amount down.
+fn scaled(nanos: i128, per: i128) -> i128 {
+    let whole = nanos / per;
+    match nanos % per {
+        0 => whole,
+        _ => whole + nanos.signum(),
+    }
+}
+
+/// The largest number of thousandths an `int64` holds, in base units
+/// (`resource.MaxMilliValue`, 2⁶³−1 / 1000).
+const MAX_MILLI_VALUE: i128 = (i64::MAX / 1000) as i128;
+
+/// How Kubernetes' LimitRanger compares a container's (or a pod's)
+/// request and limit with a LimitRange's `min`, `max` and
+/// `maxLimitRequestRatio` (`requestLimitEnforcedValues`): not exactly,
+/// but each rounded up to a thousandth (`min cpu 1m` admits a request of
+/// `100u`, which is `1m` so rounded), or to a whole unit when any of the
+/// three is above 2⁶³−1 thousandths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LimitRangePrecision {
+    /// The request so rounded; 0 without one.
+    pub request: i128,
+    /// The limit so rounded; 0 without one.
+    pub limit: i128,
+    /// The LimitRange's bound so rounded.
+    pub bound: i128,
+}
+
+impl LimitRangePrecision {
+    /// `request`, `limit` and `bound` as the LimitRanger compares them.
+    ///
+    /// ```
+    /// use kubernetes::quantity::{LimitRangePrecision, Quantity};
+    ///
+    /// let q = |text| Quantity::parse(text).unwrap();
+    /// let at = LimitRangePrecision::of(Some(q("100u")), None, q("1m"));
+    /// assert_eq!((at.request, at.limit, at.bound), (1, 0, 1));
+    /// ```
+    pub fn of(request: Option<Quantity>, limit: Option<Quantity>, bound: Quantity) -> Self {
+        let [request, limit] = [request, limit].map(|q| q.unwrap_or(Quantity::ZERO));
+        let [request, limit, bound] = if [request, limit, bound]
+            .iter()
+            .all(|q| q.value() <= MAX_MILLI_VALUE)
+        {
+            [request, limit, bound].map(Quantity::milli_value)
+        } else {
+            [request, limit, bound].map(Quantity::value)
+        };
+        LimitRangePrecision {
+            request,
+            limit,
+            bound,
+        }
+    }
+
+    /// Whether the limit is more than `ratio` times the request, as the
+    /// LimitRanger divides them (in floating point, the ratio in
+    /// thousandths where it fits). The request is not 0.
+    pub fn ratio_above(self, ratio: Quantity) -> bool {
+        let observed = self.limit as f64 / self.request as f64;
+        if ratio.value() <= MAX_MILLI_VALUE {
+            observed * 1000.0 > ratio.milli_value() as f64
+        } else {
+            observed > ratio.value() as f64
+        }
+    }
 }
 
 impl fmt::Display for Quantity {
@@ -257,6 +339,60 @@ mod tests {
         assert!(values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
         assert!(q("1Gi") > q("1G"));
         assert!(q("700m") <= q("0.7"));
+    }
+
+    /// `Value` and `MilliValue` round away from zero, as apimachinery's.
+    #[test]
+    fn whole_and_thousandths_round_away_from_zero() {
+        for (text, value, milli) in [
+            ("0", 0, 0),
+            ("1n", 1, 1),
+            ("999999n", 1, 1),
+            ("1000001n", 1, 2),
+            ("1500u", 1, 2),
+            ("1.5", 2, 1500),
+            ("2", 2, 2000),
+            ("-1500u", -1, -2),
+            ("1Ki", 1024, 1_024_000),
+        ] {
+            assert_eq!(
+                (q(text).value(), q(text).milli_value()),
+                (value, milli),
+                "{text}"
+            );
+        }
+    }
+
+    /// The LimitRanger's precision: thousandths, whole units past
+    /// `MaxMilliValue` (9223372036854775) for any of the three.
+    #[test]
+    fn the_limit_ranger_compares_in_thousandths_or_whole_units() {
+        let at = |r: Option<&str>, l: Option<&str>, b: &str| {
+            let p = LimitRangePrecision::of(r.map(q), l.map(q), q(b));
+            (p.request, p.limit, p.bound)
+        };
+        assert_eq!(at(Some("1200u"), Some("1800u"), "1500u"), (2, 2, 2));
+        assert_eq!(at(None, Some("3"), "2"), (0, 3000, 2000));
+        assert_eq!(
+            at(Some("9223372036854775"), None, "1"),
+            (9_223_372_036_854_775_000, 0, 1000)
+        );
+        assert_eq!(
+            at(Some("9223372036854776"), None, "1500m"),
+            (9_223_372_036_854_776, 0, 2)
+        );
+        assert_eq!(
+            at(None, None, "10000000000000000500m"),
+            (0, 0, 10_000_000_000_000_001)
+        );
+        // The ratio of what was so rounded, against the ratio's thousandths.
+        let ratio = |r: &str, l: &str, most: &str| {
+            LimitRangePrecision::of(Some(q(r)), Some(q(l)), q(most)).ratio_above(q(most))
+        };
+        assert!(!ratio("1500u", "3m", "1.5"), "2m and 3m: 1.5");
+        assert!(ratio("1", "3", "2.999"));
+        assert!(!ratio("1", "3", "2.9991"), "2.9991 is 3 in thousandths");
+        assert!(ratio("1", "3001m", "3"));
     }
 
     #[test]

@@ -221,7 +221,8 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
 /// What the builds namespace's LimitRange admission does to a daemon
 /// container with `resources`, for CPU and memory alike: a limit it does
 /// not set becomes `default` (else `max`), and the container is refused
-/// when its request is above that limit or its limit above `max`. Values
+/// when its request is above that limit or its limit above `max` (each
+/// rounded up to a thousandth, as the LimitRanger compares them). Values
 /// whose own daemons the LimitRange would refuse are refused here, where
 /// the key can be named, not at the first build.
 fn limit_range_admits(
@@ -255,8 +256,14 @@ fn limit_range_admits(
                 hint: Some(hint.to_owned()),
             });
         };
+        // Held to `max` as the LimitRanger holds it: in thousandths.
         if let (Some(limit), Some(max)) = (limit, max)
-            && limit.value() > max.value()
+            && let at = kubernetes::quantity::LimitRangePrecision::of(
+                Some(request.as_ref().unwrap_or(limit).value()),
+                Some(limit.value()),
+                max.value(),
+            )
+            && at.limit > at.bound
         {
             report(
                 path.path().key("limits").key(resource),
@@ -976,6 +983,23 @@ mod tests {
                 "projects[1].resources.limits.memory",
                 "projects[3].resources.limits.memory",
             ]
+        );
+        // The maximum holds a limit in thousandths, rounded up: 1800u is
+        // 2m, as 1500u is; 2001u is 3m.
+        values.projects = vec![project("a")];
+        values.builds.limit_range.max.cpu = q("1500u");
+        values.builds.limit_range.default_request.cpu = q("1m");
+        values.builds.daemon_resources.requests.cpu = q("1m");
+        values.projects[0].resources.requests.cpu = q("1m");
+        values.projects[0].resources.limits.cpu = q("1800u");
+        assert!(messages(&values).is_empty(), "{:?}", messages(&values));
+        values.projects[0].resources.limits.cpu = q("2001u");
+        assert_eq!(
+            messages(&values),
+            [(
+                "projects[0].resources.limits.cpu".to_owned(),
+                "limits.cpu 2001u is above the builds LimitRange's max.cpu 1500u; the API server refuses the daemon".to_owned()
+            )]
         );
         // Without the LimitRange, nothing to admit.
         values.projects.clear();

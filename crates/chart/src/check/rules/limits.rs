@@ -9,7 +9,8 @@
 //! asks for (a `Pod` item gives nothing; its container has the
 //! `Container` items' defaults), for every resource alike. A later
 //! LimitRange of the namespace fills only what no earlier one gave; each
-//! item's bounds hold the values so given.
+//! item's bounds hold the values so given, compared at the LimitRanger's
+//! precision (thousandths, rounded up: `LimitRangePrecision`).
 //! The items of a namespace are reduced once to their strictest bounds,
 //! so a project costs its resources, not the items. The render would apply,
 //! and every build of the project would fail. The values side is
@@ -24,7 +25,7 @@ use crate::check::facts::namespace_of;
 use crate::check::{Findings, Invariant};
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
-use kubernetes::quantity::Quantity;
+use kubernetes::quantity::{LimitRangePrecision, Quantity};
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 
@@ -33,7 +34,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "LIMITS",
         title: "The LimitRange of a BuildProject's namespace admits its daemon",
-        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`), and one without a request its limit, or, with neither, the LimitRange's `defaultRequest` (else its `default`, `max` or `min`), and refuses a container whose request is above the limit so given, whose limit is above `max`, whose request or limit is below `min`, or whose limit is more than `maxLimitRequestRatio` times its request; and one with no limit where a `max` or a ratio asks for one, no request where a `min` or a ratio asks for one, or a request or limit of 0 under a ratio (a `Pod` item gives nothing: the `Container` items of the namespace give the pod's one container its defaults), for every resource alike (CPU, memory, ephemeral storage, huge pages, an extended resource): the render would apply and every build of the project would fail. A later LimitRange of the namespace gives only what no earlier one gave (in the order read; the server takes them in its cache's order); every item's bounds hold the values so given, wherever they came from. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
+        help: "buildd starts each BuildProject's daemon with the project's `spec.resources`. The LimitRange admission of its namespace gives a container without a limit the LimitRange's `default` (else its `max`), and one without a request its limit, or, with neither, the LimitRange's `defaultRequest` (else its `default`, `max` or `min`), and refuses a container whose request is above the limit so given, whose limit is above `max`, whose request or limit is below `min`, or whose limit is more than `maxLimitRequestRatio` times its request; and one with no limit where a `max` or a ratio asks for one, no request where a `min` or a ratio asks for one, or a request or limit of 0 under a ratio (a `Pod` item gives nothing: the `Container` items of the namespace give the pod's one container its defaults), for every resource alike (CPU, memory, ephemeral storage, huge pages, an extended resource): the render would apply and every build of the project would fail. The admission holds amounts to `min`, `max` and the ratio rounded up to a thousandth of a unit (to a whole unit when one is above 9,223,372,036,854,775 units), as LIMITS does: `min: {cpu: 1m}` admits a request of `100u`, and `max: {cpu: 1500u}` a limit of `1800u` (both `2m`); a request above its limit is refused exactly. A later LimitRange of the namespace gives only what no earlier one gave (in the order read; the server takes them in its cache's order); every item's bounds hold the values so given, wherever they came from. Each such request and limit of the operator's BuildProjects is a finding, checked against each `Container` and `Pod` item of a LimitRange in their namespace that the input holds (an object that names no namespace, a LimitRange as a BuildProject, lives in `default`). The chart's own LimitRange sets no default CPU limit and no CPU maximum (docs/values.md, `builds.limitRange`): a daemon that sets no CPU limit is neither capped nor refused; `validate` refuses values whose daemons the LimitRange would refuse.",
         example: "LIMITS BuildProject buildkit-builds/platform-api spec.resources.requests.cpu: requests.cpu 4 is above the limit 2 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod",
         doc: DOC,
     },
@@ -334,10 +335,13 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
         };
         // The field of the daemon's that holds it, or would.
         let request_field = if asked.is_none() && capped.is_some() { "limits" } else { "requests" };
+        // The request, the limit and a bound, as the LimitRanger compares
+        // them: rounded up to thousandths (or whole units).
+        let at = |bound: Quantity| LimitRangePrecision::of(effective_request, effective_limit, bound);
         // `max`: a limit it is above, written or given, or none.
         if let Some((m, max)) = bound("max") {
             match effective_limit {
-                Some(l) if l > m => {
+                Some(_) if at(m).limit > at(m).bound => {
                     let field = "limits";
                     refuse(field, resource, match capped {
                         Some(_) => above_max(field, limit, max),
@@ -380,8 +384,8 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
             continue;
         }
         // A request written above `max`.
-        if let (Some(r), Some((m, max))) = (asked, bound("max"))
-            && r > m
+        if let (Some(_), Some((m, max))) = (asked, bound("max"))
+            && at(m).request > at(m).bound
         {
             refuse("requests", resource, above_max("requests", request, max));
             continue;
@@ -399,7 +403,7 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                     text(min)
                 )
             };
-            if effective_request.is_some_and(|r| r < m) {
+            if at(m).request < at(m).bound {
                 let said = match (asked, capped) {
                     (Some(_), _) => format!("requests.{resource} {}", text(request)),
                     (None, Some(_)) => format!("limits.{resource} {}", text(limit)),
@@ -408,14 +412,14 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 refuse(request_field, resource, below(said));
                 continue;
             }
-            if effective_limit.is_some_and(|l| l < m) {
+            if effective_limit.is_some() && at(m).limit < at(m).bound {
                 refuse("limits", resource, below(the_limit()));
                 continue;
             }
         }
-        // `maxLimitRequestRatio`: both a request and a limit, neither 0,
-        // the limit against the request divided as the API server divides
-        // them (in floating point).
+        // `maxLimitRequestRatio`: both a request and a limit, neither 0
+        // in thousandths, the limit against the request divided as the
+        // LimitRanger divides them (in floating point).
         let Some((most, ratio)) = bound("maxLimitRequestRatio") else {
             continue;
         };
@@ -431,8 +435,9 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 text(ratio),
             )
         };
-        let (r, l) = match (effective_request, effective_limit) {
-            (Some(r), _) if r.nanos() <= 0 => {
+        let rounded = at(most);
+        match (effective_request, effective_limit) {
+            (Some(_), _) if rounded.request <= 0 => {
                 let (field, written, value, given) = match (asked, capped) {
                     (Some(_), _) => ("requests", asked, request, None),
                     (None, Some(_)) => ("limits", capped, limit, None),
@@ -445,7 +450,7 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 refuse("requests", resource, missing("requests", "maxLimitRequestRatio", ratio));
                 continue;
             }
-            (Some(_), Some(l)) if l.nanos() <= 0 => {
+            (Some(_), Some(_)) if rounded.limit <= 0 => {
                 refuse("limits", resource, no_ratio("limits", capped, limit, given));
                 continue;
             }
@@ -453,9 +458,9 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 refuse("limits", resource, missing("limits", "maxLimitRequestRatio", ratio));
                 continue;
             }
-            (Some(r), Some(l)) => (r, l),
-        };
-        if l.nanos() as f64 / r.nanos() as f64 > most.nanos() as f64 / 1e9 {
+            (Some(_), Some(_)) => {}
+        }
+        if rounded.ratio_above(most) {
             let (field, said) = match (capped, given) {
                 (Some(_), _) => ("limits", format!("limits.{resource} {}", text(limit))),
                 (None, Some((name, _, value))) => (
@@ -829,5 +834,33 @@ mod tests {
                 "{other}"
             );
         }
+    }
+
+    /// Amounts are held to `min`, `max` and the ratio in thousandths,
+    /// rounded up (whole units past `MaxMilliValue`), as the LimitRanger
+    /// holds them: what differs below a thousandth is one amount.
+    #[test]
+    fn bounds_hold_amounts_in_thousandths() {
+        let admitted = |resources: Json, range: Json| messages(resources, range).is_empty();
+        let container = |field: &str, amount: &str| json!({"type": "Container", field: {"cpu": amount}});
+        assert!(admitted(json!({"requests": {"cpu": "100u"}}), container("min", "1m")));
+        assert!(!admitted(json!({"requests": {"cpu": "100u"}}), container("min", "1001u")));
+        assert!(admitted(json!({"limits": {"cpu": "1800u"}}), container("max", "1500u")));
+        assert!(!admitted(json!({"limits": {"cpu": "2001u"}}), container("max", "1500u")));
+        assert!(admitted(
+            json!({"requests": {"cpu": "1200u"}, "limits": {"cpu": "1800u"}}),
+            json!({"type": "Pod", "min": {"cpu": "1500u"}, "max": {"cpu": "1500u"}})
+        ));
+        // 2m and 3m: a ratio of 1.5; a ratio's own thousandths round up.
+        let ratio = |most: &str| json!({"type": "Container", "maxLimitRequestRatio": {"cpu": most}});
+        assert!(admitted(json!({"requests": {"cpu": "1500u"}, "limits": {"cpu": "3m"}}), ratio("1.5")));
+        assert!(admitted(json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}), ratio("2.9991")));
+        assert!(!admitted(json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}), ratio("2.999")));
+        // Under a ratio, a request of 1n is 1m, not 0.
+        assert!(admitted(json!({"requests": {"cpu": "1n"}, "limits": {"cpu": "1m"}}), ratio("1")));
+        // Past 2⁶³−1 thousandths: whole units.
+        let memory = json!({"type": "Container", "max": {"memory": "10000000000000000500m"}});
+        assert!(admitted(json!({"limits": {"memory": "10000000000000000700m"}}), memory.clone()));
+        assert!(!admitted(json!({"limits": {"memory": "10000000000000001100m"}}), memory));
     }
 }
