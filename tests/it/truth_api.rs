@@ -5,7 +5,7 @@
 
 use kubernetes::location::Source;
 use kubernetes::yaml;
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 
 use crate::harness::{chartgen_with_stdin, root};
 
@@ -68,5 +68,202 @@ fn check_refuses_exactly_what_the_api_server_refuses() {
         "{} of {cases} disagree:\n{}",
         disagreements.len(),
         disagreements.join("\n")
+    );
+}
+
+/// The server the LimitRange verdicts were recorded from.
+const RECORDED_LIMIT_RANGES: &str = "tests/fixtures/k8s-truth/recorded/limit-ranges-v1.35.4.jsonl";
+
+/// LimitRanges written to probe each rule of the API server's validation
+/// of them (`ValidateLimitRange`), its defaults (a `Container` item's
+/// `default` from `max`, `defaultRequest` from `default`, else `min`) and
+/// its precision (`max` / `min` in thousandths), by their `spec.limits`.
+fn limit_range_cases() -> Vec<Json> {
+    let container = |item: Json| {
+        let mut item = item;
+        item["type"] = json!("Container");
+        json!([item])
+    };
+    vec![
+        // Ordered bounds, written or defaulted.
+        container(
+            json!({"min": {"cpu": "100m"}, "defaultRequest": {"cpu": "250m"}, "default": {"cpu": "1"}, "max": {"cpu": "2"}}),
+        ),
+        container(json!({"min": {"cpu": "3"}, "max": {"cpu": "2"}})),
+        container(json!({"defaultRequest": {"cpu": "3"}, "max": {"cpu": "2"}})),
+        container(json!({"defaultRequest": {"cpu": "3"}, "default": {"cpu": "2"}})),
+        container(json!({"default": {"cpu": "3"}, "max": {"cpu": "2"}})),
+        container(json!({"min": {"cpu": "3"}, "default": {"cpu": "2"}})),
+        container(json!({"min": {"cpu": "3"}, "defaultRequest": {"cpu": "2"}})),
+        container(json!({"min": {"memory": "1Gi"}})),
+        container(
+            json!({"max": {"memory": 1_073_741_824_u64}, "min": {"memory": 2_147_483_648_u64}}),
+        ),
+        container(json!({"min": {"cpu": "-1"}, "max": {"cpu": "-500m"}})),
+        json!([{"type": "Pod", "min": {"cpu": "3"}, "max": {"cpu": "2"}}]),
+        json!([{"type": "Pod", "min": {"cpu": "1"}, "max": {"cpu": "2"}}]),
+        // Ratios: at least 1, at most max / min (in thousandths).
+        container(json!({"maxLimitRequestRatio": {"cpu": "500m"}})),
+        container(json!({"maxLimitRequestRatio": {"cpu": "1"}})),
+        container(
+            json!({"min": {"cpu": "1"}, "max": {"cpu": "4"}, "maxLimitRequestRatio": {"cpu": "4"}}),
+        ),
+        container(
+            json!({"min": {"cpu": "1"}, "max": {"cpu": "4"}, "maxLimitRequestRatio": {"cpu": "4001m"}}),
+        ),
+        container(
+            json!({"min": {"cpu": "1500u"}, "max": {"cpu": "6m"}, "maxLimitRequestRatio": {"cpu": "3.5"}}),
+        ),
+        container(
+            json!({"min": {"cpu": "1500u"}, "max": {"cpu": "6m"}, "maxLimitRequestRatio": {"cpu": "3"}}),
+        ),
+        container(
+            json!({"min": {"cpu": "0"}, "max": {"cpu": "0"}, "maxLimitRequestRatio": {"cpu": "5"}}),
+        ),
+        json!([{"type": "Pod", "min": {"cpu": "1"}, "max": {"cpu": "2"}, "maxLimitRequestRatio": {"cpu": "3"}}]),
+        // Types: one of each, Kubernetes' own or with a domain.
+        json!([{"type": "Container", "max": {"cpu": "2"}}, {"type": "Container", "max": {"memory": "1Gi"}}]),
+        json!([{"type": "Container", "max": {"cpu": "2"}}, {"type": "Pod", "max": {"cpu": "4"}}]),
+        json!([{"type": "Foo", "max": {"cpu": "2"}}]),
+        json!([{"type": "example.com/foo", "max": {"example.com/bar": "2"}}]),
+        json!([{"type": "example.com/foo", "max": {"bar": "2"}}]),
+        json!([{"type": "Pod", "default": {"cpu": "1"}}]),
+        json!([{"type": "Pod", "defaultRequest": {}}]),
+        json!([{"type": "PersistentVolumeClaim", "max": {"storage": "10Gi"}}]),
+        json!([{"type": "PersistentVolumeClaim", "max": {"cpu": "1"}}]),
+        json!([{"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "default": {"storage": "5Gi"}, "defaultRequest": {"storage": "8Gi"}}]),
+        // Resource names a container may hold; resources not overcommitted.
+        container(json!({"max": {"pods": "2"}})),
+        container(json!({"max": {"requests.example.com/gpu": "2"}})),
+        container(json!({"max": {"kubernetes.io/foo": "2"}})),
+        container(json!({"max": {"hugepages-anything": "2"}})),
+        container(
+            json!({"default": {"example.com/gpu": "1"}, "defaultRequest": {"example.com/gpu": "1"}}),
+        ),
+        container(
+            json!({"default": {"example.com/gpu": "2"}, "defaultRequest": {"example.com/gpu": "1"}}),
+        ),
+        container(json!({"min": {"example.com/gpu": "1"}, "max": {"example.com/gpu": "2"}})),
+        container(
+            json!({"defaultRequest": {"example.com/gpu": "1"}, "max": {"example.com/gpu": "2"}}),
+        ),
+        json!([{"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "defaultRequest": {"example.com/gpu": "1"}, "default": {"example.com/gpu": "2"}}]),
+        container(
+            json!({"defaultRequest": {"hugepages-2Mi": "2Mi"}, "default": {"hugepages-2Mi": "4Mi"}}),
+        ),
+        // Amounts that are no quantities.
+        container(json!({"max": {"cpu": "2x"}})),
+        container(json!({"max": {"cpu": "1e3"}, "min": {"cpu": "1e4"}})),
+        json!([]),
+    ]
+}
+
+/// Case `i` as a LimitRange.
+fn limit_range(i: usize, limits: &Json) -> Json {
+    json!({"apiVersion": "v1", "kind": "LimitRange",
+           "metadata": {"name": format!("range-{i}"), "namespace": "default"},
+           "spec": {"limits": limits}})
+}
+
+/// What `check` finds of the API rules in `object` checked alone.
+fn api_findings(object: &Json) -> Vec<String> {
+    let run = chartgen_with_stdin(
+        &["check", "--output", "json", "-"],
+        Some(&object.to_string()),
+    );
+    let report: Json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{object}: {e}\n{}", run.transcript()));
+    (report["findings"].as_array().unwrap().iter())
+        .filter(|f| API_RULES.contains(&f["invariant"].as_str().unwrap()))
+        .map(|f| format!("{} {}: {}", f["invariant"], f["path"], f["message"]))
+        .collect()
+}
+
+/// `check` refuses each LimitRange of [`limit_range_cases`] exactly when
+/// the recorded server did, without a server.
+#[test]
+fn check_refuses_the_limit_ranges_the_server_refused() {
+    let recorded = std::fs::read_to_string(root().join(RECORDED_LIMIT_RANGES)).unwrap();
+    let recorded: Vec<Json> = (recorded.lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let cases = limit_range_cases();
+    let objects: Vec<&Json> = recorded.iter().map(|r| &r["object"]).collect();
+    let expected: Vec<Json> = (cases.iter().enumerate())
+        .map(|(i, l)| limit_range(i, l))
+        .collect();
+    assert!(
+        objects.iter().copied().eq(expected.iter()),
+        "the recording holds other cases than limit_range_cases: record again (CHARTGEN_RECORD=1, cluster_limit_ranges_the_server_refuses_check_refuses)"
+    );
+    let refused = recorded.iter().filter(|r| r["verdict"] == "refuse").count();
+    assert!(
+        refused > 10 && refused + 10 < recorded.len(),
+        "{refused} of {} refused",
+        recorded.len()
+    );
+    for record in &recorded {
+        let findings = api_findings(&record["object"]);
+        assert_eq!(
+            findings.is_empty(),
+            record["verdict"] == "accept",
+            "{}: the server said {}, chartgen {findings:?}",
+            record["object"]["spec"],
+            record["message"]
+        );
+    }
+}
+
+/// The same cases against the live server: `check` refuses each exactly
+/// when the server does (a dry run), and the server answers as recorded;
+/// `CHARTGEN_RECORD=1` records its answers.
+#[test]
+fn cluster_limit_ranges_the_server_refuses_check_refuses() {
+    let Some(server) =
+        crate::server::server("cluster_limit_ranges_the_server_refuses_check_refuses")
+    else {
+        return;
+    };
+    let _alone = server.exclusive();
+    server.reset();
+    let mut records = Vec::new();
+    for (i, limits) in limit_range_cases().iter().enumerate() {
+        let range = limit_range(i, limits);
+        let output = server.kubectl(
+            &["create", "--dry-run=server", "-o", "name", "-f", "-"],
+            Some(&range.to_string()),
+        );
+        let admitted = output.status.success();
+        let said = String::from_utf8_lossy(&output.stderr).into_owned();
+        let findings = api_findings(&range);
+        assert_eq!(
+            findings.is_empty(),
+            admitted,
+            "case {i}: {limits}: the server said {said:?}, chartgen {findings:?}"
+        );
+        records.push(json!({
+            "object": range,
+            "verdict": if admitted { "accept" } else { "refuse" },
+            "message": said.trim_end(),
+        }));
+    }
+    let path = root().join(RECORDED_LIMIT_RANGES);
+    if std::env::var_os("CHARTGEN_RECORD").is_some() {
+        let lines: Vec<String> = records.iter().map(Json::to_string).collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        return;
+    }
+    // The verdicts, not the messages: the server orders several reasons
+    // of one item as its maps iterate.
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    let verdicts = |records: &mut dyn Iterator<Item = Json>| -> Vec<(Json, Json)> {
+        records
+            .map(|r| (r["object"].clone(), r["verdict"].clone()))
+            .collect()
+    };
+    assert_eq!(
+        verdicts(&mut records.into_iter()),
+        verdicts(&mut recorded.lines().map(|l| serde_json::from_str(l).unwrap())),
+        "the server answers otherwise than recorded in {RECORDED_LIMIT_RANGES}: record again (CHARTGEN_RECORD=1)"
     );
 }

@@ -78,9 +78,10 @@ fn scaled(nanos: i128, per: i128) -> i128 {
     }
 }
 
-/// The largest number of thousandths an `int64` holds, in base units
-/// (`resource.MaxMilliValue`, 2⁶³−1 / 1000).
-const MAX_MILLI_VALUE: i128 = (i64::MAX / 1000) as i128;
+/// The largest number of base units whose thousandths an `int64` holds
+/// (`resource.MaxMilliValue`, 2⁶³−1 / 1000): past it, the API server
+/// compares whole units.
+pub const MAX_MILLI_VALUE: i128 = (i64::MAX / 1000) as i128;
 
 /// How Kubernetes' LimitRanger compares a container's (or a pod's)
 /// request and limit with a LimitRange's `min`, `max` and

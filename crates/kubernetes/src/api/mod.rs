@@ -7,8 +7,8 @@
 //! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
 //! and matching the template they select), a pod's scheduling fields
 //! ([`crate::scheduling`]), the rest of the pod spec (`pod`) and the
-//! specs of the other kinds (`objects`, `cron`), and a
-//! CustomResourceDefinition's schemas (`crd`). Only these: admission
+//! specs of the other kinds (`objects`, `cron`), a LimitRange's items
+//! (`limit_range`), and a CustomResourceDefinition's schemas (`crd`). Only these: admission
 //! and any rule not listed is not checked. Apart ([`images`], [`Refuser::Kubelet`]):
 //! image references the kubelet cannot parse (the API server takes them).
 
@@ -16,6 +16,7 @@ use serde_json::Value as Json;
 
 mod crd;
 mod cron;
+mod limit_range;
 mod objects;
 mod pod;
 

@@ -122,6 +122,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
         "NetworkPolicy" => network_policy(spec, &at, found),
         "Role" | "ClusterRole" => role(object, kind, found),
         "CustomResourceDefinition" => super::crd::check(spec, &at, found),
+        "LimitRange" => super::limit_range::check(spec, &at, found),
         "RoleBinding" | "ClusterRoleBinding" => binding(object, kind, found),
         _ => {}
     }
