@@ -71,8 +71,9 @@ fn check_refuses_exactly_what_the_api_server_refuses() {
     );
 }
 
-/// The server the LimitRange verdicts were recorded from.
-const RECORDED_LIMIT_RANGES: &str = "tests/fixtures/k8s-truth/recorded/limit-ranges-v1.35.4.jsonl";
+/// Objects written to probe rules of the API server's validation whole,
+/// with its verdicts, recorded from a real server.
+const RECORDED_WRITTEN: &str = "tests/fixtures/k8s-truth/recorded/written-v1.35.4.jsonl";
 
 /// LimitRanges written to probe each rule of the API server's validation
 /// of them (`ValidateLimitRange`), its defaults (a `Container` item's
@@ -158,11 +159,92 @@ fn limit_range_cases() -> Vec<Json> {
     ]
 }
 
-/// Case `i` as a LimitRange.
-fn limit_range(i: usize, limits: &Json) -> Json {
-    json!({"apiVersion": "v1", "kind": "LimitRange",
-           "metadata": {"name": format!("range-{i}"), "namespace": "default"},
-           "spec": {"limits": limits}})
+/// Containers' resources, written to probe `validateResourceRequirements`
+/// whole: names, quantities, extended resources in whole units (in
+/// thousandths), huge pages (page sizes, whole pages, beside CPU or
+/// memory), requests against limits, and claims against the pod's.
+fn container_resource_cases() -> Vec<Json> {
+    let gpu = |amount: &str| json!({"requests": {"example.com/gpu": amount}, "limits": {"example.com/gpu": amount}});
+    let pages = |name: &str, amount: &str| json!({"limits": {name: amount, "memory": "1Gi"}});
+    let claims = |claims: Json| json!({"claims": claims});
+    vec![
+        json!({"limits": {"requests.example.com/gpu": "1"}}),
+        json!({"limits": {"kubernetes.io/foo": "1"}}),
+        json!({"limits": {"example.kubernetes.io/foo": "1"}, "requests": {"example.kubernetes.io/foo": "500m"}}),
+        gpu("1.9995"),
+        gpu("1.5"),
+        gpu("999999999n"),
+        json!({"limits": {"example.com/gpu": "2"}}),
+        json!({"requests": {"example.com/gpu": "2"}}),
+        json!({"limits": {"hugepages-2Mi": "4Mi"}}),
+        json!({"requests": {"hugepages-2Mi": "4Mi", "cpu": "1"}, "limits": {"hugepages-2Mi": "4Mi"}}),
+        pages("hugepages-2Mi", "4Mi"),
+        pages("hugepages-0", "1"),
+        pages("hugepages-1500m", "3"),
+        pages("hugepages-x", "1"),
+        pages("hugepages-1Ki", "1500"),
+        pages("hugepages-1Ki", "2048"),
+        pages("hugepages-1Ki", "2047.5"),
+        json!({"limits": {"cpu": "-1"}}),
+        json!({"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}),
+        claims(json!([{"name": "gpu"}])),
+        claims(json!([{"name": "other"}])),
+        claims(json!([{"name": "gpu"}, {"name": "gpu"}])),
+        claims(json!([{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"}])),
+        claims(json!([{"name": "gpu", "request": "a"}, {"name": "gpu"}])),
+        claims(json!([{"name": "gpu"}, {"name": "gpu", "request": "a"}])),
+        claims(json!([{"name": "gpu", "request": "A"}])),
+        claims(json!([{"name": ""}])),
+    ]
+}
+
+/// Claims' resources: the API server reads a claim's storage request
+/// alone (given, above zero), and any amount must be a quantity.
+fn claim_resource_cases() -> Vec<Json> {
+    vec![
+        json!({"requests": {"storage": "1Gi"}, "limits": {"storage": "500Mi"}}),
+        json!({"requests": {"storage": "1Gi", "example.com/gpu": "1.5"}}),
+        json!({"requests": {"storage": "1Gi"}, "limits": {"cpu": "-1"}}),
+        json!({"requests": {"storage": "0"}}),
+        json!({"requests": {"storage": "-1Gi"}}),
+        json!({"requests": {}}),
+        json!({"requests": {"storage": "1Gi"}, "limits": {"storage": "1Gx"}}),
+    ]
+}
+
+/// Every written case as the object sent: LimitRanges, Pods of one
+/// container with those resources (and a resource claim `gpu`),
+/// PersistentVolumeClaims and a StatefulSet's claim templates.
+fn written_cases() -> Vec<Json> {
+    let metadata = |name: String| json!({"name": name, "namespace": "default"});
+    let ranges = (limit_range_cases().into_iter().enumerate()).map(|(i, limits)| {
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": metadata(format!("range-{i}")),
+               "spec": {"limits": limits}})
+    });
+    let pods = (container_resource_cases().into_iter().enumerate()).map(|(i, resources)| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata(format!("resources-{i}")),
+               "spec": {"containers": [{"name": "app", "image": "registry.example/app:1", "resources": resources}],
+                        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu"}]}})
+    });
+    let claims = claim_resource_cases();
+    let volume_claims = (claims.iter().enumerate()).map(|(i, resources)| {
+        json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": metadata(format!("claim-{i}")),
+               "spec": {"accessModes": ["ReadWriteOnce"], "resources": resources}})
+    });
+    let templates = (claims.iter().enumerate()).map(|(i, resources)| {
+        let labels = json!({"app": format!("claims-{i}")});
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": metadata(format!("claims-{i}")),
+               "spec": {"selector": {"matchLabels": labels}, "serviceName": "claims",
+                        "template": {"metadata": {"labels": labels},
+                                     "spec": {"containers": [{"name": "app", "image": "registry.example/app:1"}]}},
+                        "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                                                  "spec": {"accessModes": ["ReadWriteOnce"], "resources": resources}}]}})
+    });
+    ranges
+        .chain(pods)
+        .chain(volume_claims)
+        .chain(templates)
+        .collect()
 }
 
 /// What `check` finds of the API rules in `object` checked alone.
@@ -179,26 +261,22 @@ fn api_findings(object: &Json) -> Vec<String> {
         .collect()
 }
 
-/// `check` refuses each LimitRange of [`limit_range_cases`] exactly when
-/// the recorded server did, without a server.
+/// `check` refuses each object of [`written_cases`] exactly when the
+/// recorded server did, without a server.
 #[test]
-fn check_refuses_the_limit_ranges_the_server_refused() {
-    let recorded = std::fs::read_to_string(root().join(RECORDED_LIMIT_RANGES)).unwrap();
+fn check_refuses_the_written_objects_the_server_refused() {
+    let recorded = std::fs::read_to_string(root().join(RECORDED_WRITTEN)).unwrap();
     let recorded: Vec<Json> = (recorded.lines())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let cases = limit_range_cases();
     let objects: Vec<&Json> = recorded.iter().map(|r| &r["object"]).collect();
-    let expected: Vec<Json> = (cases.iter().enumerate())
-        .map(|(i, l)| limit_range(i, l))
-        .collect();
     assert!(
-        objects.iter().copied().eq(expected.iter()),
-        "the recording holds other cases than limit_range_cases: record again (CHARTGEN_RECORD=1, cluster_limit_ranges_the_server_refuses_check_refuses)"
+        objects.iter().copied().eq(written_cases().iter()),
+        "the recording holds other cases than written_cases: record again (CHARTGEN_RECORD=1, cluster_written_objects_the_server_refuses_check_refuses)"
     );
     let refused = recorded.iter().filter(|r| r["verdict"] == "refuse").count();
     assert!(
-        refused > 10 && refused + 10 < recorded.len(),
+        refused > 20 && refused + 20 < recorded.len(),
         "{refused} of {} refused",
         recorded.len()
     );
@@ -208,53 +286,52 @@ fn check_refuses_the_limit_ranges_the_server_refused() {
             findings.is_empty(),
             record["verdict"] == "accept",
             "{}: the server said {}, chartgen {findings:?}",
-            record["object"]["spec"],
+            record["object"],
             record["message"]
         );
     }
 }
 
-/// The same cases against the live server: `check` refuses each exactly
+/// The same objects against the live server: `check` refuses each exactly
 /// when the server does (a dry run), and the server answers as recorded;
 /// `CHARTGEN_RECORD=1` records its answers.
 #[test]
-fn cluster_limit_ranges_the_server_refuses_check_refuses() {
+fn cluster_written_objects_the_server_refuses_check_refuses() {
     let Some(server) =
-        crate::server::server("cluster_limit_ranges_the_server_refuses_check_refuses")
+        crate::server::server("cluster_written_objects_the_server_refuses_check_refuses")
     else {
         return;
     };
     let _alone = server.exclusive();
     server.reset();
     let mut records = Vec::new();
-    for (i, limits) in limit_range_cases().iter().enumerate() {
-        let range = limit_range(i, limits);
+    for object in written_cases() {
         let output = server.kubectl(
             &["create", "--dry-run=server", "-o", "name", "-f", "-"],
-            Some(&range.to_string()),
+            Some(&object.to_string()),
         );
         let admitted = output.status.success();
         let said = String::from_utf8_lossy(&output.stderr).into_owned();
-        let findings = api_findings(&range);
+        let findings = api_findings(&object);
         assert_eq!(
             findings.is_empty(),
             admitted,
-            "case {i}: {limits}: the server said {said:?}, chartgen {findings:?}"
+            "{object}: the server said {said:?}, chartgen {findings:?}"
         );
         records.push(json!({
-            "object": range,
+            "object": object,
             "verdict": if admitted { "accept" } else { "refuse" },
             "message": said.trim_end(),
         }));
     }
-    let path = root().join(RECORDED_LIMIT_RANGES);
+    let path = root().join(RECORDED_WRITTEN);
     if std::env::var_os("CHARTGEN_RECORD").is_some() {
         let lines: Vec<String> = records.iter().map(Json::to_string).collect();
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         return;
     }
     // The verdicts, not the messages: the server orders several reasons
-    // of one item as its maps iterate.
+    // of one object as its maps iterate.
     let recorded = std::fs::read_to_string(&path).unwrap();
     let verdicts = |records: &mut dyn Iterator<Item = Json>| -> Vec<(Json, Json)> {
         records
@@ -264,6 +341,6 @@ fn cluster_limit_ranges_the_server_refuses_check_refuses() {
     assert_eq!(
         verdicts(&mut records.into_iter()),
         verdicts(&mut recorded.lines().map(|l| serde_json::from_str(l).unwrap())),
-        "the server answers otherwise than recorded in {RECORDED_LIMIT_RANGES}: record again (CHARTGEN_RECORD=1)"
+        "the server answers otherwise than recorded in {RECORDED_WRITTEN}: record again (CHARTGEN_RECORD=1)"
     );
 }

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde_json::Value as Json;
 
-use super::plain;
+use super::{plain, resources};
 use crate::json::Field;
 use crate::location::KeyPath;
 use crate::names;
@@ -84,13 +84,12 @@ fn item(kind: &str, item: &Json, at: &KeyPath, found: &mut Found) {
         }
         for (resource, value) in list {
             let path = || at.clone().key(field).key(resource.clone());
-            if let Err(why) = resource_name(kind, resource) {
-                found.push((
-                    path(),
-                    format!(
-                        "`{resource}` is not a resource an item of type `{kind}` bounds: {why}"
-                    ),
-                ));
+            let named = match kind {
+                "Pod" | "Container" => resources::container_resource_name(resource),
+                _ => resources::resource_name(resource),
+            };
+            if let Err(why) = named {
+                found.push((path(), format!("{why}, in an item of type `{kind}`")));
             }
             // A value neither a string nor a number is the schema's to say.
             let text = match value {
@@ -152,7 +151,7 @@ fn item(kind: &str, item: &Json, at: &KeyPath, found: &mut Found) {
                 ));
             }
         }
-        let overcommitted = native(resource) && !resource.starts_with("hugepages-");
+        let overcommitted = resources::overcommitted(resource);
         if let (Some((limit, from_limit, limit_value)), Some((asked, from_request, asked_value))) =
             (default, request)
             && !overcommitted
@@ -229,74 +228,6 @@ fn limit_type(kind: &str) -> Result<(), String> {
         true => Ok(()),
         false => Err("Pod, Container, PersistentVolumeClaim or a name with a domain".to_owned()),
     }
-}
-
-/// A resource an item of type `kind` may name: a qualified name, one of
-/// Kubernetes' own unless it has a domain; in a `Pod` or `Container`
-/// item, one a container may hold (cpu, memory, ephemeral-storage,
-/// hugepages-*, or an extended resource).
-fn resource_name(kind: &str, name: &str) -> Result<(), String> {
-    names::qualified_name(name)?;
-    let domain = name.contains('/');
-    if !domain && !standard(name) {
-        return Err("a resource of Kubernetes' own, or a name with a domain".to_owned());
-    }
-    if !matches!(kind, "Pod" | "Container") {
-        return Ok(());
-    }
-    let container = match domain {
-        false => {
-            matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-")
-        }
-        true => native(name) || extended(name),
-    };
-    match container {
-        true => Ok(()),
-        false => Err("a container holds cpu, memory, ephemeral-storage, hugepages-<size> or an extended resource (example.com/gpu)".to_owned()),
-    }
-}
-
-/// A resource of Kubernetes' own, without a domain (`standardResources`).
-fn standard(name: &str) -> bool {
-    name.starts_with("hugepages-")
-        || name.starts_with("requests.hugepages-")
-        || matches!(
-            name,
-            "cpu"
-                | "memory"
-                | "ephemeral-storage"
-                | "requests.cpu"
-                | "requests.memory"
-                | "requests.ephemeral-storage"
-                | "limits.cpu"
-                | "limits.memory"
-                | "limits.ephemeral-storage"
-                | "pods"
-                | "resourcequotas"
-                | "services"
-                | "replicationcontrollers"
-                | "secrets"
-                | "configmaps"
-                | "persistentvolumeclaims"
-                | "storage"
-                | "requests.storage"
-                | "services.nodeports"
-                | "services.loadbalancers"
-        )
-}
-
-/// A resource in Kubernetes' own namespace: no domain, or
-/// `kubernetes.io/`.
-fn native(name: &str) -> bool {
-    !name.contains('/') || name.contains("kubernetes.io/")
-}
-
-/// An extended resource: a domain of its own, not a quota name
-/// (`requests.`), and still a qualified name as a quota's `requests.<name>`.
-fn extended(name: &str) -> bool {
-    !native(name)
-        && !name.starts_with("requests.")
-        && names::qualified_name(&format!("requests.{name}")).is_ok()
 }
 
 #[cfg(test)]
@@ -407,7 +338,7 @@ mod tests {
             [
                 "spec.limits[1].type: a second item of type `Container`: a LimitRange holds one item of each type",
                 "spec.limits[2].type: `Foo` is not a LimitRange type: Pod, Container, PersistentVolumeClaim or a name with a domain",
-                "spec.limits[3].max.bar: `bar` is not a resource an item of type `example.com/foo` bounds: a resource of Kubernetes' own, or a name with a domain",
+                "spec.limits[3].max.bar: `bar` is not a resource of Kubernetes' own, and has no domain, in an item of type `example.com/foo`",
             ]
         );
         for (name, admitted) in [

@@ -3,7 +3,8 @@
 //! each kind, namespace names, label and annotation keys and values,
 //! container, port and volume names (unique where the API server wants them
 //! unique), mounts of volumes that do not exist and repeated mount paths,
-//! resource quantities and requests above limits, negative counts and ids,
+//! resource requirements of containers and claims (`resources`), negative
+//! counts and ids,
 //! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
 //! and matching the template they select), a pod's scheduling fields
 //! ([`crate::scheduling`]), the rest of the pod spec (`pod`) and the
@@ -19,11 +20,11 @@ mod cron;
 mod limit_range;
 mod objects;
 mod pod;
+mod resources;
 
 use crate::json::Field;
 use crate::location::KeyPath;
 use crate::names;
-use crate::quantity::Quantity;
 use crate::scheduling::{each, label_selector};
 
 /// Where a pod's volume plugins name the Secret they log in with, a
@@ -285,30 +286,6 @@ pub fn problems_remembering<'a>(
     found
 }
 
-/// A claim's storage request: given, and more than zero (a quantity that
-/// is no quantity is said by `resources`).
-fn claim_storage(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    let storage = resources.field("requests").field("storage");
-    let text = match storage {
-        Json::Null => {
-            found.push((
-                at.clone().key("requests"),
-                "a claim requests storage".to_owned(),
-            ));
-            return;
-        }
-        Json::String(text) => text.clone(),
-        Json::Number(number) => number.to_string(),
-        _ => return,
-    };
-    if Quantity::parse(&text).is_ok_and(|q| q.nanos() == 0) {
-        found.push((
-            at.clone().key("requests").key("storage"),
-            format!("a claim requests more than zero storage, not {text}"),
-        ));
-    }
-}
-
 /// A ConfigMap's keys: valid, and none in both `data` and `binaryData`.
 fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
     for field in ["data", "binaryData"] {
@@ -377,12 +354,7 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
     if kind == "StatefulSet" {
         for (i, claim) in each(spec.field("volumeClaimTemplates")) {
             let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
-            resources(
-                claim.field("spec").field("resources"),
-                &claim_at.key("resources"),
-                found,
-            );
-            claim_storage(
+            resources::claim(
                 claim.field("spec").field("resources"),
                 &claim_at.key("resources"),
                 found,
@@ -422,8 +394,7 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
             label_selector(spec.field("selector"), &at.clone().key("selector"), found);
         }
         "PersistentVolumeClaim" => {
-            resources(spec.field("resources"), &at.clone().key("resources"), found);
-            claim_storage(spec.field("resources"), &at.clone().key("resources"), found);
+            resources::claim(spec.field("resources"), &at.clone().key("resources"), found);
         }
         "NetworkPolicy" if spec.field("podSelector").is_object() => {
             label_selector(
@@ -638,6 +609,9 @@ fn pod_spec<'a>(
     }
     pod_level(pod, at, found);
     pod::pod(pod, owner, at, found);
+    let pod_claims = (each(pod.field("resourceClaims")))
+        .filter_map(|(_, claim)| claim.field("name").as_str())
+        .collect();
     let mut containers = std::collections::BTreeSet::new();
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
@@ -669,7 +643,7 @@ fn pod_spec<'a>(
                     format!("{image:?} has leading or trailing whitespace"),
                 ));
             }
-            one_container(container, &path, &volumes, found);
+            one_container(container, &path, &volumes, &pod_claims, found);
             pod::container(container, list == "initContainers", &path, found);
         }
     }
@@ -682,6 +656,7 @@ fn one_container(
     container: &Json,
     path: &KeyPath,
     volumes: &std::collections::BTreeSet<&str>,
+    pod_claims: &std::collections::BTreeSet<&str>,
     found: &mut Vec<(KeyPath, String)>,
 ) {
     // Unique within a container: the API server only warns about a
@@ -732,7 +707,7 @@ fn one_container(
         found,
         |mount_path| format!("`{mount_path}` is mounted twice in this container"),
     );
-    container_level(container, path, found);
+    container_level(container, pod_claims, path, found);
 }
 
 /// The pod spec's scheduling fields and security context (seccomp
@@ -750,13 +725,20 @@ fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
 }
 
 /// A container's security context (seccomp profile) and resources
-/// (quantities, requests at most limits).
-fn container_level(container: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+/// (`resources::container`), in a pod whose resource claims are named
+/// `pod_claims`.
+fn container_level(
+    container: &Json,
+    pod_claims: &std::collections::BTreeSet<&str>,
+    at: &KeyPath,
+    found: &mut Vec<(KeyPath, String)>,
+) {
     let context = container.field("securityContext");
     let context_at = at.clone().key("securityContext");
     profiles(context, &context_at, found);
-    resources(
+    resources::container(
         container.field("resources"),
+        pod_claims,
         &at.clone().key("resources"),
         found,
     );
@@ -796,100 +778,6 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
             _ => {}
         }
     }
-}
-
-/// Requests and limits: each a non-negative quantity, and no request above
-/// the limit of the same resource (compared exactly, as the API server
-/// compares them: `700m` = `0.7`, `1Gi` > `1G`).
-fn resources(resources: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
-    let mut amounts = [
-        std::collections::BTreeMap::new(),
-        std::collections::BTreeMap::new(),
-    ];
-    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
-        for (resource, amount) in resources[field].as_object().into_iter().flatten() {
-            let path = at.clone().key(field).key(resource.clone());
-            // A number is read from its text, as the API server reads it.
-            let text = match amount {
-                Json::String(text) => text.clone(),
-                Json::Number(number) => number.to_string(),
-                _ => continue,
-            };
-            let value = match Quantity::parse(&text) {
-                Ok(value) if value.is_negative() => Err(format!(
-                    "{} is not a quantity a resource may hold: it must be non-negative",
-                    plain(amount)
-                )),
-                Ok(value) => Ok(value),
-                Err(why) => Err(format!("`{text}` is not a quantity: {why}")),
-            };
-            match value {
-                Ok(value) => {
-                    amounts[side].insert(resource.as_str(), (value, amount));
-                }
-                Err(why) => found.push((path, why)),
-            }
-        }
-    }
-    let [requests, limits] = &amounts;
-    // Extended resources (`example.com/gpu`) are whole units; they and
-    // huge pages are not overcommitted: a request needs the same limit.
-    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
-        for (resource, (value, shown)) in &amounts[side] {
-            let whole_units = extended(resource);
-            if !whole_units && !resource.starts_with("hugepages-") {
-                continue;
-            }
-            let path = at.clone().key(field).key((*resource).to_owned());
-            // Huge pages come in pages: the amount, in whole bytes (rounded
-            // up, as the API server's `Value`), is a multiple of the size.
-            if let Some(size) = resource
-                .strip_prefix("hugepages-")
-                .and_then(|size| Quantity::parse(size).ok())
-                .map(|size| size.nanos())
-                .filter(|size| *size > 0)
-            {
-                let bytes = (value.nanos() + 999_999_999).div_euclid(1_000_000_000) * 1_000_000_000;
-                if bytes % size != 0 {
-                    found.push((
-                        path,
-                        format!(
-                            "{} of {resource} is not a whole number of its pages",
-                            plain(shown)
-                        ),
-                    ));
-                    continue;
-                }
-            }
-            if whole_units && value.nanos() % 1_000_000_000 != 0 {
-                found.push((path, format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(shown))));
-            } else if side == 0 && limits.get(resource).is_none_or(|(limit, _)| limit != value) {
-                found.push((path, format!("requests {} of {resource} without the same limit; a request of a resource that is not overcommitted (extended resources, huge pages) equals its limit", plain(shown))));
-            }
-        }
-    }
-    for (resource, (request, shown)) in requests {
-        if let Some((limit, limit_shown)) = limits.get(resource)
-            && request > limit
-        {
-            found.push((
-                at.clone().key("requests").key((*resource).to_owned()),
-                format!(
-                    "requests {} of {resource}, more than its limit {}; a request is at most its limit",
-                    plain(shown),
-                    plain(limit_shown)
-                ),
-            ));
-        }
-    }
-}
-
-/// Whether `resource` is an extended resource: one with a domain that is
-/// not Kubernetes' own, and no quota `requests.` prefix.
-fn extended(resource: &str) -> bool {
-    resource.contains('/')
-        && !resource.contains("kubernetes.io/")
-        && !resource.starts_with("requests.")
 }
 
 /// A JSON scalar as written, strings without quotes.
@@ -1423,15 +1311,15 @@ mod tests {
             ),
             "{found:#?}"
         );
-        // An extended resource is requested only at its limit.
         assert!(
-            found[2].starts_with(
-                "spec.template.spec.containers[0].resources.requests.\"nvidia.com/gpu\": requests 1 of nvidia.com/gpu without the same limit"
-            ),
+            found[2].starts_with("spec.template.spec.containers[0].resources.requests.memory: requests 1Gi of memory, more than its limit 1G"),
             "{found:#?}"
         );
+        // An extended resource is requested only at its limit.
         assert!(
-            found[3].starts_with("spec.template.spec.containers[0].resources.requests.memory: requests 1Gi of memory, more than its limit 1G"),
+            found[3].starts_with(
+                "spec.template.spec.containers[0].resources.requests.\"nvidia.com/gpu\": requests 1 of nvidia.com/gpu without the same limit"
+            ),
             "{found:#?}"
         );
         // Huge pages are not overcommitted either: a request needs its
@@ -1439,7 +1327,7 @@ mod tests {
         let found = paths(deployment(serde_json::json!({
             "containers": [{"name": "a", "image": "a:1", "resources": {
                 "requests": {"hugepages-2Mi": "4Mi", "hugepages-1Gi": "1Gi"},
-                "limits": {"hugepages-1Gi": "1Gi"},
+                "limits": {"hugepages-1Gi": "1Gi", "memory": "1Gi"},
             }}],
         })));
         assert_eq!(found.len(), 1, "{found:#?}");
@@ -1735,17 +1623,13 @@ mod tests {
         ]}));
         object["kind"] = "StatefulSet".into();
         object["spec"]["selector"] = serde_json::json!({"matchLabels": {}});
+        // A claim's limit is not read (nor any resource but its storage
+        // request): the API server takes a request above it.
         object["spec"]["volumeClaimTemplates"] = serde_json::json!([{
             "metadata": {"name": "data"},
             "spec": {"resources": {"requests": {"storage": "10Gi"}, "limits": {"storage": "1Gi"}}},
         }]);
-        assert_eq!(
-            at(object.clone()),
-            [
-                "spec.volumeClaimTemplates[0].spec.resources.requests.storage",
-                "spec.selector",
-            ]
-        );
+        assert_eq!(at(object.clone()), ["spec.selector"]);
         // The same claim name in a Deployment declares nothing.
         object["kind"] = "Deployment".into();
         assert_eq!(
@@ -2101,6 +1985,8 @@ mod tests {
                 format!("{pod}.ephemeralContainers"),
                 format!("{pod}.containers[1].ports[0].hostPort"),
                 format!("{pod}.containers[0].resources.limits.gpu"),
+                // Huge pages without a CPU or memory request or limit.
+                format!("{pod}.containers[0].resources"),
             ]
         );
     }

@@ -514,17 +514,6 @@ fn id(value: &Json, at: KeyPath, found: &mut Found) {
 
 /// One container's environment, probes, lifecycle and enumerated fields.
 pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) {
-    for field in ["requests", "limits"] {
-        for (name, _) in container["resources"][field]
-            .as_object()
-            .into_iter()
-            .flatten()
-        {
-            if let Err(why) = container_resource(name) {
-                found.push((at.key("resources").key(field).key(name.clone()), why));
-            }
-        }
-    }
     for (i, var) in each(&container["env"]) {
         env_var(var, &at.key("env").index(i), found);
     }
@@ -614,27 +603,6 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             at.key("ports").index(p).key("protocol"),
             found,
         );
-    }
-}
-
-/// A resource a container may request: `cpu`, `memory`,
-/// `ephemeral-storage`, `hugepages-<size>`, or a domain-qualified name
-/// (an extended resource, or one of Kubernetes' own).
-fn container_resource(name: &str) -> Result<(), String> {
-    if name.contains('/') {
-        return names::qualified_name(name)
-            .map_err(|why| format!("`{name}` is not a resource name: {why}"));
-    }
-    let standard = matches!(name, "cpu" | "memory" | "ephemeral-storage")
-        || name
-            .strip_prefix("hugepages-")
-            .is_some_and(|size| crate::quantity::Quantity::parse(size).is_ok());
-    if standard {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{name}` is not a container resource (cpu, memory, ephemeral-storage, hugepages-<size>, or a name with a domain such as example.com/gpu)"
-        ))
     }
 }
 

@@ -1,0 +1,302 @@
+//! What the API server refuses in resource requirements
+//! (`pkg/apis/core/validation`): a container's (`validateResourceRequirements`
+//! with `validateContainerResourceName`) and a claim's
+//! (`ValidatePersistentVolumeClaimSpec`, which reads its storage request
+//! alone), and the resource names both they and a LimitRange's items
+//! (`limit_range`) are held to.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value as Json;
+
+use super::plain;
+use crate::json::Field;
+use crate::location::KeyPath;
+use crate::names;
+use crate::quantity::Quantity;
+use crate::scheduling::each;
+
+/// Problems, by path.
+type Found = Vec<(KeyPath, String)>;
+
+/// A quantity as written (a string, or a number read from its text), or
+/// why it is none; `None` for any other value, which the schema refuses.
+pub(super) fn quantity(value: &Json) -> Option<Result<Quantity, String>> {
+    let text = match value {
+        Json::String(text) => text.clone(),
+        Json::Number(number) => number.to_string(),
+        _ => return None,
+    };
+    Some(Quantity::parse(&text).map_err(|why| format!("`{text}` is not a quantity: {why}")))
+}
+
+/// A container's `resources`, at `at`, in a pod whose `resourceClaims`
+/// are named `pod_claims`: resource names a container may hold;
+/// non-negative quantities; extended resources in whole units (in
+/// thousandths, rounded up, as the server tests them); huge pages in whole
+/// pages of a page size that is a positive whole number of bytes, and only
+/// beside a CPU or memory request or limit; no request above its limit
+/// (compared exactly: `1Gi` is more than `1G`), and a request of a
+/// resource that is not overcommitted (extended resources, huge pages)
+/// only at its limit; claims that name each of the pod's claims once.
+pub(super) fn container(
+    resources: &Json,
+    pod_claims: &BTreeSet<&str>,
+    at: &KeyPath,
+    found: &mut Found,
+) {
+    let mut amounts = [BTreeMap::new(), BTreeMap::new()];
+    let mut huge_pages = false;
+    let mut cpu_or_memory = false;
+    for (side, field) in ["requests", "limits"].into_iter().enumerate() {
+        for (resource, amount) in resources.field(field).as_object().into_iter().flatten() {
+            let path = || at.clone().key(field).key(resource.clone());
+            if let Err(why) = container_resource_name(resource) {
+                found.push((path(), why));
+            }
+            huge_pages |= resource.starts_with("hugepages-");
+            cpu_or_memory |= matches!(resource.as_str(), "cpu" | "memory");
+            let value = match quantity(amount) {
+                None => continue,
+                Some(Err(why)) => {
+                    found.push((path(), why));
+                    continue;
+                }
+                Some(Ok(value)) => value,
+            };
+            if value.is_negative() {
+                found.push((
+                    path(),
+                    format!(
+                        "{} is not a quantity a resource may hold: it must be non-negative",
+                        plain(amount)
+                    ),
+                ));
+                continue;
+            }
+            if extended(resource) && value.milli_value() % 1000 != 0 {
+                found.push((
+                    path(),
+                    format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(amount)),
+                ));
+                continue;
+            }
+            if let Some(why) = resource
+                .strip_prefix("hugepages-")
+                .and_then(|size| pages(value, size))
+            {
+                found.push((path(), format!("{} of {resource} {why}", plain(amount))));
+                continue;
+            }
+            amounts[side].insert(resource.as_str(), (value, amount));
+        }
+    }
+    let [requests, limits] = &amounts;
+    for (resource, (request, shown)) in requests {
+        let path = || at.clone().key("requests").key((*resource).to_owned());
+        match limits.get(resource) {
+            Some((limit, _)) if !overcommitted(resource) && limit != request => found.push((
+                path(),
+                format!("requests {} of {resource} without the same limit; a request of a resource that is not overcommitted (extended resources, huge pages) equals its limit", plain(shown)),
+            )),
+            Some((limit, limit_shown)) if request > limit => found.push((
+                path(),
+                format!(
+                    "requests {} of {resource}, more than its limit {}; a request is at most its limit",
+                    plain(shown),
+                    plain(limit_shown)
+                ),
+            )),
+            None if !overcommitted(resource) => found.push((
+                path(),
+                format!("requests {} of {resource} without the same limit; a request of a resource that is not overcommitted (extended resources, huge pages) equals its limit", plain(shown)),
+            )),
+            _ => {}
+        }
+    }
+    if huge_pages && !cpu_or_memory {
+        found.push((
+            at.clone(),
+            "huge pages are requested beside a CPU or memory request or limit; the API server refuses them alone".to_owned(),
+        ));
+    }
+    claims(
+        resources.field("claims"),
+        pod_claims,
+        &at.clone().key("claims"),
+        found,
+    );
+}
+
+/// Why `amount` of huge pages of the size `size` (the name's suffix) is
+/// refused, if it is: the size a positive whole number of bytes, the
+/// amount (in whole bytes, rounded up) a multiple of it.
+fn pages(amount: Quantity, size: &str) -> Option<String> {
+    let size = Quantity::parse(size)
+        .ok()
+        .filter(|size| size.nanos() > 0 && size.milli_value() % 1000 == 0);
+    let Some(size) = size else {
+        return Some(
+            "has no page size: the name's size is a positive whole number of bytes (hugepages-2Mi)"
+                .to_owned(),
+        );
+    };
+    (amount.value() % size.value() != 0).then(|| "is not a whole number of its pages".to_owned())
+}
+
+/// A container's `claims`: each names one of the pod's `resourceClaims`,
+/// once (a claim whole, or each of its requests once, not both), with a
+/// request that is a DNS-1123 label.
+fn claims(list: &Json, pod_claims: &BTreeSet<&str>, at: &KeyPath, found: &mut Found) {
+    let mut named: BTreeSet<(String, Option<String>)> = BTreeSet::new();
+    for (i, claim) in each(list) {
+        let at = at.clone().index(i);
+        let name = claim.field("name").as_str().unwrap_or_default();
+        let request = claim.field("request").as_str().filter(|r| !r.is_empty());
+        if name.is_empty() {
+            found.push((
+                at.key("name"),
+                "a claim names one of the pod's resourceClaims".to_owned(),
+            ));
+            continue;
+        }
+        if let Some(request) = request
+            && let Err(why) = names::dns1123_label(request)
+        {
+            found.push((
+                at.clone().key("request"),
+                format!("`{request}` is not a valid request name: {why}"),
+            ));
+        }
+        let whole = named.contains(&(name.to_owned(), None));
+        let again = match request {
+            // A claim whole after any of it.
+            None => whole || named.iter().any(|(n, _)| n == name),
+            Some(request) => whole || named.contains(&(name.to_owned(), Some(request.to_owned()))),
+        };
+        if again {
+            found.push((
+                at.clone().key("name"),
+                format!("claim `{name}` is named twice in this container"),
+            ));
+        }
+        named.insert((name.to_owned(), request.map(str::to_owned)));
+        if !pod_claims.contains(name) {
+            found.push((
+                at.key("name"),
+                format!("`{name}` is not one of the pod's resourceClaims"),
+            ));
+        }
+    }
+}
+
+/// A claim's `resources` (a PersistentVolumeClaim, a claim template):
+/// quantities, and a storage request above zero. Nothing else of them is
+/// read by the API server (a limit, any other resource, a negative one).
+pub(super) fn claim(resources: &Json, at: &KeyPath, found: &mut Found) {
+    for field in ["requests", "limits"] {
+        for (resource, amount) in resources.field(field).as_object().into_iter().flatten() {
+            if let Some(Err(why)) = quantity(amount) {
+                found.push((at.clone().key(field).key(resource.clone()), why));
+            }
+        }
+    }
+    let storage = resources.field("requests").field("storage");
+    match quantity(storage) {
+        None if storage.is_null() => found.push((
+            at.clone().key("requests"),
+            "a claim requests storage".to_owned(),
+        )),
+        Some(Ok(value)) if value.nanos() <= 0 => found.push((
+            at.clone().key("requests").key("storage"),
+            format!(
+                "a claim requests more than zero storage, not {}",
+                plain(storage)
+            ),
+        )),
+        _ => {}
+    }
+}
+
+/// A resource a container may hold (`validateContainerResourceName`): a
+/// qualified name; without a domain `cpu`, `memory`, `ephemeral-storage`
+/// or `hugepages-<size>`; with one, Kubernetes' own (`kubernetes.io/`) or
+/// an extended resource (`example.com/gpu`).
+pub(super) fn container_resource_name(name: &str) -> Result<(), String> {
+    names::qualified_name(name).map_err(|why| format!("`{name}` is not a resource name: {why}"))?;
+    let holds = match name.contains('/') {
+        // Any `hugepages-` name: the size is the amount's to say.
+        false => {
+            matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-")
+        }
+        true => native(name) || extended(name),
+    };
+    match holds {
+        true => Ok(()),
+        false => Err(format!(
+            "`{name}` is not a container resource (cpu, memory, ephemeral-storage, hugepages-<size>, or a name with a domain such as example.com/gpu)"
+        )),
+    }
+}
+
+/// A resource name (`validateResourceName`): a qualified name, and one of
+/// Kubernetes' own unless it has a domain.
+pub(super) fn resource_name(name: &str) -> Result<(), String> {
+    names::qualified_name(name).map_err(|why| format!("`{name}` is not a resource name: {why}"))?;
+    match name.contains('/') || standard(name) {
+        true => Ok(()),
+        false => Err(format!(
+            "`{name}` is not a resource of Kubernetes' own, and has no domain"
+        )),
+    }
+}
+
+/// A resource of Kubernetes' own without a domain (`standardResources`,
+/// and huge pages).
+fn standard(name: &str) -> bool {
+    name.starts_with("hugepages-")
+        || name.starts_with("requests.hugepages-")
+        || matches!(
+            name,
+            "cpu"
+                | "memory"
+                | "ephemeral-storage"
+                | "requests.cpu"
+                | "requests.memory"
+                | "requests.ephemeral-storage"
+                | "limits.cpu"
+                | "limits.memory"
+                | "limits.ephemeral-storage"
+                | "pods"
+                | "resourcequotas"
+                | "services"
+                | "replicationcontrollers"
+                | "secrets"
+                | "configmaps"
+                | "persistentvolumeclaims"
+                | "storage"
+                | "requests.storage"
+                | "services.nodeports"
+                | "services.loadbalancers"
+        )
+}
+
+/// A resource in Kubernetes' own namespace: no domain, or
+/// `kubernetes.io/`.
+pub(super) fn native(name: &str) -> bool {
+    !name.contains('/') || name.contains("kubernetes.io/")
+}
+
+/// An extended resource: a domain of its own, not a quota name
+/// (`requests.`), and still a qualified name as a quota's `requests.<name>`.
+pub(super) fn extended(name: &str) -> bool {
+    !native(name)
+        && !name.starts_with("requests.")
+        && names::qualified_name(&format!("requests.{name}")).is_ok()
+}
+
+/// Whether a container may request less of `name` than its limit:
+/// Kubernetes' own resources but huge pages.
+pub(super) fn overcommitted(name: &str) -> bool {
+    native(name) && !name.starts_with("hugepages-")
+}
