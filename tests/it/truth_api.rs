@@ -198,10 +198,16 @@ fn container_resource_cases() -> Vec<Json> {
     ]
 }
 
-/// Claims' resources: the API server reads a claim's storage request
-/// alone (given, above zero), and any amount must be a quantity.
-fn claim_resource_cases() -> Vec<Json> {
-    vec![
+/// Claims' specs (`ValidatePersistentVolumeClaimSpec`): access modes,
+/// resources (the server reads the storage request alone, and any amount
+/// must be a quantity), class names, the volume mode, the selector and
+/// the data sources, which a PersistentVolumeClaim's preparation drops in
+/// part and a template keeps.
+fn claim_spec_cases() -> Vec<Json> {
+    let once = json!(["ReadWriteOnce"]);
+    let storage = json!({"requests": {"storage": "1Gi"}});
+    let with = |field: &str, value: Json| json!({"accessModes": once.clone(), "resources": storage.clone(), field: value});
+    let resources = [
         json!({"requests": {"storage": "1Gi"}, "limits": {"storage": "500Mi"}}),
         json!({"requests": {"storage": "1Gi", "example.com/gpu": "1.5"}}),
         json!({"requests": {"storage": "1Gi"}, "limits": {"cpu": "-1"}}),
@@ -209,12 +215,94 @@ fn claim_resource_cases() -> Vec<Json> {
         json!({"requests": {"storage": "-1Gi"}}),
         json!({"requests": {}}),
         json!({"requests": {"storage": "1Gi"}, "limits": {"storage": "1Gx"}}),
+    ];
+    let source = |group: Option<&str>, kind: &str, name: Option<&str>, namespace: Option<&str>| {
+        let mut source = json!({"kind": kind});
+        for (key, value) in [
+            ("apiGroup", group),
+            ("name", name),
+            ("namespace", namespace),
+        ] {
+            if let Some(value) = value {
+                source[key] = json!(value);
+            }
+        }
+        source
+    };
+    let claim = |name: &str| source(None, "PersistentVolumeClaim", Some(name), None);
+    let thing =
+        |namespace: Option<&str>| source(Some("example.com"), "Thing", Some("t"), namespace);
+    let both = |source: Json, reference: Json| json!({"accessModes": once.clone(), "resources": storage.clone(), "dataSource": source, "dataSourceRef": reference});
+    let mut cases: Vec<Json> = (resources.into_iter())
+        .map(|r| json!({"accessModes": once.clone(), "resources": r}))
+        .collect();
+    cases.extend([
+        json!({"resources": storage.clone()}),
+        with("accessModes", json!([])),
+        with("accessModes", json!(["ReadWriteOncePod", "ReadWriteOnce"])),
+        with("accessModes", json!(["ReadWriteOncePod"])),
+        with("accessModes", json!(["ReadWriteMany", "ReadOnlyMany"])),
+        with("accessModes", json!(["Foo"])),
+        with("volumeMode", json!("Foo")),
+        with("volumeMode", json!("")),
+        with("volumeMode", json!("Block")),
+        with("storageClassName", json!("Bad_Name")),
+        with("storageClassName", json!("")),
+        with("volumeAttributesClassName", json!("Bad_Name")),
+        with("selector", json!({"matchLabels": {"a": "-x"}})),
+        with("dataSource", source(None, "Foo", Some("x"), None)),
+        with(
+            "dataSource",
+            source(None, "PersistentVolumeClaim", None, None),
+        ),
+        with("dataSource", claim("src")),
+        with(
+            "dataSource",
+            source(
+                Some("snapshot.storage.k8s.io"),
+                "VolumeSnapshot",
+                Some("s"),
+                None,
+            ),
+        ),
+        with(
+            "dataSource",
+            source(Some("Bad_Group"), "X", Some("y"), None),
+        ),
+        with("dataSourceRef", thing(None)),
+        with("dataSourceRef", thing(Some("other"))),
+        with("dataSourceRef", thing(Some("Bad_NS"))),
+        with("dataSourceRef", source(None, "Thing", Some("t"), None)),
+        both(claim("a"), claim("b")),
+        both(claim("a"), claim("a")),
+        both(claim("a"), thing(Some("other"))),
+        both(source(None, "Foo", Some("x"), None), thing(None)),
+    ]);
+    cases
+}
+
+/// A pod's ephemeral volume sources beyond the claim's spec: a template,
+/// whose metadata holds labels and annotations alone (a field at its zero
+/// value is not set).
+fn ephemeral_cases() -> Vec<Json> {
+    let spec =
+        json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}});
+    let template = |metadata: Json| json!({"volumeClaimTemplate": {"metadata": metadata, "spec": spec.clone()}});
+    vec![
+        json!({}),
+        template(json!({"labels": {"a": "b"}, "annotations": {"c": "d"}})),
+        template(json!({"name": "x"})),
+        template(json!({"name": ""})),
+        template(json!({"creationTimestamp": null})),
+        template(json!({"finalizers": []})),
+        template(json!({"labels": {"a": "-x"}})),
     ]
 }
 
 /// Every written case as the object sent: LimitRanges, Pods of one
-/// container with those resources (and a resource claim `gpu`),
-/// PersistentVolumeClaims and a StatefulSet's claim templates.
+/// container with those resources (and a resource claim `gpu`), claim
+/// specs as PersistentVolumeClaims, StatefulSets' claim templates and
+/// pods' ephemeral volumes, and the ephemeral volumes' own cases.
 fn written_cases() -> Vec<Json> {
     let metadata = |name: String| json!({"name": name, "namespace": "default"});
     let ranges = (limit_range_cases().into_iter().enumerate()).map(|(i, limits)| {
@@ -226,24 +314,33 @@ fn written_cases() -> Vec<Json> {
                "spec": {"containers": [{"name": "app", "image": "registry.example/app:1", "resources": resources}],
                         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu"}]}})
     });
-    let claims = claim_resource_cases();
-    let volume_claims = (claims.iter().enumerate()).map(|(i, resources)| {
+    let claims = claim_spec_cases();
+    let volume_claims = (claims.iter().enumerate()).map(|(i, spec)| {
         json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": metadata(format!("claim-{i}")),
-               "spec": {"accessModes": ["ReadWriteOnce"], "resources": resources}})
+               "spec": spec})
     });
-    let templates = (claims.iter().enumerate()).map(|(i, resources)| {
+    let templates = (claims.iter().enumerate()).map(|(i, spec)| {
         let labels = json!({"app": format!("claims-{i}")});
         json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": metadata(format!("claims-{i}")),
                "spec": {"selector": {"matchLabels": labels}, "serviceName": "claims",
                         "template": {"metadata": {"labels": labels},
                                      "spec": {"containers": [{"name": "app", "image": "registry.example/app:1"}]}},
-                        "volumeClaimTemplates": [{"metadata": {"name": "data"},
-                                                  "spec": {"accessModes": ["ReadWriteOnce"], "resources": resources}}]}})
+                        "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": spec}]}})
     });
+    let ephemeral = (claims.iter().map(|spec| json!({"volumeClaimTemplate": {"spec": spec}})))
+        .chain(ephemeral_cases())
+        .enumerate()
+        .map(|(i, source)| {
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata(format!("ephemeral-{i}")),
+                   "spec": {"containers": [{"name": "app", "image": "registry.example/app:1",
+                                            "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]}],
+                            "volumes": [{"name": "scratch", "ephemeral": source}]}})
+        });
     ranges
         .chain(pods)
         .chain(volume_claims)
         .chain(templates)
+        .chain(ephemeral)
         .collect()
 }
 

@@ -3,8 +3,8 @@
 //! each kind, namespace names, label and annotation keys and values,
 //! container, port and volume names (unique where the API server wants them
 //! unique), mounts of volumes that do not exist and repeated mount paths,
-//! resource requirements of containers and claims (`resources`), negative
-//! counts and ids,
+//! resource requirements of containers and claims (`resources`), claims'
+//! specs (`claims`), negative counts and ids,
 //! port numbers, seccomp profiles, sysctls, label selectors (well-formed,
 //! and matching the template they select), a pod's scheduling fields
 //! ([`crate::scheduling`]), the rest of the pod spec (`pod`) and the
@@ -15,6 +15,7 @@
 
 use serde_json::Value as Json;
 
+mod claims;
 mod crd;
 mod cron;
 mod limit_range;
@@ -354,9 +355,10 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
     if kind == "StatefulSet" {
         for (i, claim) in each(spec.field("volumeClaimTemplates")) {
             let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
-            resources::claim(
-                claim.field("spec").field("resources"),
-                &claim_at.key("resources"),
+            claims::spec(
+                claim.field("spec"),
+                claims::Holder::Template,
+                &claim_at,
                 found,
             );
         }
@@ -394,7 +396,7 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
             label_selector(spec.field("selector"), &at.clone().key("selector"), found);
         }
         "PersistentVolumeClaim" => {
-            resources::claim(spec.field("resources"), &at.clone().key("resources"), found);
+            claims::spec(spec, claims::Holder::Object, &at, found);
         }
         "NetworkPolicy" if spec.field("podSelector").is_object() => {
             label_selector(
@@ -594,6 +596,10 @@ fn pod_spec<'a>(
 ) {
     let mut volumes = claims;
     for (i, volume) in each(pod.field("volumes")) {
+        if volume.field("ephemeral").is_object() {
+            let path = at.clone().key("volumes").index(i).key("ephemeral");
+            claims::ephemeral(volume.field("ephemeral"), &path, found);
+        }
         if let Some(name) = volume.field("name").as_str() {
             let path = at.clone().key("volumes").index(i).key("name");
             let valid = names::dns1123_label(name);
@@ -1627,7 +1633,7 @@ mod tests {
         // request): the API server takes a request above it.
         object["spec"]["volumeClaimTemplates"] = serde_json::json!([{
             "metadata": {"name": "data"},
-            "spec": {"resources": {"requests": {"storage": "10Gi"}, "limits": {"storage": "1Gi"}}},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}, "limits": {"storage": "1Gi"}}},
         }]);
         assert_eq!(at(object.clone()), ["spec.selector"]);
         // The same claim name in a Deployment declares nothing.
@@ -1646,7 +1652,7 @@ mod tests {
         assert_eq!(found, ["spec.ttlSecondsAfterFinished"]);
         let found = at(serde_json::json!({
             "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c"},
-            "spec": {"resources": {"requests": {"storage": "ten"}}},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "ten"}}},
         }));
         assert_eq!(found, ["spec.resources.requests.storage"]);
     }

@@ -1,0 +1,271 @@
+//! What the API server refuses in a claim's spec
+//! (`ValidatePersistentVolumeClaimSpec`), of a PersistentVolumeClaim, a
+//! StatefulSet's claim template and a pod's ephemeral volume: access modes
+//! (at least one, each known, `ReadWriteOncePod` alone), its selector, its
+//! resources (`resources::claim`), class names, the volume mode and its
+//! data sources; and of an ephemeral volume, that it has a claim template
+//! whose metadata holds labels and annotations alone.
+
+use serde_json::Value as Json;
+
+use super::{ValidKeys, meta, resources};
+use crate::json::Field;
+use crate::location::KeyPath;
+use crate::names;
+use crate::scheduling::{each, label_selector};
+
+/// Problems, by path.
+type Found = Vec<(KeyPath, String)>;
+
+/// The access modes a claim may name.
+const ACCESS_MODES: [&str; 4] = [
+    "ReadWriteOnce",
+    "ReadOnlyMany",
+    "ReadWriteMany",
+    "ReadWriteOncePod",
+];
+
+/// What holds a claim's spec.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Holder {
+    /// A PersistentVolumeClaim, which the API server prepares before it
+    /// validates: it drops a `dataSourceRef` that names a namespace
+    /// (`CrossNamespaceVolumeDataSource`, alpha and off), then, without a
+    /// `dataSourceRef`, a `dataSource` that is neither a
+    /// PersistentVolumeClaim nor a VolumeSnapshot (`snapshot.storage.k8s.io`).
+    Object,
+    /// A claim template, validated as written.
+    Template,
+}
+
+/// A claim's `spec`, at `at`.
+pub(super) fn spec(spec: &Json, holder: Holder, at: &KeyPath, found: &mut Found) {
+    let modes: Vec<(usize, &Json)> = each(spec.field("accessModes")).collect();
+    let modes_at = || at.clone().key("accessModes");
+    if modes.is_empty() {
+        found.push((
+            modes_at(),
+            format!(
+                "a claim names at least one access mode ({})",
+                ACCESS_MODES.join(", ")
+            ),
+        ));
+    }
+    let (mut only_pod, mut others) = (false, false);
+    for (i, mode) in modes {
+        let known = mode.as_str().filter(|m| ACCESS_MODES.contains(m));
+        match known {
+            Some("ReadWriteOncePod") => only_pod = true,
+            Some(_) => others = true,
+            None => found.push((
+                modes_at().index(i),
+                format!(
+                    "`{}` is not an access mode ({})",
+                    super::plain(mode),
+                    ACCESS_MODES.join(", ")
+                ),
+            )),
+        }
+    }
+    if only_pod && others {
+        found.push((
+            modes_at(),
+            "ReadWriteOncePod is a claim's only access mode".to_owned(),
+        ));
+    }
+    if spec.field("selector").is_object() {
+        label_selector(spec.field("selector"), &at.clone().key("selector"), found);
+    }
+    resources::claim(spec.field("resources"), &at.clone().key("resources"), found);
+    for field in ["storageClassName", "volumeAttributesClassName"] {
+        if let Some(name) = spec.field(field).as_str().filter(|n| !n.is_empty())
+            && let Err(why) = names::dns1123_subdomain(name)
+        {
+            found.push((
+                at.clone().key(field),
+                format!("`{name}` is not a class name: {why}"),
+            ));
+        }
+    }
+    if let Some(mode) = spec.field("volumeMode").as_str()
+        && !matches!(mode, "Block" | "Filesystem")
+    {
+        found.push((
+            at.clone().key("volumeMode"),
+            format!("`{mode}` is not a volume mode (Block, Filesystem)"),
+        ));
+    }
+    data_sources(spec, holder, at, found);
+}
+
+/// A claim's `dataSource` and `dataSourceRef`: each names a kind and a
+/// name, a kind other than PersistentVolumeClaim with its API group (a
+/// DNS subdomain), a namespace (a reference's, a DNS label) only without a
+/// `dataSource`; and both, when given, the same object.
+fn data_sources(spec: &Json, holder: Holder, at: &KeyPath, found: &mut Found) {
+    let written = |field: &str| Some(spec.field(field)).filter(|object| object.is_object());
+    let (mut source, mut reference) = (written("dataSource"), written("dataSourceRef"));
+    if holder == Holder::Object {
+        if reference.is_some_and(|r| r.field("namespace").as_str().is_some_and(|n| !n.is_empty())) {
+            reference = None;
+        }
+        let group = |s: &Json| s.field("apiGroup").as_str().unwrap_or_default().to_owned();
+        let kept = |s: &&Json| match s.field("kind").as_str() {
+            Some("PersistentVolumeClaim") => group(s).is_empty(),
+            Some("VolumeSnapshot") => group(s) == "snapshot.storage.k8s.io",
+            _ => false,
+        };
+        if reference.is_none() {
+            source = source.filter(kept);
+        }
+    }
+    for (field, object) in [("dataSource", source), ("dataSourceRef", reference)] {
+        let Some(object) = object else {
+            continue;
+        };
+        let at = at.clone().key(field);
+        for key in ["name", "kind"] {
+            if object.field(key).as_str().unwrap_or_default().is_empty() {
+                found.push((
+                    at.clone().key(key),
+                    format!("a {field} names its object's {key}"),
+                ));
+            }
+        }
+        let group = object.field("apiGroup").as_str().unwrap_or_default();
+        let kind = object.field("kind").as_str().unwrap_or_default();
+        if group.is_empty() && kind != "PersistentVolumeClaim" {
+            found.push((
+                at.clone(),
+                format!("a {field} of the core API group is a PersistentVolumeClaim, not `{kind}`; name the apiGroup of any other kind"),
+            ));
+        }
+        if !group.is_empty()
+            && let Err(why) = names::dns1123_subdomain(group)
+        {
+            found.push((
+                at.clone().key("apiGroup"),
+                format!("`{group}` is not an API group: {why}"),
+            ));
+        }
+        if let Some(namespace) = object.field("namespace").as_str().filter(|n| !n.is_empty())
+            && let Err(why) = names::dns1123_label(namespace)
+        {
+            found.push((
+                at.key("namespace"),
+                format!("`{namespace}` is not a valid namespace: {why}"),
+            ));
+        }
+    }
+    let (Some(source), Some(reference)) = (source, reference) else {
+        return;
+    };
+    if reference
+        .field("namespace")
+        .as_str()
+        .is_some_and(|n| !n.is_empty())
+    {
+        found.push((
+            at.clone().key("dataSource"),
+            "a claim whose dataSourceRef names a namespace has no dataSource".to_owned(),
+        ));
+    } else if ["apiGroup", "kind", "name"]
+        .iter()
+        .any(|key| source.field(key) != reference.field(key))
+    {
+        found.push((
+            at.clone().key("dataSource"),
+            "dataSource and dataSourceRef name one object, or only one of them is given".to_owned(),
+        ));
+    }
+}
+
+/// A pod's ephemeral volume source, at `at`: a claim template whose
+/// metadata holds labels and annotations alone, and whose spec is a
+/// claim's.
+pub(super) fn ephemeral(source: &Json, at: &KeyPath, found: &mut Found) {
+    let template = source.field("volumeClaimTemplate");
+    let at = at.clone().key("volumeClaimTemplate");
+    if !template.is_object() {
+        found.push((
+            at,
+            "an ephemeral volume has a volumeClaimTemplate".to_owned(),
+        ));
+        return;
+    }
+    let metadata = template.field("metadata");
+    for (key, value) in metadata.as_object().into_iter().flatten() {
+        // A field at its zero value is not set.
+        let unset = match value {
+            Json::Null => true,
+            Json::String(text) => text.is_empty(),
+            Json::Number(number) => number.as_f64() == Some(0.0),
+            Json::Bool(set) => !set,
+            _ => false,
+        };
+        if !unset && !matches!(key.as_str(), "labels" | "annotations") {
+            found.push((
+                at.clone().key("metadata").key(key.clone()),
+                format!("a claim template's metadata holds labels and annotations, not {key}"),
+            ));
+        }
+    }
+    meta(
+        metadata,
+        || at.clone().key("metadata"),
+        &mut ValidKeys::default(),
+        found,
+    );
+    spec(
+        template.field("spec"),
+        Holder::Template,
+        &at.clone().key("spec"),
+        found,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn found(claim: Json, holder: Holder) -> Vec<String> {
+        let mut found = Vec::new();
+        spec(&claim, holder, &KeyPath::root().key("spec"), &mut found);
+        found
+            .into_iter()
+            .map(|(path, why)| format!("{path}: {why}"))
+            .collect()
+    }
+
+    #[test]
+    fn access_modes_and_storage() {
+        assert_eq!(
+            found(
+                json!({"accessModes": ["ReadWriteOncePod", "Foo", "ReadOnlyMany"], "resources": {}}),
+                Holder::Object
+            ),
+            [
+                "spec.accessModes[1]: `Foo` is not an access mode (ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod)",
+                "spec.accessModes: ReadWriteOncePod is a claim's only access mode",
+                "spec.resources.requests: a claim requests storage",
+            ]
+        );
+    }
+
+    /// A PersistentVolumeClaim's preparation drops a `dataSource` of
+    /// another kind when no `dataSourceRef` is given; a template keeps
+    /// and refuses it.
+    #[test]
+    fn a_claim_drops_what_a_template_refuses() {
+        let claim = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                           "dataSource": {"kind": "Foo", "name": "x"}});
+        assert!(found(claim.clone(), Holder::Object).is_empty());
+        assert_eq!(
+            found(claim, Holder::Template),
+            [
+                "spec.dataSource: a dataSource of the core API group is a PersistentVolumeClaim, not `Foo`; name the apiGroup of any other kind"
+            ]
+        );
+    }
+}
