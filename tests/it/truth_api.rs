@@ -299,6 +299,81 @@ fn ephemeral_cases() -> Vec<Json> {
     ]
 }
 
+/// Pod specs probing a pod's own resources (`validatePodResources`, with
+/// the defaults a Pod is given and a template is not) and its resource
+/// claims.
+fn pod_spec_cases() -> Vec<Json> {
+    let container = |resources: Json| json!({"name": "app", "image": "registry.example/app:1", "resources": resources});
+    let pod = |resources: Json, containers: Vec<Json>| json!({"resources": resources, "containers": containers});
+    let cpu = |field: &str, amount: &str| json!({field: {"cpu": amount}});
+    let alone = |resources: Json| pod(resources, vec![container(json!({}))]);
+    let claims =
+        |claims: Json| json!({"containers": [container(json!({}))], "resourceClaims": claims});
+    let init = |restart: bool, amount: &str| {
+        let mut init = json!({"name": "init", "image": "registry.example/app:1", "resources": {"requests": {"cpu": amount}}});
+        if restart {
+            init["restartPolicy"] = json!("Always");
+        }
+        init
+    };
+    vec![
+        alone(json!({"requests": {"cpu": "2"}, "limits": {"cpu": "1"}})),
+        alone(json!({"requests": {"ephemeral-storage": "1Gi"}})),
+        alone(json!({"limits": {"example.com/gpu": "1"}})),
+        alone(json!({"requests": {"cpu": "-1"}})),
+        alone(json!({"claims": [{"name": "gpu"}]})),
+        alone(json!({})),
+        pod(cpu("limits", "1"), vec![container(cpu("limits", "3"))]),
+        pod(cpu("limits", "2"), vec![container(cpu("requests", "1"))]),
+        pod(cpu("limits", "1"), vec![container(cpu("requests", "2"))]),
+        pod(
+            cpu("requests", "1"),
+            vec![
+                container(cpu("requests", "1")),
+                json!({"name": "two", "image": "registry.example/app:1", "resources": cpu("requests", "1")}),
+            ],
+        ),
+        pod(
+            cpu("requests", "3"),
+            vec![
+                container(cpu("requests", "1")),
+                json!({"name": "two", "image": "registry.example/app:1", "resources": cpu("requests", "1")}),
+            ],
+        ),
+        json!({"resources": cpu("requests", "3"), "containers": [container(cpu("requests", "1"))], "initContainers": [init(false, "4")]}),
+        json!({"resources": cpu("requests", "2"), "containers": [container(cpu("requests", "1"))], "initContainers": [init(true, "1")]}),
+        json!({"resources": cpu("requests", "1500m"), "containers": [container(cpu("requests", "1"))], "initContainers": [init(true, "1")]}),
+        json!({"resources": cpu("limits", "1"), "containers": [container(json!({}))], "os": {"name": "windows"}}),
+        pod(
+            json!({"limits": {"hugepages-2Mi": "4Mi", "memory": "1Gi"}}),
+            vec![container(
+                json!({"limits": {"hugepages-2Mi": "8Mi", "memory": "512Mi"}}),
+            )],
+        ),
+        pod(
+            json!({"limits": {"memory": "1Gi"}}),
+            vec![container(
+                json!({"limits": {"hugepages-2Mi": "4Mi", "memory": "512Mi"}}),
+            )],
+        ),
+        pod(
+            json!({"requests": {"memory": "1Gi"}}),
+            vec![container(
+                json!({"limits": {"hugepages-2Mi": "4Mi", "memory": "512Mi"}}),
+            )],
+        ),
+        claims(json!([{"name": "Bad", "resourceClaimName": "x"}])),
+        claims(json!([{"name": "g", "resourceClaimName": "x", "resourceClaimTemplateName": "t"}])),
+        claims(json!([{"name": "g"}])),
+        claims(
+            json!([{"name": "g", "resourceClaimName": "x"}, {"name": "g", "resourceClaimName": "z"}]),
+        ),
+        claims(json!([{"name": "g", "resourceClaimName": "Bad_Name"}])),
+        claims(json!([{"name": "g", "resourceClaimName": ""}])),
+        claims(json!([{"name": "g", "resourceClaimName": "x"}])),
+    ]
+}
+
 /// Every written case as the object sent: LimitRanges, Pods of one
 /// container with those resources (and a resource claim `gpu`), claim
 /// specs as PersistentVolumeClaims, StatefulSets' claim templates and
@@ -336,11 +411,34 @@ fn written_cases() -> Vec<Json> {
                                             "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]}],
                             "volumes": [{"name": "scratch", "ephemeral": source}]}})
         });
+    let specs = pod_spec_cases();
+    let spec_pods = (specs.iter().enumerate()).map(|(i, spec)| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata(format!("pod-{i}")), "spec": spec})
+    });
+    let spec_templates = (specs.iter().enumerate()).map(|(i, spec)| {
+        let labels = json!({"app": format!("pod-{i}")});
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata(format!("pod-{i}")),
+               "spec": {"selector": {"matchLabels": labels},
+                        "template": {"metadata": {"labels": labels}, "spec": spec}}})
+    });
+    let mirror = |claims: Json| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": format!("mirror-{}", claims.as_array().map_or(0, Vec::len)), "namespace": "default",
+                            "annotations": {"kubernetes.io/config.mirror": "x"}},
+               "spec": {"nodeName": "node", "containers": [{"name": "app", "image": "registry.example/app:1"}],
+                        "resourceClaims": claims}})
+    };
     ranges
         .chain(pods)
         .chain(volume_claims)
         .chain(templates)
         .chain(ephemeral)
+        .chain(spec_pods)
+        .chain(spec_templates)
+        .chain([
+            mirror(json!([])),
+            mirror(json!([{"name": "g", "resourceClaimName": "x"}])),
+        ])
         .collect()
 }
 

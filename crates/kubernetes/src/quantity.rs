@@ -55,6 +55,14 @@ impl Quantity {
         self.nanos < 0
     }
 
+    /// The sum, capped at 2⁶³−1 base units in magnitude as a parsed
+    /// amount is.
+    pub fn saturating_add(self, other: Quantity) -> Quantity {
+        Quantity {
+            nanos: (self.nanos + other.nanos).clamp(-MAX_NANOS, MAX_NANOS),
+        }
+    }
+
     /// The amount in whole base units, rounded away from zero
     /// (`Quantity.Value()`).
     pub fn value(self) -> i128 {
@@ -340,6 +348,13 @@ mod tests {
         assert!(values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
         assert!(q("1Gi") > q("1G"));
         assert!(q("700m") <= q("0.7"));
+    }
+
+    #[test]
+    fn sums_are_exact_and_capped() {
+        assert_eq!(q("700m").saturating_add(q("300m")), q("1"));
+        assert_eq!(q("1n").saturating_add(q("-1n")), Quantity::ZERO);
+        assert_eq!(q("8Ei").saturating_add(q("8Ei")), q("9223372036854775807"));
     }
 
     /// `Value` and `MilliValue` round away from zero, as apimachinery's.

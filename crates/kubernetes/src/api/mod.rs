@@ -241,6 +241,21 @@ pub fn problems_remembering<'a>(
         ));
     }
     meta(object.field("metadata"), metadata, valid, &mut found);
+    // A static pod (a mirror pod's annotation) has no resource claims.
+    if kind == "Pod"
+        && !(object.field("metadata").field("annotations"))
+            .field("kubernetes.io/config.mirror")
+            .is_null()
+        && each(object.field("spec").field("resourceClaims"))
+            .next()
+            .is_some()
+    {
+        found.push((
+            KeyPath::root().key("spec").key("resourceClaims"),
+            "a static pod (annotated kubernetes.io/config.mirror) has no resource claims"
+                .to_owned(),
+        ));
+    }
     if let Some((template, spec)) = pod_template(kind) {
         let template_path = KeyPath::from_pointer(template);
         if let Some(template) = object.pointer(template) {
@@ -614,6 +629,12 @@ fn pod_spec<'a>(
         }
     }
     pod_level(pod, at, found);
+    resources::pod(pod, owner == "Pod", at, found);
+    resources::pod_claims(
+        pod.field("resourceClaims"),
+        &at.clone().key("resourceClaims"),
+        found,
+    );
     pod::pod(pod, owner, at, found);
     let pod_claims = (each(pod.field("resourceClaims")))
         .filter_map(|(_, claim)| claim.field("name").as_str())

@@ -45,13 +45,30 @@ pub(super) fn container(
     at: &KeyPath,
     found: &mut Found,
 ) {
+    requirements(resources, container_resource_name, at, found);
+    claims(
+        resources.field("claims"),
+        pod_claims,
+        &at.clone().key("claims"),
+        found,
+    );
+}
+
+/// Requests and limits (`validateResourceRequirements`), their names
+/// held to `named`: the rules of [`container`] but its claims.
+fn requirements(
+    resources: &Json,
+    named: fn(&str) -> Result<(), String>,
+    at: &KeyPath,
+    found: &mut Found,
+) {
     let mut amounts = [BTreeMap::new(), BTreeMap::new()];
     let mut huge_pages = false;
     let mut cpu_or_memory = false;
     for (side, field) in ["requests", "limits"].into_iter().enumerate() {
         for (resource, amount) in resources.field(field).as_object().into_iter().flatten() {
             let path = || at.clone().key(field).key(resource.clone());
-            if let Err(why) = container_resource_name(resource) {
+            if let Err(why) = named(resource) {
                 found.push((path(), why));
             }
             huge_pages |= resource.starts_with("hugepages-");
@@ -120,12 +137,245 @@ pub(super) fn container(
             "huge pages are requested beside a CPU or memory request or limit; the API server refuses them alone".to_owned(),
         ));
     }
-    claims(
-        resources.field("claims"),
-        pod_claims,
-        &at.clone().key("claims"),
-        found,
+}
+
+/// A pod's own `resources` (`validatePodResources`; PodLevelResources is
+/// on by default since Kubernetes 1.34), at `at`: none in a Windows pod;
+/// no claims; names a pod's own resources hold (cpu, memory,
+/// hugepages-<size>) and the rules of a container's requests and limits;
+/// requests at least the containers' together, huge page limits at least
+/// theirs, and each container's limit at most the pod's. A Pod (`object`)
+/// is judged as the server defaults it first: a container's missing
+/// request is its limit, the pod's missing huge page limit the
+/// containers' together (when it sets any resource), and, when it sets a
+/// limit, its missing CPU and memory requests the containers' together,
+/// then any other missing request its limit. A template is judged as
+/// written.
+pub(super) fn pod<'a>(pod: &'a Json, object: bool, pod_at: &KeyPath, found: &mut Found) {
+    let resources = pod.field("resources");
+    if !resources.is_object() {
+        return;
+    }
+    let at = pod_at.clone().key("resources");
+    if pod.field("os").field("name") == "windows" {
+        found.push((at, "a Windows pod has no pod-level resources".to_owned()));
+        return;
+    }
+    if !resources.field("claims").is_null() {
+        found.push((
+            at.clone().key("claims"),
+            "a pod's own resources hold no claims; its containers' do".to_owned(),
+        ));
+    }
+    let requests_of = |container: &'a Json| {
+        let mut requests = amounts(container.field("resources").field("requests"));
+        if object {
+            for (resource, limit) in amounts(container.field("resources").field("limits")) {
+                requests.entry(resource).or_insert(limit);
+            }
+        }
+        requests
+    };
+    let limits_of = |container: &'a Json| amounts(container.field("resources").field("limits"));
+    let (containers_request, containers_limit) =
+        (together(pod, requests_of), together(pod, limits_of));
+    // The pod's own, as the server defaults a Pod's.
+    let mut judged = resources.clone();
+    if object {
+        let written = |field: &str| {
+            resources
+                .field(field)
+                .as_object()
+                .is_some_and(|m| !m.is_empty())
+        };
+        // What the server gives, where nothing is written.
+        fn give(judged: &mut Json, field: &str, resource: &str, amount: Quantity) {
+            if judged.field(field).field(resource).is_null() {
+                if !judged[field].is_object() {
+                    judged[field] = Json::Object(serde_json::Map::new());
+                }
+                judged[field][resource] = Json::String(amount.to_string());
+            }
+        }
+        if written("limits") || written("requests") {
+            for (resource, amount) in &containers_limit {
+                if resource.starts_with("hugepages-")
+                    && resources.field("requests").field(resource).is_null()
+                {
+                    give(&mut judged, "limits", resource, *amount);
+                }
+            }
+        }
+        let limits: Vec<(String, Quantity)> = (amounts(judged.field("limits")).into_iter())
+            .map(|(resource, amount)| (resource.to_owned(), amount))
+            .collect();
+        if !limits.is_empty() {
+            for (resource, amount) in &containers_request {
+                if matches!(*resource, "cpu" | "memory") {
+                    give(&mut judged, "requests", resource, *amount);
+                }
+            }
+            for (resource, amount) in &limits {
+                if pod_resource(resource) {
+                    give(&mut judged, "requests", resource, *amount);
+                }
+            }
+        }
+    }
+    requirements(&judged, pod_resource_name, &at, found);
+    let (requests, limits) = (
+        amounts(judged.field("requests")),
+        amounts(judged.field("limits")),
     );
+    for (resource, total) in &containers_request {
+        if let Some(request) = requests.get(resource)
+            && total > request
+        {
+            found.push((
+                at.clone().key("requests").key((*resource).to_owned()),
+                format!("the pod requests {request} of {resource}, less than its containers together ({total}); a pod requests at least what they do"),
+            ));
+        }
+    }
+    for (resource, total) in containers_limit
+        .iter()
+        .filter(|(r, _)| r.starts_with("hugepages-"))
+    {
+        if let Some(limit) = limits.get(resource)
+            && total > limit
+        {
+            found.push((
+                at.clone().key("limits").key((*resource).to_owned()),
+                format!("the pod's limit of {resource} {limit} is below its containers' together ({total}); huge pages are not overcommitted"),
+            ));
+        }
+    }
+    for (i, container) in each(pod.field("containers")) {
+        for (resource, limit) in limits_of(container) {
+            if let Some(most) = limits.get(resource)
+                && limit > *most
+            {
+                found.push((
+                    pod_at.clone().key("containers").index(i).key("resources").key("limits").key(resource.to_owned()),
+                    format!("the container's limit of {resource} {limit} is above the pod's {most}; a container's limit is at most the pod's"),
+                ));
+            }
+        }
+    }
+}
+
+/// A pod's `resourceClaims` (`validatePodResourceClaims`), at `at`: each
+/// named once with a DNS-1123 label, and with exactly one of
+/// `resourceClaimName` and `resourceClaimTemplateName`, a DNS subdomain.
+pub(super) fn pod_claims(list: &Json, at: &KeyPath, found: &mut Found) {
+    let mut named = BTreeSet::new();
+    for (i, claim) in each(list) {
+        let at = at.clone().index(i);
+        let name = claim.field("name").as_str().unwrap_or_default();
+        if name.is_empty() {
+            found.push((
+                at.clone().key("name"),
+                "a resource claim has a name".to_owned(),
+            ));
+        } else if !named.insert(name) {
+            found.push((
+                at.clone().key("name"),
+                format!("a second resource claim named `{name}`; a pod's claims are named once"),
+            ));
+        } else if let Err(why) = names::dns1123_label(name) {
+            found.push((
+                at.clone().key("name"),
+                format!("`{name}` is not a valid claim name: {why}"),
+            ));
+        }
+        let sources: Vec<&str> = ["resourceClaimName", "resourceClaimTemplateName"]
+            .into_iter()
+            .filter(|field| !claim.field(field).is_null())
+            .collect();
+        if sources.len() != 1 {
+            found.push((
+                at.clone(),
+                "a resource claim names exactly one of resourceClaimName and resourceClaimTemplateName".to_owned(),
+            ));
+        }
+        for field in sources {
+            if let Some(source) = claim.field(field).as_str()
+                && let Err(why) = names::dns1123_subdomain(source)
+            {
+                found.push((
+                    at.clone().key(field),
+                    format!("`{source}` is not a valid {field}: {why}"),
+                ));
+            }
+        }
+    }
+}
+
+/// The amounts of a resource list that are quantities.
+fn amounts(list: &Json) -> BTreeMap<&str, Quantity> {
+    (list.as_object().into_iter().flatten())
+        .filter_map(|(resource, amount)| Some((resource.as_str(), quantity(amount)?.ok()?)))
+        .collect()
+}
+
+/// What a pod's containers take together of each resource, by `of` of
+/// each (`AggregateContainerRequests`, `AggregateContainerLimits`): its
+/// containers and sidecars (init containers that restart) together, or
+/// more while an init container runs beside the sidecars before it.
+fn together<'a>(
+    pod: &'a Json,
+    of: impl Fn(&'a Json) -> BTreeMap<&'a str, Quantity>,
+) -> BTreeMap<&'a str, Quantity> {
+    let add = |total: &mut BTreeMap<&'a str, Quantity>, more: &BTreeMap<&'a str, Quantity>| {
+        for (resource, amount) in more {
+            let sum = total
+                .get(resource)
+                .map_or(*amount, |t| t.saturating_add(*amount));
+            total.insert(resource, sum);
+        }
+    };
+    let mut total = BTreeMap::new();
+    for (_, container) in each(pod.field("containers")) {
+        add(&mut total, &of(container));
+    }
+    let (mut sidecars, mut initializing) = (BTreeMap::new(), BTreeMap::new());
+    for (_, container) in each(pod.field("initContainers")) {
+        let own = of(container);
+        let running = if container.field("restartPolicy") == "Always" {
+            add(&mut total, &own);
+            add(&mut sidecars, &own);
+            sidecars.clone()
+        } else {
+            let mut running = own;
+            add(&mut running, &sidecars);
+            running
+        };
+        for (resource, amount) in running {
+            let most = initializing.entry(resource).or_insert(amount);
+            *most = (*most).max(amount);
+        }
+    }
+    for (resource, amount) in initializing {
+        let most = total.entry(resource).or_insert(amount);
+        *most = (*most).max(amount);
+    }
+    total
+}
+
+/// A resource a pod's own resources may hold (`validatePodResourceName`).
+fn pod_resource_name(name: &str) -> Result<(), String> {
+    names::qualified_name(name).map_err(|why| format!("`{name}` is not a resource name: {why}"))?;
+    match pod_resource(name) {
+        true => Ok(()),
+        false => Err(format!(
+            "`{name}` is not a resource a pod's own resources hold (cpu, memory, hugepages-<size>)"
+        )),
+    }
+}
+
+/// Whether a pod's own resources may hold `name` (`IsSupportedPodLevelResource`).
+fn pod_resource(name: &str) -> bool {
+    matches!(name, "cpu" | "memory") || name.starts_with("hugepages-")
 }
 
 /// Why `amount` of huge pages of the size `size` (the name's suffix) is
