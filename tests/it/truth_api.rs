@@ -374,6 +374,156 @@ fn pod_spec_cases() -> Vec<Json> {
     ]
 }
 
+/// Environment variables (`ValidateEnv`, `ValidateEnvFrom`): resource
+/// fields and their divisors (held to the text the server writes a divisor
+/// back as), downward API paths, ConfigMap and Secret names and keys, files
+/// of emptyDir volumes (EnvFiles, on by default since 1.35), and `envFrom`
+/// names (read as name prefixes: a trailing `-` is masked).
+fn env_cases() -> Vec<Json> {
+    let from = |source: &str, value: Json| json!({"name": "X", "valueFrom": {source: value}});
+    let mut cases = Vec::new();
+    let divisors = [
+        ("limits.cpu", json!(null)),
+        ("requests.cpu", json!(null)),
+        ("limits.foo", json!(null)),
+        ("cpu", json!(null)),
+        ("limits.cpu", json!("1m")),
+        ("limits.cpu", json!("2m")),
+        ("limits.cpu", json!("1")),
+        ("limits.cpu", json!("1k")),
+        ("limits.cpu", json!("0")),
+        ("limits.cpu", json!("-1")),
+        ("limits.cpu", json!("1000m")),
+        ("limits.cpu", json!("1e0")),
+        ("limits.cpu", json!("1e-3")),
+        ("limits.cpu", json!("0.001")),
+        ("limits.cpu", json!("+1")),
+        ("limits.cpu", json!("1.0")),
+        ("limits.cpu", json!("0.001k")),
+        ("limits.cpu", json!(1)),
+        ("limits.cpu", json!("1n")),
+        ("limits.memory", json!("1Mi")),
+        ("limits.memory", json!("1m")),
+        ("limits.memory", json!("3")),
+        ("limits.memory", json!("1G")),
+        ("limits.memory", json!("1024")),
+        ("limits.memory", json!("1e3")),
+        ("limits.memory", json!("1000")),
+        ("limits.memory", json!("0.9765625Ki")),
+        ("limits.memory", json!("1024Ki")),
+        ("limits.memory", json!("1000k")),
+        ("limits.memory", json!("1E")),
+        ("limits.memory", json!("1e18")),
+        ("limits.memory", json!("2Ki")),
+        ("limits.memory", json!(1024)),
+        ("limits.ephemeral-storage", json!("1Gi")),
+        ("requests.hugepages-2Mi", json!("1Mi")),
+        ("requests.hugepages-2Mi", json!("2Mi")),
+    ];
+    for (resource, divisor) in divisors {
+        let mut field = json!({"resource": resource});
+        if !divisor.is_null() {
+            field["divisor"] = divisor;
+        }
+        cases.push((
+            json!([from("resourceFieldRef", field)]),
+            json!(null),
+            json!([]),
+        ));
+    }
+    cases.push((
+        json!([from(
+            "resourceFieldRef",
+            json!({"resource": "limits.cpu", "containerName": "other"})
+        )]),
+        json!(null),
+        json!([]),
+    ));
+    for path in [
+        "metadata.name",
+        "metadata.annotations['a.b/c']",
+        "metadata.annotations['-bad']",
+        "metadata.labels",
+        "status.podIPs",
+        "metadata.annotations",
+        "metadata.generateName",
+        "spec.host",
+        "metadata.annotations['Example.com/A']",
+        "metadata.labels['Example.com/A']",
+        "spec.nodeName['x']",
+        "metadata.labels['a']']",
+    ] {
+        cases.push((
+            json!([from("fieldRef", json!({"fieldPath": path}))]),
+            json!(null),
+            json!([]),
+        ));
+    }
+    cases.push((
+        json!([from(
+            "fieldRef",
+            json!({"fieldPath": "spec.nodeName", "apiVersion": "v2"})
+        )]),
+        json!(null),
+        json!([]),
+    ));
+    for source in ["configMapKeyRef", "secretKeyRef"] {
+        for (name, key) in [
+            (None, "a"),
+            (Some("c"), ""),
+            (Some("Bad_Name"), "a"),
+            (Some("c"), "a/b"),
+            (Some("c"), "a"),
+        ] {
+            let mut selector = json!({"key": key});
+            if let Some(name) = name {
+                selector["name"] = json!(name);
+            }
+            cases.push((json!([from(source, selector)]), json!(null), json!([])));
+        }
+    }
+    let volumes = json!([{"name": "v", "emptyDir": {}}, {"name": "w", "configMap": {"name": "c"}}]);
+    for (path, key, volume) in [
+        ("a", "k", "v"),
+        ("../a", "k", "v"),
+        ("a", "K=1", "v"),
+        ("a/..", "k", "v"),
+        ("a", "", "v"),
+        ("a", "k", "w"),
+        ("a..b", "k", "v"),
+        ("a", "k", "none"),
+    ] {
+        let selector = json!({"path": path, "key": key, "volumeName": volume});
+        cases.push((
+            json!([from("fileKeyRef", selector)]),
+            json!(null),
+            volumes.clone(),
+        ));
+    }
+    cases.push((json!([{"name": "X", "value": "", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]), json!(null), json!([])));
+    cases.push((
+        json!([{"name": "X", "valueFrom": {}}]),
+        json!(null),
+        json!([]),
+    ));
+    for name in ["", "abc-", "--", "a.-", "-", "Bad", "x"] {
+        for source in ["configMapRef", "secretRef"] {
+            cases.push((json!([]), json!([{source: {"name": name}}]), json!([])));
+        }
+    }
+    cases.push((json!([]), json!([{"configMapRef": {}}]), json!([])));
+    (cases.into_iter())
+        .map(|(env, env_from, volumes)| {
+            let mut container = json!({"name": "app", "image": "registry.example/app:1", "env": env,
+                                       "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}});
+            if !env_from.is_null() {
+                container["envFrom"] = env_from;
+            }
+            json!({"containers": [container], "volumes": volumes})
+        })
+        .collect()
+}
+
 /// Every written case as the object sent: LimitRanges, Pods of one
 /// container with those resources (and a resource claim `gpu`), claim
 /// specs as PersistentVolumeClaims, StatefulSets' claim templates and
@@ -411,7 +561,7 @@ fn written_cases() -> Vec<Json> {
                                             "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]}],
                             "volumes": [{"name": "scratch", "ephemeral": source}]}})
         });
-    let specs = pod_spec_cases();
+    let specs: Vec<Json> = pod_spec_cases().into_iter().chain(env_cases()).collect();
     let spec_pods = (specs.iter().enumerate()).map(|(i, spec)| {
         json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata(format!("pod-{i}")), "spec": spec})
     });

@@ -76,6 +76,135 @@ impl Quantity {
     }
 }
 
+/// The text the API server writes an amount written as `text` back as
+/// (`Quantity.String()`): the text itself where apimachinery's parser
+/// takes it for canonical already (`+1`, `01`, `1.`, `1e0` stay as they
+/// are), else the canonical form in the notation it was written in:
+/// decimal SI (`1000m` is `1`, `1000` is `1k`), a decimal exponent
+/// (`1000e0` is `1e3`) or binary SI (`1024Ki` is `1Mi`; below 1024, or
+/// not whole, decimal: `0.5Ki` is `512`). `None` for no quantity.
+///
+/// ```
+/// use kubernetes::quantity::as_the_server_writes;
+///
+/// assert_eq!(as_the_server_writes("1000m").as_deref(), Some("1"));
+/// assert_eq!(as_the_server_writes("+1").as_deref(), Some("+1"));
+/// assert_eq!(as_the_server_writes("1024").as_deref(), Some("1024"));
+/// ```
+pub fn as_the_server_writes(text: &str) -> Option<String> {
+    let value = Quantity::parse(text).ok()?;
+    // apimachinery's split: sign, numerator without leading zeros,
+    // denominator, suffix.
+    let bytes = text.as_bytes();
+    let mut pos = usize::from(matches!(bytes.first(), Some(b'+' | b'-')));
+    while bytes.get(pos) == Some(&b'0') {
+        pos += 1;
+    }
+    let digits = |from: usize| {
+        from + bytes[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let num_end = digits(pos);
+    let num = if num_end == pos {
+        "0"
+    } else {
+        &text[pos..num_end]
+    };
+    let (denom, suffix) = match bytes.get(num_end) {
+        Some(b'.') => {
+            let end = digits(num_end + 1);
+            (&text[num_end + 1..end], &text[end..])
+        }
+        _ => ("", &text[num_end..]),
+    };
+    #[derive(PartialEq)]
+    enum Format {
+        DecimalSi,
+        BinarySi,
+        Exponent,
+    }
+    const DECIMAL: [(&str, i64); 10] = [
+        ("n", -9),
+        ("u", -6),
+        ("m", -3),
+        ("", 0),
+        ("k", 3),
+        ("M", 6),
+        ("G", 9),
+        ("T", 12),
+        ("P", 15),
+        ("E", 18),
+    ];
+    const BINARY: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let (format, exponent) = if let Some((_, e)) = DECIMAL.iter().find(|(s, _)| *s == suffix) {
+        (Format::DecimalSi, *e)
+    } else if let Some(k) = BINARY.iter().skip(1).position(|s| *s == suffix) {
+        (Format::BinarySi, 10 * (k as i64 + 1))
+    } else {
+        (Format::Exponent, suffix[1..].parse().ok()?)
+    };
+    // The parser keeps the text when it is canonical already (its int64
+    // path: at most 18 digits, no finer than a nano).
+    let places = (num.len() + denom.len()) as i64;
+    let shifted = format!("{num}{denom}");
+    let kept = match format {
+        Format::BinarySi => {
+            let precision = 15 - num.len() as i64 - (exponent as f32 * 3.0 / 10.0) as i64 - 1;
+            denom.is_empty()
+                && precision >= 0
+                && shifted
+                    .parse::<i64>()
+                    .is_ok_and(|v| v & 0x07 != 0 && v.checked_mul(1 << exponent).is_some())
+        }
+        _ => {
+            let scale = exponent - denom.len() as i64;
+            18 - places >= 0
+                && scale >= -9
+                && scale % 3 == 0
+                && !shifted.ends_with("000")
+                && !shifted.starts_with('0')
+        }
+    };
+    if kept || text == "0" {
+        return Some(text.to_owned());
+    }
+    let nanos = value.nanos();
+    if nanos == 0 {
+        return Some("0".to_owned());
+    }
+    let unit = 1_000_000_000;
+    if format == Format::BinarySi && nanos.abs() >= 1024 * unit && nanos % unit == 0 {
+        let (mut units, mut k) = (nanos / unit, 0);
+        while units % 1024 == 0 && k < 6 {
+            units /= 1024;
+            k += 1;
+        }
+        return Some(format!("{units}{}", BINARY[k]));
+    }
+    // Decimal: the mantissa without trailing zeros, its exponent lowered
+    // to a multiple of 3.
+    let (mut mantissa, mut exponent) = (nanos, -9_i64);
+    while mantissa % 10 == 0 {
+        mantissa /= 10;
+        exponent += 1;
+    }
+    let below = exponent.rem_euclid(3);
+    mantissa *= 10_i128.pow(below as u32);
+    exponent -= below;
+    let suffix = match format {
+        Format::Exponent if exponent == 0 => String::new(),
+        Format::Exponent => format!("e{exponent}"),
+        _ => DECIMAL
+            .iter()
+            .find(|(_, e)| *e == exponent)
+            .map_or("", |(s, _)| s)
+            .to_owned(),
+    };
+    Some(format!("{mantissa}{suffix}"))
+}
+
 /// `nanos` in units of `per` nanos, rounded away from zero, as
 /// apimachinery scales an amount down.
 fn scaled(nanos: i128, per: i128) -> i128 {
@@ -355,6 +484,65 @@ mod tests {
         assert_eq!(q("700m").saturating_add(q("300m")), q("1"));
         assert_eq!(q("1n").saturating_add(q("-1n")), Quantity::ZERO);
         assert_eq!(q("8Ei").saturating_add(q("8Ei")), q("9223372036854775807"));
+    }
+
+    /// What apimachinery v0.35.4's `Quantity.String()` answered for each
+    /// text, unmarshalled from JSON as the API server reads it.
+    #[test]
+    fn the_server_writes_amounts_back_as_apimachinery_does() {
+        for (text, written) in [
+            ("1.0", "1"),
+            ("1e0", "1e0"),
+            ("1000m", "1"),
+            ("0.001", "1m"),
+            ("1m", "1m"),
+            ("1", "1"),
+            ("+1", "+1"),
+            ("1.0Ki", "1Ki"),
+            ("1024", "1024"),
+            ("1Ki", "1Ki"),
+            ("0.001k", "1"),
+            ("1n", "1n"),
+            ("2", "2"),
+            ("1e3", "1e3"),
+            ("1000", "1k"),
+            ("0.9765625Ki", "1k"),
+            ("01", "01"),
+            ("1.", "1."),
+            ("10e-1", "1"),
+            ("1000e-3", "1"),
+            ("0.1e1", "1"),
+            ("1000e0", "1e3"),
+            ("100e1", "1e3"),
+            ("1000000e-3", "1e3"),
+            ("0.001e3", "1"),
+            ("1024e0", "1024e0"),
+            ("2048", "2048"),
+            ("1024.0", "1024"),
+            ("1024.0Ki", "1Mi"),
+            ("0.5Ki", "512"),
+            ("1024Ki", "1Mi"),
+            ("1048576", "1048576"),
+            ("1e-3", "1e-3"),
+            ("0.0010", "1m"),
+            ("1000u", "1m"),
+            ("1000000n", "1m"),
+            ("00.001", "1m"),
+            ("+1m", "+1m"),
+            ("+0.001", "1m"),
+            ("1E", "1E"),
+            ("1e18", "1e18"),
+            ("1000P", "1E"),
+            ("1000000000000000000", "1E"),
+            ("0", "0"),
+        ] {
+            assert_eq!(
+                as_the_server_writes(text).as_deref(),
+                Some(written),
+                "{text}"
+            );
+        }
+        assert_eq!(as_the_server_writes("1x"), None);
     }
 
     /// `Value` and `MilliValue` round away from zero, as apimachinery's.

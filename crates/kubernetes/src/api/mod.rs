@@ -640,6 +640,10 @@ fn pod_spec<'a>(
         .filter_map(|(_, claim)| claim.field("name").as_str())
         .collect();
     let mut containers = std::collections::BTreeSet::new();
+    // Whether each volume of the pod is an emptyDir (the last of a name).
+    let empty_dirs: std::collections::BTreeMap<&str, bool> = (each(pod.field("volumes")))
+        .filter_map(|(_, v)| Some((v.field("name").as_str()?, !v.field("emptyDir").is_null())))
+        .collect();
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
             let path = at.clone().key(list).index(i);
@@ -672,6 +676,27 @@ fn pod_spec<'a>(
             }
             one_container(container, &path, &volumes, &pod_claims, found);
             pod::container(container, list == "initContainers", &path, found);
+            // A file an environment variable reads is on an emptyDir
+            // volume of the pod (`validateFileKeyRefVolumes`).
+            for (j, var) in each(container.field("env")) {
+                let Some(name) = var
+                    .field("valueFrom")
+                    .field("fileKeyRef")
+                    .field("volumeName")
+                    .as_str()
+                else {
+                    continue;
+                };
+                let why = match empty_dirs.get(name) {
+                    None => "the pod has no volume of that name",
+                    Some(false) => "it is no emptyDir volume",
+                    Some(true) => continue,
+                };
+                found.push((
+                    path.clone().key("env").index(j).key("valueFrom").key("fileKeyRef").key("volumeName"),
+                    format!("a variable reads a file of volume `{name}`, and {why}; a fileKeyRef reads an emptyDir volume of the pod"),
+                ));
+            }
         }
     }
 }

@@ -528,6 +528,28 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
                 format!("`{prefix}` is not a valid prefix: {why}"),
             ));
         }
+        for field in ["configMapRef", "secretRef"] {
+            // Read as a name prefix: the server masks a trailing `-`
+            // (`maskTrailingDash`: the last two bytes become `a`).
+            let name = source[field]["name"].as_str().unwrap_or_default();
+            let masked = match name.strip_suffix('-') {
+                Some(_) if name.len() > 1 => {
+                    name.get(..name.len() - 2).map(|head| format!("{head}a"))
+                }
+                _ => None,
+            };
+            if source[field].is_object()
+                && let Err(why) = match name {
+                    "" => Err("it is empty".to_owned()),
+                    _ => names::dns1123_subdomain(masked.as_deref().unwrap_or(name)),
+                }
+            {
+                found.push((
+                    path.key(field).key("name"),
+                    format!("`{name}` is not a valid {field} name: {why}"),
+                ));
+            }
+        }
         let count = ["configMapRef", "secretRef"]
             .iter()
             .filter(|f| source[**f].is_object())
@@ -712,8 +734,28 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
                     ),
                 ));
             }
+            let resource = source["resource"].as_str().unwrap_or_default();
+            if let Some(allowed) = divisor(resource, &source["divisor"]) {
+                found.push((
+                    path.key("divisor"),
+                    format!(
+                        "{} is no divisor of {resource}: it is one of {allowed}, written so",
+                        super::plain(&source["divisor"])
+                    ),
+                ));
+            }
         }
         "configMapKeyRef" | "secretKeyRef" => {
+            let name = source["name"].as_str().unwrap_or_default();
+            if let Err(why) = names::dns1123_subdomain(name) {
+                found.push((
+                    path.key("name"),
+                    format!(
+                        "`{name}` is not a valid {} name: {why}",
+                        &sources[0][..sources[0].len() - 6]
+                    ),
+                ));
+            }
             if let Some(key) = source["key"].as_str()
                 && let Err(why) = config_key(key)
             {
@@ -723,14 +765,76 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
                 ));
             }
         }
+        "fileKeyRef" => {
+            let text = |field: &str| source[field].as_str().unwrap_or_default();
+            let checks: [(&str, Result<(), String>); 3] = [
+                (
+                    "key",
+                    if text("key").is_empty() {
+                        Err("it is empty".to_owned())
+                    } else {
+                        env_name(text("key"))
+                    },
+                ),
+                ("volumeName", names::dns1123_label(text("volumeName"))),
+                (
+                    "path",
+                    match text("path") {
+                        "" => Err("it is empty".to_owned()),
+                        p if p.split('/').any(|part| part == "..") => {
+                            Err("it has a `..` part".to_owned())
+                        }
+                        _ => Ok(()),
+                    },
+                ),
+            ];
+            for (field, valid) in checks {
+                if let Err(why) = valid {
+                    found.push((
+                        path.key(field),
+                        format!("`{}` is not a valid fileKeyRef {field}: {why}", text(field)),
+                    ));
+                }
+            }
+        }
         _ => {}
     }
 }
 
+/// The divisors a downward API reading `resource` takes, if it is one
+/// the server holds to some, and `divisor` is not 0 (unset) nor one of
+/// them as the server writes it back (`Quantity.String()`: `1000m` is
+/// `1`, but `+1`, `1e0` and `1024` are none of them).
+pub(super) fn divisor(resource: &str, divisor: &Json) -> Option<&'static str> {
+    let text = match divisor {
+        Json::String(text) => text.clone(),
+        Json::Number(number) => number.to_string(),
+        _ => return None,
+    };
+    let written = crate::quantity::as_the_server_writes(&text)?;
+    if crate::quantity::Quantity::parse(&text).ok()?.nanos() == 0 {
+        return None;
+    }
+    const CPU: &str = "1m, 1";
+    const BYTES: &str = "1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei";
+    let allowed = match resource {
+        "limits.cpu" | "requests.cpu" => CPU,
+        "limits.memory"
+        | "requests.memory"
+        | "limits.ephemeral-storage"
+        | "requests.ephemeral-storage" => BYTES,
+        r if r.starts_with("limits.hugepages-") || r.starts_with("requests.hugepages-") => BYTES,
+        _ => return None,
+    };
+    (!allowed.split(", ").any(|a| a == written)).then_some(allowed)
+}
+
 /// A downward API path for an environment variable: one of
-/// [`FIELD_PATHS`], or one label or annotation by key.
+/// [`FIELD_PATHS`] (or `spec.host`, the server's old name of
+/// `spec.nodeName`), or one label or annotation by key (an annotation key
+/// lowercased first, as the server reads it).
 fn field_path(field: &str) -> Result<(), String> {
-    if FIELD_PATHS.contains(&field) {
+    if FIELD_PATHS.contains(&field) || field == "spec.host" {
         return Ok(());
     }
     for (prefix, what) in [
@@ -741,7 +845,12 @@ fn field_path(field: &str) -> Result<(), String> {
             .strip_prefix(prefix)
             .and_then(|k| k.strip_suffix("']"))
         {
-            return names::qualified_name(key)
+            let read = if what == "annotation" {
+                key.to_lowercase()
+            } else {
+                key.to_owned()
+            };
+            return names::qualified_name(&read)
                 .map_err(|why| format!("`{key}` is not a valid {what} key: {why}"));
         }
     }
