@@ -524,6 +524,163 @@ fn env_cases() -> Vec<Json> {
         .collect()
 }
 
+/// Probes, lifecycle handlers and the pod's own fields: handlers (an
+/// exec with a command), DNS (nameservers as the server reads older IP
+/// fields, search domains with `_`, options), host aliases,
+/// `hostnameOverride` (beta and on in 1.35), readiness and scheduling
+/// gates, the os, node and RuntimeClass names, and a scheduler name,
+/// which the server takes as written.
+fn pod_field_cases() -> Vec<Json> {
+    let base = || json!({"containers": [{"name": "app", "image": "registry.example/app:1"}]});
+    let with = |field: &str, value: Json| {
+        let mut spec = base();
+        spec[field] = value;
+        spec
+    };
+    let container = |field: &str, value: Json| {
+        let mut spec = base();
+        spec["containers"][0][field] = value;
+        spec
+    };
+    let mut cases = Vec::new();
+    let handlers = [
+        json!({"exec": {"command": ["true"]}}),
+        json!({"exec": {"command": []}}),
+        json!({"exec": {}}),
+        json!({"httpGet": {"port": 80, "host": "bad host"}}),
+        json!({"grpc": {"port": 80, "service": "a b"}}),
+        json!({"exec": {"command": ["true"]}, "terminationGracePeriodSeconds": 0}),
+        json!({}),
+    ];
+    for handler in &handlers {
+        for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+            cases.push(container(probe, handler.clone()));
+        }
+    }
+    for handler in [
+        json!({"sleep": {"seconds": 0}}),
+        json!({"sleep": {"seconds": -1}}),
+        json!({"exec": {"command": []}}),
+        json!({"grpc": {"port": 80}}),
+    ] {
+        cases.push(container("lifecycle", json!({"preStop": handler})));
+    }
+    let ips = [
+        "010.0.0.1",
+        "1.2.3.4",
+        "::1",
+        "::00001",
+        "1.2.3.256",
+        "::ffff:1.2.3.4",
+        "::ffff:01.2.3.4",
+        "1::2::3",
+        "fe80::1%eth0",
+        "1.2.3.4 ",
+        "",
+        "1:2:3:4:5:6:7:8",
+        "1:2:3:4:5:6:7::",
+        "::1.2.3.4",
+        "1:2:3:4:5:6:1.2.3.4",
+        "1:2:3:4:5:6:7:1.2.3.4",
+        "0x1.2.3.4",
+        "1.2.3.04",
+    ];
+    for ip in ips {
+        cases.push(with("hostAliases", json!([{"ip": ip, "hostnames": ["a"]}])));
+        cases.push(with("dnsConfig", json!({"nameservers": [ip]})));
+    }
+    cases.push(with(
+        "hostAliases",
+        json!([{"ip": "1.2.3.4", "hostnames": ["Bad_Host"]}]),
+    ));
+    cases.push(with(
+        "dnsConfig",
+        json!({"nameservers": ["1.1.1.1", "2.2.2.2", "3.3.3.3", "4.4.4.4"]}),
+    ));
+    let long = "x".repeat(70);
+    for search in [
+        ".",
+        "a.",
+        "_a",
+        "_a._b",
+        "a__b",
+        "A",
+        "-a",
+        "a_",
+        "a..b",
+        "Bad_Domain",
+        long.as_str(),
+    ] {
+        cases.push(with("dnsConfig", json!({"searches": [search]})));
+    }
+    cases.push(with("dnsConfig", json!({"searches": vec!["a"; 33]})));
+    cases.push(with(
+        "dnsConfig",
+        json!({"searches": vec!["a".repeat(200); 11]}),
+    ));
+    cases.push(with("dnsConfig", json!({"options": [{"name": ""}]})));
+    let mut none = with("dnsConfig", json!({"searches": ["a"]}));
+    none["dnsPolicy"] = json!("None");
+    cases.push(none);
+    for (field, value) in [
+        ("hostnameOverride", json!("Bad")),
+        ("hostnameOverride", json!("")),
+        ("hostnameOverride", json!("a".repeat(65))),
+        ("hostnameOverride", json!("a.b")),
+        ("readinessGates", json!([{"conditionType": "bad type!"}])),
+        ("readinessGates", json!([{"conditionType": "a/b"}])),
+        ("schedulingGates", json!([{"name": "a"}, {"name": "a"}])),
+        ("schedulingGates", json!([{"name": "a b"}])),
+        ("os", json!({})),
+        ("os", json!({"name": "plan9"})),
+        ("nodeName", json!("Bad_Name")),
+        ("nodeName", json!("a.b")),
+        ("runtimeClassName", json!("")),
+        ("schedulerName", json!("a/b/c")),
+        ("activeDeadlineSeconds", json!(0)),
+        ("preemptionPolicy", json!("Foo")),
+    ] {
+        cases.push(with(field, value));
+    }
+    for (field, value) in [
+        ("setHostnameAsFQDN", json!(true)),
+        ("hostNetwork", json!(true)),
+    ] {
+        let mut spec = with("hostnameOverride", json!("a"));
+        spec[field] = value;
+        cases.push(spec);
+    }
+    cases
+}
+
+/// NetworkPolicies' `ipBlock` ranges, read as the server reads an older
+/// field's CIDR (`ParseCIDRSloppy`).
+fn network_policy_cases() -> Vec<Json> {
+    let ranges = [
+        "010.0.0.0/8",
+        "1.2.3.4/8",
+        "::ffff:01.2.3.4/64",
+        "1.2.3.256/8",
+        "::00001/64",
+        "10.0.0.0/08",
+        "10.0.0.0/008",
+        "10.0.0.0/+8",
+        "10.0.0.0/33",
+        "::/128",
+        "::/129",
+        "10.0.0.0/",
+        "10.0.0.0/8/8",
+        "0x1.2.3.4/8",
+    ];
+    (ranges.iter().enumerate())
+        .map(|(i, cidr)| {
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                   "metadata": {"name": format!("ranges-{i}"), "namespace": "default"},
+                   "spec": {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": cidr}}]}]}})
+        })
+        .collect()
+}
+
 /// Every written case as the object sent: LimitRanges, Pods of one
 /// container with those resources (and a resource claim `gpu`), claim
 /// specs as PersistentVolumeClaims, StatefulSets' claim templates and
@@ -561,7 +718,10 @@ fn written_cases() -> Vec<Json> {
                                             "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]}],
                             "volumes": [{"name": "scratch", "ephemeral": source}]}})
         });
-    let specs: Vec<Json> = pod_spec_cases().into_iter().chain(env_cases()).collect();
+    let specs: Vec<Json> = (pod_spec_cases().into_iter())
+        .chain(env_cases())
+        .chain(pod_field_cases())
+        .collect();
     let spec_pods = (specs.iter().enumerate()).map(|(i, spec)| {
         json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata(format!("pod-{i}")), "spec": spec})
     });
@@ -589,6 +749,7 @@ fn written_cases() -> Vec<Json> {
             mirror(json!([])),
             mirror(json!([{"name": "g", "resourceClaimName": "x"}])),
         ])
+        .chain(network_policy_cases())
         .collect()
 }
 

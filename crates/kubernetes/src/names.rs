@@ -79,6 +79,31 @@ pub fn dns1123_subdomain(name: &str) -> Result<(), String> {
     subdomain_parts(name)
 }
 
+/// A DNS-1123 subdomain whose labels may each start with one `_` and
+/// hold `_` inside (`IsDNS1123SubdomainWithUnderscore`: a pod's DNS
+/// search domains): `_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?` joined by `.`.
+pub fn dns1123_subdomain_with_underscore(name: &str) -> Result<(), String> {
+    if name.len() > 253 {
+        return Err(format!(
+            "{} characters; a DNS-1123 subdomain has at most 253",
+            name.len()
+        ));
+    }
+    let alnum = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    for part in name.split('.') {
+        let bytes = part.strip_prefix('_').unwrap_or(part).as_bytes();
+        let valid = bytes.first().is_some_and(alnum)
+            && bytes.last().is_some_and(alnum)
+            && bytes.iter().all(|b| alnum(b) || *b == b'-' || *b == b'_');
+        if !valid {
+            return Err(format!(
+                "`{part}` is no label of lowercase letters, digits, `-` and `_`, starting (after one `_` at most) and ending with a letter or digit"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// [`dns1123_subdomain`], part by part, saying what is wrong.
 fn subdomain_parts(name: &str) -> Result<(), String> {
     if name.len() > 253 {

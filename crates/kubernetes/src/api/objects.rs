@@ -504,14 +504,7 @@ fn network_policy(spec: &Json, at: &KeyPath, found: &mut Found) {
 
 /// A CIDR: an address and a prefix length within its family.
 fn cidr(text: &str) -> Option<(IpAddr, u8)> {
-    let (address, prefix) = text.split_once('/')?;
-    let address: IpAddr = address.parse().ok()?;
-    let prefix: u8 = prefix
-        .parse()
-        .ok()
-        .filter(|_| prefix.len() <= 3 && !prefix.starts_with('+'))?;
-    let bits = if address.is_ipv4() { 32 } else { 128 };
-    (prefix <= bits).then_some((address, prefix))
+    crate::cidr::legacy_cidr(text)
 }
 
 /// Whether `inner` lies within `outer`.

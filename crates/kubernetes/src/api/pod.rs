@@ -61,10 +61,12 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         ("subdomain", names::dns1123_label),
         ("serviceAccountName", names::dns1123_subdomain),
         ("serviceAccount", names::dns1123_subdomain),
-        ("schedulerName", names::dns1123_subdomain),
+        ("nodeName", names::dns1123_subdomain),
+        ("runtimeClassName", names::dns1123_subdomain),
     ] {
+        // An empty runtimeClassName is a name, and none.
         if let Some(value) = pod[field].as_str()
-            && !value.is_empty()
+            && (!value.is_empty() || field == "runtimeClassName")
             && let Err(why) = rule(value)
         {
             found.push((
@@ -81,11 +83,45 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             format!("{seconds} is not in 1..2147483647"),
         ));
     }
-    if pod["dnsPolicy"] == "None" && pod["dnsConfig"].is_null() {
-        found.push((
-            at.key("dnsConfig"),
-            "dnsPolicy None needs a dnsConfig".to_owned(),
-        ));
+    dns(pod, at, found);
+    host(pod, at, found);
+    for (i, gate) in each(&pod["readinessGates"]) {
+        if let Some(condition) = gate["conditionType"].as_str()
+            && let Err(why) = names::qualified_name(condition)
+        {
+            let path = at.key("readinessGates").index(i).key("conditionType");
+            found.push((
+                path,
+                format!("`{condition}` is not a condition type: {why}"),
+            ));
+        }
+    }
+    let mut gates = std::collections::BTreeSet::new();
+    for (i, gate) in each(&pod["schedulingGates"]) {
+        let name = gate["name"].as_str().unwrap_or_default();
+        let path = at.key("schedulingGates").index(i);
+        if let Err(why) = names::qualified_name(name) {
+            found.push((
+                path.clone(),
+                format!("`{name}` is not a scheduling gate name: {why}"),
+            ));
+        }
+        if !gates.insert(name) {
+            found.push((path, format!("scheduling gate `{name}` is named twice")));
+        }
+    }
+    if let Some(os) = pod["os"].as_object() {
+        match os.get("name").and_then(Json::as_str).unwrap_or_default() {
+            "linux" | "windows" => {}
+            "" => found.push((
+                at.key("os").key("name"),
+                "an os names linux or windows".to_owned(),
+            )),
+            other => found.push((
+                at.key("os").key("name"),
+                format!("`{other}` is not an os (linux, windows)"),
+            )),
+        }
     }
     for (field, allowed) in [
         (
@@ -628,6 +664,124 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
     }
 }
 
+/// A pod's DNS (`validatePodDNSConfig`): `dnsPolicy: None` with a
+/// `dnsConfig` of at least one nameserver; at most 3 nameservers, each an
+/// IP address (as the server reads its older fields); at most 32 search
+/// domains of 2048 characters together (a space between each), each a
+/// DNS subdomain whose labels may start with `_` (a trailing `.` taken, or
+/// `.` alone); options with names.
+fn dns(pod: &Json, at: &KeyPath, found: &mut Found) {
+    let config = &pod["dnsConfig"];
+    let at = at.key("dnsConfig");
+    let nameservers: Vec<(usize, &Json)> = each(&config["nameservers"]).collect();
+    if pod["dnsPolicy"] == "None" && (config.is_null() || nameservers.is_empty()) {
+        found.push((
+            at.clone(),
+            "dnsPolicy None needs a dnsConfig with a nameserver".to_owned(),
+        ));
+    }
+    if nameservers.len() > 3 {
+        found.push((
+            at.key("nameservers"),
+            format!("{} nameservers; a pod has at most 3", nameservers.len()),
+        ));
+    }
+    for (i, server) in nameservers {
+        let text = server.as_str().unwrap_or_default();
+        if crate::cidr::legacy_ip(text).is_none() {
+            found.push((
+                at.key("nameservers").index(i),
+                format!("`{text}` is not an IP address"),
+            ));
+        }
+    }
+    let searches: Vec<&str> = each(&config["searches"])
+        .map(|(_, s)| s.as_str().unwrap_or_default())
+        .collect();
+    if searches.len() > 32 {
+        found.push((
+            at.key("searches"),
+            format!("{} search domains; a pod has at most 32", searches.len()),
+        ));
+    }
+    let length = searches.iter().map(|s| s.len()).sum::<usize>() + searches.len().saturating_sub(1);
+    if length > 2048 {
+        found.push((at.key("searches"), format!("the search domains take {length} characters; at most 2048 (with a space between each)")));
+    }
+    for (i, search) in searches.iter().enumerate() {
+        let domain = search.strip_suffix('.').unwrap_or(search);
+        if *search != "."
+            && let Err(why) = names::dns1123_subdomain_with_underscore(domain)
+        {
+            found.push((
+                at.key("searches").index(i),
+                format!("`{search}` is not a search domain: {why}"),
+            ));
+        }
+    }
+    for (i, option) in each(&config["options"]) {
+        if option["name"].as_str().unwrap_or_default().is_empty() {
+            found.push((
+                at.key("options").index(i),
+                "a DNS option has a name".to_owned(),
+            ));
+        }
+    }
+}
+
+/// A pod's host aliases (an IP address, DNS subdomains) and its
+/// `hostnameOverride` (a DNS subdomain of at most 64 characters, neither
+/// with `setHostnameAsFQDN` nor on the host's network).
+fn host(pod: &Json, at: &KeyPath, found: &mut Found) {
+    for (i, alias) in each(&pod["hostAliases"]) {
+        let path = at.key("hostAliases").index(i);
+        let ip = alias["ip"].as_str().unwrap_or_default();
+        if crate::cidr::legacy_ip(ip).is_none() {
+            found.push((path.key("ip"), format!("`{ip}` is not an IP address")));
+        }
+        for (j, name) in each(&alias["hostnames"]) {
+            let name = name.as_str().unwrap_or_default();
+            if let Err(why) = names::dns1123_subdomain(name) {
+                found.push((
+                    path.key("hostnames").index(j),
+                    format!("`{name}` is not a host name: {why}"),
+                ));
+            }
+        }
+    }
+    let Some(name) = pod["hostnameOverride"].as_str() else {
+        return;
+    };
+    let path = at.key("hostnameOverride");
+    if pod["setHostnameAsFQDN"] == true {
+        found.push((
+            path.clone(),
+            "hostnameOverride is not set beside setHostnameAsFQDN".to_owned(),
+        ));
+    }
+    if pod["hostNetwork"] == true {
+        found.push((
+            path.clone(),
+            "hostnameOverride is not set on the host's network".to_owned(),
+        ));
+    }
+    if name.len() > 64 {
+        found.push((
+            path.clone(),
+            format!(
+                "{} characters; a hostnameOverride has at most 64",
+                name.len()
+            ),
+        ));
+    }
+    if let Err(why) = names::dns1123_subdomain(name) {
+        found.push((
+            path,
+            format!("`{name}` is not a valid hostnameOverride: {why}"),
+        ));
+    }
+}
+
 /// An environment variable name as Kubernetes 1.33 and later take it
 /// (`RelaxedEnvironmentVariableValidation`, on by default since 1.32):
 /// printable ASCII, no `=`.
@@ -940,6 +1094,12 @@ fn handler(handler: &Json, kinds: &[&str], at: &KeyPath, found: &mut Found) {
                 kinds.join(", "),
                 set.len()
             ),
+        ));
+    }
+    if handler["exec"].is_object() && each(&handler["exec"]["command"]).next().is_none() {
+        found.push((
+            at.key("exec").key("command"),
+            "an exec handler runs a command".to_owned(),
         ));
     }
     for kind in ["httpGet", "tcpSocket"] {
