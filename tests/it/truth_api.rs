@@ -750,6 +750,28 @@ fn written_cases() -> Vec<Json> {
             mirror(json!([{"name": "g", "resourceClaimName": "x"}])),
         ])
         .chain(network_policy_cases())
+        .chain(written_files())
+        .collect()
+}
+
+/// Objects written as JSON lists beside the recording
+/// (`tests/fixtures/k8s-truth/written/*.json`), the files in name order:
+/// workloads (strategies, Jobs' indexes and policies) and metadata and
+/// scheduling (labels, annotations, the names of kinds, tolerations, node
+/// and pod affinity).
+fn written_files() -> Vec<Json> {
+    let dir = root().join("tests/fixtures/k8s-truth/written");
+    let mut files: Vec<_> = (std::fs::read_dir(&dir).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    (files.iter())
+        .flat_map(|path| {
+            let list: Vec<Json> = serde_json::from_str(&std::fs::read_to_string(path).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            list
+        })
         .collect()
 }
 

@@ -73,7 +73,7 @@ pod template buildd starts each build daemon from. They are
 The Kubernetes structures are Kubernetes' own types (API version 1.33,
 the oldest the chart supports), checked as the API server checks them:
 an unknown key, an operator or effect it does not know, a weight outside
-1-100, `Gt` with a value that is not one integer are errors at their key.
+1-100, `Gt` with other than one value are errors at their key.
 None of them can add a volume, a host namespace or a security context:
 the trust classes alone decide those. So a pod annotation under
 `io.katacontainers.` (Kata's overrides of the VM), AppArmor's or

@@ -200,10 +200,8 @@ fn node_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
     let (fits, needs) = match operator {
         "In" | "NotIn" => (!values.is_empty(), "at least one value"),
         "Exists" | "DoesNotExist" => (values.is_empty(), "no values"),
-        "Gt" | "Lt" => (
-            values.len() == 1 && values[0].parse::<i64>().is_ok(),
-            "exactly one integer value",
-        ),
+        // One value, which the server does not read as a number.
+        "Gt" | "Lt" => (values.len() == 1, "exactly one value"),
         _ => {
             let message = format!(
                 "`{operator}` is not a node selector operator (In, NotIn, Exists, DoesNotExist, Gt, Lt)"
@@ -218,12 +216,94 @@ fn node_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
             format!("operator {operator} takes {needs}"),
         ));
     }
+    // Each value is a label value, whatever the operator.
+    for (i, value) in each(&requirement["values"]) {
+        let value = value.as_str().unwrap_or_default();
+        if let Err(why) = names::label_value(value) {
+            found.push((
+                at.key("values").index(i),
+                format!("value {value:?} is not a label value: {why}"),
+            ));
+        }
+    }
 }
 
+/// A pod affinity term: a topology key; label and namespace selectors;
+/// namespaces that are DNS-1123 labels; `matchLabelKeys` and
+/// `mismatchLabelKeys` only beside a label selector, label keys, none in
+/// both, and none the written selector already names in `matchLabels`
+/// and an expression (or in two expressions).
 fn pod_term(term: &Json, at: &KeyPath, found: &mut Found) {
     topology_key(&term["topologyKey"], &at.key("topologyKey"), found);
-    if term["labelSelector"].is_object() {
-        label_selector(&term["labelSelector"], &at.key("labelSelector"), found);
+    for selector in ["labelSelector", "namespaceSelector"] {
+        if term[selector].is_object() {
+            label_selector(&term[selector], &at.key(selector), found);
+        }
+    }
+    for (i, namespace) in each(&term["namespaces"]) {
+        let namespace = namespace.as_str().unwrap_or_default();
+        if let Err(why) = names::dns1123_label(namespace) {
+            found.push((
+                at.key("namespaces").index(i),
+                format!("`{namespace}` is not a namespace: {why}"),
+            ));
+        }
+    }
+    let keys = |field: &str| -> Vec<(usize, &str)> {
+        each(&term[field])
+            .map(|(i, k)| (i, k.as_str().unwrap_or_default()))
+            .collect()
+    };
+    let (matching, mismatching) = (keys("matchLabelKeys"), keys("mismatchLabelKeys"));
+    let selector = &term["labelSelector"];
+    for (field, list) in [
+        ("matchLabelKeys", &matching),
+        ("mismatchLabelKeys", &mismatching),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        if !selector.is_object() {
+            found.push((
+                at.key(field),
+                format!("{field} is set only beside a labelSelector"),
+            ));
+            continue;
+        }
+        for (i, key) in list {
+            if let Err(why) = names::qualified_name(key) {
+                found.push((
+                    at.key(field).index(*i),
+                    format!("`{key}` is not a label key: {why}"),
+                ));
+            }
+        }
+    }
+    for (i, key) in &matching {
+        if mismatching.iter().any(|(_, other)| other == key) {
+            found.push((
+                at.key("matchLabelKeys").index(*i),
+                format!("`{key}` is in matchLabelKeys and mismatchLabelKeys"),
+            ));
+        }
+    }
+    if selector.is_object() {
+        let mut named: std::collections::BTreeSet<&str> =
+            (selector["matchLabels"].as_object().into_iter().flatten())
+                .map(|(k, _)| k.as_str())
+                .collect();
+        for (_, expression) in each(&selector["matchExpressions"]) {
+            let key = expression["key"].as_str().unwrap_or_default();
+            if let Some((i, _)) = matching.iter().rev().find(|(_, k)| *k == key)
+                && named.contains(key)
+            {
+                found.push((
+                    at.key("matchLabelKeys").index(*i),
+                    format!("`{key}` is in matchLabelKeys and the labelSelector"),
+                ));
+            }
+            named.insert(key);
+        }
     }
 }
 
@@ -362,7 +442,7 @@ mod tests {
                 "spec.tolerations[2].tolerationSeconds: tolerationSeconds applies only to the NoExecute effect",
                 "spec.tolerations[3].operator: a toleration without a key must use operator Exists",
                 "spec.tolerations[4].value: toleration value \"a b\" is not valid: ' ' is not allowed",
-                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: operator Gt takes exactly one integer value",
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: operator Gt takes exactly one value",
                 "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: weight 0 is outside 1-100",
                 "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchFields[0].operator: matchFields takes operator In or NotIn, not `Near`",
                 "spec.topologySpreadConstraints[0].topologyKey: the topology key is empty",

@@ -18,6 +18,7 @@ use serde_json::Value as Json;
 mod claims;
 mod crd;
 mod cron;
+mod job;
 mod limit_range;
 mod objects;
 mod pod;
@@ -288,6 +289,9 @@ pub fn problems_remembering<'a>(
                 .filter(|_| kind == "StatefulSet")
                 .filter_map(|(_, claim)| claim.field("metadata").field("name").as_str())
                 .collect();
+            let merged = (kind == "Pod")
+                .then(|| with_label_keys(pod, object.field("metadata").field("labels")));
+            let pod = merged.as_ref().and_then(Option::as_ref).unwrap_or(pod);
             pod_spec(pod, kind, &KeyPath::from_pointer(spec), claims, &mut found);
         }
     }
@@ -334,7 +338,9 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
             "minReadySeconds",
             "progressDeadlineSeconds",
         ],
-        "StatefulSet" => &["replicas", "revisionHistoryLimit", "minReadySeconds"],
+        // A StatefulSet's revisionHistoryLimit is not validated (the
+        // server warns of a negative one).
+        "StatefulSet" => &["replicas", "minReadySeconds"],
         "DaemonSet" => &["revisionHistoryLimit", "minReadySeconds"],
         "ReplicaSet" => &["replicas", "minReadySeconds"],
         "Job" => &[
@@ -760,6 +766,88 @@ fn one_container(
         |mount_path| format!("`{mount_path}` is mounted twice in this container"),
     );
     container_level(container, pod_claims, path, found);
+}
+
+/// A Pod's spec as the server prepares it before it validates
+/// (`mutatePodAffinity`): each pod affinity term with a label selector
+/// gains, for each of its `matchLabelKeys` and then `mismatchLabelKeys`
+/// the pod has a label of, an `In` (`NotIn`) expression of that label's
+/// value. `None` where no term has such keys.
+fn with_label_keys(pod: &Json, labels: &Json) -> Option<Json> {
+    const TERMS: [&[&str]; 4] = [
+        &[
+            "podAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ],
+        &[
+            "podAffinity",
+            "preferredDuringSchedulingIgnoredDuringExecution",
+        ],
+        &[
+            "podAntiAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ],
+        &[
+            "podAntiAffinity",
+            "preferredDuringSchedulingIgnoredDuringExecution",
+        ],
+    ];
+    let keyed = |term: &Json| {
+        ["matchLabelKeys", "mismatchLabelKeys"]
+            .iter()
+            .any(|f| each(term.field(f)).next().is_some())
+    };
+    let term_of = |entry: &Json, preferred: bool| {
+        if preferred {
+            entry.field("podAffinityTerm").clone()
+        } else {
+            entry.clone()
+        }
+    };
+    let any = TERMS.iter().any(|path| {
+        each(pod.field("affinity").field(path[0]).field(path[1]))
+            .any(|(_, entry)| keyed(&term_of(entry, path[1].starts_with("preferred"))))
+    });
+    if !any {
+        return None;
+    }
+    let mut pod = pod.clone();
+    for path in TERMS {
+        let preferred = path[1].starts_with("preferred");
+        let Some(list) = pod["affinity"][path[0]][path[1]].as_array_mut() else {
+            continue;
+        };
+        for entry in list {
+            let term = if preferred {
+                &mut entry["podAffinityTerm"]
+            } else {
+                entry
+            };
+            if !term["labelSelector"].is_object() {
+                continue;
+            }
+            let mut added = Vec::new();
+            for (field, operator) in [("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")] {
+                for (_, key) in each(&term[field]) {
+                    let key = key.as_str().unwrap_or_default();
+                    if let Some(value) = labels.field(key).as_str() {
+                        added.push(serde_json::json!({"key": key, "operator": operator, "values": [value]}));
+                    }
+                }
+            }
+            if added.is_empty() {
+                continue;
+            }
+            let expressions = &mut term["labelSelector"]["matchExpressions"];
+            if !expressions.is_array() {
+                *expressions = Json::Array(Vec::new());
+            }
+            if let Some(expressions) = expressions.as_array_mut() {
+                expressions.extend(added);
+            }
+        }
+    }
+    Some(pod)
 }
 
 /// The pod spec's scheduling fields and security context (seccomp

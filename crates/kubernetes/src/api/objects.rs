@@ -20,6 +20,14 @@ use crate::scheduling::{each, label_selector};
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
 
+/// A field the server defaults when it is empty: `""` is as unset.
+fn defaulted(value: &Json) -> &Json {
+    match value {
+        Json::String(text) if text.is_empty() => &Json::Null,
+        _ => value,
+    }
+}
+
 /// The checks of `object`'s kind.
 pub fn check(kind: &str, object: &Json, found: &mut Found) {
     let spec = object.field("spec");
@@ -31,29 +39,38 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
             let strategy = &spec["updateStrategy"];
             let path = at.key("updateStrategy");
             one_of(
-                &strategy["type"],
+                defaulted(&strategy["type"]),
                 &["RollingUpdate", "OnDelete"],
                 path.key("type"),
                 found,
             );
-            rolling(
-                &strategy["rollingUpdate"],
-                &path.key("rollingUpdate"),
-                true,
-                found,
-            );
+            // An OnDelete strategy's rollingUpdate is not read.
+            if strategy["type"] != "OnDelete" {
+                rolling(
+                    &strategy["rollingUpdate"],
+                    &path.key("rollingUpdate"),
+                    true,
+                    found,
+                );
+            }
         }
         "StatefulSet" => {
             let strategy = &spec["updateStrategy"];
             let path = at.key("updateStrategy");
             one_of(
-                &strategy["type"],
+                defaulted(&strategy["type"]),
                 &["RollingUpdate", "OnDelete"],
                 path.key("type"),
                 found,
             );
+            if strategy["type"] == "OnDelete" && !strategy["rollingUpdate"].is_null() {
+                found.push((
+                    path.key("rollingUpdate"),
+                    "rollingUpdate is only for the RollingUpdate strategy".to_owned(),
+                ));
+            }
             one_of(
-                &spec["podManagementPolicy"],
+                defaulted(&spec["podManagementPolicy"]),
                 &["OrderedReady", "Parallel"],
                 at.key("podManagementPolicy"),
                 found,
@@ -65,6 +82,22 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                     path.key("rollingUpdate").key("partition"),
                     format!("{partition} is negative"),
                 ));
+            }
+            if let Some(start) = spec["ordinals"]["start"].as_i64()
+                && start < 0
+            {
+                found.push((
+                    at.key("ordinals").key("start"),
+                    format!("{start} is negative"),
+                ));
+            }
+            for policy in ["whenDeleted", "whenScaled"] {
+                one_of(
+                    defaulted(&spec["persistentVolumeClaimRetentionPolicy"][policy]),
+                    &["Retain", "Delete"],
+                    at.key("persistentVolumeClaimRetentionPolicy").key(policy),
+                    found,
+                );
             }
         }
         "Job" => job(
@@ -175,7 +208,7 @@ fn amount(value: &Json, at: &KeyPath, found: &mut Found) {
 /// A Deployment's strategy: its type, no `rollingUpdate` with `Recreate`.
 fn deployment_strategy(strategy: &Json, at: &KeyPath, found: &mut Found) {
     one_of(
-        &strategy["type"],
+        defaulted(&strategy["type"]),
         &["Recreate", "RollingUpdate"],
         at.key("type"),
         found,
@@ -301,12 +334,43 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
         at.key("completionMode"),
         found,
     );
+    // With a pod failure policy, only Failed.
+    let replacements: &[&str] = match spec["podFailurePolicy"].is_null() {
+        true => &["TerminatingOrFailed", "Failed"],
+        false => &["Failed"],
+    };
     one_of(
         &spec["podReplacementPolicy"],
-        &["TerminatingOrFailed", "Failed"],
+        replacements,
         at.key("podReplacementPolicy"),
         found,
     );
+    indexes(spec, at, found);
+    super::job::failure_policy(spec, at, found);
+    // Without completions and parallelism, both are 1.
+    let completions = (spec["completions"].as_i64()).or(spec["parallelism"].is_null().then_some(1));
+    if let Some(completions) = completions
+        && spec["completionMode"] == "Indexed"
+        && !spec["successPolicy"].is_null()
+    {
+        super::job::success_policy(spec, completions, at, found);
+    }
+    if !spec["podFailurePolicy"].is_null()
+        && spec["template"]["spec"]["restartPolicy"] == "OnFailure"
+    {
+        found.push((
+            at.key("template").key("spec").key("restartPolicy"),
+            "a Job with a podFailurePolicy restarts its pods Never".to_owned(),
+        ));
+    }
+    if let Some(manager) = spec["managedBy"].as_str()
+        && let Err(why) = domain_prefixed_path(manager)
+    {
+        found.push((
+            at.key("managedBy"),
+            format!("`{manager}` is not a managedBy: {why}"),
+        ));
+    }
     if let Some(seconds) = spec["activeDeadlineSeconds"].as_i64()
         && seconds < 0
     {
@@ -314,6 +378,106 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
             at.key("activeDeadlineSeconds"),
             format!("{seconds} is negative"),
         ));
+    }
+}
+
+/// A Job's indexes: `backoffLimitPerIndex` and `maxFailedIndexes` (the
+/// latter beside the former) and a `successPolicy` only in `Indexed`
+/// mode, which needs `completions` beside a `parallelism` (without both,
+/// both are 1); at most 100,000 pods in parallel and
+/// failed indexes, the latter at most `completions`; past 100,000
+/// completions with a per-index limit, `maxFailedIndexes` given, and at
+/// most 10,000 of parallelism and failed indexes.
+fn indexes(spec: &Json, at: &KeyPath, found: &mut Found) {
+    let number = |field: &str| spec[field].as_i64();
+    let indexed = spec["completionMode"] == "Indexed";
+    let per_index = number("backoffLimitPerIndex");
+    let most_failed = number("maxFailedIndexes");
+    let mut refuse = |field: &str, why: String| found.push((at.key(field), why));
+    if most_failed.is_some() && spec["backoffLimitPerIndex"].is_null() {
+        refuse(
+            "backoffLimitPerIndex",
+            "maxFailedIndexes needs a backoffLimitPerIndex".to_owned(),
+        );
+    }
+    if !indexed {
+        for field in ["backoffLimitPerIndex", "maxFailedIndexes", "successPolicy"] {
+            if !spec[field].is_null() {
+                refuse(field, format!("{field} needs completionMode Indexed"));
+            }
+        }
+        return;
+    }
+    // Without completions and parallelism, both are 1.
+    let completions = number("completions").or(spec["parallelism"].is_null().then_some(1));
+
+    if spec["completions"].is_null() && !spec["parallelism"].is_null() {
+        refuse(
+            "completions",
+            "an Indexed Job with a parallelism gives its completions".to_owned(),
+        );
+    }
+    if number("parallelism").is_some_and(|p| p > 100_000) {
+        refuse(
+            "parallelism",
+            "an Indexed Job runs at most 100000 pods in parallel".to_owned(),
+        );
+    }
+    if let (Some(completions), Some(failed)) = (completions, most_failed)
+        && failed > completions
+    {
+        refuse(
+            "maxFailedIndexes",
+            format!("maxFailedIndexes {failed} is more than completions {completions}"),
+        );
+    }
+    if most_failed.is_some_and(|f| f > 100_000) {
+        refuse(
+            "maxFailedIndexes",
+            "maxFailedIndexes is at most 100000".to_owned(),
+        );
+    }
+    if completions.is_some_and(|c| c > 100_000) && per_index.is_some() {
+        if spec["maxFailedIndexes"].is_null() {
+            refuse(
+                "maxFailedIndexes",
+                "past 100000 completions with a backoffLimitPerIndex, maxFailedIndexes is given"
+                    .to_owned(),
+            );
+        }
+        for field in ["parallelism", "maxFailedIndexes"] {
+            if number(field).is_some_and(|n| n > 10_000) {
+                refuse(
+                    field,
+                    format!(
+                        "past 100000 completions with a backoffLimitPerIndex, {field} is at most 10000"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// A domain-prefixed path (`IsDomainPrefixedPath`): a DNS subdomain, `/`,
+/// and a path of URL characters; at most 63 characters (a Job's
+/// `managedBy`).
+fn domain_prefixed_path(text: &str) -> Result<(), String> {
+    if text.len() > 63 {
+        return Err(format!("{} characters, more than 63", text.len()));
+    }
+    let Some((host, path)) = text
+        .split_once('/')
+        .filter(|(h, p)| !h.is_empty() && !p.is_empty())
+    else {
+        return Err("a domain-prefixed path such as example.com/controller".to_owned());
+    };
+    names::dns1123_subdomain(host)?;
+    match path
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/-._~%!$&'()*+,;=:".contains(&b))
+    {
+        true => Ok(()),
+        false => Err(format!("`{path}` holds a character a URL path does not")),
     }
 }
 
