@@ -567,6 +567,17 @@ fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
             format!("externalTrafficPolicy {policy} is for a NodePort or LoadBalancer Service (or one with externalIPs), not {kind}"),
         ));
     }
+    addresses(spec, kind, at, found);
+    // The selector is labels: keys and values.
+    for (key, value) in spec["selector"].as_object().into_iter().flatten() {
+        let value = value.as_str().unwrap_or_default();
+        if let Err(why) = names::qualified_name(key).and_then(|()| names::label_value(value)) {
+            found.push((
+                at.key("selector").key(key.clone()),
+                format!("`{key}: {value}` is not a label: {why}"),
+            ));
+        }
+    }
     for (field, allowed) in [
         ("sessionAffinity", &["None", "ClientIP"][..]),
         ("externalTrafficPolicy", &["Cluster", "Local"]),
@@ -577,6 +588,237 @@ fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
         ),
     ] {
         one_of(&spec[field], allowed, at.key(field), found);
+    }
+}
+
+/// A Service's addresses and the fields of its type
+/// (`ValidateServiceClusterIPsRelatedFields` and the rest of
+/// `validateService`): an ExternalName Service without cluster IPs or IP
+/// families; `clusterIPs` starting with `clusterIP` (which it defaults
+/// to), `None` alone, else at most two IP addresses (as the server reads
+/// its older fields), one of each family and of the family
+/// `ipFamilies` gives it; IP families `IPv4` or `IPv6`, each once, more
+/// than one not `SingleStack`; a ClientIP affinity's timeout in
+/// 1..86400; external IPs that are no unspecified, loopback or link-local
+/// address; `loadBalancerSourceRanges`, `allocateLoadBalancerNodePorts`
+/// and `loadBalancerClass` (a qualified name) only on a LoadBalancer; a
+/// `healthCheckNodePort` only on a LoadBalancer with a Local external
+/// traffic policy; ports' `appProtocol` qualified names; a
+/// `trafficDistribution` of `PreferClose`, `PreferSameZone` or
+/// `PreferSameNode`.
+fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
+    let refuse = |found: &mut Found, field: &str, why: String| found.push((at.key(field), why));
+    let strings = |field: &str| -> Vec<(usize, &str)> {
+        each(&spec[field])
+            .map(|(i, v)| (i, v.as_str().unwrap_or_default()))
+            .collect()
+    };
+    let cluster_ip = spec["clusterIP"].as_str().unwrap_or_default();
+    let mut cluster_ips = strings("clusterIPs");
+    if cluster_ips.is_empty() && !cluster_ip.is_empty() {
+        cluster_ips.push((0, cluster_ip));
+    }
+    let families = strings("ipFamilies");
+    let load_balancer = kind == "LoadBalancer";
+    if kind == "ExternalName" {
+        for field in ["clusterIPs", "ipFamilies", "ipFamilyPolicy"] {
+            let set = match field {
+                "clusterIPs" => !cluster_ips.is_empty(),
+                "ipFamilies" => !families.is_empty(),
+                _ => !spec[field].is_null(),
+            };
+            if set {
+                refuse(
+                    found,
+                    field,
+                    format!("an ExternalName Service has no {field}"),
+                );
+            }
+        }
+    } else {
+        if cluster_ip.is_empty() && !cluster_ips.is_empty() {
+            refuse(
+                found,
+                "clusterIPs",
+                "clusterIPs is empty without a clusterIP".to_owned(),
+            );
+        } else if cluster_ips
+            .first()
+            .is_some_and(|(_, first)| !cluster_ip.is_empty() && *first != cluster_ip)
+        {
+            refuse(
+                found,
+                "clusterIPs",
+                format!("clusterIPs starts with the clusterIP {cluster_ip}"),
+            );
+        }
+        let mut valid = true;
+        let mut addresses = Vec::new();
+        for (i, ip) in &cluster_ips {
+            if *i == 0 && *ip == "None" {
+                if cluster_ips.len() > 1 {
+                    valid = false;
+                    refuse(
+                        found,
+                        "clusterIPs",
+                        "None is the only cluster IP of a headless Service".to_owned(),
+                    );
+                }
+                continue;
+            }
+            match crate::cidr::legacy_ip(ip) {
+                Some(address) => addresses.push(address),
+                None => {
+                    valid = false;
+                    found.push((
+                        at.key("clusterIPs").index(*i),
+                        format!("`{ip}` is not an IP address"),
+                    ));
+                }
+            }
+        }
+        if cluster_ips.len() > 2 {
+            refuse(
+                found,
+                "clusterIPs",
+                format!("{} cluster IPs; a Service has at most 2", cluster_ips.len()),
+            );
+        }
+        if valid && addresses.len() == 2 && addresses[0].is_ipv4() == addresses[1].is_ipv4() {
+            refuse(
+                found,
+                "clusterIPs",
+                "the two cluster IPs are one of each family".to_owned(),
+            );
+        }
+        if valid && cluster_ip != "None" {
+            for ((i, family), address) in families.iter().zip(&addresses) {
+                if (*family == "IPv4") != address.is_ipv4() && matches!(*family, "IPv4" | "IPv6") {
+                    found.push((
+                        at.key("clusterIPs").index(*i),
+                        format!("cluster IP {address} is not of the family {family}"),
+                    ));
+                }
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, family) in &families {
+            let path = at.key("ipFamilies").index(*i);
+            if !matches!(*family, "IPv4" | "IPv6") {
+                found.push((
+                    path.clone(),
+                    format!("`{family}` is not an IP family (IPv4, IPv6)"),
+                ));
+            }
+            if !seen.insert(*family) {
+                found.push((path, format!("IP family {family} is named twice")));
+            }
+        }
+        if spec["ipFamilyPolicy"] == "SingleStack" && (families.len() > 1 || cluster_ips.len() > 1)
+        {
+            found.push((
+                at.key("ipFamilyPolicy"),
+                "a SingleStack Service has one IP family".to_owned(),
+            ));
+        }
+    }
+    if spec["sessionAffinity"] == "ClientIP"
+        && let Some(seconds) = spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"].as_i64()
+        && !(1..=86400).contains(&seconds)
+    {
+        refuse(
+            found,
+            "sessionAffinityConfig",
+            format!("a ClientIP affinity's timeoutSeconds is in 1..86400, not {seconds}"),
+        );
+    }
+    for (i, ip) in strings("externalIPs") {
+        let why = match crate::cidr::legacy_ip(ip) {
+            None => "is not an IP address",
+            Some(address) if address.is_unspecified() => "is unspecified",
+            Some(address) if address.is_loopback() => "is a loopback address",
+            Some(std::net::IpAddr::V4(v4))
+                if v4.is_link_local() || v4.octets()[..3] == [224, 0, 0] =>
+            {
+                "is a link-local address"
+            }
+            Some(std::net::IpAddr::V6(v6))
+                if v6.segments()[0] & 0xffc0 == 0xfe80 || v6.segments()[0] & 0xff0f == 0xff02 =>
+            {
+                "is a link-local address"
+            }
+            Some(_) => continue,
+        };
+        found.push((at.key("externalIPs").index(i), format!("`{ip}` {why}")));
+    }
+    let ranges = strings("loadBalancerSourceRanges");
+    if !ranges.is_empty() && !load_balancer {
+        refuse(
+            found,
+            "loadBalancerSourceRanges",
+            "loadBalancerSourceRanges is for a LoadBalancer Service".to_owned(),
+        );
+    }
+    for field in ["allocateLoadBalancerNodePorts", "loadBalancerClass"] {
+        if !spec[field].is_null() && !load_balancer {
+            refuse(
+                found,
+                field,
+                format!("{field} is for a LoadBalancer Service"),
+            );
+        }
+    }
+    if let Some(class) = spec["loadBalancerClass"].as_str()
+        && load_balancer
+        && let Err(why) = names::qualified_name(class)
+    {
+        refuse(
+            found,
+            "loadBalancerClass",
+            format!("`{class}` is not a load balancer class: {why}"),
+        );
+    }
+    if spec["healthCheckNodePort"].as_i64().is_some_and(|p| p != 0)
+        && !(load_balancer && spec["externalTrafficPolicy"] == "Local")
+    {
+        refuse(
+            found,
+            "healthCheckNodePort",
+            "a healthCheckNodePort is for a LoadBalancer Service with externalTrafficPolicy Local"
+                .to_owned(),
+        );
+    }
+    if let Some(distribution) = spec["trafficDistribution"].as_str()
+        && !matches!(
+            distribution,
+            "PreferClose" | "PreferSameZone" | "PreferSameNode"
+        )
+    {
+        refuse(
+            found,
+            "trafficDistribution",
+            format!(
+                "`{distribution}` is not a traffic distribution (PreferClose, PreferSameZone, PreferSameNode)"
+            ),
+        );
+    }
+    for (i, range) in ranges {
+        if crate::cidr::legacy_cidr(range.trim()).is_none() {
+            found.push((
+                at.key("loadBalancerSourceRanges").index(i),
+                format!("`{range}` is not a CIDR"),
+            ));
+        }
+    }
+    for (i, port) in each(&spec["ports"]) {
+        if let Some(protocol) = port["appProtocol"].as_str()
+            && let Err(why) = names::qualified_name(protocol)
+        {
+            found.push((
+                at.key("ports").index(i).key("appProtocol"),
+                format!("`{protocol}` is not an application protocol: {why}"),
+            ));
+        }
     }
 }
 
