@@ -256,11 +256,14 @@ fn limit_range_admits(
                 hint: Some(hint.to_owned()),
             });
         };
-        // Held to `max` as the LimitRanger holds it: in thousandths.
+        // Held to `max` as the LimitRanger holds it: in thousandths. The
+        // request is read as the limit: one above it is refused anyway
+        // (`at_most`), and one at most it changes no precision.
         if let (Some(limit), Some(max)) = (limit, max)
+            && let limit_value = limit.value()
             && let at = kubernetes::quantity::LimitRangePrecision::of(
-                Some(request.as_ref().unwrap_or(limit).value()),
-                Some(limit.value()),
+                Some(limit_value),
+                Some(limit_value),
                 max.value(),
             )
             && at.limit > at.bound
