@@ -667,7 +667,7 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
                 continue;
             }
             match crate::cidr::legacy_ip(ip) {
-                Some(address) => addresses.push(address),
+                Some(address) => addresses.push(as_go_sees(address)),
                 None => {
                     valid = false;
                     found.push((
@@ -733,7 +733,7 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
         );
     }
     for (i, ip) in strings("externalIPs") {
-        let why = match crate::cidr::legacy_ip(ip) {
+        let why = match crate::cidr::legacy_ip(ip).map(as_go_sees) {
             None => "is not an IP address",
             Some(address) if address.is_unspecified() => "is unspecified",
             Some(address) if address.is_loopback() => "is a loopback address",
@@ -819,6 +819,15 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
                 format!("`{protocol}` is not an application protocol: {why}"),
             ));
         }
+    }
+}
+
+/// An address as Go's `net.IP` sees its family and kind: an IPv4-mapped
+/// IPv6 address (`::ffff:10.0.0.1`) is the IPv4 address it maps.
+fn as_go_sees(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(address, IpAddr::V4),
+        v4 => v4,
     }
 }
 
