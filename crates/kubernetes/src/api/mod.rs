@@ -650,6 +650,18 @@ fn pod_spec<'a>(
     let empty_dirs: std::collections::BTreeMap<&str, bool> = (each(pod.field("volumes")))
         .filter_map(|(_, v)| Some((v.field("name").as_str()?, !v.field("emptyDir").is_null())))
         .collect();
+    // Whether each volume can be a block device (a claim, an ephemeral
+    // volume; a StatefulSet's claim templates are claims).
+    let mut block_capable: std::collections::BTreeMap<&str, bool> = (each(pod.field("volumes")))
+        .filter_map(|(_, v)| {
+            let capable =
+                !v.field("persistentVolumeClaim").is_null() || !v.field("ephemeral").is_null();
+            Some((v.field("name").as_str()?, capable))
+        })
+        .collect();
+    for name in &volumes {
+        block_capable.entry(name).or_insert(true);
+    }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
             let path = at.clone().key(list).index(i);
@@ -682,6 +694,7 @@ fn pod_spec<'a>(
             }
             one_container(container, &path, &volumes, &pod_claims, found);
             pod::container(container, list == "initContainers", &path, found);
+            devices(container, &block_capable, &path, found);
             // A file an environment variable reads is on an emptyDir
             // volume of the pod (`validateFileKeyRefVolumes`).
             for (j, var) in each(container.field("env")) {
@@ -703,6 +716,69 @@ fn pod_spec<'a>(
                     format!("a variable reads a file of volume `{name}`, and {why}; a fileKeyRef reads an emptyDir volume of the pod"),
                 ));
             }
+        }
+    }
+}
+
+/// A container's `volumeDevices` (`ValidateVolumeDevices`): each names a
+/// claim or ephemeral volume of the pod (`block_capable`), once, at a
+/// device path given once and without `..`, neither the name nor the path
+/// also a volume mount's.
+fn devices(
+    container: &Json,
+    block_capable: &std::collections::BTreeMap<&str, bool>,
+    at: &KeyPath,
+    found: &mut Vec<(KeyPath, String)>,
+) {
+    let mounts: Vec<(&str, &str)> = (each(container.field("volumeMounts")))
+        .map(|(_, m)| {
+            (
+                m.field("name").as_str().unwrap_or_default(),
+                m.field("mountPath").as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let (mut names, mut paths) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for (i, device) in each(container.field("volumeDevices")) {
+        let path = at.clone().key("volumeDevices").index(i);
+        let name = device.field("name").as_str().unwrap_or_default();
+        let device_path = device.field("devicePath").as_str().unwrap_or_default();
+        let mut refuse = |field: &str, why: String| found.push((path.clone().key(field), why));
+        match block_capable.get(name) {
+            _ if name.is_empty() => refuse("name", "a volume device names a volume".to_owned()),
+            None => refuse("name", format!("the pod has no volume `{name}`")),
+            Some(false) => refuse(
+                "name",
+                format!(
+                    "volume `{name}` is no claim or ephemeral volume; only those are block devices"
+                ),
+            ),
+            Some(true) => {}
+        }
+        if !name.is_empty() && !names.insert(name) {
+            refuse("name", format!("volume `{name}` is a device twice"));
+        }
+        if mounts.iter().any(|(m, _)| *m == name) {
+            refuse("name", format!("volume `{name}` is also mounted"));
+        }
+        if device_path.is_empty() {
+            refuse("devicePath", "a volume device has a devicePath".to_owned());
+        } else if device_path.split('/').any(|part| part == "..") {
+            refuse("devicePath", format!("`{device_path}` has a `..` part"));
+        } else if !paths.insert(device_path) {
+            refuse(
+                "devicePath",
+                format!("`{device_path}` is a device path twice"),
+            );
+        }
+        if !device_path.is_empty() && mounts.iter().any(|(_, p)| *p == device_path) {
+            refuse(
+                "devicePath",
+                format!("`{device_path}` is also a mount path"),
+            );
         }
     }
 }

@@ -39,7 +39,8 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     host_and_users(pod, at, found);
     let allowed = restart_policies(owner);
     // Unset, it is Always, but in a Job's pod, where it is required.
-    let policy = pod["restartPolicy"].as_str();
+    // Empty, the server defaults it to Always (`SetDefaults_PodSpec`).
+    let policy = pod["restartPolicy"].as_str().filter(|p| !p.is_empty());
     if !allowed.contains(&policy.unwrap_or("Always")) {
         let message = match policy {
             Some(policy) => format!(
@@ -85,6 +86,28 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     }
     dns(pod, at, found);
     host(pod, at, found);
+    // A pod that never restarts resizes its containers without restarting them.
+    if policy == Some("Never") {
+        for list in ["initContainers", "containers"] {
+            for (i, container) in each(&pod[list]) {
+                for (j, resize) in each(&container["resizePolicy"]) {
+                    if resize["restartPolicy"]
+                        .as_str()
+                        .is_some_and(|r| r != "NotRequired")
+                    {
+                        found.push((
+                            at.key(list)
+                                .index(i)
+                                .key("resizePolicy")
+                                .index(j)
+                                .key("restartPolicy"),
+                            "a pod with restartPolicy Never resizes with NotRequired".to_owned(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
     for (i, gate) in each(&pod["readinessGates"]) {
         if let Some(condition) = gate["conditionType"].as_str()
             && let Err(why) = names::qualified_name(condition)
@@ -130,7 +153,10 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         ),
         ("preemptionPolicy", &["PreemptLowerPriority", "Never"]),
     ] {
-        one_of(&pod[field], allowed, at.key(field), found);
+        // An empty dnsPolicy the server defaults to ClusterFirst.
+        if field != "dnsPolicy" || pod[field] != "" {
+            one_of(&pod[field], allowed, at.key(field), found);
+        }
     }
     for field in ["runAsUser", "runAsGroup", "fsGroup"] {
         id(
@@ -637,7 +663,38 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             &["File", "FallbackToLogsOnError"],
         ),
     ] {
-        one_of(&container[field], allowed, at.key(field), found);
+        // Empty, the server defaults it (`SetDefaults_Container`).
+        if container[field] != "" {
+            one_of(&container[field], allowed, at.key(field), found);
+        }
+    }
+    // `validateResizePolicy`: cpu or memory, each once, NotRequired or
+    // RestartContainer (an ephemeral container's is refused elsewhere).
+    let mut resized = std::collections::BTreeSet::new();
+    for (i, policy) in each(&container["resizePolicy"]) {
+        let path = at.key("resizePolicy").index(i);
+        let resource = policy["resourceName"].as_str().unwrap_or_default();
+        if !matches!(resource, "cpu" | "memory") {
+            found.push((
+                path.key("resourceName"),
+                format!("`{resource}` is not a resource resized in place (cpu, memory)"),
+            ));
+        }
+        if !resized.insert(resource) {
+            found.push((
+                path.key("resourceName"),
+                format!("`{resource}` has a resize policy twice"),
+            ));
+        }
+        let restart = policy["restartPolicy"].as_str().unwrap_or_default();
+        if !matches!(restart, "NotRequired" | "RestartContainer") {
+            found.push((
+                path.key("restartPolicy"),
+                format!(
+                    "`{restart}` is not a resize restart policy (NotRequired, RestartContainer)"
+                ),
+            ));
+        }
     }
     if init {
         one_of(
