@@ -15,14 +15,7 @@ pub type Found = Vec<(KeyPath, String)>;
 
 /// The scheduling fields of the pod spec `pod` (at `at`).
 pub fn pod(pod: &Json, at: &KeyPath, found: &mut Found) {
-    for (key, value) in pod["nodeSelector"].as_object().into_iter().flatten() {
-        label(
-            key,
-            value.as_str(),
-            at.key("nodeSelector").key(key.clone()),
-            found,
-        );
-    }
+    labels(&pod["nodeSelector"], &at.key("nodeSelector"), found);
     for (i, toleration) in each(&pod["tolerations"]) {
         self::toleration(toleration, &at.key("tolerations").index(i), found);
     }
@@ -63,6 +56,14 @@ pub fn pod(pod: &Json, at: &KeyPath, found: &mut Found) {
 }
 
 /// A label key and (when given) its value.
+/// A map of labels (a node selector, a Service's selector): each key a
+/// label key, each value a label value.
+pub fn labels(map: &Json, at: &KeyPath, found: &mut Found) {
+    for (key, value) in map.as_object().into_iter().flatten() {
+        label(key, value.as_str(), at.key(key.clone()), found);
+    }
+}
+
 fn label(key: &str, value: Option<&str>, path: KeyPath, found: &mut Found) {
     if let Err(why) = names::qualified_name(key) {
         found.push((path, format!("`{key}` is not a valid label key: {why}")));

@@ -568,16 +568,8 @@ fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
         ));
     }
     addresses(spec, kind, at, found);
-    // The selector is labels: keys and values.
-    for (key, value) in spec["selector"].as_object().into_iter().flatten() {
-        let value = value.as_str().unwrap_or_default();
-        if let Err(why) = names::qualified_name(key).and_then(|()| names::label_value(value)) {
-            found.push((
-                at.key("selector").key(key.clone()),
-                format!("`{key}: {value}` is not a label: {why}"),
-            ));
-        }
-    }
+    // The selector is labels, read as a pod's node selector is.
+    crate::scheduling::labels(&spec["selector"], &at.key("selector"), found);
     for (field, allowed) in [
         ("sessionAffinity", &["None", "ClientIP"][..]),
         ("externalTrafficPolicy", &["Cluster", "Local"]),
