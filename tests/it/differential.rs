@@ -350,10 +350,6 @@ const KNOWN: &[(&str, &str)] = &[
         "cannot unmarshal number",
         "int32 fields beyond 2^31-1 (the schema's format)",
     ),
-    (
-        "\"value\" is a required property",
-        "the OpenAPI schema requires a sysctl's value; the server defaults it to empty",
-    ),
 ];
 
 /// The disagreements no [`KNOWN`] class covers, and how many each class
