@@ -756,9 +756,10 @@ fn written_cases() -> Vec<Json> {
 
 /// Objects written as JSON lists beside the recording
 /// (`tests/fixtures/k8s-truth/written/*.json`), the files in name order:
-/// workloads (strategies, Jobs' indexes and policies) and metadata and
+/// workloads (strategies, Jobs' indexes and policies), metadata and
 /// scheduling (labels, annotations, the names of kinds, tolerations, node
-/// and pod affinity).
+/// and pod affinity), Services, RBAC and containers, the fields the
+/// OpenAPI schema calls required left out, and volumes and mounts.
 fn written_files() -> Vec<Json> {
     let dir = root().join("tests/fixtures/k8s-truth/written");
     let mut files: Vec<_> = (std::fs::read_dir(&dir).unwrap())

@@ -23,6 +23,7 @@ mod limit_range;
 mod objects;
 mod pod;
 mod resources;
+mod volumes;
 
 use crate::json::Field;
 use crate::location::KeyPath;
@@ -292,7 +293,21 @@ pub fn problems_remembering<'a>(
             let merged = (kind == "Pod")
                 .then(|| with_label_keys(pod, object.field("metadata").field("labels")));
             let pod = merged.as_ref().and_then(Option::as_ref).unwrap_or(pod);
-            pod_spec(pod, kind, &KeyPath::from_pointer(spec), claims, &mut found);
+            let name = (kind == "Pod").then(|| {
+                object
+                    .field("metadata")
+                    .field("name")
+                    .as_str()
+                    .unwrap_or_default()
+            });
+            pod_spec(
+                pod,
+                kind,
+                name,
+                &KeyPath::from_pointer(spec),
+                claims,
+                &mut found,
+            );
         }
     }
     if kind == "Service" {
@@ -611,10 +626,12 @@ fn meta<'a>(
 fn pod_spec<'a>(
     pod: &'a Json,
     owner: &str,
+    pod_name: Option<&str>,
     at: &KeyPath,
     claims: std::collections::BTreeSet<&'a str>,
     found: &mut Vec<(KeyPath, String)>,
 ) {
+    volumes::volumes(pod, pod_name, at, found);
     let mut volumes = claims;
     for (i, volume) in each(pod.field("volumes")) {
         if volume.field("ephemeral").is_object() {
@@ -693,6 +710,7 @@ fn pod_spec<'a>(
                 ));
             }
             one_container(container, &path, &volumes, &pod_claims, found);
+            volumes::mounts(container, &path, found);
             pod::container(container, list == "initContainers", &path, found);
             devices(container, &block_capable, &path, found);
             // A file an environment variable reads is on an emptyDir
@@ -1192,10 +1210,10 @@ mod tests {
                 "spec.securityContext.sysctls[1].name",
                 "spec.securityContext.sysctls[2].name",
                 "spec.containers[0].securityContext",
-                "spec.containers[0].volumeMounts[0].subPath",
                 "spec.containers[0].ports[0].hostPort",
                 "spec.containers[1].image",
                 "spec.initContainers[0].lifecycle",
+                "spec.containers[0].volumeMounts[0].subPath",
             ]
             .map(str::to_owned)
             .to_vec()

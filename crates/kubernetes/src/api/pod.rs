@@ -1,5 +1,5 @@
 //! What the API server refuses in a pod spec beyond names and scheduling:
-//! the restart policy its owner allows, one source per volume, the pod's
+//! the restart policy its owner allows, the pod's
 //! host name, subdomain and ServiceAccount name, and per container its
 //! environment (names, one value source, downward API paths), probes and
 //! lifecycle handlers (one handler, valid ports and thresholds) and the
@@ -194,30 +194,6 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             }
         }
     }
-    for (i, volume) in each(&pod["volumes"]) {
-        // Every field but the name is a source; none means emptyDir.
-        let sources: Vec<&String> = volume
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter(|(key, value)| *key != "name" && !value.is_null())
-            .map(|(key, _)| key)
-            .collect();
-        if sources.len() > 1 {
-            found.push((
-                at.key("volumes").index(i),
-                format!(
-                    "a volume has one source, this one {}: {}",
-                    sources.len(),
-                    sources
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-    }
 }
 
 /// What the API server's pod validation (`pkg/apis/core/validation`)
@@ -234,8 +210,7 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
 ///   `kernel.msg*`, `kernel.sem`, `fs.mqueue.*`) not in the host IPC
 ///   namespace;
 /// - `allowPrivilegeEscalation: false` neither with `privileged: true` nor
-///   with the capability `CAP_SYS_ADMIN` added;
-/// - a mount's `subPath` relative, without `..`.
+///   with the capability `CAP_SYS_ADMIN` added.
 fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
     let user_namespace = pod["hostUsers"] == false;
     let host_network = pod["hostNetwork"] == true;
@@ -313,16 +288,6 @@ fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
                     found.push((
                         path.key("securityContext"),
                         "allowPrivilegeEscalation false with CAP_SYS_ADMIN added".to_owned(),
-                    ));
-                }
-            }
-            for (m, mount) in each(&container["volumeMounts"]) {
-                if let Some(sub) = mount["subPath"].as_str()
-                    && (sub.starts_with('/') || sub.split('/').any(|part| part == ".."))
-                {
-                    found.push((
-                        path.key("volumeMounts").index(m).key("subPath"),
-                        format!("subPath `{sub}` must be a relative path without `..`"),
                     ));
                 }
             }
@@ -865,7 +830,16 @@ const FIELD_PATHS: &[&str] = &[
     "status.podIPs",
 ];
 
-/// The container resources an environment variable may read.
+/// The downward API paths a file of a volume may read.
+const FILE_FIELD_PATHS: &[&str] = &[
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.labels",
+    "metadata.annotations",
+    "metadata.uid",
+];
+
+/// The container resources the downward API may read.
 const RESOURCE_FIELDS: &[&str] = &[
     "limits.cpu",
     "limits.memory",
@@ -917,45 +891,8 @@ fn env_var(var: &Json, at: &KeyPath, found: &mut Found) {
     let path = at.key("valueFrom").key(sources[0]);
     let source = &from[sources[0]];
     match sources[0] {
-        "fieldRef" => {
-            one_of(
-                &source["apiVersion"],
-                &["v1"],
-                path.key("apiVersion"),
-                found,
-            );
-            if let Some(field) = source["fieldPath"].as_str()
-                && let Err(why) = field_path(field)
-            {
-                found.push((path.key("fieldPath"), why));
-            }
-        }
-        "resourceFieldRef" => {
-            if let Some(resource) = source["resource"].as_str()
-                && !RESOURCE_FIELDS.contains(&resource)
-                && !["limits.hugepages-", "requests.hugepages-"]
-                    .iter()
-                    .any(|p| resource.starts_with(p))
-            {
-                found.push((
-                    path.key("resource"),
-                    format!(
-                        "`{resource}` is not a resource a variable can read ({})",
-                        RESOURCE_FIELDS.join(", ")
-                    ),
-                ));
-            }
-            let resource = source["resource"].as_str().unwrap_or_default();
-            if let Some(allowed) = divisor(resource, &source["divisor"]) {
-                found.push((
-                    path.key("divisor"),
-                    format!(
-                        "{} is no divisor of {resource}: it is one of {allowed}, written so",
-                        super::plain(&source["divisor"])
-                    ),
-                ));
-            }
-        }
+        "fieldRef" => field_ref(source, Reader::Variable, &path, found),
+        "resourceFieldRef" => resource_field_ref(source, Reader::Variable, &path, found),
         "configMapKeyRef" | "secretKeyRef" => {
             let name = source["name"].as_str().unwrap_or_default();
             if let Err(why) = names::dns1123_subdomain(name) {
@@ -1040,12 +977,94 @@ pub(super) fn divisor(resource: &str, divisor: &Json) -> Option<&'static str> {
     (!allowed.split(", ").any(|a| a == written)).then_some(allowed)
 }
 
-/// A downward API path for an environment variable: one of
-/// [`FIELD_PATHS`] (or `spec.host`, the server's old name of
-/// `spec.nodeName`), or one label or annotation by key (an annotation key
-/// lowercased first, as the server reads it).
-fn field_path(field: &str) -> Result<(), String> {
-    if FIELD_PATHS.contains(&field) || field == "spec.host" {
+/// What reads the downward API: an environment variable or a file of a
+/// `downwardAPI` volume (or projection).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reader {
+    Variable,
+    File,
+}
+
+impl Reader {
+    /// The whole fields it may read (`validEnvDownwardAPIFieldPathExpressions`,
+    /// `validVolumeDownwardAPIFieldPathExpressions`).
+    fn fields(self) -> &'static [&'static str] {
+        match self {
+            Reader::Variable => FIELD_PATHS,
+            Reader::File => FILE_FIELD_PATHS,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Reader::Variable => "a variable",
+            Reader::File => "a file",
+        }
+    }
+}
+
+/// A downward API `fieldRef` (`validateObjectFieldSelector`), at `at`: an
+/// `apiVersion` of `v1` (unset or empty, the server makes it `v1`) and a
+/// field `reader` may read.
+pub(super) fn field_ref(source: &Json, reader: Reader, at: &KeyPath, found: &mut Found) {
+    if source["apiVersion"] != "" {
+        one_of(&source["apiVersion"], &["v1"], at.key("apiVersion"), found);
+    }
+    if let Some(field) = source["fieldPath"].as_str()
+        && let Err(why) = field_path(field, reader)
+    {
+        found.push((at.key("fieldPath"), why));
+    }
+}
+
+/// A downward API `resourceFieldRef` (`validateContainerResourceFieldSelector`),
+/// at `at`: for a file, the container it reads; a resource of
+/// [`RESOURCE_FIELDS`] or huge pages; a divisor that resource takes.
+pub(super) fn resource_field_ref(source: &Json, reader: Reader, at: &KeyPath, found: &mut Found) {
+    let container = source["containerName"].as_str().unwrap_or_default();
+    if reader == Reader::File && container.is_empty() {
+        found.push((
+            at.key("containerName"),
+            "a file reading a container's resources names the container".to_owned(),
+        ));
+    } else if let Some(resource) = source["resource"].as_str()
+        && !RESOURCE_FIELDS.contains(&resource)
+        && !["limits.hugepages-", "requests.hugepages-"]
+            .iter()
+            .any(|p| resource.starts_with(p))
+    {
+        found.push((
+            at.key("resource"),
+            format!(
+                "`{resource}` is not a resource {} can read ({})",
+                reader.name(),
+                RESOURCE_FIELDS.join(", ")
+            ),
+        ));
+    }
+    let resource = source["resource"].as_str().unwrap_or_default();
+    if let Some(allowed) = divisor(resource, &source["divisor"]) {
+        found.push((
+            at.key("divisor"),
+            format!(
+                "{} is no divisor of {resource}: it is one of {allowed}, written so",
+                super::plain(&source["divisor"])
+            ),
+        ));
+    }
+}
+
+/// A downward API path `reader` may read: one of its [`Reader::fields`]
+/// (`spec.host` is the server's old name of `spec.nodeName`), or one label
+/// or annotation by key (an annotation key lowercased first, as the server
+/// reads it).
+fn field_path(field: &str, reader: Reader) -> Result<(), String> {
+    let read = if field == "spec.host" {
+        "spec.nodeName"
+    } else {
+        field
+    };
+    if reader.fields().contains(&read) {
         return Ok(());
     }
     for (prefix, what) in [
@@ -1066,8 +1085,9 @@ fn field_path(field: &str) -> Result<(), String> {
         }
     }
     Err(format!(
-        "`{field}` is not a field a variable can read ({}, metadata.labels['KEY'], metadata.annotations['KEY'])",
-        FIELD_PATHS.join(", ")
+        "`{field}` is not a field {} can read ({}, metadata.labels['KEY'], metadata.annotations['KEY'])",
+        reader.name(),
+        reader.fields().join(", ")
     ))
 }
 
