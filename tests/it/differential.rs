@@ -345,11 +345,6 @@ const KNOWN: &[(&str, &str)] = &[
         "priority admission controller",
         "admission, not validation: out of scope",
     ),
-    // The schema (K8S) against the server.
-    (
-        "cannot unmarshal number",
-        "int32 fields beyond 2^31-1 (the schema's format)",
-    ),
 ];
 
 /// The disagreements no [`KNOWN`] class covers, and how many each class
