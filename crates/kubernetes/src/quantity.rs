@@ -45,6 +45,21 @@ impl Quantity {
         parse(text)
     }
 
+    /// Reads `text`, a quantity written as a string of a manifest, as the
+    /// API server decodes it once a client such as kubectl has sent it as
+    /// JSON: with the white space around it that JSON leaves unescaped
+    /// trimmed (see [`decoded`]).
+    ///
+    /// ```
+    /// use kubernetes::quantity::Quantity;
+    ///
+    /// assert_eq!(Quantity::decode(" 1Ki "), Quantity::parse("1Ki"));
+    /// assert!(Quantity::decode("\t1").is_err());
+    /// ```
+    pub fn decode(text: &str) -> Result<Quantity, String> {
+        parse(decoded(text))
+    }
+
     /// The amount in nano base units.
     pub fn nanos(self) -> i128 {
         self.nanos
@@ -291,6 +306,22 @@ impl fmt::Display for Quantity {
     }
 }
 
+/// `text` as the API server reads a quantity string that a client sent in
+/// JSON: apimachinery trims the raw text between the quotes with Go's
+/// `strings.TrimSpace`, which sees only the white space JSON leaves
+/// unescaped (a space, U+0085, U+00A0, U+1680, U+2000 to U+200A, U+202F,
+/// U+205F, U+3000); a tab, a line break and U+2028 reach it escaped
+/// (`\t`) and are no white space there.
+pub fn decoded(text: &str) -> &str {
+    text.trim_matches(|c: char| {
+        matches!(
+            c,
+            ' ' | '\u{85}' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+        )
+    })
+}
+
 const NOT_A_NUMBER: &str =
     "a quantity is a decimal number with an optional suffix, such as 250m, 1.5, 512Mi or 1e3";
 
@@ -305,7 +336,9 @@ fn parse(text: &str) -> Result<Quantity, String> {
         .unwrap_or(unsigned.len());
     let (number, suffix) = unsigned.split_at(number_end);
     let (int, frac) = number.split_once('.').unwrap_or((number, ""));
-    if (int.is_empty() && frac.is_empty()) || frac.contains('.') {
+    // apimachinery reads an empty number as 0: `+`, `.`, `Ki` and `e3`
+    // are quantities; only the empty text is none.
+    if text.is_empty() || frac.contains('.') {
         return Err(NOT_A_NUMBER.to_owned());
     }
     let (mut exp10, binary): (i64, u32) = match suffix {
@@ -617,6 +650,30 @@ mod tests {
         assert_eq!(q("250m").to_string(), "0.25");
     }
 
+    /// apimachinery reads an empty number as 0, whatever its sign and
+    /// suffix.
+    #[test]
+    fn an_empty_number_is_zero() {
+        for zero in [
+            "+", "-", ".", "+.", "Ki", "m", "e3", ".e3", "E", "+Ki", "00",
+        ] {
+            assert_eq!(Quantity::parse(zero), Ok(Quantity::ZERO), "{zero}");
+        }
+        assert!(Quantity::parse("").is_err());
+    }
+
+    /// The white space JSON leaves unescaped is trimmed; what it escapes
+    /// is not.
+    #[test]
+    fn decoded_trims_what_json_leaves_unescaped() {
+        for text in [" 1 ", "\u{a0}1", "1\u{3000}", "\u{85}1", " +1 "] {
+            assert_eq!(Quantity::decode(text), Ok(q("1")), "{text:?}");
+        }
+        for text in ["\t1", "1\n", "1\u{2028}", "\u{b}1", "1\r"] {
+            assert!(Quantity::decode(text).is_err(), "{text:?}");
+        }
+    }
+
     #[test]
     fn what_is_no_quantity() {
         for bad in [
@@ -625,10 +682,8 @@ mod tests {
             "1mi",
             "1 Gi",
             "1e",
-            ".",
             "1.2.3",
             "1K",
-            "e3",
             "--1",
             "1e2147483648",
             "1e+",

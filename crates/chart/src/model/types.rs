@@ -96,9 +96,17 @@ impl WrittenQuantity {
 }
 
 /// Whether `text` is a quantity a resource may hold: Kubernetes' grammar
-/// ([`kubernetes::quantity`]), not negative.
+/// ([`kubernetes::quantity`]), not negative, and (as [`QUANTITY_PATTERN`]
+/// asks) with a digit before its suffix: Kubernetes reads `m`, `.` or `+`
+/// as 0, which no values file means.
 fn is_quantity(text: &str) -> bool {
-    !text.starts_with('-') && kubernetes::quantity::Quantity::parse(text).is_ok()
+    let unsigned = text.strip_prefix('+').unwrap_or(text);
+    let number = &unsigned[..unsigned
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(unsigned.len())];
+    !text.starts_with('-')
+        && number.bytes().any(|b| b.is_ascii_digit())
+        && kubernetes::quantity::Quantity::parse(text).is_ok()
 }
 
 impl WrittenQuantity {
@@ -199,6 +207,9 @@ mod tests {
             "1 Gi",
             "1e",
             ".",
+            "+",
+            "Ki",
+            "e3",
             "1e2147483648",
         ] {
             assert!(!is_quantity(bad), "{bad}");

@@ -97,7 +97,7 @@ fn item(kind: &str, item: &Json, at: &KeyPath, found: &mut Found) {
                 Json::Number(number) => number.to_string(),
                 _ => continue,
             };
-            match Quantity::parse(&text) {
+            match Quantity::decode(&text) {
                 Ok(amount) => {
                     amounts.entry(resource).or_default()[f] = Some((amount, field, value))
                 }

@@ -959,10 +959,13 @@ pub(super) fn divisor(resource: &str, divisor: &Json) -> Option<&'static str> {
         Json::Number(number) => number.to_string(),
         _ => return None,
     };
-    let written = crate::quantity::as_the_server_writes(&text)?;
-    if crate::quantity::Quantity::parse(&text).ok()?.nanos() == 0 {
-        return None;
-    }
+    // Trimmed as the server decodes it; no quantity, it refuses the object.
+    let text = crate::quantity::decoded(&text);
+    let written = match crate::quantity::Quantity::parse(text) {
+        Ok(zero) if zero.nanos() == 0 => return None,
+        Ok(_) => crate::quantity::as_the_server_writes(text),
+        Err(_) => None,
+    };
     const CPU: &str = "1m, 1";
     const BYTES: &str = "1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei";
     let allowed = match resource {
@@ -974,6 +977,7 @@ pub(super) fn divisor(resource: &str, divisor: &Json) -> Option<&'static str> {
         r if r.starts_with("limits.hugepages-") || r.starts_with("requests.hugepages-") => BYTES,
         _ => return None,
     };
+    let written = written.unwrap_or_default();
     (!allowed.split(", ").any(|a| a == written)).then_some(allowed)
 }
 

@@ -87,11 +87,37 @@ impl KubeSchemas {
             errors
                 .into_iter()
                 .map(|e| {
-                    let message = e.to_string();
+                    let message = decoder_words(&e).unwrap_or_else(|| e.to_string());
                     (validator::as_pointer_reads(e.path), message)
                 })
                 .collect(),
         )
+    }
+}
+
+/// Words for what the API server's decoder refuses, where the vendored
+/// schemas spell it as a pattern (`scripts/vendor-kubernetes-schemas`:
+/// a quantity string, within the `oneOf` of a string and a number, and a
+/// base64 string); `None` for any other error, which reads as jsonschema
+/// words it.
+fn decoder_words(error: &validator::SchemaError<'_>) -> Option<String> {
+    use validator::ErrorKind;
+    let of_pattern = |error: &validator::SchemaError<'_>| {
+        match error.kind {
+        ErrorKind::Pattern { pattern } if pattern.contains("[KMGTPE]i") => Some(format!(
+            "{} is not a quantity (such as 250m, 1.5, 512Mi or 1e3): the API server refuses it before it validates",
+            error.instance
+        )),
+        ErrorKind::Pattern { pattern } if pattern.contains("[A-Za-z0-9+/]") => Some(
+            "(hidden) is not base64: the API server decodes this field as base64 (padded, line breaks aside) and refuses it before it validates"
+                .to_owned(),
+        ),
+        _ => None,
+    }
+    };
+    match &error.kind {
+        ErrorKind::OneOfNotValid { context } => context.iter().flatten().find_map(of_pattern),
+        _ => of_pattern(error),
     }
 }
 
@@ -263,6 +289,60 @@ mod tests {
         }
         assert_eq!(validator::VERSIONS.len(), VERSIONS.len(), "baked versions");
         assert!(KubeSchemas::load("1.20").is_err());
+    }
+
+    /// What the API server's decoder refuses before it validates: a
+    /// number past an `int32`, a quantity it cannot parse (its white
+    /// space and empty numbers as it reads them), base64 it cannot decode;
+    /// in words, at the field.
+    #[test]
+    fn what_the_decoder_refuses_is_an_error_in_words() {
+        let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+        let quota = |hard: Json| {
+            schemas
+                .validate(&serde_json::json!({
+                    "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
+                    "spec": {"hard": hard},
+                }))
+                .unwrap()
+        };
+        assert_eq!(
+            quota(serde_json::json!({"a": " 1Gi\u{a0}", "b": "Ki", "c": ".", "d": 2, "e": "+1e3"})),
+            []
+        );
+        for bad in ["abc", "1 Gi", "\t1", "", "1ki", "1e", "1.2.3"] {
+            let errors = quota(serde_json::json!({"a": bad}));
+            assert_eq!(errors.len(), 1, "{bad:?}: {errors:?}");
+            assert!(errors[0].1.contains("is not a quantity"), "{errors:?}");
+        }
+        let secret = |data: &str| {
+            schemas
+                .validate(&serde_json::json!({
+                    "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+                    "data": {"k": data},
+                }))
+                .unwrap()
+        };
+        for good in ["", "aGVsbG8=", "aGVs\nbG8=", "aGk=\r\n", "YQ=\n="] {
+            assert_eq!(secret(good), [], "{good:?}");
+        }
+        for bad in ["aGVsbG8", "a-_b", "YQ==YQ==", "YQ", "YQ=", "aGVsbG8= x"] {
+            let errors = secret(bad);
+            assert!(
+                errors[0].1.starts_with("(hidden) is not base64"),
+                "{bad:?}: {errors:?}"
+            );
+        }
+        let replicas = |n: i64| {
+            schemas
+                .validate(&serde_json::json!({
+                    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+                    "spec": {"replicas": n, "selector": {}, "template": {}},
+                }))
+                .unwrap()
+        };
+        assert_eq!(replicas(2_147_483_647), []);
+        assert_eq!(replicas(2_147_483_648)[0].0.to_string(), "spec.replicas");
     }
 
     #[test]

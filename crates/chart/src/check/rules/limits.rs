@@ -232,11 +232,11 @@ impl<'a> Defaults<'a> {
     }
 }
 
-/// A quantity as written: a string parsed where it is, a number written
-/// first; anything else is none.
+/// A quantity as written: a string read as the API server decodes it, a
+/// number written first; anything else is none.
 fn amount(value: &Json) -> Option<Quantity> {
     match value {
-        Json::String(s) => Quantity::parse(s).ok(),
+        Json::String(s) => Quantity::decode(s).ok(),
         Json::Number(n) => Quantity::parse(&n.to_string()).ok(),
         _ => None,
     }
