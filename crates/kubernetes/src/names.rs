@@ -6,6 +6,20 @@
 //! Each function returns `Err(reason)` in words a user can act on; the
 //! caller names the field.
 
+/// `text` lowercased as Go's `strings.ToLower` does, which the API server
+/// uses: each character by its simple mapping, so `İ` (U+0130) is `i`
+/// (Rust's full mapping gives `i` and a combining dot) and `Σ` is `σ`
+/// wherever it stands (Rust's `str::to_lowercase` ends a word with `ς`).
+///
+/// ```
+/// assert_eq!(kubernetes::names::go_lowercase("İ.Example.ΟΔΟΣ"), "i.example.οδοσ");
+/// ```
+pub fn go_lowercase(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| if c == '\u{130}' { 'i' } else { c }.to_lowercase())
+        .collect()
+}
+
 /// At most 63 lowercase letters, digits and `-`, starting and ending with a
 /// letter or digit: namespaces, container, volume and Service port names.
 pub fn dns1123_label(name: &str) -> Result<(), String> {

@@ -377,6 +377,12 @@ fn parse(text: &str) -> Result<Quantity, String> {
             }
         }
     };
+    // Without a digit, apimachinery reads the number by its fast path only,
+    // which takes scales of 10^-9 and up; below, it parses the empty text
+    // and refuses it.
+    if int.is_empty() && frac.is_empty() && exp10 < -9 {
+        return Err("a quantity without a digit takes no exponent below -9".to_owned());
+    }
     // The value is digits × 10^exp10 × 2^binary, in base units; in nanos
     // the exponent is 9 more.
     exp10 += 9 - frac.len() as i64;
@@ -655,11 +661,16 @@ mod tests {
     #[test]
     fn an_empty_number_is_zero() {
         for zero in [
-            "+", "-", ".", "+.", "Ki", "m", "e3", ".e3", "E", "+Ki", "00",
+            "+", "-", ".", "+.", "Ki", "m", "n", "e3", ".e3", "E", "+Ki", "00", "e-9", "0e-10",
+            ".0e-10",
         ] {
             assert_eq!(Quantity::parse(zero), Ok(Quantity::ZERO), "{zero}");
         }
-        assert!(Quantity::parse("").is_err());
+        // No digit and a scale below 10^-9: the server's slow path parses
+        // the empty number and refuses it.
+        for none in ["", "e-10", "+e-10", ".E-12", "-.e-10"] {
+            assert!(Quantity::parse(none).is_err(), "{none}");
+        }
     }
 
     /// The white space JSON leaves unescaped is trimmed; what it escapes

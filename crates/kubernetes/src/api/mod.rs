@@ -591,7 +591,7 @@ fn meta<'a>(
             let lower = || key.is_ascii() && !key.bytes().any(|b| b.is_ascii_uppercase());
             if !valid.holds(field, key) {
                 let checked: std::borrow::Cow<'_, str> = if field == "annotations" && !lower() {
-                    key.to_lowercase().into()
+                    names::go_lowercase(key).into()
                 } else {
                     key.as_str().into()
                 };

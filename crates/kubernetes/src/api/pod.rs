@@ -1080,7 +1080,7 @@ fn field_path(field: &str, reader: Reader) -> Result<(), String> {
             .and_then(|k| k.strip_suffix("']"))
         {
             let read = if what == "annotation" {
-                key.to_lowercase()
+                names::go_lowercase(key)
             } else {
                 key.to_owned()
             };

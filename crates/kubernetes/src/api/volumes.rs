@@ -240,7 +240,7 @@ fn one_source(
                 .map(|(k, _)| k)
             {
                 let domain = key.split_once('/').map_or(key.as_str(), |(d, _)| d);
-                let domain = format!(".{}", domain.to_lowercase());
+                let domain = format!(".{}", names::go_lowercase(domain));
                 if domain.ends_with(".kubernetes.io") || domain.ends_with(".k8s.io") {
                     found.push((
                         at.key("options").key(key),
@@ -347,9 +347,20 @@ fn reference_named(value: &Json, field: &str, at: &KeyPath, found: &mut Found) -
     required(reference, "name", &at.key(field), found)
 }
 
+/// A whole number as the server reads it once kubectl has sent it: `512.0`
+/// is `512` (a float with no fraction is written as an integer); `None`
+/// for anything else, or past `i64`.
+fn whole(value: &Json) -> Option<i64> {
+    value.as_i64().or_else(|| {
+        (value.as_f64())
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+            .map(|f| f as i64)
+    })
+}
+
 /// An integer member `field` of `value` in `low..=high`, if set.
 fn in_range(value: &Json, field: &str, low: i64, high: i64, at: &KeyPath, found: &mut Found) {
-    if let Some(n) = value.field(field).as_i64()
+    if let Some(n) = whole(value.field(field))
         && !(low..=high).contains(&n)
     {
         found.push((at.key(field), format!("{n} is not in {low}..{high}")));
@@ -358,7 +369,7 @@ fn in_range(value: &Json, field: &str, low: i64, high: i64, at: &KeyPath, found:
 
 /// A file mode `field` of `value` in `0..=0777`, if set.
 fn mode(value: &Json, field: &str, at: &KeyPath, found: &mut Found) {
-    if let Some(n) = value.field(field).as_i64()
+    if let Some(n) = whole(value.field(field))
         && !(0..=MAX_MODE).contains(&n)
     {
         found.push((
@@ -501,8 +512,14 @@ fn projected(value: &Json, at: &KeyPath, found: &mut Found) {
                     }
                 }
                 _ => {
-                    // Unset, a token expires after an hour.
-                    let seconds = value.field("expirationSeconds").as_i64().unwrap_or(3600);
+                    // Unset, a token expires after an hour; a number past
+                    // `i64` is refused as out of range.
+                    let seconds = value.field("expirationSeconds");
+                    let seconds = match whole(seconds) {
+                        Some(n) => n,
+                        None if seconds.is_number() => i64::MAX,
+                        None => 3600,
+                    };
                     if !(600..=1 << 32).contains(&seconds) {
                         found.push((
                             at.key("expirationSeconds"),
@@ -576,31 +593,38 @@ fn iscsi_name(value: &Json, field: &str, at: &KeyPath, found: &mut Found) {
 }
 
 /// Whether `text` matches, somewhere, the server's unanchored
-/// `iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$`.
+/// `iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$`; in linear time
+/// (RE2's is): where each run of authority bytes ends is found once, and
+/// the name after the `:` runs to the end, so it starts past the last byte
+/// it may not hold.
 fn iqn(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let last_forbidden = bytes.iter().rposition(|b| b",;*&$| \t\n\x0c\r".contains(b));
+    // Where the run of `[[:alnum:]-.]` that starts at each byte ends.
+    let mut run_end = vec![bytes.len(); bytes.len() + 1];
+    for i in (0..bytes.len()).rev() {
+        let authority = bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-' || bytes[i] == b'.';
+        run_end[i] = if authority { run_end[i + 1] } else { i };
+    }
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
     text.match_indices("iqn.").any(|(start, _)| {
-        let rest = &text.as_bytes()[start + 4..];
-        let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
-        if rest.len() < 8
-            || !digits(&rest[..4])
-            || rest[4] != b'-'
-            || !digits(&rest[5..7])
-            || rest[7] != b'.'
+        let date = &bytes[start + 4..];
+        if date.len() < 8
+            || !digits(&date[..4])
+            || date[4] != b'-'
+            || !digits(&date[5..7])
+            || date[7] != b'.'
         {
             return false;
         }
-        let rest = &rest[8..];
         // The authority runs to the first byte outside `[[:alnum:]-.]`,
         // which is the `:` before the name.
-        let authority = rest
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b'.')
-            .count();
-        let name = &rest[authority..];
-        authority > 0
-            && name.len() > 1
-            && name[0] == b':'
-            && !name[1..].iter().any(|b| b",;*&$| \t\n\x0c\r".contains(b))
+        let from = start + 12;
+        let colon = run_end[from];
+        colon > from
+            && bytes.get(colon) == Some(&b':')
+            && colon + 1 < bytes.len()
+            && last_forbidden.is_none_or(|bad| bad < colon)
     })
 }
 
@@ -715,7 +739,7 @@ fn csi_driver(driver: &str, at: &KeyPath, found: &mut Found) {
     } else if driver.len() > 63 {
         Err(format!("`{driver}` has more than 63 characters"))
     } else {
-        names::dns1123_subdomain(&driver.to_lowercase())
+        names::dns1123_subdomain(&names::go_lowercase(driver))
             .map_err(|why| format!("`{driver}` is no driver name: {why}"))
     };
     if let Err(why) = why {
@@ -968,6 +992,18 @@ mod tests {
             1
         );
         assert!(sources(json!([{"serviceAccountToken": {"path": "t", "expirationSeconds": 4_294_967_296_i64}}])).is_empty());
+        // Whole floats are integers (kubectl writes `599.0` as `599`);
+        // past `i64`, no number the server decodes.
+        assert_eq!(
+            sources(json!([{"serviceAccountToken": {"path": "t", "expirationSeconds": 599.0}}]))
+                .len(),
+            1
+        );
+        assert_eq!(sources(json!([{"serviceAccountToken": {"path": "t", "expirationSeconds": 9_223_372_036_854_775_808_u64}}])).len(), 1);
+        assert_eq!(
+            one(json!({"name": "v", "secret": {"secretName": "s", "defaultMode": 512.0}})).len(),
+            1
+        );
         assert_eq!(
             sources(json!([{"secret": {"name": "a"}, "configMap": {"name": "b"}}])).len(),
             1
@@ -1000,6 +1036,20 @@ mod tests {
         assert!(!any_then_alphanumeric(".123", 16));
         let long = json!({"name": "v".repeat(30), "iscsi": {"targetPortal": "t".repeat(34), "iqn": "iqn.2001-04.a:b", "initiatorName": "iqn.2001-04.a:c"}});
         assert_eq!(one(long).len(), 1);
+    }
+
+    /// A text of many `iqn.` prefixes is read in linear time, and names
+    /// are lowercased as Go lowercases them.
+    #[test]
+    fn hostile_names_are_read_as_the_server_reads_them() {
+        let many = "iqn.2001-04.a:b".repeat(20_000) + ",";
+        assert!(!iqn(&many));
+        assert!(iqn(&("iqn.2001-04.a:b".repeat(20_000))));
+        assert!(one(json!({"name": "v", "csi": {"driver": "İ.example.com"}})).is_empty());
+        let reserved = one(
+            json!({"name": "v", "flexVolume": {"driver": "d", "options": {"a.k8s.İo/x": "1"}}}),
+        );
+        assert_eq!(reserved.len(), 1, "{reserved:?}");
     }
 
     #[test]
