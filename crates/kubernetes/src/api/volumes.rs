@@ -87,19 +87,7 @@ pub(super) fn volumes(pod: &Json, pod_name: Option<&str>, at: &KeyPath, found: &
     };
     for (i, volume) in each(pod.field("volumes")) {
         let at = at.clone().key("volumes").index(i);
-        let given: Vec<&str> = (SOURCES.iter().copied())
-            .filter(|s| !volume.field(s).is_null())
-            .collect();
-        if given.len() > 1 {
-            found.push((
-                at.clone(),
-                format!(
-                    "a volume has one source, this one {}: {}",
-                    given.len(),
-                    given.join(", ")
-                ),
-            ));
-        }
+        let given = sources_of(volume, &SOURCES, "a volume", &at, found);
         let name = text(volume, "name");
         if let [source] = given[..] {
             let source_at = at.clone().key(source);
@@ -313,6 +301,31 @@ fn one_source(
     }
 }
 
+/// Which of `sources` `value` has (a null is none); a finding at `at` when
+/// more than one, `what` saying what has them.
+fn sources_of<'s>(
+    value: &Json,
+    sources: &[&'s str],
+    what: &str,
+    at: &KeyPath,
+    found: &mut Found,
+) -> Vec<&'s str> {
+    let given: Vec<&str> = (sources.iter().copied())
+        .filter(|s| !value.field(s).is_null())
+        .collect();
+    if given.len() > 1 {
+        found.push((
+            at.clone(),
+            format!(
+                "{what} has one source, this one {}: {}",
+                given.len(),
+                given.join(", ")
+            ),
+        ));
+    }
+    given
+}
+
 /// A text member of an object, empty when it has none.
 fn text<'a>(value: &'a Json, field: &str) -> &'a str {
     value.field(field).as_str().unwrap_or_default()
@@ -480,20 +493,8 @@ fn projected(value: &Json, at: &KeyPath, found: &mut Found) {
     for (i, source) in each(value.field("sources")) {
         let at = at.clone().key("sources").index(i);
         // Cluster trust bundles and pod certificates are dropped.
-        let given: Vec<&str> = ["secret", "configMap", "downwardAPI", "serviceAccountToken"]
-            .into_iter()
-            .filter(|s| !source.field(s).is_null())
-            .collect();
-        if given.len() > 1 {
-            found.push((
-                at.clone(),
-                format!(
-                    "a projection has one source, this one {}: {}",
-                    given.len(),
-                    given.join(", ")
-                ),
-            ));
-        }
+        let kinds = ["secret", "configMap", "downwardAPI", "serviceAccountToken"];
+        let given = sources_of(source, &kinds, "a projection", &at, found);
         for kind in given {
             let value = source.field(kind);
             let at = at.clone().key(kind);
