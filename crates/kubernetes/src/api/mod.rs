@@ -376,11 +376,8 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
     }
     // A Deployment's progress deadline (600 s unset) exceeds minReadySeconds.
     if kind == "Deployment" {
-        let ready = spec.field("minReadySeconds").as_i64().unwrap_or(0);
-        let deadline = spec
-            .field("progressDeadlineSeconds")
-            .as_i64()
-            .unwrap_or(600);
+        let ready = whole(spec.field("minReadySeconds")).unwrap_or(0);
+        let deadline = whole(spec.field("progressDeadlineSeconds")).unwrap_or(600);
         if deadline >= 0 && deadline <= ready {
             found.push((
                 at.clone().key("progressDeadlineSeconds"),
@@ -464,6 +461,17 @@ fn non_negative(value: &Json, at: &KeyPath, fields: &[&str], found: &mut Vec<(Ke
             ));
         }
     }
+}
+
+/// A whole number as the server reads it once kubectl has sent it: `512.0`
+/// is `512` (a float with no fraction is written as an integer); `None`
+/// for anything else, or past `i64`.
+pub(super) fn whole(value: &Json) -> Option<i64> {
+    value.as_i64().or_else(|| {
+        (value.as_f64())
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+            .map(|f| f as i64)
+    })
 }
 
 /// A finding unless `value` is a port number in 1..65535 (`zero_unset`:

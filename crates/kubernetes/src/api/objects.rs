@@ -75,7 +75,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                 at.key("podManagementPolicy"),
                 found,
             );
-            if let Some(partition) = strategy["rollingUpdate"]["partition"].as_i64()
+            if let Some(partition) = super::whole(&strategy["rollingUpdate"]["partition"])
                 && partition < 0
             {
                 found.push((
@@ -83,7 +83,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                     format!("{partition} is negative"),
                 ));
             }
-            if let Some(start) = spec["ordinals"]["start"].as_i64()
+            if let Some(start) = super::whole(&spec["ordinals"]["start"])
                 && start < 0
             {
                 found.push((
@@ -348,7 +348,8 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
     indexes(spec, at, found);
     super::job::failure_policy(spec, at, found);
     // Without completions and parallelism, both are 1.
-    let completions = (spec["completions"].as_i64()).or(spec["parallelism"].is_null().then_some(1));
+    let completions =
+        super::whole(&spec["completions"]).or(spec["parallelism"].is_null().then_some(1));
     if let Some(completions) = completions
         && spec["completionMode"] == "Indexed"
         && !spec["successPolicy"].is_null()
@@ -371,7 +372,7 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
             format!("`{manager}` is not a managedBy: {why}"),
         ));
     }
-    if let Some(seconds) = spec["activeDeadlineSeconds"].as_i64()
+    if let Some(seconds) = super::whole(&spec["activeDeadlineSeconds"])
         && seconds < 0
     {
         found.push((
@@ -389,7 +390,7 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
 /// completions with a per-index limit, `maxFailedIndexes` given, and at
 /// most 10,000 of parallelism and failed indexes.
 fn indexes(spec: &Json, at: &KeyPath, found: &mut Found) {
-    let number = |field: &str| spec[field].as_i64();
+    let number = |field: &str| super::whole(&spec[field]);
     let indexed = spec["completionMode"] == "Indexed";
     let per_index = number("backoffLimitPerIndex");
     let most_failed = number("maxFailedIndexes");
@@ -548,7 +549,7 @@ fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
         );
         // Refused for ClusterIP only (an ExternalName Service's ports are
         // not read).
-        if port["nodePort"].as_i64().is_some_and(|n| n != 0) && kind == "ClusterIP" {
+        if super::whole(&port["nodePort"]).is_some_and(|n| n != 0) && kind == "ClusterIP" {
             found.push((
                 path.key("nodePort"),
                 format!("a nodePort may not be set when the type is {kind}"),
@@ -715,7 +716,8 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
         }
     }
     if spec["sessionAffinity"] == "ClientIP"
-        && let Some(seconds) = spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"].as_i64()
+        && let Some(seconds) =
+            super::whole(&spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"])
         && !(1..=86400).contains(&seconds)
     {
         refuse(
@@ -770,7 +772,7 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
             format!("`{class}` is not a load balancer class: {why}"),
         );
     }
-    if spec["healthCheckNodePort"].as_i64().is_some_and(|p| p != 0)
+    if super::whole(&spec["healthCheckNodePort"]).is_some_and(|p| p != 0)
         && !(load_balancer && spec["externalTrafficPolicy"] == "Local")
     {
         refuse(
@@ -854,7 +856,7 @@ fn network_policy(spec: &Json, at: &KeyPath, found: &mut Found) {
                     number @ Json::Number(_) => {
                         port_number(number, path.key("port"), false, found);
                         if let (Some(start), Some(end)) =
-                            (number.as_i64(), port["endPort"].as_i64())
+                            (super::whole(number), super::whole(&port["endPort"]))
                             && end < start
                         {
                             found.push((

@@ -76,7 +76,7 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             ));
         }
     }
-    if let Some(seconds) = pod["activeDeadlineSeconds"].as_i64()
+    if let Some(seconds) = super::whole(&pod["activeDeadlineSeconds"])
         && !(1..=i64::from(i32::MAX)).contains(&seconds)
     {
         found.push((
@@ -180,7 +180,7 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     for list in ["initContainers", "containers"] {
         for (c, container) in each(&pod[list]) {
             for (p, port) in each(&container["ports"]) {
-                let Some(number) = port["hostPort"].as_i64().filter(|n| *n != 0) else {
+                let Some(number) = super::whole(&port["hostPort"]).filter(|n| *n != 0) else {
                     continue;
                 };
                 let protocol = port["protocol"].as_str().unwrap_or("TCP");
@@ -293,8 +293,8 @@ fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
             }
             if host_network && list == "containers" {
                 for (p, port) in each(&container["ports"]) {
-                    let host = port["hostPort"].as_i64().unwrap_or(0);
-                    if host != 0 && Some(host) != port["containerPort"].as_i64() {
+                    let host = super::whole(&port["hostPort"]).unwrap_or(0);
+                    if host != 0 && Some(host) != super::whole(&port["containerPort"]) {
                         found.push((
                             path.key("ports").index(p).key("hostPort"),
                             format!(
@@ -1120,7 +1120,7 @@ pub fn config_key(key: &str) -> Result<(), String> {
 fn probe(probe: &Json, which: &str, at: &KeyPath, found: &mut Found) {
     handler(probe, &["exec", "httpGet", "tcpSocket", "grpc"], at, found);
     if which != "readinessProbe"
-        && let Some(threshold) = probe["successThreshold"].as_i64()
+        && let Some(threshold) = super::whole(&probe["successThreshold"])
         && threshold > 1
     {
         found.push((

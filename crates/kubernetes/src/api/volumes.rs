@@ -14,6 +14,7 @@ use serde_json::Value as Json;
 
 use super::pod::{Reader, field_ref, one_of, resource_field_ref};
 use super::resources::quantity;
+use super::whole;
 use crate::json::Field;
 use crate::location::KeyPath;
 use crate::names;
@@ -358,17 +359,6 @@ fn reference_named(value: &Json, field: &str, at: &KeyPath, found: &mut Found) -
         return false;
     }
     required(reference, "name", &at.key(field), found)
-}
-
-/// A whole number as the server reads it once kubectl has sent it: `512.0`
-/// is `512` (a float with no fraction is written as an integer); `None`
-/// for anything else, or past `i64`.
-fn whole(value: &Json) -> Option<i64> {
-    value.as_i64().or_else(|| {
-        (value.as_f64())
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-            .map(|f| f as i64)
-    })
 }
 
 /// An integer member `field` of `value` in `low..=high`, if set.
