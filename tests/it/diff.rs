@@ -1174,3 +1174,34 @@ fn a_git_flooding_stderr_does_not_hang_a_revision_read() {
         .expect("chartgen diff REV:PATH finishes while git floods stderr");
     run.assert_refused(2, "fatal: noisy");
 }
+
+/// A quantity compares as the API server stores it, read as it decodes
+/// one: `" 1024Mi "` is `1Gi`, and a shrinking claim is seen through the
+/// spaces (`kubernetes::quantity::of_value`, shared with `check`).
+#[test]
+fn quantities_compare_as_the_server_decodes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let quota = |memory: &str| {
+        format!(
+            "apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q, namespace: d}}\nspec: {{hard: {{memory: {memory:?}}}}}\n"
+        )
+    };
+    let claim = |storage: &str| {
+        format!(
+            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: c, namespace: d}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {storage:?}}}}}}}\n"
+        )
+    };
+    let (old, new) = (dir.path().join("old.yaml"), dir.path().join("new.yaml"));
+    std::fs::write(&old, quota("1Gi")).unwrap();
+    std::fs::write(&new, quota(" 1024Mi ")).unwrap();
+    let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert_eq!(run.stdout, "no differences\n", "{}", run.transcript());
+    std::fs::write(&old, claim("2Gi")).unwrap();
+    std::fs::write(&new, claim(" 1Gi ")).unwrap();
+    let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert!(
+        run.stdout.contains("storage request shrinks"),
+        "{}",
+        run.transcript()
+    );
+}

@@ -306,6 +306,32 @@ impl fmt::Display for Quantity {
     }
 }
 
+/// A manifest's quantity value as the API server decodes it: a string
+/// ([`Quantity::decode`]) or a number read from its text; why it is none,
+/// naming it; `None` for any other value, which the schema refuses. The
+/// one reading of a quantity in an object: `check`'s rules and `diff`'s.
+///
+/// ```
+/// use kubernetes::quantity::{Quantity, of_value};
+///
+/// assert_eq!(of_value(&serde_json::json!(" 1Ki ")), Some(Quantity::parse("1024")));
+/// assert_eq!(of_value(&serde_json::json!(2)), Some(Quantity::parse("2")));
+/// assert!(of_value(&serde_json::json!("abc")).unwrap().is_err());
+/// assert_eq!(of_value(&serde_json::json!(true)), None);
+/// ```
+pub fn of_value(value: &serde_json::Value) -> Option<Result<Quantity, String>> {
+    let (text, read) = match value {
+        serde_json::Value::String(text) => (text.clone(), Quantity::decode(text)),
+        serde_json::Value::Number(number) => {
+            let text = number.to_string();
+            let read = parse(&text);
+            (text, read)
+        }
+        _ => return None,
+    };
+    Some(read.map_err(|why| format!("`{text}` is not a quantity: {why}")))
+}
+
 /// `text` as the API server reads a quantity string that a client sent in
 /// JSON: apimachinery trims the raw text between the quotes with Go's
 /// `strings.TrimSpace`, which sees only the white space JSON leaves

@@ -22,12 +22,7 @@ type Found = Vec<(KeyPath, String)>;
 /// A quantity as written (a string, as the server decodes it, or a number
 /// read from its text), or why it is none; `None` for any other value, which the schema refuses.
 pub(super) fn quantity(value: &Json) -> Option<Result<Quantity, String>> {
-    let text = match value {
-        Json::String(text) => text.clone(),
-        Json::Number(number) => number.to_string(),
-        _ => return None,
-    };
-    Some(Quantity::decode(&text).map_err(|why| format!("`{text}` is not a quantity: {why}")))
+    crate::quantity::of_value(value)
 }
 
 /// A container's `resources`, at `at`, in a pod whose `resourceClaims`

@@ -556,13 +556,10 @@ fn holds_quantities(path: &[Step<'_>]) -> bool {
             ))
 }
 
-/// A scalar as a quantity, if it reads as one.
+/// A scalar as a quantity, if it reads as one (as the API server decodes
+/// it: ` 1Gi ` is `1Gi`).
 fn quantity<T: Compared>(value: &T) -> Option<crate::quantity::Quantity> {
-    match value.json() {
-        Json::String(text) => crate::quantity::Quantity::parse(&text).ok(),
-        Json::Number(n) => crate::quantity::Quantity::parse(&n.to_string()).ok(),
-        _ => None,
-    }
+    crate::quantity::of_value(&value.json())?.ok()
 }
 
 /// Two versions of a Secret as the API server stores them, where they

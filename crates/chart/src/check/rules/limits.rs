@@ -235,11 +235,7 @@ impl<'a> Defaults<'a> {
 /// A quantity as written: a string read as the API server decodes it, a
 /// number written first; anything else is none.
 fn amount(value: &Json) -> Option<Quantity> {
-    match value {
-        Json::String(s) => Quantity::decode(s).ok(),
-        Json::Number(n) => Quantity::parse(&n.to_string()).ok(),
-        _ => None,
-    }
+    kubernetes::quantity::of_value(value)?.ok()
 }
 
 /// A quantity's text as written; empty for anything else.

@@ -428,11 +428,13 @@ fn shrinking_claim(before: &Manifest, fields: &[FieldChange]) -> Option<String> 
     let field = fields
         .iter()
         .find(|f| f.steps == ["spec", "resources", "requests", "storage"])?;
-    let (old, new) = (field.old.as_ref()?.as_str()?, field.new.as_ref()?.as_str()?);
+    let (old, new) = (field.old.as_ref()?, field.new.as_ref()?);
     let (from, to) = (
-        crate::quantity::Quantity::parse(old).ok()?,
-        crate::quantity::Quantity::parse(new).ok()?,
+        crate::quantity::of_value(old)?.ok()?,
+        crate::quantity::of_value(new)?.ok()?,
     );
+    let shown = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let (old, new) = (shown(old), shown(new));
     (to < from)
         .then(|| format!("its storage request shrinks from {old} to {new} (volumes only grow)"))
 }
