@@ -97,8 +97,8 @@ impl KubeSchemas {
 
 /// Words for what the API server's decoder refuses, where the vendored
 /// schemas spell it as a pattern (`scripts/vendor-kubernetes-schemas`:
-/// a quantity string, within the `oneOf` of a string and a number, and a
-/// base64 string); `None` for any other error, which reads as jsonschema
+/// a quantity string, within the `oneOf` of a string and a number, a
+/// base64 string, and a time); `None` for any other error, which reads as jsonschema
 /// words it.
 fn decoder_words(error: &validator::SchemaError<'_>) -> Option<String> {
     use validator::ErrorKind;
@@ -107,6 +107,15 @@ fn decoder_words(error: &validator::SchemaError<'_>) -> Option<String> {
         ErrorKind::Pattern { pattern } if pattern.contains("[KMGTPE]i") => Some(format!(
             "{} is not a quantity (such as 250m, 1.5, 512Mi or 1e3): the API server refuses it before it validates",
             error.instance
+        )),
+        ErrorKind::Pattern { pattern } if pattern.contains("-02-29") => Some(format!(
+            "{} is not a time as the API server decodes it ({}): it refuses it before it validates",
+            error.instance,
+            if pattern.contains("{6}") {
+                "RFC 3339 with six digits of fraction, such as 2024-01-31T12:00:00.000000Z"
+            } else {
+                "RFC 3339, such as 2024-01-31T12:00:00Z or 2024-01-31T13:00:00+01:00"
+            }
         )),
         ErrorKind::Pattern { pattern } if pattern.contains("[A-Za-z0-9+/]") => Some(
             "(hidden) is not base64: the API server decodes this field as base64 (padded, line breaks aside) and refuses it before it validates"
@@ -341,6 +350,48 @@ mod tests {
                 }))
                 .unwrap()
         };
+        let times = |time: &str, micro: &str| {
+            schemas
+                .validate(&serde_json::json!({
+                    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                    "metadata": {"name": "l", "creationTimestamp": time},
+                    "spec": {"renewTime": micro},
+                }))
+                .unwrap()
+        };
+        for (time, micro) in [
+            ("2024-02-29T00:00:00Z", "2024-02-29T00:00:00.000000Z"),
+            (
+                "2000-02-29T1:00:00,5+24:00",
+                "2024-01-01T23:59:59,123456-23:60",
+            ),
+            (
+                "2024-01-01T00:00:00.1234567890123Z",
+                "2024-01-01T00:00:00.+12345Z",
+            ),
+        ] {
+            assert_eq!(times(time, micro), [], "{time:?} {micro:?}");
+        }
+        for (time, micro) in [
+            ("2023-02-29T00:00:00Z", "2023-02-29T00:00:00.000000Z"),
+            ("1900-02-29T00:00:00Z", "2024-01-01T00:00:00Z"),
+            ("2024-01-01T24:00:00Z", "2024-01-01T00:00:00.12345Z"),
+            ("2024-01-01T00:00:00+25:00", "2024-01-01T00:00:00.-12345Z"),
+            ("2024-01-01T00:00:00Z\n", "2024-01-01T00:00:00.1234567Z"),
+            ("yesterday", "2024-04-31T00:00:00.000000Z"),
+        ] {
+            let errors = times(time, micro);
+            assert_eq!(errors.len(), 2, "{time:?} {micro:?}: {errors:?}");
+            assert_eq!(errors[0].0.to_string(), "metadata.creationTimestamp");
+            assert!(
+                errors[0]
+                    .1
+                    .contains("is not a time as the API server decodes it (RFC 3339,"),
+                "{errors:?}"
+            );
+            assert_eq!(errors[1].0.to_string(), "spec.renewTime");
+            assert!(errors[1].1.contains("six digits of fraction"), "{errors:?}");
+        }
         assert_eq!(replicas(2_147_483_647), []);
         assert_eq!(replicas(2_147_483_648)[0].0.to_string(), "spec.replicas");
     }
