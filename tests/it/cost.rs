@@ -333,3 +333,28 @@ fn daemon_certificates_with_many_names_are_compared_through_an_index() {
         keys[0]
     );
 }
+
+/// A Secret's values are kept out of messages by a search whose build is
+/// linear in them: one value of 1.1 MB beside a finding (an automaton built
+/// as a DFA took minutes for 200 KB) is reported at once, and not shown.
+#[test]
+fn a_long_secret_value_is_hidden_without_an_automaton_that_grows_with_it() {
+    let value = "s3cr3t-".repeat(160_000);
+    let secret = format!(
+        "apiVersion: v1\nkind: Secret\nmetadata: {{name: s, namespace: apps, labels: {{'bad key': x}}}}\nstringData: {{token: '{value}'}}\n"
+    );
+    let run = chartgen_with_stdin(&["check", "-"], Some(&secret));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("`bad key` is not a valid label key"),
+        "{}",
+        run.transcript()
+    );
+    assert!(
+        run.stdout
+            .contains("more than the 1048576 a Secret may hold"),
+        "{}",
+        run.transcript()
+    );
+    assert!(!run.stdout.contains("s3cr3t") && !run.stderr.contains("s3cr3t"));
+}

@@ -24,7 +24,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use hmac::{KeyInit as _, Mac as _};
 use serde_json::Value as Json;
 
@@ -168,15 +168,22 @@ impl Hidden {
         if self.texts.is_empty() {
             return self;
         }
-        self.every = AhoCorasick::new(&self.texts).ok();
+        // An automaton whose build is linear in the texts: the default
+        // picks a DFA for few texts, whose build grows with a long text
+        // times the alphabet (minutes for one Secret value of 200 KB).
+        let linear = |kind| {
+            let mut builder = AhoCorasick::builder();
+            builder
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .match_kind(kind);
+            builder
+        };
+        self.every = linear(MatchKind::Standard).build(&self.texts).ok();
         let replaced = self
             .texts
             .iter()
             .filter(|t| t.starts_with('"') || t.chars().count() >= SHORT);
-        self.replace = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(replaced)
-            .ok();
+        self.replace = linear(MatchKind::LeftmostLongest).build(replaced).ok();
         if self.every.is_none() || self.replace.is_none() {
             // Too large to search: every message counts as revealing.
             (self.every, self.replace, self.unsearchable) = (None, None, true);

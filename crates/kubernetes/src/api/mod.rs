@@ -316,26 +316,179 @@ pub fn problems_remembering<'a>(
     if kind == "ConfigMap" {
         config_map(object, &mut found);
     }
+    if kind == "Secret" {
+        secret(object, &mut found);
+    }
     workload(kind, object, &mut found);
     objects::check(kind, object, &mut found);
     found
 }
 
-/// A ConfigMap's keys: valid, and none in both `data` and `binaryData`.
+/// What a ConfigMap or a Secret may hold, its values' bytes together
+/// (`core.MaxSecretSize`).
+const MAX_DATA: usize = 1024 * 1024;
+
+/// A ConfigMap's keys: valid, and none in both `data` and `binaryData`;
+/// at most [`MAX_DATA`] bytes of values.
 fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let mut size = 0usize;
     for field in ["data", "binaryData"] {
-        for key in object[field]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k)
-        {
+        for (key, value) in object[field].as_object().into_iter().flatten() {
             let at = KeyPath::root().key(field).key(key.clone());
             if let Err(why) = pod::config_key(key) {
                 found.push((at, format!("`{key}` is not a ConfigMap key: {why}")));
             } else if field == "data" && !object.field("binaryData")[key.as_str()].is_null() {
                 found.push((at, format!("`{key}` is in data and in binaryData")));
             }
+            size = size.saturating_add(match field {
+                "data" => value.as_str().map_or(0, str::len),
+                _ => decoded_len(value),
+            });
+        }
+    }
+    if size > MAX_DATA {
+        found.push((
+            KeyPath::root().key("data"),
+            format!("its data and binaryData hold {size} bytes, more than the {MAX_DATA} a ConfigMap may hold"),
+        ));
+    }
+}
+
+/// The bytes a `format: byte` string decodes to: its base64 read as Go
+/// reads it, line breaks skipped (0 for no string; a string that is no
+/// base64 is the schema's finding).
+fn decoded_len(value: &Json) -> usize {
+    let text = value.as_str().unwrap_or_default();
+    let (mut chars, mut padding) = (0usize, 0usize);
+    for byte in text.bytes().filter(|b| !matches!(b, b'\r' | b'\n')) {
+        chars += 1;
+        padding += usize::from(byte == b'=');
+    }
+    (chars / 4 * 3).saturating_sub(padding)
+}
+
+/// The keys each type of Secret must hold, as `ValidateSecret` reads them:
+/// (type, keys of which one must be there, must it be non-empty).
+const SECRET_KEYS: &[(&str, &[&str], bool)] = &[
+    ("kubernetes.io/dockercfg", &[".dockercfg"], false),
+    (
+        "kubernetes.io/dockerconfigjson",
+        &[".dockerconfigjson"],
+        false,
+    ),
+    ("kubernetes.io/basic-auth", &["username", "password"], false),
+    ("kubernetes.io/ssh-auth", &["ssh-privatekey"], true),
+    ("kubernetes.io/tls", &["tls.crt"], false),
+    ("kubernetes.io/tls", &["tls.key"], false),
+];
+
+/// A Secret as `ValidateSecret` reads it, its `stringData` merged into its
+/// `data` first (an entry of both is `stringData`'s): valid keys, at most
+/// [`MAX_DATA`] bytes of values, the keys its type requires (a Docker
+/// configuration a JSON object), and a service account token's account
+/// named. Values are never shown.
+fn secret(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    use base64::Engine as _;
+    let (data, strings) = (object.field("data"), object.field("stringData"));
+    let mut size = 0usize;
+    for field in ["data", "stringData"] {
+        for (key, value) in object[field].as_object().into_iter().flatten() {
+            if let Err(why) = pod::config_key(key) {
+                let at = KeyPath::root().key(field).key(key.clone());
+                found.push((at, format!("`{key}` is not a Secret key: {why}")));
+            }
+            size = size.saturating_add(match field {
+                "stringData" => value.as_str().map_or(0, str::len),
+                _ if !strings[key.as_str()].is_null() => 0,
+                _ => decoded_len(value),
+            });
+        }
+    }
+    if size > MAX_DATA {
+        found.push((
+            KeyPath::root().key("data"),
+            format!("its data and stringData hold {size} bytes, more than the {MAX_DATA} a Secret may hold"),
+        ));
+    }
+    // The merged value of `key`, its bytes; `None` when neither holds it.
+    let value = |key: &str| -> Option<Vec<u8>> {
+        if let Some(text) = strings.get_field(key).and_then(Json::as_str) {
+            return Some(text.as_bytes().to_vec());
+        }
+        let text: String = (data.get_field(key)?.as_str()?.chars())
+            .filter(|c| !matches!(c, '\r' | '\n'))
+            .collect();
+        Some(
+            base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .unwrap_or_default(),
+        )
+    };
+    let kind = object.field("type").as_str().unwrap_or_default();
+    for &(_, keys, non_empty) in SECRET_KEYS.iter().filter(|(t, ..)| *t == kind) {
+        let held = keys
+            .iter()
+            .any(|k| value(k).is_some_and(|v| !non_empty || !v.is_empty()));
+        if !held {
+            // The type is no secret, but a Secret's `type` is hidden like
+            // its values: the message does not quote it.
+            let what = keys
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            found.push((
+                KeyPath::root().key("data"),
+                format!(
+                    "its type requires {what}{} in data or stringData",
+                    if non_empty { ", not empty," } else { "" }
+                ),
+            ));
+        }
+    }
+    if let Some(key) = (kind.strip_prefix("kubernetes.io/"))
+        .and_then(|t| {
+            [
+                ("dockercfg", ".dockercfg"),
+                ("dockerconfigjson", ".dockerconfigjson"),
+            ]
+            .into_iter()
+            .find(|(k, _)| *k == t)
+        })
+        .map(|(_, key)| key)
+        && let Some(bytes) = value(key)
+    {
+        // Go's json.Unmarshal into a map: an object or null, invalid
+        // UTF-8 read as U+FFFD.
+        let text = String::from_utf8_lossy(&bytes);
+        let parsed = serde_json::from_str::<Json>(&text);
+        if !matches!(parsed, Ok(Json::Object(_) | Json::Null)) {
+            let field = if strings.get_field(key).is_some() {
+                "stringData"
+            } else {
+                "data"
+            };
+            found.push((
+                KeyPath::root().key(field).key(key),
+                "(hidden) is no JSON object: a Secret of its type holds its Docker configuration as one".to_owned(),
+            ));
+        }
+    }
+    if kind == "kubernetes.io/service-account-token" {
+        let annotations = object.field("metadata").field("annotations");
+        if annotations
+            .field("kubernetes.io/service-account.name")
+            .as_str()
+            .is_none_or(str::is_empty)
+        {
+            found.push((
+                KeyPath::root()
+                    .key("metadata")
+                    .key("annotations")
+                    .key("kubernetes.io/service-account.name"),
+                "a service account token's Secret names its ServiceAccount in this annotation"
+                    .to_owned(),
+            ));
         }
     }
 }
@@ -1157,6 +1310,70 @@ mod tests {
         assert!(valid.labels.contains(&"app") && !valid.labels.contains(&"Example.com/app"));
         assert!(valid.annotations.contains(&"Example.com/App"));
         assert!(!valid.labels.contains(&"bad key") && !valid.annotations.contains(&"bad key"));
+    }
+
+    /// A ConfigMap or Secret holds at most 1 MiB of values, counted as the
+    /// server counts them: a ConfigMap's text in UTF-8 bytes and its
+    /// binary data decoded; a Secret's data decoded (line breaks skipped)
+    /// with its `stringData` over it. Each case as a real v1.35 server
+    /// judged it (too large for the written corpus).
+    #[test]
+    fn config_maps_and_secrets_hold_at_most_a_mebibyte() {
+        use base64::Engine as _;
+        let b64 = |n: usize| base64::engine::general_purpose::STANDARD.encode(vec![b'x'; n]);
+        let mib = MAX_DATA;
+        let config = |data: Json, binary: Json| {
+            paths(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "c"}, "data": data, "binaryData": binary}))
+        };
+        let secret = |data: Json, strings: Json| {
+            paths(serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+                "metadata": {"name": "s"}, "data": data, "stringData": strings}))
+        };
+        let over = |found: Vec<String>| {
+            assert_eq!(found.len(), 1, "{found:#?}");
+            assert!(found[0].starts_with("data: its data and "), "{found:#?}");
+            assert!(found[0].contains("more than the 1048576"), "{found:#?}");
+        };
+        assert_eq!(
+            config(serde_json::json!({"a": "x".repeat(mib)}), Json::Null),
+            Vec::<String>::new()
+        );
+        over(config(
+            serde_json::json!({"a": "x".repeat(mib + 1)}),
+            Json::Null,
+        ));
+        over(config(
+            serde_json::json!({"a": "\u{e9}".repeat(mib / 2 + 1)}),
+            Json::Null,
+        ));
+        over(config(
+            serde_json::json!({"a": "x".repeat(600_000)}),
+            serde_json::json!({"b": b64(500_000)}),
+        ));
+        assert_eq!(
+            config(Json::Null, serde_json::json!({"b": b64(mib)})),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            secret(serde_json::json!({"a": b64(mib)}), Json::Null),
+            Vec::<String>::new()
+        );
+        over(secret(serde_json::json!({"a": b64(mib + 1)}), Json::Null));
+        over(secret(
+            serde_json::json!({"a": b64(600_000)}),
+            serde_json::json!({"b": "y".repeat(500_000)}),
+        ));
+        // An entry of both is stringData's.
+        assert_eq!(
+            secret(
+                serde_json::json!({"a": b64(mib)}),
+                serde_json::json!({"a": "small"})
+            ),
+            Vec::<String>::new()
+        );
+        let lines = vec![b64(768); 1366].join("\n");
+        over(secret(serde_json::json!({"a": lines}), Json::Null));
     }
 
     /// The API server lowercases an annotation key before it checks it,
