@@ -4,6 +4,7 @@ use crate::args::{Format, InputArgs};
 use crate::contract::{self, RbacOutput};
 use kubernetes::exit::Exit;
 use kubernetes::input;
+use kubernetes::kube::KubeSchemas;
 use kubernetes::rbac;
 use kubernetes::rbac::resolve::{Permissions, Scope};
 use kubernetes::text::printable;
@@ -11,7 +12,11 @@ use kubernetes::text::printable;
 /// Resolves every binding in the manifests and prints what each subject may do.
 pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let set = input::read(&args.paths, &super::READ)?;
-    let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.json()).collect();
+    let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
+    let objects: Vec<serde_json::Value> = (set.manifests.iter())
+        .map(|m| m.json())
+        .filter(|object| admitted(object, &schemas))
+        .collect();
     let version = rbac::defaults::version(&args.kube_version);
     let permissions = kubernetes::rbac::resolve::permissions_with(
         &objects,
@@ -28,6 +33,49 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     };
     super::print_stdout(&text)?;
     Ok(Exit::Success)
+}
+
+/// Whether the API server would take `object`, for what it grants: a
+/// role or binding it refuses (no schema of its apiVersion, a schema's or
+/// an API rule's finding) does not exist once applied, so it grants
+/// nothing; each is named in a note. Other kinds are read as written (a
+/// workload names the account it runs as).
+fn admitted(object: &serde_json::Value, schemas: &KubeSchemas) -> bool {
+    use kubernetes::json::Field as _;
+    let kind = object.field("kind").as_str().unwrap_or_default();
+    if !matches!(
+        kind,
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding"
+    ) {
+        return true;
+    }
+    let why = match schemas.validate(object) {
+        None => Some(format!(
+            "no {} {kind} is served",
+            object
+                .field("apiVersion")
+                .as_str()
+                .unwrap_or("(no apiVersion)")
+        )),
+        Some(errors) => (errors.into_iter())
+            .chain(kubernetes::api::problems(object))
+            .next()
+            .map(|(at, message)| format!("{at}: {message}")),
+    };
+    let Some(why) = why else {
+        return true;
+    };
+    let name = object
+        .field("metadata")
+        .field("name")
+        .as_str()
+        .unwrap_or("(no name)");
+    let namespace = object.field("metadata").field("namespace").as_str();
+    kubernetes::terminal::note(&printable(&format!(
+        "{kind} {}{name} grants nothing here: the API server refuses it ({why}; `chartgen check` lists every reason)",
+        namespace.map(|n| format!("{n}/")).unwrap_or_default()
+    )));
+    false
 }
 
 /// The permissions with every name from the input escaped ([`printable`]),

@@ -694,6 +694,66 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// A role or binding the API server refuses does not exist once applied:
+/// `rbac` counts nothing of it, and says so, while the valid objects
+/// beside it count (a binding to the refused role grants nothing).
+#[test]
+fn rbac_counts_nothing_of_an_object_the_server_refuses() {
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1";
+    let bind = |kind: &str, name: &str, role: (&str, &str)| {
+        format!(
+            "---\n{rbac}\nkind: {kind}\nmetadata: {{name: {name}, namespace: apps}}\n\
+             roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: {}, name: {}}}\n\
+             subjects: [{{kind: ServiceAccount, name: sa, namespace: apps}}]\n",
+            role.0, role.1
+        )
+    };
+    let input = format!(
+        "{rbac}\nkind: Role\nmetadata: {{name: r, namespace: apps}}\n\
+         rules: [{{apiGroups: [''], resources: [secrets], verbs: [get]}}, {{nonResourceURLs: [/metrics], verbs: [get]}}]\n\
+         {}---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: empty-rule}}\naggregationRule: {{}}\n\
+         rules: [{{apiGroups: [''], resources: [configmaps], verbs: [list]}}]\n\
+         {}{}---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: fine}}\n\
+         rules: [{{apiGroups: [apps], resources: [deployments], verbs: [watch]}}]\n{}",
+        bind("RoleBinding", "r", ("Role", "r")),
+        bind(
+            "ClusterRoleBinding",
+            "empty-rule",
+            ("ClusterRole", "empty-rule")
+        ),
+        bind("ClusterRoleBinding", "old", ("ClusterRole", "view")).replace(
+            "rbac.authorization.k8s.io/v1\n",
+            "rbac.authorization.k8s.io/v1beta1\n"
+        ),
+        bind("ClusterRoleBinding", "fine", ("ClusterRole", "fine")),
+    );
+    let run = chartgen_with_stdin(&["rbac", "--output", "json", "-"], Some(&input));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let notes: Vec<&str> = run.stderr.lines().collect();
+    let refused = [
+        "ClusterRole empty-rule grants nothing here: the API server refuses it (aggregationRule.clusterRoleSelectors: an aggregation rule names at least one",
+        "ClusterRoleBinding apps/old grants nothing here: the API server refuses it (no rbac.authorization.k8s.io/v1beta1 ClusterRoleBinding is served",
+        "Role apps/r grants nothing here: the API server refuses it (rules[1].nonResourceURLs:",
+    ];
+    assert_eq!(notes.len(), refused.len(), "{}", run.stderr);
+    for (note, refused) in notes.iter().zip(refused) {
+        assert!(
+            note.starts_with(&format!("note: {refused}")),
+            "{}",
+            run.stderr
+        );
+    }
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let sa = (json["subjects"].as_array().unwrap().iter())
+        .find(|s| s["subject"]["name"] == "sa")
+        .unwrap();
+    let mine: Vec<&str> = (sa["permissions"].as_array().unwrap().iter())
+        .filter(|p| !p["via"].to_string().contains("(cluster default) →"))
+        .map(|p| p["resource"].as_str().unwrap())
+        .collect();
+    assert_eq!(mine, ["deployments.apps"], "{sa:#}");
+}
+
 #[test]
 fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
     let text = mutate(

@@ -9,7 +9,8 @@
 //! The sets: every committed environment (`out/<env>/`, its bundles
 //! together), the shared corpus's sets (`tests/fixtures/k8s-truth/rbac/
 //! sets/`) and the sets generated below ([`generated`]: aggregation chains
-//! and cycles, aggregation into the default roles, group subjects, Lists,
+//! and cycles, aggregated roles with rules of their own, aggregation into
+//! the default roles, group subjects, Lists,
 //! resourceNames, subresources, non-resource URLs, wildcards).
 //!
 //! With `CHARTGEN_RECORD=1` the server's answers for the corpus's and the
@@ -251,6 +252,52 @@ fn generated() -> Vec<(&'static str, String)> {
                  ---\n{rbac}\nkind: ClusterRoleBinding\nmetadata: {{name: g09-escalate}}\n\
                  roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g09-escalate}}\n\
                  subjects: [{{kind: ServiceAccount, name: sa, namespace: rbac-g09}}]\n"
+            ),
+        ),
+        (
+            "g10-aggregated-roles-with-rules-of-their-own",
+            "aggregated ClusterRoles that also write rules: one gathering an aggregated one that gathers a plain one, one that selects itself beside a plain one, one that selects only itself, and one whose selector matches nothing, gathered in turn by another",
+            format!(
+                "---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-a}}\n\
+                 aggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{g10/into-a: 'true'}}}}]}}\n\
+                 rules: [{{apiGroups: [''], resources: [secrets], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-b, labels: {{g10/into-a: 'true'}}}}\n\
+                 aggregationRule: {{clusterRoleSelectors: [{{matchExpressions: [{{key: g10/into-b, operator: Exists}}]}}]}}\n\
+                 rules: [{{apiGroups: [''], resources: [pods], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-c, labels: {{g10/into-b: x}}}}\n\
+                 rules: [{{apiGroups: [''], resources: [configmaps], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-self, labels: {{g10/self: 'true'}}}}\n\
+                 aggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{g10/self: 'true'}}}}]}}\n\
+                 rules: [{{apiGroups: [''], resources: [secrets], verbs: [list]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-self-source, labels: {{g10/self: 'true'}}}}\n\
+                 rules: [{{apiGroups: [''], resources: [services], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-only, labels: {{g10/only: x}}}}\n\
+                 aggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{g10/only: x}}}}]}}\n\
+                 rules: [{{apiGroups: [''], resources: [endpoints], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-hollow, labels: {{g10/outer: 'true'}}}}\n\
+                 aggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{g10/none: 'true'}}}}]}}\n\
+                 rules: [{{apiGroups: [apps], resources: [replicasets], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g10-outer}}\n\
+                 aggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{g10/outer: 'true'}}}}]}}\n\
+                 rules: [{{apiGroups: [batch], resources: [jobs], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRoleBinding\nmetadata: {{name: g10-a}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g10-a}}\n\
+                 subjects: [{{kind: ServiceAccount, name: sa, namespace: rbac-g10}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g10-b, namespace: rbac-g10}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g10-b}}\n\
+                 subjects: [{{kind: ServiceAccount, name: sa, namespace: rbac-g10}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g10-self, namespace: rbac-g10}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g10-self}}\n\
+                 subjects: [{{kind: ServiceAccount, name: sa, namespace: rbac-g10}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g10-only, namespace: rbac-g10}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g10-only}}\n\
+                 subjects: [{{kind: ServiceAccount, name: sa, namespace: rbac-g10}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g10-outer, namespace: rbac-g10}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g10-outer}}\n\
+                 subjects: [{{kind: ServiceAccount, name: sa, namespace: rbac-g10}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g10-hollow, namespace: k8s-truth-bystander}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g10-hollow}}\n\
+                 subjects: [{{kind: ServiceAccount, name: bystander, namespace: k8s-truth-bystander}}]\n"
             ),
         ),
     ];

@@ -89,6 +89,23 @@ roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: {h}}}
 subjects:
   - {{kind: ServiceAccount, name: {forged}, namespace: {h}}}
   - {{kind: User, name: {h}}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {{name: {h}}}
+rules:
+  - apiGroups: [{h}]
+    resources: [{h}]
+    resourceNames: [{h}]
+    verbs: [get, {h}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {{name: {h}}}
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: {h}}}
+subjects:
+  - {{kind: User, name: {h}}}
+  - {{kind: Group, name: {h}}}
 "#,
         value = quoted(&format!("{version}{HOSTILE}")),
         only = quoted(&format!("only-{version}{HOSTILE}")),

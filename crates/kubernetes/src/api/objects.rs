@@ -998,6 +998,16 @@ fn role(object: &Json, kind: &str, found: &mut Found) {
             .index(i);
         label_selector(selector, &at, found);
     }
+    // An aggregation rule, even `{}`, names a selector (null is none).
+    let rule = &object["aggregationRule"];
+    if !rule.is_null() && each(&rule["clusterRoleSelectors"]).next().is_none() {
+        found.push((
+            KeyPath::root()
+                .key("aggregationRule")
+                .key("clusterRoleSelectors"),
+            "an aggregation rule names at least one ClusterRole selector".to_owned(),
+        ));
+    }
 }
 
 /// A binding's role reference and subjects.

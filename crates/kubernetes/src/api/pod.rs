@@ -30,7 +30,16 @@ pub fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
     if let Some(word) = value.as_str()
         && !allowed.contains(&word)
     {
-        found.push((at, format!("`{word}` is not one of {}", allowed.join(", "))));
+        let words: Vec<String> = (allowed.iter())
+            .map(|w| {
+                if w.is_empty() {
+                    "\"\" (none)".to_owned()
+                } else {
+                    (*w).to_owned()
+                }
+            })
+            .collect();
+        found.push((at, format!("`{word}` is not one of {}", words.join(", "))));
     }
 }
 

@@ -198,8 +198,12 @@ pub struct Rbac {
     pub cluster_role: Vec<bool>,
     /// Whether each role has an `aggregationRule`.
     pub aggregated: Vec<bool>,
-    /// Each role's own `rules`.
+    /// Each role's own `rules`, as written.
     pub own: Vec<Vec<PolicyRule>>,
+    /// Whether each role's own rules take effect ([`Rbac::counting`]): a
+    /// plain role's do; an aggregated role's are replaced by what its
+    /// selectors gather, and stay only where they gather nothing.
+    pub counted: Vec<bool>,
     /// The aggregation graph. Nodes `0..roles.len()` are roles, the rest
     /// distinct label selectors: an aggregated role points at its
     /// selectors, a selector at the ClusterRoles it matches (through a
@@ -248,6 +252,7 @@ impl Rbac {
             cluster_role: Vec::new(),
             aggregated: Vec::new(),
             own: Vec::new(),
+            counted: Vec::new(),
             next: Vec::new(),
             prev: Vec::new(),
             bindings: Vec::new(),
@@ -309,6 +314,7 @@ impl Rbac {
             );
         }
         rbac.aggregation(&role_objects);
+        rbac.counted = rbac.counting();
         for (index, object) in objects.iter().enumerate() {
             match binding_of(object, index, &by_key) {
                 Some(Ok(binding)) => rbac.bindings.push(binding),
@@ -371,7 +377,7 @@ impl Rbac {
                 continue;
             };
             self.aggregated[id] = true;
-            for selector in list {
+            for selector in list.iter().map(decoded) {
                 let key = selector_key(selector);
                 let node = match selectors.get(&key) {
                     Some(&node) => node,
@@ -394,10 +400,73 @@ impl Rbac {
         }
     }
 
-    /// The roles whose own rules role `id` holds, in input order: itself;
-    /// for an aggregated role, every role its selectors reach, through
-    /// chains and cycles, each once (itself only when reached). Counts each
-    /// step against `work`; `None` once it runs out.
+    /// Which roles' own rules take effect, as the ClusterRole aggregation
+    /// controller leaves them: it replaces an aggregated role's `rules`
+    /// (an atomic list, force-applied) by the rules of every other
+    /// ClusterRole its selectors match, never its own, and leaves them as
+    /// written when those gather none (it then applies no rules, and
+    /// removes none it does not own). So a plain role's count; an
+    /// aggregated role's when nothing else it reaches holds a rule; and,
+    /// where what it reaches holds rules only in aggregated roles of a
+    /// cycle (whose outcome depends on the controller's order), those
+    /// roles' own, all of them: a superset of any order's outcome. Two
+    /// fixpoints over the graph, each node changing at most twice.
+    fn counting(&self) -> Vec<bool> {
+        let roles = self.count();
+        let holds = |node: usize| node < roles && !self.own[node].is_empty();
+        // Up to two roles holding rules that each node reaches.
+        let add = |into: &mut Vec<usize>, role: usize| {
+            let added = into.len() < 2 && !into.contains(&role);
+            if added {
+                into.push(role);
+            }
+            added
+        };
+        let mut reached: Vec<Vec<usize>> = (self.next.iter())
+            .map(|targets| {
+                let mut found = Vec::new();
+                for &to in targets.iter().filter(|&&to| holds(to)) {
+                    add(&mut found, to);
+                }
+                found
+            })
+            .collect();
+        let mut work: Vec<usize> = (0..self.next.len()).collect();
+        while let Some(node) = work.pop() {
+            for &from in &self.prev[node] {
+                let mut grew = false;
+                for role in reached[node].clone() {
+                    grew |= add(&mut reached[from], role);
+                }
+                if grew {
+                    work.push(from);
+                }
+            }
+        }
+        let hollow = |id: usize| self.aggregated[id] && reached[id].iter().all(|&r| r == id);
+        let plain: Vec<bool> = (0..roles)
+            .map(|id| !self.aggregated[id] || hollow(id))
+            .collect();
+        // Whether each node reaches a role holding rules that count.
+        let mut fed = vec![false; self.next.len()];
+        let mut work: Vec<usize> = (0..roles).filter(|&id| plain[id] && holds(id)).collect();
+        let mut seen = vec![false; self.next.len()];
+        while let Some(node) = work.pop() {
+            for &from in &self.prev[node] {
+                if !seen[from] {
+                    (seen[from], fed[from]) = (true, true);
+                    work.push(from);
+                }
+            }
+        }
+        (0..roles).map(|id| plain[id] || !fed[id]).collect()
+    }
+
+    /// The roles whose own rules role `id` holds, in input order: itself,
+    /// when its own count ([`Rbac::counted`]); for an aggregated role,
+    /// every role its selectors reach, through chains and cycles, each
+    /// once, whose own count. Counts each step against `work`; `None` once
+    /// it runs out.
     pub fn sources(&self, id: usize, work: &mut usize) -> Option<Vec<usize>> {
         if !self.aggregated[id] {
             return Some(vec![id]);
@@ -405,9 +474,12 @@ impl Rbac {
         let mut seen: HashSet<usize> = self.next[id].iter().copied().collect();
         let mut stack: Vec<usize> = self.next[id].clone();
         let mut found = Vec::new();
+        if self.counted[id] && !seen.contains(&id) {
+            found.push(id);
+        }
         while let Some(node) = stack.pop() {
             *work = work.checked_sub(1 + self.next[node].len())?;
-            if node < self.count() {
+            if node < self.count() && self.counted[node] {
                 found.push(node);
             }
             for &to in &self.next[node] {
@@ -429,10 +501,8 @@ impl Rbac {
         let roles = self.count();
         let mut full: Vec<u32> = (0..self.next.len())
             .map(|node| {
-                self.own
-                    .get(node)
-                    .into_iter()
-                    .flatten()
+                (self.own.get(node).into_iter().flatten())
+                    .filter(|_| self.counted[node])
                     .fold(0, |f, rule| f | flags(rule))
             })
             .collect();
@@ -448,10 +518,10 @@ impl Rbac {
         }
         (0..roles)
             .map(|id| {
-                if self.aggregated[id] {
-                    self.next[id].iter().fold(0, |f, &s| f | full[s])
-                } else {
+                if self.counted[id] {
                     full[id]
+                } else {
+                    self.next[id].iter().fold(0, |f, &s| f | full[s])
                 }
             })
             .collect()
@@ -468,10 +538,11 @@ impl Rbac {
         let mut holders = vec![Sample::default(); roles];
         for binding in &self.bindings {
             let sample = seed(binding);
+            if self.counted[binding.role] {
+                holders[binding.role].merge(&sample);
+            }
             if self.aggregated[binding.role] {
                 through[binding.role].merge(&sample);
-            } else {
-                holders[binding.role].merge(&sample);
             }
         }
         let mut work: Vec<usize> = (0..self.next.len())
@@ -480,7 +551,7 @@ impl Rbac {
         while let Some(node) = work.pop() {
             let here = through[node].clone();
             for &to in &self.next[node] {
-                if to < roles {
+                if to < roles && self.counted[to] {
                     holders[to].merge(&here);
                 }
                 let passes = to >= roles || self.aggregated[to];
@@ -961,7 +1032,8 @@ fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]
                     .field("clusterRoleSelectors")
                     .as_array()
                     .into_iter()
-                    .flatten(),
+                    .flatten()
+                    .map(decoded),
             ),
             _ => {}
         }
@@ -1001,6 +1073,15 @@ fn needed(objects: &[&Json], input: &HashMap<RoleKey<'_>, usize>, known: &[Json]
         }
     }
     wanted
+}
+
+/// An aggregation rule's selector as the API server decodes it: a null
+/// item is the empty selector, which matches every ClusterRole (a real
+/// v1.35 server takes `clusterRoleSelectors: [null]`).
+fn decoded(selector: &Json) -> &Json {
+    static EMPTY: std::sync::LazyLock<Json> =
+        std::sync::LazyLock::new(|| Json::Object(serde_json::Map::new()));
+    if selector.is_null() { &EMPTY } else { selector }
 }
 
 /// Whether `selector` matches a ClusterRole labelled `labels`, as the
@@ -1297,8 +1378,12 @@ impl<'a> LabelIndex<'a> {
     }
 }
 
-/// A selector's key for sharing: its labels and expressions, sorted.
+/// A selector's key for sharing: its labels and expressions, sorted, and
+/// whether the API server would refuse it (then it matches nothing: a
+/// `matchLabels` that is no map must not share the key of `{}`).
 fn selector_key(selector: &Json) -> SelectorKey {
+    let invalid =
+        crate::selector::evaluate(selector, |_| None) == crate::selector::Selected::Invalid;
     let mut key: SelectorKey = (
         selector
             .field("matchLabels")
@@ -1314,6 +1399,7 @@ fn selector_key(selector: &Json) -> SelectorKey {
             .flatten()
             .map(Json::to_string)
             .collect(),
+        invalid,
     );
     key.0.sort();
     key.0.dedup();
@@ -1323,8 +1409,9 @@ fn selector_key(selector: &Json) -> SelectorKey {
 }
 
 /// A label selector as compared for sharing: its `matchLabels` (key, JSON
-/// value) sorted, and its `matchExpressions` as JSON text, sorted.
-type SelectorKey = (Vec<(String, String)>, Vec<String>);
+/// value) sorted, its `matchExpressions` as JSON text, sorted, and whether
+/// it is invalid.
+type SelectorKey = (Vec<(String, String)>, Vec<String>, bool);
 
 #[cfg(test)]
 mod tests {
@@ -1579,6 +1666,165 @@ mod tests {
         // Every subject once.
         let mut seen = BTreeSet::new();
         assert!(all.iter().all(|p| seen.insert(&p.subject)));
+    }
+
+    /// What each ServiceAccount holds, as `resource verb` lines.
+    fn held(objects: &[Json]) -> BTreeMap<String, Vec<String>> {
+        let all = permissions_with(objects, Cluster::Roles, defaults::TARGET).unwrap();
+        (all.iter())
+            .map(|p| {
+                let lines = (p.permissions.iter())
+                    .flat_map(|g| g.verbs.iter().map(move |v| format!("{} {v}", g.resource)))
+                    .collect();
+                (p.subject.name.clone(), lines)
+            })
+            .collect()
+    }
+
+    fn cluster_role(name: &str, labels: Json, selects: Option<Json>, resource: &str) -> Json {
+        let mut role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": name, "labels": labels},
+            "rules": [{"apiGroups": [""], "resources": [resource], "verbs": ["get"]}]});
+        if let Some(selector) = selects {
+            role["aggregationRule"] = json!({"clusterRoleSelectors": [selector]});
+        }
+        role
+    }
+
+    fn bound(role: &str, account: &str) -> Json {
+        binding(
+            "ClusterRoleBinding",
+            None,
+            ("ClusterRole", role),
+            json!([{"kind": "ServiceAccount", "name": account, "namespace": "apps"}]),
+        )
+    }
+
+    /// The aggregation controller replaces an aggregated role's rules by
+    /// what it gathers from the other roles its selectors match (as a real
+    /// v1.35 server did: `generated/g10-*`): its own rules are gone,
+    /// through a chain too, and its own match of itself is skipped; they
+    /// stay when it gathers nothing. In a cycle that gathers only its
+    /// members' own rules (the outcome depends on the controller's order)
+    /// each member holds all of them.
+    #[test]
+    fn an_aggregated_role_holds_what_it_gathers_and_its_own_rules_only_when_that_is_nothing() {
+        let objects = [
+            cluster_role(
+                "a",
+                json!({}),
+                Some(json!({"matchLabels": {"to": "a"}})),
+                "secrets",
+            ),
+            cluster_role(
+                "b",
+                json!({"to": "a"}),
+                Some(json!({"matchLabels": {"to": "b"}})),
+                "pods",
+            ),
+            cluster_role("c", json!({"to": "b"}), None, "configmaps"),
+            cluster_role(
+                "self",
+                json!({"s": "x"}),
+                Some(json!({"matchLabels": {"s": "x"}})),
+                "nodes",
+            ),
+            cluster_role("source", json!({"s": "x"}), None, "services"),
+            cluster_role(
+                "only",
+                json!({"o": "x"}),
+                Some(json!({"matchLabels": {"o": "x"}})),
+                "endpoints",
+            ),
+            cluster_role(
+                "hollow",
+                json!({"h": "x"}),
+                Some(json!({"matchLabels": {"none": "x"}})),
+                "events",
+            ),
+            cluster_role(
+                "outer",
+                json!({}),
+                Some(json!({"matchLabels": {"h": "x"}})),
+                "leases",
+            ),
+            cluster_role(
+                "e",
+                json!({"ring": "e"}),
+                Some(json!({"matchLabels": {"ring": "f"}})),
+                "jobs",
+            ),
+            cluster_role(
+                "f",
+                json!({"ring": "f"}),
+                Some(json!({"matchLabels": {"ring": "e"}})),
+                "cronjobs",
+            ),
+            bound("a", "a"),
+            bound("b", "b"),
+            bound("self", "self"),
+            bound("only", "only"),
+            bound("outer", "outer"),
+            bound("e", "e"),
+        ];
+        let held = held(&objects);
+        let of = |account: &str| held[account].iter().map(String::as_str).collect::<Vec<_>>();
+        assert_eq!(of("a"), ["configmaps get"]);
+        assert_eq!(of("b"), ["configmaps get"]);
+        assert_eq!(of("self"), ["services get"]);
+        assert_eq!(of("only"), ["endpoints get"]);
+        assert_eq!(of("outer"), ["events get"]);
+        assert_eq!(of("e"), ["cronjobs get", "jobs get"]);
+        // check's reading of the same graph agrees: flags per role.
+        let rbac = rbac(&objects);
+        let flags = rbac.effective_flags(|rule| {
+            u32::from(rule.any_resource("secrets"))
+                | u32::from(rule.any_resource("configmaps")) << 1
+        });
+        assert_eq!(flags[..3], [2, 2, 2]);
+    }
+
+    /// A selector the API server refuses (a `matchLabels` that is no map)
+    /// matches nothing, and shares nothing with `{}`, which matches every
+    /// ClusterRole, whichever comes first.
+    #[test]
+    fn an_invalid_selector_is_not_the_empty_one() {
+        for order in [false, true] {
+            let mut roles = vec![
+                cluster_role(
+                    "broken",
+                    json!({}),
+                    Some(json!({"matchLabels": ["x"]})),
+                    "pods",
+                ),
+                cluster_role("all", json!({}), Some(json!({})), "pods"),
+            ];
+            if order {
+                roles.reverse();
+            }
+            let objects: Vec<Json> = roles
+                .into_iter()
+                .chain([
+                    cluster_role("plain", json!({}), None, "secrets"),
+                    bound("all", "all"),
+                    bound("broken", "broken"),
+                ])
+                .collect();
+            let held = held(&objects);
+            assert!(held["all"].contains(&"secrets get".to_owned()), "{held:?}");
+            // A null selector is the empty one.
+            let mut nulled = objects.clone();
+            for role in &mut nulled {
+                if role["metadata"]["name"] == "all" {
+                    role["aggregationRule"]["clusterRoleSelectors"] = json!([null]);
+                }
+            }
+            assert_eq!(self::held(&nulled)["all"], held["all"]);
+            assert!(
+                !held["broken"].contains(&"secrets get".to_owned()),
+                "{held:?}"
+            );
+        }
     }
 
     #[test]
