@@ -485,6 +485,30 @@ fn yaml_1_1_line_breaks_are_refused_anywhere() {
     }
 }
 
+/// A values file is read as Helm reads it, YAML 1.1: a U+2028 in a comment
+/// would end the comment there and make the rest a key. Refused, as in a
+/// manifest, and the hint spells the character's own escape.
+#[test]
+fn a_values_file_hides_no_key_behind_a_yaml_1_1_line_break() {
+    let dir = temp("values-line-break");
+    let values = dir.path().join("values.yaml");
+    std::fs::write(&values, "# harmless\u{2028}buildd: {replicas: 5}\n").unwrap();
+    let run = chartgen(&["validate", "-f", values.to_str().unwrap()]);
+    run.assert_refused(
+        2,
+        "values.yaml:1:11: U+2028, a line break to YAML 1.1 (Kubernetes) but not to YAML 1.2",
+    );
+    run.assert_refused(
+        2,
+        "write it as an escape (\\u2028) in a double-quoted string",
+    );
+    let error = yaml::parse_manifests(&Source::file("t.yaml", "a: \u{1}\n"), LIMITS).unwrap_err();
+    assert_eq!(
+        error.hint.as_deref(),
+        Some("remove it, or write it as an escape (\\u0001) in a double-quoted string")
+    );
+}
+
 /// A quote from the input in a message is escaped and clipped.
 #[test]
 fn quotes_from_the_input_are_escaped_and_short() {

@@ -284,17 +284,32 @@ fn read_error(origin: Origin, message: impl Into<String>) -> Problem {
 /// Reads a source that must hold at most one YAML document. An empty source
 /// yields `None`.
 pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, Problem> {
-    parse_one(
+    one(
         source,
         limits,
         ("this text", "split the documents into separate texts"),
     )
 }
 
-/// [`parse_document`] for a caller that names what holds one document
-/// and how to split more: `holder` (`a values file`) and `hint`, as the
-/// refusal of a second document says them.
+/// [`parse_document`] for a file of values, whose caller names what holds
+/// one document and how to split more: `holder` (`a values file`) and
+/// `hint`, as the refusal of a second document says them. A character
+/// YAML 1.1 reads as a line break (U+0085, U+2028, U+2029) is refused, as
+/// in a manifest: Helm reads values as YAML 1.1, so a key behind one in a
+/// comment would be a key to Helm and a comment here.
 pub fn parse_one(
+    source: &Arc<Source>,
+    limits: Limits,
+    names: (&str, &str),
+) -> Result<Option<Node>, Problem> {
+    // Past the size limit, that is the error.
+    if source.text.len() <= limits.max_bytes {
+        refuse_yaml_1_1_breaks(source)?;
+    }
+    one(source, limits, names)
+}
+
+fn one(
     source: &Arc<Source>,
     limits: Limits,
     (holder, hint): (&str, &str),
@@ -617,8 +632,16 @@ fn refuse_yaml_1_1_breaks(source: &Arc<Source>) -> Result<(), Problem> {
             c as u32
         )
     };
-    Err(read_error(Origin::at_marker(source, line, col0), what)
-        .with_hint("remove it, or write it as an escape (\\u2028) in a double-quoted string"))
+    let escape = if (c as u32) <= 0xffff {
+        format!("\\u{:04X}", c as u32)
+    } else {
+        format!("\\U{:08X}", c as u32)
+    };
+    Err(
+        read_error(Origin::at_marker(source, line, col0), what).with_hint(format!(
+            "remove it, or write it as an escape ({escape}) in a double-quoted string"
+        )),
+    )
 }
 
 /// An open collection while its events are being read.
