@@ -7,8 +7,12 @@
 
 use std::fs::File;
 use std::io::Write as _;
-use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _};
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
+use rustix::io::Errno;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -217,62 +221,178 @@ impl Steps<'_> {
     }
 }
 
-/// Carries out `steps` below `root` (the lock held).
+/// Carries out `steps` below `root` (the lock held), through folder
+/// handles: each folder is opened from the root one component at a time,
+/// never through a link, and every write, rename and removal is made in
+/// the folder so opened. A folder swapped for a link after the plan looked
+/// at it is refused, never followed out of the tree.
 pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
+    let top = rfs::open(root, folder_flags(), Mode::empty()).map_err(|e| fail(root, e.into()))?;
     for dir in &steps.dirs {
-        create_dirs(&join(root, dir))?;
+        create_folders(&top, root, dir)?;
     }
     let mut touched = std::collections::BTreeSet::new();
+    // Each folder opened once for its writes (a handle stays the folder
+    // it opened, whatever its name comes to point at).
+    let mut folders: std::collections::HashMap<&str, OwnedFd> = std::collections::HashMap::new();
     for (relative, text) in &steps.writes {
-        let path = join(root, relative);
-        write_atomically(&path, text, steps.owner)?;
-        touched.insert(path.parent().map(Path::to_path_buf));
+        let (parent, name) = split(relative);
+        let folder = match folders.entry(parent) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                entry.insert(beneath(&top, parent).map_err(|e| changed(root, parent, e))?)
+            }
+        };
+        write_atomically(folder, &join(root, relative), name, text, steps.owner)?;
+        touched.insert(parent.to_owned());
     }
+    drop(folders);
     for relative in &steps.removes {
+        let (parent, name) = split(relative);
         let path = join(root, relative);
+        let folder = match beneath(&top, parent) {
+            Ok(folder) => folder,
+            Err(Errno::NOENT) => continue,
+            Err(e) => return Err(changed(root, parent, e)),
+        };
         // Checked again right before: still a regular file, not a link.
-        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        if !rfs::statat(&folder, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|s| regular(&s)) {
             continue;
         }
         step();
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(fail(&path, e)),
+        match rfs::unlinkat(&folder, name, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => {}
+            Err(e) => return Err(fail(&path, e.into())),
         }
-        touched.insert(path.parent().map(Path::to_path_buf));
-        remove_empty_parents(root, &path, &mut touched);
+        touched.insert(parent.to_owned());
+        remove_empty_parents(&top, parent, &mut touched);
     }
     // The renames and removals reach the disk before the lock goes.
-    for dir in touched.into_iter().flatten() {
-        if let Ok(handle) = File::open(&dir) {
-            let _ = handle.sync_all();
+    for dir in touched {
+        if let Ok(folder) = beneath(&top, &dir) {
+            let _ = rfs::fsync(&folder);
         }
     }
     Ok(())
 }
 
-/// Writes `text` into a new temporary file beside `path` (created
+/// How a folder of the output is opened: for reading its entries, never
+/// through a link, not inherited by a child process.
+fn folder_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
+}
+
+/// The folder `relative` (`a/b`, or `""` for the root) below `top`, opened
+/// one component at a time without following a link (`ELOOP`) or entering
+/// what is no folder (`ENOTDIR`).
+fn beneath(top: &OwnedFd, relative: &str) -> rustix::io::Result<OwnedFd> {
+    let mut folder = rfs::openat(top, ".", folder_flags(), Mode::empty())?;
+    for part in relative.split('/').filter(|p| !p.is_empty()) {
+        folder = rfs::openat(&folder, part, folder_flags(), Mode::empty())?;
+    }
+    Ok(folder)
+}
+
+/// `relative` as its folder and its name (`a/b.yaml` → `a`, `b.yaml`).
+fn split(relative: &str) -> (&str, &str) {
+    relative.rsplit_once('/').unwrap_or(("", relative))
+}
+
+/// Whether `stat` is a regular file's.
+fn regular(stat: &rfs::Stat) -> bool {
+    rfs::FileType::from_raw_mode(stat.st_mode) == rfs::FileType::RegularFile
+}
+
+/// The error for the folder `relative` below `root` that could not be
+/// opened as it was planned: a link or a file where a folder was.
+fn changed(root: &Path, relative: &str, error: Errno) -> Error {
+    let path = join(root, relative);
+    if matches!(error, Errno::LOOP | Errno::NOTDIR) {
+        refuse(
+            &path,
+            "it changed since it was looked at (a link or a file is where a folder was); nothing was written through it",
+        )
+    } else {
+        fail(&path, error.into())
+    }
+}
+
+/// Creates every missing folder of `relative` below `top`, one step each,
+/// each in the folder handle of its parent; an existing component must be
+/// a real folder.
+fn create_folders(top: &OwnedFd, root: &Path, relative: &str) -> Result<(), Error> {
+    let mut folder = beneath(top, "").map_err(|e| fail(root, e.into()))?;
+    let mut done = String::new();
+    for part in relative.split('/').filter(|p| !p.is_empty()) {
+        if !done.is_empty() {
+            done.push('/');
+        }
+        done.push_str(part);
+        let path = join(root, &done);
+        let next = match rfs::openat(&folder, part, folder_flags(), Mode::empty()) {
+            Ok(next) => next,
+            Err(Errno::NOENT) => {
+                step();
+                match rfs::mkdirat(&folder, part, Mode::from_raw_mode(0o777)) {
+                    // mkdir never follows a link: an existing name is
+                    // checked again as it is opened.
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(e) => return Err(fail(&path, e.into())),
+                }
+                rfs::openat(&folder, part, folder_flags(), Mode::empty())
+                    .map_err(|_| refuse(&path, "it is not a directory"))?
+            }
+            Err(Errno::LOOP | Errno::NOTDIR) => return Err(refuse(&path, "it is not a directory")),
+            Err(e) => return Err(fail(&path, e.into())),
+        };
+        folder = next;
+    }
+    Ok(())
+}
+
+/// A temporary file not yet renamed into place: removed from its folder
+/// when dropped, unless [`Temporary::keep`] was called.
+struct Temporary<'a> {
+    folder: &'a OwnedFd,
+    name: String,
+    kept: bool,
+}
+
+impl Temporary<'_> {
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Temporary<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = rfs::unlinkat(self.folder, self.name.as_str(), AtFlags::empty());
+        }
+    }
+}
+
+/// Writes `text` into a new temporary file in `folder` (created
 /// exclusively, never through a link, with an unpredictable name), then
-/// renames it over `path`: readers see the old or the new file. The
-/// temporary file's name and first line are `owner`'s.
-fn write_atomically(path: &Path, text: &str, owner: &Owner) -> Result<(), Error> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    if !std::fs::symlink_metadata(parent).is_ok_and(|m| m.is_dir())
-        || std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file())
-    {
+/// renames it over `name` there: readers see the old or the new file.
+/// The temporary file's name and first line are `owner`'s; `path` names
+/// the file in messages.
+fn write_atomically(
+    folder: &OwnedFd,
+    path: &Path,
+    name: &str,
+    text: &str,
+    owner: &Owner,
+) -> Result<(), Error> {
+    if rfs::statat(folder, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|s| !regular(&s)) {
         return Err(refuse(
             path,
             "it changed since it was looked at (a link, a folder or a special file is there now)",
         ));
     }
     step();
-    let mut file = tempfile::Builder::new()
-        .prefix(owner.temp_prefix())
-        .suffix(TEMP_SUFFIX)
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(parent)
-        .map_err(|e| fail(path, e))?;
+    let (temporary, file) = create_temporary(folder, owner).map_err(|e| fail(path, e))?;
+    let mut file = File::from(file);
     // The marker line first: a temporary file cut short anywhere is still
     // recognisably the owner's.
     let (first, rest) = text.split_at(text.find('\n').map_or(text.len(), |i| i + 1));
@@ -283,34 +403,171 @@ fn write_atomically(path: &Path, text: &str, owner: &Owner) -> Result<(), Error>
         .map_err(|e| fail(path, e))?;
     step();
     file.write_all(rest.as_bytes())
-        .and_then(|()| file.as_file().sync_all())
+        .and_then(|()| file.sync_all())
         .map_err(|e| fail(path, e))?;
     step();
-    file.persist(path).map_err(|e| fail(path, e.error))?;
+    rfs::renameat(folder, temporary.name.as_str(), folder, name)
+        .map_err(|e| fail(path, e.into()))?;
+    temporary.keep();
     Ok(())
 }
 
-/// Removes the folders `path` leaves empty, up to (not including) `root`.
-fn remove_empty_parents(
-    root: &Path,
-    path: &Path,
-    touched: &mut std::collections::BTreeSet<Option<PathBuf>>,
-) {
-    let mut dir = path.parent();
-    while let Some(current) = dir {
-        if current == root || !current.starts_with(root) {
-            break;
+/// Creates `owner`'s temporary file in `folder`: a name of its prefix, 12
+/// random letters and digits and [`TEMP_SUFFIX`], created exclusively
+/// (never over a link or another file), readable as any file the umask
+/// allows.
+fn create_temporary<'a>(
+    folder: &'a OwnedFd,
+    owner: &Owner,
+) -> std::io::Result<(Temporary<'a>, OwnedFd)> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    for _ in 0..16 {
+        let mut bytes = [0u8; 12];
+        getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let random: String = (bytes.iter())
+            .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
+            .collect();
+        let name = format!("{}{random}{TEMP_SUFFIX}", owner.temp_prefix());
+        match rfs::openat(folder, name.as_str(), flags, Mode::from_raw_mode(0o666)) {
+            Ok(file) => {
+                let temporary = Temporary {
+                    folder,
+                    name,
+                    kept: false,
+                };
+                return Ok((temporary, file));
+            }
+            Err(Errno::EXIST) => {}
+            Err(e) => return Err(e.into()),
         }
-        let empty = std::fs::read_dir(current).is_ok_and(|mut d| d.next().is_none());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        "no free name for a temporary file",
+    ))
+}
+
+/// Removes the folders `relative` leaves empty, up to (not including) the
+/// root, each from its parent's handle.
+fn remove_empty_parents(
+    top: &OwnedFd,
+    relative: &str,
+    touched: &mut std::collections::BTreeSet<String>,
+) {
+    let mut current = relative;
+    while !current.is_empty() {
+        let (parent, name) = split(current);
+        let Ok(folder) = beneath(top, current) else {
+            break;
+        };
+        let empty = rfs::Dir::read_from(&folder).is_ok_and(|mut entries| {
+            !entries.any(|e| e.is_ok_and(|e| !matches!(e.file_name().to_bytes(), b"." | b"..")))
+        });
         if !empty {
             break;
         }
+        let Ok(above) = beneath(top, parent) else {
+            break;
+        };
         step();
-        if std::fs::remove_dir(current).is_err() {
+        if rfs::unlinkat(&above, name, AtFlags::REMOVEDIR).is_err() {
             break;
         }
-        touched.remove(&Some(current.to_path_buf()));
-        touched.insert(current.parent().map(Path::to_path_buf));
-        dir = current.parent();
+        touched.remove(current);
+        touched.insert(parent.to_owned());
+        current = parent;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWNER: Owner = Owner::new("# Written by testgen.", ".testgen.lock", ".testgen-");
+
+    /// A folder swapped for a link after the plan looked at it (a race an
+    /// attacker who can write the output directory can win): nothing is
+    /// removed or written through the link, the run fails naming the
+    /// folder, and the files outside the tree are whole.
+    #[test]
+    fn a_folder_swapped_for_a_link_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, outside) = (dir.path().join("out"), dir.path().join("outside"));
+        std::fs::create_dir_all(root.join("builds")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let stale = format!("{}\nold\n", OWNER.marker());
+        std::fs::write(root.join("builds/stale.yaml"), &stale).unwrap();
+        std::fs::write(outside.join("stale.yaml"), "precious\n").unwrap();
+        // The swap, after the plan: the folder is now a link out of the tree.
+        std::fs::rename(root.join("builds"), dir.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("builds")).unwrap();
+        let text = format!("{}\nnew\n", OWNER.marker());
+        for steps in [
+            Steps {
+                owner: &OWNER,
+                dirs: vec![],
+                writes: vec![],
+                removes: vec!["builds/stale.yaml"],
+            },
+            Steps {
+                owner: &OWNER,
+                dirs: vec![],
+                writes: vec![("builds/new.yaml", &text)],
+                removes: vec![],
+            },
+            Steps {
+                owner: &OWNER,
+                dirs: vec!["builds/deeper"],
+                writes: vec![],
+                removes: vec![],
+            },
+        ] {
+            let error = apply(&root, &steps).unwrap_err().to_string();
+            assert!(error.contains("builds"), "{error}");
+            assert!(
+                error.contains("changed since it was looked at")
+                    || error.contains("not a directory"),
+                "{error}"
+            );
+        }
+        let left: Vec<_> = std::fs::read_dir(&outside)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["stale.yaml"]);
+        assert_eq!(
+            std::fs::read_to_string(outside.join("stale.yaml")).unwrap(),
+            "precious\n"
+        );
+    }
+
+    /// Written through folder handles, a file replaces the old one whole
+    /// and leaves no temporary file; a removal leaves no empty folder.
+    #[test]
+    fn writes_and_removals_through_folder_handles() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        let text = |t: &str| format!("{}\n{t}\n", OWNER.marker());
+        std::fs::write(root.join("a/b/old.yaml"), text("old")).unwrap();
+        let new = text("new");
+        let steps = Steps {
+            owner: &OWNER,
+            dirs: vec!["c/d"],
+            writes: vec![("c/d/x.yaml", &new)],
+            removes: vec!["a/b/old.yaml"],
+        };
+        apply(&root, &steps).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("c/d/x.yaml")).unwrap(),
+            new
+        );
+        assert!(!root.join("a").exists(), "empty folders go");
+        let names: Vec<_> = std::fs::read_dir(root.join("c/d"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["x.yaml"]);
     }
 }
