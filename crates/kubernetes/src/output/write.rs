@@ -227,7 +227,7 @@ impl Steps<'_> {
 /// the folder so opened. A folder swapped for a link after the plan looked
 /// at it is refused, never followed out of the tree.
 pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
-    let top = rfs::open(root, folder_flags(), Mode::empty()).map_err(|e| fail(root, e.into()))?;
+    let top = open_root(root)?;
     for dir in &steps.dirs {
         create_folders(&top, root, dir)?;
     }
@@ -274,6 +274,37 @@ pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// The output directory `root` (absolute, normalised by name), opened as
+/// [`super::OutputDir::new`] checked it: its deepest ancestor that is the
+/// working directory or holds it by path, then each further name without
+/// following a link, so that a component swapped for a link since the
+/// check is refused.
+fn open_root(root: &Path) -> Result<OwnedFd, Error> {
+    let cwd = std::env::current_dir().map_err(|e| fail(root, e))?;
+    let mut trusted = PathBuf::new();
+    let mut below = Vec::new();
+    for component in root.components() {
+        let next = trusted.join(component);
+        if below.is_empty() && cwd.starts_with(&next) {
+            trusted = next;
+        } else {
+            below.push(component.as_os_str());
+        }
+    }
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut folder = rfs::open(&trusted, flags, Mode::empty()).map_err(|e| fail(root, e.into()))?;
+    for name in below {
+        folder = rfs::openat(&folder, name, folder_flags(), Mode::empty()).map_err(|e| {
+            if matches!(e, Errno::LOOP | Errno::NOTDIR) {
+                refuse(root, "it changed since it was looked at (a link or a file is where a folder was); nothing was written through it")
+            } else {
+                fail(root, e.into())
+            }
+        })?;
+    }
+    Ok(folder)
 }
 
 /// How a folder of the output is opened: for reading its entries, never
@@ -540,6 +571,31 @@ mod tests {
             std::fs::read_to_string(outside.join("stale.yaml")).unwrap(),
             "precious\n"
         );
+    }
+
+    /// The output directory itself, or a folder above it below the working
+    /// directory, swapped for a link after it was checked: refused.
+    #[test]
+    fn an_output_directory_swapped_for_a_link_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(outside.join("out")).unwrap();
+        std::fs::create_dir_all(dir.path().join("repo")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.path().join("repo/env")).unwrap();
+        let text = format!("{}\nnew\n", OWNER.marker());
+        let steps = Steps {
+            owner: &OWNER,
+            dirs: vec![],
+            writes: vec![("x.yaml", &text)],
+            removes: vec![],
+        };
+        // `dir` is not the working directory: every name below `/` up to it
+        // is a real folder, then `repo/env` is the link.
+        let error = apply(&dir.path().join("repo/env/out"), &steps)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("changed since it was looked at"), "{error}");
+        assert!(!outside.join("out/x.yaml").exists());
     }
 
     /// Written through folder handles, a file replaces the old one whole
