@@ -63,6 +63,9 @@ fn quoted(text: &str) -> String {
 fn objects(version: &str) -> String {
     let h = quoted(&format!("x{HOSTILE}y"));
     let multi = quoted(&format!("line one\nline {HOSTILE} {version}\nline three\n"));
+    let rules = format!(
+        "rules:\n  - apiGroups: [{h}]\n    resources: [{h}]\n    resourceNames: [{h}]\n    verbs: [get, {h}]\n"
+    );
     format!(
         r#"apiVersion: v1
 kind: ConfigMap
@@ -76,12 +79,7 @@ metadata: {{name: {only}, namespace: ns}}
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {{name: {h}, namespace: {h}}}
-rules:
-  - apiGroups: [{h}]
-    resources: [{h}]
-    resourceNames: [{h}]
-    verbs: [get, {h}]
----
+{rules}---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {{name: b, namespace: {h}}}
@@ -93,12 +91,7 @@ subjects:
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata: {{name: {h}}}
-rules:
-  - apiGroups: [{h}]
-    resources: [{h}]
-    resourceNames: [{h}]
-    verbs: [get, {h}]
----
+{rules}---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata: {{name: {h}}}

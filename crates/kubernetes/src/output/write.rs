@@ -293,10 +293,20 @@ fn open_root(root: &Path) -> Result<OwnedFd, Error> {
             below.push(component.as_os_str());
         }
     }
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let mut folder = rfs::open(&trusted, flags, Mode::empty()).map_err(|e| fail(root, e.into()))?;
-    for name in below {
-        folder = rfs::openat(&folder, name, folder_flags(), Mode::empty()).map_err(|e| {
+    // The folders above the output directory are only passed through: a
+    // path handle needs no read permission on them (a home folder of mode
+    // 0711), as a path does not.
+    let through = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut folder =
+        rfs::open(&trusted, through, Mode::empty()).map_err(|e| fail(root, e.into()))?;
+    let count = below.len();
+    for (i, name) in below.into_iter().enumerate() {
+        let flags = if i + 1 == count {
+            folder_flags()
+        } else {
+            through | OFlags::NOFOLLOW
+        };
+        folder = rfs::openat(&folder, name, flags, Mode::empty()).map_err(|e| {
             if matches!(e, Errno::LOOP | Errno::NOTDIR) {
                 refuse(root, "it changed since it was looked at (a link or a file is where a folder was); nothing was written through it")
             } else {

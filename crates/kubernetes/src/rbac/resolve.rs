@@ -200,7 +200,7 @@ pub struct Rbac {
     pub aggregated: Vec<bool>,
     /// Each role's own `rules`, as written.
     pub own: Vec<Vec<PolicyRule>>,
-    /// Whether each role's own rules take effect ([`Rbac::counting`]): a
+    /// Whether each role's own rules take effect (see `Rbac::counting`): a
     /// plain role's do; an aggregated role's are replaced by what its
     /// selectors gather, and stay only where they gather nothing.
     pub counted: Vec<bool>,
@@ -406,11 +406,12 @@ impl Rbac {
     /// ClusterRole its selectors match, never its own, and leaves them as
     /// written when those gather none (it then applies no rules, and
     /// removes none it does not own). So a plain role's count; an
-    /// aggregated role's when nothing else it reaches holds a rule; and,
-    /// where what it reaches holds rules only in aggregated roles of a
-    /// cycle (whose outcome depends on the controller's order), those
-    /// roles' own, all of them: a superset of any order's outcome. Two
-    /// fixpoints over the graph, each node changing at most twice.
+    /// aggregated role's when nothing else it reaches holds a rule; and
+    /// the own rules of the aggregated roles on a cycle (each gathers the
+    /// others', so whichever the controller syncs first takes the others'
+    /// written rules, and they circulate for good): all of them count, a
+    /// superset of any order's outcome. A fixpoint over the graph (each
+    /// node changing at most twice) and one pass of Tarjan's algorithm.
     fn counting(&self) -> Vec<bool> {
         let roles = self.count();
         let holds = |node: usize| node < roles && !self.own[node].is_empty();
@@ -444,22 +445,69 @@ impl Rbac {
             }
         }
         let hollow = |id: usize| self.aggregated[id] && reached[id].iter().all(|&r| r == id);
-        let plain: Vec<bool> = (0..roles)
-            .map(|id| !self.aggregated[id] || hollow(id))
-            .collect();
-        // Whether each node reaches a role holding rules that count.
-        let mut fed = vec![false; self.next.len()];
-        let mut work: Vec<usize> = (0..roles).filter(|&id| plain[id] && holds(id)).collect();
-        let mut seen = vec![false; self.next.len()];
-        while let Some(node) = work.pop() {
-            for &from in &self.prev[node] {
-                if !seen[from] {
-                    (seen[from], fed[from]) = (true, true);
-                    work.push(from);
+        let cyclic = self.in_cycles();
+        (0..roles)
+            .map(|id| !self.aggregated[id] || hollow(id) || cyclic[id])
+            .collect()
+    }
+
+    /// Whether each role lies on a cycle of aggregation with another role
+    /// (a strongly connected component of the graph holding two roles or
+    /// more; a role that selects only itself is none: the controller skips
+    /// itself). Tarjan's algorithm without recursion: linear in the graph.
+    fn in_cycles(&self) -> Vec<bool> {
+        let (nodes, roles) = (self.next.len(), self.count());
+        let mut index = vec![usize::MAX; nodes];
+        let mut low = vec![0; nodes];
+        let mut on_stack = vec![false; nodes];
+        let mut stack = Vec::new();
+        let mut cyclic = vec![false; roles];
+        let mut counter = 0;
+        for start in 0..nodes {
+            if index[start] != usize::MAX {
+                continue;
+            }
+            // (node, position of the next edge to follow)
+            let mut path = vec![(start, 0)];
+            (index[start], low[start], on_stack[start]) = (counter, counter, true);
+            counter += 1;
+            stack.push(start);
+            while let Some(&mut (node, ref mut edge)) = path.last_mut() {
+                if let Some(&to) = self.next[node].get(*edge) {
+                    *edge += 1;
+                    if index[to] == usize::MAX {
+                        (index[to], low[to], on_stack[to]) = (counter, counter, true);
+                        counter += 1;
+                        stack.push(to);
+                        path.push((to, 0));
+                    } else if on_stack[to] {
+                        low[node] = low[node].min(index[to]);
+                    }
+                    continue;
+                }
+                path.pop();
+                if let Some(&(parent, _)) = path.last() {
+                    low[parent] = low[parent].min(low[node]);
+                }
+                if low[node] == index[node] {
+                    let mut members = Vec::new();
+                    while let Some(member) = stack.pop() {
+                        on_stack[member] = false;
+                        members.push(member);
+                        if member == node {
+                            break;
+                        }
+                    }
+                    let in_roles: Vec<usize> = members.into_iter().filter(|&m| m < roles).collect();
+                    if in_roles.len() > 1 {
+                        for role in in_roles {
+                            cyclic[role] = true;
+                        }
+                    }
                 }
             }
         }
-        (0..roles).map(|id| plain[id] || !fed[id]).collect()
+        cyclic
     }
 
     /// The roles whose own rules role `id` holds, in input order: itself,
@@ -1775,6 +1823,34 @@ mod tests {
         assert_eq!(of("only"), ["endpoints get"]);
         assert_eq!(of("outer"), ["events get"]);
         assert_eq!(of("e"), ["cronjobs get", "jobs get"]);
+        // A cycle fed by a plain role too: the members' own rules still
+        // circulate. A role above a cycle holds the cycle's, not its own.
+        let cycle = [
+            cluster_role(
+                "x",
+                json!({"ring": "x"}),
+                Some(json!({"matchLabels": {"ring": "y"}})),
+                "secrets",
+            ),
+            cluster_role(
+                "y",
+                json!({"ring": "y"}),
+                Some(json!({"matchLabels": {"ring": "x"}})),
+                "nodes",
+            ),
+            cluster_role("p", json!({"ring": "y"}), None, "pods"),
+            cluster_role(
+                "top",
+                json!({}),
+                Some(json!({"matchLabels": {"ring": "x"}})),
+                "leases",
+            ),
+            bound("x", "x"),
+            bound("top", "top"),
+        ];
+        let through = self::held(&cycle);
+        assert_eq!(through["x"], ["nodes get", "pods get", "secrets get"]);
+        assert_eq!(through["top"], ["nodes get", "pods get", "secrets get"]);
         // check's reading of the same graph agrees: flags per role.
         let rbac = rbac(&objects);
         let flags = rbac.effective_flags(|rule| {
