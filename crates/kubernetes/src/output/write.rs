@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::io::Write as _;
 use std::os::fd::OwnedFd;
-use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
@@ -71,8 +71,13 @@ pub(super) fn refuse(path: &Path, reason: &str) -> Error {
 /// exclusive `flock` on the owner's lock file ([`Owner::lock`]) at its
 /// top, taken without waiting.
 /// The file goes when the render ends; one a killed render left is taken
-/// over (the kernel dropped its lock) and goes too.
+/// over (the kernel dropped its lock) and goes too. The lock holds the
+/// output directory's handle, through which [`apply`] writes.
 pub(super) struct Lock {
+    /// The output directory, opened without following a link.
+    top: OwnedFd,
+    /// The lock file's name in it, and its path for messages.
+    name: String,
     path: PathBuf,
     // Held for its lock; closing it unlocks.
     _file: File,
@@ -80,41 +85,35 @@ pub(super) struct Lock {
 }
 
 impl Lock {
-    /// Creates the missing folders down to `root` (each checked not to be a
-    /// link when [`super::OutputDir::new`] ran), then takes the lock of
-    /// the file named `lock`. `shown` is the directory as the user gave
-    /// it, for the error.
+    /// Creates the missing folders down to `root` and opens it, one name
+    /// at a time without following a link (`open_root`), then takes the
+    /// lock of the file named `lock` in it. `shown` is the directory as
+    /// the user gave it, for the error.
     pub(super) fn acquire(root: &Path, shown: &Path, lock: &str) -> Result<Lock, Error> {
-        create_dirs(root)?;
+        let top = open_root(root)?;
         let path = root.join(lock);
-        // The path must still name the file locked: a render that ends
+        let opened = |flags: OFlags| -> rustix::io::Result<File> {
+            let flags = flags | OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            rfs::openat(&top, lock, flags, Mode::from_raw_mode(0o666)).map(File::from)
+        };
+        // The name must still name the file locked: a render that ends
         // removes it, and one that starts then creates a new one.
         for _ in 0..8 {
             step();
-            let file = match std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .mode(0o666)
-                .open(&path)
-            {
+            let file = match opened(OFlags::CREATE | OFlags::EXCL) {
                 Ok(file) => file,
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let metadata = std::fs::symlink_metadata(&path).map_err(|e| fail(&path, e))?;
-                    if !metadata.is_file() {
+                Err(Errno::EXIST) => {
+                    let stat = rfs::statat(&top, lock, AtFlags::SYMLINK_NOFOLLOW)
+                        .map_err(|e| fail(&path, e.into()))?;
+                    if !regular(&stat) {
                         return Err(refuse(
                             &path,
                             "it is not a regular file (the lock file has this name); remove it",
                         ));
                     }
-                    std::fs::OpenOptions::new()
-                        .read(true)
-                        .write(true)
-                        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-                        .open(&path)
-                        .map_err(|e| fail(&path, e))?
+                    opened(OFlags::NONBLOCK | OFlags::NOCTTY).map_err(|e| fail(&path, e.into()))?
                 }
-                Err(e) => return Err(fail(&path, e)),
+                Err(e) => return Err(fail(&path, e.into())),
             };
             match file.try_lock() {
                 Ok(()) => {}
@@ -122,9 +121,11 @@ impl Lock {
                 Err(std::fs::TryLockError::Error(e)) => return Err(fail(&path, e)),
             }
             let held = file.metadata().map_err(|e| fail(&path, e))?;
-            let named = std::fs::symlink_metadata(&path);
-            if named.is_ok_and(|n| n.dev() == held.dev() && n.ino() == held.ino()) {
+            let named = rfs::statat(&top, lock, AtFlags::SYMLINK_NOFOLLOW);
+            if named.is_ok_and(|n| n.st_dev == held.dev() && n.st_ino == held.ino()) {
                 return Ok(Lock {
+                    top,
+                    name: lock.to_owned(),
                     path,
                     _file: file,
                     released: false,
@@ -134,18 +135,24 @@ impl Lock {
         Err(busy(shown, lock))
     }
 
+    /// The output directory's handle.
+    pub(super) fn top(&self) -> &OwnedFd {
+        &self.top
+    }
+
     /// Removes the lock file, then unlocks.
     pub(super) fn release(mut self) -> Result<(), Error> {
         step();
         self.released = true;
-        std::fs::remove_file(&self.path).map_err(|e| fail(&self.path, e))
+        rfs::unlinkat(&self.top, self.name.as_str(), AtFlags::empty())
+            .map_err(|e| fail(&self.path, e.into()))
     }
 }
 
 impl Drop for Lock {
     fn drop(&mut self) {
         if !self.released {
-            let _ = std::fs::remove_file(&self.path);
+            let _ = rfs::unlinkat(&self.top, self.name.as_str(), AtFlags::empty());
         }
     }
 }
@@ -172,36 +179,6 @@ pub(super) fn lock_held(path: &Path) -> Result<bool, Error> {
     }
 }
 
-/// Creates every missing folder down to `dir`, one step each; an existing
-/// component must be a real directory.
-fn create_dirs(dir: &Path) -> Result<(), Error> {
-    let mut missing = Vec::new();
-    let mut current = Some(dir);
-    while let Some(path) = current {
-        match std::fs::symlink_metadata(path) {
-            Ok(m) if m.is_dir() => break,
-            Ok(_) => return Err(refuse(path, "it is not a directory")),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push(path),
-            Err(e) => return Err(fail(path, e)),
-        }
-        current = path.parent();
-    }
-    for path in missing.into_iter().rev() {
-        step();
-        match std::fs::create_dir(path) {
-            Ok(()) => {}
-            // mkdir never follows a link: an existing name is checked again.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-                    return Err(refuse(path, "it is not a directory"));
-                }
-            }
-            Err(e) => return Err(fail(path, e)),
-        }
-    }
-    Ok(())
-}
-
 /// What [`super::Plan`] decided, for [`apply`].
 pub(super) struct Steps<'a> {
     /// Whose files these are.
@@ -226,10 +203,9 @@ impl Steps<'_> {
 /// never through a link, and every write, rename and removal is made in
 /// the folder so opened. A folder swapped for a link after the plan looked
 /// at it is refused, never followed out of the tree.
-pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
-    let top = open_root(root)?;
+pub(super) fn apply(top: &OwnedFd, root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
     for dir in &steps.dirs {
-        create_folders(&top, root, dir)?;
+        create_folders(top, root, dir)?;
     }
     let mut touched = std::collections::BTreeSet::new();
     // Each folder opened once for its writes (a handle stays the folder
@@ -240,7 +216,7 @@ pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
         let folder = match folders.entry(parent) {
             std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
             std::collections::hash_map::Entry::Vacant(entry) => {
-                entry.insert(beneath(&top, parent).map_err(|e| changed(root, parent, e))?)
+                entry.insert(beneath(top, parent).map_err(|e| changed(root, parent, e))?)
             }
         };
         write_atomically(folder, &join(root, relative), name, text, steps.owner)?;
@@ -250,7 +226,7 @@ pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
     for relative in &steps.removes {
         let (parent, name) = split(relative);
         let path = join(root, relative);
-        let folder = match beneath(&top, parent) {
+        let folder = match beneath(top, parent) {
             Ok(folder) => folder,
             Err(Errno::NOENT) => continue,
             Err(e) => return Err(changed(root, parent, e)),
@@ -265,11 +241,11 @@ pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
             Err(e) => return Err(fail(&path, e.into())),
         }
         touched.insert(parent.to_owned());
-        remove_empty_parents(&top, parent, &mut touched);
+        remove_empty_parents(top, parent, &mut touched);
     }
     // The renames and removals reach the disk before the lock goes.
     for dir in touched {
-        if let Ok(folder) = beneath(&top, &dir) {
+        if let Ok(folder) = beneath(top, &dir) {
             let _ = rfs::fsync(&folder);
         }
     }
@@ -280,7 +256,7 @@ pub(super) fn apply(root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
 /// [`super::OutputDir::new`] checked it: its deepest ancestor that is the
 /// working directory or holds it by path, then each further name without
 /// following a link, so that a component swapped for a link since the
-/// check is refused.
+/// check is refused. A missing folder is made on the way, one step each.
 fn open_root(root: &Path) -> Result<OwnedFd, Error> {
     let cwd = std::env::current_dir().map_err(|e| fail(root, e))?;
     let mut trusted = PathBuf::new();
@@ -306,6 +282,18 @@ fn open_root(root: &Path) -> Result<OwnedFd, Error> {
         } else {
             through | OFlags::NOFOLLOW
         };
+        if matches!(
+            rfs::statat(&folder, name, AtFlags::SYMLINK_NOFOLLOW),
+            Err(Errno::NOENT)
+        ) {
+            step();
+            match rfs::mkdirat(&folder, name, Mode::from_raw_mode(0o777)) {
+                // mkdir never follows a link: an existing name is checked
+                // again as it is opened.
+                Ok(()) | Err(Errno::EXIST) => {}
+                Err(e) => return Err(fail(root, e.into())),
+            }
+        }
         folder = rfs::openat(&folder, name, flags, Mode::empty()).map_err(|e| {
             if matches!(e, Errno::LOOP | Errno::NOTDIR) {
                 refuse(root, "it changed since it was looked at (a link or a file is where a folder was); nothing was written through it")
@@ -564,7 +552,8 @@ mod tests {
                 removes: vec![],
             },
         ] {
-            let error = apply(&root, &steps).unwrap_err().to_string();
+            let top = open_root(&root).unwrap();
+            let error = apply(&top, &root, &steps).unwrap_err().to_string();
             assert!(error.contains("builds"), "{error}");
             assert!(
                 error.contains("changed since it was looked at")
@@ -592,20 +581,18 @@ mod tests {
         std::fs::create_dir_all(outside.join("out")).unwrap();
         std::fs::create_dir_all(dir.path().join("repo")).unwrap();
         std::os::unix::fs::symlink(&outside, dir.path().join("repo/env")).unwrap();
-        let text = format!("{}\nnew\n", OWNER.marker());
-        let steps = Steps {
-            owner: &OWNER,
-            dirs: vec![],
-            writes: vec![("x.yaml", &text)],
-            removes: vec![],
-        };
         // `dir` is not the working directory: every name below `/` up to it
         // is a real folder, then `repo/env` is the link.
-        let error = apply(&dir.path().join("repo/env/out"), &steps)
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("changed since it was looked at"), "{error}");
-        assert!(!outside.join("out/x.yaml").exists());
+        let root = dir.path().join("repo/env/out/deeper");
+        let Err(error) = Lock::acquire(&root, &root, OWNER.lock()) else {
+            panic!("a lock taken through a link");
+        };
+        assert!(
+            error.to_string().contains("changed since it was looked at"),
+            "{error}"
+        );
+        let made = std::fs::read_dir(outside.join("out")).unwrap().count();
+        assert_eq!(made, 0, "nothing is made outside");
     }
 
     /// Written through folder handles, a file replaces the old one whole
@@ -624,7 +611,7 @@ mod tests {
             writes: vec![("c/d/x.yaml", &new)],
             removes: vec!["a/b/old.yaml"],
         };
-        apply(&root, &steps).unwrap();
+        apply(&open_root(&root).unwrap(), &root, &steps).unwrap();
         assert_eq!(
             std::fs::read_to_string(root.join("c/d/x.yaml")).unwrap(),
             new
