@@ -18,6 +18,7 @@ use serde_json::Value as Json;
 mod claims;
 mod crd;
 mod cron;
+mod go_json;
 mod job;
 mod limit_range;
 mod objects;
@@ -458,11 +459,8 @@ fn secret(object: &Json, found: &mut Vec<(KeyPath, String)>) {
         .map(|(_, key)| key)
         && let Some(bytes) = value(key)
     {
-        // Go's json.Unmarshal into a map: an object or null, invalid
-        // UTF-8 read as U+FFFD.
-        let text = String::from_utf8_lossy(&bytes);
-        let parsed = serde_json::from_str::<Json>(&text);
-        if !matches!(parsed, Ok(Json::Object(_) | Json::Null)) {
+        // Go's json.Unmarshal into a map: an object or null.
+        if !go_json::decodes_as_map(&bytes) {
             let field = if strings.get_field(key).is_some() {
                 "stringData"
             } else {

@@ -1,0 +1,280 @@
+//! Whether bytes decode as Go's `json.Unmarshal` into a
+//! `map[string]interface{}` decodes them: what the API server asks of a
+//! Docker configuration Secret's JSON (`ValidateSecret`). Go's reader
+//! differs from serde_json's where a real server was seen to take what
+//! serde_json refuses: nesting up to 10,000 levels (serde_json stops at
+//! 128), and a lone surrogate escape (`"\ud800"`, read as U+FFFD); invalid
+//! UTF-8 inside a string is taken too. A number past a float64 (`1e400`)
+//! is refused, as Go cannot store it.
+
+/// Go's `maxNestingDepth`: one level more is refused.
+const MAX_DEPTH: usize = 10_000;
+
+/// Whether `bytes` are one JSON object or `null`, white space around, as
+/// Go decodes them into a map.
+pub fn decodes_as_map(bytes: &[u8]) -> bool {
+    let mut reader = Reader { bytes, at: 0 };
+    reader.space();
+    let top = reader.peek();
+    if !matches!(top, Some(b'{')) && !reader.bytes[reader.at..].starts_with(b"null") {
+        // Still a syntax check first in Go, but either way refused.
+        return false;
+    }
+    if !reader.value() {
+        return false;
+    }
+    reader.space();
+    reader.at == bytes.len()
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+/// What an open container expects next.
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    Object,
+    Array,
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let found = self.peek() == Some(byte);
+        self.at += usize::from(found);
+        found
+    }
+
+    /// JSON's white space: space, tab, line feed, carriage return.
+    fn space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// One value, containers read without recursion.
+    fn value(&mut self) -> bool {
+        let mut open: Vec<Open> = Vec::new();
+        loop {
+            // A value is expected here.
+            self.space();
+            let opens = matches!(self.peek(), Some(b'{' | b'['));
+            // An empty container is a level too.
+            if opens && open.len() >= MAX_DEPTH {
+                return false;
+            }
+            match self.peek() {
+                Some(b'{') => {
+                    self.at += 1;
+                    self.space();
+                    if self.eat(b'}') {
+                        if !self.after(&mut open) {
+                            return false;
+                        }
+                    } else {
+                        if !self.key() {
+                            return false;
+                        }
+                        open.push(Open::Object);
+                        continue;
+                    }
+                }
+                Some(b'[') => {
+                    self.at += 1;
+                    self.space();
+                    if self.eat(b']') {
+                        if !self.after(&mut open) {
+                            return false;
+                        }
+                    } else {
+                        open.push(Open::Array);
+                        continue;
+                    }
+                }
+                Some(b'"') => {
+                    if !self.string() || !self.after(&mut open) {
+                        return false;
+                    }
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    if !self.number() || !self.after(&mut open) {
+                        return false;
+                    }
+                }
+                _ => {
+                    let rest = &self.bytes[self.at..];
+                    let Some(word) = [&b"true"[..], b"false", b"null"]
+                        .into_iter()
+                        .find(|w| rest.starts_with(w))
+                    else {
+                        return false;
+                    };
+                    self.at += word.len();
+                    if !self.after(&mut open) {
+                        return false;
+                    }
+                }
+            }
+            if open.is_empty() {
+                return true;
+            }
+        }
+    }
+
+    /// After a value inside `open`: closes the containers it ends, then
+    /// reads the separator (and, in an object, the next key) before the
+    /// next value. `false` on a syntax error.
+    fn after(&mut self, open: &mut Vec<Open>) -> bool {
+        loop {
+            let Some(&innermost) = open.last() else {
+                return true;
+            };
+            self.space();
+            let close = if innermost == Open::Object {
+                b'}'
+            } else {
+                b']'
+            };
+            if self.eat(close) {
+                open.pop();
+                continue;
+            }
+            if !self.eat(b',') {
+                return false;
+            }
+            return innermost == Open::Array || (self.space_then_key());
+        }
+    }
+
+    fn space_then_key(&mut self) -> bool {
+        self.space();
+        self.key()
+    }
+
+    /// An object's key and its `:`.
+    fn key(&mut self) -> bool {
+        if self.peek() != Some(b'"') || !self.string() {
+            return false;
+        }
+        self.space();
+        self.eat(b':')
+    }
+
+    /// A string: no control character unescaped, escapes of JSON's set,
+    /// `\u` with four hex digits (a lone surrogate taken); other bytes,
+    /// invalid UTF-8 included, as they are.
+    fn string(&mut self) -> bool {
+        self.at += 1;
+        while let Some(byte) = self.peek() {
+            self.at += 1;
+            match byte {
+                b'"' => return true,
+                0..=0x1f => return false,
+                b'\\' => match self.peek() {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.at += 1,
+                    Some(b'u') => {
+                        let hex = self.bytes.get(self.at + 1..self.at + 5);
+                        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                            return false;
+                        }
+                        self.at += 5;
+                    }
+                    _ => return false,
+                },
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// A number by JSON's grammar, within a float64.
+    fn number(&mut self) -> bool {
+        let start = self.at;
+        self.eat(b'-');
+        let digits = |reader: &mut Self| {
+            let from = reader.at;
+            while reader.peek().is_some_and(|b| b.is_ascii_digit()) {
+                reader.at += 1;
+            }
+            reader.at > from
+        };
+        if self.eat(b'0') {
+            // No digit may follow a leading zero.
+        } else if !digits(self) {
+            return false;
+        }
+        if self.eat(b'.') && !digits(self) {
+            return false;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if !digits(self) {
+                return false;
+            }
+        }
+        let text = std::str::from_utf8(&self.bytes[start..self.at]).unwrap_or_default();
+        text.parse::<f64>().is_ok_and(f64::is_finite)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decodes_as_map;
+
+    /// Each as a real v1.35 server judged a Docker configuration Secret
+    /// holding it (`tests/fixtures/k8s-truth/written/secrets.json` holds
+    /// the small ones).
+    #[test]
+    fn reads_as_go_decodes_into_a_map() {
+        let deep = |n: usize| format!("{{\"a\":{}{}}}", "[".repeat(n), "]".repeat(n));
+        for good in [
+            "{}".to_owned(),
+            " \t\r\n{}\n ".to_owned(),
+            "null".to_owned(),
+            r#"{"a":1,"a":2}"#.to_owned(),
+            r#"{"a":"\ud800"}"#.to_owned(),
+            r#"{"a":1e-400,"b":-0.0e+0,"c":[true,false,null,{"d":"\"\\\/\b\f\n\r\t\u00e9"}]}"#
+                .to_owned(),
+            deep(200),
+            deep(9_999),
+        ] {
+            assert!(decodes_as_map(good.as_bytes()), "{good:.80}");
+        }
+        assert!(decodes_as_map(b"{\"a\":\"\xff\xfe\"}"));
+        for bad in [
+            deep(10_000),
+            r#"{"a":"\x"}"#.to_owned(),
+            "{\"a\":\"\u{1}\"}".to_owned(),
+            r#"{"a":1e400}"#.to_owned(),
+            r#"{"a":01}"#.to_owned(),
+            "\u{a0}{}".to_owned(),
+            r#"{"a":1,}"#.to_owned(),
+            "true".to_owned(),
+            "[1]".to_owned(),
+            r#""x""#.to_owned(),
+            r#"{"a":NaN}"#.to_owned(),
+            r#"{"a":+1}"#.to_owned(),
+            r#"{"a":1.}"#.to_owned(),
+            r#"{"a":1e}"#.to_owned(),
+            "\u{feff}{}".to_owned(),
+            "{}\u{0}".to_owned(),
+            "{} {}".to_owned(),
+            String::new(),
+            r#"{"a" 1}"#.to_owned(),
+            r#"{1:2}"#.to_owned(),
+            "{\"a\":[1 2]}".to_owned(),
+            "{\"a\":\"open".to_owned(),
+            "nul".to_owned(),
+        ] {
+            assert!(!decodes_as_map(bad.as_bytes()), "{bad:.80}");
+        }
+    }
+}
