@@ -63,67 +63,48 @@ impl Reader<'_> {
         loop {
             // A value is expected here.
             self.space();
-            let opens = matches!(self.peek(), Some(b'{' | b'['));
-            // An empty container is a level too.
-            if opens && open.len() >= MAX_DEPTH {
-                return false;
-            }
-            match self.peek() {
-                Some(b'{') => {
+            let read = match self.peek() {
+                Some(byte @ (b'{' | b'[')) => {
+                    // An empty container is a level too.
+                    if open.len() >= MAX_DEPTH {
+                        return false;
+                    }
                     self.at += 1;
                     self.space();
-                    if self.eat(b'}') {
-                        if !self.after(&mut open) {
-                            return false;
-                        }
-                    } else {
-                        if !self.key() {
-                            return false;
-                        }
-                        open.push(Open::Object);
-                        continue;
-                    }
-                }
-                Some(b'[') => {
-                    self.at += 1;
-                    self.space();
-                    if self.eat(b']') {
-                        if !self.after(&mut open) {
-                            return false;
-                        }
-                    } else {
-                        open.push(Open::Array);
-                        continue;
-                    }
-                }
-                Some(b'"') => {
-                    if !self.string() || !self.after(&mut open) {
-                        return false;
-                    }
-                }
-                Some(b'-' | b'0'..=b'9') => {
-                    if !self.number() || !self.after(&mut open) {
-                        return false;
-                    }
-                }
-                _ => {
-                    let rest = &self.bytes[self.at..];
-                    let Some(word) = [&b"true"[..], b"false", b"null"]
-                        .into_iter()
-                        .find(|w| rest.starts_with(w))
-                    else {
-                        return false;
+                    let (kind, close) = match byte {
+                        b'{' => (Open::Object, b'}'),
+                        _ => (Open::Array, b']'),
                     };
-                    self.at += word.len();
-                    if !self.after(&mut open) {
-                        return false;
+                    if !self.eat(close) {
+                        if kind == Open::Object && !self.key() {
+                            return false;
+                        }
+                        open.push(kind);
+                        continue;
                     }
+                    true
                 }
+                Some(b'"') => self.string(),
+                Some(b'-' | b'0'..=b'9') => self.number(),
+                _ => self.word(),
+            };
+            if !read || !self.after(&mut open) {
+                return false;
             }
             if open.is_empty() {
                 return true;
             }
         }
+    }
+
+    /// `true`, `false` or `null`.
+    fn word(&mut self) -> bool {
+        let rest = &self.bytes[self.at..];
+        let found = [&b"true"[..], b"false", b"null"]
+            .into_iter()
+            .find(|w| rest.starts_with(w));
+        self.at += found.map_or(0, <[u8]>::len);
+        found.is_some()
     }
 
     /// After a value inside `open`: closes the containers it ends, then
@@ -147,13 +128,12 @@ impl Reader<'_> {
             if !self.eat(b',') {
                 return false;
             }
-            return innermost == Open::Array || (self.space_then_key());
+            if innermost == Open::Object {
+                self.space();
+                return self.key();
+            }
+            return true;
         }
-    }
-
-    fn space_then_key(&mut self) -> bool {
-        self.space();
-        self.key()
     }
 
     /// An object's key and its `:`.

@@ -434,15 +434,19 @@ impl Rbac {
             .collect();
         let mut work: Vec<usize> = (0..self.next.len()).collect();
         while let Some(node) = work.pop() {
+            // Taken out while read, not copied per edge: an edge joins a
+            // role and a selector, so `from` is never `node`.
+            let here = std::mem::take(&mut reached[node]);
             for &from in &self.prev[node] {
                 let mut grew = false;
-                for role in reached[node].clone() {
+                for &role in &here {
                     grew |= add(&mut reached[from], role);
                 }
                 if grew {
                     work.push(from);
                 }
             }
+            reached[node] = here;
         }
         let hollow = |id: usize| self.aggregated[id] && reached[id].iter().all(|&r| r == id);
         let cyclic = self.in_cycles();
