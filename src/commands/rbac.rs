@@ -13,10 +13,21 @@ use kubernetes::text::printable;
 pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let set = input::read(&args.paths, &super::READ)?;
     let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
-    let objects: Vec<serde_json::Value> = (set.manifests.iter())
-        .map(|m| m.json())
-        .filter(|object| admitted(object, &schemas))
-        .collect();
+    let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.json()).collect();
+    // A role or binding the API server refuses does not exist once
+    // applied: it grants nothing, and a note says why.
+    for (index, why) in rbac::admitted::refused(&objects, &schemas) {
+        let object = &objects[index];
+        let field = |a: &str, b: &str| object[a][b].as_str().map(str::to_owned);
+        let namespace = field("metadata", "namespace").map(|n| format!("{n}/"));
+        kubernetes::terminal::note(&printable(&format!(
+            "{} {}{} grants nothing here: the API server refuses it ({why}; `chartgen check` lists every reason)",
+            object["kind"].as_str().unwrap_or_default(),
+            namespace.unwrap_or_default(),
+            field("metadata", "name").unwrap_or_else(|| "(no name)".to_owned()),
+        )));
+    }
+    let objects = rbac::admitted::without_refused(&objects, &schemas);
     let version = rbac::defaults::version(&args.kube_version);
     let permissions = kubernetes::rbac::resolve::permissions_with(
         &objects,
@@ -33,49 +44,6 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     };
     super::print_stdout(&text)?;
     Ok(Exit::Success)
-}
-
-/// Whether the API server would take `object`, for what it grants: a
-/// role or binding it refuses (no schema of its apiVersion, a schema's or
-/// an API rule's finding) does not exist once applied, so it grants
-/// nothing; each is named in a note. Other kinds are read as written (a
-/// workload names the account it runs as).
-fn admitted(object: &serde_json::Value, schemas: &KubeSchemas) -> bool {
-    use kubernetes::json::Field as _;
-    let kind = object.field("kind").as_str().unwrap_or_default();
-    if !matches!(
-        kind,
-        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding"
-    ) {
-        return true;
-    }
-    let why = match schemas.validate(object) {
-        None => Some(format!(
-            "no {} {kind} is served",
-            object
-                .field("apiVersion")
-                .as_str()
-                .unwrap_or("(no apiVersion)")
-        )),
-        Some(errors) => (errors.into_iter())
-            .chain(kubernetes::api::problems(object))
-            .next()
-            .map(|(at, message)| format!("{at}: {message}")),
-    };
-    let Some(why) = why else {
-        return true;
-    };
-    let name = object
-        .field("metadata")
-        .field("name")
-        .as_str()
-        .unwrap_or("(no name)");
-    let namespace = object.field("metadata").field("namespace").as_str();
-    kubernetes::terminal::note(&printable(&format!(
-        "{kind} {}{name} grants nothing here: the API server refuses it ({why}; `chartgen check` lists every reason)",
-        namespace.map(|n| format!("{n}/")).unwrap_or_default()
-    )));
-    false
 }
 
 /// The permissions with every name from the input escaped ([`printable`]),

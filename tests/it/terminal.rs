@@ -97,12 +97,13 @@ kind: ClusterRoleBinding
 metadata: {{name: {h}}}
 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: {h}}}
 subjects:
-  - {{kind: User, name: {h}}}
+  - {{kind: User, name: {user}}}
   - {{kind: Group, name: {h}}}
 "#,
         value = quoted(&format!("{version}{HOSTILE}")),
         only = quoted(&format!("only-{version}{HOSTILE}")),
         forged = quoted(&format!("sa-{version}\nR1 forged finding{HOSTILE}")),
+        user = quoted(&format!("user-{version}\nR1 forged finding{HOSTILE}")),
     )
 }
 

@@ -519,7 +519,8 @@ fn diff_artifact(
     impact::sort(&mut result.impact);
 }
 
-/// The effective permissions `diff` compares: with the cluster's default
+/// The effective permissions `diff` compares, of the roles and bindings
+/// the API server takes: with the cluster's default
 /// roles (a binding to `view` grants what `view` holds), without its
 /// default bindings (what every account has is the same on both sides,
 /// and would seem gained by any account a new binding names).
@@ -527,7 +528,12 @@ fn permissions(
     objects: &[Json],
     version: rbac::defaults::Version,
 ) -> Result<Vec<crate::rbac::resolve::Permissions>, String> {
-    crate::rbac::resolve::permissions_with(objects, crate::rbac::resolve::Cluster::Roles, version)
+    // A role or binding the API server refuses grants nothing, as `rbac`
+    // and `check` read it (the schemas of the version, else the default).
+    let schemas = crate::kube::KubeSchemas::load(&format!("{}.{}", version.0, version.1))
+        .or_else(|_| crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION))?;
+    let objects = rbac::admitted::without_refused(objects, &schemas);
+    crate::rbac::resolve::permissions_with(&objects, crate::rbac::resolve::Cluster::Roles, version)
 }
 
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
