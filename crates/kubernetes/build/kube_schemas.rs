@@ -47,7 +47,10 @@ pub const CUSTOM_KINDS: [&str; 3] = ["cert-manager", "cilium", "prometheus-opera
 /// Reads `schema/kubernetes/v*/` and the [`CUSTOM_KINDS`] folders below
 /// `schema_dir` and writes the tables to `target`.
 pub fn bake(schema_dir: &Path, target: &Path) -> Result<(), String> {
-    let mut baker = Baker::default();
+    let mut baker = Baker {
+        fills: true,
+        ..Baker::default()
+    };
     let mut shared = Vec::new();
     for dir in CUSTOM_KINDS {
         for (name, schema) in &read_dir_json(&schema_dir.join(dir))? {
@@ -161,6 +164,8 @@ struct Node {
     pattern: Option<usize>,
     format: Option<String>,
     properties: BTreeMap<String, u32>,
+    /// The `properties` marked `default: {}`: read as `{}` when absent.
+    filled: Vec<String>,
     additional: Option<Additional>,
     items: Option<u32>,
     any_of: Vec<u32>,
@@ -278,6 +283,9 @@ struct Baker {
     definition_nodes: HashMap<String, u32>,
     /// The current version's folder, for messages.
     dir: String,
+    /// Whether a `properties` member marked `default: {}` is recorded as
+    /// filled: in the Kubernetes schemas only.
+    fills: bool,
 }
 
 impl Baker {
@@ -486,6 +494,15 @@ impl Baker {
                 for (name, schema) in properties {
                     let index = self.schema(schema, doc, &format!("{at}/{name}"), false)?;
                     node.properties.insert(name.clone(), index);
+                    // Kubernetes' mark of a Go struct field (not a pointer),
+                    // kept where `{}` breaks a `required`
+                    // (scripts/vendor-kubernetes-schemas); any other
+                    // `default` is an annotation.
+                    let struct_field = schema.get("$ref").is_some()
+                        && schema.get("default") == Some(&Value::Object(Map::new()));
+                    if self.fills && struct_field {
+                        node.filled.push(name.clone());
+                    }
                 }
             }
             "additionalProperties" => {
@@ -868,6 +885,9 @@ fn render_node(node: &Node, pools: &mut Pools) -> String {
     }
     if !node.properties.is_empty() {
         field("properties", list(pools.members(&node.properties)));
+    }
+    if !node.filled.is_empty() {
+        field("filled", list(pools.strs(&node.filled)));
     }
     match node.additional {
         Some(Additional::Forbid) => field("additional", "Additional::Forbid".into()),

@@ -406,8 +406,13 @@ fn domain(part: &str) -> bool {
 pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
     match kind {
         "Service" => dns1035_label(name),
-        "Namespace" => dns1123_label(name),
-        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" => path_segment(name),
+        // Its pods are named `<name>-<ordinal>`, each a label value too.
+        "Namespace" | "StatefulSet" => dns1123_label(name),
+        // A PodDisruptionBudget's validation names no rule of its own: the
+        // name is held to what every object's is, a path segment.
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "PodDisruptionBudget" => {
+            path_segment(name)
+        }
         // Its Jobs are named `<name>-<11 digits of time>`, a label value.
         "CronJob" if name.len() > 52 => Err(format!(
             "{} characters, more than 52 (its Jobs add 11)",
@@ -418,7 +423,6 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
         | "ServiceAccount"
         | "Deployment"
         | "DaemonSet"
-        | "StatefulSet"
         | "ReplicaSet"
         | "Job"
         | "CronJob"
@@ -426,7 +430,6 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
         | "PersistentVolumeClaim"
         | "RuntimeClass"
         | "NetworkPolicy"
-        | "PodDisruptionBudget"
         | "Lease"
         | "PriorityClass"
         | "CustomResourceDefinition"
@@ -452,7 +455,12 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
         | "CSINode"
         | "VolumeAttachment"
         | "IngressClass"
-        | "Ingress" => dns1123_subdomain(name),
+        | "Ingress"
+        | "DeviceClass"
+        | "DeviceTaintRule"
+        | "ResourceClaim"
+        | "ResourceClaimTemplate"
+        | "ResourceSlice" => dns1123_subdomain(name),
         _ => path_segment(name),
     }
 }
@@ -473,6 +481,11 @@ mod tests {
         assert!(object_name("ClusterRole", "system:aggregate-to-view").is_ok());
         assert!(object_name("ClusterRole", "a/b").is_err());
         assert!(object_name("Widget", "..").is_err());
+        assert!(object_name("StatefulSet", "a.b").is_err());
+        assert!(object_name("StatefulSet", &"a".repeat(64)).is_err());
+        assert!(object_name("PodDisruptionBudget", "Budget_1 ä").is_ok());
+        assert!(object_name("PodDisruptionBudget", "a/b").is_err());
+        assert!(object_name("ResourceClaim", "A").is_err());
     }
 
     #[test]

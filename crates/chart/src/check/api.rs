@@ -1,20 +1,23 @@
 //! Rules API and IMAGE: what the API server refuses although the OpenAPI
 //! schema allows it, and image references the kubelet cannot parse, both
-//! judged by [`kubernetes::api`] on every object.
+//! judged by [`kubernetes::api`] on every object as the API server's
+//! decoder leaves it ([`KubeSchemas::decoded`]).
 
 use kubernetes::api::{ValidKeys, images, problems_remembering};
+use kubernetes::kube::KubeSchemas;
 
 use super::{Context, Findings, Invariant};
 
 /// Checks every object of `context`. The label and annotation keys found
 /// valid are remembered for this run only: the objects mostly share them.
-pub fn check(context: &Context<'_>, findings: &mut Findings<'_>) {
+pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, schemas: &KubeSchemas) {
+    let read: Vec<Option<_>> = context.objects.iter().map(|o| schemas.decoded(o)).collect();
     let mut valid = ValidKeys::default();
-    for index in 0..context.objects.len() {
-        for (path, message) in problems_remembering(context.objects[index], &mut valid) {
+    for (index, (written, read)) in context.objects.iter().zip(&read).enumerate() {
+        for (path, message) in problems_remembering(read.as_ref().unwrap_or(written), &mut valid) {
             findings.report(Invariant::Api, index, &path, message);
         }
-        for (path, message) in images(context.objects[index]) {
+        for (path, message) in images(written) {
             findings.report(Invariant::Image, index, &path, message);
         }
     }

@@ -286,7 +286,8 @@ fn rolling(rolling: &Json, at: &KeyPath, daemon: bool, found: &mut Found) {
 /// `batch.kubernetes.io/` forms to the template, and refuses a selector
 /// that does not select exactly those generated labels ("`selector` not
 /// auto-generated"): an empty selector passes, `app: web` does not, and
-/// the uid is not known before the Job exists. With it, the selector is
+/// the uid is not known before the Job exists, and a name past 63
+/// characters, which no label value holds. With it, the selector is
 /// required.
 fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found) {
     let manual = spec["manualSelector"].as_bool() == Some(true);
@@ -294,6 +295,15 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
         found.push((
             at.key("manualSelector"),
             "a CronJob's Jobs cannot have manualSelector".to_owned(),
+        ));
+    }
+    if !templated && !manual && name.len() > 63 {
+        found.push((
+            at.key("template").key("metadata").key("labels"),
+            format!(
+                "the API server labels a Job's pods with its name (`job-name`), and `{name}` is {} characters, more than a label value's 63; shorten it, or give the selector with manualSelector: true",
+                name.len()
+            ),
         ));
     }
     let selector = &spec["selector"];

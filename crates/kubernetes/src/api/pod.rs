@@ -413,6 +413,67 @@ pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
     }
 }
 
+/// The profile each seccomp and AppArmor annotation of a pod's (or
+/// template's) metadata names, whether or not a field names one too
+/// (`ValidateSeccompPodAnnotations`, `ValidateAppArmorPodAnnotations`).
+/// seccomp: the pod's key, and any key of the containers' prefix, even one
+/// that names no container, name `runtime/default`, `docker/default`,
+/// `unconfined`, or `localhost/` and a relative path without a `..` part
+/// (even empty). AppArmor: each key names a container of `pod` (init,
+/// regular or ephemeral), and its profile is empty, `runtime/default`,
+/// `unconfined` or `localhost/` and anything.
+pub fn profile_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Found) {
+    let Some(annotations) = metadata["annotations"].as_object() else {
+        return;
+    };
+    for (key, value) in annotations {
+        let profile = value.as_str().unwrap_or_default();
+        let at = || at.key("annotations").key(key);
+        if key == "seccomp.security.alpha.kubernetes.io/pod"
+            || key.starts_with("container.seccomp.security.alpha.kubernetes.io/")
+        {
+            let why = match profile {
+                "runtime/default" | "docker/default" | "unconfined" => continue,
+                _ => match profile.strip_prefix("localhost/") {
+                    Some(path) if path.starts_with('/') => "its path is absolute; it is relative",
+                    Some(path) if path.split('/').any(|part| part == "..") => {
+                        "its path has a `..` part"
+                    }
+                    Some(_) => continue,
+                    None => {
+                        "it is none of `runtime/default`, `docker/default`, `unconfined` and `localhost/<path>`"
+                    }
+                },
+            };
+            found.push((
+                at(),
+                format!("`{profile}` is no valid seccomp profile: {why}"),
+            ));
+        } else if let Some(name) =
+            key.strip_prefix("container.apparmor.security.beta.kubernetes.io/")
+        {
+            let named = ["initContainers", "containers", "ephemeralContainers"]
+                .iter()
+                .flat_map(|list| each(&pod[*list]))
+                .any(|(_, container)| container["name"].as_str().unwrap_or_default() == name);
+            if !named {
+                found.push((
+                    at(),
+                    format!("names container `{name}`, which the pod does not have"),
+                ));
+            }
+            let known = matches!(profile, "" | "runtime/default" | "unconfined")
+                || profile.starts_with("localhost/");
+            if !known {
+                found.push((
+                    at(),
+                    format!("`{profile}` is no AppArmor profile: `runtime/default`, `unconfined` or `localhost/<name>`"),
+                ));
+            }
+        }
+    }
+}
+
 /// A pod's (or template's) seccomp annotations against its fields: where
 /// both are set they name the same profile (`runtime/default` or
 /// `docker/default` for `RuntimeDefault`, `unconfined`, `localhost/<p>` for

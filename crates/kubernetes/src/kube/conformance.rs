@@ -150,18 +150,11 @@ struct CustomSchema {
 
 /// One object's verdicts.
 fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> {
-    // The API server reads an explicit null as the field unset (its
-    // zero value): `maxSurge: null` is no int-or-string to refuse.
-    // Copied only when it holds one: most objects are validated as they are.
-    let found = scan(object);
-    let cleaned;
-    let validated = match found.null_member {
-        true => {
-            cleaned = without_nulls(object);
-            &cleaned
-        }
-        false => object,
-    };
+    // The API server validates what its decoder leaves (a null member
+    // unset: `maxSurge: null` is no int-or-string to refuse; a Go struct
+    // field, absent, an empty one). Copied only when that differs.
+    let read = schemas.decoded(object);
+    let validated = read.as_ref().unwrap_or(object);
     if let Some(errors) = schemas.validate(validated) {
         return invalid(errors);
     }
@@ -181,7 +174,7 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
             // Copied only when the server's reading changes something.
             let read;
             let dropped = *status_dropped && object.get("status").is_some();
-            let object = match (found.to_read, dropped) {
+            let object = match (to_read(object), dropped) {
                 (false, false) => object,
                 (false, true) => {
                     read = without_status(object);
@@ -408,34 +401,17 @@ fn tighten(node: &mut Json, resource: bool) {
     // closing one of them would refuse the node's other fields.
 }
 
-/// What one pass over an object finds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Found {
-    /// An object member whose value is null, at any depth: what
-    /// [`without_nulls`] leaves out.
-    null_member: bool,
-    /// Anything [`as_the_server_reads`] may change: a null member or item,
-    /// a whole number written with a fraction or an exponent.
-    to_read: bool,
-}
-
-/// [`Found`] of `value`.
-fn scan(value: &Json) -> Found {
-    fn walk(value: &Json, found: &mut Found) {
-        match value {
-            Json::Object(map) => map.values().for_each(|v| {
-                found.null_member |= v.is_null();
-                walk(v, found);
-            }),
-            Json::Array(items) => items.iter().for_each(|v| walk(v, found)),
-            Json::Null => found.to_read = true,
-            Json::Number(n) => found.to_read |= whole(n).is_some(),
-            Json::Bool(_) | Json::String(_) => {}
-        }
+/// Whether [`as_the_server_reads`] may change `value`: it holds a null
+/// member or item, or a whole number written with a fraction or an
+/// exponent.
+fn to_read(value: &Json) -> bool {
+    match value {
+        Json::Object(map) => map.values().any(to_read),
+        Json::Array(items) => items.iter().any(to_read),
+        Json::Null => true,
+        Json::Number(n) => whole(n).is_some(),
+        Json::Bool(_) | Json::String(_) => false,
     }
-    let mut found = Found::default();
-    walk(value, &mut found);
-    found
 }
 
 /// A number written as a float (`1.0`, `1e+07`) whose value is a whole
@@ -509,21 +485,6 @@ fn without_status(object: &Json) -> Json {
                 .map(|(name, value)| (name.clone(), value.clone()))
                 .collect(),
         ),
-        other => other.clone(),
-    }
-}
-
-/// `value` with every object member whose value is null left out, at any
-/// depth (array items stay: a null item is an item).
-fn without_nulls(value: &Json) -> Json {
-    match value {
-        Json::Object(map) => Json::Object(
-            map.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), without_nulls(v)))
-                .collect(),
-        ),
-        Json::Array(items) => Json::Array(items.iter().map(without_nulls).collect()),
         other => other.clone(),
     }
 }
@@ -808,54 +769,19 @@ mod tests {
             required;
     }
 
-    /// The rule as first written: every member descended into.
-    fn has_null_member_everywhere(value: &Json) -> bool {
-        match value {
-            Json::Object(map) => map
-                .values()
-                .any(|v| v.is_null() || has_null_member_everywhere(v)),
-            Json::Array(items) => items.iter().any(has_null_member_everywhere),
-            _ => false,
-        }
-    }
-
-    /// The scan's null members are those of descending everywhere (a null
-    /// member at the top, deep in objects and arrays; a null array item is
-    /// none); what the custom resources' reading changes is found too.
+    /// What the custom resources' reading may change is found: a null
+    /// anywhere, a whole number written as a float.
     #[test]
-    fn the_scan_finds_what_each_reading_changes() {
-        let values = [
-            json!(null),
-            json!(1),
-            json!("x"),
-            json!([]),
-            json!({}),
-            json!([null]),
-            json!([1, "a", true, null]),
-            json!({"a": null}),
-            json!({"a": 1, "b": "x", "c": false}),
-            json!({"a": {"b": {"c": [1, {"d": null}]}}}),
-            json!({"a": [[null], [1]], "b": {"c": "x"}}),
-            json!({"a": [[{"x": 1}], [{"y": {"z": null}}]]}),
-            json!([{"a": [1, 2, {"b": []}]}, "s", 3.5]),
-        ];
-        for value in values {
-            assert_eq!(
-                scan(&value).null_member,
-                has_null_member_everywhere(&value),
-                "{value}"
-            );
-        }
-        assert!(scan(&json!({"a": [{"b": null}]})).null_member);
-        let items = scan(&json!([1, [null]]));
-        assert!(!items.null_member && items.to_read, "{items:?}");
+    fn the_scan_finds_what_the_reading_changes() {
+        assert!(to_read(&json!({"a": [{"b": null}]})));
+        assert!(to_read(&json!([1, [null]])));
         for (value, to_read) in [
             (json!({"a": 1.0}), true),
             (json!({"a": [1e7]}), true),
             (json!({"a": 1.5}), false),
             (json!({"a": 1, "b": "1.0", "c": [true]}), false),
         ] {
-            assert_eq!(scan(&value).to_read, to_read, "{value}");
+            assert_eq!(super::to_read(&value), to_read, "{value}");
         }
     }
 }

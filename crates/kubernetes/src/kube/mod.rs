@@ -8,12 +8,13 @@
 //! caught here, not silently dropped by the API server.
 
 pub mod conformance;
+mod decode;
 pub mod validator;
 
 use serde_json::Value as Json;
 
 use crate::json::Field;
-use crate::location::KeyPath;
+use crate::location::{KeyPath, Segment};
 
 /// The Kubernetes versions whose schemas are vendored, oldest first.
 pub const VERSIONS: &[&str] = &["1.33", "1.35"];
@@ -70,13 +71,47 @@ impl KubeSchemas {
             .map(|i| self.kinds[i].2)
     }
 
-    /// Every violation of `object`, structured; `None` when its kind has no
-    /// schema here.
-    pub fn errors<'i>(&self, object: &'i Json) -> Option<Vec<validator::SchemaError<'i>>> {
+    /// The root node of `object`'s kind.
+    fn root_of(&self, object: &Json) -> Option<u32> {
         let api_version = object.get_field("apiVersion")?.as_str()?;
         let kind = object.get_field("kind")?.as_str()?;
-        let root = self.root(api_version, kind)?;
-        Some(validator::validate(root, object))
+        self.root(api_version, kind)
+    }
+
+    /// Every violation of `object`, structured; `None` when its kind has no
+    /// schema here. What the API server validates: a `required` below
+    /// `status` is not one (it resets a built-in kind's status on create;
+    /// only its decoder reads it, for types and unknown fields).
+    pub fn errors<'i>(&self, object: &'i Json) -> Option<Vec<validator::SchemaError<'i>>> {
+        let mut errors = validator::validate(self.root_of(object)?, object);
+        errors.retain(|e| {
+            let status = matches!(e.path.0.first(), Some(Segment::Key(key)) if key == "status");
+            !(status && matches!(e.kind, validator::ErrorKind::Required { .. }))
+        });
+        Some(errors)
+    }
+
+    /// `object` as the API server's decoder leaves it for validation: a
+    /// null member unset, a null array item or map value the zero value of
+    /// its type, and a Go struct field, absent or null, an empty object
+    /// where that breaks a `required`. `None` when that is `object` as it
+    /// is (most objects), or its kind has no schema here.
+    ///
+    /// ```
+    /// use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
+    ///
+    /// let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+    /// let job = serde_json::json!({
+    ///     "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+    ///     "spec": {"template": {"spec": {"containers": [null], "restartPolicy": null}}},
+    /// });
+    /// let read = schemas.decoded(&job).unwrap();
+    /// assert_eq!(read["spec"]["template"]["spec"], serde_json::json!({"containers": [{}]}));
+    /// let empty = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}});
+    /// assert_eq!(schemas.decoded(&empty).unwrap()["spec"], serde_json::json!({"template": {"spec": {}}}));
+    /// ```
+    pub fn decoded(&self, object: &Json) -> Option<Json> {
+        decode::decoded(&validator::KUBERNETES, self.root_of(object)?, object)
     }
 
     /// Validates `object`; `None` when its kind has no schema here, else

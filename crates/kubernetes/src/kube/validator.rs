@@ -53,6 +53,11 @@ pub struct Node {
     pub format: Option<Str>,
     /// `properties`, sorted by name: a run of [`Tables::members`].
     pub properties: List,
+    /// The `properties` marked `default: {}` (Go structs, not pointers,
+    /// whose `{}` breaks a `required`): the API server's decoder reads
+    /// each, absent or null, as `{}` and validates that
+    /// ([`super::KubeSchemas::decoded`]). A run of [`Tables::strs`].
+    pub filled: List,
     /// `additionalProperties`.
     pub additional: Additional,
     /// `items`.
@@ -124,6 +129,7 @@ impl Node {
         pattern: None,
         format: None,
         properties: List::EMPTY,
+        filled: List::EMPTY,
         additional: Additional::Any,
         items: None,
         any_of: List::EMPTY,
