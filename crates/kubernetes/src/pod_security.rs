@@ -328,14 +328,13 @@ pub fn as_created(pod: &Pod<'_>) -> Created {
     let mut written = Vec::new();
     if spec["hostNetwork"] == true {
         for list in ["initContainers", "containers"] {
-            for (i, container) in spec[list].as_array_mut().into_iter().flatten().enumerate() {
-                for (j, port) in container["ports"]
-                    .as_array_mut()
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                {
-                    let unset = port["hostPort"].is_null() || port["hostPort"] == 0;
+            let containers = spec.get_mut(list).and_then(Json::as_array_mut);
+            for (i, container) in containers.into_iter().flatten().enumerate() {
+                let ports = container.get_mut("ports").and_then(Json::as_array_mut);
+                for (j, port) in ports.into_iter().flatten().enumerate() {
+                    // Any zero, however written (`0.0`), is unset.
+                    let unset =
+                        port["hostPort"].is_null() || port["hostPort"].as_f64() == Some(0.0);
                     if unset && port.is_object() && !port["containerPort"].is_null() {
                         port["hostPort"] = port["containerPort"].clone();
                         let at = KeyPath::root()
@@ -353,7 +352,8 @@ pub fn as_created(pod: &Pod<'_>) -> Created {
     if spec["os"]["name"] != "windows" {
         let pod_profile = spec["securityContext"]["appArmorProfile"].clone();
         for list in ["initContainers", "containers", "ephemeralContainers"] {
-            for (i, container) in spec[list].as_array_mut().into_iter().flatten().enumerate() {
+            let containers = spec.get_mut(list).and_then(Json::as_array_mut);
+            for (i, container) in containers.into_iter().flatten().enumerate() {
                 let Some(name) = container["name"].as_str() else {
                     continue;
                 };
@@ -1934,6 +1934,25 @@ mod tests {
     /// annotation becomes the container's field too (two setters, two
     /// values); a Windows pod and a container with its own field keep
     /// theirs.
+    /// Containers and ports of any type, and a zero host port however
+    /// written: filled on the host network, never a panic (a crash fuzzer
+    /// found `IndexMut` on a container that was `true`).
+    #[test]
+    fn a_created_pod_is_read_from_any_shape() {
+        let meta = serde_json::json!({});
+        for spec in [
+            serde_json::json!({"hostNetwork": true, "containers": [true, {"ports": true}, {"ports": [1, {"containerPort": 80, "hostPort": 0.0}]}]}),
+            serde_json::json!({"hostNetwork": true, "containers": "x", "initContainers": [[]]}),
+        ] {
+            let created = as_created(&Pod {
+                metadata: &meta,
+                spec: &spec,
+            });
+            let filled = &created.pod().spec["containers"][2]["ports"][1]["hostPort"];
+            assert!(spec["containers"].is_string() || *filled == 80, "{filled}");
+        }
+    }
+
     #[test]
     fn a_pod_is_judged_as_the_server_creates_it() {
         let spec = serde_json::json!({"hostNetwork": true, "containers": [

@@ -35,23 +35,13 @@ pub fn pod(pod: &Json, at: &KeyPath, found: &mut Found) {
         }
         pairs.push((key, when));
     }
-    if let Some(class) = pod["priorityClassName"].as_str()
+    if let Some(class) = pod["priorityClassName"].as_str().filter(|c| !c.is_empty())
         && let Err(why) = names::dns1123_subdomain(class)
     {
         found.push((
             at.key("priorityClassName"),
             format!("`{class}` is not a PriorityClass name: {why}"),
         ));
-    }
-    for (i, secret) in each(&pod["imagePullSecrets"]) {
-        if let Some(name) = secret["name"].as_str()
-            && let Err(why) = names::dns1123_subdomain(name)
-        {
-            found.push((
-                at.key("imagePullSecrets").index(i).key("name"),
-                format!("`{name}` is not a Secret name: {why}"),
-            ));
-        }
     }
 }
 
@@ -119,7 +109,8 @@ fn affinity(affinity: &Json, at: &KeyPath, found: &mut Found) {
     const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
     let node = &affinity["nodeAffinity"];
     let node_at = at.key("nodeAffinity");
-    if let Some(required) = node[REQUIRED].as_object() {
+    let required = &node[REQUIRED];
+    if required.is_object() {
         let terms_at = node_at.key(REQUIRED).key("nodeSelectorTerms");
         if required["nodeSelectorTerms"]
             .as_array()
@@ -129,13 +120,20 @@ fn affinity(affinity: &Json, at: &KeyPath, found: &mut Found) {
             found.push((terms_at.clone(), message));
         }
         for (i, term) in each(&required["nodeSelectorTerms"]) {
-            node_selector_term(term, &terms_at.index(i), found);
+            node_selector_term(term, true, &terms_at.index(i), found);
         }
     }
     for (i, term) in each(&node[PREFERRED]) {
         let term_at = node_at.key(PREFERRED).index(i);
         weight(&term["weight"], &term_at, found);
-        node_selector_term(&term["preference"], &term_at.key("preference"), found);
+        // Label values a preferred term names are not checked: a cluster
+        // of one node may still satisfy it (the server's comment).
+        node_selector_term(
+            &term["preference"],
+            false,
+            &term_at.key("preference"),
+            found,
+        );
     }
     for field in ["podAffinity", "podAntiAffinity"] {
         let pods = &affinity[field];
@@ -153,15 +151,20 @@ fn affinity(affinity: &Json, at: &KeyPath, found: &mut Found) {
 }
 
 fn weight(weight: &Json, at: &KeyPath, found: &mut Found) {
-    if weight.as_i64().is_some_and(|w| !(1..=100).contains(&w)) {
+    if super::api::whole(weight).is_some_and(|w| !(1..=100).contains(&w)) {
         let message = format!("weight {weight} is outside 1-100");
         found.push((at.key("weight"), message));
     }
 }
 
-fn node_selector_term(term: &Json, at: &KeyPath, found: &mut Found) {
+fn node_selector_term(term: &Json, values: bool, at: &KeyPath, found: &mut Found) {
     for (i, requirement) in each(&term["matchExpressions"]) {
-        node_requirement(requirement, &at.key("matchExpressions").index(i), found);
+        node_requirement(
+            requirement,
+            values,
+            &at.key("matchExpressions").index(i),
+            found,
+        );
     }
     for (i, requirement) in each(&term["matchFields"]) {
         node_field_requirement(requirement, &at.key("matchFields").index(i), found);
@@ -169,7 +172,8 @@ fn node_selector_term(term: &Json, at: &KeyPath, found: &mut Found) {
 }
 
 /// A node field selector: the API server supports `metadata.name` only,
-/// with `In` or `NotIn` and exactly one value.
+/// with `In` or `NotIn` and exactly one value, each a node name (a DNS
+/// subdomain).
 fn node_field_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
     let key = requirement["key"].as_str().unwrap_or_default();
     if key != "metadata.name" {
@@ -185,11 +189,20 @@ fn node_field_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
         let message = format!("operator {operator} takes exactly one node name in matchFields");
         found.push((at.key("values"), message));
     }
+    if key == "metadata.name" {
+        for (i, value) in each(&requirement["values"]) {
+            let value = value.as_str().unwrap_or_default();
+            if let Err(why) = names::dns1123_subdomain(value) {
+                let message = format!("`{value}` is not a node name: {why}");
+                found.push((at.key("values").index(i), message));
+            }
+        }
+    }
 }
 
 /// `In`/`NotIn` need values, `Exists`/`DoesNotExist` take none, `Gt`/`Lt`
-/// one integer.
-fn node_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
+/// one; each a label value where `label_values` (a required term's).
+fn node_requirement(requirement: &Json, label_values: bool, at: &KeyPath, found: &mut Found) {
     let key = requirement["key"].as_str().unwrap_or_default();
     if let Err(why) = names::qualified_name(key) {
         found.push((at.key("key"), format!("`{key}` is not a label key: {why}")));
@@ -218,7 +231,7 @@ fn node_requirement(requirement: &Json, at: &KeyPath, found: &mut Found) {
         ));
     }
     // Each value is a label value, whatever the operator.
-    for (i, value) in each(&requirement["values"]) {
+    for (i, value) in each(&requirement["values"]).filter(|_| label_values) {
         let value = value.as_str().unwrap_or_default();
         if let Err(why) = names::label_value(value) {
             found.push((
@@ -250,6 +263,15 @@ fn pod_term(term: &Json, at: &KeyPath, found: &mut Found) {
             ));
         }
     }
+    label_keys(term, at, found);
+}
+
+/// `matchLabelKeys` and `mismatchLabelKeys` of a pod affinity term or a
+/// topology spread constraint (`ValidateMatchLabelKeysAndMismatchLabelKeys`):
+/// only beside a label selector, label keys, none in both, and none the
+/// written selector already names in `matchLabels` and an expression (or
+/// in two expressions).
+fn label_keys(term: &Json, at: &KeyPath, found: &mut Found) {
     let keys = |field: &str| -> Vec<(usize, &str)> {
         each(&term[field])
             .map(|(i, k)| (i, k.as_str().unwrap_or_default()))
@@ -308,9 +330,35 @@ fn pod_term(term: &Json, at: &KeyPath, found: &mut Found) {
     }
 }
 
+/// A topology spread constraint (`validateTopologySpreadConstraints`):
+/// a topology key that is not empty (no more: it is no label key here),
+/// `maxSkew` and `minDomains` positive, the node inclusion policies
+/// `Honor` or `Ignore`, its label keys and selector.
 fn topology_spread(spread: &Json, at: &KeyPath, found: &mut Found) {
-    topology_key(&spread["topologyKey"], &at.key("topologyKey"), found);
-    if spread["maxSkew"].as_i64().is_some_and(|skew| skew < 1) {
+    if spread["topologyKey"]
+        .as_str()
+        .unwrap_or_default()
+        .is_empty()
+    {
+        found.push((
+            at.key("topologyKey"),
+            "the topology key is empty".to_owned(),
+        ));
+    }
+    if super::api::whole(&spread["minDomains"]).is_some_and(|domains| domains < 1) {
+        let message = format!("minDomains {} is less than 1", spread["minDomains"]);
+        found.push((at.key("minDomains"), message));
+    }
+    for field in ["nodeAffinityPolicy", "nodeTaintsPolicy"] {
+        if let Some(policy) = spread[field].as_str()
+            && !matches!(policy, "Honor" | "Ignore")
+        {
+            let message = format!("`{policy}` is not a node inclusion policy (Honor, Ignore)");
+            found.push((at.key(field), message));
+        }
+    }
+    label_keys(spread, at, found);
+    if super::api::whole(&spread["maxSkew"]).is_some_and(|skew| skew < 1) {
         let message = format!("maxSkew {} is less than 1", spread["maxSkew"]);
         found.push((at.key("maxSkew"), message));
     }
@@ -450,6 +498,19 @@ mod tests {
                 "spec.topologySpreadConstraints[0].maxSkew: maxSkew 0 is less than 1",
                 "spec.topologySpreadConstraints[0].minDomains: minDomains applies only with whenUnsatisfiable DoNotSchedule",
                 "spec.priorityClassName: `High` is not a PriorityClass name: a DNS-1123 subdomain is DNS-1123 labels joined by `.`: a DNS-1123 label holds only lowercase letters, digits and `-`",
+            ]
+        );
+    }
+
+    /// A required node affinity without its terms is a finding, not a
+    /// panic (reading a missing key of a map panicked; a review found it).
+    #[test]
+    fn a_required_node_affinity_without_terms_is_a_finding() {
+        let pod = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {}}}});
+        assert_eq!(
+            problems(pod),
+            [
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: no node selector term: no node would match"
             ]
         );
     }

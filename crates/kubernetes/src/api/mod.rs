@@ -18,6 +18,7 @@ use serde_json::Value as Json;
 mod claims;
 mod crd;
 mod cron;
+mod defaults;
 mod go_json;
 mod job;
 mod limit_range;
@@ -26,7 +27,10 @@ mod pod;
 mod resources;
 mod volumes;
 
+pub use defaults::defaulted;
+
 use crate::json::Field;
+use crate::kube::KubeSchemas;
 use crate::location::KeyPath;
 use crate::names;
 use crate::scheduling::{each, label_selector};
@@ -132,6 +136,14 @@ pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, Refuser, String)> {
         .collect()
 }
 
+/// `object` as the API server validates it: as its decoder leaves it
+/// ([`KubeSchemas::decoded`]), then its defaults ([`defaulted`]); `None`
+/// when that is `object` itself. The rules here read this.
+pub fn as_validated(object: &Json, schemas: &KubeSchemas) -> Option<Json> {
+    let decoded = schemas.decoded(object);
+    defaulted(decoded.as_ref().unwrap_or(object)).or(decoded)
+}
+
 /// What the API server would refuse in `object`, by path.
 pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
     problems_remembering(object, &mut ValidKeys::default())
@@ -204,6 +216,21 @@ pub fn problems_remembering<'a>(
     let kind = if custom { "" } else { named };
     // Paths are made only for a finding: most objects have none.
     let metadata = || KeyPath::root().key("metadata");
+    finalizers(
+        object.field("metadata").field("finalizers"),
+        !custom,
+        &metadata().key("finalizers"),
+        &mut found,
+    );
+    if kind == "Namespace" {
+        let at = KeyPath::dotted("spec.finalizers");
+        finalizers(
+            object.field("spec").field("finalizers"),
+            true,
+            &at,
+            &mut found,
+        );
+    }
     if let Some(name) = object.field("metadata").field("name").as_str() {
         let valid = match custom {
             true => names::dns1123_subdomain(name),
@@ -520,11 +547,20 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
             "completions",
             "backoffLimit",
             "ttlSecondsAfterFinished",
+            "backoffLimitPerIndex",
+            "maxFailedIndexes",
         ],
+        // A CronJob's Jobs are held to a Job's rules.
         "CronJob" => &[
             "successfulJobsHistoryLimit",
             "failedJobsHistoryLimit",
             "startingDeadlineSeconds",
+            "jobTemplate.spec.parallelism",
+            "jobTemplate.spec.completions",
+            "jobTemplate.spec.backoffLimit",
+            "jobTemplate.spec.ttlSecondsAfterFinished",
+            "jobTemplate.spec.backoffLimitPerIndex",
+            "jobTemplate.spec.maxFailedIndexes",
         ],
         _ => &[],
     };
@@ -571,16 +607,18 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
             }
             label_selector(spec.field("selector"), &path, found);
             // A Job's generated selector is held to the generated labels
-            // (objects.rs); a manual one to the template's.
-            if kind != "Job" || spec.field("manualSelector").as_bool() == Some(true) {
-                selects_template(
-                    spec.field("selector"),
-                    spec.field("template"),
-                    &path,
-                    kind,
-                    found,
-                );
-            }
+            // too (objects.rs); whether generated or not, it selects the
+            // template, whose labels gain the generated ones it lacks.
+            let generated;
+            let template =
+                match kind == "Job" && spec.field("manualSelector").as_bool() != Some(true) {
+                    true => {
+                        generated = with_generated_job_labels(object);
+                        &generated
+                    }
+                    false => spec.field("template"),
+                };
+            selects_template(spec.field("selector"), template, &path, kind, found);
         }
         "PodDisruptionBudget" if spec.field("selector").is_object() => {
             label_selector(spec.field("selector"), &at.clone().key("selector"), found);
@@ -597,6 +635,44 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         }
         _ => {}
     }
+}
+
+/// The pod template of a Job whose selector the API server generates, as
+/// it leaves it: with the labels `job-name` and `controller-uid` (and their
+/// `batch.kubernetes.io/` forms) where absent, the uid one no selector can
+/// name (it is not known before the Job exists).
+fn with_generated_job_labels(job: &Json) -> Json {
+    let name = job.field("metadata").field("name").clone();
+    let mut template = job.field("spec").field("template").clone();
+    if !template.is_object() {
+        return template;
+    }
+    let Some(metadata) = template.as_object_mut().map(|t| {
+        t.entry("metadata")
+            .or_insert_with(|| Json::Object(Default::default()))
+    }) else {
+        return template;
+    };
+    if !metadata.is_object() {
+        *metadata = Json::Object(Default::default());
+    }
+    let Some(labels) = metadata.as_object_mut().map(|m| {
+        m.entry("labels")
+            .or_insert_with(|| Json::Object(Default::default()))
+    }) else {
+        return template;
+    };
+    if let Some(labels) = labels.as_object_mut() {
+        for (key, value) in [
+            ("job-name", name.clone()),
+            ("batch.kubernetes.io/job-name", name),
+            ("controller-uid", Json::from("\u{0}")),
+            ("batch.kubernetes.io/controller-uid", Json::from("\u{0}")),
+        ] {
+            labels.entry(key).or_insert(value);
+        }
+    }
+    template
 }
 
 /// A finding for each of `fields` (dotted, under `value`) that is a number
@@ -1144,7 +1220,8 @@ fn container_level(
 }
 
 /// The seccomp and AppArmor profiles of a security context:
-/// `localhostProfile` exactly when the type is `Localhost`.
+/// `localhostProfile` exactly when the type is `Localhost`, an AppArmor one
+/// at most 4095 bytes.
 fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     for field in ["seccompProfile", "appArmorProfile"] {
         let profile = &context[field];
@@ -1166,7 +1243,7 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
         );
         match profile.field("type").as_str() {
             Some("Localhost") if !local => {
-                found.push((at, "type Localhost needs a localhostProfile (seccomp: a relative path without `..`; AppArmor: a name, not padded)".to_owned()))
+                found.push((at.clone(), "type Localhost needs a localhostProfile (seccomp: a relative path without `..`; AppArmor: a name, not padded)".to_owned()))
             }
             Some(other) if other != "Localhost" && !profile.field("localhostProfile").is_null() => {
                 found.push((
@@ -1175,6 +1252,18 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
                 ));
             }
             _ => {}
+        }
+        if let Some(local) = profile.field("localhostProfile").as_str()
+            && field == "appArmorProfile"
+            && local.len() > 4095
+        {
+            found.push((
+                at.key("localhostProfile"),
+                format!(
+                    "{} bytes; an AppArmor profile name has at most 4095",
+                    local.len()
+                ),
+            ));
         }
     }
 }
@@ -1187,9 +1276,16 @@ fn plain(value: &Json) -> String {
 }
 
 /// A Service's port names (DNS-1123 labels, required and unique when there
-/// is more than one port) and named target ports (IANA service names).
+/// is more than one port) and named target ports (IANA service names);
+/// its node ports ([`node_ports`]), IP family policy ([`ip_family_policy`])
+/// and annotations ([`service_annotations`]). A node port's range is the
+/// cluster's (`--service-node-port-range`), not checked: a dry run does not
+/// check it either.
 fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
     let spec = object.field("spec");
+    node_ports(spec, found);
+    ip_family_policy(spec, found);
+    service_annotations(object, found);
     if spec.field("clusterIP") == "None"
         && let Some(kind @ ("NodePort" | "LoadBalancer")) = spec.field("type").as_str()
     {
@@ -1236,12 +1332,6 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
                 format!("port {number}/{protocol} a second time; a Service's ports are unique by number and protocol"),
             ));
         }
-        port_number(
-            port.field("nodePort"),
-            path.clone().key("nodePort"),
-            true,
-            found,
-        );
         if port.field("targetPort").is_number() {
             port_number(
                 port.field("targetPort"),
@@ -1258,6 +1348,150 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
                 format!("`{target}` is not a valid target port name: {why}"),
             ));
         }
+    }
+}
+
+/// Finalizer names (`ValidateFinalizers`, and `validateKubeFinalizerName`
+/// for a built-in kind's, `kubernetes`): each a qualified name, in a
+/// built-in kind one of the standard `kubernetes`, `orphan` and
+/// `foregroundDeletion` unless it has a `/`; `orphan` and
+/// `foregroundDeletion` not both.
+fn finalizers(list: &Json, kubernetes: bool, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    let names: Vec<(usize, &str)> = each(list)
+        .map(|(i, n)| (i, n.as_str().unwrap_or_default()))
+        .collect();
+    for &(i, name) in &names {
+        let why = match names::qualified_name(name) {
+            Err(why) => why,
+            Ok(()) if kubernetes && !name.contains('/') && !matches!(name, "kubernetes" | "orphan" | "foregroundDeletion") => {
+                "it is no standard finalizer (kubernetes, orphan, foregroundDeletion) and has no domain prefix".to_owned()
+            }
+            Ok(()) => continue,
+        };
+        found.push((
+            at.clone().index(i),
+            format!("`{name}` is not a finalizer name: {why}"),
+        ));
+    }
+    let has = |wanted: &str| names.iter().any(|&(_, name)| name == wanted);
+    if has("orphan") && has("foregroundDeletion") {
+        found.push((
+            at.clone(),
+            "finalizers orphan and foregroundDeletion cannot both be set".to_owned(),
+        ));
+    }
+}
+
+/// What the API server reserves of a NodePort or LoadBalancer Service's
+/// node ports when it creates one (`initNodePorts`,
+/// `allocHealthCheckNodePort`): ports may share a node port only where
+/// their `port` is the same (whatever the protocol); a health check node
+/// port is in 1..65535 and none of theirs.
+fn node_ports(spec: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let kind = spec.field("type").as_str().unwrap_or("ClusterIP");
+    if !matches!(kind, "NodePort" | "LoadBalancer") {
+        return;
+    }
+    let mut reserved: std::collections::BTreeMap<i64, (i64, usize)> = Default::default();
+    for (i, port) in each(spec.field("ports")) {
+        let (Some(node), Some(number)) = (whole(port.field("nodePort")), whole(port.field("port")))
+        else {
+            continue;
+        };
+        if node == 0 {
+            continue;
+        }
+        match reserved.get(&node) {
+            Some(&(other, first)) if other != number => found.push((
+                KeyPath::dotted("spec.ports").index(i).key("nodePort"),
+                format!("node port {node} is already port {other}'s ([{first}]); ports share a node port only with the same port number"),
+            )),
+            _ => {
+                reserved.entry(node).or_insert((number, i));
+            }
+        }
+    }
+    let local = kind == "LoadBalancer" && spec.field("externalTrafficPolicy") == "Local";
+    match whole(spec.field("healthCheckNodePort")) {
+        Some(health) if local && health != 0 && !(1..=65535).contains(&health) => found.push((
+            KeyPath::dotted("spec.healthCheckNodePort"),
+            format!("{health} is not a port number; ports are 1 to 65535"),
+        )),
+        Some(health) if local && reserved.contains_key(&health) => found.push((
+            KeyPath::dotted("spec.healthCheckNodePort"),
+            format!("node port {health} is already a port's; the health check needs its own"),
+        )),
+        _ => {}
+    }
+}
+
+/// A Service's `ipFamilyPolicy` where it is left out: the API server makes
+/// it `SingleStack` when it creates the Service (`RequireDualStack` for a
+/// headless one without a selector), which two IP families or two cluster
+/// IPs then break.
+fn ip_family_policy(spec: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let kind = spec.field("type").as_str().unwrap_or("ClusterIP");
+    let headless = spec.field("clusterIP") == "None";
+    let selectorless = spec
+        .field("selector")
+        .as_object()
+        .is_none_or(|s| s.is_empty());
+    if kind == "ExternalName"
+        || !spec.field("ipFamilyPolicy").is_null()
+        || (headless && selectorless)
+    {
+        return;
+    }
+    let count = |field: &str| spec.field(field).as_array().map_or(0, Vec::len);
+    for field in ["ipFamilies", "clusterIPs"] {
+        if count(field) > 1 {
+            found.push((
+                KeyPath::dotted("spec.ipFamilyPolicy"),
+                format!("left out, ipFamilyPolicy is SingleStack, which takes one of {field}: give PreferDualStack or RequireDualStack"),
+            ));
+            return;
+        }
+    }
+}
+
+/// A Service's annotations the API server reads: the load balancer source
+/// ranges (only where `loadBalancerSourceRanges` is empty: for a
+/// LoadBalancer only, each of its comma-separated CIDRs valid), and the
+/// topology mode equal to the deprecated topology hints where both are set.
+fn service_annotations(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    const RANGES: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
+    const MODE: &str = "service.kubernetes.io/topology-mode";
+    const HINTS: &str = "service.kubernetes.io/topology-aware-hints";
+    let annotations = object.field("metadata").field("annotations");
+    let spec = object.field("spec");
+    let at = |key: &str| KeyPath::dotted("metadata.annotations").key(key.to_owned());
+    let fielded = spec
+        .field("loadBalancerSourceRanges")
+        .as_array()
+        .is_some_and(|r| !r.is_empty());
+    if let Some(value) = annotations.field(RANGES).as_str().filter(|_| !fielded) {
+        if spec.field("type") != "LoadBalancer" {
+            found.push((
+                at(RANGES),
+                "this annotation is for a LoadBalancer Service".to_owned(),
+            ));
+        }
+        let value = value.trim();
+        for range in value.split(',').filter(|_| !value.is_empty()) {
+            if crate::cidr::legacy_cidr(range.trim()).is_none() {
+                found.push((at(RANGES), format!("`{}` is not a CIDR", range.trim())));
+            }
+        }
+    }
+    if let (Some(mode), Some(hints)) = (
+        annotations.field(MODE).as_str(),
+        annotations.field(HINTS).as_str(),
+    ) && mode != hints
+    {
+        found.push((
+            at(MODE),
+            format!("`{mode}` here and `{hints}` in {HINTS}; where both are set they match"),
+        ));
     }
 }
 

@@ -297,6 +297,59 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
             "a CronJob's Jobs cannot have manualSelector".to_owned(),
         ));
     }
+    if !templated && !manual {
+        // The generated labels where the template has none; one it has is
+        // held to the generated value (the uid is unknown: any refused).
+        let labels = &spec["template"]["metadata"]["labels"];
+        for key in ["job-name", "batch.kubernetes.io/job-name"] {
+            if let Some(value) = labels[key].as_str()
+                && value != name
+            {
+                found.push((
+                    at.key("template").key("metadata").key("labels").key(key),
+                    format!(
+                        "`{value}`: the API server sets this label to the Job's name, `{name}`"
+                    ),
+                ));
+            }
+        }
+        for key in ["controller-uid", "batch.kubernetes.io/controller-uid"] {
+            if !labels[key].is_null() {
+                found.push((
+                    at.key("template").key("metadata").key("labels").key(key),
+                    "the API server sets this label to the Job's uid, which no manifest knows; leave it out".to_owned(),
+                ));
+            }
+        }
+    }
+    // An Indexed Job's pods are `<name>-<index>`, each a DNS-1123 label.
+    if !templated
+        && spec["completionMode"] == "Indexed"
+        && let Some(last) = super::whole(&spec["completions"])
+            .or(spec["parallelism"].is_null().then_some(1))
+            .filter(|c| *c > 0)
+        && let Err(why) = names::dns1123_label(&format!("{name}-{}", last - 1))
+    {
+        found.push((
+            KeyPath::dotted("metadata.name"),
+            format!(
+                "its last pod's hostname `{name}-{}` is no DNS-1123 label: {why}",
+                last - 1
+            ),
+        ));
+    }
+    // A CronJob's Job template gets no Job defaults: Indexed, it gives
+    // its completions.
+    if templated
+        && spec["completionMode"] == "Indexed"
+        && spec["completions"].is_null()
+        && spec["parallelism"].is_null()
+    {
+        found.push((
+            at.key("completions"),
+            "an Indexed Job of a CronJob gives its completions (a CronJob's Job template gets no defaults)".to_owned(),
+        ));
+    }
     if !templated && !manual && name.len() > 63 {
         found.push((
             at.key("template").key("metadata").key("labels"),
@@ -867,12 +920,15 @@ fn network_policy(spec: &Json, at: &KeyPath, found: &mut Found) {
                         port_number(number, path.key("port"), false, found);
                         if let (Some(start), Some(end)) =
                             (super::whole(number), super::whole(&port["endPort"]))
-                            && end < start
                         {
-                            found.push((
-                                path.key("endPort"),
-                                format!("{end} is below the port {start}"),
-                            ));
+                            if end < start {
+                                found.push((
+                                    path.key("endPort"),
+                                    format!("{end} is below the port {start}"),
+                                ));
+                            } else if end > 65535 {
+                                port_number(&port["endPort"], path.key("endPort"), false, found);
+                            }
                         }
                     }
                     Json::Null if !port["endPort"].is_null() => {

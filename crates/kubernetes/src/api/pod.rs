@@ -74,8 +74,13 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         ("nodeName", names::dns1123_subdomain),
         ("runtimeClassName", names::dns1123_subdomain),
     ] {
-        // An empty runtimeClassName is a name, and none.
-        if let Some(value) = pod[field].as_str()
+        // An empty runtimeClassName is a name, and none. The deprecated
+        // serviceAccount is read only where serviceAccountName is empty.
+        let replaced = field == "serviceAccount"
+            && pod["serviceAccountName"]
+                .as_str()
+                .is_some_and(|n| !n.is_empty());
+        if let Some(value) = pod[field].as_str().filter(|_| !replaced)
             && (!value.is_empty() || field == "runtimeClassName")
             && let Err(why) = rule(value)
         {
@@ -85,7 +90,16 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             ));
         }
     }
-    if let Some(seconds) = super::whole(&pod["activeDeadlineSeconds"])
+    let controlled = matches!(
+        owner,
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "ReplicationController"
+    );
+    if controlled && !pod["activeDeadlineSeconds"].is_null() {
+        found.push((
+            at.key("activeDeadlineSeconds"),
+            format!("a {owner}'s pods run without a deadline; activeDeadlineSeconds is not supported here"),
+        ));
+    } else if let Some(seconds) = super::whole(&pod["activeDeadlineSeconds"])
         && !(1..=i64::from(i32::MAX)).contains(&seconds)
     {
         found.push((
@@ -95,6 +109,7 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     }
     dns(pod, at, found);
     host(pod, at, found);
+    sleeps(pod, owner, at, found);
     // A pod that never restarts resizes its containers without restarting them.
     if policy == Some("Never") {
         for list in ["initContainers", "containers"] {
@@ -184,10 +199,14 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         ));
     }
     // A host port is bound once per node: unique by port, protocol and
-    // host IP across the pod's containers.
-    let mut host_ports = std::collections::BTreeSet::new();
+    // host IP across the pod's regular containers; each init container's
+    // (sidecars too) only among its own (`AccumulateUniqueHostPorts`).
     for list in ["initContainers", "containers"] {
+        let mut host_ports = std::collections::BTreeSet::new();
         for (c, container) in each(&pod[list]) {
+            if list == "initContainers" {
+                host_ports.clear();
+            }
             for (p, port) in each(&container["ports"]) {
                 let Some(number) = super::whole(&port["hostPort"]).filter(|n| *n != 0) else {
                     continue;
@@ -223,6 +242,7 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
 fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
     let user_namespace = pod["hostUsers"] == false;
     let host_network = pod["hostNetwork"] == true;
+    pod_security_context(pod, at, found);
     if pod["containers"].as_array().is_some_and(Vec::is_empty) {
         found.push((
             at.key("containers"),
@@ -279,6 +299,20 @@ fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
                 found.push((path.key("image"), "a container needs an image".to_owned()));
             }
             let context = &container["securityContext"];
+            if let Some(mount) = context["procMount"].as_str()
+                && !matches!(mount, "Default" | "Unmasked")
+            {
+                found.push((
+                    path.key("securityContext").key("procMount"),
+                    format!("`{mount}` is not a procMount type (Default, Unmasked)"),
+                ));
+            }
+            if user_namespace && each(&container["volumeDevices"]).next().is_some() {
+                found.push((
+                    path.key("volumeDevices"),
+                    "a pod in a user namespace (hostUsers: false) has no volume devices".to_owned(),
+                ));
+            }
             if context["procMount"] == "Unmasked" && !user_namespace {
                 found.push((
                     path.key("securityContext").key("procMount"),
@@ -317,6 +351,45 @@ fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
     }
 }
 
+/// A pod's security context (`ValidatePodSecurityContext`): the words of
+/// `fsGroupChangePolicy` (`OnRootMismatch`, `Always`),
+/// `supplementalGroupsPolicy` (`Merge`, `Strict`) and `seLinuxChangePolicy`
+/// (`Recursive`: `MountOption` needs the SELinuxMount feature, off by
+/// default), each set one even empty; supplemental groups in
+/// 0..2147483647; a shared process namespace not beside the host's.
+fn pod_security_context(pod: &Json, pod_at: &KeyPath, found: &mut Found) {
+    let context = &pod["securityContext"];
+    let at = pod_at.key("securityContext");
+    for (field, words) in [
+        ("fsGroupChangePolicy", &["OnRootMismatch", "Always"][..]),
+        ("supplementalGroupsPolicy", &["Merge", "Strict"]),
+        ("seLinuxChangePolicy", &["Recursive"]),
+    ] {
+        if let Some(word) = context[field].as_str()
+            && !words.contains(&word)
+        {
+            found.push((
+                at.key(field),
+                format!("`{word}` is not one of {}", words.join(", ")),
+            ));
+        }
+    }
+    for (i, group) in each(&context["supplementalGroups"]) {
+        if super::whole(group).is_some_and(|g| !(0..=i64::from(i32::MAX)).contains(&g)) {
+            found.push((
+                at.key("supplementalGroups").index(i),
+                format!("group {group} is not in 0..2147483647"),
+            ));
+        }
+    }
+    if pod["shareProcessNamespace"] == true && pod["hostPID"] == true {
+        found.push((
+            pod_at.key("shareProcessNamespace"),
+            "a pod shares its process namespace or the host's (hostPID), not both".to_owned(),
+        ));
+    }
+}
+
 /// What the API server refuses in a Windows pod (`spec.os.name:
 /// windows`: the Linux-only fields, each a finding) and in HostProcess
 /// pods (any pod: a container is HostProcess by its own
@@ -325,6 +398,20 @@ fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
 /// pod on the host network).
 pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
     let pod_context = &pod["securityContext"];
+    if pod["os"]["name"] == "linux" {
+        let forbidden = || "windows options cannot be set for a linux pod".to_owned();
+        if !pod_context["windowsOptions"].is_null() {
+            found.push((at.key("securityContext").key("windowsOptions"), forbidden()));
+        }
+        for list in ["initContainers", "containers", "ephemeralContainers"] {
+            for (c, container) in each(&pod[list]) {
+                if !container["securityContext"]["windowsOptions"].is_null() {
+                    let path = at.key(list).index(c).key("securityContext");
+                    found.push((path.key("windowsOptions"), forbidden()));
+                }
+            }
+        }
+    }
     if pod["os"]["name"] == "windows" {
         let forbidden = |field: &str| format!("{field} cannot be set for a Windows pod");
         for field in ["hostUsers", "shareProcessNamespace"] {
@@ -350,7 +437,12 @@ pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
             "supplementalGroupsPolicy",
             "seLinuxChangePolicy",
         ] {
-            if !pod_context[field].is_null() {
+            // Sysctls count when there is one (`len > 0`), the rest when set.
+            let set = match field {
+                "sysctls" => each(&pod_context[field]).next().is_some(),
+                _ => !pod_context[field].is_null(),
+            };
+            if set {
                 found.push((at.key("securityContext").key(field), forbidden(field)));
             }
         }
@@ -609,6 +701,105 @@ fn id(value: &Json, at: KeyPath, found: &mut Found) {
     }
 }
 
+/// A lifecycle hook's sleep within the pod's grace period
+/// (`validateSleepAction`): at most `terminationGracePeriodSeconds`, 30
+/// when unset (in a Pod, whose strategy first raises a negative one to 1).
+fn sleeps(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
+    let grace = super::whole(&pod["terminationGracePeriodSeconds"]).unwrap_or(30);
+    let grace = if owner == "Pod" { grace.max(1) } else { grace };
+    for list in ["initContainers", "containers"] {
+        for (c, container) in each(&pod[list]) {
+            for hook in ["postStart", "preStop"] {
+                let seconds = &container["lifecycle"][hook]["sleep"]["seconds"];
+                if let Some(seconds) = super::whole(seconds).filter(|s| *s >= 0 && *s > grace) {
+                    found.push((
+                        at.key(list)
+                            .index(c)
+                            .key("lifecycle")
+                            .key(hook)
+                            .key("sleep")
+                            .key("seconds"),
+                        format!(
+                            "{seconds} seconds of sleep, more than the pod's grace period ({grace})"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// A container's own restart policy and rules (`validateContainerRestartPolicy`,
+/// `validateInitContainerRestartPolicy`; ContainerRestartRules is on by
+/// default since Kubernetes 1.35): `Always`, `Never` or `OnFailure`, given
+/// where there are rules; at most 20 rules, each of action `Restart` with
+/// exit codes (`In` or `NotIn`, at most 255 values); none on a sidecar (an
+/// init container restarted `Always`).
+fn restart_rules(container: &Json, init: bool, at: &KeyPath, found: &mut Found) {
+    let policy = &container["restartPolicy"];
+    let rules: Vec<(usize, &Json)> = each(&container["restartPolicyRules"]).collect();
+    if policy.is_null() {
+        if !rules.is_empty() {
+            found.push((
+                at.key("restartPolicy"),
+                "a container with restartPolicyRules gives its restartPolicy".to_owned(),
+            ));
+        }
+        return;
+    }
+    one_of(
+        policy,
+        &["Always", "Never", "OnFailure"],
+        at.key("restartPolicy"),
+        found,
+    );
+    if init && policy == "Always" {
+        if !rules.is_empty() {
+            found.push((
+                at.key("restartPolicyRules"),
+                "a sidecar (an init container restarted Always) has no restartPolicyRules"
+                    .to_owned(),
+            ));
+        }
+        return;
+    }
+    if rules.len() > 20 {
+        found.push((
+            at.key("restartPolicyRules"),
+            format!("{} rules; a container has at most 20", rules.len()),
+        ));
+    }
+    for (i, rule) in rules {
+        let path = at.key("restartPolicyRules").index(i);
+        one_of(&rule["action"], &["Restart"], path.key("action"), found);
+        if rule["action"].is_null() {
+            found.push((path.key("action"), "a rule's action is Restart".to_owned()));
+        }
+        let codes = &rule["exitCodes"];
+        if codes.is_null() {
+            found.push((
+                path.key("exitCodes"),
+                "a rule gives its exitCodes".to_owned(),
+            ));
+            continue;
+        }
+        let operator = codes["operator"].as_str().unwrap_or_default();
+        if !matches!(operator, "In" | "NotIn") {
+            found.push((
+                path.key("exitCodes").key("operator"),
+                format!("`{operator}` is not an exit code operator (In, NotIn)"),
+            ));
+        }
+        let values = each(&codes["values"]).count();
+        if values > 255 {
+            found.push((
+                path.key("exitCodes").key("values"),
+                format!("{values} exit codes; a rule has at most 255"),
+            ));
+        }
+    }
+}
+
 /// One container's environment, probes, lifecycle and enumerated fields.
 pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) {
     for (i, var) in each(&container["env"]) {
@@ -731,14 +922,7 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             ));
         }
     }
-    if init {
-        one_of(
-            &container["restartPolicy"],
-            &["Always"],
-            at.key("restartPolicy"),
-            found,
-        );
-    }
+    restart_rules(container, init, at, found);
     for field in ["runAsUser", "runAsGroup"] {
         id(
             &container["securityContext"][field],

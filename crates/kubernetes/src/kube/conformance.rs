@@ -150,10 +150,11 @@ struct CustomSchema {
 
 /// One object's verdicts.
 fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> {
-    // The API server validates what its decoder leaves (a null member
-    // unset: `maxSurge: null` is no int-or-string to refuse; a Go struct
-    // field, absent, an empty one). Copied only when that differs.
-    let read = schemas.decoded(object);
+    // The API server validates what its decoder and defaults leave (a null
+    // member unset: `maxSurge: null` is no int-or-string to refuse; a Go
+    // struct field, absent, an empty one; a budget's v1beta1 selector key
+    // stripped). Copied only when that differs.
+    let read = crate::api::as_validated(object, schemas);
     let validated = read.as_ref().unwrap_or(object);
     if let Some(errors) = schemas.validate(validated) {
         return invalid(errors);
@@ -417,7 +418,7 @@ fn to_read(value: &Json) -> bool {
 /// A number written as a float (`1.0`, `1e+07`) whose value is a whole
 /// number an int64 holds: as an integer. The API server's `integer` takes
 /// it (kubectl and Helm send it as one); draft 4's `integer` would not.
-fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
+pub(super) fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
     // i64's range, both bounds exact as floats; a whole float in it
     // converts exactly.
     const RANGE: std::ops::Range<f64> = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;

@@ -2,6 +2,8 @@
 //! JSON decoder reads into typed structs, so what validation sees is not
 //! always what was written.
 //!
+//! - A whole number written as a float (`1.0`, `1e3`) is the integer
+//!   kubectl sends (it re-encodes every number), where a schema reads it.
 //! - A null member is the field unset (its zero value, or a nil pointer).
 //! - A null array item or map value is the zero value of the item's type:
 //!   `""`, `0`, `false`, or an empty object (`ports: [null]` is a port
@@ -37,6 +39,7 @@ pub(super) fn decoded(table: &Table, index: u32, value: &Json) -> Option<Json> {
             }
             copy.map(Json::Array)
         }
+        Json::Number(n) => super::conformance::whole(n).map(Json::Number),
         _ => None,
     }
 }
@@ -142,6 +145,11 @@ mod tests {
         assert_eq!(container["args"], json!([""]));
         assert_eq!(container["ports"], json!([{}]));
         assert_eq!(container["resources"]["limits"]["cpu"], json!(0));
+        let budget = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"},
+            "spec": {"minAvailable": 1.0, "maxUnavailable": 1.5}});
+        let read = decoded(&budget).unwrap();
+        assert!(read["spec"]["minAvailable"].is_i64(), "{read}");
+        assert_eq!(read["spec"]["maxUnavailable"], json!(1.5));
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": null});
         assert_eq!(
             decoded(&deployment).unwrap()["spec"],

@@ -35,7 +35,7 @@ pub fn refused(objects: &[Json], schemas: &KubeSchemas) -> Vec<(usize, String)> 
         why[at].get_or_insert(reason);
     }
     for (at, &(_, object)) in rbac.iter().enumerate() {
-        let read = schemas.decoded(object);
+        let read = crate::api::as_validated(object, schemas);
         if why[at].is_none()
             && let Some((path, message)) = crate::api::problems(read.as_ref().unwrap_or(object))
                 .into_iter()

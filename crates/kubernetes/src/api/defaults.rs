@@ -1,0 +1,301 @@
+//! What the API server's defaulting (`SetDefaults_*`, and the strategies'
+//! preparation) writes before it validates, where that changes a verdict:
+//! an empty word the defaults replace is no empty word to refuse. Each is
+//! Kubernetes' own default, not a guess.
+//!
+//! - A Service's `type`, `sessionAffinity`, `externalTrafficPolicy` and a
+//!   port's `protocol` of `""` are their defaults (`ClusterIP`, `None`,
+//!   `Cluster` or unset, `TCP`); a `targetPort` of `""` or `0` is the port;
+//!   a port `name` of `""` is no name (the server checks only a non-empty
+//!   one, and asks for names only where there are several ports).
+//! - A Namespace's label `kubernetes.io/metadata.name` is its name,
+//!   whatever was written.
+//! - In a pod's containers (init, regular, ephemeral): a port's
+//!   `protocol` of `""` is `TCP` and a `name` of `""` no name; an HTTP
+//!   probe's or hook's `scheme` of `""` is `HTTP`. A volume with no
+//!   source is an `emptyDir`.
+//! - A CronJob's `concurrencyPolicy` of `""` is `Allow`.
+//! - A PodDisruptionBudget's selector loses every expression on the key
+//!   `pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match` (the v1
+//!   conversion strips it, unread), unless the selector is `{}` or that one
+//!   expression with `Exists`.
+
+use serde_json::{Map, Value as Json};
+
+use super::pod_template;
+use crate::json::Field as _;
+
+/// `object` as the API server's defaults leave it for validation; `None`
+/// when they change nothing a rule reads (most objects).
+pub fn defaulted(object: &Json) -> Option<Json> {
+    let kind = object.field("kind").as_str().unwrap_or_default();
+    // Copied only where a default may apply: a kind above, or a pod spec
+    // holding an empty string or a volume of a name alone.
+    let spec = pod_template(kind).and_then(|(_, spec)| object.pointer(spec));
+    let worth = matches!(
+        kind,
+        "Service" | "Namespace" | "CronJob" | "PodDisruptionBudget"
+    ) || spec.is_some_and(|pod| {
+        has_empty_string(pod)
+            || (pod.field("volumes").as_array()).is_some_and(|v| {
+                v.iter()
+                    .any(|v| v.as_object().is_some_and(|v| v.len() == 1))
+            })
+    });
+    if !worth {
+        return None;
+    }
+    let mut copy = object.clone();
+    let changed = match kind {
+        "Service" => service(&mut copy),
+        "Namespace" => namespace(&mut copy),
+        "PodDisruptionBudget" => budget(&mut copy),
+        _ => false,
+    } | pod_spec(&mut copy, kind)
+        | (kind == "CronJob"
+            && copy
+                .get_mut("spec")
+                .is_some_and(|s| drop_empty(s, "concurrencyPolicy")));
+    changed.then_some(copy)
+}
+
+/// Whether `value` holds `""` anywhere.
+fn has_empty_string(value: &Json) -> bool {
+    match value {
+        Json::String(s) => s.is_empty(),
+        Json::Array(items) => items.iter().any(has_empty_string),
+        Json::Object(map) => map.values().any(has_empty_string),
+        _ => false,
+    }
+}
+
+/// Removes `field` of `object` when it is `""`; whether it did.
+fn drop_empty(object: &mut Json, field: &str) -> bool {
+    match object.as_object_mut() {
+        Some(map) if map.get(field).is_some_and(|v| v == "") => map.remove(field).is_some(),
+        _ => false,
+    }
+}
+
+/// The items that are objects of the list at `field` of `object` (nothing
+/// where either is of another type: no `IndexMut`, which panics on one).
+fn items<'j>(object: &'j mut Json, field: &str) -> impl Iterator<Item = &'j mut Map<String, Json>> {
+    (object
+        .get_mut(field)
+        .and_then(Json::as_array_mut)
+        .into_iter()
+        .flatten())
+    .filter_map(Json::as_object_mut)
+}
+
+fn service(object: &mut Json) -> bool {
+    let Some(spec) = object.get_mut("spec").filter(|spec| spec.is_object()) else {
+        return false;
+    };
+    let mut changed = false;
+    for field in ["type", "sessionAffinity", "externalTrafficPolicy"] {
+        changed |= drop_empty(spec, field);
+    }
+    for port in items(spec, "ports") {
+        for field in ["protocol", "name"] {
+            if port.get(field).is_some_and(|v| v == "") {
+                changed |= port.remove(field).is_some();
+            }
+        }
+        if port
+            .get("targetPort")
+            .is_some_and(|v| v == "" || super::whole(v) == Some(0))
+        {
+            changed |= port.remove("targetPort").is_some();
+        }
+    }
+    changed
+}
+
+fn budget(object: &mut Json) -> bool {
+    const KEY: &str = "pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match";
+    let Some(selector) = (object.get_mut("spec"))
+        .and_then(|spec| spec.get_mut("selector"))
+        .and_then(Json::as_object_mut)
+    else {
+        return false;
+    };
+    // Go's semantic equality: an empty list or map is an absent one.
+    let empty = |value: Option<&Json>| match value {
+        None | Some(Json::Null) => true,
+        Some(Json::Array(items)) => items.is_empty(),
+        Some(Json::Object(map)) => map.is_empty(),
+        Some(_) => false,
+    };
+    let kept_whole = empty(selector.get("matchLabels"))
+        && match selector.get("matchExpressions") {
+            Some(Json::Array(items)) if items.len() == 1 => items[0].as_object().is_some_and(|e| {
+                e.get("key").is_some_and(|k| k == KEY)
+                    && e.get("operator").is_some_and(|o| o == "Exists")
+                    && empty(e.get("values"))
+                    && e.keys()
+                        .all(|k| matches!(k.as_str(), "key" | "operator" | "values"))
+            }),
+            other => empty(other),
+        };
+    if kept_whole {
+        return false;
+    }
+    let Some(expressions) = selector
+        .get_mut("matchExpressions")
+        .and_then(Json::as_array_mut)
+    else {
+        return false;
+    };
+    let before = expressions.len();
+    expressions.retain(|e| e.get("key").is_none_or(|k| k != KEY));
+    expressions.len() != before
+}
+
+fn namespace(object: &mut Json) -> bool {
+    const NAME: &str = "kubernetes.io/metadata.name";
+    let name = object.field("metadata").field("name").clone();
+    let labels = (object.get_mut("metadata"))
+        .and_then(|metadata| metadata.get_mut("labels"))
+        .and_then(Json::as_object_mut);
+    match labels {
+        Some(labels) if labels.contains_key(NAME) && labels[NAME] != name => {
+            labels.insert(NAME.to_owned(), name);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The defaults of the pod spec of `kind`, if it has one.
+fn pod_spec(object: &mut Json, kind: &str) -> bool {
+    let Some((_, spec)) = pod_template(kind) else {
+        return false;
+    };
+    let Some(pod) = object.pointer_mut(spec) else {
+        return false;
+    };
+    let mut changed = false;
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for container in items(pod, list) {
+            let ports = (container
+                .get_mut("ports")
+                .and_then(Json::as_array_mut)
+                .into_iter())
+            .flatten()
+            .filter_map(Json::as_object_mut);
+            for port in ports {
+                for field in ["protocol", "name"] {
+                    if port.get(field).is_some_and(|v| v == "") {
+                        changed |= port.remove(field).is_some();
+                    }
+                }
+            }
+            for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+                if let Some(get) = container.get_mut(probe).and_then(|p| p.get_mut("httpGet")) {
+                    changed |= drop_empty(get, "scheme");
+                }
+            }
+            for hook in ["postStart", "preStop"] {
+                if let Some(get) = (container.get_mut("lifecycle"))
+                    .and_then(|l| l.get_mut(hook))
+                    .and_then(|h| h.get_mut("httpGet"))
+                {
+                    changed |= drop_empty(get, "scheme");
+                }
+            }
+        }
+    }
+    for volume in items(pod, "volumes") {
+        if volume.keys().all(|key| key == "name") {
+            volume.insert("emptyDir".to_owned(), Json::Object(Map::new()));
+            changed = true;
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::defaulted;
+
+    #[test]
+    fn empty_words_are_the_defaults_they_stand_for() {
+        let service = json!({"kind": "Service", "metadata": {"name": "s"}, "spec": {
+            "type": "", "sessionAffinity": "", "externalTrafficPolicy": "",
+            "ports": [{"port": 80, "protocol": "", "name": "", "targetPort": ""}, {"port": 81, "targetPort": 0}]}});
+        assert_eq!(
+            defaulted(&service).unwrap()["spec"],
+            json!({"ports": [{"port": 80}, {"port": 81}]})
+        );
+        let namespace = json!({"kind": "Namespace", "metadata": {"name": "n", "labels": {"kubernetes.io/metadata.name": "bad value!"}}});
+        assert_eq!(
+            defaulted(&namespace).unwrap()["metadata"]["labels"],
+            json!({"kubernetes.io/metadata.name": "n"})
+        );
+        let pod = json!({"kind": "Pod", "metadata": {"name": "p"}, "spec": {
+            "containers": [{"name": "c", "ports": [{"containerPort": 1, "protocol": "", "name": ""}],
+                "readinessProbe": {"httpGet": {"port": 1, "scheme": ""}},
+                "lifecycle": {"preStop": {"httpGet": {"port": 1, "scheme": ""}}}}],
+            "volumes": [{"name": "v"}]}});
+        let read = defaulted(&pod).unwrap();
+        assert_eq!(
+            read["spec"]["containers"][0],
+            json!({"name": "c", "ports": [{"containerPort": 1}],
+                "readinessProbe": {"httpGet": {"port": 1}}, "lifecycle": {"preStop": {"httpGet": {"port": 1}}}})
+        );
+        assert_eq!(
+            read["spec"]["volumes"],
+            json!([{"name": "v", "emptyDir": {}}])
+        );
+        const KEY: &str = "pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match";
+        let budget = json!({"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "spec": {"selector": {
+            "matchLabels": {"a": "b"}, "matchExpressions": [{"key": KEY, "operator": "Bogus"}]}}});
+        assert_eq!(
+            defaulted(&budget).unwrap()["spec"]["selector"],
+            json!({"matchLabels": {"a": "b"}, "matchExpressions": []})
+        );
+        let none = json!({"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "spec": {"selector": {
+            "matchExpressions": [{"key": KEY, "operator": "Exists"}]}}});
+        assert_eq!(defaulted(&none), None);
+        let cron = json!({"kind": "CronJob", "metadata": {"name": "c"}, "spec": {"concurrencyPolicy": ""}});
+        assert_eq!(defaulted(&cron).unwrap()["spec"], json!({}));
+    }
+
+    /// Fields of the wrong type are left to the schema's findings, never a
+    /// panic (a crash fuzzer found `IndexMut` on a string spec).
+    #[test]
+    fn fields_of_any_type_are_read_without_a_panic() {
+        for hostile in [
+            json!(""),
+            json!(true),
+            json!(1),
+            json!([]),
+            json!(null),
+            json!({"containers": ""}),
+            json!({"containers": [true, {"ports": true, "lifecycle": ""}, {"ports": [1, ""]}], "volumes": [1, {"name": ""}]}),
+        ] {
+            for kind in ["Pod", "Deployment", "Service", "CronJob", "Namespace"] {
+                let mut object = json!({"kind": kind, "metadata": {"name": "x", "labels": hostile.clone()}, "spec": hostile.clone()});
+                defaulted(&object);
+                object["spec"] = json!({"template": {"spec": hostile.clone()}, "ports": hostile.clone(),
+                    "jobTemplate": {"spec": {"template": {"spec": hostile.clone()}}}});
+                defaulted(&object);
+                object["metadata"] = hostile.clone();
+                defaulted(&object);
+            }
+        }
+    }
+
+    #[test]
+    fn an_object_the_defaults_leave_alone_is_not_copied() {
+        let service = json!({"kind": "Service", "metadata": {"name": "s"}, "spec": {"type": "NodePort", "ports": [{"port": 80, "name": "http"}]}});
+        assert_eq!(defaulted(&service), None);
+        assert_eq!(
+            defaulted(&json!({"kind": "ConfigMap", "metadata": {"name": "c"}})),
+            None
+        );
+    }
+}
