@@ -2170,9 +2170,18 @@ mod tests {
             job(serde_json::json!({"matchLabels": {"app": "web"}}), false),
             ["spec.selector"]
         );
+        // Two reasons, as the server gives: not the generated selector, and
+        // not selecting the template the server labels with the uid.
         assert_eq!(
             job(
                 serde_json::json!({"matchLabels": {"controller-uid": "x"}}),
+                false
+            ),
+            ["spec.selector", "spec.selector"]
+        );
+        assert_eq!(
+            job(
+                serde_json::json!({"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}),
                 false
             ),
             ["spec.selector"]
