@@ -15,6 +15,8 @@
 //!   probe's or hook's `scheme` of `""` is `HTTP`. A volume with no
 //!   source is an `emptyDir`.
 //! - A CronJob's `concurrencyPolicy` of `""` is `Allow`.
+//! - A StatefulSet's pod `hostname` and `subdomain` are not validated: its
+//!   controller overwrites both (the server validates a copy without them).
 //! - A PodDisruptionBudget's selector loses every expression on the key
 //!   `pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match` (the v1
 //!   conversion strips it, unread), unless the selector is `{}` or that one
@@ -30,13 +32,16 @@ use crate::json::Field as _;
 pub fn defaulted(object: &Json) -> Option<Json> {
     let kind = object.field("kind").as_str().unwrap_or_default();
     // Copied only where a default may apply: a kind above, or a pod spec
-    // holding an empty string or a volume of a name alone.
+    // holding an empty string, a volume of a name alone, or a
+    // StatefulSet's hostname or subdomain.
     let spec = pod_template(kind).and_then(|(_, spec)| object.pointer(spec));
     let worth = matches!(
         kind,
         "Service" | "Namespace" | "CronJob" | "PodDisruptionBudget"
     ) || spec.is_some_and(|pod| {
         has_empty_string(pod)
+            || (kind == "StatefulSet"
+                && (!pod.field("hostname").is_null() || !pod.field("subdomain").is_null()))
             || (pod.field("volumes").as_array()).is_some_and(|v| {
                 v.iter()
                     .any(|v| v.as_object().is_some_and(|v| v.len() == 1))
@@ -176,6 +181,13 @@ fn pod_spec(object: &mut Json, kind: &str) -> bool {
         return false;
     };
     let mut changed = false;
+    if kind == "StatefulSet"
+        && let Some(spec) = pod.as_object_mut()
+    {
+        for field in ["hostname", "subdomain"] {
+            changed |= spec.remove(field).is_some();
+        }
+    }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for container in items(pod, list) {
             let ports = (container
@@ -260,6 +272,11 @@ mod tests {
         let none = json!({"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "spec": {"selector": {
             "matchExpressions": [{"key": KEY, "operator": "Exists"}]}}});
         assert_eq!(defaulted(&none), None);
+        let set = json!({"kind": "StatefulSet", "metadata": {"name": "s"}, "spec": {"template": {"spec": {"hostname": "A_", "subdomain": "B_"}}}});
+        assert_eq!(
+            defaulted(&set).unwrap()["spec"]["template"]["spec"],
+            json!({})
+        );
         let cron = json!({"kind": "CronJob", "metadata": {"name": "c"}, "spec": {"concurrencyPolicy": ""}});
         assert_eq!(defaulted(&cron).unwrap()["spec"], json!({}));
     }

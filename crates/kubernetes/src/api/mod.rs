@@ -2170,6 +2170,13 @@ mod tests {
             job(serde_json::json!({"matchLabels": {"app": "web"}}), false),
             ["spec.selector"]
         );
+        let mut set = serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "s", "namespace": "ops"}, "spec": {"serviceName": "svc.x",
+                "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "a", "image": "a:1"}]}}}});
+        assert_eq!(at(set.clone()), ["spec.serviceName"]);
+        set["spec"]["serviceName"] = "svc".into();
+        assert_eq!(at(set), Vec::<String>::new());
         // Two reasons, as the server gives: not the generated selector, and
         // not selecting the template the server labels with the uid.
         assert_eq!(

@@ -55,6 +55,15 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
             }
         }
         "StatefulSet" => {
+            // Its pods' subdomain: a DNS-1123 label where given.
+            if let Some(service) = spec["serviceName"].as_str().filter(|s| !s.is_empty())
+                && let Err(why) = names::dns1123_label(service)
+            {
+                found.push((
+                    at.key("serviceName"),
+                    format!("`{service}` is not a valid serviceName: {why}"),
+                ));
+            }
             let strategy = &spec["updateStrategy"];
             let path = at.key("updateStrategy");
             one_of(
