@@ -35,11 +35,14 @@ pub fn refused(objects: &[Json], schemas: &KubeSchemas) -> Vec<(usize, String)> 
         why[at].get_or_insert(reason);
     }
     for (at, &(_, object)) in rbac.iter().enumerate() {
+        // Read as the server validates it only where the schema passed.
+        if why[at].is_some() {
+            continue;
+        }
         let read = crate::api::as_validated(object, schemas);
-        if why[at].is_none()
-            && let Some((path, message)) = crate::api::problems(read.as_ref().unwrap_or(object))
-                .into_iter()
-                .next()
+        if let Some((path, message)) = crate::api::problems(read.as_ref().unwrap_or(object))
+            .into_iter()
+            .next()
         {
             why[at] = Some(format!("{path}: {message}"));
         }
