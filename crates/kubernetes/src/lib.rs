@@ -1,7 +1,7 @@
 //! The generic Kubernetes layer: usable on any manifests, whoever wrote
 //! them. Positioned YAML ([`yaml`]) and its writing ([`emit`]), objects and
 //! their identity ([`manifest`]), manifest sets read from disk ([`input`]),
-//! Kubernetes' name rules ([`names`]), exact resource quantities
+//! Kubernetes' name rules ([`names`]), Go durations ([`duration`]), exact resource quantities
 //! ([`quantity`]), label selectors ([`selector`]), Secrets kept out of every output
 //! ([`secret`]), the API schemas and every object held to them ([`kube`]),
 //! effective RBAC ([`rbac`]), the semantic diff ([`diff`]), a live cluster
@@ -61,6 +61,7 @@ pub mod cidr;
 pub mod cluster;
 pub mod diagnostic;
 pub mod diff;
+pub mod duration;
 pub mod emit;
 pub mod error;
 pub mod exit;

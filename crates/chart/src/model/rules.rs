@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{ResourceList, Resources, Values};
 use kubernetes::cidr::Cidr;
+use kubernetes::duration::{self, DurationError};
 use kubernetes::location::KeyPath;
 use kubernetes::names;
 
@@ -191,7 +192,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
         ("duration", &tls.duration),
         ("renewBefore", &tls.renew_before),
     ] {
-        if let Some(Err(())) = go_duration(text) {
+        if let Err(DurationError::TooLong) = duration::parse(text) {
             violations.push(RuleBreach {
                 path: KeyPath::dotted("builds.tls").key(key),
                 also: Vec::new(),
@@ -202,9 +203,10 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
             });
         }
     }
-    if let (Some(Ok(duration)), Some(Ok(renew))) =
-        (go_duration(&tls.duration), go_duration(&tls.renew_before))
-        && renew >= duration
+    if let (Ok(duration), Ok(renew)) = (
+        duration::parse(&tls.duration),
+        duration::parse(&tls.renew_before),
+    ) && renew >= duration
     {
         violations.push(RuleBreach {
             path: KeyPath::dotted("builds.tls.renewBefore"),
@@ -345,55 +347,6 @@ impl At {
             At::ProjectResources(i) => KeyPath::root().key("projects").index(*i).key("resources"),
         }
     }
-}
-
-/// A Go duration (`2160h`, `1h30m`, `90.5s`, the schema's units) in whole
-/// nanoseconds, exactly as Go's `time.ParseDuration` reads it: fractions
-/// below a nanosecond are dropped, and more than 2^63-1 nanoseconds (about
-/// 2562047h) is no duration (`Err`). `None`: not of the schema's form.
-fn go_duration(text: &str) -> Option<Result<i128, ()>> {
-    let mut total: i128 = 0;
-    let mut number = String::new();
-    for c in text.chars() {
-        if c.is_ascii_digit() || c == '.' {
-            number.push(c);
-            continue;
-        }
-        let unit: i128 = match c {
-            'h' => 3_600_000_000_000,
-            'm' => 60_000_000_000,
-            's' => 1_000_000_000,
-            _ => return None,
-        };
-        let (whole, fraction) = number.split_once('.').unwrap_or((&number, ""));
-        if whole.is_empty()
-            || !whole
-                .bytes()
-                .chain(fraction.bytes())
-                .all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        // Past 2^63-1 nanoseconds already: Go refuses, however many digits.
-        let Ok(whole) = whole.parse::<i128>() else {
-            return Some(Err(()));
-        };
-        let mut part = whole.saturating_mul(unit);
-        let mut scale = unit;
-        for digit in fraction.bytes() {
-            scale /= 10;
-            if scale == 0 {
-                break;
-            }
-            part += i128::from(digit - b'0') * scale;
-        }
-        total = total.saturating_add(part);
-        if total > i128::from(i64::MAX) {
-            return Some(Err(()));
-        }
-        number.clear();
-    }
-    number.is_empty().then_some(Ok(total))
 }
 
 fn check_metadata(values: &Values, violations: &mut Vec<RuleBreach>) {
@@ -761,25 +714,6 @@ fn check_projects(values: &Values, violations: &mut Vec<RuleBreach>) {
         } else {
             seen.insert(name, i);
         }
-    }
-}
-
-#[cfg(test)]
-mod go_duration_tests {
-    use super::go_duration;
-
-    #[test]
-    fn durations_are_exact_nanoseconds_as_go_reads_them() {
-        let ns = |t: &str| go_duration(t).unwrap().unwrap();
-        assert_eq!(ns("1h30m"), ns("90m"));
-        assert_eq!(ns("1.5h"), ns("5400s"));
-        // Below a nanosecond is dropped, as Go drops it.
-        assert_eq!(ns("1.0000000009s"), 1_000_000_000);
-        assert!(ns("720h") > ns("719h59m59.999999999s"));
-        assert_eq!(ns("2562047h47m16.854775807s"), i128::from(i64::MAX));
-        assert_eq!(go_duration("2562047h47m16.854775808s"), Some(Err(())));
-        assert_eq!(go_duration(&format!("{}h", "9".repeat(60))), Some(Err(())));
-        assert_eq!(go_duration("1d"), None);
     }
 }
 
