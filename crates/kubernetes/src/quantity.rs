@@ -14,19 +14,27 @@
 //! ```
 //!
 //! What the API server keeps is the value rounded up (away from zero) to a
-//! whole nano (10⁻⁹: "if you want some resources you get some") and capped
-//! at 2⁶³−1 in magnitude. Both bounds make the stored value an integer
-//! number of nanos below 10²⁸, which an `i128` holds exactly: that is this
-//! type. A hostile exponent (`1e2147483647`) or a hundred thousand digits
-//! cost their length, never their magnitude.
+//! whole nano (10⁻⁹: "if you want some resources you get some"); a binary
+//! SI amount (`Ki` to `Ei`) is capped at 2⁶³−1 in magnitude, a decimal one
+//! is not (`10E` is more than `9.5E`, and both more than `8Ei`). The stored
+//! value is so an integer number of nanos, which an `i128` holds exactly up
+//! to 10³⁶ nanos (10²⁷ base units, a billion times any resource a cluster
+//! has): that is this type, and a decimal amount beyond is taken as 10²⁷.
+//! A hostile exponent (`1e2147483647`) or a hundred thousand digits cost
+//! their length, never their magnitude.
 
 use std::fmt;
 
-/// 2⁶³−1 base units, in nanos: the largest magnitude the API server keeps.
-const MAX_NANOS: i128 = (i64::MAX as i128) * 1_000_000_000;
+/// 2⁶³−1 base units, in nanos: the largest magnitude the API server keeps
+/// of a binary SI amount.
+const BINARY_MAX_NANOS: i128 = (i64::MAX as i128) * 1_000_000_000;
 
-/// Digits of [`MAX_NANOS`] (9,223,372,036,854,775,807,000,000,000: 28).
-const MAX_DIGITS: i64 = 28;
+/// 10²⁷ base units, in nanos: the largest magnitude kept here of any
+/// amount (a decimal one, or a sum).
+const MAX_NANOS: i128 = 10_i128.pow(36);
+
+/// Digits of [`MAX_NANOS`].
+const MAX_DIGITS: i64 = 37;
 
 /// An exact quantity: a whole number of nano base units (cores, bytes), as
 /// the API server stores it.
@@ -70,8 +78,8 @@ impl Quantity {
         self.nanos < 0
     }
 
-    /// The sum, capped at 2⁶³−1 base units in magnitude as a parsed
-    /// amount is.
+    /// The sum (which the API server does not cap), at most 10²⁷ base
+    /// units in magnitude as any amount here.
     pub fn saturating_add(self, other: Quantity) -> Quantity {
         Quantity {
             nanos: (self.nanos + other.nanos).clamp(-MAX_NANOS, MAX_NANOS),
@@ -416,13 +424,18 @@ fn parse(text: &str) -> Result<Quantity, String> {
         Some(magnitude) => magnitude,
         None => in_digits(int, frac, exp10, binary),
     };
+    // apimachinery caps a binary SI amount only.
+    let magnitude = match binary {
+        0 => magnitude,
+        _ => magnitude.min(BINARY_MAX_NANOS),
+    };
     Ok(Quantity {
         nanos: if negative { -magnitude } else { magnitude },
     })
 }
 
 /// The magnitude in nanos of `int.frac` × 10^exp10 × 2^binary (exp10 in
-/// nanos already), rounded up to a nano and capped at [`MAX_NANOS`], in
+/// nanos already), rounded up to a nano and at most [`MAX_NANOS`], in
 /// `u128` arithmetic: every quantity written with up to 30 digits and an
 /// exponent `u128` holds, which is every quantity a manifest writes in
 /// practice. `None` for the rest, which [`in_digits`] reads.
@@ -548,7 +561,10 @@ mod tests {
     fn sums_are_exact_and_capped() {
         assert_eq!(q("700m").saturating_add(q("300m")), q("1"));
         assert_eq!(q("1n").saturating_add(q("-1n")), Quantity::ZERO);
-        assert_eq!(q("8Ei").saturating_add(q("8Ei")), q("9223372036854775807"));
+        // The API server's sum is not capped: two capped 8Ei are 2^64-2.
+        assert_eq!(q("8Ei").saturating_add(q("8Ei")), q("18446744073709551614"));
+        assert_eq!(q("1e27").saturating_add(q("1e27")), q("1e27"));
+        assert_eq!(q("-1e27").saturating_add(q("-1")), q("-1e27"));
     }
 
     /// What apimachinery v0.35.4's `Quantity.String()` answered for each
@@ -671,11 +687,19 @@ mod tests {
         assert_eq!(q("-1e-10").nanos(), -1);
         assert_eq!(q("1.0000000001").nanos(), 1_000_000_001);
         assert_eq!(q("1e-10"), q("0.5e-9"));
-        // Above 2^63-1: capped, cheaply however large the exponent.
-        assert_eq!(q("1e2147483647"), q("9223372036854775807"));
+        // A binary SI amount above 2^63-1 is capped; a decimal one is not.
         assert_eq!(q("16Ei"), q("9223372036854775807"));
         assert_eq!(q("8Ei"), q("9223372036854775807"));
+        assert_eq!(q("-8Ei"), q("-9223372036854775807"));
         assert!(q("7Ei") < q("9223372036854775807"));
+        assert!(q("8Ei") < q("9.5E") && q("9.5E") < q("10E"));
+        assert!(q("1e26") < q("100000000000000000000000000.5"));
+        assert_eq!(q("10E").nanos(), 10_i128.pow(28));
+        // Past 10^27 base units, taken as 10^27, cheaply however large the
+        // exponent or long the digits.
+        assert_eq!(q("1e2147483647"), q("1e27"));
+        assert_eq!(q(&format!("1{}", "0".repeat(100_000))), q("1e27"));
+        assert_eq!(q("-1e40"), q("-1e27"));
         assert_eq!(q(&format!("0.{}1", "0".repeat(100_000))).nanos(), 1);
         assert_eq!(q("1e-2147483648").nanos(), 1);
         assert_eq!(q("3.5").to_string(), "3.5");

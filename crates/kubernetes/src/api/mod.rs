@@ -1698,6 +1698,67 @@ mod tests {
         );
     }
 
+    /// A Windows user, a GMSA credential spec and its name, as a real v1.35
+    /// server reads them, in the pod's `windowsOptions` and a container's.
+    #[test]
+    fn windows_options_as_the_server_reads_them() {
+        let pod = |user: &str| {
+            at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"securityContext": {"windowsOptions": {"runAsUserName": user}},
+                    "containers": [{"name": "a", "image": "a:1"}]}}))
+        };
+        for user in [
+            "ContainerUser",
+            "NT AUTHORITY\\NETWORK SERVICE",
+            "DOMAIN15CHARSXX\\u",
+            "sub.example.com\\u",
+            "d_d\\u",
+            "u.",
+            &"u".repeat(104),
+        ] {
+            assert_eq!(pod(user), Vec::<String>::new(), "{user}");
+        }
+        for user in [
+            "",
+            "a\\b\\c",
+            "\\user",
+            "domain\\",
+            "tab\tuser",
+            "DOMAIN_16CHARSXX\\u",
+            ".dom\\u",
+            "-bad.example.com\\u",
+            "...",
+            "us@er",
+            &"u".repeat(105),
+            &format!("{}\\u", "d".repeat(256)),
+        ] {
+            // One finding for each reason the server gives, all at the name.
+            let found = pod(user);
+            assert!(!found.is_empty(), "{user}");
+            assert!(
+                found
+                    .iter()
+                    .all(|f| f == "spec.securityContext.windowsOptions.runAsUserName"),
+                "{user}: {found:?}"
+            );
+        }
+        let gmsa = at(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"},
+            "spec": {"containers": [{"name": "a", "image": "a:1", "securityContext": {
+                "windowsOptions": {"gmsaCredentialSpecName": "Gmsa", "gmsaCredentialSpec": ""}}},
+                {"name": "b", "image": "b:1", "securityContext": {
+                "windowsOptions": {"gmsaCredentialSpec": "x".repeat(64 * 1024 + 1)}}}]}}));
+        assert_eq!(
+            gmsa,
+            [
+                "spec.containers[0].securityContext.windowsOptions.gmsaCredentialSpecName",
+                "spec.containers[0].securityContext.windowsOptions.gmsaCredentialSpec",
+                "spec.containers[1].securityContext.windowsOptions.gmsaCredentialSpec",
+            ]
+        );
+    }
+
     /// Windows and HostProcess pods, seccomp annotations against fields, a
     /// headless NodePort Service and a ConfigMap key twice, as a real
     /// v1.35 server refuses them.

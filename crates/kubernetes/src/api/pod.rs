@@ -398,6 +398,18 @@ fn pod_security_context(pod: &Json, pod_at: &KeyPath, found: &mut Found) {
 /// pod on the host network).
 pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
     let pod_context = &pod["securityContext"];
+    let context_at = at.key("securityContext");
+    windows_options(&pod_context["windowsOptions"], &context_at, found);
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        for (c, container) in each(&pod[list]) {
+            let context_at = at.key(list).index(c).key("securityContext");
+            windows_options(
+                &container["securityContext"]["windowsOptions"],
+                &context_at,
+                found,
+            );
+        }
+    }
     if pod["os"]["name"] == "linux" {
         let forbidden = || "windows options cannot be set for a linux pod".to_owned();
         if !pod_context["windowsOptions"].is_null() {
@@ -503,6 +515,87 @@ pub fn windows(pod: &Json, at: &KeyPath, found: &mut Found) {
                 .to_owned(),
         ));
     }
+}
+
+/// One `windowsOptions` (of a pod or a container, at `context_at`): the
+/// GMSA credential spec's name a DNS subdomain (the name of its custom
+/// resource), the spec itself 1 byte to 64 KiB, and `runAsUserName` a
+/// Windows user, optionally after a domain and one backslash: no control
+/// character; the domain under 256 bytes and a NetBIOS name (1 to 15
+/// characters, none of `\/:*?"<>|`, not first a `.`) or a DNS name; the
+/// user 1 to 104 bytes, not only dots and spaces, none of `"/\:;|=,+*?<>@[]`.
+fn windows_options(options: &Json, context_at: &KeyPath, found: &mut Found) {
+    let at = context_at.key("windowsOptions");
+    if let Some(name) = options["gmsaCredentialSpecName"].as_str()
+        && let Err(why) = names::dns1123_subdomain(name)
+    {
+        found.push((at.key("gmsaCredentialSpecName"), why));
+    }
+    if let Some(spec) = options["gmsaCredentialSpec"].as_str() {
+        let why = match spec.len() {
+            0 => Some("gmsaCredentialSpec cannot be an empty string".to_owned()),
+            n if n > 64 * 1024 => Some(format!(
+                "gmsaCredentialSpec holds {n} bytes; at most 64 KiB"
+            )),
+            _ => None,
+        };
+        found.extend(why.map(|why| (at.key("gmsaCredentialSpec"), why)));
+    }
+    if let Some(name) = options["runAsUserName"].as_str() {
+        for why in windows_user_name(name) {
+            found.push((at.key("runAsUserName"), format!("`{name}`: {why}")));
+        }
+    }
+}
+
+/// Why the API server refuses `runAsUserName`, each reason it gives.
+fn windows_user_name(name: &str) -> Vec<&'static str> {
+    if name.is_empty() {
+        return vec!["runAsUserName cannot be an empty string"];
+    }
+    if name.bytes().any(|b| b.is_ascii_control()) {
+        return vec!["runAsUserName cannot contain control characters"];
+    }
+    let (domain, user) = match name.split('\\').collect::<Vec<_>>()[..] {
+        [user] => (None, user),
+        [domain, user] => (Some(domain), user),
+        _ => return vec!["runAsUserName cannot contain more than one backslash"],
+    };
+    let mut why = Vec::new();
+    if domain.is_some_and(|d| d.len() >= 256) {
+        why.push("the domain holds 256 bytes or more");
+    }
+    const NOT_NETBIOS: &[char] = &['\\', '/', ':', '*', '?', '"', '<', '>', '|'];
+    let netbios = |d: &str| {
+        (1..=15).contains(&d.chars().count()) && !d.starts_with('.') && !d.contains(NOT_NETBIOS)
+    };
+    let dns = |d: &str| {
+        d.split('.').all(|label| {
+            (1..=63).contains(&label.len())
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+    };
+    if domain.is_some_and(|d| !netbios(d) && !dns(d)) {
+        why.push("the domain is neither a NetBIOS name (1 to 15 characters, none of \\/:*?\"<>|, not first a dot) nor a DNS name");
+    }
+    match user.len() {
+        0 => why.push("the user cannot be empty"),
+        n if n > 104 => why.push("the user is longer than 104 bytes"),
+        _ => {}
+    }
+    if !user.is_empty() && user.bytes().all(|b| b == b'.' || b == b' ') {
+        why.push("the user cannot be only dots and spaces");
+    }
+    if user.contains([
+        '"', '/', '\\', ':', ';', '|', '=', ',', '+', '*', '?', '<', '>', '@', '[', ']',
+    ]) {
+        why.push("the user cannot hold any of \"/\\:;|=,+*?<>@[]");
+    }
+    why
 }
 
 /// The profile each seccomp and AppArmor annotation of a pod's (or
