@@ -760,8 +760,8 @@ fn written_cases() -> Vec<Json> {
 /// scheduling (labels, annotations, the names of kinds, tolerations, node
 /// and pod affinity), Services, RBAC and containers, the fields the
 /// OpenAPI schema calls required left out, volumes and mounts, Secrets,
-/// times, CronJob schedules and time zones, Windows options, and
-/// quantities past 2^63-1.
+/// times, CronJob schedules and time zones, Windows options, quantities
+/// past 2^63-1, and NetworkPolicy ranges of IPv4-mapped IPv6 addresses.
 fn written_files() -> Vec<Json> {
     let dir = root().join("tests/fixtures/k8s-truth/written");
     let mut files: Vec<_> = (std::fs::read_dir(&dir).unwrap())

@@ -2675,6 +2675,38 @@ mod tests {
             ]
         );
 
+        // IPv4-mapped IPv6 ranges, as a real v1.35 server tests an
+        // exception: the address by Go's `IPNet.Contains` (IPv4 where `To4`
+        // makes it so), each mask's length in its own width.
+        let except =
+            |cidr: &str, except: &str| {
+                at(serde_json::json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                "metadata": {"name": "n"}, "spec": {"podSelector": {}, "egress": [{"to": [
+                    {"ipBlock": {"cidr": cidr, "except": [except]}}]}]}}))
+            .is_empty()
+            };
+        for (cidr, inner) in [
+            ("10.0.0.0/8", "::ffff:10.1.0.0/112"),
+            ("10.0.0.0/8", "::ffff:a00:0/104"),
+            ("0.0.0.0/0", "::ffff:0.0.0.0/96"),
+            ("::ffff:10.0.0.0/104", "::ffff:10.1.0.0/112"),
+        ] {
+            assert!(except(cidr, inner), "{cidr} except {inner}: taken");
+        }
+        for (cidr, inner) in [
+            ("10.0.0.0/8", "::ffff:11.0.0.0/104"),
+            // Masked to 100 bits, the address is 0.0.0.0, outside.
+            ("10.0.0.0/8", "::ffff:10.0.0.0/100"),
+            ("::/0", "::ffff:10.0.0.0/104"),
+            // Within, but a mask of 104 or 96 is not shorter than 16 or 8.
+            ("::ffff:10.0.0.0/104", "10.1.0.0/16"),
+            ("::ffff:0:0/96", "10.0.0.0/8"),
+            ("::/0", "10.0.0.0/8"),
+            ("0.0.0.0/0", "::/1"),
+        ] {
+            assert!(!except(cidr, inner), "{cidr} except {inner}: refused");
+        }
+
         let role = at(
             serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
             "metadata": {"name": "r", "namespace": "n"}, "rules": [

@@ -991,18 +991,57 @@ fn cidr(text: &str) -> Option<(IpAddr, u8)> {
     crate::cidr::legacy_cidr(text)
 }
 
-/// Whether `inner` lies within `outer`.
-fn within(inner: (IpAddr, u8), outer: (IpAddr, u8)) -> bool {
-    let bits = |ip: IpAddr| match ip {
-        IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32),
-        IpAddr::V6(v6) => (u128::from(v6), 128),
-    };
-    let ((a, width), (b, other)) = (bits(inner.0), bits(outer.0));
-    if width != other || inner.1 < outer.1 {
-        return false;
+/// An `ipBlock` CIDR as Go's `net.ParseCIDR` leaves it: the address
+/// masked, the mask's ones, and its width (32 for an IPv4 text, 128 for an
+/// IPv6 one, an IPv4-mapped one such as `::ffff:10.0.0.0/104` too).
+#[derive(Clone, Copy)]
+struct GoNet {
+    bits: u128,
+    ones: u32,
+    width: u32,
+}
+
+impl GoNet {
+    fn of((address, ones): (IpAddr, u8)) -> GoNet {
+        let (bits, width) = match address {
+            IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32),
+            IpAddr::V6(v6) => (u128::from(v6), 128),
+        };
+        let ones = u32::from(ones);
+        GoNet {
+            bits: bits & !(u128::MAX.checked_shr(ones + 128 - width).unwrap_or(0)),
+            ones,
+            width,
+        }
     }
-    let shift = width - u32::from(outer.1);
-    shift >= 128 || (a >> shift) == (b >> shift)
+
+    /// The address as Go's `To4` leaves it: an IPv4-mapped IPv6 address
+    /// is its IPv4 address.
+    fn to4(self) -> (u128, u32) {
+        const MAPPED: u128 = 0xffff << 32;
+        match self.width {
+            128 if self.bits >> 32 == MAPPED >> 32 => (self.bits & u128::from(u32::MAX), 32),
+            width => (self.bits, width),
+        }
+    }
+
+    /// `IPNet.Contains` of `other`'s address: both compared as IPv4 where
+    /// Go's `To4` makes them so, under the last 32 bits of an IPv6 mask
+    /// when the net's address is IPv4-mapped; families apart are not
+    /// contained.
+    fn contains(self, other: GoNet) -> bool {
+        let (net, net_width) = self.to4();
+        let ones = match (self.width, net_width) {
+            (128, 32) => self.ones.saturating_sub(96),
+            _ => self.ones,
+        };
+        let (address, width) = other.to4();
+        if width != net_width {
+            return false;
+        }
+        let shift = width - ones;
+        shift >= 128 || (net >> shift) == (address >> shift)
+    }
 }
 
 fn ip_block(block: &Json, at: &KeyPath, found: &mut Found) {
@@ -1020,11 +1059,17 @@ fn ip_block(block: &Json, at: &KeyPath, found: &mut Found) {
         let path = at.key("except").index(i);
         match (except.as_str().and_then(cidr), outer) {
             (None, _) => found.push((path, format!("{except} is not a CIDR"))),
-            (Some(inner), Some(outer)) if !within(inner, outer) || inner.1 == outer.1 => found
-                .push((
+            // As the server tests it: the exception's address within the
+            // cidr, and its mask longer, each mask in its own width.
+            (Some(inner), Some(outer))
+                if !GoNet::of(outer).contains(GoNet::of(inner))
+                    || GoNet::of(outer).ones >= GoNet::of(inner).ones =>
+            {
+                found.push((
                     path,
                     format!("{except} is not strictly within the block's cidr"),
-                )),
+                ))
+            }
             _ => {}
         }
     }
