@@ -116,78 +116,17 @@ impl Quantity {
 /// ```
 pub fn as_the_server_writes(text: &str) -> Option<String> {
     let value = Quantity::parse(text).ok()?;
-    // apimachinery's split: sign, numerator without leading zeros,
-    // denominator, suffix.
-    let bytes = text.as_bytes();
-    let mut pos = usize::from(matches!(bytes.first(), Some(b'+' | b'-')));
-    while bytes.get(pos) == Some(&b'0') {
-        pos += 1;
-    }
-    let digits = |from: usize| {
-        from + bytes[from..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count()
-    };
-    let num_end = digits(pos);
-    let num = if num_end == pos {
-        "0"
-    } else {
-        &text[pos..num_end]
-    };
-    let (denom, suffix) = match bytes.get(num_end) {
-        Some(b'.') => {
-            let end = digits(num_end + 1);
-            (&text[num_end + 1..end], &text[end..])
-        }
-        _ => ("", &text[num_end..]),
-    };
-    #[derive(PartialEq)]
-    enum Format {
-        DecimalSi,
-        BinarySi,
-        Exponent,
-    }
-    const DECIMAL: [(&str, i64); 10] = [
-        ("n", -9),
-        ("u", -6),
-        ("m", -3),
-        ("", 0),
-        ("k", 3),
-        ("M", 6),
-        ("G", 9),
-        ("T", 12),
-        ("P", 15),
-        ("E", 18),
-    ];
-    const BINARY: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
-    let (format, exponent) = if let Some((_, e)) = DECIMAL.iter().find(|(s, _)| *s == suffix) {
-        (Format::DecimalSi, *e)
-    } else if let Some(k) = BINARY.iter().skip(1).position(|s| *s == suffix) {
-        (Format::BinarySi, 10 * (k as i64 + 1))
-    } else {
-        (Format::Exponent, suffix[1..].parse().ok()?)
-    };
-    // The parser keeps the text when it is canonical already (its int64
-    // path: at most 18 digits, no finer than a nano).
-    let places = (num.len() + denom.len()) as i64;
-    let shifted = format!("{num}{denom}");
-    let kept = match format {
-        Format::BinarySi => {
-            let precision = 15 - num.len() as i64 - (exponent as f32 * 3.0 / 10.0) as i64 - 1;
-            denom.is_empty()
-                && precision >= 0
-                && shifted
-                    .parse::<i64>()
-                    .is_ok_and(|v| v & 0x07 != 0 && v.checked_mul(1 << exponent).is_some())
-        }
-        _ => {
-            let scale = exponent - denom.len() as i64;
-            18 - places >= 0
-                && scale >= -9
-                && scale % 3 == 0
-                && !shifted.ends_with("000")
-                && !shifted.starts_with('0')
+    let written = Written::split(text)?;
+    let format = written.format;
+    // The parser keeps the text when it is canonical already: its int64
+    // path, and then for binary SI a whole number not a multiple of 8, for
+    // decimal a scale of a multiple of 3 without trailing or leading zeros.
+    let shifted = format!("{}{}", written.num, written.denom);
+    let kept = match (written.fast(), format) {
+        (None, _) => false,
+        (Some(_), Format::BinarySi) => shifted.parse::<i64>().is_ok_and(|v| v & 0x07 != 0),
+        (Some((_, scale)), _) => {
+            scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
         }
     };
     if kept || text == "0" {
@@ -226,6 +165,170 @@ pub fn as_the_server_writes(text: &str) -> Option<String> {
             .to_owned(),
     };
     Some(format!("{mantissa}{suffix}"))
+}
+
+/// The notation of a quantity's suffix.
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    DecimalSi,
+    BinarySi,
+    Exponent,
+}
+
+const DECIMAL: [(&str, i64); 10] = [
+    ("n", -9),
+    ("u", -6),
+    ("m", -3),
+    ("", 0),
+    ("k", 3),
+    ("M", 6),
+    ("G", 9),
+    ("T", 12),
+    ("P", 15),
+    ("E", 18),
+];
+
+const BINARY: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+
+/// A quantity's text as apimachinery's parser splits it: the sign, the
+/// numerator without leading zeros (`0` when none is left), the
+/// denominator, and the suffix's notation and exponent (of 10, or of 2).
+struct Written<'a> {
+    negative: bool,
+    num: &'a str,
+    denom: &'a str,
+    format: Format,
+    exponent: i64,
+}
+
+impl<'a> Written<'a> {
+    fn split(text: &'a str) -> Option<Written<'a>> {
+        let bytes = text.as_bytes();
+        let negative = bytes.first() == Some(&b'-');
+        let mut pos = usize::from(matches!(bytes.first(), Some(b'+' | b'-')));
+        while bytes.get(pos) == Some(&b'0') {
+            pos += 1;
+        }
+        let digits = |from: usize| {
+            from + bytes[from..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
+        let num_end = digits(pos);
+        let num = if num_end == pos {
+            "0"
+        } else {
+            &text[pos..num_end]
+        };
+        let (denom, suffix) = match bytes.get(num_end) {
+            Some(b'.') => {
+                let end = digits(num_end + 1);
+                (&text[num_end + 1..end], &text[end..])
+            }
+            _ => ("", &text[num_end..]),
+        };
+        let (format, exponent) = if let Some((_, e)) = DECIMAL.iter().find(|(s, _)| *s == suffix) {
+            (Format::DecimalSi, *e)
+        } else if let Some(k) = BINARY.iter().skip(1).position(|s| *s == suffix) {
+            (Format::BinarySi, 10 * (k as i64 + 1))
+        } else {
+            (Format::Exponent, suffix.get(1..)?.parse().ok()?)
+        };
+        Some(Written {
+            negative,
+            num,
+            denom,
+            format,
+            exponent,
+        })
+    }
+
+    /// The `int64Amount` (value, scale of 10) the parser's int64 path
+    /// reads the text as: at most 18 digits, no finer than a nano, and for
+    /// binary SI a whole number whose product with the suffix fits; `None`
+    /// where it takes the arbitrary-precision path.
+    fn fast(&self) -> Option<(i64, i64)> {
+        let places = (self.num.len() + self.denom.len()) as i64;
+        let (precision, scale, mantissa) = match self.format {
+            Format::BinarySi if self.denom.is_empty() => (
+                15 - self.num.len() as i64 - (self.exponent as f32 * 3.0 / 10.0) as i64 - 1,
+                0,
+                1_i64 << self.exponent,
+            ),
+            Format::BinarySi => return None,
+            _ => (18 - places, self.exponent - self.denom.len() as i64, 1),
+        };
+        if precision < 0 || scale < -9 {
+            return None;
+        }
+        let value: i64 = format!("{}{}", self.num, self.denom).parse().ok()?;
+        let value = value.checked_mul(mantissa)?;
+        Some((if self.negative { -value } else { value }, scale))
+    }
+}
+
+/// What apimachinery's `Quantity.ScaledValue` answers for the amount
+/// `text` reads as, at 10^`scale` (`Value` at 0, `MilliValue` at -3): the
+/// amount over 10^scale rounded up, in an `int64`, which past 2^63-1 wraps,
+/// or is 0, as the parser's representation of the text decides (an
+/// `int64Amount` of the int64 path, or an arbitrary-precision decimal
+/// rounded to nanos, a binary SI one capped at 2^63-1). The API server's
+/// validation reads an extended resource's amount and a huge page count
+/// so. `None` for no quantity.
+///
+/// ```
+/// use kubernetes::quantity::go_scaled_value;
+///
+/// assert_eq!(go_scaled_value("1500m", 0), Some(2));
+/// assert_eq!(go_scaled_value("1.5", -3), Some(1500));
+/// // 10E, an int64Amount of 10 at 10^18, multiplied by ten 18 times:
+/// // it overflows, and is 0.
+/// assert_eq!(go_scaled_value("10E", 0), Some(0));
+/// // 2^63 on the decimal path: its low 64 bits.
+/// assert_eq!(go_scaled_value("9223372036854775808", 0), Some(i64::MIN));
+/// ```
+pub fn go_scaled_value(text: &str, scale: i64) -> Option<i64> {
+    let amount = Quantity::parse(text).ok()?;
+    let written = Written::split(text)?;
+    if text == "0" {
+        return Some(0);
+    }
+    if let Some((value, own)) = written.fast() {
+        return Some(if own < scale {
+            // Divided down, rounded away from zero: no overflow.
+            scaled(i128::from(value), 10_i128.pow((scale - own) as u32)) as i64
+        } else {
+            // Multiplied up: by a power Go has a case for, the product
+            // wraps; else ten at a time, and an overflow is 0.
+            match own - scale {
+                0 => value,
+                1 | 2 | 3 | 6 | 9 if value == i64::MIN => 0,
+                d @ (1 | 2 | 3 | 6 | 9) => value.wrapping_mul(10_i64.pow(d as u32)),
+                d => (0..d)
+                    .try_fold(value, |v, _| v.checked_mul(10))
+                    .unwrap_or(0),
+            }
+        });
+    }
+    // The decimal path: nanos (unscaled at 10^-9), or a binary SI amount
+    // past 2^63-1 capped to it (unscaled at 10^0); divided down, the
+    // quotient toward zero plus one for a remainder, and of what does not
+    // fit an int64 its low 64 bits.
+    let (unscaled, own) =
+        match written.format == Format::BinarySi && amount.nanos().abs() >= BINARY_MAX_NANOS {
+            true => (amount.nanos().signum() * i128::from(i64::MAX), 0),
+            false => (amount.nanos(), -9),
+        };
+    let low = |v: i128| v as u64 as i64;
+    Some(match own - scale {
+        dif @ 1.. => low(unscaled).wrapping_mul(10_i64.pow(dif as u32)),
+        0 => low(unscaled),
+        dif => {
+            let divisor = 10_i128.pow(dif.unsigned_abs() as u32);
+            low(unscaled / divisor + i128::from(unscaled % divisor != 0))
+        }
+    })
 }
 
 /// `nanos` in units of `per` nanos, rounded away from zero, as
@@ -338,6 +441,17 @@ pub fn of_value(value: &serde_json::Value) -> Option<Result<Quantity, String>> {
         _ => return None,
     };
     Some(read.map_err(|why| format!("`{text}` is not a quantity: {why}")))
+}
+
+/// [`go_scaled_value`] of a manifest's quantity value as the API server
+/// decodes it (a string trimmed as [`decoded`] trims it, a number read from
+/// its text); `None` for no quantity.
+pub fn go_scaled_value_of(value: &serde_json::Value, scale: i64) -> Option<i64> {
+    match value {
+        serde_json::Value::String(text) => go_scaled_value(decoded(text), scale),
+        serde_json::Value::Number(number) => go_scaled_value(&number.to_string(), scale),
+        _ => None,
+    }
 }
 
 /// `text` as the API server reads a quantity string that a client sent in
@@ -704,6 +818,57 @@ mod tests {
         assert_eq!(q("1e-2147483648").nanos(), 1);
         assert_eq!(q("3.5").to_string(), "3.5");
         assert_eq!(q("250m").to_string(), "0.25");
+    }
+
+    /// What apimachinery v0.35.4's `Value()` and `MilliValue()` answered
+    /// for each text (a Go program reading it with `ParseQuantity`): past
+    /// 2^63-1 the int64 wraps or is 0, as the parser's path decides.
+    #[test]
+    fn scaled_values_are_go_int64s() {
+        for (text, value, milli) in [
+            ("1.5", 2, 1500),
+            ("1500m", 2, 1500),
+            ("1e-10", 1, 1),
+            ("1.5Ki", 1536, 1_536_000),
+            ("2048Mi", 2_147_483_648, 2_147_483_648_000),
+            ("10E", 0, 0),
+            ("1e19", 0, 0),
+            ("9.3E", 0, 0),
+            ("1e30", 0, 0),
+            ("1000P", 1_000_000_000_000_000_000, 0),
+            ("1.E", 1_000_000_000_000_000_000, 0),
+            (".5E", 500_000_000_000_000_000, 0),
+            ("9Ei", i64::MAX, -1000),
+            ("16Ei", i64::MAX, -1000),
+            ("-9Ei", -i64::MAX, 1000),
+            ("9223372036854775807", i64::MAX, -1000),
+            ("9223372036854775808", i64::MIN, 0),
+            ("92233720368547758.5", 92_233_720_368_547_759, 420),
+            (
+                "9223372036854775.5",
+                9_223_372_036_854_776,
+                9_223_372_036_854_775_500,
+            ),
+            (
+                "10000000000000000000.5",
+                -8_446_744_073_709_551_615,
+                1_864_712_049_423_024_628,
+            ),
+            (
+                "1234567890123456789",
+                1_234_567_890_123_456_789,
+                -1_363_962_815_083_169_272,
+            ),
+            (
+                "12345678901234567890",
+                -6_101_065_172_474_983_726,
+                4_807_115_922_877_858_896,
+            ),
+            ("18446744073709551617000", 1000, 1_000_000),
+        ] {
+            assert_eq!(go_scaled_value(text, 0), Some(value), "{text}");
+            assert_eq!(go_scaled_value(text, -3), Some(milli), "{text} milli");
+        }
     }
 
     /// apimachinery reads an empty number as 0, whatever its sign and

@@ -86,7 +86,11 @@ fn requirements(
                 ));
                 continue;
             }
-            if extended(resource) && value.milli_value() % 1000 != 0 {
+            // In thousandths as Go's int64 holds them (past 2^63-1 they
+            // wrap, or are 0, as the server's reading of the text decides).
+            if extended(resource)
+                && crate::quantity::go_scaled_value_of(amount, -3).is_some_and(|m| m % 1000 != 0)
+            {
                 found.push((
                     path(),
                     format!("{} of {resource} is not a whole number; an extended resource is counted in units", plain(amount)),
@@ -95,7 +99,7 @@ fn requirements(
             }
             if let Some(why) = resource
                 .strip_prefix("hugepages-")
-                .and_then(|size| pages(value, size))
+                .and_then(|size| pages(amount, size))
             {
                 found.push((path(), format!("{} of {resource} {why}", plain(amount))));
                 continue;
@@ -375,18 +379,24 @@ fn pod_resource(name: &str) -> bool {
 
 /// Why `amount` of huge pages of the size `size` (the name's suffix) is
 /// refused, if it is: the size a positive whole number of bytes, the
-/// amount (in whole bytes, rounded up) a multiple of it.
-fn pages(amount: Quantity, size: &str) -> Option<String> {
+/// amount (in whole bytes, rounded up) a multiple of it, each as Go's
+/// int64 holds it (`IsHugePageResourceValueDivisible`: past 2^63-1 an
+/// amount wraps or is 0; a size read as 0 so divides nothing).
+fn pages(amount: &Json, size: &str) -> Option<String> {
+    use crate::quantity::{go_scaled_value, go_scaled_value_of};
     let size = Quantity::parse(size)
         .ok()
-        .filter(|size| size.nanos() > 0 && size.milli_value() % 1000 == 0);
+        .filter(|q| q.nanos() > 0 && go_scaled_value(size, -3).is_some_and(|m| m % 1000 == 0))
+        .and(go_scaled_value(size, 0));
     let Some(size) = size else {
         return Some(
             "has no page size: the name's size is a positive whole number of bytes (hugepages-2Mi)"
                 .to_owned(),
         );
     };
-    (amount.value() % size.value() != 0).then(|| "is not a whole number of its pages".to_owned())
+    let bytes = go_scaled_value_of(amount, 0)?;
+    (size == 0 || bytes.wrapping_rem(size) != 0)
+        .then(|| "is not a whole number of its pages".to_owned())
 }
 
 /// A container's `claims`: each names one of the pod's `resourceClaims`,
