@@ -761,8 +761,8 @@ fn written_cases() -> Vec<Json> {
 /// and pod affinity), Services, RBAC and containers, the fields the
 /// OpenAPI schema calls required left out, volumes and mounts, Secrets,
 /// times, CronJob schedules and time zones, Windows options, quantities
-/// past 2^63-1 (compared, and as Go's int64 holds them), and NetworkPolicy
-/// ranges of IPv4-mapped IPv6 addresses.
+/// past 2^63-1 (compared, and as Go's int64 holds them, LimitRange ratios
+/// too), and NetworkPolicy ranges of IPv4-mapped IPv6 addresses.
 fn written_files() -> Vec<Json> {
     let dir = root().join("tests/fixtures/k8s-truth/written");
     let mut files: Vec<_> = (std::fs::read_dir(&dir).unwrap())

@@ -20,7 +20,7 @@ use super::{plain, resources};
 use crate::json::Field;
 use crate::location::KeyPath;
 use crate::names;
-use crate::quantity::{MAX_MILLI_VALUE, Quantity};
+use crate::quantity::{MAX_MILLI_VALUE, Quantity, go_scaled_value_of};
 use crate::scheduling::each;
 
 /// Problems, by path.
@@ -138,9 +138,9 @@ fn item(kind: &str, item: &Json, at: &KeyPath, found: &mut Found) {
                     format!("maxLimitRequestRatio.{resource} {} is below 1: a limit is at least its request", plain(value)),
                 ));
             }
-            if let (Some((low, ..)), Some((high, ..))) = (min, max)
-                && let Some(widest) = widest_ratio(low, high)
-                && ratio_thousandths(most) > widest
+            if let (Some((.., low)), Some((.., high))) = (min, max)
+                && let Some((asked, widest)) = ratio_against_widest(value, low, high)
+                && asked > widest
             {
                 found.push((
                     ratio_at(),
@@ -200,24 +200,23 @@ fn bounds(resource: &str, order: [Option<Amount<'_>>; 4], at: &KeyPath, found: &
     }
 }
 
-/// The largest ratio a container within `min` and `max` can have, as the
-/// API server works it out: thousandths while all three fit, whole units
-/// past that; none where it cannot say (max / min of 0 / 0).
-fn widest_ratio(min: Quantity, max: Quantity) -> Option<f64> {
-    let (low, high) = match [min, max].iter().all(|q| q.value() < MAX_MILLI_VALUE) {
-        true => (min.milli_value(), max.milli_value()),
-        false => (min.value(), max.value()),
+/// A `maxLimitRequestRatio` and the largest ratio a container within
+/// `min` and `max` can have (`max / min`), as the API server works them
+/// out: in thousandths while all three are below 2^63-1 thousandths of a
+/// unit, in whole units past that, each an int64 as Go holds it, divided in
+/// floating point (`0 / 0` is no number, and no ratio is above it).
+fn ratio_against_widest(ratio: &Json, min: &Json, max: &Json) -> Option<(f64, f64)> {
+    let whole = |v: &Json| go_scaled_value_of(v, 0);
+    let milli = |v: &Json| go_scaled_value_of(v, -3);
+    let (asked, low, high) = (whole(ratio)?, whole(min)?, whole(max)?);
+    let fits = [asked, low, high]
+        .iter()
+        .all(|v| i128::from(*v) < MAX_MILLI_VALUE);
+    let (asked, low, high) = match fits {
+        true => (milli(ratio)? as f64 / 1000.0, milli(min)?, milli(max)?),
+        false => (asked as f64, low, high),
     };
-    Some(high as f64 / low as f64).filter(|r| !r.is_nan())
-}
-
-/// A ratio as the API server holds it to `max` / `min`: in thousandths
-/// where it fits, else whole.
-fn ratio_thousandths(ratio: Quantity) -> f64 {
-    match ratio.value() < MAX_MILLI_VALUE {
-        true => ratio.milli_value() as f64 / 1000.0,
-        false => ratio.value() as f64,
-    }
+    Some((asked, high as f64 / low as f64))
 }
 
 /// A LimitRange type: a qualified name, and `Pod`, `Container` or
@@ -323,6 +322,21 @@ mod tests {
             [
                 "spec.limits[0].maxLimitRequestRatio.cpu: maxLimitRequestRatio.cpu 3.5 is above max / min = 3.000000 (max.cpu / min.cpu): no container within them has that ratio"
             ]
+        );
+        // One ratio past 2^63-1 thousandths: all three in whole units
+        // (min 1m is 1), as a real v1.35 server divides them.
+        let big = |ratio: &str| {
+            found(
+                json!([{"type": "Container", "min": {"cpu": "1m"}, "max": {"cpu": "9300000000000"}, "maxLimitRequestRatio": {"cpu": ratio}}]),
+            )
+        };
+        assert!(big("9000000000000000").is_empty());
+        assert_eq!(big("9250000000000000").len(), 1);
+        // Past 2^63-1 units, an int64 as Go holds it: a max of 10E is 0,
+        // so max / min is 0 and any ratio is above it.
+        assert_eq!(
+            found(json!([{"type": "Container", "min": {"cpu": "1"}, "max": {"cpu": "10E"}, "maxLimitRequestRatio": {"cpu": "2"}}])).len(),
+            1
         );
         // 0 / 0 says nothing; n / 0 is no bound.
         assert!(found(json!([{"type": "Container", "min": {"cpu": "0"}, "max": {"cpu": "0"}, "maxLimitRequestRatio": {"cpu": "5"}}])).is_empty());
