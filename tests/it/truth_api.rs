@@ -762,7 +762,9 @@ fn written_cases() -> Vec<Json> {
 /// OpenAPI schema calls required left out, volumes and mounts, Secrets,
 /// times, CronJob schedules and time zones, Windows options, quantities
 /// past 2^63-1 (compared, and as Go's int64 holds them, LimitRange ratios
-/// too), and NetworkPolicy ranges of IPv4-mapped IPv6 addresses.
+/// too), NetworkPolicy ranges of IPv4-mapped IPv6 addresses, and the
+/// classes a differential fuzzer found (metadata, strict decoding, a
+/// StatefulSet's claim templates as volumes).
 fn written_files() -> Vec<Json> {
     let dir = root().join("tests/fixtures/k8s-truth/written");
     let mut files: Vec<_> = (std::fs::read_dir(&dir).unwrap())

@@ -400,6 +400,38 @@ fn domain(part: &str) -> bool {
         && port.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// A name prefix as the API server reads one (`maskTrailingDash`): a
+/// trailing `-`, after at least one byte, and the byte before it become
+/// `a`, since a generated suffix follows; `None` where nothing is masked.
+pub fn masked_prefix(prefix: &str) -> Option<String> {
+    match prefix.strip_suffix('-') {
+        Some(_) if prefix.len() > 1 => prefix
+            .get(..prefix.len() - 2)
+            .map(|head| format!("{head}a")),
+        _ => None,
+    }
+}
+
+/// Why the API server refuses `prefix` as the `metadata.generateName` of an
+/// object of `kind` (`""` for a custom resource), if it does: the kind's
+/// name rule read as a prefix ([`masked_prefix`]); for the kinds whose
+/// names are path segments, no `/` or `%`.
+pub fn generate_name(kind: &str, prefix: &str) -> Result<(), String> {
+    let masked = masked_prefix(prefix);
+    let name = masked.as_deref().unwrap_or(prefix);
+    match kind {
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "PodDisruptionBudget" => {
+            match prefix.contains(['/', '%']) {
+                true => Err("a name prefix may not contain `/` or `%`".to_owned()),
+                false => Ok(()),
+            }
+        }
+        // The 52 characters hold the name, not the prefix.
+        "" | "CronJob" => dns1123_subdomain(name),
+        _ => object_name(kind, name),
+    }
+}
+
 /// The rule for the name of an object of `kind`, where the API server has
 /// one; `None` for a kind whose rule this module does not know (custom
 /// resources: their names only need to be path segments, checked too).

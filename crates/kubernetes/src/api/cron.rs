@@ -172,9 +172,14 @@ const TIME_ZONES: &str = include_str!("time-zones.txt");
 
 /// Whether the API server loads `zone` (Go's `time.LoadLocation`): a zone
 /// of the database every server embeds, or one of Debian's `posix/` and
-/// `right/` copies of it, which a server reading the system's database
-/// (Debian-based images, distroless among them) loads too.
+/// `right/` copies of it or its `posixrules` and `localtime`, which a
+/// server reading the system's database (Debian-based images, distroless
+/// among them) loads too.
 fn known_zone(zone: &str) -> bool {
+    // The names Debian's system database adds of its own.
+    if matches!(zone, "posixrules" | "localtime") {
+        return true;
+    }
     let zone = ["posix/", "right/"]
         .iter()
         .find_map(|copy| zone.strip_prefix(copy))

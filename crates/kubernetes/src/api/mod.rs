@@ -262,7 +262,22 @@ pub fn problems_remembering<'a>(
             }
         }
     }
+    if let Some(prefix) = object.field("metadata").field("generateName").as_str()
+        && !prefix.is_empty()
+        && let Err(why) = names::generate_name(kind, prefix)
+    {
+        found.push((
+            metadata().key("generateName"),
+            format!("`{prefix}` is not a valid {named} name prefix: {why}"),
+        ));
+    }
+    owner_references(
+        object.field("metadata").field("ownerReferences"),
+        &mut found,
+    );
+    // A cluster-scoped object's namespace the API server does not read.
     if let Some(namespace) = object.field("metadata").field("namespace").as_str()
+        && !crate::manifest::is_cluster_scoped(named)
         && let Err(why) = names::dns1123_label(namespace)
     {
         found.push((
@@ -320,10 +335,16 @@ pub fn problems_remembering<'a>(
         }
         if let Some(pod) = object.pointer(spec) {
             // A StatefulSet's claim templates are volumes its pods mount.
-            let claims = each(object.field("spec").field("volumeClaimTemplates"))
-                .filter(|_| kind == "StatefulSet")
-                .filter_map(|(_, claim)| claim.field("metadata").field("name").as_str())
-                .collect();
+            let claims: std::collections::BTreeSet<&str> =
+                each(object.field("spec").field("volumeClaimTemplates"))
+                    .filter(|_| kind == "StatefulSet")
+                    .filter_map(|(_, claim)| claim.field("metadata").field("name").as_str())
+                    .collect();
+            if kind == "StatefulSet" {
+                claim_template_names(object, &mut found);
+            }
+            let replaced = without_volumes_named(pod, &claims);
+            let pod = replaced.as_ref().unwrap_or(pod);
             let merged = (kind == "Pod")
                 .then(|| with_label_keys(pod, object.field("metadata").field("labels")));
             let pod = merged.as_ref().and_then(Option::as_ref).unwrap_or(pod);
@@ -1356,6 +1377,96 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
 /// built-in kind one of the standard `kubernetes`, `orphan` and
 /// `foregroundDeletion` unless it has a `/`; `orphan` and
 /// `foregroundDeletion` not both.
+/// A StatefulSet's claim templates' names, which the API server validates
+/// as the names of the volumes it adds to the pod template for them: each
+/// given, a DNS-1123 label.
+fn claim_template_names(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+    for (i, claim) in each(object.field("spec").field("volumeClaimTemplates")) {
+        let name = claim
+            .field("metadata")
+            .field("name")
+            .as_str()
+            .unwrap_or_default();
+        let why = match name {
+            "" => Err("a claim template is named: its pods mount it as a volume of that name".to_owned()),
+            _ => names::dns1123_label(name).map_err(|why| {
+                format!("`{name}` is not a valid volume name (its pods mount the claim as a volume of that name): {why}")
+            }),
+        };
+        if let Err(why) = why {
+            found.push((
+                KeyPath::dotted("spec.volumeClaimTemplates")
+                    .index(i)
+                    .key("metadata")
+                    .key("name"),
+                why,
+            ));
+        }
+    }
+}
+
+/// `pod` without the volumes a StatefulSet's claim templates (`claims`)
+/// replace: the API server validates the template with a volume of each
+/// claim's name in place of the template's own of that name, which it
+/// does not read. `None` when no volume is so named (most templates).
+fn without_volumes_named(pod: &Json, claims: &std::collections::BTreeSet<&str>) -> Option<Json> {
+    let named = |volume: &Json| {
+        volume
+            .field("name")
+            .as_str()
+            .is_some_and(|name| claims.contains(name))
+    };
+    if !each(pod.field("volumes")).any(|(_, volume)| named(volume)) {
+        return None;
+    }
+    let mut copy = pod.clone();
+    if let Some(volumes) = copy.get_mut("volumes").and_then(Json::as_array_mut) {
+        volumes.retain(|volume| !named(volume));
+    }
+    Some(copy)
+}
+
+/// `metadata.ownerReferences` (`ValidateOwnerReferences`): each with an
+/// API version that names a version, a kind, a name and a uid, none an
+/// Event of the core group, and at most one of them the controller.
+fn owner_references(list: &Json, found: &mut Vec<(KeyPath, String)>) {
+    let at = || KeyPath::root().key("metadata").key("ownerReferences");
+    let mut controllers = 0;
+    for (i, owner) in each(list) {
+        let text = |field: &str| owner.field(field).as_str().unwrap_or_default();
+        // `group/version` or `version`; with more than one `/`, the API
+        // machinery reads no version at all.
+        let (group, version) = match text("apiVersion").split('/').collect::<Vec<_>>()[..] {
+            [version] => ("", version),
+            [group, version] => (group, version),
+            _ => ("", ""),
+        };
+        for (field, empty) in [
+            ("apiVersion", version.is_empty()),
+            ("kind", text("kind").is_empty()),
+            ("name", text("name").is_empty()),
+            ("uid", text("uid").is_empty()),
+        ] {
+            if empty {
+                found.push((
+                    at().index(i).key(field),
+                    format!("an owner reference names its {field}"),
+                ));
+            }
+        }
+        if (group, version, text("kind")) == ("", "v1", "Event") {
+            found.push((at().index(i), "an Event cannot own an object".to_owned()));
+        }
+        controllers += usize::from(owner.field("controller") == &Json::Bool(true));
+    }
+    if controllers > 1 {
+        found.push((
+            at(),
+            format!("{controllers} owner references are the controller; at most one is"),
+        ));
+    }
+}
+
 fn finalizers(list: &Json, kubernetes: bool, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     let names: Vec<(usize, &str)> = each(list)
         .map(|(i, n)| (i, n.as_str().unwrap_or_default()))
@@ -1696,6 +1807,60 @@ mod tests {
             pod(serde_json::json!({"containers": []})),
             ["spec.containers"]
         );
+    }
+
+    /// A name prefix and owner references, as a real v1.35 server reads
+    /// them; a cluster-scoped object's namespace is not read.
+    #[test]
+    fn generate_name_owner_references_and_cluster_scoped_namespaces() {
+        let pod = |metadata: serde_json::Value| {
+            let mut object = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "p", "namespace": "ops"},
+                "spec": {"containers": [{"name": "a", "image": "a:1"}]}});
+            for (key, value) in metadata.as_object().unwrap() {
+                object["metadata"][key] = value.clone();
+            }
+            at(object)
+        };
+        // A trailing `-` and the byte before it are read as `a`.
+        for good in ["web-", "a-", "a.b-", "a_-"] {
+            assert!(
+                pod(serde_json::json!({"generateName": good})).is_empty(),
+                "{good}"
+            );
+        }
+        for bad in ["-", "Web-", "a_b-"] {
+            assert_eq!(
+                pod(serde_json::json!({"generateName": bad})),
+                ["metadata.generateName"],
+                "{bad}"
+            );
+        }
+        let owner = |api: &str, kind: &str, controller: bool| serde_json::json!({"apiVersion": api, "kind": kind, "name": "o", "uid": "u", "controller": controller});
+        assert!(
+            pod(serde_json::json!({"ownerReferences": [owner("apps/v1", "ReplicaSet", true)]}))
+                .is_empty()
+        );
+        assert_eq!(
+            pod(serde_json::json!({"ownerReferences": [
+                owner("apps/", "X", true), owner("/v1", "Event", true), {"apiVersion": "v1"}]})),
+            [
+                "metadata.ownerReferences[0].apiVersion",
+                "metadata.ownerReferences[1]",
+                "metadata.ownerReferences[2].kind",
+                "metadata.ownerReferences[2].name",
+                "metadata.ownerReferences[2].uid",
+                "metadata.ownerReferences",
+            ]
+        );
+        let role = |kind: &str| {
+            at(
+                serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+                "metadata": {"name": "r", "namespace": "A B"}, "rules": []}),
+            )
+        };
+        assert!(role("ClusterRole").is_empty());
+        assert_eq!(role("Role"), ["metadata.namespace"]);
     }
 
     /// A Windows user, a GMSA credential spec and its name, as a real v1.35
@@ -2410,6 +2575,21 @@ mod tests {
             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}, "limits": {"storage": "1Gi"}}},
         }]);
         assert_eq!(at(object.clone()), ["spec.selector"]);
+        // A template volume of a claim's name is replaced, unread; a
+        // claim's name is a volume name.
+        let mut replaced = object.clone();
+        replaced["spec"]["template"]["spec"]["volumes"] =
+            serde_json::json!([{"name": "data", "hostPath": {"path": "../x"}}]);
+        assert_eq!(at(replaced.clone()), ["spec.selector"]);
+        replaced["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] = "Data".into();
+        assert_eq!(
+            at(replaced),
+            [
+                "spec.volumeClaimTemplates[0].metadata.name",
+                "spec.template.spec.volumes[0].hostPath.path",
+                "spec.selector",
+            ]
+        );
         // The same claim name in a Deployment declares nothing.
         object["kind"] = "Deployment".into();
         assert_eq!(

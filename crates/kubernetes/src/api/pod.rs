@@ -799,7 +799,12 @@ fn id(value: &Json, at: KeyPath, found: &mut Found) {
 /// when unset (in a Pod, whose strategy first raises a negative one to 1).
 fn sleeps(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     let grace = super::whole(&pod["terminationGracePeriodSeconds"]).unwrap_or(30);
-    let grace = if owner == "Pod" { grace.max(1) } else { grace };
+    // The Pod conversion raises a negative one to 1; 0 stays.
+    let grace = if owner == "Pod" && grace < 0 {
+        1
+    } else {
+        grace
+    };
     for list in ["initContainers", "containers"] {
         for (c, container) in each(&pod[list]) {
             for hook in ["postStart", "preStop"] {
@@ -913,12 +918,7 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
             // Read as a name prefix: the server masks a trailing `-`
             // (`maskTrailingDash`: the last two bytes become `a`).
             let name = source[field]["name"].as_str().unwrap_or_default();
-            let masked = match name.strip_suffix('-') {
-                Some(_) if name.len() > 1 => {
-                    name.get(..name.len() - 2).map(|head| format!("{head}a"))
-                }
-                _ => None,
-            };
+            let masked = names::masked_prefix(name);
             if source[field].is_object()
                 && let Err(why) = match name {
                     "" => Err("it is empty".to_owned()),

@@ -4,7 +4,8 @@
 //!
 //! - A whole number written as a float (`1.0`, `1e3`) is the integer
 //!   kubectl sends (it re-encodes every number), where a schema reads it.
-//! - A null member is the field unset (its zero value, or a nil pointer).
+//! - A null member is the field unset (its zero value, or a nil pointer);
+//!   an unknown one stays, as the strict decoder refuses it.
 //! - A null array item or map value is the zero value of the item's type:
 //!   `""`, `0`, `false`, or an empty object (`ports: [null]` is a port
 //!   without `containerPort`, which validation refuses).
@@ -55,6 +56,9 @@ fn object(table: &Table, node: &Node, map: &Map<String, Json>) -> Option<Map<Str
                 Some(Some(zero(table, field)))
             }
             (Json::Null, None, Additional::Node(values)) => Some(Some(zero(table, values))),
+            // An unknown field, null or not, the strict decoder refuses:
+            // it stays, for the schema to name.
+            (Json::Null, None, Additional::Forbid) => None,
             (Json::Null, _, _) => Some(None),
             (_, Some(field), _) | (_, None, Additional::Node(field)) => {
                 decoded(table, field, value).map(Some)

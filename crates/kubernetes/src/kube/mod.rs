@@ -161,6 +161,15 @@ fn decoder_words(error: &validator::SchemaError<'_>) -> Option<String> {
     };
     match &error.kind {
         ErrorKind::OneOfNotValid { context } => context.iter().flatten().find_map(of_pattern),
+        ErrorKind::Type { expected, .. }
+            if expected.names().any(|t| t == "integer")
+                && error.instance.as_f64().is_some_and(|f| f.fract() == 0.0) =>
+        {
+            Some(format!(
+                "{} is past what an integer field holds (64 bits, -9223372036854775808 to 9223372036854775807): the API server refuses it before it validates",
+                error.instance
+            ))
+        }
         _ => of_pattern(error),
     }
 }

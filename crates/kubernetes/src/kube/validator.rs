@@ -156,8 +156,8 @@ impl Types {
         "null", "boolean", "integer", "number", "string", "array", "object",
     ];
 
-    /// Whether `value` is of one of these types (an integral number is an
-    /// integer, whatever its spelling).
+    /// Whether `value` is of one of these types (a whole number in 64 bits
+    /// is an integer, whatever its spelling).
     pub fn accept(self, value: &Json) -> bool {
         let bits = match value {
             Json::Null => 1,
@@ -179,8 +179,11 @@ impl Types {
     }
 }
 
+/// An integer as the API server's decoder reads one into an `int64` (or,
+/// bounded further by the schema, an `int32`): whole, in 64 bits. A whole
+/// number past them (`9223372036854775808`, `1e30`) it refuses.
 fn is_integer(n: &serde_json::Number) -> bool {
-    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+    n.is_i64() || super::conformance::whole(n).is_some()
 }
 
 /// The values an `enum` allows, read from its table's pools when a message
