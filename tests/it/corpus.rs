@@ -48,3 +48,26 @@ pub fn pointers(value: &Json, at: &str, out: &mut Vec<String>) {
         out.push(pointer);
     }
 }
+
+/// `value` with every whole number past 64 bits replaced by the nearest
+/// one within them.
+pub fn within_64_bits(value: &Json) -> Json {
+    match value {
+        Json::Number(n) if !n.is_i64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f >= 9_223_372_036_854_775_808.0 => {
+                serde_json::json!(i64::MAX)
+            }
+            Some(f) if f.fract() == 0.0 && f < -9_223_372_036_854_775_808.0 => {
+                serde_json::json!(i64::MIN)
+            }
+            _ => value.clone(),
+        },
+        Json::Array(items) => Json::Array(items.iter().map(within_64_bits).collect()),
+        Json::Object(map) => Json::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), within_64_bits(v)))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}

@@ -12,7 +12,7 @@ use kubernetes::kube::{KubeSchemas, VERSIONS};
 use kubernetes::location::KeyPath;
 use serde_json::{Value as Json, json};
 
-use crate::corpus::{Rng, pointers};
+use crate::corpus::{Rng, pointers, within_64_bits};
 
 #[path = "../../crates/kubernetes/build/kube_schemas.rs"]
 #[allow(dead_code)]
@@ -86,6 +86,11 @@ impl Version {
     /// Both validators' errors for `object` as kind `(api_version, kind)`;
     /// fails the test where they differ.
     fn agree(&self, api_version: &str, kind: &str, object: &Json, case: &str) -> Errors {
+        // The one deliberate difference from JSON Schema: an integer is one
+        // the API server's decoder reads, within 64 bits
+        // (`integers_past_64_bits_are_no_integers`). Past them, both sides
+        // see the nearest 64-bit integer.
+        let object = &within_64_bits(object);
         let key = (api_version.to_owned(), kind.to_owned());
         let expected: Errors = self.reference[&key]
             .iter_errors(object)
@@ -110,6 +115,47 @@ impl Version {
             self.name
         );
         actual
+    }
+}
+
+/// Where JSON Schema calls any whole number an integer, the baked
+/// validator holds an integer field to the 64 bits the API server's
+/// decoder reads: past them a number is refused as no integer.
+#[test]
+fn integers_past_64_bits_are_no_integers() {
+    for version in versions() {
+        let root = version.baked.root("v1", "Pod").unwrap();
+        let pod = |seconds: Json| {
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "a", "image": "a:1"}],
+                    "activeDeadlineSeconds": seconds}})
+        };
+        for inside in [
+            json!(i64::MAX),
+            json!(-1),
+            json!(4.0),
+            json!(-9_223_372_036_854_775_808.0),
+        ] {
+            assert!(
+                validator::validate(root, &pod(inside.clone())).is_empty(),
+                "{inside}"
+            );
+        }
+        for past in [
+            json!(18_446_744_073_709_551_615_u64),
+            json!(9_223_372_036_854_775_808_u64),
+            json!(1e19),
+            json!(-1e30),
+        ] {
+            let object = pod(past.clone());
+            let errors = validator::validate(root, &object);
+            assert_eq!(errors.len(), 1, "{past}");
+            let message = errors[0].to_string();
+            assert!(
+                message.contains("is not of type") && message.contains("\"integer\""),
+                "{past}: {message}"
+            );
+        }
     }
 }
 
