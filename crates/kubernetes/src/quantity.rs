@@ -489,25 +489,13 @@ fn parse(text: &str) -> Result<Quantity, String> {
     if text.is_empty() || frac.contains('.') {
         return Err(NOT_A_NUMBER.to_owned());
     }
-    let (mut exp10, binary): (i64, u32) = match suffix {
-        "" => (0, 0),
-        "n" => (-9, 0),
-        "u" => (-6, 0),
-        "m" => (-3, 0),
-        "k" => (3, 0),
-        "M" => (6, 0),
-        "G" => (9, 0),
-        "T" => (12, 0),
-        "P" => (15, 0),
-        "E" => (18, 0),
-        "Ki" => (0, 10),
-        "Mi" => (0, 20),
-        "Gi" => (0, 30),
-        "Ti" => (0, 40),
-        "Pi" => (0, 50),
-        "Ei" => (0, 60),
-        other => {
-            let exponent = other
+    let decimal = DECIMAL.iter().find(|(s, _)| *s == suffix);
+    let binary = BINARY.iter().skip(1).position(|s| *s == suffix);
+    let (mut exp10, binary): (i64, u32) = match (decimal, binary) {
+        (Some((_, exponent)), _) => (*exponent, 0),
+        (None, Some(k)) => (0, 10 * (k as u32 + 1)),
+        (None, None) => {
+            let exponent = suffix
                 .strip_prefix(['e', 'E'])
                 .filter(|e| {
                     let digits = e.strip_prefix(['-', '+']).unwrap_or(e);
@@ -519,7 +507,7 @@ fn parse(text: &str) -> Result<Quantity, String> {
                 None => {
                     return Err(format!(
                         "`{}` is not a quantity suffix (n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n>)",
-                        crate::yaml::quote(other)
+                        crate::yaml::quote(suffix)
                     ));
                 }
             }
