@@ -474,7 +474,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
           value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
     pub kube_version: String,
-    /// A file or directory of CustomResourceDefinitions for custom kinds not in the input.
+    /// A file or directory of CustomResourceDefinitions for custom kinds not in the input:
+    /// their schemas, and their scopes (a cluster-scoped custom resource has no namespace).
     #[arg(long = "crd", value_name = "PATH")]
     pub crds: Vec<String>,
     /// Output format: `text`, `json` (schema/output/check.schema.json) or

@@ -10,16 +10,21 @@ use kubernetes::kube::KubeSchemas;
 /// Reads the manifests, runs every check, prints the findings; exits 1 when
 /// there are any.
 pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
-    let mut set = input::read(&args.paths, &super::READ)?;
-    let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
     if args.crds.iter().any(|c| c == "-") && args.paths.iter().any(|p| p == "-") {
         anyhow::bail!("standard input (-) can be read only once; give the CRDs as a file");
     }
+    // The CRDs first: their scopes place the input's custom resources.
     let crds = if args.crds.is_empty() {
         Vec::new()
     } else {
         input::read(&args.crds, &super::READ)?.manifests
     };
+    let read = input::Options {
+        crds: &crds,
+        ..super::READ
+    };
+    let mut set = input::read(&args.paths, &read)?;
+    let schemas = KubeSchemas::load(&args.kube_version).map_err(anyhow::Error::msg)?;
     let (report, copies) = check::run_leaving(
         &set.manifests,
         set.artifact(chart::artifacts::EXEMPTIONS_FILE),

@@ -646,6 +646,54 @@ fn a_custom_kind_is_checked_against_a_crd_given_with_crd() {
     );
 }
 
+/// A custom resource whose CRD says `scope: Cluster`, in the input or
+/// given with `--crd`, is cluster-scoped: the API server clears the
+/// namespace written on it (a real v1.35 server created one namespaced
+/// `Bad_NS`), so `check` neither reads the namespace nor puts the object in
+/// one.
+#[test]
+fn a_cluster_scoped_custom_resource_has_no_namespace() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  names: {kind: Gadget, plural: gadgets}\n  scope: Cluster\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n";
+    let gadget = |namespace: &str| {
+        format!(
+            "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {{name: g, namespace: {namespace}}}\n"
+        )
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let crd_file = tmp.path().join("crd.yaml");
+    std::fs::write(&crd_file, crd).unwrap();
+    let crd_file = crd_file.to_str().unwrap();
+    let beside = chartgen_with_stdin(
+        &["check", "-"],
+        Some(&format!("{crd}---\n{}", gadget("Bad_NS"))),
+    );
+    let given = chartgen_with_stdin(&["check", "--crd", crd_file, "-"], Some(&gadget("Bad_NS")));
+    for run in [beside, given] {
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
+    }
+    let run = chartgen_with_stdin(
+        &["check", "--output", "json", "--crd", crd_file, "-"],
+        Some(&format!("{}---\n{}", gadget("a"), gadget("b"))),
+    );
+    // One object, written twice: a cluster-scoped name is the identity.
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("Gadget g"), "{}", run.stderr);
+    // Namespaced, the same namespace is read, and refused.
+    let namespaced = crd.replace("scope: Cluster", "scope: Namespaced");
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some(&format!("{namespaced}---\n{}", gadget("Bad_NS"))),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(
+            "API Gadget Bad_NS/g metadata.namespace: `Bad_NS` is not a valid namespace"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn malformed_input_is_bad_input_not_a_finding() {
     let run = chartgen_with_stdin(&["check", "-"], Some("kind: [\n"));

@@ -24,6 +24,7 @@ pub const EXEMPTIONS_FILE: &str = "kyverno-exemptions.yaml";
 pub const READ: input::Options<'static> = input::Options {
     artifacts: &[EXEMPTIONS_FILE],
     pipe_into: "",
+    crds: &[],
 };
 
 /// Several releases' exemptions artifacts as one: the namespaces each

@@ -15,7 +15,7 @@ use kubernetes::kube::{self, KubeSchemas};
 use kubernetes::location::KeyPath;
 use kubernetes::location::{Origin, Source};
 use kubernetes::manifest::{self, Manifest};
-use kubernetes::yaml::{self, Node, Value};
+use kubernetes::yaml::{self, Node};
 use serde_json::Value as Json;
 
 /// The template of the Kyverno exemptions artifact.
@@ -256,7 +256,7 @@ pub fn extra_objects(
         })?;
         manifests.push(Manifest::new(id, node));
     }
-    let cluster_scoped = cluster_scoped_custom_kinds(crds.iter().chain(&manifests));
+    let cluster_scoped = manifest::cluster_scoped_custom_kinds(crds.iter().chain(&manifests));
     let chart: HashSet<(&str, &str, Option<&str>, &str)> = (release.iter().chain(kata))
         .map(|m| identity(&m.id))
         .collect();
@@ -316,26 +316,6 @@ pub fn extra_objects(
 /// is served at each version of its group).
 fn identity(id: &manifest::ObjectId) -> (&str, &str, Option<&str>, &str) {
     (&id.group, &id.kind, id.namespace.as_deref(), &id.name)
-}
-
-/// The (group, kind) of every custom kind a CRD among `crds` declares
-/// cluster-scoped.
-fn cluster_scoped_custom_kinds<'m>(
-    crds: impl Iterator<Item = &'m Manifest>,
-) -> HashSet<(String, String)> {
-    let text = |node: Option<&Node>| match node.map(|n| &n.value) {
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => None,
-    };
-    crds.filter(|m| m.id.is_crd())
-        .filter_map(|m| {
-            let spec = m.node().get("spec")?;
-            (text(spec.get("scope")).as_deref() == Some("Cluster")).then_some(())?;
-            let group = text(spec.get("group"))?;
-            let kind = text(spec.get("names").and_then(|names| names.get("kind")))?;
-            Some((group, kind))
-        })
-        .collect()
 }
 
 /// A render that stopped at the output budget, said in terms of the values

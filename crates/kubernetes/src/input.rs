@@ -38,6 +38,11 @@ pub struct Options<'a> {
     /// hint ends at the command that builds the stream. The caller knows
     /// its command; this crate knows none.
     pub pipe_into: &'a str,
+    /// The CustomResourceDefinitions the cluster holds besides the input
+    /// (a command's `--crd`): a custom resource whose CRD says
+    /// `scope: Cluster` has no namespace, as one whose CRD is in the input
+    /// ([`manifest::place_in_namespaces`]).
+    pub crds: &'a [Manifest],
 }
 
 impl Options<'_> {
@@ -55,6 +60,7 @@ impl Options<'_> {
 pub(crate) const TEST_OUT: Options<'static> = Options {
     artifacts: &["kyverno-exemptions.yaml"],
     pipe_into: "",
+    crds: &[],
 };
 
 /// What a set of paths holds.
@@ -383,7 +389,11 @@ fn read_all(
     if budget.exhausted() {
         return Err(Error::InvalidManifests { problems });
     }
-    manifest::place_in_namespaces(&mut set.manifests, manifest::DEFAULT_NAMESPACE);
+    manifest::place_in_namespaces(
+        &mut set.manifests,
+        manifest::DEFAULT_NAMESPACE,
+        options.crds,
+    );
     duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
         return Err(Error::InvalidManifests { problems });
@@ -965,7 +975,7 @@ pub fn parse(name: &str, text: &str) -> Result<ManifestSet, Error> {
         &mut set,
         &mut problems,
     );
-    manifest::place_in_namespaces(&mut set.manifests, manifest::DEFAULT_NAMESPACE);
+    manifest::place_in_namespaces(&mut set.manifests, manifest::DEFAULT_NAMESPACE, &[]);
     duplicates(&mut set, &mut problems);
     if !problems.is_empty() {
         return Err(Error::InvalidManifests { problems });

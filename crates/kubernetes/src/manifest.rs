@@ -788,35 +788,67 @@ pub fn is_cluster_scoped(kind: &str) -> bool {
     )
 }
 
-/// The one rule of where an object lives, applied to a whole input: a
-/// cluster-scoped object (a built-in kind of [`is_cluster_scoped`], or a
-/// custom resource whose CRD in the input says `scope: Cluster`) has no
-/// namespace; a namespaced object without `metadata.namespace` is in
-/// `namespace` (the caller's: [`DEFAULT_NAMESPACE`], or the one a
-/// kustomization sets), written into its node so that every reader
-/// (`check`, `rbac`, `diff`'s fields) sees where it lands, and into its
-/// identity.
-pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str) {
-    let cluster_crds: std::collections::HashSet<(String, String)> = manifests
-        .iter()
-        .filter(|m| m.id.is_crd())
-        .filter(|m| {
-            m.node()
-                .get("spec")
-                .and_then(|spec| spec.get("scope"))
-                .is_some_and(|scope| matches!(&scope.value, Value::String(s) if s == "Cluster"))
-        })
+/// Whether an object lives in a namespace, as the API server serves it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectScope {
+    /// In a namespace: its `metadata.namespace` is read.
+    Namespaced,
+    /// Outside namespaces: the API server clears its `metadata.namespace`.
+    Cluster,
+}
+
+impl ObjectScope {
+    /// A built-in kind's scope ([`is_cluster_scoped`]); a custom kind is
+    /// taken as namespaced (its CRD decides: [`ObjectScope::of`]).
+    pub fn of_kind(kind: &str) -> ObjectScope {
+        match is_cluster_scoped(kind) {
+            true => ObjectScope::Cluster,
+            false => ObjectScope::Namespaced,
+        }
+    }
+
+    /// The scope of an object placed by [`place_in_namespaces`], which
+    /// leaves a namespace in the identity of a namespaced object only.
+    pub fn of(id: &ObjectId) -> ObjectScope {
+        match id.namespace {
+            Some(_) => ObjectScope::Namespaced,
+            None => ObjectScope::Cluster,
+        }
+    }
+}
+
+/// The custom kinds, as (group, kind), that the CustomResourceDefinitions
+/// among `crds` declare `scope: Cluster`. Other objects are passed over.
+pub fn cluster_scoped_custom_kinds<'m>(
+    crds: impl Iterator<Item = &'m Manifest>,
+) -> std::collections::HashSet<(String, String)> {
+    let text = |node: Option<&Node>| match node.map(|n| &n.value) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    crds.filter(|m| m.id.is_crd())
         .filter_map(|m| {
             let spec = m.node().get("spec")?;
-            let text = |node: Option<&Node>| match node.map(|n| &n.value) {
-                Some(Value::String(s)) => Some(s.clone()),
-                _ => None,
-            };
+            (text(spec.get("scope")).as_deref() == Some("Cluster")).then_some(())?;
             let group = text(spec.get("group"))?;
             let kind = text(spec.get("names").and_then(|names| names.get("kind")))?;
             Some((group, kind))
         })
-        .collect();
+        .collect()
+}
+
+/// The one rule of where an object lives, applied to a whole input: a
+/// cluster-scoped object (a built-in kind of [`is_cluster_scoped`], or a
+/// custom resource whose CRD, in the input or among `crds` that the
+/// cluster holds already, says `scope: Cluster`) has no namespace in its
+/// identity, and its `metadata.namespace` is left as written (the API
+/// server clears it); a namespaced object without `metadata.namespace` is
+/// in `namespace` (the caller's: [`DEFAULT_NAMESPACE`], or the one a
+/// kustomization sets), written into its node so that every reader
+/// (`check`, `rbac`, `diff`'s fields) sees where it lands, and into its
+/// identity.
+pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str, crds: &[Manifest]) {
+    let cluster_crds = cluster_scoped_custom_kinds(manifests.iter().chain(crds));
     for manifest in manifests {
         let id = &mut manifest.id;
         if is_cluster_scoped(&id.kind)

@@ -5,6 +5,7 @@
 
 use kubernetes::api::{ValidKeys, images, problems_remembering};
 use kubernetes::kube::KubeSchemas;
+use kubernetes::manifest::ObjectScope;
 
 use super::{Context, Findings, Invariant};
 
@@ -16,7 +17,9 @@ pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, schemas: &KubeS
         .collect();
     let mut valid = ValidKeys::default();
     for (index, (written, read)) in context.objects.iter().zip(&read).enumerate() {
-        for (path, message) in problems_remembering(read.as_ref().unwrap_or(written), &mut valid) {
+        let object = read.as_ref().unwrap_or(written);
+        let scope = ObjectScope::of(&context.manifests[index].id);
+        for (path, message) in problems_remembering(object, scope, &mut valid) {
             findings.report(Invariant::Api, index, &path, message);
         }
         for (path, message) in images(written) {

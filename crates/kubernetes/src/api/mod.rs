@@ -32,6 +32,7 @@ pub use defaults::defaulted;
 use crate::json::Field;
 use crate::kube::KubeSchemas;
 use crate::location::KeyPath;
+use crate::manifest::ObjectScope;
 use crate::names;
 use crate::scheduling::{each, label_selector};
 
@@ -145,8 +146,15 @@ pub fn as_validated(object: &Json, schemas: &KubeSchemas) -> Option<Json> {
 }
 
 /// What the API server would refuse in `object`, by path.
+/// A custom kind is taken as namespaced: [`problems_remembering`] is
+/// told its CRD's scope.
 pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
-    problems_remembering(object, &mut ValidKeys::default())
+    let kind = object.field("kind").as_str().unwrap_or_default();
+    problems_remembering(
+        object,
+        ObjectScope::of_kind(kind),
+        &mut ValidKeys::default(),
+    )
 }
 
 /// Label and annotation keys found valid by [`problems_remembering`], so
@@ -198,11 +206,13 @@ fn is_built_in_object(object: &Json) -> bool {
     crate::kube::is_kubernetes_group(crate::kube::group_of(object))
 }
 
-/// [`problems`], with the keys already found valid in the run's earlier
+/// [`problems`] of an object of the given scope (a custom resource's is
+/// its CRD's), with the keys already found valid in the run's earlier
 /// objects (`valid`): the same findings, the keys it remembers checked
 /// once.
 pub fn problems_remembering<'a>(
     object: &'a Json,
+    scope: ObjectScope,
     valid: &mut ValidKeys<'a>,
 ) -> Vec<(KeyPath, String)> {
     let mut found = Vec::new();
@@ -277,7 +287,7 @@ pub fn problems_remembering<'a>(
     );
     // A cluster-scoped object's namespace the API server does not read.
     if let Some(namespace) = object.field("metadata").field("namespace").as_str()
-        && !crate::manifest::is_cluster_scoped(named)
+        && scope == ObjectScope::Namespaced
         && let Err(why) = names::dns1123_label(namespace)
     {
         found.push((
@@ -1652,7 +1662,10 @@ mod tests {
         ];
         let mut valid = ValidKeys::default();
         for object in &objects {
-            assert_eq!(problems_remembering(object, &mut valid), problems(object));
+            assert_eq!(
+                problems_remembering(object, ObjectScope::Namespaced, &mut valid),
+                problems(object)
+            );
         }
         assert_eq!(valid.labels.len(), ValidKeys::REMEMBERED);
         assert_eq!(valid.annotations.len(), ValidKeys::REMEMBERED);
@@ -1861,6 +1874,18 @@ mod tests {
         };
         assert!(role("ClusterRole").is_empty());
         assert_eq!(role("Role"), ["metadata.namespace"]);
+        // A custom resource's scope is its CRD's, which the caller knows.
+        let gadget = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Gadget",
+            "metadata": {"name": "g", "namespace": "A B"}});
+        let paths = |scope| {
+            let found = problems_remembering(&gadget, scope, &mut ValidKeys::default());
+            found
+                .into_iter()
+                .map(|(p, _)| p.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert!(paths(ObjectScope::Cluster).is_empty());
+        assert_eq!(paths(ObjectScope::Namespaced), ["metadata.namespace"]);
     }
 
     /// A Windows user, a GMSA credential spec and its name, as a real v1.35
