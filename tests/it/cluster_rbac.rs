@@ -300,6 +300,35 @@ fn generated() -> Vec<(&'static str, String)> {
                  subjects: [{{kind: ServiceAccount, name: bystander, namespace: k8s-truth-bystander}}]\n"
             ),
         ),
+        (
+            "g11-names-no-account-has",
+            "subjects that name no ServiceAccount a token can carry (a User spelled as an account with an uppercase name or three parts, a ServiceAccount subject in an uppercase namespace: users in no ServiceAccount group), a ServiceAccount groups reach as usual, and a workload whose serviceAccountName is empty beside the deprecated serviceAccount",
+            format!(
+                "---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g11-odd}}\n\
+                 rules: [{{apiGroups: [''], resources: [configmaps], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g11-odd, namespace: rbac-g11}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g11-odd}}\n\
+                 subjects:\n\
+                 - {{kind: User, apiGroup: rbac.authorization.k8s.io, name: 'system:serviceaccount:rbac-g11:Robot'}}\n\
+                 - {{kind: User, apiGroup: rbac.authorization.k8s.io, name: 'system:serviceaccount:rbac-g11:a:b'}}\n\
+                 - {{kind: ServiceAccount, name: sa, namespace: RBAC-G11}}\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g11-group}}\n\
+                 rules: [{{apiGroups: [''], resources: [secrets], verbs: [list]}}]\n\
+                 ---\n{rbac}\nkind: ClusterRoleBinding\nmetadata: {{name: g11-group}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g11-group}}\n\
+                 subjects: [{{kind: Group, apiGroup: rbac.authorization.k8s.io, name: 'system:serviceaccounts:rbac-g11'}}]\n\
+                 ---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: runner, namespace: rbac-g11}}\n\
+                 ---\n{rbac}\nkind: Role\nmetadata: {{name: g11-runner, namespace: rbac-g11}}\n\
+                 rules: [{{apiGroups: [apps], resources: [deployments], verbs: [watch]}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g11-runner, namespace: rbac-g11}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: g11-runner}}\n\
+                 subjects: [{{kind: ServiceAccount, name: runner}}]\n\
+                 ---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: g11-old-field, namespace: rbac-g11}}\n\
+                 spec:\n  replicas: 0\n  selector: {{matchLabels: {{app: g11}}}}\n  template:\n\
+                 \x20   metadata: {{labels: {{app: g11}}}}\n\
+                 \x20   spec: {{serviceAccountName: '', serviceAccount: runner, containers: [{{name: c, image: 'registry.example/x:1'}}]}}\n"
+            ),
+        ),
     ];
     sets.into_iter()
         .map(|(name, about, body)| {
@@ -362,9 +391,9 @@ fn accounts(objects: &[Json]) -> BTreeSet<String> {
                     "CronJob" => &object["spec"]["jobTemplate"]["spec"]["template"]["spec"],
                     _ => continue,
                 };
-                let account = pod["serviceAccountName"]
-                    .as_str()
-                    .or_else(|| pod["serviceAccount"].as_str())
+                let account = [&pod["serviceAccountName"], &pod["serviceAccount"]]
+                    .into_iter()
+                    .find_map(|name| name.as_str().filter(|n| !n.is_empty()))
                     .unwrap_or("default");
                 found.insert(format!("{namespace}/{account}"));
             }

@@ -155,10 +155,16 @@ pub(crate) fn chartgen_tuples(
 
 pub(crate) fn account_of<'a>(all: &'a [Permissions], sa: &str) -> Option<&'a Permissions> {
     let (namespace, name) = sa.split_once('/').unwrap();
-    all.iter().find(|p| {
+    // Names no ServiceAccount can have are the user of that name.
+    let user = format!("system:serviceaccount:{namespace}:{name}");
+    let found = all.iter().find(|p| {
         p.subject.kind == "ServiceAccount"
             && p.subject.namespace.as_deref() == Some(namespace)
             && p.subject.name == name
+    });
+    found.or_else(|| {
+        all.iter()
+            .find(|p| p.subject.kind == "User" && p.subject.name == user)
     })
 }
 

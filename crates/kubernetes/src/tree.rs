@@ -109,6 +109,17 @@ impl Tree for Json {
     }
 }
 
+/// The ServiceAccount a pod `spec` runs as, in either tree, as the API
+/// server reads it: `serviceAccountName`, else (unset or empty) the
+/// deprecated `serviceAccount`, else (unset or empty too) its namespace's
+/// `default`.
+pub fn runs_as<T: Tree>(spec: &T) -> &str {
+    ["serviceAccountName", "serviceAccount"]
+        .into_iter()
+        .find_map(|key| spec.get(key).and_then(T::text).filter(|n| !n.is_empty()))
+        .unwrap_or("default")
+}
+
 /// How a pod uses an object it names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Use {
@@ -510,5 +521,25 @@ mod tests {
         assert!(accounts(json!({"serviceAccountName": ""})).is_empty());
         assert!(accounts(json!({"serviceAccountName": 3, "volumes": "none"})).is_empty());
         assert!(accounts(json!(null)).is_empty());
+        // What the pods run as, in either tree: the same fallback, then `default`.
+        for (spec, account) in [
+            (
+                json!({"serviceAccountName": "new", "serviceAccount": "old"}),
+                "new",
+            ),
+            (
+                json!({"serviceAccountName": "", "serviceAccount": "old"}),
+                "old",
+            ),
+            (json!({"serviceAccount": ""}), "default"),
+            (json!({"serviceAccountName": 3}), "default"),
+        ] {
+            assert_eq!(runs_as(&spec), account, "{spec}");
+            let source = Source::file("spec.json", spec.to_string());
+            let node = yaml::parse_document(&source, Limits::VALUES)
+                .unwrap()
+                .unwrap();
+            assert_eq!(runs_as(&node), account, "{spec}");
+        }
     }
 }

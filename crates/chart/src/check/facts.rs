@@ -399,13 +399,7 @@ fn instance(object: &Json, index: usize, container: usize, projects: &[&str]) ->
         operator,
         builds,
         namespace_flag,
-        account: object
-            .field("spec")
-            .field("template")
-            .field("spec")
-            .field("serviceAccountName")
-            .as_str()
-            .unwrap_or("default")
+        account: kubernetes::tree::runs_as(object.field("spec").field("template").field("spec"))
             .to_owned(),
         lease: last_flag(args, "--leader-election-id"),
         leader_election: leader_election(args),

@@ -365,14 +365,7 @@ fn accounts<'a>(set: &BTreeMap<KeyRef<'a>, &'a Manifest>) -> BTreeSet<(&'a str, 
         if group.is_empty() && kind == "ServiceAccount" {
             accounts.insert((namespace, name));
         } else if let Some(spec) = impact::pod_spec(object) {
-            let runs_as = ["serviceAccountName", "serviceAccount"]
-                .iter()
-                .find_map(|key| match spec.get(key).map(|n| &n.value) {
-                    Some(Value::String(s)) => Some(s.as_str()),
-                    _ => None,
-                })
-                .unwrap_or("default");
-            accounts.insert((namespace, runs_as));
+            accounts.insert((namespace, crate::tree::runs_as(spec)));
         }
     }
     accounts

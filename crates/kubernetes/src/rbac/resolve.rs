@@ -773,14 +773,7 @@ impl Listed {
             } else if let Some((_, path)) = POD_SPECS.iter().find(|(k, _)| *k == kind)
                 && let Some(spec) = object.pointer(path)
             {
-                // A pod without an account runs as its namespace's `default`.
-                let name = spec
-                    .field("serviceAccountName")
-                    .as_str()
-                    .or_else(|| spec.field("serviceAccount").as_str())
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or("default");
-                subjects.insert(account(namespace, name));
+                subjects.insert(account(namespace, crate::tree::runs_as(spec)));
             }
         }
         let mut listed = Listed::default();
@@ -1142,34 +1135,68 @@ fn selects(selector: &Json, labels: &Json) -> bool {
     crate::selector::selects(selector, |k| labels.get(k).and_then(Json::as_str))
 }
 
+/// A binding's subject as the authorizer matches it. A User named
+/// `system:serviceaccount:<namespace>:<name>` is that ServiceAccount, and a
+/// ServiceAccount subject is one, only where both names are ones a
+/// ServiceAccount can have (the authenticator's `SplitUsername`): else the
+/// subject is the User of that name, which no account's token carries and
+/// which is in no ServiceAccount group.
 fn subject_of(subject: &Json, binding_namespace: Option<&str>) -> Subject {
     let kind = subject.field("kind").as_str().unwrap_or_default();
     let name = subject.field("name").as_str().unwrap_or_default();
-    if kind == "User"
-        && let Some(rest) = name.strip_prefix("system:serviceaccount:")
-        && let Some((namespace, account)) = rest.split_once(':')
-    {
-        return Subject {
-            kind: "ServiceAccount".to_owned(),
-            namespace: Some(namespace.to_owned()),
-            name: account.to_owned(),
-        };
-    }
-    Subject {
-        // An empty namespace is the binding's own, as the authorizer reads it.
-        namespace: (kind == "ServiceAccount")
-            .then(|| {
-                subject
-                    .field("namespace")
-                    .as_str()
-                    .filter(|ns| !ns.is_empty())
-                    .or(binding_namespace)
-                    .map(str::to_owned)
-            })
-            .flatten(),
+    let account = |namespace: &str, name: &str| Subject {
+        kind: "ServiceAccount".to_owned(),
+        namespace: Some(namespace.to_owned()),
         name: name.to_owned(),
-        kind: kind.to_owned(),
+    };
+    let user = |name: String| Subject {
+        kind: "User".to_owned(),
+        namespace: None,
+        name,
+    };
+    match kind {
+        "User" => match split_account_username(name) {
+            Some((namespace, name)) => account(namespace, name),
+            None => user(name.to_owned()),
+        },
+        "ServiceAccount" => {
+            // An empty namespace is the binding's own, as the authorizer reads it.
+            let namespace = (subject.field("namespace").as_str())
+                .filter(|ns| !ns.is_empty())
+                .or(binding_namespace);
+            match namespace {
+                Some(namespace) if is_account(namespace, name) => account(namespace, name),
+                Some(namespace) => user(format!("system:serviceaccount:{namespace}:{name}")),
+                None => Subject {
+                    kind: kind.to_owned(),
+                    namespace: None,
+                    name: name.to_owned(),
+                },
+            }
+        }
+        _ => Subject {
+            kind: kind.to_owned(),
+            namespace: None,
+            name: name.to_owned(),
+        },
     }
+}
+
+/// The namespace and name of a ServiceAccount's user name, as the
+/// authenticator's `SplitUsername` reads it: `system:serviceaccount:`,
+/// then exactly two parts split at `:`, a valid namespace and a valid
+/// account name.
+fn split_account_username(username: &str) -> Option<(&str, &str)> {
+    let (namespace, name) = username
+        .strip_prefix("system:serviceaccount:")?
+        .split_once(':')?;
+    is_account(namespace, name).then_some((namespace, name))
+}
+
+/// Whether a ServiceAccount can be `namespace/name`: a namespace name (a
+/// DNS-1123 label) and an account name (a DNS subdomain, so no `:`).
+fn is_account(namespace: &str, name: &str) -> bool {
+    crate::names::dns1123_label(namespace).is_ok() && crate::names::dns1123_subdomain(name).is_ok()
 }
 
 /// Whose ServiceAccounts a subject includes.
@@ -1648,6 +1675,16 @@ mod tests {
                 ("ClusterRole", "r"),
                 json!([{"kind": "User", "name": "alice"}]),
             ),
+            // Names no ServiceAccount can have (the authenticator's
+            // SplitUsername): users, in no account's group.
+            binding(
+                "RoleBinding",
+                Some("odd"),
+                ("ClusterRole", "r"),
+                json!([{"kind": "User", "name": "system:serviceaccount:apps:Robot"},
+                    {"kind": "User", "name": "system:serviceaccount:apps:a:b"},
+                    {"kind": "ServiceAccount", "name": "c", "namespace": "APPS"}]),
+            ),
         ];
         let all = effective_permissions(&objects).unwrap();
         let held = |kind: &str, ns: Option<&str>, name: &str| {
@@ -1714,6 +1751,27 @@ mod tests {
                 .permissions
                 .iter()
                 .any(|p| p.resource == "selfsubjectaccessreviews.authorization.k8s.io")
+        );
+        for user in [
+            "system:serviceaccount:apps:Robot",
+            "system:serviceaccount:apps:a:b",
+            "system:serviceaccount:APPS:c",
+        ] {
+            let odd = held("User", None, user);
+            assert_eq!(
+                pods(odd),
+                [(
+                    Scope::Namespace("odd".to_owned()),
+                    vec!["RoleBinding odd/b → ClusterRole r".to_owned()]
+                )],
+                "{user}"
+            );
+            // Not in system:serviceaccounts:apps, nor reached as an account.
+            assert!(!odd.subject.covers_accounts_of("apps"), "{user}");
+        }
+        assert!(
+            !all.iter()
+                .any(|p| p.subject.kind == "ServiceAccount" && p.subject.name == "Robot")
         );
         // Every subject once.
         let mut seen = BTreeSet::new();

@@ -62,15 +62,11 @@ pub(crate) struct PermissionModel {
     pub(crate) after: Held,
 }
 
-/// The ServiceAccount the pods of a workload (or a Pod) run as:
-/// `serviceAccountName`, else the deprecated `serviceAccount`, else
-/// `default`.
+/// The ServiceAccount the pods of a workload (or a Pod) run as
+/// ([`crate::tree::runs_as`]).
 pub(super) fn runs_as(object: &Manifest) -> Option<String> {
     let spec = super::workload::pod_spec(object)?;
-    let name = text(spec.get("serviceAccountName"))
-        .or_else(|| text(spec.get("serviceAccount")))
-        .unwrap_or("default");
-    Some(name.to_owned())
+    Some(crate::tree::runs_as(spec).to_owned())
 }
 
 /// A changed workload whose pods run as another ServiceAccount that may do
