@@ -987,9 +987,11 @@ fn host_path_volumes(pod: &Pod<'_>, _: &Run) -> Option<Found> {
     )
 }
 
+/// The ports as the admission lists them: each once, sorted as text
+/// (`80, 8443`, and `10000` before `443`).
 fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Found> {
     let mut names = Vec::new();
-    let mut ports = Vec::new();
+    let mut ports = std::collections::BTreeSet::new();
     let mut first = None;
     for c in containers(pod) {
         let mut bad = false;
@@ -997,7 +999,9 @@ fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Found> {
             let host = &port["hostPort"];
             if !host.is_null() && !is_zero(host) {
                 bad = true;
-                ports.push(host.to_string());
+                // A whole number written as a float is the int32 decoded.
+                let whole = host.as_f64().filter(|f| f.fract() == 0.0);
+                ports.insert(whole.map_or_else(|| host.to_string(), |f| format!("{f:.0}")));
                 first.get_or_insert_with(|| c.at().key("ports").index(p).key("hostPort"));
             }
         }
@@ -1012,7 +1016,7 @@ fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Found> {
             containers_named(&names),
             plural(names.len(), "uses", "use"),
             plural(ports.len(), "hostPort", "hostPorts"),
-            ports.join(", ")
+            ports.into_iter().collect::<Vec<_>>().join(", ")
         ),
         first?,
     )
@@ -1951,6 +1955,38 @@ mod tests {
             let filled = &created.pod().spec["containers"][2]["ports"][1]["hostPort"];
             assert!(spec["containers"].is_string() || *filled == 80, "{filled}");
         }
+    }
+
+    /// The admission names each host port once, sorted as text, as a real
+    /// v1.35 server did: `uses hostPorts 80, 8443` for 8443, 80 and 80.
+    #[test]
+    fn host_ports_are_listed_once_sorted_as_text() {
+        let message = |ports: serde_json::Value| {
+            let spec = serde_json::json!({"containers": [{"name": "a", "ports": ports}]});
+            let meta = serde_json::json!({});
+            let pod = Pod {
+                metadata: &meta,
+                spec: &spec,
+            };
+            (evaluate(&pod, Level::Baseline, 35).iter())
+                .map(ControlViolation::message)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            message(serde_json::json!([{"containerPort": 1, "hostPort": 8443},
+                {"containerPort": 2, "hostPort": 80}, {"containerPort": 3, "hostPort": 80.0}])),
+            ["hostPort (container \"a\" uses hostPorts 80, 8443)"]
+        );
+        assert_eq!(
+            message(serde_json::json!([{"containerPort": 1, "hostPort": 443},
+                {"containerPort": 2, "hostPort": 443}, {"containerPort": 3, "hostPort": 10000}])),
+            ["hostPort (container \"a\" uses hostPorts 10000, 443)"]
+        );
+        assert_eq!(
+            message(serde_json::json!([{"containerPort": 1, "hostPort": 443},
+                {"containerPort": 2, "hostPort": 443}])),
+            ["hostPort (container \"a\" uses hostPort 443)"]
+        );
     }
 
     #[test]

@@ -3006,5 +3006,14 @@ mod tests {
                 format!("{pod}.containers[0].resources"),
             ]
         );
+        // On the host network a Pod's unset host port is its container
+        // port before the ports are compared; a template's is not.
+        let spec = serde_json::json!({"hostNetwork": true, "containers": [
+            {"name": "a", "image": "a:1", "ports": [{"containerPort": 443}]},
+            {"name": "b", "image": "b:1", "ports": [{"containerPort": 443, "hostPort": 0}]}]});
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "ops"}, "spec": spec});
+        assert_eq!(at(pod), ["spec.containers[1].ports[0].hostPort"]);
+        assert!(at(deployment(spec)).is_empty());
     }
 }

@@ -200,7 +200,11 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
     }
     // A host port is bound once per node: unique by port, protocol and
     // host IP across the pod's regular containers; each init container's
-    // (sidecars too) only among its own (`AccumulateUniqueHostPorts`).
+    // (sidecars too) only among its own (`AccumulateUniqueHostPorts`). A
+    // Pod on the host network has an unset or 0 host port set to its
+    // container port first (`SetDefaults_Pod`; a template is not
+    // defaulted).
+    let defaulted = owner == "Pod" && pod["hostNetwork"] == true;
     for list in ["initContainers", "containers"] {
         let mut host_ports = std::collections::BTreeSet::new();
         for (c, container) in each(&pod[list]) {
@@ -208,7 +212,10 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
                 host_ports.clear();
             }
             for (p, port) in each(&container["ports"]) {
-                let Some(number) = super::whole(&port["hostPort"]).filter(|n| *n != 0) else {
+                let written = super::whole(&port["hostPort"]).filter(|n| *n != 0);
+                let from_container = || super::whole(&port["containerPort"]).filter(|n| *n != 0);
+                let Some(number) = written.or_else(|| defaulted.then(from_container).flatten())
+                else {
                     continue;
                 };
                 let protocol = port["protocol"].as_str().unwrap_or("TCP");
