@@ -676,8 +676,7 @@ fn a_cluster_scoped_custom_resource_has_no_namespace() {
         Some(&format!("{}---\n{}", gadget("a"), gadget("b"))),
     );
     // One object, written twice: a cluster-scoped name is the identity.
-    assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("Gadget g"), "{}", run.stderr);
+    run.assert_refused(2, "Gadget g again");
     // Namespaced, the same namespace is read, and refused.
     let namespaced = crd.replace("scope: Cluster", "scope: Namespaced");
     let run = chartgen_with_stdin(
