@@ -25,21 +25,10 @@ const ACCESS_MODES: [&str; 4] = [
     "ReadWriteOncePod",
 ];
 
-/// What holds a claim's spec.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Holder {
-    /// A PersistentVolumeClaim, which the API server prepares before it
-    /// validates: it drops a `dataSourceRef` that names a namespace
-    /// (`CrossNamespaceVolumeDataSource`, alpha and off), then, without a
-    /// `dataSourceRef`, a `dataSource` that is neither a
-    /// PersistentVolumeClaim nor a VolumeSnapshot (`snapshot.storage.k8s.io`).
-    Object,
-    /// A claim template, validated as written.
-    Template,
-}
-
-/// A claim's `spec`, at `at`.
-pub(super) fn spec(spec: &Json, holder: Holder, at: &KeyPath, found: &mut Found) {
+/// A claim's `spec`, at `at`, as written: a PersistentVolumeClaim's as its
+/// strategy prepared it ([`super::defaulted`] drops the data sources it
+/// does not validate), a template's as it stands.
+pub(super) fn spec(spec: &Json, at: &KeyPath, found: &mut Found) {
     let modes: Vec<(usize, &Json)> = each(spec.field("accessModes")).collect();
     let modes_at = || at.clone().key("accessModes");
     if modes.is_empty() {
@@ -95,30 +84,16 @@ pub(super) fn spec(spec: &Json, holder: Holder, at: &KeyPath, found: &mut Found)
             format!("`{mode}` is not a volume mode (Block, Filesystem)"),
         ));
     }
-    data_sources(spec, holder, at, found);
+    data_sources(spec, at, found);
 }
 
 /// A claim's `dataSource` and `dataSourceRef`: each names a kind and a
 /// name, a kind other than PersistentVolumeClaim with its API group (a
 /// DNS subdomain), a namespace (a reference's, a DNS label) only without a
 /// `dataSource`; and both, when given, the same object.
-fn data_sources(spec: &Json, holder: Holder, at: &KeyPath, found: &mut Found) {
+fn data_sources(spec: &Json, at: &KeyPath, found: &mut Found) {
     let written = |field: &str| Some(spec.field(field)).filter(|object| object.is_object());
-    let (mut source, mut reference) = (written("dataSource"), written("dataSourceRef"));
-    if holder == Holder::Object {
-        if reference.is_some_and(|r| r.field("namespace").as_str().is_some_and(|n| !n.is_empty())) {
-            reference = None;
-        }
-        let group = |s: &Json| s.field("apiGroup").as_str().unwrap_or_default().to_owned();
-        let kept = |s: &&Json| match s.field("kind").as_str() {
-            Some("PersistentVolumeClaim") => group(s).is_empty(),
-            Some("VolumeSnapshot") => group(s) == "snapshot.storage.k8s.io",
-            _ => false,
-        };
-        if reference.is_none() {
-            source = source.filter(kept);
-        }
-    }
+    let (source, reference) = (written("dataSource"), written("dataSourceRef"));
     for (field, object) in [("dataSource", source), ("dataSourceRef", reference)] {
         let Some(object) = object else {
             continue;
@@ -216,12 +191,7 @@ pub(super) fn ephemeral(source: &Json, at: &KeyPath, found: &mut Found) {
         &mut ValidKeys::default(),
         found,
     );
-    spec(
-        template.field("spec"),
-        Holder::Template,
-        &at.clone().key("spec"),
-        found,
-    );
+    spec(template.field("spec"), &at.clone().key("spec"), found);
 }
 
 #[cfg(test)]
@@ -229,9 +199,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn found(claim: Json, holder: Holder) -> Vec<String> {
+    fn found(claim: Json) -> Vec<String> {
         let mut found = Vec::new();
-        spec(&claim, holder, &KeyPath::root().key("spec"), &mut found);
+        spec(&claim, &KeyPath::root().key("spec"), &mut found);
         found
             .into_iter()
             .map(|(path, why)| format!("{path}: {why}"))
@@ -242,8 +212,7 @@ mod tests {
     fn access_modes_and_storage() {
         assert_eq!(
             found(
-                json!({"accessModes": ["ReadWriteOncePod", "Foo", "ReadOnlyMany"], "resources": {}}),
-                Holder::Object
+                json!({"accessModes": ["ReadWriteOncePod", "Foo", "ReadOnlyMany"], "resources": {}})
             ),
             [
                 "spec.accessModes[1]: `Foo` is not an access mode (ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod)",
@@ -254,18 +223,48 @@ mod tests {
     }
 
     /// A PersistentVolumeClaim's preparation drops a `dataSource` of
-    /// another kind when no `dataSourceRef` is given; a template keeps
-    /// and refuses it.
+    /// another kind when no `dataSourceRef` is given, and a `dataSourceRef`
+    /// naming a namespace (a real v1.35 server takes `dataSource: {}`, and
+    /// the schema's required fields are not asked of it either); a
+    /// template keeps and refuses them; one the decoder refuses is kept.
     #[test]
     fn a_claim_drops_what_a_template_refuses() {
-        let claim = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
-                           "dataSource": {"kind": "Foo", "name": "x"}});
-        assert!(found(claim.clone(), Holder::Object).is_empty());
+        let claim = |sources: Json| {
+            let mut spec = json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}});
+            spec.as_object_mut()
+                .unwrap()
+                .extend(sources.as_object().unwrap().clone());
+            spec
+        };
+        let prepared = |spec: Json| {
+            let object = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "c", "namespace": "ops"}, "spec": spec});
+            let read = super::super::defaulted(&object).unwrap_or(object);
+            found(read["spec"].clone())
+        };
+        for dropped in [
+            json!({"dataSource": {"kind": "Foo", "name": "x"}}),
+            json!({"dataSource": {}}),
+            json!({"dataSourceRef": {"kind": "Foo", "name": "x", "namespace": "other"}}),
+        ] {
+            assert!(prepared(claim(dropped.clone())).is_empty(), "{dropped}");
+        }
         assert_eq!(
-            found(claim, Holder::Template),
+            found(claim(json!({"dataSource": {"kind": "Foo", "name": "x"}}))),
             [
                 "spec.dataSource: a dataSource of the core API group is a PersistentVolumeClaim, not `Foo`; name the apiGroup of any other kind"
             ]
         );
+        // Not dropped: a kind the preparation keeps, a member the decoder refuses.
+        assert_eq!(
+            prepared(claim(
+                json!({"dataSource": {"kind": "PersistentVolumeClaim"}})
+            ))
+            .len(),
+            1
+        );
+        let object = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "c"}, "spec": claim(json!({"dataSource": {"kind": 5}}))});
+        assert!(super::super::defaulted(&object).is_none());
     }
 }

@@ -15,6 +15,11 @@
 //!   probe's or hook's `scheme` of `""` is `HTTP`. A volume with no
 //!   source is an `emptyDir`.
 //! - A CronJob's `concurrencyPolicy` of `""` is `Allow`.
+//! - A PersistentVolumeClaim loses the data sources its strategy drops
+//!   (a `dataSourceRef` naming a namespace; then, without one, a
+//!   `dataSource` neither a PersistentVolumeClaim nor a VolumeSnapshot),
+//!   so that neither the schema's required fields nor the API rules are
+//!   asked of them.
 //! - A StatefulSet's pod `hostname` and `subdomain` are not validated: its
 //!   controller overwrites both (the server validates a copy without them).
 //! - A PodDisruptionBudget's selector loses every expression on the key
@@ -38,15 +43,19 @@ pub fn defaulted(object: &Json) -> Option<Json> {
     let worth = matches!(
         kind,
         "Service" | "Namespace" | "CronJob" | "PodDisruptionBudget"
-    ) || spec.is_some_and(|pod| {
-        has_empty_string(pod)
-            || (kind == "StatefulSet"
-                && (!pod.field("hostname").is_null() || !pod.field("subdomain").is_null()))
-            || (pod.field("volumes").as_array()).is_some_and(|v| {
-                v.iter()
-                    .any(|v| v.as_object().is_some_and(|v| v.len() == 1))
-            })
-    });
+    ) || (kind == "PersistentVolumeClaim"
+        && ["dataSource", "dataSourceRef"]
+            .iter()
+            .any(|field| !object.field("spec").field(field).is_null()))
+        || spec.is_some_and(|pod| {
+            has_empty_string(pod)
+                || (kind == "StatefulSet"
+                    && (!pod.field("hostname").is_null() || !pod.field("subdomain").is_null()))
+                || (pod.field("volumes").as_array()).is_some_and(|v| {
+                    v.iter()
+                        .any(|v| v.as_object().is_some_and(|v| v.len() == 1))
+                })
+        });
     if !worth {
         return None;
     }
@@ -55,6 +64,7 @@ pub fn defaulted(object: &Json) -> Option<Json> {
         "Service" => service(&mut copy),
         "Namespace" => namespace(&mut copy),
         "PodDisruptionBudget" => budget(&mut copy),
+        "PersistentVolumeClaim" => claim(&mut copy),
         _ => false,
     } | pod_spec(&mut copy, kind)
         | (kind == "CronJob"
@@ -155,6 +165,50 @@ fn budget(object: &mut Json) -> bool {
     let before = expressions.len();
     expressions.retain(|e| e.get("key").is_none_or(|k| k != KEY));
     expressions.len() != before
+}
+
+/// A PersistentVolumeClaim as its strategy prepares it: a `dataSourceRef`
+/// that names a namespace is dropped (`CrossNamespaceVolumeDataSource`,
+/// alpha and off), then, without a `dataSourceRef`, a `dataSource` that is
+/// neither a PersistentVolumeClaim nor a VolumeSnapshot
+/// (`snapshot.storage.k8s.io`): neither is validated. Dropped only where
+/// the decoder took it (strings in known fields), so that what it refuses
+/// still is.
+fn claim(object: &mut Json) -> bool {
+    let Some(spec) = object.get_mut("spec").and_then(Json::as_object_mut) else {
+        return false;
+    };
+    let decoded = |reference: &Json, fields: &[&str]| {
+        reference.as_object().is_some_and(|map| {
+            map.iter().all(|(key, value)| {
+                fields.contains(&key.as_str()) && (value.is_string() || value.is_null())
+            })
+        })
+    };
+    let text =
+        |reference: &Json, key: &str| reference.field(key).as_str().unwrap_or_default().to_owned();
+    let mut changed = false;
+    if let Some(reference) = spec.get("dataSourceRef")
+        && decoded(reference, &["apiGroup", "kind", "name", "namespace"])
+        && !text(reference, "namespace").is_empty()
+    {
+        changed |= spec.remove("dataSourceRef").is_some();
+    }
+    let no_reference = spec.get("dataSourceRef").is_none_or(Json::is_null);
+    if no_reference
+        && let Some(source) = spec.get("dataSource")
+        && decoded(source, &["apiGroup", "kind", "name"])
+    {
+        let kept = match text(source, "kind").as_str() {
+            "PersistentVolumeClaim" => text(source, "apiGroup").is_empty(),
+            "VolumeSnapshot" => text(source, "apiGroup") == "snapshot.storage.k8s.io",
+            _ => false,
+        };
+        if !kept {
+            changed |= spec.remove("dataSource").is_some();
+        }
+    }
+    changed
 }
 
 fn namespace(object: &mut Json) -> bool {

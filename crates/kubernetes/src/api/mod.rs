@@ -612,12 +612,7 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
     if kind == "StatefulSet" {
         for (i, claim) in each(spec.field("volumeClaimTemplates")) {
             let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
-            claims::spec(
-                claim.field("spec"),
-                claims::Holder::Template,
-                &claim_at,
-                found,
-            );
+            claims::spec(claim.field("spec"), &claim_at, found);
         }
     }
     match kind {
@@ -655,7 +650,7 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
             label_selector(spec.field("selector"), &at.clone().key("selector"), found);
         }
         "PersistentVolumeClaim" => {
-            claims::spec(spec, claims::Holder::Object, &at, found);
+            claims::spec(spec, &at, found);
         }
         "NetworkPolicy" if spec.field("podSelector").is_object() => {
             label_selector(
@@ -2982,6 +2977,38 @@ mod tests {
         let template =
             deployment(serde_json::json!({"containers": [{"name": "a", "image": " a:1"}]}));
         assert_eq!(at(template), Vec::<String>::new());
+    }
+
+    /// A ReplicationController's empty selector is its template's labels
+    /// (a real v1.35 server takes `selector: {}` beside labelled pods), and
+    /// it needs both a selector and a template.
+    #[test]
+    fn replication_controller_selectors_as_defaulted() {
+        let rc = |spec: Json| {
+            at(
+                serde_json::json!({"apiVersion": "v1", "kind": "ReplicationController",
+                "metadata": {"name": "rc", "namespace": "ops"}, "spec": spec}),
+            )
+        };
+        let template = |labels: Json| {
+            serde_json::json!({"metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}})
+        };
+        let labelled = template(serde_json::json!({"app": "a"}));
+        assert!(rc(serde_json::json!({"selector": {}, "template": labelled})).is_empty());
+        assert!(rc(serde_json::json!({"template": labelled})).is_empty());
+        assert_eq!(
+            rc(serde_json::json!({"template": template(serde_json::json!({}))})),
+            ["spec.selector"]
+        );
+        assert_eq!(
+            rc(serde_json::json!({"selector": {"app": "b"}, "template": labelled})),
+            ["spec.selector"]
+        );
+        assert_eq!(
+            rc(serde_json::json!({})),
+            ["spec.selector", "spec.template"]
+        );
     }
 
     #[test]

@@ -144,19 +144,31 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
             );
         }
         "ReplicationController" => {
-            // A plain map selector: not empty, and selecting the template.
-            if let Some(selector) = spec["selector"].as_object() {
-                let labels = spec["template"]["metadata"]["labels"].as_object();
-                let selects = !selector.is_empty()
-                    && selector
-                        .iter()
-                        .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v));
-                if !selects {
-                    found.push((
-                        at.key("selector"),
-                        "the selector is empty or does not match the template's labels".to_owned(),
-                    ));
+            // A plain map selector, which an empty one is the template's
+            // labels (`SetDefaults_ReplicationController`): given, and
+            // selecting the template, which is given too.
+            let template = &spec["template"];
+            let labels = template["metadata"]["labels"].as_object();
+            let written = spec["selector"].as_object().filter(|s| !s.is_empty());
+            match written.or(labels).filter(|s| !s.is_empty()) {
+                None => found.push((
+                    at.key("selector"),
+                    "a ReplicationController needs a selector (an empty one is its template's labels, and it has none)".to_owned(),
+                )),
+                Some(selector) => {
+                    if !(selector.iter()).all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v)) {
+                        found.push((
+                            at.key("selector"),
+                            "the selector does not match the template's labels".to_owned(),
+                        ));
+                    }
                 }
+            }
+            if template.is_null() {
+                found.push((
+                    at.key("template"),
+                    "a ReplicationController needs a pod template".to_owned(),
+                ));
             }
         }
         "Namespace" => pod_security_labels(object, found),

@@ -99,8 +99,10 @@ fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
 /// server defaults it).
 /// Unknown fields are errors, in a CRD's schema too (where it does not
 /// preserve them): the API server would drop them silently. A custom
-/// resource's `status` is not judged where its version has the status
-/// subresource: the API server drops it from what is created or applied.
+/// resource's `status` is judged only for unknown fields where its version
+/// has the status subresource: the API server's strict decoder refuses
+/// those, then drops the status from what is created or applied. Its
+/// `metadata` is judged as ObjectMeta.
 ///
 /// ```
 /// use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
@@ -144,7 +146,8 @@ struct CustomSchema {
     validator: Validator,
     /// Whether the version has the status subresource: the API server then
     /// drops `.status` from what is created or applied (it is written only
-    /// through `/status`), so a manifest's status is never validated.
+    /// through `/status`), so a manifest's status is validated only for
+    /// the unknown fields its strict decoder refuses first.
     status_dropped: bool,
 }
 
@@ -172,28 +175,37 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
             validator,
             status_dropped,
         })) => invalid({
+            let metadata = custom_metadata(object, schemas);
             // Copied only when the server's reading changes something.
             let read;
-            let dropped = *status_dropped && object.get("status").is_some();
-            let object = match (to_read(object), dropped) {
-                (false, false) => object,
-                (false, true) => {
-                    read = without_status(object);
-                    &read
-                }
-                (true, _) => {
-                    read = as_the_server_reads(object, Some(schema), dropped);
+            let object = match to_read(object) {
+                false => object,
+                true => {
+                    read = as_the_server_reads(object, Some(schema));
                     &read
                 }
             };
-            validator
-                .iter_errors(object)
+            // A status the server drops is read by its strict decoder
+            // first: only an unknown field there is refused.
+            let dropped = *status_dropped && object.get("status").is_some();
+            let in_status = |path: &str| path == "/status" || path.starts_with("/status/");
+            let judged = |e: &jsonschema::ValidationError<'_>| {
+                !dropped
+                    || !in_status(e.instance_path().as_str())
+                    || matches!(
+                        e.kind(),
+                        jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
+                    )
+            };
+            (validator.iter_errors(object))
+                .filter(judged)
                 .map(|e| {
                     (
                         KeyPath::from_pointer(e.instance_path().as_str()),
                         e.to_string(),
                     )
                 })
+                .chain(metadata)
                 .collect()
         }),
         Some(Err(why)) => vec![Verdict::Uncompiled(why.clone())],
@@ -202,6 +214,41 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
             schemas,
         ))],
     }
+}
+
+/// A custom resource's `metadata` as the API server decodes it: into
+/// ObjectMeta, strictly, as a built-in kind's (`labels: {a: 1}`, an
+/// unknown `metadata.foo`, a time it cannot read are refused before the
+/// CRD's schema is asked). Judged through a ConfigMap of that metadata
+/// alone, whose other fields are all optional; skipped for the usual
+/// metadata (a name, a namespace, string labels and annotations), which
+/// ObjectMeta always takes.
+fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<(KeyPath, String)> {
+    let metadata = object.field("metadata");
+    let strings = |value: &Json| {
+        value
+            .as_object()
+            .is_some_and(|map| map.values().all(Json::is_string))
+    };
+    let usual = metadata.as_object().is_some_and(|map| {
+        map.iter().all(|(key, value)| match key.as_str() {
+            "name" | "namespace" | "generateName" => value.is_string(),
+            "labels" | "annotations" => strings(value),
+            _ => false,
+        })
+    });
+    // Not an object at all: the CRD's schema says so.
+    if usual || !metadata.is_object() {
+        return Vec::new();
+    }
+    let alone = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata});
+    let read = crate::api::as_validated(&alone, schemas);
+    (schemas
+        .validate(read.as_ref().unwrap_or(&alone))
+        .unwrap_or_default())
+    .into_iter()
+    .filter(|(path, _)| path.to_string().starts_with("metadata"))
+    .collect()
 }
 
 fn invalid(errors: Vec<(KeyPath, String)>) -> Vec<Verdict> {
@@ -436,10 +483,7 @@ pub(super) fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
 /// error of its own) stays. A null array item stays, or becomes the items'
 /// default when that is a scalar (a larger default is not copied per
 /// item). A whole number written as a float is an integer ([`whole`]).
-///
-/// Without `status` at the top when `status_dropped` (the status
-/// subresource), in the same one copy.
-fn as_the_server_reads(value: &Json, schema: Option<&Json>, status_dropped: bool) -> Json {
+fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
     let nullable = |s: &Json| s.get("nullable") == Some(&Json::Bool(true));
     let field = |name: &str| {
         let schema = schema?;
@@ -451,9 +495,8 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>, status_dropped: bool
             map.iter()
                 .filter_map(|(name, member)| {
                     let schema = field(name);
-                    let dropped = (status_dropped && name == "status")
-                        || (member.is_null() && schema.is_some_and(|s| !nullable(s)));
-                    (!dropped).then(|| (name.clone(), as_the_server_reads(member, schema, false)))
+                    let dropped = member.is_null() && schema.is_some_and(|s| !nullable(s));
+                    (!dropped).then(|| (name.clone(), as_the_server_reads(member, schema)))
                 })
                 .collect(),
         ),
@@ -466,26 +509,12 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>, status_dropped: bool
                 (items.iter())
                     .map(|item| match (item, default) {
                         (Json::Null, Some(default)) => default.clone(),
-                        (item, _) => as_the_server_reads(item, schema, false),
+                        (item, _) => as_the_server_reads(item, schema),
                     })
                     .collect(),
             )
         }
         Json::Number(n) => whole(n).map_or_else(|| value.clone(), Json::Number),
-        other => other.clone(),
-    }
-}
-
-/// A custom resource without its `status`, as the API server creates or
-/// updates one whose version has the status subresource.
-fn without_status(object: &Json) -> Json {
-    match object {
-        Json::Object(map) => Json::Object(
-            (map.iter())
-                .filter(|(name, _)| *name != "status")
-                .map(|(name, value)| (name.clone(), value.clone()))
-                .collect(),
-        ),
         other => other.clone(),
     }
 }
@@ -564,8 +593,10 @@ mod tests {
 
     /// With the status subresource, the API server drops a custom
     /// resource's `status` when it is created or applied (only `/status`
-    /// writes it): a status the schema refuses is no finding there, and
-    /// still one without the subresource. The rest is judged as before.
+    /// writes it): a status the schema refuses is no finding there, but
+    /// for an unknown field, which its strict decoder refuses first (as a
+    /// real v1.35 server did); all of it still one without the
+    /// subresource. The rest is judged as before.
     #[test]
     fn a_status_the_server_drops_is_not_judged() {
         let mut crd = widget_crd(json!({ "size": {"type": "integer"} }));
@@ -584,6 +615,9 @@ mod tests {
         };
         assert_eq!(invalid_at(&crd, &widget), ["status.ready", "status"]);
         crd["spec"]["versions"][0]["subresources"] = json!({"status": {}});
+        // The unknown `typo` and `n`, not the type of `ready`.
+        assert_eq!(invalid_at(&crd, &widget), ["status"]);
+        widget["status"] = json!({"ready": "yes"});
         assert_eq!(invalid_at(&crd, &widget), Vec::<String>::new());
         widget["spec"]["size"] = json!("three");
         assert_eq!(invalid_at(&crd, &widget), ["spec.size"]);
@@ -594,6 +628,40 @@ mod tests {
         let mut simple = self::widget(json!({ "size": 3 }));
         simple["status"] = json!({"ready": "yes"});
         assert_eq!(invalid_at(&crd, &simple), Vec::<String>::new());
+    }
+
+    /// A custom resource's metadata is decoded as ObjectMeta, strictly, as
+    /// a real v1.35 server decodes it: a label that is no string, an
+    /// unknown member, a time it cannot read are refused.
+    #[test]
+    fn a_custom_resources_metadata_is_object_meta() {
+        let crd = widget_crd(json!({ "size": {"type": "integer"} }));
+        let schemas = crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION).unwrap();
+        let invalid_at = |metadata: Json| -> Vec<String> {
+            let mut widget = widget(json!({ "size": 3 }));
+            widget["metadata"] = metadata;
+            (check(&[&crd, &widget], &schemas, &[]).into_iter())
+                .map(|(i, v)| match v {
+                    Verdict::Invalid(path, _) if i == 1 => path.to_string(),
+                    other => panic!("{i}: {other:?}"),
+                })
+                .collect()
+        };
+        assert!(invalid_at(json!({"name": "w", "labels": {"a": "b"}})).is_empty());
+        assert!(
+            invalid_at(json!({"name": "w", "labels": {"a": null}, "generation": 2})).is_empty()
+        );
+        assert_eq!(
+            invalid_at(json!({"name": "w", "labels": {"a": 1}})),
+            ["metadata.labels.a"]
+        );
+        assert_eq!(invalid_at(json!({"name": "w", "foo": "x"})), ["metadata"]);
+        assert_eq!(
+            invalid_at(json!({"name": "w", "creationTimestamp": "2024-02-30T00:00:00Z"})),
+            ["metadata.creationTimestamp"]
+        );
+        // Not an object: the CRD's schema says so, once.
+        assert_eq!(invalid_at(json!("w")), ["metadata"]);
     }
 
     /// Only a CustomResourceDefinition of `apiextensions.k8s.io` defines a
