@@ -1,8 +1,9 @@
 //! What the API server writes into an object it stores, so that a field
 //! written out with that value, or left out, is no change: defaults (of
 //! `SetDefaults_*` in `pkg/apis/*/v1/defaults.go`, and of the REST
-//! strategies: a Service's allocated cluster IP), and quantities in
-//! another notation (`200m` and `0.2`, `256Mi` and `0.25Gi`).
+//! strategies: a Service's allocated cluster IP), and quantities the
+//! server stores as one text (`200m` and `0.2`, `256Mi` and `0.25Gi`; not
+//! `1Gi` and `1073741824`, of two notations).
 //!
 //! The check is path-based: [`Server::default_entry`] answers for a field on
 //! one side only, [`Server::same_scalar`] for two scalars that differ as
@@ -97,6 +98,7 @@ const POD_SPEC: &[(&str, Default)] = &[
     ("*.*.*.httpGet.scheme", || json!("HTTP")),
     ("*.*.*.httpGet.path", || json!("/")),
     ("*.*.lifecycle.*.httpGet.scheme", || json!("HTTP")),
+    ("*.*.lifecycle.*.httpGet.path", || json!("/")),
     ("volumes.*.emptyDir.medium", || json!("")),
     ("volumes.*.hostPath.type", || json!("")),
     ("volumes.*.configMap.defaultMode", || json!(420)),
@@ -106,6 +108,18 @@ const POD_SPEC: &[(&str, Default)] = &[
     ("volumes.*.downwardAPI.items.*.fieldRef.apiVersion", || {
         json!("v1")
     }),
+    (
+        "volumes.*.projected.sources.*.downwardAPI.items.*.fieldRef.apiVersion",
+        || json!("v1"),
+    ),
+    (
+        "volumes.*.projected.sources.*.serviceAccountToken.expirationSeconds",
+        || json!(3600),
+    ),
+    (
+        "volumes.*.ephemeral.volumeClaimTemplate.spec.volumeMode",
+        || json!("Filesystem"),
+    ),
 ];
 
 /// The containers' lists of a pod spec, where `*.*` of [`POD_SPEC`] starts.
@@ -151,6 +165,12 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         "StatefulSet",
         "spec.updateStrategy.rollingUpdate.partition",
         || json!(0),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.updateStrategy.rollingUpdate.maxUnavailable",
+        || json!(1),
     ),
     ("apps", "StatefulSet", "spec.revisionHistoryLimit", || {
         json!(10)
@@ -211,6 +231,7 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
     }),
     ("apps", "ReplicaSet", "spec.replicas", || json!(1)),
     ("batch", "Job", "spec.backoffLimit", || json!(6)),
+    ("batch", "Job", "spec.parallelism", || json!(1)),
     ("batch", "Job", "spec.completionMode", || {
         json!("NonIndexed")
     }),
@@ -232,27 +253,6 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
     ("batch", "CronJob", "spec.failedJobsHistoryLimit", || {
         json!(1)
     }),
-    (
-        "batch",
-        "CronJob",
-        "spec.jobTemplate.spec.backoffLimit",
-        || json!(6),
-    ),
-    (
-        "batch",
-        "CronJob",
-        "spec.jobTemplate.spec.completionMode",
-        || json!("NonIndexed"),
-    ),
-    ("batch", "CronJob", "spec.jobTemplate.spec.suspend", || {
-        json!(false)
-    }),
-    (
-        "batch",
-        "CronJob",
-        "spec.jobTemplate.spec.podReplacementPolicy",
-        || json!("TerminatingOrFailed"),
-    ),
     ("", "Service", "spec.type", || json!("ClusterIP")),
     ("", "Service", "spec.sessionAffinity", || json!("None")),
     ("", "Service", "spec.ipFamilyPolicy", || {
@@ -276,6 +276,38 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         "spec.persistentVolumeReclaimPolicy",
         || json!("Retain"),
     ),
+    ("", "PersistentVolume", "spec.hostPath.type", || json!("")),
+    ("", "Namespace", "spec.finalizers", || json!(["kubernetes"])),
+    ("storage.k8s.io", "CSIDriver", "spec.attachRequired", || {
+        json!(true)
+    }),
+    ("storage.k8s.io", "CSIDriver", "spec.podInfoOnMount", || {
+        json!(false)
+    }),
+    (
+        "storage.k8s.io",
+        "CSIDriver",
+        "spec.storageCapacity",
+        || json!(false),
+    ),
+    (
+        "storage.k8s.io",
+        "CSIDriver",
+        "spec.requiresRepublish",
+        || json!(false),
+    ),
+    ("storage.k8s.io", "CSIDriver", "spec.seLinuxMount", || {
+        json!(false)
+    }),
+    ("storage.k8s.io", "CSIDriver", "spec.fsGroupPolicy", || {
+        json!("ReadWriteOnceWithFSType")
+    }),
+    (
+        "storage.k8s.io",
+        "CSIDriver",
+        "spec.volumeLifecycleModes",
+        || json!(["Persistent"]),
+    ),
     ("storage.k8s.io", "StorageClass", "reclaimPolicy", || {
         json!("Delete")
     }),
@@ -296,24 +328,6 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         "CustomResourceDefinition",
         "spec.conversion.strategy",
         || json!("None"),
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "RoleBinding",
-        "subjects.*.apiGroup",
-        || json!("rbac.authorization.k8s.io"),
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "ClusterRoleBinding",
-        "subjects.*.apiGroup",
-        || json!("rbac.authorization.k8s.io"),
-    ),
-    (
-        "networking.k8s.io",
-        "NetworkPolicy",
-        "spec.policyTypes",
-        || json!(["Ingress"]),
     ),
     (
         "networking.k8s.io",
@@ -420,20 +434,112 @@ impl<'k> Server<'k> {
                 _ => {}
             }
         }
-        self.covered(path, value, own)
+
+        if let Some(spec) = self.pod_spec
+            && path.len() == spec.len() + 1
+            && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
+            && matches!(
+                &*path[spec.len()].name,
+                "serviceAccountName" | "serviceAccount"
+            )
+        {
+            // The server stores both, as the first non-empty of the two.
+            return account(own) == account(other);
+        }
+        self.covered(path, value, own, Some(other), old)
     }
 
-    /// Whether every leaf of `value` at `path` is a default.
+    /// A default that depends on the object's other fields, where `path`
+    /// has one (`own` holds the field, `other` is the other side's
+    /// mapping): a Service's `externalTrafficPolicy` (`Cluster` for a
+    /// NodePort or LoadBalancer), `allocateLoadBalancerNodePorts` (`true`
+    /// for a LoadBalancer) and ClientIP affinity's timeout (10800 s); a
+    /// NetworkPolicy's `policyTypes` (`Egress` too where it has `egress`);
+    /// a binding subject's `apiGroup` (`""` for a ServiceAccount, else the
+    /// RBAC group, which `""` also means); a Namespace's name label (its
+    /// name, whatever was written: any value given is the default); a
+    /// Job's `completions` written on the new side only (1 where the old
+    /// side set no `parallelism`, as the server then wrote both; dropped,
+    /// the field goes, and the `parallelism` the server wrote keeps it
+    /// from coming back).
+    fn conditional<T: Compared>(
+        &self,
+        path: &[Step<'_>],
+        own: &T,
+        other: Option<&T>,
+        old: bool,
+    ) -> Option<Json> {
+        let (group, kind) = self.kind?;
+        let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
+        let text = |map: &T, key: &str| {
+            map.get(key)
+                .and_then(Tree::text)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        match ((group, kind), at.as_slice()) {
+            (("", "Service"), ["spec", "externalTrafficPolicy"])
+                if matches!(&*text(own, "type"), "NodePort" | "LoadBalancer") =>
+            {
+                Some(json!("Cluster"))
+            }
+            (("", "Service"), ["spec", "allocateLoadBalancerNodePorts"])
+                if text(own, "type") == "LoadBalancer" =>
+            {
+                Some(json!(true))
+            }
+            (("", "Service"), ["spec", "sessionAffinityConfig"])
+                if text(own, "sessionAffinity") == "ClientIP" =>
+            {
+                Some(json!({"clientIP": {"timeoutSeconds": 10800}}))
+            }
+            (("networking.k8s.io", "NetworkPolicy"), ["spec", "policyTypes"]) => {
+                let egress = own
+                    .get("egress")
+                    .and_then(Tree::items)
+                    .is_some_and(|e| !e.is_empty());
+                Some(match egress {
+                    true => json!(["Ingress", "Egress"]),
+                    false => json!(["Ingress"]),
+                })
+            }
+            (
+                ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding"),
+                ["subjects", _, "apiGroup"],
+            ) => Some(match &*text(own, "kind") {
+                "ServiceAccount" => json!(""),
+                _ => json!(RBAC),
+            }),
+            (("", "Namespace"), ["metadata", "labels", "kubernetes.io/metadata.name"]) => {
+                own.get("kubernetes.io/metadata.name").map(Compared::json)
+            }
+            (("batch", "Job"), ["spec", "completions"])
+                if !old && other.is_none_or(|o| o.get("parallelism").is_none()) =>
+            {
+                Some(json!(1))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every leaf of `value` at `path` is a default (`old`: on
+    /// the old side only; `other`: the other side's mapping at `parent`'s
+    /// place, where it has one).
     fn covered<'a, T: Compared>(
         &self,
         path: &mut Vec<Step<'a>>,
         value: &'a T,
         parent: &'a T,
+        other: Option<&'a T>,
+        old: bool,
     ) -> bool {
+        if let Some(default) = self.conditional(path, parent, other, old) {
+            return is_default(value, &default);
+        }
         if let Some(fields) = value.fields() {
             for (k, v) in fields {
                 path.push(Step::key(k));
-                let covered = self.covered(path, v, value);
+                let covered = self.covered(path, v, value, None, old);
                 path.pop();
                 if !covered {
                     return false;
@@ -494,12 +600,36 @@ impl<'k> Server<'k> {
         {
             return true;
         }
-        holds_quantities(path)
-            && match (quantity(old), quantity(new)) {
+        let limit_range = self.kind == Some(("", "LimitRange"))
+            && path.len() >= 2
+            && matches!(
+                &*path[path.len() - 2].name,
+                "default" | "defaultRequest" | "max" | "min" | "maxLimitRequestRatio"
+            );
+        (holds_quantities(path) || limit_range)
+            && match (stored(old), stored(new)) {
                 (Some(a), Some(b)) => a == b,
                 _ => false,
             }
     }
+}
+
+/// Whether `value` is what the server stores for `default`: the value
+/// itself, or for the RBAC group's default an empty one, which the server
+/// reads as unset.
+fn is_default<T: Compared>(value: &T, default: &Json) -> bool {
+    value.json() == *default || (*default == json!(RBAC) && value.text() == Some(""))
+}
+
+/// The RBAC API group, a User's or Group's subject's `apiGroup` default.
+const RBAC: &str = "rbac.authorization.k8s.io";
+
+/// The ServiceAccount a pod spec names, as the server stores it: the
+/// first non-empty of `serviceAccountName` and `serviceAccount`, or none.
+fn account<T: Compared>(spec: &T) -> Option<&str> {
+    ["serviceAccountName", "serviceAccount"]
+        .into_iter()
+        .find_map(|key| spec.get(key).and_then(Tree::text).filter(|n| !n.is_empty()))
 }
 
 /// `imagePullPolicy` as defaulted: `Always` for the `latest` tag or none
@@ -556,10 +686,17 @@ fn holds_quantities(path: &[Step<'_>]) -> bool {
             ))
 }
 
-/// A scalar as a quantity, if it reads as one (as the API server decodes
-/// it: ` 1Gi ` is `1Gi`).
-fn quantity<T: Compared>(value: &T) -> Option<crate::quantity::Quantity> {
-    crate::quantity::of_value(&value.json())?.ok()
+/// A scalar quantity as the API server stores it, if it reads as one
+/// ([`crate::quantity::as_the_server_writes`]): `1000m` and `1` are both
+/// `1`, while `1Gi` and `1073741824`, of two notations, stay apart, as
+/// their stored texts (and a pod template's hash) do.
+fn stored<T: Compared>(value: &T) -> Option<String> {
+    let text = match value.json() {
+        Json::String(text) => crate::quantity::decoded(&text).to_owned(),
+        Json::Number(number) => number.to_string(),
+        _ => return None,
+    };
+    crate::quantity::as_the_server_writes(&text)
 }
 
 /// Two versions of a Secret as the API server stores them, where they
@@ -669,5 +806,54 @@ mod tests {
         assert_eq!(old, new);
         assert_eq!(new["data"]["a"], "aHVudGVyMg==");
         assert_eq!(new["stringData"]["b"], "x");
+    }
+
+    /// Defaults that depend on the object, and on the side, as a real
+    /// v1.35 server stored them (`tests/fixtures/diff-server`): a
+    /// Namespace's name label, whatever its value; a Job's `completions: 1`
+    /// written (no change) or dropped (the field goes: refused); a
+    /// ServiceAccount subject's empty `apiGroup`.
+    #[test]
+    fn defaults_that_depend_on_the_object() {
+        let changed = |old: &str, new: &str| {
+            let old = crate::input::parse("old.yaml", old).unwrap().manifests;
+            let new = crate::input::parse("new.yaml", new).unwrap().manifests;
+            !crate::diff::diff(&old, &new, &[]).changed.is_empty()
+        };
+        let ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: n1}\n";
+        for label in ["n1", "other"] {
+            let labelled = format!(
+                "apiVersion: v1\nkind: Namespace\nmetadata: {{name: n1, labels: {{kubernetes.io/metadata.name: {label}}}}}\n"
+            );
+            assert!(
+                !changed(ns, &labelled) && !changed(&labelled, ns),
+                "{label}"
+            );
+        }
+        let job = |extra: &str| {
+            format!(
+                "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: j, namespace: a}}\nspec:\n  suspend: true\n{extra}  template:\n    spec:\n      restartPolicy: Never\n      containers: [{{name: c, image: 'busybox:1.36'}}]\n"
+            )
+        };
+        assert!(!changed(&job(""), &job("  completions: 1\n")));
+        assert!(!changed(
+            &job(""),
+            &job("  completions: 1\n  parallelism: 1\n")
+        ));
+        assert!(changed(&job("  completions: 1\n"), &job("")));
+        assert!(changed(
+            &job("  parallelism: 2\n"),
+            &job("  parallelism: 2\n  completions: 1\n")
+        ));
+        let binding = |group: &str| {
+            format!(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: b, namespace: a}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}}\nsubjects: [{{kind: ServiceAccount, name: s, namespace: a{group}}}]\n"
+            )
+        };
+        assert!(!changed(&binding(""), &binding(", apiGroup: ''")));
+        assert!(changed(
+            &binding(""),
+            &binding(", apiGroup: rbac.authorization.k8s.io")
+        ));
     }
 }
