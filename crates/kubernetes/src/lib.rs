@@ -76,6 +76,7 @@ pub mod output;
 pub mod pod_security;
 pub mod quantity;
 pub mod rbac;
+pub mod regexp;
 pub mod scheduling;
 pub mod secret;
 pub mod selector;

@@ -17,8 +17,8 @@
 //! API server cannot read as structural at all (an unsupported keyword)
 //! is refused for that alone, as the server does. Not checked here: CEL
 //! rules and their cost, `format` names, a default's value against its
-//! schema, patterns (the schema check compiles them as the API server
-//! does).
+//! schema. A `pattern` is one Go's `regexp` compiles
+//! ([`crate::regexp::check`]).
 //!
 //! The walk keeps the path it is at as borrowed steps and makes a
 //! [`KeyPath`] only for a finding, and stops reporting a version's schema
@@ -371,6 +371,15 @@ fn node<'a>(schema: &'a Json, trail: &mut Trail<'a>, context: Context, out: &mut
             trail,
             &["x-kubernetes-embedded-resource"],
             "must not be used inside of resource meta",
+        );
+    }
+    if let Some(pattern) = schema.field("pattern").as_str()
+        && let Err(why) = crate::regexp::check(pattern)
+    {
+        out.push(
+            trail,
+            &["pattern"],
+            format!("must be a valid regular expression, as Go's regexp reads it: {why}"),
         );
     }
     if schema.field("uniqueItems") == true {
@@ -1042,6 +1051,7 @@ fn junctors<'a>(
 
 #[cfg(test)]
 mod tests {
+
     use serde_json::json;
 
     use super::*;

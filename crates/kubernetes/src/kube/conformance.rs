@@ -392,6 +392,20 @@ fn tighten(node: &mut Json, resource: bool) {
     if flag(object, "nullable") {
         nullable(object);
     }
+    // A pattern as Go reads it, written for the regex crate (`\Q…\E`, a
+    // `{` that starts no repeat); one Go refuses (an `API` finding on the
+    // CRD) is not built at all: an unclosed group, which the schema
+    // engine refuses at once, where a pattern of too many classes would
+    // take gigabytes to build.
+    if let Some(Json::String(pattern)) = object.get("pattern") {
+        let read = match crate::regexp::check(pattern) {
+            Ok(()) => crate::regexp::as_the_regex_crate_reads_it(pattern).ok(),
+            Err(_) => Some("(".to_owned()),
+        };
+        if let Some(read) = read.filter(|read| read != pattern) {
+            object.insert("pattern".into(), Json::String(read));
+        }
+    }
     // A required field with a `default` is never missing: the API server
     // puts the default there before it validates (and held the default to
     // the schema when it took the CRD). A null default is none.
