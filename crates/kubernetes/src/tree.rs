@@ -114,10 +114,16 @@ impl Tree for Json {
 /// deprecated `serviceAccount`, else (unset or empty too) its namespace's
 /// `default`.
 pub fn runs_as<T: Tree>(spec: &T) -> &str {
+    named_account(spec).unwrap_or("default")
+}
+
+/// The ServiceAccount a pod `spec` names, as the API server stores it
+/// (both fields the same): `serviceAccountName`, else the deprecated
+/// `serviceAccount`, where not empty; none when neither names one.
+pub fn named_account<T: Tree>(spec: &T) -> Option<&str> {
     ["serviceAccountName", "serviceAccount"]
         .into_iter()
         .find_map(|key| spec.get(key).and_then(T::text).filter(|n| !n.is_empty()))
-        .unwrap_or("default")
 }
 
 /// How a pod uses an object it names.

@@ -444,13 +444,14 @@ impl<'k> Server<'k> {
             )
         {
             // The server stores both, as the first non-empty of the two.
-            return account(own) == account(other);
+            return crate::tree::named_account(own) == crate::tree::named_account(other);
         }
         self.covered(path, value, own, Some(other), old)
     }
 
-    /// A default that depends on the object's other fields, where `path`
-    /// has one (`own` holds the field, `other` is the other side's
+    /// The values the server stores as a default that depends on the
+    /// object's other fields, where `path` has one (every form it fills in
+    /// to the same; `own` holds the field, `other` is the other side's
     /// mapping): a Service's `externalTrafficPolicy` (`Cluster` for a
     /// NodePort or LoadBalancer), `allocateLoadBalancerNodePorts` (`true`
     /// for a LoadBalancer) and ClientIP affinity's timeout (10800 s); a
@@ -468,7 +469,7 @@ impl<'k> Server<'k> {
         own: &T,
         other: Option<&T>,
         old: bool,
-    ) -> Option<Json> {
+    ) -> Option<Vec<Json>> {
         let (group, kind) = self.kind?;
         let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
         let text = |map: &T, key: &str| {
@@ -481,42 +482,51 @@ impl<'k> Server<'k> {
             (("", "Service"), ["spec", "externalTrafficPolicy"])
                 if matches!(&*text(own, "type"), "NodePort" | "LoadBalancer") =>
             {
-                Some(json!("Cluster"))
+                Some(vec![json!("Cluster")])
             }
             (("", "Service"), ["spec", "allocateLoadBalancerNodePorts"])
                 if text(own, "type") == "LoadBalancer" =>
             {
-                Some(json!(true))
+                Some(vec![json!(true)])
             }
+            // The timeout is filled in wherever it is missing.
             (("", "Service"), ["spec", "sessionAffinityConfig"])
                 if text(own, "sessionAffinity") == "ClientIP" =>
             {
-                Some(json!({"clientIP": {"timeoutSeconds": 10800}}))
+                Some(vec![
+                    json!({}),
+                    json!({"clientIP": {}}),
+                    json!({"clientIP": {"timeoutSeconds": 10800}}),
+                ])
             }
+            // Set where it is left out or empty.
             (("networking.k8s.io", "NetworkPolicy"), ["spec", "policyTypes"]) => {
-                let egress = own
-                    .get("egress")
-                    .and_then(Tree::items)
-                    .is_some_and(|e| !e.is_empty());
-                Some(match egress {
-                    true => json!(["Ingress", "Egress"]),
-                    false => json!(["Ingress"]),
-                })
+                let egress =
+                    (own.get("egress").and_then(Tree::items)).is_some_and(|e| !e.is_empty());
+                Some(vec![
+                    json!([]),
+                    match egress {
+                        true => json!(["Ingress", "Egress"]),
+                        false => json!(["Ingress"]),
+                    },
+                ])
             }
             (
                 ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding"),
                 ["subjects", _, "apiGroup"],
             ) => Some(match &*text(own, "kind") {
-                "ServiceAccount" => json!(""),
-                _ => json!(RBAC),
+                "ServiceAccount" => vec![json!("")],
+                _ => vec![json!(""), json!(RBAC)],
             }),
-            (("", "Namespace"), ["metadata", "labels", "kubernetes.io/metadata.name"]) => {
-                own.get("kubernetes.io/metadata.name").map(Compared::json)
-            }
+            (("", "Namespace"), ["metadata", "labels", "kubernetes.io/metadata.name"]) => Some(
+                (own.get("kubernetes.io/metadata.name").map(Compared::json))
+                    .into_iter()
+                    .collect(),
+            ),
             (("batch", "Job"), ["spec", "completions"])
                 if !old && other.is_none_or(|o| o.get("parallelism").is_none()) =>
             {
-                Some(json!(1))
+                Some(vec![json!(1)])
             }
             _ => None,
         }
@@ -533,8 +543,8 @@ impl<'k> Server<'k> {
         other: Option<&'a T>,
         old: bool,
     ) -> bool {
-        if let Some(default) = self.conditional(path, parent, other, old) {
-            return is_default(value, &default);
+        if let Some(stored) = self.conditional(path, parent, other, old) {
+            return stored.contains(&value.json());
         }
         if let Some(fields) = value.fields() {
             for (k, v) in fields {
@@ -614,23 +624,8 @@ impl<'k> Server<'k> {
     }
 }
 
-/// Whether `value` is what the server stores for `default`: the value
-/// itself, or for the RBAC group's default an empty one, which the server
-/// reads as unset.
-fn is_default<T: Compared>(value: &T, default: &Json) -> bool {
-    value.json() == *default || (*default == json!(RBAC) && value.text() == Some(""))
-}
-
 /// The RBAC API group, a User's or Group's subject's `apiGroup` default.
 const RBAC: &str = "rbac.authorization.k8s.io";
-
-/// The ServiceAccount a pod spec names, as the server stores it: the
-/// first non-empty of `serviceAccountName` and `serviceAccount`, or none.
-fn account<T: Compared>(spec: &T) -> Option<&str> {
-    ["serviceAccountName", "serviceAccount"]
-        .into_iter()
-        .find_map(|key| spec.get(key).and_then(Tree::text).filter(|n| !n.is_empty()))
-}
 
 /// `imagePullPolicy` as defaulted: `Always` for the `latest` tag or none
 /// (a digest aside), else `IfNotPresent`.
@@ -851,6 +846,33 @@ mod tests {
             )
         };
         assert!(!changed(&binding(""), &binding(", apiGroup: ''")));
+        // Filled in where missing: a ClientIP timeout, policy types.
+        let service = |config: &str| {
+            format!(
+                "apiVersion: v1\nkind: Service\nmetadata: {{name: s, namespace: a}}\nspec: {{sessionAffinity: ClientIP, ports: [{{port: 80}}]{config}}}\n"
+            )
+        };
+        for config in [
+            "{}",
+            "{clientIP: {}}",
+            "{clientIP: {timeoutSeconds: 10800}}",
+        ] {
+            let written = format!(", sessionAffinityConfig: {config}");
+            assert!(!changed(&service(""), &service(&written)), "{config}");
+        }
+        assert!(changed(
+            &service(""),
+            &service(", sessionAffinityConfig: {clientIP: {timeoutSeconds: 60}}")
+        ));
+        let policy = |types: &str| {
+            format!(
+                "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {{name: p, namespace: a}}\nspec: {{podSelector: {{}}, egress: [{{}}]{types}}}\n"
+            )
+        };
+        for types in [", policyTypes: []", ", policyTypes: [Ingress, Egress]"] {
+            assert!(!changed(&policy(""), &policy(types)), "{types}");
+        }
+        assert!(changed(&policy(""), &policy(", policyTypes: [Ingress]")));
         assert!(changed(
             &binding(""),
             &binding(", apiGroup: rbac.authorization.k8s.io")
