@@ -332,11 +332,8 @@ pub fn as_created(pod: &Pod<'_>) -> Created {
             for (i, container) in containers.into_iter().flatten().enumerate() {
                 let ports = container.get_mut("ports").and_then(Json::as_array_mut);
                 for (j, port) in ports.into_iter().flatten().enumerate() {
-                    // Any zero, however written (`0.0`), is unset.
-                    let unset =
-                        port["hostPort"].is_null() || port["hostPort"].as_f64() == Some(0.0);
-                    if unset && port.is_object() && !port["containerPort"].is_null() {
-                        port["hostPort"] = port["containerPort"].clone();
+                    if let Some(host) = crate::api::pod::host_port_as_created(port, true).cloned() {
+                        port["hostPort"] = host;
                         let at = KeyPath::root()
                             .key("spec")
                             .key(list)
@@ -1986,6 +1983,22 @@ mod tests {
             message(serde_json::json!([{"containerPort": 1, "hostPort": 443},
                 {"containerPort": 2, "hostPort": 443}])),
             ["hostPort (container \"a\" uses hostPort 443)"]
+        );
+        // On the host network, a port created with its container port is
+        // listed once beside the same one written.
+        let spec = serde_json::json!({"hostNetwork": true, "containers": [{"name": "a", "ports": [
+            {"containerPort": 80}, {"containerPort": 80, "hostPort": 80}, {"containerPort": 8443, "hostPort": 0.0}]}]});
+        let meta = serde_json::json!({});
+        let created = as_created(&Pod {
+            metadata: &meta,
+            spec: &spec,
+        });
+        let messages: Vec<String> = (evaluate(&created.pod(), Level::Baseline, 35).iter())
+            .map(ControlViolation::message)
+            .collect();
+        assert!(
+            messages.contains(&"hostPort (container \"a\" uses hostPorts 80, 8443)".to_owned()),
+            "{messages:?}"
         );
     }
 

@@ -23,7 +23,7 @@ mod go_json;
 mod job;
 mod limit_range;
 mod objects;
-mod pod;
+pub(crate) mod pod;
 mod resources;
 mod volumes;
 
