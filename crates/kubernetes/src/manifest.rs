@@ -739,7 +739,8 @@ pub const DEFAULT_NAMESPACE: &str = "default";
 /// --namespaced=false`), cert-manager's `ClusterIssuer` and Kyverno's
 /// cluster-wide policies. A
 /// custom resource's scope is otherwise its CRD's, when the input holds
-/// it ([`place_in_namespaces`]); without one it is taken as namespaced.
+/// it or a command is given it (`--crd`: [`place_in_namespaces`],
+/// [`ObjectScope`]); without one it is taken as namespaced.
 pub fn is_cluster_scoped(kind: &str) -> bool {
     matches!(
         kind,

@@ -1,7 +1,7 @@
 //! Go's `regexp` syntax, as the API server compiles a CRD schema's
-//! `pattern` with it: which patterns it takes ([`check`]), and the same
-//! pattern written for the regex crate's syntax, which the schema engine
-//! reads ([`as_the_regex_crate_reads_it`]). Both are RE2's, but for Go's
+//! `pattern` with it: which patterns it takes, and each written for the
+//! regex crate's syntax, which the schema engine reads ([`read`]; the
+//! verdict alone: [`check`]). Both are RE2's, but for Go's
 //! quotes, literal braces, class members, named classes, flags and
 //! Unicode class names. Not modelled: how the schema engine's translation
 //! reads `.` and `\s` (as ECMA-262 does) where a custom resource is
@@ -14,6 +14,13 @@
 /// repeat count is at most 1000 and its minimum not above its maximum, and
 /// a repetition operator cannot follow another (`a**`, `a{2}{3}`).
 pub fn check(pattern: &str) -> Result<(), String> {
+    read(pattern).map(|_| ())
+}
+
+/// A pattern Go's `regexp` compiles ([`check`]) in the regex crate's
+/// syntax ([`as_the_regex_crate_reads_it`]), read once for both; why Go
+/// refuses it otherwise.
+pub fn read(pattern: &str) -> Result<String, String> {
     use regex_syntax::ast::{Ast, GroupKind, RepetitionKind, RepetitionRange};
     let read = as_the_regex_crate_reads_it(pattern)?;
     // Go lets a pattern nest 1000 deep (`maxHeight`, the innermost atom
@@ -65,7 +72,7 @@ pub fn check(pattern: &str) -> Result<(), String> {
             _ => {}
         }
     }
-    Ok(())
+    Ok(read)
 }
 
 /// Go's flags: `i`, `m`, `s` and `U`, each set or cleared.
@@ -256,7 +263,7 @@ fn go_canonical(name: &str) -> String {
 /// repeat (`{n}`, `{n,}`, `{n,m}`) escaped as the literal Go takes it for;
 /// an ASCII class Go does not know (`[:foo:]`) refused, where the regex
 /// crate would read a nested class.
-pub fn as_the_regex_crate_reads_it(pattern: &str) -> Result<String, String> {
+fn as_the_regex_crate_reads_it(pattern: &str) -> Result<String, String> {
     let mut out = String::with_capacity(pattern.len());
     let mut rest = pattern;
     let mut in_class = false;

@@ -471,6 +471,19 @@ impl<'k> Server<'k> {
         old: bool,
     ) -> Option<Vec<Json>> {
         let (group, kind) = self.kind?;
+        // Called for every leaf of a one-sided subtree: the kinds without
+        // such a default cost no path.
+        let kinds = [
+            ("", "Service"),
+            ("networking.k8s.io", "NetworkPolicy"),
+            ("rbac.authorization.k8s.io", "RoleBinding"),
+            ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+            ("", "Namespace"),
+            ("batch", "Job"),
+        ];
+        if !kinds.contains(&(group, kind)) || path.len() > 3 {
+            return None;
+        }
         let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
         let text = |map: &T, key: &str| {
             map.get(key)

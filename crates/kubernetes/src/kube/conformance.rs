@@ -398,11 +398,8 @@ fn tighten(node: &mut Json, resource: bool) {
     // engine refuses at once, where a pattern of too many classes would
     // take gigabytes to build.
     if let Some(Json::String(pattern)) = object.get("pattern") {
-        let read = match crate::regexp::check(pattern) {
-            Ok(()) => crate::regexp::as_the_regex_crate_reads_it(pattern).ok(),
-            Err(_) => Some("(".to_owned()),
-        };
-        if let Some(read) = read.filter(|read| read != pattern) {
+        let read = crate::regexp::read(pattern).unwrap_or_else(|_| "(".to_owned());
+        if read != *pattern {
             object.insert("pattern".into(), Json::String(read));
         }
     }
