@@ -18,8 +18,8 @@ pub fn check(pattern: &str) -> Result<(), String> {
 }
 
 /// A pattern Go's `regexp` compiles ([`check`]) in the regex crate's
-/// syntax ([`as_the_regex_crate_reads_it`]), read once for both; why Go
-/// refuses it otherwise.
+/// syntax (Go's quotes, literal braces and ASCII classes written out),
+/// read once for both; why Go refuses it otherwise.
 pub fn read(pattern: &str) -> Result<String, String> {
     use regex_syntax::ast::{Ast, GroupKind, RepetitionKind, RepetitionRange};
     let read = as_the_regex_crate_reads_it(pattern)?;
