@@ -319,8 +319,19 @@ fn mask_secret(map: &mut serde_json::Map<String, Json>, hidden: &mut Option<Hidd
     }
 }
 
-/// Replaces `value`, whatever its shape, by one token.
+/// Replaces `value`, whatever its shape, by one token; `null`, `{}` and
+/// `[]` stay, as they hide nothing and say what an absent field says
+/// (`finalizers: []` is no change to a Secret).
 fn mask(value: &mut Json, hidden: &mut Option<Hidden>) {
+    let empty = match value {
+        Json::Null => true,
+        Json::Object(map) => map.is_empty(),
+        Json::Array(items) => items.is_empty(),
+        _ => false,
+    };
+    if empty {
+        return;
+    }
     if let Some(hidden) = hidden {
         hidden.add(value);
     }
@@ -398,6 +409,25 @@ mod tests {
 
     fn leaks(value: &Json) -> bool {
         value.to_string().contains(MARK)
+    }
+
+    #[test]
+    fn empty_values_stay_as_they_say_what_absence_says() {
+        let secret = json!({"kind": "Secret", "metadata": {"name": "n", "finalizers": [],
+            "creationTimestamp": null, "annotations": {}}, "data": {"a": "", "b": {}}, "type": null});
+        let masked = redacted(&secret);
+        assert_eq!(masked["metadata"]["finalizers"], json!([]));
+        assert_eq!(masked["metadata"]["creationTimestamp"], Json::Null);
+        assert_eq!(masked["metadata"]["annotations"], json!({}));
+        assert_eq!(masked["type"], Json::Null);
+        assert_eq!(masked["data"]["b"], json!({}));
+        // An empty text is a value, and masked.
+        assert!(
+            masked["data"]["a"]
+                .as_str()
+                .unwrap()
+                .starts_with(TOKEN_PREFIX)
+        );
     }
 
     #[test]

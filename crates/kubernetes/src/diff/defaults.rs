@@ -15,6 +15,7 @@ use serde_json::{Value as Json, json};
 
 use std::collections::HashMap;
 
+use super::go_types::{self, Field};
 use super::tree::{Compared, Step};
 use crate::manifest::{Manifest, ObjectId};
 use crate::tree::Tree;
@@ -81,6 +82,7 @@ type Default = fn() -> Json;
 
 /// A pod spec's defaults, below its `spec`: `*` is any list item.
 const POD_SPEC: &[(&str, Default)] = &[
+    ("securityContext", || json!({})),
     ("restartPolicy", || json!("Always")),
     ("dnsPolicy", || json!("ClusterFirst")),
     ("schedulerName", || json!("default-scheduler")),
@@ -131,6 +133,59 @@ const PROBES: [&str; 3] = ["livenessProbe", "readinessProbe", "startupProbe"];
 
 /// Defaults of other kinds: group, kind, path from the object's root.
 const OBJECTS: &[(&str, &str, &str, Default)] = &[
+    // Pointers to structs the defaults make where absent (a `{}` there is
+    // no change); their fields' defaults follow.
+    ("apps", "Deployment", "spec.strategy.rollingUpdate", || {
+        json!({})
+    }),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.updateStrategy.rollingUpdate",
+        || json!({}),
+    ),
+    (
+        "apps",
+        "StatefulSet",
+        "spec.persistentVolumeClaimRetentionPolicy",
+        || json!({}),
+    ),
+    (
+        "apps",
+        "DaemonSet",
+        "spec.updateStrategy.rollingUpdate",
+        || json!({}),
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "spec.conversion",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        "webhooks.*.namespaceSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        "webhooks.*.objectSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.namespaceSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.objectSelector",
+        || json!({}),
+    ),
     ("apps", "Deployment", "spec.replicas", || json!(1)),
     ("apps", "Deployment", "spec.strategy.type", || {
         json!("RollingUpdate")
@@ -230,6 +285,22 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         json!(10)
     }),
     ("apps", "ReplicaSet", "spec.replicas", || json!(1)),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.minReplicas",
+        || json!(1),
+    ),
+    // autoscaling/v2 only: v1 has no `metrics`.
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.metrics",
+        || {
+            json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 80}}}])
+        },
+    ),
     ("batch", "Job", "spec.backoffLimit", || json!(6)),
     ("batch", "Job", "spec.parallelism", || json!(1)),
     ("batch", "Job", "spec.completionMode", || {
@@ -352,11 +423,13 @@ pub(super) struct Server<'k> {
     pod_spec: Option<&'static [&'static str]>,
     /// Its CRD's structural schema, for a custom resource.
     schema: Option<&'k Node>,
+    /// Its Go type, for a built-in kind ([`go_types`]).
+    go: Option<u16>,
 }
 
 impl<'k> Server<'k> {
-    /// For an object of this group and kind.
-    pub(super) fn object(group: &'k str, kind: &'k str) -> Self {
+    /// For an object of this group, version and kind.
+    pub(super) fn object(group: &'k str, version: &str, kind: &'k str) -> Self {
         let pod_spec: Option<&'static [&'static str]> = match (group, kind) {
             ("apps", "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet")
             | ("", "ReplicationController")
@@ -370,6 +443,7 @@ impl<'k> Server<'k> {
             kind: Some((group, kind)),
             pod_spec,
             schema: None,
+            go: go_types::root(group, version, kind),
         }
     }
 
@@ -559,7 +633,15 @@ impl<'k> Server<'k> {
         if let Some(stored) = self.conditional(path, parent, other, old) {
             return stored.contains(&value.json());
         }
+        let go = self.go_field(path);
         if let Some(fields) = value.fields() {
+            if matches!(go, Some(Field::Pointer(_)))
+                && self.default_at(path, parent) != Some(json!({}))
+            {
+                // A struct is kept where written, even empty or of zero
+                // values, unless the defaults make one where it is not.
+                return false;
+            }
             for (k, v) in fields {
                 path.push(Step::key(k));
                 let covered = self.covered(path, v, value, None, old);
@@ -570,10 +652,30 @@ impl<'k> Server<'k> {
             }
             return true;
         }
+        if (go == Some(Field::Zero) && is_zero(value))
+            || (value.is_empty() && !self.keeps_empty(path, value))
+        {
+            // A zero value of a field that cannot tell it from absence;
+            // `null`, `[]` or `{}` where that says what absence says.
+            return true;
+        }
         match self.default_at(path, parent) {
             Some(default) => value.json() == default,
             None => false,
         }
+    }
+
+    /// The Go field at `path`, for a built-in kind.
+    fn go_field(&self, path: &[Step<'_>]) -> Option<Field> {
+        go_types::field(self.go?, path)
+    }
+
+    /// Whether `value`, empty and on one side only, is kept by the server
+    /// (and so a change): `{}` in a pointer to a struct. Any other empty
+    /// value says what an absent field says.
+    pub(super) fn keeps_empty<T: Compared>(&self, path: &[Step<'_>], value: &T) -> bool {
+        value.fields().is_some_and(|f| f.len() == 0)
+            && matches!(self.go_field(path), Some(Field::Pointer(_)))
     }
 
     /// The default at `path`, if any; `parent` is the mapping holding it.
@@ -615,6 +717,12 @@ impl<'k> Server<'k> {
         if self.kind.is_none() {
             return false;
         }
+        if [old, new].iter().all(|v| is_zero(*v) || v.is_empty())
+            && self.go_field(path) == Some(Field::Zero)
+        {
+            // `null` and a zero value: both are the field unset.
+            return true;
+        }
         if self.kind == Some(("", "Service"))
             && path.len() == 2
             && path[0].name == "spec"
@@ -634,6 +742,16 @@ impl<'k> Server<'k> {
                 (Some(a), Some(b)) => a == b,
                 _ => false,
             }
+    }
+}
+
+/// Whether `value` is a scalar's zero value: `false`, `0`, `""`.
+fn is_zero<T: Compared>(value: &T) -> bool {
+    match value.json() {
+        Json::Bool(b) => !b,
+        Json::Number(n) => n.as_f64() == Some(0.0),
+        Json::String(s) => s.is_empty(),
+        _ => false,
     }
 }
 

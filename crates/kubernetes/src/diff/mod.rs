@@ -21,6 +21,7 @@
 
 mod compare;
 mod defaults;
+mod go_types;
 mod impact;
 pub mod lines;
 pub mod matching;
@@ -283,7 +284,7 @@ fn object_changes(
     schemas: &defaults::Schemas<'_>,
 ) -> Vec<FieldChange> {
     let (old, new) = (before.node(), after.node());
-    let server = defaults::Server::object(&after.id.group, &after.id.kind)
+    let server = defaults::Server::object(&after.id.group, &after.id.version, &after.id.kind)
         .with_schema(schemas.of_object(&after.id));
     let mut fields = Vec::new();
     if tree::identical(old, new) {
@@ -613,7 +614,7 @@ mod tests {
         {
             defaults::secrets_as_stored(&mut a, &mut b);
         }
-        let server = defaults::Server::object(&new.id.group, &new.id.kind);
+        let server = defaults::Server::object(&new.id.group, &new.id.version, &new.id.kind);
         let (a, b) = (secret::redacted(&a), secret::redacted(&b));
         compare::compare_object(&a, &b, &[], server, &mut fields);
         fields
