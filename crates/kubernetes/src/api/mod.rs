@@ -228,7 +228,7 @@ pub fn problems_remembering<'a>(
     let metadata = || KeyPath::root().key("metadata");
     finalizers(
         object.field("metadata").field("finalizers"),
-        !custom,
+        !custom && kubernetes_finalizer_names(object),
         &metadata().key("finalizers"),
         &mut found,
     );
@@ -1377,11 +1377,6 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
     }
 }
 
-/// Finalizer names (`ValidateFinalizers`, and `validateKubeFinalizerName`
-/// for a built-in kind's, `kubernetes`): each a qualified name, in a
-/// built-in kind one of the standard `kubernetes`, `orphan` and
-/// `foregroundDeletion` unless it has a `/`; `orphan` and
-/// `foregroundDeletion` not both.
 /// A StatefulSet's claim templates' names, which the API server validates
 /// as the names of the volumes it adds to the pod template for them: each
 /// given, a DNS-1123 label.
@@ -1472,6 +1467,33 @@ fn owner_references(list: &Json, found: &mut Vec<(KeyPath, String)>) {
     }
 }
 
+/// Whether the API server holds `object`'s finalizers to Kubernetes' own
+/// names (`validateKubeFinalizerName`, which core's `ValidateObjectMeta`
+/// adds to the generic one): every built-in kind's validation calls it
+/// but those that validate their metadata by the generic rules alone
+/// (webhook and admission policy kinds, Leases, RuntimeClasses,
+/// PodDisruptionBudgets, CRDs, APIServices) and a core `v1` Event, which
+/// keeps its legacy validation (`events.k8s.io/v1` Events do not).
+fn kubernetes_finalizer_names(object: &Json) -> bool {
+    let api_version = object.field("apiVersion").as_str().unwrap_or_default();
+    let kind = object.field("kind").as_str().unwrap_or_default();
+    let generic = match crate::kube::api_group(api_version) {
+        "admissionregistration.k8s.io"
+        | "coordination.k8s.io"
+        | "node.k8s.io"
+        | "apiextensions.k8s.io"
+        | "apiregistration.k8s.io" => true,
+        "policy" => kind == "PodDisruptionBudget",
+        "" => kind == "Event",
+        _ => false,
+    };
+    !generic
+}
+
+/// Finalizer names (`ValidateFinalizers`, and with `kubernetes`
+/// `validateKubeFinalizerName`): each a qualified name, with `kubernetes`
+/// one of the standard `kubernetes`, `orphan` and `foregroundDeletion`
+/// unless it has a `/`; `orphan` and `foregroundDeletion` not both.
 fn finalizers(list: &Json, kubernetes: bool, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
     let names: Vec<(usize, &str)> = each(list)
         .map(|(i, n)| (i, n.as_str().unwrap_or_default()))
