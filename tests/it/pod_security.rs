@@ -173,7 +173,7 @@ fn the_issues_examples_are_refused_by_control() {
             "apparmor-unconfined.yaml",
             "Deployment buildkit-operator/web",
             // The server copies the annotation to the container's field.
-            "\"AppArmor\": forbidden AppArmor profiles (container \"web\" and annotation must not set AppArmor profile type to \"Unconfined\", \"container.apparmor.security.beta.kubernetes.io/web=\\\"unconfined\\\"\")",
+            "\"AppArmor\": forbidden AppArmor profiles (container \"web\" and annotation must not set AppArmor profile type to \"Unconfined\", \"container.apparmor.security.beta.kubernetes.io/web=\"unconfined\"\")",
         ),
         (
             "apparmor-unconfined-field.yaml",

@@ -792,13 +792,45 @@ fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
     if n == 1 { one } else { many }
 }
 
-/// `"a", "b"`.
+/// `"a", "b"`: each item in quotes as it is, nothing escaped (the
+/// admission's `joinQuote`; what the output prints is made safe there).
 fn quoted<S: AsRef<str>>(items: &[S]) -> String {
     items
         .iter()
-        .map(|s| format!("{:?}", s.as_ref()))
+        .map(|s| format!("\"{}\"", s.as_ref()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `text` quoted as Go's `%q` (`strconv.Quote`) quotes it: `"` and `\`
+/// escaped, the C escapes for their controls, other controls as `\xNN`,
+/// invisible and format characters as `\uNNNN`.
+fn go_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() || crate::text::is_invisible(c) => match c as u32 {
+                code @ ..=0xffff => out.push_str(&format!("\\u{code:04x}")),
+                code => out.push_str(&format!("\\U{code:08x}")),
+            },
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `container "a"` or `containers "a", "b"`.
@@ -1061,7 +1093,7 @@ fn app_armor(pod: &Pod<'_>, _: &Run) -> Option<Found> {
             value.is_empty() || value == "runtime/default" || value.starts_with("localhost/");
         if key.starts_with(APPARMOR_ANNOTATION) && !allowed {
             annotations.push((
-                format!("{key}={value:?}"),
+                format!("{key}={}", go_quoted(value)),
                 KeyPath::root()
                     .key("metadata")
                     .key("annotations")
@@ -2034,7 +2066,7 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "forbidden AppArmor profiles (container \"a\" and annotations must not set AppArmor profile type to \"Unconfined\", \"container.apparmor.security.beta.kubernetes.io/a=\\\"unconfined\\\"\", \"container.apparmor.security.beta.kubernetes.io/b=\\\"unconfined\\\"\")",
+                "forbidden AppArmor profiles (container \"a\" and annotations must not set AppArmor profile type to \"Unconfined\", \"container.apparmor.security.beta.kubernetes.io/a=\"unconfined\"\", \"container.apparmor.security.beta.kubernetes.io/b=\"unconfined\"\")",
                 "host namespaces (hostNetwork=true)",
                 "hostPort (container \"a\" uses hostPorts 8080, 9090)",
             ]
@@ -2052,6 +2084,22 @@ mod tests {
     }
 
     #[test]
+    fn items_are_quoted_as_the_admission_quotes_them() {
+        // `joinQuote`: quotes around the text as written; the output
+        // escapes what a terminal must not see.
+        assert_eq!(
+            quoted(&["A\\B", "e\u{301}", "x"]),
+            "\"A\\B\", \"e\u{301}\", \"x\""
+        );
+        // `%q`, as the AppArmor annotations' items are written.
+        assert_eq!(go_quoted("unconfined"), "\"unconfined\"");
+        assert_eq!(
+            go_quoted("a\"b\\c\td\u{1}\u{85}\u{200b}\u{e0001}é"),
+            "\"a\\\"b\\\\c\\td\\x01\\u0085\\u200b\\U000e0001é\""
+        );
+    }
+
+    #[test]
     fn app_armor_is_worded_as_1_33_words_it() {
         let spec = serde_json::json!({"securityContext": {"appArmorProfile": {"type": "Unconfined"}},
             "containers": [{"name": "a"}, {"name": "b", "securityContext": {"appArmorProfile": {"type": "Unconfined"}}}]});
@@ -2063,7 +2111,7 @@ mod tests {
         let found = evaluate(&pod, Level::Baseline, 33);
         assert_eq!(
             found[0].message(),
-            "forbidden AppArmor profiles (pod and container \"b\" and annotation must not set AppArmor profile type to \"Unconfined\", \"container.apparmor.security.beta.kubernetes.io/a=\\\"unconfined\\\"\")"
+            "forbidden AppArmor profiles (pod and container \"b\" and annotation must not set AppArmor profile type to \"Unconfined\", \"container.apparmor.security.beta.kubernetes.io/a=\"unconfined\"\")"
         );
     }
 

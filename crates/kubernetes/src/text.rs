@@ -25,28 +25,34 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Whether [`printable`] escapes `c`.
 fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{00ad}'
-                | '\u{034f}'
-                | '\u{061c}'
-                | '\u{115f}'
-                | '\u{1160}'
-                | '\u{17b4}'
-                | '\u{17b5}'
-                | '\u{180b}'..='\u{180f}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{206f}'
-                | '\u{3164}'
-                | '\u{fe00}'..='\u{fe0f}'
-                | '\u{feff}'
-                | '\u{ffa0}'
-                | '\u{fff9}'..='\u{fffb}'
-                | '\u{1d173}'..='\u{1d17a}'
-                | '\u{e0000}'..='\u{e0fff}'
-        )
+    c.is_control() || is_invisible(c)
+}
+
+/// Whether `c` is one of the characters beyond the controls that
+/// [`printable`] escapes: line and paragraph separators, bidirectional
+/// and invisible characters.
+pub(crate) fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}'
+            | '\u{034f}'
+            | '\u{061c}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
 }
 
 fn push_printable(out: &mut String, c: char) {
@@ -139,7 +145,9 @@ pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if count <= max {
         return std::borrow::Cow::Borrowed(text);
     }
-    let keep = max / 2;
+    // Room for the marker, so that a clipped text is no longer than `max`
+    // and never leaves out less than the marker takes.
+    let keep = max.saturating_sub(MARKER) / 2;
     let head: String = text.chars().take(keep).collect();
     let tail: String = text.chars().skip(count - keep).collect();
     std::borrow::Cow::Owned(format!(
@@ -256,6 +264,15 @@ pub fn mask_quoted(text: &str) -> String {
 /// The most characters of a message shown: longer ones are clipped.
 pub const MESSAGE: usize = 400;
 
+/// The most characters of a finding's message: more than [`MESSAGE`], as
+/// a finding quotes what the API server would say (Pod Security's reasons
+/// name every container and value it refuses), yet bounded.
+pub const FINDING: usize = 2000;
+
+/// The characters [`clip`]'s marker takes, `…(NNNNNNNNN characters left
+/// out)…` at most.
+const MARKER: usize = 36;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,9 +355,15 @@ mod tests {
     fn clip_keeps_both_ends_of_a_long_text() {
         assert_eq!(clip("short", 10), "short");
         let long = format!("start{}end", "x".repeat(1000));
-        let clipped = clip(&long, 20);
+        let clipped = clip(&long, 60);
         assert!(clipped.starts_with("start") && clipped.ends_with("end"));
-        assert!(clipped.contains("(988 characters left out)"), "{clipped}");
+        assert!(clipped.contains("(984 characters left out)"), "{clipped}");
+        assert!(clipped.chars().count() <= 60, "{clipped}");
+        // Just past the limit, more is left out than the marker takes.
+        let over = "y".repeat(401);
+        let clipped = clip(&over, 400);
+        assert!(clipped.chars().count() <= 400, "{clipped}");
+        assert!(clipped.contains("(37 characters left out)"), "{clipped}");
     }
 
     #[test]

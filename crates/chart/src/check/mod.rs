@@ -30,7 +30,7 @@ use kubernetes::location::Origin;
 use kubernetes::location::{KeyPath, Location, Segment};
 use kubernetes::manifest::Manifest;
 use kubernetes::secret::{self, Hidden};
-use kubernetes::text::{MESSAGE, clip};
+use kubernetes::text::{FINDING, clip};
 use kubernetes::yaml::Node;
 
 pub use rules::Invariant;
@@ -208,7 +208,7 @@ impl<'c> Findings<'c> {
             }
             None => path.clone(),
         };
-        let message = clip(&message, MESSAGE).into_owned();
+        let message = clip(&message, FINDING).into_owned();
         if !self
             .reported
             .insert((invariant, index, path.to_string(), message.clone()))
