@@ -97,6 +97,34 @@ impl Quantity {
     pub fn milli_value(self) -> i128 {
         scaled(self.nanos, 1_000_000)
     }
+
+    /// The text the API server writes for an amount of a resource list
+    /// that its defaults round (`SetDefaults_ResourceList`: `RoundUp(-3)`,
+    /// away from zero, to a whole thousandth) before it validates: `None`
+    /// where the amount is whole thousandths already and stays as
+    /// written, else the rounded amount in decimal SI (`1500u` is `2m`,
+    /// `1n` is `1m`, `0.9999` is `1`).
+    ///
+    /// ```
+    /// use kubernetes::quantity::Quantity;
+    ///
+    /// let text = |t: &str| Quantity::parse(t).unwrap().rounded_to_milli();
+    /// assert_eq!(text("1500u").as_deref(), Some("2m"));
+    /// assert_eq!(text("0.9999").as_deref(), Some("1"));
+    /// assert_eq!(text("-1n").as_deref(), Some("-1m"));
+    /// assert_eq!(text("1.5m"), Some("2m".to_owned()));
+    /// assert_eq!(text("1Gi"), None);
+    /// ```
+    pub fn rounded_to_milli(self) -> Option<String> {
+        if self.nanos % 1_000_000 == 0 {
+            return None;
+        }
+        let milli = self.milli_value();
+        Some(match milli % 1000 {
+            0 => (milli / 1000).to_string(),
+            _ => format!("{milli}m"),
+        })
+    }
 }
 
 /// The text the API server writes an amount written as `text` back as

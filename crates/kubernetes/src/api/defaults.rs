@@ -22,6 +22,12 @@
 //!   asked of them.
 //! - A StatefulSet's pod `hostname` and `subdomain` are not validated: its
 //!   controller overwrites both (the server validates a copy without them).
+//! - Every amount of a resource list (a container's or a pod's requests
+//!   and limits, a pod's overhead, a claim's requests and limits, in a
+//!   claim template too, a PersistentVolume's capacity, a LimitRange's
+//!   bounds, a ResourceQuota's `hard`) is rounded away from zero to a
+//!   whole thousandth (`SetDefaults_ResourceList`): `1500u` is `2m`, a
+//!   quota's `pods: 1n` is `1m`.
 //! - A PodDisruptionBudget's selector loses every expression on the key
 //!   `pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match` (the v1
 //!   conversion strips it, unread), unless the selector is `{}` or that one
@@ -31,6 +37,7 @@ use serde_json::{Map, Value as Json};
 
 use super::pod_template;
 use crate::json::Field as _;
+use crate::scheduling::each;
 
 /// `object` as the API server's defaults leave it for validation; `None`
 /// when they change nothing a rule reads (most objects).
@@ -56,22 +63,108 @@ pub fn defaulted(object: &Json) -> Option<Json> {
                         .any(|v| v.as_object().is_some_and(|v| v.len() == 1))
                 })
         });
-    if !worth {
+    let rounded = rounded_resources(object, kind);
+    if !worth && rounded.is_empty() {
         return None;
     }
     let mut copy = object.clone();
-    let changed = match kind {
-        "Service" => service(&mut copy),
-        "Namespace" => namespace(&mut copy),
-        "PodDisruptionBudget" => budget(&mut copy),
-        "PersistentVolumeClaim" => claim(&mut copy),
-        _ => false,
-    } | pod_spec(&mut copy, kind)
+    for (pointer, text) in &rounded {
+        if let Some(value) = copy.pointer_mut(pointer) {
+            *value = Json::String(text.clone());
+        }
+    }
+    let changed = !rounded.is_empty()
+        | match kind {
+            "Service" => service(&mut copy),
+            "Namespace" => namespace(&mut copy),
+            "PodDisruptionBudget" => budget(&mut copy),
+            "PersistentVolumeClaim" => claim(&mut copy),
+            _ => false,
+        }
+        | pod_spec(&mut copy, kind)
         | (kind == "CronJob"
             && copy
                 .get_mut("spec")
                 .is_some_and(|s| drop_empty(s, "concurrencyPolicy")));
     changed.then_some(copy)
+}
+
+/// The resource lists (`v1.ResourceList`) of an object of `kind`, as JSON
+/// pointers: those of core, `apps`, `batch` and `storage.k8s.io` kinds,
+/// whose defaults round them (`SetDefaults_ResourceList`). A
+/// RuntimeClass's overhead is not rounded.
+fn resource_lists(object: &Json, kind: &str) -> Vec<String> {
+    let mut lists = Vec::new();
+    // The requests and limits of the resources below `at`.
+    let claim = |lists: &mut Vec<String>, at: &str| {
+        for list in ["requests", "limits"] {
+            lists.push(format!("{at}/resources/{list}"));
+        }
+    };
+    if let Some((_, spec)) = pod_template(kind)
+        && let Some(pod) = object.pointer(spec)
+    {
+        for list in ["initContainers", "containers", "ephemeralContainers"] {
+            for (i, _) in each(pod.field(list)) {
+                claim(&mut lists, &format!("{spec}/{list}/{i}"));
+            }
+        }
+        claim(&mut lists, spec);
+        for (i, _) in each(pod.field("volumes")) {
+            claim(
+                &mut lists,
+                &format!("{spec}/volumes/{i}/ephemeral/volumeClaimTemplate/spec"),
+            );
+        }
+        lists.push(format!("{spec}/overhead"));
+    }
+    match kind {
+        "PersistentVolumeClaim" => claim(&mut lists, "/spec"),
+        "StatefulSet" => {
+            for (i, _) in each(object.field("spec").field("volumeClaimTemplates")) {
+                claim(&mut lists, &format!("/spec/volumeClaimTemplates/{i}/spec"));
+            }
+        }
+        "PersistentVolume" => lists.push("/spec/capacity".to_owned()),
+        "VolumeAttachment" => lists.push("/spec/source/inlineVolumeSpec/capacity".to_owned()),
+        "ResourceQuota" => lists.push("/spec/hard".to_owned()),
+        "LimitRange" => {
+            for (i, _) in each(object.field("spec").field("limits")) {
+                for bound in [
+                    "max",
+                    "min",
+                    "default",
+                    "defaultRequest",
+                    "maxLimitRequestRatio",
+                ] {
+                    lists.push(format!("/spec/limits/{i}/{bound}"));
+                }
+            }
+        }
+        _ => {}
+    }
+    lists
+}
+
+/// The amounts of `object`'s resource lists its defaults round, each as a
+/// JSON pointer and the text the server writes for it (most objects have
+/// none).
+fn rounded_resources(object: &Json, kind: &str) -> Vec<(String, String)> {
+    let mut rounded = Vec::new();
+    for list in resource_lists(object, kind) {
+        let Some(Json::Object(amounts)) = object.pointer(&list) else {
+            continue;
+        };
+        for (name, amount) in amounts {
+            if let Some(Ok(quantity)) = crate::quantity::of_value(amount)
+                && let Some(text) = quantity.rounded_to_milli()
+            {
+                let name = name.replace('~', "~0").replace('/', "~1");
+                rounded.push((format!("{list}/{name}"), text));
+            }
+        }
+    }
+    rounded
 }
 
 /// Whether `value` holds `""` anywhere.
