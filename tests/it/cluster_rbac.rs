@@ -329,6 +329,34 @@ fn generated() -> Vec<(&'static str, String)> {
                  \x20   spec: {{serviceAccountName: '', serviceAccount: runner, containers: [{{name: c, image: 'registry.example/x:1'}}]}}\n"
             ),
         ),
+        (
+            "g12-bindings-to-missing-roles",
+            "bindings whose role does not exist (a ClusterRole of no name the cluster has, a Role of another namespace): they grant nothing, but the accounts they alone name (a ServiceAccount subject, a User spelled as one) are accounts all the same, with what their groups are given",
+            format!(
+                "---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: rbac-g12-other}}\n\
+                 ---\n{rbac}\nkind: Role\nmetadata: {{name: g12-elsewhere, namespace: rbac-g12-other}}\n\
+                 rules: [{{apiGroups: [''], resources: [pods], verbs: [get]}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g12-missing, namespace: rbac-g12}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g12-missing}}\n\
+                 subjects:\n\
+                 - {{kind: ServiceAccount, name: ghost, namespace: rbac-g12}}\n\
+                 - {{kind: User, apiGroup: rbac.authorization.k8s.io, name: 'system:serviceaccount:rbac-g12:spelled'}}\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g12-elsewhere, namespace: rbac-g12}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: g12-elsewhere}}\n\
+                 subjects: [{{kind: ServiceAccount, name: wanderer, namespace: rbac-g12-other}}]\n\
+                 ---\n{rbac}\nkind: ClusterRoleBinding\nmetadata: {{name: g12-missing}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g12-missing}}\n\
+                 subjects: [{{kind: ServiceAccount, name: drifter, namespace: rbac-g12}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g12-view, namespace: rbac-g12}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}}\n\
+                 subjects: [{{kind: Group, apiGroup: rbac.authorization.k8s.io, name: 'system:serviceaccounts:rbac-g12'}}]\n\
+                 ---\n{rbac}\nkind: ClusterRole\nmetadata: {{name: g12-everyone}}\n\
+                 rules: [{{apiGroups: [''], resources: [configmaps], verbs: [list]}}]\n\
+                 ---\n{rbac}\nkind: RoleBinding\nmetadata: {{name: g12-everyone, namespace: rbac-g12-other}}\n\
+                 roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: g12-everyone}}\n\
+                 subjects: [{{kind: Group, apiGroup: rbac.authorization.k8s.io, name: 'system:serviceaccounts'}}]\n"
+            ),
+        ),
     ];
     sets.into_iter()
         .map(|(name, about, body)| {

@@ -755,6 +755,14 @@ impl Listed {
             .iter()
             .flat_map(|b| b.subjects.iter().cloned())
             .collect();
+        // A binding whose role is not there grants nothing, but names its
+        // subjects all the same: an account it names still has what its
+        // groups are given (the authorizer skips the missing role).
+        for &index in &rbac.unbound {
+            if let Some(scope) = binding_scope(objects[index]) {
+                subjects.extend(binding_subjects(objects[index], &scope));
+            }
+        }
         let account = |namespace: &Json, name: &str| Subject {
             kind: "ServiceAccount".to_owned(),
             namespace: Some(namespace.as_str().unwrap_or("default").to_owned()),
@@ -995,35 +1003,46 @@ fn binding_of(
     index: usize,
     by_key: &HashMap<RoleKey<'_>, usize>,
 ) -> Option<Result<Binding, ()>> {
-    let namespace = object.field("metadata").field("namespace").as_str();
-    let scope = match object.field("kind").as_str() {
-        Some("ClusterRoleBinding") => Scope::Cluster,
-        Some("RoleBinding") => Scope::Namespace(namespace.unwrap_or("default").to_owned()),
-        _ => return None,
-    };
+    let scope = binding_scope(object)?;
     let Some(&role) = by_key.get(&role_ref_key(object)) else {
         return Some(Err(()));
     };
-    // A ServiceAccount subject without a namespace is the binding's own
-    // namespace's (the authorizer reads it so); a ClusterRoleBinding has
-    // none, so such a subject is nobody (the API server refuses it).
-    let own = match &scope {
+    Some(Ok(Binding {
+        index,
+        role,
+        subjects: binding_subjects(object, &scope),
+        scope,
+    }))
+}
+
+/// Where a binding grants: a RoleBinding in its namespace (`default`
+/// when it names none), a ClusterRoleBinding everywhere; `None` for no
+/// binding.
+fn binding_scope(object: &Json) -> Option<Scope> {
+    let namespace = object.field("metadata").field("namespace").as_str();
+    match object.field("kind").as_str() {
+        Some("ClusterRoleBinding") => Some(Scope::Cluster),
+        Some("RoleBinding") => Some(Scope::Namespace(namespace.unwrap_or("default").to_owned())),
+        _ => None,
+    }
+}
+
+/// The subjects of a binding of `scope`. A ServiceAccount subject without
+/// a namespace is the binding's own namespace's (the authorizer reads it
+/// so); a ClusterRoleBinding has none, so such a subject is nobody (the
+/// API server refuses it).
+fn binding_subjects(object: &Json, scope: &Scope) -> Vec<Subject> {
+    let own = match scope {
         Scope::Namespace(ns) => Some(ns.as_str()),
         Scope::Cluster => None,
     };
-    let subjects = object
+    object
         .field("subjects")
         .as_array()
         .into_iter()
         .flatten()
         .map(|s| subject_of(s, own))
-        .collect();
-    Some(Ok(Binding {
-        index,
-        scope,
-        role,
-        subjects,
-    }))
+        .collect()
 }
 
 /// The identity of the role a binding's roleRef names: a Role in the
