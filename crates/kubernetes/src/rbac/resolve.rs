@@ -57,14 +57,19 @@ impl Subject {
     }
 }
 
-/// The strings of a JSON array (an RBAC rule's list); anything else is none.
+/// The strings of a JSON array (an RBAC rule's list); anything else is
+/// none. A `null` item is `""`, as Go decodes it into a `[]string`
+/// (`apiGroups: [null]` is the core group).
 pub fn strings(value: &Json) -> Vec<String> {
     value
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(Json::as_str)
-        .map(str::to_owned)
+        .filter_map(|item| match item {
+            Json::String(text) => Some(text.clone()),
+            Json::Null => Some(String::new()),
+            _ => None,
+        })
         .collect()
 }
 
@@ -1519,6 +1524,20 @@ mod tests {
 
     fn rule(value: Json) -> PolicyRule {
         PolicyRule::of(&value)
+    }
+
+    #[test]
+    fn null_items_are_empty_strings_as_go_decodes_them() {
+        // A document applied alone reaches the server with its nulls, and
+        // Go's decoder makes each an empty string (kubectl refuses them
+        // only inside a List, which it validates whole).
+        let nulls = rule(
+            json!({"apiGroups": [null], "resources": ["configmaps", null], "verbs": ["get", null]}),
+        );
+        assert!(nulls.allows("get", "", "configmaps", None));
+        assert!(nulls.allows("", "", "", None));
+        assert!(!nulls.allows("get", "apps", "configmaps", None));
+        assert_eq!(strings(&json!(["a", null, 1])), ["a", ""]);
     }
 
     #[test]
