@@ -704,6 +704,20 @@ fn malformed_input_is_bad_input_not_a_finding() {
     );
     let run = chartgen_with_stdin(&["check", "-"], Some("just: a mapping\n"));
     run.assert_refused(2, "not a Kubernetes object: a document without apiVersion");
+    // What `kubectl create` takes and `kubectl apply` refuses.
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: cm-}\n"),
+    );
+    run.assert_refused(2, "cannot use generate name with apply");
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some("apiVersion: v1\nkind: LimitRange\nmetadata: {namespace: default}\n"),
+    );
+    run.assert_refused(
+        2,
+        "not a Kubernetes object: a document without metadata.name",
+    );
     let run = chartgen(&["check", "out/nope"]);
     assert_eq!(run.code, 2);
     assert!(

@@ -724,7 +724,15 @@ pub fn identify(node: &Node) -> Result<ObjectId, String> {
     let api_version = text(node.get("apiVersion")).ok_or("without apiVersion")?;
     let kind = text(node.get("kind")).ok_or("without kind")?;
     let metadata = node.get("metadata");
-    let name = text(metadata.and_then(|m| m.get("name"))).ok_or("without metadata.name")?;
+    let Some(name) = text(metadata.and_then(|m| m.get("name"))) else {
+        // `kubectl create` would take a `generateName` alone (the server
+        // makes the name), but `kubectl apply` and every GitOps tool need
+        // the name to find the object again.
+        return Err(match text(metadata.and_then(|m| m.get("generateName"))) {
+            Some(_) => "with metadata.generateName and no metadata.name: `kubectl apply` refuses it (\"cannot use generate name with apply\"), as it finds an object by its name; `kubectl create` would have the server generate one, a new object each run".to_owned(),
+            None => "without metadata.name".to_owned(),
+        });
+    };
     let namespace = text(metadata.and_then(|m| m.get("namespace")));
     Ok(ObjectId::of(api_version, kind, namespace, name))
 }
