@@ -441,12 +441,12 @@ fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
         ),
         (
             "sexagesimal.yaml",
-            ":6:8: data.lap: plain `1:20` is the integer 80 to a YAML 1.1 reader but the string \"1:20\" in YAML 1.2",
+            ":6:8: data.lap: plain `1:20` is the string \"1:20\" to Kubernetes (go-yaml) and in YAML 1.2, but the integer 80 to other YAML 1.1 readers (PyYAML, libyaml)",
             "quote it (\"1:20\")",
         ),
         (
             "timestamp.yaml",
-            ":6:12: data.release: plain `2001-12-14` is a timestamp to a YAML 1.1 reader but the string \"2001-12-14\" in YAML 1.2",
+            ":6:12: data.release: plain `2001-12-14` is the string \"2001-12-14\" to Kubernetes (go-yaml) and in YAML 1.2, but a timestamp to other YAML 1.1 readers (PyYAML, libyaml)",
             "quote it (\"2001-12-14\")",
         ),
         (
@@ -522,7 +522,7 @@ fn quotes_from_the_input_are_escaped_and_short() {
         "{}",
         error.message
     );
-    assert!(error.message.chars().count() < 200, "{}", error.message);
+    assert!(error.message.chars().count() < 300, "{}", error.message);
 }
 
 fn temp(name: &str) -> tempfile::TempDir {
@@ -904,11 +904,8 @@ fn syntax_read_differently_is_refused() {
             "a: x\u{feff}\n",
             "a byte-order mark (U+FEFF) inside the text",
         ),
-        ("a: <<\n", "plain `<<` is a merge key to a YAML 1.1 reader"),
-        (
-            "a: =\n",
-            "plain `=` is the value key `=` to a YAML 1.1 reader",
-        ),
+        ("a: <<\n", "but a merge key to other YAML 1.1 readers"),
+        ("a: =\n", "but the value key `=` to other YAML 1.1 readers"),
         ("1_0: a\n", "plain key `1_0` is the integer 10"),
     ];
     for (text, message) in cases {

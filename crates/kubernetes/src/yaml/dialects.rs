@@ -297,16 +297,21 @@ pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
             hint: format!("quote it (\"{quoted}\") if you mean the text"),
         });
     }
-    let (other, reader) = if go != core {
-        (&go, "Kubernetes (go-yaml, YAML 1.1)")
+    let message = if go != core {
+        format!(
+            "plain `{quoted}` is {} to Kubernetes (go-yaml, YAML 1.1) but {} in YAML 1.2",
+            go.describe(&quoted),
+            core.describe(&quoted)
+        )
     } else {
-        (&old, "a YAML 1.1 reader")
+        // Kubernetes reads what YAML 1.2 reads; another tool of the file's
+        // (PyYAML, libyaml) would not.
+        format!(
+            "plain `{quoted}` is {} to Kubernetes (go-yaml) and in YAML 1.2, but {} to other YAML 1.1 readers (PyYAML, libyaml)",
+            core.describe(&quoted),
+            old.describe(&quoted)
+        )
     };
-    let message = format!(
-        "plain `{quoted}` is {} to {reader} but {} in YAML 1.2",
-        other.describe(&quoted),
-        core.describe(&quoted)
-    );
     let hint = match &go {
         Reading::Int(i) => format!(
             "write {i} if you mean the number Kubernetes reads, or quote it (\"{quoted}\") for the text"
