@@ -64,7 +64,7 @@ fn label(key: &str, value: Option<&str>, path: KeyPath, found: &mut Found) {
     }
 }
 
-fn toleration(t: &Json, at: &KeyPath, found: &mut Found) {
+pub(crate) fn toleration(t: &Json, at: &KeyPath, found: &mut Found) {
     let text = |field: &str| t[field].as_str().unwrap_or_default();
     let (key, operator, effect) = (text("key"), text("operator"), text("effect"));
     if !matches!(operator, "" | "Exists" | "Equal") {

@@ -326,6 +326,12 @@ pub fn problems_remembering<'a>(
                 &template_path.clone().key("metadata"),
                 &mut found,
             );
+            pod::pod_annotations(
+                template.field("metadata"),
+                template.field("spec"),
+                &template_path.clone().key("metadata"),
+                &mut found,
+            );
         }
         if let (Some(template), Some(pod)) = (object.pointer(template), object.pointer(spec)) {
             pod::seccomp_annotations(

@@ -613,6 +613,114 @@ fn windows_user_name(name: &str) -> Vec<&'static str> {
     why
 }
 
+/// The annotations the API server reads of a pod (or a template) beyond
+/// its profiles (`ValidatePodSpecificAnnotations`): a mirror pod's
+/// `kubernetes.io/config.mirror` only beside a `spec.nodeName`; the
+/// deprecated `scheduler.alpha.kubernetes.io/tolerations`, where not
+/// empty, a JSON list of tolerations (decoded as Go decodes it into
+/// `[]Toleration`: field names in any case, unknown ones ignored) each
+/// valid; `controller.kubernetes.io/pod-deletion-cost` a 32-bit integer
+/// in decimal, without a `+` or a leading zero.
+pub fn pod_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Found) {
+    let annotations = &metadata["annotations"];
+    let at = |key: &str| at.key("annotations").key(key);
+    if !annotations["kubernetes.io/config.mirror"].is_null()
+        && pod["nodeName"].as_str().unwrap_or_default().is_empty()
+    {
+        found.push((
+            at("kubernetes.io/config.mirror"),
+            "a mirror pod's annotation needs spec.nodeName".to_owned(),
+        ));
+    }
+    const TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/tolerations";
+    if let Some(text) = annotations[TOLERATIONS].as_str().filter(|t| !t.is_empty()) {
+        match go_tolerations(text) {
+            Ok(tolerations) => {
+                for (i, toleration) in tolerations.iter().enumerate() {
+                    crate::scheduling::toleration(toleration, &at(TOLERATIONS).index(i), found);
+                }
+            }
+            Err(why) => found.push((
+                at(TOLERATIONS),
+                format!("is no JSON list of tolerations: {why}"),
+            )),
+        }
+    }
+    const DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
+    if let Some(cost) = annotations.get(DELETION_COST) {
+        let text = cost.as_str().unwrap_or_default();
+        let first = text.bytes().next();
+        let valid = (first == Some(b'-') || text == "0" || matches!(first, Some(b'1'..=b'9')))
+            && text.parse::<i32>().is_ok()
+            && !text.starts_with('+');
+        if !valid {
+            found.push((
+                at(DELETION_COST),
+                format!(
+                    "`{text}` is not a 32-bit integer (in decimal, without `+` or a leading zero)"
+                ),
+            ));
+        }
+    }
+}
+
+/// The tolerations of the deprecated annotation, each as an object of the
+/// canonical field names, as Go's `json.Unmarshal` reads `text` into a
+/// `[]Toleration`: `null` is none, a `null` item a toleration of no
+/// fields, a field matched by its name in any case (the exact name first),
+/// strings for `key`, `operator`, `value` and `effect` and a whole number
+/// within 64 bits for `tolerationSeconds`; other fields ignored.
+fn go_tolerations(text: &str) -> Result<Vec<Json>, String> {
+    let value: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let items = match value {
+        Json::Null => return Ok(Vec::new()),
+        Json::Array(items) => items,
+        other => return Err(format!("it is {}, not a list", json_type(&other))),
+    };
+    let mut tolerations = Vec::new();
+    for item in items {
+        let fields = match item {
+            Json::Null => serde_json::Map::new(),
+            Json::Object(fields) => fields,
+            other => return Err(format!("an item is {}, not an object", json_type(&other))),
+        };
+        let mut toleration = serde_json::Map::new();
+        for name in ["key", "operator", "value", "effect", "tolerationSeconds"] {
+            let value = fields.get(name).or_else(|| {
+                fields
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v)
+            });
+            let Some(value) = value.filter(|v| !v.is_null()) else {
+                continue;
+            };
+            let fits = match name {
+                "tolerationSeconds" => value.as_i64().is_some(),
+                _ => value.is_string(),
+            };
+            if !fits {
+                return Err(format!("`{name}` cannot be {}", json_type(value)));
+            }
+            toleration.insert(name.to_owned(), value.clone());
+        }
+        tolerations.push(Json::Object(toleration));
+    }
+    Ok(tolerations)
+}
+
+/// A JSON value's type, in words.
+fn json_type(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "a list",
+        Json::Object(_) => "an object",
+    }
+}
+
 /// The profile each seccomp and AppArmor annotation of a pod's (or
 /// template's) metadata names, whether or not a field names one too
 /// (`ValidateSeccompPodAnnotations`, `ValidateAppArmorPodAnnotations`).
