@@ -16,6 +16,7 @@
 use serde_json::Value as Json;
 
 mod claims;
+mod classes;
 mod crd;
 mod cron;
 mod defaults;
@@ -390,6 +391,11 @@ pub fn problems_remembering<'a>(
     if kind == "Secret" {
         secret(object, &mut found);
     }
+    match kind {
+        "PriorityClass" => classes::priority_class(object, &mut found),
+        "StorageClass" => classes::storage_class(object, &mut found),
+        _ => {}
+    }
     workload(kind, object, &mut found);
     objects::check(kind, object, &mut found);
     found
@@ -578,7 +584,7 @@ fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
         // server warns of a negative one).
         "StatefulSet" => &["replicas", "minReadySeconds"],
         "DaemonSet" => &["revisionHistoryLimit", "minReadySeconds"],
-        "ReplicaSet" => &["replicas", "minReadySeconds"],
+        "ReplicaSet" | "ReplicationController" => &["replicas", "minReadySeconds"],
         "Job" => &[
             "parallelism",
             "completions",

@@ -1,0 +1,300 @@
+//! What the API server refuses in a PriorityClass (`ValidatePriorityClass`)
+//! and a StorageClass (`ValidateStorageClass`).
+//!
+//! - A PriorityClass named with the reserved prefix `system-` is one of the
+//!   two the cluster makes (`system-node-critical` of value 2000001000,
+//!   `system-cluster-critical` of 2000000000, neither the global default);
+//!   any other is worth at most 1000000000. Its `preemptionPolicy`, where
+//!   given, is `PreemptLowerPriority` or `Never` (not `""`).
+//! - A StorageClass's `provisioner` is a qualified name (read in lower
+//!   case); its `parameters` at most 512, with keys, and at most 256 KiB of
+//!   keys and values together; its `reclaimPolicy` `Delete` or `Retain`
+//!   (empty taken); its `volumeBindingMode` `Immediate` or
+//!   `WaitForFirstConsumer` (not `""`); each `allowedTopologies` term's
+//!   expressions with label keys and values, a value and a key each once,
+//!   and no term twice (an empty term is one the server sees twice: its
+//!   list starts with as many empty terms as there are terms).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value as Json;
+
+use super::pod::one_of;
+use crate::json::Field;
+use crate::location::KeyPath;
+use crate::names;
+use crate::scheduling::each;
+
+/// Problems, by path.
+type Found = Vec<(KeyPath, String)>;
+
+/// The most a PriorityClass of a user's may be worth
+/// (`HighestUserDefinablePriority`).
+const HIGHEST_USER_PRIORITY: i64 = 1_000_000_000;
+
+/// The PriorityClasses the cluster makes, of the reserved prefix, and what
+/// each is worth (`systemPriorityClasses`).
+const SYSTEM_CLASSES: [(&str, i64); 2] = [
+    ("system-node-critical", 2_000_001_000),
+    ("system-cluster-critical", 2_000_000_000),
+];
+
+/// A PriorityClass's name, value and preemption policy.
+pub(super) fn priority_class(object: &Json, found: &mut Found) {
+    let name = object
+        .field("metadata")
+        .field("name")
+        .as_str()
+        .unwrap_or_default();
+    let value = object.field("value").as_i64().unwrap_or(0);
+    if name.starts_with("system-") {
+        let why = match SYSTEM_CLASSES.iter().find(|(known, _)| *known == name) {
+            None => format!("`{name}` is no PriorityClass the cluster makes"),
+            Some((_, worth)) if value != *worth => {
+                format!("the value of {name} is {worth}")
+            }
+            Some(_) if object.field("globalDefault").as_bool() == Some(true) => {
+                format!("{name} is not the global default")
+            }
+            Some(_) => String::new(),
+        };
+        if !why.is_empty() {
+            found.push((
+                KeyPath::root().key("metadata").key("name"),
+                format!(
+                    "the prefix `system-` is reserved for the cluster's own PriorityClasses: {why}"
+                ),
+            ));
+        }
+    } else if value > HIGHEST_USER_PRIORITY {
+        found.push((
+            KeyPath::root().key("value"),
+            format!("{value} is more than a PriorityClass of a user's may be worth ({HIGHEST_USER_PRIORITY})"),
+        ));
+    }
+    one_of(
+        object.field("preemptionPolicy"),
+        &["PreemptLowerPriority", "Never"],
+        KeyPath::root().key("preemptionPolicy"),
+        found,
+    );
+}
+
+/// The most parameters a StorageClass holds (`maxProvisionerParameterLen`).
+const MAX_PARAMETERS: usize = 512;
+
+/// The most bytes of parameter keys and values together
+/// (`maxProvisionerParameterSize`).
+const MAX_PARAMETER_BYTES: usize = 256 * 1024;
+
+/// A StorageClass's provisioner, parameters, policies and topologies.
+pub(super) fn storage_class(object: &Json, found: &mut Found) {
+    let root = KeyPath::root();
+    if let Some(provisioner) = object
+        .field("provisioner")
+        .as_str()
+        .filter(|p| !p.is_empty())
+        && let Err(why) = names::qualified_name(&provisioner.to_lowercase())
+    {
+        found.push((
+            root.key("provisioner"),
+            format!("`{provisioner}` is not a provisioner name: {why}"),
+        ));
+    }
+    if let Some(parameters) = object.field("parameters").as_object() {
+        if parameters.len() > MAX_PARAMETERS {
+            found.push((
+                root.key("parameters"),
+                format!(
+                    "{} parameters, more than the {MAX_PARAMETERS} a StorageClass may hold",
+                    parameters.len()
+                ),
+            ));
+        } else {
+            let mut bytes = 0usize;
+            for (key, value) in parameters {
+                if key.is_empty() {
+                    found.push((
+                        root.key("parameters"),
+                        "a parameter's key is empty".to_owned(),
+                    ));
+                }
+                bytes = bytes.saturating_add(key.len() + value.as_str().map_or(0, str::len));
+            }
+            if bytes > MAX_PARAMETER_BYTES {
+                found.push((
+                    root.key("parameters"),
+                    format!("{bytes} bytes of parameters, more than the {MAX_PARAMETER_BYTES} a StorageClass may hold"),
+                ));
+            }
+        }
+    }
+    if object.field("reclaimPolicy") != "" {
+        one_of(
+            object.field("reclaimPolicy"),
+            &["Delete", "Retain"],
+            root.key("reclaimPolicy"),
+            found,
+        );
+    }
+    one_of(
+        object.field("volumeBindingMode"),
+        &["Immediate", "WaitForFirstConsumer"],
+        root.key("volumeBindingMode"),
+        found,
+    );
+    allowed_topologies(
+        object.field("allowedTopologies"),
+        &root.key("allowedTopologies"),
+        found,
+    );
+}
+
+/// A StorageClass's `allowedTopologies` (`validateAllowedTopologies`,
+/// `ValidateTopologySelectorTerm`).
+fn allowed_topologies(terms: &Json, at: &KeyPath, found: &mut Found) {
+    let count = each(terms).count();
+    // The server's list of terms seen starts with `count` empty ones.
+    let mut seen: Vec<BTreeMap<&str, BTreeSet<&str>>> = vec![BTreeMap::new(); count];
+    for (i, term) in each(terms) {
+        let expressions_at = at.index(i).key("matchLabelExpressions");
+        let mut term_map: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (j, expression) in each(term.field("matchLabelExpressions")) {
+            let expression_at = expressions_at.index(j);
+            let key = expression.field("key").as_str().unwrap_or_default();
+            let mut values = BTreeSet::new();
+            if each(expression.field("values")).next().is_none() {
+                found.push((
+                    expression_at.key("values"),
+                    "an expression names at least one value".to_owned(),
+                ));
+            }
+            for (k, value) in each(expression.field("values")) {
+                let value = value.as_str().unwrap_or_default();
+                if !values.insert(value) {
+                    found.push((
+                        expression_at.key("values").index(k),
+                        format!("`{value}` is named twice"),
+                    ));
+                }
+            }
+            if let Err(why) = names::qualified_name(key) {
+                found.push((
+                    expression_at.key("key"),
+                    format!("`{key}` is not a label key: {why}"),
+                ));
+            }
+            if term_map.insert(key, values).is_some() {
+                found.push((
+                    expression_at.key("key"),
+                    format!("the key `{key}` is named twice in one term"),
+                ));
+            }
+        }
+        if seen.contains(&term_map) {
+            found.push((
+                expressions_at,
+                "the term is given twice (an empty term always is)".to_owned(),
+            ));
+        }
+        seen.push(term_map);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn paths(check: fn(&Json, &mut Found), object: Json) -> Vec<String> {
+        let mut found = Vec::new();
+        check(&object, &mut found);
+        found
+            .into_iter()
+            .map(|(path, _)| path.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn priority_classes_are_bounded_and_the_system_prefix_reserved() {
+        let class = |name: &str, extra: Json| {
+            let mut object = json!({"metadata": {"name": name}, "value": 1});
+            object
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            paths(priority_class, object)
+        };
+        assert!(class("high", json!({"value": 1_000_000_000})).is_empty());
+        assert_eq!(class("high", json!({"value": 1_000_000_001})), ["value"]);
+        assert!(class("system-node-critical", json!({"value": 2_000_001_000})).is_empty());
+        assert_eq!(
+            class("system-node-critical", json!({"value": 5})),
+            ["metadata.name"]
+        );
+        assert_eq!(
+            class(
+                "system-cluster-critical",
+                json!({"value": 2_000_000_000, "globalDefault": true})
+            ),
+            ["metadata.name"]
+        );
+        assert_eq!(class("system-mine", json!({"value": 5})), ["metadata.name"]);
+        assert_eq!(
+            class("low", json!({"preemptionPolicy": ""})),
+            ["preemptionPolicy"]
+        );
+        assert!(class("low", json!({"preemptionPolicy": "Never"})).is_empty());
+    }
+
+    #[test]
+    fn storage_classes_hold_what_the_server_takes() {
+        let class = |extra: Json| {
+            let mut object = json!({"provisioner": "example.com/disk"});
+            object
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            paths(storage_class, object)
+        };
+        assert!(class(json!({"provisioner": "Example.COM/Disk", "reclaimPolicy": ""})).is_empty());
+        assert_eq!(
+            class(json!({"provisioner": "bad provisioner"})),
+            ["provisioner"]
+        );
+        assert_eq!(
+            class(json!({"reclaimPolicy": "Recycle"})),
+            ["reclaimPolicy"]
+        );
+        assert_eq!(
+            class(json!({"volumeBindingMode": ""})),
+            ["volumeBindingMode"]
+        );
+        let many: serde_json::Map<String, Json> =
+            (0..513).map(|i| (format!("k{i}"), json!("v"))).collect();
+        assert_eq!(class(json!({"parameters": many})), ["parameters"]);
+        assert_eq!(
+            class(json!({"parameters": {"k": "v".repeat(256 * 1024)}})),
+            ["parameters"]
+        );
+        let term = json!({"matchLabelExpressions": [{"key": "zone", "values": ["a"]}]});
+        assert!(class(json!({"allowedTopologies": [term]})).is_empty());
+        assert_eq!(
+            class(json!({"allowedTopologies": [term, term]})),
+            ["allowedTopologies[1].matchLabelExpressions"]
+        );
+        assert_eq!(
+            class(json!({"allowedTopologies": [{}]})),
+            ["allowedTopologies[0].matchLabelExpressions"]
+        );
+        assert_eq!(
+            class(json!({"allowedTopologies": [{"matchLabelExpressions": [
+                {"key": "zone", "values": ["a", "a"]}, {"key": "zone", "values": []}]}]})),
+            [
+                "allowedTopologies[0].matchLabelExpressions[0].values[1]",
+                "allowedTopologies[0].matchLabelExpressions[1].values",
+                "allowedTopologies[0].matchLabelExpressions[1].key",
+            ]
+        );
+    }
+}
