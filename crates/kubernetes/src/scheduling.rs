@@ -111,17 +111,7 @@ fn affinity(affinity: &Json, at: &KeyPath, found: &mut Found) {
     let node_at = at.key("nodeAffinity");
     let required = &node[REQUIRED];
     if required.is_object() {
-        let terms_at = node_at.key(REQUIRED).key("nodeSelectorTerms");
-        if required["nodeSelectorTerms"]
-            .as_array()
-            .is_none_or(Vec::is_empty)
-        {
-            let message = "no node selector term: no node would match".to_owned();
-            found.push((terms_at.clone(), message));
-        }
-        for (i, term) in each(&required["nodeSelectorTerms"]) {
-            node_selector_term(term, true, &terms_at.index(i), found);
-        }
+        node_selector(required, &node_at.key(REQUIRED), found);
     }
     for (i, term) in each(&node[PREFERRED]) {
         let term_at = node_at.key(PREFERRED).index(i);
@@ -154,6 +144,22 @@ fn weight(weight: &Json, at: &KeyPath, found: &mut Found) {
     if super::api::whole(weight).is_some_and(|w| !(1..=100).contains(&w)) {
         let message = format!("weight {weight} is outside 1-100");
         found.push((at.key("weight"), message));
+    }
+}
+
+/// A required node selector (`ValidateNodeSelector`): at least one term,
+/// each valid.
+pub(crate) fn node_selector(selector: &Json, at: &KeyPath, found: &mut Found) {
+    let terms_at = at.key("nodeSelectorTerms");
+    if selector["nodeSelectorTerms"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
+        let message = "no node selector term: no node would match".to_owned();
+        found.push((terms_at.clone(), message));
+    }
+    for (i, term) in each(&selector["nodeSelectorTerms"]) {
+        node_selector_term(term, true, &terms_at.index(i), found);
     }
 }
 

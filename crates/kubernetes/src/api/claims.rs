@@ -29,39 +29,7 @@ const ACCESS_MODES: [&str; 4] = [
 /// strategy prepared it ([`super::defaulted`] drops the data sources it
 /// does not validate), a template's as it stands.
 pub(super) fn spec(spec: &Json, at: &KeyPath, found: &mut Found) {
-    let modes: Vec<(usize, &Json)> = each(spec.field("accessModes")).collect();
-    let modes_at = || at.clone().key("accessModes");
-    if modes.is_empty() {
-        found.push((
-            modes_at(),
-            format!(
-                "a claim names at least one access mode ({})",
-                ACCESS_MODES.join(", ")
-            ),
-        ));
-    }
-    let (mut only_pod, mut others) = (false, false);
-    for (i, mode) in modes {
-        let known = mode.as_str().filter(|m| ACCESS_MODES.contains(m));
-        match known {
-            Some("ReadWriteOncePod") => only_pod = true,
-            Some(_) => others = true,
-            None => found.push((
-                modes_at().index(i),
-                format!(
-                    "`{}` is not an access mode ({})",
-                    super::plain(mode),
-                    ACCESS_MODES.join(", ")
-                ),
-            )),
-        }
-    }
-    if only_pod && others {
-        found.push((
-            modes_at(),
-            "ReadWriteOncePod is a claim's only access mode".to_owned(),
-        ));
-    }
+    access_modes(spec, at, "a claim", found);
     if spec.field("selector").is_object() {
         label_selector(spec.field("selector"), &at.clone().key("selector"), found);
     }
@@ -85,6 +53,44 @@ pub(super) fn spec(spec: &Json, at: &KeyPath, found: &mut Found) {
         ));
     }
     data_sources(spec, at, found);
+}
+
+/// The `accessModes` of `spec` (a claim's or a PersistentVolume's, `what`):
+/// at least one, each known, `ReadWriteOncePod` alone.
+pub(super) fn access_modes(spec: &Json, at: &KeyPath, what: &str, found: &mut Found) {
+    let modes: Vec<(usize, &Json)> = each(spec.field("accessModes")).collect();
+    let modes_at = || at.clone().key("accessModes");
+    if modes.is_empty() {
+        found.push((
+            modes_at(),
+            format!(
+                "{what} names at least one access mode ({})",
+                ACCESS_MODES.join(", ")
+            ),
+        ));
+    }
+    let (mut only_pod, mut others) = (false, false);
+    for (i, mode) in modes {
+        let known = mode.as_str().filter(|m| ACCESS_MODES.contains(m));
+        match known {
+            Some("ReadWriteOncePod") => only_pod = true,
+            Some(_) => others = true,
+            None => found.push((
+                modes_at().index(i),
+                format!(
+                    "`{}` is not an access mode ({})",
+                    super::plain(mode),
+                    ACCESS_MODES.join(", ")
+                ),
+            )),
+        }
+    }
+    if only_pod && others {
+        found.push((
+            modes_at(),
+            format!("ReadWriteOncePod is {what}'s only access mode"),
+        ));
+    }
 }
 
 /// A claim's `dataSource` and `dataSourceRef`: each names a kind and a

@@ -394,6 +394,7 @@ pub fn problems_remembering<'a>(
     match kind {
         "PriorityClass" => classes::priority_class(object, &mut found),
         "StorageClass" => classes::storage_class(object, &mut found),
+        "PersistentVolume" => volumes::persistent_volume(object, &mut found),
         _ => {}
     }
     workload(kind, object, &mut found);

@@ -738,6 +738,266 @@ fn csi_driver(driver: &str, at: &KeyPath, found: &mut Found) {
     }
 }
 
+/// The sources a PersistentVolume may have, in the order the server reads
+/// them (`ValidatePersistentVolumeSpec`).
+const PERSISTENT_SOURCES: [&str; 22] = [
+    "hostPath",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "glusterfs",
+    "flocker",
+    "nfs",
+    "rbd",
+    "quobyte",
+    "cephfs",
+    "iscsi",
+    "cinder",
+    "fc",
+    "flexVolume",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "scaleIO",
+    "local",
+    "storageos",
+    "csi",
+];
+
+/// A PersistentVolume's spec (`ValidatePersistentVolumeSpec`, judged after
+/// its defaults: an empty reclaim policy is `Retain`): access modes as a
+/// claim's; a `capacity` of `storage` alone, more than zero; a reclaim
+/// policy `Delete`, `Recycle` or `Retain` (not `Recycle` for the host's
+/// `/`); a node affinity with a required term; exactly one source, each
+/// held to its rules (a `local` one only with a node affinity; the secret
+/// references of CSI, Cinder, StorageOS naming a namespace); a class name
+/// and a volume attributes class name that are DNS subdomains (the latter
+/// not empty, and only on a CSI volume); a volume mode `Block` or
+/// `Filesystem`.
+pub(super) fn persistent_volume(object: &Json, found: &mut Found) {
+    let spec = object.field("spec");
+    let at = KeyPath::root().key("spec");
+    let name = text(object.field("metadata"), "name");
+    super::claims::access_modes(spec, &at, "a PersistentVolume", found);
+    let capacity = spec.field("capacity").as_object();
+    let storage_alone = capacity.is_some_and(|c| c.len() == 1 && c.contains_key("storage"));
+    if !storage_alone {
+        found.push((
+            at.key("capacity"),
+            "a PersistentVolume's capacity is its `storage`, and nothing else".to_owned(),
+        ));
+    }
+    for (resource, amount) in capacity.into_iter().flatten() {
+        match crate::quantity::of_value(amount) {
+            Some(Ok(q)) if q.nanos() > 0 => {}
+            Some(Err(why)) => found.push((at.key("capacity").key(resource), why)),
+            _ => found.push((
+                at.key("capacity").key(resource),
+                format!("the capacity's {resource} is more than zero"),
+            )),
+        }
+    }
+    let policy = text(spec, "persistentVolumeReclaimPolicy");
+    if !policy.is_empty() {
+        one_of(
+            spec.field("persistentVolumeReclaimPolicy"),
+            &["Delete", "Recycle", "Retain"],
+            at.key("persistentVolumeReclaimPolicy"),
+            found,
+        );
+    }
+    let affinity = spec.field("nodeAffinity");
+    if affinity.is_object() {
+        let required = affinity.field("required");
+        let required_at = at.key("nodeAffinity").key("required");
+        if !required.is_object() {
+            found.push((
+                required_at,
+                "a volume's node affinity names its required node constraints".to_owned(),
+            ));
+        } else {
+            crate::scheduling::node_selector(required, &required_at, found);
+        }
+    }
+    // In the server's order, each source past the first is refused, but a
+    // `flexVolume`, which the server counts without that test (so that a
+    // flexVolume beside an earlier source is taken, both judged).
+    let mut counted = 0;
+    for source in PERSISTENT_SOURCES {
+        let value = spec.field(source);
+        if value.is_null() {
+            continue;
+        }
+        if counted > 0 && source != "flexVolume" {
+            found.push((
+                at.key(source),
+                "a PersistentVolume has one source; this is another".to_owned(),
+            ));
+            continue;
+        }
+        counted += 1;
+        persistent_source(source, value, name, &at.key(source), found);
+        if source == "local" && !affinity.is_object() {
+            found.push((
+                at.key("nodeAffinity"),
+                "a local volume needs a node affinity".to_owned(),
+            ));
+        }
+    }
+    if counted == 0 {
+        found.push((
+            at.clone(),
+            "a PersistentVolume names its volume (hostPath, nfs, csi, local, ...)".to_owned(),
+        ));
+    }
+    if !spec.field("hostPath").is_null()
+        && policy == "Recycle"
+        && clean_path(text(spec.field("hostPath"), "path")) == "/"
+    {
+        found.push((
+            at.key("persistentVolumeReclaimPolicy"),
+            "a hostPath volume of the host's `/` is not recycled".to_owned(),
+        ));
+    }
+    if let Some(class) = spec
+        .field("storageClassName")
+        .as_str()
+        .filter(|c| !c.is_empty())
+        && let Err(why) = names::dns1123_subdomain(class)
+    {
+        found.push((
+            at.key("storageClassName"),
+            format!("`{class}` is not a class name: {why}"),
+        ));
+    }
+    one_of(
+        spec.field("volumeMode"),
+        &["Block", "Filesystem"],
+        at.key("volumeMode"),
+        found,
+    );
+    if let Some(class) = spec.field("volumeAttributesClassName").as_str() {
+        let why = match class {
+            "" => Err("it is not empty where given".to_owned()),
+            _ => names::dns1123_subdomain(class),
+        };
+        if let Err(why) = why {
+            found.push((
+                at.key("volumeAttributesClassName"),
+                format!("`{class}` is not a class name: {why}"),
+            ));
+        }
+        if spec.field("csi").is_null() {
+            found.push((
+                at.key("csi"),
+                "a volume attributes class is a CSI volume's".to_owned(),
+            ));
+        }
+    }
+}
+
+/// The rules of a PersistentVolume's source (`validate<Source>PersistentVolumeSource`
+/// where it has one of its own, else the pod volume's).
+fn persistent_source(source: &str, value: &Json, volume: &str, at: &KeyPath, found: &mut Found) {
+    match source {
+        "glusterfs" => {
+            required(value, "endpoints", at, found);
+            required(value, "path", at, found);
+            if let Some(namespace) = value.field("endpointsNamespace").as_str()
+                && let Err(why) = names::dns1123_label(namespace)
+            {
+                found.push((
+                    at.key("endpointsNamespace"),
+                    format!("`{namespace}` is not a namespace: {why}"),
+                ));
+            }
+        }
+        "cinder" => {
+            required(value, "volumeID", at, found);
+            secret_reference(value, "secretRef", false, at, found);
+        }
+        "azureFile" => {
+            required(value, "secretName", at, found);
+            required(value, "shareName", at, found);
+            if value.field("secretNamespace") == "" {
+                found.push((
+                    at.key("secretNamespace"),
+                    "`secretNamespace` is not empty where given".to_owned(),
+                ));
+            }
+        }
+        "local" => {
+            if required(value, "path", at, found) {
+                no_backsteps(value, "path", at, found);
+            }
+        }
+        "storageos" => {
+            if required(value, "volumeName", at, found) {
+                dns_label(value, "volumeName", at, found);
+            }
+            if !text(value, "volumeNamespace").is_empty() {
+                dns_label(value, "volumeNamespace", at, found);
+            }
+            secret_reference(value, "secretRef", false, at, found);
+        }
+        "csi" => {
+            csi_driver(text(value, "driver"), &at.key("driver"), found);
+            required(value, "volumeHandle", at, found);
+            for reference in [
+                "controllerPublishSecretRef",
+                "controllerExpandSecretRef",
+                "nodePublishSecretRef",
+                "nodeExpandSecretRef",
+            ] {
+                secret_reference(value, reference, true, at, found);
+            }
+        }
+        _ => one_source(source, value, volume, false, at, found),
+    }
+}
+
+/// A PersistentVolume's reference to a Secret, where given: a name and a
+/// namespace (with `names`, a DNS subdomain and a DNS label:
+/// `validatePVSecretReference`).
+fn secret_reference(value: &Json, field: &str, names: bool, at: &KeyPath, found: &mut Found) {
+    let reference = value.field(field);
+    if reference.is_null() {
+        return;
+    }
+    let at = at.key(field);
+    if required(reference, "name", &at, found) && names {
+        let name = text(reference, "name");
+        if let Err(why) = names::dns1123_subdomain(name) {
+            found.push((at.key("name"), format!("`{name}` is no Secret name: {why}")));
+        }
+    }
+    if required(reference, "namespace", &at, found) && names {
+        dns_label(reference, "namespace", &at, found);
+    }
+}
+
+/// `path` as Go's `path.Clean` leaves it, enough to tell the root: `/`
+/// for `/`, `//`, `/./`, `/a/..`.
+fn clean_path(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    match (path.starts_with('/'), parts.is_empty()) {
+        (true, true) => "/".to_owned(),
+        (true, false) => format!("/{}", parts.join("/")),
+        (false, true) => ".".to_owned(),
+        (false, false) => parts.join("/"),
+    }
+}
+
 /// A container's volume mounts at `at` (`ValidateVolumeMounts`, but for
 /// the names, checked with the pod's volumes): a mount path, a `subPath`
 /// and `subPathExpr` below the volume and not both, a mount propagation of
