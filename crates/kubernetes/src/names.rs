@@ -497,6 +497,39 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
     }
 }
 
+/// A path in a container or on a node as Go's `path.Clean` leaves it, as
+/// the API server and the container runtime read one: `.` and empty
+/// segments dropped, `..` taking one back (never above the root), no
+/// trailing `/`; `.` for nothing.
+///
+/// ```
+/// use kubernetes::names::clean_path;
+///
+/// assert_eq!(clean_path("//etc/./buildkit/../buildkit/"), "/etc/buildkit");
+/// assert_eq!(clean_path("/a/.."), "/");
+/// assert_eq!(clean_path(""), ".");
+/// ```
+pub fn clean_path(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if path.starts_with('/') {
+        format!("/{joined}")
+    } else if joined.is_empty() {
+        ".".to_owned()
+    } else {
+        joined
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -574,7 +574,7 @@ fn mounts(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>)
                 "add the volume to extraVolumes, or mount one of the chart's",
             );
         }
-        let cleaned = clean(&mount.mount_path);
+        let cleaned = kubernetes::names::clean_path(&mount.mount_path);
         if let Some((chart, what)) = owned
             .mount_paths
             .iter()
@@ -599,30 +599,6 @@ fn mounts(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>)
                 "mount each path once",
             );
         }
-    }
-}
-
-/// A mount path as the container runtime reads it: `.` and empty
-/// segments dropped, `..` taking one back, no trailing `/` (Go's
-/// `path.Clean`).
-pub fn clean(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            part => parts.push(part),
-        }
-    }
-    let joined = parts.join("/");
-    if path.starts_with('/') {
-        format!("/{joined}")
-    } else if joined.is_empty() {
-        ".".to_owned()
-    } else {
-        joined
     }
 }
 
@@ -865,12 +841,12 @@ mod tests {
 
     #[test]
     fn mount_paths_are_compared_as_the_runtime_reads_them() {
-        assert_eq!(clean("/tmp/"), "/tmp");
+        assert_eq!(kubernetes::names::clean_path("/tmp/"), "/tmp");
         assert_eq!(
-            clean("//etc/./buildkit/../buildkit/client/"),
+            kubernetes::names::clean_path("//etc/./buildkit/../buildkit/client/"),
             "/etc/buildkit/client"
         );
-        assert_eq!(clean("/.."), "/");
+        assert_eq!(kubernetes::names::clean_path("/.."), "/");
         for (path, refused) in [
             ("/tmp/", true),
             ("/tmp/cache", true),

@@ -853,7 +853,7 @@ pub(super) fn persistent_volume(object: &Json, found: &mut Found) {
     }
     if !spec.field("hostPath").is_null()
         && policy == "Recycle"
-        && clean_path(text(spec.field("hostPath"), "path")) == "/"
+        && names::clean_path(text(spec.field("hostPath"), "path")) == "/"
     {
         found.push((
             at.key("persistentVolumeReclaimPolicy"),
@@ -974,27 +974,6 @@ fn secret_reference(value: &Json, field: &str, names: bool, at: &KeyPath, found:
     }
     if required(reference, "namespace", &at, found) && names {
         dns_label(reference, "namespace", &at, found);
-    }
-}
-
-/// `path` as Go's `path.Clean` leaves it, enough to tell the root: `/`
-/// for `/`, `//`, `/./`, `/a/..`.
-fn clean_path(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            part => parts.push(part),
-        }
-    }
-    match (path.starts_with('/'), parts.is_empty()) {
-        (true, true) => "/".to_owned(),
-        (true, false) => format!("/{}", parts.join("/")),
-        (false, true) => ".".to_owned(),
-        (false, false) => parts.join("/"),
     }
 }
 
