@@ -134,6 +134,25 @@ fn subdomain_parts(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `*.` and a DNS-1123 subdomain, at most 253 characters in all
+/// (`IsWildcardDNS1123Subdomain`): an Ingress's hosts that hold a `*`.
+/// The `*` stands for one whole label, the first.
+pub fn wildcard_dns1123_subdomain(name: &str) -> Result<(), String> {
+    if name.len() > 253 {
+        return Err(format!(
+            "{} characters; a wildcard DNS-1123 subdomain has at most 253",
+            name.len()
+        ));
+    }
+    let Some(rest) = name.strip_prefix("*.") else {
+        return Err(
+            "a wildcard DNS-1123 subdomain starts with `*.`, its only `*`, such as *.example.com"
+                .to_owned(),
+        );
+    };
+    dns1123_subdomain(rest).map_err(|why| format!("after `*.`, {why}"))
+}
+
 /// What a byte may be in a name, one bit per rule ([`CLASSES`]).
 const LOWER_OR_DIGIT: u8 = 1;
 /// `-`.

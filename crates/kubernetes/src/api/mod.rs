@@ -9,7 +9,9 @@
 //! and matching the template they select), a pod's scheduling fields
 //! ([`crate::scheduling`]), the rest of the pod spec (`pod`) and the
 //! specs of the other kinds (`objects`, `cron`), a LimitRange's items
-//! (`limit_range`), and a CustomResourceDefinition's schemas (`crd`). Only these: admission
+//! (`limit_range`), an Ingress's rules, backends and TLS entries and an
+//! IngressClass's controller and parameters (`ingress`),
+//! and a CustomResourceDefinition's schemas (`crd`). Only these: admission
 //! and any rule not listed is not checked. Apart ([`images`], [`Refuser::Kubelet`]):
 //! image references the kubelet cannot parse (the API server takes them).
 
@@ -21,6 +23,7 @@ mod crd;
 mod cron;
 mod defaults;
 mod go_json;
+mod ingress;
 mod job;
 mod limit_range;
 mod objects;
@@ -395,6 +398,12 @@ pub fn problems_remembering<'a>(
         "PriorityClass" => classes::priority_class(object, &mut found),
         "StorageClass" => classes::storage_class(object, &mut found),
         "PersistentVolume" => volumes::persistent_volume(object, &mut found),
+        "Ingress" => ingress::ingress(object, &mut found),
+        "IngressClass" => ingress::class(
+            object.field("spec"),
+            &KeyPath::root().key("spec"),
+            &mut found,
+        ),
         _ => {}
     }
     workload(kind, object, &mut found);

@@ -449,7 +449,7 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
         ));
     }
     if let Some(manager) = spec["managedBy"].as_str()
-        && let Err(why) = domain_prefixed_path(manager)
+        && let Err(why) = domain_prefixed_path(manager, 63)
     {
         found.push((
             at.key("managedBy"),
@@ -544,11 +544,11 @@ fn indexes(spec: &Json, at: &KeyPath, found: &mut Found) {
 }
 
 /// A domain-prefixed path (`IsDomainPrefixedPath`): a DNS subdomain, `/`,
-/// and a path of URL characters; at most 63 characters (a Job's
-/// `managedBy`).
-fn domain_prefixed_path(text: &str) -> Result<(), String> {
-    if text.len() > 63 {
-        return Err(format!("{} characters, more than 63", text.len()));
+/// and a path of URL characters; at most `most` characters (63 for a
+/// Job's `managedBy`, 250 for an IngressClass's `controller`).
+pub(super) fn domain_prefixed_path(text: &str, most: usize) -> Result<(), String> {
+    if text.len() > most {
+        return Err(format!("{} characters, more than {most}", text.len()));
     }
     let Some((host, path)) = text
         .split_once('/')
