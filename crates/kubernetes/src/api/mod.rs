@@ -9,14 +9,18 @@
 //! and matching the template they select), a pod's scheduling fields
 //! ([`crate::scheduling`]), the rest of the pod spec (`pod`) and the
 //! specs of the other kinds (`objects`, `cron`), a LimitRange's items
-//! (`limit_range`), an Ingress's rules, backends and TLS entries and an
-//! IngressClass's controller and parameters (`ingress`),
-//! and a CustomResourceDefinition's schemas (`crd`). Only these: admission
+//! (`limit_range`), a PersistentVolume's spec (`volumes`), a
+//! PriorityClass's and a StorageClass's (`classes`), an Ingress's rules,
+//! backends and TLS entries and an IngressClass's controller and
+//! parameters (`ingress`), a ResourceQuota's resources and scopes
+//! (`quota`), a HorizontalPodAutoscaler's spec (`autoscaling`), and a
+//! CustomResourceDefinition's schemas (`crd`). Only these: admission
 //! and any rule not listed is not checked. Apart ([`images`], [`Refuser::Kubelet`]):
 //! image references the kubelet cannot parse (the API server takes them).
 
 use serde_json::Value as Json;
 
+mod autoscaling;
 mod claims;
 mod classes;
 mod crd;
@@ -28,6 +32,7 @@ mod job;
 mod limit_range;
 mod objects;
 pub(crate) mod pod;
+mod quota;
 mod resources;
 mod volumes;
 
@@ -404,6 +409,12 @@ pub fn problems_remembering<'a>(
             &KeyPath::root().key("spec"),
             &mut found,
         ),
+        "ResourceQuota" => quota::check(
+            object.field("spec"),
+            &KeyPath::root().key("spec"),
+            &mut found,
+        ),
+        "HorizontalPodAutoscaler" => autoscaling::check(object, &mut found),
         _ => {}
     }
     workload(kind, object, &mut found);
