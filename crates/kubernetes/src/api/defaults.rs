@@ -89,47 +89,59 @@ pub fn defaulted(object: &Json) -> Option<Json> {
     changed.then_some(copy)
 }
 
-/// The resource lists (`v1.ResourceList`) of an object of `kind`, as JSON
-/// pointers: those of core, `apps`, `batch` and `storage.k8s.io` kinds,
-/// whose defaults round them (`SetDefaults_ResourceList`). A
-/// RuntimeClass's overhead is not rounded.
-fn resource_lists(object: &Json, kind: &str) -> Vec<String> {
-    let mut lists = Vec::new();
-    // The requests and limits of the resources below `at`.
-    let claim = |lists: &mut Vec<String>, at: &str| {
-        for list in ["requests", "limits"] {
-            lists.push(format!("{at}/resources/{list}"));
-        }
-    };
+/// The amounts of `object`'s resource lists (`v1.ResourceList`) that its
+/// defaults round (`SetDefaults_ResourceList`), each as a JSON pointer and
+/// the text the server writes for it; most objects have none. The lists
+/// are those of core, `apps`, `batch` and `storage.k8s.io` kinds (a
+/// RuntimeClass's overhead is not rounded); a pointer is made only for an
+/// amount that is rounded.
+fn rounded_resources(object: &Json, kind: &str) -> Vec<(String, String)> {
+    let mut rounded = Vec::new();
+    let out = &mut rounded;
     if let Some((_, spec)) = pod_template(kind)
         && let Some(pod) = object.pointer(spec)
     {
         for list in ["initContainers", "containers", "ephemeralContainers"] {
-            for (i, _) in each(pod.field(list)) {
-                claim(&mut lists, &format!("{spec}/{list}/{i}"));
+            for (i, container) in each(pod.field(list)) {
+                rounded_claim(container, &|| format!("{spec}/{list}/{i}"), out);
             }
         }
-        claim(&mut lists, spec);
-        for (i, _) in each(pod.field("volumes")) {
-            claim(
-                &mut lists,
-                &format!("{spec}/volumes/{i}/ephemeral/volumeClaimTemplate/spec"),
+        rounded_claim(pod, &|| spec.to_owned(), out);
+        for (i, volume) in each(pod.field("volumes")) {
+            let template = volume.field("ephemeral").field("volumeClaimTemplate");
+            rounded_claim(
+                template.field("spec"),
+                &|| format!("{spec}/volumes/{i}/ephemeral/volumeClaimTemplate/spec"),
+                out,
             );
         }
-        lists.push(format!("{spec}/overhead"));
+        rounded_list(pod.field("overhead"), &|| format!("{spec}/overhead"), out);
     }
+    let spec = object.field("spec");
     match kind {
-        "PersistentVolumeClaim" => claim(&mut lists, "/spec"),
+        "PersistentVolumeClaim" => rounded_claim(spec, &|| "/spec".to_owned(), out),
         "StatefulSet" => {
-            for (i, _) in each(object.field("spec").field("volumeClaimTemplates")) {
-                claim(&mut lists, &format!("/spec/volumeClaimTemplates/{i}/spec"));
+            for (i, template) in each(spec.field("volumeClaimTemplates")) {
+                rounded_claim(
+                    template.field("spec"),
+                    &|| format!("/spec/volumeClaimTemplates/{i}/spec"),
+                    out,
+                );
             }
         }
-        "PersistentVolume" => lists.push("/spec/capacity".to_owned()),
-        "VolumeAttachment" => lists.push("/spec/source/inlineVolumeSpec/capacity".to_owned()),
-        "ResourceQuota" => lists.push("/spec/hard".to_owned()),
+        "PersistentVolume" => {
+            rounded_list(spec.field("capacity"), &|| "/spec/capacity".to_owned(), out);
+        }
+        "VolumeAttachment" => rounded_list(
+            spec.field("source")
+                .field("inlineVolumeSpec")
+                .field("capacity"),
+            &|| "/spec/source/inlineVolumeSpec/capacity".to_owned(),
+            out,
+        ),
+        "ResourceQuota" => rounded_list(spec.field("hard"), &|| "/spec/hard".to_owned(), out),
         "LimitRange" => {
-            for (i, _) in each(object.field("spec").field("limits")) {
+            for (i, item) in each(spec.field("limits")) {
                 for bound in [
                     "max",
                     "min",
@@ -137,34 +149,65 @@ fn resource_lists(object: &Json, kind: &str) -> Vec<String> {
                     "defaultRequest",
                     "maxLimitRequestRatio",
                 ] {
-                    lists.push(format!("/spec/limits/{i}/{bound}"));
+                    rounded_list(
+                        item.field(bound),
+                        &|| format!("/spec/limits/{i}/{bound}"),
+                        out,
+                    );
                 }
             }
         }
         _ => {}
     }
-    lists
+    rounded
 }
 
-/// The amounts of `object`'s resource lists its defaults round, each as a
-/// JSON pointer and the text the server writes for it (most objects have
-/// none).
-fn rounded_resources(object: &Json, kind: &str) -> Vec<(String, String)> {
-    let mut rounded = Vec::new();
-    for list in resource_lists(object, kind) {
-        let Some(Json::Object(amounts)) = object.pointer(&list) else {
-            continue;
-        };
-        for (name, amount) in amounts {
-            if let Some(Ok(quantity)) = crate::quantity::of_value(amount)
-                && let Some(text) = quantity.rounded_to_milli()
-            {
-                let name = name.replace('~', "~0").replace('/', "~1");
-                rounded.push((format!("{list}/{name}"), text));
-            }
+/// The rounded amounts of the requests and limits of `holder`'s
+/// `resources` (at `at`, made only for one) into `out`.
+fn rounded_claim(holder: &Json, at: &dyn Fn() -> String, out: &mut Vec<(String, String)>) {
+    for list in ["requests", "limits"] {
+        rounded_list(
+            holder.field("resources").field(list),
+            &|| format!("{}/resources/{list}", at()),
+            out,
+        );
+    }
+}
+
+/// The rounded amounts of resource list `list` (at `at`) into `out`.
+fn rounded_list(list: &Json, at: &dyn Fn() -> String, out: &mut Vec<(String, String)>) {
+    for (name, amount) in list.as_object().into_iter().flatten() {
+        if let Some(text) = rounded_amount(amount) {
+            let name = name.replace('~', "~0").replace('/', "~1");
+            out.push((format!("{}/{name}", at()), text));
         }
     }
-    rounded
+}
+
+/// The text the server writes for `amount` of a resource list where its
+/// defaults round it, `None` where they do not (whole thousandths, and
+/// anything that is no quantity). Only a text with a fraction, an
+/// exponent or a suffix below thousandths can need it: the others are
+/// not read.
+fn rounded_amount(amount: &Json) -> Option<String> {
+    let text = match amount {
+        Json::String(text) => text.as_str(),
+        // A whole number is whole thousandths.
+        Json::Number(number) if number.is_f64() => return rounded_text(&number.to_string()),
+        _ => return None,
+    };
+    let fine = text.contains(['.', 'e', 'E']) || text.trim_end().ends_with(['n', 'u']);
+    if !fine {
+        return None;
+    }
+    rounded_text(text)
+}
+
+/// [`rounded_amount`] of a quantity's text.
+fn rounded_text(text: &str) -> Option<String> {
+    crate::quantity::Quantity::decode(text)
+        .ok()?
+        .rounded_to_milli()
 }
 
 /// Whether `value` holds `""` anywhere.

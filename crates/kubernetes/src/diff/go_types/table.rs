@@ -4,1959 +4,3964 @@
 
 use super::Field::{self, Each, Pointer, Value, Zero};
 
-/// Every built-in kind's Go type: group, version, kind and its index in
-/// [`TYPES`], sorted.
+/// Every name of the tables below, one after another; a name is written
+/// as its place in this text, `offset << 8 | length` ([`super::name`]).
+pub(super) static NAMES: &str = concat!(
+    "apiVersionkindmetadatatargetconditionssubsetsactioncountinvolvedObjectmessagereasonrelated",
+    "reportingComponentreportingInstanceseriessourcetypespecstatustemplaterangeimagePullSecrets",
+    "secretswebhooksversionsrevisionaddressTypeendpointsportsdeprecatedCountdeprecatedSourcenot",
+    "eregardingreportingControllercodedetailscolumnDefinitionsrowshandleroverheadschedulingdele",
+    "teOptionsaggregationRulerulesroleRefsubjectsdescriptionglobalDefaultvaluenodeTopologystora",
+    "geClassNameallowedTopologiesprovisionerdriverNamegenerateNamegenerationmanagedFieldsnamena",
+    "mespaceownerReferencesresourceVersionselfLinkuidfieldPatherroraddressesnotReadyAddressesco",
+    "mponenthostlimitsphaseconfigSourceexternalIDpodCIDRproviderIDtaintsunschedulableconfigdaem",
+    "onEndpointsfeaturesimagesnodeInforuntimeHandlersvolumesAttachedawsElasticBlockStoreazureDi",
+    "skazureFilecephfscinderclaimRefcsifcflexVolumeflockergcePersistentDiskglusterfshostPathisc",
+    "silocalnfsnodeAffinitypersistentVolumeReclaimPolicyphotonPersistentDiskportworxVolumequoby",
+    "terbdscaleIOstorageosvsphereVolumedataSourcedataSourceRefresourcesselectorvolumeNamemodify",
+    "VolumeStatusaffinitycontainersdnsConfigdnsPolicyephemeralContainershostAliaseshostIPChostN",
+    "etworkhostPIDhostnameinitContainersnodeNameospriorityClassNamereadinessGatesresourceClaims",
+    "restartPolicyschedulerNameschedulingGatessecurityContextserviceAccountserviceAccountNamesu",
+    "bdomaintolerationstopologySpreadConstraintsvolumesworkloadRefcontainerStatusesephemeralCon",
+    "tainerStatusesextendedResourceClaimStatushostIPhostIPsinitContainerStatusesnominatedNodeNa",
+    "meobservedGenerationpodIPpodIPsqosClassresizeresourceClaimStatusesminReadySecondsavailable",
+    "ReplicasfullyLabeledReplicasreadyReplicasreplicasscopeSelectorclusterIPexternalNameexterna",
+    "lTrafficPolicyhealthCheckNodePortloadBalancerIPpublishNotReadyAddressessessionAffinitysess",
+    "ionAffinityConfigloadBalancerclientConfigmatchConditionsnamespaceSelectorobjectSelectoraud",
+    "itAnnotationsmatchConstraintsparamKindvalidationsvariablestypeCheckingmatchResourcesparamR",
+    "efpolicyNamemutationsreinvocationPolicyfreshnessversionconversiongroupnamespreserveUnknown",
+    "FieldsscopeacceptedNamesgroupPriorityMinimuminsecureSkipTLSVerifyserviceversionPriorityupd",
+    "ateStrategycurrentNumberScheduleddesiredNumberSchedulednumberAvailablenumberMisschedulednu",
+    "mberReadynumberUnavailableupdatedNumberScheduledpausedstrategyunavailableReplicasupdatedRe",
+    "plicasordinalspersistentVolumeClaimRetentionPolicypodManagementPolicyserviceNamevolumeClai",
+    "mTemplatescurrentReplicascurrentRevisionupdateRevisionrollbackTotargetSelectoruserInfoboun",
+    "dObjectReftokenauthenticatedusernonResourceAttributesresourceAttributesalloweddeniedevalua",
+    "tionErrorincompletenonResourceRulesresourceRulesmaxReplicasscaleTargetRefdesiredReplicasbe",
+    "haviormetricscurrentMetricsconcurrencyPolicyjobTemplatescheduleactivepodFailurePolicysucce",
+    "ssPolicycompletedIndexesfailedsucceededuncountedTerminatedPodssignerNameusernametrustBundl",
+    "enodeUIDpodNamepodUIDserviceAccountUIDcertificateChainbinaryVersionemulationVersionleaseNa",
+    "mehintstargetReftemplateGenerationbackendtlsegressingresspodSelectordistinguisherMethodmat",
+    "chingPrecedencepriorityLevelConfigurationexemptlimitedcontinuecausesretryAfterSecondsforma",
+    "tpriorityparentRefdefaultBackendcontrollerparameterspreconditionscurrentHealthydesiredHeal",
+    "thydisruptionsAllowedexpectedPodsclusterRoleSelectorsapiGroupselectorsdevicesallocationres",
+    "ervedFordrivernodeSelectorpoolsharedCountersallNodestokenRequestsdriversmatchExpressionsma",
+    "tchLabelExpressionsattacherattachErrorattacheddetachErrorresourcefieldsTypemanageroperatio",
+    "nsubresourceipportprotocoleffectkeyconfigMapaddresskubeletEndpointarchitecturebootIDcontai",
+    "nerRuntimeVersionkernelVersionkubeProxyVersionkubeletVersionmachineIDoperatingSystemosImag",
+    "eswapsystemUUIDsizeBytesdevicePathassignedlastKnownGoodfsTypepartitionpdNamereadOnlyvolume",
+    "IDpathserverimagekeyringsecretRefchapAuthDiscoverychapAuthSessioniqniscsiInterfaceluntarge",
+    "tPortalsecretFiledatasetNamedatasetUUIDsecretNameshareNamestoragePolicyIDstoragePolicyName",
+    "volumePathregistrytenantvolumediskNamediskURIpdIDgatewayprotectionDomainsslEnabledstorageM",
+    "odestoragePoolsystemvolumeNamespacecontrollerExpandSecretRefcontrollerPublishSecretRefnode",
+    "ExpandSecretRefnodePublishSecretRefnodeStageSecretRefvolumeHandlerequiredtargetVolumeAttri",
+    "butesClassNamedownwardAPIemptyDirephemeralgitRepopersistentVolumeClaimprojectedsecretenven",
+    "vFromimagePullPolicylifecyclelivenessProbereadinessProberesizePolicyrestartPolicyRulesstar",
+    "tupProbestdinstdinOnceterminationMessagePathterminationMessagePolicyttyvolumeDevicesvolume",
+    "MountsworkingDirtargetContainerNameappArmorProfileseLinuxOptionsseccompProfilesysctlswindo",
+    "wsOptionspodAffinitypodAntiAffinityoperatoroptionsconditionTypelabelSelectormaxSkewtopolog",
+    "yKeywhenUnsatisfiableclaimspodGrouppodGroupReplicaKeyallocatedResourcesStatuscontainerIDim",
+    "ageIDlastStatereadyrestartCountstaterequestMappingsresourceClaimNamenodePortclientIPexpres",
+    "sionexcludeResourceRulesmessageExpressionvalueExpressionexpressionWarningsapplyConfigurati",
+    "onjsonPatchpatchTyperesponseKindsingularResourcesubresourceslistKindpluralsingularaddition",
+    "alPrinterColumnsdeprecatedschemaselectableFieldsservedstoragewebhookrollingUpdatewhenDelet",
+    "edwhenScaledstartfieldSelectorverbcontainerResourceexternalobjectpodsscaleDownscaleUpforNo",
+    "desforZoneshttpfromtolimitResponseassuredConcurrencySharesnominalConcurrencySharesfieldcel",
+    "opaqueconstraintsrequestsdevicenetworkDataresourceSliceCountnodeSelectorTermsattributescap",
+    "acityconsumesCounterscountersbasicaudienceallocatablenodeIDinlineVolumeSpeckubeletConfigKe",
+    "yPortmediumdirectoryrepositoryitemsclaimNamesourcesvolumeClaimTemplatepullPolicyreferencec",
+    "ontainerPorthostPortconfigMapRefprefixvalueFromresourceNameexitCodesmountPathsubPathsubPat",
+    "hExprexecfailureThresholdgrpchttpGetinitialDelaySecondsperiodSecondssuccessThresholdtcpSoc",
+    "kettimeoutSecondspostStartpreStopcapabilitieslevelrolepreferredDuringSchedulingIgnoredDuri",
+    "ngExecutionrequiredDuringSchedulingIgnoredDuringExecutionrequestrunningterminatedwaitingli",
+    "nuxcontainerNamerequestNamescopeNamefieldRefwarningacceptedTypesopenAPIV3SchemascalejsonPa",
+    "thrawSelectorrequirementsdescribedObjectmetriccontainerpoliciescurrentmetricNamemetricSele",
+    "ctoronExitCodesonPodConditionspathsipBlockclusterScopequeuingexactlyfirstAvailableresultsh",
+    "ardwareAddressinterfaceNamematchFieldsrequestPolicycounterSetallocationModedeviceClassName",
+    "resourceFieldRefclusterTrustBundlepodCertificateserviceAccountTokenconfigMapKeyReffileKeyR",
+    "efsecretKeyRefhttpHeadersschemesleeppreferenceweightpodAffinityTermexitCodesignalgidhealth",
+    "resourceID$schemaallOfanyOfexclusiveMaximumexclusiveMinimumexternalDocsidnotnullableoneOfp",
+    "atternpatternPropertiespropertiestitleuniqueItemsx-kubernetes-embedded-resourcex-kubernete",
+    "s-int-or-stringx-kubernetes-validationsspecReplicasPathstatusReplicasPathcidrhandSizequeue",
+    "LengthLimitqueuesnumbervalidRangecertificateChainPathcredentialBundlePathkeyPathkeyTypesec",
+    "ondsurlrulev1BindingComponentStatusConfigMapEndpointsEventLimitRangeNamespaceNodePersisten",
+    "tVolumePersistentVolumeClaimPodPodStatusResultPodTemplateRangeAllocationReplicationControl",
+    "lerResourceQuotaSecretServiceServiceAccountadmissionregistration.k8s.ioMutatingWebhookConf",
+    "igurationValidatingAdmissionPolicyValidatingAdmissionPolicyBindingValidatingWebhookConfigu",
+    "rationv1beta1MutatingAdmissionPolicyMutatingAdmissionPolicyBindingapidiscovery.k8s.iov2API",
+    "GroupDiscoveryv2beta1apiextensions.k8s.ioCustomResourceDefinitionapiregistration.k8s.ioAPI",
+    "ServiceappsControllerRevisionDaemonSetDeploymentReplicaSetStatefulSetScalev1beta2authentic",
+    "ation.k8s.ioSelfSubjectReviewTokenRequestTokenReviewauthorization.k8s.ioLocalSubjectAccess",
+    "ReviewSelfSubjectAccessReviewSelfSubjectRulesReviewSubjectAccessReviewautoscalingHorizonta",
+    "lPodAutoscalerv2beta2batchCronJobJobcertificates.k8s.ioCertificateSigningRequestClusterTru",
+    "stBundlePodCertificateRequestcoordination.k8s.ioLeaseLeaseCandidatediscovery.k8s.ioEndpoin",
+    "tSliceevents.k8s.ioextensionsIngressNetworkPolicyflowcontrol.apiserver.k8s.ioFlowSchemaPri",
+    "orityLevelConfigurationv1beta3meta.k8s.ioPartialObjectMetadataStatusTablenetworking.k8s.io",
+    "IPAddressIngressClassServiceCIDRnode.k8s.ioRuntimeClasspolicyEvictionPodDisruptionBudgetrb",
+    "ac.authorization.k8s.ioClusterRoleClusterRoleBindingRoleRoleBindingresource.k8s.ioDeviceCl",
+    "assResourceClaimResourceClaimTemplateResourceSlicescheduling.k8s.ioPriorityClassstorage.k8",
+    "s.ioCSIDriverCSINodeCSIStorageCapacityStorageClassVolumeAttachmentVolumeAttributesClasssto",
+    "ragemigration.k8s.ioStorageVersionMigration",
+);
+
+/// Every built-in kind's Go type: group, version and kind (names) and its
+/// index in [`TYPES`], sorted by the three names.
 #[rustfmt::skip]
-pub(super) static KINDS: &[(&str, &str, &str, u16)] = &[
-    ("", "v1", "Binding", 0),
-    ("", "v1", "ComponentStatus", 1),
-    ("", "v1", "ConfigMap", 2),
-    ("", "v1", "Endpoints", 3),
-    ("", "v1", "Event", 4),
-    ("", "v1", "LimitRange", 5),
-    ("", "v1", "Namespace", 6),
-    ("", "v1", "Node", 7),
-    ("", "v1", "PersistentVolume", 8),
-    ("", "v1", "PersistentVolumeClaim", 9),
-    ("", "v1", "Pod", 10),
-    ("", "v1", "PodStatusResult", 11),
-    ("", "v1", "PodTemplate", 12),
-    ("", "v1", "RangeAllocation", 13),
-    ("", "v1", "ReplicationController", 14),
-    ("", "v1", "ResourceQuota", 15),
-    ("", "v1", "Secret", 16),
-    ("", "v1", "Service", 17),
-    ("", "v1", "ServiceAccount", 18),
-    ("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration", 19),
-    ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy", 20),
-    ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding", 21),
-    ("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration", 22),
-    ("admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicy", 23),
-    ("admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyBinding", 24),
-    ("admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfiguration", 25),
-    ("admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy", 26),
-    ("admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding", 27),
-    ("admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfiguration", 28),
-    ("apidiscovery.k8s.io", "v2", "APIGroupDiscovery", 29),
-    ("apidiscovery.k8s.io", "v2beta1", "APIGroupDiscovery", 30),
-    ("apiextensions.k8s.io", "v1", "CustomResourceDefinition", 31),
-    ("apiregistration.k8s.io", "v1", "APIService", 32),
-    ("apps", "v1", "ControllerRevision", 33),
-    ("apps", "v1", "DaemonSet", 34),
-    ("apps", "v1", "Deployment", 35),
-    ("apps", "v1", "ReplicaSet", 36),
-    ("apps", "v1", "StatefulSet", 37),
-    ("apps", "v1beta1", "ControllerRevision", 38),
-    ("apps", "v1beta1", "Deployment", 39),
-    ("apps", "v1beta1", "Scale", 40),
-    ("apps", "v1beta1", "StatefulSet", 41),
-    ("apps", "v1beta2", "ControllerRevision", 42),
-    ("apps", "v1beta2", "DaemonSet", 43),
-    ("apps", "v1beta2", "Deployment", 44),
-    ("apps", "v1beta2", "ReplicaSet", 45),
-    ("apps", "v1beta2", "Scale", 46),
-    ("apps", "v1beta2", "StatefulSet", 47),
-    ("authentication.k8s.io", "v1", "SelfSubjectReview", 48),
-    ("authentication.k8s.io", "v1", "TokenRequest", 49),
-    ("authentication.k8s.io", "v1", "TokenReview", 50),
-    ("authentication.k8s.io", "v1beta1", "SelfSubjectReview", 51),
-    ("authentication.k8s.io", "v1beta1", "TokenReview", 52),
-    ("authorization.k8s.io", "v1", "LocalSubjectAccessReview", 53),
-    ("authorization.k8s.io", "v1", "SelfSubjectAccessReview", 54),
-    ("authorization.k8s.io", "v1", "SelfSubjectRulesReview", 55),
-    ("authorization.k8s.io", "v1", "SubjectAccessReview", 56),
-    ("authorization.k8s.io", "v1beta1", "LocalSubjectAccessReview", 57),
-    ("authorization.k8s.io", "v1beta1", "SelfSubjectAccessReview", 58),
-    ("authorization.k8s.io", "v1beta1", "SelfSubjectRulesReview", 59),
-    ("authorization.k8s.io", "v1beta1", "SubjectAccessReview", 60),
-    ("autoscaling", "v1", "HorizontalPodAutoscaler", 61),
-    ("autoscaling", "v1", "Scale", 62),
-    ("autoscaling", "v2", "HorizontalPodAutoscaler", 63),
-    ("autoscaling", "v2beta1", "HorizontalPodAutoscaler", 64),
-    ("autoscaling", "v2beta2", "HorizontalPodAutoscaler", 65),
-    ("batch", "v1", "CronJob", 66),
-    ("batch", "v1", "Job", 67),
-    ("batch", "v1beta1", "CronJob", 68),
-    ("certificates.k8s.io", "v1", "CertificateSigningRequest", 69),
-    ("certificates.k8s.io", "v1beta1", "CertificateSigningRequest", 70),
-    ("certificates.k8s.io", "v1beta1", "ClusterTrustBundle", 71),
-    ("certificates.k8s.io", "v1beta1", "PodCertificateRequest", 72),
-    ("coordination.k8s.io", "v1", "Lease", 73),
-    ("coordination.k8s.io", "v1beta1", "Lease", 74),
-    ("coordination.k8s.io", "v1beta1", "LeaseCandidate", 75),
-    ("discovery.k8s.io", "v1", "EndpointSlice", 76),
-    ("discovery.k8s.io", "v1beta1", "EndpointSlice", 77),
-    ("events.k8s.io", "v1", "Event", 78),
-    ("events.k8s.io", "v1beta1", "Event", 79),
-    ("extensions", "v1beta1", "DaemonSet", 80),
-    ("extensions", "v1beta1", "Deployment", 81),
-    ("extensions", "v1beta1", "Ingress", 82),
-    ("extensions", "v1beta1", "NetworkPolicy", 83),
-    ("extensions", "v1beta1", "ReplicaSet", 84),
-    ("extensions", "v1beta1", "Scale", 85),
-    ("flowcontrol.apiserver.k8s.io", "v1", "FlowSchema", 86),
-    ("flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfiguration", 87),
-    ("flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema", 88),
-    ("flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfiguration", 89),
-    ("flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema", 90),
-    ("flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfiguration", 91),
-    ("flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema", 92),
-    ("flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration", 93),
-    ("meta.k8s.io", "v1", "PartialObjectMetadata", 94),
-    ("meta.k8s.io", "v1", "Status", 95),
-    ("meta.k8s.io", "v1", "Table", 96),
-    ("networking.k8s.io", "v1", "IPAddress", 97),
-    ("networking.k8s.io", "v1", "Ingress", 98),
-    ("networking.k8s.io", "v1", "IngressClass", 99),
-    ("networking.k8s.io", "v1", "NetworkPolicy", 100),
-    ("networking.k8s.io", "v1", "ServiceCIDR", 101),
-    ("networking.k8s.io", "v1beta1", "IPAddress", 102),
-    ("networking.k8s.io", "v1beta1", "Ingress", 103),
-    ("networking.k8s.io", "v1beta1", "IngressClass", 104),
-    ("networking.k8s.io", "v1beta1", "ServiceCIDR", 105),
-    ("node.k8s.io", "v1", "RuntimeClass", 106),
-    ("node.k8s.io", "v1beta1", "RuntimeClass", 107),
-    ("policy", "v1", "Eviction", 108),
-    ("policy", "v1", "PodDisruptionBudget", 109),
-    ("policy", "v1beta1", "Eviction", 110),
-    ("policy", "v1beta1", "PodDisruptionBudget", 111),
-    ("rbac.authorization.k8s.io", "v1", "ClusterRole", 112),
-    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", 113),
-    ("rbac.authorization.k8s.io", "v1", "Role", 114),
-    ("rbac.authorization.k8s.io", "v1", "RoleBinding", 115),
-    ("rbac.authorization.k8s.io", "v1beta1", "ClusterRole", 116),
-    ("rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBinding", 117),
-    ("rbac.authorization.k8s.io", "v1beta1", "Role", 118),
-    ("rbac.authorization.k8s.io", "v1beta1", "RoleBinding", 119),
-    ("resource.k8s.io", "v1", "DeviceClass", 120),
-    ("resource.k8s.io", "v1", "ResourceClaim", 121),
-    ("resource.k8s.io", "v1", "ResourceClaimTemplate", 122),
-    ("resource.k8s.io", "v1", "ResourceSlice", 123),
-    ("resource.k8s.io", "v1beta1", "DeviceClass", 124),
-    ("resource.k8s.io", "v1beta1", "ResourceClaim", 125),
-    ("resource.k8s.io", "v1beta1", "ResourceClaimTemplate", 126),
-    ("resource.k8s.io", "v1beta1", "ResourceSlice", 127),
-    ("resource.k8s.io", "v1beta2", "DeviceClass", 128),
-    ("resource.k8s.io", "v1beta2", "ResourceClaim", 129),
-    ("resource.k8s.io", "v1beta2", "ResourceClaimTemplate", 130),
-    ("resource.k8s.io", "v1beta2", "ResourceSlice", 131),
-    ("scheduling.k8s.io", "v1", "PriorityClass", 132),
-    ("scheduling.k8s.io", "v1beta1", "PriorityClass", 133),
-    ("storage.k8s.io", "v1", "CSIDriver", 134),
-    ("storage.k8s.io", "v1", "CSINode", 135),
-    ("storage.k8s.io", "v1", "CSIStorageCapacity", 136),
-    ("storage.k8s.io", "v1", "StorageClass", 137),
-    ("storage.k8s.io", "v1", "VolumeAttachment", 138),
-    ("storage.k8s.io", "v1", "VolumeAttributesClass", 139),
-    ("storage.k8s.io", "v1beta1", "CSIDriver", 140),
-    ("storage.k8s.io", "v1beta1", "CSINode", 141),
-    ("storage.k8s.io", "v1beta1", "CSIStorageCapacity", 142),
-    ("storage.k8s.io", "v1beta1", "StorageClass", 143),
-    ("storage.k8s.io", "v1beta1", "VolumeAttachment", 144),
-    ("storage.k8s.io", "v1beta1", "VolumeAttributesClass", 145),
-    ("storagemigration.k8s.io", "v1beta1", "StorageVersionMigration", 146),
+pub(super) static KINDS: [(u32, u32, u32, u16); 147] = [
+    (1753856, 1753858, 1754375, 0), // /v1 Binding
+    (1753856, 1753858, 1756175, 1), // /v1 ComponentStatus
+    (1753856, 1753858, 1760009, 2), // /v1 ConfigMap
+    (1753856, 1753858, 1762313, 3), // /v1 Endpoints
+    (1753856, 1753858, 1764613, 4), // /v1 Event
+    (1753856, 1753858, 1765898, 5), // /v1 LimitRange
+    (1753856, 1753858, 1768457, 6), // /v1 Namespace
+    (1753856, 1753858, 1770756, 7), // /v1 Node
+    (1753856, 1753858, 1771792, 8), // /v1 PersistentVolume
+    (1753856, 1753858, 1775893, 9), // /v1 PersistentVolumeClaim
+    (1753856, 1753858, 1781251, 10), // /v1 Pod
+    (1753856, 1753858, 1782031, 11), // /v1 PodStatusResult
+    (1753856, 1753858, 1785867, 12), // /v1 PodTemplate
+    (1753856, 1753858, 1788687, 13), // /v1 RangeAllocation
+    (1753856, 1753858, 1792533, 14), // /v1 ReplicationController
+    (1753856, 1753858, 1797901, 15), // /v1 ResourceQuota
+    (1753856, 1753858, 1801222, 16), // /v1 Secret
+    (1753856, 1753858, 1802759, 17), // /v1 Service
+    (1753856, 1753858, 1804558, 18), // /v1 ServiceAccount
+    (1808156, 1753858, 1815324, 19), // admissionregistration.k8s.io/v1 MutatingWebhookConfiguration
+    (1808156, 1753858, 1822489, 20), // admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy
+    (1808156, 1753858, 1828896, 21), // admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding
+    (1808156, 1753858, 1837086, 22), // admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration
+    (1808156, 1844743, 1846551, 23), // admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy
+    (1808156, 1844743, 1852446, 24), // admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyBinding
+    (1808156, 1844743, 1815324, 25), // admissionregistration.k8s.io/v1beta1 MutatingWebhookConfiguration
+    (1808156, 1844743, 1822489, 26), // admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicy
+    (1808156, 1844743, 1828896, 27), // admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicyBinding
+    (1808156, 1844743, 1837086, 28), // admissionregistration.k8s.io/v1beta1 ValidatingWebhookConfiguration
+    (1860115, 1864962, 1865489, 29), // apidiscovery.k8s.io/v2 APIGroupDiscovery
+    (1860115, 1869831, 1865489, 30), // apidiscovery.k8s.io/v2beta1 APIGroupDiscovery
+    (1871636, 1753858, 1876760, 31), // apiextensions.k8s.io/v1 CustomResourceDefinition
+    (1882902, 1753858, 1888522, 32), // apiregistration.k8s.io/v1 APIService
+    (1891076, 1753858, 1892114, 33), // apps/v1 ControllerRevision
+    (1891076, 1753858, 1896713, 34), // apps/v1 DaemonSet
+    (1891076, 1753858, 1899018, 35), // apps/v1 Deployment
+    (1891076, 1753858, 1901578, 36), // apps/v1 ReplicaSet
+    (1891076, 1753858, 1904139, 37), // apps/v1 StatefulSet
+    (1891076, 1844743, 1892114, 38), // apps/v1beta1 ControllerRevision
+    (1891076, 1844743, 1899018, 39), // apps/v1beta1 Deployment
+    (1891076, 1844743, 1906949, 40), // apps/v1beta1 Scale
+    (1891076, 1844743, 1904139, 41), // apps/v1beta1 StatefulSet
+    (1891076, 1908231, 1892114, 42), // apps/v1beta2 ControllerRevision
+    (1891076, 1908231, 1896713, 43), // apps/v1beta2 DaemonSet
+    (1891076, 1908231, 1899018, 44), // apps/v1beta2 Deployment
+    (1891076, 1908231, 1901578, 45), // apps/v1beta2 ReplicaSet
+    (1891076, 1908231, 1906949, 46), // apps/v1beta2 Scale
+    (1891076, 1908231, 1904139, 47), // apps/v1beta2 StatefulSet
+    (1910037, 1753858, 1915409, 48), // authentication.k8s.io/v1 SelfSubjectReview
+    (1910037, 1753858, 1919756, 49), // authentication.k8s.io/v1 TokenRequest
+    (1910037, 1753858, 1922827, 50), // authentication.k8s.io/v1 TokenReview
+    (1910037, 1844743, 1915409, 51), // authentication.k8s.io/v1beta1 SelfSubjectReview
+    (1910037, 1844743, 1922827, 52), // authentication.k8s.io/v1beta1 TokenReview
+    (1925652, 1753858, 1930776, 53), // authorization.k8s.io/v1 LocalSubjectAccessReview
+    (1925652, 1753858, 1936919, 54), // authorization.k8s.io/v1 SelfSubjectAccessReview
+    (1925652, 1753858, 1942806, 55), // authorization.k8s.io/v1 SelfSubjectRulesReview
+    (1925652, 1753858, 1948435, 56), // authorization.k8s.io/v1 SubjectAccessReview
+    (1925652, 1844743, 1930776, 57), // authorization.k8s.io/v1beta1 LocalSubjectAccessReview
+    (1925652, 1844743, 1936919, 58), // authorization.k8s.io/v1beta1 SelfSubjectAccessReview
+    (1925652, 1844743, 1942806, 59), // authorization.k8s.io/v1beta1 SelfSubjectRulesReview
+    (1925652, 1844743, 1948435, 60), // authorization.k8s.io/v1beta1 SubjectAccessReview
+    (1953291, 1753858, 1956119, 61), // autoscaling/v1 HorizontalPodAutoscaler
+    (1953291, 1753858, 1906949, 62), // autoscaling/v1 Scale
+    (1953291, 1864962, 1956119, 63), // autoscaling/v2 HorizontalPodAutoscaler
+    (1953291, 1869831, 1956119, 64), // autoscaling/v2beta1 HorizontalPodAutoscaler
+    (1953291, 1961991, 1956119, 65), // autoscaling/v2beta2 HorizontalPodAutoscaler
+    (1963781, 1753858, 1965063, 66), // batch/v1 CronJob
+    (1963781, 1753858, 1966851, 67), // batch/v1 Job
+    (1963781, 1844743, 1965063, 68), // batch/v1beta1 CronJob
+    (1967635, 1753858, 1972505, 69), // certificates.k8s.io/v1 CertificateSigningRequest
+    (1967635, 1844743, 1972505, 70), // certificates.k8s.io/v1beta1 CertificateSigningRequest
+    (1967635, 1844743, 1978898, 71), // certificates.k8s.io/v1beta1 ClusterTrustBundle
+    (1967635, 1844743, 1983509, 72), // certificates.k8s.io/v1beta1 PodCertificateRequest
+    (1988883, 1753858, 1993733, 73), // coordination.k8s.io/v1 Lease
+    (1988883, 1844743, 1993733, 74), // coordination.k8s.io/v1beta1 Lease
+    (1988883, 1844743, 1995022, 75), // coordination.k8s.io/v1beta1 LeaseCandidate
+    (1998608, 1753858, 2002701, 76), // discovery.k8s.io/v1 EndpointSlice
+    (1998608, 1844743, 2002701, 77), // discovery.k8s.io/v1beta1 EndpointSlice
+    (2006029, 1753858, 1764613, 78), // events.k8s.io/v1 Event
+    (2006029, 1844743, 1764613, 79), // events.k8s.io/v1beta1 Event
+    (2009354, 1844743, 1896713, 80), // extensions/v1beta1 DaemonSet
+    (2009354, 1844743, 1899018, 81), // extensions/v1beta1 Deployment
+    (2009354, 1844743, 2011911, 82), // extensions/v1beta1 Ingress
+    (2009354, 1844743, 2013709, 83), // extensions/v1beta1 NetworkPolicy
+    (2009354, 1844743, 1901578, 84), // extensions/v1beta1 ReplicaSet
+    (2009354, 1844743, 1906949, 85), // extensions/v1beta1 Scale
+    (2017052, 1753858, 2024202, 86), // flowcontrol.apiserver.k8s.io/v1 FlowSchema
+    (2017052, 1753858, 2026778, 87), // flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration
+    (2017052, 1844743, 2024202, 88), // flowcontrol.apiserver.k8s.io/v1beta1 FlowSchema
+    (2017052, 1844743, 2026778, 89), // flowcontrol.apiserver.k8s.io/v1beta1 PriorityLevelConfiguration
+    (2017052, 1908231, 2024202, 90), // flowcontrol.apiserver.k8s.io/v1beta2 FlowSchema
+    (2017052, 1908231, 2026778, 91), // flowcontrol.apiserver.k8s.io/v1beta2 PriorityLevelConfiguration
+    (2017052, 2033415, 2024202, 92), // flowcontrol.apiserver.k8s.io/v1beta3 FlowSchema
+    (2017052, 2033415, 2026778, 93), // flowcontrol.apiserver.k8s.io/v1beta3 PriorityLevelConfiguration
+    (2035211, 1753858, 2038037, 94), // meta.k8s.io/v1 PartialObjectMetadata
+    (2035211, 1753858, 2043398, 95), // meta.k8s.io/v1 Status
+    (2035211, 1753858, 2044933, 96), // meta.k8s.io/v1 Table
+    (2046225, 1753858, 2050569, 97), // networking.k8s.io/v1 IPAddress
+    (2046225, 1753858, 2011911, 98), // networking.k8s.io/v1 Ingress
+    (2046225, 1753858, 2052876, 99), // networking.k8s.io/v1 IngressClass
+    (2046225, 1753858, 2013709, 100), // networking.k8s.io/v1 NetworkPolicy
+    (2046225, 1753858, 2055947, 101), // networking.k8s.io/v1 ServiceCIDR
+    (2046225, 1844743, 2050569, 102), // networking.k8s.io/v1beta1 IPAddress
+    (2046225, 1844743, 2011911, 103), // networking.k8s.io/v1beta1 Ingress
+    (2046225, 1844743, 2052876, 104), // networking.k8s.io/v1beta1 IngressClass
+    (2046225, 1844743, 2055947, 105), // networking.k8s.io/v1beta1 ServiceCIDR
+    (2058763, 1753858, 2061580, 106), // node.k8s.io/v1 RuntimeClass
+    (2058763, 1844743, 2061580, 107), // node.k8s.io/v1beta1 RuntimeClass
+    (2064646, 1753858, 2066184, 108), // policy/v1 Eviction
+    (2064646, 1753858, 2068243, 109), // policy/v1 PodDisruptionBudget
+    (2064646, 1844743, 2066184, 110), // policy/v1beta1 Eviction
+    (2064646, 1844743, 2068243, 111), // policy/v1beta1 PodDisruptionBudget
+    (2073113, 1753858, 2079499, 112), // rbac.authorization.k8s.io/v1 ClusterRole
+    (2073113, 1753858, 2082322, 113), // rbac.authorization.k8s.io/v1 ClusterRoleBinding
+    (2073113, 1753858, 2086916, 114), // rbac.authorization.k8s.io/v1 Role
+    (2073113, 1753858, 2087947, 115), // rbac.authorization.k8s.io/v1 RoleBinding
+    (2073113, 1844743, 2079499, 116), // rbac.authorization.k8s.io/v1beta1 ClusterRole
+    (2073113, 1844743, 2082322, 117), // rbac.authorization.k8s.io/v1beta1 ClusterRoleBinding
+    (2073113, 1844743, 2086916, 118), // rbac.authorization.k8s.io/v1beta1 Role
+    (2073113, 1844743, 2087947, 119), // rbac.authorization.k8s.io/v1beta1 RoleBinding
+    (2090767, 1753858, 2094603, 120), // resource.k8s.io/v1 DeviceClass
+    (2090767, 1753858, 2097421, 121), // resource.k8s.io/v1 ResourceClaim
+    (2090767, 1753858, 2100757, 122), // resource.k8s.io/v1 ResourceClaimTemplate
+    (2090767, 1753858, 2106125, 123), // resource.k8s.io/v1 ResourceSlice
+    (2090767, 1844743, 2094603, 124), // resource.k8s.io/v1beta1 DeviceClass
+    (2090767, 1844743, 2097421, 125), // resource.k8s.io/v1beta1 ResourceClaim
+    (2090767, 1844743, 2100757, 126), // resource.k8s.io/v1beta1 ResourceClaimTemplate
+    (2090767, 1844743, 2106125, 127), // resource.k8s.io/v1beta1 ResourceSlice
+    (2090767, 1908231, 2094603, 128), // resource.k8s.io/v1beta2 DeviceClass
+    (2090767, 1908231, 2097421, 129), // resource.k8s.io/v1beta2 ResourceClaim
+    (2090767, 1908231, 2100757, 130), // resource.k8s.io/v1beta2 ResourceClaimTemplate
+    (2090767, 1908231, 2106125, 131), // resource.k8s.io/v1beta2 ResourceSlice
+    (2109457, 1753858, 2113805, 132), // scheduling.k8s.io/v1 PriorityClass
+    (2109457, 1844743, 2113805, 133), // scheduling.k8s.io/v1beta1 PriorityClass
+    (2117134, 1753858, 2120713, 134), // storage.k8s.io/v1 CSIDriver
+    (2117134, 1753858, 2123015, 135), // storage.k8s.io/v1 CSINode
+    (2117134, 1753858, 2124818, 136), // storage.k8s.io/v1 CSIStorageCapacity
+    (2117134, 1753858, 2129420, 137), // storage.k8s.io/v1 StorageClass
+    (2117134, 1753858, 2132496, 138), // storage.k8s.io/v1 VolumeAttachment
+    (2117134, 1753858, 2136597, 139), // storage.k8s.io/v1 VolumeAttributesClass
+    (2117134, 1844743, 2120713, 140), // storage.k8s.io/v1beta1 CSIDriver
+    (2117134, 1844743, 2123015, 141), // storage.k8s.io/v1beta1 CSINode
+    (2117134, 1844743, 2124818, 142), // storage.k8s.io/v1beta1 CSIStorageCapacity
+    (2117134, 1844743, 2129420, 143), // storage.k8s.io/v1beta1 StorageClass
+    (2117134, 1844743, 2132496, 144), // storage.k8s.io/v1beta1 VolumeAttachment
+    (2117134, 1844743, 2136597, 145), // storage.k8s.io/v1beta1 VolumeAttributesClass
+    (2141975, 1844743, 2147863, 146), // storagemigration.k8s.io/v1beta1 StorageVersionMigration
 ];
 
-/// Each Go struct's fields that [`Field`] describes, by JSON name, sorted
+/// Each Go struct's fields that [`Field`] describes: a range of [`FIELDS`].
+#[rustfmt::skip]
+pub(super) static TYPES: [(u16, u16); 899] = [
+    (0, 4), // 0: core/v1.Binding
+    (4, 8), // 1: core/v1.ComponentStatus
+    (8, 11), // 2: core/v1.ConfigMap
+    (11, 15), // 3: core/v1.Endpoints
+    (15, 29), // 4: core/v1.Event
+    (29, 33), // 5: core/v1.LimitRange
+    (33, 38), // 6: core/v1.Namespace
+    (38, 43), // 7: core/v1.Node
+    (43, 48), // 8: core/v1.PersistentVolume
+    (48, 53), // 9: core/v1.PersistentVolumeClaim
+    (53, 58), // 10: core/v1.Pod
+    (58, 62), // 11: core/v1.PodStatusResult
+    (62, 66), // 12: core/v1.PodTemplate
+    (66, 70), // 13: core/v1.RangeAllocation
+    (70, 75), // 14: core/v1.ReplicationController
+    (75, 80), // 15: core/v1.ResourceQuota
+    (80, 84), // 16: core/v1.Secret
+    (84, 89), // 17: core/v1.Service
+    (89, 94), // 18: core/v1.ServiceAccount
+    (94, 98), // 19: admissionregistration/v1.MutatingWebhookConfiguration
+    (98, 103), // 20: admissionregistration/v1.ValidatingAdmissionPolicy
+    (103, 107), // 21: admissionregistration/v1.ValidatingAdmissionPolicyBinding
+    (107, 111), // 22: admissionregistration/v1.ValidatingWebhookConfiguration
+    (111, 115), // 23: admissionregistration/v1beta1.MutatingAdmissionPolicy
+    (115, 119), // 24: admissionregistration/v1beta1.MutatingAdmissionPolicyBinding
+    (119, 123), // 25: admissionregistration/v1beta1.MutatingWebhookConfiguration
+    (123, 128), // 26: admissionregistration/v1beta1.ValidatingAdmissionPolicy
+    (128, 132), // 27: admissionregistration/v1beta1.ValidatingAdmissionPolicyBinding
+    (132, 136), // 28: admissionregistration/v1beta1.ValidatingWebhookConfiguration
+    (136, 140), // 29: apidiscovery/v2.APIGroupDiscovery
+    (140, 144), // 30: apidiscovery/v2beta1.APIGroupDiscovery
+    (144, 149), // 31: apiextensions/v1.CustomResourceDefinition
+    (149, 154), // 32: apiregistration/v1.APIService
+    (154, 158), // 33: apps/v1.ControllerRevision
+    (158, 163), // 34: apps/v1.DaemonSet
+    (163, 168), // 35: apps/v1.Deployment
+    (168, 173), // 36: apps/v1.ReplicaSet
+    (173, 178), // 37: apps/v1.StatefulSet
+    (178, 182), // 38: apps/v1beta1.ControllerRevision
+    (182, 187), // 39: apps/v1beta1.Deployment
+    (187, 192), // 40: apps/v1beta1.Scale
+    (192, 197), // 41: apps/v1beta1.StatefulSet
+    (197, 201), // 42: apps/v1beta2.ControllerRevision
+    (201, 206), // 43: apps/v1beta2.DaemonSet
+    (206, 211), // 44: apps/v1beta2.Deployment
+    (211, 216), // 45: apps/v1beta2.ReplicaSet
+    (216, 221), // 46: apps/v1beta2.Scale
+    (221, 226), // 47: apps/v1beta2.StatefulSet
+    (226, 230), // 48: authentication/v1.SelfSubjectReview
+    (230, 235), // 49: authentication/v1.TokenRequest
+    (235, 240), // 50: authentication/v1.TokenReview
+    (240, 244), // 51: authentication/v1beta1.SelfSubjectReview
+    (244, 249), // 52: authentication/v1beta1.TokenReview
+    (249, 254), // 53: authorization/v1.LocalSubjectAccessReview
+    (254, 259), // 54: authorization/v1.SelfSubjectAccessReview
+    (259, 264), // 55: authorization/v1.SelfSubjectRulesReview
+    (264, 269), // 56: authorization/v1.SubjectAccessReview
+    (269, 274), // 57: authorization/v1beta1.LocalSubjectAccessReview
+    (274, 279), // 58: authorization/v1beta1.SelfSubjectAccessReview
+    (279, 284), // 59: authorization/v1beta1.SelfSubjectRulesReview
+    (284, 289), // 60: authorization/v1beta1.SubjectAccessReview
+    (289, 294), // 61: autoscaling/v1.HorizontalPodAutoscaler
+    (294, 299), // 62: autoscaling/v1.Scale
+    (299, 304), // 63: autoscaling/v2.HorizontalPodAutoscaler
+    (304, 309), // 64: autoscaling/v2beta1.HorizontalPodAutoscaler
+    (309, 314), // 65: autoscaling/v2beta2.HorizontalPodAutoscaler
+    (314, 319), // 66: batch/v1.CronJob
+    (319, 324), // 67: batch/v1.Job
+    (324, 329), // 68: batch/v1beta1.CronJob
+    (329, 334), // 69: certificates/v1.CertificateSigningRequest
+    (334, 339), // 70: certificates/v1beta1.CertificateSigningRequest
+    (339, 343), // 71: certificates/v1beta1.ClusterTrustBundle
+    (343, 348), // 72: certificates/v1beta1.PodCertificateRequest
+    (348, 352), // 73: coordination/v1.Lease
+    (352, 356), // 74: coordination/v1beta1.Lease
+    (356, 360), // 75: coordination/v1beta1.LeaseCandidate
+    (360, 366), // 76: discovery/v1.EndpointSlice
+    (366, 372), // 77: discovery/v1beta1.EndpointSlice
+    (372, 386), // 78: events/v1.Event
+    (386, 400), // 79: events/v1beta1.Event
+    (400, 405), // 80: extensions/v1beta1.DaemonSet
+    (405, 410), // 81: extensions/v1beta1.Deployment
+    (410, 415), // 82: extensions/v1beta1.Ingress
+    (415, 419), // 83: extensions/v1beta1.NetworkPolicy
+    (419, 424), // 84: extensions/v1beta1.ReplicaSet
+    (424, 429), // 85: extensions/v1beta1.Scale
+    (429, 434), // 86: flowcontrol/v1.FlowSchema
+    (434, 439), // 87: flowcontrol/v1.PriorityLevelConfiguration
+    (439, 444), // 88: flowcontrol/v1beta1.FlowSchema
+    (444, 449), // 89: flowcontrol/v1beta1.PriorityLevelConfiguration
+    (449, 454), // 90: flowcontrol/v1beta2.FlowSchema
+    (454, 459), // 91: flowcontrol/v1beta2.PriorityLevelConfiguration
+    (459, 464), // 92: flowcontrol/v1beta3.FlowSchema
+    (464, 469), // 93: flowcontrol/v1beta3.PriorityLevelConfiguration
+    (469, 472), // 94: meta/v1.PartialObjectMetadata
+    (472, 480), // 95: meta/v1.Status
+    (480, 485), // 96: meta/v1.Table
+    (485, 489), // 97: networking/v1.IPAddress
+    (489, 494), // 98: networking/v1.Ingress
+    (494, 498), // 99: networking/v1.IngressClass
+    (498, 502), // 100: networking/v1.NetworkPolicy
+    (502, 507), // 101: networking/v1.ServiceCIDR
+    (507, 511), // 102: networking/v1beta1.IPAddress
+    (511, 516), // 103: networking/v1beta1.Ingress
+    (516, 520), // 104: networking/v1beta1.IngressClass
+    (520, 525), // 105: networking/v1beta1.ServiceCIDR
+    (525, 531), // 106: node/v1.RuntimeClass
+    (531, 537), // 107: node/v1beta1.RuntimeClass
+    (537, 541), // 108: policy/v1.Eviction
+    (541, 546), // 109: policy/v1.PodDisruptionBudget
+    (546, 550), // 110: policy/v1beta1.Eviction
+    (550, 555), // 111: policy/v1beta1.PodDisruptionBudget
+    (555, 560), // 112: rbac/v1.ClusterRole
+    (560, 565), // 113: rbac/v1.ClusterRoleBinding
+    (565, 569), // 114: rbac/v1.Role
+    (569, 574), // 115: rbac/v1.RoleBinding
+    (574, 579), // 116: rbac/v1beta1.ClusterRole
+    (579, 584), // 117: rbac/v1beta1.ClusterRoleBinding
+    (584, 588), // 118: rbac/v1beta1.Role
+    (588, 593), // 119: rbac/v1beta1.RoleBinding
+    (593, 597), // 120: resource/v1.DeviceClass
+    (597, 602), // 121: resource/v1.ResourceClaim
+    (602, 606), // 122: resource/v1.ResourceClaimTemplate
+    (606, 610), // 123: resource/v1.ResourceSlice
+    (610, 614), // 124: resource/v1beta1.DeviceClass
+    (614, 619), // 125: resource/v1beta1.ResourceClaim
+    (619, 623), // 126: resource/v1beta1.ResourceClaimTemplate
+    (623, 627), // 127: resource/v1beta1.ResourceSlice
+    (627, 631), // 128: resource/v1beta2.DeviceClass
+    (631, 636), // 129: resource/v1beta2.ResourceClaim
+    (636, 640), // 130: resource/v1beta2.ResourceClaimTemplate
+    (640, 644), // 131: resource/v1beta2.ResourceSlice
+    (644, 650), // 132: scheduling/v1.PriorityClass
+    (650, 656), // 133: scheduling/v1beta1.PriorityClass
+    (656, 660), // 134: storage/v1.CSIDriver
+    (660, 664), // 135: storage/v1.CSINode
+    (664, 669), // 136: storage/v1.CSIStorageCapacity
+    (669, 674), // 137: storage/v1.StorageClass
+    (674, 679), // 138: storage/v1.VolumeAttachment
+    (679, 683), // 139: storage/v1.VolumeAttributesClass
+    (683, 687), // 140: storage/v1beta1.CSIDriver
+    (687, 691), // 141: storage/v1beta1.CSINode
+    (691, 696), // 142: storage/v1beta1.CSIStorageCapacity
+    (696, 701), // 143: storage/v1beta1.StorageClass
+    (701, 706), // 144: storage/v1beta1.VolumeAttachment
+    (706, 710), // 145: storage/v1beta1.VolumeAttributesClass
+    (710, 715), // 146: storagemigration/v1beta1.StorageVersionMigration
+    (715, 724), // 147: meta/v1.ObjectMeta
+    (724, 731), // 148: core/v1.ObjectReference
+    (731, 735), // 149: core/v1.ComponentCondition
+    (735, 738), // 150: core/v1.EndpointSubset
+    (738, 740), // 151: core/v1.EventSource
+    (740, 741), // 152: core/v1.EventSeries
+    (741, 742), // 153: core/v1.LimitRangeSpec
+    (742, 742), // 154: core/v1.NamespaceSpec
+    (742, 744), // 155: core/v1.NamespaceStatus
+    (744, 750), // 156: core/v1.NodeSpec
+    (750, 760), // 157: core/v1.NodeStatus
+    (760, 786), // 158: core/v1.PersistentVolumeSpec
+    (786, 789), // 159: core/v1.PersistentVolumeStatus
+    (789, 794), // 160: core/v1.PersistentVolumeClaimSpec
+    (794, 797), // 161: core/v1.PersistentVolumeClaimStatus
+    (797, 826), // 162: core/v1.PodSpec
+    (826, 844), // 163: core/v1.PodStatus
+    (844, 846), // 164: core/v1.PodTemplateSpec
+    (846, 848), // 165: core/v1.ReplicationControllerSpec
+    (848, 854), // 166: core/v1.ReplicationControllerStatus
+    (854, 855), // 167: core/v1.ResourceQuotaSpec
+    (855, 855), // 168: core/v1.ResourceQuotaStatus
+    (855, 865), // 169: core/v1.ServiceSpec
+    (865, 867), // 170: core/v1.ServiceStatus
+    (867, 868), // 171: core/v1.LocalObjectReference
+    (868, 874), // 172: admissionregistration/v1.MutatingWebhook
+    (874, 880), // 173: admissionregistration/v1.ValidatingAdmissionPolicySpec
+    (880, 883), // 174: admissionregistration/v1.ValidatingAdmissionPolicyStatus
+    (883, 886), // 175: admissionregistration/v1.ValidatingAdmissionPolicyBindingSpec
+    (886, 892), // 176: admissionregistration/v1.ValidatingWebhook
+    (892, 898), // 177: admissionregistration/v1beta1.MutatingAdmissionPolicySpec
+    (898, 901), // 178: admissionregistration/v1beta1.MutatingAdmissionPolicyBindingSpec
+    (901, 907), // 179: admissionregistration/v1beta1.MutatingWebhook
+    (907, 913), // 180: admissionregistration/v1beta1.ValidatingAdmissionPolicySpec
+    (913, 916), // 181: admissionregistration/v1beta1.ValidatingAdmissionPolicyStatus
+    (916, 919), // 182: admissionregistration/v1beta1.ValidatingAdmissionPolicyBindingSpec
+    (919, 925), // 183: admissionregistration/v1beta1.ValidatingWebhook
+    (925, 928), // 184: apidiscovery/v2.APIVersionDiscovery
+    (928, 931), // 185: apidiscovery/v2beta1.APIVersionDiscovery
+    (931, 937), // 186: apiextensions/v1.CustomResourceDefinitionSpec
+    (937, 940), // 187: apiextensions/v1.CustomResourceDefinitionStatus
+    (940, 946), // 188: apiregistration/v1.APIServiceSpec
+    (946, 947), // 189: apiregistration/v1.APIServiceStatus
+    (947, 951), // 190: apps/v1.DaemonSetSpec
+    (951, 960), // 191: apps/v1.DaemonSetStatus
+    (960, 965), // 192: apps/v1.DeploymentSpec
+    (965, 972), // 193: apps/v1.DeploymentStatus
+    (972, 975), // 194: apps/v1.ReplicaSetSpec
+    (975, 981), // 195: apps/v1.ReplicaSetStatus
+    (981, 990), // 196: apps/v1.StatefulSetSpec
+    (990, 999), // 197: apps/v1.StatefulSetStatus
+    (999, 1005), // 198: apps/v1beta1.DeploymentSpec
+    (1005, 1012), // 199: apps/v1beta1.DeploymentStatus
+    (1012, 1013), // 200: apps/v1beta1.ScaleSpec
+    (1013, 1015), // 201: apps/v1beta1.ScaleStatus
+    (1015, 1024), // 202: apps/v1beta1.StatefulSetSpec
+    (1024, 1032), // 203: apps/v1beta1.StatefulSetStatus
+    (1032, 1036), // 204: apps/v1beta2.DaemonSetSpec
+    (1036, 1045), // 205: apps/v1beta2.DaemonSetStatus
+    (1045, 1050), // 206: apps/v1beta2.DeploymentSpec
+    (1050, 1057), // 207: apps/v1beta2.DeploymentStatus
+    (1057, 1060), // 208: apps/v1beta2.ReplicaSetSpec
+    (1060, 1066), // 209: apps/v1beta2.ReplicaSetStatus
+    (1066, 1067), // 210: apps/v1beta2.ScaleSpec
+    (1067, 1069), // 211: apps/v1beta2.ScaleStatus
+    (1069, 1078), // 212: apps/v1beta2.StatefulSetSpec
+    (1078, 1087), // 213: apps/v1beta2.StatefulSetStatus
+    (1087, 1088), // 214: authentication/v1.SelfSubjectReviewStatus
+    (1088, 1089), // 215: authentication/v1.TokenRequestSpec
+    (1089, 1090), // 216: authentication/v1.TokenRequestStatus
+    (1090, 1091), // 217: authentication/v1.TokenReviewSpec
+    (1091, 1094), // 218: authentication/v1.TokenReviewStatus
+    (1094, 1095), // 219: authentication/v1beta1.SelfSubjectReviewStatus
+    (1095, 1096), // 220: authentication/v1beta1.TokenReviewSpec
+    (1096, 1099), // 221: authentication/v1beta1.TokenReviewStatus
+    (1099, 1103), // 222: authorization/v1.SubjectAccessReviewSpec
+    (1103, 1107), // 223: authorization/v1.SubjectAccessReviewStatus
+    (1107, 1109), // 224: authorization/v1.SelfSubjectAccessReviewSpec
+    (1109, 1110), // 225: authorization/v1.SelfSubjectRulesReviewSpec
+    (1110, 1114), // 226: authorization/v1.SubjectRulesReviewStatus
+    (1114, 1118), // 227: authorization/v1beta1.SubjectAccessReviewSpec
+    (1118, 1122), // 228: authorization/v1beta1.SubjectAccessReviewStatus
+    (1122, 1124), // 229: authorization/v1beta1.SelfSubjectAccessReviewSpec
+    (1124, 1125), // 230: authorization/v1beta1.SelfSubjectRulesReviewSpec
+    (1125, 1129), // 231: authorization/v1beta1.SubjectRulesReviewStatus
+    (1129, 1131), // 232: autoscaling/v1.HorizontalPodAutoscalerSpec
+    (1131, 1133), // 233: autoscaling/v1.HorizontalPodAutoscalerStatus
+    (1133, 1134), // 234: autoscaling/v1.ScaleSpec
+    (1134, 1136), // 235: autoscaling/v1.ScaleStatus
+    (1136, 1140), // 236: autoscaling/v2.HorizontalPodAutoscalerSpec
+    (1140, 1144), // 237: autoscaling/v2.HorizontalPodAutoscalerStatus
+    (1144, 1147), // 238: autoscaling/v2beta1.HorizontalPodAutoscalerSpec
+    (1147, 1151), // 239: autoscaling/v2beta1.HorizontalPodAutoscalerStatus
+    (1151, 1155), // 240: autoscaling/v2beta2.HorizontalPodAutoscalerSpec
+    (1155, 1159), // 241: autoscaling/v2beta2.HorizontalPodAutoscalerStatus
+    (1159, 1162), // 242: batch/v1.CronJobSpec
+    (1162, 1163), // 243: batch/v1.CronJobStatus
+    (1163, 1167), // 244: batch/v1.JobSpec
+    (1167, 1173), // 245: batch/v1.JobStatus
+    (1173, 1176), // 246: batch/v1beta1.CronJobSpec
+    (1176, 1177), // 247: batch/v1beta1.CronJobStatus
+    (1177, 1180), // 248: certificates/v1.CertificateSigningRequestSpec
+    (1180, 1181), // 249: certificates/v1.CertificateSigningRequestStatus
+    (1181, 1183), // 250: certificates/v1beta1.CertificateSigningRequestSpec
+    (1183, 1184), // 251: certificates/v1beta1.CertificateSigningRequestStatus
+    (1184, 1186), // 252: certificates/v1beta1.ClusterTrustBundleSpec
+    (1186, 1193), // 253: certificates/v1beta1.PodCertificateRequestSpec
+    (1193, 1195), // 254: certificates/v1beta1.PodCertificateRequestStatus
+    (1195, 1195), // 255: coordination/v1.LeaseSpec
+    (1195, 1195), // 256: coordination/v1beta1.LeaseSpec
+    (1195, 1199), // 257: coordination/v1beta1.LeaseCandidateSpec
+    (1199, 1202), // 258: discovery/v1.Endpoint
+    (1202, 1202), // 259: discovery/v1.EndpointPort
+    (1202, 1205), // 260: discovery/v1beta1.Endpoint
+    (1205, 1205), // 261: discovery/v1beta1.EndpointPort
+    (1205, 1206), // 262: events/v1.EventSeries
+    (1206, 1207), // 263: events/v1beta1.EventSeries
+    (1207, 1212), // 264: extensions/v1beta1.DaemonSetSpec
+    (1212, 1221), // 265: extensions/v1beta1.DaemonSetStatus
+    (1221, 1227), // 266: extensions/v1beta1.DeploymentSpec
+    (1227, 1234), // 267: extensions/v1beta1.DeploymentStatus
+    (1234, 1237), // 268: extensions/v1beta1.IngressSpec
+    (1237, 1238), // 269: extensions/v1beta1.IngressStatus
+    (1238, 1241), // 270: extensions/v1beta1.NetworkPolicySpec
+    (1241, 1244), // 271: extensions/v1beta1.ReplicaSetSpec
+    (1244, 1250), // 272: extensions/v1beta1.ReplicaSetStatus
+    (1250, 1251), // 273: extensions/v1beta1.ScaleSpec
+    (1251, 1253), // 274: extensions/v1beta1.ScaleStatus
+    (1253, 1257), // 275: flowcontrol/v1.FlowSchemaSpec
+    (1257, 1258), // 276: flowcontrol/v1.FlowSchemaStatus
+    (1258, 1261), // 277: flowcontrol/v1.PriorityLevelConfigurationSpec
+    (1261, 1262), // 278: flowcontrol/v1.PriorityLevelConfigurationStatus
+    (1262, 1266), // 279: flowcontrol/v1beta1.FlowSchemaSpec
+    (1266, 1267), // 280: flowcontrol/v1beta1.FlowSchemaStatus
+    (1267, 1270), // 281: flowcontrol/v1beta1.PriorityLevelConfigurationSpec
+    (1270, 1271), // 282: flowcontrol/v1beta1.PriorityLevelConfigurationStatus
+    (1271, 1275), // 283: flowcontrol/v1beta2.FlowSchemaSpec
+    (1275, 1276), // 284: flowcontrol/v1beta2.FlowSchemaStatus
+    (1276, 1279), // 285: flowcontrol/v1beta2.PriorityLevelConfigurationSpec
+    (1279, 1280), // 286: flowcontrol/v1beta2.PriorityLevelConfigurationStatus
+    (1280, 1284), // 287: flowcontrol/v1beta3.FlowSchemaSpec
+    (1284, 1285), // 288: flowcontrol/v1beta3.FlowSchemaStatus
+    (1285, 1288), // 289: flowcontrol/v1beta3.PriorityLevelConfigurationSpec
+    (1288, 1289), // 290: flowcontrol/v1beta3.PriorityLevelConfigurationStatus
+    (1289, 1292), // 291: meta/v1.ListMeta
+    (1292, 1298), // 292: meta/v1.StatusDetails
+    (1298, 1303), // 293: meta/v1.TableColumnDefinition
+    (1303, 1304), // 294: meta/v1.TableRow
+    (1304, 1305), // 295: networking/v1.IPAddressSpec
+    (1305, 1308), // 296: networking/v1.IngressSpec
+    (1308, 1309), // 297: networking/v1.IngressStatus
+    (1309, 1311), // 298: networking/v1.IngressClassSpec
+    (1311, 1314), // 299: networking/v1.NetworkPolicySpec
+    (1314, 1314), // 300: networking/v1.ServiceCIDRSpec
+    (1314, 1315), // 301: networking/v1.ServiceCIDRStatus
+    (1315, 1316), // 302: networking/v1beta1.IPAddressSpec
+    (1316, 1319), // 303: networking/v1beta1.IngressSpec
+    (1319, 1320), // 304: networking/v1beta1.IngressStatus
+    (1320, 1322), // 305: networking/v1beta1.IngressClassSpec
+    (1322, 1322), // 306: networking/v1beta1.ServiceCIDRSpec
+    (1322, 1323), // 307: networking/v1beta1.ServiceCIDRStatus
+    (1323, 1323), // 308: node/v1.Overhead
+    (1323, 1324), // 309: node/v1.Scheduling
+    (1324, 1324), // 310: node/v1beta1.Overhead
+    (1324, 1325), // 311: node/v1beta1.Scheduling
+    (1325, 1328), // 312: meta/v1.DeleteOptions
+    (1328, 1329), // 313: policy/v1.PodDisruptionBudgetSpec
+    (1329, 1335), // 314: policy/v1.PodDisruptionBudgetStatus
+    (1335, 1336), // 315: policy/v1beta1.PodDisruptionBudgetSpec
+    (1336, 1342), // 316: policy/v1beta1.PodDisruptionBudgetStatus
+    (1342, 1342), // 317: rbac/v1.PolicyRule
+    (1342, 1343), // 318: rbac/v1.AggregationRule
+    (1343, 1347), // 319: rbac/v1.Subject
+    (1347, 1350), // 320: rbac/v1.RoleRef
+    (1350, 1350), // 321: rbac/v1beta1.PolicyRule
+    (1350, 1351), // 322: rbac/v1beta1.AggregationRule
+    (1351, 1355), // 323: rbac/v1beta1.Subject
+    (1355, 1358), // 324: rbac/v1beta1.RoleRef
+    (1358, 1360), // 325: resource/v1.DeviceClassSpec
+    (1360, 1361), // 326: resource/v1.ResourceClaimSpec
+    (1361, 1364), // 327: resource/v1.ResourceClaimStatus
+    (1364, 1366), // 328: resource/v1.ResourceClaimTemplateSpec
+    (1366, 1371), // 329: resource/v1.ResourceSliceSpec
+    (1371, 1373), // 330: resource/v1beta1.DeviceClassSpec
+    (1373, 1374), // 331: resource/v1beta1.ResourceClaimSpec
+    (1374, 1377), // 332: resource/v1beta1.ResourceClaimStatus
+    (1377, 1379), // 333: resource/v1beta1.ResourceClaimTemplateSpec
+    (1379, 1386), // 334: resource/v1beta1.ResourceSliceSpec
+    (1386, 1388), // 335: resource/v1beta2.DeviceClassSpec
+    (1388, 1389), // 336: resource/v1beta2.ResourceClaimSpec
+    (1389, 1392), // 337: resource/v1beta2.ResourceClaimStatus
+    (1392, 1394), // 338: resource/v1beta2.ResourceClaimTemplateSpec
+    (1394, 1399), // 339: resource/v1beta2.ResourceSliceSpec
+    (1399, 1400), // 340: storage/v1.CSIDriverSpec
+    (1400, 1401), // 341: storage/v1.CSINodeSpec
+    (1401, 1402), // 342: meta/v1.LabelSelector
+    (1402, 1403), // 343: core/v1.TopologySelectorTerm
+    (1403, 1406), // 344: storage/v1.VolumeAttachmentSpec
+    (1406, 1409), // 345: storage/v1.VolumeAttachmentStatus
+    (1409, 1410), // 346: storage/v1beta1.CSIDriverSpec
+    (1410, 1411), // 347: storage/v1beta1.CSINodeSpec
+    (1411, 1414), // 348: storage/v1beta1.VolumeAttachmentSpec
+    (1414, 1417), // 349: storage/v1beta1.VolumeAttachmentStatus
+    (1417, 1418), // 350: storagemigration/v1beta1.StorageVersionMigrationSpec
+    (1418, 1420), // 351: storagemigration/v1beta1.StorageVersionMigrationStatus
+    (1420, 1424), // 352: meta/v1.OwnerReference
+    (1424, 1429), // 353: meta/v1.ManagedFieldsEntry
+    (1429, 1432), // 354: core/v1.EndpointAddress
+    (1432, 1435), // 355: core/v1.EndpointPort
+    (1435, 1436), // 356: core/v1.LimitRangeItem
+    (1436, 1440), // 357: core/v1.NamespaceCondition
+    (1440, 1443), // 358: core/v1.Taint
+    (1443, 1444), // 359: core/v1.NodeConfigSource
+    (1444, 1448), // 360: core/v1.NodeCondition
+    (1448, 1450), // 361: core/v1.NodeAddress
+    (1450, 1451), // 362: core/v1.NodeDaemonEndpoints
+    (1451, 1462), // 363: core/v1.NodeSystemInfo
+    (1462, 1463), // 364: core/v1.ContainerImage
+    (1463, 1465), // 365: core/v1.AttachedVolume
+    (1465, 1469), // 366: core/v1.NodeConfigStatus
+    (1469, 1471), // 367: core/v1.NodeRuntimeHandler
+    (1471, 1471), // 368: core/v1.NodeFeatures
+    (1471, 1475), // 369: core/v1.GCEPersistentDiskVolumeSource
+    (1475, 1479), // 370: core/v1.AWSElasticBlockStoreVolumeSource
+    (1479, 1480), // 371: core/v1.HostPathVolumeSource
+    (1480, 1483), // 372: core/v1.GlusterfsPersistentVolumeSource
+    (1483, 1486), // 373: core/v1.NFSVolumeSource
+    (1486, 1493), // 374: core/v1.RBDPersistentVolumeSource
+    (1493, 1502), // 375: core/v1.ISCSIPersistentVolumeSource
+    (1502, 1506), // 376: core/v1.CinderPersistentVolumeSource
+    (1506, 1511), // 377: core/v1.CephFSPersistentVolumeSource
+    (1511, 1513), // 378: core/v1.FCVolumeSource
+    (1513, 1515), // 379: core/v1.FlockerVolumeSource
+    (1515, 1519), // 380: core/v1.FlexPersistentVolumeSource
+    (1519, 1522), // 381: core/v1.AzureFilePersistentVolumeSource
+    (1522, 1526), // 382: core/v1.VsphereVirtualDiskVolumeSource
+    (1526, 1532), // 383: core/v1.QuobyteVolumeSource
+    (1532, 1534), // 384: core/v1.AzureDiskVolumeSource
+    (1534, 1536), // 385: core/v1.PhotonPersistentDiskVolumeSource
+    (1536, 1539), // 386: core/v1.PortworxVolumeSource
+    (1539, 1549), // 387: core/v1.ScaleIOPersistentVolumeSource
+    (1549, 1550), // 388: core/v1.LocalVolumeSource
+    (1550, 1555), // 389: core/v1.StorageOSPersistentVolumeSource
+    (1555, 1564), // 390: core/v1.CSIPersistentVolumeSource
+    (1564, 1565), // 391: core/v1.VolumeNodeAffinity
+    (1565, 1565), // 392: core/v1.VolumeResourceRequirements
+    (1565, 1567), // 393: core/v1.TypedLocalObjectReference
+    (1567, 1569), // 394: core/v1.TypedObjectReference
+    (1569, 1573), // 395: core/v1.PersistentVolumeClaimCondition
+    (1573, 1575), // 396: core/v1.ModifyVolumeStatus
+    (1575, 1606), // 397: core/v1.Volume
+    (1606, 1628), // 398: core/v1.Container
+    (1628, 1651), // 399: core/v1.EphemeralContainer
+    (1651, 1656), // 400: core/v1.PodSecurityContext
+    (1656, 1659), // 401: core/v1.Affinity
+    (1659, 1663), // 402: core/v1.Toleration
+    (1663, 1664), // 403: core/v1.HostAlias
+    (1664, 1665), // 404: core/v1.PodDNSConfig
+    (1665, 1666), // 405: core/v1.PodReadinessGate
+    (1666, 1670), // 406: core/v1.TopologySpreadConstraint
+    (1670, 1671), // 407: core/v1.PodOS
+    (1671, 1672), // 408: core/v1.PodSchedulingGate
+    (1672, 1673), // 409: core/v1.PodResourceClaim
+    (1673, 1674), // 410: core/v1.ResourceRequirements
+    (1674, 1677), // 411: core/v1.WorkloadReference
+    (1677, 1682), // 412: core/v1.PodCondition
+    (1682, 1683), // 413: core/v1.HostIP
+    (1683, 1684), // 414: core/v1.PodIP
+    (1684, 1696), // 415: core/v1.ContainerStatus
+    (1696, 1697), // 416: core/v1.PodResourceClaimStatus
+    (1697, 1699), // 417: core/v1.PodExtendedResourceClaimStatus
+    (1699, 1703), // 418: core/v1.ReplicationControllerCondition
+    (1703, 1704), // 419: core/v1.ScopeSelector
+    (1704, 1708), // 420: core/v1.ServicePort
+    (1708, 1709), // 421: core/v1.SessionAffinityConfig
+    (1709, 1710), // 422: core/v1.LoadBalancerStatus
+    (1710, 1715), // 423: meta/v1.Condition
+    (1715, 1716), // 424: admissionregistration/v1.WebhookClientConfig
+    (1716, 1716), // 425: admissionregistration/v1.RuleWithOperations
+    (1716, 1718), // 426: admissionregistration/v1.MatchCondition
+    (1718, 1720), // 427: admissionregistration/v1.ParamKind
+    (1720, 1724), // 428: admissionregistration/v1.MatchResources
+    (1724, 1727), // 429: admissionregistration/v1.Validation
+    (1727, 1729), // 430: admissionregistration/v1.AuditAnnotation
+    (1729, 1731), // 431: admissionregistration/v1.Variable
+    (1731, 1732), // 432: admissionregistration/v1.TypeChecking
+    (1732, 1735), // 433: admissionregistration/v1.ParamRef
+    (1735, 1737), // 434: admissionregistration/v1beta1.ParamKind
+    (1737, 1741), // 435: admissionregistration/v1beta1.MatchResources
+    (1741, 1743), // 436: admissionregistration/v1beta1.Variable
+    (1743, 1746), // 437: admissionregistration/v1beta1.Mutation
+    (1746, 1748), // 438: admissionregistration/v1beta1.MatchCondition
+    (1748, 1751), // 439: admissionregistration/v1beta1.ParamRef
+    (1751, 1752), // 440: admissionregistration/v1beta1.WebhookClientConfig
+    (1752, 1755), // 441: admissionregistration/v1beta1.Validation
+    (1755, 1757), // 442: admissionregistration/v1beta1.AuditAnnotation
+    (1757, 1758), // 443: admissionregistration/v1beta1.TypeChecking
+    (1758, 1763), // 444: apidiscovery/v2.APIResourceDiscovery
+    (1763, 1768), // 445: apidiscovery/v2beta1.APIResourceDiscovery
+    (1768, 1772), // 446: apiextensions/v1.CustomResourceDefinitionNames
+    (1772, 1780), // 447: apiextensions/v1.CustomResourceDefinitionVersion
+    (1780, 1782), // 448: apiextensions/v1.CustomResourceConversion
+    (1782, 1787), // 449: apiextensions/v1.CustomResourceDefinitionCondition
+    (1787, 1789), // 450: apiregistration/v1.ServiceReference
+    (1789, 1793), // 451: apiregistration/v1.APIServiceCondition
+    (1793, 1795), // 452: apps/v1.DaemonSetUpdateStrategy
+    (1795, 1799), // 453: apps/v1.DaemonSetCondition
+    (1799, 1801), // 454: apps/v1.DeploymentStrategy
+    (1801, 1805), // 455: apps/v1.DeploymentCondition
+    (1805, 1809), // 456: apps/v1.ReplicaSetCondition
+    (1809, 1811), // 457: apps/v1.StatefulSetUpdateStrategy
+    (1811, 1813), // 458: apps/v1.StatefulSetPersistentVolumeClaimRetentionPolicy
+    (1813, 1814), // 459: apps/v1.StatefulSetOrdinals
+    (1814, 1818), // 460: apps/v1.StatefulSetCondition
+    (1818, 1820), // 461: apps/v1beta1.DeploymentStrategy
+    (1820, 1821), // 462: apps/v1beta1.RollbackConfig
+    (1821, 1825), // 463: apps/v1beta1.DeploymentCondition
+    (1825, 1827), // 464: apps/v1beta1.StatefulSetUpdateStrategy
+    (1827, 1829), // 465: apps/v1beta1.StatefulSetPersistentVolumeClaimRetentionPolicy
+    (1829, 1830), // 466: apps/v1beta1.StatefulSetOrdinals
+    (1830, 1834), // 467: apps/v1beta1.StatefulSetCondition
+    (1834, 1836), // 468: apps/v1beta2.DaemonSetUpdateStrategy
+    (1836, 1840), // 469: apps/v1beta2.DaemonSetCondition
+    (1840, 1842), // 470: apps/v1beta2.DeploymentStrategy
+    (1842, 1846), // 471: apps/v1beta2.DeploymentCondition
+    (1846, 1850), // 472: apps/v1beta2.ReplicaSetCondition
+    (1850, 1852), // 473: apps/v1beta2.StatefulSetUpdateStrategy
+    (1852, 1854), // 474: apps/v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy
+    (1854, 1855), // 475: apps/v1beta2.StatefulSetOrdinals
+    (1855, 1859), // 476: apps/v1beta2.StatefulSetCondition
+    (1859, 1861), // 477: authentication/v1.UserInfo
+    (1861, 1865), // 478: authentication/v1.BoundObjectReference
+    (1865, 1867), // 479: authentication/v1beta1.UserInfo
+    (1867, 1876), // 480: authorization/v1.ResourceAttributes
+    (1876, 1878), // 481: authorization/v1.NonResourceAttributes
+    (1878, 1878), // 482: authorization/v1.ResourceRule
+    (1878, 1878), // 483: authorization/v1.NonResourceRule
+    (1878, 1887), // 484: authorization/v1beta1.ResourceAttributes
+    (1887, 1889), // 485: authorization/v1beta1.NonResourceAttributes
+    (1889, 1889), // 486: authorization/v1beta1.ResourceRule
+    (1889, 1889), // 487: authorization/v1beta1.NonResourceRule
+    (1889, 1892), // 488: autoscaling/v1.CrossVersionObjectReference
+    (1892, 1895), // 489: autoscaling/v2.CrossVersionObjectReference
+    (1895, 1901), // 490: autoscaling/v2.MetricSpec
+    (1901, 1903), // 491: autoscaling/v2.HorizontalPodAutoscalerBehavior
+    (1903, 1909), // 492: autoscaling/v2.MetricStatus
+    (1909, 1913), // 493: autoscaling/v2.HorizontalPodAutoscalerCondition
+    (1913, 1916), // 494: autoscaling/v2beta1.CrossVersionObjectReference
+    (1916, 1922), // 495: autoscaling/v2beta1.MetricSpec
+    (1922, 1928), // 496: autoscaling/v2beta1.MetricStatus
+    (1928, 1932), // 497: autoscaling/v2beta1.HorizontalPodAutoscalerCondition
+    (1932, 1935), // 498: autoscaling/v2beta2.CrossVersionObjectReference
+    (1935, 1941), // 499: autoscaling/v2beta2.MetricSpec
+    (1941, 1943), // 500: autoscaling/v2beta2.HorizontalPodAutoscalerBehavior
+    (1943, 1949), // 501: autoscaling/v2beta2.MetricStatus
+    (1949, 1953), // 502: autoscaling/v2beta2.HorizontalPodAutoscalerCondition
+    (1953, 1955), // 503: batch/v1.JobTemplateSpec
+    (1955, 1956), // 504: batch/v1.PodFailurePolicy
+    (1956, 1957), // 505: batch/v1.SuccessPolicy
+    (1957, 1961), // 506: batch/v1.JobCondition
+    (1961, 1961), // 507: batch/v1.UncountedTerminatedPods
+    (1961, 1963), // 508: batch/v1beta1.JobTemplateSpec
+    (1963, 1967), // 509: certificates/v1.CertificateSigningRequestCondition
+    (1967, 1971), // 510: certificates/v1beta1.CertificateSigningRequestCondition
+    (1971, 1971), // 511: discovery/v1.EndpointConditions
+    (1971, 1973), // 512: discovery/v1.EndpointHints
+    (1973, 1973), // 513: discovery/v1beta1.EndpointConditions
+    (1973, 1975), // 514: discovery/v1beta1.EndpointHints
+    (1975, 1977), // 515: extensions/v1beta1.DaemonSetUpdateStrategy
+    (1977, 1981), // 516: extensions/v1beta1.DaemonSetCondition
+    (1981, 1983), // 517: extensions/v1beta1.DeploymentStrategy
+    (1983, 1984), // 518: extensions/v1beta1.RollbackConfig
+    (1984, 1988), // 519: extensions/v1beta1.DeploymentCondition
+    (1988, 1990), // 520: extensions/v1beta1.IngressBackend
+    (1990, 1991), // 521: extensions/v1beta1.IngressTLS
+    (1991, 1993), // 522: extensions/v1beta1.IngressRule
+    (1993, 1994), // 523: extensions/v1beta1.IngressLoadBalancerStatus
+    (1994, 1996), // 524: extensions/v1beta1.NetworkPolicyIngressRule
+    (1996, 1998), // 525: extensions/v1beta1.NetworkPolicyEgressRule
+    (1998, 2002), // 526: extensions/v1beta1.ReplicaSetCondition
+    (2002, 2003), // 527: flowcontrol/v1.PriorityLevelConfigurationReference
+    (2003, 2004), // 528: flowcontrol/v1.FlowDistinguisherMethod
+    (2004, 2007), // 529: flowcontrol/v1.PolicyRulesWithSubjects
+    (2007, 2011), // 530: flowcontrol/v1.FlowSchemaCondition
+    (2011, 2012), // 531: flowcontrol/v1.LimitedPriorityLevelConfiguration
+    (2012, 2012), // 532: flowcontrol/v1.ExemptPriorityLevelConfiguration
+    (2012, 2016), // 533: flowcontrol/v1.PriorityLevelConfigurationCondition
+    (2016, 2017), // 534: flowcontrol/v1beta1.PriorityLevelConfigurationReference
+    (2017, 2018), // 535: flowcontrol/v1beta1.FlowDistinguisherMethod
+    (2018, 2021), // 536: flowcontrol/v1beta1.PolicyRulesWithSubjects
+    (2021, 2025), // 537: flowcontrol/v1beta1.FlowSchemaCondition
+    (2025, 2027), // 538: flowcontrol/v1beta1.LimitedPriorityLevelConfiguration
+    (2027, 2027), // 539: flowcontrol/v1beta1.ExemptPriorityLevelConfiguration
+    (2027, 2031), // 540: flowcontrol/v1beta1.PriorityLevelConfigurationCondition
+    (2031, 2032), // 541: flowcontrol/v1beta2.PriorityLevelConfigurationReference
+    (2032, 2033), // 542: flowcontrol/v1beta2.FlowDistinguisherMethod
+    (2033, 2036), // 543: flowcontrol/v1beta2.PolicyRulesWithSubjects
+    (2036, 2040), // 544: flowcontrol/v1beta2.FlowSchemaCondition
+    (2040, 2042), // 545: flowcontrol/v1beta2.LimitedPriorityLevelConfiguration
+    (2042, 2042), // 546: flowcontrol/v1beta2.ExemptPriorityLevelConfiguration
+    (2042, 2046), // 547: flowcontrol/v1beta2.PriorityLevelConfigurationCondition
+    (2046, 2047), // 548: flowcontrol/v1beta3.PriorityLevelConfigurationReference
+    (2047, 2048), // 549: flowcontrol/v1beta3.FlowDistinguisherMethod
+    (2048, 2051), // 550: flowcontrol/v1beta3.PolicyRulesWithSubjects
+    (2051, 2055), // 551: flowcontrol/v1beta3.FlowSchemaCondition
+    (2055, 2057), // 552: flowcontrol/v1beta3.LimitedPriorityLevelConfiguration
+    (2057, 2057), // 553: flowcontrol/v1beta3.ExemptPriorityLevelConfiguration
+    (2057, 2061), // 554: flowcontrol/v1beta3.PriorityLevelConfigurationCondition
+    (2061, 2064), // 555: meta/v1.StatusCause
+    (2064, 2068), // 556: meta/v1.TableRowCondition
+    (2068, 2072), // 557: networking/v1.ParentReference
+    (2072, 2074), // 558: networking/v1.IngressBackend
+    (2074, 2075), // 559: networking/v1.IngressTLS
+    (2075, 2077), // 560: networking/v1.IngressRule
+    (2077, 2078), // 561: networking/v1.IngressLoadBalancerStatus
+    (2078, 2080), // 562: networking/v1.IngressClassParametersReference
+    (2080, 2082), // 563: networking/v1.NetworkPolicyIngressRule
+    (2082, 2084), // 564: networking/v1.NetworkPolicyEgressRule
+    (2084, 2088), // 565: networking/v1beta1.ParentReference
+    (2088, 2090), // 566: networking/v1beta1.IngressBackend
+    (2090, 2091), // 567: networking/v1beta1.IngressTLS
+    (2091, 2093), // 568: networking/v1beta1.IngressRule
+    (2093, 2094), // 569: networking/v1beta1.IngressLoadBalancerStatus
+    (2094, 2096), // 570: networking/v1beta1.IngressClassParametersReference
+    (2096, 2096), // 571: meta/v1.Preconditions
+    (2096, 2097), // 572: resource/v1.DeviceSelector
+    (2097, 2098), // 573: resource/v1.DeviceClassConfiguration
+    (2098, 2101), // 574: resource/v1.DeviceClaim
+    (2101, 2103), // 575: resource/v1.AllocationResult
+    (2103, 2107), // 576: resource/v1.ResourceClaimConsumerReference
+    (2107, 2112), // 577: resource/v1.AllocatedDeviceStatus
+    (2112, 2115), // 578: resource/v1.ResourcePool
+    (2115, 2116), // 579: core/v1.NodeSelector
+    (2116, 2122), // 580: resource/v1.Device
+    (2122, 2124), // 581: resource/v1.CounterSet
+    (2124, 2125), // 582: resource/v1beta1.DeviceSelector
+    (2125, 2126), // 583: resource/v1beta1.DeviceClassConfiguration
+    (2126, 2129), // 584: resource/v1beta1.DeviceClaim
+    (2129, 2131), // 585: resource/v1beta1.AllocationResult
+    (2131, 2135), // 586: resource/v1beta1.ResourceClaimConsumerReference
+    (2135, 2140), // 587: resource/v1beta1.AllocatedDeviceStatus
+    (2140, 2143), // 588: resource/v1beta1.ResourcePool
+    (2143, 2145), // 589: resource/v1beta1.Device
+    (2145, 2147), // 590: resource/v1beta1.CounterSet
+    (2147, 2148), // 591: resource/v1beta2.DeviceSelector
+    (2148, 2149), // 592: resource/v1beta2.DeviceClassConfiguration
+    (2149, 2152), // 593: resource/v1beta2.DeviceClaim
+    (2152, 2154), // 594: resource/v1beta2.AllocationResult
+    (2154, 2158), // 595: resource/v1beta2.ResourceClaimConsumerReference
+    (2158, 2163), // 596: resource/v1beta2.AllocatedDeviceStatus
+    (2163, 2166), // 597: resource/v1beta2.ResourcePool
+    (2166, 2172), // 598: resource/v1beta2.Device
+    (2172, 2174), // 599: resource/v1beta2.CounterSet
+    (2174, 2175), // 600: storage/v1.TokenRequest
+    (2175, 2178), // 601: storage/v1.CSINodeDriver
+    (2178, 2180), // 602: meta/v1.LabelSelectorRequirement
+    (2180, 2181), // 603: core/v1.TopologySelectorLabelRequirement
+    (2181, 2182), // 604: storage/v1.VolumeAttachmentSource
+    (2182, 2183), // 605: storage/v1.VolumeError
+    (2183, 2184), // 606: storage/v1beta1.TokenRequest
+    (2184, 2187), // 607: storage/v1beta1.CSINodeDriver
+    (2187, 2188), // 608: storage/v1beta1.VolumeAttachmentSource
+    (2188, 2189), // 609: storage/v1beta1.VolumeError
+    (2189, 2191), // 610: meta/v1.GroupResource
+    (2191, 2196), // 611: core/v1.ConfigMapNodeConfigSource
+    (2196, 2197), // 612: core/v1.DaemonEndpoint
+    (2197, 2197), // 613: core/v1.NodeSwapStatus
+    (2197, 2197), // 614: core/v1.NodeRuntimeHandlerFeatures
+    (2197, 2199), // 615: core/v1.SecretReference
+    (2199, 2200), // 616: core/v1.EmptyDirVolumeSource
+    (2200, 2203), // 617: core/v1.GitRepoVolumeSource
+    (2203, 2205), // 618: core/v1.SecretVolumeSource
+    (2205, 2214), // 619: core/v1.ISCSIVolumeSource
+    (2214, 2217), // 620: core/v1.GlusterfsVolumeSource
+    (2217, 2219), // 621: core/v1.PersistentVolumeClaimVolumeSource
+    (2219, 2226), // 622: core/v1.RBDVolumeSource
+    (2226, 2230), // 623: core/v1.FlexVolumeSource
+    (2230, 2234), // 624: core/v1.CinderVolumeSource
+    (2234, 2239), // 625: core/v1.CephFSVolumeSource
+    (2239, 2240), // 626: core/v1.DownwardAPIVolumeSource
+    (2240, 2243), // 627: core/v1.AzureFileVolumeSource
+    (2243, 2245), // 628: core/v1.ConfigMapVolumeSource
+    (2245, 2246), // 629: core/v1.ProjectedVolumeSource
+    (2246, 2256), // 630: core/v1.ScaleIOVolumeSource
+    (2256, 2261), // 631: core/v1.StorageOSVolumeSource
+    (2261, 2263), // 632: core/v1.CSIVolumeSource
+    (2263, 2264), // 633: core/v1.EphemeralVolumeSource
+    (2264, 2266), // 634: core/v1.ImageVolumeSource
+    (2266, 2271), // 635: core/v1.ContainerPort
+    (2271, 2274), // 636: core/v1.EnvFromSource
+    (2274, 2277), // 637: core/v1.EnvVar
+    (2277, 2279), // 638: core/v1.ContainerResizePolicy
+    (2279, 2281), // 639: core/v1.ContainerRestartRule
+    (2281, 2286), // 640: core/v1.VolumeMount
+    (2286, 2288), // 641: core/v1.VolumeDevice
+    (2288, 2297), // 642: core/v1.Probe
+    (2297, 2299), // 643: core/v1.Lifecycle
+    (2299, 2304), // 644: core/v1.SecurityContext
+    (2304, 2308), // 645: core/v1.SELinuxOptions
+    (2308, 2308), // 646: core/v1.WindowsSecurityContextOptions
+    (2308, 2310), // 647: core/v1.Sysctl
+    (2310, 2311), // 648: core/v1.SeccompProfile
+    (2311, 2312), // 649: core/v1.AppArmorProfile
+    (2312, 2314), // 650: core/v1.NodeAffinity
+    (2314, 2316), // 651: core/v1.PodAffinity
+    (2316, 2318), // 652: core/v1.PodAntiAffinity
+    (2318, 2319), // 653: core/v1.PodDNSConfigOption
+    (2319, 2321), // 654: core/v1.ResourceClaim
+    (2321, 2324), // 655: core/v1.ContainerState
+    (2324, 2327), // 656: core/v1.VolumeMountStatus
+    (2327, 2328), // 657: core/v1.ContainerUser
+    (2328, 2330), // 658: core/v1.ResourceStatus
+    (2330, 2333), // 659: core/v1.ContainerExtendedResourceRequest
+    (2333, 2335), // 660: core/v1.ScopedResourceSelectorRequirement
+    (2335, 2335), // 661: core/v1.ClientIPConfig
+    (2335, 2338), // 662: core/v1.LoadBalancerIngress
+    (2338, 2340), // 663: admissionregistration/v1.ServiceReference
+    (2340, 2340), // 664: admissionregistration/v1.NamedRuleWithOperations
+    (2340, 2342), // 665: admissionregistration/v1.ExpressionWarning
+    (2342, 2342), // 666: admissionregistration/v1beta1.NamedRuleWithOperations
+    (2342, 2343), // 667: admissionregistration/v1beta1.ApplyConfiguration
+    (2343, 2344), // 668: admissionregistration/v1beta1.JSONPatch
+    (2344, 2346), // 669: admissionregistration/v1beta1.ServiceReference
+    (2346, 2348), // 670: admissionregistration/v1beta1.ExpressionWarning
+    (2348, 2351), // 671: meta/v1.GroupVersionKind
+    (2351, 2354), // 672: apidiscovery/v2.APISubresourceDiscovery
+    (2354, 2357), // 673: apidiscovery/v2beta1.APISubresourceDiscovery
+    (2357, 2358), // 674: apiextensions/v1.CustomResourceValidation
+    (2358, 2360), // 675: apiextensions/v1.CustomResourceSubresources
+    (2360, 2366), // 676: apiextensions/v1.CustomResourceColumnDefinition
+    (2366, 2367), // 677: apiextensions/v1.SelectableField
+    (2367, 2368), // 678: apiextensions/v1.WebhookConversion
+    (2368, 2368), // 679: apps/v1.RollingUpdateDaemonSet
+    (2368, 2368), // 680: apps/v1.RollingUpdateDeployment
+    (2368, 2368), // 681: apps/v1.RollingUpdateStatefulSetStrategy
+    (2368, 2368), // 682: apps/v1beta1.RollingUpdateDeployment
+    (2368, 2368), // 683: apps/v1beta1.RollingUpdateStatefulSetStrategy
+    (2368, 2368), // 684: apps/v1beta2.RollingUpdateDaemonSet
+    (2368, 2368), // 685: apps/v1beta2.RollingUpdateDeployment
+    (2368, 2368), // 686: apps/v1beta2.RollingUpdateStatefulSetStrategy
+    (2368, 2370), // 687: authorization/v1.FieldSelectorAttributes
+    (2370, 2372), // 688: authorization/v1.LabelSelectorAttributes
+    (2372, 2375), // 689: autoscaling/v2.ObjectMetricSource
+    (2375, 2377), // 690: autoscaling/v2.PodsMetricSource
+    (2377, 2379), // 691: autoscaling/v2.ResourceMetricSource
+    (2379, 2382), // 692: autoscaling/v2.ContainerResourceMetricSource
+    (2382, 2384), // 693: autoscaling/v2.ExternalMetricSource
+    (2384, 2385), // 694: autoscaling/v2.HPAScalingRules
+    (2385, 2388), // 695: autoscaling/v2.ObjectMetricStatus
+    (2388, 2390), // 696: autoscaling/v2.PodsMetricStatus
+    (2390, 2392), // 697: autoscaling/v2.ResourceMetricStatus
+    (2392, 2395), // 698: autoscaling/v2.ContainerResourceMetricStatus
+    (2395, 2397), // 699: autoscaling/v2.ExternalMetricStatus
+    (2397, 2400), // 700: autoscaling/v2beta1.ObjectMetricSource
+    (2400, 2402), // 701: autoscaling/v2beta1.PodsMetricSource
+    (2402, 2403), // 702: autoscaling/v2beta1.ResourceMetricSource
+    (2403, 2405), // 703: autoscaling/v2beta1.ContainerResourceMetricSource
+    (2405, 2407), // 704: autoscaling/v2beta1.ExternalMetricSource
+    (2407, 2410), // 705: autoscaling/v2beta1.ObjectMetricStatus
+    (2410, 2412), // 706: autoscaling/v2beta1.PodsMetricStatus
+    (2412, 2413), // 707: autoscaling/v2beta1.ResourceMetricStatus
+    (2413, 2415), // 708: autoscaling/v2beta1.ContainerResourceMetricStatus
+    (2415, 2417), // 709: autoscaling/v2beta1.ExternalMetricStatus
+    (2417, 2420), // 710: autoscaling/v2beta2.ObjectMetricSource
+    (2420, 2422), // 711: autoscaling/v2beta2.PodsMetricSource
+    (2422, 2424), // 712: autoscaling/v2beta2.ResourceMetricSource
+    (2424, 2427), // 713: autoscaling/v2beta2.ContainerResourceMetricSource
+    (2427, 2429), // 714: autoscaling/v2beta2.ExternalMetricSource
+    (2429, 2430), // 715: autoscaling/v2beta2.HPAScalingRules
+    (2430, 2433), // 716: autoscaling/v2beta2.ObjectMetricStatus
+    (2433, 2435), // 717: autoscaling/v2beta2.PodsMetricStatus
+    (2435, 2437), // 718: autoscaling/v2beta2.ResourceMetricStatus
+    (2437, 2440), // 719: autoscaling/v2beta2.ContainerResourceMetricStatus
+    (2440, 2442), // 720: autoscaling/v2beta2.ExternalMetricStatus
+    (2442, 2445), // 721: batch/v1.PodFailurePolicyRule
+    (2445, 2445), // 722: batch/v1.SuccessPolicyRule
+    (2445, 2446), // 723: discovery/v1.ForZone
+    (2446, 2447), // 724: discovery/v1.ForNode
+    (2447, 2448), // 725: discovery/v1beta1.ForZone
+    (2448, 2449), // 726: discovery/v1beta1.ForNode
+    (2449, 2449), // 727: extensions/v1beta1.RollingUpdateDaemonSet
+    (2449, 2449), // 728: extensions/v1beta1.RollingUpdateDeployment
+    (2449, 2450), // 729: extensions/v1beta1.HTTPIngressRuleValue
+    (2450, 2453), // 730: extensions/v1beta1.IngressLoadBalancerIngress
+    (2453, 2453), // 731: extensions/v1beta1.NetworkPolicyPort
+    (2453, 2456), // 732: extensions/v1beta1.NetworkPolicyPeer
+    (2456, 2460), // 733: flowcontrol/v1.Subject
+    (2460, 2461), // 734: flowcontrol/v1.ResourcePolicyRule
+    (2461, 2461), // 735: flowcontrol/v1.NonResourcePolicyRule
+    (2461, 2463), // 736: flowcontrol/v1.LimitResponse
+    (2463, 2467), // 737: flowcontrol/v1beta1.Subject
+    (2467, 2468), // 738: flowcontrol/v1beta1.ResourcePolicyRule
+    (2468, 2468), // 739: flowcontrol/v1beta1.NonResourcePolicyRule
+    (2468, 2470), // 740: flowcontrol/v1beta1.LimitResponse
+    (2470, 2474), // 741: flowcontrol/v1beta2.Subject
+    (2474, 2475), // 742: flowcontrol/v1beta2.ResourcePolicyRule
+    (2475, 2475), // 743: flowcontrol/v1beta2.NonResourcePolicyRule
+    (2475, 2477), // 744: flowcontrol/v1beta2.LimitResponse
+    (2477, 2481), // 745: flowcontrol/v1beta3.Subject
+    (2481, 2482), // 746: flowcontrol/v1beta3.ResourcePolicyRule
+    (2482, 2482), // 747: flowcontrol/v1beta3.NonResourcePolicyRule
+    (2482, 2484), // 748: flowcontrol/v1beta3.LimitResponse
+    (2484, 2486), // 749: networking/v1.IngressServiceBackend
+    (2486, 2487), // 750: networking/v1.HTTPIngressRuleValue
+    (2487, 2490), // 751: networking/v1.IngressLoadBalancerIngress
+    (2490, 2490), // 752: networking/v1.NetworkPolicyPort
+    (2490, 2493), // 753: networking/v1.NetworkPolicyPeer
+    (2493, 2494), // 754: networking/v1beta1.HTTPIngressRuleValue
+    (2494, 2497), // 755: networking/v1beta1.IngressLoadBalancerIngress
+    (2497, 2498), // 756: resource/v1.CELDeviceSelector
+    (2498, 2499), // 757: resource/v1.OpaqueDeviceConfiguration
+    (2499, 2502), // 758: resource/v1.DeviceRequest
+    (2502, 2502), // 759: resource/v1.DeviceConstraint
+    (2502, 2503), // 760: resource/v1.DeviceClaimConfiguration
+    (2503, 2505), // 761: resource/v1.DeviceAllocationResult
+    (2505, 2507), // 762: resource/v1.NetworkDeviceData
+    (2507, 2509), // 763: core/v1.NodeSelectorTerm
+    (2509, 2509), // 764: resource/v1.DeviceAttribute
+    (2509, 2510), // 765: resource/v1.DeviceCapacity
+    (2510, 2512), // 766: resource/v1.DeviceCounterConsumption
+    (2512, 2515), // 767: resource/v1.DeviceTaint
+    (2515, 2515), // 768: resource/v1.Counter
+    (2515, 2516), // 769: resource/v1beta1.CELDeviceSelector
+    (2516, 2517), // 770: resource/v1beta1.OpaqueDeviceConfiguration
+    (2517, 2525), // 771: resource/v1beta1.DeviceRequest
+    (2525, 2525), // 772: resource/v1beta1.DeviceConstraint
+    (2525, 2526), // 773: resource/v1beta1.DeviceClaimConfiguration
+    (2526, 2528), // 774: resource/v1beta1.DeviceAllocationResult
+    (2528, 2530), // 775: resource/v1beta1.NetworkDeviceData
+    (2530, 2535), // 776: resource/v1beta1.BasicDevice
+    (2535, 2535), // 777: resource/v1beta1.Counter
+    (2535, 2536), // 778: resource/v1beta2.CELDeviceSelector
+    (2536, 2537), // 779: resource/v1beta2.OpaqueDeviceConfiguration
+    (2537, 2540), // 780: resource/v1beta2.DeviceRequest
+    (2540, 2540), // 781: resource/v1beta2.DeviceConstraint
+    (2540, 2541), // 782: resource/v1beta2.DeviceClaimConfiguration
+    (2541, 2543), // 783: resource/v1beta2.DeviceAllocationResult
+    (2543, 2545), // 784: resource/v1beta2.NetworkDeviceData
+    (2545, 2545), // 785: resource/v1beta2.DeviceAttribute
+    (2545, 2546), // 786: resource/v1beta2.DeviceCapacity
+    (2546, 2548), // 787: resource/v1beta2.DeviceCounterConsumption
+    (2548, 2551), // 788: resource/v1beta2.DeviceTaint
+    (2551, 2551), // 789: resource/v1beta2.Counter
+    (2551, 2551), // 790: storage/v1.VolumeNodeResources
+    (2551, 2551), // 791: storage/v1beta1.VolumeNodeResources
+    (2551, 2553), // 792: core/v1.KeyToPath
+    (2553, 2556), // 793: core/v1.DownwardAPIVolumeFile
+    (2556, 2562), // 794: core/v1.VolumeProjection
+    (2562, 2564), // 795: core/v1.PersistentVolumeClaimTemplate
+    (2564, 2565), // 796: core/v1.ConfigMapEnvSource
+    (2565, 2566), // 797: core/v1.SecretEnvSource
+    (2566, 2571), // 798: core/v1.EnvVarSource
+    (2571, 2572), // 799: core/v1.ContainerRestartRuleOnExitCodes
+    (2572, 2572), // 800: core/v1.ExecAction
+    (2572, 2576), // 801: core/v1.HTTPGetAction
+    (2576, 2577), // 802: core/v1.TCPSocketAction
+    (2577, 2578), // 803: core/v1.GRPCAction
+    (2578, 2582), // 804: core/v1.LifecycleHandler
+    (2582, 2582), // 805: core/v1.Capabilities
+    (2582, 2584), // 806: core/v1.PreferredSchedulingTerm
+    (2584, 2587), // 807: core/v1.PodAffinityTerm
+    (2587, 2589), // 808: core/v1.WeightedPodAffinityTerm
+    (2589, 2591), // 809: core/v1.ContainerStateWaiting
+    (2591, 2591), // 810: core/v1.ContainerStateRunning
+    (2591, 2596), // 811: core/v1.ContainerStateTerminated
+    (2596, 2598), // 812: core/v1.LinuxContainerUser
+    (2598, 2600), // 813: core/v1.ResourceHealth
+    (2600, 2602), // 814: core/v1.PortStatus
+    (2602, 2623), // 815: apiextensions/v1.JSONSchemaProps
+    (2623, 2623), // 816: apiextensions/v1.CustomResourceSubresourceStatus
+    (2623, 2625), // 817: apiextensions/v1.CustomResourceSubresourceScale
+    (2625, 2626), // 818: apiextensions/v1.WebhookClientConfig
+    (2626, 2628), // 819: meta/v1.FieldSelectorRequirement
+    (2628, 2629), // 820: autoscaling/v2.MetricTarget
+    (2629, 2631), // 821: autoscaling/v2.MetricIdentifier
+    (2631, 2634), // 822: autoscaling/v2.HPAScalingPolicy
+    (2634, 2634), // 823: autoscaling/v2.MetricValueStatus
+    (2634, 2635), // 824: autoscaling/v2beta2.MetricTarget
+    (2635, 2637), // 825: autoscaling/v2beta2.MetricIdentifier
+    (2637, 2640), // 826: autoscaling/v2beta2.HPAScalingPolicy
+    (2640, 2640), // 827: autoscaling/v2beta2.MetricValueStatus
+    (2640, 2641), // 828: batch/v1.PodFailurePolicyOnExitCodesRequirement
+    (2641, 2643), // 829: batch/v1.PodFailurePolicyOnPodConditionsPattern
+    (2643, 2645), // 830: extensions/v1beta1.HTTPIngressPath
+    (2645, 2647), // 831: extensions/v1beta1.IngressPortStatus
+    (2647, 2648), // 832: extensions/v1beta1.IPBlock
+    (2648, 2649), // 833: flowcontrol/v1.UserSubject
+    (2649, 2650), // 834: flowcontrol/v1.GroupSubject
+    (2650, 2652), // 835: flowcontrol/v1.ServiceAccountSubject
+    (2652, 2655), // 836: flowcontrol/v1.QueuingConfiguration
+    (2655, 2656), // 837: flowcontrol/v1beta1.UserSubject
+    (2656, 2657), // 838: flowcontrol/v1beta1.GroupSubject
+    (2657, 2659), // 839: flowcontrol/v1beta1.ServiceAccountSubject
+    (2659, 2662), // 840: flowcontrol/v1beta1.QueuingConfiguration
+    (2662, 2663), // 841: flowcontrol/v1beta2.UserSubject
+    (2663, 2664), // 842: flowcontrol/v1beta2.GroupSubject
+    (2664, 2666), // 843: flowcontrol/v1beta2.ServiceAccountSubject
+    (2666, 2669), // 844: flowcontrol/v1beta2.QueuingConfiguration
+    (2669, 2670), // 845: flowcontrol/v1beta3.UserSubject
+    (2670, 2671), // 846: flowcontrol/v1beta3.GroupSubject
+    (2671, 2673), // 847: flowcontrol/v1beta3.ServiceAccountSubject
+    (2673, 2676), // 848: flowcontrol/v1beta3.QueuingConfiguration
+    (2676, 2678), // 849: networking/v1.ServiceBackendPort
+    (2678, 2680), // 850: networking/v1.HTTPIngressPath
+    (2680, 2682), // 851: networking/v1.IngressPortStatus
+    (2682, 2683), // 852: networking/v1.IPBlock
+    (2683, 2685), // 853: networking/v1beta1.HTTPIngressPath
+    (2685, 2687), // 854: networking/v1beta1.IngressPortStatus
+    (2687, 2693), // 855: resource/v1.ExactDeviceRequest
+    (2693, 2700), // 856: resource/v1.DeviceSubRequest
+    (2700, 2705), // 857: resource/v1.DeviceRequestAllocationResult
+    (2705, 2707), // 858: resource/v1.DeviceAllocationConfiguration
+    (2707, 2709), // 859: core/v1.NodeSelectorRequirement
+    (2709, 2710), // 860: resource/v1.CapacityRequestPolicy
+    (2710, 2717), // 861: resource/v1beta1.DeviceSubRequest
+    (2717, 2721), // 862: resource/v1beta1.DeviceToleration
+    (2721, 2721), // 863: resource/v1beta1.CapacityRequirements
+    (2721, 2726), // 864: resource/v1beta1.DeviceRequestAllocationResult
+    (2726, 2728), // 865: resource/v1beta1.DeviceAllocationConfiguration
+    (2728, 2728), // 866: resource/v1beta1.DeviceAttribute
+    (2728, 2729), // 867: resource/v1beta1.DeviceCapacity
+    (2729, 2731), // 868: resource/v1beta1.DeviceCounterConsumption
+    (2731, 2734), // 869: resource/v1beta1.DeviceTaint
+    (2734, 2740), // 870: resource/v1beta2.ExactDeviceRequest
+    (2740, 2747), // 871: resource/v1beta2.DeviceSubRequest
+    (2747, 2752), // 872: resource/v1beta2.DeviceRequestAllocationResult
+    (2752, 2754), // 873: resource/v1beta2.DeviceAllocationConfiguration
+    (2754, 2755), // 874: resource/v1beta2.CapacityRequestPolicy
+    (2755, 2757), // 875: core/v1.ObjectFieldSelector
+    (2757, 2759), // 876: core/v1.ResourceFieldSelector
+    (2759, 2761), // 877: core/v1.SecretProjection
+    (2761, 2762), // 878: core/v1.DownwardAPIProjection
+    (2762, 2764), // 879: core/v1.ConfigMapProjection
+    (2764, 2766), // 880: core/v1.ServiceAccountTokenProjection
+    (2766, 2768), // 881: core/v1.ClusterTrustBundleProjection
+    (2768, 2773), // 882: core/v1.PodCertificateProjection
+    (2773, 2775), // 883: core/v1.ConfigMapKeySelector
+    (2775, 2777), // 884: core/v1.SecretKeySelector
+    (2777, 2780), // 885: core/v1.FileKeySelector
+    (2780, 2782), // 886: core/v1.HTTPHeader
+    (2782, 2783), // 887: core/v1.SleepAction
+    (2783, 2785), // 888: apiextensions/v1.ExternalDocumentation
+    (2785, 2789), // 889: apiextensions/v1.ValidationRule
+    (2789, 2791), // 890: apiextensions/v1.ServiceReference
+    (2791, 2795), // 891: resource/v1.DeviceToleration
+    (2795, 2795), // 892: resource/v1.CapacityRequirements
+    (2795, 2795), // 893: resource/v1.CapacityRequestPolicyRange
+    (2795, 2796), // 894: resource/v1beta1.CapacityRequestPolicy
+    (2796, 2800), // 895: resource/v1beta2.DeviceToleration
+    (2800, 2800), // 896: resource/v1beta2.CapacityRequirements
+    (2800, 2800), // 897: resource/v1beta2.CapacityRequestPolicyRange
+    (2800, 2800), // 898: resource/v1beta1.CapacityRequestPolicyRange
+];
+
+/// The fields of every struct, each struct's by JSON name (a name), sorted
 /// (an inlined struct's fields among its own).
 #[rustfmt::skip]
-pub(super) static TYPES: &[&[(&str, Field)]] = &[
-    // 0: core/v1.Binding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("target", Value(148))],
-    // 1: core/v1.ComponentStatus
-    &[("apiVersion", Zero), ("conditions", Each(149)), ("kind", Zero), ("metadata", Value(147))],
-    // 2: core/v1.ConfigMap
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147))],
-    // 3: core/v1.Endpoints
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("subsets", Each(150))],
-    // 4: core/v1.Event
-    &[("action", Zero), ("apiVersion", Zero), ("count", Zero), ("involvedObject", Value(148)), ("kind", Zero), ("message", Zero), ("metadata", Value(147)), ("reason", Zero), ("related", Pointer(148)), ("reportingComponent", Zero), ("reportingInstance", Zero), ("series", Pointer(152)), ("source", Value(151)), ("type", Zero)],
-    // 5: core/v1.LimitRange
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(153))],
-    // 6: core/v1.Namespace
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(154)), ("status", Value(155))],
-    // 7: core/v1.Node
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(156)), ("status", Value(157))],
-    // 8: core/v1.PersistentVolume
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(158)), ("status", Value(159))],
-    // 9: core/v1.PersistentVolumeClaim
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(160)), ("status", Value(161))],
-    // 10: core/v1.Pod
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(162)), ("status", Value(163))],
-    // 11: core/v1.PodStatusResult
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("status", Value(163))],
-    // 12: core/v1.PodTemplate
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("template", Value(164))],
-    // 13: core/v1.RangeAllocation
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("range", Zero)],
-    // 14: core/v1.ReplicationController
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(165)), ("status", Value(166))],
-    // 15: core/v1.ResourceQuota
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(167)), ("status", Value(168))],
-    // 16: core/v1.Secret
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("type", Zero)],
-    // 17: core/v1.Service
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(169)), ("status", Value(170))],
-    // 18: core/v1.ServiceAccount
-    &[("apiVersion", Zero), ("imagePullSecrets", Each(171)), ("kind", Zero), ("metadata", Value(147)), ("secrets", Each(148))],
-    // 19: admissionregistration/v1.MutatingWebhookConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("webhooks", Each(172))],
-    // 20: admissionregistration/v1.ValidatingAdmissionPolicy
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(173)), ("status", Value(174))],
-    // 21: admissionregistration/v1.ValidatingAdmissionPolicyBinding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(175))],
-    // 22: admissionregistration/v1.ValidatingWebhookConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("webhooks", Each(176))],
-    // 23: admissionregistration/v1beta1.MutatingAdmissionPolicy
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(177))],
-    // 24: admissionregistration/v1beta1.MutatingAdmissionPolicyBinding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(178))],
-    // 25: admissionregistration/v1beta1.MutatingWebhookConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("webhooks", Each(179))],
-    // 26: admissionregistration/v1beta1.ValidatingAdmissionPolicy
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(180)), ("status", Value(181))],
-    // 27: admissionregistration/v1beta1.ValidatingAdmissionPolicyBinding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(182))],
-    // 28: admissionregistration/v1beta1.ValidatingWebhookConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("webhooks", Each(183))],
-    // 29: apidiscovery/v2.APIGroupDiscovery
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("versions", Each(184))],
-    // 30: apidiscovery/v2beta1.APIGroupDiscovery
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("versions", Each(185))],
-    // 31: apiextensions/v1.CustomResourceDefinition
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(186)), ("status", Value(187))],
-    // 32: apiregistration/v1.APIService
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(188)), ("status", Value(189))],
-    // 33: apps/v1.ControllerRevision
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("revision", Zero)],
-    // 34: apps/v1.DaemonSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(190)), ("status", Value(191))],
-    // 35: apps/v1.Deployment
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(192)), ("status", Value(193))],
-    // 36: apps/v1.ReplicaSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(194)), ("status", Value(195))],
-    // 37: apps/v1.StatefulSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(196)), ("status", Value(197))],
-    // 38: apps/v1beta1.ControllerRevision
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("revision", Zero)],
-    // 39: apps/v1beta1.Deployment
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(198)), ("status", Value(199))],
-    // 40: apps/v1beta1.Scale
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(200)), ("status", Value(201))],
-    // 41: apps/v1beta1.StatefulSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(202)), ("status", Value(203))],
-    // 42: apps/v1beta2.ControllerRevision
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("revision", Zero)],
-    // 43: apps/v1beta2.DaemonSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(204)), ("status", Value(205))],
-    // 44: apps/v1beta2.Deployment
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(206)), ("status", Value(207))],
-    // 45: apps/v1beta2.ReplicaSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(208)), ("status", Value(209))],
-    // 46: apps/v1beta2.Scale
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(210)), ("status", Value(211))],
-    // 47: apps/v1beta2.StatefulSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(212)), ("status", Value(213))],
-    // 48: authentication/v1.SelfSubjectReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("status", Value(214))],
-    // 49: authentication/v1.TokenRequest
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(215)), ("status", Value(216))],
-    // 50: authentication/v1.TokenReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(217)), ("status", Value(218))],
-    // 51: authentication/v1beta1.SelfSubjectReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("status", Value(219))],
-    // 52: authentication/v1beta1.TokenReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(220)), ("status", Value(221))],
-    // 53: authorization/v1.LocalSubjectAccessReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(222)), ("status", Value(223))],
-    // 54: authorization/v1.SelfSubjectAccessReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(224)), ("status", Value(223))],
-    // 55: authorization/v1.SelfSubjectRulesReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(225)), ("status", Value(226))],
-    // 56: authorization/v1.SubjectAccessReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(222)), ("status", Value(223))],
-    // 57: authorization/v1beta1.LocalSubjectAccessReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(227)), ("status", Value(228))],
-    // 58: authorization/v1beta1.SelfSubjectAccessReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(229)), ("status", Value(228))],
-    // 59: authorization/v1beta1.SelfSubjectRulesReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(230)), ("status", Value(231))],
-    // 60: authorization/v1beta1.SubjectAccessReview
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(227)), ("status", Value(228))],
-    // 61: autoscaling/v1.HorizontalPodAutoscaler
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(232)), ("status", Value(233))],
-    // 62: autoscaling/v1.Scale
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(234)), ("status", Value(235))],
-    // 63: autoscaling/v2.HorizontalPodAutoscaler
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(236)), ("status", Value(237))],
-    // 64: autoscaling/v2beta1.HorizontalPodAutoscaler
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(238)), ("status", Value(239))],
-    // 65: autoscaling/v2beta2.HorizontalPodAutoscaler
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(240)), ("status", Value(241))],
-    // 66: batch/v1.CronJob
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(242)), ("status", Value(243))],
-    // 67: batch/v1.Job
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(244)), ("status", Value(245))],
-    // 68: batch/v1beta1.CronJob
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(246)), ("status", Value(247))],
-    // 69: certificates/v1.CertificateSigningRequest
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(248)), ("status", Value(249))],
-    // 70: certificates/v1beta1.CertificateSigningRequest
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(250)), ("status", Value(251))],
-    // 71: certificates/v1beta1.ClusterTrustBundle
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(252))],
-    // 72: certificates/v1beta1.PodCertificateRequest
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(253)), ("status", Value(254))],
-    // 73: coordination/v1.Lease
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(255))],
-    // 74: coordination/v1beta1.Lease
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(256))],
-    // 75: coordination/v1beta1.LeaseCandidate
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(257))],
-    // 76: discovery/v1.EndpointSlice
-    &[("addressType", Zero), ("apiVersion", Zero), ("endpoints", Each(258)), ("kind", Zero), ("metadata", Value(147)), ("ports", Each(259))],
-    // 77: discovery/v1beta1.EndpointSlice
-    &[("addressType", Zero), ("apiVersion", Zero), ("endpoints", Each(260)), ("kind", Zero), ("metadata", Value(147)), ("ports", Each(261))],
-    // 78: events/v1.Event
-    &[("action", Zero), ("apiVersion", Zero), ("deprecatedCount", Zero), ("deprecatedSource", Value(151)), ("kind", Zero), ("metadata", Value(147)), ("note", Zero), ("reason", Zero), ("regarding", Value(148)), ("related", Pointer(148)), ("reportingController", Zero), ("reportingInstance", Zero), ("series", Pointer(262)), ("type", Zero)],
-    // 79: events/v1beta1.Event
-    &[("action", Zero), ("apiVersion", Zero), ("deprecatedCount", Zero), ("deprecatedSource", Value(151)), ("kind", Zero), ("metadata", Value(147)), ("note", Zero), ("reason", Zero), ("regarding", Value(148)), ("related", Pointer(148)), ("reportingController", Zero), ("reportingInstance", Zero), ("series", Pointer(263)), ("type", Zero)],
-    // 80: extensions/v1beta1.DaemonSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(264)), ("status", Value(265))],
-    // 81: extensions/v1beta1.Deployment
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(266)), ("status", Value(267))],
-    // 82: extensions/v1beta1.Ingress
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(268)), ("status", Value(269))],
-    // 83: extensions/v1beta1.NetworkPolicy
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(270))],
-    // 84: extensions/v1beta1.ReplicaSet
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(271)), ("status", Value(272))],
-    // 85: extensions/v1beta1.Scale
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(273)), ("status", Value(274))],
-    // 86: flowcontrol/v1.FlowSchema
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(275)), ("status", Value(276))],
-    // 87: flowcontrol/v1.PriorityLevelConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(277)), ("status", Value(278))],
-    // 88: flowcontrol/v1beta1.FlowSchema
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(279)), ("status", Value(280))],
-    // 89: flowcontrol/v1beta1.PriorityLevelConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(281)), ("status", Value(282))],
-    // 90: flowcontrol/v1beta2.FlowSchema
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(283)), ("status", Value(284))],
-    // 91: flowcontrol/v1beta2.PriorityLevelConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(285)), ("status", Value(286))],
-    // 92: flowcontrol/v1beta3.FlowSchema
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(287)), ("status", Value(288))],
-    // 93: flowcontrol/v1beta3.PriorityLevelConfiguration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(289)), ("status", Value(290))],
-    // 94: meta/v1.PartialObjectMetadata
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147))],
-    // 95: meta/v1.Status
-    &[("apiVersion", Zero), ("code", Zero), ("details", Pointer(292)), ("kind", Zero), ("message", Zero), ("metadata", Value(291)), ("reason", Zero), ("status", Zero)],
-    // 96: meta/v1.Table
-    &[("apiVersion", Zero), ("columnDefinitions", Each(293)), ("kind", Zero), ("metadata", Value(291)), ("rows", Each(294))],
-    // 97: networking/v1.IPAddress
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(295))],
-    // 98: networking/v1.Ingress
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(296)), ("status", Value(297))],
-    // 99: networking/v1.IngressClass
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(298))],
-    // 100: networking/v1.NetworkPolicy
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(299))],
-    // 101: networking/v1.ServiceCIDR
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(300)), ("status", Value(301))],
-    // 102: networking/v1beta1.IPAddress
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(302))],
-    // 103: networking/v1beta1.Ingress
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(303)), ("status", Value(304))],
-    // 104: networking/v1beta1.IngressClass
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(305))],
-    // 105: networking/v1beta1.ServiceCIDR
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(306)), ("status", Value(307))],
-    // 106: node/v1.RuntimeClass
-    &[("apiVersion", Zero), ("handler", Zero), ("kind", Zero), ("metadata", Value(147)), ("overhead", Pointer(308)), ("scheduling", Pointer(309))],
-    // 107: node/v1beta1.RuntimeClass
-    &[("apiVersion", Zero), ("handler", Zero), ("kind", Zero), ("metadata", Value(147)), ("overhead", Pointer(310)), ("scheduling", Pointer(311))],
-    // 108: policy/v1.Eviction
-    &[("apiVersion", Zero), ("deleteOptions", Pointer(312)), ("kind", Zero), ("metadata", Value(147))],
-    // 109: policy/v1.PodDisruptionBudget
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(313)), ("status", Value(314))],
-    // 110: policy/v1beta1.Eviction
-    &[("apiVersion", Zero), ("deleteOptions", Pointer(312)), ("kind", Zero), ("metadata", Value(147))],
-    // 111: policy/v1beta1.PodDisruptionBudget
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(315)), ("status", Value(316))],
-    // 112: rbac/v1.ClusterRole
-    &[("aggregationRule", Pointer(318)), ("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("rules", Each(317))],
-    // 113: rbac/v1.ClusterRoleBinding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("roleRef", Value(320)), ("subjects", Each(319))],
-    // 114: rbac/v1.Role
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("rules", Each(317))],
-    // 115: rbac/v1.RoleBinding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("roleRef", Value(320)), ("subjects", Each(319))],
-    // 116: rbac/v1beta1.ClusterRole
-    &[("aggregationRule", Pointer(322)), ("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("rules", Each(321))],
-    // 117: rbac/v1beta1.ClusterRoleBinding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("roleRef", Value(324)), ("subjects", Each(323))],
-    // 118: rbac/v1beta1.Role
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("rules", Each(321))],
-    // 119: rbac/v1beta1.RoleBinding
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("roleRef", Value(324)), ("subjects", Each(323))],
-    // 120: resource/v1.DeviceClass
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(325))],
-    // 121: resource/v1.ResourceClaim
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(326)), ("status", Value(327))],
-    // 122: resource/v1.ResourceClaimTemplate
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(328))],
-    // 123: resource/v1.ResourceSlice
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(329))],
-    // 124: resource/v1beta1.DeviceClass
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(330))],
-    // 125: resource/v1beta1.ResourceClaim
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(331)), ("status", Value(332))],
-    // 126: resource/v1beta1.ResourceClaimTemplate
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(333))],
-    // 127: resource/v1beta1.ResourceSlice
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(334))],
-    // 128: resource/v1beta2.DeviceClass
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(335))],
-    // 129: resource/v1beta2.ResourceClaim
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(336)), ("status", Value(337))],
-    // 130: resource/v1beta2.ResourceClaimTemplate
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(338))],
-    // 131: resource/v1beta2.ResourceSlice
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(339))],
-    // 132: scheduling/v1.PriorityClass
-    &[("apiVersion", Zero), ("description", Zero), ("globalDefault", Zero), ("kind", Zero), ("metadata", Value(147)), ("value", Zero)],
-    // 133: scheduling/v1beta1.PriorityClass
-    &[("apiVersion", Zero), ("description", Zero), ("globalDefault", Zero), ("kind", Zero), ("metadata", Value(147)), ("value", Zero)],
-    // 134: storage/v1.CSIDriver
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(340))],
-    // 135: storage/v1.CSINode
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(341))],
-    // 136: storage/v1.CSIStorageCapacity
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("nodeTopology", Pointer(342)), ("storageClassName", Zero)],
-    // 137: storage/v1.StorageClass
-    &[("allowedTopologies", Each(343)), ("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("provisioner", Zero)],
-    // 138: storage/v1.VolumeAttachment
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(344)), ("status", Value(345))],
-    // 139: storage/v1.VolumeAttributesClass
-    &[("apiVersion", Zero), ("driverName", Zero), ("kind", Zero), ("metadata", Value(147))],
-    // 140: storage/v1beta1.CSIDriver
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(346))],
-    // 141: storage/v1beta1.CSINode
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(347))],
-    // 142: storage/v1beta1.CSIStorageCapacity
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("nodeTopology", Pointer(342)), ("storageClassName", Zero)],
-    // 143: storage/v1beta1.StorageClass
-    &[("allowedTopologies", Each(343)), ("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("provisioner", Zero)],
-    // 144: storage/v1beta1.VolumeAttachment
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(348)), ("status", Value(349))],
-    // 145: storage/v1beta1.VolumeAttributesClass
-    &[("apiVersion", Zero), ("driverName", Zero), ("kind", Zero), ("metadata", Value(147))],
-    // 146: storagemigration/v1beta1.StorageVersionMigration
-    &[("apiVersion", Zero), ("kind", Zero), ("metadata", Value(147)), ("spec", Value(350)), ("status", Value(351))],
-    // 147: meta/v1.ObjectMeta
-    &[("generateName", Zero), ("generation", Zero), ("managedFields", Each(353)), ("name", Zero), ("namespace", Zero), ("ownerReferences", Each(352)), ("resourceVersion", Zero), ("selfLink", Zero), ("uid", Zero)],
-    // 148: core/v1.ObjectReference
-    &[("apiVersion", Zero), ("fieldPath", Zero), ("kind", Zero), ("name", Zero), ("namespace", Zero), ("resourceVersion", Zero), ("uid", Zero)],
-    // 149: core/v1.ComponentCondition
-    &[("error", Zero), ("message", Zero), ("status", Zero), ("type", Zero)],
-    // 150: core/v1.EndpointSubset
-    &[("addresses", Each(354)), ("notReadyAddresses", Each(354)), ("ports", Each(355))],
-    // 151: core/v1.EventSource
-    &[("component", Zero), ("host", Zero)],
-    // 152: core/v1.EventSeries
-    &[("count", Zero)],
-    // 153: core/v1.LimitRangeSpec
-    &[("limits", Each(356))],
-    // 154: core/v1.NamespaceSpec
-    &[],
-    // 155: core/v1.NamespaceStatus
-    &[("conditions", Each(357)), ("phase", Zero)],
-    // 156: core/v1.NodeSpec
-    &[("configSource", Pointer(359)), ("externalID", Zero), ("podCIDR", Zero), ("providerID", Zero), ("taints", Each(358)), ("unschedulable", Zero)],
-    // 157: core/v1.NodeStatus
-    &[("addresses", Each(361)), ("conditions", Each(360)), ("config", Pointer(366)), ("daemonEndpoints", Value(362)), ("features", Pointer(368)), ("images", Each(364)), ("nodeInfo", Value(363)), ("phase", Zero), ("runtimeHandlers", Each(367)), ("volumesAttached", Each(365))],
-    // 158: core/v1.PersistentVolumeSpec
-    &[("awsElasticBlockStore", Pointer(370)), ("azureDisk", Pointer(384)), ("azureFile", Pointer(381)), ("cephfs", Pointer(377)), ("cinder", Pointer(376)), ("claimRef", Pointer(148)), ("csi", Pointer(390)), ("fc", Pointer(378)), ("flexVolume", Pointer(380)), ("flocker", Pointer(379)), ("gcePersistentDisk", Pointer(369)), ("glusterfs", Pointer(372)), ("hostPath", Pointer(371)), ("iscsi", Pointer(375)), ("local", Pointer(388)), ("nfs", Pointer(373)), ("nodeAffinity", Pointer(391)), ("persistentVolumeReclaimPolicy", Zero), ("photonPersistentDisk", Pointer(385)), ("portworxVolume", Pointer(386)), ("quobyte", Pointer(383)), ("rbd", Pointer(374)), ("scaleIO", Pointer(387)), ("storageClassName", Zero), ("storageos", Pointer(389)), ("vsphereVolume", Pointer(382))],
-    // 159: core/v1.PersistentVolumeStatus
-    &[("message", Zero), ("phase", Zero), ("reason", Zero)],
-    // 160: core/v1.PersistentVolumeClaimSpec
-    &[("dataSource", Pointer(393)), ("dataSourceRef", Pointer(394)), ("resources", Value(392)), ("selector", Pointer(342)), ("volumeName", Zero)],
-    // 161: core/v1.PersistentVolumeClaimStatus
-    &[("conditions", Each(395)), ("modifyVolumeStatus", Pointer(396)), ("phase", Zero)],
-    // 162: core/v1.PodSpec
-    &[("affinity", Pointer(401)), ("containers", Each(398)), ("dnsConfig", Pointer(404)), ("dnsPolicy", Zero), ("ephemeralContainers", Each(399)), ("hostAliases", Each(403)), ("hostIPC", Zero), ("hostNetwork", Zero), ("hostPID", Zero), ("hostname", Zero), ("imagePullSecrets", Each(171)), ("initContainers", Each(398)), ("nodeName", Zero), ("os", Pointer(407)), ("priorityClassName", Zero), ("readinessGates", Each(405)), ("resourceClaims", Each(409)), ("resources", Pointer(410)), ("restartPolicy", Zero), ("schedulerName", Zero), ("schedulingGates", Each(408)), ("securityContext", Pointer(400)), ("serviceAccount", Zero), ("serviceAccountName", Zero), ("subdomain", Zero), ("tolerations", Each(402)), ("topologySpreadConstraints", Each(406)), ("volumes", Each(397)), ("workloadRef", Pointer(411))],
-    // 163: core/v1.PodStatus
-    &[("conditions", Each(412)), ("containerStatuses", Each(415)), ("ephemeralContainerStatuses", Each(415)), ("extendedResourceClaimStatus", Pointer(417)), ("hostIP", Zero), ("hostIPs", Each(413)), ("initContainerStatuses", Each(415)), ("message", Zero), ("nominatedNodeName", Zero), ("observedGeneration", Zero), ("phase", Zero), ("podIP", Zero), ("podIPs", Each(414)), ("qosClass", Zero), ("reason", Zero), ("resize", Zero), ("resourceClaimStatuses", Each(416)), ("resources", Pointer(410))],
-    // 164: core/v1.PodTemplateSpec
-    &[("metadata", Value(147)), ("spec", Value(162))],
-    // 165: core/v1.ReplicationControllerSpec
-    &[("minReadySeconds", Zero), ("template", Pointer(164))],
-    // 166: core/v1.ReplicationControllerStatus
-    &[("availableReplicas", Zero), ("conditions", Each(418)), ("fullyLabeledReplicas", Zero), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero)],
-    // 167: core/v1.ResourceQuotaSpec
-    &[("scopeSelector", Pointer(419))],
-    // 168: core/v1.ResourceQuotaStatus
-    &[],
-    // 169: core/v1.ServiceSpec
-    &[("clusterIP", Zero), ("externalName", Zero), ("externalTrafficPolicy", Zero), ("healthCheckNodePort", Zero), ("loadBalancerIP", Zero), ("ports", Each(420)), ("publishNotReadyAddresses", Zero), ("sessionAffinity", Zero), ("sessionAffinityConfig", Pointer(421)), ("type", Zero)],
-    // 170: core/v1.ServiceStatus
-    &[("conditions", Each(423)), ("loadBalancer", Value(422))],
-    // 171: core/v1.LocalObjectReference
-    &[("name", Zero)],
-    // 172: admissionregistration/v1.MutatingWebhook
-    &[("clientConfig", Value(424)), ("matchConditions", Each(426)), ("name", Zero), ("namespaceSelector", Pointer(342)), ("objectSelector", Pointer(342)), ("rules", Each(425))],
-    // 173: admissionregistration/v1.ValidatingAdmissionPolicySpec
-    &[("auditAnnotations", Each(430)), ("matchConditions", Each(426)), ("matchConstraints", Pointer(428)), ("paramKind", Pointer(427)), ("validations", Each(429)), ("variables", Each(431))],
-    // 174: admissionregistration/v1.ValidatingAdmissionPolicyStatus
-    &[("conditions", Each(423)), ("observedGeneration", Zero), ("typeChecking", Pointer(432))],
-    // 175: admissionregistration/v1.ValidatingAdmissionPolicyBindingSpec
-    &[("matchResources", Pointer(428)), ("paramRef", Pointer(433)), ("policyName", Zero)],
-    // 176: admissionregistration/v1.ValidatingWebhook
-    &[("clientConfig", Value(424)), ("matchConditions", Each(426)), ("name", Zero), ("namespaceSelector", Pointer(342)), ("objectSelector", Pointer(342)), ("rules", Each(425))],
-    // 177: admissionregistration/v1beta1.MutatingAdmissionPolicySpec
-    &[("matchConditions", Each(438)), ("matchConstraints", Pointer(435)), ("mutations", Each(437)), ("paramKind", Pointer(434)), ("reinvocationPolicy", Zero), ("variables", Each(436))],
-    // 178: admissionregistration/v1beta1.MutatingAdmissionPolicyBindingSpec
-    &[("matchResources", Pointer(435)), ("paramRef", Pointer(439)), ("policyName", Zero)],
-    // 179: admissionregistration/v1beta1.MutatingWebhook
-    &[("clientConfig", Value(440)), ("matchConditions", Each(438)), ("name", Zero), ("namespaceSelector", Pointer(342)), ("objectSelector", Pointer(342)), ("rules", Each(425))],
-    // 180: admissionregistration/v1beta1.ValidatingAdmissionPolicySpec
-    &[("auditAnnotations", Each(442)), ("matchConditions", Each(438)), ("matchConstraints", Pointer(435)), ("paramKind", Pointer(434)), ("validations", Each(441)), ("variables", Each(436))],
-    // 181: admissionregistration/v1beta1.ValidatingAdmissionPolicyStatus
-    &[("conditions", Each(423)), ("observedGeneration", Zero), ("typeChecking", Pointer(443))],
-    // 182: admissionregistration/v1beta1.ValidatingAdmissionPolicyBindingSpec
-    &[("matchResources", Pointer(435)), ("paramRef", Pointer(439)), ("policyName", Zero)],
-    // 183: admissionregistration/v1beta1.ValidatingWebhook
-    &[("clientConfig", Value(440)), ("matchConditions", Each(438)), ("name", Zero), ("namespaceSelector", Pointer(342)), ("objectSelector", Pointer(342)), ("rules", Each(425))],
-    // 184: apidiscovery/v2.APIVersionDiscovery
-    &[("freshness", Zero), ("resources", Each(444)), ("version", Zero)],
-    // 185: apidiscovery/v2beta1.APIVersionDiscovery
-    &[("freshness", Zero), ("resources", Each(445)), ("version", Zero)],
-    // 186: apiextensions/v1.CustomResourceDefinitionSpec
-    &[("conversion", Pointer(448)), ("group", Zero), ("names", Value(446)), ("preserveUnknownFields", Zero), ("scope", Zero), ("versions", Each(447))],
-    // 187: apiextensions/v1.CustomResourceDefinitionStatus
-    &[("acceptedNames", Value(446)), ("conditions", Each(449)), ("observedGeneration", Zero)],
-    // 188: apiregistration/v1.APIServiceSpec
-    &[("group", Zero), ("groupPriorityMinimum", Zero), ("insecureSkipTLSVerify", Zero), ("service", Pointer(450)), ("version", Zero), ("versionPriority", Zero)],
-    // 189: apiregistration/v1.APIServiceStatus
-    &[("conditions", Each(451))],
-    // 190: apps/v1.DaemonSetSpec
-    &[("minReadySeconds", Zero), ("selector", Pointer(342)), ("template", Value(164)), ("updateStrategy", Value(452))],
-    // 191: apps/v1.DaemonSetStatus
-    &[("conditions", Each(453)), ("currentNumberScheduled", Zero), ("desiredNumberScheduled", Zero), ("numberAvailable", Zero), ("numberMisscheduled", Zero), ("numberReady", Zero), ("numberUnavailable", Zero), ("observedGeneration", Zero), ("updatedNumberScheduled", Zero)],
-    // 192: apps/v1.DeploymentSpec
-    &[("minReadySeconds", Zero), ("paused", Zero), ("selector", Pointer(342)), ("strategy", Value(454)), ("template", Value(164))],
-    // 193: apps/v1.DeploymentStatus
-    &[("availableReplicas", Zero), ("conditions", Each(455)), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero), ("unavailableReplicas", Zero), ("updatedReplicas", Zero)],
-    // 194: apps/v1.ReplicaSetSpec
-    &[("minReadySeconds", Zero), ("selector", Pointer(342)), ("template", Value(164))],
-    // 195: apps/v1.ReplicaSetStatus
-    &[("availableReplicas", Zero), ("conditions", Each(456)), ("fullyLabeledReplicas", Zero), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero)],
-    // 196: apps/v1.StatefulSetSpec
-    &[("minReadySeconds", Zero), ("ordinals", Pointer(459)), ("persistentVolumeClaimRetentionPolicy", Pointer(458)), ("podManagementPolicy", Zero), ("selector", Pointer(342)), ("serviceName", Zero), ("template", Value(164)), ("updateStrategy", Value(457)), ("volumeClaimTemplates", Each(9))],
-    // 197: apps/v1.StatefulSetStatus
-    &[("availableReplicas", Zero), ("conditions", Each(460)), ("currentReplicas", Zero), ("currentRevision", Zero), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero), ("updateRevision", Zero), ("updatedReplicas", Zero)],
-    // 198: apps/v1beta1.DeploymentSpec
-    &[("minReadySeconds", Zero), ("paused", Zero), ("rollbackTo", Pointer(462)), ("selector", Pointer(342)), ("strategy", Value(461)), ("template", Value(164))],
-    // 199: apps/v1beta1.DeploymentStatus
-    &[("availableReplicas", Zero), ("conditions", Each(463)), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero), ("unavailableReplicas", Zero), ("updatedReplicas", Zero)],
-    // 200: apps/v1beta1.ScaleSpec
-    &[("replicas", Zero)],
-    // 201: apps/v1beta1.ScaleStatus
-    &[("replicas", Zero), ("targetSelector", Zero)],
-    // 202: apps/v1beta1.StatefulSetSpec
-    &[("minReadySeconds", Zero), ("ordinals", Pointer(466)), ("persistentVolumeClaimRetentionPolicy", Pointer(465)), ("podManagementPolicy", Zero), ("selector", Pointer(342)), ("serviceName", Zero), ("template", Value(164)), ("updateStrategy", Value(464)), ("volumeClaimTemplates", Each(9))],
-    // 203: apps/v1beta1.StatefulSetStatus
-    &[("availableReplicas", Zero), ("conditions", Each(467)), ("currentReplicas", Zero), ("currentRevision", Zero), ("readyReplicas", Zero), ("replicas", Zero), ("updateRevision", Zero), ("updatedReplicas", Zero)],
-    // 204: apps/v1beta2.DaemonSetSpec
-    &[("minReadySeconds", Zero), ("selector", Pointer(342)), ("template", Value(164)), ("updateStrategy", Value(468))],
-    // 205: apps/v1beta2.DaemonSetStatus
-    &[("conditions", Each(469)), ("currentNumberScheduled", Zero), ("desiredNumberScheduled", Zero), ("numberAvailable", Zero), ("numberMisscheduled", Zero), ("numberReady", Zero), ("numberUnavailable", Zero), ("observedGeneration", Zero), ("updatedNumberScheduled", Zero)],
-    // 206: apps/v1beta2.DeploymentSpec
-    &[("minReadySeconds", Zero), ("paused", Zero), ("selector", Pointer(342)), ("strategy", Value(470)), ("template", Value(164))],
-    // 207: apps/v1beta2.DeploymentStatus
-    &[("availableReplicas", Zero), ("conditions", Each(471)), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero), ("unavailableReplicas", Zero), ("updatedReplicas", Zero)],
-    // 208: apps/v1beta2.ReplicaSetSpec
-    &[("minReadySeconds", Zero), ("selector", Pointer(342)), ("template", Value(164))],
-    // 209: apps/v1beta2.ReplicaSetStatus
-    &[("availableReplicas", Zero), ("conditions", Each(472)), ("fullyLabeledReplicas", Zero), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero)],
-    // 210: apps/v1beta2.ScaleSpec
-    &[("replicas", Zero)],
-    // 211: apps/v1beta2.ScaleStatus
-    &[("replicas", Zero), ("targetSelector", Zero)],
-    // 212: apps/v1beta2.StatefulSetSpec
-    &[("minReadySeconds", Zero), ("ordinals", Pointer(475)), ("persistentVolumeClaimRetentionPolicy", Pointer(474)), ("podManagementPolicy", Zero), ("selector", Pointer(342)), ("serviceName", Zero), ("template", Value(164)), ("updateStrategy", Value(473)), ("volumeClaimTemplates", Each(9))],
-    // 213: apps/v1beta2.StatefulSetStatus
-    &[("availableReplicas", Zero), ("conditions", Each(476)), ("currentReplicas", Zero), ("currentRevision", Zero), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero), ("updateRevision", Zero), ("updatedReplicas", Zero)],
-    // 214: authentication/v1.SelfSubjectReviewStatus
-    &[("userInfo", Value(477))],
-    // 215: authentication/v1.TokenRequestSpec
-    &[("boundObjectRef", Pointer(478))],
-    // 216: authentication/v1.TokenRequestStatus
-    &[("token", Zero)],
-    // 217: authentication/v1.TokenReviewSpec
-    &[("token", Zero)],
-    // 218: authentication/v1.TokenReviewStatus
-    &[("authenticated", Zero), ("error", Zero), ("user", Value(477))],
-    // 219: authentication/v1beta1.SelfSubjectReviewStatus
-    &[("userInfo", Value(477))],
-    // 220: authentication/v1beta1.TokenReviewSpec
-    &[("token", Zero)],
-    // 221: authentication/v1beta1.TokenReviewStatus
-    &[("authenticated", Zero), ("error", Zero), ("user", Value(479))],
-    // 222: authorization/v1.SubjectAccessReviewSpec
-    &[("nonResourceAttributes", Pointer(481)), ("resourceAttributes", Pointer(480)), ("uid", Zero), ("user", Zero)],
-    // 223: authorization/v1.SubjectAccessReviewStatus
-    &[("allowed", Zero), ("denied", Zero), ("evaluationError", Zero), ("reason", Zero)],
-    // 224: authorization/v1.SelfSubjectAccessReviewSpec
-    &[("nonResourceAttributes", Pointer(481)), ("resourceAttributes", Pointer(480))],
-    // 225: authorization/v1.SelfSubjectRulesReviewSpec
-    &[("namespace", Zero)],
-    // 226: authorization/v1.SubjectRulesReviewStatus
-    &[("evaluationError", Zero), ("incomplete", Zero), ("nonResourceRules", Each(483)), ("resourceRules", Each(482))],
-    // 227: authorization/v1beta1.SubjectAccessReviewSpec
-    &[("nonResourceAttributes", Pointer(485)), ("resourceAttributes", Pointer(484)), ("uid", Zero), ("user", Zero)],
-    // 228: authorization/v1beta1.SubjectAccessReviewStatus
-    &[("allowed", Zero), ("denied", Zero), ("evaluationError", Zero), ("reason", Zero)],
-    // 229: authorization/v1beta1.SelfSubjectAccessReviewSpec
-    &[("nonResourceAttributes", Pointer(485)), ("resourceAttributes", Pointer(484))],
-    // 230: authorization/v1beta1.SelfSubjectRulesReviewSpec
-    &[("namespace", Zero)],
-    // 231: authorization/v1beta1.SubjectRulesReviewStatus
-    &[("evaluationError", Zero), ("incomplete", Zero), ("nonResourceRules", Each(487)), ("resourceRules", Each(486))],
-    // 232: autoscaling/v1.HorizontalPodAutoscalerSpec
-    &[("maxReplicas", Zero), ("scaleTargetRef", Value(488))],
-    // 233: autoscaling/v1.HorizontalPodAutoscalerStatus
-    &[("currentReplicas", Zero), ("desiredReplicas", Zero)],
-    // 234: autoscaling/v1.ScaleSpec
-    &[("replicas", Zero)],
-    // 235: autoscaling/v1.ScaleStatus
-    &[("replicas", Zero), ("selector", Zero)],
-    // 236: autoscaling/v2.HorizontalPodAutoscalerSpec
-    &[("behavior", Pointer(491)), ("maxReplicas", Zero), ("metrics", Each(490)), ("scaleTargetRef", Value(489))],
-    // 237: autoscaling/v2.HorizontalPodAutoscalerStatus
-    &[("conditions", Each(493)), ("currentMetrics", Each(492)), ("currentReplicas", Zero), ("desiredReplicas", Zero)],
-    // 238: autoscaling/v2beta1.HorizontalPodAutoscalerSpec
-    &[("maxReplicas", Zero), ("metrics", Each(495)), ("scaleTargetRef", Value(494))],
-    // 239: autoscaling/v2beta1.HorizontalPodAutoscalerStatus
-    &[("conditions", Each(497)), ("currentMetrics", Each(496)), ("currentReplicas", Zero), ("desiredReplicas", Zero)],
-    // 240: autoscaling/v2beta2.HorizontalPodAutoscalerSpec
-    &[("behavior", Pointer(500)), ("maxReplicas", Zero), ("metrics", Each(499)), ("scaleTargetRef", Value(498))],
-    // 241: autoscaling/v2beta2.HorizontalPodAutoscalerStatus
-    &[("conditions", Each(502)), ("currentMetrics", Each(501)), ("currentReplicas", Zero), ("desiredReplicas", Zero)],
-    // 242: batch/v1.CronJobSpec
-    &[("concurrencyPolicy", Zero), ("jobTemplate", Value(503)), ("schedule", Zero)],
-    // 243: batch/v1.CronJobStatus
-    &[("active", Each(148))],
-    // 244: batch/v1.JobSpec
-    &[("podFailurePolicy", Pointer(504)), ("selector", Pointer(342)), ("successPolicy", Pointer(505)), ("template", Value(164))],
-    // 245: batch/v1.JobStatus
-    &[("active", Zero), ("completedIndexes", Zero), ("conditions", Each(506)), ("failed", Zero), ("succeeded", Zero), ("uncountedTerminatedPods", Pointer(507))],
-    // 246: batch/v1beta1.CronJobSpec
-    &[("concurrencyPolicy", Zero), ("jobTemplate", Value(508)), ("schedule", Zero)],
-    // 247: batch/v1beta1.CronJobStatus
-    &[("active", Each(148))],
-    // 248: certificates/v1.CertificateSigningRequestSpec
-    &[("signerName", Zero), ("uid", Zero), ("username", Zero)],
-    // 249: certificates/v1.CertificateSigningRequestStatus
-    &[("conditions", Each(509))],
-    // 250: certificates/v1beta1.CertificateSigningRequestSpec
-    &[("uid", Zero), ("username", Zero)],
-    // 251: certificates/v1beta1.CertificateSigningRequestStatus
-    &[("conditions", Each(510))],
-    // 252: certificates/v1beta1.ClusterTrustBundleSpec
-    &[("signerName", Zero), ("trustBundle", Zero)],
-    // 253: certificates/v1beta1.PodCertificateRequestSpec
-    &[("nodeName", Zero), ("nodeUID", Zero), ("podName", Zero), ("podUID", Zero), ("serviceAccountName", Zero), ("serviceAccountUID", Zero), ("signerName", Zero)],
-    // 254: certificates/v1beta1.PodCertificateRequestStatus
-    &[("certificateChain", Zero), ("conditions", Each(423))],
-    // 255: coordination/v1.LeaseSpec
-    &[],
-    // 256: coordination/v1beta1.LeaseSpec
-    &[],
-    // 257: coordination/v1beta1.LeaseCandidateSpec
-    &[("binaryVersion", Zero), ("emulationVersion", Zero), ("leaseName", Zero), ("strategy", Zero)],
-    // 258: discovery/v1.Endpoint
-    &[("conditions", Value(511)), ("hints", Pointer(512)), ("targetRef", Pointer(148))],
-    // 259: discovery/v1.EndpointPort
-    &[],
-    // 260: discovery/v1beta1.Endpoint
-    &[("conditions", Value(513)), ("hints", Pointer(514)), ("targetRef", Pointer(148))],
-    // 261: discovery/v1beta1.EndpointPort
-    &[],
-    // 262: events/v1.EventSeries
-    &[("count", Zero)],
-    // 263: events/v1beta1.EventSeries
-    &[("count", Zero)],
-    // 264: extensions/v1beta1.DaemonSetSpec
-    &[("minReadySeconds", Zero), ("selector", Pointer(342)), ("template", Value(164)), ("templateGeneration", Zero), ("updateStrategy", Value(515))],
-    // 265: extensions/v1beta1.DaemonSetStatus
-    &[("conditions", Each(516)), ("currentNumberScheduled", Zero), ("desiredNumberScheduled", Zero), ("numberAvailable", Zero), ("numberMisscheduled", Zero), ("numberReady", Zero), ("numberUnavailable", Zero), ("observedGeneration", Zero), ("updatedNumberScheduled", Zero)],
-    // 266: extensions/v1beta1.DeploymentSpec
-    &[("minReadySeconds", Zero), ("paused", Zero), ("rollbackTo", Pointer(518)), ("selector", Pointer(342)), ("strategy", Value(517)), ("template", Value(164))],
-    // 267: extensions/v1beta1.DeploymentStatus
-    &[("availableReplicas", Zero), ("conditions", Each(519)), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero), ("unavailableReplicas", Zero), ("updatedReplicas", Zero)],
-    // 268: extensions/v1beta1.IngressSpec
-    &[("backend", Pointer(520)), ("rules", Each(522)), ("tls", Each(521))],
-    // 269: extensions/v1beta1.IngressStatus
-    &[("loadBalancer", Value(523))],
-    // 270: extensions/v1beta1.NetworkPolicySpec
-    &[("egress", Each(525)), ("ingress", Each(524)), ("podSelector", Value(342))],
-    // 271: extensions/v1beta1.ReplicaSetSpec
-    &[("minReadySeconds", Zero), ("selector", Pointer(342)), ("template", Value(164))],
-    // 272: extensions/v1beta1.ReplicaSetStatus
-    &[("availableReplicas", Zero), ("conditions", Each(526)), ("fullyLabeledReplicas", Zero), ("observedGeneration", Zero), ("readyReplicas", Zero), ("replicas", Zero)],
-    // 273: extensions/v1beta1.ScaleSpec
-    &[("replicas", Zero)],
-    // 274: extensions/v1beta1.ScaleStatus
-    &[("replicas", Zero), ("targetSelector", Zero)],
-    // 275: flowcontrol/v1.FlowSchemaSpec
-    &[("distinguisherMethod", Pointer(528)), ("matchingPrecedence", Zero), ("priorityLevelConfiguration", Value(527)), ("rules", Each(529))],
-    // 276: flowcontrol/v1.FlowSchemaStatus
-    &[("conditions", Each(530))],
-    // 277: flowcontrol/v1.PriorityLevelConfigurationSpec
-    &[("exempt", Pointer(532)), ("limited", Pointer(531)), ("type", Zero)],
-    // 278: flowcontrol/v1.PriorityLevelConfigurationStatus
-    &[("conditions", Each(533))],
-    // 279: flowcontrol/v1beta1.FlowSchemaSpec
-    &[("distinguisherMethod", Pointer(535)), ("matchingPrecedence", Zero), ("priorityLevelConfiguration", Value(534)), ("rules", Each(536))],
-    // 280: flowcontrol/v1beta1.FlowSchemaStatus
-    &[("conditions", Each(537))],
-    // 281: flowcontrol/v1beta1.PriorityLevelConfigurationSpec
-    &[("exempt", Pointer(539)), ("limited", Pointer(538)), ("type", Zero)],
-    // 282: flowcontrol/v1beta1.PriorityLevelConfigurationStatus
-    &[("conditions", Each(540))],
-    // 283: flowcontrol/v1beta2.FlowSchemaSpec
-    &[("distinguisherMethod", Pointer(542)), ("matchingPrecedence", Zero), ("priorityLevelConfiguration", Value(541)), ("rules", Each(543))],
-    // 284: flowcontrol/v1beta2.FlowSchemaStatus
-    &[("conditions", Each(544))],
-    // 285: flowcontrol/v1beta2.PriorityLevelConfigurationSpec
-    &[("exempt", Pointer(546)), ("limited", Pointer(545)), ("type", Zero)],
-    // 286: flowcontrol/v1beta2.PriorityLevelConfigurationStatus
-    &[("conditions", Each(547))],
-    // 287: flowcontrol/v1beta3.FlowSchemaSpec
-    &[("distinguisherMethod", Pointer(549)), ("matchingPrecedence", Zero), ("priorityLevelConfiguration", Value(548)), ("rules", Each(550))],
-    // 288: flowcontrol/v1beta3.FlowSchemaStatus
-    &[("conditions", Each(551))],
-    // 289: flowcontrol/v1beta3.PriorityLevelConfigurationSpec
-    &[("exempt", Pointer(553)), ("limited", Pointer(552)), ("type", Zero)],
-    // 290: flowcontrol/v1beta3.PriorityLevelConfigurationStatus
-    &[("conditions", Each(554))],
-    // 291: meta/v1.ListMeta
-    &[("continue", Zero), ("resourceVersion", Zero), ("selfLink", Zero)],
-    // 292: meta/v1.StatusDetails
-    &[("causes", Each(555)), ("group", Zero), ("kind", Zero), ("name", Zero), ("retryAfterSeconds", Zero), ("uid", Zero)],
-    // 293: meta/v1.TableColumnDefinition
-    &[("description", Zero), ("format", Zero), ("name", Zero), ("priority", Zero), ("type", Zero)],
-    // 294: meta/v1.TableRow
-    &[("conditions", Each(556))],
-    // 295: networking/v1.IPAddressSpec
-    &[("parentRef", Pointer(557))],
-    // 296: networking/v1.IngressSpec
-    &[("defaultBackend", Pointer(558)), ("rules", Each(560)), ("tls", Each(559))],
-    // 297: networking/v1.IngressStatus
-    &[("loadBalancer", Value(561))],
-    // 298: networking/v1.IngressClassSpec
-    &[("controller", Zero), ("parameters", Pointer(562))],
-    // 299: networking/v1.NetworkPolicySpec
-    &[("egress", Each(564)), ("ingress", Each(563)), ("podSelector", Value(342))],
-    // 300: networking/v1.ServiceCIDRSpec
-    &[],
-    // 301: networking/v1.ServiceCIDRStatus
-    &[("conditions", Each(423))],
-    // 302: networking/v1beta1.IPAddressSpec
-    &[("parentRef", Pointer(565))],
-    // 303: networking/v1beta1.IngressSpec
-    &[("backend", Pointer(566)), ("rules", Each(568)), ("tls", Each(567))],
-    // 304: networking/v1beta1.IngressStatus
-    &[("loadBalancer", Value(569))],
-    // 305: networking/v1beta1.IngressClassSpec
-    &[("controller", Zero), ("parameters", Pointer(570))],
-    // 306: networking/v1beta1.ServiceCIDRSpec
-    &[],
-    // 307: networking/v1beta1.ServiceCIDRStatus
-    &[("conditions", Each(423))],
-    // 308: node/v1.Overhead
-    &[],
-    // 309: node/v1.Scheduling
-    &[("tolerations", Each(402))],
-    // 310: node/v1beta1.Overhead
-    &[],
-    // 311: node/v1beta1.Scheduling
-    &[("tolerations", Each(402))],
-    // 312: meta/v1.DeleteOptions
-    &[("apiVersion", Zero), ("kind", Zero), ("preconditions", Pointer(571))],
-    // 313: policy/v1.PodDisruptionBudgetSpec
-    &[("selector", Pointer(342))],
-    // 314: policy/v1.PodDisruptionBudgetStatus
-    &[("conditions", Each(423)), ("currentHealthy", Zero), ("desiredHealthy", Zero), ("disruptionsAllowed", Zero), ("expectedPods", Zero), ("observedGeneration", Zero)],
-    // 315: policy/v1beta1.PodDisruptionBudgetSpec
-    &[("selector", Pointer(342))],
-    // 316: policy/v1beta1.PodDisruptionBudgetStatus
-    &[("conditions", Each(423)), ("currentHealthy", Zero), ("desiredHealthy", Zero), ("disruptionsAllowed", Zero), ("expectedPods", Zero), ("observedGeneration", Zero)],
-    // 317: rbac/v1.PolicyRule
-    &[],
-    // 318: rbac/v1.AggregationRule
-    &[("clusterRoleSelectors", Each(342))],
-    // 319: rbac/v1.Subject
-    &[("apiGroup", Zero), ("kind", Zero), ("name", Zero), ("namespace", Zero)],
-    // 320: rbac/v1.RoleRef
-    &[("apiGroup", Zero), ("kind", Zero), ("name", Zero)],
-    // 321: rbac/v1beta1.PolicyRule
-    &[],
-    // 322: rbac/v1beta1.AggregationRule
-    &[("clusterRoleSelectors", Each(342))],
-    // 323: rbac/v1beta1.Subject
-    &[("apiGroup", Zero), ("kind", Zero), ("name", Zero), ("namespace", Zero)],
-    // 324: rbac/v1beta1.RoleRef
-    &[("apiGroup", Zero), ("kind", Zero), ("name", Zero)],
-    // 325: resource/v1.DeviceClassSpec
-    &[("config", Each(573)), ("selectors", Each(572))],
-    // 326: resource/v1.ResourceClaimSpec
-    &[("devices", Value(574))],
-    // 327: resource/v1.ResourceClaimStatus
-    &[("allocation", Pointer(575)), ("devices", Each(577)), ("reservedFor", Each(576))],
-    // 328: resource/v1.ResourceClaimTemplateSpec
-    &[("metadata", Value(147)), ("spec", Value(326))],
-    // 329: resource/v1.ResourceSliceSpec
-    &[("devices", Each(580)), ("driver", Zero), ("nodeSelector", Pointer(579)), ("pool", Value(578)), ("sharedCounters", Each(581))],
-    // 330: resource/v1beta1.DeviceClassSpec
-    &[("config", Each(583)), ("selectors", Each(582))],
-    // 331: resource/v1beta1.ResourceClaimSpec
-    &[("devices", Value(584))],
-    // 332: resource/v1beta1.ResourceClaimStatus
-    &[("allocation", Pointer(585)), ("devices", Each(587)), ("reservedFor", Each(586))],
-    // 333: resource/v1beta1.ResourceClaimTemplateSpec
-    &[("metadata", Value(147)), ("spec", Value(331))],
-    // 334: resource/v1beta1.ResourceSliceSpec
-    &[("allNodes", Zero), ("devices", Each(589)), ("driver", Zero), ("nodeName", Zero), ("nodeSelector", Pointer(579)), ("pool", Value(588)), ("sharedCounters", Each(590))],
-    // 335: resource/v1beta2.DeviceClassSpec
-    &[("config", Each(592)), ("selectors", Each(591))],
-    // 336: resource/v1beta2.ResourceClaimSpec
-    &[("devices", Value(593))],
-    // 337: resource/v1beta2.ResourceClaimStatus
-    &[("allocation", Pointer(594)), ("devices", Each(596)), ("reservedFor", Each(595))],
-    // 338: resource/v1beta2.ResourceClaimTemplateSpec
-    &[("metadata", Value(147)), ("spec", Value(336))],
-    // 339: resource/v1beta2.ResourceSliceSpec
-    &[("devices", Each(598)), ("driver", Zero), ("nodeSelector", Pointer(579)), ("pool", Value(597)), ("sharedCounters", Each(599))],
-    // 340: storage/v1.CSIDriverSpec
-    &[("tokenRequests", Each(600))],
-    // 341: storage/v1.CSINodeSpec
-    &[("drivers", Each(601))],
-    // 342: meta/v1.LabelSelector
-    &[("matchExpressions", Each(602))],
-    // 343: core/v1.TopologySelectorTerm
-    &[("matchLabelExpressions", Each(603))],
-    // 344: storage/v1.VolumeAttachmentSpec
-    &[("attacher", Zero), ("nodeName", Zero), ("source", Value(604))],
-    // 345: storage/v1.VolumeAttachmentStatus
-    &[("attachError", Pointer(605)), ("attached", Zero), ("detachError", Pointer(605))],
-    // 346: storage/v1beta1.CSIDriverSpec
-    &[("tokenRequests", Each(606))],
-    // 347: storage/v1beta1.CSINodeSpec
-    &[("drivers", Each(607))],
-    // 348: storage/v1beta1.VolumeAttachmentSpec
-    &[("attacher", Zero), ("nodeName", Zero), ("source", Value(608))],
-    // 349: storage/v1beta1.VolumeAttachmentStatus
-    &[("attachError", Pointer(609)), ("attached", Zero), ("detachError", Pointer(609))],
-    // 350: storagemigration/v1beta1.StorageVersionMigrationSpec
-    &[("resource", Value(610))],
-    // 351: storagemigration/v1beta1.StorageVersionMigrationStatus
-    &[("conditions", Each(423)), ("resourceVersion", Zero)],
-    // 352: meta/v1.OwnerReference
-    &[("apiVersion", Zero), ("kind", Zero), ("name", Zero), ("uid", Zero)],
-    // 353: meta/v1.ManagedFieldsEntry
-    &[("apiVersion", Zero), ("fieldsType", Zero), ("manager", Zero), ("operation", Zero), ("subresource", Zero)],
-    // 354: core/v1.EndpointAddress
-    &[("hostname", Zero), ("ip", Zero), ("targetRef", Pointer(148))],
-    // 355: core/v1.EndpointPort
-    &[("name", Zero), ("port", Zero), ("protocol", Zero)],
-    // 356: core/v1.LimitRangeItem
-    &[("type", Zero)],
-    // 357: core/v1.NamespaceCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 358: core/v1.Taint
-    &[("effect", Zero), ("key", Zero), ("value", Zero)],
-    // 359: core/v1.NodeConfigSource
-    &[("configMap", Pointer(611))],
-    // 360: core/v1.NodeCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 361: core/v1.NodeAddress
-    &[("address", Zero), ("type", Zero)],
-    // 362: core/v1.NodeDaemonEndpoints
-    &[("kubeletEndpoint", Value(612))],
-    // 363: core/v1.NodeSystemInfo
-    &[("architecture", Zero), ("bootID", Zero), ("containerRuntimeVersion", Zero), ("kernelVersion", Zero), ("kubeProxyVersion", Zero), ("kubeletVersion", Zero), ("machineID", Zero), ("operatingSystem", Zero), ("osImage", Zero), ("swap", Pointer(613)), ("systemUUID", Zero)],
-    // 364: core/v1.ContainerImage
-    &[("sizeBytes", Zero)],
-    // 365: core/v1.AttachedVolume
-    &[("devicePath", Zero), ("name", Zero)],
-    // 366: core/v1.NodeConfigStatus
-    &[("active", Pointer(359)), ("assigned", Pointer(359)), ("error", Zero), ("lastKnownGood", Pointer(359))],
-    // 367: core/v1.NodeRuntimeHandler
-    &[("features", Pointer(614)), ("name", Zero)],
-    // 368: core/v1.NodeFeatures
-    &[],
-    // 369: core/v1.GCEPersistentDiskVolumeSource
-    &[("fsType", Zero), ("partition", Zero), ("pdName", Zero), ("readOnly", Zero)],
-    // 370: core/v1.AWSElasticBlockStoreVolumeSource
-    &[("fsType", Zero), ("partition", Zero), ("readOnly", Zero), ("volumeID", Zero)],
-    // 371: core/v1.HostPathVolumeSource
-    &[("path", Zero)],
-    // 372: core/v1.GlusterfsPersistentVolumeSource
-    &[("endpoints", Zero), ("path", Zero), ("readOnly", Zero)],
-    // 373: core/v1.NFSVolumeSource
-    &[("path", Zero), ("readOnly", Zero), ("server", Zero)],
-    // 374: core/v1.RBDPersistentVolumeSource
-    &[("fsType", Zero), ("image", Zero), ("keyring", Zero), ("pool", Zero), ("readOnly", Zero), ("secretRef", Pointer(615)), ("user", Zero)],
-    // 375: core/v1.ISCSIPersistentVolumeSource
-    &[("chapAuthDiscovery", Zero), ("chapAuthSession", Zero), ("fsType", Zero), ("iqn", Zero), ("iscsiInterface", Zero), ("lun", Zero), ("readOnly", Zero), ("secretRef", Pointer(615)), ("targetPortal", Zero)],
-    // 376: core/v1.CinderPersistentVolumeSource
-    &[("fsType", Zero), ("readOnly", Zero), ("secretRef", Pointer(615)), ("volumeID", Zero)],
-    // 377: core/v1.CephFSPersistentVolumeSource
-    &[("path", Zero), ("readOnly", Zero), ("secretFile", Zero), ("secretRef", Pointer(615)), ("user", Zero)],
-    // 378: core/v1.FCVolumeSource
-    &[("fsType", Zero), ("readOnly", Zero)],
-    // 379: core/v1.FlockerVolumeSource
-    &[("datasetName", Zero), ("datasetUUID", Zero)],
-    // 380: core/v1.FlexPersistentVolumeSource
-    &[("driver", Zero), ("fsType", Zero), ("readOnly", Zero), ("secretRef", Pointer(615))],
-    // 381: core/v1.AzureFilePersistentVolumeSource
-    &[("readOnly", Zero), ("secretName", Zero), ("shareName", Zero)],
-    // 382: core/v1.VsphereVirtualDiskVolumeSource
-    &[("fsType", Zero), ("storagePolicyID", Zero), ("storagePolicyName", Zero), ("volumePath", Zero)],
-    // 383: core/v1.QuobyteVolumeSource
-    &[("group", Zero), ("readOnly", Zero), ("registry", Zero), ("tenant", Zero), ("user", Zero), ("volume", Zero)],
-    // 384: core/v1.AzureDiskVolumeSource
-    &[("diskName", Zero), ("diskURI", Zero)],
-    // 385: core/v1.PhotonPersistentDiskVolumeSource
-    &[("fsType", Zero), ("pdID", Zero)],
-    // 386: core/v1.PortworxVolumeSource
-    &[("fsType", Zero), ("readOnly", Zero), ("volumeID", Zero)],
-    // 387: core/v1.ScaleIOPersistentVolumeSource
-    &[("fsType", Zero), ("gateway", Zero), ("protectionDomain", Zero), ("readOnly", Zero), ("secretRef", Pointer(615)), ("sslEnabled", Zero), ("storageMode", Zero), ("storagePool", Zero), ("system", Zero), ("volumeName", Zero)],
-    // 388: core/v1.LocalVolumeSource
-    &[("path", Zero)],
-    // 389: core/v1.StorageOSPersistentVolumeSource
-    &[("fsType", Zero), ("readOnly", Zero), ("secretRef", Pointer(148)), ("volumeName", Zero), ("volumeNamespace", Zero)],
-    // 390: core/v1.CSIPersistentVolumeSource
-    &[("controllerExpandSecretRef", Pointer(615)), ("controllerPublishSecretRef", Pointer(615)), ("driver", Zero), ("fsType", Zero), ("nodeExpandSecretRef", Pointer(615)), ("nodePublishSecretRef", Pointer(615)), ("nodeStageSecretRef", Pointer(615)), ("readOnly", Zero), ("volumeHandle", Zero)],
-    // 391: core/v1.VolumeNodeAffinity
-    &[("required", Pointer(579))],
-    // 392: core/v1.VolumeResourceRequirements
-    &[],
-    // 393: core/v1.TypedLocalObjectReference
-    &[("kind", Zero), ("name", Zero)],
-    // 394: core/v1.TypedObjectReference
-    &[("kind", Zero), ("name", Zero)],
-    // 395: core/v1.PersistentVolumeClaimCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 396: core/v1.ModifyVolumeStatus
-    &[("status", Zero), ("targetVolumeAttributesClassName", Zero)],
-    // 397: core/v1.Volume
-    &[("awsElasticBlockStore", Pointer(370)), ("azureDisk", Pointer(384)), ("azureFile", Pointer(627)), ("cephfs", Pointer(625)), ("cinder", Pointer(624)), ("configMap", Pointer(628)), ("csi", Pointer(632)), ("downwardAPI", Pointer(626)), ("emptyDir", Pointer(616)), ("ephemeral", Pointer(633)), ("fc", Pointer(378)), ("flexVolume", Pointer(623)), ("flocker", Pointer(379)), ("gcePersistentDisk", Pointer(369)), ("gitRepo", Pointer(617)), ("glusterfs", Pointer(620)), ("hostPath", Pointer(371)), ("image", Pointer(634)), ("iscsi", Pointer(619)), ("name", Zero), ("nfs", Pointer(373)), ("persistentVolumeClaim", Pointer(621)), ("photonPersistentDisk", Pointer(385)), ("portworxVolume", Pointer(386)), ("projected", Pointer(629)), ("quobyte", Pointer(383)), ("rbd", Pointer(622)), ("scaleIO", Pointer(630)), ("secret", Pointer(618)), ("storageos", Pointer(631)), ("vsphereVolume", Pointer(382))],
-    // 398: core/v1.Container
-    &[("env", Each(637)), ("envFrom", Each(636)), ("image", Zero), ("imagePullPolicy", Zero), ("lifecycle", Pointer(643)), ("livenessProbe", Pointer(642)), ("name", Zero), ("ports", Each(635)), ("readinessProbe", Pointer(642)), ("resizePolicy", Each(638)), ("resources", Value(410)), ("restartPolicyRules", Each(639)), ("securityContext", Pointer(644)), ("startupProbe", Pointer(642)), ("stdin", Zero), ("stdinOnce", Zero), ("terminationMessagePath", Zero), ("terminationMessagePolicy", Zero), ("tty", Zero), ("volumeDevices", Each(641)), ("volumeMounts", Each(640)), ("workingDir", Zero)],
-    // 399: core/v1.EphemeralContainer
-    &[("env", Each(637)), ("envFrom", Each(636)), ("image", Zero), ("imagePullPolicy", Zero), ("lifecycle", Pointer(643)), ("livenessProbe", Pointer(642)), ("name", Zero), ("ports", Each(635)), ("readinessProbe", Pointer(642)), ("resizePolicy", Each(638)), ("resources", Value(410)), ("restartPolicyRules", Each(639)), ("securityContext", Pointer(644)), ("startupProbe", Pointer(642)), ("stdin", Zero), ("stdinOnce", Zero), ("targetContainerName", Zero), ("terminationMessagePath", Zero), ("terminationMessagePolicy", Zero), ("tty", Zero), ("volumeDevices", Each(641)), ("volumeMounts", Each(640)), ("workingDir", Zero)],
-    // 400: core/v1.PodSecurityContext
-    &[("appArmorProfile", Pointer(649)), ("seLinuxOptions", Pointer(645)), ("seccompProfile", Pointer(648)), ("sysctls", Each(647)), ("windowsOptions", Pointer(646))],
-    // 401: core/v1.Affinity
-    &[("nodeAffinity", Pointer(650)), ("podAffinity", Pointer(651)), ("podAntiAffinity", Pointer(652))],
-    // 402: core/v1.Toleration
-    &[("effect", Zero), ("key", Zero), ("operator", Zero), ("value", Zero)],
-    // 403: core/v1.HostAlias
-    &[("ip", Zero)],
-    // 404: core/v1.PodDNSConfig
-    &[("options", Each(653))],
-    // 405: core/v1.PodReadinessGate
-    &[("conditionType", Zero)],
-    // 406: core/v1.TopologySpreadConstraint
-    &[("labelSelector", Pointer(342)), ("maxSkew", Zero), ("topologyKey", Zero), ("whenUnsatisfiable", Zero)],
-    // 407: core/v1.PodOS
-    &[("name", Zero)],
-    // 408: core/v1.PodSchedulingGate
-    &[("name", Zero)],
-    // 409: core/v1.PodResourceClaim
-    &[("name", Zero)],
-    // 410: core/v1.ResourceRequirements
-    &[("claims", Each(654))],
-    // 411: core/v1.WorkloadReference
-    &[("name", Zero), ("podGroup", Zero), ("podGroupReplicaKey", Zero)],
-    // 412: core/v1.PodCondition
-    &[("message", Zero), ("observedGeneration", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 413: core/v1.HostIP
-    &[("ip", Zero)],
-    // 414: core/v1.PodIP
-    &[("ip", Zero)],
-    // 415: core/v1.ContainerStatus
-    &[("allocatedResourcesStatus", Each(658)), ("containerID", Zero), ("image", Zero), ("imageID", Zero), ("lastState", Value(655)), ("name", Zero), ("ready", Zero), ("resources", Pointer(410)), ("restartCount", Zero), ("state", Value(655)), ("user", Pointer(657)), ("volumeMounts", Each(656))],
-    // 416: core/v1.PodResourceClaimStatus
-    &[("name", Zero)],
-    // 417: core/v1.PodExtendedResourceClaimStatus
-    &[("requestMappings", Each(659)), ("resourceClaimName", Zero)],
-    // 418: core/v1.ReplicationControllerCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 419: core/v1.ScopeSelector
-    &[("matchExpressions", Each(660))],
-    // 420: core/v1.ServicePort
-    &[("name", Zero), ("nodePort", Zero), ("port", Zero), ("protocol", Zero)],
-    // 421: core/v1.SessionAffinityConfig
-    &[("clientIP", Pointer(661))],
-    // 422: core/v1.LoadBalancerStatus
-    &[("ingress", Each(662))],
-    // 423: meta/v1.Condition
-    &[("message", Zero), ("observedGeneration", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 424: admissionregistration/v1.WebhookClientConfig
-    &[("service", Pointer(663))],
-    // 425: admissionregistration/v1.RuleWithOperations
-    &[],
-    // 426: admissionregistration/v1.MatchCondition
-    &[("expression", Zero), ("name", Zero)],
-    // 427: admissionregistration/v1.ParamKind
-    &[("apiVersion", Zero), ("kind", Zero)],
-    // 428: admissionregistration/v1.MatchResources
-    &[("excludeResourceRules", Each(664)), ("namespaceSelector", Pointer(342)), ("objectSelector", Pointer(342)), ("resourceRules", Each(664))],
-    // 429: admissionregistration/v1.Validation
-    &[("expression", Zero), ("message", Zero), ("messageExpression", Zero)],
-    // 430: admissionregistration/v1.AuditAnnotation
-    &[("key", Zero), ("valueExpression", Zero)],
-    // 431: admissionregistration/v1.Variable
-    &[("expression", Zero), ("name", Zero)],
-    // 432: admissionregistration/v1.TypeChecking
-    &[("expressionWarnings", Each(665))],
-    // 433: admissionregistration/v1.ParamRef
-    &[("name", Zero), ("namespace", Zero), ("selector", Pointer(342))],
-    // 434: admissionregistration/v1beta1.ParamKind
-    &[("apiVersion", Zero), ("kind", Zero)],
-    // 435: admissionregistration/v1beta1.MatchResources
-    &[("excludeResourceRules", Each(666)), ("namespaceSelector", Pointer(342)), ("objectSelector", Pointer(342)), ("resourceRules", Each(666))],
-    // 436: admissionregistration/v1beta1.Variable
-    &[("expression", Zero), ("name", Zero)],
-    // 437: admissionregistration/v1beta1.Mutation
-    &[("applyConfiguration", Pointer(667)), ("jsonPatch", Pointer(668)), ("patchType", Zero)],
-    // 438: admissionregistration/v1beta1.MatchCondition
-    &[("expression", Zero), ("name", Zero)],
-    // 439: admissionregistration/v1beta1.ParamRef
-    &[("name", Zero), ("namespace", Zero), ("selector", Pointer(342))],
-    // 440: admissionregistration/v1beta1.WebhookClientConfig
-    &[("service", Pointer(669))],
-    // 441: admissionregistration/v1beta1.Validation
-    &[("expression", Zero), ("message", Zero), ("messageExpression", Zero)],
-    // 442: admissionregistration/v1beta1.AuditAnnotation
-    &[("key", Zero), ("valueExpression", Zero)],
-    // 443: admissionregistration/v1beta1.TypeChecking
-    &[("expressionWarnings", Each(670))],
-    // 444: apidiscovery/v2.APIResourceDiscovery
-    &[("resource", Zero), ("responseKind", Pointer(671)), ("scope", Zero), ("singularResource", Zero), ("subresources", Each(672))],
-    // 445: apidiscovery/v2beta1.APIResourceDiscovery
-    &[("resource", Zero), ("responseKind", Pointer(671)), ("scope", Zero), ("singularResource", Zero), ("subresources", Each(673))],
-    // 446: apiextensions/v1.CustomResourceDefinitionNames
-    &[("kind", Zero), ("listKind", Zero), ("plural", Zero), ("singular", Zero)],
-    // 447: apiextensions/v1.CustomResourceDefinitionVersion
-    &[("additionalPrinterColumns", Each(676)), ("deprecated", Zero), ("name", Zero), ("schema", Pointer(674)), ("selectableFields", Each(677)), ("served", Zero), ("storage", Zero), ("subresources", Pointer(675))],
-    // 448: apiextensions/v1.CustomResourceConversion
-    &[("strategy", Zero), ("webhook", Pointer(678))],
-    // 449: apiextensions/v1.CustomResourceDefinitionCondition
-    &[("message", Zero), ("observedGeneration", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 450: apiregistration/v1.ServiceReference
-    &[("name", Zero), ("namespace", Zero)],
-    // 451: apiregistration/v1.APIServiceCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 452: apps/v1.DaemonSetUpdateStrategy
-    &[("rollingUpdate", Pointer(679)), ("type", Zero)],
-    // 453: apps/v1.DaemonSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 454: apps/v1.DeploymentStrategy
-    &[("rollingUpdate", Pointer(680)), ("type", Zero)],
-    // 455: apps/v1.DeploymentCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 456: apps/v1.ReplicaSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 457: apps/v1.StatefulSetUpdateStrategy
-    &[("rollingUpdate", Pointer(681)), ("type", Zero)],
-    // 458: apps/v1.StatefulSetPersistentVolumeClaimRetentionPolicy
-    &[("whenDeleted", Zero), ("whenScaled", Zero)],
-    // 459: apps/v1.StatefulSetOrdinals
-    &[("start", Zero)],
-    // 460: apps/v1.StatefulSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 461: apps/v1beta1.DeploymentStrategy
-    &[("rollingUpdate", Pointer(682)), ("type", Zero)],
-    // 462: apps/v1beta1.RollbackConfig
-    &[("revision", Zero)],
-    // 463: apps/v1beta1.DeploymentCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 464: apps/v1beta1.StatefulSetUpdateStrategy
-    &[("rollingUpdate", Pointer(683)), ("type", Zero)],
-    // 465: apps/v1beta1.StatefulSetPersistentVolumeClaimRetentionPolicy
-    &[("whenDeleted", Zero), ("whenScaled", Zero)],
-    // 466: apps/v1beta1.StatefulSetOrdinals
-    &[("start", Zero)],
-    // 467: apps/v1beta1.StatefulSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 468: apps/v1beta2.DaemonSetUpdateStrategy
-    &[("rollingUpdate", Pointer(684)), ("type", Zero)],
-    // 469: apps/v1beta2.DaemonSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 470: apps/v1beta2.DeploymentStrategy
-    &[("rollingUpdate", Pointer(685)), ("type", Zero)],
-    // 471: apps/v1beta2.DeploymentCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 472: apps/v1beta2.ReplicaSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 473: apps/v1beta2.StatefulSetUpdateStrategy
-    &[("rollingUpdate", Pointer(686)), ("type", Zero)],
-    // 474: apps/v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy
-    &[("whenDeleted", Zero), ("whenScaled", Zero)],
-    // 475: apps/v1beta2.StatefulSetOrdinals
-    &[("start", Zero)],
-    // 476: apps/v1beta2.StatefulSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 477: authentication/v1.UserInfo
-    &[("uid", Zero), ("username", Zero)],
-    // 478: authentication/v1.BoundObjectReference
-    &[("apiVersion", Zero), ("kind", Zero), ("name", Zero), ("uid", Zero)],
-    // 479: authentication/v1beta1.UserInfo
-    &[("uid", Zero), ("username", Zero)],
-    // 480: authorization/v1.ResourceAttributes
-    &[("fieldSelector", Pointer(687)), ("group", Zero), ("labelSelector", Pointer(688)), ("name", Zero), ("namespace", Zero), ("resource", Zero), ("subresource", Zero), ("verb", Zero), ("version", Zero)],
-    // 481: authorization/v1.NonResourceAttributes
-    &[("path", Zero), ("verb", Zero)],
-    // 482: authorization/v1.ResourceRule
-    &[],
-    // 483: authorization/v1.NonResourceRule
-    &[],
-    // 484: authorization/v1beta1.ResourceAttributes
-    &[("fieldSelector", Pointer(687)), ("group", Zero), ("labelSelector", Pointer(688)), ("name", Zero), ("namespace", Zero), ("resource", Zero), ("subresource", Zero), ("verb", Zero), ("version", Zero)],
-    // 485: authorization/v1beta1.NonResourceAttributes
-    &[("path", Zero), ("verb", Zero)],
-    // 486: authorization/v1beta1.ResourceRule
-    &[],
-    // 487: authorization/v1beta1.NonResourceRule
-    &[],
-    // 488: autoscaling/v1.CrossVersionObjectReference
-    &[("apiVersion", Zero), ("kind", Zero), ("name", Zero)],
-    // 489: autoscaling/v2.CrossVersionObjectReference
-    &[("apiVersion", Zero), ("kind", Zero), ("name", Zero)],
-    // 490: autoscaling/v2.MetricSpec
-    &[("containerResource", Pointer(692)), ("external", Pointer(693)), ("object", Pointer(689)), ("pods", Pointer(690)), ("resource", Pointer(691)), ("type", Zero)],
-    // 491: autoscaling/v2.HorizontalPodAutoscalerBehavior
-    &[("scaleDown", Pointer(694)), ("scaleUp", Pointer(694))],
-    // 492: autoscaling/v2.MetricStatus
-    &[("containerResource", Pointer(698)), ("external", Pointer(699)), ("object", Pointer(695)), ("pods", Pointer(696)), ("resource", Pointer(697)), ("type", Zero)],
-    // 493: autoscaling/v2.HorizontalPodAutoscalerCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 494: autoscaling/v2beta1.CrossVersionObjectReference
-    &[("apiVersion", Zero), ("kind", Zero), ("name", Zero)],
-    // 495: autoscaling/v2beta1.MetricSpec
-    &[("containerResource", Pointer(703)), ("external", Pointer(704)), ("object", Pointer(700)), ("pods", Pointer(701)), ("resource", Pointer(702)), ("type", Zero)],
-    // 496: autoscaling/v2beta1.MetricStatus
-    &[("containerResource", Pointer(708)), ("external", Pointer(709)), ("object", Pointer(705)), ("pods", Pointer(706)), ("resource", Pointer(707)), ("type", Zero)],
-    // 497: autoscaling/v2beta1.HorizontalPodAutoscalerCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 498: autoscaling/v2beta2.CrossVersionObjectReference
-    &[("apiVersion", Zero), ("kind", Zero), ("name", Zero)],
-    // 499: autoscaling/v2beta2.MetricSpec
-    &[("containerResource", Pointer(713)), ("external", Pointer(714)), ("object", Pointer(710)), ("pods", Pointer(711)), ("resource", Pointer(712)), ("type", Zero)],
-    // 500: autoscaling/v2beta2.HorizontalPodAutoscalerBehavior
-    &[("scaleDown", Pointer(715)), ("scaleUp", Pointer(715))],
-    // 501: autoscaling/v2beta2.MetricStatus
-    &[("containerResource", Pointer(719)), ("external", Pointer(720)), ("object", Pointer(716)), ("pods", Pointer(717)), ("resource", Pointer(718)), ("type", Zero)],
-    // 502: autoscaling/v2beta2.HorizontalPodAutoscalerCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 503: batch/v1.JobTemplateSpec
-    &[("metadata", Value(147)), ("spec", Value(244))],
-    // 504: batch/v1.PodFailurePolicy
-    &[("rules", Each(721))],
-    // 505: batch/v1.SuccessPolicy
-    &[("rules", Each(722))],
-    // 506: batch/v1.JobCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 507: batch/v1.UncountedTerminatedPods
-    &[],
-    // 508: batch/v1beta1.JobTemplateSpec
-    &[("metadata", Value(147)), ("spec", Value(244))],
-    // 509: certificates/v1.CertificateSigningRequestCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 510: certificates/v1beta1.CertificateSigningRequestCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 511: discovery/v1.EndpointConditions
-    &[],
-    // 512: discovery/v1.EndpointHints
-    &[("forNodes", Each(724)), ("forZones", Each(723))],
-    // 513: discovery/v1beta1.EndpointConditions
-    &[],
-    // 514: discovery/v1beta1.EndpointHints
-    &[("forNodes", Each(726)), ("forZones", Each(725))],
-    // 515: extensions/v1beta1.DaemonSetUpdateStrategy
-    &[("rollingUpdate", Pointer(727)), ("type", Zero)],
-    // 516: extensions/v1beta1.DaemonSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 517: extensions/v1beta1.DeploymentStrategy
-    &[("rollingUpdate", Pointer(728)), ("type", Zero)],
-    // 518: extensions/v1beta1.RollbackConfig
-    &[("revision", Zero)],
-    // 519: extensions/v1beta1.DeploymentCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 520: extensions/v1beta1.IngressBackend
-    &[("resource", Pointer(393)), ("serviceName", Zero)],
-    // 521: extensions/v1beta1.IngressTLS
-    &[("secretName", Zero)],
-    // 522: extensions/v1beta1.IngressRule
-    &[("host", Zero), ("http", Pointer(729))],
-    // 523: extensions/v1beta1.IngressLoadBalancerStatus
-    &[("ingress", Each(730))],
-    // 524: extensions/v1beta1.NetworkPolicyIngressRule
-    &[("from", Each(732)), ("ports", Each(731))],
-    // 525: extensions/v1beta1.NetworkPolicyEgressRule
-    &[("ports", Each(731)), ("to", Each(732))],
-    // 526: extensions/v1beta1.ReplicaSetCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 527: flowcontrol/v1.PriorityLevelConfigurationReference
-    &[("name", Zero)],
-    // 528: flowcontrol/v1.FlowDistinguisherMethod
-    &[("type", Zero)],
-    // 529: flowcontrol/v1.PolicyRulesWithSubjects
-    &[("nonResourceRules", Each(735)), ("resourceRules", Each(734)), ("subjects", Each(733))],
-    // 530: flowcontrol/v1.FlowSchemaCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 531: flowcontrol/v1.LimitedPriorityLevelConfiguration
-    &[("limitResponse", Value(736))],
-    // 532: flowcontrol/v1.ExemptPriorityLevelConfiguration
-    &[],
-    // 533: flowcontrol/v1.PriorityLevelConfigurationCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 534: flowcontrol/v1beta1.PriorityLevelConfigurationReference
-    &[("name", Zero)],
-    // 535: flowcontrol/v1beta1.FlowDistinguisherMethod
-    &[("type", Zero)],
-    // 536: flowcontrol/v1beta1.PolicyRulesWithSubjects
-    &[("nonResourceRules", Each(739)), ("resourceRules", Each(738)), ("subjects", Each(737))],
-    // 537: flowcontrol/v1beta1.FlowSchemaCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 538: flowcontrol/v1beta1.LimitedPriorityLevelConfiguration
-    &[("assuredConcurrencyShares", Zero), ("limitResponse", Value(740))],
-    // 539: flowcontrol/v1beta1.ExemptPriorityLevelConfiguration
-    &[],
-    // 540: flowcontrol/v1beta1.PriorityLevelConfigurationCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 541: flowcontrol/v1beta2.PriorityLevelConfigurationReference
-    &[("name", Zero)],
-    // 542: flowcontrol/v1beta2.FlowDistinguisherMethod
-    &[("type", Zero)],
-    // 543: flowcontrol/v1beta2.PolicyRulesWithSubjects
-    &[("nonResourceRules", Each(743)), ("resourceRules", Each(742)), ("subjects", Each(741))],
-    // 544: flowcontrol/v1beta2.FlowSchemaCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 545: flowcontrol/v1beta2.LimitedPriorityLevelConfiguration
-    &[("assuredConcurrencyShares", Zero), ("limitResponse", Value(744))],
-    // 546: flowcontrol/v1beta2.ExemptPriorityLevelConfiguration
-    &[],
-    // 547: flowcontrol/v1beta2.PriorityLevelConfigurationCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 548: flowcontrol/v1beta3.PriorityLevelConfigurationReference
-    &[("name", Zero)],
-    // 549: flowcontrol/v1beta3.FlowDistinguisherMethod
-    &[("type", Zero)],
-    // 550: flowcontrol/v1beta3.PolicyRulesWithSubjects
-    &[("nonResourceRules", Each(747)), ("resourceRules", Each(746)), ("subjects", Each(745))],
-    // 551: flowcontrol/v1beta3.FlowSchemaCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 552: flowcontrol/v1beta3.LimitedPriorityLevelConfiguration
-    &[("limitResponse", Value(748)), ("nominalConcurrencyShares", Zero)],
-    // 553: flowcontrol/v1beta3.ExemptPriorityLevelConfiguration
-    &[],
-    // 554: flowcontrol/v1beta3.PriorityLevelConfigurationCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 555: meta/v1.StatusCause
-    &[("field", Zero), ("message", Zero), ("reason", Zero)],
-    // 556: meta/v1.TableRowCondition
-    &[("message", Zero), ("reason", Zero), ("status", Zero), ("type", Zero)],
-    // 557: networking/v1.ParentReference
-    &[("group", Zero), ("name", Zero), ("namespace", Zero), ("resource", Zero)],
-    // 558: networking/v1.IngressBackend
-    &[("resource", Pointer(393)), ("service", Pointer(749))],
-    // 559: networking/v1.IngressTLS
-    &[("secretName", Zero)],
-    // 560: networking/v1.IngressRule
-    &[("host", Zero), ("http", Pointer(750))],
-    // 561: networking/v1.IngressLoadBalancerStatus
-    &[("ingress", Each(751))],
-    // 562: networking/v1.IngressClassParametersReference
-    &[("kind", Zero), ("name", Zero)],
-    // 563: networking/v1.NetworkPolicyIngressRule
-    &[("from", Each(753)), ("ports", Each(752))],
-    // 564: networking/v1.NetworkPolicyEgressRule
-    &[("ports", Each(752)), ("to", Each(753))],
-    // 565: networking/v1beta1.ParentReference
-    &[("group", Zero), ("name", Zero), ("namespace", Zero), ("resource", Zero)],
-    // 566: networking/v1beta1.IngressBackend
-    &[("resource", Pointer(393)), ("serviceName", Zero)],
-    // 567: networking/v1beta1.IngressTLS
-    &[("secretName", Zero)],
-    // 568: networking/v1beta1.IngressRule
-    &[("host", Zero), ("http", Pointer(754))],
-    // 569: networking/v1beta1.IngressLoadBalancerStatus
-    &[("ingress", Each(755))],
-    // 570: networking/v1beta1.IngressClassParametersReference
-    &[("kind", Zero), ("name", Zero)],
-    // 571: meta/v1.Preconditions
-    &[],
-    // 572: resource/v1.DeviceSelector
-    &[("cel", Pointer(756))],
-    // 573: resource/v1.DeviceClassConfiguration
-    &[("opaque", Pointer(757))],
-    // 574: resource/v1.DeviceClaim
-    &[("config", Each(760)), ("constraints", Each(759)), ("requests", Each(758))],
-    // 575: resource/v1.AllocationResult
-    &[("devices", Value(761)), ("nodeSelector", Pointer(579))],
-    // 576: resource/v1.ResourceClaimConsumerReference
-    &[("apiGroup", Zero), ("name", Zero), ("resource", Zero), ("uid", Zero)],
-    // 577: resource/v1.AllocatedDeviceStatus
-    &[("conditions", Each(423)), ("device", Zero), ("driver", Zero), ("networkData", Pointer(762)), ("pool", Zero)],
-    // 578: resource/v1.ResourcePool
-    &[("generation", Zero), ("name", Zero), ("resourceSliceCount", Zero)],
-    // 579: core/v1.NodeSelector
-    &[("nodeSelectorTerms", Each(763))],
-    // 580: resource/v1.Device
-    &[("attributes", Each(764)), ("capacity", Each(765)), ("consumesCounters", Each(766)), ("name", Zero), ("nodeSelector", Pointer(579)), ("taints", Each(767))],
-    // 581: resource/v1.CounterSet
-    &[("counters", Each(768)), ("name", Zero)],
-    // 582: resource/v1beta1.DeviceSelector
-    &[("cel", Pointer(769))],
-    // 583: resource/v1beta1.DeviceClassConfiguration
-    &[("opaque", Pointer(770))],
-    // 584: resource/v1beta1.DeviceClaim
-    &[("config", Each(773)), ("constraints", Each(772)), ("requests", Each(771))],
-    // 585: resource/v1beta1.AllocationResult
-    &[("devices", Value(774)), ("nodeSelector", Pointer(579))],
-    // 586: resource/v1beta1.ResourceClaimConsumerReference
-    &[("apiGroup", Zero), ("name", Zero), ("resource", Zero), ("uid", Zero)],
-    // 587: resource/v1beta1.AllocatedDeviceStatus
-    &[("conditions", Each(423)), ("device", Zero), ("driver", Zero), ("networkData", Pointer(775)), ("pool", Zero)],
-    // 588: resource/v1beta1.ResourcePool
-    &[("generation", Zero), ("name", Zero), ("resourceSliceCount", Zero)],
-    // 589: resource/v1beta1.Device
-    &[("basic", Pointer(776)), ("name", Zero)],
-    // 590: resource/v1beta1.CounterSet
-    &[("counters", Each(777)), ("name", Zero)],
-    // 591: resource/v1beta2.DeviceSelector
-    &[("cel", Pointer(778))],
-    // 592: resource/v1beta2.DeviceClassConfiguration
-    &[("opaque", Pointer(779))],
-    // 593: resource/v1beta2.DeviceClaim
-    &[("config", Each(782)), ("constraints", Each(781)), ("requests", Each(780))],
-    // 594: resource/v1beta2.AllocationResult
-    &[("devices", Value(783)), ("nodeSelector", Pointer(579))],
-    // 595: resource/v1beta2.ResourceClaimConsumerReference
-    &[("apiGroup", Zero), ("name", Zero), ("resource", Zero), ("uid", Zero)],
-    // 596: resource/v1beta2.AllocatedDeviceStatus
-    &[("conditions", Each(423)), ("device", Zero), ("driver", Zero), ("networkData", Pointer(784)), ("pool", Zero)],
-    // 597: resource/v1beta2.ResourcePool
-    &[("generation", Zero), ("name", Zero), ("resourceSliceCount", Zero)],
-    // 598: resource/v1beta2.Device
-    &[("attributes", Each(785)), ("capacity", Each(786)), ("consumesCounters", Each(787)), ("name", Zero), ("nodeSelector", Pointer(579)), ("taints", Each(788))],
-    // 599: resource/v1beta2.CounterSet
-    &[("counters", Each(789)), ("name", Zero)],
-    // 600: storage/v1.TokenRequest
-    &[("audience", Zero)],
-    // 601: storage/v1.CSINodeDriver
-    &[("allocatable", Pointer(790)), ("name", Zero), ("nodeID", Zero)],
-    // 602: meta/v1.LabelSelectorRequirement
-    &[("key", Zero), ("operator", Zero)],
-    // 603: core/v1.TopologySelectorLabelRequirement
-    &[("key", Zero)],
-    // 604: storage/v1.VolumeAttachmentSource
-    &[("inlineVolumeSpec", Pointer(158))],
-    // 605: storage/v1.VolumeError
-    &[("message", Zero)],
-    // 606: storage/v1beta1.TokenRequest
-    &[("audience", Zero)],
-    // 607: storage/v1beta1.CSINodeDriver
-    &[("allocatable", Pointer(791)), ("name", Zero), ("nodeID", Zero)],
-    // 608: storage/v1beta1.VolumeAttachmentSource
-    &[("inlineVolumeSpec", Pointer(158))],
-    // 609: storage/v1beta1.VolumeError
-    &[("message", Zero)],
-    // 610: meta/v1.GroupResource
-    &[("group", Zero), ("resource", Zero)],
-    // 611: core/v1.ConfigMapNodeConfigSource
-    &[("kubeletConfigKey", Zero), ("name", Zero), ("namespace", Zero), ("resourceVersion", Zero), ("uid", Zero)],
-    // 612: core/v1.DaemonEndpoint
-    &[("Port", Zero)],
-    // 613: core/v1.NodeSwapStatus
-    &[],
-    // 614: core/v1.NodeRuntimeHandlerFeatures
-    &[],
-    // 615: core/v1.SecretReference
-    &[("name", Zero), ("namespace", Zero)],
-    // 616: core/v1.EmptyDirVolumeSource
-    &[("medium", Zero)],
-    // 617: core/v1.GitRepoVolumeSource
-    &[("directory", Zero), ("repository", Zero), ("revision", Zero)],
-    // 618: core/v1.SecretVolumeSource
-    &[("items", Each(792)), ("secretName", Zero)],
-    // 619: core/v1.ISCSIVolumeSource
-    &[("chapAuthDiscovery", Zero), ("chapAuthSession", Zero), ("fsType", Zero), ("iqn", Zero), ("iscsiInterface", Zero), ("lun", Zero), ("readOnly", Zero), ("secretRef", Pointer(171)), ("targetPortal", Zero)],
-    // 620: core/v1.GlusterfsVolumeSource
-    &[("endpoints", Zero), ("path", Zero), ("readOnly", Zero)],
-    // 621: core/v1.PersistentVolumeClaimVolumeSource
-    &[("claimName", Zero), ("readOnly", Zero)],
-    // 622: core/v1.RBDVolumeSource
-    &[("fsType", Zero), ("image", Zero), ("keyring", Zero), ("pool", Zero), ("readOnly", Zero), ("secretRef", Pointer(171)), ("user", Zero)],
-    // 623: core/v1.FlexVolumeSource
-    &[("driver", Zero), ("fsType", Zero), ("readOnly", Zero), ("secretRef", Pointer(171))],
-    // 624: core/v1.CinderVolumeSource
-    &[("fsType", Zero), ("readOnly", Zero), ("secretRef", Pointer(171)), ("volumeID", Zero)],
-    // 625: core/v1.CephFSVolumeSource
-    &[("path", Zero), ("readOnly", Zero), ("secretFile", Zero), ("secretRef", Pointer(171)), ("user", Zero)],
-    // 626: core/v1.DownwardAPIVolumeSource
-    &[("items", Each(793))],
-    // 627: core/v1.AzureFileVolumeSource
-    &[("readOnly", Zero), ("secretName", Zero), ("shareName", Zero)],
-    // 628: core/v1.ConfigMapVolumeSource
-    &[("items", Each(792)), ("name", Zero)],
-    // 629: core/v1.ProjectedVolumeSource
-    &[("sources", Each(794))],
-    // 630: core/v1.ScaleIOVolumeSource
-    &[("fsType", Zero), ("gateway", Zero), ("protectionDomain", Zero), ("readOnly", Zero), ("secretRef", Pointer(171)), ("sslEnabled", Zero), ("storageMode", Zero), ("storagePool", Zero), ("system", Zero), ("volumeName", Zero)],
-    // 631: core/v1.StorageOSVolumeSource
-    &[("fsType", Zero), ("readOnly", Zero), ("secretRef", Pointer(171)), ("volumeName", Zero), ("volumeNamespace", Zero)],
-    // 632: core/v1.CSIVolumeSource
-    &[("driver", Zero), ("nodePublishSecretRef", Pointer(171))],
-    // 633: core/v1.EphemeralVolumeSource
-    &[("volumeClaimTemplate", Pointer(795))],
-    // 634: core/v1.ImageVolumeSource
-    &[("pullPolicy", Zero), ("reference", Zero)],
-    // 635: core/v1.ContainerPort
-    &[("containerPort", Zero), ("hostIP", Zero), ("hostPort", Zero), ("name", Zero), ("protocol", Zero)],
-    // 636: core/v1.EnvFromSource
-    &[("configMapRef", Pointer(796)), ("prefix", Zero), ("secretRef", Pointer(797))],
-    // 637: core/v1.EnvVar
-    &[("name", Zero), ("value", Zero), ("valueFrom", Pointer(798))],
-    // 638: core/v1.ContainerResizePolicy
-    &[("resourceName", Zero), ("restartPolicy", Zero)],
-    // 639: core/v1.ContainerRestartRule
-    &[("action", Zero), ("exitCodes", Pointer(799))],
-    // 640: core/v1.VolumeMount
-    &[("mountPath", Zero), ("name", Zero), ("readOnly", Zero), ("subPath", Zero), ("subPathExpr", Zero)],
-    // 641: core/v1.VolumeDevice
-    &[("devicePath", Zero), ("name", Zero)],
-    // 642: core/v1.Probe
-    &[("exec", Pointer(800)), ("failureThreshold", Zero), ("grpc", Pointer(803)), ("httpGet", Pointer(801)), ("initialDelaySeconds", Zero), ("periodSeconds", Zero), ("successThreshold", Zero), ("tcpSocket", Pointer(802)), ("timeoutSeconds", Zero)],
-    // 643: core/v1.Lifecycle
-    &[("postStart", Pointer(804)), ("preStop", Pointer(804))],
-    // 644: core/v1.SecurityContext
-    &[("appArmorProfile", Pointer(649)), ("capabilities", Pointer(805)), ("seLinuxOptions", Pointer(645)), ("seccompProfile", Pointer(648)), ("windowsOptions", Pointer(646))],
-    // 645: core/v1.SELinuxOptions
-    &[("level", Zero), ("role", Zero), ("type", Zero), ("user", Zero)],
-    // 646: core/v1.WindowsSecurityContextOptions
-    &[],
-    // 647: core/v1.Sysctl
-    &[("name", Zero), ("value", Zero)],
-    // 648: core/v1.SeccompProfile
-    &[("type", Zero)],
-    // 649: core/v1.AppArmorProfile
-    &[("type", Zero)],
-    // 650: core/v1.NodeAffinity
-    &[("preferredDuringSchedulingIgnoredDuringExecution", Each(806)), ("requiredDuringSchedulingIgnoredDuringExecution", Pointer(579))],
-    // 651: core/v1.PodAffinity
-    &[("preferredDuringSchedulingIgnoredDuringExecution", Each(808)), ("requiredDuringSchedulingIgnoredDuringExecution", Each(807))],
-    // 652: core/v1.PodAntiAffinity
-    &[("preferredDuringSchedulingIgnoredDuringExecution", Each(808)), ("requiredDuringSchedulingIgnoredDuringExecution", Each(807))],
-    // 653: core/v1.PodDNSConfigOption
-    &[("name", Zero)],
-    // 654: core/v1.ResourceClaim
-    &[("name", Zero), ("request", Zero)],
-    // 655: core/v1.ContainerState
-    &[("running", Pointer(810)), ("terminated", Pointer(811)), ("waiting", Pointer(809))],
-    // 656: core/v1.VolumeMountStatus
-    &[("mountPath", Zero), ("name", Zero), ("readOnly", Zero)],
-    // 657: core/v1.ContainerUser
-    &[("linux", Pointer(812))],
-    // 658: core/v1.ResourceStatus
-    &[("name", Zero), ("resources", Each(813))],
-    // 659: core/v1.ContainerExtendedResourceRequest
-    &[("containerName", Zero), ("requestName", Zero), ("resourceName", Zero)],
-    // 660: core/v1.ScopedResourceSelectorRequirement
-    &[("operator", Zero), ("scopeName", Zero)],
-    // 661: core/v1.ClientIPConfig
-    &[],
-    // 662: core/v1.LoadBalancerIngress
-    &[("hostname", Zero), ("ip", Zero), ("ports", Each(814))],
-    // 663: admissionregistration/v1.ServiceReference
-    &[("name", Zero), ("namespace", Zero)],
-    // 664: admissionregistration/v1.NamedRuleWithOperations
-    &[],
-    // 665: admissionregistration/v1.ExpressionWarning
-    &[("fieldRef", Zero), ("warning", Zero)],
-    // 666: admissionregistration/v1beta1.NamedRuleWithOperations
-    &[],
-    // 667: admissionregistration/v1beta1.ApplyConfiguration
-    &[("expression", Zero)],
-    // 668: admissionregistration/v1beta1.JSONPatch
-    &[("expression", Zero)],
-    // 669: admissionregistration/v1beta1.ServiceReference
-    &[("name", Zero), ("namespace", Zero)],
-    // 670: admissionregistration/v1beta1.ExpressionWarning
-    &[("fieldRef", Zero), ("warning", Zero)],
-    // 671: meta/v1.GroupVersionKind
-    &[("group", Zero), ("kind", Zero), ("version", Zero)],
-    // 672: apidiscovery/v2.APISubresourceDiscovery
-    &[("acceptedTypes", Each(671)), ("responseKind", Pointer(671)), ("subresource", Zero)],
-    // 673: apidiscovery/v2beta1.APISubresourceDiscovery
-    &[("acceptedTypes", Each(671)), ("responseKind", Pointer(671)), ("subresource", Zero)],
-    // 674: apiextensions/v1.CustomResourceValidation
-    &[("openAPIV3Schema", Pointer(815))],
-    // 675: apiextensions/v1.CustomResourceSubresources
-    &[("scale", Pointer(817)), ("status", Pointer(816))],
-    // 676: apiextensions/v1.CustomResourceColumnDefinition
-    &[("description", Zero), ("format", Zero), ("jsonPath", Zero), ("name", Zero), ("priority", Zero), ("type", Zero)],
-    // 677: apiextensions/v1.SelectableField
-    &[("jsonPath", Zero)],
-    // 678: apiextensions/v1.WebhookConversion
-    &[("clientConfig", Pointer(818))],
-    // 679: apps/v1.RollingUpdateDaemonSet
-    &[],
-    // 680: apps/v1.RollingUpdateDeployment
-    &[],
-    // 681: apps/v1.RollingUpdateStatefulSetStrategy
-    &[],
-    // 682: apps/v1beta1.RollingUpdateDeployment
-    &[],
-    // 683: apps/v1beta1.RollingUpdateStatefulSetStrategy
-    &[],
-    // 684: apps/v1beta2.RollingUpdateDaemonSet
-    &[],
-    // 685: apps/v1beta2.RollingUpdateDeployment
-    &[],
-    // 686: apps/v1beta2.RollingUpdateStatefulSetStrategy
-    &[],
-    // 687: authorization/v1.FieldSelectorAttributes
-    &[("rawSelector", Zero), ("requirements", Each(819))],
-    // 688: authorization/v1.LabelSelectorAttributes
-    &[("rawSelector", Zero), ("requirements", Each(602))],
-    // 689: autoscaling/v2.ObjectMetricSource
-    &[("describedObject", Value(489)), ("metric", Value(821)), ("target", Value(820))],
-    // 690: autoscaling/v2.PodsMetricSource
-    &[("metric", Value(821)), ("target", Value(820))],
-    // 691: autoscaling/v2.ResourceMetricSource
-    &[("name", Zero), ("target", Value(820))],
-    // 692: autoscaling/v2.ContainerResourceMetricSource
-    &[("container", Zero), ("name", Zero), ("target", Value(820))],
-    // 693: autoscaling/v2.ExternalMetricSource
-    &[("metric", Value(821)), ("target", Value(820))],
-    // 694: autoscaling/v2.HPAScalingRules
-    &[("policies", Each(822))],
-    // 695: autoscaling/v2.ObjectMetricStatus
-    &[("current", Value(823)), ("describedObject", Value(489)), ("metric", Value(821))],
-    // 696: autoscaling/v2.PodsMetricStatus
-    &[("current", Value(823)), ("metric", Value(821))],
-    // 697: autoscaling/v2.ResourceMetricStatus
-    &[("current", Value(823)), ("name", Zero)],
-    // 698: autoscaling/v2.ContainerResourceMetricStatus
-    &[("container", Zero), ("current", Value(823)), ("name", Zero)],
-    // 699: autoscaling/v2.ExternalMetricStatus
-    &[("current", Value(823)), ("metric", Value(821))],
-    // 700: autoscaling/v2beta1.ObjectMetricSource
-    &[("metricName", Zero), ("selector", Pointer(342)), ("target", Value(494))],
-    // 701: autoscaling/v2beta1.PodsMetricSource
-    &[("metricName", Zero), ("selector", Pointer(342))],
-    // 702: autoscaling/v2beta1.ResourceMetricSource
-    &[("name", Zero)],
-    // 703: autoscaling/v2beta1.ContainerResourceMetricSource
-    &[("container", Zero), ("name", Zero)],
-    // 704: autoscaling/v2beta1.ExternalMetricSource
-    &[("metricName", Zero), ("metricSelector", Pointer(342))],
-    // 705: autoscaling/v2beta1.ObjectMetricStatus
-    &[("metricName", Zero), ("selector", Pointer(342)), ("target", Value(494))],
-    // 706: autoscaling/v2beta1.PodsMetricStatus
-    &[("metricName", Zero), ("selector", Pointer(342))],
-    // 707: autoscaling/v2beta1.ResourceMetricStatus
-    &[("name", Zero)],
-    // 708: autoscaling/v2beta1.ContainerResourceMetricStatus
-    &[("container", Zero), ("name", Zero)],
-    // 709: autoscaling/v2beta1.ExternalMetricStatus
-    &[("metricName", Zero), ("metricSelector", Pointer(342))],
-    // 710: autoscaling/v2beta2.ObjectMetricSource
-    &[("describedObject", Value(498)), ("metric", Value(825)), ("target", Value(824))],
-    // 711: autoscaling/v2beta2.PodsMetricSource
-    &[("metric", Value(825)), ("target", Value(824))],
-    // 712: autoscaling/v2beta2.ResourceMetricSource
-    &[("name", Zero), ("target", Value(824))],
-    // 713: autoscaling/v2beta2.ContainerResourceMetricSource
-    &[("container", Zero), ("name", Zero), ("target", Value(824))],
-    // 714: autoscaling/v2beta2.ExternalMetricSource
-    &[("metric", Value(825)), ("target", Value(824))],
-    // 715: autoscaling/v2beta2.HPAScalingRules
-    &[("policies", Each(826))],
-    // 716: autoscaling/v2beta2.ObjectMetricStatus
-    &[("current", Value(827)), ("describedObject", Value(498)), ("metric", Value(825))],
-    // 717: autoscaling/v2beta2.PodsMetricStatus
-    &[("current", Value(827)), ("metric", Value(825))],
-    // 718: autoscaling/v2beta2.ResourceMetricStatus
-    &[("current", Value(827)), ("name", Zero)],
-    // 719: autoscaling/v2beta2.ContainerResourceMetricStatus
-    &[("container", Zero), ("current", Value(827)), ("name", Zero)],
-    // 720: autoscaling/v2beta2.ExternalMetricStatus
-    &[("current", Value(827)), ("metric", Value(825))],
-    // 721: batch/v1.PodFailurePolicyRule
-    &[("action", Zero), ("onExitCodes", Pointer(828)), ("onPodConditions", Each(829))],
-    // 722: batch/v1.SuccessPolicyRule
-    &[],
-    // 723: discovery/v1.ForZone
-    &[("name", Zero)],
-    // 724: discovery/v1.ForNode
-    &[("name", Zero)],
-    // 725: discovery/v1beta1.ForZone
-    &[("name", Zero)],
-    // 726: discovery/v1beta1.ForNode
-    &[("name", Zero)],
-    // 727: extensions/v1beta1.RollingUpdateDaemonSet
-    &[],
-    // 728: extensions/v1beta1.RollingUpdateDeployment
-    &[],
-    // 729: extensions/v1beta1.HTTPIngressRuleValue
-    &[("paths", Each(830))],
-    // 730: extensions/v1beta1.IngressLoadBalancerIngress
-    &[("hostname", Zero), ("ip", Zero), ("ports", Each(831))],
-    // 731: extensions/v1beta1.NetworkPolicyPort
-    &[],
-    // 732: extensions/v1beta1.NetworkPolicyPeer
-    &[("ipBlock", Pointer(832)), ("namespaceSelector", Pointer(342)), ("podSelector", Pointer(342))],
-    // 733: flowcontrol/v1.Subject
-    &[("group", Pointer(834)), ("kind", Zero), ("serviceAccount", Pointer(835)), ("user", Pointer(833))],
-    // 734: flowcontrol/v1.ResourcePolicyRule
-    &[("clusterScope", Zero)],
-    // 735: flowcontrol/v1.NonResourcePolicyRule
-    &[],
-    // 736: flowcontrol/v1.LimitResponse
-    &[("queuing", Pointer(836)), ("type", Zero)],
-    // 737: flowcontrol/v1beta1.Subject
-    &[("group", Pointer(838)), ("kind", Zero), ("serviceAccount", Pointer(839)), ("user", Pointer(837))],
-    // 738: flowcontrol/v1beta1.ResourcePolicyRule
-    &[("clusterScope", Zero)],
-    // 739: flowcontrol/v1beta1.NonResourcePolicyRule
-    &[],
-    // 740: flowcontrol/v1beta1.LimitResponse
-    &[("queuing", Pointer(840)), ("type", Zero)],
-    // 741: flowcontrol/v1beta2.Subject
-    &[("group", Pointer(842)), ("kind", Zero), ("serviceAccount", Pointer(843)), ("user", Pointer(841))],
-    // 742: flowcontrol/v1beta2.ResourcePolicyRule
-    &[("clusterScope", Zero)],
-    // 743: flowcontrol/v1beta2.NonResourcePolicyRule
-    &[],
-    // 744: flowcontrol/v1beta2.LimitResponse
-    &[("queuing", Pointer(844)), ("type", Zero)],
-    // 745: flowcontrol/v1beta3.Subject
-    &[("group", Pointer(846)), ("kind", Zero), ("serviceAccount", Pointer(847)), ("user", Pointer(845))],
-    // 746: flowcontrol/v1beta3.ResourcePolicyRule
-    &[("clusterScope", Zero)],
-    // 747: flowcontrol/v1beta3.NonResourcePolicyRule
-    &[],
-    // 748: flowcontrol/v1beta3.LimitResponse
-    &[("queuing", Pointer(848)), ("type", Zero)],
-    // 749: networking/v1.IngressServiceBackend
-    &[("name", Zero), ("port", Value(849))],
-    // 750: networking/v1.HTTPIngressRuleValue
-    &[("paths", Each(850))],
-    // 751: networking/v1.IngressLoadBalancerIngress
-    &[("hostname", Zero), ("ip", Zero), ("ports", Each(851))],
-    // 752: networking/v1.NetworkPolicyPort
-    &[],
-    // 753: networking/v1.NetworkPolicyPeer
-    &[("ipBlock", Pointer(852)), ("namespaceSelector", Pointer(342)), ("podSelector", Pointer(342))],
-    // 754: networking/v1beta1.HTTPIngressRuleValue
-    &[("paths", Each(853))],
-    // 755: networking/v1beta1.IngressLoadBalancerIngress
-    &[("hostname", Zero), ("ip", Zero), ("ports", Each(854))],
-    // 756: resource/v1.CELDeviceSelector
-    &[("expression", Zero)],
-    // 757: resource/v1.OpaqueDeviceConfiguration
-    &[("driver", Zero)],
-    // 758: resource/v1.DeviceRequest
-    &[("exactly", Pointer(855)), ("firstAvailable", Each(856)), ("name", Zero)],
-    // 759: resource/v1.DeviceConstraint
-    &[],
-    // 760: resource/v1.DeviceClaimConfiguration
-    &[("opaque", Pointer(757))],
-    // 761: resource/v1.DeviceAllocationResult
-    &[("config", Each(858)), ("results", Each(857))],
-    // 762: resource/v1.NetworkDeviceData
-    &[("hardwareAddress", Zero), ("interfaceName", Zero)],
-    // 763: core/v1.NodeSelectorTerm
-    &[("matchExpressions", Each(859)), ("matchFields", Each(859))],
-    // 764: resource/v1.DeviceAttribute
-    &[],
-    // 765: resource/v1.DeviceCapacity
-    &[("requestPolicy", Pointer(860))],
-    // 766: resource/v1.DeviceCounterConsumption
-    &[("counterSet", Zero), ("counters", Each(768))],
-    // 767: resource/v1.DeviceTaint
-    &[("effect", Zero), ("key", Zero), ("value", Zero)],
-    // 768: resource/v1.Counter
-    &[],
-    // 769: resource/v1beta1.CELDeviceSelector
-    &[("expression", Zero)],
-    // 770: resource/v1beta1.OpaqueDeviceConfiguration
-    &[("driver", Zero)],
-    // 771: resource/v1beta1.DeviceRequest
-    &[("allocationMode", Zero), ("capacity", Pointer(863)), ("count", Zero), ("deviceClassName", Zero), ("firstAvailable", Each(861)), ("name", Zero), ("selectors", Each(582)), ("tolerations", Each(862))],
-    // 772: resource/v1beta1.DeviceConstraint
-    &[],
-    // 773: resource/v1beta1.DeviceClaimConfiguration
-    &[("opaque", Pointer(770))],
-    // 774: resource/v1beta1.DeviceAllocationResult
-    &[("config", Each(865)), ("results", Each(864))],
-    // 775: resource/v1beta1.NetworkDeviceData
-    &[("hardwareAddress", Zero), ("interfaceName", Zero)],
-    // 776: resource/v1beta1.BasicDevice
-    &[("attributes", Each(866)), ("capacity", Each(867)), ("consumesCounters", Each(868)), ("nodeSelector", Pointer(579)), ("taints", Each(869))],
-    // 777: resource/v1beta1.Counter
-    &[],
-    // 778: resource/v1beta2.CELDeviceSelector
-    &[("expression", Zero)],
-    // 779: resource/v1beta2.OpaqueDeviceConfiguration
-    &[("driver", Zero)],
-    // 780: resource/v1beta2.DeviceRequest
-    &[("exactly", Pointer(870)), ("firstAvailable", Each(871)), ("name", Zero)],
-    // 781: resource/v1beta2.DeviceConstraint
-    &[],
-    // 782: resource/v1beta2.DeviceClaimConfiguration
-    &[("opaque", Pointer(779))],
-    // 783: resource/v1beta2.DeviceAllocationResult
-    &[("config", Each(873)), ("results", Each(872))],
-    // 784: resource/v1beta2.NetworkDeviceData
-    &[("hardwareAddress", Zero), ("interfaceName", Zero)],
-    // 785: resource/v1beta2.DeviceAttribute
-    &[],
-    // 786: resource/v1beta2.DeviceCapacity
-    &[("requestPolicy", Pointer(874))],
-    // 787: resource/v1beta2.DeviceCounterConsumption
-    &[("counterSet", Zero), ("counters", Each(789))],
-    // 788: resource/v1beta2.DeviceTaint
-    &[("effect", Zero), ("key", Zero), ("value", Zero)],
-    // 789: resource/v1beta2.Counter
-    &[],
-    // 790: storage/v1.VolumeNodeResources
-    &[],
-    // 791: storage/v1beta1.VolumeNodeResources
-    &[],
-    // 792: core/v1.KeyToPath
-    &[("key", Zero), ("path", Zero)],
-    // 793: core/v1.DownwardAPIVolumeFile
-    &[("fieldRef", Pointer(875)), ("path", Zero), ("resourceFieldRef", Pointer(876))],
-    // 794: core/v1.VolumeProjection
-    &[("clusterTrustBundle", Pointer(881)), ("configMap", Pointer(879)), ("downwardAPI", Pointer(878)), ("podCertificate", Pointer(882)), ("secret", Pointer(877)), ("serviceAccountToken", Pointer(880))],
-    // 795: core/v1.PersistentVolumeClaimTemplate
-    &[("metadata", Value(147)), ("spec", Value(160))],
-    // 796: core/v1.ConfigMapEnvSource
-    &[("name", Zero)],
-    // 797: core/v1.SecretEnvSource
-    &[("name", Zero)],
-    // 798: core/v1.EnvVarSource
-    &[("configMapKeyRef", Pointer(883)), ("fieldRef", Pointer(875)), ("fileKeyRef", Pointer(885)), ("resourceFieldRef", Pointer(876)), ("secretKeyRef", Pointer(884))],
-    // 799: core/v1.ContainerRestartRuleOnExitCodes
-    &[("operator", Zero)],
-    // 800: core/v1.ExecAction
-    &[],
-    // 801: core/v1.HTTPGetAction
-    &[("host", Zero), ("httpHeaders", Each(886)), ("path", Zero), ("scheme", Zero)],
-    // 802: core/v1.TCPSocketAction
-    &[("host", Zero)],
-    // 803: core/v1.GRPCAction
-    &[("port", Zero)],
-    // 804: core/v1.LifecycleHandler
-    &[("exec", Pointer(800)), ("httpGet", Pointer(801)), ("sleep", Pointer(887)), ("tcpSocket", Pointer(802))],
-    // 805: core/v1.Capabilities
-    &[],
-    // 806: core/v1.PreferredSchedulingTerm
-    &[("preference", Value(763)), ("weight", Zero)],
-    // 807: core/v1.PodAffinityTerm
-    &[("labelSelector", Pointer(342)), ("namespaceSelector", Pointer(342)), ("topologyKey", Zero)],
-    // 808: core/v1.WeightedPodAffinityTerm
-    &[("podAffinityTerm", Value(807)), ("weight", Zero)],
-    // 809: core/v1.ContainerStateWaiting
-    &[("message", Zero), ("reason", Zero)],
-    // 810: core/v1.ContainerStateRunning
-    &[],
-    // 811: core/v1.ContainerStateTerminated
-    &[("containerID", Zero), ("exitCode", Zero), ("message", Zero), ("reason", Zero), ("signal", Zero)],
-    // 812: core/v1.LinuxContainerUser
-    &[("gid", Zero), ("uid", Zero)],
-    // 813: core/v1.ResourceHealth
-    &[("health", Zero), ("resourceID", Zero)],
-    // 814: core/v1.PortStatus
-    &[("port", Zero), ("protocol", Zero)],
-    // 815: apiextensions/v1.JSONSchemaProps
-    &[("$schema", Zero), ("allOf", Each(815)), ("anyOf", Each(815)), ("description", Zero), ("exclusiveMaximum", Zero), ("exclusiveMinimum", Zero), ("externalDocs", Pointer(888)), ("format", Zero), ("id", Zero), ("not", Pointer(815)), ("nullable", Zero), ("oneOf", Each(815)), ("pattern", Zero), ("patternProperties", Each(815)), ("properties", Each(815)), ("title", Zero), ("type", Zero), ("uniqueItems", Zero), ("x-kubernetes-embedded-resource", Zero), ("x-kubernetes-int-or-string", Zero), ("x-kubernetes-validations", Each(889))],
-    // 816: apiextensions/v1.CustomResourceSubresourceStatus
-    &[],
-    // 817: apiextensions/v1.CustomResourceSubresourceScale
-    &[("specReplicasPath", Zero), ("statusReplicasPath", Zero)],
-    // 818: apiextensions/v1.WebhookClientConfig
-    &[("service", Pointer(890))],
-    // 819: meta/v1.FieldSelectorRequirement
-    &[("key", Zero), ("operator", Zero)],
-    // 820: autoscaling/v2.MetricTarget
-    &[("type", Zero)],
-    // 821: autoscaling/v2.MetricIdentifier
-    &[("name", Zero), ("selector", Pointer(342))],
-    // 822: autoscaling/v2.HPAScalingPolicy
-    &[("periodSeconds", Zero), ("type", Zero), ("value", Zero)],
-    // 823: autoscaling/v2.MetricValueStatus
-    &[],
-    // 824: autoscaling/v2beta2.MetricTarget
-    &[("type", Zero)],
-    // 825: autoscaling/v2beta2.MetricIdentifier
-    &[("name", Zero), ("selector", Pointer(342))],
-    // 826: autoscaling/v2beta2.HPAScalingPolicy
-    &[("periodSeconds", Zero), ("type", Zero), ("value", Zero)],
-    // 827: autoscaling/v2beta2.MetricValueStatus
-    &[],
-    // 828: batch/v1.PodFailurePolicyOnExitCodesRequirement
-    &[("operator", Zero)],
-    // 829: batch/v1.PodFailurePolicyOnPodConditionsPattern
-    &[("status", Zero), ("type", Zero)],
-    // 830: extensions/v1beta1.HTTPIngressPath
-    &[("backend", Value(520)), ("path", Zero)],
-    // 831: extensions/v1beta1.IngressPortStatus
-    &[("port", Zero), ("protocol", Zero)],
-    // 832: extensions/v1beta1.IPBlock
-    &[("cidr", Zero)],
-    // 833: flowcontrol/v1.UserSubject
-    &[("name", Zero)],
-    // 834: flowcontrol/v1.GroupSubject
-    &[("name", Zero)],
-    // 835: flowcontrol/v1.ServiceAccountSubject
-    &[("name", Zero), ("namespace", Zero)],
-    // 836: flowcontrol/v1.QueuingConfiguration
-    &[("handSize", Zero), ("queueLengthLimit", Zero), ("queues", Zero)],
-    // 837: flowcontrol/v1beta1.UserSubject
-    &[("name", Zero)],
-    // 838: flowcontrol/v1beta1.GroupSubject
-    &[("name", Zero)],
-    // 839: flowcontrol/v1beta1.ServiceAccountSubject
-    &[("name", Zero), ("namespace", Zero)],
-    // 840: flowcontrol/v1beta1.QueuingConfiguration
-    &[("handSize", Zero), ("queueLengthLimit", Zero), ("queues", Zero)],
-    // 841: flowcontrol/v1beta2.UserSubject
-    &[("name", Zero)],
-    // 842: flowcontrol/v1beta2.GroupSubject
-    &[("name", Zero)],
-    // 843: flowcontrol/v1beta2.ServiceAccountSubject
-    &[("name", Zero), ("namespace", Zero)],
-    // 844: flowcontrol/v1beta2.QueuingConfiguration
-    &[("handSize", Zero), ("queueLengthLimit", Zero), ("queues", Zero)],
-    // 845: flowcontrol/v1beta3.UserSubject
-    &[("name", Zero)],
-    // 846: flowcontrol/v1beta3.GroupSubject
-    &[("name", Zero)],
-    // 847: flowcontrol/v1beta3.ServiceAccountSubject
-    &[("name", Zero), ("namespace", Zero)],
-    // 848: flowcontrol/v1beta3.QueuingConfiguration
-    &[("handSize", Zero), ("queueLengthLimit", Zero), ("queues", Zero)],
-    // 849: networking/v1.ServiceBackendPort
-    &[("name", Zero), ("number", Zero)],
-    // 850: networking/v1.HTTPIngressPath
-    &[("backend", Value(558)), ("path", Zero)],
-    // 851: networking/v1.IngressPortStatus
-    &[("port", Zero), ("protocol", Zero)],
-    // 852: networking/v1.IPBlock
-    &[("cidr", Zero)],
-    // 853: networking/v1beta1.HTTPIngressPath
-    &[("backend", Value(566)), ("path", Zero)],
-    // 854: networking/v1beta1.IngressPortStatus
-    &[("port", Zero), ("protocol", Zero)],
-    // 855: resource/v1.ExactDeviceRequest
-    &[("allocationMode", Zero), ("capacity", Pointer(892)), ("count", Zero), ("deviceClassName", Zero), ("selectors", Each(572)), ("tolerations", Each(891))],
-    // 856: resource/v1.DeviceSubRequest
-    &[("allocationMode", Zero), ("capacity", Pointer(892)), ("count", Zero), ("deviceClassName", Zero), ("name", Zero), ("selectors", Each(572)), ("tolerations", Each(891))],
-    // 857: resource/v1.DeviceRequestAllocationResult
-    &[("device", Zero), ("driver", Zero), ("pool", Zero), ("request", Zero), ("tolerations", Each(891))],
-    // 858: resource/v1.DeviceAllocationConfiguration
-    &[("opaque", Pointer(757)), ("source", Zero)],
-    // 859: core/v1.NodeSelectorRequirement
-    &[("key", Zero), ("operator", Zero)],
-    // 860: resource/v1.CapacityRequestPolicy
-    &[("validRange", Pointer(893))],
-    // 861: resource/v1beta1.DeviceSubRequest
-    &[("allocationMode", Zero), ("capacity", Pointer(863)), ("count", Zero), ("deviceClassName", Zero), ("name", Zero), ("selectors", Each(582)), ("tolerations", Each(862))],
-    // 862: resource/v1beta1.DeviceToleration
-    &[("effect", Zero), ("key", Zero), ("operator", Zero), ("value", Zero)],
-    // 863: resource/v1beta1.CapacityRequirements
-    &[],
-    // 864: resource/v1beta1.DeviceRequestAllocationResult
-    &[("device", Zero), ("driver", Zero), ("pool", Zero), ("request", Zero), ("tolerations", Each(862))],
-    // 865: resource/v1beta1.DeviceAllocationConfiguration
-    &[("opaque", Pointer(770)), ("source", Zero)],
-    // 866: resource/v1beta1.DeviceAttribute
-    &[],
-    // 867: resource/v1beta1.DeviceCapacity
-    &[("requestPolicy", Pointer(894))],
-    // 868: resource/v1beta1.DeviceCounterConsumption
-    &[("counterSet", Zero), ("counters", Each(777))],
-    // 869: resource/v1beta1.DeviceTaint
-    &[("effect", Zero), ("key", Zero), ("value", Zero)],
-    // 870: resource/v1beta2.ExactDeviceRequest
-    &[("allocationMode", Zero), ("capacity", Pointer(896)), ("count", Zero), ("deviceClassName", Zero), ("selectors", Each(591)), ("tolerations", Each(895))],
-    // 871: resource/v1beta2.DeviceSubRequest
-    &[("allocationMode", Zero), ("capacity", Pointer(896)), ("count", Zero), ("deviceClassName", Zero), ("name", Zero), ("selectors", Each(591)), ("tolerations", Each(895))],
-    // 872: resource/v1beta2.DeviceRequestAllocationResult
-    &[("device", Zero), ("driver", Zero), ("pool", Zero), ("request", Zero), ("tolerations", Each(895))],
-    // 873: resource/v1beta2.DeviceAllocationConfiguration
-    &[("opaque", Pointer(779)), ("source", Zero)],
-    // 874: resource/v1beta2.CapacityRequestPolicy
-    &[("validRange", Pointer(897))],
-    // 875: core/v1.ObjectFieldSelector
-    &[("apiVersion", Zero), ("fieldPath", Zero)],
-    // 876: core/v1.ResourceFieldSelector
-    &[("containerName", Zero), ("resource", Zero)],
-    // 877: core/v1.SecretProjection
-    &[("items", Each(792)), ("name", Zero)],
-    // 878: core/v1.DownwardAPIProjection
-    &[("items", Each(793))],
-    // 879: core/v1.ConfigMapProjection
-    &[("items", Each(792)), ("name", Zero)],
-    // 880: core/v1.ServiceAccountTokenProjection
-    &[("audience", Zero), ("path", Zero)],
-    // 881: core/v1.ClusterTrustBundleProjection
-    &[("labelSelector", Pointer(342)), ("path", Zero)],
-    // 882: core/v1.PodCertificateProjection
-    &[("certificateChainPath", Zero), ("credentialBundlePath", Zero), ("keyPath", Zero), ("keyType", Zero), ("signerName", Zero)],
-    // 883: core/v1.ConfigMapKeySelector
-    &[("key", Zero), ("name", Zero)],
-    // 884: core/v1.SecretKeySelector
-    &[("key", Zero), ("name", Zero)],
-    // 885: core/v1.FileKeySelector
-    &[("key", Zero), ("path", Zero), ("volumeName", Zero)],
-    // 886: core/v1.HTTPHeader
-    &[("name", Zero), ("value", Zero)],
-    // 887: core/v1.SleepAction
-    &[("seconds", Zero)],
-    // 888: apiextensions/v1.ExternalDocumentation
-    &[("description", Zero), ("url", Zero)],
-    // 889: apiextensions/v1.ValidationRule
-    &[("fieldPath", Zero), ("message", Zero), ("messageExpression", Zero), ("rule", Zero)],
-    // 890: apiextensions/v1.ServiceReference
-    &[("name", Zero), ("namespace", Zero)],
-    // 891: resource/v1.DeviceToleration
-    &[("effect", Zero), ("key", Zero), ("operator", Zero), ("value", Zero)],
-    // 892: resource/v1.CapacityRequirements
-    &[],
-    // 893: resource/v1.CapacityRequestPolicyRange
-    &[],
-    // 894: resource/v1beta1.CapacityRequestPolicy
-    &[("validRange", Pointer(898))],
-    // 895: resource/v1beta2.DeviceToleration
-    &[("effect", Zero), ("key", Zero), ("operator", Zero), ("value", Zero)],
-    // 896: resource/v1beta2.CapacityRequirements
-    &[],
-    // 897: resource/v1beta2.CapacityRequestPolicyRange
-    &[],
-    // 898: resource/v1beta1.CapacityRequestPolicyRange
-    &[],
+pub(super) static FIELDS: [(u32, Field); 2800] = [
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (5638, Value(148)),
+    (10, Zero),
+    (7178, Each(149)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (9735, Each(150)),
+    (11526, Zero),
+    (10, Zero),
+    (13061, Zero),
+    (14350, Value(148)),
+    (2564, Zero),
+    (17927, Zero),
+    (3592, Value(147)),
+    (19718, Zero),
+    (21255, Pointer(148)),
+    (23058, Zero),
+    (27665, Zero),
+    (32006, Pointer(152)),
+    (33542, Value(151)),
+    (35076, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(153)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(154)),
+    (37126, Value(155)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(156)),
+    (37126, Value(157)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(158)),
+    (37126, Value(159)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(160)),
+    (37126, Value(161)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(162)),
+    (37126, Value(163)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (37126, Value(163)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (38664, Value(164)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (40709, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(165)),
+    (37126, Value(166)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(167)),
+    (37126, Value(168)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (35076, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(169)),
+    (37126, Value(170)),
+    (10, Zero),
+    (42000, Each(171)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (46087, Each(148)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (47880, Each(172)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(173)),
+    (37126, Value(174)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(175)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (47880, Each(176)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(177)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(178)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (47880, Each(179)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(180)),
+    (37126, Value(181)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(182)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (47880, Each(183)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (49928, Each(184)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (49928, Each(185)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(186)),
+    (37126, Value(187)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(188)),
+    (37126, Value(189)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (51976, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(190)),
+    (37126, Value(191)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(192)),
+    (37126, Value(193)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(194)),
+    (37126, Value(195)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(196)),
+    (37126, Value(197)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (51976, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(198)),
+    (37126, Value(199)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(200)),
+    (37126, Value(201)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(202)),
+    (37126, Value(203)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (51976, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(204)),
+    (37126, Value(205)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(206)),
+    (37126, Value(207)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(208)),
+    (37126, Value(209)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(210)),
+    (37126, Value(211)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(212)),
+    (37126, Value(213)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (37126, Value(214)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(215)),
+    (37126, Value(216)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(217)),
+    (37126, Value(218)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (37126, Value(219)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(220)),
+    (37126, Value(221)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(222)),
+    (37126, Value(223)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(224)),
+    (37126, Value(223)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(225)),
+    (37126, Value(226)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(222)),
+    (37126, Value(223)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(227)),
+    (37126, Value(228)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(229)),
+    (37126, Value(228)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(230)),
+    (37126, Value(231)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(227)),
+    (37126, Value(228)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(232)),
+    (37126, Value(233)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(234)),
+    (37126, Value(235)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(236)),
+    (37126, Value(237)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(238)),
+    (37126, Value(239)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(240)),
+    (37126, Value(241)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(242)),
+    (37126, Value(243)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(244)),
+    (37126, Value(245)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(246)),
+    (37126, Value(247)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(248)),
+    (37126, Value(249)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(250)),
+    (37126, Value(251)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(252)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(253)),
+    (37126, Value(254)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(255)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(256)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(257)),
+    (54027, Zero),
+    (10, Zero),
+    (56841, Each(258)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (59141, Each(259)),
+    (54027, Zero),
+    (10, Zero),
+    (56841, Each(260)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (59141, Each(261)),
+    (11526, Zero),
+    (10, Zero),
+    (60431, Zero),
+    (64272, Value(151)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (68356, Zero),
+    (19718, Zero),
+    (69385, Value(148)),
+    (21255, Pointer(148)),
+    (71699, Zero),
+    (27665, Zero),
+    (32006, Pointer(262)),
+    (35076, Zero),
+    (11526, Zero),
+    (10, Zero),
+    (60431, Zero),
+    (64272, Value(151)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (68356, Zero),
+    (19718, Zero),
+    (69385, Value(148)),
+    (21255, Pointer(148)),
+    (71699, Zero),
+    (27665, Zero),
+    (32006, Pointer(263)),
+    (35076, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(264)),
+    (37126, Value(265)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(266)),
+    (37126, Value(267)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(268)),
+    (37126, Value(269)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(270)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(271)),
+    (37126, Value(272)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(273)),
+    (37126, Value(274)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(275)),
+    (37126, Value(276)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(277)),
+    (37126, Value(278)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(279)),
+    (37126, Value(280)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(281)),
+    (37126, Value(282)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(283)),
+    (37126, Value(284)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(285)),
+    (37126, Value(286)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(287)),
+    (37126, Value(288)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(289)),
+    (37126, Value(290)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (10, Zero),
+    (76548, Zero),
+    (77575, Pointer(292)),
+    (2564, Zero),
+    (17927, Zero),
+    (3592, Value(291)),
+    (19718, Zero),
+    (37126, Zero),
+    (10, Zero),
+    (79377, Each(293)),
+    (2564, Zero),
+    (3592, Value(291)),
+    (83716, Each(294)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(295)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(296)),
+    (37126, Value(297)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(298)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(299)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(300)),
+    (37126, Value(301)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(302)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(303)),
+    (37126, Value(304)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(305)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(306)),
+    (37126, Value(307)),
+    (10, Zero),
+    (84743, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (86536, Pointer(308)),
+    (88586, Pointer(309)),
+    (10, Zero),
+    (84743, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (86536, Pointer(310)),
+    (88586, Pointer(311)),
+    (10, Zero),
+    (91149, Pointer(312)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(313)),
+    (37126, Value(314)),
+    (10, Zero),
+    (91149, Pointer(312)),
+    (2564, Zero),
+    (3592, Value(147)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(315)),
+    (37126, Value(316)),
+    (94479, Pointer(318)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (98309, Each(317)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (99591, Value(320)),
+    (101384, Each(319)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (98309, Each(317)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (99591, Value(320)),
+    (101384, Each(319)),
+    (94479, Pointer(322)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (98309, Each(321)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (99591, Value(324)),
+    (101384, Each(323)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (98309, Each(321)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (99591, Value(324)),
+    (101384, Each(323)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(325)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(326)),
+    (37126, Value(327)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(328)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(329)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(330)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(331)),
+    (37126, Value(332)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(333)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(334)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(335)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(336)),
+    (37126, Value(337)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(338)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(339)),
+    (10, Zero),
+    (103435, Zero),
+    (106253, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (109573, Zero),
+    (10, Zero),
+    (103435, Zero),
+    (106253, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (109573, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(340)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(341)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (110860, Pointer(342)),
+    (113936, Zero),
+    (118033, Each(343)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (122379, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(344)),
+    (37126, Value(345)),
+    (10, Zero),
+    (125194, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(346)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(347)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (110860, Pointer(342)),
+    (113936, Zero),
+    (118033, Each(343)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (122379, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(348)),
+    (37126, Value(349)),
+    (10, Zero),
+    (125194, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (10, Zero),
+    (2564, Zero),
+    (3592, Value(147)),
+    (36100, Value(350)),
+    (37126, Value(351)),
+    (127756, Zero),
+    (130826, Zero),
+    (133389, Each(353)),
+    (136708, Zero),
+    (137737, Zero),
+    (140047, Each(352)),
+    (143887, Zero),
+    (147720, Zero),
+    (149763, Zero),
+    (10, Zero),
+    (150537, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (143887, Zero),
+    (149763, Zero),
+    (152837, Zero),
+    (17927, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (154121, Each(354)),
+    (156433, Each(354)),
+    (59141, Each(355)),
+    (160777, Zero),
+    (163076, Zero),
+    (13061, Zero),
+    (164102, Each(356)),
+    (7178, Each(357)),
+    (165637, Zero),
+    (166924, Pointer(359)),
+    (169994, Zero),
+    (172551, Zero),
+    (174346, Zero),
+    (176902, Each(358)),
+    (178445, Zero),
+    (154121, Each(361)),
+    (7178, Each(360)),
+    (181766, Pointer(366)),
+    (183311, Value(362)),
+    (187144, Pointer(368)),
+    (189190, Each(364)),
+    (190728, Value(363)),
+    (165637, Zero),
+    (192783, Each(367)),
+    (196623, Each(365)),
+    (200468, Pointer(370)),
+    (205577, Pointer(384)),
+    (207881, Pointer(381)),
+    (210182, Pointer(377)),
+    (211718, Pointer(376)),
+    (213256, Pointer(148)),
+    (215299, Pointer(390)),
+    (216066, Pointer(378)),
+    (216586, Pointer(380)),
+    (219143, Pointer(379)),
+    (220945, Pointer(369)),
+    (225289, Pointer(372)),
+    (227592, Pointer(371)),
+    (229637, Pointer(375)),
+    (230917, Pointer(388)),
+    (232195, Pointer(373)),
+    (232972, Pointer(391)),
+    (236061, Zero),
+    (243476, Pointer(385)),
+    (248590, Pointer(386)),
+    (252167, Pointer(383)),
+    (253955, Pointer(374)),
+    (254727, Pointer(387)),
+    (113936, Zero),
+    (256521, Pointer(389)),
+    (258829, Pointer(382)),
+    (17927, Zero),
+    (165637, Zero),
+    (19718, Zero),
+    (262154, Pointer(393)),
+    (264717, Pointer(394)),
+    (268041, Value(392)),
+    (270344, Pointer(342)),
+    (272394, Zero),
+    (7178, Each(395)),
+    (274962, Pointer(396)),
+    (165637, Zero),
+    (279560, Pointer(401)),
+    (281610, Each(398)),
+    (284169, Pointer(404)),
+    (286473, Zero),
+    (288787, Each(399)),
+    (293643, Each(403)),
+    (296455, Zero),
+    (298251, Zero),
+    (301063, Zero),
+    (302856, Zero),
+    (42000, Each(171)),
+    (304910, Each(398)),
+    (308488, Zero),
+    (310530, Pointer(407)),
+    (311057, Zero),
+    (315406, Each(405)),
+    (318990, Each(409)),
+    (268041, Pointer(410)),
+    (322573, Zero),
+    (325901, Zero),
+    (329231, Each(408)),
+    (333071, Pointer(400)),
+    (336910, Zero),
+    (340498, Zero),
+    (345097, Zero),
+    (347403, Each(402)),
+    (350233, Each(406)),
+    (356615, Each(397)),
+    (358411, Pointer(411)),
+    (7178, Each(412)),
+    (361233, Each(415)),
+    (365594, Each(415)),
+    (372251, Pointer(417)),
+    (379142, Zero),
+    (380679, Each(413)),
+    (382485, Each(415)),
+    (17927, Zero),
+    (387857, Zero),
+    (392210, Zero),
+    (165637, Zero),
+    (396805, Zero),
+    (398086, Each(414)),
+    (399624, Zero),
+    (19718, Zero),
+    (401670, Zero),
+    (403221, Each(416)),
+    (268041, Pointer(410)),
+    (3592, Value(147)),
+    (36100, Value(162)),
+    (408591, Zero),
+    (38664, Pointer(164)),
+    (412433, Zero),
+    (7178, Each(418)),
+    (416788, Zero),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (427277, Pointer(419)),
+    (430601, Zero),
+    (432908, Zero),
+    (435989, Zero),
+    (441363, Zero),
+    (446222, Zero),
+    (59141, Each(420)),
+    (449816, Zero),
+    (455951, Zero),
+    (459797, Pointer(421)),
+    (35076, Zero),
+    (7178, Each(423)),
+    (465164, Value(422)),
+    (136708, Zero),
+    (468236, Value(424)),
+    (471311, Each(426)),
+    (136708, Zero),
+    (475153, Pointer(342)),
+    (479502, Pointer(342)),
+    (98309, Each(425)),
+    (483088, Each(430)),
+    (471311, Each(426)),
+    (487184, Pointer(428)),
+    (491273, Pointer(427)),
+    (493579, Each(429)),
+    (496393, Each(431)),
+    (7178, Each(423)),
+    (392210, Zero),
+    (498700, Pointer(432)),
+    (501774, Pointer(428)),
+    (505352, Pointer(433)),
+    (507402, Zero),
+    (468236, Value(424)),
+    (471311, Each(426)),
+    (136708, Zero),
+    (475153, Pointer(342)),
+    (479502, Pointer(342)),
+    (98309, Each(425)),
+    (471311, Each(438)),
+    (487184, Pointer(435)),
+    (509961, Each(437)),
+    (491273, Pointer(434)),
+    (512274, Zero),
+    (496393, Each(436)),
+    (501774, Pointer(435)),
+    (505352, Pointer(439)),
+    (507402, Zero),
+    (468236, Value(440)),
+    (471311, Each(438)),
+    (136708, Zero),
+    (475153, Pointer(342)),
+    (479502, Pointer(342)),
+    (98309, Each(425)),
+    (483088, Each(442)),
+    (471311, Each(438)),
+    (487184, Pointer(435)),
+    (491273, Pointer(434)),
+    (493579, Each(441)),
+    (496393, Each(436)),
+    (7178, Each(423)),
+    (392210, Zero),
+    (498700, Pointer(443)),
+    (501774, Pointer(435)),
+    (505352, Pointer(439)),
+    (507402, Zero),
+    (468236, Value(440)),
+    (471311, Each(438)),
+    (136708, Zero),
+    (475153, Pointer(342)),
+    (479502, Pointer(342)),
+    (98309, Each(425)),
+    (516873, Zero),
+    (268041, Each(444)),
+    (519175, Zero),
+    (516873, Zero),
+    (268041, Each(445)),
+    (519175, Zero),
+    (520970, Pointer(448)),
+    (523525, Zero),
+    (524805, Value(446)),
+    (526101, Zero),
+    (531461, Zero),
+    (49928, Each(447)),
+    (532749, Value(446)),
+    (7178, Each(449)),
+    (392210, Zero),
+    (523525, Zero),
+    (536084, Zero),
+    (541205, Zero),
+    (546567, Pointer(450)),
+    (519175, Zero),
+    (548367, Zero),
+    (7178, Each(451)),
+    (408591, Zero),
+    (270344, Pointer(342)),
+    (38664, Value(164)),
+    (552206, Value(452)),
+    (7178, Each(453)),
+    (555798, Zero),
+    (561430, Zero),
+    (567055, Zero),
+    (570898, Zero),
+    (575499, Zero),
+    (578321, Zero),
+    (392210, Zero),
+    (582678, Zero),
+    (408591, Zero),
+    (588294, Zero),
+    (270344, Pointer(342)),
+    (589832, Value(454)),
+    (38664, Value(164)),
+    (412433, Zero),
+    (7178, Each(455)),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (591891, Zero),
+    (596751, Zero),
+    (408591, Zero),
+    (270344, Pointer(342)),
+    (38664, Value(164)),
+    (412433, Zero),
+    (7178, Each(456)),
+    (416788, Zero),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (408591, Zero),
+    (600584, Pointer(459)),
+    (602660, Pointer(458)),
+    (611859, Zero),
+    (270344, Pointer(342)),
+    (616715, Zero),
+    (38664, Value(164)),
+    (552206, Value(457)),
+    (619540, Each(9)),
+    (412433, Zero),
+    (7178, Each(460)),
+    (624655, Zero),
+    (628495, Zero),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (632334, Zero),
+    (596751, Zero),
+    (408591, Zero),
+    (588294, Zero),
+    (635914, Pointer(462)),
+    (270344, Pointer(342)),
+    (589832, Value(461)),
+    (38664, Value(164)),
+    (412433, Zero),
+    (7178, Each(463)),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (591891, Zero),
+    (596751, Zero),
+    (425224, Zero),
+    (425224, Zero),
+    (638478, Zero),
+    (408591, Zero),
+    (600584, Pointer(466)),
+    (602660, Pointer(465)),
+    (611859, Zero),
+    (270344, Pointer(342)),
+    (616715, Zero),
+    (38664, Value(164)),
+    (552206, Value(464)),
+    (619540, Each(9)),
+    (412433, Zero),
+    (7178, Each(467)),
+    (624655, Zero),
+    (628495, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (632334, Zero),
+    (596751, Zero),
+    (408591, Zero),
+    (270344, Pointer(342)),
+    (38664, Value(164)),
+    (552206, Value(468)),
+    (7178, Each(469)),
+    (555798, Zero),
+    (561430, Zero),
+    (567055, Zero),
+    (570898, Zero),
+    (575499, Zero),
+    (578321, Zero),
+    (392210, Zero),
+    (582678, Zero),
+    (408591, Zero),
+    (588294, Zero),
+    (270344, Pointer(342)),
+    (589832, Value(470)),
+    (38664, Value(164)),
+    (412433, Zero),
+    (7178, Each(471)),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (591891, Zero),
+    (596751, Zero),
+    (408591, Zero),
+    (270344, Pointer(342)),
+    (38664, Value(164)),
+    (412433, Zero),
+    (7178, Each(472)),
+    (416788, Zero),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (425224, Zero),
+    (425224, Zero),
+    (638478, Zero),
+    (408591, Zero),
+    (600584, Pointer(475)),
+    (602660, Pointer(474)),
+    (611859, Zero),
+    (270344, Pointer(342)),
+    (616715, Zero),
+    (38664, Value(164)),
+    (552206, Value(473)),
+    (619540, Each(9)),
+    (412433, Zero),
+    (7178, Each(476)),
+    (624655, Zero),
+    (628495, Zero),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (632334, Zero),
+    (596751, Zero),
+    (642056, Value(477)),
+    (644110, Pointer(478)),
+    (647685, Zero),
+    (647685, Zero),
+    (648973, Zero),
+    (152837, Zero),
+    (652292, Value(477)),
+    (642056, Value(477)),
+    (647685, Zero),
+    (648973, Zero),
+    (152837, Zero),
+    (652292, Value(479)),
+    (653333, Pointer(481)),
+    (658706, Pointer(480)),
+    (149763, Zero),
+    (652292, Zero),
+    (663303, Zero),
+    (665094, Zero),
+    (666639, Zero),
+    (19718, Zero),
+    (653333, Pointer(481)),
+    (658706, Pointer(480)),
+    (137737, Zero),
+    (666639, Zero),
+    (670474, Zero),
+    (673040, Each(483)),
+    (677133, Each(482)),
+    (653333, Pointer(485)),
+    (658706, Pointer(484)),
+    (149763, Zero),
+    (652292, Zero),
+    (663303, Zero),
+    (665094, Zero),
+    (666639, Zero),
+    (19718, Zero),
+    (653333, Pointer(485)),
+    (658706, Pointer(484)),
+    (137737, Zero),
+    (666639, Zero),
+    (670474, Zero),
+    (673040, Each(487)),
+    (677133, Each(486)),
+    (680459, Zero),
+    (683278, Value(488)),
+    (624655, Zero),
+    (686863, Zero),
+    (425224, Zero),
+    (425224, Zero),
+    (270344, Zero),
+    (690696, Pointer(491)),
+    (680459, Zero),
+    (692743, Each(490)),
+    (683278, Value(489)),
+    (7178, Each(493)),
+    (694542, Each(492)),
+    (624655, Zero),
+    (686863, Zero),
+    (680459, Zero),
+    (692743, Each(495)),
+    (683278, Value(494)),
+    (7178, Each(497)),
+    (694542, Each(496)),
+    (624655, Zero),
+    (686863, Zero),
+    (690696, Pointer(500)),
+    (680459, Zero),
+    (692743, Each(499)),
+    (683278, Value(498)),
+    (7178, Each(502)),
+    (694542, Each(501)),
+    (624655, Zero),
+    (686863, Zero),
+    (698129, Zero),
+    (702475, Value(503)),
+    (705288, Zero),
+    (707334, Each(148)),
+    (708880, Pointer(504)),
+    (270344, Pointer(342)),
+    (712973, Pointer(505)),
+    (38664, Value(164)),
+    (707334, Zero),
+    (716304, Zero),
+    (7178, Each(506)),
+    (720390, Zero),
+    (721929, Zero),
+    (724247, Pointer(507)),
+    (698129, Zero),
+    (702475, Value(508)),
+    (705288, Zero),
+    (707334, Each(148)),
+    (730122, Zero),
+    (149763, Zero),
+    (732680, Zero),
+    (7178, Each(509)),
+    (149763, Zero),
+    (732680, Zero),
+    (7178, Each(510)),
+    (730122, Zero),
+    (734731, Zero),
+    (308488, Zero),
+    (737543, Zero),
+    (739335, Zero),
+    (741126, Zero),
+    (340498, Zero),
+    (742673, Zero),
+    (730122, Zero),
+    (747024, Zero),
+    (7178, Each(423)),
+    (751117, Zero),
+    (754448, Zero),
+    (758537, Zero),
+    (589832, Zero),
+    (7178, Value(511)),
+    (760837, Pointer(512)),
+    (762121, Pointer(148)),
+    (7178, Value(513)),
+    (760837, Pointer(514)),
+    (762121, Pointer(148)),
+    (13061, Zero),
+    (13061, Zero),
+    (408591, Zero),
+    (270344, Pointer(342)),
+    (38664, Value(164)),
+    (764434, Zero),
+    (552206, Value(515)),
+    (7178, Each(516)),
+    (555798, Zero),
+    (561430, Zero),
+    (567055, Zero),
+    (570898, Zero),
+    (575499, Zero),
+    (578321, Zero),
+    (392210, Zero),
+    (582678, Zero),
+    (408591, Zero),
+    (588294, Zero),
+    (635914, Pointer(518)),
+    (270344, Pointer(342)),
+    (589832, Value(517)),
+    (38664, Value(164)),
+    (412433, Zero),
+    (7178, Each(519)),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (591891, Zero),
+    (596751, Zero),
+    (769031, Pointer(520)),
+    (98309, Each(522)),
+    (770819, Each(521)),
+    (465164, Value(523)),
+    (771590, Each(525)),
+    (773127, Each(524)),
+    (774923, Value(342)),
+    (408591, Zero),
+    (270344, Pointer(342)),
+    (38664, Value(164)),
+    (412433, Zero),
+    (7178, Each(526)),
+    (416788, Zero),
+    (392210, Zero),
+    (421901, Zero),
+    (425224, Zero),
+    (425224, Zero),
+    (425224, Zero),
+    (638478, Zero),
+    (777747, Pointer(528)),
+    (782610, Zero),
+    (787226, Value(527)),
+    (98309, Each(529)),
+    (7178, Each(530)),
+    (793862, Pointer(532)),
+    (795399, Pointer(531)),
+    (35076, Zero),
+    (7178, Each(533)),
+    (777747, Pointer(535)),
+    (782610, Zero),
+    (787226, Value(534)),
+    (98309, Each(536)),
+    (7178, Each(537)),
+    (793862, Pointer(539)),
+    (795399, Pointer(538)),
+    (35076, Zero),
+    (7178, Each(540)),
+    (777747, Pointer(542)),
+    (782610, Zero),
+    (787226, Value(541)),
+    (98309, Each(543)),
+    (7178, Each(544)),
+    (793862, Pointer(546)),
+    (795399, Pointer(545)),
+    (35076, Zero),
+    (7178, Each(547)),
+    (777747, Pointer(549)),
+    (782610, Zero),
+    (787226, Value(548)),
+    (98309, Each(550)),
+    (7178, Each(551)),
+    (793862, Pointer(553)),
+    (795399, Pointer(552)),
+    (35076, Zero),
+    (7178, Each(554)),
+    (797192, Zero),
+    (143887, Zero),
+    (147720, Zero),
+    (799238, Each(555)),
+    (523525, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (800785, Zero),
+    (149763, Zero),
+    (103435, Zero),
+    (805126, Zero),
+    (136708, Zero),
+    (806664, Zero),
+    (35076, Zero),
+    (7178, Each(556)),
+    (808713, Pointer(557)),
+    (811022, Pointer(558)),
+    (98309, Each(560)),
+    (770819, Each(559)),
+    (465164, Value(561)),
+    (814602, Zero),
+    (817162, Pointer(562)),
+    (771590, Each(564)),
+    (773127, Each(563)),
+    (774923, Value(342)),
+    (7178, Each(423)),
+    (808713, Pointer(565)),
+    (769031, Pointer(566)),
+    (98309, Each(568)),
+    (770819, Each(567)),
+    (465164, Value(569)),
+    (814602, Zero),
+    (817162, Pointer(570)),
+    (7178, Each(423)),
+    (347403, Each(402)),
+    (347403, Each(402)),
+    (10, Zero),
+    (2564, Zero),
+    (819725, Pointer(571)),
+    (270344, Pointer(342)),
+    (7178, Each(423)),
+    (823054, Zero),
+    (826638, Zero),
+    (830226, Zero),
+    (834828, Zero),
+    (392210, Zero),
+    (270344, Pointer(342)),
+    (7178, Each(423)),
+    (823054, Zero),
+    (826638, Zero),
+    (830226, Zero),
+    (834828, Zero),
+    (392210, Zero),
+    (837908, Each(342)),
+    (843016, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (843016, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (837908, Each(342)),
+    (843016, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (843016, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (181766, Each(573)),
+    (845065, Each(572)),
+    (847367, Value(574)),
+    (849162, Pointer(575)),
+    (847367, Each(577)),
+    (851723, Each(576)),
+    (3592, Value(147)),
+    (36100, Value(326)),
+    (847367, Each(580)),
+    (854534, Zero),
+    (856076, Pointer(579)),
+    (859140, Value(578)),
+    (860174, Each(581)),
+    (181766, Each(583)),
+    (845065, Each(582)),
+    (847367, Value(584)),
+    (849162, Pointer(585)),
+    (847367, Each(587)),
+    (851723, Each(586)),
+    (3592, Value(147)),
+    (36100, Value(331)),
+    (863752, Zero),
+    (847367, Each(589)),
+    (854534, Zero),
+    (308488, Zero),
+    (856076, Pointer(579)),
+    (859140, Value(588)),
+    (860174, Each(590)),
+    (181766, Each(592)),
+    (845065, Each(591)),
+    (847367, Value(593)),
+    (849162, Pointer(594)),
+    (847367, Each(596)),
+    (851723, Each(595)),
+    (3592, Value(147)),
+    (36100, Value(336)),
+    (847367, Each(598)),
+    (854534, Zero),
+    (856076, Pointer(579)),
+    (859140, Value(597)),
+    (860174, Each(599)),
+    (865805, Each(600)),
+    (869127, Each(601)),
+    (870928, Each(602)),
+    (875029, Each(603)),
+    (880392, Zero),
+    (308488, Zero),
+    (33542, Value(604)),
+    (882443, Pointer(605)),
+    (885256, Zero),
+    (887307, Pointer(605)),
+    (865805, Each(606)),
+    (869127, Each(607)),
+    (880392, Zero),
+    (308488, Zero),
+    (33542, Value(608)),
+    (882443, Pointer(609)),
+    (885256, Zero),
+    (887307, Pointer(609)),
+    (890120, Value(610)),
+    (7178, Each(423)),
+    (143887, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (149763, Zero),
+    (10, Zero),
+    (892170, Zero),
+    (894727, Zero),
+    (896521, Zero),
+    (898827, Zero),
+    (302856, Zero),
+    (901634, Zero),
+    (762121, Pointer(148)),
+    (136708, Zero),
+    (902148, Zero),
+    (903176, Zero),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (905222, Zero),
+    (906755, Zero),
+    (109573, Zero),
+    (907529, Pointer(611)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (909831, Zero),
+    (35076, Zero),
+    (911631, Value(612)),
+    (915468, Zero),
+    (918534, Zero),
+    (920087, Zero),
+    (925965, Zero),
+    (929296, Zero),
+    (933390, Zero),
+    (936969, Zero),
+    (939279, Zero),
+    (943111, Zero),
+    (944900, Pointer(613)),
+    (945930, Zero),
+    (948489, Zero),
+    (950794, Zero),
+    (136708, Zero),
+    (707334, Pointer(359)),
+    (953352, Pointer(359)),
+    (152837, Zero),
+    (955405, Pointer(359)),
+    (187144, Pointer(614)),
+    (136708, Zero),
+    (958726, Zero),
+    (960265, Zero),
+    (962566, Zero),
+    (964104, Zero),
+    (958726, Zero),
+    (960265, Zero),
+    (964104, Zero),
+    (966152, Zero),
+    (968196, Zero),
+    (56841, Zero),
+    (968196, Zero),
+    (964104, Zero),
+    (968196, Zero),
+    (964104, Zero),
+    (969222, Zero),
+    (958726, Zero),
+    (970757, Zero),
+    (972039, Zero),
+    (859140, Zero),
+    (964104, Zero),
+    (973833, Pointer(615)),
+    (652292, Zero),
+    (976145, Zero),
+    (980495, Zero),
+    (958726, Zero),
+    (984323, Zero),
+    (985102, Zero),
+    (988675, Zero),
+    (964104, Zero),
+    (973833, Pointer(615)),
+    (989452, Zero),
+    (958726, Zero),
+    (964104, Zero),
+    (973833, Pointer(615)),
+    (966152, Zero),
+    (968196, Zero),
+    (964104, Zero),
+    (992522, Zero),
+    (973833, Pointer(615)),
+    (652292, Zero),
+    (958726, Zero),
+    (964104, Zero),
+    (995083, Zero),
+    (997899, Zero),
+    (854534, Zero),
+    (958726, Zero),
+    (964104, Zero),
+    (973833, Pointer(615)),
+    (964104, Zero),
+    (1000714, Zero),
+    (1003273, Zero),
+    (958726, Zero),
+    (1005583, Zero),
+    (1009425, Zero),
+    (1013770, Zero),
+    (523525, Zero),
+    (964104, Zero),
+    (1016328, Zero),
+    (1018374, Zero),
+    (652292, Zero),
+    (1019910, Zero),
+    (1021448, Zero),
+    (1023495, Zero),
+    (958726, Zero),
+    (1025284, Zero),
+    (958726, Zero),
+    (964104, Zero),
+    (966152, Zero),
+    (958726, Zero),
+    (1026311, Zero),
+    (1028112, Zero),
+    (964104, Zero),
+    (973833, Pointer(615)),
+    (1032202, Zero),
+    (1034763, Zero),
+    (1037579, Zero),
+    (1040390, Zero),
+    (272394, Zero),
+    (968196, Zero),
+    (958726, Zero),
+    (964104, Zero),
+    (973833, Pointer(148)),
+    (272394, Zero),
+    (1041935, Zero),
+    (1045785, Pointer(615)),
+    (1052186, Pointer(615)),
+    (854534, Zero),
+    (958726, Zero),
+    (1058835, Pointer(615)),
+    (1063700, Pointer(615)),
+    (1068818, Pointer(615)),
+    (964104, Zero),
+    (1073420, Zero),
+    (1076488, Pointer(579)),
+    (2564, Zero),
+    (136708, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (37126, Zero),
+    (1078559, Zero),
+    (200468, Pointer(370)),
+    (205577, Pointer(384)),
+    (207881, Pointer(627)),
+    (210182, Pointer(625)),
+    (211718, Pointer(624)),
+    (907529, Pointer(628)),
+    (215299, Pointer(632)),
+    (1086475, Pointer(626)),
+    (1089288, Pointer(616)),
+    (1091337, Pointer(633)),
+    (216066, Pointer(378)),
+    (216586, Pointer(623)),
+    (219143, Pointer(379)),
+    (220945, Pointer(369)),
+    (1093639, Pointer(617)),
+    (225289, Pointer(620)),
+    (227592, Pointer(371)),
+    (970757, Pointer(634)),
+    (229637, Pointer(619)),
+    (136708, Zero),
+    (232195, Pointer(373)),
+    (1095445, Pointer(621)),
+    (243476, Pointer(385)),
+    (248590, Pointer(386)),
+    (1100809, Pointer(629)),
+    (252167, Pointer(383)),
+    (253955, Pointer(622)),
+    (254727, Pointer(630)),
+    (1103110, Pointer(618)),
+    (256521, Pointer(631)),
+    (258829, Pointer(382)),
+    (1104643, Each(637)),
+    (1105415, Each(636)),
+    (970757, Zero),
+    (1107215, Zero),
+    (1111049, Pointer(643)),
+    (1113357, Pointer(642)),
+    (136708, Zero),
+    (59141, Each(635)),
+    (1116686, Pointer(642)),
+    (1120268, Each(638)),
+    (268041, Value(410)),
+    (1123346, Each(639)),
+    (333071, Pointer(644)),
+    (1127948, Pointer(642)),
+    (1131013, Zero),
+    (1132297, Zero),
+    (1134614, Zero),
+    (1140248, Zero),
+    (1146371, Zero),
+    (1147149, Each(641)),
+    (1150476, Each(640)),
+    (1153546, Zero),
+    (1104643, Each(637)),
+    (1105415, Each(636)),
+    (970757, Zero),
+    (1107215, Zero),
+    (1111049, Pointer(643)),
+    (1113357, Pointer(642)),
+    (136708, Zero),
+    (59141, Each(635)),
+    (1116686, Pointer(642)),
+    (1120268, Each(638)),
+    (268041, Value(410)),
+    (1123346, Each(639)),
+    (333071, Pointer(644)),
+    (1127948, Pointer(642)),
+    (1131013, Zero),
+    (1132297, Zero),
+    (1156115, Zero),
+    (1134614, Zero),
+    (1140248, Zero),
+    (1146371, Zero),
+    (1147149, Each(641)),
+    (1150476, Each(640)),
+    (1153546, Zero),
+    (1160975, Pointer(649)),
+    (1164814, Pointer(645)),
+    (1168398, Pointer(648)),
+    (1171975, Each(647)),
+    (1173774, Pointer(646)),
+    (232972, Pointer(650)),
+    (1177355, Pointer(651)),
+    (1180175, Pointer(652)),
+    (905222, Zero),
+    (906755, Zero),
+    (1184008, Zero),
+    (109573, Zero),
+    (901634, Zero),
+    (1186055, Each(653)),
+    (1187853, Zero),
+    (1191181, Pointer(342)),
+    (1194503, Zero),
+    (1196299, Zero),
+    (1199121, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (1203462, Each(654)),
+    (136708, Zero),
+    (1205000, Zero),
+    (1207058, Zero),
+    (17927, Zero),
+    (392210, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (901634, Zero),
+    (901634, Zero),
+    (1211672, Each(658)),
+    (1217803, Zero),
+    (970757, Zero),
+    (1220615, Zero),
+    (1222409, Value(655)),
+    (136708, Zero),
+    (1224709, Zero),
+    (268041, Pointer(410)),
+    (1225996, Zero),
+    (1229061, Value(655)),
+    (652292, Pointer(657)),
+    (1150476, Each(656)),
+    (136708, Zero),
+    (1230351, Each(659)),
+    (1234193, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (870928, Each(660)),
+    (136708, Zero),
+    (1238536, Zero),
+    (902148, Zero),
+    (903176, Zero),
+    (1240584, Pointer(661)),
+    (773127, Each(662)),
+    (17927, Zero),
+    (392210, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (546567, Pointer(663)),
+    (1242634, Zero),
+    (136708, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (1245204, Each(664)),
+    (475153, Pointer(342)),
+    (479502, Pointer(342)),
+    (677133, Each(664)),
+    (1242634, Zero),
+    (17927, Zero),
+    (1250321, Zero),
+    (906755, Zero),
+    (1254671, Zero),
+    (1242634, Zero),
+    (136708, Zero),
+    (1258514, Each(665)),
+    (136708, Zero),
+    (137737, Zero),
+    (270344, Pointer(342)),
+    (10, Zero),
+    (2564, Zero),
+    (1245204, Each(666)),
+    (475153, Pointer(342)),
+    (479502, Pointer(342)),
+    (677133, Each(666)),
+    (1242634, Zero),
+    (136708, Zero),
+    (1263122, Pointer(667)),
+    (1267721, Pointer(668)),
+    (1270025, Zero),
+    (1242634, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (270344, Pointer(342)),
+    (546567, Pointer(669)),
+    (1242634, Zero),
+    (17927, Zero),
+    (1250321, Zero),
+    (906755, Zero),
+    (1254671, Zero),
+    (1258514, Each(670)),
+    (890120, Zero),
+    (1272332, Pointer(671)),
+    (531461, Zero),
+    (1275408, Zero),
+    (1279500, Each(672)),
+    (890120, Zero),
+    (1272332, Pointer(671)),
+    (531461, Zero),
+    (1275408, Zero),
+    (1279500, Each(673)),
+    (2564, Zero),
+    (1282568, Zero),
+    (1284614, Zero),
+    (1286152, Zero),
+    (1288216, Each(676)),
+    (1294346, Zero),
+    (136708, Zero),
+    (1296902, Pointer(674)),
+    (1298448, Each(677)),
+    (1302534, Zero),
+    (1304071, Zero),
+    (1279500, Pointer(675)),
+    (589832, Zero),
+    (1305863, Pointer(678)),
+    (17927, Zero),
+    (392210, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(679)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(680)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(681)),
+    (35076, Zero),
+    (1310987, Zero),
+    (1313802, Zero),
+    (1316357, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(682)),
+    (35076, Zero),
+    (51976, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(683)),
+    (35076, Zero),
+    (1310987, Zero),
+    (1313802, Zero),
+    (1316357, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(684)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(685)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(686)),
+    (35076, Zero),
+    (1310987, Zero),
+    (1313802, Zero),
+    (1316357, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (149763, Zero),
+    (732680, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (149763, Zero),
+    (149763, Zero),
+    (732680, Zero),
+    (1317645, Pointer(687)),
+    (523525, Zero),
+    (1191181, Pointer(688)),
+    (136708, Zero),
+    (137737, Zero),
+    (890120, Zero),
+    (898827, Zero),
+    (1320964, Zero),
+    (519175, Zero),
+    (968196, Zero),
+    (1320964, Zero),
+    (1317645, Pointer(687)),
+    (523525, Zero),
+    (1191181, Pointer(688)),
+    (136708, Zero),
+    (137737, Zero),
+    (890120, Zero),
+    (898827, Zero),
+    (1320964, Zero),
+    (519175, Zero),
+    (968196, Zero),
+    (1320964, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (1322001, Pointer(692)),
+    (1326344, Pointer(693)),
+    (1328390, Pointer(689)),
+    (1329924, Pointer(690)),
+    (890120, Pointer(691)),
+    (35076, Zero),
+    (1330953, Pointer(694)),
+    (1333255, Pointer(694)),
+    (1322001, Pointer(698)),
+    (1326344, Pointer(699)),
+    (1328390, Pointer(695)),
+    (1329924, Pointer(696)),
+    (890120, Pointer(697)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (1322001, Pointer(703)),
+    (1326344, Pointer(704)),
+    (1328390, Pointer(700)),
+    (1329924, Pointer(701)),
+    (890120, Pointer(702)),
+    (35076, Zero),
+    (1322001, Pointer(708)),
+    (1326344, Pointer(709)),
+    (1328390, Pointer(705)),
+    (1329924, Pointer(706)),
+    (890120, Pointer(707)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (10, Zero),
+    (2564, Zero),
+    (136708, Zero),
+    (1322001, Pointer(713)),
+    (1326344, Pointer(714)),
+    (1328390, Pointer(710)),
+    (1329924, Pointer(711)),
+    (890120, Pointer(712)),
+    (35076, Zero),
+    (1330953, Pointer(715)),
+    (1333255, Pointer(715)),
+    (1322001, Pointer(719)),
+    (1326344, Pointer(720)),
+    (1328390, Pointer(716)),
+    (1329924, Pointer(717)),
+    (890120, Pointer(718)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (3592, Value(147)),
+    (36100, Value(244)),
+    (98309, Each(721)),
+    (98309, Each(722)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (3592, Value(147)),
+    (36100, Value(244)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1335048, Each(724)),
+    (1337096, Each(723)),
+    (1335048, Each(726)),
+    (1337096, Each(725)),
+    (1307661, Pointer(727)),
+    (35076, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1307661, Pointer(728)),
+    (35076, Zero),
+    (51976, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (890120, Pointer(393)),
+    (616715, Zero),
+    (1000714, Zero),
+    (163076, Zero),
+    (1339140, Pointer(729)),
+    (773127, Each(730)),
+    (1340164, Each(732)),
+    (59141, Each(731)),
+    (59141, Each(731)),
+    (1341186, Each(732)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (136708, Zero),
+    (35076, Zero),
+    (673040, Each(735)),
+    (677133, Each(734)),
+    (101384, Each(733)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1341709, Value(736)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (136708, Zero),
+    (35076, Zero),
+    (673040, Each(739)),
+    (677133, Each(738)),
+    (101384, Each(737)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1345048, Zero),
+    (1341709, Value(740)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (136708, Zero),
+    (35076, Zero),
+    (673040, Each(743)),
+    (677133, Each(742)),
+    (101384, Each(741)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1345048, Zero),
+    (1341709, Value(744)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (136708, Zero),
+    (35076, Zero),
+    (673040, Each(747)),
+    (677133, Each(746)),
+    (101384, Each(745)),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1341709, Value(748)),
+    (1351192, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (1357317, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (523525, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (890120, Zero),
+    (890120, Pointer(393)),
+    (546567, Pointer(749)),
+    (1000714, Zero),
+    (163076, Zero),
+    (1339140, Pointer(750)),
+    (773127, Each(751)),
+    (2564, Zero),
+    (136708, Zero),
+    (1340164, Each(753)),
+    (59141, Each(752)),
+    (59141, Each(752)),
+    (1341186, Each(753)),
+    (523525, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (890120, Zero),
+    (890120, Pointer(393)),
+    (616715, Zero),
+    (1000714, Zero),
+    (163076, Zero),
+    (1339140, Pointer(754)),
+    (773127, Each(755)),
+    (2564, Zero),
+    (136708, Zero),
+    (1358595, Pointer(756)),
+    (1359366, Pointer(757)),
+    (181766, Each(760)),
+    (1360907, Each(759)),
+    (1363720, Each(758)),
+    (847367, Value(761)),
+    (856076, Pointer(579)),
+    (843016, Zero),
+    (136708, Zero),
+    (890120, Zero),
+    (149763, Zero),
+    (7178, Each(423)),
+    (1365766, Zero),
+    (854534, Zero),
+    (1367307, Pointer(762)),
+    (859140, Zero),
+    (130826, Zero),
+    (136708, Zero),
+    (1370130, Zero),
+    (1374737, Each(763)),
+    (1379082, Each(764)),
+    (1381640, Each(765)),
+    (1383696, Each(766)),
+    (136708, Zero),
+    (856076, Pointer(579)),
+    (176902, Each(767)),
+    (1387784, Each(768)),
+    (136708, Zero),
+    (1358595, Pointer(769)),
+    (1359366, Pointer(770)),
+    (181766, Each(773)),
+    (1360907, Each(772)),
+    (1363720, Each(771)),
+    (847367, Value(774)),
+    (856076, Pointer(579)),
+    (843016, Zero),
+    (136708, Zero),
+    (890120, Zero),
+    (149763, Zero),
+    (7178, Each(423)),
+    (1365766, Zero),
+    (854534, Zero),
+    (1367307, Pointer(775)),
+    (859140, Zero),
+    (130826, Zero),
+    (136708, Zero),
+    (1370130, Zero),
+    (1389829, Pointer(776)),
+    (136708, Zero),
+    (1387784, Each(777)),
+    (136708, Zero),
+    (1358595, Pointer(778)),
+    (1359366, Pointer(779)),
+    (181766, Each(782)),
+    (1360907, Each(781)),
+    (1363720, Each(780)),
+    (847367, Value(783)),
+    (856076, Pointer(579)),
+    (843016, Zero),
+    (136708, Zero),
+    (890120, Zero),
+    (149763, Zero),
+    (7178, Each(423)),
+    (1365766, Zero),
+    (854534, Zero),
+    (1367307, Pointer(784)),
+    (859140, Zero),
+    (130826, Zero),
+    (136708, Zero),
+    (1370130, Zero),
+    (1379082, Each(785)),
+    (1381640, Each(786)),
+    (1383696, Each(787)),
+    (136708, Zero),
+    (856076, Pointer(579)),
+    (176902, Each(788)),
+    (1387784, Each(789)),
+    (136708, Zero),
+    (1391112, Zero),
+    (1393163, Pointer(790)),
+    (136708, Zero),
+    (1395974, Zero),
+    (906755, Zero),
+    (1184008, Zero),
+    (906755, Zero),
+    (1397520, Pointer(158)),
+    (17927, Zero),
+    (1391112, Zero),
+    (1393163, Pointer(791)),
+    (136708, Zero),
+    (1395974, Zero),
+    (1397520, Pointer(158)),
+    (17927, Zero),
+    (523525, Zero),
+    (890120, Zero),
+    (1401616, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (143887, Zero),
+    (149763, Zero),
+    (1405700, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (1406726, Zero),
+    (1408265, Zero),
+    (1410570, Zero),
+    (51976, Zero),
+    (1413125, Each(792)),
+    (1000714, Zero),
+    (976145, Zero),
+    (980495, Zero),
+    (958726, Zero),
+    (984323, Zero),
+    (985102, Zero),
+    (988675, Zero),
+    (964104, Zero),
+    (973833, Pointer(171)),
+    (989452, Zero),
+    (56841, Zero),
+    (968196, Zero),
+    (964104, Zero),
+    (1414409, Zero),
+    (964104, Zero),
+    (958726, Zero),
+    (970757, Zero),
+    (972039, Zero),
+    (859140, Zero),
+    (964104, Zero),
+    (973833, Pointer(171)),
+    (652292, Zero),
+    (854534, Zero),
+    (958726, Zero),
+    (964104, Zero),
+    (973833, Pointer(171)),
+    (958726, Zero),
+    (964104, Zero),
+    (973833, Pointer(171)),
+    (966152, Zero),
+    (968196, Zero),
+    (964104, Zero),
+    (992522, Zero),
+    (973833, Pointer(171)),
+    (652292, Zero),
+    (1413125, Each(793)),
+    (964104, Zero),
+    (1000714, Zero),
+    (1003273, Zero),
+    (1413125, Each(792)),
+    (136708, Zero),
+    (1416711, Each(794)),
+    (958726, Zero),
+    (1026311, Zero),
+    (1028112, Zero),
+    (964104, Zero),
+    (973833, Pointer(171)),
+    (1032202, Zero),
+    (1034763, Zero),
+    (1037579, Zero),
+    (1040390, Zero),
+    (272394, Zero),
+    (958726, Zero),
+    (964104, Zero),
+    (973833, Pointer(171)),
+    (272394, Zero),
+    (1041935, Zero),
+    (854534, Zero),
+    (1063700, Pointer(171)),
+    (1418515, Pointer(795)),
+    (1423370, Zero),
+    (1425929, Zero),
+    (1428237, Zero),
+    (379142, Zero),
+    (1431560, Zero),
+    (136708, Zero),
+    (903176, Zero),
+    (1433612, Pointer(796)),
+    (1436678, Zero),
+    (973833, Pointer(797)),
+    (136708, Zero),
+    (109573, Zero),
+    (1438217, Pointer(798)),
+    (1440524, Zero),
+    (322573, Zero),
+    (11526, Zero),
+    (1443593, Pointer(799)),
+    (1445897, Zero),
+    (136708, Zero),
+    (964104, Zero),
+    (1448199, Zero),
+    (1449995, Zero),
+    (950794, Zero),
+    (136708, Zero),
+    (1452804, Pointer(800)),
+    (1453840, Zero),
+    (1457924, Pointer(803)),
+    (1458951, Pointer(801)),
+    (1460755, Zero),
+    (1465613, Zero),
+    (1468944, Zero),
+    (1473033, Pointer(802)),
+    (1475342, Zero),
+    (1478921, Pointer(804)),
+    (1481223, Pointer(804)),
+    (1160975, Pointer(649)),
+    (1483020, Pointer(805)),
+    (1164814, Pointer(645)),
+    (1168398, Pointer(648)),
+    (1173774, Pointer(646)),
+    (1486085, Zero),
+    (1487364, Zero),
+    (35076, Zero),
+    (652292, Zero),
+    (136708, Zero),
+    (109573, Zero),
+    (35076, Zero),
+    (35076, Zero),
+    (1488431, Each(806)),
+    (1500462, Pointer(579)),
+    (1488431, Each(808)),
+    (1500462, Each(807)),
+    (1488431, Each(808)),
+    (1500462, Each(807)),
+    (136708, Zero),
+    (136708, Zero),
+    (1512199, Zero),
+    (1513991, Pointer(810)),
+    (1515786, Pointer(811)),
+    (1518343, Pointer(809)),
+    (1445897, Zero),
+    (136708, Zero),
+    (964104, Zero),
+    (1520133, Pointer(812)),
+    (136708, Zero),
+    (268041, Each(813)),
+    (1521421, Zero),
+    (1524747, Zero),
+    (1440524, Zero),
+    (1184008, Zero),
+    (1527561, Zero),
+    (302856, Zero),
+    (901634, Zero),
+    (59141, Each(814)),
+    (136708, Zero),
+    (137737, Zero),
+    (1529864, Zero),
+    (1531911, Zero),
+    (1242634, Zero),
+    (1242634, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (1529864, Zero),
+    (1531911, Zero),
+    (523525, Zero),
+    (2564, Zero),
+    (519175, Zero),
+    (1533709, Each(671)),
+    (1272332, Pointer(671)),
+    (898827, Zero),
+    (1533709, Each(671)),
+    (1272332, Pointer(671)),
+    (898827, Zero),
+    (1537039, Pointer(815)),
+    (1540869, Pointer(817)),
+    (37126, Pointer(816)),
+    (103435, Zero),
+    (805126, Zero),
+    (1542152, Zero),
+    (136708, Zero),
+    (806664, Zero),
+    (35076, Zero),
+    (1542152, Zero),
+    (468236, Pointer(818)),
+    (1544203, Zero),
+    (1547020, Each(819)),
+    (1544203, Zero),
+    (1547020, Each(602)),
+    (1550095, Value(489)),
+    (1553926, Value(821)),
+    (5638, Value(820)),
+    (1553926, Value(821)),
+    (5638, Value(820)),
+    (136708, Zero),
+    (5638, Value(820)),
+    (1555465, Zero),
+    (136708, Zero),
+    (5638, Value(820)),
+    (1553926, Value(821)),
+    (5638, Value(820)),
+    (1557768, Each(822)),
+    (1559815, Value(823)),
+    (1550095, Value(489)),
+    (1553926, Value(821)),
+    (1559815, Value(823)),
+    (1553926, Value(821)),
+    (1559815, Value(823)),
+    (136708, Zero),
+    (1555465, Zero),
+    (1559815, Value(823)),
+    (136708, Zero),
+    (1559815, Value(823)),
+    (1553926, Value(821)),
+    (1561610, Zero),
+    (270344, Pointer(342)),
+    (5638, Value(494)),
+    (1561610, Zero),
+    (270344, Pointer(342)),
+    (136708, Zero),
+    (1555465, Zero),
+    (136708, Zero),
+    (1561610, Zero),
+    (1564174, Pointer(342)),
+    (1561610, Zero),
+    (270344, Pointer(342)),
+    (5638, Value(494)),
+    (1561610, Zero),
+    (270344, Pointer(342)),
+    (136708, Zero),
+    (1555465, Zero),
+    (136708, Zero),
+    (1561610, Zero),
+    (1564174, Pointer(342)),
+    (1550095, Value(498)),
+    (1553926, Value(825)),
+    (5638, Value(824)),
+    (1553926, Value(825)),
+    (5638, Value(824)),
+    (136708, Zero),
+    (5638, Value(824)),
+    (1555465, Zero),
+    (136708, Zero),
+    (5638, Value(824)),
+    (1553926, Value(825)),
+    (5638, Value(824)),
+    (1557768, Each(826)),
+    (1559815, Value(827)),
+    (1550095, Value(498)),
+    (1553926, Value(825)),
+    (1559815, Value(827)),
+    (1553926, Value(825)),
+    (1559815, Value(827)),
+    (136708, Zero),
+    (1555465, Zero),
+    (1559815, Value(827)),
+    (136708, Zero),
+    (1559815, Value(827)),
+    (1553926, Value(825)),
+    (11526, Zero),
+    (1567755, Pointer(828)),
+    (1570575, Each(829)),
+    (136708, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (1574405, Each(830)),
+    (302856, Zero),
+    (901634, Zero),
+    (59141, Each(831)),
+    (1575687, Pointer(832)),
+    (475153, Pointer(342)),
+    (774923, Pointer(342)),
+    (523525, Pointer(834)),
+    (2564, Zero),
+    (336910, Pointer(835)),
+    (652292, Pointer(833)),
+    (1577484, Zero),
+    (1580551, Pointer(836)),
+    (35076, Zero),
+    (523525, Pointer(838)),
+    (2564, Zero),
+    (336910, Pointer(839)),
+    (652292, Pointer(837)),
+    (1577484, Zero),
+    (1580551, Pointer(840)),
+    (35076, Zero),
+    (523525, Pointer(842)),
+    (2564, Zero),
+    (336910, Pointer(843)),
+    (652292, Pointer(841)),
+    (1577484, Zero),
+    (1580551, Pointer(844)),
+    (35076, Zero),
+    (523525, Pointer(846)),
+    (2564, Zero),
+    (336910, Pointer(847)),
+    (652292, Pointer(845)),
+    (1577484, Zero),
+    (1580551, Pointer(848)),
+    (35076, Zero),
+    (136708, Zero),
+    (902148, Value(849)),
+    (1574405, Each(850)),
+    (302856, Zero),
+    (901634, Zero),
+    (59141, Each(851)),
+    (1575687, Pointer(852)),
+    (475153, Pointer(342)),
+    (774923, Pointer(342)),
+    (1574405, Each(853)),
+    (302856, Zero),
+    (901634, Zero),
+    (59141, Each(854)),
+    (1242634, Zero),
+    (854534, Zero),
+    (1582343, Pointer(855)),
+    (1584142, Each(856)),
+    (136708, Zero),
+    (1359366, Pointer(757)),
+    (181766, Each(858)),
+    (1587719, Each(857)),
+    (1589519, Zero),
+    (1593357, Zero),
+    (870928, Each(859)),
+    (1596683, Each(859)),
+    (1599501, Pointer(860)),
+    (1602826, Zero),
+    (1387784, Each(768)),
+    (905222, Zero),
+    (906755, Zero),
+    (109573, Zero),
+    (1242634, Zero),
+    (854534, Zero),
+    (1605390, Zero),
+    (1381640, Pointer(863)),
+    (13061, Zero),
+    (1608975, Zero),
+    (1584142, Each(861)),
+    (136708, Zero),
+    (845065, Each(582)),
+    (347403, Each(862)),
+    (1359366, Pointer(770)),
+    (181766, Each(865)),
+    (1587719, Each(864)),
+    (1589519, Zero),
+    (1593357, Zero),
+    (1379082, Each(866)),
+    (1381640, Each(867)),
+    (1383696, Each(868)),
+    (856076, Pointer(579)),
+    (176902, Each(869)),
+    (1242634, Zero),
+    (854534, Zero),
+    (1582343, Pointer(870)),
+    (1584142, Each(871)),
+    (136708, Zero),
+    (1359366, Pointer(779)),
+    (181766, Each(873)),
+    (1587719, Each(872)),
+    (1589519, Zero),
+    (1593357, Zero),
+    (1599501, Pointer(874)),
+    (1602826, Zero),
+    (1387784, Each(789)),
+    (905222, Zero),
+    (906755, Zero),
+    (109573, Zero),
+    (906755, Zero),
+    (968196, Zero),
+    (1529864, Pointer(875)),
+    (968196, Zero),
+    (1612816, Pointer(876)),
+    (1616914, Pointer(881)),
+    (907529, Pointer(879)),
+    (1086475, Pointer(878)),
+    (1621518, Pointer(882)),
+    (1103110, Pointer(877)),
+    (1625107, Pointer(880)),
+    (3592, Value(147)),
+    (36100, Value(160)),
+    (136708, Zero),
+    (136708, Zero),
+    (1629967, Pointer(883)),
+    (1529864, Pointer(875)),
+    (1633802, Pointer(885)),
+    (1612816, Pointer(876)),
+    (1636364, Pointer(884)),
+    (1184008, Zero),
+    (163076, Zero),
+    (1639435, Each(886)),
+    (968196, Zero),
+    (1642246, Zero),
+    (163076, Zero),
+    (902148, Zero),
+    (1452804, Pointer(800)),
+    (1458951, Pointer(801)),
+    (1643781, Pointer(887)),
+    (1473033, Pointer(802)),
+    (1645066, Value(763)),
+    (1647622, Zero),
+    (1191181, Pointer(342)),
+    (475153, Pointer(342)),
+    (1196299, Zero),
+    (1649167, Value(807)),
+    (1647622, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (1217803, Zero),
+    (1653000, Zero),
+    (17927, Zero),
+    (19718, Zero),
+    (1655046, Zero),
+    (1656579, Zero),
+    (149763, Zero),
+    (1657350, Zero),
+    (1658890, Zero),
+    (902148, Zero),
+    (903176, Zero),
+    (1661447, Zero),
+    (1663237, Each(815)),
+    (1664517, Each(815)),
+    (103435, Zero),
+    (1665808, Zero),
+    (1669904, Zero),
+    (1673996, Pointer(888)),
+    (805126, Zero),
+    (1677058, Zero),
+    (1677571, Pointer(815)),
+    (1678344, Zero),
+    (1680389, Each(815)),
+    (1681671, Zero),
+    (1683473, Each(815)),
+    (1687818, Each(815)),
+    (1690373, Zero),
+    (35076, Zero),
+    (1691659, Zero),
+    (1694494, Zero),
+    (1702170, Zero),
+    (1708824, Each(889)),
+    (1714960, Zero),
+    (1719058, Zero),
+    (546567, Pointer(890)),
+    (906755, Zero),
+    (1184008, Zero),
+    (35076, Zero),
+    (136708, Zero),
+    (270344, Pointer(342)),
+    (1465613, Zero),
+    (35076, Zero),
+    (109573, Zero),
+    (35076, Zero),
+    (136708, Zero),
+    (270344, Pointer(342)),
+    (1465613, Zero),
+    (35076, Zero),
+    (109573, Zero),
+    (1184008, Zero),
+    (37126, Zero),
+    (35076, Zero),
+    (769031, Value(520)),
+    (968196, Zero),
+    (902148, Zero),
+    (903176, Zero),
+    (1723652, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (1724680, Zero),
+    (1726736, Zero),
+    (1730822, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (1724680, Zero),
+    (1726736, Zero),
+    (1730822, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (1724680, Zero),
+    (1726736, Zero),
+    (1730822, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (1724680, Zero),
+    (1726736, Zero),
+    (1730822, Zero),
+    (136708, Zero),
+    (1732358, Zero),
+    (769031, Value(558)),
+    (968196, Zero),
+    (902148, Zero),
+    (903176, Zero),
+    (1723652, Zero),
+    (769031, Value(566)),
+    (968196, Zero),
+    (902148, Zero),
+    (903176, Zero),
+    (1605390, Zero),
+    (1381640, Pointer(892)),
+    (13061, Zero),
+    (1608975, Zero),
+    (845065, Each(572)),
+    (347403, Each(891)),
+    (1605390, Zero),
+    (1381640, Pointer(892)),
+    (13061, Zero),
+    (1608975, Zero),
+    (136708, Zero),
+    (845065, Each(572)),
+    (347403, Each(891)),
+    (1365766, Zero),
+    (854534, Zero),
+    (859140, Zero),
+    (1512199, Zero),
+    (347403, Each(891)),
+    (1359366, Pointer(757)),
+    (33542, Zero),
+    (906755, Zero),
+    (1184008, Zero),
+    (1733898, Pointer(893)),
+    (1605390, Zero),
+    (1381640, Pointer(863)),
+    (13061, Zero),
+    (1608975, Zero),
+    (136708, Zero),
+    (845065, Each(582)),
+    (347403, Each(862)),
+    (905222, Zero),
+    (906755, Zero),
+    (1184008, Zero),
+    (109573, Zero),
+    (1365766, Zero),
+    (854534, Zero),
+    (859140, Zero),
+    (1512199, Zero),
+    (347403, Each(862)),
+    (1359366, Pointer(770)),
+    (33542, Zero),
+    (1599501, Pointer(894)),
+    (1602826, Zero),
+    (1387784, Each(777)),
+    (905222, Zero),
+    (906755, Zero),
+    (109573, Zero),
+    (1605390, Zero),
+    (1381640, Pointer(896)),
+    (13061, Zero),
+    (1608975, Zero),
+    (845065, Each(591)),
+    (347403, Each(895)),
+    (1605390, Zero),
+    (1381640, Pointer(896)),
+    (13061, Zero),
+    (1608975, Zero),
+    (136708, Zero),
+    (845065, Each(591)),
+    (347403, Each(895)),
+    (1365766, Zero),
+    (854534, Zero),
+    (859140, Zero),
+    (1512199, Zero),
+    (347403, Each(895)),
+    (1359366, Pointer(779)),
+    (33542, Zero),
+    (1733898, Pointer(897)),
+    (10, Zero),
+    (150537, Zero),
+    (1521421, Zero),
+    (890120, Zero),
+    (1413125, Each(792)),
+    (136708, Zero),
+    (1413125, Each(793)),
+    (1413125, Each(792)),
+    (136708, Zero),
+    (1391112, Zero),
+    (968196, Zero),
+    (1191181, Pointer(342)),
+    (968196, Zero),
+    (1736468, Zero),
+    (1741588, Zero),
+    (1746695, Zero),
+    (1748487, Zero),
+    (730122, Zero),
+    (906755, Zero),
+    (136708, Zero),
+    (906755, Zero),
+    (136708, Zero),
+    (906755, Zero),
+    (968196, Zero),
+    (272394, Zero),
+    (136708, Zero),
+    (109573, Zero),
+    (1750279, Zero),
+    (103435, Zero),
+    (1752067, Zero),
+    (150537, Zero),
+    (17927, Zero),
+    (1250321, Zero),
+    (1752836, Zero),
+    (136708, Zero),
+    (137737, Zero),
+    (905222, Zero),
+    (906755, Zero),
+    (1184008, Zero),
+    (109573, Zero),
+    (1733898, Pointer(898)),
+    (905222, Zero),
+    (906755, Zero),
+    (1184008, Zero),
+    (109573, Zero),
 ];
