@@ -133,18 +133,7 @@ fn standard_quota(name: &str) -> bool {
 /// A resource counted in whole units (`IsIntegerResourceName`): objects,
 /// and extended resources (which `count/pods` is, to the API server).
 fn counted(name: &str) -> bool {
-    matches!(
-        name,
-        "pods"
-            | "resourcequotas"
-            | "services"
-            | "replicationcontrollers"
-            | "secrets"
-            | "configmaps"
-            | "persistentvolumeclaims"
-            | "services.nodeports"
-            | "services.loadbalancers"
-    ) || resources::extended(name)
+    resources::OBJECT_COUNTS.contains(&name) || resources::extended(name)
 }
 
 /// Whether a quota of `scope` can track `resource`

@@ -506,11 +506,25 @@ pub(super) fn resource_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// The objects a quota counts, in whole units (`integerResources`).
+pub(super) const OBJECT_COUNTS: [&str; 9] = [
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
 /// A resource of Kubernetes' own without a domain (`standardResources`,
 /// and huge pages).
 fn standard(name: &str) -> bool {
     name.starts_with("hugepages-")
         || name.starts_with("requests.hugepages-")
+        || OBJECT_COUNTS.contains(&name)
         || matches!(
             name,
             "cpu"
@@ -522,17 +536,8 @@ fn standard(name: &str) -> bool {
                 | "limits.cpu"
                 | "limits.memory"
                 | "limits.ephemeral-storage"
-                | "pods"
-                | "resourcequotas"
-                | "services"
-                | "replicationcontrollers"
-                | "secrets"
-                | "configmaps"
-                | "persistentvolumeclaims"
                 | "storage"
                 | "requests.storage"
-                | "services.nodeports"
-                | "services.loadbalancers"
         )
 }
 
