@@ -153,9 +153,10 @@ pub(super) fn storage_class(object: &Json, found: &mut Found) {
 /// A StorageClass's `allowedTopologies` (`validateAllowedTopologies`,
 /// `ValidateTopologySelectorTerm`).
 fn allowed_topologies(terms: &Json, at: &KeyPath, found: &mut Found) {
-    let count = each(terms).count();
-    // The server's list of terms seen starts with `count` empty ones.
-    let mut seen: Vec<BTreeMap<&str, BTreeSet<&str>>> = vec![BTreeMap::new(); count];
+    // The server's list of terms seen starts with as many empty ones as
+    // there are terms, so an empty term is always seen twice; the others
+    // are looked up in a set, so that many terms cost no square.
+    let mut seen: BTreeSet<BTreeMap<&str, BTreeSet<&str>>> = BTreeSet::new();
     for (i, term) in each(terms) {
         let expressions_at = at.index(i).key("matchLabelExpressions");
         let mut term_map: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -191,13 +192,12 @@ fn allowed_topologies(terms: &Json, at: &KeyPath, found: &mut Found) {
                 ));
             }
         }
-        if seen.contains(&term_map) {
+        if term_map.is_empty() || !seen.insert(term_map) {
             found.push((
                 expressions_at,
                 "the term is given twice (an empty term always is)".to_owned(),
             ));
         }
-        seen.push(term_map);
     }
 }
 
@@ -279,6 +279,11 @@ mod tests {
         );
         let term = json!({"matchLabelExpressions": [{"key": "zone", "values": ["a"]}]});
         assert!(class(json!({"allowedTopologies": [term]})).is_empty());
+        // Many terms cost no square: 20,000 distinct ones are judged at once.
+        let many: Vec<Json> = (0..20_000)
+            .map(|i| json!({"matchLabelExpressions": [{"key": "zone", "values": [format!("z{i}")]}]}))
+            .collect();
+        assert!(class(json!({"allowedTopologies": many})).is_empty());
         assert_eq!(
             class(json!({"allowedTopologies": [term, term]})),
             ["allowedTopologies[1].matchLabelExpressions"]

@@ -10,7 +10,7 @@
 //! with the operators and values its scope takes. Its `status` is not
 //! judged: the server clears it on create.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Json;
 
@@ -62,16 +62,17 @@ pub fn check(spec: &Json, at: &KeyPath, found: &mut Found) {
             found,
         );
     }
+    let mut memo = Untracked::new(&hard);
     scopes(
         spec.field("scopes"),
-        &hard,
+        &mut memo,
         &at.clone().key("scopes"),
         found,
     );
     if spec.field("scopeSelector").is_object() {
         selector(
             spec.field("scopeSelector"),
-            &hard,
+            &mut memo,
             &at.clone().key("scopeSelector").key("matchExpressions"),
             found,
         );
@@ -161,24 +162,57 @@ fn tracks(scope: &str, resource: &str) -> bool {
     }
 }
 
-/// The resources of `hard` that `scope` cannot track, as a finding at `at`.
-fn untracked(scope: &str, hard: &BTreeSet<&str>, at: &KeyPath, found: &mut Found) {
-    let untracked: Vec<&str> = (hard.iter().copied())
-        .filter(|r| standard_quota(r) && !tracks(scope, r))
-        .collect();
-    if !untracked.is_empty() {
-        found.push((
-            at.clone(),
+/// Why a quota of a scope cannot track its resources
+/// (`IsResourceQuotaScopeValidForResource` over its standard resources),
+/// worked out once a scope: a quota may list a scope many times, and its
+/// resources be many.
+struct Untracked<'a> {
+    hard: &'a BTreeSet<&'a str>,
+    by_scope: BTreeMap<String, Option<String>>,
+}
+
+impl<'a> Untracked<'a> {
+    fn new(hard: &'a BTreeSet<&'a str>) -> Self {
+        Untracked {
+            hard,
+            by_scope: BTreeMap::new(),
+        }
+    }
+
+    /// Why `scope` cannot track the quota's resources, if it cannot (an
+    /// unknown scope, refused for itself, tracks anything).
+    fn why(&mut self, scope: &str) -> Option<String> {
+        if let Some(why) = self.by_scope.get(scope) {
+            return why.clone();
+        }
+        let untracked: Vec<&str> = (self.hard.iter().copied())
+            .filter(|r| standard_quota(r) && !tracks(scope, r))
+            .collect();
+        let why = (!untracked.is_empty()).then(|| {
+            let shown = untracked.len().min(6);
+            let more = match untracked.len() - shown {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
             format!(
-                "a quota of scope {scope} cannot track {}: it tracks {}",
-                untracked.join(", "),
+                "a quota of scope {scope} cannot track {}{more}: it tracks {}",
+                untracked[..shown].join(", "),
                 match scope {
                     "BestEffort" => "pods alone",
                     "VolumeAttributesClass" => "persistentvolumeclaims and requests.storage alone",
                     _ => "pods, cpu, memory and their requests. and limits. alone",
                 }
-            ),
-        ));
+            )
+        });
+        self.by_scope.insert(scope.to_owned(), why.clone());
+        why
+    }
+}
+
+/// A finding at `at` where a quota of `scope` cannot track its resources.
+fn untracked(scope: &str, memo: &mut Untracked<'_>, at: &KeyPath, found: &mut Found) {
+    if let Some(why) = memo.why(scope) {
+        found.push((at.clone(), why));
     }
 }
 
@@ -196,14 +230,14 @@ fn conflicting(scopes: &BTreeSet<&str>, at: &KeyPath, found: &mut Found) {
 
 /// The listed `scopes` (`validateResourceQuotaScopes`): known ones, each
 /// able to track the quota's resources, none conflicting.
-fn scopes(list: &Json, hard: &BTreeSet<&str>, at: &KeyPath, found: &mut Found) {
+fn scopes(list: &Json, memo: &mut Untracked<'_>, at: &KeyPath, found: &mut Found) {
     let mut seen = BTreeSet::new();
     for (i, scope) in each(list) {
         let scope = scope.as_str().unwrap_or_default();
         if !SCOPES.contains(&scope) {
             found.push((at.clone().index(i), unknown(scope)));
         }
-        untracked(scope, hard, &at.clone().index(i), found);
+        untracked(scope, memo, &at.clone().index(i), found);
         seen.insert(scope);
     }
     conflicting(&seen, at, found);
@@ -219,7 +253,7 @@ fn unknown(scope: &str) -> String {
 /// to track the quota's resources; `Exists` for a scope without values;
 /// `In` or `NotIn` with values, `Exists` or `DoesNotExist` without, no
 /// other operator; no conflicting scopes.
-fn selector(selector: &Json, hard: &BTreeSet<&str>, at: &KeyPath, found: &mut Found) {
+fn selector(selector: &Json, memo: &mut Untracked<'_>, at: &KeyPath, found: &mut Found) {
     let mut seen = BTreeSet::new();
     for (i, expression) in each(selector.field("matchExpressions")) {
         let at = at.clone().index(i);
@@ -227,7 +261,7 @@ fn selector(selector: &Json, hard: &BTreeSet<&str>, at: &KeyPath, found: &mut Fo
         if !SCOPES.contains(&scope) {
             found.push((at.clone().key("scopeName"), unknown(scope)));
         }
-        untracked(scope, hard, &at.clone().key("scopeName"), found);
+        untracked(scope, memo, &at.clone().key("scopeName"), found);
         let operator = expression.field("operator").as_str().unwrap_or_default();
         if VALUELESS.contains(&scope) && operator != "Exists" {
             found.push((
@@ -272,6 +306,21 @@ mod tests {
             .into_iter()
             .map(|(path, why)| format!("{path}: {why}"))
             .collect()
+    }
+
+    /// A scope listed many times beside many resources is worked out
+    /// once, and says a few of them: the cost and the message stay in
+    /// proportion to the input.
+    #[test]
+    fn many_scopes_and_resources_cost_no_square() {
+        let hard: serde_json::Map<String, Json> = (0..5_000)
+            .map(|i| (format!("hugepages-{i}Ki"), json!("1")))
+            .collect();
+        let scopes = vec![json!("BestEffort"); 5_000];
+        let said = found(json!({"hard": hard, "scopes": scopes}));
+        assert_eq!(said.len(), 5_000);
+        assert!(said[0].contains("and 4994 more"), "{}", said[0]);
+        assert!(said[0].len() < 300, "{}", said[0]);
     }
 
     #[test]
