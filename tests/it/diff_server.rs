@@ -58,6 +58,7 @@ fn cluster_scoped(kind: &str) -> bool {
             | "Namespace"
             | "PersistentVolume"
             | "CSIDriver"
+            | "ValidatingAdmissionPolicy"
     )
 }
 

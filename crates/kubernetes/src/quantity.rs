@@ -113,6 +113,7 @@ impl Quantity {
     /// assert_eq!(text("0.9999").as_deref(), Some("1"));
     /// assert_eq!(text("-1n").as_deref(), Some("-1m"));
     /// assert_eq!(text("1.5m"), Some("2m".to_owned()));
+    /// assert_eq!(text("999.9999").as_deref(), Some("1k"));
     /// assert_eq!(text("1Gi"), None);
     /// ```
     pub fn rounded_to_milli(self) -> Option<String> {
@@ -120,10 +121,12 @@ impl Quantity {
             return None;
         }
         let milli = self.milli_value();
-        Some(match milli % 1000 {
+        let text = match milli % 1000 {
             0 => (milli / 1000).to_string(),
             _ => format!("{milli}m"),
-        })
+        };
+        // In the server's own notation: `1000` is `1k`.
+        as_the_server_writes(&text).or(Some(text))
     }
 }
 

@@ -624,7 +624,8 @@ fn windows_user_name(name: &str) -> Vec<&'static str> {
 pub fn pod_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Found) {
     let annotations = &metadata["annotations"];
     let at = |key: &str| at.key("annotations").key(key);
-    if !annotations["kubernetes.io/config.mirror"].is_null()
+    // Present, whatever its value (a null one is `""` to Go's decoder).
+    if annotations.get("kubernetes.io/config.mirror").is_some()
         && pod["nodeName"].as_str().unwrap_or_default().is_empty()
     {
         found.push((

@@ -164,6 +164,54 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
     ),
     (
         "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        "spec.matchConstraints.namespaceSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        "spec.matchConstraints.objectSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        "spec.matchResources.namespaceSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        "spec.matchResources.objectSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicy",
+        "spec.matchConstraints.namespaceSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicy",
+        "spec.matchConstraints.objectSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicyBinding",
+        "spec.matchResources.namespaceSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicyBinding",
+        "spec.matchResources.objectSelector",
+        || json!({}),
+    ),
+    (
+        "admissionregistration.k8s.io",
         "ValidatingWebhookConfiguration",
         "webhooks.*.namespaceSelector",
         || json!({}),
@@ -636,7 +684,8 @@ impl<'k> Server<'k> {
         let go = self.go_field(path);
         if let Some(fields) = value.fields() {
             if matches!(go, Some(Field::Pointer(_)))
-                && self.default_at(path, parent) != Some(json!({}))
+                && !(self.default_at(path, parent) == Some(json!({}))
+                    && self.made_where_absent(path, other))
             {
                 // A struct is kept where written, even empty or of zero
                 // values, unless the defaults make one where it is not.
@@ -653,15 +702,39 @@ impl<'k> Server<'k> {
             return true;
         }
         if (go == Some(Field::Zero) && is_zero(value))
-            || (value.is_empty() && !self.keeps_empty(path, value))
+            || (self.go.is_some() && value.is_empty() && !self.keeps_empty(path, value))
         {
             // A zero value of a field that cannot tell it from absence;
-            // `null`, `[]` or `{}` where that says what absence says.
+            // `null`, `[]` or `{}` where that says what absence says (a
+            // built-in kind's: a custom resource keeps the JSON sent).
             return true;
         }
         match self.default_at(path, parent) {
             Some(default) => value.json() == default,
             None => false,
+        }
+    }
+
+    /// Whether the defaults make the struct at `path` (one of `OBJECTS`'
+    /// `{}`) on the side that lacks it, `other` the mapping that would hold
+    /// it there (`None`: that side lacks the mapping too): a StatefulSet's
+    /// `rollingUpdate` only where its strategy's type is unset, a
+    /// Deployment's or DaemonSet's where it is unset or `RollingUpdate`.
+    fn made_where_absent<T: Compared>(&self, path: &[Step<'_>], other: Option<&T>) -> bool {
+        let Some((_, kind)) = self.kind else {
+            return true;
+        };
+        if path.last().is_none_or(|step| step.name != "rollingUpdate") {
+            return true;
+        }
+        let kind_of_strategy = other
+            .and_then(|strategy| strategy.get("type"))
+            .and_then(Tree::text)
+            .unwrap_or_default();
+        match kind {
+            "StatefulSet" => kind_of_strategy.is_empty(),
+            "Deployment" | "DaemonSet" => matches!(kind_of_strategy, "" | "RollingUpdate"),
+            _ => true,
         }
     }
 
@@ -717,10 +790,17 @@ impl<'k> Server<'k> {
         if self.kind.is_none() {
             return false;
         }
-        if [old, new].iter().all(|v| is_zero(*v) || v.is_empty())
-            && self.go_field(path) == Some(Field::Zero)
-        {
+        let go = self.go_field(path);
+        if [old, new].iter().all(|v| is_zero(*v) || v.is_empty()) && go == Some(Field::Zero) {
             // `null` and a zero value: both are the field unset.
+            return true;
+        }
+        if self.go.is_some()
+            && [old, new].iter().all(|v| v.is_empty())
+            && !matches!(go, Some(Field::Pointer(_)))
+        {
+            // `null` and `{}` or `[]` of a struct that is no pointer, a
+            // list or a map: one stored object.
             return true;
         }
         if self.kind == Some(("", "Service"))
@@ -939,6 +1019,43 @@ mod tests {
     /// Namespace's name label, whatever its value; a Job's `completions: 1`
     /// written (no change) or dropped (the field goes: refused); a
     /// ServiceAccount subject's empty `apiGroup`.
+    /// A built-in kind's empty values say what absence says (protobuf
+    /// keeps no empty list), a custom resource's do not (the JSON sent is
+    /// kept); a StatefulSet's `rollingUpdate: {}` is made by the defaults
+    /// only where its strategy's type is unset.
+    #[test]
+    fn empty_values_by_how_the_kind_is_stored() {
+        let changed = |old: &str, new: &str| {
+            let old = crate::input::parse("old.yaml", old).unwrap().manifests;
+            let new = crate::input::parse("new.yaml", new).unwrap().manifests;
+            !crate::diff::diff(&old, &new, &[]).changed.is_empty()
+        };
+        let widget = |spec: &str| {
+            format!(
+                "apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w, namespace: a}}\nspec: {spec}\n"
+            )
+        };
+        assert!(changed(&widget("{}"), &widget("{foo: {items: []}}")));
+        assert!(changed(&widget("{}"), &widget("{foo: {items: null}}")));
+        let config = |data: &str| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: a}}\nspec: {{containers: [{{name: c, image: x, {data}}}]}}\n"
+            )
+        };
+        assert!(!changed(&config("env: []"), &config("env: null")));
+        assert!(!changed(&config("args: []"), &config("ports: []")));
+        let sts = |strategy: &str| {
+            format!(
+                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: s, namespace: a}}\nspec:\n  serviceName: s\n  selector: {{matchLabels: {{a: b}}}}\n  template: {{metadata: {{labels: {{a: b}}}}, spec: {{containers: [{{name: c, image: x}}]}}}}\n  updateStrategy: {strategy}\n"
+            )
+        };
+        assert!(!changed(&sts("{}"), &sts("{rollingUpdate: {}}")));
+        assert!(changed(
+            &sts("{type: RollingUpdate}"),
+            &sts("{type: RollingUpdate, rollingUpdate: {}}")
+        ));
+    }
+
     #[test]
     fn defaults_that_depend_on_the_object() {
         let changed = |old: &str, new: &str| {
