@@ -802,9 +802,18 @@ fn quoted<S: AsRef<str>>(items: &[S]) -> String {
         .join(", ")
 }
 
+/// Whether Go prints `c` as it is in a quoted string (`unicode.IsPrint`):
+/// a letter, mark, number, punctuation or symbol, or the ASCII space.
+fn go_printable(c: char) -> bool {
+    static PRINTABLE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$").expect("a valid class")
+    });
+    c.is_ascii_graphic() || c == ' ' || PRINTABLE.is_match(c.encode_utf8(&mut [0; 4]))
+}
+
 /// `text` quoted as Go's `%q` (`strconv.Quote`) quotes it: `"` and `\`
 /// escaped, the C escapes for their controls, other controls as `\xNN`,
-/// invisible and format characters as `\uNNNN`.
+/// any other character Go does not print ([`go_printable`]) as `\uNNNN`.
 fn go_quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
@@ -822,7 +831,7 @@ fn go_quoted(text: &str) -> String {
             c if (c as u32) < 0x20 || c == '\u{7f}' => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
-            c if c.is_control() || crate::text::is_invisible(c) => match c as u32 {
+            c if !go_printable(c) => match c as u32 {
                 code @ ..=0xffff => out.push_str(&format!("\\u{code:04x}")),
                 code => out.push_str(&format!("\\U{code:08x}")),
             },
@@ -2093,6 +2102,12 @@ mod tests {
         );
         // `%q`, as the AppArmor annotations' items are written.
         assert_eq!(go_quoted("unconfined"), "\"unconfined\"");
+        // Go prints a variation selector and a Hangul filler as they are,
+        // and escapes a no-break space, private use and unassigned ones.
+        assert_eq!(
+            go_quoted("\u{fe0f}\u{3164}\u{a0}\u{e000}\u{378}"),
+            "\"\u{fe0f}\u{3164}\\u00a0\\ue000\\u0378\""
+        );
         assert_eq!(
             go_quoted("a\"b\\c\td\u{1}\u{85}\u{200b}\u{e0001}é"),
             "\"a\\\"b\\\\c\\td\\x01\\u0085\\u200b\\U000e0001é\""

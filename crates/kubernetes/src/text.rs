@@ -31,7 +31,7 @@ fn needs_escape(c: char) -> bool {
 /// Whether `c` is one of the characters beyond the controls that
 /// [`printable`] escapes: line and paragraph separators, bidirectional
 /// and invisible characters.
-pub(crate) fn is_invisible(c: char) -> bool {
+fn is_invisible(c: char) -> bool {
     matches!(
         c,
         '\u{00ad}'
