@@ -24,6 +24,7 @@
 
 use serde_json::{Map, Value as Json, json};
 
+use super::go_json::{Go, go_decode};
 use super::{resources, whole};
 use crate::json::Field;
 use crate::location::KeyPath;
@@ -482,26 +483,6 @@ fn rules(rules: &Json, at: &KeyPath, found: &mut Found) {
     }
 }
 
-/// The shape of a Go type `json.Unmarshal` decodes into, as far as it
-/// refuses a value: a field not of its type fails the whole decoding
-/// (`null` fits any).
-#[derive(Clone, Copy)]
-enum Go {
-    /// A string.
-    Text,
-    /// An `int32`: an integer literal within its range.
-    Int32,
-    /// A `resource.Quantity`: a quantity string or number.
-    Quantity,
-    /// A `map[string]string`.
-    Strings,
-    /// A slice of the shape.
-    List(&'static Go),
-    /// A struct: its fields, matched as Go matches a key (exactly, else
-    /// without regard to ASCII case); others are ignored.
-    Struct(&'static [(&'static str, Go)]),
-}
-
 /// A label selector (`metav1.LabelSelector`).
 const SELECTOR: Go = Go::Struct(&[
     ("matchLabels", Go::Strings),
@@ -591,42 +572,6 @@ const RULES_INTERNAL: Go = Go::Struct(&[
 /// annotation holds it.
 const BEHAVIOR_INTERNAL: Go =
     Go::Struct(&[("scaleUp", RULES_INTERNAL), ("scaleDown", RULES_INTERNAL)]);
-
-/// `value` as Go decodes it into `shape`, its keys named as the shape
-/// names them and unknown ones dropped; `None` when Go's decoding fails.
-fn go_decode(value: &Json, shape: Go) -> Option<Json> {
-    if value.is_null() {
-        return Some(Json::Null);
-    }
-    let fits = match shape {
-        Go::Text => value.is_string(),
-        Go::Int32 => value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
-        Go::Quantity => matches!(resources::quantity(value), Some(Ok(_))),
-        Go::Strings => (value.as_object())
-            .is_some_and(|map| map.values().all(|v| v.is_string() || v.is_null())),
-        Go::List(item) => {
-            let list = value.as_array()?;
-            return (list.iter().map(|v| go_decode(v, *item)))
-                .collect::<Option<Vec<_>>>()
-                .map(Json::Array);
-        }
-        Go::Struct(fields) => {
-            let mut decoded = Map::new();
-            for (key, value) in value.as_object()? {
-                let field = (fields.iter().find(|(name, _)| name == key)).or_else(|| {
-                    fields
-                        .iter()
-                        .find(|(name, _)| name.eq_ignore_ascii_case(key))
-                });
-                if let Some((name, shape)) = field {
-                    decoded.insert((*name).to_owned(), go_decode(value, *shape)?);
-                }
-            }
-            return Some(Json::Object(decoded));
-        }
-    };
-    fits.then(|| value.clone())
-}
 
 /// An `autoscaling/v1` metric as the server converts it to the internal
 /// type: a source's targets become a target, whose type is the one that

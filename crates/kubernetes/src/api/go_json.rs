@@ -6,6 +6,11 @@
 //! 128), and a lone surrogate escape (`"\ud800"`, read as U+FFFD); invalid
 //! UTF-8 inside a string is taken too. A number past a float64 (`1e400`)
 //! is refused, as Go cannot store it.
+//!
+//! And a JSON value as Go decodes it into a typed struct ([`go_decode`]:
+//! an annotation that holds JSON, read by the server into its types).
+
+use serde_json::{Map, Value as Json};
 
 /// Go's `maxNestingDepth`: one level more is refused.
 const MAX_DEPTH: usize = 10_000;
@@ -25,6 +30,65 @@ pub fn decodes_as_map(bytes: &[u8]) -> bool {
     }
     reader.space();
     reader.at == bytes.len()
+}
+
+/// The shape of a Go type `json.Unmarshal` decodes into, as far as it
+/// refuses a value: a field not of its type fails the whole decoding
+/// (`null` fits any).
+#[derive(Clone, Copy)]
+pub(super) enum Go {
+    /// A string.
+    Text,
+    /// An `int32`: an integer literal within its range.
+    Int32,
+    /// An `int64`: an integer literal within its range.
+    Int64,
+    /// A `resource.Quantity`: a quantity string or number.
+    Quantity,
+    /// A `map[string]string`.
+    Strings,
+    /// A slice of the shape.
+    List(&'static Go),
+    /// A struct: its fields, matched as Go matches a key (exactly, else
+    /// without regard to ASCII case); others are ignored.
+    Struct(&'static [(&'static str, Go)]),
+}
+
+/// `value` as Go decodes it into `shape`, its keys named as the shape
+/// names them and unknown ones dropped; `None` when Go's decoding fails.
+pub(super) fn go_decode(value: &Json, shape: Go) -> Option<Json> {
+    if value.is_null() {
+        return Some(Json::Null);
+    }
+    let fits = match shape {
+        Go::Text => value.is_string(),
+        Go::Int32 => value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+        Go::Int64 => value.as_i64().is_some(),
+        Go::Quantity => matches!(super::resources::quantity(value), Some(Ok(_))),
+        Go::Strings => (value.as_object())
+            .is_some_and(|map| map.values().all(|v| v.is_string() || v.is_null())),
+        Go::List(item) => {
+            let list = value.as_array()?;
+            return (list.iter().map(|v| go_decode(v, *item)))
+                .collect::<Option<Vec<_>>>()
+                .map(Json::Array);
+        }
+        Go::Struct(fields) => {
+            let mut decoded = Map::new();
+            for (key, value) in value.as_object()? {
+                let field = (fields.iter().find(|(name, _)| name == key)).or_else(|| {
+                    fields
+                        .iter()
+                        .find(|(name, _)| name.eq_ignore_ascii_case(key))
+                });
+                if let Some((name, shape)) = field {
+                    decoded.insert((*name).to_owned(), go_decode(value, *shape)?);
+                }
+            }
+            return Some(Json::Object(decoded));
+        }
+    };
+    fits.then(|| value.clone())
 }
 
 struct Reader<'a> {

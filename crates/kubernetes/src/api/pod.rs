@@ -7,6 +7,7 @@
 
 use serde_json::Value as Json;
 
+use super::go_json::{Go, go_decode};
 use super::port_number;
 use crate::location::KeyPath;
 use crate::names;
@@ -636,14 +637,14 @@ pub fn pod_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Fo
     const TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/tolerations";
     if let Some(text) = annotations[TOLERATIONS].as_str().filter(|t| !t.is_empty()) {
         match go_tolerations(text) {
-            Ok(tolerations) => {
+            Some(tolerations) => {
                 for (i, toleration) in tolerations.iter().enumerate() {
                     crate::scheduling::toleration(toleration, &at(TOLERATIONS).index(i), found);
                 }
             }
-            Err(why) => found.push((
+            None => found.push((
                 at(TOLERATIONS),
-                format!("is no JSON list of tolerations: {why}"),
+                "is no JSON list of tolerations as the server decodes one (objects of string fields, a whole tolerationSeconds)".to_owned(),
             )),
         }
     }
@@ -665,60 +666,22 @@ pub fn pod_annotations(metadata: &Json, pod: &Json, at: &KeyPath, found: &mut Fo
     }
 }
 
-/// The tolerations of the deprecated annotation, each as an object of the
-/// canonical field names, as Go's `json.Unmarshal` reads `text` into a
-/// `[]Toleration`: `null` is none, a `null` item a toleration of no
-/// fields, a field matched by its name in any case (the exact name first),
-/// strings for `key`, `operator`, `value` and `effect` and a whole number
-/// within 64 bits for `tolerationSeconds`; other fields ignored.
-fn go_tolerations(text: &str) -> Result<Vec<Json>, String> {
-    let value: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let items = match value {
-        Json::Null => return Ok(Vec::new()),
-        Json::Array(items) => items,
-        other => return Err(format!("it is {}, not a list", json_type(&other))),
-    };
-    let mut tolerations = Vec::new();
-    for item in items {
-        let fields = match item {
-            Json::Null => serde_json::Map::new(),
-            Json::Object(fields) => fields,
-            other => return Err(format!("an item is {}, not an object", json_type(&other))),
-        };
-        let mut toleration = serde_json::Map::new();
-        for name in ["key", "operator", "value", "effect", "tolerationSeconds"] {
-            let value = fields.get(name).or_else(|| {
-                fields
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                    .map(|(_, v)| v)
-            });
-            let Some(value) = value.filter(|v| !v.is_null()) else {
-                continue;
-            };
-            let fits = match name {
-                "tolerationSeconds" => value.as_i64().is_some(),
-                _ => value.is_string(),
-            };
-            if !fits {
-                return Err(format!("`{name}` cannot be {}", json_type(value)));
-            }
-            toleration.insert(name.to_owned(), value.clone());
-        }
-        tolerations.push(Json::Object(toleration));
-    }
-    Ok(tolerations)
-}
-
-/// A JSON value's type, in words.
-fn json_type(value: &Json) -> &'static str {
-    match value {
-        Json::Null => "null",
-        Json::Bool(_) => "a boolean",
-        Json::Number(_) => "a number",
-        Json::String(_) => "a string",
-        Json::Array(_) => "a list",
-        Json::Object(_) => "an object",
+/// The tolerations of the deprecated annotation as Go's `json.Unmarshal`
+/// reads `text` into a `[]Toleration` ([`go_decode`]: `null` is none, a
+/// `null` item a toleration of no fields, a field matched by its name in
+/// any case, others ignored); `None` where Go cannot decode it.
+fn go_tolerations(text: &str) -> Option<Vec<Json>> {
+    const TOLERATION: Go = Go::Struct(&[
+        ("key", Go::Text),
+        ("operator", Go::Text),
+        ("value", Go::Text),
+        ("effect", Go::Text),
+        ("tolerationSeconds", Go::Int64),
+    ]);
+    let value: Json = serde_json::from_str(text).ok()?;
+    match go_decode(&value, Go::List(&TOLERATION))? {
+        Json::Array(items) => Some(items),
+        _ => Some(Vec::new()),
     }
 }
 
