@@ -1019,17 +1019,19 @@ mod tests {
     /// Namespace's name label, whatever its value; a Job's `completions: 1`
     /// written (no change) or dropped (the field goes: refused); a
     /// ServiceAccount subject's empty `apiGroup`.
+    /// Whether `diff` finds a change from the manifests `old` to `new`.
+    fn changed(old: &str, new: &str) -> bool {
+        let old = crate::input::parse("old.yaml", old).unwrap().manifests;
+        let new = crate::input::parse("new.yaml", new).unwrap().manifests;
+        !crate::diff::diff(&old, &new, &[]).changed.is_empty()
+    }
+
     /// A built-in kind's empty values say what absence says (protobuf
     /// keeps no empty list), a custom resource's do not (the JSON sent is
     /// kept); a StatefulSet's `rollingUpdate: {}` is made by the defaults
     /// only where its strategy's type is unset.
     #[test]
     fn empty_values_by_how_the_kind_is_stored() {
-        let changed = |old: &str, new: &str| {
-            let old = crate::input::parse("old.yaml", old).unwrap().manifests;
-            let new = crate::input::parse("new.yaml", new).unwrap().manifests;
-            !crate::diff::diff(&old, &new, &[]).changed.is_empty()
-        };
         let widget = |spec: &str| {
             format!(
                 "apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w, namespace: a}}\nspec: {spec}\n"
@@ -1058,11 +1060,6 @@ mod tests {
 
     #[test]
     fn defaults_that_depend_on_the_object() {
-        let changed = |old: &str, new: &str| {
-            let old = crate::input::parse("old.yaml", old).unwrap().manifests;
-            let new = crate::input::parse("new.yaml", new).unwrap().manifests;
-            !crate::diff::diff(&old, &new, &[]).changed.is_empty()
-        };
         let ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: n1}\n";
         for label in ["n1", "other"] {
             let labelled = format!(
