@@ -52,6 +52,9 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         &new.manifests,
         kubernetes::rbac::defaults::version(&args.kube_version).1,
     );
+    if names.old.is_some() || names.new.is_some() {
+        difference.judged_by_the_server();
+    }
     for refusal in names.rejected {
         difference.reject(
             refusal.object,

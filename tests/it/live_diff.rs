@@ -351,6 +351,13 @@ spec: {rules: []}
         "{}",
         refused.transcript()
     );
+    // The server's own answer, not chartgen's reading of the same object
+    // (class `invalid`), which would say it twice.
+    assert!(
+        !refused.stdout.contains("the API server refuses it"),
+        "{}",
+        refused.transcript()
+    );
     refused.assert_refused(
         1,
         "note: ConfigMap no-such-namespace/elsewhere: not dry-run, compared as written: namespaces \"no-such-namespace\" not found",

@@ -33,10 +33,12 @@ mod limit_range;
 mod objects;
 pub(crate) mod pod;
 mod quota;
+pub mod refused;
 mod resources;
 mod volumes;
 
 pub use defaults::defaulted;
+pub(crate) use volumes::PERSISTENT_SOURCES;
 
 use crate::json::Field;
 use crate::kube::KubeSchemas;

@@ -740,7 +740,7 @@ fn csi_driver(driver: &str, at: &KeyPath, found: &mut Found) {
 
 /// The sources a PersistentVolume may have, in the order the server reads
 /// them (`ValidatePersistentVolumeSpec`).
-const PERSISTENT_SOURCES: [&str; 22] = [
+pub(crate) const PERSISTENT_SOURCES: [&str; 22] = [
     "hostPath",
     "gcePersistentDisk",
     "awsElasticBlockStore",

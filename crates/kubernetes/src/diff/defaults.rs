@@ -475,6 +475,34 @@ pub(super) struct Server<'k> {
     go: Option<u16>,
 }
 
+/// A Job's `completions` and `parallelism`, in that order.
+pub(super) const JOB_COUNTS: [&str; 2] = ["completions", "parallelism"];
+
+/// A Job's counts ([`JOB_COUNTS`]) as the server stores them, from the
+/// old manifest's and then from the new one's applied over it:
+/// `SetDefaults_Job` writes both as 1 where neither is written, else a
+/// missing `parallelism` as 1; server-side apply removes only what the
+/// old manifest wrote, so a count the server wrote stays when the new
+/// manifest leaves it out, and the defaults run again over what is left.
+pub(super) fn job_counts(
+    old: &[Option<Json>; 2],
+    new: &[Option<Json>; 2],
+) -> ([Option<Json>; 2], [Option<Json>; 2]) {
+    let defaults = |[completions, parallelism]: [Option<Json>; 2]| match (completions, parallelism)
+    {
+        (None, None) => [Some(json!(1)), Some(json!(1))],
+        (completions, parallelism) => [completions, parallelism.or(Some(json!(1)))],
+    };
+    let stored = defaults(old.clone());
+    let kept = |at: usize| match (&new[at], &old[at]) {
+        (Some(written), _) => Some(written.clone()),
+        (None, Some(_)) => None,
+        (None, None) => stored[at].clone(),
+    };
+    let after = defaults([kept(0), kept(1)]);
+    (stored, after)
+}
+
 impl<'k> Server<'k> {
     /// For an object of this group, version and kind.
     pub(super) fn object(group: &'k str, version: &str, kind: &'k str) -> Self {
@@ -519,7 +547,9 @@ impl<'k> Server<'k> {
 
     /// Whether `value`, at `path` on one side only (`old`: the old side),
     /// is what the server writes when the field is left out. `own` is the
-    /// mapping holding it, `other` the other side's.
+    /// mapping holding it, `other` the other side's. A Service's allocated
+    /// addresses, a Job's counts ([`job_counts`]) and a pod's account
+    /// depend on both sides.
     pub(super) fn default_entry<'a, T: Compared>(
         &self,
         path: &mut Vec<Step<'a>>,
@@ -557,6 +587,19 @@ impl<'k> Server<'k> {
             }
         }
 
+        if (group, kind) == ("batch", "Job")
+            && let [spec, count] = path.as_slice()
+            && &*spec.name == "spec"
+            && matches!(&*count.name, "completions" | "parallelism")
+        {
+            let counts = |spec: &T| JOB_COUNTS.map(|key| spec.get(key).map(Compared::json));
+            let (before, after) = match old {
+                true => (counts(own), counts(other)),
+                false => (counts(other), counts(own)),
+            };
+            let stored = job_counts(&before, &after);
+            return stored.0 == stored.1;
+        }
         if let Some(spec) = self.pod_spec
             && path.len() == spec.len() + 1
             && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
@@ -565,10 +608,16 @@ impl<'k> Server<'k> {
                 "serviceAccountName" | "serviceAccount"
             )
         {
-            // The server stores both, as the first non-empty of the two.
-            return crate::tree::named_account(own) == crate::tree::named_account(other);
+            // The server stores both, as the first non-empty of the two;
+            // dropped from both, the one it stored unasked stays and
+            // fills the other again.
+            let (own, other) = (
+                crate::tree::named_account(own),
+                crate::tree::named_account(other),
+            );
+            return own == other || (old && other.is_none());
         }
-        self.covered(path, value, own, Some(other), old)
+        self.covered(path, value, own, Some(other))
     }
 
     /// The values the server stores as a default that depends on the
@@ -580,18 +629,8 @@ impl<'k> Server<'k> {
     /// NetworkPolicy's `policyTypes` (`Egress` too where it has `egress`);
     /// a binding subject's `apiGroup` (`""` for a ServiceAccount, else the
     /// RBAC group, which `""` also means); a Namespace's name label (its
-    /// name, whatever was written: any value given is the default); a
-    /// Job's `completions` written on the new side only (1 where the old
-    /// side set no `parallelism`, as the server then wrote both; dropped,
-    /// the field goes, and the `parallelism` the server wrote keeps it
-    /// from coming back).
-    fn conditional<T: Compared>(
-        &self,
-        path: &[Step<'_>],
-        own: &T,
-        other: Option<&T>,
-        old: bool,
-    ) -> Option<Vec<Json>> {
+    /// name, whatever was written: any value given is the default).
+    fn conditional<T: Compared>(&self, path: &[Step<'_>], own: &T) -> Option<Vec<Json>> {
         let (group, kind) = self.kind?;
         // Called for every leaf of a one-sided subtree: the kinds without
         // such a default cost no path.
@@ -601,7 +640,6 @@ impl<'k> Server<'k> {
             ("rbac.authorization.k8s.io", "RoleBinding"),
             ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
             ("", "Namespace"),
-            ("batch", "Job"),
         ];
         if !kinds.contains(&(group, kind)) || path.len() > 3 {
             return None;
@@ -658,27 +696,20 @@ impl<'k> Server<'k> {
                     .into_iter()
                     .collect(),
             ),
-            (("batch", "Job"), ["spec", "completions"])
-                if !old && other.is_none_or(|o| o.get("parallelism").is_none()) =>
-            {
-                Some(vec![json!(1)])
-            }
             _ => None,
         }
     }
 
-    /// Whether every leaf of `value` at `path` is a default (`old`: on
-    /// the old side only; `other`: the other side's mapping at `parent`'s
-    /// place, where it has one).
+    /// Whether every leaf of `value` at `path` is a default (`other`: the
+    /// other side's mapping at `parent`'s place, where it has one).
     fn covered<'a, T: Compared>(
         &self,
         path: &mut Vec<Step<'a>>,
         value: &'a T,
         parent: &'a T,
         other: Option<&'a T>,
-        old: bool,
     ) -> bool {
-        if let Some(stored) = self.conditional(path, parent, other, old) {
+        if let Some(stored) = self.conditional(path, parent) {
             return stored.contains(&value.json());
         }
         let go = self.go_field(path);
@@ -693,7 +724,7 @@ impl<'k> Server<'k> {
             }
             for (k, v) in fields {
                 path.push(Step::key(k));
-                let covered = self.covered(path, v, value, None, old);
+                let covered = self.covered(path, v, value, None);
                 path.pop();
                 if !covered {
                     return false;
@@ -1081,6 +1112,13 @@ mod tests {
             &job("  completions: 1\n  parallelism: 1\n")
         ));
         assert!(changed(&job("  completions: 1\n"), &job("")));
+        // Dropped alone, `parallelism: 1` makes the server write
+        // `completions: 1`; dropped together, both come back as they were.
+        assert!(changed(&job("  parallelism: 1\n"), &job("")));
+        assert!(!changed(
+            &job("  completions: 1\n  parallelism: 1\n"),
+            &job("")
+        ));
         assert!(changed(
             &job("  parallelism: 2\n"),
             &job("  parallelism: 2\n  completions: 1\n")

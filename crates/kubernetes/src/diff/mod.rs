@@ -171,6 +171,13 @@ impl Diff {
         worst.or((!self.is_empty()).then_some(Level::Change))
     }
 
+    /// Takes out the impacts of class [`Class::Invalid`], this crate's
+    /// reading of what the API server refuses: against a live cluster the
+    /// server's own dry runs answer instead ([`Diff::reject`]).
+    pub fn judged_by_the_server(&mut self) {
+        self.impact.retain(|impact| impact.class != Class::Invalid);
+    }
+
     /// Records that the API server rejected a dry-run apply of `object`
     /// (as `Kind namespace/name`), in the server's words `why`: the apply
     /// would fail, so it is a [`Level::Refused`] impact.

@@ -11,7 +11,6 @@ use serde_json::Value as Json;
 
 use crate::json::Field as _;
 use crate::kube::KubeSchemas;
-use crate::kube::conformance::{self, Verdict};
 
 /// The RBAC kinds whose refusal changes what is granted.
 const KINDS: [&str; 4] = ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"];
@@ -23,32 +22,8 @@ pub fn refused(objects: &[Json], schemas: &KubeSchemas) -> Vec<(usize, String)> 
         .filter(|(_, o)| KINDS.contains(&o.field("kind").as_str().unwrap_or_default()))
         .collect();
     let judged: Vec<&Json> = rbac.iter().map(|&(_, o)| o).collect();
-    let mut why: Vec<Option<String>> = vec![None; rbac.len()];
-    for (at, verdict) in conformance::check(&judged, schemas, &[]) {
-        let reason = match verdict {
-            Verdict::Invalid(path, message) => format!("{path}: {message}"),
-            Verdict::Unknown(unknown) => {
-                format!("no {} {} is served", unknown.api_version, unknown.kind)
-            }
-            Verdict::Uncompiled(reason) | Verdict::ClaimTaken(reason) => reason,
-        };
-        why[at].get_or_insert(reason);
-    }
-    for (at, &(_, object)) in rbac.iter().enumerate() {
-        // Read as the server validates it only where the schema passed.
-        if why[at].is_some() {
-            continue;
-        }
-        let read = crate::api::as_validated(object, schemas);
-        if let Some((path, message)) = crate::api::problems(read.as_ref().unwrap_or(object))
-            .into_iter()
-            .next()
-        {
-            why[at] = Some(format!("{path}: {message}"));
-        }
-    }
-    (rbac.iter().zip(why))
-        .filter_map(|(&(index, _), why)| Some((index, why?)))
+    (crate::api::refused::refused(&judged, schemas, &[]).into_iter())
+        .map(|refusal| (rbac[refusal.index].0, refusal.why))
         .collect()
 }
 

@@ -13,8 +13,9 @@
 //!   "updates to statefulset spec for fields other than … are forbidden").
 //! - Job: `spec.selector`, `spec.completionMode`, `spec.podFailurePolicy`,
 //!   `spec.backoffLimitPerIndex`, `spec.managedBy`, `spec.successPolicy`;
-//!   `spec.completions` but of an Indexed Job changed in tandem with
-//!   `spec.parallelism`; `spec.template`, but of a Job suspended (that never
+//!   `spec.completions` as stored ([`job_counts`]: dropping `parallelism`
+//!   where no `completions` was written makes the server write 1) but of
+//!   an Indexed Job changed in tandem with `spec.parallelism`; `spec.template`, but of a Job suspended (that never
 //!   started) its labels, annotations, `nodeSelector`, `tolerations`,
 //!   `schedulingGates` and node affinity (`ValidateJobSpecUpdate`,
 //!   `validateCompletions`, `validatePodTemplateUpdate`).
@@ -22,7 +23,9 @@
 //!   (`ValidateServiceUpdate`, `validateUpgradeDowngradeClusterIPs`): a
 //!   new address is refused; an address dropped from the manifest or
 //!   written `""` keeps the allocated one ([`crate::diff`]'s defaults: no
-//!   change at all).
+//!   change at all); a LoadBalancer's `spec.loadBalancerClass` while it
+//!   stays one (`validateLoadBalancerClassField`: "may not change once
+//!   set").
 //! - RuntimeClass: `handler` (`ValidateRuntimeClassUpdate`).
 //! - PriorityClass: `value`, `preemptionPolicy` (`ValidatePriorityClassUpdate`).
 //! - IngressClass: `spec.controller` (`validateIngressClassSpecUpdate`).
@@ -32,7 +35,7 @@
 //!   (<https://kubernetes.io/docs/reference/access-authn-authz/rbac/#clusterrolebinding-example>:
 //!   "After you create a binding, you cannot change the Role or ClusterRole
 //!   that it refers to").
-//! - PersistentVolumeClaim: its `spec` but `resources` and
+//! - PersistentVolumeClaim: its `spec` but `resources.requests` and
 //!   `volumeAttributesClassName`, and its storage request never shrinks
 //!   (`ValidatePersistentVolumeClaimUpdate`: "spec is immutable after
 //!   creation except resources.requests … and volumeAttributesClassName";
@@ -43,6 +46,15 @@
 //!   either set; a class in neither set is not judged.
 //! - StorageClass: `provisioner`, `parameters`, `reclaimPolicy`,
 //!   `volumeBindingMode` (`ValidateStorageClassUpdate`).
+//! - PersistentVolume: its source but a CSI `controllerExpandSecretRef`
+//!   set where there was none, `volumeMode`, `nodeAffinity` once set, a
+//!   `volumeAttributesClassName` dropped (`ValidatePersistentVolumeUpdate`).
+//! - ResourceQuota: `spec.scopes`, as a set (`ValidateResourceQuotaUpdate`).
+//! - A Deployment switched to `Recreate`, a StatefulSet to `OnDelete`,
+//!   over the `rollingUpdate` the server defaulted (server-side apply
+//!   keeps it; validation forbids it beside the new type).
+//! - An amount of a resource list in another notation is no refusal: the
+//!   update validation compares amounts by value (`apiequality.Semantic`).
 //! - CustomResourceDefinition: `spec.scope` once established, and a
 //!   version stored (the old set's `storage: true` one) dropped from
 //!   `spec.versions` (`ValidateCustomResourceDefinitionUpdate`: "must
@@ -59,14 +71,16 @@
 use super::tree::{is_true, overlaps, text};
 use super::{Class, Impact, Level, listed};
 use crate::diff::FieldChange;
+use crate::diff::defaults::{JOB_COUNTS, job_counts};
 use crate::manifest::Manifest;
 
 /// Which fields of a kind cannot change.
 enum Fields {
     /// These, and everything below them.
     Listed(&'static [&'static [&'static str]]),
-    /// Every field under `spec` but these.
-    SpecBut(&'static [&'static str]),
+    /// Every field under `spec` but these (paths below `spec`), and what
+    /// is below them.
+    SpecBut(&'static [&'static [&'static str]]),
 }
 
 /// The immutable fields by group and kind.
@@ -90,13 +104,13 @@ const RULES: &[(&str, &str, Fields)] = &[
         "apps",
         "StatefulSet",
         Fields::SpecBut(&[
-            "replicas",
-            "template",
-            "updateStrategy",
-            "persistentVolumeClaimRetentionPolicy",
-            "ordinals",
-            "revisionHistoryLimit",
-            "minReadySeconds",
+            &["replicas"],
+            &["template"],
+            &["updateStrategy"],
+            &["persistentVolumeClaimRetentionPolicy"],
+            &["ordinals"],
+            &["revisionHistoryLimit"],
+            &["minReadySeconds"],
         ]),
     ),
     (
@@ -147,7 +161,7 @@ const RULES: &[(&str, &str, Fields)] = &[
     (
         "",
         "PersistentVolumeClaim",
-        Fields::SpecBut(&["resources", "volumeAttributesClassName"]),
+        Fields::SpecBut(&[&["resources", "requests"], &["volumeAttributesClassName"]]),
     ),
     (
         "storage.k8s.io",
@@ -171,7 +185,7 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
     let steps = field.steps.as_slice();
     let (group, kind) = (before.id.group.as_str(), before.id.kind.as_str());
     if (group, kind) == ("batch", "Job") {
-        return job_refuses(before, after, steps);
+        return job_refuses(before, steps);
     }
     if (group, kind) == ("", "Service") {
         return service_refuses(before, after, field);
@@ -189,38 +203,30 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
     if (group, kind) == ("", "Pod") {
         return pod_refuses(steps);
     }
+    if (group, kind) == ("", "PersistentVolume") {
+        return volume_refuses(before, after, field);
+    }
     let Some((_, _, fields)) = RULES.iter().find(|(g, k, _)| (*g, *k) == (group, kind)) else {
         return false;
     };
     match fields {
         Fields::Listed(paths) => paths.iter().any(|p| overlaps(steps, p)),
         Fields::SpecBut(allowed) => match steps {
-            [spec] => spec == "spec",
-            [spec, field, ..] => spec == "spec" && !allowed.contains(&field.as_str()),
-            [] => false,
+            [spec, below @ ..] if spec == "spec" => !allowed.iter().any(|path| {
+                below.len() >= path.len() && below.iter().zip(*path).all(|(a, b)| a == b)
+            }),
+            _ => false,
         },
     }
 }
 
 /// A Job's immutable fields ([`RULES`]), its `completions` and its
 /// template.
-fn job_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
+fn job_refuses(before: &Manifest, steps: &[String]) -> bool {
     let s: Vec<&str> = steps.iter().map(String::as_str).collect();
     match s.as_slice() {
-        ["spec", "completions", ..] => {
-            // Mutable for an Indexed Job, in tandem with parallelism.
-            let indexed = text(
-                after
-                    .node()
-                    .get("spec")
-                    .and_then(|s| s.get("completionMode")),
-            ) == Some("Indexed");
-            let spec = after.node().get("spec");
-            let same = |k: &str| spec.and_then(|s| s.get(k)).map(crate::yaml::Node::to_json);
-            !(indexed
-                && same("completions").is_some()
-                && same("completions") == same("parallelism"))
-        }
+        // As stored, in `refused`.
+        ["spec", "completions", ..] => false,
         ["spec", "template", rest @ ..] => {
             let suspended = is_true(before.node().get("spec").and_then(|s| s.get("suspend")));
             !(suspended
@@ -261,7 +267,11 @@ fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> 
         return false;
     }
     let s: Vec<&str> = field.steps.iter().map(String::as_str).collect();
+    let balancer = |m: &Manifest| {
+        text(m.node().get("spec").and_then(|s| s.get("type"))) == Some("LoadBalancer")
+    };
     match s.as_slice() {
+        ["spec", "loadBalancerClass"] => balancer(before) && balancer(after),
         ["spec", "clusterIP"] => field
             .new
             .as_ref()
@@ -273,6 +283,34 @@ fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> 
                 .and_then(|v| v.as_str())
                 .is_some_and(|ip| !ip.is_empty())
         }),
+        _ => false,
+    }
+}
+
+/// A PersistentVolume's source (but a CSI `controllerExpandSecretRef`
+/// set where there was none), its `volumeMode`, its `nodeAffinity` once
+/// set, and its `volumeAttributesClassName` once set, which may change but
+/// not go.
+fn volume_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
+    let s: Vec<&str> = field.steps.iter().map(String::as_str).collect();
+    let spec = |m: &Manifest, key: &str| super::tree::at(m.node(), &["spec", key]).is_some();
+    match s.as_slice() {
+        ["spec", "csi", "controllerExpandSecretRef", ..] => {
+            super::tree::at(before.node(), &["spec", "csi", "controllerExpandSecretRef"]).is_some()
+        }
+        ["spec", source, ..] if crate::api::PERSISTENT_SOURCES.contains(source) => true,
+        ["spec", "volumeMode"] => {
+            let mode = |m: &Manifest| {
+                text(super::tree::at(m.node(), &["spec", "volumeMode"]))
+                    .unwrap_or("Filesystem")
+                    .to_owned()
+            };
+            mode(before) != mode(after)
+        }
+        ["spec", "nodeAffinity", ..] => spec(before, "nodeAffinity"),
+        ["spec", "volumeAttributesClassName"] => {
+            spec(before, "volumeAttributesClassName") && !spec(after, "volumeAttributesClassName")
+        }
         _ => false,
     }
 }
@@ -299,6 +337,7 @@ pub(super) fn refused(
 ) {
     let mut paths: Vec<&str> = fields
         .iter()
+        .filter(|f| !same_amount(f))
         .filter(|f| refuses(before, after, f))
         .filter(|f| f.steps != ["type"] || secret_type(before) != secret_type(after))
         .map(|f| f.path.as_str())
@@ -307,9 +346,13 @@ pub(super) fn refused(
     if let Some(version) = &dropped {
         paths.push(version);
     }
-    if recreate_over_defaulted_rolling_update(before, after) {
-        paths
-            .push("spec.strategy.type (Recreate; the server keeps the rollingUpdate it defaulted)");
+    let defaulted = over_defaulted_rolling_update(before, after);
+    paths.extend(defaulted.as_deref());
+    if job_completions_change(before, after) {
+        paths.push("spec.completions");
+    }
+    if quota_scopes_change(before, after) {
+        paths.push("spec.scopes");
     }
     let shrinks = shrinking_claim(before, fields).or_else(|| growing_claim(before, fields, sets));
     if paths.is_empty() && shrinks.is_none() {
@@ -336,6 +379,55 @@ pub(super) fn refused(
     out.push(Impact::new(Level::Refused, Class::Immutable, after, why));
 }
 
+/// Whether `field` is an amount of a resource list written in another
+/// notation (`1Gi` and `1073741824`): the stored text changes, but the
+/// update validation compares amounts by value (`apiequality.Semantic`).
+fn same_amount(field: &FieldChange) -> bool {
+    let list = match field.steps.as_slice() {
+        [.., list, _] => list.as_str(),
+        _ => return false,
+    };
+    if !matches!(
+        list,
+        "requests" | "limits" | "capacity" | "hard" | "overhead"
+    ) {
+        return false;
+    }
+    let amount = |v: &Option<serde_json::Value>| crate::quantity::of_value(v.as_ref()?)?.ok();
+    amount(&field.old).is_some_and(|old| Some(old) == amount(&field.new))
+}
+
+/// Whether a Job's `completions` as stored changes ([`job_counts`]: the
+/// server writes 1 where neither count is written), but for an Indexed
+/// Job's changed in tandem with `parallelism` (`validateCompletions`).
+fn job_completions_change(before: &Manifest, after: &Manifest) -> bool {
+    if (before.id.group.as_str(), before.id.kind.as_str()) != ("batch", "Job") {
+        return false;
+    }
+    let counts = |m: &Manifest| {
+        JOB_COUNTS
+            .map(|key| super::tree::at(m.node(), &["spec", key]).map(crate::yaml::Node::to_json))
+    };
+    let (stored, applied) = job_counts(&counts(before), &counts(after));
+    let indexed =
+        text(super::tree::at(after.node(), &["spec", "completionMode"])) == Some("Indexed");
+    stored[0] != applied[0] && !(indexed && applied[0].is_some() && applied[0] == applied[1])
+}
+
+/// Whether a ResourceQuota's scopes change as a set (`ValidateResourceQuotaUpdate`:
+/// "field is immutable"; their order and repeats are no change).
+fn quota_scopes_change(before: &Manifest, after: &Manifest) -> bool {
+    if (before.id.group.as_str(), before.id.kind.as_str()) != ("", "ResourceQuota") {
+        return false;
+    }
+    let scopes = |m: &Manifest| -> std::collections::BTreeSet<String> {
+        (super::tree::items(super::tree::at(m.node(), &["spec", "scopes"])).iter())
+            .filter_map(|scope| text(Some(scope)).map(str::to_owned))
+            .collect()
+    };
+    scopes(before) != scopes(after)
+}
+
 /// A Secret's type as the API server stores it: `Opaque` when none is
 /// written.
 fn secret_type(secret: &Manifest) -> &str {
@@ -344,24 +436,31 @@ fn secret_type(secret: &Manifest) -> &str {
         .unwrap_or("Opaque")
 }
 
-/// A Deployment switched to the `Recreate` strategy while its
-/// `rollingUpdate` was the server's default, never written: server-side
-/// apply removes only what the manifest wrote, the defaulted
-/// `rollingUpdate` stays, and validation forbids it beside `Recreate`
-/// ("may not be specified when strategy `type` is 'Recreate'").
-fn recreate_over_defaulted_rolling_update(before: &Manifest, after: &Manifest) -> bool {
-    if (before.id.group.as_str(), before.id.kind.as_str()) != ("apps", "Deployment") {
-        return false;
+/// A Deployment switched to the `Recreate` strategy, or a StatefulSet to
+/// `OnDelete`, while its `rollingUpdate` was the server's default, never
+/// written: server-side apply removes only what the manifest wrote, the
+/// defaulted `rollingUpdate` stays, and validation forbids it beside the
+/// new type (a Deployment's "may not be specified when strategy `type` is
+/// 'Recreate'", a StatefulSet's "only allowed for updateStrategy
+/// 'RollingUpdate'"). The path of the type, and the new type, when so.
+fn over_defaulted_rolling_update(before: &Manifest, after: &Manifest) -> Option<String> {
+    let (strategy, other) = match (before.id.group.as_str(), before.id.kind.as_str()) {
+        ("apps", "Deployment") => ("strategy", "Recreate"),
+        ("apps", "StatefulSet") => ("updateStrategy", "OnDelete"),
+        _ => return None,
+    };
+    fn at<'m>(m: &'m Manifest, strategy: &str) -> Option<&'m crate::yaml::Node> {
+        super::tree::at(m.node(), &["spec", strategy])
     }
-    fn strategy(m: &Manifest) -> Option<&crate::yaml::Node> {
-        super::tree::at(m.node(), &["spec", "strategy"])
-    }
-    let kind = |m| text(strategy(m).and_then(|s| s.get("type")));
-    kind(after) == Some("Recreate")
+    let kind = |m| text(at(m, strategy).and_then(|s| s.get("type")));
+    (kind(after) == Some(other)
         && matches!(kind(before), None | Some("RollingUpdate"))
-        && strategy(before)
+        && at(before, strategy)
             .and_then(|s| s.get("rollingUpdate"))
-            .is_none()
+            .is_none())
+    .then(|| {
+        format!("spec.{strategy}.type ({other}; the server keeps the rollingUpdate it defaulted)")
+    })
 }
 
 /// `spec.versions[V]` when a CRD's stored version `V` (the old one's

@@ -24,6 +24,10 @@
 //!   (`restart`; DaemonSets with host access called out);
 //! - [`rename`]: an object removed and one added with the same content
 //!   under another name or namespace, shown as one rename (delete + create);
+//! - [`invalid`]: an object added or changed that the API server refuses
+//!   on its own, by its schema or an API rule, as `check` reads it
+//!   (`refused`); against a live cluster the server's own answer
+//!   (`rejected`) stands instead;
 //! - `rejected`: against a live cluster, the server's own refusal of a
 //!   dry-run apply (`refused`), added by [`Diff::reject`].
 //! - [`schema`]: a CRD's schema that narrows (a field required, an enum,
@@ -35,6 +39,7 @@
 
 mod deletion;
 mod immutable;
+mod invalid;
 pub(crate) mod pods;
 pub(crate) mod policies;
 #[cfg(test)]
@@ -104,6 +109,9 @@ pub enum Class {
     /// The API server rejected a dry run of the object (a diff against a
     /// live cluster): invalid, or forbidden by admission.
     Rejected,
+    /// The API server would refuse the new object on its own: its schema
+    /// or an API rule, as `check` reads it.
+    Invalid,
     /// A CRD's schema that narrows: stored custom resources may no longer
     /// fit it.
     Schema,
@@ -188,6 +196,13 @@ pub(crate) fn assess(
         .chain(matched.changed.iter().map(|&(_, after)| after))
         .collect();
     policies::host_path_volumes(&bound, sets.new, &mut out);
+    invalid::refused(
+        &matched.added,
+        &matched.changed,
+        sets.new,
+        sets.minor,
+        &mut out,
+    );
     security::permissions(&permissions.changes, &mut out);
     if !renames.is_empty() {
         let (gone, came): (Vec<usize>, Vec<usize>) = renames.iter().copied().unzip();

@@ -80,7 +80,10 @@ pub(super) fn identity(
     let (Some(was), Some(is)) = (runs_as(before), runs_as(after)) else {
         return;
     };
-    if was == is {
+    // A manifest that names no account keeps the one the server stored.
+    let unnamed =
+        super::workload::pod_spec(after).is_some_and(|s| crate::tree::named_account(s).is_none());
+    if was == is || unnamed {
         return;
     }
     let ns = after.id.namespace.clone().unwrap_or_default();

@@ -1,0 +1,89 @@
+//! Which objects the API server refuses on their own, and why: `check`'s
+//! two readings of an object in the order the server applies them, its
+//! schema ([`crate::kube::conformance`]: an unknown field, a wrong type, an
+//! apiVersion not served) and then the rules of this module
+//! ([`super::problems`], read as the server validates:
+//! [`super::as_validated`]). Read by `rbac` (a refused role grants
+//! nothing) and by `diff` (the apply of a refused object fails).
+
+use serde_json::Value as Json;
+
+use crate::kube::KubeSchemas;
+use crate::kube::conformance::{self, Unknown, Verdict};
+
+/// Why the API server refuses one object: its first reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The object's index in the objects judged.
+    pub index: usize,
+    /// `path: message`, or what is not served.
+    pub why: String,
+    /// Set when the reason is that no schema has its kind: for a group
+    /// Kubernetes does not serve, a CRD the cluster already holds may
+    /// define it ([`Refusal::is_custom_kind_unknown`]).
+    pub unknown: Option<Unknown>,
+}
+
+impl Refusal {
+    /// Whether the only reason is a custom kind whose CRD is not among
+    /// the objects: the cluster may define it, so nothing is known.
+    pub fn is_custom_kind_unknown(&self) -> bool {
+        self.unknown.as_ref().is_some_and(|u| u.served.is_none())
+    }
+}
+
+/// The objects of `objects` the API server refuses, in input order, each
+/// with its first reason. Custom resources are judged against the CRDs
+/// among `objects` and in `crds` (what the cluster holds besides).
+///
+/// ```
+/// use kubernetes::api::refused::refused;
+/// use kubernetes::kube::{DEFAULT_VERSION, KubeSchemas};
+///
+/// let schemas = KubeSchemas::load(DEFAULT_VERSION).unwrap();
+/// let typo = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "settings"}, "dta": {}});
+/// let name = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "Settings"}});
+/// let fine = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+///     "metadata": {"name": "settings"}});
+/// let found = refused(&[&typo, &fine, &name], &schemas, &[]);
+/// assert_eq!(found.iter().map(|r| r.index).collect::<Vec<_>>(), [0, 2]);
+/// assert!(found[1].why.starts_with("metadata.name: "), "{}", found[1].why);
+/// ```
+pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<Refusal> {
+    let mut why: Vec<Option<Refusal>> = vec![None; objects.len()];
+    for (index, verdict) in conformance::check(objects, schemas, crds) {
+        let (reason, unknown) = match verdict {
+            Verdict::Invalid(path, message) => (format!("{path}: {message}"), None),
+            Verdict::Unknown(unknown) => (
+                format!("no {} {} is served", unknown.api_version, unknown.kind),
+                Some(unknown),
+            ),
+            Verdict::Uncompiled(reason) | Verdict::ClaimTaken(reason) => (reason, None),
+        };
+        why[index].get_or_insert(Refusal {
+            index,
+            why: reason,
+            unknown,
+        });
+    }
+    for (index, object) in objects.iter().enumerate() {
+        // Read as the server validates it only where the schema passed.
+        if why[index].is_some() {
+            continue;
+        }
+        let read = super::as_validated(object, schemas);
+        if let Some((path, message)) = super::problems(read.as_ref().unwrap_or(object))
+            .into_iter()
+            .next()
+        {
+            why[index] = Some(Refusal {
+                index,
+                why: format!("{path}: {message}"),
+                unknown: None,
+            });
+        }
+    }
+    why.into_iter().flatten().collect()
+}
