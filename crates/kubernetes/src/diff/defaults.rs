@@ -473,6 +473,13 @@ pub(super) struct Server<'k> {
     schema: Option<&'k Node>,
     /// Its Go type, for a built-in kind ([`go_types`]).
     go: Option<u16>,
+    /// A Service that needs node ports on both sides (NodePort or
+    /// LoadBalancer): a port left without one gets the one its namesake
+    /// had (`patchAllocatedValues`).
+    node_ports_kept: bool,
+    /// A Service that needs a health-check node port on both sides (a
+    /// LoadBalancer with the `Local` policy): it keeps the allocated one.
+    health_check_kept: bool,
 }
 
 /// A Job's `completions` and `parallelism`, in that order.
@@ -520,7 +527,35 @@ impl<'k> Server<'k> {
             pod_spec,
             schema: None,
             go: go_types::root(group, version, kind),
+            node_ports_kept: false,
+            health_check_kept: false,
         }
+    }
+
+    /// With what the server keeps of the old object (`old`) where the new
+    /// one (`new`) leaves it out: a Service's allocated node ports.
+    pub(super) fn with_sides(mut self, old: &Node, new: &Node) -> Self {
+        if self.kind == Some(("", "Service")) {
+            fn spec(n: &Node, key: &str) -> Option<String> {
+                n.get("spec")
+                    .and_then(|s| s.get(key))
+                    .and_then(Tree::text)
+                    .map(str::to_owned)
+            }
+            let node_ports = |n: &Node| {
+                matches!(
+                    spec(n, "type").as_deref(),
+                    Some("NodePort" | "LoadBalancer")
+                )
+            };
+            let health_check = |n: &Node| {
+                spec(n, "type").as_deref() == Some("LoadBalancer")
+                    && spec(n, "externalTrafficPolicy").as_deref() == Some("Local")
+            };
+            self.node_ports_kept = node_ports(old) && node_ports(new);
+            self.health_check_kept = health_check(old) && health_check(new);
+        }
+        self
     }
 
     /// With the structural schema of the object's CRD.
@@ -583,10 +618,29 @@ impl<'k> Server<'k> {
                 {
                     return true;
                 }
+                // Dropped, an allocated port stays.
+                ["spec", "ports", _, "nodePort"] if old && self.node_ports_kept => return true,
+                ["spec", "healthCheckNodePort"] if old && self.health_check_kept => return true,
                 _ => {}
             }
         }
 
+        if (group, kind) == ("apps", "StatefulSet") && old {
+            // A rolling type written without its `rollingUpdate` got none;
+            // left out, the type is defaulted and one is made with it.
+            let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
+            let strategy = match at.as_slice() {
+                ["spec", "updateStrategy"] => Some(value),
+                ["spec", "updateStrategy", "type"] => Some(own),
+                _ => None,
+            };
+            if strategy.is_some_and(|s| {
+                s.get("type").and_then(Tree::text) == Some("RollingUpdate")
+                    && s.get("rollingUpdate").is_none()
+            }) {
+                return false;
+            }
+        }
         if (group, kind) == ("batch", "Job")
             && let [spec, count] = path.as_slice()
             && &*spec.name == "spec"

@@ -292,7 +292,8 @@ fn object_changes(
 ) -> Vec<FieldChange> {
     let (old, new) = (before.node(), after.node());
     let server = defaults::Server::object(&after.id.group, &after.id.version, &after.id.kind)
-        .with_schema(schemas.of_object(&after.id));
+        .with_schema(schemas.of_object(&after.id))
+        .with_sides(old, new);
     let mut fields = Vec::new();
     if tree::identical(old, new) {
         // Same JSON, written the same way, so the same redaction: nothing.

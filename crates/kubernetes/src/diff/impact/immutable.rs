@@ -36,7 +36,8 @@
 //!   "After you create a binding, you cannot change the Role or ClusterRole
 //!   that it refers to").
 //! - PersistentVolumeClaim: its `spec` but `resources.requests` and
-//!   `volumeAttributesClassName`, and its storage request never shrinks
+//!   `volumeAttributesClassName` (and a `storageClassName` set where none
+//!   was: `validateStorageClassUpgradeFromNil`), and its storage request never shrinks
 //!   (`ValidatePersistentVolumeClaimUpdate`: "spec is immutable after
 //!   creation except resources.requests … and volumeAttributesClassName";
 //!   "field can not be less than previous value"); it grows only when its
@@ -202,6 +203,23 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
     }
     if (group, kind) == ("", "Pod") {
         return pod_refuses(steps);
+    }
+    if (group, kind) == ("", "PersistentVolumeClaim")
+        && steps == ["spec", "storageClassName"]
+        && field.old.is_none()
+    {
+        // Set where none was (`validateStorageClassUpgradeFromNil`), unless
+        // the beta annotation named another class.
+        let annotation = super::tree::at(
+            before.node(),
+            &[
+                "metadata",
+                "annotations",
+                "volume.beta.kubernetes.io/storage-class",
+            ],
+        );
+        return text(annotation)
+            .is_some_and(|class| field.new.as_ref().and_then(|n| n.as_str()) != Some(class));
     }
     if (group, kind) == ("", "PersistentVolume") {
         return volume_refuses(before, after, field);
