@@ -625,6 +625,17 @@ impl<'k> Server<'k> {
             }
         }
 
+        if (group, kind) == ("batch", "Job") && old {
+            // Left out, a map the manifest wrote goes whole, the labels the
+            // server generated in it too (refused: `immutable`).
+            let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
+            if matches!(
+                at.as_slice(),
+                ["spec", "template", "metadata"] | ["spec", "template", "metadata", "labels"]
+            ) {
+                return false;
+            }
+        }
         if (group, kind) == ("apps", "StatefulSet") && old {
             // A rolling type written without its `rollingUpdate` got none;
             // left out, the type is defaulted and one is made with it.
@@ -995,7 +1006,8 @@ fn stored<T: Compared>(value: &T) -> Option<String> {
 /// `data` on the other is brought into `data` on both (base64 of the
 /// text: the same bytes compare equal); `data` in its canonical base64;
 /// `type` `Opaque` when none is written. A key in `stringData` on both
-/// sides stays there, as written.
+/// sides stays there, as written. A key only the old side's `stringData`
+/// wrote, which the new side writes nowhere, is kept by the server.
 pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
     let in_data = |secret: &Json| -> Vec<String> {
         secret
@@ -1004,6 +1016,7 @@ pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
             .map(|d| d.keys().cloned().collect())
             .unwrap_or_default()
     };
+    kept_string_data(old, new);
     let (old_data, new_data) = (in_data(old), in_data(new));
     fold(old, &new_data);
     fold(new, &old_data);
@@ -1014,6 +1027,31 @@ pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
         {
             map.insert("type".to_owned(), json!("Opaque"));
         }
+    }
+}
+
+/// Takes out of `old`'s `stringData` the keys that `new` writes in
+/// neither `data` nor `stringData`, and `old` not in `data`: `stringData`
+/// is never stored, so server-side apply has nothing of it to remove,
+/// and the `data` entry it made stays as it was.
+fn kept_string_data(old: &mut Json, new: &Json) {
+    let written = |field: &str, key: &str| new.get(field).and_then(|m| m.get(key)).is_some();
+    let in_old_data = |key: &str| old.get("data").and_then(|m| m.get(key)).is_some();
+    let Some(strings) = old.get("stringData").and_then(Json::as_object) else {
+        return;
+    };
+    let kept: Vec<String> = (strings.keys())
+        .filter(|k| !written("data", k) && !written("stringData", k) && !in_old_data(k))
+        .cloned()
+        .collect();
+    let Some(Json::Object(strings)) = old.get_mut("stringData") else {
+        return;
+    };
+    for key in kept {
+        strings.shift_remove(&key);
+    }
+    if strings.is_empty() {
+        old.as_object_mut().map(|o| o.remove("stringData"));
     }
 }
 

@@ -18,7 +18,9 @@
 //!   an Indexed Job changed in tandem with `spec.parallelism`; `spec.template`, but of a Job suspended (that never
 //!   started) its labels, annotations, `nodeSelector`, `tolerations`,
 //!   `schedulingGates` and node affinity (`ValidateJobSpecUpdate`,
-//!   `validateCompletions`, `validatePodTemplateUpdate`).
+//!   `validateCompletions`, `validatePodTemplateUpdate`); the template's
+//!   `metadata` or `labels` left out where the old manifest wrote them
+//!   (server-side apply removes the map whole, the generated labels too).
 //! - Service: `spec.clusterIP` and `spec.clusterIPs` once allocated
 //!   (`ValidateServiceUpdate`, `validateUpgradeDowngradeClusterIPs`): a
 //!   new address is refused; an address dropped from the manifest or
@@ -366,6 +368,9 @@ pub(super) fn refused(
     }
     let defaulted = over_defaulted_rolling_update(before, after);
     paths.extend(defaulted.as_deref());
+    if job_labels_dropped(before, after) {
+        paths.push("spec.template.metadata.labels (left out, they go whole, the labels the server generated too)");
+    }
     if job_completions_change(before, after) {
         paths.push("spec.completions");
     }
@@ -413,6 +418,25 @@ fn same_amount(field: &FieldChange) -> bool {
     }
     let amount = |v: &Option<serde_json::Value>| crate::quantity::of_value(v.as_ref()?)?.ok();
     amount(&field.old).is_some_and(|old| Some(old) == amount(&field.new))
+}
+
+/// Whether a Job's new manifest leaves out the template's `metadata`, or
+/// its `labels`, that the old one wrote: server-side apply then removes
+/// the whole map, the labels the server generated on create with it
+/// (`controller-uid`, `job-name`), which it requires ("Required value")
+/// and does not write again; `labels: {}` or `null` keeps them. A Job
+/// with `manualSelector: true` has no generated labels.
+fn job_labels_dropped(before: &Manifest, after: &Manifest) -> bool {
+    if (before.id.group.as_str(), before.id.kind.as_str()) != ("batch", "Job")
+        || is_true(super::tree::at(after.node(), &["spec", "manualSelector"]))
+    {
+        return false;
+    }
+    let has = |m: &Manifest, path: &[&str]| super::tree::at(m.node(), path).is_some();
+    let metadata = ["spec", "template", "metadata"];
+    let labels = ["spec", "template", "metadata", "labels"];
+    (has(before, &metadata) && !has(after, &metadata))
+        || (has(before, &labels) && has(after, &metadata) && !has(after, &labels))
 }
 
 /// Whether a Job's `completions` as stored changes ([`job_counts`]: the
