@@ -1,5 +1,7 @@
-//! What the API server refuses in a PriorityClass (`ValidatePriorityClass`)
-//! and a StorageClass (`ValidateStorageClass`).
+//! What the API server refuses in a PriorityClass (`ValidatePriorityClass`),
+//! a StorageClass (`ValidateStorageClass`), a VolumeAttributesClass
+//! (`ValidateVolumeAttributesClass`) and a RuntimeClass
+//! (`ValidateRuntimeClass`).
 //!
 //! - A PriorityClass named with the reserved prefix `system-` is one of the
 //!   two the cluster makes (`system-node-critical` of value 2000001000,
@@ -14,6 +16,14 @@
 //!   expressions with label keys and values, a value and a key each once,
 //!   and no term twice (an empty term is one the server sees twice: its
 //!   list starts with as many empty terms as there are terms).
+//! - A VolumeAttributesClass's `driverName` is a provisioner name as a
+//!   StorageClass's, and its `parameters` as a StorageClass's, but at least
+//!   one (`{}`, or none, is refused).
+//! - A RuntimeClass's `handler` is a DNS-1123 label (`""` too is refused);
+//!   its `overhead.podFixed` amounts are held to a container's limits; its
+//!   `scheduling.nodeSelector` is a map of labels and its
+//!   `scheduling.tolerations` are a pod's, none twice (the same key,
+//!   operator, value and effect).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -90,45 +100,8 @@ const MAX_PARAMETER_BYTES: usize = 256 * 1024;
 /// A StorageClass's provisioner, parameters, policies and topologies.
 pub(super) fn storage_class(object: &Json, found: &mut Found) {
     let root = KeyPath::root();
-    if let Some(provisioner) = object
-        .field("provisioner")
-        .as_str()
-        .filter(|p| !p.is_empty())
-        && let Err(why) = names::qualified_name(&provisioner.to_lowercase())
-    {
-        found.push((
-            root.key("provisioner"),
-            format!("`{provisioner}` is not a provisioner name: {why}"),
-        ));
-    }
-    if let Some(parameters) = object.field("parameters").as_object() {
-        if parameters.len() > MAX_PARAMETERS {
-            found.push((
-                root.key("parameters"),
-                format!(
-                    "{} parameters, more than the {MAX_PARAMETERS} a StorageClass may hold",
-                    parameters.len()
-                ),
-            ));
-        } else {
-            let mut bytes = 0usize;
-            for (key, value) in parameters {
-                if key.is_empty() {
-                    found.push((
-                        root.key("parameters"),
-                        "a parameter's key is empty".to_owned(),
-                    ));
-                }
-                bytes = bytes.saturating_add(key.len() + value.as_str().map_or(0, str::len));
-            }
-            if bytes > MAX_PARAMETER_BYTES {
-                found.push((
-                    root.key("parameters"),
-                    format!("{bytes} bytes of parameters, more than the {MAX_PARAMETER_BYTES} a StorageClass may hold"),
-                ));
-            }
-        }
-    }
+    provisioner(object, "provisioner", found);
+    parameters(object, "StorageClass", found);
     if object.field("reclaimPolicy") != "" {
         one_of(
             object.field("reclaimPolicy"),
@@ -148,6 +121,114 @@ pub(super) fn storage_class(object: &Json, found: &mut Found) {
         &root.key("allowedTopologies"),
         found,
     );
+}
+
+/// A RuntimeClass's handler, overhead and scheduling.
+pub(super) fn runtime_class(object: &Json, found: &mut Found) {
+    let root = KeyPath::root();
+    let handler = object.field("handler").as_str().unwrap_or_default();
+    if let Err(why) = names::dns1123_label(handler) {
+        found.push((
+            root.key("handler"),
+            format!("`{handler}` is not a handler name: {why}"),
+        ));
+    }
+    let fixed = object.field("overhead").field("podFixed");
+    if fixed.is_object() {
+        // Held to a container's limits, and named where it is written.
+        let limits = serde_json::json!({ "limits": fixed });
+        let mut own = Found::new();
+        super::resources::requirements(
+            &limits,
+            super::resources::container_resource_name,
+            &KeyPath::root(),
+            &mut own,
+        );
+        let at = root.key("overhead").key("podFixed");
+        found.extend(own.into_iter().map(|(path, why)| {
+            let rest = path.0.get(1..).unwrap_or_default().to_vec();
+            (KeyPath(at.0.iter().cloned().chain(rest).collect()), why)
+        }));
+    }
+    let scheduling = object.field("scheduling");
+    let at = root.key("scheduling");
+    crate::scheduling::labels(
+        scheduling.field("nodeSelector"),
+        &at.key("nodeSelector"),
+        found,
+    );
+    let mut seen = BTreeSet::new();
+    for (i, toleration) in each(scheduling.field("tolerations")) {
+        let path = at.key("tolerations").index(i);
+        crate::scheduling::toleration(toleration, &path, found);
+        let key = ["key", "operator", "value", "effect"]
+            .map(|field| toleration.field(field).as_str().unwrap_or_default());
+        if !seen.insert(key) {
+            found.push((path, "the same toleration is listed twice".to_owned()));
+        }
+    }
+}
+
+/// A VolumeAttributesClass's driver and parameters, of which it needs one.
+pub(super) fn volume_attributes_class(object: &Json, found: &mut Found) {
+    provisioner(object, "driverName", found);
+    parameters(object, "VolumeAttributesClass", found);
+    if object
+        .field("parameters")
+        .as_object()
+        .is_none_or(|p| p.is_empty())
+    {
+        found.push((
+            KeyPath::root().key("parameters"),
+            "a VolumeAttributesClass needs at least one parameter".to_owned(),
+        ));
+    }
+}
+
+/// A provisioner's name, at `field` (`validateProvisioner`): a
+/// qualified name, read in lower case.
+fn provisioner(object: &Json, field: &str, found: &mut Found) {
+    if let Some(provisioner) = object.field(field).as_str().filter(|p| !p.is_empty())
+        && let Err(why) = names::qualified_name(&provisioner.to_lowercase())
+    {
+        found.push((
+            KeyPath::root().key(field),
+            format!("`{provisioner}` is not a provisioner name: {why}"),
+        ));
+    }
+}
+
+/// A class's `parameters` (`validateParameters`): at most
+/// [`MAX_PARAMETERS`], none with an empty key, and at most
+/// [`MAX_PARAMETER_BYTES`] of keys and values together.
+fn parameters(object: &Json, kind: &str, found: &mut Found) {
+    let at = || KeyPath::root().key("parameters");
+    let Some(parameters) = object.field("parameters").as_object() else {
+        return;
+    };
+    if parameters.len() > MAX_PARAMETERS {
+        let many = parameters.len();
+        found.push((
+            at(),
+            format!("{many} parameters, more than the {MAX_PARAMETERS} a {kind} may hold"),
+        ));
+        return;
+    }
+    let mut bytes = 0usize;
+    for (key, value) in parameters {
+        if key.is_empty() {
+            found.push((at(), "a parameter's key is empty".to_owned()));
+        }
+        bytes = bytes.saturating_add(key.len() + value.as_str().map_or(0, str::len));
+    }
+    if bytes > MAX_PARAMETER_BYTES {
+        found.push((
+            at(),
+            format!(
+                "{bytes} bytes of parameters, more than the {MAX_PARAMETER_BYTES} a {kind} may hold"
+            ),
+        ));
+    }
 }
 
 /// A StorageClass's `allowedTopologies` (`validateAllowedTopologies`,
@@ -301,5 +382,50 @@ mod tests {
                 "allowedTopologies[0].matchLabelExpressions[1].key",
             ]
         );
+    }
+
+    #[test]
+    fn runtime_classes_hold_what_the_server_takes() {
+        let class = |extra: Json| {
+            let mut object = json!({"handler": "kata"});
+            object
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            paths(runtime_class, object)
+        };
+        assert!(class(json!({"overhead": {"podFixed": {"cpu": "250m"}}})).is_empty());
+        assert_eq!(class(json!({"handler": "a.b"})), ["handler"]);
+        assert_eq!(class(json!({"handler": ""})), ["handler"]);
+        // Named where written, not where the server reads them.
+        assert_eq!(
+            class(json!({"overhead": {"podFixed": {"cpu": "-1"}}})),
+            ["overhead.podFixed.cpu"]
+        );
+        let toleration = json!({"key": "a", "operator": "Exists"});
+        let other = json!({"key": "a", "operator": "Exists", "effect": "NoExecute"});
+        assert!(class(json!({"scheduling": {"tolerations": [toleration, other]}})).is_empty());
+        assert_eq!(
+            class(json!({"scheduling": {"tolerations": [toleration, toleration]}})),
+            ["scheduling.tolerations[1]"]
+        );
+        assert_eq!(
+            class(json!({"scheduling": {"nodeSelector": {"bad key!": "x"}}})),
+            ["scheduling.nodeSelector.\"bad key!\""]
+        );
+    }
+
+    #[test]
+    fn a_volume_attributes_class_needs_a_parameter() {
+        let class = |parameters: Json| {
+            paths(
+                volume_attributes_class,
+                json!({"driverName": "example.com/disk", "parameters": parameters}),
+            )
+        };
+        assert!(class(json!({"iops": "100"})).is_empty());
+        assert_eq!(class(json!({})), ["parameters"]);
+        assert_eq!(class(json!(null)), ["parameters"]);
+        assert_eq!(class(json!({"": "x"})), ["parameters"]);
     }
 }

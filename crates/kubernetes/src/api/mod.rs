@@ -10,7 +10,8 @@
 //! ([`crate::scheduling`]), the rest of the pod spec (`pod`) and the
 //! specs of the other kinds (`objects`, `cron`), a LimitRange's items
 //! (`limit_range`), a PersistentVolume's spec (`volumes`), a
-//! PriorityClass's and a StorageClass's (`classes`), an Ingress's rules,
+//! PriorityClass's, a StorageClass's, a VolumeAttributesClass's and a
+//! RuntimeClass's (`classes`), an Ingress's rules,
 //! backends and TLS entries and an IngressClass's controller and
 //! parameters (`ingress`), a ResourceQuota's resources and scopes
 //! (`quota`), a HorizontalPodAutoscaler's spec (`autoscaling`), and a
@@ -404,6 +405,8 @@ pub fn problems_remembering<'a>(
     match kind {
         "PriorityClass" => classes::priority_class(object, &mut found),
         "StorageClass" => classes::storage_class(object, &mut found),
+        "VolumeAttributesClass" => classes::volume_attributes_class(object, &mut found),
+        "RuntimeClass" => classes::runtime_class(object, &mut found),
         "PersistentVolume" => volumes::persistent_volume(object, &mut found),
         "Ingress" => ingress::ingress(object, &mut found),
         "IngressClass" => ingress::class(

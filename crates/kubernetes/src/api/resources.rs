@@ -51,7 +51,7 @@ pub(super) fn container(
 
 /// Requests and limits (`validateResourceRequirements`), their names
 /// held to `named`: the rules of [`container`] but its claims.
-fn requirements(
+pub(super) fn requirements(
     resources: &Json,
     named: fn(&str) -> Result<(), String>,
     at: &KeyPath,
