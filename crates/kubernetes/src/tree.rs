@@ -126,6 +126,15 @@ pub fn named_account<T: Tree>(spec: &T) -> Option<&str> {
         .find_map(|key| spec.get(key).and_then(T::text).filter(|n| !n.is_empty()))
 }
 
+/// Whether a pod spec's account stays when a new manifest names none: the
+/// spec wrote exactly one of `serviceAccountName` and the deprecated
+/// `serviceAccount`, so the other is the server's, which server-side apply
+/// does not remove and which fills the first again. Written both, both go.
+pub fn account_kept<T: Tree>(spec: &T) -> bool {
+    named_account(spec).is_some()
+        && (spec.get("serviceAccountName").is_some() != spec.get("serviceAccount").is_some())
+}
+
 /// How a pod uses an object it names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Use {

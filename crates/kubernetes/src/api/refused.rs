@@ -18,18 +18,9 @@ pub struct Refusal {
     pub index: usize,
     /// `path: message`, or what is not served.
     pub why: String,
-    /// Set when the reason is that no schema has its kind: for a group
-    /// Kubernetes does not serve, a CRD the cluster already holds may
-    /// define it ([`Refusal::is_custom_kind_unknown`]).
+    /// Set when the reason is that no schema has its kind: a CRD the
+    /// cluster already holds may define it (the caller decides).
     pub unknown: Option<Unknown>,
-}
-
-impl Refusal {
-    /// Whether the only reason is a custom kind whose CRD is not among
-    /// the objects: the cluster may define it, so nothing is known.
-    pub fn is_custom_kind_unknown(&self) -> bool {
-        self.unknown.as_ref().is_some_and(|u| u.served.is_none())
-    }
 }
 
 /// The objects of `objects` the API server refuses, in input order, each

@@ -133,7 +133,7 @@ fn walk<'a, T: Compared>(
 ) {
     // Equal subtrees (most of an object that changed) have no changes:
     // skip them without building lookups for their mappings and lists.
-    if ignored(path, cx.ignore) || old.unchanged(new) {
+    if ignored(path, cx.ignore) || cx.server.ignores(path) || old.unchanged(new) {
         return;
     }
     if let (Some(a), Some(b)) = (old.fields(), new.fields()) {

@@ -13,7 +13,7 @@
 
 use serde_json::{Value as Json, json};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::go_types::{self, Field};
 use super::tree::{Compared, Step};
@@ -233,6 +233,143 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         "MutatingWebhookConfiguration",
         "webhooks.*.objectSelector",
         || json!({}),
+    ),
+    // Admission webhooks' and policies' defaults (`SetDefaults_ValidatingWebhook`,
+    // `SetDefaults_MutatingWebhook`, `SetDefaults_Rule`,
+    // `SetDefaults_ServiceReference`, `SetDefaults_MatchResources`), an
+    // IngressClass's parameters' scope, a pod failure policy's condition
+    // status (a type's default: a CronJob's Job template gets it too).
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        "webhooks.*.failurePolicy",
+        || json!("Fail"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        "webhooks.*.matchPolicy",
+        || json!("Equivalent"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        "webhooks.*.timeoutSeconds",
+        || json!(10),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        "webhooks.*.rules.*.scope",
+        || json!("*"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+        "webhooks.*.clientConfig.service.port",
+        || json!(443),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.failurePolicy",
+        || json!("Fail"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.matchPolicy",
+        || json!("Equivalent"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.timeoutSeconds",
+        || json!(10),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.rules.*.scope",
+        || json!("*"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.clientConfig.service.port",
+        || json!(443),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+        "webhooks.*.reinvocationPolicy",
+        || json!("Never"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        "spec.failurePolicy",
+        || json!("Fail"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        "spec.matchConstraints.matchPolicy",
+        || json!("Equivalent"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        "spec.matchConstraints.resourceRules.*.scope",
+        || json!("*"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        "spec.matchConstraints.excludeResourceRules.*.scope",
+        || json!("*"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        "spec.matchResources.matchPolicy",
+        || json!("Equivalent"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        "spec.matchResources.resourceRules.*.scope",
+        || json!("*"),
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        "spec.matchResources.excludeResourceRules.*.scope",
+        || json!("*"),
+    ),
+    (
+        "networking.k8s.io",
+        "IngressClass",
+        "spec.parameters.scope",
+        || json!("Cluster"),
+    ),
+    (
+        "batch",
+        "Job",
+        "spec.podFailurePolicy.rules.*.onPodConditions.*.status",
+        || json!("True"),
+    ),
+    (
+        "batch",
+        "CronJob",
+        "spec.jobTemplate.spec.podFailurePolicy.rules.*.onPodConditions.*.status",
+        || json!("True"),
+    ),
+    (
+        "",
+        "Service",
+        "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
+        || json!(10800),
     ),
     ("apps", "Deployment", "spec.replicas", || json!(1)),
     ("apps", "Deployment", "spec.strategy.type", || {
@@ -558,6 +695,32 @@ impl<'k> Server<'k> {
         self
     }
 
+    /// Whether the server leaves the field at `path` as it was on an
+    /// update, whatever the manifest says: a Namespace's `spec.finalizers`
+    /// (its strategy copies the old ones), a StatefulSet's
+    /// `rollingUpdate.maxUnavailable` (dropped: `MaxUnavailableStatefulSet`
+    /// is off by default), a ServiceAccount's `secrets` but their names
+    /// (`cleanSecretReferences`).
+    pub(super) fn ignores(&self, path: &[Step<'_>]) -> bool {
+        let Some((group, kind)) = self.kind else {
+            return false;
+        };
+        let named = |names: &[&str]| {
+            path.len() == names.len()
+                && path.iter().zip(names).all(|(s, n)| !s.item && s.name == *n)
+        };
+        match (group, kind) {
+            ("", "Namespace") => named(&["spec", "finalizers"]),
+            ("apps", "StatefulSet") => {
+                named(&["spec", "updateStrategy", "rollingUpdate", "maxUnavailable"])
+            }
+            ("", "ServiceAccount") => {
+                matches!(path, [list, item, field] if list.name == "secrets" && item.item && field.name != "name")
+            }
+            _ => false,
+        }
+    }
+
     /// With the structural schema of the object's CRD.
     pub(super) fn with_schema(mut self, schema: Option<&'k Node>) -> Self {
         self.schema = schema;
@@ -596,6 +759,9 @@ impl<'k> Server<'k> {
         let Some((group, kind)) = self.kind else {
             return false;
         };
+        if self.ignores(path) {
+            return true;
+        }
         if (group, kind) == ("", "Service") {
             let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
             match at.as_slice() {
@@ -618,6 +784,16 @@ impl<'k> Server<'k> {
                 {
                     return true;
                 }
+                // Cleared by the defaults unless the affinity is ClientIP.
+                ["spec", "sessionAffinityConfig"]
+                    if own.get("sessionAffinity").and_then(Tree::text) != Some("ClientIP") =>
+                {
+                    return true;
+                }
+                // `0` and `""` are the port.
+                ["spec", "ports", _, "targetPort"] if is_zero(value) => return true,
+                // Dropped, the policy stored stays (`initIPFamilyFields`).
+                ["spec", "ipFamilyPolicy"] if old => return true,
                 // Dropped, an allocated port stays.
                 ["spec", "ports", _, "nodePort"] if old && self.node_ports_kept => return true,
                 ["spec", "healthCheckNodePort"] if old && self.health_check_kept => return true,
@@ -662,8 +838,12 @@ impl<'k> Server<'k> {
                 true => (counts(own), counts(other)),
                 false => (counts(other), counts(own)),
             };
-            let stored = job_counts(&before, &after);
-            return stored.0 == stored.1;
+            let (stored, applied) = job_counts(&before, &after);
+            // The count's own stored value, and the other's where neither
+            // manifest writes it (this entry is then what changes it).
+            let at = usize::from(&*count.name == "parallelism");
+            let unwritten = before[1 - at].is_none() && after[1 - at].is_none();
+            return stored[at] == applied[at] && (!unwritten || stored[1 - at] == applied[1 - at]);
         }
         if let Some(spec) = self.pod_spec
             && path.len() == spec.len() + 1
@@ -676,11 +856,12 @@ impl<'k> Server<'k> {
             // The server stores both, as the first non-empty of the two;
             // dropped from both, the one it stored unasked stays and
             // fills the other again.
+            let kept = old && crate::tree::account_kept(own);
             let (own, other) = (
                 crate::tree::named_account(own),
                 crate::tree::named_account(other),
             );
-            return own == other || (old && other.is_none());
+            return own == other || (kept && other.is_none());
         }
         self.covered(path, value, own, Some(other))
     }
@@ -705,6 +886,7 @@ impl<'k> Server<'k> {
             ("rbac.authorization.k8s.io", "RoleBinding"),
             ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
             ("", "Namespace"),
+            ("apiextensions.k8s.io", "CustomResourceDefinition"),
         ];
         if !kinds.contains(&(group, kind)) || path.len() > 3 {
             return None;
@@ -756,6 +938,19 @@ impl<'k> Server<'k> {
                 "ServiceAccount" => vec![json!("")],
                 _ => vec![json!(""), json!(RBAC)],
             }),
+            (
+                ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding"),
+                ["roleRef", "apiGroup"],
+            ) => Some(vec![json!(""), json!(RBAC)]),
+            // `SetDefaults_CustomResourceDefinitionSpec`.
+            (
+                ("apiextensions.k8s.io", "CustomResourceDefinition"),
+                ["spec", "names", "singular"],
+            ) => Some(vec![json!(text(own, "kind").to_lowercase())]),
+            (
+                ("apiextensions.k8s.io", "CustomResourceDefinition"),
+                ["spec", "names", "listKind"],
+            ) => Some(vec![json!(format!("{}List", text(own, "kind")))]),
             (("", "Namespace"), ["metadata", "labels", "kubernetes.io/metadata.name"]) => Some(
                 (own.get("kubernetes.io/metadata.name").map(Compared::json))
                     .into_iter()
@@ -774,6 +969,9 @@ impl<'k> Server<'k> {
         parent: &'a T,
         other: Option<&'a T>,
     ) -> bool {
+        if self.ignores(path) {
+            return true;
+        }
         if let Some(stored) = self.conditional(path, parent) {
             return stored.contains(&value.json());
         }
@@ -907,14 +1105,46 @@ impl<'k> Server<'k> {
         {
             return true;
         }
+        let unset = |v: &T| v.json().is_null() || (go == Some(Field::Zero) && v.text() == Some(""));
+        if (unset(old) || unset(new))
+            && let Some(default) = self.default_at(path, old)
+            && [(old, new), (new, old)]
+                .iter()
+                .any(|(a, b)| unset(a) && b.json() == default)
+        {
+            // `null`, and `""` of a field that is no pointer, are the field
+            // unset, which the defaults fill in.
+            return true;
+        }
+        if matches!(
+            self.kind,
+            Some((
+                "rbac.authorization.k8s.io",
+                "RoleBinding" | "ClusterRoleBinding"
+            ))
+        ) && path.len() == 2
+            && path[0].name == "roleRef"
+            && path[1].name == "apiGroup"
+        {
+            let group = |v: &T| matches!(v.text(), Some("" | RBAC));
+            return group(old) && group(new);
+        }
         let limit_range = self.kind == Some(("", "LimitRange"))
             && path.len() >= 2
             && matches!(
                 &*path[path.len() - 2].name,
                 "default" | "defaultRequest" | "max" | "min" | "maxLimitRequestRatio"
             );
+        // Amounts of a resource list are rounded up to a thousandth
+        // (`SetDefaults_ResourceList`); a RuntimeClass's and a size limit
+        // are not.
+        let rounded = limit_range
+            || (holds_quantities(path)
+                && path.last().is_some_and(|p| p.name != "sizeLimit")
+                && path.len() >= 2
+                && path[path.len() - 2].name != "podFixed");
         (holds_quantities(path) || limit_range)
-            && match (stored(old), stored(new)) {
+            && match (stored(old, rounded), stored(new, rounded)) {
                 (Some(a), Some(b)) => a == b,
                 _ => false,
             }
@@ -992,12 +1222,19 @@ fn holds_quantities(path: &[Step<'_>]) -> bool {
 /// ([`crate::quantity::as_the_server_writes`]): `1000m` and `1` are both
 /// `1`, while `1Gi` and `1073741824`, of two notations, stay apart, as
 /// their stored texts (and a pod template's hash) do.
-fn stored<T: Compared>(value: &T) -> Option<String> {
+fn stored<T: Compared>(value: &T, rounded: bool) -> Option<String> {
     let text = match value.json() {
         Json::String(text) => crate::quantity::decoded(&text).to_owned(),
         Json::Number(number) => number.to_string(),
         _ => return None,
     };
+    if rounded
+        && let Some(text) = crate::quantity::Quantity::decode(&text)
+            .ok()
+            .and_then(crate::quantity::Quantity::rounded_to_milli)
+    {
+        return Some(text);
+    }
     crate::quantity::as_the_server_writes(&text)
 }
 
@@ -1024,6 +1261,7 @@ pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
         canonical_data(secret);
         if let Some(map) = secret.as_object_mut()
             && matches!(map.get("type"), None | Some(Json::Null))
+                | matches!(map.get("type"), Some(Json::String(t)) if t.is_empty())
         {
             map.insert("type".to_owned(), json!("Opaque"));
         }
@@ -1040,16 +1278,15 @@ fn kept_string_data(old: &mut Json, new: &Json) {
     let Some(strings) = old.get("stringData").and_then(Json::as_object) else {
         return;
     };
-    let kept: Vec<String> = (strings.keys())
+    let kept: HashSet<String> = (strings.keys())
         .filter(|k| !written("data", k) && !written("stringData", k) && !in_old_data(k))
         .cloned()
         .collect();
     let Some(Json::Object(strings)) = old.get_mut("stringData") else {
         return;
     };
-    for key in kept {
-        strings.shift_remove(&key);
-    }
+    // One pass: removing key by key is quadratic in the keys.
+    strings.retain(|key, _| !kept.contains(key));
     if strings.is_empty() {
         old.as_object_mut().map(|o| o.remove("stringData"));
     }

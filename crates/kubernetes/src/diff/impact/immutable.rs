@@ -188,7 +188,7 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
     let steps = field.steps.as_slice();
     let (group, kind) = (before.id.group.as_str(), before.id.kind.as_str());
     if (group, kind) == ("batch", "Job") {
-        return job_refuses(before, steps);
+        return job_refuses(before, field);
     }
     if (group, kind) == ("", "Service") {
         return service_refuses(before, after, field);
@@ -242,8 +242,8 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
 
 /// A Job's immutable fields ([`RULES`]), its `completions` and its
 /// template.
-fn job_refuses(before: &Manifest, steps: &[String]) -> bool {
-    let s: Vec<&str> = steps.iter().map(String::as_str).collect();
+fn job_refuses(before: &Manifest, field: &FieldChange) -> bool {
+    let s: Vec<&str> = field.steps.iter().map(String::as_str).collect();
     match s.as_slice() {
         // As stored, in `refused`.
         ["spec", "completions", ..] => false,
@@ -260,7 +260,8 @@ fn job_refuses(before: &Manifest, steps: &[String]) -> bool {
                             ..
                         ]
                         | ["spec", "affinity", "nodeAffinity", ..]
-                ))
+                )
+                || suspended && rest == ["spec", "affinity"] && node_affinity_only(field))
         }
         [
             "spec",
@@ -275,6 +276,19 @@ fn job_refuses(before: &Manifest, steps: &[String]) -> bool {
         ["spec"] => true,
         _ => false,
     }
+}
+
+/// Whether an `affinity` added or dropped whole holds nothing but node
+/// affinity (`validatePodTemplateUpdate`: a suspended Job's may come and
+/// go so).
+fn node_affinity_only(field: &FieldChange) -> bool {
+    [&field.old, &field.new]
+        .into_iter()
+        .flatten()
+        .all(|affinity| {
+            (affinity.as_object().into_iter().flatten())
+                .all(|(key, value)| key == "nodeAffinity" || value.is_null())
+        })
 }
 
 /// A Service's cluster IPs: a new address is refused, unless the Service
@@ -292,6 +306,17 @@ fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> 
     };
     match s.as_slice() {
         ["spec", "loadBalancerClass"] => balancer(before) && balancer(after),
+        // Allocated once, it may not change (dropped, the server keeps it).
+        ["spec", "healthCheckNodePort"] => {
+            let local = |m: &Manifest| {
+                balancer(m)
+                    && text(super::tree::at(
+                        m.node(),
+                        &["spec", "externalTrafficPolicy"],
+                    )) == Some("Local")
+            };
+            local(before) && local(after) && field.new.as_ref().is_some_and(|p| p != 0)
+        }
         ["spec", "clusterIP"] => field
             .new
             .as_ref()
@@ -327,11 +352,59 @@ fn volume_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> b
             };
             mode(before) != mode(after)
         }
-        ["spec", "nodeAffinity", ..] => spec(before, "nodeAffinity"),
+        ["spec", "nodeAffinity", ..] => {
+            let affinity = |m: &Manifest| {
+                let mut json = super::tree::at(m.node(), &["spec", "nodeAffinity"])
+                    .map(crate::yaml::Node::to_json);
+                json.as_mut().map(ga_label_keys);
+                json
+            };
+            spec(before, "nodeAffinity") && affinity(before) != affinity(after)
+        }
         ["spec", "volumeAttributesClassName"] => {
             spec(before, "volumeAttributesClassName") && !spec(after, "volumeAttributesClassName")
         }
         _ => false,
+    }
+}
+
+/// The node label keys Kubernetes renamed from beta to GA, beta first
+/// (`betaToGALabel`): a PersistentVolume's node affinity may move from one
+/// to the other (`getMaskNodeSelectorLabelChangeEqualities`).
+const BETA_TO_GA: [(&str, &str); 5] = [
+    (
+        "failure-domain.beta.kubernetes.io/zone",
+        "topology.kubernetes.io/zone",
+    ),
+    (
+        "failure-domain.beta.kubernetes.io/region",
+        "topology.kubernetes.io/region",
+    ),
+    (
+        "beta.kubernetes.io/instance-type",
+        "node.kubernetes.io/instance-type",
+    ),
+    ("beta.kubernetes.io/os", "kubernetes.io/os"),
+    ("beta.kubernetes.io/arch", "kubernetes.io/arch"),
+];
+
+/// Every `key` in `value` that is a beta node label key made its GA one.
+fn ga_label_keys(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                if key == "key"
+                    && let Some(ga) =
+                        (item.as_str()).and_then(|k| BETA_TO_GA.iter().find(|(beta, _)| *beta == k))
+                {
+                    *item = serde_json::Value::from(ga.1);
+                } else {
+                    ga_label_keys(item);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(ga_label_keys),
+        _ => {}
     }
 }
 
@@ -495,12 +568,25 @@ fn over_defaulted_rolling_update(before: &Manifest, after: &Manifest) -> Option<
         super::tree::at(m.node(), &["spec", strategy])
     }
     let kind = |m| text(at(m, strategy).and_then(|s| s.get("type")));
-    (kind(after) == Some(other)
-        && matches!(kind(before), None | Some("RollingUpdate"))
-        && at(before, strategy)
+    let written = at(before, strategy).and_then(|s| s.get("rollingUpdate"));
+    // A `rollingUpdate: null` removes only what the old manifest wrote of
+    // it (left out, it goes whole): a half the server defaulted stays.
+    let partly = || {
+        let null = at(after, strategy)
             .and_then(|s| s.get("rollingUpdate"))
-            .is_none())
-    .then(|| {
+            .is_some_and(|r| matches!(r.value, crate::yaml::Value::Null));
+        let both = ["maxSurge", "maxUnavailable"]
+            .iter()
+            .all(|half| written.and_then(|r| r.get(half)).is_some());
+        strategy == "strategy" && null && !both
+    };
+    // A Deployment's defaults make a `rollingUpdate` for a rolling type,
+    // written or not; a StatefulSet's only where the type is not written.
+    let defaulted = match strategy {
+        "strategy" => matches!(kind(before), None | Some("RollingUpdate")),
+        _ => kind(before).is_none(),
+    };
+    (kind(after) == Some(other) && defaulted && (written.is_none() || partly())).then(|| {
         format!("spec.{strategy}.type ({other}; the server keeps the rollingUpdate it defaulted)")
     })
 }

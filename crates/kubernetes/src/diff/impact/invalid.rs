@@ -14,14 +14,23 @@
 //!   `Cluster` where the Service was reachable from outside), and, for an
 //!   ExternalName Service, the cluster IPs and IP families. A value the old
 //!   manifest left to the server is taken as what the server allocated.
-//! - A reason the old object shares is not this change's: the server
-//!   validates an update against the old object, and lets through what it
-//!   already holds (ratcheting); a change that keeps a problem is
-//!   `check`'s to report.
+//!   Then cluster IPs the new manifest leaves out or empty are the old
+//!   ones (`patchAllocatedValues`): a headless Service's `None` stays, which
+//!   a NodePort or LoadBalancer one may not have.
+//! - A Secret keeps the `data` keys only the old manifest's `stringData`
+//!   wrote (nothing of `stringData` is stored for server-side apply to
+//!   remove): a `kubernetes.io/tls` Secret still has its `tls.key`.
+//! - An Ingress's class annotation is held to `ingressClassName` on create
+//!   only (`ValidateIngressCreate`).
+//! - A reason the old object shares is not this change's: that object
+//!   could not be applied either (or was, under older rules), and `check`
+//!   reports it; `diff` names what the change brings.
 //!
 //! A custom resource whose CRD neither set holds is not judged: the
-//! cluster may define it. An object that could hold a Secret is named
-//! without the reason, which may quote a value.
+//! cluster may define it, in any group of which Kubernetes serves no kind
+//! (`autoscaling.k8s.io` and `gateway.networking.k8s.io` too). An object
+//! that could hold a Secret is named without the reason, which may quote
+//! a value.
 
 use std::collections::BTreeSet;
 
@@ -51,40 +60,25 @@ pub(super) fn refused(
     else {
         return;
     };
-    // The new selves, as prepared for their update, then the old selves
-    // of the changed objects.
+    // The objects added, then the new selves of the changed ones.
     let judged: Vec<&Manifest> = (added.iter().copied())
         .chain(changed.iter().map(|&(_, after)| after))
         .collect();
-    let mut objects: Vec<Json> = judged.iter().map(|m| m.json()).collect();
-    let olds: Vec<Json> = changed.iter().map(|(before, _)| before.json()).collect();
-    for (object, old) in objects[added.len()..].iter_mut().zip(&olds) {
-        prepare_update(old, object);
-    }
-    let kinds: BTreeSet<(&str, &str)> = (judged.iter())
-        .map(|m| (m.id.group.as_str(), m.id.kind.as_str()))
+    let crds = crds_of(&judged, new);
+    let refusals = judge(&judged, changed, added.len(), &schemas, &crds);
+    // The old selves of the changed objects refused, judged only now: most
+    // objects are refused for nothing.
+    let olds: Vec<(usize, Json)> = (refusals.iter())
+        .filter(|r| r.index >= added.len())
+        .map(|r| (r.index, changed[r.index - added.len()].0.json()))
         .collect();
-    // Only the CRDs a judged custom resource needs are compiled.
-    let crds: Vec<Json> = (new.iter())
-        .filter(|m| m.id.is_crd())
-        .map(Manifest::json)
-        .filter(|crd| {
-            let (group, kind) = (&crd["spec"]["group"], &crd["spec"]["names"]["kind"]);
-            kinds.contains(&(
-                group.as_str().unwrap_or_default(),
-                kind.as_str().unwrap_or_default(),
-            ))
-        })
-        .collect();
-    let all: Vec<&Json> = objects.iter().chain(&olds).collect();
-    let refusals = crate::api::refused::refused(&all, &schemas, &crds);
-    let (new_reasons, old_reasons) =
-        refusals.split_at(refusals.partition_point(|r| r.index < judged.len()));
-    let held: BTreeSet<(usize, &str)> = (old_reasons.iter())
-        .map(|r| (r.index - judged.len() + added.len(), r.why.as_str()))
-        .collect();
-    for refusal in new_reasons {
-        if refusal.is_custom_kind_unknown() || held.contains(&(refusal.index, refusal.why.as_str()))
+    let old_objects: Vec<&Json> = olds.iter().map(|(_, o)| o).collect();
+    let held: BTreeSet<(usize, String)> =
+        (crate::api::refused::refused(&old_objects, &schemas, &crds).into_iter())
+            .map(|r| (olds[r.index].0, r.why))
+            .collect();
+    for refusal in refusals {
+        if may_be_custom(&refusal, &schemas) || held.contains(&(refusal.index, refusal.why.clone()))
         {
             continue;
         }
@@ -97,10 +91,146 @@ pub(super) fn refused(
     }
 }
 
+/// From this many objects on, [`judge`] splits its work over two cores.
+const SPLIT: usize = 64;
+
+/// The refusals of `judged` (the objects added, the first `added`, then
+/// the new selves of `changed`, each prepared for its update), in order;
+/// from [`SPLIT`] objects on, half on this thread and half beside.
+fn judge(
+    judged: &[&Manifest],
+    changed: &[(&Manifest, &Manifest)],
+    added: usize,
+    schemas: &KubeSchemas,
+    crds: &[Json],
+) -> Vec<crate::api::refused::Refusal> {
+    let part = |from: usize, to: usize| {
+        let mut objects: Vec<Json> = judged[from..to].iter().map(|m| m.json()).collect();
+        for (index, object) in (from..).zip(&mut objects) {
+            if index >= added && (is_service(object) || is_secret(object) || is_ingress(object)) {
+                prepare_update(&changed[index - added].0.json(), object);
+            }
+        }
+        let objects: Vec<&Json> = objects.iter().collect();
+        let mut found = crate::api::refused::refused(&objects, schemas, crds);
+        for refusal in &mut found {
+            refusal.index += from;
+        }
+        found
+    };
+    if judged.len() < SPLIT {
+        return part(0, judged.len());
+    }
+    let middle = judged.len() / 2;
+    let (mut first, second) = crate::beside(|| part(0, middle), || part(middle, judged.len()));
+    first.extend(second);
+    first
+}
+
+/// The CRDs of `new` that define the kind of one of `judged`: only those
+/// are compiled.
+fn crds_of(judged: &[&Manifest], new: &[Manifest]) -> Vec<Json> {
+    let kinds: BTreeSet<(&str, &str)> = (judged.iter())
+        .map(|m| (m.id.group.as_str(), m.id.kind.as_str()))
+        .collect();
+    (new.iter())
+        .filter(|m| m.id.is_crd())
+        .map(Manifest::json)
+        .filter(|crd| {
+            let (group, kind) = (&crd["spec"]["group"], &crd["spec"]["names"]["kind"]);
+            kinds.contains(&(
+                group.as_str().unwrap_or_default(),
+                kind.as_str().unwrap_or_default(),
+            ))
+        })
+        .collect()
+}
+
+/// Whether the refusal is only that no schema has the object's kind, of a
+/// group Kubernetes itself serves no kind of (`autoscaling.k8s.io`,
+/// `gateway.networking.k8s.io`): a CRD the cluster holds may define it.
+/// A kind a Kubernetes group does not serve (`apps/v1 Job`) is refused.
+fn may_be_custom(refusal: &crate::api::refused::Refusal, schemas: &KubeSchemas) -> bool {
+    let Some(unknown) = &refusal.unknown else {
+        return false;
+    };
+    let group = crate::kube::api_group(&unknown.api_version);
+    unknown.served.is_none()
+        || !schemas
+            .kinds()
+            .any(|(api_version, _)| crate::kube::api_group(api_version) == group)
+}
+
+/// A Secret's `data` keys that only the old manifest's `stringData` wrote,
+/// and the new one writes nowhere: the server keeps them (nothing of
+/// `stringData` is stored for server-side apply to remove), so the new
+/// object holds them too (an empty value stands in for theirs).
+fn kept_string_data(old: &Json, new: &mut Json) {
+    let keys = |object: &Json, field: &str| -> BTreeSet<String> {
+        (object
+            .get(field)
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten())
+        .map(|(key, _)| key.clone())
+        .collect()
+    };
+    let written: BTreeSet<String> = keys(new, "data")
+        .into_iter()
+        .chain(keys(new, "stringData"))
+        .chain(keys(old, "data"))
+        .collect();
+    let kept: Vec<String> = keys(old, "stringData")
+        .into_iter()
+        .filter(|k| !written.contains(k))
+        .collect();
+    if kept.is_empty() {
+        return;
+    }
+    let Some(object) = new.as_object_mut() else {
+        return;
+    };
+    let data = object
+        .entry("data")
+        .or_insert_with(|| Json::Object(Map::new()));
+    if let Some(data) = data.as_object_mut() {
+        for key in kept {
+            data.insert(key, Json::String(String::new()));
+        }
+    }
+}
+
+/// Whether `object` is an Ingress.
+fn is_ingress(object: &Json) -> bool {
+    object["kind"] == "Ingress" && object["apiVersion"] == "networking.k8s.io/v1"
+}
+
+/// Whether `object` is a core Secret.
+fn is_secret(object: &Json) -> bool {
+    object["kind"] == "Secret" && object["apiVersion"] == "v1"
+}
+
+/// Whether `object` is a core Service.
+fn is_service(object: &Json) -> bool {
+    object["kind"] == "Service" && object["apiVersion"] == "v1"
+}
+
 /// `new` as the API server prepares it for its update over `old`: a
 /// Service's fields of its old type dropped (the module's notes).
 fn prepare_update(old: &Json, new: &mut Json) {
-    let is_service = |o: &Json| o["kind"] == "Service" && o["apiVersion"] == "v1";
+    if is_secret(old) && is_secret(new) {
+        kept_string_data(old, new);
+        return;
+    }
+    if is_ingress(old) && is_ingress(new) {
+        // Only a create holds the class annotation to `ingressClassName`
+        // (`ValidateIngressCreate`; `ValidateIngressUpdate` does not).
+        let annotations = new
+            .pointer_mut("/metadata/annotations")
+            .and_then(Json::as_object_mut);
+        annotations.map(|a| a.shift_remove("kubernetes.io/ingress.class"));
+        return;
+    }
     if !(is_service(old) && is_service(new)) {
         return;
     }
@@ -108,6 +238,31 @@ fn prepare_update(old: &Json, new: &mut Json) {
         return;
     };
     drop_type_dependent_fields(before, after);
+    patch_allocated_values(before, after);
+}
+
+/// Kubernetes' `patchAllocatedValues` over the specs of a Service's old and
+/// new manifests: where both types have cluster IPs and the new manifest
+/// leaves them out (or empty), the old ones stay, `None` of a headless
+/// Service too (which a NodePort or LoadBalancer one may not have).
+fn patch_allocated_values(old: &Map<String, Json>, new: &mut Map<String, Json>) {
+    let needs_cluster_ip = |spec: &Map<String, Json>| service_type(spec) != "ExternalName";
+    if !(needs_cluster_ip(old) && needs_cluster_ip(new)) {
+        return;
+    }
+    let empty = |value: Option<&Json>| match value {
+        None | Some(Json::Null) => true,
+        Some(Json::String(text)) => text.is_empty(),
+        Some(Json::Array(items)) => items.is_empty(),
+        Some(_) => false,
+    };
+    for field in ["clusterIP", "clusterIPs"] {
+        if empty(new.get(field))
+            && let Some(kept) = old.get(field).filter(|v| !empty(Some(v)))
+        {
+            new.insert(field.to_owned(), kept.clone());
+        }
+    }
 }
 
 /// A Service's `type`, `ClusterIP` when unset or empty.
@@ -296,5 +451,26 @@ mod tests {
         let found = refusals(&secret("MTIz"), &secret("hunter2 is not base64"));
         assert_eq!(found.len(), 1);
         assert!(!found[0].contains("hunter2"), "{found:?}");
+    }
+
+    /// A kind no schema has is judged by its group: one of Kubernetes'
+    /// own groups that does not serve it is refused, any other group may
+    /// be a CRD's, `*.k8s.io` ones included.
+    #[test]
+    fn an_unknown_kind_is_refused_only_in_a_group_kubernetes_serves() {
+        let object = |api_version: &str, kind: &str| {
+            format!(
+                "apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: x, namespace: a}}\nspec: {{}}\n"
+            )
+        };
+        for custom in [
+            object("autoscaling.k8s.io/v1", "VerticalPodAutoscaler"),
+            object("gateway.networking.k8s.io/v1", "HTTPRoute"),
+            object("example.com/v1", "Widget"),
+        ] {
+            assert_eq!(refusals("", &custom), Vec::<String>::new(), "{custom}");
+        }
+        let found = refusals("", &object("apps/v1", "Job"));
+        assert!(found[0].contains("no apps/v1 Job is served"), "{found:?}");
     }
 }

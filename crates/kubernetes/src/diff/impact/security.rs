@@ -80,9 +80,11 @@ pub(super) fn identity(
     let (Some(was), Some(is)) = (runs_as(before), runs_as(after)) else {
         return;
     };
-    // A manifest that names no account keeps the one the server stored.
-    let unnamed =
-        super::workload::pod_spec(after).is_some_and(|s| crate::tree::named_account(s).is_none());
+    // A manifest that names no account keeps the one the server stored,
+    // where the old one wrote one of the two fields.
+    let unnamed = super::workload::pod_spec(after)
+        .is_some_and(|s| crate::tree::named_account(s).is_none())
+        && super::workload::pod_spec(before).is_some_and(crate::tree::account_kept);
     if was == is || unnamed {
         return;
     }
