@@ -11,7 +11,7 @@
 //! specs of the other kinds (`objects`, `cron`), a LimitRange's items
 //! (`limit_range`), a PersistentVolume's spec (`volumes`), a
 //! PriorityClass's, a StorageClass's, a VolumeAttributesClass's and a
-//! RuntimeClass's (`classes`), an Ingress's rules,
+//! RuntimeClass's (`classes`), a CSIDriver's (`volumes`), an Ingress's rules,
 //! backends and TLS entries and an IngressClass's controller and
 //! parameters (`ingress`), a ResourceQuota's resources and scopes
 //! (`quota`), a HorizontalPodAutoscaler's spec (`autoscaling`), and a
@@ -407,6 +407,7 @@ pub fn problems_remembering<'a>(
         "StorageClass" => classes::storage_class(object, &mut found),
         "VolumeAttributesClass" => classes::volume_attributes_class(object, &mut found),
         "RuntimeClass" => classes::runtime_class(object, &mut found),
+        "CSIDriver" => volumes::csi_driver_spec(object, &mut found),
         "PersistentVolume" => volumes::persistent_volume(object, &mut found),
         "Ingress" => ingress::ingress(object, &mut found),
         "IngressClass" => ingress::class(

@@ -6,7 +6,8 @@
 //! an Azure disk is `Shared` and cached `ReadWrite`, an image volume's pull
 //! policy is chosen from its reference; projections of cluster trust
 //! bundles and pod certificates are dropped (their features are off by
-//! default), so nothing of them is read.
+//! default), so nothing of them is read. And a CSIDriver's spec
+//! (`validateCSIDriverSpec`).
 
 use std::collections::BTreeSet;
 
@@ -1031,6 +1032,70 @@ pub(super) fn mounts(container: &Json, at: &KeyPath, found: &mut Found) {
                 format!("`{word}` is not one of Disabled, Enabled, IfPossible"),
             )),
         }
+    }
+}
+
+/// A CSIDriver's spec (`validateCSIDriverSpec`, after its defaults, which
+/// fill in every flag it requires): an `fsGroupPolicy` of
+/// `ReadWriteOnceWithFSType`, `File` or `None`; volume lifecycle modes
+/// `Persistent` or `Ephemeral`; token requests for distinct audiences,
+/// each expiring in 10 minutes to 2^32 seconds; a
+/// `nodeAllocatableUpdatePeriodSeconds` of at least 10; and no
+/// `serviceAccountTokenInSecrets` (even `false`) without token requests.
+pub(super) fn csi_driver_spec(object: &Json, found: &mut Found) {
+    let spec = object.field("spec");
+    let at = KeyPath::root().key("spec");
+    if !spec.field("fsGroupPolicy").is_null() {
+        one_of(
+            spec.field("fsGroupPolicy"),
+            &["ReadWriteOnceWithFSType", "File", "None"],
+            at.key("fsGroupPolicy"),
+            found,
+        );
+    }
+    for (i, mode) in each(spec.field("volumeLifecycleModes")) {
+        one_of(
+            mode,
+            &["Persistent", "Ephemeral"],
+            at.key("volumeLifecycleModes").index(i),
+            found,
+        );
+    }
+    let mut audiences = BTreeSet::new();
+    let requests = spec.field("tokenRequests");
+    for (i, request) in each(requests) {
+        let path = at.key("tokenRequests").index(i);
+        let audience = request.field("audience").as_str().unwrap_or_default();
+        if !audiences.insert(audience) {
+            found.push((
+                path.key("audience"),
+                format!("the audience `{audience}` is requested twice"),
+            ));
+            continue;
+        }
+        if let Some(seconds) = whole(request.field("expirationSeconds"))
+            && !(600..=1 << 32).contains(&seconds)
+        {
+            found.push((
+                path.key("expirationSeconds"),
+                format!("{seconds} seconds: a token expires in 10 minutes (600) to 2^32 seconds"),
+            ));
+        }
+    }
+    if let Some(period) = whole(spec.field("nodeAllocatableUpdatePeriodSeconds"))
+        && period < 10
+    {
+        found.push((
+            at.key("nodeAllocatableUpdatePeriodSeconds"),
+            format!("{period} seconds: the period is at least 10"),
+        ));
+    }
+    let no_requests = requests.as_array().is_none_or(Vec::is_empty);
+    if !spec.field("serviceAccountTokenInSecrets").is_null() && no_requests {
+        found.push((
+            at.key("serviceAccountTokenInSecrets"),
+            "serviceAccountTokenInSecrets is set but no tokenRequests are".to_owned(),
+        ));
     }
 }
 
