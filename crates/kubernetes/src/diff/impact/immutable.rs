@@ -15,9 +15,11 @@
 //!   `spec.backoffLimitPerIndex`, `spec.managedBy`, `spec.successPolicy`;
 //!   `spec.completions` as stored ([`job_counts`]: dropping `parallelism`
 //!   where no `completions` was written makes the server write 1) but of
-//!   an Indexed Job changed in tandem with `spec.parallelism`; `spec.template`, but of a Job suspended (that never
-//!   started) its labels, annotations, `nodeSelector`, `tolerations`,
-//!   `schedulingGates` and node affinity (`ValidateJobSpecUpdate`,
+//!   an Indexed Job changed in tandem with `spec.parallelism`;
+//!   `spec.template`, but of a Job suspended (that never started) its
+//!   labels, annotations, `nodeSelector`, `tolerations`,
+//!   `schedulingGates` and node affinity, an `affinity` of node affinity
+//!   alone added or dropped whole (`ValidateJobSpecUpdate`,
 //!   `validateCompletions`, `validatePodTemplateUpdate`); the template's
 //!   `metadata` or `labels` left out where the old manifest wrote them
 //!   (server-side apply removes the map whole, the generated labels too).
@@ -27,7 +29,8 @@
 //!   written `""` keeps the allocated one ([`crate::diff`]'s defaults: no
 //!   change at all); a LoadBalancer's `spec.loadBalancerClass` while it
 //!   stays one (`validateLoadBalancerClassField`: "may not change once
-//!   set").
+//!   set"); a health-check node port written anew while it keeps the
+//!   `Local` policy (`validateServiceExternalTrafficFieldsUpdate`).
 //! - RuntimeClass: `handler` (`ValidateRuntimeClassUpdate`).
 //! - PriorityClass: `value`, `preemptionPolicy` (`ValidatePriorityClassUpdate`).
 //! - IngressClass: `spec.controller` (`validateIngressClassSpecUpdate`).
@@ -66,7 +69,9 @@
 //! - StatefulSet's `volumeClaimTemplates`: what the server defaults in them
 //!   written out is no change, so no refusal.
 //! - ConfigMap, Secret marked `immutable: true`: `data`, `binaryData`
-//!   (and a Secret's `stringData`, written into `data`) and `immutable` itself (<https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-immutable>).
+//!   (and a Secret's `stringData`, written into `data`) and `immutable`
+//!   itself
+//!   (<https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-immutable>).
 //! - Pod: its `spec` but containers' images, `activeDeadlineSeconds` and
 //!   `tolerations` (`ValidatePodUpdate`: "pod updates may not change fields
 //!   other than …").
@@ -292,7 +297,9 @@ fn node_affinity_only(field: &FieldChange) -> bool {
 }
 
 /// A Service's cluster IPs: a new address is refused, unless the Service
-/// is or becomes an ExternalName one (which has none).
+/// is or becomes an ExternalName one (which has none); its
+/// `loadBalancerClass` while it stays a LoadBalancer; a new health-check
+/// node port while it keeps the `Local` policy.
 fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
     let external = |m: &Manifest| {
         text(m.node().get("spec").and_then(|s| s.get("type"))) == Some("ExternalName")
@@ -664,4 +671,113 @@ fn shrinking_claim(before: &Manifest, fields: &[FieldChange]) -> Option<String> 
     let (old, new) = (shown(old), shown(new));
     (to < from)
         .then(|| format!("its storage request shrinks from {old} to {new} (volumes only grow)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The paths `diff` refuses from `old` to `new`, one object each.
+    fn refused_from(old: &str, new: &str) -> Vec<String> {
+        let old = crate::input::parse("old.yaml", old).unwrap().manifests;
+        let new = crate::input::parse("new.yaml", new).unwrap().manifests;
+        (crate::diff::diff(&old, &new, &[]).impact.into_iter())
+            .filter(|i| i.class == Class::Immutable)
+            .map(|i| i.why)
+            .collect()
+    }
+
+    fn volume(spec: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: v}}\nspec: {{capacity: {{storage: 1Gi}}, accessModes: [ReadWriteOnce], {spec}}}\n"
+        )
+    }
+
+    /// A PersistentVolume's source, volume mode and node affinity (once
+    /// set) are refused; a CSI expansion secret set where there was none,
+    /// a beta node label key made its GA one, or the default volume mode
+    /// written out are not.
+    #[test]
+    fn a_persistent_volume_keeps_its_source() {
+        let csi = |extra: &str| {
+            volume(&format!(
+                "csi: {{driver: d.example.com, volumeHandle: h{extra}}}"
+            ))
+        };
+        let secret = ", controllerExpandSecretRef: {name: s, namespace: ns}";
+        assert!(refused_from(&csi(""), &csi(secret)).is_empty());
+        assert_eq!(refused_from(&csi(secret), &csi("")).len(), 1);
+        let path = |p: &str| volume(&format!("hostPath: {{path: {p}}}"));
+        assert_eq!(refused_from(&path("/a"), &path("/b")).len(), 1);
+        let mode = |m: &str| volume(&format!("hostPath: {{path: /a}}{m}"));
+        assert!(refused_from(&mode(""), &mode(", volumeMode: Filesystem")).is_empty());
+        assert_eq!(
+            refused_from(&mode(""), &mode(", volumeMode: Block")).len(),
+            1
+        );
+        let affinity = |key: &str| {
+            volume(&format!(
+                "local: {{path: /a}}, nodeAffinity: {{required: {{nodeSelectorTerms: [{{matchExpressions: [{{key: {key}, operator: In, values: [a]}}]}}]}}}}"
+            ))
+        };
+        let beta = affinity("failure-domain.beta.kubernetes.io/zone");
+        assert!(refused_from(&beta, &affinity("topology.kubernetes.io/zone")).is_empty());
+        assert_eq!(
+            refused_from(&beta, &affinity("topology.kubernetes.io/region")).len(),
+            1
+        );
+        let class = |c: &str| {
+            volume(&format!(
+                "csi: {{driver: d.example.com, volumeHandle: h}}{c}"
+            ))
+        };
+        let named = class(", volumeAttributesClassName: fast");
+        assert!(refused_from(&named, &class(", volumeAttributesClassName: slow")).is_empty());
+        assert_eq!(refused_from(&named, &class("")).len(), 1);
+    }
+
+    /// A quota's scopes compare as a set; amounts of a resource list by
+    /// value.
+    #[test]
+    fn scopes_as_a_set_and_amounts_by_value() {
+        let quota = |scopes: &str| {
+            format!(
+                "apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: q, namespace: a}}\nspec: {{hard: {{pods: '10'}}, scopes: {scopes}}}\n"
+            )
+        };
+        let both = quota("[NotTerminating, NotBestEffort]");
+        assert!(
+            refused_from(
+                &both,
+                &quota("[NotBestEffort, NotTerminating, NotBestEffort]")
+            )
+            .is_empty()
+        );
+        assert_eq!(refused_from(&both, &quota("[NotTerminating]")).len(), 1);
+        let claim = |size: &str| {
+            format!(
+                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: s, namespace: a}}\nspec:\n  serviceName: s\n  selector: {{matchLabels: {{app: s}}}}\n  template:\n    metadata: {{labels: {{app: s}}}}\n    spec: {{containers: [{{name: c, image: 'nginx:1.27'}}]}}\n  volumeClaimTemplates: [{{metadata: {{name: d}}, spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {size}}}}}}}}}]\n"
+            )
+        };
+        assert!(refused_from(&claim("1Gi"), &claim("1073741824")).is_empty());
+        assert_eq!(refused_from(&claim("1Gi"), &claim("2Gi")).len(), 1);
+    }
+
+    /// A StatefulSet switched to `OnDelete` keeps a `rollingUpdate` its
+    /// defaults made only where its type was not written.
+    #[test]
+    fn on_delete_over_a_defaulted_rolling_update() {
+        let set = |strategy: &str| {
+            format!(
+                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: s, namespace: a}}\nspec:\n  serviceName: s\n  selector: {{matchLabels: {{app: s}}}}\n  template:\n    metadata: {{labels: {{app: s}}}}\n    spec: {{containers: [{{name: c, image: 'nginx:1.27'}}]}}\n{strategy}"
+            )
+        };
+        let on_delete = set("  updateStrategy: {type: OnDelete}\n");
+        assert_eq!(refused_from(&set(""), &on_delete).len(), 1);
+        let explicit = set("  updateStrategy: {type: RollingUpdate}\n");
+        assert!(refused_from(&explicit, &on_delete).is_empty());
+        let written =
+            set("  updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 0}}\n");
+        assert!(refused_from(&written, &on_delete).is_empty());
+    }
 }
