@@ -677,14 +677,9 @@ fn shrinking_claim(before: &Manifest, fields: &[FieldChange]) -> Option<String> 
 mod tests {
     use super::*;
 
-    /// The paths `diff` refuses from `old` to `new`, one object each.
+    /// The whys of the class's impacts from `old` to `new`.
     fn refused_from(old: &str, new: &str) -> Vec<String> {
-        let old = crate::input::parse("old.yaml", old).unwrap().manifests;
-        let new = crate::input::parse("new.yaml", new).unwrap().manifests;
-        (crate::diff::diff(&old, &new, &[]).impact.into_iter())
-            .filter(|i| i.class == Class::Immutable)
-            .map(|i| i.why)
-            .collect()
+        super::super::whys(old, new, Class::Immutable)
     }
 
     fn volume(spec: &str) -> String {

@@ -357,14 +357,9 @@ fn drop_type_dependent_fields(old: &Map<String, Json>, new: &mut Map<String, Jso
 mod tests {
     use super::*;
 
-    /// The refusals `diff` finds from `old` to `new` (YAML streams).
+    /// The whys of the class's impacts from `old` to `new`.
     fn refusals(old: &str, new: &str) -> Vec<String> {
-        let old = crate::input::parse("old.yaml", old).unwrap().manifests;
-        let new = crate::input::parse("new.yaml", new).unwrap().manifests;
-        (crate::diff::diff(&old, &new, &[]).impact.into_iter())
-            .filter(|i| i.class == Class::Invalid)
-            .map(|i| i.why)
-            .collect()
+        super::super::whys(old, new, Class::Invalid)
     }
 
     fn service(spec: &str) -> String {

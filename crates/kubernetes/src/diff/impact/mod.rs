@@ -289,6 +289,18 @@ pub(crate) fn sort(impact: &mut [Impact]) {
     });
 }
 
+/// The whys of the impacts of `class` that `diff` finds from the YAML
+/// stream `old` to `new`: what the classes' tests read.
+#[cfg(test)]
+pub(super) fn whys(old: &str, new: &str, class: Class) -> Vec<String> {
+    let old = crate::input::parse("old.yaml", old).unwrap().manifests;
+    let new = crate::input::parse("new.yaml", new).unwrap().manifests;
+    (super::diff(&old, &new, &[]).impact.into_iter())
+        .filter(|i| i.class == class)
+        .map(|i| i.why)
+        .collect()
+}
+
 /// At most this many items of a list are named in a why.
 const NAMED: usize = 6;
 
