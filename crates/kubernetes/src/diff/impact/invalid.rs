@@ -1,7 +1,8 @@
 //! An object the new set adds or changes that the API server refuses: by
 //! its schema or by an API rule, as `check` reads it
-//! ([`crate::api::refused`]). Its apply fails whatever else changes
-//! (`refused`).
+//! ([`crate::api::refused`]), or a keyed list of its pod spec holding a
+//! key twice, which server-side apply refuses ([`twice_keyed`]). Its
+//! apply fails whatever else changes (`refused`).
 //!
 //! An update is validated as the server prepares it, not as written:
 //!
@@ -40,6 +41,8 @@ use super::{Class, Impact, Level};
 use crate::diff::compare::may_need_redaction;
 use crate::kube::KubeSchemas;
 use crate::manifest::Manifest;
+use crate::tree::Tree;
+use crate::yaml::Node;
 
 /// The impacts of the objects `added` and the new selves of `changed`
 /// (old, new) that the API server refuses, the custom resources judged
@@ -89,6 +92,72 @@ pub(super) fn refused(
         };
         out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
     }
+    for (index, object) in judged.iter().enumerate() {
+        let Some(twice) = super::workload::pod_spec(object).and_then(twice_keyed) else {
+            continue;
+        };
+        let old = index.checked_sub(added.len()).map(|i| changed[i].0);
+        if old
+            .and_then(super::workload::pod_spec)
+            .and_then(twice_keyed)
+            .as_ref()
+            == Some(&twice)
+        {
+            continue;
+        }
+        let why = format!("server-side apply refuses a keyed list with a key twice: {twice}");
+        out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
+    }
+}
+
+/// The first key a pod spec's keyed lists hold twice, which server-side
+/// apply refuses ("duplicate entries for key") although validation takes
+/// it: a container's `env` by name and `ports` by port and protocol
+/// (`TCP` when unset), the pod's `imagePullSecrets` by name and
+/// `hostAliases` by IP. (The lists validation holds unique, containers,
+/// volumes, mounts, are `check`'s.)
+fn twice_keyed(spec: &Node) -> Option<String> {
+    let text = |n: &Node, key: &str| n.get(key).map(|v| v.to_json().to_string());
+    let first_twice = |items: Option<&[Node]>, key: &dyn Fn(&Node) -> Option<String>| {
+        let mut seen = BTreeSet::new();
+        (items.unwrap_or_default().iter())
+            .filter_map(key)
+            .find(|k| !seen.insert(k.clone()))
+    };
+    for list in ["containers", "initContainers", "ephemeralContainers"] {
+        for container in spec.get(list).and_then(Tree::items).unwrap_or_default() {
+            let name = container
+                .get("name")
+                .and_then(Tree::text)
+                .unwrap_or_default();
+            let env = container.get("env").and_then(Tree::items);
+            if let Some(twice) = first_twice(env, &|e| text(e, "name")) {
+                return Some(format!("{list}[{name}].env: the name {twice} twice"));
+            }
+            let ports = container.get("ports").and_then(Tree::items);
+            let port = |p: &Node| {
+                let protocol = p
+                    .get("protocol")
+                    .and_then(Tree::text)
+                    .filter(|t| !t.is_empty());
+                Some(format!(
+                    "{}/{}",
+                    text(p, "containerPort")?,
+                    protocol.unwrap_or("TCP")
+                ))
+            };
+            if let Some(twice) = first_twice(ports, &port) {
+                return Some(format!("{list}[{name}].ports: the port {twice} twice"));
+            }
+        }
+    }
+    for (list, key) in [("imagePullSecrets", "name"), ("hostAliases", "ip")] {
+        let items = spec.get(list).and_then(Tree::items);
+        if let Some(twice) = first_twice(items, &|i| text(i, key)) {
+            return Some(format!("{list}: the {key} {twice} twice"));
+        }
+    }
+    None
 }
 
 /// From this many objects on, [`judge`] splits its work over two cores.
