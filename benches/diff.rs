@@ -123,7 +123,9 @@ fn diff_thousand_objects(c: &mut Criterion) {
     );
     let result = diff::diff(&old_impact, &new_impact, &[]);
     let classes: std::collections::BTreeSet<_> = result.impact.iter().map(|i| i.class).collect();
-    assert_eq!(classes.len(), 5, "{:?}", result.impact);
+    // Refused twice over: the changed selectors no longer match their
+    // templates (class invalid) and are immutable.
+    assert_eq!(classes.len(), 6, "{:?}", result.impact);
     assert!(result.impact.len() > 150, "{}", result.impact.len());
     c.bench_function("diff 1000 objects, every impact class", |b| {
         b.iter(|| diff::diff(black_box(&old_impact), black_box(&new_impact), &[]))

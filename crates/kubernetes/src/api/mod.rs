@@ -86,14 +86,16 @@ pub fn images(object: &Json) -> Vec<(KeyPath, String)> {
     let Some((_, spec)) = pod_template(kind) else {
         return found;
     };
-    let at = KeyPath::from_pointer(spec);
+    let Some(pod) = object.pointer(spec) else {
+        return found;
+    };
     for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for (i, container) in each(&object.pointer(spec).unwrap_or(&Json::Null)[list]) {
+        for (i, container) in each(&pod[list]) {
             if let Some(image) = container.field("image").as_str()
                 && let Err(why) = names::image_reference(image)
             {
                 found.push((
-                    at.key(list).index(i).key("image"),
+                    KeyPath::from_pointer(spec).key(list).index(i).key("image"),
                     format!("`{image}` is {why}; the kubelet cannot pull it"),
                 ));
             }
@@ -324,8 +326,11 @@ pub fn problems_remembering<'a>(
         ));
     }
     if let Some((template, spec)) = pod_template(kind) {
+        // Found once: a pointer is parsed, token by token, each time.
         let template_path = KeyPath::from_pointer(template);
-        if let Some(template) = object.pointer(template) {
+        let (template, pod) = (object.pointer(template), object.pointer(spec));
+        let spec = KeyPath::from_pointer(spec);
+        if let Some(template) = template {
             meta(
                 template.field("metadata"),
                 || template_path.clone().key("metadata"),
@@ -345,23 +350,12 @@ pub fn problems_remembering<'a>(
                 &mut found,
             );
         }
-        if let (Some(template), Some(pod)) = (object.pointer(template), object.pointer(spec)) {
-            pod::seccomp_annotations(
-                template.field("metadata"),
-                pod,
-                &KeyPath::from_pointer(spec),
-                &mut found,
-            );
-            pod::apparmor_annotations(
-                template.field("metadata"),
-                pod,
-                kind,
-                &KeyPath::from_pointer(spec),
-                &mut found,
-            );
-            pod::windows(pod, &KeyPath::from_pointer(spec), &mut found);
+        if let (Some(template), Some(pod)) = (template, pod) {
+            pod::seccomp_annotations(template.field("metadata"), pod, &spec, &mut found);
+            pod::apparmor_annotations(template.field("metadata"), pod, kind, &spec, &mut found);
+            pod::windows(pod, &spec, &mut found);
         }
-        if let Some(pod) = object.pointer(spec) {
+        if let Some(pod) = pod {
             // A StatefulSet's claim templates are volumes its pods mount.
             let claims: std::collections::BTreeSet<&str> =
                 each(object.field("spec").field("volumeClaimTemplates"))
@@ -383,14 +377,7 @@ pub fn problems_remembering<'a>(
                     .as_str()
                     .unwrap_or_default()
             });
-            pod_spec(
-                pod,
-                kind,
-                name,
-                &KeyPath::from_pointer(spec),
-                claims,
-                &mut found,
-            );
+            pod_spec(pod, kind, name, &spec, claims, &mut found);
         }
     }
     if kind == "Service" {

@@ -59,13 +59,27 @@ pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<R
             unknown,
         });
     }
+    // Read as the server validates it only where the schema passed; the
+    // label and annotation keys found valid are remembered across objects.
+    let read: Vec<Option<Json>> = (objects.iter().zip(&why))
+        .map(|(object, why)| {
+            why.is_none()
+                .then(|| super::as_validated(object, schemas))
+                .flatten()
+        })
+        .collect();
+    let mut valid = super::ValidKeys::default();
     for (index, object) in objects.iter().enumerate() {
-        // Read as the server validates it only where the schema passed.
         if why[index].is_some() {
             continue;
         }
-        let read = super::as_validated(object, schemas);
-        if let Some((path, message)) = super::problems(read.as_ref().unwrap_or(object))
+        let object = read[index].as_ref().unwrap_or(object);
+        let kind = object
+            .get("kind")
+            .and_then(Json::as_str)
+            .unwrap_or_default();
+        let scope = crate::manifest::ObjectScope::of_kind(kind);
+        if let Some((path, message)) = super::problems_remembering(object, scope, &mut valid)
             .into_iter()
             .next()
         {
