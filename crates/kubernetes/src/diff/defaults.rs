@@ -1238,6 +1238,47 @@ fn stored<T: Compared>(value: &T, rounded: bool) -> Option<String> {
     crate::quantity::as_the_server_writes(&text)
 }
 
+/// A LimitRange as the API server stores it (`SetDefaults_LimitRangeItem`):
+/// a `Container` item's `default` filled in from its `max`, then its
+/// `defaultRequest` from its `default`, then from its `min`, resource by
+/// resource where the field does not name it.
+pub(super) fn limit_range_as_stored(object: &mut Json) {
+    let Some(items) = object
+        .pointer_mut("/spec/limits")
+        .and_then(Json::as_array_mut)
+    else {
+        return;
+    };
+    for item in items.iter_mut().filter_map(Json::as_object_mut) {
+        if item.get("type").and_then(Json::as_str) != Some("Container") {
+            continue;
+        }
+        for (from, to) in [
+            ("max", "default"),
+            ("default", "defaultRequest"),
+            ("min", "defaultRequest"),
+        ] {
+            let amounts = item
+                .get(from)
+                .and_then(Json::as_object)
+                .cloned()
+                .unwrap_or_default();
+            if amounts.is_empty() {
+                continue;
+            }
+            let target = item.entry(to).or_insert_with(|| json!({}));
+            if target.is_null() {
+                *target = json!({});
+            }
+            if let Some(target) = target.as_object_mut() {
+                for (resource, amount) in amounts {
+                    target.entry(resource).or_insert(amount);
+                }
+            }
+        }
+    }
+}
+
 /// Two versions of a Secret as the API server stores them, where they
 /// differ in the way they say it: a key in `stringData` on one side and in
 /// `data` on the other is brought into `data` on both (base64 of the

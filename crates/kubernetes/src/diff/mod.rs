@@ -305,6 +305,12 @@ fn object_changes(
         }
         let (old, new) = (secret::redacted(&old), secret::redacted(&new));
         compare::compare_object(&old, &new, ignore, server, &mut fields);
+    } else if (after.id.group.as_str(), after.id.kind.as_str()) == ("", "LimitRange") {
+        // Compared as stored: the defaults fill in an item's defaults.
+        let (mut old, mut new) = (old.to_json(), new.to_json());
+        defaults::limit_range_as_stored(&mut old);
+        defaults::limit_range_as_stored(&mut new);
+        compare::compare_object(&old, &new, ignore, server, &mut fields);
     } else {
         compare::compare_object(old, new, ignore, server, &mut fields);
     }
