@@ -287,6 +287,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `object` with the members of `extra` added or replaced.
+    fn with(mut object: Json, extra: Json) -> Json {
+        let members = extra.as_object().unwrap().clone();
+        object.as_object_mut().unwrap().extend(members);
+        object
+    }
+
     fn paths(check: fn(&Json, &mut Found), object: Json) -> Vec<String> {
         let mut found = Vec::new();
         check(&object, &mut found);
@@ -331,12 +338,10 @@ mod tests {
     #[test]
     fn storage_classes_hold_what_the_server_takes() {
         let class = |extra: Json| {
-            let mut object = json!({"provisioner": "example.com/disk"});
-            object
-                .as_object_mut()
-                .unwrap()
-                .extend(extra.as_object().unwrap().clone());
-            paths(storage_class, object)
+            paths(
+                storage_class,
+                with(json!({"provisioner": "example.com/disk"}), extra),
+            )
         };
         assert!(class(json!({"provisioner": "Example.COM/Disk", "reclaimPolicy": ""})).is_empty());
         assert_eq!(
@@ -386,14 +391,7 @@ mod tests {
 
     #[test]
     fn runtime_classes_hold_what_the_server_takes() {
-        let class = |extra: Json| {
-            let mut object = json!({"handler": "kata"});
-            object
-                .as_object_mut()
-                .unwrap()
-                .extend(extra.as_object().unwrap().clone());
-            paths(runtime_class, object)
-        };
+        let class = |extra: Json| paths(runtime_class, with(json!({"handler": "kata"}), extra));
         assert!(class(json!({"overhead": {"podFixed": {"cpu": "250m"}}})).is_empty());
         assert_eq!(class(json!({"handler": "a.b"})), ["handler"]);
         assert_eq!(class(json!({"handler": ""})), ["handler"]);

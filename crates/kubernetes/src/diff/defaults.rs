@@ -1314,15 +1314,7 @@ pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
 /// is never stored, so server-side apply has nothing of it to remove,
 /// and the `data` entry it made stays as it was.
 fn kept_string_data(old: &mut Json, new: &Json) {
-    let written = |field: &str, key: &str| new.get(field).and_then(|m| m.get(key)).is_some();
-    let in_old_data = |key: &str| old.get("data").and_then(|m| m.get(key)).is_some();
-    let Some(strings) = old.get("stringData").and_then(Json::as_object) else {
-        return;
-    };
-    let kept: HashSet<String> = (strings.keys())
-        .filter(|k| !written("data", k) && !written("stringData", k) && !in_old_data(k))
-        .cloned()
-        .collect();
+    let kept = string_data_kept(old, new);
     let Some(Json::Object(strings)) = old.get_mut("stringData") else {
         return;
     };
@@ -1331,6 +1323,24 @@ fn kept_string_data(old: &mut Json, new: &Json) {
     if strings.is_empty() {
         old.as_object_mut().map(|o| o.remove("stringData"));
     }
+}
+
+/// The keys of a Secret's old `stringData` that the server keeps when
+/// `new` is applied over it: those `new` writes in neither `data` nor
+/// `stringData`, and `old` not in `data` (`stringData` is never stored,
+/// so server-side apply has nothing of it to remove, and the `data`
+/// entry it made stays).
+pub(super) fn string_data_kept(old: &Json, new: &Json) -> HashSet<String> {
+    let written = |field: &str, key: &str| new.get(field).and_then(|m| m.get(key)).is_some();
+    let in_old_data = |key: &str| old.get("data").and_then(|m| m.get(key)).is_some();
+    (old.get("stringData")
+        .and_then(Json::as_object)
+        .into_iter()
+        .flatten())
+    .map(|(key, _)| key)
+    .filter(|k| !written("data", k) && !written("stringData", k) && !in_old_data(k))
+    .cloned()
+    .collect()
 }
 
 /// Moves the `stringData` entries named in `keys` into `data`, base64.

@@ -93,21 +93,24 @@ pub(super) fn refused(
         out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
     }
     for (index, object) in judged.iter().enumerate() {
-        let Some(twice) = super::workload::pod_spec(object).and_then(twice_keyed) else {
+        let Some(twice) = any_pod_spec(object).and_then(twice_keyed) else {
             continue;
         };
         let old = index.checked_sub(added.len()).map(|i| changed[i].0);
-        if old
-            .and_then(super::workload::pod_spec)
-            .and_then(twice_keyed)
-            .as_ref()
-            == Some(&twice)
-        {
+        if old.and_then(any_pod_spec).and_then(twice_keyed).as_ref() == Some(&twice) {
             continue;
         }
         let why = format!("server-side apply refuses a keyed list with a key twice: {twice}");
         out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
     }
+}
+
+/// The pod spec of any kind that carries one, a PodTemplate's too
+/// (`pod_security::template_path`; the workload impacts read only the
+/// kinds whose pods run).
+fn any_pod_spec(object: &Manifest) -> Option<&Node> {
+    let path = crate::pod_security::template_path(&object.id.group, &object.id.kind)?;
+    object.node().lookup(path)?.get("spec")
 }
 
 /// The first key a pod spec's keyed lists hold twice, which server-side
@@ -235,24 +238,7 @@ fn may_be_custom(refusal: &crate::api::refused::Refusal, schemas: &KubeSchemas) 
 /// `stringData` is stored for server-side apply to remove), so the new
 /// object holds them too (an empty value stands in for theirs).
 fn kept_string_data(old: &Json, new: &mut Json) {
-    let keys = |object: &Json, field: &str| -> BTreeSet<String> {
-        (object
-            .get(field)
-            .and_then(Json::as_object)
-            .into_iter()
-            .flatten())
-        .map(|(key, _)| key.clone())
-        .collect()
-    };
-    let written: BTreeSet<String> = keys(new, "data")
-        .into_iter()
-        .chain(keys(new, "stringData"))
-        .chain(keys(old, "data"))
-        .collect();
-    let kept: Vec<String> = keys(old, "stringData")
-        .into_iter()
-        .filter(|k| !written.contains(k))
-        .collect();
+    let kept = crate::diff::defaults::string_data_kept(old, new);
     if kept.is_empty() {
         return;
     }
@@ -536,5 +522,28 @@ mod tests {
         }
         let found = refusals("", &object("apps/v1", "Job"));
         assert!(found[0].contains("no apps/v1 Job is served"), "{found:?}");
+    }
+
+    /// A key twice in a keyed list of any pod spec, a PodTemplate's and a
+    /// CronJob's too; two protocols of one port are two keys.
+    #[test]
+    fn a_keyed_list_holding_a_key_twice_is_refused_in_every_pod_spec() {
+        let env = "{containers: [{name: c, image: 'nginx:1.27', env: [{name: A}, {name: A}]}]}";
+        let template = format!(
+            "apiVersion: v1\nkind: PodTemplate\nmetadata: {{name: t, namespace: a}}\ntemplate: {{spec: {env}}}\n"
+        );
+        let found = refusals("", &template);
+        assert!(
+            found[0].contains("containers[c].env: the name \"A\" twice"),
+            "{found:?}"
+        );
+        let cron = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: j, namespace: a}\nspec: {schedule: '0 * * * *', jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: 'busybox:1.36', ports: [{containerPort: 80}, {containerPort: 80, protocol: TCP}]}]}}}}}\n".to_owned();
+        let found = refusals("", &cron);
+        assert!(
+            found[0].contains("ports: the port 80/TCP twice"),
+            "{found:?}"
+        );
+        let udp = cron.replace("protocol: TCP", "protocol: UDP");
+        assert_eq!(refusals("", &udp), Vec::<String>::new());
     }
 }
