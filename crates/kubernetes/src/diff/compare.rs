@@ -140,9 +140,17 @@ fn walk<'a, T: Compared>(
         let (in_a, in_b) = (Fields::new(old), Fields::new(new));
         for (k, x) in a {
             path.push(Step::key(k));
-            let y = in_b.get(k);
-            if y.is_some() || !cx.server.default_entry(path, x, old, new, true) {
-                compare_entry(path, Some(x), y, cx, out);
+            match in_b.get(k) {
+                Some(y) if cx.server.same_beside(path, (x, old), (y, new)) => {}
+                // Written `{}`, the old fields go and the map with them.
+                Some(y) if cx.server.pruned(path, x, y) && !ignored(path, cx.ignore) => {
+                    out.push(change(path, Some(x), Some(y)));
+                }
+                Some(y) => compare_entry(path, Some(x), Some(y), cx, out),
+                None if !cx.server.default_entry(path, x, old, new, true) => {
+                    compare_entry(path, Some(x), None, cx, out);
+                }
+                None => {}
             }
             path.pop();
         }

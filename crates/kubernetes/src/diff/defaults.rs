@@ -7,7 +7,9 @@
 //!
 //! The check is path-based: [`Server::default_entry`] answers for a field on
 //! one side only, [`Server::same_scalar`] for two scalars that differ as
-//! written. A subtree on one side only is a default when every leaf of it
+//! written, [`Server::same_beside`] for two values each read beside its own
+//! side's fields (a `targetPort` of `0` is its port), [`Server::pruned`]
+//! for a struct written `{}` that server-side apply removes. A subtree on one side only is a default when every leaf of it
 //! is one (`strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%,
 //! maxUnavailable: 25%}}`).
 
@@ -846,6 +848,20 @@ impl<'k> Server<'k> {
             return stored[at] == applied[at] && (!unwritten || stored[1 - at] == applied[1 - at]);
         }
         if let Some(spec) = self.pod_spec
+            && let [list, _, source] = &path[spec.len().min(path.len())..]
+            && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
+            && (&*list.name, &*source.name) == ("volumes", "emptyDir")
+        {
+            // A volume written without a source is given `emptyDir: {}`.
+            let plain = |map: &T| {
+                (map.fields()).is_some_and(|mut f| f.all(|(_, v)| is_zero(v) || v.json().is_null()))
+            };
+            let sourceless = (own.fields()).is_some_and(|mut f| {
+                f.all(|(k, v)| matches!(k, "name" | "emptyDir") || v.json().is_null())
+            });
+            return plain(value) && sourceless;
+        }
+        if let Some(spec) = self.pod_spec
             && path.len() == spec.len() + 1
             && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
             && matches!(
@@ -1043,6 +1059,91 @@ impl<'k> Server<'k> {
     pub(super) fn keeps_empty<T: Compared>(&self, path: &[Step<'_>], value: &T) -> bool {
         value.fields().is_some_and(|f| f.len() == 0)
             && matches!(self.go_field(path), Some(Field::Pointer(_)))
+    }
+
+    /// Whether a pointer to a struct the old manifest filled and the new
+    /// one writes as `{}` is gone after the apply: server-side apply
+    /// removes the fields only the old manifest wrote, then the map left
+    /// empty (`ordinals: {start: 0}` to `{}` leaves no `ordinals`; measured
+    /// on the server), where no default fills a field of it again.
+    ///
+    /// Only where the apply merges field by field: not below a list but a
+    /// pod's containers (keyed by name; most other lists of structs are
+    /// atomic, replaced whole, so a `{}` in one is kept), and not in a
+    /// struct Kubernetes marks atomic (label and node selectors, the
+    /// references to other objects and keys: `*Selector`, `*Ref`,
+    /// `required…` of node affinity).
+    pub(super) fn pruned<T: Compared>(&self, path: &[Step<'_>], old: &T, new: &T) -> bool {
+        let merged = path.iter().enumerate().all(|(at, step)| {
+            !step.item || (at > 0 && CONTAINER_LISTS.contains(&&*path[at - 1].name))
+        });
+        let atomic = path.iter().any(|step| {
+            let name = &*step.name;
+            name.ends_with("elector")
+                || name.ends_with("Ref")
+                || name.ends_with("Reference")
+                || name.starts_with("required")
+        });
+        merged
+            && !atomic
+            && self.keeps_empty(path, new)
+            && old
+                .fields()
+                .is_some_and(|mut f| f.any(|(_, v)| !v.json().is_null()))
+            && !self.defaults_below(path)
+    }
+
+    /// Whether a default lies below `path` (or may: a custom resource's
+    /// schema is not searched).
+    fn defaults_below(&self, path: &[Step<'_>]) -> bool {
+        let Some((group, kind)) = self.kind else {
+            return true;
+        };
+        let below = |pattern: &str, path: &[Step<'_>]| {
+            let parts: Vec<&str> = pattern.split('.').collect();
+            parts.len() > path.len()
+                && parts
+                    .iter()
+                    .zip(path)
+                    .all(|(p, s)| *p == "*" || *p == s.name)
+        };
+        if self.schema.is_some() {
+            return true;
+        }
+        if let Some(spec) = self.pod_spec
+            && path.len() >= spec.len()
+            && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
+        {
+            let rest = &path[spec.len()..];
+            // A container's `imagePullPolicy` too.
+            return rest.len() <= 2 || POD_SPEC.iter().any(|(pattern, _)| below(pattern, rest));
+        }
+        (OBJECTS.iter()).any(|(g, k, pattern, _)| (*g, *k) == (group, kind) && below(pattern, path))
+    }
+
+    /// Whether two values of one field, each beside what its own side
+    /// holds (`old_in`, `new_in`: the mappings holding them), are one value
+    /// to the server: a Service port's `targetPort`, `0` or `""` being its
+    /// `port`.
+    pub(super) fn same_beside<T: Compared>(
+        &self,
+        path: &[Step<'_>],
+        (old, old_in): (&T, &T),
+        (new, new_in): (&T, &T),
+    ) -> bool {
+        if self.kind != Some(("", "Service")) {
+            return false;
+        }
+        let at: Vec<&str> = path.iter().map(|s| &*s.name).collect();
+        if !matches!(at.as_slice(), ["spec", "ports", _, "targetPort"]) {
+            return false;
+        }
+        let target = |value: &T, port: &T| match is_zero(value) {
+            true => port.get("port").map(Compared::json),
+            false => Some(value.json()),
+        };
+        let old = target(old, old_in);
+        old.is_some() && old == target(new, new_in)
     }
 
     /// The default at `path`, if any; `parent` is the mapping holding it.

@@ -23,6 +23,9 @@
 //!   remove): a `kubernetes.io/tls` Secret still has its `tls.key`.
 //! - An Ingress's class annotation is held to `ingressClassName` on create
 //!   only (`ValidateIngressCreate`).
+//! - A pod volume the old manifest wrote without a source keeps the
+//!   `emptyDir: {}` the defaults gave it (no manager owns it), so a source
+//!   the new manifest gives it is a second one.
 //! - A reason the old object shares is not this change's: that object
 //!   could not be applied either (or was, under older rules), and `check`
 //!   reports it; `diff` names what the change brings.
@@ -39,6 +42,7 @@ use serde_json::{Map, Value as Json};
 
 use super::{Class, Impact, Level};
 use crate::diff::compare::may_need_redaction;
+use crate::diff::tree::Compared;
 use crate::kube::KubeSchemas;
 use crate::manifest::Manifest;
 use crate::tree::Tree;
@@ -86,10 +90,13 @@ pub(super) fn refused(
             continue;
         }
         let object = judged[refusal.index];
-        let why = match may_need_redaction(object.node()) {
+        let mut why = match may_need_redaction(object.node()) {
             true => "the API server refuses it (the reason is not shown: the object may hold a Secret; `check` names it)".to_owned(),
             false => format!("the API server refuses it: {}", refusal.why),
         };
+        if let Some(old) = refusal.index.checked_sub(added.len()).map(|i| changed[i].0) {
+            why.extend(empty_dirs_kept(old, object));
+        }
         out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
     }
     for (index, object) in judged.iter().enumerate() {
@@ -179,9 +186,13 @@ fn judge(
     let part = |from: usize, to: usize| {
         let mut objects: Vec<Json> = judged[from..to].iter().map(|m| m.json()).collect();
         for (index, object) in (from..).zip(&mut objects) {
-            if index >= added && (is_service(object) || is_secret(object) || is_ingress(object)) {
-                prepare_update(&changed[index - added].0.json(), object);
+            let Some(&(old, _)) = index.checked_sub(added).map(|i| &changed[i]) else {
+                continue;
+            };
+            if is_service(object) || is_secret(object) || is_ingress(object) {
+                prepare_update(&old.json(), object);
             }
+            defaulted_empty_dirs(old, object);
         }
         let objects: Vec<&Json> = objects.iter().collect();
         let mut found = crate::api::refused::refused(&objects, schemas, crds);
@@ -253,6 +264,71 @@ fn kept_string_data(old: &Json, new: &mut Json) {
             data.insert(key, Json::String(String::new()));
         }
     }
+}
+
+/// A pod volume the old manifest wrote without a source has `emptyDir: {}`
+/// from the defaults, which no manager owns, so server-side apply keeps it:
+/// the new manifest's volume of that name holds it beside any source it
+/// now gives (two, which the server refuses; measured).
+fn defaulted_empty_dirs(old: &Manifest, new: &mut Json) {
+    let sourceless = sourceless_volumes(old, |_| true);
+    if sourceless.is_empty() {
+        return;
+    }
+    let group = crate::kube::api_group(new["apiVersion"].as_str().unwrap_or_default());
+    let kind = new["kind"].as_str().unwrap_or_default();
+    let Some(path) = crate::pod_security::template_path(group, kind) else {
+        return;
+    };
+    let spec =
+        (path.iter().chain(&["spec", "volumes"])).try_fold(&mut *new, |at, key| at.get_mut(*key));
+    let Some(volumes) = spec.and_then(Json::as_array_mut) else {
+        return;
+    };
+    for volume in volumes.iter_mut().filter_map(Json::as_object_mut) {
+        let named = volume.get("name").and_then(Json::as_str);
+        if named.is_some_and(|name| sourceless.contains(name))
+            && !volume.contains_key("emptyDir")
+            && volume.iter().any(|(k, v)| k != "name" && !v.is_null())
+        {
+            volume.insert("emptyDir".to_owned(), Json::Object(Map::new()));
+        }
+    }
+}
+
+/// The names of the pod volumes of `object` written without a source, of
+/// those that `keep` keeps.
+fn sourceless_volumes(object: &Manifest, keep: impl Fn(&str) -> bool) -> BTreeSet<&str> {
+    let volumes = any_pod_spec(object).and_then(|spec| spec.get("volumes"));
+    (volumes.and_then(Tree::items).unwrap_or_default().iter())
+        .filter(|volume| {
+            (volume.fields()).is_some_and(|mut f| f.all(|(k, v)| k == "name" || v.json().is_null()))
+        })
+        .filter_map(|volume| volume.get("name")?.text())
+        .filter(|name| keep(name))
+        .collect()
+}
+
+/// What a refusal of `new` over `old` owes to [`defaulted_empty_dirs`]:
+/// the volumes that keep their `emptyDir: {}` beside a new source.
+fn empty_dirs_kept(old: &Manifest, new: &Manifest) -> Option<String> {
+    let volumes = any_pod_spec(new).and_then(|spec| spec.get("volumes"));
+    let sourced: BTreeSet<&str> = (volumes.and_then(Tree::items).unwrap_or_default().iter())
+        .filter(|volume| volume.get("emptyDir").is_none())
+        .filter(|volume| {
+            (volume.fields())
+                .is_some_and(|mut f| f.any(|(k, v)| k != "name" && !v.json().is_null()))
+        })
+        .filter_map(|volume| volume.get("name")?.text())
+        .collect();
+    let kept = sourceless_volumes(old, |name| sourced.contains(name));
+    (!kept.is_empty()).then(|| {
+        let names: Vec<String> = kept.iter().map(|n| format!("`{n}`")).collect();
+        format!(
+            " (the `emptyDir: {{}}` the server gave {} when written without a source stays: server-side apply removes only what a manifest wrote)",
+            names.join(", ")
+        )
+    })
 }
 
 /// Whether `object` is an Ingress.
@@ -545,5 +621,43 @@ mod tests {
         );
         let udp = cron.replace("protocol: TCP", "protocol: UDP");
         assert_eq!(refusals("", &udp), Vec::<String>::new());
+    }
+
+    /// A volume written without a source keeps the `emptyDir` the
+    /// defaults gave it: a source given later is its second, in any kind
+    /// with a pod; the note names the volume. A source given where the
+    /// old one wrote a source, or a second sourceless volume, is no such
+    /// case.
+    #[test]
+    fn a_volume_written_without_a_source_keeps_its_empty_dir() {
+        let sts = |volumes: &str| {
+            format!(
+                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: s, namespace: a}}\nspec: {{serviceName: s, selector: {{matchLabels: {{app: a}}}}, template: {{metadata: {{labels: {{app: a}}}}, spec: {{containers: [{{name: c, image: 'nginx:1.27'}}], volumes: {volumes}}}}}}}\n"
+            )
+        };
+        let found = refusals(
+            &sts("[{name: v}, {name: w}]"),
+            &sts("[{name: v, secret: {secretName: x}}, {name: w}]"),
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("2: emptyDir, secret"), "{found:?}");
+        assert!(
+            found[0].contains("the server gave `v` when written without a source"),
+            "{found:?}"
+        );
+        for (old, new) in [
+            (
+                "[{name: v, configMap: {name: x}}]",
+                "[{name: v, secret: {secretName: x}}]",
+            ),
+            ("[{name: v}]", "[{name: v, emptyDir: {sizeLimit: 1Gi}}]"),
+            ("[{name: v}]", "[{name: w, secret: {secretName: x}}]"),
+        ] {
+            assert_eq!(
+                refusals(&sts(old), &sts(new)),
+                Vec::<String>::new(),
+                "{old} -> {new}"
+            );
+        }
     }
 }
