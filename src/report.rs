@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::path::Path;
 use std::sync::Arc;
 
 use anstyle::Style;
@@ -191,13 +192,16 @@ fn from_set_argument(problem: &Problem) -> bool {
 
 /// Whether a problem in manifests may quote its input: not when the text
 /// could hold a Secret (the parse failed, so which object is one is not
-/// known), nor when the file was reached through a symbolic link (it could
-/// be any file: a key, a password store).
+/// known), nor when the file was reached through a symbolic link, the file
+/// itself or any folder of its path as given (it could be any file: a key,
+/// a password store).
 fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
     match &problem.origin {
         Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
-            let linked =
-                std::fs::symlink_metadata(&source.name).is_ok_and(|m| m.file_type().is_symlink());
+            let linked = Path::new(&source.name).ancestors().any(|at| {
+                !at.as_os_str().is_empty()
+                    && std::fs::symlink_metadata(at).is_ok_and(|m| m.file_type().is_symlink())
+            });
             !linked && !kubernetes::secret::text_could_hold_secret(&source.text)
         }),
         Origin::Default => true,

@@ -117,7 +117,7 @@ fn errors_about_malformed_secrets_quote_nothing() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    assert_eq!(files.len(), 6);
+    assert_eq!(files.len(), 7);
     for file in files {
         let file = crate::harness::relative(&file);
         let stdin = std::fs::read_to_string(&file).unwrap();
@@ -180,7 +180,15 @@ fn errors_about_a_linked_file_quote_nothing() {
     crate::harness::assert_contains(&in_dir.stderr, "not reading");
     crate::harness::assert_contains(&in_dir.stderr, "symbolic link");
     named.assert_refused(2, "/set/key.yaml:");
-    for run in [&in_dir, &named] {
+    // A folder of its path linked: the same.
+    std::fs::create_dir_all(dir.join("private")).unwrap();
+    std::fs::copy(&target, dir.join("private/key.yaml")).unwrap();
+    std::os::unix::fs::symlink(dir.join("private"), dir.join("linked")).unwrap();
+    let through = chartgen(&["check", dir.join("linked/key.yaml").to_str().unwrap()]);
+    through.assert_refused(2, "/linked/key.yaml:");
+    let linked_folder = chartgen(&["check", dir.join("linked").to_str().unwrap()]);
+    linked_folder.assert_refused(2, "/linked/key.yaml:");
+    for run in [&in_dir, &named, &through, &linked_folder] {
         for quoted in ["b3BlbnNzaC1rZXk", "PRIVATE"] {
             run.assert_stderr_lacks(quoted);
         }

@@ -39,13 +39,15 @@ pub enum Reading {
 }
 
 impl Reading {
-    /// Words for messages; `text` is the scalar.
+    /// Words for messages; `text` is the scalar. A value read from it is
+    /// quoted as the text is, so that a message that must not quote its
+    /// input (a Secret's value) masks both.
     pub fn describe(&self, text: &str) -> String {
         match self {
             Reading::Null => "null".to_owned(),
-            Reading::Bool(b) => format!("the boolean {b}"),
-            Reading::Int(i) => format!("the integer {i}"),
-            Reading::Float(f) => format!("the number {f:?}"),
+            Reading::Bool(b) => format!("the boolean `{b}`"),
+            Reading::Int(i) => format!("the integer `{i}`"),
+            Reading::Float(f) => format!("the number `{f:?}`"),
             Reading::Str => format!("the string \"{text}\""),
             Reading::NonFinite => "a non-finite number".to_owned(),
             Reading::Timestamp => "a timestamp".to_owned(),
@@ -314,10 +316,10 @@ pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
     };
     let hint = match &go {
         Reading::Int(i) => format!(
-            "write {i} if you mean the number Kubernetes reads, or quote it (\"{quoted}\") for the text"
+            "write `{i}` if you mean the number Kubernetes reads, or quote it (\"{quoted}\") for the text"
         ),
         Reading::Bool(b) => {
-            format!("write {b} if you mean the boolean, or quote it (\"{quoted}\") for the text")
+            format!("write `{b}` if you mean the boolean, or quote it (\"{quoted}\") for the text")
         }
         _ => format!("quote it (\"{quoted}\") if you mean the text"),
     };
