@@ -40,7 +40,8 @@ layers below (Helm's rule): `commonLabels: {team: null}` removes a label
 a lower file set (a null inside a list is no deletion: lists are values).
 Where the key has a built-in default, the default
 applies again; a required key deleted this way is an error that names
-the null. A list is replaced whole; to add items after those a lower
+the null, and so is a null of a key the values do not have (a mistyped
+`nodeSelectr: ~` would delete nothing). A list is replaced whole; to add items after those a lower
 layer gives, write its key with a `+`: `projects+: [...]` in an
 environment's file appends its projects to those of `common.yaml`, each
 keeping its file and line (in errors and in `explain`). The list must be

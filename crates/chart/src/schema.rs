@@ -145,6 +145,41 @@ pub fn is_list(path: &KeyPath) -> Option<bool> {
     Some(baked(node).types & ARRAY != 0)
 }
 
+/// The problem of a key a null deleted (`key: ~`, `--set key=null`) where
+/// the values have no such key: the deletion of a mistyped key would
+/// otherwise do nothing, unsaid. `None` for a key the values may hold, or
+/// below a key the schema reports itself.
+pub fn unknown_deleted(path: &KeyPath, origin: &Origin) -> Option<Problem> {
+    let Some((Segment::Key(key), steps)) = path.0.split_last() else {
+        return None;
+    };
+    let parent = KeyPath(steps.to_vec());
+    let mut node = VALUES_ROOT;
+    for segment in &parent.0 {
+        let Segment::Key(step) = segment else {
+            return None;
+        };
+        let schema = baked(node);
+        node = match (VALUES.property(schema, step), schema.additional) {
+            (Some(sub), _) | (None, Additional::Node(sub)) => sub,
+            (None, Additional::Any | Additional::Forbid) => return None,
+        };
+    }
+    let schema = baked(node);
+    if schema.types & OBJECT == 0
+        || VALUES.property(schema, key).is_some()
+        || !matches!(schema.additional, Additional::Forbid)
+    {
+        return None;
+    }
+    let mut found = Vec::new();
+    unknown_keys(None, &parent, origin, std::slice::from_ref(key), &mut found);
+    found.pop().map(|mut problem| {
+        problem.message = format!("unknown key `{key}` (its null deletes nothing)");
+        problem
+    })
+}
+
 /// The baked node at `index`, through an optional value's `anyOf` (its
 /// branch that is not `null`), as [`deref`] reads the JSON schema.
 fn baked(mut index: u32) -> &'static validator::Node {
@@ -164,8 +199,9 @@ fn baked(mut index: u32) -> &'static validator::Node {
 /// The `types` bits of `null` and `string` in the baked tables.
 const NULL: u8 = 1;
 const STRING: u8 = 16;
-/// The `types` bit of `array`.
+/// The `types` bits of `array` and `object`.
 const ARRAY: u8 = 32;
+const OBJECT: u8 = 64;
 
 /// `type: string`, or `type: [string, null]` (an optional string).
 fn wants_only_string(schema: &validator::Node) -> bool {

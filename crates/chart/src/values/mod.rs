@@ -91,6 +91,8 @@ fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> 
         (schema::validate(&document, &json), None)
     };
     explain_deletions(&mut schema_problems, &deleted);
+    schema_problems
+        .extend((deleted.iter()).filter_map(|(path, _, key)| schema::unknown_deleted(path, key)));
     let (values, broken_rules, reset) = if schema_problems.is_empty() {
         let values = match ahead {
             Some(ahead) => ahead?,
@@ -137,8 +139,9 @@ fn typed(json: &Json, document: &Node) -> Result<Values, Error> {
     })
 }
 
-/// The keys a null deleted: each path, and where the null was written.
-type Deleted = Vec<(KeyPath, Origin)>;
+/// The keys a null deleted: each path, where the null was written and
+/// where its key was.
+type Deleted = Vec<(KeyPath, Origin, Origin)>;
 
 /// The defaults, the files and the set flags merged into one document,
 /// with the pins each layer made and the keys nulls deleted.
@@ -408,7 +411,8 @@ pub fn drop_nulls(node: &mut Node, at: &mut KeyPath, deleted: &mut Deleted) {
         let null = matches!(value.value, Value::Null);
         // A default's null is only "unset": no one wrote it.
         if null && value.origin != Origin::Default {
-            deleted.push((at.key(key.name.clone()), value.origin.clone()));
+            let path = at.key(key.name.clone());
+            deleted.push((path, value.origin.clone(), key.origin.clone()));
         }
         !null
     });
@@ -421,7 +425,7 @@ pub fn drop_nulls(node: &mut Node, at: &mut KeyPath, deleted: &mut Deleted) {
 
 /// A key the schema misses because a null deleted it is named where the
 /// null was written, with why: `tag: ~` or an empty `tag:` deletes the key.
-fn explain_deletions(problems: &mut [Problem], deleted: &[(KeyPath, Origin)]) {
+fn explain_deletions(problems: &mut [Problem], deleted: &Deleted) {
     for problem in problems {
         let Some(key) =
             (problem.message.strip_prefix("missing key `")).and_then(|rest| rest.strip_suffix('`'))
@@ -429,7 +433,7 @@ fn explain_deletions(problems: &mut [Problem], deleted: &[(KeyPath, Origin)]) {
             continue;
         };
         let path = problem.path.key(key.to_owned());
-        if let Some((_, origin)) = deleted.iter().find(|(at, _)| *at == path) {
+        if let Some((_, origin, _)) = deleted.iter().find(|(at, _, _)| *at == path) {
             problem.origin = origin.clone();
             problem.message = format!(
                 "a null (`~`, `null` or nothing) deletes the key, as in Helm, and `{key}` is required"
