@@ -117,6 +117,19 @@ fn string_fields_keep_plain_numbers_as_written() {
         let out = rendered(&["--set", set]);
         assert!(out.contains("buildd:1.10\n"), "{set}");
     }
+    // A number no JSON number holds (a short commit id, a long build
+    // number) is text too where the key is a string, and an error that
+    // says why where it is a number.
+    let out = rendered(&[
+        "--set",
+        "images.buildd.tag=4e51234",
+        "--set",
+        "commonLabels.build=20240101123456000000",
+    ]);
+    assert!(out.contains("buildd:4e51234\n"), "{out}");
+    assert!(out.contains("build: \"20240101123456000000\"\n"), "{out}");
+    let run = chartgen(&["validate", "--set", "buildd.replicas=4e51234"]);
+    run.assert_refused(2, "buildd.replicas: expected integer, found `4e51234`\n  hint: `4e51234` is not a finite number\n");
 }
 
 #[test]

@@ -500,6 +500,8 @@ fn expects_only_null(error: &SchemaError<'_>) -> bool {
 fn describe(node: &Node) -> String {
     match (&node.value, &node.plain) {
         (Value::Null, _) => "null".to_owned(),
+        // A plain number no JSON number holds, kept as its text.
+        (Value::String(_), Some(text)) => format!("`{text}`"),
         (_, Some(text)) => format!("{} `{text}`", node.value.type_name()),
         (Value::String(s), None) => format!("string {}", Json::from(s.as_str())),
         (Value::Sequence(_) | Value::Mapping(_), None) => {
@@ -538,6 +540,10 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
         });
     }
     let text = node.plain.as_deref()?;
+    if let (Value::String(_), Err(why)) = (&node.value, kubernetes::yaml::resolve_plain(text)) {
+        // A plain number no JSON number holds, kept as its text.
+        return Some(why);
+    }
     if !expected.contains("string") {
         return None;
     }
