@@ -1074,6 +1074,9 @@ impl<'k> Server<'k> {
     /// references to other objects and keys: `*Selector`, `*Ref`,
     /// `required…` of node affinity).
     pub(super) fn pruned<T: Compared>(&self, path: &[Step<'_>], old: &T, new: &T) -> bool {
+        if !self.keeps_empty(path, new) {
+            return false;
+        }
         let merged = path.iter().enumerate().all(|(at, step)| {
             !step.item || (at > 0 && CONTAINER_LISTS.contains(&&*path[at - 1].name))
         });
@@ -1086,7 +1089,6 @@ impl<'k> Server<'k> {
         });
         merged
             && !atomic
-            && self.keeps_empty(path, new)
             && old
                 .fields()
                 .is_some_and(|mut f| f.any(|(_, v)| !v.json().is_null()))
