@@ -91,58 +91,67 @@ fn shown(path: &Path) -> String {
 /// temporary file of `dir` first, then all renamed over their names, so a
 /// failure leaves no page half-written. A `dir` that is a symbolic link or
 /// not a folder is refused.
-fn write_all(dir: &Path, pages: &[Page]) -> Result<(), Error> {
-    folder(dir)?;
+fn write_all(given: &Path, pages: &[Page]) -> Result<(), Error> {
+    let real = folder(given)?;
+    let dir = real.as_path();
+    // A page's place that holds a folder, a FIFO, device or socket is
+    // refused before any page is written (a file or a link there is
+    // replaced whole: nothing is written through a link).
+    for page in pages {
+        let target = dir.join(&page.file);
+        if let Ok(meta) = std::fs::symlink_metadata(&target)
+            && !(meta.file_type().is_file() || meta.file_type().is_symlink())
+        {
+            return Err(Error::Output {
+                path: shown(&given.join(&page.file)),
+                reason: "not a file: a man page replaces only a file or a link".to_owned(),
+            });
+        }
+    }
     let mut written = Vec::new();
     for page in pages {
         let target = dir.join(&page.file);
         let failed = |source| Error::WriteOutput {
-            path: shown(&target),
+            path: shown(&given.join(&page.file)),
             source,
         };
         let mut file = tempfile::Builder::new()
             .prefix(".chartgen-man-")
             .tempfile_in(dir)
             .map_err(|e| Error::WriteOutput {
-                path: shown(dir),
+                path: shown(given),
                 source: e,
             })?;
         file.write_all(page.text.as_bytes())
             .and_then(|()| readable(file.as_file()))
             .and_then(|()| file.as_file().sync_all())
             .map_err(failed)?;
-        written.push((file, target));
+        written.push((file, target, &page.file));
     }
-    for (file, target) in written {
+    for (file, target, name) in written {
         file.persist(&target).map_err(|e| Error::WriteOutput {
-            path: shown(&target),
+            path: shown(&given.join(name)),
             source: e.error,
         })?;
     }
     Ok(())
 }
 
-/// `dir` as a folder to write into: created when missing; a link or
-/// anything but a folder refused.
-fn folder(dir: &Path) -> Result<(), Error> {
-    let refuse = |reason: &str| Error::Output {
-        path: shown(dir),
-        reason: reason.to_owned(),
-    };
-    match std::fs::symlink_metadata(dir) {
-        Ok(meta) if meta.file_type().is_symlink() => Err(refuse(
-            "a symbolic link; name the folder it points to (no link is followed)",
-        )),
-        Ok(meta) if !meta.is_dir() => Err(refuse("not a folder")),
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir).map_err(|source| Error::WriteOutput {
-                path: shown(dir),
+/// `given` as a folder to write into (absolute, normalised by name):
+/// created when missing; a link or anything but a folder on its way
+/// refused.
+fn folder(given: &Path) -> Result<std::path::PathBuf, Error> {
+    let real = kubernetes::output::folder_to_write(given)?;
+    match std::fs::symlink_metadata(&real) {
+        Ok(_) => Ok(real),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(&real)
+            .map(|()| real)
+            .map_err(|source| Error::WriteOutput {
+                path: shown(given),
                 source,
-            })
-        }
+            }),
         Err(source) => Err(Error::WriteOutput {
-            path: shown(dir),
+            path: shown(given),
             source,
         }),
     }

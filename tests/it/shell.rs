@@ -359,8 +359,9 @@ fn man_refuses_links_and_files_and_replaces_pages_whole() {
     std::fs::write(&file, "not a folder").unwrap();
     for (target, reason) in [
         (link.clone(), "a symbolic link"),
-        (file.clone(), "not a folder"),
-        (file.join("below"), "cannot write"),
+        (link.join("man1"), "a symbolic link"),
+        (file.clone(), "is a file, not a directory"),
+        (file.join("below"), "is a file, not a directory"),
     ] {
         let run = chartgen(&["man", "--output-dir", target.to_str().unwrap()]);
         run.assert_refused(2, target.to_str().unwrap());
@@ -369,6 +370,13 @@ fn man_refuses_links_and_files_and_replaces_pages_whole() {
     }
     assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
+    // A folder where a page goes: refused before any page is written.
+    std::fs::create_dir(real.join("chartgen-render.1")).unwrap();
+    let run = chartgen(&["man", "--output-dir", real.to_str().unwrap()]);
+    run.assert_refused(2, "chartgen-render.1");
+    run.assert_refused(2, "not a file");
+    assert_eq!(std::fs::read_dir(&real).unwrap().count(), 1);
+    std::fs::remove_dir(real.join("chartgen-render.1")).unwrap();
     // A page that is a link to another file: the link is replaced.
     let secret = dir.join("secret");
     std::fs::write(&secret, "keep").unwrap();

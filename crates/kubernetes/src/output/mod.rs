@@ -23,7 +23,7 @@ mod write;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-pub use path::OutputDir;
+pub use path::{OutputDir, folder_to_write};
 pub use tree::TEMP_SUFFIX;
 #[doc(hidden)]
 pub use write::{STOP_AT_STEP, STOPPED};

@@ -47,37 +47,7 @@ impl OutputDir {
                 "it is the working directory or holds it; every file with the writer's marker beneath the output directory is the writer's, so give it a folder of its own (e.g. `out`)".to_owned(),
             ));
         }
-        let mut current = PathBuf::new();
-        for component in real.components() {
-            current.push(component);
-            if cwd.starts_with(&current) {
-                continue;
-            }
-            let metadata = match std::fs::symlink_metadata(&current) {
-                Ok(metadata) => metadata,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
-                Err(source) => {
-                    return Err(Error::WriteOutput {
-                        path: printable(&current.display().to_string()).into_owned(),
-                        source,
-                    });
-                }
-            };
-            let kind = metadata.file_type();
-            let problem = if kind.is_symlink() {
-                "is a symbolic link; links are neither followed nor written through: give the real directory"
-            } else if kind.is_dir() {
-                continue;
-            } else if kind.is_file() {
-                "is a file, not a directory"
-            } else {
-                "is a FIFO, device or socket, not a directory"
-            };
-            return Err(refuse(
-                &shown,
-                format!("`{}` {problem}", printable(&current.display().to_string())),
-            ));
-        }
+        no_link_on_the_way(&cwd, &real, &shown)?;
         Ok(OutputDir {
             shown,
             real,
@@ -110,6 +80,64 @@ impl OutputDir {
         };
         printable(&path.display().to_string()).into_owned()
     }
+}
+
+/// A folder a command writes its files into (`man --output-dir`), given as
+/// `given`: normalised by name and absolute, refused where a component of
+/// it is a symbolic link or no folder ([`no_link_on_the_way`]). Unlike
+/// [`OutputDir`], it may be the working directory.
+pub fn folder_to_write(given: &Path) -> Result<PathBuf, Error> {
+    let cwd = std::env::current_dir().map_err(|source| Error::WriteOutput {
+        path: printable(&given.display().to_string()).into_owned(),
+        source,
+    })?;
+    let (shown, _) = normalise(given);
+    let (real, _) = normalise(&cwd.join(&shown));
+    no_link_on_the_way(&cwd, &real, &shown)?;
+    Ok(real)
+}
+
+/// Refuses a folder to write into, `real` (absolute, normalised by name;
+/// `shown` as the user gave it) when a component of it below the working
+/// directory `cwd` is a symbolic link, a file, a FIFO, device or socket;
+/// components that do not exist yet are fine.
+fn no_link_on_the_way(cwd: &Path, real: &Path, shown: &Path) -> Result<(), Error> {
+    let refuse = |path: &Path, reason: String| Error::Output {
+        path: printable(&path.display().to_string()).into_owned(),
+        reason,
+    };
+    let mut current = PathBuf::new();
+    for component in real.components() {
+        current.push(component);
+        if cwd.starts_with(&current) {
+            continue;
+        }
+        let metadata = match std::fs::symlink_metadata(&current) {
+            Ok(metadata) => metadata,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(source) => {
+                return Err(Error::WriteOutput {
+                    path: printable(&current.display().to_string()).into_owned(),
+                    source,
+                });
+            }
+        };
+        let kind = metadata.file_type();
+        let problem = if kind.is_symlink() {
+            "is a symbolic link; links are neither followed nor written through: give the real directory"
+        } else if kind.is_dir() {
+            continue;
+        } else if kind.is_file() {
+            "is a file, not a directory"
+        } else {
+            "is a FIFO, device or socket, not a directory"
+        };
+        return Err(refuse(
+            shown,
+            format!("`{}` {problem}", printable(&current.display().to_string())),
+        ));
+    }
+    Ok(())
 }
 
 /// Drops `.` components and trailing slashes, resolves `..` after a name by
