@@ -426,22 +426,22 @@ fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
     let cases = [
         (
             "octal-mode.yaml",
-            ":16:26: spec.template.spec.volumes[0].configMap.defaultMode: plain `0644` is the integer 420 to Kubernetes (go-yaml, YAML 1.1) but the integer 644 in YAML 1.2",
-            "hint: write 420 if you mean the number Kubernetes reads, or quote it (\"0644\") for the text",
+            ":16:26: spec.template.spec.volumes[0].configMap.defaultMode: plain `0644` is the integer `420` to Kubernetes (go-yaml, YAML 1.1) but the integer `644` in YAML 1.2",
+            "hint: write `420` if you mean the number Kubernetes reads, or quote it (\"0644\") for the text",
         ),
         (
             "norway.yaml",
-            ":6:11: data.norway: plain `NO` is the boolean false to Kubernetes (go-yaml, YAML 1.1) but the string \"NO\" in YAML 1.2",
-            "hint: write false if you mean the boolean, or quote it (\"NO\") for the text",
+            ":6:11: data.norway: plain `NO` is the boolean `false` to Kubernetes (go-yaml, YAML 1.1) but the string \"NO\" in YAML 1.2",
+            "hint: write `false` if you mean the boolean, or quote it (\"NO\") for the text",
         ),
         (
             "boolean-key.yaml",
-            ":7:3: data.on: plain key `on` is the boolean true to Kubernetes (go-yaml, YAML 1.1), not the text",
+            ":7:3: data.on: plain key `on` is the boolean `true` to Kubernetes (go-yaml, YAML 1.1), not the text",
             "hint: quote the key (\"on\")",
         ),
         (
             "sexagesimal.yaml",
-            ":6:8: data.lap: plain `1:20` is the string \"1:20\" to Kubernetes (go-yaml) and in YAML 1.2, but the integer 80 to other YAML 1.1 readers (PyYAML, libyaml)",
+            ":6:8: data.lap: plain `1:20` is the string \"1:20\" to Kubernetes (go-yaml) and in YAML 1.2, but the integer `80` to other YAML 1.1 readers (PyYAML, libyaml)",
             "quote it (\"1:20\")",
         ),
         (
@@ -891,7 +891,7 @@ fn syntax_read_differently_is_refused() {
         ("a: {b: :c}\n", "plain `:c` in a flow collection"),
         ("a: &k\u{a0} 1\n", "the anchor or alias name `k\u{a0}`"),
         ("a: !!float 0x1F\n", "is not a decimal number"),
-        ("a: !!bool yes\n", "plain `yes` is the boolean true"),
+        ("a: !!bool yes\n", "plain `yes` is the boolean `true`"),
         (
             "!!int 1: a\n",
             "on a key; readers of YAML 1.1 and 1.2 take it differently",
@@ -906,7 +906,7 @@ fn syntax_read_differently_is_refused() {
         ),
         ("a: <<\n", "but a merge key to other YAML 1.1 readers"),
         ("a: =\n", "but the value key `=` to other YAML 1.1 readers"),
-        ("1_0: a\n", "plain key `1_0` is the integer 10"),
+        ("1_0: a\n", "plain key `1_0` is the integer `10`"),
     ];
     for (text, message) in cases {
         match yaml::parse_manifests(&Source::file("t.yaml", text), LIMITS) {
