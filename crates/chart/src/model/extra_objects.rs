@@ -88,6 +88,7 @@ fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<RuleBreac
                 path,
                 also: Vec::new(),
                 hint: None,
+                at_key: false,
             });
         }
     };
@@ -109,6 +110,7 @@ fn identified(object: &ExtraObject, at: &KeyPath, violations: &mut Vec<RuleBreac
                 also: Vec::new(),
                 message: "`metadata` must be a mapping holding at least `name`".to_owned(),
                 hint: None,
+                at_key: false,
             });
         }
     }
@@ -135,6 +137,7 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
                         hint: Some(
                             "keep the material out of Git: an ExternalSecret (external-secrets.io) or a SealedSecret (bitnami.com) in extraObjects makes the Secret in the cluster".to_owned(),
                         ),
+                        at_key: false,
                     });
                 }
             }
@@ -148,6 +151,7 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
                     "{KEY}[{i}] is a {kind}: each entry is one object, checked and written as one file"
                 ),
                 hint: Some(format!("write each item as an entry of its own in {KEY}")),
+                at_key: false,
             });
             continue;
         }
@@ -171,6 +175,7 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
                     values.namespaces.operator.as_str(),
                     values.namespaces.builds.as_str()
                 )),
+                at_key: false,
             });
         }
         let key = (
@@ -188,6 +193,7 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
                     key.3
                 ),
                 hint: Some("give each object its own name".to_owned()),
+                at_key: false,
             });
         } else {
             seen.insert(key, i);

@@ -298,6 +298,7 @@ pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<
             also: Vec::new(),
             message,
             hint: Some(hint.to_owned()),
+            at_key: false,
         });
     };
     args(extras, at, owned, &mut report);
@@ -319,6 +320,7 @@ pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<
             also: Vec::new(),
             message: format!("{message} (check's {rule} rule would refuse the render)"),
             hint: Some(API_HINT.to_owned()),
+            at_key: false,
         });
     }
 }

@@ -157,6 +157,7 @@ pub fn check(
             also: Vec::new(),
             message,
             hint: hint.map(str::to_owned),
+            at_key: false,
         });
     };
     let mut found = Vec::new();

@@ -91,6 +91,7 @@ fn check_pods(values: &Values, violations: &mut Vec<RuleBreach>) {
                     hint: Some(
                         "set the label in one place: commonLabels for every object, podLabels for these pods only".to_owned(),
                     ),
+                    at_key: false,
                 });
             }
         }
@@ -200,6 +201,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
                     "{key} {text} is longer than a Go duration holds (2562047h47m16.854775807s); cert-manager refuses the Certificate"
                 ),
                 hint: Some("certificate lifetimes are hours to a few years, such as 2160h".to_owned()),
+                at_key: false,
             });
         }
     }
@@ -216,6 +218,7 @@ fn check_amounts(values: &Values, violations: &mut Vec<RuleBreach>) {
                 tls.renew_before, tls.duration
             ),
             hint: Some("cert-manager renews renewBefore ahead of expiry; it must be less than the lifetime".to_owned()),
+            at_key: false,
         });
     }
 }
@@ -256,6 +259,7 @@ fn limit_range_admits(
                 also: vec![also],
                 message,
                 hint: Some(hint.to_owned()),
+                at_key: false,
             });
         };
         // Held to `max` as the LimitRanger holds it: in thousandths. The
@@ -326,6 +330,7 @@ fn at_most(
                 hint: Some(format!(
                     "the API server refuses {low_name} above {high_name}"
                 )),
+                at_key: false,
             });
         }
     }
@@ -361,18 +366,20 @@ fn check_metadata(values: &Values, violations: &mut Vec<RuleBreach>) {
     ] {
         for (key, value) in map {
             let path = KeyPath::dotted(field).key(key.clone());
-            let mut report = |message: String, hint: &str| {
+            let mut report = |message: String, hint: &str, at_key: bool| {
                 violations.push(RuleBreach {
                     path: path.clone(),
                     also: Vec::new(),
                     message,
                     hint: Some(hint.to_owned()),
+                    at_key,
                 });
             };
             if let Some(prefix) = RESERVED_PREFIXES.iter().find(|p| key.starts_with(*p)) {
                 report(
                     format!("`{key}` is under `{prefix}`, which the chart sets itself"),
                     "choose a key under your own prefix, such as example.com/team",
+                    true,
                 );
             } else if let Err(why) = names::qualified_name(key) {
                 report(
@@ -381,12 +388,14 @@ fn check_metadata(values: &Values, violations: &mut Vec<RuleBreach>) {
                         if labels { "label" } else { "annotation" }
                     ),
                     "keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`",
+                    true,
                 );
             }
             if labels && let Err(why) = names::label_value(value) {
                 report(
                     format!("label value {value:?} is not valid: {why}"),
                     "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
+                    false,
                 );
             }
         }
@@ -401,6 +410,7 @@ fn check_buildd(values: &Values, violations: &mut Vec<RuleBreach>) {
             also: vec![KeyPath::dotted("buildd.metrics.service")],
             message: "the ServiceMonitor selects buildd's metrics Service, which buildd.metrics.service: false leaves out".to_owned(),
             hint: Some("set buildd.metrics.service: true, or leave the ServiceMonitor off".to_owned()),
+            at_key: false,
         });
     }
     let buildd = &values.buildd;
@@ -413,6 +423,7 @@ fn check_buildd(values: &Values, violations: &mut Vec<RuleBreach>) {
                 buildd.replicas
             ),
             hint: Some("set buildd.leaderElection to true, or buildd.replicas to 1".to_owned()),
+            at_key: false,
         });
     }
 }
@@ -434,6 +445,7 @@ fn check_replicas(values: &Values, violations: &mut Vec<RuleBreach>) {
                 "scale buildd down too (buildd.replicas: 0), or keep at least one gateway replica"
                     .to_owned(),
             ),
+            at_key: false,
         });
     }
 }
@@ -444,12 +456,14 @@ fn check_replicas(values: &Values, violations: &mut Vec<RuleBreach>) {
 fn check_network(values: &Values, violations: &mut Vec<RuleBreach>) {
     use super::network::Cni;
     let network = &values.network;
+    let mut of_labels = Vec::new();
     let mut push = |path: KeyPath, message: String, hint: &str| {
         violations.push(RuleBreach {
             path,
             also: Vec::new(),
             message,
             hint: Some(hint.to_owned()),
+            at_key: false,
         });
     };
     const CIDR_HINT: &str =
@@ -550,39 +564,40 @@ fn check_network(values: &Values, violations: &mut Vec<RuleBreach>) {
             labels(
                 &at.clone().key("namespaceLabels"),
                 &peer.namespace_labels,
-                &mut push,
+                &mut of_labels,
             );
-            labels(&at.key("podLabels"), &peer.pod_labels, &mut push);
+            labels(&at.key("podLabels"), &peer.pod_labels, &mut of_labels);
         }
     }
     labels(
         &KeyPath::dotted("network.dns.podLabels"),
         &network.dns.pod_labels,
-        &mut push,
+        &mut of_labels,
     );
+    violations.extend(of_labels);
 }
 
 /// Label keys and values of a selector, as the API server checks them.
-fn labels(
-    at: &KeyPath,
-    map: &BTreeMap<String, String>,
-    push: &mut impl FnMut(KeyPath, String, &str),
-) {
+fn labels(at: &KeyPath, map: &BTreeMap<String, String>, violations: &mut Vec<RuleBreach>) {
     for (key, value) in map {
         let path = at.clone().key(key.clone());
         if let Err(why) = names::qualified_name(key) {
-            push(
-                path.clone(),
-                format!("`{key}` is not a valid label key: {why}"),
-                "keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`",
-            );
+            violations.push(RuleBreach {
+                path: path.clone(),
+                also: Vec::new(),
+                message: format!("`{key}` is not a valid label key: {why}"),
+                hint: Some("keys are an optional DNS prefix and `/`, then at most 63 letters, digits, `-`, `_` or `.`".to_owned()),
+                at_key: true,
+            });
         }
         if let Err(why) = names::label_value(value) {
-            push(
+            violations.push(RuleBreach {
                 path,
-                format!("label value {value:?} is not valid: {why}"),
-                "label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit",
-            );
+                also: Vec::new(),
+                message: format!("label value {value:?} is not valid: {why}"),
+                hint: Some("label values are empty or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit".to_owned()),
+                at_key: false,
+            });
         }
     }
 }
@@ -605,6 +620,7 @@ fn check_policies(values: &Values, violations: &mut Vec<RuleBreach>) {
             hint: Some(
                 "name the two Kyverno policies whose exclusions differ (ADR-0006)".to_owned(),
             ),
+            at_key: false,
         });
     }
 }
@@ -624,6 +640,7 @@ fn check_release_name(values: &Values, violations: &mut Vec<RuleBreach>) {
                 "the gateway's Service is `<releaseName>-gateway`, and the API server requires Service names to start with a letter"
                     .to_owned(),
             ),
+            at_key: false,
         });
     }
     if name.len() > MAX_RELEASE_NAME {
@@ -638,6 +655,7 @@ fn check_release_name(values: &Values, violations: &mut Vec<RuleBreach>) {
                 "object names are `<releaseName>-<component>` and must fit in 63 characters"
                     .to_owned(),
             ),
+            at_key: false,
         });
     }
 }
@@ -661,6 +679,7 @@ fn check_images(values: &Values, violations: &mut Vec<RuleBreach>) {
                 also: vec![path.clone().key("tag"), path.key("digest")],
                 message: format!("images.{key} gives `{reference}`, which is {why}"),
                 hint: Some("a repository is lowercase `[registry[:port]/]path/name`; a tag is up to 128 letters, digits, `_`, `.` or `-`, not starting with `.` or `-`".to_owned()),
+                at_key: false,
             });
         }
     }
@@ -683,6 +702,7 @@ fn check_namespaces(values: &Values, violations: &mut Vec<RuleBreach>) {
                     "give each class its own namespace (ADR-0006), such as buildkit-operator, buildkit-builds, buildkit-system"
                         .to_owned(),
                 ),
+                at_key: false,
             });
         }
     }
@@ -693,6 +713,7 @@ fn check_namespaces(values: &Values, violations: &mut Vec<RuleBreach>) {
                 also: vec![KeyPath::dotted(first)],
                 message: format!("{first} and {key} are both `{name}`; the three namespaces must be distinct"),
                 hint: Some("each trust class needs its own namespace so that each carries only its own policy exemptions (ADR-0006)".to_owned()),
+                at_key: false,
             });
         }
     }
@@ -710,6 +731,7 @@ fn check_projects(values: &Values, violations: &mut Vec<RuleBreach>) {
                 also: Vec::new(),
                 message: format!("project name `{name}` is also used by projects[{first}]"),
                 hint: Some("project names become BuildProject names and must be unique".to_owned()),
+                at_key: false,
             });
         } else {
             seen.insert(name, i);

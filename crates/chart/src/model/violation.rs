@@ -22,6 +22,9 @@ pub struct RuleBreach {
     pub message: String,
     /// What to do about it.
     pub hint: Option<String>,
+    /// Whether the breach is the last key of `path` itself (a label key),
+    /// not its value: shown where the key is written.
+    pub at_key: bool,
 }
 
 /// Prefixes of labels and annotations the chart sets itself; a common

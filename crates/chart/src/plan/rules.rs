@@ -75,6 +75,7 @@ fn check_annotations_size(values: &Values, violations: &mut Vec<RuleBreach>) {
                 "the annotations of {object} hold {bytes} bytes with the common annotations; the API server takes at most {max}"
             ),
             hint: Some("keep large data out of annotations, in a ConfigMap for instance".to_owned()),
+            at_key: false,
         });
     }
 }
@@ -94,6 +95,7 @@ fn check_versions(values: &Values, violations: &mut Vec<RuleBreach>) {
                 hint: Some(format!(
                     "images.{key}.tag becomes the {label} label of {workload} and its pods; label values are at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit"
                 )),
+                at_key: false,
             });
         }
     }

@@ -228,6 +228,14 @@ fn rule_problems(values: &Values, document: &Node, reset: &HashSet<KeyPath>) -> 
                         .filter(|node| node.origin != Origin::Default)
                         .map(|node| (path.clone(), node.origin.clone()))
                 });
+            // A breach of the key itself is shown where the key is.
+            let written = written.map(|(path, origin)| match violation.at_key {
+                true => {
+                    let key = key_origin(document, &path);
+                    (path, key.unwrap_or(origin))
+                }
+                false => (path, origin),
+            });
             // A key the rule wants but nobody wrote (`values` of an `In`
             // requirement): at the nearest node above it the user wrote.
             let (path, origin) = written.unwrap_or_else(|| {
@@ -242,6 +250,16 @@ fn rule_problems(values: &Values, document: &Node, reset: &HashSet<KeyPath>) -> 
             }
         })
         .collect()
+}
+
+/// Where the last key of `path` is written in `document`, if it is a
+/// mapping's key there.
+fn key_origin(document: &Node, path: &KeyPath) -> Option<Origin> {
+    let (Segment::Key(key), parent) = path.0.split_last()? else {
+        return None;
+    };
+    let (written, _) = document.at(&KeyPath(parent.to_vec()))?.entry(key)?;
+    Some(written.origin.clone())
 }
 
 /// The built-in defaults as the bottom layer, so that a file or `--set` may
