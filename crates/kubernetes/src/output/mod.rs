@@ -310,7 +310,7 @@ fn lock_action(
         Some(Kind::Lock) if !holding => {
             // Another render is writing: say so, rather than whatever its
             // half-done state would make this plan say.
-            if write::lock_held(&root.real().join(owner.lock()))? {
+            if write::lock_held(&root.real().join(owner.lock()))? == Some(true) {
                 return Err(write::busy(root.shown(), owner.lock()));
             }
             Ok((!write).then_some(Action::Removed))
@@ -433,7 +433,15 @@ impl<'a> Plan<'a> {
         (write, holding): (bool, bool),
     ) -> Result<Plan<'a>, Error> {
         let (real, shown) = (root.real(), root.shown());
-        let tree = tree::scan(owner, real, shown)?;
+        let mut tree = tree::scan(owner, real, shown)?;
+        // A lock file gone since the scan: a render that just finished
+        // removed it; none is left, stale or held.
+        if tree.get(owner.lock()) == Some(&Kind::Lock)
+            && !holding
+            && write::lock_held(&real.join(owner.lock()))?.is_none()
+        {
+            tree.remove(owner.lock());
+        }
         let mut actions = Vec::new();
         if let Some(action) = lock_action((owner, root), &tree, write, holding)? {
             actions.push((owner.lock().to_owned(), action));

@@ -2,6 +2,7 @@
 //! opening anything but a regular file.
 
 use std::collections::BTreeMap;
+use std::io::ErrorKind::NotFound;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -47,18 +48,24 @@ pub type Tree = BTreeMap<String, Kind>;
 pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
     let mut tree = Tree::new();
     match std::fs::symlink_metadata(root) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(tree),
+        Err(e) if e.kind() == NotFound => return Ok(tree),
         Err(source) => return Err(fail(shown, source)),
         Ok(m) if m.is_dir() => {}
         Ok(_) => return Err(refuse(shown, "it is not a directory")),
     }
     let mut walk = crate::files::walk(root);
     while let Some(entry) = walk.next() {
-        let entry = entry.map_err(|e| {
-            let at = e.path().and_then(|p| p.strip_prefix(root).ok());
-            let at = at.map_or(shown.to_path_buf(), |p| shown.join(p));
-            fail(&at, crate::files::walk_error(e))
-        })?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            // Gone since its folder was listed: another render's temporary
+            // file or folder (a render plans again under its lock).
+            Err(e) if e.io_error().map(std::io::Error::kind) == Some(NotFound) => continue,
+            Err(e) => {
+                let at = e.path().and_then(|p| p.strip_prefix(root).ok());
+                let at = at.map_or(shown.to_path_buf(), |p| shown.join(p));
+                return Err(fail(&at, crate::files::walk_error(e)));
+            }
+        };
         let path = entry.path();
         let kind = entry.file_type();
         let relative_path = path.strip_prefix(root).expect("walked below the root");
@@ -106,16 +113,20 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
             }
         } else if lock {
             Kind::Lock
-        } else if temporary {
-            let start = read_start(path, &path_shown, owner.marker().len() + 1)?;
-            let line = format!("{}\n", owner.marker());
-            Kind::Temporary {
-                ours: line.as_bytes().starts_with(&start),
-            }
         } else {
-            let start = read_start(path, &path_shown, owner.marker().len() + 2)?;
-            Kind::File {
-                ours: starts_with_marker(&start, owner.marker()),
+            let limit = owner.marker().len() + if temporary { 1 } else { 2 };
+            let Some(start) = read_start_if_there(path, &path_shown, limit)? else {
+                continue;
+            };
+            match temporary {
+                true => Kind::Temporary {
+                    ours: format!("{}\n", owner.marker())
+                        .as_bytes()
+                        .starts_with(&start),
+                },
+                false => Kind::File {
+                    ours: starts_with_marker(&start, owner.marker()),
+                },
             }
         };
         tree.insert(relative, found);
@@ -161,6 +172,18 @@ pub fn read_start(path: &Path, shown: &Path, limit: usize) -> Result<Vec<u8>, Er
         .and_then(|file| file.take(limit as u64).read_to_end(&mut bytes))
         .map_err(|e| fail(shown, e))?;
     Ok(bytes)
+}
+
+/// [`read_start`], or `None` for a file gone since its folder was listed.
+fn read_start_if_there(path: &Path, shown: &Path, limit: usize) -> Result<Option<Vec<u8>>, Error> {
+    let mut bytes = Vec::with_capacity(limit);
+    match crate::files::open_regular(path, false)
+        .and_then(|file| file.take(limit as u64).read_to_end(&mut bytes))
+    {
+        Ok(_) => Ok(Some(bytes)),
+        Err(e) if e.kind() == NotFound => Ok(None),
+        Err(e) => Err(fail(shown, e)),
+    }
 }
 
 /// Whether the file at `path` holds exactly `text` (reading at most one

@@ -103,15 +103,22 @@ impl Lock {
             let file = match opened(OFlags::CREATE | OFlags::EXCL) {
                 Ok(file) => file,
                 Err(Errno::EXIST) => {
-                    let stat = rfs::statat(&top, lock, AtFlags::SYMLINK_NOFOLLOW)
-                        .map_err(|e| fail(&path, e.into()))?;
+                    // Gone between the two calls: a render that ended
+                    // removed it; try again.
+                    let stat = match rfs::statat(&top, lock, AtFlags::SYMLINK_NOFOLLOW) {
+                        Err(Errno::NOENT) => continue,
+                        stat => stat.map_err(|e| fail(&path, e.into()))?,
+                    };
                     if !regular(&stat) {
                         return Err(refuse(
                             &path,
                             "it is not a regular file (the lock file has this name); remove it",
                         ));
                     }
-                    opened(OFlags::NONBLOCK | OFlags::NOCTTY).map_err(|e| fail(&path, e.into()))?
+                    match opened(OFlags::NONBLOCK | OFlags::NOCTTY) {
+                        Err(Errno::NOENT) => continue,
+                        file => file.map_err(|e| fail(&path, e.into()))?,
+                    }
                 }
                 Err(e) => return Err(fail(&path, e.into())),
             };
@@ -169,12 +176,17 @@ pub(super) fn busy(root: &Path, lock: &str) -> Error {
 }
 
 /// Whether another process holds the lock on the lock file at `path`
-/// (opened for reading only, so `--check` writes nothing).
-pub(super) fn lock_held(path: &Path) -> Result<bool, Error> {
-    let file = crate::files::open_regular(path, false).map_err(|e| fail(path, e))?;
+/// (opened for reading only, so `--check` writes nothing); `None` when
+/// the file is gone (the render that held it has finished).
+pub(super) fn lock_held(path: &Path) -> Result<Option<bool>, Error> {
+    let file = match crate::files::open_regular(path, false) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(fail(path, e)),
+    };
     match file.try_lock_shared() {
-        Ok(()) => Ok(false),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(true),
+        Ok(()) => Ok(Some(false)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(Some(true)),
         Err(std::fs::TryLockError::Error(e)) => Err(fail(path, e)),
     }
 }
@@ -570,6 +582,22 @@ mod tests {
             std::fs::read_to_string(outside.join("stale.yaml")).unwrap(),
             "precious\n"
         );
+    }
+
+    /// A lock file is held, left behind, or gone (a render that finished
+    /// removed it since the tree was read: no error, two renders racing
+    /// get "another render is writing" or succeed).
+    #[test]
+    fn a_lock_is_held_stale_or_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(OWNER.lock());
+        assert_eq!(lock_held(&path).unwrap(), None);
+        let lock = Lock::acquire(dir.path(), dir.path(), OWNER.lock()).unwrap();
+        assert_eq!(lock_held(&path).unwrap(), Some(true));
+        lock.release().unwrap();
+        assert_eq!(lock_held(&path).unwrap(), None);
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(lock_held(&path).unwrap(), Some(false));
     }
 
     /// The output directory itself, or a folder above it below the working
