@@ -74,10 +74,9 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
             // judged as manifests are; the chart's own keys hold none. A
             // set flag's argument is one piece of an entry, which alone
             // shows nothing of what the entry is: never quoted.
-            let mut judged = HashMap::new();
             problems_text(error, problems, labels, |problem| {
                 !in_extra_objects(problem)
-                    || (!from_set_argument(problem) && may_quote(problem, &mut judged))
+                    || (!from_set_argument(problem) && entry_may_quote(problem))
             })
         }
         Some(Listed::Manifests(problems)) => {
@@ -190,6 +189,56 @@ fn from_set_argument(problem: &Problem) -> bool {
     matches!(&problem.origin, Origin::At { source, .. } if source.is_set_argument)
 }
 
+/// Whether a problem about an `extraObjects` entry may quote its input:
+/// the values parsed, so the entry it lies in is known (the last entry of
+/// `extraObjects` or `extraObjects+` of its file that starts before it),
+/// and only that entry's text decides, as [`may_quote`] judges a file's
+/// (an `imagePullSecrets` elsewhere in the file hides nothing). Not when
+/// the file was reached through a symbolic link, nor when no entry is
+/// found.
+fn entry_may_quote(problem: &Problem) -> bool {
+    let Origin::At {
+        source, line, col, ..
+    } = &problem.origin
+    else {
+        return true;
+    };
+    if linked(&source.name) {
+        return false;
+    }
+    let Ok(Some(document)) =
+        kubernetes::yaml::parse_one(source, kubernetes::yaml::Limits::VALUES, ("", ""))
+    else {
+        return false;
+    };
+    let place = |node: &kubernetes::yaml::Node| match &node.origin {
+        Origin::At { line, col, .. } => Some((*line, *col)),
+        Origin::Default => None,
+    };
+    let entry = [EXTRA_OBJECTS, &format!("{EXTRA_OBJECTS}+")]
+        .iter()
+        .filter_map(|key| document.get(key))
+        .filter_map(|list| match &list.value {
+            kubernetes::yaml::Value::Sequence(items) => Some(items),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|item| Some((place(item)?, item)))
+        .filter(|(at, _)| *at <= (*line, *col))
+        .max_by_key(|(at, _)| *at);
+    entry.is_some_and(|(_, item)| {
+        !kubernetes::secret::text_could_hold_secret(&item.to_json().to_string())
+    })
+}
+
+/// Whether any folder of `path`, or the file itself, is a symbolic link.
+fn linked(path: &str) -> bool {
+    Path::new(path).ancestors().any(|at| {
+        !at.as_os_str().is_empty()
+            && std::fs::symlink_metadata(at).is_ok_and(|m| m.file_type().is_symlink())
+    })
+}
+
 /// Whether a problem in manifests may quote its input: not when the text
 /// could hold a Secret (the parse failed, so which object is one is not
 /// known), nor when the file was reached through a symbolic link, the file
@@ -198,11 +247,7 @@ fn from_set_argument(problem: &Problem) -> bool {
 fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
     match &problem.origin {
         Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
-            let linked = Path::new(&source.name).ancestors().any(|at| {
-                !at.as_os_str().is_empty()
-                    && std::fs::symlink_metadata(at).is_ok_and(|m| m.file_type().is_symlink())
-            });
-            !linked && !kubernetes::secret::text_could_hold_secret(&source.text)
+            !linked(&source.name) && !kubernetes::secret::text_could_hold_secret(&source.text)
         }),
         Origin::Default => true,
     }

@@ -258,6 +258,24 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
     }
 }
 
+/// Whether an error about an entry quotes its line is the entry's own
+/// text's to decide: a pull secret named elsewhere in the file hides
+/// nothing of a ConfigMap, and a Secret entry is still masked, in either
+/// list (`extraObjects`, `extraObjects+`).
+#[test]
+fn an_entrys_own_text_decides_what_its_error_quotes() {
+    for list in ["extraObjects", "extraObjects+"] {
+        let values = format!(
+            "buildd:\n  imagePullSecrets: [{{name: regcred}}]\n{list}:\n  - {{apiVersion: v1, kind: ConfigMap, metadata: {{name: settings}}}}\n  - apiVersion: v1\n    kind: Secret\n    metadata: {{name: hunter2}}\n"
+        );
+        let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(&values));
+        run.assert_refused(2, "(ConfigMap `settings`) has no metadata.namespace");
+        run.assert_refused(2, "metadata: {name: settings}");
+        run.assert_refused(2, "(Secret `…`) has no metadata.namespace");
+        run.assert_stderr_lacks("hunter2");
+    }
+}
+
 #[test]
 fn explain_names_the_values_line_of_a_field_of_an_extra_object() {
     let run = chartgen(&[
