@@ -35,12 +35,12 @@ impl OutputDir {
             path: printable(&path.display().to_string()).into_owned(),
             reason,
         };
-        let cwd = std::env::current_dir().map_err(|source| Error::WriteOutput {
-            path: printable(&given.display().to_string()).into_owned(),
-            source,
-        })?;
-        let (shown, resolved_parent) = normalise(given);
-        let (real, _) = normalise(&cwd.join(&shown));
+        let Located {
+            cwd,
+            shown,
+            real,
+            resolved_parent,
+        } = located(given)?;
         if cwd.starts_with(&real) {
             return Err(refuse(
                 &shown,
@@ -87,14 +87,36 @@ impl OutputDir {
 /// it is a symbolic link or no folder ([`no_link_on_the_way`]). Unlike
 /// [`OutputDir`], it may be the working directory.
 pub fn folder_to_write(given: &Path) -> Result<PathBuf, Error> {
+    let Located {
+        cwd, shown, real, ..
+    } = located(given)?;
+    no_link_on_the_way(&cwd, &real, &shown)?;
+    Ok(real)
+}
+
+/// A folder as given, located by name: the working directory, the folder
+/// normalised as given, and absolute.
+struct Located {
+    cwd: PathBuf,
+    shown: PathBuf,
+    real: PathBuf,
+    /// Whether a `..` after a name was resolved by name.
+    resolved_parent: bool,
+}
+
+fn located(given: &Path) -> Result<Located, Error> {
     let cwd = std::env::current_dir().map_err(|source| Error::WriteOutput {
         path: printable(&given.display().to_string()).into_owned(),
         source,
     })?;
-    let (shown, _) = normalise(given);
+    let (shown, resolved_parent) = normalise(given);
     let (real, _) = normalise(&cwd.join(&shown));
-    no_link_on_the_way(&cwd, &real, &shown)?;
-    Ok(real)
+    Ok(Located {
+        cwd,
+        shown,
+        real,
+        resolved_parent,
+    })
 }
 
 /// Refuses a folder to write into, `real` (absolute, normalised by name;
