@@ -852,14 +852,15 @@ impl<'k> Server<'k> {
             && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
             && (&*list.name, &*source.name) == ("volumes", "emptyDir")
         {
-            // A volume written without a source is given `emptyDir: {}`.
-            let plain = |map: &T| {
-                (map.fields()).is_some_and(|mut f| f.all(|(_, v)| is_zero(v) || v.json().is_null()))
-            };
-            let sourceless = (own.fields()).is_some_and(|mut f| {
-                f.all(|(k, v)| matches!(k, "name" | "emptyDir") || v.json().is_null())
+            // A volume written without a source is given `emptyDir: {}`:
+            // a plain one (no size limit, the default medium) here is that,
+            // where the other side's volume has no source at all.
+            let plain = (value.fields()).is_some_and(|mut f| {
+                f.all(|(k, v)| v.json().is_null() || (k == "medium" && is_zero(v)))
             });
-            return plain(value) && sourceless;
+            let sourceless = (other.fields())
+                .is_some_and(|mut f| f.all(|(k, v)| k == "name" || v.json().is_null()));
+            return plain && sourceless;
         }
         if let Some(spec) = self.pod_spec
             && path.len() == spec.len() + 1
@@ -1080,7 +1081,7 @@ impl<'k> Server<'k> {
         let merged = path.iter().enumerate().all(|(at, step)| {
             !step.item || (at > 0 && CONTAINER_LISTS.contains(&&*path[at - 1].name))
         });
-        let atomic = path.iter().any(|step| {
+        let atomic = path.iter().filter(|step| !step.item).any(|step| {
             let name = &*step.name;
             name.ends_with("elector")
                 || name.ends_with("Ref")
