@@ -129,7 +129,18 @@ fn string_fields_keep_plain_numbers_as_written() {
     assert!(out.contains("buildd:4e51234\n"), "{out}");
     assert!(out.contains("build: \"20240101123456000000\"\n"), "{out}");
     let run = chartgen(&["validate", "--set", "buildd.replicas=4e51234"]);
-    run.assert_refused(2, "buildd.replicas: expected integer, found `4e51234`\n  hint: `4e51234` is not a finite number\n");
+    run.assert_refused(2, "buildd.replicas: `4e51234` is not a finite number\n");
+    // In an `extraObjects` entry, read as a manifest is: no string key.
+    let run = chartgen_with_stdin(
+        &["validate", "-f", "-"],
+        Some(
+            "extraObjects:\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: buildkit-builds}, data: {big: 99999999999999999999}}\n",
+        ),
+    );
+    run.assert_refused(
+        2,
+        "extraObjects[0].data.big: `99999999999999999999` does not fit in a 64-bit integer",
+    );
 }
 
 #[test]

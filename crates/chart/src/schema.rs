@@ -80,6 +80,48 @@ pub fn strings_as_written(layer: &mut Node) {
     as_written(VALUES_ROOT, layer);
 }
 
+/// The plain scalars of `document` that are numbers no JSON number holds
+/// (`4e51234`, 2^64) where no string may stand: the values reader keeps
+/// each as its text for [`strings_as_written`] to take where the key is a
+/// string; anywhere else (a count, an `extraObjects` entry, which is read
+/// as a manifest is) each is a problem, as YAML read it.
+pub fn unreadable_numbers(document: &Node) -> Vec<Problem> {
+    fn walk(node: &Node, at: &mut KeyPath, out: &mut Vec<Problem>) {
+        match &node.value {
+            Value::String(_) => {
+                if let Some(text) = node.plain.as_deref()
+                    && let Err(why) = kubernetes::yaml::resolve_plain(text)
+                {
+                    let mut problem = Problem::new(node.origin.clone(), at.clone(), why);
+                    problem.hint = Some(format!(
+                        "quote it (\"{}\") if you mean the text",
+                        kubernetes::yaml::quote(text)
+                    ));
+                    out.push(problem);
+                }
+            }
+            Value::Mapping(entries) => {
+                for (key, child) in entries {
+                    at.0.push(Segment::Key(key.name.clone()));
+                    walk(child, at, out);
+                    at.0.pop();
+                }
+            }
+            Value::Sequence(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    at.0.push(Segment::Index(i));
+                    walk(item, at, out);
+                    at.0.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(document, &mut KeyPath::root(), &mut out);
+    out
+}
+
 /// Walks the baked tables (no schema is generated for a render): a node
 /// whose schema wants only a string takes its plain scalar's text.
 fn as_written(schema: u32, node: &mut Node) {
@@ -97,11 +139,17 @@ fn as_written(schema: u32, node: &mut Node) {
                 node.value = Value::String(*text);
             }
         }
+        // A number no JSON number holds, which the reader kept as its text
+        // ([`unreadable_numbers`]): text where a string may stand.
+        Value::String(_) if schema.types & STRING != 0 => node.plain = None,
         Value::Mapping(entries) => {
             for (key, child) in entries {
                 // A string, boolean or null stays what it is: its schema
                 // need not be looked up (most keys of a values file).
-                if matches!(child.value, Value::String(_) | Value::Bool(_) | Value::Null) {
+                let plain = child.plain.is_none();
+                if matches!(child.value, Value::Bool(_) | Value::Null)
+                    || (plain && matches!(child.value, Value::String(_)))
+                {
                     continue;
                 }
                 let named = VALUES.property(schema, &key.name);
@@ -500,8 +548,6 @@ fn expects_only_null(error: &SchemaError<'_>) -> bool {
 fn describe(node: &Node) -> String {
     match (&node.value, &node.plain) {
         (Value::Null, _) => "null".to_owned(),
-        // A plain number no JSON number holds, kept as its text.
-        (Value::String(_), Some(text)) => format!("`{text}`"),
         (_, Some(text)) => format!("{} `{text}`", node.value.type_name()),
         (Value::String(s), None) => format!("string {}", Json::from(s.as_str())),
         (Value::Sequence(_) | Value::Mapping(_), None) => {
@@ -540,10 +586,6 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
         });
     }
     let text = node.plain.as_deref()?;
-    if let (Value::String(_), Err(why)) = (&node.value, kubernetes::yaml::resolve_plain(text)) {
-        // A plain number no JSON number holds, kept as its text.
-        return Some(why);
-    }
     if !expected.contains("string") {
         return None;
     }
