@@ -20,7 +20,7 @@ use anstyle::Style;
 use chart::error::Error as ChartError;
 use kubernetes::diagnostic::{Diagnostic, Problem, Quoting};
 use kubernetes::error::Error;
-use kubernetes::location::{Origin, Source};
+use kubernetes::location::{KeyPath, Origin, Source};
 use kubernetes::terminal;
 use kubernetes::text::{MESSAGE, clip, printable};
 
@@ -74,9 +74,28 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
             // judged as manifests are; the chart's own keys hold none. A
             // set flag's argument is one piece of an entry, which alone
             // shows nothing of what the entry is: never quoted.
-            problems_text(error, problems, labels, |problem| {
-                !in_extra_objects(problem)
-                    || (!from_set_argument(problem) && entry_may_quote(problem))
+            // A values file reached through a link could be any file (a
+            // key): nothing of it is quoted, not even its keys' path.
+            let mut links = HashMap::new();
+            let mut linked_file = |problem: &Problem| match &problem.origin {
+                Origin::At { source, .. } if !source.is_set_argument => *links
+                    .entry(Arc::as_ptr(source))
+                    .or_insert_with(|| linked(&source.name)),
+                _ => false,
+            };
+            let problems: Vec<Problem> = (problems.iter())
+                .map(|problem| match linked_file(problem) {
+                    true => Problem {
+                        path: KeyPath::root(),
+                        ..problem.clone()
+                    },
+                    false => problem.clone(),
+                })
+                .collect();
+            problems_text(error, &problems, labels, |problem| {
+                !linked_file(problem)
+                    && (!in_extra_objects(problem)
+                        || (!from_set_argument(problem) && entry_may_quote(problem)))
             })
         }
         Some(Listed::Manifests(problems)) => {
@@ -215,24 +234,44 @@ fn entry_may_quote(problem: &Problem) -> bool {
         Origin::At { line, col, .. } => Some((*line, *col)),
         Origin::Default => None,
     };
-    let entry = [EXTRA_OBJECTS, &format!("{EXTRA_OBJECTS}+")]
-        .iter()
-        .filter_map(|key| document.get(key))
-        .filter_map(|list| match &list.value {
-            kubernetes::yaml::Value::Sequence(items) => Some(items),
-            _ => None,
-        })
-        .flatten()
-        .filter_map(|item| Some((place(item)?, item)))
-        .filter(|(at, _)| *at <= (*line, *col))
+    let entries: Vec<((u32, u32), &kubernetes::yaml::Node)> =
+        [EXTRA_OBJECTS, &format!("{EXTRA_OBJECTS}+")]
+            .iter()
+            .filter_map(|key| document.get(key))
+            .filter_map(|list| match &list.value {
+                kubernetes::yaml::Value::Sequence(items) => Some(items),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|item| Some((place(item)?, item)))
+            .collect();
+    // The error shows its whole line: every entry that may lie on it (the
+    // one that starts last before the line, and each that starts on it)
+    // is judged, so that a Secret written in flow style beside the entry
+    // at fault is not shown with it.
+    let before = (entries.iter())
+        .filter(|(at, _)| *at < (*line, 1))
         .max_by_key(|(at, _)| *at);
-    entry.is_some_and(|(_, item)| {
-        !kubernetes::secret::text_could_hold_secret(&item.to_json().to_string())
-    })
+    let on_line = entries.iter().filter(|((at, _), _)| at == line);
+    let mut shown = before.into_iter().chain(on_line).peekable();
+    let found = (entries.iter()).any(|(at, _)| *at <= (*line, *col));
+    found
+        && shown.peek().is_some()
+        && shown.all(|(_, item)| {
+            !kubernetes::secret::text_could_hold_secret(&item.to_json().to_string())
+        })
 }
 
-/// Whether any folder of `path`, or the file itself, is a symbolic link.
+/// Whether the file at `path`, or any folder of its path as given, is a
+/// symbolic link (an absolute path is judged whole: a link above the
+/// working directory masks too, which errs on the side of quoting less);
+/// a stream of `/dev/` is not.
 fn linked(path: &str) -> bool {
+    // A stream named (`/dev/stdin`, `/dev/fd/3`) is the user's own input,
+    // as `-` is; nothing of a repository can place a link there.
+    if path.starts_with("/dev/") {
+        return false;
+    }
     Path::new(path).ancestors().any(|at| {
         !at.as_os_str().is_empty()
             && std::fs::symlink_metadata(at).is_ok_and(|m| m.file_type().is_symlink())

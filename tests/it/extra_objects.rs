@@ -274,6 +274,16 @@ fn an_entrys_own_text_decides_what_its_error_quotes() {
         run.assert_refused(2, "(Secret `…`) has no metadata.namespace");
         run.assert_stderr_lacks("hunter2");
     }
+    // A Secret on the line of the entry at fault (flow style): the line,
+    // which would show it, is not quoted.
+    let run = chartgen_with_stdin(
+        &["validate", "-f", "-"],
+        Some(
+            "extraObjects: [{kind: Secret, data: {pw: aHVudGVyMg==}}, {kind: ConfigMap, metadata: {name: x}}]\n",
+        ),
+    );
+    run.assert_refused(2, "extraObjects[1]: missing key `…`");
+    run.assert_stderr_lacks("aHVudGVyMg");
 }
 
 #[test]

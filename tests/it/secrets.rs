@@ -117,7 +117,7 @@ fn errors_about_malformed_secrets_quote_nothing() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    assert_eq!(files.len(), 7);
+    assert_eq!(files.len(), 8);
     for file in files {
         let file = crate::harness::relative(&file);
         let stdin = std::fs::read_to_string(&file).unwrap();
@@ -188,7 +188,13 @@ fn errors_about_a_linked_file_quote_nothing() {
     through.assert_refused(2, "/linked/key.yaml:");
     let linked_folder = chartgen(&["check", dir.join("linked").to_str().unwrap()]);
     linked_folder.assert_refused(2, "/linked/key.yaml:");
-    for run in [&in_dir, &named, &through, &linked_folder] {
+    // A values file reached through a link: neither its line nor its
+    // keys' path.
+    let values_link = dir.join("values.yaml");
+    std::os::unix::fs::symlink(&target, &values_link).unwrap();
+    let values = chartgen(&["validate", "-f", values_link.to_str().unwrap()]);
+    values.assert_refused(2, "/values.yaml:");
+    for run in [&in_dir, &named, &through, &linked_folder, &values] {
         for quoted in ["b3BlbnNzaC1rZXk", "PRIVATE"] {
             run.assert_stderr_lacks(quoted);
         }

@@ -359,15 +359,25 @@ fn man_refuses_links_and_files_and_replaces_pages_whole() {
     std::fs::write(&file, "not a folder").unwrap();
     for (target, reason) in [
         (link.clone(), "a symbolic link"),
-        (link.join("man1"), "a symbolic link"),
         (file.clone(), "is a file, not a directory"),
-        (file.join("below"), "is a file, not a directory"),
+        (file.join("below"), "Not a directory"),
     ] {
         let run = chartgen(&["man", "--output-dir", target.to_str().unwrap()]);
         run.assert_refused(2, target.to_str().unwrap());
         run.assert_refused(2, reason);
         assert_eq!(run.stdout, "", "{}", run.transcript());
     }
+    // A link on the way below the working directory (a repository's):
+    // refused; the same folder named from outside is the machine's.
+    let run = crate::harness::chartgen_at(&dir, &["man", "--output-dir", "link/man1"], None, &[]);
+    run.assert_refused(2, "`");
+    run.assert_refused(2, "/link` is a symbolic link");
+    assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
+    let outside = link.join("man1");
+    let run = chartgen(&["--quiet", "man", "--output-dir", outside.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(real.join("man1/chartgen.1").is_file());
+    std::fs::remove_dir_all(real.join("man1")).unwrap();
     assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
     // A folder where a page goes: refused before any page is written.

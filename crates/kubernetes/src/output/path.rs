@@ -47,7 +47,7 @@ impl OutputDir {
                 "it is the working directory or holds it; every file with the writer's marker beneath the output directory is the writer's, so give it a folder of its own (e.g. `out`)".to_owned(),
             ));
         }
-        no_link_on_the_way(&cwd, &real, &shown)?;
+        no_link_on_the_way(&cwd, &real, &shown, true)?;
         Ok(OutputDir {
             shown,
             real,
@@ -83,14 +83,17 @@ impl OutputDir {
 }
 
 /// A folder a command writes its files into (`man --output-dir`), given as
-/// `given`: normalised by name and absolute, refused where a component of
-/// it is a symbolic link or no folder ([`no_link_on_the_way`]). Unlike
-/// [`OutputDir`], it may be the working directory.
+/// `given`: normalised by name and absolute, refused where the folder
+/// itself, or a component of it below the working directory (where a
+/// checked-out repository may have placed one), is a symbolic link or no
+/// folder ([`no_link_on_the_way`]). Unlike [`OutputDir`], it may be the
+/// working directory, and a link above it or outside it (a home folder
+/// that is one) is the machine's, not refused.
 pub fn folder_to_write(given: &Path) -> Result<PathBuf, Error> {
     let Located {
         cwd, shown, real, ..
     } = located(given)?;
-    no_link_on_the_way(&cwd, &real, &shown)?;
+    no_link_on_the_way(&cwd, &real, &shown, false)?;
     Ok(real)
 }
 
@@ -120,10 +123,12 @@ fn located(given: &Path) -> Result<Located, Error> {
 }
 
 /// Refuses a folder to write into, `real` (absolute, normalised by name;
-/// `shown` as the user gave it) when a component of it below the working
-/// directory `cwd` is a symbolic link, a file, a FIFO, device or socket;
-/// components that do not exist yet are fine.
-fn no_link_on_the_way(cwd: &Path, real: &Path, shown: &Path) -> Result<(), Error> {
+/// `shown` as the user gave it) when a component of it is a symbolic link,
+/// a file, a FIFO, device or socket; components that do not exist yet are
+/// fine. The working directory and its ancestors are not judged; without
+/// `outside`, neither are the components outside the working directory
+/// but the folder itself.
+fn no_link_on_the_way(cwd: &Path, real: &Path, shown: &Path, outside: bool) -> Result<(), Error> {
     let refuse = |path: &Path, reason: String| Error::Output {
         path: printable(&path.display().to_string()).into_owned(),
         reason,
@@ -131,7 +136,9 @@ fn no_link_on_the_way(cwd: &Path, real: &Path, shown: &Path) -> Result<(), Error
     let mut current = PathBuf::new();
     for component in real.components() {
         current.push(component);
-        if cwd.starts_with(&current) {
+        if cwd.starts_with(&current)
+            || (!outside && !current.starts_with(cwd) && current.as_path() != real)
+        {
             continue;
         }
         let metadata = match std::fs::symlink_metadata(&current) {

@@ -239,7 +239,7 @@ impl Reader<'_> {
                 _ => {
                     return Err(read_error(
                         origin,
-                        format!("the number {text} is out of range"),
+                        format!("the number `{text}` is out of range"),
                     ));
                 }
             },
