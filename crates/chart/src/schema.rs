@@ -117,8 +117,19 @@ pub fn unreadable_numbers(document: &Node) -> Vec<Problem> {
             _ => {}
         }
     }
+    /// Whether `node` holds one: the common answer, no, costs no path.
+    fn any(node: &Node) -> bool {
+        match &node.value {
+            Value::String(_) => node.plain.is_some(),
+            Value::Mapping(entries) => entries.iter().any(|(_, child)| any(child)),
+            Value::Sequence(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
     let mut out = Vec::new();
-    walk(document, &mut KeyPath::root(), &mut out);
+    if any(document) {
+        walk(document, &mut KeyPath::root(), &mut out);
+    }
     out
 }
 
