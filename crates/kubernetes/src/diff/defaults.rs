@@ -9,9 +9,10 @@
 //! one side only, [`Server::same_scalar`] for two scalars that differ as
 //! written, [`Server::same_beside`] for two values each read beside its own
 //! side's fields (a `targetPort` of `0` is its port), [`Server::pruned`]
-//! for a struct written `{}` that server-side apply removes. A subtree on one side only is a default when every leaf of it
-//! is one (`strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%,
-//! maxUnavailable: 25%}}`).
+//! for a struct written `{}` that server-side apply removes. A subtree on
+//! one side only is a default when every leaf of it is one (`strategy:
+//! {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable:
+//! 25%}}`).
 
 use serde_json::{Value as Json, json};
 

@@ -86,7 +86,7 @@ impl OutputDir {
 /// `given`: normalised by name and absolute, refused where the folder
 /// itself, or a component of it below the working directory (where a
 /// checked-out repository may have placed one), is a symbolic link or no
-/// folder ([`no_link_on_the_way`]). Unlike [`OutputDir`], it may be the
+/// folder (`no_link_on_the_way`). Unlike [`OutputDir`], it may be the
 /// working directory, and a link above it or outside it (a home folder
 /// that is one) is the machine's, not refused.
 pub fn folder_to_write(given: &Path) -> Result<PathBuf, Error> {
