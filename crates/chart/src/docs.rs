@@ -15,11 +15,12 @@ const READING: &str = "
 Values files are YAML. Where a key's type is `string`, a plain scalar
 is the text as written, even where YAML would read a number: `tag:
 1.10` is the tag `1.10` (never `1.1`), and so are `20240101`, `1e3`,
-`0x1F` and `0644` as written, and numbers no JSON number holds
-(`4e51234`, `99999999999999999999`; where a number is wanted, these are
-errors that say so). The same holds for `--set KEY=VALUE`.
+`0x1F` and `0644` as written. The same holds for `--set KEY=VALUE`.
 Booleans are not taken as text (`tag: true`, `tag: yes` are errors:
-quote them if you mean the word). Elsewhere YAML's
+quote them if you mean the word), nor numbers no JSON number holds
+(`tag: 4e51234`, a short commit id, is infinity to YAML, and so to Helm
+and to an editor; `99999999999999999999` is past 64 bits): these are
+errors that say so; quote them, or use `--set-string`. Elsewhere YAML's
 reading applies, with YAML 1.1's `yes`/`no`/`on`/`off` booleans and
 `0644` octal as Helm reads them.
 

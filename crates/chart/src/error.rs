@@ -70,6 +70,15 @@ impl Error {
     /// What the user can do about this error, where that is not obvious.
     pub fn hint(&self) -> Option<&str> {
         match self {
+            // The value, not the syntax: YAML reads it as nothing a value
+            // can hold (`4e51234`, infinity).
+            Error::SetSyntax {
+                flag: "--set",
+                reason,
+                ..
+            } if reason.starts_with("the value is not valid YAML") => {
+                Some("write the text with --set-string KEY.PATH=VALUE")
+            }
             Error::SetSyntax { flag: "--set", .. } => Some(
                 "write --set KEY.PATH=VALUE, e.g. --set buildd.replicas=3 or --set 'projects[0].trusted=true'",
             ),

@@ -80,59 +80,6 @@ pub fn strings_as_written(layer: &mut Node) {
     as_written(VALUES_ROOT, layer);
 }
 
-/// The plain scalars of `document` that are numbers no JSON number holds
-/// (`4e51234`, 2^64) where no string may stand: the values reader keeps
-/// each as its text for [`strings_as_written`] to take where the key is a
-/// string; anywhere else (a count, an `extraObjects` entry, which is read
-/// as a manifest is) each is a problem, as YAML read it.
-pub fn unreadable_numbers(document: &Node) -> Vec<Problem> {
-    fn walk(node: &Node, at: &mut KeyPath, out: &mut Vec<Problem>) {
-        match &node.value {
-            Value::String(_) => {
-                if let Some(text) = node.plain.as_deref()
-                    && let Err(why) = kubernetes::yaml::resolve_plain(text)
-                {
-                    let mut problem = Problem::new(node.origin.clone(), at.clone(), why);
-                    problem.hint = Some(format!(
-                        "quote it (\"{}\") if you mean the text",
-                        kubernetes::yaml::quote(text)
-                    ));
-                    out.push(problem);
-                }
-            }
-            Value::Mapping(entries) => {
-                for (key, child) in entries {
-                    at.0.push(Segment::Key(key.name.clone()));
-                    walk(child, at, out);
-                    at.0.pop();
-                }
-            }
-            Value::Sequence(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    at.0.push(Segment::Index(i));
-                    walk(item, at, out);
-                    at.0.pop();
-                }
-            }
-            _ => {}
-        }
-    }
-    /// Whether `node` holds one: the common answer, no, costs no path.
-    fn any(node: &Node) -> bool {
-        match &node.value {
-            Value::String(_) => node.plain.is_some(),
-            Value::Mapping(entries) => entries.iter().any(|(_, child)| any(child)),
-            Value::Sequence(items) => items.iter().any(any),
-            _ => false,
-        }
-    }
-    let mut out = Vec::new();
-    if any(document) {
-        walk(document, &mut KeyPath::root(), &mut out);
-    }
-    out
-}
-
 /// Walks the baked tables (no schema is generated for a render): a node
 /// whose schema wants only a string takes its plain scalar's text.
 fn as_written(schema: u32, node: &mut Node) {
@@ -150,17 +97,11 @@ fn as_written(schema: u32, node: &mut Node) {
                 node.value = Value::String(*text);
             }
         }
-        // A number no JSON number holds, which the reader kept as its text
-        // ([`unreadable_numbers`]): text where a string may stand.
-        Value::String(_) if schema.types & STRING != 0 => node.plain = None,
         Value::Mapping(entries) => {
             for (key, child) in entries {
                 // A string, boolean or null stays what it is: its schema
                 // need not be looked up (most keys of a values file).
-                let plain = child.plain.is_none();
-                if matches!(child.value, Value::Bool(_) | Value::Null)
-                    || (plain && matches!(child.value, Value::String(_)))
-                {
+                if matches!(child.value, Value::String(_) | Value::Bool(_) | Value::Null) {
                     continue;
                 }
                 let named = VALUES.property(schema, &key.name);

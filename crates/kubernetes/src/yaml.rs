@@ -1228,18 +1228,17 @@ impl<'a> Reader<'a> {
         if style != ScalarStyle::Plain {
             return Ok(Node::new(Value::String(text.to_owned()), origin));
         }
-        // Values keep a number no JSON number holds (`4e51234`, 2^64) as
-        // its text, marked plain: a key whose value is a string takes the
-        // text as written, any other is refused where the schema reads it.
-        let (value, unreadable) = match self.kubernetes {
-            true => (self.resolve_manifest(text, &origin)?, false),
-            false => match resolve_plain(text) {
-                Ok(value) => (value, false),
-                Err(_) => (Value::String(text.to_owned()), true),
-            },
+        let value = if self.kubernetes {
+            self.resolve_manifest(text, &origin)?
+        } else {
+            resolve_plain(text).map_err(|message| {
+                read_error(origin.clone(), message).with_hint(format!(
+                    "quote it (\"{}\") if you mean the text",
+                    quote(text)
+                ))
+            })?
         };
-        let plain =
-            (unreadable || !matches!(value, Value::String(_))).then(|| Box::new(text.to_owned()));
+        let plain = (!matches!(value, Value::String(_))).then(|| Box::new(text.to_owned()));
         Ok(Node {
             value,
             origin,

@@ -200,12 +200,6 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins, Deleted), Error> {
         // keep: only those the arguments wrote change.
         schema::strings_as_written(&mut document);
     }
-    let unreadable = schema::unreadable_numbers(&document);
-    if !unreadable.is_empty() {
-        return Err(Error::InvalidValues {
-            problems: unreadable,
-        });
-    }
     // The set flags are one layer: a tag and digest set together there
     // are one choice.
     pins.observe(&document);
