@@ -153,11 +153,11 @@ pub fn check(
 ) {
     let mut report = |path: KeyPath, message: String, hint: Option<&str>| {
         violations.push(RuleBreach {
+            at_key: super::violation::names_its_key(&path, &message),
             path,
             also: Vec::new(),
             message,
             hint: hint.map(str::to_owned),
-            at_key: false,
         });
     };
     let mut found = Vec::new();
@@ -184,7 +184,7 @@ fn metadata(settings: &PodSettings, at: &KeyPath, fixed: &[&str], report: &mut R
         if fixed.contains(&key.as_str()) {
             report(
                 at.key("nodeSelector").key(key.clone()),
-                format!("the chart selects nodes by `{key}` itself"),
+                format!("`{key}` is a node label the chart selects by itself"),
                 Some("leave this key out; the chart sets it"),
             );
         }

@@ -2,7 +2,7 @@
 //! whose rules [`super::rules::check`] runs, and the label prefixes those
 //! rules keep for the chart ([`RESERVED_PREFIXES`]).
 
-use kubernetes::location::KeyPath;
+use kubernetes::location::{KeyPath, Segment};
 
 /// One rule of the values broken: the key it is reported at, the message
 /// and a hint.
@@ -25,6 +25,15 @@ pub struct RuleBreach {
     /// Whether the breach is the last key of `path` itself (a label key),
     /// not its value: shown where the key is written.
     pub at_key: bool,
+}
+
+/// Whether `message` is about the key `path` ends with, not its value: it
+/// starts by naming that key (`` `bad key` is not a valid label key``), as
+/// every message about a map's key does here and in
+/// `kubernetes::scheduling`, whose findings carry no other sign of it.
+pub fn names_its_key(path: &KeyPath, message: &str) -> bool {
+    matches!(path.0.last(), Some(Segment::Key(key))
+        if message.strip_prefix('`').and_then(|m| m.strip_prefix(key.as_str())).is_some_and(|m| m.starts_with('`')))
 }
 
 /// Prefixes of labels and annotations the chart sets itself; a common
