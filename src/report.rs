@@ -76,7 +76,7 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
             // shows nothing of what the entry is: never quoted.
             // A values file reached through a link could be any file (a
             // key): nothing of it is quoted, not even its keys' path.
-            let mut links = HashMap::new();
+            let (mut links, mut read) = (HashMap::new(), HashMap::new());
             let mut linked_file = |problem: &Problem| match &problem.origin {
                 Origin::At { source, .. } if !source.is_set_argument => *links
                     .entry(Arc::as_ptr(source))
@@ -95,7 +95,7 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
             problems_text(error, &problems, labels, |problem| {
                 !linked_file(problem)
                     && (!in_extra_objects(problem)
-                        || (!from_set_argument(problem) && entry_may_quote(problem)))
+                        || (!from_set_argument(problem) && entry_may_quote(problem, &mut read)))
             })
         }
         Some(Listed::Manifests(problems)) => {
@@ -213,38 +213,18 @@ fn from_set_argument(problem: &Problem) -> bool {
 /// `extraObjects` or `extraObjects+` of its file that starts before it),
 /// and only that entry's text decides, as [`may_quote`] judges a file's
 /// (an `imagePullSecrets` elsewhere in the file hides nothing). Not when
-/// the file was reached through a symbolic link, nor when no entry is
-/// found.
-fn entry_may_quote(problem: &Problem) -> bool {
+/// no entry is found (a file reached through a link is masked before).
+fn entry_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Vec<Entry>>) -> bool {
     let Origin::At {
         source, line, col, ..
     } = &problem.origin
     else {
         return true;
     };
-    if linked(&source.name) {
-        return false;
-    }
-    let Ok(Some(document)) =
-        kubernetes::yaml::parse_one(source, kubernetes::yaml::Limits::VALUES, ("", ""))
-    else {
-        return false;
-    };
-    let place = |node: &kubernetes::yaml::Node| match &node.origin {
-        Origin::At { line, col, .. } => Some((*line, *col)),
-        Origin::Default => None,
-    };
-    let entries: Vec<((u32, u32), &kubernetes::yaml::Node)> =
-        [EXTRA_OBJECTS, &format!("{EXTRA_OBJECTS}+")]
-            .iter()
-            .filter_map(|key| document.get(key))
-            .filter_map(|list| match &list.value {
-                kubernetes::yaml::Value::Sequence(items) => Some(items),
-                _ => None,
-            })
-            .flatten()
-            .filter_map(|item| Some((place(item)?, item)))
-            .collect();
+    // Each file read once, however many of its entries are at fault.
+    let entries = read
+        .entry(Arc::as_ptr(source))
+        .or_insert_with(|| entries_of(source));
     // The error shows its whole line: every entry that may lie on it (the
     // one that starts last before the line, and each that starts on it)
     // is judged, so that a Secret written in flow style beside the entry
@@ -255,11 +235,37 @@ fn entry_may_quote(problem: &Problem) -> bool {
     let on_line = entries.iter().filter(|((at, _), _)| at == line);
     let mut shown = before.into_iter().chain(on_line).peekable();
     let found = (entries.iter()).any(|(at, _)| *at <= (*line, *col));
-    found
-        && shown.peek().is_some()
-        && shown.all(|(_, item)| {
-            !kubernetes::secret::text_could_hold_secret(&item.to_json().to_string())
+    found && shown.peek().is_some() && shown.all(|(_, quotable)| *quotable)
+}
+
+/// An `extraObjects` entry of a values file: where it starts (line,
+/// column), and whether its text may be quoted.
+type Entry = ((u32, u32), bool);
+
+/// The entries of `extraObjects` and `extraObjects+` in `source`, none
+/// when it does not parse.
+fn entries_of(source: &Arc<Source>) -> Vec<Entry> {
+    let Ok(Some(document)) =
+        kubernetes::yaml::parse_one(source, kubernetes::yaml::Limits::VALUES, ("", ""))
+    else {
+        return Vec::new();
+    };
+    [EXTRA_OBJECTS, &format!("{EXTRA_OBJECTS}+")]
+        .iter()
+        .filter_map(|key| document.get(key))
+        .filter_map(|list| match &list.value {
+            kubernetes::yaml::Value::Sequence(items) => Some(items),
+            _ => None,
         })
+        .flatten()
+        .filter_map(|item| match &item.origin {
+            Origin::At { line, col, .. } => Some((
+                (*line, *col),
+                !kubernetes::secret::text_could_hold_secret(&item.to_json().to_string()),
+            )),
+            Origin::Default => None,
+        })
+        .collect()
 }
 
 /// Whether the file at `path`, or any folder of its path as given, is a
