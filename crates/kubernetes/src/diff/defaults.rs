@@ -489,6 +489,54 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
             "target": {"type": "Utilization", "averageUtilization": 80}}}])
         },
     ),
+    // autoscaling/v2 only, and only where `behavior` is written: both
+    // rules are then filled in field by field
+    // (`SetDefaults_HorizontalPodAutoscalerBehavior`).
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.behavior.scaleUp",
+        || json!({}),
+    ),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.behavior.scaleUp.stabilizationWindowSeconds",
+        || json!(0),
+    ),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.behavior.scaleUp.selectPolicy",
+        || json!("Max"),
+    ),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.behavior.scaleUp.policies",
+        || {
+            json!([{"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15}])
+        },
+    ),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.behavior.scaleDown",
+        || json!({}),
+    ),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.behavior.scaleDown.selectPolicy",
+        || json!("Max"),
+    ),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.behavior.scaleDown.policies",
+        || json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
+    ),
     ("batch", "Job", "spec.backoffLimit", || json!(6)),
     ("batch", "Job", "spec.parallelism", || json!(1)),
     ("batch", "Job", "spec.completionMode", || {
