@@ -264,6 +264,8 @@ pub fn diff_at(
                         fields,
                     });
                     matched.changed.push((*before, *object));
+                } else if impact::may_refuse_unchanged(&object.id.group, &object.id.kind) {
+                    matched.kept.push((*before, *object));
                 }
             }
         }

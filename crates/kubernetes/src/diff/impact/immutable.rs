@@ -75,6 +75,10 @@
 //! - Pod: its `spec` but containers' images, `activeDeadlineSeconds` and
 //!   `tolerations` (`ValidatePodUpdate`: "pod updates may not change fields
 //!   other than …").
+//! - A map the update validation compares with Go's `reflect.DeepEqual`,
+//!   written empty (`{}`): the stored object holds no empty map, the
+//!   applied one does, so every update is refused, one that changes
+//!   nothing too ([`empty_map_written`]).
 
 use super::tree::{is_true, overlaps, text};
 use super::{Class, Impact, Level, listed};
@@ -479,6 +483,70 @@ pub(super) fn refused(
     } else if before.id.kind == "PersistentVolumeClaim" {
         why += " (its volume goes with it when the reclaim policy is Delete)";
     }
+    out.push(Impact::new(Level::Refused, Class::Immutable, after, why));
+}
+
+/// Whether an update of `kind` may be refused though nothing changes
+/// ([`empty_map_written`]): the kinds to keep when no field changes.
+pub(crate) fn may_refuse_unchanged(group: &str, kind: &str) -> bool {
+    matches!(
+        (group, kind),
+        ("storage.k8s.io", "StorageClass") | ("", "ConfigMap" | "Secret")
+    )
+}
+
+/// The map the new manifest writes empty (`{}`) where the update
+/// validation compares it with the stored one by Go's `reflect.DeepEqual`,
+/// which tells an empty map from none: an empty map is never stored, so
+/// every update is refused, even one that changes nothing (measured on the
+/// server). A StorageClass's `parameters` (`ValidateStorageClassUpdate`);
+/// of a ConfigMap stored `immutable`, its `binaryData` (its `data` is
+/// defaulted to an empty map on both sides: no matter); of a Secret stored
+/// `immutable`, its `data` where no `stringData` fills it
+/// (`ValidateConfigMapUpdate`, `ValidateSecretUpdate`).
+fn empty_map_written(before: &Manifest, after: &Manifest) -> Option<&'static str> {
+    let entries = |key: &str| match after.node().get(key).map(|n| &n.value) {
+        Some(crate::yaml::Value::Mapping(entries)) => Some(entries.len()),
+        _ => None,
+    };
+    let stored_immutable = || is_true(before.node().get("immutable"));
+    let key = match (before.id.group.as_str(), before.id.kind.as_str()) {
+        ("storage.k8s.io", "StorageClass") => "parameters",
+        ("", "ConfigMap") if stored_immutable() => "binaryData",
+        ("", "Secret") if stored_immutable() => {
+            if entries("stringData").is_some_and(|n| n > 0) {
+                return None;
+            }
+            "data"
+        }
+        _ => return None,
+    };
+    (entries(key) == Some(0)).then_some(key)
+}
+
+/// The impact of a map written empty that makes every update refused
+/// ([`empty_map_written`]), unless a change of that map is already
+/// reported among `fields`.
+pub(super) fn empty_map(
+    before: &Manifest,
+    after: &Manifest,
+    fields: &[FieldChange],
+    out: &mut Vec<Impact>,
+) {
+    let Some(key) = empty_map_written(before, after) else {
+        return;
+    };
+    if fields
+        .iter()
+        .any(|f| f.steps.first().is_some_and(|s| s == key))
+    {
+        return;
+    }
+    let why = format!(
+        "writes `{key}: {{}}`, but the API server stores no empty map and tells none \
+         from `{{}}` when it validates an update: it refuses every update of the \
+         object, even one that changes nothing; leave `{key}` out"
+    );
     out.push(Impact::new(Level::Refused, Class::Immutable, after, why));
 }
 

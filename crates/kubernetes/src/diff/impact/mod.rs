@@ -55,6 +55,7 @@ use serde::Serialize;
 use super::{Diff, Ignore, ObjectChange};
 use crate::manifest::Manifest;
 
+pub(crate) use immutable::may_refuse_unchanged;
 pub(crate) use security::{Held, PermissionChange, PermissionModel};
 pub(crate) use workload::pod_spec;
 
@@ -154,6 +155,9 @@ pub(crate) struct Matched<'a> {
     pub(crate) added: Vec<&'a Manifest>,
     /// In both and different (old, new), in the order of [`Diff::changed`].
     pub(crate) changed: Vec<(&'a Manifest, &'a Manifest)>,
+    /// In both and the same, of the kinds whose update may be refused
+    /// though nothing changes ([`immutable::may_refuse_unchanged`]).
+    pub(crate) kept: Vec<(&'a Manifest, &'a Manifest)>,
 }
 
 /// The two whole sets.
@@ -178,6 +182,9 @@ pub(crate) fn assess(
     for ((before, after), change) in matched.changed.iter().zip(&diff.changed) {
         changed_object(before, after, change, sets, &mut out);
         security::identity(before, after, permissions, &mut out);
+    }
+    for &(before, after) in &matched.kept {
+        immutable::empty_map(before, after, &[], &mut out);
     }
     deletion::removed(&matched.removed, sets, &mut out);
     policies::removed(&matched.removed, &mut out);
@@ -259,6 +266,7 @@ fn changed_object(
     out: &mut Vec<Impact>,
 ) {
     immutable::refused(before, after, &change.fields, sets, out);
+    immutable::empty_map(before, after, &change.fields, out);
     workload::restart(after, &change.fields, out);
     security::changed(before, after, &change.fields, out);
     pods::pods(Some(before), after, sets.minor, out);
