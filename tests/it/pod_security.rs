@@ -367,7 +367,7 @@ metadata:
         lines,
         [
             "API Namespace other metadata.labels.\"pod-security.kubernetes.io/enforce\": `Restricted` is not a Pod Security level (privileged, baseline, restricted); the admission refuses the Namespace",
-            "API Namespace other metadata.labels.\"pod-security.kubernetes.io/warn-version\": `v1.01` is not a Pod Security version (latest, or v1.N with no leading zero); the admission refuses the Namespace",
+            "API Namespace other metadata.labels.\"pod-security.kubernetes.io/warn-version\": `v1.01` is not a Pod Security version (latest, or v1.N with no leading zero and N at most 2^63-1); the admission refuses the Namespace",
         ],
         "{}",
         run.stdout

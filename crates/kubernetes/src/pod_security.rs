@@ -77,8 +77,9 @@ pub const TARGET_MINORS: [u32; 2] = [33, 35];
 pub enum PolicyVersion {
     /// The server's own version.
     Latest,
-    /// The rules of Kubernetes 1.X.
-    Minor(u32),
+    /// The rules of Kubernetes 1.X (any X Go's `int` holds: `v1.10000`
+    /// names a version, the newest rules).
+    Minor(u64),
 }
 
 impl PolicyVersion {
@@ -90,16 +91,17 @@ impl PolicyVersion {
             return Some(PolicyVersion::Latest);
         }
         // As the admission's `ParseVersion`: `v1.` then `0` or a number
-        // without a leading zero (`v1.01` names no version: `latest`).
+        // without a leading zero (`v1.01` names no version: `latest`) that
+        // Go's `strconv.Atoi` reads, so at most 2^63-1.
         let minor = value.strip_prefix("v1.")?;
         if minor.is_empty()
             || !minor.bytes().all(|b| b.is_ascii_digit())
-            || minor.len() > 4
             || (minor.len() > 1 && minor.starts_with('0'))
         {
             return None;
         }
-        minor.parse().ok().map(PolicyVersion::Minor)
+        let minor: i64 = minor.parse().ok()?;
+        u64::try_from(minor).ok().map(PolicyVersion::Minor)
     }
 
     /// For each server version this crate targets (the cluster's own is not
@@ -111,7 +113,10 @@ impl PolicyVersion {
             .iter()
             .map(|server| match self {
                 PolicyVersion::Latest => (*server, *server),
-                PolicyVersion::Minor(m) => (*server, m.min(*server)),
+                PolicyVersion::Minor(m) => (
+                    *server,
+                    u32::try_from(m).map_or(*server, |m| m.min(*server)),
+                ),
             })
             .collect()
     }
@@ -1891,6 +1896,17 @@ mod tests {
         assert_eq!(PolicyVersion::parse("v1.01"), None);
         assert_eq!(PolicyVersion::parse("v1.022"), None);
         assert_eq!(PolicyVersion::parse("v1.0"), Some(PolicyVersion::Minor(0)));
+        // Any number Go's `int` holds; the admission refuses a larger one.
+        assert_eq!(
+            PolicyVersion::parse("v1.10000"),
+            Some(PolicyVersion::Minor(10000))
+        );
+        assert_eq!(
+            PolicyVersion::parse("v1.9223372036854775807"),
+            Some(PolicyVersion::Minor(i64::MAX as u64))
+        );
+        assert_eq!(PolicyVersion::parse("v1.9223372036854775808"), None);
+        assert_eq!(PolicyVersion::parse("v1.+1"), None);
         let ns: Json = serde_json::json!({"metadata": {"labels": {
             ENFORCE_LABEL: "strict", ENFORCE_VERSION_LABEL: "v2"}}});
         assert_eq!(
@@ -1926,6 +1942,10 @@ mod tests {
         assert_eq!(PolicyVersion::Latest.per_server(), [(33, 33), (35, 35)]);
         assert_eq!(PolicyVersion::Minor(35).per_server(), [(33, 33), (35, 35)]);
         assert_eq!(PolicyVersion::Minor(28).per_server(), [(33, 28), (35, 28)]);
+        assert_eq!(
+            PolicyVersion::Minor(1 << 40).per_server(),
+            [(33, 33), (35, 35)]
+        );
     }
 
     #[test]

@@ -1156,10 +1156,11 @@ fn one_container(
 }
 
 /// A Pod's spec as the server prepares it before it validates
-/// (`mutatePodAffinity`): each pod affinity term with a label selector
-/// gains, for each of its `matchLabelKeys` and then `mismatchLabelKeys`
-/// the pod has a label of, an `In` (`NotIn`) expression of that label's
-/// value. `None` where no term has such keys.
+/// (`mutatePodAffinity`, `mutateTopologySpreadConstraints`): each pod
+/// affinity term and topology spread constraint with a label selector
+/// gains, for each of its `matchLabelKeys` and then (a term's)
+/// `mismatchLabelKeys` the pod has a label of, an `In` (`NotIn`)
+/// expression of that label's value. `None` where none has such keys.
 fn with_label_keys(pod: &Json, labels: &Json) -> Option<Json> {
     const TERMS: [&[&str]; 4] = [
         &[
@@ -1194,7 +1195,7 @@ fn with_label_keys(pod: &Json, labels: &Json) -> Option<Json> {
     let any = TERMS.iter().any(|path| {
         each(pod.field("affinity").field(path[0]).field(path[1]))
             .any(|(_, entry)| keyed(&term_of(entry, path[1].starts_with("preferred"))))
-    });
+    }) || each(pod.field("topologySpreadConstraints")).any(|(_, spread)| keyed(spread));
     if !any {
         return None;
     }
@@ -1210,31 +1211,43 @@ fn with_label_keys(pod: &Json, labels: &Json) -> Option<Json> {
             } else {
                 entry
             };
-            if !term["labelSelector"].is_object() {
-                continue;
-            }
-            let mut added = Vec::new();
-            for (field, operator) in [("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")] {
-                for (_, key) in each(&term[field]) {
-                    let key = key.as_str().unwrap_or_default();
-                    if let Some(value) = labels.field(key).as_str() {
-                        added.push(serde_json::json!({"key": key, "operator": operator, "values": [value]}));
-                    }
-                }
-            }
-            if added.is_empty() {
-                continue;
-            }
-            let expressions = &mut term["labelSelector"]["matchExpressions"];
-            if !expressions.is_array() {
-                *expressions = Json::Array(Vec::new());
-            }
-            if let Some(expressions) = expressions.as_array_mut() {
-                expressions.extend(added);
+            merge_label_keys(term, labels);
+        }
+    }
+    if let Some(spreads) = pod["topologySpreadConstraints"].as_array_mut() {
+        // A constraint has no `mismatchLabelKeys` (the schema refuses one).
+        spreads
+            .iter_mut()
+            .for_each(|spread| merge_label_keys(spread, labels));
+    }
+    Some(pod)
+}
+
+/// [`with_label_keys`] for one term or constraint.
+fn merge_label_keys(term: &mut Json, labels: &Json) {
+    if !term["labelSelector"].is_object() {
+        return;
+    }
+    let mut added = Vec::new();
+    for (field, operator) in [("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")] {
+        for (_, key) in each(&term[field]) {
+            let key = key.as_str().unwrap_or_default();
+            if let Some(value) = labels.field(key).as_str() {
+                added
+                    .push(serde_json::json!({"key": key, "operator": operator, "values": [value]}));
             }
         }
     }
-    Some(pod)
+    if added.is_empty() {
+        return;
+    }
+    let expressions = &mut term["labelSelector"]["matchExpressions"];
+    if !expressions.is_array() {
+        *expressions = Json::Array(Vec::new());
+    }
+    if let Some(expressions) = expressions.as_array_mut() {
+        expressions.extend(added);
+    }
 }
 
 /// The pod spec's scheduling fields and security context (seccomp

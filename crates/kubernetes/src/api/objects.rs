@@ -1232,7 +1232,7 @@ fn pod_security_labels(object: &Json, found: &mut Found) {
         {
             found.push((
                 KeyPath::dotted("metadata.labels").key(key),
-                format!("`{version}` is not a Pod Security version (latest, or v1.N with no leading zero); the admission refuses the Namespace"),
+                format!("`{version}` is not a Pod Security version (latest, or v1.N with no leading zero and N at most 2^63-1); the admission refuses the Namespace"),
             ));
         }
     }
