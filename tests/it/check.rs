@@ -838,6 +838,83 @@ fn a_role_binding_to_a_cluster_role_counts_only_in_its_namespace() {
     );
 }
 
+/// What the authorizer matches, as a real v1.35.4 server answered `kubectl
+/// auth can-i`: a core-group resource written with a dot is its own row,
+/// never merged into the group it names (`list deployments.apps` yes,
+/// `delete` no); the name `""` is the requests that name none (create and
+/// list allowed), shown so.
+#[test]
+fn permissions_keep_what_the_authorizer_tells_apart() {
+    let text = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: a}\n---\n\
+        apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: a}\nrules:\n\
+        - {apiGroups: [\"\"], resources: [deployments.apps], verbs: [delete]}\n\
+        - {apiGroups: [apps], resources: [deployments], verbs: [list]}\n\
+        - {apiGroups: [\"\"], resources: [configmaps], resourceNames: [\"\"], verbs: [create]}\n---\n\
+        apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: r, namespace: a}\n\
+        roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}\n\
+        subjects: [{kind: ServiceAccount, name: sa, namespace: a}]\n";
+    let run = chartgen_with_stdin(&["rbac", "--output", "json", "-"], Some(text));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let sa = report["subjects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["subject"]["name"] == "sa")
+        .unwrap();
+    let mine: Vec<(String, String, String, String)> = sa["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["scope"]["namespace"] == "a")
+        .map(|p| {
+            let text = |v: &serde_json::Value| v.as_str().unwrap().to_owned();
+            let verbs: Vec<&str> = (p["verbs"].as_array().unwrap().iter())
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            let names: Vec<&str> = (p["resource_names"].as_array().unwrap().iter())
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            (
+                text(&p["resource"]),
+                text(&p["group"]),
+                format!("{names:?}"),
+                verbs.join(","),
+            )
+        })
+        .collect();
+    let row = |r: &str, g: &str, n: &str, v: &str| (r.into(), g.into(), n.into(), v.into());
+    assert_eq!(
+        mine,
+        [
+            row("configmaps", "", "[\"\"]", "create"),
+            row("deployments.apps", "", "[]", "delete"),
+            row("deployments.apps", "apps", "[]", "list"),
+        ],
+        "{sa:#}"
+    );
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(text));
+    let rows: Vec<Vec<&str>> = (run.stdout.lines())
+        .filter(|l| l.starts_with("  a "))
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        rows.iter().map(|r| &r[1..3]).collect::<Vec<_>>(),
+        [
+            &["configmaps", "\"\""][..],
+            &["deployments.apps (in the core group)", "delete"],
+            &["deployments.apps", "list"],
+        ],
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn aggregated_cluster_roles_resolve_to_the_roles_they_select() {
     let extra = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: umbrella}\naggregationRule:\n  clusterRoleSelectors: [{matchLabels: {umbrella: \"yes\"}}]\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: part, labels: {umbrella: \"yes\"}}\nrules: [{apiGroups: [\"\"], resources: [configmaps], verbs: [list]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: umbrella}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: umbrella}\nsubjects: [{kind: ServiceAccount, name: buildkit-buildd, namespace: buildkit-operator}]\n";

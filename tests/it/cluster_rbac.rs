@@ -477,8 +477,14 @@ fn json_tuples(subject: &Json, namespace: &str) -> (BTreeSet<Tuple>, BTreeSet<Ur
         if !applies(&p["scope"]) {
             continue;
         }
+        // `resource.group`, the group given apart: a rule's resource may
+        // hold a dot.
+        let group = p["group"].as_str().unwrap();
         let resource = p["resource"].as_str().unwrap();
-        let (resource, group) = resource.split_once('.').unwrap_or((resource, ""));
+        let resource = match group {
+            "" => resource,
+            _ => resource.strip_suffix(&format!(".{group}")).unwrap(),
+        };
         let names = strings(&p["resource_names"]);
         let names: Vec<Option<String>> = if names.is_empty() {
             vec![None]

@@ -121,8 +121,13 @@ pub(crate) fn chartgen_tuples(
         if !applies {
             continue;
         }
-        // `resource.group`: a resource's name holds no dot.
-        let (resource, group) = p.resource.split_once('.').unwrap_or((&p.resource, ""));
+        // `resource.group`, the group given apart: a rule's resource may
+        // hold a dot.
+        let group = p.group.as_str();
+        let resource = match group {
+            "" => p.resource.as_str(),
+            _ => p.resource.strip_suffix(&format!(".{group}")).unwrap(),
+        };
         let names: Vec<Option<String>> = if p.resource_names.is_empty() {
             vec![None]
         } else {

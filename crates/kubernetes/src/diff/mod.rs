@@ -443,9 +443,13 @@ fn held(listed: &[crate::rbac::resolve::Permissions]) -> impact::Held {
             let named = if r.resource_names.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", r.resource_names.join(", "))
+                format!(
+                    " ({})",
+                    crate::rbac::resolve::shown_names(&r.resource_names, ", ")
+                )
             };
-            let what = format!("{}{named} {}", r.resource, place(&r.scope));
+            let resource = crate::rbac::resolve::shown_resource(&r.resource, &r.group);
+            let what = format!("{resource}{named} {}", place(&r.scope));
             set.extend(r.verbs.iter().map(|v| (what.clone(), v.clone())));
         }
         for u in &p.non_resource {
@@ -548,7 +552,13 @@ fn permissions(
 
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
 fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) -> PermissionChanges {
-    type Entry = (crate::rbac::resolve::Subject, Scope, String, Vec<String>);
+    type Entry = (
+        crate::rbac::resolve::Subject,
+        Scope,
+        String,
+        String,
+        Vec<String>,
+    );
     type Flat = BTreeMap<Entry, (BTreeSet<String>, Vec<String>)>;
     let flatten = |objects: &[Json]| -> Result<(Flat, impact::Held), String> {
         let mut map = BTreeMap::new();
@@ -560,12 +570,19 @@ fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) ->
                     permissions.subject.clone(),
                     p.scope,
                     p.resource,
+                    p.group,
                     p.resource_names,
                 );
                 map.insert(entry, (p.verbs.into_iter().collect(), p.via));
             }
             for p in permissions.non_resource {
-                let entry = (permissions.subject.clone(), p.scope, p.url, Vec::new());
+                let entry = (
+                    permissions.subject.clone(),
+                    p.scope,
+                    p.url,
+                    String::new(),
+                    Vec::new(),
+                );
                 map.insert(entry, (p.verbs.into_iter().collect(), p.via));
             }
         }
@@ -582,14 +599,15 @@ fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) ->
     let mut lines = PermissionChanges::default();
     lines.model.before = held_before;
     lines.model.after = held_after;
-    for entry @ (subject, scope, resource, names) in keys {
+    for entry @ (subject, scope, resource, group, names) in keys {
+        let resource = crate::rbac::resolve::shown_resource(resource, group);
         let (was, _) = before.get(entry).unwrap_or(&empty);
         let (is, via) = after.get(entry).unwrap_or(&empty);
         let place = place(scope);
         let named = if names.is_empty() {
             String::new()
         } else {
-            format!(" ({})", names.join(", "))
+            format!(" ({})", crate::rbac::resolve::shown_names(names, ", "))
         };
         for (verb, set) in [("gains", is.difference(was)), ("loses", was.difference(is))] {
             let verbs: Vec<&str> = set.map(String::as_str).collect();

@@ -129,9 +129,10 @@ impl PolicyRule {
     }
 
     /// Whether the rule names `resource` (`pods`, or with a subresource
-    /// `pods/log`) as the authorizer matches it: `*` is every resource
-    /// and subresource, `pods/*` every subresource of pods (not pods
-    /// itself), `*/scale` that subresource of every resource.
+    /// `pods/log`) as the authorizer matches it (`ResourceMatches`): `*`
+    /// is every resource and subresource, `*/scale` that subresource of
+    /// every resource; anything else only itself, so `pods/*` (which the
+    /// API reference calls every subresource of pods) matches no request.
     pub fn any_resource(&self, resource: &str) -> bool {
         self.resources.iter().any(|r| resource_matches(r, resource))
     }
@@ -139,13 +140,31 @@ impl PolicyRule {
     /// Whether the rule allows `verb` on `resource` (with its
     /// subresource, if any) in API group `group`, for an object named
     /// `name`: a rule with `resourceNames` allows only requests naming one
-    /// of them (so never `create`, `list`, `watch` or `deletecollection`,
-    /// which name none).
+    /// of them (`ResourceNameMatches`). A request that names none
+    /// (`create`, `list`, `watch`, `deletecollection`) has the name `""`,
+    /// which only a `resourceNames` holding `""` allows.
     pub fn allows(&self, verb: &str, group: &str, resource: &str, name: Option<&str>) -> bool {
         self.any_verb(&[verb])
             && self.any_group(&[group])
             && self.any_resource(resource)
-            && (self.names.is_empty() || name.is_some_and(|n| self.names.iter().any(|m| m == n)))
+            && self.any_name(name.unwrap_or_default())
+    }
+
+    /// Whether the rule's `verb` (which it grants) reaches every object, not
+    /// only some by name: without `resourceNames`, or, for a verb whose
+    /// requests name no object (`create`, `list`, `watch`,
+    /// `deletecollection`), with `""` among them.
+    pub fn on_every_object(&self, verb: &str) -> bool {
+        self.names.is_empty()
+            || (matches!(verb, "create" | "list" | "watch" | "deletecollection")
+                && self.any_name(""))
+    }
+
+    /// Whether the rule allows a request for the object named `name` (`""`
+    /// for a request that names none): every name without
+    /// `resourceNames`, else only those.
+    pub fn any_name(&self, name: &str) -> bool {
+        self.names.is_empty() || self.names.iter().any(|m| m == name)
     }
 
     /// Whether the rule allows `verb` on the non-resource URL `path`: a
@@ -159,15 +178,15 @@ impl PolicyRule {
     }
 }
 
-/// Whether a rule's resource entry `pattern` covers `resource`.
+/// Whether a rule's resource entry `pattern` covers `resource`
+/// (`resource/subresource` for a subresource), as `ResourceMatches` does:
+/// `*`, the same text, or `*/` and the subresource.
 fn resource_matches(pattern: &str, resource: &str) -> bool {
-    if pattern == "*" || pattern == resource {
-        return true;
-    }
-    let Some((base, sub)) = resource.split_once('/') else {
-        return false;
-    };
-    pattern.strip_suffix("/*") == Some(base) || pattern.strip_prefix("*/") == Some(sub)
+    pattern == "*"
+        || pattern == resource
+        || resource
+            .split_once('/')
+            .is_some_and(|(_, sub)| !sub.is_empty() && pattern.strip_prefix("*/") == Some(sub))
 }
 
 /// A binding whose role is in the input.
@@ -1280,6 +1299,26 @@ pub fn resource_name(group: &str, resource: &str) -> String {
     }
 }
 
+/// A permission's resource as people read it: its `resource.group`
+/// ([`resource_name`]), and where a core-group resource holds a dot (which
+/// would read as a group), that it is the core group's.
+pub fn shown_resource(resource: &str, group: &str) -> String {
+    if group.is_empty() && resource.contains('.') {
+        format!("{resource} (in the core group)")
+    } else {
+        resource.to_owned()
+    }
+}
+
+/// A permission's `resourceNames` as people read them, joined by `sep`:
+/// the name `""` (which allows the requests that name none) written so.
+pub fn shown_names(names: &[String], sep: &str) -> String {
+    let shown: Vec<&str> = (names.iter())
+        .map(|n| if n.is_empty() { "\"\"" } else { n.as_str() })
+        .collect();
+    shown.join(sep)
+}
+
 /// Effective permissions per subject, merged: for each scope and resource,
 /// the union of verbs.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -1299,8 +1338,13 @@ pub struct Permission {
     /// Where.
     pub scope: Scope,
     /// `resource.group`; `*` for every resource (`*/scale`: that
-    /// subresource of every resource, `pods/*`: every subresource of pods).
+    /// subresource of every resource; any other entry, `pods/*` too, only
+    /// itself).
     pub resource: String,
+    /// The API group alone (`""`: the core group): `resource` cannot tell
+    /// a rule's `deployments.apps` in the core group, which the API takes
+    /// and the authorizer matches to nothing, from `deployments` in `apps`.
+    pub group: String,
     /// Only these names, when not empty.
     pub resource_names: Vec<String>,
     /// The verbs, sorted.
@@ -1361,8 +1405,9 @@ struct Merged {
     by_subject: BTreeMap<Subject, Held>,
 }
 
-/// Where, which resource (`resource.group`), which names.
-type PermissionKey = (Scope, String, Vec<String>);
+/// Where, which resource (`resource.group`, then the group alone: the
+/// first does not tell every pair apart), which names.
+type PermissionKey = (Scope, String, String, Vec<String>);
 
 impl Merged {
     fn add(&mut self, grant: &Grant<'_>, via: &str) {
@@ -1377,6 +1422,7 @@ impl Merged {
                     .entry((
                         grant.binding.scope.clone(),
                         resource_name(group, resource),
+                        group.clone(),
                         rule.names.clone(),
                     ))
                     .or_default()
@@ -1401,13 +1447,16 @@ impl Merged {
                 permissions: held
                     .resources
                     .into_iter()
-                    .map(|((scope, resource, resource_names), reasons)| Permission {
-                        scope,
-                        resource,
-                        resource_names,
-                        verbs: reasons.verbs.into_iter().collect(),
-                        via: reasons.via.into_iter().collect(),
-                    })
+                    .map(
+                        |((scope, resource, group, resource_names), reasons)| Permission {
+                            scope,
+                            resource,
+                            group,
+                            resource_names,
+                            verbs: reasons.verbs.into_iter().collect(),
+                            via: reasons.via.into_iter().collect(),
+                        },
+                    )
                     .collect(),
                 non_resource: held
                     .urls
@@ -1547,8 +1596,11 @@ mod tests {
         );
         assert!(r.allows("get", "apps", "deployments/scale", None));
         assert!(!r.allows("get", "apps", "deployments", None));
-        assert!(r.allows("get", "apps", "pods/log", None));
+        // `pods/*` is no wildcard to the authorizer (measured: `kubectl
+        // auth can-i get pods/log` says no).
+        assert!(!r.allows("get", "apps", "pods/log", None));
         assert!(!r.allows("get", "apps", "pods", None));
+        assert!(r.allows("get", "apps", "pods/*", None));
         assert!(r.allows("get", "apps", "statefulsets/status", None));
         assert!(!r.allows("get", "", "statefulsets/status", None));
         assert!(!r.allows("list", "apps", "statefulsets/status", None));
@@ -1567,6 +1619,13 @@ mod tests {
         assert!(named.allows("get", "", "configmaps", Some("a")));
         assert!(!named.allows("get", "", "configmaps", Some("b")));
         assert!(!named.allows("create", "", "configmaps", None));
+        // A name `""` is a request that names none's (measured: create and
+        // list allowed).
+        let unnamed = rule(
+            json!({"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [""], "verbs": ["create", "get"]}),
+        );
+        assert!(unnamed.allows("create", "", "configmaps", None));
+        assert!(!unnamed.allows("get", "", "configmaps", Some("a")));
         // Non-resource URLs: exact, or a prefix before a trailing `*`.
         let urls = rule(json!({"nonResourceURLs": ["/metrics", "/logs/*"], "verbs": ["get"]}));
         assert!(urls.allows_url("get", "/metrics"));

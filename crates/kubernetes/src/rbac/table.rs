@@ -33,8 +33,8 @@ pub fn render_text(all: &[Permissions]) -> String {
                             Scope::Cluster => "cluster-wide".to_owned(),
                             Scope::Namespace(ns) => ns.clone(),
                         },
-                        p.resource.clone(),
-                        p.resource_names.join(","),
+                        super::resolve::shown_resource(&p.resource, &p.group),
+                        super::resolve::shown_names(&p.resource_names, ","),
                         p.verbs.join(", "),
                         p.via.join("; "),
                     ]

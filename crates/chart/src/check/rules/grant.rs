@@ -1,7 +1,7 @@
 //! GRANT: grants that let their holder give itself more, in any role of
 //! the input, the operator's or another application's: `escalate` and
 //! `bind` on roles, `impersonate` on users, groups, ServiceAccounts, uids
-//! and user extras, wildcards (in another application's roles: R5 reports
+//! and user extras, ServiceAccount tokens, wildcards (in another application's roles: R5 reports
 //! them in the operator's), and a ClusterRole aggregated into the built-in
 //! tenant roles that aggregates others itself (R4 in the operator's).
 
@@ -18,7 +18,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "GRANT",
         title: "No role grants its holder more than it shows",
-        help: "Generic, for every role in the input, the buildkit operator's or another application's, whoever it is bound to: `escalate` or `bind` on roles and clusterroles (write or bind a role granting more than the holder has, cluster-admin included), `impersonate` on users, groups, serviceaccounts, uids or userextras (act as someone else), and a ClusterRole aggregated into `view`, `edit` or `admin` that aggregates other ClusterRoles itself (every tenant gets whatever its selectors match in the cluster). Wildcards (`*` in apiGroups, resources, verbs, nonResourceURLs; a `*` verb includes escalate, bind and impersonate) are GRANT findings in another application's roles; in the operator's roles they are R5 (and the tenant aggregation R4), so each is reported once. `resourceNames` patterns (cert-manager's `issuers.cert-manager.io/*` signer names) are names, not wildcards.",
+        help: "Generic, for every role in the input, the buildkit operator's or another application's, whoever it is bound to: `escalate` or `bind` on roles and clusterroles (write or bind a role granting more than the holder has, cluster-admin included), `impersonate` on users, groups, serviceaccounts, uids or userextras (act as someone else), `create` on `serviceaccounts/token` (mint a ServiceAccount's token and act as it), each as the authorizer matches a request (`*`, the resource itself, `*/<subresource>`: `clusterroles/finalizers` is not `clusterroles`, `pods/*` matches nothing), and a ClusterRole aggregated into `view`, `edit` or `admin` that aggregates other ClusterRoles itself (every tenant gets whatever its selectors match in the cluster). Wildcards (`*` in apiGroups, resources, verbs, nonResourceURLs; a `*` verb includes escalate, bind and impersonate) are GRANT findings in another application's roles; in the operator's roles they are R5 (and the tenant aggregation R4), so each is reported once. `resourceNames` patterns (cert-manager's `issuers.cert-manager.io/*` signer names) are names, not wildcards.",
         example: "GRANT ClusterRole ci-admin rules[0].verbs: grants bind on clusterroles.rbac.authorization.k8s.io: its holder can bind any role, cluster-admin included, to anyone, itself too",
         doc: DOC,
     },
@@ -32,28 +32,30 @@ pub const RULE: Definition = Definition {
 /// The RBAC API group, where `escalate` and `bind` apply.
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
-/// A verb that lets its holder widen its own permissions: the verb, the
-/// (group, resource) pairs it acts on, and what it lets the holder do.
+/// Verbs that let their holder widen its own permissions: the verbs (any
+/// one of them), the (group, resource) pairs they act on, and what they let
+/// the holder do.
 type Escalating = (
-    &'static str,
+    &'static [&'static str],
     &'static [(&'static str, &'static str)],
     &'static str,
 );
 
-/// Each verb that lets its holder widen its own permissions.
-const ESCALATING: [Escalating; 3] = [
+/// Each verb that lets its holder widen its own permissions (Kubernetes'
+/// RBAC good practices, "Privilege escalation risks").
+const ESCALATING: [Escalating; 4] = [
     (
-        "escalate",
+        &["escalate"],
         &[(RBAC_GROUP, "roles"), (RBAC_GROUP, "clusterroles")],
         "write roles granting more than it holds",
     ),
     (
-        "bind",
+        &["bind"],
         &[(RBAC_GROUP, "roles"), (RBAC_GROUP, "clusterroles")],
         "bind any role, cluster-admin included, to anyone, itself too",
     ),
     (
-        "impersonate",
+        &["impersonate"],
         &[
             ("", "users"),
             ("", "groups"),
@@ -63,24 +65,36 @@ const ESCALATING: [Escalating; 3] = [
         ],
         "act as another user, group or ServiceAccount, with its permissions",
     ),
+    (
+        &["create"],
+        &[("", "serviceaccounts/token")],
+        "mint a token for a ServiceAccount and act as it, with its permissions",
+    ),
 ];
 
 /// Checks GRANT on every role.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     let (context, grants) = (inputs.context, inputs.grants());
     for (role, r, rule) in grants.all_role_rules() {
-        for (verb, targets, what) in ESCALATING {
+        for (verbs, targets, what) in ESCALATING {
             let on: Vec<String> = targets
                 .iter()
                 .filter(|(group, resource)| rule.any_group(&[group]) && reaches(rule, resource))
                 .map(|(group, resource)| kubernetes::rbac::resolve::resource_name(group, resource))
                 .collect();
-            if rule.verbs.iter().any(|v| v == verb) && !on.is_empty() {
+            let granted: Vec<&str> = (verbs.iter().copied())
+                .filter(|verb| rule.verbs.iter().any(|v| v == verb))
+                .collect();
+            if !granted.is_empty() && !on.is_empty() {
                 findings.report(
                     Invariant::Grant,
                     role.index,
                     &rule_path(r, "verbs"),
-                    format!("grants {verb} on {}: its holder can {what}", on.join(", ")),
+                    format!(
+                        "grants {} on {}: its holder can {what}",
+                        granted.join(" and "),
+                        on.join(", ")
+                    ),
                 );
             }
         }
@@ -101,11 +115,17 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     tenant_aggregation(context, grants, findings);
 }
 
-/// Whether `rule` names `resource` (or a subresource of it), or every one.
+/// Whether `rule` reaches `resource` as the authorizer asks for it: the
+/// RBAC and impersonation checks name the resource alone
+/// (`clusterroles`, `users`), but an extra's impersonation names its key
+/// as a subresource (`userextras/scopes`), which `*/scopes` matches too.
 fn reaches(rule: &PolicyRule, resource: &str) -> bool {
-    rule.resources
-        .iter()
-        .any(|r| r == "*" || r.split('/').next() == Some(resource))
+    match resource {
+        "userextras" => rule.resources.iter().any(|r| {
+            r == "*" || r.starts_with("userextras/") || r.len() > 2 && r.starts_with("*/")
+        }),
+        _ => rule.any_resource(resource),
+    }
 }
 
 /// A ClusterRole aggregated into `view`, `edit` or `admin` that aggregates

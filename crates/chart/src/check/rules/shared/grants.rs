@@ -271,9 +271,9 @@ fn rule_flags(rule: &PolicyRule) -> u32 {
     {
         flags |= flag::EVENTS;
     }
-    if unnamed && rule.any_group(&[adr::EVENTS.group]) && rule.any_resource(events) {
+    if rule.any_group(&[adr::EVENTS.group]) && rule.any_resource(events) {
         for (i, verb) in adr::EVENT_VERBS.iter().enumerate() {
-            if rule.any_verb(&[verb.name()]) {
+            if rule.any_verb(&[verb.name()]) && rule.on_every_object(verb.name()) {
                 flags |= flag::event_write(i);
             }
         }
@@ -286,17 +286,19 @@ fn rule_flags(rule: &PolicyRule) -> u32 {
         flags |= flag::PODS;
     }
     let custom = adr::CUSTOM_RESOURCES;
-    if unnamed && rule.any_group(&[custom.group]) && rule.any_resource(custom.resource) {
+    if rule.any_group(&[custom.group]) && rule.any_resource(custom.resource) {
         for (i, verb) in adr::CUSTOM_RESOURCE_VERBS.iter().enumerate() {
-            if rule.any_verb(&[verb.name()]) {
+            if rule.any_verb(&[verb.name()]) && rule.on_every_object(verb.name()) {
                 flags |= flag::custom(i);
             }
         }
     }
     let leases = adr::LEASES;
     if rule.any_group(&[leases.group]) && rule.any_resource(leases.resource) {
-        // resourceNames cannot restrict create, so a named rule grants no create.
-        if unnamed && rule.any_verb(&[adr::LEASE_CREATE.name()]) {
+        // A create names no lease: a named rule grants none, but with the
+        // name `""`.
+        let create = adr::LEASE_CREATE.name();
+        if rule.any_verb(&[create]) && rule.on_every_object(create) {
             flags |= flag::LEASE_CREATE;
         }
         for (i, verb) in adr::LEASE_NAMED_VERBS.iter().enumerate() {
