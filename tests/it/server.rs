@@ -160,6 +160,9 @@ struct Api {
 pub struct Applied {
     /// `kind.group/name serverside-applied`, one per object.
     pub applied: Vec<String>,
+    /// What the server said of each object it refused
+    /// ([`Server::apply_each`]; the others refuse nothing).
+    pub refused: Vec<String>,
     /// The lines of standard error starting with `Warning:`.
     pub warnings: Vec<String>,
 }
@@ -302,8 +305,43 @@ impl Server {
                 .lines()
                 .map(str::to_owned)
                 .collect(),
+            refused: Vec::new(),
             warnings: warnings(&stderr),
         }
+    }
+
+    /// Applies `objects` one by one (server-side, taking the fields other
+    /// managers hold, as [`Server::apply_list`]), the Namespaces first:
+    /// an object the server refuses is noted, not a failure.
+    pub fn apply_each(&self, objects: &[serde_json::Value], field_manager: &str) -> Applied {
+        let mut all = first_stage(objects);
+        all.extend(objects.iter().filter(|o| o["kind"] != "Namespace").cloned());
+        let mut applied = Applied::default();
+        for object in &all {
+            let output = self.kubectl(
+                &[
+                    "apply",
+                    "--server-side",
+                    "--force-conflicts",
+                    "--field-manager",
+                    field_manager,
+                    "-f",
+                    "-",
+                ],
+                Some(&object.to_string()),
+            );
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            applied.warnings.extend(warnings(&stderr));
+            match output.status.success() {
+                true => applied.applied.extend(
+                    String::from_utf8_lossy(&output.stdout)
+                        .lines()
+                        .map(str::to_owned),
+                ),
+                false => applied.refused.push(stderr.trim().to_owned()),
+            }
+        }
+        applied
     }
 
     /// Deletes every Role, RoleBinding, ClusterRole and ClusterRoleBinding

@@ -32,6 +32,23 @@ pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-de
 /// A version's objects, parsed once and kept for the run.
 type Parsed = (Version, &'static [Json]);
 
+/// Whether `object` may be one of the default objects by its name (cheap:
+/// the table is not read): theirs start with `system:` but for a few.
+pub fn may_be_default(object: &Json) -> bool {
+    let name = (object.get("metadata").and_then(|m| m.get("name")))
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    name.starts_with("system:")
+        || matches!(
+            name,
+            "admin"
+                | "cluster-admin"
+                | "edit"
+                | "view"
+                | "extension-apiserver-authentication-reader"
+        )
+}
+
 /// The default objects of `version`: ClusterRoles, Roles, then bindings.
 /// Built once per version asked for.
 pub fn objects(version: Version) -> &'static [Json] {
