@@ -33,11 +33,17 @@ pub const BOOTSTRAPPING: (&str, &str) = ("kubernetes.io/bootstrapping", "rbac-de
 type Parsed = (Version, &'static [Json]);
 
 /// Whether `object` may be one of the default objects by its name (cheap:
-/// the table is not read): theirs start with `system:` but for a few.
+/// the table is not read; [`is_default_name`]).
 pub fn may_be_default(object: &Json) -> bool {
     let name = (object.get("metadata").and_then(|m| m.get("name")))
         .and_then(Json::as_str)
         .unwrap_or_default();
+    is_default_name(name)
+}
+
+/// Whether a default object may have the name `name`: theirs start with
+/// `system:` but for a few.
+pub fn is_default_name(name: &str) -> bool {
     name.starts_with("system:")
         || matches!(
             name,

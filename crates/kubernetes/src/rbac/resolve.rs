@@ -286,10 +286,24 @@ impl Rbac {
         // Each role's object, by role id.
         let mut role_objects: Vec<&Json> = Vec::new();
         let mut by_key: HashMap<RoleKey<'_>, usize> = HashMap::new();
+        // The RBAC objects that may be named as a default one: one reading
+        // of each object's kind finds them with the roles.
+        let mut named = Vec::new();
         for (index, object) in objects.iter().enumerate() {
-            let Some(key) = role_key(object) else {
+            let key = match object.field("kind").as_str() {
+                Some("Role" | "ClusterRole") => role_key(object),
+                Some("RoleBinding" | "ClusterRoleBinding") => binding_key(object),
+                _ => None,
+            };
+            let Some(key) = key else {
                 continue;
             };
+            if defaults::is_default_name(key.2) {
+                named.push(index);
+            }
+            if key.0.ends_with("Binding") {
+                continue;
+            }
             by_key.insert(key, role_objects.len());
             rbac.roles.push(index);
             role_objects.push(object);
@@ -298,15 +312,12 @@ impl Rbac {
         // to a role it does not hold, an aggregated ClusterRole, an object
         // that may be one of the table's.
         let needs = cluster == Cluster::RolesAndBindings
+            || !named.is_empty()
             || objects.iter().any(|o| match o.field("kind").as_str() {
                 Some("RoleBinding" | "ClusterRoleBinding") => {
-                    !by_key.contains_key(&role_ref_key(o)) || defaults::may_be_default(o)
+                    !by_key.contains_key(&role_ref_key(o))
                 }
-                Some("ClusterRole") => {
-                    o.get("aggregationRule").is_some_and(Json::is_object)
-                        || defaults::may_be_default(o)
-                }
-                Some("Role") => defaults::may_be_default(o),
+                Some("ClusterRole") => o.get("aggregationRule").is_some_and(Json::is_object),
                 _ => false,
             });
         let known: &'static [Json] = if needs {
@@ -317,13 +328,23 @@ impl Rbac {
         rbac.known = known;
         // An input object named as one of the cluster's default objects is
         // applied over it, which it then is.
-        let applied = over_defaults(objects, known);
-        let views: Vec<&Json> = (objects.iter().zip(&applied))
-            .map(|(object, applied)| match applied {
-                Applied::Merged(merged) => merged,
-                _ => *object,
-            })
-            .collect();
+        let applied = over_defaults(objects, &named, known);
+        let views: std::borrow::Cow<'_, [&Json]> = match applied.is_empty() {
+            true => std::borrow::Cow::Borrowed(objects),
+            false => {
+                let mut views = objects.to_vec();
+                for (index, applied) in &applied {
+                    if let Applied::Merged(merged) = applied {
+                        views[*index] = merged;
+                    }
+                }
+                std::borrow::Cow::Owned(views)
+            }
+        };
+        let refused = |index: usize| {
+            (applied.binary_search_by_key(&index, |(i, _)| *i))
+                .is_ok_and(|at| matches!(applied[at].1, Applied::Refused))
+        };
         for (id, &index) in rbac.roles.iter().enumerate() {
             role_objects[id] = views[index];
         }
@@ -357,7 +378,7 @@ impl Rbac {
         rbac.aggregation(&role_objects);
         rbac.counted = rbac.counting();
         for (index, object) in views.iter().enumerate() {
-            if matches!(applied[index], Applied::Refused) {
+            if refused(index) {
                 continue;
             }
             match binding_of(object, index, &by_key) {
@@ -368,9 +389,9 @@ impl Rbac {
         }
         if cluster == Cluster::RolesAndBindings {
             // A default binding the input applied over is the input's.
-            let taken: HashSet<BindingKey<'_>> = (objects.iter().zip(&applied))
+            let taken: HashSet<BindingKey<'_>> = (applied.iter())
                 .filter(|(_, applied)| matches!(applied, Applied::Merged(_)))
-                .filter_map(|(object, _)| binding_key(object))
+                .filter_map(|(index, _)| binding_key(objects[*index]))
                 .collect();
             for (index, object) in known.iter().enumerate() {
                 if binding_key(object).is_some_and(|key| taken.contains(&key)) {
@@ -1051,8 +1072,6 @@ fn role_key(object: &Json) -> Option<RoleKey<'_>> {
 /// An input object, as it stands once applied where the cluster holds a
 /// default object of its kind and name.
 enum Applied {
-    /// No default object of that name: as written.
-    Alone,
     /// Applied over the default one (server-side apply, as `kubectl
     /// apply` over an object it did not create): what the input writes
     /// replaces, what it leaves out stays the default's. Labels and
@@ -1084,15 +1103,15 @@ fn binding_key(object: &Json) -> Option<BindingKey<'_>> {
     }
 }
 
-/// Each input object as applied over the cluster's default objects
-/// `known` ([`Applied`]). The API server puts back the default rules,
-/// labels, selectors and subjects only when it next starts (where the
-/// object keeps `rbac.authorization.kubernetes.io/autoupdate: "true"`):
-/// not modelled, the cluster is read as the apply leaves it.
-fn over_defaults(objects: &[&Json], known: &[Json]) -> Vec<Applied> {
-    let candidates = objects.iter().any(|o| defaults::may_be_default(o));
-    if !candidates || known.is_empty() {
-        return objects.iter().map(|_| Applied::Alone).collect();
+/// The input objects at `named` (ascending indexes of `objects`) that the
+/// cluster holds a default object of ([`Applied`]), by index: as applied
+/// over it. The API server puts back the default rules, labels, selectors
+/// and subjects only when it next starts (where the object keeps
+/// `rbac.authorization.kubernetes.io/autoupdate: "true"`): not modelled,
+/// the cluster is read as the apply leaves it.
+fn over_defaults(objects: &[&Json], named: &[usize], known: &[Json]) -> Vec<(usize, Applied)> {
+    if named.is_empty() || known.is_empty() {
+        return Vec::new();
     }
     let mut roles: HashMap<RoleKey<'_>, &Json> = HashMap::new();
     let mut bindings: HashMap<BindingKey<'_>, &Json> = HashMap::new();
@@ -1118,19 +1137,20 @@ fn over_defaults(objects: &[&Json], known: &[Json]) -> Vec<Applied> {
         }
         Applied::Merged(merged)
     };
-    (objects.iter())
-        .map(|object| {
-            if !defaults::may_be_default(object) {
-                return Applied::Alone;
-            }
+    (named.iter())
+        .filter_map(|&index| {
+            let object = objects[index];
             if let Some(default) = role_key(object).and_then(|key| roles.get(&key)) {
-                return merged(default, object, &["rules", "aggregationRule"]);
+                return Some((
+                    index,
+                    merged(default, object, &["rules", "aggregationRule"]),
+                ));
             }
-            match binding_key(object).and_then(|key| bindings.get(&key)) {
-                Some(default) if role_ref_key(default) != role_ref_key(object) => Applied::Refused,
-                Some(default) => merged(default, object, &["subjects"]),
-                None => Applied::Alone,
-            }
+            let default = binding_key(object).and_then(|key| bindings.get(&key))?;
+            Some(match role_ref_key(default) == role_ref_key(object) {
+                true => (index, merged(default, object, &["subjects"])),
+                false => (index, Applied::Refused),
+            })
         })
         .collect()
 }
