@@ -283,18 +283,7 @@ impl Server {
     /// (`--force-conflicts`); fails the test when the server refuses one.
     pub fn apply_list(&self, objects: &[serde_json::Value], field_manager: &str) -> Applied {
         let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
-        let output = self.kubectl(
-            &[
-                "apply",
-                "--server-side",
-                "--force-conflicts",
-                "--field-manager",
-                field_manager,
-                "-f",
-                "-",
-            ],
-            Some(&list.to_string()),
-        );
+        let output = self.apply_text(&list.to_string(), field_manager);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             output.status.success(),
@@ -310,6 +299,23 @@ impl Server {
         }
     }
 
+    /// `kubectl apply` of `text`, server-side, taking the fields other
+    /// managers hold, as `field_manager`.
+    fn apply_text(&self, text: &str, field_manager: &str) -> Output {
+        self.kubectl(
+            &[
+                "apply",
+                "--server-side",
+                "--force-conflicts",
+                "--field-manager",
+                field_manager,
+                "-f",
+                "-",
+            ],
+            Some(text),
+        )
+    }
+
     /// Applies `objects` one by one (server-side, taking the fields other
     /// managers hold, as [`Server::apply_list`]), the Namespaces first:
     /// an object the server refuses is noted, not a failure.
@@ -318,18 +324,7 @@ impl Server {
         all.extend(objects.iter().filter(|o| o["kind"] != "Namespace").cloned());
         let mut applied = Applied::default();
         for object in &all {
-            let output = self.kubectl(
-                &[
-                    "apply",
-                    "--server-side",
-                    "--force-conflicts",
-                    "--field-manager",
-                    field_manager,
-                    "-f",
-                    "-",
-                ],
-                Some(&object.to_string()),
-            );
+            let output = self.apply_text(&object.to_string(), field_manager);
             let stderr = String::from_utf8_lossy(&output.stderr);
             applied.warnings.extend(warnings(&stderr));
             match output.status.success() {

@@ -290,12 +290,7 @@ impl Rbac {
         // of each object's kind finds them with the roles.
         let mut named = Vec::new();
         for (index, object) in objects.iter().enumerate() {
-            let key = match object.field("kind").as_str() {
-                Some("Role" | "ClusterRole") => role_key(object),
-                Some("RoleBinding" | "ClusterRoleBinding") => binding_key(object),
-                _ => None,
-            };
-            let Some(key) = key else {
+            let Some(key) = rbac_key(object) else {
                 continue;
             };
             if defaults::is_default_name(key.2) {
@@ -1050,23 +1045,22 @@ type RoleKey<'a> = (&'a str, Option<&'a str>, &'a str);
 /// The identity of a Role or ClusterRole; a Role without a namespace is
 /// in `default`.
 fn role_key(object: &Json) -> Option<RoleKey<'_>> {
-    let name = object
-        .field("metadata")
-        .field("name")
-        .as_str()
-        .unwrap_or_default();
-    match object.field("kind").as_str() {
-        Some("ClusterRole") => Some(("ClusterRole", None, name)),
-        Some("Role") => {
-            let namespace = object
-                .field("metadata")
-                .field("namespace")
-                .as_str()
-                .or(Some("default"));
-            Some(("Role", namespace, name))
-        }
-        _ => None,
-    }
+    rbac_key(object).filter(|(kind, _, _)| !kind.ends_with("Binding"))
+}
+
+/// The identity of an RBAC object (a role or a binding): its kind, its
+/// namespace for a Role or RoleBinding (`default` when it names none), its
+/// name. The kind is read first: most objects are of no RBAC kind.
+fn rbac_key(object: &Json) -> Option<RoleKey<'_>> {
+    let kind = match object.field("kind").as_str()? {
+        kind @ ("Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding") => kind,
+        _ => return None,
+    };
+    let metadata = object.field("metadata");
+    let name = metadata.field("name").as_str().unwrap_or_default();
+    let namespace = matches!(kind, "Role" | "RoleBinding")
+        .then(|| metadata.field("namespace").as_str().unwrap_or("default"));
+    Some((kind, namespace, name))
 }
 
 /// An input object, as it stands once applied where the cluster holds a
@@ -1084,23 +1078,11 @@ enum Applied {
     Refused,
 }
 
-/// The identity of a RoleBinding or ClusterRoleBinding.
-type BindingKey<'a> = (&'a str, Option<&'a str>, &'a str);
+/// The identity of a RoleBinding or ClusterRoleBinding ([`rbac_key`]).
+type BindingKey<'a> = RoleKey<'a>;
 
 fn binding_key(object: &Json) -> Option<BindingKey<'_>> {
-    let name = object
-        .field("metadata")
-        .field("name")
-        .as_str()
-        .unwrap_or_default();
-    match object.field("kind").as_str() {
-        Some("ClusterRoleBinding") => Some(("ClusterRoleBinding", None, name)),
-        Some("RoleBinding") => {
-            let namespace = object.field("metadata").field("namespace").as_str();
-            Some(("RoleBinding", namespace.or(Some("default")), name))
-        }
-        _ => None,
-    }
+    rbac_key(object).filter(|(kind, _, _)| kind.ends_with("Binding"))
 }
 
 /// The input objects at `named` (ascending indexes of `objects`) that the
