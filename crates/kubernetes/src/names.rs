@@ -433,18 +433,23 @@ pub fn masked_prefix(prefix: &str) -> Option<String> {
 
 /// Why the API server refuses `prefix` as the `metadata.generateName` of an
 /// object of `kind` (`""` for a custom resource), if it does: the kind's
-/// name rule read as a prefix ([`masked_prefix`]); for the kinds whose
-/// names are path segments, no `/` or `%`.
+/// name rule read as a prefix ([`masked_prefix`]), and no `/` or `%` in
+/// any kind's; the RBAC kinds' is held to a whole name's rule (not `.` or
+/// `..`), a PodDisruptionBudget's to no more.
 pub fn generate_name(kind: &str, prefix: &str) -> Result<(), String> {
     let masked = masked_prefix(prefix);
     let name = masked.as_deref().unwrap_or(prefix);
+    // Every kind's, after its own rule and as written (the REST layer's
+    // `ValidatePathSegmentName`): the masking of a trailing `-` may hide
+    // a `/` from the kind's rule (`a/-` reads `aa`), not from this one.
+    if prefix.contains(['/', '%']) {
+        return Err("a name prefix may not contain `/` or `%`".to_owned());
+    }
     match kind {
-        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "PodDisruptionBudget" => {
-            match prefix.contains(['/', '%']) {
-                true => Err("a name prefix may not contain `/` or `%`".to_owned()),
-                false => Ok(()),
-            }
-        }
+        // The RBAC kinds' rule reads a prefix as a whole name
+        // (`ValidateRBACName` ignores that it is one): `.` and `..` too.
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" => path_segment(prefix),
+        "PodDisruptionBudget" => Ok(()),
         // The 52 characters hold the name, not the prefix.
         "" | "CronJob" => dns1123_subdomain(name),
         _ => object_name(kind, name),

@@ -202,7 +202,9 @@ fn int_or_percent(
             let number = text
                 .strip_suffix('%')
                 .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-            match number.and_then(|d| d.parse::<u64>().ok()) {
+            // Go's `Atoi` gives its largest int for digits past it, so a
+            // percentage too large for a number is one, and not 0.
+            match number.map(|d| d.parse::<u64>().unwrap_or(u64::MAX)) {
                 Some(p) if capped && p > 100 => {
                     found.push((at.clone(), format!("`{text}` is more than 100%")));
                     None

@@ -56,6 +56,13 @@ pub struct Unknown {
 
 impl std::fmt::Display for Unknown {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if super::off_by_default(&self.api_version) {
+            return write!(
+                f,
+                "{} {} is not served: an alpha or beta API, which the API server serves only where its --runtime-config turns it on",
+                self.api_version, self.kind
+            );
+        }
         write!(f, "no schema for {} {}", self.api_version, self.kind)
     }
 }

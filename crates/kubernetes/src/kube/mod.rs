@@ -56,15 +56,21 @@ impl KubeSchemas {
         self.version
     }
 
-    /// The kinds these schemas cover.
+    /// The kinds these schemas cover, at the versions the API server
+    /// serves by default ([`off_by_default`]).
     pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
         self.kinds
             .iter()
             .map(|&(api_version, kind, _)| (api_version, kind))
+            .filter(|(api_version, _)| !off_by_default(api_version))
     }
 
-    /// The root node of `(api_version, kind)`'s schema.
+    /// The root node of `(api_version, kind)`'s schema; `None` at a version
+    /// the API server does not serve by default ([`off_by_default`]).
     pub fn root(&self, api_version: &str, kind: &str) -> Option<u32> {
+        if off_by_default(api_version) {
+            return None;
+        }
         self.kinds
             .binary_search_by(|&(a, k, _)| (a, k).cmp(&(api_version, kind)))
             .ok()
@@ -81,12 +87,20 @@ impl KubeSchemas {
     /// Every violation of `object`, structured; `None` when its kind has no
     /// schema here. What the API server validates: a `required` below
     /// `status` is not one (it resets a built-in kind's status on create;
-    /// only its decoder reads it, for types and unknown fields).
+    /// only its decoder reads it, for types and unknown fields), nor one of
+    /// an owner reference but in the object's own metadata.
     pub fn errors<'i>(&self, object: &'i Json) -> Option<Vec<validator::SchemaError<'i>>> {
         let mut errors = validator::validate(self.root_of(object)?, object);
         errors.retain(|e| {
             let status = matches!(e.path.0.first(), Some(Segment::Key(key)) if key == "status");
-            !(status && matches!(e.kind, validator::ErrorKind::Required { .. }))
+            // An owner reference's fields are required by the validation
+            // of the object's own metadata only: a template's metadata is
+            // held to its labels and annotations (measured: a Deployment
+            // whose template's owner reference has no uid is created).
+            let nested_owner = (e.path.0.iter().enumerate()).any(
+                |(at, segment)| matches!(segment, Segment::Key(key) if key == "ownerReferences" && at > 1),
+            );
+            !((status || nested_owner) && matches!(e.kind, validator::ErrorKind::Required { .. }))
         });
         Some(errors)
     }
@@ -194,6 +208,20 @@ pub fn api_group(api_version: &str) -> &str {
 pub fn group_of(object: &serde_json::Value) -> &str {
     use crate::json::Field;
     api_group(object.field("apiVersion").as_str().unwrap_or_default())
+}
+
+/// Whether `api_version` is an alpha or beta version of a group Kubernetes
+/// itself serves (`resource.k8s.io/v1beta1`): its API server serves none
+/// of them unless its `--runtime-config` turns them on. Since Kubernetes
+/// 1.24 a new beta API is off by default, and the older betas are gone;
+/// 1.33's and 1.35's `betaAPIGroupVersionsDisabledByDefault` and
+/// `alphaAPIGroupVersionsDisabledByDefault` (`pkg/controlplane`) list every
+/// alpha and beta version their schemas hold (measured on a v1.35.4
+/// server: `kubectl api-versions` lists none).
+pub fn off_by_default(api_version: &str) -> bool {
+    let version = api_version.rsplit('/').next().unwrap_or_default();
+    (version.contains("alpha") || version.contains("beta"))
+        && is_kubernetes_group(api_group(api_version))
 }
 
 /// Whether `group` is one Kubernetes itself serves: the core group (`""`),
@@ -304,10 +332,26 @@ mod tests {
     fn every_vendored_version_loads_every_built_in_kind() {
         // Every built-in kind kubernetes-validate ships (no `*List`, no
         // `meta/v1`), plus cert-manager's Certificate, Cilium's
-        // CiliumNetworkPolicy and the Prometheus Operator's ServiceMonitor.
-        for (version, count) in VERSIONS.iter().zip([94, 96]) {
+        // CiliumNetworkPolicy and the Prometheus Operator's ServiceMonitor;
+        // of them, 27 and 24 at alpha or beta versions, off by default.
+        for (version, count) in VERSIONS.iter().zip([94 - 27, 96 - 24]) {
             let schemas = KubeSchemas::load(version).unwrap();
             assert_eq!(schemas.kinds().count(), count, "{version}");
+            assert!(
+                schemas
+                    .root("resource.k8s.io/v1beta1", "DeviceClass")
+                    .is_none()
+            );
+            assert!(
+                schemas
+                    .root("networking.k8s.io/v1", "ServiceCIDR")
+                    .is_some()
+            );
+            assert!(
+                schemas
+                    .root("networking.k8s.io/v1beta1", "ServiceCIDR")
+                    .is_none()
+            );
             for (api_version, kind) in [
                 ("apps/v1", "StatefulSet"),
                 ("apps/v1", "ReplicaSet"),
@@ -330,13 +374,18 @@ mod tests {
                 ("storage.k8s.io/v1", "StorageClass"),
                 ("scheduling.k8s.io/v1", "PriorityClass"),
                 ("autoscaling/v2", "HorizontalPodAutoscaler"),
-                ("resource.k8s.io/v1beta1", "ResourceClaim"),
             ] {
                 assert!(
                     schemas.root(api_version, kind).is_some(),
                     "{version}: {api_version} {kind}"
                 );
             }
+            // Dynamic resource allocation is beta in 1.33, off by default.
+            assert!(
+                schemas
+                    .root("resource.k8s.io/v1beta1", "ResourceClaim")
+                    .is_none()
+            );
             assert!(schemas.root("v1", "PodList").is_none(), "{version}");
             assert!(schemas.root("v1", "Status").is_none(), "{version}");
         }

@@ -10,7 +10,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "KIND",
         title: "Every kind has a schema",
-        help: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass.",
+        help: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass. So is a built-in kind at an alpha or beta version (`resource.k8s.io/v1beta1`, `admissionregistration.k8s.io/v1beta1`): Kubernetes serves none of them unless its API server's `--runtime-config` turns them on, so a default cluster refuses the object; the finding names the versions that are served.",
         example: "KIND Widget buildkit-builds/w: no schema for example.com/v1 Widget; give its CRD with --crd",
         doc: DOC,
     },
