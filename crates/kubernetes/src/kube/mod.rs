@@ -29,7 +29,8 @@ pub type Kind = (&'static str, &'static str);
 /// Certificate) for one Kubernetes version.
 #[derive(Debug, Clone, Copy)]
 pub struct KubeSchemas {
-    /// `(apiVersion, kind, root node)`, sorted.
+    /// `(apiVersion, kind, root node)`, sorted, of the versions the API
+    /// server serves by default ([`off_by_default`]).
     kinds: &'static [validator::KindRoot],
     /// The version, `"1.35"`.
     version: &'static str,
@@ -38,11 +39,28 @@ pub struct KubeSchemas {
 impl KubeSchemas {
     /// The schemas of Kubernetes `version` (one of [`VERSIONS`]).
     pub fn load(version: &str) -> Result<Self, String> {
+        // Each version's kinds at the versions served by default, kept
+        // once for the process: a lookup then needs no other test.
+        static SERVED: std::sync::OnceLock<Vec<&'static [validator::KindRoot]>> =
+            std::sync::OnceLock::new();
+        let served = SERVED.get_or_init(|| {
+            (validator::VERSIONS.iter())
+                .map(|(_, kinds)| -> &'static [validator::KindRoot] {
+                    let kept = kinds
+                        .iter()
+                        .filter(|(api_version, _, _)| !off_by_default(api_version));
+                    Vec::leak(kept.copied().collect())
+                })
+                .collect()
+        });
         let baked = validator::VERSIONS
             .iter()
-            .find(|(v, _)| VERSIONS.contains(&version) && *v == version);
+            .position(|(v, _)| VERSIONS.contains(&version) && *v == version);
         match baked {
-            Some((version, kinds)) => Ok(KubeSchemas { kinds, version }),
+            Some(at) => Ok(KubeSchemas {
+                kinds: served[at],
+                version: validator::VERSIONS[at].0,
+            }),
             None => Err(format!(
                 "no schemas for Kubernetes {version}; vendored: {}",
                 VERSIONS.join(", ")
@@ -62,15 +80,11 @@ impl KubeSchemas {
         self.kinds
             .iter()
             .map(|&(api_version, kind, _)| (api_version, kind))
-            .filter(|(api_version, _)| !off_by_default(api_version))
     }
 
     /// The root node of `(api_version, kind)`'s schema; `None` at a version
     /// the API server does not serve by default ([`off_by_default`]).
     pub fn root(&self, api_version: &str, kind: &str) -> Option<u32> {
-        if off_by_default(api_version) {
-            return None;
-        }
         self.kinds
             .binary_search_by(|&(a, k, _)| (a, k).cmp(&(api_version, kind)))
             .ok()
@@ -219,8 +233,16 @@ pub fn group_of(object: &serde_json::Value) -> &str {
 /// alpha and beta version their schemas hold (measured on a v1.35.4
 /// server: `kubectl api-versions` lists none).
 pub fn off_by_default(api_version: &str) -> bool {
-    let version = api_version.rsplit('/').next().unwrap_or_default();
-    (version.contains("alpha") || version.contains("beta"))
+    // Asked of every object's kind: a scan of the few bytes of the version
+    // (`v1`, `v1beta1`), not a search for a pattern.
+    let bytes = api_version.as_bytes();
+    let version = match bytes.iter().rposition(|&b| b == b'/') {
+        Some(slash) => &bytes[slash + 1..],
+        None => bytes,
+    };
+    let after = version.strip_prefix(b"v").unwrap_or(version);
+    let level = &after[after.iter().take_while(|b| b.is_ascii_digit()).count()..];
+    (level.starts_with(b"alpha") || level.starts_with(b"beta"))
         && is_kubernetes_group(api_group(api_version))
 }
 
@@ -386,6 +408,7 @@ mod tests {
                     .root("resource.k8s.io/v1beta1", "ResourceClaim")
                     .is_none()
             );
+            assert!(off_by_default("v2alpha1") && !off_by_default("example.com/v1beta1"));
             assert!(schemas.root("v1", "PodList").is_none(), "{version}");
             assert!(schemas.root("v1", "Status").is_none(), "{version}");
         }
