@@ -3011,6 +3011,26 @@ mod tests {
         };
         assert_eq!(binding(""), Vec::<String>::new());
         assert_eq!(binding("rbac"), ["roleRef.apiGroup"]);
+        // Every cluster has its own `system:basic-user` binding: applied
+        // over it, a binding to another role is refused (measured: "cannot
+        // change roleRef"); to the same role, it is taken.
+        let default = |role: &str, namespace: Option<&str>| {
+            let kind = if namespace.is_some() {
+                "RoleBinding"
+            } else {
+                "ClusterRoleBinding"
+            };
+            at(
+                serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+                "metadata": {"name": "system:basic-user", "namespace": namespace},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+                "subjects": [{"kind": "Group", "name": "system:authenticated"}]}),
+            )
+        };
+        assert_eq!(default("view", None), ["roleRef"]);
+        assert_eq!(default("system:basic-user", None), Vec::<String>::new());
+        // A RoleBinding of that name is no cluster's own.
+        assert_eq!(default("view", Some("ops")), Vec::<String>::new());
     }
 
     #[test]

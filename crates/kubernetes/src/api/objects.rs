@@ -1144,7 +1144,34 @@ fn role(object: &Json, kind: &str, found: &mut Found) {
     }
 }
 
-/// A binding's role reference and subjects.
+/// The role (kind, name) the cluster's own binding of `object`'s kind,
+/// namespace and name binds, where every cluster has one (the API server's
+/// bootstrap policy, of the default Kubernetes version: these bindings'
+/// roles are the same in every version read).
+fn default_binding_role(object: &Json, kind: &str) -> Option<(&'static str, &'static str)> {
+    let name = object["metadata"]["name"].as_str()?;
+    if !crate::rbac::defaults::is_default_name(name) {
+        return None;
+    }
+    let namespace = object["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("default");
+    let default = crate::rbac::defaults::objects(crate::rbac::defaults::TARGET)
+        .iter()
+        .find(|d| {
+            d["kind"] == kind
+                && d["metadata"]["name"] == name
+                && (kind == "ClusterRoleBinding" || d["metadata"]["namespace"] == namespace)
+        })?;
+    Some((
+        default["roleRef"]["kind"].as_str()?,
+        default["roleRef"]["name"].as_str()?,
+    ))
+}
+
+/// A binding's role reference and subjects; a binding of the name of one
+/// every cluster has, bound to another role, is refused on apply (`roleRef`
+/// is immutable).
 fn binding(object: &Json, kind: &str, found: &mut Found) {
     let role = &object["roleRef"];
     let at = KeyPath::root().key("roleRef");
@@ -1166,6 +1193,15 @@ fn binding(object: &Json, kind: &str, found: &mut Found) {
         && let Err(why) = names::path_segment(name)
     {
         found.push((at.key("name"), why));
+    }
+    if let Some((role_kind, role_name)) = default_binding_role(object, kind)
+        && (role["kind"].as_str(), role["name"].as_str()) != (Some(role_kind), Some(role_name))
+    {
+        let name = object["metadata"]["name"].as_str().unwrap_or_default();
+        found.push((
+            at,
+            format!("every cluster has its own {kind} `{name}`, bound to {role_kind} {role_name}; a roleRef cannot change, so applying this one over it is refused"),
+        ));
     }
     for (i, subject) in each(&object["subjects"]) {
         let at = KeyPath::root().key("subjects").index(i);
