@@ -233,8 +233,8 @@ pub fn group_of(object: &serde_json::Value) -> &str {
 /// alpha and beta version their schemas hold (measured on a v1.35.4
 /// server: `kubectl api-versions` lists none).
 pub fn off_by_default(api_version: &str) -> bool {
-    // Asked of every object's kind: a scan of the few bytes of the version
-    // (`v1`, `v1beta1`), not a search for a pattern.
+    // A scan of the few bytes of the version (`v1`, `v1beta1`), not a
+    // search for a pattern; `KubeSchemas::load` asks it once per kind.
     let bytes = api_version.as_bytes();
     let version = match bytes.iter().rposition(|&b| b == b'/') {
         Some(slash) => &bytes[slash + 1..],
