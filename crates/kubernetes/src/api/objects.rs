@@ -1153,20 +1153,8 @@ fn default_binding_role(object: &Json, kind: &str) -> Option<(&'static str, &'st
     if !crate::rbac::defaults::is_default_name(name) {
         return None;
     }
-    let namespace = object["metadata"]["namespace"]
-        .as_str()
-        .unwrap_or("default");
-    let default = crate::rbac::defaults::objects(crate::rbac::defaults::TARGET)
-        .iter()
-        .find(|d| {
-            d["kind"] == kind
-                && d["metadata"]["name"] == name
-                && (kind == "ClusterRoleBinding" || d["metadata"]["namespace"] == namespace)
-        })?;
-    Some((
-        default["roleRef"]["kind"].as_str()?,
-        default["roleRef"]["name"].as_str()?,
-    ))
+    let namespace = object["metadata"]["namespace"].as_str();
+    crate::rbac::defaults::binding_role(kind, namespace, name)
 }
 
 /// A binding's role reference and subjects; a binding of the name of one

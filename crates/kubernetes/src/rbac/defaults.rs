@@ -5,6 +5,7 @@
 //! [`super::resolve::Rbac`] reads them beside the input, so a binding to one of
 //! them is known, and aggregation gathers them as the controller does.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Map, Value as Json, json};
@@ -39,6 +40,41 @@ pub fn may_be_default(object: &Json) -> bool {
         .and_then(Json::as_str)
         .unwrap_or_default();
     is_default_name(name)
+}
+
+/// The role (kind, name) of the default binding of `kind`
+/// (`ClusterRoleBinding` or `RoleBinding`), `namespace` (a RoleBinding's)
+/// and `name` in [`TARGET`]'s table, looked up in an index built once: a
+/// check asks it of every binding of a default's name, however many.
+pub fn binding_role(
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+) -> Option<(&'static str, &'static str)> {
+    type Key = (&'static str, &'static str, &'static str);
+    static INDEX: OnceLock<HashMap<Key, (&'static str, &'static str)>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let text = |v: &'static Json| v.as_str().unwrap_or_default();
+        (objects(TARGET).iter())
+            .filter(|o| matches!(text(&o["kind"]), "ClusterRoleBinding" | "RoleBinding"))
+            .map(|o| {
+                let key = (
+                    text(&o["kind"]),
+                    text(&o["metadata"]["namespace"]),
+                    text(&o["metadata"]["name"]),
+                );
+                (
+                    key,
+                    (text(&o["roleRef"]["kind"]), text(&o["roleRef"]["name"])),
+                )
+            })
+            .collect()
+    });
+    let namespace = match kind {
+        "RoleBinding" => namespace.unwrap_or("default"),
+        _ => "",
+    };
+    index.get(&(kind, namespace, name)).copied()
 }
 
 /// Whether a default object may have the name `name`: theirs start with
