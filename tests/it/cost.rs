@@ -140,6 +140,53 @@ fn diff_compares_permissions_under_the_grant_budget() {
         "{}",
         run.stdout
     );
+    // The gate fails closed: what the new roles grant cannot be ruled out,
+    // so an input cannot switch off `--fail-on security` by growing.
+    let gate = ["diff", "--fail-on", "security"];
+    let run = chartgen(&[&gate[..], &[old.to_str().unwrap(), new.to_str().unwrap()]].concat());
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("  security    ClusterRole hostile-60: the effective permissions were not compared (more than the grant budget of 500000 grants), so what it grants cannot be ruled out\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A chain of aggregated ClusterRoles, each bound, grants little (the
+/// last role's one rule to every binding's user), though each binding's
+/// walk is as long as the chain: it is listed, not refused as past the
+/// grant budget (the walks are counted apart, and roles of no rules are
+/// not carried along).
+#[test]
+fn a_long_chain_of_aggregated_roles_is_listed() {
+    let n = 600;
+    let mut text = String::new();
+    for i in 0..n {
+        text += &format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: r{i}, labels: {{l{i}: x}}}}\naggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{l{}: x}}}}]}}\n",
+            i + 1
+        );
+        text += &format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {{name: b{i}}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: r{i}}}\nsubjects: [{{kind: User, name: u{i}}}]\n"
+        );
+    }
+    text += &format!(
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: r{n}, labels: {{l{n}: x}}}}\nrules: [{{apiGroups: [''], resources: [pods], verbs: [get]}}]\n"
+    );
+    let run = chartgen_with_stdin(&["rbac", "--output", "json", "-"], Some(&text));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let listed: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let pods = |user: &str| {
+        let subject = (listed["subjects"].as_array().unwrap().iter())
+            .find(|s| s["subject"]["name"] == user)
+            .unwrap_or_else(|| panic!("{user} is not listed"));
+        (subject["permissions"].as_array().unwrap().iter())
+            .filter(|p| p["resource"] == "pods")
+            .map(|p| p["verbs"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pods("u0"), [serde_json::json!(["get"])]);
+    assert_eq!(pods(&format!("u{}", n - 1)), [serde_json::json!(["get"])]);
 }
 
 /// Thousands of `--set` pairs would each walk the document: past the

@@ -413,7 +413,10 @@ impl PermissionChanges {
     fn not_compared(why: &str) -> Self {
         PermissionChanges {
             lines: vec![format!("not compared: {why}")],
-            model: impact::PermissionModel::default(),
+            model: impact::PermissionModel {
+                not_compared: true,
+                ..impact::PermissionModel::default()
+            },
         }
     }
 }

@@ -73,6 +73,21 @@ pub fn strings(value: &Json) -> Vec<String> {
         .collect()
 }
 
+/// Most steps of the aggregation walks [`effective_permissions`] takes,
+/// one walk from each bound role (a chain of n aggregated ClusterRoles,
+/// each bound, walks n²/2 steps for n grants): counted apart from the
+/// grants, so a long chain that grants little is listed, and past this
+/// it stops with an error that says so.
+pub const WALK_BUDGET: usize = 50_000_000;
+
+/// Why [`effective_permissions`] stopped.
+enum Over {
+    /// More than [`GRANT_BUDGET`] grants.
+    Grants,
+    /// More than [`WALK_BUDGET`] steps of aggregation.
+    Walk,
+}
+
 /// Most grants (one subject, one resource of one rule) that
 /// [`effective_permissions`] merges: a table of them ([`super::table`]) grows with
 /// them (subjects × resources, not the input), so past this it stops with
@@ -585,7 +600,9 @@ impl Rbac {
     /// The roles whose own rules role `id` holds, in input order: itself,
     /// when its own count ([`Rbac::counted`]); for an aggregated role,
     /// every role its selectors reach, through chains and cycles, each
-    /// once, whose own count. Counts each step against `work`; `None` once
+    /// once, whose own count and are not empty (a role of no rules adds
+    /// nothing, and a long chain of them would make each walk's list as
+    /// long as the chain). Counts each step against `work`; `None` once
     /// it runs out.
     pub fn sources(&self, id: usize, work: &mut usize) -> Option<Vec<usize>> {
         if !self.aggregated[id] {
@@ -594,12 +611,14 @@ impl Rbac {
         let mut seen: HashSet<usize> = self.next[id].iter().copied().collect();
         let mut stack: Vec<usize> = self.next[id].clone();
         let mut found = Vec::new();
-        if self.counted[id] && !seen.contains(&id) {
+        let grants =
+            |node: usize| node < self.count() && self.counted[node] && !self.own[node].is_empty();
+        if grants(id) && !seen.contains(&id) {
             found.push(id);
         }
         while let Some(node) = stack.pop() {
             *work = work.checked_sub(1 + self.next[node].len())?;
-            if node < self.count() && self.counted[node] {
+            if grants(node) {
                 found.push(node);
             }
             for &to in &self.next[node] {
@@ -684,11 +703,17 @@ impl Rbac {
     }
 
     /// Calls `visit` with every grant the bindings (the input's, then the
-    /// defaults') give the subjects of `listed`, or returns `false`
-    /// without calling it when there are more than `budget` (the
-    /// aggregation walk counts against it too).
-    fn each_grant(&self, listed: &Listed, budget: usize, mut visit: impl FnMut(Grant<'_>)) -> bool {
-        let mut work = budget;
+    /// defaults') give the subjects of `listed`, or says why not without
+    /// calling it: more than `budget` grants, or more than `walk` steps
+    /// of aggregation. A binding that reaches no listed subject walks
+    /// nothing.
+    fn each_grant(
+        &self,
+        listed: &Listed,
+        (budget, walk): (usize, usize),
+        mut visit: impl FnMut(Grant<'_>),
+    ) -> Result<(), Over> {
+        let mut work = walk;
         let mut sources: HashMap<usize, (Vec<usize>, usize)> = HashMap::new();
         let mut total: usize = 0;
         let all = || {
@@ -696,9 +721,16 @@ impl Rbac {
             input.chain(self.default_bindings.iter().map(|b| (b, true)))
         };
         for (binding, _) in all() {
+            let reached = binding
+                .subjects
+                .iter()
+                .fold(0usize, |n, s| n.saturating_add(listed.count(s)));
+            if reached == 0 {
+                continue;
+            }
             if let Entry::Vacant(entry) = sources.entry(binding.role) {
                 let Some(found) = self.sources(binding.role, &mut work) else {
-                    return false;
+                    return Err(Over::Walk);
                 };
                 let width = found
                     .iter()
@@ -709,13 +741,9 @@ impl Rbac {
                     });
                 entry.insert((found, width));
             }
-            let reached = binding
-                .subjects
-                .iter()
-                .fold(0usize, |n, s| n.saturating_add(listed.count(s)));
             total = total.saturating_add(reached.saturating_mul(sources[&binding.role].1));
             if total > budget {
-                return false;
+                return Err(Over::Grants);
             }
         }
         for (binding, default) in all() {
@@ -735,7 +763,7 @@ impl Rbac {
                 }
             }
         }
-        true
+        Ok(())
     }
 
     /// How a grant reached its holder, for `rbac`'s VIA: the binding and
@@ -1015,7 +1043,7 @@ pub fn permissions_with(
     // Keyed by the binding and the group's text (its address: the same
     // subject of the same binding), so a via is written once.
     let mut vias: HashMap<(usize, bool, usize), String> = HashMap::new();
-    let within = rbac.each_grant(&listed, GRANT_BUDGET, |grant| {
+    let within = rbac.each_grant(&listed, (GRANT_BUDGET, WALK_BUDGET), |grant| {
         let group = grant.group.map_or(0, |g| g.as_ptr() as usize);
         let key = (grant.binding.index, grant.default, group);
         let via = match vias.get(&key) {
@@ -1028,10 +1056,18 @@ pub fn permissions_with(
         };
         merged.add(&grant, &via);
     });
-    if !within {
-        return Err(format!(
-            "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input"
-        ));
+    match within {
+        Ok(()) => {}
+        Err(Over::Grants) => {
+            return Err(format!(
+                "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input"
+            ));
+        }
+        Err(Over::Walk) => {
+            return Err(format!(
+                "the aggregation of this input's ClusterRoles takes more than {WALK_BUDGET} steps to follow from the roles its bindings bind (the walk budget); following it would take time out of proportion to the input"
+            ));
+        }
     }
     for subject in listed.subjects {
         merged.by_subject.entry(subject).or_default();
@@ -2013,6 +2049,41 @@ mod tests {
             role["aggregationRule"] = json!({"clusterRoleSelectors": [selector]});
         }
         role
+    }
+
+    /// The aggregation walks are counted apart from the grants: a chain
+    /// that grants little stops on the walk budget, with its own reason.
+    #[test]
+    fn the_walks_and_the_grants_have_budgets_of_their_own() {
+        let mut objects: Vec<Json> = (0..4)
+            .map(|i| {
+                let mut role = cluster_role(
+                    &format!("r{i}"),
+                    json!({format!("l{i}"): "x"}),
+                    Some(json!({"matchLabels": {format!("l{}", i + 1): "x"}})),
+                    "pods",
+                );
+                role["rules"] = json!([]);
+                role
+            })
+            .collect();
+        objects.push(cluster_role("r4", json!({"l4": "x"}), None, "pods"));
+        objects.push(bound("r0", "a"));
+        let objects: Vec<&Json> = objects.iter().collect();
+        let rbac = Rbac::with(&objects, Cluster::Roles, defaults::TARGET);
+        let listed = Listed::of(&objects, &rbac);
+        let grants = |budgets| {
+            let mut n = 0;
+            let done = rbac.each_grant(&listed, budgets, |_| n += 1);
+            done.map(|()| n)
+        };
+        // The one grant: r4's rule, through the four empty roles.
+        assert!(matches!(grants((1, 100)), Ok(1)));
+        assert!(matches!(grants((0, 100)), Err(Over::Grants)));
+        assert!(matches!(grants((1, 3)), Err(Over::Walk)));
+        // Only r4 is a source: the empty roles are walked, not carried.
+        let mut work = 100;
+        assert_eq!(rbac.sources(0, &mut work), Some(vec![4]));
     }
 
     fn bound(role: &str, account: &str) -> Json {

@@ -211,6 +211,7 @@ pub(crate) fn assess(
         &mut out,
     );
     security::permissions(&permissions.changes, &mut out);
+    security::unknown(permissions, &matched.added, &matched.changed, &mut out);
     if !renames.is_empty() {
         let (gone, came): (Vec<usize>, Vec<usize>) = renames.iter().copied().unzip();
         for &(r, a) in &renames {

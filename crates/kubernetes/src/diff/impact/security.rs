@@ -60,6 +60,19 @@ pub(crate) struct PermissionModel {
     pub(crate) before: Held,
     /// After.
     pub(crate) after: Held,
+    /// Set when the permissions were not compared (past the grant
+    /// budget): then what may gain is judged by the objects alone
+    /// ([`unknown`]), so that an input cannot switch off the gate that
+    /// judges it.
+    pub(crate) not_compared: bool,
+}
+
+/// Why a gain cannot be ruled out, past the grant budget.
+fn not_compared() -> String {
+    let budget = crate::rbac::resolve::GRANT_BUDGET;
+    format!(
+        "the effective permissions were not compared (more than the grant budget of {budget} grants), so what it grants cannot be ruled out"
+    )
 }
 
 /// The ServiceAccount the pods of a workload (or a Pod) run as
@@ -89,6 +102,14 @@ pub(super) fn identity(
         return;
     }
     let ns = after.id.namespace.clone().unwrap_or_default();
+    if model.not_compared {
+        let why = format!(
+            "its pods run as ServiceAccount {ns}/{is} instead of {ns}/{was}; {}",
+            not_compared()
+        );
+        out.push(Impact::new(Level::Security, Class::Security, after, why));
+        return;
+    }
     let empty = BTreeSet::new();
     let old = model
         .before
@@ -147,6 +168,36 @@ pub(super) fn permissions(changes: &[PermissionChange], out: &mut Vec<Impact>) {
             from: None,
             why,
         });
+    }
+}
+
+/// Past the grant budget: every added or changed role or binding, and
+/// every added ServiceAccount (which the groups' bindings reach), may
+/// grant more than before, as far as the diff can tell, so each is a
+/// `security` impact. A removal grants nothing (RBAC only adds).
+pub(super) fn unknown(
+    model: &PermissionModel,
+    added: &[&Manifest],
+    changed: &[(&Manifest, &Manifest)],
+    out: &mut Vec<Impact>,
+) {
+    if !model.not_compared {
+        return;
+    }
+    let grants = |object: &Manifest| {
+        let rbac = object.id.group == "rbac.authorization.k8s.io"
+            && ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]
+                .contains(&object.id.kind.as_str());
+        rbac || is(object, "", "ServiceAccount")
+    };
+    let objects = (added.iter().copied()).chain(changed.iter().map(|&(_, after)| after));
+    for object in objects.filter(|o| grants(o)) {
+        out.push(Impact::new(
+            Level::Security,
+            Class::Security,
+            object,
+            not_compared(),
+        ));
     }
 }
 
