@@ -436,7 +436,7 @@ pub fn masked_prefix(prefix: &str) -> Option<String> {
 /// name rule read as a prefix ([`masked_prefix`]), and no `/` or `%` in
 /// any kind's; the RBAC kinds' is held to a whole name's rule (not `.` or
 /// `..`), a PodDisruptionBudget's to no more.
-pub fn generate_name(kind: &str, prefix: &str) -> Result<(), String> {
+pub fn generate_name(group: &str, kind: &str, prefix: &str) -> Result<(), String> {
     let masked = masked_prefix(prefix);
     let name = masked.as_deref().unwrap_or(prefix);
     // Every kind's, after its own rule and as written (the REST layer's
@@ -452,15 +452,41 @@ pub fn generate_name(kind: &str, prefix: &str) -> Result<(), String> {
         "PodDisruptionBudget" => Ok(()),
         // The 52 characters hold the name, not the prefix.
         "" | "CronJob" => dns1123_subdomain(name),
-        _ => object_name(kind, name),
+        // An IPAddress's rule reads the prefix as a whole address.
+        "IPAddress" if group == "networking.k8s.io" => ip_address(prefix),
+        _ => object_name(group, kind, name),
     }
+}
+
+/// An IPAddress (networking.k8s.io) is named by its address, as the API
+/// server writes it (`ValidateIPAddressName`): no leading zeros, no zone,
+/// no IPv4-mapped IPv6 address, and in canonical form (RFC 5952:
+/// lowercase, the longest run of zeros compressed).
+pub fn ip_address(name: &str) -> Result<(), String> {
+    let Ok(address) = name.parse::<std::net::IpAddr>() else {
+        return Err("must be a valid IP address (10.9.8.7, 2001:db8::ffff)".to_owned());
+    };
+    if let std::net::IpAddr::V6(v6) = address
+        && v6.to_ipv4_mapped().is_some()
+    {
+        return Err("must not be an IPv4-mapped IPv6 address".to_owned());
+    }
+    let canonical = address.to_string();
+    if canonical != name {
+        return Err(format!("must be in canonical form (`{canonical}`)"));
+    }
+    Ok(())
 }
 
 /// The rule for the name of an object of `kind`, where the API server has
 /// one; `None` for a kind whose rule this module does not know (custom
 /// resources: their names only need to be path segments, checked too).
-pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
+pub fn object_name(group: &str, kind: &str, name: &str) -> Result<(), String> {
     match kind {
+        // The events.k8s.io Event's validation holds its name to a DNS
+        // subdomain; the core group's to nothing but a path segment.
+        "Event" if group == "events.k8s.io" => dns1123_subdomain(name),
+        "IPAddress" if group == "networking.k8s.io" => ip_address(name),
         "Service" => dns1035_label(name),
         // Its pods are named `<name>-<ordinal>`, each a label value too.
         "Namespace" | "StatefulSet" => dns1123_label(name),
@@ -516,7 +542,12 @@ pub fn object_name(kind: &str, name: &str) -> Result<(), String> {
         | "DeviceTaintRule"
         | "ResourceClaim"
         | "ResourceClaimTemplate"
-        | "ResourceSlice" => dns1123_subdomain(name),
+        | "ResourceSlice"
+        | "FlowSchema"
+        | "PriorityLevelConfiguration"
+        | "ServiceCIDR"
+        | "CSIStorageCapacity"
+        | "VolumeAttributesClass" => dns1123_subdomain(name),
         _ => path_segment(name),
     }
 }
@@ -563,18 +594,37 @@ mod tests {
         assert!(dns1035_label("gateway").is_ok());
         let why = dns1035_label("1gateway").unwrap_err();
         assert!(why.contains("starts with a letter"), "{why}");
-        assert!(object_name("Service", "1gateway").is_err());
-        assert!(object_name("Deployment", "1gateway").is_ok());
-        assert!(object_name("Namespace", "a.b").is_err());
-        assert!(object_name("ConfigMap", "a.b").is_ok());
-        assert!(object_name("ClusterRole", "system:aggregate-to-view").is_ok());
-        assert!(object_name("ClusterRole", "a/b").is_err());
-        assert!(object_name("Widget", "..").is_err());
-        assert!(object_name("StatefulSet", "a.b").is_err());
-        assert!(object_name("StatefulSet", &"a".repeat(64)).is_err());
-        assert!(object_name("PodDisruptionBudget", "Budget_1 ä").is_ok());
-        assert!(object_name("PodDisruptionBudget", "a/b").is_err());
-        assert!(object_name("ResourceClaim", "A").is_err());
+        assert!(object_name("", "Service", "1gateway").is_err());
+        // Measured on v1.35.4: the two Events' rules differ by group.
+        assert!(object_name("events.k8s.io", "Event", "A").is_err());
+        assert!(object_name("", "Event", "A").is_ok());
+        for kind in ["FlowSchema", "ServiceCIDR", "CSIStorageCapacity"] {
+            assert!(object_name("x", kind, "a_b").is_err(), "{kind}");
+        }
+        for ok in ["10.0.0.1", "::", "2001:db8::1", "fe80::1", "0.0.0.0"] {
+            assert_eq!(ip_address(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "010.0.0.1",
+            "2001:DB8::1",
+            "2001:db8:0::1",
+            "::ffff:10.0.0.1",
+            "1a",
+            "fe80::1%eth0",
+        ] {
+            assert!(ip_address(bad).is_err(), "{bad}");
+        }
+        assert!(object_name("", "Deployment", "1gateway").is_ok());
+        assert!(object_name("", "Namespace", "a.b").is_err());
+        assert!(object_name("", "ConfigMap", "a.b").is_ok());
+        assert!(object_name("", "ClusterRole", "system:aggregate-to-view").is_ok());
+        assert!(object_name("", "ClusterRole", "a/b").is_err());
+        assert!(object_name("", "Widget", "..").is_err());
+        assert!(object_name("", "StatefulSet", "a.b").is_err());
+        assert!(object_name("", "StatefulSet", &"a".repeat(64)).is_err());
+        assert!(object_name("", "PodDisruptionBudget", "Budget_1 ä").is_ok());
+        assert!(object_name("", "PodDisruptionBudget", "a/b").is_err());
+        assert!(object_name("", "ResourceClaim", "A").is_err());
     }
 
     #[test]

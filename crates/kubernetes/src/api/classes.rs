@@ -123,6 +123,27 @@ pub(super) fn storage_class(object: &Json, found: &mut Found) {
     );
 }
 
+/// A pod's overhead (a RuntimeClass's `overhead.podFixed`, a pod spec's
+/// `overhead`), held to a container's limits (`validateOverhead`) and
+/// named where it is written.
+pub(super) fn overhead(fixed: &Json, at: &KeyPath, found: &mut Found) {
+    if !fixed.is_object() {
+        return;
+    }
+    let limits = serde_json::json!({ "limits": fixed });
+    let mut own = Found::new();
+    super::resources::requirements(
+        &limits,
+        super::resources::container_resource_name,
+        &KeyPath::root(),
+        &mut own,
+    );
+    found.extend(own.into_iter().map(|(path, why)| {
+        let rest = path.0.get(1..).unwrap_or_default().to_vec();
+        (KeyPath(at.0.iter().cloned().chain(rest).collect()), why)
+    }));
+}
+
 /// A RuntimeClass's handler, overhead and scheduling.
 pub(super) fn runtime_class(object: &Json, found: &mut Found) {
     let root = KeyPath::root();
@@ -134,22 +155,7 @@ pub(super) fn runtime_class(object: &Json, found: &mut Found) {
         ));
     }
     let fixed = object.field("overhead").field("podFixed");
-    if fixed.is_object() {
-        // Held to a container's limits, and named where it is written.
-        let limits = serde_json::json!({ "limits": fixed });
-        let mut own = Found::new();
-        super::resources::requirements(
-            &limits,
-            super::resources::container_resource_name,
-            &KeyPath::root(),
-            &mut own,
-        );
-        let at = root.key("overhead").key("podFixed");
-        found.extend(own.into_iter().map(|(path, why)| {
-            let rest = path.0.get(1..).unwrap_or_default().to_vec();
-            (KeyPath(at.0.iter().cloned().chain(rest).collect()), why)
-        }));
-    }
+    overhead(fixed, &root.key("overhead").key("podFixed"), found);
     let scheduling = object.field("scheduling");
     let at = root.key("scheduling");
     crate::scheduling::labels(

@@ -158,6 +158,29 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             found.push((path, format!("scheduling gate `{name}` is named twice")));
         }
     }
+    super::classes::overhead(&pod["overhead"], &at.key("overhead"), found);
+    // The RuntimeClass admission (on by default) fills a Pod's overhead
+    // from its RuntimeClass, and refuses one written without a class.
+    if owner == "Pod"
+        && pod["overhead"].is_object()
+        && pod["runtimeClassName"].as_str().is_none_or(str::is_empty)
+    {
+        found.push((
+            at.key("overhead"),
+            "a Pod's overhead comes from its RuntimeClass, and this Pod names none (the RuntimeClass admission refuses it)".to_owned(),
+        ));
+    }
+    // A Pod is created unbound while it has gates (`ValidatePodCreate`); a
+    // template may hold both, each of its pods made afresh.
+    if owner == "Pod"
+        && !gates.is_empty()
+        && pod["nodeName"].as_str().is_some_and(|n| !n.is_empty())
+    {
+        found.push((
+            at.key("nodeName"),
+            "a Pod with schedulingGates is not bound to a node until they are cleared".to_owned(),
+        ));
+    }
     if let Some(os) = pod["os"].as_object() {
         match os.get("name").and_then(Json::as_str).unwrap_or_default() {
             "linux" | "windows" => {}
@@ -1044,7 +1067,15 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
         }
         self::probe(value, probe, &path, found);
     }
-    if init && !sidecar && !container["lifecycle"].is_null() {
+    // `stopSignal` is dropped while its feature gate (ContainerStopSignals,
+    // alpha) is off, and a lifecycle it leaves empty with it: what is left
+    // is judged.
+    let lifecycle = &container["lifecycle"];
+    let only_stop_signal = lifecycle.as_object().is_some_and(|hooks| {
+        hooks.contains_key("stopSignal")
+            && hooks.iter().all(|(k, v)| k == "stopSignal" || v.is_null())
+    });
+    if init && !sidecar && !lifecycle.is_null() && !only_stop_signal {
         found.push((
             at.key("lifecycle"),
             "an init container that is no sidecar (restartPolicy Always) has no lifecycle hooks"

@@ -766,6 +766,45 @@ pub(crate) const PERSISTENT_SOURCES: [&str; 22] = [
     "csi",
 ];
 
+/// The deprecated `volume.beta.kubernetes.io/mount-options` annotation
+/// is refused, present at all (empty too), on a PersistentVolume whose
+/// source is none of those that take mount options (`checkMountOption`;
+/// `spec.mountOptions` is not held to this).
+fn mount_options_annotation(object: &Json, found: &mut Found) {
+    const ANNOTATION: &str = "volume.beta.kubernetes.io/mount-options";
+    const MOUNTED: [&str; 13] = [
+        "gcePersistentDisk",
+        "awsElasticBlockStore",
+        "glusterfs",
+        "nfs",
+        "rbd",
+        "quobyte",
+        "iscsi",
+        "cinder",
+        "cephfs",
+        "azureFile",
+        "vsphereVolume",
+        "azureDisk",
+        "photonPersistentDisk",
+    ];
+    let annotations = object.field("metadata").field("annotations");
+    let spec = object.field("spec");
+    if annotations
+        .as_object()
+        .is_some_and(|a| a.contains_key(ANNOTATION))
+        && MOUNTED.iter().all(|source| spec.field(source).is_null())
+    {
+        let at = KeyPath::root()
+            .key("metadata")
+            .key("annotations")
+            .key(ANNOTATION);
+        found.push((
+            at,
+            "mount options are not taken by this PersistentVolume's source (only by nfs, iscsi, rbd, cephfs, cinder and the other network and cloud disks)".to_owned(),
+        ));
+    }
+}
+
 /// A PersistentVolume's spec (`ValidatePersistentVolumeSpec`, judged after
 /// its defaults: an empty reclaim policy is `Retain`): access modes as a
 /// claim's; a `capacity` of `storage` alone, more than zero; a reclaim
@@ -775,11 +814,13 @@ pub(crate) const PERSISTENT_SOURCES: [&str; 22] = [
 /// references of CSI, Cinder, StorageOS naming a namespace); a class name
 /// and a volume attributes class name that are DNS subdomains (the latter
 /// not empty, and only on a CSI volume); a volume mode `Block` or
-/// `Filesystem`.
+/// `Filesystem`; the mount options annotation only on a source that
+/// takes mount options.
 pub(super) fn persistent_volume(object: &Json, found: &mut Found) {
     let spec = object.field("spec");
     let at = KeyPath::root().key("spec");
     let name = text(object.field("metadata"), "name");
+    mount_options_annotation(object, found);
     super::claims::access_modes(spec, &at, "a PersistentVolume", found);
     let capacity = spec.field("capacity").as_object();
     let storage_alone = capacity.is_some_and(|c| c.len() == 1 && c.contains_key("storage"));
