@@ -102,6 +102,29 @@ const POD_SPEC: &[(&str, Default)] = &[
     ("*.*.*.failureThreshold", || json!(3)),
     ("*.*.*.httpGet.scheme", || json!("HTTP")),
     ("*.*.*.httpGet.path", || json!("/")),
+    ("*.*.*.grpc.service", || json!("")),
+    // `divisor` is a quantity, no pointer: left out, it is stored `0`.
+    ("*.*.env.*.valueFrom.resourceFieldRef.divisor", || {
+        json!("0")
+    }),
+    (
+        "volumes.*.downwardAPI.items.*.resourceFieldRef.divisor",
+        || json!("0"),
+    ),
+    (
+        "volumes.*.projected.sources.*.downwardAPI.items.*.resourceFieldRef.divisor",
+        || json!("0"),
+    ),
+    ("volumes.*.iscsi.iscsiInterface", || json!("default")),
+    ("volumes.*.azureDisk.cachingMode", || json!("ReadWrite")),
+    ("volumes.*.azureDisk.fsType", || json!("ext4")),
+    ("volumes.*.azureDisk.readOnly", || json!(false)),
+    ("volumes.*.azureDisk.kind", || json!("Shared")),
+    ("volumes.*.scaleIO.storageMode", || json!("ThinProvisioned")),
+    ("volumes.*.scaleIO.fsType", || json!("xfs")),
+    ("volumes.*.rbd.pool", || json!("rbd")),
+    ("volumes.*.rbd.user", || json!("admin")),
+    ("volumes.*.rbd.keyring", || json!("/etc/ceph/keyring")),
     ("*.*.lifecycle.*.httpGet.scheme", || json!("HTTP")),
     ("*.*.lifecycle.*.httpGet.path", || json!("/")),
     ("volumes.*.emptyDir.medium", || json!("")),
@@ -473,6 +496,7 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         json!(10)
     }),
     ("apps", "ReplicaSet", "spec.replicas", || json!(1)),
+    ("", "ReplicationController", "spec.replicas", || json!(1)),
     (
         "autoscaling",
         "HorizontalPodAutoscaler",
@@ -584,6 +608,33 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         || json!("Retain"),
     ),
     ("", "PersistentVolume", "spec.hostPath.type", || json!("")),
+    // The volume sources' own defaults, as a pod's volumes have them.
+    ("", "PersistentVolume", "spec.iscsi.iscsiInterface", || {
+        json!("default")
+    }),
+    ("", "PersistentVolume", "spec.azureDisk.cachingMode", || {
+        json!("ReadWrite")
+    }),
+    ("", "PersistentVolume", "spec.azureDisk.fsType", || {
+        json!("ext4")
+    }),
+    ("", "PersistentVolume", "spec.azureDisk.readOnly", || {
+        json!(false)
+    }),
+    ("", "PersistentVolume", "spec.azureDisk.kind", || {
+        json!("Shared")
+    }),
+    ("", "PersistentVolume", "spec.scaleIO.storageMode", || {
+        json!("ThinProvisioned")
+    }),
+    ("", "PersistentVolume", "spec.scaleIO.fsType", || {
+        json!("xfs")
+    }),
+    ("", "PersistentVolume", "spec.rbd.pool", || json!("rbd")),
+    ("", "PersistentVolume", "spec.rbd.user", || json!("admin")),
+    ("", "PersistentVolume", "spec.rbd.keyring", || {
+        json!("/etc/ceph/keyring")
+    }),
     ("", "Namespace", "spec.finalizers", || json!(["kubernetes"])),
     ("storage.k8s.io", "CSIDriver", "spec.attachRequired", || {
         json!(true)
@@ -941,7 +992,8 @@ impl<'k> Server<'k> {
     /// NetworkPolicy's `policyTypes` (`Egress` too where it has `egress`);
     /// a binding subject's `apiGroup` (`""` for a ServiceAccount, else the
     /// RBAC group, which `""` also means); a Namespace's name label (its
-    /// name, whatever was written: any value given is the default).
+    /// name, whatever was written: any value given is the default); a
+    /// ReplicationController's selector (its template's labels).
     fn conditional<T: Compared>(&self, path: &[Step<'_>], own: &T) -> Option<Vec<Json>> {
         let (group, kind) = self.kind?;
         // Called for every leaf of a one-sided subtree: the kinds without
@@ -952,6 +1004,7 @@ impl<'k> Server<'k> {
             ("rbac.authorization.k8s.io", "RoleBinding"),
             ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
             ("", "Namespace"),
+            ("", "ReplicationController"),
             ("apiextensions.k8s.io", "CustomResourceDefinition"),
         ];
         if !kinds.contains(&(group, kind)) || path.len() > 3 {
@@ -1017,6 +1070,15 @@ impl<'k> Server<'k> {
                 ("apiextensions.k8s.io", "CustomResourceDefinition"),
                 ["spec", "names", "listKind"],
             ) => Some(vec![json!(format!("{}List", text(own, "kind")))]),
+            // `SetDefaults_ReplicationController`: an empty selector is the
+            // template's labels.
+            (("", "ReplicationController"), ["spec", "selector"]) => Some(
+                (own.get("template").and_then(|t| t.get("metadata")))
+                    .and_then(|m| m.get("labels"))
+                    .map(Compared::json)
+                    .into_iter()
+                    .collect(),
+            ),
             (("", "Namespace"), ["metadata", "labels", "kubernetes.io/metadata.name"]) => Some(
                 (own.get("kubernetes.io/metadata.name").map(Compared::json))
                     .into_iter()
@@ -1137,11 +1199,28 @@ impl<'k> Server<'k> {
                 || name.ends_with("Reference")
                 || name.starts_with("required")
         });
+        // What the old manifest wrote that was stored: not `null`, nor an
+        // empty list or map (omitted when the object is encoded; `add: []`
+        // of capabilities never reaches etcd), but `{}` of a pointer.
+        let stored = |name: &str, value: &T| {
+            if !value.is_empty() {
+                return true;
+            }
+            let mut at: Vec<Step<'_>> = path
+                .iter()
+                .map(|s| Step {
+                    name: s.name.clone(),
+                    item: s.item,
+                })
+                .collect();
+            at.push(Step::key(name));
+            self.keeps_empty(&at, value)
+        };
         merged
             && !atomic
             && old
                 .fields()
-                .is_some_and(|mut f| f.any(|(_, v)| !v.json().is_null()))
+                .is_some_and(|mut f| f.any(|(name, v)| stored(name, v)))
             && !self.defaults_below(path)
     }
 
@@ -1183,6 +1262,23 @@ impl<'k> Server<'k> {
         (old, old_in): (&T, &T),
         (new, new_in): (&T, &T),
     ) -> bool {
+        // A User's or Group's `apiGroup` written empty is the RBAC group:
+        // the defaults fill it in where it is empty, not only absent.
+        if let Some(("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding")) = self.kind
+        {
+            let person = |within: &T| {
+                matches!(
+                    within.get("kind").and_then(Tree::text),
+                    Some("User" | "Group")
+                )
+            };
+            let group = |value: &T| matches!(value.text(), Some("" | RBAC));
+            return matches!(path, [subjects, _, field] if subjects.name == "subjects" && field.name == "apiGroup")
+                && person(old_in)
+                && person(new_in)
+                && group(old)
+                && group(new);
+        }
         if self.kind != Some(("", "Service")) {
             return false;
         }
@@ -1215,6 +1311,14 @@ impl<'k> Server<'k> {
             {
                 return Some(json!(pull_policy(
                     parent.get("image").and_then(Tree::text)?
+                )));
+            }
+            // An image volume's `pullPolicy`, by the same rule.
+            if let [list, _, source, field] = rest
+                && (&*list.name, &*source.name, &*field.name) == ("volumes", "image", "pullPolicy")
+            {
+                return Some(json!(pull_policy(
+                    parent.get("reference").and_then(Tree::text)?
                 )));
             }
             for (pattern, default) in POD_SPEC {
@@ -1296,11 +1400,36 @@ impl<'k> Server<'k> {
                 && path.last().is_some_and(|p| p.name != "sizeLimit")
                 && path.len() >= 2
                 && path[path.len() - 2].name != "podFixed");
-        (holds_quantities(path) || limit_range)
+        (holds_quantities(path) || limit_range || self.holds_a_quantity(path))
             && match (stored(old, rounded), stored(new, rounded)) {
                 (Some(a), Some(b)) => a == b,
                 _ => false,
             }
+    }
+}
+
+impl Server<'_> {
+    /// Whether the field at `path` is one quantity of its kind, stored as
+    /// the server writes it and not rounded: a `resourceFieldRef`'s
+    /// `divisor` (in every pod spec), an HPA metric's target or current
+    /// `value` and `averageValue`, a CSIStorageCapacity's `capacity` and
+    /// `maximumVolumeSize`.
+    fn holds_a_quantity(&self, path: &[Step<'_>]) -> bool {
+        let (Some(last), n) = (path.last(), path.len()) else {
+            return false;
+        };
+        let parent = |name: &str| n >= 2 && path[n - 2].name == name;
+        match self.kind {
+            _ if self.schema.is_some() => false,
+            Some(("autoscaling", "HorizontalPodAutoscaler")) => {
+                matches!(&*last.name, "value" | "averageValue")
+                    && (parent("target") || parent("current"))
+            }
+            Some(("storage.k8s.io", "CSIStorageCapacity")) => {
+                n == 1 && matches!(&*last.name, "capacity" | "maximumVolumeSize")
+            }
+            _ => self.pod_spec.is_some() && last.name == "divisor" && parent("resourceFieldRef"),
+        }
     }
 }
 
@@ -1449,8 +1578,13 @@ pub(super) fn secrets_as_stored(old: &mut Json, new: &mut Json) {
     };
     kept_string_data(old, new);
     let (old_data, new_data) = (in_data(old), in_data(new));
+    // A key in both a side's `data` and its `stringData` is stored from
+    // `stringData`, which wins.
+    let (old_both, new_both) = (both(old, &old_data), both(new, &new_data));
     fold(old, &new_data);
     fold(new, &old_data);
+    fold(old, &old_both);
+    fold(new, &new_both);
     for secret in [old, new] {
         canonical_data(secret);
         if let Some(map) = secret.as_object_mut()
@@ -1484,6 +1618,13 @@ fn kept_string_data(old: &mut Json, new: &Json) {
 /// so server-side apply has nothing of it to remove, and the `data`
 /// entry it made stays).
 pub(super) fn string_data_kept(old: &Json, new: &Json) -> HashSet<String> {
+    // The old manifest's `data` map is its own whole: where the new one
+    // writes no `data`, the apply removes the map, and every key in it,
+    // those the old `stringData` made too (measured on v1.35.4).
+    let map = |secret: &Json| secret.get("data").is_some_and(|d| !d.is_null());
+    if map(old) && !map(new) {
+        return HashSet::new();
+    }
     let written = |field: &str, key: &str| new.get(field).and_then(|m| m.get(key)).is_some();
     let in_old_data = |key: &str| old.get("data").and_then(|m| m.get(key)).is_some();
     (old.get("stringData")
@@ -1494,6 +1635,15 @@ pub(super) fn string_data_kept(old: &Json, new: &Json) -> HashSet<String> {
     .filter(|k| !written("data", k) && !written("stringData", k) && !in_old_data(k))
     .cloned()
     .collect()
+}
+
+/// The keys of `data` (`keys`) that `secret`'s `stringData` writes too.
+fn both(secret: &Json, keys: &[String]) -> Vec<String> {
+    let strings = secret.get("stringData").and_then(Json::as_object);
+    (keys.iter())
+        .filter(|k| strings.is_some_and(|s| s.contains_key(*k)))
+        .cloned()
+        .collect()
 }
 
 /// Moves the `stringData` entries named in `keys` into `data`, base64.
