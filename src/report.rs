@@ -75,7 +75,8 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
             // set flag's argument is one piece of an entry, which alone
             // shows nothing of what the entry is: never quoted.
             // A values file reached through a link could be any file (a
-            // key): nothing of it is quoted, not even its keys' path.
+            // key): nothing of it is quoted, not even its keys' path. One
+            // that did not read as values is judged as manifests are.
             let (mut links, mut read) = (HashMap::new(), HashMap::new());
             let mut linked_file = |problem: &Problem| match &problem.origin {
                 Origin::At { source, .. } if !source.is_set_argument => *links
@@ -92,10 +93,16 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
                     false => problem.clone(),
                 })
                 .collect();
+            let mut judged = HashMap::new();
             problems_text(error, &problems, labels, |problem| {
                 !linked_file(problem)
-                    && (!in_extra_objects(problem)
-                        || (!from_set_argument(problem) && entry_may_quote(problem, &mut read)))
+                    && if in_extra_objects(problem) {
+                        !from_set_argument(problem) && entry_may_quote(problem, &mut read)
+                    } else if about_a_whole_file(problem) {
+                        may_quote(problem, &mut judged)
+                    } else {
+                        true
+                    }
             })
         }
         Some(Listed::Manifests(problems)) => {
@@ -201,6 +208,16 @@ const EXTRA_OBJECTS: &str = "extraObjects";
 /// Whether a values problem is about an `extraObjects` entry.
 fn in_extra_objects(problem: &Problem) -> bool {
     matches!(problem.path.0.first(), Some(kubernetes::location::Segment::Key(key)) if key == EXTRA_OBJECTS)
+}
+
+/// Whether a values problem is about a file as a whole (at the root of a
+/// file, not of a set flag's argument): the file did not read as a
+/// mapping of keys (it does not parse, is not UTF-8 text, holds a second
+/// document), so which of its entries could be a Secret is not known, and
+/// it is judged as manifests that fail to parse are ([`may_quote`]).
+fn about_a_whole_file(problem: &Problem) -> bool {
+    problem.path.is_root()
+        && matches!(&problem.origin, Origin::At { source, .. } if !source.is_set_argument)
 }
 
 /// Whether a problem comes from a set flag's argument.

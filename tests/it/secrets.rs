@@ -159,6 +159,51 @@ fn errors_about_other_input_still_quote_the_line() {
     run.assert_refused(2, " 4 | data: {a: !!int seven}\n");
 }
 
+/// A values file that does not parse follows the manifests' rule: its
+/// entries are not known, so when it mentions "secret" the error names the
+/// place and quotes neither the line nor its values, block or flow style;
+/// one that mentions none still quotes its line.
+#[test]
+fn errors_about_malformed_values_follow_the_manifests_rule() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "extraObjects:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: registry-auth, namespace: buildkit-operator}\n    stringData:\n      password: Tr0ub4dor&3: x\n",
+            ":6:28: invalid YAML: mapping values are not allowed in this context\n",
+            "Tr0ub4dor",
+        ),
+        (
+            "extraObjects:\n  - {kind: Secret, data: {p: HUNTER10: x}}\n",
+            ":2:",
+            "HUNTER10",
+        ),
+        (
+            "extraObjects:\n  - {kind: \"\\x53ecret\", data: {p: HUNTER11: x}}\n",
+            ":2:",
+            "HUNTER11",
+        ),
+    ];
+    for (i, (values, location, value)) in cases.iter().enumerate() {
+        let file = tmp.path().join(format!("leak-{i}.yaml"));
+        std::fs::write(&file, values).unwrap();
+        let file = file.to_str().unwrap();
+        for args in [vec!["validate", "-f", file], vec!["render", "-f", file]] {
+            let run = chartgen(&args);
+            run.assert_refused(2, &format!("{file}{location}"));
+            run.assert_shows_nowhere(value);
+            run.assert_stderr_lacks(" | ");
+        }
+        let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(values));
+        run.assert_refused(2, &format!("<stdin>{location}"));
+        run.assert_shows_nowhere(value);
+    }
+    let run = chartgen_with_stdin(
+        &["validate", "-f", "-"],
+        Some("buildd:\n  logLevel: info: x\n"),
+    );
+    run.assert_refused(2, " 2 |   logLevel: info: x\n");
+}
+
 /// A file reached through a symbolic link could be any file (a key, a
 /// password store): an error about it quotes none of it.
 #[test]
