@@ -282,8 +282,38 @@ fn an_entrys_own_text_decides_what_its_error_quotes() {
             "extraObjects: [{kind: Secret, data: {pw: aHVudGVyMg==}}, {kind: ConfigMap, metadata: {name: x}}]\n",
         ),
     );
-    run.assert_refused(2, "extraObjects[1]: missing key `…`");
+    run.assert_refused(2, "extraObjects[1]: missing key `apiVersion`");
     run.assert_stderr_lacks("aHVudGVyMg");
+}
+
+/// A masked error hides the values it quotes, not the names of the keys
+/// the schema requires: each missing key of an entry given in a set flag
+/// is named, as from a file, while the argument stays `KEY=…`.
+#[test]
+fn a_masked_error_still_names_the_missing_keys() {
+    let entry = r#"{"kind":"Secret","stringData":{"p":"HUNTER20"}}"#;
+    for (flag, arg) in [
+        ("--set", "extraObjects[0].kind=ConfigMap".to_owned()),
+        ("--set-string", "extraObjects[0].kind=ConfigMap".to_owned()),
+        (
+            "--set-json",
+            r#"extraObjects=[{"kind":"ConfigMap"}]"#.to_owned(),
+        ),
+        ("--set-json", format!("extraObjects=[{entry}]")),
+    ] {
+        let run = chartgen(&["validate", flag, &arg]);
+        let key = arg.split_once('=').unwrap().0;
+        let headline = format!("error: {flag} {key}=…: extraObjects[0]: missing key");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "{headline} `apiVersion`\n{headline} `metadata`\nerror: 2 problems in the values\n"
+            ),
+            "{}",
+            run.transcript()
+        );
+        run.assert_shows_nowhere("HUNTER20");
+    }
 }
 
 #[test]

@@ -22,7 +22,7 @@
 use std::fmt::{self, Write as _};
 
 use crate::location::{KeyPath, Location, Origin};
-use crate::text::{MESSAGE, clip, mask_quoted, printable, window};
+use crate::text::{MESSAGE, clip, mask_quoted_but, printable, window};
 
 /// A problem in the input text, as the reader and the values stage find
 /// it: where, which key, what is wrong, what to do. Always an error, with
@@ -156,6 +156,11 @@ pub struct Diagnostic {
     pub subject: Option<Box<Subject>>,
 }
 
+/// Words after which a message quotes a name of the schema, never of the
+/// input: a masked message keeps it (`missing key `apiVersion``), as
+/// nothing of a Secret is in it, and two such problems stay told apart.
+const OWN_QUOTES: &[&str] = &["missing key "];
+
 /// Whether the text renderer may quote the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Quoting {
@@ -274,7 +279,7 @@ impl Diagnostic {
     pub fn render_as(&self, quoting: Quoting) -> String {
         let masked = |text: &str| match quoting {
             Quoting::Quote => text.to_owned(),
-            Quoting::Mask => mask_quoted(text),
+            Quoting::Mask => mask_quoted_but(text, OWN_QUOTES),
         };
         let mut first = self.first_line(&masked(&self.message));
         // A set flag's argument is its own headline: masked, it is named

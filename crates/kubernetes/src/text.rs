@@ -237,25 +237,36 @@ pub const WINDOW: usize = 80;
 /// a message about input that must not be quoted (it could hold a Secret's
 /// value) keeps its words but loses what it quotes.
 pub fn mask_quoted(text: &str) -> String {
+    mask_quoted_but(text, &[])
+}
+
+/// [`mask_quoted`], but a stretch right after one of `ours` is kept: words
+/// after which a message quotes a name of its own (a schema's required
+/// key), never the input.
+pub fn mask_quoted_but(text: &str, ours: &[&str]) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut open: Option<char> = None;
+    // The quote open, and whether its stretch is kept.
+    let mut open: Option<(char, bool)> = None;
     for c in text.chars() {
         match open {
-            Some(quote) if c == quote => {
-                out.push('…');
+            Some((quote, kept)) if c == quote => {
+                if !kept {
+                    out.push('…');
+                }
                 out.push(c);
                 open = None;
             }
-            Some(_) => {}
+            Some((_, true)) => out.push(c),
+            Some((_, false)) => {}
             None => {
-                out.push(c);
                 if c == '`' || c == '"' {
-                    open = Some(c);
+                    open = Some((c, ours.iter().any(|words| out.ends_with(words))));
                 }
+                out.push(c);
             }
         }
     }
-    if open.is_some() {
+    if open.is_some_and(|(_, kept)| !kept) {
         out.push('…');
     }
     out
@@ -378,5 +389,12 @@ mod tests {
         );
         assert_eq!(mask_quoted("open `abc"), "open `…");
         assert_eq!(mask_quoted("no quotes"), "no quotes");
+        let ours = ["missing key "];
+        assert_eq!(
+            mask_quoted_but("missing key `apiVersion` beside `hunter2`", &ours),
+            "missing key `apiVersion` beside `…`"
+        );
+        // The words inside a hidden stretch are the input's: no key.
+        assert_eq!(mask_quoted_but("`missing key `x``", &ours), "`…`x`…`");
     }
 }
