@@ -190,8 +190,29 @@ fn set_json_errors_name_the_argument_and_the_column() {
     exit: 2
     --- stdout
     --- stderr
-    error: invalid argument `--set-json commonLabels={"a": "b",}`: the value is not valid JSON at column 24: key must be a string
+    error: invalid argument `--set-json commonLabels=…`: the value is not valid JSON at column 24: key must be a string
     "#);
+    // The value is never echoed (in `extraObjects` it may hold a Secret):
+    // the key and the column are enough to find the mistake.
+    let run = chartgen(&[
+        "validate",
+        "--set-json",
+        r#"extraObjects=[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a","namespace":"buildkit-operator"},"stringData":{"p":"HUNTER20"}]"#,
+    ]);
+    assert_eq!(
+        run.stderr,
+        "error: invalid argument `--set-json extraObjects=…`: the value is not valid JSON at column 135: expected `,` or `}`\n",
+    );
+    for (flag, arg) in [
+        ("--set", "extraObjects[0].stringData.p=[HUNTER21"),
+        ("--set", "buildd.replicas.x=HUNTER22"),
+        ("--set-json", r#"extraObjects=[{"p":"HUNTER23"}]x"#),
+    ] {
+        let run = chartgen(&["validate", flag, arg]);
+        let key = arg.split_once('=').unwrap().0;
+        run.assert_refused(2, &format!("error: invalid argument `{flag} {key}=…`: "));
+        run.assert_shows_nowhere("HUNTER2");
+    }
     let run = chartgen(&[
         "validate",
         "--set-json",

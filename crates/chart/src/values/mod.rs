@@ -182,7 +182,7 @@ fn merged(inputs: &Inputs) -> Result<(Node, pins::Pins, Deleted), Error> {
         };
         return Err(Error::SetSyntax {
             flag: set.kind.flag(),
-            arg: set.arg.clone(),
+            arg: set.shown(),
             reason: format!(
                 "more than {MAX_SET_ARGUMENTS} {which} pairs, past the budget; put the values in a file (-f) instead"
             ),

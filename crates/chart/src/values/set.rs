@@ -74,6 +74,17 @@ impl SetArg {
         format!("{} {}", self.kind.flag(), self.arg)
     }
 
+    /// The argument as an error names it: `KEY=…`, the value hidden (in
+    /// `extraObjects` it may be a Secret's), as a masked problem names it;
+    /// whole when it has no `=`, or for `--set-file`, whose value is a path
+    /// (which the reason names anyway).
+    pub fn shown(&self) -> String {
+        match split_unescaped(&self.arg, '=') {
+            Some((key, _)) if self.kind != SetKind::File => format!("{key}=…"),
+            _ => self.arg.clone(),
+        }
+    }
+
     /// The `KEY=VALUE` pairs of the argument, as Helm splits them: at each
     /// comma outside a value's escape (`\,`) and outside a `{…}` list; a
     /// `--set-json` value ends where its JSON value does (commas inside it
@@ -237,17 +248,21 @@ impl Override {
     /// Parses any set flag's argument, reading a `--set-file` file.
     pub fn read(set: &SetArg) -> Result<Self, Error> {
         let (arg, flag) = (set.arg.as_str(), set.kind.flag());
+        let shown = set.shown();
         let syntax = |reason: &str| Error::SetSyntax {
             flag,
-            arg: arg.to_owned(),
+            arg: shown.clone(),
             reason: reason.to_owned(),
         };
         let limits = Limits::VALUES;
         if arg.len() > limits.max_bytes {
-            let start: String = arg.chars().take(40).collect();
+            let start: String = shown.chars().take(40).collect();
             return Err(Error::SetSyntax {
                 flag,
-                arg: format!("{start}…"),
+                arg: match start.len() < shown.len() {
+                    true => format!("{start}…"),
+                    false => start,
+                },
                 reason: format!(
                     "the argument is larger than the limit of {} bytes that values files have too",
                     limits.max_bytes
@@ -321,7 +336,7 @@ impl Override {
             self.value = Node::new(Value::Mapping(vec![(key, value)]), origin);
         }
         let origin = self.value.origin.clone();
-        let (arg, flag) = (self.set.arg.clone(), self.set.kind.flag());
+        let (arg, flag) = (self.set.shown(), self.set.kind.flag());
         let mut node = document;
         let mut walked = KeyPath::root();
         for segment in &self.path.0 {
@@ -678,11 +693,12 @@ mod tests {
     #[test]
     fn arguments_obey_the_budgets_of_values_files() {
         let message = |arg: &str| Override::parse(arg).unwrap_err().to_string();
-        let deep = format!("{}=1", vec!["a"; 65].join("."));
+        let key = vec!["a"; 65].join(".");
+        let deep = format!("{key}=1");
         assert_eq!(
             message(&deep),
             format!(
-                "invalid argument `--set {deep}`: the key is 65 levels deep, past the limit of 64 levels that values files have too"
+                "invalid argument `--set {key}=…`: the key is 65 levels deep, past the limit of 64 levels that values files have too"
             )
         );
         let indexes = format!("a{}=1", "[0]".repeat(64));
@@ -691,10 +707,12 @@ mod tests {
         let big = format!("a={}", "x".repeat(Limits::VALUES.max_bytes));
         assert_eq!(
             message(&big),
-            format!(
-                "invalid argument `--set a={}…`: the argument is larger than the limit of 4194304 bytes that values files have too",
-                "x".repeat(38)
-            )
+            "invalid argument `--set a=…`: the argument is larger than the limit of 4194304 bytes that values files have too"
+        );
+        let long_key = format!("{}=1", "k".repeat(Limits::VALUES.max_bytes));
+        assert!(
+            message(&long_key)
+                .starts_with(&format!("invalid argument `--set {}…`", "k".repeat(40)))
         );
         // A huge index is refused before anything is allocated.
         let mut document = Node::empty_mapping(Origin::Default);
@@ -704,7 +722,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             error.to_string(),
-            "invalid argument `--set a[99999999]=1`: `a` has 0 items; [99999999] is past the end (use [0] to append)"
+            "invalid argument `--set a[99999999]=…`: `a` has 0 items; [99999999] is past the end (use [0] to append)"
         );
         assert!(message("a[99999999999999999999999]=1").contains("is not a list index"));
     }
@@ -729,14 +747,14 @@ mod tests {
             .apply(&mut document);
         assert_eq!(
             past_end.unwrap_err().to_string(),
-            "invalid argument `--set projects[5].name=x`: `projects` has 2 items; [5] is past the end (use [2] to append)"
+            "invalid argument `--set projects[5].name=…`: `projects` has 2 items; [5] is past the end (use [2] to append)"
         );
         let into_scalar = Override::parse("projects[0].name.x=1")
             .unwrap()
             .apply(&mut document);
         assert_eq!(
             into_scalar.unwrap_err().to_string(),
-            "invalid argument `--set projects[0].name.x=1`: `projects[0].name` holds a string, not a mapping"
+            "invalid argument `--set projects[0].name.x=…`: `projects[0].name` holds a string, not a mapping"
         );
     }
 
@@ -774,7 +792,7 @@ mod tests {
         let message = |kind, arg| read(kind, arg).unwrap_err().to_string();
         assert_eq!(
             message(SetKind::Json, "a.b=[1,"),
-            "invalid argument `--set-json a.b=[1,`: the value is not valid JSON at column 7: EOF while parsing a value"
+            "invalid argument `--set-json a.b=…`: the value is not valid JSON at column 7: EOF while parsing a value"
         );
         let deep = format!(
             "{}={}1{}",
