@@ -490,3 +490,67 @@ fn a_layer_appends_one_project_with_a_plus_key() {
             "error: {bad}:2:3: gateway.tolerations: `tolerations+` appends to the list `tolerations`, but nothing is below it"
         ));
 }
+
+/// A values file is read as it was written: JSON's escapes as JSON reads
+/// them (a surrogate pair is one character, in a file as in `--set-json`;
+/// a lone one refused), a trailing `---` as the empty document it starts
+/// (nothing, as in manifests), a second document where it is, a tag as
+/// written.
+#[test]
+fn values_are_read_as_written() {
+    let pair = r#"{"a":"\ud83d\ude00"}"#;
+    let file = format!("{{\"commonAnnotations\":{pair}}}\n");
+    for run in [
+        chartgen_with_stdin(&["render", "-f", "-"], Some(&file)),
+        chartgen(&["render", "--set-json", &format!("commonAnnotations={pair}")]),
+    ] {
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        assert!(run.stdout.contains("a: \"😀\"\n"), "{}", run.transcript());
+    }
+    let lone = r#"{"a":"\ud83d"}"#;
+    let run = chartgen(&[
+        "validate",
+        "--set-json",
+        &format!("commonAnnotations={lone}"),
+    ]);
+    run.assert_refused(2, "a lone surrogate escape");
+    let run = chartgen_with_stdin(
+        &["validate", "-f", "-"],
+        Some(&format!("{{\"commonAnnotations\":{lone}}}\n")),
+    );
+    run.assert_refused(2, "<stdin>:1:27: invalid YAML: while parsing a quoted scalar, found invalid Unicode character escape code");
+    // JSON followed by a comment, or a flow mapping, is YAML.
+    for text in [
+        "{\"buildd\": {\"replicas\": 2}}\n# two\n",
+        "{buildd: {replicas: 2}}\n",
+    ] {
+        let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(text));
+        assert_eq!(run.code, 0, "{}", run.transcript());
+    }
+    for text in [
+        "---\nbuildd:\n  replicas: 2\n---\n",
+        "buildd: {}\n---\n# nothing\n---\n",
+    ] {
+        let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(text));
+        assert_eq!(run.code, 0, "{}", run.transcript());
+    }
+    let run = chartgen_with_stdin(
+        &["validate", "-f", "-"],
+        Some("buildd:\n  replicas: 2\n---\n---\ngateway: {}\n"),
+    );
+    run.assert_refused(2, "error: <stdin>:5:1: a second YAML document; a values file holds exactly one\n   |\n 5 | gateway: {}\n");
+    for (tag, shown) in [
+        ("!!binary", "!!binary"),
+        ("!local", "!local"),
+        ("!<tag:example.com,2000:x>", "tag:example.com,2000:x"),
+    ] {
+        let run = chartgen_with_stdin(
+            &["validate", "-f", "-"],
+            Some(&format!("buildd:\n  logLevel: {tag} aW5mbw==\n")),
+        );
+        run.assert_refused(
+            2,
+            &format!("<stdin>:2:13: unsupported YAML tag `{shown}`\n"),
+        );
+    }
+}

@@ -276,6 +276,18 @@ fn node_budget(nodes: usize, max: usize, shared: bool, origin: &Origin) -> Resul
     ))
 }
 
+/// A tag as a message names it: a core schema tag as written (`!!binary`),
+/// a local one too (`!x`), any other whole. saphyr's `Display` puts a `!`
+/// between the handle and the suffix even where the handle is a resolved
+/// prefix (`tag:yaml.org,2002:!binary`), which nobody wrote.
+fn written(tag: &Tag) -> String {
+    match tag.handle.as_str() {
+        _ if tag.is_yaml_core_schema() => format!("!!{}", tag.suffix),
+        "!" => format!("!{}", tag.suffix),
+        handle => format!("{handle}{}", tag.suffix),
+    }
+}
+
 /// A reader error at `origin`, at the root path.
 fn read_error(origin: Origin, message: impl Into<String>) -> Problem {
     Problem::new(origin, KeyPath::root(), message)
@@ -284,9 +296,8 @@ fn read_error(origin: Origin, message: impl Into<String>) -> Problem {
 /// Reads a source that must hold at most one YAML document. An empty source
 /// yields `None`.
 pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, Problem> {
-    one(
-        source,
-        limits,
+    only_one(
+        parse_stream(source, limits)?,
         ("this text", "split the documents into separate texts"),
     )
 }
@@ -296,7 +307,11 @@ pub fn parse_document(source: &Arc<Source>, limits: Limits) -> Result<Option<Nod
 /// `hint`, as the refusal of a second document says them. A character
 /// YAML 1.1 reads as a line break (U+0085, U+2028, U+2029) is refused, as
 /// in a manifest: Helm reads values as YAML 1.1, so a key behind one in a
-/// comment would be a key to Helm and a comment here.
+/// comment would be a key to Helm and a comment here. A JSON text is read
+/// by the manifests' JSON reader ([`json`]): its escapes are JSON's (a
+/// surrogate pair is one character, which YAML's reader refuses). An
+/// empty document (a trailing `---`,
+/// comments) is nothing, as the manifests' reader drops one.
 pub fn parse_one(
     source: &Arc<Source>,
     limits: Limits,
@@ -306,15 +321,33 @@ pub fn parse_one(
     if source.text.len() <= limits.max_bytes {
         refuse_yaml_1_1_breaks(source)?;
     }
-    one(source, limits, names)
+    let json = source.text.len() <= limits.max_bytes && json::is_json(&source.text);
+    let mut documents = match json.then(|| json::parse_stream(source, limits, &mut 0, false)) {
+        Some(Ok(documents)) => documents,
+        // Text that is not JSON throughout is YAML, as Helm reads every
+        // values file: `{a: 1}`, JSON followed by a comment.
+        _ => parse_stream(source, limits)?,
+    };
+    documents.retain(|document| !matches!(document.value, Value::Null));
+    only_one(documents, names)
 }
 
-fn one(
-    source: &Arc<Source>,
-    limits: Limits,
+/// Reads one JSON value (any value, a scalar too) as [`json`] reads a
+/// manifest's: JSON's escapes, the budgets, duplicate keys refused.
+pub fn parse_json_value(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, Problem> {
+    let documents = json::parse_stream(source, limits, &mut 0, false).map_err(|(e, _)| e)?;
+    only_one(
+        documents,
+        ("this text", "split the documents into separate texts"),
+    )
+}
+
+/// The one document of `documents`, or the refusal of the second, which
+/// names what holds one document and how to split more.
+fn only_one(
+    mut documents: Vec<Node>,
     (holder, hint): (&str, &str),
 ) -> Result<Option<Node>, Problem> {
-    let mut documents = parse_stream(source, limits)?;
     if documents.len() > 1 {
         let second = documents.swap_remove(1);
         return Err(read_error(
@@ -1209,7 +1242,7 @@ impl<'a> Reader<'a> {
             Some(tag) if tag.is_yaml_core_schema() && tag.suffix == allowed => Ok(()),
             Some(tag) => Err(read_error(
                 origin.clone(),
-                format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
+                format!("unsupported YAML tag `{}`", quote(&written(tag))),
             )),
         }
     }
@@ -1293,7 +1326,7 @@ impl<'a> Reader<'a> {
                 origin.clone(),
                 format!(
                     "the tag `{}` on a key; readers of YAML 1.1 and 1.2 take it differently",
-                    quote(&tag.to_string())
+                    quote(&written(tag))
                 ),
             )
             .with_hint("remove the tag and quote the key"));
@@ -1312,7 +1345,7 @@ impl<'a> Reader<'a> {
                 format!(
                     "`{}` is not {what}, as its tag `{}` says",
                     quote(text),
-                    quote(&tag.to_string())
+                    quote(&written(tag))
                 ),
             )
         };
@@ -1347,7 +1380,7 @@ impl<'a> Reader<'a> {
             _ => {
                 return Err(read_error(
                     origin,
-                    format!("unsupported YAML tag `{}`", quote(&tag.to_string())),
+                    format!("unsupported YAML tag `{}`", quote(&written(tag))),
                 ));
             }
         };

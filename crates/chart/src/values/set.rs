@@ -434,7 +434,8 @@ fn yaml_scalar(value: &str, origin: &Origin) -> Result<Node, String> {
 }
 
 /// A `--set-json` value: JSON (checked by serde_json, which names the
-/// column), read by the YAML reader for its budgets and duplicate keys.
+/// column), read by the manifests' JSON reader for its budgets, duplicate
+/// keys and JSON's escapes (a surrogate pair is one character).
 /// `offset` is the value's column in the argument, less one; `depth` the
 /// key's.
 fn json_value(value: &str, offset: usize, depth: usize) -> Result<Node, String> {
@@ -451,7 +452,7 @@ fn json_value(value: &str, offset: usize, depth: usize) -> Result<Node, String> 
         return Err(format!("the value is not valid JSON at {column}: {what}"));
     }
     let limits = Limits::VALUES;
-    let node = yaml::parse_document(&Source::file("--set-json", value), limits)
+    let node = yaml::parse_json_value(&Source::file("--set-json", value), limits)
         .map_err(|e| format!("the JSON value is refused: {}", e.message))?
         .expect("valid JSON is one document");
     let below = node_depth(&node);

@@ -122,6 +122,15 @@ impl Reader<'_> {
         Origin::at(Arc::clone(self.source), self.line, col, width.max(1))
     }
 
+    /// The characters from byte `start` to where the reader is, as
+    /// written: a string's escapes (`\ud83d\ude00`) are as wide as their
+    /// text, not as what they decode to.
+    fn written_width(&self, start: usize) -> usize {
+        (self.text[start..self.at].iter())
+            .filter(|&&b| b & 0xc0 != 0x80)
+            .count()
+    }
+
     fn error(&mut self, message: impl Into<String>) -> Problem {
         read_error(self.origin(self.at, 1), message)
     }
@@ -170,7 +179,7 @@ impl Reader<'_> {
             Some(b'[') => self.array(depth, origin),
             Some(b'"') => {
                 let text = self.string()?;
-                let width = text.chars().count() + 2;
+                let width = self.written_width(start);
                 Ok(Node::new(Value::String(text), with_width(origin, width)))
             }
             Some(b't') => self.word("true", Value::Bool(true), origin),
@@ -375,8 +384,9 @@ impl Reader<'_> {
                 return Err(self.error("invalid JSON: expected a key in double quotes"));
             }
             let key_origin = self.origin(self.at, 1);
+            let key_start = self.at;
             let name = self.string()?;
-            let key_origin = with_width(key_origin, name.chars().count() + 2);
+            let key_origin = with_width(key_origin, self.written_width(key_start));
             if let Some(first) = seen.get(&name) {
                 return Err(read_error(
                     key_origin,
