@@ -1125,3 +1125,28 @@ fn the_fast_source_reads_the_chart_s_renders_as_saphyr_does() {
         "{fast_bytes} of {total_bytes}"
     );
 }
+
+/// A manifest that is not UTF-8 text is named at the byte, as a values
+/// file is (one message, the values' code): file, line and column, the line
+/// shown as it reads, unless it could hold a Secret.
+#[test]
+fn a_manifest_not_utf8_is_located_as_a_values_file_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\ndata: {k: \"v\xff\"}\n";
+    let (manifest, values) = (dir.path().join("inv.yaml"), dir.path().join("inv_v.yaml"));
+    std::fs::write(&manifest, text).unwrap();
+    std::fs::write(&values, text).unwrap();
+    let (manifest, values) = (manifest.to_str().unwrap(), values.to_str().unwrap());
+    let located = "4:13: the file is not UTF-8 text\n   |\n 4 | data: {k: \"v\u{fffd}\"}\n   |             ^\n";
+    chartgen(&["check", manifest]).assert_refused(2, &format!("error: {manifest}:{located}"));
+    chartgen(&["validate", "-f", values]).assert_refused(2, &format!("error: {values}:{located}"));
+    let run = chartgen(&["check", dir.path().to_str().unwrap()]);
+    run.assert_refused(2, &format!("error: {manifest}:{located}"));
+    let secret = b"apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: b}\nstringData: {k: \"hunter2\xff\"}\n";
+    std::fs::write(dir.path().join("inv.yaml"), secret).unwrap();
+    let run = chartgen(&["check", manifest]);
+    assert_eq!(
+        run.stderr,
+        format!("error: {manifest}:4:25: the file is not UTF-8 text\n")
+    );
+}

@@ -20,8 +20,9 @@
 //! ([`crate::location`], [`crate::text`]) and are re-exported here.
 
 use std::fmt::{self, Write as _};
+use std::sync::Arc;
 
-use crate::location::{KeyPath, Location, Origin};
+use crate::location::{KeyPath, Location, Origin, Source};
 use crate::text::{MESSAGE, clip, mask_quoted_but, printable, window};
 
 /// A problem in the input text, as the reader and the values stage find
@@ -64,6 +65,31 @@ impl Problem {
         self.path = path;
         self
     }
+}
+
+/// `bytes` read from `name` as the text of a source, or the problem that
+/// they are not UTF-8 text, at the first byte that is not (line, and
+/// column in characters): the values' and the manifests' readers say it
+/// alike. The line is shown as it reads, U+FFFD for what is not text.
+pub fn utf8_source(name: String, bytes: Vec<u8>) -> Result<Arc<Source>, Problem> {
+    let e = match String::from_utf8(bytes) {
+        Ok(text) => return Ok(Source::file(name, text)),
+        Err(e) => e,
+    };
+    let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+    let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
+    // Valid up to here: its characters are counted by their first bytes.
+    let col = 1
+        + (valid[line_start..].iter())
+            .filter(|b| **b & 0xc0 != 0x80)
+            .count();
+    let source = Source::file(name, String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Err(Problem::new(
+        Origin::at(source, line, col, 1),
+        KeyPath::root(),
+        "the file is not UTF-8 text",
+    ))
 }
 
 impl fmt::Display for Problem {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::location::{KeyPath, Segment};
 
-use crate::diagnostic::Problem;
+use crate::diagnostic::{Problem, utf8_source};
 
 use crate::error::Error;
 use crate::files;
@@ -339,19 +339,26 @@ fn read_all(
             break;
         }
         if path == "-" {
-            let mut text = String::new();
+            let mut bytes = Vec::new();
             std::io::stdin()
                 .lock()
                 .take(budget.bytes_to_read())
-                .read_to_string(&mut text)
+                .read_to_end(&mut bytes)
                 .map_err(|source| Error::ReadManifests {
                     path: "-".to_owned(),
                     source,
                 })?;
+            let source = match utf8_source("<stdin>".to_owned(), bytes) {
+                Ok(source) => source,
+                Err(problem) => {
+                    problems.push(problem);
+                    continue;
+                }
+            };
             // A stream is objects only: it has no file name to declare an
             // artifact by.
             read_text(
-                Source::file("<stdin>", text),
+                source,
                 (None, Role::Objects, None),
                 options.pipe_into,
                 budget,
@@ -447,8 +454,15 @@ fn read_path(
         })?;
         set.files.push((shown.clone(), file.path.clone()));
         let artifact = options.artifact_of(&shown);
+        let source = match utf8_source(shown.clone(), text) {
+            Ok(source) => source,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
         read_text(
-            Source::file(shown, text),
+            source,
             (Some(file.path.display().to_string()), file.role, artifact),
             show.pipe,
             budget,
@@ -462,12 +476,12 @@ fn read_path(
 /// Reads a regular file (see [`files::open_regular`]) up to what is left of
 /// the byte budget (and one more byte, to tell); a file found in a
 /// directory is not opened through a link.
-fn read_file(path: &Path, named: bool, budget: &Budget) -> std::io::Result<String> {
-    let mut text = String::new();
+fn read_file(path: &Path, named: bool, budget: &Budget) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
     files::open_regular(path, named)?
         .take(budget.bytes_to_read())
-        .read_to_string(&mut text)?;
-    Ok(text)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The files a path given on the command line stands for; `streams`: a
@@ -503,12 +517,12 @@ fn collect(
 /// one more byte, to tell): `/dev/zero` stops at the budget. Inside a
 /// directory streams stay refused ([`collect`]): nobody asked for them
 /// there, and a FIFO planted in an output directory must not hang a reader.
-fn read_stream(path: &Path, budget: &Budget) -> std::io::Result<String> {
-    let mut text = String::new();
+fn read_stream(path: &Path, budget: &Budget) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
     files::open_named(path)?
         .take(budget.bytes_to_read())
-        .read_to_string(&mut text)?;
-    Ok(text)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Whether the directory reader reads a file of this name whatever lists
@@ -646,7 +660,13 @@ fn kustomize(
         return Ok(());
     }
     let shown = show.path(kustomization);
-    let source = Source::file(shown, read_file(kustomization, false, budget)?);
+    let source = match utf8_source(shown, read_file(kustomization, false, budget)?) {
+        Ok(source) => source,
+        Err(problem) => {
+            problems.push(problem);
+            return Ok(());
+        }
+    };
     let before = problems.len();
     let mut listed: Vec<PathBuf> = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();

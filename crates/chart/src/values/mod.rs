@@ -25,8 +25,8 @@ use crate::model::{Values, rules};
 use crate::schema;
 use kubernetes::diagnostic::Problem;
 use kubernetes::json::Field as _;
+use kubernetes::location::Origin;
 use kubernetes::location::{KeyPath, Segment};
-use kubernetes::location::{Origin, Source};
 use kubernetes::yaml::{self, Limits, Node, Value};
 
 /// Where values come from: files in order, then the set flags in
@@ -372,22 +372,10 @@ fn read_file(path: &Path) -> Result<Result<Node, Problem>, Error> {
         col: 1,
         width: 1,
     };
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
-            let source = Source::file(name, String::from_utf8_lossy(e.as_bytes()).into_owned());
-            return Ok(Err(Problem::new(
-                Origin::at(source, line, 1, 1),
-                KeyPath::root(),
-                "the file is not UTF-8 text",
-            )));
-        }
+    let source = match kubernetes::diagnostic::utf8_source(name, bytes) {
+        Ok(source) => source,
+        Err(problem) => return Ok(Err(problem)),
     };
-    let source = Source::file(name, text);
     let one = (
         "a values file",
         "split the documents into separate files and pass each with -f",
@@ -680,6 +668,7 @@ fn append(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kubernetes::location::Source;
     use serde_json::json;
 
     /// The schema checked beside the typed reading, or before it, says the
