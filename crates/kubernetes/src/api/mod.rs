@@ -289,6 +289,19 @@ pub fn problems_remembering<'a>(
                 ));
             }
         }
+        if kind == "CustomResourceDefinition"
+            && let Some(strategy) = object
+                .field("spec")
+                .field("conversion")
+                .field("strategy")
+                .as_str()
+            && !matches!(strategy, "None" | "Webhook")
+        {
+            found.push((
+                KeyPath::dotted("spec.conversion.strategy"),
+                format!("`{strategy}` is not a conversion strategy: None or Webhook"),
+            ));
+        }
         if kind == "APIService" && group == "apiregistration.k8s.io" {
             let spec = object.field("spec");
             let text = |key: &str| spec.field(key).as_str().unwrap_or_default();

@@ -36,6 +36,11 @@
 //! - IngressClass: `spec.controller` (`validateIngressClassSpecUpdate`).
 //! - CSIDriver: `spec.attachRequired`, `spec.volumeLifecycleModes`
 //!   (`ValidateCSIDriverUpdate`).
+//! - ResourceClaim, ResourceClaimTemplate: `spec`; VolumeAttributesClass:
+//!   `driverName`, `parameters`; CSIStorageCapacity: `storageClassName`,
+//!   `nodeTopology`; EndpointSlice: `addressType`; IPAddress:
+//!   `spec.parentRef`; ControllerRevision: `data` (each measured on
+//!   v1.35.4).
 //! - RoleBinding, ClusterRoleBinding: `roleRef`
 //!   (<https://kubernetes.io/docs/reference/access-authn-authz/rbac/#clusterrolebinding-example>:
 //!   "After you create a binding, you cannot change the Role or ClusterRole
@@ -190,6 +195,39 @@ const RULES: &[(&str, &str, Fields)] = &[
         "CustomResourceDefinition",
         Fields::Listed(&[&["spec", "scope"]]),
     ),
+    // Measured on v1.35.4 (`field is immutable`, `updates to … are
+    // forbidden`).
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        Fields::Listed(&[&["spec"]]),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        Fields::Listed(&[&["spec"]]),
+    ),
+    (
+        "storage.k8s.io",
+        "VolumeAttributesClass",
+        Fields::Listed(&[&["driverName"], &["parameters"]]),
+    ),
+    (
+        "storage.k8s.io",
+        "CSIStorageCapacity",
+        Fields::Listed(&[&["storageClassName"], &["nodeTopology"]]),
+    ),
+    (
+        "discovery.k8s.io",
+        "EndpointSlice",
+        Fields::Listed(&[&["addressType"]]),
+    ),
+    (
+        "networking.k8s.io",
+        "IPAddress",
+        Fields::Listed(&[&["spec", "parentRef"]]),
+    ),
+    ("apps", "ControllerRevision", Fields::Listed(&[&["data"]])),
 ];
 
 /// Whether the API server refuses the change at `steps` of `object`.
