@@ -238,9 +238,14 @@ pub fn problems_remembering<'a>(
     // kind of that name are not its own.
     let custom = !is_built_in_object(object);
     let kind = if custom { "" } else { named };
-    let group = match object.field("apiVersion").as_str() {
-        Some(version) => version.split_once('/').map_or("", |(group, _)| group),
-        None => "",
+    // The group is read only for the kinds whose rules differ by it (a
+    // lookup per object costs, at 1,000 objects, what a rule does).
+    let group = match kind {
+        "Event" | "IPAddress" | "APIService" => match object.field("apiVersion").as_str() {
+            Some(version) => version.split_once('/').map_or("", |(group, _)| group),
+            None => "",
+        },
+        _ => "",
     };
     // Paths are made only for a finding: most objects have none.
     let metadata = || KeyPath::root().key("metadata");
@@ -323,9 +328,9 @@ pub fn problems_remembering<'a>(
             format!("`{prefix}` is not a valid {named} name prefix: {why}"),
         ));
     }
-    if let Some(generation) = whole(object.field("metadata").field("generation"))
+    if keeps_generation(group, kind)
+        && let Some(generation) = whole(object.field("metadata").field("generation"))
         && generation < 0
-        && keeps_generation(group, kind)
     {
         found.push((
             metadata().key("generation"),
@@ -786,16 +791,18 @@ fn non_negative(value: &Json, at: &KeyPath, fields: &[&str], found: &mut Vec<(Ke
 }
 
 /// Whether the API server keeps the `metadata.generation` written on a new
-/// object of `group`/`kind`, and so holds it to at least 0
+/// object of built-in `kind` (of `group`, read for an Event only), and so
+/// holds it to at least 0
 /// (`ValidateObjectMeta`): the kinds whose create strategy sets no
 /// generation of its own (measured on v1.35.4; the workloads, Pods,
 /// CRDs, custom resources, webhook and policy configurations, Ingresses,
 /// NetworkPolicies, PodDisruptionBudgets and the like set it to 1 first).
 fn keeps_generation(group: &str, kind: &str) -> bool {
-    matches!(
-        (group, kind),
-        (
-            "",
+    // A built-in kind's name says its group, but an Event's.
+    match kind {
+        "Event" => group == "events.k8s.io",
+        _ => matches!(
+            kind,
             "ConfigMap"
                 | "Endpoints"
                 | "LimitRange"
@@ -807,29 +814,28 @@ fn keeps_generation(group: &str, kind: &str) -> bool {
                 | "Secret"
                 | "ServiceAccount"
                 | "Service"
-        ) | ("apiregistration.k8s.io", "APIService")
-            | ("apps", "ControllerRevision")
-            | ("autoscaling", "HorizontalPodAutoscaler")
-            | ("certificates.k8s.io", "CertificateSigningRequest")
-            | ("coordination.k8s.io", "Lease")
-            | ("events.k8s.io", "Event")
-            | ("networking.k8s.io", "IPAddress" | "ServiceCIDR")
-            | ("node.k8s.io", "RuntimeClass")
-            | (
-                "rbac.authorization.k8s.io",
-                "ClusterRoleBinding" | "ClusterRole" | "RoleBinding" | "Role"
-            )
-            | ("resource.k8s.io", "ResourceClaim" | "ResourceClaimTemplate")
-            | (
-                "storage.k8s.io",
-                "CSIDriver"
-                    | "CSINode"
-                    | "CSIStorageCapacity"
-                    | "StorageClass"
-                    | "VolumeAttachment"
-                    | "VolumeAttributesClass"
-            )
-    )
+                | "APIService"
+                | "ControllerRevision"
+                | "HorizontalPodAutoscaler"
+                | "CertificateSigningRequest"
+                | "Lease"
+                | "IPAddress"
+                | "ServiceCIDR"
+                | "RuntimeClass"
+                | "ClusterRoleBinding"
+                | "ClusterRole"
+                | "RoleBinding"
+                | "Role"
+                | "ResourceClaim"
+                | "ResourceClaimTemplate"
+                | "CSIDriver"
+                | "CSINode"
+                | "CSIStorageCapacity"
+                | "StorageClass"
+                | "VolumeAttachment"
+                | "VolumeAttributesClass"
+        ),
+    }
 }
 
 /// A whole number as the server reads it once kubectl has sent it: `512.0`
