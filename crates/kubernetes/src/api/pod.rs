@@ -1071,11 +1071,13 @@ pub fn container(container: &Json, init: bool, at: &KeyPath, found: &mut Found) 
     // alpha) is off, and a lifecycle it leaves empty with it: what is left
     // is judged.
     let lifecycle = &container["lifecycle"];
-    let only_stop_signal = lifecycle.as_object().is_some_and(|hooks| {
-        hooks.contains_key("stopSignal")
-            && hooks.iter().all(|(k, v)| k == "stopSignal" || v.is_null())
-    });
-    if init && !sidecar && !lifecycle.is_null() && !only_stop_signal {
+    let only_stop_signal = || {
+        lifecycle.as_object().is_some_and(|hooks| {
+            hooks.contains_key("stopSignal")
+                && hooks.iter().all(|(k, v)| k == "stopSignal" || v.is_null())
+        })
+    };
+    if init && !sidecar && !lifecycle.is_null() && !only_stop_signal() {
         found.push((
             at.key("lifecycle"),
             "an init container that is no sidecar (restartPolicy Always) has no lifecycle hooks"

@@ -8,7 +8,8 @@
 //! The check is path-based: [`Server::default_entry`] answers for a field on
 //! one side only, [`Server::same_scalar`] for two scalars that differ as
 //! written, [`Server::same_beside`] for two values each read beside its own
-//! side's fields (a `targetPort` of `0` is its port), [`Server::pruned`]
+//! side's fields (a `targetPort` of `0` is its port, a User subject's
+//! `apiGroup` of `""` the RBAC group), [`Server::pruned`]
 //! for a struct written `{}` that server-side apply removes. A subtree on
 //! one side only is a default when every leaf of it is one (`strategy:
 //! {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable:
@@ -1255,7 +1256,8 @@ impl<'k> Server<'k> {
     /// Whether two values of one field, each beside what its own side
     /// holds (`old_in`, `new_in`: the mappings holding them), are one value
     /// to the server: a Service port's `targetPort`, `0` or `""` being its
-    /// `port`.
+    /// `port`; a User's or Group's binding subject `apiGroup`, `""` being
+    /// the RBAC group (the subject's `kind` is beside it).
     pub(super) fn same_beside<T: Compared>(
         &self,
         path: &[Step<'_>],
@@ -1406,9 +1408,7 @@ impl<'k> Server<'k> {
                 _ => false,
             }
     }
-}
 
-impl Server<'_> {
     /// Whether the field at `path` is one quantity of its kind, stored as
     /// the server writes it and not rounded: a `resourceFieldRef`'s
     /// `divisor` (in every pod spec), an HPA metric's target or current
