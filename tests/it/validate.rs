@@ -420,7 +420,7 @@ fn helm_pairs_lists_and_null_deletions() {
     let run = chartgen(&["validate", "--set", "buildd.replicas=2,gateway"]);
     run.assert_refused(
         2,
-        "`gateway` has no `=`: pairs are separated by commas, as in Helm",
+        "a comma ends `buildd.replicas=…` and the text after it has no `=`: pairs are separated by commas, as in Helm",
     );
 }
 

@@ -102,27 +102,16 @@ impl SetArg {
         // pairs makes no more than one pair over it.
         while !rest.is_empty() && pairs.len() <= super::MAX_SET_ARGUMENTS {
             let Some((key, value)) = split_unescaped(rest, '=') else {
-                let reason = if pairs.is_empty() {
-                    "no `=` after the key".to_owned()
-                } else {
-                    format!(
-                        "`{rest}` has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\\,`"
-                    )
-                };
-                return Err(Error::SetSyntax {
-                    flag: self.kind.flag(),
-                    arg: arg.to_owned(),
-                    reason,
+                return Err(match pairs.last() {
+                    None => self.syntax("no `=` after the key".to_owned()),
+                    Some(last) => self.after_comma(last),
                 });
             };
             if let Some(comma) = unescaped(key, ',') {
-                return Err(Error::SetSyntax {
-                    flag: self.kind.flag(),
-                    arg: arg.to_owned(),
-                    reason: format!(
-                        "`{}` has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\\,`",
-                        &key[..comma]
-                    ),
+                return Err(match pairs.last() {
+                    // Before any value: the text is a key's, and shown.
+                    None => self.syntax(format!("`{}` has no `=`: {PAIRS}", &key[..comma])),
+                    Some(last) => self.after_comma(last),
                 });
             }
             let end = match self.kind {
@@ -136,15 +125,34 @@ impl SetArg {
             rest = value[end..].strip_prefix(',').unwrap_or(&value[end..]);
         }
         if pairs.is_empty() {
-            return Err(Error::SetSyntax {
-                flag: self.kind.flag(),
-                arg: arg.to_owned(),
-                reason: "no `=` after the key".to_owned(),
-            });
+            return Err(self.syntax("no `=` after the key".to_owned()));
         }
         Ok(pairs)
     }
+
+    /// A syntax error of the argument, named as [`SetArg::shown`] names it.
+    fn syntax(&self, reason: String) -> Error {
+        Error::SetSyntax {
+            flag: self.kind.flag(),
+            arg: self.shown(),
+            reason,
+        }
+    }
+
+    /// The text after `last`'s comma has no `=`. That text is not quoted:
+    /// it may be the rest of `last`'s value (a Secret's, a token's) that
+    /// an unescaped comma cut.
+    fn after_comma(&self, last: &SetArg) -> Error {
+        let key = split_unescaped(&last.arg, '=').map_or("", |(key, _)| key);
+        self.syntax(format!(
+            "a comma ends `{key}=…` and the text after it has no `=`: {PAIRS}"
+        ))
+    }
 }
+
+/// How a set flag's argument holds several pairs.
+const PAIRS: &str =
+    "pairs are separated by commas, as in Helm; escape a comma inside a value as `\\,`";
 
 /// Where a value ends: at the first comma no backslash escapes; for a
 /// `{…}` list (a value that starts with `{`, as Helm reads one), after its
@@ -641,7 +649,7 @@ mod tests {
         assert_eq!(pairs(SetKind::Json, "a=[1,").unwrap(), ["a=[1,"]);
         assert_eq!(
             pairs(SetKind::Yaml, "a=1,b").unwrap_err(),
-            r"invalid argument `--set a=1,b`: `b` has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\,`"
+            r"invalid argument `--set a=…`: a comma ends `a=…` and the text after it has no `=`: pairs are separated by commas, as in Helm; escape a comma inside a value as `\,`"
         );
         // Braces make a list only at the start of a value, as in Helm.
         assert_eq!(pairs(SetKind::Yaml, "a=x{y,b=1").unwrap(), ["a=x{y", "b=1"]);
@@ -649,10 +657,16 @@ mod tests {
             pairs(SetKind::Yaml, "a={x,y}z,b=1").is_err(),
             "text after a list"
         );
+        // The text after a comma may be the rest of a value: never quoted.
+        let error = pairs(SetKind::Yaml, "token=s3cr,3t9,c=2").unwrap_err();
+        assert!(error.contains("a comma ends `token=…`"), "{error}");
+        assert!(!error.contains("s3cr") && !error.contains("3t9"), "{error}");
+        let error = pairs(SetKind::Yaml, "token=s3cr,3t9").unwrap_err();
+        assert!(!error.contains("s3cr") && !error.contains("3t9"), "{error}");
         assert!(
-            pairs(SetKind::Yaml, "a=1,b,c=2")
+            pairs(SetKind::Yaml, "a,b=1")
                 .unwrap_err()
-                .contains("`b` has no `=`"),
+                .contains("`a` has no `=`"),
         );
         let value = |kind, arg: &str| {
             Override::read(&SetArg {
