@@ -878,3 +878,98 @@ fn cluster_written_objects_the_server_refuses_check_refuses() {
         "the server answers otherwise than recorded in {RECORDED_WRITTEN}: record again (CHARTGEN_RECORD=1)"
     );
 }
+
+/// Objects a server-side apply is asked to land
+/// (`tests/fixtures/k8s-truth/applied/*.json`): the kinds the vendored
+/// schemas define that no resource stores (a subresource's body, the
+/// reviews, bindings, component statuses) beside kinds it keeps.
+const APPLIED: &str = "tests/fixtures/k8s-truth/applied/not-stored.json";
+
+/// What a real server answered to [`APPLIED`], applied as GitOps tools
+/// apply: `kubectl apply --server-side`, a dry run.
+const RECORDED_APPLIED: &str = "tests/fixtures/k8s-truth/recorded/applied-v1.35.4.jsonl";
+
+fn applied_cases() -> Vec<Json> {
+    serde_json::from_str(&std::fs::read_to_string(root().join(APPLIED)).unwrap()).unwrap()
+}
+
+/// `check` refuses each object of [`APPLIED`] exactly when the recorded
+/// server refused to apply it, without a server.
+#[test]
+fn check_refuses_the_objects_a_server_side_apply_refused() {
+    let recorded = std::fs::read_to_string(root().join(RECORDED_APPLIED)).unwrap();
+    let recorded: Vec<Json> = (recorded.lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        (recorded.iter().map(|r| &r["object"])).eq(applied_cases().iter()),
+        "the recording holds other cases than {APPLIED}: record again (CHARTGEN_RECORD=1, cluster_objects_a_server_side_apply_refuses_check_refuses)"
+    );
+    let accepted = recorded.iter().filter(|r| r["verdict"] == "accept").count();
+    assert!(
+        accepted > 0 && accepted < recorded.len(),
+        "both verdicts are held"
+    );
+    for record in &recorded {
+        let findings = api_findings(&record["object"]);
+        assert_eq!(
+            findings.is_empty(),
+            record["verdict"] == "accept",
+            "{}: the server said {}, chartgen {findings:?}",
+            record["object"],
+            record["message"]
+        );
+    }
+}
+
+/// The same objects against the live server: a server-side apply (a dry
+/// run) refuses each exactly when `check` does, as recorded;
+/// `CHARTGEN_RECORD=1` records its answers.
+#[test]
+fn cluster_objects_a_server_side_apply_refuses_check_refuses() {
+    let Some(server) =
+        crate::server::server("cluster_objects_a_server_side_apply_refuses_check_refuses")
+    else {
+        return;
+    };
+    let args = [
+        "apply",
+        "--server-side",
+        "--dry-run=server",
+        "--field-manager=chartgen",
+        "-o",
+        "name",
+        "-f",
+        "-",
+    ];
+    let records: Vec<Json> = (applied_cases().into_iter())
+        .map(|object| {
+            let output = server.kubectl(&args, Some(&object.to_string()));
+            let admitted = output.status.success();
+            let said = String::from_utf8_lossy(&output.stderr).into_owned();
+            let findings = api_findings(&object);
+            assert_eq!(
+                findings.is_empty(),
+                admitted,
+                "{object}: the server said {said:?}, chartgen {findings:?}"
+            );
+            json!({
+                "object": object,
+                "verdict": if admitted { "accept" } else { "refuse" },
+                "message": said.trim_end(),
+            })
+        })
+        .collect();
+    let path = root().join(RECORDED_APPLIED);
+    let lines: Vec<String> = records.iter().map(Json::to_string).collect();
+    if std::env::var_os("CHARTGEN_RECORD").is_some() {
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        return;
+    }
+    let verdict = |line: &str| serde_json::from_str::<Json>(line).unwrap()["verdict"].clone();
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        (records.iter().map(|r| r["verdict"].clone())).eq(recorded.lines().map(verdict)),
+        "the server answers otherwise than recorded in {RECORDED_APPLIED}: record again (CHARTGEN_RECORD=1)"
+    );
+}

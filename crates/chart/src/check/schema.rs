@@ -19,7 +19,7 @@ pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Optio
                 let message = format!("{unknown}; {}", hint(&unknown));
                 findings.report(Invariant::UnknownKind, index, &KeyPath::root(), message);
             }
-            Verdict::Uncompiled(why) => {
+            Verdict::Uncompiled(why) | Verdict::NotStored(why) => {
                 findings.report(Invariant::UnknownKind, index, &KeyPath::root(), why);
             }
             Verdict::ClaimTaken(why) => {

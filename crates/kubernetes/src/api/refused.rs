@@ -51,7 +51,9 @@ pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<R
                 format!("no {} {} is served", unknown.api_version, unknown.kind),
                 Some(unknown),
             ),
-            Verdict::Uncompiled(reason) | Verdict::ClaimTaken(reason) => (reason, None),
+            Verdict::Uncompiled(reason)
+            | Verdict::ClaimTaken(reason)
+            | Verdict::NotStored(reason) => (reason, None),
         };
         why[index].get_or_insert(Refusal {
             index,

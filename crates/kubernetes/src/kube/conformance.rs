@@ -28,6 +28,9 @@ pub enum Verdict {
     /// The CRD that defines its kind has a schema that does not compile:
     /// why.
     Uncompiled(String),
+    /// Its kind is built in, but the API server keeps no object of it
+    /// (a subresource's body, a review): why ([`super::not_stored`]).
+    NotStored(String),
     /// It is a CRD claiming a group and kind that another CRD claimed
     /// first: the API server does not accept it (`NamesAccepted: False`).
     /// Why, said of its `spec.names.kind` ([`Verdict::CLAIM`]).
@@ -167,6 +170,9 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
     let read = crate::api::as_validated(object, schemas);
     let validated = read.as_ref().unwrap_or(object);
     if let Some(errors) = schemas.validate(validated) {
+        if let Some(why) = super::not_stored(object) {
+            return vec![Verdict::NotStored(why)];
+        }
         return invalid(errors);
     }
     let api_version = object.field("apiVersion").as_str().unwrap_or_default();

@@ -1,4 +1,5 @@
-//! KIND: every kind has a schema. Reported by the schema check
+//! KIND: every kind has a schema, and is one the API server keeps.
+//! Reported by the schema check
 //! ([`super::schema`]), which finds no schema for the kind.
 
 
@@ -10,7 +11,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "KIND",
         title: "Every kind has a schema",
-        help: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass. So is a built-in kind at an alpha or beta version (`resource.k8s.io/v1beta1`, `admissionregistration.k8s.io/v1beta1`): Kubernetes serves none of them unless its API server's `--runtime-config` turns them on, so a default cluster refuses the object; the finding names the versions that are served.",
+        help: "An object of a kind with no schema (no vendored schema, no CRD) cannot be checked; it is a finding, never a silent pass. So is a built-in kind at an alpha or beta version (`resource.k8s.io/v1beta1`, `admissionregistration.k8s.io/v1beta1`): Kubernetes serves none of them unless its API server's `--runtime-config` turns them on, so a default cluster refuses the object; the finding names the versions that are served. So, last, is a built-in kind the API server keeps no object of: the body of a subresource (an `Eviction`, a `Scale`, a `TokenRequest`), a request it answers and forgets (a `Binding`, the reviews: `TokenReview`, `SubjectAccessReview` and the others) and the read-only `ComponentStatus`: a server-side apply of one is refused.",
         example: "KIND Widget buildkit-builds/w: no schema for example.com/v1 Widget; give its CRD with --crd",
         doc: DOC,
     },
