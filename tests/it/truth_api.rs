@@ -880,17 +880,28 @@ fn cluster_written_objects_the_server_refuses_check_refuses() {
 }
 
 /// Objects a server-side apply is asked to land
-/// (`tests/fixtures/k8s-truth/applied/*.json`): the kinds the vendored
-/// schemas define that no resource stores (a subresource's body, the
-/// reviews, bindings, component statuses) beside kinds it keeps.
-const APPLIED: &str = "tests/fixtures/k8s-truth/applied/not-stored.json";
+/// (`tests/fixtures/k8s-truth/applied/*.json`, the files in name order):
+/// the kinds the vendored schemas define that no resource stores (a
+/// subresource's body, the reviews, bindings, component statuses) beside
+/// kinds it keeps; rules of kinds `written/` does not reach.
+const APPLIED: &str = "tests/fixtures/k8s-truth/applied";
 
 /// What a real server answered to [`APPLIED`], applied as GitOps tools
 /// apply: `kubectl apply --server-side`, a dry run.
 const RECORDED_APPLIED: &str = "tests/fixtures/k8s-truth/recorded/applied-v1.35.4.jsonl";
 
 fn applied_cases() -> Vec<Json> {
-    serde_json::from_str(&std::fs::read_to_string(root().join(APPLIED)).unwrap()).unwrap()
+    let mut files: Vec<_> = (std::fs::read_dir(root().join(APPLIED)).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    (files.iter())
+        .flat_map(|path| {
+            let list: Vec<Json> = serde_json::from_str(&std::fs::read_to_string(path).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            list
+        })
+        .collect()
 }
 
 /// `check` refuses each object of [`APPLIED`] exactly when the recorded

@@ -35,6 +35,19 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
     let at = std::cell::LazyCell::new(|| KeyPath::root().key("spec"));
     match kind {
         "Deployment" => deployment_strategy(&spec["strategy"], &at.key("strategy"), found),
+        // `ValidatePriorityLevelConfiguration`: the `exempt` level is the
+        // one of type Exempt.
+        "PriorityLevelConfiguration" => {
+            let name = object.field("metadata").field("name").as_str();
+            if let Some(level) = spec["type"].as_str()
+                && (level == "Exempt") != (name == Some("exempt"))
+            {
+                found.push((
+                    at.key("type"),
+                    format!("`{level}`: the type is `Exempt` if and only if the name is `exempt`"),
+                ));
+            }
+        }
         "DaemonSet" => {
             let strategy = &spec["updateStrategy"];
             let path = at.key("updateStrategy");
