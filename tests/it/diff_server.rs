@@ -385,16 +385,14 @@ fn answer(server: &server::Server, case: &Case) -> Json {
     json!({"case": case.name, "answer": verdict, "fields": fields, "pod_template": template})
 }
 
-/// The resource kubectl names an object's kind by (group-qualified).
+/// The resource kubectl names an object's kind by, at the object's own
+/// version (`horizontalpodautoscaler.v1.autoscaling`): read at the
+/// group's preferred version, an `autoscaling/v1` object would differ
+/// from its dry run in every field the versions spell apart.
 fn resource(object: &Json) -> String {
     let kind = object["kind"].as_str().unwrap().to_lowercase();
-    let group = object["apiVersion"]
-        .as_str()
-        .unwrap()
-        .split_once('/')
-        .map(|(g, _)| g.to_owned());
-    match group {
-        Some(group) => format!("{kind}.{group}"),
+    match object["apiVersion"].as_str().unwrap().split_once('/') {
+        Some((group, version)) => format!("{kind}.{version}.{group}"),
         None => kind,
     }
 }

@@ -562,15 +562,11 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         "spec.behavior.scaleDown.policies",
         || json!([{"type": "Percent", "value": 100, "periodSeconds": 15}]),
     ),
-    ("batch", "Job", "spec.backoffLimit", || json!(6)),
     ("batch", "Job", "spec.parallelism", || json!(1)),
     ("batch", "Job", "spec.completionMode", || {
         json!("NonIndexed")
     }),
     ("batch", "Job", "spec.suspend", || json!(false)),
-    ("batch", "Job", "spec.podReplacementPolicy", || {
-        json!("TerminatingOrFailed")
-    }),
     ("batch", "Job", "spec.manualSelector", || json!(false)),
     ("batch", "CronJob", "spec.concurrencyPolicy", || {
         json!("Allow")
@@ -699,6 +695,162 @@ const OBJECTS: &[(&str, &str, &str, Default)] = &[
         "NetworkPolicy",
         "spec.egress.*.ports.*.protocol",
         || json!("TCP"),
+    ), // `SetDefaults_FlowSchema`, `SetDefaults_PriorityLevelConfiguration`
+    // (and its limited, exempt and queuing parts), an APIService's and a
+    // conversion webhook's service port, endpoint ports' protocol (and an
+    // EndpointSlice port's name), `autoscaling/v1`'s CPU target (the CPU
+    // metric of `v2`'s defaults, read back), a DRA request's allocation
+    // mode, count and toleration operator (`SetDefaults_ExactDeviceRequest`,
+    // `SetDefaults_DeviceSubRequest`, `SetDefaults_DeviceToleration`).
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "FlowSchema",
+        "spec.matchingPrecedence",
+        || json!(1000),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        "spec.limited.nominalConcurrencyShares",
+        || json!(30),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        "spec.limited.lendablePercent",
+        || json!(0),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        "spec.limited.limitResponse.queuing.queues",
+        || json!(64),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        "spec.limited.limitResponse.queuing.handSize",
+        || json!(8),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        "spec.limited.limitResponse.queuing.queueLengthLimit",
+        || json!(50),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        "spec.exempt.nominalConcurrencyShares",
+        || json!(0),
+    ),
+    (
+        "flowcontrol.apiserver.k8s.io",
+        "PriorityLevelConfiguration",
+        "spec.exempt.lendablePercent",
+        || json!(0),
+    ),
+    (
+        "apiregistration.k8s.io",
+        "APIService",
+        "spec.service.port",
+        || json!(443),
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "spec.conversion.webhook.clientConfig.service.port",
+        || json!(443),
+    ),
+    ("", "Endpoints", "subsets.*.ports.*.protocol", || {
+        json!("TCP")
+    }),
+    (
+        "discovery.k8s.io",
+        "EndpointSlice",
+        "ports.*.protocol",
+        || json!("TCP"),
+    ),
+    ("discovery.k8s.io", "EndpointSlice", "ports.*.name", || {
+        json!("")
+    }),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        "spec.targetCPUUtilizationPercentage",
+        || json!(80),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        "spec.devices.requests.*.exactly.allocationMode",
+        || json!("ExactCount"),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        "spec.devices.requests.*.exactly.count",
+        || json!(1),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        "spec.devices.requests.*.exactly.tolerations.*.operator",
+        || json!("Equal"),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        "spec.devices.requests.*.firstAvailable.*.allocationMode",
+        || json!("ExactCount"),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        "spec.devices.requests.*.firstAvailable.*.count",
+        || json!(1),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaim",
+        "spec.devices.requests.*.firstAvailable.*.tolerations.*.operator",
+        || json!("Equal"),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        "spec.spec.devices.requests.*.exactly.allocationMode",
+        || json!("ExactCount"),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        "spec.spec.devices.requests.*.exactly.count",
+        || json!(1),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        "spec.spec.devices.requests.*.exactly.tolerations.*.operator",
+        || json!("Equal"),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        "spec.spec.devices.requests.*.firstAvailable.*.allocationMode",
+        || json!("ExactCount"),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        "spec.spec.devices.requests.*.firstAvailable.*.count",
+        || json!(1),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceClaimTemplate",
+        "spec.spec.devices.requests.*.firstAvailable.*.tolerations.*.operator",
+        || json!("Equal"),
     ),
 ];
 
@@ -963,6 +1115,40 @@ impl<'k> Server<'k> {
                 .is_some_and(|mut f| f.all(|(k, v)| k == "name" || v.json().is_null()));
             return plain && sourceless;
         }
+        if (group, kind) == ("autoscaling", "HorizontalPodAutoscaler")
+            && old
+            && let [spec, field] = path.as_slice()
+            && (&*spec.name, &*field.name) == ("spec", "targetCPUUtilizationPercentage")
+        {
+            // Dropped from an `autoscaling/v1` manifest, the target stays:
+            // once the autoscaler has written the object's status (at
+            // `v2`, within seconds of its creation), the metric it reads
+            // back as this field is no longer the manager's alone to
+            // remove (measured on v1.35.4).
+            return true;
+        }
+        if (group, kind) == ("", "Pod")
+            && let [spec, field] = path.as_slice()
+            && &*spec.name == "spec"
+        {
+            // `SetDefaults_Pod`, and the Priority admission on a cluster
+            // with no global default PriorityClass: no class, priority 0.
+            let classless = || {
+                own.get("priorityClassName")
+                    .and_then(Tree::text)
+                    .is_none_or(str::is_empty)
+            };
+            match &*field.name {
+                "enableServiceLinks" if value.json() == json!(true) => return true,
+                "priority" if value.json() == json!(0) && classless() => return true,
+                "preemptionPolicy"
+                    if value.text() == Some("PreemptLowerPriority") && classless() =>
+                {
+                    return true;
+                }
+                _ => {}
+            }
+        }
         if let Some(spec) = self.pod_spec
             && path.len() == spec.len() + 1
             && path.iter().zip(spec).all(|(s, p)| !s.item && s.name == *p)
@@ -979,7 +1165,10 @@ impl<'k> Server<'k> {
                 crate::tree::named_account(own),
                 crate::tree::named_account(other),
             );
-            return own == other || (kept && other.is_none());
+            // A Pod that names no account runs as `default`: the
+            // ServiceAccount admission writes it in.
+            let admitted = (group, kind) == ("", "Pod") && own == Some("default");
+            return own == other || ((kept || admitted) && other.is_none());
         }
         self.covered(path, value, own, Some(other))
     }
@@ -994,7 +1183,9 @@ impl<'k> Server<'k> {
     /// a binding subject's `apiGroup` (`""` for a ServiceAccount, else the
     /// RBAC group, which `""` also means); a Namespace's name label (its
     /// name, whatever was written: any value given is the default); a
-    /// ReplicationController's selector (its template's labels).
+    /// ReplicationController's selector (its template's labels); a Job's
+    /// `backoffLimit` (2147483647 beside a `backoffLimitPerIndex`, else 6)
+    /// and `podReplacementPolicy` (`Failed` beside a `podFailurePolicy`).
     fn conditional<T: Compared>(&self, path: &[Step<'_>], own: &T) -> Option<Vec<Json>> {
         let (group, kind) = self.kind?;
         // Called for every leaf of a one-sided subtree: the kinds without
@@ -1007,6 +1198,7 @@ impl<'k> Server<'k> {
             ("", "Namespace"),
             ("", "ReplicationController"),
             ("apiextensions.k8s.io", "CustomResourceDefinition"),
+            ("batch", "Job"),
         ];
         if !kinds.contains(&(group, kind)) || path.len() > 3 {
             return None;
@@ -1071,6 +1263,23 @@ impl<'k> Server<'k> {
                 ("apiextensions.k8s.io", "CustomResourceDefinition"),
                 ["spec", "names", "listKind"],
             ) => Some(vec![json!(format!("{}List", text(own, "kind")))]),
+            // `SetDefaults_Job`: a per-index backoff limit makes the
+            // job's own as good as none; a pod failure policy replaces
+            // only failed pods.
+            (("batch", "Job"), ["spec", "backoffLimit"]) => Some(vec![match own
+                .get("backoffLimitPerIndex")
+                .is_some_and(|l| !l.json().is_null())
+            {
+                true => json!(i32::MAX),
+                false => json!(6),
+            }]),
+            (("batch", "Job"), ["spec", "podReplacementPolicy"]) => Some(vec![match own
+                .get("podFailurePolicy")
+                .is_some_and(|p| !p.json().is_null())
+            {
+                true => json!("Failed"),
+                false => json!("TerminatingOrFailed"),
+            }]),
             // `SetDefaults_ReplicationController`: an empty selector is the
             // template's labels.
             (("", "ReplicationController"), ["spec", "selector"]) => Some(
@@ -1446,16 +1655,21 @@ fn is_zero<T: Compared>(value: &T) -> bool {
 /// The RBAC API group, a User's or Group's subject's `apiGroup` default.
 const RBAC: &str = "rbac.authorization.k8s.io";
 
-/// `imagePullPolicy` as defaulted: `Always` for the `latest` tag or none
-/// (a digest aside), else `IfNotPresent`.
+/// `imagePullPolicy` as defaulted: `Always` for the `latest` tag (beside
+/// a digest too) or no tag and no digest, else `IfNotPresent`.
 fn pull_policy(image: &str) -> &'static str {
-    if image.contains('@') {
-        return "IfNotPresent";
-    }
-    let last = image.rsplit('/').next().unwrap_or(image);
+    // As the reference parser reads it: a digest leaves the tag, if any,
+    // as written (`name:latest@sha256:…` is `latest`); a digest alone is
+    // no tag, and no `latest`.
+    let (name, digest) = match image.split_once('@') {
+        Some((name, _)) => (name, true),
+        None => (image, false),
+    };
+    let last = name.rsplit('/').next().unwrap_or(name);
     match last.rsplit_once(':') {
-        Some((_, "latest")) | None => "Always",
-        Some(_) => "IfNotPresent",
+        Some((_, "latest")) => "Always",
+        None if !digest => "Always",
+        _ => "IfNotPresent",
     }
 }
 
@@ -1555,6 +1769,83 @@ pub(super) fn limit_range_as_stored(object: &mut Json) {
             if let Some(target) = target.as_object_mut() {
                 for (resource, amount) in amounts {
                     target.entry(resource).or_insert(amount);
+                }
+            }
+        }
+    }
+}
+
+/// A Pod as the API server stores it, where its defaults read the pod's
+/// other fields (`SetDefaults_Pod`, which a template never gets): each
+/// container's and init container's missing request of a resource its
+/// limit, on the host network a port's unset host port its container
+/// port, and a negative termination grace period 1; and as the default
+/// admission plugins leave it: the tolerations of `DefaultTolerationSeconds`
+/// (5 minutes on a node not ready or unreachable) where none tolerates
+/// those taints.
+pub(super) fn pod_as_stored(pod: &mut Json) {
+    let Some(spec) = pod.get_mut("spec").and_then(Json::as_object_mut) else {
+        return;
+    };
+    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
+    if tolerations.is_null() {
+        *tolerations = json!([]);
+    }
+    if let Some(tolerations) = tolerations.as_array_mut() {
+        for taint in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ] {
+            let text = |t: &Json, key: &str| t[key].as_str().unwrap_or_default().to_owned();
+            let tolerated = tolerations.iter().any(|t| {
+                let (key, effect) = (text(t, "key"), text(t, "effect"));
+                (key.is_empty() || key == taint) && (effect.is_empty() || effect == "NoExecute")
+            });
+            if !tolerated {
+                tolerations.push(json!({"key": taint, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}));
+            }
+        }
+    }
+    let host_network = spec.get("hostNetwork") == Some(&Json::Bool(true));
+    if (spec
+        .get("terminationGracePeriodSeconds")
+        .and_then(Json::as_i64))
+    .is_some_and(|s| s < 0)
+    {
+        spec.insert("terminationGracePeriodSeconds".to_owned(), json!(1));
+    }
+    for list in ["containers", "initContainers"] {
+        let containers = spec.get_mut(list).and_then(Json::as_array_mut);
+        for container in containers
+            .into_iter()
+            .flatten()
+            .filter_map(Json::as_object_mut)
+        {
+            if host_network {
+                let ports = container.get_mut("ports").and_then(Json::as_array_mut);
+                for port in ports.into_iter().flatten() {
+                    if let Some(filled) = crate::api::pod::host_port_as_created(port, true).cloned()
+                        && let Some(port) = port.as_object_mut()
+                    {
+                        port.insert("hostPort".to_owned(), filled);
+                    }
+                }
+            }
+            let Some(resources) = container.get_mut("resources").and_then(Json::as_object_mut)
+            else {
+                continue;
+            };
+            let limits = resources.get("limits").and_then(Json::as_object).cloned();
+            let Some(limits) = limits.filter(|l| !l.is_empty()) else {
+                continue;
+            };
+            let requests = resources.entry("requests").or_insert_with(|| json!({}));
+            if requests.is_null() {
+                *requests = json!({});
+            }
+            if let Some(requests) = requests.as_object_mut() {
+                for (resource, amount) in limits {
+                    requests.entry(resource).or_insert(amount);
                 }
             }
         }
@@ -1709,6 +2000,9 @@ mod tests {
             ("registry:5000/app", "Always"),
             ("registry:5000/app:1", "IfNotPresent"),
             ("app@sha256:0123", "IfNotPresent"),
+            ("app:latest@sha256:0123", "Always"),
+            ("registry:5000/app:1@sha256:0123", "IfNotPresent"),
+            ("registry:5000/app@sha256:0123", "IfNotPresent"),
         ] {
             assert_eq!(pull_policy(image), policy, "{image}");
         }

@@ -297,6 +297,7 @@ fn object_changes(
         .with_schema(schemas.of_object(&after.id))
         .with_sides(old, new);
     let mut fields = Vec::new();
+    let pod = (after.id.group.as_str(), after.id.kind.as_str()) == ("", "Pod");
     if tree::identical(old, new) {
         // Same JSON, written the same way, so the same redaction: nothing.
     } else if compare::may_need_redaction(old) || compare::may_need_redaction(new) {
@@ -305,6 +306,10 @@ fn object_changes(
         if secret(&before.id) && secret(&after.id) {
             defaults::secrets_as_stored(&mut old, &mut new);
         }
+        if pod {
+            defaults::pod_as_stored(&mut old);
+            defaults::pod_as_stored(&mut new);
+        }
         let (old, new) = (secret::redacted(&old), secret::redacted(&new));
         compare::compare_object(&old, &new, ignore, server, &mut fields);
     } else if (after.id.group.as_str(), after.id.kind.as_str()) == ("", "LimitRange") {
@@ -312,6 +317,12 @@ fn object_changes(
         let (mut old, mut new) = (old.to_json(), new.to_json());
         defaults::limit_range_as_stored(&mut old);
         defaults::limit_range_as_stored(&mut new);
+        compare::compare_object(&old, &new, ignore, server, &mut fields);
+    } else if pod {
+        // Compared as stored: the defaults read the pod's other fields.
+        let (mut old, mut new) = (old.to_json(), new.to_json());
+        defaults::pod_as_stored(&mut old);
+        defaults::pod_as_stored(&mut new);
         compare::compare_object(&old, &new, ignore, server, &mut fields);
     } else {
         compare::compare_object(old, new, ignore, server, &mut fields);

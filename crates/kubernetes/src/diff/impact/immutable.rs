@@ -66,7 +66,11 @@
 //!   keeps it; validation forbids it beside the new type).
 //! - An amount of a resource list in another notation is no refusal: the
 //!   update validation compares amounts by value (`apiequality.Semantic`).
-//! - CustomResourceDefinition: `spec.scope` once established, and a
+//! - ResourceSlice: `spec.driver`, `spec.pool.name`, `spec.nodeName`;
+//!   ServiceCIDR: `spec.cidrs`, but a second range of the other family
+//!   added (each measured on v1.35.4).
+//! - CustomResourceDefinition: `spec.scope` and `spec.names.kind` once
+//!   established, and a
 //!   version stored (the old set's `storage: true` one) dropped from
 //!   `spec.versions` (`ValidateCustomResourceDefinitionUpdate`: "must
 //!   appear in spec.versions" of `status.storedVersions`).
@@ -77,13 +81,18 @@
 //!   (and a Secret's `stringData`, written into `data`) and `immutable`
 //!   itself
 //!   (<https://kubernetes.io/docs/concepts/configuration/configmap/#configmap-immutable>).
-//! - Pod: its `spec` but containers' images, `activeDeadlineSeconds` and
-//!   `tolerations` (`ValidatePodUpdate`: "pod updates may not change fields
-//!   other than …").
+//! - Pod: its `spec` but containers' images, `activeDeadlineSeconds` set
+//!   or lowered, tolerations added (an existing one's `tolerationSeconds`
+//!   changed), scheduling gates removed, and while gated, `nodeSelector`
+//!   entries added and required node affinity narrowed
+//!   (`ValidatePodUpdate`: "pod updates may not change fields other than
+//!   …").
 //! - A map the update validation compares with Go's `reflect.DeepEqual`,
 //!   written empty (`{}`): the stored object holds no empty map, the
 //!   applied one does, so every update is refused, one that changes
 //!   nothing too ([`empty_map_written`]).
+
+use serde_json::Value as Json;
 
 use super::tree::{is_true, overlaps, text};
 use super::{Class, Impact, Level, listed};
@@ -193,7 +202,16 @@ const RULES: &[(&str, &str, Fields)] = &[
     (
         "apiextensions.k8s.io",
         "CustomResourceDefinition",
-        Fields::Listed(&[&["spec", "scope"]]),
+        Fields::Listed(&[&["spec", "scope"], &["spec", "names", "kind"]]),
+    ),
+    (
+        "resource.k8s.io",
+        "ResourceSlice",
+        Fields::Listed(&[
+            &["spec", "driver"],
+            &["spec", "pool", "name"],
+            &["spec", "nodeName"],
+        ]),
     ),
     // Measured on v1.35.4 (`field is immutable`, `updates to … are
     // forbidden`).
@@ -251,7 +269,11 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
                 .any(|key| overlaps(steps, &[key]));
     }
     if (group, kind) == ("", "Pod") {
-        return pod_refuses(steps);
+        return pod_refuses(before, after, steps);
+    }
+    if (group, kind) == ("networking.k8s.io", "ServiceCIDR") && overlaps(steps, &["spec", "cidrs"])
+    {
+        return !dual_stack_upgrade(before, after);
     }
     if (group, kind) == ("", "PersistentVolumeClaim")
         && steps == ["spec", "storageClassName"]
@@ -438,35 +460,170 @@ const BETA_TO_GA: [(&str, &str); 5] = [
 ];
 
 /// Every `key` in `value` that is a beta node label key made its GA one.
-fn ga_label_keys(value: &mut serde_json::Value) {
+fn ga_label_keys(value: &mut Json) {
     match value {
-        serde_json::Value::Object(map) => {
+        Json::Object(map) => {
             for (key, item) in map.iter_mut() {
                 if key == "key"
                     && let Some(ga) =
                         (item.as_str()).and_then(|k| BETA_TO_GA.iter().find(|(beta, _)| *beta == k))
                 {
-                    *item = serde_json::Value::from(ga.1);
+                    *item = Json::from(ga.1);
                 } else {
                     ga_label_keys(item);
                 }
             }
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(ga_label_keys),
+        Json::Array(items) => items.iter_mut().for_each(ga_label_keys),
         _ => {}
     }
 }
 
-/// A Pod's spec is immutable but for its containers' images,
-/// `activeDeadlineSeconds` and `tolerations`.
-fn pod_refuses(steps: &[String]) -> bool {
+/// Whether a ReplicationController that writes no selector on either side
+/// changes its template's labels so that the old ones are no longer among
+/// them: the server filled the selector in from the old labels, server-side
+/// apply leaves what no manager wrote, and validation then finds that it
+/// does not select the template (measured on v1.35.4).
+fn controller_selector_left(before: &Manifest, after: &Manifest) -> bool {
+    if (before.id.group.as_str(), before.id.kind.as_str()) != ("", "ReplicationController") {
+        return false;
+    }
+    let selector = |m: &Manifest| {
+        let s = m.json()["spec"]["selector"].take();
+        s.as_object().is_some_and(|s| !s.is_empty())
+    };
+    if selector(before) || selector(after) {
+        return false;
+    }
+    let labels = |m: &Manifest| m.json()["spec"]["template"]["metadata"]["labels"].take();
+    let (old, new) = (labels(before), labels(after));
+    !(old.as_object().into_iter().flatten()).all(|(key, value)| new.get(key) == Some(value))
+}
+
+/// Whether a ServiceCIDR's `spec.cidrs` go from one range to two, the
+/// first kept and the second of the other family: the one change
+/// `ValidateServiceCIDRUpdate` allows (measured on v1.35.4).
+fn dual_stack_upgrade(before: &Manifest, after: &Manifest) -> bool {
+    let cidrs = |m: &Manifest| -> Vec<String> {
+        let list = super::tree::at(m.node(), &["spec", "cidrs"]);
+        (list
+            .and_then(crate::tree::Tree::items)
+            .into_iter()
+            .flatten())
+        .filter_map(|n| text(Some(n)).map(str::to_owned))
+        .collect()
+    };
+    let v6 = |cidr: &str| cidr.contains(':');
+    match (cidrs(before).as_slice(), cidrs(after).as_slice()) {
+        ([old], [first, second]) => first == old && v6(old) != v6(second),
+        _ => false,
+    }
+}
+
+/// A Pod's spec is immutable but for what `ValidatePodUpdate` allows
+/// (each measured on v1.35.4): its containers' images;
+/// `activeDeadlineSeconds` set or lowered, never raised nor dropped;
+/// tolerations added, an existing one changed in its `tolerationSeconds`
+/// alone; scheduling gates removed; and while the stored pod is gated,
+/// `nodeSelector` entries added and node affinity changed as long as the
+/// required terms are only narrowed (each term's expressions and fields
+/// added to, none when there were none).
+fn pod_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
     let s: Vec<&str> = steps.iter().map(String::as_str).collect();
+    let spec = |m: &Manifest| m.json()["spec"].take();
+    let gated = || {
+        let gates = super::tree::at(before.node(), &["spec", "schedulingGates"]);
+        gates
+            .and_then(crate::tree::Tree::items)
+            .is_some_and(|g| !g.is_empty())
+    };
     match s.as_slice() {
         ["spec", "containers" | "initContainers", _, "image"] => false,
-        ["spec", "activeDeadlineSeconds" | "tolerations", ..] => false,
+        ["spec", "activeDeadlineSeconds", ..] => {
+            let deadline = |m: &Manifest| spec(m)["activeDeadlineSeconds"].as_i64();
+            match (deadline(before), deadline(after)) {
+                (Some(_), None) => true,
+                (Some(old), Some(new)) => new > old,
+                (None, _) => false,
+            }
+        }
+        ["spec", "tolerations", ..] => !tolerations_kept(&spec(before), &spec(after)),
+        ["spec", "schedulingGates", ..] => {
+            let names = |m: &Manifest| -> Vec<Json> {
+                let gates = spec(m)["schedulingGates"].take();
+                (gates.as_array().into_iter().flatten())
+                    .map(|g| g["name"].clone())
+                    .collect()
+            };
+            let old = names(before);
+            !names(after).iter().all(|gate| old.contains(gate))
+        }
+        ["spec", "nodeSelector", ..] if gated() => {
+            let (old, new) = (spec(before), spec(after));
+            let new = &new["nodeSelector"];
+            !(old["nodeSelector"].as_object().into_iter().flatten())
+                .all(|(key, value)| new.get(key) == Some(value))
+        }
+        ["spec", "affinity", ..] if gated() => {
+            !node_affinity_narrowed(&spec(before)["affinity"], &spec(after)["affinity"])
+        }
         ["spec", ..] => true,
         _ => false,
     }
+}
+
+/// Whether every toleration of `old`'s pod spec is in `new`'s, but for
+/// its `tolerationSeconds` (`validateOnlyAddedTolerations`: compared as
+/// stored, so an `operator: Equal` written where none was is a change).
+fn tolerations_kept(old: &Json, new: &Json) -> bool {
+    let read = |t: &Json| -> [String; 4] {
+        ["key", "operator", "value", "effect"].map(|k| t[k].as_str().unwrap_or_default().to_owned())
+    };
+    let new: Vec<[String; 4]> = (new["tolerations"].as_array().into_iter().flatten())
+        .map(read)
+        .collect();
+    (old["tolerations"].as_array().into_iter().flatten()).all(|t| new.contains(&read(t)))
+}
+
+/// Whether a gated pod's `affinity` changes only as allowed: its pod
+/// affinities as they were, and its required node affinity's terms, where
+/// it had some, the same number, each term's `matchExpressions` and
+/// `matchFields` the old ones followed by more.
+fn node_affinity_narrowed(old: &Json, new: &Json) -> bool {
+    let others = |a: &Json| -> Vec<(String, Json)> {
+        (a.as_object().into_iter().flatten())
+            .filter(|(k, v)| *k != "nodeAffinity" && !v.is_null())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    if others(old) != others(new) {
+        return false;
+    }
+    let required = |a: &Json| {
+        let required = &a["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+        (!required.is_null()).then(|| {
+            required["nodeSelectorTerms"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+    };
+    let Some(old) = required(old) else {
+        return true;
+    };
+    let new = required(new).unwrap_or_default();
+    let extends = |old: &Json, new: &Json| {
+        let (old, new) = (
+            old.as_array().cloned().unwrap_or_default(),
+            new.as_array().cloned().unwrap_or_default(),
+        );
+        new.len() >= old.len() && old.iter().zip(&new).all(|(a, b)| a == b)
+    };
+    old.len() == new.len()
+        && old.iter().zip(&new).all(|(o, n)| {
+            extends(&o["matchExpressions"], &n["matchExpressions"])
+                && extends(&o["matchFields"], &n["matchFields"])
+        })
 }
 
 /// The changes the API server refuses, as one impact per object.
@@ -498,6 +655,9 @@ pub(super) fn refused(
     }
     if quota_scopes_change(before, after) {
         paths.push("spec.scopes");
+    }
+    if controller_selector_left(before, after) {
+        paths.push("spec.template.metadata.labels (the selector the server took from the old labels stays, and no longer matches them)");
     }
     let shrinks = shrinking_claim(before, fields).or_else(|| growing_claim(before, fields, sets));
     if paths.is_empty() && shrinks.is_none() {
@@ -602,7 +762,7 @@ fn same_amount(field: &FieldChange) -> bool {
     ) {
         return false;
     }
-    let amount = |v: &Option<serde_json::Value>| crate::quantity::of_value(v.as_ref()?)?.ok();
+    let amount = |v: &Option<Json>| crate::quantity::of_value(v.as_ref()?)?.ok();
     amount(&field.old).is_some_and(|old| Some(old) == amount(&field.new))
 }
 
