@@ -564,6 +564,18 @@ fn templates_from_a_folder_are_said_unless_quiet_and_the_render_is_the_same() {
     assert_eq!(second.as_deref(), Some(provenance.as_str()));
 }
 
+/// `CHARTGEN_TEMPLATES=` (set, empty) is unset, as most tools read an
+/// empty variable: the built-in templates, no note, no provenance line.
+#[test]
+fn an_empty_templates_variable_is_unset() {
+    let built_in = chartgen(&["render"]);
+    let run = chartgen_with(&["render"], None, &[("CHARTGEN_TEMPLATES", "")]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, built_in.stdout.as_str(), "")
+    );
+}
+
 #[test]
 fn a_templates_folder_that_lacks_a_template_the_chart_needs_is_refused_naming_it() {
     let dir = templates_copy();

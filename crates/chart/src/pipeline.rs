@@ -150,8 +150,7 @@ pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error
 pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Error> {
     // The values wait for nothing the templates' worker makes, but the
     // render waits for its templates: the two must run at once.
-    let overlap =
-        std::env::var_os(render::TEMPLATES_DIR_VAR).is_none() && kubernetes::overlapping();
+    let overlap = render::templates_dir().is_none() && kubernetes::overlapping();
     if !overlap {
         let loaded = values::load(inputs)?;
         let templates = render::templates()?;

@@ -33,7 +33,15 @@ pub use embedded::TEMPLATES;
 /// The environment variable naming a directory to read templates from at
 /// run time instead of the embedded ones: for template authors, who can
 /// iterate without rebuilding. Syntax errors are then reported at run time.
+/// Set but empty, it is unset ([`templates_dir`]).
 pub const TEMPLATES_DIR_VAR: &str = "CHARTGEN_TEMPLATES";
+
+/// The folder `$CHARTGEN_TEMPLATES` names; `None` when it is unset or
+/// empty (`CHARTGEN_TEMPLATES= chartgen render` renders with the built-in
+/// templates, as most tools read an empty variable).
+pub fn templates_dir() -> Option<std::ffi::OsString> {
+    std::env::var_os(TEMPLATES_DIR_VAR).filter(|dir| !dir.is_empty())
+}
 
 /// Most bytes the interpolations of one render may write (each bundle and
 /// the exemptions artifact are one render each): 64 MiB. The largest
@@ -95,7 +103,7 @@ pub struct Templates {
 /// with the built-in templates: `render` writes it at the top of the
 /// stream and into each kustomization it writes.
 pub fn templates_provenance() -> Option<String> {
-    let dir = std::env::var_os(TEMPLATES_DIR_VAR)?;
+    let dir = templates_dir()?;
     let shown = kubernetes::text::printable(&std::path::PathBuf::from(dir).display().to_string())
         .replace(['\n', '\r'], " ");
     Some(format!(
@@ -121,7 +129,7 @@ pub type Observer = fn(&TemplateValue, &str);
 
 fn templates_in(mut env: Environment<'static>) -> Result<Templates, Error> {
     let mut names: Vec<String> = Vec::new();
-    let dir = std::env::var_os(TEMPLATES_DIR_VAR);
+    let dir = templates_dir();
     let builtin = dir.is_none();
     match dir {
         None => {
