@@ -537,8 +537,9 @@ struct ValuesFlags {
     /// (true, 0644, null).
     #[arg(long = "set-string", value_name = "KEY=VALUE")]
     set_strings: Vec<String>,
-    /// Like --set, the value being the text of the file PATH (UTF-8, at
-    /// most 4 MiB; a named pipe such as <(command) is read up to that).
+    /// Like --set, the value being the text of the file PATH as it is, a
+    /// last line break included, as Helm reads it (UTF-8, at most 4 MiB; a
+    /// named pipe such as <(command) is read up to that).
     #[arg(long = "set-file", value_name = "KEY=PATH")]
     set_files: Vec<String>,
     /// Like --set, VALUE being JSON: any value, a mapping merging over the

@@ -319,6 +319,36 @@ fn set_file_text_is_never_quoted_back() {
     }
 }
 
+/// `--set-file` keeps the file's text as it is, as Helm does, its last
+/// line break too; when that break is what makes the value wrong, the
+/// hint says so, still without quoting the text.
+#[test]
+fn set_file_text_ending_in_a_line_break_is_said() {
+    let dir = temp_dir("chartgen-set-file-break");
+    let level = dir.path().join("level.txt");
+    std::fs::write(&level, "info\n").unwrap();
+    let arg = format!("buildd.logLevel={}", level.display());
+    let run = chartgen(&["validate", "--set-file", &arg]);
+    assert_eq!(
+        (run.code, run.stderr),
+        (
+            2,
+            format!(
+                "error: --set-file {arg}: buildd.logLevel: string <the text of {path}> is not one of: debug, info, warn, error\n  hint: did you mean `info`?; the text of {path} ends with a line break, which --set-file keeps (as Helm does): write the file without it (printf, not echo), or give the value with --set\n",
+                path = level.display()
+            )
+        )
+    );
+    // Without the break, the value is the option: no problem.
+    std::fs::write(&level, "info").unwrap();
+    assert_eq!(chartgen(&["validate", "--set-file", &arg]).code, 0);
+    // A text of several lines is not one value with a stray break.
+    std::fs::write(&level, "info\nwarn\n").unwrap();
+    let run = chartgen(&["validate", "--set-file", &arg]);
+    run.assert_refused(2, "is not one of");
+    run.assert_stderr_lacks("line break");
+}
+
 #[test]
 fn set_flag_keys_with_escapes_are_shown_escaped() {
     let run = chartgen(&[

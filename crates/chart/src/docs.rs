@@ -29,7 +29,8 @@ replaced): the defaults below, each `-f FILE` in order (`-f -` reads
 standard input, once), then the set flags in command-line order:
 `--set KEY=VALUE` (the value read as one YAML scalar),
 `--set-string KEY=VALUE` (always the text), `--set-file KEY=PATH` (the
-file's text, at most 4 MiB; a named pipe is read up to that) and
+file's text as it is, a last line break included, as Helm reads it; at
+most 4 MiB; a named pipe is read up to that) and
 `--set-json KEY=JSON` (a JSON value; a mapping merges over the key).
 Unlike Helm, which applies its set flags kind by kind, the order is
 the order you wrote them in.

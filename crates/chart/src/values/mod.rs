@@ -119,6 +119,7 @@ fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> 
     );
     in_input_order(&mut problems, inputs);
     unquote_set_files(&mut problems, &document);
+    note_set_file_line_breaks(&mut problems, &document);
     match values {
         Some(values) if problems.is_empty() => Ok(Loaded { values, document }),
         _ => Err(Error::InvalidValues { problems }),
@@ -301,6 +302,36 @@ fn unquote_set_files(problems: &mut [Problem], document: &Node) {
                 *line = line.replace(text.as_str(), &shown);
             }
         }
+    }
+}
+
+/// A `--set-file` value is the file's text as it is, its last line break
+/// included, as Helm reads it: `echo info > level.txt` writes `info` and a
+/// line break. A problem at such a value whose text is one line ending in
+/// a break says so, the likely difference, without quoting the text.
+fn note_set_file_line_breaks(problems: &mut [Problem], document: &Node) {
+    for problem in problems {
+        let Origin::At { source, .. } = &problem.origin else {
+            continue;
+        };
+        let Some(path) = source.name.strip_prefix(SetKind::File.flag()) else {
+            continue;
+        };
+        let Some(Value::String(text)) = document.at(&problem.path).map(|n| &n.value) else {
+            continue;
+        };
+        let line = text.trim_end_matches(['\n', '\r']);
+        if line.len() == text.len() || line.contains(['\n', '\r']) {
+            continue;
+        }
+        let path = path.trim_start().split_once('=').map_or(path, |(_, p)| p);
+        let note = format!(
+            "the text of {path} ends with a line break, which --set-file keeps (as Helm does): write the file without it (printf, not echo), or give the value with --set"
+        );
+        problem.hint = Some(match problem.hint.take() {
+            Some(hint) => format!("{hint}; {note}"),
+            None => note,
+        });
     }
 }
 
