@@ -349,6 +349,38 @@ fn set_file_text_ending_in_a_line_break_is_said() {
     run.assert_stderr_lacks("line break");
 }
 
+/// Each hint fits what was written: an integer past 64 bits, where the
+/// reader cannot know the key's type, says both ways out; a `!!str` tag is
+/// no quote; an index into a key the values do not have names the key.
+#[test]
+fn hints_name_what_was_written() {
+    let dir = temp_dir("chartgen-hints");
+    let file = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let big = file("big.yaml", "buildd:\n  replicas: 99999999999999999999\n");
+    let run = chartgen(&["validate", "-f", &big]);
+    run.assert_refused(
+        2,
+        "hint: an integer is at most 9223372036854775807 (and at least -9223372036854775808); where the key takes text, quote it (\"99999999999999999999\")\n",
+    );
+    let tagged = file("tagged.yaml", "buildd:\n  replicas: !!str 2\n");
+    let run = chartgen(&["validate", "-f", &tagged]);
+    run.assert_refused(2, "hint: remove the tag `!!str` to write the integer 2\n");
+    let quoted = file("quoted.yaml", "buildd:\n  replicas: \"2\"\n");
+    let run = chartgen(&["validate", "-f", &quoted]);
+    run.assert_refused(2, "hint: remove the quotes to write the integer 2\n");
+    let run = chartgen(&["validate", "--set", "a[99999999]=1"]);
+    run.assert_refused(2, "error: --set a[99999999]=1: a: unknown key `a`\n");
+    run.assert_stderr_lacks("items");
+    let run = chartgen(&["validate", "--set", "bulidd.extraArgs[3]=x"]);
+    run.assert_refused(2, "unknown key `bulidd`\n  hint: did you mean `buildd`?\n");
+    let run = chartgen(&["validate", "--set", "buildd.extraArgs[3]=x"]);
+    run.assert_refused(2, "`buildd.extraArgs` has 0 items; [3] is past the end");
+}
+
 #[test]
 fn set_flag_keys_with_escapes_are_shown_escaped() {
     let run = chartgen(&[

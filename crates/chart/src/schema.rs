@@ -527,14 +527,38 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
             Value::Bool(_) => expected.contains("boolean"),
             _ => false,
         };
-        let from_set_string = matches!(&node.origin, Origin::At { source, .. }
-            if source.is_set_argument && source.name.starts_with("--set-string "));
-        return fits.then(|| {
-            if from_set_string {
-                format!("--set-string always writes text; use --set to write the {expected} {text}")
-            } else {
-                format!("remove the quotes to write the {expected} {text}")
+        if !fits {
+            return None;
+        }
+        let flag = match &node.origin {
+            Origin::At { source, .. } if source.is_set_argument => {
+                source.name.split(' ').next().unwrap_or_default()
             }
+            _ => "",
+        };
+        return Some(match flag {
+            "--set-string" => {
+                format!("--set-string always writes text; use --set to write the {expected} {text}")
+            }
+            // The text is a file's: not quoted back.
+            "--set-file" => {
+                format!("--set-file always writes text; use --set to write the {expected}")
+            }
+            _ => match written_at(&node.origin) {
+                // `!!str 2`: the tag makes it text.
+                Some(tag) if tag.starts_with('!') => format!(
+                    "remove the tag `{}` to write the {expected} {text}",
+                    tag.split_whitespace().next().unwrap_or(tag)
+                ),
+                Some(quoted) if quoted.starts_with(['"', '\'']) => {
+                    format!("remove the quotes to write the {expected} {text}")
+                }
+                // A block scalar (`|`, `>`): its origin is its text's line.
+                Some(_) => format!(
+                    "write it plain (`{text}`), not as a block scalar, to write the {expected} {text}"
+                ),
+                None => format!("remove the quotes to write the {expected} {text}"),
+            },
         });
     }
     let text = node.plain.as_deref()?;
@@ -550,6 +574,52 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
         _ => format!("YAML reads `{text}` as a {}", node.value.type_name()),
     };
     Some(format!("{reading}; quote it (\"{text}\") to keep the text"))
+}
+
+/// The text a file shows from `origin` to the end of its line; `None`
+/// for a set flag's argument or a default.
+fn written_at(origin: &Origin) -> Option<&str> {
+    let Origin::At {
+        source, line, col, ..
+    } = origin
+    else {
+        return None;
+    };
+    if source.is_set_argument {
+        return None;
+    }
+    let text = source.line(*line as usize)?;
+    let start = text
+        .char_indices()
+        .nth((*col as usize).saturating_sub(1))
+        .map(|(at, _)| at)?;
+    Some(&text[start..])
+}
+
+/// The problem of the first key of `path` that the values do not have
+/// (`unknown key`, with its "did you mean"), when every step before it is
+/// a key of a mapping whose keys the schema lists; `None` when each is
+/// known, or the path reaches a list item or an open mapping first.
+pub fn first_unknown_key(path: &KeyPath, origin: &Origin) -> Option<Problem> {
+    let mut node = VALUES_ROOT;
+    for (at, segment) in path.0.iter().enumerate() {
+        let Segment::Key(key) = segment else {
+            return None;
+        };
+        let schema = baked(node);
+        node = match (VALUES.property(schema, key), schema.additional) {
+            (Some(sub), _) | (None, Additional::Node(sub)) => sub,
+            (None, Additional::Any) => return None,
+            (None, Additional::Forbid) if schema.types & OBJECT == 0 => return None,
+            (None, Additional::Forbid) => {
+                let mut found = Vec::new();
+                let parent = KeyPath(path.0[..at].to_vec());
+                unknown_keys(None, &parent, origin, std::slice::from_ref(key), &mut found);
+                return found.pop();
+            }
+        };
+    }
+    None
 }
 
 /// Follows the validator's path (a member's name, an item's index) into

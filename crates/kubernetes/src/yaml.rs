@@ -1265,10 +1265,19 @@ impl<'a> Reader<'a> {
             self.resolve_manifest(text, &origin)?
         } else {
             resolve_plain(text).map_err(|message| {
-                read_error(origin.clone(), message).with_hint(format!(
-                    "quote it (\"{}\") if you mean the text",
-                    quote(text)
-                ))
+                // The reader knows no key's type: an integer past 64 bits
+                // is either a number too large or text left unquoted.
+                let hint = if message.ends_with(TOO_LARGE) {
+                    format!(
+                        "an integer is at most {} (and at least {}); where the key takes text, quote it (\"{}\")",
+                        i64::MAX,
+                        i64::MIN,
+                        quote(text)
+                    )
+                } else {
+                    format!("quote it (\"{}\") if you mean the text", quote(text))
+                };
+                read_error(origin.clone(), message).with_hint(hint)
             })?
         };
         let plain = (!matches!(value, Value::String(_))).then(|| Box::new(text.to_owned()));
@@ -1520,10 +1529,7 @@ fn resolve_number(text: &str) -> Option<Result<Value, String>> {
         match text.parse::<i64>() {
             Ok(v) => Some(v),
             Err(_) => {
-                return Some(Err(format!(
-                    "`{}` does not fit in a 64-bit integer",
-                    quote(text)
-                )));
+                return Some(Err(format!("`{}` {TOO_LARGE}", quote(text))));
             }
         }
     } else {
@@ -1542,6 +1548,9 @@ fn resolve_number(text: &str) -> Option<Result<Value, String>> {
     }
     None
 }
+
+/// How [`resolve_plain`] ends its error for a decimal integer past 64 bits.
+const TOO_LARGE: &str = "does not fit in a 64-bit integer";
 
 /// Whether `text` is written as a decimal integer or a float.
 fn is_decimal_or_float(text: &str) -> bool {

@@ -392,6 +392,13 @@ impl Override {
                 }
                 (Segment::Index(index), Value::Sequence(items)) => {
                     if *index > items.len() {
+                        // A list the values do not have is an unknown key,
+                        // as `--set a[0]=1` says of it, not an empty list.
+                        if let Some(problem) = crate::schema::first_unknown_key(&walked, &origin) {
+                            return Err(Error::InvalidValues {
+                                problems: vec![problem],
+                            });
+                        }
                         return Err(Error::SetSyntax {
                             flag,
                             arg,
@@ -731,13 +738,25 @@ mod tests {
         );
         // A huge index is refused before anything is allocated.
         let mut document = Node::empty_mapping(Origin::Default);
-        let error = Override::parse("a[99999999]=1")
+        let error = Override::parse("projects[99999999]=1")
             .unwrap()
             .apply(&mut document)
             .unwrap_err();
         assert_eq!(
             error.to_string(),
-            "invalid argument `--set a[99999999]=…`: `a` has 0 items; [99999999] is past the end (use [0] to append)"
+            "invalid argument `--set projects[99999999]=…`: `projects` has 0 items; [99999999] is past the end (use [0] to append)"
+        );
+        // Of a key the values do not have, the key is what is wrong.
+        let error = Override::parse("a[99999999]=1")
+            .unwrap()
+            .apply(&mut document)
+            .unwrap_err();
+        let Error::InvalidValues { problems } = error else {
+            panic!("{error}")
+        };
+        assert_eq!(
+            (problems.len(), problems[0].message.as_str()),
+            (1, "unknown key `a`")
         );
         assert!(message("a[99999999999999999999999]=1").contains("is not a list index"));
     }
