@@ -372,6 +372,7 @@ pub struct DiffArgs {
     pub new: String,
     /// Leave a field out of the comparison, such as
     /// 'metadata.labels."app.kubernetes.io/version"'; `*` matches any one key or item.
+    /// A pattern that names no field of either side is noted.
     #[arg(long, value_name = "PATH")]
     pub ignore: Vec<String>,
     /// Compare old objects with new ones of another name: OLD=NEW, each
@@ -476,6 +477,7 @@ pub struct CheckArgs {
     pub kube_version: String,
     /// A file or directory of CustomResourceDefinitions for custom kinds not in the input:
     /// their schemas, and their scopes (a cluster-scoped custom resource has no namespace).
+    /// Any other object in it is refused (exit 2), as `render --crd` refuses it.
     #[arg(long = "crd", value_name = "PATH")]
     pub crds: Vec<String>,
     /// Output format: `text`, `json` (schema/output/check.schema.json) or

@@ -14,11 +14,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         anyhow::bail!("standard input (-) can be read only once; give the CRDs as a file");
     }
     // The CRDs first: their scopes place the input's custom resources.
-    let crds = if args.crds.is_empty() {
-        Vec::new()
-    } else {
-        input::read(&args.crds, &super::READ)?.manifests
-    };
+    // Anything else is refused, as `render --crd` and `explain --crd` do:
+    // a file of other objects given there checks nothing.
+    let crds = super::render::crds(&args.crds)?;
     let read = input::Options {
         crds: &crds,
         ..super::READ

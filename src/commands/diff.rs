@@ -27,6 +27,14 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|reason| Error::Usage { reason })?;
     let (mut old, mut new, names) = read_sides(args)?;
+    // As a --map that applies to nothing is noted: a pattern that leaves
+    // nothing out is mistyped most likely.
+    for at in diff::unmatched(&ignore, (&old, &new), &[&chart::artifacts::Exemptions]) {
+        kubernetes::terminal::note(&format!(
+            "--ignore {} names no field of either side",
+            kubernetes::text::printable(&args.ignore[at])
+        ));
+    }
     if args.ignore_helm {
         matching::strip_helm(&mut old.manifests, &mut new.manifests);
     }

@@ -620,6 +620,35 @@ fn the_exemptions_artifact_must_match_the_namespaces() {
     );
 }
 
+/// `--crd` takes CustomResourceDefinitions only, as `render --crd` does:
+/// a file of other objects given there would check nothing, unsaid.
+#[test]
+fn crd_refuses_what_is_no_crd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("h1.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+    )
+    .unwrap();
+    for command in ["check", "render"] {
+        let mut args = vec![command, "--crd", file.to_str().unwrap()];
+        if command == "check" {
+            args.push("out/dev/release");
+        }
+        let run = chartgen(&args);
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (
+                2,
+                "",
+                "error: --crd takes CustomResourceDefinitions; ConfigMap default/x is none\n"
+            ),
+            "{command}"
+        );
+    }
+}
+
 #[test]
 fn a_custom_kind_is_checked_against_a_crd_given_with_crd() {
     let widget_crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            apiVersion: {type: string}\n            kind: {type: string}\n            metadata: {type: object}\n            spec: {type: object, properties: {size: {type: integer}}}\n";

@@ -1017,6 +1017,35 @@ fn a_release_prefix_is_suggested_and_an_unused_map_noted() {
     );
 }
 
+/// An `--ignore` that names no field of either side (a typo, most likely)
+/// is noted, as an unused `--map` is; one that names a field, a list item
+/// by name or a field of the exemptions artifact is not.
+#[test]
+fn an_ignore_that_names_no_field_is_noted() {
+    let run = chartgen(&[
+        "diff",
+        "--ignore",
+        "nosuch.path",
+        "--ignore",
+        "metadata.labels.*",
+        "--ignore",
+        "spec.template.spec.containers[buildd].image",
+        "--ignore",
+        "securityContextPolicy",
+        "out/dev",
+        "out/ovh-prod",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "note: --ignore nosuch.path names no field of either side\n"
+    );
+    let run = chartgen(&[
+        "--quiet", "diff", "--ignore", "nosuch", "out/dev", "out/dev",
+    ]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+}
+
 /// A revision's folder has GitOps applications as a checkout has: an object
 /// that changes application between the revision and the working tree is
 /// a move.

@@ -61,6 +61,30 @@ impl Ignore {
         self.0.0.len() == path.len() && self.starts_with(path)
     }
 
+    /// Whether the pattern names a field of `value` (an object, as JSON):
+    /// a key, or a list item by its `name` or its index, `*` any one.
+    /// `--ignore` that names none on either side is a pattern that leaves
+    /// nothing out, mistyped most likely ([`unmatched`]).
+    pub fn names_a_field_of(&self, value: &Json) -> bool {
+        fn walk(steps: &[Segment], value: &Json) -> bool {
+            let Some((Segment::Key(step), rest)) = steps.split_first() else {
+                return steps.is_empty();
+            };
+            let any = step == "*";
+            match value {
+                Json::Object(fields) => fields
+                    .iter()
+                    .any(|(key, field)| (any || key == step) && walk(rest, field)),
+                Json::Array(items) => items.iter().enumerate().any(|(index, item)| {
+                    let named = item.get("name").and_then(Json::as_str) == Some(step.as_str());
+                    (any || named || *step == index.to_string()) && walk(rest, item)
+                }),
+                _ => false,
+            }
+        }
+        walk(&self.0.0, value)
+    }
+
     /// Whether the pattern names something strictly below `path`: then a
     /// subtree on one side only is compared field by field, so that what
     /// the pattern leaves out stays out.
@@ -74,6 +98,30 @@ impl Ignore {
             Segment::Index(i) => *s.name == i.to_string(),
         })
     }
+}
+
+/// The indices of the patterns of `ignore` that name no field of any
+/// object or artifact of either side: they leave nothing out.
+pub fn unmatched(
+    ignore: &[Ignore],
+    (old, new): (&ManifestSet, &ManifestSet),
+    artifacts: &[&dyn Artifact],
+) -> Vec<usize> {
+    let mut left: Vec<usize> = (0..ignore.len()).collect();
+    for set in [old, new] {
+        let objects = set.manifests.iter().map(Manifest::json);
+        let merged = artifacts.iter().filter_map(|artifact| {
+            let documents = set.artifact(artifact.name());
+            (!documents.is_empty()).then(|| artifact.merge(documents))
+        });
+        for value in objects.chain(merged) {
+            if left.is_empty() {
+                return left;
+            }
+            left.retain(|&at| !ignore[at].names_a_field_of(&value));
+        }
+    }
+    left
 }
 
 /// How one field changed.
