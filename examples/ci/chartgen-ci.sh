@@ -20,7 +20,8 @@
 #
 # Every step runs, and the summary says how each went, even when one fails.
 # Exit status: 0 when all pass, 1 when one failed (drift, a finding, the
-# CHARTGEN_FAIL_ON gate), 2 on bad input (a bad BASE, unreadable manifests).
+# CHARTGEN_FAIL_ON gate), 2 on bad input (a bad BASE, invalid values,
+# unreadable manifests or out/ that chartgen cannot write).
 #
 # Settings (environment):
 #   CHARTGEN_VALUES     the values folder                  (default: values)
@@ -143,8 +144,19 @@ record "$code"
 if [ "$code" -eq 0 ]; then
     printf '**Render**: `%s/` is what `%s/` renders.\n\n' "$out" "$values" >>"$summary"
 else
-    printf '**Render**: `%s/` is **not** what `%s/` renders (exit %s). Run `chartgen render --all %s --output-dir %s` and commit the result.\n\n' \
-        "$out" "$values" "$code" "$values" "$out" >>"$summary"
+    # Exit 1 is drift (a `drift:` line) or a render that breaks an
+    # invariant; exit 2 means the values or the tree are bad. Only drift
+    # is mended by rendering again.
+    if [ "$code" -eq 1 ] && grep -q '^drift: ' "$scratch/drift"; then
+        printf '**Render**: `%s/` is **not** what `%s/` renders (exit %s). Run `chartgen render --all %s --output-dir %s` and commit the result.\n\n' \
+            "$out" "$values" "$code" "$values" "$out" >>"$summary"
+    elif [ "$code" -eq 1 ]; then
+        printf '**Render**: what `%s/` renders breaks an invariant of the chart (exit %s): change the values; rendering again writes nothing.\n\n' \
+            "$values" "$code" >>"$summary"
+    else
+        printf '**Render**: `chartgen render --all %s --output-dir %s --check` failed (exit %s): the values in `%s/` or the files of `%s/` are bad (the error below). Fix them; rendering again fails the same way.\n\n' \
+            "$values" "$out" "$code" "$values" "$out" >>"$summary"
+    fi
     block "$scratch/drift"
     printf '\n' >>"$summary"
 fi

@@ -685,6 +685,25 @@ fn ci_script_fails_on_drift() {
     assert_contains(&run.summary, "#### `ovh-prod`");
 }
 
+/// Invalid values are no drift: the render exits 2, and the summary says
+/// the values or the tree are bad, not to render again and commit.
+#[test]
+fn ci_script_says_bad_values_are_bad_values() {
+    if !tools::slow("the CI script, on git repositories") {
+        return;
+    }
+    let (repo, base) = gitops_repo();
+    append(&repo.path().join("values/dev.yaml"), "colour: blue\n");
+    let run = ci(repo.path(), &base, &[]);
+    assert_eq!(run.code, 2, "{}", run.output);
+    assert_contains(
+        &run.summary,
+        "**Render**: `chartgen render --all values --output-dir out --check` failed (exit 2): the values in `values/` or the files of `out/` are bad (the error below). Fix them; rendering again fails the same way.",
+    );
+    assert_contains(&run.summary, "unknown key `colour`");
+    assert!(!run.summary.contains("and commit"), "{}", run.summary);
+}
+
 /// A finding fails the job, and the summary names the command that found
 /// it on one line (the bundles joined by spaces, not by the newline the
 /// script splits names on), so it can be copied and run.
