@@ -18,7 +18,7 @@ use kubernetes::terminal;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().collect();
+    let args = help_of_help(std::env::args_os().collect());
     // clap prints --help and usage errors while it parses: the colour
     // choice has to be made before, from the raw arguments.
     terminal::setup(
@@ -34,6 +34,30 @@ fn main() -> ExitCode {
             Exit::BadInput.into()
         }
     }
+}
+
+/// `chartgen help --help` (or `-h`) as `chartgen help help`: clap's help
+/// subcommand takes subcommand names only, and calls `--help` an unknown
+/// one; clap has no setting for it.
+fn help_of_help(mut args: Vec<OsString>) -> Vec<OsString> {
+    // The global flags that may come before the subcommand.
+    let mut at = 1;
+    while let Some(arg) = args.get(at).and_then(|a| a.to_str()) {
+        match arg {
+            "--color" => at += 2,
+            "-q" | "--quiet" => at += 1,
+            _ if arg.starts_with("--color=") => at += 1,
+            _ => break,
+        }
+    }
+    if args.get(at).is_some_and(|a| a == "help")
+        && let Some(flag) = args
+            .get_mut(at + 1)
+            .filter(|a| *a == "--help" || *a == "-h")
+    {
+        *flag = OsString::from("help");
+    }
+    args
 }
 
 fn choice(when: ColorWhen) -> ColorChoice {

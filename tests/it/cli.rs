@@ -478,6 +478,25 @@ fn every_help_ends_with_examples_that_run() {
     }
 }
 
+/// `chartgen help --help` is the help subcommand's own help, as `help
+/// help` is (clap alone calls `--help` an unknown subcommand).
+#[test]
+fn help_of_help_is_help() {
+    for args in [
+        &["help", "--help"][..],
+        &["help", "-h"],
+        &["--color", "never", "-q", "help", "--help"],
+    ] {
+        let run = chartgen(args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("Usage: chartgen help [COMMAND]..."),
+            "{args:?}: {}",
+            run.stdout
+        );
+    }
+}
+
 /// A typo in a subcommand or a flag: exit 2 and the nearest as a tip
 /// (clap's `suggestions`, a default feature).
 #[test]
