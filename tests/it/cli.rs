@@ -478,6 +478,35 @@ fn every_help_ends_with_examples_that_run() {
     }
 }
 
+/// Every `--help` states its exit status before its examples: a `1` line
+/// for the commands that exit 1 (render, check, diff; the README's table),
+/// "never 1" for the others.
+#[test]
+fn every_help_states_its_exit_status() {
+    let mut commands = vec![String::new()];
+    commands.extend(
+        chartgen::args::Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .filter(|name| name != "help"),
+    );
+    for command in commands {
+        let args: Vec<&str> = [command.as_str(), "--help"]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        let help = chartgen(&args).stdout;
+        let Some((_, status)) = help.split_once("\nExit status:\n  0  ") else {
+            panic!("`chartgen {command} --help` states no exit status:\n{help}")
+        };
+        let status = status.split("\n\nExamples:\n").next().unwrap();
+        let exits_1 = ["", "render", "check", "diff"].contains(&command.as_str());
+        assert_eq!(status.contains("\n  1  "), exits_1, "{command}: {status}");
+        assert_eq!(status.contains("never 1"), !exits_1, "{command}: {status}");
+        assert!(status.contains("\n  2  "), "{command}: {status}");
+    }
+}
+
 /// `chartgen help --help` is the help subcommand's own help, as `help
 /// help` is (clap alone calls `--help` an unknown subcommand).
 #[test]
