@@ -161,6 +161,17 @@ fn sync_report(
                 root.show(&join(&target.dir, foreign))
             ));
         }
+        if !args.check {
+            // What goes is named: a count alone says nothing a user can
+            // check, and a file that goes is gone.
+            for removed in &report.removed {
+                kubernetes::terminal::note(&format!(
+                    "{} removed ({})",
+                    root.show(&join(&target.dir, removed)),
+                    why_removed(removed)
+                ));
+            }
+        }
         // A folder with nothing of chartgen's to hold is reported only
         // when something of chartgen's went from it.
         if target.files.is_empty() && !report.drifted() {
@@ -187,6 +198,20 @@ fn sync_report(
         };
     }
     Ok((out, drifted))
+}
+
+/// Why a render removed the file `path` of chartgen's: the lock or a
+/// temporary file of an interrupted render (the only hidden files it
+/// reads), else a file with its marker that this render does not produce.
+fn why_removed(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name == super::OWNER.lock() {
+        "the lock file of an interrupted render"
+    } else if name.starts_with('.') {
+        "a temporary file of an interrupted render"
+    } else {
+        "chartgen's marker, not produced by this render"
+    }
 }
 
 fn join(dir: &str, path: &str) -> String {

@@ -576,7 +576,18 @@ fn what_a_killed_render_left_is_chartgens_and_goes() {
         "{stdout}"
     );
     let (code, stdout, stderr) = render(false);
-    assert_eq!((code, stderr.as_str()), (0, ""));
+    // Each file that goes is named, with why.
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            0,
+            "note: out/release/.chartgen-Q1w2E3.tmp removed (a temporary file of an interrupted render)\n\
+             note: out/release/.x.yaml.chartgen-4242.tmp removed (a temporary file of an interrupted render)\n\
+             note: out/release/other-ns/.chartgen-abcdef.tmp removed (a temporary file of an interrupted render)\n\
+             note: out/release/other-ns/configmap-x.yaml removed (chartgen's marker, not produced by this render)\n\
+             note: out/.chartgen.lock removed (the lock file of an interrupted render)\n"
+        )
+    );
     assert_eq!(
         stdout,
         "out/release: 0 added, 0 changed, 4 removed, 37 unchanged\nout: 0 added, 0 changed, 1 removed, 0 unchanged\n"
@@ -792,7 +803,21 @@ fn a_folder_no_values_file_produced_loses_chartgens_files_only() {
         "{stdout}"
     );
     let (code, stdout, stderr) = all(false);
-    assert_eq!((code, stderr.as_str()), (0, notes));
+    assert_eq!(code, 0, "{stderr}");
+    // The foreign files noted, then each of chartgen's files that went.
+    let removed = stderr.strip_prefix(notes).expect(&stderr);
+    assert_eq!(removed.lines().count(), 37, "{removed}");
+    assert!(
+        removed
+            .lines()
+            .all(|l| l.starts_with("note: out/gone/release/")
+                && l.ends_with(".yaml removed (chartgen's marker, not produced by this render)")),
+        "{removed}"
+    );
+    assert!(
+        removed.contains("note: out/gone/release/kustomization.yaml removed (chartgen's marker, not produced by this render)\n"),
+        "{removed}"
+    );
     assert_eq!(
         stdout,
         "out/dev/release: 0 added, 0 changed, 0 removed, 37 unchanged\nout/gone/release: 0 added, 0 changed, 37 removed, 0 unchanged\n"
@@ -961,8 +986,15 @@ fn a_render_stopped_at_any_write_step_leaves_old_or_new_and_the_next_converges()
         );
         let (code, _, stderr) = chartgen_in(base.path(), &new_args, &[]);
         assert_eq!(code, 0, "step {step}: {stderr}");
+        // What the stopped render left goes, each file named; none of it
+        // is foreign.
+        let not_removed: String = stderr
+            .lines()
+            .filter(|l| !(l.starts_with("note: out/") && l.contains(" removed (")))
+            .map(|l| format!("{l}\n"))
+            .collect();
         assert_eq!(
-            stderr, "note: out/NOTES.md is not part of this render; left alone\n",
+            not_removed, "note: out/NOTES.md is not part of this render; left alone\n",
             "step {step}: chartgen's own files are never foreign"
         );
         assert!(
