@@ -7,7 +7,7 @@
 #
 #   examples/ci/install-chartgen.sh VERSION DIR
 #
-# VERSION is a release tag (v0.2.0): the version out/ was rendered with.
+# VERSION is a release tag (v0.1.0): the version out/ was rendered with.
 # DIR gets DIR/chartgen (created when missing; add it to PATH).
 #
 # Settings (environment):
@@ -32,15 +32,15 @@ set -eu
 
 fail() { code=$1; shift; echo "install-chartgen: $*" >&2; exit "$code"; }
 
-[ "$#" -eq 2 ] || fail 2 "usage: $0 VERSION DIR (e.g. v0.2.0 \"\$HOME/.local/bin\")"
+[ "$#" -eq 2 ] || fail 2 "usage: $0 VERSION DIR (e.g. v0.1.0 \"\$HOME/.local/bin\")"
 version=$1
 dir=$2
 case $version in
     v[0-9]*) ;;
-    *) fail 2 "VERSION must be a release tag such as v0.2.0" ;;
+    *) fail 2 "VERSION must be a release tag such as v0.1.0" ;;
 esac
 case $version in
-    *[!A-Za-z0-9._+-]*) fail 2 "VERSION must be a release tag such as v0.2.0" ;;
+    *[!A-Za-z0-9._+-]*) fail 2 "VERSION must be a release tag such as v0.1.0" ;;
 esac
 case $dir in
     '' | -*) fail 2 "DIR must be a folder, not empty or an option" ;;

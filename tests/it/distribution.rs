@@ -757,3 +757,30 @@ fn containerfile_is_minimal_static_and_non_root() {
         ["*", "!dist/linux-*/chartgen"]
     );
 }
+
+/// Every release tag the docs and examples give chartgen (to install,
+/// pull, pin as a pre-commit `rev` or a Cargo `tag`) is this checkout's
+/// version, so that copying one gets what this README describes.
+#[test]
+fn release_tags_in_the_docs_are_this_version() {
+    let version = format!("v{}", env!("CARGO_PKG_VERSION"));
+    let tag = regex::Regex::new(
+        r#"(?:install-chartgen\.sh |chartgen:|chartgen-|--tag |rev: |tag = "|CHARTGEN_VERSION: )(v[0-9]+\.[0-9]+\.[0-9]+)"#,
+    )
+    .unwrap();
+    let mut files = vec![root().join("README.md")];
+    for dir in ["docs", "examples/ci", "examples/github", "examples/gitlab"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
+    let mut seen = 0;
+    for file in files.iter().filter(|f| f.is_file()) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for found in tag.captures_iter(&text) {
+            seen += 1;
+            assert_eq!(&found[1], version, "{}: {}", file.display(), &found[0]);
+        }
+    }
+    assert!(seen > 10, "the pattern finds the tags ({seen})");
+}
