@@ -252,9 +252,12 @@ pub struct RenderArgs {
     /// An environment is a list of layers: ENVS/common.yaml (or .yml), when
     /// present, is the shared base of every environment and no environment
     /// itself; each other ENVS/<env>.yaml is layered over it (maps merge,
-    /// lists replace), then the --set overrides. Names must be plain folder
-    /// names, distinct even ignoring case and extension; links, hidden files
-    /// and other entries are not read.
+    /// lists replace), then the --set overrides. Only the entries named
+    /// *.yaml or *.yml (any case) count, hidden ones aside; each must be a
+    /// regular file: a symbolic link, FIFO, device or folder so named is
+    /// refused (exit 2) and never opened. Every other entry is passed over.
+    /// Names must be plain folder names, distinct even ignoring case and
+    /// extension.
     /// Example: `chartgen render --all values --output-dir out`
     #[arg(
         long,
