@@ -229,9 +229,12 @@ pub fn reference() -> String {
          namespace is where the Kata node plumbing (privileged or host-path, running a \
          Kata image or labelled as such) runs. Labels only fill \
          gaps. What the input does not show is said on an `info:` line (in JSON, `info`), \
-         which does not change the exit code: a namespace with no Namespace object, a \
-         RuntimeClass from the Kata bundle applied out-of-band, a Namespace of another \
-         tool that states no Pod Security level, a prerequisite the cluster must hold \
+         which does not change the exit code: a trust class's namespace with objects in it \
+         but no Namespace object; any other namespace only where a pod needs more than \
+         Pod Security `baseline` and its Namespace is not in the input or states no \
+         enforced level; a RuntimeClass from the Kata bundle applied out-of-band; the \
+         daemons' pod template ConfigMap named by buildd but not in the input; a Namespace \
+         of another tool that states no Pod Security level; a prerequisite the cluster must hold \
          before the bundle is applied: cert-manager (custom resources of \
          `cert-manager.io` whose CRD is neither in the input nor given with `--crd`) and \
          Kyverno (a Namespace whose `buildkit-operator.dev/policy-exemptions` annotation \
