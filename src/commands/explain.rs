@@ -70,12 +70,24 @@ fn from_set_file(origin: &Origin) -> bool {
     matches!(origin, Origin::At { source, .. } if source.name.starts_with(SetKind::File.flag()))
 }
 
-/// Who set a values node, in words.
-fn set_by(origin: &Origin) -> String {
+/// Who set a values node, in words. A set flag is named by its argument
+/// whole where its value is `shown` beside it, else by its key
+/// (`--set KEY=…`), as errors name it.
+fn set_by(origin: &Origin, shown: bool) -> String {
     match origin {
         Origin::Default => "built-in default".to_owned(),
+        Origin::At { source, .. } if source.is_set_argument && shown => {
+            printable(&argument(source)).into_owned()
+        }
         _ => printable(&origin.to_string()).into_owned(),
     }
+}
+
+/// A set flag's argument as given: its flag, then the pair it holds
+/// (`--set buildd.replicas=5`).
+fn argument(source: &kubernetes::location::Source) -> String {
+    let flag = source.name.split(' ').next().unwrap_or_default();
+    format!("{flag} {}", source.text)
 }
 
 impl Shown<'_> {
@@ -132,10 +144,11 @@ impl Shown<'_> {
         out += "\n  values:";
         for source in &e.sources {
             out += &format!("\n    {}", printable(&source.path.to_string()));
-            if !self.hidden && !from_set_file(&source.origin) {
+            let shown = !self.hidden && !from_set_file(&source.origin);
+            if shown {
                 out += &format!(": {}", one_line(&source.value));
             }
-            out += &format!("  ({})", set_by(&source.origin));
+            out += &format!("  ({})", set_by(&source.origin, shown));
         }
         out.push('\n');
         out
@@ -174,10 +187,12 @@ impl Shown<'_> {
     }
 
     fn source_json(&self, source: &Source) -> serde_json::Value {
+        let shown = !self.hidden && !from_set_file(&source.origin);
         let origin = match &source.origin {
             Origin::Default => serde_json::json!({"kind": "default"}),
             Origin::At { source: s, .. } if s.is_set_argument => {
-                serde_json::json!({"kind": "argument", "argument": s.name})
+                let named = if shown { argument(s) } else { s.name.clone() };
+                serde_json::json!({"kind": "argument", "argument": named})
             }
             Origin::At {
                 source: s,
@@ -186,7 +201,6 @@ impl Shown<'_> {
                 ..
             } => serde_json::json!({"kind": "file", "file": s.name, "line": line, "column": col}),
         };
-        let shown = !self.hidden && !from_set_file(&source.origin);
         serde_json::json!({
             "path": source.path.to_string(),
             "value": if shown { source.value.clone() } else { serde_json::Value::Null },

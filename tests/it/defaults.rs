@@ -58,7 +58,8 @@ fn a_daemon_the_limit_range_would_refuse_is_refused_by_validate() {
             "builds.daemonResources.requests.cpu=4",
         ],
     ));
-    run.assert_refused(2, "requests.cpu 4 is above the limit 2 the builds LimitRange gives a daemon without limits.cpu (default.cpu)");
+    // Both numbers are set flags' values: named by their keys only.
+    run.assert_refused(2, "requests.cpu … is above the limit … the builds LimitRange gives a daemon without limits.cpu (default.cpu)");
     // With a limit of its own, the same request is admitted.
     let run = chartgen(&with(
         &["validate"],

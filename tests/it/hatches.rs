@@ -116,8 +116,10 @@ fn the_gateways_daemon_namespace_and_buildds_env_are_refused() {
     assert_contains(&run.stderr, "buildd.extraEnv[0].name");
     assert_contains(
         &run.stderr,
-        "`POD_NAMESPACE` is an environment variable the chart sets for buildd",
+        // The name is the set flag's value: not quoted.
+        "`…` is an environment variable the chart sets for buildd",
     );
+    run.assert_stderr_lacks("POD_NAMESPACE");
 }
 
 /// What the API server would refuse in the rendered pod is a values

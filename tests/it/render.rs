@@ -464,7 +464,7 @@ fn bad_values_render_nothing_and_exit_2() {
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     assert_eq!(
         run.stderr,
-        "error: --set buildd.replicas=many: buildd.replicas: expected integer, found string \"many\"\n"
+        "error: --set buildd.replicas=…: buildd.replicas: expected integer, found string \"…\"\n"
     );
 }
 

@@ -274,3 +274,162 @@ fn tokens_are_equal_within_a_run_and_differ_between_runs() {
     assert!(a.iter().all(|t| !b.contains(t)), "{a:?} {b:?}");
     assert!(!first.stdout.contains("one") && !first.stdout.contains("two"));
 }
+
+/// A set flag's value is never quoted back, by any command that takes set
+/// flags, in text or JSON: the error names the flag and the key
+/// (`--set buildd.logLevel=…`), says what is wrong and what is allowed,
+/// and quotes nothing of the value, whole, cut, in part or as it reads.
+#[test]
+fn errors_about_a_set_flag_name_its_key_never_its_value() {
+    let long = format!("images.buildd.tag=Sup3r{}", "s3cr3t".repeat(30));
+    let cases: Vec<([&str; 2], Vec<&str>, &str)> = vec![
+        (
+            ["--set", "buildd.logLevel=MySecretPassw0rd"],
+            vec!["MySecretPassw0rd"],
+            "--set buildd.logLevel=…: buildd.logLevel: string \"…\" is not one of: debug, info, warn, error",
+        ),
+        (
+            ["--set-string", "buildd.replicas=Hunter1pw"],
+            vec!["Hunter1pw"],
+            "--set-string buildd.replicas=…: buildd.replicas: expected integer, found string \"…\"",
+        ),
+        (
+            ["--set-json", "buildd.replicas=\"Hunter2pw\""],
+            vec!["Hunter2pw"],
+            "--set-json buildd.replicas=…: buildd.replicas: expected integer, found string \"…\"",
+        ),
+        // The closest option would say what the value is: no "did you mean".
+        (
+            ["--set", "buildd.logLevel=INFO"],
+            vec!["INFO", "did you mean"],
+            "buildd.logLevel: string \"…\" is not one of: debug, info, warn, error",
+        ),
+        // A number, as written and as YAML reads it.
+        (
+            ["--set", "buildd.logLevel=0644"],
+            vec!["0644", "420"],
+            "buildd.logLevel: expected string, found integer `…`",
+        ),
+        (
+            ["--set-string", "buildd.replicas=918273"],
+            vec!["918273"],
+            "use --set to write the integer …",
+        ),
+        // A value YAML cannot read, or JSON refuses.
+        (
+            ["--set", "buildd.replicas=99999999999999999999999"],
+            vec!["99999999999999999999999"],
+            "invalid argument `--set buildd.replicas=…`: the value is not valid YAML: `…`",
+        ),
+        (
+            ["--set-json", "buildd.replicas=12345678e999"],
+            vec!["12345678"],
+            "invalid argument `--set-json buildd.replicas=…`: the JSON value is refused",
+        ),
+        // A rule's message, and one quoting a long value.
+        (
+            ["--set", "commonLabels.team=Hunter 3!"],
+            vec!["Hunter 3"],
+            "commonLabels.team: label value \"…\" is not valid",
+        ),
+        (
+            ["--set", &long],
+            vec!["Sup3r", "s3cr3ts3cr3t"],
+            "--set images.buildd.tag=…: images.buildd.tag: ",
+        ),
+    ];
+    let commands: [&[&str]; 5] = [
+        &["validate"],
+        &["validate", "--output", "json"],
+        &["render"],
+        &["explain", "Deployment/buildkit-buildd"],
+        &["exemptions"],
+    ];
+    for (set, hidden, expected) in &cases {
+        for command in commands {
+            let mut args = command.to_vec();
+            args.extend(set);
+            let run = chartgen(&args);
+            for text in hidden {
+                run.assert_shows_nowhere(text);
+            }
+            if command.contains(&"json") {
+                assert_eq!(run.code, 2, "{}", run.transcript());
+                // A refused argument is an error on stderr; a value the
+                // schema refuses is a problem of the document.
+                if run.stdout.is_empty() {
+                    crate::harness::assert_contains(&run.stderr, expected);
+                    continue;
+                }
+                let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+                let problem = &document["problems"][0];
+                let key = set[1].split_once('=').unwrap().0;
+                assert_eq!(problem["path"], key, "{}", run.stdout);
+                assert_eq!(
+                    problem["location"]["file"],
+                    format!("{} {key}=…", set[0]),
+                    "{}",
+                    run.stdout
+                );
+            } else {
+                run.assert_refused(2, expected);
+            }
+        }
+    }
+}
+
+/// A value a set flag wrote is not quoted by a problem about another key
+/// either (a rule comparing two values), nor named by `explain` where it
+/// hides the value (an object that could be a Secret).
+#[test]
+fn a_set_value_is_not_quoted_where_another_key_is_at_fault() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("requests.yaml");
+    std::fs::write(
+        &file,
+        "builds:\n  daemonResources:\n    requests:\n      cpu: \"7\"\n",
+    )
+    .unwrap();
+    let run = chartgen(&[
+        "validate",
+        "-f",
+        file.to_str().unwrap(),
+        "--set",
+        "builds.limitRange.default.cpu=3",
+    ]);
+    run.assert_refused(
+        2,
+        "requests.cpu 7 is above the limit … the builds LimitRange",
+    );
+    let secret = r#"extraObjects=[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"buildkit-builds","annotations":{"a":"Hunter9pw"}}}]"#;
+    for output in ["text", "json"] {
+        let run = chartgen(&[
+            "explain",
+            "--output",
+            output,
+            "--set-json",
+            secret,
+            "Secret/s.metadata.annotations.a",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        run.assert_shows_nowhere("Hunter9pw");
+        assert!(
+            run.stdout.contains("--set-json extraObjects=…"),
+            "{}",
+            run.stdout
+        );
+    }
+    // Where the value is shown, the argument is too, as given.
+    let run = chartgen(&[
+        "explain",
+        "--set",
+        "buildd.replicas=5",
+        "Deployment/buildkit-buildd.spec.replicas",
+    ]);
+    assert!(
+        run.stdout
+            .contains("buildd.replicas: 5  (--set buildd.replicas=5)"),
+        "{}",
+        run.stdout
+    );
+}

@@ -191,10 +191,6 @@ fn errors_escape_file_names_arguments_and_quoted_lines() {
         (vec!["check", &format!("missing{HOSTILE}")], None),
         (vec!["validate", "-f", values.as_str()], None),
         (
-            vec!["validate", "--set", &format!("buildd.replicas={HOSTILE}")],
-            None,
-        ),
-        (
             vec!["validate", "--set", &format!("buildd{HOSTILE}=1")],
             None,
         ),
@@ -215,6 +211,14 @@ fn errors_escape_file_names_arguments_and_quoted_lines() {
     }
     let run = chartgen(&["validate", "-f", &values]);
     run.assert_refused(2, " 2 |   replicas: \"\\u{001b}[2J");
+    // A set flag's value is not quoted at all, escaped or not.
+    let run = chartgen(&["validate", "--set", &format!("buildd.replicas={HOSTILE}")]);
+    assert_clean(&run);
+    run.assert_refused(
+        2,
+        "--set buildd.replicas=…: buildd.replicas: expected integer, found string \"…\"",
+    );
+    run.assert_stderr_lacks("2J");
 }
 
 /// A megabyte on one line: the error shows a short window of it, and a

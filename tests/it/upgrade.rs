@@ -280,16 +280,28 @@ fn a_tag_over_a_pinned_digest_renders_nothing() {
     assert!(!out.exists(), "nothing is written");
     assert_eq!(
         run.stderr.lines().next().unwrap(),
-        "error: --set images.buildd.tag=0.5.0: images.buildd.tag: the tag becomes `0.5.0` here, \
+        // A set flag's value is never quoted: the tag is named by its key.
+        "error: --set images.buildd.tag=…: images.buildd.tag: the tag becomes `…` here, \
          but images.buildd.digest, pinned at values/ovh-prod.yaml:21:13 with tag `0.4.0`, is not \
-         set again: the kubelet would pull the pinned image, not `0.5.0`"
+         set again: the kubelet would pull the pinned image, not `…`"
     );
 }
 
-/// The refusal quotes the tag the user wrote; a terminal escape in it is
-/// shown escaped, never sent to the terminal.
+/// The refusal quotes the tag the user wrote in a file; a terminal escape
+/// in it is shown escaped, never sent to the terminal. Given with a set
+/// flag, the tag is not quoted at all.
 #[test]
 fn a_hostile_tag_over_a_pinned_digest_is_quoted_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let later = tmp.path().join("later.yaml");
+    std::fs::write(&later, "images:\n  gateway:\n    tag: \"x\\e[2Jy\"\n").unwrap();
+    let run = chartgen(&["validate", "-f", PROD, "-f", later.to_str().unwrap()]);
+    run.assert_refused(
+        2,
+        "images.gateway.tag: the tag becomes `x\\u{001b}[2Jy` here, but images.gateway.digest, \
+         pinned at values/ovh-prod.yaml:25:13 with tag `0.4.0`",
+    );
+    run.assert_stderr_lacks("\u{1b}");
     let run = chartgen(&[
         "validate",
         "-f",
@@ -297,10 +309,7 @@ fn a_hostile_tag_over_a_pinned_digest_is_quoted_escaped() {
         "--set",
         "images.gateway.tag=x\u{1b}[2Jy",
     ]);
-    run.assert_refused(
-        2,
-        "images.gateway.tag: the tag becomes `x\\u{001b}[2Jy` here, but images.gateway.digest, \
-         pinned at values/ovh-prod.yaml:25:13 with tag `0.4.0`",
-    );
+    run.assert_refused(2, "images.gateway.tag: the tag becomes `…` here");
     run.assert_stderr_lacks("\u{1b}");
+    run.assert_stderr_lacks("2Jy");
 }

@@ -121,8 +121,10 @@ fn string_fields_keep_plain_numbers_as_written() {
     // string (YAML, Helm and an editor read a number there), saying how
     // to write the text; the same in an `extraObjects` entry.
     let run = chartgen(&["validate", "--set", "images.buildd.tag=4e51234"]);
-    run.assert_refused(2, "`4e51234` is not a finite number");
+    // The set flag's value is not quoted back.
+    run.assert_refused(2, "`…` is not a finite number");
     run.assert_refused(2, "--set-string");
+    run.assert_stderr_lacks("4e51234");
     let run = chartgen(&["validate", "--set-string", "images.buildd.tag=4e51234"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = chartgen_with_stdin(

@@ -243,15 +243,19 @@ pub fn extra_objects(
             .and_then(|d| d.at(&at))
             .cloned()
             .unwrap_or_else(|| Node::from_json(&Json::Object(object.0.clone()), &Origin::Default));
-        let id = manifest::identify(&node).map_err(|why| Error::InvalidValues {
-            problems: vec![Problem::new(
+        let id = manifest::identify(&node).map_err(|why| {
+            let mut problems = vec![Problem::new(
                 node.origin.clone(),
                 at.clone(),
                 format!(
                     "{}[{i}] is no Kubernetes object: an object {why}",
                     extra_objects::KEY
                 ),
-            )],
+            )];
+            if let Some(document) = document {
+                crate::values::unquote_set_values(&mut problems, document);
+            }
+            Error::InvalidValues { problems }
         })?;
         manifests.push(Manifest::new(id, node));
     }
@@ -307,6 +311,9 @@ pub fn extra_objects(
     if problems.is_empty() {
         Ok(manifests)
     } else {
+        if let Some(document) = document {
+            crate::values::unquote_set_values(&mut problems, document);
+        }
         Err(Error::InvalidValues { problems })
     }
 }

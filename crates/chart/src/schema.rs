@@ -478,8 +478,13 @@ fn not_one_of(
         path,
         format!("{shown} is not one of: {}", options.join(", ")),
     );
+    // Not for a set flag's value, which no message quotes: the option
+    // closest to it (the same letters in another case) says what it is.
+    let from_set_flag =
+        matches!(&problem.origin, Origin::At { source, .. } if source.is_set_argument);
     problem.hint = instance
         .as_str()
+        .filter(|_| !from_set_flag)
         .and_then(|found| closest(found, options.iter().copied()))
         .map(|near| format!("did you mean `{near}`?"));
     problem

@@ -3,7 +3,7 @@
 //! their identity ([`manifest`]), manifest sets read from disk ([`input`]),
 //! Kubernetes' name rules ([`names`]), Go durations ([`duration`]), exact resource quantities
 //! ([`quantity`]), label selectors ([`selector`]), Secrets kept out of every output
-//! ([`secret`]), the API schemas and every object held to them ([`kube`]),
+//! ([`secret`]) and command-line values out of every message ([`withhold`]), the API schemas and every object held to them ([`kube`]),
 //! effective RBAC ([`rbac`]), the semantic diff ([`diff`]), a live cluster
 //! as one of its sides ([`cluster`]) and the GitOps output directory
 //! ([`output`]).
@@ -83,6 +83,7 @@ pub mod selector;
 pub mod terminal;
 pub mod text;
 pub mod tree;
+pub mod withhold;
 pub mod yaml;
 
 /// Whether the process may run on more than one core. The stages that

@@ -27,6 +27,7 @@ use kubernetes::diagnostic::Problem;
 use kubernetes::json::Field as _;
 use kubernetes::location::Origin;
 use kubernetes::location::{KeyPath, Segment};
+use kubernetes::withhold::Withheld;
 use kubernetes::yaml::{self, Limits, Node, Value};
 
 /// Where values come from: files in order, then the set flags in
@@ -120,6 +121,7 @@ fn load_on(inputs: &Inputs, beside: fn(usize) -> bool) -> Result<Loaded, Error> 
     in_input_order(&mut problems, inputs);
     unquote_set_files(&mut problems, &document);
     note_set_file_line_breaks(&mut problems, &document);
+    unquote_set_values(&mut problems, &document);
     match values {
         Some(values) if problems.is_empty() => Ok(Loaded { values, document }),
         _ => Err(Error::InvalidValues { problems }),
@@ -332,6 +334,59 @@ fn note_set_file_line_breaks(problems: &mut [Problem], document: &Node) {
             Some(hint) => format!("{hint}; {note}"),
             None => note,
         });
+    }
+}
+
+/// No problem quotes a value a set flag wrote, whoever wrote the message
+/// (the schema, a rule, the pins): the argument is named by its key
+/// (`--set buildd.logLevel=…`), and what a message or hint quotes of the
+/// value, whole, cut short or in part, becomes `…`, as does the value
+/// written anywhere else in it ([`Withheld`]). A quoted key of the
+/// problem's own path stays (`unknown key `logLevl``): the path names it
+/// anyway. Booleans and null are not withheld: a message names the type,
+/// which says as much. A `--set-file` text is first named by its file
+/// ([`unquote_set_files`]).
+pub fn unquote_set_values(problems: &mut [Problem], document: &Node) {
+    let mut texts = Vec::new();
+    set_texts(document, &mut texts);
+    let withheld = Withheld::new(texts);
+    if withheld.is_empty() {
+        return;
+    }
+    for problem in problems {
+        let keys: Vec<&str> = (problem.path.0.iter())
+            .filter_map(|segment| match segment {
+                Segment::Key(key) => Some(key.as_str()),
+                Segment::Index(_) => None,
+            })
+            .collect();
+        let mut lines: Vec<&mut String> = std::iter::once(&mut problem.message)
+            .chain(problem.hint.as_mut())
+            .collect();
+        withheld.withhold(&mut lines, |stretch| keys.contains(&stretch));
+    }
+}
+
+/// The texts of the scalars of `node` that a set flag wrote: a string, a
+/// number as written and as it reads (`0644`, `420`).
+fn set_texts(node: &Node, texts: &mut Vec<String>) {
+    match &node.value {
+        Value::Sequence(items) => items.iter().for_each(|item| set_texts(item, texts)),
+        Value::Mapping(entries) => entries
+            .iter()
+            .for_each(|(_, value)| set_texts(value, texts)),
+        Value::Null | Value::Bool(_) => {}
+        scalar => {
+            if !matches!(&node.origin, Origin::At { source, .. } if source.is_set_argument) {
+                return;
+            }
+            if let Value::String(text) = scalar {
+                texts.push(text.clone());
+            } else {
+                texts.push(node.to_json().to_string());
+            }
+            texts.extend(node.plain.as_deref().cloned());
+        }
     }
 }
 

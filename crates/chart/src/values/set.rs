@@ -24,6 +24,7 @@ use std::sync::Arc;
 use crate::error::Error;
 use kubernetes::location::{KeyPath, Segment, Syntax};
 use kubernetes::location::{Origin, Source};
+use kubernetes::text::{mask_quoted, mask_quoted_but};
 use kubernetes::yaml::{self, Key, Limits, Node, Value};
 
 /// Which set flag an argument came with.
@@ -69,9 +70,11 @@ impl SetArg {
         }
     }
 
-    /// How a message names it: `--set-file KEY=PATH`.
+    /// How a message names it: by its flag and key, the value left out
+    /// (`--set buildd.logLevel=…`), as [`SetArg::shown`] writes it; a
+    /// `--set-file` argument whole (`--set-file KEY=PATH`).
     pub fn name(&self) -> String {
-        format!("{} {}", self.kind.flag(), self.arg)
+        format!("{} {}", self.kind.flag(), self.shown())
     }
 
     /// The argument as an error names it: `KEY=…`, the value hidden (in
@@ -436,8 +439,10 @@ impl Override {
 
 /// A `--set` value: one YAML scalar.
 fn yaml_scalar(value: &str, origin: &Origin) -> Result<Node, String> {
+    // The reader's message may quote the value (`` `9…9` does not fit
+    // in a 64-bit integer ``): what it quotes is left out.
     let parsed = yaml::parse_document(&Source::file("--set", value), Limits::VALUES)
-        .map_err(|e| format!("the value is not valid YAML: {}", e.message))?;
+        .map_err(|e| format!("the value is not valid YAML: {}", mask_quoted(&e.message)))?;
     let value = parsed.unwrap_or_else(|| Node::new(Value::Null, origin.clone()));
     if matches!(value.value, Value::Sequence(_) | Value::Mapping(_)) {
         return Err(
@@ -468,7 +473,12 @@ fn json_value(value: &str, offset: usize, depth: usize) -> Result<Node, String> 
     }
     let limits = Limits::VALUES;
     let node = yaml::parse_json_value(&Source::file("--set-json", value), limits)
-        .map_err(|e| format!("the JSON value is refused: {}", e.message))?
+        .map_err(|e| {
+            // A key of the value is named (its path would name it), a
+            // value never (`the number `1e999` is out of range`).
+            let message = mask_quoted_but(&e.message, &["duplicate key "]);
+            format!("the JSON value is refused: {message}")
+        })?
         .expect("valid JSON is one document");
     let below = node_depth(&node);
     if depth + below > limits.max_depth + 1 {
@@ -811,14 +821,12 @@ mod tests {
         );
         let json = value(SetKind::Json, r#"a={"b":[1,"1.10"]}"#);
         assert_eq!(json.to_json(), serde_json::json!({"b": [1, "1.10"]}));
-        // Every node at the argument; a JSON number keeps no source text.
+        // Every node at the argument, named by its key only; a JSON
+        // number keeps no source text.
         let Value::Mapping(entries) = &json.value else {
             panic!("a mapping")
         };
-        assert_eq!(
-            entries[0].0.origin.to_string(),
-            r#"--set-json a={"b":[1,"1.10"]}"#
-        );
+        assert_eq!(entries[0].0.origin.to_string(), "--set-json a=…");
         let Value::Sequence(items) = &entries[0].1.value else {
             panic!("a list")
         };
