@@ -9,7 +9,9 @@
 //! a control sequence to the terminal, and no message runs to megabytes.
 //! A problem in manifests that could hold a Secret, or in a file reached
 //! through a symbolic link, quotes none of its input (see
-//! [`kubernetes::secret`]).
+//! [`kubernetes::secret`]); [`values_shown`] and [`manifests_shown`]
+//! decide it once for every format, so `validate --output json` masks
+//! what the text masks.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -18,7 +20,7 @@ use std::sync::Arc;
 
 use anstyle::Style;
 use chart::error::Error as ChartError;
-use kubernetes::diagnostic::{Diagnostic, Problem, Quoting};
+use kubernetes::diagnostic::{Diagnostic, Problem};
 use kubernetes::error::Error;
 use kubernetes::location::{KeyPath, Origin, Source};
 use kubernetes::terminal;
@@ -69,50 +71,76 @@ impl Labels {
 
 fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
     match listed(error) {
-        Some(Listed::Values(problems)) => {
-            // An `extraObjects` entry is a manifest, and may be a Secret:
-            // judged as manifests are; the chart's own keys hold none. A
-            // set flag's argument is one piece of an entry, which alone
-            // shows nothing of what the entry is: never quoted.
-            // A values file reached through a link could be any file (a
-            // key): nothing of it is quoted, not even its keys' path. One
-            // that did not read as values is judged as manifests are.
-            let (mut links, mut read) = (HashMap::new(), HashMap::new());
-            let mut linked_file = |problem: &Problem| match &problem.origin {
-                Origin::At { source, .. } if !source.is_set_argument => *links
-                    .entry(Arc::as_ptr(source))
-                    .or_insert_with(|| linked(&source.name)),
-                _ => false,
-            };
-            let problems: Vec<Problem> = (problems.iter())
-                .map(|problem| match linked_file(problem) {
-                    true => Problem {
-                        path: KeyPath::root(),
-                        ..problem.clone()
-                    },
-                    false => problem.clone(),
-                })
-                .collect();
-            let mut judged = HashMap::new();
-            problems_text(error, &problems, labels, |problem| {
-                !linked_file(problem)
-                    && if in_extra_objects(problem) {
-                        !from_set_argument(problem) && entry_may_quote(problem, &mut read)
-                    } else if about_a_whole_file(problem) {
-                        may_quote(problem, &mut judged)
-                    } else {
-                        true
-                    }
-            })
-        }
-        Some(Listed::Manifests(problems)) => {
-            // Many problems can share one large source: judge each once.
-            let mut judged = HashMap::new();
-            problems_text(error, problems, labels, |problem| {
-                may_quote(problem, &mut judged)
-            })
-        }
+        Some(Listed::Values(problems)) => problems_text(
+            error,
+            &values_shown(&problems[..problems.len().min(MAX_PROBLEMS)]),
+            problems.len(),
+            labels,
+        ),
+        Some(Listed::Manifests(problems)) => problems_text(
+            error,
+            &manifests_shown(&problems[..problems.len().min(MAX_PROBLEMS)]),
+            problems.len(),
+            labels,
+        ),
         None => chain_text(error, labels),
+    }
+}
+
+/// Each problem of invalid values as every format shows it (the text on
+/// stderr, `validate --output json`): masked ([`Diagnostic::masked`]) where
+/// it may not quote its input.
+///
+/// An `extraObjects` entry is a manifest, and may be a Secret: judged as
+/// manifests are; the chart's own keys hold none. A set flag's argument
+/// is one piece of an entry, which alone shows nothing of what the entry
+/// is: never quoted. A values file reached through a link could be any
+/// file (a key): nothing of it is quoted, not even its keys' path. One
+/// that did not read as values is judged as manifests are.
+pub fn values_shown(problems: &[Problem]) -> Vec<Diagnostic> {
+    let (mut links, mut read, mut judged) = (HashMap::new(), HashMap::new(), HashMap::new());
+    let mut linked_file = |problem: &Problem| match &problem.origin {
+        Origin::At { source, .. } if !source.is_set_argument => *links
+            .entry(Arc::as_ptr(source))
+            .or_insert_with(|| linked(&source.name)),
+        _ => false,
+    };
+    (problems.iter())
+        .map(|problem| {
+            if linked_file(problem) {
+                let mut shown = Diagnostic::from(problem.clone()).masked();
+                shown.path = KeyPath::root();
+                return shown;
+            }
+            let quoted = if in_extra_objects(problem) {
+                !from_set_argument(problem) && entry_may_quote(problem, &mut read)
+            } else if about_a_whole_file(problem) {
+                may_quote(problem, &mut judged)
+            } else {
+                true
+            };
+            shown_as(problem, quoted)
+        })
+        .collect()
+}
+
+/// Each problem in manifests as every format shows it: masked where it
+/// may not quote its input ([`may_quote`]).
+pub fn manifests_shown(problems: &[Problem]) -> Vec<Diagnostic> {
+    // Many problems can share one large source: judge each once.
+    let mut judged = HashMap::new();
+    (problems.iter())
+        .map(|problem| shown_as(problem, may_quote(problem, &mut judged)))
+        .collect()
+}
+
+/// `problem` as a diagnostic, masked unless `quoted`.
+fn shown_as(problem: &Problem, quoted: bool) -> Diagnostic {
+    let diagnostic = Diagnostic::from(problem.clone());
+    if quoted {
+        diagnostic
+    } else {
+        diagnostic.masked()
     }
 }
 
@@ -139,23 +167,18 @@ fn listed(error: &anyhow::Error) -> Option<Listed<'_>> {
     }
 }
 
-/// `error: ` and each problem (the first [`MAX_PROBLEMS`]), quoting its
-/// input where `may_quote` allows; then, for more than one, how many were
-/// not shown and the count.
+/// `error: ` and each problem shown (the first [`MAX_PROBLEMS`] of
+/// `count`); then, for more than one, how many were not shown and the
+/// count.
 fn problems_text(
     error: &anyhow::Error,
-    problems: &[Problem],
+    shown: &[Diagnostic],
+    count: usize,
     labels: Labels,
-    mut may_quote: impl FnMut(&Problem) -> bool,
 ) -> String {
     let mut out = String::new();
-    for problem in problems.iter().take(MAX_PROBLEMS) {
-        let quoting = if may_quote(problem) {
-            Quoting::Quote
-        } else {
-            Quoting::Mask
-        };
-        let mut shown = Diagnostic::from(problem.clone()).render_as(quoting);
+    for diagnostic in shown {
+        let mut shown = diagnostic.render();
         // Every line of `shown` is escaped: a line that starts with the
         // hint's label is the diagnostic's own.
         if labels.hint != Style::new() {
@@ -163,15 +186,15 @@ fn problems_text(
         }
         let _ = writeln!(out, "{} {shown}", labels.error());
     }
-    if problems.len() > MAX_PROBLEMS {
+    if count > MAX_PROBLEMS {
         let _ = writeln!(
             out,
             "{} … and {} more (only the first {MAX_PROBLEMS} are shown)",
             labels.error(),
-            problems.len() - MAX_PROBLEMS
+            count - MAX_PROBLEMS
         );
     }
-    if problems.len() > 1 {
+    if count > 1 {
         let _ = writeln!(out, "{} {error}", labels.error());
     }
     out

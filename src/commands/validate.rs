@@ -4,7 +4,6 @@ use crate::args::{Format, ValidateArgs};
 use crate::contract::{self, ValidateOutput};
 use chart::error::Error;
 use chart::values;
-use kubernetes::diagnostic::Diagnostic;
 use kubernetes::exit::Exit;
 
 /// Loads the values; any problem becomes an error listing them all. With
@@ -24,7 +23,8 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Exit> {
             valid: problems.is_empty(),
             files: inputs.files.iter().map(|f| shown(f)).collect(),
             sets: inputs.set_pairs(),
-            problems: problems.into_iter().map(Diagnostic::from).collect(),
+            // Masked as the text on stderr masks them.
+            problems: crate::report::values_shown(&problems),
         };
         super::print_stdout(&contract::versioned(&output)?)?;
         return Ok(if output.valid {

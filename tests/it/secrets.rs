@@ -433,3 +433,73 @@ fn a_set_value_is_not_quoted_where_another_key_is_at_fault() {
         run.stdout
     );
 }
+
+/// `validate --output json` masks what the text on stderr masks, field
+/// for field: a values file reached through a link (its message, hint and
+/// key path), and a file that did not read as values and could hold a
+/// Secret.
+#[test]
+fn validate_json_masks_what_the_text_masks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("nearmiss.yaml"), "gatway:\n  replicas: 2\n").unwrap();
+    std::os::unix::fs::symlink(dir.join("nearmiss.yaml"), dir.join("lnk.yaml")).unwrap();
+    std::fs::write(
+        dir.join("tagged.yaml"),
+        "extraObjects:\n  - {apiVersion: v1, kind: Secret, metadata: {name: s, namespace: b}, stringData: {p: !!int Hunter10pw}}\n",
+    )
+    .unwrap();
+    let cases = [
+        ("lnk.yaml", vec!["gatway", "gateway"], "unknown key `…`"),
+        (
+            "tagged.yaml",
+            vec!["Hunter10pw", "!!int"],
+            "`…` is not an integer, as its tag `…` says",
+        ),
+    ];
+    for (file, hidden, message) in cases {
+        let file = dir.join(file);
+        let file = file.to_str().unwrap();
+        let text = chartgen(&["validate", "-f", file]);
+        text.assert_refused(2, &format!("{file}:"));
+        text.assert_refused(2, message);
+        let json = chartgen(&["validate", "--output", "json", "-f", file]);
+        assert_eq!(json.code, 2, "{}", json.transcript());
+        for text_of in [&text, &json] {
+            for word in &hidden {
+                text_of.assert_shows_nowhere(word);
+            }
+        }
+        let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+        let problem = &document["problems"][0];
+        assert_eq!(problem["message"], message, "{}", json.stdout);
+        assert_eq!(problem["location"]["file"], file, "{}", json.stdout);
+    }
+    // The link's keys' path is left out too; the file it leads to is
+    // quoted as usual.
+    let json = chartgen(&[
+        "validate",
+        "--output",
+        "json",
+        "-f",
+        dir.join("lnk.yaml").to_str().unwrap(),
+    ]);
+    let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(document["problems"][0]["path"], "", "{}", json.stdout);
+    assert_eq!(
+        document["problems"][0]["hint"], "did you mean `…`?",
+        "{}",
+        json.stdout
+    );
+    let plain = dir.join("nearmiss.yaml");
+    let json = chartgen(&[
+        "validate",
+        "--output",
+        "json",
+        "-f",
+        plain.to_str().unwrap(),
+    ]);
+    let document: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(document["problems"][0]["path"], "gatway", "{}", json.stdout);
+    assert_eq!(document["problems"][0]["hint"], "did you mean `gateway`?");
+}

@@ -303,27 +303,14 @@ impl Diagnostic {
     ///   object was read from a file but rendered by a template);
     /// - a note: `info: SUBJECT: message`.
     pub fn render_as(&self, quoting: Quoting) -> String {
-        let masked = |text: &str| match quoting {
-            Quoting::Quote => text.to_owned(),
-            Quoting::Mask => mask_quoted_but(text, OWN_QUOTES),
-        };
-        let mut first = self.first_line(&masked(&self.message));
-        // A set flag's argument is its own headline: masked, it is named
-        // by its flag and key only (`--set-json extraObjects=…`).
-        if quoting == Quoting::Mask
-            && let Origin::At { source, .. } = &self.origin
-            && source.is_set_argument
-            && let Some(rest) = first.strip_prefix(source.name.as_str())
-        {
-            let named = source.name.split_once('=').map_or("--set", |(key, _)| key);
-            first = format!("{named}=…{rest}");
+        if quoting == Quoting::Mask {
+            return self.masked().render_as(Quoting::Quote);
         }
+        let first = self.first_line(&self.message);
         let mut out = match self.subject.as_deref() {
             None => {
                 let mut out = printable(&clip(&first, MESSAGE)).into_owned();
-                if quoting == Quoting::Quote {
-                    self.source_window(&mut out);
-                }
+                self.source_window(&mut out);
                 out
             }
             Some(subject) => {
@@ -335,13 +322,45 @@ impl Diagnostic {
             }
         };
         if let Some(hint) = &self.hint {
-            let _ = write!(
-                out,
-                "\n  hint: {}",
-                printable(&clip(&masked(hint), MESSAGE))
-            );
+            let _ = write!(out, "\n  hint: {}", printable(&clip(hint, MESSAGE)));
         }
         out
+    }
+
+    /// The diagnostic as [`Quoting::Mask`] shows it, in every format (the
+    /// text renderer and JSON alike): what the message and hint quote (in
+    /// backticks or double quotes) masked but a name of the schema's
+    /// (`missing key `apiVersion``), no source text left to quote a line
+    /// from, and a set flag's argument named by its flag and key only
+    /// (`--set-file KEY=…`). The place (file, line, column) and the key
+    /// path stay: the caller clears a path it may not show.
+    pub fn masked(&self) -> Diagnostic {
+        let mut masked = self.clone();
+        masked.message = mask_quoted_but(&self.message, OWN_QUOTES);
+        masked.hint = (self.hint.as_deref()).map(|hint| mask_quoted_but(hint, OWN_QUOTES));
+        if let Origin::At {
+            source,
+            line,
+            col,
+            width,
+        } = &self.origin
+        {
+            let name = match source.name.split_once('=') {
+                Some((named, _)) if source.is_set_argument => format!("{named}=…"),
+                _ => source.name.clone(),
+            };
+            masked.origin = Origin::At {
+                source: Arc::new(Source {
+                    name,
+                    text: String::new(),
+                    is_set_argument: source.is_set_argument,
+                }),
+                line: *line,
+                col: *col,
+                width: *width,
+            };
+        }
+        masked
     }
 
     /// The first line, with `message`, unescaped: `ORIGIN: key.path: `,
@@ -378,7 +397,7 @@ impl Diagnostic {
     }
 
     /// The source line under the headline, with a caret under the node
-    /// (not for a `--set` argument: the headline names it whole).
+    /// (not for a `--set` argument: the headline names it).
     fn source_window(&self, out: &mut String) {
         if let Origin::At {
             source,
