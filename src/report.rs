@@ -23,6 +23,7 @@ use chart::error::Error as ChartError;
 use kubernetes::diagnostic::{Diagnostic, Problem};
 use kubernetes::error::Error;
 use kubernetes::location::{KeyPath, Origin, Source};
+use kubernetes::quotable::Quotable;
 use kubernetes::terminal;
 use kubernetes::text::{MESSAGE, clip, printable};
 
@@ -98,7 +99,8 @@ fn render_styled(error: &anyhow::Error, labels: Labels) -> String {
 /// file (a key): nothing of it is quoted, not even its keys' path. One
 /// that did not read as values is judged as manifests are.
 pub fn values_shown(problems: &[Problem]) -> Vec<Diagnostic> {
-    let (mut links, mut read, mut judged) = (HashMap::new(), HashMap::new(), HashMap::new());
+    let (mut links, mut read) = (HashMap::new(), HashMap::new());
+    let mut judged = Judged::new(problems);
     let mut linked_file = |problem: &Problem| match &problem.origin {
         Origin::At { source, .. } if !source.is_set_argument => *links
             .entry(Arc::as_ptr(source))
@@ -115,7 +117,7 @@ pub fn values_shown(problems: &[Problem]) -> Vec<Diagnostic> {
             let quoted = if in_extra_objects(problem) {
                 !from_set_argument(problem) && entry_may_quote(problem, &mut read)
             } else if about_a_whole_file(problem) {
-                may_quote(problem, &mut judged)
+                judged.may_quote(problem)
             } else {
                 true
             };
@@ -125,12 +127,11 @@ pub fn values_shown(problems: &[Problem]) -> Vec<Diagnostic> {
 }
 
 /// Each problem in manifests as every format shows it: masked where it
-/// may not quote its input ([`may_quote`]).
+/// may not quote its input ([`Judged::may_quote`]).
 pub fn manifests_shown(problems: &[Problem]) -> Vec<Diagnostic> {
-    // Many problems can share one large source: judge each once.
-    let mut judged = HashMap::new();
+    let mut judged = Judged::new(problems);
     (problems.iter())
-        .map(|problem| shown_as(problem, may_quote(problem, &mut judged)))
+        .map(|problem| shown_as(problem, judged.may_quote(problem)))
         .collect()
 }
 
@@ -237,7 +238,7 @@ fn in_extra_objects(problem: &Problem) -> bool {
 /// file, not of a set flag's argument): the file did not read as a
 /// mapping of keys (it does not parse, is not UTF-8 text, holds a second
 /// document), so which of its entries could be a Secret is not known, and
-/// it is judged as manifests that fail to parse are ([`may_quote`]).
+/// it is judged as manifests that fail to parse are ([`Judged::may_quote`]).
 fn about_a_whole_file(problem: &Problem) -> bool {
     problem.path.is_root()
         && matches!(&problem.origin, Origin::At { source, .. } if !source.is_set_argument)
@@ -251,7 +252,7 @@ fn from_set_argument(problem: &Problem) -> bool {
 /// Whether a problem about an `extraObjects` entry may quote its input:
 /// the values parsed, so the entry it lies in is known (the last entry of
 /// `extraObjects` or `extraObjects+` of its file that starts before it),
-/// and only that entry's text decides, as [`may_quote`] judges a file's
+/// and only that entry's text decides, as [`Judged::may_quote`] judges a file's
 /// (an `imagePullSecrets` elsewhere in the file hides nothing). Not when
 /// no entry is found (a file reached through a link is masked before).
 fn entry_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Vec<Entry>>) -> bool {
@@ -324,16 +325,53 @@ fn linked(path: &str) -> bool {
     })
 }
 
-/// Whether a problem in manifests may quote its input: not when the text
-/// could hold a Secret (the parse failed, so which object is one is not
-/// known), nor when the file was reached through a symbolic link, the file
-/// itself or any folder of its path as given (it could be any file: a key,
-/// a password store).
-fn may_quote(problem: &Problem, judged: &mut HashMap<*const Source, bool>) -> bool {
-    match &problem.origin {
-        Origin::At { source, .. } => *judged.entry(Arc::as_ptr(source)).or_insert_with(|| {
-            !linked(&source.name) && !kubernetes::secret::text_could_hold_secret(&source.text)
-        }),
-        Origin::Default => true,
+/// Whether problems in manifests may quote their input, each source
+/// judged once (many problems can share one large source), and read no
+/// further than the last place a problem is about.
+struct Judged {
+    /// The last place (line, column) a problem is about, per source.
+    until: HashMap<*const Source, (u32, u32)>,
+    /// Per source: whether it was reached through a link, and its
+    /// documents' verdicts.
+    sources: HashMap<*const Source, (bool, Quotable)>,
+}
+
+impl Judged {
+    fn new(problems: &[Problem]) -> Self {
+        let mut until: HashMap<*const Source, (u32, u32)> = HashMap::new();
+        for problem in problems {
+            if let Origin::At {
+                source, line, col, ..
+            } = &problem.origin
+            {
+                let last = until.entry(Arc::as_ptr(source)).or_default();
+                *last = (*last).max((*line, *col));
+            }
+        }
+        Judged {
+            until,
+            sources: HashMap::new(),
+        }
+    }
+
+    /// Whether a problem may quote its input: not when the file was
+    /// reached through a symbolic link, the file itself or any folder of
+    /// its path as given (it could be any file: a key, a password store);
+    /// nor when the document it is in could be or hold a Secret, or
+    /// cannot be read far enough to tell ([`Quotable`]: the objects of
+    /// input that failed to parse are not known).
+    fn may_quote(&mut self, problem: &Problem) -> bool {
+        let Origin::At {
+            source, line, col, ..
+        } = &problem.origin
+        else {
+            return true;
+        };
+        let until = self.until.get(&Arc::as_ptr(source)).copied();
+        let (linked, quotable) = self.sources.entry(Arc::as_ptr(source)).or_insert_with(|| {
+            let until = until.unwrap_or((*line, *col));
+            (linked(&source.name), Quotable::judge(&source.text, until))
+        });
+        !*linked && quotable.at(*line, *col)
     }
 }

@@ -503,3 +503,83 @@ fn validate_json_masks_what_the_text_masks() {
     assert_eq!(document["problems"][0]["path"], "gatway", "{}", json.stdout);
     assert_eq!(document["problems"][0]["hint"], "did you mean `gateway`?");
 }
+
+/// chartgen's own buildd Deployment names `--daemon-tls-secret`: an error
+/// about it is quoted like any other object's, as it cannot hold a
+/// Secret's value.
+#[test]
+fn errors_about_an_object_that_only_mentions_secrets_are_quoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let render = chartgen(&["render", "--output-dir", out.to_str().unwrap()]);
+    assert_eq!(render.code, 0, "{}", render.transcript());
+    let file = out.join("release/buildkit-operator/deployment-buildkit-buildd.yaml");
+    let rendered = std::fs::read_to_string(&file).unwrap();
+    assert!(rendered.contains("--daemon-tls-secret"), "{rendered}");
+    let out_arg = out.to_str().unwrap();
+    std::fs::write(
+        &file,
+        rendered.replacen("  replicas: 2\n", "  replicas: on\n", 1),
+    )
+    .unwrap();
+    let run = chartgen(&["check", out_arg]);
+    run.assert_refused(
+        2,
+        "spec.replicas: plain `on` is the boolean `true` to Kubernetes (go-yaml, YAML 1.1) but the string \"on\" in YAML 1.2",
+    );
+    run.assert_refused(2, " |   replicas: on\n");
+    run.assert_refused(
+        2,
+        "hint: write `true` if you mean the boolean, or quote it (\"on\") for the text",
+    );
+    std::fs::write(
+        &file,
+        rendered.replacen("  replicas: 2\n", "  replicas: 2\n  replicas: 3\n", 1),
+    )
+    .unwrap();
+    chartgen(&["check", out_arg]).assert_refused(2, "duplicate key `replicas`");
+}
+
+/// Each document is judged on its own, and whatever could be a Secret, or
+/// hide one, keeps every error about it masked: a Secret beside the
+/// object at fault hides nothing of it; a Secret whose `kind` comes after
+/// the error, one in a `List`, one that does not parse before its kind,
+/// an alias, a tag go-yaml decodes, an embedded Secret, quote nothing.
+#[test]
+fn errors_are_masked_by_the_document_they_are_in() {
+    let secret = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\nstringData: {password: TOPSECRET-beside}\n";
+    let config_map =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\ndata: {a: on}\n";
+    // The error in the ConfigMap, a Secret before and after it.
+    for text in [
+        format!("{config_map}{secret}"),
+        format!("{}\n---\n{config_map}", &secret[4..]),
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&text));
+        run.assert_refused(2, "data.a: plain `on` is the boolean `true`");
+        run.assert_refused(2, " | data: {a: on}\n");
+        assert_hidden(&run);
+    }
+    let masked = [
+        // The kind after the error.
+        "apiVersion: v1\nmetadata: {name: s, namespace: ns}\nstringData: {password: TOPSECRET-on, pin: on}\nkind: Secret\n",
+        // A List's item, with or without its kind.
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret, metadata: {name: s}, stringData: {password: TOPSECRET, pin: on}}\n",
+        "apiVersion: v1\nkind: SecretList\nitems:\n- {metadata: {name: s}, stringData: {password: TOPSECRET, pin: on}}\n",
+        // A document that does not parse before its kind.
+        "apiVersion: v1\nstringData: {password: TOPSECRET: x}\nkind: Secret\n",
+        // A value of a Secret's, reused by an alias in a ConfigMap's item.
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret, metadata: {name: s}, stringData: {password: &pw TOPSECRET}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {a: *pw, b: on}}\n",
+        // A kind go-yaml decodes from base64 (`Secret`), on one line.
+        "{apiVersion: v1, kind: !!binary U2VjcmV0, metadata: {name: my-secret}, data: {password: TOPSECRET}}\n",
+        // A Secret inside another object.
+        "apiVersion: template.openshift.io/v1\nkind: Template\nmetadata: {name: t}\nobjects:\n- {apiVersion: v1, kind: Secret, metadata: {name: s}, stringData: {password: TOPSECRET, pin: on}}\n",
+    ];
+    for text in masked {
+        let run = chartgen_with_stdin(&["check", "-"], Some(text));
+        assert_eq!(run.code, 2, "{}", run.transcript());
+        assert!(run.stderr.starts_with("error: <stdin>:"), "{}", run.stderr);
+        run.assert_stderr_lacks(" | ");
+        assert_hidden(&run);
+    }
+}

@@ -75,6 +75,7 @@ pub mod names;
 pub mod output;
 pub mod pod_security;
 pub mod quantity;
+pub mod quotable;
 pub mod rbac;
 pub mod regexp;
 pub mod scheduling;

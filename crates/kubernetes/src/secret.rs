@@ -37,7 +37,7 @@ pub const TOKEN_PREFIX: &str = "<secret #";
 
 /// `text` with case folded and everything but letters and digits dropped:
 /// `Se-CRET`, `ſecret` and `secret` read the same.
-fn folded(text: &str) -> String {
+pub(crate) fn folded(text: &str) -> String {
     text.chars()
         .filter(|c| c.is_alphanumeric())
         // Fullwidth forms: `ＳＥＣＲＥＴ`.
