@@ -363,10 +363,20 @@ fn refuse_findings(output: &Output, findings: &[kubernetes::diagnostic::Diagnost
         return true;
     }
     let objects = output.release.len() + output.kata.len();
+    // A finding quotes what the render holds, and the set flags' values
+    // with it (an `extraObjects` label given with --set-json): those are
+    // not quoted, as in any error about the values.
+    let mut findings = findings.to_vec();
+    for finding in &mut findings {
+        let mut lines: Vec<&mut String> = std::iter::once(&mut finding.message)
+            .chain(finding.hint.as_mut())
+            .collect();
+        output.withheld.withhold(&mut lines, |_| false);
+    }
     eprint!(
         "{}",
         check::render_text_coloured(
-            findings,
+            &findings,
             &[],
             objects,
             kubernetes::terminal::stderr_colour()

@@ -401,6 +401,16 @@ fn a_set_value_is_not_quoted_where_another_key_is_at_fault() {
         2,
         "requests.cpu 7 is above the limit … the builds LimitRange",
     );
+    // Nor by a finding of the render's own checks (an `extraObjects`
+    // label the values stage does not judge).
+    let labelled = r#"extraObjects=[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"buildkit-builds","labels":{"a":"Hunter 6pw"}}}]"#;
+    let run = chartgen(&["render", "--set-json", labelled]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    run.assert_shows_nowhere("Hunter 6pw");
+    crate::harness::assert_contains(
+        &run.stderr,
+        "metadata.labels.a: label value \"…\" is not valid",
+    );
     let secret = r#"extraObjects=[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"buildkit-builds","annotations":{"a":"Hunter9pw"}}}]"#;
     for output in ["text", "json"] {
         let run = chartgen(&[

@@ -15,6 +15,7 @@ use kubernetes::kube::{self, KubeSchemas};
 use kubernetes::location::KeyPath;
 use kubernetes::location::{Origin, Source};
 use kubernetes::manifest::{self, Manifest};
+use kubernetes::withhold::Withheld;
 use kubernetes::yaml::{self, Node};
 use serde_json::Value as Json;
 
@@ -64,6 +65,10 @@ pub struct Output {
     pub exemptions: String,
     /// The same artifact as a document, for the checks.
     pub exemptions_document: Node,
+    /// The values the set flags wrote, which no finding about the render
+    /// may quote ([`crate::values::unquote_set_values`]); none for values
+    /// rendered without their document.
+    pub withheld: Withheld,
 }
 
 impl Output {
@@ -212,6 +217,7 @@ fn render_with(
         kata,
         exemptions,
         exemptions_document,
+        withheld: document.map(crate::values::withheld).unwrap_or_default(),
     })
 }
 

@@ -347,9 +347,7 @@ fn note_set_file_line_breaks(problems: &mut [Problem], document: &Node) {
 /// which says as much. A `--set-file` text is first named by its file
 /// ([`unquote_set_files`]).
 pub fn unquote_set_values(problems: &mut [Problem], document: &Node) {
-    let mut texts = Vec::new();
-    set_texts(document, &mut texts);
-    let withheld = Withheld::new(texts);
+    let withheld = withheld(document);
     if withheld.is_empty() {
         return;
     }
@@ -365,6 +363,14 @@ pub fn unquote_set_values(problems: &mut [Problem], document: &Node) {
             .collect();
         withheld.withhold(&mut lines, |stretch| keys.contains(&stretch));
     }
+}
+
+/// What no message may quote of the values in `document`: the scalars
+/// the set flags wrote ([`unquote_set_values`]).
+pub fn withheld(document: &Node) -> Withheld {
+    let mut texts = Vec::new();
+    set_texts(document, &mut texts);
+    Withheld::new(texts)
 }
 
 /// The texts of the scalars of `node` that a set flag wrote: a string, a
