@@ -336,7 +336,7 @@ fn set_file_text_ending_in_a_line_break_is_said() {
         (
             2,
             format!(
-                "error: --set-file {arg}: buildd.logLevel: string <the text of {path}> is not one of: debug, info, warn, error\n  hint: did you mean `info`?; the text of {path} ends with a line break, which --set-file keeps (as Helm does): write the file without it (printf, not echo), or give the value with --set\n",
+                "error: --set-file {arg}: buildd.logLevel: string <the text of {path}> is not one of: debug, info, warn, error\n  hint: the text of {path} ends with a line break, which --set-file keeps (as Helm does): write the file without it (printf, not echo), or give the value with --set\n",
                 path = level.display()
             )
         )
@@ -375,7 +375,7 @@ fn hints_name_what_was_written() {
     let run = chartgen(&["validate", "-f", &quoted]);
     run.assert_refused(2, "hint: remove the quotes to write the integer 2\n");
     let run = chartgen(&["validate", "--set", "a[99999999]=1"]);
-    run.assert_refused(2, "error: --set a[99999999]=1: a: unknown key `a`\n");
+    run.assert_refused(2, "error: --set a[99999999]=…: a: unknown key `a`\n");
     run.assert_stderr_lacks("items");
     let run = chartgen(&["validate", "--set", "bulidd.extraArgs[3]=x"]);
     run.assert_refused(2, "unknown key `bulidd`\n  hint: did you mean `buildd`?\n");
