@@ -766,7 +766,13 @@ fn written_cases() -> Vec<Json> {
 /// classes a differential fuzzer found (metadata, strict decoding, a
 /// StatefulSet's claim templates as volumes).
 fn written_files() -> Vec<Json> {
-    let dir = root().join("tests/fixtures/k8s-truth/written");
+    json_lists("tests/fixtures/k8s-truth/written")
+}
+
+/// The objects of the JSON lists (`*.json`) of a folder of the
+/// repository, the files in name order.
+fn json_lists(folder: &str) -> Vec<Json> {
+    let dir = root().join(folder);
     let mut files: Vec<_> = (std::fs::read_dir(&dir).unwrap())
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|e| e == "json"))
@@ -795,6 +801,21 @@ fn api_findings(object: &Json) -> Vec<String> {
         .collect()
 }
 
+/// `check` finds an API rule's break in each recorded object exactly where
+/// the server refused it.
+fn agrees_with_each(recorded: &[Json]) {
+    for record in recorded {
+        let findings = api_findings(&record["object"]);
+        assert_eq!(
+            findings.is_empty(),
+            record["verdict"] == "accept",
+            "{}: the server said {}, chartgen {findings:?}",
+            record["object"],
+            record["message"]
+        );
+    }
+}
+
 /// `check` refuses each object of [`written_cases`] exactly when the
 /// recorded server did, without a server.
 #[test]
@@ -814,16 +835,7 @@ fn check_refuses_the_written_objects_the_server_refused() {
         "{refused} of {} refused",
         recorded.len()
     );
-    for record in &recorded {
-        let findings = api_findings(&record["object"]);
-        assert_eq!(
-            findings.is_empty(),
-            record["verdict"] == "accept",
-            "{}: the server said {}, chartgen {findings:?}",
-            record["object"],
-            record["message"]
-        );
-    }
+    agrees_with_each(&recorded);
 }
 
 /// The same objects against the live server: `check` refuses each exactly
@@ -891,17 +903,7 @@ const APPLIED: &str = "tests/fixtures/k8s-truth/applied";
 const RECORDED_APPLIED: &str = "tests/fixtures/k8s-truth/recorded/applied-v1.35.4.jsonl";
 
 fn applied_cases() -> Vec<Json> {
-    let mut files: Vec<_> = (std::fs::read_dir(root().join(APPLIED)).unwrap())
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    files.sort();
-    (files.iter())
-        .flat_map(|path| {
-            let list: Vec<Json> = serde_json::from_str(&std::fs::read_to_string(path).unwrap())
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            list
-        })
-        .collect()
+    json_lists(APPLIED)
 }
 
 /// `check` refuses each object of [`APPLIED`] exactly when the recorded
@@ -921,16 +923,7 @@ fn check_refuses_the_objects_a_server_side_apply_refused() {
         accepted > 0 && accepted < recorded.len(),
         "both verdicts are held"
     );
-    for record in &recorded {
-        let findings = api_findings(&record["object"]);
-        assert_eq!(
-            findings.is_empty(),
-            record["verdict"] == "accept",
-            "{}: the server said {}, chartgen {findings:?}",
-            record["object"],
-            record["message"]
-        );
-    }
+    agrees_with_each(&recorded);
 }
 
 /// The same objects against the live server: a server-side apply (a dry

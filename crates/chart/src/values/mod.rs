@@ -279,6 +279,31 @@ const MIN_HIDDEN_CHARS: usize = 6;
 /// A `--set-file` file's text is never quoted back: it could be any file
 /// (a key, a token). A problem at such a value names the file instead.
 fn unquote_set_files(problems: &mut [Problem], document: &Node) {
+    at_set_file_texts(problems, document, |problem, path, text| {
+        if text.is_empty() {
+            return;
+        }
+        let shown = format!("<the text of {path}>");
+        let json = serde_json::Value::from(text).to_string();
+        let quoted = format!("`{text}`");
+        for line in std::iter::once(&mut problem.message).chain(problem.hint.as_mut()) {
+            *line = line.replace(&json, &shown).replace(&quoted, &shown);
+            // Inside a longer quote (an image reference); a short text
+            // could be any word of the message, and hides little.
+            if text.chars().count() >= MIN_HIDDEN_CHARS {
+                *line = line.replace(text, &shown);
+            }
+        }
+    });
+}
+
+/// Calls `each` with every problem at a `--set-file` value, the file's
+/// path as the argument names it and the text it read.
+fn at_set_file_texts(
+    problems: &mut [Problem],
+    document: &Node,
+    mut each: impl FnMut(&mut Problem, &str, &str),
+) {
     for problem in problems {
         let Origin::At { source, .. } = &problem.origin else {
             continue;
@@ -289,21 +314,9 @@ fn unquote_set_files(problems: &mut [Problem], document: &Node) {
         let Some(Value::String(text)) = document.at(&problem.path).map(|n| &n.value) else {
             continue;
         };
-        if text.is_empty() {
-            continue;
-        }
         let path = path.trim_start().split_once('=').map_or(path, |(_, p)| p);
-        let shown = format!("<the text of {path}>");
-        let json = serde_json::Value::from(text.as_str()).to_string();
-        let quoted = format!("`{text}`");
-        for line in std::iter::once(&mut problem.message).chain(problem.hint.as_mut()) {
-            *line = line.replace(&json, &shown).replace(&quoted, &shown);
-            // Inside a longer quote (an image reference); a short text
-            // could be any word of the message, and hides little.
-            if text.chars().count() >= MIN_HIDDEN_CHARS {
-                *line = line.replace(text.as_str(), &shown);
-            }
-        }
+        let (path, text) = (path.to_owned(), text.clone());
+        each(problem, &path, &text);
     }
 }
 
@@ -312,21 +325,11 @@ fn unquote_set_files(problems: &mut [Problem], document: &Node) {
 /// line break. A problem at such a value whose text is one line ending in
 /// a break says so, the likely difference, without quoting the text.
 fn note_set_file_line_breaks(problems: &mut [Problem], document: &Node) {
-    for problem in problems {
-        let Origin::At { source, .. } = &problem.origin else {
-            continue;
-        };
-        let Some(path) = source.name.strip_prefix(SetKind::File.flag()) else {
-            continue;
-        };
-        let Some(Value::String(text)) = document.at(&problem.path).map(|n| &n.value) else {
-            continue;
-        };
+    at_set_file_texts(problems, document, |problem, path, text| {
         let line = text.trim_end_matches(['\n', '\r']);
         if line.len() == text.len() || line.contains(['\n', '\r']) {
-            continue;
+            return;
         }
-        let path = path.trim_start().split_once('=').map_or(path, |(_, p)| p);
         let note = format!(
             "the text of {path} ends with a line break, which --set-file keeps (as Helm does): write the file without it (printf, not echo), or give the value with --set"
         );
@@ -334,7 +337,7 @@ fn note_set_file_line_breaks(problems: &mut [Problem], document: &Node) {
             Some(hint) => format!("{hint}; {note}"),
             None => note,
         });
-    }
+    });
 }
 
 /// No problem quotes a value a set flag wrote, whoever wrote the message
