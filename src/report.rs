@@ -127,7 +127,7 @@ pub fn values_shown(problems: &[Problem]) -> Vec<Diagnostic> {
 }
 
 /// Each problem in manifests as every format shows it: masked where it
-/// may not quote its input ([`Judged::may_quote`]).
+/// may not quote its input (`Judged::may_quote`).
 pub fn manifests_shown(problems: &[Problem]) -> Vec<Diagnostic> {
     let mut judged = Judged::new(problems);
     (problems.iter())

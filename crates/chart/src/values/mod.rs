@@ -348,7 +348,7 @@ fn note_set_file_line_breaks(problems: &mut [Problem], document: &Node) {
 /// problem's own path stays (`unknown key `logLevl``): the path names it
 /// anyway. Booleans and null are not withheld: a message names the type,
 /// which says as much. A `--set-file` text is first named by its file
-/// ([`unquote_set_files`]).
+/// (`unquote_set_files`).
 pub fn unquote_set_values(problems: &mut [Problem], document: &Node) {
     let withheld = withheld(document);
     if withheld.is_empty() {
