@@ -6,6 +6,12 @@
 //! manifest hold a handful of keys each. [`Field::field`] finds the key by
 //! comparing it with each member's instead, and hashes only in a large
 //! object; the answer is the same as indexing's.
+//!
+//! With them the two readings of a JSON value every rule module shares
+//! (the API rules, the scheduling rules, the server's defaults): a list's
+//! items with their indexes ([`each`]) and a whole number as the API
+//! server reads it ([`whole`]). They sit here, below every module that
+//! reads them, so that none of those modules asks another for them.
 
 use serde_json::{Map, Value as Json};
 
@@ -74,6 +80,22 @@ pub fn same_in_order(a: &Json, b: &Json) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// The items of a JSON array with their indexes; none if it is no array.
+pub fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
+    list.as_array().into_iter().flatten().enumerate()
+}
+
+/// A whole number as the server reads it once kubectl has sent it: `512.0`
+/// is `512` (a float with no fraction is written as an integer); `None`
+/// for anything else, or past `i64`.
+pub fn whole(value: &Json) -> Option<i64> {
+    value.as_i64().or_else(|| {
+        (value.as_f64())
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+            .map(|f| f as i64)
+    })
 }
 
 #[cfg(test)]

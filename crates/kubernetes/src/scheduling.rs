@@ -7,6 +7,7 @@
 
 use serde_json::Value as Json;
 
+use crate::json::{each, whole};
 use crate::location::KeyPath;
 use crate::names;
 
@@ -141,7 +142,7 @@ fn affinity(affinity: &Json, at: &KeyPath, found: &mut Found) {
 }
 
 fn weight(weight: &Json, at: &KeyPath, found: &mut Found) {
-    if super::api::whole(weight).is_some_and(|w| !(1..=100).contains(&w)) {
+    if whole(weight).is_some_and(|w| !(1..=100).contains(&w)) {
         let message = format!("weight {weight} is outside 1-100");
         found.push((at.key("weight"), message));
     }
@@ -351,7 +352,7 @@ fn topology_spread(spread: &Json, at: &KeyPath, found: &mut Found) {
             "the topology key is empty".to_owned(),
         ));
     }
-    if super::api::whole(&spread["minDomains"]).is_some_and(|domains| domains < 1) {
+    if whole(&spread["minDomains"]).is_some_and(|domains| domains < 1) {
         let message = format!("minDomains {} is less than 1", spread["minDomains"]);
         found.push((at.key("minDomains"), message));
     }
@@ -364,7 +365,7 @@ fn topology_spread(spread: &Json, at: &KeyPath, found: &mut Found) {
         }
     }
     label_keys(spread, at, found);
-    if super::api::whole(&spread["maxSkew"]).is_some_and(|skew| skew < 1) {
+    if whole(&spread["maxSkew"]).is_some_and(|skew| skew < 1) {
         let message = format!("maxSkew {} is less than 1", spread["maxSkew"]);
         found.push((at.key("maxSkew"), message));
     }
@@ -441,11 +442,6 @@ pub fn label_selector(selector: &Json, at: &KeyPath, found: &mut Found) {
             }
         }
     }
-}
-
-/// The items of a JSON array with their indexes; none if it is no array.
-pub fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
-    list.as_array().into_iter().flatten().enumerate()
 }
 
 #[cfg(test)]

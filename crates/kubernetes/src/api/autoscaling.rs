@@ -25,11 +25,10 @@
 use serde_json::{Map, Value as Json, json};
 
 use super::go_json::{Go, go_decode};
-use super::{resources, whole};
-use crate::json::Field;
+use super::resources;
+use crate::json::{Field, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;

@@ -9,10 +9,10 @@
 use serde_json::Value as Json;
 
 use super::{ValidKeys, meta, resources};
-use crate::json::Field;
+use crate::json::{Field, each};
 use crate::location::KeyPath;
 use crate::names;
-use crate::scheduling::{each, label_selector};
+use crate::scheduling::label_selector;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;

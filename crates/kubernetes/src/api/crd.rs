@@ -27,9 +27,8 @@
 
 use serde_json::Value as Json;
 
-use crate::json::Field;
+use crate::json::{Field, each};
 use crate::location::KeyPath;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;

@@ -36,8 +36,7 @@
 use serde_json::{Map, Value as Json};
 
 use super::pod_template;
-use crate::json::Field as _;
-use crate::scheduling::each;
+use crate::json::{Field as _, each, whole};
 
 /// `object` as the API server's defaults leave it for validation; `None`
 /// when they change nothing a rule reads (most objects).
@@ -255,7 +254,7 @@ fn service(object: &mut Json) -> bool {
         }
         if port
             .get("targetPort")
-            .is_some_and(|v| v == "" || super::whole(v) == Some(0))
+            .is_some_and(|v| v == "" || whole(v) == Some(0))
         {
             changed |= port.remove("targetPort").is_some();
         }

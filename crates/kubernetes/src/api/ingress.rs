@@ -18,10 +18,9 @@ use serde_json::Value as Json;
 
 use super::objects::domain_prefixed_path;
 use super::pod::one_of;
-use crate::json::Field;
+use crate::json::{Field, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
@@ -245,7 +244,7 @@ fn service_backend(service: &Json, at: &KeyPath, found: &mut Found) {
     }
     let port = service.field("port");
     let name = port.field("name").as_str().filter(|n| !n.is_empty());
-    let number = super::whole(port.field("number")).filter(|n| *n != 0);
+    let number = whole(port.field("number")).filter(|n| *n != 0);
     match (name, number) {
         (Some(_), Some(_)) => found.push((
             at.clone(),

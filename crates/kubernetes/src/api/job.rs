@@ -3,9 +3,9 @@
 
 use serde_json::Value as Json;
 
+use crate::json::{each, whole};
 use crate::location::KeyPath;
 use crate::names;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
@@ -109,7 +109,7 @@ fn exit_codes(codes: &Json, containers: &[&str], at: &KeyPath, found: &mut Found
         ));
     }
     let values: Vec<(usize, i64)> = each(&codes["values"])
-        .filter_map(|(j, v)| Some((j, super::whole(v)?)))
+        .filter_map(|(j, v)| Some((j, whole(v)?)))
         .collect();
     if values.is_empty() || values.len() > 255 {
         found.push((
@@ -178,7 +178,7 @@ pub(super) fn success_policy(spec: &Json, completions: i64, at: &KeyPath, found:
                 )),
             }
         }
-        if let Some(count) = super::whole(count) {
+        if let Some(count) = whole(count) {
             let at = at.key("succeededCount");
             if count < 0 {
                 found.push((at, format!("{count} is negative")));

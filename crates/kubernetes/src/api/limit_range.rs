@@ -17,11 +17,10 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::Value as Json;
 
 use super::{plain, resources};
-use crate::json::Field;
+use crate::json::{Field, each};
 use crate::location::KeyPath;
 use crate::names;
 use crate::quantity::{MAX_MILLI_VALUE, Quantity, go_scaled_value_of};
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;

@@ -41,12 +41,12 @@ mod volumes;
 pub use defaults::defaulted;
 pub(crate) use volumes::PERSISTENT_SOURCES;
 
-use crate::json::Field;
+use crate::json::{Field, each, whole};
 use crate::kube::KubeSchemas;
 use crate::location::KeyPath;
 use crate::manifest::ObjectScope;
 use crate::names;
-use crate::scheduling::{each, label_selector};
+use crate::scheduling::label_selector;
 
 /// Where a pod's volume plugins name the Secret they log in with, a
 /// Secret of the pod's namespace: the path from the volume to its name
@@ -836,17 +836,6 @@ fn keeps_generation(group: &str, kind: &str) -> bool {
                 | "VolumeAttributesClass"
         ),
     }
-}
-
-/// A whole number as the server reads it once kubectl has sent it: `512.0`
-/// is `512` (a float with no fraction is written as an integer); `None`
-/// for anything else, or past `i64`.
-pub(super) fn whole(value: &Json) -> Option<i64> {
-    value.as_i64().or_else(|| {
-        (value.as_f64())
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-            .map(|f| f as i64)
-    })
 }
 
 /// A finding unless `value` is a port number in 1..65535 (`zero_unset`:

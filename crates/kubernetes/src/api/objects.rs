@@ -12,10 +12,10 @@ use serde_json::Value as Json;
 
 use super::pod::one_of;
 use super::{cron, port_number};
-use crate::json::Field;
+use crate::json::{Field, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-use crate::scheduling::{each, label_selector};
+use crate::scheduling::label_selector;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
@@ -97,7 +97,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                 at.key("podManagementPolicy"),
                 found,
             );
-            if let Some(partition) = super::whole(&strategy["rollingUpdate"]["partition"])
+            if let Some(partition) = whole(&strategy["rollingUpdate"]["partition"])
                 && partition < 0
             {
                 found.push((
@@ -105,7 +105,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                     format!("{partition} is negative"),
                 ));
             }
-            if let Some(start) = super::whole(&spec["ordinals"]["start"])
+            if let Some(start) = whole(&spec["ordinals"]["start"])
                 && start < 0
             {
                 found.push((
@@ -361,7 +361,7 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
     // An Indexed Job's pods are `<name>-<index>`, each a DNS-1123 label.
     if !templated
         && spec["completionMode"] == "Indexed"
-        && let Some(last) = super::whole(&spec["completions"])
+        && let Some(last) = whole(&spec["completions"])
             .or(spec["parallelism"].is_null().then_some(1))
             .filter(|c| *c > 0)
         && let Err(why) = names::dns1123_label(&format!("{name}-{}", last - 1))
@@ -447,8 +447,7 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
     indexes(spec, at, found);
     super::job::failure_policy(spec, at, found);
     // Without completions and parallelism, both are 1.
-    let completions =
-        super::whole(&spec["completions"]).or(spec["parallelism"].is_null().then_some(1));
+    let completions = whole(&spec["completions"]).or(spec["parallelism"].is_null().then_some(1));
     if let Some(completions) = completions
         && spec["completionMode"] == "Indexed"
         && !spec["successPolicy"].is_null()
@@ -471,7 +470,7 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
             format!("`{manager}` is not a managedBy: {why}"),
         ));
     }
-    if let Some(seconds) = super::whole(&spec["activeDeadlineSeconds"])
+    if let Some(seconds) = whole(&spec["activeDeadlineSeconds"])
         && seconds < 0
     {
         found.push((
@@ -489,7 +488,7 @@ fn job(spec: &Json, name: &str, at: &KeyPath, templated: bool, found: &mut Found
 /// completions with a per-index limit, `maxFailedIndexes` given, and at
 /// most 10,000 of parallelism and failed indexes.
 fn indexes(spec: &Json, at: &KeyPath, found: &mut Found) {
-    let number = |field: &str| super::whole(&spec[field]);
+    let number = |field: &str| whole(&spec[field]);
     let indexed = spec["completionMode"] == "Indexed";
     let per_index = number("backoffLimitPerIndex");
     let most_failed = number("maxFailedIndexes");
@@ -648,7 +647,7 @@ fn service(spec: &Json, at: &KeyPath, found: &mut Found) {
         );
         // Refused for ClusterIP only (an ExternalName Service's ports are
         // not read).
-        if super::whole(&port["nodePort"]).is_some_and(|n| n != 0) && kind == "ClusterIP" {
+        if whole(&port["nodePort"]).is_some_and(|n| n != 0) && kind == "ClusterIP" {
             found.push((
                 path.key("nodePort"),
                 format!("a nodePort may not be set when the type is {kind}"),
@@ -815,8 +814,7 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
         }
     }
     if spec["sessionAffinity"] == "ClientIP"
-        && let Some(seconds) =
-            super::whole(&spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"])
+        && let Some(seconds) = whole(&spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"])
         && !(1..=86400).contains(&seconds)
     {
         refuse(
@@ -871,7 +869,7 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
             format!("`{class}` is not a load balancer class: {why}"),
         );
     }
-    if super::whole(&spec["healthCheckNodePort"]).is_some_and(|p| p != 0)
+    if whole(&spec["healthCheckNodePort"]).is_some_and(|p| p != 0)
         && !(load_balancer && spec["externalTrafficPolicy"] == "Local")
     {
         refuse(
@@ -954,9 +952,7 @@ fn network_policy(spec: &Json, at: &KeyPath, found: &mut Found) {
                     }
                     number @ Json::Number(_) => {
                         port_number(number, path.key("port"), false, found);
-                        if let (Some(start), Some(end)) =
-                            (super::whole(number), super::whole(&port["endPort"]))
-                        {
+                        if let (Some(start), Some(end)) = (whole(number), whole(&port["endPort"])) {
                             if end < start {
                                 found.push((
                                     path.key("endPort"),

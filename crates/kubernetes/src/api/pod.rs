@@ -9,9 +9,9 @@ use serde_json::Value as Json;
 
 use super::go_json::{Go, go_decode};
 use super::port_number;
+use crate::json::{each, whole};
 use crate::location::KeyPath;
 use crate::names;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
@@ -100,7 +100,7 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             at.key("activeDeadlineSeconds"),
             format!("a {owner}'s pods run without a deadline; activeDeadlineSeconds is not supported here"),
         ));
-    } else if let Some(seconds) = super::whole(&pod["activeDeadlineSeconds"])
+    } else if let Some(seconds) = whole(&pod["activeDeadlineSeconds"])
         && !(1..=i64::from(i32::MAX)).contains(&seconds)
     {
         found.push((
@@ -237,7 +237,7 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             }
             for (p, port) in each(&container["ports"]) {
                 let host = host_port_as_created(port, defaulted).unwrap_or(&port["hostPort"]);
-                let Some(number) = super::whole(host).filter(|n| *n != 0) else {
+                let Some(number) = whole(host).filter(|n| *n != 0) else {
                     continue;
                 };
                 let protocol = port["protocol"].as_str().unwrap_or("TCP");
@@ -375,8 +375,8 @@ fn host_and_users(pod: &Json, at: &KeyPath, found: &mut Found) {
             }
             if host_network && list == "containers" {
                 for (p, port) in each(&container["ports"]) {
-                    let host = super::whole(&port["hostPort"]).unwrap_or(0);
-                    if host != 0 && Some(host) != super::whole(&port["containerPort"]) {
+                    let host = whole(&port["hostPort"]).unwrap_or(0);
+                    if host != 0 && Some(host) != whole(&port["containerPort"]) {
                         found.push((
                             path.key("ports").index(p).key("hostPort"),
                             format!(
@@ -414,7 +414,7 @@ fn pod_security_context(pod: &Json, pod_at: &KeyPath, found: &mut Found) {
         }
     }
     for (i, group) in each(&context["supplementalGroups"]) {
-        if super::whole(group).is_some_and(|g| !(0..=i64::from(i32::MAX)).contains(&g)) {
+        if whole(group).is_some_and(|g| !(0..=i64::from(i32::MAX)).contains(&g)) {
             found.push((
                 at.key("supplementalGroups").index(i),
                 format!("group {group} is not in 0..2147483647"),
@@ -908,7 +908,7 @@ fn id(value: &Json, at: KeyPath, found: &mut Found) {
 /// (`validateSleepAction`): at most `terminationGracePeriodSeconds`, 30
 /// when unset (in a Pod, whose strategy first raises a negative one to 1).
 fn sleeps(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
-    let grace = super::whole(&pod["terminationGracePeriodSeconds"]).unwrap_or(30);
+    let grace = whole(&pod["terminationGracePeriodSeconds"]).unwrap_or(30);
     // The Pod conversion raises a negative one to 1; 0 stays.
     let grace = if owner == "Pod" && grace < 0 {
         1
@@ -919,7 +919,7 @@ fn sleeps(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
         for (c, container) in each(&pod[list]) {
             for hook in ["postStart", "preStop"] {
                 let seconds = &container["lifecycle"][hook]["sleep"]["seconds"];
-                if let Some(seconds) = super::whole(seconds).filter(|s| *s >= 0 && *s > grace) {
+                if let Some(seconds) = whole(seconds).filter(|s| *s >= 0 && *s > grace) {
                     found.push((
                         at.key(list)
                             .index(c)
@@ -1587,7 +1587,7 @@ pub fn config_key(key: &str) -> Result<(), String> {
 fn probe(probe: &Json, which: &str, at: &KeyPath, found: &mut Found) {
     handler(probe, &["exec", "httpGet", "tcpSocket", "grpc"], at, found);
     if which != "readinessProbe"
-        && let Some(threshold) = super::whole(&probe["successThreshold"])
+        && let Some(threshold) = whole(&probe["successThreshold"])
         && threshold > 1
     {
         found.push((

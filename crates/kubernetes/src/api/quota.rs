@@ -15,10 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value as Json;
 
 use super::{plain, resources};
-use crate::json::Field;
+use crate::json::{Field, each};
 use crate::location::KeyPath;
 use crate::quantity::go_scaled_value_of;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;

@@ -10,11 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value as Json;
 
 use super::plain;
-use crate::json::Field;
+use crate::json::{Field, each};
 use crate::location::KeyPath;
 use crate::names;
 use crate::quantity::Quantity;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;

@@ -15,11 +15,9 @@ use serde_json::Value as Json;
 
 use super::pod::{Reader, field_ref, one_of, resource_field_ref};
 use super::resources::quantity;
-use super::whole;
-use crate::json::Field;
+use crate::json::{Field, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-use crate::scheduling::each;
 
 /// Problems, by path.
 type Found = Vec<(KeyPath, String)>;
