@@ -435,7 +435,7 @@ fn rules(rules: &Json, at: &KeyPath, found: &mut Found) {
             format!("stabilizationWindowSeconds {window} is not within 0 to {MAX_WINDOW}"),
         ));
     }
-    super::pod::one_of(
+    super::one_of(
         rules.field("selectPolicy"),
         &["Max", "Min", "Disabled"],
         at.clone().key("selectPolicy"),

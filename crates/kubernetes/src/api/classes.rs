@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Json;
 
-use super::pod::one_of;
+use super::one_of;
 use crate::json::{Field, each};
 use crate::location::KeyPath;
 use crate::names;

@@ -17,7 +17,7 @@
 use serde_json::Value as Json;
 
 use super::objects::domain_prefixed_path;
-use super::pod::one_of;
+use super::one_of;
 use crate::json::{Field, each, whole};
 use crate::location::KeyPath;
 use crate::names;

@@ -838,6 +838,26 @@ fn keeps_generation(group: &str, kind: &str) -> bool {
     }
 }
 
+/// A word a field must be one of, if set: the rule of every enumerated
+/// field, which the rules of each kind (`pod`, `classes`, `volumes`, …)
+/// share from here.
+fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Vec<(KeyPath, String)>) {
+    if let Some(word) = value.as_str()
+        && !allowed.contains(&word)
+    {
+        let words: Vec<String> = (allowed.iter())
+            .map(|w| {
+                if w.is_empty() {
+                    "\"\" (none)".to_owned()
+                } else {
+                    (*w).to_owned()
+                }
+            })
+            .collect();
+        found.push((at, format!("`{word}` is not one of {}", words.join(", "))));
+    }
+}
+
 /// A finding unless `value` is a port number in 1..65535 (`zero_unset`:
 /// 0 means "not set" and passes).
 fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(KeyPath, String)>) {
@@ -1379,7 +1399,7 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, Stri
                 !p.trim().is_empty() && p.trim() == p
             }
         });
-        pod::one_of(
+        one_of(
             profile.field("type"),
             &["Localhost", "RuntimeDefault", "Unconfined"],
             at.clone().key("type"),

@@ -10,7 +10,7 @@ use std::net::IpAddr;
 
 use serde_json::Value as Json;
 
-use super::pod::one_of;
+use super::one_of;
 use super::{cron, port_number};
 use crate::json::{Field, each, whole};
 use crate::location::KeyPath;

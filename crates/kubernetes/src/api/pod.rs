@@ -8,7 +8,7 @@
 use serde_json::Value as Json;
 
 use super::go_json::{Go, go_decode};
-use super::port_number;
+use super::{one_of, port_number};
 use crate::json::{each, whole};
 use crate::location::KeyPath;
 use crate::names;
@@ -23,24 +23,6 @@ fn restart_policies(owner: &str) -> &'static [&'static str] {
         "Pod" | "PodTemplate" => &["Always", "OnFailure", "Never"],
         "Job" | "CronJob" => &["OnFailure", "Never"],
         _ => &["Always"],
-    }
-}
-
-/// A word a field must be one of, if set.
-pub fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
-    if let Some(word) = value.as_str()
-        && !allowed.contains(&word)
-    {
-        let words: Vec<String> = (allowed.iter())
-            .map(|w| {
-                if w.is_empty() {
-                    "\"\" (none)".to_owned()
-                } else {
-                    (*w).to_owned()
-                }
-            })
-            .collect();
-        found.push((at, format!("`{word}` is not one of {}", words.join(", "))));
     }
 }
 

@@ -13,7 +13,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
-use super::pod::{Reader, field_ref, one_of, resource_field_ref};
+use super::one_of;
+use super::pod::{Reader, field_ref, resource_field_ref};
 use super::resources::quantity;
 use crate::json::{Field, each, whole};
 use crate::location::KeyPath;
