@@ -159,7 +159,7 @@ impl ObjectId {
     /// there, so two such objects differing only in it are one object,
     /// applied twice).
     pub fn of(api_version: &str, kind: &str, namespace: Option<&str>, name: &str) -> ObjectId {
-        // The group as `kube::api_group` reads it.
+        // The group as [`api_group`] reads it.
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         ObjectId {
             group: group.to_owned(),
@@ -179,6 +179,28 @@ impl ObjectId {
     }
 }
 
+/// The API group of `api_version` (`apps/v1` → `apps`; `v1` → `""`, the
+/// core group): the text before its last `/`, as an object's identity
+/// reads it ([`identify`]). The one reading of it: an apiVersion
+/// with more than one `/` is none the API server takes (the schema
+/// check's finding), and every rule still reads the same group of it.
+pub fn api_group(api_version: &str) -> &str {
+    // A plain search of the bytes from the end (`/` is ASCII, so the cut
+    // is at a character boundary): the checks ask it of every object
+    // several times, a version is short, and `rsplit_once`'s searcher
+    // costs more to set up than that.
+    (api_version.as_bytes().iter())
+        .rposition(|&b| b == b'/')
+        .map_or("", |slash| &api_version[..slash])
+}
+
+/// The API group of `object`'s `apiVersion` ([`api_group`]); `""` when it
+/// has none.
+pub fn group_of(object: &serde_json::Value) -> &str {
+    use crate::json::Field;
+    api_group(object.field("apiVersion").as_str().unwrap_or_default())
+}
+
 /// The group and kind of a CustomResourceDefinition.
 pub const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition");
 
@@ -187,7 +209,7 @@ pub const CRD: (&str, &str) = ("apiextensions.k8s.io", "CustomResourceDefinition
 pub fn is_crd(object: &serde_json::Value) -> bool {
     use crate::json::Field;
     // The kind first: most objects are no CRD.
-    object.field("kind") == CRD.1 && crate::kube::group_of(object) == CRD.0
+    object.field("kind") == CRD.1 && group_of(object) == CRD.0
 }
 
 impl fmt::Display for ObjectId {
@@ -935,6 +957,30 @@ fn push_object(manifest: &Manifest, out: &mut String) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// One reading of an apiVersion's group, the one an object's identity
+    /// makes, whatever the apiVersion: the rules that ask a group (a CRD,
+    /// a built-in kind, a pod-bearing kind) agree with the identity.
+    #[test]
+    fn an_api_group_is_read_as_the_identity_reads_it() {
+        for (api_version, group) in [
+            ("apps/v1", "apps"),
+            ("v1", ""),
+            ("", ""),
+            ("apiextensions.k8s.io/v1/x", "apiextensions.k8s.io/v1"),
+            ("/v1", ""),
+        ] {
+            assert_eq!(api_group(api_version), group, "{api_version}");
+            let object = serde_json::json!({"apiVersion": api_version, "kind": "K",
+                "metadata": {"name": "n"}});
+            assert_eq!(group_of(&object), group, "{api_version}");
+            let node = Node::from_json(&object, &crate::location::Origin::Default);
+            if let Ok(id) = identify(&node) {
+                assert_eq!(id.group, group, "{api_version}");
+            }
+        }
+        assert_eq!(group_of(&serde_json::json!({"kind": "K"})), "");
+    }
 
     fn manifest((kind, namespace, name): (&str, Option<&str>, &str)) -> Manifest {
         let id = ObjectId {

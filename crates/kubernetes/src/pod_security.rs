@@ -443,7 +443,7 @@ pub fn template_path(group: &str, kind: &str) -> Option<&'static [&'static str]>
 pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
     // By group, any version: an old version of a kind (`apps/v1beta2`,
     // `extensions/v1beta1`) carries its pod in the same place.
-    let group = (object.field("apiVersion").as_str()).map(crate::kube::api_group)?;
+    let group = (object.field("apiVersion").as_str()).map(crate::manifest::api_group)?;
     let path = template_path(group, object.field("kind").as_str()?)?;
     let mut node = object;
     let mut at = KeyPath::root();

@@ -155,7 +155,7 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
             });
             continue;
         }
-        let group = kubernetes::kube::api_group(object.text("apiVersion"));
+        let group = kubernetes::manifest::api_group(object.text("apiVersion"));
         // A kind of Kubernetes' own groups has a scope known without a
         // CRD, so a missing namespace is judged here as `render` does; a
         // custom kind's scope waits for its CRD (`render --crd`).

@@ -217,7 +217,7 @@ impl<'a> ValidKeys<'a> {
 /// custom resource, whatever it is called. (A kind a Kubernetes group
 /// does not serve, `apps/v1 Job`, is the schema check's finding.)
 fn is_built_in_object(object: &Json) -> bool {
-    crate::kube::is_kubernetes_group(crate::kube::group_of(object))
+    crate::kube::is_kubernetes_group(crate::manifest::group_of(object))
 }
 
 /// [`problems`] of an object of the given scope (a custom resource's is
@@ -1615,7 +1615,7 @@ fn owner_references(list: &Json, found: &mut Vec<(KeyPath, String)>) {
 fn kubernetes_finalizer_names(object: &Json) -> bool {
     let api_version = object.field("apiVersion").as_str().unwrap_or_default();
     let kind = object.field("kind").as_str().unwrap_or_default();
-    let generic = match crate::kube::api_group(api_version) {
+    let generic = match crate::manifest::api_group(api_version) {
         "admissionregistration.k8s.io"
         | "coordination.k8s.io"
         | "node.k8s.io"

@@ -272,7 +272,7 @@ fn invalid(errors: Vec<(KeyPath, String)>) -> Vec<Verdict> {
 
 /// What is known of a kind without a schema.
 fn unknown((api_version, kind): (String, String), schemas: &KubeSchemas) -> Unknown {
-    let builtin = super::is_kubernetes_group(super::api_group(&api_version));
+    let builtin = super::is_kubernetes_group(crate::manifest::api_group(&api_version));
     let served = builtin.then(|| {
         (schemas.kinds())
             .filter(|(_, served)| *served == kind)

@@ -202,28 +202,6 @@ fn decoder_words(error: &validator::SchemaError<'_>) -> Option<String> {
     }
 }
 
-/// The API group of `api_version` (`apps/v1` → `apps`; `v1` → `""`, the
-/// core group): the text before its last `/`, as an object's identity
-/// reads it (`manifest::identify`). The one reading of it: an apiVersion
-/// with more than one `/` is none the API server takes (the schema
-/// check's finding), and every rule still reads the same group of it.
-pub fn api_group(api_version: &str) -> &str {
-    // A plain search of the bytes from the end (`/` is ASCII, so the cut
-    // is at a character boundary): the checks ask it of every object
-    // several times, a version is short, and `rsplit_once`'s searcher
-    // costs more to set up than that.
-    (api_version.as_bytes().iter())
-        .rposition(|&b| b == b'/')
-        .map_or("", |slash| &api_version[..slash])
-}
-
-/// The API group of `object`'s `apiVersion` ([`api_group`]); `""` when it
-/// has none.
-pub fn group_of(object: &serde_json::Value) -> &str {
-    use crate::json::Field;
-    api_group(object.field("apiVersion").as_str().unwrap_or_default())
-}
-
 /// Whether `api_version` is an alpha or beta version of a group Kubernetes
 /// itself serves (`resource.k8s.io/v1beta1`): its API server serves none
 /// of them unless its `--runtime-config` turns them on. Since Kubernetes
@@ -243,7 +221,7 @@ pub fn off_by_default(api_version: &str) -> bool {
     let after = version.strip_prefix(b"v").unwrap_or(version);
     let level = &after[after.iter().take_while(|b| b.is_ascii_digit()).count()..];
     (level.starts_with(b"alpha") || level.starts_with(b"beta"))
-        && is_kubernetes_group(api_group(api_version))
+        && is_kubernetes_group(crate::manifest::api_group(api_version))
 }
 
 /// Whether `group` is one Kubernetes itself serves: the core group (`""`),
@@ -272,7 +250,7 @@ pub fn is_built_in(group: &str, kind: &str) -> bool {
                 .iter()
                 .filter(|(version, _)| VERSIONS.contains(version))
                 .flat_map(|(_, kinds)| kinds.iter())
-                .map(|&(api_version, kind, _)| (api_group(api_version), kind))
+                .map(|&(api_version, kind, _)| (crate::manifest::api_group(api_version), kind))
                 .filter(|(group, _)| is_kubernetes_group(group))
                 .collect()
         })
@@ -306,7 +284,7 @@ pub fn not_stored(object: &Json) -> Option<String> {
         _ => return None,
     };
     let api_version = object.field("apiVersion").as_str()?;
-    (api_group(api_version) == why.0)
+    (crate::manifest::api_group(api_version) == why.0)
         .then(|| format!("the API server keeps no {api_version} {kind}: {}", why.1))
 }
 
@@ -364,30 +342,6 @@ mod tests {
         assert_eq!(not_stored(&object("apps/v1", "Scale")), None);
     }
     use super::*;
-
-    /// One reading of an apiVersion's group, the one an object's identity
-    /// makes, whatever the apiVersion: the rules that ask a group (a CRD,
-    /// a built-in kind, a pod-bearing kind) agree with the identity.
-    #[test]
-    fn an_api_group_is_read_as_the_identity_reads_it() {
-        for (api_version, group) in [
-            ("apps/v1", "apps"),
-            ("v1", ""),
-            ("", ""),
-            ("apiextensions.k8s.io/v1/x", "apiextensions.k8s.io/v1"),
-            ("/v1", ""),
-        ] {
-            assert_eq!(api_group(api_version), group, "{api_version}");
-            let object = serde_json::json!({"apiVersion": api_version, "kind": "K",
-                "metadata": {"name": "n"}});
-            assert_eq!(group_of(&object), group, "{api_version}");
-            let node = crate::yaml::Node::from_json(&object, &crate::location::Origin::Default);
-            if let Ok(id) = crate::manifest::identify(&node) {
-                assert_eq!(id.group, group, "{api_version}");
-            }
-        }
-        assert_eq!(group_of(&serde_json::json!({"kind": "K"})), "");
-    }
 
     /// Built-in kinds by group, whatever their version; custom resources
     /// (cert-manager's Certificate, vendored here, among them) are not.

@@ -237,11 +237,11 @@ fn may_be_custom(refusal: &crate::api::refused::Refusal, schemas: &KubeSchemas) 
     let Some(unknown) = &refusal.unknown else {
         return false;
     };
-    let group = crate::kube::api_group(&unknown.api_version);
+    let group = crate::manifest::api_group(&unknown.api_version);
     unknown.served.is_none()
         || !schemas
             .kinds()
-            .any(|(api_version, _)| crate::kube::api_group(api_version) == group)
+            .any(|(api_version, _)| crate::manifest::api_group(api_version) == group)
 }
 
 /// A Secret's `data` keys that only the old manifest's `stringData` wrote,
@@ -275,7 +275,7 @@ fn defaulted_empty_dirs(old: &Manifest, new: &mut Json) {
     if sourceless.is_empty() {
         return;
     }
-    let group = crate::kube::api_group(new["apiVersion"].as_str().unwrap_or_default());
+    let group = crate::manifest::api_group(new["apiVersion"].as_str().unwrap_or_default());
     let kind = new["kind"].as_str().unwrap_or_default();
     let Some(path) = crate::pod_security::template_path(group, kind) else {
         return;

@@ -73,7 +73,7 @@ fn prerequisites(context: &Context<'_>, findings: &mut Findings<'_>) {
             .collect();
         let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
         for object in context.objects {
-            let group = kubernetes::kube::group_of(object);
+            let group = kubernetes::manifest::group_of(object);
             if ours(group) {
                 let kind = object.field("kind").as_str().unwrap_or_default();
                 if !declared.contains(&(group, kind)) {
