@@ -195,13 +195,31 @@ impl PodReference<'_> {
     }
 }
 
+/// Where a pod's volume plugins name the Secret they log in with, a
+/// Secret of the pod's namespace: the path from the volume to its name
+/// (`k8s.io/api/core/v1`, the `VolumeSource`s with a `secretRef`, CSI's
+/// `nodePublishSecretRef`, azureFile's `secretName`). A `secret` volume
+/// (`secretName`, and `optional`) and a projected source (`name`) are
+/// read apart.
+pub const VOLUME_PLUGIN_SECRETS: &[&[&str]] = &[
+    &["azureFile", "secretName"],
+    &["cephfs", "secretRef", "name"],
+    &["cinder", "secretRef", "name"],
+    &["csi", "nodePublishSecretRef", "name"],
+    &["flexVolume", "secretRef", "name"],
+    &["iscsi", "secretRef", "name"],
+    &["rbd", "secretRef", "name"],
+    &["scaleIO", "secretRef", "name"],
+    &["storageos", "secretRef", "name"],
+];
+
 /// The objects the pod `spec` names, in either tree: its ServiceAccount
 /// (`serviceAccountName`, else the deprecated `serviceAccount` the API
 /// server still reads; none when both are unset or empty: the namespace's
 /// `default`), PriorityClass and RuntimeClass; its volumes' claims,
 /// Secrets and ConfigMaps (projected sources too, with their
 /// ClusterTrustBundles, and the Secret a volume plugin logs in with:
-/// [`crate::api::VOLUME_PLUGIN_SECRETS`]), what an ephemeral volume's
+/// [`VOLUME_PLUGIN_SECRETS`]), what an ephemeral volume's
 /// claim is made with ([`claim_references`]); the Secrets and ConfigMaps every container
 /// reads through `env` and `envFrom`, init and ephemeral containers
 /// included; its image pull secrets; its dynamic resource claims (a
@@ -247,7 +265,7 @@ pub fn pod_references<'a, T: Tree>(spec: &'a T) -> Vec<PodReference<'a>> {
             Use::Claims,
             false,
         );
-        for path in crate::api::VOLUME_PLUGIN_SECRETS {
+        for path in VOLUME_PLUGIN_SECRETS {
             let (key, holder) = path.split_last().expect("a path has a key");
             add("Secret", volume.lookup(holder), key, Use::Mounts, false);
         }

@@ -48,24 +48,6 @@ use crate::manifest::ObjectScope;
 use crate::names;
 use crate::scheduling::label_selector;
 
-/// Where a pod's volume plugins name the Secret they log in with, a
-/// Secret of the pod's namespace: the path from the volume to its name
-/// (`k8s.io/api/core/v1`, the `VolumeSource`s with a `secretRef`, CSI's
-/// `nodePublishSecretRef`, azureFile's `secretName`). A `secret` volume
-/// (`secretName`, and `optional`) and a projected source (`name`) are
-/// read apart.
-pub const VOLUME_PLUGIN_SECRETS: &[&[&str]] = &[
-    &["azureFile", "secretName"],
-    &["cephfs", "secretRef", "name"],
-    &["cinder", "secretRef", "name"],
-    &["csi", "nodePublishSecretRef", "name"],
-    &["flexVolume", "secretRef", "name"],
-    &["iscsi", "secretRef", "name"],
-    &["rbd", "secretRef", "name"],
-    &["scaleIO", "secretRef", "name"],
-    &["storageos", "secretRef", "name"],
-];
-
 /// Who refuses a problem [`problems`] and [`images`] find.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refuser {
