@@ -337,7 +337,9 @@ pub fn as_created(pod: &Pod<'_>) -> Created {
             for (i, container) in containers.into_iter().flatten().enumerate() {
                 let ports = container.get_mut("ports").and_then(Json::as_array_mut);
                 for (j, port) in ports.into_iter().flatten().enumerate() {
-                    if let Some(host) = crate::api::pod::host_port_as_created(port, true).cloned() {
+                    if let Some(host) =
+                        crate::kube::defaults::host_port_as_created(port, true).cloned()
+                    {
                         port["hostPort"] = host;
                         let at = KeyPath::root()
                             .key("spec")

@@ -213,6 +213,25 @@ pub const VOLUME_PLUGIN_SECRETS: &[&[&str]] = &[
     &["storageos", "secretRef", "name"],
 ];
 
+/// Where the pod template (if any) and the pod spec of a workload are, by
+/// its kind: JSON pointers (`("/spec/template", "/spec/template/spec")`).
+/// The API rules and the server's defaults find a pod spec by it.
+pub fn pod_template(kind: &str) -> Option<(&'static str, &'static str)> {
+    match kind {
+        "Pod" => Some(("", "/spec")),
+        "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job" => {
+            Some(("/spec/template", "/spec/template/spec"))
+        }
+        "ReplicationController" => Some(("/spec/template", "/spec/template/spec")),
+        "PodTemplate" => Some(("/template", "/template/spec")),
+        "CronJob" => Some((
+            "/spec/jobTemplate/spec/template",
+            "/spec/jobTemplate/spec/template/spec",
+        )),
+        _ => None,
+    }
+}
+
 /// The objects the pod `spec` names, in either tree: its ServiceAccount
 /// (`serviceAccountName`, else the deprecated `serviceAccount` the API
 /// server still reads; none when both are unset or empty: the namespace's

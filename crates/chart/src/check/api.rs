@@ -1,7 +1,7 @@
 //! Rules API and IMAGE: what the API server refuses although the OpenAPI
 //! schema allows it, and image references the kubelet cannot parse, both
 //! judged by [`kubernetes::api`] on every object as the API server
-//! validates it, decoded and defaulted ([`kubernetes::api::as_validated`]).
+//! validates it, decoded and defaulted ([`kubernetes::kube::as_validated`]).
 
 use kubernetes::api::{ValidKeys, images, problems_remembering};
 use kubernetes::kube::KubeSchemas;
@@ -13,7 +13,7 @@ use super::{Context, Findings, Invariant};
 /// valid are remembered for this run only: the objects mostly share them.
 pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, schemas: &KubeSchemas) {
     let read: Vec<Option<_>> = (context.objects.iter())
-        .map(|o| kubernetes::api::as_validated(o, schemas))
+        .map(|o| kubernetes::kube::as_validated(o, schemas))
         .collect();
     let mut valid = ValidKeys::default();
     for (index, (written, read)) in context.objects.iter().zip(&read).enumerate() {

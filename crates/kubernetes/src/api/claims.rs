@@ -26,7 +26,7 @@ const ACCESS_MODES: [&str; 4] = [
 ];
 
 /// A claim's `spec`, at `at`, as written: a PersistentVolumeClaim's as its
-/// strategy prepared it ([`super::defaulted`] drops the data sources it
+/// strategy prepared it ([`crate::kube::defaults::defaulted`] drops the data sources it
 /// does not validate), a template's as it stands.
 pub(super) fn spec(spec: &Json, at: &KeyPath, found: &mut Found) {
     access_modes(spec, at, "a claim", found);
@@ -245,7 +245,7 @@ mod tests {
         let prepared = |spec: Json| {
             let object = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                 "metadata": {"name": "c", "namespace": "ops"}, "spec": spec});
-            let read = super::super::defaulted(&object).unwrap_or(object);
+            let read = crate::kube::defaults::defaulted(&object).unwrap_or(object);
             found(read["spec"].clone())
         };
         for dropped in [
@@ -271,6 +271,6 @@ mod tests {
         );
         let object = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
             "metadata": {"name": "c"}, "spec": claim(json!({"dataSource": {"kind": 5}}))});
-        assert!(super::super::defaulted(&object).is_none());
+        assert!(crate::kube::defaults::defaulted(&object).is_none());
     }
 }

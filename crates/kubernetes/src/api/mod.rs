@@ -26,7 +26,6 @@ mod claims;
 mod classes;
 mod crd;
 mod cron;
-mod defaults;
 mod go_json;
 mod ingress;
 mod job;
@@ -38,15 +37,14 @@ pub mod refused;
 mod resources;
 mod volumes;
 
-pub use defaults::defaulted;
 pub(crate) use volumes::PERSISTENT_SOURCES;
 
 use crate::json::{Field, each, whole};
-use crate::kube::KubeSchemas;
 use crate::location::KeyPath;
 use crate::manifest::ObjectScope;
 use crate::names;
 use crate::scheduling::label_selector;
+use crate::tree::pod_template;
 
 /// Who refuses a problem [`problems`] and [`images`] find.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,14 +129,6 @@ pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, Refuser, String)> {
             Some((KeyPath(rest.to_vec()), rule, message))
         })
         .collect()
-}
-
-/// `object` as the API server validates it: as its decoder leaves it
-/// ([`KubeSchemas::decoded`]), then its defaults ([`defaulted`]); `None`
-/// when that is `object` itself. The rules here read this.
-pub fn as_validated(object: &Json, schemas: &KubeSchemas) -> Option<Json> {
-    let decoded = schemas.decoded(object);
-    defaulted(decoded.as_ref().unwrap_or(object)).or(decoded)
 }
 
 /// What the API server would refuse in `object`, by path.
@@ -884,23 +874,6 @@ fn selects_template(
         ),
     };
     found.push((at.clone(), message));
-}
-
-/// Where the pod template (if any) and the pod spec of a workload are.
-fn pod_template(kind: &str) -> Option<(&'static str, &'static str)> {
-    match kind {
-        "Pod" => Some(("", "/spec")),
-        "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job" => {
-            Some(("/spec/template", "/spec/template/spec"))
-        }
-        "ReplicationController" => Some(("/spec/template", "/spec/template/spec")),
-        "PodTemplate" => Some(("/template", "/template/spec")),
-        "CronJob" => Some((
-            "/spec/jobTemplate/spec/template",
-            "/spec/jobTemplate/spec/template/spec",
-        )),
-        _ => None,
-    }
 }
 
 /// A finding if `name` is not `valid`, or else if `seen` holds it already:

@@ -218,7 +218,8 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
                 host_ports.clear();
             }
             for (p, port) in each(&container["ports"]) {
-                let host = host_port_as_created(port, defaulted).unwrap_or(&port["hostPort"]);
+                let host = crate::kube::defaults::host_port_as_created(port, defaulted)
+                    .unwrap_or(&port["hostPort"]);
                 let Some(number) = whole(host).filter(|n| *n != 0) else {
                     continue;
                 };
@@ -233,16 +234,6 @@ pub fn pod(pod: &Json, owner: &str, at: &KeyPath, found: &mut Found) {
             }
         }
     }
-}
-
-/// The host port a Pod on the host network (`host_network`) is created
-/// with where its written one is unset or any zero (`0.0`): its container
-/// port (`SetDefaults_Pod`); `None` where the written one stands. Read by
-/// the host port rules and by Pod Security's created pod alike.
-pub(crate) fn host_port_as_created(port: &Json, host_network: bool) -> Option<&Json> {
-    let unset = port["hostPort"].is_null() || port["hostPort"].as_f64() == Some(0.0);
-    (host_network && unset && port.is_object() && !port["containerPort"].is_null())
-        .then(|| &port["containerPort"])
 }
 
 /// What the API server's pod validation (`pkg/apis/core/validation`)

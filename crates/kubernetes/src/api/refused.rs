@@ -3,7 +3,7 @@
 //! schema ([`crate::kube::conformance`]: an unknown field, a wrong type, an
 //! apiVersion not served) and then the rules of this module
 //! ([`super::problems`], read as the server validates:
-//! [`super::as_validated`]). Read by `rbac` (a refused role grants
+//! [`crate::kube::as_validated`]). Read by `rbac` (a refused role grants
 //! nothing) and by `diff` (the apply of a refused object fails).
 
 use serde_json::Value as Json;
@@ -66,7 +66,7 @@ pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<R
     let read: Vec<Option<Json>> = (objects.iter().zip(&why))
         .map(|(object, why)| {
             why.is_none()
-                .then(|| super::as_validated(object, schemas))
+                .then(|| crate::kube::as_validated(object, schemas))
                 .flatten()
         })
         .collect();

@@ -167,7 +167,7 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
     // member unset: `maxSurge: null` is no int-or-string to refuse; a Go
     // struct field, absent, an empty one; a budget's v1beta1 selector key
     // stripped). Copied only when that differs.
-    let read = crate::api::as_validated(object, schemas);
+    let read = super::as_validated(object, schemas);
     let validated = read.as_ref().unwrap_or(object);
     if let Some(errors) = schemas.validate(validated) {
         if let Some(why) = super::not_stored(object) {
@@ -255,7 +255,7 @@ fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<(KeyPath, String
         return Vec::new();
     }
     let alone = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata});
-    let read = crate::api::as_validated(&alone, schemas);
+    let read = super::as_validated(&alone, schemas);
     (schemas
         .validate(read.as_ref().unwrap_or(&alone))
         .unwrap_or_default())

@@ -9,6 +9,7 @@
 
 pub mod conformance;
 mod decode;
+pub mod defaults;
 pub mod validator;
 
 use serde_json::Value as Json;
@@ -200,6 +201,15 @@ fn decoder_words(error: &validator::SchemaError<'_>) -> Option<String> {
         }
         _ => of_pattern(error),
     }
+}
+
+/// `object` as the API server validates it: as its decoder leaves it
+/// ([`KubeSchemas::decoded`]), then its defaults ([`defaults::defaulted`]); `None`
+/// when that is `object` itself. The schema
+/// check ([`conformance`]) and the API rules (`crate::api`) read this.
+pub fn as_validated(object: &Json, schemas: &KubeSchemas) -> Option<Json> {
+    let decoded = schemas.decoded(object);
+    defaults::defaulted(decoded.as_ref().unwrap_or(object)).or(decoded)
 }
 
 /// Whether `api_version` is an alpha or beta version of a group Kubernetes

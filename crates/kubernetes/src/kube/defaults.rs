@@ -32,11 +32,21 @@
 //!   `pdb.kubernetes.io/deprecated-v1beta1-empty-selector-match` (the v1
 //!   conversion strips it, unread), unless the selector is `{}` or that one
 //!   expression with `Exists`.
+//!
+//! Read apart, not by [`defaulted`]: [`host_port_as_created`], the host
+//! port `SetDefaults_Pod` gives a container port of a Pod on the host
+//! network, which the API rules' host ports and Pod Security's created
+//! pod both read.
+//!
+//! These sit with the schemas, below the API rules (`crate::api`) and Pod
+//! Security: what the server validates is what its decoder and these
+//! defaults leave ([`super::as_validated`]), the schema check's reading
+//! and the rules' alike.
 
 use serde_json::{Map, Value as Json};
 
-use super::pod_template;
 use crate::json::{Field as _, each, whole};
+use crate::tree::pod_template;
 
 /// `object` as the API server's defaults leave it for validation; `None`
 /// when they change nothing a rule reads (most objects).
@@ -414,6 +424,16 @@ fn pod_spec(object: &mut Json, kind: &str) -> bool {
         }
     }
     changed
+}
+
+/// The host port a Pod on the host network (`host_network`) is created
+/// with where its written one is unset or any zero (`0.0`): its container
+/// port (`SetDefaults_Pod`); `None` where the written one stands. Read by
+/// the host port rules and by Pod Security's created pod alike.
+pub fn host_port_as_created(port: &Json, host_network: bool) -> Option<&Json> {
+    let unset = port["hostPort"].is_null() || port["hostPort"].as_f64() == Some(0.0);
+    (host_network && unset && port.is_object() && !port["containerPort"].is_null())
+        .then(|| &port["containerPort"])
 }
 
 #[cfg(test)]
