@@ -2,6 +2,7 @@
 
 use crate::args::{Format, InputArgs};
 use crate::contract::{self, RbacOutput};
+use kubernetes::api::admitted;
 use kubernetes::exit::Exit;
 use kubernetes::input;
 use kubernetes::kube::KubeSchemas;
@@ -16,7 +17,7 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let objects: Vec<serde_json::Value> = set.manifests.iter().map(|m| m.json()).collect();
     // A role or binding the API server refuses does not exist once
     // applied: it grants nothing, and a note says why.
-    for (index, why) in rbac::admitted::refused(&objects, &schemas) {
+    for (index, why) in admitted::refused(&objects, &schemas) {
         let object = &objects[index];
         let field = |a: &str, b: &str| object[a][b].as_str().map(str::to_owned);
         let namespace = field("metadata", "namespace").map(|n| format!("{n}/"));
@@ -27,7 +28,7 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
             field("metadata", "name").unwrap_or_else(|| "(no name)".to_owned()),
         )));
     }
-    let objects = rbac::admitted::without_refused(&objects, &schemas);
+    let objects = admitted::without_refused(&objects, &schemas);
     let version = rbac::defaults::version(&args.kube_version);
     let permissions = kubernetes::rbac::resolve::permissions_with(
         &objects,

@@ -21,6 +21,7 @@
 
 use serde_json::Value as Json;
 
+pub mod admitted;
 mod autoscaling;
 mod claims;
 mod classes;

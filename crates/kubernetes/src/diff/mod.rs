@@ -608,7 +608,7 @@ fn permissions(
     // and `check` read it (the schemas of the version, else the default).
     let schemas = crate::kube::KubeSchemas::load(&format!("{}.{}", version.0, version.1))
         .or_else(|_| crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION))?;
-    let objects = rbac::admitted::without_refused(objects, &schemas);
+    let objects = crate::api::admitted::without_refused(objects, &schemas);
     crate::rbac::resolve::permissions_with(&objects, crate::rbac::resolve::Cluster::Roles, version)
 }
 

@@ -5,7 +5,6 @@
 //! The chart's RBAC invariants (R1-R6) are rules of their own in
 //! the chart's `check::rules`; they ask [`resolve::Rbac`] their questions.
 
-pub mod admitted;
 pub mod defaults;
 pub mod resolve;
 pub mod table;

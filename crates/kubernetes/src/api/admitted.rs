@@ -1,7 +1,7 @@
 //! Which roles and bindings exist once applied: the API server refuses a
 //! Role, ClusterRole, RoleBinding or ClusterRoleBinding that breaks its
 //! schema (`check`'s reading: [`crate::kube::conformance`]), an `API`
-//! rule ([`crate::api::problems`]), or whose apiVersion it does not serve
+//! rule ([`super::problems`]), or whose apiVersion it does not serve
 //! (`rbac.authorization.k8s.io/v1beta1`). Such an object grants nothing;
 //! the other objects of the input are applied all the same. Read by
 //! `rbac` (which names each in a note) and by `diff`'s permissions, so
@@ -22,7 +22,7 @@ pub fn refused(objects: &[Json], schemas: &KubeSchemas) -> Vec<(usize, String)> 
         .filter(|(_, o)| KINDS.contains(&o.field("kind").as_str().unwrap_or_default()))
         .collect();
     let judged: Vec<&Json> = rbac.iter().map(|&(_, o)| o).collect();
-    (crate::api::refused::refused(&judged, schemas, &[]).into_iter())
+    (super::refused::refused(&judged, schemas, &[]).into_iter())
         .map(|refusal| (rbac[refusal.index].0, refusal.why))
         .collect()
 }
