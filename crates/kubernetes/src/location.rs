@@ -402,9 +402,9 @@ fn parse_pattern(text: &str) -> Result<KeyPath, String> {
 mod tests {
     use super::*;
 
-    /// Counts past `u32::MAX` are held at it, not wrapped; a node and a
-    /// key of a large input stay small (every node and key carries an
-    /// origin: 24 bytes, a node 64, a mapping entry 112 on 64-bit targets).
+    /// Counts past `u32::MAX` are held at it, not wrapped; an origin
+    /// stays small (every node and key of a large input carries one: 24
+    /// bytes on 64-bit targets; the nodes' own sizes are `yaml`'s test).
     #[test]
     fn a_place_is_held_in_u32s_that_saturate() {
         assert_eq!(saturating_u32(7), 7);
@@ -424,12 +424,7 @@ mod tests {
         assert_eq!(origin.line(), 2);
         assert_eq!(Origin::Default.line(), 0);
         #[cfg(target_pointer_width = "64")]
-        {
-            use crate::yaml::{Key, Node};
-            assert_eq!(std::mem::size_of::<Origin>(), 24);
-            assert_eq!(std::mem::size_of::<Node>(), 64);
-            assert_eq!(std::mem::size_of::<(Key, Node)>(), 112);
-        }
+        assert_eq!(std::mem::size_of::<Origin>(), 24);
     }
 
     #[test]

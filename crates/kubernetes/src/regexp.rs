@@ -557,33 +557,4 @@ mod tests {
         assert!(check(&format!("{}a{}", "(".repeat(1000), ")".repeat(1000))).is_err());
         assert!(check(&"a".repeat(n)).is_ok());
     }
-
-    /// Written for the regex crate, a pattern matches what Go's matches,
-    /// read by the regex crate and by the schema engine a custom
-    /// resource's schema is compiled with.
-    #[test]
-    fn go_only_syntax_is_written_for_the_regex_crate() {
-        let reads = |pattern: &str, text: &str| {
-            let written = as_the_regex_crate_reads_it(pattern).unwrap();
-            let by_regex = regex::Regex::new(&written).unwrap().is_match(text);
-            let schema = serde_json::json!({"type": "string", "pattern": written});
-            let by_schema = jsonschema::options()
-                .with_pattern_options(crate::kube::pattern_engine())
-                .build(&schema)
-                .unwrap()
-                .is_valid(&serde_json::json!(text));
-            assert_eq!(by_regex, by_schema, "{pattern} on {text:?}");
-            by_regex
-        };
-        assert!(reads(r"^\Qa.b\E$", "a.b") && !reads(r"^\Qa.b\E$", "axb"));
-        assert!(reads("^a{$", "a{") && reads("^a{,5}$", "a{,5}"));
-        assert!(reads("^[[:a]+$", "[:a") && reads("^[]a]+$", "]a"));
-        assert!(reads("^[[:alpha:]]+$", "Ab") && !reads("^[[:alpha:]]+$", "A1"));
-        assert!(reads("^[[:^alpha:]x]+$", "1x-") && !reads("^[[:^alpha:]]+$", "a"));
-        assert!(reads("^[[:punct:]]+$", "[]^-\\") && !reads("^[[:punct:]]+$", "a"));
-        assert!(reads(r"^\<a\>$", "<a>"));
-        assert!(reads("^[a&&b]+$", "a&b") && reads("^[a~~]+$", "~"));
-        let upper = r"^\p{uppercase-letter}+$";
-        assert!(reads(upper, "AB") && !reads(upper, "ab"));
-    }
 }

@@ -1583,6 +1583,17 @@ mod tests {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
     }
 
+    /// A node and a key of a large input stay small: every node and key
+    /// carries an origin (24 bytes), a node is 64 bytes, a mapping entry
+    /// 112 on 64-bit targets.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_node_and_a_mapping_entry_stay_small() {
+        assert_eq!(std::mem::size_of::<Origin>(), 24);
+        assert_eq!(std::mem::size_of::<Node>(), 64);
+        assert_eq!(std::mem::size_of::<(Key, Node)>(), 112);
+    }
+
     /// Read beside (the events made on the worker), a text gives the
     /// same nodes, or the same problem, as read on one thread: a large text
     /// in the fast source's subset; one that leaves it near its end (read
