@@ -661,7 +661,7 @@ mod tests {
         let mut few = few;
         few.kata.enabled = true;
         // Enough BuildProjects for the parse-back, the JSON and the checks
-        // to split ([`check::PARALLEL_FROM`], [`yaml::SPLIT_FROM`]).
+        // to split ([`kubernetes::PARALLEL_FROM`], [`yaml::SPLIT_FROM`]).
         let mut many = few.clone();
         many.projects = (0..300)
             .map(|i| crate::model::Project {
@@ -672,7 +672,7 @@ mod tests {
             })
             .collect();
         let (few, many) = (render(&few).unwrap(), render(&many).unwrap());
-        assert!(many.release.len() > check::PARALLEL_FROM);
+        assert!(many.release.len() > kubernetes::PARALLEL_FROM);
         let findings = check(&many);
         let ids: Vec<_> = findings.iter().filter_map(|f| f.id()).collect();
         assert!(

@@ -87,6 +87,20 @@ pub mod tree;
 pub mod withhold;
 pub mod yaml;
 
+/// From how many objects a stage splits its work over a second core
+/// ([`parallel`]): below it starting a thread (and its allocator heap)
+/// costs more than it saves (BENCHMARKS.md). A stage may split at any
+/// size where the second core has nothing else to do, once the worker
+/// runs already ([`worker_running`]). The chart's values stage (the schema
+/// beside the typed reading) and its checks ask it.
+pub const PARALLEL_FROM: usize = 200;
+
+/// Whether work over `objects` objects is worth a second thread: enough of
+/// them ([`PARALLEL_FROM`]), and a second core ([`second_core`]).
+pub fn parallel(objects: usize) -> bool {
+    objects >= PARALLEL_FROM && second_core()
+}
+
 /// Whether the process may run on more than one core. The stages that
 /// split their work over two threads ask it.
 pub fn second_core() -> bool {

@@ -343,7 +343,8 @@ pub fn run_borrowed(
     let exemptions = crate::artifacts::merged_exemptions(exemptions);
     // From a few hundred objects, on two cores (`rules::check`); at any
     // size once a stage before has started the worker (a render has).
-    let split = schema.is_some() && (parallel(manifests.len()) || kubernetes::worker_running());
+    let split =
+        schema.is_some() && (kubernetes::parallel(manifests.len()) || kubernetes::worker_running());
     rules::check(&context, &mut findings, exemptions.as_ref(), schema, split);
     let Findings { found, info, .. } = findings;
     let info = info
@@ -367,22 +368,6 @@ pub fn run_borrowed(
     }
     let findings = found.into_iter().map(|(_, finding)| finding).collect();
     CheckReport { findings, info }
-}
-
-/// From how many objects a render's stages and `check` split their work
-/// over a second core: below it starting a thread (and its allocator
-/// heap) costs more than it saves (BENCHMARKS.md). Three stages split at
-/// any size, as they come when the second core has nothing else to do: a
-/// render's JSON copy of the objects, its checks of each bundle alone
-/// (`pipeline::check_leaving`), and the rules of any check run once the
-/// worker runs already (`kubernetes::worker_running`: a render started it
-/// while the values loaded).
-pub const PARALLEL_FROM: usize = 200;
-
-/// Whether work over `objects` objects is worth a second thread: enough of
-/// them, and a second core.
-pub fn parallel(objects: usize) -> bool {
-    objects >= PARALLEL_FROM && kubernetes::second_core()
 }
 
 /// Findings, then what was not verified, as text for a person, each

@@ -70,7 +70,7 @@ pub const MAX_SET_ARGUMENTS: usize = 1_000;
 /// Reads, merges, validates and checks the values: every problem of the
 /// schema and of the rules in one run.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Error> {
-    load_on(inputs, crate::check::parallel)
+    load_on(inputs, kubernetes::parallel)
 }
 
 /// [`load`]; `beside` says, from the number of projects, whether the
@@ -773,7 +773,7 @@ mod tests {
     /// a key; with enough projects for the second core.
     #[test]
     fn the_schema_beside_the_typed_reading_says_what_it_says_before_it() {
-        let projects: String = (0..crate::check::PARALLEL_FROM + 5)
+        let projects: String = (0..kubernetes::PARALLEL_FROM + 5)
             .map(|i| {
                 format!("  - {{name: p-{i:04}, repository: 'https://git.example.com/p-{i}.git'}}\n")
             })
