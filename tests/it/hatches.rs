@@ -5,6 +5,7 @@
 //! `check` (T3) when `render` checks its output; `explain` names the
 //! values line behind each.
 
+use chart::model::extras;
 use kubernetes::yaml;
 
 use kubernetes::location::Source;
@@ -402,4 +403,51 @@ fn cluster_the_hatches_apply_and_the_server_agrees_with_check() {
         &refused,
         "pods \"hatches-privileged\" is forbidden: violates PodSecurity \"restricted:latest\": privileged",
     );
+}
+
+/// What each `Owned` hatch rule lists (`chart::model::extras`) is what the templates write: a flag, a
+/// variable, a volume or a mount a template gains fails here until it
+/// is listed (and so refused in the hatches).
+#[test]
+fn the_owned_names_are_what_the_templates_write() {
+    let mut values = chart::model::Values::default();
+    values.kata.enabled = true;
+    values.builds.daemon.pod.priority_class_name = Some("builds".into());
+    let output = chart::pipeline::render(&values).unwrap();
+    let manifests = output.manifests(&output.bundles());
+    for (name, owned) in [
+        ("buildkit-buildd", &extras::BUILDD),
+        ("buildkit-gateway", &extras::GATEWAY),
+    ] {
+        let object = manifests
+            .iter()
+            .find(|m| m.id.kind == "Deployment" && m.id.name == name)
+            .unwrap()
+            .node()
+            .to_json();
+        let pod = &object["spec"]["template"]["spec"];
+        let container = &pod["containers"][0];
+        assert_eq!(container["name"], owned.container);
+        let args = container["args"].as_array().unwrap();
+        assert!(args.len() >= owned.flags.len() - 1, "{name}");
+        for arg in args {
+            let arg = arg.as_str().unwrap();
+            assert!(
+                extras::sets_flag(arg, owned.flags).is_some(),
+                "{name}: {arg}"
+            );
+        }
+        let names = |list: &serde_json::Value, key: &str| -> Vec<String> {
+            list.as_array()
+                .into_iter()
+                .flatten()
+                .map(|item| item[key].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let env: Vec<&str> = owned.env.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names(&container["env"], "name"), env, "{name}");
+        assert_eq!(names(&pod["volumes"], "name"), owned.volumes, "{name}");
+        let mounts: Vec<&str> = owned.mount_paths.iter().map(|(p, _)| *p).collect();
+        assert_eq!(names(&container["volumeMounts"], "mountPath"), mounts);
+    }
 }

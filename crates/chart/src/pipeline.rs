@@ -19,9 +19,6 @@ use kubernetes::withhold::Withheld;
 use kubernetes::yaml::{self, Node};
 use serde_json::Value as Json;
 
-/// The template of the Kyverno exemptions artifact.
-pub const EXEMPTIONS_TEMPLATE: &str = "artifacts/kyverno-exemptions.yaml";
-
 /// The separately applied parts of an environment (ADR-0006): the release
 /// targets the operator and builds namespaces; the Kata node plumbing
 /// (system namespace, kata-deploy, vCPU tuning, RuntimeClass) is applied
@@ -208,8 +205,9 @@ fn render_with(
     let extra = extras.len();
     release.extend(extras);
     let (exemptions, exemptions_document) = canonical(
-        EXEMPTIONS_TEMPLATE,
-        &render::render_template(&templates.env, EXEMPTIONS_TEMPLATE, &context).map_err(budget)?,
+        render::EXEMPTIONS_TEMPLATE,
+        &render::render_template(&templates.env, render::EXEMPTIONS_TEMPLATE, &context)
+            .map_err(budget)?,
     )?;
     Ok(Output {
         release,

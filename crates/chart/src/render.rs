@@ -83,6 +83,9 @@ fn spend(text: &str) -> Result<(), minijinja::Error> {
 /// The folder of the templates of the Kata bundle.
 pub const KATA_DIR: &str = "kata/";
 
+/// The template of the Kyverno exemptions artifact.
+pub const EXEMPTIONS_TEMPLATE: &str = "artifacts/kyverno-exemptions.yaml";
+
 /// The templates and which of them render objects.
 pub struct Templates {
     /// The environment holding every template.
@@ -506,7 +509,7 @@ mod tests {
         let context = bundle_context(&mut plan, Some(&shown));
         assert_eq!(plan.projects.len(), 2, "the plan keeps its BuildProjects");
         assert_eq!(plan.values.projects.len(), 2);
-        let exemptions = crate::pipeline::EXEMPTIONS_TEMPLATE.to_owned();
+        let exemptions = EXEMPTIONS_TEMPLATE.to_owned();
         let names = (templates.objects.iter().chain(&templates.kata))
             .filter(|name| *name != projects::TEMPLATE)
             .chain([&exemptions]);

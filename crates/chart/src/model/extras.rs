@@ -684,47 +684,6 @@ mod tests {
         assert_eq!(messages(&args(&["--listen=:1"]), &GATEWAY).len(), 1);
     }
 
-    /// What each [`Owned`] lists is what the templates write: a flag, a
-    /// variable, a volume or a mount a template gains fails here until it
-    /// is listed (and so refused in the hatches).
-    #[test]
-    fn the_owned_names_are_what_the_templates_write() {
-        let mut values = crate::model::Values::default();
-        values.kata.enabled = true;
-        values.builds.daemon.pod.priority_class_name = Some("builds".into());
-        let output = crate::pipeline::render(&values).unwrap();
-        let manifests = output.manifests(&output.bundles());
-        for (name, owned) in [("buildkit-buildd", &BUILDD), ("buildkit-gateway", &GATEWAY)] {
-            let object = manifests
-                .iter()
-                .find(|m| m.id.kind == "Deployment" && m.id.name == name)
-                .unwrap()
-                .node()
-                .to_json();
-            let pod = &object["spec"]["template"]["spec"];
-            let container = &pod["containers"][0];
-            assert_eq!(container["name"], owned.container);
-            let args = container["args"].as_array().unwrap();
-            assert!(args.len() >= owned.flags.len() - 1, "{name}");
-            for arg in args {
-                let arg = arg.as_str().unwrap();
-                assert!(sets_flag(arg, owned.flags).is_some(), "{name}: {arg}");
-            }
-            let names = |list: &serde_json::Value, key: &str| -> Vec<String> {
-                list.as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|item| item[key].as_str().unwrap().to_owned())
-                    .collect()
-            };
-            let env: Vec<&str> = owned.env.iter().map(|(n, _)| *n).collect();
-            assert_eq!(names(&container["env"], "name"), env, "{name}");
-            assert_eq!(names(&pod["volumes"], "name"), owned.volumes, "{name}");
-            let mounts: Vec<&str> = owned.mount_paths.iter().map(|(p, _)| *p).collect();
-            assert_eq!(names(&container["volumeMounts"], "mountPath"), mounts);
-        }
-    }
-
     #[test]
     fn volumes_outside_restricted_and_host_paths_are_refused_with_the_reason() {
         let volume = |json: serde_json::Value| -> Volume { serde_json::from_value(json).unwrap() };
