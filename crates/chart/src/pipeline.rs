@@ -596,10 +596,9 @@ mod tests {
         };
         let findings = check(&render(&values).unwrap());
         assert!(
-            findings
-                .iter()
-                .any(|f| f.id() == Some(check::Invariant::EventsClusterWide.id())
-                    && f.object() == Some("Role buildkit-operator/events")),
+            findings.iter().any(|f| f.id()
+                == Some(check::rules::Invariant::EventsClusterWide.id())
+                && f.object() == Some("Role buildkit-operator/events")),
             "{findings:#?}"
         );
     }
@@ -674,11 +673,11 @@ mod tests {
         let findings = check(&many);
         let ids: Vec<_> = findings.iter().filter_map(|f| f.id()).collect();
         assert!(
-            ids.contains(&check::Invariant::EventsClusterWide.id()),
+            ids.contains(&check::rules::Invariant::EventsClusterWide.id()),
             "{findings:#?}"
         );
         assert!(
-            ids.contains(&check::Invariant::Schema.id()),
+            ids.contains(&check::rules::Invariant::Schema.id()),
             "{findings:#?}"
         );
         assert_eq!(findings, check(&few));
@@ -736,7 +735,7 @@ mod tests {
         let findings = check(&output);
         let r2: Vec<_> = findings
             .iter()
-            .filter(|f| f.id() == Some(check::Invariant::EventsWriteOnly.id()))
+            .filter(|f| f.id() == Some(check::rules::Invariant::EventsWriteOnly.id()))
             .collect();
         assert_eq!(r2.len(), 1, "{findings:#?}");
         assert_eq!(r2[0].path, "rules[0].verbs");

@@ -7,7 +7,8 @@ use kubernetes::api::{ValidKeys, images, problems_remembering};
 use kubernetes::kube::KubeSchemas;
 use kubernetes::manifest::ObjectScope;
 
-use super::{Context, Findings, Invariant};
+use super::rules::Invariant;
+use super::{Context, Findings};
 
 /// Checks every object of `context`. The label and annotation keys found
 /// valid are remembered for this run only: the objects mostly share them.

@@ -33,7 +33,7 @@ use kubernetes::secret::{self, Hidden};
 use kubernetes::text::{FINDING, clip};
 use kubernetes::yaml::Node;
 
-pub use rules::Invariant;
+use rules::Invariant;
 
 /// Everything a check run found; as JSON, `findings` and `info`, each as
 /// [`Diagnostic::to_json`] writes it.

@@ -5,7 +5,8 @@
 use kubernetes::kube::conformance::{self, Unknown, Verdict};
 use kubernetes::location::KeyPath;
 
-use super::{Context, Findings, Invariant, Options};
+use super::rules::Invariant;
+use super::{Context, Findings, Options};
 
 /// Checks every object of `context`.
 pub fn check(context: &Context<'_>, findings: &mut Findings<'_>, options: &Options<'_>) {

@@ -27,7 +27,8 @@ pub const RULE: Definition = Definition {
 use crate::check::facts::Instance;
 use kubernetes::rbac::resolve::Sample;
 use kubernetes::rbac::resolve::{Scope, resource_name};
-use crate::check::{Context, Findings, Invariant};
+use crate::check::{Context, Findings};
+use crate::check::rules::Invariant;
 use crate::plan::adr;
 use crate::plan::rbac::READ;
 use kubernetes::location::KeyPath;

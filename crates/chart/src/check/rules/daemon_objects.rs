@@ -4,7 +4,8 @@ use std::collections::HashSet;
 
 use super::shared::grants::{Grants, names, rule_path};
 use kubernetes::rbac::{resolve::{Sample, Scope}};
-use crate::check::{Class, Context, Findings, Invariant};
+use crate::check::{Class, Context, Findings};
+use crate::check::rules::Invariant;
 use crate::plan::adr;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};

@@ -2,7 +2,8 @@
 //! (ADR-0006). The values side is `model::rules::check_namespaces`.
 
 use super::shared::namespaces::namespace_objects;
-use crate::check::{Findings, Invariant};
+use crate::check::Findings;
+use crate::check::rules::Invariant;
 use crate::model::rules::RESERVED_NAMESPACES;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};

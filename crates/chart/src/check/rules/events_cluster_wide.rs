@@ -7,7 +7,8 @@ use super::shared::grants::{Grants, buildd_subject, flag, names_events, rule_pat
 use crate::check::facts::Instance;
 use kubernetes::json::Field;
 use kubernetes::rbac::resolve::Scope;
-use crate::check::{Context, Findings, Invariant};
+use crate::check::{Context, Findings};
+use crate::check::rules::Invariant;
 use crate::plan::adr;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};

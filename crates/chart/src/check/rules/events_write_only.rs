@@ -2,7 +2,8 @@
 
 use super::shared::grants::{names_events, rule_path};
 use kubernetes::rbac::resolve::PolicyRule;
-use crate::check::{Findings, Invariant};
+use crate::check::Findings;
+use crate::check::rules::Invariant;
 use crate::plan::adr;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};

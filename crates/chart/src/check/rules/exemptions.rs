@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use serde_json::Value as Json;
 
 use super::shared::namespaces::{ClassedNamespace, classed};
-use crate::check::{Context, Findings, Invariant};
+use crate::check::{Context, Findings};
+use crate::check::rules::Invariant;
 use crate::plan::adr::{EXEMPTIONS_ANNOTATION, Exemption};
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;

@@ -8,7 +8,8 @@
 use super::shared::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
 use kubernetes::json::Field;
 use kubernetes::rbac::resolve::PolicyRule;
-use crate::check::{Context, Findings, Invariant};
+use crate::check::{Context, Findings};
+use crate::check::rules::Invariant;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;

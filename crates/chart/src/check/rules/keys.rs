@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of};
-use crate::check::{Context, Findings, Invariant};
+use crate::check::{Context, Findings};
+use crate::check::rules::Invariant;
 use crate::plan::adr::DAEMON_TLS_FLAGS;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;

@@ -22,7 +22,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value as Json;
 
 use crate::check::facts::namespace_of;
-use crate::check::{Findings, Invariant};
+use crate::check::Findings;
+use crate::check::rules::Invariant;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::quantity::{LimitRangePrecision, Quantity};

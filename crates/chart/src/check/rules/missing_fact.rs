@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 
 use super::placement::{Placed, placements};
 use super::{DOC, Definition, Inputs};
-use crate::check::{Context, Findings, Invariant};
+use crate::check::{Context, Findings};
+use crate::check::rules::Invariant;
 use kubernetes::location::KeyPath;
 use kubernetes::diagnostic::Rule;
 

@@ -17,7 +17,8 @@ use serde_json::Value as Json;
 
 use super::shared::namespaces::namespace_objects;
 use crate::check::facts::namespace_of;
-use crate::check::{Class, Findings, Invariant};
+use crate::check::{Class, Findings};
+use crate::check::rules::Invariant;
 use crate::plan::network::NAMESPACE_NAME_LABEL;
 use kubernetes::json::Field;
 use kubernetes::cidr::{self, Cidr};

@@ -1,7 +1,8 @@
 //! R5: no wildcards: every grant names its API groups, resources and verbs.
 
 use super::shared::grants::{rule_path, wildcard_fields};
-use crate::check::{Findings, Invariant};
+use crate::check::Findings;
+use crate::check::rules::Invariant;
 use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 

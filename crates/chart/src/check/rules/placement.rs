@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use crate::check::facts::{component_class, namespace_of};
-use crate::check::{Class, Context, Findings, Invariant};
+use crate::check::{Class, Context, Findings};
+use crate::check::rules::Invariant;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::manifest;

@@ -16,7 +16,8 @@ use serde_json::Value as Json;
 
 use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::facts::namespace_of;
-use crate::check::{Class, Context, Findings, Invariant};
+use crate::check::{Class, Context, Findings};
+use crate::check::rules::Invariant;
 use crate::plan::adr;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;

@@ -9,7 +9,8 @@
 use super::pod_security_verdicts::{Demand, Judged, demand_of};
 use super::{DOC, Definition, Inputs};
 use crate::check::facts::namespace_of;
-use crate::check::{Findings, Invariant};
+use crate::check::Findings;
+use crate::check::rules::Invariant;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{carried_pod, joined};

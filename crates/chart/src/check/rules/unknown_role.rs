@@ -2,7 +2,8 @@
 //! neither in the input nor one of the cluster's default roles, or it
 //! aggregates ClusterRoles the input cannot show.
 
-use crate::check::{Findings, Invariant};
+use crate::check::Findings;
+use crate::check::rules::Invariant;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};

@@ -6,7 +6,8 @@
 
 use super::shared::namespaces::namespace_objects;
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of, pod_spec};
-use crate::check::{Class, Context, Findings, Invariant};
+use crate::check::{Class, Context, Findings};
+use crate::check::rules::Invariant;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
