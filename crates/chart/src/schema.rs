@@ -21,7 +21,8 @@ use kubernetes::location::{KeyPath, Segment};
 use kubernetes::yaml::{Node, Value};
 
 mod baked {
-    use kubernetes::kube::validator::{Additional, AlignAs, List, Node, Str, Tables};
+    use kubernetes::kube::validator::{Additional, List, Node, Str, Tables};
+    use regex_automata::util::wire::AlignAs;
     include!(concat!(env!("OUT_DIR"), "/values_schema.rs"));
 }
 

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use regex_automata::Input;
 use regex_automata::dfa::{Automaton, dense};
-pub use regex_automata::util::wire::AlignAs;
+use regex_automata::util::wire::AlignAs;
 use serde_json::Value as Json;
 
 use crate::location::{KeyPath, Segment};
