@@ -32,7 +32,7 @@ mod ingress;
 mod job;
 mod limit_range;
 mod objects;
-pub(crate) mod pod;
+mod pod;
 mod quota;
 pub mod refused;
 mod resources;
