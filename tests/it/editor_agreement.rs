@@ -103,14 +103,11 @@ const BY_DESIGN: [(&str, &str); 10] = [
 /// Every values file: the fixtures of [`VALUES_FOLDERS`] and `values/`.
 fn values_files() -> Vec<String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                out.push(path);
-            }
-        }
+        let found = (kubernetes::files::walk(dir).map(Result::unwrap))
+            .filter(|entry| !entry.file_type().is_dir())
+            .map(|entry| entry.into_path())
+            .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"));
+        out.extend(found);
     }
     let mut files = Vec::new();
     for folder in VALUES_FOLDERS {

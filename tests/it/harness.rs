@@ -176,6 +176,30 @@ pub fn relative(path: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// `path` below `base`, with forward slashes: a walked entry's name.
+pub fn below(base: &Path, path: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Copies the folders and files below `from` into `to` (made if missing),
+/// walked as chartgen walks a folder ([`kubernetes::files::walk`]): a
+/// link is copied as the file it names, never followed into.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in kubernetes::files::walk(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// Asserts that `text` contains `needle`, showing the whole text when not.
 #[track_caller]
 pub fn assert_contains(text: &str, needle: &str) {

@@ -13,7 +13,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value as Json;
 
-use crate::harness::{assert_contains, chartgen, chartgen_with_stdin, root};
+use crate::harness::{assert_contains, chartgen, chartgen_with_stdin, copy_tree, root};
 use crate::tools;
 
 /// The pinned Python packages, as `.ci/run` installs them.
@@ -206,24 +206,11 @@ fn git(dir: &Path, args: &[&str]) -> String {
     stdout(&output).trim().to_owned()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// A GitOps repository as a team has it: values/, out/ rendered by the
 /// chartgen under test, one commit. Returns it and the commit.
 fn gitops_repo() -> (tempfile::TempDir, String) {
     let repo = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("values"), &repo.path().join("values"));
+    copy_tree(&root().join("values"), &repo.path().join("values"));
     render(repo.path());
     git(repo.path(), &["init", "--quiet", "--initial-branch=main"]);
     git(repo.path(), &["add", "--all"]);
@@ -544,7 +531,7 @@ fn yaml_language_server_validates_values_files_with_the_committed_schema() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("schema"), &dir.path().join("schema"));
+    copy_tree(&root().join("schema"), &dir.path().join("schema"));
     let dev = std::fs::read_to_string(root().join("values/dev.yaml")).unwrap();
     assert!(
         dev.contains("gateway:\n  replicas: 1\n"),
@@ -785,7 +772,7 @@ fn ci_script_refuses_a_bad_or_shadowed_base() {
 
     // The change adds manifests at the path `BASE:out/dev`.
     let fake = repo.path().join(format!("{base}:out/dev"));
-    copy_dir(&repo.path().join("out/dev"), &fake);
+    copy_tree(&repo.path().join("out/dev"), &fake);
     let shadowed = ci(repo.path(), &base, &[]);
     assert_eq!(shadowed.code, 2, "{}", shadowed.output);
     assert_contains(&shadowed.output, "exists as a path in the working tree");
@@ -960,7 +947,7 @@ fn hooks_repo() -> (tempfile::TempDir, String) {
         hooks.path().join(".pre-commit-hooks.yaml"),
     )
     .unwrap();
-    copy_dir(&root().join("examples"), &hooks.path().join("examples"));
+    copy_tree(&root().join("examples"), &hooks.path().join("examples"));
     git(hooks.path(), &["init", "--quiet"]);
     git(hooks.path(), &["add", "--all"]);
     git(hooks.path(), &["commit", "--quiet", "--message", "hooks"]);
@@ -1158,7 +1145,7 @@ fn argocd_generate(app: &Path, env: &[(&str, &str)]) -> Output {
 /// An application's path: a copy of values/.
 fn argocd_app() -> tempfile::TempDir {
     let app = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("values"), &app.path().join("values"));
+    copy_tree(&root().join("values"), &app.path().join("values"));
     app
 }
 

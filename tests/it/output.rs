@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::harness::{Run, chartgen, chartgen_with_stdin};
+use crate::harness::{Run, below, chartgen, chartgen_with_stdin, copy_tree};
 
 fn temp(name: &str) -> tempfile::TempDir {
     tempfile::Builder::new()
@@ -13,20 +13,13 @@ fn temp(name: &str) -> tempfile::TempDir {
         .unwrap()
 }
 
+/// The files below `dir` (folders left out), by their path below it.
 fn files(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(
-                files(&path)
-                    .into_iter()
-                    .map(|f| format!("{}/{f}", path.file_name().unwrap().to_string_lossy())),
-            );
-        } else {
-            found.push(path.file_name().unwrap().to_string_lossy().into_owned());
-        }
-    }
+    let mut found: Vec<String> = kubernetes::files::walk(dir)
+        .map(Result::unwrap)
+        .filter(|entry| !entry.file_type().is_dir())
+        .map(|entry| below(dir, entry.path()))
+        .collect();
     found.sort();
     found
 }
@@ -345,22 +338,16 @@ fn values(name: &str) -> String {
 
 /// Every entry below `dir` (hidden ones too; links not followed) with its
 /// content: `Some(bytes)` for a file, `None` for a link or folder.
+/// (A folder that cannot be read, `dir` itself too, holds nothing here.)
 fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Option<Vec<u8>>> {
     let mut found = std::collections::BTreeMap::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return found;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+    for entry in kubernetes::files::walk(dir).filter_map(Result::ok) {
+        let name = below(dir, entry.path());
+        let kind = entry.file_type();
         if kind.is_dir() {
             found.insert(format!("{name}/"), None);
-            for (inner, content) in snapshot(&path) {
-                found.insert(format!("{name}/{inner}"), content);
-            }
         } else if kind.is_file() {
-            found.insert(name, Some(std::fs::read(&path).unwrap()));
+            found.insert(name, Some(std::fs::read(entry.path()).unwrap()));
         } else {
             found.insert(name, None);
         }
@@ -835,20 +822,6 @@ fn a_folder_no_values_file_produced_loses_chartgens_files_only() {
         (code, stdout.as_str()),
         (0, "ok: out/dev/release is up to date (37 files)\n")
     );
-}
-
-/// Copies the folders and files below `from` into `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if std::fs::symlink_metadata(&path).unwrap().is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 /// The files of a snapshot (folders left out).

@@ -5,7 +5,6 @@
 //! in a later one.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use serde_json::Value as Json;
 
@@ -13,7 +12,7 @@ use kubernetes::yaml;
 
 use kubernetes::location::Source;
 
-use crate::harness::chartgen;
+use crate::harness::{below, chartgen};
 
 const PROD: &str = "values/ovh-prod.yaml";
 const VERSION: &str = "app.kubernetes.io/version";
@@ -35,22 +34,13 @@ fn render_prod(sets: &[String]) -> BTreeMap<String, String> {
     args.extend(["--output-dir".to_owned(), out.display().to_string()]);
     let run = chartgen(&args);
     assert_eq!(run.code, 0, "{args:?}\n{}", run.stderr);
-    let mut files = BTreeMap::new();
-    read_tree(&out, &out, &mut files);
-    files
-}
-
-fn read_tree(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            read_tree(root, &path, files);
-        } else {
-            let name = path.strip_prefix(root).unwrap().to_string_lossy();
-            let text = std::fs::read_to_string(&path).unwrap();
-            files.insert(name.replace('\\', "/"), text);
-        }
-    }
+    (kubernetes::files::walk(&out).map(Result::unwrap))
+        .filter(|entry| !entry.file_type().is_dir())
+        .map(|entry| {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            (below(&out, entry.path()), text)
+        })
+        .collect()
 }
 
 /// The files added, removed or changed between two renders.
