@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use super::placement::{Placed, placements};
+use super::shared::placements::{Placed, placements};
 use super::{DOC, Definition, Inputs};
 use crate::check::{Context, Findings};
 use crate::check::rules::Invariant;

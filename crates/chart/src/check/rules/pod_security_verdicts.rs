@@ -7,16 +7,18 @@
 //! the Namespace, and what ADR-0006 demands of its namespace's class. A
 //! Namespace that states a Pod Security level states its class's.
 //!
-//! What the ADRs demand of a pod ([`demand_of`]) is decided here, once:
-//! ROOTFS ([`super::read_only_root`]) reads it too.
+//! What the ADRs demand of a pod is decided in one place,
+//! [`super::shared::demand`], which ROOTFS ([`super::read_only_root`])
+//! reads too.
 
 use std::collections::HashMap;
 
 use serde_json::Value as Json;
 
+use super::shared::demand::{Demand, Judged, demand_of};
 use super::shared::namespaces::{ClassedNamespace, classed};
 use crate::check::facts::namespace_of;
-use crate::check::{Class, Context, Findings};
+use crate::check::{Context, Findings};
 use crate::check::rules::Invariant;
 use crate::plan::adr;
 use kubernetes::json::Field;
@@ -58,78 +60,6 @@ pub const ROOTLESS_RELAXED: &[&str] = &[
     "appArmorProfile",
     "capabilities_restricted",
 ];
-
-/// What ADR-0006 demands of the pods of a namespace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Demand {
-    /// `restricted`, and a read-only root filesystem.
-    Restricted,
-    /// `restricted` but for [`ROOTLESS_RELAXED`].
-    Rootless,
-    /// Nothing beyond what the cluster enforces: the system class, and
-    /// every object that is not the operator's (another application is
-    /// held to its namespace's Pod Security labels, not to the ADRs).
-    Nothing,
-}
-
-/// Why a pod is held to its [`Demand`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Judged {
-    /// By the class of its namespace, as the input shows it.
-    Class(Class),
-    /// A build daemon (a buildkit image) outside the operator and builds
-    /// namespaces: ADR-0006 runs every build daemon rootless.
-    Daemon,
-    /// The operator's object in a namespace of no class: the strictest.
-    Unclassed,
-    /// Not the operator's object: no ADR demand.
-    Other,
-}
-
-/// The one place that decides what the ADRs demand of the pod in object
-/// `index` (in `namespace`): the operator's objects by their namespace's
-/// class (of no class: the strictest, the operator class's); a build
-/// daemon anywhere by the builds class; another application's objects
-/// nothing ([`Context::in_scope`]).
-pub(super) fn demand_of(context: &Context<'_>, index: usize, namespace: &str) -> (Judged, Demand) {
-    let judged = match context.class_of(namespace) {
-        // The system namespace is the Kata plumbing's: a build daemon there
-        // is still a build daemon.
-        Some(Class::System) if runs_buildkit(context.objects[index]) => Judged::Daemon,
-        Some(class) => Judged::Class(class),
-        None if runs_buildkit(context.objects[index]) => Judged::Daemon,
-        None if context.in_scope(index) => Judged::Unclassed,
-        None => Judged::Other,
-    };
-    let demand = match judged {
-        Judged::Class(Class::Operator) | Judged::Unclassed => Demand::Restricted,
-        Judged::Class(Class::Builds) | Judged::Daemon => Demand::Rootless,
-        Judged::Class(Class::System) | Judged::Other => Demand::Nothing,
-    };
-    (judged, demand)
-}
-
-/// Whether a container of the object's pod runs a BuildKit daemon image
-/// (`…/buildkit`, any registry, tag or digest): a build daemon, whoever
-/// deployed it.
-fn runs_buildkit(object: &Json) -> bool {
-    let Some(carried) = carried_pod(object) else {
-        return false;
-    };
-    ["initContainers", "containers"].iter().any(|list| {
-        carried.pod.spec[*list]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c.field("image").as_str())
-            .any(|image| {
-                let path = image.split(['@']).next().unwrap_or(image);
-                let last = path.rsplit('/').next().unwrap_or(path);
-                let repository = last.split(':').next().unwrap_or(last);
-                repository == "buildkit"
-            })
-    })
-}
 
 /// Checks T3 on the Namespaces and on every pod.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {

@@ -1,12 +1,12 @@
 //! ROOTFS: the control plane's root filesystem is read-only (ADR-0006's
 //! hardening beyond Pod Security `restricted`): every container of a pod
 //! the ADRs hold to `restricted` (the operator class, and a namespace of no
-//! class, held to it: [`super::pod_security_verdicts::demand_of`]) keeps its root
+//! class, held to it: [`super::shared::demand`]) keeps its root
 //! filesystem read-only; a Windows pod, which cannot set it, is not held to
 //! it.
 
 
-use super::pod_security_verdicts::{Demand, Judged, demand_of};
+use super::shared::demand::{Demand, Judged, demand_of};
 use super::{DOC, Definition, Inputs};
 use crate::check::facts::namespace_of;
 use crate::check::Findings;
