@@ -3,18 +3,16 @@
 //! The plan's types keep a values file or a template edit from breaking the
 //! invariants; these checks read the objects themselves (a hand-edited
 //! template, a patch in the GitOps repository, an older render) and report
-//! every break: the Kubernetes schema ([`schema`]), what the API server
-//! refuses ([`api`]), and the chart's rules ([`rules`]: R1-R6 on effective
-//! RBAC resolved by [`kubernetes::rbac`], T1-T5 on topology and pod security, judged on
-//! the operator's objects only, [`Context::in_scope`]; GRANT on every
-//! role). Checks
+//! every break, one rule per file of [`rules`]: the Kubernetes schema
+//! (K8S), what the API server refuses (API), and the chart's rules (R1-R6
+//! on effective RBAC resolved by [`kubernetes::rbac`], T1-T5 on topology
+//! and pod security, judged on the operator's objects only,
+//! [`Context::in_scope`]; GRANT on every role). Checks
 //! read a [`Context`] and report into [`Findings`]; every finding is
 //! collected before any is reported.
 
-pub mod api;
 pub mod facts;
 pub mod rules;
-pub mod schema;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;

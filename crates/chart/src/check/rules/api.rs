@@ -1,12 +1,17 @@
 //! API: objects keep the API server's listed field rules. The check is
-//! [`crate::check::api`], modelled on the API server's validation, which
-//! runs when the schemas are given (`check`, not `relations`); it reports
-//! IMAGE too, for an image reference the kubelet cannot parse.
+//! [`kubernetes::api`]'s, modelled on the API server's validation, on
+//! every object as the API server validates it, decoded and defaulted
+//! ([`kubernetes::kube::as_validated`]); it runs when the schemas are given
+//! (`check`, not `relations`). A CRD whose claim another CRD took is API
+//! too, reported by K8S's schema pass ([`super::schema`]), which finds it.
 
 
 use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
+use crate::check::rules::Invariant;
+use kubernetes::api::{ValidKeys, problems_remembering};
 use kubernetes::diagnostic::Rule;
+use kubernetes::manifest::ObjectScope;
 
 /// API: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -25,9 +30,22 @@ pub const RULE: Definition = Definition {
 };
 
 /// Checks every object against the API server's listed rules, when the
-/// run has the schemas.
+/// run has the schemas. The label and annotation keys found valid are
+/// remembered for this run only: the objects mostly share them.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
-    if let Some(options) = inputs.schema {
-        crate::check::api::check(inputs.context, findings, options.schemas);
+    let Some(options) = inputs.schema else {
+        return;
+    };
+    let context = inputs.context;
+    let read: Vec<Option<_>> = (context.objects.iter())
+        .map(|o| kubernetes::kube::as_validated(o, options.schemas))
+        .collect();
+    let mut valid = ValidKeys::default();
+    for (index, (written, read)) in context.objects.iter().zip(&read).enumerate() {
+        let object = read.as_ref().unwrap_or(written);
+        let scope = ObjectScope::of(&context.manifests[index].id);
+        for (path, message) in problems_remembering(object, scope, &mut valid) {
+            findings.report(Invariant::Api, index, &path, message);
+        }
     }
 }

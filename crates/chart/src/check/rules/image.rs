@@ -1,8 +1,12 @@
-//! IMAGE: every image reference can be pulled. Reported by the API
-//! server's check ([`super::api`]), which reads every pod's containers.
+//! IMAGE: every image reference can be pulled. The check is
+//! [`kubernetes::api::images`], on every object's containers as written;
+//! it runs when the schemas are given (`check`, not `relations`), as API's
+//! does.
 
 
-use super::{DOC, Definition};
+use super::{DOC, Definition, Inputs};
+use crate::check::Findings;
+use crate::check::rules::Invariant;
 use kubernetes::diagnostic::Rule;
 
 /// IMAGE: what `docs/checks.md` says of it, and its check.
@@ -16,7 +20,20 @@ pub const RULE: Definition = Definition {
     },
     section: 180,
     rank: 210,
-    check: None,
+    check: Some(check),
     appendix: None,
-    per_object: false,
+    per_object: true,
 };
+
+/// Checks every image reference of every object, when the run has the
+/// schemas.
+fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
+    if inputs.schema.is_none() {
+        return;
+    }
+    for (index, object) in inputs.context.objects.iter().enumerate() {
+        for (path, message) in kubernetes::api::images(object) {
+            findings.report(Invariant::Image, index, &path, message);
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! KIND: every kind has a schema, and is one the API server keeps.
-//! Reported by the schema check
-//! ([`super::schema`]), which finds no schema for the kind.
+//! Reported by K8S's schema pass ([`super::schema`], whose verdicts say
+//! which kinds have no schema): the one pass over the objects, the CRDs'
+//! schemas compiled once, so KIND has no check of its own.
 
 
 use super::{DOC, Definition};
