@@ -26,6 +26,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::violation::RuleBreach;
+use kubernetes::api::Refuser;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::ALLOWED_VOLUMES;
 
@@ -325,6 +326,17 @@ pub fn check(extras: &Extras, at: &KeyPath, owned: &Owned, violations: &mut Vec<
     }
 }
 
+/// The id of the `check` rule that reports what `refuser` refuses: API
+/// for the API server, IMAGE for the kubelet. The rules are `check`'s,
+/// above the model, which cannot read them; `check::rules`' tests hold
+/// these to the rules' own ids.
+pub const fn rule_id(refuser: Refuser) -> &'static str {
+    match refuser {
+        Refuser::ApiServer => "API",
+        Refuser::Kubelet => "IMAGE",
+    }
+}
+
 /// The hint of a rule the API server or the kubelet states.
 const API_HINT: &str = "Kubernetes refuses this; the field's rules are in the API reference of its type (docs/values.md links it), the rule in docs/checks.md";
 
@@ -370,7 +382,6 @@ fn api_problems(
     kubernetes::api::pod_template_problems(&pod)
         .into_iter()
         .map(|(path, refuser, message)| {
-            use kubernetes::api::Refuser;
             use kubernetes::location::Segment::{Index, Key};
             let segments = path.0.as_slice();
             let (hatch, rest): (KeyPath, &[_]) = match segments {
@@ -392,11 +403,8 @@ fn api_problems(
                 }
                 _ => (at.clone(), &[][..]),
             };
-            let rule = match refuser {
-                Refuser::ApiServer => "API",
-                Refuser::Kubelet => "IMAGE",
-            };
-            (KeyPath([hatch.0, rest.to_vec()].concat()), rule, message)
+            let path = KeyPath([hatch.0, rest.to_vec()].concat());
+            (path, rule_id(refuser), message)
         })
         .collect()
 }

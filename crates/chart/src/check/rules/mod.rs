@@ -409,6 +409,17 @@ mod tests {
         }
     }
 
+    /// The values stage names what the API server and the kubelet refuse
+    /// in the escape hatches by these rules' ids (the model, below the
+    /// checks, cannot read them: `model::extras::rule_id`).
+    #[test]
+    fn the_values_name_the_refusers_rules_by_their_ids() {
+        use crate::model::extras::rule_id;
+        use kubernetes::api::Refuser;
+        assert_eq!(rule_id(Refuser::ApiServer), Invariant::Api.id());
+        assert_eq!(rule_id(Refuser::Kubelet), Invariant::Image.id());
+    }
+
     /// Findings of one object sort by rank: the schema's (K8S) before the
     /// ADR rules', whose order follows the reference.
     #[test]
