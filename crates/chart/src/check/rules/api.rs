@@ -27,6 +27,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: true,
+    generic: Some("the API server's rules"),
 };
 
 /// Checks every object against the API server's listed rules, when the

@@ -23,6 +23,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 use crate::check::facts::Instance;
 use kubernetes::rbac::resolve::Sample;

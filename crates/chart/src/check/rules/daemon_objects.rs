@@ -25,6 +25,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks R6 on the roles and on what the operator's accounts hold.

@@ -23,6 +23,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks T1 on the classes the input shows.

@@ -28,6 +28,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks R1 on the roles, the bindings and each buildd.

@@ -23,6 +23,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks R2 on every role's rules that name events, and on the default

@@ -29,6 +29,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks T4 on the Namespaces; `artifact` is the Kyverno exemptions

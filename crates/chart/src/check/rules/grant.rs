@@ -28,6 +28,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: Some("grants that escalate"),
 };
 
 /// The RBAC API group, where `escalate` and `bind` apply.

@@ -23,6 +23,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: true,
+    generic: Some("image references the kubelet cannot parse"),
 };
 
 /// Checks every image reference of every object, when the run has the

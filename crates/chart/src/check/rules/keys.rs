@@ -32,6 +32,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks KEYS on each buildd that names a daemon TLS Secret.

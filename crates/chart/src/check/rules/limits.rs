@@ -44,6 +44,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks LIMITS on the operator's BuildProjects.

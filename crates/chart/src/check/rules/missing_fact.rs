@@ -28,6 +28,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks FACT: once per namespace of the operator's objects whose class

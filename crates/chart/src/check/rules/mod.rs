@@ -74,6 +74,12 @@ pub struct Definition {
     /// server's rules), reading nothing of how the objects relate: such
     /// checks run beside the others on a second core ([`check`]).
     pub per_object: bool,
+    /// Whose objects it judges: `None` for an ADR rule, which judges the
+    /// buildkit operator's objects only ([`Context::in_scope`]); for a
+    /// generic rule, which judges any application's objects, the words the
+    /// reference's scope paragraph lists it under (`the schema`: rules of
+    /// the same words are listed together).
+    pub generic: Option<&'static str>,
 }
 
 /// A rule's check: reads the [`Inputs`], reports into the findings.
@@ -215,6 +221,56 @@ pub fn check(
     }
 }
 
+/// The ids of the ADR rules, then the generic rules' ids grouped by the
+/// words they are listed under ([`Definition::generic`]), each in
+/// reference order: whom each rule judges, for the reference's scope
+/// paragraph.
+fn scopes() -> (Vec<&'static str>, Vec<(&'static str, Vec<&'static str>)>) {
+    let mut adr = Vec::new();
+    let mut generic: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for invariant in BY_SECTION {
+        let id = invariant.id();
+        match invariant.definition().generic {
+            None => adr.push(id),
+            Some(words) => match generic.iter_mut().find(|(w, _)| *w == words) {
+                Some((_, group)) => group.push(id),
+                None => generic.push((words, vec![id])),
+            },
+        }
+    }
+    (adr, generic)
+}
+
+/// `ids` as the reference lists them: numbered ids of one letter first,
+/// a run of them as a range (`R1-R6`), then the others in their order.
+fn ids(ids: &[&str]) -> String {
+    let numbered = |id: &str| {
+        let digits = id.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        let prefix = &id[..id.len() - digits.len()];
+        let number = digits.parse::<u32>().ok().filter(|_| !prefix.is_empty())?;
+        Some((prefix.to_owned(), number))
+    };
+    let mut runs: Vec<(String, u32, u32)> = Vec::new();
+    let mut named = Vec::new();
+    for id in ids {
+        match numbered(id) {
+            Some((prefix, number)) => match runs.iter_mut().find(|(p, _, _)| *p == prefix) {
+                Some((_, _, last)) if *last + 1 == number => *last = number,
+                _ => runs.push((prefix, number, number)),
+            },
+            None => named.push((*id).to_owned()),
+        }
+    }
+    (runs.into_iter())
+        .map(|(prefix, first, last)| match first == last {
+            true => format!("{prefix}{first}"),
+            false => format!("{prefix}{first}-{prefix}{last}"),
+        })
+        .chain(named)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `docs/checks.md`: every rule with what it protects and an example.
 pub fn reference() -> String {
     let mut out = String::from(
@@ -239,14 +295,27 @@ pub fn reference() -> String {
          `cert-manager.io` whose CRD is neither in the input nor given with `--crd`) and \
          Kyverno (a Namespace whose `buildkit-operator.dev/policy-exemptions` annotation \
          names its policies, or `kyverno.io` resources, with no Kyverno CRD).\n\n\
-         The ADR rules (R1-R6, T1-T5, FACT) judge the buildkit operator's objects only: \
+         The ADR rules (",
+    );
+    let (adr, generic) = scopes();
+    out.push_str(&ids(&adr));
+    out.push_str(
+        ") judge the buildkit operator's objects only: \
          each buildd and what ties to it (its namespaces and everything in them, the \
          BuildProjects and their CRD, what its objects name or mount, the roles and \
          bindings that reach its namespaces' ServiceAccounts). Another application's \
          objects beside it (cert-manager's chart in the same GitOps repository, say) get \
-         the generic rules only: the schema (K8S, KIND), the API server's rules (API), \
-         roles that are not in the input (ROLE) and grants that escalate (GRANT).\n\n",
+         the generic rules only: ",
     );
+    let groups: Vec<String> = (generic.iter())
+        .map(|(words, group)| format!("{words} ({})", group.join(", ")))
+        .collect();
+    out.push_str(&match groups.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    });
+    out.push_str(".\n\n");
     for invariant in BY_SECTION {
         let rule = invariant.rule();
         let _ = write!(
@@ -418,6 +487,30 @@ mod tests {
         use kubernetes::api::Refuser;
         assert_eq!(rule_id(Refuser::ApiServer), Invariant::Api.id());
         assert_eq!(rule_id(Refuser::Kubelet), Invariant::Image.id());
+    }
+
+    /// The reference's scope paragraph lists every rule once, as an ADR
+    /// rule or a generic one, from the rules' definitions; ids in runs
+    /// are ranges.
+    #[test]
+    fn the_scope_paragraph_lists_every_rule_once() {
+        let (adr, generic) = scopes();
+        let mut listed: Vec<&str> = adr.clone();
+        listed.extend(generic.iter().flat_map(|(_, group)| group.iter().copied()));
+        listed.sort_unstable();
+        let mut all: Vec<&str> = Invariant::ALL.iter().map(|i| i.id()).collect();
+        all.sort_unstable();
+        assert_eq!(listed, all);
+        assert_eq!(
+            ids(&["R1", "R2", "R3", "T1", "FACT", "T2"]),
+            "R1-R3, T1-T2, FACT"
+        );
+        assert_eq!(ids(&["R1", "R3", "KEYS"]), "R1, R3, KEYS");
+        let reference = reference();
+        assert!(reference.contains(&format!("The ADR rules ({})", ids(&adr))));
+        for (words, group) in &generic {
+            assert!(reference.contains(&format!("{words} ({})", group.join(", "))));
+        }
     }
 
     /// Findings of one object sort by rank: the schema's (K8S) before the

@@ -20,6 +20,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks R5 on every role's rules.

@@ -24,6 +24,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// T2: an object of a class lives in that class's namespace, and no

@@ -44,6 +44,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: Some(kubernetes::pod_security::reference),
     per_object: false,
+    generic: None,
 };
 
 /// The checks the builds class waives, and only these: what rootless

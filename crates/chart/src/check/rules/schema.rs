@@ -28,6 +28,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: true,
+    generic: Some("the schema"),
 };
 
 /// Checks every object against its schema, when the run has the schemas:

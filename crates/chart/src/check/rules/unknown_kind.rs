@@ -21,4 +21,5 @@ pub const RULE: Definition = Definition {
     check: None,
     appendix: None,
     per_object: false,
+    generic: Some("the schema"),
 };

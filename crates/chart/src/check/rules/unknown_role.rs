@@ -23,6 +23,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: Some("roles that are not in the input"),
 };
 
 /// Checks every binding's role.

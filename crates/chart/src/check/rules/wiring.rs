@@ -27,6 +27,7 @@ pub const RULE: Definition = Definition {
     check: Some(check),
     appendix: None,
     per_object: false,
+    generic: None,
 };
 
 /// Checks T5 on each buildd, the workloads naming the daemons' namespace,
