@@ -1824,7 +1824,8 @@ pub(super) fn pod_as_stored(pod: &mut Json) {
             if host_network {
                 let ports = container.get_mut("ports").and_then(Json::as_array_mut);
                 for port in ports.into_iter().flatten() {
-                    if let Some(filled) = crate::api::pod::host_port_as_created(port, true).cloned()
+                    if let Some(filled) =
+                        crate::kube::defaults::host_port_as_created(port, true).cloned()
                         && let Some(port) = port.as_object_mut()
                     {
                         port.insert("hostPort".to_owned(), filled);
