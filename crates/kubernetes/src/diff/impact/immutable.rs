@@ -248,8 +248,9 @@ const RULES: &[(&str, &str, Fields)] = &[
     ("apps", "ControllerRevision", Fields::Listed(&[&["data"]])),
 ];
 
-/// Whether the API server refuses the change at `steps` of `object`.
-fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
+/// Whether the API server refuses the change at `steps` of `object`;
+/// `pod` is a bare Pod's two specs, read once for all its fields.
+fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange, pod: &PodSpecs) -> bool {
     let steps = field.steps.as_slice();
     let (group, kind) = (before.id.group.as_str(), before.id.kind.as_str());
     if (group, kind) == ("batch", "Job") {
@@ -269,7 +270,8 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> bool {
                 .any(|key| overlaps(steps, &[key]));
     }
     if (group, kind) == ("", "Pod") {
-        return pod_refuses(before, after, steps);
+        let (old, new) = pod.get_or_init(|| (spec(before), spec(after)));
+        return pod_refuses(old, new, steps);
     }
     if (group, kind) == ("networking.k8s.io", "ServiceCIDR") && overlaps(steps, &["spec", "cidrs"])
     {
@@ -488,17 +490,24 @@ fn controller_selector_left(before: &Manifest, after: &Manifest) -> bool {
     if (before.id.group.as_str(), before.id.kind.as_str()) != ("", "ReplicationController") {
         return false;
     }
-    let selector = |m: &Manifest| {
-        let s = m.json()["spec"]["selector"].take();
-        s.as_object().is_some_and(|s| !s.is_empty())
-    };
-    if selector(before) || selector(after) {
+    let (old, new) = (spec(before), spec(after));
+    let selector = |spec: &Json| spec["selector"].as_object().is_some_and(|s| !s.is_empty());
+    if selector(&old) || selector(&new) {
         return false;
     }
-    let labels = |m: &Manifest| m.json()["spec"]["template"]["metadata"]["labels"].take();
-    let (old, new) = (labels(before), labels(after));
+    let labels = |spec: &Json| spec["template"]["metadata"]["labels"].clone();
+    let (old, new) = (labels(&old), labels(&new));
     !(old.as_object().into_iter().flatten()).all(|(key, value)| new.get(key) == Some(value))
 }
+
+/// An object's `spec`, as JSON (`null` when it has none).
+fn spec(m: &Manifest) -> Json {
+    m.json()["spec"].take()
+}
+
+/// A bare Pod's specs before and after, read when its first field is
+/// judged.
+type PodSpecs = std::cell::OnceCell<(Json, Json)>;
 
 /// Whether a ServiceCIDR's `spec.cidrs` go from one range to two, the
 /// first kept and the second of the other family: the one change
@@ -527,45 +536,42 @@ fn dual_stack_upgrade(before: &Manifest, after: &Manifest) -> bool {
 /// alone; scheduling gates removed; and while the stored pod is gated,
 /// `nodeSelector` entries added and node affinity changed as long as the
 /// required terms are only narrowed (each term's expressions and fields
-/// added to, none when there were none).
-fn pod_refuses(before: &Manifest, after: &Manifest, steps: &[String]) -> bool {
+/// added to, none when there were none). `old` and `new` are the pod's
+/// specs; `steps`, the changed field's path.
+fn pod_refuses(old: &Json, new: &Json, steps: &[String]) -> bool {
     let s: Vec<&str> = steps.iter().map(String::as_str).collect();
-    let spec = |m: &Manifest| m.json()["spec"].take();
     let gated = || {
-        let gates = super::tree::at(before.node(), &["spec", "schedulingGates"]);
-        gates
-            .and_then(crate::tree::Tree::items)
-            .is_some_and(|g| !g.is_empty())
+        old["schedulingGates"]
+            .as_array()
+            .is_some_and(|gates| !gates.is_empty())
     };
     match s.as_slice() {
         ["spec", "containers" | "initContainers", _, "image"] => false,
         ["spec", "activeDeadlineSeconds", ..] => {
-            let deadline = |m: &Manifest| spec(m)["activeDeadlineSeconds"].as_i64();
-            match (deadline(before), deadline(after)) {
+            let deadline = |spec: &Json| spec["activeDeadlineSeconds"].as_i64();
+            match (deadline(old), deadline(new)) {
                 (Some(_), None) => true,
                 (Some(old), Some(new)) => new > old,
                 (None, _) => false,
             }
         }
-        ["spec", "tolerations", ..] => !tolerations_kept(&spec(before), &spec(after)),
+        ["spec", "tolerations", ..] => !tolerations_kept(old, new),
         ["spec", "schedulingGates", ..] => {
-            let names = |m: &Manifest| -> Vec<Json> {
-                let gates = spec(m)["schedulingGates"].take();
-                (gates.as_array().into_iter().flatten())
+            let names = |spec: &Json| -> Vec<Json> {
+                (spec["schedulingGates"].as_array().into_iter().flatten())
                     .map(|g| g["name"].clone())
                     .collect()
             };
-            let old = names(before);
-            !names(after).iter().all(|gate| old.contains(gate))
+            let kept = names(old);
+            !names(new).iter().all(|gate| kept.contains(gate))
         }
         ["spec", "nodeSelector", ..] if gated() => {
-            let (old, new) = (spec(before), spec(after));
             let new = &new["nodeSelector"];
             !(old["nodeSelector"].as_object().into_iter().flatten())
                 .all(|(key, value)| new.get(key) == Some(value))
         }
         ["spec", "affinity", ..] if gated() => {
-            !node_affinity_narrowed(&spec(before)["affinity"], &spec(after)["affinity"])
+            !node_affinity_narrowed(&old["affinity"], &new["affinity"])
         }
         ["spec", ..] => true,
         _ => false,
@@ -634,10 +640,11 @@ pub(super) fn refused(
     sets: super::Sets<'_>,
     out: &mut Vec<Impact>,
 ) {
+    let pod = PodSpecs::new();
     let mut paths: Vec<&str> = fields
         .iter()
         .filter(|f| !same_amount(f))
-        .filter(|f| refuses(before, after, f))
+        .filter(|f| refuses(before, after, f, &pod))
         .filter(|f| f.steps != ["type"] || secret_type(before) != secret_type(after))
         .map(|f| f.path.as_str())
         .collect();
