@@ -59,6 +59,7 @@ fn cluster_scoped(kind: &str) -> bool {
             | "PersistentVolume"
             | "CSIDriver"
             | "ValidatingAdmissionPolicy"
+            | "CertificateSigningRequest"
     )
 }
 
@@ -364,7 +365,15 @@ fn answer(server: &server::Server, case: &Case) -> Json {
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let live: Json = serde_json::from_str(&server.kubectl_ok(&args, None)).unwrap();
-        let (live, dry) = (comparable(&live), comparable(dry));
+        // `status` is compared where a manifest of the object writes one:
+        // the case is about it, and its kind one no controller writes.
+        let writes_status = |o: &&Json| {
+            o["kind"] == object["kind"]
+                && o["metadata"]["name"] == object["metadata"]["name"]
+                && o.get("status").is_some()
+        };
+        let status = case.old.iter().chain(&case.new).any(|o| writes_status(&o));
+        let (live, dry) = (comparable(&live, status), comparable(dry, status));
         let mut changed = Vec::new();
         differences(&mut String::new(), &live, &dry, &mut changed);
         for path in changed {
@@ -397,10 +406,11 @@ fn resource(object: &Json) -> String {
     }
 }
 
-/// An object without what every write changes or the controllers write.
-fn comparable(object: &Json) -> Json {
+/// An object without what every write changes or the controllers write
+/// (its `status`, unless `status`).
+fn comparable(object: &Json, status: bool) -> Json {
     let mut object = object.clone();
-    if let Some(map) = object.as_object_mut() {
+    if let Some(map) = object.as_object_mut().filter(|_| !status) {
         map.remove("status");
     }
     if let Some(meta) = object.get_mut("metadata").and_then(Json::as_object_mut) {

@@ -243,7 +243,7 @@ fn compare_entry<'a, T: Compared>(
         // `labels: {}` and `annotations:` say what an absent field says;
         // `securityContext: {}` in a container does not.
         (Some(x), None) | (None, Some(x)) if x.is_empty() && !cx.server.keeps_empty(path, x) => {}
-        _ if ignored(path, cx.ignore) => {}
+        _ if ignored(path, cx.ignore) || cx.server.ignores(path) => {}
         (Some(x), None) | (None, Some(x)) if cx.ignore.iter().any(|i| i.reaches_below(path)) => {
             one_sided(path, x, old.is_some(), cx, out);
         }

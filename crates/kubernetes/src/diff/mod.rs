@@ -343,34 +343,23 @@ fn object_changes(
     let (old, new) = (before.node(), after.node());
     let server = defaults::Server::object(&after.id.group, &after.id.version, &after.id.kind)
         .with_schema(schemas.of_object(&after.id))
+        .with_status_subresource(schemas.status_subresource(&after.id))
         .with_sides(old, new);
     let mut fields = Vec::new();
-    let pod = (after.id.group.as_str(), after.id.kind.as_str()) == ("", "Pod");
+    let stored = defaults::as_stored(&after.id.group, &after.id.kind);
+    let redaction = compare::may_need_redaction(old) || compare::may_need_redaction(new);
     if tree::identical(old, new) {
         // Same JSON, written the same way, so the same redaction: nothing.
-    } else if compare::may_need_redaction(old) || compare::may_need_redaction(new) {
+    } else if redaction || stored.is_some() {
+        // Compared as stored, where the server's defaults read the
+        // object's other fields, and redacted where a Secret may show.
         let (mut old, mut new) = (old.to_json(), new.to_json());
-        let secret = |id: &ObjectId| (id.group.as_str(), id.kind.as_str()) == ("", "Secret");
-        if secret(&before.id) && secret(&after.id) {
-            defaults::secrets_as_stored(&mut old, &mut new);
+        if let Some(as_stored) = stored {
+            as_stored(&mut old, &mut new);
         }
-        if pod {
-            defaults::pod_as_stored(&mut old);
-            defaults::pod_as_stored(&mut new);
+        if redaction {
+            (old, new) = (secret::redacted(&old), secret::redacted(&new));
         }
-        let (old, new) = (secret::redacted(&old), secret::redacted(&new));
-        compare::compare_object(&old, &new, ignore, server, &mut fields);
-    } else if (after.id.group.as_str(), after.id.kind.as_str()) == ("", "LimitRange") {
-        // Compared as stored: the defaults fill in an item's defaults.
-        let (mut old, mut new) = (old.to_json(), new.to_json());
-        defaults::limit_range_as_stored(&mut old);
-        defaults::limit_range_as_stored(&mut new);
-        compare::compare_object(&old, &new, ignore, server, &mut fields);
-    } else if pod {
-        // Compared as stored: the defaults read the pod's other fields.
-        let (mut old, mut new) = (old.to_json(), new.to_json());
-        defaults::pod_as_stored(&mut old);
-        defaults::pod_as_stored(&mut new);
         compare::compare_object(&old, &new, ignore, server, &mut fields);
     } else {
         compare::compare_object(old, new, ignore, server, &mut fields);
