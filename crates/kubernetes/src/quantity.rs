@@ -163,9 +163,32 @@ pub fn as_the_server_writes(text: &str) -> Option<String> {
     if kept || text == "0" {
         return Some(text.to_owned());
     }
-    let nanos = value.nanos();
+    Some(canonical(value.nanos(), format))
+}
+
+/// The text the API server writes for `value` computed from quantities
+/// (a sum, `Quantity.Add`), which carries the notation of the quantity
+/// written as `like`: its canonical form in that notation
+/// ([`as_the_server_writes`]), decimal SI where `like` reads as none.
+///
+/// ```
+/// use kubernetes::quantity::{Quantity, written_like};
+///
+/// let sum = Quantity::parse("100Mi").unwrap().saturating_add(Quantity::parse("10Mi").unwrap());
+/// assert_eq!(written_like(sum, "100Mi"), "110Mi");
+/// assert_eq!(written_like(sum, "1536"), "115343360");
+/// assert_eq!(written_like(Quantity::parse("1.3").unwrap(), "300m"), "1300m");
+/// ```
+pub fn written_like(value: Quantity, like: &str) -> String {
+    let format = Written::split(decoded(like)).map_or(Format::DecimalSi, |w| w.format);
+    canonical(value.nanos(), format)
+}
+
+/// `nanos` in its canonical text in `format` (`Quantity.String()` of a
+/// quantity whose text is not kept).
+fn canonical(nanos: i128, format: Format) -> String {
     if nanos == 0 {
-        return Some("0".to_owned());
+        return "0".to_owned();
     }
     let unit = 1_000_000_000;
     if format == Format::BinarySi && nanos.abs() >= 1024 * unit && nanos % unit == 0 {
@@ -174,7 +197,7 @@ pub fn as_the_server_writes(text: &str) -> Option<String> {
             units /= 1024;
             k += 1;
         }
-        return Some(format!("{units}{}", BINARY[k]));
+        return format!("{units}{}", BINARY[k]);
     }
     // Decimal: the mantissa without trailing zeros, its exponent lowered
     // to a multiple of 3.
@@ -195,7 +218,7 @@ pub fn as_the_server_writes(text: &str) -> Option<String> {
             .map_or("", |(s, _)| s)
             .to_owned(),
     };
-    Some(format!("{mantissa}{suffix}"))
+    format!("{mantissa}{suffix}")
 }
 
 /// The notation of a quantity's suffix.

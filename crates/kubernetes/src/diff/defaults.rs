@@ -2006,6 +2006,113 @@ fn pod_as_stored(pod: &mut Json) {
             }
         }
     }
+    pod_requests_as_stored(spec);
+}
+
+/// A pod's own requests where its `resources.limits` are written
+/// (`defaultPodRequests`, after the containers' defaults; the
+/// `PodLevelResources` gate is on by default since v1.34): each missing
+/// request of CPU or memory is the containers' effective request (their
+/// sum with the sidecars', or the largest init container's beside the
+/// sidecars started before it, whichever is more), then each still
+/// missing request of CPU, memory or huge pages is its limit (measured on
+/// v1.35.4).
+fn pod_requests_as_stored(spec: &mut serde_json::Map<String, Json>) {
+    let limits = match spec.get("resources").map(|r| &r["limits"]) {
+        Some(Json::Object(limits)) if !limits.is_empty() => limits.clone(),
+        _ => return,
+    };
+    let request = |container: &Json, resource: &str| {
+        let written = &container["resources"]["requests"][resource];
+        let value = crate::quantity::of_value(written)?.ok()?;
+        let notation = match written {
+            Json::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        Some(Carried { value, notation })
+    };
+    let list = |key: &str| {
+        spec.get(key)
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (containers, init) = (list("containers"), list("initContainers"));
+    let mut filled = Vec::new();
+    for resource in ["cpu", "memory"] {
+        // `AggregateContainerRequests`, in its order of additions.
+        let mut sum = None;
+        for container in &containers {
+            sum = Carried::plus(sum, request(container, resource));
+        }
+        let (mut sidecars, mut largest) = (None, None);
+        for container in &init {
+            let amount = request(container, resource);
+            let this = if container["restartPolicy"] == "Always" {
+                sum = Carried::plus(sum, amount.clone());
+                sidecars = Carried::plus(sidecars, amount);
+                sidecars.clone()
+            } else {
+                Carried::plus(amount, sidecars.clone())
+            };
+            largest = Carried::larger(largest, this);
+        }
+        if let Some(effective) = Carried::larger(sum, largest) {
+            let text = crate::quantity::written_like(effective.value, &effective.notation);
+            filled.push((resource.to_owned(), json!(text)));
+        }
+    }
+    let pod_level =
+        |resource: &str| matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-");
+    let filled: Vec<(String, Json)> = (filled.into_iter().chain(limits))
+        .filter(|(resource, _)| pod_level(resource))
+        .collect();
+    let Some(resources) = spec.get_mut("resources").and_then(Json::as_object_mut) else {
+        return;
+    };
+    let requests = resources.entry("requests").or_insert_with(|| json!({}));
+    if requests.is_null() {
+        *requests = json!({});
+    }
+    if let Some(requests) = requests.as_object_mut() {
+        for (resource, amount) in filled {
+            requests.entry(resource).or_insert(amount);
+        }
+    }
+}
+
+/// An amount as apimachinery's `Quantity` carries it through a sum: its
+/// value, and the text whose notation it keeps (the first addend's that
+/// is not zero).
+#[derive(Clone)]
+struct Carried {
+    value: crate::quantity::Quantity,
+    notation: String,
+}
+
+impl Carried {
+    /// `a + b` (`addResourceList`): either alone where the other is absent.
+    fn plus(a: Option<Carried>, b: Option<Carried>) -> Option<Carried> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Carried {
+                value: a.value.saturating_add(b.value),
+                notation: if a.value == crate::quantity::Quantity::ZERO {
+                    b.notation
+                } else {
+                    a.notation
+                },
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The larger (`maxResourceList`): `b` only where it is more.
+    fn larger(a: Option<Carried>, b: Option<Carried>) -> Option<Carried> {
+        match (a, b) {
+            (Some(a), Some(b)) if b.value > a.value => Some(b),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// Two versions of a Secret as the API server stores them, where they
