@@ -25,21 +25,65 @@ use crate::manifest::{Manifest, ObjectId};
 use crate::tree::Tree;
 use crate::yaml::Node;
 
-/// The structural schemas of the CRDs of a set, by group, kind and
-/// version: a custom resource's fields the schema defaults
-/// (`default:`), written out or left out, are no change.
+/// What a set declares to the server that its defaults read: the
+/// structural schemas of its CRDs, by group, kind and version (a custom
+/// resource's fields the schema defaults, `default:`, written out or left
+/// out, are no change), their status subresources, and its
+/// PriorityClasses (a Pod's priority).
 #[derive(Default)]
-pub(super) struct Schemas<'a> {
+pub(super) struct Declared<'a> {
     by_kind: HashMap<(&'a str, &'a str, &'a str), &'a Node>,
     /// The versions whose CRD gives them a status subresource.
     with_status: HashSet<(&'a str, &'a str, &'a str)>,
+    /// The PriorityClasses, by name.
+    classes: HashMap<&'a str, Class<'a>>,
 }
 
-impl<'a> Schemas<'a> {
-    /// The schemas of the CRDs of `set`.
+/// A PriorityClass: what the Priority admission writes into a Pod that
+/// names it.
+#[derive(Clone, Copy)]
+pub(super) struct Class<'a> {
+    value: i64,
+    preemption: &'a str,
+}
+
+/// The PriorityClasses every cluster has (`SystemPriorityClasses`).
+const SYSTEM_CLASSES: [(&str, Class<'static>); 2] = [
+    (
+        "system-node-critical",
+        Class {
+            value: 2_000_001_000,
+            preemption: "PreemptLowerPriority",
+        },
+    ),
+    (
+        "system-cluster-critical",
+        Class {
+            value: 2_000_000_000,
+            preemption: "PreemptLowerPriority",
+        },
+    ),
+];
+
+impl<'a> Declared<'a> {
+    /// What `set` declares.
     pub(super) fn of(set: &'a [Manifest]) -> Self {
         let mut by_kind = HashMap::new();
         let mut with_status = HashSet::new();
+        let mut classes: HashMap<&str, Class<'_>> = SYSTEM_CLASSES.into_iter().collect();
+        for class in set.iter().filter(|m| {
+            (m.id.group.as_str(), m.id.kind.as_str()) == ("scheduling.k8s.io", "PriorityClass")
+        }) {
+            let node = class.node();
+            let value = node.get("value").and_then(|v| v.to_json().as_i64());
+            let preemption = node.get("preemptionPolicy").and_then(Tree::text);
+            if let Some(value) = value
+                && !class.id.name.starts_with("system-")
+            {
+                let preemption = preemption.unwrap_or("PreemptLowerPriority");
+                classes.insert(class.id.name.as_str(), Class { value, preemption });
+            }
+        }
         for crd in set
             .iter()
             .filter(|m| (m.id.group.as_str(), m.id.kind.as_str()) == crate::manifest::CRD)
@@ -76,10 +120,16 @@ impl<'a> Schemas<'a> {
                 }
             }
         }
-        Schemas {
+        Declared {
             by_kind,
             with_status,
+            classes,
         }
+    }
+
+    /// The PriorityClass `name`, a system one or one the set declares.
+    pub(super) fn class(&self, name: &str) -> Option<Class<'a>> {
+        self.classes.get(name).copied()
     }
 
     /// Whether a CRD of the set gives the object's version a status
@@ -896,6 +946,8 @@ pub(super) struct Server<'k> {
     /// writes: on create its strategy clears it, on update it keeps the
     /// stored one (a status subresource's).
     status_kept: bool,
+    /// The PriorityClasses a Pod may name ([`Declared`]).
+    classes: Option<&'k Declared<'k>>,
 }
 
 /// A Job's `completions` and `parallelism`, in that order.
@@ -917,11 +969,7 @@ pub(super) fn job_counts(
         (completions, parallelism) => [completions, parallelism.or(Some(json!(1)))],
     };
     let stored = defaults(old.clone());
-    let kept = |at: usize| match (&new[at], &old[at]) {
-        (Some(written), _) => Some(written.clone()),
-        (None, Some(_)) => None,
-        (None, None) => stored[at].clone(),
-    };
+    let kept = |at: usize| applied(new[at].clone(), old[at].as_ref(), stored[at].clone());
     let after = defaults([kept(0), kept(1)]);
     (stored, after)
 }
@@ -948,13 +996,16 @@ impl<'k> Server<'k> {
             // Every built-in kind that has a status, but a Node: its
             // kubelet registers it with its status.
             status_kept: crate::kube::is_kubernetes_group(group) && kind != "Node",
+            classes: None,
         }
     }
 
-    /// For a custom resource whose CRD gives its version a status
-    /// subresource ([`Schemas::status_subresource`]).
-    pub(super) fn with_status_subresource(mut self, subresource: bool) -> Self {
-        self.status_kept |= subresource;
+    /// With what the new set declares: its CRDs' schemas and status
+    /// subresources, for a custom resource of one, and its PriorityClasses.
+    pub(super) fn with_declared(mut self, declared: &'k Declared<'k>, id: &ObjectId) -> Self {
+        self.schema = declared.of_object(id);
+        self.status_kept |= declared.status_subresource(id);
+        self.classes = Some(declared);
         self
     }
 
@@ -1014,12 +1065,6 @@ impl<'k> Server<'k> {
             }
             _ => false,
         }
-    }
-
-    /// With the structural schema of the object's CRD.
-    pub(super) fn with_schema(mut self, schema: Option<&'k Node>) -> Self {
-        self.schema = schema;
-        self
     }
 
     /// The `default` its CRD's schema gives the field at `path`.
@@ -1171,19 +1216,21 @@ impl<'k> Server<'k> {
             && let [spec, field] = path.as_slice()
             && &*spec.name == "spec"
         {
-            // `SetDefaults_Pod`, and the Priority admission on a cluster
-            // with no global default PriorityClass: no class, priority 0.
-            let classless = || {
-                own.get("priorityClassName")
-                    .and_then(Tree::text)
-                    .is_none_or(str::is_empty)
+            // `SetDefaults_Pod`, and the Priority admission: the named
+            // class's value and preemption policy where the class is a
+            // system one or the set declares it; with no class, on a
+            // cluster with no global default PriorityClass, priority 0.
+            let class = match own.get("priorityClassName").and_then(Tree::text) {
+                None | Some("") => Some(Class {
+                    value: 0,
+                    preemption: "PreemptLowerPriority",
+                }),
+                Some(name) => self.classes.and_then(|declared| declared.class(name)),
             };
-            match &*field.name {
-                "enableServiceLinks" if value.json() == json!(true) => return true,
-                "priority" if value.json() == json!(0) && classless() => return true,
-                "preemptionPolicy"
-                    if value.text() == Some("PreemptLowerPriority") && classless() =>
-                {
+            match (&*field.name, class) {
+                ("enableServiceLinks", _) if value.json() == json!(true) => return true,
+                ("priority", Some(class)) if value.json() == json!(class.value) => return true,
+                ("preemptionPolicy", Some(class)) if value.text() == Some(class.preemption) => {
                     return true;
                 }
                 _ => {}

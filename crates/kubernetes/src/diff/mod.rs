@@ -289,7 +289,7 @@ pub fn diff_at(
     version: rbac::defaults::Version,
 ) -> Diff {
     let (old_objects, new_objects) = (index(old), index(new));
-    let schemas = defaults::Schemas::of(new);
+    let declared = defaults::Declared::of(new);
     let mut result = Diff::default();
     let mut matched = impact::Matched::default();
     // Both indexes are sorted: walk them side by side.
@@ -305,7 +305,7 @@ pub fn diff_at(
                 matched.added.push(*object);
             }
             Some((_, before)) => {
-                let fields = object_changes(before, object, ignore, &schemas);
+                let fields = object_changes(before, object, ignore, &declared);
                 if !fields.is_empty() {
                     result.changed.push(ObjectChange {
                         object: object.id.to_string(),
@@ -338,12 +338,11 @@ fn object_changes(
     before: &Manifest,
     after: &Manifest,
     ignore: &[Ignore],
-    schemas: &defaults::Schemas<'_>,
+    declared: &defaults::Declared<'_>,
 ) -> Vec<FieldChange> {
     let (old, new) = (before.node(), after.node());
     let server = defaults::Server::object(&after.id.group, &after.id.version, &after.id.kind)
-        .with_schema(schemas.of_object(&after.id))
-        .with_status_subresource(schemas.status_subresource(&after.id))
+        .with_declared(declared, &after.id)
         .with_sides(old, new);
     let mut fields = Vec::new();
     let stored = defaults::as_stored(&after.id.group, &after.id.kind);
@@ -727,7 +726,7 @@ mod tests {
                 for (k, after) in &new {
                     if let Some(before) = old.get(k) {
                         assert_eq!(
-                            object_changes(before, after, &[], &defaults::Schemas::default()),
+                            object_changes(before, after, &[], &defaults::Declared::default()),
                             by_json(before, after),
                             "{}",
                             after.id
