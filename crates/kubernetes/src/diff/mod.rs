@@ -354,7 +354,7 @@ fn object_changes(
         // object's other fields, and redacted where a Secret may show.
         let (mut old, mut new) = (old.to_json(), new.to_json());
         if let Some(as_stored) = stored {
-            as_stored(&mut old, &mut new);
+            as_stored(&mut old, &mut new, declared);
         }
         if redaction {
             (old, new) = (secret::redacted(&old), secret::redacted(&new));
