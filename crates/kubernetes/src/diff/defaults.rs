@@ -39,6 +39,8 @@ pub(super) struct Declared<'a> {
     classes: HashMap<&'a str, Class<'a>>,
     /// The RuntimeClasses, by name.
     runtimes: HashMap<&'a str, &'a Node>,
+    /// The LimitRanges, by namespace, in the set's order.
+    limit_ranges: HashMap<&'a str, Vec<&'a Node>>,
 }
 
 /// A PriorityClass: what the Priority admission writes into a Pod that
@@ -92,6 +94,17 @@ impl<'a> Declared<'a> {
             })
             .map(|m| (m.id.name.as_str(), m.node()))
             .collect();
+        let mut limit_ranges: HashMap<&str, Vec<&Node>> = HashMap::new();
+        for range in
+            (set.iter()).filter(|m| (m.id.group.as_str(), m.id.kind.as_str()) == ("", "LimitRange"))
+        {
+            if let Some(namespace) = &range.id.namespace {
+                limit_ranges
+                    .entry(namespace.as_str())
+                    .or_default()
+                    .push(range.node());
+            }
+        }
         for crd in set
             .iter()
             .filter(|m| (m.id.group.as_str(), m.id.kind.as_str()) == crate::manifest::CRD)
@@ -133,6 +146,7 @@ impl<'a> Declared<'a> {
             with_status,
             classes,
             runtimes,
+            limit_ranges,
         }
     }
 
@@ -1844,8 +1858,30 @@ pub(super) fn as_stored(group: &str, kind: &str) -> Option<AsStored> {
             limit_range_as_stored(new);
         }),
         ("", "Pod") => Some(|old, new, declared| {
+            let written = |pod: &Json| pod["metadata"]["annotations"].get(LIMIT_RANGER).cloned();
+            let (old_written, new_written) = (written(old), written(new));
             pod_as_stored(old, declared);
             pod_as_stored(new, declared);
+            // The annotation the admission left on create stays, as any
+            // field the server wrote that no manifest did.
+            let kept = applied(new_written, old_written.as_ref(), written(old));
+            let annotations = new["metadata"]
+                .get_mut("annotations")
+                .and_then(Json::as_object_mut);
+            match (kept, annotations) {
+                (Some(kept), Some(annotations)) => {
+                    annotations.insert(LIMIT_RANGER.to_owned(), kept);
+                }
+                (Some(kept), None) => {
+                    if let Some(metadata) = new.get_mut("metadata").and_then(Json::as_object_mut) {
+                        metadata.insert("annotations".to_owned(), json!({ LIMIT_RANGER: kept }));
+                    }
+                }
+                (None, Some(annotations)) => {
+                    annotations.remove(LIMIT_RANGER);
+                }
+                (None, None) => {}
+            }
         }),
         ("", "PersistentVolumeClaim") => Some(|old, new, _| {
             claim_sources_as_stored(old, new);
@@ -1857,6 +1893,10 @@ pub(super) fn as_stored(group: &str, kind: &str) -> Option<AsStored> {
         _ => None,
     }
 }
+
+/// The annotation the `LimitRanger` admission leaves on a pod it wrote
+/// defaults into.
+const LIMIT_RANGER: &str = "kubernetes.io/limit-ranger";
 
 /// Brings two versions of an object to what the API server stores, given
 /// what the new set declares ([`as_stored`]).
@@ -2002,6 +2042,17 @@ fn limit_range_as_stored(object: &mut Json) {
 /// `scheduling.nodeSelector` into the pod's, and its tolerations after
 /// the pod's own ([`runtime_class_admitted`]).
 fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>) {
+    let ranges: Vec<Json> = (pod["metadata"]["namespace"].as_str())
+        .and_then(|namespace| declared.limit_ranges.get(namespace))
+        .into_iter()
+        .flatten()
+        .map(|range| {
+            let mut range = range.to_json();
+            limit_range_as_stored(&mut range);
+            range
+        })
+        .collect();
+    let mut limited = Vec::new();
     let Some(spec) = pod.get_mut("spec").and_then(Json::as_object_mut) else {
         return;
     };
@@ -2073,8 +2124,103 @@ fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>) {
         }
     }
     pod_requests_as_stored(spec);
+    for range in &ranges {
+        limit_ranger_admitted(spec, range, &mut limited);
+    }
     if let Some(runtime) = runtime {
         runtime_class_admitted(spec, &runtime);
+    }
+    if !limited.is_empty()
+        && let Some(metadata) = pod.get_mut("metadata").and_then(Json::as_object_mut)
+    {
+        let annotations = metadata.entry("annotations").or_insert_with(|| json!({}));
+        if annotations.is_null() {
+            *annotations = json!({});
+        }
+        if let Some(annotations) = annotations.as_object_mut() {
+            let text = format!("LimitRanger plugin set: {}", limited.join("; "));
+            annotations.insert(LIMIT_RANGER.to_owned(), json!(text));
+        }
+    }
+}
+
+/// What the `LimitRanger` admission writes into a pod's containers on
+/// create from one LimitRange of its namespace (`range`, as stored): each
+/// `Container` item's `default` as a missing limit and `defaultRequest`
+/// as a missing request, and in `set` what it set, for the annotation it
+/// leaves (`kubernetes.io/limit-ranger`; measured on v1.35.4).
+fn limit_ranger_admitted(
+    spec: &mut serde_json::Map<String, Json>,
+    range: &Json,
+    set: &mut Vec<String>,
+) {
+    let (mut limits, mut requests) = (serde_json::Map::new(), serde_json::Map::new());
+    let items = range["spec"]["limits"].as_array().into_iter().flatten();
+    for item in items.filter(|item| item["type"] == "Container") {
+        for (into, from) in [(&mut limits, "default"), (&mut requests, "defaultRequest")] {
+            for (resource, amount) in item[from].as_object().into_iter().flatten() {
+                into.insert(resource.clone(), amount.clone());
+            }
+        }
+    }
+    let mut this = Vec::new();
+    for (list, what) in [
+        ("containers", "container"),
+        ("initContainers", "init container"),
+    ] {
+        let containers = spec.get_mut(list).and_then(Json::as_array_mut);
+        for container in containers
+            .into_iter()
+            .flatten()
+            .filter_map(Json::as_object_mut)
+        {
+            let name = container
+                .get("name")
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let had = container.get("resources").is_some_and(|r| !r.is_null());
+            let resources = container.entry("resources").or_insert_with(|| json!({}));
+            if resources.is_null() {
+                *resources = json!({});
+            }
+            let Some(resources) = resources.as_object_mut() else {
+                continue;
+            };
+            let mut filled = |key: &str, defaults: &serde_json::Map<String, Json>| {
+                let own = resources.get(key).and_then(Json::as_object);
+                let mut names: Vec<String> = (defaults.keys())
+                    .filter(|resource| own.is_none_or(|own| !own.contains_key(*resource)))
+                    .cloned()
+                    .collect();
+                names.sort();
+                if !names.is_empty() {
+                    let own = resources.entry(key).or_insert_with(|| json!({}));
+                    if !own.is_object() {
+                        *own = json!({});
+                    }
+                    if let Some(own) = own.as_object_mut() {
+                        for resource in &names {
+                            own.insert(resource.clone(), defaults[resource].clone());
+                        }
+                    }
+                }
+                names
+            };
+            let (set_requests, set_limits) =
+                (filled("requests", &requests), filled("limits", &limits));
+            for (names, kind) in [(set_requests, "request"), (set_limits, "limit")] {
+                if !names.is_empty() {
+                    this.push(format!("{} {kind} for {what} {name}", names.join(", ")));
+                }
+            }
+            if !had && container.get("resources") == Some(&json!({})) {
+                container.remove("resources");
+            }
+        }
+    }
+    if !this.is_empty() {
+        *set = this;
     }
 }
 
