@@ -310,6 +310,27 @@ pub fn problems_remembering<'a>(
             format!("{generation} is not a generation: it is at least 0"),
         ));
     }
+    // A server-side apply takes an object's fields from its managers: the
+    // managed fields are the server's record of them, and a uid is a
+    // precondition no object created from the manifest meets (measured on
+    // v1.35.4; a create or a client-side apply takes both).
+    if !object.field("metadata").field("managedFields").is_null() {
+        found.push((
+            metadata().key("managedFields"),
+            "a server-side apply refuses it: the API server writes who manages which field itself (leave it out)".to_owned(),
+        ));
+    }
+    if object
+        .field("metadata")
+        .field("uid")
+        .as_str()
+        .is_some_and(|uid| !uid.is_empty())
+    {
+        found.push((
+            metadata().key("uid"),
+            "a server-side apply refuses it where no object of that uid exists: the API server gives each object its own (leave it out)".to_owned(),
+        ));
+    }
     owner_references(
         object.field("metadata").field("ownerReferences"),
         &mut found,
