@@ -61,6 +61,18 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// Writing the output failed after the render began to change the
+    /// directory: `state` says how far it got (how many files were already
+    /// written, each whole, and that the rest were left as they were), so
+    /// the user knows what the directory holds; `source` is the failure.
+    #[error("{state}")]
+    PartlyWritten {
+        /// What the directory holds now, in words.
+        state: String,
+        /// The write that failed.
+        #[source]
+        source: Box<Error>,
+    },
     /// A template rendered something that is not a valid object.
     #[error("templates/{template} rendered {problem}")]
     Rendered {

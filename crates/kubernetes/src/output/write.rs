@@ -215,7 +215,86 @@ impl Steps<'_> {
 /// never through a link, and every write, rename and removal is made in
 /// the folder so opened. A folder swapped for a link after the plan looked
 /// at it is refused, never followed out of the tree.
+///
+/// A step that fails stops the rest: the error ([`Error::PartlyWritten`])
+/// says how many files were already written (each whole: renamed into
+/// place) or removed, and that the others were left as they were (the
+/// failed file's temporary file is removed).
 pub(super) fn apply(top: &OwnedFd, root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
+    let mut done = Done::default();
+    carry_out(top, root, steps, &mut done).map_err(|source| Error::PartlyWritten {
+        state: done.state(root, steps),
+        source: Box::new(source),
+    })
+}
+
+/// How far [`carry_out`] got: files written (renamed into place), then
+/// stale files removed.
+#[derive(Default)]
+struct Done {
+    written: usize,
+    removed: usize,
+}
+
+impl Done {
+    /// What the output directory `root` holds after a step of `steps`
+    /// failed, in words: how many files were written or removed, and that
+    /// the rest were left as they were.
+    fn state(&self, root: &Path, steps: &Steps<'_>) -> String {
+        let (writes, removes) = (steps.writes.len(), steps.removes.len());
+        let stale = |n: usize| match n {
+            1 => "1 stale file to remove".to_owned(),
+            n => format!("{n} stale files to remove"),
+        };
+        let how_far = if self.written == 0 && self.removed == 0 {
+            let folders = if steps.dirs.is_empty() {
+                ""
+            } else {
+                " (but for empty folders it may have made)"
+            };
+            format!("no file was written or removed yet: the directory is as it was{folders}")
+        } else if self.written < writes {
+            let untouched = match removes {
+                0 => files(writes - self.written),
+                r => format!("{} and the {}", files(writes - self.written), stale(r)),
+            };
+            format!(
+                "{} of {} were already written, each one whole (replaced or created); the other {untouched} were left as they were",
+                self.written,
+                files(writes)
+            )
+        } else {
+            let written = match writes {
+                0 => String::new(),
+                1 => "the 1 file was written, and ".to_owned(),
+                n => format!("all {n} files were written, and "),
+            };
+            format!(
+                "{written}{} of the {removes} stale files were removed; the other {} left as they were",
+                self.removed,
+                match removes - self.removed {
+                    1 => "1 was".to_owned(),
+                    n => format!("{n} were"),
+                }
+            )
+        };
+        format!(
+            "the render stopped part-way through writing `{}`: {how_far}; render again to finish (until then `render --check` reports the difference)",
+            printable(&root.display().to_string())
+        )
+    }
+}
+
+/// `1 file` or `N files`.
+fn files(n: usize) -> String {
+    match n {
+        1 => "1 file".to_owned(),
+        n => format!("{n} files"),
+    }
+}
+
+/// [`apply`]'s steps, counting each done into `done`.
+fn carry_out(top: &OwnedFd, root: &Path, steps: &Steps<'_>, done: &mut Done) -> Result<(), Error> {
     for dir in &steps.dirs {
         create_folders(top, root, dir)?;
     }
@@ -232,6 +311,7 @@ pub(super) fn apply(top: &OwnedFd, root: &Path, steps: &Steps<'_>) -> Result<(),
             }
         };
         write_atomically(folder, &join(root, relative), name, text, steps.owner)?;
+        done.written += 1;
         touched.insert(parent.to_owned());
     }
     drop(folders);
@@ -240,7 +320,10 @@ pub(super) fn apply(top: &OwnedFd, root: &Path, steps: &Steps<'_>) -> Result<(),
         let path = join(root, relative);
         let folder = match beneath(top, parent) {
             Ok(folder) => folder,
-            Err(Errno::NOENT) => continue,
+            Err(Errno::NOENT) => {
+                done.removed += 1;
+                continue;
+            }
             Err(e) => return Err(changed(root, parent, e)),
         };
         // Checked again right before: still a regular file, not a link.
@@ -252,6 +335,7 @@ pub(super) fn apply(top: &OwnedFd, root: &Path, steps: &Steps<'_>) -> Result<(),
             Ok(()) | Err(Errno::NOENT) => {}
             Err(e) => return Err(fail(&path, e.into())),
         }
+        done.removed += 1;
         touched.insert(parent.to_owned());
         remove_empty_parents(top, parent, &mut touched);
     }
@@ -621,6 +705,72 @@ mod tests {
         );
         let made = std::fs::read_dir(outside.join("out")).unwrap().count();
         assert_eq!(made, 0, "nothing is made outside");
+    }
+
+    /// A write that fails after others were made (a folder where the
+    /// second file goes, as a process outside chartgen could put there
+    /// after the plan; root is not stopped by permissions): the error says
+    /// how many files were already written and that the rest, the failed
+    /// file included, were left as they were, which is what the directory
+    /// then holds.
+    #[test]
+    fn a_write_that_fails_part_way_says_how_far_it_got() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        std::fs::create_dir_all(root.join("b.yaml")).unwrap();
+        let text = |t: &str| format!("{}\n{t}\n", OWNER.marker());
+        for name in ["a.yaml", "c.yaml", "stale.yaml"] {
+            std::fs::write(root.join(name), text("old")).unwrap();
+        }
+        let new = text("new");
+        let steps = Steps {
+            owner: &OWNER,
+            dirs: vec![],
+            writes: vec![("a.yaml", &new), ("b.yaml", &new), ("c.yaml", &new)],
+            removes: vec!["stale.yaml"],
+        };
+        let error = apply(&open_root(&root).unwrap(), &root, &steps).unwrap_err();
+        let shown = error.to_string();
+        assert!(
+            shown.contains("stopped part-way through writing")
+                && shown.contains("1 of 3 files were already written, each one whole")
+                && shown.contains(
+                    "the other 2 files and the 1 stale file to remove were left as they were"
+                ),
+            "{shown}"
+        );
+        let cause = std::error::Error::source(&error).unwrap().to_string();
+        assert!(cause.contains("b.yaml"), "{cause}");
+        assert_eq!(std::fs::read_to_string(root.join("a.yaml")).unwrap(), new);
+        for name in ["c.yaml", "stale.yaml"] {
+            assert_eq!(
+                std::fs::read_to_string(root.join(name)).unwrap(),
+                text("old")
+            );
+        }
+        let mut names: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["a.yaml", "b.yaml", "c.yaml", "stale.yaml"],
+            "no temporary file stays"
+        );
+
+        // Failing before any write: said so, not "0 of 3".
+        let steps = Steps {
+            owner: &OWNER,
+            dirs: vec![],
+            writes: vec![("b.yaml", &new)],
+            removes: vec![],
+        };
+        let shown = (apply(&open_root(&root).unwrap(), &root, &steps).unwrap_err()).to_string();
+        assert!(
+            shown.contains("no file was written or removed yet: the directory is as it was;"),
+            "{shown}"
+        );
     }
 
     /// Written through folder handles, a file replaces the old one whole
