@@ -1305,3 +1305,64 @@ fn prerequisites_without_their_crds_are_said() {
     );
     assert!(run.stdout.contains("info: Kyverno:"), "{}", run.stdout);
 }
+
+/// An unknown field is found at the line of its key, not at the first line
+/// of the object that holds it (`lables:`, whose value starts a line
+/// below), one finding for each, with a did-you-mean where a field of the
+/// schema is close; the value is never quoted.
+#[test]
+fn an_unknown_field_is_found_at_its_key_with_a_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("web.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  lables:
+    app: web-label-value
+spec:
+  replica: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.25
+          imagePullPolicee: Always
+          zzzzzzzz: 1
+",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let run = chartgen(&["check", path]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for (found, line) in [
+        (
+            "metadata: Additional properties are not allowed ('lables' was unexpected); did you mean `labels`?",
+            5,
+        ),
+        (
+            "spec: Additional properties are not allowed ('replica' was unexpected); did you mean `replicas`?",
+            8,
+        ),
+        (
+            "spec.template.spec.containers[0]: Additional properties are not allowed ('imagePullPolicee' was unexpected); did you mean `imagePullPolicy`?",
+            18,
+        ),
+        (
+            "spec.template.spec.containers[0]: Additional properties are not allowed ('zzzzzzzz' was unexpected)\n",
+            19,
+        ),
+    ] {
+        assert_contains(
+            &run.stdout,
+            &format!("{found}\n  at {path}:{line}\n").replace("\n\n", "\n"),
+        );
+    }
+    assert!(!run.stdout.contains("web-label-value"), "{}", run.stdout);
+}

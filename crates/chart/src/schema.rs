@@ -272,7 +272,7 @@ fn explain(document: &Node, error: &SchemaError<'_>, out: &mut Vec<Problem>) {
     let origin = node.map_or(Origin::Default, |n| n.origin.clone());
     let shown = |n: Option<&Node>| n.map_or_else(String::new, describe);
     match &error.kind {
-        ErrorKind::AdditionalProperties { unexpected } => {
+        ErrorKind::AdditionalProperties { unexpected, .. } => {
             unknown_keys(node, &path, &origin, unexpected, out);
         }
         ErrorKind::Type { expected, .. } => {

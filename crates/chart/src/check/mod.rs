@@ -187,6 +187,22 @@ impl<'c> Findings<'c> {
         path: &KeyPath,
         message: impl Into<String>,
     ) {
+        self.report_at_key(invariant, index, path, None, message);
+    }
+
+    /// [`Findings::report`], located at the line of `key`, a key of the
+    /// mapping at `path` (an unknown field: the line a reader must change,
+    /// not the mapping's first line), where it is written there and the
+    /// path is shown whole.
+    pub fn report_at_key(
+        &mut self,
+        invariant: Invariant,
+        index: usize,
+        path: &KeyPath,
+        key: Option<&str>,
+        message: impl Into<String>,
+    ) {
+        let whole = path;
         let mut message = message.into();
         let object = &self.context.objects[index];
         let secrets = self.secrets.entry(index).or_insert_with(|| {
@@ -214,7 +230,8 @@ impl<'c> Findings<'c> {
             return;
         }
         let manifest = &self.context.manifests[index];
-        let (origin, rendered_at) = place(manifest, path);
+        let key = key.filter(|_| path == whole);
+        let (origin, rendered_at) = place(manifest, path, key);
         let subject = Subject {
             object: manifest.id.to_string(),
             template: manifest.template.clone(),
@@ -229,8 +246,17 @@ impl<'c> Findings<'c> {
 /// run rendered, the template line that wrote it (the rendered text is no
 /// file of the user's: the origin is then [`Origin::Default`]); for one
 /// read from a file, its origin there.
-fn place(manifest: &Manifest, path: &KeyPath) -> (Origin, Option<Location>) {
-    let origin = &manifest.node().nearest(path).origin;
+/// With `key`, where that key of the mapping at `path` was written, if it
+/// is there.
+fn place(manifest: &Manifest, path: &KeyPath, key: Option<&str>) -> (Origin, Option<Location>) {
+    let node = manifest.node().nearest(path);
+    let written = |key: &str| match &node.value {
+        kubernetes::yaml::Value::Mapping(entries) => (entries.iter())
+            .find(|(k, _)| k.name == key)
+            .map(|(k, _)| &k.origin),
+        _ => None,
+    };
+    let origin = key.and_then(written).unwrap_or(&node.origin);
     match (origin, &manifest.trace) {
         (Origin::At { line, col, .. }, Some(trace)) => (
             Origin::Default,

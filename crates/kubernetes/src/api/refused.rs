@@ -46,7 +46,7 @@ pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<R
     let mut why: Vec<Option<Refusal>> = vec![None; objects.len()];
     for (index, verdict) in conformance::check(objects, schemas, crds) {
         let (reason, unknown) = match verdict {
-            Verdict::Invalid(path, message) => (format!("{path}: {message}"), None),
+            Verdict::Invalid(path, message, _) => (format!("{path}: {message}"), None),
             Verdict::Unknown(unknown) => (
                 format!("no {} {} is served", unknown.api_version, unknown.kind),
                 Some(unknown),

@@ -20,8 +20,11 @@ use crate::location::KeyPath;
 /// What the schema check finds wrong with one object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// It breaks its schema at the path: the validator's message.
-    Invalid(KeyPath, String),
+    /// It breaks its schema at the path: the validator's message, and for
+    /// an unknown field its name, a key of the object at the path (one
+    /// verdict for each unknown field), so that a caller can point at the
+    /// line of that key.
+    Invalid(KeyPath, String, Option<String>),
     /// Its kind has no schema: neither built in at the version checked
     /// nor defined by a CRD.
     Unknown(Unknown),
@@ -128,7 +131,7 @@ fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
 /// });
 /// let verdicts = check(&[&typo, &widget], &schemas, &[]);
 /// assert_eq!(verdicts.len(), 2);
-/// let (0, Verdict::Invalid(_, message)) = &verdicts[0] else { panic!("{verdicts:?}") };
+/// let (0, Verdict::Invalid(_, message, _)) = &verdicts[0] else { panic!("{verdicts:?}") };
 /// assert!(message.contains("'dta' was unexpected"), "{message}");
 /// let (1, Verdict::Unknown(unknown)) = &verdicts[1] else { panic!("{verdicts:?}") };
 /// assert_eq!(unknown.to_string(), "no schema for example.com/v1 Widget");
@@ -212,11 +215,20 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
             };
             (validator.iter_errors(object))
                 .filter(judged)
-                .map(|e| {
-                    (
-                        KeyPath::from_pointer(e.instance_path().as_str()),
-                        e.to_string(),
-                    )
+                .flat_map(|e| {
+                    let path = KeyPath::from_pointer(e.instance_path().as_str());
+                    // One verdict for each unknown field, located at it.
+                    match e.kind() {
+                        jsonschema::error::ValidationErrorKind::AdditionalProperties {
+                            unexpected,
+                        } => (unexpected.iter())
+                            .map(|name| {
+                                let message = super::unknown_field(name, []);
+                                (path.clone(), message, Some(name.clone()))
+                            })
+                            .collect(),
+                        _ => vec![(path, e.to_string(), None)],
+                    }
                 })
                 .chain(metadata)
                 .collect()
@@ -236,7 +248,7 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
 /// alone, whose other fields are all optional; skipped for the usual
 /// metadata (a name, a namespace, string labels and annotations), which
 /// ObjectMeta always takes.
-fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<(KeyPath, String)> {
+fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<super::Violation> {
     let metadata = object.field("metadata");
     let strings = |value: &Json| {
         value
@@ -260,13 +272,13 @@ fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<(KeyPath, String
         .validate(read.as_ref().unwrap_or(&alone))
         .unwrap_or_default())
     .into_iter()
-    .filter(|(path, _)| path.to_string().starts_with("metadata"))
+    .filter(|(path, ..)| path.to_string().starts_with("metadata"))
     .collect()
 }
 
-fn invalid(errors: Vec<(KeyPath, String)>) -> Vec<Verdict> {
+fn invalid(errors: Vec<super::Violation>) -> Vec<Verdict> {
     (errors.into_iter())
-        .map(|(path, message)| Verdict::Invalid(path, message))
+        .map(|(path, message, field)| Verdict::Invalid(path, message, field))
         .collect()
 }
 
@@ -632,15 +644,19 @@ mod tests {
         let invalid_at = |crd: &Json, widget: &Json| -> Vec<String> {
             (check(&[crd, widget], &schemas, &[]).into_iter())
                 .map(|(i, v)| match v {
-                    Verdict::Invalid(path, _) if i == 1 => path.to_string(),
+                    Verdict::Invalid(path, ..) if i == 1 => path.to_string(),
                     other => panic!("{i}: {other:?}"),
                 })
                 .collect()
         };
-        assert_eq!(invalid_at(&crd, &widget), ["status.ready", "status"]);
+        // One verdict for each unknown field.
+        assert_eq!(
+            invalid_at(&crd, &widget),
+            ["status.ready", "status", "status"]
+        );
         crd["spec"]["versions"][0]["subresources"] = json!({"status": {}});
         // The unknown `typo` and `n`, not the type of `ready`.
-        assert_eq!(invalid_at(&crd, &widget), ["status"]);
+        assert_eq!(invalid_at(&crd, &widget), ["status", "status"]);
         widget["status"] = json!({"ready": "yes"});
         assert_eq!(invalid_at(&crd, &widget), Vec::<String>::new());
         widget["spec"]["size"] = json!("three");
@@ -666,7 +682,7 @@ mod tests {
             widget["metadata"] = metadata;
             (check(&[&crd, &widget], &schemas, &[]).into_iter())
                 .map(|(i, v)| match v {
-                    Verdict::Invalid(path, _) if i == 1 => path.to_string(),
+                    Verdict::Invalid(path, ..) if i == 1 => path.to_string(),
                     other => panic!("{i}: {other:?}"),
                 })
                 .collect()
@@ -731,7 +747,7 @@ mod tests {
         }
         let verdicts = widget_verdicts(&bounded, json!({ "count": 5.5 }));
         assert!(
-            matches!(&verdicts[..], [Verdict::Invalid(path, _)] if *path == "spec.count"),
+            matches!(&verdicts[..], [Verdict::Invalid(path, ..)] if *path == "spec.count"),
             "{verdicts:?}"
         );
         let port = widget_crd(json!({
@@ -751,7 +767,7 @@ mod tests {
         for count in [0, 10] {
             let verdicts = widget_verdicts(&bounded, json!({ "count": count }));
             assert!(
-                matches!(&verdicts[..], [Verdict::Invalid(path, _)] if *path == "spec.count"),
+                matches!(&verdicts[..], [Verdict::Invalid(path, ..)] if *path == "spec.count"),
                 "{count}: {verdicts:?}"
             );
         }
@@ -796,7 +812,7 @@ mod tests {
         ] {
             let verdicts = widget_verdicts(&crd, spec.clone());
             assert!(
-                matches!(&verdicts[..], [Verdict::Invalid(at, message)]
+                matches!(&verdicts[..], [Verdict::Invalid(at, message, _)]
                     if *at == path && message.contains(why)),
                 "{spec}: {verdicts:?}"
             );
@@ -815,20 +831,20 @@ mod tests {
         assert_eq!(widget_verdicts(&crd, spec), vec![]);
         let verdicts = widget_verdicts(&crd, json!({"mode": null}));
         assert!(
-            matches!(&verdicts[..], [Verdict::Invalid(at, _)] if *at == "spec.mode"),
+            matches!(&verdicts[..], [Verdict::Invalid(at, ..)] if *at == "spec.mode"),
             "{verdicts:?}"
         );
         // A null default is no default: the field stays required.
         spec_required(&mut crd, json!(["nothing"]));
         let verdicts = widget_verdicts(&crd, json!({}));
         assert!(
-            matches!(&verdicts[..], [Verdict::Invalid(_, message)] if message.contains("\"nothing\" is a required")),
+            matches!(&verdicts[..], [Verdict::Invalid(_, message, _)] if message.contains("\"nothing\" is a required")),
             "{verdicts:?}"
         );
         spec_required(&mut crd, json!(["plain"]));
         let verdicts = widget_verdicts(&crd, json!({"plain": null}));
         assert!(
-            matches!(&verdicts[..], [Verdict::Invalid(_, message)] if message.contains("\"plain\" is a required")),
+            matches!(&verdicts[..], [Verdict::Invalid(_, message, _)] if message.contains("\"plain\" is a required")),
             "{verdicts:?}"
         );
     }
@@ -846,13 +862,13 @@ mod tests {
         assert_eq!(widget_verdicts(&crd, json!({})), vec![]);
         let verdicts = widget_verdicts(&crd, json!({"size": "big"}));
         assert!(
-            matches!(&verdicts[..], [Verdict::Invalid(at, _)] if *at == "spec.size"),
+            matches!(&verdicts[..], [Verdict::Invalid(at, ..)] if *at == "spec.size"),
             "{verdicts:?}"
         );
         spec_required(&mut crd, json!(["size", "name"]));
         let verdicts = widget_verdicts(&crd, json!({}));
         assert!(
-            matches!(&verdicts[..], [Verdict::Invalid(_, message)] if message.contains("\"name\" is a required")),
+            matches!(&verdicts[..], [Verdict::Invalid(_, message, _)] if message.contains("\"name\" is a required")),
             "{verdicts:?}"
         );
     }

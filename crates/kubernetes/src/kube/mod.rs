@@ -144,18 +144,46 @@ impl KubeSchemas {
     }
 
     /// Validates `object`; `None` when its kind has no schema here, else
-    /// every violation with the path of the offending node.
-    pub fn validate(&self, object: &Json) -> Option<Vec<(KeyPath, String)>> {
+    /// every violation with the path of the offending node, its message,
+    /// and for an unknown field the field's name (its key in the object at
+    /// the path: where a reader looks). An object with several unknown
+    /// fields has one violation for each, each worded as jsonschema words
+    /// one, with a did-you-mean when a declared field is close (a key's
+    /// name, never a value).
+    pub fn validate(&self, object: &Json) -> Option<Vec<Violation>> {
         let errors = self.errors(object)?;
-        Some(
-            errors
-                .into_iter()
-                .map(|e| {
-                    let message = decoder_words(&e).unwrap_or_else(|| e.to_string());
-                    (validator::as_pointer_reads(e.path), message)
-                })
-                .collect(),
-        )
+        let mut out = Vec::new();
+        for e in errors {
+            if let validator::ErrorKind::AdditionalProperties { unexpected, known } = &e.kind {
+                let path = validator::as_pointer_reads(e.path.clone());
+                for name in unexpected {
+                    out.push((
+                        path.clone(),
+                        unknown_field(name, known.iter().copied()),
+                        Some(name.clone()),
+                    ));
+                }
+                continue;
+            }
+            let message = decoder_words(&e).unwrap_or_else(|| e.to_string());
+            out.push((validator::as_pointer_reads(e.path), message, None));
+        }
+        Some(out)
+    }
+}
+
+/// One violation of a schema: the path of the offending node, the
+/// message, and for an unknown field its name (a key of the node at the
+/// path).
+pub type Violation = (KeyPath, String, Option<String>);
+
+/// jsonschema's message for the one unknown field `name`, and which
+/// declared field of `known` it may be a slip for.
+pub fn unknown_field<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let message = format!("Additional properties are not allowed ('{name}' was unexpected)");
+    match crate::diagnostic::closest(name, known) {
+        Some(close) => format!("{message}; did you mean `{close}`?"),
+        None => message,
     }
 }
 
@@ -581,7 +609,35 @@ mod tests {
         assert_eq!(errors[0].0.to_string(), "metadata", "{errors:?}");
         assert_eq!(
             errors[0].1,
-            "Additional properties are not allowed ('labelz' was unexpected)"
+            "Additional properties are not allowed ('labelz' was unexpected); did you mean `labels`?"
+        );
+        assert_eq!(errors[0].2.as_deref(), Some("labelz"));
+        // Each unknown field on its own, a did-you-mean only where a
+        // declared field is close.
+        let object = serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "x"},
+            "spec": {"replica": 2, "zzzzzz": 1, "selector": {}, "template": {}},
+        });
+        let errors = schemas.validate(&object).unwrap();
+        let unknown: Vec<_> = (errors.iter())
+            .filter(|(_, _, field)| field.is_some())
+            .map(|(path, message, field)| (path.to_string(), message.as_str(), field.as_deref()))
+            .collect();
+        assert_eq!(
+            unknown,
+            [
+                (
+                    "spec".to_owned(),
+                    "Additional properties are not allowed ('replica' was unexpected); did you mean `replicas`?",
+                    Some("replica")
+                ),
+                (
+                    "spec".to_owned(),
+                    "Additional properties are not allowed ('zzzzzz' was unexpected)",
+                    Some("zzzzzz")
+                ),
+            ]
         );
         assert!(
             schemas

@@ -273,6 +273,9 @@ pub enum ErrorKind<'i> {
     AdditionalProperties {
         /// The undeclared members, in the instance's order.
         unexpected: Vec<String>,
+        /// The declared members (`properties`), sorted: what a misspelt
+        /// member may have meant.
+        known: Vec<&'static str>,
     },
     /// `anyOf`, no branch valid.
     AnyOf {
@@ -343,7 +346,7 @@ impl fmt::Display for SchemaError<'_> {
                 write!(f, "{} is a required property", Quoted(property))
             }
             ErrorKind::Pattern { pattern } => write!(f, r#"{instance} does not match "{pattern}""#),
-            ErrorKind::AdditionalProperties { unexpected } => {
+            ErrorKind::AdditionalProperties { unexpected, .. } => {
                 f.write_str("Additional properties are not allowed (")?;
                 for (i, name) in unexpected.iter().enumerate() {
                     let comma = if i == 0 { "" } else { ", " };
@@ -806,7 +809,10 @@ fn walk_members<'i>(
                     out,
                     at,
                     instance,
-                    ErrorKind::AdditionalProperties { unexpected },
+                    ErrorKind::AdditionalProperties {
+                        unexpected,
+                        known: table.members(node.properties).map(|(n, _)| n).collect(),
+                    },
                 );
             }
             if node.required_late {
