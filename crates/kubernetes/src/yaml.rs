@@ -1396,12 +1396,78 @@ impl<'a> Reader<'a> {
         Ok(Node::new(value, origin))
     }
 
+    /// The YAML reader's error, with a hint where its words alone do not
+    /// say what to do: a tab that indents, an alias of no anchor (named),
+    /// a quote or a flow collection left open. An error the reader places
+    /// past the last line (the text ended first) is placed at the end of
+    /// the last line, and says it is at the end of the file.
     fn scan_error(&self, error: &ScanError) -> Problem {
         let marker = error.marker();
-        read_error(
-            Origin::at_marker(self.source, self.line_offset + marker.line(), marker.col()),
-            format!("invalid YAML: {}", error.info()),
-        )
+        let info = error.info();
+        let (mut line, mut col0) = (marker.line(), marker.col());
+        let last = self.text.lines().count().max(1);
+        let at_end = line > last || marker.index() >= self.text.chars().count();
+        if line > last {
+            line = last;
+            col0 = self.text.lines().last().map_or(0, |l| l.chars().count());
+        }
+        let ends_here = std::ptr::eq(
+            self.text.as_ptr().wrapping_add(self.text.len()),
+            self.source
+                .text
+                .as_ptr()
+                .wrapping_add(self.source.text.len()),
+        );
+        let end = if ends_here {
+            "the end of the file"
+        } else {
+            "the end of the document"
+        };
+        let mut message = format!("invalid YAML: {info}");
+        let mut hint = None;
+        if info.contains("tabs disallowed") {
+            hint =
+                Some("YAML forbids tabs for indentation: indent this line with spaces".to_owned());
+        } else if info.contains("unknown anchor") {
+            let alias: String = (self.text.lines().nth(line.saturating_sub(1)))
+                .unwrap_or_default()
+                .chars()
+                .skip(col0)
+                .skip_while(|c| *c == '*')
+                .take_while(|c| !c.is_whitespace() && !",[]{}".contains(*c))
+                .collect();
+            if !alias.is_empty() {
+                message = format!(
+                    "invalid YAML: the alias `*{alias}` names no anchor: no `&{alias}` comes before it in its document"
+                );
+                hint = Some(format!(
+                    "define the anchor (`&{alias}`) before the alias, in the same document (anchors do not cross `---`), or write the value out"
+                ));
+            }
+        } else if info.contains("quoted scalar") && info.contains("end of stream") {
+            message =
+                format!("invalid YAML: a quoted string that starts here is never closed ({info})");
+            hint = Some(
+                "close the quote; a double quote inside double quotes is written \\\", a single quote inside single quotes ''"
+                    .to_owned(),
+            );
+        }
+        if at_end {
+            message = format!("{message}, at {end}");
+            hint = hint.or_else(|| {
+                Some(format!(
+                    "{end} comes before something open is closed: close every quote, and every [ with ] and {{ with }}"
+                ))
+            });
+        }
+        let problem = read_error(
+            Origin::at_marker(self.source, self.line_offset + line, col0),
+            message,
+        );
+        match hint {
+            Some(hint) => problem.with_hint(hint),
+            None => problem,
+        }
     }
 }
 
@@ -1581,6 +1647,75 @@ mod tests {
 
     fn read(text: &str) -> Result<Option<Node>, Problem> {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
+    }
+
+    /// Malformed YAML names the file, a line of it (never one past the
+    /// last: an error at the end of the text is placed at the end of the
+    /// last line and says so) and what to do: a tab that indents, an alias
+    /// of no anchor (named), a quote or a flow collection left open. Read
+    /// as manifests and as values alike.
+    #[test]
+    fn malformed_yaml_says_where_and_what_to_do() {
+        let cases: [(&str, u32, &str, &str); 6] = [
+            (
+                "kind: ConfigMap\nmetadata:\n\tname: x\n",
+                3,
+                "tabs disallowed",
+                "YAML forbids tabs for indentation: indent this line with spaces",
+            ),
+            (
+                "kind: ConfigMap\ndata:\n  a: *nope\n",
+                3,
+                "the alias `*nope` names no anchor: no `&nope` comes before it",
+                "define the anchor (`&nope`) before the alias",
+            ),
+            (
+                "kind: ConfigMap\ndata:\n  a: \"open\n",
+                3,
+                "a quoted string that starts here is never closed",
+                "close the quote",
+            ),
+            (
+                "kind: ConfigMap\ndata: {a: b,\n",
+                2,
+                ", at the end of the file",
+                "close every quote, and every [ with ] and { with }",
+            ),
+            (
+                "kind: ConfigMap\ndata: [a, b\n",
+                2,
+                ", at the end of the file",
+                "close every quote, and every [ with ] and { with }",
+            ),
+            (
+                "kind: ConfigMap\ndata: [a, b",
+                2,
+                ", at the end of the file",
+                "every [ with ]",
+            ),
+        ];
+        for (text, line, message, hint) in cases {
+            let source = Source::file("t.yaml", text);
+            for problem in [
+                parse_manifests(&source, Limits::VALUES).unwrap_err(),
+                read(text).unwrap_err(),
+            ] {
+                let Origin::At {
+                    source, line: at, ..
+                } = &problem.origin
+                else {
+                    panic!("{text:?}: no place: {problem:?}");
+                };
+                assert_eq!(
+                    (source.name.as_str(), *at),
+                    ("t.yaml", line),
+                    "{text:?}: {problem:?}"
+                );
+                assert!(problem.message.contains(message), "{text:?}: {problem:?}");
+                let given = problem.hint.as_deref().unwrap_or_default();
+                assert!(given.contains(hint), "{text:?}: {problem:?}");
+            }
+        }
     }
 
     /// A node and a key of a large input stay small: every node and key
