@@ -368,11 +368,14 @@ pub enum DocsTopic {
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The old manifests: a directory, a file, a pipe, -, REV:PATH, or
-    /// cluster:[CONTEXT].
+    /// cluster:[CONTEXT]. An empty directory (or one of hidden files only)
+    /// or an empty file (or /dev/null, or one of comments and `---` only)
+    /// is a side of no objects, noted: every object of NEW is added. A path
+    /// that does not exist, or files that hold no object, are refused.
     #[arg(value_name = "OLD")]
     pub old: String,
-    /// The new manifests: a directory, a file, a pipe, -, REV:PATH, or
-    /// cluster:[CONTEXT].
+    /// The new manifests, as OLD: an empty side means every object of OLD
+    /// is removed.
     #[arg(value_name = "NEW")]
     pub new: String,
     /// Leave a field out of the comparison, such as

@@ -115,8 +115,29 @@ fn read_sides(args: &DiffArgs) -> anyhow::Result<(input::ManifestSet, input::Man
             .into());
         }
         (None, None) => {
-            let old = input::read_within(std::slice::from_ref(&args.old), &READ, &mut budget)?;
-            let new = input::read_within(std::slice::from_ref(&args.new), &READ, &mut budget)?;
+            // A side may be nothing on purpose (an empty folder or file,
+            // /dev/null): a new environment against none. A path that does
+            // not exist, or holds files but no object, is still refused.
+            let old = input::read_side(&args.old, &READ, &mut budget)?;
+            let new = input::read_side(&args.new, &READ, &mut budget)?;
+            let shown = kubernetes::text::printable;
+            let note = match (old.is_empty(), new.is_empty()) {
+                (true, true) => {
+                    Some("both sides are empty (no objects): nothing to compare".to_owned())
+                }
+                (true, false) => Some(format!(
+                    "the old side, {}, is empty (no objects): every object of the new side is added",
+                    shown(&args.old)
+                )),
+                (false, true) => Some(format!(
+                    "the new side, {}, is empty (no objects): every object of the old side is removed",
+                    shown(&args.new)
+                )),
+                (false, false) => None,
+            };
+            if let Some(note) = note {
+                kubernetes::terminal::note(&note);
+            }
             return Ok((old, new, Names::default()));
         }
         (Some(target), None) => (target, &args.new, true),

@@ -1241,3 +1241,93 @@ fn quantities_compare_as_the_server_decodes_them() {
         run.transcript()
     );
 }
+
+/// A side may be nothing on purpose (a new environment diffed against
+/// none): an empty folder, one of hidden files only, an empty file, one of
+/// comments and `---` only, `/dev/null`, empty stdin. Every object of the
+/// other side is then added (or removed), and a note names the empty
+/// side. What guards against a mistyped path stays: a path that does not
+/// exist, a folder of other files and a file of no object are refused.
+#[test]
+fn an_empty_side_is_no_objects_and_a_wrong_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    std::fs::write(at("new.yaml"), config_map("a", "one")).unwrap();
+    std::fs::create_dir(at("empty")).unwrap();
+    std::fs::create_dir(at("kept")).unwrap();
+    std::fs::write(at("kept/.gitkeep"), "").unwrap();
+    std::fs::write(at("empty.yaml"), "").unwrap();
+    std::fs::write(at("comments.yaml"), "# nothing yet\n---\n").unwrap();
+    let new = at("new.yaml");
+    for old in [
+        at("empty"),
+        at("kept"),
+        at("empty.yaml"),
+        at("comments.yaml"),
+        "/dev/null".to_owned(),
+    ] {
+        let run = chartgen(&["diff", "--exit-code", &old, &new]);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (
+                1,
+                "+ ConfigMap ns/a\n1 object differs: 1 added, 0 removed, 0 changed\n"
+            ),
+            "{old}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            run.stderr,
+            format!(
+                "note: the old side, {old}, is empty (no objects): every object of the new side is added\n"
+            )
+        );
+    }
+    let run = chartgen_with_stdin(&["diff", "-", &new], Some(""));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the old side, -, is empty"),
+        "{}",
+        run.stderr
+    );
+    let run = chartgen(&["diff", &new, &at("empty")]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (
+            0,
+            "- ConfigMap ns/a\n1 object differs: 0 added, 1 removed, 0 changed\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("every object of the old side is removed"),
+        "{}",
+        run.stderr
+    );
+    let run = chartgen(&["diff", &at("empty"), "/dev/null"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "no differences\n"));
+    assert_eq!(
+        run.stderr,
+        "note: both sides are empty (no objects): nothing to compare\n"
+    );
+    // Still refused: a typo, a folder of other files, documents that are
+    // no objects.
+    std::fs::create_dir(at("notes")).unwrap();
+    std::fs::write(at("notes/README.md"), "hello\n").unwrap();
+    std::fs::write(at("list.yaml"), "apiVersion: v1\nkind: List\nitems: []\n").unwrap();
+    for (old, error) in [
+        (at("missing"), "cannot read manifests from"),
+        (at("notes"), "no Kubernetes objects in"),
+        (at("list.yaml"), "no Kubernetes objects in"),
+    ] {
+        let run = chartgen(&["diff", &old, &new]);
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{old}");
+        assert!(
+            run.stderr.starts_with(&format!("error: {error}")),
+            "{old}: {}",
+            run.stderr
+        );
+    }
+}

@@ -77,6 +77,11 @@ pub struct ManifestSet {
     /// character as `\u{1b}`, bytes that are not UTF-8 as U+FFFD), with
     /// its real path.
     files: Vec<(String, PathBuf)>,
+    /// Whether any path read held something: a file or stream with a
+    /// line that is no blank, comment or document marker, or a folder
+    /// with an entry that is not hidden. A set that holds no object is
+    /// deliberately empty ([`read_side`]) only when none did.
+    held: bool,
 }
 
 impl ManifestSet {
@@ -90,6 +95,12 @@ impl ManifestSet {
             .find(|(given, _)| given == arg)
             .and_then(|(_, tree)| tree.root().to_str())
             .unwrap_or(arg)
+    }
+
+    /// Whether the set holds no object: a side [`read_side`] read as
+    /// deliberately empty.
+    pub fn is_empty(&self) -> bool {
+        self.manifests.is_empty()
     }
 
     /// Removes the temporary copies of the `REV:PATH` arguments now. A
@@ -304,6 +315,60 @@ pub fn read_within(
     read_all(paths, (options, budget), Named::ByTheUser)
 }
 
+/// [`read_within`] for one side of a comparison, which may hold nothing
+/// on purpose (the old side of a new environment): an empty folder (or
+/// one of hidden entries only, a `.gitkeep`), an empty file or stream
+/// (`/dev/null`), or one of blank lines, comments and `---` only, is a
+/// set of no objects, not an error. Anything else that holds no object
+/// is still refused (a folder of other files, a file of documents that
+/// are no objects: most likely the wrong path), and so is a path that
+/// does not exist. [`ManifestSet::is_empty`] tells the caller.
+pub fn read_side(
+    path: &str,
+    options: &Options<'_>,
+    budget: &mut Budget,
+) -> Result<ManifestSet, Error> {
+    let paths = [path.to_owned()];
+    let set = read_any(&paths, (options, budget), Named::ByTheUser)?;
+    if set.manifests.is_empty() && !(!set.held && nothing_at(path)) {
+        return Err(no_objects(&paths));
+    }
+    Ok(set)
+}
+
+/// Whether `path` (read, and found to hold no line) is no folder with an
+/// entry that is not hidden ([`read_side`]): a folder of other files is
+/// not nothing. `-` and a file or stream that held no line are nothing.
+fn nothing_at(path: &str) -> bool {
+    if path == "-" {
+        return true;
+    }
+    let path = Path::new(path);
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::read_dir(path).is_ok_and(|mut entries| {
+            entries.all(|e| e.is_ok_and(|e| e.file_name().as_encoded_bytes().starts_with(b".")))
+        }),
+        Ok(_) => true,
+        Err(_) => false,
+    }
+}
+
+/// The refusal of paths that hold no object.
+fn no_objects(paths: &[String]) -> Error {
+    Error::Usage {
+        reason: format!("no Kubernetes objects in {}", printable(&paths.join(", "))),
+    }
+}
+
+/// Whether `text` holds no YAML document: only blank lines, comments and
+/// document markers.
+fn holds_nothing(text: &[u8]) -> bool {
+    text.split(|b| *b == b'\n').all(|line| {
+        let line = line.trim_ascii();
+        line.is_empty() || line.starts_with(b"#") || line == b"---" || line == b"..."
+    })
+}
+
 /// Reads files the caller found itself (such as those of an output
 /// directory), not named by the user: regular files or directories only,
 /// never a FIFO or device (one swapped in after the caller listed the folder
@@ -323,6 +388,19 @@ enum Named {
 }
 
 fn read_all(
+    paths: &[String],
+    (options, budget): (&Options<'_>, &mut Budget),
+    named: Named,
+) -> Result<ManifestSet, Error> {
+    let set = read_any(paths, (options, budget), named)?;
+    if set.manifests.is_empty() {
+        return Err(no_objects(paths));
+    }
+    Ok(set)
+}
+
+/// [`read_all`], which may find no object.
+fn read_any(
     paths: &[String],
     (options, budget): (&Options<'_>, &mut Budget),
     named: Named,
@@ -348,6 +426,7 @@ fn read_all(
                     path: "-".to_owned(),
                     source,
                 })?;
+            set.held |= !holds_nothing(&bytes);
             let source = match utf8_source("<stdin>".to_owned(), bytes) {
                 Ok(source) => source,
                 Err(problem) => {
@@ -405,11 +484,6 @@ fn read_all(
     if !problems.is_empty() {
         return Err(Error::InvalidManifests { problems });
     }
-    if set.manifests.is_empty() {
-        return Err(Error::Usage {
-            reason: format!("no Kubernetes objects in {}", printable(&paths.join(", "))),
-        });
-    }
     manifest::sort(&mut set.manifests);
     Ok(set)
 }
@@ -453,6 +527,7 @@ fn read_path(
             source,
         })?;
         set.files.push((shown.clone(), file.path.clone()));
+        set.held |= !holds_nothing(&text);
         let artifact = options.artifact_of(&shown);
         let source = match utf8_source(shown.clone(), text) {
             Ok(source) => source,
