@@ -117,6 +117,13 @@ pub enum Command {
     /// --map says); named list items by name. Secret values are shown only
     /// as hashes.
     ///
+    /// A side may be empty on purpose, to diff a new environment against
+    /// nothing: an empty directory (or one of hidden files only), an empty
+    /// file, /dev/null or a file of comments and `---` only holds no
+    /// objects, and a note says so (`chartgen diff /dev/null out/new`:
+    /// every object is added). A path that does not exist, a directory of
+    /// other files or documents that are no objects are still refused.
+    ///
     /// One side may be a live cluster: `cluster:` (the kubeconfig's current
     /// context) or `cluster:CONTEXT`, the kubeconfig read as kubectl reads
     /// it (KUBECONFIG, else ~/.kube/config). As `kubectl diff
