@@ -330,7 +330,7 @@ pub fn read_side(
 ) -> Result<ManifestSet, Error> {
     let paths = [path.to_owned()];
     let set = read_any(&paths, (options, budget), Named::ByTheUser)?;
-    if set.manifests.is_empty() && !(!set.held && nothing_at(path)) {
+    if set.manifests.is_empty() && (set.held || !nothing_at(path)) {
         return Err(no_objects(&paths));
     }
     Ok(set)
