@@ -268,7 +268,7 @@ pub fn sync(
         plan.actions
             .push((owner.lock().to_owned(), Action::Removed));
     }
-    write::apply(lock.top(), root.real(), &plan.steps())?;
+    write::apply(lock.top(), (root.real(), root.shown()), &plan.steps())?;
     lock.release()?;
     Ok(plan.reports(groups))
 }

@@ -216,15 +216,27 @@ impl Steps<'_> {
 /// the folder so opened. A folder swapped for a link after the plan looked
 /// at it is refused, never followed out of the tree.
 ///
-/// A step that fails stops the rest: the error ([`Error::PartlyWritten`])
-/// says how many files were already written (each whole: renamed into
-/// place) or removed, and that the others were left as they were (the
-/// failed file's temporary file is removed).
-pub(super) fn apply(top: &OwnedFd, root: &Path, steps: &Steps<'_>) -> Result<(), Error> {
+/// A step that fails stops the rest: once a file was written or removed,
+/// the error ([`Error::PartlyWritten`]) says how many files were already
+/// written (each whole: renamed into place) or removed, and that the
+/// others were left as they were (the failed file's temporary file is
+/// removed); before, it is the failure alone.
+/// `shown` names the directory as the user gave it, in that error.
+pub(super) fn apply(
+    top: &OwnedFd,
+    (root, shown): (&Path, &Path),
+    steps: &Steps<'_>,
+) -> Result<(), Error> {
     let mut done = Done::default();
-    carry_out(top, root, steps, &mut done).map_err(|source| Error::PartlyWritten {
-        state: done.state(root, steps),
-        source: Box::new(source),
+    carry_out(top, root, steps, &mut done).map_err(|source| {
+        // Nothing written or removed: the error alone says it all.
+        if done.written == 0 && done.removed == 0 {
+            return source;
+        }
+        Error::PartlyWritten {
+            state: done.state(shown, steps),
+            source: Box::new(source),
+        }
     })
 }
 
@@ -246,14 +258,7 @@ impl Done {
             1 => "1 stale file to remove".to_owned(),
             n => format!("{n} stale files to remove"),
         };
-        let how_far = if self.written == 0 && self.removed == 0 {
-            let folders = if steps.dirs.is_empty() {
-                ""
-            } else {
-                " (but for empty folders it may have made)"
-            };
-            format!("no file was written or removed yet: the directory is as it was{folders}")
-        } else if self.written < writes {
+        let how_far = if self.written < writes {
             let untouched = match removes {
                 0 => files(writes - self.written),
                 r => format!("{} and the {}", files(writes - self.written), stale(r)),
@@ -649,7 +654,7 @@ mod tests {
             },
         ] {
             let top = open_root(&root).unwrap();
-            let error = apply(&top, &root, &steps).unwrap_err().to_string();
+            let error = apply(&top, (&root, &root), &steps).unwrap_err().to_string();
             assert!(error.contains("builds"), "{error}");
             assert!(
                 error.contains("changed since it was looked at")
@@ -712,7 +717,8 @@ mod tests {
     /// after the plan; root is not stopped by permissions): the error says
     /// how many files were already written and that the rest, the failed
     /// file included, were left as they were, which is what the directory
-    /// then holds.
+    /// then holds. One that fails before anything was written is its
+    /// error alone.
     #[test]
     fn a_write_that_fails_part_way_says_how_far_it_got() {
         let dir = tempfile::tempdir().unwrap();
@@ -729,7 +735,7 @@ mod tests {
             writes: vec![("a.yaml", &new), ("b.yaml", &new), ("c.yaml", &new)],
             removes: vec!["stale.yaml"],
         };
-        let error = apply(&open_root(&root).unwrap(), &root, &steps).unwrap_err();
+        let error = apply(&open_root(&root).unwrap(), (&root, &root), &steps).unwrap_err();
         let shown = error.to_string();
         assert!(
             shown.contains("stopped part-way through writing")
@@ -759,18 +765,15 @@ mod tests {
             "no temporary file stays"
         );
 
-        // Failing before any write: said so, not "0 of 3".
+        // Failing before any write or removal: the error alone, as it was.
         let steps = Steps {
             owner: &OWNER,
             dirs: vec![],
             writes: vec![("b.yaml", &new)],
             removes: vec![],
         };
-        let shown = (apply(&open_root(&root).unwrap(), &root, &steps).unwrap_err()).to_string();
-        assert!(
-            shown.contains("no file was written or removed yet: the directory is as it was;"),
-            "{shown}"
-        );
+        let error = apply(&open_root(&root).unwrap(), (&root, &root), &steps).unwrap_err();
+        assert!(matches!(error, Error::Output { .. }), "{error}");
     }
 
     /// Written through folder handles, a file replaces the old one whole
@@ -789,7 +792,7 @@ mod tests {
             writes: vec![("c/d/x.yaml", &new)],
             removes: vec!["a/b/old.yaml"],
         };
-        apply(&open_root(&root).unwrap(), &root, &steps).unwrap();
+        apply(&open_root(&root).unwrap(), (&root, &root), &steps).unwrap();
         assert_eq!(
             std::fs::read_to_string(root.join("c/d/x.yaml")).unwrap(),
             new
