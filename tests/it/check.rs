@@ -727,7 +727,10 @@ fn malformed_input_is_bad_input_not_a_finding() {
     let run = chartgen_with_stdin(&["check", "-"], Some("kind: [\n"));
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
     assert!(
-        run.stderr.starts_with("error: <stdin>:2:1: "),
+        // The text ends while `[` is open: placed at the end of its last
+        // line, not on a line past it.
+        run.stderr.starts_with("error: <stdin>:1:8: ")
+            && run.stderr.contains(", at the end of the file\n"),
         "{}",
         run.stderr
     );

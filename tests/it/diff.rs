@@ -371,7 +371,7 @@ fn links_and_submodules_in_a_revision_are_not_read() {
     repo.write("bad.yaml", "a: [\n");
     repo.commit();
     let run = repo.chartgen(&["diff", "HEAD:", "HEAD:out"]);
-    run.assert_refused(2, "error: HEAD:bad.yaml:2:1: ");
+    run.assert_refused(2, "error: HEAD:bad.yaml:1:5: ");
 }
 
 /// One entry of a tree materialised both on disk and in a revision.
