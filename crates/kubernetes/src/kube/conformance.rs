@@ -221,12 +221,15 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
                     match e.kind() {
                         jsonschema::error::ValidationErrorKind::AdditionalProperties {
                             unexpected,
-                        } => (unexpected.iter())
-                            .map(|name| {
-                                let message = super::unknown_field(name, []);
-                                (path.clone(), message, Some(name.clone()))
-                            })
-                            .collect(),
+                        } => {
+                            let known = declared(schema, e.schema_path().as_str());
+                            (unexpected.iter())
+                                .map(|name| {
+                                    let message = super::unknown_field(name, known.iter().copied());
+                                    (path.clone(), message, Some(name.clone()))
+                                })
+                                .collect()
+                        }
                         _ => vec![(path, e.to_string(), None)],
                     }
                 })
@@ -239,6 +242,22 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
             schemas,
         ))],
     }
+}
+
+/// The members a closed object of the custom schema `schema` declares,
+/// found from the `additionalProperties` keyword that refused an unknown
+/// one (its `schema_path`, a JSON pointer): what a misspelt field may
+/// have meant. None where the pointer leads to no `properties`.
+fn declared<'s>(schema: &'s Json, keyword: &str) -> Vec<&'s str> {
+    let node = keyword
+        .strip_suffix("/additionalProperties")
+        .unwrap_or(keyword);
+    (schema.pointer(node))
+        .and_then(|node| node.get("properties"))
+        .and_then(Json::as_object)
+        .map_or_else(Vec::new, |properties| {
+            properties.keys().map(String::as_str).collect()
+        })
 }
 
 /// A custom resource's `metadata` as the API server decodes it: into
@@ -668,6 +687,40 @@ mod tests {
         let mut simple = self::widget(json!({ "size": 3 }));
         simple["status"] = json!({"ready": "yes"});
         assert_eq!(invalid_at(&crd, &simple), Vec::<String>::new());
+    }
+
+    /// An unknown field of a custom resource is one verdict, carrying its
+    /// name, with a did-you-mean from the CRD's declared fields where one
+    /// is close.
+    #[test]
+    fn a_custom_resources_unknown_field_names_the_field_it_may_mean() {
+        let crd = widget_crd(json!({ "size": {"type": "integer"}, "colour": {"type": "string"} }));
+        let schemas = crate::kube::KubeSchemas::load(crate::kube::DEFAULT_VERSION).unwrap();
+        let widget = widget(json!({ "sise": 3, "zzzzzzzz": 1 }));
+        let found: Vec<(String, String, Option<String>)> = (check(&[&crd, &widget], &schemas, &[]))
+            .into_iter()
+            .map(|(i, v)| match v {
+                Verdict::Invalid(path, message, field) if i == 1 => {
+                    (path.to_string(), message, field)
+                }
+                other => panic!("{i}: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "spec".to_owned(),
+                    "Additional properties are not allowed ('sise' was unexpected); did you mean `size`?".to_owned(),
+                    Some("sise".to_owned())
+                ),
+                (
+                    "spec".to_owned(),
+                    "Additional properties are not allowed ('zzzzzzzz' was unexpected)".to_owned(),
+                    Some("zzzzzzzz".to_owned())
+                ),
+            ]
+        );
     }
 
     /// A custom resource's metadata is decoded as ObjectMeta, strictly, as
