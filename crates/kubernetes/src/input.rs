@@ -77,10 +77,10 @@ pub struct ManifestSet {
     /// character as `\u{1b}`, bytes that are not UTF-8 as U+FFFD), with
     /// its real path.
     files: Vec<(String, PathBuf)>,
-    /// Whether any path read held something: a file or stream with a
-    /// line that is no blank, comment or document marker, or a folder
-    /// with an entry that is not hidden. A set that holds no object is
-    /// deliberately empty ([`read_side`]) only when none did.
+    /// Whether any file or stream read held a line that is no blank,
+    /// comment or document marker. A set that holds no object is
+    /// deliberately empty ([`read_side`]) only when none did (and a
+    /// folder read holds no entry that is not hidden).
     held: bool,
 }
 
