@@ -23,9 +23,12 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     let maps = args
         .maps
         .iter()
-        .map(|text| Map::parse(text))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|reason| Error::Usage { reason })?;
+        .map(|text| {
+            Map::parse(text).map_err(|why| Error::Usage {
+                reason: format!("invalid --map `{text}`: {why}"),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let (mut old, mut new, names) = read_sides(args)?;
     // As a --map that applies to nothing is noted: a pattern that leaves
     // nothing out is mistyped most likely.
@@ -38,8 +41,12 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     if args.ignore_helm {
         matching::strip_helm(&mut old.manifests, &mut new.manifests);
     }
-    let renames =
-        matching::rename(&mut old.manifests, &maps).map_err(|reason| Error::Usage { reason })?;
+    let renames = matching::rename(&mut old.manifests, &maps).map_err(|collision| Error::Usage {
+        reason: format!(
+            "--map gives {} and {} one identity, {}: one would hide the other; make the maps more specific",
+            collision.first, collision.second, collision.identity
+        ),
+    })?;
     let mut difference = diff::diff_sets(
         diff::Side {
             path: names.old.as_deref().unwrap_or(old.read_at(&args.old)),

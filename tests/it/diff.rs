@@ -912,7 +912,7 @@ fn a_mapped_namespace_is_still_a_deletion() {
         (run.code, run.stdout.as_str()),
         (
             1,
-            "Impact, most severe first:\n  destructive Namespace r-apps: deleted, as --map matched it with Namespace apps: everything in it is deleted with it\n  change      Namespace r-apps → Namespace apps: matched by --map, another object for the cluster: applied as a delete and a create\n= Namespace r-apps as Namespace apps (--map r-*=*)\nno object differs field by field, but applying has the impact above\n"
+            "Impact, most severe first:\n  destructive Namespace r-apps: deleted, as a map matched it with Namespace apps: everything in it is deleted with it\n  change      Namespace r-apps → Namespace apps: matched by a map, another object for the cluster: applied as a delete and a create\n= Namespace r-apps as Namespace apps (map r-*=*)\nno object differs field by field, but applying has the impact above\n"
         ),
         "{}",
         run.stderr

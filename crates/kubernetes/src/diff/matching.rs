@@ -1,5 +1,5 @@
-//! Matching objects whose names differ between the two sides (`--map`),
-//! and removing Helm's own labels and annotations (`--ignore-helm`):
+//! Matching objects whose names differ between the two sides (maps
+//! `OLD=NEW`), and removing Helm's own labels and annotations:
 //! what comparing a `helm template` render with another tool's output needs.
 //!
 //! A map rewrites the identity of old objects before they are matched, and
@@ -16,7 +16,7 @@ use super::{Class, Diff};
 use crate::manifest::{Manifest, ObjectId};
 use crate::yaml::{Node, Value};
 
-/// One `--map OLD=NEW`: each side `NAME`, `KIND/NAME` or
+/// One map `OLD=NEW`: each side `NAME`, `KIND/NAME` or
 /// `KIND/NAMESPACE/NAME`, the same form on both sides; a part may hold one
 /// `*`, matching any text on the old side, and standing for what it
 /// matched on the new side.
@@ -73,11 +73,13 @@ impl Part {
 
 impl Map {
     /// Parses `OLD=NEW`, such as `release-name-*=*` or
-    /// `Deployment/default/old=Deployment/buildkit-operator/new`.
+    /// `Deployment/default/old=Deployment/buildkit-operator/new`; the error
+    /// says what is wrong in words (the caller adds the argument it came
+    /// from).
     pub fn parse(text: &str) -> Result<Self, String> {
         let invalid = |why: String| {
             format!(
-                "invalid --map `{text}`: {why} (the form is OLD=NEW, each side NAME, KIND/NAME or KIND/NAMESPACE/NAME, a part holding at most one `*`)"
+                "{why} (the form is OLD=NEW, each side NAME, KIND/NAME or KIND/NAMESPACE/NAME, a part holding at most one `*`)"
             )
         };
         let (old, new) = text
@@ -108,7 +110,7 @@ impl Map {
         let kind = (old.len() > 1).then(|| old[0].to_owned());
         if old.len() > 1 && old[0] != new[0] {
             return Err(invalid(
-                "--map renames; it does not change kinds".to_owned(),
+                "a map renames; it does not change kinds".to_owned(),
             ));
         }
         if kind.as_deref().is_some_and(|k| k.contains('*')) {
@@ -151,7 +153,7 @@ pub struct Matched {
     pub old: String,
     /// The new object it is compared with.
     pub new: String,
-    /// The `--map` that matched them.
+    /// The map that matched them, as written.
     pub map: String,
 }
 
@@ -166,10 +168,32 @@ pub struct Renames {
     pub unused: Vec<String>,
 }
 
+/// Two old objects that the maps gave one identity: one would hide the
+/// other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collision {
+    /// The first old object given the identity, as `Kind namespace/name`.
+    pub first: String,
+    /// The second.
+    pub second: String,
+    /// The identity both were given.
+    pub identity: String,
+}
+
+impl std::fmt::Display for Collision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the maps give {} and {} one identity, {}: one would hide the other; make the maps more specific",
+            self.first, self.second, self.identity
+        )
+    }
+}
+
 /// Gives the old objects the identities the first map that applies to each
-/// says. Two old objects given one identity is an error: one would hide
-/// the other.
-pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
+/// says. Two old objects given one identity is an error ([`Collision`]):
+/// one would hide the other.
+pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, Collision> {
     let mut renames = Renames::default();
     if maps.is_empty() {
         return Ok(renames);
@@ -196,10 +220,11 @@ pub fn rename(old: &mut [Manifest], maps: &[Map]) -> Result<Renames, String> {
             ..manifest.id.clone()
         };
         if let Some(other) = taken.insert(key, before.clone()) {
-            return Err(format!(
-                "--map gives {other} and {before} one identity, {}: one would hide the other; make the maps more specific",
-                manifest.id
-            ));
+            return Err(Collision {
+                first: other,
+                second: before,
+                identity: manifest.id.to_string(),
+            });
         }
     }
     renames.unused = maps
@@ -282,7 +307,7 @@ pub fn finish(
 /// ones with a prefix (`buildkit-buildkit-gateway` removed, the Deployment
 /// `buildkit-gateway` added in the same namespace), the most common such
 /// prefix and how many objects it would match. Never applied by itself: the
-/// user decides, with the `--map` it names.
+/// user decides, with the map it names (`PREFIX*=*`).
 pub fn suggest(diff: &Diff) -> Option<(String, usize)> {
     // `Kind namespace/name` or `Kind name`: the kind, and the rest.
     let split = |id: &str| {

@@ -177,7 +177,7 @@ pub struct Renamed {
 #[schemars(title = "What differs between two sets of manifests")]
 pub struct Diff {
     /// Old objects compared with new ones of another name or namespace,
-    /// as `--map` said ([`matching`]); shown, never silent.
+    /// as a map said ([`matching`]); shown, never silent.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub matched: Vec<matching::Matched>,
     /// Objects only in the new set.

@@ -75,7 +75,7 @@ pub fn render_text(diff: &Diff, style: Style) -> String {
     let mut out = String::new();
     impact(&mut out, diff, style);
     for m in &diff.matched {
-        let shown = format!("{} as {} (--map {})", m.old, m.new, m.map);
+        let shown = format!("{} as {} (map {})", m.old, m.new, m.map);
         let _ = writeln!(out, "{changed}= {}{changed:#}", printable(&shown));
     }
     for id in &diff.added {
@@ -209,7 +209,7 @@ fn summary(out: &mut String, diff: &Diff) {
         .map(|c| c.object.as_str())
         .chain(diff.moves.iter().map(|m| m.object.as_str()))
         .collect();
-    // A `--map` match is shown as one, not counted as a rename.
+    // A map's match is shown as one, not counted as a rename.
     let mapped: BTreeSet<(&str, &str)> = (diff.matched.iter())
         .map(|m| (m.old.as_str(), m.new.as_str()))
         .collect();

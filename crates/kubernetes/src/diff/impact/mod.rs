@@ -224,7 +224,7 @@ pub(crate) fn assess(
     sort(&mut diff.impact);
 }
 
-/// The impact of the objects `--map` matched, each pair (old, new) with
+/// The impact of the objects a map matched, each pair (old, new) with
 /// its identity as read: for the cluster another object, so a deletion
 /// and a creation ([`rename::replaced`]), the old object's deletion taking
 /// or breaking what a removal would ([`deletion::deleted`]). `sets` hold
@@ -241,7 +241,7 @@ pub(crate) fn mapped(pairs: &[(&Manifest, &Manifest)], sets: Sets<'_>) -> Vec<Im
     let contents = deletion::kinds_in(sets.old, &namespaces);
     let users = deletion::references(sets.new);
     for (old, new) in pairs {
-        let how = "matched by --map, another object for the cluster";
+        let how = "matched by a map, another object for the cluster";
         let (level, why) = rename::replaced(old, new, how);
         out.push(Impact {
             level,
@@ -251,7 +251,7 @@ pub(crate) fn mapped(pairs: &[(&Manifest, &Manifest)], sets: Sets<'_>) -> Vec<Im
             why,
         });
         if let Some(why) = deletion::deleted(old, sets, &contents, &users) {
-            let why = format!("deleted, as --map matched it with {}: {why}", new.id);
+            let why = format!("deleted, as a map matched it with {}: {why}", new.id);
             out.push(Impact::new(Level::Destructive, Class::Deletion, old, why));
         }
     }
