@@ -604,7 +604,7 @@ fn a_second_render_while_one_writes_refuses_and_writes_nothing() {
         assert_eq!(
             run.stderr,
             format!(
-                "error: cannot write `{target}`: another render is writing this directory now (it holds .chartgen.lock); wait for it to finish, then run again\n"
+                "error: cannot write `{target}`: another process is writing this directory now (it holds .chartgen.lock); wait for it to finish, then run again\n"
             )
         );
     }

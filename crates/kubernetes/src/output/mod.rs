@@ -415,7 +415,7 @@ fn refuse_names_differing_in_case(
             return Err(refuse(
                 &join(shown, relative),
                 &format!(
-                    "its name differs only in case from `{}`, which this render writes (one name on a case-insensitive file system); rename it",
+                    "its name differs only in case from `{}`, which is to be written (one name on a case-insensitive file system); rename it",
                     printable(&join(shown, ours).display().to_string())
                 ),
             ));
@@ -688,7 +688,10 @@ mod tests {
         let files = files_of(&[("a/x.yaml", "x: 1\n")]);
         for write in [true, false] {
             let error = sync1(&out, &files, write).unwrap_err();
-            assert!(error.to_string().contains("another render"), "{error}");
+            assert!(
+                error.to_string().contains("another process is writing"),
+                "{error}"
+            );
         }
         assert!(!dir.join("a").exists(), "nothing of the second render");
         drop(held);

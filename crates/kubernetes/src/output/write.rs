@@ -164,13 +164,13 @@ impl Drop for Lock {
     }
 }
 
-/// The error for a directory another render is writing, which holds the
+/// The error for a directory another process is writing, which holds the
 /// lock file `lock`.
 pub(super) fn busy(root: &Path, lock: &str) -> Error {
     refuse(
         root,
         &format!(
-            "another render is writing this directory now (it holds {lock}); wait for it to finish, then run again"
+            "another process is writing this directory now (it holds {lock}); wait for it to finish, then run again"
         ),
     )
 }
@@ -675,7 +675,7 @@ mod tests {
 
     /// A lock file is held, left behind, or gone (a render that finished
     /// removed it since the tree was read: no error, two renders racing
-    /// get "another render is writing" or succeed).
+    /// get "another process is writing" or succeed).
     #[test]
     fn a_lock_is_held_stale_or_gone() {
         let dir = tempfile::tempdir().unwrap();
