@@ -1,8 +1,7 @@
 //! An object the new set adds or changes that the API server refuses: by
-//! its schema or by an API rule, as `check` reads it
-//! ([`crate::api::refused`]), or a keyed list of its pod spec holding a
-//! key twice, which server-side apply refuses ([`twice_keyed`]). Its
-//! apply fails whatever else changes (`refused`).
+//! its schema or by an API rule ([`crate::api::refused`]), or a keyed list
+//! of its pod spec holding a key twice, which server-side apply refuses
+//! ([`twice_keyed`]). Its apply fails whatever else changes (`refused`).
 //!
 //! An update is validated as the server prepares it, not as written:
 //!
@@ -91,7 +90,7 @@ pub(super) fn refused(
         }
         let object = judged[refusal.index];
         let mut why = match may_need_redaction(object.node()) {
-            true => "the API server refuses it (the reason is not shown: the object may hold a Secret; `check` names it)".to_owned(),
+            true => "the API server refuses it (the reason is not shown: the object may hold a Secret; checking the manifests names it)".to_owned(),
             false => format!("the API server refuses it: {}", refusal.why),
         };
         if let Some(old) = refusal.index.checked_sub(added.len()).map(|i| changed[i].0) {

@@ -25,9 +25,8 @@
 //! - [`rename`]: an object removed and one added with the same content
 //!   under another name or namespace, shown as one rename (delete + create);
 //! - [`invalid`]: an object added or changed that the API server refuses
-//!   on its own, by its schema or an API rule, as `check` reads it
-//!   (`refused`); against a live cluster the server's own answer
-//!   (`rejected`) stands instead;
+//!   on its own, by its schema or an API rule (`api::refused`); against a
+//!   live cluster the server's own answer (`rejected`) stands instead;
 //! - `rejected`: against a live cluster, the server's own refusal of a
 //!   dry-run apply (`refused`), added by [`Diff::reject`].
 //! - [`schema`]: a CRD's schema that narrows (a field required, an enum,
@@ -111,7 +110,7 @@ pub enum Class {
     /// live cluster): invalid, or forbidden by admission.
     Rejected,
     /// The API server would refuse the new object on its own: its schema
-    /// or an API rule, as `check` reads it.
+    /// or an API rule, read as the API server reads them.
     Invalid,
     /// A CRD's schema that narrows: stored custom resources may no longer
     /// fit it.
