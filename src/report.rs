@@ -102,7 +102,7 @@ pub fn values_shown(problems: &[Problem]) -> Vec<Diagnostic> {
     let (mut links, mut read) = (HashMap::new(), HashMap::new());
     let mut judged = Judged::new(problems);
     let mut linked_file = |problem: &Problem| match &problem.origin {
-        Origin::At { source, .. } if !source.is_set_argument => *links
+        Origin::At { source, .. } if !source.is_argument => *links
             .entry(Arc::as_ptr(source))
             .or_insert_with(|| linked(&source.name)),
         _ => false,
@@ -241,12 +241,12 @@ fn in_extra_objects(problem: &Problem) -> bool {
 /// it is judged as manifests that fail to parse are ([`Judged::may_quote`]).
 fn about_a_whole_file(problem: &Problem) -> bool {
     problem.path.is_root()
-        && matches!(&problem.origin, Origin::At { source, .. } if !source.is_set_argument)
+        && matches!(&problem.origin, Origin::At { source, .. } if !source.is_argument)
 }
 
 /// Whether a problem comes from a set flag's argument.
 fn from_set_argument(problem: &Problem) -> bool {
-    matches!(&problem.origin, Origin::At { source, .. } if source.is_set_argument)
+    matches!(&problem.origin, Origin::At { source, .. } if source.is_argument)
 }
 
 /// Whether a problem about an `extraObjects` entry may quote its input:

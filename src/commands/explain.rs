@@ -76,7 +76,7 @@ fn from_set_file(origin: &Origin) -> bool {
 fn set_by(origin: &Origin, shown: bool) -> String {
     match origin {
         Origin::Default => "built-in default".to_owned(),
-        Origin::At { source, .. } if source.is_set_argument && shown => {
+        Origin::At { source, .. } if source.is_argument && shown => {
             printable(&argument(source)).into_owned()
         }
         _ => printable(&origin.to_string()).into_owned(),
@@ -190,7 +190,7 @@ impl Shown<'_> {
         let shown = !self.hidden && !from_set_file(&source.origin);
         let origin = match &source.origin {
             Origin::Default => serde_json::json!({"kind": "default"}),
-            Origin::At { source: s, .. } if s.is_set_argument => {
+            Origin::At { source: s, .. } if s.is_argument => {
                 let named = if shown { argument(s) } else { s.name.clone() };
                 serde_json::json!({"kind": "argument", "argument": named})
             }

@@ -481,8 +481,7 @@ fn not_one_of(
     );
     // Not for a set flag's value, which no message quotes: the option
     // closest to it (the same letters in another case) says what it is.
-    let from_set_flag =
-        matches!(&problem.origin, Origin::At { source, .. } if source.is_set_argument);
+    let from_set_flag = matches!(&problem.origin, Origin::At { source, .. } if source.is_argument);
     problem.hint = instance
         .as_str()
         .filter(|_| !from_set_flag)
@@ -537,7 +536,7 @@ fn type_hint(expected: &str, node: Option<&Node>) -> Option<String> {
             return None;
         }
         let flag = match &node.origin {
-            Origin::At { source, .. } if source.is_set_argument => {
+            Origin::At { source, .. } if source.is_argument => {
                 source.name.split(' ').next().unwrap_or_default()
             }
             _ => "",
@@ -591,7 +590,7 @@ fn written_at(origin: &Origin) -> Option<&str> {
     else {
         return None;
     };
-    if source.is_set_argument {
+    if source.is_argument {
         return None;
     }
     let text = source.line(*line as usize)?;

@@ -128,8 +128,8 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// Where the rule is explained: its section of [`Rule::doc`]
-    /// (`docs/checks.md#r1`).
+    /// Where the rule is explained: its section of [`Rule::doc`], named
+    /// by its id in lower case (`docs/rules.md#r1` for `R1`).
     pub fn link(&self) -> String {
         format!("{}#{}", self.doc, self.id.to_lowercase())
     }
@@ -346,14 +346,14 @@ impl Diagnostic {
         } = &self.origin
         {
             let name = match source.name.split_once('=') {
-                Some((named, _)) if source.is_set_argument => format!("{named}=…"),
+                Some((named, _)) if source.is_argument => format!("{named}=…"),
                 _ => source.name.clone(),
             };
             masked.origin = Origin::At {
                 source: Arc::new(Source {
                     name,
                     text: String::new(),
-                    is_set_argument: source.is_set_argument,
+                    is_argument: source.is_argument,
                 }),
                 line: *line,
                 col: *col,
@@ -405,9 +405,7 @@ impl Diagnostic {
             col,
             width,
         } = &self.origin
-            && let Some(text) = source
-                .line(*line as usize)
-                .filter(|_| !source.is_set_argument)
+            && let Some(text) = source.line(*line as usize).filter(|_| !source.is_argument)
         {
             let window = window(text, *col as usize, *width as usize);
             let number = line.to_string();

@@ -174,7 +174,7 @@ fn pool() -> Option<&'static rayon_core::ThreadPool> {
         }
         rayon_core::ThreadPoolBuilder::new()
             .num_threads((cores() - 1).clamp(1, 2))
-            .thread_name(|i| format!("chartgen-worker-{i}"))
+            .thread_name(|i| format!("worker-{i}"))
             .build()
             .ok()
     });

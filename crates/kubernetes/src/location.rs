@@ -7,16 +7,18 @@
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-/// A text that YAML was read from: a values file, or a `--set` argument.
+/// A text that YAML was read from: a file, or one argument of a command
+/// line.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Source {
     /// How the source is named in messages: the path as the user gave it,
-    /// or `--set KEY=VALUE`.
+    /// or the argument as the caller shows it (with its option, if any).
     pub name: String,
     /// The full text, kept to quote the offending line in messages.
     pub text: String,
-    /// Whether this is a `--set` argument rather than a file.
-    pub is_set_argument: bool,
+    /// Whether this is an argument rather than a file: one line of a
+    /// command, named whole, with no line or column.
+    pub is_argument: bool,
 }
 
 impl Source {
@@ -25,16 +27,18 @@ impl Source {
         Arc::new(Self {
             name: name.into(),
             text: text.into(),
-            is_set_argument: false,
+            is_argument: false,
         })
     }
 
-    /// A source given on the command line as `--set ARG`.
-    pub fn set_argument(arg: &str) -> Arc<Self> {
+    /// A source given on the command line as the argument `text`, named
+    /// `name` in messages (as the caller shows it: a program names its
+    /// option there, `--opt KEY=VALUE`).
+    pub fn argument(name: impl Into<String>, text: impl Into<String>) -> Arc<Self> {
         Arc::new(Self {
-            name: format!("--set {arg}"),
-            text: arg.to_owned(),
-            is_set_argument: true,
+            name: name.into(),
+            text: text.into(),
+            is_argument: true,
         })
     }
 
@@ -53,7 +57,7 @@ pub enum Origin {
     /// large input holds millions of nodes and keys, each with an origin
     /// ([`Origin::at`] makes one from counts).
     At {
-        /// The file or `--set` argument.
+        /// The file or argument.
         source: Arc<Source>,
         /// 1-based line.
         line: u32,
@@ -67,11 +71,11 @@ pub enum Origin {
 }
 
 impl fmt::Display for Origin {
-    /// `file:line:col` for a file, `--set KEY=VALUE` for an argument,
+    /// `file:line:col` for a file, its name for an argument,
     /// `(default)` for a built-in default.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Origin::At { source, .. } if source.is_set_argument => f.write_str(&source.name),
+            Origin::At { source, .. } if source.is_argument => f.write_str(&source.name),
             Origin::At {
                 source, line, col, ..
             } => write!(f, "{}:{line}:{col}", source.name),
@@ -108,11 +112,11 @@ impl Origin {
     }
 
     /// The file, line and column of this origin, as a [`Location`]; `None`
-    /// for a built-in default. A `--set` argument is its own `file`, with
+    /// for a built-in default. An argument is its own `file`, with
     /// no line: it is one line of the command, not of a file.
     pub fn location(&self) -> Option<Location> {
         match self {
-            Origin::At { source, .. } if source.is_set_argument => Some(Location {
+            Origin::At { source, .. } if source.is_argument => Some(Location {
                 file: source.name.clone(),
                 line: None,
                 column: None,
@@ -129,7 +133,7 @@ impl Origin {
     }
 }
 
-/// Where a diagnostic points a reader: a file (or `--set` argument) and,
+/// Where a diagnostic points a reader: a file (or argument) and,
 /// when known, the 1-based line and column. The fields SARIF's physical
 /// location holds (artifact, start line, start column); an [`Origin`]
 /// gives one ([`Origin::location`]), and so does a template line that
@@ -139,7 +143,7 @@ impl Origin {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Location {
     /// The file as the user named it, `templates/<name>` for a template,
-    /// or `--set KEY=VALUE`.
+    /// or an argument as its source names it.
     pub file: String,
     /// 1-based line, when the place is in a file.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -277,10 +281,11 @@ fn is_simple_key(key: &str) -> bool {
 /// How a path is written on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
-    /// A `--set` key: keys split at `.`, `\` makes the next character part
-    /// of the key (`team\.example\.com`), `[N]` is a list index.
+    /// A key as Helm's `--set` writes it: keys split at `.`, `\` makes
+    /// the next character part of the key (`team\.example\.com`), `[N]`
+    /// is a list index.
     Set,
-    /// An `--ignore` pattern, written as `diff` prints paths: keys split at
+    /// A pattern of paths, written as the diff prints paths: keys split at
     /// `.`, `"…"` quotes dots and brackets, `[name]` is a list item by name
     /// (or index); every step is kept as a key, `*` included, for
     /// matching by text.

@@ -386,7 +386,7 @@ fn set_texts(node: &Node, texts: &mut Vec<String>) {
             .for_each(|(_, value)| set_texts(value, texts)),
         Value::Null | Value::Bool(_) => {}
         scalar => {
-            if !matches!(&node.origin, Origin::At { source, .. } if source.is_set_argument) {
+            if !matches!(&node.origin, Origin::At { source, .. } if source.is_argument) {
                 return;
             }
             if let Value::String(text) = scalar {

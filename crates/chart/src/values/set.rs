@@ -19,7 +19,6 @@
 //! size (a named pipe too); its text is never quoted back in a message.
 
 use std::io::Read as _;
-use std::sync::Arc;
 
 use crate::error::Error;
 use kubernetes::location::{KeyPath, Segment, Syntax};
@@ -290,11 +289,7 @@ impl Override {
                 limits.max_depth
             )));
         }
-        let source = Arc::new(Source {
-            name: set.name(),
-            text: arg.to_owned(),
-            is_set_argument: true,
-        });
+        let source = Source::argument(set.name(), arg);
         let origin = Origin::at(source, 1, 1, arg.chars().count().max(1));
         let offset = key.chars().count() + 1;
         let scalar = |text: &str| match set.kind {
