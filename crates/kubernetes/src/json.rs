@@ -10,10 +10,18 @@
 //! With them the two readings of a JSON value every rule module shares
 //! (the API rules, the scheduling rules, the server's defaults): a list's
 //! items with their indexes ([`each`]) and a whole number as the API
-//! server reads it ([`whole`]). They sit here, below every module that
-//! reads them, so that none of those modules asks another for them.
+//! server reads it ([`whole`]); and what they write, the problems found by
+//! path ([`Found`]). They sit here, below every module that reads them, so
+//! that none of those modules asks another for them.
 
 use serde_json::{Map, Value as Json};
+
+use crate::location::KeyPath;
+
+/// What a rule over a JSON value found: each problem's key path, and what
+/// the API server would say of it. Every rule module (the API rules, the
+/// scheduling rules, the schemas' validator) writes its problems so.
+pub type Found = Vec<(KeyPath, String)>;
 
 /// Up to how many members an object is scanned rather than hashed: a
 /// comparison of a short key costs a few instructions, a hash some 250.

@@ -7,12 +7,9 @@
 
 use serde_json::Value as Json;
 
-use crate::json::{each, whole};
+use crate::json::{Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-
-/// A problem: where, and what the API server would say.
-pub type Found = Vec<(KeyPath, String)>;
 
 /// The scheduling fields of the pod spec `pod` (at `at`).
 pub fn pod(pod: &Json, at: &KeyPath, found: &mut Found) {

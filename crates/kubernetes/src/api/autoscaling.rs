@@ -26,12 +26,9 @@ use serde_json::{Map, Value as Json, json};
 
 use super::go_json::{Go, go_decode};
 use super::resources;
-use crate::json::{Field, each, whole};
+use crate::json::{Field, Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The annotation an `autoscaling/v1` object keeps its other metrics in.
 const METRICS: &str = "autoscaling.alpha.kubernetes.io/metrics";

@@ -9,13 +9,10 @@
 use serde_json::Value as Json;
 
 use super::{ValidKeys, meta, resources};
-use crate::json::{Field, each};
+use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
 use crate::names;
 use crate::scheduling::label_selector;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The access modes a claim may name.
 const ACCESS_MODES: [&str; 4] = [

@@ -30,12 +30,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value as Json;
 
 use super::one_of;
-use crate::json::{Field, each};
+use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
 use crate::names;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The most a PriorityClass of a user's may be worth
 /// (`HighestUserDefinablePriority`).

@@ -27,11 +27,8 @@
 
 use serde_json::Value as Json;
 
-use crate::json::{Field, each};
+use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// Most findings reported for one version's schema; one more says that
 /// more were left out.

@@ -18,12 +18,9 @@ use serde_json::Value as Json;
 
 use super::objects::domain_prefixed_path;
 use super::one_of;
-use crate::json::{Field, each, whole};
+use crate::json::{Field, Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The annotation that named an Ingress's class before `ingressClassName`.
 const CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";

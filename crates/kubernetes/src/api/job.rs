@@ -3,12 +3,9 @@
 
 use serde_json::Value as Json;
 
-use crate::json::{each, whole};
+use crate::json::{Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// A `podFailurePolicy` of at most 20 rules, each with an action
 /// (`FailIndex` only beside a `backoffLimitPerIndex`) and exactly one of

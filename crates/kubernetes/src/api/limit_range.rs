@@ -17,13 +17,10 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::Value as Json;
 
 use super::{plain, resources};
-use crate::json::{Field, each};
+use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
 use crate::names;
 use crate::quantity::{MAX_MILLI_VALUE, Quantity, go_scaled_value_of};
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The fields of an item that bound or give an amount of each resource.
 const FIELDS: [&str; 5] = [

@@ -40,7 +40,7 @@ mod volumes;
 
 pub(crate) use volumes::PERSISTENT_SOURCES;
 
-use crate::json::{Field, each, whole};
+use crate::json::{Field, Found, each, whole};
 use crate::location::KeyPath;
 use crate::manifest::ObjectScope;
 use crate::names;
@@ -58,7 +58,7 @@ pub enum Refuser {
 
 /// The image references of `object`'s containers that the kubelet cannot
 /// parse: the API server accepts them, the pod never starts.
-pub fn images(object: &Json) -> Vec<(KeyPath, String)> {
+pub fn images(object: &Json) -> Found {
     let mut found = Vec::new();
     if !is_built_in_object(object) {
         return found;
@@ -135,7 +135,7 @@ pub fn pod_template_problems(pod: &Json) -> Vec<(KeyPath, Refuser, String)> {
 /// What the API server would refuse in `object`, by path.
 /// A custom kind is taken as namespaced: [`problems_remembering`] is
 /// told its CRD's scope.
-pub fn problems(object: &Json) -> Vec<(KeyPath, String)> {
+pub fn problems(object: &Json) -> Found {
     let kind = object.field("kind").as_str().unwrap_or_default();
     problems_remembering(
         object,
@@ -201,7 +201,7 @@ pub fn problems_remembering<'a>(
     object: &'a Json,
     scope: ObjectScope,
     valid: &mut ValidKeys<'a>,
-) -> Vec<(KeyPath, String)> {
+) -> Found {
     let mut found = Vec::new();
     let named = object.field("kind").as_str().unwrap_or_default();
     // A custom resource (a kind of a group Kubernetes does not serve: a
@@ -457,7 +457,7 @@ const MAX_DATA: usize = 1024 * 1024;
 
 /// A ConfigMap's keys: valid, and none in both `data` and `binaryData`;
 /// at most [`MAX_DATA`] bytes of values.
-fn config_map(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn config_map(object: &Json, found: &mut Found) {
     let mut size = 0usize;
     for field in ["data", "binaryData"] {
         for (key, value) in object[field].as_object().into_iter().flatten() {
@@ -514,7 +514,7 @@ const SECRET_KEYS: &[(&str, &[&str], bool)] = &[
 /// [`MAX_DATA`] bytes of values, the keys its type requires (a Docker
 /// configuration a JSON object), and a service account token's account
 /// named. Values are never shown.
-fn secret(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn secret(object: &Json, found: &mut Found) {
     use base64::Engine as _;
     let (data, strings) = (object.field("data"), object.field("stringData"));
     let mut size = 0usize;
@@ -619,7 +619,7 @@ fn secret(object: &Json, found: &mut Vec<(KeyPath, String)>) {
 
 /// The counts of a workload's spec the API server wants non-negative, and
 /// its selector: well-formed, and selecting its own pod template.
-fn workload(kind: &str, object: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn workload(kind: &str, object: &Json, found: &mut Found) {
     let spec = object.field("spec");
     // Made on first use: most kinds have nothing checked here.
     let at = std::cell::LazyCell::new(|| KeyPath::root().key("spec"));
@@ -765,7 +765,7 @@ fn with_generated_job_labels(job: &Json) -> Json {
 
 /// A finding for each of `fields` (dotted, under `value`) that is a number
 /// below zero; the API server refuses them all.
-fn non_negative(value: &Json, at: &KeyPath, fields: &[&str], found: &mut Vec<(KeyPath, String)>) {
+fn non_negative(value: &Json, at: &KeyPath, fields: &[&str], found: &mut Found) {
     for field in fields {
         let mut node = value;
         let mut path = at.clone();
@@ -835,7 +835,7 @@ fn keeps_generation(group: &str, kind: &str) -> bool {
 /// A word a field must be one of, if set: the rule of every enumerated
 /// field, which the rules of each kind (`pod`, `classes`, `volumes`, …)
 /// share from here.
-fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Vec<(KeyPath, String)>) {
+fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Found) {
     if let Some(word) = value.as_str()
         && !allowed.contains(&word)
     {
@@ -854,7 +854,7 @@ fn one_of(value: &Json, allowed: &[&str], at: KeyPath, found: &mut Vec<(KeyPath,
 
 /// A finding unless `value` is a port number in 1..65535 (`zero_unset`:
 /// 0 means "not set" and passes).
-fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(KeyPath, String)>) {
+fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Found) {
     let Some(number) = value.as_f64() else {
         return;
     };
@@ -871,13 +871,7 @@ fn port_number(value: &Json, path: KeyPath, zero_unset: bool, found: &mut Vec<(K
 /// labels: the API server refuses it ("selector does not match template").
 /// A selector it cannot read at all is "invalid label selector" there, as
 /// the API server says besides naming the parts at fault.
-fn selects_template(
-    selector: &Json,
-    template: &Json,
-    at: &KeyPath,
-    kind: &str,
-    found: &mut Vec<(KeyPath, String)>,
-) {
+fn selects_template(selector: &Json, template: &Json, at: &KeyPath, kind: &str, found: &mut Found) {
     let empty = serde_json::Map::new();
     let labels = template
         .field("metadata")
@@ -906,7 +900,7 @@ fn unique_name<'a>(
     (what, scope): (&str, &str),
     seen: &mut std::collections::BTreeSet<&'a str>,
     path: KeyPath,
-    found: &mut Vec<(KeyPath, String)>,
+    found: &mut Found,
 ) {
     if let Err(why) = valid {
         found.push((path, format!("`{name}` is not a valid {what} name: {why}")));
@@ -924,7 +918,7 @@ fn repeated(
     list: &Json,
     field: &str,
     at: &KeyPath,
-    found: &mut Vec<(KeyPath, String)>,
+    found: &mut Found,
     message: impl Fn(&str) -> String,
 ) {
     let mut seen = std::collections::BTreeSet::new();
@@ -943,7 +937,7 @@ fn meta<'a>(
     metadata: &'a Json,
     at: impl Fn() -> KeyPath,
     valid: &mut ValidKeys<'a>,
-    found: &mut Vec<(KeyPath, String)>,
+    found: &mut Found,
 ) {
     for (field, what) in [("labels", "label"), ("annotations", "annotation")] {
         let Some(map) = metadata.field(field).as_object() else {
@@ -998,7 +992,7 @@ fn pod_spec<'a>(
     pod_name: Option<&str>,
     at: &KeyPath,
     claims: std::collections::BTreeSet<&'a str>,
-    found: &mut Vec<(KeyPath, String)>,
+    found: &mut Found,
 ) {
     volumes::volumes(pod, pod_name, at, found);
     let mut volumes = claims;
@@ -1115,7 +1109,7 @@ fn devices(
     container: &Json,
     block_capable: &std::collections::BTreeMap<&str, bool>,
     at: &KeyPath,
-    found: &mut Vec<(KeyPath, String)>,
+    found: &mut Found,
 ) {
     let mounts: Vec<(&str, &str)> = (each(container.field("volumeMounts")))
         .map(|(_, m)| {
@@ -1178,7 +1172,7 @@ fn one_container(
     path: &KeyPath,
     volumes: &std::collections::BTreeSet<&str>,
     pod_claims: &std::collections::BTreeSet<&str>,
-    found: &mut Vec<(KeyPath, String)>,
+    found: &mut Found,
 ) {
     // Unique within a container: the API server only warns about a
     // name repeated across containers.
@@ -1329,7 +1323,7 @@ fn merge_label_keys(term: &mut Json, labels: &Json) {
 /// The pod spec's scheduling fields and security context (seccomp
 /// profile, unique sysctls). A negative grace period is accepted (the API
 /// server only warns, and reads it as 1).
-fn pod_level(pod: &Json, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+fn pod_level(pod: &Json, at: &KeyPath, found: &mut Found) {
     crate::scheduling::pod(pod, at, found);
     let context = pod.field("securityContext");
     let context_at = at.clone().key("securityContext");
@@ -1347,7 +1341,7 @@ fn container_level(
     container: &Json,
     pod_claims: &std::collections::BTreeSet<&str>,
     at: &KeyPath,
-    found: &mut Vec<(KeyPath, String)>,
+    found: &mut Found,
 ) {
     let context = container.field("securityContext");
     let context_at = at.clone().key("securityContext");
@@ -1363,7 +1357,7 @@ fn container_level(
 /// The seccomp and AppArmor profiles of a security context:
 /// `localhostProfile` exactly when the type is `Localhost`, an AppArmor one
 /// at most 4095 bytes.
-fn profiles(context: &Json, context_at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+fn profiles(context: &Json, context_at: &KeyPath, found: &mut Found) {
     for field in ["seccompProfile", "appArmorProfile"] {
         let profile = &context[field];
         let at = context_at.clone().key(field);
@@ -1422,7 +1416,7 @@ fn plain(value: &Json) -> String {
 /// and annotations ([`service_annotations`]). A node port's range is the
 /// cluster's (`--service-node-port-range`), not checked: a dry run does not
 /// check it either.
-fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn service(object: &Json, found: &mut Found) {
     let spec = object.field("spec");
     node_ports(spec, found);
     ip_family_policy(spec, found);
@@ -1495,7 +1489,7 @@ fn service(object: &Json, found: &mut Vec<(KeyPath, String)>) {
 /// A StatefulSet's claim templates' names, which the API server validates
 /// as the names of the volumes it adds to the pod template for them: each
 /// given, a DNS-1123 label.
-fn claim_template_names(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn claim_template_names(object: &Json, found: &mut Found) {
     for (i, claim) in each(object.field("spec").field("volumeClaimTemplates")) {
         let name = claim
             .field("metadata")
@@ -1544,7 +1538,7 @@ fn without_volumes_named(pod: &Json, claims: &std::collections::BTreeSet<&str>) 
 /// `metadata.ownerReferences` (`ValidateOwnerReferences`): each with an
 /// API version that names a version, a kind, a name and a uid, none an
 /// Event of the core group, and at most one of them the controller.
-fn owner_references(list: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn owner_references(list: &Json, found: &mut Found) {
     let at = || KeyPath::root().key("metadata").key("ownerReferences");
     let mut controllers = 0;
     for (i, owner) in each(list) {
@@ -1609,7 +1603,7 @@ fn kubernetes_finalizer_names(object: &Json) -> bool {
 /// `validateKubeFinalizerName`): each a qualified name, with `kubernetes`
 /// one of the standard `kubernetes`, `orphan` and `foregroundDeletion`
 /// unless it has a `/`; `orphan` and `foregroundDeletion` not both.
-fn finalizers(list: &Json, kubernetes: bool, at: &KeyPath, found: &mut Vec<(KeyPath, String)>) {
+fn finalizers(list: &Json, kubernetes: bool, at: &KeyPath, found: &mut Found) {
     let names: Vec<(usize, &str)> = each(list)
         .map(|(i, n)| (i, n.as_str().unwrap_or_default()))
         .collect();
@@ -1640,7 +1634,7 @@ fn finalizers(list: &Json, kubernetes: bool, at: &KeyPath, found: &mut Vec<(KeyP
 /// `allocHealthCheckNodePort`): ports may share a node port only where
 /// their `port` is the same (whatever the protocol); a health check node
 /// port is in 1..65535 and none of theirs.
-fn node_ports(spec: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn node_ports(spec: &Json, found: &mut Found) {
     let kind = spec.field("type").as_str().unwrap_or("ClusterIP");
     if !matches!(kind, "NodePort" | "LoadBalancer") {
         return;
@@ -1682,7 +1676,7 @@ fn node_ports(spec: &Json, found: &mut Vec<(KeyPath, String)>) {
 /// it `SingleStack` when it creates the Service (`RequireDualStack` for a
 /// headless one without a selector), which two IP families or two cluster
 /// IPs then break.
-fn ip_family_policy(spec: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn ip_family_policy(spec: &Json, found: &mut Found) {
     let kind = spec.field("type").as_str().unwrap_or("ClusterIP");
     let headless = spec.field("clusterIP") == "None";
     let selectorless = spec
@@ -1711,7 +1705,7 @@ fn ip_family_policy(spec: &Json, found: &mut Vec<(KeyPath, String)>) {
 /// ranges (only where `loadBalancerSourceRanges` is empty: for a
 /// LoadBalancer only, each of its comma-separated CIDRs valid), and the
 /// topology mode equal to the deprecated topology hints where both are set.
-fn service_annotations(object: &Json, found: &mut Vec<(KeyPath, String)>) {
+fn service_annotations(object: &Json, found: &mut Found) {
     const RANGES: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
     const MODE: &str = "service.kubernetes.io/topology-mode";
     const HINTS: &str = "service.kubernetes.io/topology-aware-hints";

@@ -12,13 +12,10 @@ use serde_json::Value as Json;
 
 use super::one_of;
 use super::{cron, port_number};
-use crate::json::{Field, each, whole};
+use crate::json::{Field, Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
 use crate::scheduling::label_selector;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// A field the server defaults when it is empty: `""` is as unset.
 fn defaulted(value: &Json) -> &Json {

@@ -9,12 +9,9 @@ use serde_json::Value as Json;
 
 use super::go_json::{Go, go_decode};
 use super::{one_of, port_number};
-use crate::json::{each, whole};
+use crate::json::{Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The restart policies a pod of `owner` may have; unset is `Always`,
 /// refused where `Always` is (a Job's pod must name its policy).

@@ -15,12 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value as Json;
 
 use super::{plain, resources};
-use crate::json::{Field, each};
+use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
 use crate::quantity::go_scaled_value_of;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The scopes a quota may have (`IsStandardResourceQuotaScope`).
 const SCOPES: [&str; 7] = [

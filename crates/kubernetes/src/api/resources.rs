@@ -10,13 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value as Json;
 
 use super::plain;
-use crate::json::{Field, each};
+use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
 use crate::names;
 use crate::quantity::Quantity;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// A quantity as written (a string, as the server decodes it, or a number
 /// read from its text), or why it is none; `None` for any other value, which the schema refuses.

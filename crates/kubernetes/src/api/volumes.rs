@@ -16,12 +16,9 @@ use serde_json::Value as Json;
 use super::one_of;
 use super::pod::{Reader, field_ref, resource_field_ref};
 use super::resources::quantity;
-use crate::json::{Field, each, whole};
+use crate::json::{Field, Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
-
-/// Problems, by path.
-type Found = Vec<(KeyPath, String)>;
 
 /// The sources a volume may have, in the order the server reads them; any
 /// other member but `name` is refused by the schema.
