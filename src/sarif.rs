@@ -243,7 +243,7 @@ fn notification(note: &Diagnostic) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kubernetes::diagnostic::Subject;
+    use kubernetes::diagnostic::About;
     use kubernetes::location::Source;
     use kubernetes::location::{KeyPath, Origin};
 
@@ -254,7 +254,7 @@ mod tests {
             col: 3,
             width: 1,
         };
-        let subject = Subject {
+        let subject = About {
             object: "Role a/b\u{1b}[2J\u{202e}".to_owned(),
             template: None,
             rendered_at: None,

@@ -4,8 +4,9 @@
 //! and manifests leaves the program as: a rule id (when a rule was
 //! broken), a [`Severity`], the message, where ([`Origin`], and
 //! [`Diagnostic::location`], a file and line), the key path, a hint, and,
-//! for one about an object of a manifest set, its [`Subject`] (the
-//! object, the template that rendered it, the template line). It has one
+//! for one about an object of a manifest set, what it is about
+//! ([`About`]: the object, the template that rendered it, the template
+//! line; its subject). It has one
 //! text renderer ([`Diagnostic::render_as`]) and one JSON renderer
 //! ([`Diagnostic::to_json`], also its `Serialize`); a [`Rule`] carries
 //! the help text per rule, so SARIF is one more renderer over the same
@@ -145,9 +146,12 @@ pub enum Severity {
     Note,
 }
 
-/// What a diagnostic about one object of a manifest set is about.
+/// What a diagnostic about one object of a manifest set is about, its
+/// subject: the object, and where it came from. (Named `About`, not
+/// `Subject`, which in this crate is an RBAC binding's:
+/// `rbac::resolve::Subject`.)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Subject {
+pub struct About {
     /// The object, as `Kind namespace/name`, or what a note is about
     /// (`Namespace buildkit-builds`, perhaps not in the input).
     pub object: String,
@@ -179,7 +183,7 @@ pub struct Diagnostic {
     /// What to do about it, where that helps.
     pub hint: Option<String>,
     /// The object it is about, for a diagnostic about a manifest set.
-    pub subject: Option<Box<Subject>>,
+    pub subject: Option<Box<About>>,
 }
 
 /// Words after which a message quotes a name of the schema, never of the
@@ -224,7 +228,7 @@ impl Diagnostic {
     /// `origin`.
     pub fn finding(
         rule: &'static Rule,
-        subject: Subject,
+        subject: About,
         origin: Origin,
         path: KeyPath,
         message: impl Into<String>,
@@ -249,7 +253,7 @@ impl Diagnostic {
             path: KeyPath::root(),
             message: message.into(),
             hint: None,
-            subject: Some(Box::new(Subject {
+            subject: Some(Box::new(About {
                 object: about.into(),
                 template: None,
                 rendered_at: None,
@@ -272,7 +276,7 @@ impl Diagnostic {
     /// at; `None` for a built-in default or an untraced render.
     pub fn location(&self) -> Option<Location> {
         match self.subject.as_deref() {
-            Some(Subject {
+            Some(About {
                 rendered_at: Some(at),
                 ..
             }) => Some(at.clone()),
@@ -385,7 +389,7 @@ impl Diagnostic {
     /// Under a finding's first line: `  at FILE:LINE`, with `(rendered by
     /// templates/T)` when the object was read from a file but a template
     /// rendered it.
-    fn where_rendered(&self, subject: &Subject, out: &mut String) {
+    fn where_rendered(&self, subject: &About, out: &mut String) {
         if let Some(location) = self.location() {
             let mut at = format!("  at {location}");
             if let (None, Some(template)) = (&subject.rendered_at, &subject.template) {
@@ -598,7 +602,7 @@ mod tests {
     /// A finding in a file that a template rendered, at line 7 column 3.
     fn finding(rendered_at: Option<Location>) -> Diagnostic {
         let origin = at("m.yaml", "", (7, 3, 1));
-        let subject = Subject {
+        let subject = About {
             object: "Role a/b".to_owned(),
             template: Some("rbac.yaml".to_owned()),
             rendered_at,

@@ -185,7 +185,7 @@ pub struct Control {
     /// The ids of the lower-level checks it replaces where it applies.
     replaces: &'static [&'static str],
     /// Evaluates it on a pod.
-    check: fn(&Pod<'_>, &Run) -> Option<Found>,
+    check: fn(&Pod<'_>, &Run) -> Option<Finding>,
 }
 
 /// A pod as the admission reads it: its metadata and its spec.
@@ -221,8 +221,9 @@ impl ControlViolation {
     }
 }
 
-/// What a check found, before it is tied to its control.
-struct Found {
+/// What a check found, before it is tied to its control (a
+/// [`ControlViolation`]).
+struct Finding {
     reason: String,
     detail: String,
     path: KeyPath,
@@ -858,8 +859,8 @@ fn containers_named(names: &[&str]) -> String {
     )
 }
 
-fn found(reason: impl Into<String>, detail: impl Into<String>, path: KeyPath) -> Option<Found> {
-    Some(Found {
+fn found(reason: impl Into<String>, detail: impl Into<String>, path: KeyPath) -> Option<Finding> {
+    Some(Finding {
         reason: reason.into(),
         detail: detail.into(),
         path,
@@ -869,7 +870,7 @@ fn found(reason: impl Into<String>, detail: impl Into<String>, path: KeyPath) ->
 // ---------------------------------------------------------------------------
 // The checks.
 
-fn host_process(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn host_process(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let mut setters = Vec::new();
     let mut first = None;
     if pod_context(pod)["windowsOptions"]["hostProcess"] == true {
@@ -901,7 +902,7 @@ fn host_process(pod: &Pod<'_>, _: &Run) -> Option<Found> {
     )
 }
 
-fn host_namespaces(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn host_namespaces(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let set: Vec<&str> = ["hostNetwork", "hostPID", "hostIPC"]
         .into_iter()
         .filter(|k| pod.spec[*k] == true)
@@ -917,7 +918,7 @@ fn host_namespaces(pod: &Pod<'_>, _: &Run) -> Option<Found> {
     )
 }
 
-fn privileged(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn privileged(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let bad: Vec<Container<'_>> = containers(pod)
         .into_iter()
         .filter(|c| c.context["privileged"] == true)
@@ -992,7 +993,7 @@ fn not_include(names: &[String], caps: &BTreeSet<String>) -> String {
     )
 }
 
-fn capabilities_baseline(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn capabilities_baseline(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let (names, caps, first) = added_outside(pod, BASELINE_CAPABILITIES)?;
     found(
         "non-default capabilities",
@@ -1001,7 +1002,7 @@ fn capabilities_baseline(pod: &Pod<'_>, _: &Run) -> Option<Found> {
     )
 }
 
-fn host_path_volumes(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn host_path_volumes(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let mut names = Vec::new();
     let mut first = None;
     for (i, v) in pod.spec["volumes"]
@@ -1034,7 +1035,7 @@ fn host_path_volumes(pod: &Pod<'_>, _: &Run) -> Option<Found> {
 
 /// The ports as the admission lists them: each once, sorted as text
 /// (`80, 8443`, and `10000` before `443`).
-fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let mut names = Vec::new();
     let mut ports = std::collections::BTreeSet::new();
     let mut first = None;
@@ -1069,7 +1070,7 @@ fn host_ports(pod: &Pod<'_>, _: &Run) -> Option<Found> {
 
 const APPARMOR_ANNOTATION: &str = "container.apparmor.security.beta.kubernetes.io/";
 
-fn app_armor(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn app_armor(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let allowed_type = |t: &Json| t.is_null() || t == "RuntimeDefault" || t == "Localhost";
     let mut first = None;
     let mut setters = Vec::new();
@@ -1141,7 +1142,7 @@ fn app_armor(pod: &Pod<'_>, _: &Run) -> Option<Found> {
     )
 }
 
-fn se_linux(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn se_linux(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     let allowed_type = |t: &str| {
         matches!(
             t,
@@ -1209,7 +1210,7 @@ fn se_linux(pod: &Pod<'_>, run: &Run) -> Option<Found> {
     )
 }
 
-fn proc_mount(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn proc_mount(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     if run.level == Level::Baseline && run.minor >= 35 && in_user_namespace(pod) {
         return None;
     }
@@ -1239,7 +1240,7 @@ fn proc_mount(pod: &Pod<'_>, run: &Run) -> Option<Found> {
 const SECCOMP_POD_ANNOTATION: &str = "seccomp.security.alpha.kubernetes.io/pod";
 const SECCOMP_CONTAINER_ANNOTATION: &str = "container.seccomp.security.alpha.kubernetes.io/";
 
-fn seccomp_baseline(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn seccomp_baseline(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     if run.minor < 19 {
         // The annotations, as the admission read them before the fields.
         let annotations = &pod.metadata["annotations"];
@@ -1340,7 +1341,7 @@ pub fn safe_sysctls(minor: u32) -> Vec<&'static str> {
     safe
 }
 
-fn sysctls(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn sysctls(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     let safe = safe_sysctls(run.minor);
     let mut forbidden = Vec::new();
     let mut first = None;
@@ -1359,7 +1360,7 @@ fn sysctls(pod: &Pod<'_>, run: &Run) -> Option<Found> {
     found("forbidden sysctls", forbidden.join(", "), first?)
 }
 
-fn probe_hosts(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn probe_hosts(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let mut names = Vec::new();
     let mut hosts = BTreeSet::new();
     let mut first = None;
@@ -1448,7 +1449,7 @@ const NAMED_VOLUMES: &[(&str, &str)] = &[
     ("storageos", "storageos"),
 ];
 
-fn volume_types(pod: &Pod<'_>, _: &Run) -> Option<Found> {
+fn volume_types(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
     let mut names = Vec::new();
     let mut types = BTreeSet::new();
     let mut first = None;
@@ -1499,7 +1500,7 @@ fn linux_only_exempt(pod: &Pod<'_>, run: &Run) -> bool {
     run.minor >= 25 && is_windows(pod)
 }
 
-fn privilege_escalation(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn privilege_escalation(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     if linux_only_exempt(pod, run) {
         return None;
     }
@@ -1598,7 +1599,7 @@ fn implicit(s: &Setting) -> String {
     format!("pod or {}", containers_named(&names))
 }
 
-fn run_as_non_root(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn run_as_non_root(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     if run.minor >= 35 && in_user_namespace(pod) {
         return None;
     }
@@ -1624,7 +1625,7 @@ fn run_as_non_root(pod: &Pod<'_>, run: &Run) -> Option<Found> {
     )
 }
 
-fn run_as_user(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn run_as_user(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     if run.minor >= 35 && in_user_namespace(pod) {
         return None;
     }
@@ -1637,7 +1638,7 @@ fn run_as_user(pod: &Pod<'_>, run: &Run) -> Option<Found> {
     )
 }
 
-fn seccomp_restricted(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn seccomp_restricted(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     if linux_only_exempt(pod, run) {
         return None;
     }
@@ -1682,7 +1683,7 @@ fn seccomp_restricted(pod: &Pod<'_>, run: &Run) -> Option<Found> {
     )
 }
 
-fn capabilities_restricted(pod: &Pod<'_>, run: &Run) -> Option<Found> {
+fn capabilities_restricted(pod: &Pod<'_>, run: &Run) -> Option<Finding> {
     if linux_only_exempt(pod, run) {
         return None;
     }

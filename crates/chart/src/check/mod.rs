@@ -22,7 +22,7 @@ use serde_json::Value as Json;
 
 use crate::plan::adr;
 use facts::Facts;
-use kubernetes::diagnostic::{Diagnostic, Subject};
+use kubernetes::diagnostic::{About, Diagnostic};
 use kubernetes::kube::KubeSchemas;
 use kubernetes::location::Origin;
 use kubernetes::location::{KeyPath, Location, Segment};
@@ -37,9 +37,9 @@ use rules::Invariant;
 /// [`Diagnostic::to_json`] writes it.
 #[derive(Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
-    // Each finding is a `Diagnostic` with the invariant's `Rule` and a
-    // `Subject` (the object, its template, the template line for a render
-    // of this run); each info line one of severity `Note` about a subject
+    // Each finding is a `Diagnostic` with the invariant's `Rule` and its
+    // subject, an `About` (the object, its template, the template line
+    // for a render of this run); each info line one of severity `Note` about a subject
     // (`Namespace buildkit-builds`): not a finding (the exit code stays 0),
     // but never silent. (Plain comments: the field docs are the JSON
     // schema's descriptions.)
@@ -232,7 +232,7 @@ impl<'c> Findings<'c> {
         let manifest = &self.context.manifests[index];
         let key = key.filter(|_| path == whole);
         let (origin, rendered_at) = place(manifest, path, key);
-        let subject = Subject {
+        let subject = About {
             object: manifest.id.to_string(),
             template: manifest.template.clone(),
             rendered_at,

@@ -147,8 +147,8 @@ struct Job {
     unserved: Option<Refusal>,
 }
 
-/// What one [`Job`] found.
-struct Found {
+/// What one [`Job`] fetched: the live object, the dry run's answer.
+struct Fetched {
     live: Option<Json>,
     applied: Json,
     refusal: Option<Refusal>,
@@ -197,7 +197,7 @@ fn job(connection: &Connection, discovery: &Discovery, manifest: &Manifest) -> J
 /// local object itself where the server refused, with a [`Refusal`]);
 /// an error only for a failure that is no answer about the object.
 /// `manager` is the dry run's field manager.
-async fn run(job: Job, manager: Manager) -> Result<Found, ::kube::Error> {
+async fn run(job: Job, manager: Manager) -> Result<Fetched, ::kube::Error> {
     let Job {
         id,
         mut written,
@@ -225,7 +225,7 @@ async fn run(job: Job, manager: Manager) -> Result<Found, ::kube::Error> {
     };
     let (Some((api, resource)), None) = (&read, &unserved) else {
         strip::server_fields(&mut written);
-        return Ok(Found {
+        return Ok(Fetched {
             live,
             applied: written,
             refusal: unserved,
@@ -252,7 +252,7 @@ async fn run(job: Job, manager: Manager) -> Result<Found, ::kube::Error> {
         Err(e) => return Err(e),
     };
     strip::server_fields(&mut applied);
-    Ok(Found {
+    Ok(Fetched {
         live,
         applied,
         refusal,

@@ -190,12 +190,12 @@ fn is_integer(n: &serde_json::Number) -> bool {
 /// needs them: an error made while `anyOf` and `oneOf` branches are tried
 /// (and then dropped) copies nothing.
 #[derive(Debug, Clone, Copy)]
-pub struct Options {
+pub struct EnumValues {
     strs: &'static [Str],
     strings: &'static str,
 }
 
-impl Options {
+impl EnumValues {
     /// The values, in the schema's order.
     pub fn iter(self) -> impl ExactSizeIterator<Item = &'static str> + Clone {
         let strings = self.strings;
@@ -213,8 +213,8 @@ impl Options {
     }
 }
 
-impl PartialEq for Options {
-    fn eq(&self, other: &Options) -> bool {
+impl PartialEq for EnumValues {
+    fn eq(&self, other: &EnumValues) -> bool {
         self.iter().eq(other.iter())
     }
 }
@@ -237,7 +237,7 @@ pub enum ErrorKind<'i> {
     /// `enum`.
     Enum {
         /// The allowed values.
-        options: Options,
+        options: EnumValues,
     },
     /// `minimum`.
     Minimum {
@@ -382,7 +382,7 @@ impl fmt::Display for Quoted<'_> {
 }
 
 /// jsonschema's enum message: up to three options, else two and a count.
-fn write_enum(f: &mut fmt::Formatter<'_>, instance: &Json, options: Options) -> fmt::Result {
+fn write_enum(f: &mut fmt::Formatter<'_>, instance: &Json, options: EnumValues) -> fmt::Result {
     let options: Vec<&str> = options.iter().collect();
     write!(f, "{instance} is not one of ")?;
     if options.len() <= 3 {
@@ -669,7 +669,7 @@ fn walk<'i>(
             .as_str()
             .is_some_and(|s| table.strs_hold(options, s))
     {
-        let options = Options {
+        let options = EnumValues {
             strs: &table.tables.strs[options.range()],
             strings: table.tables.strings,
         };

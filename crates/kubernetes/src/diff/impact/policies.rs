@@ -191,7 +191,7 @@ pub(crate) fn namespace(before: &Json, after: &Json) -> Vec<String> {
 
 /// One Kyverno rule, as far as what it enforces goes.
 #[derive(Default)]
-struct Rule {
+struct KyvernoRule {
     /// Its action is `Enforce`.
     enforce: bool,
     /// Its overrides to `Audit` (policy-wide and its own), as JSON text.
@@ -335,7 +335,7 @@ fn beyond<'a>(narrow: &'a [Filter], wide: &[Filter]) -> Vec<&'a Filter> {
 const COMPARISONS: usize = 100_000;
 
 /// The validate rules of a Kyverno policy, by name.
-fn rules(policy: &Json) -> BTreeMap<String, Rule> {
+fn rules(policy: &Json) -> BTreeMap<String, KyvernoRule> {
     let spec = &policy["spec"];
     let is_enforce = |v: &Json| {
         v.as_str()
@@ -373,7 +373,7 @@ fn rules(policy: &Json) -> BTreeMap<String, Rule> {
         let (matched, excluded) = (filters(&rule["match"]), filters(&rule["exclude"]));
         out.insert(
             name,
-            Rule {
+            KyvernoRule {
                 enforce,
                 audits,
                 matched,
