@@ -1,5 +1,5 @@
 //! `chartgen diff` on fixture pairs (issue 5, requirements 2-5). Each folder
-//! in `tests/fixtures/diff/` holds `old.yaml` (or an `old/` directory),
+//! in `crates/kubernetes/tests/fixtures/diff/` holds `old.yaml` (or an `old/` directory),
 //! `new.yaml` (or a `new/` directory) and optionally `args`: extra
 //! arguments, one run per line.
 
@@ -40,26 +40,30 @@ pub fn numbered_tokens(text: &str) -> String {
 
 #[test]
 fn fixtures() {
-    insta::glob!("../fixtures/diff", "*/{old.yaml,old}", |old| {
-        let dir = old.parent().unwrap();
-        let new = if dir.join("new").is_dir() {
-            dir.join("new")
-        } else {
-            dir.join("new.yaml")
-        };
-        let runs = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
-        let mut transcripts = Vec::new();
-        for extra in runs.lines().chain(runs.is_empty().then_some("")) {
-            let mut args = vec!["diff".to_owned()];
-            args.extend(extra.split_whitespace().map(str::to_owned));
-            args.push(relative(old));
-            args.push(relative(&new));
-            let run = chartgen(&args);
-            assert_eq!(run.stderr, "", "{args:?}");
-            transcripts.push(run.transcript());
+    insta::glob!(
+        "../../crates/kubernetes/tests/fixtures/diff",
+        "*/{old.yaml,old}",
+        |old| {
+            let dir = old.parent().unwrap();
+            let new = if dir.join("new").is_dir() {
+                dir.join("new")
+            } else {
+                dir.join("new.yaml")
+            };
+            let runs = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
+            let mut transcripts = Vec::new();
+            for extra in runs.lines().chain(runs.is_empty().then_some("")) {
+                let mut args = vec!["diff".to_owned()];
+                args.extend(extra.split_whitespace().map(str::to_owned));
+                args.push(relative(old));
+                args.push(relative(&new));
+                let run = chartgen(&args);
+                assert_eq!(run.stderr, "", "{args:?}");
+                transcripts.push(run.transcript());
+            }
+            insta::assert_snapshot!(numbered_tokens(&transcripts.join("\n")));
         }
-        insta::assert_snapshot!(numbered_tokens(&transcripts.join("\n")));
-    });
+    );
 }
 
 #[test]
@@ -678,8 +682,8 @@ fn a_large_unread_file_counts_in_neither_reading() {
     assert_eq!(at_head.stdout, on_disk.stdout);
 }
 
-const HELM_OLD: &str = "tests/fixtures/diff/helm-release-prefix/old.yaml";
-const HELM_NEW: &str = "tests/fixtures/diff/helm-release-prefix/new.yaml";
+const HELM_OLD: &str = "crates/kubernetes/tests/fixtures/diff/helm-release-prefix/old.yaml";
+const HELM_NEW: &str = "crates/kubernetes/tests/fixtures/diff/helm-release-prefix/new.yaml";
 
 /// `--ignore-helm` removes Helm's labels and annotations, and nothing else:
 /// without it they show on every matched object; a selector stays compared.
@@ -1090,7 +1094,7 @@ fn moves_between_applications_are_seen_in_a_revision() {
 /// whatever the flags.
 #[test]
 fn exit_codes_follow_the_table() {
-    let fixture = |name: &str| format!("tests/fixtures/diff/{name}");
+    let fixture = |name: &str| format!("crates/kubernetes/tests/fixtures/diff/{name}");
     let inputs = [
         // (old, new): no difference; differences without impact; a
         // restart; a refused change.
@@ -1131,7 +1135,10 @@ fn exit_codes_follow_the_table() {
         }
         let mut args = vec!["diff"];
         args.extend(flags);
-        args.extend(["tests/fixtures/diff/no-such-file.yaml", "out/dev"]);
+        args.extend([
+            "crates/kubernetes/tests/fixtures/diff/no-such-file.yaml",
+            "out/dev",
+        ]);
         assert_eq!(chartgen(&args).code, 2, "{args:?}");
     }
     let run = chartgen(&["diff", "--fail-on", "severe", "out/dev", "out/dev"]);

@@ -383,7 +383,7 @@ fn sarif_text_stays_safe() {
             "check",
             "--output",
             "sarif",
-            &format!("{secrets}/shapes/old.yaml"),
+            "crates/kubernetes/tests/fixtures/secret-shapes/old.yaml",
         ],
     ] {
         let run = chartgen(&args);
@@ -398,7 +398,7 @@ fn sarif_text_stays_safe() {
 #[test]
 fn check_and_rbac_json_match_their_schemas() {
     let (check, rbac) = (contract("check"), contract("rbac"));
-    let shapes = "tests/fixtures/hostile/secrets/shapes/old.yaml";
+    let shapes = "crates/kubernetes/tests/fixtures/secret-shapes/old.yaml";
     let mut findings = 0;
     for input in [VIOLATIONS, "out/ovh-prod", "out/dev/release", shapes] {
         let run = chartgen(&["check", "--output", "json", input]);
@@ -418,7 +418,7 @@ fn diff_json_of_every_fixture_and_impact_level_matches_its_schema() {
     let schema = contract("diff");
     let mut levels = BTreeSet::new();
     let mut matched = false;
-    let mut dirs: Vec<_> = std::fs::read_dir(root().join("tests/fixtures/diff"))
+    let mut dirs: Vec<_> = std::fs::read_dir(root().join("crates/kubernetes/tests/fixtures/diff"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();

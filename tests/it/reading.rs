@@ -1126,6 +1126,52 @@ fn the_fast_source_reads_the_chart_s_renders_as_saphyr_does() {
     );
 }
 
+/// The fast event source reads every YAML file of the repository (the
+/// fixtures, both crates', the values files, the rendered `out/`, the
+/// chart's rule files) as saphyr does: the same events with the same
+/// spans, so the reader makes the same nodes with the same origins; and it
+/// reads most of them. (The `kubernetes` crate holds its own fixtures to
+/// the reader's two paths, nodes and errors too.)
+#[test]
+fn the_repository_s_yaml_reads_the_same_through_the_fast_source() {
+    let files: Vec<std::path::PathBuf> = [
+        "tests/fixtures",
+        "crates/kubernetes/tests/fixtures",
+        "values",
+        "out",
+        "crates/chart/src/check/rules",
+    ]
+    .into_iter()
+    .flat_map(|dir| kubernetes::files::walk(&root().join(dir)).flatten())
+    .filter(|entry| entry.file_type().is_file())
+    .map(|entry| entry.into_path())
+    .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+    .collect();
+    let (mut fast, mut total) = (0, 0);
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        total += 1;
+        let Some(events) = yaml::subset::events(&text) else {
+            continue;
+        };
+        let saphyr: Result<Vec<_>, _> = saphyr_parser::Parser::new_from_str(&text).collect();
+        let saphyr = saphyr.unwrap_or_else(|e| {
+            panic!(
+                "{}: saphyr refuses what the subset reads: {e}",
+                file.display()
+            )
+        });
+        assert_eq!(events, saphyr, "{}", file.display());
+        fast += 1;
+    }
+    eprintln!("{fast} of {total} YAML files read by the fast source");
+    assert!(total > 300, "{total} files");
+    // Most of what the repository's renders and fixtures write is in the subset.
+    assert!(fast * 10 > total * 9, "{fast} of {total}");
+}
+
 /// A manifest that is not UTF-8 text is named at the byte, as a values
 /// file is (one message, the values' code): file, line and column, the line
 /// shown as it reads, unless it could hold a Secret.

@@ -1,8 +1,10 @@
 //! No Secret value reaches any output (issue 9, section 3). The corpus in
-//! `tests/fixtures/hostile/secrets/` holds objects that could be Secrets in
-//! every shape we could think of (`shapes/`), and malformed documents that
-//! hold one (`malformed/`); every value that must stay hidden carries the
-//! marker `TOPSECRET` (or is its base64, or a number written down here).
+//! `tests/fixtures/hostile/secrets/` holds objects that could be Secrets
+//! (every shape we could think of is the `kubernetes` crate's,
+//! `crates/kubernetes/tests/fixtures/secret-shapes/`), and malformed
+//! documents that hold one (`malformed/`); every value that must stay
+//! hidden carries the marker `TOPSECRET` (or is its base64, or a number
+//! written down here).
 
 use std::path::Path;
 
@@ -26,8 +28,9 @@ fn assert_hidden(run: &Run) {
     }
 }
 
+/// The Secret shapes, which the `kubernetes` crate's own tests read too.
 fn shapes(side: &str) -> String {
-    format!("{DIR}/shapes/{side}.yaml")
+    format!("crates/kubernetes/tests/fixtures/secret-shapes/{side}.yaml")
 }
 
 #[test]

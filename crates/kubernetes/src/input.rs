@@ -53,9 +53,9 @@ impl Options<'_> {
     }
 }
 
-/// How this crate's tests read the repository's rendered `out/` and diff
-/// fixtures: another program's output, with its one artifact declared as
-/// that program declares it.
+/// How this crate's tests read their diff fixtures (`tests/fixtures/diff`):
+/// another program's output, with its one artifact declared as that
+/// program declares it.
 #[cfg(test)]
 pub(crate) const TEST_OUT: Options<'static> = Options {
     artifacts: &["kyverno-exemptions.yaml"],

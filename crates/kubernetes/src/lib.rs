@@ -87,6 +87,40 @@ pub mod tree;
 pub mod withhold;
 pub mod yaml;
 
+/// The crate's own test inputs, under `tests/fixtures/`: the diff cases
+/// (`diff/`, one folder each, also the command line's diff snapshots) and
+/// the Secret shapes (`secret-shapes/`). Its tests read no other file of
+/// the repository but Kubernetes' recorded answers (`k8s-truth`).
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use std::path::{Path, PathBuf};
+
+    /// `tests/fixtures/` of this crate.
+    pub(crate) fn dir() -> &'static Path {
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"))
+    }
+
+    /// Every side of every diff case, by case name: its `old.yaml` or
+    /// `old/`, then its `new.yaml` or `new/`.
+    pub(crate) fn diff_sides() -> Vec<PathBuf> {
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(dir().join("diff"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.is_dir())
+            .collect();
+        cases.sort();
+        let mut sides = Vec::new();
+        for case in cases {
+            for side in ["old.yaml", "old", "new.yaml", "new"] {
+                if case.join(side).exists() {
+                    sides.push(case.join(side));
+                }
+            }
+        }
+        sides
+    }
+}
+
 /// From how many objects a stage splits its work over a second core
 /// ([`parallel`]): below it starting a thread (and its allocator heap)
 /// costs more than it saves (BENCHMARKS.md). A stage may split at any

@@ -1979,22 +1979,20 @@ mod tests {
         fast
     }
 
+    /// The crate's own fixtures (manifests of many kinds, as renders and
+    /// people write them) read alike through both paths, and mostly
+    /// through the fast one. (The whole repository's YAML, the chart's
+    /// values and renders among it, is the root package's test:
+    /// `tests/it/reading.rs`.)
     #[test]
-    fn the_repository_s_yaml_reads_the_same_through_the_fast_source() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        // Every YAML file under these folders, through the one walk.
-        let files: Vec<std::path::PathBuf> = [
-            "tests/fixtures",
-            "values",
-            "out",
-            "crates/chart/src/check/rules",
-        ]
-        .into_iter()
-        .flat_map(|dir| crate::files::walk(&root.join(dir)).flatten())
-        .filter(|entry| entry.file_type().is_file())
-        .map(walkdir::DirEntry::into_path)
-        .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
+    fn the_fixtures_read_the_same_through_the_fast_source() {
+        // Every YAML file of the fixtures, through the one walk.
+        let files: Vec<std::path::PathBuf> = crate::files::walk(crate::fixtures::dir())
+            .flatten()
+            .filter(|entry| entry.file_type().is_file())
+            .map(walkdir::DirEntry::into_path)
+            .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+            .collect();
         let (mut fast, mut total) = (0, 0);
         for file in &files {
             let Ok(text) = std::fs::read_to_string(file) else {
@@ -2004,8 +2002,8 @@ mod tests {
             fast += usize::from(paths_agree(&text));
         }
         eprintln!("{fast} of {total} YAML files read by the fast source");
-        assert!(total > 300, "{total} files");
-        // Most of what the repository's renders and fixtures write is in the subset.
+        assert!(total > 80, "{total} files");
+        // Most of what the fixtures hold is in the subset.
         assert!(fast * 10 > total * 9, "{fast} of {total}");
     }
 

@@ -290,8 +290,8 @@ mod tests {
             })
         );
         for other in [
-            "out/dev",
-            "HEAD:out/dev",
+            "manifests/dev",
+            "HEAD:manifests/dev",
             "-",
             "./cluster:",
             "Cluster:",

@@ -354,9 +354,9 @@ mod tests {
     use crate::input;
     use crate::manifest::Manifest;
 
+    /// The objects of `path`, below this crate's `tests/fixtures/`.
     fn manifests(path: &str) -> Vec<Manifest> {
-        let full = format!("{}/{path}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let text = std::fs::read_to_string(&full).unwrap();
+        let text = std::fs::read_to_string(crate::fixtures::dir().join(path)).unwrap();
         input::parse(path, &text).unwrap().manifests
     }
 
@@ -420,11 +420,7 @@ mod tests {
     #[test]
     fn trees_and_their_json_compare_alike() {
         let mut all = tricky();
-        let dir = format!(
-            "{}/tests/fixtures/diff",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
-        );
-        for entry in std::fs::read_dir(dir).unwrap() {
+        for entry in std::fs::read_dir(crate::fixtures::dir().join("diff")).unwrap() {
             let case = entry.unwrap().path();
             let (old, new) = (case.join("old.yaml"), case.join("new.yaml"));
             if old.is_file() && new.is_file() {
@@ -461,9 +457,7 @@ mod tests {
     fn objects_redaction_would_change_go_through_it() {
         let mut seen = 0;
         for side in ["old", "new"] {
-            for m in manifests(&format!(
-                "tests/fixtures/hostile/secrets/shapes/{side}.yaml"
-            )) {
+            for m in manifests(&format!("secret-shapes/{side}.yaml")) {
                 let json = m.json();
                 if secret::redacted(&json) != json {
                     seen += 1;

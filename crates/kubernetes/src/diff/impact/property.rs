@@ -1,5 +1,5 @@
 //! The property the security impact keeps: for random pairs of sets built
-//! from the diff fixtures and the rendered environments (`out/`), every
+//! from the diff fixtures (`tests/fixtures/diff`), every
 //! subject whose permissions grew, as the `rbac` command's model computes
 //! them on each whole set, and every pod whose strongest Pod Security
 //! level is weaker, as `pod_security::evaluate` says, appears as a
@@ -19,23 +19,12 @@ use crate::rbac::resolve::Cluster;
 
 type Key = (String, String, Option<String>, String);
 
-/// Every object of the fixtures and of `out/`, by identity, each distinct
-/// version once.
+/// Every object of the diff fixtures, by identity, each distinct version
+/// once.
 fn pool() -> BTreeMap<Key, Vec<Manifest>> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let mut paths = Vec::new();
-    for entry in std::fs::read_dir(format!("{root}/tests/fixtures/diff")).unwrap() {
-        let dir = entry.unwrap().path();
-        for side in ["old.yaml", "new.yaml", "old", "new"] {
-            if dir.join(side).exists() {
-                paths.push(dir.join(side).display().to_string());
-            }
-        }
-    }
-    for env in std::fs::read_dir(format!("{root}/out")).unwrap() {
-        paths.push(env.unwrap().path().display().to_string());
-    }
-    paths.sort();
+    let paths: Vec<String> = (crate::fixtures::diff_sides().iter())
+        .map(|side| side.display().to_string())
+        .collect();
     let mut pool: BTreeMap<Key, Vec<Manifest>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     for path in paths {

@@ -279,12 +279,8 @@ mod tests {
     /// equal but for their names hashes alike.
     #[test]
     fn equal_content_hashes_alike_on_every_fixture() {
-        let dir = format!(
-            "{}/tests/fixtures/diff",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
-        );
         let mut all = Vec::new();
-        for entry in std::fs::read_dir(dir).unwrap() {
+        for entry in std::fs::read_dir(crate::fixtures::dir().join("diff")).unwrap() {
             let case = entry.unwrap().path();
             for side in ["old.yaml", "new.yaml"] {
                 if let Ok(text) = std::fs::read_to_string(case.join(side)) {
