@@ -17,7 +17,7 @@
 //! its own: a GitOps tool that prunes may delete it before the new
 //! application creates it. Beside the changes, the impact summary says what
 //! applying them does (refused, destructive, security, restart, renames),
-//! most severe first; `--fail-on` gates on it ([`Diff::worst`]).
+//! most severe first; a caller gates on it ([`Diff::worst`]).
 
 mod compare;
 mod defaults;
@@ -212,8 +212,8 @@ impl Diff {
 
     /// The most severe level of the differences: that of the most severe
     /// impact, at least [`Level::Change`] when anything differs; `None`
-    /// when nothing does. `--fail-on LEVEL` fails when this is `LEVEL` or
-    /// above.
+    /// when nothing does: what a gate on a level compares (a caller that
+    /// fails at `LEVEL` fails when this is `LEVEL` or above).
     pub fn worst(&self) -> Option<Level> {
         let worst = self.impact.iter().map(|i| i.level).max();
         worst.or((!self.is_empty()).then_some(Level::Change))

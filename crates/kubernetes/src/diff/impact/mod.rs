@@ -3,7 +3,7 @@
 //! public shapes), never one chart.
 //!
 //! Each [`Impact`] has a [`Class`] (what kind of consequence), a [`Level`]
-//! (how much it matters, what `--fail-on` gates), the object and one line
+//! (how much it matters, what a gate compares), the object and one line
 //! saying why. The classes, each in a file of its own:
 //!
 //! - [`immutable`]: a field the API server refuses to change: the apply
@@ -58,9 +58,9 @@ pub(crate) use immutable::may_refuse_unchanged;
 pub(crate) use security::{Held, PermissionChange, PermissionModel};
 pub(crate) use workload::pod_spec;
 
-/// How much an impact matters, from least to most. `--fail-on LEVEL` fails
-/// on an impact at `LEVEL` or above; any difference at all is at least
-/// `change`.
+/// How much an impact matters, from least to most. A gate on a level
+/// fails on an impact at that level or above; any difference at all is
+/// at least `change`.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
 )]
