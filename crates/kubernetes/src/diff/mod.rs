@@ -291,7 +291,7 @@ pub fn diff_at(
     let (old_objects, new_objects) = (index(old), index(new));
     let declared = defaults::Declared::of(new);
     let mut result = Diff::default();
-    let mut matched = impact::Matched::default();
+    let mut matched = impact::Partition::default();
     // Both indexes are sorted: walk them side by side.
     let mut olds = old_objects.iter().peekable();
     for (k, object) in &new_objects {

@@ -29,7 +29,7 @@ pub use tree::TEMP_SUFFIX;
 pub use write::{STOP_AT_STEP, STOPPED};
 
 use crate::text::printable;
-use tree::{Kind, join};
+use tree::{Entry, join};
 use write::refuse;
 
 use crate::emit;
@@ -307,7 +307,7 @@ fn lock_action(
     holding: bool,
 ) -> Result<Option<Action>, Error> {
     match tree.get(owner.lock()) {
-        Some(Kind::Lock) if !holding => {
+        Some(Entry::Lock) if !holding => {
             // Another render is writing: say so, rather than whatever its
             // half-done state would make this plan say.
             if write::lock_held(&root.real().join(owner.lock()))? == Some(true) {
@@ -315,7 +315,7 @@ fn lock_action(
             }
             Ok((!write).then_some(Action::Removed))
         }
-        Some(Kind::Foreign) => Err(refuse(
+        Some(Entry::Foreign) => Err(refuse(
             &root.shown().join(owner.lock()),
             "it is not a regular file (the lock file has this name); remove it",
         )),
@@ -349,8 +349,8 @@ fn file_action(
             None => {
                 dirs.insert(folder);
             }
-            Some(Kind::Dir) => {}
-            Some(Kind::Foreign) => {
+            Some(Entry::Dir) => {}
+            Some(Entry::Foreign) => {
                 return Err(refuse(
                     &join(shown, &folder),
                     "it is a symbolic link; nothing is written through links: remove it or make it a real folder",
@@ -367,18 +367,18 @@ fn file_action(
     let path = join(shown, relative);
     match tree.get(relative) {
         None => Ok(Action::Added),
-        Some(Kind::File { ours: true }) => {
+        Some(Entry::File { ours: true }) => {
             Ok(if tree::holds(&join(real, relative), &path, text)? {
                 Action::Unchanged
             } else {
                 Action::Changed
             })
         }
-        Some(Kind::File { ours: false }) => Err(refuse(
+        Some(Entry::File { ours: false }) => Err(refuse(
             &path,
             "a file this tool did not write (its first line is not the marker) is where it would write an object; move it away",
         )),
-        Some(Kind::Dir) => Err(refuse(
+        Some(Entry::Dir) => Err(refuse(
             &path,
             "a folder is where this tool would write a file; move it away",
         )),
@@ -436,7 +436,7 @@ impl<'a> Plan<'a> {
         let mut tree = tree::scan(owner, real, shown)?;
         // A lock file gone since the scan: a render that just finished
         // removed it; none is left, stale or held.
-        if tree.get(owner.lock()) == Some(&Kind::Lock)
+        if tree.get(owner.lock()) == Some(&Entry::Lock)
             && !holding
             && write::lock_held(&real.join(owner.lock()))?.is_none()
         {
@@ -465,11 +465,11 @@ impl<'a> Plan<'a> {
                 continue;
             }
             let action = match kind {
-                Kind::File { ours: true } | Kind::Temporary { ours: true } => Action::Removed,
-                Kind::File { ours: false } | Kind::Temporary { ours: false } | Kind::Foreign => {
+                Entry::File { ours: true } | Entry::Temporary { ours: true } => Action::Removed,
+                Entry::File { ours: false } | Entry::Temporary { ours: false } | Entry::Foreign => {
                     Action::Foreign
                 }
-                Kind::Dir | Kind::Lock => continue,
+                Entry::Dir | Entry::Lock => continue,
             };
             actions.push((relative.clone(), action));
         }
@@ -478,7 +478,7 @@ impl<'a> Plan<'a> {
             actions,
             dirs,
             files,
-            stale_lock: tree.get(owner.lock()) == Some(&Kind::Lock),
+            stale_lock: tree.get(owner.lock()) == Some(&Entry::Lock),
         })
     }
 

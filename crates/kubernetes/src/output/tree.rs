@@ -16,7 +16,7 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// One entry of the tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum Entry {
     /// A real directory (walked).
     Dir,
     /// A regular file; `ours` when its first line is the marker.
@@ -39,7 +39,7 @@ pub enum Kind {
 /// Every entry below the output directory, by slash-separated relative
 /// path; hidden folders are not walked, hidden files other than the
 /// owner's temporaries and lock are not listed.
-pub type Tree = BTreeMap<String, Kind>;
+pub type Tree = BTreeMap<String, Entry>;
 
 /// Reads the tree below `root` (nothing when it does not exist yet), each
 /// file judged `owner`'s or not. A FIFO, device or socket anywhere in it
@@ -77,7 +77,7 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
         let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
             // The owner writes UTF-8 names only; anything else is not its.
             let shown = entry.file_name().to_string_lossy().into_owned();
-            tree.insert(format!("{prefix}{shown}"), Kind::Foreign);
+            tree.insert(format!("{prefix}{shown}"), Entry::Foreign);
             if kind.is_dir() {
                 walk.skip_current_dir();
             }
@@ -103,28 +103,28 @@ pub fn scan(owner: &Owner, root: &Path, shown: &Path) -> Result<Tree, Error> {
             continue;
         }
         let found = if kind.is_symlink() {
-            Kind::Foreign
+            Entry::Foreign
         } else if kind.is_dir() {
             if hidden {
                 walk.skip_current_dir();
-                Kind::Foreign
+                Entry::Foreign
             } else {
-                Kind::Dir
+                Entry::Dir
             }
         } else if lock {
-            Kind::Lock
+            Entry::Lock
         } else {
             let limit = owner.marker().len() + if temporary { 1 } else { 2 };
             let Some(start) = read_start_if_there(path, &path_shown, limit)? else {
                 continue;
             };
             match temporary {
-                true => Kind::Temporary {
+                true => Entry::Temporary {
                     ours: format!("{}\n", owner.marker())
                         .as_bytes()
                         .starts_with(&start),
                 },
-                false => Kind::File {
+                false => Entry::File {
                     ours: starts_with_marker(&start, owner.marker()),
                 },
             }

@@ -145,9 +145,10 @@ impl Impact {
     }
 }
 
-/// The objects the diff matched, borrowed from both sets.
+/// The objects of both sets, borrowed, parted as the diff matched them by
+/// identity: removed, added, changed, kept.
 #[derive(Default)]
-pub(crate) struct Matched<'a> {
+pub(crate) struct Partition<'a> {
     /// Only in the old set, in the order of [`Diff::removed`].
     pub(crate) removed: Vec<&'a Manifest>,
     /// Only in the new set, in the order of [`Diff::added`].
@@ -172,7 +173,7 @@ pub(crate) struct Sets<'a> {
 /// `diff.added`/`diff.removed` (a rename is shown once, as a rename).
 pub(crate) fn assess(
     diff: &mut Diff,
-    matched: &Matched<'_>,
+    matched: &Partition<'_>,
     sets: Sets<'_>,
     permissions: &PermissionModel,
     ignore: &[Ignore],
