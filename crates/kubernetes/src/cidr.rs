@@ -1,6 +1,6 @@
 //! IP ranges as NetworkPolicy `ipBlock`s write them (`10.0.0.0/8`,
-//! `fd00::/8`): parsed once, compared as ranges. One type for the values'
-//! rules, `check` and `diff`.
+//! `fd00::/8`): parsed once, compared as ranges. One type for a values
+//! file's rules, the API rules and the diff.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 

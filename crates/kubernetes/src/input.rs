@@ -1,8 +1,8 @@
 //! Reading manifest sets: directories, multi-document files, or stdin, as
 //! a checker or a differ takes them.
 //!
-//! A `# Source: templates/<file>` comment before a document (as `render`
-//! and Helm write them) is kept as the object's template, so findings can
+//! A `# Source: templates/<file>` comment before a document (as Helm and
+//! other renderers write them) is kept as the object's template, so findings can
 //! name where an object came from.
 
 use std::io::Read as _;

@@ -1,7 +1,7 @@
 //! The name rules the API server (and the kubelet) apply beyond the OpenAPI
 //! schemas: DNS-1123 labels and subdomains, DNS-1035 labels, qualified
 //! names and label values, IANA service names, path segments, and image
-//! references. One home, used by the values rules and by `check`.
+//! references. One home, used by a values file's rules and by the API rules.
 //!
 //! Each function returns `Err(reason)` in words a user can act on; the
 //! caller names the field.

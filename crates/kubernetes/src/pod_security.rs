@@ -31,7 +31,7 @@
 //! - a server runs no rules newer than itself: `v1.X` on a server of
 //!   Kubernetes 1.Y is evaluated as `v1.min(X, Y)`.
 //!
-//! Nothing here knows the chart: `check` asks for a namespace's verdict.
+//! Nothing here knows who asks: a caller asks for a namespace's verdict.
 
 use std::collections::BTreeSet;
 

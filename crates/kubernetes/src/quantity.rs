@@ -474,7 +474,7 @@ impl fmt::Display for Quantity {
 /// A manifest's quantity value as the API server decodes it: a string
 /// ([`Quantity::decode`]) or a number read from its text; why it is none,
 /// naming it; `None` for any other value, which the schema refuses. The
-/// one reading of a quantity in an object: `check`'s rules and `diff`'s.
+/// one reading of a quantity in an object: the API rules' and the diff's.
 ///
 /// ```
 /// use kubernetes::quantity::{Quantity, of_value};

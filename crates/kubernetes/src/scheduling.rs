@@ -1,9 +1,9 @@
 //! What the API server refuses in a pod's scheduling fields although the
 //! OpenAPI schema allows it: tolerations, the node selector, node and pod
 //! affinity, topology spread constraints, the priority class, pull secrets,
-//! and label selectors. On JSON, so that `check` reads any manifest with it
-//! and the values stage reads a workload's pod settings (which use the pod
-//! spec's field names) with the very same rules.
+//! and label selectors. On JSON, so that the API rules read any manifest
+//! with it and a values file's rules read a workload's pod settings (which
+//! use the pod spec's field names) with the very same rules.
 
 use serde_json::Value as Json;
 

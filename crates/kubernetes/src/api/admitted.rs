@@ -1,11 +1,12 @@
 //! Which roles and bindings exist once applied: the API server refuses a
 //! Role, ClusterRole, RoleBinding or ClusterRoleBinding that breaks its
-//! schema (`check`'s reading: [`crate::kube::conformance`]), an `API`
+//! schema ([`crate::kube::conformance`]), an `API`
 //! rule ([`super::problems`]), or whose apiVersion it does not serve
 //! (`rbac.authorization.k8s.io/v1beta1`). Such an object grants nothing;
-//! the other objects of the input are applied all the same. Read by
-//! `rbac` (which names each in a note) and by `diff`'s permissions, so
-//! that both say what `check` says of the same object.
+//! the other objects of the input are applied all the same. Read by the
+//! effective permissions ([`crate::rbac`], which names each in a note)
+//! and by the diff's, so that both say what [`super::refused`] says of
+//! the same object.
 
 use serde_json::Value as Json;
 

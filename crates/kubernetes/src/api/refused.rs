@@ -1,10 +1,11 @@
-//! Which objects the API server refuses on their own, and why: `check`'s
-//! two readings of an object in the order the server applies them, its
+//! Which objects the API server refuses on their own, and why: the two
+//! readings of an object in the order the server applies them, its
 //! schema ([`crate::kube::conformance`]: an unknown field, a wrong type, an
 //! apiVersion not served) and then the rules of this module
 //! ([`super::problems`], read as the server validates:
-//! [`crate::kube::as_validated`]). Read by `rbac` (a refused role grants
-//! nothing) and by `diff` (the apply of a refused object fails).
+//! [`crate::kube::as_validated`]). Read by [`crate::rbac`] (a refused
+//! role grants nothing) and by [`crate::diff`] (the apply of a refused
+//! object fails).
 
 use serde_json::Value as Json;
 

@@ -16,12 +16,12 @@ const TABLE: &str = include_str!("defaults.txt");
 /// A Kubernetes minor version, `(1, 33)`.
 pub type Version = (u32, u32);
 
-/// The version whose defaults `check`, `rbac` and `diff` assume when
-/// none is asked for: `--kube-version`'s default
+/// The version whose defaults the checks, the effective permissions and
+/// the diff assume when none is asked for: a caller's default
 /// ([`crate::kube::DEFAULT_VERSION`], a test holds them equal).
 pub const TARGET: Version = (1, 35);
 
-/// The version `text` (`"1.33"`) names, as `--kube-version` gives it;
+/// The version `text` (`"1.33"`) names, as a command line gives it;
 /// [`TARGET`] when it names none.
 pub fn version(text: &str) -> Version {
     parse_version(text).unwrap_or(TARGET)

@@ -26,8 +26,8 @@
 //!   `emptyDir: {}` the defaults gave it (no manager owns it), so a source
 //!   the new manifest gives it is a second one.
 //! - A reason the old object shares is not this change's: that object
-//!   could not be applied either (or was, under older rules), and `check`
-//!   reports it; `diff` names what the change brings.
+//!   could not be applied either (or was, under older rules), and a check
+//!   of the manifests reports it; the diff names what the change brings.
 //!
 //! A custom resource whose CRD neither set holds is not judged: the
 //! cluster may define it, in any group of which Kubernetes serves no kind

@@ -12,11 +12,11 @@
 //!   Namespace, a CRD or one of its served versions, a bound
 //!   ServiceAccount, a PersistentVolumeClaim) (`destructive`);
 //! - [`security`]: effective permissions gained (`security`) or lost
-//!   (`change`), from the `rbac` command's model, a workload's pods
+//!   (`change`), by [`crate::rbac`]'s model, a workload's pods
 //!   running as a ServiceAccount that may do more, rules reaching the
 //!   built-in `view`/`edit`/`admin` roles through aggregation (`security`);
 //!   [`pods`]: a pod that needs a weaker Pod Security level or breaks a
-//!   control anew, by `check`'s Pod Security model (`security`);
+//!   control anew, by the Pod Security model (`security`);
 //!   [`policies`]: Pod Security labels, Kyverno rules and NetworkPolicies
 //!   that enforce less, a hostPath volume bound into a namespace
 //!   (`security`);

@@ -1,5 +1,4 @@
-//! Pods, by the Pod Security model `check` uses
-//! ([`crate::pod_security`]): for each pod an object carries (every kind
+//! Pods, by the Pod Security model ([`crate::pod_security`]): for each pod an object carries (every kind
 //! [`pod_security::carried_pod`] knows, and a pod template held as text in
 //! a ConfigMap, such as the one a controller starts its pods from), the
 //! strongest level it satisfies and the controls it breaks, before and
@@ -8,7 +7,7 @@
 //! unconfined profile, root), is `security`, naming the control.
 //!
 //! The controls are evaluated with the rules of the Kubernetes version the
-//! diff targets (`--kube-version`), as the admission evaluates them.
+//! diff targets, as the admission evaluates them.
 
 use std::collections::BTreeSet;
 

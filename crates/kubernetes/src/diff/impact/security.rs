@@ -1,6 +1,6 @@
 //! What may do more than before: effective permissions (computed once, by
-//! the diff's RBAC summary, `rbac_changes` in `diff/mod.rs`, from the
-//! `rbac` command's model, and grouped here per subject, with the bindings
+//! the diff's RBAC summary, `rbac_changes` in `diff/mod.rs`, with
+//! [`crate::rbac`]'s model, and grouped here per subject, with the bindings
 //! that grant them), a workload's pods running as an account that may do
 //! more, rules reaching the built-in user-facing roles through
 //! aggregation, Kyverno PolicyExceptions.
