@@ -211,9 +211,17 @@ fn chain_text(error: &anyhow::Error, labels: Labels) -> String {
     for cause in error.chain().skip(1) {
         let _ = writeln!(out, "  caused by: {}", shown(&cause.to_string()));
     }
-    if let Some(hint) = error
-        .downcast_ref::<ChartError>()
+    // Only `render` writes a directory.
+    let partly_written = || {
+        matches!(
+            error.downcast_ref::<Error>(),
+            Some(Error::PartlyWritten { .. })
+        )
+        .then_some("render again to finish (until then `render --check` reports the difference)")
+    };
+    if let Some(hint) = (error.downcast_ref::<ChartError>())
         .and_then(ChartError::hint)
+        .or_else(partly_written)
     {
         let _ = writeln!(out, "  {} {}", labels.hint(), shown(hint));
     }
@@ -373,5 +381,28 @@ impl Judged {
             (linked(&source.name), Quotable::judge(&source.text, until))
         });
         !*linked && quotable.at(*line, *col)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write that stopped part-way says how far it got, why, and that
+    /// rendering again finishes it: the generic crate's error names no
+    /// command, the binary's hint does.
+    #[test]
+    fn a_part_way_write_hints_at_rendering_again() {
+        let error = anyhow::Error::new(Error::PartlyWritten {
+            state: "writing `out` stopped part-way: 1 of 3 files were already written".to_owned(),
+            source: Box::new(Error::Output {
+                path: "out/b.yaml".to_owned(),
+                reason: "a directory is in the way".to_owned(),
+            }),
+        });
+        assert_eq!(
+            render(&error),
+            "error: writing `out` stopped part-way: 1 of 3 files were already written\n  caused by: cannot write `out/b.yaml`: a directory is in the way\n  hint: render again to finish (until then `render --check` reports the difference)\n"
+        );
     }
 }

@@ -61,7 +61,7 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    /// Writing the output failed after the render began to change the
+    /// Writing the output failed after the write began to change the
     /// directory: `state` says how far it got (how many files were already
     /// written, each whole, and that the rest were left as they were), so
     /// the user knows what the directory holds; `source` is the failure.

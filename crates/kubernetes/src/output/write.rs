@@ -284,7 +284,7 @@ impl Done {
             )
         };
         format!(
-            "the render stopped part-way through writing `{}`: {how_far}; render again to finish (until then `render --check` reports the difference)",
+            "writing `{}` stopped part-way: {how_far}",
             printable(&root.display().to_string())
         )
     }
@@ -738,7 +738,7 @@ mod tests {
         let error = apply(&open_root(&root).unwrap(), (&root, &root), &steps).unwrap_err();
         let shown = error.to_string();
         assert!(
-            shown.contains("stopped part-way through writing")
+            shown.contains("stopped part-way: 1 of 3")
                 && shown.contains("1 of 3 files were already written, each one whole")
                 && shown.contains(
                     "the other 2 files and the 1 stale file to remove were left as they were"
