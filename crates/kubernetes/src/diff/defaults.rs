@@ -37,6 +37,9 @@ pub(super) struct Declared<'a> {
     with_status: HashSet<(&'a str, &'a str, &'a str)>,
     /// The PriorityClasses, by name.
     classes: HashMap<&'a str, Class<'a>>,
+    /// The PriorityClass marked `globalDefault`, by name: the Priority
+    /// admission gives it to a Pod that names none.
+    global: Option<&'a str>,
     /// The RuntimeClasses, by name.
     runtimes: HashMap<&'a str, &'a Node>,
     /// The LimitRanges, by namespace, in the set's order.
@@ -75,6 +78,7 @@ impl<'a> Declared<'a> {
         let mut by_kind = HashMap::new();
         let mut with_status = HashSet::new();
         let mut classes: HashMap<&str, Class<'_>> = SYSTEM_CLASSES.into_iter().collect();
+        let mut global = None;
         for class in set.iter().filter(|m| {
             (m.id.group.as_str(), m.id.kind.as_str()) == ("scheduling.k8s.io", "PriorityClass")
         }) {
@@ -86,6 +90,9 @@ impl<'a> Declared<'a> {
             {
                 let preemption = preemption.unwrap_or("PreemptLowerPriority");
                 classes.insert(class.id.name.as_str(), Class { value, preemption });
+                if node.get("globalDefault").is_some_and(Tree::is_true) {
+                    global = global.or(Some(class.id.name.as_str()));
+                }
             }
         }
         let runtimes = (set.iter())
@@ -145,6 +152,7 @@ impl<'a> Declared<'a> {
             by_kind,
             with_status,
             classes,
+            global,
             runtimes,
             limit_ranges,
         }
@@ -1016,9 +1024,14 @@ impl<'k> Server<'k> {
             go: go_types::root(group, version, kind),
             node_ports_kept: false,
             health_check_kept: false,
-            // Every built-in kind that has a status, but a Node: its
-            // kubelet registers it with its status.
-            status_kept: crate::kube::is_kubernetes_group(group) && kind != "Node",
+            // Every built-in kind that has a status (a Node too: its
+            // update keeps the stored one; its kubelet registers it with
+            // its status, but that is a create). A kind without one
+            // refuses `status` as a field it does not know.
+            status_kept: crate::kube::is_kubernetes_group(group)
+                && go_types::root(group, version, kind)
+                    .and_then(|root| go_types::field(root, &[Step::key("status")]))
+                    .is_some(),
             classes: None,
         }
     }
@@ -1241,17 +1254,30 @@ impl<'k> Server<'k> {
         {
             // `SetDefaults_Pod`, and the Priority admission: the named
             // class's value and preemption policy where the class is a
-            // system one or the set declares it; with no class, on a
-            // cluster with no global default PriorityClass, priority 0.
+            // system one or the set declares it; with no class, the
+            // global default class the set declares, else (on a cluster
+            // with none) priority 0. A class the set does not declare
+            // lives in the cluster (else the pod is refused): what it
+            // writes is taken to be what a manifest says.
+            let global = self.classes.and_then(|declared| declared.global);
             let class = match own.get("priorityClassName").and_then(Tree::text) {
-                None | Some("") => Some(Class {
-                    value: 0,
-                    preemption: "PreemptLowerPriority",
-                }),
+                None | Some("") => match global {
+                    Some(name) => self.classes.and_then(|declared| declared.class(name)),
+                    None => Some(Class {
+                        value: 0,
+                        preemption: "PreemptLowerPriority",
+                    }),
+                },
                 Some(name) => self.classes.and_then(|declared| declared.class(name)),
             };
             match (&*field.name, class) {
                 ("enableServiceLinks", _) if value.json() == json!(true) => return true,
+                ("priorityClassName", _)
+                    if global.is_some_and(|name| value.text() == Some(name)) =>
+                {
+                    return true;
+                }
+                ("priority" | "preemptionPolicy", None) => return true,
                 ("priority", Some(class)) if value.json() == json!(class.value) => return true,
                 ("preemptionPolicy", Some(class)) if value.text() == Some(class.preemption) => {
                     return true;
@@ -1858,30 +1884,32 @@ pub(super) fn as_stored(group: &str, kind: &str) -> Option<AsStored> {
             limit_range_as_stored(new);
         }),
         ("", "Pod") => Some(|old, new, declared| {
-            let written = |pod: &Json| pod["metadata"]["annotations"].get(LIMIT_RANGER).cloned();
-            let (old_written, new_written) = (written(old), written(new));
-            pod_as_stored(old, declared);
-            pod_as_stored(new, declared);
-            // The annotation the admission left on create stays, as any
-            // field the server wrote that no manifest did.
-            let kept = applied(new_written, old_written.as_ref(), written(old));
-            let annotations = new["metadata"]
-                .get_mut("annotations")
-                .and_then(Json::as_object_mut);
-            match (kept, annotations) {
-                (Some(kept), Some(annotations)) => {
-                    annotations.insert(LIMIT_RANGER.to_owned(), kept);
-                }
-                (Some(kept), None) => {
-                    if let Some(metadata) = new.get_mut("metadata").and_then(Json::as_object_mut) {
-                        metadata.insert("annotations".to_owned(), json!({ LIMIT_RANGER: kept }));
-                    }
-                }
-                (None, Some(annotations)) => {
-                    annotations.remove(LIMIT_RANGER);
-                }
-                (None, None) => {}
+            let written = old.clone();
+            pod_as_stored(old, declared, true);
+            // An update is admitted by neither the RuntimeClass nor the
+            // LimitRanger admission: what they wrote on create stays
+            // where no manifest wrote the field, as server-side apply
+            // keeps any field only the server wrote (`nodeSelector` and
+            // `tolerations` are atomic: written, they replace it whole).
+            let kept = |path: &[&str], new: &Json| {
+                let at = |object: &Json| {
+                    path.iter()
+                        .try_fold(object, |o, key| o.get(*key))
+                        .filter(|v| !v.is_null())
+                        .cloned()
+                };
+                applied(at(new), at(&written).as_ref(), at(old))
+            };
+            for path in [
+                &["spec", "overhead"][..],
+                &["spec", "nodeSelector"],
+                &["spec", "tolerations"],
+                &["metadata", "annotations", LIMIT_RANGER],
+            ] {
+                let value = kept(path, new);
+                put(new, path, value);
             }
+            pod_as_stored(new, declared, false);
         }),
         ("", "PersistentVolumeClaim") => Some(|old, new, _| {
             claim_sources_as_stored(old, new);
@@ -1910,6 +1938,36 @@ fn applied(new: Option<Json>, old: Option<&Json>, stored: Option<Json>) -> Optio
     new.or(if old.is_none() { stored } else { None })
 }
 
+/// Sets the member at `path` of `object` to `value`, or removes it
+/// (`None`); the mappings on the way are made where missing.
+fn put(object: &mut Json, path: &[&str], value: Option<Json>) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut at = object;
+    for key in parents {
+        let Some(map) = at.as_object_mut() else {
+            return;
+        };
+        let next = map.entry(*key).or_insert_with(|| json!({}));
+        if next.is_null() {
+            *next = json!({});
+        }
+        at = next;
+    }
+    let Some(map) = at.as_object_mut() else {
+        return;
+    };
+    match value {
+        Some(value) => {
+            map.insert((*last).to_owned(), value);
+        }
+        None => {
+            map.remove(*last);
+        }
+    }
+}
+
 /// A PersistentVolumeClaim's data sources as the API server stores them
 /// (`NormalizeDataSources`, on create and on update): a `dataSource`
 /// without a `dataSourceRef` is copied to it, and a `dataSourceRef` that
@@ -1919,6 +1977,8 @@ fn applied(new: Option<Json>, old: Option<&Json>, stored: Option<Json>) -> Optio
 /// back (measured on v1.35.4).
 fn claim_sources_as_stored(old: &mut Json, new: &mut Json) {
     const KEYS: [&str; 2] = ["dataSource", "dataSourceRef"];
+    crate::kube::defaults::claim(old);
+    crate::kube::defaults::claim(new);
     let written =
         |claim: &Json| KEYS.map(|key| claim["spec"].get(key).filter(|v| !v.is_null()).cloned());
     let copied = |source: &Json| {
@@ -1942,50 +2002,71 @@ fn claim_sources_as_stored(old: &mut Json, new: &mut Json) {
         }
         sources => sources.into(),
     };
+    // Each reference is a struct, which server-side apply merges field by
+    // field: the copy's `apiGroup` stays under a reference written
+    // without one.
+    let merged = |new: Option<Json>, old: Option<&Json>, stored: Option<Json>| {
+        let field = |object: Option<&Json>, key: &str| {
+            object
+                .and_then(|o| o.get(key))
+                .filter(|v| !v.is_null())
+                .cloned()
+        };
+        let fields: serde_json::Map<String, Json> = ["apiGroup", "kind", "name", "namespace"]
+            .into_iter()
+            .filter_map(|key| {
+                let value = applied(
+                    field(new.as_ref(), key),
+                    field(old, key).as_ref(),
+                    field(stored.as_ref(), key),
+                );
+                Some((key.to_owned(), value?))
+            })
+            .collect();
+        (!fields.is_empty()).then_some(Json::Object(fields))
+    };
     let (old_written, new_written) = (written(old), written(new));
     let old_stored = normalized(old_written.clone());
     let [a, b] = new_written;
     let new_stored = normalized([
-        applied(a, old_written[0].as_ref(), old_stored[0].clone()),
-        applied(b, old_written[1].as_ref(), old_stored[1].clone()),
+        merged(a, old_written[0].as_ref(), old_stored[0].clone()),
+        merged(b, old_written[1].as_ref(), old_stored[1].clone()),
     ]);
     for (claim, stored) in [(old, old_stored), (new, new_stored)] {
         if let Some(spec) = claim.get_mut("spec").and_then(Json::as_object_mut) {
             for (key, value) in KEYS.into_iter().zip(stored) {
-                if let Some(value) = value {
-                    spec.insert(key.to_owned(), value);
-                }
+                match value {
+                    Some(value) => spec.insert(key.to_owned(), value),
+                    None => spec.remove(key),
+                };
             }
         }
     }
 }
 
 /// A claim's or volume's `finalizer` as the storage-protection admission
-/// adds it on create: the old object has it, and the new one keeps it
-/// unless the old manifest wrote it (server-side apply then removes it
-/// with the manifest's other fields; measured on v1.35.4).
+/// adds it on create, after those the manifest wrote. Server-side apply
+/// counts it as the manager's where the manifest wrote finalizers of its
+/// own, so an update whose manifest leaves it out removes it; where the
+/// old manifest wrote none, it stays, first (measured on v1.35.4; the
+/// protection controller adds it again within a second).
 fn protected(old: &mut Json, new: &mut Json, finalizer: &str) {
-    let writes = |object: &Json| {
+    let list = |object: &Json| {
         (object["metadata"]["finalizers"].as_array())
-            .is_some_and(|f| f.iter().any(|x| x == finalizer))
+            .cloned()
+            .unwrap_or_default()
     };
-    if writes(old) {
-        return;
+    let written = list(old);
+    let has = |list: &[Json]| list.iter().any(|x| x == finalizer);
+    if !has(&written) {
+        let mut stored = written.clone();
+        stored.push(json!(finalizer));
+        put(old, &["metadata", "finalizers"], Some(Json::Array(stored)));
     }
-    for object in [old, new] {
-        if writes(object) {
-            continue;
-        }
-        let Some(metadata) = object.get_mut("metadata").and_then(Json::as_object_mut) else {
-            continue;
-        };
-        let list = metadata.entry("finalizers").or_insert_with(|| json!([]));
-        if list.is_null() {
-            *list = json!([]);
-        }
-        if let Some(list) = list.as_array_mut() {
-            list.push(json!(finalizer));
-        }
+    let mut after = list(new);
+    if written.is_empty() && !has(&after) {
+        after.insert(0, json!(finalizer));
+        put(new, &["metadata", "finalizers"], Some(Json::Array(after)));
     }
 }
 
@@ -2037,11 +2118,14 @@ fn limit_range_as_stored(object: &mut Json) {
 /// port, and a negative termination grace period 1; and as the default
 /// admission plugins leave it: the tolerations of `DefaultTolerationSeconds`
 /// (5 minutes on a node not ready or unreachable) where none tolerates
-/// those taints, then of `RuntimeClass` where the set declares the class
-/// the pod names: its `overhead.podFixed` as the pod's `overhead`, its
-/// `scheduling.nodeSelector` into the pod's, and its tolerations after
-/// the pod's own ([`runtime_class_admitted`]).
-fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>) {
+/// those taints, then on `create` of `RuntimeClass` where the set
+/// declares the class the pod names: its `overhead.podFixed` as the pod's
+/// `overhead`, its `scheduling.nodeSelector` into the pod's, and its
+/// tolerations after the pod's own ([`runtime_class_admitted`]). The
+/// `LimitRanger` admission's container defaults are filled in on both
+/// sides (an update keeps those the server wrote where no manifest writes
+/// the amount), its annotation on `create` alone.
+fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>, create: bool) {
     let ranges: Vec<Json> = (pod["metadata"]["namespace"].as_str())
         .and_then(|namespace| declared.limit_ranges.get(namespace))
         .into_iter()
@@ -2057,6 +2141,7 @@ fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>) {
         return;
     };
     let runtime = (spec.get("runtimeClassName").and_then(Json::as_str))
+        .filter(|_| create)
         .and_then(|name| declared.runtimes.get(name))
         .map(|class| class.to_json());
     let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
@@ -2130,7 +2215,8 @@ fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>) {
     if let Some(runtime) = runtime {
         runtime_class_admitted(spec, &runtime);
     }
-    if !limited.is_empty()
+    if create
+        && !limited.is_empty()
         && let Some(metadata) = pod.get_mut("metadata").and_then(Json::as_object_mut)
     {
         let annotations = metadata.entry("annotations").or_insert_with(|| json!({}));
@@ -2303,28 +2389,24 @@ fn covers(wide: &Json, t: &Json) -> bool {
     }
 }
 
-/// A pod's own requests where its `resources.limits` are written
-/// (`defaultPodRequests`, after the containers' defaults; the
-/// `PodLevelResources` gate is on by default since v1.34): each missing
-/// request of CPU or memory is the containers' effective request (their
-/// sum with the sidecars', or the largest init container's beside the
-/// sidecars started before it, whichever is more), then each still
-/// missing request of CPU, memory or huge pages is its limit (measured on
-/// v1.35.4).
+/// A pod's own resources (`spec.resources`) as its defaults fill them in
+/// (the `PodLevelResources` gate is on by default since v1.34; measured
+/// on v1.35.4), after the containers' defaults, where the pod writes
+/// limits or requests of its own: each huge page size the containers limit
+/// and the pod does not is the containers' effective limit
+/// (`defaultHugePagePodLimits`); then, where the pod has limits, each
+/// missing request of CPU or memory is the containers' effective request,
+/// and each still missing request of CPU, memory or huge pages is its
+/// limit (`defaultPodRequests`).
 fn pod_requests_as_stored(spec: &mut serde_json::Map<String, Json>) {
-    let limits = match spec.get("resources").map(|r| &r["limits"]) {
-        Some(Json::Object(limits)) if !limits.is_empty() => limits.clone(),
-        _ => return,
+    let own = |key: &str| match spec.get("resources").map(|r| &r[key]) {
+        Some(Json::Object(list)) => list.clone(),
+        _ => serde_json::Map::new(),
     };
-    let request = |container: &Json, resource: &str| {
-        let written = &container["resources"]["requests"][resource];
-        let value = crate::quantity::of_value(written)?.ok()?;
-        let notation = match written {
-            Json::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        Some(Carried { value, notation })
-    };
+    let (mut limits, requests) = (own("limits"), own("requests"));
+    if limits.is_empty() && requests.is_empty() {
+        return;
+    }
     let list = |key: &str| {
         spec.get(key)
             .and_then(Json::as_array)
@@ -2332,38 +2414,37 @@ fn pod_requests_as_stored(spec: &mut serde_json::Map<String, Json>) {
             .unwrap_or_default()
     };
     let (containers, init) = (list("containers"), list("initContainers"));
+    let huge_pages: std::collections::BTreeSet<String> = (containers.iter().chain(&init))
+        .filter_map(|c| c["resources"]["limits"].as_object())
+        .flat_map(|l| l.keys())
+        .filter(|resource| resource.starts_with("hugepages-"))
+        .cloned()
+        .collect();
+    for resource in huge_pages {
+        if !limits.contains_key(&resource)
+            && let Some(limit) = effective(&containers, &init, "limits", &resource)
+        {
+            limits.insert(resource, json!(limit));
+        }
+    }
+    if limits.is_empty() {
+        return;
+    }
     let mut filled = Vec::new();
     for resource in ["cpu", "memory"] {
-        // `AggregateContainerRequests`, in its order of additions.
-        let mut sum = None;
-        for container in &containers {
-            sum = Carried::plus(sum, request(container, resource));
-        }
-        let (mut sidecars, mut largest) = (None, None);
-        for container in &init {
-            let amount = request(container, resource);
-            let this = if container["restartPolicy"] == "Always" {
-                sum = Carried::plus(sum, amount.clone());
-                sidecars = Carried::plus(sidecars, amount);
-                sidecars.clone()
-            } else {
-                Carried::plus(amount, sidecars.clone())
-            };
-            largest = Carried::larger(largest, this);
-        }
-        if let Some(effective) = Carried::larger(sum, largest) {
-            let text = crate::quantity::written_like(effective.value, &effective.notation);
-            filled.push((resource.to_owned(), json!(text)));
+        if let Some(request) = effective(&containers, &init, "requests", resource) {
+            filled.push((resource.to_owned(), json!(request)));
         }
     }
     let pod_level =
         |resource: &str| matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-");
-    let filled: Vec<(String, Json)> = (filled.into_iter().chain(limits))
+    let filled: Vec<(String, Json)> = (filled.into_iter().chain(limits.clone()))
         .filter(|(resource, _)| pod_level(resource))
         .collect();
     let Some(resources) = spec.get_mut("resources").and_then(Json::as_object_mut) else {
         return;
     };
+    resources.insert("limits".to_owned(), Json::Object(limits));
     let requests = resources.entry("requests").or_insert_with(|| json!({}));
     if requests.is_null() {
         *requests = json!({});
@@ -2373,6 +2454,44 @@ fn pod_requests_as_stored(spec: &mut serde_json::Map<String, Json>) {
             requests.entry(resource).or_insert(amount);
         }
     }
+}
+
+/// The containers' effective amount of `resource` in their `field`
+/// (`limits` or `requests`), as `AggregateContainerLimits` and
+/// `AggregateContainerRequests` count it, in their order of additions:
+/// the containers' and sidecars' sum, or the largest init container's
+/// beside the sidecars started before it, whichever is more; as the
+/// server writes it. `None` where no container gives one.
+fn effective(containers: &[Json], init: &[Json], field: &str, resource: &str) -> Option<String> {
+    let amount = |container: &Json| {
+        let written = &container["resources"][field][resource];
+        let value = crate::quantity::of_value(written)?.ok()?;
+        let notation = match written {
+            Json::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        Some(Carried { value, notation })
+    };
+    let mut sum = None;
+    for container in containers {
+        sum = Carried::plus(sum, amount(container));
+    }
+    let (mut sidecars, mut largest) = (None, None);
+    for container in init {
+        let this = if container["restartPolicy"] == "Always" {
+            sum = Carried::plus(sum, amount(container));
+            sidecars = Carried::plus(sidecars, amount(container));
+            sidecars.clone()
+        } else {
+            Carried::plus(amount(container), sidecars.clone())
+        };
+        largest = Carried::larger(largest, this);
+    }
+    let effective = Carried::larger(sum, largest)?;
+    Some(crate::quantity::written_like(
+        effective.value,
+        &effective.notation,
+    ))
 }
 
 /// An amount as apimachinery's `Quantity` carries it through a sum: its

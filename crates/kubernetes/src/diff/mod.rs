@@ -797,4 +797,49 @@ mod tests {
         let unknown = diff_sets(side(&old), side(&new), &[], version, &[]);
         assert!(unknown.changed.is_empty() && unknown.impact.is_empty());
     }
+
+    /// Objects of a YAML stream, for the tests below.
+    fn parsed(text: &str) -> Vec<Manifest> {
+        crate::input::parse("test", text).unwrap().manifests
+    }
+
+    /// What a real v1.35.4 server answered where recording a case would
+    /// change the cluster for every other case: a global default
+    /// PriorityClass gives a Pod that names no class its name, value and
+    /// policy (written back, no change), and a Node keeps its stored
+    /// status on update.
+    #[test]
+    fn a_global_default_class_and_a_nodes_status_are_the_servers() {
+        let class = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: global}\nvalue: 500\nglobalDefault: true\npreemptionPolicy: Never\n---\n";
+        let pod = |extra: &str| {
+            format!(
+                "{class}apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ns}}\nspec:\n  containers: [{{name: a, image: nginx}}]\n{extra}"
+            )
+        };
+        let old = parsed(&pod(""));
+        let new = parsed(&pod(
+            "  priorityClassName: global\n  priority: 500\n  preemptionPolicy: Never\n",
+        ));
+        assert!(diff(&old, &new, &[]).is_empty());
+        let other = parsed(&pod("  priority: 400\n"));
+        assert!(
+            !diff(&old, &other, &[]).is_empty(),
+            "another value is a change"
+        );
+        let node = |cpu: &str| {
+            parsed(&format!(
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: node-1}}\nstatus:\n  capacity: {{cpu: \"{cpu}\"}}\n"
+            ))
+        };
+        assert!(diff(&node("1"), &node("2"), &[]).is_empty());
+        let map = |status: &str| {
+            parsed(&format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c, namespace: ns}}\n{status}"
+            ))
+        };
+        assert!(
+            !diff(&map(""), &map("status: {phase: x}\n"), &[]).is_empty(),
+            "a kind without a status does not ignore one"
+        );
+    }
 }

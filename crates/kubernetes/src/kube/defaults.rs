@@ -319,7 +319,7 @@ fn budget(object: &mut Json) -> bool {
 /// (`snapshot.storage.k8s.io`): neither is validated. Dropped only where
 /// the decoder took it (strings in known fields), so that what it refuses
 /// still is.
-fn claim(object: &mut Json) -> bool {
+pub(crate) fn claim(object: &mut Json) -> bool {
     let Some(spec) = object.get_mut("spec").and_then(Json::as_object_mut) else {
         return false;
     };

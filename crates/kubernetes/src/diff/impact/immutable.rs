@@ -250,7 +250,13 @@ const RULES: &[(&str, &str, Fields)] = &[
 
 /// Whether the API server refuses the change at `steps` of `object`;
 /// `pod` is a bare Pod's two specs, read once for all its fields.
-fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange, pod: &PodSpecs) -> bool {
+fn refuses(
+    before: &Manifest,
+    after: &Manifest,
+    field: &FieldChange,
+    pod: &PodSpecs,
+    sets: super::Sets<'_>,
+) -> bool {
     let steps = field.steps.as_slice();
     let (group, kind) = (before.id.group.as_str(), before.id.kind.as_str());
     if (group, kind) == ("batch", "Job") {
@@ -270,7 +276,7 @@ fn refuses(before: &Manifest, after: &Manifest, field: &FieldChange, pod: &PodSp
                 .any(|key| overlaps(steps, &[key]));
     }
     if (group, kind) == ("", "Pod") {
-        let (old, new) = pod.get_or_init(|| (spec(before), spec(after)));
+        let (old, new) = pod.get_or_init(|| stored_specs(before, after, sets));
         return pod_refuses(old, new, steps);
     }
     if (group, kind) == ("networking.k8s.io", "ServiceCIDR") && overlaps(steps, &["spec", "cidrs"])
@@ -505,9 +511,24 @@ fn spec(m: &Manifest) -> Json {
     m.json()["spec"].take()
 }
 
-/// A bare Pod's specs before and after, read when its first field is
-/// judged.
+/// A bare Pod's specs before and after, as the server stores them (its
+/// defaults and admissions, given what the new set declares: a toleration
+/// a RuntimeClass covered is gone before the update is judged), read when
+/// its first field is judged.
 type PodSpecs = std::cell::OnceCell<(Json, Json)>;
+
+/// [`PodSpecs`]' two specs.
+fn stored_specs(before: &Manifest, after: &Manifest, sets: super::Sets<'_>) -> (Json, Json) {
+    let (mut old, mut new) = (before.json(), after.json());
+    if let Some(as_stored) = crate::diff::defaults::as_stored("", "Pod") {
+        as_stored(
+            &mut old,
+            &mut new,
+            &crate::diff::defaults::Declared::of(sets.new),
+        );
+    }
+    (old["spec"].take(), new["spec"].take())
+}
 
 /// Whether a ServiceCIDR's `spec.cidrs` go from one range to two, the
 /// first kept and the second of the other family: the one change
@@ -644,7 +665,7 @@ pub(super) fn refused(
     let mut paths: Vec<&str> = fields
         .iter()
         .filter(|f| !same_amount(f))
-        .filter(|f| refuses(before, after, f, &pod))
+        .filter(|f| refuses(before, after, f, &pod, sets))
         .filter(|f| f.steps != ["type"] || secret_type(before) != secret_type(after))
         .map(|f| f.path.as_str())
         .collect();
