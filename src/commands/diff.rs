@@ -17,9 +17,12 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     let ignore = args
         .ignore
         .iter()
-        .map(|text| Ignore::parse(text))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|reason| Error::Usage { reason })?;
+        .map(|text| {
+            Ignore::parse(text).map_err(|why| Error::Usage {
+                reason: format!("--ignore {why}"),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let maps = args
         .maps
         .iter()

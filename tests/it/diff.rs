@@ -131,7 +131,7 @@ fn bad_arguments_are_usage_errors() {
     let run = chartgen(&["diff", "--ignore", "metadata..name", "out/dev", "out/dev"]);
     assert_eq!(
         (run.code, run.stderr.as_str()),
-        (2, "error: `metadata..name` has an empty segment\n")
+        (2, "error: --ignore `metadata..name` has an empty segment\n")
     );
 }
 
