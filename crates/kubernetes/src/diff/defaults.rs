@@ -1938,8 +1938,8 @@ fn applied(new: Option<Json>, old: Option<&Json>, stored: Option<Json>) -> Optio
     new.or(if old.is_none() { stored } else { None })
 }
 
-/// Sets the member at `path` of `object` to `value`, or removes it
-/// (`None`); the mappings on the way are made where missing.
+/// Sets the member at `path` of `object` to `value`, the mappings on the
+/// way made where missing, or removes it (`None`), nothing made.
 fn put(object: &mut Json, path: &[&str], value: Option<Json>) {
     let Some((last, parents)) = path.split_last() else {
         return;
@@ -1949,6 +1949,9 @@ fn put(object: &mut Json, path: &[&str], value: Option<Json>) {
         let Some(map) = at.as_object_mut() else {
             return;
         };
+        if value.is_none() && map.get(*key).is_none_or(Json::is_null) {
+            return;
+        }
         let next = map.entry(*key).or_insert_with(|| json!({}));
         if next.is_null() {
             *next = json!({});

@@ -298,7 +298,12 @@ pub fn finish(
         .iter()
         .filter_map(|m| Some((&old[*olds.get(&m.id.to_string())?], m)))
         .collect();
-    let sets = super::impact::Sets { old, new, minor };
+    let sets = super::impact::Sets {
+        old,
+        new,
+        minor,
+        declared: None,
+    };
     diff.impact.extend(super::impact::mapped(&pairs, sets));
     super::impact::sort(&mut diff.impact);
 }

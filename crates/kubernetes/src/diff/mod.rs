@@ -328,6 +328,7 @@ pub fn diff_at(
         old,
         new,
         minor: version.1,
+        declared: Some(&declared),
     };
     impact::assess(&mut result, &matched, sets, &permissions.model, ignore);
     result

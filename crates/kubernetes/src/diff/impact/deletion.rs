@@ -431,6 +431,7 @@ mod tests {
             old: &old,
             new: &new,
             minor: 35,
+            declared: None,
         };
         let said: Vec<String> = (old.iter())
             .map(|object| deleted(object, sets, &BTreeMap::new(), &users).unwrap_or_default())

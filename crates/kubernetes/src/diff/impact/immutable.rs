@@ -521,11 +521,14 @@ type PodSpecs = std::cell::OnceCell<(Json, Json)>;
 fn stored_specs(before: &Manifest, after: &Manifest, sets: super::Sets<'_>) -> (Json, Json) {
     let (mut old, mut new) = (before.json(), after.json());
     if let Some(as_stored) = crate::diff::defaults::as_stored("", "Pod") {
-        as_stored(
-            &mut old,
-            &mut new,
-            &crate::diff::defaults::Declared::of(sets.new),
-        );
+        match sets.declared {
+            Some(declared) => as_stored(&mut old, &mut new, declared),
+            None => as_stored(
+                &mut old,
+                &mut new,
+                &crate::diff::defaults::Declared::of(sets.new),
+            ),
+        }
     }
     (old["spec"].take(), new["spec"].take())
 }

@@ -167,6 +167,9 @@ pub(crate) struct Sets<'a> {
     pub(crate) new: &'a [Manifest],
     /// The minor Kubernetes version whose Pod Security rules apply.
     pub(crate) minor: u32,
+    /// What the new set declares to the server's defaults, read once for
+    /// the diff; `None` where a caller has none (read again when asked).
+    pub(crate) declared: Option<&'a crate::diff::defaults::Declared<'a>>,
 }
 
 /// Fills `diff.impact`, and takes the renamed objects out of
