@@ -2348,8 +2348,18 @@ fn runtime_class_admitted(spec: &mut serde_json::Map<String, Json>, runtime: &Js
 }
 
 /// `all` without those another covers (`MergeTolerations`): one covered
-/// by one kept before it, or by a different one after it.
+/// by one kept before it, or by a different one after it. That compares
+/// each pair, so past [`MERGED_AT_MOST`] tolerations (a hostile input:
+/// the API server's own merge is as quadratic) only exact repeats are
+/// dropped.
 fn merged_tolerations(all: &[Json]) -> Vec<Json> {
+    if all.len() > MERGED_AT_MOST {
+        let mut seen = HashSet::new();
+        return (all.iter())
+            .filter(|t| seen.insert(t.to_string()))
+            .cloned()
+            .collect();
+    }
     let mut merged: Vec<Json> = Vec::new();
     for (i, t) in all.iter().enumerate() {
         let covered_before = merged.iter().any(|kept| covers(kept, t));
@@ -2362,6 +2372,9 @@ fn merged_tolerations(all: &[Json]) -> Vec<Json> {
     }
     merged
 }
+
+/// The most tolerations [`merged_tolerations`] compares pair by pair.
+const MERGED_AT_MOST: usize = 1_000;
 
 /// Whether toleration `wide` tolerates all that `t` does (`isSuperset`).
 fn covers(wide: &Json, t: &Json) -> bool {
@@ -2689,6 +2702,26 @@ mod tests {
 
     /// Key by key, the same bytes as `stringData` or `data` are equal; a
     /// key in `stringData` on both sides stays there; no type is `Opaque`.
+    /// `MergeTolerations` compares every pair: up to its bound a covered
+    /// toleration goes, past it (a hostile number, which would take
+    /// minutes) only exact repeats do, so the cost stays linear.
+    #[test]
+    fn merged_tolerations_are_bounded() {
+        let own = json!({"key": "gpu", "operator": "Equal", "value": "1"});
+        let wide = json!({"key": "gpu", "operator": "Exists"});
+        assert_eq!(
+            merged_tolerations(&[own.clone(), wide.clone()]),
+            vec![wide.clone()]
+        );
+        let many: Vec<Json> = (0..=MERGED_AT_MOST)
+            .map(|i| json!({"key": format!("k{i}"), "operator": "Exists"}))
+            .chain([own.clone(), wide.clone(), wide.clone()])
+            .collect();
+        let merged = merged_tolerations(&many);
+        assert_eq!(merged.len(), MERGED_AT_MOST + 3, "only the repeat goes");
+        assert_eq!(merged[merged.len() - 2..], [own, wide]);
+    }
+
     #[test]
     fn secrets_compare_as_stored() {
         let mut old =

@@ -609,9 +609,10 @@ fn tolerations_kept(old: &Json, new: &Json) -> bool {
     let read = |t: &Json| -> [String; 4] {
         ["key", "operator", "value", "effect"].map(|k| t[k].as_str().unwrap_or_default().to_owned())
     };
-    let new: Vec<[String; 4]> = (new["tolerations"].as_array().into_iter().flatten())
-        .map(read)
-        .collect();
+    let new: std::collections::HashSet<[String; 4]> =
+        (new["tolerations"].as_array().into_iter().flatten())
+            .map(read)
+            .collect();
     (old["tolerations"].as_array().into_iter().flatten()).all(|t| new.contains(&read(t)))
 }
 
