@@ -354,6 +354,17 @@ fn answer(server: &server::Server, case: &Case) -> Json {
     for (object, dry) in case.new.iter().zip(&dry_items) {
         let kind = object["kind"].as_str().unwrap();
         let name = object["metadata"]["name"].as_str().unwrap();
+        // An object the old side lacks is created by the dry run: there
+        // is no live one to compare, and the answer is that it is added.
+        let same = |o: &&Json| {
+            o["kind"] == object["kind"]
+                && o["metadata"]["name"] == object["metadata"]["name"]
+                && o["metadata"]["namespace"] == object["metadata"]["namespace"]
+        };
+        if !case.old.iter().any(|o| same(&o)) {
+            fields.push(format!("{kind} {name}: added"));
+            continue;
+        }
         let mut args = vec![
             "get".to_owned(),
             format!("{}/{name}", resource(object)),
@@ -575,7 +586,7 @@ fn diff_agrees_with_the_recorded_server() {
             "unchanged" => !refused && diff.changed.is_empty(),
             _ => {
                 !refused
-                    && !diff.changed.is_empty()
+                    && (!diff.changed.is_empty() || !diff.added.is_empty())
                     && (!rolls || restart == answer["pod_template"].as_bool().unwrap())
             }
         };

@@ -25,6 +25,10 @@ use crate::manifest::{Manifest, ObjectId};
 use crate::tree::Tree;
 use crate::yaml::Node;
 
+mod limit_ranger;
+
+use limit_ranger::{LIMIT_RANGER, limit_range_as_stored, limit_ranger_admitted};
+
 /// What a set declares to the server that its defaults read: the
 /// structural schemas of its CRDs, by group, kind and version (a custom
 /// resource's fields the schema defaults, `default:`, written out or left
@@ -156,6 +160,36 @@ impl<'a> Declared<'a> {
             runtimes,
             limit_ranges,
         }
+    }
+
+    /// What the `LimitRanger` admission refuses of `object`: a bare Pod on
+    /// create (judged as admitted, [`pod_as_stored`]), a claim on create or
+    /// update; by the first LimitRange the set declares in its namespace
+    /// that refuses it (the server asks them in its cache's order, and
+    /// stops at the first), named, with its reasons as the server gives
+    /// them (one, or all in brackets). `None` for anything else.
+    pub(super) fn limit_ranger_refuses(&self, object: &Manifest, create: bool) -> Option<String> {
+        let kind = match (object.id.group.as_str(), object.id.kind.as_str()) {
+            ("", "Pod") if create => "Pod",
+            ("", "PersistentVolumeClaim") => "PersistentVolumeClaim",
+            _ => return None,
+        };
+        let ranges = self.limit_ranges.get(object.id.namespace.as_deref()?)?;
+        let mut admitted = object.json();
+        if kind == "Pod" {
+            pod_as_stored(&mut admitted, self, true);
+        }
+        ranges.iter().find_map(|range| {
+            let mut range = range.to_json();
+            limit_range_as_stored(&mut range);
+            let reasons = limit_ranger::refusals(kind, &admitted["spec"], &range);
+            let name = range["metadata"]["name"].as_str().unwrap_or_default();
+            match reasons.as_slice() {
+                [] => None,
+                [one] => Some(format!("LimitRange {name}: {one}")),
+                all => Some(format!("LimitRange {name}: [{}]", all.join(", "))),
+            }
+        })
     }
 
     /// The PriorityClass `name`, a system one or one the set declares.
@@ -1922,10 +1956,6 @@ pub(super) fn as_stored(group: &str, kind: &str) -> Option<AsStored> {
     }
 }
 
-/// The annotation the `LimitRanger` admission leaves on a pod it wrote
-/// defaults into.
-const LIMIT_RANGER: &str = "kubernetes.io/limit-ranger";
-
 /// Brings two versions of an object to what the API server stores, given
 /// what the new set declares ([`as_stored`]).
 pub(super) type AsStored = fn(&mut Json, &mut Json, &Declared<'_>);
@@ -2073,47 +2103,6 @@ fn protected(old: &mut Json, new: &mut Json, finalizer: &str) {
     }
 }
 
-/// A LimitRange as the API server stores it (`SetDefaults_LimitRangeItem`):
-/// a `Container` item's `default` filled in from its `max`, then its
-/// `defaultRequest` from its `default`, then from its `min`, resource by
-/// resource where the field does not name it.
-fn limit_range_as_stored(object: &mut Json) {
-    let Some(items) = object
-        .pointer_mut("/spec/limits")
-        .and_then(Json::as_array_mut)
-    else {
-        return;
-    };
-    for item in items.iter_mut().filter_map(Json::as_object_mut) {
-        if item.get("type").and_then(Json::as_str) != Some("Container") {
-            continue;
-        }
-        for (from, to) in [
-            ("max", "default"),
-            ("default", "defaultRequest"),
-            ("min", "defaultRequest"),
-        ] {
-            let amounts = item
-                .get(from)
-                .and_then(Json::as_object)
-                .cloned()
-                .unwrap_or_default();
-            if amounts.is_empty() {
-                continue;
-            }
-            let target = item.entry(to).or_insert_with(|| json!({}));
-            if target.is_null() {
-                *target = json!({});
-            }
-            if let Some(target) = target.as_object_mut() {
-                for (resource, amount) in amounts {
-                    target.entry(resource).or_insert(amount);
-                }
-            }
-        }
-    }
-}
-
 /// A Pod as the API server stores it, where its defaults read the pod's
 /// other fields (`SetDefaults_Pod`, which a template never gets): each
 /// container's and init container's missing request of a resource its
@@ -2230,86 +2219,6 @@ fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>, create: bool) {
             let text = format!("LimitRanger plugin set: {}", limited.join("; "));
             annotations.insert(LIMIT_RANGER.to_owned(), json!(text));
         }
-    }
-}
-
-/// What the `LimitRanger` admission writes into a pod's containers on
-/// create from one LimitRange of its namespace (`range`, as stored): each
-/// `Container` item's `default` as a missing limit and `defaultRequest`
-/// as a missing request, and in `set` what it set, for the annotation it
-/// leaves (`kubernetes.io/limit-ranger`; measured on v1.35.4).
-fn limit_ranger_admitted(
-    spec: &mut serde_json::Map<String, Json>,
-    range: &Json,
-    set: &mut Vec<String>,
-) {
-    let (mut limits, mut requests) = (serde_json::Map::new(), serde_json::Map::new());
-    let items = range["spec"]["limits"].as_array().into_iter().flatten();
-    for item in items.filter(|item| item["type"] == "Container") {
-        for (into, from) in [(&mut limits, "default"), (&mut requests, "defaultRequest")] {
-            for (resource, amount) in item[from].as_object().into_iter().flatten() {
-                into.insert(resource.clone(), amount.clone());
-            }
-        }
-    }
-    let mut this = Vec::new();
-    for (list, what) in [
-        ("containers", "container"),
-        ("initContainers", "init container"),
-    ] {
-        let containers = spec.get_mut(list).and_then(Json::as_array_mut);
-        for container in containers
-            .into_iter()
-            .flatten()
-            .filter_map(Json::as_object_mut)
-        {
-            let name = container
-                .get("name")
-                .and_then(Json::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let had = container.get("resources").is_some_and(|r| !r.is_null());
-            let resources = container.entry("resources").or_insert_with(|| json!({}));
-            if resources.is_null() {
-                *resources = json!({});
-            }
-            let Some(resources) = resources.as_object_mut() else {
-                continue;
-            };
-            let mut filled = |key: &str, defaults: &serde_json::Map<String, Json>| {
-                let own = resources.get(key).and_then(Json::as_object);
-                let mut names: Vec<String> = (defaults.keys())
-                    .filter(|resource| own.is_none_or(|own| !own.contains_key(*resource)))
-                    .cloned()
-                    .collect();
-                names.sort();
-                if !names.is_empty() {
-                    let own = resources.entry(key).or_insert_with(|| json!({}));
-                    if !own.is_object() {
-                        *own = json!({});
-                    }
-                    if let Some(own) = own.as_object_mut() {
-                        for resource in &names {
-                            own.insert(resource.clone(), defaults[resource].clone());
-                        }
-                    }
-                }
-                names
-            };
-            let (set_requests, set_limits) =
-                (filled("requests", &requests), filled("limits", &limits));
-            for (names, kind) in [(set_requests, "request"), (set_limits, "limit")] {
-                if !names.is_empty() {
-                    this.push(format!("{} {kind} for {what} {name}", names.join(", ")));
-                }
-            }
-            if !had && container.get("resources") == Some(&json!({})) {
-                container.remove("resources");
-            }
-        }
-    }
-    if !this.is_empty() {
-        *set = this;
     }
 }
 

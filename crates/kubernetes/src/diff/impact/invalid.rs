@@ -25,6 +25,9 @@
 //! - A pod volume the old manifest wrote without a source keeps the
 //!   `emptyDir: {}` the defaults gave it (no manager owns it), so a source
 //!   the new manifest gives it is a second one.
+//! - The `LimitRanger` admission refuses a bare Pod on create, and a
+//!   claim on create or update, that a LimitRange the new set declares in
+//!   its namespace bounds ([`Declared::limit_ranger_refuses`]).
 //! - A reason the old object shares is not this change's: that object
 //!   could not be applied either (or was, under older rules), and a check
 //!   of the manifests reports it; the diff names what the change brings.
@@ -41,6 +44,7 @@ use serde_json::{Map, Value as Json};
 
 use super::{Class, Impact, Level};
 use crate::diff::compare::may_need_redaction;
+use crate::diff::defaults::Declared;
 use crate::diff::tree::Compared;
 use crate::kube::KubeSchemas;
 use crate::manifest::Manifest;
@@ -54,13 +58,14 @@ use crate::yaml::Node;
 pub(super) fn refused(
     added: &[&Manifest],
     changed: &[(&Manifest, &Manifest)],
-    new: &[Manifest],
-    minor: u32,
+    sets: super::Sets<'_>,
     out: &mut Vec<Impact>,
 ) {
     if added.is_empty() && changed.is_empty() {
         return;
     }
+    limited(added, changed, sets, out);
+    let (new, minor) = (sets.new, sets.minor);
     let Ok(schemas) = KubeSchemas::load(&format!("1.{minor}"))
         .or_else(|_| KubeSchemas::load(crate::kube::DEFAULT_VERSION))
     else {
@@ -108,6 +113,54 @@ pub(super) fn refused(
         }
         let why = format!("server-side apply refuses a keyed list with a key twice: {twice}");
         out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
+    }
+}
+
+/// The impacts of the bare Pods `added` and the claims added or
+/// `changed` that the `LimitRanger` admission of their namespace refuses
+/// (403, forbidden), by the LimitRanges the new set declares there
+/// ([`Declared::limit_ranger_refuses`]): a pod is judged on create only
+/// (the admission skips a pod's update), a claim on update too, unless its
+/// old self was refused alike.
+fn limited(
+    added: &[&Manifest],
+    changed: &[(&Manifest, &Manifest)],
+    sets: super::Sets<'_>,
+    out: &mut Vec<Impact>,
+) {
+    let judged = |m: &Manifest| {
+        m.id.group.is_empty() && matches!(m.id.kind.as_str(), "Pod" | "PersistentVolumeClaim")
+    };
+    let claims = changed
+        .iter()
+        .filter(|(_, after)| after.id.kind == "PersistentVolumeClaim");
+    if !added.iter().any(|m| judged(m)) && claims.clone().next().is_none() {
+        return;
+    }
+    let read;
+    let declared = match sets.declared {
+        Some(declared) => declared,
+        None => {
+            read = Declared::of(sets.new);
+            &read
+        }
+    };
+    let mut refuse = |object: &Manifest, why: String| {
+        let why = format!("the LimitRanger admission refuses it: {why}");
+        out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
+    };
+    for object in added.iter().copied().filter(|m| judged(m)) {
+        if let Some(why) = declared.limit_ranger_refuses(object, true) {
+            refuse(object, why);
+        }
+    }
+    for &(before, after) in claims.filter(|(_, after)| judged(after)) {
+        let why = declared.limit_ranger_refuses(after, false);
+        if let Some(why) =
+            why.filter(|why| declared.limit_ranger_refuses(before, false).as_ref() != Some(why))
+        {
+            refuse(after, why);
+        }
     }
 }
 

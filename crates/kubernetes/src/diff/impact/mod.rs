@@ -206,13 +206,7 @@ pub(crate) fn assess(
         .chain(matched.changed.iter().map(|&(_, after)| after))
         .collect();
     policies::host_path_volumes(&bound, sets.new, &mut out);
-    invalid::refused(
-        &matched.added,
-        &matched.changed,
-        sets.new,
-        sets.minor,
-        &mut out,
-    );
+    invalid::refused(&matched.added, &matched.changed, sets, &mut out);
     security::permissions(&permissions.changes, &mut out);
     security::unknown(permissions, &matched.added, &matched.changed, &mut out);
     if !renames.is_empty() {
