@@ -58,6 +58,13 @@ pub(super) struct Class<'a> {
     preemption: &'a str,
 }
 
+/// What the Priority admission gives a pod that names no class on a
+/// cluster without a global default class.
+const NO_CLASS: Class<'static> = Class {
+    value: 0,
+    preemption: "PreemptLowerPriority",
+};
+
 /// The PriorityClasses every cluster has (`SystemPriorityClasses`).
 const SYSTEM_CLASSES: [(&str, Class<'static>); 2] = [
     (
@@ -189,6 +196,48 @@ impl<'a> Declared<'a> {
                 [one] => Some(format!("LimitRange {name}: {one}")),
                 all => Some(format!("LimitRange {name}: [{}]", all.join(", "))),
             }
+        })
+    }
+
+    /// The class whose value and preemption policy the Priority admission
+    /// gives a pod on create that names the class `name` (none, or empty:
+    /// the global default class the set declares, else, on a cluster with
+    /// none, priority 0); `None` for a class the set does not declare,
+    /// which lives in the cluster (else the pod is refused).
+    pub(super) fn admitted_class(&self, name: Option<&str>) -> Option<Class<'a>> {
+        match name.filter(|name| !name.is_empty()) {
+            None => match self.global {
+                Some(global) => self.class(global),
+                None => Some(NO_CLASS),
+            },
+            Some(name) => self.class(name),
+        }
+    }
+
+    /// What the Priority admission refuses of a bare Pod on create
+    /// (`admitPod`): a `priority` or `preemptionPolicy` written other than
+    /// its class gives ([`Declared::admitted_class`]), as the server words
+    /// it. `None` for anything else, and for a class only the cluster may
+    /// hold.
+    pub(super) fn priority_refuses(&self, object: &Manifest) -> Option<String> {
+        if (object.id.group.as_str(), object.id.kind.as_str()) != ("", "Pod") {
+            return None;
+        }
+        let spec = object.node().get("spec")?;
+        let class = self.admitted_class(spec.get("priorityClassName").and_then(Tree::text))?;
+        let written = spec.get("priority").and_then(|p| p.to_json().as_i64());
+        if let Some(priority) = written.filter(|p| *p != class.value) {
+            return Some(format!(
+                "the integer value of priority ({priority}) must not be provided in pod spec; priority admission controller computed {} from the given PriorityClass name",
+                class.value
+            ));
+        }
+        let policy = spec.get("preemptionPolicy").and_then(Tree::text);
+        policy.filter(|p| *p != class.preemption).map(|policy| {
+            format!(
+                "the string value of PreemptionPolicy ({policy}) must not be provided in pod spec; priority admission controller computed {} from the given PriorityClass name",
+                class.preemption
+            )
         })
     }
 
@@ -1294,15 +1343,10 @@ impl<'k> Server<'k> {
             // lives in the cluster (else the pod is refused): what it
             // writes is taken to be what a manifest says.
             let global = self.classes.and_then(|declared| declared.global);
-            let class = match own.get("priorityClassName").and_then(Tree::text) {
-                None | Some("") => match global {
-                    Some(name) => self.classes.and_then(|declared| declared.class(name)),
-                    None => Some(Class {
-                        value: 0,
-                        preemption: "PreemptLowerPriority",
-                    }),
-                },
-                Some(name) => self.classes.and_then(|declared| declared.class(name)),
+            let name = own.get("priorityClassName").and_then(Tree::text);
+            let class = match self.classes {
+                Some(declared) => declared.admitted_class(name),
+                None => name.is_none_or(str::is_empty).then_some(NO_CLASS),
             };
             match (&*field.name, class) {
                 ("enableServiceLinks", _) if value.json() == json!(true) => return true,

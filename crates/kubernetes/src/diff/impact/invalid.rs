@@ -25,6 +25,9 @@
 //! - A pod volume the old manifest wrote without a source keeps the
 //!   `emptyDir: {}` the defaults gave it (no manager owns it), so a source
 //!   the new manifest gives it is a second one.
+//! - The Priority admission refuses a bare Pod on create whose written
+//!   `priority` or `preemptionPolicy` is not its class's
+//!   ([`Declared::priority_refuses`]).
 //! - The `LimitRanger` admission refuses a bare Pod on create, and a
 //!   claim on create or update, that a LimitRange the new set declares in
 //!   its namespace bounds ([`Declared::limit_ranger_refuses`]).
@@ -64,7 +67,7 @@ pub(super) fn refused(
     if added.is_empty() && changed.is_empty() {
         return;
     }
-    limited(added, changed, sets, out);
+    admitted(added, changed, sets, out);
     let (new, minor) = (sets.new, sets.minor);
     let Ok(schemas) = KubeSchemas::load(&format!("1.{minor}"))
         .or_else(|_| KubeSchemas::load(crate::kube::DEFAULT_VERSION))
@@ -117,12 +120,14 @@ pub(super) fn refused(
 }
 
 /// The impacts of the bare Pods `added` and the claims added or
-/// `changed` that the `LimitRanger` admission of their namespace refuses
-/// (403, forbidden), by the LimitRanges the new set declares there
-/// ([`Declared::limit_ranger_refuses`]): a pod is judged on create only
-/// (the admission skips a pod's update), a claim on update too, unless its
-/// old self was refused alike.
-fn limited(
+/// `changed` that an admission refuses (403, forbidden): the Priority
+/// admission, a pod's written priority or preemption policy other than
+/// its class's ([`Declared::priority_refuses`]); the `LimitRanger`
+/// admission of their namespace, by the LimitRanges the new set declares
+/// there ([`Declared::limit_ranger_refuses`]). A pod is judged on create
+/// only (both admissions leave a pod's update alone), a claim on update
+/// too, unless its old self was refused alike.
+fn admitted(
     added: &[&Manifest],
     changed: &[(&Manifest, &Manifest)],
     sets: super::Sets<'_>,
@@ -145,13 +150,17 @@ fn limited(
             &read
         }
     };
-    let mut refuse = |object: &Manifest, why: String| {
-        let why = format!("the LimitRanger admission refuses it: {why}");
+    let mut refuse = |object: &Manifest, admission: &str, why: String| {
+        let why = format!("the {admission} admission refuses it: {why}");
         out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
     };
     for object in added.iter().copied().filter(|m| judged(m)) {
-        if let Some(why) = declared.limit_ranger_refuses(object, true) {
-            refuse(object, why);
+        // The Priority admission mutates, so it refuses before the
+        // LimitRanger validates.
+        if let Some(why) = declared.priority_refuses(object) {
+            refuse(object, "Priority", why);
+        } else if let Some(why) = declared.limit_ranger_refuses(object, true) {
+            refuse(object, "LimitRanger", why);
         }
     }
     for &(before, after) in claims.filter(|(_, after)| judged(after)) {
@@ -159,7 +168,7 @@ fn limited(
         if let Some(why) =
             why.filter(|why| declared.limit_ranger_refuses(before, false).as_ref() != Some(why))
         {
-            refuse(after, why);
+            refuse(after, "LimitRanger", why);
         }
     }
 }
