@@ -187,10 +187,14 @@ pub(super) fn volume_attributes_class(object: &Json, found: &mut Found) {
     }
 }
 
-/// A provisioner's name, at `field` (`validateProvisioner`): a
-/// qualified name, read in lower case.
+/// A provisioner's name, at `field` (`validateProvisioner`): not empty,
+/// a qualified name read in lower case.
 fn provisioner(object: &Json, field: &str, found: &mut Found) {
-    if let Some(provisioner) = object.field(field).as_str().filter(|p| !p.is_empty())
+    let provisioner = object.field(field).as_str();
+    if provisioner == Some("") {
+        let why = "required: an empty provisioner names none".to_owned();
+        found.push((KeyPath::root().key(field), why));
+    } else if let Some(provisioner) = provisioner
         && let Err(why) = names::qualified_name(&provisioner.to_lowercase())
     {
         found.push((

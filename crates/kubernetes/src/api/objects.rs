@@ -3,8 +3,9 @@
 //! update strategies and their int-or-percent amounts, a Job's generated
 //! selector, a CronJob's schedule, time zone and policy, a
 //! PodDisruptionBudget's amounts, a Service's type and ports, a
-//! NetworkPolicy's ports, peers and policy types, and RBAC rules, subjects,
-//! role references and aggregation selectors.
+//! NetworkPolicy's ports, peers and policy types, RBAC rules, subjects,
+//! role references and aggregation selectors, a Lease's spec and a
+//! ControllerRevision's data.
 
 use std::net::IpAddr;
 
@@ -42,6 +43,44 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
                 found.push((
                     at.key("type"),
                     format!("`{level}`: the type is `Exempt` if and only if the name is `exempt`"),
+                ));
+            }
+        }
+        // `ValidateLeaseSpec`: a duration above 0, transitions not
+        // negative. (Its `strategy` and `preferredHolder` are dropped
+        // unread: their feature, CoordinatedLeaderElection, is off by
+        // default.)
+        "Lease" => {
+            if let Some(seconds) = whole(&spec["leaseDurationSeconds"])
+                && seconds <= 0
+            {
+                let at = at.key("leaseDurationSeconds");
+                found.push((at, format!("{seconds}: must be greater than 0")));
+            }
+            if let Some(transitions) = whole(&spec["leaseTransitions"])
+                && transitions < 0
+            {
+                let at = at.key("leaseTransitions");
+                found.push((
+                    at,
+                    format!("{transitions}: must be greater than or equal to 0"),
+                ));
+            }
+        }
+        // `ValidateControllerRevisionCreate`: data given (null is none), a
+        // revision not negative.
+        "ControllerRevision" => {
+            // (Another type than an object is the schema's.)
+            if object.field("data").is_null() {
+                found.push((KeyPath::root().key("data"), "data is mandatory".to_owned()));
+            }
+            if let Some(revision) = whole(object.field("revision"))
+                && revision < 0
+            {
+                let at = KeyPath::root().key("revision");
+                found.push((
+                    at,
+                    format!("{revision}: must be greater than or equal to 0"),
                 ));
             }
         }
