@@ -705,10 +705,14 @@ struct Reader<'a> {
     line_offset: usize,
     limits: Limits,
     /// Anchored nodes by anchor id, for aliases.
-    anchors: HashMap<usize, Node>,
+    anchors: HashMap<usize, Anchored>,
     /// Nodes made so far, alias expansions included (and those of the
     /// sources read before, when they share the budget).
     nodes: usize,
+    /// The bytes of text the aliases read so far repeat: held with the
+    /// text's own to [`Limits::max_bytes`], so that a long scalar repeated
+    /// by aliases cannot make a copy of itself for each.
+    repeated: usize,
     /// The node budget is shared with other sources of one input.
     shared: bool,
     /// Reading manifests: only what YAML 1.1 and 1.2 read alike.
@@ -752,6 +756,7 @@ impl<'a> Reader<'a> {
             limits,
             anchors: HashMap::new(),
             nodes: 0,
+            repeated: 0,
             shared: false,
             kubernetes,
             scalars: Vec::new(),
@@ -831,6 +836,7 @@ impl<'a> Reader<'a> {
     /// Forgets a reading that was given up: what it counted and saw.
     fn restart(&mut self, spent: usize) {
         self.nodes = spent;
+        self.repeated = 0;
         self.anchors.clear();
         self.scalars.clear();
         self.flow.clear();
@@ -1208,17 +1214,33 @@ impl<'a> Reader<'a> {
 
     fn remember(&mut self, anchor: usize, node: Node) -> Result<Node, Problem> {
         if anchor != 0 {
-            self.anchors.insert(anchor, node.clone());
+            let (nodes, bytes) = node_size(&node);
+            let anchored = Anchored {
+                node: node.clone(),
+                nodes,
+                bytes,
+            };
+            self.anchors.insert(anchor, anchored);
         }
         Ok(node)
     }
 
     fn alias(&mut self, id: usize, origin: Origin) -> Result<Node, Problem> {
-        let Some(anchored) = self.anchors.get(&id) else {
+        let Some(&Anchored { nodes, bytes, .. }) = self.anchors.get(&id) else {
             return Err(read_error(origin, "alias to an unknown anchor"));
         };
-        let mut node = anchored.clone();
-        self.count(node_count(&node), &origin)?;
+        self.count(nodes, &origin)?;
+        self.repeated = self.repeated.saturating_add(bytes);
+        let max = self.limits.max_bytes;
+        if self.text.len().saturating_add(self.repeated) > max {
+            return Err(read_error(
+                origin,
+                format!(
+                    "more than the limit of {max} bytes once aliases are expanded (an alias repeats the text of what it names)"
+                ),
+            ));
+        }
+        let mut node = self.anchors[&id].node.clone();
         node.origin = origin;
         Ok(node)
     }
@@ -1532,11 +1554,25 @@ fn merge_key_error(origin: Origin) -> Problem {
         .with_hint("write the keys out, or put shared settings in an earlier -f file")
 }
 
-fn node_count(node: &Node) -> usize {
-    1 + match &node.value {
-        Value::Sequence(items) => items.iter().map(node_count).sum(),
-        Value::Mapping(entries) => entries.iter().map(|(_, n)| node_count(n)).sum(),
-        _ => 0,
+/// An anchored node, and what an alias of it repeats ([`node_size`]),
+/// found once.
+struct Anchored {
+    node: Node,
+    nodes: usize,
+    bytes: usize,
+}
+
+/// The nodes of `node` and the bytes of its text (its strings and keys),
+/// which an alias of it repeats.
+fn node_size(node: &Node) -> (usize, usize) {
+    let add = |(n, b): (usize, usize), (m, c): (usize, usize)| (n + m, b.saturating_add(c));
+    match &node.value {
+        Value::Sequence(items) => items.iter().map(node_size).fold((1, 0), add),
+        Value::Mapping(entries) => (entries.iter())
+            .map(|(key, n)| add(node_size(n), (0, key.name.len())))
+            .fold((1, 0), add),
+        Value::String(text) => (1, text.len()),
+        _ => (1, 0),
     }
 }
 
@@ -2323,6 +2359,27 @@ mod tests {
                 .message
                 .starts_with("more than the limit of 200000 YAML nodes")
         );
+    }
+
+    /// A long scalar repeated by aliases counts each copy's bytes: few
+    /// nodes, but a copy of the text for each alias, held to the byte
+    /// budget (here the values' 4 MiB), keys' text too; below it, read.
+    #[test]
+    fn aliases_count_the_text_they_repeat() {
+        let long = "x".repeat(1 << 20);
+        let text = |aliases: usize| {
+            format!(
+                "a: &a {{\"{long}\": 1}}\nb: [{}]\n",
+                vec!["*a"; aliases].join(", ")
+            )
+        };
+        let error = read(&text(4)).unwrap_err();
+        assert_eq!(
+            error.message,
+            "more than the limit of 4194304 bytes once aliases are expanded (an alias repeats the text of what it names)"
+        );
+        assert_eq!(error.origin.line(), 2);
+        assert!(read(&text(2)).unwrap().is_some());
     }
 
     #[test]
