@@ -42,10 +42,41 @@ impl Source {
         })
     }
 
-    /// The text of line `line` (1-based), without its line break.
+    /// The text of line `line` (1-based), without its line break: lines
+    /// as YAML counts them ([`lines`]).
     pub fn line(&self, line: usize) -> Option<&str> {
-        self.text.lines().nth(line.checked_sub(1)?)
+        lines(&self.text).nth(line.checked_sub(1)?)
     }
+}
+
+/// The lines of `text` as YAML counts them, each without its break: a
+/// line ends at `\r\n`, a lone `\r` or `\n` (the parser's line numbers
+/// count all three; `str::lines` would miss a lone `\r`). No empty last
+/// line after a final break, as `str::lines`.
+///
+/// ```
+/// use kubernetes::location::lines;
+///
+/// assert_eq!(lines("a\rb\r\nc\nd\n").collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+/// assert_eq!(lines("").count(), 0);
+/// ```
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = (!text.is_empty()).then_some(text);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match text.find(['\r', '\n']) {
+            None => {
+                rest = None;
+                Some(text)
+            }
+            Some(at) => {
+                let width = if text[at..].starts_with("\r\n") { 2 } else { 1 };
+                let after = &text[at + width..];
+                rest = (!after.is_empty()).then_some(after);
+                Some(&text[..at])
+            }
+        }
+    })
 }
 
 /// Where a node came from.

@@ -1427,11 +1427,11 @@ impl<'a> Reader<'a> {
         let marker = error.marker();
         let info = error.info();
         let (mut line, mut col0) = (marker.line(), marker.col());
-        let last = self.text.lines().count().max(1);
+        let last = crate::location::lines(self.text).count().max(1);
         let at_end = line > last || marker.index() >= self.text.chars().count();
         if line > last {
             line = last;
-            col0 = self.text.lines().last().map_or(0, |l| l.chars().count());
+            col0 = (crate::location::lines(self.text).last()).map_or(0, |l| l.chars().count());
         }
         let ends_here = std::ptr::eq(
             self.text.as_ptr().wrapping_add(self.text.len()),
@@ -1451,7 +1451,7 @@ impl<'a> Reader<'a> {
             hint =
                 Some("YAML forbids tabs for indentation: indent this line with spaces".to_owned());
         } else if info.contains("unknown anchor") {
-            let alias: String = (self.text.lines().nth(line.saturating_sub(1)))
+            let alias: String = (crate::location::lines(self.text).nth(line.saturating_sub(1)))
                 .unwrap_or_default()
                 .chars()
                 .skip(col0)
@@ -1689,7 +1689,7 @@ mod tests {
     /// last: an error at the end of the text is placed at the end of the
     /// last line and says so) and what to do: a tab that indents, an alias
     /// of no anchor (named), a quote or a flow collection left open. Read
-    /// as manifests and as values alike.
+    /// as manifests and as values alike, whatever ends their lines.
     #[test]
     fn malformed_yaml_says_where_and_what_to_do() {
         let cases: [(&str, u32, &str, &str); 6] = [
@@ -1730,7 +1730,12 @@ mod tests {
                 "every [ with ]",
             ),
         ];
-        for (text, line, message, hint) in cases {
+        // Lines end as YAML ends them: `\n`, `\r\n` or a lone `\r` alike.
+        let breaks = cases.iter().flat_map(|&(text, line, message, hint)| {
+            ["\n", "\r\n", "\r"].map(|end| (text.replace('\n', end), line, message, hint))
+        });
+        for (text, line, message, hint) in breaks {
+            let text = text.as_str();
             let source = Source::file("t.yaml", text);
             for problem in [
                 parse_manifests(&source, Limits::VALUES).unwrap_err(),
