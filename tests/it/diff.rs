@@ -128,6 +128,20 @@ fn bad_arguments_are_usage_errors() {
         (run.code, run.stderr.as_str()),
         (2, "error: only one side of a diff can be read from stdin\n")
     );
+    // One pipe under two names: the second side would read nothing and
+    // say every object was removed.
+    for sides in [["/dev/stdin", "-"], ["-", "/dev/fd/0"]] {
+        let manifests = "apiVersion: v1\nkind: Namespace\nmetadata: {name: prod}\n";
+        let run = chartgen_with_stdin(&["diff", sides[0], sides[1]], Some(manifests));
+        assert_eq!(run.code, 2, "{sides:?}: {}", run.transcript());
+        assert!(run.stdout.is_empty(), "{sides:?}: {}", run.transcript());
+        assert!(
+            run.stderr
+                .contains("both sides of the diff name one stream"),
+            "{sides:?}: {}",
+            run.transcript()
+        );
+    }
     let run = chartgen(&["diff", "--ignore", "metadata..name", "out/dev", "out/dev"]);
     assert_eq!(
         (run.code, run.stderr.as_str()),
