@@ -23,7 +23,7 @@
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use crate::location::{KeyPath, Location, Origin, Source};
+use crate::location::{KeyPath, Location, Origin, Segment, Source};
 use crate::text::{MESSAGE, clip, mask_quoted_but, printable, window};
 
 /// A problem in the input text, as the reader and the values stage find
@@ -337,9 +337,19 @@ impl Diagnostic {
     /// (`missing key `apiVersion``), no source text left to quote a line
     /// from, and a set flag's argument named by its flag and key only
     /// (`--set-file KEY=…`). The place (file, line, column) and the key
-    /// path stay: the caller clears a path it may not show.
+    /// path stay, but below a data key (`data.KEY`, `stringData.KEY`,
+    /// `binaryData.KEY`, wherever it is: a Secret in a List or in a custom
+    /// resource), where a Secret's keys would be part of its value: the
+    /// caller clears a path it may not show.
     pub fn masked(&self) -> Diagnostic {
         let mut masked = self.clone();
+        let data_key = masked.path.0.windows(2).position(|pair| {
+            matches!(&pair[0], Segment::Key(field) if matches!(field.as_str(), "data" | "stringData" | "binaryData"))
+                && matches!(pair[1], Segment::Key(_))
+        });
+        if let Some(at) = data_key {
+            masked.path.0.truncate(at + 2);
+        }
         masked.message = mask_quoted_but(&self.message, OWN_QUOTES);
         masked.hint = (self.hint.as_deref()).map(|hint| mask_quoted_but(hint, OWN_QUOTES));
         if let Origin::At {
@@ -627,6 +637,30 @@ mod tests {
             diagnostic.to_string(),
             "v.yaml:2:4: b: `hunter2` is not a number"
         );
+    }
+
+    /// Below a data key, a Secret's keys are its value: masked, the path
+    /// stops at the data key, wherever it is; unmasked, it stays whole.
+    #[test]
+    fn a_masked_path_stops_at_a_data_key() {
+        let path = |diagnostic: &Diagnostic| diagnostic.path.to_string();
+        let mut diagnostic = at_line_two();
+        diagnostic.path = KeyPath::root()
+            .key("stringData")
+            .key("pw")
+            .index(1)
+            .key("hunter2");
+        assert_eq!(path(&diagnostic.masked()), "stringData.pw");
+        assert_eq!(path(&diagnostic), "stringData.pw[1].hunter2");
+        diagnostic.path = KeyPath::root()
+            .key("items")
+            .index(0)
+            .key("data")
+            .key("a")
+            .key("b");
+        assert_eq!(path(&diagnostic.masked()), "items[0].data.a");
+        diagnostic.path = KeyPath::root().key("spec").key("data");
+        assert_eq!(path(&diagnostic.masked()), "spec.data");
     }
 
     #[test]
