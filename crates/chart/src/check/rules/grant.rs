@@ -19,7 +19,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "GRANT",
         title: "No role grants its holder more than it shows",
-        help: "Generic, for every role in the input, the buildkit operator's or another application's, whoever it is bound to: `escalate` or `bind` on roles and clusterroles (write or bind a role granting more than the holder has, cluster-admin included), `impersonate` on users, groups, serviceaccounts, uids or userextras (act as someone else), `create` on `serviceaccounts/token` (mint a ServiceAccount's token and act as it), each as the authorizer matches a request (`*`, the resource itself, `*/<subresource>`: `clusterroles/finalizers` is not `clusterroles`, `pods/*` matches nothing), and a ClusterRole aggregated into `view`, `edit` or `admin` that aggregates other ClusterRoles itself (every tenant gets whatever its selectors match in the cluster). Wildcards (`*` in apiGroups, resources, verbs, nonResourceURLs; a `*` verb includes escalate, bind and impersonate) are GRANT findings in another application's roles; in the operator's roles they are R5 (and the tenant aggregation R4), so each is reported once. `resourceNames` patterns (cert-manager's `issuers.cert-manager.io/*` signer names) are names, not wildcards.",
+        help: "Generic, for every role in the input, the buildkit operator's or another application's, whoever it is bound to: `escalate` or `bind` on roles and clusterroles (write or bind a role granting more than the holder has, cluster-admin included), `impersonate` on users, groups, serviceaccounts, uids or userextras (act as someone else), `create` on `serviceaccounts/token` (mint a ServiceAccount's token and act as it), each as the authorizer matches a request (`*`, the resource itself, `*/<subresource>`: `clusterroles/finalizers` is not `clusterroles`, `pods/*` matches nothing, `userextras/*` names the extra `*`), and a ClusterRole aggregated into `view`, `edit` or `admin` that aggregates other ClusterRoles itself (every tenant gets whatever its selectors match in the cluster). Wildcards (`*` in apiGroups, resources, verbs, nonResourceURLs; a `*` verb includes escalate, bind and impersonate) are GRANT findings in another application's roles; in the operator's roles they are R5 (and the tenant aggregation R4), so each is reported once. `resourceNames` patterns (cert-manager's `issuers.cert-manager.io/*` signer names) are names, not wildcards.",
         example: "GRANT ClusterRole ci-admin rules[0].verbs: grants bind on clusterroles.rbac.authorization.k8s.io: its holder can bind any role, cluster-admin included, to anyone, itself too",
         doc: DOC,
     },
@@ -120,11 +120,15 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
 /// Whether `rule` reaches `resource` as the authorizer asks for it: the
 /// RBAC and impersonation checks name the resource alone
 /// (`clusterroles`, `users`), but an extra's impersonation names its key
-/// as a subresource (`userextras/scopes`), which `*/scopes` matches too.
+/// as a subresource (`userextras/scopes`), which `*/scopes` matches too;
+/// `userextras/*` is no wildcard (`ResourceMatches` reads one only before
+/// the `/`): it names the key `*`, which no extra has.
 fn reaches(rule: &PolicyRule, resource: &str) -> bool {
     match resource {
         "userextras" => rule.resources.iter().any(|r| {
-            r == "*" || r.starts_with("userextras/") || r.len() > 2 && r.starts_with("*/")
+            r == "*"
+                || r.starts_with("userextras/") && r != "userextras/*"
+                || r.len() > 2 && r.starts_with("*/")
         }),
         _ => rule.any_resource(resource),
     }
