@@ -43,7 +43,12 @@ pub const OWNER: Owner = Owner::new(
 fn one_stream_twice<'a>(paths: impl IntoIterator<Item = &'a std::ffi::OsStr>) -> Option<&'a str> {
     use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
     let mut seen = std::collections::HashSet::new();
+    let mut dash = false;
     for path in paths {
+        // `-` twice is each reader's own error, worded as such.
+        if path == "-" && std::mem::replace(&mut dash, true) {
+            continue;
+        }
         let named = if path == "-" {
             "/dev/stdin".as_ref()
         } else {

@@ -452,7 +452,7 @@ fn yaml_1_1_scalars_are_refused_located_with_a_hint() {
         (
             "merge-key.yaml",
             ":9:5: metadata.annotations.\"<<\": YAML merge keys (`<<`) are not supported",
-            "hint: write the keys out",
+            "hint: write the keys out: YAML 1.1 readers (kubectl) merge them",
         ),
     ];
     for (file, message, hint) in cases {
@@ -1188,6 +1188,13 @@ fn a_manifest_not_utf8_is_located_as_a_values_file_is() {
     chartgen(&["validate", "-f", values]).assert_refused(2, &format!("error: {values}:{located}"));
     let run = chartgen(&["check", dir.path().to_str().unwrap()]);
     run.assert_refused(2, &format!("error: {manifest}:{located}"));
+    // UTF-16 (with its byte order mark, either order), which kubectl
+    // reads: named, with what to do.
+    for bom in [[0xff_u8, 0xfe], [0xfe, 0xff]] {
+        std::fs::write(dir.path().join("inv.yaml"), [&bom[..], b"a\0:\0"].concat()).unwrap();
+        let run = chartgen(&["check", manifest]);
+        run.assert_refused(2, &format!("error: {manifest}:1:1: the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8\n  hint: save it as UTF-8"));
+    }
     let secret = b"apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: b}\nstringData: {k: \"hunter2\xff\"}\n";
     std::fs::write(dir.path().join("inv.yaml"), secret).unwrap();
     let run = chartgen(&["check", manifest]);

@@ -77,6 +77,16 @@ pub fn utf8_source(name: String, bytes: Vec<u8>) -> Result<Arc<Source>, Problem>
         Ok(text) => return Ok(Source::file(name, text)),
         Err(e) => e,
     };
+    // A byte order mark of UTF-16 (kubectl reads it): named, and what to do.
+    if let [0xff, 0xfe, ..] | [0xfe, 0xff, ..] = e.as_bytes() {
+        let source = Source::file(name, String::new());
+        return Err(Problem::new(
+            Origin::at(source, 1, 1, 1),
+            KeyPath::root(),
+            "the file is UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8",
+        )
+        .with_hint("save it as UTF-8 (`iconv -f UTF-16 -t UTF-8`)"));
+    }
     let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
     let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let line = 1 + valid.iter().filter(|b| **b == b'\n').count();

@@ -1029,7 +1029,7 @@ impl<'a> Reader<'a> {
         );
         if is_key {
             if style == ScalarStyle::Plain && text == "<<" {
-                return Err(merge_key_error(origin).at(path_of(stack, &text)));
+                return Err(merge_key_error(origin, self.kubernetes).at(path_of(stack, &text)));
             }
             if self.kubernetes {
                 self.check_key(&text, style, tag.as_deref(), &origin)
@@ -1549,9 +1549,17 @@ fn refuse_flow_indicator(text: &str, origin: impl FnOnce() -> Origin) -> Result<
     Ok(())
 }
 
-fn merge_key_error(origin: Origin) -> Problem {
-    read_error(origin, "YAML merge keys (`<<`) are not supported")
-        .with_hint("write the keys out, or put shared settings in an earlier -f file")
+/// A merge key, refused: in values, shared settings belong in an earlier
+/// `-f` file; in manifests (which kubectl's YAML 1.1 reader merges, and a
+/// YAML 1.2 one reads as a key `<<`) the keys are written out.
+fn merge_key_error(origin: Origin, manifests: bool) -> Problem {
+    let hint = match manifests {
+        true => {
+            "write the keys out: YAML 1.1 readers (kubectl) merge them, YAML 1.2 readers read a key named `<<`"
+        }
+        false => "write the keys out, or put shared settings in an earlier -f file",
+    };
+    read_error(origin, "YAML merge keys (`<<`) are not supported").with_hint(hint)
 }
 
 /// An anchored node, and what an alias of it repeats ([`node_size`]),
