@@ -20,6 +20,7 @@
 //! none of this applies to it.
 
 use super::tree::Step;
+use crate::yaml::{Node, Value};
 
 mod table;
 
@@ -73,6 +74,104 @@ pub(super) fn field(root: u16, path: &[Step<'_>]) -> Option<Field> {
     Some(found)
 }
 
+/// The keys server-side apply gives the list `name` of a struct of type
+/// `of` (`+listType=map` and its `+listMapKey`s, or a merge list's
+/// `patchMergeKey`): each key's name, with its default where the item may
+/// leave it out (`protocol=TCP`); empty for a set, whose items are their
+/// own keys; `None` for a list server-side apply replaces whole.
+fn keyed(of: u16, name: &str) -> Option<&'static str> {
+    let at = table::KEYED
+        .binary_search_by(|&(owner, place, _)| (owner, self::name(place)).cmp(&(of, name)))
+        .ok()?;
+    Some(self::name(table::KEYED[at].2))
+}
+
+/// The first list of a built-in object of type `root` (walked along its Go
+/// types, `status` too) that holds one key twice, which server-side
+/// apply's typed conversion refuses ("duplicate entries for key") though
+/// validation may take it: its path and the key, as
+/// `spec.containers[0].env: duplicate entries for key [name="A"]`. An
+/// item that leaves out a key with no default is passed over (the
+/// conversion refuses that otherwise).
+pub(super) fn twice_keyed(object: &Node, root: u16) -> Option<String> {
+    walk(object, root, &mut String::new())
+}
+
+/// [`twice_keyed`] below `node`, of type `of`, at `path`.
+fn walk(node: &Node, of: u16, path: &mut String) -> Option<String> {
+    let Value::Mapping(entries) = &node.value else {
+        return None;
+    };
+    for (key, value) in entries {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(&key.name);
+        if let (Some(keys), Value::Sequence(items)) = (keyed(of, &key.name), &value.value)
+            && let Some(twice) = first_twice(items, keys)
+        {
+            return Some(format!("{path}: duplicate entries for key [{twice}]"));
+        }
+        let below = match field(of, &[Step::key(&key.name)]) {
+            Some(Field::Value(of) | Field::Pointer(of)) => walk(value, of, path),
+            Some(Field::Each(of)) => match &value.value {
+                Value::Sequence(items) => items.iter().enumerate().find_map(|(i, item)| {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    let found = walk(item, of, path);
+                    path.truncate(len);
+                    found
+                }),
+                Value::Mapping(entries) => entries.iter().find_map(|(name, item)| {
+                    let len = path.len();
+                    path.push('.');
+                    path.push_str(&name.name);
+                    let found = walk(item, of, path);
+                    path.truncate(len);
+                    found
+                }),
+                _ => None,
+            },
+            _ => None,
+        };
+        if below.is_some() {
+            return below;
+        }
+        path.truncate(len);
+    }
+    None
+}
+
+/// The first key that two of `items` share, written `name="A",port=80`
+/// (a set's item as `="A"`), given the list's `keys` ([`keyed`]).
+fn first_twice(items: &[Node], keys: &str) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    items.iter().find_map(|item| {
+        let key = match keys {
+            "" => format!("={}", item.to_json()),
+            keys => {
+                let mut written = Vec::new();
+                for key in keys.split(',') {
+                    let (name, default) = match key.split_once('=') {
+                        Some((name, default)) => (name, Some(default)),
+                        None => (key, None),
+                    };
+                    let value = item.get(name).filter(|v| !matches!(v.value, Value::Null));
+                    let text = match (value, default) {
+                        (Some(value), _) => value.to_json().to_string(),
+                        (None, Some(default)) => serde_json::Value::from(default).to_string(),
+                        (None, None) => return None,
+                    };
+                    written.push(format!("{name}={text}"));
+                }
+                written.join(",")
+            }
+        };
+        (!seen.insert(key.clone())).then_some(key)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +186,71 @@ mod tests {
             })
             .collect();
         field(root, &steps)
+    }
+
+    /// The lists server-side apply keys, found along the Go types at any
+    /// depth (a template's containers, `metadata`, a map of structs): a
+    /// key twice is named as the server names it; a default fills a key
+    /// left out (`TCP`); another key, or an item without a key and its
+    /// default, is no repeat; a list the Go types leave atomic is none.
+    #[test]
+    fn a_key_twice_is_found_along_the_go_types() {
+        let twice = |kind: (&str, &str, &str), yaml: &str| {
+            let source = crate::location::Source::file("t.yaml", yaml);
+            let node = crate::yaml::parse_document(&source, crate::yaml::Limits::VALUES)
+                .unwrap()
+                .unwrap();
+            twice_keyed(&node, root(kind.0, kind.1, kind.2).unwrap())
+        };
+        let deployment = ("apps", "v1", "Deployment");
+        let ports = |ports: &str| {
+            format!("spec: {{template: {{spec: {{containers: [{{name: c, ports: {ports}}}]}}}}}}")
+        };
+        assert_eq!(
+            twice(
+                deployment,
+                &ports("[{containerPort: 53}, {containerPort: 53, protocol: TCP}]")
+            )
+            .as_deref(),
+            Some(
+                "spec.template.spec.containers[0].ports: duplicate entries for key [containerPort=53,protocol=\"TCP\"]"
+            )
+        );
+        assert_eq!(
+            twice(
+                deployment,
+                &ports("[{containerPort: 53}, {containerPort: 53, protocol: UDP}]")
+            ),
+            None
+        );
+        assert_eq!(
+            twice(deployment, &ports("[{protocol: UDP}, {protocol: UDP}]")),
+            None
+        );
+        assert_eq!(
+            twice(
+                ("", "v1", "ConfigMap"),
+                "metadata: {finalizers: [a/b, a/b]}"
+            )
+            .as_deref(),
+            Some("metadata.finalizers: duplicate entries for key [=\"a/b\"]")
+        );
+        assert_eq!(
+            twice(
+                ("", "v1", "ServiceAccount"),
+                "secrets: [{name: a}, {name: a}]"
+            )
+            .as_deref(),
+            Some("secrets: duplicate entries for key [name=\"a\"]")
+        );
+        // A ServiceAccount's imagePullSecrets are atomic: replaced whole.
+        assert_eq!(
+            twice(
+                ("", "v1", "ServiceAccount"),
+                "imagePullSecrets: [{name: a}, {name: a}]"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -107,11 +107,11 @@ pub(super) fn refused(
         out.push(Impact::new(Level::Refused, Class::Invalid, object, why));
     }
     for (index, object) in judged.iter().enumerate() {
-        let Some(twice) = any_pod_spec(object).and_then(twice_keyed) else {
+        let Some(twice) = twice_keyed(object) else {
             continue;
         };
         let old = index.checked_sub(added.len()).map(|i| changed[i].0);
-        if old.and_then(any_pod_spec).and_then(twice_keyed).as_ref() == Some(&twice) {
+        if old.and_then(twice_keyed).as_ref() == Some(&twice) {
             continue;
         }
         let why = format!("server-side apply refuses a keyed list with a key twice: {twice}");
@@ -181,54 +181,17 @@ fn any_pod_spec(object: &Manifest) -> Option<&Node> {
     object.node().lookup(path)?.get("spec")
 }
 
-/// The first key a pod spec's keyed lists hold twice, which server-side
-/// apply refuses ("duplicate entries for key") although validation takes
-/// it: a container's `env` by name and `ports` by port and protocol
-/// (`TCP` when unset), the pod's `imagePullSecrets` by name and
-/// `hostAliases` by IP. (The lists validation holds unique, containers,
-/// volumes, mounts, are `check`'s.)
-fn twice_keyed(spec: &Node) -> Option<String> {
-    let text = |n: &Node, key: &str| n.get(key).map(|v| v.to_json().to_string());
-    let first_twice = |items: Option<&[Node]>, key: &dyn Fn(&Node) -> Option<String>| {
-        let mut seen = BTreeSet::new();
-        (items.unwrap_or_default().iter())
-            .filter_map(key)
-            .find(|k| !seen.insert(k.clone()))
-    };
-    for list in ["containers", "initContainers", "ephemeralContainers"] {
-        for container in spec.get(list).and_then(Tree::items).unwrap_or_default() {
-            let name = container
-                .get("name")
-                .and_then(Tree::text)
-                .unwrap_or_default();
-            let env = container.get("env").and_then(Tree::items);
-            if let Some(twice) = first_twice(env, &|e| text(e, "name")) {
-                return Some(format!("{list}[{name}].env: the name {twice} twice"));
-            }
-            let ports = container.get("ports").and_then(Tree::items);
-            let port = |p: &Node| {
-                let protocol = p
-                    .get("protocol")
-                    .and_then(Tree::text)
-                    .filter(|t| !t.is_empty());
-                Some(format!(
-                    "{}/{}",
-                    text(p, "containerPort")?,
-                    protocol.unwrap_or("TCP")
-                ))
-            };
-            if let Some(twice) = first_twice(ports, &port) {
-                return Some(format!("{list}[{name}].ports: the port {twice} twice"));
-            }
-        }
-    }
-    for (list, key) in [("imagePullSecrets", "name"), ("hostAliases", "ip")] {
-        let items = spec.get(list).and_then(Tree::items);
-        if let Some(twice) = first_twice(items, &|i| text(i, key)) {
-            return Some(format!("{list}: the {key} {twice} twice"));
-        }
-    }
-    None
+/// The first list of a built-in object that holds a key twice, which
+/// server-side apply refuses ("duplicate entries for key") although
+/// validation may take it ([`crate::diff::go_types::twice_keyed`]: every
+/// list its Go types key, such as a container's `env` by name, `ports` by
+/// port and protocol (`TCP` unset), `metadata.finalizers`, owner
+/// references by uid, a ServiceAccount's `secrets` by name). A custom
+/// resource's lists are its CRD's, not judged here.
+fn twice_keyed(object: &Manifest) -> Option<String> {
+    let id = &object.id;
+    let root = crate::diff::go_types::root(&id.group, &id.version, &id.kind)?;
+    crate::diff::go_types::twice_keyed(object.node(), root)
 }
 
 /// From this many objects on, [`judge`] splits its work over two cores.
@@ -671,13 +634,16 @@ mod tests {
         );
         let found = refusals("", &template);
         assert!(
-            found[0].contains("containers[c].env: the name \"A\" twice"),
+            found[0].ends_with(
+                "template.spec.containers[0].env: duplicate entries for key [name=\"A\"]"
+            ),
             "{found:?}"
         );
         let cron = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: j, namespace: a}\nspec: {schedule: '0 * * * *', jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: 'busybox:1.36', ports: [{containerPort: 80}, {containerPort: 80, protocol: TCP}]}]}}}}}\n".to_owned();
         let found = refusals("", &cron);
         assert!(
-            found[0].contains("ports: the port 80/TCP twice"),
+            found[0]
+                .contains("ports: duplicate entries for key [containerPort=80,protocol=\"TCP\"]"),
             "{found:?}"
         );
         let udp = cron.replace("protocol: TCP", "protocol: UDP");
