@@ -37,6 +37,7 @@ mod quota;
 pub mod refused;
 mod resources;
 mod volumes;
+mod webhooks;
 
 pub(crate) use volumes::PERSISTENT_SOURCES;
 
@@ -444,6 +445,9 @@ pub fn problems_remembering<'a>(
             &mut found,
         ),
         "HorizontalPodAutoscaler" => autoscaling::check(object, &mut found),
+        "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => {
+            webhooks::check(kind, object, &mut found)
+        }
         _ => {}
     }
     workload(kind, object, &mut found);

@@ -1,0 +1,401 @@
+//! What the API server refuses in a ValidatingWebhookConfiguration or a
+//! MutatingWebhookConfiguration (`pkg/apis/admissionregistration/validation`,
+//! on create, after the `v1` defaults): each webhook's name fully
+//! qualified (a DNS subdomain of three dot-separated parts or more) and
+//! given once; its rules' operations (`*` alone, or `CREATE`, `UPDATE`,
+//! `DELETE`, `CONNECT`), API groups, versions and resources (`*` alone,
+//! `*/*` alone, no `x/y` beside `x/*` or `*/y`) and scope; its failure,
+//! match and reinvocation policies; `sideEffects` given, `None` or
+//! `NoneOnDryRun`; `admissionReviewVersions` given, each a DNS-1035 label
+//! once, one of them `v1` or `v1beta1`; a timeout of 1 to 30 seconds; its
+//! namespace and object selectors; exactly one of a client URL (`https`,
+//! with a host, no user, query or fragment) and a service (a name, a
+//! namespace, a port in 1..65535, a path of DNS-subdomain segments); and
+//! at most 64 match conditions, each named once with a qualified name and
+//! an expression (whose CEL is not compiled here).
+
+use serde_json::Value as Json;
+
+use super::one_of;
+use crate::json::{Field, Found, each, whole};
+use crate::location::KeyPath;
+use crate::names;
+use crate::scheduling::label_selector;
+
+/// The AdmissionReview versions the API server speaks, one of which a
+/// webhook must accept.
+const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
+
+/// The checks of a webhook configuration of `kind` (mutating or not).
+pub(super) fn check(kind: &str, object: &Json, found: &mut Found) {
+    let mutating = kind == "MutatingWebhookConfiguration";
+    let mut names = std::collections::HashSet::new();
+    for (i, hook) in each(object.field("webhooks")) {
+        let at = KeyPath::root().key("webhooks").index(i);
+        let name = hook.field("name").as_str().unwrap_or_default();
+        webhook(hook, mutating, &at, found);
+        if !name.is_empty() && !names.insert(name) {
+            found.push((at.key("name"), format!("`{name}`: Duplicate value")));
+        }
+    }
+}
+
+/// One webhook at `at`.
+fn webhook(hook: &Json, mutating: bool, at: &KeyPath, found: &mut Found) {
+    let name = hook.field("name").as_str().unwrap_or_default();
+    let why = match names::dns1123_subdomain(name) {
+        _ if name.is_empty() => Some("Required value".to_owned()),
+        Err(why) => Some(why),
+        Ok(()) if name.split('.').count() < 3 => {
+            Some("should be a domain with at least three segments separated by dots".to_owned())
+        }
+        Ok(()) => None,
+    };
+    if let Some(why) = why {
+        found.push((at.key("name"), format!("`{name}`: {why}")));
+    }
+    for (i, rule) in each(hook.field("rules")) {
+        rule_with_operations(rule, &at.key("rules").index(i), found);
+    }
+    one_of(
+        hook.field("failurePolicy"),
+        &["Ignore", "Fail"],
+        at.key("failurePolicy"),
+        found,
+    );
+    one_of(
+        hook.field("matchPolicy"),
+        &["Exact", "Equivalent"],
+        at.key("matchPolicy"),
+        found,
+    );
+    if mutating {
+        let policies = ["Never", "IfNeeded"];
+        one_of(
+            hook.field("reinvocationPolicy"),
+            &policies,
+            at.key("reinvocationPolicy"),
+            found,
+        );
+    }
+    // (Left out, it is the schema's required property.)
+    let effects = hook.field("sideEffects");
+    one_of(
+        effects,
+        &["None", "NoneOnDryRun"],
+        at.key("sideEffects"),
+        found,
+    );
+    if let Some(seconds) = whole(hook.field("timeoutSeconds"))
+        && !(1..=30).contains(&seconds)
+    {
+        let why = format!("{seconds}: the timeout value must be between 1 and 30 seconds");
+        found.push((at.key("timeoutSeconds"), why));
+    }
+    for selector in ["namespaceSelector", "objectSelector"] {
+        if hook.field(selector).is_object() {
+            label_selector(hook.field(selector), &at.key(selector), found);
+        }
+    }
+    review_versions(
+        hook.field("admissionReviewVersions"),
+        &at.key("admissionReviewVersions"),
+        found,
+    );
+    client(hook.field("clientConfig"), &at.key("clientConfig"), found);
+    match_conditions(
+        hook.field("matchConditions"),
+        &at.key("matchConditions"),
+        found,
+    );
+}
+
+/// `validateRuleWithOperations` and `validateRule` with subresources.
+fn rule_with_operations(rule: &Json, at: &KeyPath, found: &mut Found) {
+    let texts = |field: &str| -> Vec<&str> {
+        (each(rule.field(field)).map(|(_, v)| v.as_str().unwrap_or_default())).collect()
+    };
+    let operations = texts("operations");
+    if operations.is_empty() {
+        found.push((at.key("operations"), "Required value".to_owned()));
+    }
+    if operations.len() > 1 && operations.contains(&"*") {
+        let why = "if '*' is present, must not specify other operations".to_owned();
+        found.push((at.key("operations"), why));
+    }
+    for (i, operation) in each(rule.field("operations")) {
+        let supported = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
+        one_of(operation, &supported, at.key("operations").index(i), found);
+    }
+    for (field, what) in [("apiGroups", "API groups"), ("apiVersions", "API versions")] {
+        let listed = texts(field);
+        if listed.is_empty() {
+            found.push((at.key(field), "Required value".to_owned()));
+        }
+        if listed.len() > 1 && listed.contains(&"*") {
+            let why = format!("if '*' is present, must not specify other {what}");
+            found.push((at.key(field), why));
+        }
+    }
+    for (i, version) in texts("apiVersions").into_iter().enumerate() {
+        if version.is_empty() {
+            found.push((at.key("apiVersions").index(i), "Required value".to_owned()));
+        }
+    }
+    resources(&texts("resources"), &at.key("resources"), found);
+    let scopes = ["*", "Cluster", "Namespaced"];
+    one_of(rule.field("scope"), &scopes, at.key("scope"), found);
+}
+
+/// `validateResources`: given; none empty; `x/y` not beside `x/*` or
+/// `*/y` written before it; `*/*` alone; `*` beside subresources only.
+fn resources(resources: &[&str], at: &KeyPath, found: &mut Found) {
+    if resources.is_empty() {
+        found.push((at.clone(), "Required value".to_owned()));
+    }
+    let (mut any_sub, mut any_resource) = (Vec::new(), Vec::new());
+    let (mut double, mut single, mut plain) = (false, false, false);
+    for (i, written) in resources.iter().enumerate() {
+        if written.is_empty() {
+            found.push((at.index(i), "Required value".to_owned()));
+            continue;
+        }
+        double |= *written == "*/*";
+        single |= *written == "*";
+        let Some((resource, sub)) = written.split_once('/') else {
+            plain = *written != "*";
+            continue;
+        };
+        if any_sub.contains(&resource) {
+            let why =
+                format!("`{written}`: if '{resource}/*' is present, must not specify {written}");
+            found.push((at.index(i), why));
+        }
+        if any_resource.contains(&sub) {
+            let why = format!("`{written}`: if '*/{sub}' is present, must not specify {written}");
+            found.push((at.index(i), why));
+        }
+        if sub == "*" {
+            any_sub.push(resource);
+        }
+        if resource == "*" {
+            any_resource.push(sub);
+        }
+    }
+    if resources.len() > 1 && double {
+        let why = "if '*/*' is present, must not specify other resources".to_owned();
+        found.push((at.clone(), why));
+    }
+    if single && plain {
+        let why = "if '*' is present, must not specify other resources without subresources";
+        found.push((at.clone(), why.to_owned()));
+    }
+}
+
+/// `validateAdmissionReviewVersions`: given, each a DNS-1035 label once,
+/// one of them a version the API server speaks.
+fn review_versions(versions: &Json, at: &KeyPath, found: &mut Found) {
+    let listed: Vec<(usize, &str)> =
+        (each(versions).map(|(i, v)| (i, v.as_str().unwrap_or_default()))).collect();
+    // (Left out, it is the schema's required property.)
+    if listed.is_empty() && versions.is_array() {
+        let why = format!(
+            "Required value: must specify one of {}",
+            REVIEW_VERSIONS.join(", ")
+        );
+        found.push((at.clone(), why));
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for &(i, version) in &listed {
+        if !seen.insert(version) {
+            found.push((at.index(i), format!("`{version}`: duplicate version")));
+        } else if let Err(why) = names::dns1035_label(version) {
+            found.push((at.index(i), format!("`{version}`: {why}")));
+        }
+    }
+    if !listed.iter().any(|(_, v)| REVIEW_VERSIONS.contains(v)) {
+        let why = format!(
+            "must include at least one of {}",
+            REVIEW_VERSIONS.join(", ")
+        );
+        found.push((at.clone(), why));
+    }
+}
+
+/// A client config: exactly one of `url` (`ValidateWebhookURL`, https
+/// only) and `service` (`ValidateWebhookService`, its port 443 unset).
+fn client(config: &Json, at: &KeyPath, found: &mut Found) {
+    let (url, service) = (config.field("url"), config.field("service"));
+    if url.is_null() == service.is_null() {
+        let why = "Required value: exactly one of url or service is required".to_owned();
+        found.push((at.clone(), why));
+        return;
+    }
+    if let Some(url) = url.as_str() {
+        for why in url_problems(url) {
+            found.push((at.key("url"), why));
+        }
+        return;
+    }
+    let at = at.key("service");
+    for field in ["name", "namespace"] {
+        if service.field(field).as_str().is_none_or(str::is_empty) {
+            found.push((at.key(field), "Required value".to_owned()));
+        }
+    }
+    if let Some(port) = whole(service.field("port"))
+        && !(1..=65535).contains(&port)
+    {
+        let why = format!("{port}: port is not valid: must be between 1 and 65535, inclusive");
+        found.push((at.key("port"), why));
+    }
+    if let Some(path) = service.field("path").as_str() {
+        for why in path_problems(path) {
+            found.push((at.key("path"), format!("`{path}`: {why}")));
+        }
+    }
+}
+
+/// What `ValidateWebhookURL` says of `url`, read as Go's `url.Parse`
+/// splits one: a scheme other than `https`, no host, a user, a fragment,
+/// a query.
+fn url_problems(url: &str) -> Vec<String> {
+    const FORM: &str = "; desired format: https://host[/path]";
+    let (rest, fragment) = url.split_once('#').unwrap_or((url, ""));
+    let scheme = rest
+        .split_once(':')
+        .map(|(scheme, _)| scheme)
+        .filter(|scheme| {
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        });
+    let after = scheme.map_or(rest, |scheme| &rest[scheme.len() + 1..]);
+    let (after, query) = after.split_once('?').unwrap_or((after, ""));
+    let authority = after
+        .strip_prefix("//")
+        .map(|authority| authority.split('/').next().unwrap_or_default());
+    let (user, host) = match authority.map(|a| a.rsplit_once('@')) {
+        Some(Some((user, host))) => (Some(user), host),
+        Some(None) => (None, authority.unwrap_or_default()),
+        None => (None, ""),
+    };
+    let mut problems = Vec::new();
+    if !scheme.is_some_and(|s| s.eq_ignore_ascii_case("https")) {
+        let written = scheme.unwrap_or_default();
+        problems.push(format!(
+            "`{written}`: 'https' is the only allowed URL scheme{FORM}"
+        ));
+    }
+    if host.is_empty() {
+        problems.push(format!("host must be specified{FORM}"));
+    }
+    if user.is_some() {
+        problems.push("user information is not permitted in the URL".to_owned());
+    }
+    if !fragment.is_empty() {
+        problems.push("fragments are not permitted in the URL".to_owned());
+    }
+    if !query.is_empty() {
+        problems.push("query parameters are not permitted in the URL".to_owned());
+    }
+    problems
+}
+
+/// What `ValidateWebhookService` says of a service's `path`: `/` or
+/// empty, or `/` and segments that are DNS subdomains, a trailing `/`
+/// taken.
+fn path_problems(path: &str) -> Vec<String> {
+    if path.is_empty() || path == "/" {
+        return Vec::new();
+    }
+    if path == "//" {
+        return vec!["segment[0] may not be empty".to_owned()];
+    }
+    let mut problems = Vec::new();
+    if !path.starts_with('/') {
+        problems.push("must start with a '/'".to_owned());
+    }
+    let inner = path.get(1..).unwrap_or_default();
+    let inner = inner.strip_suffix('/').unwrap_or(inner);
+    for (i, segment) in inner.split('/').enumerate() {
+        if segment.is_empty() {
+            problems.push(format!("segment[{i}] may not be empty"));
+        } else if let Err(why) = names::dns1123_subdomain(segment) {
+            problems.push(format!("segment[{i}]: {why}"));
+        }
+    }
+    problems
+}
+
+/// `validateMatchConditions`: at most 64, each named once with a
+/// qualified name, each with an expression.
+fn match_conditions(conditions: &Json, at: &KeyPath, found: &mut Found) {
+    let listed: Vec<(usize, &Json)> = each(conditions).collect();
+    if listed.len() > 64 {
+        let why = format!("Too many: {}: must have at most 64 items", listed.len());
+        found.push((at.clone(), why));
+    }
+    let mut names = std::collections::HashSet::new();
+    for (i, condition) in listed {
+        let at = at.index(i);
+        let expression = condition.field("expression").as_str().unwrap_or_default();
+        if expression.trim().is_empty() {
+            found.push((at.key("expression"), "Required value".to_owned()));
+        }
+        let name = condition.field("name").as_str().unwrap_or_default();
+        if name.is_empty() {
+            found.push((at.key("name"), "Required value".to_owned()));
+        } else if let Err(why) = names::qualified_name(name) {
+            found.push((at.key("name"), format!("`{name}`: {why}")));
+        } else if !names.insert(name) {
+            found.push((at.key("name"), format!("`{name}`: Duplicate value")));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A URL read as Go's `url.Parse` splits it.
+    #[test]
+    fn a_client_url_is_https_with_a_host_only() {
+        assert!(url_problems("https://hooks.example.com:8443/validate").is_empty());
+        assert!(url_problems("HTTPS://h/x").is_empty());
+        let first = |url: &str| url_problems(url).into_iter().next().unwrap_or_default();
+        assert!(first("http://h/x").starts_with("`http`: 'https' is the only allowed URL scheme"));
+        assert!(first("h.example.com/x").starts_with("``: 'https' is the only allowed URL scheme"));
+        assert_eq!(
+            url_problems("https:///x"),
+            ["host must be specified; desired format: https://host[/path]"]
+        );
+        assert_eq!(
+            url_problems("https://u:p@h/x"),
+            ["user information is not permitted in the URL"]
+        );
+        assert_eq!(
+            url_problems("https://h/x#f"),
+            ["fragments are not permitted in the URL"]
+        );
+        assert_eq!(
+            url_problems("https://h/x?a=b"),
+            ["query parameters are not permitted in the URL"]
+        );
+    }
+
+    #[test]
+    fn a_service_path_is_of_dns_subdomain_segments() {
+        assert!(path_problems("/validate/pods/").is_empty());
+        assert!(path_problems("").is_empty() && path_problems("/").is_empty());
+        assert_eq!(path_problems("//"), ["segment[0] may not be empty"]);
+        assert_eq!(
+            path_problems("a"),
+            ["must start with a '/'", "segment[0] may not be empty"]
+        );
+        assert_eq!(path_problems("/a//b"), ["segment[1] may not be empty"]);
+        assert!(path_problems("/A_B")[0].starts_with("segment[0]: "));
+    }
+}
