@@ -6,6 +6,7 @@
 //! even when it binds a ClusterRole; a ClusterRoleBinding grants them
 //! everywhere.
 
+use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -442,9 +443,10 @@ impl Rbac {
     }
 
     /// Builds the aggregation graph: each distinct selector (its labels
-    /// sorted) is matched once, against the ClusterRoles holding its
-    /// rarest label, not against every role. `objects` are the roles', by
-    /// role id.
+    /// sorted) is matched once, against the fewest ClusterRoles the label
+    /// index offers for one of its `matchLabels` or its `In` or `Exists`
+    /// expressions, not against every role (only a selector with none of
+    /// these is tried on every role). `objects` are the roles', by role id.
     fn aggregation(&mut self, objects: &[&Json]) {
         let count = self.count();
         self.next = vec![Vec::new(); count];
@@ -1647,20 +1649,31 @@ impl Merged {
     }
 }
 
-/// The ClusterRoles by each of their labels (key, JSON value), and all of
-/// them: where a selector's candidates are looked up.
+/// The ClusterRoles by each of their labels (key, JSON value), by each
+/// label key they hold, and all of them: where a selector's candidates are
+/// looked up.
 struct LabelIndex<'a> {
     by_label: HashMap<(&'a str, String), Vec<usize>>,
+    by_key: HashMap<&'a str, Vec<usize>>,
     every: Vec<usize>,
 }
 
 impl<'a> LabelIndex<'a> {
     fn of(rbac: &Rbac, objects: &[&'a Json]) -> Self {
+        Self::over(
+            (0..rbac.count()).filter(|&id| rbac.cluster_role[id]),
+            objects,
+        )
+    }
+
+    /// The index of the ClusterRoles `ids` (ascending) of `objects`.
+    fn over(ids: impl Iterator<Item = usize>, objects: &[&'a Json]) -> Self {
         let mut index = LabelIndex {
             by_label: HashMap::new(),
+            by_key: HashMap::new(),
             every: Vec::new(),
         };
-        for id in (0..rbac.count()).filter(|&id| rbac.cluster_role[id]) {
+        for id in ids {
             index.every.push(id);
             let labels = objects[id].field("metadata").field("labels").as_object();
             for (key, value) in labels.into_iter().flatten() {
@@ -1669,15 +1682,71 @@ impl<'a> LabelIndex<'a> {
                     .entry((key.as_str(), value.to_string()))
                     .or_default()
                     .push(id);
+                index.by_key.entry(key.as_str()).or_default().push(id);
             }
         }
         index
     }
 
+    /// The ClusterRoles with the label `key: value` (`value` as JSON
+    /// text), ascending.
+    fn labelled<'s>(&'s self, key: &'s str, value: &str) -> &'s [usize] {
+        self.by_label
+            .get(&(key, value.to_owned()))
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The ClusterRoles `selector` (whose key is `key`) could match, a
+    /// superset of those it matches, ascending and distinct: the fewest of
+    /// those holding one of its `matchLabels`, those holding one of the
+    /// values of one of its `In` expressions, and those holding the key
+    /// of one of its `Exists` expressions; every ClusterRole when it has
+    /// none of these (an empty selector, `NotIn` and `DoesNotExist` alone,
+    /// which match roles lacking the key). A selector the API server
+    /// refuses matches nothing whatever its candidates.
+    fn candidates<'s>(&'s self, key: &'s SelectorKey, selector: &'s Json) -> Cow<'s, [usize]> {
+        let mut offers: Vec<Vec<&[usize]>> = Vec::new();
+        for (k, v) in &key.0 {
+            offers.push(vec![self.labelled(k, v)]);
+        }
+        let expressions = selector.field("matchExpressions").as_array();
+        for expression in expressions.into_iter().flatten() {
+            let Some(label) = expression.field("key").as_str() else {
+                continue;
+            };
+            match expression.field("operator").as_str() {
+                Some("In") => offers.push(
+                    (expression.field("values").as_array().into_iter().flatten())
+                        .filter_map(Json::as_str)
+                        .map(|value| self.labelled(label, &Json::from(value).to_string()))
+                        .collect(),
+                ),
+                Some("Exists") => {
+                    offers.push(vec![self.by_key.get(label).map_or(&[][..], Vec::as_slice)])
+                }
+                _ => {}
+            }
+        }
+        let best = offers
+            .into_iter()
+            .min_by_key(|lists| lists.iter().map(|l| l.len()).sum::<usize>());
+        match best {
+            None => Cow::Borrowed(&self.every),
+            Some(lists) if lists.len() == 1 => Cow::Borrowed(lists[0]),
+            Some(lists) => {
+                let mut ids = lists.concat();
+                ids.sort_unstable();
+                ids.dedup();
+                Cow::Owned(ids)
+            }
+        }
+    }
+
     /// The ClusterRoles `selector` (whose key is `key`) matches, as the
     /// aggregation controller reads a LabelSelector: matchLabels and
     /// matchExpressions together; an empty selector matches every
-    /// ClusterRole. Only those holding its rarest label are tried.
+    /// ClusterRole. Only its [`candidates`](Self::candidates) are tried,
+    /// each with the one selector evaluator.
     fn matching(&self, objects: &[&Json], key: &SelectorKey, selector: &Json) -> Vec<usize> {
         let label = |id: usize, key: &str| {
             objects[id]
@@ -1686,17 +1755,7 @@ impl<'a> LabelIndex<'a> {
                 .field(key)
                 .as_str()
         };
-        let rarest = key
-            .0
-            .iter()
-            .map(|(k, v)| {
-                self.by_label
-                    .get(&(k.as_str(), v.clone()))
-                    .map_or(&[][..], Vec::as_slice)
-            })
-            .min_by_key(|ids| ids.len())
-            .unwrap_or(&self.every);
-        rarest
+        self.candidates(key, selector)
             .iter()
             .copied()
             .filter(|&c| crate::selector::selects(selector, |k| label(c, k)))
@@ -2365,5 +2424,177 @@ mod tests {
         assert!(resources("v").contains(&"deployments.apps"));
         assert!(!resources("v").contains(&"secrets"));
         assert_eq!(resources("p"), ["pods"]);
+    }
+
+    /// A selector's candidates come from the index: one role for an `In`
+    /// of one value or an `Exists` of a key one role holds, the roles of
+    /// each value for an `In` of several, the rarest list when a selector
+    /// has several; every role only when nothing narrows it (`NotIn`,
+    /// `DoesNotExist`, `{}`). The candidates are what the evaluator is run
+    /// on, so their count is the comparisons a selector costs.
+    #[test]
+    fn selectors_take_their_candidates_from_the_index() {
+        let roles: Vec<Json> = (0..100)
+            .map(|i| {
+                cluster_role(
+                    &format!("r{i}"),
+                    json!({"l": format!("v{i}"), format!("k{i}"): "x"}),
+                    None,
+                    "pods",
+                )
+            })
+            .collect();
+        let objects: Vec<&Json> = roles.iter().collect();
+        let index = LabelIndex::over(0..objects.len(), &objects);
+        let tried = |selector: Json| {
+            let key = selector_key(&selector);
+            let candidates = index.candidates(&key, &selector).into_owned();
+            let matched = index.matching(&objects, &key, &selector);
+            (candidates, matched)
+        };
+        let expression = |e: Json| json!({"matchExpressions": [e]});
+        assert_eq!(
+            tried(expression(
+                json!({"key": "l", "operator": "In", "values": ["v7"]})
+            )),
+            (vec![7], vec![7])
+        );
+        assert_eq!(
+            tried(expression(json!({"key": "k9", "operator": "Exists"}))),
+            (vec![9], vec![9])
+        );
+        assert_eq!(
+            tried(expression(
+                json!({"key": "l", "operator": "In", "values": ["v3", "v1", "v3", "none"]})
+            )),
+            (vec![1, 3], vec![1, 3])
+        );
+        assert_eq!(
+            tried(json!({"matchLabels": {"l": "v5"}, "matchExpressions": [
+                {"key": "l", "operator": "Exists"},
+                {"key": "k5", "operator": "NotIn", "values": ["y"]}]})),
+            (vec![5], vec![5])
+        );
+        assert_eq!(
+            tried(json!({"matchExpressions": [
+                {"key": "l", "operator": "Exists"},
+                {"key": "k4", "operator": "Exists"}]})),
+            (vec![4], vec![4])
+        );
+        // Refused selectors match nothing, whatever their candidates.
+        assert_eq!(
+            tried(expression(
+                json!({"key": "l", "operator": "In", "values": ["v2", 2]})
+            ))
+            .1,
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            tried(expression(
+                json!({"key": "k2", "operator": "Exists", "values": ["x"]})
+            ))
+            .1,
+            Vec::<usize>::new()
+        );
+        let every: Vec<usize> = (0..100).collect();
+        let (candidates, matched) = tried(expression(
+            json!({"key": "k1", "operator": "NotIn", "values": ["x"]}),
+        ));
+        assert_eq!(candidates, every);
+        assert_eq!(matched, (0..100).filter(|&i| i != 1).collect::<Vec<_>>());
+        let (candidates, matched) =
+            tried(expression(json!({"key": "k1", "operator": "DoesNotExist"})));
+        assert_eq!((candidates.len(), matched.len()), (100, 99));
+        assert_eq!(tried(json!({})), (every.clone(), every));
+    }
+
+    mod indexed {
+        use proptest::prelude::*;
+        use serde_json::{Value as Json, json};
+
+        use super::super::{LabelIndex, selector_key};
+
+        fn word() -> impl Strategy<Value = Json> {
+            prop_oneof![
+                4 => prop::sample::select(vec!["x", "y", "z"]).prop_map(Json::from),
+                1 => Just(json!(1)),
+            ]
+        }
+
+        fn key() -> impl Strategy<Value = &'static str> {
+            prop::sample::select(vec!["a", "b", "c", "d"])
+        }
+
+        fn labels() -> impl Strategy<Value = Json> {
+            prop::collection::btree_map(key(), word(), 0..4).prop_map(|labels| json!(labels))
+        }
+
+        fn expression() -> impl Strategy<Value = Json> {
+            let operator = prop_oneof![
+                Just(Some("In")),
+                Just(Some("NotIn")),
+                Just(Some("Exists")),
+                Just(Some("DoesNotExist")),
+                Just(Some("Equals")),
+                Just(None),
+            ];
+            let values = prop_oneof![
+                Just(None),
+                prop::collection::vec(word(), 0..4).prop_map(Some),
+            ];
+            (key(), operator, values).prop_map(|(key, operator, values)| {
+                let mut expression = json!({"key": key});
+                if let Some(operator) = operator {
+                    expression["operator"] = json!(operator);
+                }
+                if let Some(values) = values {
+                    expression["values"] = json!(values);
+                }
+                expression
+            })
+        }
+
+        fn selector() -> impl Strategy<Value = Json> {
+            (
+                prop::option::of(prop::collection::btree_map(key(), word(), 0..3)),
+                prop::option::of(prop::collection::vec(expression(), 0..3)),
+            )
+                .prop_map(|(labels, expressions)| {
+                    let mut selector = json!({});
+                    if let Some(labels) = labels {
+                        selector["matchLabels"] = json!(labels);
+                    }
+                    if let Some(expressions) = expressions {
+                        selector["matchExpressions"] = json!(expressions);
+                    }
+                    selector
+                })
+        }
+
+        proptest! {
+            /// The index selects exactly what the evaluator selects tried
+            /// on every ClusterRole, refused selectors and roles lacking a
+            /// key included.
+            #[test]
+            fn the_index_matches_as_every_role_tried(
+                labels in prop::collection::vec(labels(), 0..12),
+                selector in selector(),
+            ) {
+                let roles: Vec<Json> = labels
+                    .into_iter()
+                    .map(|labels| json!({"kind": "ClusterRole", "metadata": {"labels": labels}}))
+                    .collect();
+                let objects: Vec<&Json> = roles.iter().collect();
+                let index = LabelIndex::over(0..objects.len(), &objects);
+                let naive: Vec<usize> = (0..objects.len())
+                    .filter(|&id| crate::selector::selects_labels(
+                        &selector,
+                        objects[id]["metadata"]["labels"].as_object().unwrap(),
+                    ))
+                    .collect();
+                let key = selector_key(&selector);
+                prop_assert_eq!(index.matching(&objects, &key, &selector), naive);
+            }
+        }
     }
 }
