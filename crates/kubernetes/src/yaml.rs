@@ -236,6 +236,79 @@ impl Node {
     }
 }
 
+/// Many lookups in trees of nodes: the answers of [`Node::entry`],
+/// [`Node::child`] and [`Node::nearest`], with a mapping of more than
+/// [`Lookup::SCANNED_UP_TO`] entries indexed by key the first time one of
+/// its entries is asked for, so that each later lookup costs a hash, not a
+/// scan of the mapping: a reader that locates one thing per entry of a
+/// large mapping (a finding per unknown field, per item of `data`) stays
+/// linear in the mapping, where [`Node::entry`] alone is quadratic.
+#[derive(Default)]
+pub struct Lookup<'a> {
+    /// By a mapping node's address: the position of each key's entry.
+    indexes: HashMap<usize, HashMap<&'a str, usize>>,
+}
+
+impl<'a> Lookup<'a> {
+    /// Mappings of at most this many entries are scanned, not indexed.
+    pub const SCANNED_UP_TO: usize = 16;
+
+    /// No mapping indexed yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The key and value of entry `name` of a mapping node, as
+    /// [`Node::entry`] (the first entry of that name).
+    pub fn entry(&mut self, node: &'a Node, name: &str) -> Option<(&'a Key, &'a Node)> {
+        let Value::Mapping(entries) = &node.value else {
+            return None;
+        };
+        if entries.len() <= Self::SCANNED_UP_TO {
+            return node.entry(name);
+        }
+        let index = self
+            .indexes
+            .entry(std::ptr::from_ref(node).addr())
+            .or_insert_with(|| {
+                let mut index = HashMap::with_capacity(entries.len());
+                for (at, (key, _)) in entries.iter().enumerate() {
+                    index.entry(key.name.as_str()).or_insert(at);
+                }
+                index
+            });
+        let (key, value) = &entries[*index.get(name)?];
+        Some((key, value))
+    }
+
+    /// The child a path segment names, as [`Node::child`].
+    pub fn child(&mut self, node: &'a Node, segment: &Segment) -> Option<&'a Node> {
+        match (segment, &node.value) {
+            (Segment::Key(key), _) => self.entry(node, key).map(|(_, value)| value),
+            (Segment::Index(index), Value::Sequence(items)) => items.get(*index),
+            (Segment::Index(_), _) => None,
+        }
+    }
+
+    /// The node at `path` below `node`, or the deepest one on the way that
+    /// exists, as [`Node::nearest`].
+    pub fn nearest(&mut self, node: &'a Node, path: &KeyPath) -> &'a Node {
+        let mut node = node;
+        for segment in &path.0 {
+            match self.child(node, segment) {
+                Some(next) => node = next,
+                None => break,
+            }
+        }
+        node
+    }
+
+    /// How many mappings have been indexed.
+    pub fn indexed(&self) -> usize {
+        self.indexes.len()
+    }
+}
+
 /// Budgets that make hostile input fail fast instead of exhausting the machine.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -1691,6 +1764,76 @@ mod tests {
 
     fn read(text: &str) -> Result<Option<Node>, Problem> {
         parse_document(&Source::file("t.yaml", text), Limits::VALUES)
+    }
+
+    /// A [`Lookup`] answers as [`Node::entry`] and [`Node::nearest`] do,
+    /// each answer the same node, and indexes a large mapping once however
+    /// many of its entries are asked for (a hash per lookup, not a scan),
+    /// a small one never.
+    #[test]
+    fn a_lookup_answers_as_the_nodes_and_indexes_a_large_mapping_once() {
+        let mut text = String::from("small: {a: 1, b: 2}\nlarge:\n");
+        for i in 0..40 {
+            text.push_str(&format!("  k{i}: {{v: {i}}}\n"));
+        }
+        for i in 0..40 {
+            text.push_str(&format!("t{i}: {i}\n"));
+        }
+        let root = read(&text).unwrap().unwrap();
+        let mut lookup = Lookup::new();
+        let same = |a: Option<(&Key, &Node)>, b: Option<(&Key, &Node)>| match (a, b) {
+            (Some((k, n)), Some((l, m))) => std::ptr::eq(k, l) && std::ptr::eq(n, m),
+            (None, None) => true,
+            _ => false,
+        };
+        let small = root.get("small").unwrap();
+        for name in ["a", "b", "c"] {
+            assert!(same(lookup.entry(small, name), small.entry(name)), "{name}");
+        }
+        assert_eq!(lookup.indexed(), 0);
+        let large = root.get("large").unwrap();
+        for i in 0..41 {
+            let name = format!("k{i}");
+            assert!(
+                same(lookup.entry(large, &name), large.entry(&name)),
+                "{name}"
+            );
+        }
+        assert_eq!(lookup.indexed(), 1);
+        for i in 0..41 {
+            let name = format!("t{i}");
+            assert!(
+                same(lookup.entry(&root, &name), root.entry(&name)),
+                "{name}"
+            );
+        }
+        assert_eq!(lookup.indexed(), 2);
+        for path in [
+            "large.k7.v",
+            "large.k7.w",
+            "large.k99.v",
+            "small.a",
+            "small.z.y",
+            "t3",
+            "t3.x",
+            "nothing",
+            "large[0]",
+        ] {
+            let path = KeyPath::dotted(path);
+            assert!(
+                std::ptr::eq(lookup.nearest(&root, &path), root.nearest(&path)),
+                "{path}"
+            );
+        }
+        let indexed = KeyPath(vec![Segment::Key("large".into()), Segment::Index(0)]);
+        assert!(std::ptr::eq(lookup.nearest(&root, &indexed), large));
+        let listed = read("- a\n- b\n").unwrap().unwrap();
+        let path = KeyPath(vec![Segment::Index(1)]);
+        assert!(std::ptr::eq(
+            lookup.nearest(&listed, &path),
+            listed.nearest(&path)
+        ));
+        assert_eq!(lookup.indexed(), 2);
     }
 
     /// Malformed YAML names the file, a line of it (never one past the

@@ -156,6 +156,9 @@ pub struct Findings<'c> {
     /// Per object that holds something that could be a Secret: the object
     /// redacted, and what that hid (filled when a finding is reported).
     secrets: BTreeMap<usize, Option<(Json, Hidden)>>,
+    /// Where findings are located in the objects' nodes: a large mapping
+    /// (a finding per unknown field, per item) indexed once.
+    located: kubernetes::yaml::Lookup<'c>,
 }
 
 impl<'c> Findings<'c> {
@@ -167,6 +170,7 @@ impl<'c> Findings<'c> {
             reported: HashSet::new(),
             info: BTreeSet::new(),
             secrets: BTreeMap::new(),
+            located: kubernetes::yaml::Lookup::new(),
         }
     }
 
@@ -229,9 +233,9 @@ impl<'c> Findings<'c> {
         {
             return;
         }
-        let manifest = &self.context.manifests[index];
+        let manifest: &'c Manifest = self.context.manifests[index];
         let key = key.filter(|_| path == whole);
-        let (origin, rendered_at) = place(manifest, path, key);
+        let (origin, rendered_at) = place(manifest, path, key, &mut self.located);
         let subject = About {
             object: manifest.id.to_string(),
             template: manifest.template.clone(),
@@ -247,16 +251,17 @@ impl<'c> Findings<'c> {
 /// file of the user's: the origin is then [`Origin::Default`]); for one
 /// read from a file, its origin there.
 /// With `key`, where that key of the mapping at `path` was written, if it
-/// is there.
-fn place(manifest: &Manifest, path: &KeyPath, key: Option<&str>) -> (Origin, Option<Location>) {
-    let node = manifest.node().nearest(path);
-    let written = |key: &str| match &node.value {
-        kubernetes::yaml::Value::Mapping(entries) => (entries.iter())
-            .find(|(k, _)| k.name == key)
-            .map(|(k, _)| &k.origin),
-        _ => None,
-    };
-    let origin = key.and_then(written).unwrap_or(&node.origin);
+/// is there. Nodes are found through `located`, so that a finding per
+/// entry of a large mapping costs a hash each, not a scan of the mapping.
+fn place<'c>(
+    manifest: &'c Manifest,
+    path: &KeyPath,
+    key: Option<&str>,
+    located: &mut kubernetes::yaml::Lookup<'c>,
+) -> (Origin, Option<Location>) {
+    let node = located.nearest(manifest.node(), path);
+    let written = key.and_then(|key| located.entry(node, key));
+    let origin = written.map_or(&node.origin, |(k, _)| &k.origin);
     match (origin, &manifest.trace) {
         (Origin::At { line, col, .. }, Some(trace)) => (
             Origin::Default,
