@@ -90,6 +90,72 @@ pub fn same_in_order(a: &Json, b: &Json) -> bool {
     }
 }
 
+/// A list of JSON values asked many times whether it holds a value: what
+/// `list.contains(value)` answers, by a hash and the `==` of the few values
+/// that share it instead of a scan of the list, so that asking it of each
+/// item of another list (an `enum` that lost values, rules gained) is
+/// linear, not quadratic. The hash agrees with serde_json's `==`: a
+/// number's variant and value (`0.0` and `-0.0` alike), an object's
+/// members in any order; it is keyed afresh for each set.
+pub struct Values<'a> {
+    state: std::hash::RandomState,
+    buckets: std::collections::HashMap<u64, Vec<&'a Json>>,
+}
+
+impl<'a> Values<'a> {
+    /// The values `list`.
+    pub fn of(list: impl IntoIterator<Item = &'a Json>) -> Self {
+        let mut set = Values {
+            state: std::hash::RandomState::new(),
+            buckets: std::collections::HashMap::new(),
+        };
+        for value in list {
+            let hash = set.hash(value);
+            set.buckets.entry(hash).or_default().push(value);
+        }
+        set
+    }
+
+    /// Whether one of the values is `== value`.
+    pub fn contains(&self, value: &Json) -> bool {
+        self.buckets
+            .get(&self.hash(value))
+            .is_some_and(|values| values.contains(&value))
+    }
+
+    /// The `==` comparisons `contains(value)` makes: those of the values
+    /// that share its hash.
+    pub fn compared(&self, value: &Json) -> usize {
+        self.buckets.get(&self.hash(value)).map_or(0, Vec::len)
+    }
+
+    /// A hash of `value` that equal values share.
+    fn hash(&self, value: &Json) -> u64 {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut hasher = self.state.build_hasher();
+        match value {
+            Json::Null => 0u8.hash(&mut hasher),
+            Json::Bool(b) => (1u8, b).hash(&mut hasher),
+            Json::Number(n) => (2u8, n).hash(&mut hasher),
+            Json::String(s) => (3u8, s).hash(&mut hasher),
+            Json::Array(items) => {
+                (4u8, items.len()).hash(&mut hasher);
+                for item in items {
+                    self.hash(item).hash(&mut hasher);
+                }
+            }
+            Json::Object(members) => {
+                // `==` on objects ignores the members' order.
+                let sum = (members.iter()).fold(0u64, |sum, (key, value)| {
+                    sum.wrapping_add(self.state.hash_one((key, self.hash(value))))
+                });
+                (5u8, members.len(), sum).hash(&mut hasher);
+            }
+        }
+        hasher.finish()
+    }
+}
+
 /// The items of a JSON array with their indexes; none if it is no array.
 pub fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
     list.as_array().into_iter().flatten().enumerate()
@@ -111,6 +177,57 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// [`Values`] answers as `contains` on the list, for numbers of each
+    /// kind, zeros of both signs and objects in any order, and compares
+    /// only values that share a hash: asking it of each of a thousand
+    /// items costs about a thousand comparisons, not a million.
+    #[test]
+    fn values_answer_as_contains_with_few_comparisons() {
+        use serde_json::json;
+        let list = vec![
+            json!(null),
+            json!(true),
+            json!(1),
+            json!(-1),
+            json!(1.5),
+            json!(0.0),
+            json!("a"),
+            json!([1, "a"]),
+            json!({"a": 1, "b": [2]}),
+        ];
+        let asked = [
+            json!(null),
+            json!(false),
+            json!(true),
+            json!(1),
+            json!(1.0),
+            json!(-1),
+            json!(2),
+            json!(1.5),
+            json!(-0.0),
+            json!(0),
+            json!("a"),
+            json!("b"),
+            json!([1, "a"]),
+            json!(["a", 1]),
+            json!({"b": [2], "a": 1}),
+            json!({"a": 1}),
+            json!({"a": 1, "b": [3]}),
+            json!([]),
+            json!({}),
+        ];
+        let values = Values::of(&list);
+        for value in &asked {
+            assert_eq!(values.contains(value), list.contains(value), "{value}");
+        }
+        let many: Vec<Json> = (0..1000).map(|i| json!(format!("e{i}"))).collect();
+        let values = Values::of(&many);
+        let compared: usize = (many.iter().rev()).map(|v| values.compared(v)).sum();
+        assert!(compared < 1100, "{compared}");
+        assert!(many.iter().all(|v| values.contains(v)));
+        assert!(!values.contains(&json!("e1000")));
+    }
 
     /// Same in order means equal; equal written in another order is not
     /// the same; nested objects and arrays are compared member by member.

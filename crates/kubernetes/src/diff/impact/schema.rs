@@ -13,8 +13,11 @@
 //! that only widens (or changes a description) has no impact beyond its
 //! field changes.
 
+use std::collections::{HashMap, HashSet};
+
 use super::tree::{at, entries, items, text};
 use super::{Class, Impact, Level, listed};
+use crate::json::Values;
 use crate::manifest::Manifest;
 use crate::yaml::Node;
 
@@ -25,12 +28,19 @@ pub(super) fn narrowed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact
     }
     let versions = |m: &Manifest| items(at(m.node(), &["spec", "versions"])).to_vec();
     let (old, new) = (versions(before), versions(after));
+    // The first old version of each name, as a scan would find it.
+    let mut by_name: HashMap<&str, &Node> = HashMap::new();
+    for version in &old {
+        if let Some(name) = text(version.get("name")) {
+            by_name.entry(name).or_insert(version);
+        }
+    }
     let mut found = Vec::new();
     for version in &new {
         let Some(name) = text(version.get("name")) else {
             continue;
         };
-        let Some(was) = old.iter().find(|v| text(v.get("name")) == Some(name)) else {
+        let Some(&was) = by_name.get(name) else {
             continue;
         };
         let schema = |v: &Node| at(v, &["schema", "openAPIV3Schema"]).cloned();
@@ -52,6 +62,9 @@ pub(super) fn narrowed(before: &Manifest, after: &Manifest, out: &mut Vec<Impact
 }
 
 /// Compares two schema nodes at `path` (`.spec.size`, `[]` for items).
+/// Each list of the old node (`required`, `enum`, rules, `properties`) is
+/// looked up through a set or map, so that a long one costs linear time,
+/// not its length squared.
 fn walk(path: &mut String, old: &Node, new: &Node, found: &mut dyn FnMut(String)) {
     let here = if path.is_empty() { "." } else { path.as_str() };
     let json = |n: &Node, k: &str| n.get(k).map(Node::to_json);
@@ -63,8 +76,9 @@ fn walk(path: &mut String, old: &Node, new: &Node, found: &mut dyn FnMut(String)
             .collect()
     };
     let was_required = required(old);
+    let was_required: HashSet<&str> = was_required.iter().map(String::as_str).collect();
     for name in required(new) {
-        if !was_required.contains(&name) {
+        if !was_required.contains(name.as_str()) {
             let field = format!("{}.{name}", path);
             found(format!("{field} becomes required"));
         }
@@ -74,6 +88,7 @@ fn walk(path: &mut String, old: &Node, new: &Node, found: &mut dyn FnMut(String)
         match json(old, "enum").and_then(|v| v.as_array().cloned()) {
             None => found(format!("{here} gains an enum")),
             Some(before) => {
+                let values = Values::of(&values);
                 let lost: Vec<String> = before
                     .iter()
                     .filter(|v| !values.contains(v))
@@ -122,6 +137,7 @@ fn walk(path: &mut String, old: &Node, new: &Node, found: &mut dyn FnMut(String)
             .collect()
     };
     let old_rules = rules(old);
+    let old_rules = Values::of(&old_rules);
     for rule in rules(new) {
         if !old_rules.contains(&rule) {
             found(format!("{here} gains the rule {rule}"));
@@ -131,9 +147,12 @@ fn walk(path: &mut String, old: &Node, new: &Node, found: &mut dyn FnMut(String)
         found(format!("{here} is no longer nullable"));
     }
     // Below.
-    let old_props: Vec<(&str, &Node)> = entries(old.get("properties")).collect();
+    let mut old_props: HashMap<&str, &Node> = HashMap::new();
+    for (name, schema) in entries(old.get("properties")) {
+        old_props.entry(name).or_insert(schema);
+    }
     for (name, schema) in entries(new.get("properties")) {
-        if let Some((_, was)) = old_props.iter().find(|(n, _)| *n == name) {
+        if let Some(was) = old_props.get(name) {
             let len = path.len();
             path.push('.');
             path.push_str(name);
