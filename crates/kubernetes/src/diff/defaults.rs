@@ -174,7 +174,10 @@ impl<'a> Declared<'a> {
     /// update; by the first LimitRange the set declares in its namespace
     /// that refuses it (the server asks them in its cache's order, and
     /// stops at the first), named, with its reasons as the server gives
-    /// them (one, or all in brackets). `None` for anything else.
+    /// them (one, or all in brackets, the first
+    /// [`limit_ranger::REASONS_AT_MOST`] of them). `None` for anything
+    /// else, and for a pod of more defaults than the model writes
+    /// ([`limit_ranger::bounded`]).
     pub(super) fn limit_ranger_refuses(&self, object: &Manifest, create: bool) -> Option<String> {
         let kind = match (object.id.group.as_str(), object.id.kind.as_str()) {
             ("", "Pod") if create => "Pod",
@@ -182,19 +185,32 @@ impl<'a> Declared<'a> {
             _ => return None,
         };
         let ranges = self.limit_ranges.get(object.id.namespace.as_deref()?)?;
+        let ranges: Vec<Json> = (ranges.iter())
+            .map(|range| {
+                let mut range = range.to_json();
+                limit_range_as_stored(&mut range);
+                range
+            })
+            .collect();
         let mut admitted = object.json();
         if kind == "Pod" {
+            let spec = admitted["spec"].as_object()?;
+            if limit_ranger::bounded(spec, &ranges) {
+                return None;
+            }
             pod_as_stored(&mut admitted, self, true);
         }
         ranges.iter().find_map(|range| {
-            let mut range = range.to_json();
-            limit_range_as_stored(&mut range);
-            let reasons = limit_ranger::refusals(kind, &admitted["spec"], &range);
+            let reasons = limit_ranger::refusals(kind, &admitted["spec"], range);
             let name = range["metadata"]["name"].as_str().unwrap_or_default();
+            let more = match reasons.len() >= limit_ranger::REASONS_AT_MOST {
+                true => ", …",
+                false => "",
+            };
             match reasons.as_slice() {
                 [] => None,
                 [one] => Some(format!("LimitRange {name}: {one}")),
-                all => Some(format!("LimitRange {name}: [{}]", all.join(", "))),
+                all => Some(format!("LimitRange {name}: [{}{more}]", all.join(", "))),
             }
         })
     }
@@ -2245,8 +2261,10 @@ fn pod_as_stored(pod: &mut Json, declared: &Declared<'_>, create: bool) {
         }
     }
     pod_requests_as_stored(spec);
-    for range in &ranges {
-        limit_ranger_admitted(spec, range, &mut limited);
+    if !limit_ranger::bounded(spec, &ranges) {
+        for range in &ranges {
+            limit_ranger_admitted(spec, range, &mut limited);
+        }
     }
     if let Some(runtime) = runtime {
         runtime_class_admitted(spec, &runtime);
@@ -2383,28 +2401,18 @@ fn pod_requests_as_stored(spec: &mut serde_json::Map<String, Json>) {
             .unwrap_or_default()
     };
     let (containers, init) = (list("containers"), list("initContainers"));
-    let huge_pages: std::collections::BTreeSet<String> = (containers.iter().chain(&init))
-        .filter_map(|c| c["resources"]["limits"].as_object())
-        .flat_map(|l| l.keys())
-        .filter(|resource| resource.starts_with("hugepages-"))
-        .cloned()
-        .collect();
-    for resource in huge_pages {
-        if !limits.contains_key(&resource)
-            && let Some(limit) = effective(&containers, &init, "limits", &resource)
-        {
-            limits.insert(resource, json!(limit));
-        }
+    let huge_pages = |resource: &str| resource.starts_with("hugepages-");
+    for (resource, limit) in effective(&containers, &init, "limits", &huge_pages) {
+        limits.entry(resource).or_insert_with(|| json!(limit));
     }
     if limits.is_empty() {
         return;
     }
-    let mut filled = Vec::new();
-    for resource in ["cpu", "memory"] {
-        if let Some(request) = effective(&containers, &init, "requests", resource) {
-            filled.push((resource.to_owned(), json!(request)));
-        }
-    }
+    let cpu_memory = |resource: &str| matches!(resource, "cpu" | "memory");
+    let filled: Vec<(String, Json)> = (effective(&containers, &init, "requests", &cpu_memory))
+        .into_iter()
+        .map(|(resource, request)| (resource, json!(request)))
+        .collect();
     let pod_level =
         |resource: &str| matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-");
     let filled: Vec<(String, Json)> = (filled.into_iter().chain(limits.clone()))
@@ -2425,42 +2433,71 @@ fn pod_requests_as_stored(spec: &mut serde_json::Map<String, Json>) {
     }
 }
 
-/// The containers' effective amount of `resource` in their `field`
-/// (`limits` or `requests`), as `AggregateContainerLimits` and
+/// The containers' effective amount of each resource `wanted` in their
+/// `field` (`limits` or `requests`), as `AggregateContainerLimits` and
 /// `AggregateContainerRequests` count it, in their order of additions:
 /// the containers' and sidecars' sum, or the largest init container's
 /// beside the sidecars started before it, whichever is more; as the
-/// server writes it. `None` where no container gives one.
-fn effective(containers: &[Json], init: &[Json], field: &str, resource: &str) -> Option<String> {
-    let amount = |container: &Json| {
-        let written = &container["resources"][field][resource];
-        let value = crate::quantity::of_value(written)?.ok()?;
-        let notation = match written {
-            Json::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        Some(Carried { value, notation })
+/// server writes it; none where no container gives one. One pass over
+/// the containers' own amounts, however many resources: a sidecar's own
+/// running sum is never above the sum (which holds every sidecar), so
+/// only an init container that is no sidecar can exceed it, and only in
+/// a resource it names.
+pub(super) fn effective<'a>(
+    containers: &'a [Json],
+    init: &'a [Json],
+    field: &str,
+    wanted: &dyn Fn(&str) -> bool,
+) -> std::collections::BTreeMap<String, String> {
+    use std::collections::BTreeMap;
+    let amounts = |container: &'a Json| {
+        let list = container["resources"][field].as_object();
+        (list.into_iter().flatten()).filter_map(move |(resource, written)| {
+            if !wanted(resource) {
+                return None;
+            }
+            let value = crate::quantity::of_value(written)?.ok()?;
+            let notation = match written {
+                Json::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            Some((resource.clone(), Carried { value, notation }))
+        })
     };
-    let mut sum = None;
+    let add = |into: &mut BTreeMap<String, Carried>, resource: &String, amount: &Carried| {
+        let sum = Carried::plus(into.remove(resource), Some(amount.clone()));
+        into.insert(resource.clone(), sum.expect("an amount was added"));
+    };
+    let mut sum = BTreeMap::new();
     for container in containers {
-        sum = Carried::plus(sum, amount(container));
+        for (resource, amount) in amounts(container) {
+            add(&mut sum, &resource, &amount);
+        }
     }
-    let (mut sidecars, mut largest) = (None, None);
+    let (mut sidecars, mut largest) = (BTreeMap::new(), BTreeMap::<String, Carried>::new());
     for container in init {
-        let this = if container["restartPolicy"] == "Always" {
-            sum = Carried::plus(sum, amount(container));
-            sidecars = Carried::plus(sidecars, amount(container));
-            sidecars.clone()
-        } else {
-            Carried::plus(amount(container), sidecars.clone())
-        };
-        largest = Carried::larger(largest, this);
+        let sidecar = container["restartPolicy"] == "Always";
+        for (resource, amount) in amounts(container) {
+            if sidecar {
+                add(&mut sum, &resource, &amount);
+                add(&mut sidecars, &resource, &amount);
+            } else {
+                let this = Carried::plus(Some(amount), sidecars.get(&resource).cloned());
+                let kept = Carried::larger(largest.remove(&resource), this);
+                largest.extend(kept.map(|kept| (resource, kept)));
+            }
+        }
     }
-    let effective = Carried::larger(sum, largest)?;
-    Some(crate::quantity::written_like(
-        effective.value,
-        &effective.notation,
-    ))
+    for (resource, this) in largest {
+        let kept = Carried::larger(sum.remove(&resource), Some(this));
+        sum.extend(kept.map(|kept| (resource, kept)));
+    }
+    (sum.into_iter())
+        .map(|(resource, total)| {
+            let text = crate::quantity::written_like(total.value, &total.notation);
+            (resource, text)
+        })
+        .collect()
 }
 
 /// An amount as apimachinery's `Quantity` carries it through a sum: its

@@ -153,7 +153,10 @@ pub(super) fn refusals(kind: &str, spec: &Json, range: &Json) -> Vec<String> {
     for item in items {
         let bounds = |name: &str| amounts(&item[name]);
         let (min, max, ratio) = (bounds("min"), bounds("max"), bounds("maxLimitRequestRatio"));
-        let mut hold = |of: &str, requests: &Amounts, limits: &Amounts| {
+        let hold = |found: &mut Vec<String>, of: &str, requests: &Amounts, limits: &Amounts| {
+            if found.len() >= REASONS_AT_MOST {
+                return;
+            }
             for (resource, bound) in &min {
                 found.extend(below_min(of, resource, bound, requests, limits));
             }
@@ -170,25 +173,28 @@ pub(super) fn refusals(kind: &str, spec: &Json, range: &Json) -> Vec<String> {
                     .into_iter()
                     .flat_map(|list| spec[list].as_array().into_iter().flatten());
                 for container in containers {
+                    if found.len() >= REASONS_AT_MOST {
+                        break;
+                    }
                     let resources = &container["resources"];
                     let (requests, limits) = (
                         amounts(&resources["requests"]),
                         amounts(&resources["limits"]),
                     );
-                    hold("Container", &requests, &limits);
+                    hold(&mut found, "Container", &requests, &limits);
                 }
             }
             ("Pod", Some("Pod")) => {
-                let named = min.keys().chain(max.keys()).chain(ratio.keys());
-                let (mut requests, mut limits) = (Amounts::new(), Amounts::new());
-                for resource in named {
-                    for (field, total) in [("requests", &mut requests), ("limits", &mut limits)] {
-                        if let Some(amount) = pod_total(spec, field, resource) {
-                            total.insert(resource.clone(), amount);
-                        }
-                    }
-                }
-                hold("Pod", &requests, &limits);
+                let named = |resource: &str| {
+                    min.contains_key(resource)
+                        || max.contains_key(resource)
+                        || ratio.contains_key(resource)
+                };
+                let (requests, limits) = (
+                    pod_totals(spec, "requests", &named),
+                    pod_totals(spec, "limits", &named),
+                );
+                hold(&mut found, "Pod", &requests, &limits);
             }
             ("PersistentVolumeClaim", Some("PersistentVolumeClaim")) => {
                 let requests = amounts(&spec["resources"]["requests"]);
@@ -203,7 +209,41 @@ pub(super) fn refusals(kind: &str, spec: &Json, range: &Json) -> Vec<String> {
             _ => {}
         }
     }
+    found.truncate(REASONS_AT_MOST);
     found
+}
+
+/// Reasons [`refusals`] gives at most: a pod is refused by the first, and
+/// a pod of many containers under a range of many resources would have
+/// one for each pair.
+pub(super) const REASONS_AT_MOST: usize = 10;
+
+/// Defaults, one resource of one container, that the model writes into a
+/// pod at most ([`bounded`]).
+const DEFAULTS_AT_MOST: usize = 100_000;
+
+/// Whether the defaults the ranges of a namespace would write into a pod's
+/// containers (each container's and init container's missing limit and
+/// request of each resource the `Container` items give) are more than
+/// [`DEFAULTS_AT_MOST`]: no manifest needs that many, and writing them
+/// would cost the containers times the resources. Such a pod is compared
+/// as written, and its admission is not judged.
+pub(super) fn bounded(spec: &serde_json::Map<String, Json>, ranges: &[Json]) -> bool {
+    let containers: usize = ["containers", "initContainers"]
+        .iter()
+        .map(|list| spec.get(*list).and_then(Json::as_array).map_or(0, Vec::len))
+        .sum();
+    let resources: usize = (ranges.iter())
+        .flat_map(|range| range["spec"]["limits"].as_array().into_iter().flatten())
+        .filter(|item| item["type"] == "Container")
+        .map(|item| {
+            ["default", "defaultRequest"]
+                .iter()
+                .map(|field| item[*field].as_object().map_or(0, serde_json::Map::len))
+                .sum::<usize>()
+        })
+        .sum();
+    containers.saturating_mul(resources) > DEFAULTS_AT_MOST
 }
 
 /// The amounts of a resource list, by name: each as read and as the server
@@ -230,22 +270,26 @@ fn amount(value: &Json) -> Option<(Quantity, String)> {
     Some((quantity, written))
 }
 
-/// A pod's total of `resource` in `field` (`podRequests`, `podLimits`):
-/// the pod's own amount of CPU or memory where its `resources` give one,
-/// else the containers' effective amount ([`super::effective`]).
-fn pod_total(spec: &Json, field: &str, resource: &str) -> Option<(Quantity, String)> {
-    let own = &spec["resources"][field][resource];
-    if matches!(resource, "cpu" | "memory") && !own.is_null() {
-        return amount(own);
+/// A pod's totals in `field` (`podRequests`, `podLimits`) of the
+/// resources `named`: the pod's own amount of CPU or memory where its
+/// `resources` give one, else the containers' effective amount
+/// ([`super::effective`], one pass however many resources).
+fn pod_totals(spec: &Json, field: &str, named: &dyn Fn(&str) -> bool) -> Amounts {
+    let list = |key: &str| spec[key].as_array().map_or(&[][..], Vec::as_slice);
+    let effective = super::effective(list("containers"), list("initContainers"), field, named);
+    let mut totals: Amounts = (effective.into_iter())
+        .filter_map(|(resource, total)| Some((resource, (Quantity::parse(&total).ok()?, total))))
+        .collect();
+    for resource in ["cpu", "memory"].into_iter().filter(|r| named(r)) {
+        let own = &spec["resources"][field][resource];
+        if !own.is_null() {
+            match amount(own) {
+                Some(amount) => totals.insert(resource.to_owned(), amount),
+                None => totals.remove(resource),
+            };
+        }
     }
-    let list = |key: &str| spec[key].as_array().cloned().unwrap_or_default();
-    let total = super::effective(
-        &list("containers"),
-        &list("initContainers"),
-        field,
-        resource,
-    )?;
-    Some((Quantity::parse(&total).ok()?, total))
+    totals
 }
 
 /// `minConstraint`: no request, or a request or limit below `min`.
@@ -401,6 +445,71 @@ mod tests {
                 "memory max limit to request ratio per Container is 2, but no request is specified or request is 0",
                 "maximum cpu usage per Pod is 1500m.  No limit is specified",
             ]
+        );
+    }
+
+    /// The cost stays with the input: at most [`REASONS_AT_MOST`] reasons
+    /// however many containers break however many bounds, and a pod whose
+    /// defaults would be containers × resources past [`DEFAULTS_AT_MOST`]
+    /// is bounded (left as written, its admission not judged).
+    #[test]
+    fn the_reasons_and_the_defaults_are_bounded() {
+        let resources: serde_json::Map<String, Json> = (0..30)
+            .map(|i| (format!("example.com/r{i}"), json!("1")))
+            .collect();
+        let range = stored(json!([{"type": "Container", "max": resources}]));
+        let containers: Vec<Json> = (0..20).map(|i| json!({"name": format!("c{i}")})).collect();
+        let spec = json!({"containers": containers});
+        let found = refusals("Pod", &spec, &range);
+        assert_eq!(found.len(), REASONS_AT_MOST);
+        assert_eq!(
+            found[0],
+            "maximum example.com/r0 usage per Container is 1.  No limit is specified"
+        );
+        // `max` gives each container the 30 as defaults (and as requests).
+        let spec = spec.as_object().unwrap();
+        assert!(!bounded(spec, std::slice::from_ref(&range)));
+        let many: Vec<Json> = (0..2_000)
+            .map(|i| json!({"name": format!("c{i}")}))
+            .collect();
+        let many = json!({"containers": many});
+        assert!(bounded(
+            many.as_object().unwrap(),
+            std::slice::from_ref(&range)
+        ));
+    }
+
+    /// The containers' effective amounts of many resources, found in one
+    /// pass, are each what the sum and the init containers give it alone.
+    #[test]
+    fn effective_amounts_are_each_resource_s_own() {
+        let c = |name: &str, limits: Json, sidecar: bool| {
+            let mut c = json!({"name": name, "resources": {"limits": limits}});
+            if sidecar {
+                c["restartPolicy"] = json!("Always");
+            }
+            c
+        };
+        let containers = [c("a", json!({"cpu": "700m", "memory": "1Gi"}), false)];
+        let init = [
+            c("s", json!({"cpu": "700m", "example.com/x": "2"}), true),
+            c(
+                "i",
+                json!({"cpu": "900m", "memory": "512Mi", "example.com/x": "1"}),
+                false,
+            ),
+        ];
+        let all = super::super::effective(&containers, &init, "limits", &|_| true);
+        assert_eq!(all["cpu"], "1600m", "the init container beside the sidecar");
+        assert_eq!(all["memory"], "1Gi");
+        assert_eq!(
+            all["example.com/x"], "3",
+            "the sidecar's 2 and the init's 1"
+        );
+        let cpu = super::super::effective(&containers, &init, "limits", &|r| r == "cpu");
+        assert_eq!(
+            cpu.into_iter().collect::<Vec<_>>(),
+            [("cpu".to_owned(), "1600m".to_owned())]
         );
     }
 
