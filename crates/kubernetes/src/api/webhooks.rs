@@ -14,6 +14,8 @@
 //! at most 64 match conditions, each named once with a qualified name and
 //! an expression (whose CEL is not compiled here).
 
+use std::collections::HashSet;
+
 use serde_json::Value as Json;
 
 use super::one_of;
@@ -29,7 +31,7 @@ const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 /// The checks of a webhook configuration of `kind` (mutating or not).
 pub(super) fn check(kind: &str, object: &Json, found: &mut Found) {
     let mutating = kind == "MutatingWebhookConfiguration";
-    let mut names = std::collections::HashSet::new();
+    let mut names = HashSet::new();
     for (i, hook) in each(object.field("webhooks")) {
         let at = KeyPath::root().key("webhooks").index(i);
         let name = hook.field("name").as_str().unwrap_or_default();
@@ -153,7 +155,8 @@ fn resources(resources: &[&str], at: &KeyPath, found: &mut Found) {
     if resources.is_empty() {
         found.push((at.clone(), "Required value".to_owned()));
     }
-    let (mut any_sub, mut any_resource) = (Vec::new(), Vec::new());
+    // Sets: a rule of many resources costs each a lookup.
+    let (mut any_sub, mut any_resource) = (HashSet::new(), HashSet::new());
     let (mut double, mut single, mut plain) = (false, false, false);
     for (i, written) in resources.iter().enumerate() {
         if written.is_empty() {
@@ -166,20 +169,20 @@ fn resources(resources: &[&str], at: &KeyPath, found: &mut Found) {
             plain = *written != "*";
             continue;
         };
-        if any_sub.contains(&resource) {
+        if any_sub.contains(resource) {
             let why =
                 format!("`{written}`: if '{resource}/*' is present, must not specify {written}");
             found.push((at.index(i), why));
         }
-        if any_resource.contains(&sub) {
+        if any_resource.contains(sub) {
             let why = format!("`{written}`: if '*/{sub}' is present, must not specify {written}");
             found.push((at.index(i), why));
         }
         if sub == "*" {
-            any_sub.push(resource);
+            any_sub.insert(resource);
         }
         if resource == "*" {
-            any_resource.push(sub);
+            any_resource.insert(sub);
         }
     }
     if resources.len() > 1 && double {
@@ -206,7 +209,7 @@ fn review_versions(versions: &Json, at: &KeyPath, found: &mut Found) {
         found.push((at.clone(), why));
         return;
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     for &(i, version) in &listed {
         if !seen.insert(version) {
             found.push((at.index(i), format!("`{version}`: duplicate version")));
@@ -338,7 +341,7 @@ fn match_conditions(conditions: &Json, at: &KeyPath, found: &mut Found) {
         let why = format!("Too many: {}: must have at most 64 items", listed.len());
         found.push((at.clone(), why));
     }
-    let mut names = std::collections::HashSet::new();
+    let mut names = HashSet::new();
     for (i, condition) in listed {
         let at = at.index(i);
         let expression = condition.field("expression").as_str().unwrap_or_default();
