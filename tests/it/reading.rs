@@ -1188,6 +1188,15 @@ fn a_manifest_not_utf8_is_located_as_a_values_file_is() {
     chartgen(&["validate", "-f", values]).assert_refused(2, &format!("error: {values}:{located}"));
     let run = chartgen(&["check", dir.path().to_str().unwrap()]);
     run.assert_refused(2, &format!("error: {manifest}:{located}"));
+    // Lines that end with a lone CR, or CRLF, are counted as YAML counts
+    // them, and the line shown is that line.
+    for end in [&b"\r"[..], b"\r\n"] {
+        let text: Vec<u8> = (text.split(|b| *b == b'\n'))
+            .collect::<Vec<_>>()
+            .join(end);
+        std::fs::write(dir.path().join("inv.yaml"), &text).unwrap();
+        chartgen(&["check", manifest]).assert_refused(2, &format!("error: {manifest}:{located}"));
+    }
     // UTF-16 (with its byte order mark, either order), which kubectl
     // reads: named, with what to do.
     for bom in [[0xff_u8, 0xfe], [0xfe, 0xff]] {

@@ -88,8 +88,15 @@ pub fn utf8_source(name: String, bytes: Vec<u8>) -> Result<Arc<Source>, Problem>
         .with_hint("save it as UTF-8 (`iconv -f UTF-16 -t UTF-8`)"));
     }
     let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-    let line_start = valid.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
+    // Lines as YAML counts them ([`crate::location::lines`]): `\r\n`, a
+    // lone `\r` or `\n` ends one.
+    let ends = |i: usize| match valid[i] {
+        b'\n' => true,
+        b'\r' => valid.get(i + 1) != Some(&b'\n'),
+        _ => false,
+    };
+    let line_start = (0..valid.len()).rev().find(|&i| ends(i)).map_or(0, |i| i + 1);
+    let line = 1 + (0..valid.len()).filter(|&i| ends(i)).count();
     // Valid up to here: its characters are counted by their first bytes.
     let col = 1
         + (valid[line_start..].iter())
