@@ -1191,9 +1191,7 @@ fn a_manifest_not_utf8_is_located_as_a_values_file_is() {
     // Lines that end with a lone CR, or CRLF, are counted as YAML counts
     // them, and the line shown is that line.
     for end in [&b"\r"[..], b"\r\n"] {
-        let text: Vec<u8> = (text.split(|b| *b == b'\n'))
-            .collect::<Vec<_>>()
-            .join(end);
+        let text: Vec<u8> = (text.split(|b| *b == b'\n')).collect::<Vec<_>>().join(end);
         std::fs::write(dir.path().join("inv.yaml"), &text).unwrap();
         chartgen(&["check", manifest]).assert_refused(2, &format!("error: {manifest}:{located}"));
     }

@@ -95,7 +95,10 @@ pub fn utf8_source(name: String, bytes: Vec<u8>) -> Result<Arc<Source>, Problem>
         b'\r' => valid.get(i + 1) != Some(&b'\n'),
         _ => false,
     };
-    let line_start = (0..valid.len()).rev().find(|&i| ends(i)).map_or(0, |i| i + 1);
+    let line_start = (0..valid.len())
+        .rev()
+        .find(|&i| ends(i))
+        .map_or(0, |i| i + 1);
     let line = 1 + (0..valid.len()).filter(|&i| ends(i)).count();
     // Valid up to here: its characters are counted by their first bytes.
     let col = 1
