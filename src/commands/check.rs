@@ -14,10 +14,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         anyhow::bail!("standard input (-) can be read only once; give the CRDs as a file");
     }
     let named = args.crds.iter().chain(&args.paths).map(|p| p.as_ref());
-    if let Some(twice) = super::one_stream_twice(named) {
-        anyhow::bail!(
-            "{twice} names a stream another argument reads too: a pipe can be read only once; save it to a file"
-        );
+    if let Some(twice) = kubernetes::files::one_stream_twice(named) {
+        anyhow::bail!(kubernetes::files::named_twice(twice));
     }
     // The CRDs first: their scopes place the input's custom resources.
     // Anything else is refused, as `render --crd` and `explain --crd` do:

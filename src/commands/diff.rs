@@ -14,7 +14,8 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<Exit> {
     if args.old == "-" && args.new == "-" {
         anyhow::bail!("only one side of a diff can be read from stdin");
     }
-    if let Some(twice) = super::one_stream_twice([args.old.as_ref(), args.new.as_ref()]) {
+    if let Some(twice) = kubernetes::files::one_stream_twice([args.old.as_ref(), args.new.as_ref()])
+    {
         anyhow::bail!(
             "both sides of the diff name one stream ({twice} is the pipe the other side reads): it can be read only once; save one side to a file"
         );

@@ -35,36 +35,6 @@ pub const OWNER: Owner = Owner::new(
     ".chartgen-",
 );
 
-/// The first argument of `paths` that names a stream an earlier one names
-/// too (`-`, `/dev/stdin`, `/dev/fd/0` and a named pipe's two names are
-/// one pipe): a pipe is read once, so the second would read nothing, and
-/// a side read as empty says every object was removed. Files and devices
-/// (`/dev/null`) read alike each time and may be named twice.
-fn one_stream_twice<'a>(paths: impl IntoIterator<Item = &'a std::ffi::OsStr>) -> Option<&'a str> {
-    use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
-    let mut seen = std::collections::HashSet::new();
-    let mut dash = false;
-    for path in paths {
-        // `-` twice is each reader's own error, worded as such.
-        if path == "-" && std::mem::replace(&mut dash, true) {
-            continue;
-        }
-        let named = if path == "-" {
-            "/dev/stdin".as_ref()
-        } else {
-            path
-        };
-        let Ok(meta) = std::fs::metadata(named) else {
-            continue;
-        };
-        let kind = meta.file_type();
-        if (kind.is_fifo() || kind.is_socket()) && !seen.insert((meta.dev(), meta.ino())) {
-            return Some(path.to_str().unwrap_or("-"));
-        }
-    }
-    None
-}
-
 /// Runs the command the user asked for.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {

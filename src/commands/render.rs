@@ -50,11 +50,8 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
     }
     let named =
         (args.crds.iter().map(|c| c.as_ref())).chain(inputs.files.iter().map(|f| f.as_os_str()));
-    if let Some(twice) = super::one_stream_twice(named) {
-        return Err(usage(format!(
-            "{twice} names a stream another argument reads too: a pipe can be read only once; save it to a file"
-        ))
-        .into());
+    if let Some(twice) = kubernetes::files::one_stream_twice(named) {
+        return Err(usage(kubernetes::files::named_twice(twice)).into());
     }
     let crds = crds(&args.crds)?;
     let Some(dir) = &args.output_dir else {

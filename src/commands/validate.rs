@@ -12,6 +12,11 @@ use kubernetes::exit::Exit;
 /// values (a file that cannot be read) stays an error on stderr.
 pub fn run(args: &ValidateArgs) -> anyhow::Result<Exit> {
     let inputs = args.values.inputs();
+    if let Some(twice) =
+        kubernetes::files::one_stream_twice(inputs.files.iter().map(|f| f.as_os_str()))
+    {
+        anyhow::bail!(kubernetes::files::named_twice(twice));
+    }
     let loaded = values::load(&inputs);
     if args.output == Format::Json {
         let problems = match loaded {

@@ -1210,3 +1210,32 @@ fn a_manifest_not_utf8_is_located_as_a_values_file_is() {
         format!("error: {manifest}:4:25: the file is not UTF-8 text\n")
     );
 }
+
+/// One pipe under two names (`-` and `/dev/stdin`, `/dev/fd/0`) is refused
+/// by every command that reads several inputs: the second reader would
+/// see a drained pipe and report its input as empty.
+#[test]
+fn one_pipe_named_twice_is_refused_everywhere() {
+    let manifest = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a, namespace: b}\n";
+    for (args, stdin) in [
+        (&["rbac", "-", "/dev/stdin"][..], manifest),
+        (&["check", "/dev/fd/0", "-"], manifest),
+        (&["validate", "-f", "-", "-f", "/dev/stdin"], "buildd: {}\n"),
+        (&["render", "-f", "/dev/stdin", "-f", "-"], "buildd: {}\n"),
+    ] {
+        let run = chartgen_with_stdin(args, Some(stdin));
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (2, ""),
+            "{args:?}: {}",
+            run.transcript()
+        );
+        assert!(
+            run.stderr.contains(
+                "names a stream another argument reads too: a pipe can be read only once"
+            ),
+            "{args:?}: {}",
+            run.transcript()
+        );
+    }
+}

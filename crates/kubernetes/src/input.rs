@@ -410,6 +410,11 @@ fn read_any(
             reason: "standard input (-) can be read only once".to_owned(),
         });
     }
+    if let Some(twice) = crate::files::one_stream_twice(paths.iter().map(|p| p.as_ref())) {
+        return Err(Error::Usage {
+            reason: crate::files::named_twice(twice),
+        });
+    }
     let mut set = ManifestSet::default();
     let mut problems = Vec::new();
     for path in paths {
