@@ -117,8 +117,10 @@ impl Server {
                 )
             })
             .collect();
+        // A namespace an earlier reset deleted may finish going between the
+        // listing and the delete: gone is what is asked.
         if !ours.is_empty() {
-            let mut args = vec!["delete", "--wait=false"];
+            let mut args = vec!["delete", "--ignore-not-found", "--wait=false"];
             args.extend(&ours);
             self.kubectl_ok(&args, None);
         }
