@@ -258,6 +258,60 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
     }
 }
 
+/// A Secret embedded in an entry (a policy's generated object, a
+/// template's objects, a wrapper's manifest) would write its material
+/// into `out/` as surely as one written as the entry: refused at its key,
+/// by `validate` as by `render`, the value never shown (the entry's texts
+/// are masked whole, its name too). What only names
+/// a Secret, or is another kind's `data`, renders.
+#[test]
+fn a_secret_embedded_in_an_entry_is_refused_at_its_key() {
+    let wrapper = |embedded: &str| {
+        format!(
+            "extraObjects:\n  - apiVersion: example.com/v1\n    kind: Wrapper\n    metadata: {{name: w, namespace: buildkit-builds}}\n    spec:\n      objects:\n        - {{kind: ConfigMap, data: {{a: b}}}}\n        - {embedded}\n"
+        )
+    };
+    let refused = [
+        (
+            "{apiVersion: v1, kind: Secret, metadata: {name: t}, stringData: {token: hunter2}}",
+            "extraObjects[0].spec.objects[1].stringData: extraObjects[0] (Wrapper `…`) embeds a Secret with stringData",
+        ),
+        (
+            "{kind: Secret, data: {token: aHVudGVyMg==, other: hunter2}}",
+            "extraObjects[0].spec.objects[1].data: extraObjects[0] (Wrapper `…`) embeds a Secret with data",
+        ),
+        (
+            "{generate: {apiVersion: v1, kind: Secret, name: t, data: {data: {token: hunter2}}}}",
+            "extraObjects[0].spec.objects[1].generate.data: extraObjects[0] (Wrapper `…`) embeds a Secret with data",
+        ),
+        (
+            "{deeper: [[{kind: Secret, stringData: hunter2}]]}",
+            "extraObjects[0].spec.objects[1].deeper[0][0].stringData: extraObjects[0] (Wrapper `…`) embeds a Secret with stringData",
+        ),
+    ];
+    for (embedded, error) in refused {
+        let values = wrapper(embedded);
+        for command in ["validate", "render"] {
+            let run = chartgen_with_stdin(&[command, "-f", "-"], Some(&values));
+            run.assert_refused(2, error);
+            run.assert_stderr_lacks("hunter2");
+            run.assert_stderr_lacks("aHVudGVyMg");
+        }
+    }
+    for embedded in [
+        // A reference names a Secret and holds none of it.
+        "{secretRef: {kind: Secret, name: t}}",
+        "{kind: Secret, data: {}}",
+        // Another group's Secret is not the core one.
+        "{apiVersion: example.com/v1, kind: Secret, data: {a: b}}",
+        "{kind: SealedSecret, spec: {encryptedData: {token: AgB}}}",
+    ] {
+        let values = wrapper(embedded);
+        let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(&values));
+        assert_eq!(run.code, 0, "{embedded}: {}", run.stderr);
+    }
+}
+
 /// Whether an error about an entry quotes its line is the entry's own
 /// text's to decide: a pull secret named elsewhere in the file hides
 /// nothing of a ConfigMap, and a Secret entry is still masked, in either

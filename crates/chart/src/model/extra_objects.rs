@@ -4,7 +4,8 @@
 //! An entry is any Kubernetes object: a mapping with `apiVersion`, `kind`
 //! and `metadata.name` (the values schema says so, located). What a schema
 //! cannot say is here: a core Secret with `data` or `stringData` (its
-//! material would be written into `out/`, a Git repository) and a `List`
+//! material would be written into `out/`, a Git repository), as the entry
+//! or embedded anywhere in it, and a `List`
 //! (an entry is one object) are refused; two entries with one identity
 //! too. Where an entry lives and what the ADRs say of it is decided when
 //! it is rendered and checked (`pipeline::extra_objects`, `check`): an
@@ -47,7 +48,7 @@ impl JsonSchema for ExtraObject {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "Any Kubernetes object, written as it is to be applied: added to the release after the chart's own objects, without commonLabels or commonAnnotations, and checked like them (docs/patching.md). A namespaced kind needs `metadata.namespace`; a Secret with data is refused (use an ExternalSecret or SealedSecret).",
+            "description": "Any Kubernetes object, written as it is to be applied: added to the release after the chart's own objects, without commonLabels or commonAnnotations, and checked like them (docs/patching.md). A namespaced kind needs `metadata.namespace`; a Secret with data, as the entry or embedded in it, is refused (use an ExternalSecret or SealedSecret).",
             "type": "object",
             "required": ["apiVersion", "kind", "metadata"]
         })
@@ -68,6 +69,66 @@ fn holds(value: Option<&Json>) -> bool {
         Some(Json::String(text)) => !text.is_empty(),
         Some(_) => true,
     }
+}
+
+/// The refusal of Secret material written into the output: `what` says
+/// where it is.
+fn secret_material(path: KeyPath, what: String) -> RuleBreach {
+    RuleBreach {
+        path,
+        also: Vec::new(),
+        message: format!(
+            "{what}: its material would be written into the rendered output (out/, a Git repository) and into every diff"
+        ),
+        hint: Some(
+            "keep the material out of Git: an ExternalSecret (external-secrets.io) or a SealedSecret (bitnami.com) in extraObjects makes the Secret in the cluster".to_owned(),
+        ),
+        at_key: false,
+    }
+}
+
+/// The `data` and `stringData` holding something of each core Secret
+/// nested anywhere below `object` (a policy's generated object, a
+/// template's `objects`, a wrapper's `manifest`): a mapping whose `kind` is
+/// `Secret` and whose `apiVersion` is `v1` or not written (an embedding
+/// often leaves it to the kind). The object itself is judged apart.
+/// Walked with a stack: the values' depth budget bounds it, not the
+/// thread's stack.
+fn embedded_secrets(object: &ExtraObject, at: &KeyPath) -> Vec<(KeyPath, &'static str)> {
+    let mut found = Vec::new();
+    let mut stack: Vec<(&Json, KeyPath)> = object
+        .0
+        .iter()
+        .map(|(key, value)| (value, at.key(key.as_str())))
+        .collect();
+    stack.reverse();
+    while let Some((value, path)) = stack.pop() {
+        let children: Vec<(&Json, KeyPath)> = match value {
+            Json::Object(map) => {
+                let secret = map.get("kind").and_then(Json::as_str) == Some("Secret")
+                    && matches!(
+                        map.get("apiVersion").map(Json::as_str),
+                        None | Some(Some("v1"))
+                    );
+                if secret {
+                    for field in ["data", "stringData"] {
+                        if holds(map.get(field)) {
+                            found.push((path.key(field), field));
+                        }
+                    }
+                }
+                map.iter()
+                    .map(|(key, value)| (value, path.key(key.as_str())))
+                    .collect()
+            }
+            Json::Array(items) => (items.iter().enumerate())
+                .map(|(n, item)| (item, path.index(n)))
+                .collect(),
+            _ => continue,
+        };
+        stack.extend(children.into_iter().rev());
+    }
+    found
 }
 
 /// Whether `object` has what identifies an object (a non-empty text
@@ -128,19 +189,22 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
         if is_core_secret(object) {
             for field in ["data", "stringData"] {
                 if holds(object.0.get(field)) {
-                    violations.push(RuleBreach {
-                        path: at.key(field),
-                        also: Vec::new(),
-                        message: format!(
-                            "{KEY}[{i}] is a Secret with {field}: its material would be written into the rendered output (out/, a Git repository) and into every diff"
-                        ),
-                        hint: Some(
-                            "keep the material out of Git: an ExternalSecret (external-secrets.io) or a SealedSecret (bitnami.com) in extraObjects makes the Secret in the cluster".to_owned(),
-                        ),
-                        at_key: false,
-                    });
+                    violations.push(secret_material(
+                        at.key(field),
+                        format!("{KEY}[{i}] is a Secret with {field}"),
+                    ));
                 }
             }
+        }
+        for (path, field) in embedded_secrets(object, &at) {
+            violations.push(secret_material(
+                path,
+                format!(
+                    "{KEY}[{i}] ({} `{}`) embeds a Secret with {field}",
+                    object.text("kind"),
+                    object.metadata("name").unwrap_or_default()
+                ),
+            ));
         }
         let kind = object.text("kind");
         if kind.ends_with("List") && object.0.contains_key("items") {

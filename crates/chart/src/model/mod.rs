@@ -74,9 +74,10 @@ pub struct Values {
     /// chart's own objects, and checked like them: an object that breaks
     /// an ADR is refused with its rule. Each needs `apiVersion`, `kind`,
     /// `metadata.name` and, for a namespaced kind, `metadata.namespace`.
-    /// A Secret with data is refused (its material would be written into
-    /// the output); use an ExternalSecret or a SealedSecret. A list: a
-    /// layer's list replaces the one below. See docs/patching.md.
+    /// A Secret with data, as the entry or embedded in it, is refused (its
+    /// material would be written into the output); use an ExternalSecret
+    /// or a SealedSecret. A list: a layer's list replaces the one below.
+    /// See docs/patching.md.
     pub extra_objects: Vec<ExtraObject>,
 }
 
