@@ -417,6 +417,10 @@ fn nullable(object: &mut serde_json::Map<String, Json>) {
     }
 }
 
+/// The most names a `required` is compiled with where it stands: the
+/// engine checks up to 64 in one pass with the object's other keys.
+const LONG_REQUIRED: usize = 64;
+
 /// Makes one schema node (and the schemas below it) strict; `resource`
 /// when the node is a whole object of the API (the root, or embedded).
 fn tighten(node: &mut Json, resource: bool) {
@@ -458,8 +462,20 @@ fn tighten(node: &mut Json, resource: bool) {
             let default = (name.as_str()).and_then(|name| properties?.get(name)?.get("default"));
             default.is_none_or(Json::is_null)
         });
-        // Draft 4 wants at least one name there.
-        if !required.is_empty() {
+        // Draft 4 wants at least one name there. A long list is asked
+        // from `allOf`, which holds the same names to the same object (and
+        // passes what is no object, as `required` does): the engine
+        // compares the `required` of a closed object with its properties
+        // name by name, quadratic in a list of thousands.
+        if required.len() > LONG_REQUIRED {
+            let asked = serde_json::json!({ "required": required });
+            match object.get_mut("allOf") {
+                Some(Json::Array(all)) => all.push(asked),
+                _ => {
+                    object.insert("allOf".into(), Json::Array(vec![asked]));
+                }
+            }
+        } else if !required.is_empty() {
             object.insert("required".into(), Json::Array(required));
         }
     }
@@ -944,6 +960,53 @@ mod tests {
             (json!({"a": 1, "b": "1.0", "c": [true]}), false),
         ] {
             assert_eq!(super::to_read(&value), to_read, "{value}");
+        }
+    }
+
+    /// A `required` of more names than the engine checks in one pass is
+    /// asked from `allOf`: the same verdicts (each missing name, none for a
+    /// name with a default, none for a null where the node is nullable),
+    /// and a CRD of thousands of required fields compiles at once (it was
+    /// quadratic in the engine; BENCHMARKS.md).
+    #[test]
+    fn a_long_required_list_gives_the_same_verdicts() {
+        for count in [LONG_REQUIRED, LONG_REQUIRED + 1, 5_000] {
+            let mut properties = serde_json::Map::new();
+            let mut spec = serde_json::Map::new();
+            for n in 0..count {
+                properties.insert(format!("p{n}"), json!({"type": "integer"}));
+                spec.insert(format!("p{n}"), json!(n));
+            }
+            properties.insert("d".into(), json!({"type": "integer", "default": 1}));
+            let mut required: Vec<Json> = (0..count).map(|n| json!(format!("p{n}"))).collect();
+            required.push(json!("d"));
+            let mut crd = widget_crd(Json::Object(properties));
+            let node =
+                &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+            node["required"] = Json::Array(required);
+            node["nullable"] = json!(true);
+            assert_eq!(
+                widget_verdicts(&crd, Json::Object(spec.clone())),
+                [],
+                "{count}"
+            );
+            spec.remove("p7");
+            spec.remove(&format!("p{}", count - 1));
+            let missing: Vec<String> = (widget_verdicts(&crd, Json::Object(spec)).into_iter())
+                .map(|v| match v {
+                    Verdict::Invalid(path, message, _) => format!("{path}: {message}"),
+                    other => panic!("{count}: {other:?}"),
+                })
+                .collect();
+            assert_eq!(
+                missing,
+                [
+                    "spec: \"p7\" is a required property".to_owned(),
+                    format!("spec: \"p{}\" is a required property", count - 1)
+                ],
+                "{count}"
+            );
+            assert_eq!(widget_verdicts(&crd, Json::Null), [], "{count}");
         }
     }
 }
