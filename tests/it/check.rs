@@ -787,6 +787,47 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// ClusterRoles that aggregate each other hold, in `rbac`'s answer, every
+/// rule any of them writes, which a cluster may hold less of: a note names
+/// each such cycle once, its members sorted; a cycle whose members write
+/// no rules of their own, or a chain without a cycle, gets none.
+#[test]
+fn rbac_names_a_cycle_of_aggregation_in_a_note() {
+    let role = |name: &str, label: &str, selects: &str, rules: &str| {
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n\
+             metadata: {{name: {name}, labels: {{ring: '{label}'}}}}\n\
+             aggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{ring: '{selects}'}}}}]}}\n\
+             rules: [{rules}]\n"
+        )
+    };
+    let get =
+        |resource: &str| format!("{{apiGroups: [''], resources: [{resource}], verbs: [get]}}");
+    let input = [
+        role("c", "1", "2", &get("pods")),
+        role("a", "2", "3", ""),
+        role("b", "3", "1", &get("configmaps")),
+        // Two roles that gather each other's nothing.
+        role("p", "7", "8", ""),
+        role("q", "8", "7", ""),
+        // A chain: d gathers e, nothing gathers d.
+        role("d", "4", "5", &get("secrets")),
+        role("e", "5", "6", &get("services")),
+    ]
+    .concat();
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(&input));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let notes: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(notes.len(), 1, "{}", run.stderr);
+    assert!(
+        notes[0].starts_with("note: the ClusterRoles a, b, c aggregate each other: each is listed with the rules all of them write"),
+        "{}",
+        run.stderr
+    );
+    let quiet = chartgen_with_stdin(&["-q", "rbac", "-"], Some(&input));
+    assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
+}
+
 /// A role or binding the API server refuses does not exist once applied:
 /// `rbac` counts nothing of it, and says so, while the valid objects
 /// beside it count (a binding to the refused role grants nothing).

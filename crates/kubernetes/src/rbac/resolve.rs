@@ -534,23 +534,26 @@ impl Rbac {
             reached[node] = here;
         }
         let hollow = |id: usize| self.aggregated[id] && reached[id].iter().all(|&r| r == id);
-        let cyclic = self.in_cycles();
+        let mut cyclic = vec![false; roles];
+        for role in self.cycles().into_iter().flatten() {
+            cyclic[role] = true;
+        }
         (0..roles)
             .map(|id| !self.aggregated[id] || hollow(id) || cyclic[id])
             .collect()
     }
 
-    /// Whether each role lies on a cycle of aggregation with another role
-    /// (a strongly connected component of the graph holding two roles or
-    /// more; a role that selects only itself is none: the controller skips
-    /// itself). Tarjan's algorithm without recursion: linear in the graph.
-    fn in_cycles(&self) -> Vec<bool> {
+    /// The cycles of aggregation: the roles of each strongly connected
+    /// component of the graph holding two roles or more (a role that
+    /// selects only itself is none: the controller skips itself), each in
+    /// id order. Tarjan's algorithm without recursion: linear in the graph.
+    pub fn cycles(&self) -> Vec<Vec<usize>> {
         let (nodes, roles) = (self.next.len(), self.count());
         let mut index = vec![usize::MAX; nodes];
         let mut low = vec![0; nodes];
         let mut on_stack = vec![false; nodes];
         let mut stack = Vec::new();
-        let mut cyclic = vec![false; roles];
+        let mut cycles = Vec::new();
         let mut counter = 0;
         for start in 0..nodes {
             if index[start] != usize::MAX {
@@ -587,16 +590,30 @@ impl Rbac {
                             break;
                         }
                     }
-                    let in_roles: Vec<usize> = members.into_iter().filter(|&m| m < roles).collect();
+                    let mut in_roles: Vec<usize> =
+                        members.into_iter().filter(|&m| m < roles).collect();
                     if in_roles.len() > 1 {
-                        for role in in_roles {
-                            cyclic[role] = true;
-                        }
+                        in_roles.sort_unstable();
+                        cycles.push(in_roles);
                     }
                 }
             }
         }
-        cyclic
+        cycles
+    }
+
+    /// The name of role `id` (`metadata.name`), from `objects` (the
+    /// input's) or the cluster's defaults.
+    fn role_name<'a>(&'a self, id: usize, objects: &'a [&Json]) -> &'a str {
+        let object = match self.roles.get(id) {
+            Some(&index) => objects[index],
+            None => self.defaults[id - self.roles.len()],
+        };
+        object
+            .field("metadata")
+            .field("name")
+            .as_str()
+            .unwrap_or_default()
     }
 
     /// The roles whose own rules role `id` holds, in input order: itself,
@@ -1048,6 +1065,33 @@ impl Sample {
 /// [`GRANT_BUDGET`] when there are more grants than that.
 pub fn effective_permissions(objects: &[Json]) -> Result<Vec<Permissions>, String> {
     permissions_with(objects, Cluster::RolesAndBindings, defaults::TARGET)
+}
+
+/// The ClusterRoles of each cycle of aggregation where a member writes
+/// rules of its own, by name, each cycle sorted: what [`permissions_with`]
+/// counts as the union of those rules, held by every member, and a real
+/// cluster may hold less of (the aggregation controller keeps a member's
+/// own rules only while another member syncs before they are replaced).
+/// `rbac` says so in a note.
+pub fn cycles_with_own_rules(
+    objects: &[Json],
+    cluster: Cluster,
+    version: defaults::Version,
+) -> Vec<Vec<String>> {
+    let objects: Vec<&Json> = objects.iter().collect();
+    let rbac = Rbac::with(&objects, cluster, version);
+    let mut cycles: Vec<Vec<String>> = (rbac.cycles().into_iter())
+        .filter(|cycle| cycle.iter().any(|&id| !rbac.own[id].is_empty()))
+        .map(|cycle| {
+            let mut names: Vec<String> = (cycle.into_iter())
+                .map(|id| rbac.role_name(id, &objects).to_owned())
+                .collect();
+            names.sort_unstable();
+            names
+        })
+        .collect();
+    cycles.sort_unstable();
+    cycles
 }
 
 /// [`effective_permissions`] with `cluster`'s default objects of
