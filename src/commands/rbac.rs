@@ -31,16 +31,16 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     let objects = admitted::without_refused(&objects, &schemas);
     let version = rbac::defaults::version(&args.kube_version);
     let cluster = kubernetes::rbac::resolve::Cluster::RolesAndBindings;
-    // Where the answer is the safe side rather than the cluster's.
-    for cycle in kubernetes::rbac::resolve::cycles_with_own_rules(&objects, cluster, version) {
-        kubernetes::terminal::note(&printable(&format!(
-            "the ClusterRoles {} aggregate each other: each is listed with the rules all of them write, while on a cluster a member's own rules last only if another member is synced before the aggregation controller replaces them, so some may be gone",
-            cycle.join(", ")
-        )));
-    }
     let permissions = kubernetes::rbac::resolve::permissions_with(&objects, cluster, version)
         // Past the grant budget, no listing; the checks need none.
         .map_err(|why| anyhow::anyhow!("{why}. `chartgen check` still checks it"))?;
+    // Where the answer is the safe side rather than the cluster's.
+    for cycle in kubernetes::rbac::resolve::cycles_with_own_rules(&objects, cluster, version) {
+        kubernetes::terminal::note(&printable(&format!(
+            "the ClusterRoles {} aggregate each other: each is listed with the rules all of them write, while on a cluster a member's own rules last only if another member is synced before the aggregation controller replaces them: reviews against a real server saw some gone in most applies",
+            named(&cycle)
+        )));
+    }
     let text = match args.output {
         Format::Text => kubernetes::rbac::table::render_text(&printable_names(permissions)),
         Format::Json => contract::versioned(&RbacOutput {
@@ -49,6 +49,16 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     };
     super::print_stdout(&text)?;
     Ok(Exit::Success)
+}
+
+/// The ClusterRoles of a cycle as a note names them: five, then how many
+/// more.
+fn named(cycle: &[String]) -> String {
+    const SHOWN: usize = 5;
+    match cycle.len().checked_sub(SHOWN) {
+        Some(more) if more > 0 => format!("{} and {more} more", cycle[..SHOWN].join(", ")),
+        _ => cycle.join(", "),
+    }
 }
 
 /// The permissions with every name from the input escaped ([`printable`]),

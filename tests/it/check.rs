@@ -815,12 +815,31 @@ fn rbac_names_a_cycle_of_aggregation_in_a_note() {
         role("e", "5", "6", &get("services")),
     ]
     .concat();
+    // A ring of seven: five named, then how many more.
+    let ring: String = (0..7)
+        .map(|n| {
+            role(
+                &format!("r{n}"),
+                &format!("r{n}"),
+                &format!("r{}", (n + 1) % 7),
+                &get("nodes"),
+            )
+        })
+        .collect();
+    let input = input + &ring;
     let run = chartgen_with_stdin(&["rbac", "-"], Some(&input));
     assert_eq!(run.code, 0, "{}", run.transcript());
     let notes: Vec<&str> = run.stderr.lines().collect();
-    assert_eq!(notes.len(), 1, "{}", run.stderr);
+    assert_eq!(notes.len(), 2, "{}", run.stderr);
     assert!(
         notes[0].starts_with("note: the ClusterRoles a, b, c aggregate each other: each is listed with the rules all of them write"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        notes[1].starts_with(
+            "note: the ClusterRoles r0, r1, r2, r3, r4 and 2 more aggregate each other"
+        ),
         "{}",
         run.stderr
     );
