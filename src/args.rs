@@ -62,9 +62,13 @@ pub enum Command {
     /// Prints nothing unless the whole render succeeds.
     #[command(after_help = examples::RENDER, visible_alias = "template")]
     Render(RenderArgs),
-    /// Check values files and --set overrides without rendering anything.
+    /// Check values files and --set overrides, writing nothing.
     ///
-    /// Exits 0 when the values are valid, 2 with every problem listed otherwise.
+    /// The values are rendered too, so that what `render` would refuse of
+    /// them (an extraObjects entry the chart renders itself, values past
+    /// the output budget) is refused here; the output's checks are
+    /// `render`'s and `check`'s. Exits 0 when the values are valid, 2 with
+    /// every problem listed otherwise.
     #[command(after_help = examples::VALIDATE)]
     Validate(ValidateArgs),
     /// Print a JSON Schema: of the merged values, of one values file, or of a JSON output.

@@ -1,4 +1,4 @@
-//! `chartgen validate`: load and check values, render nothing.
+//! `chartgen validate`: load and check values, write nothing.
 
 use crate::args::{Format, ValidateArgs};
 use crate::contract::{self, ValidateOutput};
@@ -6,7 +6,8 @@ use chart::error::Error;
 use chart::values;
 use kubernetes::exit::Exit;
 
-/// Loads the values; any problem becomes an error listing them all. With
+/// Loads the values and renders them, as `render` would before its
+/// checks; any problem becomes an error listing them all. With
 /// `--output json`, the problems of invalid values are the document on
 /// stdout (exit 2, nothing on stderr); an error that is no problem in the
 /// values (a file that cannot be read) stays an error on stderr.
@@ -17,7 +18,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<Exit> {
     {
         anyhow::bail!(kubernetes::files::named_twice(twice));
     }
-    let loaded = values::load(&inputs);
+    // What `render` refuses of the values (an extra object the chart
+    // renders itself, values past the output budget), `validate` refuses
+    // too: the values render, and the output is dropped unchecked.
+    let loaded = values::load(&inputs)
+        .and_then(|loaded| chart::pipeline::render_unscoped(&loaded).map(|_| loaded));
     if args.output == Format::Json {
         let problems = match loaded {
             Ok(_) => Vec::new(),

@@ -239,14 +239,17 @@ fn values_that_multiply_stop_at_the_output_budget() {
     let dir = tmp.path().to_path_buf();
     let file = dir.join("amplifying.yaml");
     std::fs::write(&file, amplifying_values(10_000, 100)).unwrap();
-    let run = chartgen(&["render", "-f", file.to_str().unwrap()]);
-    assert_eq!(run.code, 2);
-    assert_eq!(run.stdout, "");
-    assert!(
-        run.stderr.starts_with("error: the values would render more than 64 MiB, the output budget (the BuildProjects alone would pass it): `commonLabels` (880000 bytes) and `commonAnnotations` (0 bytes) are written into every object, and `projects` adds 100 objects"),
-        "{}",
-        run.stderr
-    );
+    // `validate` refuses what `render` refuses of the values.
+    for command in ["render", "validate"] {
+        let run = chartgen(&[command, "-f", file.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{command}");
+        assert_eq!(run.stdout, "", "{command}");
+        assert!(
+            run.stderr.starts_with("error: the values would render more than 64 MiB, the output budget (the BuildProjects alone would pass it): `commonLabels` (880000 bytes) and `commonAnnotations` (0 bytes) are written into every object, and `projects` adds 100 objects"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
 }
 
 #[test]

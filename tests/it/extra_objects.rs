@@ -202,20 +202,23 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
     ];
     for (case, entries, error) in cases {
         let values = format!("extraObjects:\n{entries}");
-        let run = chartgen_with_stdin(&["render", "-f", "-"], Some(&values));
-        assert_eq!(
-            (run.code, run.stdout.as_str()),
-            (2, ""),
-            "{case}: {}",
-            run.stderr
-        );
-        assert!(
-            run.stderr.starts_with(error),
-            "{case}: expected\n{error}\ngot\n{}",
-            run.stderr
-        );
-        // Never the Secret's value, anywhere.
-        run.assert_stderr_lacks("hunter2");
+        // `validate` refuses each as `render` does, with the same error.
+        for command in ["render", "validate"] {
+            let run = chartgen_with_stdin(&[command, "-f", "-"], Some(&values));
+            assert_eq!(
+                (run.code, run.stdout.as_str()),
+                (2, ""),
+                "{command}: {case}: {}",
+                run.stderr
+            );
+            assert!(
+                run.stderr.starts_with(error),
+                "{command}: {case}: expected\n{error}\ngot\n{}",
+                run.stderr
+            );
+            // Never the Secret's value, anywhere.
+            run.assert_stderr_lacks("hunter2");
+        }
     }
     // A built-in kind's scope is known without a CRD: `validate` refuses
     // the missing namespace as `render` does; a custom kind's waits for

@@ -125,7 +125,7 @@ impl Output {
 /// Each render stops at [`render::OUTPUT_BUDGET`]; the error then names
 /// the values that multiply.
 pub fn render(values: &Values) -> Result<Output, Error> {
-    render_with(values, None, &[], render::templates()?)
+    render_with(values, None, Some(&[]), render::templates()?)
 }
 
 /// [`render()`] of loaded values: the `extraObjects` keep the positions of
@@ -135,7 +135,22 @@ pub fn render_loaded(loaded: &Loaded, crds: &[Manifest]) -> Result<Output, Error
     render_with(
         &loaded.values,
         Some(&loaded.document),
-        crds,
+        Some(crds),
+        render::templates()?,
+    )
+}
+
+/// What `validate` asks of loaded values: that they render, as
+/// [`render_loaded`] without `--crd`, so that what `render` would refuse
+/// of them (an `extraObjects` entry the chart renders itself, values
+/// past the output budget) is refused there too. A custom kind's scope is
+/// then unknown: an entry of one without `metadata.namespace` is left to
+/// `render`, whose `--crd` may say it is cluster-scoped.
+pub fn render_unscoped(loaded: &Loaded) -> Result<Output, Error> {
+    render_with(
+        &loaded.values,
+        Some(&loaded.document),
+        None,
         render::templates()?,
     )
 }
@@ -156,7 +171,12 @@ pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Err
     if !overlap {
         let loaded = values::load(inputs)?;
         let templates = render::templates()?;
-        return render_with(&loaded.values, Some(&loaded.document), crds, templates);
+        return render_with(
+            &loaded.values,
+            Some(&loaded.document),
+            Some(crds),
+            templates,
+        );
     }
     let (send, compiled) = std::sync::mpsc::sync_channel(1);
     let worker = move || {
@@ -171,7 +191,12 @@ pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Err
         let templates = compiled
             .recv()
             .expect("the templates' worker sends before it ends");
-        render_with(&loaded.values, Some(&loaded.document), crds, templates?)
+        render_with(
+            &loaded.values,
+            Some(&loaded.document),
+            Some(crds),
+            templates?,
+        )
     };
     kubernetes::beside(here, worker).0
 }
@@ -179,7 +204,7 @@ pub fn load_and_render(inputs: &Inputs, crds: &[Manifest]) -> Result<Output, Err
 fn render_with(
     values: &Values,
     document: Option<&Node>,
-    crds: &[Manifest],
+    crds: Option<&[Manifest]>,
     templates: render::Templates,
 ) -> Result<Output, Error> {
     // Every BuildProject carries the common labels and annotations: when
@@ -228,11 +253,14 @@ fn render_with(
 /// in `crds`, says `scope: Cluster`) has no namespace; any other object
 /// needs `metadata.namespace`, as chartgen has no release namespace to put
 /// it in (a `kubectl apply` would put it in `default`). An object the
-/// chart renders too is refused: the two would fight over it.
+/// chart renders too is refused: the two would fight over it. Without
+/// `crds` (`validate`, which takes no `--crd`) a custom kind's scope is
+/// unknown: an entry of one without a namespace is neither refused nor
+/// compared.
 pub fn extra_objects(
     values: &Values,
     document: Option<&Node>,
-    crds: &[Manifest],
+    crds: Option<&[Manifest]>,
     release: &[Manifest],
     kata: &[Manifest],
 ) -> Result<Vec<Manifest>, Error> {
@@ -263,7 +291,8 @@ pub fn extra_objects(
         })?;
         manifests.push(Manifest::new(id, node));
     }
-    let cluster_scoped = manifest::cluster_scoped_custom_kinds(crds.iter().chain(&manifests));
+    let cluster_scoped =
+        manifest::cluster_scoped_custom_kinds(crds.unwrap_or_default().iter().chain(&manifests));
     let chart: HashSet<(&str, &str, Option<&str>, &str)> = (release.iter().chain(kata))
         .map(|m| identity(&m.id))
         .collect();
@@ -276,7 +305,13 @@ pub fn extra_objects(
             manifest.id.namespace = None;
         }
         let id = &manifest.id;
-        if !custom_cluster && id.namespace.is_none() && !manifest::is_cluster_scoped(&id.kind) {
+        let unplaced =
+            !custom_cluster && id.namespace.is_none() && !manifest::is_cluster_scoped(&id.kind);
+        if unplaced && crds.is_none() && !kube::is_kubernetes_group(&id.group) {
+            // Its CRD, which `render --crd` reads, may say cluster-scoped.
+            continue;
+        }
+        if unplaced {
             let metadata = at.key("metadata");
             let origin = manifest
                 .node()
@@ -622,7 +657,7 @@ mod tests {
         let render_by = |builtin: bool| {
             let mut templates = render::templates().unwrap();
             templates.builtin = builtin;
-            render_with(&values, None, &[], templates).unwrap()
+            render_with(&values, None, Some(&[]), templates).unwrap()
         };
         let (direct, engine) = (render_by(true), render_by(false));
         let shown = |o: &Output| {

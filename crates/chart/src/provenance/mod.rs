@@ -101,7 +101,7 @@ fn render_with(
     record::reset();
     manifest::sort(&mut manifests);
     // After the chart's objects, as written, as `render` writes them.
-    let extras = crate::pipeline::extra_objects(values, document, crds, &manifests, &[])?;
+    let extras = crate::pipeline::extra_objects(values, document, Some(crds), &manifests, &[])?;
     let extra = (extras.iter().enumerate())
         .map(|(i, m)| (m.id.clone(), i))
         .collect();
