@@ -787,6 +787,55 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// A plain whole number from 2^63 to 2^64-1 is a `uint64` to go-yaml:
+/// a quantity takes it (a real v1.35 server accepted a ResourceQuota's
+/// `requests.storage: 9223372036854775808`), compared exactly; an integer
+/// field refuses it, as the server's decoder does. It used to refuse the
+/// file.
+#[test]
+fn a_whole_number_past_int64_is_read_as_kubernetes_reads_it() {
+    let quota = "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: apps}\n\
+                 spec:\n  hard: {requests.storage: 9223372036854775808, limits.memory: 18446744073709551615}\n";
+    let run = chartgen_with_stdin(&["check", "-"], Some(quota));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let pod = |requests: &str, limits: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: apps}}\nspec:\n  containers:\n  \
+             - name: c\n    image: registry.example/app:1\n    \
+             resources: {{requests: {{memory: {requests}}}, limits: {{memory: {limits}}}}}\n"
+        )
+    };
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some(&pod("9223372036854775808", "18446744073709551615")),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some(&pod("18446744073709551615", "18446744073709551614")),
+    );
+    assert!(
+        run.code == 1
+            && run.stdout.contains(
+                "requests 18446744073709551615 of memory, more than its limit 18446744073709551614"
+            ),
+        "{}",
+        run.transcript()
+    );
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: apps}\n\
+                      spec:\n  replicas: 9223372036854775808\n  selector: {matchLabels: {a: b}}\n  \
+                      template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c, image: registry.example/app:1}]}\n";
+    let run = chartgen_with_stdin(&["check", "-"], Some(deployment));
+    assert!(
+        run.code == 1
+            && run
+                .stdout
+                .contains("spec.replicas: 9223372036854775808 is past what an integer field holds"),
+        "{}",
+        run.transcript()
+    );
+}
+
 /// ClusterRoles that aggregate each other hold, in `rbac`'s answer, every
 /// rule any of them writes, which a cluster may hold less of: a note names
 /// each such cycle once, its members sorted; a cycle whose members write

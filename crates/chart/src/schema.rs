@@ -86,7 +86,7 @@ pub fn strings_as_written(layer: &mut Node) {
 fn as_written(schema: u32, node: &mut Node) {
     let schema = baked(schema);
     match &mut node.value {
-        Value::Int(_) | Value::Float(_) if wants_only_string(schema) => {
+        Value::Int(_) | Value::Uint(_) | Value::Float(_) if wants_only_string(schema) => {
             if let Some(text) = node.plain.take() {
                 node.value = Value::String(*text);
             }

@@ -337,6 +337,9 @@ fn short_flow(items: &[Node]) -> Option<String> {
             Value::Int(n) => {
                 let _ = write!(flow, "{n}");
             }
+            Value::Uint(n) => {
+                let _ = write!(flow, "{n}");
+            }
             Value::Bool(b) => flow.push_str(if *b { "true" } else { "false" }),
             _ => return None,
         }
@@ -356,6 +359,9 @@ fn write_inline(node: &Node, indent: usize, out: &mut String) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => {
             let _ = write!(out, "{i}");
+        }
+        Value::Uint(u) => {
+            let _ = write!(out, "{u}");
         }
         Value::Float(f) => out.push_str(&float(*f)),
         Value::String(s) if literal_is_safe(s) => {

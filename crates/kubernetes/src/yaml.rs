@@ -93,6 +93,10 @@ pub enum Value {
     Bool(bool),
     /// An integer that fits in 64 bits.
     Int(i64),
+    /// A whole number past `i64::MAX` that fits in 64 unsigned bits: in a
+    /// manifest, what go-yaml reads as a `uint64` (a quantity field takes
+    /// one; an integer field of the API refuses it).
+    Uint(u64),
     /// A finite floating-point number.
     Float(f64),
     /// A string.
@@ -118,7 +122,7 @@ impl Value {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "boolean",
-            Value::Int(_) => "integer",
+            Value::Int(_) | Value::Uint(_) => "integer",
             Value::Float(_) => "number",
             Value::String(_) => "string",
             Value::Sequence(_) => "array",
@@ -163,9 +167,10 @@ impl Node {
         let value = match json {
             serde_json::Value::Null => Value::Null,
             serde_json::Value::Bool(b) => Value::Bool(*b),
-            serde_json::Value::Number(n) => match n.as_i64() {
-                Some(i) => Value::Int(i),
-                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Value::Int(i),
+                (None, Some(u)) => Value::Uint(u),
+                (None, None) => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
             },
             serde_json::Value::String(s) => Value::String(s.clone()),
             serde_json::Value::Array(items) => {
@@ -222,6 +227,7 @@ impl Node {
             Value::Null => serde_json::Value::Null,
             Value::Bool(b) => (*b).into(),
             Value::Int(i) => (*i).into(),
+            Value::Uint(u) => (*u).into(),
             // Non-finite floats are refused when reading, so this always holds a number.
             Value::Float(f) => serde_json::Number::from_f64(*f)
                 .map_or(serde_json::Value::Null, serde_json::Value::Number),
@@ -1391,9 +1397,13 @@ impl<'a> Reader<'a> {
         Ok(match dialects::resolve(text).map_err(refuse)? {
             dialects::Reading::Null => Value::Null,
             dialects::Reading::Bool(b) => Value::Bool(b),
-            dialects::Reading::Int(i) => match i64::try_from(i) {
-                Ok(i) => Value::Int(i),
-                Err(_) => {
+            // Go's reading: an int64, else a uint64 (as go-yaml resolves
+            // a plain integer), which all three readers agree is this
+            // integer.
+            dialects::Reading::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+                (Ok(i), _) => Value::Int(i),
+                (Err(_), Ok(u)) => Value::Uint(u),
+                _ => {
                     return Err(read_error(
                         origin.clone(),
                         format!("`{}` does not fit in a 64-bit integer", quote(text)),
@@ -2536,6 +2546,40 @@ mod tests {
         );
         assert_eq!(error.origin.line(), 2);
         assert!(read(&text(2)).unwrap().is_some());
+    }
+
+    /// A whole number of a manifest past `i64::MAX` that fits in 64
+    /// unsigned bits is what go-yaml reads it as, a `uint64`: an integer to
+    /// all three readers, kept exact (a quantity field takes it, as a real
+    /// server did). Past 64 bits go-yaml reads a float, and the readers
+    /// disagree.
+    #[test]
+    fn a_manifests_integer_past_int64_is_a_uint64() {
+        let read = |text: &str| {
+            let source = Source::file("m.yaml", text);
+            parse_manifests(&source, LIMITS).map(|docs| docs[0].to_json())
+        };
+        for (text, number) in [
+            ("9223372036854775808", 9_223_372_036_854_775_808_u64),
+            ("18446744073709551615", u64::MAX),
+            ("0x8000000000000000", 9_223_372_036_854_775_808),
+        ] {
+            let json = read(&format!("a: {text}\n")).unwrap();
+            assert_eq!(json["a"].as_u64(), Some(number), "{text}");
+            assert_eq!(json["a"].to_string(), number.to_string(), "{text}");
+        }
+        assert_eq!(
+            read("a: 9223372036854775807\n").unwrap()["a"].as_i64(),
+            Some(i64::MAX)
+        );
+        for past in ["18446744073709551616", "-9223372036854775809"] {
+            let error = read(&format!("a: {past}\n")).unwrap_err();
+            assert!(
+                error.message.contains("to Kubernetes (go-yaml, YAML 1.1)"),
+                "{past}: {}",
+                error.message
+            );
+        }
     }
 
     #[test]

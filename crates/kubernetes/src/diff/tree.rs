@@ -132,6 +132,7 @@ impl Compared for Node {
             (Value::Null, Value::Null) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Uint(a), Value::Uint(b)) => a == b,
             (Value::Float(a), Value::Float(b)) if a.is_finite() && b.is_finite() => a == b,
             (Value::String(a), Value::String(b)) => a == b,
             // A float JSON cannot hold reads as null (the reader refuses
@@ -167,6 +168,7 @@ pub(crate) fn identical(a: &Node, b: &Node) -> bool {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Uint(x), Value::Uint(y)) => x == y,
         (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
         (Value::String(x), Value::String(y)) => x == y,
         (Value::Sequence(x), Value::Sequence(y)) => {

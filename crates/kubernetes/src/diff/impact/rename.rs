@@ -211,6 +211,7 @@ fn hash<'a>(
         Value::Null => state.hash_one(3u8),
         Value::Bool(b) => state.hash_one((4u8, b)),
         Value::Int(i) => state.hash_one((5u8, i)),
+        Value::Uint(u) => state.hash_one((8u8, u)),
         Value::Float(f) => state.hash_one((6u8, f.to_bits())),
         Value::String(s) => state.hash_one((7u8, s)),
     }
