@@ -316,6 +316,54 @@ spec:
     );
 }
 
+/// A StatefulSet's controller gives each pod, for each claim template, a
+/// volume of that claim in place of the template's volume of the same
+/// name: a `hostPath` volume so replaced is in no pod, and a real v1.35
+/// server admitted the pod `web-0` in namespaces enforcing `restricted`
+/// and `baseline` (a review's real create, the controller running). A
+/// `hostPath` volume of another name is still in every pod, and refused.
+#[test]
+fn a_volume_a_claim_template_replaces_is_in_no_pod() {
+    let set = |volume: &str| {
+        format!(
+            "---
+apiVersion: v1
+kind: Namespace
+metadata: {{name: stateful, labels: {{pod-security.kubernetes.io/enforce: restricted}}}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: web, namespace: stateful}}
+spec:
+  serviceName: web
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      securityContext: {{runAsNonRoot: true, seccompProfile: {{type: RuntimeDefault}}}}
+      containers:
+      - name: app
+        image: registry.example.com/app:1
+        securityContext: {{allowPrivilegeEscalation: false, capabilities: {{drop: [ALL]}}}}
+        volumeMounts: [{{name: {volume}, mountPath: /data}}]
+      volumes:
+      - {{name: {volume}, hostPath: {{path: /srv}}}}
+  volumeClaimTemplates:
+  - metadata: {{name: data}}
+    spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}
+"
+        )
+    };
+    let lines = t3_beside_prod(&format!("{}{}", prod(), set("data")));
+    assert_eq!(lines, Vec::<String>::new());
+    let lines = t3_beside_prod(&format!("{}{}", prod(), set("host")));
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(
+        lines[0].starts_with("T3 StatefulSet stateful/web spec.template.spec.volumes[0].hostPath: Pod Security control \"Volume Types\""),
+        "{lines:#?}"
+    );
+}
+
 /// A BuildKit daemon is a build daemon wherever it runs: dropped into the
 /// system namespace (the Kata plumbing's, which enforces `privileged`), a
 /// privileged one is still held to the builds class's demand.

@@ -327,11 +327,29 @@ impl Created {
 ///   for a value that names no valid profile), unless it equals the pod's
 ///   (the pod strategy's AppArmor version skew, since 1.30): an
 ///   `unconfined` annotation is then refused as a field and an annotation
-///   both.
-pub fn as_created(pod: &Pod<'_>) -> Created {
+///   both;
+/// - a StatefulSet's pod has, for each of its `claims` (the names of its
+///   `volumeClaimTemplates`), a volume of that claim in place of the
+///   template's volume of that name (the controller's `updateStorage`):
+///   a `hostPath` volume a claim template replaces is in no pod. It stays
+///   at its index, so that findings about the others point where they are
+///   written.
+pub fn as_created(pod: &Pod<'_>, claims: &[&str]) -> Created {
     let metadata = pod.metadata.clone();
     let mut spec = pod.spec.clone();
     let mut written = Vec::new();
+    if !claims.is_empty() {
+        let volumes = spec.get_mut("volumes").and_then(Json::as_array_mut);
+        for volume in volumes.into_iter().flatten() {
+            let name = volume.get("name").and_then(Json::as_str);
+            if let Some(name) = name.filter(|n| claims.contains(n)) {
+                *volume = serde_json::json!({
+                    "name": name,
+                    "persistentVolumeClaim": {"claimName": name},
+                });
+            }
+        }
+    }
     if spec["hostNetwork"] == true {
         for list in ["initContainers", "containers"] {
             let containers = spec.get_mut(list).and_then(Json::as_array_mut);
@@ -418,8 +436,12 @@ pub fn as_created(pod: &Pod<'_>) -> Created {
 pub struct CarriedPod<'a> {
     /// The template's path in the object (the root for a Pod).
     pub at: KeyPath,
-    /// The pod.
+    /// The pod, as written.
     pub pod: Pod<'a>,
+    /// A StatefulSet's claim templates, by name: the volumes its
+    /// controller puts in its pods in place of the template's of those
+    /// names ([`as_created`]).
+    pub claims: Vec<&'a str>,
 }
 
 /// Where an object of `kind` in `group` (any version) holds its pod
@@ -455,12 +477,24 @@ pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
         at = at.key(*key);
     }
     let spec = node.get_field("spec")?;
+    let claims = match object.field("kind").as_str() {
+        Some("StatefulSet") => (object
+            .field("spec")
+            .field("volumeClaimTemplates")
+            .as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|claim| claim.field("metadata").field("name").as_str())
+        .collect(),
+        _ => Vec::new(),
+    };
     spec.is_object().then_some(CarriedPod {
         at,
         pod: Pod {
             metadata: node.field("metadata"),
             spec,
         },
+        claims,
     })
 }
 
@@ -2009,10 +2043,13 @@ mod tests {
             serde_json::json!({"hostNetwork": true, "containers": [true, {"ports": true}, {"ports": [1, {"containerPort": 80, "hostPort": 0.0}]}]}),
             serde_json::json!({"hostNetwork": true, "containers": "x", "initContainers": [[]]}),
         ] {
-            let created = as_created(&Pod {
-                metadata: &meta,
-                spec: &spec,
-            });
+            let created = as_created(
+                &Pod {
+                    metadata: &meta,
+                    spec: &spec,
+                },
+                &[],
+            );
             let filled = &created.pod().spec["containers"][2]["ports"][1]["hostPort"];
             assert!(spec["containers"].is_string() || *filled == 80, "{filled}");
         }
@@ -2053,10 +2090,13 @@ mod tests {
         let spec = serde_json::json!({"hostNetwork": true, "containers": [{"name": "a", "ports": [
             {"containerPort": 80}, {"containerPort": 80, "hostPort": 80}, {"containerPort": 8443, "hostPort": 0.0}]}]});
         let meta = serde_json::json!({});
-        let created = as_created(&Pod {
-            metadata: &meta,
-            spec: &spec,
-        });
+        let created = as_created(
+            &Pod {
+                metadata: &meta,
+                spec: &spec,
+            },
+            &[],
+        );
         let messages: Vec<String> = (evaluate(&created.pod(), Level::Baseline, 35).iter())
             .map(ControlViolation::message)
             .collect();
@@ -2078,7 +2118,7 @@ mod tests {
             metadata: &meta,
             spec: &spec,
         };
-        let created = as_created(&pod);
+        let created = as_created(&pod, &[]);
         let messages: Vec<String> = evaluate(&created.pod(), Level::Baseline, 35)
             .iter()
             .map(ControlViolation::message)
@@ -2111,7 +2151,7 @@ mod tests {
             metadata: &meta,
             spec: &spec,
         };
-        let created = as_created(&pod);
+        let created = as_created(&pod, &[]);
         assert_eq!(created.pod().spec, &spec);
     }
 

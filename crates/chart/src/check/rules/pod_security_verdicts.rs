@@ -24,7 +24,8 @@ use crate::plan::adr;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{
-    Level, Pod, Policy, PolicyVersion, TARGET_MINORS, ControlViolation, as_created, carried_pod, evaluate,
+    ControlViolation, Created, Level, Pod, Policy, PolicyVersion, TARGET_MINORS, as_created, carried_pod,
+    evaluate,
     evaluate_waiving, joined,
 };
 use super::{DOC, Definition, Inputs};
@@ -35,7 +36,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "T3",
         title: "Pod Security: what the cluster enforces and what the trust class demands",
-        help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+        help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod is judged as the API server creates it: a host-network pod's ports with their host ports defaulted, a container's deprecated AppArmor annotation as its field, and a StatefulSet's pods with a volume of each claim template in place of the template's volume of that name (a `hostPath` volume a claim template replaces is in no pod). Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
         example: "T3 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].ports[0].hostPort: Pod Security control \"Host Ports\": hostPort (container \"gateway\" uses hostPort 8443); namespace buildkit-operator enforces Pod Security restricted:latest, which refuses the pod; and the operator class in buildkit-operator demands Pod Security restricted",
         doc: DOC,
     },
@@ -84,6 +85,7 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             namespace,
             at: Where::Path(carried.at),
             pod: carried.pod,
+            claims: carried.claims,
         };
         verdicts(context, &namespaces, &pod, findings);
     }
@@ -96,6 +98,8 @@ struct Carried<'a> {
     namespace: &'a str,
     at: Where,
     pod: Pod<'a>,
+    /// A StatefulSet's claim templates ([`as_created`]).
+    claims: Vec<&'a str>,
 }
 
 /// Where a pod sits in its object.
@@ -121,13 +125,11 @@ struct Broken {
     servers: Vec<u32>,
 }
 
-/// The violations of `pod` at `level` and `version` on each server version
-/// chartgen targets, each once; `skip` names checks waived
+/// The violations of the `created` pod at `level` and `version` on each
+/// server version chartgen targets, each once; `skip` names checks waived
 /// ([`evaluate_waiving`]).
-fn broken(pod: &Pod<'_>, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
+fn broken(created: &Created, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
     let mut all: Vec<Broken> = Vec::new();
-    // Judged as the server creates it (defaults, AppArmor annotations).
-    let created = as_created(pod);
     for (server, minor) in version.per_server() {
         for mut violation in evaluate_waiving(&created.pod(), level, minor, skip) {
             violation.path = created.source(&violation.path);
@@ -156,20 +158,23 @@ fn verdicts(
         .get(namespace)
         .and_then(|n| Policy::of_namespace(n))
         .filter(|p| p.level > Level::Privileged);
-    let cluster = policy.map_or_else(Vec::new, |p| broken(&pod.pod, p.level, p.version, &[]));
+    // Judged as the server creates it (defaults, AppArmor annotations, a
+    // StatefulSet's claims).
+    let created = as_created(&pod.pod, &pod.claims);
+    let cluster = policy.map_or_else(Vec::new, |p| broken(&created, p.level, p.version, &[]));
     let (judged, demand) = demand_of(context, pod.index, namespace);
     if policy.is_none() && judged == Judged::Other {
         unverified(
             namespace,
             namespaces.contains_key(namespace),
-            &pod.pod,
+            &created,
             findings,
         );
     }
     let demanded = match demand {
-        Demand::Restricted => broken(&pod.pod, Level::Restricted, PolicyVersion::Latest, &[]),
+        Demand::Restricted => broken(&created, Level::Restricted, PolicyVersion::Latest, &[]),
         Demand::Rootless => broken(
-            &pod.pod,
+            &created,
             Level::Restricted,
             PolicyVersion::Latest,
             ROOTLESS_RELAXED,
@@ -232,9 +237,9 @@ fn verdicts(
 /// unknown; said on an info line when the pod needs more than `baseline`
 /// allows (a namespace with no label enforces the cluster's default,
 /// `privileged` unless the admission is configured otherwise).
-fn unverified(namespace: &str, shown: bool, pod: &Pod<'_>, findings: &mut Findings<'_>) {
+fn unverified(namespace: &str, shown: bool, created: &Created, findings: &mut Findings<'_>) {
     let mut needs: Vec<&str> = Vec::new();
-    for violation in evaluate(&as_created(pod).pod(), Level::Baseline, TARGET_MINORS[0]) {
+    for violation in evaluate(&created.pod(), Level::Baseline, TARGET_MINORS[0]) {
         if !needs.contains(&violation.control) {
             needs.push(violation.control);
         }
@@ -306,6 +311,7 @@ fn daemon_pod_templates(
                 metadata: read.field("metadata"),
                 spec: read.field("spec"),
             },
+            claims: Vec::new(),
         };
         verdicts(context, namespaces, &pod, findings);
     }
@@ -373,11 +379,12 @@ mod tests {
             metadata: &Json::Null,
             spec: &spec,
         };
-        let all = broken(&pod, Level::Restricted, PolicyVersion::Latest, &[]);
+        let created = as_created(&pod, &[]);
+        let all = broken(&created, Level::Restricted, PolicyVersion::Latest, &[]);
         assert_eq!(all.len(), 3);
         assert!(
             broken(
-                &pod,
+                &created,
                 Level::Restricted,
                 PolicyVersion::Latest,
                 ROOTLESS_RELAXED
