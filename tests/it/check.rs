@@ -896,6 +896,48 @@ fn rbac_names_a_cycle_of_aggregation_in_a_note() {
     assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
 }
 
+/// A namespace written on a ClusterRole or ClusterRoleBinding is none (the
+/// server stores them without one, as a review saw): `rbac` names them
+/// without it; a Role's and RoleBinding's keep theirs. A refusal for an
+/// unknown top-level field names no empty path.
+#[test]
+fn rbac_names_cluster_scoped_objects_without_a_namespace() {
+    let input = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader, namespace: one}\n\
+                 rules: [{apiGroups: [''], resources: [nodes], verbs: [get]}]\n---\n\
+                 apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: readers, namespace: two}\n\
+                 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reader}\n\
+                 subjects: [{kind: User, name: u, apiGroup: rbac.authorization.k8s.io}]\n---\n\
+                 apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: local, namespace: apps}\n\
+                 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reader}\n\
+                 subjects: [{kind: User, name: v, apiGroup: rbac.authorization.k8s.io}]\n---\n\
+                 apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: typo}\n\
+                 rule: [{apiGroups: [''], resources: [nodes], verbs: [get]}]\n";
+    let run = chartgen_with_stdin(&["rbac", "-"], Some(input));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout
+            .contains(" get     ClusterRoleBinding readers → ClusterRole reader\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(" get     RoleBinding apps/local → ClusterRole reader\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("one/") && !run.stdout.contains("two/"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.starts_with("note: ClusterRole typo grants nothing here: the API server refuses it (Additional properties are not allowed ('rule' was unexpected)"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// A role or binding the API server refuses does not exist once applied:
 /// `rbac` counts nothing of it, and says so, while the valid objects
 /// beside it count (a binding to the refused role grants nothing).

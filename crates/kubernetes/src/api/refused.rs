@@ -24,6 +24,16 @@ pub struct Refusal {
     pub unknown: Option<Unknown>,
 }
 
+/// A reason at `path`: the path first, but for the object's root (an
+/// unknown top-level field), which has none to name.
+fn at(path: &crate::location::KeyPath, message: &str) -> String {
+    if path.is_root() {
+        message.to_owned()
+    } else {
+        format!("{path}: {message}")
+    }
+}
+
 /// The objects of `objects` the API server refuses, in input order, each
 /// with its first reason. Custom resources are judged against the CRDs
 /// among `objects` and in `crds` (what the cluster holds besides).
@@ -42,12 +52,14 @@ pub struct Refusal {
 /// let found = refused(&[&typo, &fine, &name], &schemas, &[]);
 /// assert_eq!(found.iter().map(|r| r.index).collect::<Vec<_>>(), [0, 2]);
 /// assert!(found[1].why.starts_with("metadata.name: "), "{}", found[1].why);
+/// // A top-level field has no path to name.
+/// assert!(found[0].why.starts_with("Additional properties are not allowed ('dta' was unexpected)"), "{}", found[0].why);
 /// ```
 pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<Refusal> {
     let mut why: Vec<Option<Refusal>> = vec![None; objects.len()];
     for (index, verdict) in conformance::check(objects, schemas, crds) {
         let (reason, unknown) = match verdict {
-            Verdict::Invalid(path, message, _) => (format!("{path}: {message}"), None),
+            Verdict::Invalid(path, message, _) => (at(&path, &message), None),
             Verdict::Unknown(unknown) => (
                 format!("no {} {} is served", unknown.api_version, unknown.kind),
                 Some(unknown),
@@ -88,7 +100,7 @@ pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<R
         {
             why[index] = Some(Refusal {
                 index,
-                why: format!("{path}: {message}"),
+                why: at(&path, &message),
                 unknown: None,
             });
         }

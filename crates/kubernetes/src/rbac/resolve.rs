@@ -795,15 +795,18 @@ impl Rbac {
         } else {
             objects[binding.index]
         };
+        // A namespace written on a ClusterRole or ClusterRoleBinding is
+        // none: the server stores them without one.
         let name = |o: &Json| {
             let name = o
                 .field("metadata")
                 .field("name")
                 .as_str()
                 .unwrap_or_default();
+            let namespaced = matches!(o.field("kind").as_str(), Some("Role" | "RoleBinding"));
             match o.field("metadata").field("namespace").as_str() {
-                Some(ns) => format!("{ns}/{name}"),
-                None => name.to_owned(),
+                Some(ns) if namespaced => format!("{ns}/{name}"),
+                _ => name.to_owned(),
             }
         };
         let kind = |o: &Json| o.field("kind").as_str().unwrap_or_default().to_owned();
