@@ -315,6 +315,60 @@ fn a_secret_embedded_in_an_entry_is_refused_at_its_key() {
     }
 }
 
+/// A name Kubernetes allows (253 characters) makes a file name past what a
+/// file system holds beside its kind: the render writes it cut, with a
+/// digest, where it used to stop part-way, every time, with `File name
+/// too long`. Two ClusterRoles whose names differ in case each get a
+/// file too.
+#[test]
+fn every_extra_object_gets_a_file_however_it_is_named() {
+    let long = format!(
+        "{}.{}.{}.{}",
+        "a".repeat(63),
+        "b".repeat(63),
+        "c".repeat(63),
+        "d".repeat(61)
+    );
+    let values = format!(
+        "extraObjects:\n  - {{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {{name: {long}}}, value: 1000}}\n  \
+         - {{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {{name: Tools}}, rules: []}}\n  \
+         - {{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {{name: tools}}, rules: []}}\n"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let run = chartgen_with_stdin(
+        &["render", "-f", "-", "--output-dir", out.to_str().unwrap()],
+        Some(&values),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let cluster: Vec<String> = std::fs::read_dir(out.join("release/cluster"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        cluster
+            .iter()
+            .filter(|n| n.starts_with("priorityclass-aaa"))
+            .count(),
+        1,
+        "{cluster:#?}"
+    );
+    assert_eq!(
+        cluster
+            .iter()
+            .filter(|n| n.starts_with("clusterrole-tools-"))
+            .count(),
+        2,
+        "{cluster:#?}"
+    );
+    let kustomization = std::fs::read_to_string(out.join("release/kustomization.yaml")).unwrap();
+    assert_eq!(
+        kustomization.matches("cluster/clusterrole-tools-").count(),
+        2,
+        "{kustomization}"
+    );
+}
+
 /// Whether an error about an entry quotes its line is the entry's own
 /// text's to decide: a pull secret named elsewhere in the file hides
 /// nothing of a ConfigMap, and a Secret entry is still masked, in either

@@ -20,7 +20,7 @@ mod path;
 mod tree;
 mod write;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 pub use path::{OutputDir, folder_to_write};
@@ -143,8 +143,24 @@ pub fn files(
     let marker = owner.marker();
     let mut files = BTreeMap::new();
     let mut resources = Vec::new();
-    for manifest in manifests {
-        let path = object_path(manifest);
+    // Objects whose paths collide (names that differ in case or in the
+    // characters a file name does not hold, one kind of two groups) each
+    // take a path marked with their whole identity.
+    let mut paths: Vec<String> = manifests.iter().map(object_path).collect();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for path in &paths {
+        *seen.entry(path.as_str()).or_default() += 1;
+    }
+    let colliding: HashSet<String> = (seen.into_iter())
+        .filter(|&(_, n)| n > 1)
+        .map(|(path, _)| path.to_owned())
+        .collect();
+    for (path, manifest) in paths.iter_mut().zip(manifests) {
+        if colliding.contains(path.as_str()) {
+            *path = identified_path(manifest);
+        }
+    }
+    for (manifest, path) in manifests.iter().zip(paths) {
         let mut text = format!("{marker}\n");
         if let Some(template) = &manifest.template {
             text += &format!("# Source: templates/{template}\n");
@@ -182,31 +198,76 @@ pub fn files(
     Ok(files)
 }
 
+/// The longest file name [`object_path`] writes, in bytes: well within
+/// the 255 of Linux's and macOS's file systems (a name of 253 characters,
+/// which Kubernetes allows, beside its kind would pass them).
+pub const MAX_FILE_NAME: usize = 200;
+
 /// `<namespace or cluster>/<kind>-<name>.yaml`, lowercase, with anything a
-/// file name should not hold replaced by `_`.
+/// file name should not hold replaced by `_`. A file name longer than
+/// [`MAX_FILE_NAME`] is cut, and ends with a digest of the object's
+/// identity (`-<16 hex digits>.yaml`) so that two cut alike stay apart.
 pub fn object_path(manifest: &Manifest) -> String {
-    let clean = |s: &str| -> String {
-        s.to_lowercase()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    let folder = manifest
-        .id
+    let id = &manifest.id;
+    let folder = id
         .namespace
         .as_deref()
         .map_or_else(|| "cluster".to_owned(), clean);
-    format!(
-        "{folder}/{}-{}.yaml",
-        clean(&manifest.id.kind),
-        clean(&manifest.id.name)
+    let stem = format!("{}-{}", clean(&id.kind), clean(&id.name));
+    if stem.len() + ".yaml".len() <= MAX_FILE_NAME {
+        return format!("{folder}/{stem}.yaml");
+    }
+    path_with_digest(&folder, &stem, manifest)
+}
+
+/// [`object_path`] for an object whose path another object's takes too:
+/// its name ends with a digest of its whole identity (group, kind,
+/// namespace and name as written).
+fn identified_path(manifest: &Manifest) -> String {
+    let id = &manifest.id;
+    let folder = id
+        .namespace
+        .as_deref()
+        .map_or_else(|| "cluster".to_owned(), clean);
+    path_with_digest(
+        &folder,
+        &format!("{}-{}", clean(&id.kind), clean(&id.name)),
+        manifest,
     )
+}
+
+/// `<folder>/<stem, cut>-<digest>.yaml`, the file name at most
+/// [`MAX_FILE_NAME`] bytes.
+fn path_with_digest(folder: &str, stem: &str, manifest: &Manifest) -> String {
+    use sha2::Digest as _;
+    let id = &manifest.id;
+    let identity = format!(
+        "{}\n{}\n{}\n{}",
+        id.group,
+        id.kind,
+        id.namespace.as_deref().unwrap_or_default(),
+        id.name
+    );
+    let digest = sha2::Sha256::digest(identity.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    // The stem is ASCII (`clean`): cut at any byte.
+    let room = MAX_FILE_NAME - "-".len() - hex.len() - ".yaml".len();
+    format!("{folder}/{}-{hex}.yaml", &stem[..stem.len().min(room)])
+}
+
+/// A kind, name or namespace as a file name holds it: lowercase ASCII
+/// letters, digits, `-` and `.`, anything else `_`.
+fn clean(s: &str) -> String {
+    s.to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// What writing (or checking) a directory found.
@@ -579,6 +640,68 @@ mod tests {
             format!("{MARKER}\nresources:\n{listed}"),
         );
         files
+    }
+
+    fn object(api_version: &str, kind: &str, namespace: Option<&str>, name: &str) -> Manifest {
+        let mut json = serde_json::json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}});
+        if let Some(namespace) = namespace {
+            json["metadata"]["namespace"] = namespace.into();
+        }
+        let node = crate::yaml::Node::from_json(&json, &crate::location::Origin::Default);
+        Manifest::new(crate::manifest::identify(&node).unwrap(), node)
+    }
+
+    /// Every file name fits a file system: a name Kubernetes allows (253
+    /// characters) beside its kind is cut, with a digest of the object's
+    /// identity, so two names cut alike stay apart; objects whose paths
+    /// collide (names differing in case, one kind of two groups) take
+    /// paths marked with their identity, the others keep theirs; one
+    /// object twice is still refused.
+    #[test]
+    fn every_object_has_a_file_of_its_own_that_fits() {
+        let long = |last: char| format!("{}.{}", "a".repeat(200), last.to_string().repeat(52));
+        let objects = [
+            object("scheduling.k8s.io/v1", "PriorityClass", None, &long('b')),
+            object("scheduling.k8s.io/v1", "PriorityClass", None, &long('c')),
+            object("rbac.authorization.k8s.io/v1", "ClusterRole", None, "Foo"),
+            object("rbac.authorization.k8s.io/v1", "ClusterRole", None, "foo"),
+            object("v1", "Event", Some("apps"), "e1"),
+            object("events.k8s.io/v1", "Event", Some("apps"), "e1"),
+            object("v1", "ConfigMap", Some("apps"), "settings"),
+        ];
+        let files = files(&OWNER, &objects, &[]).unwrap();
+        let paths: Vec<&String> = files.keys().filter(|p| *p != KUSTOMIZATION).collect();
+        assert_eq!(paths.len(), objects.len(), "{paths:#?}");
+        for path in &paths {
+            let name = path.rsplit('/').next().unwrap();
+            assert!(name.len() <= MAX_FILE_NAME, "{name}");
+        }
+        assert!(
+            files.contains_key("apps/configmap-settings.yaml"),
+            "{paths:#?}"
+        );
+        let digested = |prefix: &str| {
+            (paths.iter())
+                .filter(|p| {
+                    p.strip_prefix(prefix).is_some_and(|rest| {
+                        rest.len() == "-0123456789abcdef.yaml".len() && rest.ends_with(".yaml")
+                    })
+                })
+                .count()
+        };
+        assert_eq!(digested("cluster/clusterrole-foo"), 2, "{paths:#?}");
+        assert_eq!(digested("apps/event-e1"), 2, "{paths:#?}");
+        let stem = format!("priorityclass-{}", long('b'));
+        let cut = format!(
+            "cluster/{}",
+            &stem[..MAX_FILE_NAME - "-0123456789abcdef.yaml".len()]
+        );
+        assert_eq!(digested(&cut), 2, "{paths:#?}");
+        // The same names, the same files: nothing moves from one render to
+        // the next.
+        assert_eq!(super::files(&OWNER, &objects, &[]).unwrap(), files);
+        let twice = [objects[6].clone(), objects[6].clone()];
+        assert!(super::files(&OWNER, &twice, &[]).is_err());
     }
 
     #[test]
