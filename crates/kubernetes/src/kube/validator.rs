@@ -654,8 +654,7 @@ fn walk<'i>(
     out: &mut Vec<SchemaError<'i>>,
 ) {
     let node = table.node(index);
-    let typed = node.types == 0 || Types(node.types).accept(instance);
-    if !typed {
+    if node.types != 0 && !Types(node.types).accept(instance) {
         let (expected, single) = (Types(node.types), node.single_type);
         push(out, at, instance, ErrorKind::Type { expected, single });
     }
@@ -677,9 +676,7 @@ fn walk<'i>(
         push(out, at, instance, ErrorKind::Enum { options });
     }
     match instance {
-        // A number of the wrong type (a whole number past an integer's 64
-        // bits) the server's decoder refuses before any bound is read.
-        Json::Number(number) if typed => check_number(node, number, instance, at, out),
+        Json::Number(number) => check_number(node, number, instance, at, out),
         Json::String(text) => check_length(node, text, instance, at, out),
         Json::Object(object) if !node.required_late => {
             check_required(table, node, object, instance, at, out);
