@@ -114,12 +114,17 @@ pub fn values_shown(problems: &[Problem]) -> Vec<Diagnostic> {
                 shown.path = KeyPath::root();
                 return shown;
             }
-            let quoted = if in_extra_objects(problem) {
+            let quoted = if problem.secret {
+                // The merged values say its entry could be a Secret.
+                false
+            } else if in_extra_objects(problem) {
                 !from_set_argument(problem) && entry_may_quote(problem, &mut read)
             } else if about_a_whole_file(problem) {
                 judged.may_quote(problem)
             } else {
-                true
+                // Another key's line may hold an entry too (one line of
+                // JSON, flow style): judged by what lies on it.
+                line_may_quote(problem, &mut read)
             };
             shown_as(problem, quoted)
         })
@@ -279,17 +284,35 @@ fn entry_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Vec<Entr
     // is judged, so that a Secret written in flow style beside the entry
     // at fault is not shown with it.
     let before = (entries.iter())
-        .filter(|(at, _)| *at < (*line, 1))
-        .max_by_key(|(at, _)| *at);
-    let on_line = entries.iter().filter(|((at, _), _)| at == line);
+        .filter(|((at, _), _)| *at < (*line, 1))
+        .max_by_key(|((at, _), _)| *at);
+    let on_line = entries.iter().filter(|(((at, _), _), _)| at == line);
     let mut shown = before.into_iter().chain(on_line).peekable();
-    let found = (entries.iter()).any(|(at, _)| *at <= (*line, *col));
+    let found = (entries.iter()).any(|((at, _), _)| *at <= (*line, *col));
     found && shown.peek().is_some() && shown.all(|(_, quotable)| *quotable)
 }
 
+/// Whether a problem about a key outside `extraObjects` may quote its
+/// line: no entry that may not be quoted lies on it (entries are judged
+/// as [`entry_may_quote`] judges them, over the lines they span).
+fn line_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Vec<Entry>>) -> bool {
+    let Origin::At { source, line, .. } = &problem.origin else {
+        return true;
+    };
+    if source.is_argument {
+        return true;
+    }
+    let entries = read
+        .entry(Arc::as_ptr(source))
+        .or_insert_with(|| entries_of(source));
+    !(entries.iter())
+        .any(|((start, _), quotable)| !quotable && start.0 <= *line && *line <= start.1)
+}
+
 /// An `extraObjects` entry of a values file: where it starts (line,
-/// column), and whether its text may be quoted.
-type Entry = ((u32, u32), bool);
+/// column) and the last line it spans, and whether its text may be
+/// quoted.
+type Entry = (((u32, u32), u32), bool);
 
 /// The entries of `extraObjects` and `extraObjects+` in `source`, none
 /// when it does not parse.
@@ -309,12 +332,37 @@ fn entries_of(source: &Arc<Source>) -> Vec<Entry> {
         .flatten()
         .filter_map(|item| match &item.origin {
             Origin::At { line, col, .. } => Some((
-                (*line, *col),
+                ((*line, *col), last_line(item).max(*line)),
                 !kubernetes::secret::text_could_hold_secret(&item.to_json().to_string()),
             )),
             Origin::Default => None,
         })
         .collect()
+}
+
+/// The last line a node's text reaches, as far as its nodes' and keys'
+/// places tell (a block scalar's later lines aside).
+fn last_line(node: &kubernetes::yaml::Node) -> u32 {
+    let at = |origin: &Origin| match origin {
+        Origin::At { line, .. } => *line,
+        Origin::Default => 0,
+    };
+    let mut last = at(&node.origin);
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        last = last.max(at(&node.origin));
+        match &node.value {
+            kubernetes::yaml::Value::Sequence(items) => stack.extend(items),
+            kubernetes::yaml::Value::Mapping(entries) => {
+                for (key, value) in entries {
+                    last = last.max(at(&key.origin));
+                    stack.push(value);
+                }
+            }
+            _ => {}
+        }
+    }
+    last
 }
 
 /// Whether the file at `path`, or any folder of its path as given, is a

@@ -369,6 +369,41 @@ fn every_extra_object_gets_a_file_however_it_is_named() {
     );
 }
 
+/// An error about another key quotes its line, which may hold a Secret
+/// entry too (values written as one line of JSON, or in flow style): then
+/// it quotes nothing. An entry a set flag made a Secret is judged as the
+/// merged values have it, not as its file's text reads.
+#[test]
+fn no_error_quotes_a_secret_beside_it_or_made_one_by_a_flag() {
+    let beside = [
+        r#"{"extraObjects":[{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db","namespace":"buildkit-builds"},"data":{"password":"aHVudGVyMg=="}}],"z":1}"#,
+        "{extraObjects: [{apiVersion: v1, kind: Secret, metadata: {name: db, namespace: buildkit-builds}, stringData: {password: hunter2}}], buildd: {replicas: '3'}}",
+    ];
+    for values in beside {
+        for command in ["validate", "render"] {
+            let run = chartgen_with_stdin(&[command, "-f", "-"], Some(values));
+            assert_eq!(run.code, 2, "{command}: {}", run.transcript());
+            run.assert_stderr_lacks("hunter2");
+            run.assert_stderr_lacks("aHVudGVyMg");
+        }
+    }
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        file.path(),
+        "extraObjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: db}\n    stringData: {password: hunter2}\n",
+    )
+    .unwrap();
+    let path = file.path().to_str().unwrap();
+    for command in ["validate", "render"] {
+        let run = chartgen(&[command, "-f", path, "--set", "extraObjects[0].kind=Secret"]);
+        run.assert_refused(2, "is a Secret with stringData");
+        run.assert_stderr_lacks("hunter2");
+    }
+    // Without the flag, a ConfigMap's line is quoted as before.
+    let run = chartgen(&["validate", "-f", path]);
+    run.assert_refused(2, "(ConfigMap `db`) has no metadata.namespace");
+}
+
 /// Whether an error about an entry quotes its line is the entry's own
 /// text's to decide: a pull secret named elsewhere in the file hides
 /// nothing of a ConfigMap, and a Secret entry is still masked, in either

@@ -30,8 +30,8 @@ use crate::text::{MESSAGE, clip, mask_quoted_but, printable, window};
 /// it: where, which key, what is wrong, what to do. Always an error, with
 /// no rule id and no subject: shown as a [`Diagnostic`] ([`From`]).
 ///
-/// Its four fields are the whole type, so that every input stage builds
-/// one the same way, and a reader error cannot pass for a finding.
+/// Its fields are the whole type, so that every input stage builds one
+/// the same way, and a reader error cannot pass for a finding.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
     /// Where the offending node was written.
@@ -42,6 +42,10 @@ pub struct Problem {
     pub message: String,
     /// What to do about it, where that helps.
     pub hint: Option<String>,
+    /// Whether what it is about could hold a Secret's material as only the
+    /// merged input knows (a values entry a set flag made a Secret): every
+    /// format then shows it masked, whatever the text at its place reads.
+    pub secret: bool,
 }
 
 impl Problem {
@@ -52,6 +56,7 @@ impl Problem {
             path,
             message: message.into(),
             hint: None,
+            secret: false,
         }
     }
 
@@ -230,6 +235,7 @@ impl From<Problem> for Diagnostic {
             path,
             message,
             hint,
+            secret: _,
         } = problem;
         Diagnostic {
             rule: None,

@@ -11,7 +11,7 @@ mod pins;
 mod repair;
 mod set;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -250,6 +250,7 @@ fn rule_problems(values: &Values, document: &Node, reset: &HashSet<KeyPath>) -> 
                 path,
                 message: violation.message,
                 hint: violation.hint,
+                secret: false,
             }
         })
         .collect()
@@ -350,6 +351,7 @@ fn note_set_file_line_breaks(problems: &mut [Problem], document: &Node) {
 /// which says as much. A `--set-file` text is first named by its file
 /// (`unquote_set_files`).
 pub fn unquote_set_values(problems: &mut [Problem], document: &Node) {
+    mark_secret_entries(problems, document);
     let withheld = withheld(document);
     if withheld.is_empty() {
         return;
@@ -365,6 +367,35 @@ pub fn unquote_set_values(problems: &mut [Problem], document: &Node) {
             .chain(problem.hint.as_mut())
             .collect();
         withheld.withhold(&mut lines, |stretch| keys.contains(&stretch));
+    }
+}
+
+/// Marks each problem about an `extraObjects` entry whose merged value
+/// could hold a Secret ([`Problem::secret`], as `diff` would hide it): the
+/// text of the file at the problem's place may not say so, as when a set
+/// flag made the entry a Secret.
+fn mark_secret_entries(problems: &mut [Problem], document: &Node) {
+    let Some(Value::Sequence(entries)) = document
+        .get(crate::model::extra_objects::KEY)
+        .map(|list| &list.value)
+    else {
+        return;
+    };
+    let mut judged: HashMap<usize, bool> = HashMap::new();
+    for problem in problems {
+        let [Segment::Key(key), Segment::Index(index), ..] = problem.path.0.as_slice() else {
+            continue;
+        };
+        if key != crate::model::extra_objects::KEY {
+            continue;
+        }
+        let Some(entry) = entries.get(*index) else {
+            continue;
+        };
+        problem.secret |= *judged.entry(*index).or_insert_with(|| {
+            let json = entry.to_json();
+            kubernetes::secret::redacted(&json) != json
+        });
     }
 }
 
@@ -656,6 +687,7 @@ fn appends_in_items(node: &Node, at: &mut KeyPath, problems: &mut Vec<Problem>) 
                             "`{name}{APPEND}` appends to the list below, but a list item is written whole: nothing is below it"
                         ),
                         hint: Some(format!("write `{name}:` with every item")),
+                        secret: false,
                     });
                 }
                 if below(value) {
@@ -685,6 +717,7 @@ fn append(
         path: path.clone(),
         message,
         hint: Some(hint.to_owned()),
+        secret: false,
     };
     let Value::Sequence(items) = value.value else {
         let found = value.value.type_name();
