@@ -291,6 +291,11 @@ fn a_secret_embedded_in_an_entry_is_refused_at_its_key() {
             "{deeper: [[{kind: Secret, stringData: hunter2}]]}",
             "extraObjects[0].spec.objects[1].deeper[0][0].stringData: extraObjects[0] (Wrapper `…`) embeds a Secret with stringData",
         ),
+        (
+            // A list's decoder makes a Secret of an item without a kind.
+            "{apiVersion: v1, kind: SecretList, items: [{stringData: {p: hunter2}}]}",
+            "extraObjects[0].spec.objects[1].items[0].stringData: extraObjects[0] (Wrapper `…`) embeds a Secret with stringData",
+        ),
     ];
     for (embedded, error) in refused {
         let values = wrapper(embedded);
@@ -301,6 +306,26 @@ fn a_secret_embedded_in_an_entry_is_refused_at_its_key() {
             run.assert_stderr_lacks("aHVudGVyMg");
         }
     }
+    // What `kubectl get secret -o yaml` leaves: the material in the
+    // last-applied annotation, on a Secret without data or on any kind.
+    let applied =
+        r#"{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":{\"password\":\"aHVudGVyMg==\"}}"#;
+    for kind in ["Secret", "ConfigMap"] {
+        let values = format!(
+            "extraObjects:\n  - apiVersion: v1\n    kind: {kind}\n    metadata:\n      name: db\n      namespace: buildkit-builds\n      annotations:\n        kubectl.kubernetes.io/last-applied-configuration: \"{applied}\"\n"
+        );
+        for command in ["validate", "render"] {
+            let run = chartgen_with_stdin(&[command, "-f", "-"], Some(&values));
+            run.assert_refused(2, "holds a Secret with data in its last-applied annotation");
+            run.assert_stderr_lacks("aHVudGVyMg");
+        }
+    }
+    let plain = r#"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"a\":\"b\"}}"#;
+    let values = format!(
+        "extraObjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: db\n      namespace: buildkit-builds\n      annotations:\n        kubectl.kubernetes.io/last-applied-configuration: \"{plain}\"\n"
+    );
+    let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(&values));
+    assert_eq!(run.code, 0, "{}", run.transcript());
     for embedded in [
         // A reference names a Secret and holds none of it.
         "{secretRef: {kind: Secret, name: t}}",

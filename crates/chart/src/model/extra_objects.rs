@@ -89,31 +89,53 @@ fn secret_material(path: KeyPath, what: String) -> RuleBreach {
 
 /// The `data` and `stringData` holding something of each core Secret
 /// nested anywhere below `object` (a policy's generated object, a
-/// template's `objects`, a wrapper's `manifest`): a mapping whose `kind` is
-/// `Secret` and whose `apiVersion` is `v1` or not written (an embedding
-/// often leaves it to the kind). The object itself is judged apart.
-/// Walked with a stack: the values' depth budget bounds it, not the
-/// thread's stack.
-fn embedded_secrets(object: &ExtraObject, at: &KeyPath) -> Vec<(KeyPath, &'static str)> {
-    let mut found = Vec::new();
-    let mut stack: Vec<(&Json, KeyPath)> = object
+/// template's `objects`, a wrapper's `manifest`), at its path below `at`:
+/// a mapping whose `kind` is `Secret` and whose `apiVersion` is `v1` or not
+/// written (an embedding often leaves it to the kind), or an item without
+/// a kind of a `SecretList` (a list's decoder makes it a Secret). The
+/// object itself is judged apart.
+fn embedded_secrets<'a>(object: &'a ExtraObject, at: &KeyPath) -> Vec<(KeyPath, &'static str)> {
+    let children = object
         .0
         .iter()
-        .map(|(key, value)| (value, at.key(key.as_str())))
-        .collect();
+        .map(|(key, value)| (value, at.key(key.as_str())));
+    secrets_below(children.collect())
+}
+
+/// The Secret material of [`embedded_secrets`] in the trees of `stack`,
+/// each with its path. Walked with a stack: the input's depth budget
+/// bounds it, not the thread's stack.
+fn secrets_below(mut stack: Vec<(&Json, KeyPath)>) -> Vec<(KeyPath, &'static str)> {
+    let mut found = Vec::new();
+    let core = |map: &serde_json::Map<String, Json>, kind: &str| {
+        map.get("kind").and_then(Json::as_str) == Some(kind)
+            && matches!(
+                map.get("apiVersion").map(Json::as_str),
+                None | Some(Some("v1"))
+            )
+    };
+    let mut material = |map: &serde_json::Map<String, Json>, path: &KeyPath| {
+        for field in ["data", "stringData"] {
+            if holds(map.get(field)) {
+                found.push((path.key(field), field));
+            }
+        }
+    };
     stack.reverse();
     while let Some((value, path)) = stack.pop() {
         let children: Vec<(&Json, KeyPath)> = match value {
             Json::Object(map) => {
-                let secret = map.get("kind").and_then(Json::as_str) == Some("Secret")
-                    && matches!(
-                        map.get("apiVersion").map(Json::as_str),
-                        None | Some(Some("v1"))
-                    );
-                if secret {
-                    for field in ["data", "stringData"] {
-                        if holds(map.get(field)) {
-                            found.push((path.key(field), field));
+                if core(map, "Secret") {
+                    material(map, &path);
+                }
+                if core(map, "SecretList")
+                    && let Some(Json::Array(items)) = map.get("items")
+                {
+                    for (n, item) in items.iter().enumerate() {
+                        if let Json::Object(item) = item
+                            && !item.contains_key("kind")
+                        {
+                            material(item, &path.key("items").index(n));
                         }
                     }
                 }
@@ -129,6 +151,22 @@ fn embedded_secrets(object: &ExtraObject, at: &KeyPath) -> Vec<(KeyPath, &'stati
         stack.extend(children.into_iter().rev());
     }
     found
+}
+
+/// The Secret material in an entry's last-applied annotation (what
+/// `kubectl get -o yaml` of a Secret leaves there): its JSON read whole,
+/// the object it holds judged as an entry and all below it. The path is
+/// the annotation's.
+fn last_applied_secret(object: &ExtraObject, at: &KeyPath) -> Option<KeyPath> {
+    let text = object
+        .0
+        .get("metadata")?
+        .get("annotations")?
+        .get(kubernetes::secret::LAST_APPLIED)?
+        .as_str()?;
+    let applied: Json = serde_json::from_str(text).ok()?;
+    let path = (at.key("metadata").key("annotations")).key(kubernetes::secret::LAST_APPLIED);
+    (!secrets_below(vec![(&applied, KeyPath::root())]).is_empty()).then_some(path)
 }
 
 /// Whether `object` has what identifies an object (a non-empty text
@@ -195,6 +233,16 @@ pub fn check(values: &Values, violations: &mut Vec<RuleBreach>) {
                     ));
                 }
             }
+        }
+        if let Some(path) = last_applied_secret(object, &at) {
+            violations.push(secret_material(
+                path,
+                format!(
+                    "{KEY}[{i}] ({} `{}`) holds a Secret with data in its last-applied annotation",
+                    object.text("kind"),
+                    object.metadata("name").unwrap_or_default()
+                ),
+            ));
         }
         for (path, field) in embedded_secrets(object, &at) {
             violations.push(secret_material(
