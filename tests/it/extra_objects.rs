@@ -233,11 +233,27 @@ fn what_is_no_object_to_add_is_refused_at_its_key() {
     );
     for kind in [
         "{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: p}, value: 5}",
-        "{apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor, metadata: {name: m}}",
+        "{apiVersion: example.com/v1, kind: Widget, metadata: {name: w}}",
     ] {
         let values = format!("extraObjects:\n  - {kind}\n");
         let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(&values));
         assert_eq!(run.code, 0, "{kind}: {}", run.stderr);
+    }
+    // A custom kind known to be namespaced (one chartgen holds the schema
+    // of, one a CRD among the entries declares so) is refused without its
+    // namespace by `validate` as by `render`.
+    let crd = "{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: gadgets.example.com}, spec: {group: example.com, scope: Namespaced, names: {kind: Gadget, plural: gadgets}, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}}";
+    for (entries, kind) in [
+        ("  - {apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor, metadata: {name: m}}\n".to_owned(), "ServiceMonitor"),
+        ("  - {apiVersion: cert-manager.io/v1, kind: Certificate, metadata: {name: c}}\n".to_owned(), "Certificate"),
+        (format!("  - {crd}\n  - {{apiVersion: example.com/v1, kind: Gadget, metadata: {{name: g}}}}\n"), "Gadget"),
+    ] {
+        let values = format!("extraObjects:\n{entries}");
+        for command in ["validate", "render"] {
+            let run = chartgen_with_stdin(&[command, "-f", "-"], Some(&values));
+            run.assert_refused(2, &format!("({kind} `"));
+            run.assert_refused(2, "has no metadata.namespace");
+        }
     }
     // Nor when the Secret came in a set flag, whose argument is the
     // error's headline: named by its flag and key only.

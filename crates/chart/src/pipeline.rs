@@ -293,6 +293,35 @@ pub fn extra_objects(
     }
     let cluster_scoped =
         manifest::cluster_scoped_custom_kinds(crds.unwrap_or_default().iter().chain(&manifests));
+    // Without `--crd`, the custom kinds known to be namespaced: those
+    // chartgen holds schemas for (all namespaced), and those a CRD among
+    // the entries declares so.
+    let schemas = crds
+        .is_none()
+        .then(|| KubeSchemas::load(kube::DEFAULT_VERSION).ok())
+        .flatten();
+    let declared: HashSet<(String, String)> = (manifests.iter())
+        .filter(|m| m.id.is_crd())
+        .filter_map(|m| {
+            let json = m.json();
+            let spec = json.get("spec")?;
+            (spec.get("scope")? == "Namespaced").then_some(())?;
+            Some((
+                spec.get("group")?.as_str()?.to_owned(),
+                spec.get("names")?.get("kind")?.as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    let namespaced = |manifest: &Manifest| {
+        let api_version = manifest.json()["apiVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        declared.contains(&(manifest.id.group.clone(), manifest.id.kind.clone()))
+            || schemas
+                .as_ref()
+                .is_some_and(|s| s.root(&api_version, &manifest.id.kind).is_some())
+    };
     let chart: HashSet<(&str, &str, Option<&str>, &str)> = (release.iter().chain(kata))
         .map(|m| identity(&m.id))
         .collect();
@@ -307,7 +336,11 @@ pub fn extra_objects(
         let id = &manifest.id;
         let unplaced =
             !custom_cluster && id.namespace.is_none() && !manifest::is_cluster_scoped(&id.kind);
-        if unplaced && crds.is_none() && !kube::is_kubernetes_group(&id.group) {
+        if unplaced
+            && crds.is_none()
+            && !kube::is_kubernetes_group(&id.group)
+            && !namespaced(manifest)
+        {
             // Its CRD, which `render --crd` reads, may say cluster-scoped.
             continue;
         }
