@@ -787,6 +787,54 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// A CRD's patterns are Go's: a review against a v1.35 server found every
+/// object of a CRD whose pattern used `(?i)` refused (the schema engine
+/// read it as ECMA-262 and did not compile it), and Go's ASCII `\b`,
+/// `\s` and a `.` that matches `\r` read as Unicode or ECMA read them.
+/// Each value below as the server judged it.
+#[test]
+fn a_crds_patterns_are_judged_as_go_reads_them() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: flags.example.com}\n\
+               spec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: flags, kind: Flag}\n  versions:\n  \
+               - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
+               properties:\n          spec:\n            type: object\n            properties:\n              \
+               name: {type: string, pattern: '(?i)^[a-z]+$'}\n              word: {type: string, pattern: '\\bfoo\\b'}\n              \
+               space: {type: string, pattern: '^\\s$'}\n              any: {type: string, pattern: '^.$'}\n              \
+               named: {type: string, pattern: '^(?P<1a>x)(?P<1a>y)$'}\n";
+    let flag = |spec: &str| {
+        format!(
+            "{crd}---\napiVersion: example.com/v1\nkind: Flag\nmetadata: {{name: f, namespace: apps}}\nspec: {spec}\n"
+        )
+    };
+    for accepted in [
+        "{name: Abc}",
+        "{word: \"\\u00e9foo\"}",
+        "{word: \"\\u65e5foo\"}",
+        "{any: \"\\r\"}",
+        "{named: xy}",
+        "{}",
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&flag(accepted)));
+        assert_eq!(run.code, 0, "{accepted}: {}", run.transcript());
+    }
+    for (refused, field) in [
+        ("{name: Ab1}", "spec.name"),
+        ("{space: \"\\u00a0\"}", "spec.space"),
+        ("{space: \"\\u2003\"}", "spec.space"),
+        ("{named: yx}", "spec.named"),
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&flag(refused)));
+        assert!(
+            run.code == 1
+                && run
+                    .stdout
+                    .starts_with(&format!("K8S Flag apps/f {field}: ")),
+            "{refused}: {}",
+            run.transcript()
+        );
+    }
+}
+
 /// A plain whole number from 2^63 to 2^64-1 is a `uint64` to go-yaml:
 /// a quantity takes it (a real v1.35 server accepted a ResourceQuota's
 /// `requests.storage: 9223372036854775808`), compared exactly; an integer

@@ -80,9 +80,15 @@ fn go_flags(flags: &regex_syntax::ast::Flags) -> Result<(), String> {
     use regex_syntax::ast::{Flag, FlagsItemKind};
     let go = |item: &regex_syntax::ast::FlagsItem| match item.kind {
         FlagsItemKind::Negation => true,
+        // `u` is never the pattern's (its flags are read as Go reads them
+        // first): the ASCII word boundary Go's `\b` is, written out.
         FlagsItemKind::Flag(flag) => matches!(
             flag,
-            Flag::CaseInsensitive | Flag::MultiLine | Flag::DotMatchesNewLine | Flag::SwapGreed
+            Flag::CaseInsensitive
+                | Flag::MultiLine
+                | Flag::DotMatchesNewLine
+                | Flag::SwapGreed
+                | Flag::Unicode
         ),
     };
     match flags.items.iter().all(go) {
@@ -283,6 +289,48 @@ fn as_the_regex_crate_reads_it(pattern: &str) -> Result<String, String> {
                 rest = after;
                 continue;
             }
+            match rest[1..].chars().next() {
+                // Go has no `\u` or `\U`, which the regex crate reads as hex.
+                Some('u' | 'U') => return Err("invalid escape sequence".to_owned()),
+                // Go's octal: `\0` and up to two more octal digits, `\1` to
+                // `\7` with at least one more (alone, a back-reference).
+                Some(first @ '0'..='7') => {
+                    let digits: String = (rest[1..].chars())
+                        .take(3)
+                        .take_while(|c| ('0'..='7').contains(c))
+                        .collect();
+                    if first == '0' || digits.len() > 1 {
+                        let value = u32::from_str_radix(&digits, 8).unwrap_or_default();
+                        out.push_str(&format!("\\x{{{value:X}}}"));
+                        rest = &rest[1 + digits.len()..];
+                        continue;
+                    }
+                }
+                // Go's Perl classes are ASCII: `\d` is `[0-9]`, `\s`
+                // `[\t\n\f\r ]` (no `\v`), `\w` `[0-9A-Za-z_]`.
+                Some(perl @ ('d' | 'D' | 's' | 'S' | 'w' | 'W')) => {
+                    let members = match perl.to_ascii_lowercase() {
+                        'd' => "0-9",
+                        's' => "\\t\\n\\x0C\\r ",
+                        _ => "0-9A-Za-z_",
+                    };
+                    let negated = if perl.is_ascii_uppercase() { "^" } else { "" };
+                    if in_class && negated.is_empty() {
+                        out.push_str(members);
+                    } else {
+                        out.push_str(&format!("[{negated}{members}]"));
+                    }
+                    rest = literal_dash(&rest[2..], in_class, &mut out);
+                    continue;
+                }
+                // And so is its word boundary.
+                Some(boundary @ ('b' | 'B')) if !in_class => {
+                    out.push_str(&format!("(?-u:\\{boundary})"));
+                    rest = &rest[2..];
+                    continue;
+                }
+                _ => {}
+            }
             let escaped: String = rest.chars().take(2).collect();
             // `\x{…}`, `\p{…}`, `\P{…}`: the braces are the escape's.
             let end = match &*escaped {
@@ -299,17 +347,41 @@ fn as_the_regex_crate_reads_it(pattern: &str) -> Result<String, String> {
                         Some(name) => ("^", name),
                         None => ("", name),
                     };
-                    out.push_str(&format!("{escaped}{{{negated}{}}}", go_canonical(name)));
-                    rest = &rest[3 + length + 1..];
+                    let canonical = go_canonical(name);
+                    if canonical == "Cs" || canonical == "Surrogate" {
+                        // Surrogates, which no text holds (a JSON string's
+                        // lone one is read as U+FFFD): nothing, or anything.
+                        let nothing = (escaped == "\\p") == negated.is_empty();
+                        out.push_str(match (nothing, in_class) {
+                            (true, _) => "[^\\x{0}-\\x{10FFFF}]",
+                            (false, true) => "\\x{0}-\\x{10FFFF}",
+                            (false, false) => "[\\x{0}-\\x{10FFFF}]",
+                        });
+                    } else {
+                        out.push_str(&format!("{escaped}{{{negated}{canonical}}}"));
+                    }
+                    rest = literal_dash(&rest[3 + length + 1..], in_class, &mut out);
                     continue;
                 }
+                // `\pL`: the class's one letter is the escape's.
+                "\\p" | "\\P" => rest.char_indices().nth(3).map_or(rest.len(), |(at, _)| at),
                 _ => escaped.len(),
             };
             out.push_str(&rest[..end]);
             rest = &rest[end..];
+            if escaped == "\\p" || escaped == "\\P" {
+                rest = literal_dash(rest, in_class, &mut out);
+            }
             continue;
         }
         match c {
+            // Go's groups: a named one's name checked as Go checks it (it
+            // may start with a digit, and repeat another's), then a plain
+            // group; flags read as Go reads them, written once each.
+            '(' if !in_class && rest.starts_with("(?") => {
+                rest = go_group(&rest[2..], &mut out)?;
+                continue;
+            }
             '[' if !in_class => {
                 in_class = true;
                 out.push('[');
@@ -346,7 +418,7 @@ fn as_the_regex_crate_reads_it(pattern: &str) -> Result<String, String> {
                 // Written out as its ranges: the schema engine's
                 // translation escapes a `[` in a class.
                 out.push_str(&ranges);
-                rest = &rest[2 + at + 2..];
+                rest = literal_dash(&rest[2 + at + 2..], in_class, &mut out);
                 continue;
             }
             // Go has no nested class: a `[` in one is a member.
@@ -380,6 +452,70 @@ fn as_the_regex_crate_reads_it(pattern: &str) -> Result<String, String> {
         rest = &rest[c.len_utf8()..];
     }
     Ok(out)
+}
+
+/// After a class in a class (`[\d-z]`), a `-` that ends no range is a
+/// member to Go (Perl's rule: `-` anywhere), where the regex crate reads a
+/// range: written escaped. Returns the text after it.
+fn literal_dash<'t>(rest: &'t str, in_class: bool, out: &mut String) -> &'t str {
+    match rest.strip_prefix('-') {
+        Some(after) if in_class && !after.starts_with(']') => {
+            out.push_str("\\-");
+            after
+        }
+        _ => rest,
+    }
+}
+
+/// A group Go opens with `(?` (`text` is what follows it), as the regex
+/// crate reads the same: a named group (`P<name>` or `<name>`, a name of
+/// ASCII letters, digits and `_`) as a plain one, as its name changes
+/// nothing it matches; flags (`i`, `m`, `s`, `U`, then `-` and those it
+/// clears, each at least once after it) written once each, `(?)` as
+/// nothing. Returns the text after what it wrote.
+fn go_group<'t>(text: &'t str, out: &mut String) -> Result<&'t str, String> {
+    let named = text.strip_prefix("P<").or_else(|| text.strip_prefix('<'));
+    if let Some(named) = named {
+        let end = named.find('>').ok_or("invalid named capture")?;
+        let name = &named[..end];
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err("invalid named capture".to_owned());
+        }
+        out.push('(');
+        return Ok(&named[end + 1..]);
+    }
+    let (mut set, mut clear) = (String::new(), String::new());
+    let (mut negative, mut saw) = (false, false);
+    for (at, c) in text.char_indices() {
+        match c {
+            'i' | 'm' | 's' | 'U' => {
+                saw = true;
+                if negative {
+                    set.retain(|f| f != c);
+                    if !clear.contains(c) {
+                        clear.push(c);
+                    }
+                } else if !set.contains(c) {
+                    set.push(c);
+                }
+            }
+            '-' if !negative => (negative, saw) = (true, false),
+            ')' | ':' if !negative || saw => {
+                let flags = match clear.is_empty() {
+                    true => set,
+                    false => format!("{set}-{clear}"),
+                };
+                match (c, flags.is_empty()) {
+                    (')', true) => {}
+                    (')', false) => out.push_str(&format!("(?{flags})")),
+                    _ => out.push_str(&format!("(?{flags}:")),
+                }
+                return Ok(&text[at + 1..]);
+            }
+            _ => break,
+        }
+    }
+    Err("invalid or unsupported Perl syntax".to_owned())
 }
 
 /// Go's ASCII class `name` (`[:alpha:]`, `[:^alpha:]` when `negated`) as
@@ -529,6 +665,83 @@ mod tests {
         ] {
             assert_eq!(check(taken), Ok(()), "{taken}");
         }
+    }
+
+    /// Go's syntax where the regex crate's differs, as a real v1.35 server
+    /// took or refused each in a CRD (a review's cases): octal escapes,
+    /// capture names of any word characters (repeated too), flags given
+    /// twice or set and cleared, `(?)`, a `-` after a class in a class,
+    /// surrogate classes; and no `\u`. What they match is Go's too: its
+    /// Perl classes and word boundary are ASCII.
+    #[test]
+    fn go_syntax_the_regex_crate_spells_otherwise() {
+        for taken in [
+            r"\0",
+            r"\01",
+            r"\08",
+            r"\12",
+            r"\77",
+            r"\101",
+            r"\400",
+            r"\777",
+            r"\0000",
+            r"[\0]",
+            r"[\101-\132]",
+            "(?P<1a>x)",
+            "(?P<1>x)",
+            "(?<1>x)",
+            "(?P<a>x)(?P<a>y)",
+            "(?<a>x)(?<a>y)",
+            r"[\d-z]",
+            r"[\w-z]",
+            r"[\s-\d]",
+            r"[\pL-z]",
+            r"\p{Cs}",
+            r"\p{Cs}+",
+            r"\p{surrogate}",
+            "(?)",
+            "(?ii)a",
+            "(?i-i)a",
+            "(?i)^[a-z]+$",
+            "(?s).",
+            "(?U)a+",
+            r"[[:alpha:]-z]",
+        ] {
+            assert_eq!(check(taken), Ok(()), "{taken}");
+        }
+        for refused in [
+            r"\u0041",
+            "(?P<\u{e9}>x)",
+            "(?P<>x)",
+            "(?i-)a",
+            "(?x)a",
+            "(?P<a",
+            r"\8",
+            r"\1",
+        ] {
+            assert!(check(refused).is_err(), "{refused}");
+        }
+        let matches = |pattern: &str, text: &str| {
+            regex::Regex::new(&read(pattern).unwrap())
+                .unwrap()
+                .is_match(text)
+        };
+        assert!(matches(r"^\101$", "A"));
+        assert!(matches(r"^\08$", "\u{0}8"));
+        assert!(matches(r"^[\d-z]+$", "1-z"));
+        assert!(!matches(r"^[\d-z]+$", "b"));
+        assert!(matches(r"\bfoo\b", "\u{e9}foo"));
+        assert!(!matches(r"^a\B", "a\u{e9}"));
+        assert!(!matches(r"^\s$", "\u{a0}"));
+        assert!(!matches(r"^\s$", "\u{b}"));
+        assert!(matches(r"^\s$", "\u{c}"));
+        assert!(!matches(r"^\d$", "\u{664}"));
+        assert!(!matches(r"^\w$", "\u{e9}"));
+        assert!(matches(r"^.$", "\r"));
+        assert!(!matches(r"\p{Cs}", "a"));
+        assert!(matches(r"^\P{Cs}$", "\n"));
+        assert!(matches("(?i-i)^a$", "a") && !matches("(?i-i)^a$", "A"));
+        assert!(matches("(?P<1a>x)(?P<1a>y)", "xy"));
     }
 
     /// Hostile patterns cost their length: many `{` with no `}`, many

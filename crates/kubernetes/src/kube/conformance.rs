@@ -98,6 +98,65 @@ fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
         .with_draft(jsonschema::Draft::Draft4)
         .should_validate_formats(false)
         .with_pattern_options(super::pattern_engine())
+        .with_keyword(GO_PATTERN, go_pattern)
+}
+
+/// The keyword a CRD schema's `pattern` is judged by ([`strict`] renames
+/// it): the engine reads `pattern` as ECMA-262 (no `(?i)`, Unicode `\s`,
+/// a `.` that stops at `\r`), where the API server reads it as Go's
+/// `regexp`.
+const GO_PATTERN: &str = "x-chartgen-go-pattern";
+
+/// Compiles a [`GO_PATTERN`]: Go's syntax read in the regex crate's
+/// ([`crate::regexp::read`]: Go's ASCII classes and word boundary, its
+/// octal escapes, group names and flags), within the engine's size
+/// limits. One Go refuses does not compile, and the schema with it.
+fn go_pattern<'a>(
+    _: &'a serde_json::Map<String, Json>,
+    value: &'a Json,
+    _: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
+    let pattern = value.as_str().unwrap_or_default();
+    let refused = |why: String| {
+        jsonschema::ValidationError::custom(format!(
+            "the pattern {value} does not compile as Go's regexp compiles it: {why}"
+        ))
+    };
+    let read = crate::regexp::read(pattern).map_err(refused)?;
+    let regex = regex::RegexBuilder::new(&read)
+        .size_limit(super::PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(super::PATTERN_SIZE_LIMIT)
+        .build()
+        .map_err(|e| refused(e.to_string()))?;
+    Ok(Box::new(GoPattern {
+        regex,
+        pattern: pattern.to_owned(),
+    }))
+}
+
+/// A compiled [`GO_PATTERN`]: a string that does not match is refused in
+/// the words the engine's `pattern` uses; any other value passes.
+struct GoPattern {
+    regex: regex::Regex,
+    pattern: String,
+}
+
+impl<'i> jsonschema::Keyword<'i> for GoPattern {
+    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+        match self.is_valid(instance) {
+            true => Ok(()),
+            false => Err(jsonschema::ValidationError::custom(format!(
+                r#"{instance} does not match "{}""#,
+                self.pattern
+            ))),
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Json) -> bool {
+        instance
+            .as_str()
+            .is_none_or(|text| self.regex.is_match(text))
+    }
 }
 
 /// Judges every object of `objects` against its schema: `schemas` for the
@@ -382,7 +441,35 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
 fn strict(schema: &Json) -> Json {
     let mut schema = schema.clone();
     tighten(&mut schema, true);
+    go_patterns(&mut schema);
     schema
+}
+
+/// Every `pattern` of a schema, value validations included, renamed
+/// [`GO_PATTERN`]: judged as Go reads it. One Go refuses (an `API` finding
+/// on the CRD) makes the schema not compile. Follows the schema's own
+/// structure only, never data such as `default` or `enum`.
+fn go_patterns(schema: &mut Json) {
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        let Some(object) = node.as_object_mut() else {
+            continue;
+        };
+        if let Some(pattern) = object.remove("pattern") {
+            object.insert(GO_PATTERN.into(), pattern);
+        }
+        for (key, value) in object.iter_mut() {
+            match (key.as_str(), value) {
+                ("properties", Json::Object(properties)) => stack.extend(properties.values_mut()),
+                (
+                    "items" | "additionalProperties" | "not" | "allOf" | "anyOf" | "oneOf",
+                    Json::Array(schemas),
+                ) => stack.extend(schemas.iter_mut()),
+                ("items" | "additionalProperties" | "not", value) => stack.push(value),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// A `nullable: true` node as the API server judges a null there: its
@@ -439,17 +526,6 @@ fn tighten(node: &mut Json, resource: bool) {
     }
     if flag(object, "nullable") {
         nullable(object);
-    }
-    // A pattern as Go reads it, written for the regex crate (`\Q…\E`, a
-    // `{` that starts no repeat); one Go refuses (an `API` finding on the
-    // CRD) is not built at all: an unclosed group, which the schema
-    // engine refuses at once, where a pattern of too many classes would
-    // take gigabytes to build.
-    if let Some(Json::String(pattern)) = object.get("pattern") {
-        let read = crate::regexp::read(pattern).unwrap_or_else(|_| "(".to_owned());
-        if read != *pattern {
-            object.insert("pattern".into(), Json::String(read));
-        }
     }
     // A required field with a `default` is never missing: the API server
     // puts the default there before it validates (and held the default to
