@@ -94,7 +94,7 @@ fn secret_material(path: KeyPath, what: String) -> RuleBreach {
 /// written (an embedding often leaves it to the kind), or an item without
 /// a kind of a `SecretList` (a list's decoder makes it a Secret). The
 /// object itself is judged apart.
-fn embedded_secrets<'a>(object: &'a ExtraObject, at: &KeyPath) -> Vec<(KeyPath, &'static str)> {
+fn embedded_secrets(object: &ExtraObject, at: &KeyPath) -> Vec<(KeyPath, &'static str)> {
     let children = object
         .0
         .iter()
