@@ -787,6 +787,51 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// As a v1.35 server answered a review: an owner reference written twice
+/// whole is one (the server drops the copy before it validates, with a
+/// warning), two controllers of different names are refused; a
+/// PersistentVolume's iSCSI Secret reference needs its name, CHAP or not.
+#[test]
+fn owner_references_written_twice_and_an_iscsi_secret_without_a_name() {
+    let owned = |second: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\n  namespace: apps\n  ownerReferences:\n  \
+             - {{apiVersion: apps/v1, kind: Deployment, name: web, uid: '1234', controller: true}}\n  - {second}\n"
+        )
+    };
+    let copy = "{kind: Deployment, apiVersion: apps/v1, name: web, uid: '1234', controller: true}";
+    let run = chartgen_with_stdin(&["check", "-"], Some(&owned(copy)));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let other =
+        "{apiVersion: apps/v1, kind: Deployment, name: web2, uid: '1234', controller: true}";
+    let run = chartgen_with_stdin(&["check", "-"], Some(&owned(other)));
+    assert!(
+        run.code == 1 && run.stdout.contains("2 owner references are the controller"),
+        "{}",
+        run.transcript()
+    );
+    let volume = |reference: &str| {
+        format!(
+            "apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: disk}}\nspec:\n  capacity: {{storage: 1Gi}}\n  \
+             accessModes: [ReadWriteOnce]\n  iscsi: {{targetPortal: 10.0.0.1:3260, iqn: iqn.2001-04.com.example:storage, lun: 0{reference}}}\n"
+        )
+    };
+    for reference in [
+        ", secretRef: {namespace: apps}",
+        ", secretRef: {}",
+        ", secretRef: {name: ''}",
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&volume(reference)));
+        assert!(
+            run.code == 1 && run.stdout.contains("spec.iscsi.secretRef.name"),
+            "{reference}: {}",
+            run.transcript()
+        );
+    }
+    let run = chartgen_with_stdin(&["check", "-"], Some(&volume(", secretRef: {name: chap}")));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
+
 /// A CRD's patterns are Go's: a review against a v1.35 server found every
 /// object of a CRD whose pattern used `(?i)` refused (the schema engine
 /// read it as ECMA-262 and did not compile it), and Go's ASCII `\b`,

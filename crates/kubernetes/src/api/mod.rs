@@ -1545,7 +1545,22 @@ fn without_volumes_named(pod: &Json, claims: &std::collections::BTreeSet<&str>) 
 fn owner_references(list: &Json, found: &mut Found) {
     let at = || KeyPath::root().key("metadata").key("ownerReferences");
     let mut controllers = 0;
+    // The server drops a reference written twice whole before it
+    // validates (`dedupOwnerReferences`, with a warning).
+    let mut seen = std::collections::HashSet::new();
     for (i, owner) in each(list) {
+        let fields = [
+            "apiVersion",
+            "kind",
+            "name",
+            "uid",
+            "controller",
+            "blockOwnerDeletion",
+        ]
+        .map(|field| owner.field(field).to_string());
+        if !seen.insert(fields) {
+            continue;
+        }
         let text = |field: &str| owner.field(field).as_str().unwrap_or_default();
         // `group/version` or `version`; with more than one `/`, the API
         // machinery reads no version at all.

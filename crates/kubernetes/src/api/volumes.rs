@@ -955,6 +955,15 @@ fn persistent_source(source: &str, value: &Json, volume: &str, at: &KeyPath, fou
             required(value, "volumeID", at, found);
             secret_reference(value, "secretRef", false, at, found);
         }
+        // A pod's iSCSI volume, and a Secret reference with its name where
+        // given, CHAP or not (`validateISCSIPersistentVolumeSource`).
+        "iscsi" => {
+            one_source(source, value, volume, false, at, found);
+            let reference = value.field("secretRef");
+            if !reference.is_null() {
+                required(reference, "name", &at.key("secretRef"), found);
+            }
+        }
         "azureFile" => {
             required(value, "secretName", at, found);
             required(value, "shareName", at, found);
