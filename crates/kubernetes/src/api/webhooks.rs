@@ -265,6 +265,9 @@ fn client(config: &Json, at: &KeyPath, found: &mut Found) {
 /// a query.
 fn url_problems(url: &str) -> Vec<String> {
     const FORM: &str = "; desired format: https://host[/path]";
+    if let Err(why) = go_url_parse(url) {
+        return vec![format!("url must be a valid URL: parse {url:?}: {why}")];
+    }
     let (rest, fragment) = url.split_once('#').unwrap_or((url, ""));
     let scheme = rest
         .split_once(':')
@@ -305,6 +308,102 @@ fn url_problems(url: &str) -> Vec<String> {
         problems.push("query parameters are not permitted in the URL".to_owned());
     }
     problems
+}
+
+/// Why Go's `url.Parse` refuses `url`, where it does: a control
+/// character; in the host, an IPv6 literal without its `]`, a port that is
+/// not digits, a character a host name does not hold, a `%` escape of an
+/// ASCII byte; a `%` that escapes no two hex digits in the host, path or
+/// fragment.
+fn go_url_parse(url: &str) -> Result<(), String> {
+    if url.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Err("net/url: invalid control character in URL".to_owned());
+    }
+    let (rest, fragment) = url.split_once('#').unwrap_or((url, ""));
+    unescape(fragment, false)?;
+    let scheme_end = rest.find(':').filter(|&at| {
+        rest[..at].starts_with(|c: char| c.is_ascii_alphabetic())
+            && rest[..at]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    let rest = scheme_end.map_or(rest, |at| &rest[at + 1..]);
+    let rest = rest.split_once('?').map_or(rest, |(before, _)| before);
+    let path = match rest.strip_prefix("//") {
+        Some(authority) => {
+            let (authority, path) = match authority.find('/') {
+                Some(at) => (&authority[..at], &authority[at..]),
+                None => (authority, ""),
+            };
+            let host = authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host);
+            go_host(host)?;
+            path
+        }
+        None => rest,
+    };
+    unescape(path, false)
+}
+
+/// Go's `parseHost` and its unescaping of a host.
+fn go_host(host: &str) -> Result<(), String> {
+    let port_ok = |port: &str| {
+        port.is_empty()
+            || port
+                .strip_prefix(':')
+                .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let name = if host.starts_with('[') {
+        let close = host.rfind(']').ok_or("missing ']' in host")?;
+        let port = &host[close + 1..];
+        if !port_ok(port) {
+            return Err(format!("invalid port {port:?} after host"));
+        }
+        &host[..=close]
+    } else if let Some(colon) = host.rfind(':') {
+        let port = &host[colon..];
+        if !port_ok(port) {
+            return Err(format!("invalid port {port:?} after host"));
+        }
+        &host[..colon]
+    } else {
+        host
+    };
+    unescape(name, true)
+}
+
+/// Go's `unescape`: each `%` followed by two hex digits (in a host, not
+/// of an ASCII byte but `%25`), and in a host only the characters a host
+/// name holds unescaped.
+fn unescape(text: &str, host: bool) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let escape = text.get(i..(i + 3).min(text.len())).unwrap_or("%");
+                let hex = |b: Option<&u8>| b.is_some_and(u8::is_ascii_hexdigit);
+                if !hex(bytes.get(i + 1)) || !hex(bytes.get(i + 2)) {
+                    return Err(format!("invalid URL escape {escape:?}"));
+                }
+                if host && bytes[i + 1] < b'8' && escape != "%25" {
+                    return Err(format!("invalid URL escape {escape:?}"));
+                }
+                i += 3;
+            }
+            b if host && b < 0x80 && !host_byte(b) => {
+                return Err(format!("invalid character {:?} in host name", b as char));
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(())
+}
+
+/// The ASCII a host name holds unescaped, to Go's `shouldEscape`.
+fn host_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&b)
 }
 
 /// What `ValidateWebhookService` says of a service's `path`: `/` or
@@ -387,6 +486,38 @@ mod tests {
             url_problems("https://h/x?a=b"),
             ["query parameters are not permitted in the URL"]
         );
+        // What Go's url.Parse refuses, as a v1.35 server answered a review.
+        for (url, why) in [
+            (
+                "https://hooks.example.com:webhook/validate",
+                "invalid port \":webhook\" after host",
+            ),
+            ("https://[::1", "missing ']' in host"),
+            ("https://host/%zz", "invalid URL escape \"%zz\""),
+            ("https://ho st", "invalid character ' ' in host name"),
+            (
+                "https://host\t",
+                "net/url: invalid control character in URL",
+            ),
+        ] {
+            assert_eq!(
+                url_problems(url),
+                [format!("url must be a valid URL: parse {url:?}: {why}")],
+                "{url}"
+            );
+        }
+        for url in [
+            "https://[::1]:8443/x",
+            "https://h:/x",
+            "https://h/%41",
+            "https://h%C3%A9/x",
+        ] {
+            assert!(
+                url_problems(url).is_empty(),
+                "{url}: {:?}",
+                url_problems(url)
+            );
+        }
     }
 
     #[test]
