@@ -6,6 +6,8 @@
 //! "A Deployment's rollout is triggered if and only if the Deployment's Pod
 //! template (that is, `.spec.template`) is changed"; DaemonSets and
 //! StatefulSets likewise, unless their `updateStrategy` is `OnDelete`); a
+//! paused Deployment rolls out once resumed, and a StatefulSet whose
+//! rolling update's partition is at least its replicas replaces no pod; a
 //! DaemonSet does so on every node it runs on. A bare ReplicaSet or
 //! ReplicationController replaces no pod: only the pods it creates next use
 //! the new template. A CronJob's template only shapes the Jobs it
@@ -87,6 +89,19 @@ pub(super) fn restart(after: &Manifest, fields: &[FieldChange], out: &mut Vec<Im
                 "new pod template ({what}): only the pods it creates next use it; running ones are not replaced"
             ),
         ),
+        _ if after.id.kind == "Deployment" && is_true(at(after.node(), &["spec", "paused"])) => (
+            Level::Change,
+            format!(
+                "new pod template ({what}): its pods take it once the Deployment is resumed (spec.paused), not before"
+            ),
+        ),
+        _ if held_by_partition(after).is_some() => (
+            Level::Change,
+            format!(
+                "new pod template ({what}): no pod takes it while {}",
+                held_by_partition(after).unwrap_or_default()
+            ),
+        ),
         _ if text(at(after.node(), &["spec", "updateStrategy", "type"])) == Some("OnDelete") => (
             Level::Change,
             format!(
@@ -111,6 +126,27 @@ pub(super) fn restart(after: &Manifest, fields: &[FieldChange], out: &mut Vec<Im
         ),
     };
     out.push(Impact::new(level, Class::Restart, after, why));
+}
+
+/// Why a StatefulSet's rolling update replaces none of its pods: its
+/// partition is at least its replicas (1 where unset), so every ordinal
+/// is below it.
+fn held_by_partition(after: &Manifest) -> Option<String> {
+    if after.id.kind != "StatefulSet" {
+        return None;
+    }
+    let number = |path: &[&str]| match at(after.node(), path).map(|n| &n.value) {
+        Some(crate::yaml::Value::Int(n)) => Some(*n),
+        _ => None,
+    };
+    let partition = number(&["spec", "updateStrategy", "rollingUpdate", "partition"])?;
+    let replicas = match at(after.node(), &["spec", "replicas"]) {
+        None => 1,
+        Some(_) => number(&["spec", "replicas"])?,
+    };
+    (partition >= replicas).then(|| {
+        format!("updateStrategy.rollingUpdate.partition ({partition}) is at least its replicas ({replicas})")
+    })
 }
 
 /// What a change at `steps` (below the template) is, in a word.
