@@ -303,7 +303,10 @@ fn refuses(
     }
     if (group, kind) == ("", "PersistentVolumeClaim")
         && steps == ["spec", "volumeName"]
-        && field.old.as_ref().is_none_or(|old| old.as_str() == Some(""))
+        && field
+            .old
+            .as_ref()
+            .is_none_or(|old| old.as_str() == Some(""))
     {
         // Set once where none was, as the volume controller binds it
         // (`ValidatePersistentVolumeClaimUpdate`: "volumeName changes are
@@ -1041,6 +1044,24 @@ mod tests {
 
     /// A quota's scopes compare as a set; amounts of a resource list by
     /// value.
+    /// A claim's `volumeName` is set once where none was (as the volume
+    /// controller binds it: a v1.35 server took it in a review); changed
+    /// from one volume to another it is refused.
+    #[test]
+    fn a_claims_volume_name_is_set_once() {
+        let claim = |name: &str| {
+            format!(
+                "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: p, namespace: a}}\nspec: {{storageClassName: '', accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}{name}}}\n"
+            )
+        };
+        assert!(refused_from(&claim(""), &claim(", volumeName: pv-x")).is_empty());
+        assert!(refused_from(&claim(", volumeName: ''"), &claim(", volumeName: pv-x")).is_empty());
+        assert_eq!(
+            refused_from(&claim(", volumeName: pv-x"), &claim(", volumeName: pv-y")).len(),
+            1
+        );
+    }
+
     #[test]
     fn scopes_as_a_set_and_amounts_by_value() {
         let quota = |scopes: &str| {
