@@ -179,6 +179,44 @@ fn permissions_past_the_budget_are_not_compared_even_when_unchanged() {
 }
 
 /// A role that changes among objects that do not: its permissions show.
+/// A ClusterRole that drops its `aggregationRule` and writes no `rules`
+/// keeps the rules its aggregation controller wrote (neither apply removes
+/// what the controller owns: a v1.35 server still said yes to `get
+/// secrets`); `rules: []` removes them.
+#[test]
+fn dropping_an_aggregation_rule_keeps_the_rules_it_gathered() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = |rule: &str| {
+        format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: parent}}\n{rule}---\n\
+             apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: child, labels: {{agg: x}}}}\n\
+             rules: [{{apiGroups: [''], resources: [secrets], verbs: [get]}}]\n---\n\
+             apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: b, namespace: apps}}\n\
+             roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: parent}}\n\
+             subjects: [{{kind: ServiceAccount, name: sa, namespace: apps}}]\n"
+        )
+    };
+    let write = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let old = write(
+        "old.yaml",
+        set("aggregationRule: {clusterRoleSelectors: [{matchLabels: {agg: x}}]}\n"),
+    );
+    let dropped = write("dropped.yaml", set(""));
+    let emptied = write("emptied.yaml", set("rules: []\n"));
+    let run = chartgen(&["diff", &old, &dropped]);
+    assert!(!run.stdout.contains("loses"), "{}", run.stdout);
+    let run = chartgen(&["diff", &old, &emptied]);
+    assert!(
+        run.stdout.contains("apps/sa loses get on secrets in apps"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn a_role_change_among_unchanged_objects_shows_in_permissions() {
     let role = |verbs: &str| {

@@ -601,6 +601,74 @@ fn permissions(
     crate::rbac::resolve::permissions_with(&objects, crate::rbac::resolve::Cluster::Roles, version)
 }
 
+/// `new` with the rules the aggregation controller wrote kept where a
+/// ClusterRole drops its `aggregationRule` and writes no `rules`: the
+/// controller owned them, so neither a server-side nor a client-side apply
+/// removes them (a review saw `get secrets` still granted); `rules: []`
+/// does. Those rules are what the old set's role gathered. `None` when no
+/// role does so.
+fn kept_aggregated_rules(
+    old: &[Json],
+    new: &[Json],
+    version: rbac::defaults::Version,
+) -> Option<Vec<Json>> {
+    use crate::json::Field as _;
+    let cluster_role = |o: &Json| {
+        o.field("kind") == "ClusterRole"
+            && o.field("apiVersion")
+                .as_str()
+                .is_some_and(|v| v.starts_with("rbac.authorization.k8s.io/"))
+    };
+    let name = |o: &Json| {
+        o.field("metadata")
+            .field("name")
+            .as_str()
+            .map(str::to_owned)
+    };
+    let aggregated = |o: &Json| o.get("aggregationRule").is_some_and(|a| !a.is_null());
+    let dropping: Vec<usize> = (new.iter().enumerate())
+        .filter(|(_, o)| cluster_role(o) && !aggregated(o) && o.get("rules").is_none())
+        .filter(|(_, o)| {
+            let Some(named) = name(o) else { return false };
+            old.iter().any(|was| {
+                cluster_role(was) && name(was).as_ref() == Some(&named) && aggregated(was)
+            })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if dropping.is_empty() {
+        return None;
+    }
+    let objects: Vec<&Json> = old.iter().collect();
+    let graph =
+        crate::rbac::resolve::Rbac::with(&objects, crate::rbac::resolve::Cluster::Roles, version);
+    let mut new = new.to_vec();
+    for index in dropping {
+        let named = name(&new[index]);
+        let found =
+            (graph.roles.iter()).position(|&at| cluster_role(&old[at]) && name(&old[at]) == named);
+        let mut work = 1_000_000;
+        let Some(sources) = found.and_then(|id| graph.sources(id, &mut work)) else {
+            continue;
+        };
+        let rules: Vec<Json> = (sources.into_iter())
+            .flat_map(|source| {
+                let object = match graph.roles.get(source) {
+                    Some(&at) => &old[at],
+                    None => graph.defaults[source - graph.roles.len()],
+                };
+                object
+                    .field("rules")
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        new[index]["rules"] = Json::Array(rules);
+    }
+    Some(new)
+}
+
 /// "buildkit-operator/buildkit-buildd gains delete on secrets in buildkit-builds".
 fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) -> PermissionChanges {
     type Entry = (
@@ -641,6 +709,8 @@ fn rbac_changes(old: &[Json], new: &[Json], version: rbac::defaults::Version) ->
     };
     // Past the grant budget, the permissions are not compared, and the diff
     // says so instead of growing with subjects × rules × resources.
+    let kept = kept_aggregated_rules(old, new, version);
+    let new = kept.as_deref().unwrap_or(new);
     let ((before, held_before), (after, held_after)) = match (flatten(old), flatten(new)) {
         (Ok(before), Ok(after)) => (before, after),
         (Err(why), _) | (_, Err(why)) => return PermissionChanges::not_compared(&why),
