@@ -23,7 +23,9 @@
 //!   `validateCompletions`, `validatePodTemplateUpdate`); the template's
 //!   `metadata` or `labels` left out where the old manifest wrote them
 //!   (server-side apply removes the map whole, the generated labels too).
-//! - Service: `spec.clusterIP` and `spec.clusterIPs` once allocated
+//! - Service: its first IP family while it keeps a cluster IP (the old
+//!   manifest's, else its cluster IP's, else IPv4:
+//!   `validateUpgradeDowngradeIPFamilies`); `spec.clusterIP` and `spec.clusterIPs` once allocated
 //!   (`ValidateServiceUpdate`, `validateUpgradeDowngradeClusterIPs`): a
 //!   new address is refused; an address dropped from the manifest or
 //!   written `""` keeps the allocated one ([`crate::diff`]'s defaults: no
@@ -415,6 +417,7 @@ fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> 
             .and_then(|v| v.as_str())
             .is_some_and(|ip| !ip.is_empty()),
         ["spec", "clusterIPs", ..] => field.new.is_some(),
+        ["spec", "ipFamilies", ..] => primary_family_changes(before, after),
         ["spec"] => field.new.as_ref().is_some_and(|spec| {
             spec.get("clusterIP")
                 .and_then(|v| v.as_str())
@@ -422,6 +425,46 @@ fn service_refuses(before: &Manifest, after: &Manifest, field: &FieldChange) -> 
         }),
         _ => false,
     }
+}
+
+/// Whether a Service that keeps a cluster IP (neither headless nor an
+/// `ExternalName` on either side) writes a first IP family other than the
+/// one it has (`validateUpgradeDowngradeIPFamilies`: "may not change once
+/// set"; the allocated `clusterIPs` stay, of the old family): the old
+/// one's first written family, else its cluster IP's, else IPv4, the
+/// family of a cluster's first service range where it is single-stack (a
+/// review's server was).
+fn primary_family_changes(before: &Manifest, after: &Manifest) -> bool {
+    fn spec<'m>(m: &'m Manifest, key: &str) -> Option<&'m crate::yaml::Node> {
+        super::tree::at(m.node(), &["spec", key])
+    }
+    let keeps_ip = |m: &Manifest| {
+        text(spec(m, "type")) != Some("ExternalName") && text(spec(m, "clusterIP")) != Some("None")
+    };
+    if !keeps_ip(before) || !keeps_ip(after) {
+        return false;
+    }
+    let first = |m: &Manifest| {
+        super::tree::items(spec(m, "ipFamilies"))
+            .first()
+            .and_then(|family| text(Some(family)))
+            .map(str::to_owned)
+    };
+    let Some(new) = first(after) else {
+        return false;
+    };
+    let old = first(before).unwrap_or_else(|| {
+        let ip = text(spec(before, "clusterIP")).or_else(|| {
+            super::tree::items(spec(before, "clusterIPs"))
+                .first()
+                .and_then(|ip| text(Some(ip)))
+        });
+        match ip {
+            Some(ip) if ip.contains(':') => "IPv6".to_owned(),
+            _ => "IPv4".to_owned(),
+        }
+    });
+    new != old
 }
 
 /// A PersistentVolume's source (but a CSI `controllerExpandSecretRef`
@@ -1044,6 +1087,42 @@ mod tests {
 
     /// A quota's scopes compare as a set; amounts of a resource list by
     /// value.
+    /// A Service's first IP family may not change while it keeps a cluster
+    /// IP (a v1.35 server refused `ipFamilies: [IPv6]` over a Service
+    /// that wrote none, on its IPv4 cluster, in a review); a headless
+    /// Service may change it, and IPv4 written where none was is none.
+    #[test]
+    fn a_services_first_ip_family_stays() {
+        let service = |spec: &str| {
+            format!(
+                "apiVersion: v1\nkind: Service\nmetadata: {{name: s, namespace: a}}\nspec: {{selector: {{a: b}}, ports: [{{port: 80}}]{spec}}}\n"
+            )
+        };
+        assert_eq!(
+            refused_from(&service(""), &service(", ipFamilies: [IPv6]")).len(),
+            1
+        );
+        assert_eq!(
+            refused_from(
+                &service(", ipFamilies: [IPv4]"),
+                &service(", ipFamilyPolicy: PreferDualStack, ipFamilies: [IPv6, IPv4]")
+            )
+            .len(),
+            1
+        );
+        assert!(refused_from(&service(""), &service(", ipFamilies: [IPv4]")).is_empty());
+        assert!(
+            refused_from(
+                &service(", ipFamilies: [IPv4]"),
+                &service(", ipFamilyPolicy: PreferDualStack, ipFamilies: [IPv4, IPv6]")
+            )
+            .is_empty()
+        );
+        let headless =
+            |families: &str| service(&format!(", clusterIP: None, ipFamilies: [{families}]"));
+        assert!(refused_from(&headless("IPv4"), &headless("IPv6")).is_empty());
+    }
+
     /// A claim's `volumeName` is set once where none was (as the volume
     /// controller binds it: a v1.35 server took it in a review); changed
     /// from one volume to another it is refused.
