@@ -179,6 +179,41 @@ fn permissions_past_the_budget_are_not_compared_even_when_unchanged() {
 }
 
 /// A role that changes among objects that do not: its permissions show.
+/// A whole number written as a float is the integer kubectl sends: `2.0`
+/// over `2` changes nothing stored (a review's server kept the object as
+/// it was); `2.5` is another value.
+#[test]
+fn a_whole_float_over_its_integer_is_no_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let deployment = |replicas: &str| {
+        let path = dir.path().join(format!("{replicas}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d, namespace: a}}\nspec:\n  replicas: {replicas}\n  \
+                 selector: {{matchLabels: {{a: b}}}}\n  template:\n    metadata: {{labels: {{a: b}}}}\n    \
+                 spec: {{containers: [{{name: c, image: 'nginx:1'}}]}}\n"
+            ),
+        )
+        .unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let (two, whole, half) = (deployment("2"), deployment("2.0"), deployment("2.5"));
+    let run = chartgen(&["diff", &two, &whole]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "no differences\n"),
+        "{}",
+        run.transcript()
+    );
+    let run = chartgen(&["diff", &two, &half]);
+    assert!(
+        run.stdout.contains("spec.replicas: 2 → 2.5"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// A ClusterRole that drops its `aggregationRule` and writes no `rules`
 /// keeps the rules its aggregation controller wrote (neither apply removes
 /// what the controller owns: a v1.35 server still said yes to `get

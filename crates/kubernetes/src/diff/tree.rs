@@ -135,6 +135,14 @@ impl Compared for Node {
             (Value::Uint(a), Value::Uint(b)) => a == b,
             (Value::Float(a), Value::Float(b)) if a.is_finite() && b.is_finite() => a == b,
             (Value::String(a), Value::String(b)) => a == b,
+            // A whole number written as a float is the integer kubectl
+            // sends (Go writes a whole float64 without its `.0`): `2.0`
+            // over `2` stores nothing new.
+            (Value::Float(f), Value::Int(i)) | (Value::Int(i), Value::Float(f))
+                if f.fract() == 0.0 && f.abs() < 9.0e15 =>
+            {
+                *f == *i as f64
+            }
             // A float JSON cannot hold reads as null (the reader refuses
             // them): let JSON decide.
             (Value::Float(_), _) | (_, Value::Float(_)) => self.to_json() == other.to_json(),
