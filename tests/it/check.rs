@@ -787,6 +787,51 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// A CRD's versions (`validateCustomResourceDefinitionSpec`): exactly one
+/// stored (a v1.35 server refused a second `storage: true` in a review),
+/// each named with a DNS-1035 label, once.
+#[test]
+fn a_crd_stores_exactly_one_version_of_unique_names() {
+    let crd = |versions: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: gadgets.example.com}}\n\
+             spec:\n  group: example.com\n  scope: Namespaced\n  names: {{kind: Gadget, plural: gadgets}}\n  versions:\n{versions}"
+        )
+    };
+    let version = |name: &str, storage: bool| {
+        format!(
+            "  - {{name: {name}, served: true, storage: {storage}, schema: {{openAPIV3Schema: {{type: object}}}}}}\n"
+        )
+    };
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some(&crd(&(version("v1", true) + &version("v2", false)))),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    for (versions, finding) in [
+        (
+            version("v1", true) + &version("v2", true),
+            "must have exactly one version marked as storage version, not 2",
+        ),
+        (
+            version("v1", false),
+            "must have exactly one version marked as storage version, not 0",
+        ),
+        (
+            version("v1", true) + &version("v1", false),
+            "must contain unique version names",
+        ),
+        (version("V2", true), "`V2` is no version name"),
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&crd(&versions)));
+        assert!(
+            run.code == 1 && run.stdout.contains(finding),
+            "{finding}: {}",
+            run.transcript()
+        );
+    }
+}
+
 /// As a v1.35 server answered a review: an owner reference written twice
 /// whole is one (the server drops the copy before it validates, with a
 /// warning), two controllers of different names are refused; a

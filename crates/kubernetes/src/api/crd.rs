@@ -117,6 +117,32 @@ pub fn check(spec: &Json, at: &KeyPath, found: &mut Found) {
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead".to_owned(),
         ));
     }
+    // `validateCustomResourceDefinitionSpec`: each version named with a
+    // DNS-1035 label, once, and exactly one stored.
+    let mut names = std::collections::HashSet::new();
+    let mut stored = 0;
+    for (i, version) in each(spec.field("versions")) {
+        let name = version.field("name").as_str().unwrap_or_default();
+        if let Err(why) = crate::names::dns1035_label(name) {
+            found.push((
+                at.key("versions").index(i).key("name"),
+                format!("`{name}` is no version name: {why}"),
+            ));
+        }
+        if !names.insert(name) {
+            found.push((
+                at.key("versions"),
+                format!("must contain unique version names (`{name}` twice)"),
+            ));
+        }
+        stored += usize::from(version.field("storage") == true);
+    }
+    if stored != 1 && spec.field("versions").is_array() {
+        found.push((
+            at.key("versions"),
+            format!("must have exactly one version marked as storage version, not {stored}"),
+        ));
+    }
     for (i, version) in each(spec.field("versions")) {
         let mut trail = Trail {
             base: at,
