@@ -787,6 +787,48 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// A custom resource's keyed lists hold no item twice, as a v1.35 server
+/// refused in a review: a `set`'s items by value (`1` and `1.0` are one), a
+/// `map`'s by their keys, a key left out being its default.
+#[test]
+fn a_custom_resources_keyed_lists_hold_no_item_twice() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: lists.example.com}\n\
+               spec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Lst, plural: lists}\n  versions:\n  \
+               - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
+               properties:\n          spec:\n            type: object\n            properties:\n              \
+               tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}\n              \
+               nums: {type: array, x-kubernetes-list-type: set, items: {type: number}}\n              \
+               ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name, proto], \
+               items: {type: object, required: [name], properties: {name: {type: string}, proto: {type: string, default: TCP}}}}\n";
+    let list = |spec: &str| {
+        format!(
+            "{crd}---\napiVersion: example.com/v1\nkind: Lst\nmetadata: {{name: l, namespace: apps}}\nspec: {spec}\n"
+        )
+    };
+    let run = chartgen_with_stdin(
+        &["check", "-"],
+        Some(&list(
+            "{tags: [a, b], nums: [1, 2], ports: [{name: a}, {name: a, proto: UDP}]}",
+        )),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    for (spec, finding) in [
+        ("{tags: [a, b, a]}", "spec.tags[2]: Duplicate value: \"a\""),
+        ("{nums: [1, 1.0]}", "spec.nums[1]: Duplicate value"),
+        (
+            "{ports: [{name: a}, {name: a, proto: TCP}]}",
+            "spec.ports[1]: Duplicate value: {\"name\":\"a\",\"proto\":\"TCP\"}",
+        ),
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&list(spec)));
+        assert!(
+            run.code == 1 && run.stdout.contains(finding),
+            "{spec}: {}",
+            run.transcript()
+        );
+    }
+}
+
 /// A CRD's versions (`validateCustomResourceDefinitionSpec`): exactly one
 /// stored (a v1.35 server refused a second `storage: true` in a review),
 /// each named with a DNS-1035 label, once.

@@ -8,7 +8,7 @@
 //! and says what is wrong in data, so a caller words and ranks it as its
 //! own findings (and names its own flags in a hint).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use jsonschema::Validator;
 use serde_json::Value as Json;
@@ -293,6 +293,7 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
                     }
                 })
                 .chain(metadata)
+                .chain(duplicates(schema, object))
                 .collect()
         }),
         Some(Err(why)) => vec![Verdict::Uncompiled(why.clone())],
@@ -352,6 +353,102 @@ fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<super::Violation
     .into_iter()
     .filter(|(path, ..)| path.to_string().starts_with("metadata"))
     .collect()
+}
+
+/// The items a custom resource's lists hold twice where its schema keys
+/// them (the API server's structural validation): of a list of type `set`,
+/// an item equal to an earlier one (numbers by value: `1` and `1.0` are
+/// one); of type `map`, an item whose keys (a key left out is its default)
+/// are an earlier one's. Walked along the schema's `properties`, `items`
+/// and `additionalProperties`.
+fn duplicates(schema: &Json, object: &Json) -> Vec<super::Violation> {
+    let mut found = Vec::new();
+    let mut stack = vec![(schema, object, KeyPath::root())];
+    while let Some((schema, value, path)) = stack.pop() {
+        match value {
+            Json::Array(items) => {
+                let item_schema = schema.field("items");
+                let list = schema.field("x-kubernetes-list-type").as_str();
+                let keys: Vec<&str> = (schema.field("x-kubernetes-list-map-keys").as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Json::as_str)
+                    .collect();
+                let mut seen = HashSet::new();
+                for (i, item) in items.iter().enumerate() {
+                    let key = match list {
+                        Some("set") => Some(canonical(item)),
+                        Some("map") if !keys.is_empty() => Some(
+                            (keys.iter())
+                                .map(|key| {
+                                    let written = item.get(*key).filter(|v| !v.is_null());
+                                    let default =
+                                        item_schema.field("properties").field(key).get("default");
+                                    canonical(written.or(default).unwrap_or(&Json::Null))
+                                })
+                                .collect::<Vec<_>>()
+                                .join(","),
+                        ),
+                        _ => None,
+                    };
+                    if let Some(key) = key
+                        && !seen.insert(key)
+                    {
+                        let shown = match list {
+                            Some("map") => {
+                                let pairs: serde_json::Map<String, Json> = (keys.iter())
+                                    .filter_map(|key| {
+                                        Some(((*key).to_owned(), item.get(*key)?.clone()))
+                                    })
+                                    .collect();
+                                Json::Object(pairs).to_string()
+                            }
+                            _ => item.to_string(),
+                        };
+                        found.push((path.index(i), format!("Duplicate value: {shown}"), None));
+                    }
+                    stack.push((item_schema, item, path.index(i)));
+                }
+            }
+            Json::Object(members) => {
+                let properties = schema.field("properties");
+                let additional = schema.field("additionalProperties");
+                for (name, member) in members {
+                    let below = match properties.get(name.as_str()) {
+                        Some(below) => below,
+                        None if additional.is_object() => additional,
+                        None => continue,
+                    };
+                    stack.push((below, member, path.key(name.as_str())));
+                }
+            }
+            _ => {}
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
+/// A JSON value as one text for equal values: members sorted, numbers by
+/// value.
+fn canonical(value: &Json) -> String {
+    match value {
+        Json::Number(n) => n
+            .as_f64()
+            .map_or_else(|| n.to_string(), |f| format!("{f:?}")),
+        Json::Array(items) => format!(
+            "[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        Json::Object(members) => {
+            let mut pairs: Vec<String> = (members.iter())
+                .map(|(k, v)| format!("{k:?}:{}", canonical(v)))
+                .collect();
+            pairs.sort();
+            format!("{{{}}}", pairs.join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 fn invalid(errors: Vec<super::Violation>) -> Vec<Verdict> {
