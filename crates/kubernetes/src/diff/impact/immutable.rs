@@ -305,10 +305,7 @@ fn refuses(
     }
     if (group, kind) == ("", "PersistentVolumeClaim")
         && steps == ["spec", "volumeName"]
-        && field
-            .old
-            .as_ref()
-            .is_none_or(|old| old.as_str() == Some(""))
+        && field.old.as_ref().is_none_or(|old| old.as_str() == Some(""))
     {
         // Set once where none was, as the volume controller binds it
         // (`ValidatePersistentVolumeClaimUpdate`: "volumeName changes are
@@ -1085,8 +1082,6 @@ mod tests {
         assert_eq!(refused_from(&named, &class("")).len(), 1);
     }
 
-    /// A quota's scopes compare as a set; amounts of a resource list by
-    /// value.
     /// A Service's first IP family may not change while it keeps a cluster
     /// IP (a v1.35 server refused `ipFamilies: [IPv6]` over a Service
     /// that wrote none, on its IPv4 cluster, in a review); a headless
@@ -1123,24 +1118,8 @@ mod tests {
         assert!(refused_from(&headless("IPv4"), &headless("IPv6")).is_empty());
     }
 
-    /// A claim's `volumeName` is set once where none was (as the volume
-    /// controller binds it: a v1.35 server took it in a review); changed
-    /// from one volume to another it is refused.
-    #[test]
-    fn a_claims_volume_name_is_set_once() {
-        let claim = |name: &str| {
-            format!(
-                "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: p, namespace: a}}\nspec: {{storageClassName: '', accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}{name}}}\n"
-            )
-        };
-        assert!(refused_from(&claim(""), &claim(", volumeName: pv-x")).is_empty());
-        assert!(refused_from(&claim(", volumeName: ''"), &claim(", volumeName: pv-x")).is_empty());
-        assert_eq!(
-            refused_from(&claim(", volumeName: pv-x"), &claim(", volumeName: pv-y")).len(),
-            1
-        );
-    }
-
+    /// A quota's scopes compare as a set; amounts of a resource list by
+    /// value.
     #[test]
     fn scopes_as_a_set_and_amounts_by_value() {
         let quota = |scopes: &str| {
