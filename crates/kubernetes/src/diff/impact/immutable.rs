@@ -49,8 +49,9 @@
 //!   that it refers to").
 //! - PersistentVolumeClaim: its `spec` but `resources.requests` and
 //!   `volumeAttributesClassName` (and a `storageClassName` set where none
-//!   was: `validateStorageClassUpgradeFromNil`, and a `volumeName` set
-//!   where none was: "volumeName changes are allowed once"), and its storage request never shrinks
+//!   was: `validateStorageClassUpgradeFromNil`; a `volumeName` too, which
+//!   the server lets be set once only while the claim is unbound, and a
+//!   claim is usually bound at once), and its storage request never shrinks
 //!   (`ValidatePersistentVolumeClaimUpdate`: "spec is immutable after
 //!   creation except resources.requests … and volumeAttributesClassName";
 //!   "field can not be less than previous value"); it grows only when its
@@ -302,15 +303,6 @@ fn refuses(
         );
         return text(annotation)
             .is_some_and(|class| field.new.as_ref().and_then(|n| n.as_str()) != Some(class));
-    }
-    if (group, kind) == ("", "PersistentVolumeClaim")
-        && steps == ["spec", "volumeName"]
-        && field.old.as_ref().is_none_or(|old| old.as_str() == Some(""))
-    {
-        // Set once where none was, as the volume controller binds it
-        // (`ValidatePersistentVolumeClaimUpdate`: "volumeName changes are
-        // allowed once").
-        return false;
     }
     if (group, kind) == ("", "PersistentVolume") {
         return volume_refuses(before, after, field);
