@@ -58,7 +58,8 @@
 //!   StorageClass allows expansion (the `PersistentVolumeClaimResize`
 //!   admission: "only dynamically provisioned pvc can be resized and the
 //!   storageclass that provisions the pvc must support resize"), read from
-//!   either set; a class in neither set is not judged.
+//!   either set (a claim of `storageClassName: ""` never grows); a class
+//!   in neither set is not judged.
 //! - StorageClass: `provisioner`, `parameters`, `reclaimPolicy`,
 //!   `volumeBindingMode` (`ValidateStorageClassUpdate`).
 //! - PersistentVolume: its source but a CSI `controllerExpandSecretRef`
@@ -977,6 +978,20 @@ fn growing_claim(
         before.node(),
         &["spec", "storageClassName"],
     ))?;
+    let show = |v: &Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "nothing".to_owned(),
+    };
+    if class.is_empty() {
+        // No class: bound to a volume made by hand, which the admission
+        // never resizes (a review's server refused it).
+        return Some(format!(
+            "its storage request grows from {} to {} but it has no StorageClass (storageClassName \"\"): only a dynamically provisioned claim can be resized",
+            show(&field.old),
+            show(&field.new)
+        ));
+    }
     let storage_class = sets.new.iter().chain(sets.old).find(|m| {
         (m.id.group.as_str(), m.id.kind.as_str(), m.id.name.as_str())
             == ("storage.k8s.io", "StorageClass", class)
@@ -984,11 +999,6 @@ fn growing_claim(
     if is_true(storage_class.node().get("allowVolumeExpansion")) {
         return None;
     }
-    let show = |v: &Option<serde_json::Value>| match v {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => "nothing".to_owned(),
-    };
     Some(format!(
         "its storage request grows from {} to {} but StorageClass {class} does not allow volume expansion",
         show(&field.old),
