@@ -48,6 +48,8 @@ pub(super) struct Declared<'a> {
     runtimes: HashMap<&'a str, &'a Node>,
     /// The LimitRanges, by namespace, in the set's order.
     limit_ranges: HashMap<&'a str, Vec<&'a Node>>,
+    /// The Pod Security level each Namespace of the set enforces.
+    pod_security: HashMap<&'a str, crate::pod_security::Policy>,
 }
 
 /// A PriorityClass: what the Priority admission writes into a Pod that
@@ -123,6 +125,13 @@ impl<'a> Declared<'a> {
                     .push(range.node());
             }
         }
+        let pod_security = (set.iter())
+            .filter(|m| (m.id.group.as_str(), m.id.kind.as_str()) == ("", "Namespace"))
+            .filter_map(|m| {
+                let policy = crate::pod_security::Policy::of_namespace(&m.json())?;
+                Some((m.id.name.as_str(), policy))
+            })
+            .collect();
         for crd in set
             .iter()
             .filter(|m| (m.id.group.as_str(), m.id.kind.as_str()) == crate::manifest::CRD)
@@ -166,7 +175,49 @@ impl<'a> Declared<'a> {
             global,
             runtimes,
             limit_ranges,
+            pod_security,
         }
+    }
+
+    /// What the `PodSecurity` admission refuses of a bare Pod created in a
+    /// Namespace of the set that enforces a level (its labels), judged as
+    /// the server creates the pod ([`crate::pod_security::as_created`])
+    /// with the rules of the version the diff targets: the policy and each
+    /// broken control's reason, as the server words them. `None` for
+    /// anything else.
+    pub(super) fn pod_security_refuses(&self, object: &Manifest, minor: u32) -> Option<String> {
+        use crate::pod_security::{Level, Pod, PolicyVersion, as_created, evaluate};
+        if (object.id.group.as_str(), object.id.kind.as_str()) != ("", "Pod") {
+            return None;
+        }
+        let policy = self.pod_security.get(object.id.namespace.as_deref()?)?;
+        if policy.level == Level::Privileged {
+            return None;
+        }
+        let rules = match policy.version {
+            PolicyVersion::Latest => minor,
+            PolicyVersion::Minor(m) => u32::try_from(m).map_or(minor, |m| m.min(minor)),
+        };
+        let json = object.json();
+        let spec = json.get("spec").filter(|s| s.is_object())?;
+        let metadata = json.get("metadata").unwrap_or(&Json::Null);
+        let created = as_created(&Pod { metadata, spec }, &[]);
+        let broken = evaluate(&created.pod(), policy.level, rules);
+        if broken.is_empty() {
+            return None;
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        for violation in &broken {
+            let reason = violation.message();
+            if !reasons.contains(&reason) {
+                reasons.push(reason);
+            }
+        }
+        Some(format!(
+            "violates PodSecurity \"{}\": {}",
+            policy.name(),
+            reasons.join(", ")
+        ))
     }
 
     /// What the `LimitRanger` admission refuses of `object`: a bare Pod on

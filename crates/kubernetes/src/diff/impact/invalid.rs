@@ -124,7 +124,9 @@ pub(super) fn refused(
 /// admission, a pod's written priority or preemption policy other than
 /// its class's ([`Declared::priority_refuses`]); the `LimitRanger`
 /// admission of their namespace, by the LimitRanges the new set declares
-/// there ([`Declared::limit_ranger_refuses`]). A pod is judged on create
+/// there ([`Declared::limit_ranger_refuses`]); the `PodSecurity` admission
+/// of a Namespace of the new set that enforces a level
+/// ([`Declared::pod_security_refuses`]). A pod is judged on create
 /// only (both admissions leave a pod's update alone), a claim on update
 /// too, unless its old self was refused alike.
 fn admitted(
@@ -161,6 +163,10 @@ fn admitted(
             refuse(object, "Priority", why);
         } else if let Some(why) = declared.limit_ranger_refuses(object, true) {
             refuse(object, "LimitRanger", why);
+        } else if let Some(why) =
+            declared.pod_security_refuses(object, crate::rbac::defaults::TARGET.1)
+        {
+            refuse(object, "PodSecurity", why);
         }
     }
     for &(before, after) in claims.filter(|(_, after)| judged(after)) {
