@@ -2629,7 +2629,7 @@ mod tests {
                 serde_json::json!({"apiVersion": api_version, "kind": "CustomResourceDefinition",
                 "metadata": {"name": "other"},
                 "spec": {"group": "example.com", "names": {"plural": "widgets"},
-                    "versions": [{"name": "v1", "schema": {"openAPIV3Schema": {"uniqueItems": true}}}]}}),
+                    "versions": [{"name": "v1", "storage": true, "schema": {"openAPIV3Schema": {"uniqueItems": true}}}]}}),
             )
         };
         assert_eq!(crd("example.com/v1"), Vec::<String>::new());

@@ -97,7 +97,16 @@ impl Compared for Json {
     }
 
     fn same_scalar(&self, other: &Self) -> bool {
-        self == other
+        // A whole number written as a float is its integer, as for a tree.
+        match (self.as_number(), other.as_number()) {
+            (Some(a), Some(b)) if a.is_f64() != b.is_f64() => {
+                let whole = |n: &serde_json::Number| {
+                    n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                };
+                whole(a).is_some() && whole(a) == whole(b)
+            }
+            _ => self == other,
+        }
     }
 
     fn is_empty(&self) -> bool {
