@@ -142,6 +142,24 @@ impl Server {
             args.extend(&ours);
             self.kubectl_ok(&args, None);
         }
+        // A ServiceCIDR an earlier test added (the diff-server's cases)
+        // changes which addresses a Service may ask for, and more while it
+        // is deleted, which a test that deleted it did not wait for: only
+        // the cluster's own (`kubernetes`) stays, gone before the next test.
+        let cidrs = self.kubectl_ok(&["get", "servicecidrs", "-o", "name"], None);
+        let added: Vec<&str> = (cidrs.lines())
+            .filter(|name| *name != "servicecidr.networking.k8s.io/kubernetes")
+            .collect();
+        if !added.is_empty() {
+            let mut args = vec![
+                "delete",
+                "--ignore-not-found",
+                "--wait=true",
+                "--timeout=120s",
+            ];
+            args.extend(&added);
+            self.kubectl_ok(&args, None);
+        }
     }
 }
 
