@@ -268,7 +268,7 @@ fn from_set_argument(problem: &Problem) -> bool {
 /// and only that entry's text decides, as [`Judged::may_quote`] judges a file's
 /// (an `imagePullSecrets` elsewhere in the file hides nothing). Not when
 /// no entry is found (a file reached through a link is masked before).
-fn entry_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Vec<Entry>>) -> bool {
+fn entry_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Entries>) -> bool {
     let Origin::At {
         source, line, col, ..
     } = &problem.origin
@@ -276,37 +276,70 @@ fn entry_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Vec<Entr
         return true;
     };
     // Each file read once, however many of its entries are at fault.
-    let entries = read
+    let entries = &read
         .entry(Arc::as_ptr(source))
-        .or_insert_with(|| entries_of(source));
+        .or_insert_with(|| Entries::of(source))
+        .all;
     // The error shows its whole line: every entry that may lie on it (the
     // one that starts last before the line, and each that starts on it)
     // is judged, so that a Secret written in flow style beside the entry
-    // at fault is not shown with it.
-    let before = (entries.iter())
-        .filter(|((at, _), _)| *at < (*line, 1))
-        .max_by_key(|((at, _), _)| *at);
-    let on_line = entries.iter().filter(|(((at, _), _), _)| at == line);
+    // at fault is not shown with it. Found by search in the entries,
+    // sorted by where they start.
+    let first_on_line = entries.partition_point(|((at, _), _)| *at < (*line, 1));
+    let after_line = entries.partition_point(|((at, _), _)| at.0 <= *line);
+    let before = first_on_line.checked_sub(1).map(|i| &entries[i]);
+    let on_line = &entries[first_on_line..after_line];
     let mut shown = before.into_iter().chain(on_line).peekable();
-    let found = (entries.iter()).any(|((at, _), _)| *at <= (*line, *col));
+    let found = entries
+        .first()
+        .is_some_and(|((at, _), _)| *at <= (*line, *col));
     found && shown.peek().is_some() && shown.all(|(_, quotable)| *quotable)
 }
 
 /// Whether a problem about a key outside `extraObjects` may quote its
 /// line: no entry that may not be quoted lies on it (entries are judged
 /// as [`entry_may_quote`] judges them, over the lines they span).
-fn line_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Vec<Entry>>) -> bool {
+fn line_may_quote(problem: &Problem, read: &mut HashMap<*const Source, Entries>) -> bool {
     let Origin::At { source, line, .. } = &problem.origin else {
         return true;
     };
     if source.is_argument {
         return true;
     }
-    let entries = read
+    let masked = &read
         .entry(Arc::as_ptr(source))
-        .or_insert_with(|| entries_of(source));
-    !(entries.iter())
-        .any(|((start, _), quotable)| !quotable && start.0 <= *line && *line <= start.1)
+        .or_insert_with(|| Entries::of(source))
+        .masked;
+    // The last span starting on or before the line is the only one that
+    // may hold it: the spans are disjoint.
+    let at = masked.partition_point(|(first, _)| first <= line);
+    at.checked_sub(1).is_none_or(|i| masked[i].1 < *line)
+}
+
+/// The `extraObjects` entries of a values file, read once however many
+/// problems it has: each problem is then judged by a search, not a walk
+/// of every entry.
+struct Entries {
+    /// Every entry ([`entries_of`]), by where it starts.
+    all: Vec<Entry>,
+    /// The lines of the entries that may not be quoted, as disjoint
+    /// spans (first line, last line), in order.
+    masked: Vec<(u32, u32)>,
+}
+
+impl Entries {
+    fn of(source: &Arc<Source>) -> Self {
+        let mut all = entries_of(source);
+        all.sort_by_key(|((at, _), _)| *at);
+        let mut masked: Vec<(u32, u32)> = Vec::new();
+        for &(((first, _), last), _) in all.iter().filter(|(_, quotable)| !quotable) {
+            match masked.last_mut() {
+                Some(span) if first <= span.1 => span.1 = span.1.max(last),
+                _ => masked.push((first, last)),
+            }
+        }
+        Entries { all, masked }
+    }
 }
 
 /// An `extraObjects` entry of a values file: where it starts (line,
