@@ -29,7 +29,7 @@ mod moves;
 mod text;
 mod tree;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 use serde_json::Value as Json;
@@ -626,15 +626,14 @@ fn kept_aggregated_rules(
             .map(str::to_owned)
     };
     let aggregated = |o: &Json| o.get("aggregationRule").is_some_and(|a| !a.is_null());
-    let dropping: Vec<usize> = (new.iter().enumerate())
+    // The old set's aggregated ClusterRoles by name: one lookup each.
+    let was_aggregated: HashMap<String, usize> = (old.iter().enumerate())
+        .filter(|(_, o)| cluster_role(o) && aggregated(o))
+        .filter_map(|(at, o)| Some((name(o)?, at)))
+        .collect();
+    let dropping: Vec<(usize, usize)> = (new.iter().enumerate())
         .filter(|(_, o)| cluster_role(o) && !aggregated(o) && o.get("rules").is_none())
-        .filter(|(_, o)| {
-            let Some(named) = name(o) else { return false };
-            old.iter().any(|was| {
-                cluster_role(was) && name(was).as_ref() == Some(&named) && aggregated(was)
-            })
-        })
-        .map(|(i, _)| i)
+        .filter_map(|(i, o)| Some((i, *was_aggregated.get(&name(o)?)?)))
         .collect();
     if dropping.is_empty() {
         return None;
@@ -642,28 +641,37 @@ fn kept_aggregated_rules(
     let objects: Vec<&Json> = old.iter().collect();
     let graph =
         crate::rbac::resolve::Rbac::with(&objects, crate::rbac::resolve::Cluster::Roles, version);
+    let role_of: HashMap<usize, usize> = (graph.roles.iter().enumerate())
+        .map(|(id, &at)| (at, id))
+        .collect();
+    // One walk budget for every role, linear in the old set, and a bound
+    // on the rules copied: a set of many roles each gathering many stops
+    // there, the roles not reached then read as written (a hostile shape:
+    // a cycle of thousands of roles each dropping its rule).
+    let mut work = old.len().saturating_mul(64).max(100_000);
+    let mut room = crate::rbac::resolve::GRANT_BUDGET;
     let mut new = new.to_vec();
-    for index in dropping {
-        let named = name(&new[index]);
-        let found =
-            (graph.roles.iter()).position(|&at| cluster_role(&old[at]) && name(&old[at]) == named);
-        let mut work = 1_000_000;
-        let Some(sources) = found.and_then(|id| graph.sources(id, &mut work)) else {
+    for (index, at) in dropping {
+        let Some(sources) = role_of
+            .get(&at)
+            .and_then(|&id| graph.sources(id, &mut work))
+        else {
             continue;
         };
-        let rules: Vec<Json> = (sources.into_iter())
-            .flat_map(|source| {
-                let object = match graph.roles.get(source) {
-                    Some(&at) => &old[at],
-                    None => graph.defaults[source - graph.roles.len()],
+        let mut rules = Vec::new();
+        for source in sources {
+            let object = match graph.roles.get(source) {
+                Some(&at) => &old[at],
+                None => graph.defaults[source - graph.roles.len()],
+            };
+            for rule in object.field("rules").as_array().into_iter().flatten() {
+                let Some(left) = room.checked_sub(1) else {
+                    return Some(new);
                 };
-                object
-                    .field("rules")
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .collect();
+                room = left;
+                rules.push(rule.clone());
+            }
+        }
         new[index]["rules"] = Json::Array(rules);
     }
     Some(new)
