@@ -891,6 +891,164 @@ fn cluster_written_objects_the_server_refuses_check_refuses() {
     );
 }
 
+/// Custom resources' numbers, as a v1.35.4 server judged them: one CRD
+/// whose fields set `integer` and `number` types, `multipleOf`, `minimum`
+/// and `maximum` (exclusive or not, below 1, past 2^63, not positive), and
+/// one custom resource a case setting one field to one value (floats near
+/// whole numbers, whole numbers past 2^53 and 2^63, negative ones, strings).
+const RECORDED_NUMBERS: &str =
+    "tests/fixtures/k8s-truth/recorded/custom-resource-numbers-v1.35.4.json";
+
+/// The recorded CRD, and each case's custom resource (`n<index>`) with the
+/// server's verdict.
+fn number_cases() -> (Json, Vec<(Json, String)>) {
+    let text = std::fs::read_to_string(root().join(RECORDED_NUMBERS)).unwrap();
+    let recorded: Json = serde_json::from_str(&text).unwrap();
+    let cases = (recorded["cases"].as_array().unwrap().iter().enumerate())
+        .map(|(i, case)| {
+            let resource = json!({
+                "apiVersion": "example.com/v1", "kind": "Numbers",
+                "metadata": {"name": format!("n{i}"), "namespace": "default"},
+                "spec": {case["field"].as_str().unwrap(): case["value"]},
+            });
+            (resource, case["verdict"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    (recorded["crd"].clone(), cases)
+}
+
+/// The names of the custom resources `check` finds an API rule's break in,
+/// all of them checked beside their CRD in one run.
+fn numbers_refused(crd: &Json, resources: &[&Json]) -> std::collections::BTreeSet<String> {
+    let mut items = vec![crd];
+    items.extend(resources);
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&list.to_string()));
+    let report: Json =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.transcript()));
+    (report["findings"].as_array().unwrap().iter())
+        .filter(|f| API_RULES.contains(&f["invariant"].as_str().unwrap()))
+        .map(|f| {
+            f["object"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("Numbers default/")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// `check` judges a custom resource's numbers as the recorded server did:
+/// go-openapi's, not JSON Schema's (an `integer` that takes
+/// `3.0000000001`, bounds and factors converted to int64 for an integer
+/// value, a `multipleOf` of 0 refusing the values and not the CRD).
+#[test]
+fn check_judges_custom_resource_numbers_as_the_server_did() {
+    let (crd, cases) = number_cases();
+    let resources: Vec<&Json> = cases.iter().map(|(r, _)| r).collect();
+    let refused = numbers_refused(&crd, &resources);
+    let disagreements: Vec<String> = (cases.iter())
+        .filter(|(resource, verdict)| {
+            let name = resource["metadata"]["name"].as_str().unwrap();
+            refused.contains(name) != (verdict == "refuse")
+        })
+        .map(|(resource, verdict)| format!("{}: the server said {verdict}", resource["spec"]))
+        .collect();
+    let refusals = cases.iter().filter(|(_, v)| v == "refuse").count();
+    assert!(
+        refusals > 100 && refusals + 100 < cases.len(),
+        "{refusals} of {}",
+        cases.len()
+    );
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
+}
+
+/// The same cases against the live server, which answers as recorded;
+/// `CHARTGEN_RECORD=1` records its answers.
+#[test]
+fn cluster_judges_custom_resource_numbers_as_recorded() {
+    let Some(server) = crate::server::server("cluster_judges_custom_resource_numbers_as_recorded")
+    else {
+        return;
+    };
+    let _alone = server.exclusive();
+    let (crd, cases) = number_cases();
+    server.kubectl_ok(&["apply", "-f", "-"], Some(&crd.to_string()));
+    server.wait_crds_established();
+    let resources: Vec<&Json> = cases.iter().map(|(r, _)| r).collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": resources});
+    // One request a resource; the refused ones on stderr, each naming its
+    // resource. kubectl's own check of a List's items (the CRD's OpenAPI,
+    // read by the client) is off: the server's is asked.
+    let output = server.kubectl(
+        &[
+            "create",
+            "--dry-run=server",
+            "--validate=false",
+            "-o",
+            "name",
+            "-f",
+            "-",
+        ],
+        Some(&list.to_string()),
+    );
+    server.kubectl_ok(&["delete", "-f", "-"], Some(&crd.to_string()));
+    let accepted: std::collections::BTreeSet<&str> = (std::str::from_utf8(&output.stdout).unwrap())
+        .lines()
+        .filter_map(|line| line.strip_prefix("numbers.example.com/"))
+        .collect();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let verdicts: Vec<(String, &str)> = (cases.iter())
+        .map(|(resource, _)| {
+            let name = resource["metadata"]["name"].as_str().unwrap();
+            let said = |line: &&str| line.contains(&format!("\"{name}\""));
+            let message = stderr.lines().find(said).unwrap_or("").to_owned();
+            assert!(
+                accepted.contains(name) == message.is_empty(),
+                "{name}: accepted and refused, or neither: {stderr}"
+            );
+            (
+                message,
+                if accepted.contains(name) {
+                    "accept"
+                } else {
+                    "refuse"
+                },
+            )
+        })
+        .collect();
+    if std::env::var_os("CHARTGEN_RECORD").is_some() {
+        let text = std::fs::read_to_string(root().join(RECORDED_NUMBERS)).unwrap();
+        let mut recorded: Json = serde_json::from_str(&text).unwrap();
+        for (case, (message, verdict)) in
+            (recorded["cases"].as_array_mut().unwrap().iter_mut()).zip(&verdicts)
+        {
+            case["verdict"] = json!(verdict);
+            case["message"] = json!(if message.is_empty() {
+                "created (server dry run)"
+            } else {
+                message
+            });
+        }
+        let text = serde_json::to_string_pretty(&recorded).unwrap() + "\n";
+        std::fs::write(root().join(RECORDED_NUMBERS), text).unwrap();
+        return;
+    }
+    let differ: Vec<String> = (cases.iter().zip(&verdicts))
+        .filter(|((_, recorded), (_, now))| recorded != now)
+        .map(|((resource, recorded), (message, now))| {
+            format!(
+                "{}: recorded {recorded}, now {now} {message}",
+                resource["spec"]
+            )
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "the server answers otherwise than recorded in {RECORDED_NUMBERS}: record again (CHARTGEN_RECORD=1): {differ:#?}"
+    );
+}
+
 /// Objects a server-side apply is asked to land
 /// (`tests/fixtures/k8s-truth/applied/*.json`, the files in name order):
 /// the kinds the vendored schemas define that no resource stores (a

@@ -94,11 +94,12 @@ pub fn prepare() {
 /// check it, by JSON Schema's definitions of the formats, not
 /// Kubernetes'); patterns compile as the API server's do.
 fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
-    jsonschema::options()
+    let options = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft4)
         .should_validate_formats(false)
         .with_pattern_options(super::pattern_engine())
-        .with_keyword(GO_PATTERN, go_pattern)
+        .with_keyword(GO_PATTERN, go_pattern);
+    super::go_numbers::keywords(options)
 }
 
 /// The keyword a CRD schema's `pattern` is judged by ([`strict`] renames
@@ -538,15 +539,17 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
 fn strict(schema: &Json) -> Json {
     let mut schema = schema.clone();
     tighten(&mut schema, true);
-    go_patterns(&mut schema);
+    go_keywords(&mut schema);
     schema
 }
 
 /// Every `pattern` of a schema, value validations included, renamed
 /// [`GO_PATTERN`]: judged as Go reads it. One Go refuses (an `API` finding
-/// on the CRD) makes the schema not compile. Follows the schema's own
-/// structure only, never data such as `default` or `enum`.
-fn go_patterns(schema: &mut Json) {
+/// on the CRD) makes the schema not compile. The numeric keywords and an
+/// `integer` type likewise, judged as go-openapi judges them
+/// ([`super::go_numbers`]). Follows the schema's own structure only, never
+/// data such as `default` or `enum`.
+fn go_keywords(schema: &mut Json) {
     let mut stack = vec![schema];
     while let Some(node) = stack.pop() {
         let Some(object) = node.as_object_mut() else {
@@ -555,6 +558,7 @@ fn go_patterns(schema: &mut Json) {
         if let Some(pattern) = object.remove("pattern") {
             object.insert(GO_PATTERN.into(), pattern);
         }
+        super::go_numbers::rename(object);
         for (key, value) in object.iter_mut() {
             match (key.as_str(), value) {
                 ("properties", Json::Object(properties)) => stack.extend(properties.values_mut()),

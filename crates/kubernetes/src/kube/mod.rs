@@ -10,6 +10,7 @@
 pub mod conformance;
 mod decode;
 pub mod defaults;
+mod go_numbers;
 pub mod validator;
 
 use serde_json::Value as Json;

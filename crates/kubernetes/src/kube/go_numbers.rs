@@ -1,0 +1,486 @@
+//! A custom resource's numbers judged as the API server judges them.
+//!
+//! The server validates a custom resource with kube-openapi's port of
+//! go-openapi, on the value its JSON decoder made: an `int64` where the
+//! text is a whole number that fits one (kubectl re-encodes `1.0` as `1`),
+//! else a `float64`. Its rules differ from JSON Schema's where floats and
+//! integers meet:
+//!
+//! - an `integer` takes a float that go-openapi's `IsFloat64AJSONInteger`
+//!   calls one: within a relative 1e-9 of a whole number and within
+//!   ±(2^53 − 1), on the positive side only, since its `uint64`
+//!   conversion of a negative float is no whole number
+//!   (`3.0000000001` passes, `-3.0000000001` and `1e21` do not);
+//! - against an `int64` value, `multipleOf`, `maximum` and `minimum` are
+//!   converted to `int64` first, as Go converts a float on amd64: towards
+//!   zero, and to −2^63 past the range (`multipleOf: 2.5` is 2, one below
+//!   1 is 0, which refuses every integer as no positive factor;
+//!   `maximum: 1e20` is −2^63);
+//! - against a float, `multipleOf` divides (by multiplying with the
+//!   inverse of a factor below 1) and asks `IsFloat64AJSONInteger` of the
+//!   quotient (`0.3` is a multiple of `0.1`);
+//! - a `multipleOf` of 0 or less is no error of the CRD: every value of
+//!   the field is refused instead.
+//!
+//! [`rename`] moves those keywords of a schema node to chartgen's own
+//! ([`TYPE`], [`MULTIPLE_OF`], [`MAXIMUM`], [`MINIMUM`]), which
+//! [`keywords`] compiles.
+
+use serde_json::{Map, Value as Json};
+
+/// A `type` that takes `integer` and not `number`, judged as go-openapi
+/// does: a float is an integer where `IsFloat64AJSONInteger` says so.
+pub(super) const TYPE: &str = "x-chartgen-go-type";
+/// `multipleOf`, judged as Go does.
+pub(super) const MULTIPLE_OF: &str = "x-chartgen-go-multiple-of";
+/// `maximum`, judged as Go does, exclusive where [`EXCLUSIVE_MAXIMUM`] is
+/// true.
+pub(super) const MAXIMUM: &str = "x-chartgen-go-maximum";
+/// `minimum`, judged as Go does, exclusive where [`EXCLUSIVE_MINIMUM`] is
+/// true.
+pub(super) const MINIMUM: &str = "x-chartgen-go-minimum";
+/// `exclusiveMaximum` beside a [`MAXIMUM`] (no keyword of its own).
+const EXCLUSIVE_MAXIMUM: &str = "x-chartgen-go-exclusive-maximum";
+/// `exclusiveMinimum` beside a [`MINIMUM`] (no keyword of its own).
+const EXCLUSIVE_MINIMUM: &str = "x-chartgen-go-exclusive-minimum";
+
+/// Renames a schema node's numeric keywords to chartgen's (see the
+/// module). An `exclusiveMaximum` or `exclusiveMinimum` goes too, with or
+/// without its bound: the API server takes one alone (and ignores it),
+/// where draft 4's meta-schema wants the bound beside it.
+pub(super) fn rename(object: &mut Map<String, Json>) {
+    for (keyword, ours) in [
+        ("multipleOf", MULTIPLE_OF),
+        ("maximum", MAXIMUM),
+        ("minimum", MINIMUM),
+    ] {
+        if let Some(value) = object.remove(keyword) {
+            object.insert(ours.into(), value);
+        }
+    }
+    for (exclusive, ours) in [
+        ("exclusiveMaximum", EXCLUSIVE_MAXIMUM),
+        ("exclusiveMinimum", EXCLUSIVE_MINIMUM),
+    ] {
+        if let Some(value) = object.remove(exclusive) {
+            object.insert(ours.into(), value);
+        }
+    }
+    let integer_only = |kinds: &[Json]| {
+        kinds.contains(&Json::from("integer")) && !kinds.contains(&Json::from("number"))
+    };
+    let renamed = match object.get("type") {
+        Some(Json::String(kind)) => kind == "integer",
+        Some(Json::Array(kinds)) => integer_only(kinds),
+        _ => false,
+    };
+    if renamed && let Some(kind) = object.remove("type") {
+        object.insert(TYPE.into(), kind);
+    }
+}
+
+/// Registers chartgen's numeric keywords with a validator's options.
+pub(super) fn keywords(
+    options: jsonschema::ValidationOptions<'static>,
+) -> jsonschema::ValidationOptions<'static> {
+    options
+        .with_keyword(TYPE, |_, value, _| go_type(value))
+        .with_keyword(MULTIPLE_OF, |_, value, _| {
+            Ok(Box::new(MultipleOf(factor(value)?)))
+        })
+        .with_keyword(MAXIMUM, |parent, value, _| {
+            bound(parent, value, EXCLUSIVE_MAXIMUM, Side::Maximum)
+        })
+        .with_keyword(MINIMUM, |parent, value, _| {
+            bound(parent, value, EXCLUSIVE_MINIMUM, Side::Minimum)
+        })
+}
+
+type Compiled<'a> =
+    Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>>;
+
+/// A keyword's number, as the CRD's `float64` holds it.
+fn factor(value: &Json) -> Result<f64, jsonschema::ValidationError<'static>> {
+    value.as_f64().ok_or_else(|| {
+        jsonschema::ValidationError::custom(format!("{value} is not of type \"number\""))
+    })
+}
+
+fn bound<'a>(
+    parent: &'a Map<String, Json>,
+    value: &'a Json,
+    exclusive: &str,
+    side: Side,
+) -> Compiled<'a> {
+    let exclusive = match parent.get(exclusive) {
+        None => false,
+        Some(Json::Bool(b)) => *b,
+        Some(other) => {
+            return Err(jsonschema::ValidationError::custom(format!(
+                "{other} is not of type \"boolean\""
+            )));
+        }
+    };
+    Ok(Box::new(Bound {
+        bound: factor(value)?,
+        exclusive,
+        side,
+    }))
+}
+
+/// A number as the API server's decoder leaves it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Go {
+    Int(i64),
+    Float(f64),
+}
+
+impl Go {
+    fn of(value: &Json) -> Option<Go> {
+        let n = value.as_number()?;
+        Some(match n.as_i64() {
+            Some(i) => Go::Int(i),
+            None => Go::Float(n.as_f64()?),
+        })
+    }
+}
+
+/// Go's `int64(f)` on amd64 (`CVTTSD2SQ`): towards zero, and −2^63 for a
+/// NaN or a value past the range.
+fn go_int64(f: f64) -> i64 {
+    const RANGE: std::ops::Range<f64> = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
+    if RANGE.contains(&f) {
+        f as i64
+    } else {
+        i64::MIN
+    }
+}
+
+/// go-openapi's `swag.IsFloat64AJSONInteger`.
+fn is_json_integer(f: f64) -> bool {
+    const MAX: f64 = 9_007_199_254_740_991.0;
+    if !f.is_finite() || !(-MAX..=MAX).contains(&f) {
+        return false;
+    }
+    // `float64(uint64(f))`: on amd64, within ±2^63, the int64 conversion's
+    // bits read unsigned (a negative float's is near 2^64).
+    let i = go_int64(f);
+    let g = i as u64 as f64;
+    if f == g || f == i as f64 {
+        return true;
+    }
+    // `diff < epsilon * SmallestNonzeroFloat64`: that product is 0.
+    if g == 0.0 {
+        return false;
+    }
+    (f - g).abs() / (f.abs() + g.abs()).min(f64::MAX) < 1e-9
+}
+
+/// Compiles a [`TYPE`]: a type's name, or a list of them.
+fn go_type(value: &Json) -> Compiled<'_> {
+    let names: Option<Vec<String>> = match value {
+        Json::String(name) => Some(vec![name.clone()]),
+        Json::Array(names) => names.iter().map(|n| n.as_str().map(str::to_owned)).collect(),
+        _ => None,
+    };
+    match names {
+        Some(names) => Ok(Box::new(GoType(names))),
+        None => Err(jsonschema::ValidationError::custom(format!(
+            "{value} is no type name nor a list of them"
+        ))),
+    }
+}
+
+/// [`TYPE`]: the type names a value may have, a float an `integer` where
+/// go-openapi calls it one.
+struct GoType(Vec<String>);
+
+impl<'i> jsonschema::Keyword<'i> for GoType {
+    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+        if self.is_valid(instance) {
+            return Ok(());
+        }
+        // In the engine's own words for a `type`.
+        let names: Vec<String> = self.0.iter().map(|n| format!("\"{n}\"")).collect();
+        Err(jsonschema::ValidationError::custom(match names.len() {
+            1 => format!("{instance} is not of type {}", names[0]),
+            _ => format!("{instance} is not of types {}", names.join(", ")),
+        }))
+    }
+
+    fn is_valid(&self, instance: &'i Json) -> bool {
+        let is = |name: &str| self.0.iter().any(|n| n == name);
+        match instance {
+            Json::Null => is("null"),
+            Json::Bool(_) => is("boolean"),
+            Json::String(_) => is("string"),
+            Json::Array(_) => is("array"),
+            Json::Object(_) => is("object"),
+            Json::Number(_) => match Go::of(instance) {
+                Some(Go::Int(_)) => is("integer") || is("number"),
+                Some(Go::Float(f)) => is("number") || (is("integer") && is_json_integer(f)),
+                None => false,
+            },
+        }
+    }
+}
+
+/// [`MULTIPLE_OF`]: its factor.
+struct MultipleOf(f64);
+
+impl MultipleOf {
+    fn refusal(&self, value: Go) -> Option<String> {
+        let factor = self.0;
+        match value {
+            Go::Int(i) => {
+                let truncated = go_int64(factor);
+                let how = || match truncated as f64 == factor {
+                    true => String::new(),
+                    false => format!(
+                        " (the API server truncates multipleOf {factor} to the integer {truncated} for an integer value)"
+                    ),
+                };
+                if truncated <= 0 {
+                    Some(format!(
+                        "{i} is refused: the multipleOf of an integer must be positive, and is {truncated}{}",
+                        how()
+                    ))
+                } else {
+                    (i % truncated != 0)
+                        .then(|| format!("{i} is not a multiple of {truncated}{}", how()))
+                }
+            }
+            Go::Float(f) => {
+                if factor <= 0.0 {
+                    return Some(format!(
+                        "{f} is refused: the multipleOf must be positive, and is {factor}"
+                    ));
+                }
+                let quotient = match factor < 1.0 {
+                    true => 1.0 / factor * f,
+                    false => f / factor,
+                };
+                (!is_json_integer(quotient)).then(|| format!("{f} is not a multiple of {factor}"))
+            }
+        }
+    }
+}
+
+impl<'i> jsonschema::Keyword<'i> for MultipleOf {
+    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+        match Go::of(instance).and_then(|value| self.refusal(value)) {
+            None => Ok(()),
+            Some(why) => Err(jsonschema::ValidationError::custom(why)),
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Json) -> bool {
+        Go::of(instance)
+            .and_then(|value| self.refusal(value))
+            .is_none()
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Side {
+    Maximum,
+    Minimum,
+}
+
+/// [`MAXIMUM`] or [`MINIMUM`].
+struct Bound {
+    bound: f64,
+    exclusive: bool,
+    side: Side,
+}
+
+impl Bound {
+    fn refusal(&self, value: Go) -> Option<String> {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let (order, shown, how) = match value {
+            Go::Int(i) => {
+                let truncated = go_int64(self.bound);
+                let how = match truncated as f64 == self.bound {
+                    true => String::new(),
+                    false => format!(
+                        " (the API server truncates {} {} to the integer {truncated} for an integer value)",
+                        self.name(),
+                        self.bound
+                    ),
+                };
+                (i.cmp(&truncated), i.to_string(), how)
+            }
+            Go::Float(f) => (f.partial_cmp(&self.bound)?, f.to_string(), String::new()),
+        };
+        let (beyond, word) = match self.side {
+            Side::Maximum => (Greater, "greater than"),
+            Side::Minimum => (Less, "less than"),
+        };
+        let refused = order == beyond || (self.exclusive && order == Equal);
+        let or_equal = if self.exclusive { " or equal to" } else { "" };
+        refused.then(|| {
+            format!(
+                "{shown} is {word}{or_equal} the {} of {}{how}",
+                self.name(),
+                self.bound
+            )
+        })
+    }
+
+    fn name(&self) -> &'static str {
+        match self.side {
+            Side::Maximum => "maximum",
+            Side::Minimum => "minimum",
+        }
+    }
+}
+
+impl<'i> jsonschema::Keyword<'i> for Bound {
+    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+        match Go::of(instance).and_then(|value| self.refusal(value)) {
+            None => Ok(()),
+            Some(why) => Err(jsonschema::ValidationError::custom(why)),
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Json) -> bool {
+        Go::of(instance)
+            .and_then(|value| self.refusal(value))
+            .is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// What go-openapi calls an integer, as a v1.35.4 API server answered
+    /// for a CRD field of `type: integer` (recorded in
+    /// `tests/fixtures/k8s-truth/written/custom-resource-numbers.json`).
+    #[test]
+    fn a_float_is_an_integer_as_go_openapi_says() {
+        for (f, integer) in [
+            (1.0, true),
+            (3.000_000_000_1, true),
+            (1_000_000_000.5, true),
+            (-3.000_000_000_1, false),
+            (1.5, false),
+            (0.5, false),
+            (-0.5, false),
+            (1e16, false),
+            (9_007_199_254_740_991.0, true),
+            (-9_007_199_254_740_991.0, true),
+            (1e21, false),
+            (f64::NAN, false),
+        ] {
+            assert_eq!(is_json_integer(f), integer, "{f}");
+        }
+    }
+
+    #[test]
+    fn go_converts_a_float_to_int64_as_amd64_does() {
+        assert_eq!(go_int64(2.5), 2);
+        assert_eq!(go_int64(-2.5), -2);
+        assert_eq!(go_int64(1e20), i64::MIN);
+        assert_eq!(go_int64(-1e20), i64::MIN);
+        assert_eq!(go_int64(f64::NAN), i64::MIN);
+        assert_eq!(go_int64(-9_223_372_036_854_775_808.0), i64::MIN);
+    }
+
+    fn judged(schema: Json, value: Json) -> Vec<String> {
+        let mut schema = schema;
+        rename(schema.as_object_mut().unwrap());
+        let options = keywords(jsonschema::options().with_draft(jsonschema::Draft::Draft4));
+        let validator = options.build(&schema).unwrap();
+        validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    /// The server's verdicts on a v1.35.4 API server (the recorded cases),
+    /// each against JSON Schema's own, which would answer the other way.
+    #[test]
+    fn bounds_and_factors_are_converted_for_an_integer_value() {
+        let refused = |schema: Json, value: Json| !judged(schema, value).is_empty();
+        // multipleOf 2.5 is 2 for an integer: 5 refused, 4 taken.
+        assert!(refused(
+            json!({"type": "integer", "multipleOf": 2.5}),
+            json!(5)
+        ));
+        assert!(!refused(
+            json!({"type": "integer", "multipleOf": 2.5}),
+            json!(4)
+        ));
+        // 0.5 is 0: every integer refused; a float judged by division.
+        assert!(refused(json!({"multipleOf": 0.5}), json!(4)));
+        assert!(!refused(json!({"multipleOf": 0.5}), json!(1.5)));
+        assert!(!refused(
+            json!({"type": "number", "multipleOf": 0.1}),
+            json!(0.3)
+        ));
+        // A factor of 0 or less refuses a value, not the CRD.
+        assert!(refused(json!({"multipleOf": 0}), json!(4)));
+        assert!(refused(json!({"multipleOf": -2}), json!(1.5)));
+        // Bounds truncated towards zero, and to -2^63 past the range.
+        assert!(!refused(
+            json!({"type": "integer", "minimum": 2.5}),
+            json!(2)
+        ));
+        assert!(!refused(
+            json!({"type": "integer", "maximum": -2.5}),
+            json!(-2)
+        ));
+        assert!(refused(
+            json!({"type": "integer", "maximum": 1e20}),
+            json!(5)
+        ));
+        assert!(refused(json!({"minimum": 2.5}), json!(2.4)));
+        assert!(refused(
+            json!({"maximum": 3, "exclusiveMaximum": true}),
+            json!(3)
+        ));
+        assert!(!refused(
+            json!({"maximum": 3, "exclusiveMaximum": false}),
+            json!(3)
+        ));
+        assert!(!refused(json!({"exclusiveMaximum": true}), json!(3)));
+        // An integer type: floats as go-openapi calls them.
+        assert!(!refused(json!({"type": "integer"}), json!(3.000_000_000_1)));
+        assert!(refused(json!({"type": "integer"}), json!(-3.000_000_000_1)));
+        assert!(refused(json!({"type": "integer"}), json!(1e21)));
+        assert!(refused(json!({"type": ["integer", "string"]}), json!(1.5)));
+        assert!(!refused(json!({"type": ["integer", "string"]}), json!("x")));
+        assert!(refused(json!({"type": ["integer", "null"]}), json!("x")));
+    }
+
+    #[test]
+    fn the_messages_say_what_the_server_compared() {
+        assert_eq!(
+            judged(json!({"type": "integer", "maximum": 1e20}), json!(5)),
+            [
+                "5 is greater than the maximum of 100000000000000000000 (the API server truncates maximum 100000000000000000000 to the integer -9223372036854775808 for an integer value)"
+            ]
+        );
+        assert_eq!(
+            judged(json!({"multipleOf": 2.5}), json!(5)),
+            [
+                "5 is not a multiple of 2 (the API server truncates multipleOf 2.5 to the integer 2 for an integer value)"
+            ]
+        );
+        assert_eq!(
+            judged(json!({"type": "integer"}), json!(1.5)),
+            ["1.5 is not of type \"integer\""]
+        );
+        assert_eq!(
+            judged(json!({"type": "integer"}), json!("big")),
+            ["\"big\" is not of type \"integer\""]
+        );
+        assert_eq!(
+            judged(json!({"type": ["integer", "string"]}), json!(1.5)),
+            ["1.5 is not of types \"integer\", \"string\""]
+        );
+    }
+}
