@@ -120,6 +120,35 @@ fn an_object_without_a_namespace_is_checked_in_default() {
     }
 }
 
+/// A `metadata.namespace` that is no string is refused, not read as none:
+/// kubectl's decoder refuses the file (`cannot unmarshal number into Go
+/// struct field ObjectMeta.metadata.namespace of type string`), where the
+/// object used to land in `default` unsaid (a review found it). A null or
+/// empty one is unset, as before.
+#[test]
+fn a_namespace_that_is_no_string_is_refused() {
+    for namespace in ["1", "1.5", "true", "[a]", "{a: b}"] {
+        let object = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: m1, namespace: {namespace}}}\ndata: {{a: b}}\n"
+        );
+        let run = chartgen_with_stdin(&["check", "-"], Some(&object));
+        assert_eq!(run.code, 1, "{namespace}: {}", run.transcript());
+        assert!(
+            run.stdout
+                .starts_with("K8S ConfigMap default/m1 metadata.namespace: "),
+            "{namespace}: {}",
+            run.stdout
+        );
+    }
+    for namespace in ["null", "''"] {
+        let object = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: m1, namespace: {namespace}}}\ndata: {{a: b}}\n"
+        );
+        let run = chartgen_with_stdin(&["check", "-"], Some(&object));
+        assert_eq!(run.code, 0, "{namespace}: {}", run.transcript());
+    }
+}
+
 /// One identity whether `default` is written or not: `diff` sees no
 /// change, and two such objects in one input are one object twice.
 #[test]

@@ -877,7 +877,8 @@ pub fn cluster_scoped_custom_kinds<'m>(
 /// in `namespace` (the caller's: [`DEFAULT_NAMESPACE`], or the one a
 /// kustomization sets), written into its node so that every reader
 /// (`check`, `rbac`, `diff`'s fields) sees where it lands, and into its
-/// identity.
+/// identity. A `metadata.namespace` that is no string (nor null) is not
+/// replaced: the schema refuses it, as kubectl's decoder does.
 pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str, crds: &[Manifest]) {
     let cluster_crds = cluster_scoped_custom_kinds(manifests.iter().chain(crds));
     for manifest in manifests {
@@ -897,6 +898,15 @@ pub fn place_in_namespaces(manifests: &mut [Manifest], namespace: &str, crds: &[
             && let Some((_, metadata)) = entries.iter_mut().find(|(key, _)| key.name == "metadata")
             && let Value::Mapping(fields) = &mut metadata.value
         {
+            // A namespace of another type stays, for the schema to refuse
+            // (kubectl's decoder refuses the file): it is no namespace to
+            // fill in.
+            let written = fields.iter().find(|(key, _)| key.name == "namespace");
+            if written
+                .is_some_and(|(_, value)| !matches!(&value.value, Value::Null | Value::String(_)))
+            {
+                continue;
+            }
             let origin = metadata.origin.clone();
             let key = yaml::Key {
                 name: "namespace".to_owned(),
