@@ -764,7 +764,9 @@ fn written_cases() -> Vec<Json> {
 /// past 2^63-1 (compared, and as Go's int64 holds them, LimitRange ratios
 /// too), NetworkPolicy ranges of IPv4-mapped IPv6 addresses, and the
 /// classes a differential fuzzer found (metadata, strict decoding, a
-/// StatefulSet's claim templates as volumes).
+/// StatefulSet's claim templates as volumes), PersistentVolume capacities
+/// that Go's int64 wraps, the generated names of CRDs and APIServices, and
+/// namespaces that are no string.
 fn written_files() -> Vec<Json> {
     json_lists("tests/fixtures/k8s-truth/written")
 }

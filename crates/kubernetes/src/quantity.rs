@@ -503,8 +503,44 @@ pub fn of_value(value: &serde_json::Value) -> Option<Result<Quantity, String>> {
 pub fn go_scaled_value_of(value: &serde_json::Value, scale: i64) -> Option<i64> {
     match value {
         serde_json::Value::String(text) => go_scaled_value(decoded(text), scale),
-        serde_json::Value::Number(number) => go_scaled_value(&number.to_string(), scale),
+        serde_json::Value::Number(number) => go_scaled_value(&go_json_text(number), scale),
         _ => None,
+    }
+}
+
+/// A number's text as the API server receives it from kubectl, which
+/// decodes an object into maps before it sends it: a whole number an int64
+/// holds as written; any other (a float, or a whole number past int64,
+/// which that decoder reads as a float64) as Go's `encoding/json` writes a
+/// float64, the shortest digits that read back, positional from 1e-6 to
+/// 1e21, else with an exponent. The text decides how a quantity is parsed:
+/// `9300000000000000000` takes the decimal path, `9.3e+18` the int64 one.
+///
+/// ```
+/// use kubernetes::quantity::go_json_text;
+///
+/// let text = |n: serde_json::Value| go_json_text(n.as_number().unwrap());
+/// assert_eq!(text(serde_json::json!(9_300_000_000_000_000_000_u64)), "9300000000000000000");
+/// assert_eq!(text(serde_json::json!(9_223_372_036_854_775_808_u64)), "9223372036854776000");
+/// assert_eq!(text(serde_json::json!(9.3e18)), "9300000000000000000");
+/// assert_eq!(text(serde_json::json!(1e21)), "1e+21");
+/// assert_eq!(text(serde_json::json!(1.5e-7)), "1.5e-7");
+/// assert_eq!(text(serde_json::json!(-42)), "-42");
+/// ```
+pub fn go_json_text(number: &serde_json::Number) -> String {
+    if let Some(whole) = number.as_i64() {
+        return whole.to_string();
+    }
+    let float = number.as_f64().unwrap_or_default();
+    let size = float.abs();
+    if size == 0.0 || (1e-6..1e21).contains(&size) {
+        // Rust's shortest digits, positional: Go's 'f' at precision -1.
+        return format!("{float}");
+    }
+    let text = format!("{float:e}");
+    match text.split_once('e') {
+        Some((digits, exponent)) if !exponent.starts_with('-') => format!("{digits}e+{exponent}"),
+        _ => text,
     }
 }
 

@@ -249,25 +249,6 @@ pub fn problems_remembering<'a>(
                 format!("`{name}` is not a valid {named} name: {why}"),
             ));
         }
-        if kind == "CustomResourceDefinition" {
-            let plural = object
-                .field("spec")
-                .field("names")
-                .field("plural")
-                .as_str()
-                .unwrap_or_default();
-            let group = object
-                .field("spec")
-                .field("group")
-                .as_str()
-                .unwrap_or_default();
-            if name != format!("{plural}.{group}") {
-                found.push((
-                    metadata().key("name"),
-                    format!("a CustomResourceDefinition is named `<spec.names.plural>.<spec.group>`, here `{plural}.{group}`, not `{name}`"),
-                ));
-            }
-        }
         if kind == "CustomResourceDefinition"
             && let Some(strategy) = object
                 .field("spec")
@@ -281,14 +262,23 @@ pub fn problems_remembering<'a>(
                 format!("`{strategy}` is not a conversion strategy: None or Webhook"),
             ));
         }
-        if kind == "APIService" && group == "apiregistration.k8s.io" {
-            let spec = object.field("spec");
-            let text = |key: &str| spec.field(key).as_str().unwrap_or_default();
-            let (version, served) = (text("version"), text("group"));
-            if name != format!("{version}.{served}") {
+    }
+    // The kinds whose name is made of their spec: the name, and a
+    // generateName where one is written, must be it.
+    if let Some((required, rule)) = required_name(group, kind, object) {
+        for key in ["name", "generateName"] {
+            let Some(written) = object.field("metadata").field(key).as_str() else {
+                continue;
+            };
+            let unless = match key {
+                "name" => "",
+                _ if written.is_empty() => continue,
+                _ => ", and its generateName must be that whole name",
+            };
+            if written != required {
                 found.push((
-                    metadata().key("name"),
-                    format!("an APIService is named `<spec.version>.<spec.group>`, here `{version}.{served}`, not `{name}`"),
+                    metadata().key(key),
+                    format!("{rule}, here `{required}`{unless}, not `{written}`"),
                 ));
             }
         }
@@ -785,6 +775,37 @@ fn non_negative(value: &Json, at: &KeyPath, fields: &[&str], found: &mut Found) 
                 format!("{node} is negative; the API server requires {field} >= 0"),
             ));
         }
+    }
+}
+
+/// The name a CustomResourceDefinition (`<spec.names.plural>.<spec.group>`)
+/// or an APIService (`<spec.version>.<spec.group>`) must have, made of its
+/// spec, with the rule in words. The API server holds a `generateName` to
+/// the same name function, so a prefix other than the whole name is
+/// refused too.
+fn required_name(group: &str, kind: &str, object: &Json) -> Option<(String, &'static str)> {
+    let spec = object.field("spec");
+    let text = |value: &Json| value.as_str().unwrap_or_default().to_owned();
+    // `kind` is a built-in kind's (a custom resource's is ""), and `group`
+    // read for an APIService.
+    match (group, kind) {
+        (_, "CustomResourceDefinition") => Some((
+            format!(
+                "{}.{}",
+                text(spec.field("names").field("plural")),
+                text(spec.field("group"))
+            ),
+            "a CustomResourceDefinition is named `<spec.names.plural>.<spec.group>`",
+        )),
+        ("apiregistration.k8s.io", "APIService") => Some((
+            format!(
+                "{}.{}",
+                text(spec.field("version")),
+                text(spec.field("group"))
+            ),
+            "an APIService is named `<spec.version>.<spec.group>`",
+        )),
+        _ => None,
     }
 }
 

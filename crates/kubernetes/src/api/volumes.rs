@@ -803,7 +803,8 @@ fn mount_options_annotation(object: &Json, found: &mut Found) {
 
 /// A PersistentVolume's spec (`ValidatePersistentVolumeSpec`, judged after
 /// its defaults: an empty reclaim policy is `Retain`): access modes as a
-/// claim's; a `capacity` of `storage` alone, more than zero; a reclaim
+/// claim's; a `capacity` of `storage` alone, more than zero, and not
+/// below zero as Go's int64 `Value()` reads it (wrapped); a reclaim
 /// policy `Delete`, `Recycle` or `Retain` (not `Recycle` for the host's
 /// `/`); a node affinity with a required term; exactly one source, each
 /// held to its rules (a `local` one only with a node affinity; the secret
@@ -828,7 +829,21 @@ pub(super) fn persistent_volume(object: &Json, found: &mut Found) {
     }
     for (resource, amount) in capacity.into_iter().flatten() {
         match crate::quantity::of_value(amount) {
-            Some(Ok(q)) if q.nanos() > 0 => {}
+            // The server also reads the amount as Go's int64 `Value()`,
+            // which wraps just past 2^63-1 (`9223372036854775808`, not
+            // `1e19`, which is 0): below zero it is refused.
+            Some(Ok(q)) if q.nanos() > 0 => {
+                if let Some(value) =
+                    crate::quantity::go_scaled_value_of(amount, 0).filter(|v| *v < 0)
+                {
+                    found.push((
+                        at.key("capacity").key(resource),
+                        format!(
+                            "the capacity's {resource} must be a valid resource quantity: the API server reads {amount} as the int64 {value}, wrapped past 2^63-1"
+                        ),
+                    ));
+                }
+            }
             Some(Err(why)) => found.push((at.key("capacity").key(resource), why)),
             _ => found.push((
                 at.key("capacity").key(resource),

@@ -180,7 +180,10 @@ fn is_json_integer(f: f64) -> bool {
 fn go_type(value: &Json) -> Compiled<'_> {
     let names: Option<Vec<String>> = match value {
         Json::String(name) => Some(vec![name.clone()]),
-        Json::Array(names) => names.iter().map(|n| n.as_str().map(str::to_owned)).collect(),
+        Json::Array(names) => names
+            .iter()
+            .map(|n| n.as_str().map(str::to_owned))
+            .collect(),
         _ => None,
     };
     match names {
