@@ -485,6 +485,63 @@ fn yaml_1_1_line_breaks_are_refused_anywhere() {
     }
 }
 
+/// What kubectl's reader refuses before YAML is read, and what go-yaml's
+/// scanner refuses that a YAML 1.2 reader takes, each as a review saw
+/// kubectl answer: a line starting with `---` with more than a comment
+/// after it ("invalid Yaml document separator"), and the escape `\/` in a
+/// double-quoted string ("found unknown escape character"). The forms
+/// kubectl takes stay read, and a large stream read in two parts refuses
+/// alike.
+#[test]
+fn what_kubectls_reader_refuses_before_yaml_is_refused() {
+    let object = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n";
+    for (text, refusal) in [
+        (
+            format!("--- !!map\n{object}"),
+            "1:4: `---` followed by `!!map`",
+        ),
+        (format!("{object}--- ~\n"), "4:4: `---` followed by `~`"),
+        (format!("{object}----\n"), "4:4: `---` followed by `-`"),
+        (
+            "--- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n".to_string(),
+            "1:4: `---` followed by",
+        ),
+        (
+            format!("{object}data: {{x: \"a\\/b\"}}\n"),
+            "4:11: data.x: `\\/` in a double-quoted string",
+        ),
+        (
+            format!("{object}data:\n  x: \"a\\\"\\/\"\n"),
+            "5:6: data.x: `\\/` in a double-quoted string",
+        ),
+    ] {
+        let error =
+            yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS).expect_err(&text);
+        assert!(error.to_string().contains(refusal), "{text}: {error}");
+    }
+    for text in [
+        format!("--- # a comment\n{object}"),
+        format!("---   \n{object}---\n"),
+        format!("{object}data: {{x: \"a\\\\/b\", z: 'a\\/b'}}\n"),
+        format!("{object}data:\n  x: |\n    ---y\n    a\\/b\n"),
+    ] {
+        let read = yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS);
+        assert!(read.is_ok(), "{text}: {read:?}");
+    }
+    // A stream large enough to be read in two parts, the separator in the
+    // second.
+    let mut large: String = (0..4000)
+        .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n"))
+        .collect();
+    large.push_str("--- !!map\n");
+    large.push_str(object);
+    let error = yaml::parse_manifests_split(&Source::file("t.yaml", large), LIMITS).unwrap_err();
+    assert!(
+        error.message.contains("`---` followed by `!!map`"),
+        "{error}"
+    );
+}
+
 /// A values file is read as Helm reads it, YAML 1.1: a U+2028 in a comment
 /// would end the comment there and make the rest a key. Refused, as in a
 /// manifest, and the hint spells the character's own escape.
@@ -886,7 +943,8 @@ fn syntax_read_differently_is_refused() {
             "a: 1\n...\nb: 2\n",
             "a document after the first without `---`",
         ),
-        ("--- |\ntext\n", "a document that is a single value"),
+        ("|\n  text\n", "a document that is a single value"),
+        ("--- |\ntext\n", "`---` followed by `|`"),
         ("a: [x?y]\n", "plain `x?y` in a flow collection"),
         ("a: {b: :c}\n", "plain `:c` in a flow collection"),
         ("a: &k\u{a0} 1\n", "the anchor or alias name `k\u{a0}`"),

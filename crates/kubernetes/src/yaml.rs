@@ -503,6 +503,7 @@ pub fn parse_manifests_split_from(
         return parse_manifests(source, limits);
     }
     refuse_yaml_1_1_breaks(source)?;
+    refuse_separator_with_content(source)?;
     let (first, second) = text.split_at(split);
     let line_offset = first.matches('\n').count();
     let part = |text: &'_ str, line_offset: usize| {
@@ -573,6 +574,7 @@ fn read(
     }
     if kubernetes {
         refuse_yaml_1_1_breaks(source)?;
+        refuse_separator_with_content(source)?;
     }
     let mut reader = Reader::new(source, &source.text, 0, limits, kubernetes);
     reader.nodes = shared.unwrap_or(0);
@@ -707,6 +709,36 @@ fn printable_in_yaml(c: char) -> bool {
         | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
+/// kubectl cuts a stream into documents by its lines before any YAML is
+/// read (apimachinery's `YAMLReader`): a line that starts with `---` and
+/// holds more than spaces and a comment after it is refused ("invalid Yaml
+/// document separator"), where YAML reads `--- !!map` or `--- {a: 1}` as a
+/// document that starts on that line, and `----` or `---x: 1` as content.
+fn refuse_separator_with_content(source: &Arc<Source>) -> Result<(), Problem> {
+    let text = source.text.as_str();
+    let starts = std::iter::once(0).chain(text.match_indices("\n---").map(|(at, _)| at + 1));
+    for start in starts {
+        let line = &text[start..];
+        let Some(rest) = line.strip_prefix("---") else {
+            continue;
+        };
+        let rest = rest.split('\n').next().unwrap_or_default().trim();
+        if rest.is_empty() || rest.starts_with('#') {
+            continue;
+        }
+        let number = 1 + text[..start].matches('\n').count();
+        return Err(read_error(
+            Origin::at_marker(source, number, 3),
+            format!(
+                "`---` followed by `{}`: kubectl cuts a stream into documents at lines starting with `---`, and refuses one that holds more than a comment after it (\"invalid Yaml document separator\")",
+                quote(rest)
+            ),
+        )
+        .with_hint("put the document's content on the lines after `---`"));
+    }
+    Ok(())
+}
+
 /// YAML 1.1 reads U+0085, U+2028 and U+2029 as line breaks, YAML 1.2 as
 /// ordinary characters: in a comment, the rest of the line is a comment to
 /// one and content to the other. A byte-order mark past the start is no
@@ -810,6 +842,9 @@ struct Reader<'a> {
     /// Whether `text` has a character [`refuse_stray_syntax`] looks at:
     /// without one, where the scalars are need not be tracked.
     stray: bool,
+    /// Whether `text` holds `\/`, which may be an escape go-yaml refuses
+    /// in a double-quoted scalar ([`Reader::refuse_slash_escape`]).
+    slash_escape: bool,
     /// Whether the fast source's events are made on a second core while
     /// this one makes the nodes ([`Reader::read_beside`]), when the two
     /// can run at once (`crate::overlapping`): a large text read whole,
@@ -843,6 +878,7 @@ impl<'a> Reader<'a> {
             cursor: (0, 0),
             ascii: text.is_ascii(),
             stray: may_hold_stray_syntax(text),
+            slash_escape: kubernetes && text.contains("\\/"),
             beside: false,
         }
     }
@@ -1063,6 +1099,9 @@ impl<'a> Reader<'a> {
         match &event {
             Event::Scalar(text, style, ..) => {
                 let plain = *style == ScalarStyle::Plain;
+                if self.slash_escape && *style == ScalarStyle::DoubleQuoted {
+                    self.refuse_slash_escape(span, stack, text)?;
+                }
                 if self.stray {
                     let start = self.content_start(span.start.index());
                     let end = match style {
@@ -1086,6 +1125,39 @@ impl<'a> Reader<'a> {
                 self.flow.pop();
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Refuses a double-quoted scalar that holds the escape `\/`: YAML 1.2
+    /// reads it as `/`, go-yaml (kubectl's reader) as an unknown escape,
+    /// and refuses the file. (go-yaml's other escapes are YAML 1.2's, and
+    /// `\'`, which the YAML 1.2 reader refuses.)
+    fn refuse_slash_escape(
+        &mut self,
+        span: Span,
+        stack: &[Open],
+        text: &str,
+    ) -> Result<(), Problem> {
+        let start = self.content_start(span.start.index());
+        if self.char_at(start) != Some('"') {
+            return Ok(());
+        }
+        let mut chars = self.text[self.cursor.1 + 1..].chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => return Ok(()),
+                '\\' if chars.next() == Some('/') => {
+                    let origin = Origin::from_span(self.source, span, self.line_offset);
+                    return Err(read_error(
+                        origin,
+                        "`\\/` in a double-quoted string: YAML 1.2 reads it as `/`, go-yaml (kubectl) refuses it as an unknown escape",
+                    )
+                    .with_hint("write `/` without the backslash")
+                    .at(path_of(stack, text)));
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
