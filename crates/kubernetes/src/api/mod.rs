@@ -42,7 +42,7 @@ mod webhooks;
 pub(crate) use volumes::PERSISTENT_SOURCES;
 
 use crate::json::{Field, Found, each, whole};
-use crate::location::KeyPath;
+use crate::location::{KeyPath, Segment};
 use crate::manifest::ObjectScope;
 use crate::names;
 use crate::scheduling::label_selector;
@@ -404,7 +404,16 @@ pub fn problems_remembering<'a>(
                     .as_str()
                     .unwrap_or_default()
             });
+            let before = found.len();
+            let shift = claims.len();
             pod_spec(pod, kind, name, &spec, claims, &mut found);
+            // The server validates a StatefulSet's template with a volume
+            // for each claim template first, then the template's others:
+            // those are found `shift` places further on.
+            let volumes = spec.clone().key("volumes");
+            for (path, _) in &mut found[before..] {
+                shift_index_below(path, &volumes, shift);
+            }
         }
     }
     if kind == "Service" {
@@ -1558,6 +1567,18 @@ fn without_volumes_named(pod: &Json, claims: &std::collections::BTreeSet<&str>) 
         volumes.retain(|volume| !named(volume));
     }
     Some(copy)
+}
+
+/// Adds `by` to the index that follows `list` in `path`, where `path` is
+/// below `list`.
+fn shift_index_below(path: &mut KeyPath, list: &KeyPath, by: usize) {
+    let depth = list.0.len();
+    if by > 0
+        && path.0.starts_with(&list.0)
+        && let Some(Segment::Index(index)) = path.0.get_mut(depth)
+    {
+        *index += by;
+    }
 }
 
 /// `metadata.ownerReferences` (`ValidateOwnerReferences`): each with an
@@ -2773,11 +2794,14 @@ mod tests {
             serde_json::json!([{"name": "data", "hostPath": {"path": "../x"}}]);
         assert_eq!(at(replaced.clone()), ["spec.selector"]);
         replaced["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] = "Data".into();
+        // The server validates the claims' volumes first, then the
+        // template's others: this one is the second (as a v1.35.4 server
+        // named `volumes[1]`, `[2]` and `[3]` after none, one and two claims).
         assert_eq!(
             at(replaced),
             [
                 "spec.volumeClaimTemplates[0].metadata.name",
-                "spec.template.spec.volumes[0].hostPath.path",
+                "spec.template.spec.volumes[1].hostPath.path",
                 "spec.selector",
             ]
         );
