@@ -1425,6 +1425,10 @@ fn probe_hosts(pod: &Pod<'_>, _: &Run) -> Option<Finding> {
             names.push(c.name);
         }
     }
+    // The admission lists the containers as a sorted set, not in the
+    // order it visits them (init containers first), unlike its other checks.
+    names.sort_unstable();
+    names.dedup();
     let hosts: Vec<&String> = hosts.iter().collect();
     found(
         "probe or lifecycle host",
@@ -1816,6 +1820,38 @@ mod tests {
         );
         assert_eq!(found("/v1", "PodTemplate").as_deref(), Some("template"));
         assert_eq!(found("apps", "Deployment"), None);
+    }
+
+    /// The admission names the containers that set a probe or hook host as
+    /// a sorted set, init containers not first (a review saw a v1.35.4
+    /// server say `containers "app", "side"` of a sidecar `side`).
+    #[test]
+    fn probe_hosts_name_their_containers_sorted() {
+        let metadata = serde_json::json!({});
+        let probe = serde_json::json!({"httpGet": {"port": 80, "host": "10.0.0.1"}});
+        let spec = serde_json::json!({
+            "initContainers": [{"name": "side", "image": "i", "restartPolicy": "Always", "readinessProbe": probe}],
+            "containers": [
+                {"name": "app", "image": "i", "livenessProbe": probe},
+                {"name": "app", "image": "i", "lifecycle": {"preStop": probe}},
+            ],
+        });
+        let pod = Pod {
+            metadata: &metadata,
+            spec: &spec,
+        };
+        let found = evaluate(&pod, Level::Baseline, 35);
+        let messages: Vec<String> = found.iter().map(ControlViolation::message).collect();
+        assert_eq!(
+            messages,
+            [
+                "probe or lifecycle host (containers \"app\", \"side\" use probe or lifecycle host \"10.0.0.1\")"
+            ]
+        );
+        assert_eq!(
+            found[0].path.to_string(),
+            "spec.initContainers[0].readinessProbe.httpGet.host"
+        );
     }
 
     /// What the API server receives, not how the YAML spelled it: kubectl
