@@ -489,7 +489,9 @@ fn yaml_1_1_line_breaks_are_refused_anywhere() {
 /// scanner refuses that a YAML 1.2 reader takes, each as a review saw
 /// kubectl answer: a line starting with `---` with more than a comment
 /// after it ("invalid Yaml document separator"), and the escape `\/` in a
-/// double-quoted string ("found unknown escape character"). The forms
+/// double-quoted string ("found unknown escape character"), and a tab
+/// where go-yaml looks for a block scalar's indentation ("found a tab
+/// character where an indentation space is expected"). The forms
 /// kubectl takes stay read, and a large stream read in two parts refuses
 /// alike.
 #[test]
@@ -514,6 +516,18 @@ fn what_kubectls_reader_refuses_before_yaml_is_refused() {
             format!("{object}data:\n  x: \"a\\\"\\/\"\n"),
             "5:6: data.x: `\\/` in a double-quoted string",
         ),
+        (
+            format!("{object}data:\n  x: |\n    \tb\n"),
+            "6:5: data.x: a tab where go-yaml",
+        ),
+        (
+            format!("{object}data:\n  x: >-\n\n    \tb\n"),
+            "7:5: data.x: a tab where go-yaml",
+        ),
+        (
+            format!("{object}data:\n  x: !!str |\n    \tb\n"),
+            "5:6: data.x: a tab where go-yaml",
+        ),
     ] {
         let error =
             yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS).expect_err(&text);
@@ -524,6 +538,8 @@ fn what_kubectls_reader_refuses_before_yaml_is_refused() {
         format!("---   \n{object}---\n"),
         format!("{object}data: {{x: \"a\\\\/b\", z: 'a\\/b'}}\n"),
         format!("{object}data:\n  x: |\n    ---y\n    a\\/b\n"),
+        format!("{object}data:\n  x: |\n    a\n    \tb\tc\n"),
+        format!("{object}data:\n  x: |2\n    \tb\n"),
     ] {
         let read = yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS);
         assert!(read.is_ok(), "{text}: {read:?}");

@@ -845,6 +845,9 @@ struct Reader<'a> {
     /// Whether `text` holds `\/`, which may be an escape go-yaml refuses
     /// in a double-quoted scalar ([`Reader::refuse_slash_escape`]).
     slash_escape: bool,
+    /// Whether `text` holds a tab, which may stand where go-yaml expects a
+    /// block scalar's indentation ([`Reader::refuse_tab_in_block_indent`]).
+    tab: bool,
     /// Whether the fast source's events are made on a second core while
     /// this one makes the nodes ([`Reader::read_beside`]), when the two
     /// can run at once (`crate::overlapping`): a large text read whole,
@@ -879,6 +882,7 @@ impl<'a> Reader<'a> {
             ascii: text.is_ascii(),
             stray: may_hold_stray_syntax(text),
             slash_escape: kubernetes && text.contains("\\/"),
+            tab: kubernetes && text.contains('\t'),
             beside: false,
         }
     }
@@ -1102,6 +1106,9 @@ impl<'a> Reader<'a> {
                 if self.slash_escape && *style == ScalarStyle::DoubleQuoted {
                     self.refuse_slash_escape(span, stack, text)?;
                 }
+                if self.tab && matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                    self.refuse_tab_in_block_indent(span, stack, text)?;
+                }
                 if self.stray {
                     let start = self.content_start(span.start.index());
                     let end = match style {
@@ -1157,6 +1164,83 @@ impl<'a> Reader<'a> {
                     .at(path_of(stack, text)));
                 }
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a block scalar whose indentation go-yaml (kubectl's reader)
+    /// finds a tab in, where a YAML 1.2 reader takes the tab as text: after
+    /// the spaces that start a line, on the lines up to its first line of
+    /// text when the indentation is detected (no indentation indicator),
+    /// and on a later line whose spaces stop short of that indentation
+    /// ("found a tab character where an indentation space is expected").
+    fn refuse_tab_in_block_indent(
+        &mut self,
+        span: Span,
+        stack: &[Open],
+        text: &str,
+    ) -> Result<(), Problem> {
+        // The span starts at the text; its header (`|`, `>` and their
+        // indicators) ends the last line before it with more than spaces.
+        // With a tag or an anchor, the span starts at it, on the header's
+        // line: the text is then the line after.
+        let start = self.content_start(span.start.index());
+        let Some(first) = self.char_at(start) else {
+            return Ok(());
+        };
+        let mut at = self.cursor.1;
+        if matches!(first, '|' | '>') {
+            match self.text[at..].find('\n') {
+                Some(end) => at += end + 1,
+                None => return Ok(()),
+            }
+        }
+        let to = match self.char_at(span.end.index()) {
+            Some(_) => self.cursor.1,
+            None => self.text.len(),
+        };
+        let line_start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let before = &self.text[..line_start];
+        let mut header_end = before.len();
+        let header = loop {
+            let line_start = before[..header_end.saturating_sub(1)]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let line = &before[line_start..header_end.saturating_sub(1).max(line_start)];
+            if !line.trim_matches([' ', '\t', '\r']).is_empty() || line_start == 0 {
+                break line;
+            }
+            header_end = line_start;
+        };
+        let header = header.split('#').next().unwrap_or_default();
+        let Some(indicator) = header.rfind(['|', '>']) else {
+            return Ok(());
+        };
+        if header[indicator..].bytes().any(|b| b.is_ascii_digit()) {
+            // An indentation indicator: go-yaml and YAML 1.2 agree.
+            return Ok(());
+        }
+        let body = &self.text[header_end..to.max(header_end)];
+        let mut indent: Option<usize> = None;
+        let mut deepest = 0;
+        for line in body.split('\n') {
+            let spaces = line.bytes().take_while(|&b| b == b' ').count();
+            let next = line.as_bytes().get(spaces).copied();
+            let short = indent.is_none_or(|indent| spaces < indent);
+            if next == Some(b'\t') && short {
+                let origin = Origin::from_span(self.source, span, self.line_offset);
+                return Err(read_error(
+                    origin,
+                    "a tab where go-yaml (kubectl) expects this block scalar's indentation: YAML 1.2 readers take it as text, go-yaml refuses the file",
+                )
+                .with_hint("indent the block scalar's lines with spaces, and start its first line with other text than a tab")
+                .at(path_of(stack, text)));
+            }
+            match next {
+                None | Some(b'\r') => deepest = deepest.max(spaces),
+                Some(_) if indent.is_none() => indent = Some(deepest.max(spaces)),
+                Some(_) => {}
             }
         }
         Ok(())
