@@ -544,6 +544,19 @@ fn what_kubectls_reader_refuses_before_yaml_is_refused() {
         let read = yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS);
         assert!(read.is_ok(), "{text}: {read:?}");
     }
+    // A verbatim core tag is its short form, and the non-specific `!`
+    // makes a scalar a string, to go-yaml as to YAML 1.2 (the server
+    // stored "yes" and "1").
+    for (tagged, value) in [
+        ("!<tag:yaml.org,2002:str> yes", "yes"),
+        ("! yes", "yes"),
+        ("! 1", "1"),
+    ] {
+        let text = format!("{object}data: {{k: {tagged}}}\n");
+        let read = yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(read[0].to_json()["data"]["k"], value, "{text}");
+    }
     // A stream large enough to be read in two parts, the separator in the
     // second.
     let mut large: String = (0..4000)

@@ -367,6 +367,20 @@ fn written(tag: &Tag) -> String {
     }
 }
 
+/// The type a tag of YAML's core schema names (`str` of `!!str`, of the
+/// verbatim `!<tag:yaml.org,2002:str>`, and of the non-specific `!`, which
+/// makes a scalar a string to every reader, go-yaml included); `None` for
+/// any other tag.
+fn core_tag(tag: &Tag) -> Option<&str> {
+    const CORE: &str = "tag:yaml.org,2002:";
+    match (tag.handle.as_str(), tag.suffix.as_str()) {
+        _ if tag.is_yaml_core_schema() => Some(tag.suffix.as_str()),
+        ("", suffix) | ("!", suffix) if suffix.starts_with(CORE) => suffix.strip_prefix(CORE),
+        ("", "!") | ("!", "") => Some("str"),
+        _ => None,
+    }
+}
+
 /// A reader error at `origin`, at the root path.
 fn read_error(origin: Origin, message: impl Into<String>) -> Problem {
     Problem::new(origin, KeyPath::root(), message)
@@ -1496,7 +1510,7 @@ impl<'a> Reader<'a> {
     fn refuse_tag(&self, tag: Option<&Tag>, allowed: &str, origin: &Origin) -> Result<(), Problem> {
         match tag {
             None => Ok(()),
-            Some(tag) if tag.is_yaml_core_schema() && tag.suffix == allowed => Ok(()),
+            Some(tag) if core_tag(tag) == Some(allowed) => Ok(()),
             Some(tag) => Err(read_error(
                 origin.clone(),
                 format!("unsupported YAML tag `{}`", quote(&written(tag))),
@@ -1590,7 +1604,7 @@ impl<'a> Reader<'a> {
         origin: &Origin,
     ) -> Result<(), Problem> {
         if let Some(tag) = tag
-            && !(tag.is_yaml_core_schema() && tag.suffix == "str")
+            && core_tag(tag) != Some("str")
         {
             return Err(read_error(
                 origin.clone(),
@@ -1619,12 +1633,15 @@ impl<'a> Reader<'a> {
                 ),
             )
         };
-        if self.kubernetes && !(tag.is_yaml_core_schema() && tag.suffix == "str") {
+        if self.kubernetes && core_tag(tag) != Some("str") {
             // The tag only checks the type; the value is the plain reading,
             // which must be the same to every reader.
             self.resolve_manifest(text, &origin)?;
         }
-        let value = match (tag.is_yaml_core_schema(), tag.suffix.as_str()) {
+        let value = match core_tag(tag)
+            .map(|suffix| (true, suffix))
+            .unwrap_or((false, ""))
+        {
             (true, "str") => Value::String(text.to_owned()),
             (true, "null") => match resolve_plain(text) {
                 Ok(Value::Null) => Value::Null,
