@@ -164,12 +164,20 @@ pub fn each(list: &Json) -> impl Iterator<Item = (usize, &Json)> {
 /// A whole number as the server reads it once kubectl has sent it: `512.0`
 /// is `512` (a float with no fraction is written as an integer); `None`
 /// for anything else, or past `i64`.
+pub fn go_whole(float: f64) -> Option<i64> {
+    // Rust writes a float's shortest digits, padded with zeros, as Go's
+    // `strconv.FormatFloat(f, 'f', -1, 64)` does: past 2^53 that text
+    // may not be the float's exact value (`1152921504606847232.0` is sent
+    // as `1152921504606847200`).
+    const RANGE: std::ops::Range<f64> = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
+    let fits = float.fract() == 0.0 && RANGE.contains(&float);
+    fits.then(|| format!("{float}").parse().ok()).flatten()
+}
+
+/// The whole number of a JSON value as the API server reads it: an
+/// integer, or a whole float as kubectl sends it ([`go_whole`]).
 pub fn whole(value: &Json) -> Option<i64> {
-    value.as_i64().or_else(|| {
-        (value.as_f64())
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-            .map(|f| f as i64)
-    })
+    value.as_i64().or_else(|| value.as_f64().and_then(go_whole))
 }
 
 #[cfg(test)]
@@ -177,6 +185,27 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The integer kubectl sends for a whole float: its shortest digits,
+    /// which past 2^53 need not be its exact value.
+    #[test]
+    fn a_whole_float_is_the_integer_kubectl_sends() {
+        assert_eq!(go_whole(512.0), Some(512));
+        assert_eq!(go_whole(-0.0), Some(0));
+        assert_eq!(go_whole(1.5), None);
+        assert_eq!(
+            go_whole(9_007_199_254_740_992.0),
+            Some(9_007_199_254_740_992)
+        );
+        assert_eq!(
+            go_whole(1_152_921_504_606_847_232.0),
+            Some(1_152_921_504_606_847_200)
+        );
+        // -2^63 is sent as -9223372036854776000: past int64, a float.
+        assert_eq!(go_whole(-9_223_372_036_854_775_808.0), None);
+        assert_eq!(go_whole(9_223_372_036_854_775_808.0), None);
+        assert_eq!(go_whole(1e19), None);
+    }
 
     /// [`Values`] answers as `contains` on the list, for numbers of each
     /// kind, zeros of both signs and objects in any order, and compares

@@ -101,7 +101,8 @@ impl Compared for Json {
         match (self.as_number(), other.as_number()) {
             (Some(a), Some(b)) if a.is_f64() != b.is_f64() => {
                 let whole = |n: &serde_json::Number| {
-                    n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                    n.as_i64()
+                        .or_else(|| n.as_f64().and_then(crate::json::go_whole))
                 };
                 whole(a).is_some() && whole(a) == whole(b)
             }
@@ -148,9 +149,9 @@ impl Compared for Node {
             // sends (Go writes a whole float64 without its `.0`): `2.0`
             // over `2` stores nothing new.
             (Value::Float(f), Value::Int(i)) | (Value::Int(i), Value::Float(f))
-                if f.fract() == 0.0 && f.abs() < 9.0e15 =>
+                if crate::json::go_whole(*f).is_some() =>
             {
-                *f == *i as f64
+                crate::json::go_whole(*f) == Some(*i)
             }
             // A float JSON cannot hold reads as null (the reader refuses
             // them): let JSON decide.

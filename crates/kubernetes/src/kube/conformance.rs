@@ -714,11 +714,8 @@ fn to_read(value: &Json) -> bool {
 /// number an int64 holds: as an integer. The API server's `integer` takes
 /// it (kubectl and Helm send it as one); draft 4's `integer` would not.
 pub(super) fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
-    // i64's range, both bounds exact as floats; a whole float in it
-    // converts exactly.
-    const RANGE: std::ops::Range<f64> = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
     let f = n.as_f64().filter(|_| n.is_f64())?;
-    (f.fract() == 0.0 && RANGE.contains(&f)).then(|| serde_json::Number::from(f as i64))
+    crate::json::go_whole(f).map(serde_json::Number::from)
 }
 
 /// A custom resource as the API server validates it. A member that is
