@@ -408,3 +408,24 @@ fn a_long_secret_value_is_hidden_without_an_automaton_that_grows_with_it() {
     );
     assert!(!run.stdout.contains("s3cr3t") && !run.stderr.contains("s3cr3t"));
 }
+
+/// Tens of thousands of block scalars in a text with a tab and a
+/// character past ASCII: the check of a block scalar's indentation ran to
+/// its end and sent the reader's position back to the text's start for the
+/// next check, once per scalar (221 s at 30,000, a review found).
+#[test]
+fn many_block_scalars_beside_a_tab_are_read_in_one_pass() {
+    let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: é}\ndata:\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("  k{i}: |\n    line {i}\n"));
+    }
+    text.push_str("# a\ttab\n");
+    let run = chartgen_with_stdin(&["check", "-"], Some(&text));
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stdout
+            .starts_with("API ConfigMap default/é metadata.name"),
+        "{}",
+        run.stdout
+    );
+}

@@ -528,6 +528,15 @@ fn what_kubectls_reader_refuses_before_yaml_is_refused() {
             format!("{object}data:\n  x: !!str |\n    \tb\n"),
             "5:6: data.x: a tab where go-yaml",
         ),
+        (
+            format!("{object}data:\r  x: |\r   \tb\r"),
+            "6:4: data.x: a tab where go-yaml",
+        ),
+        // A local tag spelt like a core one is a tag go-yaml does not know.
+        (
+            format!("{object}data: {{x: !tag:yaml.org%2C2002:int 3}}\n"),
+            "unsupported YAML tag",
+        ),
     ] {
         let error =
             yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS).expect_err(&text);
@@ -540,6 +549,10 @@ fn what_kubectls_reader_refuses_before_yaml_is_refused() {
         format!("{object}data:\n  x: |\n    ---y\n    a\\/b\n"),
         format!("{object}data:\n  x: |\n    a\n    \tb\tc\n"),
         format!("{object}data:\n  x: |2\n    \tb\n"),
+        // Text that starts like a header is text (a review saw it refused).
+        format!("{object}data:\n  x: |\n    | col | col |\n    \tindented\n"),
+        format!("{object}data:\n  x: >\n    > quoted 2\n    \tindented\n"),
+        format!("{object}data:\n  \"k#\": |\n    a\n    \tb\n"),
     ] {
         let read = yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS);
         assert!(read.is_ok(), "{text}: {read:?}");

@@ -367,6 +367,24 @@ fn written(tag: &Tag) -> String {
     }
 }
 
+/// The indicators of a block scalar's header line (`|`, `>`, then `+`,
+/// `-` and an indentation digit, then blanks and maybe a comment): what
+/// follows its `|` or `>`; `None` when the line ends in no header.
+fn block_indicators(line: &str) -> Option<&str> {
+    let candidates = line
+        .char_indices()
+        .rev()
+        .filter(|(_, c)| matches!(c, '|' | '>'));
+    candidates.map(|(at, _)| &line[at + 1..]).find_map(|rest| {
+        let length = (rest.bytes())
+            .take_while(|b| matches!(b, b'+' | b'-' | b'0'..=b'9'))
+            .count();
+        let after = rest[length..].trim_start_matches([' ', '\t']);
+        let blank = after.len() < rest.len() - length;
+        (after.is_empty() || (blank && after.starts_with('#'))).then(|| &rest[..length])
+    })
+}
+
 /// The type a tag of YAML's core schema names (`str` of `!!str`, of the
 /// verbatim `!<tag:yaml.org,2002:str>`, and of the non-specific `!`, which
 /// makes a scalar a string to every reader, go-yaml included); `None` for
@@ -375,7 +393,9 @@ fn core_tag(tag: &Tag) -> Option<&str> {
     const CORE: &str = "tag:yaml.org,2002:";
     match (tag.handle.as_str(), tag.suffix.as_str()) {
         _ if tag.is_yaml_core_schema() => Some(tag.suffix.as_str()),
-        ("", suffix) | ("!", suffix) if suffix.starts_with(CORE) => suffix.strip_prefix(CORE),
+        // `!<tag:yaml.org,2002:str>`; not the local `!tag:yaml.org,2002:str`,
+        // which go-yaml keeps as a tag it does not know.
+        ("", suffix) if suffix.starts_with(CORE) => suffix.strip_prefix(CORE),
         ("", "!") | ("!", "") => Some("str"),
         _ => None,
     }
@@ -1195,69 +1215,88 @@ impl<'a> Reader<'a> {
         stack: &[Open],
         text: &str,
     ) -> Result<(), Problem> {
-        // The span starts at the text; its header (`|`, `>` and their
-        // indicators) ends the last line before it with more than spaces.
-        // With a tag or an anchor, the span starts at it, on the header's
-        // line: the text is then the line after.
-        let start = self.content_start(span.start.index());
-        let Some(first) = self.char_at(start) else {
+        // The cursor goes back where it was: the scalar's start is asked
+        // for again, and going back from its end would walk the text anew.
+        let cursor = self.cursor;
+        let tab = self.tab_in_block_indent(span);
+        self.cursor = cursor;
+        if !tab {
             return Ok(());
-        };
-        let mut at = self.cursor.1;
-        if matches!(first, '|' | '>') {
-            match self.text[at..].find('\n') {
-                Some(end) => at += end + 1,
-                None => return Ok(()),
-            }
         }
+        let origin = Origin::from_span(self.source, span, self.line_offset);
+        Err(read_error(
+            origin,
+            "a tab where go-yaml (kubectl) expects this block scalar's indentation: YAML 1.2 readers take it as text, go-yaml refuses the file",
+        )
+        .with_hint("indent the block scalar's lines with spaces, and start its first line with other text than a tab")
+        .at(path_of(stack, text)))
+    }
+
+    /// Whether [`Reader::refuse_tab_in_block_indent`] refuses the block
+    /// scalar of `span`.
+    fn tab_in_block_indent(&mut self, span: Span) -> bool {
+        // The span starts at the text, after its indentation, or at a tag
+        // or an anchor on the header's line (`k: !!str |`).
+        let start = self.content_start(span.start.index());
+        let tagged = start != span.start.index();
+        if self.char_at(start).is_none() {
+            return false;
+        }
+        let at = self.cursor.1;
         let to = match self.char_at(span.end.index()) {
-            Some(_) => self.cursor.1,
+            Some(_) => self.cursor.1.max(at),
             None => self.text.len(),
         };
-        let line_start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
-        let before = &self.text[..line_start];
-        let mut header_end = before.len();
-        let header = loop {
-            let line_start = before[..header_end.saturating_sub(1)]
-                .rfind('\n')
-                .map_or(0, |i| i + 1);
-            let line = &before[line_start..header_end.saturating_sub(1).max(line_start)];
-            if !line.trim_matches([' ', '\t', '\r']).is_empty() || line_start == 0 {
-                break line;
-            }
-            header_end = line_start;
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let (header, body) = if tagged {
+            let Some(end) = text[at..].find(['\n', '\r']).map(|end| at + end) else {
+                return false;
+            };
+            let next =
+                end + 1 + usize::from(bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n'));
+            (&text[at..end], &text[next.min(to)..to])
+        } else {
+            // Back from the text's first line over blank lines to the
+            // header's.
+            let mut body_start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+            let header = loop {
+                if body_start == 0 {
+                    return false;
+                }
+                let mut end = body_start - 1;
+                if bytes[end] == b'\n' && end > 0 && bytes[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                let line_start = text[..end].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+                let line = &text[line_start..end];
+                if !line.trim_matches([' ', '\t']).is_empty() {
+                    break line;
+                }
+                body_start = line_start;
+            };
+            (header, &text[body_start..to.max(body_start)])
         };
-        let header = header.split('#').next().unwrap_or_default();
-        let Some(indicator) = header.rfind(['|', '>']) else {
-            return Ok(());
-        };
-        if header[indicator..].bytes().any(|b| b.is_ascii_digit()) {
-            // An indentation indicator: go-yaml and YAML 1.2 agree.
-            return Ok(());
+        match block_indicators(header) {
+            // An indentation indicator: the other rules judge its lines.
+            Some(indicators) if !indicators.bytes().any(|b| b.is_ascii_digit()) => {}
+            _ => return false,
         }
-        let body = &self.text[header_end..to.max(header_end)];
         let mut indent: Option<usize> = None;
         let mut deepest = 0;
-        for line in body.split('\n') {
+        for line in body.split(['\n', '\r']) {
             let spaces = line.bytes().take_while(|&b| b == b' ').count();
             let next = line.as_bytes().get(spaces).copied();
-            let short = indent.is_none_or(|indent| spaces < indent);
-            if next == Some(b'\t') && short {
-                let origin = Origin::from_span(self.source, span, self.line_offset);
-                return Err(read_error(
-                    origin,
-                    "a tab where go-yaml (kubectl) expects this block scalar's indentation: YAML 1.2 readers take it as text, go-yaml refuses the file",
-                )
-                .with_hint("indent the block scalar's lines with spaces, and start its first line with other text than a tab")
-                .at(path_of(stack, text)));
+            if next == Some(b'\t') && indent.is_none_or(|indent| spaces < indent) {
+                return true;
             }
             match next {
-                None | Some(b'\r') => deepest = deepest.max(spaces),
+                None => deepest = deepest.max(spaces),
                 Some(_) if indent.is_none() => indent = Some(deepest.max(spaces)),
                 Some(_) => {}
             }
         }
-        Ok(())
+        false
     }
 
     /// A scalar: a pending mapping key (checked, `None`) or a value node.

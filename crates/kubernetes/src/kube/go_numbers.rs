@@ -86,7 +86,7 @@ pub(super) fn keywords(
     options
         .with_keyword(TYPE, |_, value, _| go_type(value))
         .with_keyword(MULTIPLE_OF, |_, value, _| {
-            Ok(Box::new(MultipleOf(factor(value)?)))
+            Ok(Box::new(Numeric(MultipleOf(factor(value)?))))
         })
         .with_keyword(MAXIMUM, |parent, value, _| {
             bound(parent, value, EXCLUSIVE_MAXIMUM, Side::Maximum)
@@ -121,11 +121,11 @@ fn bound<'a>(
             )));
         }
     };
-    Ok(Box::new(Bound {
+    Ok(Box::new(Numeric(Bound {
         bound: factor(value)?,
         exclusive,
         side,
-    }))
+    })))
 }
 
 /// A number as the API server's decoder leaves it.
@@ -228,10 +228,33 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
     }
 }
 
+/// A numeric keyword: why it refuses a number, if it does.
+trait Judge {
+    fn refusal(&self, value: Go) -> Option<String>;
+}
+
+/// A [`Judge`] as the engine's keyword: anything but a number passes.
+struct Numeric<J>(J);
+
+impl<'i, J: Judge + Send + Sync> jsonschema::Keyword<'i> for Numeric<J> {
+    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+        match Go::of(instance).and_then(|value| self.0.refusal(value)) {
+            None => Ok(()),
+            Some(why) => Err(jsonschema::ValidationError::custom(why)),
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Json) -> bool {
+        Go::of(instance)
+            .and_then(|value| self.0.refusal(value))
+            .is_none()
+    }
+}
+
 /// [`MULTIPLE_OF`]: its factor.
 struct MultipleOf(f64);
 
-impl MultipleOf {
+impl Judge for MultipleOf {
     fn refusal(&self, value: Go) -> Option<String> {
         let factor = self.0;
         match value {
@@ -269,18 +292,12 @@ impl MultipleOf {
     }
 }
 
-impl<'i> jsonschema::Keyword<'i> for MultipleOf {
-    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
-        match Go::of(instance).and_then(|value| self.refusal(value)) {
-            None => Ok(()),
-            Some(why) => Err(jsonschema::ValidationError::custom(why)),
+impl Bound {
+    fn name(&self) -> &'static str {
+        match self.side {
+            Side::Maximum => "maximum",
+            Side::Minimum => "minimum",
         }
-    }
-
-    fn is_valid(&self, instance: &'i Json) -> bool {
-        Go::of(instance)
-            .and_then(|value| self.refusal(value))
-            .is_none()
     }
 }
 
@@ -297,7 +314,7 @@ struct Bound {
     side: Side,
 }
 
-impl Bound {
+impl Judge for Bound {
     fn refusal(&self, value: Go) -> Option<String> {
         use std::cmp::Ordering::{Equal, Greater, Less};
         let (order, shown, how) = match value {
@@ -328,28 +345,6 @@ impl Bound {
                 self.bound
             )
         })
-    }
-
-    fn name(&self) -> &'static str {
-        match self.side {
-            Side::Maximum => "maximum",
-            Side::Minimum => "minimum",
-        }
-    }
-}
-
-impl<'i> jsonschema::Keyword<'i> for Bound {
-    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
-        match Go::of(instance).and_then(|value| self.refusal(value)) {
-            None => Ok(()),
-            Some(why) => Err(jsonschema::ValidationError::custom(why)),
-        }
-    }
-
-    fn is_valid(&self, instance: &'i Json) -> bool {
-        Go::of(instance)
-            .and_then(|value| self.refusal(value))
-            .is_none()
     }
 }
 
