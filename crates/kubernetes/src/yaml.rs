@@ -1189,13 +1189,11 @@ impl<'a> Reader<'a> {
             match c {
                 '"' => return Ok(()),
                 '\\' if chars.next() == Some('/') => {
-                    let origin = Origin::from_span(self.source, span, self.line_offset);
-                    return Err(read_error(
-                        origin,
+                    return Err(self.scalar_refused(
+                        (span, stack, text),
                         "`\\/` in a double-quoted string: YAML 1.2 reads it as `/`, go-yaml (kubectl) refuses it as an unknown escape",
-                    )
-                    .with_hint("write `/` without the backslash")
-                    .at(path_of(stack, text)));
+                        "write `/` without the backslash",
+                    ));
                 }
                 _ => {}
             }
@@ -1223,13 +1221,25 @@ impl<'a> Reader<'a> {
         if !tab {
             return Ok(());
         }
-        let origin = Origin::from_span(self.source, span, self.line_offset);
-        Err(read_error(
-            origin,
+        Err(self.scalar_refused(
+            (span, stack, text),
             "a tab where go-yaml (kubectl) expects this block scalar's indentation: YAML 1.2 readers take it as text, go-yaml refuses the file",
-        )
-        .with_hint("indent the block scalar's lines with spaces, and start its first line with other text than a tab")
-        .at(path_of(stack, text)))
+            "indent the block scalar's lines with spaces, and start its first line with other text than a tab",
+        ))
+    }
+
+    /// A refusal of the scalar at `span` (`text`, under `stack`), placed
+    /// at its start and path.
+    fn scalar_refused(
+        &self,
+        (span, stack, text): (Span, &[Open], &str),
+        message: &str,
+        hint: &str,
+    ) -> Problem {
+        let origin = Origin::from_span(self.source, span, self.line_offset);
+        read_error(origin, message)
+            .with_hint(hint)
+            .at(path_of(stack, text))
     }
 
     /// Whether [`Reader::refuse_tab_in_block_indent`] refuses the block
