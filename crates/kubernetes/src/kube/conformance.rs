@@ -539,6 +539,21 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
 fn strict(schema: &Json) -> Json {
     let mut schema = schema.clone();
     tighten(&mut schema, true);
+    if let Some(root) = schema.as_object_mut() {
+        let definitions = root
+            .entry("definitions")
+            .or_insert_with(|| serde_json::json!({}));
+        if let Some(definitions) = definitions.as_object_mut() {
+            definitions.insert(
+                PRUNED.into(),
+                serde_json::json!({
+                    "properties": {},
+                    "additionalProperties": false,
+                    "items": {"$ref": PRUNED_REF},
+                }),
+            );
+        }
+    }
     go_keywords(&mut schema);
     schema
 }
@@ -605,6 +620,14 @@ fn nullable(object: &mut serde_json::Map<String, Json>) {
     }
 }
 
+/// What the API server keeps of a value that no schema describes (the
+/// values of `additionalProperties: true`): no member of any object, in
+/// arrays too. A definition of the strict schema's root.
+const PRUNED: &str = "x-chartgen-pruned";
+
+/// A reference to [`PRUNED`].
+const PRUNED_REF: &str = "#/definitions/x-chartgen-pruned";
+
 /// The most names a `required` is compiled with where it stands: the
 /// engine checks up to 64 in one pass with the object's other keys.
 const LONG_REQUIRED: usize = 64;
@@ -656,6 +679,23 @@ fn tighten(node: &mut Json, resource: bool) {
             object.insert("required".into(), Json::Array(required));
         }
     }
+    // A resource takes its apiVersion, kind and metadata, declared or not.
+    if resource && !preserve && !object.contains_key("properties") {
+        object.insert("properties".into(), Json::Object(serde_json::Map::new()));
+    }
+    // The API server prunes what a map value's schema does not declare:
+    // under `additionalProperties: true` or `{}` that is every member of
+    // every object inside (it walks a missing schema down arrays too).
+    if matches!(object.get("additionalProperties"), Some(Json::Bool(true)))
+        || object
+            .get("additionalProperties")
+            .is_some_and(|a| a.as_object().is_some_and(serde_json::Map::is_empty))
+    {
+        object.insert(
+            "additionalProperties".into(),
+            serde_json::json!({ "$ref": PRUNED_REF }),
+        );
+    }
     if let Some(properties) = object.get_mut("properties").and_then(Json::as_object_mut) {
         for (name, property) in properties.iter_mut() {
             if resource && name == "metadata" {
@@ -678,10 +718,14 @@ fn tighten(node: &mut Json, resource: bool) {
             }
         }
     }
-    if object.contains_key("properties")
-        && !preserve
-        && !object.contains_key("additionalProperties")
-    {
+    // What the node does not declare the API server prunes, with or
+    // without `properties` (`type: object` alone keeps no member).
+    if !preserve && !object.contains_key("additionalProperties") {
+        // With `properties` beside it, however empty, the engine names each
+        // member it refuses (one finding a field, at its key).
+        if !object.contains_key("properties") {
+            object.insert("properties".into(), Json::Object(serde_json::Map::new()));
+        }
         object.insert("additionalProperties".into(), Json::Bool(false));
     }
     for key in ["items", "additionalProperties"] {
