@@ -1039,6 +1039,33 @@ fn a_crds_undeclared_members_are_refused_as_the_server_prunes_them() {
     }
 }
 
+/// A custom resource at a version its CRD does not serve is refused: kubectl
+/// finds no such kind to create (a v1.35.4 server's answer), where check
+/// judged it against that version's schema.
+#[test]
+fn a_custom_resource_at_a_version_not_served_is_refused() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n\
+               spec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  \
+               - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n  \
+               - {name: v2, served: false, storage: false, schema: {openAPIV3Schema: {type: object}}}\n";
+    let widget = |version: &str| {
+        format!(
+            "{crd}---\napiVersion: example.com/{version}\nkind: Widget\nmetadata: {{name: w, namespace: apps}}\n"
+        )
+    };
+    let run = chartgen_with_stdin(&["check", "-"], Some(&widget("v2")));
+    assert!(
+        run.code == 1
+            && run.stdout.starts_with(
+                "KIND Widget apps/w: version v2 of CRD widgets.example.com is not served (`served: false`)"
+            ),
+        "{}",
+        run.transcript()
+    );
+    let run = chartgen_with_stdin(&["check", "-"], Some(&widget("v1")));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
+
 /// A plain whole number from 2^63 to 2^64-1 is a `uint64` to go-yaml:
 /// a quantity takes it (a real v1.35 server accepted a ResourceQuota's
 /// `requests.storage: 9223372036854775808`), compared exactly; an integer

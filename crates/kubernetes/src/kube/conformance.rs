@@ -507,6 +507,16 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
         }
         for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
             let version_name = version["name"].as_str().unwrap_or_default();
+            if version["served"] == Json::Bool(false) {
+                // The API server serves no such resource: kubectl finds no
+                // kind to create ("no matches for kind").
+                let why = format!(
+                    "version {version_name} of CRD {name} is not served (`served: false`): the API server has no {kind} at {group}/{version_name} to create"
+                );
+                (custom.entry(format!("{group}/{version_name}")).or_default())
+                    .insert(kind.to_owned(), Err(why));
+                continue;
+            }
             let schema = strict(&version["schema"]["openAPIV3Schema"]);
             let status_dropped = version["subresources"]["status"].is_object();
             let validator = match crd_schema_options().build(&schema) {

@@ -28,8 +28,11 @@
 
 use serde_json::{Map, Value as Json};
 
-/// A `type` that takes `integer` and not `number`, judged as go-openapi
-/// does: a float is an integer where `IsFloat64AJSONInteger` says so.
+/// A `type` judged as go-openapi does where it differs from JSON Schema:
+/// one that takes `integer` and not `number` (a float is an integer where
+/// `IsFloat64AJSONInteger` says so), and one that is not numeric beside a
+/// format the API server keeps (any array passes it, and any string the
+/// format passes).
 pub(super) const TYPE: &str = "x-chartgen-go-type";
 /// `multipleOf`, judged as Go does.
 pub(super) const MULTIPLE_OF: &str = "x-chartgen-go-multiple-of";
@@ -69,14 +72,58 @@ pub(super) fn rename(object: &mut Map<String, Json>) {
     let integer_only = |kinds: &[Json]| {
         kinds.contains(&Json::from("integer")) && !kinds.contains(&Json::from("number"))
     };
-    let renamed = match object.get("type") {
-        Some(Json::String(kind)) => kind == "integer",
-        Some(Json::Array(kinds)) => integer_only(kinds),
-        _ => false,
+    let numeric = |kinds: &[Json]| {
+        kinds.contains(&Json::from("integer")) || kinds.contains(&Json::from("number"))
     };
+    let kinds = match object.get("type") {
+        Some(Json::String(kind)) => vec![Json::from(kind.as_str())],
+        Some(Json::Array(kinds)) => kinds.clone(),
+        _ => Vec::new(),
+    };
+    let renamed =
+        !kinds.is_empty() && (integer_only(&kinds) || (!numeric(&kinds) && known_format(object)));
     if renamed && let Some(kind) = object.remove("type") {
         object.insert(TYPE.into(), kind);
     }
+}
+
+/// Whether a schema node's `format` is one the API server keeps (it
+/// strips the others from a CRD's schema): go-openapi's type check then
+/// takes any string and any array where the type is not numeric.
+fn known_format(object: &Map<String, Json>) -> bool {
+    const KNOWN: &[&str] = &[
+        "bsonobjectid",
+        "uri",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "cidr",
+        "mac",
+        "uuid",
+        "uuid3",
+        "uuid4",
+        "uuid5",
+        "isbn",
+        "isbn10",
+        "isbn13",
+        "creditcard",
+        "ssn",
+        "hexcolor",
+        "rgbcolor",
+        "byte",
+        "password",
+        "date",
+        "duration",
+        "datetime",
+        "k8sshortname",
+        "k8slongname",
+    ];
+    let format = object
+        .get("format")
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    !format.is_empty() && KNOWN.contains(&format.replace('-', "").as_str())
 }
 
 /// Registers chartgen's numeric keywords with a validator's options.
@@ -84,7 +131,7 @@ pub(super) fn keywords(
     options: jsonschema::ValidationOptions<'static>,
 ) -> jsonschema::ValidationOptions<'static> {
     options
-        .with_keyword(TYPE, |_, value, _| go_type(value))
+        .with_keyword(TYPE, |parent, value, _| go_type(parent, value))
         .with_keyword(MULTIPLE_OF, |_, value, _| {
             Ok(Box::new(Numeric(MultipleOf(factor(value)?))))
         })
@@ -176,8 +223,10 @@ fn is_json_integer(f: f64) -> bool {
     (f - g).abs() / (f.abs() + g.abs()).min(f64::MAX) < 1e-9
 }
 
-/// Compiles a [`TYPE`]: a type's name, or a list of them.
-fn go_type(value: &Json) -> Compiled<'_> {
+/// Compiles a [`TYPE`]: a type's name, or a list of them; beside a
+/// format the API server keeps, a type that is not numeric takes any
+/// string or array too.
+fn go_type<'a>(parent: &'a Map<String, Json>, value: &'a Json) -> Compiled<'a> {
     let names: Option<Vec<String>> = match value {
         Json::String(name) => Some(vec![name.clone()]),
         Json::Array(names) => names
@@ -187,7 +236,19 @@ fn go_type(value: &Json) -> Compiled<'_> {
         _ => None,
     };
     match names {
-        Some(names) => Ok(Box::new(GoType(names))),
+        Some(names) => {
+            let numeric = names.iter().any(|n| n == "integer" || n == "number");
+            let loose = !numeric && known_format(parent);
+            // A string must then pass the format, which is not checked
+            // here: only `password`'s, any string, is taken whatever the
+            // type.
+            let password = parent.get("format").and_then(Json::as_str) == Some("password");
+            Ok(Box::new(GoType {
+                names,
+                arrays: loose,
+                strings: loose && password,
+            }))
+        }
         None => Err(jsonschema::ValidationError::custom(format!(
             "{value} is no type name nor a list of them"
         ))),
@@ -195,8 +256,13 @@ fn go_type(value: &Json) -> Compiled<'_> {
 }
 
 /// [`TYPE`]: the type names a value may have, a float an `integer` where
-/// go-openapi calls it one.
-struct GoType(Vec<String>);
+/// go-openapi calls it one; besides, any array (`arrays`) or any string
+/// (`strings`), as beside a format the API server keeps.
+struct GoType {
+    names: Vec<String>,
+    arrays: bool,
+    strings: bool,
+}
 
 impl<'i> jsonschema::Keyword<'i> for GoType {
     fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
@@ -204,7 +270,7 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
             return Ok(());
         }
         // In the engine's own words for a `type`.
-        let names: Vec<String> = self.0.iter().map(|n| format!("\"{n}\"")).collect();
+        let names: Vec<String> = self.names.iter().map(|n| format!("\"{n}\"")).collect();
         Err(jsonschema::ValidationError::custom(match names.len() {
             1 => format!("{instance} is not of type {}", names[0]),
             _ => format!("{instance} is not of types {}", names.join(", ")),
@@ -212,12 +278,12 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
     }
 
     fn is_valid(&self, instance: &'i Json) -> bool {
-        let is = |name: &str| self.0.iter().any(|n| n == name);
+        let is = |name: &str| self.names.iter().any(|n| n == name);
         match instance {
             Json::Null => is("null"),
             Json::Bool(_) => is("boolean"),
-            Json::String(_) => is("string"),
-            Json::Array(_) => is("array"),
+            Json::String(_) => self.strings || is("string"),
+            Json::Array(_) => self.arrays || is("array"),
             Json::Object(_) => is("object"),
             Json::Number(_) => match Go::of(instance) {
                 Some(Go::Int(_)) => is("integer") || is("number"),
@@ -452,6 +518,39 @@ mod tests {
         assert!(refused(json!({"type": ["integer", "string"]}), json!(1.5)));
         assert!(!refused(json!({"type": ["integer", "string"]}), json!("x")));
         assert!(refused(json!({"type": ["integer", "null"]}), json!("x")));
+    }
+
+    /// Beside a format the API server keeps, go-openapi's type check takes
+    /// any array, and where the type is not numeric any string the format
+    /// passes (`password`: any); a format it strips (`foo`, `int32` on a
+    /// string) changes nothing (a v1.35.4 server answered each).
+    #[test]
+    fn a_kept_format_loosens_the_type_as_go_openapi_does() {
+        let refused = |schema: Json, value: Json| !judged(schema, value).is_empty();
+        assert!(!refused(
+            json!({"type": "string", "format": "date-time"}),
+            json!(["x", 1])
+        ));
+        assert!(!refused(
+            json!({"type": "object", "format": "password"}),
+            json!("text")
+        ));
+        assert!(!refused(
+            json!({"type": "boolean", "format": "password"}),
+            json!(["x"])
+        ));
+        assert!(refused(
+            json!({"type": "string", "format": "foo"}),
+            json!(["x"])
+        ));
+        assert!(refused(
+            json!({"type": "integer", "format": "date-time"}),
+            json!(["x"])
+        ));
+        assert!(refused(
+            json!({"type": "boolean", "format": "password"}),
+            json!(5)
+        ));
     }
 
     #[test]
