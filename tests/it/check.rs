@@ -1066,6 +1066,49 @@ fn a_custom_resource_at_a_version_not_served_is_refused() {
     assert_eq!(run.code, 0, "{}", run.transcript());
 }
 
+/// An embedded resource (`x-kubernetes-embedded-resource`) needs an
+/// apiVersion that is a group version and a kind that is a DNS-1035 label
+/// in any case, as a v1.35.4 server answered each below.
+#[test]
+fn an_embedded_resource_needs_its_api_version_and_kind() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n\
+               spec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  \
+               - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
+               properties:\n          spec:\n            type: object\n            properties:\n              \
+               emb: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}\n";
+    let check = |emb: &str| {
+        chartgen_with_stdin(
+            &["check", "-"],
+            Some(&format!(
+                "{crd}---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w, namespace: apps}}\nspec: {{emb: {emb}}}\n"
+            )),
+        )
+    };
+    for refused in [
+        "{}",
+        "{kind: X}",
+        "{apiVersion: '', kind: X}",
+        "{apiVersion: a/b/c, kind: X}",
+        "{apiVersion: v1, kind: 1x}",
+        "{apiVersion: v1, kind: X_y}",
+    ] {
+        let run = check(refused);
+        assert!(
+            run.code == 1 && run.stdout.starts_with("K8S Widget apps/w spec.emb"),
+            "{refused}: {}",
+            run.transcript()
+        );
+    }
+    for accepted in [
+        "{apiVersion: /v1, kind: X}",
+        "{apiVersion: v1, kind: my-Kind}",
+        "{apiVersion: g/, kind: X}",
+    ] {
+        let run = check(accepted);
+        assert_eq!(run.code, 0, "{accepted}: {}", run.transcript());
+    }
+}
+
 /// A plain whole number from 2^63 to 2^64-1 is a `uint64` to go-yaml:
 /// a quantity takes it (a real v1.35 server accepted a ResourceQuota's
 /// `requests.storage: 9223372036854775808`), compared exactly; an integer

@@ -689,6 +689,25 @@ fn tighten(node: &mut Json, resource: bool) {
             object.insert("required".into(), Json::Array(required));
         }
     }
+    // An embedded resource (not the root) needs its apiVersion and kind,
+    // strings that are not empty: a group version, and a DNS-1035 label in
+    // any case (`validateEmbeddedResource`; its metadata is not read here).
+    if flag(object, "x-kubernetes-embedded-resource") {
+        let asked = serde_json::json!({
+            "required": ["apiVersion", "kind"],
+            "properties": {
+                "apiVersion": {"type": "string", "minLength": 1, "pattern": "^[^/]*(/[^/]*)?$"},
+                "kind": {"type": "string", "minLength": 1, "maxLength": 63,
+                    "pattern": "^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$"},
+            },
+        });
+        match object.get_mut("allOf") {
+            Some(Json::Array(all)) => all.push(asked),
+            _ => {
+                object.insert("allOf".into(), Json::Array(vec![asked]));
+            }
+        }
+    }
     // A resource takes its apiVersion, kind and metadata, declared or not.
     if resource && !preserve && !object.contains_key("properties") {
         object.insert("properties".into(), Json::Object(serde_json::Map::new()));
