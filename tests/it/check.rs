@@ -1109,6 +1109,53 @@ fn an_embedded_resource_needs_its_api_version_and_kind() {
     }
 }
 
+/// A CRD whose schema holds a keyword of another JSON type than
+/// `JSONSchemaProps` decodes cannot be decoded by the API server, under
+/// `items` and `additionalProperties` too, where the published schema of
+/// JSONSchemaProps types nothing (a review saw check take them). Each
+/// verdict below a v1.35.4 server's.
+#[test]
+fn a_crds_keywords_have_the_types_the_server_decodes() {
+    let crd = |keyword: &str| {
+        format!(
+            r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+              "metadata": {{"name": "kws.example.com"}},
+              "spec": {{"group": "example.com", "scope": "Namespaced", "names": {{"plural": "kws", "kind": "Kw"}},
+                "versions": [{{"name": "v1", "served": true, "storage": true, "schema": {{"openAPIV3Schema":
+                  {{"type": "object", "properties": {{"spec": {{"type": "object", "properties": {{
+                    "l": {{"type": "array", "items": {{"type": "string", {keyword}}}}}}}}}}}}}}}}}]}}}}"#
+        )
+    };
+    for refused in [
+        r#""minLength": "1""#,
+        r#""maxLength": 1.5"#,
+        r#""nullable": "yes""#,
+        r#""enum": "a""#,
+        r#""x-kubernetes-validations": "x""#,
+        r#""x-kubernetes-list-type": 5"#,
+        r#""externalDocs": "x""#,
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&crd(refused)));
+        assert!(
+            run.code == 1
+                && run.stdout.contains("items.")
+                && run.stdout.contains("the API server cannot decode the CRD"),
+            "{refused}: {}",
+            run.transcript()
+        );
+    }
+    for accepted in [
+        r#""enum": null"#,
+        r#""maxLength": 1.0"#,
+        r#""x-kubernetes-validations": []"#,
+        r#""default": "x""#,
+        r#""externalDocs": {"url": "http://x"}"#,
+    ] {
+        let run = chartgen_with_stdin(&["check", "-"], Some(&crd(accepted)));
+        assert_eq!(run.code, 0, "{accepted}: {}", run.transcript());
+    }
+}
+
 /// A plain whole number from 2^63 to 2^64-1 is a `uint64` to go-yaml:
 /// a quantity takes it (a real v1.35 server accepted a ResourceQuota's
 /// `requests.storage: 9223372036854775808`), compared exactly; an integer

@@ -334,6 +334,10 @@ struct Context {
     in_meta: bool,
     /// Why a default may not be set here, when it may not.
     no_default: Option<&'static str>,
+    /// Below an `items` or `additionalProperties`, where the schema of
+    /// `JSONSchemaProps` the API publishes types no keyword: their types
+    /// are held here ([`keyword_types`]).
+    untyped: bool,
 }
 
 impl Context {
@@ -341,7 +345,16 @@ impl Context {
         root: true,
         in_meta: false,
         no_default: None,
+        untyped: false,
     };
+
+    /// Below an `items` or `additionalProperties`.
+    fn untyped(self) -> Context {
+        Context {
+            untyped: true,
+            ..self.below()
+        }
+    }
 
     fn below(self) -> Context {
         Context {
@@ -355,6 +368,17 @@ impl Context {
 fn node<'a>(schema: &'a Json, trail: &mut Trail<'a>, context: Context, out: &mut Out<'_>) {
     if !schema.is_object() || out.cut() {
         return;
+    }
+    if context.untyped {
+        keyword_types(schema, trail, out);
+    }
+    match schema.get("additionalProperties") {
+        None | Some(Json::Null | Json::Bool(_) | Json::Object(_)) => {}
+        Some(_) => out.push(
+            trail,
+            &["additionalProperties"],
+            "must be a boolean or a JSON schema (the API server cannot decode the CRD)",
+        ),
     }
     let kind = schema.field("type").as_str().unwrap_or_default();
     if kind == "null" {
@@ -424,7 +448,7 @@ fn node<'a>(schema: &'a Json, trail: &mut Trail<'a>, context: Context, out: &mut
     extensions(schema, kind, trail, out);
     // The children.
     if additional.is_object() {
-        let mut inner = context.below();
+        let mut inner = context.untyped();
         if context.in_meta {
             inner.no_default = Some("inside additionalProperties applying to object metadata");
         }
@@ -470,16 +494,88 @@ fn node<'a>(schema: &'a Json, trail: &mut Trail<'a>, context: Context, out: &mut
     }
     match schema.field("items") {
         items @ Json::Object(_) => trail.within(&[Step::Key("items")], |t| {
-            node(items, t, context.below(), out)
+            node(items, t, context.untyped(), out)
         }),
         Json::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 trail.within(&[Step::Key("items"), Step::Index(i)], |t| {
-                    node(item, t, context.below(), out)
+                    node(item, t, context.untyped(), out)
                 });
             }
         }
-        _ => {}
+        Json::Null => {}
+        _ => out.push(
+            trail,
+            &["items"],
+            "must be a JSON schema or a list of them (the API server cannot decode the CRD)",
+        ),
+    }
+}
+
+/// The JSON types of a schema node's keywords, as `JSONSchemaProps` decodes
+/// them: a CRD with another type the API server cannot decode. A null is
+/// the field unset.
+fn keyword_types(schema: &Json, trail: &mut Trail<'_>, out: &mut Out<'_>) {
+    let strings = |v: &Json| {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|s| s.is_string() || s.is_null()))
+    };
+    let schemas = |v: &Json| {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|s| s.is_object() || s.is_null()))
+    };
+    let map_of_schemas = |v: &Json| {
+        v.as_object()
+            .is_some_and(|m| m.values().all(|s| s.is_object() || s.is_null()))
+    };
+    for (key, value) in schema.as_object().into_iter().flatten() {
+        let expected = match key.as_str() {
+            _ if value.is_null() => continue,
+            "id"
+            | "$schema"
+            | "$ref"
+            | "description"
+            | "type"
+            | "format"
+            | "title"
+            | "pattern"
+            | "x-kubernetes-list-type"
+            | "x-kubernetes-map-type" => (!value.is_string()).then_some("a string"),
+            "maxLength" | "minLength" | "maxItems" | "minItems" | "maxProperties"
+            | "minProperties" => {
+                (crate::json::whole(value).is_none()).then_some("an integer of 64 bits")
+            }
+            "maximum" | "minimum" | "multipleOf" => (!value.is_number()).then_some("a number"),
+            "exclusiveMaximum"
+            | "exclusiveMinimum"
+            | "uniqueItems"
+            | "nullable"
+            | "x-kubernetes-preserve-unknown-fields"
+            | "x-kubernetes-embedded-resource"
+            | "x-kubernetes-int-or-string" => (!value.is_boolean()).then_some("a boolean"),
+            "required" | "x-kubernetes-list-map-keys" => {
+                (!strings(value)).then_some("a list of strings")
+            }
+            "enum" => (!value.is_array()).then_some("a list"),
+            "properties" | "definitions" | "patternProperties" => {
+                (!map_of_schemas(value)).then_some("a map of JSON schemas")
+            }
+            "allOf" | "anyOf" | "oneOf" | "x-kubernetes-validations" => {
+                (!schemas(value)).then_some("a list of objects")
+            }
+            "not" | "externalDocs" => (!value.is_object()).then_some("an object"),
+            "additionalItems" => {
+                (!(value.is_boolean() || value.is_object())).then_some("a boolean or a JSON schema")
+            }
+            _ => None,
+        };
+        if let Some(expected) = expected {
+            out.push(
+                trail,
+                &[key.as_str()],
+                format!("must be {expected} (the API server cannot decode the CRD)"),
+            );
+        }
     }
 }
 
