@@ -787,19 +787,35 @@ fn rbac_lists_effective_permissions_per_service_account() {
     );
 }
 
+/// A namespaced CRD of group `example.com`, version `v1`, whose `spec`
+/// declares `properties` (each `name: {schema}` in YAML's flow style).
+fn custom_resource_definition(plural: &str, kind: &str, properties: &[&str]) -> String {
+    let mut crd = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: {plural}.example.com}}\n\
+         spec:\n  group: example.com\n  scope: Namespaced\n  names: {{kind: {kind}, plural: {plural}}}\n  versions:\n  \
+         - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
+         properties:\n          spec:\n            type: object\n            properties:\n"
+    );
+    for property in properties {
+        crd.push_str(&format!("              {property}\n"));
+    }
+    crd
+}
+
 /// A custom resource's keyed lists hold no item twice, as a v1.35 server
 /// refused in a review: a `set`'s items by value (`1` and `1.0` are one), a
 /// `map`'s by their keys, a key left out being its default.
 #[test]
 fn a_custom_resources_keyed_lists_hold_no_item_twice() {
-    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: lists.example.com}\n\
-               spec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Lst, plural: lists}\n  versions:\n  \
-               - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
-               properties:\n          spec:\n            type: object\n            properties:\n              \
-               tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}\n              \
-               nums: {type: array, x-kubernetes-list-type: set, items: {type: number}}\n              \
-               ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name, proto], \
-               items: {type: object, required: [name], properties: {name: {type: string}, proto: {type: string, default: TCP}}}}\n";
+    let crd = custom_resource_definition(
+        "lists",
+        "Lst",
+        &[
+            "tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}",
+            "nums: {type: array, x-kubernetes-list-type: set, items: {type: number}}",
+            "ports: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [name, proto], items: {type: object, required: [name], properties: {name: {type: string}, proto: {type: string, default: TCP}}}}",
+        ],
+    );
     let list = |spec: &str| {
         format!(
             "{crd}---\napiVersion: example.com/v1\nkind: Lst\nmetadata: {{name: l, namespace: apps}}\nspec: {spec}\n"
@@ -926,13 +942,17 @@ fn owner_references_written_twice_and_an_iscsi_secret_without_a_name() {
 /// Each value below as the server judged it.
 #[test]
 fn a_crds_patterns_are_judged_as_go_reads_them() {
-    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: flags.example.com}\n\
-               spec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: flags, kind: Flag}\n  versions:\n  \
-               - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
-               properties:\n          spec:\n            type: object\n            properties:\n              \
-               name: {type: string, pattern: '(?i)^[a-z]+$'}\n              word: {type: string, pattern: '\\bfoo\\b'}\n              \
-               space: {type: string, pattern: '^\\s$'}\n              any: {type: string, pattern: '^.$'}\n              \
-               named: {type: string, pattern: '^(?P<1a>x)(?P<1a>y)$'}\n";
+    let crd = custom_resource_definition(
+        "flags",
+        "Flag",
+        &[
+            "name: {type: string, pattern: '(?i)^[a-z]+$'}",
+            "word: {type: string, pattern: '\\bfoo\\b'}",
+            "space: {type: string, pattern: '^\\s$'}",
+            "any: {type: string, pattern: '^.$'}",
+            "named: {type: string, pattern: '^(?P<1a>x)(?P<1a>y)$'}",
+        ],
+    );
     let flag = |spec: &str| {
         format!(
             "{crd}---\napiVersion: example.com/v1\nkind: Flag\nmetadata: {{name: f, namespace: apps}}\nspec: {spec}\n"
@@ -1071,11 +1091,13 @@ fn a_custom_resource_at_a_version_not_served_is_refused() {
 /// in any case, as a v1.35.4 server answered each below.
 #[test]
 fn an_embedded_resource_needs_its_api_version_and_kind() {
-    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n\
-               spec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  \
-               - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        \
-               properties:\n          spec:\n            type: object\n            properties:\n              \
-               emb: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}\n";
+    let crd = custom_resource_definition(
+        "widgets",
+        "Widget",
+        &[
+            "emb: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}",
+        ],
+    );
     let check = |emb: &str| {
         chartgen_with_stdin(
             &["check", "-"],
