@@ -90,16 +90,17 @@ pub fn prepare() {
 /// object), where `exclusiveMinimum` and `exclusiveMaximum` are booleans
 /// beside `minimum` and `maximum`. A later draft's meta-schema wants
 /// numbers there and would call a schema the API server accepts one that
-/// does not compile. `format` is not checked (as before: draft 4 would
-/// check it, by JSON Schema's definitions of the formats, not
-/// Kubernetes'); patterns compile as the API server's do.
+/// does not compile. The engine's `format` is not checked (draft 4 would
+/// check it by JSON Schema's definitions of the formats): a format the
+/// server keeps is judged by chartgen's keyword, as go-openapi judges it
+/// (`go_formats`); patterns compile as the API server's do.
 fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
     let options = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft4)
         .should_validate_formats(false)
         .with_pattern_options(super::pattern_engine())
         .with_keyword(GO_PATTERN, go_pattern);
-    super::go_numbers::keywords(options)
+    super::go_formats::keyword(super::go_numbers::keywords(options))
 }
 
 /// The keyword a CRD schema's `pattern` is judged by ([`strict`] renames
@@ -583,6 +584,7 @@ fn go_keywords(schema: &mut Json) {
         if let Some(pattern) = object.remove("pattern") {
             object.insert(GO_PATTERN.into(), pattern);
         }
+        super::go_formats::mark(object);
         super::go_numbers::rename(object);
         for (key, value) in object.iter_mut() {
             match (key.as_str(), value) {
@@ -1043,8 +1045,8 @@ mod tests {
     /// that does not compile), a whole number written as a float is an
     /// integer (as the API server's `integer` takes it; draft 4's would
     /// not), an int-or-string takes nothing else, and a `type` no draft has
-    /// is still refused. `format` is not checked: chartgen's choice (the
-    /// API server checks some formats, by its own definitions).
+    /// is still refused. A `format` the server keeps is its, not JSON
+    /// Schema's: `date-time` takes a lowercase `t`.
     #[test]
     fn a_crd_schema_is_read_as_kubernetes_reads_it() {
         let bounded = widget_crd(json!({
@@ -1058,9 +1060,15 @@ mod tests {
         );
         assert_eq!(whole(&serde_json::Number::from_f64(1e19).unwrap()), None);
         for count in [json!(5), json!(5.0), json!(1e0)] {
-            let spec = json!({"count": count, "stamp": "not a date"});
+            let spec = json!({"count": count, "stamp": "2024-01-31t10:00:00z"});
             assert_eq!(widget_verdicts(&bounded, spec), vec![], "{count}");
         }
+        let verdicts = widget_verdicts(&bounded, json!({ "stamp": "not a date" }));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(path, message, _)]
+                if *path == "spec.stamp" && message == r#""not a date" is not a "date-time""#),
+            "{verdicts:?}"
+        );
         let verdicts = widget_verdicts(&bounded, json!({ "count": 5.5 }));
         assert!(
             matches!(&verdicts[..], [Verdict::Invalid(path, ..)] if *path == "spec.count"),

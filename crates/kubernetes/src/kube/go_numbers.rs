@@ -80,9 +80,13 @@ pub(super) fn rename(object: &mut Map<String, Json>) {
         Some(Json::Array(kinds)) => kinds.clone(),
         _ => Vec::new(),
     };
-    let renamed =
-        !kinds.is_empty() && (integer_only(&kinds) || (!numeric(&kinds) && known_format(object)));
-    if renamed && let Some(kind) = object.remove("type") {
+    let renamed = integer_only(&kinds) || (!numeric(&kinds) && known_format(object));
+    if renamed {
+        // No `type` beside a kept format is no type at all: go-openapi's
+        // check then takes strings, arrays and null, and nothing else.
+        let kind = object
+            .remove("type")
+            .unwrap_or_else(|| Json::Array(Vec::new()));
         object.insert(TYPE.into(), kind);
     }
 }
@@ -91,39 +95,7 @@ pub(super) fn rename(object: &mut Map<String, Json>) {
 /// strips the others from a CRD's schema): go-openapi's type check then
 /// takes any string and any array where the type is not numeric.
 fn known_format(object: &Map<String, Json>) -> bool {
-    const KNOWN: &[&str] = &[
-        "bsonobjectid",
-        "uri",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "cidr",
-        "mac",
-        "uuid",
-        "uuid3",
-        "uuid4",
-        "uuid5",
-        "isbn",
-        "isbn10",
-        "isbn13",
-        "creditcard",
-        "ssn",
-        "hexcolor",
-        "rgbcolor",
-        "byte",
-        "password",
-        "date",
-        "duration",
-        "datetime",
-        "k8sshortname",
-        "k8slongname",
-    ];
-    let format = object
-        .get("format")
-        .and_then(Json::as_str)
-        .unwrap_or_default();
-    !format.is_empty() && KNOWN.contains(&format.replace('-', "").as_str())
+    super::go_formats::kept(object).is_some()
 }
 
 /// Registers chartgen's numeric keywords with a validator's options.
@@ -238,15 +210,15 @@ fn go_type<'a>(parent: &'a Map<String, Json>, value: &'a Json) -> Compiled<'a> {
     match names {
         Some(names) => {
             let numeric = names.iter().any(|n| n == "integer" || n == "number");
+            // A string must then pass the format, judged beside the type
+            // (`go_formats`).
             let loose = !numeric && known_format(parent);
-            // A string must then pass the format, which is not checked
-            // here: only `password`'s, any string, is taken whatever the
-            // type.
-            let password = parent.get("format").and_then(Json::as_str) == Some("password");
+            let format = parent.get("format").and_then(Json::as_str);
             Ok(Box::new(GoType {
                 names,
                 arrays: loose,
-                strings: loose && password,
+                strings: loose,
+                format: format.unwrap_or_default().to_owned(),
             }))
         }
         None => Err(jsonschema::ValidationError::custom(format!(
@@ -257,11 +229,14 @@ fn go_type<'a>(parent: &'a Map<String, Json>, value: &'a Json) -> Compiled<'a> {
 
 /// [`TYPE`]: the type names a value may have, a float an `integer` where
 /// go-openapi calls it one; besides, any array (`arrays`) or any string
-/// (`strings`), as beside a format the API server keeps.
+/// (`strings`), as beside a format the API server keeps. No names at all
+/// (no `type` beside a kept `format`) take null too.
 struct GoType {
     names: Vec<String>,
     arrays: bool,
     strings: bool,
+    /// The node's `format`, for the message where there are no names.
+    format: String,
 }
 
 impl<'i> jsonschema::Keyword<'i> for GoType {
@@ -272,6 +247,8 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
         // In the engine's own words for a `type`.
         let names: Vec<String> = self.names.iter().map(|n| format!("\"{n}\"")).collect();
         Err(jsonschema::ValidationError::custom(match names.len() {
+            // No type beside a format: go-openapi names the format.
+            0 => format!("{instance} is not of type \"{}\"", self.format),
             1 => format!("{instance} is not of type {}", names[0]),
             _ => format!("{instance} is not of types {}", names.join(", ")),
         }))
@@ -280,7 +257,7 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
     fn is_valid(&self, instance: &'i Json) -> bool {
         let is = |name: &str| self.names.iter().any(|n| n == name);
         match instance {
-            Json::Null => is("null"),
+            Json::Null => self.names.is_empty() || is("null"),
             Json::Bool(_) => is("boolean"),
             Json::String(_) => self.strings || is("string"),
             Json::Array(_) => self.arrays || is("array"),
@@ -455,8 +432,12 @@ mod tests {
 
     fn judged(schema: Json, value: Json) -> Vec<String> {
         let mut schema = schema;
+        super::super::go_formats::mark(schema.as_object_mut().unwrap());
         rename(schema.as_object_mut().unwrap());
-        let options = keywords(jsonschema::options().with_draft(jsonschema::Draft::Draft4));
+        let options = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft4)
+            .should_validate_formats(false);
+        let options = super::super::go_formats::keyword(keywords(options));
         let validator = options.build(&schema).unwrap();
         validator
             .iter_errors(&value)
@@ -551,6 +532,33 @@ mod tests {
             json!({"type": "boolean", "format": "password"}),
             json!(5)
         ));
+        // Any string the format takes, whatever the type; the format
+        // refuses the others.
+        assert!(!refused(
+            json!({"type": "boolean", "format": "date-time"}),
+            json!("2024-01-31T10:00:00Z")
+        ));
+        assert_eq!(
+            judged(
+                json!({"type": "object", "format": "date-time"}),
+                json!("soon")
+            ),
+            [r#""soon" is not a "date-time""#]
+        );
+        assert!(refused(
+            json!({"type": "integer", "format": "date-time"}),
+            json!("2024-01-31T10:00:00Z")
+        ));
+        // No type beside a kept format: strings the format takes, arrays
+        // and null, nothing else.
+        let untyped = || json!({"format": "email"});
+        assert!(!refused(untyped(), json!("a@b")));
+        assert!(!refused(untyped(), json!(["x"])));
+        assert!(!refused(untyped(), Json::Null));
+        assert_eq!(judged(untyped(), json!(5)), [r#"5 is not of type "email""#]);
+        assert!(refused(untyped(), json!(true)));
+        assert!(refused(untyped(), json!({})));
+        assert!(!refused(json!({"format": "int32"}), json!(5)));
     }
 
     #[test]

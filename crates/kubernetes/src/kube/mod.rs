@@ -10,6 +10,7 @@
 pub mod conformance;
 mod decode;
 pub mod defaults;
+mod go_formats;
 mod go_numbers;
 pub mod validator;
 
