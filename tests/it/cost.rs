@@ -429,3 +429,31 @@ fn many_block_scalars_beside_a_tab_are_read_in_one_pass() {
         run.stdout
     );
 }
+
+/// A CRD whose every level holds a default above a wide schema: each
+/// default is judged against the part of its node it reaches, so the
+/// check costs the defaults' size, not each level's whole subtree (the
+/// top one's member `p1` belongs 25 levels down, so it is unknown).
+#[test]
+fn defaults_on_every_level_of_a_deep_wide_schema_are_judged_once() {
+    let mut node = serde_json::json!({"type": "object", "properties": {}});
+    for i in 0..5_000 {
+        node["properties"][format!("p{i}")] = serde_json::json!({"type": "string", "default": "x"});
+    }
+    for _ in 0..25 {
+        node = serde_json::json!({"type": "object", "default": {}, "properties": {"next": node}});
+    }
+    node["default"] = serde_json::json!({"next": {"p1": 5}});
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "deeps.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "deeps", "kind": "Deep"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": node}}}}]}});
+    let run = chartgen_with_stdin(&["check", "-"], Some(&crd.to_string()));
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stdout.contains(r#"openAPIV3Schema.properties.spec.default: the default {"next":{"p1":5}} is refused by its own schema at next: Additional properties are not allowed ('p1' was unexpected)"#),
+        "{}",
+        run.stdout
+    );
+}

@@ -15,10 +15,10 @@
 //! that specify no type, default, description or extension, and the
 //! root's naming no field the schema beside them does not. A schema the
 //! API server cannot read as structural at all (an unsupported keyword)
-//! is refused for that alone, as the server does. Not checked here: CEL
-//! rules and their cost, `format` names, a default's value against its
-//! schema. A `pattern` is one Go's `regexp` compiles
-//! ([`crate::regexp::check`]).
+//! is refused for that alone, as the server does. A structural schema's
+//! defaults are held to it ([`crate::kube::conformance::refused_defaults`]).
+//! Not checked here: CEL rules and their cost, `format` names. A `pattern`
+//! is one Go's `regexp` compiles ([`crate::regexp::check`]).
 //!
 //! The walk keeps the path it is at as borrowed steps and makes a
 //! [`KeyPath`] only for a finding, and stops reporting a version's schema
@@ -176,9 +176,19 @@ pub fn check(spec: &Json, at: &KeyPath, found: &mut Found) {
         node(schema, &mut trail, Context::ROOT, &mut out);
         // The API server reads the schema as structural only when it can.
         if convertible(schema) {
+            let room = out.room;
             structural(schema, &mut trail, Level::Root, &mut out);
             let depth = trail.steps.len();
             junctors(schema, Some(schema), &mut trail, depth, &mut out);
+            // A structural schema's defaults are held to it.
+            if out.room == room && !out.dropped {
+                for (steps, why) in crate::kube::conformance::refused_defaults(schema) {
+                    out.push_with(|| {
+                        let path = trail.path(&[]);
+                        (steps.iter().fold(path, |path, step| path.key(step)), why)
+                    });
+                }
+            }
         }
         if out.dropped {
             found.push((

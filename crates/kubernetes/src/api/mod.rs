@@ -324,6 +324,7 @@ pub fn problems_remembering<'a>(
     }
     owner_references(
         object.field("metadata").field("ownerReferences"),
+        &metadata().key("ownerReferences"),
         &mut found,
     );
     // A cluster-scoped object's namespace the API server does not read.
@@ -1018,6 +1019,76 @@ fn meta<'a>(
     }
 }
 
+/// What the API server holds an embedded resource's `metadata` to (a
+/// custom resource's field with `x-kubernetes-embedded-resource`, or a
+/// CRD's default for one: `validateEmbeddedResource`, the generic
+/// `ValidateObjectMeta` with path segment names), paths from the
+/// metadata: a name and a `generateName` that are path segments (no `/`
+/// or `%`; a name not `.` or `..`), a namespace that is a DNS-1123 label
+/// where given, label and annotation keys and values, finalizers, owner
+/// references, a `generation` not below 0. Read from metadata that Go's
+/// decoder reads as ObjectMeta (its types are the caller's to check).
+pub fn embedded_metadata(metadata: &Json, at: &KeyPath) -> Found {
+    let mut found = Vec::new();
+    // Not an object, or of types ObjectMeta cannot be read from: the
+    // caller's finding.
+    if !metadata.is_object() {
+        return found;
+    }
+    let text = |field: &str| metadata.field(field).as_str().unwrap_or_default();
+    let name = text("name");
+    if !name.is_empty()
+        && let Err(why) = names::path_segment(name)
+    {
+        found.push((
+            at.clone().key("name"),
+            format!("`{name}` is not a valid name: {why}"),
+        ));
+    }
+    let prefix = text("generateName");
+    if prefix.contains(['/', '%']) {
+        found.push((
+            at.clone().key("generateName"),
+            format!("`{prefix}` is not a valid name prefix: it may not contain '/' or '%'"),
+        ));
+    }
+    let namespace = text("namespace");
+    if !namespace.is_empty()
+        && let Err(why) = names::dns1123_label(namespace)
+    {
+        found.push((
+            at.clone().key("namespace"),
+            format!("`{namespace}` is not a valid namespace: {why}"),
+        ));
+    }
+    meta(
+        metadata,
+        || at.clone(),
+        &mut ValidKeys::default(),
+        &mut found,
+    );
+    finalizers(
+        metadata.field("finalizers"),
+        false,
+        &at.clone().key("finalizers"),
+        &mut found,
+    );
+    owner_references(
+        metadata.field("ownerReferences"),
+        &at.clone().key("ownerReferences"),
+        &mut found,
+    );
+    if let Some(generation) = metadata.field("generation").as_f64()
+        && generation < 0.0
+    {
+        found.push((
+            at.clone().key("generation"),
+            format!("{generation} is not a generation: it is at least 0"),
+        ));
+    }
+    found
+}
+
 /// Containers (unique DNS-1123 names, pullable images, IANA port names,
 /// mounts of declared volumes) and volume names of one pod spec.
 fn pod_spec<'a>(
@@ -1584,8 +1655,8 @@ fn shift_index_below(path: &mut KeyPath, list: &KeyPath, by: usize) {
 /// `metadata.ownerReferences` (`ValidateOwnerReferences`): each with an
 /// API version that names a version, a kind, a name and a uid, none an
 /// Event of the core group, and at most one of them the controller.
-fn owner_references(list: &Json, found: &mut Found) {
-    let at = || KeyPath::root().key("metadata").key("ownerReferences");
+fn owner_references(list: &Json, at: &KeyPath, found: &mut Found) {
+    let at = || at.clone();
     let mut controllers = 0;
     // The server drops a reference written twice whole before it
     // validates (`dedupOwnerReferences`, with a warning).

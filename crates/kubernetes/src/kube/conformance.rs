@@ -295,7 +295,7 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
                     }
                 })
                 .chain(metadata)
-                .chain(duplicates(schema, object))
+                .chain(beside_the_schema(schema, object, Reading::Object, schemas))
                 .collect()
         }),
         Some(Err(why)) => vec![Verdict::Uncompiled(why.clone())],
@@ -347,6 +347,14 @@ fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<super::Violation
     if usual || !metadata.is_object() {
         return Vec::new();
     }
+    read_as_object_meta(metadata, schemas)
+}
+
+/// `metadata` (an object) read into ObjectMeta as the built-in kinds'
+/// schemas read it, paths from the object (`metadata.…`). Judged through
+/// a ConfigMap of that metadata alone, whose other fields are all
+/// optional.
+fn read_as_object_meta(metadata: &Json, schemas: &KubeSchemas) -> Vec<super::Violation> {
     let alone = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata});
     let read = super::as_validated(&alone, schemas);
     (schemas
@@ -357,17 +365,65 @@ fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<super::Violation
     .collect()
 }
 
-/// The items a custom resource's lists hold twice where its schema keys
-/// them (the API server's structural validation): of a list of type `set`,
-/// an item equal to an earlier one (numbers by value: `1` and `1.0` are
-/// one); of type `map`, an item whose keys (a key left out is its default)
-/// are an earlier one's. Walked along the schema's `properties`, `items`
-/// and `additionalProperties`.
-fn duplicates(schema: &Json, object: &Json) -> Vec<super::Violation> {
+/// An embedded resource's `metadata`, at `at`, as the API server reads
+/// it (`validateEmbeddedResource`): into ObjectMeta by Go's lenient
+/// decoder (a member of the wrong type or a time it cannot read refuses
+/// the object, one it does not know is ignored), then held to
+/// ObjectMeta's rules ([`crate::api::embedded_metadata`]).
+fn embedded_metadata(
+    metadata: &Json,
+    at: &KeyPath,
+    schemas: &KubeSchemas,
+) -> Vec<super::Violation> {
+    if metadata.is_null() {
+        return Vec::new();
+    }
+    if !metadata.is_object() {
+        let why = format!("{metadata} cannot be read as ObjectMeta: it is no object");
+        return vec![(at.clone(), why, None)];
+    }
+    let undecodable: Vec<super::Violation> = (read_as_object_meta(metadata, schemas).into_iter())
+        .filter(|(_, _, unknown)| unknown.is_none())
+        .map(|(path, why, _)| {
+            let mut rebased = at.clone();
+            rebased.0.extend(path.0.into_iter().skip(1));
+            (rebased, why, None)
+        })
+        .collect();
+    if !undecodable.is_empty() {
+        return undecodable;
+    }
+    (crate::api::embedded_metadata(metadata, at).into_iter())
+        .map(|(path, why)| (path, why, None))
+        .collect()
+}
+
+/// What the API server's structural validation holds a custom resource
+/// (`reading` an object) or a schema's default to beside the schema:
+/// the `metadata` of each embedded resource in it (not the object's own,
+/// which is read as ObjectMeta), as [`crate::api::embedded_metadata`]
+/// says; and, in an object, the items its lists hold twice where its
+/// schema keys them: of a list of type `set`, an item equal to an earlier
+/// one (numbers by value: `1` and `1.0` are one); of type `map`, an item
+/// whose keys (a key left out is its default) are an earlier one's (a
+/// default's lists are not read so). Walked along the schema's
+/// `properties`, `items` and `additionalProperties`.
+fn beside_the_schema(
+    schema: &Json,
+    object: &Json,
+    reading: Reading,
+    schemas: &KubeSchemas,
+) -> Vec<super::Violation> {
     let mut found = Vec::new();
     let mut stack = vec![(schema, object, KeyPath::root())];
     while let Some((schema, value, path)) = stack.pop() {
         match value {
+            Json::Array(items) if reading == Reading::Default => {
+                let item_schema = schema.field("items");
+                for (i, item) in items.iter().enumerate() {
+                    stack.push((item_schema, item, path.index(i)));
+                }
+            }
             Json::Array(items) => {
                 let item_schema = schema.field("items");
                 let list = schema.field("x-kubernetes-list-type").as_str();
@@ -413,6 +469,11 @@ fn duplicates(schema: &Json, object: &Json) -> Vec<super::Violation> {
                 }
             }
             Json::Object(members) => {
+                let embedded = schema.field("x-kubernetes-embedded-resource") == &Json::Bool(true);
+                if embedded && (reading == Reading::Default || !path.is_root()) {
+                    let metadata = value.field("metadata");
+                    found.extend(embedded_metadata(metadata, &path.key("metadata"), schemas));
+                }
                 let properties = schema.field("properties");
                 let additional = schema.field("additionalProperties");
                 for (name, member) in members {
@@ -518,7 +579,7 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
                     .insert(kind.to_owned(), Err(why));
                 continue;
             }
-            let schema = strict(&version["schema"]["openAPIV3Schema"]);
+            let schema = strict(&version["schema"]["openAPIV3Schema"], Reading::Object);
             let status_dropped = version["subresources"]["status"].is_object();
             let validator = match crd_schema_options().build(&schema) {
                 Ok(validator) => Ok(CustomSchema {
@@ -535,6 +596,156 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
     (custom, taken)
 }
 
+/// The most findings reported for one default: the first of its
+/// problems say it is refused.
+const DEFAULT_FINDINGS: usize = 3;
+
+/// The defaults of a CRD version's schema (`openAPIV3Schema`) the API
+/// server refuses the CRD for (`ValidateDefaults`), each with the steps
+/// of its path from the schema (`properties`, a name, `items`, …,
+/// `default`) and why: a default is held to the schema of the node it
+/// stands on, as written (nothing defaulted inside it, a null member
+/// kept), and keeps no member the server would prune. Walked as the
+/// server walks them: down `properties` and `items` alone (a default
+/// below `additionalProperties` is not read), and not into the
+/// `metadata`, `apiVersion` and `kind` of the root or of an embedded
+/// resource (read as ObjectMeta: the CRD rules' own finding). A null
+/// default is none; a node whose schema does not compile is the CRD
+/// rules' finding, not this one's.
+pub fn refused_defaults(schema: &Json) -> Vec<(Vec<String>, String)> {
+    let mut found = Vec::new();
+    let mut stack = vec![(schema, Vec::new(), true)];
+    while let Some((node, steps, resource)) = stack.pop() {
+        if let Some(default) = node.get("default").filter(|d| !d.is_null()) {
+            let why = default_refusals(node, default);
+            if !why.is_empty() {
+                let mut path = steps.clone();
+                path.push("default".to_owned());
+                found.push((path, why.join("; ")));
+            }
+        }
+        let embedded = node.get("x-kubernetes-embedded-resource") == Some(&true.into());
+        let resource = resource || embedded;
+        let meta = |name: &str| resource && matches!(name, "metadata" | "apiVersion" | "kind");
+        let properties = node.get("properties").and_then(Json::as_object);
+        // An embedded resource's metadata default is read as ObjectMeta
+        // (the root's may have none: the CRD rules' finding).
+        let metadata_default = properties
+            .and_then(|p| p.get("metadata")?.get("default"))
+            .filter(|d| embedded && !d.is_null());
+        if let Some(default) = metadata_default
+            && let Ok(schemas) = KubeSchemas::load(super::DEFAULT_VERSION)
+        {
+            let problems = embedded_metadata(default, &KeyPath::root(), &schemas);
+            if let Some((at, why, _)) = problems.first() {
+                let mut path = steps.clone();
+                path.extend(["properties", "metadata", "default"].map(str::to_owned));
+                found.push((path, format!("must result in valid metadata: {at}: {why}")));
+            }
+        }
+        for (name, child) in properties.into_iter().flatten() {
+            if !meta(name) {
+                let mut path = steps.clone();
+                path.extend(["properties".to_owned(), name.clone()]);
+                stack.push((child, path, false));
+            }
+        }
+        if let Some(items) = node.get("items").filter(|items| items.is_object()) {
+            let mut path = steps.clone();
+            path.push("items".to_owned());
+            stack.push((items, path, false));
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Why the API server refuses `default` against `node`, its schema: the
+/// first [`DEFAULT_FINDINGS`] problems, each at its place in the default.
+fn default_refusals(node: &Json, default: &Json) -> Vec<String> {
+    // Only what the default reaches is compiled: a default in each of a
+    // deep schema's levels costs its own size, not its subtree's.
+    let schema = strict(&reached(node, &[default]), Reading::Default);
+    let Ok(validator) = crd_schema_options().build(&schema) else {
+        return Vec::new();
+    };
+    let written = default.to_string();
+    let shown = crate::text::clip(&written, 80);
+    let Ok(schemas) = KubeSchemas::load(super::DEFAULT_VERSION) else {
+        return Vec::new();
+    };
+    let besides = beside_the_schema(node, default, Reading::Default, &schemas).into_iter();
+    let errors = (validator.iter_errors(default)).map(|e| {
+        (
+            KeyPath::from_pointer(e.instance_path().as_str()),
+            e.to_string(),
+        )
+    });
+    (errors.chain(besides.map(|(at, why, _)| (at, why))))
+        .take(DEFAULT_FINDINGS)
+        .map(|(at, why)| {
+            let why = crate::text::clip(&why, 200);
+            match at.is_root() {
+                true => format!("the default {shown} is refused by its own schema: {why}"),
+                false => {
+                    format!("the default {shown} is refused by its own schema at {at}: {why}")
+                }
+            }
+        })
+        .collect()
+}
+
+/// `schema` with only the parts `values` (its instances) reach: of its
+/// `properties`, those some value has, each shaped to their values; its
+/// `items` to the values' items, its `additionalProperties` to their
+/// other members; the value validations (`allOf`, `anyOf`, `oneOf`,
+/// `not`) to the values themselves. What no value reaches cannot refuse
+/// one, so the shape judges them as the whole schema would.
+fn reached(schema: &Json, values: &[&Json]) -> Json {
+    let Some(object) = schema.as_object() else {
+        return schema.clone();
+    };
+    let properties = object.get("properties").and_then(Json::as_object);
+    // Each member's values, by the property that declares it, or else the
+    // map's values (`additionalProperties`): one pass over the members.
+    let mut by_property: std::collections::HashMap<&str, Vec<&Json>> = Default::default();
+    let mut others: Vec<&Json> = Vec::new();
+    for (name, value) in values.iter().filter_map(|v| v.as_object()).flatten() {
+        match properties.is_some_and(|p| p.contains_key(name)) {
+            true => by_property.entry(name.as_str()).or_default().push(value),
+            false => others.push(value),
+        }
+    }
+    let shaped = object.iter().map(|(key, below)| {
+        let below = match (key.as_str(), below) {
+            ("properties", Json::Object(declared)) => Json::Object(
+                (declared.iter())
+                    .filter_map(|(name, property)| {
+                        let reaching = by_property.get(name.as_str())?;
+                        Some((name.clone(), reached(property, reaching)))
+                    })
+                    .collect(),
+            ),
+            ("items", Json::Object(_)) => {
+                let items: Vec<&Json> = values
+                    .iter()
+                    .filter_map(|v| v.as_array())
+                    .flatten()
+                    .collect();
+                reached(below, &items)
+            }
+            ("additionalProperties", Json::Object(_)) => reached(below, &others),
+            ("allOf" | "anyOf" | "oneOf", Json::Array(schemas)) => {
+                Json::Array(schemas.iter().map(|s| reached(s, values)).collect())
+            }
+            ("not", Json::Object(_)) => reached(below, values),
+            _ => below.clone(),
+        };
+        (key.clone(), below)
+    });
+    Json::Object(shaped.collect())
+}
+
 /// A CRD's structural schema with unknown fields made errors: the API server
 /// prunes them silently, which for a rendered object means a typo.
 ///
@@ -547,9 +758,9 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
 /// A `nullable: true` node takes null besides its `type`, as the API server
 /// keeps and accepts a null there; a field with a `default` is not
 /// required, as the API server defaults it before it validates.
-fn strict(schema: &Json) -> Json {
+fn strict(schema: &Json, reading: Reading) -> Json {
     let mut schema = schema.clone();
-    tighten(&mut schema, true);
+    tighten(&mut schema, reading == Reading::Object, reading);
     if let Some(root) = schema.as_object_mut() {
         let definitions = root
             .entry("definitions")
@@ -565,7 +776,7 @@ fn strict(schema: &Json) -> Json {
             );
         }
     }
-    go_keywords(&mut schema);
+    go_keywords(&mut schema, reading);
     schema
 }
 
@@ -575,7 +786,7 @@ fn strict(schema: &Json) -> Json {
 /// `integer` type likewise, judged as go-openapi judges them
 /// ([`super::go_numbers`]). Follows the schema's own structure only, never
 /// data such as `default` or `enum`.
-fn go_keywords(schema: &mut Json) {
+fn go_keywords(schema: &mut Json, reading: Reading) {
     let mut stack = vec![schema];
     while let Some(node) = stack.pop() {
         let Some(object) = node.as_object_mut() else {
@@ -585,7 +796,7 @@ fn go_keywords(schema: &mut Json) {
             object.insert(GO_PATTERN.into(), pattern);
         }
         super::go_formats::mark(object);
-        super::go_numbers::rename(object);
+        super::go_numbers::rename(object, reading == Reading::Default);
         for (key, value) in object.iter_mut() {
             match (key.as_str(), value) {
                 ("properties", Json::Object(properties)) => stack.extend(properties.values_mut()),
@@ -644,9 +855,22 @@ const PRUNED_REF: &str = "#/definitions/x-chartgen-pruned";
 /// engine checks up to 64 in one pass with the object's other keys.
 const LONG_REQUIRED: usize = 64;
 
+/// What a strict schema judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reading {
+    /// A custom resource, as the API server decodes and defaults it.
+    Object,
+    /// A `default` of the schema, as written: the server judges it
+    /// against the node it stands on with nothing defaulted inside it (a
+    /// required member is required even where it has a default of its
+    /// own) and an int-or-string of any type (the schema it builds for a
+    /// default gives it none).
+    Default,
+}
+
 /// Makes one schema node (and the schemas below it) strict; `resource`
 /// when the node is a whole object of the API (the root, or embedded).
-fn tighten(node: &mut Json, resource: bool) {
+fn tighten(node: &mut Json, resource: bool, reading: Reading) {
     let Some(object) = node.as_object_mut() else {
         return;
     };
@@ -657,7 +881,10 @@ fn tighten(node: &mut Json, resource: bool) {
     let preserve = flag(object, "x-kubernetes-preserve-unknown-fields");
     // An int-or-string takes an integer or a string, whatever else the
     // node says (the API server gives it that type).
-    if flag(object, "x-kubernetes-int-or-string") && !object.contains_key("type") {
+    if flag(object, "x-kubernetes-int-or-string")
+        && !object.contains_key("type")
+        && reading == Reading::Object
+    {
         object.insert("type".into(), serde_json::json!(["integer", "string"]));
     }
     if flag(object, "nullable") {
@@ -672,7 +899,7 @@ fn tighten(node: &mut Json, resource: bool) {
         let properties = object.get("properties");
         required.retain(|name| {
             let default = (name.as_str()).and_then(|name| properties?.get(name)?.get("default"));
-            default.is_none_or(Json::is_null)
+            reading == Reading::Default || default.is_none_or(Json::is_null)
         });
         // Draft 4 wants at least one name there. A long list is asked
         // from `allOf`, which holds the same names to the same object (and
@@ -733,7 +960,7 @@ fn tighten(node: &mut Json, resource: bool) {
                 // The API server checks metadata as ObjectMeta, not the CRD.
                 *property = serde_json::json!({"type": "object"});
             } else {
-                tighten(property, false);
+                tighten(property, false, reading);
             }
         }
         if resource {
@@ -762,8 +989,8 @@ fn tighten(node: &mut Json, resource: bool) {
     for key in ["items", "additionalProperties"] {
         if let Some(child) = object.get_mut(key) {
             match child {
-                Json::Array(schemas) => schemas.iter_mut().for_each(|s| tighten(s, false)),
-                child => tighten(child, false),
+                Json::Array(schemas) => schemas.iter_mut().for_each(|s| tighten(s, false, reading)),
+                child => tighten(child, false, reading),
             }
         }
     }
@@ -1036,6 +1263,63 @@ mod tests {
                 .iter()
                 .any(|(i, v)| *i == 1 && matches!(v, Verdict::Unknown(_))),
             "{verdicts:?}"
+        );
+    }
+
+    /// A default is held to the schema of its node as the API server
+    /// holds it when it takes the CRD (each verdict a v1.35.4 server's).
+    #[test]
+    fn defaults_are_held_to_their_schema_as_written() {
+        let refused = |x: Json| {
+            let schema = json!({"type": "object", "properties": {"x": x}});
+            refused_defaults(&schema)
+                .into_iter()
+                .map(|(path, why)| format!("{}: {why}", path.join(".")))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            refused(json!({"type": "integer", "default": "x"})),
+            [
+                r#"properties.x.default: the default "x" is refused by its own schema: "x" is not of type "integer""#
+            ]
+        );
+        // Nothing is defaulted inside a default, and its nulls are kept.
+        let child = json!({"type": "string", "default": "v"});
+        let parent =
+            json!({"type": "object", "default": {}, "required": ["a"], "properties": {"a": child}});
+        assert_eq!(refused(parent).len(), 1);
+        let nulls = json!({"type": "object", "default": {"a": null}, "properties": {"a": {"type": "string"}}});
+        assert_eq!(refused(nulls).len(), 1);
+        // Pruned members are refused; a default under a map's values, or a
+        // null one, is not read; a list's duplicates are not looked for.
+        let pruned =
+            json!({"type": "object", "default": {"b": 1}, "properties": {"a": {"type": "string"}}});
+        assert_eq!(refused(pruned).len(), 1);
+        for taken in [
+            json!({"type": "object", "additionalProperties": {"type": "integer", "default": "x"}}),
+            json!({"type": "string", "default": null}),
+            json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}, "default": ["a", "a"]}),
+            // Any format loosens the type here, and an int-or-string has none.
+            json!({"type": "boolean", "format": "foo", "default": "x"}),
+            json!({"x-kubernetes-int-or-string": true, "default": 1.5}),
+            json!({"type": "integer", "default": 3.0}),
+        ] {
+            assert_eq!(refused(taken.clone()), Vec::<String>::new(), "{taken}");
+        }
+        // An embedded resource's metadata, in its default or as one.
+        let embedded = json!({"type": "object", "x-kubernetes-embedded-resource": true,
+            "x-kubernetes-preserve-unknown-fields": true,
+            "default": {"apiVersion": "v1", "kind": "K", "metadata": {"labels": {"bad key!": "v"}}}});
+        let found = refused(embedded);
+        assert!(found[0].contains("at metadata.labels"), "{found:?}");
+        let meta = json!({"type": "object", "x-kubernetes-embedded-resource": true,
+            "properties": {"metadata": {"type": "object", "default": {"generation": -1}}}});
+        let found = refused(meta);
+        assert!(
+            found[0].starts_with(
+                "properties.x.properties.metadata.default: must result in valid metadata"
+            ),
+            "{found:?}"
         );
     }
 

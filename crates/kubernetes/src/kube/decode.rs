@@ -5,7 +5,9 @@
 //! - A whole number written as a float (`1.0`, `1e3`) is the integer
 //!   kubectl sends (it re-encodes every number), where a schema reads it.
 //! - A null member is the field unset (its zero value, or a nil pointer);
-//!   an unknown one stays, as the strict decoder refuses it.
+//!   an unknown one stays, as the strict decoder refuses it, and so does
+//!   one in a free-form value (raw JSON such as a CRD schema's `default`,
+//!   which Go keeps as written).
 //! - A null array item or map value is the zero value of the item's type:
 //!   `""`, `0`, `false`, or an empty object (`ports: [null]` is a port
 //!   without `containerPort`, which validation refuses).
@@ -57,8 +59,10 @@ fn object(table: &Table, node: &Node, map: &Map<String, Json>) -> Option<Map<Str
             }
             (Json::Null, None, Additional::Node(values)) => Some(Some(zero(table, values))),
             // An unknown field, null or not, the strict decoder refuses:
-            // it stays, for the schema to name.
-            (Json::Null, None, Additional::Forbid) => None,
+            // it stays, for the schema to name. A null in a free-form
+            // value (raw JSON: a CRD schema's `default`) stays as Go keeps
+            // it.
+            (Json::Null, None, Additional::Forbid | Additional::Any) => None,
             (Json::Null, _, _) => Some(None),
             (_, Some(field), _) | (_, None, Additional::Node(field)) => {
                 decoded(table, field, value).map(Some)
@@ -161,6 +165,18 @@ mod tests {
         );
         let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "b"}});
         assert_eq!(decoded(&binding).unwrap()["roleRef"], json!({}));
+        // Raw JSON (a CRD schema's `default`) keeps its nulls, as Go does;
+        // the struct fields around it drop theirs.
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ws.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "ws", "kind": "W"},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object", "description": null,
+                    "properties": {"x": {"type": "object", "default": {"a": null}}}}}}]}});
+        let read = decoded(&crd).unwrap();
+        let schema = &read["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+        assert_eq!(schema["properties"]["x"]["default"], json!({"a": null}));
+        assert_eq!(schema.get("description"), None);
     }
 
     /// `status` is never filled (the server resets it on create), and a

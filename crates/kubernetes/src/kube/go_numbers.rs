@@ -42,6 +42,8 @@ pub(super) const MAXIMUM: &str = "x-chartgen-go-maximum";
 /// `minimum`, judged as Go does, exclusive where [`EXCLUSIVE_MINIMUM`] is
 /// true.
 pub(super) const MINIMUM: &str = "x-chartgen-go-minimum";
+/// Beside a [`TYPE`]: a format loosens it (no keyword of its own).
+const LOOSE: &str = "x-chartgen-go-loose";
 /// `exclusiveMaximum` beside a [`MAXIMUM`] (no keyword of its own).
 const EXCLUSIVE_MAXIMUM: &str = "x-chartgen-go-exclusive-maximum";
 /// `exclusiveMinimum` beside a [`MINIMUM`] (no keyword of its own).
@@ -51,7 +53,11 @@ const EXCLUSIVE_MINIMUM: &str = "x-chartgen-go-exclusive-minimum";
 /// module). An `exclusiveMaximum` or `exclusiveMinimum` goes too, with or
 /// without its bound: the API server takes one alone (and ignores it),
 /// where draft 4's meta-schema wants the bound beside it.
-pub(super) fn rename(object: &mut Map<String, Json>) {
+///
+/// `any_format`: whether a format the server strips loosens the type too,
+/// as where it judges a schema's `default` (the validator it builds for
+/// one keeps every format; only the registry's judge strings).
+pub(super) fn rename(object: &mut Map<String, Json>, any_format: bool) {
     for (keyword, ours) in [
         ("multipleOf", MULTIPLE_OF),
         ("maximum", MAXIMUM),
@@ -80,8 +86,13 @@ pub(super) fn rename(object: &mut Map<String, Json>) {
         Some(Json::Array(kinds)) => kinds.clone(),
         _ => Vec::new(),
     };
-    let renamed = integer_only(&kinds) || (!numeric(&kinds) && known_format(object));
-    if renamed {
+    let format = object.get("format").and_then(Json::as_str);
+    let loosening = known_format(object) || (any_format && format.is_some_and(|f| !f.is_empty()));
+    let loose = !numeric(&kinds) && loosening;
+    if loose {
+        object.insert(LOOSE.into(), Json::Bool(true));
+    }
+    if integer_only(&kinds) || loose {
         // No `type` beside a kept format is no type at all: go-openapi's
         // check then takes strings, arrays and null, and nothing else.
         let kind = object
@@ -212,7 +223,7 @@ fn go_type<'a>(parent: &'a Map<String, Json>, value: &'a Json) -> Compiled<'a> {
             let numeric = names.iter().any(|n| n == "integer" || n == "number");
             // A string must then pass the format, judged beside the type
             // (`go_formats`).
-            let loose = !numeric && known_format(parent);
+            let loose = !numeric && parent.get(LOOSE) == Some(&Json::Bool(true));
             let format = parent.get("format").and_then(Json::as_str);
             Ok(Box::new(GoType {
                 names,
@@ -433,7 +444,7 @@ mod tests {
     fn judged(schema: Json, value: Json) -> Vec<String> {
         let mut schema = schema;
         super::super::go_formats::mark(schema.as_object_mut().unwrap());
-        rename(schema.as_object_mut().unwrap());
+        rename(schema.as_object_mut().unwrap(), false);
         let options = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft4)
             .should_validate_formats(false);
