@@ -25,6 +25,7 @@ fn check_largest_environment(c: &mut Criterion) {
     let options = Options {
         schemas: &schemas,
         extra_crds: &[],
+        only_version: false,
     };
     c.bench_function("check out/ovh-prod", |b| {
         b.iter(|| {
@@ -42,6 +43,7 @@ fn check_largest_environment(c: &mut Criterion) {
             let options = Options {
                 schemas: &schemas,
                 extra_crds: &[],
+                only_version: false,
             };
             check::run(&set.manifests, set.artifact(EXEMPTIONS_FILE), &options)
         })

@@ -46,6 +46,7 @@ fn render_and_scale(c: &mut Criterion) {
     let options = Options {
         schemas: &schemas,
         extra_crds: &[],
+        only_version: false,
     };
     let mut group = c.benchmark_group("check instances");
     group.sample_size(10);

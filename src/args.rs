@@ -39,6 +39,29 @@ pub struct Cli {
     pub quiet: bool,
 }
 
+impl Cli {
+    /// Parses `args` as [`clap::Parser::parse_from`] does (exiting on
+    /// `--help` or a usage error), noting which choices with a default
+    /// were given: a `--kube-version` given narrows Pod Security to that
+    /// version's server.
+    pub fn parse_noting(args: Vec<std::ffi::OsString>) -> Cli {
+        use clap::{CommandFactory as _, FromArgMatches as _};
+        let matches = Cli::command().get_matches_from(args);
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let given = || {
+            let source =
+                (matches.subcommand()).and_then(|(_, sub)| sub.value_source("kube_version"));
+            source == Some(clap::parser::ValueSource::CommandLine)
+        };
+        match &mut cli.command {
+            Command::Check(args) => args.kube_version_given = given(),
+            Command::Render(args) => args.kube_version_given = given(),
+            _ => {}
+        }
+        cli
+    }
+}
+
 /// When to colour (`--color`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorWhen {
@@ -303,11 +326,15 @@ pub struct RenderArgs {
     )]
     pub show_only: Vec<String>,
     /// The Kubernetes version the render is checked against (every built-in
-    /// kind's schema and the API rules of that version), as `check
+    /// kind's schema and the API rules of that version, and given, Pod
+    /// Security as that version's server judges it), as `check
     /// --kube-version`.
     #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
           value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
     pub kube_version: String,
+    /// Whether `--kube-version` was given (see [`Cli::parse_noting`]).
+    #[arg(skip)]
+    pub kube_version_given: bool,
     /// A file or directory of CustomResourceDefinitions for the custom
     /// kinds of `extraObjects` (their schemas and scopes), as `check --crd`.
     #[arg(long = "crd", value_name = "PATH")]
@@ -490,10 +517,15 @@ pub struct CheckArgs {
     pub paths: Vec<String>,
     /// The Kubernetes version whose schemas and default RBAC roles (the
     /// API server's bootstrap policy: `view`, `edit`, `system:*`) to check
-    /// against.
+    /// against. Given, Pod Security is judged as that version's server
+    /// judges it (`latest` its rules); left out, as each version chartgen
+    /// targets judges it.
     #[arg(long, value_name = "VERSION", default_value = kube::DEFAULT_VERSION,
           value_parser = clap::builder::PossibleValuesParser::new(kube::VERSIONS))]
     pub kube_version: String,
+    /// Whether `--kube-version` was given (see [`Cli::parse_noting`]).
+    #[arg(skip)]
+    pub kube_version_given: bool,
     /// A file or directory of CustomResourceDefinitions for custom kinds not in the input:
     /// their schemas, and their scopes (a cluster-scoped custom resource has no namespace).
     /// Any other object in it is refused (exit 2), as `render --crd` refuses it.

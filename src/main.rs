@@ -3,8 +3,6 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 use anstream::ColorChoice;
 use chartgen::args::{Cli, ColorWhen};
 use chartgen::{commands, report};
@@ -25,7 +23,7 @@ fn main() -> ExitCode {
         choice(color_before_parsing(&args).unwrap_or_default()),
         false,
     );
-    let cli = Cli::parse_from(args);
+    let cli = Cli::parse_noting(args);
     terminal::setup(choice(cli.color), cli.quiet);
     match commands::run(cli) {
         Ok(exit) => exit.into(),

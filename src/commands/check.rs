@@ -33,6 +33,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         &Options {
             schemas: &schemas,
             extra_crds: &crds,
+            only_version: args.kube_version_given,
         },
     );
     let quiet = kubernetes::terminal::quiet();

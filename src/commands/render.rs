@@ -39,7 +39,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<Exit> {
         ))
         .into());
     }
-    let version = args.kube_version.as_str();
+    let version = (args.kube_version.as_str(), args.kube_version_given);
     let inputs = args.values.inputs();
     if args.crds.iter().any(|c| c == "-") && inputs.files.iter().any(|f| f.as_os_str() == "-") {
         return Err(usage(
@@ -336,7 +336,9 @@ fn in_environment<T>(
 
 /// What a render is checked against: the Kubernetes version, and the
 /// CustomResourceDefinitions given with `--crd`.
-type Against<'a> = (&'a str, &'a [Manifest]);
+/// The Kubernetes version (and whether `--kube-version` chose it) and the
+/// CRDs given besides the values.
+type Against<'a> = ((&'a str, bool), &'a [Manifest]);
 
 /// The CustomResourceDefinitions of `--crd`, read as `check` reads them.
 pub(super) fn crds(paths: &[String]) -> anyhow::Result<Vec<Manifest>> {
@@ -358,7 +360,7 @@ pub(super) fn crds(paths: &[String]) -> anyhow::Result<Vec<Manifest>> {
 fn checked_render(inputs: &Inputs, against: Against<'_>) -> anyhow::Result<Option<Output>> {
     let (version, crds) = against;
     let output = pipeline::load_and_render(inputs, crds)?;
-    let findings = pipeline::check_with(&output, version, crds);
+    let findings = pipeline::check_leaving(&output, version, crds).0;
     Ok(refuse_findings(&output, &findings).then_some(output))
 }
 

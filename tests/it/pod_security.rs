@@ -421,3 +421,35 @@ metadata:
         run.stdout
     );
 }
+
+/// `latest` is each server version chartgen targets when the cluster's
+/// own is unknown; `--kube-version`, given, names it. A pod in a user
+/// namespace that leaves `runAsNonRoot` unset: Kubernetes 1.35's
+/// restricted level takes it, 1.33's refuses it.
+#[test]
+fn a_chosen_kube_version_is_the_servers_own() {
+    let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps, labels: {pod-security.kubernetes.io/enforce: restricted}}\n---\n\
+apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: apps}\n\
+spec:\n  hostUsers: false\n  securityContext: {seccompProfile: {type: RuntimeDefault}}\n  containers:\n  - name: c\n    image: registry.example/app:1\n    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}\n";
+    let run = |flags: &[&str]| {
+        let mut args = vec!["check", "-"];
+        args.extend(flags);
+        chartgen_with_stdin(&args, Some(text))
+    };
+    let unknown = run(&[]);
+    assert_eq!(unknown.code, 1, "{}", unknown.transcript());
+    assert!(
+        (unknown.stdout).contains("restricted:latest (on Kubernetes 1.33), which refuses the pod"),
+        "{}",
+        unknown.stdout
+    );
+    let newest = run(&["--kube-version", "1.35"]);
+    assert_eq!(newest.code, 0, "{}", newest.transcript());
+    let older = run(&["--kube-version", "1.33"]);
+    assert_eq!(older.code, 1, "{}", older.transcript());
+    assert!(
+        (older.stdout).contains("restricted:latest, which refuses the pod"),
+        "{}",
+        older.stdout
+    );
+}

@@ -180,6 +180,7 @@ fn check(schemas: &KubeSchemas, stream: &str) -> Vec<kubernetes::diagnostic::Dia
         &chart::check::Options {
             schemas,
             extra_crds: &[],
+            only_version: false,
         },
     )
     .findings

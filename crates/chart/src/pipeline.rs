@@ -454,15 +454,18 @@ pub fn check_at(output: &Output, version: &str) -> Vec<Diagnostic> {
 /// [`check_at`] with CustomResourceDefinitions given besides the render
 /// (`--crd`): the schemas of the custom kinds of the `extraObjects`.
 pub fn check_with(output: &Output, version: &str, crds: &[Manifest]) -> Vec<Diagnostic> {
-    check_leaving(output, version, crds).0
+    check_leaving(output, (version, false), crds).0
 }
 
 /// [`check_with`], handing back the objects' JSON copy
 /// ([`check::Copies`]). With a second core, at any size, the worker makes
 /// half of that copy and checks the bundles alone.
+///
+/// `version` is the Kubernetes version and whether it was chosen
+/// ([`check::Options::only_version`]).
 pub fn check_leaving(
     output: &Output,
-    version: &str,
+    version: (&str, bool),
     crds: &[Manifest],
 ) -> (Vec<Diagnostic>, check::Copies) {
     check_on(output, version, crds, kubernetes::second_core())
@@ -473,7 +476,7 @@ pub fn check_leaving(
 /// `beside` (at prod that core is idle by then: BENCHMARKS.md).
 fn check_on(
     output: &Output,
-    version: &str,
+    (version, only_version): (&str, bool),
     crds: &[Manifest],
     beside: bool,
 ) -> (Vec<Diagnostic>, check::Copies) {
@@ -484,6 +487,7 @@ fn check_on(
     let options = check::Options {
         schemas: &schemas,
         extra_crds: crds,
+        only_version,
     };
     // Each object converted once (through its writer: `Manifest::json`);
     // the runs below borrow it. An `extraObjects` entry is marked: they
@@ -752,7 +756,7 @@ mod tests {
         // The bundles alone checked beside the run on both, or after it.
         for output in [&few, &many] {
             assert!(!output.kata.is_empty());
-            let on = |beside| check_on(output, kube::DEFAULT_VERSION, &[], beside).0;
+            let on = |beside| check_on(output, (kube::DEFAULT_VERSION, false), &[], beside).0;
             assert_eq!(on(true), on(false));
         }
         // The BuildProjects written in two halves keep their lines: the

@@ -109,7 +109,13 @@ impl PolicyVersion {
     /// `latest` is the server's; `v1.X` is X, but a server runs no rules
     /// newer than itself. `(server, rules)` pairs.
     pub fn per_server(self) -> Vec<(u32, u32)> {
-        TARGET_MINORS
+        self.per_server_of(&TARGET_MINORS)
+    }
+
+    /// [`per_server`](Self::per_server) for the server versions `servers`
+    /// alone (minors, such as a chosen `--kube-version`'s).
+    pub fn per_server_of(self, servers: &[u32]) -> Vec<(u32, u32)> {
+        servers
             .iter()
             .map(|server| match self {
                 PolicyVersion::Latest => (*server, *server),

@@ -14,6 +14,7 @@
 pub mod facts;
 pub mod rules;
 
+use kubernetes::pod_security::TARGET_MINORS;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
@@ -110,6 +111,9 @@ pub struct Context<'a> {
     /// The CustomResourceDefinitions given besides the input (`--crd`),
     /// as JSON: what the cluster holds already.
     pub extra_crds: Vec<Json>,
+    /// The server versions (minors) Pod Security is judged at: the chosen
+    /// `--kube-version`'s, or every one chartgen targets.
+    pub servers: Vec<u32>,
 }
 
 impl<'a> Context<'a> {
@@ -118,6 +122,7 @@ impl<'a> Context<'a> {
         objects: &'a [&'a Json],
         version: kubernetes::rbac::defaults::Version,
         extra_crds: &[Manifest],
+        servers: Vec<u32>,
     ) -> Self {
         Context {
             manifests,
@@ -125,6 +130,7 @@ impl<'a> Context<'a> {
             objects,
             version,
             extra_crds: extra_crds.iter().map(|m| m.json()).collect(),
+            servers,
         }
     }
 
@@ -301,6 +307,12 @@ pub struct Options<'a> {
     pub schemas: &'a KubeSchemas,
     /// CustomResourceDefinitions given besides the input (`--crd`).
     pub extra_crds: &'a [Manifest],
+    /// Whether the version of [`schemas`](Self::schemas) was chosen
+    /// (`--kube-version` given): Pod Security is then judged as that
+    /// server judges it alone (`latest` its rules); otherwise as each
+    /// server version chartgen targets judges it, since the cluster's own
+    /// is not in the manifests.
+    pub only_version: bool,
 }
 
 /// Runs every check on `manifests` (and the Kyverno exemptions artifacts,
@@ -367,7 +379,12 @@ pub fn run_borrowed(
         kubernetes::rbac::defaults::version(options.schemas.version())
     });
     let extra_crds = schema.map_or(&[][..], |options| options.extra_crds);
-    let context = Context::new(manifests, objects, version, extra_crds);
+    // A chosen version's server alone, or each one chartgen targets.
+    let chosen = schema
+        .filter(|options| options.only_version)
+        .and_then(|options| options.schemas.version().strip_prefix("1.")?.parse().ok());
+    let servers = chosen.map_or_else(|| TARGET_MINORS.to_vec(), |minor| vec![minor]);
+    let context = Context::new(manifests, objects, version, extra_crds, servers);
     let mut findings = Findings::new(&context);
     let exemptions = crate::artifacts::merged_exemptions(exemptions);
     // From a few hundred objects, on two cores (`rules::check`); at any

@@ -792,6 +792,7 @@ mod tests {
         let options = crate::check::Options {
             schemas: &schemas,
             extra_crds: &[],
+            only_version: false,
         };
         let report = crate::check::run(&set.manifests, &[], &options);
         let refused: Vec<String> = (report.findings.iter())

@@ -401,6 +401,7 @@ mod tests {
         let options = Options {
             schemas: &schemas,
             extra_crds: &[],
+            only_version: false,
         };
         let report = run(&set.manifests, set.artifact(EXEMPTIONS_FILE), &options);
         let found: Vec<String> = report.findings.iter().map(|f| f.render()).collect();
@@ -534,6 +535,7 @@ mod tests {
         let options = Options {
             schemas: &schemas,
             extra_crds: &[],
+            only_version: false,
         };
         for invariant in Invariant::ALL {
             let name = format!("{}.yaml", stem(invariant));

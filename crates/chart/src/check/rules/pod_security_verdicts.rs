@@ -24,7 +24,7 @@ use crate::plan::adr;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{
-    ControlViolation, Created, Level, Pod, Policy, PolicyVersion, TARGET_MINORS, as_created, carried_pod,
+    ControlViolation, Created, Level, Pod, Policy, PolicyVersion, as_created, carried_pod,
     evaluate,
     evaluate_waiving, joined,
 };
@@ -36,7 +36,7 @@ pub const RULE: Definition = Definition {
     rule: Rule {
         id: "T3",
         title: "Pod Security: what the cluster enforces and what the trust class demands",
-        help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod is judged as the API server creates it: a host-network pod's ports with their host ports defaulted, a container's deprecated AppArmor annotation as its field, and a StatefulSet's pods with a volume of each claim template in place of the template's volume of that name (a `hostPath` volume a claim template replaces is in no pod). Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
+        help: "Every pod the input carries is evaluated by the Pod Security Standards as the Pod Security admission evaluates them (every control is listed below): a Pod; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or PodTemplate; a CronJob's job template's; and the daemons' pod template, the YAML in the ConfigMap that buildd's `--daemon-pod-template` names in its builds namespace, judged as a pod of that namespace. Each pod is judged as the API server creates it: a host-network pod's ports with their host ports defaulted, a container's deprecated AppArmor annotation as its field, and a StatefulSet's pods with a volume of each claim template in place of the template's volume of that name (a `hostPath` volume a claim template replaces is in no pod). Each pod gets two verdicts, and each finding names the control it breaks with the server's reason: what the cluster will enforce, from the Namespace's `pod-security.kubernetes.io/enforce` and `enforce-version` labels when the input has the Namespace (a level the admission does not know counts as `restricted`, a version it cannot read as `latest`; `latest` is each Kubernetes version chartgen targets, 1.33 and 1.35, as the cluster's own is not in the manifests, unless `--kube-version` is given: then it is that version, and the pod is judged as that version's server judges it); and what ADR-0006 demands of the namespace's trust class. The operator class: `restricted`. The builds class: `restricted` except exactly what rootless buildkitd needs, which ADR-0006 names: the Privilege Escalation control is waived (`allowPrivilegeEscalation` may be true or unset: rootless buildkitd maps its user namespace through the setuid `newuidmap` and `newgidmap`), and with it restricted's Capabilities control (those setuid helpers gain CAP_SETUID and CAP_SETGID only while the bounding set keeps them, so `drop: [ALL]` is not asked; baseline's Capabilities control, nothing added beyond the default set, still holds), the Seccomp control at both levels (any `seccompProfile`, `Unconfined` included, or none: it creates namespaces and mounts the default profile blocks) and the AppArmor control (any profile, `unconfined` included); every other control holds (not privileged, no host namespaces, ports or paths, the restricted volume types, non-root, no `runAsUser: 0`, SELinux, sysctls, `/proc` mount). The system class (the Kata node plumbing): nothing beyond what its namespace enforces. A BuildKit daemon (a container running a `…/buildkit` image) outside the operator and builds namespaces, the system namespace included, is a build daemon wherever it runs, held to the builds class's demand. The operator's other objects in a namespace the input shows no class for are held to the operator class's demand. Another application's pod (not the operator's: see the scope above) is held to its Namespace's labels only; when the input does not show them and the pod needs more than `baseline` allows, an `info:` line says so. A Namespace that states a Pod Security level states its class's (`restricted` for the operator, `privileged` for builds and system).",
         example: "T3 Deployment buildkit-operator/buildkit-gateway spec.template.spec.containers[0].ports[0].hostPort: Pod Security control \"Host Ports\": hostPort (container \"gateway\" uses hostPort 8443); namespace buildkit-operator enforces Pod Security restricted:latest, which refuses the pod; and the operator class in buildkit-operator demands Pod Security restricted",
         doc: DOC,
     },
@@ -119,6 +119,10 @@ impl Where {
     }
 }
 
+/// What the trust classes demand: `restricted`, at the server's own
+/// version.
+const RESTRICTED: (Level, PolicyVersion) = (Level::Restricted, PolicyVersion::Latest);
+
 /// One violation with the server versions that refuse it.
 struct Broken {
     violation: ControlViolation,
@@ -128,9 +132,14 @@ struct Broken {
 /// The violations of the `created` pod at `level` and `version` on each
 /// server version chartgen targets, each once; `skip` names checks waived
 /// ([`evaluate_waiving`]).
-fn broken(created: &Created, level: Level, version: PolicyVersion, skip: &[&str]) -> Vec<Broken> {
+fn broken(
+    created: &Created,
+    (level, version): (Level, PolicyVersion),
+    skip: &[&str],
+    servers: &[u32],
+) -> Vec<Broken> {
     let mut all: Vec<Broken> = Vec::new();
-    for (server, minor) in version.per_server() {
+    for (server, minor) in version.per_server_of(servers) {
         for mut violation in evaluate_waiving(&created.pod(), level, minor, skip) {
             violation.path = created.source(&violation.path);
             match all.iter_mut().find(|b| b.violation == violation) {
@@ -161,24 +170,22 @@ fn verdicts(
     // Judged as the server creates it (defaults, AppArmor annotations, a
     // StatefulSet's claims).
     let created = as_created(&pod.pod, &pod.claims);
-    let cluster = policy.map_or_else(Vec::new, |p| broken(&created, p.level, p.version, &[]));
+    let servers = &context.servers;
+    let cluster = policy.map_or_else(Vec::new, |p| {
+        broken(&created, (p.level, p.version), &[], servers)
+    });
     let (judged, demand) = demand_of(context, pod.index, namespace);
     if policy.is_none() && judged == Judged::Other {
         unverified(
             namespace,
             namespaces.contains_key(namespace),
-            &created,
+            (&created, &context.servers),
             findings,
         );
     }
     let demanded = match demand {
-        Demand::Restricted => broken(&created, Level::Restricted, PolicyVersion::Latest, &[]),
-        Demand::Rootless => broken(
-            &created,
-            Level::Restricted,
-            PolicyVersion::Latest,
-            ROOTLESS_RELAXED,
-        ),
+        Demand::Restricted => broken(&created, RESTRICTED, &[], servers),
+        Demand::Rootless => broken(&created, RESTRICTED, ROOTLESS_RELAXED, servers),
         Demand::Nothing => Vec::new(),
     };
     let whose = match judged {
@@ -211,11 +218,11 @@ fn verdicts(
             why.push(format!(
                 "namespace {namespace} enforces Pod Security {}{}, which refuses the pod",
                 p.name(),
-                only_on(&c.servers)
+                only_on(&c.servers, servers)
             ));
         }
         if let Some(c) = by_class {
-            why.push(format!("{whose}{}", only_on(&c.servers)));
+            why.push(format!("{whose}{}", only_on(&c.servers, servers)));
         }
         let v = &b.violation;
         findings.report(
@@ -237,9 +244,14 @@ fn verdicts(
 /// unknown; said on an info line when the pod needs more than `baseline`
 /// allows (a namespace with no label enforces the cluster's default,
 /// `privileged` unless the admission is configured otherwise).
-fn unverified(namespace: &str, shown: bool, created: &Created, findings: &mut Findings<'_>) {
+fn unverified(
+    namespace: &str,
+    shown: bool,
+    (created, servers): (&Created, &[u32]),
+    findings: &mut Findings<'_>,
+) {
     let mut needs: Vec<&str> = Vec::new();
-    for violation in evaluate(&created.pod(), Level::Baseline, TARGET_MINORS[0]) {
+    for violation in evaluate(&created.pod(), Level::Baseline, servers[0]) {
         if !needs.contains(&violation.control) {
             needs.push(violation.control);
         }
@@ -261,10 +273,10 @@ fn unverified(namespace: &str, shown: bool, created: &Created, findings: &mut Fi
     );
 }
 
-/// ` (on Kubernetes 1.35)` when only some of the server versions chartgen
-/// targets refuse it.
-fn only_on(servers: &[u32]) -> String {
-    if servers.len() == TARGET_MINORS.len() {
+/// ` (on Kubernetes 1.35)` when only some of the server versions judged
+/// (`judged`) refuse it.
+fn only_on(servers: &[u32], judged: &[u32]) -> String {
+    if servers.len() == judged.len() {
         return String::new();
     }
     let names: Vec<String> = servers.iter().map(|m| format!("1.{m}")).collect();
@@ -362,7 +374,7 @@ fn levels(namespace: &ClassedNamespace<'_>, findings: &mut Findings<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kubernetes::pod_security::CONTROLS;
+    use kubernetes::pod_security::{CONTROLS, TARGET_MINORS};
 
     /// The builds class's relaxations are controls of the table, and the
     /// restricted ones the level would run (a misspelt id would silently
@@ -380,16 +392,8 @@ mod tests {
             spec: &spec,
         };
         let created = as_created(&pod, &[]);
-        let all = broken(&created, Level::Restricted, PolicyVersion::Latest, &[]);
+        let all = broken(&created, RESTRICTED, &[], &TARGET_MINORS);
         assert_eq!(all.len(), 3);
-        assert!(
-            broken(
-                &created,
-                Level::Restricted,
-                PolicyVersion::Latest,
-                ROOTLESS_RELAXED
-            )
-            .is_empty()
-        );
+        assert!(broken(&created, RESTRICTED, ROOTLESS_RELAXED, &TARGET_MINORS).is_empty());
     }
 }
