@@ -199,7 +199,8 @@ impl<'i> jsonschema::Keyword<'i> for GoPattern {
 /// assert_eq!(unknown.served, None);
 /// ```
 pub fn check(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<(usize, Verdict)> {
-    let (custom, mut verdicts) = custom_validators(objects, crds);
+    let minor = (schemas.version().strip_prefix("1.")).and_then(|m| m.parse().ok());
+    let (custom, mut verdicts) = custom_validators(objects, crds, minor.unwrap_or(35));
     for (index, object) in objects.iter().enumerate() {
         verdicts.extend(
             judge(object, schemas, &custom)
@@ -539,7 +540,11 @@ fn unknown((api_version, kind): (String, String), schemas: &KubeSchemas) -> Unkn
 /// The validators of the custom kinds: one per (group/version, kind) of
 /// the first CRD that claims it, `crds` first; with the verdicts on the
 /// CRDs of `objects` whose claim is taken (the API server refuses it).
-fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, Verdict)>) {
+fn custom_validators(
+    objects: &[&Json],
+    crds: &[Json],
+    minor: u32,
+) -> (Custom, Vec<(usize, Verdict)>) {
     let mut custom = Custom::new();
     // The given CRDs first: a CRD in the set that claims their kind is the second claim.
     let all = (crds.iter().map(|crd| (None, crd)))
@@ -579,7 +584,11 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
                     .insert(kind.to_owned(), Err(why));
                 continue;
             }
-            let schema = strict(&version["schema"]["openAPIV3Schema"], Reading::Object);
+            let schema = strict(
+                &version["schema"]["openAPIV3Schema"],
+                Reading::Object,
+                minor,
+            );
             let status_dropped = version["subresources"]["status"].is_object();
             let validator = match crd_schema_options().build(&schema) {
                 Ok(validator) => Ok(CustomSchema {
@@ -595,6 +604,11 @@ fn custom_validators(objects: &[&Json], crds: &[Json]) -> (Custom, Vec<(usize, V
     }
     (custom, taken)
 }
+
+/// The Kubernetes minor version defaults are judged at: the newest
+/// chartgen targets (where they are judged, the server's version is not
+/// known; only the formats it keeps depend on it).
+const DEFAULTS_MINOR: u32 = 35;
 
 /// The most findings reported for one default: the first of its
 /// problems say it is refused.
@@ -665,7 +679,7 @@ pub fn refused_defaults(schema: &Json) -> Vec<(Vec<String>, String)> {
 fn default_refusals(node: &Json, default: &Json) -> Vec<String> {
     // Only what the default reaches is compiled: a default in each of a
     // deep schema's levels costs its own size, not its subtree's.
-    let schema = strict(&reached(node, &[default]), Reading::Default);
+    let schema = strict(&reached(node, &[default]), Reading::Default, DEFAULTS_MINOR);
     let Ok(validator) = crd_schema_options().build(&schema) else {
         return Vec::new();
     };
@@ -758,7 +772,7 @@ fn reached(schema: &Json, values: &[&Json]) -> Json {
 /// A `nullable: true` node takes null besides its `type`, as the API server
 /// keeps and accepts a null there; a field with a `default` is not
 /// required, as the API server defaults it before it validates.
-fn strict(schema: &Json, reading: Reading) -> Json {
+fn strict(schema: &Json, reading: Reading, minor: u32) -> Json {
     let mut schema = schema.clone();
     tighten(&mut schema, reading == Reading::Object, reading);
     if let Some(root) = schema.as_object_mut() {
@@ -776,7 +790,7 @@ fn strict(schema: &Json, reading: Reading) -> Json {
             );
         }
     }
-    go_keywords(&mut schema, reading);
+    go_keywords(&mut schema, reading, minor);
     schema
 }
 
@@ -786,7 +800,7 @@ fn strict(schema: &Json, reading: Reading) -> Json {
 /// `integer` type likewise, judged as go-openapi judges them
 /// ([`super::go_numbers`]). Follows the schema's own structure only, never
 /// data such as `default` or `enum`.
-fn go_keywords(schema: &mut Json, reading: Reading) {
+fn go_keywords(schema: &mut Json, reading: Reading, minor: u32) {
     let mut stack = vec![schema];
     while let Some(node) = stack.pop() {
         let Some(object) = node.as_object_mut() else {
@@ -795,8 +809,8 @@ fn go_keywords(schema: &mut Json, reading: Reading) {
         if let Some(pattern) = object.remove("pattern") {
             object.insert(GO_PATTERN.into(), pattern);
         }
-        super::go_formats::mark(object);
-        super::go_numbers::rename(object, reading == Reading::Default);
+        super::go_formats::mark(object, minor);
+        super::go_numbers::rename(object, reading == Reading::Default, minor);
         for (key, value) in object.iter_mut() {
             match (key.as_str(), value) {
                 ("properties", Json::Object(properties)) => stack.extend(properties.values_mut()),
@@ -1264,6 +1278,23 @@ mod tests {
                 .any(|(i, v)| *i == 1 && matches!(v, Verdict::Unknown(_))),
             "{verdicts:?}"
         );
+    }
+
+    /// `k8s-short-name` and `k8s-long-name` are kept from Kubernetes 1.34
+    /// on: a 1.33 server strips them, and judges nothing by them.
+    #[test]
+    fn the_kubernetes_name_formats_are_those_of_1_34_on() {
+        let crd = widget_crd(json!({"name": {"type": "string", "format": "k8s-short-name"}}));
+        let at = |version: &str| {
+            let schemas = crate::kube::KubeSchemas::load(version).unwrap();
+            check(
+                &[&crd, &widget(json!({"name": "Not_A_Name"}))],
+                &schemas,
+                &[],
+            )
+            .len()
+        };
+        assert_eq!((at("1.33"), at("1.35")), (0, 1));
     }
 
     /// A default is held to the schema of its node as the API server

@@ -28,9 +28,9 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value as Json};
 
-/// The formats the API server keeps in a CRD's schema (Kubernetes 1.34
-/// and later: `k8s-short-name` and `k8s-long-name` are new in 1.34), as
-/// go-openapi names them once a `-` is dropped.
+/// The formats the API server keeps in a CRD's schema, as go-openapi
+/// names them once a `-` is dropped (`k8s-short-name` and
+/// `k8s-long-name` since Kubernetes 1.34: [`kept`]).
 const KEPT: &[&str] = &[
     "bsonobjectid",
     "uri",
@@ -64,16 +64,18 @@ const KEPT: &[&str] = &[
 /// `format` is not checked): its value is the format's name as written.
 pub(super) const FORMAT: &str = "x-chartgen-go-format";
 
-/// A schema node's `format` where the API server keeps it: the name with
-/// its `-`s dropped.
-pub(super) fn kept(object: &Map<String, Json>) -> Option<String> {
+/// A schema node's `format` where the API server of Kubernetes 1.`minor`
+/// keeps it: the name with its `-`s dropped.
+pub(super) fn kept(object: &Map<String, Json>, minor: u32) -> Option<String> {
     let format = object.get("format")?.as_str()?.replace('-', "");
-    KEPT.contains(&format.as_str()).then_some(format)
+    let known = KEPT.contains(&format.as_str()) && (minor >= 34 || !format.starts_with("k8s"));
+    known.then_some(format)
 }
 
-/// Marks a schema node whose `format` the server keeps with [`FORMAT`].
-pub(super) fn mark(object: &mut Map<String, Json>) {
-    if kept(object).is_some()
+/// Marks a schema node whose `format` the server of Kubernetes 1.`minor`
+/// keeps with [`FORMAT`].
+pub(super) fn mark(object: &mut Map<String, Json>, minor: u32) {
+    if kept(object, minor).is_some()
         && let Some(format) = object.get("format").cloned()
     {
         object.insert(FORMAT.into(), format);

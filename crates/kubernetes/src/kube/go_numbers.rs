@@ -54,10 +54,11 @@ const EXCLUSIVE_MINIMUM: &str = "x-chartgen-go-exclusive-minimum";
 /// without its bound: the API server takes one alone (and ignores it),
 /// where draft 4's meta-schema wants the bound beside it.
 ///
+/// `minor`: the server's Kubernetes minor version (the formats it keeps).
 /// `any_format`: whether a format the server strips loosens the type too,
 /// as where it judges a schema's `default` (the validator it builds for
 /// one keeps every format; only the registry's judge strings).
-pub(super) fn rename(object: &mut Map<String, Json>, any_format: bool) {
+pub(super) fn rename(object: &mut Map<String, Json>, any_format: bool, minor: u32) {
     for (keyword, ours) in [
         ("multipleOf", MULTIPLE_OF),
         ("maximum", MAXIMUM),
@@ -87,7 +88,8 @@ pub(super) fn rename(object: &mut Map<String, Json>, any_format: bool) {
         _ => Vec::new(),
     };
     let format = object.get("format").and_then(Json::as_str);
-    let loosening = known_format(object) || (any_format && format.is_some_and(|f| !f.is_empty()));
+    let loosening =
+        known_format(object, minor) || (any_format && format.is_some_and(|f| !f.is_empty()));
     let loose = !numeric(&kinds) && loosening;
     if loose {
         object.insert(LOOSE.into(), Json::Bool(true));
@@ -105,8 +107,8 @@ pub(super) fn rename(object: &mut Map<String, Json>, any_format: bool) {
 /// Whether a schema node's `format` is one the API server keeps (it
 /// strips the others from a CRD's schema): go-openapi's type check then
 /// takes any string and any array where the type is not numeric.
-fn known_format(object: &Map<String, Json>) -> bool {
-    super::go_formats::kept(object).is_some()
+fn known_format(object: &Map<String, Json>, minor: u32) -> bool {
+    super::go_formats::kept(object, minor).is_some()
 }
 
 /// Registers chartgen's numeric keywords with a validator's options.
@@ -443,8 +445,8 @@ mod tests {
 
     fn judged(schema: Json, value: Json) -> Vec<String> {
         let mut schema = schema;
-        super::super::go_formats::mark(schema.as_object_mut().unwrap());
-        rename(schema.as_object_mut().unwrap(), false);
+        super::super::go_formats::mark(schema.as_object_mut().unwrap(), 35);
+        rename(schema.as_object_mut().unwrap(), false, 35);
         let options = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft4)
             .should_validate_formats(false);
