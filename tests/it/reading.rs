@@ -1339,3 +1339,16 @@ fn one_pipe_named_twice_is_refused_everywhere() {
         );
     }
 }
+
+/// A JSON manifest's lone surrogate escape is U+FFFD, as kubectl's JSON
+/// decoder (Go's) reads it and the API server stores it; a values file's
+/// is refused, as Helm's YAML reader refuses it.
+#[test]
+fn a_json_manifests_lone_surrogate_is_read_as_go_reads_it() {
+    let manifest = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"d"},"data":{"a":"\ud800b"}}"#;
+    let run = chartgen_with_stdin(&["check", "-"], Some(manifest));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let values = r#"{"commonAnnotations":{"a":"\ud800"}}"#;
+    let run = chartgen_with_stdin(&["validate", "-f", "-"], Some(values));
+    assert_eq!(run.code, 2, "{}", run.transcript());
+}

@@ -435,7 +435,9 @@ pub fn parse_one(
         refuse_yaml_1_1_breaks(source)?;
     }
     let json = source.text.len() <= limits.max_bytes && json::is_json(&source.text);
-    let mut documents = match json.then(|| json::parse_stream(source, limits, &mut 0, false)) {
+    let mut documents = match json
+        .then(|| json::parse_stream(source, limits, &mut 0, (false, json::Surrogates::Refuse)))
+    {
         Some(Ok(documents)) => documents,
         // Text that is not JSON throughout is YAML, as Helm reads every
         // values file: `{a: 1}`, JSON followed by a comment.
@@ -446,9 +448,11 @@ pub fn parse_one(
 }
 
 /// Reads one JSON value (any value, a scalar too) as [`json`] reads a
-/// manifest's: JSON's escapes, the budgets, duplicate keys refused.
+/// manifest's: JSON's escapes, the budgets, duplicate keys refused; a lone
+/// surrogate escape refused, as in a values file (a value nobody wrote).
 pub fn parse_json_value(source: &Arc<Source>, limits: Limits) -> Result<Option<Node>, Problem> {
-    let documents = json::parse_stream(source, limits, &mut 0, false).map_err(|(e, _)| e)?;
+    let documents = json::parse_stream(source, limits, &mut 0, (false, json::Surrogates::Refuse))
+        .map_err(|(e, _)| e)?;
     only_one(
         documents,
         ("this text", "split the documents into separate texts"),
@@ -597,7 +601,8 @@ fn read(
         // YAML flow mapping) is read as YAML, as kubectl's decoder falls
         // back to YAML when JSON fails at the start.
         let mut nodes = shared.unwrap_or(0);
-        let result = json::parse_stream(source, limits, &mut nodes, shared.is_some());
+        let read = (shared.is_some(), json::Surrogates::Replace);
+        let result = json::parse_stream(source, limits, &mut nodes, read);
         let fall_back = matches!(&result, Err((e, false)) if e.message.starts_with("invalid JSON"));
         if !fall_back {
             if let Some(spent) = shared {

@@ -25,6 +25,18 @@ pub fn is_json(text: &str) -> bool {
         .starts_with('{')
 }
 
+/// What a lone surrogate escape (`"\ud800"`, a high one without its low
+/// one, a low one alone) reads as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Surrogates {
+    /// Refused, as YAML's readers refuse it (a values file: Helm reads it
+    /// as YAML).
+    Refuse,
+    /// U+FFFD, as Go's `encoding/json` reads it (a manifest: kubectl
+    /// decodes JSON so, and the API server stores what it read).
+    Replace,
+}
+
 /// Reads a stream of JSON values (kubectl takes one object after another,
 /// separated by whitespace or nothing). `nodes`: the nodes read before,
 /// left at the new total. The error says too whether the first document
@@ -33,7 +45,7 @@ pub fn parse_stream(
     source: &Arc<Source>,
     limits: Limits,
     nodes: &mut usize,
-    shared: bool,
+    (shared, surrogates): (bool, Surrogates),
 ) -> Result<Vec<Node>, (Problem, bool)> {
     let mut reader = Reader {
         source,
@@ -44,6 +56,7 @@ pub fn parse_stream(
         limits,
         nodes: *nodes,
         shared,
+        surrogates,
         col: (0, 1),
     };
     if reader.text.starts_with("\u{feff}".as_bytes()) {
@@ -99,6 +112,7 @@ struct Reader<'s> {
     limits: Limits,
     nodes: usize,
     shared: bool,
+    surrogates: Surrogates,
     /// The last column computed: (byte, 1-based column), on the current
     /// line; columns are counted from it, so a long line costs its length
     /// once, not once per node.
@@ -259,8 +273,8 @@ impl Reader<'_> {
     }
 
     /// A string, from its opening quote; escapes decoded. A raw control
-    /// character is refused, as JSON says; a lone surrogate escape too
-    /// (Go would read U+FFFD, a character nobody wrote).
+    /// character is refused, as JSON says; a lone surrogate escape as
+    /// [`Surrogates`] says.
     fn string(&mut self) -> Result<String, Problem> {
         self.at += 1;
         let mut out = String::new();
@@ -291,23 +305,7 @@ impl Reader<'_> {
                         Some(b't') => '\t',
                         Some(b'u') => {
                             self.at += 1;
-                            let high = self.hex4()?;
-                            let code = if (0xd800..0xdc00).contains(&high) {
-                                if !self.text[self.at..].starts_with(b"\\u") {
-                                    return Err(self.error("invalid JSON: a lone surrogate escape"));
-                                }
-                                self.at += 2;
-                                let low = self.hex4()?;
-                                if !(0xdc00..0xe000).contains(&low) {
-                                    return Err(self.error("invalid JSON: a lone surrogate escape"));
-                                }
-                                0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00)
-                            } else {
-                                high
-                            };
-                            let c = char::from_u32(code).ok_or_else(|| {
-                                self.error("invalid JSON: a lone surrogate escape")
-                            })?;
+                            let c = self.unicode_escape()?;
                             out.push(c);
                             continue;
                         }
@@ -322,6 +320,36 @@ impl Reader<'_> {
                     );
                 }
             }
+        }
+    }
+
+    /// The character of a `\u` escape, its four hex digits next: a
+    /// surrogate pair's two escapes as one character (Go's `unquote`:
+    /// `utf16.DecodeRune` of this escape and the next), a lone surrogate
+    /// as [`Surrogates`] says (the next escape, not its pair, read on its
+    /// own).
+    fn unicode_escape(&mut self) -> Result<char, Problem> {
+        let first = self.hex4()?;
+        if !(0xd800..0xe000).contains(&first) {
+            return Ok(char::from_u32(first).unwrap_or(char::REPLACEMENT_CHARACTER));
+        }
+        let second = (self.text.get(self.at..self.at + 2) == Some(b"\\u"))
+            .then(|| self.text.get(self.at + 2..self.at + 6))
+            .flatten()
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .and_then(|d| {
+                u32::from_str_radix(d, 16)
+                    .ok()
+                    .filter(|_| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            });
+        match second {
+            Some(low) if (0xd800..0xdc00).contains(&first) && (0xdc00..0xe000).contains(&low) => {
+                self.at += 6;
+                let code = 0x10000 + ((first - 0xd800) << 10) + (low - 0xdc00);
+                Ok(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER))
+            }
+            _ if self.surrogates == Surrogates::Replace => Ok(char::REPLACEMENT_CHARACTER),
+            _ => Err(self.error("invalid JSON: a lone surrogate escape")),
         }
     }
 
@@ -422,7 +450,13 @@ mod tests {
 
     fn read(text: &str) -> Result<Vec<Node>, Problem> {
         let source = Source::file("m.json", text);
-        parse_stream(&source, super::super::Limits::VALUES, &mut 0, false).map_err(|(e, _)| e)
+        parse_stream(
+            &source,
+            super::super::Limits::VALUES,
+            &mut 0,
+            (false, Surrogates::Refuse),
+        )
+        .map_err(|(e, _)| e)
     }
 
     #[test]
@@ -436,6 +470,23 @@ mod tests {
             panic!("no origin");
         };
         assert_eq!((*line, *col), (2, 7));
+    }
+
+    /// A manifest's lone surrogates read as Go's `encoding/json` reads
+    /// them: each U+FFFD, the escape after one read on its own (a pair
+    /// stays one character).
+    #[test]
+    fn a_manifests_lone_surrogates_read_as_go_reads_them() {
+        let source = Source::file("m.json", r#"{"a": "\udc00\ud800\ud800\udc00\ud800\u00e9"}"#);
+        let read = (false, Surrogates::Replace);
+        let nodes = parse_stream(&source, super::super::Limits::VALUES, &mut 0, read).unwrap();
+        assert_eq!(
+            nodes[0].get("a").unwrap().value,
+            Value::String("\u{fffd}\u{fffd}\u{10000}\u{fffd}é".into())
+        );
+        // A bad escape after a lone surrogate is still refused.
+        let source = Source::file("m.json", r#"{"a": "\ud800\uzzzz"}"#);
+        assert!(parse_stream(&source, super::super::Limits::VALUES, &mut 0, read).is_err());
     }
 
     #[test]
