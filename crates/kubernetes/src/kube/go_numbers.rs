@@ -42,6 +42,11 @@ pub(super) const MAXIMUM: &str = "x-chartgen-go-maximum";
 /// `minimum`, judged as Go does, exclusive where [`EXCLUSIVE_MINIMUM`] is
 /// true.
 pub(super) const MINIMUM: &str = "x-chartgen-go-minimum";
+/// `enum`, judged as go-openapi judges it: a value equal to a member, or
+/// equal once converted to the member's Go type (`reflect`'s
+/// conversions: a float64 truncated to an int64, an int64 read as a
+/// rune's string).
+pub(super) const ENUM: &str = "x-chartgen-go-enum";
 /// Beside a [`TYPE`]: a format loosens it (no keyword of its own).
 const LOOSE: &str = "x-chartgen-go-loose";
 /// `exclusiveMaximum` beside a [`MAXIMUM`] (no keyword of its own).
@@ -63,6 +68,7 @@ pub(super) fn rename(object: &mut Map<String, Json>, any_format: bool, minor: u3
         ("multipleOf", MULTIPLE_OF),
         ("maximum", MAXIMUM),
         ("minimum", MINIMUM),
+        ("enum", ENUM),
     ] {
         if let Some(value) = object.remove(keyword) {
             object.insert(ours.into(), value);
@@ -126,6 +132,12 @@ pub(super) fn keywords(
         .with_keyword(MINIMUM, |parent, value, _| {
             bound(parent, value, EXCLUSIVE_MINIMUM, Side::Minimum)
         })
+        .with_keyword(ENUM, |_, value, _| match value {
+            Json::Array(members) => Ok(Box::new(GoEnum(members.clone()))),
+            _ => Err(jsonschema::ValidationError::custom(format!(
+                "{value} is not of type \"array\""
+            ))),
+        })
 }
 
 type Compiled<'a> =
@@ -168,6 +180,14 @@ enum Go {
 }
 
 impl Go {
+    /// The number as a float64, as Go converts an int64.
+    fn float(self) -> f64 {
+        match self {
+            Go::Int(i) => i as f64,
+            Go::Float(f) => f,
+        }
+    }
+
     fn of(value: &Json) -> Option<Go> {
         let n = value.as_number()?;
         Some(match n.as_i64() {
@@ -281,6 +301,73 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
                 None => false,
             },
         }
+    }
+}
+
+/// A compiled [`ENUM`]: its members.
+struct GoEnum(Vec<Json>);
+
+impl<'i> jsonschema::Keyword<'i> for GoEnum {
+    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+        if self.is_valid(instance) {
+            return Ok(());
+        }
+        // In the engine's own words for an `enum`.
+        let members: Vec<String> = self.0.iter().map(Json::to_string).collect();
+        let listed = match members.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        Err(jsonschema::ValidationError::custom(format!(
+            "{instance} is not one of {listed}"
+        )))
+    }
+
+    fn is_valid(&self, instance: &'i Json) -> bool {
+        self.0.iter().any(|member| go_enum_equal(instance, member))
+    }
+}
+
+/// go-openapi's `enum` test of one member (`validate.enumValidator`):
+/// `reflect.DeepEqual`, else the value converted to the member's type
+/// where Go converts it, then compared: a float64 to an int64 member
+/// truncated as amd64 truncates (`1.5` is `1`, `1e20` is -2^63), an
+/// int64 to a string member as the string of that rune (`120` is `"x"`,
+/// one no rune holds is U+FFFD). Numbers compare by value, as the
+/// decoder's int64 and float64 compare once converted.
+fn go_enum_equal(value: &Json, member: &Json) -> bool {
+    if same(value, member) {
+        return true;
+    }
+    match (Go::of(value), member) {
+        (Some(Go::Float(f)), Json::Number(_)) => Go::of(member) == Some(Go::Int(go_int64(f))),
+        (Some(Go::Int(i)), Json::String(text)) => {
+            let rune = i32::try_from(i).ok().and_then(|r| char::from_u32(r as u32));
+            let mut buffer = [0u8; 4];
+            let converted = rune.map_or("\u{fffd}", |c| c.encode_utf8(&mut buffer));
+            converted == text
+        }
+        _ => false,
+    }
+}
+
+/// JSON values equal, numbers by value (an int64 and a float64 as Go
+/// compares them once converted to float64).
+fn same(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(_), Json::Number(_)) => match (Go::of(a), Go::of(b)) {
+            (Some(Go::Int(x)), Some(Go::Int(y))) => x == y,
+            (Some(x), Some(y)) => x.float() == y.float(),
+            _ => false,
+        },
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
     }
 }
 
@@ -572,6 +659,37 @@ mod tests {
         assert!(refused(untyped(), json!(true)));
         assert!(refused(untyped(), json!({})));
         assert!(!refused(json!({"format": "int32"}), json!(5)));
+    }
+
+    /// go-openapi's `enum` converts a value to a member's Go type before it
+    /// compares (a v1.35.4 server took each of these).
+    #[test]
+    fn an_enum_takes_what_go_converts_to_a_member() {
+        let taken = |schema: Json, value: Json| judged(schema, value).is_empty();
+        assert!(taken(json!({"type": "number", "enum": [1]}), json!(1.5)));
+        assert!(taken(json!({"type": "number", "enum": [-1]}), json!(-1.9)));
+        assert!(taken(
+            json!({"type": "number", "enum": [i64::MIN]}),
+            json!(1e20)
+        ));
+        assert!(taken(json!({"type": "integer", "enum": ["x"]}), json!(120)));
+        assert!(taken(
+            json!({"type": "integer", "enum": ["\u{fffd}"]}),
+            json!(-1)
+        ));
+        assert!(taken(
+            json!({"type": "integer", "enum": ["\u{fffd}"]}),
+            json!(55296)
+        ));
+        assert!(taken(json!({"type": "number", "enum": [1.0]}), json!(1)));
+        // No conversion from a string, nor of a float to a string.
+        assert!(!taken(json!({"enum": [120]}), json!("x")));
+        assert!(!taken(json!({"enum": ["x"]}), json!(120.5)));
+        assert!(!taken(json!({"type": "number", "enum": [1.5]}), json!(1)));
+        assert_eq!(
+            judged(json!({"enum": ["x", "y", "z"]}), json!("w")),
+            [r#""w" is not one of "x", "y" or "z""#]
+        );
     }
 
     #[test]
