@@ -1053,7 +1053,9 @@ fn cluster_judges_as_recorded(path: &str, test: &str) {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": resources});
     // One request a resource; the refused ones on stderr, each naming its
     // resource. kubectl's own check of a List's items (the CRD's OpenAPI,
-    // read by the client) is off: the server's is asked.
+    // read by the client) is off: the server's is asked. The server then
+    // drops an unknown field where `check` refuses it, as a strict apply
+    // does: the cases hold none.
     let output = server.kubectl(
         &[
             "create",

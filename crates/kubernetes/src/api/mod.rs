@@ -325,6 +325,7 @@ pub fn problems_remembering<'a>(
     owner_references(
         object.field("metadata").field("ownerReferences"),
         &metadata().key("ownerReferences"),
+        true,
         &mut found,
     );
     // A cluster-scoped object's namespace the API server does not read.
@@ -670,14 +671,14 @@ fn workload(kind: &str, object: &Json, found: &mut Found) {
         let deadline = whole(spec.field("progressDeadlineSeconds")).unwrap_or(600);
         if deadline >= 0 && deadline <= ready {
             found.push((
-                at.clone().key("progressDeadlineSeconds"),
+                at.key("progressDeadlineSeconds"),
                 format!("progressDeadlineSeconds ({deadline}{}) must be greater than minReadySeconds ({ready})", if spec.field("progressDeadlineSeconds").is_null() { ", its default" } else { "" }),
             ));
         }
     }
     if kind == "StatefulSet" {
         for (i, claim) in each(spec.field("volumeClaimTemplates")) {
-            let claim_at = at.clone().key("volumeClaimTemplates").index(i).key("spec");
+            let claim_at = at.key("volumeClaimTemplates").index(i).key("spec");
             claims::spec(claim.field("spec"), &claim_at, found);
         }
     }
@@ -685,7 +686,7 @@ fn workload(kind: &str, object: &Json, found: &mut Found) {
         "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job"
             if spec.field("selector").is_object() =>
         {
-            let path = at.clone().key("selector");
+            let path = at.key("selector");
             let selects = |field: &str| match &spec.field("selector")[field] {
                 Json::Object(map) => !map.is_empty(),
                 Json::Array(list) => !list.is_empty(),
@@ -713,17 +714,13 @@ fn workload(kind: &str, object: &Json, found: &mut Found) {
             selects_template(spec.field("selector"), template, &path, kind, found);
         }
         "PodDisruptionBudget" if spec.field("selector").is_object() => {
-            label_selector(spec.field("selector"), &at.clone().key("selector"), found);
+            label_selector(spec.field("selector"), &at.key("selector"), found);
         }
         "PersistentVolumeClaim" => {
             claims::spec(spec, &at, found);
         }
         "NetworkPolicy" if spec.field("podSelector").is_object() => {
-            label_selector(
-                spec.field("podSelector"),
-                &at.clone().key("podSelector"),
-                found,
-            );
+            label_selector(spec.field("podSelector"), &at.key("podSelector"), found);
         }
         _ => {}
     }
@@ -1022,11 +1019,12 @@ fn meta<'a>(
 /// What the API server holds an embedded resource's `metadata` to (a
 /// custom resource's field with `x-kubernetes-embedded-resource`, or a
 /// CRD's default for one: `validateEmbeddedResource`, the generic
-/// `ValidateObjectMeta` with path segment names), paths from the
-/// metadata: a name and a `generateName` that are path segments (no `/`
+/// `ValidateObjectMeta` with path segment names), paths from `at`, the
+/// metadata's: a name and a `generateName` that are path segments (no `/`
 /// or `%`; a name not `.` or `..`), a namespace that is a DNS-1123 label
 /// where given, label and annotation keys and values, finalizers, owner
-/// references, a `generation` not below 0. Read from metadata that Go's
+/// references (as written: none dropped as a copy), managed fields, a
+/// `generation` not below 0. Read from metadata that Go's
 /// decoder reads as ObjectMeta (its types are the caller's to check).
 pub fn embedded_metadata(metadata: &Json, at: &KeyPath) -> Found {
     let mut found = Vec::new();
@@ -1041,14 +1039,14 @@ pub fn embedded_metadata(metadata: &Json, at: &KeyPath) -> Found {
         && let Err(why) = names::path_segment(name)
     {
         found.push((
-            at.clone().key("name"),
+            at.key("name"),
             format!("`{name}` is not a valid name: {why}"),
         ));
     }
     let prefix = text("generateName");
     if prefix.contains(['/', '%']) {
         found.push((
-            at.clone().key("generateName"),
+            at.key("generateName"),
             format!("`{prefix}` is not a valid name prefix: it may not contain '/' or '%'"),
         ));
     }
@@ -1057,7 +1055,7 @@ pub fn embedded_metadata(metadata: &Json, at: &KeyPath) -> Found {
         && let Err(why) = names::dns1123_label(namespace)
     {
         found.push((
-            at.clone().key("namespace"),
+            at.key("namespace"),
             format!("`{namespace}` is not a valid namespace: {why}"),
         ));
     }
@@ -1070,23 +1068,76 @@ pub fn embedded_metadata(metadata: &Json, at: &KeyPath) -> Found {
     finalizers(
         metadata.field("finalizers"),
         false,
-        &at.clone().key("finalizers"),
+        &at.key("finalizers"),
         &mut found,
     );
     owner_references(
         metadata.field("ownerReferences"),
-        &at.clone().key("ownerReferences"),
+        &at.key("ownerReferences"),
+        false,
+        &mut found,
+    );
+    managed_fields(
+        metadata.field("managedFields"),
+        &at.key("managedFields"),
         &mut found,
     );
     if let Some(generation) = metadata.field("generation").as_f64()
         && generation < 0.0
     {
         found.push((
-            at.clone().key("generation"),
+            at.key("generation"),
             format!("{generation} is not a generation: it is at least 0"),
         ));
     }
     found
+}
+
+/// Managed fields entries as `ValidateManagedFields` holds them: an
+/// operation `Apply` or `Update`, a `fieldsType` `FieldsV1` where given,
+/// a manager of at most 128 bytes, all printable (as Go's
+/// `unicode.IsPrint`, of Unicode 15.0), a subresource of at most 256.
+fn managed_fields(list: &Json, at: &KeyPath, found: &mut Found) {
+    static PRINTABLE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[ [\p{L}\p{M}\p{N}\p{P}\p{S}&&\p{Age=15.0}]]*$")
+            .expect("the printable class compiles")
+    });
+    for (i, entry) in each(list) {
+        let text = |field: &str| entry.field(field).as_str().unwrap_or_default();
+        let mut refuse = |field: &str, why: String| found.push((at.index(i).key(field), why));
+        if !matches!(text("operation"), "Apply" | "Update") {
+            refuse(
+                "operation",
+                format!("{:?} must be `Apply` or `Update`", text("operation")),
+            );
+        }
+        if !matches!(text("fieldsType"), "" | "FieldsV1") {
+            refuse(
+                "fieldsType",
+                format!("{:?} must be `FieldsV1`", text("fieldsType")),
+            );
+        }
+        let manager = text("manager");
+        if manager.len() > 128 {
+            refuse(
+                "manager",
+                format!("{} bytes: may not be more than 128", manager.len()),
+            );
+        }
+        if !PRINTABLE.is_match(manager) {
+            refuse(
+                "manager",
+                "it holds a character that is not printable".to_owned(),
+            );
+        }
+        if text("subresource").len() > 256 {
+            let length = text("subresource").len();
+            refuse(
+                "subresource",
+                format!("{length} bytes: may not be more than 256"),
+            );
+        }
+    }
 }
 
 /// Containers (unique DNS-1123 names, pullable images, IANA port names,
@@ -1103,11 +1154,11 @@ fn pod_spec<'a>(
     let mut volumes = claims;
     for (i, volume) in each(pod.field("volumes")) {
         if volume.field("ephemeral").is_object() {
-            let path = at.clone().key("volumes").index(i).key("ephemeral");
+            let path = at.key("volumes").index(i).key("ephemeral");
             claims::ephemeral(volume.field("ephemeral"), &path, found);
         }
         if let Some(name) = volume.field("name").as_str() {
-            let path = at.clone().key("volumes").index(i).key("name");
+            let path = at.key("volumes").index(i).key("name");
             let valid = names::dns1123_label(name);
             unique_name(
                 name,
@@ -1123,7 +1174,7 @@ fn pod_spec<'a>(
     resources::pod(pod, owner == "Pod", at, found);
     resources::pod_claims(
         pod.field("resourceClaims"),
-        &at.clone().key("resourceClaims"),
+        &at.key("resourceClaims"),
         found,
     );
     pod::pod(pod, owner, at, found);
@@ -1149,7 +1200,7 @@ fn pod_spec<'a>(
     }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         for (i, container) in each(&pod[list]) {
-            let path = at.clone().key(list).index(i);
+            let path = at.key(list).index(i);
             if let Some(name) = container.field("name").as_str() {
                 if let Err(why) = names::dns1123_label(name) {
                     found.push((
@@ -1229,7 +1280,7 @@ fn devices(
         std::collections::BTreeSet::new(),
     );
     for (i, device) in each(container.field("volumeDevices")) {
-        let path = at.clone().key("volumeDevices").index(i);
+        let path = at.key("volumeDevices").index(i);
         let name = device.field("name").as_str().unwrap_or_default();
         let device_path = device.field("devicePath").as_str().unwrap_or_default();
         let mut refuse = |field: &str, why: String| found.push((path.clone().key(field), why));
@@ -1431,9 +1482,9 @@ fn merge_label_keys(term: &mut Json, labels: &Json) {
 fn pod_level(pod: &Json, at: &KeyPath, found: &mut Found) {
     crate::scheduling::pod(pod, at, found);
     let context = pod.field("securityContext");
-    let context_at = at.clone().key("securityContext");
+    let context_at = at.key("securityContext");
     profiles(context, &context_at, found);
-    let sysctls = context_at.clone().key("sysctls");
+    let sysctls = context_at.key("sysctls");
     repeated(context.field("sysctls"), "name", &sysctls, found, |name| {
         format!("sysctl `{name}` is set twice")
     });
@@ -1449,12 +1500,12 @@ fn container_level(
     found: &mut Found,
 ) {
     let context = container.field("securityContext");
-    let context_at = at.clone().key("securityContext");
+    let context_at = at.key("securityContext");
     profiles(context, &context_at, found);
     resources::container(
         container.field("resources"),
         pod_claims,
-        &at.clone().key("resources"),
+        &at.key("resources"),
         found,
     );
 }
@@ -1465,7 +1516,7 @@ fn container_level(
 fn profiles(context: &Json, context_at: &KeyPath, found: &mut Found) {
     for field in ["seccompProfile", "appArmorProfile"] {
         let profile = &context[field];
-        let at = context_at.clone().key(field);
+        let at = context_at.key(field);
         // seccomp takes any relative path (even empty); AppArmor a name,
         // not empty, not padded with whitespace.
         let local = profile.field("localhostProfile").as_str().is_some_and(|p| {
@@ -1478,7 +1529,7 @@ fn profiles(context: &Json, context_at: &KeyPath, found: &mut Found) {
         one_of(
             profile.field("type"),
             &["Localhost", "RuntimeDefault", "Unconfined"],
-            at.clone().key("type"),
+            at.key("type"),
             found,
         );
         match profile.field("type").as_str() {
@@ -1655,11 +1706,12 @@ fn shift_index_below(path: &mut KeyPath, list: &KeyPath, by: usize) {
 /// `metadata.ownerReferences` (`ValidateOwnerReferences`): each with an
 /// API version that names a version, a kind, a name and a uid, none an
 /// Event of the core group, and at most one of them the controller.
-fn owner_references(list: &Json, at: &KeyPath, found: &mut Found) {
+fn owner_references(list: &Json, at: &KeyPath, dedup: bool, found: &mut Found) {
     let at = || at.clone();
     let mut controllers = 0;
     // The server drops a reference written twice whole before it
-    // validates (`dedupOwnerReferences`, with a warning).
+    // validates an object it creates (`dedupOwnerReferences`, with a
+    // warning); an embedded resource's are validated as written.
     let mut seen = std::collections::HashSet::new();
     for (i, owner) in each(list) {
         let fields = [
@@ -1671,7 +1723,7 @@ fn owner_references(list: &Json, at: &KeyPath, found: &mut Found) {
             "blockOwnerDeletion",
         ]
         .map(|field| owner.field(field).to_string());
-        if !seen.insert(fields) {
+        if !seen.insert(fields) && dedup {
             continue;
         }
         let text = |field: &str| owner.field(field).as_str().unwrap_or_default();

@@ -224,6 +224,10 @@ struct CustomSchema {
     /// through `/status`), so a manifest's status is validated only for
     /// the unknown fields its strict decoder refuses first.
     status_dropped: bool,
+    /// Whether a default the server fills in can change a verdict
+    /// ([`defaults_matter`]): custom resources are then judged with their
+    /// defaults in.
+    defaulted: bool,
 }
 
 /// One object's verdicts.
@@ -252,14 +256,16 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
             schema,
             validator,
             status_dropped,
+            defaulted,
         })) => invalid({
             let metadata = custom_metadata(object, schemas);
             // Copied only when the server's reading changes something.
             let read;
-            let object = match to_read(object) {
+            let object = match *defaulted || to_read(object) {
                 false => object,
                 true => {
-                    read = as_the_server_reads(object, Some(schema));
+                    let mut budget = DEFAULTED_BUDGET;
+                    read = as_the_server_reads(object, Some(schema), &mut budget);
                     &read
                 }
             };
@@ -367,14 +373,16 @@ fn read_as_object_meta(metadata: &Json, schemas: &KubeSchemas) -> Vec<super::Vio
 }
 
 /// An embedded resource's `metadata`, at `at`, as the API server reads
-/// it (`validateEmbeddedResource`): into ObjectMeta by Go's lenient
-/// decoder (a member of the wrong type or a time it cannot read refuses
-/// the object, one it does not know is ignored), then held to
-/// ObjectMeta's rules ([`crate::api::embedded_metadata`]).
+/// it (`validateEmbeddedResource`): into ObjectMeta (a member of the
+/// wrong type or a time it cannot read refuses the object; one it does
+/// not know is refused in an object `reading`, by the strict decoding
+/// of a create, and ignored in a default; a managed fields entry's
+/// `fieldsV1` is any JSON), then held to ObjectMeta's rules
+/// ([`crate::api::embedded_metadata`]).
 fn embedded_metadata(
     metadata: &Json,
     at: &KeyPath,
-    schemas: &KubeSchemas,
+    (reading, schemas): (Reading, &KubeSchemas),
 ) -> Vec<super::Violation> {
     if metadata.is_null() {
         return Vec::new();
@@ -383,8 +391,13 @@ fn embedded_metadata(
         let why = format!("{metadata} cannot be read as ObjectMeta: it is no object");
         return vec![(at.clone(), why, None)];
     }
+    let raw = |path: &KeyPath| {
+        (path.0.iter()).any(|step| *step == crate::location::Segment::Key("fieldsV1".into()))
+    };
     let undecodable: Vec<super::Violation> = (read_as_object_meta(metadata, schemas).into_iter())
-        .filter(|(_, _, unknown)| unknown.is_none())
+        .filter(|(path, _, unknown)| {
+            (reading == Reading::Object || unknown.is_none()) && !raw(path)
+        })
         .map(|(path, why, _)| {
             let mut rebased = at.clone();
             rebased.0.extend(path.0.into_iter().skip(1));
@@ -473,7 +486,8 @@ fn beside_the_schema(
                 let embedded = schema.field("x-kubernetes-embedded-resource") == &Json::Bool(true);
                 if embedded && (reading == Reading::Default || !path.is_root()) {
                     let metadata = value.field("metadata");
-                    found.extend(embedded_metadata(metadata, &path.key("metadata"), schemas));
+                    let at = path.key("metadata");
+                    found.extend(embedded_metadata(metadata, &at, (reading, schemas)));
                 }
                 let properties = schema.field("properties");
                 let additional = schema.field("additionalProperties");
@@ -592,6 +606,7 @@ fn custom_validators(
             let status_dropped = version["subresources"]["status"].is_object();
             let validator = match crd_schema_options().build(&schema) {
                 Ok(validator) => Ok(CustomSchema {
+                    defaulted: defaults_matter(&schema, false),
                     schema,
                     validator,
                     status_dropped,
@@ -628,10 +643,29 @@ const DEFAULT_FINDINGS: usize = 3;
 /// rules' finding, not this one's.
 pub fn refused_defaults(schema: &Json) -> Vec<(Vec<String>, String)> {
     let mut found = Vec::new();
-    let mut stack = vec![(schema, Vec::new(), true)];
-    while let Some((node, steps, resource)) = stack.pop() {
+    // Each node with its path, whether it is a resource (the root), and
+    // whether it is an embedded resource's `metadata`.
+    let mut stack = vec![(schema, Vec::new(), true, false)];
+    while let Some((node, steps, resource, metadata)) = stack.pop() {
         if let Some(default) = node.get("default").filter(|d| !d.is_null()) {
-            let why = default_refusals(node, default);
+            // The root's is a whole resource's, as an embedded one's; an
+            // embedded resource's metadata is open, and read as ObjectMeta.
+            let marked;
+            let node = match (steps.is_empty(), metadata) {
+                (true, _) => {
+                    marked = with_flag(node, "x-kubernetes-embedded-resource");
+                    &marked
+                }
+                (_, true) => {
+                    marked = with_flag(node, "x-kubernetes-preserve-unknown-fields");
+                    &marked
+                }
+                _ => node,
+            };
+            let mut why = default_refusals(node, default);
+            if metadata && why.is_empty() {
+                why.extend(object_meta_refusal(default));
+            }
             if !why.is_empty() {
                 let mut path = steps.clone();
                 path.push("default".to_owned());
@@ -640,38 +674,75 @@ pub fn refused_defaults(schema: &Json) -> Vec<(Vec<String>, String)> {
         }
         let embedded = node.get("x-kubernetes-embedded-resource") == Some(&true.into());
         let resource = resource || embedded;
-        let meta = |name: &str| resource && matches!(name, "metadata" | "apiVersion" | "kind");
         let properties = node.get("properties").and_then(Json::as_object);
-        // An embedded resource's metadata default is read as ObjectMeta
-        // (the root's may have none: the CRD rules' finding).
-        let metadata_default = properties
-            .and_then(|p| p.get("metadata")?.get("default"))
-            .filter(|d| embedded && !d.is_null());
-        if let Some(default) = metadata_default
-            && let Ok(schemas) = KubeSchemas::load(super::DEFAULT_VERSION)
-        {
-            let problems = embedded_metadata(default, &KeyPath::root(), &schemas);
-            if let Some((at, why, _)) = problems.first() {
-                let mut path = steps.clone();
-                path.extend(["properties", "metadata", "default"].map(str::to_owned));
-                found.push((path, format!("must result in valid metadata: {at}: {why}")));
-            }
-        }
         for (name, child) in properties.into_iter().flatten() {
-            if !meta(name) {
-                let mut path = steps.clone();
-                path.extend(["properties".to_owned(), name.clone()]);
-                stack.push((child, path, false));
+            let mut path = steps.clone();
+            path.extend(["properties".to_owned(), name.clone()]);
+            match (resource, name.as_str()) {
+                // The root's: a default there is the CRD rules' finding.
+                (true, "metadata" | "apiVersion" | "kind") if !embedded => {}
+                (true, "metadata") => stack.push((child, path, false, true)),
+                (true, "apiVersion" | "kind") => {
+                    let default = child.get("default").filter(|d| !d.is_null());
+                    if let Some(why) = default.and_then(|d| type_meta_refusal(name, d)) {
+                        path.push("default".to_owned());
+                        found.push((
+                            path,
+                            format!("must result in valid metadata: {name}: {why}"),
+                        ));
+                    }
+                }
+                _ => stack.push((child, path, false, false)),
             }
         }
         if let Some(items) = node.get("items").filter(|items| items.is_object()) {
             let mut path = steps.clone();
             path.push("items".to_owned());
-            stack.push((items, path, false));
+            stack.push((items, path, false, false));
         }
     }
     found.sort();
     found
+}
+
+/// Why an embedded resource's `metadata` default makes no valid
+/// ObjectMeta, if it does: its first problem.
+fn object_meta_refusal(default: &Json) -> Option<String> {
+    let schemas = KubeSchemas::load(super::DEFAULT_VERSION).ok()?;
+    let problems = embedded_metadata(default, &KeyPath::root(), (Reading::Default, &schemas));
+    let (at, why, _) = problems.into_iter().next()?;
+    Some(format!("must result in valid metadata: {at}: {why}"))
+}
+
+/// `node` with the extension `flag` set.
+fn with_flag(node: &Json, flag: &str) -> Json {
+    let mut marked = node.clone();
+    if let Some(object) = marked.as_object_mut() {
+        object.insert(flag.into(), true.into());
+    }
+    marked
+}
+
+/// Why an embedded resource's `apiVersion` or `kind` default (`name`)
+/// would make no valid resource (`validateEmbeddedResource`): not a
+/// string, empty, no group version, or a kind that is no DNS-1035 label
+/// in lowercase.
+fn type_meta_refusal(name: &str, default: &Json) -> Option<String> {
+    let Some(text) = default.as_str() else {
+        return Some(format!("{default} must be a string"));
+    };
+    if text.is_empty() {
+        return Some("must not be empty".to_owned());
+    }
+    match name {
+        "apiVersion" if text.matches('/').count() > 1 => Some(format!(
+            "`{text}` is no group version (unexpected GroupVersion string)"
+        )),
+        "kind" => crate::names::dns1035_label(&text.to_lowercase())
+            .err()
+            .map(|why| format!("`{text}` may have mixed case, but should otherwise match: {why}")),
+        _ => None,
+    }
 }
 
 /// Why the API server refuses `default` against `node`, its schema: the
@@ -971,8 +1042,14 @@ fn tighten(node: &mut Json, resource: bool, reading: Reading) {
     if let Some(properties) = object.get_mut("properties").and_then(Json::as_object_mut) {
         for (name, property) in properties.iter_mut() {
             if resource && name == "metadata" {
-                // The API server checks metadata as ObjectMeta, not the CRD.
-                *property = serde_json::json!({"type": "object"});
+                // The API server reads metadata as ObjectMeta, and holds
+                // it to what the CRD declares of it besides: open, with
+                // the declared keywords kept.
+                if let Some(declared) = property.as_object_mut() {
+                    declared.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
+                    declared.insert("type".into(), "object".into());
+                }
+                tighten(property, false, reading);
             } else {
                 tighten(property, false, reading);
             }
@@ -1008,6 +1085,12 @@ fn tighten(node: &mut Json, resource: bool, reading: Reading) {
             }
         }
     }
+    // An array where no `items` says what it holds (beside a format that
+    // lets one through, an int-or-string, no type) keeps no member of an
+    // object in it: the server prunes them.
+    if !preserve && !object.contains_key("items") {
+        object.insert("items".into(), serde_json::json!({ "$ref": PRUNED_REF }));
+    }
     // `allOf`, `anyOf`, `oneOf` and `not` only add value checks to fields the
     // node declares (a structural schema's rule): left as they are, since
     // closing one of them would refuse the node's other fields.
@@ -1034,33 +1117,114 @@ pub(super) fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
     crate::json::go_whole(f).map(serde_json::Number::from)
 }
 
-/// A custom resource as the API server validates it. A member that is
-/// null where `schema` (the schema of `value`) declares the field and
-/// does not make it `nullable` is dropped (Kubernetes'
-/// `PruneNonNullableNullsWithoutDefaults`; where the field has a default
-/// the server puts it there, which it held to the schema when it took the
-/// CRD, and the strict schema no longer requires such a field). A null the
-/// schema keeps (`nullable: true`) or does not know (an unknown field, an
-/// error of its own) stays. A null array item stays, or becomes the items'
-/// default when that is a scalar (a larger default is not copied per
-/// item). A whole number written as a float is an integer ([`whole`]).
-fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
+/// The most JSON values the defaults of one custom resource put in
+/// ([`as_the_server_reads`]): past it, no more are (a small default under
+/// a long list of objects would otherwise multiply the input).
+const DEFAULTED_BUDGET: usize = 1 << 20;
+
+/// Whether a default the API server fills in can change what `schema` (a
+/// strict schema) says of a custom resource: the default is valid against
+/// its own field (the server held it to it), and a required field with
+/// one is not required here, so it matters only where a node counts or
+/// matches its members whole (`minProperties`, `maxProperties`, `enum`,
+/// the value validations `allOf`, `anyOf`, `oneOf`, `not`), on the field's
+/// object or any object above it (`guarded`), or where it fills in an
+/// embedded resource's `apiVersion` or `kind`.
+fn defaults_matter(schema: &Json, guarded: bool) -> bool {
+    let Some(object) = schema.as_object() else {
+        return false;
+    };
+    let guards = [
+        "minProperties",
+        "maxProperties",
+        "enum",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+    ];
+    let guarded = guarded
+        || guards.iter().any(|k| object.contains_key(*k))
+        || object.get("x-kubernetes-embedded-resource") == Some(&Json::Bool(true));
+    let properties = object.get("properties").and_then(Json::as_object);
+    let defaulted = properties
+        .into_iter()
+        .flatten()
+        .any(|(_, p)| p.get("default").is_some_and(|d| !d.is_null()));
+    (guarded && defaulted)
+        || properties
+            .into_iter()
+            .flatten()
+            .any(|(_, p)| defaults_matter(p, guarded))
+        || ["items", "additionalProperties"].iter().any(|k| {
+            object
+                .get(*k)
+                .is_some_and(|child| defaults_matter(child, guarded))
+        })
+}
+
+/// How many JSON values `value` holds.
+fn size(value: &Json) -> usize {
+    1 + match value {
+        Json::Object(map) => map.values().map(size).sum(),
+        Json::Array(items) => items.iter().map(size).sum(),
+        _ => 0,
+    }
+}
+
+/// A custom resource as the API server validates it. A field left out,
+/// or null where it is not `nullable`, that has a `default` gets it
+/// (apiextensions' structural defaulting, into what it put in too), while
+/// `budget` (values) lasts. A member that is null where `schema` (the
+/// schema of `value`) declares the field and does not make it `nullable`
+/// and has no default is dropped (Kubernetes'
+/// `PruneNonNullableNullsWithoutDefaults`). A null the schema keeps
+/// (`nullable: true`) or does not know (an unknown field, an error of its
+/// own) stays. A null array item stays, or becomes the items' default
+/// when that is a scalar (a larger default is not copied per item). A
+/// whole number written as a float is an integer ([`whole`]).
+fn as_the_server_reads(value: &Json, schema: Option<&Json>, budget: &mut usize) -> Json {
     let nullable = |s: &Json| s.get("nullable") == Some(&Json::Bool(true));
     let field = |name: &str| {
         let schema = schema?;
         (schema.get("properties").and_then(|p| p.get(name)))
             .or_else(|| schema.get("additionalProperties").filter(|s| s.is_object()))
     };
+    fn default_of(schema: &Json) -> Option<&Json> {
+        schema.get("default").filter(|d| !d.is_null())
+    }
     match value {
-        Json::Object(map) => Json::Object(
-            map.iter()
-                .filter_map(|(name, member)| {
-                    let schema = field(name);
-                    let dropped = member.is_null() && schema.is_some_and(|s| !nullable(s));
-                    (!dropped).then(|| (name.clone(), as_the_server_reads(member, schema)))
-                })
-                .collect(),
-        ),
+        Json::Object(map) => {
+            let mut read = serde_json::Map::new();
+            for (name, member) in map {
+                let schema = field(name);
+                let unset = member.is_null() && schema.is_some_and(|s| !nullable(s));
+                match (unset, schema.and_then(default_of)) {
+                    (true, Some(default)) if *budget >= size(default) => {
+                        *budget -= size(default);
+                        read.insert(name.clone(), as_the_server_reads(default, schema, budget));
+                    }
+                    (true, _) => {}
+                    (false, _) => {
+                        read.insert(name.clone(), as_the_server_reads(member, schema, budget));
+                    }
+                }
+            }
+            let properties = schema
+                .and_then(|s| s.get("properties"))
+                .and_then(Json::as_object);
+            for (name, property) in properties.into_iter().flatten() {
+                if let Some(default) = default_of(property)
+                    && !map.contains_key(name)
+                    && *budget >= size(default)
+                {
+                    *budget -= size(default);
+                    let filled = as_the_server_reads(default, Some(property), budget);
+                    read.insert(name.clone(), filled);
+                }
+            }
+            Json::Object(read)
+        }
         Json::Array(items) => {
             let schema = (schema.and_then(|s| s.get("items"))).filter(|s| s.is_object());
             let default = (schema.filter(|s| !nullable(s)))
@@ -1070,7 +1234,7 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>) -> Json {
                 (items.iter())
                     .map(|item| match (item, default) {
                         (Json::Null, Some(default)) => default.clone(),
-                        (item, _) => as_the_server_reads(item, schema),
+                        (item, _) => as_the_server_reads(item, schema, budget),
                     })
                     .collect(),
             )
@@ -1277,6 +1441,111 @@ mod tests {
                 .iter()
                 .any(|(i, v)| *i == 1 && matches!(v, Verdict::Unknown(_))),
             "{verdicts:?}"
+        );
+    }
+
+    /// What a review measured a v1.35.4 server refuse or take in custom
+    /// resources: the CRD's defaults filled in before a node counts its
+    /// members, objects in an array no `items` describes pruned, declared
+    /// metadata schemas kept, an embedded resource's metadata decoded
+    /// strictly and held to ObjectMeta's rules as written.
+    #[test]
+    fn custom_resources_are_judged_as_the_server_fills_and_reads_them() {
+        let refused = |properties: Json, spec: Json| {
+            !widget_verdicts(&widget_crd(properties), spec).is_empty()
+        };
+        let counted = json!({"m": {"type": "object", "maxProperties": 1,
+            "properties": {"a": {"type": "string", "default": "x"}, "b": {"type": "string"}}}});
+        assert!(refused(counted.clone(), json!({"m": {"b": "y"}})));
+        assert!(!refused(counted, json!({"m": {"a": "y"}})));
+        let typed = json!({"e": {"type": "object", "x-kubernetes-embedded-resource": true,
+            "x-kubernetes-preserve-unknown-fields": true,
+            "properties": {"apiVersion": {"type": "string", "default": "v1"},
+                "kind": {"type": "string", "default": "K"}}}});
+        assert!(!refused(typed, json!({"e": {}})));
+        let bytes = json!({"b": {"type": "string", "format": "byte"}});
+        assert!(refused(bytes, json!({"b": [{"a": 1}]})));
+        let embedded = |metadata: Json| {
+            json!({"e": {"type": "object",
+            "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true,
+            "properties": {"metadata": metadata}}})
+        };
+        let short = embedded(
+            json!({"type": "object", "properties": {"name": {"type": "string", "maxLength": 3}}}),
+        );
+        let resource =
+            |metadata: Json| json!({"e": {"apiVersion": "v1", "kind": "K", "metadata": metadata}});
+        assert!(refused(short.clone(), resource(json!({"name": "abcd"}))));
+        assert!(!refused(
+            short,
+            resource(json!({"name": "abc", "labels": {"a": "b"}}))
+        ));
+        let open = embedded(json!({"type": "object"}));
+        for bad in [
+            json!({"foo": 1}),
+            json!({"managedFields": [{"operation": "Bogus"}]}),
+            json!({"ownerReferences": [
+                {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "controller": true},
+                {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u", "controller": true}]}),
+        ] {
+            assert!(refused(open.clone(), resource(bad.clone())), "{bad}");
+        }
+        let raw = json!({"managedFields": [{"operation": "Apply", "fieldsV1": "x"}]});
+        assert!(!refused(open, resource(raw)));
+    }
+
+    /// The defaults a resource gets stop at a budget: a small default
+    /// under a long list of objects does not multiply the input.
+    #[test]
+    fn defaults_filled_in_stop_at_a_budget() {
+        let schema = json!({"type": "array", "items": {"type": "object",
+            "properties": {"d": {"type": "object", "default": {"a": 1, "b": 2}}}}});
+        let items = Json::Array(vec![json!({}); 10]);
+        let mut budget = 9;
+        let read = as_the_server_reads(&items, Some(&schema), &mut budget);
+        let filled = read
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i.get("d").is_some())
+            .count();
+        assert_eq!((filled, budget), (3, 0));
+    }
+
+    /// A root default is a whole resource's; an embedded resource's
+    /// `apiVersion` and `kind` defaults make a valid one, and its
+    /// `metadata` default is held to the declared schema and ObjectMeta.
+    #[test]
+    fn the_resource_parts_of_defaults_are_held_as_a_resource_is() {
+        let root = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": {"apiVersion": "a/v1"}});
+        assert_eq!(refused_defaults(&root).len(), 1);
+        let taken = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "default": {"apiVersion": "a/v1", "kind": "K"}});
+        assert_eq!(refused_defaults(&taken), Vec::new());
+        let typed = |apiversion: Json, metadata: Json| {
+            json!({"type": "object", "properties": {"e": {
+            "type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true,
+            "properties": {"apiVersion": {"type": "string", "default": apiversion}, "metadata": metadata}}}})
+        };
+        let meta = |default: Json| json!({"type": "object", "properties": {"name": {"type": "string", "maxLength": 2}}, "default": default});
+        assert_eq!(
+            refused_defaults(&typed(json!("a/b/c"), meta(json!({})))).len(),
+            1
+        );
+        assert_eq!(
+            refused_defaults(&typed(json!("v1"), meta(json!({"name": "abc"})))).len(),
+            1
+        );
+        assert_eq!(
+            refused_defaults(&typed(
+                json!("v1"),
+                meta(json!({"labels": {"bad key!": "v"}}))
+            ))
+            .len(),
+            1
+        );
+        assert_eq!(
+            refused_defaults(&typed(json!("v1"), meta(json!({"name": "ab", "foo": 1})))),
+            Vec::new()
         );
     }
 
