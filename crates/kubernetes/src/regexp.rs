@@ -116,6 +116,12 @@ impl Classes {
         let name = match &class.kind {
             ClassUnicodeKind::OneLetter(letter) => letter.to_string(),
             ClassUnicodeKind::Named(name) => name.strip_prefix('^').unwrap_or(name).to_owned(),
+            // Ours ([`unicode_15`]): no pattern's.
+            ClassUnicodeKind::NamedValue { name, value, .. }
+                if format!("{name}={value}") == AGE =>
+            {
+                return Ok(());
+            }
             ClassUnicodeKind::NamedValue { .. } => {
                 return Err("invalid character class range".to_owned());
             }
@@ -251,6 +257,23 @@ fn go_class_ranges(name: &str) -> Result<usize, String> {
     }
 }
 
+/// The Unicode version of Go's tables, as the regex crate names it; in
+/// lower case, which no class name read from a pattern is
+/// ([`go_canonical`] writes each with a capital).
+const AGE: &str = "age=15.0";
+
+/// The Unicode class `name` (as the regex crate names it) as Go's tables
+/// hold it, or (`positive` false) its complement: Go's are of Unicode
+/// 15.0, the regex crate's newer, so a character assigned since is in
+/// none of Go's classes. A class of its own, inside a class too.
+fn unicode_15(name: &str, positive: bool) -> String {
+    let negated = if positive { "" } else { "^" };
+    match name {
+        "Any" => format!("[{negated}\\p{{Any}}]"),
+        _ => format!("[{negated}\\p{{{name}}}&&\\p{{{AGE}}}]"),
+    }
+}
+
 /// A Unicode class name as Go's `canonicalName` writes it: the first
 /// letter upper case, the others lower, `_`, `-` and spaces left out.
 fn go_canonical(name: &str) -> String {
@@ -358,20 +381,23 @@ fn as_the_regex_crate_reads_it(pattern: &str) -> Result<String, String> {
                             (false, false) => "[\\x{0}-\\x{10FFFF}]",
                         });
                     } else {
-                        out.push_str(&format!("{escaped}{{{negated}{canonical}}}"));
+                        let positive = (escaped == "\\p") == negated.is_empty();
+                        out.push_str(&unicode_15(&canonical, positive));
                     }
                     rest = literal_dash(&rest[3 + length + 1..], in_class, &mut out);
                     continue;
                 }
                 // `\pL`: the class's one letter is the escape's.
-                "\\p" | "\\P" => rest.char_indices().nth(3).map_or(rest.len(), |(at, _)| at),
+                "\\p" | "\\P" => {
+                    let letter: String = rest.chars().skip(2).take(1).collect();
+                    out.push_str(&unicode_15(&letter, escaped == "\\p"));
+                    rest = literal_dash(&rest[2 + letter.len()..], in_class, &mut out);
+                    continue;
+                }
                 _ => escaped.len(),
             };
             out.push_str(&rest[..end]);
             rest = &rest[end..];
-            if escaped == "\\p" || escaped == "\\P" {
-                rest = literal_dash(rest, in_class, &mut out);
-            }
             continue;
         }
         match c {
@@ -740,6 +766,12 @@ mod tests {
         assert!(matches(r"^.$", "\r"));
         assert!(!matches(r"\p{Cs}", "a"));
         assert!(matches(r"^\P{Cs}$", "\n"));
+        // Go's classes are Unicode 15.0's: Garay (16.0) is no letter, and
+        // no `\pL` (one letter) or class inside a class either.
+        assert!(!matches(r"^\p{L}$", "\u{10D4A}") && matches(r"^\P{L}$", "\u{10D4A}"));
+        assert!(!matches(r"^\pL$", "\u{10D4A}") && matches(r"^[\PLx]$", "\u{10D4A}"));
+        assert!(!matches(r"^[a\p{So}]$", "\u{1CC00}") && matches(r"^\p{L}$", "é"));
+        assert!(check(r"\p{age=15.0}").is_err() && check(r"\p{Age=15.0}").is_err());
         assert!(matches("(?i-i)^a$", "a") && !matches("(?i-i)^a$", "A"));
         assert!(matches("(?P<1a>x)(?P<1a>y)", "xy"));
     }

@@ -351,21 +351,13 @@ pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 #[cfg(test)]
 mod tests {
     /// Written for the regex crate ([`crate::regexp::read`]), a pattern
-    /// matches what Go's matches, read by the regex crate and by the
-    /// schema engine a custom resource's schema is compiled with.
+    /// matches what Go's matches (a custom resource's schema compiles its
+    /// patterns with the regex crate: `conformance::GO_PATTERN`).
     #[test]
     fn go_only_syntax_is_written_for_the_regex_crate() {
         let reads = |pattern: &str, text: &str| {
             let written = crate::regexp::read(pattern).unwrap();
-            let by_regex = regex::Regex::new(&written).unwrap().is_match(text);
-            let schema = serde_json::json!({"type": "string", "pattern": written});
-            let by_schema = jsonschema::options()
-                .with_pattern_options(pattern_engine())
-                .build(&schema)
-                .unwrap()
-                .is_valid(&serde_json::json!(text));
-            assert_eq!(by_regex, by_schema, "{pattern} on {text:?}");
-            by_regex
+            regex::Regex::new(&written).unwrap().is_match(text)
         };
         assert!(reads(r"^\Qa.b\E$", "a.b") && !reads(r"^\Qa.b\E$", "axb"));
         assert!(reads("^a{$", "a{") && reads("^a{,5}$", "a{,5}"));
