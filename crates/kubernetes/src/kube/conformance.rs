@@ -1087,8 +1087,19 @@ fn tighten(node: &mut Json, resource: bool, reading: Reading) {
     }
     // An array where no `items` says what it holds (beside a format that
     // lets one through, an int-or-string, no type) keeps no member of an
-    // object in it: the server prunes them.
-    if !preserve && !object.contains_key("items") {
+    // object in it: the server prunes them. (Where the type refuses an
+    // array, nothing is added.)
+    let arrays = match object.get("type") {
+        None => true,
+        Some(kind) => {
+            let numeric = |k: &Json| k == "integer" || k == "number";
+            let typed = kind
+                .as_array()
+                .map_or(vec![kind], |kinds| kinds.iter().collect());
+            !typed.iter().any(|k| numeric(k)) && super::go_formats::kept(object, 35).is_some()
+        }
+    };
+    if arrays && !preserve && !object.contains_key("items") {
         object.insert("items".into(), serde_json::json!({ "$ref": PRUNED_REF }));
     }
     // `allOf`, `anyOf`, `oneOf` and `not` only add value checks to fields the
