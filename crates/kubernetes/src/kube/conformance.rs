@@ -634,13 +634,16 @@ const DEFAULT_FINDINGS: usize = 3;
 /// of its path from the schema (`properties`, a name, `items`, …,
 /// `default`) and why: a default is held to the schema of the node it
 /// stands on, as written (nothing defaulted inside it, a null member
-/// kept), and keeps no member the server would prune. Walked as the
-/// server walks them: down `properties` and `items` alone (a default
-/// below `additionalProperties` is not read), and not into the
-/// `metadata`, `apiVersion` and `kind` of the root or of an embedded
-/// resource (read as ObjectMeta: the CRD rules' own finding). A null
-/// default is none; a node whose schema does not compile is the CRD
-/// rules' finding, not this one's.
+/// kept), and keeps no member the server would prune; the root's is a
+/// whole resource's (its `apiVersion` and `kind` required). Walked as
+/// the server walks them: down `properties` and `items` alone (a default
+/// below `additionalProperties` is not read); into an embedded
+/// resource's `metadata` (its default held to the declared schema and
+/// read as ObjectMeta), its `apiVersion` and `kind` defaults a group
+/// version and a kind; not into the root's `metadata`, `apiVersion` and
+/// `kind` (a default there is the CRD rules' own finding). A null default
+/// is none; a node whose schema does not compile is the CRD rules'
+/// finding, not this one's.
 pub fn refused_defaults(schema: &Json) -> Vec<(Vec<String>, String)> {
     let mut found = Vec::new();
     // Each node with its path, whether it is a resource (the root), and

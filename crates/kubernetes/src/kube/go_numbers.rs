@@ -20,10 +20,13 @@
 //!   inverse of a factor below 1) and asks `IsFloat64AJSONInteger` of the
 //!   quotient (`0.3` is a multiple of `0.1`);
 //! - a `multipleOf` of 0 or less is no error of the CRD: every value of
-//!   the field is refused instead.
+//!   the field is refused instead;
+//! - an `enum` member matches a value Go's `reflect` converts to it: a
+//!   float truncated to an integer member (`1.5` is `1`), an integer read
+//!   as a rune against a string member (`120` is `"x"`).
 //!
 //! [`rename`] moves those keywords of a schema node to chartgen's own
-//! ([`TYPE`], [`MULTIPLE_OF`], [`MAXIMUM`], [`MINIMUM`]), which
+//! ([`TYPE`], [`MULTIPLE_OF`], [`MAXIMUM`], [`MINIMUM`], [`ENUM`]), which
 //! [`keywords`] compiles.
 
 use serde_json::{Map, Value as Json};
@@ -54,8 +57,8 @@ const EXCLUSIVE_MAXIMUM: &str = "x-chartgen-go-exclusive-maximum";
 /// `exclusiveMinimum` beside a [`MINIMUM`] (no keyword of its own).
 const EXCLUSIVE_MINIMUM: &str = "x-chartgen-go-exclusive-minimum";
 
-/// Renames a schema node's numeric keywords to chartgen's (see the
-/// module). An `exclusiveMaximum` or `exclusiveMinimum` goes too, with or
+/// Renames a schema node's numeric keywords and its `enum` to chartgen's
+/// (see the module). An `exclusiveMaximum` or `exclusiveMinimum` goes too, with or
 /// without its bound: the API server takes one alone (and ignores it),
 /// where draft 4's meta-schema wants the bound beside it.
 ///
