@@ -351,24 +351,16 @@ fn is_rgb_color(s: &[u8]) -> bool {
     let Some(inner) = s.strip_prefix(b"rgb(").and_then(|s| s.strip_suffix(b")")) else {
         return false;
     };
-    let mut parts = inner.split(|b| *b == b',');
-    let blank = |b: &u8| is_go_space(char::from(*b));
     let channel = |part: &[u8]| {
-        let start = part.iter().position(|b| !blank(b)).unwrap_or(part.len());
-        let end = part
-            .iter()
-            .rposition(|b| !blank(b))
-            .map_or(start, |e| e + 1);
-        let digits = &part[start..end.max(start)];
-        let value = std::str::from_utf8(digits)
-            .ok()
-            .and_then(|d| d.parse::<u8>().ok());
+        // Rust's ASCII whitespace is Go's `\s`: no vertical tab.
+        let digits = part.trim_ascii();
         (1..=3).contains(&digits.len())
             && digits.iter().all(u8::is_ascii_digit)
             && (digits == b"0" || digits[0] != b'0')
-            && value.is_some()
+            && std::str::from_utf8(digits).is_ok_and(|d| d.parse::<u8>().is_ok())
     };
-    (0..3).all(|_| parts.next().is_some_and(channel)) && parts.next().is_none()
+    let parts: Vec<&[u8]> = inner.split(|b| *b == b',').collect();
+    parts.len() == 3 && parts.into_iter().all(channel)
 }
 
 /// govalidator's base64 pattern: groups of four of the standard
