@@ -915,6 +915,13 @@ const RECORDED_FORMATS: &str =
 const RECORDED_EMBEDDED: &str =
     "tests/fixtures/k8s-truth/recorded/custom-resource-embedded-v1.35.4.json";
 
+/// Custom resources' defaults, as a v1.35.4 server filled them in before
+/// it judged: a null item of an array (objects, arrays, strings; under
+/// `maxProperties`, keyed lists, `enum`, `maxItems`; nullable items, items
+/// without a default), a null value of a map, defaults within defaults.
+const RECORDED_DEFAULTS: &str =
+    "tests/fixtures/k8s-truth/recorded/custom-resource-defaults-v1.35.4.json";
+
 /// A recorded CRD, and each case's custom resource (`n<index>`, of the
 /// CRD's kind) with the server's verdict.
 fn recorded_cases(path: &str) -> (Json, Vec<(Json, String)>) {
@@ -980,6 +987,14 @@ fn check_judges_as_recorded(path: &str) {
     assert!(disagreements.is_empty(), "{disagreements:#?}");
 }
 
+/// `check` fills in a custom resource's defaults as the recorded server
+/// did before it judged: a null item takes its items' default of any
+/// shape, each copy defaulted within.
+#[test]
+fn check_judges_custom_resource_defaults_as_the_server_did() {
+    check_judges_as_recorded(RECORDED_DEFAULTS);
+}
+
 /// `check` judges a custom resource's numbers as the recorded server did:
 /// go-openapi's, not JSON Schema's (an `integer` that takes
 /// `3.0000000001`, bounds and factors converted to int64 for an integer
@@ -1015,6 +1030,15 @@ fn cluster_judges_custom_resource_embedded_metadata_as_recorded() {
     cluster_judges_as_recorded(
         RECORDED_EMBEDDED,
         "cluster_judges_custom_resource_embedded_metadata_as_recorded",
+    );
+}
+
+/// The recorded defaults' cases, asked of a real server again.
+#[test]
+fn cluster_judges_custom_resource_defaults_as_recorded() {
+    cluster_judges_as_recorded(
+        RECORDED_DEFAULTS,
+        "cluster_judges_custom_resource_defaults_as_recorded",
     );
 }
 

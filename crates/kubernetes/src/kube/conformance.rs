@@ -1177,13 +1177,27 @@ fn defaults_matter(schema: &Json, guarded: bool) -> bool {
         })
 }
 
-/// How many JSON values `value` holds.
-fn size(value: &Json) -> usize {
-    1 + match value {
-        Json::Object(map) => map.values().map(size).sum(),
-        Json::Array(items) => items.iter().map(size).sum(),
-        _ => 0,
+/// Whether `value` fits in what is left of `budget` (values), taking
+/// them from it if so. The first default that does not fit spends the
+/// budget whole, so nothing is counted again: each count stops at what
+/// the budget holds, and together they cost no more than it.
+fn fits(value: &Json, budget: &mut usize) -> bool {
+    /// Counts `value`'s values off `left`; `false` once they run out.
+    fn take(value: &Json, left: &mut usize) -> bool {
+        let Some(rest) = left.checked_sub(1) else {
+            return false;
+        };
+        *left = rest;
+        match value {
+            Json::Object(map) => map.values().all(|v| take(v, left)),
+            Json::Array(items) => items.iter().all(|v| take(v, left)),
+            _ => true,
+        }
     }
+    let mut left = *budget;
+    let fitted = take(value, &mut left);
+    *budget = if fitted { left } else { 0 };
+    fitted
 }
 
 /// A custom resource as the API server validates it. A field left out,
@@ -1194,8 +1208,8 @@ fn size(value: &Json) -> usize {
 /// and has no default is dropped (Kubernetes'
 /// `PruneNonNullableNullsWithoutDefaults`). A null the schema keeps
 /// (`nullable: true`) or does not know (an unknown field, an error of its
-/// own) stays. A null array item stays, or becomes the items' default
-/// when that is a scalar (a larger default is not copied per item). A
+/// own) stays. A null array item becomes the items' default where they
+/// are not `nullable` (each its own copy, counted against `budget`). A
 /// whole number written as a float is an integer ([`whole`]).
 fn as_the_server_reads(value: &Json, schema: Option<&Json>, budget: &mut usize) -> Json {
     let nullable = |s: &Json| s.get("nullable") == Some(&Json::Bool(true));
@@ -1214,8 +1228,7 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>, budget: &mut usize) 
                 let schema = field(name);
                 let unset = member.is_null() && schema.is_some_and(|s| !nullable(s));
                 match (unset, schema.and_then(default_of)) {
-                    (true, Some(default)) if *budget >= size(default) => {
-                        *budget -= size(default);
+                    (true, Some(default)) if fits(default, budget) => {
                         read.insert(name.clone(), as_the_server_reads(default, schema, budget));
                     }
                     (true, _) => {}
@@ -1230,9 +1243,8 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>, budget: &mut usize) 
             for (name, property) in properties.into_iter().flatten() {
                 if let Some(default) = default_of(property)
                     && !map.contains_key(name)
-                    && *budget >= size(default)
+                    && fits(default, budget)
                 {
-                    *budget -= size(default);
                     let filled = as_the_server_reads(default, Some(property), budget);
                     read.insert(name.clone(), filled);
                 }
@@ -1241,17 +1253,19 @@ fn as_the_server_reads(value: &Json, schema: Option<&Json>, budget: &mut usize) 
         }
         Json::Array(items) => {
             let schema = (schema.and_then(|s| s.get("items"))).filter(|s| s.is_object());
-            let default = (schema.filter(|s| !nullable(s)))
-                .and_then(|s| s.get("default"))
-                .filter(|d| matches!(d, Json::Bool(_) | Json::Number(_) | Json::String(_)));
-            Json::Array(
-                (items.iter())
-                    .map(|item| match (item, default) {
-                        (Json::Null, Some(default)) => default.clone(),
-                        (item, _) => as_the_server_reads(item, schema, budget),
-                    })
-                    .collect(),
-            )
+            let default = (schema.filter(|s| !nullable(s))).and_then(default_of);
+            let mut read = Vec::with_capacity(items.len());
+            for item in items {
+                read.push(match (item, default) {
+                    // Each null item its own copy, defaulted within, as
+                    // the server copies it (`runtime.DeepCopyJSONValue`).
+                    (Json::Null, Some(default)) if fits(default, budget) => {
+                        as_the_server_reads(default, schema, budget)
+                    }
+                    (item, _) => as_the_server_reads(item, schema, budget),
+                });
+            }
+            Json::Array(read)
         }
         Json::Number(n) => whole(n).map_or_else(|| value.clone(), Json::Number),
         other => other.clone(),
@@ -1769,6 +1783,46 @@ mod tests {
             matches!(&verdicts[..], [Verdict::Invalid(_, message, _)] if message.contains("\"plain\" is a required")),
             "{verdicts:?}"
         );
+    }
+
+    /// A null item of an array whose items are not `nullable` becomes
+    /// their default, whatever its shape, and the copy is defaulted
+    /// within (apiextensions' `Default` copies it, then defaults the
+    /// copy), as a v1.35.4 server showed: an object or array default
+    /// replaces the null the type check would refuse, and a `b` defaulted
+    /// into the copy breaks its `maxProperties`. Without a default the
+    /// null stays and is refused.
+    #[test]
+    fn a_null_item_becomes_its_items_default_of_any_shape() {
+        let crd = widget_crd(json!({
+            "whole": {"type": "array", "items": {"type": "object", "required": ["a", "b"],
+                "default": {"a": "x", "b": 1},
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}},
+            "within": {"type": "array", "items": {"type": "object", "maxProperties": 1,
+                "default": {"a": "x"},
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer", "default": 2}}}},
+            "lists": {"type": "array", "items": {"type": "array", "default": [1],
+                "items": {"type": "integer"}}},
+            "none": {"type": "array", "items": {"type": "object"}},
+        }));
+        let spec = json!({"whole": [null, {"a": "y", "b": 3}, null], "lists": [null, [2]]});
+        assert_eq!(widget_verdicts(&crd, spec), vec![]);
+        for (spec, path) in [
+            (json!({"none": [null]}), "spec.none[0]"),
+            (json!({"within": [null]}), "spec.within[0]"),
+        ] {
+            let verdicts = widget_verdicts(&crd, spec.clone());
+            assert!(
+                matches!(&verdicts[..], [Verdict::Invalid(at, ..)] if *at == path),
+                "{spec}: {verdicts:?}"
+            );
+        }
+        // Each copy is counted: past the budget, nulls stay nulls.
+        let schema = json!({"type": "array", "items": {"type": "object", "default": {"a": 1}}});
+        let mut budget = 5;
+        let read = as_the_server_reads(&json!([null, null, null]), Some(&schema), &mut budget);
+        assert_eq!(read, json!([{"a": 1}, {"a": 1}, null]));
+        assert_eq!(budget, 0);
     }
 
     /// A required field with a default may be left out: the API server
