@@ -293,7 +293,10 @@ pub fn resolve(text: &str) -> Result<Reading, Ambiguous> {
         return Ok(core);
     }
     let quoted = super::quote(text);
-    if [&core, &go, &old].contains(&&Reading::NonFinite) {
+    // A number Kubernetes reads as infinite or NaN, no JSON holds: kubectl
+    // refuses it. One it reads as text (`1e400`, which Go's ParseFloat
+    // does not take) is said below, as the other readers' infinity.
+    if go == Reading::NonFinite {
         return Err(Ambiguous {
             message: format!("`{quoted}` is not a finite number"),
             hint: format!("quote it (\"{quoted}\") if you mean the text"),
@@ -430,6 +433,23 @@ mod tests {
             "1_0.5",
         ] {
             assert!(resolve(text).is_err(), "{text}");
+        }
+    }
+
+    /// A number past a float's range is the text to Kubernetes (Go's
+    /// ParseFloat refuses it, and go-yaml keeps the string: kubectl sends
+    /// `"1e400"`) but infinity to the other readers; the message says so.
+    /// One Kubernetes reads as infinity (`.inf`) no JSON holds.
+    #[test]
+    fn an_overflowing_number_is_named_as_each_reader_reads_it() {
+        let message = |text| resolve(text).unwrap_err().message;
+        assert_eq!(
+            message("1e400"),
+            "plain `1e400` is the string \"1e400\" to Kubernetes (go-yaml, YAML 1.1) but a non-finite number in YAML 1.2"
+        );
+        assert!(message("-1e400").contains("the string \"-1e400\" to Kubernetes"));
+        for text in [".inf", "-.Inf", ".NaN"] {
+            assert_eq!(message(text), format!("`{text}` is not a finite number"));
         }
     }
 
