@@ -537,6 +537,17 @@ fn what_kubectls_reader_refuses_before_yaml_is_refused() {
             format!("{object}data: {{x: !tag:yaml.org%2C2002:int 3}}\n"),
             "unsupported YAML tag",
         ),
+        // A tag no reader shares is named, whatever its value (go-yaml
+        // keeps `!foo yes` as "yes", YAML 1.1 readers refuse the tag):
+        // not the value's own ambiguity.
+        (
+            format!("{object}data:\n  x: !foo yes\n"),
+            "5:6: data.x: unsupported YAML tag `!foo`",
+        ),
+        (
+            format!("{object}data:\n  x: !!binary aGVsbG8=\n"),
+            "5:6: data.x: unsupported YAML tag `!!binary`",
+        ),
     ] {
         let error =
             yaml::parse_manifests(&Source::file("t.yaml", text.clone()), LIMITS).expect_err(&text);

@@ -1687,43 +1687,45 @@ impl<'a> Reader<'a> {
                 ),
             )
         };
-        if self.kubernetes && core_tag(tag) != Some("str") {
+        let unsupported = || {
+            read_error(
+                origin.clone(),
+                format!("unsupported YAML tag `{}`", quote(&written(tag))),
+            )
+        };
+        // A tag no reader shares is named before its value is read.
+        let core = core_tag(tag).filter(|t| ["str", "null", "bool", "int", "float"].contains(t));
+        let Some(core) = core else {
+            return Err(unsupported());
+        };
+        if self.kubernetes && core != "str" {
             // The tag only checks the type; the value is the plain reading,
             // which must be the same to every reader.
             self.resolve_manifest(text, &origin)?;
         }
-        let value = match core_tag(tag)
-            .map(|suffix| (true, suffix))
-            .unwrap_or((false, ""))
-        {
-            (true, "str") => Value::String(text.to_owned()),
-            (true, "null") => match resolve_plain(text) {
+        let value = match core {
+            "str" => Value::String(text.to_owned()),
+            "null" => match resolve_plain(text) {
                 Ok(Value::Null) => Value::Null,
                 _ => return Err(wrong("null")),
             },
-            (true, "bool") => match resolve_plain(text) {
+            "bool" => match resolve_plain(text) {
                 Ok(v @ Value::Bool(_)) => v,
                 _ => return Err(wrong("a boolean")),
             },
-            (true, "int") => match resolve_plain(text) {
+            "int" => match resolve_plain(text) {
                 Ok(v @ Value::Int(_)) => v,
                 _ => return Err(wrong("an integer")),
             },
-            (true, "float") if self.kubernetes && !is_decimal_or_float(text) => {
+            "float" if self.kubernetes && !is_decimal_or_float(text) => {
                 // PyYAML's float constructor takes no hex or octal.
                 return Err(wrong("a decimal number"));
             }
-            (true, "float") => match resolve_plain(text) {
+            _ => match resolve_plain(text) {
                 Ok(Value::Int(i)) => Value::Float(i as f64),
                 Ok(v @ Value::Float(_)) => v,
                 _ => return Err(wrong("a number")),
             },
-            _ => {
-                return Err(read_error(
-                    origin,
-                    format!("unsupported YAML tag `{}`", quote(&written(tag))),
-                ));
-            }
         };
         Ok(Node::new(value, origin))
     }
