@@ -122,6 +122,21 @@ fn every_values_file_fits_the_overlay_schema() {
     }
 }
 
+/// The rules' reference is made from the rule files (`docs checks`): a
+/// rule added, removed or reworded without it fails here, not only in
+/// `.ci/run`.
+#[test]
+fn committed_checks_reference_is_fresh() {
+    let committed =
+        std::fs::read_to_string(root().join("docs/checks.md")).expect("docs/checks.md exists");
+    let run = chartgen(&["docs", "checks"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        committed == run.stdout,
+        "docs/checks.md is stale; regenerate it with\n  cargo run -q -- docs checks > docs/checks.md"
+    );
+}
+
 #[test]
 fn committed_values_reference_is_fresh() {
     let committed =

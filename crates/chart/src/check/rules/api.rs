@@ -5,7 +5,6 @@
 //! (`check`, not `relations`). A CRD whose claim another CRD took is API
 //! too, reported by K8S's schema pass ([`super::schema`]), which finds it.
 
-
 use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;

@@ -26,13 +26,13 @@ pub const RULE: Definition = Definition {
     generic: None,
 };
 use crate::check::facts::Instance;
-use kubernetes::rbac::resolve::Sample;
-use kubernetes::rbac::resolve::{Scope, resource_name};
-use crate::check::{Context, Findings};
 use crate::check::rules::Invariant;
+use crate::check::{Context, Findings};
 use crate::plan::adr;
 use crate::plan::rbac::READ;
 use kubernetes::location::KeyPath;
+use kubernetes::rbac::resolve::Sample;
+use kubernetes::rbac::resolve::{Scope, resource_name};
 
 /// Checks R4 on the roles, the tenant roles and the operator's grants.
 fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {

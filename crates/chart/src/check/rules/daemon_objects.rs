@@ -3,13 +3,13 @@
 use std::collections::HashSet;
 
 use super::shared::grants::{Grants, names, rule_path};
-use kubernetes::rbac::{resolve::{Sample, Scope}};
-use crate::check::{Class, Context, Findings};
-use crate::check::rules::Invariant;
-use crate::plan::adr;
-use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
+use crate::check::rules::Invariant;
+use crate::check::{Class, Context, Findings};
+use crate::plan::adr;
 use kubernetes::diagnostic::Rule;
+use kubernetes::location::KeyPath;
+use kubernetes::rbac::resolve::{Sample, Scope};
 
 /// R6: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {

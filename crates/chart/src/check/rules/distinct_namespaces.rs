@@ -2,12 +2,12 @@
 //! (ADR-0006). The values side is `model::rules::check_namespaces`.
 
 use super::shared::namespaces::namespace_objects;
+use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;
 use crate::model::rules::RESERVED_NAMESPACES;
-use kubernetes::location::KeyPath;
-use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
+use kubernetes::location::KeyPath;
 
 /// T1: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {

@@ -3,16 +3,18 @@
 
 use std::collections::HashSet;
 
-use super::shared::grants::{Grants, buildd_subject, flag, names_events, rule_path, service_account_path};
-use crate::check::facts::Instance;
-use kubernetes::json::Field;
-use kubernetes::rbac::resolve::Scope;
-use crate::check::{Context, Findings};
-use crate::check::rules::Invariant;
-use crate::plan::adr;
-use kubernetes::location::KeyPath;
+use super::shared::grants::{
+    Grants, buildd_subject, flag, names_events, rule_path, service_account_path,
+};
 use super::{DOC, Definition, Inputs};
+use crate::check::facts::Instance;
+use crate::check::rules::Invariant;
+use crate::check::{Context, Findings};
+use crate::plan::adr;
 use kubernetes::diagnostic::Rule;
+use kubernetes::json::Field;
+use kubernetes::location::KeyPath;
+use kubernetes::rbac::resolve::Scope;
 
 /// R1: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -106,11 +108,14 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
         }
         let object = context.objects[binding.index];
         let namespace = (object.field("kind") == "RoleBinding").then(|| {
-            object.field("metadata").field("namespace")
+            object
+                .field("metadata")
+                .field("namespace")
                 .as_str()
                 .unwrap_or("default")
         });
-        for (k, subject) in object.field("subjects")
+        for (k, subject) in object
+            .field("subjects")
             .as_array()
             .into_iter()
             .flatten()
@@ -118,7 +123,8 @@ fn recipients(context: &Context<'_>, grants: &Grants<'_>, findings: &mut Finding
         {
             let kind = subject.field("kind").as_str().unwrap_or_default();
             let name = subject.field("name").as_str().unwrap_or_default();
-            let account_namespace = subject.field("namespace")
+            let account_namespace = subject
+                .field("namespace")
                 .as_str()
                 .filter(|ns| !ns.is_empty())
                 .or(namespace)

@@ -1,13 +1,13 @@
 //! R2: no role reads, updates or deletes events (ADR-2647).
 
 use super::shared::grants::{names_events, rule_path};
-use kubernetes::rbac::resolve::PolicyRule;
+use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;
 use crate::plan::adr;
-use kubernetes::location::KeyPath;
-use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
+use kubernetes::location::KeyPath;
+use kubernetes::rbac::resolve::PolicyRule;
 
 /// R2: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {

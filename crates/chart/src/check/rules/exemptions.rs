@@ -7,13 +7,13 @@ use std::collections::BTreeSet;
 use serde_json::Value as Json;
 
 use super::shared::namespaces::{ClassedNamespace, classed};
-use crate::check::{Context, Findings};
+use super::{DOC, Definition, Inputs};
 use crate::check::rules::Invariant;
+use crate::check::{Context, Findings};
 use crate::plan::adr::{EXEMPTIONS_ANNOTATION, Exemption};
+use kubernetes::diagnostic::Rule;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
-use super::{DOC, Definition, Inputs};
-use kubernetes::diagnostic::Rule;
 
 /// T4: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -39,8 +39,12 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
     policy_exceptions(context, findings);
     for namespace in classed(context) {
         let wanted: BTreeSet<&str> = namespace.class.exemptions().collect();
-        let annotation =
-            namespace.object.field("metadata").field("annotations").field(EXEMPTIONS_ANNOTATION).as_str();
+        let annotation = namespace
+            .object
+            .field("metadata")
+            .field("annotations")
+            .field(EXEMPTIONS_ANNOTATION)
+            .as_str();
         if annotation.is_some() || namespace.ours {
             stated(&namespace, annotation, &wanted, findings);
         }
@@ -85,13 +89,18 @@ fn policy_exceptions(context: &Context<'_>, findings: &mut Findings<'_>) {
         .filter_map(|o| {
             Some((
                 o.field("metadata").field("name").as_str()?,
-                o.field("metadata").field("labels").as_object().unwrap_or(&empty),
+                o.field("metadata")
+                    .field("labels")
+                    .as_object()
+                    .unwrap_or(&empty),
             ))
         })
         .collect();
     for index in exceptions {
         let object = context.objects[index];
-        let policies: Vec<&str> = object.field("spec").field("exceptions")
+        let policies: Vec<&str> = object
+            .field("spec")
+            .field("exceptions")
             .as_array()
             .into_iter()
             .flatten()
@@ -101,7 +110,11 @@ fn policy_exceptions(context: &Context<'_>, findings: &mut Findings<'_>) {
             .collect();
         for (namespace, class) in &context.facts.classes {
             let namespace_labels = labels.get(namespace.as_str()).copied();
-            if !exception_matches(object.field("spec").field("match"), namespace, namespace_labels) {
+            if !exception_matches(
+                object.field("spec").field("match"),
+                namespace,
+                namespace_labels,
+            ) {
                 continue;
             }
             let needed: BTreeSet<&str> = class
@@ -157,7 +170,11 @@ fn policy_names(context: &Context<'_>) -> std::collections::HashMap<&'static str
         })
         .collect();
     for namespace in classed(context) {
-        let annotation = namespace.object.field("metadata").field("annotations").field(EXEMPTIONS_ANNOTATION)
+        let annotation = namespace
+            .object
+            .field("metadata")
+            .field("annotations")
+            .field(EXEMPTIONS_ANNOTATION)
             .as_str()
             .unwrap_or_default();
         for (key, policy) in annotation.split(',').filter_map(|p| p.split_once('=')) {
@@ -184,7 +201,8 @@ fn exception_matches(
 ) -> bool {
     let filter = |f: &Json| {
         let resources = f.field("resources");
-        let by_name = resources.field("namespaces")
+        let by_name = resources
+            .field("namespaces")
             .as_array()
             .filter(|n| !n.is_empty())
             .is_none_or(|n| {

@@ -6,13 +6,13 @@
 //! tenant roles that aggregates others itself (R4 in the operator's).
 
 use super::shared::grants::{Grants, aggregated_into, rule_path, wildcard_fields};
-use kubernetes::json::Field;
-use kubernetes::rbac::resolve::PolicyRule;
-use crate::check::{Context, Findings};
-use crate::check::rules::Invariant;
-use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
+use crate::check::rules::Invariant;
+use crate::check::{Context, Findings};
 use kubernetes::diagnostic::Rule;
+use kubernetes::json::Field;
+use kubernetes::location::KeyPath;
+use kubernetes::rbac::resolve::PolicyRule;
 
 /// GRANT: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -141,7 +141,9 @@ fn tenant_aggregation(context: &Context<'_>, grants: &Grants<'_>, findings: &mut
     for role in grants.roles.iter().filter(|r| r.cluster && !r.in_scope) {
         let object = &context.objects[role.index];
         let aggregated = aggregated_into(object);
-        let selects = object.field("aggregationRule").field("clusterRoleSelectors")
+        let selects = object
+            .field("aggregationRule")
+            .field("clusterRoleSelectors")
             .as_array()
             .is_some_and(|s| !s.is_empty());
         if aggregated.is_empty() || !selects {

@@ -3,7 +3,6 @@
 //! it runs when the schemas are given (`check`, not `relations`), as API's
 //! does.
 
-
 use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;

@@ -9,14 +9,14 @@ use std::collections::HashMap;
 
 use serde_json::Value as Json;
 
+use super::{DOC, Definition, Inputs};
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of};
-use crate::check::{Context, Findings};
 use crate::check::rules::Invariant;
+use crate::check::{Context, Findings};
 use crate::plan::adr::DAEMON_TLS_FLAGS;
+use kubernetes::diagnostic::Rule;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
-use super::{DOC, Definition, Inputs};
-use kubernetes::diagnostic::Rule;
 
 /// KEYS: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -45,7 +45,11 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
 
 fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_>) {
     let object = &context.objects[instance.buildd];
-    let container = &object.field("spec").field("template").field("spec").field("containers")[instance.container];
+    let container = &object
+        .field("spec")
+        .field("template")
+        .field("spec")
+        .field("containers")[instance.container];
     let args = command_line(container);
     let [trusted_flag, untrusted_flag] = DAEMON_TLS_FLAGS;
     let at = |flag: &str| {
@@ -109,8 +113,14 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
         else {
             continue;
         };
-        let name = object.field("metadata").field("name").as_str().unwrap_or_default();
-        let t_name = context.objects[t].field("metadata").field("name")
+        let name = object
+            .field("metadata")
+            .field("name")
+            .as_str()
+            .unwrap_or_default();
+        let t_name = context.objects[t]
+            .field("metadata")
+            .field("name")
             .as_str()
             .unwrap_or_default();
         findings.report(
@@ -128,7 +138,9 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
 
 /// A Certificate's `dnsNames`, as [`normal`] writes them.
 fn dns_names(certificate: &Json) -> impl Iterator<Item = String> + '_ {
-    (certificate.field("spec").field("dnsNames")
+    (certificate
+        .field("spec")
+        .field("dnsNames")
         .as_array()
         .into_iter()
         .flatten())
@@ -201,7 +213,8 @@ fn parent(host: &str) -> Option<&str> {
 /// A cert-manager Certificate.
 fn is_certificate(object: &Json) -> bool {
     object.field("kind") == "Certificate"
-        && object.field("apiVersion")
+        && object
+            .field("apiVersion")
             .as_str()
             .is_some_and(|v| v.starts_with("cert-manager.io/"))
 }

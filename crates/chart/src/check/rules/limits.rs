@@ -21,14 +21,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value as Json;
 
-use crate::check::facts::namespace_of;
+use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
+use crate::check::facts::namespace_of;
 use crate::check::rules::Invariant;
+use kubernetes::diagnostic::Rule;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::quantity::{LimitRangePrecision, Quantity};
-use super::{DOC, Definition, Inputs};
-use kubernetes::diagnostic::Rule;
 
 /// LIMITS: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -58,8 +58,13 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
         if object.field("kind") != "LimitRange" || object.field("apiVersion") != "v1" {
             continue;
         }
-        let items = (object.field("spec").field("limits").as_array().into_iter().flatten())
-            .filter(|l| l.field("type") == "Container" || l.field("type") == "Pod");
+        let items = (object
+            .field("spec")
+            .field("limits")
+            .as_array()
+            .into_iter()
+            .flatten())
+        .filter(|l| l.field("type") == "Container" || l.field("type") == "Pod");
         (ranges.entry(namespace_of(object)).or_default()).push(items.collect());
     }
     // What each namespace gives and asks, found once: however many items
@@ -94,7 +99,11 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
                 .or_insert_with(|| limits.refused(resources));
             last = Some((namespace, resources, refused.clone()));
         }
-        let refused = last.as_ref().map(|(.., refused)| refused).into_iter().flatten();
+        let refused = last
+            .as_ref()
+            .map(|(.., refused)| refused)
+            .into_iter()
+            .flatten();
         for (path, message) in refused {
             findings.report(Invariant::Limits, index, path, message.clone());
         }
@@ -165,7 +174,9 @@ fn strictest(kind: &str, items: &[&Json]) -> Json {
                 kept.insert(resource, (q, value));
             }
         }
-        let values = kept.into_iter().map(|(r, (_, v))| (r.to_owned(), v.clone()));
+        let values = kept
+            .into_iter()
+            .map(|(r, (_, v))| (r.to_owned(), v.clone()));
         item.insert(bound.to_owned(), Json::Object(values.collect()));
     }
     Json::Object(item)
@@ -332,23 +343,32 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
             _ => format!("requests.{resource} {}", text(request)),
         };
         // The field of the daemon's that holds it, or would.
-        let request_field = if asked.is_none() && capped.is_some() { "limits" } else { "requests" };
+        let request_field = if asked.is_none() && capped.is_some() {
+            "limits"
+        } else {
+            "requests"
+        };
         // The request, the limit and a bound, as the LimitRanger compares
         // them: rounded up to thousandths (or whole units).
-        let at = |bound: Quantity| LimitRangePrecision::of(effective_request, effective_limit, bound);
+        let at =
+            |bound: Quantity| LimitRangePrecision::of(effective_request, effective_limit, bound);
         // `max`: a limit it is above, written or given, or none.
         if let Some((m, max)) = bound("max") {
             match effective_limit {
                 Some(_) if at(m).limit > at(m).bound => {
                     let field = "limits";
-                    refuse(field, resource, match capped {
-                        Some(_) => above_max(field, limit, max),
-                        None => format!(
-                            "{} is above the LimitRange's max.{resource} {}{whole}",
-                            the_limit(),
-                            text(max)
-                        ),
-                    });
+                    refuse(
+                        field,
+                        resource,
+                        match capped {
+                            Some(_) => above_max(field, limit, max),
+                            None => format!(
+                                "{} is above the LimitRange's max.{resource} {}{whole}",
+                                the_limit(),
+                                text(max)
+                            ),
+                        },
+                    );
                     continue;
                 }
                 None => {
@@ -423,7 +443,10 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
         };
         // What was 0: the request written, else the limit written (the
         // request too), else what the LimitRange gives.
-        let no_ratio = |field: &str, written: Option<Quantity>, value: &Json, given: Option<(&str, Quantity, &Json)>| {
+        let no_ratio = |field: &str,
+                        written: Option<Quantity>,
+                        value: &Json,
+                        given: Option<(&str, Quantity, &Json)>| {
             let shown = match (written, given) {
                 (Some(_), _) | (None, None) => text(value),
                 (None, Some((name, _, value))) => format!("{} ({name}.{resource})", text(value)),
@@ -445,7 +468,11 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 continue;
             }
             (None, _) => {
-                refuse("requests", resource, missing("requests", "maxLimitRequestRatio", ratio));
+                refuse(
+                    "requests",
+                    resource,
+                    missing("requests", "maxLimitRequestRatio", ratio),
+                );
                 continue;
             }
             (Some(_), Some(_)) if rounded.limit <= 0 => {
@@ -453,7 +480,11 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 continue;
             }
             (Some(_), None) => {
-                refuse("limits", resource, missing("limits", "maxLimitRequestRatio", ratio));
+                refuse(
+                    "limits",
+                    resource,
+                    missing("limits", "maxLimitRequestRatio", ratio),
+                );
                 continue;
             }
             (Some(_), Some(_)) => {}
@@ -463,7 +494,10 @@ fn refusals(resources: &Json, range: &Json, defaults: &Defaults<'_>) -> Vec<(Key
                 (Some(_), _) => ("limits", format!("limits.{resource} {}", text(limit))),
                 (None, Some((name, _, value))) => (
                     "requests",
-                    format!("the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource})", text(value)),
+                    format!(
+                        "the limit {} the LimitRange gives a daemon without limits.{resource} ({name}.{resource})",
+                        text(value)
+                    ),
                 ),
                 (None, None) => continue,
             };
@@ -597,22 +631,30 @@ mod tests {
         let said = |resources: Json| messages(resources, range.clone());
         assert_eq!(
             said(json!({"requests": {"cpu": "100m", "memory": "4Gi"}})),
-            ["spec.resources.requests.cpu: requests.cpu 100m is below the LimitRange's min.cpu 250m; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.requests.cpu: requests.cpu 100m is below the LimitRange's min.cpu 250m; the API server refuses the daemon's pod"
+            ]
         );
         // Without a request, the limit is the request too.
         assert_eq!(
             said(json!({"limits": {"cpu": 0.1, "memory": "2Gi"}})),
-            ["spec.resources.limits.cpu: limits.cpu 0.1 is below the LimitRange's min.cpu 250m; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.limits.cpu: limits.cpu 0.1 is below the LimitRange's min.cpu 250m; the API server refuses the daemon's pod"
+            ]
         );
         // The limit written: 6Gi is three times 2Gi.
         assert_eq!(
             said(json!({"requests": {"memory": "2Gi"}, "limits": {"memory": "6Gi"}})),
-            ["spec.resources.limits.memory: limits.memory 6Gi is more than maxLimitRequestRatio.memory 2 times requests.memory 2Gi; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.limits.memory: limits.memory 6Gi is more than maxLimitRequestRatio.memory 2 times requests.memory 2Gi; the API server refuses the daemon's pod"
+            ]
         );
         // The limit given (default 8Gi): four times 2Gi.
         assert_eq!(
             said(json!({"requests": {"memory": "2Gi"}})),
-            ["spec.resources.requests.memory: the limit 8Gi the LimitRange gives a daemon without limits.memory (default.memory) is more than maxLimitRequestRatio.memory 2 times requests.memory 2Gi; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.requests.memory: the limit 8Gi the LimitRange gives a daemon without limits.memory (default.memory) is more than maxLimitRequestRatio.memory 2 times requests.memory 2Gi; the API server refuses the daemon's pod"
+            ]
         );
         // Exactly twice, a limit alone (its own request), nothing set:
         // admitted.
@@ -634,14 +676,20 @@ mod tests {
         });
         assert_eq!(
             messages(json!({}), asked.clone()),
-            ["spec.resources.requests.memory: the limit 8Gi the LimitRange gives a daemon without limits.memory (default.memory) is more than maxLimitRequestRatio.memory 2 times the request 2Gi it is given without requests.memory (defaultRequest.memory); the API server refuses the daemon's pod"]
+            [
+                "spec.resources.requests.memory: the limit 8Gi the LimitRange gives a daemon without limits.memory (default.memory) is more than maxLimitRequestRatio.memory 2 times the request 2Gi it is given without requests.memory (defaultRequest.memory); the API server refuses the daemon's pod"
+            ]
         );
         // A limit of its own is its request: defaultRequest is not asked.
         assert!(messages(json!({"limits": {"memory": "8Gi"}}), asked).is_empty());
         // A Pod item gives nothing, and holds the pod to the same bounds.
-        let pod = json!({"type": "Pod", "min": {"memory": "1Gi"}, "maxLimitRequestRatio": {"cpu": 4}});
+        let pod =
+            json!({"type": "Pod", "min": {"memory": "1Gi"}, "maxLimitRequestRatio": {"cpu": 4}});
         assert_eq!(
-            messages(json!({"requests": {"memory": "512Mi", "cpu": "1"}, "limits": {"cpu": "5"}}), pod.clone()),
+            messages(
+                json!({"requests": {"memory": "512Mi", "cpu": "1"}, "limits": {"cpu": "5"}}),
+                pod.clone()
+            ),
             [
                 "spec.resources.limits.cpu: limits.cpu 5 is more than maxLimitRequestRatio.cpu 4 times requests.cpu 1 (for the whole pod); the API server refuses the daemon's pod",
                 "spec.resources.requests.memory: requests.memory 512Mi is below the LimitRange's min.memory 1Gi (for the whole pod); the API server refuses the daemon's pod",
@@ -657,7 +705,8 @@ mod tests {
             ]
         );
         // A request of 0 leaves no ratio.
-        let zero = json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "2"}, "max": {"cpu": "2"}});
+        let zero =
+            json!({"type": "Container", "maxLimitRequestRatio": {"cpu": "2"}, "max": {"cpu": "2"}});
         assert_eq!(
             messages(json!({"requests": {"cpu": "0"}}), zero.clone()),
             [
@@ -678,7 +727,11 @@ mod tests {
         // Amounts near the largest a quantity holds are divided too.
         let huge = json!({"type": "Container", "maxLimitRequestRatio": {"memory": "2"}});
         assert_eq!(
-            messages(json!({"requests": {"memory": "3E"}, "limits": {"memory": "9E"}}), huge).len(),
+            messages(
+                json!({"requests": {"memory": "3E"}, "limits": {"memory": "9E"}}),
+                huge
+            )
+            .len(),
             1
         );
     }
@@ -705,7 +758,9 @@ mod tests {
         // Two LimitRanges: the first (as read) gives the limit.
         assert_eq!(
             in_namespace(asks_two.clone(), &[vec![one.clone()], vec![four.clone()]]),
-            ["spec.resources.requests.cpu: requests.cpu 2 is above the limit 1 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod"]
+            [
+                "spec.resources.requests.cpu: requests.cpu 2 is above the limit 1 the LimitRange gives a daemon without limits.cpu (default.cpu); the API server refuses the daemon's pod"
+            ]
         );
         assert!(in_namespace(asks_two, &[vec![four], vec![one]]).is_empty());
         // A request one gives, below the other's minimum.
@@ -713,26 +768,36 @@ mod tests {
         let at_least = json!({"type": "Container", "min": {"memory": "1Gi"}});
         assert_eq!(
             in_namespace(json!({}), &[vec![small], vec![at_least]]),
-            ["spec.resources.requests.memory: the request 512Mi the LimitRange gives a daemon without requests.memory (defaultRequest.memory) is below the LimitRange's min.memory 1Gi; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.requests.memory: the request 512Mi the LimitRange gives a daemon without requests.memory (defaultRequest.memory) is below the LimitRange's min.memory 1Gi; the API server refuses the daemon's pod"
+            ]
         );
         // A limit one gives, above the other's maximum.
         let three = json!({"type": "Container", "default": {"cpu": "3"}});
         let at_most = json!({"type": "Container", "max": {"cpu": "2"}});
         assert_eq!(
             in_namespace(json!({}), &[vec![three], vec![at_most]]),
-            ["spec.resources.limits.cpu: the limit 3 the LimitRange gives a daemon without limits.cpu (default.cpu) is above the LimitRange's max.cpu 2; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.limits.cpu: the limit 3 the LimitRange gives a daemon without limits.cpu (default.cpu) is above the LimitRange's max.cpu 2; the API server refuses the daemon's pod"
+            ]
         );
         // Ephemeral storage: a Pod item's max asks for a limit the daemon
         // does not set; a Container item's max is the limit it is given.
         let pod = json!({"type": "Pod", "max": {"ephemeral-storage": "10Gi"}});
         assert_eq!(
             in_namespace(json!({"requests": {"cpu": "1"}}), &[vec![pod]]),
-            ["spec.resources.limits.ephemeral-storage: the LimitRange's max.ephemeral-storage 10Gi asks every daemon (for the whole pod) for limits.ephemeral-storage, and the daemon sets none; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.limits.ephemeral-storage: the LimitRange's max.ephemeral-storage 10Gi asks every daemon (for the whole pod) for limits.ephemeral-storage, and the daemon sets none; the API server refuses the daemon's pod"
+            ]
         );
         let container = json!({"type": "Container", "max": {"ephemeral-storage": "10Gi"}});
         assert!(in_namespace(json!({}), &[vec![container.clone()]]).is_empty());
         assert_eq!(
-            in_namespace(json!({"limits": {"ephemeral-storage": "20Gi"}}), &[vec![container]]).len(),
+            in_namespace(
+                json!({"limits": {"ephemeral-storage": "20Gi"}}),
+                &[vec![container]]
+            )
+            .len(),
             1
         );
         // Many items: the strictest maximum is the one quoted.
@@ -741,10 +806,16 @@ mod tests {
             .map(|gi| json!({"type": "Container", "max": {"memory": format!("{gi}Gi")}}))
             .collect();
         let read: Vec<&Json> = items.iter().collect();
-        assert_eq!(Namespace::of(&[read]).strictest.len(), 1, "one item of bounds");
+        assert_eq!(
+            Namespace::of(&[read]).strictest.len(),
+            1,
+            "one item of bounds"
+        );
         assert_eq!(
             in_namespace(json!({"limits": {"memory": "2Gi"}}), &[items]),
-            ["spec.resources.limits.memory: limits.memory 2Gi is above the LimitRange's max.memory 1Gi; the API server refuses the daemon's pod"]
+            [
+                "spec.resources.limits.memory: limits.memory 2Gi is above the LimitRange's max.memory 1Gi; the API server refuses the daemon's pod"
+            ]
         );
     }
 
@@ -825,11 +896,17 @@ mod tests {
     fn other_values_are_no_quantities() {
         let range = json!({"type": "Container", "default": {"cpu": true}, "max": {"cpu": "2"}});
         // No default read: the max is the limit given.
-        assert_eq!(messages(json!({"requests": {"cpu": "3"}}), range.clone()).len(), 1);
+        assert_eq!(
+            messages(json!({"requests": {"cpu": "3"}}), range.clone()).len(),
+            1
+        );
         for other in [json!(true), json!(null), json!({"a": 1}), json!(["4"])] {
             assert!(
-                messages(json!({"requests": {"cpu": other}, "limits": {"cpu": other}}), range.clone())
-                    .is_empty(),
+                messages(
+                    json!({"requests": {"cpu": other}, "limits": {"cpu": other}}),
+                    range.clone()
+                )
+                .is_empty(),
                 "{other}"
             );
         }
@@ -841,25 +918,57 @@ mod tests {
     #[test]
     fn bounds_hold_amounts_in_thousandths() {
         let admitted = |resources: Json, range: Json| messages(resources, range).is_empty();
-        let container = |field: &str, amount: &str| json!({"type": "Container", field: {"cpu": amount}});
-        assert!(admitted(json!({"requests": {"cpu": "100u"}}), container("min", "1m")));
-        assert!(!admitted(json!({"requests": {"cpu": "100u"}}), container("min", "1001u")));
-        assert!(admitted(json!({"limits": {"cpu": "1800u"}}), container("max", "1500u")));
-        assert!(!admitted(json!({"limits": {"cpu": "2001u"}}), container("max", "1500u")));
+        let container =
+            |field: &str, amount: &str| json!({"type": "Container", field: {"cpu": amount}});
+        assert!(admitted(
+            json!({"requests": {"cpu": "100u"}}),
+            container("min", "1m")
+        ));
+        assert!(!admitted(
+            json!({"requests": {"cpu": "100u"}}),
+            container("min", "1001u")
+        ));
+        assert!(admitted(
+            json!({"limits": {"cpu": "1800u"}}),
+            container("max", "1500u")
+        ));
+        assert!(!admitted(
+            json!({"limits": {"cpu": "2001u"}}),
+            container("max", "1500u")
+        ));
         assert!(admitted(
             json!({"requests": {"cpu": "1200u"}, "limits": {"cpu": "1800u"}}),
             json!({"type": "Pod", "min": {"cpu": "1500u"}, "max": {"cpu": "1500u"}})
         ));
         // 2m and 3m: a ratio of 1.5; a ratio's own thousandths round up.
-        let ratio = |most: &str| json!({"type": "Container", "maxLimitRequestRatio": {"cpu": most}});
-        assert!(admitted(json!({"requests": {"cpu": "1500u"}, "limits": {"cpu": "3m"}}), ratio("1.5")));
-        assert!(admitted(json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}), ratio("2.9991")));
-        assert!(!admitted(json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}), ratio("2.999")));
+        let ratio =
+            |most: &str| json!({"type": "Container", "maxLimitRequestRatio": {"cpu": most}});
+        assert!(admitted(
+            json!({"requests": {"cpu": "1500u"}, "limits": {"cpu": "3m"}}),
+            ratio("1.5")
+        ));
+        assert!(admitted(
+            json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}),
+            ratio("2.9991")
+        ));
+        assert!(!admitted(
+            json!({"requests": {"cpu": "1"}, "limits": {"cpu": "3"}}),
+            ratio("2.999")
+        ));
         // Under a ratio, a request of 1n is 1m, not 0.
-        assert!(admitted(json!({"requests": {"cpu": "1n"}, "limits": {"cpu": "1m"}}), ratio("1")));
+        assert!(admitted(
+            json!({"requests": {"cpu": "1n"}, "limits": {"cpu": "1m"}}),
+            ratio("1")
+        ));
         // Past 2⁶³−1 thousandths: whole units.
         let memory = json!({"type": "Container", "max": {"memory": "10000000000000000500m"}});
-        assert!(admitted(json!({"limits": {"memory": "10000000000000000700m"}}), memory.clone()));
-        assert!(!admitted(json!({"limits": {"memory": "10000000000000001100m"}}), memory));
+        assert!(admitted(
+            json!({"limits": {"memory": "10000000000000000700m"}}),
+            memory.clone()
+        ));
+        assert!(!admitted(
+            json!({"limits": {"memory": "10000000000000001100m"}}),
+            memory
+        ));
     }
 }

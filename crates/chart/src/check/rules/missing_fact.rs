@@ -4,15 +4,14 @@
 //! cannot be placed (T2, [`super::placement`]): FACT says which fact is
 //! missing, once per namespace.
 
-
 use std::collections::BTreeSet;
 
 use super::shared::placements::{Placed, placements};
 use super::{DOC, Definition, Inputs};
-use crate::check::{Context, Findings};
 use crate::check::rules::Invariant;
-use kubernetes::location::KeyPath;
+use crate::check::{Context, Findings};
 use kubernetes::diagnostic::Rule;
+use kubernetes::location::KeyPath;
 
 /// FACT: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {

@@ -20,8 +20,11 @@
 //! the passing release of `shared/release.yaml`); accept its
 //! snapshot (`INSTA_UPDATE=always cargo test -p buildkit-chart --lib
 //! check::rules`, then read it) and regenerate the reference (`cargo run -q
-//! -- docs checks > docs/checks.md`). The tests below fail until each is
-//! done.
+//! -- docs checks > docs/checks.md`). The tests below, and
+//! `committed_checks_reference_is_fresh`, fail until each is done. The
+//! files are mounted by the build script, which `cargo fmt` does not
+//! follow: format them by name (`rustfmt --edition 2024
+//! crates/chart/src/check/rules/*.rs`), as `.ci/run` checks.
 //!
 //! What the rules share lives in `shared/`, which is no rule: the RBAC
 //! rules read one `shared::grants::Grants`, built once per run

@@ -16,15 +16,15 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use super::shared::namespaces::namespace_objects;
-use crate::check::facts::namespace_of;
-use crate::check::{Class, Findings};
-use crate::check::rules::Invariant;
-use crate::plan::network::NAMESPACE_NAME_LABEL;
-use kubernetes::json::Field;
-use kubernetes::cidr::{self, Cidr};
-use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
+use crate::check::facts::namespace_of;
+use crate::check::rules::Invariant;
+use crate::check::{Class, Findings};
+use crate::plan::network::NAMESPACE_NAME_LABEL;
+use kubernetes::cidr::{self, Cidr};
 use kubernetes::diagnostic::Rule;
+use kubernetes::json::Field;
+use kubernetes::location::KeyPath;
 
 /// NET: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -95,7 +95,8 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
 /// Whether `object` is a Kubernetes NetworkPolicy.
 fn is_network_policy(object: &Json) -> bool {
     object.field("kind") == "NetworkPolicy"
-        && object.field("apiVersion")
+        && object
+            .field("apiVersion")
             .as_str()
             .is_some_and(|v| v.starts_with("networking.k8s.io/"))
 }
@@ -108,7 +109,11 @@ fn types(policy: &Json) -> Vec<&str> {
         Some(listed) if !listed.is_empty() => listed.iter().filter_map(Json::as_str).collect(),
         _ => {
             let mut types = vec!["Ingress"];
-            if spec.field("egress").as_array().is_some_and(|e| !e.is_empty()) {
+            if spec
+                .field("egress")
+                .as_array()
+                .is_some_and(|e| !e.is_empty())
+            {
                 types.push("Egress");
             }
             types
@@ -135,10 +140,12 @@ fn selects_every_pod(selector: &Json) -> bool {
 /// `NotIn` and `DoesNotExist` only selects every namespace but a few, and
 /// any namespace created later.
 fn narrows(selector: &Json) -> bool {
-    let labels = selector.field("matchLabels")
+    let labels = selector
+        .field("matchLabels")
         .as_object()
         .is_some_and(|m| !m.is_empty());
-    let expressions = selector.field("matchExpressions")
+    let expressions = selector
+        .field("matchExpressions")
         .as_array()
         .into_iter()
         .flatten()
@@ -155,7 +162,11 @@ fn narrows(selector: &Json) -> bool {
 /// address, or any one private range, still admits the pods of a cluster
 /// whose pod CIDR lies in another. A narrower block is the values' choice.
 fn reaches_pods(block: &Json) -> bool {
-    let Some(cidr) = block.field("cidr").as_str().and_then(|c| Cidr::parse(c).ok()) else {
+    let Some(cidr) = block
+        .field("cidr")
+        .as_str()
+        .and_then(|c| Cidr::parse(c).ok())
+    else {
         return false;
     };
     if cidr.prefix_len() != 0 {
@@ -191,7 +202,9 @@ fn whole_cluster_ingress(index: usize, policy: &Json, findings: &mut Findings<'_
     }
     let namespace = namespace_of(policy);
     let at = KeyPath::dotted("spec.ingress");
-    for (r, rule) in policy.field("spec").field("ingress")
+    for (r, rule) in policy
+        .field("spec")
+        .field("ingress")
         .as_array()
         .into_iter()
         .flatten()

@@ -1,9 +1,9 @@
 //! R5: no wildcards: every grant names its API groups, resources and verbs.
 
 use super::shared::grants::{rule_path, wildcard_fields};
+use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;
-use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
 
 /// R5: what `docs/checks.md` says of it, and its check.

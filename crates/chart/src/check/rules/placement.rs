@@ -4,11 +4,11 @@
 //! ([`super::shared::placements`]).
 
 use super::shared::placements::{Placed, placements};
+use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;
-use kubernetes::location::KeyPath;
-use super::{DOC, Definition, Inputs};
 use kubernetes::diagnostic::Rule;
+use kubernetes::location::KeyPath;
 
 /// T2: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -43,7 +43,9 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
                 Invariant::Placement,
                 index,
                 &path,
-                format!("namespace {namespace} is none of the operator, builds and system namespaces"),
+                format!(
+                    "namespace {namespace} is none of the operator, builds and system namespaces"
+                ),
             ),
             Placed::Unclassed(_) => {}
         }

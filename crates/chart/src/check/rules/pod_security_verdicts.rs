@@ -17,19 +17,18 @@ use serde_json::Value as Json;
 
 use super::shared::demand::{Demand, Judged, demand_of};
 use super::shared::namespaces::{ClassedNamespace, classed};
+use super::{DOC, Definition, Inputs};
 use crate::check::facts::namespace_of;
-use crate::check::{Context, Findings};
 use crate::check::rules::Invariant;
+use crate::check::{Context, Findings};
 use crate::plan::adr;
+use kubernetes::diagnostic::Rule;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{
     ControlViolation, Created, Level, Pod, Policy, PolicyVersion, as_created, carried_pod,
-    evaluate,
-    evaluate_waiving, joined,
+    evaluate, evaluate_waiving, joined,
 };
-use super::{DOC, Definition, Inputs};
-use kubernetes::diagnostic::Rule;
 
 /// T3: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {

@@ -4,14 +4,14 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::shared::grants::{Grants, buildd_subject, flag, names, rule_path, service_account_path};
-use crate::check::facts::Instance;
-use kubernetes::rbac::resolve::GRANT_BUDGET;
-use crate::check::{Class, Context, Findings};
-use crate::check::rules::Invariant;
-use crate::plan::adr;
-use kubernetes::location::KeyPath;
 use super::{DOC, Definition, Inputs};
+use crate::check::facts::Instance;
+use crate::check::rules::Invariant;
+use crate::check::{Class, Context, Findings};
+use crate::plan::adr;
 use kubernetes::diagnostic::Rule;
+use kubernetes::location::KeyPath;
+use kubernetes::rbac::resolve::GRANT_BUDGET;
 
 /// R3: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {

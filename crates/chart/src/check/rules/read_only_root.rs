@@ -5,16 +5,15 @@
 //! filesystem read-only; a Windows pod, which cannot set it, is not held to
 //! it.
 
-
 use super::shared::demand::{Demand, Judged, demand_of};
 use super::{DOC, Definition, Inputs};
-use crate::check::facts::namespace_of;
 use crate::check::Findings;
+use crate::check::facts::namespace_of;
 use crate::check::rules::Invariant;
+use kubernetes::diagnostic::Rule;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
 use kubernetes::pod_security::{carried_pod, joined};
-use kubernetes::diagnostic::Rule;
 
 /// ROOTFS: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -60,7 +59,11 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
                 .flatten()
                 .enumerate()
             {
-                if container.field("securityContext").field("readOnlyRootFilesystem") != true {
+                if container
+                    .field("securityContext")
+                    .field("readOnlyRootFilesystem")
+                    != true
+                {
                     let path = KeyPath::root()
                         .key("spec")
                         .key(list)

@@ -6,7 +6,6 @@
 //! no schema for ([`super::unknown_kind`]), and API for a CRD whose claim
 //! another CRD took ([`super::api`]).
 
-
 use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;

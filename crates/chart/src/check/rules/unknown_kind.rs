@@ -3,7 +3,6 @@
 //! which kinds have no schema): the one pass over the objects, the CRDs'
 //! schemas compiled once, so KIND has no check of its own.
 
-
 use super::{DOC, Definition};
 use kubernetes::diagnostic::Rule;
 

@@ -2,12 +2,12 @@
 //! neither in the input nor one of the cluster's default roles, or it
 //! aggregates ClusterRoles the input cannot show.
 
+use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;
+use kubernetes::diagnostic::Rule;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
-use super::{DOC, Definition, Inputs};
-use kubernetes::diagnostic::Rule;
 
 /// ROLE: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -55,13 +55,19 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             continue;
         };
         let role = &context.objects[index];
-        let selectors = role.field("aggregationRule").field("clusterRoleSelectors").as_array();
+        let selectors = role
+            .field("aggregationRule")
+            .field("clusterRoleSelectors")
+            .as_array();
         if !rbac.aggregated[binding.role] || selectors.is_none_or(Vec::is_empty) {
             continue;
         }
         let message = format!(
             "binds ClusterRole {}, which aggregates every ClusterRole of the cluster its selectors match, not only those in the input and the cluster's default roles (cluster-admin's rules among them when a selector matches its labels); its permissions cannot be checked",
-            role.field("metadata").field("name").as_str().unwrap_or("(no name)")
+            role.field("metadata")
+                .field("name")
+                .as_str()
+                .unwrap_or("(no name)")
         );
         findings.report(
             Invariant::UnknownRole,

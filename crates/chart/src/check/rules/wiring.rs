@@ -5,13 +5,13 @@
 //! without a buildd.
 
 use super::shared::namespaces::namespace_objects;
+use super::{DOC, Definition, Inputs};
 use crate::check::facts::{Instance, command_line, flag_field, last_flag, namespace_of, pod_spec};
-use crate::check::{Class, Context, Findings};
 use crate::check::rules::Invariant;
+use crate::check::{Class, Context, Findings};
+use kubernetes::diagnostic::Rule;
 use kubernetes::json::Field;
 use kubernetes::location::KeyPath;
-use super::{DOC, Definition, Inputs};
-use kubernetes::diagnostic::Rule;
 
 /// T5: what `docs/checks.md` says of it, and its check.
 pub const RULE: Definition = Definition {
@@ -47,15 +47,21 @@ fn buildd(context: &Context<'_>, instance: &Instance, findings: &mut Findings<'_
     let index = instance.buildd;
     let object = &context.objects[index];
     let at = KeyPath::dotted("spec.template.spec.containers").index(instance.container);
-    let container = &object.field("spec").field("template").field("spec").field("containers")[instance.container];
+    let container = &object
+        .field("spec")
+        .field("template")
+        .field("spec")
+        .field("containers")[instance.container];
     // The last entry of a name wins, as in the kubelet.
-    let pod_namespace = container.field("env")
+    let pod_namespace = container
+        .field("env")
         .as_array()
         .into_iter()
         .flatten()
         .rfind(|e| e.field("name") == "POD_NAMESPACE");
-    let downward = pod_namespace
-        .is_some_and(|e| e.field("valueFrom").field("fieldRef").field("fieldPath") == "metadata.namespace");
+    let downward = pod_namespace.is_some_and(|e| {
+        e.field("valueFrom").field("fieldRef").field("fieldPath") == "metadata.namespace"
+    });
     if !downward {
         findings.report(
             Invariant::Wiring,
@@ -111,7 +117,8 @@ fn gateway(context: &Context<'_>, findings: &mut Findings<'_>) {
         else {
             continue;
         };
-        for (c, container) in pod.field("containers")
+        for (c, container) in pod
+            .field("containers")
             .as_array()
             .into_iter()
             .flatten()
