@@ -922,6 +922,12 @@ const RECORDED_EMBEDDED: &str =
 const RECORDED_DEFAULTS: &str =
     "tests/fixtures/k8s-truth/recorded/custom-resource-defaults-v1.35.4.json";
 
+/// Custom resources' strings against patterns of Unicode classes, as a
+/// v1.35.4 server matched them: Go counts a class as one instruction, so
+/// `^[\p{L}\p{N}]{0,63}$` and `[\p{L}]{1000}` compile, and match.
+const RECORDED_PATTERNS: &str =
+    "tests/fixtures/k8s-truth/recorded/custom-resource-patterns-v1.35.4.json";
+
 /// A recorded CRD, and each case's custom resource (`n<index>`, of the
 /// CRD's kind) with the server's verdict.
 fn recorded_cases(path: &str) -> (Json, Vec<(Json, String)>) {
@@ -995,6 +1001,14 @@ fn check_judges_custom_resource_defaults_as_the_server_did() {
     check_judges_as_recorded(RECORDED_DEFAULTS);
 }
 
+/// `check` compiles a CRD's patterns of Unicode classes as Go does
+/// (however large their UTF-8 automata) and matches as the recorded
+/// server did.
+#[test]
+fn check_judges_custom_resource_patterns_as_the_server_did() {
+    check_judges_as_recorded(RECORDED_PATTERNS);
+}
+
 /// `check` judges a custom resource's numbers as the recorded server did:
 /// go-openapi's, not JSON Schema's (an `integer` that takes
 /// `3.0000000001`, bounds and factors converted to int64 for an integer
@@ -1030,6 +1044,15 @@ fn cluster_judges_custom_resource_embedded_metadata_as_recorded() {
     cluster_judges_as_recorded(
         RECORDED_EMBEDDED,
         "cluster_judges_custom_resource_embedded_metadata_as_recorded",
+    );
+}
+
+/// The recorded patterns' cases, asked of a real server again.
+#[test]
+fn cluster_judges_custom_resource_patterns_as_recorded() {
+    cluster_judges_as_recorded(
+        RECORDED_PATTERNS,
+        "cluster_judges_custom_resource_patterns_as_recorded",
     );
 }
 

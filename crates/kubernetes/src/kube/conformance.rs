@@ -8,7 +8,7 @@
 //! and says what is wrong in data, so a caller words and ranks it as its
 //! own findings (and names its own flags in a hint).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use jsonschema::Validator;
 use serde_json::Value as Json;
@@ -125,21 +125,83 @@ fn go_pattern<'a>(
         ))
     };
     let read = crate::regexp::read(pattern).map_err(refused)?;
-    let regex = regex::RegexBuilder::new(&read)
-        .size_limit(super::PATTERN_SIZE_LIMIT)
-        .dfa_size_limit(super::PATTERN_SIZE_LIMIT)
-        .build()
-        .map_err(|e| refused(e.to_string()))?;
+    let regex = match compile_go_pattern(&read, super::PATTERN_SIZE_LIMIT) {
+        Err(regex::Error::CompiledTooBig(_)) => large_go_pattern(&read),
+        compiled => Some(compiled.map_err(|e| refused(e.to_string()))?),
+    };
     Ok(Box::new(GoPattern {
         regex,
         pattern: pattern.to_owned(),
     }))
 }
 
+/// `read` compiled by the regex crate, its program at most `limit` bytes.
+fn compile_go_pattern(read: &str, limit: usize) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(read)
+        .size_limit(limit)
+        .dfa_size_limit(super::PATTERN_SIZE_LIMIT)
+        .build()
+}
+
+/// The most bytes a pattern Go takes may compile into when
+/// [`super::PATTERN_SIZE_LIMIT`] is too few: Go counts a class as one
+/// instruction, the regex crate as the UTF-8 automaton of its ranges
+/// (`^[\p{L}\p{N}]{0,63}$` is about 20,000 states). Go bounds a
+/// repeat's count, nested repeats' product included, at 1,000
+/// ([`crate::regexp::read`]), and `[\p{L}\p{N}]{1000}` compiles within
+/// this.
+const LARGE_PATTERN_SIZE_LIMIT: usize = 64 << 20;
+
+/// How many patterns a run compiles past [`super::PATTERN_SIZE_LIMIT`]
+/// (each about a tenth of a second and up to
+/// [`LARGE_PATTERN_SIZE_LIMIT`]): a hostile CRD's patterns cannot cost
+/// more than these.
+const LARGE_PATTERNS: usize = 8;
+
+/// A pattern Go takes whose program passes [`super::PATTERN_SIZE_LIMIT`]
+/// in the regex crate, compiled once a run ([`LargePatterns`]). A schema
+/// compiles its patterns each time it is built (a CRD's defaults build
+/// parts of it again), hence the cache.
+fn large_go_pattern(read: &str) -> Option<regex::Regex> {
+    use std::sync::{Mutex, PoisonError};
+    static COMPILED: Mutex<Option<LargePatterns>> = Mutex::new(None);
+    let mut compiled = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
+    let compiled = compiled.get_or_insert_with(|| LargePatterns {
+        compiled: HashMap::new(),
+        limit: LARGE_PATTERN_SIZE_LIMIT,
+        budget: LARGE_PATTERNS,
+    });
+    compiled.get(read)
+}
+
+/// The large patterns of a run, each compiled within `limit` bytes while
+/// `budget` patterns last; `None` (the pattern judges nothing) past
+/// either, as chartgen cannot match it and Go would not refuse it.
+struct LargePatterns {
+    compiled: HashMap<String, Option<regex::Regex>>,
+    limit: usize,
+    budget: usize,
+}
+
+impl LargePatterns {
+    fn get(&mut self, read: &str) -> Option<regex::Regex> {
+        if let Some(regex) = self.compiled.get(read) {
+            return regex.clone();
+        }
+        let regex = (self.compiled.len() < self.budget)
+            .then(|| compile_go_pattern(read, self.limit).ok())
+            .flatten();
+        self.compiled.insert(read.to_owned(), regex.clone());
+        regex
+    }
+}
+
 /// A compiled [`GO_PATTERN`]: a string that does not match is refused in
-/// the words the engine's `pattern` uses; any other value passes.
+/// the words the engine's `pattern` uses; any other value passes, and
+/// every value where the pattern is too large to judge
+/// ([`LargePatterns`]).
 struct GoPattern {
-    regex: regex::Regex,
+    regex: Option<regex::Regex>,
     pattern: String,
 }
 
@@ -155,9 +217,10 @@ impl<'i> jsonschema::Keyword<'i> for GoPattern {
     }
 
     fn is_valid(&self, instance: &'i Json) -> bool {
-        instance
-            .as_str()
-            .is_none_or(|text| self.regex.is_match(text))
+        let Some(regex) = &self.regex else {
+            return true;
+        };
+        instance.as_str().is_none_or(|text| regex.is_match(text))
     }
 }
 
@@ -1783,6 +1846,37 @@ mod tests {
             matches!(&verdicts[..], [Verdict::Invalid(_, message, _)] if message.contains("\"plain\" is a required")),
             "{verdicts:?}"
         );
+    }
+
+    /// A pattern Go takes whose Unicode classes compile past the regex
+    /// crate's usual limit is compiled larger (a v1.35.4 server took
+    /// `^[\p{L}\p{N}]{0,63}$` and `abc`), once a run: past the run's
+    /// budget of such patterns, or past their limit, a pattern judges
+    /// nothing rather than refuse what Go takes.
+    #[test]
+    fn a_pattern_of_unicode_classes_compiles_as_go_takes_it() {
+        let crd = widget_crd(json!({
+            "name": {"type": "string", "pattern": r"^[\p{L}\p{N}]{0,63}$"},
+        }));
+        assert_eq!(widget_verdicts(&crd, json!({"name": "abc\u{e9}9"})), vec![]);
+        let verdicts = widget_verdicts(&crd, json!({"name": "a b"}));
+        assert!(
+            matches!(&verdicts[..], [Verdict::Invalid(at, ..)] if *at == "spec.name"),
+            "{verdicts:?}"
+        );
+        let mut large = LargePatterns {
+            compiled: HashMap::new(),
+            limit: LARGE_PATTERN_SIZE_LIMIT,
+            budget: 1,
+        };
+        let first = large.get(r"^\p{L}{0,63}$").expect("within the limit");
+        assert!(first.is_match("abc") && !first.is_match("1"));
+        // Asked again, the same; another past the budget judges nothing.
+        assert!(large.get(r"^\p{L}{0,63}$").is_some());
+        assert!(large.get(r"^\p{N}{0,63}$").is_none());
+        large.budget = 8;
+        large.limit = 1 << 21;
+        assert!(large.get(r"^\p{L}{100}$").is_none());
     }
 
     /// A null item of an array whose items are not `nullable` becomes
