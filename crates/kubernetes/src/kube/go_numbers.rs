@@ -29,6 +29,8 @@
 //! ([`TYPE`], [`MULTIPLE_OF`], [`MAXIMUM`], [`MINIMUM`], [`ENUM`]), which
 //! [`keywords`] compiles.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value as Json};
 
 /// A `type` judged as go-openapi does where it differs from JSON Schema:
@@ -136,7 +138,7 @@ pub(super) fn keywords(
             bound(parent, value, EXCLUSIVE_MINIMUM, Side::Minimum)
         })
         .with_keyword(ENUM, |_, value, _| match value {
-            Json::Array(members) => Ok(Box::new(GoEnum(members.clone()))),
+            Json::Array(members) => Ok(Box::new(GoEnum::new(members))),
             _ => Err(jsonschema::ValidationError::custom(format!(
                 "{value} is not of type \"array\""
             ))),
@@ -307,50 +309,150 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
     }
 }
 
-/// A compiled [`ENUM`]: its members.
-struct GoEnum(Vec<Json>);
+/// A compiled [`ENUM`]: its members, and their indexes by [`canonical`]
+/// form, so that a value is compared with the members it may equal, not
+/// with every member (a list of thousands of items against an `enum` of
+/// thousands of members stays linear).
+struct GoEnum {
+    members: Vec<Json>,
+    by_form: HashMap<String, Vec<usize>>,
+}
+
+impl GoEnum {
+    fn new(members: &[Json]) -> GoEnum {
+        let mut by_form: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, member) in members.iter().enumerate() {
+            by_form.entry(canonical(member)).or_default().push(i);
+        }
+        GoEnum {
+            members: members.to_vec(),
+            by_form,
+        }
+    }
+
+    /// Whether a member of the form of `like` passes `test`.
+    fn any_like(&self, like: &Json, test: impl Fn(&Json) -> bool) -> bool {
+        (self.by_form.get(&canonical(like)))
+            .is_some_and(|found| found.iter().any(|&i| test(&self.members[i])))
+    }
+}
 
 impl<'i> jsonschema::Keyword<'i> for GoEnum {
     fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
         if self.is_valid(instance) {
             return Ok(());
         }
-        // In the engine's own words for an `enum`.
-        let members: Vec<String> = self.0.iter().map(Json::to_string).collect();
-        let listed = match members.split_last() {
-            Some((last, [])) => last.clone(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => String::new(),
-        };
+        // In the engine's own words for an `enum`, the members listed up to
+        // about what a message shows: each refused value its own message.
+        const SHOWN: usize = 400;
+        let mut listed = String::new();
+        let mut members = self.members.iter();
+        for (i, member) in members.by_ref().enumerate() {
+            let last = i + 1 == self.members.len();
+            match (i, last) {
+                (0, _) => {}
+                (_, true) => listed.push_str(" or "),
+                (_, false) => listed.push_str(", "),
+            }
+            listed.push_str(&member.to_string());
+            if listed.len() > SHOWN {
+                break;
+            }
+        }
+        let more = members.len();
+        if more > 0 {
+            listed.push_str(&format!(" or {more} more"));
+        }
         Err(jsonschema::ValidationError::custom(format!(
             "{instance} is not one of {listed}"
         )))
     }
 
+    /// [`go_enum_equal`] against the members it can hold: those of the
+    /// value's own form, and of the form Go converts it to.
     fn is_valid(&self, instance: &'i Json) -> bool {
-        self.0.iter().any(|member| go_enum_equal(instance, member))
+        if self.any_like(instance, |member| same(instance, member)) {
+            return true;
+        }
+        match Go::of(instance) {
+            Some(Go::Float(f)) => {
+                let int = go_int64(f);
+                self.any_like(&Json::from(int), |m| Go::of(m) == Some(Go::Int(int)))
+            }
+            Some(Go::Int(i)) => {
+                let rune = Json::String(go_rune_string(i));
+                self.any_like(&rune, |member| *member == rune)
+            }
+            None => false,
+        }
     }
 }
 
-/// go-openapi's `enum` test of one member (`validate.enumValidator`):
+/// A form two values [`same`] share: numbers as float64 bits (`-0` as
+/// `0`), strings quoted, objects' members in key order. Values of one
+/// form may still differ (two int64s past 2^53 that round alike); values
+/// of two forms never are the same.
+fn canonical(value: &Json) -> String {
+    fn write(value: &Json, out: &mut String) {
+        match value {
+            Json::Number(_) => {
+                let float = Go::of(value).map_or(f64::NAN, Go::float);
+                let float = if float == 0.0 { 0.0 } else { float };
+                out.push_str(&format!("#{:x}", float.to_bits()));
+            }
+            Json::String(_) => out.push_str(&value.to_string()),
+            Json::Array(items) => {
+                out.push('[');
+                for item in items {
+                    write(item, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            Json::Object(map) => {
+                let mut members: Vec<_> = map.iter().collect();
+                members.sort_unstable_by_key(|(key, _)| *key);
+                out.push('{');
+                for (key, member) in members {
+                    out.push_str(&Json::String(key.clone()).to_string());
+                    out.push(':');
+                    write(member, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
+/// Go's `string(rune(i))` of an int64: the rune's UTF-8, or U+FFFD for
+/// one no rune holds.
+fn go_rune_string(i: i64) -> String {
+    let rune = i32::try_from(i).ok().and_then(|r| char::from_u32(r as u32));
+    rune.unwrap_or('\u{fffd}').to_string()
+}
+
+/// go-openapi's `enum` test of one member (`validate.enumValidator`),
+/// member by member: what [`GoEnum`] finds through its index, and the
+/// oracle its tests hold it to:
 /// `reflect.DeepEqual`, else the value converted to the member's type
 /// where Go converts it, then compared: a float64 to an int64 member
 /// truncated as amd64 truncates (`1.5` is `1`, `1e20` is -2^63), an
 /// int64 to a string member as the string of that rune (`120` is `"x"`,
 /// one no rune holds is U+FFFD). Numbers compare by value, as the
 /// decoder's int64 and float64 compare once converted.
+#[cfg(test)]
 fn go_enum_equal(value: &Json, member: &Json) -> bool {
     if same(value, member) {
         return true;
     }
     match (Go::of(value), member) {
         (Some(Go::Float(f)), Json::Number(_)) => Go::of(member) == Some(Go::Int(go_int64(f))),
-        (Some(Go::Int(i)), Json::String(text)) => {
-            let rune = i32::try_from(i).ok().and_then(|r| char::from_u32(r as u32));
-            let mut buffer = [0u8; 4];
-            let converted = rune.map_or("\u{fffd}", |c| c.encode_utf8(&mut buffer));
-            converted == text
-        }
+        (Some(Go::Int(i)), Json::String(text)) => go_rune_string(i) == *text,
         _ => false,
     }
 }
@@ -693,6 +795,74 @@ mod tests {
             judged(json!({"enum": ["x", "y", "z"]}), json!("w")),
             [r#""w" is not one of "x", "y" or "z""#]
         );
+    }
+
+    /// The index finds what comparing with every member finds, over
+    /// values and members of every kind Go compares: whole and fractional
+    /// numbers (past 2^53 too), runes as strings, nested arrays and
+    /// objects.
+    #[test]
+    fn an_enum_finds_by_its_index_what_each_member_finds() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(-0.0),
+            json!(1),
+            json!(1.0),
+            json!(1.5),
+            json!(-1.9),
+            json!(-1),
+            json!(120),
+            json!(120.7),
+            json!("x"),
+            json!("1"),
+            json!("\u{fffd}"),
+            json!(55296),
+            json!(-1),
+            json!(1e20),
+            json!(i64::MIN),
+            json!(9_007_199_254_740_993_i64),
+            json!(9_007_199_254_740_992.0),
+            json!([]),
+            json!([1]),
+            json!([1.0]),
+            json!([1, "x"]),
+            json!({}),
+            json!({"a": 1}),
+            json!({"a": 1.0}),
+            json!({"a": 1, "b": [2]}),
+            json!({"b": [2.0], "a": 1}),
+        ];
+        for (n, member) in values.iter().enumerate() {
+            // Each value against single members and against windows.
+            for members in [&values[n..=n], &values[n..(n + 5).min(values.len())]] {
+                let index = GoEnum::new(members);
+                for value in &values {
+                    let each = members.iter().any(|m| go_enum_equal(value, m));
+                    assert_eq!(
+                        jsonschema::Keyword::is_valid(&index, value),
+                        each,
+                        "{value} in {members:?} ({member})"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A refused value's message lists the members up to about what a
+    /// message shows, and counts the rest: a long list against a large
+    /// `enum` does not copy the `enum` into each item's message.
+    #[test]
+    fn an_enum_of_many_members_is_named_in_a_short_message() {
+        let members: Vec<Json> = (0..5000).map(|i| json!(format!("member-{i}"))).collect();
+        let [message] = &judged(json!({"enum": members}), json!("nope"))[..] else {
+            panic!("one message");
+        };
+        assert!(message.len() < 500, "{message}");
+        assert!(message.starts_with(r#""nope" is not one of "member-0", "member-1""#));
+        assert!(message.ends_with(" more"), "{message}");
     }
 
     #[test]
