@@ -450,23 +450,6 @@ pub struct CarriedPod<'a> {
     pub claims: Vec<&'a str>,
 }
 
-/// Where an object of `kind` in `group` (any version) holds its pod
-/// template, the node with `metadata` and `spec`: the root for a Pod.
-/// `None` for a kind that carries no pod.
-pub fn template_path(group: &str, kind: &str) -> Option<&'static [&'static str]> {
-    Some(match (group, kind) {
-        ("", "Pod") => &[],
-        ("", "PodTemplate") => &["template"],
-        ("", "ReplicationController") => &["spec", "template"],
-        ("apps" | "extensions", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet") => {
-            &["spec", "template"]
-        }
-        ("batch", "Job") => &["spec", "template"],
-        ("batch", "CronJob") => &["spec", "jobTemplate", "spec", "template"],
-        _ => return None,
-    })
-}
-
 /// The pod `object` carries, for every built-in kind that carries one (in
 /// any version of its group): a Pod; the template of a Deployment,
 /// ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController or
@@ -475,7 +458,7 @@ pub fn carried_pod(object: &Json) -> Option<CarriedPod<'_>> {
     // By group, any version: an old version of a kind (`apps/v1beta2`,
     // `extensions/v1beta1`) carries its pod in the same place.
     let group = (object.field("apiVersion").as_str()).map(crate::manifest::api_group)?;
-    let path = template_path(group, object.field("kind").as_str()?)?;
+    let path = crate::tree::pod_place(group, object.field("kind").as_str()?)?.template;
     let mut node = object;
     let mut at = KeyPath::root();
     for key in path {

@@ -37,6 +37,7 @@
 
 use serde_json::Value as Json;
 
+use crate::json::Field;
 use crate::yaml::{Node, Value};
 
 /// What a reader of an object needs of its tree: a member, the items of a
@@ -213,23 +214,69 @@ pub const VOLUME_PLUGIN_SECRETS: &[&[&str]] = &[
     &["storageos", "secretRef", "name"],
 ];
 
-/// Where the pod template (if any) and the pod spec of a workload are, by
-/// its kind: JSON pointers (`("/spec/template", "/spec/template/spec")`).
-/// The API rules and the server's defaults find a pod spec by it.
-pub fn pod_template(kind: &str) -> Option<(&'static str, &'static str)> {
-    match kind {
-        "Pod" => Some(("", "/spec")),
-        "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Job" => {
-            Some(("/spec/template", "/spec/template/spec"))
-        }
-        "ReplicationController" => Some(("/spec/template", "/spec/template/spec")),
-        "PodTemplate" => Some(("/template", "/template/spec")),
-        "CronJob" => Some((
-            "/spec/jobTemplate/spec/template",
-            "/spec/jobTemplate/spec/template/spec",
-        )),
-        _ => None,
-    }
+/// Where a built-in kind carries its pod: the keys down to its pod
+/// template (none for a Pod, which is its own) and to the template's
+/// spec, and the same as JSON pointers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PodPlace {
+    /// The keys down to the template (`metadata` and `spec`).
+    pub template: &'static [&'static str],
+    /// The keys down to the pod spec.
+    pub spec: &'static [&'static str],
+    /// [`PodPlace::template`] as a JSON pointer (`""` for a Pod).
+    pub template_pointer: &'static str,
+    /// [`PodPlace::spec`] as a JSON pointer.
+    pub spec_pointer: &'static str,
+}
+
+/// Where the built-in kind `kind` of the API group `group` carries its pod,
+/// if it does, in any version of the group (`apps/v1beta2` and
+/// `extensions/v1beta1` carry theirs where `apps/v1` does): a Pod; the
+/// template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job,
+/// ReplicationController or PodTemplate; a CronJob's job template's. A
+/// custom kind of the same name in another group carries none. Pod
+/// Security, the API rules, the server's defaults, `diff` and `rbac` (the
+/// ServiceAccount a pod runs as) all find a pod by it.
+pub fn pod_place(group: &str, kind: &str) -> Option<PodPlace> {
+    const POD: PodPlace = PodPlace {
+        template: &[],
+        spec: &["spec"],
+        template_pointer: "",
+        spec_pointer: "/spec",
+    };
+    const TEMPLATE: PodPlace = PodPlace {
+        template: &["template"],
+        spec: &["template", "spec"],
+        template_pointer: "/template",
+        spec_pointer: "/template/spec",
+    };
+    const SPEC_TEMPLATE: PodPlace = PodPlace {
+        template: &["spec", "template"],
+        spec: &["spec", "template", "spec"],
+        template_pointer: "/spec/template",
+        spec_pointer: "/spec/template/spec",
+    };
+    const JOB_TEMPLATE: PodPlace = PodPlace {
+        template: &["spec", "jobTemplate", "spec", "template"],
+        spec: &["spec", "jobTemplate", "spec", "template", "spec"],
+        template_pointer: "/spec/jobTemplate/spec/template",
+        spec_pointer: "/spec/jobTemplate/spec/template/spec",
+    };
+    Some(match (group, kind) {
+        ("", "Pod") => POD,
+        ("", "PodTemplate") => TEMPLATE,
+        ("", "ReplicationController")
+        | ("apps" | "extensions", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
+        | ("batch", "Job") => SPEC_TEMPLATE,
+        ("batch", "CronJob") => JOB_TEMPLATE,
+        _ => return None,
+    })
+}
+
+/// [`pod_place`] of `object`, by its `apiVersion`'s group and its `kind`.
+pub fn pod_place_of(object: &Json) -> Option<PodPlace> {
+    let group = crate::manifest::api_group(object.field("apiVersion").as_str()?);
+    pod_place(group, object.field("kind").as_str()?)
 }
 
 /// The objects the pod `spec` names, in either tree: its ServiceAccount
@@ -409,6 +456,36 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// Each kind's pointers are its keys, its spec its template's; a kind
+    /// carries its pod in its own group alone, in any version.
+    #[test]
+    fn a_pod_is_found_where_its_kind_carries_it() {
+        for (group, kind) in [
+            ("", "Pod"),
+            ("", "PodTemplate"),
+            ("", "ReplicationController"),
+            ("apps", "Deployment"),
+            ("extensions", "DaemonSet"),
+            ("batch", "Job"),
+            ("batch", "CronJob"),
+        ] {
+            let place = pod_place(group, kind).unwrap();
+            let pointer = |keys: &[&str]| keys.iter().map(|k| format!("/{k}")).collect::<String>();
+            assert_eq!(pointer(place.template), place.template_pointer, "{kind}");
+            assert_eq!(pointer(place.spec), place.spec_pointer, "{kind}");
+            assert_eq!(place.spec.split_last(), Some((&"spec", place.template)));
+        }
+        for (group, kind) in [
+            ("example.com", "Deployment"),
+            ("apps", "Job"),
+            ("", "CronJob"),
+        ] {
+            assert_eq!(pod_place(group, kind), None, "{group}/{kind}");
+        }
+        let object = serde_json::json!({"apiVersion": "apps/v1beta2", "kind": "StatefulSet"});
+        assert_eq!(pod_place_of(&object), pod_place("apps", "StatefulSet"));
+    }
     use crate::location::Source;
     use crate::yaml::{self, Limits};
 

@@ -46,7 +46,7 @@ use crate::location::{KeyPath, Segment};
 use crate::manifest::ObjectScope;
 use crate::names;
 use crate::scheduling::label_selector;
-use crate::tree::pod_template;
+use crate::tree::pod_place_of;
 
 /// Who refuses a problem [`problems`] and [`images`] find.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,10 +64,10 @@ pub fn images(object: &Json) -> Found {
     if !is_built_in_object(object) {
         return found;
     }
-    let kind = object.field("kind").as_str().unwrap_or_default();
-    let Some((_, spec)) = pod_template(kind) else {
+    let Some(place) = pod_place_of(object) else {
         return found;
     };
+    let spec = place.spec_pointer;
     let Some(pod) = object.pointer(spec) else {
         return found;
     };
@@ -354,7 +354,8 @@ pub fn problems_remembering<'a>(
                 .to_owned(),
         ));
     }
-    if let Some((template, spec)) = pod_template(kind) {
+    if let Some(place) = pod_place_of(object) {
+        let (template, spec) = (place.template_pointer, place.spec_pointer);
         // Found once: a pointer is parsed, token by token, each time.
         let template_path = KeyPath::from_pointer(template);
         let (template, pod) = (object.pointer(template), object.pointer(spec));

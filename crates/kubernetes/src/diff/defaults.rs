@@ -1158,15 +1158,7 @@ pub(super) fn job_counts(
 impl<'k> Server<'k> {
     /// For an object of this group, version and kind.
     pub(super) fn object(group: &'k str, version: &str, kind: &'k str) -> Self {
-        let pod_spec: Option<&'static [&'static str]> = match (group, kind) {
-            ("apps", "Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet")
-            | ("", "ReplicationController")
-            | ("batch", "Job") => Some(&["spec", "template", "spec"]),
-            ("batch", "CronJob") => Some(&["spec", "jobTemplate", "spec", "template", "spec"]),
-            ("", "PodTemplate") => Some(&["template", "spec"]),
-            ("", "Pod") => Some(&["spec"]),
-            _ => None,
-        };
+        let pod_spec = crate::tree::pod_place(group, kind).map(|place| place.spec);
         Server {
             kind: Some((group, kind)),
             pod_spec,

@@ -46,7 +46,7 @@
 use serde_json::{Map, Value as Json};
 
 use crate::json::{Field as _, each, whole};
-use crate::tree::pod_template;
+use crate::tree::{PodPlace, pod_place_of};
 
 /// `object` as the API server's defaults leave it for validation; `None`
 /// when they change nothing a rule reads (most objects).
@@ -55,7 +55,8 @@ pub fn defaulted(object: &Json) -> Option<Json> {
     // Copied only where a default may apply: a kind above, or a pod spec
     // holding an empty string, a volume of a name alone, or a
     // StatefulSet's hostname or subdomain.
-    let spec = pod_template(kind).and_then(|(_, spec)| object.pointer(spec));
+    let place = pod_place_of(object);
+    let spec = place.and_then(|place| object.pointer(place.spec_pointer));
     let worth = matches!(
         kind,
         "Service" | "Namespace" | "CronJob" | "PodDisruptionBudget"
@@ -72,7 +73,7 @@ pub fn defaulted(object: &Json) -> Option<Json> {
                         .any(|v| v.as_object().is_some_and(|v| v.len() == 1))
                 })
         });
-    let rounded = rounded_resources(object, kind);
+    let rounded = rounded_resources(object, kind, place);
     if !worth && rounded.is_empty() {
         return None;
     }
@@ -90,7 +91,7 @@ pub fn defaulted(object: &Json) -> Option<Json> {
             "PersistentVolumeClaim" => claim(&mut copy),
             _ => false,
         }
-        | pod_spec(&mut copy, kind)
+        | pod_spec(&mut copy, kind, place)
         | (kind == "CronJob"
             && copy
                 .get_mut("spec")
@@ -104,10 +105,10 @@ pub fn defaulted(object: &Json) -> Option<Json> {
 /// are those of core, `apps`, `batch` and `storage.k8s.io` kinds (a
 /// RuntimeClass's overhead is not rounded); a pointer is made only for an
 /// amount that is rounded.
-fn rounded_resources(object: &Json, kind: &str) -> Vec<(String, String)> {
+fn rounded_resources(object: &Json, kind: &str, place: Option<PodPlace>) -> Vec<(String, String)> {
     let mut rounded = Vec::new();
     let out = &mut rounded;
-    if let Some((_, spec)) = pod_template(kind)
+    if let Some(spec) = place.map(|place| place.spec_pointer)
         && let Some(pod) = object.pointer(spec)
     {
         for list in ["initContainers", "containers", "ephemeralContainers"] {
@@ -371,12 +372,13 @@ fn namespace(object: &mut Json) -> bool {
     }
 }
 
-/// The defaults of the pod spec of `kind`, if it has one.
-fn pod_spec(object: &mut Json, kind: &str) -> bool {
-    let Some((_, spec)) = pod_template(kind) else {
+/// The defaults of the pod spec at `place`, if the object has one (a
+/// `kind` of StatefulSet's).
+fn pod_spec(object: &mut Json, kind: &str, place: Option<PodPlace>) -> bool {
+    let Some(place) = place else {
         return false;
     };
-    let Some(pod) = object.pointer_mut(spec) else {
+    let Some(pod) = object.pointer_mut(place.spec_pointer) else {
         return false;
     };
     let mut changed = false;
@@ -456,7 +458,7 @@ mod tests {
             defaulted(&namespace).unwrap()["metadata"]["labels"],
             json!({"kubernetes.io/metadata.name": "n"})
         );
-        let pod = json!({"kind": "Pod", "metadata": {"name": "p"}, "spec": {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {
             "containers": [{"name": "c", "ports": [{"containerPort": 1, "protocol": "", "name": ""}],
                 "readinessProbe": {"httpGet": {"port": 1, "scheme": ""}},
                 "lifecycle": {"preStop": {"httpGet": {"port": 1, "scheme": ""}}}}],
@@ -481,12 +483,12 @@ mod tests {
         let none = json!({"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "spec": {"selector": {
             "matchExpressions": [{"key": KEY, "operator": "Exists"}]}}});
         assert_eq!(defaulted(&none), None);
-        let set = json!({"kind": "StatefulSet", "metadata": {"name": "s"}, "spec": {"template": {"spec": {"hostname": "A_", "subdomain": "B_"}}}});
+        let set = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s"}, "spec": {"template": {"spec": {"hostname": "A_", "subdomain": "B_"}}}});
         assert_eq!(
             defaulted(&set).unwrap()["spec"]["template"]["spec"],
             json!({})
         );
-        let cron = json!({"kind": "CronJob", "metadata": {"name": "c"}, "spec": {"concurrencyPolicy": ""}});
+        let cron = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {"concurrencyPolicy": ""}});
         assert_eq!(defaulted(&cron).unwrap()["spec"], json!({}));
     }
 

@@ -861,19 +861,6 @@ struct Listed {
 /// `--as` impersonates them).
 const ANONYMOUS: &str = "system:anonymous";
 
-/// The kinds that carry a pod, with where its spec is.
-const POD_SPECS: [(&str, &str); 9] = [
-    ("Pod", "/spec"),
-    ("Deployment", "/spec/template/spec"),
-    ("ReplicaSet", "/spec/template/spec"),
-    ("StatefulSet", "/spec/template/spec"),
-    ("DaemonSet", "/spec/template/spec"),
-    ("Job", "/spec/template/spec"),
-    ("ReplicationController", "/spec/template/spec"),
-    ("CronJob", "/spec/jobTemplate/spec/template/spec"),
-    ("PodTemplate", "/template/spec"),
-];
-
 impl Listed {
     fn of(objects: &[&Json], rbac: &Rbac) -> Self {
         let mut subjects: BTreeSet<Subject> = rbac
@@ -896,16 +883,18 @@ impl Listed {
         };
         for object in objects {
             let kind = object.field("kind").as_str().unwrap_or_default();
+            let group =
+                crate::manifest::api_group(object.field("apiVersion").as_str().unwrap_or_default());
             let namespace = object.field("metadata").field("namespace");
-            if kind == "ServiceAccount" {
+            if (group, kind) == ("", "ServiceAccount") {
                 let name = object
                     .field("metadata")
                     .field("name")
                     .as_str()
                     .unwrap_or_default();
                 subjects.insert(account(namespace, name));
-            } else if let Some((_, path)) = POD_SPECS.iter().find(|(k, _)| *k == kind)
-                && let Some(spec) = object.pointer(path)
+            } else if let Some(place) = crate::tree::pod_place(group, kind)
+                && let Some(spec) = object.pointer(place.spec_pointer)
             {
                 subjects.insert(account(namespace, crate::tree::runs_as(spec)));
             }
@@ -2270,6 +2259,34 @@ mod tests {
         // Only r4 is a source: the empty roles are walked, not carried.
         let mut work = 100;
         assert_eq!(rbac.sources(0, &mut work), Some(vec![4]));
+    }
+
+    /// The accounts listed are those declared, bound and run as by a pod
+    /// of a built-in kind: a custom kind named like one (an
+    /// `example.com` Deployment, a ServiceAccount of another group) runs
+    /// no pod and declares no account.
+    #[test]
+    fn only_built_in_kinds_declare_or_run_as_accounts() {
+        let pod = |api_version: &str, kind: &str, account: &str| {
+            json!({"apiVersion": api_version, "kind": kind,
+                "metadata": {"name": "w", "namespace": "apps"},
+                "spec": {"template": {"spec": {"serviceAccountName": account}}}})
+        };
+        let objects = [
+            pod("apps/v1", "Deployment", "runner"),
+            pod("example.com/v1", "Deployment", "custom"),
+            json!({"apiVersion": "example.com/v1", "kind": "ServiceAccount",
+                "metadata": {"name": "fake", "namespace": "apps"}}),
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                "metadata": {"name": "real", "namespace": "apps"}}),
+        ];
+        let objects: Vec<&Json> = objects.iter().collect();
+        let rbac = Rbac::with(&objects, Cluster::Roles, defaults::TARGET);
+        let listed = Listed::of(&objects, &rbac);
+        let names: Vec<&str> = (listed.accounts.values().flatten())
+            .map(|account| account.name.as_str())
+            .collect();
+        assert_eq!(names, ["real", "runner"]);
     }
 
     fn bound(role: &str, account: &str) -> Json {

@@ -180,10 +180,10 @@ fn admitted(
 }
 
 /// The pod spec of any kind that carries one, a PodTemplate's too
-/// (`pod_security::template_path`; the workload impacts read only the
+/// ([`crate::tree::pod_place`]; the workload impacts read only the
 /// kinds whose pods run).
 fn any_pod_spec(object: &Manifest) -> Option<&Node> {
-    let path = crate::pod_security::template_path(&object.id.group, &object.id.kind)?;
+    let path = crate::tree::pod_place(&object.id.group, &object.id.kind)?.template;
     object.node().lookup(path)?.get("spec")
 }
 
@@ -307,7 +307,7 @@ fn defaulted_empty_dirs(old: &Manifest, new: &mut Json) {
     }
     let group = crate::manifest::api_group(new["apiVersion"].as_str().unwrap_or_default());
     let kind = new["kind"].as_str().unwrap_or_default();
-    let Some(path) = crate::pod_security::template_path(group, kind) else {
+    let Some(path) = crate::tree::pod_place(group, kind).map(|place| place.template) else {
         return;
     };
     let spec =

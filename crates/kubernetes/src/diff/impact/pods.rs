@@ -120,11 +120,13 @@ impl Written<'_> {
 }
 
 /// Every pod template `object` carries: its own (a workload's template, a
-/// Pod: see [`pod_security::template_path`]) and each ConfigMap value that
+/// Pod: see [`crate::tree::pod_place`]) and each ConfigMap value that
 /// could be one (it names `containers`; [`Written::json`] reads it).
 fn templates(object: &Manifest) -> Vec<Template<'_>> {
     let mut out = Vec::new();
-    if let Some(path) = pod_security::template_path(&object.id.group, &object.id.kind) {
+    if let Some(path) =
+        crate::tree::pod_place(&object.id.group, &object.id.kind).map(|place| place.template)
+    {
         let node = (path.iter()).try_fold(object.node(), |node, key| node.get(key));
         if let Some(node) = node.filter(|n| n.get("spec").is_some()) {
             let at = if path.is_empty() {

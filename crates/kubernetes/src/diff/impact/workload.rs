@@ -37,11 +37,11 @@ pub(super) enum Runs {
 }
 
 /// Where a kind keeps its pod template
-/// ([`crate::pod_security::template_path`]), and how it runs it; `None`
+/// ([`crate::tree::pod_place`]), and how it runs it; `None`
 /// for a kind that runs no pod (a PodTemplate only holds one).
 pub(super) fn template(object: &Manifest) -> Option<(&'static [&'static str], Runs)> {
     let (group, kind) = (object.id.group.as_str(), object.id.kind.as_str());
-    let path = crate::pod_security::template_path(group, kind)?;
+    let path = crate::tree::pod_place(group, kind)?.template;
     let runs = match kind {
         "Deployment" | "DaemonSet" | "StatefulSet" => Runs::Rolls,
         "ReplicaSet" | "ReplicationController" => Runs::NextPods,
