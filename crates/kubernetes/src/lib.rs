@@ -71,6 +71,7 @@ pub mod json;
 pub mod kube;
 pub mod location;
 pub mod manifest;
+pub mod metadata;
 pub mod names;
 pub mod output;
 pub mod pod_security;

@@ -8,9 +8,10 @@
 
 use serde_json::Value as Json;
 
-use super::{ValidKeys, meta, resources};
+use super::resources;
 use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
+use crate::metadata::{ValidKeys, labels_and_annotations};
 use crate::names;
 use crate::scheduling::label_selector;
 
@@ -188,7 +189,7 @@ pub(super) fn ephemeral(source: &Json, at: &KeyPath, found: &mut Found) {
             ));
         }
     }
-    meta(
+    labels_and_annotations(
         metadata,
         || at.clone().key("metadata"),
         &mut ValidKeys::default(),

@@ -459,7 +459,7 @@ fn read_as_object_meta(metadata: &Json, schemas: &KubeSchemas) -> Vec<super::Vio
 /// not know is refused in an object `reading`, by the strict decoding
 /// of a create, and ignored in a default; a managed fields entry's
 /// `fieldsV1` is any JSON), then held to ObjectMeta's rules
-/// ([`crate::api::embedded_metadata`]).
+/// ([`crate::metadata::embedded_metadata`]).
 fn embedded_metadata(
     metadata: &Json,
     at: &KeyPath,
@@ -488,7 +488,7 @@ fn embedded_metadata(
     if !undecodable.is_empty() {
         return undecodable;
     }
-    (crate::api::embedded_metadata(metadata, at).into_iter())
+    (crate::metadata::embedded_metadata(metadata, at).into_iter())
         .map(|(path, why)| (path, why, None))
         .collect()
 }
@@ -496,7 +496,7 @@ fn embedded_metadata(
 /// What the API server's structural validation holds a custom resource
 /// (`reading` an object) or a schema's default to beside the schema:
 /// the `metadata` of each embedded resource in it (not the object's own,
-/// which is read as ObjectMeta), as [`crate::api::embedded_metadata`]
+/// which is read as ObjectMeta), as [`crate::metadata::embedded_metadata`]
 /// says; and, in an object, the items its lists hold twice where its
 /// schema keys them: of a list of type `set`, an item equal to an earlier
 /// one (numbers by value: `1` and `1.0` are one); of type `map`, an item

@@ -8,7 +8,8 @@
 use super::{DOC, Definition, Inputs};
 use crate::check::Findings;
 use crate::check::rules::Invariant;
-use kubernetes::api::{ValidKeys, problems_remembering};
+use kubernetes::api::problems_remembering;
+use kubernetes::metadata::ValidKeys;
 use kubernetes::diagnostic::Rule;
 use kubernetes::manifest::ObjectScope;
 
