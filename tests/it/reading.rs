@@ -688,6 +688,8 @@ fn kustomizations_are_evaluated_or_refused() {
     std::fs::remove_file(app.join("stray.yaml")).unwrap();
 
     std::fs::create_dir_all(app.join("plain")).unwrap();
+    // A name past what a file system takes (255 bytes).
+    let long_name = format!("resources: [{}.yaml]\n", "n".repeat(300));
     for (kustomization, message) in [
         (
             "resources: [sa.yaml]\nnamePrefix: p-\n",
@@ -716,6 +718,8 @@ fn kustomizations_are_evaluated_or_refused() {
             "is a URL",
         ),
         ("resources: [missing.yaml]\n", "is not in the directory"),
+        // A path that cannot be looked at says why, not that it is missing.
+        (&long_name, "cannot be read at"),
         (
             "resources: [sa.yaml, plain]\n",
             "a folder without a kustomization",

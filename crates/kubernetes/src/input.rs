@@ -912,10 +912,11 @@ fn resource(dir: &Path, item: &yaml::Node, show: Show<'_>) -> Result<(PathBuf, b
             std::path::Component::Normal(part) => {
                 path.push(part);
                 let kind = std::fs::symlink_metadata(&path)
-                    .map_err(|_| {
-                        format!(
+                    .map_err(|e| match e.kind() {
+                        std::io::ErrorKind::NotFound => format!(
                             "`{quoted}` is not in the directory (kustomize would try it as a remote URL)"
-                        )
+                        ),
+                        _ => format!("`{quoted}` cannot be read at {}: {e}", show.path(&path)),
                     })?
                     .file_type();
                 if kind.is_symlink() {

@@ -469,8 +469,10 @@ fn create_folders(top: &OwnedFd, root: &Path, relative: &str) -> Result<(), Erro
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(e) => return Err(fail(&path, e.into())),
                 }
-                rfs::openat(&folder, part, folder_flags(), Mode::empty())
-                    .map_err(|_| refuse(&path, "it is not a directory"))?
+                rfs::openat(&folder, part, folder_flags(), Mode::empty()).map_err(|e| match e {
+                    Errno::LOOP | Errno::NOTDIR => refuse(&path, "it is not a directory"),
+                    e => fail(&path, e.into()),
+                })?
             }
             Err(Errno::LOOP | Errno::NOTDIR) => return Err(refuse(&path, "it is not a directory")),
             Err(e) => return Err(fail(&path, e.into())),
