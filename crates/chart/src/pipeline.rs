@@ -1,4 +1,7 @@
-//! The whole render, stage after stage: plan, templates, parse back.
+//! The whole render, stage after stage (the values loaded, the plan, the
+//! templates, the parse back, the `extraObjects` placed), and the checks
+//! of a render: every rule of `check` on the release and the Kata bundle,
+//! alone and together.
 
 use std::collections::HashSet;
 

@@ -155,7 +155,7 @@ pub struct Rule {
 
 impl Rule {
     /// Where the rule is explained: its section of [`Rule::doc`], named
-    /// by its id in lower case (`docs/rules.md#r1` for `R1`).
+    /// by its id in lower case (`docs/checks.md#r1` for `R1`).
     pub fn link(&self) -> String {
         format!("{}#{}", self.doc, self.id.to_lowercase())
     }
@@ -314,11 +314,6 @@ impl Diagnostic {
     /// ([`Quoting::Quote`]).
     pub fn render(&self) -> String {
         self.render_as(Quoting::Quote)
-    }
-
-    /// The diagnostic without quoting its input ([`Quoting::Mask`]).
-    pub fn render_unquoted(&self) -> String {
-        self.render_as(Quoting::Mask)
     }
 
     /// The one text renderer, with no trailing newline. Everything from

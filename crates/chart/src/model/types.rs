@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use kubernetes::names::is_dns1123_label;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -19,12 +20,6 @@ pub const QUANTITY_PATTERN: &str =
 /// The JSON Schema pattern of an image digest.
 pub const DIGEST_PATTERN: &str = "^sha256:[a-f0-9]{64}$";
 
-/// Whether `name` is a DNS-1123 label: at most 63 lowercase letters, digits
-/// and `-`, starting and ending with a letter or digit.
-pub fn is_dns_label(name: &str) -> bool {
-    kubernetes::names::is_dns1123_label(name)
-}
-
 /// A DNS-1123 label: the name of a namespace, a project, a runtime class.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
@@ -33,7 +28,7 @@ pub struct DnsLabel(String);
 impl DnsLabel {
     /// A label from a string known to be valid; panics otherwise. For defaults.
     pub fn from_static(name: &'static str) -> Self {
-        assert!(is_dns_label(name), "`{name}` is not a DNS-1123 label");
+        assert!(is_dns1123_label(name), "`{name}` is not a DNS-1123 label");
         DnsLabel(name.to_owned())
     }
 
@@ -52,7 +47,7 @@ impl fmt::Display for DnsLabel {
 impl<'de> Deserialize<'de> for DnsLabel {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = String::deserialize(deserializer)?;
-        if is_dns_label(&name) {
+        if is_dns1123_label(&name) {
             Ok(DnsLabel(name))
         } else {
             Err(serde::de::Error::custom(format!(
@@ -174,10 +169,10 @@ mod tests {
     #[test]
     fn dns_labels() {
         for ok in ["a", "buildkit-builds", "x1", &"a".repeat(63)] {
-            assert!(is_dns_label(ok), "{ok}");
+            assert!(is_dns1123_label(ok), "{ok}");
         }
         for bad in ["", "-a", "a-", "A", "a_b", "a.b", &"a".repeat(64)] {
-            assert!(!is_dns_label(bad), "{bad}");
+            assert!(!is_dns1123_label(bad), "{bad}");
         }
     }
 

@@ -402,7 +402,7 @@ fn target(target: &Json, at: &KeyPath, found: &mut Found) {
     }
     for field in ["value", "averageValue"] {
         let value = target.field(field);
-        if let Some(Ok(amount)) = resources::quantity(value)
+        if let Some(Ok(amount)) = crate::quantity::of_value(value)
             && amount.nanos() <= 0
         {
             found.push((
@@ -469,7 +469,7 @@ fn rules(rules: &Json, at: &KeyPath, found: &mut Found) {
         }
     }
     let tolerance = rules.field("tolerance");
-    if let Some(Ok(amount)) = resources::quantity(tolerance)
+    if let Some(Ok(amount)) = crate::quantity::of_value(tolerance)
         && amount.is_negative()
     {
         found.push((

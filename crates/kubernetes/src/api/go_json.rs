@@ -64,7 +64,7 @@ pub(super) fn go_decode(value: &Json, shape: Go) -> Option<Json> {
         Go::Text => value.is_string(),
         Go::Int32 => value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
         Go::Int64 => value.as_i64().is_some(),
-        Go::Quantity => matches!(super::resources::quantity(value), Some(Ok(_))),
+        Go::Quantity => matches!(crate::quantity::of_value(value), Some(Ok(_))),
         Go::Strings => (value.as_object())
             .is_some_and(|map| map.values().all(|v| v.is_string() || v.is_null())),
         Go::List(item) => {

@@ -84,7 +84,7 @@ fn amount(name: &str, value: &Json, at: &KeyPath, found: &mut Found) {
         found.push((at.clone(), why));
     }
     // An amount that is no quantity is the schema's to say (`K8S`).
-    let Some(Ok(quantity)) = resources::quantity(value) else {
+    let Some(Ok(quantity)) = crate::quantity::of_value(value) else {
         return;
     };
     if quantity.is_negative() {

@@ -13,13 +13,7 @@ use super::plain;
 use crate::json::{Field, Found, each};
 use crate::location::KeyPath;
 use crate::names;
-use crate::quantity::Quantity;
-
-/// A quantity as written (a string, as the server decodes it, or a number
-/// read from its text), or why it is none; `None` for any other value, which the schema refuses.
-pub(super) fn quantity(value: &Json) -> Option<Result<Quantity, String>> {
-    crate::quantity::of_value(value)
-}
+use crate::quantity::{Quantity, of_value};
 
 /// A container's `resources`, at `at`, in a pod whose `resourceClaims`
 /// are named `pod_claims`: resource names a container may hold;
@@ -64,7 +58,7 @@ pub(super) fn requirements(
             }
             huge_pages |= resource.starts_with("hugepages-");
             cpu_or_memory |= matches!(resource.as_str(), "cpu" | "memory");
-            let value = match quantity(amount) {
+            let value = match of_value(amount) {
                 None => continue,
                 Some(Err(why)) => {
                     found.push((path(), why));
@@ -309,7 +303,7 @@ pub(super) fn pod_claims(list: &Json, at: &KeyPath, found: &mut Found) {
 /// The amounts of a resource list that are quantities.
 fn amounts(list: &Json) -> BTreeMap<&str, Quantity> {
     (list.as_object().into_iter().flatten())
-        .filter_map(|(resource, amount)| Some((resource.as_str(), quantity(amount)?.ok()?)))
+        .filter_map(|(resource, amount)| Some((resource.as_str(), of_value(amount)?.ok()?)))
         .collect()
 }
 
@@ -447,13 +441,13 @@ fn claims(list: &Json, pod_claims: &BTreeSet<&str>, at: &KeyPath, found: &mut Fo
 pub(super) fn claim(resources: &Json, at: &KeyPath, found: &mut Found) {
     for field in ["requests", "limits"] {
         for (resource, amount) in resources.field(field).as_object().into_iter().flatten() {
-            if let Some(Err(why)) = quantity(amount) {
+            if let Some(Err(why)) = of_value(amount) {
                 found.push((at.clone().key(field).key(resource.clone()), why));
             }
         }
     }
     let storage = resources.field("requests").field("storage");
-    match quantity(storage) {
+    match of_value(storage) {
         None if storage.is_null() => found.push((
             at.clone().key("requests"),
             "a claim requests storage".to_owned(),

@@ -15,10 +15,10 @@ use serde_json::Value as Json;
 
 use super::one_of;
 use super::pod::{Reader, field_ref, resource_field_ref};
-use super::resources::quantity;
 use crate::json::{Field, Found, each, whole};
 use crate::location::KeyPath;
 use crate::names;
+use crate::quantity::of_value;
 
 /// The sources a volume may have, in the order the server reads them; any
 /// other member but `name` is refused by the schema.
@@ -132,7 +132,7 @@ fn one_source(
 ) {
     let need = |field: &str, found: &mut Found| required(value, field, at, found);
     match source {
-        "emptyDir" => match value.get_field("sizeLimit").and_then(quantity) {
+        "emptyDir" => match value.get_field("sizeLimit").and_then(of_value) {
             Some(Ok(limit)) if limit.is_negative() => found.push((
                 at.key("sizeLimit"),
                 "an emptyDir's sizeLimit is not negative".to_owned(),
