@@ -177,10 +177,7 @@ pub fn problems_remembering<'a>(
     // The group is read only for the kinds whose rules differ by it (a
     // lookup per object costs, at 1,000 objects, what a rule does).
     let group = match kind {
-        "Event" | "IPAddress" | "APIService" => match object.field("apiVersion").as_str() {
-            Some(version) => version.split_once('/').map_or("", |(group, _)| group),
-            None => "",
-        },
+        "Event" | "IPAddress" | "APIService" => crate::manifest::group_of(object),
         _ => "",
     };
     // Paths are made only for a finding: most objects have none.
