@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::CommandFactory as _;
 
-use crate::harness::{Run, chartgen, chartgen_with_stdin, root};
+use crate::harness::{Run, chartgen, chartgen_with_stdin, root, scratch};
 
 /// The documents of a stream, each from its `---` line.
 fn documents(stream: &str) -> Vec<String> {
@@ -231,14 +231,6 @@ fn show_only_refuses_an_output_directory() {
             run.stderr
         );
     }
-}
-
-/// A fresh folder for one test.
-fn scratch(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("chartgen-{name}-"))
-        .tempdir()
-        .unwrap()
 }
 
 fn mkfifo(path: &Path) {

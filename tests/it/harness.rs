@@ -60,6 +60,15 @@ impl Run {
     }
 }
 
+/// A fresh folder for one test, named after it (`chartgen-NAME-…`),
+/// removed when dropped, a failing test's too.
+pub fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("chartgen-{name}-"))
+        .tempdir()
+        .unwrap()
+}
+
 /// The repository root, where every run starts.
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

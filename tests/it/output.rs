@@ -4,14 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::harness::{Run, below, chartgen, chartgen_with_stdin, copy_tree};
-
-fn temp(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("chartgen-{name}-"))
-        .tempdir()
-        .unwrap()
-}
+use crate::harness::{Run, below, chartgen, chartgen_with_stdin, copy_tree, scratch};
 
 /// The files below `dir` (folders left out), by their path below it.
 fn files(dir: &Path) -> Vec<String> {
@@ -26,7 +19,7 @@ fn files(dir: &Path) -> Vec<String> {
 
 #[test]
 fn the_directory_holds_the_same_objects_as_the_stream() {
-    let dir_tmp = temp("same");
+    let dir_tmp = scratch("same");
     let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     let run = chartgen(&[
@@ -79,7 +72,7 @@ fn the_directory_holds_the_same_objects_as_the_stream() {
 
 #[test]
 fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
-    let dir_tmp = temp("again");
+    let dir_tmp = scratch("again");
     let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
@@ -134,7 +127,7 @@ fn rendering_again_changes_no_byte_and_keeps_foreign_files() {
 #[test]
 fn a_name_that_is_not_utf8_is_never_chartgens() {
     use std::os::unix::ffi::OsStrExt as _;
-    let dir_tmp = temp("not-utf8");
+    let dir_tmp = scratch("not-utf8");
     let dir = dir_tmp.path();
     let target = dir.to_str().unwrap();
     chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
@@ -163,7 +156,7 @@ fn a_name_that_is_not_utf8_is_never_chartgens() {
 
 #[test]
 fn objects_that_go_away_take_their_files_with_them() {
-    let dir_tmp = temp("away");
+    let dir_tmp = scratch("away");
     let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     chartgen(&[
@@ -201,7 +194,7 @@ fn objects_that_go_away_take_their_files_with_them() {
 
 #[test]
 fn check_reports_drift_and_writes_nothing() {
-    let dir_tmp = temp("drift");
+    let dir_tmp = scratch("drift");
     let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     chartgen(&["render", "-f", "values/dev.yaml", "--output-dir", target]);
@@ -252,7 +245,7 @@ fn check_reports_drift_and_writes_nothing() {
 /// compared, and nothing of the file is quoted.
 #[test]
 fn check_reports_a_stale_file_that_does_not_parse_as_drift() {
-    let dir_tmp = temp("stale-unparsed");
+    let dir_tmp = scratch("stale-unparsed");
     let dir = dir_tmp.path().to_path_buf();
     let target = dir.to_str().unwrap();
     let render = |extra: &[&str]| {
@@ -282,9 +275,9 @@ fn check_reports_a_stale_file_that_does_not_parse_as_drift() {
 /// values are gone: what it points at is never touched.
 #[test]
 fn a_linked_folder_is_no_stale_environment() {
-    let dir_tmp = temp("linked");
+    let dir_tmp = scratch("linked");
     let dir = dir_tmp.path().to_path_buf();
-    let elsewhere_tmp = temp("linked-elsewhere");
+    let elsewhere_tmp = scratch("linked-elsewhere");
     let elsewhere = elsewhere_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::create_dir_all(elsewhere.join("release")).unwrap();

@@ -11,7 +11,7 @@ use kubernetes::location::Source;
 use kubernetes::manifest::LIMITS;
 use kubernetes::yaml;
 
-use crate::harness::{chartgen, chartgen_with_stdin, root};
+use crate::harness::{chartgen, chartgen_with_stdin, root, scratch};
 
 /// A small deterministic generator (xorshift), so the corpus is the same on
 /// every run.
@@ -600,7 +600,7 @@ fn what_kubectls_reader_refuses_before_yaml_is_refused() {
 /// manifest, and the hint spells the character's own escape.
 #[test]
 fn a_values_file_hides_no_key_behind_a_yaml_1_1_line_break() {
-    let dir = temp("values-line-break");
+    let dir = scratch("values-line-break");
     let values = dir.path().join("values.yaml");
     std::fs::write(&values, "# harmless\u{2028}buildd: {replicas: 5}\n").unwrap();
     let run = chartgen(&["validate", "-f", values.to_str().unwrap()]);
@@ -635,13 +635,6 @@ fn quotes_from_the_input_are_escaped_and_short() {
     assert!(error.message.chars().count() < 300, "{}", error.message);
 }
 
-fn temp(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("chartgen-{name}-"))
-        .tempdir()
-        .unwrap()
-}
-
 const SA: &str = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a, namespace: x}\n";
 
 fn write(path: &Path, text: &str) {
@@ -660,7 +653,7 @@ fn objects_read(run: &crate::harness::Run) -> &str {
 // Over 80 lines: a table of kustomizations and the outcome each must give.
 #[test]
 fn kustomizations_are_evaluated_or_refused() {
-    let dir_tmp = temp("kustomize");
+    let dir_tmp = scratch("kustomize");
     let dir = dir_tmp.path().to_path_buf();
     let app = dir.join("app");
     write(
@@ -782,7 +775,7 @@ fn chartgen_output_directories_still_check() {
 /// `a_fifo_named_on_the_command_line_is_read_as_it_streams`).
 #[test]
 fn special_files_are_refused_not_opened() {
-    let dir_tmp = temp("special");
+    let dir_tmp = scratch("special");
     let dir = dir_tmp.path().to_path_buf();
     write(&dir.join("sa.yaml"), SA);
     let fifo = dir.join("pipe.yaml");
@@ -840,7 +833,7 @@ fn fifo_writing(path: &Path, text: String) -> std::thread::JoinHandle<()> {
 /// the same budget as a file.
 #[test]
 fn a_fifo_named_on_the_command_line_is_read_as_it_streams() {
-    let dir_tmp = temp("named-fifo");
+    let dir_tmp = scratch("named-fifo");
     let dir = dir_tmp.path().to_path_buf();
     let (old, new) = (dir.join("old"), dir.join("new"));
     let writers = [
@@ -885,9 +878,9 @@ fn a_fifo_named_on_the_command_line_is_read_as_it_streams() {
 /// named on the command line is read (the user named it).
 #[test]
 fn links_inside_a_directory_are_not_read_and_say_so() {
-    let dir_tmp = temp("links");
+    let dir_tmp = scratch("links");
     let dir = dir_tmp.path().to_path_buf();
-    let elsewhere_tmp = temp("links-elsewhere");
+    let elsewhere_tmp = scratch("links-elsewhere");
     let elsewhere = elsewhere_tmp.path().to_path_buf();
     write(&dir.join("sa.yaml"), SA);
     write(
@@ -1070,7 +1063,7 @@ fn small_alias_bombs_in_many_files_share_one_node_budget() {
     if !crate::tools::slow("the whole node budget, expanded") {
         return;
     }
-    let dir_tmp = temp("bombs");
+    let dir_tmp = scratch("bombs");
     let dir = dir_tmp.path().to_path_buf();
     let per_file = LIMITS.max_nodes / 4;
     for i in 0..8 {
@@ -1149,7 +1142,7 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
     if !crate::tools::slow("the whole byte budget, read") {
         return;
     }
-    let dir_tmp = temp("bytes");
+    let dir_tmp = scratch("bytes");
     let dir = dir_tmp.path().to_path_buf();
     let half = "# padding\n".repeat(LIMITS.max_bytes / 2 / 10 + 1);
     write(&dir.join("a.yaml"), &format!("{SA}{half}"));
@@ -1176,7 +1169,7 @@ fn files_together_over_the_byte_budget_stop_at_the_one_that_passes_it() {
 /// swapped in after the folder was listed is refused, not waited on.
 #[test]
 fn files_chartgen_found_are_never_streams_or_revisions() {
-    let dir_tmp = temp("found");
+    let dir_tmp = scratch("found");
     let dir = dir_tmp.path().to_path_buf();
     let fifo = dir.join("object.yaml");
     assert!(

@@ -9,15 +9,7 @@ use std::process::{Command, Stdio};
 
 use clap::CommandFactory as _;
 
-use crate::harness::{chartgen, root};
-
-/// A fresh folder for one test.
-fn scratch(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("chartgen-{name}-"))
-        .tempdir()
-        .unwrap()
-}
+use crate::harness::{chartgen, root, scratch};
 
 /// `chartgen completions SHELL`, written to a file of `dir`.
 fn script(shell: &str, dir: &Path) -> PathBuf {

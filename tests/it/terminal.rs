@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::harness::{Run, chartgen, chartgen_with_stdin};
+use crate::harness::{Run, chartgen, chartgen_with_stdin, scratch};
 
 /// What the input below smuggles in: ESC sequences (clear screen, set
 /// title), CR, NEL, DEL, CSI, line and paragraph separators, a right-to-left
@@ -30,14 +30,6 @@ fn assert_clean(run: &Run) {
             );
         }
     }
-}
-
-/// A fresh folder for one test.
-fn scratch(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("chartgen-{name}-"))
-        .tempdir()
-        .unwrap()
 }
 
 /// `text` as a YAML double-quoted string with everything but printable
