@@ -13,7 +13,9 @@
 //! findings).
 //!
 //! To add a rule: write `<name>.rs` here, with `pub const RULE:
-//! Definition` (an id, a `section` and a `rank` no other rule has) and its
+//! Definition` (an id, a `section` and a `rank` no other rule has; a help
+//! text too long to read in a string literal beside it, in `<name>.md`,
+//! read with `include_str!`, as `api.md` and `schema.md` are) and its
 //! `fn check(inputs: &Inputs, findings: &mut Findings)`; write `<name>.yaml`
 //! beside it, a fixture that breaks the rule and nothing else (alone, or,
 //! under a `# Over shared/release.yaml` header, as the objects that change
