@@ -7,7 +7,10 @@
 //!   two the cluster makes (`system-node-critical` of value 2000001000,
 //!   `system-cluster-critical` of 2000000000, neither the global default);
 //!   any other is worth at most 1000000000. Its `preemptionPolicy`, where
-//!   given, is `PreemptLowerPriority` or `Never` (not `""`).
+//!   given, is `PreemptLowerPriority` or `Never` (not `""`). A Pod created
+//!   naming a class of that prefix names one of the two, and writes no
+//!   `priority` or `preemptionPolicy` but theirs (the Priority admission
+//!   plugin).
 //! - A StorageClass's `provisioner` is a qualified name (read in lower
 //!   case); its `parameters` at most 512, with keys, and at most 256 KiB of
 //!   keys and values together; its `reclaimPolicy` `Delete` or `Retain`
@@ -44,6 +47,50 @@ const SYSTEM_CLASSES: [(&str, i64); 2] = [
     ("system-node-critical", 2_000_001_000),
     ("system-cluster-critical", 2_000_000_000),
 ];
+
+/// What the Priority admission plugin refuses of a Pod created naming a
+/// class of the reserved prefix `system-`, which no user makes: one the
+/// cluster does not make is not found, and one it makes sets the pod's
+/// `priority` (its value) and `preemptionPolicy` (`PreemptLowerPriority`),
+/// which the pod may not write otherwise. A pod naming another class, or
+/// none, is judged by the classes the cluster holds (and its global
+/// default), which the input does not show.
+pub(super) fn system_priority(spec: &Json, at: &KeyPath, found: &mut Found) {
+    let Some(name) =
+        (spec.field("priorityClassName").as_str()).filter(|name| name.starts_with("system-"))
+    else {
+        return;
+    };
+    let Some((_, worth)) = SYSTEM_CLASSES.iter().find(|(known, _)| *known == name) else {
+        found.push((
+            at.key("priorityClassName"),
+            format!(
+                "no PriorityClass with name {name} was found: the cluster makes no other of the reserved prefix `system-` (the Priority admission plugin)"
+            ),
+        ));
+        return;
+    };
+    if let Some(priority) = spec.field("priority").as_i64()
+        && priority != *worth
+    {
+        found.push((
+            at.key("priority"),
+            format!(
+                "the integer value of priority ({priority}) must not be provided in pod spec; priority admission controller computed {worth} from the given PriorityClass name"
+            ),
+        ));
+    }
+    if let Some(policy) = spec.field("preemptionPolicy").as_str()
+        && policy != "PreemptLowerPriority"
+    {
+        found.push((
+            at.key("preemptionPolicy"),
+            format!(
+                "the string value of PreemptionPolicy ({policy}) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name"
+            ),
+        ));
+    }
+}
 
 /// A PriorityClass's name, value and preemption policy.
 pub(super) fn priority_class(object: &Json, found: &mut Found) {

@@ -389,6 +389,11 @@ pub fn problems_remembering<'a>(
     }
     match kind {
         "PriorityClass" => classes::priority_class(object, &mut found),
+        "Pod" => classes::system_priority(
+            object.field("spec"),
+            &KeyPath::root().key("spec"),
+            &mut found,
+        ),
         "StorageClass" => classes::storage_class(object, &mut found),
         "VolumeAttributesClass" => classes::volume_attributes_class(object, &mut found),
         "RuntimeClass" => classes::runtime_class(object, &mut found),
