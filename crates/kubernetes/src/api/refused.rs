@@ -59,6 +59,8 @@ pub fn refused(objects: &[&Json], schemas: &KubeSchemas, crds: &[Json]) -> Vec<R
     let mut why: Vec<Option<Refusal>> = vec![None; objects.len()];
     for (index, verdict) in conformance::check(objects, schemas, crds) {
         let (reason, unknown) = match verdict {
+            // Not verified is not refused.
+            Verdict::Unjudged(_) => continue,
             Verdict::Invalid(path, message, _) => (at(&path, &message), None),
             Verdict::Unknown(unknown) => (
                 format!("no {} {} is served", unknown.api_version, unknown.kind),

@@ -38,6 +38,9 @@ pub enum Verdict {
     /// first: the API server does not accept it (`NamesAccepted: False`).
     /// Why, said of its `spec.names.kind` ([`Verdict::CLAIM`]).
     ClaimTaken(String),
+    /// It is a custom resource that was not judged whole: why (a pattern
+    /// too large to match). Not a refusal: what could not be verified.
+    Unjudged(String),
 }
 
 impl Verdict {
@@ -99,8 +102,75 @@ fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
         .with_draft(jsonschema::Draft::Draft4)
         .should_validate_formats(false)
         .with_pattern_options(super::pattern_engine())
-        .with_keyword(GO_PATTERN, go_pattern);
+        .with_keyword(GO_PATTERN, go_pattern)
+        .with_keyword(REQUIRED, |_, value, _| {
+            let names = (value.as_array().into_iter().flatten())
+                .filter_map(|name| Some(name.as_str()?.to_owned()))
+                .collect();
+            Ok(Box::new(Required(names)))
+        });
     super::go_formats::keyword(super::go_numbers::keywords(options))
+}
+
+/// The keyword a CRD schema's `required` is judged by ([`tighten`] puts
+/// it there): the engine's, but for an object that misses many names,
+/// whose first [`MISSING_NAMED`] are each an error and the rest one more.
+/// The engine collects every error before the first is read, so a list of
+/// thousands of names over a list of many items made millions of them.
+const REQUIRED: &str = "x-chartgen-required";
+
+/// How many missing names of one object are each an error of their own.
+const MISSING_NAMED: usize = 8;
+
+/// A compiled [`REQUIRED`]: its names.
+struct Required(Vec<String>);
+
+impl Required {
+    fn missing<'n>(
+        &'n self,
+        object: &'n serde_json::Map<String, Json>,
+    ) -> impl Iterator<Item = &'n String> {
+        self.0.iter().filter(|name| !object.contains_key(*name))
+    }
+}
+
+impl<'i> jsonschema::Keyword<'i> for Required {
+    fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+        match self.iter_errors(instance).next() {
+            None => Ok(()),
+            Some(error) => Err(error),
+        }
+    }
+
+    fn iter_errors(
+        &self,
+        instance: &'i Json,
+    ) -> Box<dyn Iterator<Item = jsonschema::ValidationError<'i>> + 'i> {
+        let Some(object) = instance.as_object() else {
+            return Box::new(std::iter::empty());
+        };
+        let mut errors = Vec::new();
+        let mut missing = self.missing(object);
+        for name in missing.by_ref().take(MISSING_NAMED) {
+            errors.push(jsonschema::ValidationError::custom(format!(
+                "{} is a required property",
+                Json::String(name.clone())
+            )));
+        }
+        let more = missing.count();
+        if more > 0 {
+            errors.push(jsonschema::ValidationError::custom(format!(
+                "and {more} more required properties are missing"
+            )));
+        }
+        Box::new(errors.into_iter())
+    }
+
+    fn is_valid(&self, instance: &'i Json) -> bool {
+        instance
+            .as_object()
+            .is_none_or(|object| self.missing(object).next().is_none())
+    }
 }
 
 /// The keyword a CRD schema's `pattern` is judged by ([`strict`] renames
@@ -125,12 +195,12 @@ fn go_pattern<'a>(
         ))
     };
     let read = crate::regexp::read(pattern).map_err(refused)?;
-    let regex = match compile_go_pattern(&read, super::PATTERN_SIZE_LIMIT) {
-        Err(regex::Error::CompiledTooBig(_)) => large_go_pattern(&read),
-        compiled => Some(compiled.map_err(|e| refused(e.to_string()))?),
+    let matcher = match compile_go_pattern(&read, super::PATTERN_SIZE_LIMIT) {
+        Err(regex::Error::CompiledTooBig(_)) => Matcher::Large(read, std::sync::OnceLock::new()),
+        compiled => Matcher::Compiled(compiled.map_err(|e| refused(e.to_string()))?),
     };
     Ok(Box::new(GoPattern {
-        regex,
+        matcher,
         pattern: pattern.to_owned(),
     }))
 }
@@ -154,14 +224,15 @@ const LARGE_PATTERN_SIZE_LIMIT: usize = 64 << 20;
 
 /// How many patterns a run compiles past [`super::PATTERN_SIZE_LIMIT`]
 /// (each about a tenth of a second and up to
-/// [`LARGE_PATTERN_SIZE_LIMIT`]): a hostile CRD's patterns cannot cost
-/// more than these.
+/// [`LARGE_PATTERN_SIZE_LIMIT`]), the first a value is matched against:
+/// a hostile CRD's patterns cannot cost more than these.
 const LARGE_PATTERNS: usize = 8;
 
 /// A pattern Go takes whose program passes [`super::PATTERN_SIZE_LIMIT`]
-/// in the regex crate, compiled once a run ([`LargePatterns`]). A schema
-/// compiles its patterns each time it is built (a CRD's defaults build
-/// parts of it again), hence the cache.
+/// in the regex crate, compiled once a run ([`LargePatterns`]), when a
+/// value is first matched against it. A schema compiles its patterns each
+/// time it is built (a CRD's defaults build parts of it again), hence
+/// the cache.
 fn large_go_pattern(read: &str) -> Option<regex::Regex> {
     use std::sync::{Mutex, PoisonError};
     static COMPILED: Mutex<Option<LargePatterns>> = Mutex::new(None);
@@ -199,10 +270,23 @@ impl LargePatterns {
 /// A compiled [`GO_PATTERN`]: a string that does not match is refused in
 /// the words the engine's `pattern` uses; any other value passes, and
 /// every value where the pattern is too large to judge
-/// ([`LargePatterns`]).
+/// ([`LargePatterns`]), which [`judge`] reports ([`Verdict::Unjudged`]).
 struct GoPattern {
-    regex: Option<regex::Regex>,
+    matcher: Matcher,
     pattern: String,
+}
+
+/// A pattern's regex: compiled within the usual limit, or a large one
+/// (its text as the regex crate reads it) compiled on its first match.
+enum Matcher {
+    Compiled(regex::Regex),
+    Large(String, std::sync::OnceLock<Option<regex::Regex>>),
+}
+
+std::thread_local! {
+    /// Whether this thread matched a value against a pattern too large to
+    /// judge since [`judge`] last asked.
+    static UNJUDGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 impl<'i> jsonschema::Keyword<'i> for GoPattern {
@@ -211,16 +295,28 @@ impl<'i> jsonschema::Keyword<'i> for GoPattern {
             true => Ok(()),
             false => Err(jsonschema::ValidationError::custom(format!(
                 r#"{instance} does not match "{}""#,
-                self.pattern
+                crate::text::clip(&self.pattern, 200)
             ))),
         }
     }
 
     fn is_valid(&self, instance: &'i Json) -> bool {
-        let Some(regex) = &self.regex else {
+        let Some(text) = instance.as_str() else {
             return true;
         };
-        instance.as_str().is_none_or(|text| regex.is_match(text))
+        let regex = match &self.matcher {
+            Matcher::Compiled(regex) => Some(regex),
+            Matcher::Large(read, compiled) => {
+                compiled.get_or_init(|| large_go_pattern(read)).as_ref()
+            }
+        };
+        match regex {
+            Some(regex) => regex.is_match(text),
+            None => {
+                UNJUDGED.set(true);
+                true
+            }
+        }
     }
 }
 
@@ -321,77 +417,90 @@ fn judge(object: &Json, schemas: &KubeSchemas, custom: &Custom) -> Vec<Verdict> 
         // `is_valid` can answer true where `iter_errors` finds an error
         // (a schema whose `$ref`s form a cycle, an instance deep enough for
         // its cache: the test below).
-        Some(Ok(CustomSchema {
-            schema,
-            validator,
-            status_dropped,
-            defaulted,
-        })) => invalid({
-            let metadata = custom_metadata(object, schemas);
-            // Copied only when the server's reading changes something.
-            let read;
-            let object = match *defaulted || to_read(object) {
-                false => object,
-                true => {
-                    let mut budget = DEFAULTED_BUDGET;
-                    read = as_the_server_reads(object, Some(schema), &mut budget);
-                    &read
-                }
-            };
-            // A status the server drops is read by its strict decoder
-            // first: only an unknown field there is refused.
-            let dropped = *status_dropped && object.get("status").is_some();
-            let in_status = |path: &str| path == "/status" || path.starts_with("/status/");
-            let judged = |e: &jsonschema::ValidationError<'_>| {
-                !dropped
-                    || !in_status(e.instance_path().as_str())
-                    || matches!(
-                        e.kind(),
-                        jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
-                    )
-            };
-            (validator.iter_errors(object))
-                .filter(judged)
-                .flat_map(|e| {
-                    let path = KeyPath::from_pointer(e.instance_path().as_str());
-                    // One verdict for each unknown field, located at it.
-                    match e.kind() {
-                        jsonschema::error::ValidationErrorKind::AdditionalProperties {
-                            unexpected,
-                        } => {
-                            let known = declared(schema, e.schema_path().as_str());
-                            (unexpected.iter())
-                                .map(|name| {
-                                    let message = super::unknown_field(name, known.iter().copied());
-                                    (path.clone(), message, Some(name.clone()))
-                                })
-                                .collect()
-                        }
-                        _ => vec![(path, e.to_string(), None)],
-                    }
-                })
-                .chain(metadata)
-                .chain(beside_the_schema(schema, object, Reading::Object, schemas))
-                .take(RESOURCE_FINDINGS + 1)
-                .collect::<Vec<_>>()
-        })
-        .into_iter()
-        .enumerate()
-        .map(|(i, verdict)| match i < RESOURCE_FINDINGS {
-            true => verdict,
-            false => Verdict::Invalid(
-                KeyPath::root(),
-                format!("more problems past these first {RESOURCE_FINDINGS} are not listed"),
-                None,
-            ),
-        })
-        .collect(),
+        Some(Ok(custom)) => judge_custom(object, custom, schemas),
         Some(Err(why)) => vec![Verdict::Uncompiled(why.clone())],
         None => vec![Verdict::Unknown(unknown(
             (api_version.to_owned(), kind.to_owned()),
             schemas,
         ))],
     }
+}
+
+/// The verdicts on a custom resource: what the server's strict decoder
+/// refuses of its `metadata` first, as the server does, then its schema's
+/// errors and what the schema leaves to the server ([`beside_the_schema`]),
+/// up to [`RESOURCE_FINDINGS`]; and a [`Verdict::Unjudged`] where a
+/// pattern was too large to match.
+fn judge_custom(object: &Json, custom: &CustomSchema, schemas: &KubeSchemas) -> Vec<Verdict> {
+    let CustomSchema {
+        schema,
+        validator,
+        status_dropped,
+        defaulted,
+    } = custom;
+    let metadata = custom_metadata(object, schemas);
+    // Copied only when the server's reading changes something.
+    let read;
+    let object = match *defaulted || to_read(object) {
+        false => object,
+        true => {
+            let mut budget = DEFAULTED_BUDGET;
+            read = as_the_server_reads(object, Some(schema), &mut budget);
+            &read
+        }
+    };
+    // A status the server drops is read by its strict decoder
+    // first: only an unknown field there is refused.
+    let dropped = *status_dropped && object.get("status").is_some();
+    let in_status = |path: &str| path == "/status" || path.starts_with("/status/");
+    let judged = |e: &jsonschema::ValidationError<'_>| {
+        !dropped
+            || !in_status(e.instance_path().as_str())
+            || matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
+            )
+    };
+    UNJUDGED.set(false);
+    let errors = (validator.iter_errors(object))
+        .filter(judged)
+        .flat_map(|e| {
+            let path = KeyPath::from_pointer(e.instance_path().as_str());
+            // One verdict for each unknown field, located at it.
+            match e.kind() {
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    let known = declared(schema, e.schema_path().as_str());
+                    (unexpected.iter())
+                        .map(|name| {
+                            let message = super::unknown_field(name, known.iter().copied());
+                            (path.clone(), message, Some(name.clone()))
+                        })
+                        .collect()
+                }
+                _ => vec![(path, e.to_string(), None)],
+            }
+        });
+    let found: Vec<_> = (metadata.into_iter())
+        .chain(errors)
+        .chain(beside_the_schema(schema, object, Reading::Object, schemas))
+        .take(RESOURCE_FINDINGS + 1)
+        .collect();
+    let mut verdicts = invalid(found);
+    if verdicts.len() > RESOURCE_FINDINGS {
+        verdicts.truncate(RESOURCE_FINDINGS);
+        verdicts.push(Verdict::Invalid(
+            KeyPath::root(),
+            format!("more problems past these first {RESOURCE_FINDINGS} are not listed"),
+            None,
+        ));
+    }
+    if UNJUDGED.take() {
+        verdicts.push(Verdict::Unjudged(format!(
+            "a pattern of its CRD's schema compiles past what chartgen matches ({} MiB, or past {LARGE_PATTERNS} such patterns a run): its strings were not matched against it",
+            LARGE_PATTERN_SIZE_LIMIT >> 20
+        )));
+    }
+    verdicts
 }
 
 /// The members a closed object of the custom schema `schema` declares,
@@ -1020,10 +1129,6 @@ const PRUNED: &str = "x-chartgen-pruned";
 /// A reference to [`PRUNED`].
 const PRUNED_REF: &str = "#/definitions/x-chartgen-pruned";
 
-/// The most names a `required` is compiled with where it stands: the
-/// engine checks up to 64 in one pass with the object's other keys.
-const LONG_REQUIRED: usize = 64;
-
 /// What a strict schema judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Reading {
@@ -1070,21 +1175,12 @@ fn tighten(node: &mut Json, resource: bool, reading: Reading) {
             let default = (name.as_str()).and_then(|name| properties?.get(name)?.get("default"));
             reading == Reading::Default || default.is_none_or(Json::is_null)
         });
-        // Draft 4 wants at least one name there. A long list is asked
-        // from `allOf`, which holds the same names to the same object (and
-        // passes what is no object, as `required` does): the engine
-        // compares the `required` of a closed object with its properties
+        // Chartgen's keyword, which names a few missing names of one
+        // object and counts the rest ([`REQUIRED`]); the engine's also
+        // compared the `required` of a closed object with its properties
         // name by name, quadratic in a list of thousands.
-        if required.len() > LONG_REQUIRED {
-            let asked = serde_json::json!({ "required": required });
-            match object.get_mut("allOf") {
-                Some(Json::Array(all)) => all.push(asked),
-                _ => {
-                    object.insert("allOf".into(), Json::Array(vec![asked]));
-                }
-            }
-        } else if !required.is_empty() {
-            object.insert("required".into(), Json::Array(required));
+        if !required.is_empty() {
+            object.insert(REQUIRED.into(), Json::Array(required));
         }
     }
     // An embedded resource (not the root) needs its apiVersion and kind,
@@ -1902,7 +1998,7 @@ mod tests {
     /// is not a million findings.
     #[test]
     fn a_custom_resources_findings_stop_at_a_limit() {
-        let required: Vec<String> = (0..50).map(|i| format!("f{i}")).collect();
+        let required: Vec<String> = (0..5).map(|i| format!("f{i}")).collect();
         let crd = widget_crd(json!({
             "items": {"type": "array", "items": {"type": "object", "required": required}},
         }));
@@ -1915,8 +2011,53 @@ mod tests {
             verdicts.last()
         );
         // Just within the limit, every finding and no note.
-        let verdicts = widget_verdicts(&crd, json!({"items": vec![json!({}); 2]}));
+        let verdicts = widget_verdicts(&crd, json!({"items": vec![json!({}); 20]}));
         assert_eq!(verdicts.len(), RESOURCE_FINDINGS);
+    }
+
+    /// An object missing many required names has the first few each
+    /// named and the rest counted, so that a list of thousands of names
+    /// over a list of many items is not millions of errors (a review made
+    /// 1.4 GB of them from 38 KB).
+    #[test]
+    fn many_missing_names_are_named_a_few_and_counted() {
+        let required: Vec<String> = (0..20).map(|i| format!("f{i}")).collect();
+        let crd = widget_crd(json!({
+            "items": {"type": "array", "items": {"type": "object", "required": required}},
+        }));
+        let messages: Vec<String> = widget_verdicts(&crd, json!({"items": [{}]}))
+            .into_iter()
+            .map(|v| match v {
+                Verdict::Invalid(path, message, _) => format!("{path}: {message}"),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let mut expected: Vec<String> = (0..8)
+            .map(|i| format!("spec.items[0]: \"f{i}\" is a required property"))
+            .collect();
+        expected.push("spec.items[0]: and 12 more required properties are missing".to_owned());
+        assert_eq!(messages, expected);
+        // Inside `not`, the keyword agrees with itself: missing names pass.
+        let crd = widget_crd(json!({"x": {"type": "object", "not": {"required": ["a"]},
+            "properties": {"a": {"type": "integer"}}}}));
+        assert_eq!(widget_verdicts(&crd, json!({"x": {}})), vec![]);
+        assert_eq!(widget_verdicts(&crd, json!({"x": {"a": 1}})).len(), 1);
+    }
+
+    /// A pattern too large to match passes every string and says so:
+    /// [`judge_custom`] turns that into a note ([`Verdict::Unjudged`]), no
+    /// refusal; a value that is no string has nothing to match.
+    #[test]
+    fn a_pattern_too_large_to_match_is_said_not_judged() {
+        use jsonschema::Keyword as _;
+        let pattern = GoPattern {
+            matcher: Matcher::Large("x".to_owned(), std::sync::OnceLock::from(None)),
+            pattern: "x".to_owned(),
+        };
+        UNJUDGED.set(false);
+        assert!(pattern.is_valid(&json!(5)) && !UNJUDGED.take());
+        assert!(pattern.is_valid(&json!("anything")) && UNJUDGED.take());
+        assert!(pattern.validate(&json!("y")).is_ok() && UNJUDGED.take());
     }
 
     /// A null item of an array whose items are not `nullable` becomes
@@ -2004,14 +2145,13 @@ mod tests {
         }
     }
 
-    /// A `required` of more names than the engine checks in one pass is
-    /// asked from `allOf`: the same verdicts (each missing name, none for a
-    /// name with a default, none for a null where the node is nullable),
-    /// and a CRD of thousands of required fields compiles at once (it was
-    /// quadratic in the engine; BENCHMARKS.md).
+    /// A `required` of any length gives the same verdicts (each missing
+    /// name, none for a name with a default, none for a null where the
+    /// node is nullable), and a CRD of thousands of required fields
+    /// compiles at once (it was quadratic in the engine; BENCHMARKS.md).
     #[test]
     fn a_long_required_list_gives_the_same_verdicts() {
-        for count in [LONG_REQUIRED, LONG_REQUIRED + 1, 5_000] {
+        for count in [9, 65, 5_000] {
             let mut properties = serde_json::Map::new();
             let mut spec = serde_json::Map::new();
             for n in 0..count {

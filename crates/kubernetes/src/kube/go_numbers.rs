@@ -316,6 +316,8 @@ impl<'i> jsonschema::Keyword<'i> for GoType {
 struct GoEnum {
     members: Vec<Json>,
     by_form: HashMap<String, Vec<usize>>,
+    /// The members as a refusal lists them, made once.
+    listed: String,
 }
 
 impl GoEnum {
@@ -327,6 +329,7 @@ impl GoEnum {
         GoEnum {
             members: members.to_vec(),
             by_form,
+            listed: listed(members),
         }
     }
 
@@ -342,29 +345,9 @@ impl<'i> jsonschema::Keyword<'i> for GoEnum {
         if self.is_valid(instance) {
             return Ok(());
         }
-        // In the engine's own words for an `enum`, the members listed up to
-        // about what a message shows: each refused value its own message.
-        const SHOWN: usize = 400;
-        let mut listed = String::new();
-        let mut members = self.members.iter();
-        for (i, member) in members.by_ref().enumerate() {
-            let last = i + 1 == self.members.len();
-            match (i, last) {
-                (0, _) => {}
-                (_, true) => listed.push_str(" or "),
-                (_, false) => listed.push_str(", "),
-            }
-            listed.push_str(&member.to_string());
-            if listed.len() > SHOWN {
-                break;
-            }
-        }
-        let more = members.len();
-        if more > 0 {
-            listed.push_str(&format!(" or {more} more"));
-        }
         Err(jsonschema::ValidationError::custom(format!(
-            "{instance} is not one of {listed}"
+            "{instance} is not one of {}",
+            self.listed
         )))
     }
 
@@ -386,6 +369,31 @@ impl<'i> jsonschema::Keyword<'i> for GoEnum {
             None => false,
         }
     }
+}
+
+/// `members` as a refusal lists them, in the engine's own words for an
+/// `enum` (`"x", "y" or "z"`): each clipped, up to about what a message
+/// shows, the rest counted.
+fn listed(members: &[Json]) -> String {
+    const SHOWN: usize = 400;
+    let mut listed = String::new();
+    let mut rest = members.iter();
+    for (i, member) in rest.by_ref().enumerate() {
+        match (i, i + 1 == members.len()) {
+            (0, _) => {}
+            (_, true) => listed.push_str(" or "),
+            (_, false) => listed.push_str(", "),
+        }
+        listed.push_str(&crate::text::clip(&member.to_string(), 80));
+        if listed.len() > SHOWN {
+            break;
+        }
+    }
+    let more = rest.len();
+    if more > 0 {
+        listed.push_str(&format!(" or {more} more"));
+    }
+    listed
 }
 
 /// A form two values [`same`] share: numbers as float64 bits (`-0` as

@@ -52,6 +52,9 @@ fn check(inputs: &Inputs<'_>, findings: &mut Findings<'_>) {
             Verdict::Uncompiled(why) | Verdict::NotStored(why) => {
                 findings.report(Invariant::UnknownKind, index, &KeyPath::root(), why);
             }
+            Verdict::Unjudged(why) => {
+                findings.note(context.manifests[index].id.to_string(), why);
+            }
             Verdict::ClaimTaken(why) => {
                 let at = KeyPath::dotted(Verdict::CLAIM);
                 findings.report(Invariant::Api, index, &at, why);
