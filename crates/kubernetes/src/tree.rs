@@ -238,6 +238,13 @@ pub struct PodPlace {
 /// Security, the API rules, the server's defaults, `diff` and `rbac` (the
 /// ServiceAccount a pod runs as) all find a pod by it.
 pub fn pod_place(group: &str, kind: &str) -> Option<PodPlace> {
+    let (place, groups) = by_kind(kind)?;
+    groups.contains(&group).then_some(place)
+}
+
+/// Where a kind of this name carries its pod, and the groups whose kind
+/// of that name it is (any version: `extensions` held the older apps).
+fn by_kind(kind: &str) -> Option<(PodPlace, &'static [&'static str])> {
     const POD: PodPlace = PodPlace {
         template: &[],
         spec: &["spec"],
@@ -262,21 +269,26 @@ pub fn pod_place(group: &str, kind: &str) -> Option<PodPlace> {
         template_pointer: "/spec/jobTemplate/spec/template",
         spec_pointer: "/spec/jobTemplate/spec/template/spec",
     };
-    Some(match (group, kind) {
-        ("", "Pod") => POD,
-        ("", "PodTemplate") => TEMPLATE,
-        ("", "ReplicationController")
-        | ("apps" | "extensions", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
-        | ("batch", "Job") => SPEC_TEMPLATE,
-        ("batch", "CronJob") => JOB_TEMPLATE,
+    Some(match kind {
+        "Pod" => (POD, &[""]),
+        "PodTemplate" => (TEMPLATE, &[""]),
+        "ReplicationController" => (SPEC_TEMPLATE, &[""]),
+        "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet" => {
+            (SPEC_TEMPLATE, &["apps", "extensions"])
+        }
+        "Job" => (SPEC_TEMPLATE, &["batch"]),
+        "CronJob" => (JOB_TEMPLATE, &["batch"]),
         _ => return None,
     })
 }
 
 /// [`pod_place`] of `object`, by its `apiVersion`'s group and its `kind`.
 pub fn pod_place_of(object: &Json) -> Option<PodPlace> {
+    // The kind first: most objects carry no pod, and their group is not
+    // read.
+    let (place, groups) = by_kind(object.field("kind").as_str()?)?;
     let group = crate::manifest::api_group(object.field("apiVersion").as_str()?);
-    pod_place(group, object.field("kind").as_str()?)
+    groups.contains(&group).then_some(place)
 }
 
 /// The objects the pod `spec` names, in either tree: its ServiceAccount

@@ -146,7 +146,11 @@ impl<'i> jsonschema::Keyword<'i> for Required {
         &self,
         instance: &'i Json,
     ) -> Box<dyn Iterator<Item = jsonschema::ValidationError<'i>> + 'i> {
-        let Some(object) = instance.as_object() else {
+        // Most objects miss nothing: no list is made for them.
+        let Some(object) = instance
+            .as_object()
+            .filter(|o| self.missing(o).next().is_some())
+        else {
             return Box::new(std::iter::empty());
         };
         let mut errors = Vec::new();
@@ -1175,12 +1179,17 @@ fn tighten(node: &mut Json, resource: bool, reading: Reading) {
             let default = (name.as_str()).and_then(|name| properties?.get(name)?.get("default"));
             reading == Reading::Default || default.is_none_or(Json::is_null)
         });
-        // Chartgen's keyword, which names a few missing names of one
-        // object and counts the rest ([`REQUIRED`]); the engine's also
-        // compared the `required` of a closed object with its properties
-        // name by name, quadratic in a list of thousands.
-        if !required.is_empty() {
+        // Draft 4 wants at least one name there. A list of more names
+        // than an object's errors may name is chartgen's keyword, which
+        // names a few and counts the rest ([`REQUIRED`]); the engine's
+        // also compared the `required` of a closed object with its
+        // properties name by name, quadratic in a list of thousands. A
+        // short one stays the engine's, which it fuses with the object's
+        // other keywords.
+        if required.len() > MISSING_NAMED {
             object.insert(REQUIRED.into(), Json::Array(required));
+        } else if !required.is_empty() {
+            object.insert("required".into(), Json::Array(required));
         }
     }
     // An embedded resource (not the root) needs its apiVersion and kind,
