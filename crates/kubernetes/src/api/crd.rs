@@ -16,7 +16,7 @@
 //! root's naming no field the schema beside them does not. A schema the
 //! API server cannot read as structural at all (an unsupported keyword)
 //! is refused for that alone, as the server does. A structural schema's
-//! defaults are held to it ([`crate::kube::conformance::refused_defaults`]).
+//! defaults are held to it ([`crate::kube::conformance::crd_defaults::refused_defaults`]).
 //! Not checked here: CEL rules and their cost, `format` names. A `pattern`
 //! is one Go's `regexp` compiles ([`crate::regexp::check`]).
 //!
@@ -182,7 +182,8 @@ pub fn check(spec: &Json, at: &KeyPath, found: &mut Found) {
             junctors(schema, Some(schema), &mut trail, depth, &mut out);
             // A structural schema's defaults are held to it.
             if out.room == room && !out.dropped {
-                for (steps, why) in crate::kube::conformance::refused_defaults(schema) {
+                for (steps, why) in crate::kube::conformance::crd_defaults::refused_defaults(schema)
+                {
                     out.push_with(|| {
                         let path = trail.path(&[]);
                         (steps.iter().fold(path, |path, step| path.key(step)), why)
