@@ -496,3 +496,48 @@ fn many_items_against_long_required_and_large_enums_are_bounded() {
             .contains("and 3992 more required properties are missing")
     );
 }
+
+/// Past a run's eight patterns that compile past the regex crate's usual
+/// limit, a ninth is not matched, and `check` says so in a note on the
+/// resource rather than pass it in silence; the eight are matched.
+#[test]
+fn a_pattern_past_the_runs_large_ones_is_a_note() {
+    let mut properties = serde_json::Map::new();
+    let mut spec = serde_json::Map::new();
+    for (i, letter) in ('a'..='i').enumerate() {
+        // Each past 1 MiB as the regex crate compiles it, each its own.
+        properties.insert(
+            format!("f{i}"),
+            serde_json::json!({"type": "string", "pattern": format!("^{letter}\\p{{L}}{{30}}$")}),
+        );
+        spec.insert(format!("f{i}"), serde_json::json!("0"));
+    }
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object",
+                    "properties": properties}}}}}]}});
+    let widget = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"}, "spec": spec});
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [crd, widget]});
+    let run = chartgen_with_stdin(&["check", "--output", "json", "-"], Some(&list.to_string()));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let found = report["findings"].as_array().unwrap();
+    assert_eq!(found.len(), 8, "{}", run.stdout);
+    assert!(
+        found
+            .iter()
+            .all(|f| f["message"].as_str().unwrap().contains("does not match"))
+    );
+    let info = report["info"].as_array().unwrap();
+    assert_eq!(info.len(), 1, "{}", run.stdout);
+    assert_eq!(info[0]["subject"], "Widget default/w");
+    assert!(
+        info[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("its strings were not matched against it")
+    );
+}

@@ -55,32 +55,33 @@ impl Required {
     }
 }
 
+/// The engine's words for a missing name, the name clipped: a CRD's long
+/// name is not copied whole into each item's error.
+fn missing_error<'i>(name: &str) -> jsonschema::ValidationError<'i> {
+    let name = Json::String(crate::text::clip(name, 80).into_owned());
+    jsonschema::ValidationError::custom(format!("{name} is a required property"))
+}
+
 impl<'i> jsonschema::Keyword<'i> for Required {
     fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
-        match self.iter_errors(instance).next() {
-            None => Ok(()),
-            Some(error) => Err(error),
-        }
+        let first = instance.as_object().and_then(|o| self.missing(o).next());
+        first.map_or(Ok(()), |name| Err(missing_error(name)))
     }
 
     fn iter_errors(
         &self,
         instance: &'i Json,
     ) -> Box<dyn Iterator<Item = jsonschema::ValidationError<'i>> + 'i> {
-        // Most objects miss nothing: no list is made for them.
-        let Some(object) = instance
-            .as_object()
-            .filter(|o| self.missing(o).next().is_some())
-        else {
+        let Some(object) = instance.as_object() else {
             return Box::new(std::iter::empty());
         };
-        let mut errors = Vec::new();
         let mut missing = self.missing(object);
-        for name in missing.by_ref().take(MISSING_NAMED) {
-            errors.push(jsonschema::ValidationError::custom(format!(
-                "{} is a required property",
-                Json::String(name.clone())
-            )));
+        let mut errors: Vec<_> = (missing.by_ref().take(MISSING_NAMED))
+            .map(|name| missing_error(name))
+            .collect();
+        // Most objects miss nothing: nothing is boxed for them.
+        if errors.is_empty() {
+            return Box::new(std::iter::empty());
         }
         let more = missing.count();
         if more > 0 {
