@@ -1,5 +1,5 @@
-//! The command line: the clap definitions ([`args`], re-exported here so
-//! `cli::Cli` names them) and the examples their help ends with
+//! The command line: the clap definitions ([`args`]) and the examples
+//! their help ends with
 //! ([`examples`]), one function per subcommand ([`commands`]), and
 //! how errors are printed ([`report`]), which objects `render --show-only`
 //! prints ([`select`]). `main.rs` only dispatches.

@@ -180,6 +180,14 @@ pub fn whole(value: &Json) -> Option<i64> {
     value.as_i64().or_else(|| value.as_f64().and_then(go_whole))
 }
 
+/// A number written as a float (`1.0`, `1e+07`) whose value is a whole
+/// number an int64 holds: as an integer. The API server's `integer` takes
+/// it (kubectl and Helm send it as one); draft 4's `integer` would not.
+pub fn whole_number(n: &serde_json::Number) -> Option<serde_json::Number> {
+    let f = n.as_f64().filter(|_| n.is_f64())?;
+    go_whole(f).map(serde_json::Number::from)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -42,7 +42,7 @@ pub(super) fn decoded(table: &Table, index: u32, value: &Json) -> Option<Json> {
             }
             copy.map(Json::Array)
         }
-        Json::Number(n) => super::conformance::whole(n).map(Json::Number),
+        Json::Number(n) => crate::json::whole_number(n).map(Json::Number),
         _ => None,
     }
 }

@@ -62,7 +62,7 @@ const KEPT: &[&str] = &[
 
 /// chartgen's keyword for a kept `format` (beside it, as the engine's own
 /// `format` is not checked): its value is the format's name as written.
-pub(super) const FORMAT: &str = "x-chartgen-go-format";
+pub(super) const FORMAT: &str = "x-strict-go-format";
 
 /// A schema node's `format` where the API server of Kubernetes 1.`minor`
 /// keeps it: the name with its `-`s dropped.

@@ -38,26 +38,26 @@ use serde_json::{Map, Value as Json};
 /// `IsFloat64AJSONInteger` says so), and one that is not numeric beside a
 /// format the API server keeps (any array passes it, and any string the
 /// format passes).
-pub(super) const TYPE: &str = "x-chartgen-go-type";
+pub(super) const TYPE: &str = "x-strict-go-type";
 /// `multipleOf`, judged as Go does.
-pub(super) const MULTIPLE_OF: &str = "x-chartgen-go-multiple-of";
+pub(super) const MULTIPLE_OF: &str = "x-strict-go-multiple-of";
 /// `maximum`, judged as Go does, exclusive where [`EXCLUSIVE_MAXIMUM`] is
 /// true.
-pub(super) const MAXIMUM: &str = "x-chartgen-go-maximum";
+pub(super) const MAXIMUM: &str = "x-strict-go-maximum";
 /// `minimum`, judged as Go does, exclusive where [`EXCLUSIVE_MINIMUM`] is
 /// true.
-pub(super) const MINIMUM: &str = "x-chartgen-go-minimum";
+pub(super) const MINIMUM: &str = "x-strict-go-minimum";
 /// `enum`, judged as go-openapi judges it: a value equal to a member, or
 /// equal once converted to the member's Go type (`reflect`'s
 /// conversions: a float64 truncated to an int64, an int64 read as a
 /// rune's string).
-pub(super) const ENUM: &str = "x-chartgen-go-enum";
+pub(super) const ENUM: &str = "x-strict-go-enum";
 /// Beside a [`TYPE`]: a format loosens it (no keyword of its own).
-const LOOSE: &str = "x-chartgen-go-loose";
+const LOOSE: &str = "x-strict-go-loose";
 /// `exclusiveMaximum` beside a [`MAXIMUM`] (no keyword of its own).
-const EXCLUSIVE_MAXIMUM: &str = "x-chartgen-go-exclusive-maximum";
+const EXCLUSIVE_MAXIMUM: &str = "x-strict-go-exclusive-maximum";
 /// `exclusiveMinimum` beside a [`MINIMUM`] (no keyword of its own).
-const EXCLUSIVE_MINIMUM: &str = "x-chartgen-go-exclusive-minimum";
+const EXCLUSIVE_MINIMUM: &str = "x-strict-go-exclusive-minimum";
 
 /// Renames a schema node's numeric keywords and its `enum` to chartgen's
 /// (see the module). An `exclusiveMaximum` or `exclusiveMinimum` goes too, with or

@@ -183,7 +183,7 @@ impl Types {
 /// bounded further by the schema, an `int32`): whole, in 64 bits. A whole
 /// number past them (`9223372036854775808`, `1e30`) it refuses.
 fn is_integer(n: &serde_json::Number) -> bool {
-    n.is_i64() || super::conformance::whole(n).is_some()
+    n.is_i64() || crate::json::whole_number(n).is_some()
 }
 
 /// The values an `enum` allows, read from its table's pools when a message

@@ -4,14 +4,15 @@
 
 use serde_json::Value as Json;
 
+use super::beside::{beside_the_schema, embedded_metadata};
 use super::keywords::crd_schema_options;
 use super::strict::{Reading, strict};
-use super::{beside_the_schema, embedded_metadata, whole};
+use crate::json::whole_number;
 use crate::kube::KubeSchemas;
 use crate::location::KeyPath;
 
 /// The Kubernetes minor version defaults are judged at: the newest
-/// chartgen targets (where they are judged, the server's version is not
+/// this crate targets (where they are judged, the server's version is not
 /// known; only the formats it keeps depend on it).
 pub(super) const DEFAULTS_MINOR: u32 = 35;
 
@@ -232,7 +233,7 @@ pub(super) fn to_read(value: &Json) -> bool {
         Json::Object(map) => map.values().any(to_read),
         Json::Array(items) => items.iter().any(to_read),
         Json::Null => true,
-        Json::Number(n) => whole(n).is_some(),
+        Json::Number(n) => whole_number(n).is_some(),
         Json::Bool(_) | Json::String(_) => false,
     }
 }
@@ -316,7 +317,7 @@ pub(super) fn fits(value: &Json, budget: &mut usize) -> bool {
 /// (`nullable: true`) or does not know (an unknown field, an error of its
 /// own) stays. A null array item becomes the items' default where they
 /// are not `nullable` (each its own copy, counted against `budget`). A
-/// whole number written as a float is an integer ([`whole`]).
+/// whole number written as a float is an integer ([`whole_number`](crate::json::whole_number)).
 pub(super) fn as_the_server_reads(value: &Json, schema: Option<&Json>, budget: &mut usize) -> Json {
     let nullable = |s: &Json| s.get("nullable") == Some(&Json::Bool(true));
     let field = |name: &str| {
@@ -373,7 +374,7 @@ pub(super) fn as_the_server_reads(value: &Json, schema: Option<&Json>, budget: &
             }
             Json::Array(read)
         }
-        Json::Number(n) => whole(n).map_or_else(|| value.clone(), Json::Number),
+        Json::Number(n) => whole_number(n).map_or_else(|| value.clone(), Json::Number),
         other => other.clone(),
     }
 }

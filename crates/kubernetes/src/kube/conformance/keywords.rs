@@ -1,7 +1,7 @@
-//! chartgen's own keywords of a CRD's strict schema, which judge as the
+//! This crate's own keywords of a CRD's strict schema, which judge as the
 //! API server does where the engine would not: `pattern` as Go's regexp
-//! (`x-chartgen-go-pattern`, with the large patterns of Unicode classes
-//! compiled once a run), `required` of many names (`x-chartgen-required`,
+//! (`x-strict-go-pattern`, with the large patterns of Unicode classes
+//! compiled once a run), `required` of many names (`x-strict-required`,
 //! a few missing names each an error, the rest counted), and the options
 //! that register them with go-openapi's numbers and formats.
 
@@ -16,7 +16,7 @@ use serde_json::Value as Json;
 /// numbers there and would call a schema the API server accepts one that
 /// does not compile. The engine's `format` is not checked (draft 4 would
 /// check it by JSON Schema's definitions of the formats): a format the
-/// server keeps is judged by chartgen's keyword, as go-openapi judges it
+/// server keeps is judged by this crate's keyword, as go-openapi judges it
 /// (`go_formats`); patterns compile as the API server's do.
 pub(super) fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
     let options = jsonschema::options()
@@ -38,7 +38,7 @@ pub(super) fn crd_schema_options() -> jsonschema::ValidationOptions<'static> {
 /// whose first [`MISSING_NAMED`] are each an error and the rest one more.
 /// The engine collects every error before the first is read, so a list of
 /// thousands of names over a list of many items made millions of them.
-pub(super) const REQUIRED: &str = "x-chartgen-required";
+pub(super) const REQUIRED: &str = "x-strict-required";
 
 /// How many missing names of one object are each an error of their own.
 pub(super) const MISSING_NAMED: usize = 8;
@@ -103,7 +103,7 @@ impl<'i> jsonschema::Keyword<'i> for Required {
 /// it): the engine reads `pattern` as ECMA-262 (no `(?i)`, Unicode `\s`,
 /// a `.` that stops at `\r`), where the API server reads it as Go's
 /// `regexp`.
-pub(super) const GO_PATTERN: &str = "x-chartgen-go-pattern";
+pub(super) const GO_PATTERN: &str = "x-strict-go-pattern";
 
 /// Compiles a [`GO_PATTERN`]: Go's syntax read in the regex crate's
 /// ([`crate::regexp::read`]: Go's ASCII classes and word boundary, its
@@ -173,7 +173,7 @@ pub(super) fn large_go_pattern(read: &str) -> Option<regex::Regex> {
 
 /// The large patterns of a run, each compiled within `limit` bytes while
 /// `budget` patterns last; `None` (the pattern judges nothing) past
-/// either, as chartgen cannot match it and Go would not refuse it.
+/// either, as this crate cannot match it and Go would not refuse it.
 pub(super) struct LargePatterns {
     pub(super) compiled: HashMap<String, Option<regex::Regex>>,
     pub(super) limit: usize,

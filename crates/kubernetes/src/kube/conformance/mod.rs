@@ -8,15 +8,17 @@
 //! and says what is wrong in data, so a caller words and ranks it as its
 //! own findings (and names its own flags in a hint).
 
+mod beside;
 pub mod crd_defaults;
 mod keywords;
 mod strict;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use jsonschema::Validator;
 use serde_json::Value as Json;
 
+use self::beside::{beside_the_schema, read_as_object_meta};
 use self::crd_defaults::{DEFAULTED_BUDGET, as_the_server_reads, defaults_matter, to_read};
 use self::keywords::{LARGE_PATTERN_SIZE_LIMIT, LARGE_PATTERNS, UNJUDGED, crd_schema_options};
 use self::strict::{Reading, strict};
@@ -271,7 +273,7 @@ fn judge_custom(object: &Json, custom: &CustomSchema, schemas: &KubeSchemas) -> 
     }
     if UNJUDGED.take() {
         verdicts.push(Verdict::Unjudged(format!(
-            "a pattern of its CRD's schema compiles past what chartgen matches ({} MiB, or past {LARGE_PATTERNS} such patterns a run): its strings were not matched against it",
+            "a pattern of its CRD's schema compiles past what this check matches ({} MiB, or past {LARGE_PATTERNS} such patterns a run): its strings were not matched against it",
             LARGE_PATTERN_SIZE_LIMIT >> 20
         )));
     }
@@ -320,178 +322,6 @@ fn custom_metadata(object: &Json, schemas: &KubeSchemas) -> Vec<super::Violation
         return Vec::new();
     }
     read_as_object_meta(metadata, schemas)
-}
-
-/// `metadata` (an object) read into ObjectMeta as the built-in kinds'
-/// schemas read it, paths from the object (`metadata.…`). Judged through
-/// a ConfigMap of that metadata alone, whose other fields are all
-/// optional.
-fn read_as_object_meta(metadata: &Json, schemas: &KubeSchemas) -> Vec<super::Violation> {
-    let alone = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata});
-    let read = super::as_validated(&alone, schemas);
-    (schemas
-        .validate(read.as_ref().unwrap_or(&alone))
-        .unwrap_or_default())
-    .into_iter()
-    .filter(|(path, ..)| path.to_string().starts_with("metadata"))
-    .collect()
-}
-
-/// An embedded resource's `metadata`, at `at`, as the API server reads
-/// it (`validateEmbeddedResource`): into ObjectMeta (a member of the
-/// wrong type or a time it cannot read refuses the object; one it does
-/// not know is refused in an object `reading`, by the strict decoding
-/// of a create, and ignored in a default; a managed fields entry's
-/// `fieldsV1` is any JSON), then held to ObjectMeta's rules
-/// ([`crate::metadata::embedded_metadata`]).
-fn embedded_metadata(
-    metadata: &Json,
-    at: &KeyPath,
-    (reading, schemas): (Reading, &KubeSchemas),
-) -> Vec<super::Violation> {
-    if metadata.is_null() {
-        return Vec::new();
-    }
-    if !metadata.is_object() {
-        let why = format!("{metadata} cannot be read as ObjectMeta: it is no object");
-        return vec![(at.clone(), why, None)];
-    }
-    let raw = |path: &KeyPath| {
-        (path.0.iter()).any(|step| *step == crate::location::Segment::Key("fieldsV1".into()))
-    };
-    let undecodable: Vec<super::Violation> = (read_as_object_meta(metadata, schemas).into_iter())
-        .filter(|(path, _, unknown)| {
-            (reading == Reading::Object || unknown.is_none()) && !raw(path)
-        })
-        .map(|(path, why, _)| {
-            let mut rebased = at.clone();
-            rebased.0.extend(path.0.into_iter().skip(1));
-            (rebased, why, None)
-        })
-        .collect();
-    if !undecodable.is_empty() {
-        return undecodable;
-    }
-    (crate::metadata::embedded_metadata(metadata, at).into_iter())
-        .map(|(path, why)| (path, why, None))
-        .collect()
-}
-
-/// What the API server's structural validation holds a custom resource
-/// (`reading` an object) or a schema's default to beside the schema:
-/// the `metadata` of each embedded resource in it (not the object's own,
-/// which is read as ObjectMeta), as [`crate::metadata::embedded_metadata`]
-/// says; and, in an object, the items its lists hold twice where its
-/// schema keys them: of a list of type `set`, an item equal to an earlier
-/// one (numbers by value: `1` and `1.0` are one); of type `map`, an item
-/// whose keys (a key left out is its default) are an earlier one's (a
-/// default's lists are not read so). Walked along the schema's
-/// `properties`, `items` and `additionalProperties`.
-fn beside_the_schema(
-    schema: &Json,
-    object: &Json,
-    reading: Reading,
-    schemas: &KubeSchemas,
-) -> Vec<super::Violation> {
-    let mut found = Vec::new();
-    let mut stack = vec![(schema, object, KeyPath::root())];
-    while let Some((schema, value, path)) = stack.pop() {
-        match value {
-            Json::Array(items) if reading == Reading::Default => {
-                let item_schema = schema.field("items");
-                for (i, item) in items.iter().enumerate() {
-                    stack.push((item_schema, item, path.index(i)));
-                }
-            }
-            Json::Array(items) => {
-                let item_schema = schema.field("items");
-                let list = schema.field("x-kubernetes-list-type").as_str();
-                let keys: Vec<&str> = (schema.field("x-kubernetes-list-map-keys").as_array())
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Json::as_str)
-                    .collect();
-                let mut seen = HashSet::new();
-                for (i, item) in items.iter().enumerate() {
-                    let key = match list {
-                        Some("set") => Some(canonical(item)),
-                        Some("map") if !keys.is_empty() => Some(
-                            (keys.iter())
-                                .map(|key| {
-                                    let written = item.get(*key).filter(|v| !v.is_null());
-                                    let default =
-                                        item_schema.field("properties").field(key).get("default");
-                                    canonical(written.or(default).unwrap_or(&Json::Null))
-                                })
-                                .collect::<Vec<_>>()
-                                .join(","),
-                        ),
-                        _ => None,
-                    };
-                    if let Some(key) = key
-                        && !seen.insert(key)
-                    {
-                        let shown = match list {
-                            Some("map") => {
-                                let pairs: serde_json::Map<String, Json> = (keys.iter())
-                                    .filter_map(|key| {
-                                        Some(((*key).to_owned(), item.get(*key)?.clone()))
-                                    })
-                                    .collect();
-                                Json::Object(pairs).to_string()
-                            }
-                            _ => item.to_string(),
-                        };
-                        found.push((path.index(i), format!("Duplicate value: {shown}"), None));
-                    }
-                    stack.push((item_schema, item, path.index(i)));
-                }
-            }
-            Json::Object(members) => {
-                let embedded = schema.field("x-kubernetes-embedded-resource") == &Json::Bool(true);
-                if embedded && (reading == Reading::Default || !path.is_root()) {
-                    let metadata = value.field("metadata");
-                    let at = path.key("metadata");
-                    found.extend(embedded_metadata(metadata, &at, (reading, schemas)));
-                }
-                let properties = schema.field("properties");
-                let additional = schema.field("additionalProperties");
-                for (name, member) in members {
-                    let below = match properties.get(name.as_str()) {
-                        Some(below) => below,
-                        None if additional.is_object() => additional,
-                        None => continue,
-                    };
-                    stack.push((below, member, path.key(name.as_str())));
-                }
-            }
-            _ => {}
-        }
-    }
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    found
-}
-
-/// A JSON value as one text for equal values: members sorted, numbers by
-/// value.
-fn canonical(value: &Json) -> String {
-    match value {
-        Json::Number(n) => n
-            .as_f64()
-            .map_or_else(|| n.to_string(), |f| format!("{f:?}")),
-        Json::Array(items) => format!(
-            "[{}]",
-            items.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        Json::Object(members) => {
-            let mut pairs: Vec<String> = (members.iter())
-                .map(|(k, v)| format!("{k:?}:{}", canonical(v)))
-                .collect();
-            pairs.sort();
-            format!("{{{}}}", pairs.join(","))
-        }
-        other => other.to_string(),
-    }
 }
 
 fn invalid(errors: Vec<super::Violation>) -> Vec<Verdict> {
@@ -583,14 +413,6 @@ fn custom_validators(
         }
     }
     (custom, taken)
-}
-
-/// A number written as a float (`1.0`, `1e+07`) whose value is a whole
-/// number an int64 holds: as an integer. The API server's `integer` takes
-/// it (kubectl and Helm send it as one); draft 4's `integer` would not.
-pub(super) fn whole(n: &serde_json::Number) -> Option<serde_json::Number> {
-    let f = n.as_f64().filter(|_| n.is_f64())?;
-    crate::json::go_whole(f).map(serde_json::Number::from)
 }
 
 #[cfg(test)]
@@ -992,10 +814,13 @@ mod tests {
             "stamp": {"type": "string", "format": "date-time"},
         }));
         assert_eq!(
-            whole(&serde_json::Number::from_f64(1e16).unwrap()),
+            crate::json::whole_number(&serde_json::Number::from_f64(1e16).unwrap()),
             Some(10_000_000_000_000_000_i64.into())
         );
-        assert_eq!(whole(&serde_json::Number::from_f64(1e19).unwrap()), None);
+        assert_eq!(
+            crate::json::whole_number(&serde_json::Number::from_f64(1e19).unwrap()),
+            None
+        );
         for count in [json!(5), json!(5.0), json!(1e0)] {
             let spec = json!({"count": count, "stamp": "2024-01-31t10:00:00z"});
             assert_eq!(widget_verdicts(&bounded, spec), vec![], "{count}");

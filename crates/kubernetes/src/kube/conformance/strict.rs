@@ -108,10 +108,10 @@ pub(super) fn nullable(object: &mut serde_json::Map<String, Json>) {
 /// What the API server keeps of a value that no schema describes (the
 /// values of `additionalProperties: true`): no member of any object, in
 /// arrays too. A definition of the strict schema's root.
-pub(super) const PRUNED: &str = "x-chartgen-pruned";
+pub(super) const PRUNED: &str = "x-strict-pruned";
 
 /// A reference to [`PRUNED`].
-pub(super) const PRUNED_REF: &str = "#/definitions/x-chartgen-pruned";
+pub(super) const PRUNED_REF: &str = "#/definitions/x-strict-pruned";
 
 /// What a strict schema judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +160,7 @@ pub(super) fn tighten(node: &mut Json, resource: bool, reading: Reading) {
             reading == Reading::Default || default.is_none_or(Json::is_null)
         });
         // Draft 4 wants at least one name there. A list of more names
-        // than an object's errors may name is chartgen's keyword, which
+        // than an object's errors may name is this crate's keyword, which
         // names a few and counts the rest ([`REQUIRED`]); the engine's
         // also compared the `required` of a closed object with its
         // properties name by name, quadratic in a list of thousands. A
