@@ -122,6 +122,16 @@ fn write_rules(dir: &Path, target: &Path) {
         code += &format!("    \"{stem}.rs\",\n");
     }
     code += "];\n";
+    code += "\n/// One test a rule, named by its file: it reports its fixture and \
+             nothing else.\n#[cfg(test)]\nmod each_rule {\n";
+    for (stem, _) in &rules {
+        code += &format!(
+            "    #[test]\n    fn {stem}() {{\n        \
+             super::tests::reports_its_fixture(super::Invariant::{});\n    }}\n",
+            camel(stem)
+        );
+    }
+    code += "}\n";
     std::fs::write(target, code).expect("OUT_DIR is writable");
 }
 
