@@ -165,8 +165,7 @@ fn default_written_or_not_is_one_identity() {
     let run = chartgen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let run = chartgen_with_stdin(&["rbac", "-"], Some(&format!("{bare}---\n{written}")));
-    assert_eq!(run.code, 2, "{}", run.transcript());
-    assert_contains(&run.stderr, "ConfigMap default/c again");
+    run.assert_refused(2, "ConfigMap default/c again");
 }
 
 /// A JSON manifest is read as JSON: a raw U+0085 inside a string is a

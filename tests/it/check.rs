@@ -726,11 +726,11 @@ fn a_cluster_scoped_custom_resource_has_no_namespace() {
 fn malformed_input_is_bad_input_not_a_finding() {
     let run = chartgen_with_stdin(&["check", "-"], Some("kind: [\n"));
     assert_eq!((run.code, run.stdout.as_str()), (2, ""));
+    // The text ends while `[` is open: placed at the end of its last
+    // line, not on a line past it.
+    run.assert_refused_each(2, &["error: <stdin>:1:8: ", ", at the end of the file\n"]);
     assert!(
-        // The text ends while `[` is open: placed at the end of its last
-        // line, not on a line past it.
-        run.stderr.starts_with("error: <stdin>:1:8: ")
-            && run.stderr.contains(", at the end of the file\n"),
+        run.stderr.starts_with("error: <stdin>:1:8: "),
         "{}",
         run.stderr
     );

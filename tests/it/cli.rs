@@ -353,7 +353,7 @@ fn a_socket_or_a_directory_named_as_values_is_refused() {
 
 /// Runs `chartgen ARGS` in `dir`, failing the test if it has not ended
 /// within a minute (it would be waiting on a FIFO).
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
+fn run_in(dir: &Path, args: &[&str]) -> crate::harness::Run {
     let mut child = crate::harness::command(dir, args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -377,7 +377,12 @@ fn run_in(dir: &Path, args: &[&str]) -> (i32, String) {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    (status.code().unwrap(), stderr)
+    crate::harness::Run {
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        code: status.code().unwrap(),
+        stdout: String::new(),
+        stderr,
+    }
 }
 
 /// A FIFO nobody writes to, found by chartgen rather than named (in the
@@ -391,20 +396,14 @@ fn a_fifo_nobody_writes_in_a_folder_chartgen_reads_never_hangs() {
     std::fs::copy(root().join("values/dev.yaml"), dir.join("values/dev.yaml")).unwrap();
     mkfifo(&dir.join("values/stuck.yaml"));
     // Refused, named, and never waited on.
-    let (code, stderr) = run_in(&dir, &["render", "--all", "--output-dir", "out"]);
-    assert!(stderr.contains("values/stuck.yaml"), "{stderr}");
-    assert_eq!(code, 2, "{stderr}");
+    run_in(&dir, &["render", "--all", "--output-dir", "out"])
+        .assert_refused(2, "values/stuck.yaml");
     std::fs::remove_file(dir.join("values/stuck.yaml")).unwrap();
     std::fs::create_dir_all(dir.join("out/dev/release")).unwrap();
     mkfifo(&dir.join("out/dev/release/stuck.yaml"));
     for check in [&[][..], &["--check"]] {
         let args = [&["render", "--all", "--output-dir", "out"][..], check].concat();
-        let (code, stderr) = run_in(&dir, &args);
-        assert_eq!(code, 2, "{stderr}");
-        assert!(
-            stderr.contains("out/dev/release/stuck.yaml`: it is a FIFO"),
-            "{stderr}"
-        );
+        run_in(&dir, &args).assert_refused(2, "out/dev/release/stuck.yaml`: it is a FIFO");
     }
 }
 
@@ -641,10 +640,6 @@ fn a_large_render_into_a_reader_that_stops_or_a_full_device() {
         .stdout(full)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("cannot write to standard output") && stderr.contains("No space left"),
-        "{stderr}"
-    );
+    crate::harness::Run::of(&args, out)
+        .assert_refused_each(2, &["cannot write to standard output", "No space left"]);
 }

@@ -207,11 +207,7 @@ fn buildd_metrics_have_a_service_and_a_monitor_on_request() {
             "buildd.metrics.service=false",
         ],
     ));
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("buildd.metrics.service: false leaves out")
-    );
+    run.assert_refused(2, "buildd.metrics.service: false leaves out");
 }
 
 fn objects_with_monitor() -> Vec<Json> {

@@ -3,7 +3,7 @@
 //! `new.yaml` (or a `new/` directory) and optionally `args`: extra
 //! arguments, one run per line.
 
-use crate::harness::{chartgen, chartgen_with, chartgen_with_stdin, relative};
+use crate::harness::{assert_contains, chartgen, chartgen_with, chartgen_with_stdin, relative};
 
 /// `text` with each Secret token's hash (keyed anew every run) replaced by
 /// its number in order of first appearance: `<secret #1>`. What a reviewer
@@ -133,14 +133,8 @@ fn bad_arguments_are_usage_errors() {
     for sides in [["/dev/stdin", "-"], ["-", "/dev/fd/0"]] {
         let manifests = "apiVersion: v1\nkind: Namespace\nmetadata: {name: prod}\n";
         let run = chartgen_with_stdin(&["diff", sides[0], sides[1]], Some(manifests));
-        assert_eq!(run.code, 2, "{sides:?}: {}", run.transcript());
+        run.assert_refused(2, "both sides of the diff name one stream");
         assert!(run.stdout.is_empty(), "{sides:?}: {}", run.transcript());
-        assert!(
-            run.stderr
-                .contains("both sides of the diff name one stream"),
-            "{sides:?}: {}",
-            run.transcript()
-        );
     }
     let run = chartgen(&["diff", "--ignore", "metadata..name", "out/dev", "out/dev"]);
     assert_eq!(
@@ -1379,11 +1373,7 @@ fn an_empty_side_is_no_objects_and_a_wrong_one_is_refused() {
     }
     let run = chartgen_with_stdin(&["diff", "-", &new], Some(""));
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("the old side, -, is empty"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "the old side, -, is empty");
     let run = chartgen(&["diff", &new, &at("empty")]);
     assert_eq!(
         (run.code, run.stdout.as_str()),

@@ -13,6 +13,17 @@ pub struct Run {
 }
 
 impl Run {
+    /// The run of `chartgen ARGS` that ended with `output` (a test that
+    /// starts the command itself, for a stream of its own).
+    pub fn of<S: AsRef<str>>(args: &[S], output: std::process::Output) -> Run {
+        Run {
+            args: args.iter().map(|a| a.as_ref().to_owned()).collect(),
+            code: output.status.code().expect("chartgen exits, not killed"),
+            stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+        }
+    }
+
     /// The run as a snapshot: command line, exit code, stdout, stderr.
     pub fn transcript(&self) -> String {
         format!(
@@ -29,9 +40,20 @@ impl Run {
     /// run when not: the one check of a refused run.
     #[track_caller]
     pub fn assert_refused(&self, code: i32, needle: &str) {
+        self.assert_refused_each(code, &[needle]);
+    }
+
+    /// [`Run::assert_refused`] with several texts, each of which stderr
+    /// says.
+    #[track_caller]
+    pub fn assert_refused_each(&self, code: i32, needles: &[&str]) {
+        let missing: Vec<&&str> = needles
+            .iter()
+            .filter(|n| !self.stderr.contains(**n))
+            .collect();
         assert!(
-            self.code == code && self.stderr.contains(needle),
-            "expected exit {code} and {needle:?} on stderr:\n{}",
+            self.code == code && missing.is_empty(),
+            "expected exit {code} and {missing:?} on stderr:\n{}",
             self.transcript()
         );
     }
@@ -168,13 +190,7 @@ pub fn chartgen_at<S: AsRef<str>>(
             panic!("chartgen reads stdin: {e}");
         }
     }
-    let output = child.wait_with_output().expect("chartgen finishes");
-    Run {
-        args,
-        code: output.status.code().expect("chartgen exits, not killed"),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
+    Run::of(&args, child.wait_with_output().expect("chartgen finishes"))
 }
 
 /// `path` relative to the repository root, with forward slashes.

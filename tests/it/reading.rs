@@ -1338,12 +1338,9 @@ fn one_pipe_named_twice_is_refused_everywhere() {
             "{args:?}: {}",
             run.transcript()
         );
-        assert!(
-            run.stderr.contains(
-                "names a stream another argument reads too: a pipe can be read only once"
-            ),
-            "{args:?}: {}",
-            run.transcript()
+        run.assert_refused(
+            2,
+            "names a stream another argument reads too: a pipe can be read only once",
         );
     }
 }

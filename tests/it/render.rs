@@ -8,9 +8,7 @@ use kubernetes::kube::{KubeSchemas, VERSIONS};
 use kubernetes::location::Source;
 use kubernetes::yaml;
 
-use crate::harness::{
-    assert_contains, chartgen, chartgen_with, find, relative, root, without_prerequisites,
-};
+use crate::harness::{chartgen, chartgen_with, find, relative, root, without_prerequisites};
 
 /// Every environment: the built-in defaults, then each file in `values/`
 /// over `values/common.yaml` (as `render --all` layers them), then every
@@ -1120,8 +1118,7 @@ fn cilium_policies_only_when_the_values_ask_for_cilium() {
         "--set",
         "network.cni=standard",
     ]);
-    assert_eq!(refused.code, 2, "{}", refused.stderr);
-    assert_contains(&refused.stderr, "network.buildEgress.fqdns");
+    refused.assert_refused(2, "network.buildEgress.fqdns");
 }
 
 /// Findings on BuildProjects name the template line the engine's reading
