@@ -474,20 +474,8 @@ fn with_edited_template(
     to: &str,
     args: &[&str],
 ) -> crate::harness::Run {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = templates_copy();
     let dir = tmp.path().to_path_buf();
-    let copy = |from: &std::path::Path, to: &std::path::Path| {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_file() {
-                std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
-            }
-        }
-    };
-    copy(&root().join("templates"), &dir);
-    copy(&root().join("templates/artifacts"), &dir.join("artifacts"));
-    copy(&root().join("templates/kata"), &dir.join("kata"));
     let path = dir.join(template);
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains(from), "{from:?} is not in {template}");
@@ -506,16 +494,8 @@ fn with_edited_template(
 
 /// A copy of the templates in a fresh folder, for `$CHARTGEN_TEMPLATES`.
 fn templates_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["", "artifacts", "kata"] {
-        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        for entry in std::fs::read_dir(root().join("templates").join(sub)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_file() {
-                std::fs::copy(&path, dir.path().join(sub).join(path.file_name().unwrap())).unwrap();
-            }
-        }
-    }
+    let dir = crate::harness::scratch("templates");
+    crate::harness::copy_tree(&root().join("templates"), dir.path());
     dir
 }
 

@@ -119,10 +119,10 @@ fn read_dir_json(dir: &Path) -> Result<Files, String> {
     Ok(files)
 }
 
-/// Each `v*` folder of `dir` with its parsed files, sorted by name.
 /// Parsed files by name.
 type Files = Vec<(String, Value)>;
 
+/// Each `v*` folder of `dir` with its parsed files, sorted by name.
 fn kubernetes_versions(dir: &Path) -> Result<Vec<(String, Files)>, String> {
     let mut versions = Vec::new();
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
