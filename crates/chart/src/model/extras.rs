@@ -409,7 +409,7 @@ fn api_problems(
         .collect()
 }
 
-fn sidecars(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
+fn sidecars(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Complaint<'_>) {
     let mut names: HashMap<&str, usize> = HashMap::new();
     for (i, sidecar) in extras.sidecars.iter().enumerate() {
         let path = at.key("sidecars").index(i).key("name");
@@ -435,7 +435,9 @@ fn sidecars(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_
     }
 }
 
-type Report<'a> = dyn FnMut(KeyPath, String, &str) + 'a;
+/// Where a rule of the escape hatches says what it refuses: the path,
+/// the message, and the hint.
+type Complaint<'a> = dyn FnMut(KeyPath, String, &str) + 'a;
 
 /// The flag `arg` sets, if it is one of `flags`: `--name`, `--name=…`,
 /// `-name` or `-name=…`, as Go's flag package reads them.
@@ -447,7 +449,7 @@ pub fn sets_flag<'f>(arg: &str, flags: &'f [Flag]) -> Option<&'f Flag> {
         .find(|f| f.name.strip_prefix("--") == Some(name))
 }
 
-fn args(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
+fn args(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Complaint<'_>) {
     // Wherever it stands, after `--` too: a flag package may read flags
     // after a positional argument (pflag does), and `check` reads the
     // whole command line, so an override there would be a finding anyway.
@@ -469,7 +471,7 @@ fn args(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
     }
 }
 
-fn env(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
+fn env(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Complaint<'_>) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, var) in extras.extra_env.iter().enumerate() {
         let path = at.key("extraEnv").index(i).key("name");
@@ -495,7 +497,7 @@ fn env(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
     }
 }
 
-fn volumes(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
+fn volumes(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Complaint<'_>) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, volume) in extras.extra_volumes.iter().enumerate() {
         let path = at.key("extraVolumes").index(i);
@@ -562,7 +564,7 @@ fn volumes(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>
     }
 }
 
-fn mounts(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Report<'_>) {
+fn mounts(extras: &Extras, at: &KeyPath, owned: &Owned, report: &mut Complaint<'_>) {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, mount) in extras.extra_volume_mounts.iter().enumerate() {
         let path = at.key("extraVolumeMounts").index(i);

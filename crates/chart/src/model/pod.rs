@@ -174,12 +174,14 @@ pub fn check(
 /// The hint of a rule the API server states: where its words are listed.
 const API_SERVER_HINT: &str = "the API server would refuse this; the field's words are in its API reference (docs/values.md, Pod settings)";
 
-type Report<'a> = dyn FnMut(KeyPath, String, Option<&str>) + 'a;
+/// Where a rule of the values says what it refuses: the path, the
+/// message, and the hint, if any.
+type Complaint<'a> = dyn FnMut(KeyPath, String, Option<&str>) + 'a;
 
 /// Node selector keys the chart sets, pod labels and annotations: valid
 /// keys and values, none the chart sets itself, no annotation that reaches
 /// privilege.
-fn metadata(settings: &PodSettings, at: &KeyPath, fixed: &[&str], report: &mut Report<'_>) {
+fn metadata(settings: &PodSettings, at: &KeyPath, fixed: &[&str], report: &mut Complaint<'_>) {
     for key in settings.node_selector.keys() {
         if fixed.contains(&key.as_str()) {
             report(
@@ -229,7 +231,7 @@ pub(crate) const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
 
 /// The pod annotations within the API server's total: the build daemons'
 /// are only in their pod template's text, which no later check reads.
-fn annotations_size(settings: &PodSettings, at: &KeyPath, report: &mut Report<'_>) {
+fn annotations_size(settings: &PodSettings, at: &KeyPath, report: &mut Complaint<'_>) {
     let size: usize = settings
         .pod_annotations
         .iter()
@@ -247,7 +249,7 @@ fn annotations_size(settings: &PodSettings, at: &KeyPath, report: &mut Report<'_
 }
 
 /// A label (or, without value, annotation) key and its value.
-fn label(key: &str, value: Option<&str>, path: KeyPath, report: &mut Report<'_>) {
+fn label(key: &str, value: Option<&str>, path: KeyPath, report: &mut Complaint<'_>) {
     if let Err(why) = names::qualified_name(key) {
         let what = if value.is_some() {
             "label"
@@ -277,7 +279,7 @@ fn label(key: &str, value: Option<&str>, path: KeyPath, report: &mut Report<'_>)
 /// The build daemons run untrusted builds: no toleration of every taint or
 /// of the control plane's, no `system-*` priority (those preempt the
 /// cluster's own pods).
-fn untrusted(settings: &PodSettings, at: &KeyPath, report: &mut Report<'_>) {
+fn untrusted(settings: &PodSettings, at: &KeyPath, report: &mut Complaint<'_>) {
     for (i, toleration) in settings.tolerations.iter().enumerate() {
         let key = toleration.key.as_deref().unwrap_or("");
         if key.is_empty() || CONTROL_PLANE_TAINTS.contains(&key) {
