@@ -414,6 +414,8 @@ pub fn problems_remembering<'a>(
         "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" => {
             webhooks::check(kind, object, &mut found)
         }
+        "ValidatingAdmissionPolicy" => webhooks::policy(object, &mut found),
+        "ValidatingAdmissionPolicyBinding" => webhooks::policy_binding(object, &mut found),
         _ => {}
     }
     workload(kind, object, &mut found);

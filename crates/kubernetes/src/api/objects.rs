@@ -4,8 +4,9 @@
 //! selector, a CronJob's schedule, time zone and policy, a
 //! PodDisruptionBudget's amounts, a Service's type and ports, a
 //! NetworkPolicy's ports, peers and policy types, RBAC rules, subjects,
-//! role references and aggregation selectors, a Lease's spec and a
-//! ControllerRevision's data.
+//! role references and aggregation selectors, a Lease's spec, a
+//! ControllerRevision's data and an APIService's spec
+//! (`kube-aggregator/pkg/apis/apiregistration/validation`).
 
 use std::net::IpAddr;
 
@@ -227,6 +228,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
         "CustomResourceDefinition" => super::crd::check(spec, &at, found),
         "LimitRange" => super::limit_range::check(spec, &at, found),
         "RoleBinding" | "ClusterRoleBinding" => binding(object, kind, found),
+        "APIService" => api_service(spec, &at, found),
         _ => {}
     }
 }
@@ -1306,5 +1308,75 @@ fn pod_security_labels(object: &Json, found: &mut Found) {
                 format!("`{version}` is not a Pod Security version (latest, or v1.N with no leading zero and N at most 2^63-1); the admission refuses the Namespace"),
             ));
         }
+    }
+}
+
+/// `ValidateAPIService` (kube-aggregator; its name is the metadata
+/// rules'): the group a DNS subdomain, empty only beside the legacy
+/// version `v1`; the version a DNS-1035 label; the group's priority 1 to
+/// 20000 and the version's 1 to 1000. A local APIService (no `service`)
+/// has no CA bundle and does not skip TLS verification; a service has
+/// its namespace and name, a port number (443 unset), and does not skip
+/// the verification its CA bundle is for.
+fn api_service(spec: &Json, at: &KeyPath, found: &mut Found) {
+    let group = spec["group"].as_str().unwrap_or_default();
+    let version = spec["version"].as_str().unwrap_or_default();
+    if group.is_empty() && version != "v1" {
+        found.push((
+            at.key("group"),
+            "Required value: only the version v1 may have an empty group (the legacy core group)"
+                .to_owned(),
+        ));
+    }
+    if !group.is_empty()
+        && let Err(why) = names::dns1123_subdomain(group)
+    {
+        found.push((
+            at.key("group"),
+            format!("`{group}` is not a valid group: {why}"),
+        ));
+    }
+    if let Err(why) = names::dns1035_label(version) {
+        found.push((
+            at.key("version"),
+            format!("`{version}` is not a valid version: {why}"),
+        ));
+    }
+    for (key, most) in [("groupPriorityMinimum", 20_000), ("versionPriority", 1_000)] {
+        if let Some(priority) = whole(&spec[key])
+            && !(1..=most).contains(&priority)
+        {
+            found.push((
+                at.key(key),
+                format!("{priority}: must be positive and at most {most}"),
+            ));
+        }
+    }
+    let bundle = spec["caBundle"].as_str().is_some_and(|b| !b.is_empty());
+    let skips = spec["insecureSkipTLSVerify"] == Json::Bool(true);
+    let service = &spec["service"];
+    if service.is_null() {
+        if bundle {
+            let why = "a local APIService (no service) may not have a caBundle";
+            found.push((at.key("caBundle"), why.to_owned()));
+        }
+        if skips {
+            let why = "a local APIService (no service) may not have insecureSkipTLSVerify";
+            found.push((at.key("insecureSkipTLSVerify"), why.to_owned()));
+        }
+        return;
+    }
+    let at_service = at.key("service");
+    for key in ["namespace", "name"] {
+        if service[key].as_str().unwrap_or_default().is_empty() {
+            found.push((at_service.key(key), "Required value".to_owned()));
+        }
+    }
+    port_number(&service["port"], at_service.key("port"), false, found);
+    if skips && bundle {
+        found.push((
+            at.key("insecureSkipTLSVerify"),
+            "may not be true if caBundle is present".to_owned(),
+        ));
     }
 }

@@ -12,7 +12,9 @@
 //! with a host, no user, query or fragment) and a service (a name, a
 //! namespace, a port in 1..65535, a path of DNS-subdomain segments); and
 //! at most 64 match conditions, each named once with a qualified name and
-//! an expression (whose CEL is not compiled here).
+//! an expression (whose CEL is not compiled here). And what it refuses in
+//! a ValidatingAdmissionPolicy ([`policy`]) and its binding
+//! ([`policy_binding`]), whose match rules are a webhook's.
 
 use std::collections::HashSet;
 
@@ -456,6 +458,334 @@ fn match_conditions(conditions: &Json, at: &KeyPath, found: &mut Found) {
             found.push((at.key("name"), format!("`{name}`: Duplicate value")));
         }
     }
+}
+
+/// `validateValidatingAdmissionPolicySpec`, after the `v1` defaults
+/// (`failurePolicy` `Fail`; a match's policy `Equivalent`, its selectors
+/// `{}`): the failure policy's word; a `paramKind`'s API version (a group
+/// that is a DNS subdomain, a version that is a DNS-1035 label) and kind
+/// (one in lowercase); match constraints given, with resource rules;
+/// match conditions; variables named by CEL identifiers, with
+/// expressions; validations or audit annotations, at least one: each
+/// validation with an expression, a message of one line, a reason of the
+/// words, each annotation a key that makes a qualified name after the
+/// policy's name, once, at most 20, with a value expression of at most
+/// 5 KiB. (Its CEL is not compiled here.)
+pub(super) fn policy(object: &Json, found: &mut Found) {
+    let spec = object.field("spec");
+    let at = KeyPath::root().key("spec");
+    one_of(
+        spec.field("failurePolicy"),
+        &["Fail", "Ignore"],
+        at.key("failurePolicy"),
+        found,
+    );
+    if spec.field("paramKind").is_object() {
+        param_kind(spec.field("paramKind"), &at.key("paramKind"), found);
+    }
+    let constraints = spec.field("matchConstraints");
+    if constraints.is_null() {
+        found.push((at.key("matchConstraints"), "Required value".to_owned()));
+    } else {
+        let at = at.key("matchConstraints");
+        match_resources(constraints, &at, found);
+        if each(constraints.field("resourceRules")).next().is_none() {
+            found.push((at.key("resourceRules"), "Required value".to_owned()));
+        }
+    }
+    match_conditions(
+        spec.field("matchConditions"),
+        &at.key("matchConditions"),
+        found,
+    );
+    for (i, variable) in each(spec.field("variables")) {
+        let at = at.key("variables").index(i);
+        let name = variable.field("name").as_str().unwrap_or_default();
+        if name.trim().is_empty() {
+            found.push((
+                at.key("name"),
+                "Required value: name is not specified".to_owned(),
+            ));
+        } else if !cel_identifier(name) {
+            found.push((
+                at.key("name"),
+                format!("`{name}`: must be a valid CEL identifier"),
+            ));
+        }
+        let expression = variable.field("expression").as_str().unwrap_or_default();
+        if expression.trim().is_empty() {
+            let why = "Required value: expression is not specified".to_owned();
+            found.push((at.key("expression"), why));
+        }
+    }
+    let validations: Vec<(usize, &Json)> = each(spec.field("validations")).collect();
+    let annotations: Vec<(usize, &Json)> = each(spec.field("auditAnnotations")).collect();
+    if validations.is_empty() && annotations.is_empty() {
+        for key in ["validations", "auditAnnotations"] {
+            let why =
+                "Required value: validations or auditAnnotations must contain at least one item";
+            found.push((at.key(key), why.to_owned()));
+        }
+        return;
+    }
+    for (i, validation) in validations {
+        self::validation(validation, &at.key("validations").index(i), found);
+    }
+    if annotations.len() > 20 {
+        let why = format!(
+            "{} annotations: must not have more than 20",
+            annotations.len()
+        );
+        found.push((at.key("auditAnnotations"), why));
+    }
+    let name = object
+        .field("metadata")
+        .field("name")
+        .as_str()
+        .unwrap_or_default();
+    let mut keys = HashSet::new();
+    for (i, annotation) in annotations {
+        let at = at.key("auditAnnotations").index(i);
+        let key = annotation.field("key").as_str().unwrap_or_default();
+        if name.is_empty() {
+            found.push((
+                at.key("key"),
+                "requires metadata.name be non-empty".to_owned(),
+            ));
+        } else if let Err(why) = names::qualified_name(&format!("{name}/{key}")) {
+            found.push((at.key("key"), format!("`{name}/{key}`: {why}")));
+        }
+        let value = annotation
+            .field("valueExpression")
+            .as_str()
+            .unwrap_or_default();
+        let value = value.trim();
+        if value.is_empty() {
+            let why = "Required value: valueExpression is not specified".to_owned();
+            found.push((at.key("valueExpression"), why));
+        } else if value.len() > 5 * 1024 {
+            let why = format!(
+                "{} bytes: must not exceed 5120 bytes in length",
+                value.len()
+            );
+            found.push((at.key("valueExpression"), why));
+        }
+        if !keys.insert(key) {
+            found.push((at.key("key"), format!("`{key}`: Duplicate value")));
+        }
+    }
+}
+
+/// `validateValidation`: an expression; a message or message expression,
+/// where written, not only spaces, a message on one line; a reason of
+/// the words.
+fn validation(validation: &Json, at: &KeyPath, found: &mut Found) {
+    let text = |key: &str| validation.field(key).as_str().unwrap_or_default();
+    if text("expression").trim().is_empty() {
+        let why = "Required value: expression is not specified".to_owned();
+        found.push((at.key("expression"), why));
+    }
+    for key in ["messageExpression", "message"] {
+        if !text(key).is_empty() && text(key).trim().is_empty() {
+            let why = "must be non-empty if specified".to_owned();
+            found.push((at.key(key), why));
+        }
+    }
+    if text("message").trim().contains(['\n', '\r']) {
+        found.push((at.key("message"), "must not contain line breaks".to_owned()));
+    }
+    let reasons = ["Forbidden", "Invalid", "RequestEntityTooLarge"];
+    one_of(
+        validation.field("reason"),
+        &reasons,
+        at.key("reason"),
+        found,
+    );
+}
+
+/// `validateParamKind`: an API version (`group/version`, or a version
+/// alone) whose group is a DNS subdomain and version a DNS-1035 label,
+/// and a kind that is one in lowercase.
+fn param_kind(kind: &Json, at: &KeyPath, found: &mut Found) {
+    let api_version = kind.field("apiVersion").as_str().unwrap_or_default();
+    let at_version = at.key("apiVersion");
+    if api_version.is_empty() {
+        found.push((at_version, "Required value".to_owned()));
+    } else if api_version.matches('/').count() > 1 {
+        let why = format!("`{api_version}`: unexpected GroupVersion string");
+        found.push((at_version, why));
+    } else if api_version != "/" {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        if !group.is_empty()
+            && let Err(why) = names::dns1123_subdomain(group)
+        {
+            found.push((at_version.clone(), format!("`{group}`: {why}")));
+        }
+        if version.is_empty() {
+            let why = format!("`{api_version}`: version must be specified");
+            found.push((at_version, why));
+        } else if let Err(why) = names::dns1035_label(version) {
+            found.push((at_version, format!("`{version}`: {why}")));
+        }
+    } else {
+        let why = format!("`{api_version}`: version must be specified");
+        found.push((at_version, why));
+    }
+    let name = kind.field("kind").as_str().unwrap_or_default();
+    if name.is_empty() {
+        found.push((at.key("kind"), "Required value".to_owned()));
+    } else if let Err(why) = names::dns1035_label(&name.to_lowercase()) {
+        let why = format!("`{name}`: may have mixed case, but should otherwise match: {why}");
+        found.push((at.key("kind"), why));
+    }
+}
+
+/// `validateMatchResources`, after the defaults: the match policy's
+/// word, the selectors, and each rule's resource names (path segments,
+/// each once) and rule.
+fn match_resources(resources: &Json, at: &KeyPath, found: &mut Found) {
+    one_of(
+        resources.field("matchPolicy"),
+        &["Exact", "Equivalent"],
+        at.key("matchPolicy"),
+        found,
+    );
+    for selector in ["namespaceSelector", "objectSelector"] {
+        if resources.field(selector).is_object() {
+            label_selector(resources.field(selector), &at.key(selector), found);
+        }
+    }
+    for list in ["resourceRules", "excludeResourceRules"] {
+        for (i, rule) in each(resources.field(list)) {
+            let at = at.key(list).index(i);
+            let mut seen = HashSet::new();
+            for (j, name) in each(rule.field("resourceNames")) {
+                let name = name.as_str().unwrap_or_default();
+                let at = at.key("resourceNames").index(j);
+                // An empty name is no path segment, and Go's rule takes it.
+                if !name.is_empty()
+                    && let Err(why) = names::path_segment(name)
+                {
+                    found.push((at.clone(), format!("`{name}`: {why}")));
+                }
+                if !seen.insert(name) {
+                    found.push((at, format!("`{name}`: Duplicate value")));
+                }
+            }
+            rule_with_operations(rule, &at, found);
+        }
+    }
+}
+
+/// `validateValidatingAdmissionPolicyBindingSpec`: a policy name that is
+/// a DNS subdomain; a `paramRef` of a name (a path segment) or a
+/// selector, not both, and an action when none is found (`Deny` or
+/// `Allow`); its match resources; validation actions of the words, each
+/// once, at least one, not both `Deny` and `Warn`.
+pub(super) fn policy_binding(object: &Json, found: &mut Found) {
+    let spec = object.field("spec");
+    let at = KeyPath::root().key("spec");
+    let policy = spec.field("policyName").as_str().unwrap_or_default();
+    if policy.is_empty() {
+        found.push((at.key("policyName"), "Required value".to_owned()));
+    } else if let Err(why) = names::dns1123_subdomain(policy) {
+        found.push((at.key("policyName"), format!("`{policy}`: {why}")));
+    }
+    let reference = spec.field("paramRef");
+    if reference.is_object() {
+        let at = at.key("paramRef");
+        let name = reference.field("name").as_str().unwrap_or_default();
+        let selector = reference.field("selector");
+        if !name.is_empty()
+            && let Err(why) = names::path_segment(name)
+        {
+            found.push((at.key("name"), format!("`{name}`: {why}")));
+        }
+        if selector.is_object() {
+            label_selector(selector, &at.key("selector"), found);
+        }
+        if !name.is_empty() && selector.is_object() {
+            for key in ["name", "selector"] {
+                let why = "Forbidden: name and selector are mutually exclusive".to_owned();
+                found.push((at.key(key), why));
+            }
+        }
+        if name.is_empty() && !selector.is_object() {
+            let why = "Required value: one of name or selector must be specified".to_owned();
+            found.push((at.clone(), why));
+        }
+        let action = reference.field("parameterNotFoundAction");
+        if action.as_str().is_none_or(str::is_empty) {
+            found.push((
+                at.key("parameterNotFoundAction"),
+                "Required value".to_owned(),
+            ));
+        } else {
+            one_of(
+                action,
+                &["Deny", "Allow"],
+                at.key("parameterNotFoundAction"),
+                found,
+            );
+        }
+    }
+    if spec.field("matchResources").is_object() {
+        match_resources(
+            spec.field("matchResources"),
+            &at.key("matchResources"),
+            found,
+        );
+    }
+    let at = at.key("validationActions");
+    let mut actions = HashSet::new();
+    for (i, action) in each(spec.field("validationActions")) {
+        one_of(action, &["Deny", "Warn", "Audit"], at.index(i), found);
+        let word = action.as_str().unwrap_or_default();
+        if !actions.insert(word) {
+            found.push((at.index(i), format!("`{word}`: Duplicate value")));
+        }
+    }
+    if actions.contains("Deny") && actions.contains("Warn") {
+        let why = "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)";
+        found.push((at.clone(), why.to_owned()));
+    }
+    if actions.is_empty() {
+        let why = "Required value: at least one validation action is required".to_owned();
+        found.push((at, why));
+    }
+}
+
+/// A CEL identifier (`[_a-zA-Z][_a-zA-Z0-9]*`) that is no reserved word.
+fn cel_identifier(name: &str) -> bool {
+    const RESERVED: [&str; 21] = [
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b == b'_' || b.is_ascii_alphabetic())
+        && bytes.all(|b| b == b'_' || b.is_ascii_alphanumeric())
+        && !RESERVED.contains(&name)
 }
 
 #[cfg(test)]
