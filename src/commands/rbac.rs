@@ -37,7 +37,7 @@ pub fn run(args: &InputArgs) -> anyhow::Result<Exit> {
     // Where the answer is the safe side rather than the cluster's.
     for cycle in kubernetes::rbac::resolve::cycles_with_own_rules(&objects, cluster, version) {
         kubernetes::terminal::note(&printable(&format!(
-            "the ClusterRoles {} aggregate each other: each is listed with the rules all of them write, while on a cluster a member's own rules last only if another member is synced before the aggregation controller replaces them: reviews against a real server saw some gone in most applies",
+            "the ClusterRoles {} aggregate each other: each is listed with the rules all of them write, and those written in the aggregated roles they reach, while on a cluster such rules last only if a member is synced before the aggregation controller replaces them: reviews against a real server saw some gone in most applies",
             named(&cycle)
         )));
     }

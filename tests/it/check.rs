@@ -1287,6 +1287,104 @@ fn rbac_names_a_cycle_of_aggregation_in_a_note() {
     assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
 }
 
+/// An aggregated ClusterRole that a cycle reaches leaves its own rules in
+/// the cycle (a member synced before it copies them, and the members pass
+/// them round: a review saw it on a real server in three applies of
+/// three), though it holds what it gathers itself: `rbac` lists them for
+/// the cycle's members and the roles that reach the cycle, not for the
+/// role itself nor a role that reaches it another way, and its note says
+/// so; a cycle that writes nothing but reaches such a role is noted too.
+#[test]
+fn a_cycle_of_aggregation_keeps_the_rules_of_the_roles_it_reaches() {
+    let role = |name: &str, label: &str, selects: &[&str], rules: &str| {
+        let selectors: Vec<String> = (selects.iter())
+            .map(|s| format!("{{matchLabels: {{ring: '{s}'}}}}"))
+            .collect();
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n\
+             metadata: {{name: {name}, labels: {{ring: '{label}'}}}}\n\
+             aggregationRule: {{clusterRoleSelectors: [{}]}}\nrules: [{rules}]\n",
+            selectors.join(", ")
+        )
+    };
+    let bound = |account: &str, role: &str| {
+        format!(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n\
+             metadata: {{name: {account}}}\n\
+             roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: {role}}}\n\
+             subjects: [{{kind: ServiceAccount, name: {account}, namespace: ns}}]\n"
+        )
+    };
+    let input = [
+        role("a", "a", &["b"], "{apiGroups: [''], resources: [pods], verbs: [get]}"),
+        role("b", "b", &["a", "x"], "{apiGroups: [''], resources: [services], verbs: [get]}"),
+        // x gathers the leaf: once synced, its own rules are gone from it.
+        role(
+            "x",
+            "x",
+            &["leaf"],
+            "{apiGroups: [''], resources: [secrets], verbs: ['*']}, {nonResourceURLs: ['*'], verbs: ['*']}",
+        ),
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n\
+         metadata: {name: leaf, labels: {ring: leaf}}\n\
+         rules: [{apiGroups: [''], resources: [configmaps], verbs: [list]}]\n"
+            .to_owned(),
+        // z reaches x without a cycle; up reaches the cycle.
+        role("z", "z", &["x"], ""),
+        role("up", "up", &["a"], ""),
+        // p and q write nothing, gather each other and reach x.
+        role("p", "p", &["q", "x"], ""),
+        role("q", "q", &["p"], ""),
+        bound("in-cycle", "a"),
+        bound("direct", "x"),
+        bound("around", "z"),
+        bound("above", "up"),
+    ]
+    .concat();
+    let run = chartgen_with_stdin(&["rbac", "--output", "json", "-"], Some(&input));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let listed: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let of = |account: &str| -> Vec<String> {
+        let subject = (listed["subjects"].as_array().unwrap().iter())
+            .find(|s| s["subject"]["name"] == account)
+            .unwrap_or_else(|| panic!("no {account}: {}", run.stdout));
+        let listed = |key: &str, what: &str| -> Vec<String> {
+            (subject[key].as_array().unwrap().iter())
+                .filter(|p| !p["via"][0].as_str().unwrap().contains("(cluster default)"))
+                .map(|p| format!("{} {}", p[what].as_str().unwrap(), p["verbs"]))
+                .collect()
+        };
+        let mut held = listed("permissions", "resource");
+        held.extend(listed("non_resource", "url"));
+        held.sort();
+        held
+    };
+    for account in ["in-cycle", "above"] {
+        assert_eq!(
+            of(account),
+            [
+                r#"* ["*"]"#,
+                r#"configmaps ["list"]"#,
+                r#"pods ["get"]"#,
+                r#"secrets ["*"]"#,
+                r#"services ["get"]"#,
+            ],
+            "{account}"
+        );
+    }
+    for account in ["direct", "around"] {
+        assert_eq!(of(account), [r#"configmaps ["list"]"#], "{account}");
+    }
+    let notes: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(notes.len(), 2, "{}", run.stderr);
+    assert!(notes[0].starts_with("note: the ClusterRoles a, b aggregate each other: each is listed with the rules all of them write, and those written in the aggregated roles they reach"), "{}", run.stderr);
+    assert!(
+        notes[1].starts_with("note: the ClusterRoles p, q aggregate each other"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// A namespace written on a ClusterRole or ClusterRoleBinding is none (the
 /// server stores them without one, as a review saw): `rbac` names them
 /// without it; a Role's and RoleBinding's keep theirs. A refusal for an

@@ -85,6 +85,8 @@ pub const WALK_BUDGET: usize = 50_000_000;
 enum Over {
     /// More than [`GRANT_BUDGET`] grants.
     Grants,
+    /// More than [`ENTRY_BUDGET`] verbs and names across the grants.
+    Entries,
     /// More than [`WALK_BUDGET`] steps of aggregation.
     Walk,
 }
@@ -96,6 +98,13 @@ enum Over {
 /// cluster's RBAC (a few hundred roles and bindings) is some tens of
 /// thousands. `check` never lists grants and has no such budget.
 pub const GRANT_BUDGET: usize = 500_000;
+
+/// Most verbs and resource names across the grants [`effective_permissions`]
+/// lists (each grant carries its rule's: one rule of 300 groups, 300
+/// resources, 200 verbs and 200 names, 12 KB written, is 90,000 grants
+/// but 36 million entries): past this it stops with an error naming the
+/// budget. A whole cluster's are some hundreds of thousands.
+pub const ENTRY_BUDGET: usize = 2_000_000;
 
 /// One rule of a role, its lists read once; [`PolicyRule::allows`] and
 /// [`PolicyRule::allows_url`] match a request as the authorizer does.
@@ -128,6 +137,14 @@ impl PolicyRule {
     /// How many (group, resource) grants the rule makes for one subject.
     fn width(&self) -> usize {
         self.groups.len().saturating_mul(self.resources.len())
+    }
+
+    /// How many verbs and resource names those grants and the rule's URLs
+    /// carry for one subject.
+    fn entries(&self) -> usize {
+        let each = self.verbs.len().saturating_add(self.names.len()).max(1);
+        (self.width().saturating_mul(each))
+            .saturating_add(self.urls.len().saturating_mul(self.verbs.len().max(1)))
     }
 
     /// Whether the rule grants one of `verbs` (or `*`).
@@ -244,6 +261,13 @@ pub struct Rbac {
     /// plain role's do; an aggregated role's are replaced by what its
     /// selectors gather, and stay only where they gather nothing.
     pub counted: Vec<bool>,
+    /// Whether each role is a member of a cycle of aggregation.
+    pub cyclic: Vec<bool>,
+    /// Whether each role's own rules, though replaced once it is synced,
+    /// may stay in a cycle that reaches it ([`Rbac::stale`]): an
+    /// aggregated role's that do not count, where a cycle reaches it.
+    /// All false without cycles.
+    pub stale: Vec<bool>,
     /// The aggregation graph. Nodes `0..roles.len()` are roles, the rest
     /// distinct label selectors: an aggregated role points at its
     /// selectors, a selector at the ClusterRoles it matches (through a
@@ -293,6 +317,8 @@ impl Rbac {
             aggregated: Vec::new(),
             own: Vec::new(),
             counted: Vec::new(),
+            cyclic: Vec::new(),
+            stale: Vec::new(),
             next: Vec::new(),
             prev: Vec::new(),
             bindings: Vec::new(),
@@ -388,6 +414,7 @@ impl Rbac {
         }
         rbac.aggregation(&role_objects);
         rbac.counted = rbac.counting();
+        (rbac.cyclic, rbac.stale) = rbac.stale();
         for (index, object) in views.iter().enumerate() {
             if refused(index) {
                 continue;
@@ -543,6 +570,39 @@ impl Rbac {
             .collect()
     }
 
+    /// Which roles are on a cycle, and which roles' own rules a cycle may
+    /// hold though they do not count ([`Rbac::stale`]): the aggregation
+    /// controller copies into a member what each role the member reaches
+    /// holds when the member is synced, which for an aggregated role not
+    /// yet synced is its own rules; the cycle's members then copy them
+    /// from each other for good (seen on a real server). So an aggregated
+    /// role that a cycle reaches may leave its own rules in the cycle, and
+    /// in every role that reaches the cycle, though not in itself, nor in
+    /// a role that reaches it another way. Linear in the graph.
+    fn stale(&self) -> (Vec<bool>, Vec<bool>) {
+        let roles = self.count();
+        let mut cyclic = vec![false; roles];
+        for role in self.cycles().into_iter().flatten() {
+            cyclic[role] = true;
+        }
+        let mut stale = vec![false; roles];
+        let mut seen = vec![false; self.next.len()];
+        let mut stack: Vec<usize> = (0..roles).filter(|&r| cyclic[r]).collect();
+        while let Some(node) = stack.pop() {
+            for &to in &self.next[node] {
+                if !seen[to] {
+                    seen[to] = true;
+                    stack.push(to);
+                }
+            }
+            if node < roles && seen[node] {
+                stale[node] =
+                    self.aggregated[node] && !self.counted[node] && !self.own[node].is_empty();
+            }
+        }
+        (cyclic, stale)
+    }
+
     /// The cycles of aggregation: the roles of each strongly connected
     /// component of the graph holding two roles or more (a role that
     /// selects only itself is none: the controller skips itself), each in
@@ -627,26 +687,41 @@ impl Rbac {
         if !self.aggregated[id] {
             return Some(vec![id]);
         }
-        let mut seen: HashSet<usize> = self.next[id].iter().copied().collect();
-        let mut stack: Vec<usize> = self.next[id].clone();
+        let roles = self.count();
+        // A node is walked once as reached without a cycle on the way, and
+        // once as reached through one, where the stale rules count too.
+        let through = |node: usize, passed: bool| passed || (node < roles && self.cyclic[node]);
+        let start = through(id, false);
+        let mut seen: HashSet<(usize, bool)> = HashSet::new();
+        let mut stack = Vec::new();
+        for &to in &self.next[id] {
+            if seen.insert((to, through(to, start))) {
+                stack.push((to, through(to, start)));
+            }
+        }
         let mut found = Vec::new();
-        let grants =
-            |node: usize| node < self.count() && self.counted[node] && !self.own[node].is_empty();
-        if grants(id) && !seen.contains(&id) {
+        let grants = |node: usize, passed: bool| {
+            node < roles
+                && !self.own[node].is_empty()
+                && (self.counted[node] || (passed && self.stale[node]))
+        };
+        if grants(id, start) && !seen.contains(&(id, start)) {
             found.push(id);
         }
-        while let Some(node) = stack.pop() {
+        while let Some((node, passed)) = stack.pop() {
             *work = work.checked_sub(1 + self.next[node].len())?;
-            if grants(node) {
+            if grants(node, passed) {
                 found.push(node);
             }
             for &to in &self.next[node] {
-                if seen.insert(to) {
-                    stack.push(to);
+                let state = (to, through(to, passed));
+                if seen.insert(state) {
+                    stack.push(state);
                 }
             }
         }
         found.sort_unstable();
+        found.dedup();
         Some(found)
     }
 
@@ -657,23 +732,31 @@ impl Rbac {
     /// flag.
     pub fn effective_flags(&self, flags: impl Fn(&PolicyRule) -> u32) -> Vec<u32> {
         let roles = self.count();
-        let mut full: Vec<u32> = (0..self.next.len())
-            .map(|node| {
-                (self.own.get(node).into_iter().flatten())
-                    .filter(|_| self.counted[node])
-                    .fold(0, |f, rule| f | flags(rule))
+        let own = |node: usize, counts: bool| {
+            (self.own.get(node).into_iter().flatten())
+                .filter(|_| counts)
+                .fold(0, |f, rule| f | flags(rule))
+        };
+        // Through a cycle, the stale rules count too: what each node gives
+        // a role that reaches it through one (only where there are any).
+        let through: Option<Vec<u32>> = self.stale.contains(&true).then(|| {
+            let seeds = (0..self.next.len())
+                .map(|node| {
+                    own(
+                        node,
+                        node < roles && (self.counted[node] || self.stale[node]),
+                    )
+                })
+                .collect();
+            self.upstream(seeds)
+        });
+        let seeds = (0..self.next.len())
+            .map(|node| match &through {
+                Some(through) if node < roles && self.cyclic[node] => through[node],
+                _ => own(node, node < roles && self.counted[node]),
             })
             .collect();
-        let mut work: Vec<usize> = (0..full.len()).collect();
-        while let Some(node) = work.pop() {
-            for &from in &self.prev[node] {
-                let merged = full[from] | full[node];
-                if merged != full[from] {
-                    full[from] = merged;
-                    work.push(from);
-                }
-            }
-        }
+        let full = self.upstream(seeds);
         (0..roles)
             .map(|id| {
                 if self.counted[id] {
@@ -685,14 +768,36 @@ impl Rbac {
             .collect()
     }
 
+    /// `flags` of each node, each node's joined into every node that
+    /// reaches it: a fixpoint over the graph, a node's flags only growing.
+    fn upstream(&self, mut full: Vec<u32>) -> Vec<u32> {
+        let mut work: Vec<usize> = (0..full.len()).collect();
+        while let Some(node) = work.pop() {
+            for &from in &self.prev[node] {
+                let merged = full[from] | full[node];
+                if merged != full[from] {
+                    full[from] = merged;
+                    work.push(from);
+                }
+            }
+        }
+        full
+    }
+
     /// Which bindings' subjects reach each role's own rules, as a bounded
     /// [`Sample`] per role: `seed` gives each binding's sample; the samples
     /// flow along the aggregation graph (each changes at most
     /// `SAMPLE + 1` times).
     pub fn holders(&self, seed: impl Fn(&Binding) -> Sample) -> Vec<Sample> {
         let roles = self.count();
-        // `through[node]`: the subjects that get what `node` reaches.
-        let mut through = vec![Sample::default(); self.next.len()];
+        let cyclic = |node: usize| node < roles && self.cyclic[node];
+        // `through[passed][node]`: the subjects that get what `node`
+        // reaches, having passed a cycle on the way or not (a stale role's
+        // own rules reach only the first).
+        let mut through = [
+            vec![Sample::default(); self.next.len()],
+            vec![Sample::default(); self.next.len()],
+        ];
         let mut holders = vec![Sample::default(); roles];
         for binding in &self.bindings {
             let sample = seed(binding);
@@ -700,21 +805,23 @@ impl Rbac {
                 holders[binding.role].merge(&sample);
             }
             if self.aggregated[binding.role] {
-                through[binding.role].merge(&sample);
+                through[usize::from(cyclic(binding.role))][binding.role].merge(&sample);
             }
         }
-        let mut work: Vec<usize> = (0..self.next.len())
-            .filter(|&n| !through[n].is_empty())
+        let mut work: Vec<(usize, usize)> = (0..2)
+            .flat_map(|passed| (0..self.next.len()).map(move |n| (passed, n)))
+            .filter(|&(passed, n)| !through[passed][n].is_empty())
             .collect();
-        while let Some(node) = work.pop() {
-            let here = through[node].clone();
+        while let Some((passed, node)) = work.pop() {
+            let here = through[passed][node].clone();
             for &to in &self.next[node] {
-                if to < roles && self.counted[to] {
+                let passed = usize::from(passed == 1 || cyclic(to));
+                if to < roles && (self.counted[to] || (passed == 1 && self.stale[to])) {
                     holders[to].merge(&here);
                 }
                 let passes = to >= roles || self.aggregated[to];
-                if passes && through[to].merge(&here) {
-                    work.push(to);
+                if passes && through[passed][to].merge(&here) {
+                    work.push((passed, to));
                 }
             }
         }
@@ -733,8 +840,8 @@ impl Rbac {
         mut visit: impl FnMut(Grant<'_>),
     ) -> Result<(), Over> {
         let mut work = walk;
-        let mut sources: HashMap<usize, (Vec<usize>, usize)> = HashMap::new();
-        let mut total: usize = 0;
+        let mut sources: HashMap<usize, (Vec<usize>, usize, usize)> = HashMap::new();
+        let (mut total, mut entries): (usize, usize) = (0, 0);
         let all = || {
             let input = self.bindings.iter().map(|b| (b, false));
             input.chain(self.default_bindings.iter().map(|b| (b, true)))
@@ -751,18 +858,22 @@ impl Rbac {
                 let Some(found) = self.sources(binding.role, &mut work) else {
                     return Err(Over::Walk);
                 };
-                let width = found
-                    .iter()
-                    .flat_map(|&s| &self.own[s])
-                    .fold(0usize, |w, rule| {
-                        w.saturating_add(rule.width())
-                            .saturating_add(rule.urls.len())
-                    });
-                entry.insert((found, width));
+                let rules = || found.iter().flat_map(|&s| &self.own[s]);
+                let width = rules().fold(0usize, |w, rule| {
+                    w.saturating_add(rule.width())
+                        .saturating_add(rule.urls.len())
+                });
+                let carried = rules().fold(0usize, |n, rule| n.saturating_add(rule.entries()));
+                entry.insert((found, width, carried));
             }
-            total = total.saturating_add(reached.saturating_mul(sources[&binding.role].1));
+            let (_, width, carried) = &sources[&binding.role];
+            total = total.saturating_add(reached.saturating_mul(*width));
+            entries = entries.saturating_add(reached.saturating_mul(*carried));
             if total > budget {
                 return Err(Over::Grants);
+            }
+            if entries > ENTRY_BUDGET {
+                return Err(Over::Entries);
             }
         }
         for (binding, default) in all() {
@@ -1060,10 +1171,11 @@ pub fn effective_permissions(objects: &[Json]) -> Result<Vec<Permissions>, Strin
 }
 
 /// The ClusterRoles of each cycle of aggregation where a member writes
-/// rules of its own, by name, each cycle sorted: what [`permissions_with`]
+/// rules of its own, or which reaches an aggregated role that does
+/// ([`Rbac::stale`]), by name, each cycle sorted: what [`permissions_with`]
 /// counts as the union of those rules, held by every member, and a real
-/// cluster may hold less of (the aggregation controller keeps a member's
-/// own rules only while another member syncs before they are replaced).
+/// cluster may hold less of (the aggregation controller keeps a role's
+/// own rules only while a member syncs before they are replaced).
 /// `rbac` says so in a note.
 pub fn cycles_with_own_rules(
     objects: &[Json],
@@ -1072,8 +1184,24 @@ pub fn cycles_with_own_rules(
 ) -> Vec<Vec<String>> {
     let objects: Vec<&Json> = objects.iter().collect();
     let rbac = Rbac::with(&objects, cluster, version);
+    // Roles a cycle reaches whose own rules may stay in it.
+    let reaches_stale = |cycle: &[usize]| {
+        let mut seen = vec![false; rbac.next.len()];
+        let mut stack = cycle.to_vec();
+        while let Some(node) = stack.pop() {
+            if node < rbac.count() && rbac.stale[node] {
+                return true;
+            }
+            for &to in &rbac.next[node] {
+                if !std::mem::replace(&mut seen[to], true) {
+                    stack.push(to);
+                }
+            }
+        }
+        false
+    };
     let mut cycles: Vec<Vec<String>> = (rbac.cycles().into_iter())
-        .filter(|cycle| cycle.iter().any(|&id| !rbac.own[id].is_empty()))
+        .filter(|cycle| cycle.iter().any(|&id| !rbac.own[id].is_empty()) || reaches_stale(cycle))
         .map(|cycle| {
             let mut names: Vec<String> = (cycle.into_iter())
                 .map(|id| rbac.role_name(id, &objects).to_owned())
@@ -1120,6 +1248,11 @@ pub fn permissions_with(
         Err(Over::Grants) => {
             return Err(format!(
                 "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input"
+            ));
+        }
+        Err(Over::Entries) => {
+            return Err(format!(
+                "the effective permissions of this input carry more than {ENTRY_BUDGET} verbs and resource names (the entry budget: each grant of a rule carries the rule's verbs and names); listing them would take memory out of proportion to the input"
             ));
         }
         Err(Over::Walk) => {

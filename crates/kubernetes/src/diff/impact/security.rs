@@ -67,11 +67,14 @@ pub(crate) struct PermissionModel {
     pub(crate) not_compared: bool,
 }
 
-/// Why a gain cannot be ruled out, past the grant budget.
+/// Why a gain cannot be ruled out, past the grant or entry budget.
 fn not_compared() -> String {
-    let budget = crate::rbac::resolve::GRANT_BUDGET;
+    let (budget, entries) = (
+        crate::rbac::resolve::GRANT_BUDGET,
+        crate::rbac::resolve::ENTRY_BUDGET,
+    );
     format!(
-        "the effective permissions were not compared (more than the grant budget of {budget} grants), so what it grants cannot be ruled out"
+        "the effective permissions were not compared (more than the grant budget of {budget} grants, or the entry budget of {entries} verbs and resource names), so what it grants cannot be ruled out"
     )
 }
 
