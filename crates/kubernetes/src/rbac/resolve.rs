@@ -87,6 +87,8 @@ enum Over {
     Grants,
     /// More than [`ENTRY_BUDGET`] verbs and names across the grants.
     Entries,
+    /// More than [`LINK_BUDGET`] links of aggregation ([`Rbac::over_links`]).
+    Links,
     /// More than [`WALK_BUDGET`] steps of aggregation.
     Walk,
 }
@@ -105,6 +107,13 @@ pub const GRANT_BUDGET: usize = 500_000;
 /// but 36 million entries): past this it stops with an error naming the
 /// budget. A whole cluster's are some hundreds of thousands.
 pub const ENTRY_BUDGET: usize = 2_000_000;
+
+/// Most links from aggregation selectors to the ClusterRoles they match
+/// that [`Rbac`] makes: n distinct selectors each matching most of n
+/// roles (a `NotIn` each) make n² (16,000 such roles, 4 MB, made 256
+/// million, 4.3 GB), so past this it stops matching and says so
+/// ([`Rbac::over_links`]). A whole cluster's are some thousands.
+pub const LINK_BUDGET: usize = 4_000_000;
 
 /// One rule of a role, its lists read once; [`PolicyRule::allows`] and
 /// [`PolicyRule::allows_url`] match a request as the authorizer does.
@@ -284,6 +293,10 @@ pub struct Rbac {
     /// Indexes of bindings whose role is neither in the input nor one of
     /// the cluster's default roles.
     pub unbound: Vec<usize>,
+    /// Whether matching the aggregation selectors stopped at
+    /// [`LINK_BUDGET`]: the graph then holds only the links made before,
+    /// and what aggregation gives is not known.
+    pub over_links: bool,
 }
 
 /// What of the cluster's default RBAC objects [`Rbac`] reads beside the
@@ -324,6 +337,7 @@ impl Rbac {
             bindings: Vec::new(),
             default_bindings: Vec::new(),
             unbound: Vec::new(),
+            over_links: false,
         };
         // Each role's object, by role id.
         let mut role_objects: Vec<&Json> = Vec::new();
@@ -479,6 +493,7 @@ impl Rbac {
         self.next = vec![Vec::new(); count];
         let index = LabelIndex::of(self, objects);
         let mut selectors: HashMap<SelectorKey, usize> = HashMap::new();
+        let mut links: usize = 0;
         for id in 0..count {
             let object = objects[id];
             let Some(list) = object
@@ -494,7 +509,13 @@ impl Rbac {
                 let node = match selectors.get(&key) {
                     Some(&node) => node,
                     None => {
-                        self.next.push(index.matching(objects, &key, selector));
+                        let matched = match self.over_links {
+                            true => Vec::new(),
+                            false => index.matching(objects, &key, selector),
+                        };
+                        links = links.saturating_add(matched.len());
+                        self.over_links |= links > LINK_BUDGET;
+                        self.next.push(matched);
                         selectors.insert(key, self.next.len() - 1);
                         self.next.len() - 1
                     }
@@ -839,6 +860,9 @@ impl Rbac {
         (budget, walk): (usize, usize),
         mut visit: impl FnMut(Grant<'_>),
     ) -> Result<(), Over> {
+        if self.over_links {
+            return Err(Over::Links);
+        }
         let mut work = walk;
         let mut sources: HashMap<usize, (Vec<usize>, usize, usize)> = HashMap::new();
         let (mut total, mut entries): (usize, usize) = (0, 0);
@@ -1248,6 +1272,11 @@ pub fn permissions_with(
         Err(Over::Grants) => {
             return Err(format!(
                 "the effective permissions of this input are more than {GRANT_BUDGET} grants (the grant budget: one grant is one subject and one resource of one rule its binding gives it); listing them would take memory out of proportion to the input"
+            ));
+        }
+        Err(Over::Links) => {
+            return Err(format!(
+                "the aggregation selectors of this input's ClusterRoles match more than {LINK_BUDGET} roles together (the link budget); following them would take memory out of proportion to the input"
             ));
         }
         Err(Over::Entries) => {
@@ -1951,9 +1980,11 @@ impl<'a> LabelIndex<'a> {
     /// ClusterRole. Only its [`candidates`](Self::candidates) are tried,
     /// each with the one selector evaluator.
     fn matching(&self, objects: &[&Json], key: &SelectorKey, selector: &Json) -> Vec<usize> {
-        if !key.2
-            && let Some(excluded) = self.excluded(selector)
-        {
+        // A selector the API server refuses matches nothing.
+        if key.2 {
+            return Vec::new();
+        }
+        if let Some(excluded) = self.excluded(selector) {
             // Every ClusterRole but those the selector rules out, found in
             // the index: no selector read again for each role.
             let mut out = Vec::with_capacity(self.every.len().saturating_sub(excluded.len()));

@@ -67,14 +67,11 @@ pub(crate) struct PermissionModel {
     pub(crate) not_compared: bool,
 }
 
-/// Why a gain cannot be ruled out, past the grant or entry budget.
+/// Why a gain cannot be ruled out, past the grant, entry or link budget.
 fn not_compared() -> String {
-    let (budget, entries) = (
-        crate::rbac::resolve::GRANT_BUDGET,
-        crate::rbac::resolve::ENTRY_BUDGET,
-    );
+    use crate::rbac::resolve::{ENTRY_BUDGET, GRANT_BUDGET, LINK_BUDGET};
     format!(
-        "the effective permissions were not compared (more than the grant budget of {budget} grants, or the entry budget of {entries} verbs and resource names), so what it grants cannot be ruled out"
+        "the effective permissions were not compared (more than the grant budget of {GRANT_BUDGET} grants, the entry budget of {ENTRY_BUDGET} verbs and resource names, or the link budget of {LINK_BUDGET} roles matched by aggregation), so what it grants cannot be ruled out"
     )
 }
 
