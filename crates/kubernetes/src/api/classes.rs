@@ -242,7 +242,7 @@ fn provisioner(object: &Json, field: &str, found: &mut Found) {
         let why = "required: an empty provisioner names none".to_owned();
         found.push((KeyPath::root().key(field), why));
     } else if let Some(provisioner) = provisioner
-        && let Err(why) = names::qualified_name(&provisioner.to_lowercase())
+        && let Err(why) = names::qualified_name(&names::go_lowercase(provisioner))
     {
         found.push((
             KeyPath::root().key(field),

@@ -110,7 +110,7 @@ fn descriptor(spec: &str) -> Result<(), String> {
 fn range(text: &str, (what, min, max, names): (&str, u32, u32, &[&str])) -> Result<(), String> {
     let (min, max) = (u64::from(min), u64::from(max));
     let number = |value: &str| -> Result<u64, String> {
-        let lower = value.to_lowercase();
+        let lower = crate::names::go_lowercase(value);
         match (names.iter().position(|n| *n == lower), names.first()) {
             (Some(i), _) => Ok(min + i as u64),
             (None, Some(name)) => {

@@ -634,7 +634,7 @@ fn param_kind(kind: &Json, at: &KeyPath, found: &mut Found) {
     let name = kind.field("kind").as_str().unwrap_or_default();
     if name.is_empty() {
         found.push((at.key("kind"), "Required value".to_owned()));
-    } else if let Err(why) = names::dns1035_label(&name.to_lowercase()) {
+    } else if let Err(why) = names::dns1035_label(&names::go_lowercase(name)) {
         let why = format!("`{name}`: may have mixed case, but should otherwise match: {why}");
         found.push((at.key("kind"), why));
     }
@@ -791,6 +791,27 @@ fn cel_identifier(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A param kind is a DNS-1035 label once lowercased as Go lowercases
+    /// it: `İ` is `i` there (a review saw the server take it), not `i`
+    /// and a combining dot.
+    #[test]
+    fn a_param_kind_is_lowercased_as_go_does() {
+        let found = |kind: &str| {
+            let mut found = Vec::new();
+            let at = KeyPath::root().key("paramKind");
+            param_kind(
+                &serde_json::json!({"apiVersion": "v1", "kind": kind}),
+                &at,
+                &mut found,
+            );
+            found
+        };
+        assert!(found("İ").is_empty());
+        assert!(found("ConfigMap").is_empty());
+        assert_eq!(found("Config_Map").len(), 1);
+        assert_eq!(found("İ_").len(), 1);
+    }
 
     /// A URL read as Go's `url.Parse` splits it.
     #[test]

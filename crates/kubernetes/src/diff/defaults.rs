@@ -1531,7 +1531,7 @@ impl<'k> Server<'k> {
             (
                 ("apiextensions.k8s.io", "CustomResourceDefinition"),
                 ["spec", "names", "singular"],
-            ) => Some(vec![json!(text(own, "kind").to_lowercase())]),
+            ) => Some(vec![json!(crate::names::go_lowercase(&text(own, "kind")))]),
             (
                 ("apiextensions.k8s.io", "CustomResourceDefinition"),
                 ["spec", "names", "listKind"],

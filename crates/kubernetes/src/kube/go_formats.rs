@@ -472,7 +472,7 @@ fn is_duration(text: &str) -> bool {
         if found[1].parse::<i64>().is_err() {
             return false;
         }
-        known |= is_unit(&found[2].to_lowercase());
+        known |= is_unit(&crate::names::go_lowercase(&found[2]));
     }
     known
 }
