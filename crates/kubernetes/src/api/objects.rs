@@ -5,8 +5,9 @@
 //! PodDisruptionBudget's amounts, a Service's type and ports, a
 //! NetworkPolicy's ports, peers and policy types, RBAC rules, subjects,
 //! role references and aggregation selectors, a Lease's spec, a
-//! ControllerRevision's data and an APIService's spec
-//! (`kube-aggregator/pkg/apis/apiregistration/validation`).
+//! ControllerRevision's data, an APIService's spec
+//! (`kube-aggregator/pkg/apis/apiregistration/validation`) and an
+//! EndpointSlice (`pkg/apis/discovery/validation`).
 
 use std::net::IpAddr;
 
@@ -229,6 +230,7 @@ pub fn check(kind: &str, object: &Json, found: &mut Found) {
         "LimitRange" => super::limit_range::check(spec, &at, found),
         "RoleBinding" | "ClusterRoleBinding" => binding(object, kind, found),
         "APIService" => api_service(spec, &at, found),
+        "EndpointSlice" => endpoint_slice(object, found),
         _ => {}
     }
 }
@@ -862,21 +864,12 @@ fn addresses(spec: &Json, kind: &str, at: &KeyPath, found: &mut Found) {
         );
     }
     for (i, ip) in strings("externalIPs") {
-        let why = match crate::cidr::legacy_ip(ip).map(as_go_sees) {
+        let why = match crate::cidr::legacy_ip(ip) {
             None => "is not an IP address",
-            Some(address) if address.is_unspecified() => "is unspecified",
-            Some(address) if address.is_loopback() => "is a loopback address",
-            Some(std::net::IpAddr::V4(v4))
-                if v4.is_link_local() || v4.octets()[..3] == [224, 0, 0] =>
-            {
-                "is a link-local address"
-            }
-            Some(std::net::IpAddr::V6(v6))
-                if v6.segments()[0] & 0xffc0 == 0xfe80 || v6.segments()[0] & 0xff0f == 0xff02 =>
-            {
-                "is a link-local address"
-            }
-            Some(_) => continue,
+            Some(address) => match special_ip(address) {
+                Some(why) => why,
+                None => continue,
+            },
         };
         found.push((at.key("externalIPs").index(i), format!("`{ip}` {why}")));
     }
@@ -958,6 +951,188 @@ fn as_go_sees(address: IpAddr) -> IpAddr {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(address, IpAddr::V4),
         v4 => v4,
     }
+}
+
+/// The ranges `ValidateEndpointIP` refuses, and Service `externalIPs` too:
+/// unspecified, loopback, link-local and link-local multicast (an
+/// IPv4-mapped IPv6 address read as its IPv4 one, as Go reads it).
+fn special_ip(address: IpAddr) -> Option<&'static str> {
+    match as_go_sees(address) {
+        address if address.is_unspecified() => Some("is unspecified"),
+        address if address.is_loopback() => Some("is a loopback address"),
+        IpAddr::V4(v4) if v4.is_link_local() || v4.octets()[..3] == [224, 0, 0] => {
+            Some("is a link-local address")
+        }
+        IpAddr::V6(v6)
+            if v6.segments()[0] & 0xffc0 == 0xfe80 || v6.segments()[0] & 0xff0f == 0xff02 =>
+        {
+            Some("is a link-local address")
+        }
+        _ => None,
+    }
+}
+
+/// `ValidateEndpointSlice` (`pkg/apis/discovery/validation`), after the
+/// `v1` defaults (a port's name `""`, its protocol TCP): an address type
+/// `IPv4`, `IPv6` or `FQDN`; at most 20,000 ports, each name a DNS-1123
+/// label once (`""` too), a protocol TCP, UDP or SCTP, an `appProtocol`
+/// that is a qualified name; at most 1,000 endpoints, each with 1 to 100
+/// addresses of the slice's type (an IPv4 address as the server reads
+/// its older fields, an IPv6 one in canonical form, neither unspecified,
+/// loopback or link-local; a fully qualified domain name), a node name
+/// that is a DNS subdomain, a hostname that is a DNS-1123 label, and at
+/// most 8 zone and 8 node hints, each named once (`dropTopologyOnV1`
+/// drops a created endpoint's deprecated topology before it validates).
+fn endpoint_slice(object: &Json, found: &mut Found) {
+    let root = KeyPath::root();
+    let kind = object["addressType"].as_str().unwrap_or_default();
+    if kind.is_empty() {
+        found.push((root.key("addressType"), "Required value".to_owned()));
+    } else {
+        let kinds = ["FQDN", "IPv4", "IPv6"];
+        one_of(
+            &object["addressType"],
+            &kinds,
+            root.key("addressType"),
+            found,
+        );
+    }
+    let ports: Vec<(usize, &Json)> = each(&object["ports"]).collect();
+    if ports.len() > 20_000 {
+        let why = format!("Too many: {}: must have at most 20000 items", ports.len());
+        found.push((root.key("ports"), why));
+    } else {
+        let mut seen = std::collections::HashSet::new();
+        for (i, port) in ports {
+            let at = root.key("ports").index(i);
+            // An empty name (the default) is no label, and counts once.
+            let name = port["name"].as_str().unwrap_or_default();
+            if !name.is_empty()
+                && let Err(why) = names::dns1123_label(name)
+            {
+                found.push((at.key("name"), format!("`{name}`: {why}")));
+            }
+            if !seen.insert(name) {
+                found.push((at.key("name"), format!("`{name}`: Duplicate value")));
+            }
+            one_of(
+                &port["protocol"],
+                &["TCP", "UDP", "SCTP"],
+                at.key("protocol"),
+                found,
+            );
+            if let Some(protocol) = port["appProtocol"].as_str()
+                && let Err(why) = names::qualified_name(protocol)
+            {
+                found.push((at.key("appProtocol"), format!("`{protocol}`: {why}")));
+            }
+        }
+    }
+    let endpoints: Vec<(usize, &Json)> = each(&object["endpoints"]).collect();
+    if endpoints.len() > 1_000 {
+        let why = format!(
+            "Too many: {}: must have at most 1000 items",
+            endpoints.len()
+        );
+        found.push((root.key("endpoints"), why));
+        return;
+    }
+    for (i, endpoint) in endpoints {
+        let at = root.key("endpoints").index(i);
+        let addresses: Vec<(usize, &Json)> = each(&endpoint["addresses"]).collect();
+        let at_addresses = at.key("addresses");
+        if addresses.is_empty() {
+            let why = "Required value: must contain at least 1 address".to_owned();
+            found.push((at_addresses.clone(), why));
+        } else if addresses.len() > 100 {
+            let why = format!("Too many: {}: must have at most 100 items", addresses.len());
+            found.push((at_addresses.clone(), why));
+        }
+        for (a, address) in addresses {
+            let text = address.as_str().unwrap_or_default();
+            let why = match kind {
+                "IPv4" => match crate::cidr::legacy_ip(text) {
+                    None => Some("must be a valid IP address".to_owned()),
+                    Some(ip) if !as_go_sees(ip).is_ipv4() => {
+                        Some("must be an IPv4 address".to_owned())
+                    }
+                    Some(ip) => special_ip(ip).map(str::to_owned),
+                },
+                "IPv6" => match names::ip_address(text) {
+                    Err(why) => Some(why),
+                    Ok(()) => match text.parse::<IpAddr>() {
+                        Ok(ip) if ip.is_ipv4() => Some("must be an IPv6 address".to_owned()),
+                        Ok(ip) => special_ip(ip).map(str::to_owned),
+                        Err(_) => None,
+                    },
+                },
+                "FQDN" => fully_qualified_domain_name(text).err(),
+                _ => None,
+            };
+            if let Some(why) = why {
+                found.push((at_addresses.index(a), format!("`{text}`: {why}")));
+            }
+        }
+        for (key, rule) in [
+            (
+                "nodeName",
+                names::dns1123_subdomain as fn(&str) -> Result<(), String>,
+            ),
+            ("hostname", names::dns1123_label),
+        ] {
+            if let Some(name) = endpoint[key].as_str()
+                && let Err(why) = rule(name)
+            {
+                found.push((at.key(key), format!("`{name}`: {why}")));
+            }
+        }
+        // (`deprecatedTopology` the v1 API drops on create, unread.)
+        endpoint_hints(&endpoint["hints"], &at.key("hints"), found);
+    }
+}
+
+/// An EndpointSlice endpoint's hints: at most 8 zones, each a label value
+/// once; then at most 8 nodes, each a DNS subdomain once.
+fn endpoint_hints(hints: &Json, at: &KeyPath, found: &mut Found) {
+    for (list, rule) in [
+        (
+            "forZones",
+            names::label_value as fn(&str) -> Result<(), String>,
+        ),
+        ("forNodes", names::dns1123_subdomain),
+    ] {
+        let items: Vec<(usize, &Json)> = each(&hints[list]).collect();
+        if items.len() > 8 {
+            let why = format!("Too many: {}: must have at most 8 items", items.len());
+            found.push((at.key(list), why));
+            return;
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (i, item) in items {
+            let at = at.key(list).index(i).key("name");
+            let name = item["name"].as_str().unwrap_or_default();
+            if !seen.insert(name) {
+                found.push((at.clone(), format!("`{name}`: Duplicate value")));
+            }
+            if let Err(why) = rule(name) {
+                found.push((at, format!("`{name}`: {why}")));
+            }
+        }
+    }
+}
+
+/// `IsFullyQualifiedDomainName`: given; without one trailing `.`, a DNS
+/// subdomain of two labels or more, each a DNS-1123 label.
+fn fully_qualified_domain_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("Required value".to_owned());
+    }
+    let name = name.strip_suffix('.').unwrap_or(name);
+    names::dns1123_subdomain(name)?;
+    if !name.contains('.') {
+        return Err("should be a domain with at least two segments separated by dots".to_owned());
+    }
+    name.split('.').try_for_each(names::dns1123_label)
 }
 
 /// A NetworkPolicy's rules: ports, peers, policy types, selectors.
