@@ -273,7 +273,7 @@ pub struct Rbac {
     /// Whether each role is a member of a cycle of aggregation.
     pub cyclic: Vec<bool>,
     /// Whether each role's own rules, though replaced once it is synced,
-    /// may stay in a cycle that reaches it ([`Rbac::stale`]): an
+    /// may stay in a cycle that reaches it (`Rbac::find_stale`): an
     /// aggregated role's that do not count, where a cycle reaches it.
     /// All false without cycles.
     pub stale: Vec<bool>,
@@ -428,7 +428,7 @@ impl Rbac {
         }
         rbac.aggregation(&role_objects);
         rbac.counted = rbac.counting();
-        (rbac.cyclic, rbac.stale) = rbac.stale();
+        (rbac.cyclic, rbac.stale) = rbac.find_stale();
         for (index, object) in views.iter().enumerate() {
             if refused(index) {
                 continue;
@@ -600,7 +600,7 @@ impl Rbac {
     /// role that a cycle reaches may leave its own rules in the cycle, and
     /// in every role that reaches the cycle, though not in itself, nor in
     /// a role that reaches it another way. Linear in the graph.
-    fn stale(&self) -> (Vec<bool>, Vec<bool>) {
+    fn find_stale(&self) -> (Vec<bool>, Vec<bool>) {
         let roles = self.count();
         let mut cyclic = vec![false; roles];
         for role in self.cycles().into_iter().flatten() {
