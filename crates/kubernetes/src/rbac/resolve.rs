@@ -1208,24 +1208,20 @@ pub fn cycles_with_own_rules(
 ) -> Vec<Vec<String>> {
     let objects: Vec<&Json> = objects.iter().collect();
     let rbac = Rbac::with(&objects, cluster, version);
-    // Roles a cycle reaches whose own rules may stay in it.
-    let reaches_stale = |cycle: &[usize]| {
-        let mut seen = vec![false; rbac.next.len()];
-        let mut stack = cycle.to_vec();
-        while let Some(node) = stack.pop() {
-            if node < rbac.count() && rbac.stale[node] {
-                return true;
-            }
-            for &to in &rbac.next[node] {
-                if !std::mem::replace(&mut seen[to], true) {
-                    stack.push(to);
-                }
+    // The nodes that reach a role whose own rules a cycle may keep: one
+    // walk back from all of them, so a cycle is asked once, whatever the
+    // number of cycles.
+    let mut reaches_stale = vec![false; rbac.next.len()];
+    let mut stack: Vec<usize> = (0..rbac.count()).filter(|&r| rbac.stale[r]).collect();
+    while let Some(node) = stack.pop() {
+        for &from in &rbac.prev[node] {
+            if !std::mem::replace(&mut reaches_stale[from], true) {
+                stack.push(from);
             }
         }
-        false
-    };
+    }
     let mut cycles: Vec<Vec<String>> = (rbac.cycles().into_iter())
-        .filter(|cycle| cycle.iter().any(|&id| !rbac.own[id].is_empty()) || reaches_stale(cycle))
+        .filter(|cycle| (cycle.iter()).any(|&id| !rbac.own[id].is_empty() || reaches_stale[id]))
         .map(|cycle| {
             let mut names: Vec<String> = (cycle.into_iter())
                 .map(|id| rbac.role_name(id, &objects).to_owned())
