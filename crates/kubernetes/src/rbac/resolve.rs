@@ -427,8 +427,13 @@ impl Rbac {
             );
         }
         rbac.aggregation(&role_objects);
+        // The cycles once: what counts and what a cycle keeps both ask.
+        rbac.cyclic = vec![false; rbac.count()];
+        for role in rbac.cycles().into_iter().flatten() {
+            rbac.cyclic[role] = true;
+        }
         rbac.counted = rbac.counting();
-        (rbac.cyclic, rbac.stale) = rbac.find_stale();
+        rbac.stale = rbac.find_stale();
         for (index, object) in views.iter().enumerate() {
             if refused(index) {
                 continue;
@@ -582,12 +587,8 @@ impl Rbac {
             reached[node] = here;
         }
         let hollow = |id: usize| self.aggregated[id] && reached[id].iter().all(|&r| r == id);
-        let mut cyclic = vec![false; roles];
-        for role in self.cycles().into_iter().flatten() {
-            cyclic[role] = true;
-        }
         (0..roles)
-            .map(|id| !self.aggregated[id] || hollow(id) || cyclic[id])
+            .map(|id| !self.aggregated[id] || hollow(id) || self.cyclic[id])
             .collect()
     }
 
@@ -600,15 +601,11 @@ impl Rbac {
     /// role that a cycle reaches may leave its own rules in the cycle, and
     /// in every role that reaches the cycle, though not in itself, nor in
     /// a role that reaches it another way. Linear in the graph.
-    fn find_stale(&self) -> (Vec<bool>, Vec<bool>) {
+    fn find_stale(&self) -> Vec<bool> {
         let roles = self.count();
-        let mut cyclic = vec![false; roles];
-        for role in self.cycles().into_iter().flatten() {
-            cyclic[role] = true;
-        }
         let mut stale = vec![false; roles];
         let mut seen = vec![false; self.next.len()];
-        let mut stack: Vec<usize> = (0..roles).filter(|&r| cyclic[r]).collect();
+        let mut stack: Vec<usize> = (0..roles).filter(|&r| self.cyclic[r]).collect();
         while let Some(node) = stack.pop() {
             for &to in &self.next[node] {
                 if !seen[to] {
@@ -621,7 +618,7 @@ impl Rbac {
                     self.aggregated[node] && !self.counted[node] && !self.own[node].is_empty();
             }
         }
-        (cyclic, stale)
+        stale
     }
 
     /// The cycles of aggregation: the roles of each strongly connected
