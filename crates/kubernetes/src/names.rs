@@ -20,6 +20,14 @@ pub fn go_lowercase(text: &str) -> String {
         .collect()
 }
 
+/// A kind where the API server reads only its spelling (an embedded
+/// resource's `kind`, an admission policy's param kind): any case, but a
+/// DNS-1035 label once lowercased as Go lowercases it.
+pub fn kind(text: &str) -> Result<(), String> {
+    dns1035_label(&go_lowercase(text))
+        .map_err(|why| format!("may have mixed case, but should otherwise match: {why}"))
+}
+
 /// At most 63 lowercase letters, digits and `-`, starting and ending with a
 /// letter or digit: namespaces, container, volume and Service port names.
 pub fn dns1123_label(name: &str) -> Result<(), String> {

@@ -831,6 +831,12 @@ fn keeps_generation(group: &str, kind: &str) -> bool {
     }
 }
 
+/// The server's words for a list of `count` items where it takes at most
+/// `most`.
+fn too_many(count: usize, most: usize) -> String {
+    format!("Too many: {count}: must have at most {most} items")
+}
+
 /// A word a field must be one of, if set: the rule of every enumerated
 /// field, which the rules of each kind (`pod`, `classes`, `volumes`, …)
 /// share from here.

@@ -985,10 +985,12 @@ fn special_ip(address: IpAddr) -> Option<&'static str> {
 /// drops a created endpoint's deprecated topology before it validates).
 fn endpoint_slice(object: &Json, found: &mut Found) {
     let root = KeyPath::root();
+    // Left out, `addressType` and an endpoint's `addresses` are the
+    // schema's required properties.
     let kind = object["addressType"].as_str().unwrap_or_default();
-    if kind.is_empty() {
+    if kind.is_empty() && object["addressType"].is_string() {
         found.push((root.key("addressType"), "Required value".to_owned()));
-    } else {
+    } else if !kind.is_empty() {
         let kinds = ["FQDN", "IPv4", "IPv6"];
         one_of(
             &object["addressType"],
@@ -999,7 +1001,7 @@ fn endpoint_slice(object: &Json, found: &mut Found) {
     }
     let ports: Vec<(usize, &Json)> = each(&object["ports"]).collect();
     if ports.len() > 20_000 {
-        let why = format!("Too many: {}: must have at most 20000 items", ports.len());
+        let why = super::too_many(ports.len(), 20000);
         found.push((root.key("ports"), why));
     } else {
         let mut seen = std::collections::HashSet::new();
@@ -1030,10 +1032,7 @@ fn endpoint_slice(object: &Json, found: &mut Found) {
     }
     let endpoints: Vec<(usize, &Json)> = each(&object["endpoints"]).collect();
     if endpoints.len() > 1_000 {
-        let why = format!(
-            "Too many: {}: must have at most 1000 items",
-            endpoints.len()
-        );
+        let why = super::too_many(endpoints.len(), 1000);
         found.push((root.key("endpoints"), why));
         return;
     }
@@ -1041,11 +1040,11 @@ fn endpoint_slice(object: &Json, found: &mut Found) {
         let at = root.key("endpoints").index(i);
         let addresses: Vec<(usize, &Json)> = each(&endpoint["addresses"]).collect();
         let at_addresses = at.key("addresses");
-        if addresses.is_empty() {
+        if addresses.is_empty() && endpoint["addresses"].is_array() {
             let why = "Required value: must contain at least 1 address".to_owned();
             found.push((at_addresses.clone(), why));
         } else if addresses.len() > 100 {
-            let why = format!("Too many: {}: must have at most 100 items", addresses.len());
+            let why = super::too_many(addresses.len(), 100);
             found.push((at_addresses.clone(), why));
         }
         for (a, address) in addresses {
@@ -1103,14 +1102,19 @@ fn endpoint_hints(hints: &Json, at: &KeyPath, found: &mut Found) {
     ] {
         let items: Vec<(usize, &Json)> = each(&hints[list]).collect();
         if items.len() > 8 {
-            let why = format!("Too many: {}: must have at most 8 items", items.len());
+            let why = super::too_many(items.len(), 8);
             found.push((at.key(list), why));
             return;
         }
         let mut seen = std::collections::HashSet::new();
         for (i, item) in items {
             let at = at.key(list).index(i).key("name");
-            let name = item["name"].as_str().unwrap_or_default();
+            // A node hint's name left out is the schema's required property.
+            let name = match item["name"].as_str() {
+                Some(name) => name,
+                None if list == "forNodes" => continue,
+                None => "",
+            };
             if !seen.insert(name) {
                 found.push((at.clone(), format!("`{name}`: Duplicate value")));
             }
@@ -1553,5 +1557,37 @@ fn api_service(spec: &Json, at: &KeyPath, found: &mut Found) {
             at.key("insecureSkipTLSVerify"),
             "may not be true if caBundle is present".to_owned(),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// An EndpointSlice's `addressType` and an endpoint's `addresses` (and
+    /// a node hint's name) left out are the schema's findings alone;
+    /// written empty, they are this rule's.
+    #[test]
+    fn left_out_endpoint_slice_fields_are_the_schemas() {
+        let found = |slice: serde_json::Value| {
+            let mut found = Vec::new();
+            super::endpoint_slice(&slice, &mut found);
+            found
+                .into_iter()
+                .map(|(at, _)| at.to_string())
+                .collect::<Vec<_>>()
+        };
+        let left_out = json!({"endpoints": [{"hints": {"forNodes": [{}]}}]});
+        assert_eq!(found(left_out), Vec::<String>::new());
+        let empty = json!({"addressType": "", "endpoints": [{"addresses": [],
+            "hints": {"forNodes": [{"name": ""}]}}]});
+        assert_eq!(
+            found(empty),
+            [
+                "addressType",
+                "endpoints[0].addresses",
+                "endpoints[0].hints.forNodes[0].name"
+            ]
+        );
     }
 }

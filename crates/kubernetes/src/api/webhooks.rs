@@ -439,23 +439,27 @@ fn path_problems(path: &str) -> Vec<String> {
 fn match_conditions(conditions: &Json, at: &KeyPath, found: &mut Found) {
     let listed: Vec<(usize, &Json)> = each(conditions).collect();
     if listed.len() > 64 {
-        let why = format!("Too many: {}: must have at most 64 items", listed.len());
+        let why = super::too_many(listed.len(), 64);
         found.push((at.clone(), why));
     }
     let mut names = HashSet::new();
     for (i, condition) in listed {
         let at = at.index(i);
-        let expression = condition.field("expression").as_str().unwrap_or_default();
-        if expression.trim().is_empty() {
+        // Left out, each is the schema's required property.
+        let expression = condition.field("expression").as_str();
+        if expression.is_some_and(|e| e.trim().is_empty()) {
             found.push((at.key("expression"), "Required value".to_owned()));
         }
-        let name = condition.field("name").as_str().unwrap_or_default();
-        if name.is_empty() {
-            found.push((at.key("name"), "Required value".to_owned()));
-        } else if let Err(why) = names::qualified_name(name) {
-            found.push((at.key("name"), format!("`{name}`: {why}")));
-        } else if !names.insert(name) {
-            found.push((at.key("name"), format!("`{name}`: Duplicate value")));
+        match condition.field("name").as_str() {
+            None => {}
+            Some("") => found.push((at.key("name"), "Required value".to_owned())),
+            Some(name) => {
+                if let Err(why) = names::qualified_name(name) {
+                    found.push((at.key("name"), format!("`{name}`: {why}")));
+                } else if !names.insert(name) {
+                    found.push((at.key("name"), format!("`{name}`: Duplicate value")));
+                }
+            }
         }
     }
 }
@@ -498,22 +502,24 @@ pub(super) fn policy(object: &Json, found: &mut Found) {
         &at.key("matchConditions"),
         found,
     );
+    // A variable's name and expression, a validation's expression and an
+    // audit annotation's key and value expression left out are the
+    // schema's required properties: only written ones are read here.
     for (i, variable) in each(spec.field("variables")) {
         let at = at.key("variables").index(i);
-        let name = variable.field("name").as_str().unwrap_or_default();
-        if name.trim().is_empty() {
-            found.push((
+        match variable.field("name").as_str() {
+            Some(name) if name.trim().is_empty() => found.push((
                 at.key("name"),
                 "Required value: name is not specified".to_owned(),
-            ));
-        } else if !cel_identifier(name) {
-            found.push((
+            )),
+            Some(name) if !cel_identifier(name) => found.push((
                 at.key("name"),
                 format!("`{name}`: must be a valid CEL identifier"),
-            ));
+            )),
+            _ => {}
         }
-        let expression = variable.field("expression").as_str().unwrap_or_default();
-        if expression.trim().is_empty() {
+        let expression = variable.field("expression").as_str();
+        if expression.is_some_and(|e| e.trim().is_empty()) {
             let why = "Required value: expression is not specified".to_owned();
             found.push((at.key("expression"), why));
         }
@@ -546,19 +552,20 @@ pub(super) fn policy(object: &Json, found: &mut Found) {
     let mut keys = HashSet::new();
     for (i, annotation) in annotations {
         let at = at.key("auditAnnotations").index(i);
-        let key = annotation.field("key").as_str().unwrap_or_default();
-        if name.is_empty() {
-            found.push((
-                at.key("key"),
-                "requires metadata.name be non-empty".to_owned(),
-            ));
-        } else if let Err(why) = names::qualified_name(&format!("{name}/{key}")) {
-            found.push((at.key("key"), format!("`{name}/{key}`: {why}")));
+        if let Some(key) = annotation.field("key").as_str() {
+            if name.is_empty() {
+                let why = "requires metadata.name be non-empty".to_owned();
+                found.push((at.key("key"), why));
+            } else if let Err(why) = names::qualified_name(&format!("{name}/{key}")) {
+                found.push((at.key("key"), format!("`{name}/{key}`: {why}")));
+            }
+            if !keys.insert(key) {
+                found.push((at.key("key"), format!("`{key}`: Duplicate value")));
+            }
         }
-        let value = annotation
-            .field("valueExpression")
-            .as_str()
-            .unwrap_or_default();
+        let Some(value) = annotation.field("valueExpression").as_str() else {
+            continue;
+        };
         let value = value.trim();
         if value.is_empty() {
             let why = "Required value: valueExpression is not specified".to_owned();
@@ -570,9 +577,6 @@ pub(super) fn policy(object: &Json, found: &mut Found) {
             );
             found.push((at.key("valueExpression"), why));
         }
-        if !keys.insert(key) {
-            found.push((at.key("key"), format!("`{key}`: Duplicate value")));
-        }
     }
 }
 
@@ -581,7 +585,8 @@ pub(super) fn policy(object: &Json, found: &mut Found) {
 /// the words.
 fn validation(validation: &Json, at: &KeyPath, found: &mut Found) {
     let text = |key: &str| validation.field(key).as_str().unwrap_or_default();
-    if text("expression").trim().is_empty() {
+    let expression = validation.field("expression").as_str();
+    if expression.is_some_and(|e| e.trim().is_empty()) {
         let why = "Required value: expression is not specified".to_owned();
         found.push((at.key("expression"), why));
     }
@@ -634,9 +639,8 @@ fn param_kind(kind: &Json, at: &KeyPath, found: &mut Found) {
     let name = kind.field("kind").as_str().unwrap_or_default();
     if name.is_empty() {
         found.push((at.key("kind"), "Required value".to_owned()));
-    } else if let Err(why) = names::dns1035_label(&names::go_lowercase(name)) {
-        let why = format!("`{name}`: may have mixed case, but should otherwise match: {why}");
-        found.push((at.key("kind"), why));
+    } else if let Err(why) = names::kind(name) {
+        found.push((at.key("kind"), format!("`{name}`: {why}")));
     }
 }
 
@@ -791,6 +795,36 @@ fn cel_identifier(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A required property left out is the schema's finding alone (one
+    /// problem, one finding); written empty, it is this rule's.
+    #[test]
+    fn left_out_required_properties_are_the_schemas() {
+        let spec = |entry: serde_json::Value| {
+            serde_json::json!({"metadata": {"name": "p"}, "spec": {
+                "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                    "operations": ["CREATE"], "resources": ["pods"]}]},
+                "validations": [entry["validation"]], "variables": [entry["variable"]],
+                "auditAnnotations": [entry["annotation"]], "matchConditions": [entry["condition"]],
+            }})
+        };
+        let found = |policy: serde_json::Value| {
+            let mut found = Vec::new();
+            super::policy(&policy, &mut found);
+            found
+                .into_iter()
+                .map(|(at, _)| at.to_string())
+                .collect::<Vec<_>>()
+        };
+        let left_out = serde_json::json!({"validation": {"message": "m"}, "variable": {},
+            "annotation": {}, "condition": {}});
+        assert_eq!(found(spec(left_out)), Vec::<String>::new());
+        let empty = serde_json::json!({"validation": {"expression": " "},
+            "variable": {"name": "", "expression": ""},
+            "annotation": {"key": "k", "valueExpression": ""},
+            "condition": {"name": "", "expression": ""}});
+        assert_eq!(found(spec(empty)).len(), 6);
+    }
 
     /// A param kind is a DNS-1035 label once lowercased as Go lowercases
     /// it: `İ` is `i` there (a review saw the server take it), not `i`

@@ -132,9 +132,9 @@ pub(super) fn type_meta_refusal(name: &str, default: &Json) -> Option<String> {
         "apiVersion" if text.matches('/').count() > 1 => Some(format!(
             "`{text}` is no group version (unexpected GroupVersion string)"
         )),
-        "kind" => crate::names::dns1035_label(&crate::names::go_lowercase(text))
+        "kind" => crate::names::kind(text)
             .err()
-            .map(|why| format!("`{text}` may have mixed case, but should otherwise match: {why}")),
+            .map(|why| format!("`{text}` {why}")),
         _ => None,
     }
 }
